@@ -1,0 +1,97 @@
+"""The backend: the only package in Kiln that imports JAX.
+
+Everything above it reaches XLA through the names re-exported here, so a
+different backend would replace this package and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+# Python ints are int64 in MindSpore; float32 stays the default float because
+# Kiln always passes explicit dtypes when it builds arrays from Python values.
+jax.config.update("jax_enable_x64", True)
+
+Array = jax.Array
+jit = jax.jit
+vjp = jax.vjp
+eval_shape = jax.eval_shape
+ShapeDtypeStruct = jax.ShapeDtypeStruct
+tree_util = jax.tree_util
+random = jax.random
+float0 = jax.dtypes.float0
+
+__all__ = [
+    "Array",
+    "ShapeDtypeStruct",
+    "as_array",
+    "default_platform",
+    "devices",
+    "eval_shape",
+    "float0",
+    "is_array",
+    "is_tracer",
+    "jax",
+    "jit",
+    "jnp",
+    "lax",
+    "np",
+    "random",
+    "set_platform",
+    "tree_util",
+    "vjp",
+]
+
+_Tracer = jax.core.Tracer
+
+
+def is_array(value: object) -> bool:
+    """True for a concrete backend array or a tracer standing for one."""
+    return isinstance(value, (jax.Array, _Tracer))
+
+
+def is_tracer(value: object) -> bool:
+    """True while `value` is abstract, i.e. inside a compiled computation."""
+    return isinstance(value, _Tracer)
+
+
+def as_array(value, dtype=None) -> jax.Array:
+    """Move host data (NumPy array, scalar, nested list) to the current device."""
+    if dtype is not None:
+        return jnp.asarray(value, dtype=dtype)
+    return jnp.asarray(value)
+
+
+def devices(platform: str | None = None) -> list:
+    """The devices of `platform` (default: the current default platform)."""
+    try:
+        return jax.devices(platform)
+    except RuntimeError:
+        return []
+
+
+def default_platform() -> str:
+    """'gpu' when an NVIDIA GPU is usable, else 'cpu'."""
+    return jax.default_backend()
+
+
+def set_platform(target: str) -> None:
+    """Point new arrays and computations at `target` ('CPU', 'GPU', 'Ascend')."""
+    platform = {"cpu": "cpu", "gpu": "gpu", "cuda": "gpu", "ascend": "cpu"}.get(target.lower())
+    if platform is None:
+        raise ValueError(f"device_target must be 'CPU', 'GPU' or 'Ascend', but got '{target}'.")
+    found = devices(platform)
+    if not found:
+        if platform == "gpu":
+            raise ValueError("device_target 'GPU' was requested, but JAX found no GPU on this machine.")
+        found = devices("cpu")
+    jax.config.update("jax_default_device", found[0])
+
+
+if os.environ.get("KILN_PLATFORM"):
+    set_platform(os.environ["KILN_PLATFORM"])

@@ -1,0 +1,1 @@
+"""Kiln's core objects: dtypes, the primitive registry, Tensor and Parameter."""

@@ -1,0 +1,196 @@
+"""The primitive declaration: one record per op, read by every execution path.
+
+A `PrimitiveDef` names an op, lists its attributes with their defaults, gives
+its backend implementation (a pure function of backend arrays), an optional
+`check` that validates inputs and raises MindSpore-style messages, and an
+optional hand-written derivative. PyNative dispatch, the autograd tape and
+the graph compiler all read these records; nothing else describes an op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kiln._backend import ShapeDtypeStruct, eval_shape, float0, vjp
+from kiln._core import dtype as mstype
+
+REGISTRY: dict[str, PrimitiveDef] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class AbstractTensor:
+    """What the compiler and `check` functions know of a tensor: shape and dtype."""
+
+    shape: tuple[int, ...]
+    dtype: mstype.DType
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __str__(self) -> str:
+        return f"Tensor[{self.dtype}]{list(self.shape)}"
+
+
+def op_error(op: str, message: str, kind: type[Exception] = ValueError) -> Exception:
+    """An exception in MindSpore's voice: "For 'Op', message"."""
+    return kind(f"For '{op}', {message}")
+
+
+class PrimitiveDef:
+    """Declaration of one primitive.
+
+    Args:
+        name: MindSpore's name for the op ("MatMul", "BiasAdd").
+        impl: backend function `impl(*arrays, **attrs) -> array | tuple[array, ...]`.
+        attrs: attribute names with their defaults, in declaration order.
+        check: `check(*abstract_inputs, **attrs)`; raises `op_error(...)` on bad input.
+            Runs in graph analysis always and in PyNative when the backend fails,
+            or before every call when `check_eagerly` is set (cheap checks where the
+            backend would silently accept what MindSpore rejects).
+        vjp: hand-written derivative `vjp(*inputs, out, dout, **attrs) -> tuple`
+            of backend arrays (one cotangent per input, None where not differentiable).
+            Omitted: derived from the backend's own vjp of `impl`.
+        nondiff: input positions that never get gradients (indices, keys, masks).
+        multiple_results: `impl` returns a tuple.
+        effect: "write0" for state updates: the result replaces input 0 (a Parameter).
+        random: input 0 is a PRNG key supplied by the random-state owner.
+    """
+
+    __slots__ = (
+        "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
+        "multiple_results", "effect", "random", "check_eagerly", "_backward",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        name: str,
+        impl: Callable,
+        *,
+        attrs: dict[str, Any] | None = None,
+        check: Callable | None = None,
+        vjp: Callable | None = None,
+        nondiff: tuple[int, ...] = (),
+        multiple_results: bool = False,
+        effect: str | None = None,
+        random: bool = False,
+        check_eagerly: bool = False,
+    ) -> None:
+        if name in REGISTRY:
+            raise RuntimeError(f"primitive {name!r} is declared twice")
+        self.name = name
+        self.impl = impl
+        attrs = attrs or {}
+        self.attr_names = tuple(attrs)
+        self.attr_defaults = tuple(attrs.values())
+        self.check = check
+        self.custom_vjp = vjp
+        self.nondiff = frozenset(nondiff) | ({0} if random else frozenset())
+        self.multiple_results = multiple_results
+        self.effect = effect
+        self.random = random
+        self.check_eagerly = check_eagerly
+        self._backward: dict[tuple, PrimitiveDef] = {}
+        REGISTRY[name] = self
+
+    def __repr__(self) -> str:
+        return f"PrimitiveDef({self.name})"
+
+    # -- attributes ---------------------------------------------------------------
+    def attrs_dict(self, values: tuple) -> dict[str, Any]:
+        return dict(zip(self.attr_names, values, strict=True))
+
+    # -- abstract evaluation ---------------------------------------------------------
+    def abstract_eval(self, inputs: tuple, attrs: tuple) -> Any:
+        """Output AbstractTensor(s) for abstract or concrete inputs; runs `check` first."""
+        kw = self.attrs_dict(attrs)
+        abstract = tuple(_to_abstract(x) for x in inputs)
+        if self.check is not None:
+            self.check(*abstract, **kw)
+        structs = tuple(
+            ShapeDtypeStruct(a.shape, a.dtype.np) if isinstance(a, AbstractTensor) else a for a in abstract
+        )
+        out = eval_shape(lambda *xs: self.impl(*xs, **kw), *structs)
+        if self.multiple_results:
+            return tuple(AbstractTensor(tuple(o.shape), mstype.from_np(o.dtype)) for o in out)
+        return AbstractTensor(tuple(out.shape), mstype.from_np(out.dtype))
+
+    # -- derivatives -------------------------------------------------------------------
+    def backward(self, diff_mask: tuple[bool, ...]) -> PrimitiveDef:
+        """The primitive computing input cotangents from (*inputs, *output_cotangents).
+
+        It is an ordinary primitive, so the tape can record it and differentiate
+        it again: that is how higher-order gradients work.
+        """
+        bwd = self._backward.get(diff_mask)
+        if bwd is None:
+            bwd = _make_backward(self, diff_mask)
+            self._backward[diff_mask] = bwd
+        return bwd
+
+
+def _to_abstract(x):
+    if isinstance(x, AbstractTensor):
+        return x
+    shape = getattr(x, "shape", None)
+    if shape is not None and hasattr(x, "dtype"):
+        dt = x.dtype if isinstance(x.dtype, mstype.DType) else mstype.from_np(x.dtype)
+        return AbstractTensor(tuple(shape), dt)
+    return x
+
+
+def _make_backward(prim: PrimitiveDef, diff_mask: tuple[bool, ...]) -> PrimitiveDef:
+    n_in = len(diff_mask)
+    positions = tuple(i for i, d in enumerate(diff_mask) if d)
+
+    if prim.custom_vjp is not None:
+        rule = prim.custom_vjp
+
+        def impl(*args, **attrs):
+            inputs, rest = args[:n_in], args[n_in:]
+            out = prim.impl(*inputs, **attrs)
+            dout = rest if prim.multiple_results else rest[0]
+            grads = rule(*inputs, out=out, dout=dout, **attrs)
+            return tuple(grads[i] for i in positions)
+
+    else:
+
+        def impl(*args, **attrs):
+            inputs, cots = args[:n_in], args[n_in:]
+
+            def fn(*diff):
+                full = list(inputs)
+                for i, v in zip(positions, diff, strict=True):
+                    full[i] = v
+                return prim.impl(*full, **attrs)
+
+            primal, pullback = vjp(fn, *(inputs[i] for i in positions))
+            outs = primal if prim.multiple_results else (primal,)
+            # Integer outputs (indices) take float0 cotangents in the backend's vjp.
+            cots = tuple(
+                c if _is_inexact(o.dtype) else np.zeros(o.shape, float0) for o, c in zip(outs, cots, strict=True)
+            )
+            return tuple(pullback(cots if prim.multiple_results else cots[0]))
+
+    name = f"{prim.name}Grad[{''.join('1' if d else '0' for d in diff_mask)}]"
+    bwd = PrimitiveDef.__new__(PrimitiveDef)
+    bwd.name = name
+    bwd.impl = impl
+    bwd.attr_names, bwd.attr_defaults = prim.attr_names, prim.attr_defaults
+    bwd.check = None
+    bwd.custom_vjp = None
+    bwd.nondiff = frozenset()
+    bwd.multiple_results = True
+    bwd.effect = None
+    bwd.random = False
+    bwd.check_eagerly = False
+    bwd._backward = {}
+    return bwd
+
+
+def _is_inexact(np_dtype) -> bool:
+    return mstype.from_np(np_dtype).kind in "fc"

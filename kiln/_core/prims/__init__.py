@@ -1,0 +1,6 @@
+"""Every primitive declaration, grouped by the kind of data they work on.
+
+Importing this package fills `kiln._core.primitive.REGISTRY`.
+"""
+
+from kiln._core.prims import elementwise  # noqa: F401

@@ -1,0 +1,41 @@
+"""Shared input checks for primitive declarations, in MindSpore's wording."""
+
+from __future__ import annotations
+
+from kiln._core.primitive import op_error
+
+
+def broadcast_shapes(op: str, x_shape: tuple, y_shape: tuple) -> tuple:
+    """NumPy broadcasting of two shapes, or an error naming both."""
+    out = []
+    for i in range(1, max(len(x_shape), len(y_shape)) + 1):
+        a = x_shape[-i] if i <= len(x_shape) else 1
+        b = y_shape[-i] if i <= len(y_shape) else 1
+        if a != b and a != 1 and b != 1:
+            raise op_error(
+                op,
+                f"x.shape and y.shape need to broadcast. The value of x.shape[{-i}] or y.shape[{-i}] "
+                f"must be 1 or equal to each other, but got x.shape={list(x_shape)}, y.shape={list(y_shape)}.",
+            )
+        out.append(max(a, b) if a != 1 and b != 1 else a * b)
+    return tuple(reversed(out))
+
+
+def shape_of(x) -> tuple:
+    return tuple(getattr(x, "shape", ()))
+
+
+def check_binary(op: str):
+    def check(x, y, **_):
+        broadcast_shapes(op, shape_of(x), shape_of(y))
+
+    return check
+
+
+def normalize_axis(op: str, axis: int, ndim: int, name: str = "axis") -> int:
+    lo, hi = -max(ndim, 1), max(ndim, 1)
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise op_error(op, f"the '{name}' must be an int, but got {type(axis).__name__}.", TypeError)
+    if not lo <= axis < hi:
+        raise op_error(op, f"the '{name}' must be in range [{lo}, {hi}), but got {axis}.")
+    return axis % max(ndim, 1)

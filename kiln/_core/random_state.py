@@ -1,0 +1,64 @@
+"""The one owner of random state: a seeded PRNG key, split for every draw.
+
+Eager random ops ask `next_key()` for a fresh key; the graph compiler swaps
+in a traced key (`swap_key`) so a compiled graph threads the same state.
+"""
+
+from __future__ import annotations
+
+import time
+
+from kiln._backend import is_tracer, jit
+from kiln._backend import random as jrandom
+
+_seed: int | None = None
+_key = None
+
+
+def set_seed(seed: int) -> None:
+    """Reset the global generator; the same seed replays the same draws."""
+    global _seed, _key
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"The seed must be a non-negative int, but got {seed!r}.")
+    _seed = seed
+    _key = jrandom.key_data(jrandom.PRNGKey(seed))
+
+
+def get_seed() -> int | None:
+    return _seed
+
+
+def current_key():
+    """The generator's state as a raw uint32 key array."""
+    global _key
+    if _key is None:
+        _key = jrandom.key_data(jrandom.PRNGKey(time.time_ns() % (2**31)))
+    return _key
+
+
+def swap_key(key):
+    """Install `key` as the state and return the previous one (graph threading)."""
+    global _key
+    old = current_key()
+    _key = key
+    return old
+
+
+def next_key():
+    """Advance the generator and return a fresh raw key for one random op."""
+    global _key
+    key, sub = _split(current_key())
+    _key = key
+    return sub
+
+
+def _split_impl(key):
+    pair = jrandom.split(jrandom.wrap_key_data(key))
+    return jrandom.key_data(pair[0]), jrandom.key_data(pair[1])
+
+
+_split_jit = jit(_split_impl)
+
+
+def _split(key):
+    return _split_impl(key) if is_tracer(key) else _split_jit(key)

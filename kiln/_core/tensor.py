@@ -1,0 +1,319 @@
+"""Tensor and Parameter: a backend array plus what autograd and state need.
+
+Methods and operators are installed by `kiln.ops` (which sits above this
+layer), so this file only knows how to hold, convert and show data.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from kiln import _backend as B
+from kiln._core import dtype as mstype
+
+
+def _infer_host_dtype(data) -> mstype.DType:
+    """MindSpore's dtype for Python data: int -> int64, float -> float32, bool -> bool."""
+    if isinstance(data, (bool, np.bool_)):
+        return mstype.bool_
+    if isinstance(data, np.ndarray | np.generic):
+        return mstype.from_np(data.dtype)
+    if isinstance(data, numbers.Integral):
+        return mstype.int64
+    if isinstance(data, numbers.Real):
+        return mstype.float32
+    if isinstance(data, numbers.Complex):
+        return mstype.complex64
+    if isinstance(data, (list, tuple)):
+        if len(data) == 0:
+            return mstype.float32
+        kinds = [_infer_host_dtype(x) for x in data]
+        rank = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+        return max(kinds, key=lambda d: (rank[d.kind], d.itemsize))
+    raise TypeError(
+        f"Tensor() expects a Python number, list, tuple, NumPy array or Tensor, but got {type(data).__name__}."
+    )
+
+
+def _to_host(data):
+    """Nested lists/tuples of Tensors and numbers -> NumPy-convertible data."""
+    if isinstance(data, Tensor):
+        return np.asarray(data._data)
+    if isinstance(data, (list, tuple)):
+        return [_to_host(x) for x in data]
+    return data
+
+
+class Tensor:
+    """A multi-dimensional array on the current device.
+
+    Args:
+        input_data: Python number, (nested) list/tuple, NumPy array or Tensor.
+        dtype: element type; inferred as MindSpore does when omitted
+            (int -> int64, float -> float32, NumPy dtypes kept).
+        shape, init: build a tensor of `shape` from an initializer instead of data.
+    """
+
+    __slots__ = ("_data", "_nodes", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False) -> None:
+        self._nodes = None
+        if dtype is not None:
+            dtype = mstype.to_dtype(dtype)
+        if input_data is None:
+            if shape is None:
+                raise ValueError("Tensor() needs input_data, or shape together with init.")
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            if init is None:
+                self._data = B.jnp.zeros(shape, (dtype or mstype.float32).np)
+                return
+            from kiln.common.initializer import initializer  # noqa: PLC0415  (upper layer, lazily)
+
+            self._data = initializer(init, shape, dtype or mstype.float32)._data
+            return
+        if isinstance(input_data, Tensor):
+            arr = input_data._data
+            self._data = arr if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
+            return
+        if B.is_array(input_data):
+            self._data = input_data if dtype is None else input_data.astype(dtype.np)
+            return
+        host = _to_host(input_data) if isinstance(input_data, (list, tuple)) else input_data
+        target = dtype or _infer_host_dtype(input_data)
+        self._data = B.as_array(np.asarray(host, dtype=target.np))
+
+    @classmethod
+    def _wrap(cls, array) -> Tensor:
+        """Wrap a backend array without copying or checking (the dispatch fast path)."""
+        t = object.__new__(Tensor)
+        t._data = array
+        t._nodes = None
+        return t
+
+    # -- metadata -----------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._data.shape)
+
+    @property
+    def dtype(self) -> mstype.DType:
+        return mstype.from_np(self._data.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.size) * self._data.dtype.itemsize
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return tuple(int(np.prod(self.shape[i + 1 :])) * self.itemsize for i in range(self.ndim))
+
+    # -- conversion ---------------------------------------------------------------
+    def asnumpy(self) -> np.ndarray:
+        """A NumPy copy of the data (waits for pending computation)."""
+        if B.is_tracer(self._data):
+            raise RuntimeError(
+                "asnumpy() reads a concrete value, but this Tensor is symbolic inside a compiled graph."
+            )
+        return np.array(self._data)
+
+    numpy = asnumpy
+
+    def __array__(self, dtype=None, copy=None):
+        arr = np.asarray(self._data)
+        return arr.astype(dtype) if dtype is not None else arr
+
+    def item(self, index=None):
+        arr = self.asnumpy()
+        if index is None:
+            if arr.size != 1:
+                raise ValueError(f"item() needs a tensor with one element, but the shape is {list(self.shape)}.")
+            return arr.reshape(()).item()
+        return arr.item(index)
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(
+                f"The truth value of a Tensor with shape {list(self.shape)} is ambiguous; use .any() or .all()."
+            )
+        return bool(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __index__(self) -> int:
+        if not self.dtype.is_integer:
+            raise TypeError(f"only integer tensors can be used as an index, but got {self.dtype}.")
+        return int(self.item())
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d Tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d Tensor")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        if B.is_tracer(self._data):
+            return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<symbolic>)"
+        arr = np.asarray(self._data)
+        if self.dtype is mstype.bfloat16:
+            arr = arr.astype(np.float32)
+        body = np.array2string(arr, separator=" ", threshold=1000, edgeitems=3)
+        if arr.ndim == 0 or arr.size == 1:
+            body = body.strip("[]") if arr.ndim == 0 else body
+        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{body})" if arr.ndim > 1 else (
+            f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value= {body})"
+        )
+
+    def __str__(self) -> str:
+        if B.is_tracer(self._data):
+            return repr(self)
+        arr = np.asarray(self._data)
+        return np.array2string(arr, separator=" ") if arr.ndim else str(arr)
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return str(self)
+
+    def __copy__(self) -> Tensor:
+        return Tensor._wrap(self._data)
+
+    def __deepcopy__(self, memo) -> Tensor:
+        return Tensor._wrap(self._data)
+
+    def __reduce__(self):
+        return (Tensor, (self.asnumpy(),))
+
+    def init_data(self) -> Tensor:
+        """MindSpore compatibility: data is never lazily initialised in Kiln."""
+        return self
+
+    def set_const_arg(self, const_arg: bool = True) -> Tensor:
+        return self
+
+    def has_init(self) -> bool:
+        return False
+
+
+class Parameter(Tensor):
+    """A Tensor that is network state: trainable weights, moving statistics.
+
+    Args:
+        default_input: the initial value (Tensor, NumPy array, number, or an
+            initializer output).
+        name: the parameter's name; cells prefix it with their attribute path.
+        requires_grad: whether optimizers and `weights=` gradients include it.
+    """
+
+    __slots__ = ("name", "requires_grad", "layerwise_parallel", "parallel_optimizer", "_user_named", "__dict__")
+
+    def __init__(
+        self,
+        default_input,
+        name: str | None = None,
+        requires_grad: bool = True,
+        layerwise_parallel: bool = False,
+        parallel_optimizer: bool = True,
+    ) -> None:
+        if isinstance(default_input, Tensor):
+            self._data = default_input._data
+            self._nodes = None
+        else:
+            Tensor.__init__(self, default_input)
+        self._user_named = name is not None
+        self.name = name if name is not None else "Parameter"
+        self.requires_grad = requires_grad
+        self.layerwise_parallel = layerwise_parallel
+        self.parallel_optimizer = parallel_optimizer
+
+    def __repr__(self) -> str:
+        return f"Parameter (name={self.name}, shape={list(self.shape)}, dtype={self.dtype}, requires_grad={self.requires_grad})"
+
+    def set_data(self, data, slice_shape: bool = False) -> Parameter:
+        """Replace the value in place; the shape may change only when the old one was empty."""
+        new = data._data if isinstance(data, Tensor) else Tensor(data, dtype=self.dtype)._data
+        if tuple(new.shape) != self.shape and self.size != 0:
+            raise ValueError(
+                f"For Parameter '{self.name}', set_data() cannot change the shape from "
+                f"{list(self.shape)} to {list(new.shape)}."
+            )
+        if new.dtype != self._data.dtype:
+            new = new.astype(self._data.dtype)
+        self._data = new
+        return self
+
+    @property
+    def data(self) -> Parameter:
+        return self
+
+    def value(self) -> Tensor:
+        return Tensor._wrap(self._data)
+
+    def clone(self, init: str = "same") -> Parameter:
+        p = Parameter(Tensor._wrap(self._data), self.name, self.requires_grad)
+        return p
+
+    def __copy__(self) -> Parameter:
+        return self.clone()
+
+    def __deepcopy__(self, memo) -> Parameter:
+        return self.clone()
+
+    def __reduce__(self):
+        return (Parameter, (Tensor(self.asnumpy()), self.name, self.requires_grad))
+
+    @property
+    def trainable(self) -> bool:
+        return self.requires_grad
+
+
+class ParameterTuple(tuple):
+    """A tuple of Parameters, as returned by `Cell.trainable_params()` wrappers."""
+
+    def __new__(cls, iterable=()):
+        items = tuple(iterable)
+        for p in items:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"ParameterTuple holds Parameters, but got {type(p).__name__}.")
+        return super().__new__(cls, items)
+
+    def clone(self, prefix: str, init: str = "same") -> ParameterTuple:
+        out = []
+        for p in self:
+            c = p.clone(init)
+            c.name = f"{prefix}.{p.name}"
+            if init != "same":
+                from kiln.common.initializer import initializer  # noqa: PLC0415
+
+                c.set_data(initializer(init, p.shape, p.dtype))
+            out.append(c)
+        return ParameterTuple(out)

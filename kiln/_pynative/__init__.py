@@ -1,0 +1,1 @@
+"""PyNative execution: eager dispatch of primitives and the autograd tape."""
