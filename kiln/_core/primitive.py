@@ -111,9 +111,7 @@ class PrimitiveDef:
         abstract = tuple(_to_abstract(x) for x in inputs)
         if self.check is not None:
             self.check(*abstract, **kw)
-        structs = tuple(
-            ShapeDtypeStruct(a.shape, a.dtype.np) if isinstance(a, AbstractTensor) else a for a in abstract
-        )
+        structs = tuple(ShapeDtypeStruct(a.shape, a.dtype.np) if isinstance(a, AbstractTensor) else a for a in abstract)
         out = eval_shape(lambda *xs: self.impl(*xs, **kw), *structs)
         if self.multiple_results:
             return tuple(AbstractTensor(tuple(o.shape), mstype.from_np(o.dtype)) for o in out)

@@ -126,9 +126,7 @@ class Tensor:
     def asnumpy(self) -> np.ndarray:
         """A NumPy copy of the data (waits for pending computation)."""
         if B.is_tracer(self._data):
-            raise RuntimeError(
-                "asnumpy() reads a concrete value, but this Tensor is symbolic inside a compiled graph."
-            )
+            raise RuntimeError("asnumpy() reads a concrete value, but this Tensor is symbolic inside a compiled graph.")
         return np.array(self._data)
 
     numpy = asnumpy
@@ -189,8 +187,10 @@ class Tensor:
         body = np.array2string(arr, separator=" ", threshold=1000, edgeitems=3)
         if arr.ndim == 0 or arr.size == 1:
             body = body.strip("[]") if arr.ndim == 0 else body
-        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{body})" if arr.ndim > 1 else (
-            f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value= {body})"
+        return (
+            f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{body})"
+            if arr.ndim > 1
+            else (f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value= {body})")
         )
 
     def __str__(self) -> str:
@@ -256,7 +256,10 @@ class Parameter(Tensor):
         self.parallel_optimizer = parallel_optimizer
 
     def __repr__(self) -> str:
-        return f"Parameter (name={self.name}, shape={list(self.shape)}, dtype={self.dtype}, requires_grad={self.requires_grad})"
+        return (
+            f"Parameter (name={self.name}, shape={list(self.shape)}, dtype={self.dtype}, "
+            f"requires_grad={self.requires_grad})"
+        )
 
     def set_data(self, data, slice_shape: bool = False) -> Parameter:
         """Replace the value in place; the shape may change only when the old one was empty."""

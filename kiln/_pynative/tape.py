@@ -140,8 +140,8 @@ def _toposort(roots: list[Node]) -> list[Node]:
 
 def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Tensor]) -> list[Tensor | None]:
     """Cotangents of `targets` (leaves of `level`) given (output, sensitivity) pairs."""
-    from kiln._pynative.dispatch import apply  # noqa: PLC0415  (dispatch imports this module)
     from kiln._core.prims.elementwise import add_p  # noqa: PLC0415
+    from kiln._pynative.dispatch import apply  # noqa: PLC0415  (dispatch imports this module)
 
     def accumulate(slot: list, i: int, value: Tensor) -> None:
         slot[i] = value if slot[i] is None else apply(add_p, (slot[i], value))

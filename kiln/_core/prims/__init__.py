@@ -3,4 +3,8 @@
 Importing this package fills `kiln._core.primitive.REGISTRY`.
 """
 
-from kiln._core.prims import elementwise  # noqa: F401
+from kiln._core.prims import (  # noqa: F401
+    array,
+    elementwise,  # noqa: F401
+    reduction,
+)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kiln._backend import jax, jnp, lax
-from kiln._core.prims._checks import check_binary
 from kiln._core.primitive import PrimitiveDef
+from kiln._core.prims._checks import check_binary
 
 
 def _float_of(x):
@@ -138,17 +138,13 @@ for _name, _fn in BINARY.items():
 # Activations with attributes.
 DEFS["Elu"] = PrimitiveDef("Elu", lambda x, alpha: jax.nn.elu(x, alpha), attrs={"alpha": 1.0})
 DEFS["CeLU"] = PrimitiveDef("CeLU", lambda x, alpha: jax.nn.celu(x, alpha), attrs={"alpha": 1.0})
-DEFS["LeakyReLU"] = PrimitiveDef(
-    "LeakyReLU", lambda x, alpha: jnp.where(x >= 0, x, x * alpha), attrs={"alpha": 0.01}
-)
+DEFS["LeakyReLU"] = PrimitiveDef("LeakyReLU", lambda x, alpha: jnp.where(x >= 0, x, x * alpha), attrs={"alpha": 0.01})
 DEFS["GeLU"] = PrimitiveDef(
     "GeLU", lambda x, approximate: jax.nn.gelu(_float_of(x), approximate=approximate), attrs={"approximate": False}
 )
 DEFS["Softplus"] = PrimitiveDef(
     "Softplus",
-    lambda x, beta, threshold: jnp.where(
-        x * beta > threshold, x, jax.nn.softplus(_float_of(x) * beta) / beta
-    ),
+    lambda x, beta, threshold: jnp.where(x * beta > threshold, x, jax.nn.softplus(_float_of(x) * beta) / beta),
     attrs={"beta": 1.0, "threshold": 20.0},
 )
 DEFS["HShrink"] = PrimitiveDef(

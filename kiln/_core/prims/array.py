@@ -1,0 +1,389 @@
+"""Shape, layout, indexing and creation primitives."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kiln._backend import jax, jnp
+from kiln._core.primitive import PrimitiveDef, op_error
+from kiln._core.prims._checks import normalize_axis, shape_of
+
+
+def _check_reshape(x, shape):
+    size = math.prod(shape_of(x))
+    known = math.prod(d for d in shape if d != -1)
+    if shape.count(-1) > 1:
+        raise op_error("Reshape", f"at most one dimension of 'shape' can be -1, but got {list(shape)}.")
+    ok = size == known if -1 not in shape else (known != 0 and size % known == 0)
+    if not ok:
+        raise op_error(
+            "Reshape",
+            f"the product of input_x's shape {list(shape_of(x))} ({size} elements) should be equal to "
+            f"the product of 'shape' {list(shape)}.",
+        )
+
+
+Reshape = PrimitiveDef(
+    "Reshape", lambda x, shape: jnp.reshape(x, shape), attrs={"shape": ()}, check=_check_reshape, check_eagerly=False
+)
+
+
+def _check_perm(x, perm):
+    nd = len(shape_of(x))
+    if len(perm) != nd or sorted(p % max(nd, 1) for p in perm) != list(range(nd)):
+        raise op_error(
+            "Transpose",
+            f"'input_perm' must be a permutation of range({nd}) for shape {list(shape_of(x))}, but got {list(perm)}.",
+        )
+
+
+Transpose = PrimitiveDef("Transpose", lambda x, perm: jnp.transpose(x, perm), attrs={"perm": ()}, check=_check_perm)
+ExpandDims = PrimitiveDef(
+    "ExpandDims",
+    lambda x, axis: jnp.expand_dims(x, axis),
+    attrs={"axis": 0},
+    check=lambda x, axis: normalize_axis("ExpandDims", axis, len(shape_of(x)) + 1),
+)
+
+
+def _check_squeeze(x, axis):
+    shape = shape_of(x)
+    for a in axis or ():
+        a = normalize_axis("Squeeze", a, len(shape))
+        if shape[a] != 1:
+            raise op_error(
+                "Squeeze",
+                f"cannot select an axis to squeeze out which has size not equal to one, "
+                f"axis {a} of shape {list(shape)}.",
+            )
+
+
+Squeeze = PrimitiveDef(
+    "Squeeze",
+    lambda x, axis: jnp.squeeze(x, axis if axis else None),
+    attrs={"axis": ()},
+    check=_check_squeeze,
+)
+
+
+def _check_concat(*xs, axis):
+    shapes = [shape_of(x) for x in xs]
+    if not shapes:
+        raise op_error("Concat", "the input tuple must not be empty.")
+    nd = len(shapes[0])
+    ax = normalize_axis("Concat", axis, nd)
+    for i, s in enumerate(shapes):
+        if len(s) != nd or any(a != b for j, (a, b) in enumerate(zip(s, shapes[0])) if j != ax):
+            raise op_error(
+                "Concat",
+                f"all inputs must have the same shape except on axis {axis}, but input[0] has shape "
+                f"{list(shapes[0])} and input[{i}] has shape {list(s)}.",
+            )
+
+
+Concat = PrimitiveDef(
+    "Concat", lambda *xs, axis: jnp.concatenate(xs, axis=axis), attrs={"axis": 0}, check=_check_concat
+)
+
+
+def _check_stack(*xs, axis):
+    shapes = [shape_of(x) for x in xs]
+    for i, s in enumerate(shapes):
+        if s != shapes[0]:
+            raise op_error(
+                "Stack",
+                f"all inputs must have the same shape, but input[0] has shape {list(shapes[0])} "
+                f"and input[{i}] has shape {list(s)}.",
+            )
+    normalize_axis("Stack", axis, len(shapes[0]) + 1)
+
+
+Stack = PrimitiveDef("Stack", lambda *xs, axis: jnp.stack(xs, axis=axis), attrs={"axis": 0}, check=_check_stack)
+
+
+def _split(x, axis, sections):
+    return tuple(jnp.split(x, np.cumsum(sections)[:-1].tolist(), axis=axis))
+
+
+Split = PrimitiveDef("Split", _split, attrs={"axis": 0, "sections": ()}, multiple_results=True)
+Unstack = PrimitiveDef(
+    "Unstack",
+    lambda x, axis: tuple(jnp.moveaxis(x, axis, 0)),
+    attrs={"axis": 0},
+    multiple_results=True,
+)
+Tile = PrimitiveDef("Tile", lambda x, multiples: jnp.tile(x, multiples), attrs={"multiples": ()})
+
+
+def _check_broadcast_to(x, shape):
+    xs = shape_of(x)
+    if len(shape) < len(xs):
+        raise op_error("BroadcastTo", f"cannot broadcast shape {list(xs)} to {list(shape)}.")
+    for a, b in zip(reversed(xs), reversed(shape)):
+        if a != b and a != 1 and b != -1:
+            raise op_error("BroadcastTo", f"cannot broadcast shape {list(xs)} to {list(shape)}.")
+
+
+def _broadcast_to(x, shape):
+    x = jnp.asarray(x)
+    full = tuple(x.shape[i - len(shape) + x.ndim] if d == -1 else d for i, d in enumerate(shape))
+    return jnp.broadcast_to(x, full)
+
+
+BroadcastTo = PrimitiveDef("BroadcastTo", _broadcast_to, attrs={"shape": ()}, check=_check_broadcast_to)
+Flip = PrimitiveDef("Flip", lambda x, dims: jnp.flip(x, dims), attrs={"dims": ()})
+Roll = PrimitiveDef("Roll", lambda x, shifts, dims: jnp.roll(x, shifts, dims), attrs={"shifts": 0, "dims": None})
+Tril = PrimitiveDef("Tril", lambda x, diagonal: jnp.tril(x, diagonal), attrs={"diagonal": 0})
+Triu = PrimitiveDef("Triu", lambda x, diagonal: jnp.triu(x, diagonal), attrs={"diagonal": 0})
+
+
+def _pad(x, paddings, mode, value):
+    if mode == "constant":
+        return jnp.pad(x, paddings, mode="constant", constant_values=value)
+    return jnp.pad(x, paddings, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
+
+
+Pad = PrimitiveDef("Pad", _pad, attrs={"paddings": (), "mode": "constant", "value": 0})
+
+
+# ---- gather / scatter -------------------------------------------------------------
+def _check_gather(x, indices, axis, batch_dims=0):
+    normalize_axis("Gather", axis, len(shape_of(x)))
+    dt = getattr(indices, "dtype", None)
+    if dt is not None and np.dtype(getattr(dt, "np", dt)).kind not in "iu":
+        raise op_error("Gather", f"'input_indices' must be an integer tensor, but got {dt}.", TypeError)
+
+
+Gather = PrimitiveDef(
+    "Gather",
+    lambda x, indices, axis, batch_dims: (
+        jnp.take(x, indices, axis=axis, mode="clip") if batch_dims == 0 else _batched_take(x, indices, axis, batch_dims)
+    ),
+    attrs={"axis": 0, "batch_dims": 0},
+    nondiff=(1,),
+    check=_check_gather,
+)
+
+
+def _batched_take(x, indices, axis, batch_dims):
+    fn = lambda a, i: jnp.take(a, i, axis=axis - batch_dims, mode="clip")
+    for _ in range(batch_dims):
+        fn = jax.vmap(fn)
+    return fn(x, indices)
+
+
+GatherD = PrimitiveDef(
+    "GatherD",
+    lambda x, index, dim: jnp.take_along_axis(x, index, axis=dim, mode="clip"),
+    attrs={"dim": 0},
+    nondiff=(1,),
+)
+
+
+def _gather_nd(x, indices):
+    indices = jnp.asarray(indices)
+    k = indices.shape[-1]
+    return x[tuple(jnp.moveaxis(indices, -1, 0)[i] for i in range(k))]
+
+
+GatherNd = PrimitiveDef("GatherNd", _gather_nd, nondiff=(1,))
+
+
+def _nd_index(indices):
+    indices = jnp.asarray(indices)
+    return tuple(jnp.moveaxis(indices, -1, 0)[i] for i in range(indices.shape[-1]))
+
+
+ScatterNd = PrimitiveDef(
+    "ScatterNd",
+    lambda indices, updates, shape: jnp.zeros(shape, jnp.asarray(updates).dtype).at[_nd_index(indices)].add(updates),
+    attrs={"shape": ()},
+    nondiff=(0,),
+)
+TensorScatterUpdate = PrimitiveDef(
+    "TensorScatterUpdate", lambda x, indices, updates: x.at[_nd_index(indices)].set(updates), nondiff=(1,)
+)
+TensorScatterAdd = PrimitiveDef(
+    "TensorScatterAdd", lambda x, indices, updates: x.at[_nd_index(indices)].add(updates), nondiff=(1,)
+)
+TensorScatterMax = PrimitiveDef(
+    "TensorScatterMax", lambda x, indices, updates: x.at[_nd_index(indices)].max(updates), nondiff=(1,)
+)
+TensorScatterMin = PrimitiveDef(
+    "TensorScatterMin", lambda x, indices, updates: x.at[_nd_index(indices)].min(updates), nondiff=(1,)
+)
+
+
+def _scatter_dim(x, index, src, dim, reduce):
+    x = jnp.asarray(x)
+    index = jnp.asarray(index)
+    grids = jnp.meshgrid(*[jnp.arange(s) for s in index.shape], indexing="ij")
+    grids[dim] = index
+    src = jnp.broadcast_to(src, index.shape) if jnp.ndim(src) == 0 else src[tuple(slice(0, s) for s in index.shape)]
+    ref = x.at[tuple(grids)]
+    return {"none": ref.set, "add": ref.add, "multiply": ref.multiply}[reduce](src)
+
+
+ScatterElements = PrimitiveDef("TensorScatterElements", _scatter_dim, attrs={"dim": 0, "reduce": "none"}, nondiff=(1,))
+
+
+def _check_select(cond, x, y):
+    from kiln._core.prims._checks import broadcast_shapes  # noqa: PLC0415  (same package, avoids a cycle)
+
+    broadcast_shapes("Select", broadcast_shapes("Select", shape_of(cond), shape_of(x)), shape_of(y))
+
+
+Select = PrimitiveDef("Select", lambda cond, x, y: jnp.where(cond, x, y), nondiff=(0,), check=_check_select)
+MaskedFill = PrimitiveDef(
+    "MaskedFill",
+    lambda x, mask, value: jnp.where(mask, jnp.asarray(value, dtype=jnp.asarray(x).dtype), x),
+    nondiff=(1,),
+)
+
+
+def _one_hot(indices, on_value, off_value, depth, axis):
+    hot = jax.nn.one_hot(indices, depth, axis=axis, dtype=jnp.bool_)
+    on = jnp.asarray(on_value)
+    return jnp.where(hot, on, jnp.asarray(off_value, on.dtype))
+
+
+def _check_one_hot(indices, on_value, off_value, depth, axis):
+    if depth < 0:
+        raise op_error("OneHot", f"'depth' must be non-negative, but got {depth}.")
+    nd = len(shape_of(indices))
+    if not -1 <= axis <= nd:
+        raise op_error("OneHot", f"'axis' must be in range [-1, {nd}], but got {axis}.")
+
+
+OneHot = PrimitiveDef(
+    "OneHot", _one_hot, attrs={"depth": 1, "axis": -1}, nondiff=(0,), check=_check_one_hot, check_eagerly=True
+)
+
+
+# ---- creation -------------------------------------------------------------------
+Fill = PrimitiveDef(
+    "Fill", lambda value, shape, dtype: jnp.full(shape, value, dtype), attrs={"shape": (), "dtype": None}
+)
+ZerosLike = PrimitiveDef("ZerosLike", lambda x: jnp.zeros_like(x))
+OnesLike = PrimitiveDef("OnesLike", lambda x: jnp.ones_like(x))
+FullLike = PrimitiveDef("FullLike", lambda x, value: jnp.full_like(x, value))
+Eye = PrimitiveDef("Eye", lambda n, m, dtype: jnp.eye(n, m, dtype=dtype), attrs={"n": 1, "m": None, "dtype": None})
+Range = PrimitiveDef(
+    "Range",
+    lambda start, end, step, dtype: jnp.arange(start, end, step, dtype=dtype),
+    attrs={"start": 0, "end": 1, "step": 1, "dtype": None},
+)
+LinSpace = PrimitiveDef(
+    "LinSpace",
+    lambda start, stop, num: jnp.linspace(start, stop, num, dtype=jnp.float32),
+    attrs={"num": 1},
+)
+
+
+# ---- indexing ---------------------------------------------------------------------
+# An index is encoded statically as a tuple of items:
+#   ("i", n) int, ("s", start, stop, step) slice, ("n",) None, ("e",) Ellipsis,
+#   ("t", k) the k-th dynamic index tensor (passed as an input after the data).
+def build_index(spec: tuple, tensors: tuple) -> tuple:
+    out = []
+    for item in spec:
+        tag = item[0]
+        if tag == "i":
+            out.append(item[1])
+        elif tag == "s":
+            out.append(slice(item[1], item[2], item[3]))
+        elif tag == "n":
+            out.append(None)
+        elif tag == "e":
+            out.append(Ellipsis)
+        else:
+            out.append(tensors[item[1]])
+    return tuple(out)
+
+
+GetItem = PrimitiveDef(
+    "TensorGetItem",
+    lambda x, *idx, spec: jnp.asarray(x)[build_index(spec, idx)],
+    attrs={"spec": ()},
+    nondiff=tuple(range(1, 33)),
+)
+
+
+def _set_item(x, value, *idx, spec):
+    x = jnp.asarray(x)
+    return x.at[build_index(spec, idx)].set(jnp.asarray(value).astype(x.dtype))
+
+
+SetItem = PrimitiveDef("TensorSetItem", _set_item, attrs={"spec": ()}, nondiff=tuple(range(2, 34)))
+MaskedSet = PrimitiveDef(
+    "TensorMaskedSet",
+    lambda x, mask, value: jnp.where(mask, jnp.asarray(value).astype(jnp.asarray(x).dtype), x),
+    nondiff=(1,),
+)
+
+
+# ---- linear algebra ---------------------------------------------------------------
+def _check_matmul(x, w, transpose_a=False, transpose_b=False):
+    xs, ws = shape_of(x), shape_of(w)
+    if len(xs) < 1 or len(ws) < 1:
+        raise op_error("MatMul", f"inputs must have at least 1 dimension, but got {list(xs)} and {list(ws)}.")
+    k1 = xs[-2] if transpose_a and len(xs) > 1 else xs[-1]
+    k2 = (ws[-1] if transpose_b else ws[-2]) if len(ws) > 1 else ws[0]
+    if k1 != k2:
+        raise op_error(
+            "MatMul",
+            f"the input dimensions must be equal, but got 'x1_col': {k1} and 'x2_row': {k2}. "
+            f"And 'x' shape {list(xs)}(transpose_a={transpose_a}), 'y' shape {list(ws)}(transpose_b={transpose_b}).",
+        )
+
+
+def _matmul(x, w, transpose_a, transpose_b):
+    if transpose_a:
+        x = jnp.swapaxes(x, -1, -2)
+    if transpose_b:
+        w = jnp.swapaxes(w, -1, -2)
+    return jnp.matmul(x, w)
+
+
+MatMul = PrimitiveDef("MatMul", _matmul, attrs={"transpose_a": False, "transpose_b": False}, check=_check_matmul)
+BatchMatMul = PrimitiveDef(
+    "BatchMatMul", _matmul, attrs={"transpose_a": False, "transpose_b": False}, check=_check_matmul
+)
+
+
+def _check_bias_add(x, b, data_format="NCHW"):
+    xs, bs = shape_of(x), shape_of(b)
+    if len(bs) != 1:
+        raise op_error("BiasAdd", f"the dimension of 'bias' must be 1, but got shape {list(bs)}.")
+    if len(xs) < 2:
+        raise op_error("BiasAdd", f"the dimension of 'input_x' must be at least 2, but got shape {list(xs)}.")
+    channel = xs[-1] if data_format == "NHWC" else xs[1]
+    if channel != bs[0]:
+        raise op_error(
+            "BiasAdd",
+            f"'bias' must have as many elements as the channel dimension of 'input_x' "
+            f"(input_x.shape[{'-1' if data_format == 'NHWC' else '1'}] = {channel}), "
+            f"but got bias shape {list(bs)} and input_x shape {list(xs)}.",
+        )
+
+
+def _bias_add(x, b, data_format):
+    if data_format == "NHWC" or x.ndim == 2:
+        return x + b
+    return x + b.reshape((1, -1) + (1,) * (x.ndim - 2))
+
+
+BiasAdd = PrimitiveDef("BiasAdd", _bias_add, attrs={"data_format": "NCHW"}, check=_check_bias_add, check_eagerly=True)
+Einsum = PrimitiveDef("Einsum", lambda *xs, equation: jnp.einsum(equation, *xs), attrs={"equation": ""})
+Dot = PrimitiveDef("Dot", lambda x, y: jnp.dot(x, y))
+Outer = PrimitiveDef("Outer", lambda x, y: jnp.outer(x, y))
+Diag = PrimitiveDef("Diag", lambda x: jnp.diag(x) if jnp.ndim(x) == 1 else jnp.diagflat(x).reshape(x.shape * 2))
+Trace = PrimitiveDef("Trace", lambda x: jnp.trace(x))
+MatrixInverse = PrimitiveDef("MatrixInverse", lambda x: jnp.linalg.inv(x))
+Norm = PrimitiveDef(
+    "Norm",
+    lambda x, ord, axis, keepdims: jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims),
+    attrs={"ord": None, "axis": None, "keepdims": False},
+)

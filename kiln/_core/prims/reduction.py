@@ -1,0 +1,191 @@
+"""Reductions, scans and sorting primitives."""
+
+from __future__ import annotations
+
+from kiln._backend import jax, jnp, lax
+from kiln._core.primitive import PrimitiveDef, op_error
+from kiln._core.prims._checks import normalize_axis
+
+
+def _check_axes(op):
+    def check(x, axis=None, **_):
+        nd = len(getattr(x, "shape", ()))
+        for a in axis or ():
+            normalize_axis(op, a, nd)
+
+    return check
+
+
+def _reduce(fn, *, as_float=False):
+    def impl(x, axis, keep_dims):
+        x = jnp.asarray(x)
+        if as_float and not jnp.issubdtype(x.dtype, jnp.inexact):
+            x = x.astype(jnp.float32)
+        return fn(x, axis=axis, keepdims=keep_dims)
+
+    return impl
+
+
+def _sum(x, axis, keepdims):
+    # Sums keep the input's dtype, as MindSpore does (NumPy would widen int32 to int64).
+    dt = x.dtype if x.dtype != jnp.bool_ else jnp.int64
+    return jnp.sum(x, axis=axis, keepdims=keepdims, dtype=dt)
+
+
+def _prod(x, axis, keepdims):
+    return jnp.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype if x.dtype != jnp.bool_ else jnp.int64)
+
+
+_REDUCE_ATTRS = {"axis": None, "keep_dims": False}
+ReduceSum = PrimitiveDef("ReduceSum", _reduce(_sum), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceSum"))
+ReduceMean = PrimitiveDef(
+    "ReduceMean", _reduce(jnp.mean, as_float=True), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceMean")
+)
+ReduceMax = PrimitiveDef("ReduceMax", _reduce(jnp.max), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceMax"))
+ReduceMin = PrimitiveDef("ReduceMin", _reduce(jnp.min), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceMin"))
+ReduceProd = PrimitiveDef("ReduceProd", _reduce(_prod), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceProd"))
+ReduceAll = PrimitiveDef("ReduceAll", _reduce(jnp.all), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceAll"))
+ReduceAny = PrimitiveDef("ReduceAny", _reduce(jnp.any), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceAny"))
+ReduceLogSumExp = PrimitiveDef(
+    "ReduceLogSumExp",
+    _reduce(jax.scipy.special.logsumexp, as_float=True),
+    attrs=_REDUCE_ATTRS,
+    check=_check_axes("ReduceLogSumExp"),
+)
+
+
+def _var(x, axis, keep_dims, correction):
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        x = x.astype(jnp.float32)
+    return jnp.var(x, axis=axis, keepdims=keep_dims, ddof=correction)
+
+
+Var = PrimitiveDef("Var", _var, attrs={"axis": None, "keep_dims": False, "correction": 1})
+
+
+def _check_one_axis(op):
+    def check(x, axis=0, **_):
+        if axis is not None:
+            normalize_axis(op, axis, len(getattr(x, "shape", ())))
+
+    return check
+
+
+Argmax = PrimitiveDef(
+    "Argmax",
+    lambda x, axis, keep_dims, output_type: jnp.argmax(x, axis=axis, keepdims=keep_dims).astype(output_type),
+    attrs={"axis": -1, "keep_dims": False, "output_type": jnp.int64},
+    check=_check_one_axis("Argmax"),
+)
+Argmin = PrimitiveDef(
+    "Argmin",
+    lambda x, axis, keep_dims, output_type: jnp.argmin(x, axis=axis, keepdims=keep_dims).astype(output_type),
+    attrs={"axis": -1, "keep_dims": False, "output_type": jnp.int64},
+    check=_check_one_axis("Argmin"),
+)
+
+
+def _max_with_index(reducer, arg):
+    def impl(x, axis, keep_dims):
+        return reducer(x, axis=axis, keepdims=keep_dims), arg(x, axis=axis, keepdims=keep_dims).astype(jnp.int64)
+
+    return impl
+
+
+ArgMaxWithValue = PrimitiveDef(
+    "ArgMaxWithValue",
+    lambda x, axis, keep_dims: _max_with_index(jnp.max, jnp.argmax)(x, axis, keep_dims)[::-1],
+    attrs={"axis": 0, "keep_dims": False},
+    multiple_results=True,
+    check=_check_one_axis("ArgMaxWithValue"),
+)
+ArgMinWithValue = PrimitiveDef(
+    "ArgMinWithValue",
+    lambda x, axis, keep_dims: _max_with_index(jnp.min, jnp.argmin)(x, axis, keep_dims)[::-1],
+    attrs={"axis": 0, "keep_dims": False},
+    multiple_results=True,
+    check=_check_one_axis("ArgMinWithValue"),
+)
+MaxDim = PrimitiveDef(
+    "MaxDim", _max_with_index(jnp.max, jnp.argmax), attrs={"axis": 0, "keep_dims": False}, multiple_results=True
+)
+MinDim = PrimitiveDef(
+    "MinDim", _max_with_index(jnp.min, jnp.argmin), attrs={"axis": 0, "keep_dims": False}, multiple_results=True
+)
+
+
+def _cumsum(x, axis, exclusive, reverse):
+    x = jnp.asarray(x)
+    if reverse:
+        x = jnp.flip(x, axis)
+    out = jnp.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        out = out - x
+    return jnp.flip(out, axis) if reverse else out
+
+
+def _cumprod(x, axis, exclusive, reverse):
+    x = jnp.asarray(x)
+    if reverse:
+        x = jnp.flip(x, axis)
+    out = jnp.cumprod(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        pad = [(0, 0)] * x.ndim
+        pad[axis] = (1, 0)
+        out = lax.slice_in_dim(jnp.pad(out, pad, constant_values=1), 0, x.shape[axis], axis=axis)
+    return jnp.flip(out, axis) if reverse else out
+
+
+_SCAN_ATTRS = {"axis": 0, "exclusive": False, "reverse": False}
+CumSum = PrimitiveDef("CumSum", _cumsum, attrs=_SCAN_ATTRS, check=_check_one_axis("CumSum"))
+CumProd = PrimitiveDef("CumProd", _cumprod, attrs=_SCAN_ATTRS, check=_check_one_axis("CumProd"))
+
+
+def _cummax(x, axis):
+    return lax.cummax(x, axis=axis)
+
+
+CumMax = PrimitiveDef("CumMax", _cummax, attrs={"axis": 0})
+CumMin = PrimitiveDef("CumMin", lambda x, axis: lax.cummin(x, axis=axis), attrs={"axis": 0})
+
+
+def _topk(x, k, dim, largest, sorted):
+    x = jnp.asarray(x)
+    moved = jnp.moveaxis(x, dim, -1)
+    vals, idx = lax.top_k(moved if largest else -moved, k)
+    if not largest:
+        vals = -vals
+    return jnp.moveaxis(vals, -1, dim), jnp.moveaxis(idx.astype(jnp.int64), -1, dim)
+
+
+def _check_topk(x, k, dim, **_):
+    shape = getattr(x, "shape", ())
+    d = normalize_axis("TopK", dim, len(shape), "dim")
+    if shape and not 0 <= k <= shape[d]:
+        raise op_error("TopK", f"'k' must be in [0, {shape[d]}] for input shape {list(shape)}, but got {k}.")
+
+
+TopK = PrimitiveDef(
+    "TopK",
+    _topk,
+    attrs={"k": 1, "dim": -1, "largest": True, "sorted": True},
+    multiple_results=True,
+    check=_check_topk,
+)
+
+
+def _sort(x, axis, descending):
+    x = jnp.asarray(x)
+    idx = jnp.argsort(-x if descending else x, axis=axis, stable=True)
+    return jnp.take_along_axis(x, idx, axis=axis), idx.astype(jnp.int64)
+
+
+Sort = PrimitiveDef(
+    "Sort",
+    _sort,
+    attrs={"axis": -1, "descending": False},
+    multiple_results=True,
+    nondiff=(),
+    check=_check_one_axis("Sort"),
+)

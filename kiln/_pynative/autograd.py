@@ -1,0 +1,254 @@
+"""Gradient transforms over the tape: `grad`, `value_and_grad`, `GradOperation`.
+
+The same code runs in PyNative and inside compiled graphs: there the tensors
+are symbolic and the recorded backward becomes part of the one executable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from kiln import _backend as B
+from kiln._core.tensor import Parameter, Tensor
+from kiln._pynative import tape
+
+
+def _positions(grad_position, nargs: int) -> tuple[int, ...]:
+    pos = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position)
+    for p in pos:
+        if not isinstance(p, int) or not -nargs <= p < nargs:
+            raise ValueError(
+                f"grad_position {grad_position!r} is out of range: the function was called with {nargs} argument(s)."
+            )
+    return tuple(p % nargs for p in pos)
+
+
+def _flatten_outputs(out) -> list[Tensor]:
+    if isinstance(out, Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flatten_outputs(o)]
+    if isinstance(out, dict):
+        return [t for v in out.values() for t in _flatten_outputs(v)]
+    return []
+
+
+def _ones_like(t: Tensor) -> Tensor:
+    return Tensor._wrap(B.jnp.ones(t.shape, t._data.dtype))
+
+
+def _zeros_like(t: Tensor) -> Tensor:
+    return Tensor._wrap(B.jnp.zeros(t.shape, t._data.dtype))
+
+
+def _strip(value, level: int):
+    """Drop `level`'s history from returned values so finished graphs can be freed."""
+    for t in _flatten_outputs(value):
+        if t._nodes and level in t._nodes:
+            nodes = dict(t._nodes)
+            del nodes[level]
+            t._nodes = nodes or None
+    return value
+
+
+def run_with_grad(
+    fn: Callable,
+    args: tuple,
+    positions: tuple[int, ...],
+    weights: Sequence[Parameter],
+    *,
+    has_aux: bool = False,
+    sens=None,
+    kwargs: dict | None = None,
+):
+    """Call `fn(*args)` on a fresh tape level and return (output, input grads, weight grads)."""
+    for p in positions:
+        a = args[p]
+        if not isinstance(a, Tensor):
+            raise TypeError(
+                f"grad_position {p} asks for the gradient of argument {p}, which is a {type(a).__name__}, not a Tensor."
+            )
+        if not tape.is_differentiable(a):
+            raise TypeError(
+                f"grad_position {p} asks for the gradient of argument {p}, whose dtype is {a.dtype}; "
+                f"gradients exist only for floating-point tensors."
+            )
+    level = tape.push_level()
+    saved = [(w, w._nodes) for w in weights]
+    try:
+        call_args = list(args)
+        for p in positions:
+            call_args[p] = tape.watch(args[p], level)
+        for w in weights:
+            tape.watch(w, level, in_place=True)
+        out = fn(*call_args, **(kwargs or {}))
+    except BaseException:
+        tape.pop_level(level)
+        for w, nodes in saved:
+            w._nodes = nodes
+        raise
+    tape.pop_level(level)
+    try:
+        if has_aux:
+            if not isinstance(out, (tuple, list)) or not out:
+                raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
+            targets_out = _flatten_outputs(out[0])
+        else:
+            targets_out = _flatten_outputs(out)
+        if not targets_out:
+            raise TypeError(f"the function to differentiate must return Tensors, but it returned {type(out).__name__}.")
+        if sens is None:
+            pairs = [(t, _ones_like(t)) for t in targets_out]
+        else:
+            sens_list = _flatten_outputs(sens)
+            if len(sens_list) != len(targets_out):
+                raise ValueError(
+                    f"sens has {len(sens_list)} tensor(s) but the function returned {len(targets_out)} output(s)."
+                )
+            pairs = list(zip(targets_out, sens_list, strict=True))
+        leaves = [call_args[p] for p in positions] + list(weights)
+        grads = tape.backward(level, pairs, leaves)
+        grads = [g if g is not None else _zeros_like(leaf) for g, leaf in zip(grads, leaves, strict=True)]
+    finally:
+        for w, nodes in saved:
+            w._nodes = nodes
+    n = len(positions)
+    return _strip(out, level), tuple(grads[:n]), tuple(grads[n:])
+
+
+def _weights_list(weights) -> list[Parameter]:
+    if weights is None:
+        return []
+    if isinstance(weights, Parameter):
+        return [weights]
+    ws = list(weights)
+    for w in ws:
+        if not isinstance(w, Parameter):
+            raise TypeError(f"'weights' must hold Parameters, but got {type(w).__name__}.")
+    return ws
+
+
+def _pack(grad_position, weights, return_ids, in_grads, w_grads, ws):
+    if return_ids:
+        pos = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position or ())
+        in_grads = tuple((p, g) for p, g in zip(pos, in_grads, strict=True))
+        w_grads = tuple((w.name, g) for w, g in zip(ws, w_grads, strict=True))
+    if isinstance(grad_position, int):
+        in_part = in_grads[0]
+    else:
+        in_part = in_grads
+    if weights is None:
+        return in_part
+    w_part = w_grads[0] if isinstance(weights, Parameter) else w_grads
+    if grad_position is None:
+        return w_part
+    return in_part, w_part
+
+
+def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False):
+    """A function returning `(fn(*args), gradients)`.
+
+    Args:
+        fn: the function (or Cell) to differentiate.
+        grad_position: int or tuple of ints: which arguments to differentiate; None for none.
+        weights: a Parameter or a list of Parameters whose gradients are also returned.
+        has_aux: `fn` returns (output, *aux); only `output` is differentiated.
+        return_ids: pair each gradient with its argument position or parameter name.
+
+    Returns:
+        A function of the same arguments as `fn`.
+    """
+    if grad_position is None and weights is None:
+        raise ValueError("value_and_grad needs grad_position or weights (both were None).")
+
+    def wrapper(*args, **kwargs):
+        positions = () if grad_position is None else _positions(grad_position, len(args))
+        ws = _weights_list(weights)
+        out, in_grads, w_grads = run_with_grad(fn, args, positions, ws, has_aux=has_aux, kwargs=kwargs)
+        return out, _pack(grad_position, weights, return_ids, in_grads, w_grads, ws)
+
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+def grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False):
+    """A function returning the gradients of `fn` (see `value_and_grad` for the arguments).
+
+    With `has_aux=True` it returns `(gradients, aux)`.
+    """
+    vg = value_and_grad(fn, grad_position, weights, has_aux, return_ids)
+
+    def wrapper(*args, **kwargs):
+        out, grads = vg(*args, **kwargs)
+        if has_aux:
+            aux = tuple(out[1:])
+            return grads, aux[0] if len(aux) == 1 else aux
+        return grads
+
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+class GradOperation:
+    """MindSpore's higher-order gradient operation.
+
+    Args:
+        get_all: return the gradients of all inputs (default: of the first only).
+        get_by_list: return the gradients of the Parameters passed as the second argument.
+        sens_param: the generated function takes the output sensitivity as its last argument.
+    """
+
+    def __init__(self, get_all: bool = False, get_by_list: bool = False, sens_param: bool = False) -> None:
+        self.get_all = get_all
+        self.get_by_list = get_by_list
+        self.sens_param = sens_param
+
+    def __call__(self, fn: Callable, weights=None):
+        if self.get_by_list and weights is None:
+            raise TypeError("GradOperation(get_by_list=True) needs the weights: grad_op(net, params).")
+
+        def grad_fn(*args):
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise TypeError("GradOperation(sens_param=True) expects the sensitivity as the last argument.")
+                args, sens = args[:-1], args[-1]
+            ws = _weights_list(weights) if self.get_by_list else []
+            if self.get_all:
+                positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+            else:
+                positions = (0,) if args else ()
+            _, in_grads, w_grads = run_with_grad(fn, args, positions, ws, sens=sens)
+            if self.get_by_list and not self.get_all:
+                return w_grads
+            in_part = in_grads if self.get_all else in_grads[0]
+            return (in_part, w_grads) if self.get_by_list else in_part
+
+        return grad_fn
+
+
+def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tuple):
+    """Run a Cell whose user-defined `bprop(*inputs, out, dout)` replaces its backward."""
+    if not tape.recording:
+        return construct(*args)
+    with tape.pause():
+        out = construct(*args)
+    outs = tuple(_flatten_outputs(out))
+    single = isinstance(out, Tensor)
+
+    def rule(cots):
+        dout = cots[0] if single else type(out)(cots) if isinstance(out, (tuple, list)) else cots
+        result = bprop(*args, out, dout)
+        result = (result,) if isinstance(result, Tensor) else tuple(result)
+        if len(result) != len(args):
+            raise ValueError(
+                f"The bprop of {type(cell).__name__} returned {len(result)} gradient(s) for {len(args)} input(s)."
+            )
+        return result
+
+    fresh = tuple(Tensor._wrap(o._data) for o in outs)
+    tape.record_custom(args, fresh, rule)
+    if single:
+        return fresh[0]
+    it = iter(fresh)
+    return type(out)(next(it) if isinstance(o, Tensor) else o for o in out)

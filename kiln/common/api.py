@@ -1,0 +1,16 @@
+"""Process-wide helpers of `mindspore.common.api`."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from kiln._core import random_state
+
+
+def set_seed(seed: int) -> None:
+    """Seed Kiln's generator, NumPy's and Python's, so runs repeat exactly."""
+    random_state.set_seed(seed)
+    np.random.seed(seed)
+    random.seed(seed)

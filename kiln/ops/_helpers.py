@@ -1,0 +1,80 @@
+"""Small helpers shared by the functional ops."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kiln._core import dtype as mstype
+from kiln._core.primitive import REGISTRY, op_error
+from kiln._core.tensor import Tensor
+from kiln._pynative.dispatch import apply
+
+__all__ = ["REGISTRY", "Tensor", "apply", "as_axes", "as_np_dtype", "make_binary", "make_unary", "op_error", "prim"]
+
+
+def prim(name: str):
+    """The declaration registered under `name`."""
+    return REGISTRY[name]
+
+
+def as_axes(axis) -> tuple[int, ...] | None:
+    """MindSpore reductions take an int, a tuple/list of ints, () or None (= all axes)."""
+    if axis is None:
+        return None
+    if isinstance(axis, int):
+        return (axis,)
+    if isinstance(axis, Tensor):
+        return tuple(int(a) for a in axis.asnumpy().reshape(-1))
+    axes = tuple(int(a) for a in axis)
+    return axes if axes else None
+
+
+def as_np_dtype(dtype):
+    return None if dtype is None else mstype.to_dtype(dtype).np
+
+
+def as_shape(op: str, shape) -> tuple[int, ...]:
+    if isinstance(shape, int):
+        return (shape,)
+    if isinstance(shape, Tensor):
+        return tuple(int(s) for s in shape.asnumpy().reshape(-1))
+    if not isinstance(shape, Sequence):
+        raise op_error(op, f"'shape' must be a tuple or list of ints, but got {type(shape).__name__}.", TypeError)
+    return tuple(int(s) for s in shape)
+
+
+def make_unary(prim_name: str, public_name: str):
+    p = REGISTRY[prim_name]
+
+    def op(input):
+        return apply(p, (input,))
+
+    op.__name__ = op.__qualname__ = public_name
+    op.__doc__ = f"""Elementwise `{prim_name}` of `input`.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Returns:
+        Tensor of the same shape.
+    """
+    return op
+
+
+def make_binary(prim_name: str, public_name: str):
+    p = REGISTRY[prim_name]
+
+    def op(input, other):
+        return apply(p, (input, other))
+
+    op.__name__ = op.__qualname__ = public_name
+    op.__doc__ = f"""Elementwise `{prim_name}` of `input` and `other`, with NumPy broadcasting.
+
+    Args:
+        input (Tensor | number): the first operand.
+        other (Tensor | number): the second operand.
+
+    Returns:
+        Tensor with the broadcast shape of the inputs.
+    """
+    return op

@@ -1,0 +1,107 @@
+"""Functional neural-network ops: activations (more: conv, pooling, norms, losses)."""
+
+from __future__ import annotations
+
+from kiln._backend import jax, jnp
+from kiln._core.primitive import REGISTRY, PrimitiveDef
+from kiln._core.prims import _checks
+from kiln.ops._helpers import apply, make_unary
+
+relu = make_unary("ReLU", "relu")
+relu6 = make_unary("ReLU6", "relu6")
+sigmoid = make_unary("Sigmoid", "sigmoid")
+silu = make_unary("SiLU", "silu")
+softsign = make_unary("Softsign", "softsign")
+hardswish = make_unary("HSwish", "hardswish")
+hardsigmoid = make_unary("HSigmoid", "hardsigmoid")
+mish = make_unary("Mish", "mish")
+selu = make_unary("SeLU", "selu")
+logsigmoid = make_unary("LogSigmoid", "logsigmoid")
+tanhshrink = make_unary("Tanhshrink", "tanhshrink")
+tanh = make_unary("Tanh", "tanh")
+
+
+def _check_softmax(op):
+    def check(x, axis):
+        for a in axis:
+            _checks.normalize_axis(op, a, len(_checks.shape_of(x)))
+
+    return check
+
+
+Softmax = PrimitiveDef(
+    "Softmax", lambda x, axis: jax.nn.softmax(x, axis=axis), attrs={"axis": (-1,)}, check=_check_softmax("Softmax")
+)
+LogSoftmax = PrimitiveDef(
+    "LogSoftmax",
+    lambda x, axis: jax.nn.log_softmax(x, axis=axis),
+    attrs={"axis": (-1,)},
+    check=_check_softmax("LogSoftmax"),
+)
+Softmin = PrimitiveDef(
+    "Softmin", lambda x, axis: jax.nn.softmax(-x, axis=axis), attrs={"axis": (-1,)}, check=_check_softmax("Softmin")
+)
+
+
+def _axes(axis):
+    return (axis,) if isinstance(axis, int) else tuple(axis)
+
+
+def softmax(input, axis=-1, *, dtype=None):
+    """exp(x) / sum(exp(x)) along `axis`.
+
+    Args:
+        input (Tensor): floating-point input.
+        axis (int | tuple[int]): the axis (or axes) to normalise over.
+
+    Returns:
+        Tensor of the input's shape.
+    """
+    if dtype is not None:
+        input = apply(REGISTRY["Cast"], (input,), (jnp.dtype(getattr(dtype, "np", dtype)),))
+    return apply(Softmax, (input,), (_axes(axis),))
+
+
+def log_softmax(logits, axis=-1):
+    """log(softmax(logits)) along `axis`, computed stably."""
+    return apply(LogSoftmax, (logits,), (_axes(axis),))
+
+
+def softmin(x, axis=-1):
+    """softmax(-x) along `axis`."""
+    return apply(Softmin, (x,), (_axes(axis),))
+
+
+def elu(input_x, alpha: float = 1.0):
+    """Exponential linear unit."""
+    return apply(REGISTRY["Elu"], (input_x,), (float(alpha),))
+
+
+def celu(x, alpha: float = 1.0):
+    """Continuously differentiable ELU."""
+    return apply(REGISTRY["CeLU"], (x,), (float(alpha),))
+
+
+def leaky_relu(input, alpha: float = 0.2):
+    """max(x, alpha * x) for alpha < 1."""
+    return apply(REGISTRY["LeakyReLU"], (input,), (float(alpha),))
+
+
+def gelu(input_x, approximate: str = "none"):
+    """Gaussian error linear unit; `approximate="tanh"` uses the tanh formula."""
+    return apply(REGISTRY["GeLU"], (input_x,), (approximate == "tanh",))
+
+
+def softplus(input, beta: float = 1, threshold: float = 20):
+    """log(1 + exp(beta * x)) / beta, linear above `threshold`."""
+    return apply(REGISTRY["Softplus"], (input,), (float(beta), float(threshold)))
+
+
+def hardshrink(x, lambd: float = 0.5):
+    """x where |x| > lambd, else 0."""
+    return apply(REGISTRY["HShrink"], (x,), (float(lambd),))
+
+
+def softshrink(x, lambd: float = 0.5):
+    """Soft thresholding by `lambd`."""
+    return apply(REGISTRY["SoftShrink"], (x,), (float(lambd),))
