@@ -4,11 +4,15 @@ import kiln as ms
 net = MyCell(); out = net(ms.Tensor(x))
 """
 
-from kiln import _backend  # noqa: F401  (configures JAX before anything else)
+from kiln import (
+    _backend,  # noqa: F401  (configures JAX before anything else)
+    ops,  # noqa: E402,I001  (ops completes Tensor's methods)
+)
 from kiln._core import dtype
 from kiln._core.dtype import *  # noqa: F403
 from kiln._core.random_state import get_seed
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln.common.api import set_seed
 from kiln.context import (
     GRAPH_MODE,
     PYNATIVE_MODE,
@@ -18,9 +22,7 @@ from kiln.context import (
     set_context,
     set_device,
 )
-from kiln import ops  # noqa: E402,I001  (ops completes Tensor's methods)
 from kiln.ops import GradOperation, grad, value_and_grad
-from kiln.common.api import set_seed
 
 mstype = dtype
 __version__ = "0.1.0"

@@ -1,0 +1,224 @@
+"""Running a pipeline: per-run seeding, ordered thread pools and prefetching iterators."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from kiln._core.tensor import Tensor
+from kiln.dataset import config
+
+_ROW, _END, _ERROR = "row", "end", "error"
+
+
+class Run:
+    """What one iterator run shares across the graph: its seed and a stable number per node.
+
+    Nodes are numbered in depth-first order, so the same pipeline built twice
+    draws the same random numbers under the same seed.
+    """
+
+    __slots__ = ("seed", "_ids")
+
+    def __init__(self, root, seed: int) -> None:
+        self.seed = seed
+        self._ids: dict[int, int] = {}
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if id(node) in self._ids:
+                continue
+            self._ids[id(node)] = len(self._ids)
+            stack.extend(reversed(node.children))
+
+    def key(self, node, epoch: Sequence[int]) -> list[int]:
+        """Entropy for a node's generator in one epoch (the sampler uses [seed, 1, ...])."""
+        return [self.seed, 0, self._ids[id(node)], *epoch]
+
+
+def ordered_map(fn: Callable, items: Iterable, workers: int) -> Iterator:
+    """`map(fn, items)` on `workers` threads, yielding results in input order.
+
+    At most 2 * workers items are in flight, so memory stays bounded. NumPy
+    releases the GIL in its kernels, which is where the threads pay off.
+    """
+    if workers <= 1:
+        for item in items:
+            yield fn(item)
+        return
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="kiln-dataset-worker")
+    pending: deque = deque()
+    try:
+        for item in items:
+            pending.append(pool.submit(fn, item))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _put(q: queue.Queue, item, stop: threading.Event) -> bool:
+    while not stop.is_set():
+        try:
+            q.put(item, timeout=0.1)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
+def _produce(make_rows: Callable[[], Iterator], q: queue.Queue, stop: threading.Event) -> None:
+    # A module function, not a method: the thread must not keep the iterator
+    # alive, or dropping the iterator could never stop the thread.
+    rows = None
+    try:
+        rows = make_rows()
+        for row in rows:
+            if not _put(q, (_ROW, row, None), stop):
+                return
+        _put(q, (_END, None, None), stop)
+    except BaseException as exc:  # noqa: BLE001  (everything goes back to the consumer)
+        _put(q, (_ERROR, exc, traceback.format_exc()), stop)
+    finally:
+        if rows is not None:
+            rows.close()
+
+
+class _Prefetcher:
+    """One epoch of rows made by a background thread into a bounded queue."""
+
+    def __init__(self, make_rows: Callable[[], Iterator], size: int) -> None:
+        self._queue: queue.Queue = queue.Queue(maxsize=size)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=_produce, args=(make_rows, self._queue, self._stop), name="kiln-dataset-prefetch", daemon=True
+        )
+        self._thread.start()
+
+    def get(self):
+        while True:
+            try:
+                return self._queue.get(timeout=0.5)
+            except queue.Empty:
+                if not self._thread.is_alive() and self._queue.empty():
+                    return (_ERROR, RuntimeError("the data pipeline thread ended without a result"), "")
+
+    def close(self, wait: bool = False) -> None:
+        self._stop.set()
+        # Empty the queue so that a producer blocked in put() sees the stop flag.
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+        if wait and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5.0)
+
+
+def _to_output(array: np.ndarray, output_numpy: bool):
+    if output_numpy or array.dtype.kind in "USOV":  # strings and objects have no Tensor form
+        return array
+    return Tensor(array)
+
+
+class TupleIterator:
+    """Iterates a dataset as lists of Tensors (or NumPy arrays), one per column.
+
+    A background thread prepares the next rows while the caller works. After an
+    epoch ends (StopIteration), iterating again starts the next epoch until
+    `num_epochs` epochs were given (-1: no limit). Each epoch reshuffles.
+
+    Args:
+        dataset: the dataset to read.
+        columns: names of the columns to yield, in order; all when None.
+        num_epochs: number of epochs this iterator may run, -1 for unlimited.
+        output_numpy: yield NumPy arrays instead of Tensors.
+    """
+
+    def __init__(self, dataset, columns=None, num_epochs: int = -1, output_numpy: bool = False) -> None:
+        if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or (num_epochs < 1 and num_epochs != -1):
+            raise ValueError(f"num_epochs must be -1 or a positive int, but got {num_epochs!r}.")
+        names = dataset.get_col_names()
+        if columns is None:
+            columns = names
+        elif isinstance(columns, str):
+            columns = [columns]
+        columns = list(columns)
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise ValueError(f"Column {missing[0]!r} does not exist; the dataset has columns {names}.")
+        self._columns = columns
+        self._select = [names.index(c) for c in columns]
+        self._dataset = dataset
+        self._num_epochs = num_epochs
+        self._output_numpy = output_numpy
+        self._run = Run(dataset, config.pipeline_seed())
+        self._epochs_started = 0
+        self._prefetcher: _Prefetcher | None = None
+
+    def __iter__(self):
+        return self
+
+    def _next_row(self) -> tuple:
+        if self._prefetcher is None:
+            if self._num_epochs != -1 and self._epochs_started >= self._num_epochs:
+                raise StopIteration
+            dataset, run, epoch = self._dataset, self._run, (self._epochs_started,)
+            self._epochs_started += 1
+            self._prefetcher = _Prefetcher(lambda: dataset._rows(run, epoch), config.get_prefetch_size())
+        kind, payload, tb = self._prefetcher.get()
+        if kind == _ROW:
+            return payload
+        self._prefetcher.close()
+        self._prefetcher = None
+        if kind == _ERROR:
+            payload.add_note(f"The exception above was raised in the kiln.dataset pipeline thread:\n{tb}")
+            raise payload
+        raise StopIteration
+
+    def _values(self) -> list:
+        row = self._next_row()
+        return [_to_output(np.asarray(row[i]), self._output_numpy) for i in self._select]
+
+    def __next__(self) -> list:
+        return self._values()
+
+    def get_col_names(self) -> list[str]:
+        """Names of the columns this iterator yields."""
+        return list(self._columns)
+
+    def stop(self) -> None:
+        """Stop the background thread; the iterator yields nothing more."""
+        if self._prefetcher is not None:
+            self._prefetcher.close(wait=True)
+            self._prefetcher = None
+        self._num_epochs, self._epochs_started = 0, 1
+
+    def __del__(self) -> None:
+        prefetcher = getattr(self, "_prefetcher", None)
+        if prefetcher is not None:
+            prefetcher.close()
+
+
+class DictIterator(TupleIterator):
+    """Iterates a dataset as dicts from column name to Tensor (or NumPy array).
+
+    Args:
+        dataset: the dataset to read.
+        num_epochs: number of epochs this iterator may run, -1 for unlimited.
+        output_numpy: yield NumPy arrays instead of Tensors.
+    """
+
+    def __init__(self, dataset, num_epochs: int = -1, output_numpy: bool = False) -> None:
+        super().__init__(dataset, None, num_epochs, output_numpy)
+
+    def __next__(self) -> dict:
+        return dict(zip(self._columns, self._values()))

@@ -1,0 +1,402 @@
+"""`Cell`, the base of every network, and its containers."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+
+from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln._pynative.autograd import call_with_custom_bprop
+from kiln.context import GRAPH_MODE, _context
+
+__all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
+
+_DEFAULT_PARAM_NAME = "Parameter"
+
+
+class Cell:
+    """Base class of networks and layers: subclasses define `construct`.
+
+    Attributes that are Parameters or Cells are registered as the network's
+    state and children; parameter names get the attribute path as prefix
+    (`fc1.weight`), as in MindSpore.
+
+    Args:
+        auto_prefix: prefix child parameter names with the attribute name.
+        flags: extra flags (kept for compatibility).
+    """
+
+    _graph_runner = None  # set by kiln._compiler: runs a Cell call as a compiled graph
+
+    def __init__(self, auto_prefix: bool = True, flags: dict | None = None) -> None:
+        d = self.__dict__
+        d["_params"] = OrderedDict()
+        d["_cells"] = OrderedDict()
+        d["_auto_prefix"] = auto_prefix
+        d["training"] = False
+        d["requires_grad"] = False
+        d["_jit_config"] = None
+        d["_input_signature"] = None
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_cell_name"] = ""
+        d["_flags"] = dict(flags or {})
+
+    # -- attribute registration ----------------------------------------------------
+    def __setattr__(self, name: str, value) -> None:
+        d = self.__dict__
+        if "_params" not in d:
+            raise AttributeError(
+                f"cannot set '{name}' on {type(self).__name__} before Cell.__init__() has run: "
+                f"call super().__init__() first."
+            )
+        if isinstance(value, Parameter):
+            self.insert_param_to_cell(name, value, check_name_contain_dot=False)
+        elif isinstance(value, Cell):
+            self.insert_child_to_cell(name, value)
+        elif isinstance(value, ParameterTuple) and value:
+            for i, p in enumerate(value):
+                self.insert_param_to_cell(f"{name}.{i}", p, check_name_contain_dot=False)
+            object.__setattr__(self, name, value)
+        elif name in d["_params"]:
+            if value is None:
+                d["_params"][name] = None
+            elif isinstance(value, Tensor):
+                # `self.w = tensor` on a Parameter attribute updates its value (PyNative assignment).
+                d["_params"][name].set_data(value)
+            else:
+                raise TypeError(f"cannot assign {type(value).__name__} to Parameter attribute '{name}'.")
+        elif name in d["_cells"]:
+            if value is not None:
+                raise TypeError(f"cannot assign {type(value).__name__} to child Cell attribute '{name}'.")
+            d["_cells"][name] = None
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        params = d.get("_params")
+        if params is not None and name in params:
+            return params[name]
+        cells = d.get("_cells")
+        if cells is not None and name in cells:
+            return cells[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._params:
+            del self._params[name]
+        elif name in self._cells:
+            del self._cells[name]
+        else:
+            object.__delattr__(self, name)
+
+    def insert_param_to_cell(self, param_name: str, param: Parameter, check_name_contain_dot: bool = True) -> None:
+        """Register `param` as state of this cell under `param_name`."""
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError(f"the parameter name '{param_name}' must not contain '.'.")
+        if not isinstance(param, Parameter):
+            raise TypeError(f"insert_param_to_cell() expects a Parameter, but got {type(param).__name__}.")
+        if param.name == _DEFAULT_PARAM_NAME:
+            param.name = param_name
+        self._params[param_name] = param
+
+    def insert_child_to_cell(self, child_name: str, child_cell: Cell) -> None:
+        """Register `child_cell` under `child_name`; its parameter names get `child_name.` as prefix."""
+        if not isinstance(child_cell, Cell) and child_cell is not None:
+            raise TypeError(f"insert_child_to_cell() expects a Cell, but got {type(child_cell).__name__}.")
+        if child_cell is not None and self._auto_prefix:
+            child_cell.update_parameters_name(child_name + ".")
+        self._cells[child_name] = child_cell
+
+    def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
+        """Prepend `prefix` to the name of every parameter of this cell (and its children)."""
+        for _, p in self.parameters_and_names(expand=recurse):
+            p.name = prefix + p.name
+
+    # -- calling ------------------------------------------------------------------------
+    def construct(self, *args, **kwargs):
+        """The computation; subclasses override it."""
+        raise NotImplementedError(f"{type(self).__name__} must define construct().")
+
+    def __call__(self, *args, **kwargs):
+        if _context["mode"] == GRAPH_MODE and Cell._graph_runner is not None:
+            out = Cell._graph_runner(self, args, kwargs)
+            if out is not NotImplemented:
+                return out
+        for hook in self._forward_pre_hooks.values():
+            new = hook(self, args)
+            if new is not None:
+                args = new if isinstance(new, tuple) else (new,)
+        bprop = getattr(type(self), "bprop", None)
+        if bprop is not None:
+            out = call_with_custom_bprop(self, lambda *a: bprop(self, *a), self.construct, args)
+        else:
+            out = self.construct(*args, **kwargs)
+        for hook in self._forward_hooks.values():
+            new = hook(self, args, out)
+            if new is not None:
+                out = new
+        return out
+
+    def register_forward_pre_hook(self, hook):
+        """`hook(cell, inputs)` runs before construct; it may return new inputs."""
+        key = id(hook)
+        self._forward_pre_hooks[key] = hook
+        return _HookHandle(self._forward_pre_hooks, key)
+
+    def register_forward_hook(self, hook):
+        """`hook(cell, inputs, output)` runs after construct; it may return a new output."""
+        key = id(hook)
+        self._forward_hooks[key] = hook
+        return _HookHandle(self._forward_hooks, key)
+
+    # -- traversal ------------------------------------------------------------------------
+    def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """Yield (name, Parameter) once per distinct parameter, in registration order."""
+        seen: set[int] = set()
+        cells = self.cells_and_names() if expand else [("", self)]
+        for _, cell in cells:
+            for p in cell._params.values():
+                if p is not None and id(p) not in seen:
+                    seen.add(id(p))
+                    yield p.name, p
+
+    def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self, recurse: bool = True) -> list[Parameter]:
+        """The parameters with requires_grad=True (what optimizers update)."""
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse: bool = True) -> OrderedDict:
+        return OrderedDict(self.parameters_and_names(expand=recurse))
+
+    def cells_and_names(self, cells=None, name_prefix: str = "") -> Iterator[tuple[str, Cell]]:
+        """Yield (dotted path, cell) for this cell and every descendant, once each."""
+        seen: set[int] = set()
+
+        def walk(cell: Cell, prefix: str):
+            if id(cell) in seen:
+                return
+            seen.add(id(cell))
+            yield prefix, cell
+            for name, child in cell._cells.items():
+                if child is not None:
+                    yield from walk(child, f"{prefix}.{name}" if prefix else name)
+
+        yield from walk(self, name_prefix)
+
+    def cells(self):
+        return self.name_cells().values()
+
+    def name_cells(self) -> OrderedDict:
+        return OrderedDict((k, v) for k, v in self._cells.items() if v is not None)
+
+    def apply(self, fn) -> Cell:
+        """Call `fn` on every descendant cell and then this one."""
+        for child in self.cells():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # -- modes ---------------------------------------------------------------------------
+    def set_train(self, mode: bool = True) -> Cell:
+        """Training mode (dropout active, batch statistics) for this cell and its children."""
+        for _, cell in self.cells_and_names():
+            cell.__dict__["training"] = mode
+        return self
+
+    def set_grad(self, requires_grad: bool = True) -> Cell:
+        self.__dict__["requires_grad"] = requires_grad
+        return self
+
+    @property
+    def phase(self) -> str:
+        return "train" if self.training else "predict"
+
+    def set_inputs(self, *inputs) -> None:
+        """Declare the input signature (shapes may contain None for dynamic sizes)."""
+        self.__dict__["_input_signature"] = inputs
+
+    def get_inputs(self):
+        return self._input_signature
+
+    def set_jit_config(self, jit_config) -> None:
+        self.__dict__["_jit_config"] = jit_config
+
+    def to_float(self, dst_type) -> Cell:
+        self.__dict__["_float_dtype"] = dst_type
+        return self
+
+    def recompute(self, **kwargs) -> Cell:
+        return self
+
+    def shard(self, *args, **kwargs) -> Cell:
+        return self
+
+    def extend_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extend_repr()
+        children = [(n, c) for n, c in self._cells.items() if c is not None]
+        if not children:
+            return f"{type(self).__name__}<{extra}>"
+        lines = [f"{type(self).__name__}<{extra}"]
+        for name, child in children:
+            body = repr(child).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {body}")
+        return "\n".join(lines) + "\n  >"
+
+    def __getstate__(self):
+        return self.__dict__
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+class _HookHandle:
+    def __init__(self, table: dict, key) -> None:
+        self._table, self._key = table, key
+
+    def remove(self) -> None:
+        self._table.pop(self._key, None)
+
+
+class SequentialCell(Cell):
+    """Cells applied one after another; children are named "0", "1", ...
+
+    Args:
+        *args: cells, a list of cells, or an OrderedDict of named cells.
+    """
+
+    def __init__(self, *args) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, cell in args[0].items():
+                self.insert_child_to_cell(name, cell)
+        else:
+            cells = args[0] if len(args) == 1 and isinstance(args[0], list) else args
+            for i, cell in enumerate(cells):
+                if not isinstance(cell, Cell):
+                    raise TypeError(f"SequentialCell takes Cells, but item {i} is {type(cell).__name__}.")
+                self.insert_child_to_cell(str(i), cell)
+
+    def __getitem__(self, index):
+        cells = list(self._cells.values())
+        if isinstance(index, slice):
+            return SequentialCell(cells[index])
+        return cells[index]
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells.values())
+
+    def append(self, cell: Cell) -> SequentialCell:
+        self.insert_child_to_cell(str(len(self._cells)), cell)
+        return self
+
+    def construct(self, input_data):
+        for cell in self._cells.values():
+            input_data = cell(input_data)
+        return input_data
+
+
+class CellList(Cell):
+    """A list of cells registered as children ("0", "1", ...)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(kwargs.pop("auto_prefix", True))
+        if args:
+            self.extend(args[0])
+
+    def __getitem__(self, index):
+        cells = list(self._cells.values())
+        return CellList(cells[index]) if isinstance(index, slice) else cells[index]
+
+    def __setitem__(self, index: int, cell: Cell) -> None:
+        key = list(self._cells)[index]
+        self.insert_child_to_cell(key, cell)
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells.values())
+
+    def append(self, cell: Cell) -> CellList:
+        self.insert_child_to_cell(str(len(self._cells)), cell)
+        return self
+
+    def extend(self, cells) -> CellList:
+        for cell in cells:
+            self.append(cell)
+        return self
+
+    def insert(self, index: int, cell: Cell) -> None:
+        cells = list(self._cells.values())
+        cells.insert(index, cell)
+        self._cells.clear()
+        for i, c in enumerate(cells):
+            self._cells[str(i)] = c
+        cell.update_parameters_name(f"{index}.")
+
+    def construct(self, *inputs):
+        raise NotImplementedError("CellList is a container; call its cells instead.")
+
+
+class CellDict(Cell):
+    """A dict of cells registered as children under their keys."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(kwargs.pop("auto_prefix", True))
+        if args:
+            self.update(args[0])
+
+    def __getitem__(self, key: str) -> Cell:
+        return self._cells[key]
+
+    def __setitem__(self, key: str, cell: Cell) -> None:
+        self.insert_child_to_cell(key, cell)
+
+    def __delitem__(self, key: str) -> None:
+        del self._cells[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._cells
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells)
+
+    def keys(self):
+        return self._cells.keys()
+
+    def values(self):
+        return self._cells.values()
+
+    def items(self):
+        return self._cells.items()
+
+    def update(self, cells) -> None:
+        items = cells.items() if isinstance(cells, dict) else cells
+        for k, v in items:
+            self.insert_child_to_cell(k, v)
+
+    def pop(self, key: str) -> Cell:
+        return self._cells.pop(key)
+
+    def clear(self) -> None:
+        self._cells.clear()
+
+    def construct(self, *inputs):
+        raise NotImplementedError("CellDict is a container; call its cells instead.")
