@@ -1,0 +1,93 @@
+"""`load_param_into_net`: copy checkpoint values into a network's parameters, checking every one."""
+
+from __future__ import annotations
+
+import warnings
+
+from kiln._core.tensor import Tensor
+from kiln.nn.cell import Cell
+
+
+def _same_family(a, b) -> bool:
+    return (a.is_floating and b.is_floating) or (a.is_integer and b.is_integer)
+
+
+def _match_by_suffix(name: str, candidates: set[str]) -> str | None:
+    """The one checkpoint name that differs from `name` only by a leading cell path, if exactly one does."""
+    found = [k for k in candidates if k.endswith("." + name) or name.endswith("." + k)]
+    return found[0] if len(found) == 1 else None
+
+
+def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = False, remove_redundancy: bool = False):
+    """Load checkpoint values into `net`'s parameters.
+
+    Every parameter is checked before any is changed, so a failed load leaves
+    the network as it was.
+
+    Args:
+        net: the network.
+        parameter_dict: {name: Parameter or Tensor}, e.g. from `load_checkpoint`.
+        strict_load: names must match exactly and dtypes must be equal. When
+            False, a network parameter missing from the dict is matched to the
+            one entry whose name differs only by a leading cell path (e.g.
+            `backbone.fc.weight` vs `fc.weight`), and values are cast between
+            float types or between integer types.
+
+    Returns:
+        (param_not_load, ckpt_not_load): the network parameters that got no
+        value, and the dict entries that were not used.
+
+    Raises:
+        TypeError: `net` is not a Cell or `parameter_dict` is not a dict.
+        ValueError: some shapes (or, with strict_load, dtypes) do not match; the
+            message lists every mismatch with both shapes.
+    """
+    if not isinstance(net, Cell):
+        raise TypeError(f"For 'load_param_into_net', 'net' must be a Cell, but got {type(net).__name__}.")
+    if not isinstance(parameter_dict, dict):
+        raise TypeError(
+            f"For 'load_param_into_net', 'parameter_dict' must be a dict, but got {type(parameter_dict).__name__}."
+        )
+    tensors = {k: v for k, v in parameter_dict.items() if isinstance(v, Tensor)}
+    unused = set(tensors)
+    plan: list[tuple] = []  # (parameter, value)
+    param_not_load: list[str] = []
+    pending: list = []
+    for name, param in net.parameters_and_names():
+        if name in tensors:
+            plan.append((param, name))
+            unused.discard(name)
+        else:
+            pending.append((name, param))
+    for name, param in pending:
+        key = None if strict_load else _match_by_suffix(name, unused)
+        if key is None:
+            param_not_load.append(name)
+        else:
+            plan.append((param, key))
+            unused.discard(key)
+
+    problems = []
+    for param, key in plan:
+        value = tensors[key]
+        label = param.name if key == param.name else f"{param.name} (checkpoint name '{key}')"
+        if value.shape != param.shape:
+            problems.append(f"  {label}: checkpoint shape {list(value.shape)}, network shape {list(param.shape)}")
+        elif value.dtype is not param.dtype and (strict_load or not _same_family(value.dtype, param.dtype)):
+            problems.append(f"  {label}: checkpoint dtype {value.dtype}, network dtype {param.dtype}")
+    if problems:
+        raise ValueError(
+            f"For 'load_param_into_net', {len(problems)} parameter(s) of the checkpoint do not match the network "
+            f"({type(net).__name__}); nothing was loaded:\n" + "\n".join(problems)
+        )
+    for param, key in plan:
+        param.set_data(tensors[key])  # set_data casts to the parameter's dtype
+
+    ckpt_not_load = [k for k in parameter_dict if k in unused or not isinstance(parameter_dict[k], Tensor)]
+    if param_not_load:
+        warnings.warn(
+            f"load_param_into_net: {len(param_not_load)} parameter(s) of {type(net).__name__} are not in the "
+            f"checkpoint and keep their values: {param_not_load}",
+            stacklevel=2,
+        )
+    return param_not_load, ckpt_not_load
