@@ -9,5 +9,7 @@ from kiln.ops.array import *  # noqa: F403
 from kiln.ops.math import *  # noqa: F403
 from kiln.ops.nn import *  # noqa: F403
 from kiln.ops.primitives import *  # noqa: F403
+from kiln.ops.random import *  # noqa: F403
+from kiln.ops.state import *  # noqa: F403
 
 _tensor_methods.install()

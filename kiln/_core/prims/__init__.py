@@ -6,5 +6,7 @@ Importing this package fills `kiln._core.primitive.REGISTRY`.
 from kiln._core.prims import (  # noqa: F401
     array,
     elementwise,  # noqa: F401
+    random,
     reduction,
+    state,
 )

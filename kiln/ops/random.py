@@ -1,0 +1,409 @@
+"""Random ops: `ops.uniform`, `ops.standard_normal`, `ops.randint`, `ops.shuffle`, ... and their Primitive classes.
+
+Without a `seed`, each call takes a fresh key from Kiln's one generator, so
+`kiln.set_seed(s)` replays every draw. With a `seed` (or a Primitive built
+with non-zero seeds), the op owns a reproducible stream of its own: every
+call advances it, and the same seeds give the same stream in every run.
+"""
+
+from __future__ import annotations
+
+import numbers
+import zlib
+
+import numpy as np
+
+from kiln._core import dtype as mstype
+from kiln._core import random_state
+from kiln._core.prims import random as R
+from kiln._core.tensor import Tensor
+from kiln.ops import math as _math
+from kiln.ops._helpers import apply, op_error
+from kiln.ops.primitives import Primitive
+
+__all__ = [
+    "Bernoulli",
+    "Multinomial",
+    "RandomShuffle",
+    "StandardNormal",
+    "UniformInt",
+    "UniformReal",
+    "bernoulli",
+    "multinomial",
+    "normal",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+    "shuffle",
+    "standard_normal",
+    "uniform",
+]
+
+_streams: dict[tuple, int] = {}
+
+
+def _stream_key(*material: int):
+    """The next raw key of the private stream named by `material` (op seeds)."""
+    count = _streams.get(material, 0)
+    _streams[material] = count + 1
+    size = int(np.asarray(random_state.current_key()).size)
+    return np.random.SeedSequence([*(m & 0xFFFFFFFF for m in material), count]).generate_state(size, np.uint32)
+
+
+def _key(op: str, seed) -> object:
+    if seed is None:
+        return random_state.next_key()
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
+        raise op_error(op, f"'seed' must be an int or None, but got {type(seed).__name__}.", TypeError)
+    return _stream_key(zlib.crc32(op.encode()), int(seed))  # crc32: stable across runs, unlike hash()
+
+
+def _shape(op: str, shape) -> tuple[int, ...]:
+    if isinstance(shape, Tensor):
+        shape = tuple(int(s) for s in shape.asnumpy().reshape(-1))
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)) or any(
+        not isinstance(s, numbers.Integral) or isinstance(s, bool) or s < 0 for s in shape
+    ):
+        raise op_error(op, f"'shape' must be a tuple of non-negative ints, but got {shape!r}.", TypeError)
+    return tuple(int(s) for s in shape)
+
+
+def _dtype(op: str, dtype, default, kind: str):
+    dt = mstype.to_dtype(dtype) if dtype is not None else default
+    ok = dt.is_floating if kind == "float" else dt.is_integer
+    if not ok:
+        raise op_error(op, f"'dtype' must be a{'' if kind == 'int' else ' floating'} {kind} type, but got {dt}.")
+    return dt
+
+
+def _size(op: str, size) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Tensor)):
+        size = size[0]
+    return _shape(op, tuple(size))
+
+
+def _broadcast(*shapes: tuple) -> tuple[int, ...]:
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def _tensor_shape(x) -> tuple[int, ...]:
+    return tuple(x.shape) if isinstance(x, Tensor) else ()
+
+
+def _require_tensor(op: str, **values) -> None:
+    for name, v in values.items():
+        if not isinstance(v, Tensor):
+            raise op_error(op, f"'{name}' must be a Tensor, but got {type(v).__name__}.", TypeError)
+
+
+def _standard_normal(shape, dtype, key) -> Tensor:
+    return apply(R.StandardNormal, (key,), (shape, dtype.np))
+
+
+def _uniform01(shape, dtype, key) -> Tensor:
+    return apply(R.UniformReal, (key,), (shape, dtype.np))
+
+
+def _uniform_int(shape, low, high, dtype, key) -> Tensor:
+    return apply(R.UniformInt, (key, low, high), (shape, dtype.np))
+
+
+def uniform(shape, minval, maxval, seed: int | None = None, dtype=mstype.float32) -> Tensor:
+    """Samples from U[minval, maxval) (integers: [minval, maxval)).
+
+    Args:
+        shape (tuple[int]): the base shape; broadcast with the shapes of `minval` and `maxval`.
+        minval (Tensor): lower bound.
+        maxval (Tensor): upper bound (exclusive).
+        seed (int, optional): a private stream's seed; None uses the global generator.
+        dtype (mindspore.dtype): float16/32/64 or an int type. Default: float32.
+
+    Returns:
+        Tensor of the broadcast shape and `dtype`.
+    """
+    _require_tensor("uniform", minval=minval, maxval=maxval)
+    shape = _shape("uniform", shape)
+    dt = mstype.to_dtype(dtype)
+    out_shape = _broadcast(shape, _tensor_shape(minval), _tensor_shape(maxval))
+    key = _key("uniform", seed)
+    if dt.is_integer:
+        return _uniform_int(out_shape, minval, maxval, dt, key)
+    if not dt.is_floating:
+        raise op_error("uniform", f"'dtype' must be a float or int type, but got {dt}.", TypeError)
+    u = _uniform01(out_shape, dt, key)
+    lo, hi = _math.cast(minval, dt), _math.cast(maxval, dt)
+    return _math.add(_math.mul(u, _math.sub(hi, lo)), lo)
+
+
+def standard_normal(shape, seed: int | None = None) -> Tensor:
+    """Samples from N(0, 1).
+
+    Args:
+        shape (tuple[int]): output shape.
+        seed (int, optional): a private stream's seed; None uses the global generator.
+
+    Returns:
+        float32 Tensor of `shape`.
+    """
+    return _standard_normal(_shape("standard_normal", shape), mstype.float32, _key("standard_normal", seed))
+
+
+def normal(shape, mean, stddev, seed: int | None = None) -> Tensor:
+    """Samples from N(mean, stddev^2); differentiable in `mean` and `stddev`.
+
+    Args:
+        shape (tuple[int]): base shape, broadcast with the shapes of `mean` and `stddev`.
+        mean (Union[Tensor, float]): mean.
+        stddev (Union[Tensor, float]): standard deviation.
+        seed (int, optional): a private stream's seed.
+
+    Returns:
+        float32 Tensor of the broadcast shape.
+    """
+    shape = _shape("normal", shape)
+    out_shape = _broadcast(shape, _tensor_shape(mean), _tensor_shape(stddev))
+    z = _standard_normal(out_shape, mstype.float32, _key("normal", seed))
+    return _math.add(_math.mul(z, stddev), mean)
+
+
+def randint(low: int, high: int, size, seed: int | None = None, *, dtype=None) -> Tensor:
+    """Integers drawn uniformly from [low, high).
+
+    Args:
+        low (int): inclusive lower bound.
+        high (int): exclusive upper bound (> low).
+        size (tuple[int]): output shape.
+        seed (int, optional): a private stream's seed.
+        dtype (mindspore.dtype, optional): an int type. Default: int64.
+
+    Returns:
+        Tensor of `size`.
+    """
+    for name, v in (("low", low), ("high", high)):
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise op_error("randint", f"'{name}' must be an int, but got {type(v).__name__}.", TypeError)
+    if low >= high:
+        raise op_error("randint", f"'low' must be less than 'high', but got low={low}, high={high}.")
+    dt = _dtype("randint", dtype, mstype.int64, "int")
+    size = _shape("randint", size)
+    return _uniform_int(size, int(low), int(high), dt, _key("randint", seed))
+
+
+def rand(*size, dtype=None, seed: int | None = None) -> Tensor:
+    """Samples from U[0, 1).
+
+    Args:
+        *size (int | tuple[int]): the output shape, as ints or one tuple.
+        dtype (mindspore.dtype, optional): a float type. Default: float32.
+        seed (int, optional): a private stream's seed.
+
+    Returns:
+        Tensor of `size`.
+    """
+    dt = _dtype("rand", dtype, mstype.float32, "float")
+    return _uniform01(_size("rand", size), dt, _key("rand", seed))
+
+
+def randn(*size, dtype=None, seed: int | None = None) -> Tensor:
+    """Samples from N(0, 1).
+
+    Args:
+        *size (int | tuple[int]): the output shape, as ints or one tuple.
+        dtype (mindspore.dtype, optional): a float type. Default: float32.
+        seed (int, optional): a private stream's seed.
+
+    Returns:
+        Tensor of `size`.
+    """
+    dt = _dtype("randn", dtype, mstype.float32, "float")
+    return _standard_normal(_size("randn", size), dt, _key("randn", seed))
+
+
+def rand_like(input: Tensor, seed: int | None = None, *, dtype=None) -> Tensor:
+    """U[0, 1) samples with the shape (and by default the dtype) of `input`."""
+    _require_tensor("rand_like", input=input)
+    dt = _dtype("rand_like", dtype, input.dtype, "float")
+    return _uniform01(input.shape, dt, _key("rand_like", seed))
+
+
+def randn_like(input: Tensor, seed: int | None = None, *, dtype=None) -> Tensor:
+    """N(0, 1) samples with the shape (and by default the dtype) of `input`."""
+    _require_tensor("randn_like", input=input)
+    dt = _dtype("randn_like", dtype, input.dtype, "float")
+    return _standard_normal(input.shape, dt, _key("randn_like", seed))
+
+
+def randint_like(input: Tensor, low: int, high: int, seed: int | None = None, *, dtype=None) -> Tensor:
+    """Integers from [low, high) with the shape (and by default the dtype, which must be an int type) of `input`."""
+    _require_tensor("randint_like", input=input)
+    if low >= high:
+        raise op_error("randint_like", f"'low' must be less than 'high', but got low={low}, high={high}.")
+    dt = _dtype("randint_like", dtype, input.dtype, "int")
+    return _uniform_int(input.shape, int(low), int(high), dt, _key("randint_like", seed))
+
+
+def shuffle(x: Tensor, seed: int | None = None) -> Tensor:
+    """A random permutation of `x` along axis 0.
+
+    Args:
+        x (Tensor): input with at least 1 dimension.
+        seed (int, optional): a private stream's seed.
+
+    Returns:
+        Tensor of the same shape and dtype.
+    """
+    _require_tensor("shuffle", x=x)
+    if x.ndim < 1:
+        raise op_error("RandomShuffle", f"the input must have at least 1 dimension, but got shape {list(x.shape)}.")
+    return apply(R.RandomShuffle, (_key("RandomShuffle", seed), x))
+
+
+def randperm(n: int, seed: int = 0, offset: int = 0, dtype=mstype.int64) -> Tensor:
+    """A random permutation of 0 .. n-1.
+
+    As in MindSpore, a non-negative `seed` (with `offset`) fixes the result; `seed=-1` draws
+    from the global generator.
+
+    Args:
+        n (int): the number of elements.
+        seed (int): the seed, or -1. Default: 0.
+        offset (int): offset of the seeded stream. Default: 0.
+        dtype (mindspore.dtype): output type. Default: int64.
+
+    Returns:
+        1-D Tensor of length `n`.
+    """
+    if isinstance(n, Tensor):
+        n = int(n.item())
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 0:
+        raise op_error("Randperm", f"'n' must be a non-negative int, but got {n!r}.")
+    dt = mstype.to_dtype(dtype)
+    if seed is None or seed < 0:
+        key = random_state.next_key()
+    else:
+        size = int(np.asarray(random_state.current_key()).size)
+        key = np.random.SeedSequence([int(seed), int(offset)]).generate_state(size, np.uint32)
+    return apply(R.Randperm, (key,), (int(n), dt.np))
+
+
+def bernoulli(input: Tensor, p=0.5, seed: int | None = None) -> Tensor:
+    """Elementwise Bernoulli draws: 1 with probability `p`, in the dtype and shape of `input`.
+
+    Args:
+        input (Tensor): gives the shape and dtype of the result.
+        p (Union[float, Tensor]): success probability, broadcast to `input`'s shape. Default: 0.5.
+        seed (int, optional): a private stream's seed.
+
+    Returns:
+        Tensor of 0s and 1s.
+    """
+    _require_tensor("bernoulli", input=input)
+    if isinstance(p, numbers.Real) and not 0.0 <= p <= 1.0:
+        raise op_error("bernoulli", f"'p' must be in [0, 1], but got {p}.")
+    return apply(R.Bernoulli, (_key("bernoulli", seed), input, p))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = True, seed: int | None = None) -> Tensor:
+    """Category indices drawn with probabilities proportional to the rows of `input`.
+
+    Args:
+        input (Tensor): non-negative weights, 1-D or 2-D (one distribution per row).
+        num_samples (int): draws per distribution.
+        replacement (bool): draw with replacement. Default: True.
+        seed (int, optional): a private stream's seed.
+
+    Returns:
+        int32 Tensor of shape (num_samples,) or (rows, num_samples).
+    """
+    _require_tensor("multinomial", input=input)
+    out = apply(R.Multinomial, (_key("multinomial", seed), input), (int(num_samples), bool(replacement)))
+    return _math.cast(out, mstype.int32)
+
+
+# -- Primitive classes -------------------------------------------------------------------------
+
+
+class _RandomPrimitive(Primitive):
+    """A random Primitive with MindSpore's (seed, seed2): both 0 means the global generator."""
+
+    def __init__(self, seed: int = 0, seed2: int = 0) -> None:
+        super().__init__()
+        for name, v in (("seed", seed), ("seed2", seed2)):
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 0:
+                raise op_error(self.name, f"'{name}' must be a non-negative int, but got {v!r}.", TypeError)
+        self.add_prim_attr("seed", seed)
+        self.add_prim_attr("seed2", seed2)
+        self._stream = (id(self), int(seed), int(seed2))
+
+    def _key(self):
+        if self.seed == 0 and self.seed2 == 0:
+            return random_state.next_key()
+        count = _streams.get(self._stream, 0)
+        _streams[self._stream] = count + 1
+        size = int(np.asarray(random_state.current_key()).size)
+        return np.random.SeedSequence([self.seed, self.seed2, count]).generate_state(size, np.uint32)
+
+
+class StandardNormal(_RandomPrimitive):
+    """`StandardNormal(seed, seed2)(shape)`: float32 samples from N(0, 1)."""
+
+    def __call__(self, shape) -> Tensor:
+        return _standard_normal(_shape(self.name, shape), mstype.float32, self._key())
+
+
+class UniformReal(_RandomPrimitive):
+    """`UniformReal(seed, seed2)(shape)`: float32 samples from U[0, 1)."""
+
+    def __call__(self, shape) -> Tensor:
+        return _uniform01(_shape(self.name, shape), mstype.float32, self._key())
+
+
+class UniformInt(_RandomPrimitive):
+    """`UniformInt(seed, seed2)(shape, minval, maxval)`: int32 samples from [minval, maxval)."""
+
+    def __call__(self, shape, minval, maxval) -> Tensor:
+        _require_tensor(self.name, minval=minval, maxval=maxval)
+        for name, v in (("minval", minval), ("maxval", maxval)):
+            if not v.dtype.is_integer or v.ndim != 0:
+                raise op_error(self.name, f"'{name}' must be an int scalar Tensor, but got {v.dtype}{list(v.shape)}.")
+        return _uniform_int(_shape(self.name, shape), minval, maxval, mstype.int32, self._key())
+
+
+class RandomShuffle(_RandomPrimitive):
+    """`RandomShuffle(seed, seed2)(x)`: a random permutation of `x` along axis 0."""
+
+    def __call__(self, x) -> Tensor:
+        _require_tensor(self.name, x=x)
+        if x.ndim < 1:
+            raise op_error(self.name, f"the input must have at least 1 dimension, but got shape {list(x.shape)}.")
+        return apply(R.RandomShuffle, (self._key(), x))
+
+
+class Multinomial(_RandomPrimitive):
+    """`Multinomial(seed, seed2, dtype=int32)(x, num_samples)`: draws with replacement."""
+
+    def __init__(self, seed: int = 0, seed2: int = 0, dtype=mstype.int32) -> None:
+        super().__init__(seed, seed2)
+        self.add_prim_attr("dtype", mstype.to_dtype(dtype))
+
+    def __call__(self, x, num_samples) -> Tensor:
+        out = apply(R.Multinomial, (self._key(), x), (int(num_samples), True))
+        return _math.cast(out, self.dtype)
+
+
+class Bernoulli(Primitive):
+    """`Bernoulli(seed=-1, offset=0)(x, p)`: 1 with probability p, shaped and typed like x."""
+
+    def __init__(self, seed: int = -1, offset: int = 0) -> None:
+        super().__init__()
+        self.add_prim_attr("seed", seed)
+        self.add_prim_attr("offset", offset)
+
+    def __call__(self, x, p=0.5) -> Tensor:
+        return bernoulli(x, p, None if self.seed < 0 else self.seed)

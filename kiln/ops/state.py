@@ -1,0 +1,203 @@
+"""State ops: `ops.assign`, `ops.assign_add`, `ops.assign_sub`, and the optimizer Primitives.
+
+Assignments dispatch a "write0" primitive: the new value lands in the Parameter
+itself. The optimizer primitives (ApplyMomentum, Adam, SGD) update several
+state tensors at once; `write_back` stores their results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kiln import _backend as B
+from kiln._core.prims import state as S
+from kiln._core.tensor import Parameter, Tensor
+from kiln.ops._helpers import apply, op_error
+from kiln.ops.primitives import Primitive
+
+__all__ = ["Adam", "ApplyMomentum", "Assign", "AssignAdd", "AssignSub", "SGD", "assign", "assign_add", "assign_sub"]
+
+
+def write_back(targets: Sequence[Parameter], values: Sequence[Tensor]) -> None:
+    """Store `values[i]` into Parameter `targets[i]` in place.
+
+    Eagerly this is a plain buffer swap (no dispatch). While a graph is being
+    traced the values are symbolic, so each store goes through the `Assign`
+    primitive, where the compiler sees it as a state update.
+    """
+    for target, value in zip(targets, values, strict=True):
+        if B.is_tracer(value._data) or B.is_tracer(target._data):
+            apply(S.Assign, (target, value))
+        else:
+            target._data = value._data
+
+
+def _check_target(op: str, variable) -> None:
+    if not isinstance(variable, Parameter):
+        raise op_error(op, f"'variable' must be a Parameter, but got {type(variable).__name__}.", TypeError)
+
+
+def _check_value(op: str, value) -> None:
+    if not isinstance(value, (Tensor, int, float, bool)):
+        raise op_error(op, f"'value' must be a Tensor or a number, but got {type(value).__name__}.", TypeError)
+
+
+def assign(variable: Parameter, value) -> Tensor:
+    """Set `variable` to `value` (broadcast to its shape, cast to its dtype).
+
+    Args:
+        variable (Parameter): the target.
+        value (Union[Tensor, number]): the new value.
+
+    Returns:
+        Tensor, the new value of `variable`.
+    """
+    _check_target("Assign", variable)
+    _check_value("Assign", value)
+    return apply(S.Assign, (variable, value))
+
+
+def assign_add(variable: Parameter, value) -> Tensor:
+    """`variable += value` in place (value broadcast to the variable's shape, cast to its dtype).
+
+    Args:
+        variable (Parameter): the target.
+        value (Union[Tensor, number]): the increment.
+
+    Returns:
+        Tensor, the new value of `variable`.
+    """
+    _check_target("AssignAdd", variable)
+    _check_value("AssignAdd", value)
+    return apply(S.AssignAdd, (variable, value))
+
+
+def assign_sub(variable: Parameter, value) -> Tensor:
+    """`variable -= value` in place (value broadcast to the variable's shape, cast to its dtype).
+
+    Args:
+        variable (Parameter): the target.
+        value (Union[Tensor, number]): the decrement.
+
+    Returns:
+        Tensor, the new value of `variable`.
+    """
+    _check_target("AssignSub", variable)
+    _check_value("AssignSub", value)
+    return apply(S.AssignSub, (variable, value))
+
+
+class Assign(Primitive):
+    """`Assign()(variable, value)`: see `assign`."""
+
+    def __call__(self, variable, value) -> Tensor:
+        return assign(variable, value)
+
+
+class AssignAdd(Primitive):
+    """`AssignAdd()(variable, value)`: see `assign_add`."""
+
+    def __call__(self, variable, value) -> Tensor:
+        return assign_add(variable, value)
+
+
+class AssignSub(Primitive):
+    """`AssignSub()(variable, value)`: see `assign_sub`."""
+
+    def __call__(self, variable, value) -> Tensor:
+        return assign_sub(variable, value)
+
+
+class ApplyMomentum(Primitive):
+    """Momentum update of `variable` and `accumulation` in place.
+
+    accumulation = accumulation * momentum + gradient;
+    variable -= lr * accumulation, or with Nesterov
+    variable -= lr * gradient + lr * momentum * accumulation.
+
+    Args:
+        use_nesterov (bool): Nesterov momentum. Default: False.
+        use_locking (bool): kept for compatibility. Default: False.
+        gradient_scale (float): multiplies the gradient first. Default: 1.0.
+
+    Inputs: variable (Parameter), accumulation (Parameter), learning_rate, gradient (Tensor), momentum.
+    Outputs: Tensor, the updated variable.
+    """
+
+    def __init__(self, use_nesterov: bool = False, use_locking: bool = False, gradient_scale: float = 1.0) -> None:
+        super().__init__()
+        self.add_prim_attr("use_nesterov", bool(use_nesterov))
+        self.add_prim_attr("use_locking", bool(use_locking))
+        self.add_prim_attr("gradient_scale", float(gradient_scale))
+
+    def __call__(self, variable, accumulation, learning_rate, gradient, momentum) -> Tensor:
+        _check_target(self.name, variable)
+        if not isinstance(accumulation, Parameter):
+            raise op_error(self.name, f"'accumulation' must be a Parameter, but got {type(accumulation).__name__}.",
+                           TypeError)  # fmt: skip
+        var, acc = apply(
+            S.ApplyMomentum,
+            (variable, accumulation, learning_rate, gradient, momentum),
+            (self.use_nesterov, self.gradient_scale),
+        )
+        write_back((variable, accumulation), (var, acc))
+        return var
+
+
+class Adam(Primitive):
+    """Adam update of `var`, `m` and `v` in place (bias correction from beta1_power, beta2_power).
+
+    Args:
+        use_locking (bool): kept for compatibility. Default: False.
+        use_nesterov (bool): Nesterov-style first moment. Default: False.
+
+    Inputs: var, m, v (Parameters), beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient.
+    Outputs: (var, m, v), the updated values.
+    """
+
+    def __init__(self, use_locking: bool = False, use_nesterov: bool = False) -> None:
+        super().__init__()
+        self.add_prim_attr("use_locking", bool(use_locking))
+        self.add_prim_attr("use_nesterov", bool(use_nesterov))
+
+    def __call__(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient):
+        for name, x in (("var", var), ("m", m), ("v", v)):
+            if not isinstance(x, Parameter):
+                raise op_error(self.name, f"'{name}' must be a Parameter, but got {type(x).__name__}.", TypeError)
+        out = apply(
+            S.Adam, (var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient), (self.use_nesterov,)
+        )
+        write_back((var, m, v), out)
+        return out
+
+
+class SGD(Primitive):
+    """SGD with momentum, dampening, weight decay and Nesterov, updating `parameters` in place.
+
+    Args:
+        dampening (float): Default: 0.0.
+        weight_decay (float): Default: 0.0.
+        nesterov (bool): Default: False.
+
+    Inputs: parameters, gradient, learning_rate, accum, momentum, stat (accum and stat are Parameters;
+        stat > 0 marks the first step, where the momentum buffer starts at the gradient).
+    Outputs: Tensor, the updated parameters.
+    """
+
+    def __init__(self, dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False) -> None:
+        super().__init__()
+        if nesterov and dampening != 0.0:
+            raise op_error("SGD", f"with 'nesterov' the 'dampening' must be 0, but got {dampening}.")
+        self.add_prim_attr("dampening", float(dampening))
+        self.add_prim_attr("weight_decay", float(weight_decay))
+        self.add_prim_attr("nesterov", bool(nesterov))
+
+    def __call__(self, parameters, gradient, learning_rate, accum, momentum, stat) -> Tensor:
+        _check_target(self.name, parameters)
+        p, a, s = apply(
+            S.SGD,
+            (parameters, gradient, learning_rate, accum, momentum, stat),
+            (self.dampening, self.weight_decay, self.nesterov),
+        )
+        write_back((parameters, accum, stat), (p, a, s))
+        return p

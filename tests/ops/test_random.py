@@ -1,0 +1,201 @@
+"""Random ops: shapes, dtypes, ranges, moments within statistical tolerance, seeding."""
+
+import math
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Tensor, ops
+
+N = 20000
+
+
+def _np(t):
+    return t.asnumpy()
+
+
+def _close_moments(x, mean, std, n=None):
+    n = n or x.size
+    # 6 standard errors: a false failure is vanishingly rare
+    assert abs(x.mean() - mean) < 6 * std / math.sqrt(n) + 1e-6
+    assert abs(x.std() - std) < 6 * std / math.sqrt(2 * n) * 1.5 + 1e-6
+
+
+def test_uniform_float_broadcast_and_range():
+    lo = Tensor(np.array([[1.0], [-2.0]], np.float32))
+    hi = Tensor(np.float32(3.0))
+    out = ops.uniform((2, N // 2), lo, hi)
+    assert out.shape == (2, N // 2) and out.dtype == ms.float32
+    x = _np(out)
+    assert (x[0] >= 1).all() and (x[0] < 3).all() and (x[1] >= -2).all() and (x[1] < 3).all()
+    _close_moments(x[0].astype(np.float64), 2.0, 2 / math.sqrt(12))
+    _close_moments(x[1].astype(np.float64), 0.5, 5 / math.sqrt(12))
+
+
+def test_uniform_int():
+    out = ops.uniform((N,), Tensor(2, ms.int32), Tensor(7, ms.int32), dtype=ms.int32)
+    assert out.dtype == ms.int32
+    x = _np(out)
+    assert set(np.unique(x)) == {2, 3, 4, 5, 6}
+    with pytest.raises(TypeError, match="Tensor"):
+        ops.uniform((2,), 1.0, 2.0)
+
+
+def test_standard_normal_and_normal():
+    x = _np(ops.standard_normal((N,)))
+    assert x.dtype == np.float32
+    _close_moments(x.astype(np.float64), 0.0, 1.0)
+    out = ops.normal((N, 2), Tensor(np.array([0.0, 10.0], np.float32)), Tensor(np.float32(3.0)))
+    assert out.shape == (N, 2)
+    y = _np(out).astype(np.float64)
+    _close_moments(y[:, 0], 0.0, 3.0)
+    _close_moments(y[:, 1], 10.0, 3.0)
+
+
+def test_normal_is_differentiable_in_mean_and_std():
+    mean = Tensor(np.float32(1.0))
+    std = Tensor(np.float32(2.0))
+    ms.set_seed(3)
+
+    def f(m, s):
+        return ops.normal((64,), m, s).sum()
+
+    ms.set_seed(3)
+    gm, gs = ms.grad(f, grad_position=(0, 1))(mean, std)
+    ms.set_seed(3)
+    z = (_np(ops.normal((64,), mean, std)) - 1.0) / 2.0  # the same draws: recover the noise
+    np.testing.assert_allclose(gm.asnumpy(), 64.0, rtol=1e-6)
+    np.testing.assert_allclose(gs.asnumpy(), z.sum(), rtol=1e-4, atol=1e-4)
+
+
+def test_randint():
+    out = ops.randint(-3, 4, (N,))
+    assert out.dtype == ms.int64
+    x = _np(out)
+    assert x.min() == -3 and x.max() == 3
+    counts = np.bincount(x + 3, minlength=7)
+    assert (np.abs(counts - N / 7) < 6 * math.sqrt(N / 7)).all()
+    assert ops.randint(0, 3, (2, 2), dtype=ms.int32).dtype == ms.int32
+    with pytest.raises(ValueError, match="less than"):
+        ops.randint(3, 3, (2,))
+    with pytest.raises(ValueError, match="int"):
+        ops.randint(0, 3, (2,), dtype=ms.float32)
+
+
+def test_rand_randn_sizes_and_dtypes():
+    assert ops.rand(2, 3).shape == (2, 3)
+    assert ops.rand((2, 3)).shape == (2, 3)
+    assert ops.rand([4]).shape == (4,)
+    assert ops.rand(2, dtype=ms.float16).dtype == ms.float16
+    assert ops.randn(3, 1).shape == (3, 1)
+    assert ops.randn(2, dtype=ms.float64).dtype == ms.float64
+    x = _np(ops.rand(N)).astype(np.float64)
+    assert x.min() >= 0 and x.max() < 1
+    _close_moments(x, 0.5, 1 / math.sqrt(12))
+    _close_moments(_np(ops.randn(N)).astype(np.float64), 0.0, 1.0)
+    with pytest.raises(ValueError, match="float"):
+        ops.rand(2, dtype=ms.int32)
+
+
+def test_like_variants():
+    h = Tensor(np.zeros((3, 4), np.float16))
+    assert ops.rand_like(h).dtype == ms.float16 and ops.rand_like(h).shape == (3, 4)
+    assert ops.randn_like(h).dtype == ms.float16
+    assert ops.randn_like(h, dtype=ms.float32).dtype == ms.float32
+    i = Tensor(np.zeros((5,), np.int32))
+    r = ops.randint_like(i, 0, 3)
+    assert r.dtype == ms.int32 and r.shape == (5,) and set(np.unique(_np(r))) <= {0, 1, 2}
+    with pytest.raises(ValueError, match="int"):
+        ops.randint_like(h, 0, 3)
+
+
+def test_shuffle_is_a_row_permutation():
+    x = np.arange(12).reshape(6, 2)
+    out = _np(ops.shuffle(Tensor(x)))
+    assert out.shape == (6, 2)
+    assert sorted(map(tuple, out)) == sorted(map(tuple, x))  # rows kept intact
+    seen = {tuple(_np(ops.shuffle(Tensor(np.arange(6))))) for _ in range(20)}
+    assert len(seen) > 1
+    with pytest.raises(ValueError, match="at least 1 dimension"):
+        ops.shuffle(Tensor(1.0))
+
+
+def test_randperm():
+    p = _np(ops.randperm(10, seed=-1))
+    assert sorted(p) == list(range(10)) and p.dtype == np.int64
+    # MindSpore: a non-negative seed fixes the permutation
+    np.testing.assert_array_equal(_np(ops.randperm(10)), _np(ops.randperm(10, seed=0)))
+    assert ops.randperm(4, seed=1, dtype=ms.int32).dtype == ms.int32
+    with pytest.raises(ValueError, match="non-negative"):
+        ops.randperm(-1)
+
+
+def test_bernoulli():
+    x = Tensor(np.zeros((N,), np.float32))
+    b = _np(ops.bernoulli(x, 0.3))
+    assert b.dtype == np.float32 and set(np.unique(b)) <= {0.0, 1.0}
+    assert abs(b.mean() - 0.3) < 6 * math.sqrt(0.3 * 0.7 / N)
+    p = Tensor(np.array([1.0, 0.0, 1.0], np.float32))
+    np.testing.assert_array_equal(_np(ops.bernoulli(Tensor(np.zeros(3, np.float32)), p)), [1, 0, 1])
+    assert ops.bernoulli(Tensor(np.array([1, 2], np.int32)), 1.0).dtype == ms.int32
+    with pytest.raises(ValueError, match="p"):
+        ops.bernoulli(x, 1.5)
+
+
+def test_multinomial():
+    probs = np.array([0.1, 0.6, 0.3], np.float32)
+    out = ops.multinomial(Tensor(probs * 10), 6000)
+    assert out.shape == (6000,) and out.dtype == ms.int32
+    freq = np.bincount(_np(out), minlength=3) / 6000
+    np.testing.assert_allclose(freq, probs, atol=0.03)
+    rows = ops.multinomial(Tensor(np.array([[0.0, 1.0, 0.0, 0.0], [1, 1, 1, 1]], np.float32)), 4, replacement=False)
+    r = _np(rows)
+    assert r.shape == (2, 4) and r[0, 0] == 1
+    assert all(sorted(row) == [0, 1, 2, 3] for row in r)  # without replacement: distinct categories
+    with pytest.raises(ValueError, match="num_samples"):
+        ops.multinomial(Tensor(np.ones(3, np.float32)), 5, replacement=False)
+
+
+def test_set_seed_replays_and_successive_draws_differ():
+    ms.set_seed(11)
+    a = _np(ops.standard_normal((5,)))
+    b = _np(ops.rand(5))
+    c = _np(ops.standard_normal((5,)))
+    ms.set_seed(11)
+    np.testing.assert_array_equal(_np(ops.standard_normal((5,))), a)
+    np.testing.assert_array_equal(_np(ops.rand(5)), b)
+    np.testing.assert_array_equal(_np(ops.standard_normal((5,))), c)
+    assert not np.array_equal(a, c)
+
+
+def test_op_seed_gives_a_private_reproducible_stream():
+    import importlib
+
+    rnd = importlib.import_module("kiln.ops.random")
+    rnd._streams.clear()
+    a1, a2 = _np(ops.standard_normal((4,), seed=5)), _np(ops.standard_normal((4,), seed=5))
+    assert not np.array_equal(a1, a2)
+    rnd._streams.clear()
+    ms.set_seed(99)  # the private stream ignores the global generator's state
+    np.testing.assert_array_equal(_np(ops.standard_normal((4,), seed=5)), a1)
+    np.testing.assert_array_equal(_np(ops.standard_normal((4,), seed=5)), a2)
+
+
+def test_primitive_classes():
+    ms.set_seed(2)
+    s = ops.StandardNormal()((2, 3))
+    assert s.shape == (2, 3) and s.dtype == ms.float32
+    u = _np(ops.UniformReal()((100,)))
+    assert (u >= 0).all() and (u < 1).all()
+    i = ops.UniformInt()((50,), Tensor(1, ms.int32), Tensor(4, ms.int32))
+    assert i.dtype == ms.int32 and set(np.unique(_np(i))) <= {1, 2, 3}
+    # equal non-zero seeds: equal streams, each call advancing
+    p, q = ops.StandardNormal(seed=3, seed2=4), ops.StandardNormal(seed=3, seed2=4)
+    x1, x2 = _np(p((3,))), _np(p((3,)))
+    np.testing.assert_array_equal(_np(q((3,))), x1)
+    assert not np.array_equal(x1, x2)
+    with pytest.raises(TypeError, match="seed"):
+        ops.StandardNormal(seed=-1)
+    perm = _np(ops.RandomShuffle(seed=1)(Tensor(np.arange(5))))
+    assert sorted(perm) == list(range(5))

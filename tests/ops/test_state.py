@@ -1,0 +1,107 @@
+"""State ops: assign semantics and errors; the fused optimizer primitives against NumPy formulas."""
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Parameter, Tensor, ops
+
+
+def _param(values, name="p", dtype=np.float32):
+    return Parameter(Tensor(np.asarray(values, dtype)), name=name)
+
+
+def test_assign_replaces_in_place_with_cast_and_broadcast():
+    p = _param([1.0, 2.0, 3.0])
+    out = ops.assign(p, Tensor(np.array([4, 5, 6], np.int32)))
+    assert p.dtype == ms.float32
+    np.testing.assert_array_equal(p.asnumpy(), [4, 5, 6])
+    np.testing.assert_array_equal(out.asnumpy(), [4, 5, 6])
+    ops.assign(p, 7.0)
+    np.testing.assert_array_equal(p.asnumpy(), [7, 7, 7])
+    q = _param(np.zeros((2, 3)))
+    ops.Assign()(q, Tensor(np.arange(3, dtype=np.float32)))
+    np.testing.assert_array_equal(q.asnumpy(), np.broadcast_to(np.arange(3), (2, 3)))
+
+
+def test_assign_add_sub():
+    p = _param([1.0, 2.0])
+    ops.assign_add(p, Tensor(np.array([0.5, 0.5], np.float32)))
+    np.testing.assert_allclose(p.asnumpy(), [1.5, 2.5])
+    ops.AssignSub()(p, 1.0)
+    np.testing.assert_allclose(p.asnumpy(), [0.5, 1.5])
+    ops.AssignAdd()(p, Tensor(np.float32(2)))
+    np.testing.assert_allclose(p.asnumpy(), [2.5, 3.5])
+    step = Parameter(Tensor(np.array([0], np.int32)), name="global_step")
+    for _ in range(3):
+        ops.assign_add(step, Tensor(np.array([1], np.int32)))
+    assert step.dtype == ms.int32 and step.asnumpy().tolist() == [3]
+
+
+def test_assign_errors():
+    with pytest.raises(TypeError, match="For 'Assign'.*Parameter"):
+        ops.assign(Tensor(np.ones(2, np.float32)), 1.0)
+    with pytest.raises(TypeError, match="For 'AssignAdd'.*Parameter"):
+        ops.assign_add(np.ones(2), 1.0)
+    with pytest.raises(ValueError, match=r"For 'AssignSub'.*\[3\].*\[2\]"):
+        ops.assign_sub(_param([1.0, 2.0]), Tensor(np.ones(3, np.float32)))
+    with pytest.raises(TypeError, match="value"):
+        ops.assign(_param([1.0]), "x")
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_apply_momentum(nesterov):
+    rng = np.random.default_rng(0)
+    var0, acc0, grad = rng.normal(size=(3, 4)), rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    lr, mom = 0.1, 0.9
+    v, a = _param(var0, "v"), _param(acc0, "a")
+    out = ops.ApplyMomentum(use_nesterov=nesterov)(v, a, Tensor(np.float32(lr)), Tensor(grad.astype(np.float32)), mom)
+    acc = acc0 * mom + grad
+    want = var0 - (grad * lr + acc * mom * lr if nesterov else lr * acc)
+    np.testing.assert_allclose(a.asnumpy(), acc, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(v.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="ApplyMomentum"):
+        ops.ApplyMomentum()(v, a, 0.1, Tensor(np.ones((2,), np.float32)), 0.9)
+    with pytest.raises(TypeError, match="Parameter"):
+        ops.ApplyMomentum()(v, Tensor(acc0.astype(np.float32)), 0.1, Tensor(grad.astype(np.float32)), 0.9)
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_adam_primitive(nesterov):
+    rng = np.random.default_rng(1)
+    var0, grad = rng.normal(size=(5,)), rng.normal(size=(5,))
+    m0, v0 = rng.normal(size=(5,)), rng.uniform(0.1, 1, size=(5,))
+    b1, b2, eps, lr, b1p, b2p = 0.9, 0.999, 1e-8, 0.01, 0.9**3, 0.999**3
+    var, m, v = _param(var0, "var"), _param(m0, "m"), _param(v0, "v")
+    ops.Adam(use_nesterov=nesterov)(var, m, v, b1p, b2p, lr, b1, b2, eps, Tensor(grad.astype(np.float32)))
+    m1 = b1 * m0 + (1 - b1) * grad
+    v1 = b2 * v0 + (1 - b2) * grad**2
+    alpha = lr * np.sqrt(1 - b2p) / (1 - b1p)
+    d = (b1 * m1 + (1 - b1) * grad) if nesterov else m1
+    np.testing.assert_allclose(m.asnumpy(), m1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(v.asnumpy(), v1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var.asnumpy(), var0 - alpha * d / (np.sqrt(v1) + eps), rtol=1e-5, atol=1e-6)
+
+
+def test_sgd_primitive_first_step_then_momentum():
+    rng = np.random.default_rng(2)
+    p0, g1, g2 = rng.normal(size=(4,)), rng.normal(size=(4,)), rng.normal(size=(4,))
+    lr, mom, damp, wd = 0.1, 0.9, 0.2, 0.01
+    p, acc, stat = _param(p0, "p"), _param(np.zeros(4), "acc"), _param(np.ones(4), "stat")
+    sgd = ops.SGD(dampening=damp, weight_decay=wd)
+    sgd(p, Tensor(g1.astype(np.float32)), lr, acc, mom, stat)
+    sgd(p, Tensor(g2.astype(np.float32)), lr, acc, mom, stat)
+    # reference: PyTorch-style SGD (first step buffer = gradient)
+    w = p0.copy()
+    d = g1 + wd * w
+    buf = d
+    w = w - lr * buf
+    d = g2 + wd * w
+    buf = mom * buf + (1 - damp) * d
+    w = w - lr * buf
+    np.testing.assert_allclose(p.asnumpy(), w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(acc.asnumpy(), buf, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(stat.asnumpy(), np.zeros(4))
+    with pytest.raises(ValueError, match="nesterov"):
+        ops.SGD(dampening=0.5, nesterov=True)
