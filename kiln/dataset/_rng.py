@@ -8,9 +8,8 @@ pipeline (a transform called eagerly) a process-wide generator is used.
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -38,12 +37,17 @@ def generator() -> np.random.Generator:
     return gen
 
 
-@contextlib.contextmanager
-def row_scope(key: Sequence[int]) -> Iterator[None]:
-    """Make `generator()` return the generator for one pipeline row while inside."""
-    prev_key, prev_gen = getattr(_local, "key", None), getattr(_local, "gen", None)
-    _local.key, _local.gen = list(key), None
-    try:
-        yield
-    finally:
-        _local.key, _local.gen = prev_key, prev_gen
+def enter_row(key: Sequence[int]) -> tuple:
+    """Make `generator()` return the generator of one pipeline row; returns what `exit_row` restores.
+
+    A pair of plain functions rather than a context manager: this runs once per
+    row and per map, where contextlib's overhead shows.
+    """
+    prev = (getattr(_local, "key", None), getattr(_local, "gen", None))
+    _local.key, _local.gen = key, None
+    return prev
+
+
+def exit_row(prev: tuple) -> None:
+    """Restore the state saved by `enter_row`."""
+    _local.key, _local.gen = prev

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
 import traceback
@@ -42,25 +43,34 @@ class Run:
         return [self.seed, 0, self._ids[id(node)], *epoch]
 
 
-def ordered_map(fn: Callable, items: Iterable, workers: int) -> Iterator:
+def ordered_map(fn: Callable, items: Iterable, workers: int, chunk: int = 8) -> Iterator:
     """`map(fn, items)` on `workers` threads, yielding results in input order.
 
-    At most 2 * workers items are in flight, so memory stays bounded. NumPy
-    releases the GIL in its kernels, which is where the threads pay off.
+    Items go to the threads in chunks (a future per item costs more than a
+    small NumPy op) and at most 2 * workers chunks are in flight, so memory
+    stays bounded. Threads pay off when `fn` spends its time in code that
+    releases the GIL: large NumPy kernels, image decoding, file reads.
     """
     if workers <= 1:
         for item in items:
             yield fn(item)
         return
+
+    def run_chunk(part: list) -> list:
+        return [fn(item) for item in part]
+
     pool = ThreadPoolExecutor(workers, thread_name_prefix="kiln-dataset-worker")
     pending: deque = deque()
+    iterator = iter(items)
     try:
-        for item in items:
-            pending.append(pool.submit(fn, item))
-            if len(pending) >= 2 * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+        while True:
+            part = list(itertools.islice(iterator, chunk))
+            if part:
+                pending.append(pool.submit(run_chunk, part))
+            if pending and (not part or len(pending) >= 2 * workers):
+                yield from pending.popleft().result()
+            if not part and not pending:
+                return
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 

@@ -1,0 +1,115 @@
+"""NumPy kernels behind the vision transforms (HW or HWC images).
+
+Resizing follows OpenCV, which MindSpore uses: LINEAR samples at half-pixel
+centres, src = (dst + 0.5) * in / out - 0.5, clamped to the image; NEAREST
+takes src = floor(dst * in / out). Integer images are computed in float and
+rounded back, where OpenCV uses 11-bit fixed point, so values can differ from
+MindSpore's by 1 when the exact result lies near .5.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import io
+
+import numpy as np
+
+from kiln.dataset.vision.utils import Border, Inter
+
+
+def as_image(img, op: str) -> np.ndarray:
+    """`img` as an HW or HWC array, or a RuntimeError naming `op`."""
+    arr = np.asarray(img)
+    if arr.ndim not in (2, 3):
+        hint = " (raw image bytes? add vision.Decode() first)" if arr.ndim == 1 else ""
+        raise RuntimeError(f"{op}: expected an image of shape <H, W> or <H, W, C>, but got shape {arr.shape}{hint}.")
+    return arr
+
+
+@functools.lru_cache(maxsize=128)
+def _linear_taps(in_size: int, out_size: int, ndim: int, dtype: type):
+    """Source indices and weights along one axis, shaped to broadcast (cached: pipelines reuse sizes)."""
+    src = (np.arange(out_size, dtype=np.float64) + 0.5) * (in_size / out_size) - 0.5
+    src = np.maximum(src, 0.0)
+    i0 = np.floor(src).astype(np.intp)
+    frac = src - i0
+    i0 = np.minimum(i0, in_size - 1)
+    i1 = np.minimum(i0 + 1, in_size - 1)
+    shape = (-1,) + (1,) * (ndim - 1)
+    return i0, i1, (1.0 - frac).astype(dtype).reshape(shape), frac.astype(dtype).reshape(shape)
+
+
+@functools.lru_cache(maxsize=128)
+def _nearest_index(in_size: int, out_size: int) -> np.ndarray:
+    src = np.floor(np.arange(out_size) * (in_size / out_size)).astype(np.intp)
+    return np.minimum(src, in_size - 1)
+
+
+def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inter.LINEAR) -> np.ndarray:
+    """Resize an HW or HWC image to (height, width), keeping its dtype."""
+    h, w = img.shape[:2]
+    if interpolation == Inter.NEAREST:
+        return img[_nearest_index(h, height)][:, _nearest_index(w, width)]
+    if interpolation != Inter.LINEAR:
+        raise NotImplementedError(f"Resize: interpolation {interpolation} is not implemented; use LINEAR or NEAREST.")
+    work = np.float64 if img.dtype == np.float64 else np.float32
+    y0, y1, wy0, wy1 = _linear_taps(h, height, img.ndim, work)
+    x0, x1, wx0, wx1 = _linear_taps(w, width, img.ndim - 1, work)
+    # Convert first: NumPy's mixed uint8 * float32 loops are several times slower than float32 ones.
+    src = img.astype(work, copy=False)
+    rows = src[y0] * wy0 + src[y1] * wy1
+    out = rows[:, x0] * wx0 + rows[:, x1] * wx1
+    if np.issubdtype(img.dtype, np.integer):
+        # A convex combination stays inside the input range, so rounding needs no clipping.
+        return np.rint(out, out=out).astype(img.dtype)
+    return out.astype(img.dtype, copy=False)
+
+
+def pad(img: np.ndarray, top: int, bottom: int, left: int, right: int, mode=Border.CONSTANT, fill=0) -> np.ndarray:
+    """Pad an HW or HWC image; `fill` (a number or one per channel) is used by CONSTANT."""
+    mode = Border(mode)
+    if (top, bottom, left, right) == (0, 0, 0, 0):
+        return img
+    if mode != Border.CONSTANT:
+        widths = [(top, bottom), (left, right)] + [(0, 0)] * (img.ndim - 2)
+        return np.pad(img, widths, mode=mode.value)
+    h, w = img.shape[:2]
+    out = np.empty((h + top + bottom, w + left + right) + img.shape[2:], dtype=img.dtype)
+    fill = np.asarray(fill)
+    if fill.ndim and (img.ndim == 2 or fill.size != img.shape[2]):
+        fill = fill.reshape(-1)[0]  # one value per channel only fits images with that many channels
+    out[...] = fill
+    out[top : top + h, left : left + w] = img
+    return out
+
+
+def crop(img: np.ndarray, top: int, left: int, height: int, width: int) -> np.ndarray:
+    """The (height, width) window at (top, left), as a new array."""
+    return img[top : top + height, left : left + width].copy()
+
+
+def _pil_image():
+    try:
+        return importlib.import_module("PIL.Image")  # optional dependency, imported on first use
+    except ImportError as exc:
+        raise ImportError(
+            "Decoding images needs Pillow, which Kiln does not install. Install it with `pip install pillow`, "
+            "or read images undecoded (decode=False)."
+        ) from exc
+
+
+def decode(data) -> np.ndarray:
+    """Decode the bytes of an image file (1-D uint8 array) into an HWC uint8 RGB image."""
+    arr = np.asarray(data)
+    if arr.dtype != np.uint8 or arr.ndim != 1:
+        raise RuntimeError(
+            f"Decode: expected the bytes of an image file as a 1-D uint8 array, but got shape {arr.shape} "
+            f"and dtype {arr.dtype} (already decoded?)."
+        )
+    image_mod = _pil_image()
+    try:
+        with image_mod.open(io.BytesIO(arr.tobytes())) as im:
+            return np.array(im.convert("RGB"))
+    except OSError as exc:
+        raise RuntimeError(f"Decode: the data is not an image Pillow can read ({exc}).") from exc
