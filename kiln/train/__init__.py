@@ -1,5 +1,8 @@
-"""Training: checkpoints (more is added as it lands)."""
+"""Training: `Model`, callbacks, metrics and checkpoints (MindSpore's `mindspore.train`)."""
 
+from kiln.train import metrics
 from kiln.train.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
+from kiln.train.metrics import *  # noqa: F403
+from kiln.train.metrics import __all__ as _metrics_all
 
-__all__ = ["load_checkpoint", "load_param_into_net", "save_checkpoint"]
+__all__ = ["load_checkpoint", "load_param_into_net", "metrics", "save_checkpoint", *_metrics_all]

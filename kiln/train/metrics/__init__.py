@@ -1,0 +1,84 @@
+"""Metrics for `Model.eval` and `Model.fit` (MindSpore's `mindspore.train.metrics`)."""
+
+from __future__ import annotations
+
+from kiln.train.metrics.accuracy import (
+    Accuracy,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+)
+from kiln.train.metrics.confusion_matrix import ConfusionMatrix
+from kiln.train.metrics.error import MAE, MSE, Loss
+from kiln.train.metrics.metric import EvaluationBase, Metric, rearrange_inputs
+from kiln.train.metrics.precision_recall import F1, Fbeta, Precision, Recall
+
+__all__ = [
+    "F1",
+    "MAE",
+    "MSE",
+    "Accuracy",
+    "ConfusionMatrix",
+    "EvaluationBase",
+    "Fbeta",
+    "Loss",
+    "Metric",
+    "Precision",
+    "Recall",
+    "Top1CategoricalAccuracy",
+    "Top5CategoricalAccuracy",
+    "TopKCategoricalAccuracy",
+    "get_metric_fn",
+    "get_metrics",
+    "names",
+    "rearrange_inputs",
+]
+
+_BY_NAME = {
+    "accuracy": Accuracy,
+    "acc": Accuracy,
+    "precision": Precision,
+    "recall": Recall,
+    "F1": F1,
+    "topk": TopKCategoricalAccuracy,
+    "top_1_accuracy": Top1CategoricalAccuracy,
+    "top_5_accuracy": Top5CategoricalAccuracy,
+    "mae": MAE,
+    "mse": MSE,
+    "loss": Loss,
+    "confusion_matrix": ConfusionMatrix,
+}
+
+
+def names() -> list[str]:
+    """The metric names accepted by `get_metric_fn` and by `Model(metrics={"accuracy", ...})`."""
+    return sorted(_BY_NAME)
+
+
+def get_metric_fn(name: str, *args, **kwargs) -> Metric:
+    """A new metric from its name, e.g. `get_metric_fn("accuracy")`.
+
+    Raises:
+        KeyError: an unknown name (the message lists the known ones).
+    """
+    if name not in _BY_NAME:
+        raise KeyError(f"Unknown metric '{name}'. Known metrics: {names()}.")
+    return _BY_NAME[name](*args, **kwargs)
+
+
+def get_metrics(metrics) -> dict[str, Metric] | None:
+    """Normalise `Model`'s `metrics` argument: a set of names or a dict {name: Metric} -> {name: Metric}.
+
+    Raises:
+        TypeError: `metrics` is neither a set nor a dict, or a dict value is not a Metric.
+    """
+    if metrics is None:
+        return None
+    if isinstance(metrics, dict):
+        for key, value in metrics.items():
+            if not isinstance(value, Metric):
+                raise TypeError(f"metrics['{key}'] must be a Metric, but got {type(value).__name__}.")
+        return dict(metrics)
+    if isinstance(metrics, (set, list, tuple)):
+        return {name: get_metric_fn(name) for name in metrics}
+    raise TypeError(f"'metrics' must be a dict {{name: Metric}} or a set of names, but got {type(metrics).__name__}.")
