@@ -1,8 +1,18 @@
 """Training: `Model`, callbacks, metrics and checkpoints (MindSpore's `mindspore.train`)."""
 
-from kiln.train import metrics
+from kiln.train import callback, metrics
+from kiln.train.callback import *  # noqa: F403
+from kiln.train.callback import __all__ as _callback_all
 from kiln.train.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from kiln.train.metrics import *  # noqa: F403
 from kiln.train.metrics import __all__ as _metrics_all
 
-__all__ = ["load_checkpoint", "load_param_into_net", "metrics", "save_checkpoint", *_metrics_all]
+__all__ = [
+    "callback",
+    "load_checkpoint",
+    "load_param_into_net",
+    "metrics",
+    "save_checkpoint",
+    *_callback_all,
+    *_metrics_all,
+]

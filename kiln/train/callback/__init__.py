@@ -1,0 +1,28 @@
+"""Callbacks for `Model.train` / `Model.fit` (MindSpore's `mindspore.train.callback`)."""
+
+from kiln.train.callback._callback import Callback, RunContext
+from kiln.train.callback._checkpoint import CheckpointConfig, ModelCheckpoint
+from kiln.train.callback._early_stop import EarlyStopping
+from kiln.train.callback._history import History
+from kiln.train.callback._lambda import LambdaCallback
+from kiln.train.callback._loss_monitor import LossMonitor
+from kiln.train.callback._lr_scheduler import LearningRateScheduler
+from kiln.train.callback._progress import ProgressBar
+from kiln.train.callback._time_monitor import TimeMonitor
+
+__all__ = [
+    "Callback",
+    "CheckpointConfig",
+    "EarlyStopping",
+    "History",
+    "LambdaCallback",
+    "LearningRateScheduler",
+    "LossMonitor",
+    "ModelCheckpoint",
+    "ProgressBar",
+    "RunContext",
+    "TimeMonitor",
+]
+
+# Callbacks of this package that `Model.fit` does not run during its evaluation (TimeMonitor excepted).
+INTERNAL_CALLBACKS = tuple(globals()[name] for name in __all__ if name not in ("Callback", "RunContext"))

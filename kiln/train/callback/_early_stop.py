@@ -1,0 +1,127 @@
+"""EarlyStopping: stop training when a monitored value stops improving."""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+
+import numpy as np
+
+from kiln.train.callback._callback import Callback, loss_value
+from kiln.train.checkpoint import load_param_into_net
+
+# Values that improve by going down (for mode="auto").
+SMALLER_IS_BETTER = (
+    "eval_loss",
+    "loss",
+    "mae",
+    "mse",
+    "hausdorff_distance",
+    "perplexity",
+    "mean_surface_distance",
+    "root_mean_square_distance",
+)
+
+
+class EarlyStopping(Callback):
+    """Stop `Model.fit` / `Model.train` when `monitor` has not improved for `patience` epochs.
+
+    Args:
+        monitor: "loss" (the training loss), "eval_loss" or a metric name of `Model(metrics=...)`
+            (these two need `Model.fit` with a validation set).
+        min_delta: the smallest change that counts as an improvement.
+        patience: epochs without improvement before stopping.
+        verbose: print when stopping / restoring.
+        mode: "min", "max" or "auto" (min for losses and errors, max otherwise).
+        baseline: training stops unless the value becomes better than this.
+        restore_best_weights: put the parameters of the best epoch back into the network on stop.
+    """
+
+    def __init__(
+        self,
+        monitor: str = "eval_loss",
+        min_delta: float = 0,
+        patience: int = 0,
+        verbose: bool = False,
+        mode: str = "auto",
+        baseline: float | None = None,
+        restore_best_weights: bool = False,
+    ) -> None:
+        super().__init__()
+        if not isinstance(monitor, str):
+            raise TypeError(f"EarlyStopping: 'monitor' must be a str, but got {type(monitor).__name__}.")
+        if mode not in ("auto", "min", "max"):
+            raise ValueError(f"EarlyStopping: 'mode' must be 'auto', 'min' or 'max', but got {mode!r}.")
+        if isinstance(patience, bool) or not isinstance(patience, int) or patience < 0:
+            raise ValueError(f"EarlyStopping: 'patience' must be an int >= 0, but got {patience!r}.")
+        self.monitor = monitor
+        self.min_delta = abs(float(min_delta))
+        self.patience = patience
+        self.verbose = verbose
+        self.mode = mode
+        self.baseline = baseline
+        self.restore_best_weights = restore_best_weights
+        self._minimize = mode == "min" or (mode == "auto" and monitor in SMALLER_IS_BETTER)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best = math.inf if self._minimize else -math.inf
+        self.best_weights_param_dict = None
+
+    def _improved(self, current: float, reference: float) -> bool:
+        if self._minimize:
+            return current < reference - self.min_delta
+        return current > reference + self.min_delta
+
+    def on_train_begin(self, run_context) -> None:
+        self._reset()
+        self.begin(run_context)
+
+    def _current(self, cb_params) -> float | None:
+        if self.monitor == "loss":
+            value = loss_value(cb_params.get("net_outputs"))
+        else:
+            results = cb_params.get("eval_results") or {}
+            value = results.get(self.monitor)
+            if value is None:
+                warnings.warn(
+                    f"EarlyStopping monitors '{self.monitor}', which this epoch did not produce; available: "
+                    f"{sorted(set(['loss', *results]))}.",
+                    stacklevel=2,
+                )
+                return None
+        arr = np.asarray(value, dtype=np.float64)
+        if arr.shape != ():
+            raise ValueError(f"EarlyStopping can only monitor a scalar, but '{self.monitor}' has shape {arr.shape}.")
+        return float(arr)
+
+    def on_train_epoch_end(self, run_context) -> None:
+        cb_params = run_context.original_args()
+        current = self._current(cb_params)
+        if current is not None:
+            net = cb_params.train_network
+            if self.restore_best_weights and self.best_weights_param_dict is None:
+                self.best_weights_param_dict = copy.deepcopy(net.parameters_dict())
+            self.wait += 1
+            if self._improved(current, self.best):
+                self.best = current
+                if self.restore_best_weights:
+                    self.best_weights_param_dict = copy.deepcopy(net.parameters_dict())
+                if self.baseline is None or self._improved(current, self.baseline):
+                    self.wait = 0
+            if self.wait >= self.patience:
+                self.stopped_epoch = cb_params.cur_epoch_num
+                run_context.request_stop()
+                if self.restore_best_weights and self.best_weights_param_dict is not None:
+                    if self.verbose:
+                        print("Restoring model weights from the end of the best epoch.")
+                    load_param_into_net(net, dict(self.best_weights_param_dict))
+        self.epoch_end(run_context)
+
+    def on_train_end(self, run_context) -> None:
+        if self.stopped_epoch > 0 and self.verbose:
+            print(f"Epoch {self.stopped_epoch:05d}: early stopping")
+        self.end(run_context)
