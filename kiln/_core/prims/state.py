@@ -130,3 +130,127 @@ SGD = PrimitiveDef(
     multiple_results=True,
     nondiff=tuple(range(6)),
 )
+
+
+# -- multi-tensor optimizer steps ----------------------------------------------------------------
+#
+# One primitive updates every parameter of an optimizer in one backend call:
+#   inputs  (global_step, *params, *grads, *state_0, ..., *state_k, *lrs, *scalars, *dynamic_weight_decays)
+#   outputs (global_step + 1, *new_params, *new_state_0, ..., *new_state_k, *new_scalar_state)
+# Static per-parameter settings (weight decay, gradient centralization) are attributes; a
+# learning rate given as a 1-D table is indexed by the step inside the call.
+
+
+def _lr_at(lr, step, like):
+    lr = jnp.asarray(lr)
+    if lr.ndim == 1:
+        lr = lr[jnp.minimum(jnp.reshape(step, (-1,))[0], lr.shape[0] - 1)]
+    return jnp.reshape(lr, ()).astype(like.dtype)
+
+
+def _centralize(g):
+    # MindSpore centralizes only gradients of rank > 1 whose second dimension is a multiple of 16.
+    if g.ndim > 1 and g.shape[1] % 16 == 0:
+        return g - jnp.mean(g, axis=tuple(range(1, g.ndim)), keepdims=True)
+    return g
+
+
+def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None, decoupled: bool = False):
+    """A multi-tensor optimizer step.
+
+    update(param, grad, states, lr, wd, shared, options) -> (new_param, new_states): one parameter.
+    begin(scalars, options) -> (shared, scalar_outputs): once per step (e.g. Adam's beta powers).
+    decoupled: weight decay is applied by `update`, not added to the gradient first.
+    """
+
+    def impl(step, *xs, n, weight_decay, grad_centralization, loss_scale, options):
+        params, grads = xs[:n], xs[n : 2 * n]
+        off = 2 * n
+        states = [xs[off + k * n : off + (k + 1) * n] for k in range(n_states)]
+        off += n_states * n
+        lrs, scalars, dynamic = xs[off : off + n], xs[off + n : off + n + n_scalars], iter(xs[off + n + n_scalars :])
+        shared, scalar_out = begin(scalars, options) if begin is not None else (scalars, ())
+        new_params, new_states = [], [[] for _ in range(n_states)]
+        for i in range(n):
+            p = params[i]
+            wd = weight_decay[i] if weight_decay[i] is not None else jnp.reshape(next(dynamic), ())
+            g = grads[i].astype(p.dtype)
+            if not decoupled:
+                if weight_decay[i] is None or wd != 0.0:
+                    g = (g + (wd * loss_scale) * p).astype(p.dtype)
+                if grad_centralization[i]:
+                    g = _centralize(g)
+                if loss_scale != 1.0:
+                    g = g * (1.0 / loss_scale)
+            lr = _lr_at(lrs[i], step, p)
+            p, st = update(p, g, tuple(s[i] for s in states), lr, wd, shared, options)
+            new_params.append(p)
+            for k in range(n_states):
+                new_states[k].append(st[k])
+        flat_states = [s for group in new_states for s in group]
+        return (step + 1, *new_params, *flat_states, *scalar_out)
+
+    def check(step, *xs, n, **_):
+        for i in range(n):
+            ps, gs = tuple(shape_of(xs[i])), tuple(shape_of(xs[n + i]))
+            if ps != gs:
+                raise op_error(
+                    name,
+                    f"gradient {i} has shape {list(gs)}, but its parameter has shape {list(ps)}; the gradients "
+                    "must match the optimizer's parameters one to one.",
+                )
+
+    return PrimitiveDef(
+        name,
+        impl,
+        attrs={"n": 0, "weight_decay": (), "grad_centralization": (), "loss_scale": 1.0, "options": ()},
+        check=check,
+        multiple_results=True,
+        nondiff=(0,),
+    )
+
+
+def _momentum_update(p, g, states, lr, wd, shared, options):
+    (nesterov,) = options
+    new_p, acc = _apply_momentum(p, states[0], lr, g, shared[0], nesterov, 1.0)
+    return new_p, (acc,)
+
+
+FusedMomentum = _declare_fused("FusedMomentum", 1, 1, _momentum_update)
+
+
+def _sgd_update(p, g, states, lr, wd, shared, options):
+    dampening, nesterov = options
+    new_p, accum, stat = _sgd(p, g, lr, states[0], shared[0], states[1], dampening, 0.0, nesterov)
+    return new_p, (accum, stat)
+
+
+FusedSGD = _declare_fused("FusedSGD", 2, 1, _sgd_update)
+
+
+def _adam_begin(scalars, options):
+    beta1, beta2, eps, beta1_power, beta2_power = scalars
+    b1p, b2p = beta1_power * beta1, beta2_power * beta2
+    return (beta1, beta2, eps, b1p, b2p), (b1p, b2p)
+
+
+def _adam_update(p, g, states, lr, wd, shared, options):
+    (nesterov,) = options
+    beta1, beta2, eps, b1p, b2p = shared
+    new_p, m, v = _adam(p, states[0], states[1], b1p, b2p, lr, beta1, beta2, eps, g, nesterov)
+    return new_p, (m, v)
+
+
+FusedAdam = _declare_fused("FusedAdam", 2, 5, _adam_update, begin=_adam_begin)
+
+
+def _adam_weight_decay_update(p, g, states, lr, wd, shared, options):
+    beta1, beta2, eps = (_scalar(s, p) for s in shared)
+    m = beta1 * states[0] + (1 - beta1) * g
+    v = beta2 * states[1] + (1 - beta2) * g * g
+    update = m / (eps + jnp.sqrt(v))
+    update = update + _scalar(wd, p) * p
+    return p - lr * update, (m, v)
+
+
+FusedAdamWeightDecay = _declare_fused("FusedAdamWeightDecay", 2, 3, _adam_weight_decay_update, decoupled=True)

@@ -1,0 +1,157 @@
+"""`nn.Dense`: the fully connected layer, y = activation(x @ W^T + b)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln._core.primitive import REGISTRY
+from kiln._core.tensor import Parameter, Tensor
+from kiln.common.initializer import HeUniform, Uniform, initializer
+from kiln.nn.cell import Cell
+from kiln.ops._helpers import apply
+from kiln.ops.primitives import Primitive
+
+__all__ = ["Dense"]
+
+
+def _dense(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+    """x @ weight^T + bias over the last axis of `x` (any leading dimensions).
+
+    Uses the fused `Dense` primitive (one dispatch) when it is declared, else MatMul + BiasAdd.
+    """
+    fused = REGISTRY.get("Dense")
+    if fused is not None:
+        return apply(fused, (x, weight, bias))
+    lead = x.shape[:-1]
+    if x.ndim != 2:
+        x = ops.reshape(x, (-1, x.shape[-1]))
+    y = apply(REGISTRY["MatMul"], (x, weight), (False, True))
+    if bias is not None:
+        y = ops.bias_add(y, bias)
+    return y if len(lead) == 1 else ops.reshape(y, (*lead, y.shape[-1]))
+
+
+_ACTIVATIONS = {
+    "relu": ops.relu, "relu6": ops.relu6, "sigmoid": ops.sigmoid, "tanh": ops.tanh, "gelu": ops.gelu,
+    "silu": ops.silu, "swish": ops.silu, "softmax": ops.softmax, "log_softmax": ops.log_softmax,
+    "leakyrelu": ops.leaky_relu, "elu": ops.elu, "hswish": ops.hardswish, "hsigmoid": ops.hardsigmoid,
+    "mish": ops.mish, "softsign": ops.softsign, "selu": ops.selu,
+}  # fmt: skip
+
+
+class _Activation(Cell):
+    """A named activation wrapped as a Cell (used when no activation Cell is given)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self._fn = _ACTIVATIONS[name]
+
+    def construct(self, x):
+        return self._fn(x)
+
+    def __repr__(self) -> str:
+        return f"{self.name}"
+
+
+def _get_activation(name: str, owner: str):
+    try:
+        from kiln.nn.layer.activation import get_activation  # noqa: PLC0415  (sibling layer module, optional)
+    except ImportError:
+        get_activation = None
+    if get_activation is not None:
+        return get_activation(name)
+    key = name.lower()
+    if key not in _ACTIVATIONS:
+        raise KeyError(f"For '{owner}', the activation '{name}' is not supported; known: {sorted(_ACTIVATIONS)}.")
+    return _Activation(key)
+
+
+class Dense(Cell):
+    """Fully connected layer: `activation(x @ weight.T + bias)` over the last axis of `x`.
+
+    Args:
+        in_channels (int): size of the last input dimension.
+        out_channels (int): size of the last output dimension.
+        weight_init (Union[Tensor, str, Initializer, numbers.Number]): weight initializer, shape
+            (out_channels, in_channels). Default: None, i.e. HeUniform(negative_slope=sqrt(5)).
+        bias_init (Union[Tensor, str, Initializer, numbers.Number]): bias initializer, shape (out_channels,).
+            Default: None, i.e. Uniform(1 / sqrt(in_channels)).
+        has_bias (bool): add a bias. Default: True.
+        activation (Union[str, Cell, Primitive, None]): applied to the output. Default: None.
+        dtype (mindspore.dtype): parameter dtype. Default: float32.
+
+    Inputs:
+        x (Tensor): shape (*, in_channels).
+
+    Outputs:
+        Tensor of shape (*, out_channels).
+    """
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        weight_init=None,
+        bias_init=None,
+        has_bias: bool = True,
+        activation=None,
+        dtype=mstype.float32,
+    ) -> None:
+        super().__init__()
+        for name, v in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v <= 0:
+                raise ValueError(f"For 'Dense', '{name}' must be a positive int, but got {v!r}.")
+        if not isinstance(has_bias, bool):
+            raise TypeError(f"For 'Dense', 'has_bias' must be a bool, but got {type(has_bias).__name__}.")
+        self.in_channels, self.out_channels, self.has_bias = int(in_channels), int(out_channels), has_bias
+        if isinstance(weight_init, Tensor) and tuple(weight_init.shape) != (out_channels, in_channels):
+            raise ValueError(
+                f"For 'Dense', 'weight_init' must have shape [out_channels, in_channels] = "
+                f"{[out_channels, in_channels]}, but got {list(weight_init.shape)}."
+            )
+        if weight_init is None:
+            weight_init = HeUniform(math.sqrt(5))
+        self.weight = Parameter(initializer(weight_init, [out_channels, in_channels], dtype), name="weight")
+        if has_bias:
+            if isinstance(bias_init, Tensor) and tuple(bias_init.shape) != (out_channels,):
+                raise ValueError(
+                    f"For 'Dense', 'bias_init' must have shape [out_channels] = {[out_channels]}, "
+                    f"but got {list(bias_init.shape)}."
+                )
+            if bias_init is None:
+                bias_init = Uniform(1 / math.sqrt(in_channels))
+            self.bias = Parameter(initializer(bias_init, [out_channels], dtype), name="bias")
+        else:
+            # Set only here: a plain `self.bias = None` first would shadow the Parameter registered later.
+            self.bias = None
+        self.activation = _get_activation(activation, "Dense") if isinstance(activation, str) else activation
+        if activation is not None and not isinstance(self.activation, (Cell, Primitive)):
+            raise TypeError(
+                f"For 'Dense', 'activation' must be a str, Cell or Primitive, but got {type(activation).__name__}."
+            )
+        self.activation_flag = self.activation is not None
+
+    def construct(self, x: Tensor) -> Tensor:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For 'Dense', the input must be a Tensor, but got {type(x).__name__}.")
+        if x.ndim < 1 or x.shape[-1] != self.in_channels:
+            raise ValueError(
+                f"For 'Dense', the last dimension of the input must be in_channels={self.in_channels}, "
+                f"but got input shape {list(x.shape)}."
+            )
+        y = _dense(x, self.weight, self.bias)
+        if self.activation_flag:
+            y = self.activation(y)
+        return y
+
+    def extend_repr(self) -> str:
+        s = f"input_channels={self.in_channels}, output_channels={self.out_channels}"
+        if self.has_bias:
+            s += f", has_bias={self.has_bias}"
+        if self.activation_flag:
+            s += f", activation={self.activation}"
+        return s

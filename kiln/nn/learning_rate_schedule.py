@@ -1,0 +1,216 @@
+"""Learning-rate schedules (MindSpore's `nn.learning_rate_schedule`): Cells mapping the step to a rate.
+
+An optimizer built with a schedule calls it with its `global_step` before
+each update. The arithmetic is Kiln ops, so schedules also run inside
+compiled graphs.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Tensor
+from kiln.nn.cell import Cell
+
+__all__ = [
+    "CosineDecayLR",
+    "ExponentialDecayLR",
+    "InverseDecayLR",
+    "LearningRateSchedule",
+    "NaturalExpDecayLR",
+    "PolynomialDecayLR",
+    "WarmUpLR",
+]
+
+
+class LearningRateSchedule(Cell):
+    """Base class: subclasses define `construct(global_step) -> Tensor` (a float32 scalar)."""
+
+    def construct(self, global_step: Tensor) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} must define construct(global_step).")
+
+
+def _positive_int(cls: str, name: str, value) -> None:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"For '{cls}', '{name}' must be a positive int, but got {value!r}.")
+
+
+def _float(cls: str, name: str, value, *, positive: bool) -> None:
+    if not isinstance(value, float):
+        raise TypeError(f"For '{cls}', '{name}' must be a float, but got {type(value).__name__}.")
+    if value < 0 or (positive and value == 0):
+        raise ValueError(
+            f"For '{cls}', '{name}' must be {'positive' if positive else 'non-negative'}, but got {value}."
+        )
+
+
+def _bool(cls: str, name: str, value) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"For '{cls}', '{name}' must be a bool, but got {type(value).__name__}.")
+
+
+def _step(global_step) -> Tensor:
+    if not isinstance(global_step, Tensor):
+        global_step = Tensor(global_step)
+    return ops.cast(global_step, mstype.float32)
+
+
+class _Decay(LearningRateSchedule):
+    def __init__(self, learning_rate: float, decay_rate: float, decay_steps: int, is_stair: bool = False) -> None:
+        super().__init__()
+        name = type(self).__name__
+        _positive_int(name, "decay_steps", decay_steps)
+        _float(name, "learning_rate", learning_rate, positive=True)
+        _float(name, "decay_rate", decay_rate, positive=True)
+        _bool(name, "is_stair", is_stair)
+        self.learning_rate = learning_rate
+        self.decay_rate = decay_rate
+        self.decay_steps = decay_steps
+        self.is_stair = is_stair
+
+
+class ExponentialDecayLR(_Decay):
+    """lr * decay_rate ** p, p = step / decay_steps (rounded down when is_stair).
+
+    Args:
+        learning_rate (float): initial rate.
+        decay_rate (float): decay factor.
+        decay_steps (int): steps per decay period.
+        is_stair (bool): decay in whole periods. Default: False.
+    """
+
+    def construct(self, global_step) -> Tensor:
+        p = ops.div(_step(global_step), float(self.decay_steps))
+        if self.is_stair:
+            p = ops.floor(p)
+        return ops.mul(ops.pow(self.decay_rate, p), self.learning_rate)
+
+
+class NaturalExpDecayLR(_Decay):
+    """lr * e ** (-decay_rate * p), p = step (rounded down to a multiple of decay_steps when is_stair).
+
+    This follows MindSpore's computation, whose non-stair exponent uses the raw step.
+
+    Args:
+        learning_rate (float): initial rate.
+        decay_rate (float): decay factor.
+        decay_steps (int): steps per decay period.
+        is_stair (bool): decay in whole periods. Default: False.
+    """
+
+    def construct(self, global_step) -> Tensor:
+        p = _step(global_step)
+        if self.is_stair:
+            p = ops.mul(ops.floor_div(p, float(self.decay_steps)), float(self.decay_steps))
+        return ops.mul(ops.exp(ops.mul(p, -self.decay_rate)), self.learning_rate)
+
+
+class InverseDecayLR(_Decay):
+    """lr / (1 + decay_rate * p), p = step / decay_steps (rounded down when is_stair).
+
+    Args:
+        learning_rate (float): initial rate.
+        decay_rate (float): decay factor.
+        decay_steps (int): steps per decay period.
+        is_stair (bool): decay in whole periods. Default: False.
+    """
+
+    def construct(self, global_step) -> Tensor:
+        p = ops.div(_step(global_step), float(self.decay_steps))
+        if self.is_stair:
+            p = ops.floor(p)
+        return ops.div(self.learning_rate, ops.add(ops.mul(p, self.decay_rate), 1.0))
+
+
+class CosineDecayLR(LearningRateSchedule):
+    """min_lr + (max_lr - min_lr) / 2 * (1 + cos(pi * min(step, decay_steps) / decay_steps)).
+
+    Args:
+        min_lr (float): the final rate.
+        max_lr (float): the initial rate (> min_lr).
+        decay_steps (int): steps of the decay.
+    """
+
+    def __init__(self, min_lr: float, max_lr: float, decay_steps: int) -> None:
+        super().__init__()
+        _float("CosineDecayLR", "min_lr", min_lr, positive=False)
+        _float("CosineDecayLR", "max_lr", max_lr, positive=True)
+        _positive_int("CosineDecayLR", "decay_steps", decay_steps)
+        if min_lr >= max_lr:
+            raise ValueError(
+                f"For 'CosineDecayLR', 'max_lr' must be greater than 'min_lr', but got max_lr={max_lr}, "
+                f"min_lr={min_lr}."
+            )
+        self.min_lr, self.max_lr, self.decay_steps = min_lr, max_lr, decay_steps
+        self.delta = 0.5 * (max_lr - min_lr)
+
+    def construct(self, global_step) -> Tensor:
+        p = ops.minimum(_step(global_step), float(self.decay_steps))
+        cos = ops.cos(ops.mul(p, math.pi / self.decay_steps))
+        return ops.add(ops.mul(ops.add(cos, 1.0), self.delta), self.min_lr)
+
+
+class PolynomialDecayLR(LearningRateSchedule):
+    """(lr - end_lr) * (1 - step / decay_steps) ** power + end_lr.
+
+    Without update_decay_steps the step stops at decay_steps; with it, decay_steps grows to the
+    next multiple of itself covering the step.
+
+    Args:
+        learning_rate (float): initial rate.
+        end_learning_rate (float): final rate.
+        decay_steps (int): steps of the decay.
+        power (float): polynomial power (> 0).
+        update_decay_steps (bool): restart the decay. Default: False.
+    """
+
+    def __init__(
+        self,
+        learning_rate: float,
+        end_learning_rate: float,
+        decay_steps: int,
+        power: float,
+        update_decay_steps: bool = False,
+    ) -> None:
+        super().__init__()
+        cls = "PolynomialDecayLR"
+        _float(cls, "learning_rate", learning_rate, positive=True)
+        _float(cls, "end_learning_rate", end_learning_rate, positive=False)
+        _positive_int(cls, "decay_steps", decay_steps)
+        _bool(cls, "update_decay_steps", update_decay_steps)
+        _float(cls, "power", power, positive=True)
+        self.start_learning_rate, self.end_learning_rate = learning_rate, end_learning_rate
+        self.decay_steps, self.power, self.update_decay_steps = decay_steps, power, update_decay_steps
+        self.diff_learning_rate = learning_rate - end_learning_rate
+
+    def construct(self, global_step) -> Tensor:
+        step = _step(global_step)
+        period = float(self.decay_steps)
+        if self.update_decay_steps:
+            period = ops.mul(ops.maximum(ops.ceil(ops.div(step, period)), 1.0), period)
+        else:
+            step = ops.minimum(step, period)
+        frac = ops.sub(1.0, ops.div(step, period))
+        return ops.add(ops.mul(ops.pow(frac, self.power), self.diff_learning_rate), self.end_learning_rate)
+
+
+class WarmUpLR(LearningRateSchedule):
+    """lr * min(step, warmup_steps) / warmup_steps.
+
+    Args:
+        learning_rate (float): the rate reached after warm-up.
+        warmup_steps (int): steps of the warm-up.
+    """
+
+    def __init__(self, learning_rate: float, warmup_steps: int) -> None:
+        super().__init__()
+        _float("WarmUpLR", "learning_rate", learning_rate, positive=False)
+        _positive_int("WarmUpLR", "warmup_steps", warmup_steps)
+        self.learning_rate, self.warmup_steps = learning_rate, warmup_steps
+
+    def construct(self, global_step) -> Tensor:
+        frac = ops.div(ops.minimum(_step(global_step), float(self.warmup_steps)), float(self.warmup_steps))
+        return ops.mul(frac, self.learning_rate)

@@ -1,0 +1,400 @@
+"""`nn.Optimizer`: the base of the optimizers (learning rates, weight decay, parameter groups).
+
+Built-in optimizers update every parameter with one multi-tensor primitive
+per step (`_fused_step`): the global step, the learning-rate lookup, weight
+decay, gradient centralization and loss-scale division all happen inside
+that one backend call, and the results are written back into the
+Parameters in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln._core.primitive import PrimitiveDef
+from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln.nn.cell import Cell
+from kiln.nn.learning_rate_schedule import LearningRateSchedule
+from kiln.ops._helpers import apply
+from kiln.ops.state import write_back
+
+__all__ = ["Optimizer"]
+
+_GROUP_KEYS = ("params", "lr", "weight_decay", "order_params", "grad_centralization")
+
+
+class _TableLR(LearningRateSchedule):
+    """A learning rate per step, from a list or 1-D Tensor (the last value repeats after the end)."""
+
+    def __init__(self, table: Tensor, name: str) -> None:
+        super().__init__()
+        self.learning_rate = Parameter(table, name)
+
+    def construct(self, global_step) -> Tensor:
+        step = ops.minimum(ops.reshape(global_step, ()), self.learning_rate.shape[0] - 1)
+        return ops.gather(self.learning_rate, step, 0)
+
+
+class Optimizer(Cell):
+    """Base class of optimizers: subclasses define `construct(gradients)`.
+
+    Args:
+        learning_rate (Union[float, int, Tensor, Iterable, LearningRateSchedule]): a constant, a 0-D Tensor, one
+            value per step (list or 1-D Tensor), or a schedule called with the global step.
+        parameters (Union[list[Parameter], list[dict]]): the parameters, or groups of them as dicts with the
+            keys 'params', and optionally 'lr', 'weight_decay', 'grad_centralization'; one extra dict
+            {'order_params': params} fixes the order of the parameters.
+        weight_decay (Union[float, int, Cell]): L2 penalty. Without groups it skips parameters whose
+            names contain 'beta' or 'gamma' (normalization layers). Default: 0.0.
+        loss_scale (float): gradients are divided by it (weight decay is scaled to match). Default: 1.0.
+    """
+
+    def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale: float = 1.0) -> None:
+        super().__init__(auto_prefix=False)
+        parameters = self._parameters_base_check(parameters, "parameters")
+        if not all(isinstance(p, Parameter) for p in parameters) and not all(isinstance(p, dict) for p in parameters):
+            raise TypeError(
+                f"For '{self.cls_name}', 'parameters' must be a list of Parameters or a list of group dicts."
+            )
+        if isinstance(loss_scale, int) and not isinstance(loss_scale, bool):
+            loss_scale = float(loss_scale)
+        if not isinstance(loss_scale, float) or loss_scale <= 0:
+            raise ValueError(f"For '{self.cls_name}', 'loss_scale' must be a positive float, but got {loss_scale!r}.")
+        self.loss_scale = loss_scale
+        self.dynamic_lr = False
+        self.dynamic_weight_decay = False
+        self.grad_centralization = False
+        self.is_group = self.is_group_lr = self.is_group_params_ordered = False
+        self._unique = True
+        self._target = "CPU"
+        self.global_step = Parameter(Tensor(np.zeros([1], np.int32)), name="global_step")
+        lr = self._preprocess_lr(learning_rate)
+        if isinstance(parameters[0], dict):
+            self.is_group = True
+            params, lrs, wds, gcs = self._parse_groups(parameters, lr, weight_decay)
+        else:
+            params = list(parameters)
+            source = self._build_lr(lr, "learning_rate")
+            lrs = [source] * len(params)
+            wds = [self._preprocess_weight_decay(weight_decay)] * len(params)
+            gcs = [False] * len(params)
+        self._check_unique(params)
+        self._lr_sources = lrs
+        if self.is_group_lr:
+            object.__setattr__(self, "learning_rate", tuple(lrs))
+        else:
+            self.learning_rate = lrs[0]
+        self.parameters = ParameterTuple(params)
+        object.__setattr__(self, "_parameters", self.parameters)  # an alias, not a second registration
+        self._weight_decays = wds
+        if self.is_group:
+            self.decay_flags = tuple(isinstance(w, Cell) or w > 0 for w in wds)
+            self.weight_decay = tuple(wds)
+        else:
+            # Without groups MindSpore leaves normalization parameters (gamma/beta) undecayed.
+            self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
+            self.weight_decay = wds[0] if params else 0.0
+        self.dynamic_weight_decay = any(isinstance(w, Cell) for w in wds)
+        self.exec_weight_decay = any(f and (isinstance(w, Cell) or w > 0) for f, w in zip(self.decay_flags, wds))
+        self.grad_centralization_flags = tuple(gcs)
+        self.need_scale = loss_scale != 1.0
+        self.reciprocal_scale = 1.0 / loss_scale
+        self.param_length = len(params)
+        self.optim_filter = (True,) * len(params)
+
+    # -- construction helpers -----------------------------------------------------------
+    @property
+    def cls_name(self) -> str:
+        return type(self).__name__
+
+    def _parameters_base_check(self, parameters, what: str) -> list:
+        if parameters is None:
+            raise ValueError(f"For '{self.cls_name}', '{what}' must not be None.")
+        if not isinstance(parameters, Iterable):
+            raise TypeError(f"For '{self.cls_name}', '{what}' must be iterable, but got {type(parameters).__name__}.")
+        parameters = list(parameters)
+        if not parameters:
+            raise ValueError(f"For '{self.cls_name}', '{what}' must not be empty.")
+        return parameters
+
+    def _preprocess_lr(self, learning_rate):
+        """A float, a 0-D float32 Tensor, a 1-D float32 Tensor (per step) or a schedule."""
+        if isinstance(learning_rate, (int, float)) and not isinstance(learning_rate, bool):
+            if learning_rate < 0:
+                raise ValueError(
+                    f"For '{self.cls_name}', 'learning_rate' must be non-negative, but got {learning_rate}."
+                )
+            return float(learning_rate)
+        if isinstance(learning_rate, LearningRateSchedule):
+            self.dynamic_lr = True
+            return learning_rate
+        if isinstance(learning_rate, Tensor):
+            if learning_rate.ndim > 1:
+                raise ValueError(
+                    f"For '{self.cls_name}', a Tensor 'learning_rate' must be 0-D or 1-D, but got shape "
+                    f"{list(learning_rate.shape)}."
+                )
+            if learning_rate.ndim == 1:
+                self.dynamic_lr = True
+            return Tensor(learning_rate.asnumpy().astype(np.float32))
+        if isinstance(learning_rate, Iterable) and not isinstance(learning_rate, (str, bytes)):
+            self.dynamic_lr = True
+            return Tensor(np.asarray(list(learning_rate), np.float32))
+        raise TypeError(
+            f"For '{self.cls_name}', 'learning_rate' must be a float, int, Tensor, Iterable or "
+            f"LearningRateSchedule, but got {type(learning_rate).__name__}."
+        )
+
+    @staticmethod
+    def _build_lr(lr, name: str):
+        """A Parameter (constant rate) or a schedule Cell."""
+        if isinstance(lr, float):
+            return Parameter(Tensor(np.float32(lr)), name)
+        if isinstance(lr, Tensor) and lr.ndim == 0:
+            return Parameter(lr, name)
+        if isinstance(lr, Tensor):
+            return _TableLR(lr, name)
+        return lr
+
+    def _preprocess_weight_decay(self, weight_decay):
+        if isinstance(weight_decay, Cell):
+            return weight_decay
+        if isinstance(weight_decay, (int, float)) and not isinstance(weight_decay, bool):
+            if weight_decay < 0:
+                raise ValueError(f"For '{self.cls_name}', 'weight_decay' must be non-negative, but got {weight_decay}.")
+            return float(weight_decay)
+        raise TypeError(
+            f"For '{self.cls_name}', 'weight_decay' must be an int, float or Cell, but got "
+            f"{type(weight_decay).__name__}."
+        )
+
+    def _parse_groups(self, groups: list[dict], default_lr, weight_decay):
+        order = None
+        for g in groups:
+            bad = [k for k in g if k not in _GROUP_KEYS]
+            if bad:
+                raise KeyError(f"For '{self.cls_name}', group keys must be among {list(_GROUP_KEYS)}, but got {bad}.")
+            if "order_params" in g:
+                if len(g) > 1:
+                    raise ValueError(
+                        f"For '{self.cls_name}', the 'order_params' dict must have no other key, but got {list(g)}."
+                    )
+                order = list(g["order_params"])
+                self.is_group_params_ordered = True
+            elif "lr" in g:
+                self.is_group_lr = True
+        default = self._build_lr(default_lr, "learning_rate")
+        params, lrs, wds, gcs = [], [], [], []
+        for i, g in enumerate(groups):
+            if "order_params" in g:
+                continue
+            members = self._parameters_base_check(g["params"], "group 'params'")
+            for j, p in enumerate(members):
+                if not isinstance(p, Parameter):
+                    raise TypeError(
+                        f"For '{self.cls_name}', group {i} 'params' must hold Parameters, but element {j} is "
+                        f"{type(p).__name__}."
+                    )
+            lr = self._build_lr(self._preprocess_lr(g["lr"]), f"learning_rate_group_{i}") if "lr" in g else default
+            wd = self._preprocess_weight_decay(g.get("weight_decay", weight_decay))
+            gc = g.get("grad_centralization", False)
+            if not isinstance(gc, bool):
+                raise TypeError(f"For '{self.cls_name}', 'grad_centralization' must be a bool, but got {gc!r}.")
+            self.grad_centralization = self.grad_centralization or gc
+            for p in members:
+                params.append(p)
+                lrs.append(lr)
+                wds.append(wd)
+                gcs.append(gc)
+        for k, lr in enumerate(dict.fromkeys(lrs)):  # register each distinct rate as state of this cell
+            if isinstance(lr, Parameter):
+                self.insert_param_to_cell(lr.name if lr.name != "Parameter" else f"learning_rate_{k}", lr, False)
+            elif isinstance(lr, Cell):
+                self.insert_child_to_cell(f"learning_rate_{k}", lr)
+        if order is not None:
+            if len(order) != len(params):
+                raise ValueError(
+                    f"For '{self.cls_name}', 'order_params' has {len(order)} parameters, but the groups have "
+                    f"{len(params)}."
+                )
+            index = {id(p): k for k, p in enumerate(params)}
+            try:
+                perm = [index[id(p)] for p in order]
+            except KeyError:
+                raise ValueError(f"For '{self.cls_name}', 'order_params' names a parameter no group holds.") from None
+            params, lrs, wds, gcs = ([seq[k] for k in perm] for seq in (params, lrs, wds, gcs))
+        return params, lrs, wds, gcs
+
+    def _check_unique(self, params: Sequence[Parameter]) -> None:
+        seen: set[int] = set()
+        for p in params:
+            if id(p) in seen:
+                raise RuntimeError(f"For '{self.cls_name}', the parameter '{p.name}' is given more than once.")
+            seen.add(id(p))
+
+    # -- compatibility properties ------------------------------------------------------------
+    @property
+    def unique(self) -> bool:
+        return self._unique
+
+    @unique.setter
+    def unique(self, value: bool) -> None:
+        self._unique = bool(value)
+
+    @property
+    def target(self) -> str:
+        return self._target
+
+    @target.setter
+    def target(self, value: str) -> None:
+        if value not in ("CPU", "GPU", "Ascend"):
+            raise ValueError(f"For '{self.cls_name}', 'target' must be 'CPU', 'GPU' or 'Ascend', but got {value!r}.")
+        self._target = value
+
+    # -- the current hyper-parameters ------------------------------------------------------------
+    def _lr_value(self, source) -> Tensor:
+        if isinstance(source, Parameter):
+            return source
+        return ops.reshape(source(self.global_step), ())
+
+    def get_lr(self):
+        """The learning rate of the current step: a Tensor, or a tuple (one per parameter) with group rates.
+
+        Returns:
+            Union[Tensor, tuple[Tensor]].
+        """
+        if self.is_group_lr:
+            cache: dict[int, Tensor] = {}
+            return tuple(cache.setdefault(id(s), self._lr_value(s)) for s in self._lr_sources)
+        return self._lr_value(self._lr_sources[0])
+
+    def get_lr_parameter(self, param):
+        """The learning-rate Parameter (or schedule) of `param`, or a list of them for a list of parameters."""
+        plist = [param] if isinstance(param, Parameter) else param
+        if not isinstance(plist, list):
+            raise TypeError(f"For 'get_lr_parameter', 'param' must be a Parameter or a list, but got {type(param)}.")
+        ids = [id(p) for p in self._parameters]
+        out = []
+        for p in plist:
+            if id(p) not in ids:
+                raise ValueError(f"For 'get_lr_parameter', the parameter '{p.name}' is not in this optimizer.")
+            src = self._lr_sources[ids.index(id(p))]
+            out.append(src.learning_rate if isinstance(src, _TableLR) else src)
+        return out if isinstance(param, list) else out[0]
+
+    def get_weight_decay(self):
+        """The weight decay of the current step: a float, a Tensor (dynamic), or a tuple with groups."""
+
+        def value(w):
+            return w(self.global_step) if isinstance(w, Cell) else w
+
+        if self.is_group:
+            return tuple(value(w) for w in self._weight_decays)
+        return value(self._weight_decays[0])
+
+    # -- gradient transforms (for user-defined optimizers; built-ins do these inside their step) --------
+    def decay_weight(self, gradients):
+        """gradient + weight_decay * loss_scale * param, for the parameters selected by `decay_flags`."""
+        if not self.exec_weight_decay:
+            return gradients
+        out = []
+        for p, g, flag, w in zip(self._parameters, gradients, self.decay_flags, self._weight_decays):
+            if flag:
+                wd = w(self.global_step) if isinstance(w, Cell) else w
+                g = ops.add(g, ops.mul(ops.cast(p, g.dtype), ops.mul(wd, self.loss_scale)))
+            out.append(g)
+        return tuple(out)
+
+    def gradients_centralization(self, gradients):
+        """Subtract each selected gradient's mean over all axes but the first."""
+        if not self.is_group:
+            return gradients
+        out = []
+        for g, flag in zip(gradients, self.grad_centralization_flags):
+            if flag and g.ndim > 1 and g.shape[1] % 16 == 0:
+                g = ops.sub(g, ops.mean(g, tuple(range(1, g.ndim)), True))
+            out.append(g)
+        return tuple(out)
+
+    def scale_grad(self, gradients):
+        """Divide the gradients by `loss_scale`."""
+        if not self.need_scale:
+            return gradients
+        return tuple(ops.mul(g, self.reciprocal_scale) for g in gradients)
+
+    def flatten_gradients(self, gradients):
+        return gradients
+
+    def broadcast_params(self, optim_result):
+        return optim_result
+
+    # -- the fused step ---------------------------------------------------------------------------
+    def _check_gradients(self, gradients) -> tuple:
+        if isinstance(gradients, Tensor):
+            gradients = (gradients,)
+        gradients = tuple(gradients)
+        if len(gradients) != self.param_length:
+            raise ValueError(
+                f"For '{self.cls_name}', got {len(gradients)} gradients for {self.param_length} parameters; pass "
+                "one gradient per parameter, in the order of 'optimizer.parameters'."
+            )
+        for i, g in enumerate(gradients):
+            if not isinstance(g, Tensor):
+                raise TypeError(f"For '{self.cls_name}', gradient {i} must be a Tensor, but got {type(g).__name__}.")
+        return gradients
+
+    def _fused_step(
+        self,
+        prim: PrimitiveDef,
+        gradients,
+        states: Sequence[Sequence[Parameter]],
+        scalars: Sequence = (),
+        options: tuple = (),
+        scalar_states: Sequence[Parameter] = (),
+        decay_scale: float | None = None,
+    ) -> tuple:
+        """Run one multi-tensor update `prim` and store every new value in place.
+
+        Args:
+            prim: a primitive declared by `_declare_fused` in kiln/_core/prims/state.py.
+            gradients: one gradient per parameter.
+            states: per-parameter optimizer state, one ParameterTuple per kind (moments, ...).
+            scalars: shared inputs (momentum, betas, ...).
+            options: static options of the update (nesterov, ...).
+            scalar_states: Parameters receiving the step's extra scalar outputs (Adam's beta powers).
+            decay_scale: the loss scale applied to the weight decay (default: `loss_scale`).
+        """
+        grads = self._check_gradients(gradients)
+        lr_cache: dict[int, Tensor] = {}
+        lrs = []
+        for src in self._lr_sources:
+            if isinstance(src, _TableLR):
+                lrs.append(src.learning_rate)  # indexed by the step inside the fused call
+            else:
+                lrs.append(lr_cache.setdefault(id(src), self._lr_value(src)))
+        wd_attr, dynamic = [], []
+        for flag, w in zip(self.decay_flags, self._weight_decays):
+            if flag and isinstance(w, Cell):
+                wd_attr.append(None)
+                dynamic.append(ops.cast(w(self.global_step), mstype.float32))
+            else:
+                wd_attr.append(float(w) if flag else 0.0)
+        flat_states = [s for group in states for s in group]
+        args = (self.global_step, *self._parameters, *grads, *flat_states, *lrs, *scalars, *dynamic)
+        attrs = (
+            self.param_length,
+            tuple(wd_attr),
+            self.grad_centralization_flags,
+            self.loss_scale if decay_scale is None else decay_scale,
+            tuple(options),
+        )
+        outs = apply(prim, args, attrs)
+        write_back((self.global_step, *self._parameters, *flat_states, *scalar_states), outs)
+        return (True,) * self.param_length
+
+    def construct(self, *hyper_params):
+        raise NotImplementedError(f"{self.cls_name} must define construct(gradients).")

@@ -1,0 +1,360 @@
+"""Optimizers against independent NumPy implementations of their update rules; groups, schedules,
+state naming, dispatch cost, and a MindSpore-style training loop."""
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Parameter, Tensor, nn, ops
+from kiln._pynative import dispatch
+
+SHAPES = {"fc.weight": (3, 4), "fc.bias": (3,), "bn.gamma": (4,)}
+
+
+def _params(seed=0):
+    rng = np.random.default_rng(seed)
+    return [Parameter(Tensor(rng.normal(size=s).astype(np.float32)), name=n) for n, s in SHAPES.items()]
+
+
+def _grads(step, seed=100):
+    rng = np.random.default_rng(seed + step)
+    return [rng.normal(size=s).astype(np.float32) for s in SHAPES.values()]
+
+
+def _run(opt, params, steps):
+    for t in range(steps):
+        opt(tuple(Tensor(g) for g in _grads(t)))
+    return [p.asnumpy().astype(np.float64) for p in params]
+
+
+def _decayed(name):  # MindSpore's default filter without groups
+    return "beta" not in name and "gamma" not in name
+
+
+# -- NumPy references, written from the published update rules ------------------------------------
+def ref_momentum(steps, lr, mom, wd=0.0, nesterov=False, loss_scale=1.0, lrs=None):
+    ps = [p.asnumpy().astype(np.float64) for p in _params()]
+    acc = [np.zeros_like(p) for p in ps]
+    for t in range(steps):
+        rate = lrs[min(t, len(lrs) - 1)] if lrs is not None else lr
+        for i, (name, g) in enumerate(zip(SHAPES, _grads(t))):
+            g = g.astype(np.float64)
+            if wd and _decayed(name):
+                g = g + wd * loss_scale * ps[i]
+            g = g / loss_scale
+            acc[i] = mom * acc[i] + g
+            ps[i] = ps[i] - (rate * g + rate * mom * acc[i] if nesterov else rate * acc[i])
+    return ps, acc
+
+
+def ref_sgd(steps, lr, mom=0.0, damp=0.0, wd=0.0, nesterov=False):
+    ps = [p.asnumpy().astype(np.float64) for p in _params()]
+    buf = [None] * len(ps)
+    for t in range(steps):
+        for i, (name, g) in enumerate(zip(SHAPES, _grads(t))):
+            d = g.astype(np.float64)
+            if wd and _decayed(name):
+                d = d + wd * ps[i]
+            if mom > 0:
+                buf[i] = d if buf[i] is None else mom * buf[i] + (1 - damp) * d
+                d = d + mom * buf[i] if nesterov else buf[i]
+            ps[i] = ps[i] - lr * d
+    return ps
+
+
+def ref_adam(steps, lr, b1=0.9, b2=0.999, eps=1e-8, wd=0.0, nesterov=False):
+    ps = [p.asnumpy().astype(np.float64) for p in _params()]
+    m = [np.zeros_like(p) for p in ps]
+    v = [np.zeros_like(p) for p in ps]
+    for t in range(1, steps + 1):
+        for i, (name, g) in enumerate(zip(SHAPES, _grads(t - 1))):
+            g = g.astype(np.float64)
+            if wd and _decayed(name):
+                g = g + wd * ps[i]
+            m[i] = b1 * m[i] + (1 - b1) * g
+            v[i] = b2 * v[i] + (1 - b2) * g * g
+            alpha = lr * np.sqrt(1 - b2**t) / (1 - b1**t)
+            d = b1 * m[i] + (1 - b1) * g if nesterov else m[i]
+            ps[i] = ps[i] - alpha * d / (np.sqrt(v[i]) + eps)
+    return ps, m, v
+
+
+def ref_adamw(steps, lr, b1=0.9, b2=0.999, eps=1e-6, wd=0.0):
+    ps = [p.asnumpy().astype(np.float64) for p in _params()]
+    m = [np.zeros_like(p) for p in ps]
+    v = [np.zeros_like(p) for p in ps]
+    for t in range(steps):
+        for i, (name, g) in enumerate(zip(SHAPES, _grads(t))):
+            m[i] = b1 * m[i] + (1 - b1) * g
+            v[i] = b2 * v[i] + (1 - b2) * g.astype(np.float64) ** 2
+            upd = m[i] / (np.sqrt(v[i]) + eps)
+            if wd and _decayed(name):
+                upd = upd + wd * ps[i]
+            ps[i] = ps[i] - lr * upd
+    return ps
+
+
+def _close(got, want, tol=2e-5):
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
+
+
+# -- update rules ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("nesterov", [False, True])
+@pytest.mark.parametrize("wd", [0.0, 0.1])
+def test_momentum(nesterov, wd):
+    params = _params()
+    opt = nn.Momentum(params, 0.05, 0.9, weight_decay=wd, use_nesterov=nesterov)
+    got = _run(opt, params, 4)
+    want, acc = ref_momentum(4, 0.05, 0.9, wd, nesterov)
+    _close(got, want)
+    _close([m.asnumpy() for m in opt.moments], acc)
+    assert opt.global_step.asnumpy().tolist() == [4]
+
+
+def test_momentum_loss_scale():
+    params = _params()
+    opt = nn.Momentum(params, 0.05, 0.9, weight_decay=0.1, loss_scale=8.0)
+    _close(_run(opt, params, 3), ref_momentum(3, 0.05, 0.9, 0.1, loss_scale=8.0)[0])
+
+
+@pytest.mark.parametrize(
+    "kw", [{}, {"momentum": 0.9}, {"momentum": 0.8, "dampening": 0.3, "weight_decay": 0.05},
+           {"momentum": 0.9, "nesterov": True, "weight_decay": 0.01}],
+)  # fmt: skip
+def test_sgd(kw):
+    params = _params()
+    opt = nn.SGD(params, learning_rate=0.1, **kw)
+    want = ref_sgd(4, 0.1, kw.get("momentum", 0.0), kw.get("dampening", 0.0), kw.get("weight_decay", 0.0),
+                   kw.get("nesterov", False))  # fmt: skip
+    _close(_run(opt, params, 4), want)
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+@pytest.mark.parametrize("wd", [0.0, 0.01])
+def test_adam(nesterov, wd):
+    params = _params()
+    opt = nn.Adam(params, learning_rate=0.01, use_nesterov=nesterov, weight_decay=wd)
+    got = _run(opt, params, 5)
+    want, m, v = ref_adam(5, 0.01, wd=wd, nesterov=nesterov)
+    _close(got, want, 1e-4)
+    _close([x.asnumpy() for x in opt.moment1], m, 1e-4)
+    _close([x.asnumpy() for x in opt.moment2], v, 1e-4)
+    np.testing.assert_allclose(opt.beta1_power.asnumpy(), 0.9**5, rtol=1e-5)
+    np.testing.assert_allclose(opt.beta2_power.asnumpy(), 0.999**5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("wd", [0.0, 0.1])
+def test_adam_weight_decay(wd):
+    params = _params()
+    opt = nn.AdamWeightDecay(params, learning_rate=0.01, weight_decay=wd)
+    _close(_run(opt, params, 5), ref_adamw(5, 0.01, wd=wd), 1e-4)
+    assert nn.AdamW is nn.AdamWeightDecay
+
+
+def test_state_names_follow_mindspore():
+    net = nn.SequentialCell(nn.Dense(4, 3))
+    names = [p.name for p in nn.Momentum(net.trainable_params(), 0.1, 0.9).get_parameters()]
+    assert names == ["global_step", "learning_rate", "0.weight", "0.bias", "momentum", "moments.0.weight",
+                     "moments.0.bias"]  # fmt: skip
+    names = [p.name for p in nn.Adam(net.trainable_params()).get_parameters()]
+    assert "beta1_power" in names and "moment1.0.weight" in names and "moment2.0.bias" in names
+    names = [p.name for p in nn.AdamWeightDecay(net.trainable_params()).get_parameters()]
+    assert "adam_m.0.weight" in names and "adam_v.0.bias" in names
+    names = [p.name for p in nn.SGD(net.trainable_params(), momentum=0.9).get_parameters()]
+    assert "accum.0.weight" in names and "stat.0.bias" in names
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    assert opt.global_step.dtype == ms.int32 and opt.global_step.shape == (1,)
+    assert opt.moments[0].shape == (3, 4) and opt.moments[0].dtype == ms.float32
+
+
+# -- learning rates and groups ------------------------------------------------------------------------
+def test_lr_list_and_tensor_follow_the_step():
+    lrs = [0.1, 0.05, 0.01]
+    for lr in (lrs, Tensor(np.array(lrs, np.float32))):
+        params = _params()
+        opt = nn.Momentum(params, lr, 0.9)
+        got = _run(opt, params, 5)  # past the end: the last rate repeats
+        _close(got, ref_momentum(5, None, 0.9, lrs=lrs)[0])
+        np.testing.assert_allclose(float(opt.get_lr().asnumpy()), 0.01, rtol=1e-6)
+
+
+def test_lr_schedule():
+    params = _params()
+    sched = nn.ExponentialDecayLR(0.1, 0.5, 1)
+    opt = nn.Momentum(params, sched, 0.9)
+    got = _run(opt, params, 3)
+    _close(got, ref_momentum(3, None, 0.9, lrs=[0.1, 0.05, 0.025])[0])
+    np.testing.assert_allclose(float(opt.get_lr().asnumpy()), 0.0125, rtol=1e-6)
+    assert opt.dynamic_lr
+
+
+def test_lr_as_0d_tensor_and_get_lr():
+    params = _params()
+    opt = nn.SGD(params, Tensor(np.float32(0.2)))
+    assert isinstance(opt.get_lr(), Parameter)
+    np.testing.assert_allclose(opt.get_lr().asnumpy(), 0.2)
+    _close(_run(opt, params, 2), ref_sgd(2, 0.2))
+
+
+def test_groups_lr_weight_decay_and_order():
+    params = _params()
+    w, b, gamma = params
+    groups = [
+        {"params": [w], "lr": 0.01, "weight_decay": 0.1},
+        {"params": [b, gamma], "weight_decay": 0.0},
+        {"order_params": [w, b, gamma]},
+    ]
+    opt = nn.SGD(groups, learning_rate=0.1)
+    assert opt.is_group and opt.is_group_lr
+    lrs = opt.get_lr()
+    assert len(lrs) == 3
+    np.testing.assert_allclose([float(x.asnumpy()) for x in lrs], [0.01, 0.1, 0.1], rtol=1e-6)
+    np.testing.assert_allclose(float(opt.get_lr_parameter(w).asnumpy()), 0.01, rtol=1e-6)
+    got = _run(opt, params, 3)
+    start = [p.asnumpy().astype(np.float64) for p in _params()]
+    want = []
+    for i, (p0, rate, wd) in enumerate(zip(start, [0.01, 0.1, 0.1], [0.1, 0.0, 0.0])):
+        p = p0.copy()
+        for t in range(3):
+            p = p - rate * (_grads(t)[i] + wd * p)
+        want.append(p)
+    _close(got, want)
+
+
+def test_group_weight_decay_applies_to_gamma_when_asked():
+    params = _params()
+    opt = nn.Momentum([{"params": params, "weight_decay": 0.1}], 0.05, 0.9)
+    assert opt.decay_flags == (True, True, True)
+    got = _run(opt, params, 2)
+    ps = [p.asnumpy().astype(np.float64) for p in _params()]
+    acc = [np.zeros_like(p) for p in ps]
+    for t in range(2):
+        for i, g in enumerate(_grads(t)):
+            acc[i] = 0.9 * acc[i] + g + 0.1 * ps[i]
+            ps[i] = ps[i] - 0.05 * acc[i]
+    _close(got, ps)
+
+
+def test_grad_centralization():
+    p = Parameter(Tensor(np.zeros((2, 16), np.float32)), name="w")
+    g = np.arange(32, dtype=np.float32).reshape(2, 16)
+    opt = nn.SGD([{"params": [p], "grad_centralization": True}], learning_rate=1.0)
+    opt((Tensor(g),))
+    np.testing.assert_allclose(p.asnumpy(), -(g - g.mean(axis=1, keepdims=True)), rtol=1e-6)
+
+
+def test_dynamic_weight_decay():
+    class WD(nn.Cell):
+        def construct(self, step):
+            return ops.cast(step, ms.float32) * 0.0 + 0.1
+
+    params = _params()
+    opt = nn.Momentum(params, 0.05, 0.9, weight_decay=WD())
+    assert opt.dynamic_weight_decay
+    _close(_run(opt, params, 3), ref_momentum(3, 0.05, 0.9, 0.1)[0])
+
+
+def test_parameters_update_in_place_for_trainable_params():
+    net = nn.Dense(4, 3)
+    before = [p.asnumpy().copy() for p in net.trainable_params()]
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    opt(tuple(ops.ones_like(p) for p in net.trainable_params()))
+    for p, b in zip(net.trainable_params(), before):
+        np.testing.assert_allclose(p.asnumpy(), b - 0.1, rtol=1e-6)
+    assert opt.parameters[0] is net.weight
+
+
+def test_custom_optimizer_with_base_helpers():
+    class MySGD(nn.Optimizer):
+        def construct(self, gradients):
+            grads = self.scale_grad(self.decay_weight(gradients))
+            lr = self.get_lr()
+            for p, g in zip(self.parameters, grads):
+                ops.assign_sub(p, g * lr)
+            return True
+
+    params = _params()
+    opt = MySGD(0.1, params, weight_decay=0.05)
+    _close(_run(opt, params, 3), ref_sgd(3, 0.1, wd=0.05))
+
+
+# -- errors ---------------------------------------------------------------------------------------------
+def test_errors():
+    params = _params()
+    with pytest.raises(TypeError, match="momentum"):
+        nn.Momentum(params, 0.1, 1)
+    with pytest.raises(ValueError, match="momentum"):
+        nn.Momentum(params, 0.1, -0.5)
+    with pytest.raises(ValueError, match="Nesterov"):
+        nn.SGD(params, momentum=0.9, dampening=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="beta1"):
+        nn.Adam(params, beta1=1.0)
+    with pytest.raises(ValueError, match="empty"):
+        nn.Adam([])
+    with pytest.raises(TypeError, match="learning_rate"):
+        nn.Adam(params, learning_rate="fast")
+    with pytest.raises(ValueError, match="learning_rate"):
+        nn.Adam(params, learning_rate=-1.0)
+    with pytest.raises(KeyError, match="group keys"):
+        nn.Adam([{"params": params, "momentum": 0.1}])
+    with pytest.raises(RuntimeError, match="more than once"):
+        nn.Adam([{"params": params}, {"params": params[:1]}])
+    opt = nn.Momentum(params, 0.1, 0.9)
+    with pytest.raises(ValueError, match="2 gradients for 3 parameters"):
+        opt(tuple(Tensor(g) for g in _grads(0)[:2]))
+    with pytest.raises(ValueError, match="FusedMomentum.*shape"):
+        opt((Tensor(np.ones((4, 3), np.float32)),) + tuple(Tensor(g) for g in _grads(0)[1:]))
+
+
+# -- cost ---------------------------------------------------------------------------------------------------
+def test_one_backend_call_per_step(monkeypatch):
+    net = nn.SequentialCell(nn.Dense(8, 16), nn.Dense(16, 16), nn.Dense(16, 16), nn.Dense(16, 16), nn.Dense(16, 4))
+    grads = tuple(ops.ones_like(p) for p in net.trainable_params())
+    assert len(grads) == 10
+    for opt in (nn.Momentum(net.trainable_params(), 0.1, 0.9), nn.Adam(net.trainable_params())):
+        opt(grads)  # compile
+        calls = []
+        for key, fn in list(dispatch._compiled.items()):
+            monkeypatch.setitem(dispatch._compiled, key, lambda *a, _fn=fn, _k=key, _c=calls: _c.append(_k) or _fn(*a))
+        opt(grads)
+        assert len(calls) == 1, [k[0].name for k in calls]
+        monkeypatch.undo()
+
+
+# -- end to end -------------------------------------------------------------------------------------------
+def test_training_loop_reduces_loss():
+    ms.set_seed(0)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 4)).astype(np.float32)
+    y = (np.sin(x[:, :1]) + 0.5 * x[:, 1:2] ** 2).astype(np.float32)
+
+    class MLP(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Dense(4, 32, activation="tanh")
+            self.fc2 = nn.Dense(32, 1)
+
+        def construct(self, inp):
+            return self.fc2(self.fc1(inp))
+
+    net = MLP()
+    optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
+
+    def forward_fn(data, label):
+        pred = net(data)
+        return ops.mean((pred - label) ** 2), pred
+
+    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
+
+    def train_step(data, label):
+        (loss, _), grads = grad_fn(data, label)
+        optimizer(grads)
+        return loss
+
+    data, label = Tensor(x), Tensor(y)
+    first = float(train_step(data, label).asnumpy())
+    for _ in range(150):
+        last = float(train_step(data, label).asnumpy())
+    assert last < 0.1 * first, (first, last)
+    assert optimizer.global_step.asnumpy().tolist() == [151]
