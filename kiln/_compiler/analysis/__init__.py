@@ -1,0 +1,1 @@
+"""Analysis: abstract interpretation of the IR (constants folded, tensors symbolic)."""

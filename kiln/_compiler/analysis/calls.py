@@ -1,0 +1,308 @@
+"""Calls inside a graph: user functions and Cells are parsed and inlined, library code runs on Tensors.
+
+Kiln's own functions (ops, Primitives, library Cells) are written for Tensors
+and run as they are on the symbolic tensors of the compile: every op they
+apply is recorded into the one computation. User functions, methods and
+`construct`s are compiled from their source, so their `if`/loops follow graph
+semantics. A user function handed to library code (a function given to
+`value_and_grad`, a Cell inside a SequentialCell) is wrapped so that it, too,
+runs through the compiler.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+import types
+
+from kiln._compiler.analysis.values import Closure, TensorRange, is_cell, is_symbolic
+from kiln._compiler.errors import GraphCompileError, GraphSyntaxError
+from kiln._core import random_state
+from kiln._core.tensor import Tensor
+
+_KILN_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+_LIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep, sys.prefix + os.sep, sys.base_prefix + os.sep})
+_user_code: dict = {}
+_parsed: dict = {}
+
+
+def is_user_function(fn) -> bool:
+    """Functions written by the user (compiled from source), as opposed to Kiln's and libraries' code."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    known = _user_code.get(code)
+    if known is None:
+        path = os.path.abspath(code.co_filename)
+        known = not (
+            path.startswith(_KILN_DIR)
+            or "site-packages" in path
+            or path.startswith(_LIB_DIRS)
+            or code.co_filename.startswith("<")
+        )
+        _user_code[code] = known
+    return known
+
+
+def parsed(fn):
+    """The IR of `fn` after the optimisation passes (cached per code object)."""
+    code = fn.__code__
+    pf = _parsed.get(code)
+    if pf is None:
+        from kiln._compiler.frontend.parser import parse_function  # noqa: PLC0415
+        from kiln._compiler.passes import optimize  # noqa: PLC0415
+
+        pf = parse_function(fn)
+        optimize(pf)
+        _parsed[code] = pf
+    return pf
+
+
+def _namespace(fn):
+    from kiln._compiler.frontend.parser import Namespace  # noqa: PLC0415
+
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__, strict=True)) if fn.__closure__ else {}
+    return Namespace(fn.__globals__, cells, fn.__qualname__)
+
+
+def call_user(ctx, fn, args, kwargs):
+    """Run a user function through the compiler (parse once, interpret per compile)."""
+    from kiln._compiler.analysis.interp import call_closure  # noqa: PLC0415
+
+    try:
+        pf = parsed(fn)
+    except GraphSyntaxError:
+        if ctx.lax and ctx.frames:
+            return _opaque(ctx, fn, args, kwargs, None)  # LAX: run it as Python on the Tensors
+        raise
+    if pf not in ctx.parsed:
+        ctx.parsed.append(pf)
+    clo = Closure(pf.graph, None, fn.__defaults__ or (), fn.__kwdefaults__ or {})
+    return call_closure(ctx, clo, args, kwargs, _namespace(fn))
+
+
+def prescan(fn, depth: int = 3):
+    """Cells and Parameters a function can reach through its globals and closures (inputs known up front)."""
+    from kiln._core.tensor import Parameter  # noqa: PLC0415
+
+    cells, params, seen = [], [], set()
+
+    def visit(v, d):
+        if id(v) in seen or d < 0:
+            return
+        seen.add(id(v))
+        if isinstance(v, Parameter):
+            params.append(v)
+        elif is_cell(v):
+            cells.append(v)
+        elif isinstance(v, (list, tuple)) and len(v) <= 64:
+            for x in v:
+                visit(x, d - 1)
+        elif callable(v) and not isinstance(v, type):
+            f = getattr(v, "__func__", v)
+            f = getattr(f, "_kiln_fn", f)
+            if getattr(v, "__self__", None) is not None:
+                visit(v.__self__, d - 1)
+            for c in getattr(f, "__closure__", None) or ():
+                try:
+                    visit(c.cell_contents, d - 1)
+                except ValueError:
+                    pass
+            wrapped = getattr(f, "__wrapped__", None)
+            if wrapped is not None:
+                visit(wrapped, d - 1)
+            code = getattr(f, "__code__", None)
+            g = getattr(f, "__globals__", None)
+            if code is not None and g is not None and is_user_function(f):
+                for name in _names(code):
+                    if name in g:
+                        visit(g[name], d - 1)
+        elif hasattr(v, "__dict__") and not isinstance(v, type) and type(v).__module__ != "builtins":
+            for x in list(vars(v).values())[:64]:
+                if is_cell(x) or isinstance(x, Parameter):
+                    visit(x, d - 1)
+
+    visit(fn, depth)
+    return cells, params
+
+
+def _names(code) -> set:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):
+            names |= _names(c)
+    return names
+
+
+def unwrap(fn):
+    """The user's function behind a `jit` wrapper."""
+    inner = getattr(fn, "_kiln_fn", None)
+    return inner if inner is not None else fn
+
+
+def call_cell(ctx, cell, args, kwargs):
+    """A Cell call inside a graph: hooks, custom bprop, and its construct compiled from source."""
+    ctx.see_cell(cell)
+    construct = unwrap(type(cell).construct)
+    if not is_user_function(construct):
+        return cell(*args, **(kwargs or {}))  # Cell.__call__ -> library construct on symbolic tensors
+    d = cell.__dict__
+    for hook in d["_forward_pre_hooks"].values():
+        new = hook(cell, tuple(args))
+        if new is not None:
+            args = new if isinstance(new, tuple) else (new,)
+
+    def run_construct(*a, **k):
+        return call_user(ctx, construct, (cell, *a), k or kwargs)
+
+    bprop = getattr(type(cell), "bprop", None)
+    if bprop is not None:
+        from kiln._pynative.autograd import call_with_custom_bprop  # noqa: PLC0415
+
+        user_bprop = GraphCallable(ctx, bprop, (cell,))
+        out = call_with_custom_bprop(cell, user_bprop, run_construct, tuple(args))
+    else:
+        out = run_construct(*args)
+    for hook in d["_forward_hooks"].values():
+        new = hook(cell, tuple(args), out)
+        if new is not None:
+            out = new
+    return out
+
+
+class GraphCallable:
+    """A user function or closure handed to library code: calling it runs the compiler."""
+
+    __slots__ = ("ctx", "fn", "bound", "__wrapped__")
+
+    def __init__(self, ctx, fn, bound: tuple = ()) -> None:
+        self.ctx, self.fn, self.bound = ctx, fn, bound
+        self.__wrapped__ = fn
+
+    def __call__(self, *args, **kwargs):
+        return call(self.ctx, self.fn, [*self.bound, *args], kwargs or None, None)
+
+
+def _wrap_callable(ctx, x):
+    if isinstance(x, Closure):
+        return GraphCallable(ctx, x)
+    if isinstance(x, types.FunctionType) and is_user_function(x):
+        return GraphCallable(ctx, x)
+    if isinstance(x, types.MethodType) and is_user_function(x.__func__) and not is_cell(x.__self__):
+        return GraphCallable(ctx, x.__func__, (x.__self__,))
+    return x
+
+
+def call(ctx, fn, args, kwargs, node):
+    """Call `fn(*args, **kwargs)` with graph semantics."""
+    from kiln._compiler.analysis.interp import call_closure  # noqa: PLC0415
+
+    t = type(fn)
+    if t is Closure:
+        return call_closure(ctx, fn, args, kwargs)
+    if t is types.FunctionType:
+        if is_user_function(fn):
+            return call_user(ctx, fn, args, kwargs)
+    elif t is types.MethodType:
+        f = unwrap(fn.__func__)
+        if is_user_function(f):
+            return call_user(ctx, f, [fn.__self__, *args], kwargs)
+    elif is_cell(fn):
+        return call_cell(ctx, fn, args, kwargs)
+    elif fn is builtins.print:
+        from kiln._compiler.analysis import effects  # noqa: PLC0415
+
+        return effects.print_(ctx, args, kwargs or {})
+    elif fn is builtins.range and any(is_symbolic(a) for a in args):
+        return _tensor_range(args)
+    elif getattr(fn, "_kiln_fn", None) is not None:  # a jit-wrapped function: inline it
+        inner = fn._kiln_fn
+        bound = getattr(fn, "_kiln_self", None)
+        return call(ctx, inner, [bound, *args] if bound is not None else args, kwargs, node)
+    elif isinstance(fn, type) and ctx.tracing:
+        return _construct(ctx, fn, args, kwargs)
+    elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
+        return fn(*args, **(kwargs or {}))
+    return _opaque(ctx, fn, args, kwargs, node)
+
+
+def _construct(ctx, cls, args, kwargs):
+    """Instantiate a class at compile time (a Cell built inside a graph is a constant of it)."""
+    host = getattr(ctx, "host_key", None)
+    if host is None:
+        return cls(*args, **(kwargs or {}))
+    # Initialisers draw from the host generator, not from the graph's symbolic key.
+    traced = random_state.swap_key(host)
+    try:
+        obj = cls(*args, **(kwargs or {}))
+    finally:
+        ctx.host_key = random_state.swap_key(traced)
+    if is_cell(obj):
+        # A network built inside the graph: its weights are constants of this graph, not inputs.
+        for _, c in obj.cells_and_names():
+            ctx.seen_cells.add(id(c))
+            for p in c._params.values():
+                if p is not None:
+                    ctx.const_params.add(id(p))
+    return obj
+
+
+def _tensor_range(args):
+    from kiln._core import dtype as mstype  # noqa: PLC0415
+
+    def as_t(v):
+        return v if isinstance(v, Tensor) else Tensor(v, mstype.int64)
+
+    if len(args) == 1:
+        start, stop, step = 0, args[0], 1
+    elif len(args) == 2:
+        (start, stop), step = args, 1
+    else:
+        start, stop, step = args
+    return TensorRange(as_t(start).astype(mstype.int64), as_t(stop), step)
+
+
+_CONCRETE_ERRORS: tuple = ()
+
+
+def _concretization_errors() -> tuple:
+    global _CONCRETE_ERRORS
+    if not _CONCRETE_ERRORS:
+        from kiln._backend import jax  # noqa: PLC0415
+
+        errs = jax.errors
+        _CONCRETE_ERRORS = tuple(
+            getattr(errs, n)
+            for n in (
+                "ConcretizationTypeError",
+                "TracerBoolConversionError",
+                "TracerIntegerConversionError",
+                "TracerArrayConversionError",
+            )
+            if hasattr(errs, n)
+        )
+    return _CONCRETE_ERRORS
+
+
+def _opaque(ctx, fn, args, kwargs, node):
+    """Library code (ops, Primitives, builtins): run it on the Tensors as Python."""
+    args = [_wrap_callable(ctx, a) for a in args]
+    if kwargs:
+        kwargs = {k: _wrap_callable(ctx, v) for k, v in kwargs.items()}
+    try:
+        return fn(*args, **(kwargs or {}))
+    except _concretization_errors() as err:
+        if ctx.lax and ctx.tracing:
+            from kiln._compiler.analysis import effects  # noqa: PLC0415
+
+            return effects.host_call(ctx, fn, args, kwargs or {})
+        name = getattr(fn, "__qualname__", None) or type(fn).__name__
+        raise GraphCompileError(
+            f"'{name}' needs the value of a Tensor, but in graph mode that value is only known when the graph "
+            f"runs (jit_syntax_level STRICT). Use Tensor operations, or set jit_syntax_level LAX to run it on the "
+            f"host. ({type(err).__name__})"
+        ) from None
+
+
+__all__ = ["GraphCallable", "call", "call_cell", "call_user", "is_user_function", "parsed"]

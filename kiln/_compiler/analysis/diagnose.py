@@ -1,0 +1,86 @@
+"""Analysis failures: `analyze_fail.ir` with the failing node marked, and an error at the user's line."""
+
+from __future__ import annotations
+
+import os
+
+from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, where
+from kiln._compiler.ir.printer import print_graphs
+
+_PASS_THROUGH = ("_Retry",)
+
+
+def _save_dir() -> str:
+    from kiln.context import _context  # noqa: PLC0415  (a leaf module: settings only)
+
+    return _context.get("save_graphs_path") or "."
+
+
+def annotate(ctx, node, err: BaseException) -> BaseException:
+    """The exception to raise for `err` raised while evaluating `node` (annotated once, innermost first)."""
+    if getattr(err, "_kiln_annotated", False) or type(err).__name__ in _PASS_THROUGH:
+        return err
+    if isinstance(err, (KeyboardInterrupt, SystemExit, GraphSyntaxError)):
+        return err
+    frames = list(ctx.frames)
+    marked = {f.current.id for f in frames if f.current is not None}
+    path = _write_fail_ir(frames, marked)
+    msg = _first_message(err)
+    lines = [msg, "", "The failing expression (graph mode):", where(node.loc)]
+    for f in reversed(frames[:-1]):
+        cur = f.current
+        if cur is not None and cur is not node and cur.loc is not None:
+            lines.append(where(cur.loc, "  called from:\n"))
+    if path:
+        lines.append(f"The IR with the failing node marked is in {path}.")
+    text = "\n".join(x for x in lines if x is not None)
+    new = _same_kind(err, text)
+    new._kiln_annotated = True
+    new.__cause__ = None
+    return new
+
+
+def _first_message(err: BaseException) -> str:
+    text = str(err).strip()
+    if type(err).__module__.startswith("jax"):
+        text = text.split("\n\n")[0]
+        return f"{type(err).__name__}: {text}"
+    return text or type(err).__name__
+
+
+def _same_kind(err: BaseException, text: str) -> BaseException:
+    kind = type(err)
+    if kind in (ValueError, TypeError, NameError, AttributeError, IndexError, KeyError, AssertionError,
+                RuntimeError, ZeroDivisionError, NotImplementedError, GraphCompileError):  # fmt: skip
+        return kind(text)
+    if isinstance(err, TypeError):
+        return TypeError(text)
+    if isinstance(err, ValueError):
+        return ValueError(text)
+    return GraphCompileError(text)
+
+
+def _write_fail_ir(frames, marked: set[int]) -> str | None:
+    graphs = []
+    for f in frames:
+        root = f.graph
+        while root.parent is not None:
+            root = root.parent
+        if root not in graphs:
+            graphs.append(root)
+    header = (
+        "# The IR of the graphs being analysed when analysis failed.\n"
+        "# The node marked '------------------------> here' is the one that failed;\n"
+        "# the other marks are the calls that led to it.\n"
+        "# " + "=" * 70 + "\n"
+    )
+    text = print_graphs(graphs, marked, header)
+    try:
+        directory = _save_dir()
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, "analyze_fail.ir")
+        with open(path, "w") as fh:
+            fh.write(text)
+        return path
+    except OSError:
+        return None

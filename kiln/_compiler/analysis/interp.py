@@ -1,0 +1,267 @@
+"""Abstract interpretation of the IR.
+
+The interpreter walks graphs node by node. Python values (scalars, strings,
+tuples, Cells, functions) are constants: operations on them are computed at
+compile time (constant folding), and `if`/loops on them choose a branch or
+unroll. Tensors are variables: inside a compile they wrap backend tracers, so
+calling ops on them runs the same primitive declarations as PyNative
+(shape/dtype inference and MindSpore-style checks) while recording the one
+XLA computation. Each node's abstract value is kept for the IR dumps, and a
+failure is reported at the user's line with the failing node marked.
+"""
+
+from __future__ import annotations
+
+from kiln._compiler.analysis import calls, control, diagnose, semantics
+from kiln._compiler.analysis.values import Closure, Frame, Goto, Return, abstract_of
+from kiln._compiler.frontend.parser import UNDEF
+from kiln._compiler.ir import ops as O
+from kiln._compiler.ir.node import Apply, Const, FuncGraph
+
+_ACTIVE: list = []  # the stack of compile contexts (nested jit calls inline into the outermost)
+
+
+def active():
+    """The compile context in progress, or None."""
+    return _ACTIVE[-1] if _ACTIVE else None
+
+
+class Context:
+    """State of one compile (or one eager interpretation).
+
+    Args:
+        lax: run what cannot be compiled on the host (MindSpore's LAX syntax level) instead of failing.
+        tracing: tensors are symbolic (inside a compile) rather than concrete (eager interpretation).
+    """
+
+    def __init__(self, lax: bool = True, tracing: bool = True) -> None:
+        self.lax = lax
+        self.tracing = tracing
+        self.params: list = []
+        self.param_ids: dict[int, int] = {}
+        self.late: list = []
+        self.late_ids: set[int] = set()
+        self.const_params: set[int] = set()
+        self.guards: list = []
+        self.guard_keys: set = set()
+        self.preds: list = []  # predicates of the enclosing tensor-valued branches
+        self.region_depth = 0
+        self.frames: list[Frame] = []
+        self.parsed: list = []  # ParsedFunctions used (for IR dumps)
+        self.seen_cells: set[int] = set()
+        self.trace_only = False  # capture_mode='trace': nested Cells run as Python too
+        self.host_key = None  # the concrete random key while the graph's key is symbolic
+        self.started = False  # the trace has begun: new Parameters can no longer become inputs
+
+    def __enter__(self):
+        _ACTIVE.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _ACTIVE.pop()
+
+    # -- state the graph reads ------------------------------------------------------------------
+    def add_param(self, p) -> None:
+        if id(p) in self.param_ids or id(p) in self.const_params:
+            return
+        if self.started and self.tracing:
+            if id(p) not in self.late_ids:
+                # Met only during the trace: restored afterwards, and an input of the next trace.
+                self.late_ids.add(id(p))
+                self.late.append((p, p._data, p._nodes))
+            return
+        self.param_ids[id(p)] = len(self.params)
+        self.params.append(p)
+
+    def see_cell(self, cell) -> None:
+        if id(cell) in self.seen_cells:
+            return
+        self.seen_cells.add(id(cell))
+        for _, c in cell.cells_and_names():
+            self.seen_cells.add(id(c))
+            for name, p in c._params.items():
+                if p is not None:
+                    self.add_param(p)
+                    self.guard(c._params, name, p)
+            self.guard(c.__dict__, "training", c.__dict__.get("training"))
+
+    def guard(self, container: dict, key, value) -> None:
+        """The compiled graph is valid only while `container[key] is value`."""
+        k = (id(container), key)
+        if k in self.guard_keys:
+            return
+        self.guard_keys.add(k)
+        self.guards.append((0, container, key, value, _snapshot(value)))
+
+    def guard_cell(self, cell, value) -> None:
+        """The graph is valid only while the closure cell holds `value`."""
+        k = (id(cell), "cell_contents")
+        if k not in self.guard_keys:
+            self.guard_keys.add(k)
+            self.guards.append((1, cell, None, value, _snapshot(value)))
+
+    def frame_for(self, frame: Frame, graph: FuncGraph | None) -> Frame | None:
+        f = frame
+        while f is not None and f.graph is not graph:
+            f = f.parent
+        return f
+
+
+def _snapshot(value):
+    """A copy to compare small mutable containers by value (a list changed in place invalidates the graph)."""
+    if isinstance(value, (list, dict)) and len(value) <= 32:
+        try:
+            return value.copy()
+        except Exception:  # noqa: BLE001
+            return None
+    return None
+
+
+# -- evaluation ---------------------------------------------------------------------------------
+
+
+def value_of(frame: Frame, node):
+    if type(node) is Const:
+        v = node.value
+        if type(v) is FuncGraph:
+            return Closure(v, _find(frame, v.parent))
+        return v
+    f = frame
+    g = node.graph
+    while f.graph is not g:
+        f = f.parent
+    return f.values[node]
+
+
+def _find(frame: Frame, graph):
+    f = frame
+    while f is not None and f.graph is not graph:
+        f = f.parent
+    return f
+
+
+def eval_apply(ctx: Context, frame: Frame, a: Apply):
+    inputs = a.inputs
+    head = inputs[0]
+    if type(head) is Const and type(head.value) is O.Op:
+        args = [value_of(frame, x) for x in inputs[1:]]
+        return semantics.IMPL[head.value](ctx, frame, a, args)
+    fn = value_of(frame, head)
+    args = [value_of(frame, x) for x in inputs[1:]]
+    kwargs = None
+    if a.kw:
+        n = len(a.kw)
+        kwargs = dict(zip(a.kw, args[-n:], strict=True))
+        args = args[:-n]
+    return calls.call(ctx, fn, args, kwargs, a)
+
+
+def run(ctx: Context, frame: Frame, region: FuncGraph | None = None):
+    """Evaluate `frame`'s graph and the graphs it jumps to (trampolined).
+
+    Without `region`, returns the function's result. With it, stops when control
+    leaves `region` and returns a `Goto` or `Return` outcome (tensor-valued branches).
+    """
+    ctx.frames.append(frame)
+    try:
+        while True:
+            ctx.frames[-1] = frame
+            graph = frame.graph
+            values = frame.values
+            for a in graph.nodes:
+                frame.current = a
+                try:
+                    v = eval_apply(ctx, frame, a)
+                except BaseException as err:  # noqa: BLE001
+                    raise diagnose.annotate(ctx, a, err) from None
+                values[a] = v
+                a.abstract = abstract_of(v)
+            out = graph.output
+            op = out.op if type(out) is Apply else None
+            if op is O.JUMP or op is O.IF:
+                frame.current = out
+                if op is O.JUMP:
+                    target = out.inputs[1].value
+                    args = [value_of(frame, x) for x in out.inputs[2:]]
+                    parent = _find(frame, target.parent)
+                    if region is not None and not target.is_within(region):
+                        return Goto(target, parent, args)
+                    frame = enter(target, parent, args, frame.ns)
+                    continue
+                if op is O.IF:
+                    try:
+                        step = control.branch(ctx, frame, out)
+                    except BaseException as err:  # noqa: BLE001
+                        raise diagnose.annotate(ctx, out, err) from None
+                    if isinstance(step, Frame):
+                        if region is not None and not step.graph.is_within(region):
+                            return Goto(step.graph, step.parent, [step.values[p] for p in step.graph.params])
+                        frame = step
+                        continue
+                    if isinstance(step, Goto):
+                        if region is not None and not step.target.is_within(region):
+                            return step
+                        frame = enter(step.target, step.parent, step.args, frame.ns)
+                        continue
+                    return step if region is not None else step.value  # a Return
+            result = value_of(frame, out)
+            return Return(result) if region is not None else result
+    finally:
+        ctx.frames.pop()
+
+
+def enter(graph: FuncGraph, parent: Frame | None, args: list, ns) -> Frame:
+    """A new frame of `graph` with its (positional) parameters bound to `args`."""
+    f = Frame(graph, parent, parent.ns if parent is not None else ns)
+    values = f.values
+    for p, v in zip(graph.params, args, strict=True):
+        values[p] = v
+        p.abstract = abstract_of(v)
+    return f
+
+
+def call_closure(ctx: Context, clo: Closure, args, kwargs, ns=None):
+    """Call a graph value with Python calling conventions."""
+    g = clo.graph
+    f = Frame(g, clo.frame, clo.frame.ns if clo.frame is not None else ns)
+    bind(g, f.values, args, kwargs or {}, clo.defaults, clo.kwdefaults)
+    return run(ctx, f)
+
+
+def bind(g: FuncGraph, values: dict, args, kwargs: dict, defaults: tuple, kwdefaults: dict) -> None:
+    """Python's argument binding for a graph's parameters."""
+    params = g.params
+    n = len(params)
+    if len(args) > n and g.vararg is None:
+        raise TypeError(f"{g.name}() takes {n} positional argument(s) but {len(args)} were given.")
+    kwargs = dict(kwargs)
+    first_default = n - len(defaults)
+    for i, p in enumerate(params):
+        if i < len(args):
+            if p.name in kwargs:
+                raise TypeError(f"{g.name}() got multiple values for argument '{p.name}'.")
+            v = args[i]
+        elif p.name in kwargs:
+            v = kwargs.pop(p.name)
+        elif i >= first_default:
+            v = defaults[i - first_default]
+        else:
+            raise TypeError(f"{g.name}() missing required argument '{p.name}'.")
+        values[p] = v
+        p.abstract = abstract_of(v)
+    if g.vararg is not None:
+        values[g.vararg] = tuple(args[n:])
+    for p in g.kwonly:
+        if p.name in kwargs:
+            values[p] = kwargs.pop(p.name)
+        elif p.name in kwdefaults:
+            values[p] = kwdefaults[p.name]
+        else:
+            raise TypeError(f"{g.name}() missing required keyword argument '{p.name}'.")
+    if g.kwarg is not None:
+        values[g.kwarg] = kwargs
+    elif kwargs:
+        raise TypeError(f"{g.name}() got unexpected keyword argument(s) {sorted(kwargs)}.")
+
+
+__all__ = ["UNDEF", "Context", "Goto", "Return", "active", "bind", "call_closure", "enter", "run", "value_of"]

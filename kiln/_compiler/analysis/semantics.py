@@ -1,0 +1,397 @@
+"""What each built-in IR operation means, on constants and on Tensors."""
+
+from __future__ import annotations
+
+import builtins
+import types
+
+from kiln._compiler.analysis import values as V
+from kiln._compiler.analysis.values import MISSING, Closure, IterState, TensorRange, is_cell, is_symbolic
+from kiln._compiler.errors import GraphCompileError
+from kiln._compiler.frontend.parser import UNDEF
+from kiln._compiler.ir import ops as O
+from kiln._core.tensor import Parameter, Tensor
+
+IMPL: dict = {}
+
+
+def _impl(op):
+    def deco(fn):
+        IMPL[op] = fn
+        return fn
+
+    return deco
+
+
+def _check_defined(node, args) -> None:
+    for a in args:
+        if a is UNDEF:
+            raise NameError(
+                "a variable is used here that is not assigned on every path before this point "
+                "(assigned in only one branch of an if, or only inside a loop)."
+            )
+
+
+def _arith(op):
+    fold = op.fold
+
+    def impl(ctx, frame, node, args):
+        for a in args:
+            if a is UNDEF:
+                _check_defined(node, args)
+        return fold(*args)
+
+    return impl
+
+
+for _name in (*O.BINARY, *O.COMPARE, "USub", "UAdd", "Invert"):
+    IMPL[O.OPS[_name]] = _arith(O.OPS[_name])
+
+
+@_impl(O.OPS["Not"])
+def _not(ctx, frame, node, args):
+    (x,) = args
+    if isinstance(x, Tensor) and (is_symbolic(x) or x.size != 1):
+        return x.logical_not() if x.dtype.kind == "b" else x == 0
+    return not x
+
+
+@_impl(O.RESOLVE)
+def _resolve(ctx, frame, node, args):
+    name = args[0]
+    ns = frame.ns
+    cell = ns.cells.get(name)
+    if cell is not None:
+        try:
+            v = cell.cell_contents
+        except ValueError:
+            raise NameError(f"free variable '{name}' is referenced before assignment.") from None
+        ctx.guard_cell(cell, v)
+        return _seen(ctx, v)
+    g = ns.globals
+    v = g.get(name, MISSING)
+    if v is not MISSING:
+        if not isinstance(v, types.ModuleType):
+            ctx.guard(g, name, v)
+        return _seen(ctx, v)
+    v = getattr(builtins, name, MISSING)
+    if v is MISSING:
+        raise NameError(f"name '{name}' is not defined.")
+    ctx.guard(g, name, MISSING)  # a global defined later would shadow the builtin
+    return v
+
+
+def _seen(ctx, v):
+    if isinstance(v, Parameter):
+        ctx.add_param(v)
+    elif is_cell(v):
+        ctx.see_cell(v)
+    return v
+
+
+@_impl(O.GETATTR)
+def _getattr(ctx, frame, node, args):
+    obj, name = args
+    if obj is UNDEF:
+        _check_defined(node, args)
+    v = getattr(obj, name)
+    if isinstance(obj, (Tensor, types.ModuleType, type)):
+        return v
+    if is_cell(obj):
+        d = obj.__dict__
+        if name in d:
+            ctx.guard(d, name, v)
+        elif name in d["_params"]:
+            ctx.guard(d["_params"], name, v)
+        elif name in d["_cells"]:
+            ctx.guard(d["_cells"], name, v)
+        return _seen(ctx, v)
+    d = getattr(obj, "__dict__", None)
+    if isinstance(d, dict) and name in d:
+        ctx.guard(d, name, v)
+    return _seen(ctx, v)
+
+
+@_impl(O.SETATTR)
+def _setattr(ctx, frame, node, args):
+    obj, name, value = args
+    if is_cell(obj) and name in obj.__dict__["_params"]:
+        p = obj.__dict__["_params"][name]
+        ctx.add_param(p)
+        if ctx.preds and ctx.tracing:
+            pass  # branch writes are merged by the enclosing tensor-valued if
+        setattr(obj, name, value)
+        return None
+    raise GraphCompileError(
+        f"graph mode can assign only Parameters of a Cell (self.{name} = ...), but '{name}' of "
+        f"{type(obj).__name__} is not a Parameter: keep Python state outside construct, or make it a Parameter."
+    )
+
+
+@_impl(O.GETITEM)
+def _getitem(ctx, frame, node, args):
+    obj, idx = args
+    if obj is UNDEF:
+        _check_defined(node, args)
+    if isinstance(obj, (tuple, list)) and isinstance(idx, Tensor):
+        if is_symbolic(idx):
+            raise GraphCompileError(
+                "indexing a tuple or list with a Tensor whose value is only known at run time is not supported; "
+                "use a Python int, or stack the items into a Tensor."
+            )
+        idx = int(idx)
+    v = obj[idx]
+    return _seen(ctx, v) if isinstance(v, Parameter) or is_cell(v) else v
+
+
+@_impl(O.SETITEM)
+def _setitem(ctx, frame, node, args):
+    obj, idx, value = args
+    if isinstance(obj, Tensor):
+        new = Tensor._wrap(obj._data)
+        new._nodes = obj._nodes
+        new[idx] = value
+        return new
+    if isinstance(obj, list):
+        new = list(obj)
+        new[idx] = value
+        return new
+    if isinstance(obj, dict):
+        new = dict(obj)
+        new[idx] = value
+        return new
+    raise TypeError(f"'{type(obj).__name__}' object does not support item assignment.")
+
+
+@_impl(O.MAKE_TUPLE)
+def _make_tuple(ctx, frame, node, args):
+    return tuple(args)
+
+
+@_impl(O.MAKE_LIST)
+def _make_list(ctx, frame, node, args):
+    return list(args)
+
+
+@_impl(O.MAKE_DICT)
+def _make_dict(ctx, frame, node, args):
+    n = len(args) // 2
+    return dict(zip(args[:n], args[n:], strict=True))
+
+
+@_impl(O.MAKE_SLICE)
+def _make_slice(ctx, frame, node, args):
+    return slice(*args)
+
+
+@_impl(O.UNPACK)
+def _unpack(ctx, frame, node, args):
+    x, n = args
+    if x is UNDEF:
+        _check_defined(node, args)
+    if isinstance(x, Tensor):
+        if x.ndim == 0 or x.shape[0] != n:
+            raise ValueError(f"cannot unpack a Tensor of shape {list(x.shape)} into {n} values.")
+        return tuple(x[i] for i in range(n))
+    items = tuple(x)
+    if len(items) != n:
+        raise ValueError(f"expected {n} values to unpack, but got {len(items)}.")
+    return items
+
+
+@_impl(O.MAKE_CLOSURE)
+def _make_closure(ctx, frame, node, args):
+    g = args[0].graph if isinstance(args[0], Closure) else args[0]
+    parent = args[0].frame if isinstance(args[0], Closure) else ctx.frame_for(frame, g.parent)
+    names = node.meta.get("kw_defaults", ()) if node.meta else ()
+    rest = args[1:]
+    n_kw = len(names)
+    defaults = tuple(rest[: len(rest) - n_kw])
+    kwdefaults = dict(zip(names, rest[len(rest) - n_kw :], strict=True))
+    return Closure(g, parent, defaults, kwdefaults)
+
+
+@_impl(O.CALL_STAR)
+def _call_star(ctx, frame, node, args):
+    from kiln._compiler.analysis import calls  # noqa: PLC0415  (calls imports this module)
+
+    fn, layout, *vals = args
+    pos, kw = [], {}
+    for entry, v in zip(layout, vals, strict=True):
+        kind = entry[0]
+        if kind == "p":
+            pos.append(v)
+        elif kind == "s":
+            pos.extend(iterate(v))
+        elif kind == "k":
+            kw[entry[1]] = v
+        else:
+            kw.update(v)
+    return calls.call(ctx, fn, pos, kw or None, node)
+
+
+@_impl(O.SUPER)
+def _super(ctx, frame, node, args):
+    cls, obj = args
+    return super(cls, obj)
+
+
+def iterate(x) -> tuple:
+    """The items of a sequence whose length is known at compile time."""
+    if isinstance(x, Tensor):
+        if x.ndim == 0:
+            raise TypeError("cannot iterate over a 0-d Tensor.")
+        return tuple(x[i] for i in range(x.shape[0]))
+    if isinstance(x, dict):
+        return tuple(x)
+    if is_cell(x):
+        return tuple(iter(x))
+    return tuple(x)
+
+
+@_impl(O.ITER_INIT)
+def _iter_init(ctx, frame, node, args):
+    (x,) = args
+    if isinstance(x, TensorRange):
+        return x
+    return IterState(iterate(x), 0)
+
+
+@_impl(O.ITER_HAS)
+def _iter_has(ctx, frame, node, args):
+    (s,) = args
+    if isinstance(s, TensorRange):
+        return (s.index < s.stop) if _positive(s.step) else (s.index > s.stop)
+    return s.index < len(s.items)
+
+
+def _positive(step) -> bool:
+    if isinstance(step, Tensor):
+        if is_symbolic(step):
+            raise GraphCompileError("the step of a range() with Tensor bounds must be known at compile time.")
+        return int(step) > 0
+    return step > 0
+
+
+@_impl(O.ITER_GET)
+def _iter_get(ctx, frame, node, args):
+    (s,) = args
+    if isinstance(s, TensorRange):
+        return s.index
+    v = s.items[s.index]
+    return _seen(ctx, v) if is_cell(v) else v
+
+
+@_impl(O.ITER_NEXT)
+def _iter_next(ctx, frame, node, args):
+    (s,) = args
+    if isinstance(s, TensorRange):
+        return TensorRange(s.index + s.step, s.stop, s.step)
+    return IterState(s.items, s.index + 1)
+
+
+def _thunk(ctx, clo, *args):
+    from kiln._compiler.analysis.interp import call_closure  # noqa: PLC0415
+
+    return call_closure(ctx, clo, args, None)
+
+
+@_impl(O.AND)
+def _and(ctx, frame, node, args):
+    a, rest = args
+    if isinstance(a, Tensor) and (is_symbolic(a) or a.size != 1):
+        b = _thunk(ctx, rest)
+        return a.logical_and(b) if isinstance(b, Tensor) else (a if b else a & False)
+    if not a:
+        return a
+    return _thunk(ctx, rest)
+
+
+@_impl(O.OR)
+def _or(ctx, frame, node, args):
+    a, rest = args
+    if isinstance(a, Tensor) and (is_symbolic(a) or a.size != 1):
+        b = _thunk(ctx, rest)
+        return a.logical_or(b) if isinstance(b, Tensor) else (a | True if b else a)
+    if a:
+        return a
+    return _thunk(ctx, rest)
+
+
+@_impl(O.IFEXP)
+def _ifexp(ctx, frame, node, args):
+    from kiln._compiler.analysis import control  # noqa: PLC0415
+
+    cond, ta, tb = args
+    static = control.static_bool(cond)
+    if static is not None:
+        return _thunk(ctx, ta if static else tb)
+    return control.select_both(ctx, node, cond, lambda: _thunk(ctx, ta), lambda: _thunk(ctx, tb))
+
+
+@_impl(O.COMPREHENSION)
+def _comprehension(ctx, frame, node, args):
+    from kiln._compiler.analysis import control  # noqa: PLC0415
+
+    kind, iterable, elt, cond = args
+    out = []
+    for item in iterate(iterable):
+        if cond is not None:
+            keep = control.static_bool(_thunk(ctx, cond, item))
+            if keep is None:
+                raise GraphCompileError("a comprehension's 'if' must be known at compile time, not a Tensor.")
+            if not keep:
+                continue
+        out.append(_thunk(ctx, elt, item))
+    if kind == "list":
+        return out
+    if kind == "dict":
+        return dict(out)
+    return tuple(out)
+
+
+@_impl(O.FORMAT)
+def _format(ctx, frame, node, args):
+    v, conv, spec = args
+    if is_symbolic(v):
+        if not ctx.lax:
+            raise GraphCompileError(
+                "an f-string of a Tensor whose value is only known at run time is not supported; use print(x)."
+            )
+        return str(v)
+    if conv == 115:
+        v = str(v)
+    elif conv == 114:
+        v = repr(v)
+    elif conv == 97:
+        v = ascii(v)
+    return format(v, spec)
+
+
+@_impl(O.JOIN_STR)
+def _join_str(ctx, frame, node, args):
+    return "".join(str(a) for a in args)
+
+
+@_impl(O.ASSERT)
+def _assert(ctx, frame, node, args):
+    from kiln._compiler.analysis import control  # noqa: PLC0415
+
+    test, msg = args
+    static = control.static_bool(test)
+    if static is False:
+        raise AssertionError(msg) if msg is not None else AssertionError()
+    return None  # a Tensor condition is not checked at run time
+
+
+@_impl(O.RAISE)
+def _raise(ctx, frame, node, args):
+    (exc,) = args
+    if ctx.preds:
+        raise GraphCompileError("'raise' under a condition that is a Tensor is not supported in graph mode.")
+    if exc is None:
+        raise RuntimeError("re-raise outside an except block")
+    raise exc
+
+
+__all__ = ["IMPL", "V", "iterate"]

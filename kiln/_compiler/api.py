@@ -1,0 +1,306 @@
+"""Public API of graph mode: `jit`, `JitConfig`, `mutable`.
+
+`@jit` compiles a function, a method or a `construct` into one XLA executable
+(in either context mode). Calls inside a compile are inlined; calls while a
+PyNative gradient is being recorded run the same compiled semantics eagerly
+so the tape sees every op.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import warnings
+from collections.abc import Callable
+
+from kiln._compiler import cache as C
+
+__all__ = ["JitConfig", "jit", "mutable"]
+
+_SYNTAX = {"STRICT": False, "LAX": True, "COMPATIBLE": True}
+
+
+class JitConfig:
+    """Options of a graph compile (MindSpore's `JitConfig`).
+
+    Args:
+        jit_level: "O0" (default), "O1" or "O2": optimisation level (accepted; XLA always optimises).
+        exc_mode: "auto" (default), "sink" or "no_sink".
+        jit_syntax_level: "STRICT" (unsupported Python is an error) or "LAX" (it runs on the host).
+        debug_level: "RELEASE" (default) or "DEBUG".
+        **kwargs: further options, kept in `jit_config_dict`.
+    """
+
+    def __init__(
+        self,
+        jit_level: str = "O1",
+        exc_mode: str = "auto",
+        jit_syntax_level: str = "",
+        debug_level: str = "RELEASE",
+        infer_boost: str = "off",
+        **kwargs,
+    ) -> None:
+        if jit_level not in ("", "O0", "O1", "O2"):
+            raise ValueError(f"JitConfig: jit_level must be 'O0', 'O1' or 'O2', but got {jit_level!r}.")
+        if exc_mode not in ("auto", "sink", "no_sink"):
+            raise ValueError(f"JitConfig: exc_mode must be 'auto', 'sink' or 'no_sink', but got {exc_mode!r}.")
+        if jit_syntax_level not in ("", "STRICT", "LAX", "COMPATIBLE"):
+            raise ValueError(
+                f"JitConfig: jit_syntax_level must be 'STRICT', 'COMPATIBLE' or 'LAX', but got {jit_syntax_level!r}."
+            )
+        if debug_level not in ("RELEASE", "DEBUG"):
+            raise ValueError(f"JitConfig: debug_level must be 'RELEASE' or 'DEBUG', but got {debug_level!r}.")
+        self.jit_config_dict = {
+            "jit_level": jit_level,
+            "exc_mode": exc_mode,
+            "jit_syntax_level": jit_syntax_level,
+            "debug_level": debug_level,
+            "infer_boost": infer_boost,
+            **kwargs,
+        }
+
+    def __getattr__(self, name: str):
+        d = self.__dict__.get("jit_config_dict", {})
+        if name in d:
+            return d[name]
+        raise AttributeError(name)
+
+    def __repr__(self) -> str:
+        return f"JitConfig({self.jit_config_dict})"
+
+
+def mutable(input_data, dynamic_len: bool = False):
+    """Mark a Python scalar, tuple, list or dict as a graph variable (a new value does not recompile).
+
+    Args:
+        input_data: int, float, tuple/list/dict of them or of Tensors, or a Tensor (returned as is).
+        dynamic_len: accepted for compatibility; the length still specialises the graph.
+
+    Returns:
+        The same value, marked.
+    """
+    from kiln._core.tensor import Tensor  # noqa: PLC0415
+
+    if isinstance(input_data, Tensor):
+        return input_data
+    if isinstance(input_data, bool):
+        raise TypeError("mutable() does not accept bool; pass an int, float, tuple, list, dict or Tensor.")
+    if isinstance(input_data, int):
+        return C.MutableInt(input_data)
+    if isinstance(input_data, float):
+        return C.MutableFloat(input_data)
+    if isinstance(input_data, tuple):
+        return C.MutableTuple(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
+    if isinstance(input_data, list):
+        return C.MutableList(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
+    if isinstance(input_data, dict):
+        return C.MutableDict({k: mutable(v) if isinstance(v, (int, float)) else v for k, v in input_data.items()})
+    raise TypeError(f"mutable() accepts int, float, tuple, list, dict or Tensor, but got {type(input_data).__name__}.")
+
+
+def _syntax_level(options: dict, jit_config, cell=None) -> bool:
+    """True for LAX (the default, as in MindSpore)."""
+    from kiln.context import _context  # noqa: PLC0415  (settings only)
+
+    for source in (
+        options.get("jit_syntax_level"),
+        jit_config.jit_config_dict.get("jit_syntax_level") if jit_config is not None else None,
+        cell.__dict__.get("_jit_config").jit_config_dict.get("jit_syntax_level")
+        if cell is not None and getattr(cell.__dict__.get("_jit_config"), "jit_config_dict", None)
+        else None,
+        _context.get("jit_syntax_level"),
+    ):
+        if source:
+            name = getattr(source, "name", source)
+            if isinstance(name, str) and name.upper() in _SYNTAX:
+                return _SYNTAX[name.upper()]
+    return True
+
+
+@contextlib.contextmanager
+def graph_mode():
+    """While tracing, nested Cell calls go through the graph runner (also under a PyNative-mode @jit)."""
+    from kiln.context import GRAPH_MODE, _context  # noqa: PLC0415
+
+    old = _context["mode"]
+    _context["mode"] = GRAPH_MODE
+    try:
+        yield
+    finally:
+        _context["mode"] = old
+
+
+class JitFunction:
+    """A function compiled to one graph per input signature (what `jit(fn)` returns)."""
+
+    def __init__(self, fn: Callable, capture_mode: str, options: dict, jit_config, input_signature) -> None:
+        self._kiln_fn = fn
+        self._kiln_self = None
+        self.capture_mode = capture_mode
+        self.options = options
+        self.jit_config = jit_config
+        self.input_signature = input_signature
+        self._cache = C.JitCache(getattr(fn, "__qualname__", "fn"))
+        self._bound: dict = {}
+        functools.update_wrapper(self, fn)
+
+    @property
+    def compile_count(self) -> int:
+        return self._cache.compiles
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        entry = self._bound.get(id(obj))
+        if entry is None or entry[0] is not obj:
+            bound = _BoundJit(self, obj)
+            self._bound[id(obj)] = (obj, bound)
+            return bound
+        return entry[1]
+
+    def __call__(self, *args, **kwargs):
+        return _invoke(self, self._cache, None, args, kwargs)
+
+
+class _BoundJit:
+    """`@jit` on a method, bound to one instance (its own cache)."""
+
+    def __init__(self, jf: JitFunction, obj) -> None:
+        self._jf = jf
+        self._kiln_fn = jf._kiln_fn
+        self._kiln_self = obj
+        self._cache = C.JitCache(jf._cache.name)
+        self.__wrapped__ = jf._kiln_fn
+
+    @property
+    def compile_count(self) -> int:
+        return self._cache.compiles
+
+    def __call__(self, *args, **kwargs):
+        return _invoke(self._jf, self._cache, self._kiln_self, args, kwargs)
+
+
+def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
+    from kiln._compiler.analysis import calls  # noqa: PLC0415
+    from kiln._compiler.analysis.interp import Context, active  # noqa: PLC0415
+    from kiln._pynative import tape  # noqa: PLC0415
+
+    fn = jf._kiln_fn
+    full = (obj, *args) if obj is not None else args
+    ctx = active()
+    if ctx is not None:  # called from inside a graph: inline
+        if jf.capture_mode == "trace" or not calls.is_user_function(fn):
+            return fn(*full, **kwargs)
+        return calls.call_user(ctx, fn, list(full), kwargs)
+    lax = _syntax_level(jf.options, jf.jit_config)
+    if tape.recording:
+        # A gradient is being recorded around this call: run eagerly so the tape sees each op.
+        if jf.capture_mode == "trace" or not calls.is_user_function(fn):
+            return fn(*full, **kwargs)
+        with Context(lax=lax, tracing=False) as ectx:
+            return calls.call_user(ectx, fn, list(full), kwargs)
+    if jf.input_signature is not None:
+        _check_signature(jf.input_signature, args)
+    trace_only = jf.capture_mode == "trace" or not calls.is_user_function(fn)
+
+    def body(*a, **k):
+        if trace_only:
+            active().trace_only = True
+            return fn(*a, **k)
+        return calls.call_user(active(), fn, list(a), k)
+
+    def compile_fn(template, leaves, params, cells):
+        from kiln._compiler.lower import build, enable_persistent_cache  # noqa: PLC0415
+
+        enable_persistent_cache()
+        return build(cache.name, body, template, leaves, params, cells, lax, graph_mode, fn)
+
+    return cache.call(full, kwargs, compile_fn)
+
+
+def _check_signature(signature, args) -> None:
+    from kiln._core.tensor import Tensor  # noqa: PLC0415
+
+    sig = signature if isinstance(signature, (tuple, list)) else (signature,)
+    for i, (s, a) in enumerate(zip(sig, args, strict=False)):
+        if not isinstance(s, Tensor) or not isinstance(a, Tensor):
+            continue
+        want = s.shape
+        if len(want) != a.ndim or any(w not in (None, -1) and w != g for w, g in zip(want, a.shape, strict=True)):
+            raise ValueError(
+                f"input {i} has shape {list(a.shape)}, but the declared input signature is {list(want)} "
+                f"(None or -1 marks a dynamic dimension)."
+            )
+        if s.dtype != a.dtype:
+            raise TypeError(f"input {i} has dtype {a.dtype}, but the declared input signature says {s.dtype}.")
+
+
+_warned_bytecode = False
+
+
+def jit(
+    function: Callable | None = None,
+    *,
+    capture_mode: str = "ast",
+    jit_level: str = "O0",
+    dynamic: int = 0,
+    fullgraph: bool = False,
+    backend: str = "",
+    mode: str | None = None,
+    input_signature=None,
+    hash_args=None,
+    jit_config: JitConfig | None = None,
+    compile_once: bool = False,
+    **options,
+):
+    """Compile `function` into a static graph (MindSpore's `jit`).
+
+    Use as `@jit`, `@jit(...)` or `jit(fn)`, on functions, methods and `construct`.
+
+    Args:
+        function: the function to compile.
+        capture_mode: "ast" (parse the source, the default), "trace" (run once on symbolic tensors and record),
+            or "bytecode" (not available yet: warns and uses "ast").
+        jit_level: "O0" or "O1" (accepted; XLA optimises either way).
+        dynamic: accepted for compatibility.
+        fullgraph: with "ast", make unsupported syntax an error (STRICT) instead of a host fallback.
+        backend: accepted for compatibility ("", "ms_backend", "GE").
+        mode: older spelling: "PSJit" (= "ast") or "PIJit" (= "bytecode").
+        input_signature: Tensors whose shapes (None = dynamic dimension) and dtypes the inputs must match.
+        hash_args: accepted for compatibility.
+        jit_config: a JitConfig.
+        **options: e.g. jit_syntax_level="STRICT".
+
+    Returns:
+        The compiled function (or a decorator when `function` is None).
+    """
+    global _warned_bytecode
+    if mode is not None:
+        if mode not in ("PSJit", "PIJit"):
+            raise ValueError(f"jit: mode must be 'PSJit' or 'PIJit', but got {mode!r}.")
+        capture_mode = "ast" if mode == "PSJit" else "bytecode"
+    if capture_mode not in ("ast", "bytecode", "trace"):
+        raise ValueError(f"jit: capture_mode must be 'ast', 'bytecode' or 'trace', but got {capture_mode!r}.")
+    if capture_mode == "bytecode":
+        if not _warned_bytecode:
+            _warned_bytecode = True
+            warnings.warn(
+                "jit: capture_mode='bytecode' (PIJit) is not available yet in Kiln; compiling from the AST instead.",
+                stacklevel=2,
+            )
+        capture_mode = "ast"
+    if jit_level not in ("O0", "O1", "O2"):
+        raise ValueError(f"jit: jit_level must be 'O0', 'O1' or 'O2', but got {jit_level!r}.")
+    if fullgraph and "jit_syntax_level" not in options:
+        options["jit_syntax_level"] = "STRICT"
+
+    def wrap(fn):
+        if isinstance(fn, JitFunction):
+            return fn
+        if not callable(fn):
+            raise TypeError(f"jit expects a function, but got {type(fn).__name__}.")
+        return JitFunction(fn, capture_mode, options, jit_config, input_signature)
+
+    if function is None:
+        return wrap
+    return wrap(function)

@@ -1,0 +1,207 @@
+"""The compile cache: input signature + guards -> executable.
+
+The key is the input signature: shape and dtype of each Tensor, the value of
+each Python scalar, string, tuple (MindSpore's constants), the type only of
+`mutable()` values. Each entry also carries guards: the globals, closure
+cells and attributes read while compiling must still hold the same objects
+(and small lists/dicts the same contents), otherwise the entry is stale and
+the function compiles again. A hit costs one key build, one dict lookup, a
+short guard loop and the executable launch.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from kiln import _backend as B
+from kiln._compiler.analysis.values import MISSING, is_cell
+from kiln._core.tensor import Parameter, Tensor
+
+_LOG = "compiles" in os.environ.get("KILN_LOG", "")
+STATS = {"compiles": 0}  # every compile of every cache (tests count recompiles with it)
+
+
+def log_enabled() -> bool:
+    return _LOG or "compiles" in os.environ.get("KILN_LOG", "")
+
+
+class _Mutable:
+    """Marker base: values wrapped by `mutable()` are graph variables, not constants."""
+
+    __slots__ = ()
+
+
+class MutableInt(int, _Mutable):
+    __slots__ = ()
+
+
+class MutableFloat(float, _Mutable):
+    __slots__ = ()
+
+
+class MutableTuple(tuple, _Mutable):
+    __slots__ = ()
+
+
+class MutableList(list, _Mutable):
+    pass
+
+
+class MutableDict(dict, _Mutable):
+    pass
+
+
+_SCALARS = (int, float, bool, str, type(None), complex)
+_T, _P, _M = "t", "p", "m"
+
+
+def flatten(x, leaves: list, sig: list, params: list, cells: list, refs: list, mut: bool = False):
+    """Append `x`'s signature to `sig` and its dynamic arrays to `leaves`; return its rebuild template."""
+    t = type(x)
+    if t is Tensor:
+        d = x._data
+        leaves.append(d)
+        sig.append((d.shape, d.dtype))
+        return _T
+    if t is Parameter or isinstance(x, Parameter):
+        params.append(x)
+        sig.append(("P", id(x)))
+        refs.append(x)
+        return (_P, x)
+    if isinstance(x, Tensor):
+        d = x._data
+        leaves.append(d)
+        sig.append((d.shape, d.dtype))
+        return _T
+    if t is MutableInt or t is MutableFloat or (mut and t in (int, float)):
+        base = float if isinstance(x, float) else int
+        arr = B.jnp.asarray(base(x), dtype="float32" if base is float else "int64")
+        leaves.append(arr)
+        sig.append(("M", base))
+        return _M
+    if t in _SCALARS:
+        sig.append((t, x))
+        return ("c", x)
+    if isinstance(x, (tuple, list)):
+        m = mut or isinstance(x, _Mutable)
+        sig.append((t, len(x)))
+        kind = tuple if isinstance(x, tuple) else list
+        return ("s", kind, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x))
+    if isinstance(x, dict):
+        m = mut or isinstance(x, _Mutable)
+        keys = tuple(x)
+        sig.append(("dict", keys))
+        return ("d", keys, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x.values()))
+    if is_cell(x):
+        cells.append(x)
+    refs.append(x)
+    try:
+        hash(x)
+        sig.append(("o", type(x), x) if isinstance(x, type) or _hashable_value(x) else ("o", id(x)))
+    except TypeError:
+        sig.append(("o", id(x)))
+    return ("c", x)
+
+
+def _hashable_value(x) -> bool:
+    # dtypes, enums and similar small immutable values are keyed by value, other objects by identity.
+    return type(x).__hash__ is not object.__hash__ and not callable(x)
+
+
+def rebuild(template, it):
+    """(args, kwargs) from a template and an iterator over symbolic input arrays."""
+    args_t, kw_t = template
+    args = [_rebuild(t, it) for t in args_t]
+    kwargs = {k: _rebuild(t, it) for k, t in kw_t}
+    return args, kwargs
+
+
+def _rebuild(t, it):
+    if t is _T:
+        return Tensor._wrap(next(it))
+    if t is _M:
+        return Tensor._wrap(next(it))
+    kind = t[0]
+    if kind == "c" or kind == _P:
+        return t[1]
+    if kind == "s":
+        return t[1](_rebuild(x, it) for x in t[2])
+    return dict(zip(t[1], (_rebuild(x, it) for x in t[2]), strict=True))
+
+
+def check_guards(guards) -> str | None:
+    """None when every guard holds, else a description of the first that fails."""
+    for kind, container, key, value, snap in guards:
+        if kind == 0:
+            cur = container.get(key, MISSING)
+        else:
+            try:
+                cur = container.cell_contents
+            except ValueError:
+                cur = MISSING
+        if cur is not value or (snap is not None and cur != snap):
+            return _describe_guard(kind, container, key)
+    return None
+
+
+def _describe_guard(kind, container, key) -> str:
+    if kind == 1:
+        return "a closure variable changed"
+    if "__builtins__" in container or "__name__" in container:
+        return f"global '{key}' changed"
+    if key == "training":
+        return "the Cell's training mode changed (set_train)"
+    return f"attribute '{key}' changed"
+
+
+class JitCache:
+    """Executables of one function (or one Cell), by input signature."""
+
+    __slots__ = ("name", "entries", "compiles", "last_reason")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.entries: dict = {}
+        self.compiles = 0
+        self.last_reason = ""
+
+    def call(self, args: tuple, kwargs: dict, compile_fn):
+        """Run the cached executable for these inputs, compiling it first when needed."""
+        leaves: list = []
+        sig: list = []
+        params: list = []
+        cells: list = []
+        refs: list = []
+        args_t = tuple(flatten(a, leaves, sig, params, cells, refs) for a in args)
+        kw_t = tuple((k, flatten(v, leaves, sig, params, cells, refs)) for k, v in kwargs.items()) if kwargs else ()
+        key = (tuple(sig), tuple(kwargs)) if kwargs else tuple(sig)
+        bucket = self.entries.get(key)
+        reason = "first call" if not self.entries else "new input signature"
+        if bucket is not None:
+            for ex in bucket:
+                failed = check_guards(ex.guards)
+                if failed is None:
+                    return ex(leaves)
+                reason = failed
+        ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+        return ex(leaves)
+
+    def _compile(self, key, template, leaves, params, cells, refs, compile_fn, reason):
+        t0 = time.perf_counter()
+        ex = compile_fn(template, leaves, params, cells)
+        ex.refs = refs  # keeps objects keyed by identity alive
+        self.compiles += 1
+        STATS["compiles"] += 1
+        self.last_reason = reason
+        bucket = self.entries.setdefault(key, [])
+        if reason not in ("first call", "new input signature"):
+            # A failed guard means the old entry can never be valid again for this key.
+            bucket[:] = [e for e in bucket if check_guards(e.guards) is None]
+        bucket.insert(0, ex)
+        if log_enabled():
+            sys.stderr.write(
+                f"[kiln] compiled '{self.name}' ({reason}) in {1000 * (time.perf_counter() - t0):.1f} ms\n"
+            )
+        return ex

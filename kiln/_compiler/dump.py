@@ -1,0 +1,54 @@
+"""`save_graphs`: the IR after each compile stage (`NN_stage_name.ir`; `.dot` too at level 3)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+
+from kiln._compiler.ir.printer import print_graphs, to_dot
+
+_seq = itertools.count()
+
+
+def _settings() -> tuple[int, str]:
+    from kiln.context import _context  # noqa: PLC0415  (a leaf module: settings only)
+
+    return int(_context.get("save_graphs") or 0), _context.get("save_graphs_path") or "."
+
+
+def level() -> int:
+    """The save_graphs level (0: off)."""
+    return _settings()[0]
+
+
+def _write(stage: str, name: str, text: str, ext: str = "ir") -> str:
+    directory = _settings()[1]
+    os.makedirs(directory, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.]+", "_", name)
+    path = os.path.join(directory, f"{next(_seq):02d}_{stage}_{safe}.{ext}")
+    with open(path, "w") as fh:
+        fh.write(text)
+    return path
+
+
+def record_stage(pf, stage: str) -> None:
+    """Remember the text of a parsed function at `stage` (written with the next compile that uses it)."""
+    if level() > 0:
+        pf.stages.append((stage, print_graphs([pf.graph]), to_dot([pf.graph]) if level() >= 3 else None))
+
+
+def save(name: str, ctx, closed) -> None:
+    """Write the stages of one compile: parse and pass stages, the analysed IR, and the lowered program."""
+    lvl = level()
+    for pf in ctx.parsed:
+        for stage, text, dot in pf.stages:
+            _write(stage, pf.graph.name, text)
+            if dot is not None and lvl >= 3:
+                _write(stage, pf.graph.name, dot, "dot")
+    graphs = [pf.graph for pf in ctx.parsed]
+    if graphs:
+        _write("analyze", name, print_graphs(graphs, header="# Analysed IR: every node with its abstract value\n"))
+        if lvl >= 3:
+            _write("analyze", name, to_dot(graphs), "dot")
+    _write("lower", name, f"# The backend program of '{name}'\n{closed}\n")
