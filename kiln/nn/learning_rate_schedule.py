@@ -1,19 +1,20 @@
 """Learning-rate schedules (MindSpore's `nn.learning_rate_schedule`): Cells mapping the step to a rate.
 
 An optimizer built with a schedule calls it with its `global_step` before
-each update. The arithmetic is Kiln ops, so schedules also run inside
-compiled graphs.
+each update. Each built-in schedule is one `LRSchedule` primitive call, so it
+costs one dispatch in PyNative and one node in a compiled graph.
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 
-from kiln import ops
-from kiln._core import dtype as mstype
+from kiln._core.prims import state as _state
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
+from kiln.ops._helpers import apply
+
+_LR_SCHEDULE = _state.LRSchedule
 
 __all__ = [
     "CosineDecayLR",
@@ -52,10 +53,11 @@ def _bool(cls: str, name: str, value) -> None:
         raise TypeError(f"For '{cls}', '{name}' must be a bool, but got {type(value).__name__}.")
 
 
-def _step(global_step) -> Tensor:
+def _schedule(global_step, kind: str, args: tuple) -> Tensor:
+    """One dispatch of the `LRSchedule` primitive (the formulas live in kiln/_core/prims/state.py)."""
     if not isinstance(global_step, Tensor):
         global_step = Tensor(global_step)
-    return ops.cast(global_step, mstype.float32)
+    return apply(_LR_SCHEDULE, (global_step,), (kind, args))
 
 
 class _Decay(LearningRateSchedule):
@@ -71,6 +73,9 @@ class _Decay(LearningRateSchedule):
         self.decay_steps = decay_steps
         self.is_stair = is_stair
 
+    def _args(self) -> tuple:
+        return (self.learning_rate, self.decay_rate, float(self.decay_steps), self.is_stair)
+
 
 class ExponentialDecayLR(_Decay):
     """lr * decay_rate ** p, p = step / decay_steps (rounded down when is_stair).
@@ -83,10 +88,7 @@ class ExponentialDecayLR(_Decay):
     """
 
     def construct(self, global_step) -> Tensor:
-        p = ops.div(_step(global_step), float(self.decay_steps))
-        if self.is_stair:
-            p = ops.floor(p)
-        return ops.mul(ops.pow(self.decay_rate, p), self.learning_rate)
+        return _schedule(global_step, "exponential", self._args())
 
 
 class NaturalExpDecayLR(_Decay):
@@ -102,10 +104,7 @@ class NaturalExpDecayLR(_Decay):
     """
 
     def construct(self, global_step) -> Tensor:
-        p = _step(global_step)
-        if self.is_stair:
-            p = ops.mul(ops.floor_div(p, float(self.decay_steps)), float(self.decay_steps))
-        return ops.mul(ops.exp(ops.mul(p, -self.decay_rate)), self.learning_rate)
+        return _schedule(global_step, "natural_exp", self._args())
 
 
 class InverseDecayLR(_Decay):
@@ -119,10 +118,7 @@ class InverseDecayLR(_Decay):
     """
 
     def construct(self, global_step) -> Tensor:
-        p = ops.div(_step(global_step), float(self.decay_steps))
-        if self.is_stair:
-            p = ops.floor(p)
-        return ops.div(self.learning_rate, ops.add(ops.mul(p, self.decay_rate), 1.0))
+        return _schedule(global_step, "inverse", self._args())
 
 
 class CosineDecayLR(LearningRateSchedule):
@@ -148,9 +144,7 @@ class CosineDecayLR(LearningRateSchedule):
         self.delta = 0.5 * (max_lr - min_lr)
 
     def construct(self, global_step) -> Tensor:
-        p = ops.minimum(_step(global_step), float(self.decay_steps))
-        cos = ops.cos(ops.mul(p, math.pi / self.decay_steps))
-        return ops.add(ops.mul(ops.add(cos, 1.0), self.delta), self.min_lr)
+        return _schedule(global_step, "cosine", (self.min_lr, self.max_lr, float(self.decay_steps)))
 
 
 class PolynomialDecayLR(LearningRateSchedule):
@@ -187,14 +181,9 @@ class PolynomialDecayLR(LearningRateSchedule):
         self.diff_learning_rate = learning_rate - end_learning_rate
 
     def construct(self, global_step) -> Tensor:
-        step = _step(global_step)
-        period = float(self.decay_steps)
-        if self.update_decay_steps:
-            period = ops.mul(ops.maximum(ops.ceil(ops.div(step, period)), 1.0), period)
-        else:
-            step = ops.minimum(step, period)
-        frac = ops.sub(1.0, ops.div(step, period))
-        return ops.add(ops.mul(ops.pow(frac, self.power), self.diff_learning_rate), self.end_learning_rate)
+        args = (self.start_learning_rate, self.end_learning_rate, float(self.decay_steps), self.power,
+                self.update_decay_steps)  # fmt: skip
+        return _schedule(global_step, "polynomial", args)
 
 
 class WarmUpLR(LearningRateSchedule):
@@ -212,5 +201,4 @@ class WarmUpLR(LearningRateSchedule):
         self.learning_rate, self.warmup_steps = learning_rate, warmup_steps
 
     def construct(self, global_step) -> Tensor:
-        frac = ops.div(ops.minimum(_step(global_step), float(self.warmup_steps)), float(self.warmup_steps))
-        return ops.mul(frac, self.learning_rate)
+        return _schedule(global_step, "warmup", (self.learning_rate, float(self.warmup_steps)))

@@ -254,3 +254,48 @@ def _adam_weight_decay_update(p, g, states, lr, wd, shared, options):
 
 
 FusedAdamWeightDecay = _declare_fused("FusedAdamWeightDecay", 2, 3, _adam_weight_decay_update, decoupled=True)
+
+
+# -- learning-rate schedules: functions of an optimizer's global step -----------------------------
+
+
+def _lr_schedule(global_step, kind, args):
+    """The learning rate at `global_step` (float32, same shape) for one of MindSpore's schedules."""
+    step = jnp.asarray(global_step).astype(jnp.float32)
+    if kind == "exponential":
+        lr, rate, steps, stair = args
+        p = step / steps
+        return lr * jnp.power(jnp.float32(rate), jnp.floor(p) if stair else p)
+    if kind == "natural_exp":
+        lr, rate, steps, stair = args
+        p = jnp.floor(step / steps) * steps if stair else step
+        return lr * jnp.exp(-rate * p)
+    if kind == "inverse":
+        lr, rate, steps, stair = args
+        p = step / steps
+        return lr / (1.0 + rate * (jnp.floor(p) if stair else p))
+    if kind == "cosine":
+        min_lr, max_lr, steps = args
+        p = jnp.minimum(step, steps)
+        return min_lr + 0.5 * (max_lr - min_lr) * (1.0 + jnp.cos(jnp.pi * p / steps))
+    if kind == "polynomial":
+        lr, end_lr, steps, power, update = args
+        if update:
+            period = steps * jnp.maximum(jnp.ceil(step / steps), 1.0)
+        else:
+            period, step = jnp.float32(steps), jnp.minimum(step, steps)
+        # (period - step) / period is exactly 0 at the end; 1 - step / period can round below 0 under XLA.
+        frac = jnp.maximum((period - step) / period, 0.0)
+        return (lr - end_lr) * jnp.power(frac, power) + end_lr
+    if kind == "warmup":
+        lr, steps = args
+        return lr * jnp.minimum(step, steps) / steps
+    raise ValueError(f"unknown learning-rate schedule {kind!r}")
+
+
+LRSchedule = PrimitiveDef(
+    "LRSchedule",
+    lambda global_step, kind, args: _lr_schedule(global_step, kind, args).astype(jnp.float32),
+    attrs={"kind": "warmup", "args": ()},
+    nondiff=(0,),
+)
