@@ -3,11 +3,17 @@
 from kiln.train import callback, metrics
 from kiln.train.callback import *  # noqa: F403
 from kiln.train.callback import __all__ as _callback_all
+from kiln.train.cells import TrainOneStepCell, WithEvalCell, WithLossCell
 from kiln.train.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from kiln.train.metrics import *  # noqa: F403
 from kiln.train.metrics import __all__ as _metrics_all
+from kiln.train.model import Model
 
 __all__ = [
+    "Model",
+    "TrainOneStepCell",
+    "WithEvalCell",
+    "WithLossCell",
     "callback",
     "load_checkpoint",
     "load_param_into_net",

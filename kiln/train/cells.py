@@ -1,0 +1,130 @@
+"""The wrapper cells `Model` builds: WithLossCell, WithEvalCell and TrainOneStepCell (MindSpore's `nn.*`).
+
+`TrainOneStepCell.construct` is the whole training step: forward, gradients of
+the loss with respect to the optimizer's parameters, and the optimizer update.
+Because it is called through `Cell.__call__`, in GRAPH_MODE the step is handed
+to the graph compiler and runs as one compiled executable; in PyNative mode it
+runs op by op with the tape.
+"""
+
+from __future__ import annotations
+
+from kiln import ops
+from kiln._core.tensor import ParameterTuple
+from kiln.nn.cell import Cell
+
+__all__ = ["TrainOneStepCell", "WithEvalCell", "WithLossCell"]
+
+
+class WithLossCell(Cell):
+    """`loss_fn(backbone(data), label)`.
+
+    Args:
+        backbone: the network.
+        loss_fn: the loss, called as `loss_fn(logits, label)`.
+
+    Inputs:
+        data, label (Tensor).
+
+    Outputs:
+        Tensor, the loss.
+    """
+
+    def __init__(self, backbone: Cell, loss_fn: Cell) -> None:
+        super().__init__(auto_prefix=False)
+        if not isinstance(backbone, Cell):
+            raise TypeError(f"WithLossCell: 'backbone' must be a Cell, but got {type(backbone).__name__}.")
+        if not callable(loss_fn):
+            raise TypeError(f"WithLossCell: 'loss_fn' must be a Cell or function, but got {type(loss_fn).__name__}.")
+        self._backbone = backbone
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        out = self._backbone(data)
+        return self._loss_fn(out, label)
+
+    @property
+    def backbone_network(self) -> Cell:
+        """The wrapped network."""
+        return self._backbone
+
+
+class WithEvalCell(Cell):
+    """Evaluation outputs `(loss, logits, label)` for metrics.
+
+    Args:
+        network: the network.
+        loss_fn: the loss, called as `loss_fn(logits, label)`.
+        add_cast_fp32: cast the logits to float32 before the loss.
+
+    Inputs:
+        data, label (Tensor).
+
+    Outputs:
+        (loss, logits, label).
+    """
+
+    def __init__(self, network: Cell, loss_fn: Cell, add_cast_fp32: bool = False) -> None:
+        super().__init__(auto_prefix=False)
+        self._network = network
+        self._loss_fn = loss_fn
+        self.add_cast_fp32 = add_cast_fp32
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        if self.add_cast_fp32:
+            label = ops.cast(label, "float32")
+            outputs = ops.cast(outputs, "float32")
+        loss = self._loss_fn(outputs, label)
+        return loss, outputs, label
+
+
+class TrainOneStepCell(Cell):
+    """One training step: the loss, its gradients for the optimizer's parameters, the update.
+
+    Args:
+        network: a cell returning the loss (e.g. a WithLossCell).
+        optimizer: an `nn.Optimizer`; its `parameters` are differentiated.
+        sens: the scale of the loss gradient (1.0 by default).
+        return_grad: also return the gradients `(loss, {name: grad})`.
+
+    Inputs:
+        The network's inputs.
+
+    Outputs:
+        Tensor, the loss (before the update).
+    """
+
+    def __init__(self, network: Cell, optimizer: Cell, sens: float | None = None, return_grad: bool = False) -> None:
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell):
+            raise TypeError(f"TrainOneStepCell: 'network' must be a Cell, but got {type(network).__name__}.")
+        weights = getattr(optimizer, "parameters", None)
+        if weights is None:
+            raise TypeError(
+                f"TrainOneStepCell: 'optimizer' must be an nn.Optimizer (with .parameters), "
+                f"but got {type(optimizer).__name__}."
+            )
+        self.network = network
+        self.network.set_grad()
+        self.optimizer = optimizer
+        # Not registered a second time: the parameters already belong to the network.
+        object.__setattr__(self, "weights", ParameterTuple(weights))
+        self.sens = 1.0 if sens is None else float(sens)
+        self.return_grad = return_grad
+        object.__setattr__(self, "_value_and_grad", ops.value_and_grad(network, None, self.weights))
+
+    def grad_reducer(self, grads):
+        """Data-parallel gradient averaging hook (identity on one device)."""
+        return grads
+
+    def construct(self, *inputs):
+        loss, grads = self._value_and_grad(*inputs)
+        if self.sens != 1.0:
+            # The gradient is linear in the output sensitivity, so scaling afterwards is exact.
+            grads = tuple(g * self.sens for g in grads)
+        grads = self.grad_reducer(grads)
+        self.optimizer(grads)
+        if self.return_grad:
+            return loss, {w.name: g for w, g in zip(self.weights, grads)}
+        return loss

@@ -1,0 +1,386 @@
+"""`Model`: training, evaluation and prediction loops with callbacks and metrics (MindSpore's `mindspore.Model`)."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+
+from kiln._core.tensor import Tensor
+from kiln.nn.cell import Cell
+from kiln.train.callback import INTERNAL_CALLBACKS, TimeMonitor
+from kiln.train.callback._callback import CallbackManager, InternalCallbackParam, RunContext, _as_list
+from kiln.train.callback._progress import ProgressBar, progress_enabled
+from kiln.train.cells import TrainOneStepCell, WithEvalCell, WithLossCell
+from kiln.train.metrics import Loss, get_metrics
+
+__all__ = ["Model"]
+
+_AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
+
+
+def _check_dataset(dataset, what: str) -> None:
+    if not (hasattr(dataset, "create_tuple_iterator") and hasattr(dataset, "get_dataset_size")):
+        raise TypeError(
+            f"'{what}' must be a dataset with create_tuple_iterator() and get_dataset_size() "
+            f"(e.g. a kiln.dataset pipeline), but got {type(dataset).__name__}."
+        )
+
+
+def _positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"Model: '{name}' must be a positive int, but got {value!r}.")
+    return value
+
+
+def _as_tensors(row) -> tuple:
+    if isinstance(row, Tensor):
+        return (row,)
+    return tuple(x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in row)
+
+
+class Model:
+    """High-level training and evaluation of a network.
+
+    Args:
+        network: the network (a Cell). With `loss_fn` it computes logits; without, it returns the loss.
+        loss_fn: the loss, `loss_fn(logits, label)`.
+        optimizer: an `nn.Optimizer` over the network's parameters; without it `train` only runs forward.
+        metrics: {name: Metric} or a set of metric names, used by `eval` and `fit`.
+        eval_network: the evaluation network (default: `WithEvalCell(network, loss_fn)`).
+        eval_indexes: [loss, logits, label] positions in the eval network's outputs (with `eval_network`).
+        amp_level: "O0" (float32); other levels are accepted but mixed precision is not applied.
+        boost_level: accepted for compatibility.
+
+    The training step is `TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)`; in GRAPH_MODE
+    it is compiled into one executable (forward, gradients and update). A tqdm progress bar is shown
+    when stdout is a terminal; set KILN_PROGRESS=0 to turn it off (KILN_PROGRESS=1 forces it on).
+    """
+
+    def __init__(
+        self,
+        network: Cell,
+        loss_fn=None,
+        optimizer=None,
+        metrics=None,
+        eval_network: Cell | None = None,
+        eval_indexes: list[int] | None = None,
+        amp_level: str = "O0",
+        boost_level: str = "O0",
+        **kwargs,
+    ) -> None:
+        if not isinstance(network, Cell):
+            raise TypeError(f"Model: 'network' must be a Cell, but got {type(network).__name__}.")
+        if amp_level not in _AMP_LEVELS:
+            raise ValueError(f"Model: 'amp_level' must be one of {_AMP_LEVELS}, but got {amp_level!r}.")
+        if amp_level != "O0":
+            warnings.warn(
+                f"Model(amp_level={amp_level!r}): Kiln does not apply automatic mixed precision; training runs in "
+                "the network's own dtypes.",
+                stacklevel=2,
+            )
+        self._network = network
+        self._loss_fn = loss_fn
+        self._optimizer = optimizer
+        self._amp_level = amp_level
+        self._boost_level = boost_level
+        self._loss_scale_manager = kwargs.pop("loss_scale_manager", None)
+        self._kwargs = kwargs
+        self._metric_fns = get_metrics(metrics) or {}
+        self._train_network = self._build_train_network()
+        self._eval_network, self._eval_indexes = self._build_eval_network(eval_network, eval_indexes)
+        self._predict_network = network
+        self._sink_runner = None
+        self._current_epoch_num = 0
+        self._current_step_num = 0
+
+    # -- networks -----------------------------------------------------------------------------------
+    def _build_train_network(self) -> Cell:
+        net = self._network
+        if self._loss_fn is not None:
+            net = WithLossCell(net, self._loss_fn)
+        if self._optimizer is not None:
+            net = TrainOneStepCell(net, self._optimizer)
+        return net
+
+    def _build_eval_network(self, eval_network, eval_indexes):
+        if not self._metric_fns:
+            return eval_network, eval_indexes
+        if eval_network is not None:
+            if eval_indexes is not None and not (isinstance(eval_indexes, list) and len(eval_indexes) == 3):
+                raise ValueError(f"Model: 'eval_indexes' must be a list of 3 ints or None, but got {eval_indexes!r}.")
+            return eval_network, eval_indexes
+        if self._loss_fn is None:
+            raise ValueError(
+                "Model: 'metrics' needs an evaluation network: pass 'loss_fn' (then Model builds "
+                "WithEvalCell(network, loss_fn)) or 'eval_network'."
+            )
+        return WithEvalCell(self._network, self._loss_fn, self._amp_level in ("O2", "O3", "auto")), [0, 1, 2]
+
+    @property
+    def train_network(self) -> Cell:
+        """The network run by `train` (TrainOneStepCell when an optimizer is given)."""
+        return self._train_network
+
+    @property
+    def predict_network(self) -> Cell:
+        return self._predict_network
+
+    @property
+    def eval_network(self) -> Cell | None:
+        return self._eval_network
+
+    # -- metrics -------------------------------------------------------------------------------------
+    def _update_metrics(self, outputs) -> None:
+        if isinstance(outputs, Tensor):
+            outputs = (outputs,)
+        if not isinstance(outputs, (tuple, list)):
+            raise ValueError(f"The evaluation network must return a Tensor or a tuple, but got {type(outputs)}.")
+        if self._eval_indexes is not None and len(outputs) < 3:
+            raise ValueError(f"The evaluation network must return (loss, logits, label), but got {len(outputs)} items.")
+        for metric in self._metric_fns.values():
+            if self._eval_indexes is None:
+                metric.update(*outputs)
+            elif isinstance(metric, Loss):
+                metric.update(outputs[self._eval_indexes[0]])
+            else:
+                metric.update(outputs[self._eval_indexes[1]], outputs[self._eval_indexes[2]])
+
+    # -- callbacks -----------------------------------------------------------------------------------
+    @staticmethod
+    def _train_callbacks(callbacks) -> list:
+        cbs = _as_list(callbacks)
+        if progress_enabled() and not any(isinstance(cb, ProgressBar) for cb in cbs):
+            cbs.insert(0, ProgressBar())  # first, so its bar is closed before other epoch-end output
+        return cbs
+
+    def _cb_params(self, train_dataset, epoch: int, initial_epoch: int, batch_num: int, callbacks: list):
+        return InternalCallbackParam(
+            train_network=self._train_network,
+            network=self._network,
+            loss_fn=self._loss_fn,
+            optimizer=self._optimizer,
+            train_dataset=train_dataset,
+            epoch_num=epoch - initial_epoch,
+            batch_num=batch_num,
+            cur_epoch_num=initial_epoch,
+            cur_step_num=initial_epoch * batch_num,
+            initial_epoch=initial_epoch,
+            mode="train",
+            parallel_mode="stand_alone",
+            device_number=1,
+            list_callback=callbacks,
+            net_outputs=None,
+            dataset_sink_mode=False,
+            last_save_ckpt_step=None,
+            latest_ckpt_file=None,
+        )
+
+    # -- training -------------------------------------------------------------------------------------
+    def train(
+        self,
+        epoch: int,
+        train_dataset,
+        callbacks=None,
+        dataset_sink_mode: bool = False,
+        sink_size: int = -1,
+        initial_epoch: int = 0,
+    ) -> None:
+        """Train for `epoch` epochs.
+
+        Args:
+            epoch: the total number of epochs (training runs epochs initial_epoch+1 .. epoch).
+            train_dataset: yields (data, label) with a loss_fn, else the network's inputs.
+            callbacks: a Callback or a list of them.
+            dataset_sink_mode: in GRAPH_MODE, run several steps per compiled call (see `sink_size`).
+            sink_size: steps per epoch in sink mode (-1: the whole dataset).
+            initial_epoch: epochs already done (to resume).
+        """
+        self._run_train(epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch, None)
+
+    def fit(
+        self,
+        epoch: int,
+        train_dataset,
+        valid_dataset=None,
+        valid_frequency=1,
+        callbacks=None,
+        dataset_sink_mode: bool = False,
+        valid_dataset_sink_mode: bool = False,
+        sink_size: int = -1,
+        initial_epoch: int = 0,
+    ) -> None:
+        """Train, evaluating on `valid_dataset` every `valid_frequency` epochs.
+
+        The results go to the callbacks as `metrics` (printed by LossMonitor as
+        `Eval result: epoch N, metrics: {...}`) and `eval_results` (with `eval_loss`).
+
+        Args:
+            valid_frequency: an int (every N epochs) or a list of epoch numbers.
+            valid_dataset_sink_mode: accepted; evaluation runs one batch per call.
+            Others: as in `train`.
+        """
+        if valid_dataset is not None:
+            _check_dataset(valid_dataset, "valid_dataset")
+            if not self._metric_fns:
+                raise ValueError("Model.fit: a 'valid_dataset' needs metrics: create the Model with metrics={...}.")
+            if isinstance(valid_frequency, bool) or not (
+                (isinstance(valid_frequency, int) and valid_frequency >= 1)
+                or (isinstance(valid_frequency, list) and all(isinstance(e, int) for e in valid_frequency))
+            ):
+                raise ValueError(
+                    f"Model.fit: 'valid_frequency' must be a positive int or a list of epochs, got {valid_frequency!r}."
+                )
+        valid = (valid_dataset, valid_frequency, valid_dataset_sink_mode) if valid_dataset is not None else None
+        self._run_train(epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch, valid)
+
+    def _run_train(self, epoch, train_dataset, callbacks, sink_mode, sink_size, initial_epoch, valid) -> None:
+        epoch = _positive_int("epoch", epoch)
+        if isinstance(initial_epoch, bool) or not isinstance(initial_epoch, int) or not 0 <= initial_epoch < epoch:
+            raise ValueError(f"Model: 'initial_epoch' must be an int in [0, epoch), but got {initial_epoch!r}.")
+        if isinstance(sink_size, bool) or not isinstance(sink_size, int) or sink_size == 0 or sink_size < -1:
+            raise ValueError(f"Model: 'sink_size' must be -1 or a positive int, but got {sink_size!r}.")
+        _check_dataset(train_dataset, "train_dataset")
+        dataset_size = train_dataset.get_dataset_size()
+        if not dataset_size:
+            raise ValueError("Model.train: the training dataset is empty (get_dataset_size() returned 0).")
+        use_sink = False  # TODO(sink): multi-step compiled calls once the graph compiler can loop
+        steps_per_epoch = sink_size if (sink_mode and sink_size > 0) else dataset_size
+        callbacks = self._train_callbacks(callbacks)
+        cb_params = self._cb_params(train_dataset, epoch, initial_epoch, steps_per_epoch, callbacks)
+        cb_params.dataset_sink_mode = use_sink
+        cb_params.sink_size = steps_per_epoch
+        run_context = RunContext(cb_params)
+        iterator = train_dataset.create_tuple_iterator(num_epochs=-1 if sink_mode else epoch - initial_epoch)
+        self._train_network.set_train(True)
+        with CallbackManager(callbacks) as manager:
+            manager.on_train_begin(run_context)
+            for i in range(initial_epoch, epoch):
+                cb_params.cur_epoch_num = i + 1
+                self._current_epoch_num = i + 1
+                self._current_step_num = 0
+                manager.on_train_epoch_begin(run_context)
+                self._epoch(iterator, steps_per_epoch if sink_mode else None, manager, run_context)
+                if valid is not None and self._should_eval(i + 1, valid[1]):
+                    self._eval_in_fit(valid[0], manager, cb_params)
+                manager.on_train_epoch_end(run_context)
+                cb_params.pop("metrics", None)
+                cb_params.pop("eval_results", None)
+                if run_context.get_stop_requested():
+                    break
+            manager.on_train_end(run_context)
+
+    def _epoch(self, iterator, limit, manager, run_context) -> None:
+        """One epoch, one step per batch (`limit` steps in non-graph sink mode, else until the data ends)."""
+        cb_params = run_context.original_args()
+        step_fn = self._train_network
+        steps = 0
+        for row in iterator:
+            inputs = _as_tensors(row)
+            if self._loss_fn is not None and len(inputs) != 2:
+                raise ValueError(
+                    f"Model.train: with a loss_fn the dataset must yield (data, label), but a row has "
+                    f"{len(inputs)} columns."
+                )
+            cb_params.cur_step_num += 1
+            self._current_step_num += 1
+            cb_params.train_dataset_element = inputs
+            manager.on_train_step_begin(run_context)
+            cb_params.net_outputs = step_fn(*inputs)
+            manager.on_train_step_end(run_context)
+            steps += 1
+            if run_context.get_stop_requested() or (limit is not None and steps >= limit):
+                break
+
+    @staticmethod
+    def _should_eval(epoch: int, frequency) -> bool:
+        return epoch % frequency == 0 if isinstance(frequency, int) else epoch in frequency
+
+    def _eval_in_fit(self, valid_dataset, manager, cb_params) -> None:
+        saved = {k: cb_params.get(k) for k in ("mode", "cur_step_num", "batch_num", "dataset_sink_mode", "net_outputs")}
+        eval_callbacks = [
+            cb for cb in manager.callbacks if not isinstance(cb, INTERNAL_CALLBACKS) or isinstance(cb, TimeMonitor)
+        ]
+        cb_params.eval_network = self._eval_network
+        cb_params.valid_dataset = valid_dataset
+        cb_params.batch_num = valid_dataset.get_dataset_size()
+        cb_params.mode = "eval"
+        cb_params.cur_step_num = 0
+        cb_params.dataset_sink_mode = False
+        self._run_eval(valid_dataset, CallbackManager(eval_callbacks), cb_params, add_eval_loss=True)
+        cb_params.update(saved)
+
+    # -- evaluation and prediction -----------------------------------------------------------------
+    def eval(self, valid_dataset, callbacks=None, dataset_sink_mode: bool = False) -> dict:
+        """Evaluate the metrics on a dataset.
+
+        Args:
+            valid_dataset: yields (data, label) for the evaluation network.
+            callbacks: callbacks with `on_eval_*` hooks.
+            dataset_sink_mode: accepted; evaluation runs one batch per call.
+
+        Returns:
+            dict {metric name: value}.
+        """
+        _check_dataset(valid_dataset, "valid_dataset")
+        if not self._metric_fns:
+            raise ValueError("Model.eval needs metrics: create the Model with metrics={'accuracy'} or similar.")
+        cb_params = InternalCallbackParam(
+            eval_network=self._eval_network,
+            valid_dataset=valid_dataset,
+            batch_num=valid_dataset.get_dataset_size(),
+            mode="eval",
+            cur_step_num=0,
+            cur_epoch_num=self._current_epoch_num,
+            network=self._network,
+            list_callback=_as_list(callbacks),
+            dataset_sink_mode=False,
+            net_outputs=None,
+        )
+        with CallbackManager(callbacks) as manager:
+            return self._run_eval(valid_dataset, manager, cb_params, add_eval_loss=False)
+
+    def _run_eval(self, valid_dataset, manager, cb_params, add_eval_loss: bool) -> dict:
+        run_context = RunContext(cb_params)
+        for metric in self._metric_fns.values():
+            metric.clear()
+        eval_loss = Loss() if add_eval_loss and self._eval_indexes is not None else None
+        network = self._eval_network
+        network.set_train(False)
+        manager.on_eval_begin(run_context)
+        manager.on_eval_epoch_begin(run_context)
+        for row in valid_dataset.create_tuple_iterator(num_epochs=1):
+            inputs = _as_tensors(row)
+            cb_params.cur_step_num += 1
+            cb_params.eval_dataset_element = inputs
+            manager.on_eval_step_begin(run_context)
+            outputs = network(*inputs)
+            cb_params.net_outputs = outputs
+            manager.on_eval_step_end(run_context)
+            self._update_metrics(outputs)
+            if eval_loss is not None:
+                eval_loss.update(outputs[self._eval_indexes[0]])
+            if run_context.get_stop_requested():
+                break
+        manager.on_eval_epoch_end(run_context)
+        metrics = {name: metric.eval() for name, metric in self._metric_fns.items()}
+        cb_params.metrics = metrics
+        if eval_loss is not None:
+            cb_params.eval_results = copy.deepcopy(metrics)
+            cb_params.eval_results["eval_loss"] = eval_loss.eval()
+        manager.on_eval_end(run_context)
+        self._train_network.set_train(True)
+        return metrics
+
+    def predict(self, *predict_data):
+        """The network's output for the given inputs (in inference mode).
+
+        Args:
+            *predict_data: Tensors (or NumPy arrays).
+
+        Returns:
+            The network's output.
+        """
+        self._predict_network.set_train(False)
+        return self._predict_network(*_as_tensors(predict_data))

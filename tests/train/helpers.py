@@ -1,0 +1,90 @@
+"""A small linear classifier, its loss, an in-memory dataset and a NumPy reference of its training."""
+
+import numpy as np
+
+import kiln as ms
+from kiln import Parameter, Tensor, nn, ops
+
+N_IN, N_OUT = 4, 3
+
+
+class Linear(nn.Cell):
+    def __init__(self, seed=0):
+        super().__init__()
+        rng = np.random.default_rng(seed)
+        self.w = Parameter(Tensor((rng.standard_normal((N_IN, N_OUT)) * 0.1).astype(np.float32)), name="w")
+        self.b = Parameter(Tensor(np.zeros(N_OUT, np.float32)), name="b")
+
+    def construct(self, x):
+        return ops.matmul(x, self.w) + self.b
+
+
+class CrossEntropy(nn.Cell):
+    """Mean softmax cross-entropy with integer labels."""
+
+    def construct(self, logits, label):
+        logp = ops.log_softmax(logits, -1)
+        picked = ops.gather_elements(logp, 1, ops.expand_dims(label, 1))
+        return -ops.mean(picked)
+
+
+def make_data(n=48, seed=1):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, N_IN)).astype(np.float32)
+    y = ((x[:, 0] > 0).astype(np.int32) + (x[:, 1] > 0.8).astype(np.int32)).astype(np.int32)
+    return x, y
+
+
+class ArrayDataset:
+    """The two methods Model needs; each `for` over the iterator is one epoch, in order."""
+
+    def __init__(self, x, y, batch_size=12, columns=2):
+        self.x, self.y, self.batch_size, self.columns = x, y, batch_size, columns
+        self.iterators = 0
+
+    def get_dataset_size(self):
+        return len(self.x) // self.batch_size
+
+    def create_tuple_iterator(self, num_epochs=-1, **kwargs):
+        self.iterators += 1
+        ds = self
+
+        class Epochs:
+            def __iter__(self):
+                for i in range(ds.get_dataset_size()):
+                    s = slice(i * ds.batch_size, (i + 1) * ds.batch_size)
+                    row = [ds.x[s], ds.y[s]] + [ds.y[s]] * (ds.columns - 2)
+                    yield [Tensor(v) for v in row[: ds.columns]]
+
+        return Epochs()
+
+
+def reference_training(w, b, x, y, lr, momentum, epochs, batch_size):
+    """Softmax regression trained with MindSpore's Momentum rule, in float64 NumPy. Returns (w, b, losses)."""
+    w, b = w.astype(np.float64), b.astype(np.float64)
+    mw, mb = np.zeros_like(w), np.zeros_like(b)
+    losses = []
+    for _ in range(epochs):
+        for i in range(len(x) // batch_size):
+            xb = x[i * batch_size : (i + 1) * batch_size].astype(np.float64)
+            yb = y[i * batch_size : (i + 1) * batch_size]
+            logits = xb @ w + b
+            logits -= logits.max(1, keepdims=True)
+            p = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+            losses.append(-np.log(p[np.arange(len(yb)), yb]).mean())
+            d = p.copy()
+            d[np.arange(len(yb)), yb] -= 1
+            d /= len(yb)
+            gw, gb = xb.T @ d, d.sum(0)
+            mw, mb = momentum * mw + gw, momentum * mb + gb
+            w, b = w - lr * mw, b - lr * mb
+    return w, b, losses
+
+
+def set_mode(mode):
+    """Switch the execution mode; GRAPH_MODE needs the compiler's Cell runner."""
+    ms.set_context(mode=mode)
+    if mode == ms.GRAPH_MODE:
+        from kiln._compiler import install_cell_runner
+
+        install_cell_runner()
