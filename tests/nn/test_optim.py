@@ -62,10 +62,11 @@ def ref_sgd(steps, lr, mom=0.0, damp=0.0, wd=0.0, nesterov=False):
     return ps
 
 
-def ref_adam(steps, lr, b1=0.9, b2=0.999, eps=1e-8, wd=0.0, nesterov=False):
+def ref_adam(steps, lr, b1=0.9, b2=0.999, eps=1e-8, wd=0.0, nesterov=False, amsgrad=False):
     ps = [p.asnumpy().astype(np.float64) for p in _params()]
     m = [np.zeros_like(p) for p in ps]
     v = [np.zeros_like(p) for p in ps]
+    vmax = [np.zeros_like(p) for p in ps]
     for t in range(1, steps + 1):
         for i, (name, g) in enumerate(zip(SHAPES, _grads(t - 1))):
             g = g.astype(np.float64)
@@ -75,7 +76,8 @@ def ref_adam(steps, lr, b1=0.9, b2=0.999, eps=1e-8, wd=0.0, nesterov=False):
             v[i] = b2 * v[i] + (1 - b2) * g * g
             alpha = lr * np.sqrt(1 - b2**t) / (1 - b1**t)
             d = b1 * m[i] + (1 - b1) * g if nesterov else m[i]
-            ps[i] = ps[i] - alpha * d / (np.sqrt(v[i]) + eps)
+            vmax[i] = np.maximum(vmax[i], v[i])
+            ps[i] = ps[i] - alpha * d / (np.sqrt(vmax[i] if amsgrad else v[i]) + eps)
     return ps, m, v
 
 
@@ -142,6 +144,13 @@ def test_adam(nesterov, wd):
     _close([x.asnumpy() for x in opt.moment2], v, 1e-4)
     np.testing.assert_allclose(opt.beta1_power.asnumpy(), 0.9**5, rtol=1e-5)
     np.testing.assert_allclose(opt.beta2_power.asnumpy(), 0.999**5, rtol=1e-5)
+
+
+def test_adam_amsgrad():
+    params = _params()
+    opt = nn.Adam(params, learning_rate=0.05, use_amsgrad=True, weight_decay=0.01)
+    assert len(opt.vhat) == 3 and opt.vhat[0].name == "vhat.fc.weight"
+    _close(_run(opt, params, 6), ref_adam(6, 0.05, wd=0.01, amsgrad=True)[0], 1e-4)
 
 
 @pytest.mark.parametrize("wd", [0.0, 0.1])

@@ -244,6 +244,18 @@ def _adam_update(p, g, states, lr, wd, shared, options):
 FusedAdam = _declare_fused("FusedAdam", 2, 5, _adam_update, begin=_adam_begin)
 
 
+def _amsgrad_update(p, g, states, lr, wd, shared, options):
+    beta1, beta2, eps, b1p, b2p = (_scalar(s, p) for s in shared)
+    m = states[0] + (g - states[0]) * (1 - beta1)
+    v = states[1] + (g * g - states[1]) * (1 - beta2)
+    vhat = jnp.maximum(states[2], v)  # AMSGrad: the denominator never shrinks
+    lr_t = lr * jnp.sqrt(1 - b2p) / (1 - b1p)
+    return p - lr_t * m / (jnp.sqrt(vhat) + eps), (m, v, vhat)
+
+
+FusedAdamAmsgrad = _declare_fused("FusedAdamAmsgrad", 3, 5, _amsgrad_update, begin=_adam_begin)
+
+
 def _adam_weight_decay_update(p, g, states, lr, wd, shared, options):
     beta1, beta2, eps = (_scalar(s, p) for s in shared)
     m = beta1 * states[0] + (1 - beta1) * g

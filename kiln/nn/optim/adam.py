@@ -50,7 +50,7 @@ class Adam(Optimizer):
         use_nesterov (bool): Nesterov-style first moment. Default: False.
         weight_decay (Union[float, int, Cell]): L2 penalty added to the gradient. Default: 0.0.
         loss_scale (float): gradient loss scale. Default: 1.0.
-        use_amsgrad (bool): AMSGrad variant (not supported). Default: False.
+        use_amsgrad (bool): AMSGrad: divide by the running maximum of v (state 'vhat'). Default: False.
         **kwargs: 'use_lazy' and 'use_offload' are accepted; with dense gradients they change nothing.
 
     Inputs:
@@ -82,8 +82,8 @@ class Adam(Optimizer):
             )
         _check_betas("Adam", beta1, beta2, eps)
         _check_bool("Adam", use_locking=use_locking, use_nesterov=use_nesterov, use_amsgrad=use_amsgrad, **kwargs)
-        if use_amsgrad:
-            raise NotImplementedError("For 'Adam', use_amsgrad=True is not supported by Kiln yet.")
+        if use_amsgrad and (kwargs.get("use_lazy") or kwargs.get("use_offload")):
+            raise ValueError("For 'Adam', 'use_amsgrad' cannot be combined with 'use_lazy' or 'use_offload'.")
         self.beta1, self.beta2, self.eps = _f32(beta1), _f32(beta2), _f32(eps)
         self.use_nesterov, self.use_locking, self.use_amsgrad = use_nesterov, use_locking, use_amsgrad
         self.use_lazy = kwargs.get("use_lazy", False)
@@ -92,12 +92,15 @@ class Adam(Optimizer):
         self.beta2_power = Parameter(_f32(1.0), name="beta2_power")
         self.moment1 = self._parameters.clone(prefix="moment1", init="zeros")
         self.moment2 = self._parameters.clone(prefix="moment2", init="zeros")
+        if use_amsgrad:
+            self.vhat = self._parameters.clone(prefix="vhat", init="zeros")
 
     def construct(self, gradients):
+        states = (self.moment1, self.moment2, self.vhat) if self.use_amsgrad else (self.moment1, self.moment2)
         return self._fused_step(
-            S.FusedAdam,
+            S.FusedAdamAmsgrad if self.use_amsgrad else S.FusedAdam,
             gradients,
-            (self.moment1, self.moment2),
+            states,
             (self.beta1, self.beta2, self.eps, self.beta1_power, self.beta2_power),
             (self.use_nesterov,),
             scalar_states=(self.beta1_power, self.beta2_power),
