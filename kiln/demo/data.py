@@ -1,0 +1,54 @@
+"""The demo's data: scikit-learn's 8x8 handwritten digits, upscaled to 32x32 for LeNet5."""
+
+from __future__ import annotations
+
+import numpy as np
+
+SIZE = 32
+
+
+def bilinear_matrix(n_in: int, n_out: int) -> np.ndarray:
+    """The (n_out, n_in) matrix of 1-D bilinear resampling with half-pixel centers (align_corners=False)."""
+    src = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
+    src = np.clip(src, 0, n_in - 1)
+    lo = np.floor(src).astype(np.int64)
+    hi = np.minimum(lo + 1, n_in - 1)
+    frac = src - lo
+    m = np.zeros((n_out, n_in))
+    m[np.arange(n_out), lo] += 1 - frac
+    m[np.arange(n_out), hi] += frac
+    return m
+
+
+def resize_bilinear(images: np.ndarray, size: int) -> np.ndarray:
+    """Resize (N, H, W) images to (N, size, size); separable, so two small matrix products."""
+    rows = bilinear_matrix(images.shape[1], size)
+    cols = bilinear_matrix(images.shape[2], size)
+    return np.einsum("ih,nhw,jw->nij", rows, images, cols)
+
+
+def load_digits_32(test_fraction: float = 0.2, seed: int = 0):
+    """Digits as normalised (N, 1, 32, 32) float32 images and int32 labels, split into train and test.
+
+    Returns:
+        (x_train, y_train, x_test, y_test).
+    """
+    from sklearn.datasets import load_digits  # noqa: PLC0415  (an optional dependency of the demo)
+
+    digits = load_digits()
+    images = resize_bilinear(digits.images / 16.0, SIZE)
+    labels = digits.target.astype(np.int32)
+    order = np.random.default_rng(seed).permutation(len(images))
+    n_test = int(round(len(images) * test_fraction))
+    test, train = order[:n_test], order[n_test:]
+    mean, std = images[train].mean(), images[train].std()
+    images = ((images - mean) / std).astype(np.float32)[:, None, :, :]
+    return images[train], labels[train], images[test], labels[test]
+
+
+def make_dataset(x: np.ndarray, y: np.ndarray, batch_size: int, shuffle: bool):
+    """A kiln.dataset pipeline over in-memory arrays: columns "image" and "label", batched."""
+    from kiln import dataset as ds  # noqa: PLC0415
+
+    data = ds.NumpySlicesDataset({"image": x, "label": y}, shuffle=shuffle)
+    return data.batch(batch_size, drop_remainder=True)
