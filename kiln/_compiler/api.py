@@ -144,6 +144,24 @@ class JitFunction:
         self._bound: dict = {}
         functools.update_wrapper(self, fn)
 
+    def _compile_fn(self, template, leaves, params, cells):
+        from kiln._compiler.analysis import calls  # noqa: PLC0415
+        from kiln._compiler.analysis.interp import active  # noqa: PLC0415
+        from kiln._compiler.lower import build, enable_persistent_cache  # noqa: PLC0415
+
+        fn = self._kiln_fn
+        trace_only = self.capture_mode == "trace" or not calls.is_user_function(fn)
+
+        def body(*a, **k):
+            if trace_only:
+                active().trace_only = True
+                return fn(*a, **k)
+            return calls.call_user(active(), fn, list(a), k)
+
+        enable_persistent_cache()
+        lax = _syntax_level(self.options, self.jit_config)
+        return build(self._cache.name, body, template, leaves, params, cells, lax, graph_mode, fn)
+
     @property
     def compile_count(self) -> int:
         return self._cache.compiles
@@ -180,42 +198,36 @@ class _BoundJit:
         return _invoke(self._jf, self._cache, self._kiln_self, args, kwargs)
 
 
-def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
-    from kiln._compiler.analysis import calls  # noqa: PLC0415
-    from kiln._compiler.analysis.interp import Context, active  # noqa: PLC0415
-    from kiln._pynative import tape  # noqa: PLC0415
+_mods: list = []
 
+
+def _modules():
+    """(calls, interp, tape), imported on first use (importing kiln._compiler stays cheap)."""
+    if not _mods:
+        from kiln._compiler.analysis import calls, interp  # noqa: PLC0415
+        from kiln._pynative import tape  # noqa: PLC0415
+
+        _mods.extend((calls, interp, tape))
+    return _mods
+
+
+def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
+    calls, interp, tape = _mods or _modules()
     fn = jf._kiln_fn
     full = (obj, *args) if obj is not None else args
-    ctx = active()
-    if ctx is not None:  # called from inside a graph: inline
+    if interp._ACTIVE:  # called from inside a graph: inline
         if jf.capture_mode == "trace" or not calls.is_user_function(fn):
             return fn(*full, **kwargs)
-        return calls.call_user(ctx, fn, list(full), kwargs)
-    lax = _syntax_level(jf.options, jf.jit_config)
+        return calls.call_user(interp._ACTIVE[-1], fn, list(full), kwargs)
     if tape.recording:
         # A gradient is being recorded around this call: run eagerly so the tape sees each op.
         if jf.capture_mode == "trace" or not calls.is_user_function(fn):
             return fn(*full, **kwargs)
-        with Context(lax=lax, tracing=False) as ectx:
+        with interp.Context(lax=_syntax_level(jf.options, jf.jit_config), tracing=False) as ectx:
             return calls.call_user(ectx, fn, list(full), kwargs)
     if jf.input_signature is not None:
         _check_signature(jf.input_signature, args)
-    trace_only = jf.capture_mode == "trace" or not calls.is_user_function(fn)
-
-    def body(*a, **k):
-        if trace_only:
-            active().trace_only = True
-            return fn(*a, **k)
-        return calls.call_user(active(), fn, list(a), k)
-
-    def compile_fn(template, leaves, params, cells):
-        from kiln._compiler.lower import build, enable_persistent_cache  # noqa: PLC0415
-
-        enable_persistent_cache()
-        return build(cache.name, body, template, leaves, params, cells, lax, graph_mode, fn)
-
-    return cache.call(full, kwargs, compile_fn)
+    return cache.call(full, kwargs, jf._compile_fn)
 
 
 def _check_signature(signature, args) -> None:
@@ -223,7 +235,7 @@ def _check_signature(signature, args) -> None:
 
     sig = signature if isinstance(signature, (tuple, list)) else (signature,)
     for i, (s, a) in enumerate(zip(sig, args, strict=False)):
-        if not isinstance(s, Tensor) or not isinstance(a, Tensor):
+        if not hasattr(s, "shape") or not hasattr(s, "dtype") or not isinstance(a, Tensor):
             continue
         want = s.shape
         if len(want) != a.ndim or any(w not in (None, -1) and w != g for w, g in zip(want, a.shape, strict=True)):

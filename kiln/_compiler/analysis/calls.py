@@ -220,7 +220,7 @@ def call(ctx, fn, args, kwargs, node):
         inner = fn._kiln_fn
         bound = getattr(fn, "_kiln_self", None)
         return call(ctx, inner, [bound, *args] if bound is not None else args, kwargs, node)
-    elif isinstance(fn, type) and ctx.tracing:
+    elif isinstance(fn, type) and ctx.tracing and fn.__module__ != "builtins":
         return _construct(ctx, fn, args, kwargs)
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
         return fn(*args, **(kwargs or {}))
@@ -292,7 +292,9 @@ def _opaque(ctx, fn, args, kwargs, node):
         kwargs = {k: _wrap_callable(ctx, v) for k, v in kwargs.items()}
     try:
         return fn(*args, **(kwargs or {}))
-    except _concretization_errors() as err:
+    except (*_concretization_errors(), RuntimeError) as err:
+        if isinstance(err, RuntimeError) and "symbolic inside a compiled graph" not in str(err):
+            raise
         if ctx.lax and ctx.tracing:
             from kiln._compiler.analysis import effects  # noqa: PLC0415
 

@@ -1,0 +1,272 @@
+"""Every unsupported construct and bad input gives an error naming the file, line and expression."""
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Parameter, Tensor, nn, ops
+from kiln._compiler.api import JitConfig, jit
+from kiln._compiler.errors import GraphCompileError, GraphSyntaxError
+
+COUNT = 0
+
+
+def _x():
+    return Tensor(np.ones((2, 3), np.float32))
+
+
+def u_try(x):
+    try:
+        x = x + 1
+    except ValueError:
+        pass
+    return x
+
+
+def u_with(x):
+    with open("f") as fh:
+        fh.read()
+    return x
+
+
+def u_yield(x):
+    yield x
+
+
+def u_global(x):
+    global COUNT
+    COUNT = 1
+    return x
+
+
+def u_del(x):
+    y = x
+    del y
+    return x
+
+
+def u_starred(x):
+    a, *b = (x, x, x)
+    return a
+
+
+def u_class(x):
+    class A:
+        pass
+
+    return x
+
+
+def u_import(x):
+
+    return x
+
+
+def u_nonlocal(x):
+    v = 1
+
+    def g():
+        nonlocal v
+        v = 2
+
+    return x
+
+
+def u_while_else(x):
+    while False:
+        pass
+    else:
+        x = x + 1
+    return x
+
+
+def u_walrus(x):
+    if (n := 3) > 2:
+        x = x * n
+    return x
+
+
+def u_set(x):
+    return {1, 2}, x
+
+
+CASES = [
+    (u_try, "try statement", "try:"),
+    (u_with, "with statement", 'with open("f") as fh:'),
+    (u_yield, "yield expression", "yield x"),
+    (u_global, "assigning the global variable 'COUNT'", "COUNT = 1"),
+    (u_del, "del statement", "del y"),
+    (u_starred, "starred assignment target", "a, *b = (x, x, x)"),
+    (u_class, "class definition", "class A:"),
+    (u_import, "import statement", "import os"),
+    (u_nonlocal, "nonlocal statement", "nonlocal v"),
+    (u_while_else, "'else' clause of a 'while' loop", "x = x + 1"),
+    (u_walrus, "assignment expression", "(n := 3) > 2"),
+    (u_set, "set display", "{1, 2}"),
+]
+
+
+@pytest.mark.parametrize(("fn", "construct", "line"), CASES, ids=[c[0].__name__ for c in CASES])
+def test_unsupported_syntax(fn, construct, line):
+    with pytest.raises(GraphSyntaxError) as info:
+        jit(fn)(_x())
+    msg = str(info.value)
+    assert construct in msg
+    assert "test_errors.py" in msg and line in msg
+    assert "^" in msg.split(line, 1)[1].splitlines()[1]
+
+
+def test_type_join_error_cites_both_branches():
+    def f(x):
+        if x.sum() > 0:
+            y = x
+        else:
+            y = (x, x)
+        return y
+
+    with pytest.raises(TypeError) as info:
+        jit(f)(_x())
+    msg = str(info.value)
+    assert "Cannot join" in msg and "true branch" in msg and "false branch" in msg
+    assert msg.count("test_errors.py:") >= 2
+    assert "Tensor[Float32][2, 3]" in msg and "Tuple[" in msg
+
+
+def test_undefined_on_one_path():
+    def f(x):
+        if x.sum() > 0:
+            y = x
+        return y + 1
+
+    with pytest.raises(NameError, match="not assigned on every path"):
+        jit(f)(_x())
+
+
+def test_unknown_name():
+    def f(x):
+        return x + not_defined_anywhere  # noqa: F821
+
+    with pytest.raises(NameError) as info:
+        jit(f)(_x())
+    assert "not_defined_anywhere" in str(info.value) and "test_errors.py" in str(info.value)
+
+
+def test_wrong_arguments():
+    def f(x, y):
+        return x + y
+
+    with pytest.raises(TypeError, match="missing required argument 'y'"):
+        jit(f)(_x())
+
+
+def test_shape_error_points_at_line(tmp_path):
+    ms.set_context(save_graphs_path=str(tmp_path))
+
+    def f(x):
+        y = x * 2
+        return ops.matmul(y, x)
+
+    with pytest.raises(ValueError) as info:
+        jit(f)(_x())
+    msg = str(info.value)
+    assert "MatMul" in msg and "return ops.matmul(y, x)" in msg
+    assert (tmp_path / "analyze_fail.ir").exists()
+    assert "------------------------> here" in (tmp_path / "analyze_fail.ir").read_text()
+
+
+def test_error_in_nested_call_shows_call_chain():
+    def inner(a):
+        return ops.matmul(a, a)
+
+    def outer(x):
+        return inner(x) + 1
+
+    with pytest.raises(ValueError) as info:
+        jit(outer)(_x())
+    msg = str(info.value)
+    assert "return ops.matmul(a, a)" in msg and "called from" in msg and "return inner(x) + 1" in msg
+
+
+def test_tensor_index_into_tuple():
+    def f(x):
+        i = ops.cast(x.sum(), ms.int64) % 2
+        return (x, x)[i]
+
+    with pytest.raises(GraphCompileError, match="indexing a tuple"):
+        jit(f)(_x())
+
+
+def test_grad_through_tensor_while():
+    def body(x):
+        while x.sum() < 100:
+            x = x * 2
+        return x.sum()
+
+    @jit
+    def g(x):
+        return ms.grad(body)(x)
+
+    with pytest.raises(GraphCompileError, match="not differentiable"):
+        g(_x())
+
+
+class SetsPlainAttr(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+        self.w = Parameter(Tensor(np.ones(3, np.float32)), name="w")
+
+    def construct(self, x):
+        self.calls = self.calls + 1
+        return x * self.w
+
+
+def test_assigning_plain_attribute():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(GraphCompileError, match="only Parameters"):
+        SetsPlainAttr()(_x())
+
+
+def test_strict_rejects_host_values_lax_runs_them():
+    def f(x):
+        return x * float(x.sum())
+
+    x = _x()
+    with pytest.raises(GraphCompileError, match="STRICT"):
+        jit(f, jit_config=JitConfig(jit_syntax_level="STRICT"))(x)
+    got = jit(f)(x)  # LAX (the default): float() runs on the host when the graph runs
+    np.testing.assert_allclose(got.asnumpy(), f(x).asnumpy())
+
+
+def test_lax_nested_function_with_unsupported_syntax_runs_as_python():
+    def helper(a):
+        try:
+            return a * 3
+        except ValueError:
+            return a
+
+    def f(x):
+        return helper(x) + 1
+
+    np.testing.assert_allclose(jit(f)(_x()).asnumpy(), np.full((2, 3), 4.0))
+    with pytest.raises(GraphSyntaxError, match="try statement"):
+        jit(f, jit_syntax_level="STRICT")(_x())
+
+
+def test_bad_jit_options():
+    with pytest.raises(ValueError, match="capture_mode"):
+        jit(lambda x: x, capture_mode="magic")
+    with pytest.raises(ValueError, match="mode"):
+        jit(lambda x: x, mode="Other")
+    with pytest.raises(ValueError, match="jit_level"):
+        JitConfig(jit_level="O9")
+    with pytest.raises(ValueError, match="jit_syntax_level"):
+        JitConfig(jit_syntax_level="LOOSE")
+    with pytest.raises(TypeError, match="expects a function"):
+        jit(3)
+
+
+def test_input_signature_mismatch():
+    f = jit(lambda x: x + 1, input_signature=(Tensor(np.ones((2, 3), np.float32)),))
+    with pytest.raises(ValueError, match="input signature"):
+        f(Tensor(np.ones((3, 3), np.float32)))
