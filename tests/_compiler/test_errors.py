@@ -46,7 +46,7 @@ def u_del(x):
 
 
 def u_starred(x):
-    a, *b = (x, x, x)
+    a, *b = (x, x, x)  # noqa: F841
     return a
 
 
@@ -58,6 +58,7 @@ def u_class(x):
 
 
 def u_import(x):
+    import os  # noqa: F401
 
     return x
 
