@@ -4,10 +4,9 @@ import kiln as ms
 net = MyCell(); out = net(ms.Tensor(x))
 """
 
-from kiln import (
-    _backend,  # noqa: F401  (configures JAX before anything else)
-    ops,  # noqa: E402,I001  (ops completes Tensor's methods)
-)
+# Importing `_backend` configures JAX first; importing `ops` completes Tensor's methods.
+from kiln import _backend, dataset, nn, ops, train  # noqa: F401
+from kiln._compiler.api import JitConfig, jit, mutable
 from kiln._core import dtype
 from kiln._core.dtype import *  # noqa: F403
 from kiln._core.random_state import get_seed
@@ -23,11 +22,15 @@ from kiln.context import (
     set_device,
 )
 from kiln.ops import GradOperation, grad, value_and_grad
+from kiln.train import *  # noqa: F403
+from kiln.train import __all__ as _train_all
+
+ms_function = jit  # MindSpore 1.x name of `jit`
 
 mstype = dtype
 __version__ = "0.1.0"
 
-__all__ = [
+__all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dataset", "train",
     "GRAPH_MODE", "PYNATIVE_MODE", "GradOperation", "Parameter", "ParameterTuple", "ParallelMode", "Tensor",
     "dtype", "get_context", "get_seed", "grad", "mstype", "ops", "reset_context", "set_context", "set_device",
     "set_seed", "value_and_grad",
