@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import types
 import warnings
 from collections.abc import Callable
 
@@ -311,6 +312,8 @@ def jit(
             return fn
         if not callable(fn):
             raise TypeError(f"jit expects a function, but got {type(fn).__name__}.")
+        if isinstance(fn, types.MethodType):  # jit(obj.method): compile the function, bound to obj
+            return JitFunction(fn.__func__, capture_mode, options, jit_config, input_signature).__get__(fn.__self__)
         return JitFunction(fn, capture_mode, options, jit_config, input_signature)
 
     if function is None:
