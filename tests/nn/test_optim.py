@@ -367,3 +367,36 @@ def test_training_loop_reduces_loss():
         last = float(train_step(data, label).asnumpy())
     assert last < 0.1 * first, (first, last)
     assert optimizer.global_step.asnumpy().tolist() == [151]
+
+
+# -- PyNative and Graph mode agree ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "make",
+    [lambda ps: nn.Momentum(ps, 0.05, 0.9, weight_decay=0.01, use_nesterov=True),
+     lambda ps: nn.Adam(ps, learning_rate=nn.CosineDecayLR(0.0, 0.01, 4)),
+     lambda ps: nn.SGD(ps, learning_rate=[0.1, 0.05, 0.02], momentum=0.9)],
+    ids=["momentum", "adam-schedule", "sgd-lr-list"],
+)  # fmt: skip
+def test_graph_mode_matches_pynative(make):
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(16, 4)).astype(np.float32), rng.normal(size=(16, 1)).astype(np.float32)
+
+    def train(use_jit):
+        ms.set_seed(0)
+        net = nn.SequentialCell(nn.Dense(4, 8, activation="tanh"), nn.Dense(8, 1))
+        opt = make(net.trainable_params())
+        grad_fn = ms.value_and_grad(lambda d, l: ops.mean((net(d) - l) ** 2), None, opt.parameters)
+
+        def step(d, label):
+            loss, grads = grad_fn(d, label)
+            opt(grads)
+            return loss
+
+        step = ms.jit(step) if use_jit else step
+        losses = [float(step(Tensor(x), Tensor(y)).asnumpy()) for _ in range(4)]
+        return losses, [p.asnumpy() for p in opt.get_parameters()]
+
+    (l1, p1), (l2, p2) = train(False), train(True)
+    np.testing.assert_allclose(l1, l2, rtol=1e-5, atol=1e-6)
+    for a, b in zip(p1, p2):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
