@@ -34,8 +34,8 @@ class Executable:
         owned = self.owned
         for k, i in enumerate(self.written):
             if arrays[i] is not owned[k]:
-                # The buffer is donated: make sure no other Tensor shares it.
-                arrays[i] = B.jnp.copy(arrays[i])
+                # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
+                arrays[i] = B.jax.device_put(arrays[i], may_alias=False)
         outs = self.exe(*arrays, random_state.current_key(), *leaves)
         n = self.n_out
         for k, i in enumerate(self.written):
@@ -158,8 +158,7 @@ def _trace(ctx: Context, body, template, leaves: list, mode_setter):
         random_state.swap_key(arrays[n])
         ctx.started = True
         try:
-            # Values computed only from constants stay concrete (constant folding); tensors fed by inputs are traced.
-            with ctx, mode_setter(), B.jax.ensure_compile_time_eval():
+            with ctx, mode_setter():
                 args, kwargs = rebuild(template, iter(arrays[n + 1 :]))
                 out = body(*args, **kwargs)
             out_leaves: list = []

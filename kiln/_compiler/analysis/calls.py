@@ -232,10 +232,13 @@ def _construct(ctx, cls, args, kwargs):
     host = getattr(ctx, "host_key", None)
     if host is None:
         return cls(*args, **(kwargs or {}))
-    # Initialisers draw from the host generator, not from the graph's symbolic key.
+    from kiln._backend import jax  # noqa: PLC0415
+
+    # Initialisers draw from the host generator, not from the graph's symbolic key, and run eagerly.
     traced = random_state.swap_key(host)
     try:
-        obj = cls(*args, **(kwargs or {}))
+        with jax.ensure_compile_time_eval():
+            obj = cls(*args, **(kwargs or {}))
     finally:
         ctx.host_key = random_state.swap_key(traced)
     if is_cell(obj):

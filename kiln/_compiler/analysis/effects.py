@@ -66,7 +66,8 @@ def host_call(ctx, fn, args, kwargs):
         return fn(*filled[:n_pos], **dict(zip(keys, filled[n_pos:], strict=True)))
 
     # The output's shape comes from one run on placeholder values of the right shapes.
-    sample = call_host(*(np.zeros(a.shape, a.dtype) for a in arrays))
+    with B.jax.ensure_compile_time_eval():
+        sample = call_host(*(np.zeros(a.shape, a.dtype) for a in arrays))
     out_template, out_structs = _result_spec(sample)
 
     def host(*values):
