@@ -5,7 +5,7 @@ net = MyCell(); out = net(ms.Tensor(x))
 """
 
 # Importing `_backend` configures JAX first; importing `ops` completes Tensor's methods.
-from kiln import _backend, dataset, nn, ops, train  # noqa: F401
+from kiln import _backend, _compiler, dataset, nn, ops, train  # noqa: F401
 from kiln._compiler.api import JitConfig, jit, mutable
 from kiln._core import dtype
 from kiln._core.dtype import *  # noqa: F403
@@ -25,6 +25,7 @@ from kiln.ops import GradOperation, grad, value_and_grad
 from kiln.train import *  # noqa: F403
 from kiln.train import __all__ as _train_all
 
+_compiler.install_cell_runner(nn.Cell)  # GRAPH_MODE: calling a Cell compiles its construct
 ms_function = jit  # MindSpore 1.x name of `jit`
 
 mstype = dtype

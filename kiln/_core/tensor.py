@@ -46,6 +46,22 @@ def _to_host(data):
     return data
 
 
+class _Placeholder:
+    """Stands for data of a partly unknown shape (`Tensor(shape=(None, 3), dtype=...)`)."""
+
+    __slots__ = ("shape", "dtype", "ndim")
+
+    def __init__(self, shape: tuple, dtype: mstype.DType) -> None:
+        self.shape, self.dtype, self.ndim = shape, dtype.np, len(shape)
+
+    @property
+    def size(self):
+        raise ValueError(f"the size of a Tensor with dynamic shape {list(self.shape)} is unknown.")
+
+    def __array__(self, *args, **kwargs):
+        raise ValueError(f"a Tensor with dynamic shape {list(self.shape)} holds no data; it only declares inputs.")
+
+
 class Tensor:
     """A multi-dimensional array on the current device.
 
@@ -67,6 +83,10 @@ class Tensor:
             if shape is None:
                 raise ValueError("Tensor() needs input_data, or shape together with init.")
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            if any(d is None or d == -1 for d in shape):
+                # A placeholder for `Cell.set_inputs`: shape and dtype only, some sizes unknown.
+                self._data = _Placeholder(tuple(None if d == -1 else d for d in shape), dtype or mstype.float32)
+                return
             if init is None:
                 self._data = B.jnp.zeros(shape, (dtype or mstype.float32).np)
                 return
@@ -179,7 +199,7 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        if B.is_tracer(self._data):
+        if B.is_tracer(self._data) or isinstance(self._data, _Placeholder):
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<symbolic>)"
         arr = np.asarray(self._data)
         if self.dtype is mstype.bfloat16:
@@ -194,7 +214,7 @@ class Tensor:
         )
 
     def __str__(self) -> str:
-        if B.is_tracer(self._data):
+        if B.is_tracer(self._data) or isinstance(self._data, _Placeholder):
             return repr(self)
         arr = np.asarray(self._data)
         return np.array2string(arr, separator=" ") if arr.ndim else str(arr)
