@@ -8,6 +8,7 @@ from kiln.ops import _tensor_methods
 from kiln.ops.array import *  # noqa: F403
 from kiln.ops.math import *  # noqa: F403
 from kiln.ops.nn import *  # noqa: F403
+from kiln.ops.nn_primitives import *  # noqa: F403
 from kiln.ops.primitives import *  # noqa: F403
 from kiln.ops.random import *  # noqa: F403
 from kiln.ops.state import *  # noqa: F403

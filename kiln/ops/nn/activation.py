@@ -1,11 +1,18 @@
-"""Functional neural-network ops: activations (more: conv, pooling, norms, losses)."""
+"""Functional activations: relu, gelu, softmax, prelu, hardtanh, ..."""
 
 from __future__ import annotations
 
 from kiln._backend import jax, jnp
 from kiln._core.primitive import REGISTRY, PrimitiveDef
 from kiln._core.prims import _checks
+from kiln._core.prims.nn import misc as M
 from kiln.ops._helpers import apply, make_unary
+
+__all__ = [
+    "relu", "relu6", "sigmoid", "silu", "softsign", "hardswish", "hardsigmoid", "mish", "selu", "logsigmoid",
+    "tanhshrink", "tanh", "softmax", "log_softmax", "softmin", "elu", "celu", "leaky_relu", "gelu", "softplus",
+    "hardshrink", "softshrink", "prelu", "hardtanh",
+]  # fmt: skip
 
 relu = make_unary("ReLU", "relu")
 relu6 = make_unary("ReLU6", "relu6")
@@ -105,3 +112,30 @@ def hardshrink(x, lambd: float = 0.5):
 def softshrink(x, lambd: float = 0.5):
     """Soft thresholding by `lambd`."""
     return apply(REGISTRY["SoftShrink"], (x,), (float(lambd),))
+
+
+def prelu(x, weight):
+    """max(0, x) + weight * min(0, x), with one weight per channel (axis 1) or a single shared one.
+
+    Args:
+        x (Tensor): input of shape (N, C, ...) or (C,).
+        weight (Tensor): shape (C,) or (1,).
+
+    Returns:
+        Tensor of the input's shape.
+    """
+    return apply(M.PReLU, (x, weight))
+
+
+def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0):
+    """Clamp `input` to [min_val, max_val].
+
+    Args:
+        input (Tensor): the input.
+        min_val (float): lower bound. Default: -1.0.
+        max_val (float): upper bound. Default: 1.0.
+
+    Returns:
+        Tensor of the input's shape and dtype.
+    """
+    return apply(M.Hardtanh, (input,), (float(min_val), float(max_val)))

@@ -1,0 +1,319 @@
+"""Convolutions: Conv1D/2D/3D and their transposes (channels-first, grouped, dilated).
+
+Attributes are per-spatial-dimension tuples: `stride`, `dilation`, and `pad`
+as (lo0, hi0, lo1, hi1, ...) — MindSpore's (top, bottom, left, right) order.
+MindSpore's Conv1d layers store a (C_out, C_in/group, 1, K) weight; the 1-D
+primitives accept that layout as well as (C_out, C_in/group, K).
+"""
+
+from __future__ import annotations
+
+from kiln._backend import jnp, lax, vjp
+from kiln._core.prims.nn._common import (
+    declare,
+    non_negative_ints,
+    one_of,
+    op_error,
+    positive_ints,
+    require_float,
+    shape_of,
+    spatial_name,
+)
+
+PAD_MODES = ("same", "valid", "pad")
+_CHANNELS_LAST = ("NHWC", "NWC", "NDHWC")
+
+
+def same_pads(size: int, k: int, s: int, d: int) -> tuple[int, int]:
+    """TensorFlow/MindSpore 'same' padding: output ceil(size / s), extra padding at the end."""
+    out = -(-size // s)
+    total = max((out - 1) * s + d * (k - 1) + 1 - size, 0)
+    return total // 2, total - total // 2
+
+
+def conv_geometry(sizes, kernel, stride, dilation, pad_mode, pad) -> tuple[list, list]:
+    """(padding pairs, output sizes) of a forward convolution."""
+    pads, outs = [], []
+    for i, (n, k, s, d) in enumerate(zip(sizes, kernel, stride, dilation)):
+        if pad_mode == "same":
+            lo, hi = same_pads(n, k, s, d)
+        elif pad_mode == "valid":
+            lo = hi = 0
+        else:
+            lo, hi = pad[2 * i], pad[2 * i + 1]
+        pads.append((lo, hi))
+        outs.append((n + lo + hi - d * (k - 1) - 1) // s + 1)
+    return pads, outs
+
+
+def _kernel_shape(op: str, w_shape: tuple, nd: int) -> tuple:
+    """The weight shape without MindSpore's extra unit axis of 1-D kernels."""
+    if nd == 1 and len(w_shape) == 4 and w_shape[2] == 1:
+        return w_shape[:2] + w_shape[3:]
+    if len(w_shape) != nd + 2:
+        want = "(C_out, C_in / group, K) or (C_out, C_in / group, 1, K)" if nd == 1 else f"{nd + 2}-D"
+        raise op_error(op, f"'weight' must be {want}, but got shape {list(w_shape)}.")
+    return w_shape
+
+
+def _check_common(op, nd, stride, pad_mode, pad, dilation, group):
+    positive_ints(op, "stride", stride)
+    positive_ints(op, "dilation", dilation)
+    positive_ints(op, "group", (group,))
+    one_of(op, "pad_mode", pad_mode, PAD_MODES)
+    non_negative_ints(op, "pad", pad)
+    if len(pad) != 2 * nd or len(stride) != nd or len(dilation) != nd:
+        raise op_error(
+            op, f"'stride' and 'dilation' need {nd} entries and 'pad' {2 * nd}, but got {stride}, {dilation} and {pad}."
+        )
+    if pad_mode != "pad" and any(pad):
+        raise op_error(
+            op, f"'pad' must be all zero unless pad_mode is 'pad', but got pad={pad} with pad_mode={pad_mode!r}."
+        )
+
+
+def _layout(op, x, nd, data_format):
+    xs = shape_of(x)
+    if len(xs) != nd + 2:
+        raise op_error(op, f"the input 'x' must be {nd + 2}-D {spatial_name(nd)}, but got shape {list(xs)}.")
+    if data_format in _CHANNELS_LAST:
+        return xs[-1], xs[1:-1]
+    return xs[1], xs[2:]
+
+
+def _check_bias(op, b, channels, w_shape):
+    if b is not None and tuple(shape_of(b)) != (channels,):
+        raise op_error(
+            op,
+            f"'bias' must have shape [{channels}] (one value per output channel of weight "
+            f"{list(w_shape)}), but got {list(shape_of(b))}.",
+        )
+
+
+def _check_conv(op, nd):
+    def check(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
+        _check_common(op, nd, stride, pad_mode, pad, dilation, group)
+        require_float(op, "x", x)
+        channels, sizes = _layout(op, x, nd, data_format)
+        ws = _kernel_shape(op, tuple(shape_of(w)), nd)
+        if channels % group or channels // group != ws[1]:
+            raise op_error(
+                op,
+                f"the input channels of 'x' divided by 'group' must equal the weight's input channels: 'x' shape "
+                f"{list(shape_of(x))} has {channels} channels and group={group}, but 'weight' shape "
+                f"{list(shape_of(w))} expects {ws[1] * group}.",
+            )
+        if ws[0] % group:
+            raise op_error(
+                op,
+                f"the output channels of 'weight' ({ws[0]}, shape {list(shape_of(w))}) must be "
+                f"divisible by group={group}.",
+            )
+        _check_bias(op, b, ws[0], shape_of(w))
+        _, outs = conv_geometry(sizes, ws[2:], stride, dilation, pad_mode, pad)
+        if any(o <= 0 for o in outs):
+            raise op_error(
+                op,
+                f"the output spatial size {outs} is not positive: input {list(shape_of(x))}, kernel "
+                f"{list(ws[2:])}, stride {list(stride)}, dilation {list(dilation)}, pad_mode {pad_mode!r}, "
+                f"pad {list(pad)}.",
+            )
+
+    return check
+
+
+def _specs(nd: int, data_format: str) -> tuple[str, str, str]:
+    sp = "DHW"[3 - nd :]
+    lhs = f"N{sp}C" if data_format in _CHANNELS_LAST else f"NC{sp}"
+    return lhs, f"OI{sp}", lhs
+
+
+def _add_bias(y, b, nd, data_format):
+    if b is None:
+        return y
+    if data_format in _CHANNELS_LAST:
+        return y + b
+    return y + b.reshape((1, -1) + (1,) * nd)
+
+
+def _spatial(x, data_format):
+    return x.shape[1:-1] if data_format in _CHANNELS_LAST else x.shape[2:]
+
+
+def _squeeze_1d(w, nd):
+    return w.reshape(w.shape[:2] + w.shape[3:]) if w.ndim == nd + 3 else w
+
+
+def _forward(x, w, stride, pads, dilation, group, data_format):
+    nd = len(stride)
+    return lax.conv_general_dilated(
+        x,
+        w.astype(x.dtype),
+        stride,
+        pads,
+        rhs_dilation=dilation,
+        feature_group_count=group,
+        dimension_numbers=_specs(nd, data_format),
+    )
+
+
+def _conv_impl(nd):
+    def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
+        w = _squeeze_1d(w, nd)
+        pads, _ = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
+        return _add_bias(_forward(x, w, stride, pads, dilation, group, data_format), b, nd, data_format)
+
+    return impl
+
+
+def _conv_vjp(nd):
+    """Gradients of a convolution; the input gradient is a transposed convolution (see `_dilated_conv`)."""
+
+    def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, data_format):
+        w_full, w = w, _squeeze_1d(w, nd)
+        sizes = _spatial(x, data_format)
+        pads, _ = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
+        dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format).astype(x.dtype)
+        _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)
+        dw = pull(dout)[0].reshape(w_full.shape).astype(w_full.dtype)
+        db = None
+        if b is not None:
+            ch = dout.ndim - 1 if data_format in _CHANNELS_LAST else 1
+            db = jnp.sum(dout, axis=tuple(i for i in range(dout.ndim) if i != ch)).astype(b.dtype)
+        return dx, dw, db
+
+    return rule
+
+
+_CONV_ATTRS = {"stride": (1,), "pad_mode": "valid", "pad": (0, 0), "dilation": (1,), "group": 1, "data_format": "NCHW"}
+Conv1D = declare("Conv1D", _conv_impl(1), _check_conv("Conv1D", 1), attrs=_CONV_ATTRS, vjp=_conv_vjp(1))
+Conv2D = declare("Conv2D", _conv_impl(2), _check_conv("Conv2D", 2), attrs=_CONV_ATTRS, vjp=_conv_vjp(2))
+Conv3D = declare("Conv3D", _conv_impl(3), _check_conv("Conv3D", 3), attrs=_CONV_ATTRS, vjp=_conv_vjp(3))
+
+
+# ---- transposed convolution ----------------------------------------------------------
+def transpose_geometry(sizes, kernel, stride, dilation, pad_mode, pad, output_padding, output_size):
+    """(forward padding pairs, output sizes) of a transposed convolution.
+
+    The transpose is the gradient of a forward convolution whose input has the
+    output size: that forward convolution's padding decides the result.
+    """
+    pads, outs = [], []
+    for i, (n, k, s, d) in enumerate(zip(sizes, kernel, stride, dilation)):
+        ke = d * (k - 1) + 1
+        if output_size is not None:
+            out = output_size[i]
+        elif pad_mode == "same":
+            out = n * s
+        elif pad_mode == "valid":
+            out = (n - 1) * s + ke
+        else:
+            out = (n - 1) * s - pad[2 * i] - pad[2 * i + 1] + ke + output_padding[i]
+        if pad_mode == "same":
+            lo, hi = same_pads(out, k, s, d)
+        elif pad_mode == "valid":
+            lo = hi = 0
+        else:
+            lo, hi = pad[2 * i], pad[2 * i + 1]
+        pads.append((lo, hi))
+        outs.append(out)
+    return pads, outs
+
+
+def _check_transpose(op, nd):
+    def check(x, w, b, *, stride, pad_mode, pad, dilation, group, output_padding, output_size, data_format):
+        _check_common(op, nd, stride, pad_mode, pad, dilation, group)
+        non_negative_ints(op, "output_padding", output_padding)
+        require_float(op, "x", x)
+        channels, sizes = _layout(op, x, nd, data_format)
+        ws = _kernel_shape(op, tuple(shape_of(w)), nd)
+        if channels != ws[0] or channels % group:
+            raise op_error(
+                op,
+                f"the channels of 'x' must equal the weight's first dimension and be divisible by group={group}, "
+                f"but got 'x' shape {list(shape_of(x))} and 'weight' shape {list(shape_of(w))}.",
+            )
+        _check_bias(op, b, ws[1] * group, shape_of(w))
+        if any(output_padding) and pad_mode != "pad":
+            raise op_error(op, f"'output_padding' must be zero unless pad_mode is 'pad', but got {output_padding}.")
+        for op_, s, d in zip(output_padding, stride, dilation):
+            if op_ >= s and op_ >= d:
+                raise op_error(
+                    op,
+                    f"'output_padding' must be smaller than either stride or dilation, but got "
+                    f"output_padding={output_padding}, stride={stride}, dilation={dilation}.",
+                )
+        _, outs = transpose_geometry(sizes, ws[2:], stride, dilation, pad_mode, pad, output_padding, output_size)
+        if any(o <= 0 for o in outs):
+            raise op_error(
+                op,
+                f"the output spatial size {outs} is not positive for input {list(shape_of(x))}, "
+                f"weight {list(shape_of(w))}, pad {list(pad)}.",
+            )
+
+    return check
+
+
+def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format):
+    """A stride-1 convolution of `x` dilated by `lhs_dilation` (zeros between entries).
+
+    The dilation is written out with an interior pad instead of the convolution's
+    lhs_dilation: XLA's CPU simplifier aborts the process on some convolutions that
+    combine lhs_dilation with a kernel larger than the input (jax 0.10 / XLA 2026),
+    which jax's own transpose rules produce for strided convolutions.
+    """
+    nd = len(lhs_dilation)
+    if any(s > 1 for s in lhs_dilation):
+        first = 1 if data_format in _CHANNELS_LAST else 2
+        config = [(0, 0, 0)] * x.ndim
+        for i, (s, (lo, hi)) in enumerate(zip(lhs_dilation, padding)):
+            config[first + i] = (lo, hi, s - 1)
+        x = lax.pad(x, jnp.zeros((), x.dtype), config)
+        padding = [(0, 0)] * nd
+    return lax.conv_general_dilated(
+        x,
+        w.astype(x.dtype),
+        (1,) * nd,
+        padding,
+        rhs_dilation=rhs_dilation,
+        feature_group_count=group,
+        dimension_numbers=_specs(nd, data_format),
+    )
+
+
+def _transpose(x, w, stride, pads, dilation, group, outs, data_format):
+    """Transposed convolution with weight (C_in, C_out / group, *k), forward padding `pads`, output sizes `outs`."""
+    nd = len(stride)
+    sizes = _spatial(x, data_format)
+    kernel = w.shape[2:]
+    # The equivalent forward kernel: (C_out, C_in / group, *k), spatially flipped.
+    c_in, c_out_g = w.shape[:2]
+    wf = w.reshape((group, c_in // group, c_out_g) + kernel)
+    wf = jnp.swapaxes(wf, 1, 2).reshape((group * c_out_g, c_in // group) + kernel)
+    wf = jnp.flip(wf, axis=tuple(range(2, 2 + nd)))
+    padding = [
+        (d * (k - 1) - lo, out - (n - 1) * s - 1 + lo)
+        for n, k, s, d, (lo, _), out in zip(sizes, kernel, stride, dilation, pads, outs)
+    ]
+    return _dilated_conv(x, wf, stride, padding, dilation, group, data_format)
+
+
+def _transpose_impl(nd):
+    def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, output_padding, output_size, data_format):
+        w = _squeeze_1d(w, nd)
+        pads, outs = transpose_geometry(
+            _spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad, output_padding, output_size
+        )
+        return _add_bias(_transpose(x, w, stride, pads, dilation, group, outs, data_format), b, nd, data_format)
+
+    return impl
+
+
+_T_ATTRS = {**_CONV_ATTRS, "output_padding": (0,), "output_size": None}
+_T_ATTRS = {
+    k: _T_ATTRS[k]
+    for k in ("stride", "pad_mode", "pad", "dilation", "group", "output_padding", "output_size", "data_format")
+}
+Conv1DTranspose = declare("Conv1DTranspose", _transpose_impl(1), _check_transpose("Conv1DTranspose", 1), attrs=_T_ATTRS)
+Conv2DTranspose = declare("Conv2DTranspose", _transpose_impl(2), _check_transpose("Conv2DTranspose", 2), attrs=_T_ATTRS)
+Conv3DTranspose = declare("Conv3DTranspose", _transpose_impl(3), _check_transpose("Conv3DTranspose", 3), attrs=_T_ATTRS)

@@ -1,0 +1,271 @@
+"""Loss primitives: one primitive per loss, so a loss is one dispatch in PyNative.
+
+`reduction` is 'mean', 'sum' or 'none' (KLDivLoss adds 'batchmean'). Class
+axis conventions follow MindSpore: inputs (N, C) or (N, C, d1, ...) or (C,).
+"""
+
+from __future__ import annotations
+
+from kiln._backend import jax, jnp
+from kiln._core.prims._checks import broadcast_shapes
+from kiln._core.prims.nn._common import declare, dtype_of, one_of, op_error, require_float, shape_of
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return jnp.mean(loss)
+    if reduction == "sum":
+        return jnp.sum(loss)
+    return loss
+
+
+def _is_int(x) -> bool:
+    dt = dtype_of(x)
+    return dt is not None and dt.kind in "iub"
+
+
+# ---- softmax cross-entropy ------------------------------------------------------------------
+def _check_sce(logits, labels):
+    op = "SoftmaxCrossEntropyWithLogits"
+    require_float(op, "logits", logits)
+    ls, ys = shape_of(logits), shape_of(labels)
+    if len(ls) != 2 or tuple(ys) != tuple(ls):
+        raise op_error(
+            op,
+            f"'logits' and 'labels' must both be 2-D (N, C) with the same shape, but got "
+            f"logits {list(ls)} and labels {list(ys)}.",
+        )
+
+
+def _sce(logits, labels):
+    """(loss per row, gradient of the loss with respect to the logits)."""
+    logp = jax.nn.log_softmax(logits, axis=-1)
+    labels = labels.astype(logits.dtype)
+    return -jnp.sum(labels * logp, axis=-1), jnp.exp(logp) - labels
+
+
+SoftmaxCrossEntropyWithLogits = declare("SoftmaxCrossEntropyWithLogits", _sce, _check_sce, multiple_results=True)
+
+
+def _check_sparse_sce(logits, labels, *, is_grad):
+    op = "SparseSoftmaxCrossEntropyWithLogits"
+    require_float(op, "logits", logits)
+    ls, ys = shape_of(logits), shape_of(labels)
+    if not _is_int(labels):
+        raise op_error(op, f"'labels' must be an integer tensor, but got {dtype_of(labels)}.", TypeError)
+    if len(ls) < 1 or tuple(ys) != tuple(ls[:-1]):
+        raise op_error(
+            op,
+            f"'labels' must have the shape of 'logits' without its last (class) axis, but got "
+            f"logits {list(ls)} and labels {list(ys)}.",
+        )
+
+
+def _sparse_sce(logits, labels, *, is_grad):
+    logp = jax.nn.log_softmax(logits, axis=-1)
+    hot = jax.nn.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+    if is_grad:
+        return (jnp.exp(logp) - hot) / max(labels.size, 1)
+    return -jnp.mean(jnp.sum(hot * logp, axis=-1))
+
+
+SparseSoftmaxCrossEntropyWithLogits = declare(
+    "SparseSoftmaxCrossEntropyWithLogits", _sparse_sce, _check_sparse_sce, attrs={"is_grad": False}, nondiff=(1,)
+)
+
+
+# ---- cross_entropy / nll_loss ------------------------------------------------------------------
+def _check_class_loss(op, input_name):
+    def check(x, target, weight, *, reduction, ignore_index, label_smoothing):
+        require_float(op, input_name, x)
+        one_of(op, "reduction", reduction, REDUCTIONS)
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise op_error(op, f"'label_smoothing' must be in [0.0, 1.0], but got {label_smoothing}.")
+        xs, ts = shape_of(x), shape_of(target)
+        if len(xs) == 0:
+            raise op_error(op, f"'{input_name}' must have a class axis, but got a scalar.")
+        c = xs[1] if len(xs) >= 2 else xs[0]
+        if _is_int(target):
+            want = tuple(xs[:1] + xs[2:]) if len(xs) >= 2 else ()
+            if tuple(ts) != want:
+                raise op_error(
+                    op,
+                    f"class-index 'target' must have shape {list(want)} for {input_name} "
+                    f"{list(xs)}, but got {list(ts)}.",
+                )
+        elif tuple(ts) != tuple(xs):
+            raise op_error(
+                op, f"probability 'target' must have the shape of {input_name} {list(xs)}, but got {list(ts)}."
+            )
+        if weight is not None and tuple(shape_of(weight)) != (c,):
+            raise op_error(
+                op, f"'weight' must have shape [{c}] (one value per class), but got {list(shape_of(weight))}."
+            )
+
+    return check
+
+
+def _class_loss(logp, target, weight, reduction, ignore_index, label_smoothing):
+    """Negative log-likelihood of log-probabilities `logp`, with label smoothing and class weights."""
+    c_axis = 1 if logp.ndim >= 2 else 0
+    c = logp.shape[c_axis]
+    wshape = [1] * logp.ndim
+    wshape[c_axis] = c
+    w_b = 1.0 if weight is None else weight.astype(logp.dtype).reshape(wshape)
+    if not jnp.issubdtype(target.dtype, jnp.integer) and target.dtype != jnp.bool_:
+        target = target.astype(logp.dtype)
+        if label_smoothing:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        loss = -jnp.sum(logp * target * w_b, axis=c_axis)
+        total = jnp.asarray(loss.size, logp.dtype)
+        return (loss if reduction == "none" else jnp.sum(loss) / (total if reduction == "mean" else 1)), total
+    valid = target != ignore_index
+    safe = jnp.where(valid, target, 0).astype(jnp.int32)
+    picked = jnp.squeeze(jnp.take_along_axis(logp, jnp.expand_dims(safe, c_axis), axis=c_axis), c_axis)
+    w_t = valid.astype(logp.dtype) if weight is None else jnp.where(valid, weight.astype(logp.dtype)[safe], 0)
+    loss = -picked * w_t
+    if label_smoothing:
+        smooth = -jnp.sum(logp * w_b, axis=c_axis) / c * valid
+        loss = (1 - label_smoothing) * loss + label_smoothing * smooth
+    total = jnp.sum(w_t)
+    if reduction == "none":
+        return loss, total
+    return (jnp.sum(loss) / total if reduction == "mean" else jnp.sum(loss)), total
+
+
+def _cross_entropy(x, target, weight, *, reduction, ignore_index, label_smoothing):
+    logp = jax.nn.log_softmax(x, axis=1 if x.ndim >= 2 else 0)
+    return _class_loss(logp, target, weight, reduction, ignore_index, label_smoothing)[0]
+
+
+def _nll_loss(x, target, weight, *, reduction, ignore_index, label_smoothing):
+    return _class_loss(x, target, weight, reduction, ignore_index, label_smoothing)
+
+
+_CLASS_ATTRS = {"reduction": "mean", "ignore_index": -100, "label_smoothing": 0.0}
+CrossEntropy = declare(
+    "CrossEntropy", _cross_entropy, _check_class_loss("CrossEntropy", "input"), attrs=_CLASS_ATTRS, nondiff=(2,)
+)
+NLLLoss = declare(
+    "NLLLoss",
+    _nll_loss,
+    _check_class_loss("NLLLoss", "logits"),
+    attrs=_CLASS_ATTRS,
+    nondiff=(2,),
+    multiple_results=True,
+)
+
+
+# ---- binary cross-entropy ------------------------------------------------------------------------
+def _check_binary(op, extra=("weight",)):
+    def check(x, y, *weights, reduction):
+        require_float(op, "logits", x)
+        one_of(op, "reduction", reduction, REDUCTIONS)
+        xs, ys = shape_of(x), shape_of(y)
+        if tuple(xs) != tuple(ys):
+            raise op_error(op, f"'logits' and 'labels' must have the same shape, but got {list(xs)} and {list(ys)}.")
+        for name, w in zip(extra, weights):
+            if w is not None:
+                try:
+                    broadcast_shapes(op, shape_of(w), xs)
+                except ValueError:
+                    raise op_error(
+                        op, f"'{name}' of shape {list(shape_of(w))} must broadcast to the logits shape {list(xs)}."
+                    ) from None
+
+    return check
+
+
+_LOG_EPS = 1e-12  # probabilities are clamped here before the log, so 0 and 1 give finite losses
+
+
+def _bce(p, y, weight, *, reduction):
+    y = y.astype(p.dtype)
+    eps = jnp.asarray(_LOG_EPS, p.dtype)
+    loss = -(y * jnp.log(jnp.maximum(p, eps)) + (1 - y) * jnp.log(jnp.maximum(1 - p, eps)))
+    if weight is not None:
+        loss = loss * weight.astype(p.dtype)
+    return _reduce(loss, reduction)
+
+
+def _bce_logits(x, y, weight, pos_weight, *, reduction):
+    y = y.astype(x.dtype)
+    softplus_neg = jnp.logaddexp(0, -x)  # log(1 + exp(-x)), stable for both signs
+    if pos_weight is None:
+        loss = (1 - y) * x + softplus_neg
+    else:
+        loss = (1 - y) * x + (1 + (pos_weight.astype(x.dtype) - 1) * y) * softplus_neg
+    if weight is not None:
+        loss = loss * weight.astype(x.dtype)
+    return _reduce(loss, reduction)
+
+
+BinaryCrossEntropy = declare(
+    "BinaryCrossEntropy", _bce, _check_binary("BinaryCrossEntropy"), attrs={"reduction": "mean"}
+)
+BCEWithLogitsLoss = declare(
+    "BCEWithLogitsLoss",
+    _bce_logits,
+    _check_binary("BCEWithLogitsLoss", ("weight", "pos_weight")),
+    attrs={"reduction": "mean"},
+)
+
+
+# ---- regression losses -----------------------------------------------------------------------------
+def _check_pair(op, broadcast=True):
+    def check(x, y, *, reduction, **attrs):
+        require_float(op, "input", x)
+        one_of(op, "reduction", reduction, REDUCTIONS)
+        xs, ys = shape_of(x), shape_of(y)
+        if broadcast:
+            broadcast_shapes(op, xs, ys)
+        elif tuple(xs) != tuple(ys):
+            raise op_error(op, f"'input' and 'target' must have the same shape, but got {list(xs)} and {list(ys)}.")
+        beta = attrs.get("beta")
+        if beta is not None and beta < 0:
+            raise op_error(op, f"'beta' must be non-negative, but got {beta}.")
+
+    return check
+
+
+def _mse(x, y, *, reduction):
+    return _reduce(jnp.square(x - y.astype(x.dtype)), reduction)
+
+
+def _l1(x, y, *, reduction):
+    return _reduce(jnp.abs(x - y.astype(x.dtype)), reduction)
+
+
+def _smooth_l1(x, y, *, beta, reduction):
+    d = jnp.abs(x - y.astype(x.dtype))
+    if beta == 0:
+        return _reduce(d, reduction)
+    return _reduce(jnp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+MSELoss = declare("MSELoss", _mse, _check_pair("MSELoss"), attrs={"reduction": "mean"})
+L1Loss = declare("L1Loss", _l1, _check_pair("L1Loss"), attrs={"reduction": "mean"})
+SmoothL1Loss = declare(
+    "SmoothL1Loss", _smooth_l1, _check_pair("SmoothL1Loss", broadcast=False), attrs={"beta": 1.0, "reduction": "none"}
+)
+
+
+def _check_kl(x, y, *, reduction):
+    op = "KLDivLoss"
+    require_float(op, "logits", x)
+    one_of(op, "reduction", reduction, REDUCTIONS + ("batchmean",))
+    broadcast_shapes(op, shape_of(x), shape_of(y))
+
+
+def _kl_div(x, y, *, reduction):
+    y = y.astype(x.dtype)
+    # y * (log y - x), defined as 0 where y == 0 (xlogy) so empty classes add nothing.
+    loss = jnp.where(y > 0, y * jnp.log(jnp.where(y > 0, y, 1)), 0) - y * x
+    if reduction == "batchmean":
+        return jnp.sum(loss) / (loss.shape[0] if loss.ndim else 1)
+    return _reduce(loss, reduction)
+
+
+KLDivLoss = declare("KLDivLoss", _kl_div, _check_kl, attrs={"reduction": "mean"})

@@ -1,0 +1,157 @@
+"""Normalisation: BatchNorm (with moving statistics), LayerNorm, GroupNorm.
+
+Statistics are computed in at least float32 (half-precision inputs are
+upcast and the result cast back), variances are biased for normalising; the
+moving variance of BatchNorm is updated with the unbiased batch variance.
+"""
+
+from __future__ import annotations
+
+from kiln._backend import jnp, lax
+from kiln._core.prims.nn._common import declare, op_error, require_float, shape_of
+
+
+def _compute_dtype(dt):
+    return jnp.promote_types(dt, jnp.float32)
+
+
+# ---- BatchNorm ------------------------------------------------------------------------------
+def _channel_axis(ndim: int, data_format: str) -> int:
+    return ndim - 1 if data_format in ("NHWC", "NDHWC") and ndim > 2 else 1
+
+
+def _check_batch_norm(x, scale, bias, mean, variance, *, is_training, epsilon, momentum, data_format):
+    op = "BatchNorm"
+    xs = shape_of(x)
+    if len(xs) < 2:
+        raise op_error(op, f"'input_x' must have at least 2 dimensions (N, C, ...), but got shape {list(xs)}.")
+    require_float(op, "input_x", x)
+    if not 0.0 <= momentum <= 1.0:
+        raise op_error(op, f"'momentum' must be in [0, 1], but got {momentum}.")
+    if epsilon <= 0:
+        raise op_error(op, f"'epsilon' must be positive, but got {epsilon}.")
+    c = xs[_channel_axis(len(xs), data_format)]
+    for name, t in (("scale", scale), ("bias", bias), ("mean", mean), ("variance", variance)):
+        if t is not None and tuple(shape_of(t)) != (c,):
+            raise op_error(
+                op,
+                f"'{name}' must have shape [{c}] (the channel dimension of input_x {list(xs)}), "
+                f"but got {list(shape_of(t))}.",
+            )
+
+
+def _batch_norm(x, scale, bias, mean, variance, *, is_training, epsilon, momentum, data_format):
+    """(y, batch mean, batch variance, new moving mean, new moving variance)."""
+    ax = _channel_axis(x.ndim, data_format)
+    ct = _compute_dtype(x.dtype)
+    xc = x.astype(ct)
+    axes = tuple(i for i in range(x.ndim) if i != ax)
+    shape = [1] * x.ndim
+    shape[ax] = x.shape[ax]
+    if is_training:
+        b_mean = jnp.mean(xc, axis=axes)
+        b_var = jnp.mean(jnp.square(xc - b_mean.reshape(shape)), axis=axes)
+        n = x.size // x.shape[ax]
+        unbiased = lax.stop_gradient(b_var) * (n / max(n - 1, 1))
+        new_mean = (1 - momentum) * mean.astype(ct) + momentum * lax.stop_gradient(b_mean)
+        new_var = (1 - momentum) * variance.astype(ct) + momentum * unbiased
+        use_mean, use_var = b_mean, b_var
+    else:
+        use_mean, use_var = mean.astype(ct), variance.astype(ct)
+        b_mean, b_var, new_mean, new_var = use_mean, use_var, use_mean, use_var
+    y = (xc - use_mean.reshape(shape)) * lax.rsqrt(use_var.reshape(shape) + epsilon)
+    if scale is not None:
+        y = y * scale.astype(ct).reshape(shape)
+    if bias is not None:
+        y = y + bias.astype(ct).reshape(shape)
+    sd = mean.dtype
+    return y.astype(x.dtype), b_mean.astype(sd), b_var.astype(sd), new_mean.astype(sd), new_var.astype(sd)
+
+
+BatchNorm = declare(
+    "BatchNorm",
+    _batch_norm,
+    _check_batch_norm,
+    attrs={"is_training": False, "epsilon": 1e-5, "momentum": 0.1, "data_format": "NCHW"},
+    nondiff=(3, 4),
+    multiple_results=True,
+)
+
+
+# ---- LayerNorm ------------------------------------------------------------------------------
+def _check_layer_norm(x, gamma, beta, *, begin_norm_axis, begin_params_axis, epsilon):
+    op = "LayerNorm"
+    xs = shape_of(x)
+    nd = len(xs)
+    require_float(op, "input_x", x)
+    for name, a in (("begin_norm_axis", begin_norm_axis), ("begin_params_axis", begin_params_axis)):
+        if not -nd <= a < max(nd, 1):
+            raise op_error(op, f"'{name}' must be in [{-nd}, {nd}) for input shape {list(xs)}, but got {a}.")
+    want = tuple(xs[begin_params_axis % nd :]) if nd else ()
+    for name, t in (("gamma", gamma), ("beta", beta)):
+        if t is not None and tuple(shape_of(t)) != want:
+            raise op_error(
+                op,
+                f"'{name}' must have shape {list(want)} (input_x {list(xs)} from "
+                f"begin_params_axis={begin_params_axis}), but got {list(shape_of(t))}.",
+            )
+
+
+def _layer_norm(x, gamma, beta, *, begin_norm_axis, begin_params_axis, epsilon):
+    """(y, mean, variance); the statistics keep the normalised axes as size 1."""
+    ct = _compute_dtype(x.dtype)
+    xc = x.astype(ct)
+    axes = tuple(range(begin_norm_axis % x.ndim, x.ndim))
+    mean = jnp.mean(xc, axis=axes, keepdims=True)
+    var = jnp.mean(jnp.square(xc - mean), axis=axes, keepdims=True)
+    y = (xc - mean) * lax.rsqrt(var + epsilon)
+    if gamma is not None:
+        y = y * gamma.astype(ct)
+    if beta is not None:
+        y = y + beta.astype(ct)
+    return y.astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype)
+
+
+LayerNorm = declare(
+    "LayerNorm",
+    _layer_norm,
+    _check_layer_norm,
+    attrs={"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-7},
+    multiple_results=True,
+)
+
+
+# ---- GroupNorm ------------------------------------------------------------------------------
+def _check_group_norm(x, gamma, beta, *, num_groups, eps):
+    op = "GroupNorm"
+    xs = shape_of(x)
+    require_float(op, "input", x)
+    if len(xs) < 2:
+        raise op_error(op, f"'input' must have at least 2 dimensions (N, C, ...), but got shape {list(xs)}.")
+    if not isinstance(num_groups, int) or num_groups <= 0 or xs[1] % num_groups:
+        raise op_error(
+            op,
+            f"'num_groups' must be a positive int dividing the channel count {xs[1]} of input "
+            f"{list(xs)}, but got {num_groups}.",
+        )
+    for name, t in (("weight", gamma), ("bias", beta)):
+        if t is not None and tuple(shape_of(t)) != (xs[1],):
+            raise op_error(op, f"'{name}' must have shape [{xs[1]}], but got {list(shape_of(t))}.")
+
+
+def _group_norm(x, gamma, beta, *, num_groups, eps):
+    ct = _compute_dtype(x.dtype)
+    n, c = x.shape[:2]
+    xg = x.astype(ct).reshape((n, num_groups, -1))
+    mean = jnp.mean(xg, axis=-1, keepdims=True)
+    var = jnp.mean(jnp.square(xg - mean), axis=-1, keepdims=True)
+    y = ((xg - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    if gamma is not None:
+        y = y * gamma.astype(ct).reshape(shape)
+    if beta is not None:
+        y = y + beta.astype(ct).reshape(shape)
+    return y.astype(x.dtype)
+
+
+GroupNorm = declare("GroupNorm", _group_norm, _check_group_norm, attrs={"num_groups": 1, "eps": 1e-5})

@@ -1,0 +1,295 @@
+"""Pooling: max / average pooling over 1-3 spatial dims, with indices, and adaptive pooling.
+
+Inputs are (N, C, *spatial) or unbatched (C, *spatial); the number of spatial
+dims is the length of `kernel_size` (or of `output_size` for adaptive pools).
+Window geometry follows MindSpore / PyTorch: 'same' pads to ceil(L / stride)
+outputs, 'pad' uses explicit padding, `ceil_mode` adds a last partial window
+only when it starts inside the input or the left padding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln._backend import jnp, lax
+from kiln._core.prims.nn._common import (
+    declare,
+    dtype_of,
+    non_negative_ints,
+    one_of,
+    op_error,
+    positive_ints,
+    require_float,
+    shape_of,
+)
+from kiln._core.prims.nn.conv import same_pads
+
+POOL_MODES = ("same", "valid", "pad")
+
+
+def pool_dim(n: int, k: int, s: int, d: int, mode: str, lo: int, hi: int, ceil: bool) -> tuple[int, int, int, int]:
+    """(output size, left pad, right pad actually needed, explicit right pad) along one dim."""
+    ke = d * (k - 1) + 1
+    if mode == "same":
+        lo, hi = same_pads(n, k, s, d)
+        return -(-n // s), lo, hi, hi
+    if mode == "valid":
+        lo = hi = 0
+    span = n + lo + hi - ke
+    if ceil:
+        out = -(-span // s) + 1
+        if (out - 1) * s >= n + lo:  # the last window would start in the right padding
+            out -= 1
+    else:
+        out = span // s + 1
+    return out, lo, max((out - 1) * s + ke - n - lo, 0), hi
+
+
+def pool_geometry(sizes, kernel, strides, dilation, mode, pad, ceil):
+    return [
+        pool_dim(n, k, s, d, mode, pad[2 * i], pad[2 * i + 1], ceil)
+        for i, (n, k, s, d) in enumerate(zip(sizes, kernel, strides, dilation))
+    ]
+
+
+def _check_pool(op):
+    def check(x, *, kernel_size, strides, pad_mode, pad, ceil_mode, dilation=None, **_):
+        nd = len(kernel_size)
+        dilation = dilation or (1,) * nd
+        positive_ints(op, "kernel_size", kernel_size)
+        positive_ints(op, "strides", strides)
+        positive_ints(op, "dilation", dilation)
+        one_of(op, "pad_mode", pad_mode, POOL_MODES)
+        non_negative_ints(op, "pad", pad)
+        if pad_mode != "pad" and any(pad):
+            raise op_error(op, f"'pad' must be all zero unless pad_mode is 'pad', but got {pad}.")
+        xs = shape_of(x)
+        if len(xs) not in (nd + 1, nd + 2):
+            raise op_error(
+                op,
+                f"the input must be {nd + 1}-D or {nd + 2}-D (batch, channels and {nd} spatial "
+                f"dims), but got shape {list(xs)}.",
+            )
+        for i, (k, d) in enumerate(zip(kernel_size, dilation)):
+            if max(pad[2 * i], pad[2 * i + 1]) > (d * (k - 1) + 1) // 2:
+                raise op_error(
+                    op, f"the padding {pad} must be at most half of the (dilated) kernel size {kernel_size}."
+                )
+        geo = pool_geometry(xs[-nd:], kernel_size, strides, dilation, pad_mode, pad, ceil_mode)
+        if any(g[0] <= 0 for g in geo):
+            raise op_error(
+                op,
+                f"the output spatial size {[g[0] for g in geo]} is not positive: input shape {list(xs)}, "
+                f"kernel_size {kernel_size}, strides {strides}, pad_mode {pad_mode!r}, pad {pad}.",
+            )
+
+    return check
+
+
+def _window(x, nd, kernel, strides, dilation, pads):
+    lead = x.ndim - nd
+    return dict(
+        window_dimensions=(1,) * lead + tuple(kernel),
+        window_strides=(1,) * lead + tuple(strides),
+        padding=((0, 0),) * lead + tuple(pads),
+        window_dilation=(1,) * lead + tuple(dilation),
+    )
+
+
+def _lowest(dt):
+    return -jnp.inf if jnp.issubdtype(dt, jnp.inexact) else jnp.iinfo(dt).min
+
+
+def _max_pool(x, *, kernel_size, strides, pad_mode, pad, dilation, ceil_mode):
+    nd = len(kernel_size)
+    geo = pool_geometry(x.shape[-nd:], kernel_size, strides, dilation, pad_mode, pad, ceil_mode)
+    init = jnp.array(_lowest(x.dtype), x.dtype)
+    w = _window(x, nd, kernel_size, strides, dilation, [(g[1], g[2]) for g in geo])
+    return lax.reduce_window(x, init, lax.max, **w)
+
+
+def _counts(n, k, s, lo, hi_explicit, out, include_pad):
+    """How many positions of each window count towards the average along one dim."""
+    start = np.arange(out) * s - lo
+    end = start + k
+    if include_pad:
+        return np.minimum(end, n + hi_explicit) - start
+    return np.minimum(end, n) - np.maximum(start, 0)
+
+
+def _avg_pool(x, *, kernel_size, strides, pad_mode, pad, ceil_mode, count_include_pad, divisor_override):
+    nd = len(kernel_size)
+    dilation = (1,) * nd
+    geo = pool_geometry(x.shape[-nd:], kernel_size, strides, dilation, pad_mode, pad, ceil_mode)
+    w = _window(x, nd, kernel_size, strides, dilation, [(g[1], g[2]) for g in geo])
+    total = lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, **w)
+    if divisor_override:
+        return total / jnp.array(divisor_override, x.dtype)
+    # 'same' padding never counts (MindSpore); explicit padding counts when count_include_pad.
+    include = count_include_pad and pad_mode == "pad"
+    divisor = np.ones((), np.float64)
+    for (out, lo, _, hi), n, k, s in zip(geo, x.shape[-nd:], kernel_size, strides):
+        divisor = np.multiply.outer(divisor, _counts(n, k, s, lo, hi, out, include))
+    return total / jnp.asarray(divisor, x.dtype)
+
+
+_POOL_ATTRS = {"kernel_size": (1, 1), "strides": (1, 1), "pad_mode": "valid", "pad": (0, 0, 0, 0)}
+_MAX_ATTRS = {**_POOL_ATTRS, "dilation": (1, 1), "ceil_mode": False}
+_AVG_ATTRS = {**_POOL_ATTRS, "ceil_mode": False, "count_include_pad": True, "divisor_override": 0}
+
+
+def _check_avg(op):
+    base = _check_pool(op)
+
+    def check(x, **attrs):
+        base(x, **attrs)
+        require_float(op, "x", x)
+        if attrs["divisor_override"] < 0:
+            raise op_error(op, f"'divisor_override' must be non-negative, but got {attrs['divisor_override']}.")
+
+    return check
+
+
+MaxPool = declare("MaxPool", _max_pool, _check_pool("MaxPool"), attrs=_MAX_ATTRS)
+MaxPool3D = declare("MaxPool3D", _max_pool, _check_pool("MaxPool3D"), attrs=_MAX_ATTRS)
+AvgPool = declare("AvgPool", _avg_pool, _check_avg("AvgPool"), attrs=_AVG_ATTRS)
+AvgPool3D = declare("AvgPool3D", _avg_pool, _check_avg("AvgPool3D"), attrs=_AVG_ATTRS)
+
+
+# ---- max pooling with indices ----------------------------------------------------------
+def window_positions(geo, kernel, strides, dilation) -> list[np.ndarray]:
+    """Per dim, the (out, k) input positions each window reads (may fall in the padding)."""
+    return [
+        (np.arange(g[0]) * s - g[1])[:, None] + np.arange(k)[None, :] * d
+        for g, k, s, d in zip(geo, kernel, strides, dilation)
+    ]
+
+
+def gather_windows(x, positions):
+    """Windows of x's trailing spatial dims as (..., *out, K), with the flat input index of each entry.
+
+    `positions[i]` is an (out_i, k_i) array of input positions along dim i; positions
+    outside the input read the lowest value, so they never win a max.
+    """
+    nd = len(positions)
+    sizes = x.shape[-nd:]
+    full = tuple(p.shape[0] for p in positions) + tuple(p.shape[1] for p in positions)
+    grids = []
+    for i, p in enumerate(positions):
+        shape = [1] * (2 * nd)
+        shape[i], shape[nd + i] = p.shape
+        grids.append(np.broadcast_to(p.reshape(shape), full))
+    valid = np.logical_and.reduce([(g >= 0) & (g < n) for g, n in zip(grids, sizes)])
+    flat = np.zeros(full, np.int64)
+    for g, n in zip(grids, sizes):
+        flat = flat * n + np.clip(g, 0, n - 1)
+    out_shape = full[:nd]
+    flat = flat.reshape(out_shape + (-1,))
+    valid = valid.reshape(out_shape + (-1,))
+    xf = x.reshape(x.shape[:-nd] + (-1,))
+    vals = jnp.take(xf, jnp.asarray(flat.reshape(-1)), axis=-1).reshape(x.shape[:-nd] + flat.shape)
+    if not valid.all():
+        vals = jnp.where(jnp.asarray(valid), vals, jnp.array(_lowest(x.dtype), x.dtype))
+    return vals, flat
+
+
+def max_with_index(vals, flat):
+    """Max over the last axis and the flat input index where it was found (int64)."""
+    arg = jnp.argmax(vals, axis=-1)
+    table = jnp.broadcast_to(jnp.asarray(flat), arg.shape + flat.shape[-1:])
+    index = jnp.take_along_axis(table, arg[..., None], axis=-1)[..., 0]
+    return jnp.max(vals, axis=-1), index.astype(jnp.int64)
+
+
+def _max_pool_argmax(x, *, kernel_size, strides, pad_mode, pad, dilation, ceil_mode):
+    nd = len(kernel_size)
+    geo = pool_geometry(x.shape[-nd:], kernel_size, strides, dilation, pad_mode, pad, ceil_mode)
+    vals, flat = gather_windows(x, window_positions(geo, kernel_size, strides, dilation))
+    return max_with_index(vals, flat)
+
+
+MaxPoolWithArgmax = declare(
+    "MaxPoolWithArgmax", _max_pool_argmax, _check_pool("MaxPoolWithArgmax"), attrs=_MAX_ATTRS, multiple_results=True
+)
+
+
+# ---- adaptive pooling ---------------------------------------------------------------------
+def adaptive_bins(n: int, out: int) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch/MindSpore bins: [floor(i * n / out), ceil((i + 1) * n / out))."""
+    i = np.arange(out)
+    return (i * n) // out, -((-(i + 1) * n) // out)
+
+
+def _adaptive_positions(n, out):
+    start, end = adaptive_bins(n, out)
+    width = int((end - start).max())
+    pos = start[:, None] + np.arange(width)[None, :]
+    return np.where(pos < end[:, None], pos, end[:, None] - 1)  # repeat the last entry: harmless for max
+
+
+def _resolve(sizes, output_size):
+    return tuple(n if o is None else o for n, o in zip(sizes, output_size))
+
+
+def _check_adaptive(op):
+    def check(x, *, output_size):
+        nd = len(output_size)
+        if any(o is not None and (not isinstance(o, (int, np.integer)) or o <= 0) for o in output_size):
+            raise op_error(op, f"'output_size' entries must be positive ints or None, but got {output_size}.")
+        xs = shape_of(x)
+        if len(xs) not in (nd + 1, nd + 2):
+            raise op_error(
+                op,
+                f"the input must be {nd + 1}-D or {nd + 2}-D (batch, channels and {nd} spatial "
+                f"dims), but got shape {list(xs)}.",
+            )
+        dt = dtype_of(x)
+        if op.startswith("AdaptiveAvg"):
+            require_float(op, "x", x)
+        elif dt is not None and dt.kind not in "fiu" and dt.name != "bfloat16":
+            raise op_error(op, f"the input must be a real tensor, but got {dt}.", TypeError)
+
+    return check
+
+
+def _adaptive_avg(x, *, output_size):
+    nd = len(output_size)
+    outs = _resolve(x.shape[-nd:], output_size)
+    for i, out in enumerate(outs):
+        axis = x.ndim - nd + i
+        n = x.shape[axis]
+        if n % out == 0:  # equal bins: a reshape and a mean
+            x = jnp.mean(x.reshape(x.shape[:axis] + (out, n // out) + x.shape[axis + 1 :]), axis=axis + 1)
+            continue
+        start, end = adaptive_bins(n, out)
+        pos = _adaptive_positions(n, out)
+        weight = np.where(np.arange(pos.shape[1])[None, :] < (end - start)[:, None], 1.0 / (end - start)[:, None], 0)
+        gathered = jnp.take(x, jnp.asarray(pos.reshape(-1)), axis=axis).reshape(
+            x.shape[:axis] + pos.shape + x.shape[axis + 1 :]
+        )
+        w = jnp.asarray(weight.reshape(pos.shape + (1,) * (x.ndim - axis - 1)), x.dtype)
+        x = jnp.sum(gathered * w, axis=axis + 1)
+    return x
+
+
+def _adaptive_max(x, *, output_size):
+    nd = len(output_size)
+    outs = _resolve(x.shape[-nd:], output_size)
+    vals, flat = gather_windows(x, [_adaptive_positions(n, o) for n, o in zip(x.shape[-nd:], outs)])
+    return max_with_index(vals, flat)
+
+
+for _nd in (1, 2, 3):
+    declare(
+        f"AdaptiveAvgPool{_nd}D",
+        _adaptive_avg,
+        _check_adaptive(f"AdaptiveAvgPool{_nd}D"),
+        attrs={"output_size": (1,) * _nd},
+    )
+    declare(
+        f"AdaptiveMaxPool{_nd}D",
+        _adaptive_max,
+        _check_adaptive(f"AdaptiveMaxPool{_nd}D"),
+        attrs={"output_size": (1,) * _nd},
+        multiple_results=True,
+    )

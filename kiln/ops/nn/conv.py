@@ -1,0 +1,156 @@
+"""Functional convolutions: conv1d/2d/3d and conv_transpose1d/2d/3d (channels-first)."""
+
+from __future__ import annotations
+
+from kiln._core.prims.nn import conv as C
+from kiln._core.tensor import Tensor
+from kiln.ops._helpers import apply
+from kiln.ops.nn._args import ntuple, pad_mode_of, pad_pairs
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
+
+_CONV = {1: C.Conv1D, 2: C.Conv2D, 3: C.Conv3D}
+_TRANSPOSE = {1: C.Conv1DTranspose, 2: C.Conv2DTranspose, 3: C.Conv3DTranspose}
+
+
+def conv_attrs(op: str, nd: int, stride, pad_mode, padding, dilation, groups, data_format) -> tuple:
+    """The Conv primitive's attribute tuple from user arguments."""
+    if isinstance(padding, str):  # conv2d(x, w, padding='same') as in MindSpore's newer API
+        pad_mode, padding = padding, 0
+    return (
+        ntuple(op, "stride", stride, nd),
+        pad_mode_of(op, pad_mode),
+        pad_pairs(op, padding, nd),
+        ntuple(op, "dilation", dilation, nd),
+        groups,
+        data_format,
+    )
+
+
+def _conv(nd, input, weight, bias, stride, pad_mode, padding, dilation, groups, data_format):
+    prim = _CONV[nd]
+    attrs = conv_attrs(prim.name, nd, stride, pad_mode, padding, dilation, groups, data_format)
+    return apply(prim, (input, weight, bias), attrs)
+
+
+def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1) -> Tensor:
+    """1-D convolution over (N, C_in, L).
+
+    Args:
+        input (Tensor): (N, C_in, L).
+        weight (Tensor): (C_out, C_in / groups, K); MindSpore's (C_out, C_in / groups, 1, K) also works.
+        bias (Tensor, optional): (C_out,).
+        stride (Union[int, tuple[int]]): step of the window. Default: 1.
+        pad_mode (str): 'valid' (no padding), 'same' (output ceil(L / stride)) or 'pad' (use `padding`).
+        padding (Union[int, tuple[int]]): explicit padding for pad_mode 'pad': one value or (left, right).
+        dilation (Union[int, tuple[int]]): spacing of kernel taps. Default: 1.
+        groups (int): input and output channels split into this many groups. Default: 1.
+
+    Returns:
+        Tensor of shape (N, C_out, L_out).
+    """
+    return _conv(1, input, weight, bias, stride, pad_mode, padding, dilation, groups, "NCHW")
+
+
+def conv2d(
+    input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1, *, data_format="NCHW"
+) -> Tensor:
+    """2-D convolution over (N, C_in, H, W).
+
+    Args:
+        input (Tensor): (N, C_in, H, W) (or (N, H, W, C_in) with data_format 'NHWC').
+        weight (Tensor): (C_out, C_in / groups, kH, kW).
+        bias (Tensor, optional): (C_out,).
+        stride (Union[int, tuple[int]]): step of the window. Default: 1.
+        pad_mode (str): 'valid', 'same' or 'pad'. Default: 'valid'.
+        padding (Union[int, tuple[int]]): for pad_mode 'pad': one value, (pad_h, pad_w) or
+            (top, bottom, left, right). A string 'same' / 'valid' sets pad_mode.
+        dilation (Union[int, tuple[int]]): spacing of kernel taps. Default: 1.
+        groups (int): number of channel groups. Default: 1.
+        data_format (str): 'NCHW' or 'NHWC' (keyword only).
+
+    Returns:
+        Tensor of shape (N, C_out, H_out, W_out).
+    """
+    return _conv(2, input, weight, bias, stride, pad_mode, padding, dilation, groups, data_format)
+
+
+def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1) -> Tensor:
+    """3-D convolution over (N, C_in, D, H, W).
+
+    Args:
+        input (Tensor): (N, C_in, D, H, W).
+        weight (Tensor): (C_out, C_in / groups, kD, kH, kW).
+        bias (Tensor, optional): (C_out,).
+        stride, pad_mode, padding, dilation, groups: as in `conv2d`, with three spatial dims
+            (explicit padding: one value, 3 values or 6 values (front, back, top, bottom, left, right)).
+
+    Returns:
+        Tensor of shape (N, C_out, D_out, H_out, W_out).
+    """
+    return _conv(3, input, weight, bias, stride, pad_mode, padding, dilation, groups, "NCDHW")
+
+
+def transpose_attrs(op, nd, stride, pad_mode, padding, output_padding, groups, dilation, output_size, data_format):
+    """The ConvTranspose primitive's attribute tuple from user arguments."""
+    return (
+        ntuple(op, "stride", stride, nd),
+        pad_mode_of(op, pad_mode),
+        pad_pairs(op, padding, nd),
+        ntuple(op, "dilation", dilation, nd),
+        groups,
+        ntuple(op, "output_padding", output_padding, nd),
+        None if output_size is None else tuple(int(s) for s in output_size),
+        data_format,
+    )
+
+
+def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    prim = _TRANSPOSE[nd]
+    fmt = "NCDHW" if nd == 3 else "NCHW"
+    attrs = transpose_attrs(prim.name, nd, stride, "pad", padding, output_padding, groups, dilation, None, fmt)
+    return apply(prim, (input, weight, bias), attrs)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor:
+    """1-D transposed convolution (the gradient of conv1d with respect to its input).
+
+    Args:
+        input (Tensor): (N, C_in, L).
+        weight (Tensor): (C_in, C_out / groups, K).
+        bias (Tensor, optional): (C_out,).
+        stride, padding, output_padding, groups, dilation: as in `conv_transpose2d`.
+
+    Returns:
+        Tensor (N, C_out, (L - 1) * stride - 2 * padding + dilation * (K - 1) + output_padding + 1).
+    """
+    return _conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor:
+    """2-D transposed convolution (the gradient of conv2d with respect to its input).
+
+    Args:
+        input (Tensor): (N, C_in, H, W).
+        weight (Tensor): (C_in, C_out / groups, kH, kW).
+        bias (Tensor, optional): (C_out,).
+        stride (Union[int, tuple[int]]): stride of the matching forward convolution. Default: 1.
+        padding (Union[int, tuple[int]]): padding of the matching forward convolution, removed from the output.
+        output_padding (Union[int, tuple[int]]): extra size added to one side of the output. Default: 0.
+        groups (int): number of channel groups. Default: 1.
+        dilation (Union[int, tuple[int]]): spacing of kernel taps. Default: 1.
+
+    Returns:
+        Tensor (N, C_out, H_out, W_out) with H_out = (H - 1) * stride - 2 * padding + dilation * (kH - 1)
+        + output_padding + 1.
+    """
+    return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor:
+    """3-D transposed convolution over (N, C_in, D, H, W); arguments as in `conv_transpose2d`.
+
+    Returns:
+        Tensor (N, C_out, D_out, H_out, W_out).
+    """
+    return _conv_transpose(3, input, weight, bias, stride, padding, output_padding, groups, dilation)
