@@ -7,31 +7,12 @@ import numbers
 
 from kiln import ops
 from kiln._core import dtype as mstype
-from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.nn.cell import Cell
-from kiln.ops._helpers import apply
 from kiln.ops.primitives import Primitive
 
 __all__ = ["Dense"]
-
-
-def _dense(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-    """x @ weight^T + bias over the last axis of `x` (any leading dimensions).
-
-    Uses the fused `Dense` primitive (one dispatch) when it is declared, else MatMul + BiasAdd.
-    """
-    fused = REGISTRY.get("Dense")
-    if fused is not None:
-        return apply(fused, (x, weight, bias))
-    lead = x.shape[:-1]
-    if x.ndim != 2:
-        x = ops.reshape(x, (-1, x.shape[-1]))
-    y = apply(REGISTRY["MatMul"], (x, weight), (False, True))
-    if bias is not None:
-        y = ops.bias_add(y, bias)
-    return y if len(lead) == 1 else ops.reshape(y, (*lead, y.shape[-1]))
 
 
 _ACTIVATIONS = {
@@ -143,7 +124,7 @@ class Dense(Cell):
                 f"For 'Dense', the last dimension of the input must be in_channels={self.in_channels}, "
                 f"but got input shape {list(x.shape)}."
             )
-        y = _dense(x, self.weight, self.bias)
+        y = ops.dense(x, self.weight, self.bias)  # one fused primitive, any number of leading dims
         if self.activation_flag:
             y = self.activation(y)
         return y
