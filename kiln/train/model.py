@@ -8,12 +8,14 @@ import warnings
 import numpy as np
 
 from kiln._core.tensor import Tensor
+from kiln.context import GRAPH_MODE, get_context
 from kiln.nn.cell import Cell
 from kiln.train.callback import INTERNAL_CALLBACKS, TimeMonitor
 from kiln.train.callback._callback import CallbackManager, InternalCallbackParam, RunContext, _as_list
 from kiln.train.callback._progress import ProgressBar, progress_enabled
 from kiln.train.cells import TrainOneStepCell, WithEvalCell, WithLossCell
 from kiln.train.metrics import Loss, get_metrics
+from kiln.train.sink import SinkRunner
 
 __all__ = ["Model"]
 
@@ -32,6 +34,17 @@ def _positive_int(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"Model: '{name}' must be a positive int, but got {value!r}.")
     return value
+
+
+def _endless(iterator):
+    """Rows of `iterator` across dataset epochs (sink_size epochs need not align with the dataset's)."""
+    while True:
+        empty = True
+        for row in iterator:
+            empty = False
+            yield row
+        if empty:
+            return
 
 
 def _as_tensors(row) -> tuple:
@@ -245,7 +258,9 @@ class Model:
         dataset_size = train_dataset.get_dataset_size()
         if not dataset_size:
             raise ValueError("Model.train: the training dataset is empty (get_dataset_size() returned 0).")
-        use_sink = False  # TODO(sink): multi-step compiled calls once the graph compiler can loop
+        # Sink mode runs several steps per compiled call; in PyNative there is nothing to compile, so steps run
+        # one by one (MindSpore also falls back to non-sink on CPU), but sink_size still sets the epoch length.
+        use_sink = bool(sink_mode) and get_context("mode") == GRAPH_MODE and self._optimizer is not None
         steps_per_epoch = sink_size if (sink_mode and sink_size > 0) else dataset_size
         callbacks = self._train_callbacks(callbacks)
         cb_params = self._cb_params(train_dataset, epoch, initial_epoch, steps_per_epoch, callbacks)
@@ -253,6 +268,8 @@ class Model:
         cb_params.sink_size = steps_per_epoch
         run_context = RunContext(cb_params)
         iterator = train_dataset.create_tuple_iterator(num_epochs=-1 if sink_mode else epoch - initial_epoch)
+        if sink_mode:
+            iterator = _endless(iterator)
         self._train_network.set_train(True)
         with CallbackManager(callbacks) as manager:
             manager.on_train_begin(run_context)
@@ -261,7 +278,10 @@ class Model:
                 self._current_epoch_num = i + 1
                 self._current_step_num = 0
                 manager.on_train_epoch_begin(run_context)
-                self._epoch(iterator, steps_per_epoch if sink_mode else None, manager, run_context)
+                if use_sink:
+                    self._sink_epoch(iterator, steps_per_epoch, manager, run_context)
+                else:
+                    self._epoch(iterator, steps_per_epoch if sink_mode else None, manager, run_context)
                 if valid is not None and self._should_eval(i + 1, valid[1]):
                     self._eval_in_fit(valid[0], manager, cb_params)
                 manager.on_train_epoch_end(run_context)
@@ -291,6 +311,25 @@ class Model:
             manager.on_train_step_end(run_context)
             steps += 1
             if run_context.get_stop_requested() or (limit is not None and steps >= limit):
+                break
+
+    def _sink_epoch(self, iterator, steps: int, manager, run_context) -> None:
+        """Sink mode in GRAPH_MODE: chunks of several steps per compiled call; callbacks see one step per chunk."""
+        if self._sink_runner is None:
+            self._sink_runner = SinkRunner(self._train_network)
+        cb_params = run_context.original_args()
+        done = 0
+        while done < steps:
+            chunk = self._sink_runner.next_chunk(iterator, steps - done, self._loss_fn is not None)
+            if chunk is None:
+                break
+            cb_params.cur_step_num += chunk.size
+            self._current_step_num += chunk.size
+            done += chunk.size
+            manager.on_train_step_begin(run_context)
+            cb_params.net_outputs = self._sink_runner.run(chunk)
+            manager.on_train_step_end(run_context)
+            if run_context.get_stop_requested():
                 break
 
     @staticmethod

@@ -61,23 +61,28 @@ class ArrayDataset:
 
 def reference_training(w, b, x, y, lr, momentum, epochs, batch_size):
     """Softmax regression trained with MindSpore's Momentum rule, in float64 NumPy. Returns (w, b, losses)."""
+    order = list(range(len(x) // batch_size)) * epochs
+    return reference_steps(w, b, x, y, lr, momentum, order, batch_size)
+
+
+def reference_steps(w, b, x, y, lr, momentum, batch_order, batch_size):
+    """`reference_training` over an explicit sequence of batch indices."""
     w, b = w.astype(np.float64), b.astype(np.float64)
     mw, mb = np.zeros_like(w), np.zeros_like(b)
     losses = []
-    for _ in range(epochs):
-        for i in range(len(x) // batch_size):
-            xb = x[i * batch_size : (i + 1) * batch_size].astype(np.float64)
-            yb = y[i * batch_size : (i + 1) * batch_size]
-            logits = xb @ w + b
-            logits -= logits.max(1, keepdims=True)
-            p = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
-            losses.append(-np.log(p[np.arange(len(yb)), yb]).mean())
-            d = p.copy()
-            d[np.arange(len(yb)), yb] -= 1
-            d /= len(yb)
-            gw, gb = xb.T @ d, d.sum(0)
-            mw, mb = momentum * mw + gw, momentum * mb + gb
-            w, b = w - lr * mw, b - lr * mb
+    for i in batch_order:
+        xb = x[i * batch_size : (i + 1) * batch_size].astype(np.float64)
+        yb = y[i * batch_size : (i + 1) * batch_size]
+        logits = xb @ w + b
+        logits -= logits.max(1, keepdims=True)
+        p = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+        losses.append(-np.log(p[np.arange(len(yb)), yb]).mean())
+        d = p.copy()
+        d[np.arange(len(yb)), yb] -= 1
+        d /= len(yb)
+        gw, gb = xb.T @ d, d.sum(0)
+        mw, mb = momentum * mw + gw, momentum * mb + gb
+        w, b = w - lr * mw, b - lr * mb
     return w, b, losses
 
 

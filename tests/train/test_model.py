@@ -8,6 +8,7 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, nn
+from kiln import dataset as ds
 from kiln.train import (
     Accuracy,
     Callback,
@@ -25,7 +26,15 @@ from kiln.train import (
     load_checkpoint,
     load_param_into_net,
 )
-from tests.train.helpers import ArrayDataset, CrossEntropy, Linear, make_data, reference_training, set_mode
+from tests.train.helpers import (
+    ArrayDataset,
+    CrossEntropy,
+    Linear,
+    make_data,
+    reference_steps,
+    reference_training,
+    set_mode,
+)
 
 MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]
 MODE_IDS = ["pynative", "graph"]
@@ -189,6 +198,20 @@ def test_sink_mode_gives_the_same_training(mode):
     net_b, model_b = _model()
     model_b.train(2, ArrayDataset(x, y), dataset_sink_mode=True)
     np.testing.assert_allclose(net_b.w.asnumpy(), net_a.w.asnumpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("steps_per_call", ["4", "2"])
+def test_sink_size_continues_through_the_data(mode, monkeypatch, steps_per_call):
+    monkeypatch.setenv("KILN_SINK_STEPS", steps_per_call)
+    x, y = make_data()
+    data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(12)
+    net, model = _model()
+    w0, b0 = net.w.asnumpy().copy(), net.b.asnumpy().copy()
+    model.train(3, data, dataset_sink_mode=True, sink_size=3)
+    # Three "epochs" of 3 steps over a 4-batch dataset: the data continues where the last epoch stopped.
+    w, b, _ = reference_steps(w0, b0, x, y, 0.1, 0.9, [0, 1, 2, 3, 0, 1, 2, 3, 0], 12)
+    np.testing.assert_allclose(net.w.asnumpy(), w, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(net.b.asnumpy(), b, rtol=1e-4, atol=1e-5)
 
 
 def test_sink_size_sets_the_epoch_length():
