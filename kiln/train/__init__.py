@@ -3,7 +3,7 @@
 from kiln.train import callback, metrics
 from kiln.train.callback import *  # noqa: F403
 from kiln.train.callback import __all__ as _callback_all
-from kiln.train.cells import TrainOneStepCell, WithEvalCell, WithLossCell
+from kiln.train.cells import TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
 from kiln.train.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from kiln.train.metrics import *  # noqa: F403
 from kiln.train.metrics import __all__ as _metrics_all
@@ -13,6 +13,7 @@ __all__ = [
     "Model",
     "TrainOneStepCell",
     "WithEvalCell",
+    "WithGradCell",
     "WithLossCell",
     "callback",
     "load_checkpoint",

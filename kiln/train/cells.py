@@ -13,7 +13,7 @@ from kiln import ops
 from kiln._core.tensor import ParameterTuple
 from kiln.nn.cell import Cell
 
-__all__ = ["TrainOneStepCell", "WithEvalCell", "WithLossCell"]
+__all__ = ["TrainOneStepCell", "WithEvalCell", "WithGradCell", "WithLossCell"]
 
 
 class WithLossCell(Cell):
@@ -77,6 +77,36 @@ class WithEvalCell(Cell):
             outputs = ops.cast(outputs, "float32")
         loss = self._loss_fn(outputs, label)
         return loss, outputs, label
+
+
+class WithGradCell(Cell):
+    """The gradients of the loss with respect to the network's trainable parameters.
+
+    Args:
+        network: the network (returns the loss itself when `loss_fn` is None).
+        loss_fn: the loss, applied as `loss_fn(network(data), label)`.
+        sens: the scale of the loss gradient (1.0 by default).
+
+    Inputs:
+        The inputs of the network (and the label when `loss_fn` is given).
+
+    Outputs:
+        tuple of Tensors, one gradient per trainable parameter.
+    """
+
+    def __init__(self, network: Cell, loss_fn=None, sens: float | None = None) -> None:
+        super().__init__(auto_prefix=False)
+        self.network = network if loss_fn is None else WithLossCell(network, loss_fn)
+        self.network.set_grad()
+        object.__setattr__(self, "weights", ParameterTuple(network.trainable_params()))
+        self.sens = 1.0 if sens is None else float(sens)
+        object.__setattr__(self, "_grad", ops.grad(self.network, None, self.weights))
+
+    def construct(self, *inputs):
+        grads = self._grad(*inputs)
+        if self.sens != 1.0:
+            grads = tuple(g * self.sens for g in grads)
+        return grads
 
 
 class TrainOneStepCell(Cell):

@@ -22,6 +22,7 @@ from kiln.train import (
     TimeMonitor,
     TrainOneStepCell,
     WithEvalCell,
+    WithGradCell,
     WithLossCell,
     load_checkpoint,
     load_param_into_net,
@@ -236,6 +237,16 @@ def test_without_optimizer_and_without_loss():
     opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
     Model(TrainOneStepCell(WithLossCell(net, CrossEntropy()), opt)).train(1, ArrayDataset(x, y))
     assert not np.array_equal(net.w.asnumpy(), w0)
+
+
+def test_with_grad_cell(mode):
+    x, y = make_data(12)
+    net = Linear()
+    grads = WithGradCell(net, CrossEntropy(), sens=2.0)(Tensor(x), Tensor(y))
+    w0, b0 = net.w.asnumpy(), net.b.asnumpy()
+    w1, b1, _ = reference_training(w0, b0, x, y, lr=1.0, momentum=0.0, epochs=1, batch_size=12)
+    np.testing.assert_allclose(grads[0].asnumpy(), 2 * (w0 - w1), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(grads[1].asnumpy(), 2 * (b0 - b1), rtol=1e-4, atol=1e-6)
 
 
 def test_custom_eval_network_and_indexes():
