@@ -66,7 +66,7 @@ def train_lenet(mode: int, train_ds, test_ds, epochs: int, seed: int) -> RunResu
     result = RunResult("Graph" if mode == kiln.GRAPH_MODE else "PyNative")
     net = LeNet5()
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.02, momentum=0.9)
     model = Model(net, loss_fn=loss, optimizer=opt, metrics={"Accuracy": Accuracy()})
     result.steps_per_epoch = train_ds.get_dataset_size()
     result.network = net
