@@ -27,18 +27,31 @@ def progress_enabled() -> bool:
 
 
 class _AboveBar:
-    """A stdout stand-in that prints through tqdm.write, so lines appear above the bar."""
+    """A stdout stand-in that writes whole lines above the bar: clear the bar, write, redraw it."""
 
-    def __init__(self, real) -> None:
+    def __init__(self, real, bar) -> None:
         self._real = real
+        self._bar = bar
+        self._pending = ""
 
     def write(self, text: str) -> int:
-        if text:
-            tqdm.write(text, file=self._real, end="")
+        self._pending += text
+        if "\n" in self._pending:
+            lines, self._pending = self._pending.rsplit("\n", 1)
+            self._bar.clear()
+            self._real.write(lines + "\n")
+            self._real.flush()
+            self._bar.refresh()
         return len(text)
 
     def flush(self) -> None:
         self._real.flush()
+
+    def close_line(self) -> None:
+        """Write what is left of an unfinished line."""
+        if self._pending:
+            self._real.write(self._pending)
+            self._pending = ""
 
     def __getattr__(self, name):
         return getattr(self._real, name)
@@ -62,7 +75,7 @@ class ProgressBar(Callback):
         total = cb_params.get("batch_num") or None
         desc = f"epoch {cb_params.get('cur_epoch_num', 1)}/{cb_params.get('epoch_num', '?')}"
         self._bar = tqdm(total=total, desc=desc, unit="step", leave=False, file=sys.stderr, dynamic_ncols=True)
-        self._saved_stdout, sys.stdout = sys.stdout, _AboveBar(sys.stdout)
+        self._saved_stdout, sys.stdout = sys.stdout, _AboveBar(sys.stdout, self._bar)
 
     def on_train_step_end(self, run_context) -> None:
         if self._bar is None:
@@ -76,6 +89,8 @@ class ProgressBar(Callback):
 
     def _close(self) -> None:
         if self._saved_stdout is not None:
+            if isinstance(sys.stdout, _AboveBar):
+                sys.stdout.close_line()
             sys.stdout, self._saved_stdout = self._saved_stdout, None
         if self._bar is not None:
             self._bar.close()
