@@ -15,6 +15,7 @@ from kiln.train import (
     CheckpointConfig,
     EarlyStopping,
     History,
+    LearningRateScheduler,
     Loss,
     LossMonitor,
     Model,
@@ -175,6 +176,18 @@ def test_nan_loss_stops_training(mode, tmp_path):
     with pytest.raises(ValueError, match=r"loss became nan at epoch 1, step 2"):
         model.train(2, ArrayDataset(x, y), callbacks=[LossMonitor(), ckpt])
     assert sorted(os.listdir(tmp_path)) == ["nan-1_1.ckpt"]
+
+
+def test_learning_rate_scheduler_changes_the_compiled_step(mode):
+    x, y = make_data()
+    net, model = _model()
+    w0, b0 = net.w.asnumpy().copy(), net.b.asnumpy().copy()
+    # After the first step the learning rate is 0: only step 1 moves the weights (in Graph mode too, so the
+    # rate must be read from its Parameter at every step, not baked into the executable).
+    model.train(1, ArrayDataset(x, y), callbacks=LearningRateScheduler(lambda lr, step: 0.0))
+    w, b, _ = reference_steps(w0, b0, x, y, 0.1, 0.9, [0], 12)
+    np.testing.assert_allclose(net.w.asnumpy(), w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(net.b.asnumpy(), b, rtol=1e-5, atol=1e-6)
 
 
 def test_request_stop_mid_epoch(mode):
