@@ -105,11 +105,18 @@ def transpose_attrs(op, nd, stride, pad_mode, padding, output_padding, groups, d
     )
 
 
-def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
+def conv_transpose(
+    input, weight, bias, nd, stride=1, pad_mode="pad", padding=0, output_padding=0, groups=1, dilation=1
+):
+    """The shared body of conv_transpose1d/2d/3d and the ConvTranspose layers (any pad_mode)."""
     prim = _TRANSPOSE[nd]
     fmt = "NCDHW" if nd == 3 else "NCHW"
-    attrs = transpose_attrs(prim.name, nd, stride, "pad", padding, output_padding, groups, dilation, None, fmt)
+    attrs = transpose_attrs(prim.name, nd, stride, pad_mode, padding, output_padding, groups, dilation, None, fmt)
     return apply(prim, (input, weight, bias), attrs)
+
+
+def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    return conv_transpose(input, weight, bias, nd, stride, "pad", padding, output_padding, groups, dilation)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor:

@@ -103,7 +103,11 @@ def _lowest(dt):
 def _max_pool(x, *, kernel_size, strides, pad_mode, pad, dilation, ceil_mode):
     nd = len(kernel_size)
     geo = pool_geometry(x.shape[-nd:], kernel_size, strides, dilation, pad_mode, pad, ceil_mode)
-    init = jnp.array(_lowest(x.dtype), x.dtype)
+    if any(d > 1 for d in dilation):  # the backend cannot differentiate a dilated max window: gather it instead
+        vals, _ = gather_windows(x, window_positions(geo, kernel_size, strides, dilation))
+        return jnp.max(vals, axis=-1)
+    # A concrete NumPy init value lets the backend recognise max pooling (and differentiate it).
+    init = np.array(_lowest(x.dtype), x.dtype)
     w = _window(x, nd, kernel_size, strides, dilation, [(g[1], g[2]) for g in geo])
     return lax.reduce_window(x, init, lax.max, **w)
 
@@ -122,7 +126,7 @@ def _avg_pool(x, *, kernel_size, strides, pad_mode, pad, ceil_mode, count_includ
     dilation = (1,) * nd
     geo = pool_geometry(x.shape[-nd:], kernel_size, strides, dilation, pad_mode, pad, ceil_mode)
     w = _window(x, nd, kernel_size, strides, dilation, [(g[1], g[2]) for g in geo])
-    total = lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, **w)
+    total = lax.reduce_window(x, np.array(0, x.dtype), lax.add, **w)
     if divisor_override:
         return total / jnp.array(divisor_override, x.dtype)
     # 'same' padding never counts (MindSpore); explicit padding counts when count_include_pad.

@@ -1,0 +1,1 @@
+"""Kiln's layers (MindSpore's `mindspore.nn.layer`): convolution, pooling, normalisation, activations, ..."""

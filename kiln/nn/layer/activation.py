@@ -1,0 +1,272 @@
+"""Activation layers (`nn.ReLU()`, `nn.GELU()`, ...) and `get_activation(name)`.
+
+Each layer calls the matching functional op of `kiln.ops`; layers with
+parameters (PReLU) or attributes (LeakyReLU, Softmax) keep them as MindSpore does.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Parameter, Tensor
+from kiln.common.initializer import initializer
+from kiln.nn.cell import Cell
+
+__all__ = [
+    "CELU", "ELU", "GELU", "HShrink", "HSigmoid", "HSwish", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax",
+    "Mish", "PReLU", "ReLU", "ReLU6", "SeLU", "SiLU", "Sigmoid", "SoftShrink", "Softmax", "Softmin", "Softplus",
+    "Softsign", "Tanh", "Tanhshrink", "get_activation",
+]  # fmt: skip
+
+
+def _simple(name: str, fn, doc: str) -> type:
+    """A parameter-free activation Cell calling `fn`."""
+
+    def construct(self, x):
+        return fn(x)
+
+    return type(name, (Cell,), {"construct": construct, "__doc__": doc, "__module__": __name__})
+
+
+ReLU = _simple("ReLU", ops.relu, "max(x, 0), elementwise.")
+ReLU6 = _simple("ReLU6", ops.relu6, "min(max(x, 0), 6), elementwise.")
+Sigmoid = _simple("Sigmoid", ops.sigmoid, "1 / (1 + exp(-x)), elementwise.")
+Tanh = _simple("Tanh", ops.tanh, "Hyperbolic tangent, elementwise.")
+SiLU = _simple("SiLU", ops.silu, "x * sigmoid(x), elementwise.")
+HSwish = _simple("HSwish", ops.hardswish, "Hard swish: x * relu6(x + 3) / 6, elementwise.")
+HSigmoid = _simple("HSigmoid", ops.hardsigmoid, "Hard sigmoid: relu6(x + 3) / 6, elementwise.")
+Mish = _simple("Mish", ops.mish, "x * tanh(softplus(x)), elementwise.")
+Softsign = _simple("Softsign", ops.softsign, "x / (1 + |x|), elementwise.")
+LogSigmoid = _simple("LogSigmoid", ops.logsigmoid, "log(sigmoid(x)), elementwise.")
+SeLU = _simple("SeLU", ops.selu, "Scaled exponential linear unit, elementwise.")
+Tanhshrink = _simple("Tanhshrink", ops.tanhshrink, "x - tanh(x), elementwise.")
+
+
+class LeakyReLU(Cell):
+    """x where x >= 0, alpha * x elsewhere.
+
+    Args:
+        alpha (float): slope of the negative part. Default: 0.2.
+    """
+
+    def __init__(self, alpha: float = 0.2) -> None:
+        super().__init__()
+        if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool):
+            raise TypeError(f"For 'LeakyReLU', 'alpha' must be a number, but got {type(alpha).__name__}.")
+        self.alpha = float(alpha)
+
+    def construct(self, x):
+        return ops.leaky_relu(x, self.alpha)
+
+
+class GELU(Cell):
+    """Gaussian error linear unit.
+
+    Args:
+        approximate (bool): use the tanh approximation (MindSpore's default) instead of erf. Default: True.
+    """
+
+    def __init__(self, approximate: bool = True) -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def construct(self, x):
+        return ops.gelu(x, "tanh" if self.approximate else "none")
+
+
+class _AxisActivation(Cell):
+    _fn = None
+
+    def __init__(self, axis=-1) -> None:
+        super().__init__()
+        if not isinstance(axis, (int, tuple, list)) or isinstance(axis, bool):
+            raise TypeError(
+                f"For '{type(self).__name__}', 'axis' must be an int or a tuple of ints, but got {type(axis).__name__}."
+            )
+        self.axis = axis if isinstance(axis, int) else tuple(axis)
+
+    def construct(self, x):
+        return type(self)._fn(x, self.axis)
+
+
+class Softmax(_AxisActivation):
+    """exp(x) / sum(exp(x)) along `axis` (Default: -1)."""
+
+    _fn = staticmethod(ops.softmax)
+
+
+class LogSoftmax(_AxisActivation):
+    """log(softmax(x)) along `axis` (Default: -1)."""
+
+    _fn = staticmethod(ops.log_softmax)
+
+
+class Softmin(_AxisActivation):
+    """softmax(-x) along `axis` (Default: -1)."""
+
+    _fn = staticmethod(ops.softmin)
+
+
+class ELU(Cell):
+    """Exponential linear unit: x for x > 0, alpha * (exp(x) - 1) otherwise.
+
+    Args:
+        alpha (float): scale of the negative part. Default: 1.0.
+    """
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__()
+        self.alpha = float(alpha)
+
+    def construct(self, x):
+        return ops.elu(x, self.alpha)
+
+
+class CELU(Cell):
+    """Continuously differentiable ELU: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+
+    Args:
+        alpha (float): scale. Default: 1.0.
+    """
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__()
+        if alpha == 0:
+            raise ValueError("For 'CELU', 'alpha' must not be 0.")
+        self.alpha = float(alpha)
+
+    def construct(self, x):
+        return ops.celu(x, self.alpha)
+
+
+class Softplus(Cell):
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold.
+
+    Args:
+        beta (float): sharpness. Default: 1.
+        threshold (float): above this (in units of beta * x) the output is linear. Default: 20.
+    """
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = float(beta), float(threshold)
+
+    def construct(self, x):
+        return ops.softplus(x, self.beta, self.threshold)
+
+
+class Hardtanh(Cell):
+    """Clamp to [min_val, max_val].
+
+    Args:
+        min_val (float): lower bound. Default: -1.0.
+        max_val (float): upper bound. Default: 1.0.
+    """
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError(f"For 'Hardtanh', 'min_val' must not exceed 'max_val', but got {min_val} > {max_val}.")
+        self.min_val, self.max_val = float(min_val), float(max_val)
+
+    def construct(self, x):
+        return ops.hardtanh(x, self.min_val, self.max_val)
+
+
+class HShrink(Cell):
+    """x where |x| > lambd, else 0.
+
+    Args:
+        lambd (float): threshold. Default: 0.5.
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = float(lambd)
+
+    def construct(self, x):
+        return ops.hardshrink(x, self.lambd)
+
+
+class SoftShrink(Cell):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between.
+
+    Args:
+        lambd (float): threshold. Default: 0.5.
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = float(lambd)
+
+    def construct(self, x):
+        return ops.softshrink(x, self.lambd)
+
+
+class PReLU(Cell):
+    """Parametric ReLU with a learnable slope `w` per channel (axis 1) or shared.
+
+    Args:
+        channel (int): number of slopes: 1 (shared) or the channel count. Default: 1.
+        w (Union[float, Tensor]): initial slope(s). Default: 0.25.
+
+    Inputs:
+        x (Tensor): (N, C, ...) or any shape when channel is 1.
+
+    Outputs:
+        Tensor of the input's shape.
+    """
+
+    def __init__(self, channel: int = 1, w=0.25) -> None:
+        super().__init__()
+        if not isinstance(channel, numbers.Integral) or isinstance(channel, bool) or channel <= 0:
+            raise ValueError(f"For 'PReLU', 'channel' must be a positive int, but got {channel!r}.")
+        if isinstance(w, Tensor):
+            if tuple(w.shape) not in ((channel,), (1,), ()):
+                raise ValueError(f"For 'PReLU', 'w' must have shape [{channel}], but got {list(w.shape)}.")
+            value = ops.broadcast_to(w.astype(mstype.float32), (channel,))
+        elif isinstance(w, numbers.Real) and not isinstance(w, bool):
+            value = initializer(float(w), [channel], mstype.float32)
+        else:
+            raise TypeError(f"For 'PReLU', 'w' must be a float or a Tensor, but got {type(w).__name__}.")
+        self.channel = int(channel)
+        self.w = Parameter(value, name="w")
+
+    def construct(self, x):
+        return ops.prelu(x, self.w)
+
+
+_BY_NAME = {
+    "relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "silu": SiLU, "swish": SiLU, "hswish": HSwish,
+    "hsigmoid": HSigmoid, "mish": Mish, "softsign": Softsign, "logsigmoid": LogSigmoid, "selu": SeLU,
+    "tanhshrink": Tanhshrink, "leakyrelu": LeakyReLU, "gelu": GELU, "softmax": Softmax, "logsoftmax": LogSoftmax,
+    "softmin": Softmin, "elu": ELU, "celu": CELU, "softplus": Softplus, "hardtanh": Hardtanh, "hshrink": HShrink,
+    "softshrink": SoftShrink, "prelu": PReLU,
+}  # fmt: skip
+
+
+def get_activation(name, prim_name: str | None = None):
+    """The activation layer called `name` ('relu', 'gelu', 'leakyrelu', ...), or None for None.
+
+    Args:
+        name (str): the activation's name (case-insensitive).
+        prim_name (str, optional): the caller, named in the error message.
+
+    Returns:
+        Cell, or None when `name` is None.
+    """
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise TypeError(
+            f"For '{prim_name or 'get_activation'}', the activation name must be a str, but got {type(name).__name__}."
+        )
+    cls = _BY_NAME.get(name.lower())
+    if cls is None:
+        raise KeyError(
+            f"For '{prim_name or 'get_activation'}', the activation '{name}' is not supported; known: "
+            f"{sorted(_BY_NAME)}."
+        )
+    return cls()

@@ -1,0 +1,107 @@
+"""Basic layers: Dropout, Flatten, Unflatten, Identity."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln.nn.cell import Cell
+
+__all__ = ["Dropout", "Flatten", "Identity", "Unflatten"]
+
+
+class Dropout(Cell):
+    """In training mode, zero each element with probability p and scale the others by 1 / (1 - p).
+
+    The identity when the cell is not in training mode (`cell.set_train(False)`, the default).
+
+    Args:
+        keep_prob (float): probability of keeping an element, in (0, 1] (deprecated by MindSpore in favour of
+            `p`). Default: 0.5.
+        p (float, optional): probability of dropping an element, in [0, 1); overrides `keep_prob`.
+        dtype (mindspore.dtype): unused (MindSpore compatibility).
+
+    Inputs:
+        x (Tensor): floating-point tensor.
+
+    Outputs:
+        Tensor of the input's shape.
+    """
+
+    def __init__(self, keep_prob: float = 0.5, p: float | None = None, dtype=mstype.float32) -> None:
+        super().__init__()
+        if p is None:
+            if not isinstance(keep_prob, numbers.Real) or not 0.0 < keep_prob <= 1.0:
+                raise ValueError(f"For 'Dropout', 'keep_prob' must be a number in (0, 1], but got {keep_prob!r}.")
+            p = 1.0 - keep_prob
+        elif not isinstance(p, numbers.Real) or not 0.0 <= p < 1.0:
+            raise ValueError(f"For 'Dropout', 'p' must be a number in [0, 1), but got {p!r}.")
+        self.p = float(p)
+        self.keep_prob = 1.0 - self.p
+
+    def construct(self, x):
+        if not self.training or self.p == 0.0:
+            return x
+        return ops.dropout(x, self.p)
+
+    def extend_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class Flatten(Cell):
+    """Merge the axes start_dim..end_dim into one.
+
+    Args:
+        start_dim (int): first merged axis. Default: 1.
+        end_dim (int): last merged axis. Default: -1.
+    """
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        for name, v in (("start_dim", start_dim), ("end_dim", end_dim)):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"For 'Flatten', '{name}' must be an int, but got {type(v).__name__}.")
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def construct(self, x):
+        return ops.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
+
+
+class Unflatten(Cell):
+    """Split axis `axis` into `unflattened_size`.
+
+    Args:
+        axis (int): the axis to split.
+        unflattened_size (Union[tuple[int], list[int]]): its new shape; one entry may be -1.
+    """
+
+    def __init__(self, axis: int, unflattened_size) -> None:
+        super().__init__()
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError(
+                f"For 'Unflatten', 'unflattened_size' must be a tuple or list, but got "
+                f"{type(unflattened_size).__name__}."
+            )
+        self.axis, self.unflattened_size = axis, tuple(unflattened_size)
+
+    def construct(self, x):
+        axis = self.axis % x.ndim
+        size = self.unflattened_size
+        if -1 not in size and math.prod(size) != x.shape[axis]:
+            raise ValueError(
+                f"For 'Unflatten', 'unflattened_size' {list(size)} must multiply to the size of axis "
+                f"{self.axis} of input shape {list(x.shape)}."
+            )
+        return ops.reshape(x, x.shape[:axis] + size + x.shape[axis + 1 :])
+
+
+class Identity(Cell):
+    """Return the input unchanged (placeholder layer); constructor arguments are ignored."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+
+    def construct(self, x):
+        return x

@@ -1,0 +1,427 @@
+"""Convolution layers: Conv1d/2d/3d and Conv1d/2d/3dTranspose (MindSpore 2.x constructors and defaults).
+
+Weights follow MindSpore's layouts so checkpoints load unchanged: (C_out, C_in / group, *k)
+for convolutions, (C_in, C_out / group, *k) for transposed ones, and the 1-D layers keep
+MindSpore's extra unit axis, (.., 1, K).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Parameter, Tensor
+from kiln.common.initializer import HeUniform, Initializer, Uniform, initializer
+from kiln.nn.cell import Cell
+from kiln.ops.nn._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
+from kiln.ops.nn.conv import conv_transpose
+
+__all__ = ["Conv1d", "Conv1dTranspose", "Conv2d", "Conv2dTranspose", "Conv3d", "Conv3dTranspose"]
+
+
+def _positive_int(op: str, name: str, value) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"For '{op}', '{name}' must be a positive int, but got {value!r}.")
+    return int(value)
+
+
+def _init_repr(init) -> str:
+    if init is None or isinstance(init, (str, numbers.Number)):
+        return repr(init)
+    return type(init).__name__ if isinstance(init, Initializer) else f"Tensor{list(init.shape)}"
+
+
+class _Conv(Cell):
+    """Shared construction of the convolution layers."""
+
+    _nd = 2
+    _transposed = False
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        pad_mode: str = "same",
+        padding=0,
+        dilation=1,
+        group: int = 1,
+        has_bias: bool = False,
+        weight_init=None,
+        bias_init=None,
+        data_format: str = "NCHW",
+        dtype=mstype.float32,
+        output_padding=0,
+    ) -> None:
+        super().__init__()
+        op, nd = type(self).__name__, self._nd
+        self.in_channels = _positive_int(op, "in_channels", in_channels)
+        self.out_channels = _positive_int(op, "out_channels", out_channels)
+        self.kernel_size = ntuple(op, "kernel_size", kernel_size, nd)
+        self.stride = ntuple(op, "stride", stride, nd)
+        self.dilation = ntuple(op, "dilation", dilation, nd)
+        for name, value in (("kernel_size", self.kernel_size), ("stride", self.stride), ("dilation", self.dilation)):
+            check_positive(op, name, value)
+        self.pad_mode = pad_mode_of(op, pad_mode)
+        self.padding = padding if isinstance(padding, int) else tuple(padding)
+        pads = pad_pairs(op, self.padding, nd)
+        check_non_negative(op, "padding", pads)
+        if self.pad_mode != "pad" and any(pads):
+            raise ValueError(f"For '{op}', 'padding' must be 0 unless pad_mode is 'pad', but got {padding!r}.")
+        self.output_padding = ntuple(op, "output_padding", output_padding, nd)
+        check_non_negative(op, "output_padding", self.output_padding)
+        if any(self.output_padding) and self.pad_mode != "pad":
+            raise ValueError(
+                f"For '{op}', 'output_padding' must be 0 unless pad_mode is 'pad', but got {output_padding!r}."
+            )
+        self.group = _positive_int(op, "group", group)
+        if self.in_channels % self.group or self.out_channels % self.group:
+            raise ValueError(
+                f"For '{op}', 'group' must divide both in_channels and out_channels, but got group={group}, "
+                f"in_channels={in_channels}, out_channels={out_channels}."
+            )
+        if not isinstance(has_bias, bool):
+            raise TypeError(f"For '{op}', 'has_bias' must be a bool, but got {type(has_bias).__name__}.")
+        self.has_bias = has_bias
+        self.data_format = data_format
+        shape = self._weight_shape()
+        if isinstance(weight_init, Tensor) and tuple(weight_init.shape) != shape:
+            raise ValueError(
+                f"For '{op}', 'weight_init' must have shape {list(shape)}, but got {list(weight_init.shape)}."
+            )
+        self.weight_init = HeUniform(negative_slope=math.sqrt(5)) if weight_init is None else weight_init
+        self.weight = Parameter(initializer(self.weight_init, shape, dtype), name="weight")
+        self.bias_init = None
+        if has_bias:
+            fan_in = shape[1] * math.prod(shape[2:])
+            self.bias_init = Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init
+            self.bias = Parameter(initializer(self.bias_init, [self.out_channels], dtype), name="bias")
+        else:
+            self.bias = None
+
+    def _weight_shape(self) -> tuple:
+        kernel = (1, *self.kernel_size) if self._nd == 1 else self.kernel_size  # MindSpore's 1-D layout
+        if self._transposed:
+            return (self.in_channels, self.out_channels // self.group, *kernel)
+        return (self.out_channels, self.in_channels // self.group, *kernel)
+
+    def extend_repr(self) -> str:
+        s = (
+            f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+            f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+            f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}, "
+            f"weight_init={_init_repr(self.weight_init)}, bias_init={_init_repr(self.bias_init)}"
+        )
+        if self._transposed and any(self.output_padding):
+            s += f", output_padding={self.output_padding}"
+        return s + f", format={self.data_format}"
+
+
+class Conv1d(_Conv):
+    """1-D convolution over (N, C_in, L).
+
+    Args:
+        in_channels (int): input channels.
+        out_channels (int): output channels.
+        kernel_size (Union[int, tuple[int]]): kernel length.
+        stride (Union[int, tuple[int]]): window step. Default: 1.
+        pad_mode (str): 'same' (output ceil(L / stride)), 'valid' or 'pad'. Default: 'same'.
+        padding (Union[int, tuple[int]]): explicit padding for pad_mode 'pad'. Default: 0.
+        dilation (Union[int, tuple[int]]): tap spacing. Default: 1.
+        group (int): channel groups; must divide both channel counts. Default: 1.
+        has_bias (bool): add a bias. Default: False.
+        weight_init: initializer of the (C_out, C_in / group, 1, K) weight. Default: HeUniform(sqrt(5)).
+        bias_init: initializer of the (C_out,) bias. Default: Uniform(1 / sqrt(fan_in)).
+        dtype (mindspore.dtype): parameter dtype. Default: float32.
+
+    Inputs:
+        x (Tensor): (N, C_in, L).
+
+    Outputs:
+        Tensor (N, C_out, L_out).
+    """
+
+    _nd = 1
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        pad_mode="same",
+        padding=0,
+        dilation=1,
+        group=1,
+        has_bias=False,
+        weight_init=None,
+        bias_init=None,
+        dtype=mstype.float32,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            pad_mode,
+            padding,
+            dilation,
+            group,
+            has_bias,
+            weight_init,
+            bias_init,
+            "NCHW",
+            dtype,
+        )
+
+    def construct(self, x):
+        return ops.conv1d(
+            x, self.weight, self.bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group
+        )
+
+
+class Conv2d(_Conv):
+    """2-D convolution over (N, C_in, H, W).
+
+    Args:
+        in_channels (int): input channels.
+        out_channels (int): output channels.
+        kernel_size (Union[int, tuple[int]]): kernel (height, width).
+        stride (Union[int, tuple[int]]): window step. Default: 1.
+        pad_mode (str): 'same' (output ceil(size / stride)), 'valid' or 'pad'. Default: 'same'.
+        padding (Union[int, tuple[int]]): for pad_mode 'pad': one value, (pad_h, pad_w) or
+            (top, bottom, left, right). Default: 0.
+        dilation (Union[int, tuple[int]]): tap spacing. Default: 1.
+        group (int): channel groups; must divide both channel counts. Default: 1.
+        has_bias (bool): add a bias. Default: False.
+        weight_init: initializer of the (C_out, C_in / group, kH, kW) weight. Default: HeUniform(sqrt(5)).
+        bias_init: initializer of the (C_out,) bias. Default: Uniform(1 / sqrt(fan_in)).
+        data_format (str): 'NCHW' or 'NHWC'. Default: 'NCHW'.
+        dtype (mindspore.dtype): parameter dtype. Default: float32.
+
+    Inputs:
+        x (Tensor): (N, C_in, H, W).
+
+    Outputs:
+        Tensor (N, C_out, H_out, W_out).
+    """
+
+    def construct(self, x):
+        return ops.conv2d(
+            x,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.pad_mode,
+            self.padding,
+            self.dilation,
+            self.group,
+            data_format=self.data_format,
+        )
+
+
+class Conv3d(_Conv):
+    """3-D convolution over (N, C_in, D, H, W); arguments as in Conv2d (padding: 1, 3 or 6 values).
+
+    Inputs:
+        x (Tensor): (N, C_in, D, H, W).
+
+    Outputs:
+        Tensor (N, C_out, D_out, H_out, W_out).
+    """
+
+    _nd = 3
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        pad_mode="same",
+        padding=0,
+        dilation=1,
+        group=1,
+        has_bias=False,
+        weight_init=None,
+        bias_init=None,
+        data_format="NCDHW",
+        dtype=mstype.float32,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            pad_mode,
+            padding,
+            dilation,
+            group,
+            has_bias,
+            weight_init,
+            bias_init,
+            data_format,
+            dtype,
+        )
+
+    def construct(self, x):
+        return ops.conv3d(
+            x, self.weight, self.bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group
+        )
+
+
+class _ConvTranspose(_Conv):
+    _transposed = True
+
+    def construct(self, x):
+        return conv_transpose(
+            x,
+            self.weight,
+            self.bias,
+            self._nd,
+            self.stride,
+            self.pad_mode,
+            self.padding,
+            self.output_padding,
+            self.group,
+            self.dilation,
+        )
+
+
+class Conv1dTranspose(_ConvTranspose):
+    """1-D transposed convolution over (N, C_in, L).
+
+    Output length: L * stride for 'same', (L - 1) * stride + dilation * (K - 1) + 1 for 'valid', and that
+    minus the two paddings for 'pad'. Weight (C_in, C_out / group, 1, K); other arguments as in Conv1d.
+    """
+
+    _nd = 1
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        pad_mode="same",
+        padding=0,
+        dilation=1,
+        group=1,
+        has_bias=False,
+        weight_init=None,
+        bias_init=None,
+        dtype=mstype.float32,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            pad_mode,
+            padding,
+            dilation,
+            group,
+            has_bias,
+            weight_init,
+            bias_init,
+            "NCHW",
+            dtype,
+        )
+
+
+class Conv2dTranspose(_ConvTranspose):
+    """2-D transposed convolution over (N, C_in, H, W) (the gradient of Conv2d with respect to its input).
+
+    Args:
+        in_channels, out_channels (int): channels of the input and of the output.
+        kernel_size, stride, dilation (Union[int, tuple[int]]): as in Conv2d.
+        pad_mode (str): 'same' (output size * stride), 'valid' or 'pad'. Default: 'same'.
+        padding (Union[int, tuple[int]]): removed from the output for pad_mode 'pad'. Default: 0.
+        output_padding (Union[int, tuple[int]]): extra output size at the end (pad_mode 'pad'). Default: 0.
+        group (int): channel groups. Default: 1.
+        has_bias (bool): add a bias. Default: False.
+        weight_init, bias_init: initializers of the (C_in, C_out / group, kH, kW) weight and (C_out,) bias.
+        dtype (mindspore.dtype): parameter dtype. Default: float32.
+
+    Inputs:
+        x (Tensor): (N, C_in, H, W).
+
+    Outputs:
+        Tensor (N, C_out, H_out, W_out).
+    """
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        pad_mode="same",
+        padding=0,
+        output_padding=0,
+        dilation=1,
+        group=1,
+        has_bias=False,
+        weight_init=None,
+        bias_init=None,
+        dtype=mstype.float32,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            pad_mode,
+            padding,
+            dilation,
+            group,
+            has_bias,
+            weight_init,
+            bias_init,
+            "NCHW",
+            dtype,
+            output_padding,
+        )
+
+
+class Conv3dTranspose(_ConvTranspose):
+    """3-D transposed convolution over (N, C_in, D, H, W); arguments as in Conv2dTranspose."""
+
+    _nd = 3
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        pad_mode="same",
+        padding=0,
+        dilation=1,
+        group=1,
+        output_padding=0,
+        has_bias=False,
+        weight_init=None,
+        bias_init=None,
+        data_format="NCDHW",
+        dtype=mstype.float32,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            pad_mode,
+            padding,
+            dilation,
+            group,
+            has_bias,
+            weight_init,
+            bias_init,
+            data_format,
+            dtype,
+            output_padding,
+        )

@@ -1,0 +1,430 @@
+"""nn layers: shapes, default initialisation, parameter names, train / eval behaviour, errors.
+
+References are NumPy (the window / scatter references of tests/ops/records_nn.py and textbook
+formulas); output sizes are the MindSpore formulas, checked against MindSpore 2.10 when written.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln import Parameter, Tensor, ops
+from kiln.nn.cell import Cell
+from kiln.nn.layer import activation as A
+from kiln.nn.layer.basic import Dropout, Flatten, Identity, Unflatten
+from kiln.nn.layer.conv import Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose, Conv3d, Conv3dTranspose
+from kiln.nn.layer.embedding import Embedding
+from kiln.nn.layer.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm
+from kiln.nn.layer.pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+)
+from tests.ops.records_nn import np_adaptive, np_avg_pool, np_conv, np_conv_transpose, np_max_pool, same_pads
+
+RNG = np.random.default_rng(0)
+
+
+def rand(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def close(a, b, tol=1e-5):
+    np.testing.assert_allclose(a.asnumpy() if isinstance(a, Tensor) else a, b, rtol=tol, atol=tol)
+
+
+# ---- convolution ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("hw", "kw", "expected"),
+    [
+        ((7, 7), dict(stride=2), (4, 4)),  # same: ceil(size / stride)
+        ((5, 6), dict(stride=2), (3, 3)),
+        ((7, 7), dict(stride=2, pad_mode="pad", padding=(1, 2, 0, 1)), (4, 3)),
+        ((7, 7), dict(stride=2, pad_mode="valid"), (3, 3)),
+        ((7, 8), dict(pad_mode="pad", padding=1, dilation=2), (5, 6)),
+    ],
+)
+def test_conv2d_output_shapes(hw, kw, expected):
+    conv = Conv2d(3, 8, 3, **kw)
+    assert conv(Tensor(rand(1, 3, *hw))).shape == (1, 8, *expected)
+
+
+def test_conv2d_matches_numpy_with_bias_and_groups():
+    conv = Conv2d(4, 6, (3, 2), stride=(2, 1), pad_mode="same", group=2, has_bias=True)
+    x = rand(2, 4, 5, 6)
+    w, b = conv.weight.asnumpy(), conv.bias.asnumpy()
+    close(conv(Tensor(x)), np_conv(x, w, b, stride=(2, 1), groups=2, mode="same"))
+
+
+def test_conv1d_and_conv3d_match_numpy():
+    c1 = Conv1d(3, 4, 3, stride=2, pad_mode="pad", padding=1, has_bias=True)
+    assert c1.weight.shape == (4, 3, 1, 3)  # MindSpore's layout for 1-D kernels
+    x = rand(2, 3, 9)
+    close(c1(Tensor(x)), np_conv(x, c1.weight.asnumpy(), c1.bias.asnumpy(), stride=2, pads=1))
+    c3 = Conv3d(2, 3, 2, pad_mode="valid")
+    x3 = rand(1, 2, 3, 4, 3)
+    close(c3(Tensor(x3)), np_conv(x3, c3.weight.asnumpy(), mode="valid"))
+
+
+def test_conv_default_init_follows_mindspore():
+    conv = Conv2d(16, 32, 3, has_bias=True)
+    fan_in = 16 * 9
+    w, b = conv.weight.asnumpy(), conv.bias.asnumpy()
+    bound = 1 / math.sqrt(fan_in)  # HeUniform(negative_slope=sqrt(5)) = U(-1/sqrt(fan_in), 1/sqrt(fan_in))
+    assert w.shape == (32, 16, 3, 3) and np.abs(w).max() <= bound
+    assert abs(w.std() - bound / math.sqrt(3)) < 0.1 * bound / math.sqrt(3)
+    assert np.abs(b).max() <= bound and b.std() > 0
+    assert Conv2d(2, 3, 3).bias is None
+    t = Conv2dTranspose(4, 6, 3, has_bias=True)
+    assert t.weight.shape == (4, 6, 3, 3) and np.abs(t.weight.asnumpy()).max() <= 1 / math.sqrt(6 * 9)
+    assert Conv1dTranspose(4, 6, 3).weight.shape == (4, 6, 1, 3)
+    assert Conv3dTranspose(2, 4, 3, group=2).weight.shape == (2, 2, 3, 3, 3)
+
+
+def test_conv_weight_init_options():
+    conv = Conv2d(2, 3, 2, weight_init="zeros", has_bias=True, bias_init=0.5)
+    assert not conv.weight.asnumpy().any() and (conv.bias.asnumpy() == 0.5).all()
+    w = Tensor(rand(3, 2, 2, 2))
+    np.testing.assert_array_equal(Conv2d(2, 3, 2, weight_init=w).weight.asnumpy(), w.asnumpy())
+    with pytest.raises(ValueError, match=r"'weight_init' must have shape \[3, 2, 2, 2\]"):
+        Conv2d(2, 3, 2, weight_init=Tensor(rand(3, 2, 3, 3)))
+
+
+@pytest.mark.parametrize(
+    ("kw", "expected"),
+    [
+        (dict(pad_mode="same"), (10, 12)),  # size * stride
+        (dict(pad_mode="valid"), (11, 13)),  # (size - 1) * stride + k
+        (dict(pad_mode="pad", padding=1), (9, 11)),
+        (dict(pad_mode="pad", padding=1, output_padding=1), (10, 12)),
+    ],
+)
+def test_conv2d_transpose_output_shapes(kw, expected):
+    assert Conv2dTranspose(3, 5, 3, stride=2, **kw)(Tensor(rand(1, 3, 5, 6))).shape == (1, 5, *expected)
+
+
+def test_conv2d_transpose_same_matches_scatter_reference():
+    # 'same' crops the full scatter output like the gradient of a 'same' forward convolution of size n * s;
+    # when the kernel is shorter than the stride, the output extends past the full result with zeros.
+    for k, s in ((3, 2), (2, 3)):
+        layer = Conv2dTranspose(2, 3, k, stride=s, has_bias=True)
+        x = rand(1, 2, 3, 4)
+        w, b = layer.weight.asnumpy(), layer.bias.asnumpy()
+        full = np_conv_transpose(x, w, None, stride=s).astype(np.float64)
+        out = []
+        for axis, n in ((2, 3), (3, 4)):
+            lo, _ = same_pads(n * s, k, s, 1)
+            out.append((axis, lo, n * s))
+        ref = full
+        for axis, lo, size in out:
+            pad_end = max(lo + size - ref.shape[axis], 0)
+            widths = [(0, 0)] * 4
+            widths[axis] = (0, pad_end)
+            ref = np.take(np.pad(ref, widths), range(lo, lo + size), axis=axis)
+        close(layer(Tensor(x)), ref + b.reshape(1, -1, 1, 1), 1e-4)
+
+
+def test_conv_parameter_names_in_a_network():
+    class Net(Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = Conv2d(3, 4, 3, has_bias=True)
+            self.bn1 = BatchNorm2d(4)
+            self.ln = LayerNorm((4,))
+            self.emb = Embedding(5, 4)
+            self.act = A.PReLU(4)
+
+        def construct(self, x):
+            return self.act(self.bn1(self.conv1(x)))
+
+    names = [p.name for p in Net().get_parameters()]
+    assert names == [
+        "conv1.weight", "conv1.bias", "bn1.moving_mean", "bn1.moving_variance", "bn1.gamma", "bn1.beta",
+        "ln.gamma", "ln.beta", "emb.embedding_table", "act.w",
+    ]  # fmt: skip
+
+
+def test_conv_errors_name_the_op_and_shapes():
+    with pytest.raises(ValueError, match=r"For 'Conv2D'.*\[1, 4, 7, 7\].*\[8, 3, 3, 3\]"):
+        Conv2d(3, 8, 3)(Tensor(rand(1, 4, 7, 7)))
+    with pytest.raises(ValueError, match=r"For 'Conv2D'.*4-D"):
+        Conv2d(3, 8, 3)(Tensor(rand(3, 7, 7)))
+    with pytest.raises(ValueError, match=r"For 'Conv2d'.*'kernel_size'.*-1"):
+        Conv2d(3, 8, -1)
+    with pytest.raises(ValueError, match=r"For 'Conv2d'.*'stride'"):
+        Conv2d(3, 8, 3, stride=0)
+    with pytest.raises(ValueError, match=r"For 'Conv2d'.*'padding' must be 0 unless pad_mode is 'pad'"):
+        Conv2d(3, 8, 3, padding=1)
+    with pytest.raises(ValueError, match=r"For 'Conv2d'.*'group' must divide"):
+        Conv2d(3, 8, 3, group=2)
+    with pytest.raises(ValueError, match=r"For 'Conv2d'.*'pad_mode'"):
+        Conv2d(3, 8, 3, pad_mode="full")
+    with pytest.raises(ValueError, match=r"For 'Conv2D'.*output spatial size"):
+        ops.conv2d(Tensor(rand(1, 3, 2, 2)), Tensor(rand(4, 3, 3, 3)))
+    with pytest.raises(ValueError, match=r"For 'Conv2D'.*'stride'.*positive"):
+        ops.conv2d(Tensor(rand(1, 3, 5, 5)), Tensor(rand(4, 3, 3, 3)), stride=-1)
+    with pytest.raises(ValueError, match=r"For 'Conv2DTranspose'.*'output_padding'"):
+        ops.conv_transpose2d(Tensor(rand(1, 3, 5, 5)), Tensor(rand(3, 2, 3, 3)), stride=1, output_padding=2)
+
+
+def test_conv_gradients_of_strided_small_inputs():
+    # Small inputs with a kernel larger than the output once made the backend abort; the weight
+    # gradient is checked against the NumPy correlation of the input with the output gradient.
+    x, w = Tensor(rand(1, 2, 6, 4)), Tensor(rand(3, 2, 2, 3))
+
+    def loss(x, w):
+        return ops.conv2d(x, w, stride=(2, 1), pad_mode="pad", padding=(1, 1, 0, 0)).sum()
+
+    gx, gw = kiln.grad(loss, grad_position=(0, 1))(x, w)
+    xp = np.pad(x.asnumpy(), [(0, 0), (0, 0), (1, 1), (0, 0)])
+    ref_gw = np.zeros((3, 2, 2, 3), np.float64)
+    for i, j in np.ndindex(2, 3):
+        ref_gw[:, :, i, j] = xp[0, :, i : i + 7 : 2, j : j + 2].sum(axis=(1, 2))[None]
+    close(gw, ref_gw, 1e-4)
+    assert gx.shape == (1, 2, 6, 4)
+
+
+# ---- pooling ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("pad_mode", ["same", "valid"])
+@pytest.mark.parametrize(("k", "s"), [(3, 2), (2, 2), (4, 3)])
+def test_pool_output_shapes(pad_mode, k, s):
+    x = Tensor(rand(2, 3, 7, 8))
+    expected = [-(-n // s) if pad_mode == "same" else (n - k) // s + 1 for n in (7, 8)]
+    assert MaxPool2d(k, s, pad_mode)(x).shape == (2, 3, *expected)
+    assert AvgPool2d(k, s, pad_mode)(x).shape == (2, 3, *expected)
+
+
+def test_pool_values_match_numpy():
+    x = rand(2, 3, 6, 7)
+    close(MaxPool2d(3, 2, pad_mode="pad", padding=1)(Tensor(x)), np_max_pool(x, (3, 3), (2, 2), 1))
+    close(AvgPool2d(3, 2, pad_mode="pad", padding=1, ceil_mode=True)(Tensor(x)),
+          np_avg_pool(x, (3, 3), (2, 2), 1, ceil=True))  # fmt: skip
+    out, idx = MaxPool2d(2, 2, pad_mode="pad", return_indices=True)(Tensor(x))
+    ref, ref_idx = np_max_pool(x, (2, 2), with_index=True)
+    close(out, ref)
+    np.testing.assert_array_equal(idx.asnumpy(), ref_idx)
+    x1 = rand(3, 9)
+    close(MaxPool1d(3, 2)(Tensor(x1)), np_max_pool(x1, (3,), (2,)))
+    close(AvgPool1d(2, 2)(Tensor(x1)), np_avg_pool(x1, (2,), (2,)))
+    x3 = rand(1, 2, 4, 4, 4)
+    close(MaxPool3d(2, 2)(Tensor(x3)), np_max_pool(x3, (2, 2, 2)))
+
+
+def test_avg_pool_same_padding_is_not_counted():
+    ones = Tensor(np.ones((1, 1, 5, 5), np.float32))
+    close(AvgPool2d(3, 2, pad_mode="same")(ones), np.ones((1, 1, 3, 3)))
+    # explicit padding counts unless count_include_pad=False
+    corner = AvgPool2d(3, 2, pad_mode="pad", padding=1)(ones).asnumpy()[0, 0, 0, 0]
+    assert corner == pytest.approx(4 / 9)
+    close(AvgPool2d(3, 2, pad_mode="pad", padding=1, count_include_pad=False)(ones), np.ones((1, 1, 3, 3)))
+
+
+def test_adaptive_pools():
+    x = rand(2, 3, 7, 5)
+    close(AdaptiveAvgPool2d((3, None))(Tensor(x)), np_adaptive(x, (3, 5), "avg"))
+    out, idx = AdaptiveMaxPool2d((3, 2), return_indices=True)(Tensor(x))
+    ref, ref_idx = np_adaptive(x, (3, 2), "max")
+    close(out, ref)
+    np.testing.assert_array_equal(idx.asnumpy(), ref_idx)
+    close(AdaptiveAvgPool1d(3)(Tensor(x[0])), np_adaptive(x[0], (3,), "avg"))
+    close(AdaptiveMaxPool1d(2)(Tensor(x[0])), np_adaptive(x[0], (2,), "max")[0])
+
+
+def test_pool_errors():
+    with pytest.raises(ValueError, match=r"For 'MaxPool2d'.*'kernel_size'.*-1"):
+        MaxPool2d(-1)
+    with pytest.raises(ValueError, match=r"For 'MaxPool2d'.*'stride'.*0"):
+        MaxPool2d(2, 0)
+    with pytest.raises(ValueError, match=r"For 'AvgPool2d'.*'pad_mode'"):
+        AvgPool2d(2, pad_mode="foo")
+    with pytest.raises(ValueError, match=r"For 'MaxPool2d'.*pad_mode='pad'"):
+        MaxPool2d(3, 2, padding=1)
+    with pytest.raises(ValueError, match=r"For 'MaxPool'.*output spatial size"):
+        MaxPool2d(9, 1)(Tensor(rand(2, 3, 7, 8)))
+    with pytest.raises(ValueError, match=r"For 'MaxPool'.*3-D or 4-D"):
+        MaxPool2d(2)(Tensor(rand(7, 8)))
+    with pytest.raises(ValueError, match=r"For 'AvgPool'.*at most half"):
+        ops.avg_pool2d(Tensor(rand(1, 1, 6, 6)), 2, 1, padding=2)
+
+
+# ---- normalisation ------------------------------------------------------------------------------------
+def test_batchnorm_train_updates_moving_stats_like_numpy():
+    bn = BatchNorm2d(3, momentum=0.9)
+    assert [p.requires_grad for p in bn.get_parameters()] == [False, False, True, True]
+    x = rand(4, 3, 2, 2) * 2 + 1
+    bn.set_train()
+    y = bn(Tensor(x)).asnumpy()
+    mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+    n = x.size // 3
+    close(bn.moving_mean, 0.9 * 0 + 0.1 * mean)
+    close(bn.moving_variance, 0.9 * 1 + 0.1 * var * n / (n - 1))
+    close(y, (x - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5), 1e-4)
+    # evaluation uses (and keeps) the moving statistics
+    bn.set_train(False)
+    mm, mv = bn.moving_mean.asnumpy(), bn.moving_variance.asnumpy()
+    y2 = bn(Tensor(x)).asnumpy()
+    close(y2, (x - mm[None, :, None, None]) / np.sqrt(mv[None, :, None, None] + 1e-5), 1e-4)
+    close(bn.moving_mean, mm)
+
+
+def test_batchnorm_use_batch_statistics_and_ranks():
+    x = rand(6, 3)
+    bn = BatchNorm1d(3, use_batch_statistics=True)  # batch statistics even in eval mode
+    close(bn(Tensor(x)), (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5), 1e-4)
+    assert BatchNorm1d(3)(Tensor(rand(4, 3, 5))).shape == (4, 3, 5)
+    assert BatchNorm3d(2)(Tensor(rand(2, 2, 2, 2, 2))).shape == (2, 2, 2, 2, 2)
+    with pytest.raises(ValueError, match=r"For 'BatchNorm2d'.*4-D.*\[4, 3, 2\]"):
+        BatchNorm2d(3)(Tensor(rand(4, 3, 2)))
+    with pytest.raises(ValueError, match=r"For 'BatchNorm'.*'scale'.*\[4, 2, 2, 2\].*\[3\]"):
+        BatchNorm2d(3)(Tensor(rand(4, 2, 2, 2)))
+    with pytest.raises(ValueError, match=r"For 'BatchNorm2d'.*'momentum'"):
+        BatchNorm2d(3, momentum=1.5)
+
+
+def test_batchnorm_gradients_reach_gamma_and_beta():
+    bn = BatchNorm2d(2)
+    bn.set_train()
+    x = Tensor(rand(3, 2, 2, 2))
+    w = Tensor(rand(3, 2, 2, 2))
+    grads = kiln.value_and_grad(lambda x: (bn(x) * w).sum(), None, [bn.gamma, bn.beta])(x)[1]
+    xn = (x.asnumpy() - x.asnumpy().mean((0, 2, 3), keepdims=True)) / np.sqrt(
+        x.asnumpy().var((0, 2, 3), keepdims=True) + 1e-5
+    )
+    close(grads[0], (xn * w.asnumpy()).sum((0, 2, 3)), 1e-4)
+    close(grads[1], w.asnumpy().sum((0, 2, 3)), 1e-4)
+
+
+def test_layernorm_and_groupnorm():
+    ln = LayerNorm((2, 3), begin_norm_axis=1, begin_params_axis=1, epsilon=1e-5)
+    assert ln.gamma.shape == (2, 3)
+    x = rand(4, 2, 3)
+    ref = (x - x.mean((1, 2), keepdims=True)) / np.sqrt(x.var((1, 2), keepdims=True) + 1e-5)
+    close(ln(Tensor(x)), ref, 1e-4)
+    x2 = rand(2, 4, 3)
+    close(LayerNorm((3,))(Tensor(x2)), (x2 - x2.mean(-1, keepdims=True)) / np.sqrt(x2.var(-1, keepdims=True) + 1e-7),
+          1e-4)  # fmt: skip
+    gn = GroupNorm(2, 4)
+    g = x2.reshape(2, 2, -1)
+    ref = ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)).reshape(x2.shape)
+    close(gn(Tensor(x2)), ref, 1e-4)
+    with pytest.raises(ValueError, match=r"For 'GroupNorm'.*divisible"):
+        GroupNorm(3, 4)
+    with pytest.raises(ValueError, match=r"For 'LayerNorm'.*gamma.*\[3\]"):
+        LayerNorm((3,))(Tensor(rand(2, 4)))
+
+
+# ---- dropout, embedding, basic ---------------------------------------------------------------------------
+def test_dropout_train_and_eval():
+    x = Tensor(np.ones((100, 100), np.float32))
+    drop = Dropout(p=0.3)
+    assert drop(x) is x  # eval mode: identity
+    drop.set_train()
+    out = drop(x).asnumpy()
+    kept = out != 0
+    np.testing.assert_allclose(out[kept], 1 / 0.7, rtol=1e-6)
+    assert abs(1 - kept.mean() - 0.3) < 0.03
+    assert Dropout(keep_prob=0.8).p == pytest.approx(0.2)
+    assert ops.dropout(x, 0.5, training=False) is x
+    kiln.set_seed(7)
+    a = ops.dropout(x, 0.5).asnumpy()
+    kiln.set_seed(7)
+    np.testing.assert_array_equal(a, ops.dropout(x, 0.5).asnumpy())
+    out, mask = ops.Dropout(keep_prob=0.5)(x)
+    np.testing.assert_array_equal(out.asnumpy(), mask.asnumpy() * 2)
+    with pytest.raises(ValueError, match=r"For 'Dropout'.*'p'.*\[0, 1\)"):
+        Dropout(p=1.0)
+    with pytest.raises(ValueError, match=r"For 'Dropout'.*'keep_prob'"):
+        Dropout(keep_prob=0.0)
+
+
+def test_dropout_gradient_is_the_mask():
+    x = Tensor(rand(20, 20))
+    kiln.set_seed(3)
+    g = kiln.grad(lambda x: ops.dropout(x, 0.25).sum())(x).asnumpy()
+    kiln.set_seed(3)
+    mask = ops.dropout(Tensor(np.ones((20, 20), np.float32)), 0.25).asnumpy()
+    close(g, mask)
+
+
+def test_embedding():
+    emb = Embedding(50, 40)
+    table = emb.embedding_table.asnumpy()
+    assert table.shape == (50, 40) and abs(table.std() - 0.01) < 0.001
+    ids = np.array([[1, 4, 4], [0, 49, 2]])
+    close(emb(Tensor(ids)), table[ids])
+    pad = Embedding(5, 3, padding_idx=1)
+    assert not pad.embedding_table.asnumpy()[1].any()
+    g = kiln.value_and_grad(lambda i: pad(i).sum(), None, [pad.embedding_table])(Tensor(np.array([1, 2, 2])))[1][0]
+    np.testing.assert_array_equal(g.asnumpy()[:, 0], [0, 0, 2, 0, 0])
+    with pytest.raises(TypeError, match=r"For 'Embedding'.*integer"):
+        emb(Tensor(np.array([1.0], np.float32)))
+
+
+def test_flatten_unflatten_identity():
+    x = Tensor(rand(2, 3, 4))
+    assert Flatten()(x).shape == (2, 12)
+    assert Flatten(0, 1)(x).shape == (6, 4)
+    assert Unflatten(2, (2, 2))(x).shape == (2, 3, 2, 2)
+    assert Identity(5, foo=1)(x) is x
+
+
+# ---- activations -----------------------------------------------------------------------------------------
+def _np_softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+_SIG = lambda x: 1 / (1 + np.exp(-x))
+ACTIVATIONS = [
+    (A.ReLU(), lambda x: np.maximum(x, 0)),
+    (A.ReLU6(), lambda x: np.clip(x, 0, 6)),
+    (A.LeakyReLU(), lambda x: np.where(x >= 0, x, 0.2 * x)),
+    (A.Sigmoid(), _SIG),
+    (A.Tanh(), np.tanh),
+    (A.GELU(), lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))),
+    (A.SiLU(), lambda x: x * _SIG(x)),
+    (A.Softmax(), _np_softmax),
+    (A.LogSoftmax(), lambda x: np.log(_np_softmax(x))),
+    (A.ELU(), lambda x: np.where(x > 0, x, np.exp(x) - 1)),
+    (A.Softplus(), lambda x: np.log1p(np.exp(x))),
+    (A.HSwish(), lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    (A.HSigmoid(), lambda x: np.clip(x + 3, 0, 6) / 6),
+    (A.Mish(), lambda x: x * np.tanh(np.log1p(np.exp(x)))),
+    (A.PReLU(), lambda x: np.where(x >= 0, x, 0.25 * x)),
+    (A.Hardtanh(-0.5, 0.5), lambda x: np.clip(x, -0.5, 0.5)),
+]
+
+
+@pytest.mark.parametrize(("cell", "ref"), ACTIVATIONS, ids=[type(c).__name__ for c, _ in ACTIVATIONS])
+def test_activations_match_numpy(cell, ref):
+    x = rand(3, 5) * 3
+    close(cell(Tensor(x)), ref(x.astype(np.float64)), 1e-5)
+
+
+def test_get_activation_and_prelu_channels():
+    assert isinstance(A.get_activation("ReLU"), A.ReLU)
+    assert A.get_activation(None) is None
+    with pytest.raises(KeyError, match="foo"):
+        A.get_activation("foo")
+    pr = A.PReLU(3, w=Tensor(np.array([0.1, 0.2, 0.3], np.float32)))
+    assert isinstance(pr.w, Parameter) and pr.w.name == "w"
+    x = rand(2, 3, 4)
+    close(pr(Tensor(x)), np.where(x >= 0, x, np.array([0.1, 0.2, 0.3])[None, :, None] * x))
+
+
+def test_extend_repr():
+    assert "kernel_size=(3, 3)" in repr(Conv2d(2, 4, 3)) and "HeUniform" in repr(Conv2d(2, 4, 3))
+    assert "p=0.5" in repr(Dropout())
+    assert "num_features=3" in repr(BatchNorm2d(3)) and "moving_mean" in repr(BatchNorm2d(3))
+    assert "kernel_size=2" in repr(MaxPool2d(2, 2))
+    assert "output_size=(3, 3)" in repr(AdaptiveAvgPool2d(3))
