@@ -134,6 +134,17 @@ def test_conv2d_transpose_same_matches_scatter_reference():
         close(layer(Tensor(x)), ref + b.reshape(1, -1, 1, 1), 1e-4)
 
 
+def test_conv2d_transpose_output_padding_appends_zeros_like_mindspore():
+    layer = Conv2dTranspose(4, 2, 3, stride=2, pad_mode="pad", padding=1, output_padding=1, group=2)
+    x = rand(1, 4, 3, 3)
+    base = np_conv_transpose(x, layer.weight.asnumpy(), None, stride=2, pad=1, groups=2)
+    close(layer(Tensor(x)), np.pad(base, [(0, 0), (0, 0), (0, 1), (0, 1)]))
+    # the functional op and Conv3dTranspose compute the extra positions instead
+    w = rand(4, 1, 3, 3)
+    close(ops.conv_transpose2d(Tensor(x), Tensor(w), stride=2, padding=1, output_padding=1, groups=2),
+          np_conv_transpose(x, w, None, stride=2, pad=1, output_padding=1, groups=2))  # fmt: skip
+
+
 def test_conv_parameter_names_in_a_network():
     class Net(Cell):
         def __init__(self):

@@ -275,20 +275,18 @@ class Conv3d(_Conv):
 
 class _ConvTranspose(_Conv):
     _transposed = True
+    _zero_output_padding = False  # MindSpore's Conv2dTranspose pads the output with zeros instead
 
     def construct(self, x):
-        return conv_transpose(
-            x,
-            self.weight,
-            self.bias,
-            self._nd,
-            self.stride,
-            self.pad_mode,
-            self.padding,
-            self.output_padding,
-            self.group,
+        zero_pad = self._zero_output_padding and any(self.output_padding)
+        out_pad = (0,) * self._nd if zero_pad else self.output_padding
+        y = conv_transpose(
+            x, self.weight, self.bias, self._nd, self.stride, self.pad_mode, self.padding, out_pad, self.group,
             self.dilation,
-        )
+        )  # fmt: skip
+        if zero_pad:
+            y = ops.pad(y, tuple(v for p in reversed(self.output_padding) for v in (0, p)))
+        return y
 
 
 class Conv1dTranspose(_ConvTranspose):
@@ -335,6 +333,9 @@ class Conv1dTranspose(_ConvTranspose):
 class Conv2dTranspose(_ConvTranspose):
     """2-D transposed convolution over (N, C_in, H, W) (the gradient of Conv2d with respect to its input).
 
+    As in MindSpore, `output_padding` appends zero rows / columns at the bottom / right of the result
+    (the functional `ops.conv_transpose2d` instead computes those positions, as PyTorch does).
+
     Args:
         in_channels, out_channels (int): channels of the input and of the output.
         kernel_size, stride, dilation (Union[int, tuple[int]]): as in Conv2d.
@@ -352,6 +353,8 @@ class Conv2dTranspose(_ConvTranspose):
     Outputs:
         Tensor (N, C_out, H_out, W_out).
     """
+
+    _zero_output_padding = True
 
     def __init__(
         self,
