@@ -1,32 +1,33 @@
 """Kiln's `nn`: Cell, layers, losses and optimizers (MindSpore's `mindspore.nn`)."""
 
-from kiln.nn import dynamic_lr, learning_rate_schedule
+from kiln.nn import dynamic_lr, layer, learning_rate_schedule, loss, optim
 from kiln.nn.cell import Cell, CellDict, CellList, SequentialCell
-from kiln.nn.dynamic_lr import (
-    cosine_decay_lr,
-    exponential_decay_lr,
-    inverse_decay_lr,
-    natural_exp_decay_lr,
-    piecewise_constant_lr,
-    polynomial_decay_lr,
-    warmup_lr,
-)
-from kiln.nn.layer.dense import Dense
-from kiln.nn.learning_rate_schedule import (
-    CosineDecayLR,
-    ExponentialDecayLR,
-    InverseDecayLR,
-    LearningRateSchedule,
-    NaturalExpDecayLR,
-    PolynomialDecayLR,
-    WarmUpLR,
-)
-from kiln.nn.optim import SGD, Adam, AdamW, AdamWeightDecay, Momentum, Optimizer
+from kiln.nn.dynamic_lr import *  # noqa: F403
+from kiln.nn.layer import activation as _activation
+from kiln.nn.layer import basic as _basic
+from kiln.nn.layer import conv as _conv
+from kiln.nn.layer import dense as _dense
+from kiln.nn.layer import embedding as _embedding
+from kiln.nn.layer import normalization as _normalization
+from kiln.nn.layer import pooling as _pooling
+from kiln.nn.layer.activation import *  # noqa: F403
+from kiln.nn.layer.basic import *  # noqa: F403
+from kiln.nn.layer.conv import *  # noqa: F403
+from kiln.nn.layer.dense import *  # noqa: F403
+from kiln.nn.layer.embedding import *  # noqa: F403
+from kiln.nn.layer.normalization import *  # noqa: F403
+from kiln.nn.layer.pooling import *  # noqa: F403
+from kiln.nn.learning_rate_schedule import *  # noqa: F403
+from kiln.nn.loss import *  # noqa: F403
+from kiln.nn.optim import *  # noqa: F403
 
 __all__ = [
-    "SGD", "Adam", "AdamW", "AdamWeightDecay", "Cell", "CellDict", "CellList", "CosineDecayLR", "Dense",
-    "ExponentialDecayLR", "InverseDecayLR", "LearningRateSchedule", "Momentum", "NaturalExpDecayLR", "Optimizer",
-    "PolynomialDecayLR", "SequentialCell", "WarmUpLR", "cosine_decay_lr", "dynamic_lr", "exponential_decay_lr",
-    "inverse_decay_lr", "learning_rate_schedule", "natural_exp_decay_lr", "piecewise_constant_lr",
-    "polynomial_decay_lr", "warmup_lr",
+    "Cell", "CellDict", "CellList", "SequentialCell", "dynamic_lr", "layer", "learning_rate_schedule", "loss", "optim",
 ]  # fmt: skip
+# Every public name of the submodules, so `from kiln.nn import *` matches `from mindspore.nn import *`.
+for _m in (
+    dynamic_lr, _activation, _basic, _conv, _dense, _embedding, _normalization, _pooling, learning_rate_schedule,
+    loss, optim,
+):  # fmt: skip
+    __all__ += [n for n in _m.__all__ if n not in __all__]
+del _m

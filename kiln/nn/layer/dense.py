@@ -10,45 +10,10 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.nn.cell import Cell
+from kiln.nn.layer.activation import get_activation
 from kiln.ops.primitives import Primitive
 
 __all__ = ["Dense"]
-
-
-_ACTIVATIONS = {
-    "relu": ops.relu, "relu6": ops.relu6, "sigmoid": ops.sigmoid, "tanh": ops.tanh, "gelu": ops.gelu,
-    "silu": ops.silu, "swish": ops.silu, "softmax": ops.softmax, "log_softmax": ops.log_softmax,
-    "leakyrelu": ops.leaky_relu, "elu": ops.elu, "hswish": ops.hardswish, "hsigmoid": ops.hardsigmoid,
-    "mish": ops.mish, "softsign": ops.softsign, "selu": ops.selu,
-}  # fmt: skip
-
-
-class _Activation(Cell):
-    """A named activation wrapped as a Cell (used when no activation Cell is given)."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name = name
-        self._fn = _ACTIVATIONS[name]
-
-    def construct(self, x):
-        return self._fn(x)
-
-    def __repr__(self) -> str:
-        return f"{self.name}"
-
-
-def _get_activation(name: str, owner: str):
-    try:
-        from kiln.nn.layer.activation import get_activation  # noqa: PLC0415  (sibling layer module, optional)
-    except ImportError:
-        get_activation = None
-    if get_activation is not None:
-        return get_activation(name)
-    key = name.lower()
-    if key not in _ACTIVATIONS:
-        raise KeyError(f"For '{owner}', the activation '{name}' is not supported; known: {sorted(_ACTIVATIONS)}.")
-    return _Activation(key)
 
 
 class Dense(Cell):
@@ -109,7 +74,7 @@ class Dense(Cell):
         else:
             # Set only here: a plain `self.bias = None` first would shadow the Parameter registered later.
             self.bias = None
-        self.activation = _get_activation(activation, "Dense") if isinstance(activation, str) else activation
+        self.activation = get_activation(activation, "Dense") if isinstance(activation, str) else activation
         if activation is not None and not isinstance(self.activation, (Cell, Primitive)):
             raise TypeError(
                 f"For 'Dense', 'activation' must be a str, Cell or Primitive, but got {type(activation).__name__}."
