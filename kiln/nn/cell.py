@@ -50,10 +50,12 @@ class Cell:
                 f"cannot set '{name}' on {type(self).__name__} before Cell.__init__() has run: "
                 f"call super().__init__() first."
             )
-        if isinstance(value, Parameter):
-            self.insert_param_to_cell(name, value, check_name_contain_dot=False)
-        elif isinstance(value, Cell):
-            self.insert_child_to_cell(name, value)
+        if isinstance(value, (Parameter, Cell)):
+            d.pop(name, None)  # a plain attribute of the same name (e.g. `self.bias = None`) would shadow it
+            if isinstance(value, Parameter):
+                self.insert_param_to_cell(name, value, check_name_contain_dot=False)
+            else:
+                self.insert_child_to_cell(name, value)
         elif isinstance(value, ParameterTuple) and value:
             for i, p in enumerate(value):
                 self.insert_param_to_cell(f"{name}.{i}", p, check_name_contain_dot=False)
