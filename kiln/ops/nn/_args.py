@@ -14,11 +14,15 @@ from kiln._core.tensor import Tensor
 
 
 def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+    return type(v) is int or (isinstance(v, numbers.Integral) and not isinstance(v, bool))
 
 
 def ntuple(op: str, name: str, value, n: int) -> tuple:
     """An int or a sequence as an n-tuple; MindSpore's 4-/5-element forms (1, 1, h, w) keep the spatial part."""
+    if type(value) is int:  # the common cases first: this runs on every eager call
+        return (value,) * n
+    if type(value) is tuple and len(value) == n and all(type(v) is int for v in value):
+        return value
     if isinstance(value, Tensor):
         value = tuple(int(v) for v in value.asnumpy().reshape(-1))
     if _is_int(value):
@@ -35,6 +39,8 @@ def ntuple(op: str, name: str, value, n: int) -> tuple:
 
 def pad_pairs(op: str, padding, n: int) -> tuple:
     """Explicit padding as (lo0, hi0, lo1, hi1, ...): an int, n symmetric values, or 2n values."""
+    if type(padding) is int:
+        return (padding,) * (2 * n)
     if _is_int(padding):
         return (int(padding),) * (2 * n)
     if isinstance(padding, (tuple, list)):
@@ -48,6 +54,8 @@ def pad_pairs(op: str, padding, n: int) -> tuple:
 
 
 def pad_mode_of(op: str, pad_mode: str) -> str:
+    if pad_mode in ("same", "valid", "pad"):
+        return pad_mode
     if not isinstance(pad_mode, str) or pad_mode.lower() not in ("same", "valid", "pad"):
         raise op_error(op, f"'pad_mode' must be one of 'same', 'valid', 'pad', but got {pad_mode!r}.")
     return pad_mode.lower()
