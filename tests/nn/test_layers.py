@@ -15,7 +15,7 @@ import kiln
 from kiln import Parameter, Tensor, ops
 from kiln.nn.cell import Cell
 from kiln.nn.layer import activation as A
-from kiln.nn.layer.basic import Dropout, Flatten, Identity, Unflatten
+from kiln.nn.layer.basic import Dropout, Flatten, Identity, Unflatten, Upsample
 from kiln.nn.layer.conv import Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose, Conv3d, Conv3dTranspose
 from kiln.nn.layer.embedding import Embedding
 from kiln.nn.layer.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm
@@ -30,7 +30,15 @@ from kiln.nn.layer.pooling import (
     MaxPool2d,
     MaxPool3d,
 )
-from tests.ops.records_nn import np_adaptive, np_avg_pool, np_conv, np_conv_transpose, np_max_pool, same_pads
+from tests.ops.records_nn import (
+    np_adaptive,
+    np_avg_pool,
+    np_conv,
+    np_conv_transpose,
+    np_max_pool,
+    np_resize,
+    same_pads,
+)
 
 RNG = np.random.default_rng(0)
 
@@ -379,6 +387,19 @@ def test_embedding():
     np.testing.assert_array_equal(g.asnumpy()[:, 0], [0, 0, 2, 0, 0])
     with pytest.raises(TypeError, match=r"For 'Embedding'.*integer"):
         emb(Tensor(np.array([1.0], np.float32)))
+
+
+def test_upsample_and_interpolate_errors():
+    x = rand(1, 2, 3, 4)
+    close(Upsample(scale_factor=2.0)(Tensor(x)), np_resize(x, (6, 8), "nearest", factors=(2.0, 2.0)))
+    close(Upsample(size=(5, 7), mode="bilinear", align_corners=True)(Tensor(x)), np_resize(x, (5, 7), "linear", True))
+    close(Upsample(size=(2, 2), mode="area")(Tensor(x)), np_adaptive(x, (2, 2), "avg"))
+    with pytest.raises(ValueError, match="exactly one of 'size' and 'scale_factor'"):
+        Upsample()
+    with pytest.raises(ValueError, match=r"For 'interpolate'.*'trilinear' needs a 5-D input"):
+        ops.interpolate(Tensor(x), size=(2, 2), mode="trilinear")
+    with pytest.raises(ValueError, match=r"For 'interpolate'.*'align_corners'"):
+        ops.interpolate(Tensor(x), size=(2, 2), align_corners=True)
 
 
 def test_flatten_unflatten_identity():

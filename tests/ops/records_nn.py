@@ -424,4 +424,43 @@ LOSS = [
              extra={"make_inputs": floats((-2, 0), (0.05, 1))}, grad=False),
 ]  # fmt: skip
 
-RECORDS: list[OpRecord] = CONV + POOL + NORM + BASIC + LOSS
+
+def np_resize(x, sizes, mode, align_corners=False, factors=None):
+    """Resize with explicit per-output-position loops (PyTorch/MindSpore coordinate rules)."""
+    nd = len(sizes)
+    for i, n_out in enumerate(sizes):
+        axis = x.ndim - nd + i
+        n_in = x.shape[axis]
+        ratio = n_in / n_out if factors is None else 1.0 / factors[i]
+        rows = []
+        for o in range(n_out):
+            if mode == "nearest":
+                rows.append(np.take(x, min(int(np.floor(o * ratio)), n_in - 1), axis=axis))
+                continue
+            if align_corners:
+                src = o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+            else:
+                src = max((o + 0.5) * ratio - 0.5, 0.0)
+            lo = min(int(np.floor(src)), n_in - 1)
+            hi = min(lo + 1, n_in - 1)
+            frac = src - lo
+            rows.append(np.take(x, lo, axis=axis) * (1 - frac) + np.take(x, hi, axis=axis) * frac)
+        x = np.stack(rows, axis=axis)
+    return x
+
+
+RESIZE = [
+    OpRecord("interpolate_nearest", lambda x: ops.interpolate(x, size=(5, 7)),
+             lambda x: np_resize(x, (5, 7), "nearest"), shapes=((1, 2, 3, 5),), cases=(((2, 1, 6, 4),),)),
+    OpRecord("interpolate_bilinear", lambda x: ops.interpolate(x, size=(5, 3), mode="bilinear"),
+             lambda x: np_resize(x, (5, 3), "linear").astype(x.dtype), shapes=((1, 2, 3, 5),), dtypes=F32_16),
+    OpRecord("interpolate_bilinear_align",
+             lambda x: ops.interpolate(x, size=(5, 8), mode="bilinear", align_corners=True),
+             lambda x: np_resize(x, (5, 8), "linear", True).astype(x.dtype), shapes=((1, 1, 3, 5),)),
+    OpRecord("interpolate_linear_scale", lambda x: ops.interpolate(x, scale_factor=1.7, mode="linear"),
+             lambda x: np_resize(x, (6,), "linear", factors=(1.7,)).astype(x.dtype), shapes=((2, 2, 4),)),
+    OpRecord("interpolate_trilinear", lambda x: ops.interpolate(x, size=(3, 2, 4), mode="trilinear"),
+             lambda x: np_resize(x, (3, 2, 4), "linear").astype(x.dtype), shapes=((1, 1, 2, 3, 3),)),
+]  # fmt: skip
+
+RECORDS: list[OpRecord] = CONV + POOL + NORM + BASIC + LOSS + RESIZE

@@ -9,7 +9,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln.nn.cell import Cell
 
-__all__ = ["Dropout", "Flatten", "Identity", "Unflatten"]
+__all__ = ["Dropout", "Flatten", "Identity", "Unflatten", "Upsample"]
 
 
 class Dropout(Cell):
@@ -105,3 +105,30 @@ class Identity(Cell):
 
     def construct(self, x):
         return x
+
+
+class Upsample(Cell):
+    """Resize the spatial dims of (N, C, *spatial) with `ops.interpolate`.
+
+    Args:
+        size (Union[int, tuple[int]], optional): output spatial size.
+        scale_factor (Union[float, tuple[float]], optional): output size = floor(size * scale_factor).
+        mode (str): 'nearest', 'linear', 'bilinear', 'trilinear' or 'area'. Default: 'nearest'.
+        align_corners (bool, optional): linear modes only. Default: None (False).
+        recompute_scale_factor (bool, optional): map coordinates with the size ratio.
+    """
+
+    def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
+                 recompute_scale_factor=None) -> None:  # fmt: skip
+        super().__init__()
+        if (size is None) == (scale_factor is None):
+            raise ValueError("For 'Upsample', exactly one of 'size' and 'scale_factor' must be given.")
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+    def construct(self, x):
+        return ops.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                               self.recompute_scale_factor)  # fmt: skip
+
+    def extend_repr(self) -> str:
+        return f"size={self.size}, scale_factor={self.scale_factor}, mode={self.mode}"

@@ -4,4 +4,4 @@ Each module declares its primitives (names as MindSpore's); importing this
 package registers them.
 """
 
-from kiln._core.prims.nn import conv, loss, misc, norm, pool  # noqa: F401
+from kiln._core.prims.nn import conv, loss, misc, norm, pool, resize  # noqa: F401
