@@ -25,7 +25,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Train LeNet5 on the 8x8 digits of scikit-learn (resized to 32x32) in PyNative and in Graph "
         "mode; print loss, accuracy and time per step; save a checkpoint and a loss-curve PNG.",
     )
-    demo.add_argument("--epochs", type=int, default=5, help="epochs per mode (default: 5)")
+    demo.add_argument("--epochs", type=int, default=8, help="epochs per mode (default: 8)")
     demo.add_argument("--batch-size", type=int, default=32, help="batch size (default: 32)")
     demo.add_argument("--out", default="kiln_demo_out", help="output directory (default: ./kiln_demo_out)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")

@@ -23,7 +23,7 @@ def _device() -> str:
     return str(kiln.get_context("device_target"))
 
 
-def run_demo(epochs: int = 5, batch_size: int = 32, out_dir: str = "kiln_demo_out", seed: int = 0) -> int:
+def run_demo(epochs: int = 8, batch_size: int = 32, out_dir: str = "kiln_demo_out", seed: int = 0) -> int:
     """Run the demo; returns the exit status (0 also when only Graph mode is unavailable)."""
     started = time.perf_counter()
     x_train, y_train, x_test, y_test = load_digits_32(seed=seed)
