@@ -71,6 +71,19 @@ def test_train_matches_numpy_reference(mode, capsys):
         assert float(m[3]) == pytest.approx(losses[i], rel=1e-4)
 
 
+def test_graph_mode_compiles_the_whole_step_once():
+    set_mode(ms.GRAPH_MODE)
+    try:
+        x, y = make_data()
+        _, model = _model()
+        model.train(2, ArrayDataset(x, y))
+        # The training step (forward, gradients, optimizer update) is one executable, compiled once and reused.
+        cache = model.train_network.__dict__.get("_kiln_graph_cache")
+        assert cache is not None and cache.compiles == 1
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
 def test_callback_params_and_order(mode):
     seen = []
 
