@@ -110,9 +110,17 @@ _prod, _all, _any, _lse = (
 )
 
 
+# MindSpore's functional sum/prod widen bool and small integers to int64 (the ReduceSum primitive does not).
+_WIDEN_TO_INT64 = frozenset(("bool_", "int8", "int16", "int32", "uint8"))
+
+
+def _widened(input, dtype):
+    return "int64" if dtype is None and isinstance(input, Tensor) and input.dtype.name in _WIDEN_TO_INT64 else dtype
+
+
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """Sum over `dim` (int, tuple, or None for all axes)."""
-    return _sum(input, dim, keepdim, dtype=dtype)
+    """Sum over `dim` (int, tuple, or None for all axes); bool and int8/16/32/uint8 sum to int64."""
+    return _sum(input, dim, keepdim, dtype=_widened(input, dtype))
 
 
 def mean(input, axis=None, keep_dims: bool = False) -> Tensor:
@@ -121,8 +129,8 @@ def mean(input, axis=None, keep_dims: bool = False) -> Tensor:
 
 
 def prod(input, axis=None, keep_dims: bool = False) -> Tensor:
-    """Product over `axis`."""
-    return _prod(input, axis, keep_dims)
+    """Product over `axis`; bool and int8/16/32/uint8 multiply in int64."""
+    return _prod(input, axis, keep_dims, dtype=_widened(input, None))
 
 
 def amax(input, axis=None, keepdims: bool = False) -> Tensor:

@@ -1,0 +1,263 @@
+"""Op records for `kiln.ops.array`: shapes, joins and splits, gather/scatter, selection, creation.
+
+References are NumPy. Index inputs are drawn in range (`int_inputs`/`int_high`) or built
+by `extra["make_inputs"]` where they need structure (unique scatter positions).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import kiln
+from kiln import ops
+from tests.ops.records import OpRecord
+
+F32 = (np.float32,)
+F32_I32 = (np.float32, np.int32)
+BF16 = kiln.bfloat16.np.type
+
+
+def _rec(name, kiln_fn, ref, shapes, **kw) -> OpRecord:
+    """A record; aliases of a primitive already gradient-checked by another record say grad=False."""
+    return OpRecord(name, kiln_fn, ref, shapes=shapes, **kw)
+
+
+SHAPES = [
+    _rec("reshape", lambda x: ops.reshape(x, (4, 6)), lambda x: x.reshape(4, 6), ((2, 3, 4),), dtypes=F32_I32),
+    _rec("reshape_infer", lambda x: ops.reshape(x, (-1, 3)), lambda x: x.reshape(-1, 3), ((2, 3, 4),), grad=False),
+    _rec("reshape_method", lambda x: x.reshape(3, 8), lambda x: x.reshape(3, 8), ((2, 3, 4),), grad=False),
+    _rec("view", lambda x: x.view(6, 4), lambda x: x.reshape(6, 4), ((2, 3, 4),), grad=False),
+    _rec("transpose", lambda x: ops.transpose(x, (2, 0, 1)), lambda x: x.transpose(2, 0, 1), ((2, 3, 4),),
+         dtypes=(np.float32, np.int32, np.bool_)),
+    _rec("permute_neg", lambda x: ops.permute(x, (-1, 0, 1)), lambda x: x.transpose(2, 0, 1), ((2, 3, 4),), grad=False),
+    _rec("T", lambda x: x.T, lambda x: x.T, ((3, 4),), grad=False),
+    _rec("swapaxes", lambda x: ops.swapaxes(x, 0, 2), lambda x: np.swapaxes(x, 0, 2), ((2, 3, 4),), grad=False),
+    _rec("moveaxis", lambda x: ops.moveaxis(x, 0, -1), lambda x: np.moveaxis(x, 0, -1), ((2, 3, 4),), grad=False),
+    _rec("expand_dims", lambda x: ops.expand_dims(x, 1), lambda x: np.expand_dims(x, 1), ((3, 4),)),
+    _rec("expand_dims_0d", lambda x: ops.expand_dims(x, 0), lambda x: np.expand_dims(x, 0), ((),)),
+    _rec("unsqueeze_neg", lambda x: ops.unsqueeze(x, -1), lambda x: np.expand_dims(x, -1), ((3, 4),), grad=False),
+    _rec("squeeze_all", lambda x: ops.squeeze(x), lambda x: np.squeeze(x), ((3, 1, 4, 1),), dtypes=F32_I32, grad=False),
+    _rec("squeeze_axis", lambda x: ops.squeeze(x, 1), lambda x: np.squeeze(x, 1), ((3, 1, 4, 1),)),
+    _rec("squeeze_axes", lambda x: ops.squeeze(x, (1, -1)), lambda x: np.squeeze(x, (1, 3)), ((3, 1, 4, 1),),
+         grad=False),
+    _rec("flatten", lambda x: ops.flatten(x), lambda x: x.reshape(x.shape[0], -1), ((2, 3, 4),), grad=False),
+    _rec("flatten_dims", lambda x: ops.flatten(x, start_dim=0, end_dim=1), lambda x: x.reshape(6, 4), ((2, 3, 4),),
+         grad=False),
+    _rec("broadcast_to", lambda x: ops.broadcast_to(x, (2, 3, 4)), lambda x: np.broadcast_to(x, (2, 3, 4)),
+         ((3, 1),), cases=(((4,),),)),
+    _rec("broadcast_to_keep", lambda x: ops.broadcast_to(x, (2, -1, 4)), lambda x: np.broadcast_to(x, (2, 3, 4)),
+         ((3, 1),), grad=False),
+    _rec("tile", lambda x: ops.tile(x, (2, 1, 3)), lambda x: np.tile(x, (2, 1, 3)), ((3, 4),), dtypes=F32_I32),
+    _rec("flip", lambda x: ops.flip(x, (0, 2)), lambda x: np.flip(x, (0, 2)), ((2, 3, 4),), dtypes=F32_I32),
+    _rec("flip_int_dim", lambda x: ops.flip(x, -1), lambda x: np.flip(x, -1), ((3, 4),), grad=False),
+    _rec("roll", lambda x: ops.roll(x, 2, 1), lambda x: np.roll(x, 2, 1), ((3, 4),), dtypes=F32_I32),
+    _rec("roll_multi", lambda x: ops.roll(x, (1, -2), (0, 1)), lambda x: np.roll(x, (1, -2), (0, 1)), ((3, 4),)),
+    _rec("roll_flat", lambda x: ops.roll(x, 5), lambda x: np.roll(x, 5), ((3, 4),), grad=False),
+    _rec("tril", lambda x: ops.tril(x), np.tril, ((4, 5),), cases=(((2, 3, 3),),), dtypes=F32_I32),
+    _rec("tril_diag", lambda x: ops.tril(x, -1), lambda x: np.tril(x, -1), ((4, 5),), grad=False),
+    _rec("triu", lambda x: ops.triu(x), np.triu, ((4, 5),), dtypes=F32_I32),
+    _rec("triu_diag", lambda x: ops.triu(x, 2), lambda x: np.triu(x, 2), ((4, 5),), grad=False),
+    _rec("repeat_interleave", lambda x: ops.repeat_interleave(x, 2, 1), lambda x: np.repeat(x, 2, 1), ((3, 4),)),
+    _rec("repeat_interleave_flat", lambda x: ops.repeat_interleave(x, 3), lambda x: np.repeat(x, 3), ((2, 3),),
+         grad=False),
+]  # fmt: skip
+
+JOINS = [
+    _rec("concat", lambda a, b: ops.concat((a, b), 1), lambda a, b: np.concatenate((a, b), 1), ((2, 3), (2, 5)),
+         dtypes=(np.float32, np.int32, np.float16)),
+    _rec("concat_three_neg_axis", lambda a, b, c: ops.concat([a, b, c], -1),
+         lambda a, b, c: np.concatenate((a, b, c), -1), ((2, 3, 1), (2, 3, 2), (2, 3, 3))),
+    _rec("cat", lambda a, b: ops.cat((a, b)), lambda a, b: np.concatenate((a, b)), ((2, 3), (4, 3)), grad=False),
+    _rec("stack", lambda a, b: ops.stack((a, b)), lambda a, b: np.stack((a, b)), ((2, 3), (2, 3)), dtypes=F32_I32),
+    _rec("stack_axis", lambda a, b, c: ops.stack([a, b, c], -1), lambda a, b, c: np.stack((a, b, c), -1),
+         ((2, 3), (2, 3), (2, 3))),
+    _rec("hstack", lambda a, b: ops.hstack((a, b)), lambda a, b: np.hstack((a, b)), ((2, 3), (2, 1)), grad=False),
+    _rec("vstack", lambda a, b: ops.vstack((a, b)), lambda a, b: np.vstack((a, b)), ((3,), (3,)), grad=False),
+    _rec("split_size", lambda x: ops.split(x, 2, 1), lambda x: tuple(np.split(x, [2, 4], 1)), ((3, 5),)),
+    _rec("split_sections", lambda x: ops.split(x, [1, 3], 0), lambda x: tuple(np.split(x, [1], 0)), ((4, 2),),
+         dtypes=F32_I32),
+    _rec("chunk", lambda x: ops.chunk(x, 3, 1), lambda x: tuple(np.array_split(x, 3, 1)), ((2, 6),), grad=False),
+    _rec("unstack", lambda x: ops.unstack(x, 1), lambda x: tuple(np.moveaxis(x, 1, 0)), ((2, 3, 4),)),
+    _rec("unbind", lambda x: ops.unbind(x), lambda x: tuple(x), ((3, 2),), grad=False),
+    _rec("meshgrid_xy", lambda a, b: ops.meshgrid(a, b), lambda a, b: tuple(np.meshgrid(a, b)), ((3,), (4,))),
+    _rec("meshgrid_ij", lambda a, b, c: ops.meshgrid((a, b, c), indexing="ij"),
+         lambda a, b, c: tuple(np.meshgrid(a, b, c, indexing="ij")), ((2,), (3,), (4,))),
+]  # fmt: skip
+
+
+def _unique_rows(n_rows: int, k: int):
+    """make_inputs for tensor_scatter_*: x (n_rows, 3), unique row indices (k, 1), updates (k, 3)."""
+
+    def make(rng, dtype, shapes):
+        x = rng.uniform(-2, 2, size=(n_rows, 3)).astype(dtype)
+        idx = rng.permutation(n_rows)[:k].reshape(k, 1).astype(np.int32)
+        upd = rng.uniform(-2, 2, size=(k, 3)).astype(dtype)
+        return [x, idx, upd]
+
+    return make
+
+
+def _unique_points(rng, dtype, shapes):
+    """make_inputs for scatter_nd: unique (row, col) points of a (4, 5) grid, and updates."""
+    flat = rng.permutation(20)[:6]
+    idx = np.stack([flat // 5, flat % 5], -1).astype(np.int64)
+    return [idx, rng.uniform(-2, 2, size=6).astype(dtype)]
+
+
+def _np_scatter_nd(idx, upd, shape):
+    out = np.zeros(shape, upd.dtype)
+    np.add.at(out, tuple(np.moveaxis(idx, -1, 0)), upd)
+    return out
+
+
+def _np_tensor_scatter(fn):
+    def ref(x, idx, upd):
+        out = x.copy()
+        key = tuple(np.moveaxis(idx, -1, 0))
+        out[key] = fn(out[key], upd)
+        return out
+
+    return ref
+
+
+def _scatter_elements_inputs(rng, dtype, shapes):
+    """x (4, 3); per-column unique row indices (2, 3); src (2, 3): no write collisions."""
+    x = rng.uniform(-2, 2, size=(4, 3)).astype(dtype)
+    idx = np.stack([rng.permutation(4)[:2] for _ in range(3)], -1).astype(np.int64)
+    return [x, idx, rng.uniform(-2, 2, size=(2, 3)).astype(dtype)]
+
+
+def _np_scatter_elements(x, idx, src, reduce=None):
+    out = x.copy()
+    cols = np.broadcast_to(np.arange(idx.shape[1]), idx.shape)
+    if reduce == "add":
+        np.add.at(out, (idx, cols), src)
+    else:
+        out[idx, cols] = src
+    return out
+
+
+GATHER_SCATTER = [
+    _rec("gather_axis0", lambda x, i: ops.gather(x, i, 0), lambda x, i: np.take(x, i, 0), ((5, 3), (4,)),
+         int_inputs=(1,), int_high=5, dtypes=F32_I32),
+    _rec("gather_axis1_2d_index", lambda x, i: ops.gather(x, i, 1), lambda x, i: np.take(x, i, 1), ((2, 4, 3), (2, 2)),
+         int_inputs=(1,), int_high=4, extra={"int_dtype": np.int32}),
+    _rec("gather_batch_dims", lambda x, i: ops.gather(x, i, 1, batch_dims=1),
+         lambda x, i: np.stack([np.take(x[b], i[b], 0) for b in range(x.shape[0])]), ((2, 4, 3), (2, 3)),
+         int_inputs=(1,), int_high=4),
+    _rec("index_select", lambda x, i: ops.index_select(x, 1, i), lambda x, i: np.take(x, i, 1), ((3, 4), (5,)),
+         int_inputs=(1,), int_high=4, grad=False),
+    _rec("gather_elements", lambda x, i: ops.gather_elements(x, 1, i), lambda x, i: np.take_along_axis(x, i, 1),
+         ((3, 4), (3, 2)), int_inputs=(1,), int_high=4, dtypes=F32_I32),
+    _rec("gather_elements_dim0", lambda x, i: ops.gather_elements(x, 0, i), lambda x, i: np.take_along_axis(x, i, 0),
+         ((3, 4), (5, 4)), int_inputs=(1,), int_high=3, grad=False),
+    _rec("gather_nd", ops.gather_nd, lambda x, i: x[tuple(np.moveaxis(i, -1, 0))], ((4, 5, 2), (3, 2)),
+         int_inputs=(1,), int_high=4),
+    _rec("gather_nd_full", ops.gather_nd, lambda x, i: x[tuple(np.moveaxis(i, -1, 0))], ((4, 4), (2, 3, 2)),
+         int_inputs=(1,), int_high=4, extra={"int_dtype": np.int32}, grad=False),
+    _rec("scatter_nd", lambda i, u: ops.scatter_nd(i, u, (4, 5)), lambda i, u: _np_scatter_nd(i, u, (4, 5)),
+         ((6, 2), (6,)), extra={"make_inputs": _unique_points}),
+    _rec("scatter_nd_accumulates", lambda i, u: ops.scatter_nd(i, u, (3, 2)), lambda i, u: _np_scatter_nd(i, u, (3, 2)),
+         ((5, 1), (5, 2)), int_inputs=(0,), int_high=3),
+    _rec("tensor_scatter_update", ops.tensor_scatter_update, _np_tensor_scatter(lambda old, new: new),
+         ((5, 3), (2, 1), (2, 3)), extra={"make_inputs": _unique_rows(5, 2)}),
+    _rec("tensor_scatter_add", ops.tensor_scatter_add, _np_tensor_scatter(lambda old, new: old + new),
+         ((5, 3), (3, 1), (3, 3)), extra={"make_inputs": _unique_rows(5, 3)}),
+    _rec("tensor_scatter_add_repeated", ops.tensor_scatter_add,
+         lambda x, i, u: _np_scatter_nd(i, u, x.shape) + x, ((3, 2), (4, 1), (4, 2)), int_inputs=(1,), int_high=3),
+    _rec("tensor_scatter_max", ops.tensor_scatter_max, _np_tensor_scatter(np.maximum),
+         ((5, 3), (2, 1), (2, 3)), extra={"make_inputs": _unique_rows(5, 2)}),
+    _rec("tensor_scatter_min", ops.tensor_scatter_min, _np_tensor_scatter(np.minimum),
+         ((5, 3), (2, 1), (2, 3)), extra={"make_inputs": _unique_rows(5, 2)}),
+    _rec("tensor_scatter_elements", lambda x, i, s: ops.tensor_scatter_elements(x, i, s, 0),
+         _np_scatter_elements, ((4, 3), (2, 3), (2, 3)), extra={"make_inputs": _scatter_elements_inputs}),
+    _rec("scatter", lambda x, i, s: ops.scatter(x, 0, i, s), _np_scatter_elements, ((4, 3), (2, 3), (2, 3)),
+         extra={"make_inputs": _scatter_elements_inputs}, grad=False),
+    _rec("scatter_add", lambda x, i, s: ops.scatter_add(x, 0, i, s),
+         lambda x, i, s: _np_scatter_elements(x, i, s, "add"), ((4, 3), (3, 3), (3, 3)), int_inputs=(1,), int_high=4),
+]  # fmt: skip
+
+
+def _np_pad(x, pairs, mode, value=0.0):
+    width = [(0, 0)] * (x.ndim - len(pairs)) + list(pairs)
+    if mode == "constant":
+        return np.pad(x, width, mode="constant", constant_values=value)
+    return np.pad(x, width, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
+
+
+SELECTION = [
+    _rec("slice", lambda x: ops.slice(x, (0, 1, 1), (2, 2, -1)), lambda x: x[0:2, 1:3, 1:], ((3, 4, 5),),
+         dtypes=F32_I32),
+    _rec("narrow", lambda x: ops.narrow(x, 1, 1, 2), lambda x: x[:, 1:3], ((3, 4),), grad=False),
+    _rec("select", ops.select, np.where, ((3, 4), (3, 4), (3, 4)), extra={"bool_inputs": (0,)}, dtypes=F32_I32),
+    _rec("select_broadcast", ops.select, np.where, ((3, 1), (3, 4), (4,)), extra={"bool_inputs": (0,)}),
+    _rec("where", ops.where, np.where, ((2, 3), (2, 3), (2, 3)), extra={"bool_inputs": (0,)}, grad=False),
+    _rec("where_scalar", lambda c, x: ops.where(c, x, 0.0), lambda c, x: np.where(c, x, np.float32(0)),
+         ((3, 4), (3, 4)), extra={"bool_inputs": (0,)}, grad=False),
+    _rec("masked_fill", lambda x, m: ops.masked_fill(x, m, 0.5), lambda x, m: np.where(m, np.float32(0.5), x),
+         ((3, 4), (3, 4)), extra={"bool_inputs": (1,)}),
+    _rec("masked_fill_broadcast", lambda x, m: ops.masked_fill(x, m, -1.0), lambda x, m: np.where(m, np.float32(-1), x),
+         ((2, 3, 4), (4,)), extra={"bool_inputs": (1,)}, grad=False),
+    _rec("masked_fill_int", lambda x, m: ops.masked_fill(x, m, 7), lambda x, m: np.where(m, 7, x).astype(x.dtype),
+         ((3, 4), (3, 4)), dtypes=(np.int32,), grad=False, extra={"bool_inputs": (1,)}),
+    _rec("one_hot", lambda i: ops.one_hot(i, 4), lambda i: np.eye(4, dtype=np.int64)[i], ((5,),),
+         int_inputs=(0,), int_high=4, grad=False),
+    _rec("one_hot_values", lambda i: ops.one_hot(i, 3, kiln.Tensor(2.0), kiln.Tensor(-1.0)),
+         lambda i: np.where(np.eye(3, dtype=bool)[i], 2.0, -1.0).astype(np.float32), ((2, 3),),
+         int_inputs=(0,), int_high=3, grad=False, extra={"int_dtype": np.int32}),
+    _rec("one_hot_axis0", lambda i: ops.one_hot(i, 3, 1.0, 0.0, axis=0),
+         lambda i: np.eye(3, dtype=np.float32)[i].T, ((4,),), int_inputs=(0,), int_high=3, grad=False),
+    _rec("pad_constant", lambda x: ops.pad(x, (1, 2)), lambda x: _np_pad(x, [(1, 2)], "constant"), ((3, 4),),
+         dtypes=F32_I32),
+    _rec("pad_constant_value", lambda x: ops.pad(x, (1, 0, 0, 2), value=1.5),
+         lambda x: _np_pad(x, [(0, 2), (1, 0)], "constant", 1.5), ((2, 3, 4),), grad=False),
+    _rec("pad_negative", lambda x: ops.pad(x, (-1, 1)), lambda x: _np_pad(x[:, 1:], [(0, 1)], "constant"),
+         ((3, 4),)),
+    _rec("pad_reflect", lambda x: ops.pad(x, (2, 1, 1, 1), mode="reflect"),
+         lambda x: _np_pad(x, [(1, 1), (2, 1)], "reflect"), ((1, 4, 5),)),
+    _rec("pad_replicate", lambda x: ops.pad(x, (1, 2), mode="replicate"),
+         lambda x: _np_pad(x, [(1, 2)], "replicate"), ((2, 3, 4),)),
+    _rec("pad_circular", lambda x: ops.pad(x, (1, 2, 2, 0), mode="circular"),
+         lambda x: _np_pad(x, [(2, 0), (1, 2)], "circular"), ((1, 3, 4),)),
+    _rec("masked_select", ops.masked_select, lambda x, m: x[np.broadcast_to(m, x.shape)], ((3, 4), (3, 4)),
+         extra={"bool_inputs": (1,)}),
+    _rec("nonzero", lambda x: ops.nonzero(x), lambda x: np.stack(np.nonzero(x), -1).astype(np.int64), ((3, 4),),
+         dtypes=(np.int32,), domain=(-1, 1), grad=False),
+    _rec("unique", lambda x: ops.unique(x, return_inverse=True), lambda x: np.unique(x, return_inverse=True),
+         ((3, 4),), dtypes=(np.int32,), domain=(0, 4), grad=False),
+]  # fmt: skip
+
+
+def _creation(name, kiln_fn, ref, **kw) -> OpRecord:
+    return OpRecord(name, lambda: kiln_fn(), ref, shapes=(), grad=False, **kw)
+
+
+CREATION = [
+    _creation("zeros", lambda: ops.zeros((2, 3)), lambda: np.zeros((2, 3), np.float32)),
+    _creation("zeros_dtype", lambda: ops.zeros((2,), kiln.int32), lambda: np.zeros((2,), np.int32)),
+    _creation("ones", lambda: ops.ones((3, 1)), lambda: np.ones((3, 1), np.float32)),
+    _creation("ones_int_shape", lambda: ops.ones(4, kiln.float16), lambda: np.ones(4, np.float16)),
+    _creation("full_int", lambda: ops.full((2, 2), 3), lambda: np.full((2, 2), 3, np.int64)),
+    _creation("full_float", lambda: ops.full((2, 2), 1.5), lambda: np.full((2, 2), 1.5, np.float32)),
+    _creation("full_bool", lambda: ops.full((2,), True), lambda: np.full((2,), True)),
+    _creation("full_dtype", lambda: ops.full((2, 3), 2, dtype=kiln.float64), lambda: np.full((2, 3), 2.0)),
+    _creation("fill", lambda: ops.fill(kiln.int32, (2, 2), 5), lambda: np.full((2, 2), 5, np.int32)),
+    _creation("eye", lambda: ops.eye(3), lambda: np.eye(3, dtype=np.float32)),
+    _creation("eye_rect_dtype", lambda: ops.eye(2, 4, kiln.int32), lambda: np.eye(2, 4, dtype=np.int32)),
+    _creation("arange_int", lambda: ops.arange(5), lambda: np.arange(5, dtype=np.int64)),
+    _creation("arange_start_step", lambda: ops.arange(2, 11, 3), lambda: np.arange(2, 11, 3, dtype=np.int64)),
+    _creation("arange_float", lambda: ops.arange(0.0, 1.0, 0.25), lambda: np.arange(0, 1, 0.25, dtype=np.float32)),
+    _creation("arange_mixed", lambda: ops.arange(0, 2, 0.5), lambda: np.arange(0, 2, 0.5, dtype=np.float32)),
+    _creation("arange_dtype", lambda: ops.arange(4, dtype=kiln.float32), lambda: np.arange(4, dtype=np.float32)),
+    _creation("arange_negative_step", lambda: ops.arange(5, 0, -2), lambda: np.arange(5, 0, -2, dtype=np.int64)),
+    _creation("linspace", lambda: ops.linspace(0.0, 1.0, 5), lambda: np.linspace(0, 1, 5, dtype=np.float32)),
+    _creation("linspace_int_ends", lambda: ops.linspace(-2, 4, 4), lambda: np.linspace(-2, 4, 4, dtype=np.float32)),
+    _rec("zeros_like", ops.zeros_like, np.zeros_like, ((2, 3),), dtypes=(np.float32, np.int32), grad=False),
+    _rec("ones_like", ops.ones_like, np.ones_like, ((2, 3),), dtypes=(np.float32, np.float16), grad=False),
+    _rec("ones_like_dtype", lambda x: ops.ones_like(x, dtype=kiln.int32), lambda x: np.ones(x.shape, np.int32),
+         ((2, 3),), grad=False),
+    _rec("full_like", lambda x: ops.full_like(x, 2), lambda x: np.full_like(x, 2), ((2, 3),),
+         dtypes=(np.float32, np.int32), grad=False),
+]  # fmt: skip
+
+RECORDS: list[OpRecord] = SHAPES + JOINS + GATHER_SCATTER + SELECTION + CREATION

@@ -1,0 +1,383 @@
+"""Op records for `kiln.ops.math` and the activations of `kiln.ops.nn`.
+
+References are NumPy/SciPy written from the ops' definitions. Where MindSpore's output
+dtype differs from NumPy's (int32 + 2.5 is float32, cumsum keeps int32), the record says
+so with `extra["ref_dtype"]` or by casting in the reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+import kiln
+from kiln import ops
+from tests.ops.records import OpRecord
+
+F32 = (np.float32,)
+F32_16 = (np.float32, np.float16)
+BF16 = kiln.bfloat16.np.type  # NumPy's view of bfloat16 (from ml_dtypes, which JAX ships)
+F32_16_BF = (np.float32, np.float16, BF16)
+
+# Shapes: a matrix and a 0-d scalar for unary ops; equal shapes and broadcasting for binary ones.
+UNARY_CASES = {"shapes": ((3, 4),), "cases": (((),),)}
+BINARY_CASES = {"shapes": ((3, 4), (3, 4)), "cases": (((3, 1, 4), (2, 4)), ((4,), ()))}
+
+
+def _with(extra: dict | None, **defaults) -> dict:
+    return {**defaults, **(extra or {})}
+
+
+def unary(name: str, ref, *, domain=(-2.0, 2.0), dtypes=F32, grad=True, kiln=None, extra=None, **kw) -> OpRecord:
+    """A record for an elementwise unary op `ops.<name>` (gradients on the matrix case only)."""
+    return OpRecord(name, kiln or getattr(ops, name), ref, domain=domain, dtypes=dtypes, grad=grad, **UNARY_CASES,
+                    extra=_with(extra, grad_cases=(0,)), **kw)  # fmt: skip
+
+
+def binary(name: str, ref, *, domain=(-2.0, 2.0), dtypes=F32, grad=True, kiln=None, extra=None, **kw) -> OpRecord:
+    """A record for an elementwise binary op `ops.<name>` with broadcasting cases."""
+    return OpRecord(name, kiln or getattr(ops, name), ref, domain=domain, dtypes=dtypes, grad=grad, **BINARY_CASES,
+                    extra=_with(extra, grad_cases=(0, 1)), **kw)  # fmt: skip
+
+
+def nonzero_divisor(lo=-4.0, hi=4.0):
+    """make_inputs for division-like ops: a numerator in [lo, hi], a divisor in ±[0.5, 3]."""
+
+    def make(rng, dtype, shapes):
+        x = rng.uniform(lo, hi, size=shapes[0])
+        y = rng.uniform(0.5, 3.0, size=shapes[1]) * rng.choice([-1.0, 1.0], size=shapes[1])
+        if dtype.kind in "iu":
+            x, y = np.round(x), np.where(y > 0, np.ceil(y), np.floor(y))
+        return [x.astype(dtype), y.astype(dtype)]
+
+    return make
+
+
+def positive_second(lo=0.5, hi=2.0):
+    """make_inputs for ops whose second input must be positive (xlogy, xdivy)."""
+
+    def make(rng, dtype, shapes):
+        return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), rng.uniform(lo, hi, size=shapes[1]).astype(dtype)]
+
+    return make
+
+
+def with_specials(rng, dtype, shapes):
+    x = rng.uniform(-2, 2, size=shapes[0]).astype(dtype)
+    flat = x.reshape(-1)
+    if flat.size >= 3:
+        flat[0], flat[1], flat[2] = np.nan, np.inf, -np.inf
+    return [flat.reshape(x.shape)]
+
+
+def complex_inputs(rng, dtype, shapes):
+    return [(rng.uniform(-2, 2, size=s) + 1j * rng.uniform(-2, 2, size=s)).astype(np.complex64) for s in shapes]
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _softplus(x):
+    return np.log1p(np.exp(x))
+
+
+def _softmax(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax(x, axis=-1):
+    m = np.max(x, axis=axis, keepdims=True)
+    return x - m - np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
+
+
+def _relu6(x):
+    return np.minimum(np.maximum(x, 0), 6).astype(x.dtype)
+
+
+def _gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+ELEMENTWISE_UNARY = [
+    unary("abs", np.abs, dtypes=(np.float32, np.float16, np.int32)),
+    unary("neg", np.negative, dtypes=(np.float32, np.int32, np.int64)),
+    unary("exp", np.exp, dtypes=F32_16_BF),
+    unary("expm1", np.expm1),
+    unary("exp2", np.exp2),
+    unary("log", np.log, domain=(0.5, 3.0), dtypes=F32_16),
+    unary("log1p", np.log1p, domain=(-0.5, 2.0)),
+    unary("log2", np.log2, domain=(0.5, 3.0)),
+    unary("log10", np.log10, domain=(0.5, 3.0)),
+    unary("sqrt", np.sqrt, domain=(0.5, 3.0), dtypes=F32_16),
+    unary("rsqrt", lambda x: 1 / np.sqrt(x), domain=(0.5, 3.0)),
+    unary("square", np.square, dtypes=(np.float32, np.int32)),
+    unary("reciprocal", np.reciprocal, domain=(0.5, 3.0)),
+    unary("sin", np.sin),
+    unary("cos", np.cos),
+    unary("tan", np.tan, domain=(-1.2, 1.2)),
+    unary("asin", np.arcsin, domain=(-0.9, 0.9)),
+    unary("acos", np.arccos, domain=(-0.9, 0.9)),
+    unary("atan", np.arctan),
+    unary("sinh", np.sinh),
+    unary("cosh", np.cosh),
+    unary("tanh", np.tanh, dtypes=F32_16_BF),
+    unary("asinh", np.arcsinh),
+    unary("acosh", np.arccosh, domain=(1.1, 3.0)),
+    unary("atanh", np.arctanh, domain=(-0.9, 0.9)),
+    unary("erf", special.erf),
+    unary("erfc", special.erfc),
+    unary("erfinv", special.erfinv, domain=(-0.9, 0.9)),
+    unary("lgamma", special.gammaln, domain=(0.5, 4.0), rtol=1e-4, atol=1e-5),
+    unary("digamma", special.digamma, domain=(0.5, 4.0), rtol=1e-4, atol=1e-5),
+    unary("floor", np.floor, domain=(-3.0, 3.0), grad=False),
+    unary("ceil", np.ceil, domain=(-3.0, 3.0), grad=False),
+    unary("round", np.round, domain=(-3.0, 3.0), grad=False),
+    unary("trunc", np.trunc, domain=(-3.0, 3.0), grad=False),
+    unary("sign", np.sign, dtypes=(np.float32, np.int32), grad=False),
+    unary("logical_not", np.logical_not, dtypes=(np.bool_,), grad=False),
+    unary("bitwise_not", np.bitwise_not, dtypes=(np.int32, np.int64, np.uint8), domain=(-5, 5), grad=False),
+    OpRecord("isnan", ops.isnan, np.isnan, shapes=((3, 4),), grad=False, extra={"make_inputs": with_specials}),
+    OpRecord("isinf", ops.isinf, np.isinf, shapes=((3, 4),), grad=False, extra={"make_inputs": with_specials}),
+    OpRecord("isfinite", ops.isfinite, np.isfinite, shapes=((3, 4),), grad=False, extra={"make_inputs": with_specials}),
+    OpRecord("real", ops.real, np.real, shapes=((3, 4),), grad=False, extra={"make_inputs": complex_inputs}),
+    OpRecord("imag", ops.imag, np.imag, shapes=((3, 4),), grad=False, extra={"make_inputs": complex_inputs}),
+    OpRecord("conj", ops.conj, np.conj, shapes=((3, 4),), grad=False, extra={"make_inputs": complex_inputs}),
+    # Integer inputs of float-valued functions compute in float32 (MindSpore's Sqrt/Reciprocal do too).
+    unary("sqrt_int", np.sqrt, kiln=ops.sqrt, domain=(0, 9), dtypes=(np.int32,), grad=False,
+          extra={"ref_dtype": np.float32}),  # fmt: skip
+    unary("reciprocal_int", lambda x: 1.0 / x, kiln=ops.reciprocal, domain=(1, 9), dtypes=(np.int32,), grad=False,
+          extra={"ref_dtype": np.float32, "make_inputs": lambda rng, dt, s: [rng.integers(1, 9, s[0]).astype(dt)]}),
+]  # fmt: skip
+
+ELEMENTWISE_BINARY = [
+    binary("add", np.add, dtypes=(np.float32, np.float16, BF16, np.int32, np.int64, np.uint8)),
+    binary("sub", np.subtract, dtypes=(np.float32, np.int32)),
+    binary("mul", np.multiply, dtypes=(np.float32, np.float16, BF16, np.int32)),
+    binary("div", np.true_divide, dtypes=F32_16, extra={"make_inputs": nonzero_divisor()}),
+    binary("div_int", np.true_divide, kiln=ops.div, dtypes=(np.int32,), grad=False,
+           extra={"make_inputs": nonzero_divisor(), "ref_dtype": np.float32}),
+    binary("div_floor", np.floor_divide, kiln=lambda x, y: ops.div(x, y, rounding_mode="floor"),
+           dtypes=(np.float32, np.int32), grad=False, extra={"make_inputs": nonzero_divisor()}),
+    binary("div_trunc", lambda x, y: np.trunc(x / y).astype(np.result_type(x, y)),
+           kiln=lambda x, y: ops.div(x, y, rounding_mode="trunc"), dtypes=(np.float32, np.int32), grad=False,
+           extra={"make_inputs": nonzero_divisor()}),
+    binary("floor_divide", np.floor_divide, dtypes=(np.float32, np.int32), grad=False,
+           extra={"make_inputs": nonzero_divisor()}),
+    binary("floor_mod", np.mod, dtypes=(np.float32, np.int32), extra={"make_inputs": nonzero_divisor()},
+           grad=False),
+    binary("truncate_div", lambda x, y: np.trunc(x / y).astype(np.result_type(x, y)), dtypes=(np.float32, np.int32),
+           grad=False, extra={"make_inputs": nonzero_divisor()}),
+    binary("fmod", np.fmod, dtypes=(np.float32, np.int32), extra={"make_inputs": nonzero_divisor()}),
+    binary("pow", lambda x, y: np.power(y, x), kiln=lambda x, y: ops.pow(y, x),
+           extra={"make_inputs": positive_second(0.5, 2.0)}),
+    binary("pow_int", lambda x, y: np.power(x, y), kiln=ops.pow, dtypes=(np.int32,), domain=(0, 3), grad=False),
+    binary("maximum", np.maximum, dtypes=(np.float32, np.int32)),
+    binary("minimum", np.minimum, dtypes=(np.float32, np.int32)),
+    binary("atan2", np.arctan2, extra={"make_inputs": nonzero_divisor()}),
+    binary("hypot", np.hypot, extra={"make_inputs": nonzero_divisor()}),
+    binary("squared_difference", lambda x, y: np.square(x - y), dtypes=(np.float32, np.int32)),
+    binary("xdivy", lambda x, y: np.where(x == 0, 0, x / y).astype(np.result_type(x, y)),
+           extra={"make_inputs": positive_second()}),
+    binary("xlogy", special.xlogy, extra={"make_inputs": positive_second()}),
+    binary("equal", np.equal, dtypes=(np.float32, np.int32), domain=(-2, 2), grad=False),
+    binary("not_equal", np.not_equal, dtypes=(np.float32, np.int32), domain=(-2, 2), grad=False),
+    binary("greater", np.greater, dtypes=(np.float32, np.int32), domain=(-2, 2), grad=False),
+    binary("greater_equal", np.greater_equal, dtypes=(np.float32, np.int32), domain=(-2, 2), grad=False),
+    binary("less", np.less, dtypes=(np.float32, np.int32), domain=(-2, 2), grad=False),
+    binary("less_equal", np.less_equal, dtypes=(np.float32, np.int32), domain=(-2, 2), grad=False),
+    binary("logical_and", np.logical_and, dtypes=(np.bool_,), grad=False),
+    binary("logical_or", np.logical_or, dtypes=(np.bool_,), grad=False),
+    binary("logical_xor", np.logical_xor, dtypes=(np.bool_,), grad=False),
+    binary("bitwise_and", np.bitwise_and, dtypes=(np.int32, np.uint8), domain=(0, 100), grad=False),
+    binary("bitwise_or", np.bitwise_or, dtypes=(np.int32, np.uint8), domain=(0, 100), grad=False),
+    binary("bitwise_xor", np.bitwise_xor, dtypes=(np.int32, np.uint8), domain=(0, 100), grad=False),
+    binary("bitwise_left_shift", np.left_shift, dtypes=(np.int32,), domain=(0, 4), grad=False),
+    binary("bitwise_right_shift", np.right_shift, dtypes=(np.int32,), domain=(0, 4), grad=False),
+    # A Python scalar operand is weakly typed: the tensor's dtype wins unless the kinds differ.
+    unary("add_scalar_float", lambda x: x + np.float32(2.5) if x.dtype.kind == "f" else (x + 2.5).astype(np.float32),
+          kiln=lambda x: ops.add(x, 2.5), dtypes=(np.float32, np.float16, np.int32)),
+    unary("mul_scalar_int", lambda x: x * np.array(3, x.dtype), kiln=lambda x: ops.mul(x, 3),
+          dtypes=(np.float32, np.float16, np.int32, np.uint8), domain=(0, 5)),
+    unary("sub_rscalar", lambda x: np.array(1, x.dtype) - x, kiln=lambda x: 1 - x, dtypes=(np.float32, np.int32)),
+    unary("pow_scalar", lambda x: x**2, kiln=lambda x: ops.pow(x, 2), dtypes=(np.float32, np.int32)),
+    unary("truediv_operator", lambda x: x / np.float32(4), kiln=lambda x: x / 4, dtypes=F32_16),
+]  # fmt: skip
+
+OTHER_MATH = [
+    OpRecord("addn", lambda a, b, c: ops.addn([a, b, c]), lambda a, b, c: a + b + c, shapes=((2, 3),) * 3),
+    OpRecord("clamp", lambda x: ops.clamp(x, -0.5, 1.0), lambda x: np.clip(x, -0.5, 1.0), shapes=((3, 4),),
+             dtypes=(np.float32, np.int32)),
+    OpRecord("clamp_min_only", lambda x: ops.clamp(x, min=0.25), lambda x: np.maximum(x, np.float32(0.25)),
+             shapes=((3, 4),)),
+    OpRecord("clamp_tensor_bounds", lambda x, lo, hi: ops.clamp(x, lo, hi - lo + 2.5),
+             lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi - lo + np.float32(2.5)),
+             shapes=((3, 4), (4,), (3, 1))),
+    OpRecord("lerp", ops.lerp, lambda a, b, w: a + w * (b - a), shapes=((3, 4), (3, 4), (3, 4)),
+             cases=(((3, 4), (4,), ()),)),
+    # Gradients through a cast to half precision are quantised: finite differences cannot check them.
+    OpRecord("cast_f32_to_f16", lambda x: ops.cast(x, np.float16), lambda x: x.astype(np.float16), shapes=((3, 4),),
+             rtol=1e-3, atol=1e-3, grad=False),
+    OpRecord("cast_f32_to_f64", lambda x: ops.cast(x, np.float64) * 2, lambda x: x.astype(np.float64) * 2,
+             shapes=((3, 4),)),
+    OpRecord("cast_f32_to_i32", lambda x: ops.cast(x, np.int32), lambda x: x.astype(np.int32), shapes=((3, 4),),
+             domain=(-5, 5), grad=False),
+    OpRecord("cast_i64_to_f32", lambda x: ops.cast(x, np.float32), lambda x: x.astype(np.float32), shapes=((3, 4),),
+             dtypes=(np.int64,), domain=(-100, 100), grad=False),
+    OpRecord("cast_to_bool", lambda x: ops.cast(x, np.bool_), lambda x: x.astype(np.bool_), shapes=((3, 4),),
+             dtypes=(np.int32,), domain=(-1, 1), grad=False),
+    OpRecord("identity", ops.identity, lambda x: x.copy(), shapes=((3, 4),)),
+    OpRecord("isclose", lambda a, b: ops.isclose(a, a + b * 1e-3, rtol=1e-3, atol=1e-4),
+             lambda a, b: np.isclose(a, a + b * np.float32(1e-3), rtol=1e-3, atol=1e-4), shapes=((4, 5), (4, 5)),
+             grad=False),
+    OpRecord("stop_gradient", lambda x: ops.stop_gradient(x) * x, lambda x: x * x, shapes=((3,),), grad=False),
+]  # fmt: skip
+
+
+def _reduction(name: str, kiln, ref, *, dtypes=F32, grad=True, domain=(-2.0, 2.0), shapes=((3, 4, 2),), **kw):
+    return OpRecord(name, kiln, ref, shapes=shapes, dtypes=dtypes, grad=grad, domain=domain, **kw)
+
+
+REDUCTIONS = [
+    _reduction("sum_all", lambda x: ops.sum(x), lambda x: np.sum(x), dtypes=(np.float32, np.float16, np.int32)),
+    _reduction("sum_axis1", lambda x: ops.sum(x, 1), lambda x: np.sum(x, 1), dtypes=(np.float32, np.int32)),
+    _reduction("sum_axes_keepdim", lambda x: ops.sum(x, (0, 2), keepdim=True),
+               lambda x: np.sum(x, (0, 2), keepdims=True)),
+    _reduction("sum_neg_axis", lambda x: ops.sum(x, -1), lambda x: np.sum(x, -1)),
+    _reduction("sum_bool", lambda x: ops.sum(x), lambda x: np.sum(x), dtypes=(np.bool_,), grad=False),
+    _reduction("mean_all", lambda x: ops.mean(x), lambda x: np.mean(x), dtypes=F32_16),
+    _reduction("mean_axis", lambda x: ops.mean(x, 0, keep_dims=True), lambda x: np.mean(x, 0, keepdims=True)),
+    _reduction("mean_axes", lambda x: ops.mean(x, (1, 2)), lambda x: np.mean(x, (1, 2))),
+    _reduction("prod_all", lambda x: ops.prod(x), lambda x: np.prod(x), domain=(0.5, 1.5)),
+    _reduction("prod_axis", lambda x: ops.prod(x, 1), lambda x: np.prod(x, 1), dtypes=(np.float32, np.int32),
+               domain=(-2, 2)),
+    _reduction("amax", lambda x: ops.amax(x, 1), lambda x: np.max(x, 1), dtypes=(np.float32, np.int32)),
+    _reduction("amax_all_keep", lambda x: ops.amax(x, None, True), lambda x: np.max(x, None, keepdims=True)),
+    _reduction("amin", lambda x: ops.amin(x, (0, 2)), lambda x: np.min(x, (0, 2)), dtypes=(np.float32, np.int32)),
+    _reduction("max_dim", lambda x: ops.max(x, 1), lambda x: (np.max(x, 1), np.argmax(x, 1))),
+    _reduction("max_dim_keep", lambda x: ops.max(x, -1, True),
+               lambda x: (np.max(x, -1, keepdims=True), np.argmax(x, -1, keepdims=True))),
+    _reduction("min_dim", lambda x: ops.min(x, 0), lambda x: (np.min(x, 0), np.argmin(x, 0))),
+    _reduction("all", lambda x: ops.all(x, 1), lambda x: np.all(x, 1), dtypes=(np.bool_,), grad=False),
+    _reduction("any", lambda x: ops.any(x), lambda x: np.any(x), dtypes=(np.bool_,), grad=False),
+    _reduction("logsumexp", lambda x: ops.logsumexp(x, 1), lambda x: special.logsumexp(x, 1)),
+    _reduction("logsumexp_keep", lambda x: ops.logsumexp(x, (0, 2), True),
+               lambda x: special.logsumexp(x, (0, 2), keepdims=True)),
+    _reduction("var", lambda x: ops.var(x, 1), lambda x: np.var(x, 1)),
+    _reduction("var_ddof", lambda x: ops.var(x, (0, 1), ddof=1, keepdims=True),
+               lambda x: np.var(x, (0, 1), ddof=1, keepdims=True)),
+    _reduction("std", lambda x: ops.std(x), lambda x: np.std(x)),
+    _reduction("argmax", lambda x: ops.argmax(x, 1), lambda x: np.argmax(x, 1), dtypes=(np.float32, np.int32),
+               grad=False, domain=(-100, 100)),
+    _reduction("argmax_flat", lambda x: ops.argmax(x), lambda x: np.argmax(x), grad=False),
+    _reduction("argmax_keepdim", lambda x: ops.argmax(x, -1, keepdim=True), lambda x: np.argmax(x, -1, keepdims=True),
+               grad=False),
+    _reduction("argmin", lambda x: ops.argmin(x, 0), lambda x: np.argmin(x, 0), grad=False),
+    _reduction("argmin_flat", lambda x: ops.argmin(x), lambda x: np.argmin(x), grad=False),
+    _reduction("cumsum", lambda x: ops.cumsum(x, 1), lambda x: np.cumsum(x, 1, dtype=x.dtype),
+               dtypes=(np.float32, np.int32)),
+    _reduction("cumsum_neg_axis", lambda x: ops.cumsum(x, -1), lambda x: np.cumsum(x, -1)),
+    _reduction("cumprod", lambda x: ops.cumprod(x, 0), lambda x: np.cumprod(x, 0, dtype=x.dtype),
+               dtypes=(np.float32, np.int32), domain=(0.5, 1.5)),
+    _reduction("cummax", lambda x: ops.cummax(x, 1), lambda x: np.maximum.accumulate(x, 1), grad=False),
+    _reduction("cummin", lambda x: ops.cummin(x, 0), lambda x: np.minimum.accumulate(x, 0), grad=False),
+    _reduction("topk", lambda x: ops.topk(x, 2),
+               lambda x: (-np.sort(-x, -1)[..., :2], np.argsort(-x, -1, kind="stable")[..., :2])),
+    _reduction("topk_dim0_smallest", lambda x: ops.topk(x, 2, dim=0, largest=False),
+               lambda x: (np.sort(x, 0)[:2], np.argsort(x, 0, kind="stable")[:2])),
+    _reduction("sort", lambda x: ops.sort(x), lambda x: (np.sort(x, -1), np.argsort(x, -1, kind="stable")),
+               dtypes=(np.float32, np.int32), domain=(-50, 50)),
+    _reduction("sort_desc_axis0", lambda x: ops.sort(x, 0, descending=True),
+               lambda x: (-np.sort(-x, 0), np.argsort(-x, 0, kind="stable"))),
+    _reduction("argsort", lambda x: ops.argsort(x, 1), lambda x: np.argsort(x, 1, kind="stable"), grad=False),
+]  # fmt: skip
+
+
+def _well_conditioned(rng, dtype, shapes):
+    ((n, _),) = shapes
+    return [(np.eye(n) * 2 + rng.uniform(-0.5, 0.5, size=(n, n))).astype(dtype)]
+
+
+LINALG = [
+    OpRecord("matmul", ops.matmul, np.matmul, shapes=((3, 4), (4, 5)),
+             cases=(((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (3, 4, 2)), ((4,), (4, 5)), ((3, 4), (4,))),
+             dtypes=(np.float32, np.float16, BF16), rtol=1e-5, atol=1e-5),
+    OpRecord("matmul_int", ops.matmul, np.matmul, shapes=((3, 4), (4, 2)), dtypes=(np.int32,), grad=False,
+             domain=(-5, 5)),
+    OpRecord("mm", ops.mm, np.matmul, shapes=((3, 4), (4, 2))),
+    OpRecord("bmm", ops.bmm, np.matmul, shapes=((2, 3, 4), (2, 4, 5)), cases=(((2, 2, 3, 4), (2, 2, 4, 1)),)),
+    OpRecord("MatMul_transpose", lambda a, b: ops.MatMul(transpose_a=True, transpose_b=True)(a, b),
+             lambda a, b: a.T @ b.T, shapes=((4, 3), (5, 4))),
+    OpRecord("BatchMatMul_transpose_b", lambda a, b: ops.BatchMatMul(transpose_b=True)(a, b),
+             lambda a, b: a @ np.swapaxes(b, -1, -2), shapes=((2, 3, 4), (2, 5, 4))),
+    OpRecord("bias_add", ops.bias_add, lambda x, b: x + b.reshape(1, -1, 1, 1), shapes=((2, 3, 4, 4), (3,)),
+             dtypes=F32_16),
+    OpRecord("bias_add_2d", ops.bias_add, lambda x, b: x + b, shapes=((2, 3), (3,))),
+    OpRecord("bias_add_nhwc", lambda x, b: ops.bias_add(x, b, "NHWC"), lambda x, b: x + b, shapes=((2, 4, 4, 3), (3,))),
+    OpRecord("einsum_matmul", lambda a, b: ops.einsum("ij,jk->ik", a, b), lambda a, b: np.einsum("ij,jk->ik", a, b),
+             shapes=((3, 4), (4, 5))),
+    OpRecord("einsum_batch_trace", lambda a, b: ops.einsum("bij,bjk->bk", a, b),
+             lambda a, b: np.einsum("bij,bjk->bk", a, b), shapes=((2, 3, 4), (2, 4, 5))),
+    OpRecord("einsum_outer_list", lambda a, b: ops.einsum("i,j->ij", [a, b]), lambda a, b: np.einsum("i,j->ij", a, b),
+             shapes=((3,), (4,))),
+    OpRecord("dot", ops.dot, np.dot, shapes=((3, 4), (4, 2)), cases=(((4,), (4,)),)),
+    OpRecord("inner", ops.inner, np.inner, shapes=((4,), (4,))),
+    OpRecord("outer", ops.outer, np.outer, shapes=((3,), (4,))),
+    OpRecord("diag", ops.diag, np.diag, shapes=((4,),)),
+    OpRecord("trace", ops.trace, np.trace, shapes=((4, 4),), cases=(((3, 5),),)),
+    OpRecord("inverse", ops.inverse, np.linalg.inv, shapes=((3, 3),), rtol=1e-4, atol=1e-5,
+             extra={"make_inputs": _well_conditioned}),
+    OpRecord("norm_vector", lambda x: ops.norm(x), lambda x: np.linalg.norm(x), shapes=((6,),),
+             cases=(((3, 4),),)),
+    OpRecord("norm_l1_dim", lambda x: ops.norm(x, 1, dim=1), lambda x: np.linalg.norm(x, 1, axis=1), shapes=((3, 4),)),
+    OpRecord("norm_fro_keep", lambda x: ops.norm(x, "fro", dim=(0, 1), keepdim=True),
+             lambda x: np.linalg.norm(x, "fro", axis=(0, 1), keepdims=True), shapes=((3, 4),)),
+]  # fmt: skip
+
+
+ACT_CASES = {"shapes": ((3, 5),), "cases": (((2, 3, 4),),)}
+
+
+def act(name: str, ref, *, kiln=None, domain=(-3.0, 3.0), dtypes=F32, **kw) -> OpRecord:
+    """A record for an activation of `kiln.ops.nn`: the output keeps the input's dtype."""
+    typed = lambda x: np.asarray(ref(x)).astype(x.dtype)
+    return OpRecord(name, kiln or getattr(ops, name), typed, domain=domain, dtypes=dtypes, **ACT_CASES, **kw)
+
+
+ACTIVATIONS = [
+    act("relu", lambda x: np.maximum(x, 0).astype(x.dtype), dtypes=(np.float32, np.float16, BF16, np.int32)),
+    act("relu6", _relu6, domain=(-3.0, 8.0), dtypes=F32_16),
+    act("sigmoid", _sigmoid, dtypes=F32_16_BF),
+    act("silu", lambda x: x * _sigmoid(x)),
+    act("softsign", lambda x: x / (1 + np.abs(x))),
+    act("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, domain=(-4.0, 4.0)),
+    act("hardsigmoid", lambda x: np.clip(x + 3, 0, 6) / 6, domain=(-4.0, 4.0)),
+    act("mish", lambda x: x * np.tanh(_softplus(x))),
+    act("selu", lambda x: _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(x))),
+    act("logsigmoid", lambda x: -_softplus(-x)),
+    act("tanhshrink", lambda x: x - np.tanh(x), rtol=1e-4, atol=1e-6),
+    act("elu", lambda x: np.where(x > 0, x, np.expm1(x))),
+    act("elu_alpha", lambda x: np.where(x > 0, x, 0.5 * np.expm1(x)), kiln=lambda x: ops.elu(x, 0.5)),
+    act("celu", lambda x: np.maximum(x, 0) + np.minimum(0, 2.0 * np.expm1(x / 2.0)), kiln=lambda x: ops.celu(x, 2.0)),
+    act("leaky_relu", lambda x: np.where(x >= 0, x, 0.2 * x)),
+    act("leaky_relu_alpha", lambda x: np.where(x >= 0, x, 0.01 * x), kiln=lambda x: ops.leaky_relu(x, 0.01)),
+    act("gelu", lambda x: 0.5 * x * (1 + special.erf(x / np.sqrt(2))), dtypes=F32_16),
+    act("gelu_tanh", _gelu_tanh, kiln=lambda x: ops.gelu(x, approximate="tanh")),
+    act("softplus", _softplus),
+    act("softplus_beta", lambda x: np.where(2 * x > 4, x, np.log1p(np.exp(2 * x)) / 2),
+        kiln=lambda x: ops.softplus(x, beta=2, threshold=4), domain=(-3.0, 1.9)),
+    act("hardshrink", lambda x: np.where(np.abs(x) > 0.5, x, 0)),
+    act("softshrink", lambda x: np.where(x > 0.5, x - 0.5, np.where(x < -0.5, x + 0.5, 0))),
+    act("softmax", _softmax, dtypes=F32_16),
+    act("softmax_axis0", lambda x: _softmax(x, 0), kiln=lambda x: ops.softmax(x, 0)),
+    act("softmax_tuple_axis", lambda x: _softmax(x, (0, -1)), kiln=lambda x: ops.softmax(x, (0, -1))),
+    act("log_softmax", _log_softmax, dtypes=F32_16),
+    act("log_softmax_axis0", lambda x: _log_softmax(x, 0), kiln=lambda x: ops.log_softmax(x, 0)),
+    act("softmin", lambda x: _softmax(-x)),
+    act("tanh_nn", np.tanh, kiln=ops.nn.tanh, grad=False),
+]  # fmt: skip
+
+RECORDS: list[OpRecord] = ELEMENTWISE_UNARY + ELEMENTWISE_BINARY + OTHER_MATH + REDUCTIONS + LINALG + ACTIVATIONS
