@@ -242,14 +242,14 @@ class _Pool(_NNPrimitive):
     _nd = 2
     _kind = "max"
 
-    def _setup(self, kernel_size, strides, pad_mode, pad=0, ceil=False, include_pad=True, divisor=0, **record) -> None:
+    def _setup(self, kernel_size, strides, pad_mode, pads=0, ceil=False, include_pad=True, divisor=0, **record) -> None:
         nd, name = self._nd, self.name
         kernel = ntuple(name, "kernel_size", kernel_size, nd)
         strides_t = ntuple(name, "strides", strides, nd)
         check_positive(name, "kernel_size", kernel)
         check_positive(name, "strides", strides_t)
         mode_ = pad_mode_of(name, pad_mode)
-        pads = pad_pairs(name, pad, nd)
+        pads = pad_pairs(name, pads, nd)
         check_non_negative(name, "pad", pads)
         self._record(kernel_size=kernel, strides=strides_t, pad_mode=mode_, **record)
         if self._kind == "max":

@@ -463,4 +463,51 @@ RESIZE = [
              lambda x: np_resize(x, (3, 2, 4), "linear").astype(x.dtype), shapes=((1, 1, 2, 3, 3),)),
 ]  # fmt: skip
 
-RECORDS: list[OpRecord] = CONV + POOL + NORM + BASIC + LOSS + RESIZE
+
+def _np_bn_prim(x, g, b, m, v):
+    """MindSpore's BatchNorm outputs in training: y, batch mean, batch variance, new moving mean / variance."""
+    mean, var = x.mean((0, 2, 3)), x.var((0, 2, 3))
+    n = x.size // x.shape[1]
+    y = np_batch_norm(x, None, None, g, b, True)
+    return y, mean, var, 0.9 * m + 0.1 * mean, 0.9 * v + 0.1 * var * n / (n - 1)
+
+
+def _bn_prim_inputs(rng, dtype, shapes):
+    x, g, b, m, v = (rng.uniform(-2, 2, size=s) for s in shapes)
+    return [a.astype(dtype) for a in (x, g, b, m, np.abs(v) + 0.5)]
+
+
+# MindSpore's Primitive classes: the same primitives behind MindSpore's constructor and call signatures.
+PRIMITIVE_CLASSES = [
+    OpRecord("Conv2D_class", lambda x, w: ops.Conv2D(3, (3, 2), pad_mode="pad", pad=(1, 0, 1, 1), stride=2)(x, w),
+             lambda x, w: np_conv(x, w, stride=2, pads=[(1, 0), (1, 1)]), shapes=((1, 2, 5, 5), (3, 2, 3, 2)),
+             grad=False),
+    OpRecord("Conv2DTranspose_class",
+             lambda d, w: ops.Conv2DTranspose(2, 3, pad_mode="pad", pad=1, stride=2)(d, w, (1, 2, 5, 5)),
+             lambda d, w: np_conv_transpose(d, w, stride=2, pad=1), shapes=((1, 3, 3, 3), (3, 2, 3, 3)), grad=False),
+    OpRecord("MaxPool_class", lambda x: ops.MaxPool(3, 2, "same")(x),
+             lambda x: np_max_pool(np.pad(x, [(0, 0), (0, 0), (1, 1), (1, 1)], constant_values=-9.0), (3, 3), (2, 2)),
+             shapes=((1, 2, 5, 5),), grad=False),
+    OpRecord("AvgPool3D_class", lambda x: ops.AvgPool3D(2, 2, "pad", 1, count_include_pad=False)(x),
+             lambda x: np_avg_pool(x, (2, 2, 2), (2, 2, 2), 1, include_pad=False), shapes=((1, 1, 3, 4, 4),),
+             grad=False),
+    OpRecord("AdaptiveMaxPool2D_class", lambda x: ops.AdaptiveMaxPool2D((2, 3))(x),
+             lambda x: np_adaptive(x, (2, 3), "max"), shapes=((1, 2, 5, 5),), grad=False),
+    OpRecord("BatchNorm_class_training", lambda x, g, b, m, v: ops.BatchNorm(True, 1e-5, 0.1)(x, g, b, m, v),
+             _np_bn_prim, shapes=((4, 2, 2, 2), (2,), (2,), (2,), (2,)), rtol=1e-4, atol=1e-4, grad=False,
+             extra={"make_inputs": _bn_prim_inputs}),
+    OpRecord("LayerNorm_class", lambda x, g, b: ops.LayerNorm(1, 1, 1e-5)(x, g, b),
+             lambda x, g, b: (np_layer_norm(x, 2, g, b), x.mean((1, 2), keepdims=True), x.var((1, 2), keepdims=True)),
+             shapes=((3, 2, 4), (2, 4), (2, 4)), rtol=1e-4, atol=1e-4),
+    OpRecord("SoftmaxCrossEntropyWithLogits_class", lambda x, y: ops.SoftmaxCrossEntropyWithLogits()(x, y),
+             lambda x, y: (-(np_log_softmax(x, 1) * y).sum(1), np.exp(np_log_softmax(x, 1)) - y),
+             shapes=((3, 4), (3, 4)), extra={"make_inputs": floats((-2, 2), (0, 1))}),
+    OpRecord("SparseSoftmaxCrossEntropyWithLogits_grad",
+             lambda x, t: ops.SparseSoftmaxCrossEntropyWithLogits(is_grad=True)(x, t),
+             lambda x, t: (np.exp(np_log_softmax(x, 1)) - np.eye(4)[t]) / 3, shapes=((3, 4), (3,)),
+             int_inputs=(1,), int_high=4, grad=False, extra={"int_dtype": np.int32, "ref_dtype": "input"}),
+    OpRecord("L2Normalize_class", lambda x: ops.L2Normalize(axis=1, epsilon=1e-4)(x),
+             lambda x: x / np.sqrt(np.maximum((x * x).sum(1, keepdims=True), 1e-4)), shapes=((3, 4),)),
+]  # fmt: skip
+
+RECORDS: list[OpRecord] = CONV + POOL + NORM + BASIC + LOSS + RESIZE + PRIMITIVE_CLASSES
