@@ -31,3 +31,20 @@ for _m in (
 ):  # fmt: skip
     __all__ += [n for n in _m.__all__ if n not in __all__]
 del _m
+
+
+# MindSpore also exposes its metrics and training wrappers as `nn.Accuracy`, `nn.TrainOneStepCell`, ...
+# They live in `kiln.train` (a layer above nn), so they are resolved on first access.
+_FROM_TRAIN = {
+    "Accuracy", "Loss", "Precision", "Recall", "F1", "Fbeta", "MAE", "MSE", "TopKCategoricalAccuracy",
+    "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "Metric",
+    "WithLossCell", "WithEvalCell", "TrainOneStepCell", "WithGradCell",
+}  # fmt: skip
+
+
+def __getattr__(name: str):
+    if name in _FROM_TRAIN:
+        import kiln.train  # noqa: PLC0415
+
+        return getattr(kiln.train, name)
+    raise AttributeError(f"module 'kiln.nn' has no attribute '{name}'")
