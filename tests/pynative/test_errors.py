@@ -1,0 +1,115 @@
+"""Bad input in PyNative: a ValueError/TypeError naming the op and the shapes, never a backend trace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln import Tensor, ops
+
+
+def T(*shape, dtype=np.float32):
+    return Tensor(np.ones(shape, dtype))
+
+
+def _no_backend_chain(err: BaseException) -> None:
+    """The error must not carry (or print) a chained JAX exception."""
+    assert err.__cause__ is None
+    assert err.__suppress_context__ or err.__context__ is None
+    text = str(err)
+    for word in ("jax", "Jax", "XLA", "Traceback", "jaxlib"):
+        assert word not in text, f"backend detail {word!r} leaked into: {text}"
+
+
+SHAPE_ERRORS = [
+    ("BiasAdd", lambda: ops.bias_add(T(2, 3, 4, 4), T(5)), ("[2, 3, 4, 4]", "[5]")),
+    ("BiasAdd", lambda: ops.BiasAdd()(T(4, 6), T(4)), ("[4, 6]", "[4]")),
+    ("MatMul", lambda: ops.matmul(T(2, 3), T(4, 5)), ("[2, 3]", "[4, 5]")),
+    ("MatMul", lambda: ops.MatMul()(T(2, 3), T(4, 5)), ("[2, 3]", "[4, 5]")),
+    ("MatMul", lambda: ops.MatMul(transpose_b=True)(T(2, 3), T(3, 5)), ("[2, 3]", "[3, 5]")),
+    ("MatMul", lambda: ops.bmm(T(2, 3, 4), T(2, 5, 6)), ("[2, 3, 4]", "[2, 5, 6]")),
+    ("Add", lambda: ops.add(T(2, 3), T(4, 5)), ("[2, 3]", "[4, 5]")),
+    ("Add", lambda: ops.Add()(T(2, 3), T(4, 5)), ("[2, 3]", "[4, 5]")),
+    ("Add", lambda: T(3) + T(4), ("[3]", "[4]")),
+    ("Mul", lambda: ops.mul(T(2, 3), T(2, 4)), ("[2, 3]", "[2, 4]")),
+    ("Sub", lambda: T(5, 1) - T(2, 5, 3, 2), ("[5, 1]", "[2, 5, 3, 2]")),
+    ("Reshape", lambda: ops.reshape(T(2, 3), (4, 2)), ("[2, 3]", "[4, 2]")),
+    ("Squeeze", lambda: ops.squeeze(T(2, 3), 0), ("[2, 3]",)),
+    ("Concat", lambda: ops.concat((T(2, 3), T(3, 4)), 0), ("[2, 3]", "[3, 4]")),
+    ("Stack", lambda: ops.stack((T(2, 3), T(2, 4))), ("[2, 3]", "[2, 4]")),
+    ("Transpose", lambda: ops.transpose(T(2, 3), (0, 0)), ("[2, 3]",)),
+    ("BroadcastTo", lambda: ops.broadcast_to(T(2, 3), (4, 3)), ("[2, 3]", "[4, 3]")),
+]
+
+
+@pytest.mark.parametrize(
+    ("op", "call", "shapes"), SHAPE_ERRORS, ids=[f"{s[0]}-{i}" for i, s in enumerate(SHAPE_ERRORS)]
+)
+def test_shape_mismatch_is_a_value_error_naming_op_and_shapes(op, call, shapes):
+    with pytest.raises(ValueError) as info:
+        call()
+    message = str(info.value)
+    assert message.startswith(f"For '{op}'"), message
+    for s in shapes:
+        assert s in message, f"{s} missing from: {message}"
+    _no_backend_chain(info.value)
+
+
+ATTRIBUTE_ERRORS = [
+    ("Softmax", lambda: ops.softmax(T(2, 3), 3), ValueError),
+    ("ReduceSum", lambda: ops.sum(T(2, 3), 2), ValueError),
+    ("ReduceMean", lambda: ops.mean(T(2, 3), -3), ValueError),
+    ("Argmax", lambda: ops.argmax(T(2, 3), 4), ValueError),
+    ("CumSum", lambda: ops.cumsum(T(2, 3), 3), ValueError),
+    ("ExpandDims", lambda: ops.expand_dims(T(2, 3), 5), ValueError),
+    ("TopK", lambda: ops.topk(T(2, 3), 5), ValueError),
+    ("TopK", lambda: ops.topk(T(2, 3), 1.5), TypeError),
+    ("OneHot", lambda: ops.one_hot(Tensor(np.array([1, 0])), -1), ValueError),
+    ("Gather", lambda: ops.gather(T(3, 3), T(2), 0), TypeError),
+    ("Split", lambda: ops.split(T(4, 2), [1, 2]), ValueError),
+    ("Div", lambda: ops.div(T(2), T(2), rounding_mode="round"), ValueError),
+]
+
+
+@pytest.mark.parametrize(
+    ("op", "call", "kind"), ATTRIBUTE_ERRORS, ids=[f"{s[0]}-{i}" for i, s in enumerate(ATTRIBUTE_ERRORS)]
+)
+def test_invalid_attribute_names_the_op(op, call, kind):
+    with pytest.raises(kind) as info:
+        call()
+    assert str(info.value).startswith(f"For '{op}'"), str(info.value)
+    _no_backend_chain(info.value)
+
+
+def test_error_inside_a_gradient_is_the_same_error():
+    def loss(x):
+        return ops.bias_add(x, T(7)).sum()
+
+    with pytest.raises(ValueError) as info:
+        kiln.grad(loss)(T(2, 3))
+    assert str(info.value).startswith("For 'BiasAdd'")
+    _no_backend_chain(info.value)
+    # the tape is usable afterwards
+    g = kiln.grad(lambda x: (x * x).sum())(T(2))
+    np.testing.assert_allclose(g.asnumpy(), [2.0, 2.0])
+
+
+def test_wrong_argument_count_is_a_type_error():
+    with pytest.raises(TypeError):
+        ops.add(T(2))
+    with pytest.raises(TypeError):
+        ops.MatMul()(T(2, 2))
+
+
+def test_error_is_raised_at_the_call_not_later():
+    # PyNative raises when the op runs, before any asnumpy() forces a value.
+    with pytest.raises(ValueError):
+        ops.matmul(T(2, 3), T(2, 3))
+
+
+def test_errors_of_later_calls_are_independent():
+    # One op's cached backend function must not be poisoned by a failed call.
+    with pytest.raises(ValueError):
+        ops.matmul(T(2, 3), T(4, 5))
+    np.testing.assert_allclose(ops.matmul(T(2, 3), T(3, 5)).asnumpy(), np.full((2, 5), 3.0))

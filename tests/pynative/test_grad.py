@@ -1,0 +1,323 @@
+"""Tape autograd in PyNative: grad / value_and_grad / GradOperation, higher order, stop_gradient, bprop.
+
+Expected values are analytic derivatives written out by hand (or NumPy expressions of
+them); the structure of the returned values follows MindSpore 2.x.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln import Parameter, Tensor, nn, ops
+
+X = np.array([1.0, 2.0, -0.5], np.float32)
+Y = np.array([3.0, 4.0, 0.25], np.float32)
+
+
+def f(x, y):
+    return (x * x * y).sum()  # df/dx = 2xy, df/dy = x^2
+
+
+def _np(t):
+    return t.asnumpy()
+
+
+@pytest.fixture
+def xy():
+    return Tensor(X), Tensor(Y)
+
+
+# ---- grad_position ----------------------------------------------------------------------------
+
+
+def test_grad_default_position_is_first_input(xy):
+    np.testing.assert_allclose(_np(kiln.grad(f)(*xy)), 2 * X * Y)
+
+
+def test_grad_int_position(xy):
+    np.testing.assert_allclose(_np(kiln.grad(f, 1)(*xy)), X * X)
+    np.testing.assert_allclose(_np(kiln.grad(f, -1)(*xy)), X * X)
+
+
+def test_grad_tuple_position(xy):
+    gx, gy = kiln.grad(f, (0, 1))(*xy)
+    np.testing.assert_allclose(_np(gx), 2 * X * Y)
+    np.testing.assert_allclose(_np(gy), X * X)
+    gy2, gx2 = kiln.grad(f, (1, 0))(*xy)
+    np.testing.assert_allclose(_np(gx2), 2 * X * Y)
+    np.testing.assert_allclose(_np(gy2), X * X)
+
+
+def test_grad_one_element_tuple_position_gives_the_gradient_itself(xy):
+    # MindSpore 2.10 returns the bare gradient for grad_position=(0,).
+    g = kiln.grad(f, (0,))(*xy)
+    assert isinstance(g, Tensor)
+    np.testing.assert_allclose(_np(g), 2 * X * Y)
+
+
+def test_grad_position_out_of_range(xy):
+    with pytest.raises(ValueError, match="grad_position"):
+        kiln.grad(f, 2)(*xy)
+
+
+def test_grad_of_unused_input_is_zeros(xy):
+    g = kiln.grad(lambda x, y: (x * 3).sum(), 1)(*xy)
+    np.testing.assert_array_equal(_np(g), np.zeros(3))
+
+
+def test_grad_of_non_scalar_output_uses_ones_as_sensitivity(xy):
+    g = kiln.grad(lambda x, y: x * y)(*xy)
+    np.testing.assert_allclose(_np(g), Y)
+
+
+def test_grad_of_several_outputs_sums_them(xy):
+    g = kiln.grad(lambda x, y: (x * y, x * x))(*xy)
+    np.testing.assert_allclose(_np(g), Y + 2 * X)
+
+
+def test_gradient_dtype_follows_the_input():
+    x = Tensor(X.astype(np.float64))
+    g = kiln.grad(lambda x: (x * x).sum())(x)
+    assert g.dtype is kiln.float64
+    h = kiln.grad(lambda x: (x * x).sum())(Tensor(X.astype(np.float16)))
+    assert h.dtype is kiln.float16
+
+
+# ---- weights, has_aux, return_ids -------------------------------------------------------------
+
+
+@pytest.fixture
+def w():
+    return Parameter(Tensor(np.array([0.5, -1.0, 2.0], np.float32)), name="w")
+
+
+def test_weights_only(xy, w):
+    grads = kiln.grad(lambda x: (x * w * w).sum(), None, [w])(xy[0])
+    assert isinstance(grads, tuple) and len(grads) == 1
+    np.testing.assert_allclose(_np(grads[0]), 2 * X * _np(w))
+
+
+def test_single_parameter_as_weights(xy, w):
+    g = kiln.grad(lambda x: (x * w).sum(), None, w)(xy[0])
+    np.testing.assert_allclose(_np(g), X)
+
+
+def test_positions_and_weights(xy, w):
+    gx, (gw,) = kiln.grad(lambda x: (x * w).sum(), 0, [w])(xy[0])
+    np.testing.assert_allclose(_np(gx), _np(w))
+    np.testing.assert_allclose(_np(gw), X)
+
+
+def test_value_and_grad(xy, w):
+    value, (gx, (gw,)) = kiln.value_and_grad(lambda x, y: (x * y * w).sum(), 0, [w])(*xy)
+    np.testing.assert_allclose(_np(value), np.sum(X * Y * _np(w)), rtol=1e-6)
+    np.testing.assert_allclose(_np(gx), Y * _np(w))
+    np.testing.assert_allclose(_np(gw), X * Y)
+
+
+def test_value_and_grad_needs_something_to_differentiate():
+    with pytest.raises(ValueError):
+        kiln.value_and_grad(f, None, None)
+
+
+def test_has_aux_returns_aux_as_a_tuple(xy):
+    def g(x, y):
+        return (x * y).sum(), x * 2
+
+    grads, aux = kiln.grad(g, 0, has_aux=True)(*xy)
+    np.testing.assert_allclose(_np(grads), Y)
+    assert isinstance(aux, tuple) and len(aux) == 1  # MindSpore 2.10: always a tuple
+    np.testing.assert_allclose(_np(aux[0]), 2 * X)
+
+
+def test_has_aux_aux_does_not_contribute(xy):
+    def g(x, y):
+        return (x * y).sum(), (x * x * 100).sum(), y
+
+    grads, aux = kiln.grad(g, 0, has_aux=True)(*xy)
+    np.testing.assert_allclose(_np(grads), Y)
+    assert len(aux) == 2
+
+
+def test_value_and_grad_has_aux_returns_the_whole_output(xy):
+    (out, aux), g = kiln.value_and_grad(lambda x, y: ((x * y).sum(), x + 1), 0, has_aux=True)(*xy)
+    np.testing.assert_allclose(_np(out), np.sum(X * Y), rtol=1e-6)
+    np.testing.assert_allclose(_np(aux), X + 1)
+    np.testing.assert_allclose(_np(g), Y)
+
+
+def test_return_ids(xy, w):
+    pairs = kiln.grad(f, (0, 1), return_ids=True)(*xy)
+    assert [p for p, _ in pairs] == [0, 1]
+    np.testing.assert_allclose(_np(pairs[0][1]), 2 * X * Y)
+    (pos, gx), ((name, gw),) = kiln.grad(lambda x: (x * w).sum(), 0, [w], return_ids=True)(xy[0])
+    assert pos == 0 and name == "w"
+    np.testing.assert_allclose(_np(gx), _np(w))
+    np.testing.assert_allclose(_np(gw), X)
+
+
+# ---- GradOperation ------------------------------------------------------------------------------
+
+
+class Scale(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([0.5, -1.0, 2.0], np.float32)), name="w")
+
+    def construct(self, x, y):
+        return (x * self.w * y).sum()
+
+
+def test_grad_operation_default(xy):
+    net = Scale()
+    np.testing.assert_allclose(_np(ops.GradOperation()(net)(*xy)), _np(net.w) * Y)
+
+
+def test_grad_operation_get_all(xy):
+    net = Scale()
+    gx, gy = ops.GradOperation(get_all=True)(net)(*xy)
+    np.testing.assert_allclose(_np(gx), _np(net.w) * Y)
+    np.testing.assert_allclose(_np(gy), _np(net.w) * X)
+
+
+def test_grad_operation_get_by_list(xy):
+    net = Scale()
+    params = net.trainable_params()
+    (gw,) = ops.GradOperation(get_by_list=True)(net, params)(*xy)
+    np.testing.assert_allclose(_np(gw), X * Y)
+    (gx, gy), (gw2,) = ops.GradOperation(get_all=True, get_by_list=True)(net, params)(*xy)
+    np.testing.assert_allclose(_np(gw2), X * Y)
+    np.testing.assert_allclose(_np(gy), _np(net.w) * X)
+
+
+def test_grad_operation_sens_param(xy):
+    net = Scale()
+    g = ops.GradOperation(sens_param=True)(net)(*xy, Tensor(np.float32(3.0)))
+    np.testing.assert_allclose(_np(g), 3 * _np(net.w) * Y)
+    vec = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    g2 = ops.GradOperation(sens_param=True)(lambda x: x * x)(xy[0], vec)
+    np.testing.assert_allclose(_np(g2), 2 * X * np.array([1, 2, 3]))
+
+
+def test_grad_operation_get_by_list_needs_weights():
+    with pytest.raises(TypeError):
+        ops.GradOperation(get_by_list=True)(Scale())
+
+
+def test_weights_keep_no_history_after_a_gradient(xy):
+    net = Scale()
+    ops.GradOperation(get_by_list=True)(net, net.trainable_params())(*xy)
+    assert net.w._nodes is None
+
+
+# ---- higher order ---------------------------------------------------------------------------------
+
+
+def test_second_derivative():
+    x = Tensor(X)
+    d2 = kiln.grad(kiln.grad(lambda x: (ops.sin(x) * x).sum()))(x)
+    # d/dx (sin x + x cos x) = 2 cos x - x sin x
+    np.testing.assert_allclose(_np(d2), 2 * np.cos(X) - X * np.sin(X), rtol=1e-5, atol=1e-6)
+
+
+def test_third_derivative():
+    x = Tensor(X.astype(np.float64))
+    d3 = kiln.grad(kiln.grad(kiln.grad(lambda x: (x**4).sum())))(x)
+    np.testing.assert_allclose(_np(d3), 24 * X.astype(np.float64), rtol=1e-12)
+
+
+def test_mixed_second_derivative(xy):
+    # d/dy of (df/dx = 2xy) summed = 2x
+    def dfdx_sum(x, y):
+        return kiln.grad(f, 0)(x, y).sum()
+
+    np.testing.assert_allclose(_np(kiln.grad(dfdx_sum, 1)(*xy)), 2 * X)
+
+
+def test_grad_of_value_and_grad_through_exp():
+    x = Tensor(np.array([0.3, -0.7], np.float64))
+
+    def first(x):
+        _, g = kiln.value_and_grad(lambda x: ops.exp(x * x).sum())(x)
+        return g.sum()
+
+    # d/dx [2x exp(x^2)] = (2 + 4x^2) exp(x^2)
+    a = np.array([0.3, -0.7])
+    np.testing.assert_allclose(_np(kiln.grad(first)(x)), (2 + 4 * a * a) * np.exp(a * a), rtol=1e-12)
+
+
+# ---- stop_gradient, non-float inputs, custom bprop ------------------------------------------------
+
+
+def test_stop_gradient():
+    x = Tensor(X)
+    g = kiln.grad(lambda x: (ops.stop_gradient(x * x) * x).sum())(x)
+    np.testing.assert_allclose(_np(g), X * X)
+    g2 = kiln.grad(lambda x: (ops.stop_gradient(x) * 5).sum() + x.sum())(x)
+    np.testing.assert_allclose(_np(g2), np.ones(3))
+
+
+def test_stop_gradient_of_tuple():
+    x = Tensor(X)
+    g = kiln.grad(lambda x: sum(t.sum() for t in ops.stop_gradient((x * 2, x * 3))) + (x * x).sum())(x)
+    np.testing.assert_allclose(_np(g), 2 * X)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.bool_])
+def test_gradient_of_non_float_input_is_a_type_error(dtype):
+    with pytest.raises(TypeError, match="float"):
+        kiln.grad(lambda x: x.sum())(Tensor(np.array([1, 0], dtype)))
+
+
+def test_gradient_of_a_python_number_is_a_type_error():
+    with pytest.raises(TypeError):
+        kiln.grad(lambda x: x * 2)(3.0)
+
+
+def test_integer_inputs_not_differentiated_are_fine(xy):
+    g = kiln.grad(lambda x, i: ops.gather(x, i, 0).sum())(xy[0], Tensor(np.array([0, 0, 2])))
+    np.testing.assert_allclose(_np(g), [2, 0, 1])
+
+
+class TimesTen(nn.Cell):
+    """Forward x*x, but a user bprop that claims the gradient is 10 * dout."""
+
+    def construct(self, x):
+        return x * x
+
+    def bprop(self, x, out, dout):
+        return (dout * 10,)
+
+
+class UsesOut(nn.Cell):
+    def construct(self, x, y):
+        return x * y
+
+    def bprop(self, x, y, out, dout):
+        return dout * y, dout * out  # deliberately not the true derivative w.r.t. y
+
+
+def test_custom_bprop_replaces_backward():
+    x = Tensor(X)
+    np.testing.assert_allclose(_np(kiln.grad(lambda x: TimesTen()(x).sum())(x)), np.full(3, 10.0))
+    # forward unchanged
+    np.testing.assert_allclose(_np(TimesTen()(x)), X * X)
+
+
+def test_custom_bprop_gets_inputs_out_and_dout(xy):
+    gx, gy = kiln.grad(lambda x, y: (UsesOut()(x, y) * 2).sum(), (0, 1))(*xy)
+    np.testing.assert_allclose(_np(gx), 2 * Y)
+    np.testing.assert_allclose(_np(gy), 2 * X * Y)
+
+
+def test_custom_bprop_inside_a_larger_graph():
+    x = Tensor(X)
+
+    def fn(x):
+        return (ops.sin(TimesTen()(x * 3))).sum()
+
+    # chain: d/dx sin(u) with du/dv := 10 (user rule), v = 3x
+    u = (3 * X) ** 2
+    np.testing.assert_allclose(_np(kiln.grad(fn)(x)), np.cos(u) * 10 * 3, rtol=1e-5)
