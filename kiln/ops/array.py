@@ -69,8 +69,13 @@ unsqueeze = expand_dims
 
 
 def squeeze(input, axis=None) -> Tensor:
-    """Remove size-1 axes (all of them, or those in `axis`)."""
+    """Remove size-1 axes (all of them, or those in `axis`; listed axes of another size stay, as in MindSpore)."""
     axes = () if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    if axes:
+        nd, shape = input.ndim, input.shape
+        axes = tuple(a for a in axes if not -nd <= a < nd or shape[a] == 1)  # bad axes still reach the check
+        if not axes:
+            return reshape(input, shape)
     return apply(A.Squeeze, (input,), (axes,))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 from kiln._core.prims import reduction as R
 from kiln._core.tensor import Tensor
 from kiln.ops._helpers import REGISTRY, apply, as_axes, as_np_dtype, make_binary, make_unary, op_error
@@ -124,7 +126,14 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 
 
 def mean(input, axis=None, keep_dims: bool = False) -> Tensor:
-    """Arithmetic mean over `axis` (None: all axes); integer input gives float32."""
+    """Arithmetic mean over `axis` (None: all axes).
+
+    Integer input averages in its own dtype, truncating toward zero, as MindSpore 2.10 does.
+    """
+    if isinstance(input, Tensor) and input.dtype.is_integer:
+        total = _sum(input, axis, keep_dims, dtype="int64")
+        count = input.size // builtins.max(total.size, 1)
+        return cast(_ELEMENTWISE["truncate_div"](total, builtins.max(count, 1)), input.dtype)
     return _mean(input, axis, keep_dims)
 
 
@@ -190,10 +199,10 @@ def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
 
 
 def argmin(input, axis=None, keepdims: bool = False) -> Tensor:
-    """Index of the smallest element along `axis`, as int64."""
+    """Index of the smallest element along `axis`, as int32 (MindSpore 2.10's argmin; its argmax gives int64)."""
     if axis is None:
-        return apply(R.Argmin, (reshape(input, (-1,)),), (0, False, R.jnp.int64))
-    return apply(R.Argmin, (input,), (axis, bool(keepdims), R.jnp.int64))
+        return apply(R.Argmin, (reshape(input, (-1,)),), (0, False, R.jnp.int32))
+    return apply(R.Argmin, (input,), (axis, bool(keepdims), R.jnp.int32))
 
 
 def cumsum(x, axis: int, dtype=None) -> Tensor:
@@ -221,14 +230,14 @@ def cummin(input, axis: int) -> Tensor:
 
 
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
-    """The `k` largest (or smallest) entries along `dim`: (values, int64 indices)."""
+    """The `k` largest (or smallest) entries along `dim`: (values, int32 indices)."""
     if not isinstance(k, int) or isinstance(k, bool):
         raise op_error("TopK", f"'k' must be an int, but got {type(k).__name__}.", TypeError)
     return apply(R.TopK, (input,), (k, dim, bool(largest), bool(sorted)))
 
 
 def sort(input, axis: int = -1, descending: bool = False):
-    """Sorted values and their int64 indices along `axis` (stable)."""
+    """Sorted values and their int32 indices along `axis` (stable)."""
     return apply(R.Sort, (input,), (axis, bool(descending)))
 
 

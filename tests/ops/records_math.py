@@ -209,7 +209,9 @@ ELEMENTWISE_BINARY = [
 
 OTHER_MATH = [
     OpRecord("addn", lambda a, b, c: ops.addn([a, b, c]), lambda a, b, c: a + b + c, shapes=((2, 3),) * 3),
-    OpRecord("clamp", lambda x: ops.clamp(x, -0.5, 1.0), lambda x: np.clip(x, -0.5, 1.0), shapes=((3, 4),),
+    # MindSpore: float bounds on an integer tensor give float32.
+    OpRecord("clamp", lambda x: ops.clamp(x, -0.5, 1.0),
+             lambda x: np.clip(x.astype(np.float32) if x.dtype.kind in "iu" else x, -0.5, 1.0), shapes=((3, 4),),
              dtypes=(np.float32, np.int32)),
     OpRecord("clamp_min_only", lambda x: ops.clamp(x, min=0.25), lambda x: np.maximum(x, np.float32(0.25)),
              shapes=((3, 4),)),
@@ -237,6 +239,10 @@ OTHER_MATH = [
 ]  # fmt: skip
 
 
+def _i32(indices):
+    return indices.astype(np.int32)
+
+
 def _reduction(name: str, kiln, ref, *, dtypes=F32, grad=True, domain=(-2.0, 2.0), shapes=((3, 4, 2),), **kw):
     return OpRecord(name, kiln, ref, shapes=shapes, dtypes=dtypes, grad=grad, domain=domain, **kw)
 
@@ -251,6 +257,9 @@ REDUCTIONS = [
     _reduction("mean_all", lambda x: ops.mean(x), lambda x: np.mean(x), dtypes=F32_16),
     _reduction("mean_axis", lambda x: ops.mean(x, 0, keep_dims=True), lambda x: np.mean(x, 0, keepdims=True)),
     _reduction("mean_axes", lambda x: ops.mean(x, (1, 2)), lambda x: np.mean(x, (1, 2))),
+    # Integer means stay integer, truncated toward zero (MindSpore 2.10).
+    _reduction("mean_int", lambda x: ops.mean(x, 1), lambda x: np.trunc(np.sum(x, 1) / x.shape[1]).astype(x.dtype),
+               dtypes=(np.int32, np.int64, np.uint8), domain=(-9, 9), grad=False),
     _reduction("prod_all", lambda x: ops.prod(x), lambda x: np.prod(x), domain=(0.5, 1.5)),
     _reduction("prod_axis", lambda x: ops.prod(x, 1), lambda x: np.prod(x, 1), dtypes=(np.float32, np.int32),
                domain=(-2, 2)),
@@ -275,8 +284,9 @@ REDUCTIONS = [
     _reduction("argmax_flat", lambda x: ops.argmax(x), lambda x: np.argmax(x), grad=False),
     _reduction("argmax_keepdim", lambda x: ops.argmax(x, -1, keepdim=True), lambda x: np.argmax(x, -1, keepdims=True),
                grad=False),
-    _reduction("argmin", lambda x: ops.argmin(x, 0), lambda x: np.argmin(x, 0), grad=False),
-    _reduction("argmin_flat", lambda x: ops.argmin(x), lambda x: np.argmin(x), grad=False),
+    # MindSpore 2.10: argmin, topk, sort and argsort give int32 indices (argmax and max/min int64).
+    _reduction("argmin", lambda x: ops.argmin(x, 0), lambda x: np.argmin(x, 0).astype(np.int32), grad=False),
+    _reduction("argmin_flat", lambda x: ops.argmin(x), lambda x: np.argmin(x).astype(np.int32), grad=False),
     _reduction("cumsum", lambda x: ops.cumsum(x, 1), lambda x: np.cumsum(x, 1, dtype=x.dtype),
                dtypes=(np.float32, np.int32)),
     _reduction("cumsum_neg_axis", lambda x: ops.cumsum(x, -1), lambda x: np.cumsum(x, -1)),
@@ -285,14 +295,14 @@ REDUCTIONS = [
     _reduction("cummax", lambda x: ops.cummax(x, 1), lambda x: np.maximum.accumulate(x, 1), grad=False),
     _reduction("cummin", lambda x: ops.cummin(x, 0), lambda x: np.minimum.accumulate(x, 0), grad=False),
     _reduction("topk", lambda x: ops.topk(x, 2),
-               lambda x: (-np.sort(-x, -1)[..., :2], np.argsort(-x, -1, kind="stable")[..., :2])),
+               lambda x: (-np.sort(-x, -1)[..., :2], _i32(np.argsort(-x, -1, kind="stable")[..., :2]))),
     _reduction("topk_dim0_smallest", lambda x: ops.topk(x, 2, dim=0, largest=False),
-               lambda x: (np.sort(x, 0)[:2], np.argsort(x, 0, kind="stable")[:2])),
-    _reduction("sort", lambda x: ops.sort(x), lambda x: (np.sort(x, -1), np.argsort(x, -1, kind="stable")),
+               lambda x: (np.sort(x, 0)[:2], _i32(np.argsort(x, 0, kind="stable")[:2]))),
+    _reduction("sort", lambda x: ops.sort(x), lambda x: (np.sort(x, -1), _i32(np.argsort(x, -1, kind="stable"))),
                dtypes=(np.float32, np.int32), domain=(-50, 50)),
     _reduction("sort_desc_axis0", lambda x: ops.sort(x, 0, descending=True),
-               lambda x: (-np.sort(-x, 0), np.argsort(-x, 0, kind="stable"))),
-    _reduction("argsort", lambda x: ops.argsort(x, 1), lambda x: np.argsort(x, 1, kind="stable"), grad=False),
+               lambda x: (-np.sort(-x, 0), _i32(np.argsort(-x, 0, kind="stable")))),
+    _reduction("argsort", lambda x: ops.argsort(x, 1), lambda x: _i32(np.argsort(x, 1, kind="stable")), grad=False),
 ]  # fmt: skip
 
 

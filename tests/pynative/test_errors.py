@@ -35,7 +35,6 @@ SHAPE_ERRORS = [
     ("Mul", lambda: ops.mul(T(2, 3), T(2, 4)), ("[2, 3]", "[2, 4]")),
     ("Sub", lambda: T(5, 1) - T(2, 5, 3, 2), ("[5, 1]", "[2, 5, 3, 2]")),
     ("Reshape", lambda: ops.reshape(T(2, 3), (4, 2)), ("[2, 3]", "[4, 2]")),
-    ("Squeeze", lambda: ops.squeeze(T(2, 3), 0), ("[2, 3]",)),
     ("Concat", lambda: ops.concat((T(2, 3), T(3, 4)), 0), ("[2, 3]", "[3, 4]")),
     ("Stack", lambda: ops.stack((T(2, 3), T(2, 4))), ("[2, 3]", "[2, 4]")),
     ("Transpose", lambda: ops.transpose(T(2, 3), (0, 0)), ("[2, 3]",)),

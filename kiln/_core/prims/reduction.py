@@ -156,7 +156,7 @@ def _topk(x, k, dim, largest, sorted):
     vals, idx = lax.top_k(moved if largest else -moved, k)
     if not largest:
         vals = -vals
-    return jnp.moveaxis(vals, -1, dim), jnp.moveaxis(idx.astype(jnp.int64), -1, dim)
+    return jnp.moveaxis(vals, -1, dim), jnp.moveaxis(idx.astype(jnp.int32), -1, dim)  # int32, as MindSpore
 
 
 def _check_topk(x, k, dim, **_):
@@ -178,7 +178,7 @@ TopK = PrimitiveDef(
 def _sort(x, axis, descending):
     x = jnp.asarray(x)
     idx = jnp.argsort(-x if descending else x, axis=axis, stable=True)
-    return jnp.take_along_axis(x, idx, axis=axis), idx.astype(jnp.int64)
+    return jnp.take_along_axis(x, idx, axis=axis), idx.astype(jnp.int32)  # int32, as MindSpore
 
 
 Sort = PrimitiveDef(
