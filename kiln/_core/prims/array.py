@@ -9,6 +9,7 @@ import numpy as np
 from kiln._backend import jax, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._core.prims._checks import normalize_axis, shape_of
+from kiln._core.prims._promote import float32_scalars
 
 
 def _check_reshape(x, shape):
@@ -235,7 +236,9 @@ def _check_select(cond, x, y):
     broadcast_shapes("Select", broadcast_shapes("Select", shape_of(cond), shape_of(x)), shape_of(y))
 
 
-Select = PrimitiveDef("Select", lambda cond, x, y: jnp.where(cond, x, y), nondiff=(0,), check=_check_select)
+Select = PrimitiveDef(
+    "Select", float32_scalars(lambda cond, x, y: jnp.where(cond, x, y)), nondiff=(0,), check=_check_select
+)
 MaskedFill = PrimitiveDef(
     "MaskedFill",
     lambda x, mask, value: jnp.where(mask, jnp.asarray(value, dtype=jnp.asarray(x).dtype), x),
@@ -258,7 +261,12 @@ def _check_one_hot(indices, on_value, off_value, depth, axis):
 
 
 OneHot = PrimitiveDef(
-    "OneHot", _one_hot, attrs={"depth": 1, "axis": -1}, nondiff=(0,), check=_check_one_hot, check_eagerly=True
+    "OneHot",
+    float32_scalars(_one_hot),
+    attrs={"depth": 1, "axis": -1},
+    nondiff=(0,),
+    check=_check_one_hot,
+    check_eagerly=True,
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.prims._checks import check_binary
+from kiln._core.prims._promote import float32_scalars
 
 
 def _float_of(x):
@@ -133,7 +134,7 @@ DEFS: dict[str, PrimitiveDef] = {}
 for _name, _fn in UNARY.items():
     DEFS[_name] = PrimitiveDef(_name, _fn)
 for _name, _fn in BINARY.items():
-    DEFS[_name] = PrimitiveDef(_name, _fn, check=check_binary(_name))
+    DEFS[_name] = PrimitiveDef(_name, float32_scalars(_fn), check=check_binary(_name))
 
 # Activations with attributes.
 DEFS["Elu"] = PrimitiveDef("Elu", lambda x, alpha: jax.nn.elu(x, alpha), attrs={"alpha": 1.0})
@@ -155,8 +156,8 @@ DEFS["SoftShrink"] = PrimitiveDef(
     lambda x, lambd: jnp.where(x > lambd, x - lambd, jnp.where(x < -lambd, x + lambd, 0)).astype(jnp.asarray(x).dtype),
     attrs={"lambd": 0.5},
 )
-DEFS["Clamp"] = PrimitiveDef("Clamp", lambda x, lo, hi: jnp.clip(x, lo, hi))
-DEFS["Lerp"] = PrimitiveDef("Lerp", lambda x, end, weight: x + weight * (end - x))
+DEFS["Clamp"] = PrimitiveDef("Clamp", float32_scalars(lambda x, lo, hi: jnp.clip(x, lo, hi)))
+DEFS["Lerp"] = PrimitiveDef("Lerp", float32_scalars(lambda x, end, weight: x + weight * (end - x)))
 DEFS["AddN"] = PrimitiveDef("AddN", lambda *xs: sum(xs[1:], xs[0]))
 DEFS["Identity"] = PrimitiveDef("Identity", lambda x: x)
 DEFS["StopGradient"] = PrimitiveDef(
