@@ -46,6 +46,10 @@ _DISPLAY = {
     "bfloat16": "BFloat16",
     "complex64": "Complex64",
     "complex128": "Complex128",
+    "uint8": "UInt8",
+    "uint16": "UInt16",
+    "uint32": "UInt32",
+    "uint64": "UInt64",
 }
 
 bool_ = DType("bool_", np.bool_)
