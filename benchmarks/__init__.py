@@ -1,0 +1,1 @@
+"""Kiln's benchmarks: `python -m benchmarks [name ...]` runs `benchmarks/bench_<name>.py` (all by default)."""

@@ -1,0 +1,99 @@
+"""Timing helpers shared by the benchmarks: warm-up, median of repeats, a ratio table.
+
+Every timed callable returns what it computed; the helper waits for that value
+(`block_until_ready`, `asnumpy`, a torch tensor's `.item()`...) at the end of each
+repeat, so asynchronous dispatch cannot hide work in the next repeat.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+def sync(value) -> None:
+    """Wait until `value` (a Kiln Tensor, JAX array, torch tensor, NumPy array, or a tuple of them) is computed."""
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            sync(v)
+        return
+    if isinstance(value, dict):
+        for v in value.values():
+            sync(v)
+        return
+    data = getattr(value, "_data", None)  # a Kiln Tensor
+    if data is not None and hasattr(data, "block_until_ready"):
+        data.block_until_ready()
+    elif hasattr(value, "block_until_ready"):
+        value.block_until_ready()
+    elif hasattr(value, "asnumpy"):
+        value.asnumpy()
+    elif type(value).__module__.startswith("torch"):
+        value.sum().item() if value.numel() else None
+
+
+def measure(fn: Callable[[], object], *, number: int, repeat: int = 7, warmup: int = 3) -> float:
+    """Median seconds per call of `fn`: `repeat` rounds of `number` calls, after `warmup` calls."""
+    out = None
+    for _ in range(warmup):
+        out = fn()
+    sync(out)
+    rounds = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            out = fn()
+        sync(out)
+        rounds.append((time.perf_counter() - t0) / number)
+    return statistics.median(rounds)
+
+
+@dataclass
+class Row:
+    """One line of a benchmark table.
+
+    Args:
+        case: what was measured.
+        impl: who ran it (Kiln, JAX, PyTorch, MindSpore).
+        seconds: median seconds per call, or None when the peer is not available.
+        baseline: the `impl` of the row this one is compared with (None for no ratio).
+        target: the goal for the ratio, in words ("<= 1.5x").
+        note: why a figure is missing, or anything else worth a word.
+    """
+
+    case: str
+    impl: str
+    seconds: float | None
+    baseline: str | None = None
+    target: str = ""
+    note: str = ""
+
+
+def format_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "n/a"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def print_table(title: str, rows: list[Row]) -> None:
+    """Print `rows` with each row's ratio to the row of the same case whose impl is its baseline."""
+    by_key = {(r.case, r.impl): r for r in rows}
+    print(f"\n{title}")
+    header = f"{'case':44s} {'impl':22s} {'time':>11s} {'ratio':>16s}  target"
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        ratio = ""
+        base = by_key.get((r.case, r.baseline)) if r.baseline else None
+        if base is not None and r.seconds and base.seconds:
+            ratio = f"{r.seconds / base.seconds:.2f}x {r.baseline}"
+        line = f"{r.case:44s} {r.impl:22s} {format_time(r.seconds):>11s} {ratio:>16s}  {r.target}"
+        if r.note:
+            line += f"  ({r.note})"
+        print(line.rstrip())
