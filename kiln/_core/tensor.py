@@ -18,6 +18,8 @@ def _infer_host_dtype(data) -> mstype.DType:
     """MindSpore's dtype for Python data: int -> int64, float -> float32, bool -> bool."""
     if isinstance(data, (bool, np.bool_)):
         return mstype.bool_
+    if isinstance(data, Tensor):
+        return data.dtype
     if isinstance(data, np.ndarray | np.generic):
         return mstype.from_np(data.dtype)
     if isinstance(data, numbers.Integral):
