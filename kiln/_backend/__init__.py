@@ -62,9 +62,8 @@ def is_tracer(value: object) -> bool:
 
 def as_array(value, dtype=None) -> jax.Array:
     """Move host data (NumPy array, scalar, nested list) to the current device."""
-    if dtype is not None:
-        return jnp.asarray(value, dtype=dtype)
-    return jnp.asarray(value)
+    # device_put copies host data without compiling anything (jnp.asarray compiles per shape).
+    return jax.device_put(np.asarray(value, dtype=dtype))
 
 
 def devices(platform: str | None = None) -> list:

@@ -33,8 +33,20 @@ def _flatten_outputs(out) -> list[Tensor]:
     return []
 
 
+_ONES: dict = {}
+
+
 def _ones_like(t: Tensor) -> Tensor:
-    return Tensor._wrap(B.jnp.ones(t.shape, t._data.dtype))
+    """The default sensitivity; cached, since eager `ones` costs a backend call per step."""
+    key = (t.shape, t._data.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        ones = B.jnp.ones(*key)
+        if B.is_tracer(ones):  # inside a compiled graph: never cache a symbolic value
+            return Tensor._wrap(ones)
+        if len(_ONES) < 256:
+            _ONES[key] = ones
+    return Tensor._wrap(ones)
 
 
 def _zeros_like(t: Tensor) -> Tensor:
@@ -133,10 +145,8 @@ def _pack(grad_position, weights, return_ids, in_grads, w_grads, ws):
         pos = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position or ())
         in_grads = tuple((p, g) for p, g in zip(pos, in_grads, strict=True))
         w_grads = tuple((w.name, g) for w, g in zip(ws, w_grads, strict=True))
-    if isinstance(grad_position, int):
-        in_part = in_grads[0]
-    else:
-        in_part = in_grads
+    # A single position, as an int or a one-element tuple, gives the bare gradient (MindSpore 2.x).
+    in_part = in_grads[0] if len(in_grads) == 1 and grad_position is not None else in_grads
     if weights is None:
         return in_part
     w_part = w_grads[0] if isinstance(weights, Parameter) else w_grads
@@ -181,8 +191,7 @@ def grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, ret
     def wrapper(*args, **kwargs):
         out, grads = vg(*args, **kwargs)
         if has_aux:
-            aux = tuple(out[1:])
-            return grads, aux[0] if len(aux) == 1 else aux
+            return grads, tuple(out[1:])
         return grads
 
     wrapper.__wrapped__ = fn

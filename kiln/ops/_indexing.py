@@ -44,8 +44,28 @@ def _encode(index) -> tuple[tuple, tuple]:
     return tuple(spec), tuple(tensors)
 
 
+def _check_int_bounds(spec: tuple, shape: tuple) -> None:
+    """Integer indices are checked like Python sequences (the backend would clamp them)."""
+    consuming = [item for item in spec if item[0] != "n"]
+    if sum(item[0] != "e" for item in consuming) > len(shape):
+        raise IndexError(f"too many indices for a tensor of shape {list(shape)}: {len(consuming)} were given.")
+    dims = []
+    if any(item[0] == "e" for item in consuming):
+        cut = next(i for i, item in enumerate(consuming) if item[0] == "e")
+        head, tail = consuming[:cut], consuming[cut + 1 :]
+        dims = list(enumerate(head)) + [(len(shape) - len(tail) + i, item) for i, item in enumerate(tail)]
+    else:
+        dims = list(enumerate(consuming))
+    for dim, item in dims:
+        if item[0] == "i" and not -shape[dim] <= item[1] < shape[dim]:
+            raise IndexError(
+                f"index {item[1]} is out of bounds for axis {dim} with size {shape[dim]} (tensor shape {list(shape)})."
+            )
+
+
 def getitem(x: Tensor, index) -> Tensor:
     spec, tensors = _encode(index)
+    _check_int_bounds(spec, x.shape)
     return apply(A.GetItem, (x, *tensors), (spec,))
 
 
@@ -55,6 +75,7 @@ def setitem(x: Tensor, index, value) -> None:
         out = apply(A.MaskedSet, (_snapshot(x), index, value))
     else:
         spec, tensors = _encode(index)
+        _check_int_bounds(spec, x.shape)
         out = apply(A.SetItem, (_snapshot(x), value, *tensors), (spec,))
     x._data = out._data
     x._nodes = out._nodes
