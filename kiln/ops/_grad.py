@@ -1,0 +1,67 @@
+"""Gradient transforms as users call them: the tape in PyNative, one compiled graph in GRAPH_MODE.
+
+MindSpore compiles `grad(fn)(...)` as a whole when the context is GRAPH_MODE;
+here the tape-based transform is handed to `jit`, which inlines it when it is
+already inside a graph and runs it eagerly when an outer gradient is recording.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kiln._compiler.api import jit
+from kiln._pynative import autograd
+from kiln.context import GRAPH_MODE, _context
+
+
+def _graph_mode_aware(eager: Callable) -> Callable:
+    compiled = None
+
+    def call(*args, **kwargs):
+        nonlocal compiled
+        if _context["mode"] != GRAPH_MODE:
+            return eager(*args, **kwargs)
+        if compiled is None:
+            compiled = jit(eager)
+        return compiled(*args, **kwargs)
+
+    call.__wrapped__ = getattr(eager, "__wrapped__", eager)
+    call.__doc__ = eager.__doc__
+    return call
+
+
+def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False):
+    """A function returning `(fn(*args), gradients)`.
+
+    Args:
+        fn: the function (or Cell) to differentiate.
+        grad_position: int or tuple of ints: which arguments to differentiate; None for none.
+        weights: a Parameter or a list of Parameters whose gradients are also returned.
+        has_aux: `fn` returns (output, *aux); only `output` is differentiated.
+        return_ids: pair each gradient with its argument position or parameter name.
+
+    Returns:
+        A function of the same arguments as `fn`; in GRAPH_MODE each call runs as one compiled graph.
+    """
+    return _graph_mode_aware(autograd.value_and_grad(fn, grad_position, weights, has_aux, return_ids))
+
+
+def grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False):
+    """A function returning the gradients of `fn` (arguments as `value_and_grad`).
+
+    With `has_aux=True` it returns `(gradients, aux)`.
+    """
+    return _graph_mode_aware(autograd.grad(fn, grad_position, weights, has_aux, return_ids))
+
+
+class GradOperation(autograd.GradOperation):
+    """MindSpore's higher-order gradient operation (see `kiln._pynative.autograd.GradOperation`).
+
+    Args:
+        get_all: return the gradients of all inputs (default: of the first only).
+        get_by_list: return the gradients of the Parameters passed as the second argument.
+        sens_param: the generated function takes the output sensitivity as its last argument.
+    """
+
+    def __call__(self, fn: Callable, weights=None):
+        return _graph_mode_aware(super().__call__(fn, weights))
