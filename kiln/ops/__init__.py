@@ -1,10 +1,10 @@
 """Kiln ops: the functional API (`ops.add`, `ops.conv2d`) and Primitive classes (`ops.Add()`)."""
 
 from kiln._core import prims as _prims  # noqa: F401  (fills the primitive registry)
+from kiln.ops import _tensor_methods
 from kiln.ops._grad import GradOperation as GradOperation
 from kiln.ops._grad import grad as grad
 from kiln.ops._grad import value_and_grad as value_and_grad
-from kiln.ops import _tensor_methods
 from kiln.ops.array import *  # noqa: F403
 from kiln.ops.math import *  # noqa: F403
 from kiln.ops.nn import *  # noqa: F403
