@@ -13,8 +13,9 @@ import kiln
 
 
 @pytest.fixture(autouse=True)
-def _pynative_mode():
-    kiln.set_context(mode=kiln.PYNATIVE_MODE)
+def _pynative_mode(tmp_path_factory):
+    # Graph dumps and analyze_fail.ir go to a scratch folder, never into the working tree.
+    kiln.set_context(mode=kiln.PYNATIVE_MODE, save_graphs_path=str(tmp_path_factory.getbasetemp()))
     yield
     kiln.set_context(mode=kiln.PYNATIVE_MODE)
 
