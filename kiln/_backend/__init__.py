@@ -37,6 +37,7 @@ __all__ = [
     "is_array",
     "is_tracer",
     "jax",
+    "jaxpr_as_fun",
     "jit",
     "jnp",
     "lax",
@@ -64,6 +65,13 @@ def as_array(value, dtype=None) -> jax.Array:
     """Move host data (NumPy array, scalar, nested list) to the current device."""
     # device_put copies host data without compiling anything (jnp.asarray compiles per shape).
     return jax.device_put(np.asarray(value, dtype=dtype))
+
+
+def jaxpr_as_fun(closed_jaxpr):
+    """A callable that evaluates a traced program (the graph compiler replays traces with it)."""
+    from jax.extend.core import jaxpr_as_fun as as_fun  # noqa: PLC0415  (rarely needed; keeps import light)
+
+    return as_fun(closed_jaxpr)
 
 
 def devices(platform: str | None = None) -> list:

@@ -137,9 +137,7 @@ def build(name: str, body, template, leaves: list, param_args: list, cells: list
 
 
 def _jaxpr_fun(closed):
-    from jax.extend.core import jaxpr_as_fun  # noqa: PLC0415  (the backend's public extension API)
-
-    return jaxpr_as_fun(closed)
+    return B.jaxpr_as_fun(closed)
 
 
 def _trace(ctx: Context, body, template, leaves: list, mode_setter):
