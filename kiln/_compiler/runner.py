@@ -2,49 +2,56 @@
 
 from __future__ import annotations
 
+_mods: dict = {}
+
+
+def _load() -> dict:
+    """The compiler modules a call needs, imported on first use (importing kiln._compiler stays cheap)."""
+    from kiln._compiler import api, cache  # noqa: PLC0415
+    from kiln._compiler.analysis import calls, interp  # noqa: PLC0415
+    from kiln._pynative import tape  # noqa: PLC0415
+
+    _mods.update(api=api, cache=cache, calls=calls, interp=interp, tape=tape)
+    return _mods
+
 
 def run_cell(cell, args: tuple, kwargs: dict):
     """Run `cell(*args, **kwargs)` as a compiled graph; NotImplemented lets Cell.__call__ run it as Python."""
-    from kiln._compiler.analysis import calls  # noqa: PLC0415
-    from kiln._compiler.analysis.interp import Context, active  # noqa: PLC0415
-
-    ctx = active()
+    m = _mods or _load()
+    calls, interp = m["calls"], m["interp"]
     construct = calls.unwrap(type(cell).construct)
     user = calls.is_user_function(construct)
-    if ctx is not None:  # inside a compile: inline user cells, run library cells on the symbolic tensors
+    if interp._ACTIVE:  # inside a compile: inline user cells, run library cells on the symbolic tensors
+        ctx = interp._ACTIVE[-1]
         if getattr(ctx, "trace_only", False) or not user:
             return NotImplemented
         return calls.call_cell(ctx, cell, list(args), kwargs)
-    from kiln._compiler.api import _syntax_level, graph_mode  # noqa: PLC0415
-    from kiln._pynative import tape  # noqa: PLC0415
-
-    lax = _syntax_level({}, None, cell)
-    if tape.recording:
+    api = m["api"]
+    if m["tape"].recording:
         # A PyNative gradient is being recorded: run with graph semantics, eagerly, so the tape sees every op.
         if not user:
             return NotImplemented
-        with Context(lax=lax, tracing=False) as ectx:
+        with interp.Context(lax=api._syntax_level({}, None, cell), tracing=False) as ectx:
             return calls.call_cell(ectx, cell, list(args), kwargs)
     d = cell.__dict__
     cache = d.get("_kiln_graph_cache")
     if cache is None:
-        from kiln._compiler.cache import JitCache  # noqa: PLC0415
-
-        cache = JitCache(f"{type(cell).__name__}.construct")
+        cache = m["cache"].JitCache(f"{type(cell).__name__}.construct")
         d["_kiln_graph_cache"] = cache
     signature = d.get("_input_signature")
     if signature:
-        from kiln._compiler.api import _check_signature  # noqa: PLC0415
+        api._check_signature(signature, args)
+    return cache.call((cell, *args), kwargs or {}, lambda *parts: _compile(cache, cell, *parts))
 
-        _check_signature(signature, args)
+
+def _compile(cache, cell, template, leaves, params, cells):
+    from kiln._compiler.lower import build, enable_persistent_cache  # noqa: PLC0415
+
+    calls, interp, api = _mods["calls"], _mods["interp"], _mods["api"]
 
     def body(c, *a, **k):
-        return calls.call_cell(active(), c, list(a), k)
+        return calls.call_cell(interp.active(), c, list(a), k)
 
-    def compile_fn(template, leaves, params, cells):
-        from kiln._compiler.lower import build, enable_persistent_cache  # noqa: PLC0415
-
-        enable_persistent_cache()
-        return build(cache.name, body, template, leaves, params, cells, lax, graph_mode)
-
-    return cache.call((cell, *args), kwargs or {}, compile_fn)
+    enable_persistent_cache()
+    lax = api._syntax_level({}, None, cell)
+    return build(cache.name, body, template, leaves, params, cells, lax, api.graph_mode)
