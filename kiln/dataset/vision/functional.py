@@ -28,16 +28,23 @@ def as_image(img, op: str) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=128)
-def _linear_taps(in_size: int, out_size: int, ndim: int, dtype: type):
-    """Source indices and weights along one axis, shaped to broadcast (cached: pipelines reuse sizes)."""
+def _linear_matrix(in_size: int, out_size: int, dtype: type) -> np.ndarray:
+    """The (out_size, in_size) interpolation matrix along one axis (cached: pipelines reuse sizes).
+
+    Bilinear resizing is separable, so an image resizes as Ry @ img @ Rx.T: two small matrix
+    products instead of four gathers, several times faster per image.
+    """
     src = (np.arange(out_size, dtype=np.float64) + 0.5) * (in_size / out_size) - 0.5
     src = np.maximum(src, 0.0)
     i0 = np.floor(src).astype(np.intp)
     frac = src - i0
     i0 = np.minimum(i0, in_size - 1)
     i1 = np.minimum(i0 + 1, in_size - 1)
-    shape = (-1,) + (1,) * (ndim - 1)
-    return i0, i1, (1.0 - frac).astype(dtype).reshape(shape), frac.astype(dtype).reshape(shape)
+    m = np.zeros((out_size, in_size), np.float64)
+    rows = np.arange(out_size)
+    np.add.at(m, (rows, i0), 1.0 - frac)
+    np.add.at(m, (rows, i1), frac)
+    return m.astype(dtype)
 
 
 @functools.lru_cache(maxsize=128)
@@ -54,12 +61,14 @@ def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inte
     if interpolation != Inter.LINEAR:
         raise NotImplementedError(f"Resize: interpolation {interpolation} is not implemented; use LINEAR or NEAREST.")
     work = np.float64 if img.dtype == np.float64 else np.float32
-    y0, y1, wy0, wy1 = _linear_taps(h, height, img.ndim, work)
-    x0, x1, wx0, wx1 = _linear_taps(w, width, img.ndim - 1, work)
-    # Convert first: NumPy's mixed uint8 * float32 loops are several times slower than float32 ones.
+    ry, rx = _linear_matrix(h, height, work), _linear_matrix(w, width, work)
     src = img.astype(work, copy=False)
-    rows = src[y0] * wy0 + src[y1] * wy1
-    out = rows[:, x0] * wx0 + rows[:, x1] * wx1
+    if img.ndim == 2:
+        out = ry @ src @ rx.T
+    else:
+        c = img.shape[2]
+        rows = (ry @ src.reshape(h, w * c)).reshape(height, w, c)  # resize along H
+        out = np.matmul(rx, rows)  # resize along W: (width, w) @ (w, c) for every output row
     if np.issubdtype(img.dtype, np.integer):
         # A convex combination stays inside the input range, so rounding needs no clipping.
         return np.rint(out, out=out).astype(img.dtype)
