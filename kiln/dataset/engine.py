@@ -389,6 +389,28 @@ class MapDataset(Dataset):
             return tuple(new)
         return outs + tuple(row[i] for i in self._keep_idx)
 
+    def batchable(self) -> bool:
+        """One column in, one out, and every operation has a whole-batch form (`batch_call`)."""
+        return (
+            len(self._in_idx) == 1
+            and len(self._out_cols) == 1
+            and all(callable(getattr(op, "batch_call", None)) for op in self._ops)
+        )
+
+    def apply_to_batch(self, columns: list) -> list:
+        """This map applied to stacked columns at once (only when `batchable`)."""
+        i = self._in_idx[0]
+        x = columns[i]
+        for op in self._ops:
+            try:
+                x = op.batch_call(x)
+            except Exception as exc:
+                exc.add_note(f"(in map operation {op!r} on columns {self._in_cols})")
+                raise
+        columns = list(columns)
+        columns[i] = np.asarray(x)
+        return columns
+
     def _rows(self, run, epoch):
         key = run.key(self, epoch)
 
@@ -450,12 +472,15 @@ class BatchDataset(Dataset):
             return n
         return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
 
-    def _stack(self, rows: list[tuple]) -> tuple:
+    def _stack(self, rows: list[tuple], strict: bool = True) -> tuple | None:
+        """Rows stacked per column; with strict=False, None when some column's shapes differ."""
         out = []
         for c, name in enumerate(self.get_col_names()):
             column = [np.asarray(r[c]) for r in rows]
             shapes = {x.shape for x in column}
             if len(shapes) > 1:
+                if not strict:
+                    return None
                 raise RuntimeError(
                     f"batch: column {name!r} has rows of different shapes {sorted(shapes)}; "
                     "resize or pad them to one shape before batching."
@@ -463,17 +488,40 @@ class BatchDataset(Dataset):
             out.append(np.stack(column))
         return tuple(out)
 
+    def _fused_maps(self) -> list[MapDataset]:
+        """The chain of batchable maps right below this batch, nearest first."""
+        maps, node = [], self.children[0]
+        while isinstance(node, MapDataset) and node.batchable() and node._workers == 1:
+            maps.append(node)
+            node = node.children[0]
+        return maps
+
+    def _batch_of(self, pending: list[tuple], maps: list[MapDataset]) -> tuple:
+        if maps:
+            # Deterministic maps run once on the stacked batch instead of once per row: the same
+            # numbers (each op's batch form is its row form over a leading axis), far less overhead.
+            stacked = self._stack(pending, strict=False)
+            if stacked is not None:
+                columns = list(stacked)
+                for m in reversed(maps):
+                    columns = m.apply_to_batch(columns)
+                return tuple(columns)
+            for m in reversed(maps):
+                pending = [m._apply(row) for row in pending]
+        return self._stack(pending)
+
     def _rows(self, run, epoch):
-        src = self._child_rows(run, epoch)
+        maps = self._fused_maps()
+        src = maps[-1]._child_rows(run, epoch) if maps else self._child_rows(run, epoch)
         try:
             pending: list[tuple] = []
             for row in src:
                 pending.append(row)
                 if len(pending) == self.batch_size:
-                    yield self._stack(pending)
+                    yield self._batch_of(pending, maps)
                     pending = []
             if pending and not self.drop_remainder:
-                yield self._stack(pending)
+                yield self._batch_of(pending, maps)
         finally:
             src.close()
 

@@ -28,6 +28,8 @@ class TypeCast:
     def __call__(self, data) -> np.ndarray:
         return np.asarray(data).astype(self._np)
 
+    batch_call = __call__  # elementwise: a stacked column is cast alike
+
     def __repr__(self) -> str:
         return f"TypeCast({self.data_type!r})"
 

@@ -53,22 +53,26 @@ def _nearest_index(in_size: int, out_size: int) -> np.ndarray:
     return np.minimum(src, in_size - 1)
 
 
-def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inter.LINEAR) -> np.ndarray:
-    """Resize an HW or HWC image to (height, width), keeping its dtype."""
-    h, w = img.shape[:2]
+def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inter.LINEAR, batched: bool = False):
+    """Resize an HW or HWC image (or, with `batched`, a stack of them) to (height, width), keeping its dtype."""
+    lead = img.shape[:1] if batched else ()
+    h, w = img.shape[len(lead) : len(lead) + 2]
+    rest = img.shape[len(lead) + 2 :]
     if interpolation == Inter.NEAREST:
-        return img[_nearest_index(h, height)][:, _nearest_index(w, width)]
+        return np.take(
+            np.take(img, _nearest_index(h, height), axis=len(lead)), _nearest_index(w, width), axis=len(lead) + 1
+        )
     if interpolation != Inter.LINEAR:
         raise NotImplementedError(f"Resize: interpolation {interpolation} is not implemented; use LINEAR or NEAREST.")
     work = np.float64 if img.dtype == np.float64 else np.float32
     ry, rx = _linear_matrix(h, height, work), _linear_matrix(w, width, work)
     src = img.astype(work, copy=False)
-    if img.ndim == 2:
-        out = ry @ src @ rx.T
+    if rest:
+        c = int(np.prod(rest))
+        rows = np.matmul(ry, src.reshape(lead + (h, w * c))).reshape(lead + (height, w, c))  # along H
+        out = np.matmul(rx, rows).reshape(lead + (height, width) + rest)  # along W: (width, w) @ (w, c)
     else:
-        c = img.shape[2]
-        rows = (ry @ src.reshape(h, w * c)).reshape(height, w, c)  # resize along H
-        out = np.matmul(rx, rows)  # resize along W: (width, w) @ (w, c) for every output row
+        out = np.matmul(np.matmul(ry, src), rx.T)
     if np.issubdtype(img.dtype, np.integer):
         # A convex combination stays inside the input range, so rounding needs no clipping.
         return np.rint(out, out=out).astype(img.dtype)

@@ -109,13 +109,19 @@ class Resize(_ImageOp):
         self.size = size
         self.interpolation = interpolation
 
+    def _out_size(self, h: int, w: int) -> tuple[int, int]:
+        if isinstance(self.size, int | np.integer):
+            return _shorter_side_size(h, w, int(self.size))
+        return int(self.size[0]), int(self.size[1])
+
     def __call__(self, img) -> np.ndarray:
         img = F.as_image(img, "Resize")
-        if isinstance(self.size, int | np.integer):
-            oh, ow = _shorter_side_size(*img.shape[:2], int(self.size))
-        else:
-            oh, ow = int(self.size[0]), int(self.size[1])
-        return F.resize(img, oh, ow, self.interpolation)
+        return F.resize(img, *self._out_size(*img.shape[:2]), self.interpolation)
+
+    def batch_call(self, images: np.ndarray) -> np.ndarray:
+        """The same resize on a stack of equally shaped images (N, H, W[, C])."""
+        F.as_image(images[0], "Resize")
+        return F.resize(images, *self._out_size(*images.shape[1:3]), self.interpolation, batched=True)
 
 
 class Rescale(_ImageOp):
@@ -133,6 +139,8 @@ class Rescale(_ImageOp):
     def __call__(self, img) -> np.ndarray:
         arr = np.asarray(img, dtype=np.float32)
         return arr * np.float32(self.rescale) + np.float32(self.shift)
+
+    batch_call = __call__  # elementwise: a stack of images is transformed alike
 
 
 class Normalize(_ImageOp):
@@ -157,15 +165,25 @@ class Normalize(_ImageOp):
         self._std = np.asarray(std, np.float32).reshape(shape)
 
     def __call__(self, img) -> np.ndarray:
-        arr = np.asarray(F.as_image(img, "Normalize"), dtype=np.float32)
+        return self._normalize(np.asarray(F.as_image(img, "Normalize"), dtype=np.float32), arr_ndim=None)
+
+    def batch_call(self, images: np.ndarray) -> np.ndarray:
+        """The same normalisation on a stack of equally shaped images."""
+        F.as_image(images[0], "Normalize")
+        return self._normalize(np.asarray(images, dtype=np.float32), arr_ndim=images.ndim - 1)
+
+    def _normalize(self, arr: np.ndarray, arr_ndim: int | None) -> np.ndarray:
+        # `arr_ndim` is one image's rank when `arr` is a stack of images (the channel axis is counted from it).
+        row_ndim = arr.ndim if arr_ndim is None else arr_ndim
+        row_shape = arr.shape[arr.ndim - row_ndim :]
         axis = -1 if self.is_hwc else 0
-        channels = 1 if arr.ndim == 2 else arr.shape[axis]
+        channels = 1 if row_ndim == 2 else row_shape[axis]
         if len(self.mean) not in (1, channels):
             raise RuntimeError(
-                f"Normalize: the image has {channels} channel(s) (shape {arr.shape}, is_hwc={self.is_hwc}) "
+                f"Normalize: the image has {channels} channel(s) (shape {row_shape}, is_hwc={self.is_hwc}) "
                 f"but mean/std have {len(self.mean)} values."
             )
-        if arr.ndim == 2:
+        if row_ndim == 2:
             return (arr - self._mean.reshape(-1)) / self._std.reshape(-1)
         return (arr - self._mean) / self._std
 
@@ -176,6 +194,11 @@ class HWC2CHW(_ImageOp):
     def __call__(self, img) -> np.ndarray:
         arr = F.as_image(img, "HWC2CHW")
         return arr if arr.ndim == 2 else np.ascontiguousarray(arr.transpose(2, 0, 1))
+
+    def batch_call(self, images: np.ndarray) -> np.ndarray:
+        """The same transpose on a stack of images: (N, H, W, C) -> (N, C, H, W)."""
+        F.as_image(images[0], "HWC2CHW")
+        return images if images.ndim == 3 else np.ascontiguousarray(images.transpose(0, 3, 1, 2))
 
 
 class ToTensor(_ImageOp):
