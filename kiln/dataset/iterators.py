@@ -182,8 +182,15 @@ class TupleIterator:
             if self._num_epochs != -1 and self._epochs_started >= self._num_epochs:
                 raise StopIteration
             dataset, run, epoch = self._dataset, self._run, (self._epochs_started,)
+            select, output_numpy = self._select, self._output_numpy
             self._epochs_started += 1
-            self._prefetcher = _Prefetcher(lambda: dataset._rows(run, epoch), config.get_prefetch_size())
+
+            def outputs():
+                # Selecting columns and moving them to the device happen in the background thread too.
+                for row in dataset._rows(run, epoch):
+                    yield [_to_output(np.asarray(row[i]), output_numpy) for i in select]
+
+            self._prefetcher = _Prefetcher(outputs, config.get_prefetch_size())
         kind, payload, tb = self._prefetcher.get()
         if kind == _ROW:
             return payload
@@ -195,8 +202,7 @@ class TupleIterator:
         raise StopIteration
 
     def _values(self) -> list:
-        row = self._next_row()
-        return [_to_output(np.asarray(row[i]), self._output_numpy) for i in self._select]
+        return self._next_row()
 
     def __next__(self) -> list:
         return self._values()
