@@ -302,7 +302,9 @@ def _to_leaves(v, out: list):
         out.append(v._data)
         return ("t",)
     if isinstance(v, TensorRange):
-        return ("r", _to_leaves(v.index, out), _to_leaves(v.stop, out), _to_leaves(v.step, out))
+        # A Python step stays static: the loop's direction must be known when it is compiled.
+        step = ("c", v.step) if not isinstance(v.step, Tensor) else _to_leaves(v.step, out)
+        return ("r", _to_leaves(v.index, out), _to_leaves(v.stop, out), step)
     if isinstance(v, (tuple, list)):
         return ("s", type(v), tuple(_to_leaves(x, out) for x in v))
     if isinstance(v, bool):
@@ -321,6 +323,8 @@ def _from_leaves(desc, it):
     kind = desc[0]
     if kind == "t":
         return Tensor._wrap(next(it))
+    if kind == "c":
+        return desc[1]
     if kind == "r":
         return TensorRange(_from_leaves(desc[1], it), _from_leaves(desc[2], it), _from_leaves(desc[3], it))
     return desc[1](_from_leaves(d, it) for d in desc[2])
