@@ -63,8 +63,9 @@ def is_tracer(value: object) -> bool:
 
 def as_array(value, dtype=None) -> jax.Array:
     """Move host data (NumPy array, scalar, nested list) to the current device."""
-    # device_put copies host data without compiling anything (jnp.asarray compiles per shape).
-    return jax.device_put(np.asarray(value, dtype=dtype))
+    # device_put moves host data without compiling anything (jnp.asarray compiles per shape). On CPU it
+    # may alias an aligned NumPy buffer, so it gets a private copy: the caller's array stays theirs.
+    return jax.device_put(np.array(value, dtype=dtype, copy=True))
 
 
 def jaxpr_as_fun(closed_jaxpr):

@@ -239,3 +239,13 @@ def test_repr_of_a_large_tensor_is_summarised():
 def test_str_is_the_values():
     assert str(Tensor(np.array([1.5, 2.0], np.float32))) == str(np.array([1.5, 2.0], np.float32))
     assert f"{Tensor(2.5):.2f}" == "2.50"
+
+
+def test_tensor_never_aliases_numpy_input():
+    # On CPU the backend can adopt an aligned NumPy buffer; a Tensor must own its data whatever the shape.
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        data = rng.standard_normal(tuple(rng.integers(1, 64, 3))).astype(np.float32)
+        t = Tensor(data)
+        data.flat[0] = 123.0
+        assert t.asnumpy().flat[0] != 123.0
