@@ -20,9 +20,11 @@ from kiln.nn.layer.pooling import *  # noqa: F403
 from kiln.nn.learning_rate_schedule import *  # noqa: F403
 from kiln.nn.loss import *  # noqa: F403
 from kiln.nn.optim import *  # noqa: F403
+from kiln.nn.wrap import TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
 
 __all__ = [
-    "Cell", "CellDict", "CellList", "SequentialCell", "dynamic_lr", "layer", "learning_rate_schedule", "loss", "optim",
+    "Cell", "CellDict", "CellList", "SequentialCell", "TrainOneStepCell", "WithEvalCell", "WithGradCell",
+    "WithLossCell", "dynamic_lr", "layer", "learning_rate_schedule", "loss", "optim",
 ]  # fmt: skip
 # Every public name of the submodules, so `from kiln.nn import *` matches `from mindspore.nn import *`.
 for _m in (
@@ -33,12 +35,11 @@ for _m in (
 del _m
 
 
-# MindSpore also exposes its metrics and training wrappers as `nn.Accuracy`, `nn.TrainOneStepCell`, ...
-# They live in `kiln.train` (a layer above nn), so they are resolved on first access.
+# MindSpore also exposes its metrics as `nn.Accuracy`, ... They live in `kiln.train` (a layer above nn),
+# so they are resolved on first access.
 _FROM_TRAIN = {
     "Accuracy", "Loss", "Precision", "Recall", "F1", "Fbeta", "MAE", "MSE", "TopKCategoricalAccuracy",
     "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "Metric",
-    "WithLossCell", "WithEvalCell", "TrainOneStepCell", "WithGradCell",
 }  # fmt: skip
 
 

@@ -10,10 +10,10 @@ import numpy as np
 from kiln._core.tensor import Tensor
 from kiln.context import GRAPH_MODE, get_context
 from kiln.nn.cell import Cell
+from kiln.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 from kiln.train.callback import INTERNAL_CALLBACKS, TimeMonitor
 from kiln.train.callback._callback import CallbackManager, InternalCallbackParam, RunContext, _as_list
 from kiln.train.callback._progress import ProgressBar, progress_enabled
-from kiln.train.cells import TrainOneStepCell, WithEvalCell, WithLossCell
 from kiln.train.metrics import Loss, get_metrics
 from kiln.train.sink import SinkRunner
 

@@ -43,7 +43,7 @@ def test_renamed_paths():
     assert alias.kiln_name("mindspore") == "kiln"
     assert alias.kiln_name("mindspore.nn.optim.momentum") == "kiln.nn.optim.momentum"
     assert alias.kiln_name("mindspore.common.dtype") == "kiln._core.dtype"
-    assert alias.kiln_name("mindspore.nn.wrap.cell_wrapper") == "kiln.train.cells"
+    assert alias.kiln_name("mindspore.nn.wrap.cell_wrapper") == "kiln.nn.wrap"
     assert alias.kiln_name("mindspore.nn.metrics") == "kiln.train.metrics"
     with alias.mindspore_alias():
         from mindspore.common.parameter import Parameter

@@ -1,4 +1,4 @@
-"""The wrapper cells `Model` builds: WithLossCell, WithEvalCell and TrainOneStepCell (MindSpore's `nn.*`).
+"""Wrapper cells (MindSpore's `nn.wrap`): WithLossCell, WithEvalCell, WithGradCell, TrainOneStepCell.
 
 `TrainOneStepCell.construct` is the whole training step: forward, gradients of
 the loss with respect to the optimizer's parameters, and the optimizer update.
