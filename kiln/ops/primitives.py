@@ -9,7 +9,7 @@ from __future__ import annotations
 from kiln._core.tensor import Tensor
 from kiln.ops import array, math
 from kiln.ops import nn as nn_ops
-from kiln.ops._helpers import apply, op_error, prim
+from kiln.ops._helpers import apply, prim
 
 __all__ = ["Primitive", "PrimitiveWithInfer", "prim_attr_register"]
 
@@ -89,19 +89,18 @@ _SIMPLE = {
     "AddN": math.addn, "Identity": math.identity, "StopGradient": math.stop_gradient,
     "MatrixInverse": math.inverse, "Shape": lambda x: x.shape, "Rank": lambda x: x.ndim, "Size": lambda x: x.size,
     "DType": lambda x: x.dtype, "Reshape": array.reshape, "Transpose": array.transpose,
-    "ExpandDims": array.expand_dims, "Tile": array.tile, "BroadcastTo": None, "GatherNd": array.gather_nd,
+    "ExpandDims": array.expand_dims, "Tile": array.tile, "GatherNd": array.gather_nd,
     "ScatterNd": array.scatter_nd, "TensorScatterUpdate": array.tensor_scatter_update,
     "TensorScatterAdd": array.tensor_scatter_add, "Slice": array.slice, "MaskedFill": array.masked_fill,
-    "Cast": math.cast, "Einsum": None, "Zeros": lambda shape, dtype=None: array.zeros(shape, dtype),
+    "Cast": math.cast, "Zeros": lambda shape, dtype=None: array.zeros(shape, dtype),
     "Ones": lambda shape, dtype=None: array.ones(shape, dtype), "Fill": array.fill,
     "Eye": lambda n, m, t: array.eye(n, m, t), "GatherD": array.gather_d,
     "Gather": lambda params, indices, axis, batch_dims=0: array.gather(params, indices, axis, batch_dims),
     "Elu": nn_ops.elu, "GeLU": nn_ops.gelu, "Softplus": nn_ops.softplus,
 }  # fmt: skip
 for _name, _fn in _SIMPLE.items():
-    if _fn is not None:
-        globals()[_name] = _simple(_name, _fn)
-        __all__.append(_name)
+    globals()[_name] = _simple(_name, _fn)
+    __all__.append(_name)
 
 
 class _WithAttrs(Primitive):
@@ -196,12 +195,6 @@ _attr_class("BroadcastTo", {"shape": ()}, lambda self, x: array.broadcast_to(x, 
 _attr_class("Einsum", {"equation": ""}, lambda self, xs: math.einsum(self.equation, *xs))
 _attr_class("Pad", {"paddings": ()}, lambda self, x: apply(prim("Pad"), (x,), (tuple(map(tuple, self.paddings)),
                                                                                 "constant", 0)))  # fmt: skip
-
-
-def _check_positive(op: str, **values) -> None:
-    for k, v in values.items():
-        if v <= 0:
-            raise op_error(op, f"'{k}' must be positive, but got {v}.")
 
 
 class Print(Primitive):
