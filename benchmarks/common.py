@@ -97,3 +97,34 @@ def print_table(title: str, rows: list[Row]) -> None:
         if r.note:
             line += f"  ({r.note})"
         print(line.rstrip())
+
+
+def device_description() -> str:
+    """The device the benchmarks run on, e.g. 'cpu: TFRT_CPU_0 (2 cores), jax 0.10.2' or 'gpu: NVIDIA H100 ...'."""
+    import os
+    import platform
+
+    from kiln._backend import default_platform, devices, jax
+
+    devs = devices()
+    kind = devs[0].device_kind if devs else "?"
+    where = f"{default_platform()}: {len(devs)} x {kind}"
+    if default_platform() == "cpu":
+        where += f" ({os.cpu_count()} cores, {_cpu_model() or platform.machine()})"
+    return f"{where}, jax {jax.__version__}"
+
+
+def print_device() -> None:
+    """Print the line naming the device (every benchmark prints it first)."""
+    print(f"device: {device_description()}", flush=True)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""

@@ -13,6 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from kiln._backend import cache  # noqa: F401  (turns on the on-disk executable cache)
+
 # Python ints are int64 in MindSpore; float32 stays the default float because
 # Kiln always passes explicit dtypes when it builds arrays from Python values.
 jax.config.update("jax_enable_x64", True)

@@ -1,0 +1,167 @@
+"""Time to first result: import, the first PyNative LeNet5 step, the first Graph-mode call; cold and warm.
+
+    python -m benchmarks firstcall            (or: python -m benchmarks.bench_firstcall [--tries N])
+
+Every figure comes from a fresh interpreter. "cold" runs on an empty cache folder (KILN_CACHE_DIR set to a
+new temporary folder), "warm" is a second fresh process on the folder the cold one filled. Each process
+times, from the moment `import kiln` returned:
+
+- import: `import kiln` itself (what `python -c "import kiln"` pays on top of the interpreter);
+- PyNative: building LeNet5 + value_and_grad + nn.Momentum (the code of bench_pynative) and the first
+  training step, until its loss is on the host (target: <= 1.0 s cold, <= 0.5 s warm);
+- Graph: building the same step as a GRAPH_MODE nn.TrainOneStepCell and its first call (trace, compile,
+  run), against the same step hand-written in JAX under jax.jit (target: <= 1.10x JAX cold, <= 0.25 s warm).
+
+MindSpore 2.10 (PyNative) runs the same code in its own interpreter ($KILN_MINDSPORE_PYTHON, default
+/work/msenv/bin/python) when it exists. The best of --tries processes is shown for each cell (the machine
+is shared; the minimum is the least disturbed run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script (the MindSpore worker): make `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import Row, format_time, print_device, print_table  # noqa: E402
+
+MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON", "/work/msenv/bin/python")
+REPO = Path(__file__).resolve().parent.parent
+
+
+# ---- workers: one measurement in this fresh process ----------------------------------------------------
+def _worker(which: str) -> dict:
+    t0 = time.perf_counter()
+    if which == "mindspore":
+        import mindspore as ms
+
+        ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    else:
+        import kiln as ms
+    t_import = time.perf_counter() - t0
+    result = {"import": t_import}
+    if which in ("pynative", "mindspore"):
+        from benchmarks.bench_pynative import lenet_train_step
+
+        t1 = time.perf_counter()
+        ms.set_seed(0)
+        step = lenet_train_step(ms)
+        t2 = time.perf_counter()
+        step().asnumpy()
+        t3 = time.perf_counter()
+        result.update(build=t2 - t1, step=t3 - t2, total=t3 - t1)
+    elif which == "graph":
+        import numpy as np
+
+        from kiln import Tensor, nn
+        from kiln.demo.lenet import LeNet5
+
+        t1 = time.perf_counter()
+        ms.set_context(mode=ms.GRAPH_MODE)
+        ms.set_seed(0)
+        net = LeNet5()
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+        rng = np.random.default_rng(0)
+        x = Tensor(rng.standard_normal((32, 1, 32, 32)).astype(np.float32))
+        y = Tensor(rng.integers(0, 10, 32).astype(np.int32))
+        t2 = time.perf_counter()
+        step(x, y).asnumpy()
+        t3 = time.perf_counter()
+        result.update(build=t2 - t1, step=t3 - t2, total=t3 - t1)
+    elif which == "jax":
+        from benchmarks.bench_pynative import _jax_lenet
+
+        t1 = time.perf_counter()
+        step, ws, moms, x, y, jax = _jax_lenet()
+        t2 = time.perf_counter()
+        jax.block_until_ready(jax.jit(step)(ws, moms, x, y))
+        t3 = time.perf_counter()
+        result.update(build=t2 - t1, step=t3 - t2, total=t3 - t1)
+    return result
+
+
+def _spawn(which: str, cache_dir: str, python: str = sys.executable) -> dict | None:
+    env = {**os.environ, "KILN_CACHE_DIR": cache_dir, "PYTHONPATH": str(REPO)}
+    cmd = [python, "-m", "benchmarks.bench_firstcall", "--worker", which]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO, check=False)
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    tail = (proc.stderr.strip().splitlines() or ["?"])[-1][:160]
+    print(f"  worker {which} failed: {tail}", file=sys.stderr)
+    return None
+
+
+def cold_and_warm(which: str, tries: int, python: str = sys.executable) -> tuple[dict | None, dict | None]:
+    """(cold, warm) results, each the best (smallest total) of `tries` cold+warm pairs of processes."""
+    colds, warms = [], []
+    for _ in range(tries):
+        with tempfile.TemporaryDirectory(prefix="kiln-firstcall-") as d:
+            colds.append(_spawn(which, d, python))
+            warms.append(_spawn(which, d, python))
+
+    def best(rs):
+        rs = [r for r in rs if r]
+        return min(rs, key=lambda r: r.get("total", r["import"])) if rs else None
+
+    return best(colds), best(warms)
+
+
+def cache_size(which: str) -> str:
+    """Size and entry count of the cache one cold run of `which` leaves behind."""
+    with tempfile.TemporaryDirectory(prefix="kiln-firstcall-") as d:
+        _spawn(which, d)
+        files = [p for p in Path(d).rglob("*") if p.is_file()]
+        mib = sum(p.stat().st_size for p in files) / 2**20
+    return f"{len(files)} files, {mib:.1f} MiB"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tries", type=int, default=2, help="cold+warm process pairs per case (best shown)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        print(json.dumps(_worker(args.worker)))
+        return
+    print_device()
+    results = {w: cold_and_warm(w, args.tries) for w in ("pynative", "graph", "jax")}
+    if Path(MINDSPORE_PYTHON).exists():
+        results["mindspore"] = cold_and_warm("mindspore", args.tries, MINDSPORE_PYTHON)
+    else:
+        results["mindspore"] = (None, None)
+    rows = []
+    for temp, idx in (("cold", 0), ("warm", 1)):
+        py, graph, jx, msp = (results[w][idx] for w in ("pynative", "graph", "jax", "mindspore"))
+        get = lambda r, k: r[k] if r else None  # noqa: E731
+        case_i, case_p, case_g = f"import, {temp}", f"first PyNative LeNet5 step, {temp}", f"first Graph call, {temp}"
+        rows.append(Row(case_i, "Kiln `import kiln`", get(py, "import")))
+        rows.append(Row(case_i, "MindSpore 2.10", get(msp, "import"), "Kiln `import kiln`", "", "" if msp else "n/a"))
+        target_p = "<= 1.0 s" if temp == "cold" else "<= 0.5 s"
+        rows.append(Row(case_p, "Kiln PyNative", get(py, "total"), None, target_p, _split(py)))
+        rows.append(Row(case_p, "MindSpore 2.10 PyNative", get(msp, "total"), "Kiln PyNative", "", _split(msp)))
+        target_g = "<= 1.10x JAX" if temp == "cold" else "<= 0.25 s"
+        rows.append(Row(case_g, "Kiln GRAPH_MODE", get(graph, "total"), "JAX jax.jit", target_g, _split(graph)))
+        rows.append(Row(case_g, "JAX jax.jit", get(jx, "total"), None, "", _split(jx)))
+    print_table(f"First results in fresh processes, seconds after `import` returned (best of {args.tries} each)", rows)
+    print(f"\ncache left by one cold PyNative run: {cache_size('pynative')}")
+
+
+def _split(r: dict | None) -> str:
+    if not r:
+        return "n/a"
+    return f"build {format_time(r['build'])} + first step {format_time(r['step'])}"
+
+
+if __name__ == "__main__":
+    main()

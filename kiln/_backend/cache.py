@@ -1,0 +1,315 @@
+"""Kiln's on-disk cache of compiled executables: a second process reuses what the first one compiled.
+
+Every executable the backend compiles — Graph mode's whole programs and PyNative's small per-primitive
+ones alike — is written to a Kiln-owned folder and read back by later processes instead of compiling again.
+JAX's persistent compilation cache provides the mechanism; Kiln sets its thresholds so that small
+executables are kept too (JAX's defaults skip anything that compiled in under a second, i.e. all of
+PyNative's), and stores the entries itself:
+
+- **where**: `KILN_CACHE_DIR` (default `~/.cache/kiln/xla`); `off` (or an empty value) disables the cache.
+- **bounded**: `KILN_CACHE_MAX_MB` (default 1024). When the folder grows past it, the least recently used
+  entries (by modification time, refreshed on every hit) are deleted down to 90% of the bound.
+- **safe with concurrent processes**: an entry is written to a private temporary file and renamed into
+  place, so a reader sees either the whole entry or none; eviction runs under an exclusive `flock` on
+  `<dir>/.lock` (a process that finds it taken skips its turn); a reader whose entry was just evicted
+  compiles instead.
+
+`enable()` is idempotent and runs when `kiln._backend` is imported. `info()` and `clear()` serve
+`kiln cache info|clear`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import jax
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: eviction runs without the inter-process lock
+    fcntl = None
+
+__all__ = ["CacheInfo", "DiskCache", "cache_dir", "clear", "enable", "enabled_dir", "info", "max_bytes"]
+
+ENV_DIR = "KILN_CACHE_DIR"
+ENV_MAX_MB = "KILN_CACHE_MAX_MB"
+DEFAULT_MAX_MB = 1024
+SUFFIX = "-cache"  # JAX's own file naming: `<key>-cache`
+LOCK_NAME = ".lock"
+TMP_PREFIX = ".tmp-"
+LOW_WATER = 0.9  # eviction goes down to this share of the bound
+STALE_TMP_SECONDS = 3600  # temporary files older than this were left by a killed writer
+
+
+def cache_dir() -> Path | None:
+    """The folder `KILN_CACHE_DIR` names (default `~/.cache/kiln/xla`), or None when it says `off`."""
+    raw = os.environ.get(ENV_DIR)
+    if raw is None:
+        return Path.home() / ".cache" / "kiln" / "xla"
+    if not raw.strip() or raw.strip().lower() in ("off", "0", "false", "none"):
+        return None
+    return Path(raw).expanduser()
+
+
+def max_bytes() -> int:
+    """The bound on the folder's size in bytes (`KILN_CACHE_MAX_MB`, default 1024 MiB)."""
+    raw = os.environ.get(ENV_MAX_MB, "")
+    try:
+        mb = float(raw) if raw.strip() else DEFAULT_MAX_MB
+    except ValueError:
+        mb = DEFAULT_MAX_MB
+    return max(0, int(mb * 2**20))
+
+
+class DiskCache:
+    """The store behind JAX's persistent compilation cache: atomic writes, LRU eviction by total size.
+
+    Implements JAX's cache interface (`get`, `put`, `_path`). Entries are `<key>-cache` files; a hit refreshes
+    the entry's modification time, which is the LRU order. Eviction scans the folder at the first write of a
+    process and again after every 5% of the bound written since the last scan.
+    """
+
+    def __init__(self, path: str | os.PathLike, max_size: int) -> None:
+        self.path = self._path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.max_size = max_size
+        self._lock = threading.Lock()
+        self._written_since_scan: int | None = None  # None: this process has not scanned yet
+
+    def get(self, key: str) -> bytes | None:
+        if not key:
+            raise ValueError("key cannot be empty")
+        entry = self.path / f"{key}{SUFFIX}"
+        try:
+            data = entry.read_bytes()
+        except (FileNotFoundError, IsADirectoryError):
+            return None
+        try:
+            os.utime(entry)  # most recently used now
+        except OSError:  # evicted meanwhile: the bytes read are whole, so still usable
+            pass
+        return data
+
+    def put(self, key: str, value: bytes) -> None:
+        if not key:
+            raise ValueError("key cannot be empty")
+        if len(value) > self.max_size:
+            return  # larger than the whole cache may be
+        entry = self.path / f"{key}{SUFFIX}"
+        if entry.exists():
+            return
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=self.path)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(value)
+            os.replace(tmp, entry)
+        except BaseException:
+            _unlink(Path(tmp))
+            raise
+        with self._lock:
+            due = self._written_since_scan is None or self._written_since_scan + len(value) > self.max_size // 20
+            self._written_since_scan = (self._written_since_scan or 0) + len(value)
+        if due:
+            self.evict()
+
+    def evict(self, target: int | None = None) -> int:
+        """Delete least recently used entries until the folder is at most `target` bytes (default: 90% of
+        the bound, only when over the bound). Returns the bytes freed; 0 when another process holds the lock.
+        """
+        with self._lock:
+            self._written_since_scan = 0
+        with _Flock(self.path / LOCK_NAME, blocking=False) as held:
+            if not held:
+                return 0
+            entries, total = _scan(self.path)
+            if target is None:
+                if total <= self.max_size:
+                    return 0
+                target = int(self.max_size * LOW_WATER)
+            freed = 0
+            for _mtime, size, p in sorted(entries):
+                if total - freed <= target:
+                    break
+                if _unlink(p):
+                    freed += size
+            return freed
+
+
+@dataclass
+class CacheInfo:
+    """What `kiln cache info` shows."""
+
+    path: Path | None
+    enabled: bool
+    entries: int
+    bytes: int
+    max_bytes: int
+    files: int
+
+
+_enabled_dir: Path | None = None
+_enable_lock = threading.Lock()
+_done = False
+
+
+def enable() -> Path | None:
+    """Point the backend's persistent compilation cache at Kiln's folder, with Kiln's thresholds and store.
+
+    Idempotent (later calls return the first call's answer). Returns the folder, or None when the cache is
+    off (`KILN_CACHE_DIR=off`) or the folder cannot be created; compiling works the same either way.
+    """
+    global _enabled_dir, _done
+    with _enable_lock:
+        if _done:
+            return _enabled_dir
+        _done = True
+        path = cache_dir()
+        if path is None:
+            return None
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            _install(path, max_bytes())
+        except Exception:  # noqa: BLE001  (an unwritable home must not break compiling)
+            return None
+        _enabled_dir = path
+        return path
+
+
+def enabled_dir() -> Path | None:
+    """The folder this process caches in (None before `enable()` or when the cache is off)."""
+    return _enabled_dir
+
+
+def _install(path: Path, limit: int) -> None:
+    jax.config.update("jax_compilation_cache_dir", str(path))
+    # Keep every executable: PyNative's per-primitive ones compile in milliseconds and are a few KiB.
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    jax.config.update("jax_compilation_cache_max_size", -1)  # the bound is Kiln's (JAX's needs filelock)
+    try:
+        from jax._src import compilation_cache as cc  # noqa: PLC0415  (the store is internal to JAX)
+    except ImportError:
+        return  # another JAX: its own store, unbounded
+    if not hasattr(cc, "get_file_cache") or not hasattr(cc, "reset_cache"):
+        return
+
+    def get_file_cache(p):
+        store = DiskCache(p, limit)
+        if getattr(jax.config, "jax_compilation_cache_check_contents", False):
+            return cc.VerificationCache(store), p
+        return store, p
+
+    cc.get_file_cache = get_file_cache
+    cc.reset_cache()  # a cache JAX opened earlier in this process is reopened through Kiln's store
+
+
+def info(path: Path | None = None) -> CacheInfo:
+    """Location, entry count and size of the cache folder (`path` or the configured one)."""
+    path = cache_dir() if path is None else Path(path)
+    if path is None:
+        return CacheInfo(None, False, 0, 0, max_bytes(), 0)
+    entries, files, total = 0, 0, 0
+    if path.is_dir():
+        for p in path.rglob("*"):
+            if p.is_file() and p.name != LOCK_NAME:
+                files += 1
+                try:
+                    total += p.stat().st_size
+                except OSError:
+                    continue
+                entries += p.name.endswith(SUFFIX)
+    return CacheInfo(path, True, entries, total, max_bytes(), files)
+
+
+def clear(path: Path | None = None) -> int:
+    """Delete every file of the cache folder (`path` or the configured one); returns the bytes freed.
+
+    Runs under the folder's lock, so it does not race another process's eviction; a process that is
+    compiling at the same time may write new entries right after.
+    """
+    path = cache_dir() if path is None else Path(path)
+    if path is None or not path.is_dir():
+        return 0
+    freed = 0
+    with _Flock(path / LOCK_NAME, blocking=True):
+        for p in sorted(path.rglob("*"), key=lambda q: len(q.parts), reverse=True):
+            if p.name == LOCK_NAME and p.parent == path:
+                continue
+            if p.is_dir() and not p.is_symlink():
+                try:
+                    p.rmdir()
+                except OSError:
+                    pass
+                continue
+            try:
+                size = p.stat().st_size
+            except OSError:
+                size = 0
+            if _unlink(p):
+                freed += size
+    return freed
+
+
+def _scan(path: Path) -> tuple[list[tuple[float, int, Path]], int]:
+    """(mtime, size, path) of every entry, and the total bytes; removes stale temporary files."""
+    entries, total = [], 0
+    now = time.time()
+    with os.scandir(path) as it:
+        for e in it:
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if e.name.startswith(TMP_PREFIX):
+                if now - st.st_mtime > STALE_TMP_SECONDS:
+                    _unlink(Path(e.path))
+                continue
+            if e.is_file(follow_symlinks=False) and e.name.endswith(SUFFIX):
+                entries.append((st.st_mtime, st.st_size, Path(e.path)))
+                total += st.st_size
+    return entries, total
+
+
+def _unlink(p: Path) -> bool:
+    try:
+        p.unlink()
+        return True
+    except OSError:
+        return False
+
+
+class _Flock:
+    """An exclusive advisory lock on a file, between processes; `as` gives whether it is held."""
+
+    def __init__(self, path: Path, blocking: bool) -> None:
+        self.path, self.blocking, self.fd = path, blocking, None
+
+    def __enter__(self) -> bool:
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return self.blocking  # cannot lock here: go ahead only when the caller insisted
+        if fcntl is None:
+            return True
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | (0 if self.blocking else fcntl.LOCK_NB))
+            return True
+        except OSError:
+            os.close(self.fd)
+            self.fd = None
+            return False
+
+    def __exit__(self, *exc) -> None:
+        if self.fd is not None:
+            if fcntl is not None:
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+enable()
