@@ -148,7 +148,7 @@ class JitFunction:
     def _compile_fn(self, template, leaves, params, cells):
         from kiln._compiler.analysis import calls  # noqa: PLC0415
         from kiln._compiler.analysis.interp import active  # noqa: PLC0415
-        from kiln._compiler.lower import build, enable_persistent_cache  # noqa: PLC0415
+        from kiln._compiler.build import build, enable_persistent_cache  # noqa: PLC0415
 
         fn = self._kiln_fn
         trace_only = self.capture_mode == "trace" or not calls.is_user_function(fn)

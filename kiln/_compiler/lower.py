@@ -1,199 +1,271 @@
-"""Lowering: one whole graph -> one XLA executable.
+"""Lowering: one loop from Kiln IR equations to backend calls.
 
-The analysed program is traced once with symbolic tensors (Parameters and the
-random key are inputs too); the resulting backend program is compiled with
-`jax.jit`, with the buffers of written Parameters donated. Parameter writes
-and the advanced random key are extra outputs, written back after each call.
+A primitive equation calls the primitive's declared backend implementation
+(wrapped in a custom derivative where the declaration has a hand-written one).
+Structural equations lower their nested graphs recursively: `cond` to
+`lax.cond` (only the taken branch runs, in value and in gradient), `while` to a
+reverse-differentiable `lax.while_loop`, `grad` to the backend's `vjp`,
+`custom_vjp` to a custom derivative, `callback` to an ordered host callback.
+
+How a `while` is differentiated: the forward pass records the carried state
+entering each of the first K iterations into a buffer (K chosen so the buffer
+stays under ~64 MiB, at most 1024); the backward pass walks the iterations in
+reverse, taking the vjp of one body step at each recorded state. Iterations
+past K are recomputed from the K-th state, so any trip count is exact: cost
+O(n) up to K iterations, O(n^2) body steps beyond.
 """
 
 from __future__ import annotations
 
-import os
-import time
+import numpy as np
 
 from kiln import _backend as B
-from kiln._compiler import dump
-from kiln._compiler.analysis.interp import Context
-from kiln._core import random_state
-from kiln._core.tensor import Parameter, Tensor
+from kiln._core.graph import Graph, Var
 
-_MAX_RETRACE = 2
+jax, jnp, lax = B.jax, B.jnp, B.lax
 
 
-class Executable:
-    """A compiled graph plus what a call needs: its Parameters, write-back slots and output layout."""
-
-    __slots__ = (
-        "exe", "params", "written", "owned", "n_out", "out_desc", "key_used", "guards", "refs", "name",
-        "front_s", "trace_s",
-    )  # fmt: skip
-
-    def __call__(self, leaves: list):
-        params = self.params
-        arrays = [p._data for p in params]
-        owned = self.owned
-        for k, i in enumerate(self.written):
-            if arrays[i] is not owned[k]:
-                # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
-                arrays[i] = B.jax.device_put(arrays[i], may_alias=False)
-        outs = self.exe(*arrays, random_state.current_key(), *leaves)
-        n = self.n_out
-        for k, i in enumerate(self.written):
-            new = outs[n + k]
-            params[i]._data = new
-            owned[k] = new
-        if self.key_used:
-            random_state.swap_key(outs[-1])
-        desc = self.out_desc
-        if desc is _SINGLE:
-            return Tensor._wrap(outs[0])
-        return _rebuild_out(desc, outs)
+def eval_graph(graph: Graph, args) -> list:
+    """Evaluate `graph` on backend values (concrete or traced by the backend)."""
+    env: dict = {}
+    for v, a in zip(graph.invars, args, strict=True):
+        env[v] = a
+    for e in graph.eqns:
+        ins = [env[x] if type(x) is Var else x for x in e.inputs]
+        prim = e.prim
+        if type(prim) is str:
+            outs = RULES[prim](e, ins)
+        else:
+            out = _impl(prim, e.attrs, ins)
+            outs = out if prim.multiple_results else (out,)
+        for o, val in zip(e.outputs, outs, strict=True):
+            env[o] = val
+    return [env[o] if type(o) is Var else o for o in graph.outvars]
 
 
-_SINGLE = ("t", 0)
+def _impl(prim, attrs: tuple, ins: list):
+    kw = prim.attrs_dict(attrs) if attrs else {}
+    if prim.custom_vjp is None:
+        return prim.impl(*ins, **kw)
+    return _with_custom_vjp(prim, kw, ins)
 
 
-def _describe_out(v, leaves: list):
-    if isinstance(v, Tensor):
-        leaves.append(v._data)
-        return ("t", len(leaves) - 1)
-    if isinstance(v, (tuple, list)):
-        return ("s", type(v), tuple(_describe_out(x, leaves) for x in v))
-    if isinstance(v, dict):
-        return ("d", tuple(v), tuple(_describe_out(x, leaves) for x in v.values()))
-    from kiln._compiler.analysis.values import Closure  # noqa: PLC0415
-
-    if isinstance(v, Closure):
-        raise TypeError("a graph cannot return a function defined inside it.")
-    return ("c", v)
+def _is_array(x) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "dtype")
 
 
-def _rebuild_out(desc, outs):
-    kind = desc[0]
-    if kind == "t":
-        return Tensor._wrap(outs[desc[1]])
-    if kind == "c":
-        return desc[1]
-    if kind == "s":
-        return desc[1](_rebuild_out(d, outs) for d in desc[2])
-    return dict(zip(desc[1], (_rebuild_out(d, outs) for d in desc[2]), strict=True))
+def _inexact(x) -> bool:
+    return jnp.issubdtype(x.dtype, jnp.inexact)
 
 
-def build(name: str, body, template, leaves: list, param_args: list, cells: list, lax: bool, mode_setter, fn=None):
-    """Trace `body` on symbolic inputs and compile it.
+def _with_custom_vjp(prim, kw: dict, ins: list):
+    """The primitive with its declared derivative (Python arguments stay static)."""
+    pos = [i for i, x in enumerate(ins) if _is_array(x)]
 
-    Args:
-        name: display name (logs, dumps).
-        body: `body(*args, **kwargs)` runs the program (through the compiler or as Python).
-        template: rebuilds (args, kwargs) from the input leaves (see `cache.flatten`).
-        leaves: example input arrays (their shapes and dtypes are the signature).
-        param_args: Parameters passed as arguments (state, written back).
-        cells: Cells reachable from the arguments (their Parameters become inputs).
-        lax: LAX syntax level.
-        mode_setter: context manager forcing GRAPH_MODE while tracing.
-    """
-    extra: list = []
-    if fn is not None:
-        from kiln._compiler.analysis.calls import prescan  # noqa: PLC0415
+    def full(arrays):
+        args = list(ins)
+        for i, a in zip(pos, arrays, strict=True):
+            args[i] = a
+        return args
 
-        found_cells, found_params = prescan(fn)
-        cells = [*cells, *found_cells]
-        extra += found_params
-    for attempt in range(_MAX_RETRACE + 1):
-        ctx = Context(lax=lax, tracing=True)
-        for p in param_args:
-            ctx.add_param(p)
-        for c in cells:
-            ctx.see_cell(c)
-        for p in extra:
-            ctx.add_param(p)
-        t0 = time.perf_counter()
-        closed, info = _trace(ctx, body, template, leaves, mode_setter)
-        trace_s = time.perf_counter() - t0
-        if not ctx.late or attempt == _MAX_RETRACE:
-            break
-        # Parameters met only during the trace (a global network): trace again with them as inputs.
-        extra += [p for p, _, _ in ctx.late if isinstance(p, Parameter)]
-    from kiln._backend import jax  # noqa: PLC0415
+    @jax.custom_vjp
+    def f(*arrays):
+        return prim.impl(*full(arrays), **kw)
 
-    fun = _jaxpr_fun(closed)
-    exe = jax.jit(fun, donate_argnums=tuple(info["written"]))
-    ex = Executable()
-    ex.exe = exe
-    ex.params = list(ctx.params)
-    ex.written = tuple(info["written"])
-    ex.owned = [None] * len(ex.written)
-    ex.n_out = info["n_out"]
-    ex.out_desc = info["desc"] if info["desc"] != _SINGLE else _SINGLE
-    ex.key_used = info["key_used"]
-    ex.guards = ctx.guards
-    ex.refs = None
-    ex.name = name
-    ex.trace_s = trace_s
-    ex.front_s = 0.0
-    if dump.level() > 0:
-        dump.save(name, ctx, closed)
-    return ex
+    def fwd(*arrays):
+        out = prim.impl(*full(arrays), **kw)
+        return out, (arrays, out)
+
+    def bwd(res, dout):
+        arrays, out = res
+        grads = prim.custom_vjp(*full(arrays), out=out, dout=dout, **kw)
+        result = []
+        for i, a in zip(pos, arrays, strict=True):
+            g = grads[i] if i < len(grads) else None
+            result.append(None if g is None or not _inexact(a) else jnp.asarray(g, a.dtype).reshape(a.shape))
+        return tuple(result)
+
+    f.defvjp(fwd, bwd)
+    return f(*(ins[i] for i in pos))
 
 
-def _jaxpr_fun(closed):
-    return B.jaxpr_as_fun(closed)
+# -- structural equations -------------------------------------------------------------------------
+
+RULES: dict = {}
 
 
-def _trace(ctx: Context, body, template, leaves: list, mode_setter):
-    from kiln._compiler.cache import rebuild  # noqa: PLC0415
+def _rule(name):
+    def deco(fn):
+        RULES[name] = fn
+        return fn
 
-    params = list(ctx.params)
-    n = len(params)
-    originals = [(p._data, p._nodes) for p in params]
-    host_key = random_state.current_key()
-    info: dict = {}
-
-    def flat(*arrays):
-        for p, a in zip(params, arrays[:n], strict=True):
-            p._data, p._nodes = a, None
-        ctx.host_key = host_key
-        random_state.swap_key(arrays[n])
-        ctx.started = True
-        try:
-            with ctx, mode_setter():
-                args, kwargs = rebuild(template, iter(arrays[n + 1 :]))
-                out = body(*args, **kwargs)
-            out_leaves: list = []
-            desc = _describe_out(out, out_leaves)
-            written = [i for i, p in enumerate(params) if p._data is not arrays[i]]
-            new_key = random_state.current_key()
-            key_used = new_key is not arrays[n]
-            info.update(desc=desc, written=written, n_out=len(out_leaves), key_used=key_used)
-            return [*out_leaves, *(params[i]._data for i in written), *([new_key] if key_used else [])]
-        finally:
-            for p, d, nodes in reversed(ctx.late):
-                p._data, p._nodes = d, nodes
-            for p, (d, nodes) in zip(params, originals, strict=True):
-                p._data, p._nodes = d, nodes
-            random_state.swap_key(ctx.host_key)
-
-    from kiln._backend import jax  # noqa: PLC0415
-
-    closed = jax.make_jaxpr(flat)(*(p._data for p in params), host_key, *leaves)
-    return closed, info
+    return deco
 
 
-_persistent = False
+@_rule("cond")
+def _cond(e, ins):
+    then_g, else_g = e.params["then"], e.params["else"]
+    pred, operands = ins[0], tuple(ins[1:])
+    outs = lax.cond(
+        pred, lambda ops: tuple(eval_graph(then_g, ops)), lambda ops: tuple(eval_graph(else_g, ops)), operands
+    )
+    return list(outs)
 
 
-def enable_persistent_cache() -> None:
-    """Let a second process reuse compiled executables (the backend's on-disk cache, in a Kiln-owned folder)."""
-    global _persistent
-    if _persistent:
-        return
-    _persistent = True
-    path = os.environ.get("KILN_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "kiln", "xla"))
-    if not path or path.lower() == "off":
-        return
-    try:
-        os.makedirs(path, exist_ok=True)
-        B.jax.config.update("jax_compilation_cache_dir", path)
-        B.jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
-    except Exception:  # noqa: BLE001  (an unwritable home must not break compiling)
-        pass
+@_rule("callback")
+def _callback(e, ins):
+    jax.debug.callback(e.params["fn"], *ins, ordered=True)
+    return []
+
+
+@_rule("host_call")
+def _host_call(e, ins):
+    structs = tuple(B.ShapeDtypeStruct(o.shape, o.dtype) for o in e.outputs)
+    return list(jax.pure_callback(e.params["fn"], structs, *ins))
+
+
+@_rule("while")
+def _while(e, ins):
+    n = e.params["n_consts"]
+    cond_g, body_g = e.params["cond"], e.params["body"]
+
+    def cond_f(consts, carry):
+        return eval_graph(cond_g, (*consts, *carry))[0]
+
+    def body_f(consts, carry):
+        out = eval_graph(body_g, (*consts, *carry))
+        return tuple(jnp.asarray(o, c.dtype) for o, c in zip(out, carry, strict=True))
+
+    return list(differentiable_while(cond_f, body_f, tuple(ins[:n]), tuple(ins[n:])))
+
+
+def _buffer_len(carry) -> int:
+    nbytes = sum(int(np.prod(c.shape)) * c.dtype.itemsize for c in carry)
+    return int(max(16, min(1024, (64 << 20) // max(nbytes, 1))))
+
+
+def _split(values, mask):
+    return tuple(v for v, m in zip(values, mask, strict=True) if m)
+
+
+def _merge(values, mask, floats):
+    it = iter(floats)
+    return tuple(next(it) if m else v for v, m in zip(values, mask, strict=True))
+
+
+def differentiable_while(cond_f, body_f, consts: tuple, init: tuple):
+    """`while cond_f(consts, c): c = body_f(consts, c)`, reverse-differentiable in `consts` and `init`."""
+    consts = tuple(jnp.asarray(c) for c in consts)
+    init = tuple(jnp.asarray(c) for c in init)
+
+    def plain(consts, init):
+        return lax.while_loop(lambda c: cond_f(consts, c), lambda c: body_f(consts, c), init)
+
+    loop = jax.custom_vjp(plain)
+    k_len = _buffer_len(init)
+
+    def fwd(consts, init):
+        buf = tuple(jnp.zeros((k_len, *c.shape), c.dtype) for c in init)
+
+        def step(s):
+            i, c, buf = s
+            idx = jnp.minimum(i, k_len - 1)
+            keep = i < k_len
+            buf = tuple(
+                lax.dynamic_update_index_in_dim(b, jnp.where(keep, x, b[k_len - 1]), idx, 0)
+                for b, x in zip(buf, c, strict=True)
+            )
+            return i + 1, body_f(consts, c), buf
+
+        n, final, buf = lax.while_loop(lambda s: cond_f(consts, s[1]), step, (jnp.int64(0), init, buf))
+        return final, (consts, buf, n)
+
+    def bwd(res, ct):
+        consts, buf, n = res
+        kmask = tuple(_inexact(c) for c in consts)
+        cmask = tuple(_inexact(b) for b in buf)
+
+        def state_at(i):
+            def stored():
+                return tuple(lax.dynamic_index_in_dim(b, i, 0, keepdims=False) for b in buf)
+
+            def recompute():
+                start = tuple(b[k_len - 1] for b in buf)
+                return lax.fori_loop(k_len - 1, i, lambda _, c: body_f(consts, c), start)
+
+            return lax.cond(i < k_len, stored, recompute)
+
+        def back(j, acc):
+            ct_c, ct_k = acc
+            c_i = state_at(n - 1 - j)
+
+            def one_step(kf, cf):
+                return _split(body_f(_merge(consts, kmask, kf), _merge(c_i, cmask, cf)), cmask)
+
+            _, pull = jax.vjp(one_step, _split(consts, kmask), _split(c_i, cmask))
+            d_k, d_c = pull(ct_c)
+            return d_c, tuple(a + b for a, b in zip(ct_k, d_k, strict=True))
+
+        ct_c = tuple(jnp.asarray(c, b.dtype) for c, b in zip(_split(ct, cmask), _split(buf, cmask), strict=True))
+        zero_k = tuple(jnp.zeros_like(c) for c in _split(consts, kmask))
+        d_c, d_k = lax.fori_loop(jnp.int64(0), n, back, (ct_c, zero_k))
+        itk, itc = iter(d_k), iter(d_c)
+        return (
+            tuple(next(itk) if m else None for m in kmask),
+            tuple(next(itc) if m else None for m in cmask),
+        )
+
+    loop.defvjp(fwd, bwd)
+    return loop(consts, init)
+
+
+@_rule("grad")
+def _grad(e, ins):
+    p = e.params
+    g: Graph = p["graph"]
+    n_diff, n_targets, n_sens = p["n_diff"], p["n_targets"], p["n_sens"]
+    diff, sens, rest = ins[:n_diff], ins[n_diff : n_diff + n_sens], ins[n_diff + n_sens :]
+
+    def f(*d):
+        outs = eval_graph(g, (*d, *rest))
+        return tuple(outs[:n_targets]), tuple(outs[n_targets:])
+
+    targets, pull, others = jax.vjp(f, *diff, has_aux=True)
+    if n_sens:
+        cts = tuple(jnp.asarray(s, t.dtype) for s, t in zip(sens, targets, strict=True))
+    else:
+        cts = tuple(jnp.ones(t.shape, t.dtype) if _inexact(t) else np.zeros(t.shape, B.float0) for t in targets)
+    grads = pull(cts)
+    grads = [jnp.zeros(x.shape, x.dtype) if not _inexact(x) else gr for gr, x in zip(grads, diff, strict=True)]
+    return [*targets, *others, *grads]
+
+
+@_rule("custom_vjp")
+def _custom_vjp(e, ins):
+    p = e.params
+    fwd_g, bprop_g = p["fwd"], p["bprop"]
+    n_in, n_fcap = p["n_in"], p["n_fwd_captures"]
+    inputs, fcaps, bcaps = tuple(ins[:n_in]), tuple(ins[n_in : n_in + n_fcap]), tuple(ins[n_in + n_fcap :])
+
+    @jax.custom_vjp
+    def f(inputs, fcaps, bcaps):
+        return tuple(eval_graph(fwd_g, (*inputs, *fcaps)))
+
+    def fwd(inputs, fcaps, bcaps):
+        out = f(inputs, fcaps, bcaps)
+        return out, (inputs, out, bcaps)
+
+    def bwd(res, ct):
+        inputs, out, bcaps = res
+        grads = eval_graph(bprop_g, (*inputs, *out, *ct, *bcaps))
+        g_in = tuple(
+            jnp.asarray(gr, x.dtype).reshape(x.shape) if _inexact(x) else None
+            for gr, x in zip(grads, inputs, strict=True)
+        )
+        return g_in, tuple(None for _ in fcaps), tuple(None for _ in bcaps)
+
+    f.defvjp(fwd, bwd)
+    return list(f(inputs, fcaps, bcaps))
+
+
+__all__ = ["RULES", "differentiable_while", "eval_graph"]

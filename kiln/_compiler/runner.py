@@ -45,7 +45,7 @@ def run_cell(cell, args: tuple, kwargs: dict):
 
 
 def _compile(cache, cell, template, leaves, params, cells):
-    from kiln._compiler.lower import build, enable_persistent_cache  # noqa: PLC0415
+    from kiln._compiler.build import build, enable_persistent_cache  # noqa: PLC0415
 
     calls, interp, api = _mods["calls"], _mods["interp"], _mods["api"]
 

@@ -10,6 +10,8 @@ import time
 
 from kiln._backend import is_tracer, jit
 from kiln._backend import random as jrandom
+from kiln._core import graph as G
+from kiln._core.primitive import PrimitiveDef
 
 _seed: int | None = None
 _key = None
@@ -28,26 +30,42 @@ def get_seed() -> int | None:
     return _seed
 
 
-def current_key():
-    """The generator's state as a raw uint32 key array."""
+def _host_key():
     global _key
     if _key is None:
         _key = jrandom.key_data(jrandom.PRNGKey(time.time_ns() % (2**31)))
     return _key
 
 
+def current_key():
+    """The generator's state as a raw uint32 key array (symbolic while a graph is recorded)."""
+    trace = G._TRACES[-1] if G._TRACES else None
+    if trace is not None:
+        return trace.read_state(G.RNG, G.RNG, _host_key())
+    return _host_key()
+
+
 def swap_key(key):
-    """Install `key` as the state and return the previous one (graph threading)."""
+    """Install `key` as the state and return the previous one."""
     global _key
     old = current_key()
-    _key = key
+    trace = G._TRACES[-1] if G._TRACES else None
+    if trace is not None:
+        trace.write_state(G.RNG, G.RNG, key)
+    else:
+        _key = key
     return old
 
 
 def next_key():
     """Advance the generator and return a fresh raw key for one random op."""
     global _key
-    key, sub = _split(current_key())
+    trace = G._TRACES[-1] if G._TRACES else None
+    if trace is not None:
+        key, sub = trace.bind(split_key_p, (), [current_key()])
+        trace.write_state(G.RNG, G.RNG, key)
+        return sub
+    key, sub = _split(_host_key())
     _key = key
     return sub
 
@@ -58,6 +76,7 @@ def _split_impl(key):
 
 
 _split_jit = jit(_split_impl)
+split_key_p = PrimitiveDef("RandomKeySplit", _split_impl, multiple_results=True)
 
 
 def _split(key):

@@ -12,6 +12,7 @@ import numpy as np
 
 from kiln import _backend as B
 from kiln._core import dtype as mstype
+from kiln._core import graph as G
 
 
 def _infer_host_dtype(data) -> mstype.DType:
@@ -46,6 +47,11 @@ def _to_host(data):
     if isinstance(data, (list, tuple)):
         return [_to_host(x) for x in data]
     return data
+
+
+def _symbolic(data) -> bool:
+    """True for values only known when a graph runs (Kiln IR values, backend tracers)."""
+    return type(data) is G.Var or B.is_tracer(data)
 
 
 class _Placeholder:
@@ -147,13 +153,15 @@ class Tensor:
     # -- conversion ---------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:
         """A NumPy copy of the data (waits for pending computation)."""
-        if B.is_tracer(self._data):
+        if _symbolic(self._data):
             raise RuntimeError("asnumpy() reads a concrete value, but this Tensor is symbolic inside a compiled graph.")
         return np.array(self._data)
 
     numpy = asnumpy
 
     def __array__(self, dtype=None, copy=None):
+        if _symbolic(self._data):
+            raise RuntimeError("asnumpy() reads a concrete value, but this Tensor is symbolic inside a compiled graph.")
         arr = np.asarray(self._data)
         return arr.astype(dtype) if dtype is not None else arr
 
@@ -201,7 +209,7 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        if B.is_tracer(self._data) or isinstance(self._data, _Placeholder):
+        if _symbolic(self._data) or isinstance(self._data, _Placeholder):
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<symbolic>)"
         arr = np.asarray(self._data)
         if self.dtype is mstype.bfloat16:
@@ -216,7 +224,7 @@ class Tensor:
         )
 
     def __str__(self) -> str:
-        if B.is_tracer(self._data) or isinstance(self._data, _Placeholder):
+        if _symbolic(self._data) or isinstance(self._data, _Placeholder):
             return repr(self)
         arr = np.asarray(self._data)
         return np.array2string(arr, separator=" ") if arr.ndim else str(arr)
@@ -246,8 +254,15 @@ class Tensor:
         return False
 
 
+_slot = Tensor._data  # the storage slot; Parameter routes its reads and writes through the active trace
+
+
 class Parameter(Tensor):
     """A Tensor that is network state: trainable weights, moving statistics.
+
+    While a graph is recorded, reading a Parameter gives its value in that graph
+    and writing records a new value there: the Parameter itself changes only
+    when the compiled graph runs and its outputs are written back.
 
     Args:
         default_input: the initial value (Tensor, NumPy array, number, or an
@@ -276,6 +291,21 @@ class Parameter(Tensor):
         self.requires_grad = requires_grad
         self.layerwise_parallel = layerwise_parallel
         self.parallel_optimizer = parallel_optimizer
+
+    @property
+    def _data(self):
+        trace = G._TRACES[-1] if G._TRACES else None
+        if trace is None or id(self) in trace.const_ids:
+            return _slot.__get__(self, Parameter)
+        return trace.read_state(id(self), self, _slot.__get__(self, Parameter))
+
+    @_data.setter
+    def _data(self, value) -> None:
+        trace = G._TRACES[-1] if G._TRACES else None
+        if trace is None or id(self) in trace.const_ids:
+            _slot.__set__(self, value)
+        else:
+            trace.write_state(id(self), self, value)
 
     def __repr__(self) -> str:
         return (

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from kiln import _backend as B
+from kiln._core import graph as G
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative import tape
 
@@ -85,6 +86,9 @@ def run_with_grad(
                 f"grad_position {p} asks for the gradient of argument {p}, whose dtype is {a.dtype}; "
                 f"gradients exist only for floating-point tensors."
             )
+    trace = G.current()
+    if trace is not None:
+        return _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs)
     level = tape.push_level()
     saved = [(w, w._nodes) for w in weights]
     try:
@@ -126,6 +130,76 @@ def run_with_grad(
             w._nodes = nodes
     n = len(positions)
     return _strip(out, level), tuple(grads[:n]), tuple(grads[n:])
+
+
+def _structure(value, leaves: list):
+    """A template of `value` with its Tensors replaced by their positions in `leaves`."""
+    if isinstance(value, Tensor):
+        leaves.append(value._data)
+        return ("t",)
+    if isinstance(value, (tuple, list)):
+        return ("s", type(value), tuple(_structure(v, leaves) for v in value))
+    if isinstance(value, dict):
+        return ("d", tuple(value), tuple(_structure(v, leaves) for v in value.values()))
+    return ("c", value)
+
+
+def _restructure(template, it):
+    kind = template[0]
+    if kind == "t":
+        return Tensor._wrap(next(it))
+    if kind == "c":
+        return template[1]
+    if kind == "s":
+        return template[1](_restructure(t, it) for t in template[2])
+    return dict(zip(template[1], (_restructure(t, it) for t in template[2]), strict=True))
+
+
+def _call_in_graph(trace, fn, args, kwargs):
+    """Call a user function with graph semantics (the frontend compiles it), or as Python."""
+    if trace.frontend is not None:
+        return trace.frontend.call(fn, args, kwargs)
+    return fn(*args, **(kwargs or {}))
+
+
+def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):
+    """Inside a graph being recorded: record `fn` as a nested graph and emit one `grad` equation."""
+    diff = [args[p]._data for p in positions] + [w._data for w in weights]
+    sub = G.Trace(trace, "grad")
+    xs = [sub.new_input(d.shape, d.dtype) for d in diff]
+    call_args = list(args)
+    for p, x in zip(positions, xs, strict=False):
+        call_args[p] = Tensor._wrap(x)
+    for w, x in zip(weights, xs[len(positions) :], strict=True):
+        sub.state_in[id(w)] = sub.state[id(w)] = x
+        sub.state_objs[id(w)] = w
+    with G.recording(sub):
+        out = _call_in_graph(sub, fn, call_args, kwargs)
+        if has_aux and (not isinstance(out, (tuple, list)) or not out):
+            raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
+        leaves: list = []
+        template = _structure(out, leaves)
+        n_targets = len(_flatten_outputs(out[0] if has_aux else out))
+        if not n_targets:
+            raise TypeError(f"the function to differentiate must return Tensors, but it returned {type(out).__name__}.")
+        written = [k for k in sub.written() if not any(k == id(w) for w in weights)]
+        outs = [*leaves, *(sub.state[k] for k in written)]
+    sens_raw: list = []
+    if sens is not None:
+        _structure(sens, sens_raw)
+        if len(sens_raw) != n_targets:
+            raise ValueError(f"sens has {len(sens_raw)} tensor(s) but the function returned {n_targets} output(s).")
+    graph = sub.graph(outs)
+    avals = [(tuple(o.shape), o.dtype) for o in graph.outvars] + [(tuple(d.shape), d.dtype) for d in diff]
+    params = {"graph": graph, "n_diff": len(diff), "n_targets": n_targets, "n_sens": len(sens_raw)}
+    results = trace.emit("grad", [*diff, *sens_raw, *sub.captured()], avals, params)
+    n_leaves = len(leaves)
+    for k, r in zip(written, results[n_leaves : n_leaves + len(written)], strict=True):
+        trace.write_state(k, sub.state_objs[k], r)
+    grads = [Tensor._wrap(g) for g in results[len(graph.outvars) :]]
+    value = _restructure(template, iter(results[:n_leaves]))
+    n = len(positions)
+    return value, tuple(grads[:n]), tuple(grads[n:])
 
 
 def _weights_list(weights) -> list[Parameter]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kiln import _backend as B
+from kiln._core import graph as G
 from kiln._core.prims import state as S
 from kiln._core.tensor import Parameter, Tensor
 from kiln.ops._helpers import apply, op_error
@@ -26,7 +26,7 @@ def write_back(targets: Sequence[Parameter], values: Sequence[Tensor]) -> None:
     primitive, where the compiler sees it as a state update.
     """
     for target, value in zip(targets, values, strict=True):
-        if B.is_tracer(value._data) or B.is_tracer(target._data):
+        if G.is_symbolic(value._data) or G.is_symbolic(target._data):
             apply(S.Assign, (target, value))
         else:
             target._data = value._data

@@ -191,7 +191,7 @@ def test_cache_hit_is_fast():
 
 def test_persistent_cache_dir(monkeypatch, tmp_path):
     from kiln import _backend as B
-    from kiln._compiler import lower
+    from kiln._compiler import build as lower
 
     old_dir = B.jax.config.jax_compilation_cache_dir
     monkeypatch.setattr(lower, "_persistent", False)

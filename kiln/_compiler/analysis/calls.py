@@ -12,35 +12,29 @@ runs through the compiler.
 from __future__ import annotations
 
 import builtins
-import os
 import sys
 import types
 
 from kiln._compiler.analysis.values import Closure, TensorRange, is_cell, is_symbolic
 from kiln._compiler.errors import GraphCompileError, GraphSyntaxError
-from kiln._core import random_state
+from kiln._core import graph as G
 from kiln._core.tensor import Tensor
 
-_KILN_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
-_LIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep, sys.prefix + os.sep, sys.base_prefix + os.sep})
 _user_code: dict = {}
 _parsed: dict = {}
 
 
 def is_user_function(fn) -> bool:
-    """Functions written by the user (compiled from source), as opposed to Kiln's and libraries' code."""
+    """Functions compiled from source: any Python function whose module is outside Kiln and the standard
+    library (a script, exec'd code, a pip-installed package); never decided by file path."""
     code = getattr(fn, "__code__", None)
     if code is None:
         return False
     known = _user_code.get(code)
     if known is None:
-        path = os.path.abspath(code.co_filename)
-        known = not (
-            path.startswith(_KILN_DIR)
-            or "site-packages" in path
-            or path.startswith(_LIB_DIRS)
-            or code.co_filename.startswith("<")
-        )
+        module = getattr(fn, "__module__", None) or (getattr(fn, "__globals__", None) or {}).get("__name__") or ""
+        top = module.partition(".")[0]
+        known = top != "kiln" and top not in sys.stdlib_module_names
         _user_code[code] = known
     return known
 
@@ -229,18 +223,9 @@ def call(ctx, fn, args, kwargs, node):
 
 def _construct(ctx, cls, args, kwargs):
     """Instantiate a class at compile time (a Cell built inside a graph is a constant of it)."""
-    host = getattr(ctx, "host_key", None)
-    if host is None:
-        return cls(*args, **(kwargs or {}))
-    from kiln._backend import jax  # noqa: PLC0415
-
-    # Initialisers draw from the host generator, not from the graph's symbolic key, and run eagerly.
-    traced = random_state.swap_key(host)
-    try:
-        with jax.ensure_compile_time_eval():
-            obj = cls(*args, **(kwargs or {}))
-    finally:
-        ctx.host_key = random_state.swap_key(traced)
+    # Initialisers run eagerly and draw from the host generator, outside the graph being recorded.
+    with G.recording(None):
+        obj = cls(*args, **(kwargs or {}))
     if is_cell(obj):
         # A network built inside the graph: its weights are constants of this graph, not inputs.
         for _, c in obj.cells_and_names():

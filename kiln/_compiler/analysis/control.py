@@ -1,33 +1,32 @@
-"""Control flow: constant conditions pick a branch; Tensor conditions become compiled control flow.
+"""Control flow: constant conditions pick a branch; Tensor conditions become nested graphs.
 
-A Tensor-valued `if` runs both branches on the symbolic tensors and joins
-their results (and any Parameter writes) with `Select`, which the tape can
-differentiate. A Tensor-valued loop becomes `lax.while_loop` over the
-loop-carried variables (not differentiable in reverse mode: asking for a
-gradient through one is an error).
+A Tensor-valued `if` records each branch as its own graph and emits one `cond`
+equation: only the taken branch runs, in value and in gradient. The branches'
+results and their Parameter/random-key writes are the cond's outputs (they must
+agree in type and shape). A Tensor-valued loop records its condition and body
+as graphs over the loop-carried values and emits one `while` equation, which
+lowering makes reverse-differentiable.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kiln import _backend as B
 from kiln._compiler.analysis import values as V
 from kiln._compiler.analysis.values import Frame, Goto, Return, TensorRange
 from kiln._compiler.errors import GraphCompileError
 from kiln._compiler.frontend.parser import UNDEF
 from kiln._core import dtype as mstype
+from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Tensor
-from kiln._pynative import tape
-from kiln._pynative.dispatch import apply
 
 
 def static_bool(cond):
     """The truth of `cond` when known at compile time, else None."""
     if isinstance(cond, Tensor):
-        if B.is_tracer(cond._data):
+        if G.is_symbolic(cond._data):
             return None
         if cond.size != 1:
             raise ValueError(
@@ -73,112 +72,165 @@ def _value(frame, node):
     return value_of(frame, node)
 
 
-# -- state snapshots (Parameters and the random key) ---------------------------------------------
+# -- nested graphs -----------------------------------------------------------------------------
 
 
-def _snapshot(ctx):
-    return [(p._data, p._nodes) for p in ctx.params], random_state.current_key()
+def _subtrace(name: str, fn):
+    """Run `fn` while recording a nested graph of the current one; returns (result, trace)."""
+    sub = G.Trace(G.current(), name)
+    with G.recording(sub):
+        return fn(), sub
 
 
-def _restore(ctx, snap) -> None:
-    for p, (d, n) in zip(ctx.params, snap[0], strict=True):
-        p._data, p._nodes = d, n
-    random_state.swap_key(snap[1])
+def _state_value(key, obj):
+    """The current value of a state entry in the current graph."""
+    return random_state.current_key() if obj is G.RNG else obj._data
 
 
-def _merge_state(ctx, pred: Tensor, s1, s2) -> None:
-    for p, (d1, n1), (d2, n2) in zip(ctx.params, s1[0], s2[0], strict=True):
-        if d1 is d2:
-            p._data, p._nodes = d1, n1
-            continue
-        a, b = Tensor._wrap(d1), Tensor._wrap(d2)
-        a._nodes, b._nodes = n1, n2
-        out = apply(REGISTRY["Select"], (pred, a, b))
-        p._data, p._nodes = out._data, out._nodes
-    k1, k2 = s1[1], s2[1]
-    random_state.swap_key(k1 if k1 is k2 else B.jnp.where(pred._data, k1, k2))
+def _as_array(v, like_dtype=None):
+    """A Python scalar as a constant array (bool, int64, float32, or `like_dtype`)."""
+    if like_dtype is not None:
+        return np.asarray(v, dtype=like_dtype)
+    if isinstance(v, bool):
+        return np.asarray(v, dtype=np.bool_)
+    if isinstance(v, int):
+        return np.asarray(v, dtype=np.int64)
+    return np.asarray(v, dtype=np.float32)
+
+
+def _pair(a, b, where, out1: list, out2: list):
+    """Match two branch results: a template, with differing tensors/scalars appended as outputs."""
+    if a is b or a is UNDEF or b is UNDEF:
+        return ("c", a if a is b else UNDEF)
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if ta or tb:
+        if not ta and not isinstance(a, (int, float, bool)) or not tb and not isinstance(b, (int, float, bool)):
+            raise _type_join_error(a, b, where)
+        da = a._data if ta else _as_array(a, b._data.dtype)
+        db = b._data if tb else _as_array(b, a._data.dtype)
+        if tuple(da.shape) != tuple(db.shape) or np.dtype(da.dtype) != np.dtype(db.dtype):
+            raise _type_join_error(a, b, where)
+        out1.append(da)
+        out2.append(db)
+        return ("t",)
+    if isinstance(a, (bool, int, float)) and isinstance(b, (bool, int, float)):
+        if type(a) is type(b) and a == b:
+            return ("c", a)
+        if isinstance(a, bool) and isinstance(b, bool):
+            dt = np.bool_
+        elif isinstance(a, float) or isinstance(b, float):
+            dt = np.float32
+        else:
+            dt = np.int64
+        out1.append(np.asarray(a, dt))
+        out2.append(np.asarray(b, dt))
+        return ("t",)
+    if isinstance(a, (tuple, list)) and type(a) is type(b):
+        if len(a) != len(b):
+            raise _type_join_error(a, b, where)
+        return ("s", type(a), tuple(_pair(x, y, where, out1, out2) for x, y in zip(a, b, strict=True)))
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            raise _type_join_error(a, b, where)
+        return ("d", tuple(a), tuple(_pair(a[k], b[k], where, out1, out2) for k in a))
+    if type(a) is type(b):
+        try:
+            if a == b:
+                return ("c", a)
+        except Exception:  # noqa: BLE001
+            pass
+    raise _type_join_error(a, b, where)
+
+
+def _unpair(t, it):
+    kind = t[0]
+    if kind == "c":
+        return t[1]
+    if kind == "t":
+        return Tensor._wrap(next(it))
+    if kind == "s":
+        return t[1](_unpair(x, it) for x in t[2])
+    return dict(zip(t[1], (_unpair(x, it) for x in t[2]), strict=True))
+
+
+def _placeholders(vars_: list) -> list:
+    return [G.Var(v.shape, v.dtype, None) for v in vars_]
+
+
+def emit_cond(pred: Tensor, s1: G.Trace, s2: G.Trace, v1, v2, where):
+    """Join two recorded branches into one `cond` equation of the current graph; returns the joined value."""
+    parent = G.current()
+    outs1: list = []
+    outs2: list = []
+    template = _pair(v1, v2, where, outs1, outs2)
+    keys = list(dict.fromkeys([*s1.written(), *s2.written()]))
+    objs = {k: s1.state_objs[k] if k in s1.state_objs else s2.state_objs[k] for k in keys}
+    for k in keys:
+        outer = _state_value(k, objs[k])
+        for s, outs in ((s1, outs1), (s2, outs2)):
+            outs.append(s.state[k] if k in s.written() else outer)
+    outs1 = [s1.lift(x) for x in outs1]
+    outs2 = [s2.lift(x) for x in outs2]
+    in1 = [inner for _, inner in s1.captures.values()]
+    in2 = [inner for _, inner in s2.captures.values()]
+    g1 = G.Graph([*in1, *_placeholders(in2)], s1.eqns, outs1, "then")
+    g2 = G.Graph([*_placeholders(in1), *in2], s2.eqns, outs2, "else")
+    avals = [(tuple(o.shape), np.dtype(o.dtype)) for o in outs1]
+    results = parent.emit("cond", [pred._data, *s1.captured(), *s2.captured()], avals, {"then": g1, "else": g2})
+    n = len(results) - len(keys)
+    for k, r in zip(keys, results[n:], strict=True):
+        parent.write_state(k, objs[k], r)
+    return _unpair(template, iter(results[:n]))
 
 
 # -- if -----------------------------------------------------------------------------------------
 
 
-def _run_branch(ctx, graph, frame, pred):
-    from kiln._compiler.analysis.interp import run  # noqa: PLC0415
+def _branch(ctx, graph, frame, finish: bool):
+    """Run one branch region; with `finish`, continue to the function's end (a Return)."""
+    from kiln._compiler.analysis.interp import enter, run  # noqa: PLC0415
 
-    ctx.preds.append(pred)
     ctx.region_depth += 1
     try:
-        return run(ctx, Frame(graph, frame, frame.ns), region=graph)
+        outcome = run(ctx, Frame(graph, frame, frame.ns), region=graph)
     finally:
         ctx.region_depth -= 1
-        ctx.preds.pop()
+    if finish and isinstance(outcome, Goto):
+        return Return(run(ctx, enter(outcome.target, outcome.parent, outcome.args, outcome.parent.ns)))
+    return outcome
 
 
 def tensor_if(ctx, frame: Frame, node, pred: Tensor):
     tg, fg = node.inputs[2].value, node.inputs[3].value
-    start = _snapshot(ctx)
-    o1 = _run_branch(ctx, tg, frame, pred)
-    s1 = _snapshot(ctx)
-    _restore(ctx, start)
-    not_pred = pred.logical_not()
-    o2 = _run_branch(ctx, fg, frame, not_pred)
-    s2 = _snapshot(ctx)
     where = (node, tg, fg)
+
+    def both(finish: bool):
+        o1, s1 = _subtrace("then", lambda: _branch(ctx, tg, frame, finish))
+        o2, s2 = _subtrace("else", lambda: _branch(ctx, fg, frame, finish))
+        return o1, s1, o2, s2
+
+    o1, s1, o2, s2 = both(False)
     if isinstance(o1, Goto) and isinstance(o2, Goto) and o1.target is o2.target:
-        _merge_state(ctx, pred, s1, s2)
-        args = [join(ctx, pred, a, b, where) for a, b in zip(o1.args, o2.args, strict=True)]
+        args = emit_cond(pred, s1, s2, list(o1.args), list(o2.args), where)
         return Goto(o1.target, o1.parent, args)
-    if isinstance(o1, Return) and isinstance(o2, Return):
-        _merge_state(ctx, pred, s1, s2)
-        return Return(join(ctx, pred, o1.value, o2.value, where))
-    # The branches leave differently (return vs. fall through, break vs. continue): run each path to the end.
-    if ctx.region_depth > 0:
-        raise GraphCompileError(
-            "this if/else, whose condition is a Tensor, leaves one branch by return/break/continue and the other "
-            "differently, inside another Tensor-conditioned if or loop: assign to a variable and return once instead."
-        )
-    _restore(ctx, s1)
-    r1 = _finish(ctx, o1, pred)
-    f1 = _snapshot(ctx)
-    _restore(ctx, s2)
-    r2 = _finish(ctx, o2, not_pred)
-    f2 = _snapshot(ctx)
-    _merge_state(ctx, pred, f1, f2)
-    return Return(join(ctx, pred, r1, r2, where))
-
-
-def _finish(ctx, outcome, pred):
-    from kiln._compiler.analysis.interp import enter, run  # noqa: PLC0415
-
-    if isinstance(outcome, Return):
-        return outcome.value
-    ctx.preds.append(pred)
-    try:
-        return run(ctx, enter(outcome.target, outcome.parent, outcome.args, outcome.parent.ns))
-    finally:
-        ctx.preds.pop()
+    if not (isinstance(o1, Return) and isinstance(o2, Return)):
+        # The branches leave differently (return vs. fall through): record each path to the function's end.
+        if ctx.region_depth > 0:
+            raise GraphCompileError(
+                "this if/else, whose condition is a Tensor, leaves one branch by return/break/continue and the "
+                "other differently, inside another Tensor-conditioned if or loop: assign to a variable and return "
+                "once instead."
+            )
+        o1, s1, o2, s2 = both(True)
+    return Return(emit_cond(pred, s1, s2, o1.value, o2.value, where))
 
 
 def select_both(ctx, node, cond, then_fn, else_fn):
-    """`a if cond else b` with a Tensor condition: both sides, joined by Select."""
+    """`a if cond else b` with a Tensor condition: a `cond` of the two expressions."""
     pred = as_predicate(cond)
-    start = _snapshot(ctx)
-    ctx.preds.append(pred)
-    try:
-        a = then_fn()
-    finally:
-        ctx.preds.pop()
-    s1 = _snapshot(ctx)
-    _restore(ctx, start)
-    not_pred = pred.logical_not()
-    ctx.preds.append(not_pred)
-    try:
-        b = else_fn()
-    finally:
-        ctx.preds.pop()
-    s2 = _snapshot(ctx)
-    _merge_state(ctx, pred, s1, s2)
-    return join(ctx, pred, a, b, (node, None, None))
+    a, s1 = _subtrace("then", then_fn)
+    b, s2 = _subtrace("else", else_fn)
+    return emit_cond(pred, s1, s2, a, b, (node, None, None))
 
 
 def _describe(v) -> str:
@@ -199,52 +251,6 @@ def _type_join_error(v1, v2, where):
     return TypeError("\n".join(lines))
 
 
-def join(ctx, pred: Tensor, a, b, where):
-    """The value that is `a` where `pred` holds and `b` elsewhere (same structure required)."""
-    if a is b:
-        return a
-    if a is UNDEF or b is UNDEF:
-        return UNDEF
-    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
-    if ta or tb:
-        if not ta:
-            if not isinstance(a, (int, float, bool)):
-                raise _type_join_error(a, b, where)
-            a = Tensor(a, b.dtype)
-        if not tb:
-            if not isinstance(b, (int, float, bool)):
-                raise _type_join_error(a, b, where)
-            b = Tensor(b, a.dtype)
-        if a.shape != b.shape or a.dtype != b.dtype:
-            raise _type_join_error(a, b, where)
-        return apply(REGISTRY["Select"], (pred, a, b))
-    if isinstance(a, (bool, int, float)) and isinstance(b, (bool, int, float)):
-        if type(a) is type(b) and a == b:
-            return a
-        if isinstance(a, bool) and isinstance(b, bool):
-            dt = mstype.bool_
-        elif isinstance(a, float) or isinstance(b, float):
-            dt = mstype.float32
-        else:
-            dt = mstype.int64
-        return apply(REGISTRY["Select"], (pred, Tensor(a, dt), Tensor(b, dt)))
-    if isinstance(a, (tuple, list)) and type(a) is type(b):
-        if len(a) != len(b):
-            raise _type_join_error(a, b, where)
-        return type(a)(join(ctx, pred, x, y, where) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys():
-            raise _type_join_error(a, b, where)
-        return {k: join(ctx, pred, a[k], b[k], where) for k in a}
-    if type(a) is type(b):
-        try:
-            if a == b:
-                return a
-        except Exception:  # noqa: BLE001
-            pass
-    raise _type_join_error(a, b, where)
-
-
 # -- loops --------------------------------------------------------------------------------------
 
 
@@ -257,30 +263,20 @@ class _Retry(Exception):
 
 
 def tensor_loop(ctx, hframe: Frame, node, pred: Tensor):
-    """A loop whose condition is a Tensor: `lax.while_loop` over the loop-carried variables."""
-    if tape.recording:
-        raise GraphCompileError(
-            "a gradient is taken through a while/for loop whose condition is a Tensor: compiled loops are not "
-            "differentiable in reverse mode. Use a loop with Python bounds (it is unrolled) instead."
-        )
-    if not ctx.tracing:
-        raise GraphCompileError("internal: a symbolic loop condition outside a compile")
+    """A loop whose condition is a Tensor: one `while` equation over the loop-carried values and state."""
     header = hframe.graph
     carried = [hframe.values[p] for p in header.params]
     dynamic = {i for i, v in enumerate(carried) if _has_tensor(v)}
-    written: list = []
-    for _ in range(len(carried) + len(ctx.params) + 2):
+    state: list = []  # (key, obj) of the Parameters / random key the body writes
+    for _ in range(len(carried) + 64):
         try:
-            final, params_out, key = _while(ctx, hframe, node, carried, dynamic, written)
+            final = _while(ctx, hframe, node, carried, dynamic, state)
             break
         except _Retry as r:
             dynamic |= r.indices
-            written += [p for p in r.params if all(p is not q for q in written)]
+            state += [e for e in r.params if all(e[0] is not k for k, _ in state)]
     else:  # pragma: no cover - bounded by the state size
         raise GraphCompileError("the loop-carried state of this loop does not settle.")
-    for p, d in zip(written, params_out, strict=True):
-        p._data, p._nodes = d, None
-    random_state.swap_key(key)
     from kiln._compiler.analysis.interp import enter  # noqa: PLC0415
 
     new_h = enter(header, hframe.parent, final, hframe.ns)
@@ -297,7 +293,7 @@ def _has_tensor(v) -> bool:
 
 
 def _to_leaves(v, out: list):
-    """Flatten a carried value into backend arrays; returns a rebuild description."""
+    """Flatten a carried value into arrays (symbolic or constant); returns a rebuild description."""
     if isinstance(v, Tensor):
         out.append(v._data)
         return ("t",)
@@ -307,14 +303,8 @@ def _to_leaves(v, out: list):
         return ("r", _to_leaves(v.index, out), _to_leaves(v.stop, out), step)
     if isinstance(v, (tuple, list)):
         return ("s", type(v), tuple(_to_leaves(x, out) for x in v))
-    if isinstance(v, bool):
-        out.append(B.jnp.asarray(v))
-        return ("t",)
-    if isinstance(v, int):
-        out.append(B.jnp.asarray(v, dtype=np.int64))
-        return ("t",)
-    if isinstance(v, float):
-        out.append(B.jnp.asarray(v, dtype=np.float32))
+    if isinstance(v, (bool, int, float)):
+        out.append(_as_array(v))
         return ("t",)
     raise GraphCompileError(f"a loop whose condition is a Tensor cannot carry a value of type {type(v).__name__}.")
 
@@ -341,73 +331,92 @@ def _same_static(a, b) -> bool:
         return False
 
 
-def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, written: list):
+def _seed_state(trace: G.Trace, state: list, values: list) -> None:
+    for (key, obj), v in zip(state, values, strict=True):
+        trace.state_in[key] = v
+        trace.state[key] = v
+        trace.state_objs[key] = obj
+
+
+def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list):
     from kiln._compiler.analysis.interp import enter, eval_apply, run, value_of  # noqa: PLC0415
 
     header = hframe.graph
     body_g = node.inputs[2].value
+    parent = G.current()
     leaves: list = []
     descs = {i: _to_leaves(carried[i], leaves) for i in sorted(dynamic)}
     n_vars = len(leaves)
-    init = [*leaves, *(p._data for p in written), random_state.current_key()]
-    outer = [(p._data, p._nodes) for p in ctx.params]
-    outer_key = random_state.current_key()
+    init = [*leaves, *(_state_value(k, obj) for k, obj in state)]
+    avals = [(tuple(x.shape), np.dtype(x.dtype)) for x in init]
 
-    def unpack(arrays):
-        it = iter(arrays[:n_vars])
+    def enter_header(trace: G.Trace):
+        carry = [trace.new_input(s, d) for s, d in avals]
+        _seed_state(trace, state, carry[n_vars:])
+        it = iter(carry[:n_vars])
         vals = [(_from_leaves(descs[i], it) if i in dynamic else carried[i]) for i in range(len(carried))]
-        for p, d in zip(written, arrays[n_vars : n_vars + len(written)], strict=True):
-            p._data, p._nodes = d, None
-        random_state.swap_key(arrays[-1])
         frame = enter(header, hframe.parent, vals, hframe.ns)
         for a in header.nodes:
             frame.values[a] = eval_apply(ctx, frame, a)
         return frame
 
-    def restore():
-        for p, (d, n) in zip(ctx.params, outer, strict=True):
-            p._data, p._nodes = d, n
-        random_state.swap_key(outer_key)
+    def cond_fn(trace):
+        frame = enter_header(trace)
+        c = value_of(frame, node.inputs[1])
+        return as_predicate(c if isinstance(c, Tensor) else Tensor(bool(c)))._data
 
-    def cond_fun(arrays):
+    def body_fn(trace):
+        frame = enter_header(trace)
+        ctx.region_depth += 1
         try:
-            frame = unpack(arrays)
-            c = value_of(frame, node.inputs[1])
-            c = as_predicate(c) if isinstance(c, Tensor) else Tensor(bool(c))
-            return c._data
+            outcome = run(ctx, Frame(body_g, frame, frame.ns), region=body_g)
         finally:
-            restore()
-
-    def body_fun(arrays):
-        try:
-            frame = unpack(arrays)
-            before = [(p, p._data) for p in ctx.params]
-            ctx.region_depth += 1
-            try:
-                outcome = run(ctx, Frame(body_g, frame, frame.ns), region=body_g)
-            finally:
-                ctx.region_depth -= 1
-            if not (isinstance(outcome, Goto) and outcome.target is header):
+            ctx.region_depth -= 1
+        if not (isinstance(outcome, Goto) and outcome.target is header):
+            raise GraphCompileError(
+                "'break' or 'return' inside a loop whose condition is a Tensor is not supported; "
+                "fold the exit condition into the loop condition."
+            )
+        new = outcome.args
+        retry = {i for i in range(len(carried)) if i not in dynamic and not _same_static(new[i], carried[i])}
+        known = {k for k, _ in state}
+        new_state = [(k, trace.state_objs[k]) for k in trace.written() if k not in known]
+        if retry or new_state:
+            raise _Retry(retry, new_state)
+        out: list = []
+        for i in sorted(dynamic):
+            _to_leaves(new[i], out)
+        out += [trace.state[k] for k, _ in state]
+        fixed = []
+        for o, (shape, dt) in zip(out, avals, strict=True):
+            if tuple(o.shape) != shape:
                 raise GraphCompileError(
-                    "'break' or 'return' inside a loop whose condition is a Tensor is not supported; "
-                    "fold the exit condition into the loop condition."
+                    f"a loop whose condition is a Tensor changes the shape of a loop variable from {list(shape)} "
+                    f"to {list(o.shape)}; loop variables must keep their shape and dtype."
                 )
-            new = outcome.args
-            retry = {i for i in range(len(carried)) if i not in dynamic and not _same_static(new[i], carried[i])}
-            new_written = [p for p, d in before if p._data is not d and all(p is not q for q in written)]
-            if retry or new_written:
-                raise _Retry(retry, new_written)
-            out: list = []
-            for i in sorted(dynamic):
-                _to_leaves(new[i], out)
-            for p in written:
-                out.append(p._data)
-            out.append(random_state.current_key())
-            return [o.astype(i.dtype) if o.dtype != i.dtype else o for o, i in zip(out, init, strict=True)]
-        finally:
-            restore()
+            if np.dtype(o.dtype) != dt:
+                o = trace.bind(REGISTRY["Cast"], (dt,), [o]) if type(o) is G.Var else np.asarray(o, dt)
+            fixed.append(o)
+        return fixed
 
-    result = B.lax.while_loop(cond_fun, body_fun, init)
-    it = iter(result[:n_vars])
-    final = [(_from_leaves(descs[i], it) if i in dynamic else carried[i]) for i in range(len(carried))]
-    return final, list(result[n_vars : n_vars + len(written)]), result[-1]
+    cs = G.Trace(parent, "while_cond")
+    with G.recording(cs):
+        cond_out = cond_fn(cs)
+    bs = G.Trace(parent, "while_body")
+    with G.recording(bs):
+        body_out = body_fn(bs)
+    cond_out = cs.lift(cond_out)
+    body_out = [bs.lift(x) for x in body_out]
+    c_in = [inner for _, inner in cs.captures.values()]
+    b_in = [inner for _, inner in bs.captures.values()]
+    n_carry = len(init)
+    cond_graph = G.Graph([*c_in, *_placeholders(b_in), *cs.invars[:n_carry]], cs.eqns, [cond_out], "cond")
+    body_graph = G.Graph([*_placeholders(c_in), *b_in, *bs.invars[:n_carry]], bs.eqns, body_out, "body")
+    consts = [*cs.captured(), *bs.captured()]
+    results = parent.emit(
+        "while", [*consts, *init], avals, {"cond": cond_graph, "body": body_graph, "n_consts": len(consts)}
+    )
+    for (k, obj), r in zip(state, results[n_vars:], strict=True):
+        parent.write_state(k, obj, r)
+    it = iter(results[:n_vars])
+    return [(_from_leaves(descs[i], it) if i in dynamic else carried[i]) for i in range(len(carried))]

@@ -6,8 +6,15 @@ import builtins
 
 import numpy as np
 
-from kiln import _backend as B
+from kiln._core import graph as G
 from kiln._core.tensor import Tensor
+
+
+class _Struct:
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype) -> None:
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
 
 
 def _split(values):
@@ -33,24 +40,18 @@ def _fill(template, arrays):
 
 
 def print_(ctx, args, kwargs):
-    """`print` in a graph: prints when the graph runs, in program order, only on the branch taken."""
-    if not ctx.tracing:
+    """`print` in a graph: a host callback equation, so it prints when the graph runs, in program order,
+    and only when its branch is taken."""
+    template, arrays = _split(args)
+    trace = G.current()
+    if not ctx.tracing or trace is None or not any(G.is_symbolic(a) for a in arrays):
         builtins.print(*args, **kwargs)
         return None
-    template, arrays = _split(args)
-    pred = None
-    for p in ctx.preds:
-        pred = p._data if pred is None else B.jnp.logical_and(pred, p._data)
 
-    def host(pred_value, *values):
-        if pred_value is not None and not bool(np.asarray(pred_value)):
-            return
+    def host(*values):
         builtins.print(*_fill(template, values), **kwargs)
 
-    if pred is None:
-        B.jax.debug.callback(lambda *v: host(None, *v), *arrays, ordered=True)
-    else:
-        B.jax.debug.callback(host, pred, *arrays, ordered=True)
+    trace.emit("callback", arrays, [], {"fn": host})
     return None
 
 
@@ -66,7 +67,7 @@ def host_call(ctx, fn, args, kwargs):
         return fn(*filled[:n_pos], **dict(zip(keys, filled[n_pos:], strict=True)))
 
     # The output's shape comes from one run on placeholder values of the right shapes.
-    with B.jax.ensure_compile_time_eval():
+    with G.recording(None):
         sample = call_host(*(np.zeros(a.shape, a.dtype) for a in arrays))
     out_template, out_structs = _result_spec(sample)
 
@@ -75,9 +76,8 @@ def host_call(ctx, fn, args, kwargs):
         _, flat = _result_spec(result, concrete=True)
         return tuple(np.asarray(x, dtype=s.dtype).reshape(s.shape) for x, s in zip(flat, out_structs, strict=True))
 
-    results = B.jax.pure_callback(host, tuple(out_structs), *arrays)
-    it = iter(results)
-    return _rebuild(out_template, it)
+    outs = G.current().emit("host_call", arrays, [(s.shape, s.dtype) for s in out_structs], {"fn": host})
+    return _rebuild(out_template, iter(outs))
 
 
 def _result_spec(value, concrete: bool = False):
@@ -90,7 +90,7 @@ def _result_spec(value, concrete: bool = False):
             arr = np.asarray(v.asnumpy() if isinstance(v, Tensor) else v)
             if isinstance(v, float):
                 arr = arr.astype(np.float32)
-            flat.append(arr if concrete else B.ShapeDtypeStruct(arr.shape, arr.dtype))
+            flat.append(arr if concrete else _Struct(arr.shape, arr.dtype))
             return ("leaf", isinstance(v, Tensor))
         if v is None:
             return ("none",)

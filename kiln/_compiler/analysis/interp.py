@@ -17,6 +17,7 @@ from kiln._compiler.analysis.values import Closure, Frame, Goto, Return, abstrac
 from kiln._compiler.frontend.parser import UNDEF
 from kiln._compiler.ir import ops as O
 from kiln._compiler.ir.node import Apply, Const, FuncGraph
+from kiln._core import graph as G
 
 _ACTIVE: list = []  # the stack of compile contexts (nested jit calls inline into the outermost)
 
@@ -37,21 +38,15 @@ class Context:
     def __init__(self, lax: bool = True, tracing: bool = True) -> None:
         self.lax = lax
         self.tracing = tracing
-        self.params: list = []
-        self.param_ids: dict[int, int] = {}
-        self.late: list = []
-        self.late_ids: set[int] = set()
-        self.const_params: set[int] = set()
+        self.const_params: set[int] = set()  # Parameters of Cells built inside the graph: constants
         self.guards: list = []
         self.guard_keys: set = set()
-        self.preds: list = []  # predicates of the enclosing tensor-valued branches
-        self.region_depth = 0
+        self.region_depth = 0  # nesting of Tensor-conditioned branches and loops being recorded
         self.frames: list[Frame] = []
         self.parsed: list = []  # ParsedFunctions used (for IR dumps)
         self.seen_cells: set[int] = set()
         self.trace_only = False  # capture_mode='trace': nested Cells run as Python too
-        self.host_key = None  # the concrete random key while the graph's key is symbolic
-        self.started = False  # the trace has begun: new Parameters can no longer become inputs
+        self.trace = None  # the outermost graph being recorded
 
     def __enter__(self):
         _ACTIVE.append(self)
@@ -60,20 +55,9 @@ class Context:
     def __exit__(self, *exc):
         _ACTIVE.pop()
 
-    # -- state the graph reads ------------------------------------------------------------------
-    def add_param(self, p) -> None:
-        if id(p) in self.param_ids or id(p) in self.const_params:
-            return
-        if self.started and self.tracing:
-            if id(p) not in self.late_ids:
-                # Met only during the trace: restored afterwards, and an input of the next trace.
-                self.late_ids.add(id(p))
-                self.late.append((p, p._data, p._nodes))
-            return
-        self.param_ids[id(p)] = len(self.params)
-        self.params.append(p)
-
+    # -- what the graph depends on --------------------------------------------------------------
     def see_cell(self, cell) -> None:
+        """Guard on a Cell's Parameters and training mode (its Parameters are read through the trace)."""
         if id(cell) in self.seen_cells:
             return
         self.seen_cells.add(id(cell))
@@ -81,9 +65,12 @@ class Context:
             self.seen_cells.add(id(c))
             for name, p in c._params.items():
                 if p is not None:
-                    self.add_param(p)
                     self.guard(c._params, name, p)
             self.guard(c.__dict__, "training", c.__dict__.get("training"))
+
+    def call(self, fn, args, kwargs=None):
+        """Call `fn` with graph semantics (library code such as `grad` calls user functions through this)."""
+        return calls.call(self, fn, list(args), kwargs or None, None)
 
     def guard(self, container: dict, key, value) -> None:
         """The compiled graph is valid only while `container[key] is value`."""
@@ -168,8 +155,11 @@ def run(ctx: Context, frame: Frame, region: FuncGraph | None = None):
             ctx.frames[-1] = frame
             graph = frame.graph
             values = frame.values
+            trace = G._TRACES[-1] if G._TRACES else None
             for a in graph.nodes:
                 frame.current = a
+                if trace is not None:
+                    trace.loc = a.loc
                 try:
                     v = eval_apply(ctx, frame, a)
                 except BaseException as err:  # noqa: BLE001

@@ -82,9 +82,7 @@ def _resolve(ctx, frame, node, args):
 
 
 def _seen(ctx, v):
-    if isinstance(v, Parameter):
-        ctx.add_param(v)
-    elif is_cell(v):
+    if is_cell(v):
         ctx.see_cell(v)
     return v
 
@@ -116,10 +114,6 @@ def _getattr(ctx, frame, node, args):
 def _setattr(ctx, frame, node, args):
     obj, name, value = args
     if is_cell(obj) and name in obj.__dict__["_params"]:
-        p = obj.__dict__["_params"][name]
-        ctx.add_param(p)
-        if ctx.preds and ctx.tracing:
-            pass  # branch writes are merged by the enclosing tensor-valued if
         setattr(obj, name, value)
         return None
     raise GraphCompileError(
@@ -387,7 +381,7 @@ def _assert(ctx, frame, node, args):
 @_impl(O.RAISE)
 def _raise(ctx, frame, node, args):
     (exc,) = args
-    if ctx.preds:
+    if ctx.region_depth > 0:
         raise GraphCompileError("'raise' under a condition that is a Tensor is not supported in graph mode.")
     if exc is None:
         raise RuntimeError("re-raise outside an except block")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kiln import _backend as B
 from kiln._compiler.frontend.parser import UNDEF
 from kiln._compiler.ir.node import FuncGraph
+from kiln._core.graph import Var
 from kiln._core.primitive import AbstractTensor
 from kiln._core.tensor import Tensor
 
@@ -74,7 +74,7 @@ class Return:
 
 def is_symbolic(x) -> bool:
     """A Tensor whose value is unknown at compile time."""
-    return isinstance(x, Tensor) and B.is_tracer(x._data)
+    return isinstance(x, Tensor) and type(x._data) is Var
 
 
 def is_cell(x) -> bool:

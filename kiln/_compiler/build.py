@@ -1,0 +1,179 @@
+"""Compiling: record a Kiln graph, optimise it, lower it to one XLA executable.
+
+`build` records the program as a Kiln graph (the frontend runs on symbolic
+tensors, every op appends an equation), runs the passes, then `lower` turns the
+graph into a backend function with one loop over its equations; nested graphs
+become `cond`, `while_loop` and `vjp` of their own lowered functions. The whole
+is compiled once with `jax.jit`, the buffers of written Parameters donated.
+Parameters and the random key are inputs; their new values are outputs,
+written back after each call.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from kiln import _backend as B
+from kiln._compiler import dump
+from kiln._compiler.analysis.interp import Context
+from kiln._compiler.lower import eval_graph
+from kiln._compiler.passes import tensor as tensor_passes
+from kiln._core import graph as G
+from kiln._core import random_state
+from kiln._core.tensor import Tensor
+
+
+class Executable:
+    """A compiled graph plus what a call needs: the state it reads and writes, and the output layout."""
+
+    __slots__ = (
+        "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
+        "front_s", "trace_s", "graph",
+    )  # fmt: skip
+
+    def __call__(self, leaves: list):
+        state = [random_state.current_key() if obj is G.RNG else obj._data for obj in self.state_objs]
+        owned = self.owned
+        for k, i in enumerate(self.donated):
+            if state[i] is not owned[k]:
+                # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
+                state[i] = B.jax.device_put(state[i], may_alias=False)
+        outs = self.exe(*leaves, *state)
+        n = self.n_out
+        for k, obj in enumerate(self.written):
+            new = outs[n + k]
+            if obj is G.RNG:
+                random_state.swap_key(new)
+            else:
+                obj._data = new
+        for k, i in enumerate(self.donated):
+            owned[k] = self.state_objs[i]._data
+        desc = self.out_desc
+        if desc is _SINGLE:
+            return Tensor._wrap(outs[0])
+        return _rebuild_out(desc, outs)
+
+
+_SINGLE = ("t", 0)
+
+
+def _describe_out(v, leaves: list):
+    if isinstance(v, Tensor):
+        leaves.append(v._data)
+        return ("t", len(leaves) - 1)
+    if isinstance(v, (tuple, list)):
+        return ("s", type(v), tuple(_describe_out(x, leaves) for x in v))
+    if isinstance(v, dict):
+        return ("d", tuple(v), tuple(_describe_out(x, leaves) for x in v.values()))
+    from kiln._compiler.analysis.values import Closure  # noqa: PLC0415
+
+    if isinstance(v, Closure):
+        raise TypeError("a graph cannot return a function defined inside it.")
+    return ("c", v)
+
+
+def _rebuild_out(desc, outs):
+    kind = desc[0]
+    if kind == "t":
+        return Tensor._wrap(outs[desc[1]])
+    if kind == "c":
+        return desc[1]
+    if kind == "s":
+        return desc[1](_rebuild_out(d, outs) for d in desc[2])
+    return dict(zip(desc[1], (_rebuild_out(d, outs) for d in desc[2]), strict=True))
+
+
+def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, mode_setter, fn=None):
+    """Run the frontend on symbolic inputs; returns (graph, trace, ctx, output description)."""
+    from kiln._compiler.cache import rebuild  # noqa: PLC0415
+
+    ctx = Context(lax=lax, tracing=True)
+    if fn is not None:
+        from kiln._compiler.analysis.calls import prescan  # noqa: PLC0415
+
+        cells = [*cells, *prescan(fn)[0]]
+    for c in cells:
+        ctx.see_cell(c)
+    trace = G.Trace(name=name)
+    trace.frontend = ctx
+    trace.const_ids = ctx.const_params
+    ctx.trace = trace
+    in_vars = [trace.new_input(x.shape, x.dtype) for x in leaves]
+    with G.recording(trace), ctx, mode_setter():
+        args, kwargs = rebuild(template, iter(in_vars))
+        out = body(*args, **kwargs)
+        out_leaves: list = []
+        desc = _describe_out(out, out_leaves)
+    written = trace.written()
+    graph = trace.graph([*out_leaves, *(trace.state[k] for k in written)])
+    return graph, trace, ctx, (desc, len(out_leaves), written)
+
+
+def build(name: str, body, template, leaves: list, param_args: list, cells: list, lax: bool, mode_setter, fn=None):
+    """Record `body` as a Kiln graph on symbolic inputs, optimise it and compile it.
+
+    Args:
+        name: display name (logs, dumps).
+        body: `body(*args, **kwargs)` runs the program (through the frontend or as Python).
+        template: rebuilds (args, kwargs) from the input leaves (see `cache.flatten`).
+        leaves: example input arrays (their shapes and dtypes are the signature).
+        param_args: Parameters passed as arguments (state: read and written through the trace).
+        cells: Cells reachable from the arguments (guards on their parameters and training mode).
+        lax: LAX syntax level.
+        mode_setter: context manager forcing GRAPH_MODE while tracing.
+        fn: the user's function (its globals are scanned for Cells to guard).
+    """
+    t0 = time.perf_counter()
+    graph, trace, ctx, (desc, n_out, written) = trace_program(name, body, template, leaves, cells, lax, mode_setter, fn)
+    front_s = time.perf_counter() - t0
+    stages = [("record", str(graph))] if dump.level() > 0 else []
+    for pass_name, _ in tensor_passes.run(graph):
+        if stages:
+            stages.append((pass_name, str(graph)))
+    n_leaves = len(leaves)
+    state_keys = list(trace.state_in)
+    state_objs = [trace.state_objs[k] for k in state_keys]
+    donated = tuple(i for i, k in enumerate(state_keys) if k in written and k is not G.RNG)
+
+    def fun(*arrays):
+        return eval_graph(graph, arrays)
+
+    exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
+    ex = Executable()
+    ex.exe = exe
+    ex.state_objs = state_objs
+    ex.written = [trace.state_objs[k] for k in written]
+    ex.donated = donated
+    ex.owned = [None] * len(donated)
+    ex.n_out = n_out
+    ex.out_desc = desc if desc != _SINGLE else _SINGLE
+    ex.guards = ctx.guards
+    ex.refs = None
+    ex.name = name
+    ex.front_s = front_s
+    ex.trace_s = time.perf_counter() - t0
+    ex.graph = graph
+    if stages:
+        dump.save(name, ctx, stages)
+    return ex
+
+
+_persistent = False
+
+
+def enable_persistent_cache() -> None:
+    """Let a second process reuse compiled executables (the backend's on-disk cache, in a Kiln-owned folder)."""
+    global _persistent
+    if _persistent:
+        return
+    _persistent = True
+    path = os.environ.get("KILN_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "kiln", "xla"))
+    if not path or path.lower() == "off":
+        return
+    try:
+        os.makedirs(path, exist_ok=True)
+        B.jax.config.update("jax_compilation_cache_dir", path)
+        B.jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+    except Exception:  # noqa: BLE001  (an unwritable home must not break compiling)
+        pass
