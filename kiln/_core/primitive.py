@@ -3,12 +3,15 @@
 A `PrimitiveDef` names an op, lists its attributes with their defaults, gives
 its backend implementation (a pure function of backend arrays), an optional
 `check` that validates inputs and raises MindSpore-style messages, and an
-optional hand-written derivative. PyNative dispatch, the autograd tape and
-the graph compiler all read these records; nothing else describes an op.
+optional hand-written derivative, and optional `Bounds`: a data-dependent check
+(indices, class labels) that shapes cannot decide. PyNative dispatch, the
+autograd tape and the graph compiler all read these records; nothing else
+describes an op.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +44,81 @@ def op_error(op: str, message: str, kind: type[Exception] = ValueError) -> Excep
     return kind(f"For '{op}', {message}")
 
 
+class Bounds:
+    """A check of input *values* (indices, class labels) that a primitive declares beside its `impl`.
+
+    The backend clamps or drops an out-of-range index without a word; MindSpore refuses it. Shapes
+    cannot tell, so the check is a computation on the inputs, run in the same compiled call as `impl`:
+
+        ok, detail = bounds.test(*arrays, **attrs)   # traceable, pure backend code (jnp / lax)
+        ...                                          # once the values are concrete:
+        if not ok:
+            raise bounds.error(op_name, detail, attrs)
+
+    Args:
+        test: `test(*arrays, **attrs) -> (ok, detail)`, a pure function of the same backend arrays
+            and attributes as `impl` (Python scalars and None where `impl` gets them). No Python
+            control flow on array values, so it traces inside any compiled program. `ok` is a
+            boolean scalar array, True when every value is in range. `detail` is a 1-D int64 array
+            of a length fixed by the input shapes and attributes, describing the first offending
+            element (its value, the bound, the axis, its position...). It is computed whether or
+            not `ok` is True, and is only meaningful when `ok` is False. Graph mode can carry
+            `(ok, detail)` out of a compiled program as two extra outputs.
+        message: `message(detail, **attrs) -> str`, called on the host with `detail` as a tuple
+            of Python ints, only when `ok` is False. It returns the text after "For 'Op', ".
+        kind: the exception class raised (IndexError for indices, ValueError for labels).
+
+    Checks are on by default; `KILN_CHECKS=off` in the environment or
+    `set_context(runtime_checks=False)` turns them off (see `checks_enabled`).
+    """
+
+    __slots__ = ("test", "message", "kind")
+
+    def __init__(self, test: Callable, message: Callable, kind: type[Exception] = IndexError) -> None:
+        self.test = test
+        self.message = message
+        self.kind = kind
+
+    def error(self, op: str, detail, attrs: dict[str, Any]) -> Exception:
+        """The exception for a failed check, from the concrete `detail` array the test returned."""
+        values = tuple(int(v) for v in np.asarray(detail).reshape(-1))
+        return op_error(op, self.message(values, **attrs), self.kind)
+
+
+def with_bounds(prim: PrimitiveDef, kw: dict[str, Any]) -> Callable:
+    """`fn(*arrays) -> (impl's result, ok, detail)`: `impl` and its bounds test as one function to compile."""
+    impl, test = prim.impl, prim.bounds.test
+
+    def checked(*arrays):
+        ok, detail = test(*arrays, **kw)
+        return impl(*arrays, **kw), ok, detail
+
+    return checked
+
+
+_checks = {"on": os.environ.get("KILN_CHECKS", "on").strip().lower() not in ("off", "0", "false", "no")}
+_checks_listeners: list[Callable[[bool], None]] = []
+
+
+def checks_enabled() -> bool:
+    """Whether `Bounds` checks run (default on; `KILN_CHECKS=off` or `set_context(runtime_checks=False)`)."""
+    return _checks["on"]
+
+
+def set_checks(enabled: bool) -> None:
+    """Turn `Bounds` checks on or off; callers that compiled checks in (dispatch, graph caches) are told."""
+    enabled = bool(enabled)
+    if enabled != _checks["on"]:
+        _checks["on"] = enabled
+        for listener in _checks_listeners:
+            listener(enabled)
+
+
+def on_checks_change(listener: Callable[[bool], None]) -> None:
+    """Register `listener(enabled)`, called when `set_checks` changes the setting (to drop compiled code)."""
+    _checks_listeners.append(listener)
+
+
 class PrimitiveDef:
     """Declaration of one primitive.
 
@@ -59,11 +137,13 @@ class PrimitiveDef:
         multiple_results: `impl` returns a tuple.
         effect: "write0" for state updates: the result replaces input 0 (a Parameter).
         random: input 0 is a PRNG key supplied by the random-state owner.
+        bounds: a `Bounds` check of input values (indices, labels) that runs with every call
+            while checks are enabled; a failure raises before any result or state is visible.
     """
 
     __slots__ = (
         "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
-        "multiple_results", "effect", "random", "check_eagerly", "_backward",
+        "multiple_results", "effect", "random", "check_eagerly", "bounds", "_backward",
     )  # fmt: skip
 
     def __init__(
@@ -79,6 +159,7 @@ class PrimitiveDef:
         effect: str | None = None,
         random: bool = False,
         check_eagerly: bool = False,
+        bounds: Bounds | None = None,
     ) -> None:
         if name in REGISTRY:
             raise RuntimeError(f"primitive {name!r} is declared twice")
@@ -94,6 +175,7 @@ class PrimitiveDef:
         self.effect = effect
         self.random = random
         self.check_eagerly = check_eagerly
+        self.bounds = bounds
         self._backward: dict[tuple, PrimitiveDef] = {}
         REGISTRY[name] = self
 
@@ -186,6 +268,7 @@ def _make_backward(prim: PrimitiveDef, diff_mask: tuple[bool, ...]) -> Primitive
     bwd.effect = None
     bwd.random = False
     bwd.check_eagerly = False
+    bwd.bounds = None  # the forward call already checked the same inputs
     bwd._backward = {}
     return bwd
 

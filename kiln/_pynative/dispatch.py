@@ -6,8 +6,12 @@ input shapes and dtypes, so a repeated call costs one lookup and one launch.
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+
 from kiln import _backend as B
-from kiln._core.primitive import PrimitiveDef, op_error
+from kiln._core.primitive import PrimitiveDef, checks_enabled, on_checks_change, op_error, with_bounds
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 
@@ -17,9 +21,31 @@ _compiled: dict[tuple, object] = {}
 def _compile(prim: PrimitiveDef, attrs: tuple):
     kw = prim.attrs_dict(attrs)
     impl = prim.impl
-    fn = B.jit(lambda *xs: impl(*xs, **kw)) if kw else B.jit(impl)
+    if prim.bounds is not None and checks_enabled():  # one launch computes the result and the check
+        fn = B.jit(with_bounds(prim, kw))
+    else:
+        fn = B.jit(lambda *xs: impl(*xs, **kw)) if kw else B.jit(impl)
     _compiled[(prim, attrs)] = fn
     return fn
+
+
+def _bounds_checked(prim: PrimitiveDef, attrs: tuple, packed):
+    """The result of a call compiled `with_bounds`, or the op's error when its bounds check failed."""
+    if not checks_enabled():
+        return packed
+    result, ok, detail = packed
+    if not B.is_tracer(ok) and not ok:  # a symbolic flag belongs to the graph compiler that traced it
+        raise prim.bounds.error(prim.name, detail, prim.attrs_dict(attrs))
+    return result
+
+
+def _drop_checked(_enabled: bool) -> None:
+    """Turning checks on or off recompiles the primitives that declare `bounds`."""
+    for key in [k for k in _compiled if k[0].bounds is not None]:
+        del _compiled[key]
+
+
+on_checks_change(_drop_checked)
 
 
 def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
@@ -34,6 +60,8 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
         result = fn(*arrays)
     except Exception as err:  # the backend's message is rewritten in the op's terms
         raise diagnose(prim, args, attrs, err) from None
+    if prim.bounds is not None:
+        result = _bounds_checked(prim, attrs, result)
     if prim.multiple_results:
         out = tuple(Tensor._wrap(r) for r in result)
     else:
@@ -61,12 +89,110 @@ def describe(args) -> str:
 
 
 def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> Exception:
-    """Turn a backend failure into an error that names the op and the input shapes."""
+    """Turn a backend failure into an error that says what happened, in Kiln's words.
+
+    - out of memory -> MemoryError naming the size asked for (when the backend says it);
+    - RecursionError stays a RecursionError;
+    - the inputs are at fault (the primitive's `check` rejects them, or, for a primitive without
+      a check, their shapes and dtypes do not even trace) -> that TypeError / ValueError;
+    - anything else is Kiln's own failure -> RuntimeError "internal error" with a one-line repro.
+
+    The backend's text never reaches the message (it stays on `__context__`, and `KILN_DEBUG=1`
+    appends its first line).
+    """
+    text = str(err)
+    inputs = describe(args)
+    if isinstance(err, RecursionError):
+        return RecursionError(
+            f"For '{prim.name}', the maximum recursion depth ({sys.getrecursionlimit()}) was exceeded while "
+            f"running the op on ({inputs}): a recursive function went too deep or does not stop."
+        )
+    if isinstance(err, MemoryError) or any(m in text for m in _OOM_MARKERS):
+        asked = _bytes_asked(text)
+        size = f" while allocating {_show_bytes(asked)}" if asked else ""
+        return MemoryError(
+            f"For '{prim.name}', the device ran out of memory{size} running the op on ({inputs}). "
+            "Use smaller inputs (a smaller batch) or keep fewer large tensors alive." + _debug_suffix(err)
+        )
+    kw = prim.attrs_dict(attrs)
+    abstract = tuple(_abstract(a) for a in args)
     if prim.check is not None:
         try:
-            prim.check(*(_abstract(a) for a in args), **prim.attrs_dict(attrs))
-        except (TypeError, ValueError) as checked:
+            prim.check(*abstract, **kw)
+        except (TypeError, ValueError, IndexError) as checked:
             return checked
-    detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    kind = TypeError if isinstance(err, TypeError) else ValueError
-    return op_error(prim.name, f"the inputs ({describe(args)}) are not valid: {detail}", kind)
+    else:
+        for i, a in enumerate(args):
+            if not (a is None or isinstance(a, (Tensor, bool, int, float, complex, tuple, list)) or B.is_array(a)):
+                return op_error(
+                    prim.name, f"input {i} must be a Tensor or a number, but got {type(a).__name__}.", TypeError
+                )
+        try:
+            B.eval_shape(lambda *xs: prim.impl(*xs, **kw), *(_spec(a) for a in abstract))
+        except Exception as static:  # noqa: BLE001  (any failure here means the shapes or dtypes do not fit)
+            kind = TypeError if isinstance(static, TypeError) else ValueError
+            return op_error(
+                prim.name,
+                f"the inputs ({inputs}) do not fit this op{_attrs_text(kw)}: their shapes or dtypes are not "
+                "supported together." + _debug_suffix(err),
+                kind,
+            )
+    return RuntimeError(
+        f"For '{prim.name}', Kiln failed internally running the op on ({inputs}){_attrs_text(kw)}. "
+        "This is a bug in Kiln, not in your program; please report it with this repro: "
+        f"{_repro(prim, args, attrs)}" + _debug_suffix(err)
+    )
+
+
+_OOM_MARKERS = ("RESOURCE_EXHAUSTED", "Out of memory", "out of memory", "OOM when allocating")
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _bytes_asked(text: str) -> int | None:
+    """The allocation size an out-of-memory message mentions: '123 bytes', '(123B)', '16.00GiB'."""
+    m = re.search(r"(\d+)\s*bytes", text) or re.search(r"\((\d+)B\)", text)
+    if m:
+        return int(m.group(1))
+    m = re.search(r"(\d+(?:\.\d+)?)\s*([KMGT])i?B\b", text)
+    if m:
+        return int(float(m.group(1)) * _UNITS[m.group(2)])
+    return None
+
+
+def _show_bytes(n: int) -> str:
+    for unit in ("T", "G", "M", "K"):
+        if n >= _UNITS[unit]:
+            return f"{n / _UNITS[unit]:.2f} {unit}iB ({n} bytes)"
+    return f"{n} bytes"
+
+
+def _spec(a):
+    shape = getattr(a, "shape", None)
+    if shape is not None and hasattr(a, "dtype"):
+        return B.ShapeDtypeStruct(tuple(shape), a.dtype)
+    return a
+
+
+def _attrs_text(kw: dict) -> str:
+    return f" with {', '.join(f'{k}={v!r}' for k, v in kw.items())}" if kw else ""
+
+
+def _repro(prim: PrimitiveDef, args: tuple, attrs: tuple) -> str:
+    parts = []
+    for a in args:
+        if isinstance(a, Tensor):
+            parts.append(f"ms.Tensor(np.zeros({list(a.shape)}), ms.{a.dtype.name})")
+        else:
+            parts.append(repr(a))
+    call = f"apply(REGISTRY[{prim.name!r}], ({', '.join(parts)},), {attrs!r})"
+    return (
+        'python -c "import numpy as np, kiln as ms; from kiln._core.primitive import REGISTRY; '
+        f'from kiln._pynative.dispatch import apply; {call}"'
+    )
+
+
+def _debug_suffix(err: Exception) -> str:
+    if not os.environ.get("KILN_DEBUG"):
+        return ""
+    first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+    return f" [backend: {type(err).__name__}: {first}]"

@@ -8,6 +8,7 @@ import numpy as np
 
 from kiln._backend import jax, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
+from kiln._core.prims import _bounds
 from kiln._core.prims._checks import normalize_axis, shape_of
 from kiln._core.prims._promote import float32_scalars
 
@@ -160,16 +161,17 @@ def _check_gather(x, indices, axis, batch_dims=0):
 Gather = PrimitiveDef(
     "Gather",
     lambda x, indices, axis, batch_dims: (
-        jnp.take(x, indices, axis=axis, mode="clip") if batch_dims == 0 else _batched_take(x, indices, axis, batch_dims)
+        jnp.take(x, indices, axis=axis) if batch_dims == 0 else _batched_take(x, indices, axis, batch_dims)
     ),
     attrs={"axis": 0, "batch_dims": 0},
     nondiff=(1,),
     check=_check_gather,
+    bounds=_bounds.gather_bounds,
 )
 
 
 def _batched_take(x, indices, axis, batch_dims):
-    fn = lambda a, i: jnp.take(a, i, axis=axis - batch_dims, mode="clip")
+    fn = lambda a, i: jnp.take(a, i, axis=axis - batch_dims)
     for _ in range(batch_dims):
         fn = jax.vmap(fn)
     return fn(x, indices)
@@ -177,9 +179,10 @@ def _batched_take(x, indices, axis, batch_dims):
 
 GatherD = PrimitiveDef(
     "GatherD",
-    lambda x, index, dim: jnp.take_along_axis(x, index, axis=dim, mode="clip"),
+    lambda x, index, dim: jnp.take_along_axis(x, index, axis=dim),
     attrs={"dim": 0},
     nondiff=(1,),
+    bounds=_bounds.gather_d_bounds,
 )
 
 
@@ -189,7 +192,7 @@ def _gather_nd(x, indices):
     return x[tuple(jnp.moveaxis(indices, -1, 0)[i] for i in range(k))]
 
 
-GatherNd = PrimitiveDef("GatherNd", _gather_nd, nondiff=(1,))
+GatherNd = PrimitiveDef("GatherNd", _gather_nd, nondiff=(1,), bounds=_bounds.gather_nd_bounds)
 
 
 def _nd_index(indices):
@@ -202,18 +205,20 @@ ScatterNd = PrimitiveDef(
     lambda indices, updates, shape: jnp.zeros(shape, jnp.asarray(updates).dtype).at[_nd_index(indices)].add(updates),
     attrs={"shape": ()},
     nondiff=(0,),
+    bounds=_bounds.scatter_nd_bounds,
 )
+_scatter_kw = {"nondiff": (1,), "bounds": _bounds.tensor_scatter_bounds}
 TensorScatterUpdate = PrimitiveDef(
-    "TensorScatterUpdate", lambda x, indices, updates: x.at[_nd_index(indices)].set(updates), nondiff=(1,)
+    "TensorScatterUpdate", lambda x, indices, updates: x.at[_nd_index(indices)].set(updates), **_scatter_kw
 )
 TensorScatterAdd = PrimitiveDef(
-    "TensorScatterAdd", lambda x, indices, updates: x.at[_nd_index(indices)].add(updates), nondiff=(1,)
+    "TensorScatterAdd", lambda x, indices, updates: x.at[_nd_index(indices)].add(updates), **_scatter_kw
 )
 TensorScatterMax = PrimitiveDef(
-    "TensorScatterMax", lambda x, indices, updates: x.at[_nd_index(indices)].max(updates), nondiff=(1,)
+    "TensorScatterMax", lambda x, indices, updates: x.at[_nd_index(indices)].max(updates), **_scatter_kw
 )
 TensorScatterMin = PrimitiveDef(
-    "TensorScatterMin", lambda x, indices, updates: x.at[_nd_index(indices)].min(updates), nondiff=(1,)
+    "TensorScatterMin", lambda x, indices, updates: x.at[_nd_index(indices)].min(updates), **_scatter_kw
 )
 
 
@@ -227,7 +232,13 @@ def _scatter_dim(x, index, src, dim, reduce):
     return {"none": ref.set, "add": ref.add, "multiply": ref.multiply}[reduce](src)
 
 
-ScatterElements = PrimitiveDef("TensorScatterElements", _scatter_dim, attrs={"dim": 0, "reduce": "none"}, nondiff=(1,))
+ScatterElements = PrimitiveDef(
+    "TensorScatterElements",
+    _scatter_dim,
+    attrs={"dim": 0, "reduce": "none"},
+    nondiff=(1,),
+    bounds=_bounds.scatter_elements_bounds,
+)
 
 
 def _check_select(cond, x, y):
@@ -267,6 +278,7 @@ OneHot = PrimitiveDef(
     nondiff=(0,),
     check=_check_one_hot,
     check_eagerly=True,
+    bounds=_bounds.one_hot_bounds,
 )
 
 
@@ -316,6 +328,7 @@ GetItem = PrimitiveDef(
     lambda x, *idx, spec: jnp.asarray(x)[build_index(spec, idx)],
     attrs={"spec": ()},
     nondiff=tuple(range(1, 33)),
+    bounds=_bounds.getitem_bounds,
 )
 
 
@@ -324,7 +337,9 @@ def _set_item(x, value, *idx, spec):
     return x.at[build_index(spec, idx)].set(jnp.asarray(value).astype(x.dtype))
 
 
-SetItem = PrimitiveDef("TensorSetItem", _set_item, attrs={"spec": ()}, nondiff=tuple(range(2, 34)))
+SetItem = PrimitiveDef(
+    "TensorSetItem", _set_item, attrs={"spec": ()}, nondiff=tuple(range(2, 34)), bounds=_bounds.setitem_bounds
+)
 MaskedSet = PrimitiveDef(
     "TensorMaskedSet",
     lambda x, mask, value: jnp.where(mask, jnp.asarray(value).astype(jnp.asarray(x).dtype), x),

@@ -7,6 +7,7 @@ axis conventions follow MindSpore: inputs (N, C) or (N, C, d1, ...) or (C,).
 from __future__ import annotations
 
 from kiln._backend import jax, jnp
+from kiln._core.prims import _bounds
 from kiln._core.prims._checks import broadcast_shapes
 from kiln._core.prims.nn._common import declare, dtype_of, one_of, op_error, require_float, shape_of
 
@@ -72,7 +73,12 @@ def _sparse_sce(logits, labels, *, is_grad):
 
 
 SparseSoftmaxCrossEntropyWithLogits = declare(
-    "SparseSoftmaxCrossEntropyWithLogits", _sparse_sce, _check_sparse_sce, attrs={"is_grad": False}, nondiff=(1,)
+    "SparseSoftmaxCrossEntropyWithLogits",
+    _sparse_sce,
+    _check_sparse_sce,
+    attrs={"is_grad": False},
+    nondiff=(1,),
+    bounds=_bounds.sparse_sce_bounds,
 )
 
 
@@ -146,7 +152,12 @@ def _nll_loss(x, target, weight, *, reduction, ignore_index, label_smoothing):
 
 _CLASS_ATTRS = {"reduction": "mean", "ignore_index": -100, "label_smoothing": 0.0}
 CrossEntropy = declare(
-    "CrossEntropy", _cross_entropy, _check_class_loss("CrossEntropy", "input"), attrs=_CLASS_ATTRS, nondiff=(2,)
+    "CrossEntropy",
+    _cross_entropy,
+    _check_class_loss("CrossEntropy", "input"),
+    attrs=_CLASS_ATTRS,
+    nondiff=(2,),
+    bounds=_bounds.class_loss_bounds,
 )
 NLLLoss = declare(
     "NLLLoss",
@@ -155,6 +166,7 @@ NLLLoss = declare(
     attrs=_CLASS_ATTRS,
     nondiff=(2,),
     multiple_results=True,
+    bounds=_bounds.class_loss_bounds,
 )
 
 

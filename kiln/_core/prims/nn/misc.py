@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kiln._backend import jnp, lax
 from kiln._backend import random as jrandom
+from kiln._core.prims import _bounds
 from kiln._core.prims.nn._common import declare, dtype_of, op_error, require_float, shape_of
 
 
@@ -64,11 +65,18 @@ def _check_embedding(indices, weight, *, padding_idx):
 def _embedding(indices, weight, *, padding_idx):
     if padding_idx is not None:  # the padding row is looked up but never trained
         weight = weight.at[padding_idx].set(lax.stop_gradient(weight[padding_idx]))
-    # Out-of-range indices read NaN rather than a silently clamped row.
+    # Out-of-range indices are refused by the bounds check; with checks off they read NaN, not a clamped row.
     return jnp.take(weight, indices, axis=0, mode="fill")
 
 
-Embedding = declare("Embedding", _embedding, _check_embedding, attrs={"padding_idx": None}, nondiff=(0,))
+Embedding = declare(
+    "Embedding",
+    _embedding,
+    _check_embedding,
+    attrs={"padding_idx": None},
+    nondiff=(0,),
+    bounds=_bounds.embedding_bounds,
+)
 
 
 # ---- parametric activations --------------------------------------------------------------------
