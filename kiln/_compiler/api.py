@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Callable
 
 from kiln._compiler import cache as C
+from kiln._compiler.errors import for_user
 
 __all__ = ["JitConfig", "jit", "mutable"]
 
@@ -51,6 +52,14 @@ class JitConfig:
             )
         if debug_level not in ("RELEASE", "DEBUG"):
             raise ValueError(f"JitConfig: debug_level must be 'RELEASE' or 'DEBUG', but got {debug_level!r}.")
+        if infer_boost not in ("on", "off"):
+            raise ValueError(f"JitConfig: infer_boost must be 'on' or 'off', but got {infer_boost!r}.")
+        if exc_mode != "auto":
+            _note_once(f"JitConfig(exc_mode={exc_mode!r})", "XLA decides how a graph is launched")
+        if infer_boost == "on":
+            _note_once("JitConfig(infer_boost='on')", "it is an Ascend inference option")
+        for key in kwargs:
+            _note_once(f"JitConfig({key}=...)", "Kiln does not know this option")
         self.jit_config_dict = {
             "jit_level": jit_level,
             "exc_mode": exc_mode,
@@ -68,6 +77,16 @@ class JitConfig:
 
     def __repr__(self) -> str:
         return f"JitConfig({self.jit_config_dict})"
+
+
+_noted: set = set()
+
+
+def _note_once(option: str, why: str) -> None:
+    """Say once that an accepted option has no effect in Kiln, and why."""
+    if option not in _noted:
+        _noted.add(option)
+        warnings.warn(f"{option} has no effect in Kiln: {why}.", stacklevel=3)
 
 
 def mutable(input_data, dynamic_len: bool = False):
@@ -141,7 +160,10 @@ class JitFunction:
         self.options = options
         self.jit_config = jit_config
         self.input_signature = input_signature
-        self._cache = C.JitCache(getattr(fn, "__qualname__", "fn"))
+        for key in options:
+            if key not in ("jit_syntax_level", "hash_args", "compile_once"):
+                _note_once(f"jit({key}=...)", "Kiln does not know this option")
+        self._cache = self._new_cache(getattr(fn, "__qualname__", "fn"))
         self._bound: dict = {}
         functools.update_wrapper(self, fn)
 
@@ -162,6 +184,15 @@ class JitFunction:
         enable_persistent_cache()
         lax = _syntax_level(self.options, self.jit_config)
         return build(self._cache.name, body, template, leaves, params, cells, lax, graph_mode, fn)
+
+    def _new_cache(self, name: str) -> C.JitCache:
+        cache = C.JitCache(name)
+        hash_args = self.options.get("hash_args")
+        if hash_args is not None:
+            items = hash_args if isinstance(hash_args, (tuple, list)) else (hash_args,)
+            cache.extra_key = tuple(hash(x) for x in items)
+        cache.compile_once = bool(self.options.get("compile_once"))
+        return cache
 
     @property
     def compile_count(self) -> int:
@@ -188,7 +219,7 @@ class _BoundJit:
         self._jf = jf
         self._kiln_fn = jf._kiln_fn
         self._kiln_self = obj
-        self._cache = C.JitCache(jf._cache.name)
+        self._cache = jf._new_cache(jf._cache.name)
         self.__wrapped__ = jf._kiln_fn
 
     @property
@@ -228,7 +259,10 @@ def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
             return calls.call_user(ectx, fn, list(full), kwargs)
     if jf.input_signature is not None:
         _check_signature(jf.input_signature, args)
-    return cache.call(full, kwargs, jf._compile_fn)
+    try:
+        return cache.call(full, kwargs, jf._compile_fn)
+    except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
+        raise for_user(err) from None
 
 
 def _check_signature(signature, args) -> None:
@@ -275,12 +309,13 @@ def jit(
         capture_mode: "ast" (parse the source, the default), "trace" (run once on symbolic tensors and record),
             or "bytecode" (not available yet: warns and uses "ast").
         jit_level: "O0" or "O1" (accepted; XLA optimises either way).
-        dynamic: accepted for compatibility.
+        dynamic: 0, or 1 (accepted with a one-time note: each new input shape is compiled separately).
         fullgraph: with "ast", make unsupported syntax an error (STRICT) instead of a host fallback.
-        backend: accepted for compatibility ("", "ms_backend", "GE").
+        backend: "" or "ms_backend" (both mean XLA); "GE" (Ascend only) is an error.
         mode: older spelling: "PSJit" (= "ast") or "PIJit" (= "bytecode").
         input_signature: Tensors whose shapes (None = dynamic dimension) and dtypes the inputs must match.
-        hash_args: accepted for compatibility.
+        hash_args: extra objects whose hashes join the compile cache key (a new hash compiles again).
+        compile_once: keep the first compiled graph even when globals or closure variables it read change.
         jit_config: a JitConfig.
         **options: e.g. jit_syntax_level="STRICT".
 
@@ -304,6 +339,20 @@ def jit(
         capture_mode = "ast"
     if jit_level not in ("O0", "O1", "O2"):
         raise ValueError(f"jit: jit_level must be 'O0', 'O1' or 'O2', but got {jit_level!r}.")
+    if backend not in ("", "ms_backend", "GE"):
+        raise ValueError(f"jit: backend must be '', 'ms_backend' or 'GE', but got {backend!r}.")
+    if backend == "GE":
+        raise ValueError("jit: backend='GE' is Ascend's graph engine; Kiln compiles every graph with XLA (use '').")
+    if dynamic not in (0, 1):
+        raise ValueError(f"jit: dynamic must be 0 or 1, but got {dynamic!r}.")
+    if dynamic == 1:
+        _note_once("jit(dynamic=1)", "each new input shape is compiled separately")
+    if jit_level == "O2":
+        _note_once("jit(jit_level='O2')", "XLA applies its full optimisation at every level")
+    if hash_args is not None:
+        options["hash_args"] = hash_args
+    if compile_once:
+        options["compile_once"] = True
     if fullgraph and "jit_syntax_level" not in options:
         options["jit_syntax_level"] = "STRICT"
 

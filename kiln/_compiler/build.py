@@ -128,9 +128,9 @@ def build(name: str, body, template, leaves: list, param_args: list, cells: list
     graph, trace, ctx, (desc, n_out, written) = trace_program(name, body, template, leaves, cells, lax, mode_setter, fn)
     front_s = time.perf_counter() - t0
     stages = [("record", str(graph))] if dump.level() > 0 else []
-    for pass_name, _ in tensor_passes.run(graph):
-        if stages:
-            stages.append((pass_name, str(graph)))
+    for pass_name, changes in _run_passes(graph):
+        if stages and changes:
+            stages.append((f"{pass_name}", str(graph)))
     n_leaves = len(leaves)
     state_keys = list(trace.state_in)
     state_objs = [trace.state_objs[k] for k in state_keys]
@@ -155,8 +155,17 @@ def build(name: str, body, template, leaves: list, param_args: list, cells: list
     ex.trace_s = time.perf_counter() - t0
     ex.graph = graph
     if stages:
-        dump.save(name, ctx, stages)
+        avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
+        dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
     return ex
+
+
+def _run_passes(graph):
+    """The tensor passes, unless switched off (KILN_PASSES=off, or a comma list of passes to skip)."""
+    setting = os.environ.get("KILN_PASSES", "")
+    if setting.lower() == "off":
+        return []
+    return tensor_passes.run(graph, skip=tuple(s.strip() for s in setting.split(",") if s.strip()))
 
 
 _persistent = False

@@ -159,13 +159,15 @@ def _describe_guard(kind, container, key) -> str:
 class JitCache:
     """Executables of one function (or one Cell), by input signature."""
 
-    __slots__ = ("name", "entries", "compiles", "last_reason")
+    __slots__ = ("name", "entries", "compiles", "last_reason", "extra_key", "compile_once")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.entries: dict = {}
         self.compiles = 0
         self.last_reason = ""
+        self.extra_key = ()  # jit(hash_args=...): their hashes join every key
+        self.compile_once = False  # jit(compile_once=True): guards on globals/closures are not checked
 
     def call(self, args: tuple, kwargs: dict, compile_fn):
         """Run the cached executable for these inputs, compiling it first when needed."""
@@ -177,11 +179,13 @@ class JitCache:
         args_t = tuple(flatten(a, leaves, sig, params, cells, refs) for a in args)
         kw_t = tuple((k, flatten(v, leaves, sig, params, cells, refs)) for k, v in kwargs.items()) if kwargs else ()
         key = (tuple(sig), tuple(kwargs)) if kwargs else tuple(sig)
+        if self.extra_key:
+            key = (key, self.extra_key)
         bucket = self.entries.get(key)
         reason = "first call" if not self.entries else "new input signature"
         if bucket is not None:
             for ex in bucket:
-                failed = check_guards(ex.guards)
+                failed = None if self.compile_once else check_guards(ex.guards)
                 if failed is None:
                     return ex(leaves)
                 reason = failed

@@ -38,8 +38,10 @@ def record_stage(pf, stage: str) -> None:
         pf.stages.append((stage, print_graphs([pf.graph]), to_dot([pf.graph]) if level() >= 3 else None))
 
 
-def save(name: str, ctx, closed) -> None:
-    """Write the stages of one compile: parse and pass stages, the analysed IR, and the lowered program."""
+def save(name: str, ctx, stages: list, lowered: str | None = None) -> None:
+    """Write the stages of one compile: the frontend's parse and pass stages, the analysed frontend IR,
+    the tensor IR as recorded and after each tensor pass (nested graphs for cond/while/grad), and the
+    backend program."""
     lvl = level()
     for pf in ctx.parsed:
         for stage, text, dot in pf.stages:
@@ -51,4 +53,7 @@ def save(name: str, ctx, closed) -> None:
         _write("analyze", name, print_graphs(graphs, header="# Analysed IR: every node with its abstract value\n"))
         if lvl >= 3:
             _write("analyze", name, to_dot(graphs), "dot")
-    _write("lower", name, f"# The backend program of '{name}'\n{closed}\n")
+    for stage, text in stages:
+        _write(f"tensor_{stage}", name, f"# Kiln tensor IR of '{name}' after '{stage}'\n{text}\n")
+    if lowered is not None:
+        _write("lower", name, f"# The backend program of '{name}'\n{lowered}\n")

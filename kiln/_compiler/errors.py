@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import types
+
 
 class GraphSyntaxError(SyntaxError):
     """Python syntax that graph mode (STRICT) cannot compile; the message names file, line and construct."""
 
     def __str__(self) -> str:
         return self.args[0] if self.args else "graph syntax error"
+
+
+class SourceUnavailable(GraphSyntaxError):
+    """The function's source cannot be read (exec'd code, a REPL line): it runs as Python on symbolic tensors."""
 
 
 class GraphCompileError(RuntimeError):
@@ -21,3 +28,36 @@ def where(loc, header: str = "") -> str:
     func = f", in {loc.func}" if loc.func else ""
     head = f'{header}  File "{loc.file}", line {loc.line}{func}\n'
     return head + loc.caret()
+
+
+_KILN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_BACKEND_MARKERS = (os.sep + "jax" + os.sep, os.sep + "jaxlib" + os.sep)
+
+
+def _internal(filename: str) -> bool:
+    return filename.startswith(_KILN_DIR) or any(m in filename for m in _BACKEND_MARKERS)
+
+
+def for_user(err: BaseException) -> BaseException:
+    """`err` with Kiln's and the backend's frames removed from its traceback (all kept with KILN_DEBUG=1).
+
+    Chained backend exceptions (the backend's own traceback notes) are dropped too: the message already
+    says what happened and where in the user's code.
+    """
+    if os.environ.get("KILN_DEBUG", "") not in ("", "0"):
+        return err
+    frames = []
+    tb = err.__traceback__
+    while tb is not None:
+        if not _internal(tb.tb_frame.f_code.co_filename):
+            frames.append(tb)
+        tb = tb.tb_next
+    new = None
+    for t in reversed(frames):
+        new = types.TracebackType(new, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    err.__cause__ = None
+    err.__suppress_context__ = True
+    notes = getattr(err, "__notes__", None)
+    if notes:
+        err.__notes__ = [n for n in notes if "JAX" not in n and "jax" not in n]
+    return err.with_traceback(new)

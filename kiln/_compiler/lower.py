@@ -240,6 +240,12 @@ def _grad(e, ins):
     return [*targets, *others, *grads]
 
 
+@_rule("remat")
+def _remat(e, ins):
+    graph = e.params["graph"]
+    return list(jax.checkpoint(lambda *xs: tuple(eval_graph(graph, xs)))(*ins))
+
+
 @_rule("custom_vjp")
 def _custom_vjp(e, ins):
     p = e.params

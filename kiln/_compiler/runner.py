@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from kiln._compiler.errors import for_user
+
 _mods: dict = {}
 
 
@@ -41,7 +43,10 @@ def run_cell(cell, args: tuple, kwargs: dict):
     signature = d.get("_input_signature")
     if signature:
         api._check_signature(signature, args)
-    return cache.call((cell, *args), kwargs or {}, lambda *parts: _compile(cache, cell, *parts))
+    try:
+        return cache.call((cell, *args), kwargs or {}, lambda *parts: _compile(cache, cell, *parts))
+    except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
+        raise for_user(err) from None
 
 
 def _compile(cache, cell, template, leaves, params, cells):

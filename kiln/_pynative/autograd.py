@@ -12,6 +12,7 @@ from kiln import _backend as B
 from kiln._core import graph as G
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative import tape
+from kiln._pynative.nested import call_with_graph_semantics, flatten, record, unflatten
 
 
 def _positions(grad_position, nargs: int) -> tuple[int, ...]:
@@ -132,72 +133,28 @@ def run_with_grad(
     return _strip(out, level), tuple(grads[:n]), tuple(grads[n:])
 
 
-def _structure(value, leaves: list):
-    """A template of `value` with its Tensors replaced by their positions in `leaves`."""
-    if isinstance(value, Tensor):
-        leaves.append(value._data)
-        return ("t",)
-    if isinstance(value, (tuple, list)):
-        return ("s", type(value), tuple(_structure(v, leaves) for v in value))
-    if isinstance(value, dict):
-        return ("d", tuple(value), tuple(_structure(v, leaves) for v in value.values()))
-    return ("c", value)
-
-
-def _restructure(template, it):
-    kind = template[0]
-    if kind == "t":
-        return Tensor._wrap(next(it))
-    if kind == "c":
-        return template[1]
-    if kind == "s":
-        return template[1](_restructure(t, it) for t in template[2])
-    return dict(zip(template[1], (_restructure(t, it) for t in template[2]), strict=True))
-
-
-def _call_in_graph(trace, fn, args, kwargs):
-    """Call a user function with graph semantics (the frontend compiles it), or as Python."""
-    if trace.frontend is not None:
-        return trace.frontend.call(fn, args, kwargs)
-    return fn(*args, **(kwargs or {}))
-
-
 def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):
     """Inside a graph being recorded: record `fn` as a nested graph and emit one `grad` equation."""
-    diff = [args[p]._data for p in positions] + [w._data for w in weights]
-    sub = G.Trace(trace, "grad")
-    xs = [sub.new_input(d.shape, d.dtype) for d in diff]
-    call_args = list(args)
-    for p, x in zip(positions, xs, strict=False):
-        call_args[p] = Tensor._wrap(x)
-    for w, x in zip(weights, xs[len(positions) :], strict=True):
-        sub.state_in[id(w)] = sub.state[id(w)] = x
-        sub.state_objs[id(w)] = w
-    with G.recording(sub):
-        out = _call_in_graph(sub, fn, call_args, kwargs)
-        if has_aux and (not isinstance(out, (tuple, list)) or not out):
-            raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
-        leaves: list = []
-        template = _structure(out, leaves)
-        n_targets = len(_flatten_outputs(out[0] if has_aux else out))
-        if not n_targets:
-            raise TypeError(f"the function to differentiate must return Tensors, but it returned {type(out).__name__}.")
-        written = [k for k in sub.written() if not any(k == id(w) for w in weights)]
-        outs = [*leaves, *(sub.state[k] for k in written)]
+    nested = record(
+        trace, "grad", lambda *a: call_with_graph_semantics(G.current(), fn, a, kwargs), list(args), positions, weights
+    )
+    out = nested.result
+    if has_aux and (not isinstance(out, (tuple, list)) or not out):
+        raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
+    n_targets = len(_flatten_outputs(out[0] if has_aux else out))
+    if not n_targets:
+        raise TypeError(f"the function to differentiate must return Tensors, but it returned {type(out).__name__}.")
     sens_raw: list = []
     if sens is not None:
-        _structure(sens, sens_raw)
+        flatten(sens, sens_raw)
         if len(sens_raw) != n_targets:
             raise ValueError(f"sens has {len(sens_raw)} tensor(s) but the function returned {n_targets} output(s).")
-    graph = sub.graph(outs)
-    avals = [(tuple(o.shape), o.dtype) for o in graph.outvars] + [(tuple(d.shape), d.dtype) for d in diff]
-    params = {"graph": graph, "n_diff": len(diff), "n_targets": n_targets, "n_sens": len(sens_raw)}
-    results = trace.emit("grad", [*diff, *sens_raw, *sub.captured()], avals, params)
-    n_leaves = len(leaves)
-    for k, r in zip(written, results[n_leaves : n_leaves + len(written)], strict=True):
-        trace.write_state(k, sub.state_objs[k], r)
+    graph = nested.graph
+    avals = [(tuple(o.shape), o.dtype) for o in graph.outvars] + [(tuple(x.shape), x.dtype) for x in nested.inputs]
+    params = {"graph": graph, "n_diff": len(nested.inputs), "n_targets": n_targets, "n_sens": len(sens_raw)}
+    results = trace.emit("grad", [*nested.inputs, *sens_raw, *nested.captured], avals, params)
+    value = nested.finish(trace, results)
     grads = [Tensor._wrap(g) for g in results[len(graph.outvars) :]]
-    value = _restructure(template, iter(results[:n_leaves]))
     n = len(positions)
     return value, tuple(grads[:n]), tuple(grads[n:])
 
@@ -312,6 +269,9 @@ class GradOperation:
 
 def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tuple):
     """Run a Cell whose user-defined `bprop(*inputs, out, dout)` replaces its backward."""
+    trace = G.current()
+    if trace is not None and any(isinstance(a, Tensor) and G.is_symbolic(a._data) for a in args):
+        return _custom_bprop_in_graph(trace, cell, bprop, construct, args)
     if not tape.recording:
         return construct(*args)
     with tape.pause():
@@ -335,3 +295,40 @@ def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tup
         return fresh[0]
     it = iter(fresh)
     return type(out)(next(it) if isinstance(o, Tensor) else o for o in out)
+
+
+def _custom_bprop_in_graph(trace, cell, bprop: Callable, construct: Callable, args: tuple):
+    """Inside a graph: record `construct` and `bprop` as nested graphs of one `custom_vjp` equation."""
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    fwd = record(trace, "construct", construct, list(args), positions)
+    if fwd.written:
+        raise TypeError(
+            f"{type(cell).__name__} defines bprop and writes a Parameter in construct: graph mode supports "
+            f"custom bprop only for Cells without state updates."
+        )
+    n_in, n_out = len(positions), fwd.n_leaves
+    outs = [Tensor._wrap(o) for o in fwd.graph.outvars]
+
+    def backward(*flat):
+        full = list(args)
+        for i, x in zip(positions, flat[:n_in], strict=True):
+            full[i] = x
+        out = unflatten(fwd.template, (t._data for t in flat[n_in : n_in + n_out]))
+        dout = unflatten(fwd.template, (t._data for t in flat[n_in + n_out :]))
+        result = bprop(*full, out, dout)
+        result = (result,) if isinstance(result, Tensor) else tuple(result)
+        if len(result) != len(args):
+            raise ValueError(
+                f"The bprop of {type(cell).__name__} returned {len(result)} gradient(s) for {len(args)} input(s)."
+            )
+        return [
+            result[i] if isinstance(result[i], Tensor) else Tensor(B.np.zeros(args[i].shape, args[i]._data.dtype))
+            for i in positions
+        ]
+
+    flat = [args[i] for i in positions] + outs + outs
+    back = record(trace, "bprop", backward, flat, range(len(flat)))
+    params = {"fwd": fwd.graph, "bprop": back.graph, "n_in": n_in, "n_fwd_captures": len(fwd.captured)}
+    avals = [(tuple(o.shape), o.dtype) for o in fwd.graph.outvars]
+    results = trace.emit("custom_vjp", [*fwd.inputs, *fwd.captured, *back.captured], avals, params)
+    return fwd.finish(trace, results)

@@ -130,6 +130,8 @@ class Cell:
             new = hook(self, args)
             if new is not None:
                 args = new if isinstance(new, tuple) else (new,)
+        if "_float_dtype" in self.__dict__:
+            args = self._cast_inputs(args)
         bprop = getattr(type(self), "bprop", None)
         if bprop is not None:
             out = call_with_custom_bprop(self, lambda *a: bprop(self, *a), self.construct, args)
@@ -232,13 +234,45 @@ class Cell:
         self.__dict__["_jit_config"] = jit_config
 
     def to_float(self, dst_type) -> Cell:
-        self.__dict__["_float_dtype"] = dst_type
+        """Run this Cell and its children in `dst_type`: floating-point Tensor inputs are cast on each call.
+
+        Args:
+            dst_type: float16, bfloat16 or float32.
+
+        Returns:
+            The Cell itself.
+        """
+        from kiln._core import dtype as mstype  # noqa: PLC0415  (a leaf module)
+
+        dt = mstype.to_dtype(dst_type)
+        if dt not in (mstype.float16, mstype.bfloat16, mstype.float32):
+            raise ValueError(f"to_float: dst_type must be float16, bfloat16 or float32, but got {dt}.")
+        for _, c in self.cells_and_names():
+            c.__dict__["_float_dtype"] = dt
         return self
 
+    def _cast_inputs(self, args: tuple) -> tuple:
+        """The inputs cast to the `to_float` dtype (floating-point Tensors only)."""
+        dt = self.__dict__.get("_float_dtype")
+        if dt is None:
+            return args
+        return tuple(a.astype(dt) if isinstance(a, Tensor) and a.dtype.is_floating else a for a in args)
+
     def recompute(self, **kwargs) -> Cell:
+        """In graph mode, recompute this Cell's forward pass during backward instead of keeping its activations
+        (a rematerialised nested graph). PyNative keeps them, as MindSpore does.
+
+        Returns:
+            The Cell itself.
+        """
+        for _, c in self.cells_and_names():
+            c.__dict__["_recompute"] = True
         return self
 
     def shard(self, *args, **kwargs) -> Cell:
+        import warnings  # noqa: PLC0415
+
+        warnings.warn("Cell.shard() has no effect in Kiln yet: parallel strategies are not implemented.", stacklevel=2)
         return self
 
     def extend_repr(self) -> str:

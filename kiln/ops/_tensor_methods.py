@@ -28,18 +28,37 @@ def _shape_args(shape):
     return shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
 
 
-def _max(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
+def _extremum(self, kind: str, axis, keepdims, initial, where, return_indices):
+    """Tensor.max/min: `where` limits the elements compared and `initial` joins every result (as NumPy)."""
+    if where is not None:
+        if initial is None:
+            raise ValueError(f"Tensor.{kind}(): 'where' needs 'initial' (the value of an output with no element).")
+        self = array.select(where, self, Tensor(initial, self.dtype))
+    if initial is not None and return_indices:
+        raise ValueError(f"Tensor.{kind}(): 'initial' and 'return_indices' cannot be used together.")
     if axis is None:
-        return math.amax(self, None, keepdims)
-    out = math.max(self, axis, keepdims)
-    return out if return_indices else out[0]
+        out = (math.amax if kind == "max" else math.amin)(self, None, keepdims)
+    else:
+        out = (math.max if kind == "max" else math.min)(self, axis, keepdims)
+        if return_indices:
+            return out
+        out = out[0]
+    if initial is not None:
+        out = (math.maximum if kind == "max" else math.minimum)(out, Tensor(initial, self.dtype))
+    return out
+
+
+def _max(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
+    return _extremum(self, "max", axis, keepdims, initial, where, return_indices)
 
 
 def _min(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
-    if axis is None:
-        return math.amin(self, None, keepdims)
-    out = math.min(self, axis, keepdims)
-    return out if return_indices else out[0]
+    return _extremum(self, "min", axis, keepdims, initial, where, return_indices)
+
+
+def _sum(self, axis=None, dtype=None, keepdims=False, initial=None):
+    out = math.sum(self, axis, keepdims, dtype=dtype)
+    return out if initial is None else out + initial
 
 
 def _assign_value(self, value):
@@ -174,9 +193,7 @@ METHODS = {
     "scatter": array.scatter,
     "scatter_add": array.scatter_add,
     # math
-    "sum": lambda self, axis=None, dtype=None, keepdims=False, initial=None: math.sum(
-        self, axis, keepdims, dtype=dtype
-    ),
+    "sum": _sum,
     "mean": lambda self, axis=None, keep_dims=False: math.mean(self, axis, keep_dims),
     "prod": lambda self, axis=None, keep_dims=False: math.prod(self, axis, keep_dims),
     "max": _max,

@@ -16,9 +16,10 @@ import sys
 import types
 
 from kiln._compiler.analysis.values import Closure, TensorRange, is_cell, is_symbolic
-from kiln._compiler.errors import GraphCompileError, GraphSyntaxError
+from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, SourceUnavailable
 from kiln._core import graph as G
 from kiln._core.tensor import Tensor
+from kiln._pynative.nested import record
 
 _user_code: dict = {}
 _parsed: dict = {}
@@ -66,6 +67,8 @@ def call_user(ctx, fn, args, kwargs):
 
     try:
         pf = parsed(fn)
+    except SourceUnavailable:
+        return _without_source(ctx, fn, args, kwargs)
     except GraphSyntaxError:
         if ctx.lax and ctx.frames:
             return _opaque(ctx, fn, args, kwargs, None)  # LAX: run it as Python on the Tensors
@@ -74,6 +77,22 @@ def call_user(ctx, fn, args, kwargs):
         ctx.parsed.append(pf)
     clo = Closure(pf.graph, None, fn.__defaults__ or (), fn.__kwdefaults__ or {})
     return call_closure(ctx, clo, args, kwargs, _namespace(fn))
+
+
+def _without_source(ctx, fn, args, kwargs):
+    """A function whose source is unreadable runs as Python on the symbolic tensors (trace capture):
+    its ops are recorded, but a Tensor condition in it cannot be compiled."""
+    try:
+        return fn(*args, **(kwargs or {}))
+    except RuntimeError as err:
+        if "symbolic inside a compiled graph" not in str(err):
+            raise
+        code = fn.__code__
+        raise GraphCompileError(
+            f"'{fn.__qualname__}' ({code.co_filename}:{code.co_firstlineno}) has no readable source (exec'd or "
+            f"typed at a prompt), so graph mode runs it as Python, where a Tensor's value is unknown: define it in "
+            f"a file (or register its source with linecache) to compile its control flow."
+        ) from None
 
 
 def prescan(fn, depth: int = 3):
@@ -138,14 +157,18 @@ def unwrap(fn):
 def call_cell(ctx, cell, args, kwargs):
     """A Cell call inside a graph: hooks, custom bprop, and its construct compiled from source."""
     ctx.see_cell(cell)
+    d = cell.__dict__
+    if d.get("_recompute") and id(cell) not in ctx.recomputing and G.current() is not None:
+        return _recomputed(ctx, cell, args, kwargs)
     construct = unwrap(type(cell).construct)
     if not is_user_function(construct):
         return cell(*args, **(kwargs or {}))  # Cell.__call__ -> library construct on symbolic tensors
-    d = cell.__dict__
     for hook in d["_forward_pre_hooks"].values():
         new = hook(cell, tuple(args))
         if new is not None:
             args = new if isinstance(new, tuple) else (new,)
+    if "_float_dtype" in d:
+        args = cell._cast_inputs(tuple(args))
 
     def run_construct(*a, **k):
         return call_user(ctx, construct, (cell, *a), k or kwargs)
@@ -163,6 +186,20 @@ def call_cell(ctx, cell, args, kwargs):
         if new is not None:
             out = new
     return out
+
+
+def _recomputed(ctx, cell, args, kwargs):
+    """`Cell.recompute()`: the call becomes a nested graph whose activations are recomputed in backward."""
+    trace = G.current()
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    ctx.recomputing.add(id(cell))
+    try:
+        nested = record(trace, "recompute", lambda *a: call_cell(ctx, cell, list(a), kwargs), list(args), positions)
+    finally:
+        ctx.recomputing.discard(id(cell))
+    avals = [(tuple(o.shape), o.dtype) for o in nested.graph.outvars]
+    results = trace.emit("remat", [*nested.inputs, *nested.captured], avals, {"graph": nested.graph})
+    return nested.finish(trace, results)
 
 
 class GraphCallable:

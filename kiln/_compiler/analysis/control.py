@@ -153,8 +153,18 @@ def _unpair(t, it):
     return dict(zip(t[1], (_unpair(x, it) for x in t[2]), strict=True))
 
 
-def _placeholders(vars_: list) -> list:
-    return [G.Var(v.shape, v.dtype, None) for v in vars_]
+def _shared_captures(*traces: G.Trace):
+    """One operand list for sibling graphs: each outer value once, and per graph its matching inputs
+    (a placeholder where that graph does not read the value)."""
+    operands: dict = {}
+    for t in traces:
+        for outer, _ in t.captures.values():
+            operands.setdefault(outer.id if type(outer) is G.Var else id(outer), outer)
+    inputs = []
+    for t in traces:
+        by_outer = {(o.id if type(o) is G.Var else id(o)): inner for o, inner in t.captures.values()}
+        inputs.append([by_outer[k] if k in by_outer else G.Var(o.shape, o.dtype, None) for k, o in operands.items()])
+    return list(operands.values()), inputs
 
 
 def emit_cond(pred: Tensor, s1: G.Trace, s2: G.Trace, v1, v2, where):
@@ -171,12 +181,11 @@ def emit_cond(pred: Tensor, s1: G.Trace, s2: G.Trace, v1, v2, where):
             outs.append(s.state[k] if k in s.written() else outer)
     outs1 = [s1.lift(x) for x in outs1]
     outs2 = [s2.lift(x) for x in outs2]
-    in1 = [inner for _, inner in s1.captures.values()]
-    in2 = [inner for _, inner in s2.captures.values()]
-    g1 = G.Graph([*in1, *_placeholders(in2)], s1.eqns, outs1, "then")
-    g2 = G.Graph([*_placeholders(in1), *in2], s2.eqns, outs2, "else")
+    operands, (in1, in2) = _shared_captures(s1, s2)
+    g1 = G.Graph(in1, s1.eqns, outs1, "then")
+    g2 = G.Graph(in2, s2.eqns, outs2, "else")
     avals = [(tuple(o.shape), np.dtype(o.dtype)) for o in outs1]
-    results = parent.emit("cond", [pred._data, *s1.captured(), *s2.captured()], avals, {"then": g1, "else": g2})
+    results = parent.emit("cond", [pred._data, *operands], avals, {"then": g1, "else": g2})
     n = len(results) - len(keys)
     for k, r in zip(keys, results[n:], strict=True):
         parent.write_state(k, objs[k], r)
@@ -407,12 +416,10 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list):
         body_out = body_fn(bs)
     cond_out = cs.lift(cond_out)
     body_out = [bs.lift(x) for x in body_out]
-    c_in = [inner for _, inner in cs.captures.values()]
-    b_in = [inner for _, inner in bs.captures.values()]
+    consts, (c_in, b_in) = _shared_captures(cs, bs)
     n_carry = len(init)
-    cond_graph = G.Graph([*c_in, *_placeholders(b_in), *cs.invars[:n_carry]], cs.eqns, [cond_out], "cond")
-    body_graph = G.Graph([*_placeholders(c_in), *b_in, *bs.invars[:n_carry]], bs.eqns, body_out, "body")
-    consts = [*cs.captured(), *bs.captured()]
+    cond_graph = G.Graph([*c_in, *cs.invars[:n_carry]], cs.eqns, [cond_out], "cond")
+    body_graph = G.Graph([*b_in, *bs.invars[:n_carry]], bs.eqns, body_out, "body")
     results = parent.emit(
         "while", [*consts, *init], avals, {"cond": cond_graph, "body": body_graph, "n_consts": len(consts)}
     )

@@ -25,7 +25,13 @@ def annotate(ctx, node, err: BaseException) -> BaseException:
     frames = list(ctx.frames)
     marked = {f.current.id for f in frames if f.current is not None}
     path = _write_fail_ir(frames, marked)
+    internal = _internal_failure(err)
     msg = _first_message(err)
+    if internal:
+        msg = (
+            f"Kiln internal error while compiling the expression below ({type(err).__name__}: {msg}). This is a "
+            f"bug in Kiln, not in your program: please report it with this message; KILN_DEBUG=1 shows Kiln's frames."
+        )
     lines = [msg, "", "The failing expression (graph mode):", where(node.loc)]
     for f in reversed(frames[:-1]):
         cur = f.current
@@ -34,10 +40,29 @@ def annotate(ctx, node, err: BaseException) -> BaseException:
     if path:
         lines.append(f"The IR with the failing node marked is in {path}.")
     text = "\n".join(x for x in lines if x is not None)
-    new = _same_kind(err, text)
+    new = GraphCompileError(text) if internal else _same_kind(err, text)
     new._kiln_annotated = True
     new.__cause__ = None
     return new
+
+
+_COMPILER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_GRAPH_FILE = os.path.join(os.path.dirname(os.path.dirname(_COMPILER_DIR)), "_core", "graph.py")
+_BUG_TYPES = (AttributeError, KeyError, IndexError, AssertionError, UnboundLocalError, ZeroDivisionError)
+
+
+def _internal_failure(err: BaseException) -> bool:
+    """A failure of the compiler itself: a Python error type raised from the compiler's own code."""
+    if not isinstance(err, _BUG_TYPES):
+        return False
+    tb = err.__traceback__
+    last = None
+    while tb is not None:
+        last = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    # semantics.py evaluates the user's own getattr/getitem/arithmetic: its errors are the program's.
+    user_ops = os.path.join(_COMPILER_DIR, "analysis", "semantics.py")
+    return last is not None and last != user_ops and (last.startswith(_COMPILER_DIR) or last == _GRAPH_FILE)
 
 
 def _first_message(err: BaseException) -> str:

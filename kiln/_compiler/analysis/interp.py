@@ -47,6 +47,7 @@ class Context:
         self.seen_cells: set[int] = set()
         self.trace_only = False  # capture_mode='trace': nested Cells run as Python too
         self.trace = None  # the outermost graph being recorded
+        self.recomputing: set[int] = set()  # Cells being recorded as recomputed nested graphs
 
     def __enter__(self):
         _ACTIVE.append(self)

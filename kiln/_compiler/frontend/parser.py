@@ -18,7 +18,7 @@ import linecache
 import textwrap
 from dataclasses import dataclass, field
 
-from kiln._compiler.errors import GraphSyntaxError, where
+from kiln._compiler.errors import GraphSyntaxError, SourceUnavailable, where
 from kiln._compiler.ir import ops as O
 from kiln._compiler.ir.node import Apply, Const, FuncGraph, Loc, Node, Param
 
@@ -102,7 +102,7 @@ def _source_of(fn) -> tuple[ast.AST, str, int, int]:
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError) as err:
-        raise GraphSyntaxError(
+        raise SourceUnavailable(
             f"graph mode needs the source of '{fn.__qualname__}' ({file}:{code.co_firstlineno}), "
             f"but it is not available: {err}"
         ) from None

@@ -1,0 +1,39 @@
+"""Constant folding: a primitive whose inputs are all constants is computed at compile time.
+
+Results larger than `MAX_ELEMENTS` stay in the graph (a large constant would only bloat the program).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln._compiler.passes.tensor.util import is_const, substitute
+from kiln._core.graph import Graph
+
+MAX_ELEMENTS = 1 << 16
+
+
+def fold(graph: Graph) -> int:
+    from kiln._compiler.lower import eval_graph  # noqa: PLC0415  (the one place that runs primitives)
+
+    mapping: dict = {}
+    kept = []
+    for e in graph.eqns:
+        if mapping:
+            e.inputs = [mapping.get(x, x) for x in e.inputs]
+        foldable = (
+            not isinstance(e.prim, str)
+            and not e.prim.random
+            and all(is_const(x) for x in e.inputs)
+            and all(int(np.prod(o.shape)) <= MAX_ELEMENTS for o in e.outputs)
+        )
+        if not foldable:
+            kept.append(e)
+            continue
+        values = eval_graph(Graph([], [e], list(e.outputs)), [])
+        for o, v in zip(e.outputs, values, strict=True):
+            mapping[o] = v
+    removed = len(graph.eqns) - len(kept)
+    graph.eqns = kept
+    substitute(graph, mapping)
+    return removed
