@@ -46,6 +46,27 @@ def load_digits_32(test_fraction: float = 0.2, seed: int = 0):
     return images[train], labels[train], images[test], labels[test]
 
 
+def load_digits_rows(test_fraction: float = 0.2, seed: int = 0):
+    """Digits as sequences for the transformer: (N, 8, 8) float32, each image's 8 rows as 8 tokens of 8 pixels.
+
+    The split is the one of `load_digits_32` with the same arguments (the same images are held out).
+
+    Returns:
+        (x_train, y_train, x_test, y_test).
+    """
+    from sklearn.datasets import load_digits  # noqa: PLC0415  (an optional dependency of the demo)
+
+    digits = load_digits()
+    images = digits.images / 16.0
+    labels = digits.target.astype(np.int32)
+    order = np.random.default_rng(seed).permutation(len(images))
+    n_test = int(round(len(images) * test_fraction))
+    test, train = order[:n_test], order[n_test:]
+    mean, std = images[train].mean(), images[train].std()
+    images = ((images - mean) / std).astype(np.float32)
+    return images[train], labels[train], images[test], labels[test]
+
+
 def make_dataset(x: np.ndarray, y: np.ndarray, batch_size: int, shuffle: bool):
     """A kiln.dataset pipeline over in-memory arrays: columns "image" and "label", batched."""
     from kiln import dataset as ds  # noqa: PLC0415
