@@ -17,10 +17,11 @@ import time
 from kiln import _backend as B
 from kiln._compiler import dump
 from kiln._compiler.analysis.interp import Context
-from kiln._compiler.lower import eval_graph
+from kiln._compiler.lower import check_error, eval_graph, fold_checks, has_checks
 from kiln._compiler.passes import tensor as tensor_passes
 from kiln._core import graph as G
 from kiln._core import random_state
+from kiln._core.primitive import checks_enabled
 from kiln._core.tensor import Tensor
 
 
@@ -29,7 +30,7 @@ class Executable:
 
     __slots__ = (
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
-        "front_s", "trace_s", "graph",
+        "front_s", "trace_s", "graph", "checked",
     )  # fmt: skip
 
     def __call__(self, leaves: list):
@@ -40,6 +41,14 @@ class Executable:
                 # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
                 state[i] = B.jax.device_put(state[i], may_alias=False)
         outs = self.exe(*leaves, *state)
+        if self.checked:
+            code = int(outs[-2])
+            if code >= 0:
+                self._write_back(outs)  # the graph returned the state unchanged (its buffers were donated)
+                raise check_error(code, outs[-1])
+        return self._write_back(outs)
+
+    def _write_back(self, outs):
         n = self.n_out
         for k, obj in enumerate(self.written):
             new = outs[n + k]
@@ -48,7 +57,7 @@ class Executable:
             else:
                 obj._data = new
         for k, i in enumerate(self.donated):
-            owned[k] = self.state_objs[i]._data
+            self.owned[k] = self.state_objs[i]._data
         desc = self.out_desc
         if desc is _SINGLE:
             return Tensor._wrap(outs[0])
@@ -136,8 +145,22 @@ def build(name: str, body, template, leaves: list, param_args: list, cells: list
     state_objs = [trace.state_objs[k] for k in state_keys]
     donated = tuple(i for i, k in enumerate(state_keys) if k in written and k is not G.RNG)
 
+    checked = has_checks(graph) and checks_enabled()
+    state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]
+
     def fun(*arrays):
-        return eval_graph(graph, arrays)
+        if not checked:
+            return eval_graph(graph, arrays)
+        checks: list = []
+        outs = eval_graph(graph, arrays, checks)
+        code, detail = fold_checks(checks)
+        # A failed check leaves every Parameter and the random key as they were before the call.
+        ok = code < 0
+        for j, pos in enumerate(state_pos):
+            if pos is not None:
+                i = n_out + j
+                outs[i] = B.jnp.where(ok, outs[i], arrays[pos])
+        return [*outs, code, detail]
 
     exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
     ex = Executable()
@@ -154,6 +177,7 @@ def build(name: str, body, template, leaves: list, param_args: list, cells: list
     ex.front_s = front_s
     ex.trace_s = time.perf_counter() - t0
     ex.graph = graph
+    ex.checked = checked
     if stages:
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))

@@ -25,8 +25,12 @@ from kiln._core.graph import Graph, Var
 jax, jnp, lax = B.jax, B.jnp, B.lax
 
 
-def eval_graph(graph: Graph, args) -> list:
-    """Evaluate `graph` on backend values (concrete or traced by the backend)."""
+def eval_graph(graph: Graph, args, checks: list | None = None) -> list:
+    """Evaluate `graph` on backend values (concrete or traced by the backend).
+
+    With `checks` (a list), the value checks that primitives declare (`bounds`) run too: each appends
+    an (error code, detail) pair to `checks`, nested graphs included (see `fold_checks`).
+    """
     env: dict = {}
     for v, a in zip(graph.invars, args, strict=True):
         env[v] = a
@@ -34,13 +38,66 @@ def eval_graph(graph: Graph, args) -> list:
         ins = [env[x] if type(x) is Var else x for x in e.inputs]
         prim = e.prim
         if type(prim) is str:
-            outs = RULES[prim](e, ins)
+            outs = RULES[prim](e, ins, checks)
         else:
+            if checks is not None and prim.bounds is not None:
+                checks.append(_run_check(e, ins))
             out = _impl(prim, e.attrs, ins)
             outs = out if prim.multiple_results else (out,)
         for o, val in zip(e.outputs, outs, strict=True):
             env[o] = val
     return [env[o] if type(o) is Var else o for o in graph.outvars]
+
+
+# -- value checks in compiled graphs ----------------------------------------------------------------
+# A checked equation yields (code, detail): code is -1 when its values are in range, else the index of
+# its site in CHECK_SITES (primitive, attributes, source location); the first failure wins.
+
+DETAIL_LEN = 16
+CHECK_SITES: list = []
+
+
+def _run_check(e, ins):
+    kw = e.prim.attrs_dict(e.attrs) if e.attrs else {}
+    ok, detail = e.prim.bounds.test(*ins, **kw)
+    detail = jnp.asarray(detail, jnp.int64).reshape(-1)
+    n = int(detail.shape[0])
+    CHECK_SITES.append((e.prim, kw, e.loc, n))
+    detail = jnp.pad(detail[:DETAIL_LEN], (0, max(DETAIL_LEN - n, 0)))
+    return jnp.where(ok, -1, len(CHECK_SITES) - 1).astype(jnp.int32), detail
+
+
+NO_ERROR = (np.int32(-1), np.zeros(DETAIL_LEN, np.int64))
+
+
+def fold_checks(checks: list, first=None):
+    """One (code, detail) pair: the first failing check in program order (after `first`, if given)."""
+    acc = first if first is not None else NO_ERROR
+    for code, detail in checks:
+        earlier = acc[0] >= 0
+        acc = (jnp.where(earlier, acc[0], code), jnp.where(earlier, acc[1], detail))
+    return jnp.asarray(acc[0], jnp.int32), jnp.asarray(acc[1], jnp.int64)
+
+
+def check_error(code: int, detail) -> Exception:
+    """The user-facing error of a failed check: the op's message and the line that applied it."""
+    prim, kw, loc, n = CHECK_SITES[code]
+    err = prim.bounds.error(prim.name, np.asarray(detail)[:n], kw)
+    if loc is not None and getattr(loc, "line", None):
+        from kiln._compiler.errors import where  # noqa: PLC0415
+
+        err = type(err)(f"{err}\n\nThe failing expression (graph mode):\n{where(loc)}")
+    return err
+
+
+def has_checks(graph: Graph) -> bool:
+    """True when some equation (nested graphs included) declares a value check."""
+    for e in graph.eqns:
+        if type(e.prim) is not str and e.prim.bounds is not None:
+            return True
+        if any(has_checks(g) for g in e.subgraphs()):
+            return True
+    return False
 
 
 def _impl(prim, attrs: tuple, ins: list):
@@ -103,40 +160,60 @@ def _rule(name):
 
 
 @_rule("cond")
-def _cond(e, ins):
+def _cond(e, ins, checks):
     then_g, else_g = e.params["then"], e.params["else"]
     pred, operands = ins[0], tuple(ins[1:])
-    outs = lax.cond(
-        pred, lambda ops: tuple(eval_graph(then_g, ops)), lambda ops: tuple(eval_graph(else_g, ops)), operands
-    )
+
+    def branch(g):
+        def run(ops):
+            if checks is None:
+                return tuple(eval_graph(g, ops)), NO_ERROR
+            inner: list = []
+            outs = tuple(eval_graph(g, ops, inner))
+            return outs, fold_checks(inner)
+
+        return run
+
+    outs, err = lax.cond(pred, branch(then_g), branch(else_g), operands)
+    if checks is not None:
+        checks.append(err)
     return list(outs)
 
 
 @_rule("callback")
-def _callback(e, ins):
+def _callback(e, ins, checks):
     jax.debug.callback(e.params["fn"], *ins, ordered=True)
     return []
 
 
 @_rule("host_call")
-def _host_call(e, ins):
+def _host_call(e, ins, checks):
     structs = tuple(B.ShapeDtypeStruct(o.shape, o.dtype) for o in e.outputs)
     return list(jax.pure_callback(e.params["fn"], structs, *ins))
 
 
 @_rule("while")
-def _while(e, ins):
+def _while(e, ins, checks):
     n = e.params["n_consts"]
     cond_g, body_g = e.params["cond"], e.params["body"]
+    extra = 0 if checks is None else 2  # the loop carries the first failed check
 
     def cond_f(consts, carry):
-        return eval_graph(cond_g, (*consts, *carry))[0]
+        return eval_graph(cond_g, (*consts, *carry[: len(carry) - extra]))[0]
 
     def body_f(consts, carry):
-        out = eval_graph(body_g, (*consts, *carry))
-        return tuple(jnp.asarray(o, c.dtype) for o, c in zip(out, carry, strict=True))
+        values = carry[: len(carry) - extra]
+        inner: list | None = None if checks is None else []
+        out = eval_graph(body_g, (*consts, *values), inner)
+        out = tuple(jnp.asarray(o, c.dtype) for o, c in zip(out, values, strict=True))
+        return out if inner is None else (*out, *fold_checks(inner, carry[-2:]))
 
-    return list(differentiable_while(cond_f, body_f, tuple(ins[:n]), tuple(ins[n:])))
+    init = tuple(ins[n:]) + (tuple(jnp.asarray(x) for x in NO_ERROR) if extra else ())
+    outs = list(differentiable_while(cond_f, body_f, tuple(ins[:n]), init))
+    if extra:
+        checks.append((outs[-2], outs[-1]))
+        outs = outs[:-2]
+    return outs
 
 
 def _buffer_len(carry) -> int:
@@ -220,17 +297,20 @@ def differentiable_while(cond_f, body_f, consts: tuple, init: tuple):
 
 
 @_rule("grad")
-def _grad(e, ins):
+def _grad(e, ins, checks):
     p = e.params
     g: Graph = p["graph"]
     n_diff, n_targets, n_sens = p["n_diff"], p["n_targets"], p["n_sens"]
     diff, sens, rest = ins[:n_diff], ins[n_diff : n_diff + n_sens], ins[n_diff + n_sens :]
 
     def f(*d):
-        outs = eval_graph(g, (*d, *rest))
-        return tuple(outs[:n_targets]), tuple(outs[n_targets:])
+        inner: list | None = None if checks is None else []
+        outs = eval_graph(g, (*d, *rest), inner)
+        return tuple(outs[:n_targets]), (tuple(outs[n_targets:]), None if inner is None else fold_checks(inner))
 
-    targets, pull, others = jax.vjp(f, *diff, has_aux=True)
+    targets, pull, (others, err) = jax.vjp(f, *diff, has_aux=True)
+    if err is not None:
+        checks.append(err)
     if n_sens:
         cts = tuple(jnp.asarray(s, t.dtype) for s, t in zip(sens, targets, strict=True))
     else:
@@ -241,13 +321,13 @@ def _grad(e, ins):
 
 
 @_rule("remat")
-def _remat(e, ins):
+def _remat(e, ins, checks):
     graph = e.params["graph"]
     return list(jax.checkpoint(lambda *xs: tuple(eval_graph(graph, xs)))(*ins))
 
 
 @_rule("custom_vjp")
-def _custom_vjp(e, ins):
+def _custom_vjp(e, ins, checks):
     p = e.params
     fwd_g, bprop_g = p["fwd"], p["bprop"]
     n_in, n_fcap = p["n_in"], p["n_fwd_captures"]
@@ -274,4 +354,4 @@ def _custom_vjp(e, ins):
     return list(f(inputs, fcaps, bcaps))
 
 
-__all__ = ["RULES", "differentiable_while", "eval_graph"]
+__all__ = ["CHECK_SITES", "RULES", "check_error", "differentiable_while", "eval_graph", "fold_checks", "has_checks"]
