@@ -111,7 +111,8 @@ def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> E
         asked = _bytes_asked(text)
         size = f" while allocating {_show_bytes(asked)}" if asked else ""
         return MemoryError(
-            f"For '{prim.name}', the device ran out of memory{size} running the op on ({inputs}). "
+            f"For '{prim.name}', the device ran out of memory{size} running the op on ({inputs})"
+            f"{_attrs_text(prim.attrs_dict(attrs))}. "
             "Use smaller inputs (a smaller batch) or keep fewer large tensors alive." + _debug_suffix(err)
         )
     kw = prim.attrs_dict(attrs)
@@ -174,7 +175,8 @@ def _spec(a):
 
 
 def _attrs_text(kw: dict) -> str:
-    return f" with {', '.join(f'{k}={v!r}' for k, v in kw.items())}" if kw else ""
+    show = lambda v: str(v) if isinstance(v, B.np.dtype) else repr(v)  # noqa: E731
+    return f" with {', '.join(f'{k}={show(v)}' for k, v in kw.items())}" if kw else ""
 
 
 def _repro(prim: PrimitiveDef, args: tuple, attrs: tuple) -> str:

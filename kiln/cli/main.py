@@ -6,12 +6,19 @@ import argparse
 import sys
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line on stderr and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="kiln",
         description="Kiln: MindSpore's programming model (PyNative and Graph mode) on XLA.",
     )
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     run = sub.add_parser(
         "run",
         help="run an unmodified MindSpore script on Kiln",
@@ -52,14 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if ns.command == "run":
-        from kiln.cli.run import run_script  # noqa: PLC0415  (only this command needs it)
-
-        try:
-            run_script(ns.script, ns.args)
-        except FileNotFoundError as e:
-            print(e, file=sys.stderr)
-            return 2
-        return 0
+        return _run(ns.script, ns.args)
     if ns.command == "demo":
         from kiln.demo import MODELS, run_demo  # noqa: PLC0415  (imports scikit-learn and matplotlib)
 
@@ -74,4 +74,23 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_cache(ns.action)
     parser.print_help()
+    return 0
+
+
+def _run(script: str, args: list[str]) -> int:
+    """`kiln run`: exit status 2 with one line for its own failures; the script's errors as Python shows them."""
+    from kiln.cli.run import RunError, run_script, user_traceback  # noqa: PLC0415  (only this command needs it)
+
+    try:
+        run_script(script, args)
+    except RunError as e:
+        print(e, file=sys.stderr)
+        return 2
+    except SystemExit:
+        raise  # the script's own exit status, as under `python SCRIPT`
+    except BaseException as e:  # noqa: BLE001  (the script's exception: shown as Python shows an uncaught one)
+        tb = user_traceback(e.__traceback__)
+        sys.stdout.flush()
+        sys.excepthook(type(e), e.with_traceback(tb), tb)
+        return 130 if isinstance(e, KeyboardInterrupt) else 1
     return 0
