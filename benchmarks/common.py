@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 
@@ -48,6 +49,39 @@ def measure(fn: Callable[[], object], *, number: int, repeat: int = 7, warmup: i
         sync(out)
         rounds.append((time.perf_counter() - t0) / number)
     return statistics.median(rounds)
+
+
+def measure_interleaved(
+    cases: dict[str, Callable[[], object]],
+    *,
+    number: int,
+    repeat: int = 7,
+    warmup: int = 3,
+    around: Callable[[str], AbstractContextManager] | None = None,
+) -> dict[str, float]:
+    """Median seconds per call of each case, its rounds interleaved with the other cases' rounds.
+
+    On a shared machine the load changes from second to second; taking round k of every case before
+    round k+1 of any case spreads that drift over all of them, so their ratios stay meaningful.
+    `around(name)`, when given, is a context manager entered around each round of that case (e.g. a mode).
+    """
+    around = around or (lambda name: nullcontext())
+    for name, fn in cases.items():
+        with around(name):
+            out = None
+            for _ in range(warmup):
+                out = fn()
+            sync(out)
+    rounds: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeat):
+        for name, fn in cases.items():
+            with around(name):
+                t0 = time.perf_counter()
+                for _ in range(number):
+                    out = fn()
+                sync(out)
+                rounds[name].append((time.perf_counter() - t0) / number)
+    return {name: statistics.median(r) for name, r in rounds.items()}
 
 
 @dataclass
