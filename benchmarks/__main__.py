@@ -33,6 +33,9 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"unknown benchmark(s) {unknown}; available: {known}", file=sys.stderr)
         return 2
+    from benchmarks.common import print_device  # noqa: PLC0415  (imports Kiln, hence the backend)
+
+    print_device()
     failed = []
     for name in names or known:
         print(f"\n=== benchmarks/bench_{name}.py ===", flush=True)
