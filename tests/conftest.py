@@ -24,3 +24,18 @@ def _pynative_mode(tmp_path_factory):
 def rng() -> np.random.Generator:
     """A NumPy generator with a fixed seed, for test data."""
     return np.random.default_rng(0)
+
+
+def _has_gpu() -> bool:
+    from kiln._backend import devices
+
+    return bool(devices("gpu"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `gpu` need an NVIDIA GPU visible to JAX (`pip install "kiln[cuda12]"`); skip them without."""
+    gpu_tests = [item for item in items if item.get_closest_marker("gpu")]
+    if gpu_tests and not _has_gpu():
+        skip = pytest.mark.skip(reason="needs a GPU: JAX sees none (install kiln[cuda12] on a machine with one)")
+        for item in gpu_tests:
+            item.add_marker(skip)
