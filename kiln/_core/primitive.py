@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln._backend import ShapeDtypeStruct, eval_shape, float0, vjp
+from kiln._backend import ShapeDtypeStruct, eval_shape, float0, is_tracer, vjp
 from kiln._core import dtype as mstype
 
 REGISTRY: dict[str, PrimitiveDef] = {}
@@ -48,52 +48,86 @@ class Bounds:
     """A check of input *values* (indices, class labels) that a primitive declares beside its `impl`.
 
     The backend clamps or drops an out-of-range index without a word; MindSpore refuses it. Shapes
-    cannot tell, so the check is a computation on the inputs, run in the same compiled call as `impl`:
+    cannot tell, so the check is a computation on the input values, usable in two places:
 
-        ok, detail = bounds.test(*arrays, **attrs)   # traceable, pure backend code (jnp / lax)
-        ...                                          # once the values are concrete:
-        if not ok:
-            raise bounds.error(op_name, detail, attrs)
+    - in a compiled graph, traced with the op (`xp` left at its default, the backend's jnp):
+
+          ok, detail = bounds.test(*arrays, **attrs)      # two more outputs of the graph
+          ...                                            # after the run, on the host:
+          if not ok:
+              raise bounds.error(op_name, detail, attrs)
+
+    - in PyNative, on the host: `bounds.host_check(arrays, attrs)` copies only the inputs at
+      `reads` (small index tensors) to NumPy and runs the same test with `xp=numpy`, so the
+      check never waits for the op itself or for the device work queued before it.
 
     Args:
-        test: `test(*arrays, **attrs) -> (ok, detail)`, a pure function of the same backend arrays
-            and attributes as `impl` (Python scalars and None where `impl` gets them). No Python
-            control flow on array values, so it traces inside any compiled program. `ok` is a
-            boolean scalar array, True when every value is in range. `detail` is a 1-D int64 array
-            of a length fixed by the input shapes and attributes, describing the first offending
-            element (its value, the bound, the axis, its position...). It is computed whether or
-            not `ok` is True, and is only meaningful when `ok` is False. Graph mode can carry
-            `(ok, detail)` out of a compiled program as two extra outputs.
-        message: `message(detail, **attrs) -> str`, called on the host with `detail` as a tuple
-            of Python ints, only when `ok` is False. It returns the text after "For 'Op', ".
+        test: `test(*arrays, xp=jnp, **attrs) -> (ok, detail)`, a pure function of the op's inputs
+            (backend arrays; Python scalars and None where `impl` gets them) and attributes,
+            written against the array namespace `xp` (jnp or numpy). Inputs outside `reads` may be
+            shape/dtype stand-ins: read only their `.shape`, `.ndim` and `.dtype` (np.shape(x)...).
+            With jnp there is no Python control flow on array values, so it traces inside any
+            compiled program. `ok` is a boolean scalar, True when every value is in range.
+            `detail` is a 1-D int64 array of a length fixed by the input shapes and attributes,
+            describing the first offending element (its value, the bound, the axis, its position...);
+            it is computed whether or not `ok` holds and only meaningful when it does not. With
+            numpy the test may return `(True, None)` at once when everything is in range.
+        message: `message(detail, **attrs) -> str`, called on the host with `detail` as a tuple of
+            Python ints, only when `ok` is False. It returns the text after "For 'Op', ".
         kind: the exception class raised (IndexError for indices, ValueError for labels).
+        reads: positions of the inputs whose values the test reads (a tuple or a range); the
+            others are only looked at for their shape and dtype. Default: every input.
 
     Checks are on by default; `KILN_CHECKS=off` in the environment or
     `set_context(runtime_checks=False)` turns them off (see `checks_enabled`).
     """
 
-    __slots__ = ("test", "message", "kind")
+    __slots__ = ("test", "message", "kind", "reads")
 
-    def __init__(self, test: Callable, message: Callable, kind: type[Exception] = IndexError) -> None:
+    def __init__(self, test: Callable, message: Callable, kind: type[Exception] = IndexError, *, reads=None) -> None:
         self.test = test
         self.message = message
         self.kind = kind
+        self.reads = reads
 
     def error(self, op: str, detail, attrs: dict[str, Any]) -> Exception:
         """The exception for a failed check, from the concrete `detail` array the test returned."""
         values = tuple(int(v) for v in np.asarray(detail).reshape(-1))
         return op_error(op, self.message(values, **attrs), self.kind)
 
+    def host_check(self, arrays, attrs: dict[str, Any]):
+        """(ok, detail) for concrete inputs, computed with NumPy on the host.
 
-def with_bounds(prim: PrimitiveDef, kw: dict[str, Any]) -> Callable:
-    """`fn(*arrays) -> (impl's result, ok, detail)`: `impl` and its bounds test as one function to compile."""
-    impl, test = prim.impl, prim.bounds.test
+        Integer inputs at `reads` are copied to the host (a backend array keeps its host copy, so
+        a second check of the same index tensor copies nothing); every other array is passed as a
+        shape/dtype stand-in. Returns (True, None) without running the test when an input read is
+        symbolic (being traced): a compiled graph checks it itself.
+        """
+        reads, host = self.reads, []
+        for i, a in enumerate(arrays):
+            dtype = getattr(a, "dtype", None)
+            if dtype is None or isinstance(a, np.ndarray):
+                host.append(a)
+            elif (reads is None or i in reads) and np.dtype(dtype).kind in "iu":
+                if is_tracer(a):
+                    return True, None
+                host.append(np.asarray(a))
+            else:
+                host.append(_Shaped(tuple(a.shape), dtype))
+        return self.test(*host, xp=np, **attrs)
 
-    def checked(*arrays):
-        ok, detail = test(*arrays, **kw)
-        return impl(*arrays, **kw), ok, detail
 
-    return checked
+class _Shaped:
+    """Shape and dtype of an input a host-side `Bounds` test does not read (np.shape / np.ndim work on it)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype) -> None:
+        self.shape, self.dtype = shape, dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
 
 
 _checks = {"on": os.environ.get("KILN_CHECKS", "on").strip().lower() not in ("off", "0", "false", "no")}

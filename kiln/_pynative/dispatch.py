@@ -11,7 +11,7 @@ import re
 import sys
 
 from kiln import _backend as B
-from kiln._core.primitive import PrimitiveDef, checks_enabled, on_checks_change, op_error, with_bounds
+from kiln._core.primitive import PrimitiveDef, checks_enabled, op_error
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 
@@ -21,31 +21,22 @@ _compiled: dict[tuple, object] = {}
 def _compile(prim: PrimitiveDef, attrs: tuple):
     kw = prim.attrs_dict(attrs)
     impl = prim.impl
-    if prim.bounds is not None and checks_enabled():  # one launch computes the result and the check
-        fn = B.jit(with_bounds(prim, kw))
-    else:
-        fn = B.jit(lambda *xs: impl(*xs, **kw)) if kw else B.jit(impl)
+    fn = B.jit(lambda *xs: impl(*xs, **kw)) if kw else B.jit(impl)
     _compiled[(prim, attrs)] = fn
     return fn
 
 
-def _bounds_checked(prim: PrimitiveDef, attrs: tuple, packed):
-    """The result of a call compiled `with_bounds`, or the op's error when its bounds check failed."""
-    if not checks_enabled():
-        return packed
-    result, ok, detail = packed
-    if not B.is_tracer(ok) and not ok:  # a symbolic flag belongs to the graph compiler that traced it
-        raise prim.bounds.error(prim.name, detail, prim.attrs_dict(attrs))
-    return result
+def _bounds_checked(prim: PrimitiveDef, attrs: tuple, arrays: list) -> None:
+    """Raise the op's own error when an index or label among `arrays` is out of range.
 
-
-def _drop_checked(_enabled: bool) -> None:
-    """Turning checks on or off recompiles the primitives that declare `bounds`."""
-    for key in [k for k in _compiled if k[0].bounds is not None]:
-        del _compiled[key]
-
-
-on_checks_change(_drop_checked)
+    The check runs on the host with NumPy on the (small) index inputs only (`Bounds.host_check`):
+    it never waits for the op or for earlier device work, which keeps PyNative's pipelining.
+    """
+    if checks_enabled():
+        kw = prim.attrs_dict(attrs)
+        ok, detail = prim.bounds.host_check(arrays, kw)
+        if not ok:
+            raise prim.bounds.error(prim.name, detail, kw)
 
 
 def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
@@ -61,7 +52,7 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     except Exception as err:  # the backend's message is rewritten in the op's terms
         raise diagnose(prim, args, attrs, err) from None
     if prim.bounds is not None:
-        result = _bounds_checked(prim, attrs, result)
+        _bounds_checked(prim, attrs, arrays)
     if prim.multiple_results:
         out = tuple(Tensor._wrap(r) for r in result)
     else:

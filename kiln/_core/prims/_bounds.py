@@ -1,7 +1,9 @@
 """Value checks (`Bounds`) for primitives whose indices or labels come from data.
 
-Each `*_bounds` function below is a `Bounds` ready to pass to `PrimitiveDef(bounds=...)`.
-They share one detail layout, built by `first_outside`:
+Each `*_bounds` below is a `Bounds` ready to pass to `PrimitiveDef(bounds=...)`. The tests are
+written against an array namespace `xp`: `jnp` (the default) when a compiled graph traces them,
+NumPy when PyNative checks concrete index values on the host. They share one detail layout,
+built by `first_outside`:
 
     detail = [value, lo, hi, axis, *position]
 
@@ -11,32 +13,57 @@ indexed tensor it addresses, and its position in the index tensor.
 
 from __future__ import annotations
 
+import numpy as np
+
 from kiln._backend import jnp
 from kiln._core.primitive import Bounds
 
-
-def _i64(x):
-    return jnp.asarray(x).astype(jnp.int64)
+_SMALL = 64  # index arrays up to this size are checked with Python comparisons (NumPy's per-call cost is higher)
 
 
-def first_outside(idx, lo, hi, axis, skip=None):
+def _all_inside(idx: np.ndarray, lo, hi, ignore) -> bool:
+    """Host fast path: every value of `idx` in [lo, hi) (or equal to `ignore`)?"""
+    if idx.size == 0:
+        return True
+    if type(lo) is not int or type(hi) is not int:  # per-column bounds (GatherNd)
+        bad = (idx < lo) | (idx >= hi)
+        return not (bad if ignore is None else bad & (idx != ignore)).any()
+    if idx.size <= _SMALL:
+        values = idx.ravel().tolist()
+        if ignore is None:
+            return lo <= min(values) and max(values) < hi
+        return all(lo <= v < hi or v == ignore for v in values)
+    if ignore is None:
+        return bool(idx.min() >= lo and idx.max() < hi)
+    return not (((idx < lo) | (idx >= hi)) & (idx != ignore)).any()
+
+
+def first_outside(idx, lo, hi, axis, ignore=None, xp=jnp):
     """(ok, detail) for the first element of `idx` outside [lo, hi).
 
     `lo`, `hi` and `axis` are ints or arrays broadcastable to `idx` (GatherNd checks a different
-    axis in each column). Elements where `skip` is True (an ignore_index) never fail.
+    axis in each column). Elements equal to `ignore` (an ignore_index) never fail. With NumPy
+    inputs (`xp=np`) the detail is only built when something is out of range (else it is None).
     """
-    idx = jnp.asarray(idx)
-    lo_b, hi_b, axis_b = (jnp.broadcast_to(_i64(v), idx.shape) for v in (lo, hi, axis))
+    idx = xp.asarray(idx)
+    if xp is np and _all_inside(idx, lo, hi, ignore):
+        return True, None
+    i64 = lambda v: xp.asarray(v).astype(xp.int64)  # noqa: E731
+    lo_b, hi_b, axis_b = (xp.broadcast_to(i64(v), idx.shape) for v in (lo, hi, axis))
     bad = (idx < lo_b) | (idx >= hi_b)
-    if skip is not None:
-        bad = bad & ~skip
+    if ignore is not None:
+        bad = bad & (idx != ignore)
     if idx.size == 0:
-        return jnp.asarray(True), jnp.zeros((4 + idx.ndim,), jnp.int64)
-    flat = jnp.argmax(bad.reshape(-1))
+        return xp.asarray(True), xp.zeros((4 + idx.ndim,), xp.int64)
+    flat = xp.argmax(bad.reshape(-1))
     pick = lambda a: a.reshape(-1)[flat]  # noqa: E731
-    pos = jnp.unravel_index(flat, idx.shape) if idx.ndim else ()
-    detail = jnp.stack([_i64(pick(idx)), pick(lo_b), pick(hi_b), pick(axis_b), *(_i64(p) for p in pos)])
-    return ~jnp.any(bad), detail
+    pos = xp.unravel_index(flat, idx.shape) if idx.ndim else ()
+    detail = xp.stack([i64(pick(idx)), pick(lo_b), pick(hi_b), pick(axis_b), *(i64(p) for p in pos)])
+    return ~xp.any(bad), detail
+
+
+def _no_detail(xp):
+    return (True, None) if xp is np else (xp.asarray(True), xp.zeros((4,), xp.int64))
 
 
 def _where(position) -> str:
@@ -63,74 +90,75 @@ def _axis(axis: int, ndim: int) -> int:
 
 def _integer(x) -> bool:
     dt = getattr(x, "dtype", None)
-    return dt is not None and jnp.issubdtype(dt, jnp.integer)
-
-
-def _no_detail(ok=True):
-    return jnp.asarray(ok), jnp.zeros((4,), jnp.int64)
+    return dt is not None and np.issubdtype(np.dtype(dt), np.integer)
 
 
 # ---- gather-like ----------------------------------------------------------------------------------
-def _gather_test(x, indices, *, axis, batch_dims):
-    ax = _axis(axis, jnp.ndim(x))
-    n = jnp.shape(x)[ax]
-    return first_outside(indices, -n, n, ax)
+def _gather_test(x, indices, *, axis, batch_dims, xp=jnp):
+    ax = _axis(axis, len(x.shape))
+    n = x.shape[ax]
+    return first_outside(indices, -n, n, ax, xp=xp)
 
 
-gather_bounds = Bounds(_gather_test, index_message("input_indices", "input_params"))
+gather_bounds = Bounds(_gather_test, index_message("input_indices", "input_params"), reads=(1,))
 
 
-def _gather_d_test(x, index, *, dim):
-    ax = _axis(dim, jnp.ndim(x))
-    n = jnp.shape(x)[ax]
-    return first_outside(index, -n, n, ax)
+def _gather_d_test(x, index, *, dim, xp=jnp):
+    ax = _axis(dim, len(x.shape))
+    n = x.shape[ax]
+    return first_outside(index, -n, n, ax, xp=xp)
 
 
-gather_d_bounds = Bounds(_gather_d_test, index_message("index", "input"))
+gather_d_bounds = Bounds(_gather_d_test, index_message("index", "input"), reads=(1,))
 
 
-def _nd_test(shape, indices):
+def _nd_test(shape, indices, xp):
     """Each column k of the last axis of `indices` addresses axis k of `shape`; negatives are refused."""
-    indices = jnp.asarray(indices)
+    indices = xp.asarray(indices)
     k = indices.shape[-1] if indices.ndim else 0
     if k == 0:
-        return _no_detail()
-    hi = jnp.asarray(shape[:k], jnp.int64)
-    return first_outside(indices, 0, hi, jnp.arange(k))
+        return _no_detail(xp)
+    hi = xp.asarray(shape[:k], xp.int64)
+    return first_outside(indices, 0, hi, xp.arange(k), xp=xp)
 
 
-gather_nd_bounds = Bounds(lambda x, indices: _nd_test(jnp.shape(x), indices), index_message("indices", "input_x"))
+gather_nd_bounds = Bounds(
+    lambda x, indices, xp=jnp: _nd_test(x.shape, indices, xp), index_message("indices", "input_x"), reads=(1,)
+)
 scatter_nd_bounds = Bounds(
-    lambda indices, updates, *, shape: _nd_test(tuple(shape), indices),
+    lambda indices, updates, *, shape, xp=jnp: _nd_test(tuple(shape), indices, xp),
     index_message("indices", "shape", "axis {axis} of the output 'shape' has size {hi}"),
+    reads=(0,),
 )
 tensor_scatter_bounds = Bounds(
-    lambda x, indices, updates: _nd_test(jnp.shape(x), indices), index_message("indices", "input_x")
+    lambda x, indices, updates, xp=jnp: _nd_test(x.shape, indices, xp),
+    index_message("indices", "input_x"),
+    reads=(1,),
 )
 
 
-def _scatter_elements_test(x, index, src, *, dim, reduce):
-    ax = _axis(dim, jnp.ndim(x))
-    n = jnp.shape(x)[ax]
-    return first_outside(index, -n, n, ax)
+def _scatter_elements_test(x, index, src, *, dim, reduce, xp=jnp):
+    ax = _axis(dim, len(x.shape))
+    n = x.shape[ax]
+    return first_outside(index, -n, n, ax, xp=xp)
 
 
-scatter_elements_bounds = Bounds(_scatter_elements_test, index_message("indices", "input_x"))
+scatter_elements_bounds = Bounds(_scatter_elements_test, index_message("indices", "input_x"), reads=(1,))
 
 
-def _one_hot_test(indices, on_value, off_value, *, depth, axis):
-    return first_outside(indices, 0, depth, axis)
+def _one_hot_test(indices, on_value, off_value, *, depth, axis, xp=jnp):
+    return first_outside(indices, 0, depth, axis, xp=xp)
 
 
-one_hot_bounds = Bounds(_one_hot_test, index_message("indices", "depth", "'depth' is {hi}"))
+one_hot_bounds = Bounds(_one_hot_test, index_message("indices", "depth", "'depth' is {hi}"), reads=(0,))
 
 
-def _embedding_test(indices, weight, *, padding_idx):
-    n = jnp.shape(weight)[0]
-    return first_outside(indices, -n, n, 0)
+def _embedding_test(indices, weight, *, padding_idx, xp=jnp):
+    n = weight.shape[0]
+    return first_outside(indices, -n, n, 0, xp=xp)
 
 
-embedding_bounds = Bounds(_embedding_test, index_message("input", "weight", "'weight' has {hi} rows"))
+embedding_bounds = Bounds(_embedding_test, index_message("input", "weight", "'weight' has {hi} rows"), reads=(0,))
 
 
 # ---- Tensor indexing ------------------------------------------------------------------------------
@@ -146,14 +174,17 @@ def _tensor_dims(spec: tuple, ndim: int, tensors: tuple) -> list[tuple[int, int]
     return [(it[1], dim) for dim, it in placed if it[0] == "t" and 0 <= dim < ndim]
 
 
-def _index_test(x, tensors: tuple, spec: tuple):
-    shape = jnp.shape(x)
-    checks = [first_outside(tensors[k], -shape[d], shape[d], d) for k, d in _tensor_dims(spec, len(shape), tensors)]
+def _index_test(x, tensors: tuple, spec: tuple, xp):
+    shape = tuple(x.shape)
+    dims = _tensor_dims(spec, len(shape), tensors)
+    checks = [first_outside(tensors[k], -shape[d], shape[d], d, xp=xp) for k, d in dims]
+    if xp is np:
+        return next(((ok, detail) for ok, detail in checks if not ok), (True, None))
     if not checks:
-        return _no_detail()
+        return _no_detail(xp)
     ok, detail = checks[-1][0], checks[-1][1][:4]
     for k_ok, k_detail in reversed(checks[:-1]):  # the first failing index tensor wins
-        detail = jnp.where(k_ok, detail, k_detail[:4])
+        detail = xp.where(k_ok, detail, k_detail[:4])
         ok = ok & k_ok
     return ok, detail
 
@@ -166,8 +197,13 @@ def _index_message(detail, **_attrs) -> str:
     )
 
 
-getitem_bounds = Bounds(lambda x, *idx, spec: _index_test(x, idx, spec), _index_message)
-setitem_bounds = Bounds(lambda x, value, *idx, spec: _index_test(x, idx, spec), _index_message)
+_ALL_FROM = 1 << 16  # "every input from this position on": the index tensors of getitem / setitem
+getitem_bounds = Bounds(
+    lambda x, *idx, spec, xp=jnp: _index_test(x, idx, spec, xp), _index_message, reads=range(1, _ALL_FROM)
+)
+setitem_bounds = Bounds(
+    lambda x, value, *idx, spec, xp=jnp: _index_test(x, idx, spec, xp), _index_message, reads=range(2, _ALL_FROM)
+)
 
 
 # ---- class labels ---------------------------------------------------------------------------------
@@ -186,20 +222,19 @@ def label_message(label_name: str):
     return message
 
 
-def _sparse_sce_test(logits, labels, *, is_grad):
-    c = jnp.shape(logits)[-1]
-    return first_outside(labels, 0, c, jnp.ndim(logits) - 1)
+def _sparse_sce_test(logits, labels, *, is_grad, xp=jnp):
+    c = logits.shape[-1]
+    return first_outside(labels, 0, c, len(logits.shape) - 1, xp=xp)
 
 
-sparse_sce_bounds = Bounds(_sparse_sce_test, label_message("labels"), ValueError)
+sparse_sce_bounds = Bounds(_sparse_sce_test, label_message("labels"), ValueError, reads=(1,))
 
 
-def _class_loss_test(x, target, weight, *, reduction, ignore_index, label_smoothing):
+def _class_loss_test(x, target, weight, *, reduction, ignore_index, label_smoothing, xp=jnp):
     if not _integer(target):  # class probabilities: nothing to check
-        return _no_detail()
-    c_axis = 1 if jnp.ndim(x) >= 2 else 0
-    target = jnp.asarray(target)
-    return first_outside(target, 0, jnp.shape(x)[c_axis], c_axis, skip=target == ignore_index)
+        return _no_detail(xp)
+    c_axis = 1 if len(x.shape) >= 2 else 0
+    return first_outside(target, 0, x.shape[c_axis], c_axis, ignore=ignore_index, xp=xp)
 
 
-class_loss_bounds = Bounds(_class_loss_test, label_message("target"), ValueError)
+class_loss_bounds = Bounds(_class_loss_test, label_message("target"), ValueError, reads=(1,))
