@@ -229,7 +229,7 @@ def _device_target(key: str, value):
         raise _fail(key, f"must be 'CPU', 'GPU' or 'Ascend', but got {value!r}.")
     available = ["CPU"] + (["GPU"] if B.devices("gpu") else [])
     if target not in available:
-        why = "Kiln runs on XLA's CPU and NVIDIA GPU backends" if target == "Ascend" else "no usable GPU was found"
+        why = "Kiln runs on CPUs and NVIDIA GPUs" if target == "Ascend" else "no usable GPU was found"
         raise _fail(key, f"{target!r} is not available: {why}. This process can run on: {available}.", RuntimeError)
     return target
 
