@@ -11,10 +11,13 @@ from kiln._core import dtype
 from kiln._core.dtype import *  # noqa: F403
 from kiln._core.random_state import get_seed
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
-from kiln.common.api import set_seed
+from kiln.common.api import from_numpy, is_tensor, jit_class, lazy_inline, no_inline, set_seed, tensor
 from kiln.context import (
+    COMPATIBLE,
     GRAPH_MODE,
+    LAX,
     PYNATIVE_MODE,
+    STRICT,
     ParallelMode,
     get_context,
     reset_context,
@@ -22,6 +25,7 @@ from kiln.context import (
     set_device,
 )
 from kiln.ops import GradOperation, grad, value_and_grad
+from kiln.ops.transforms import get_grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
 from kiln.train import *  # noqa: F403
 from kiln.train import __all__ as _train_all
 
@@ -35,4 +39,6 @@ __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dat
     "GRAPH_MODE", "PYNATIVE_MODE", "GradOperation", "Parameter", "ParameterTuple", "ParallelMode", "Tensor",
     "dtype", "get_context", "get_seed", "grad", "mstype", "ops", "reset_context", "set_context", "set_device",
     "set_seed", "value_and_grad",
+    "COMPATIBLE", "LAX", "STRICT", "from_numpy", "get_grad", "hessian", "is_tensor", "jacfwd", "jacrev", "jit_class",
+    "jvp", "lazy_inline", "no_inline", "tensor", "vjp", "vmap",
 ]  # fmt: skip

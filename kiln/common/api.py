@@ -6,7 +6,15 @@ import random
 
 import numpy as np
 
+from kiln._compiler.api import JitConfig, jit, mutable
 from kiln._core import random_state
+from kiln._core.random_state import get_seed
+from kiln._core.tensor import Tensor
+
+__all__ = [
+    "JitConfig", "from_numpy", "get_seed", "is_tensor", "jit", "jit_class", "lazy_inline", "mutable", "no_inline",
+    "set_seed", "tensor",
+]  # fmt: skip
 
 
 def set_seed(seed: int) -> None:
@@ -17,3 +25,48 @@ def set_seed(seed: int) -> None:
     dataset_config.set_seed(seed)
     np.random.seed(seed)
     random.seed(seed)
+
+
+def jit_class(cls):
+    """Mark class `cls` so that its instances may be used inside compiled functions (MindSpore's `jit_class`).
+
+    Kiln's graph capture reads the attributes and calls the methods of any Python object, so the mark only
+    validates its argument; `cls` comes back unchanged (with `__ms_class__` set, as MindSpore sets it).
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"jit_class: the decorated object must be a class, but got {type(cls).__name__}.")
+    if hasattr(cls, "construct") and any(c.__name__ == "Cell" for c in cls.__mro__):
+        raise TypeError(f"jit_class: '{cls.__name__}' is a Cell, which graph mode already supports; do not mark it.")
+    cls.__ms_class__ = True
+    return cls
+
+
+def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False, device=None):
+    """A new Tensor (MindSpore's `mindspore.tensor`): the same as `Tensor(input_data, dtype, shape, init)`."""
+    return Tensor(input_data, dtype=dtype, shape=shape, init=init, const_arg=const_arg)
+
+
+def from_numpy(array):
+    """A Tensor holding a copy of NumPy array `array` (with its dtype)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray, but got {type(array).__name__}.")
+    return Tensor(array)
+
+
+def is_tensor(obj) -> bool:
+    """True when `obj` is a Tensor (or a Parameter)."""
+    return isinstance(obj, Tensor)
+
+
+def lazy_inline(fn=None, *, policy=None):
+    """MindSpore's `lazy_inline` (for a Cell's `__init__`): a compile-time hint; Kiln's compiler inlines anyway."""
+    if fn is None:
+        return lambda f: f
+    return fn
+
+
+def no_inline(fn=None):
+    """MindSpore's `no_inline` (keep a function as its own subgraph): a compile-time hint Kiln accepts."""
+    if fn is None:
+        return lambda f: f
+    return fn

@@ -10,6 +10,7 @@ from kiln.nn.layer import dense as _dense
 from kiln.nn.layer import embedding as _embedding
 from kiln.nn.layer import normalization as _normalization
 from kiln.nn.layer import pooling as _pooling
+from kiln.nn.layer import transformer as _transformer
 from kiln.nn.layer.activation import *  # noqa: F403
 from kiln.nn.layer.basic import *  # noqa: F403
 from kiln.nn.layer.conv import *  # noqa: F403
@@ -17,6 +18,7 @@ from kiln.nn.layer.dense import *  # noqa: F403
 from kiln.nn.layer.embedding import *  # noqa: F403
 from kiln.nn.layer.normalization import *  # noqa: F403
 from kiln.nn.layer.pooling import *  # noqa: F403
+from kiln.nn.layer.transformer import *  # noqa: F403
 from kiln.nn.learning_rate_schedule import *  # noqa: F403
 from kiln.nn.loss import *  # noqa: F403
 from kiln.nn.optim import *  # noqa: F403
@@ -29,7 +31,7 @@ __all__ = [
 # Every public name of the submodules, so `from kiln.nn import *` matches `from mindspore.nn import *`.
 for _m in (
     dynamic_lr, _activation, _basic, _conv, _dense, _embedding, _normalization, _pooling, learning_rate_schedule,
-    loss, optim,
+    loss, optim, _transformer,
 ):  # fmt: skip
     __all__ += [n for n in _m.__all__ if n not in __all__]
 del _m

@@ -6,11 +6,14 @@ from kiln.ops._grad import GradOperation as GradOperation
 from kiln.ops._grad import grad as grad
 from kiln.ops._grad import value_and_grad as value_and_grad
 from kiln.ops.array import *  # noqa: F403
+from kiln.ops.extra_math import *  # noqa: F403
+from kiln.ops.extra_primitives import *  # noqa: F403
 from kiln.ops.math import *  # noqa: F403
 from kiln.ops.nn import *  # noqa: F403
 from kiln.ops.nn_primitives import *  # noqa: F403
 from kiln.ops.primitives import *  # noqa: F403
 from kiln.ops.random import *  # noqa: F403
 from kiln.ops.state import *  # noqa: F403
+from kiln.ops.transforms import *  # noqa: F403
 
 _tensor_methods.install()

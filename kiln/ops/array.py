@@ -437,8 +437,14 @@ def masked_select(input, mask) -> Tensor:
     return gather(reshape(broadcast_to(input, data.shape), (-1,)), Tensor(flat.astype(np.int64)), 0)
 
 
-def unique(input, return_inverse: bool = False):
-    """Sorted unique values (and the inverse indices when asked)."""
-    vals, inv = np.unique(input.asnumpy(), return_inverse=True)
-    out = Tensor(vals)
-    return (out, Tensor(inv.reshape(input.shape).astype(np.int64))) if return_inverse else out
+def unique(input):
+    """The distinct values of `input` in the order they first appear (1-D), and for each element of `input` the
+    position of its value in that list (shaped as `input`; int64 for int64 input, else int32, as MindSpore)."""
+    data = np.asarray(input.asnumpy()).reshape(-1)
+    _, first, inv = np.unique(data, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # sorted values -> first-appearance order
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    idx_dtype = np.int64 if data.dtype == np.int64 else np.int32
+    out = Tensor(data[np.sort(first)])
+    return out, Tensor(rank[inv.reshape(-1)].reshape(input.shape).astype(idx_dtype))

@@ -1,0 +1,175 @@
+"""More functional math ops: clipping, distances, counting, searching, Kronecker products, variance with mean.
+
+Each is a primitive declared once (`kiln/_core/prims/extra_math.py`) or composed from existing ops.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from kiln._core.prims import extra_math as X
+from kiln._core.tensor import Tensor
+from kiln.ops import math
+from kiln.ops._helpers import apply, op_error
+from kiln.ops.array import gather_elements, reshape
+
+__all__ = [
+    "bincount", "cdist", "clip_by_global_norm", "clip_by_norm", "clip_by_value", "kron", "searchsorted", "std_mean",
+    "var_mean",
+]  # fmt: skip
+
+
+def _clip_one(x, clip_value_min, clip_value_max):
+    out = x
+    if clip_value_min is not None:
+        out = math.maximum(out, clip_value_min)
+    if clip_value_max is not None:
+        out = math.minimum(out, clip_value_max)
+    return math.cast(out, x.dtype)  # the input's dtype, whatever the bounds' (MindSpore 2.10)
+
+
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """Clip `x` (a Tensor, or a tuple/list of Tensors) into [clip_value_min, clip_value_max].
+
+    Args:
+        x: Tensor, or tuple/list of Tensors (each is clipped; a tuple comes back).
+        clip_value_min, clip_value_max: Tensors or numbers; either may be None, not both.
+    """
+    if clip_value_min is None and clip_value_max is None:
+        raise op_error("clip_by_value", "at least one of 'clip_value_min' and 'clip_value_max' must be given.")
+    if isinstance(x, (tuple, list)):
+        return tuple(_clip_one(t, clip_value_min, clip_value_max) for t in x)
+    if not isinstance(x, Tensor):
+        raise op_error("clip_by_value", f"'x' must be a Tensor or a tuple/list of Tensors, not {type(x).__name__}.",
+                       TypeError)  # fmt: skip
+    return _clip_one(x, clip_value_min, clip_value_max)
+
+
+def _global_norm(xs) -> Tensor:
+    total = None
+    for t in xs:
+        sq = math.sum(math.square(t))
+        total = sq if total is None else math.add(total, sq)
+    return math.sqrt(total)
+
+
+def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
+    """Scale the tensors of `x` so that their global L2 norm is at most `clip_norm`.
+
+    Args:
+        x: tuple or list of Tensors.
+        clip_norm: positive number or scalar Tensor.
+        use_norm: must be None (MindSpore accepts no other value yet).
+
+    Returns:
+        A tuple of Tensors: `t * clip_norm / max(global_norm, clip_norm)`.
+    """
+    if not isinstance(x, (tuple, list)) or not x:
+        raise op_error("clip_by_global_norm", "'x' must be a non-empty tuple or list of Tensors.", TypeError)
+    if isinstance(clip_norm, (int, float)) and clip_norm <= 0:
+        raise op_error("clip_by_global_norm", f"'clip_norm' must be positive, but got {clip_norm}.")
+    if use_norm is not None:
+        raise op_error("clip_by_global_norm", f"'use_norm' only supports None (as in MindSpore), but got {use_norm!r}.")
+    norm = _global_norm(x)
+    scale = math.div(clip_norm, math.maximum(norm, clip_norm))
+    return tuple(math.cast(math.mul(t, scale), t.dtype) for t in x)
+
+
+def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite: bool = False):
+    """Clip the tensor(s) `x` so that their joint `norm_type`-norm is at most `max_norm` (PyTorch's rule)."""
+    xs = list(x) if isinstance(x, (tuple, list)) else [x]
+    if norm_type == float("inf"):
+        total = None
+        for t in xs:
+            m = math.amax(math.abs(t))
+            total = m if total is None else math.maximum(total, m)
+    else:
+        total = None
+        for t in xs:
+            s = math.sum(math.pow(math.abs(math.cast(t, "float32")), norm_type))
+            total = s if total is None else math.add(total, s)
+        total = math.pow(total, 1.0 / norm_type)
+    if error_if_nonfinite and not bool(math.isfinite(total).asnumpy()):
+        raise RuntimeError(f"clip_by_norm: the total norm of order {norm_type} is not finite.")
+    coef = math.clamp(math.div(max_norm, math.add(total, 1e-6)), None, 1.0)
+    out = [math.cast(math.mul(t, coef), t.dtype) for t in xs]
+    return type(x)(out) if isinstance(x, (tuple, list)) else out[0]
+
+
+def cdist(x1, x2, p: float = 2.0) -> Tensor:
+    """The p-norm distance between each row of `x1` (..., P, M) and each row of `x2` (..., R, M): (..., P, R)."""
+    return apply(X.Cdist, (x1, x2), (float(p),))
+
+
+def bincount(input, weights=None, minlength: int = 0) -> Tensor:
+    """Count (or sum `weights` over) each value of the non-negative 1-D integer tensor `input`.
+
+    The result has `max(max(input) + 1, minlength)` entries (float32, as MindSpore 2.10 gives). The length depends
+    on the values, so this op reads `input` on the host (PyNative only).
+    """
+    if not isinstance(input, Tensor):
+        raise op_error("Bincount", f"'input' must be a Tensor, but got {type(input).__name__}.", TypeError)
+    if not isinstance(minlength, int) or minlength < 0:
+        raise op_error("Bincount", f"'minlength' must be a non-negative int, but got {minlength!r}.")
+    values = np.asarray(input.asnumpy())
+    if values.size and values.min() < 0:
+        raise op_error("Bincount", f"'input' must be non-negative, but it holds {values.min()}.")
+    length = builtins.max(int(values.max()) + 1 if values.size else 0, minlength)
+    return apply(X.Bincount, (input, weights), (length,))
+
+
+def searchsorted(sorted_sequence, values, *, out_int32: bool = False, right: bool = False, side=None, sorter=None):
+    """Indices where `values` would be inserted into the innermost dimension of `sorted_sequence` to keep it sorted.
+
+    Args:
+        sorted_sequence: Tensor sorted along its last dimension (1-D, or with the leading dimensions of `values`).
+        values: Tensor or number of values to place.
+        out_int32: int32 indices instead of int64.
+        right / side: return the last suitable position (`right=True` or `side="right"`) instead of the first.
+        sorter: indices that sort `sorted_sequence` along its last dimension, if it is not sorted itself.
+    """
+    if side is not None:
+        if side not in ("left", "right"):
+            raise op_error("SearchSorted", f"'side' must be 'left' or 'right', but got {side!r}.")
+        if right and side == "left":
+            raise op_error("SearchSorted", "'side' is 'left' while 'right' is True.")
+        right = side == "right"
+    if sorter is not None:
+        sorted_sequence = gather_elements(sorted_sequence, -1, sorter)
+    scalar = not isinstance(values, Tensor)
+    if scalar:
+        values = Tensor(np.asarray(values, dtype=np.dtype(sorted_sequence.dtype.np)).reshape(1))
+    out = apply(X.SearchSorted, (sorted_sequence, values), (bool(right), bool(out_int32)))
+    return reshape(out, ()) if scalar else out
+
+
+def kron(input, other) -> Tensor:
+    """The Kronecker product of `input` and `other` (the lower-rank one gets leading axes of size 1)."""
+    a, b = input, other
+    nd = builtins.max(a.ndim, b.ndim)
+    a = reshape(a, (1,) * (nd - a.ndim) + tuple(a.shape))
+    b = reshape(b, (1,) * (nd - b.ndim) + tuple(b.shape))
+    a_exp = reshape(a, tuple(s for d in a.shape for s in (d, 1)))
+    b_exp = reshape(b, tuple(s for d in b.shape for s in (1, d)))
+    out = math.mul(a_exp, b_exp)
+    return reshape(out, tuple(x * y for x, y in zip(a.shape, b.shape, strict=True)))
+
+
+def _ddof(ddof) -> int:
+    if isinstance(ddof, bool):
+        return int(ddof)
+    if not isinstance(ddof, int):
+        raise op_error("var_mean", f"'ddof' must be an int or a bool, but got {type(ddof).__name__}.", TypeError)
+    return ddof
+
+
+def var_mean(input, axis=None, ddof=0, keepdims: bool = False):
+    """(variance, mean) of `input` over `axis`, with `ddof` degrees of freedom removed (True means 1)."""
+    return math.var(input, axis, _ddof(ddof), keepdims), math.mean(input, axis, keepdims)
+
+
+def std_mean(input, axis=None, ddof=0, keepdims: bool = False):
+    """(standard deviation, mean) of `input` over `axis`, with `ddof` degrees of freedom removed."""
+    return math.std(input, axis, _ddof(ddof), keepdims), math.mean(input, axis, keepdims)

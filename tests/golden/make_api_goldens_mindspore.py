@@ -1,0 +1,127 @@
+"""Record MindSpore 2.10's results for the API added for issue 10 into api_goldens.json.
+
+Run it with the MindSpore environment (never from the Kiln test suite):
+
+    /tmp/msvenv/bin/python tests/golden/make_api_goldens_mindspore.py
+
+Each probe is a block of Python run with np, ms, ops, nn, Tensor and `fn` (api_probe_functions.py: functions that
+MindSpore must be able to read the source of) in scope that leaves its result in `out`;
+tests/golden/test_api_goldens.py runs the same block in Kiln (with `ms` standing for `kiln`) and compares values,
+shapes and dtypes. Inputs come from seeded NumPy generators, so both sides see the same numbers.
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "api_goldens.json")
+
+_X = "x = Tensor(np.array([[1., -2., 3.], [4., 5., -6.]], np.float32))\n"
+
+PROBES = {
+    # ---- ops that were missing or wrong
+    "unique_int32": "out = ops.unique(Tensor(np.array([3, 1, 2, 3, 1, 5]), ms.int32))",
+    "unique_float_2d": "out = ops.unique(Tensor(np.array([[2., 1.], [2., 5.]], np.float32)))",
+    "unique_int64": "out = ops.unique(Tensor(np.array([[2, 1], [2, 5]], np.int64)))",
+    "Unique_class": "out = ops.Unique()(Tensor(np.array([4, 4, 0, 1]), ms.int32))",
+    "clip_by_value": _X + "out = ops.clip_by_value(x, -1.0, 2.0)",
+    "clip_by_value_list": _X + "out = ops.clip_by_value([x, x * 2], Tensor(0.0), None)",
+    "clip_by_value_int_float_bounds": "out = ops.clip_by_value(Tensor(np.array([1, 5, 9], np.int32)), -0.5, 1.0)",
+    "clip_by_global_norm": _X + "out = ops.clip_by_global_norm((x, x), 1.0)",
+    "clip_by_global_norm_use_norm": _X + "out = ops.clip_by_global_norm((x,), 2.0, Tensor(10.0))",
+    "cdist_p2": _X + "out = ops.cdist(x, x * 0.5)",
+    "cdist_p1_batched": "out = ops.cdist(Tensor(np.arange(12.).reshape(2, 2, 3).astype(np.float32)),"
+    " Tensor(np.ones((2, 3, 3), np.float32)), 1.0)",
+    "cdist_p0": _X + "out = ops.cdist(x, x, 0.0)",
+    "cdist_inf": _X + "out = ops.cdist(x, x * 2, float('inf'))",
+    "bincount": "out = ops.bincount(Tensor(np.array([0, 1, 1, 3, 2, 1]), ms.int32))",
+    "bincount_weights_minlength": "out = ops.bincount(Tensor(np.array([0, 1, 1, 3]), ms.int32),"
+    " Tensor(np.array([0.5, 1., 2., 3.], np.float32)), 6)",
+    "searchsorted_2d_int32": "out = ops.searchsorted(Tensor(np.array([[1, 3, 5, 7, 9], [2, 4, 6, 8, 10]], np.int64)),"
+    " Tensor(np.array([[3, 6, 9], [3, 6, 9]], np.int64)), out_int32=True)",
+    "searchsorted_1d_right_int32": "out = ops.searchsorted(Tensor(np.array([1., 2., 2., 3.], np.float32)),"
+    " Tensor(np.array([2., 0.5, 4.], np.float32)), right=True, out_int32=True)",
+    "kron": "out = ops.kron(Tensor(np.array([[1, 2], [3, 4]], np.float32)), Tensor(np.array([[0, 1], [1, 0]], np.float32)))",
+    "kron_mixed": "out = ops.kron(Tensor(np.array([1, 2], np.int32)), Tensor(np.array([1., 10.], np.float32)))",
+    "var_mean": _X + "out = ops.var_mean(x)",
+    "var_mean_axis_ddof": _X + "out = ops.var_mean(x, axis=1, ddof=1, keepdims=True)",
+    "var_mean_ddof_bool": _X + "out = ops.var_mean(x, ddof=True)",
+    "std_mean": _X + "out = ops.std_mean(x, 0)",
+    "Rint": "out = ops.Rint()(Tensor(np.array([0.5, 1.5, 2.5, -0.5, -1.5], np.float32)))",
+    "sort_ties": "t = Tensor(np.array([1., 3., 3., 2., 3.], np.float32))\nout = ops.sort(t) + ops.sort(t, descending=True)",
+    "topk_ties": "out = ops.topk(Tensor(np.array([1., 3., 3., 2., 3.], np.float32)), 3)",
+    # ---- function transformations
+    "vmap_in_axes": "out = ops.vmap(fn.mul, in_axes=(0, None))(Tensor(np.arange(6.).reshape(2, 3).astype(np.float32)),"
+    " Tensor(np.array([4., 5., 6.], np.float32)))",
+    "vmap_out_axes": "out = ms.vmap(fn.sum_and_double, in_axes=1, out_axes=(0, 1))(Tensor(np.arange(6.).reshape(2, 3).astype(np.float32)))",
+    "jvp": _X + "out = ops.jvp(fn.mul, (x, x * 2), (x, x))",
+    "vjp": _X + "v, pull = ops.vjp(fn.mul, x, x * 2)\nout = (v,) + tuple(pull(x))",
+    "jacfwd": "out = ops.jacfwd(fn.square)(Tensor(np.array([1., 2., 3.], np.float32)))",
+    "jacrev_two": "out = ops.jacrev(fn.mul, grad_position=(0, 1))(Tensor(np.array([1., 2.], np.float32)), Tensor(np.array([4., 5.], np.float32)))",
+    "get_grad": _X + "g = ms.grad(fn.mul_sum, grad_position=(0, 1), return_ids=True)(x, x * 3)\nout = ops.get_grad(g, 1)",
+    # ---- MultiheadAttention with MindSpore's parameters set from a seeded generator
+    "mha_masks": "rng = np.random.default_rng(0)\nm = nn.MultiheadAttention(8, 2)\n"
+    "for p in m.get_parameters():\n    p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.3))\n"
+    "q, k, v = (Tensor(rng.standard_normal(s).astype(np.float32)) for s in ((3, 2, 8), (4, 2, 8), (4, 2, 8)))\n"
+    "kpm = Tensor(np.array([[False, False, True, False], [False, True, False, False]]))\n"
+    "am = Tensor(rng.standard_normal((3, 4)).astype(np.float32))\n"
+    "out = m(q, k, v) + m(q, k, v, key_padding_mask=kpm) + m(q, k, v, key_padding_mask=kpm, attn_mask=am,"
+    " average_attn_weights=False)",
+    "mha_kdim_batch_first": "rng = np.random.default_rng(1)\nm = nn.MultiheadAttention(8, 4, kdim=6, vdim=5,"
+    " batch_first=True, add_bias_kv=True, add_zero_attn=True)\n"
+    "for p in m.get_parameters():\n    p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.3))\n"
+    "q, k, v = (Tensor(rng.standard_normal(s).astype(np.float32)) for s in ((2, 3, 8), (2, 4, 6), (2, 4, 5)))\n"
+    "out = m(q, k, v, need_weights=False)",
+    "mha_param_names": "m = nn.MultiheadAttention(8, 2, kdim=4)\nout = [p.name for p in m.get_parameters()]",
+    "transformer_forward": "rng = np.random.default_rng(2)\nm = nn.Transformer(8, 2, 2, 1, 16, dropout=0.0)\n"
+    "for p in m.get_parameters():\n    p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.3))\n"
+    "src, tgt = (Tensor(rng.standard_normal(s).astype(np.float32)) for s in ((5, 2, 8), (3, 2, 8)))\n"
+    "tmask = Tensor(np.triu(np.ones((3, 3), bool), 1))\n"
+    "out = m(src, tgt, tgt_mask=tmask)",
+    "encoder_layer_norm_first_gelu": "rng = np.random.default_rng(3)\n"
+    "m = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation='gelu', norm_first=True, batch_first=True)\n"
+    "for p in m.get_parameters():\n    p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.3))\n"
+    "src = Tensor(rng.standard_normal((2, 5, 8)).astype(np.float32))\n"
+    "out = m(src, src_key_padding_mask=Tensor(np.array([[False] * 4 + [True], [False] * 5])))",
+    "transformer_param_names": "m = nn.TransformerEncoderLayer(8, 2, 16)\n"
+    "out = [(p.name, list(p.shape)) for p in m.get_parameters()]",
+}
+
+
+def _describe(value):
+    if isinstance(value, (tuple, list)) and not (value and isinstance(value[0], (str, int, float))):
+        return {"tuple": [_describe(v) for v in value]}
+    if isinstance(value, (tuple, list)):
+        return {"plain": json.loads(json.dumps(value))}
+    arr = value.asnumpy()
+    return {"dtype": str(value.dtype), "shape": list(arr.shape), "value": arr.astype(np.float64).tolist()}
+
+
+def main() -> None:
+    import mindspore as ms  # noqa: PLC0415
+    from mindspore import Tensor, nn, ops  # noqa: PLC0415
+
+    sys.path.insert(0, HERE)
+    import api_probe_functions  # noqa: PLC0415
+
+    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    results = {}
+    for name, source in PROBES.items():
+        scope = {"np": np, "ms": ms, "ops": ops, "nn": nn, "Tensor": Tensor, "fn": api_probe_functions}
+        try:
+            exec(source, scope)  # noqa: S102  (the probes above)
+            results[name] = {"source": source, "ok": True, "result": _describe(scope["out"])}
+        except Exception as e:  # noqa: BLE001
+            results[name] = {"source": source, "ok": False, "error": type(e).__name__}
+            print(f"{name}: {type(e).__name__}: {str(e).splitlines()[0]}", file=sys.stderr)
+    with open(OUT, "w") as f:
+        json.dump({"mindspore": ms.__version__, "probes": results}, f, indent=1)
+        f.write("\n")
+    print(f"wrote {len(results)} probes to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""vmap, jvp, vjp, jacfwd, jacrev, hessian and get_grad (kiln/ops/transforms.py), beyond the MindSpore goldens:
+their interplay with the tape (gradients through them, gradients inside them), containers, Cells, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln import Tensor, nn, ops
+
+
+def _t(a, dtype=np.float32):
+    return Tensor(np.asarray(a, dtype))
+
+
+def test_vmap_matches_a_python_loop():
+    x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    w = np.random.default_rng(1).standard_normal((3, 2)).astype(np.float32)
+
+    def f(row, m):
+        return ops.tanh(ops.matmul(ops.expand_dims(row, 0), m))[0]
+
+    got = ops.vmap(f, in_axes=(0, None))(_t(x), _t(w)).asnumpy()
+    want = np.stack([np.tanh(r[None] @ w)[0] for r in x])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_vmap_nested_in_axes_and_cell():
+    net = nn.Dense(3, 2)
+    x = np.random.default_rng(2).standard_normal((5, 3)).astype(np.float32)
+    got = kiln.vmap(net)(_t(x)).asnumpy()
+    np.testing.assert_allclose(got, net(_t(x)).asnumpy(), rtol=1e-5, atol=1e-6)
+
+    def g(pair, scale):
+        a, b = pair
+        return a * scale + b
+
+    out = ops.vmap(g, in_axes=((0, 1), None))((_t(np.ones((2, 3))), _t(np.arange(6).reshape(3, 2))), _t(2.0))
+    np.testing.assert_allclose(out.asnumpy(), 2 + np.arange(6).reshape(3, 2).T)
+
+
+def test_grad_through_vmap_and_vmap_of_grad():
+    x = _t([1.0, 2.0, 3.0])
+    g = kiln.grad(lambda a: ops.vmap(lambda e: e * e * e)(a).sum())(x)
+    np.testing.assert_allclose(g.asnumpy(), 3 * np.array([1.0, 4.0, 9.0]))
+    per_row = ops.vmap(kiln.grad(lambda r: (r * r).sum()))(_t(np.arange(6).reshape(2, 3)))
+    np.testing.assert_allclose(per_row.asnumpy(), 2 * np.arange(6).reshape(2, 3))
+
+
+def test_grad_through_jvp_output():
+    x = _t([1.0, 2.0])
+    # d/dx of the tangent output of x**3 along v = 1: d/dx (3 x^2) = 6 x
+    g = kiln.grad(lambda a: ops.jvp(lambda e: e * e * e, a, _t([1.0, 1.0]))[1].sum())(x)
+    np.testing.assert_allclose(g.asnumpy(), [6.0, 12.0])
+
+
+def test_jvp_and_jacobians_has_aux():
+    x = _t([1.0, 2.0])
+    out, tangent, aux = ops.jvp(lambda a: (a * a, a + 1), x, _t([1.0, 0.0]), has_aux=True)
+    np.testing.assert_allclose(tangent.asnumpy(), [2.0, 0.0])
+    np.testing.assert_allclose(aux.asnumpy(), [2.0, 3.0])
+    jac, aux = ops.jacrev(lambda a: (a * a, a.sum()), has_aux=True)(x)
+    np.testing.assert_allclose(jac.asnumpy(), np.diag([2.0, 4.0]))
+    np.testing.assert_allclose(aux.asnumpy(), 3.0)
+
+
+def test_hessian():
+    x = _t([1.0, 2.0])
+    h = kiln.hessian(lambda a: (a * a * a).sum() + a[0] * a[1])(x)
+    np.testing.assert_allclose(h.asnumpy(), [[6.0, 1.0], [1.0, 12.0]])
+
+
+def test_vjp_with_weights_and_aux():
+    net = nn.Dense(2, 1, weight_init="ones", bias_init="zeros")
+    x = _t([[1.0, 2.0]])
+    out, pull = ops.vjp(net, x, weights=net.trainable_params())
+    (gx,), gw = pull(_t([[1.0]]))
+    np.testing.assert_allclose(out.asnumpy(), [[3.0]])
+    np.testing.assert_allclose(gx.asnumpy(), [[1.0, 1.0]])
+    np.testing.assert_allclose(gw[0].asnumpy(), [[1.0, 2.0]])
+    value, pull, aux = ops.vjp(lambda a: (a * 2, a - 1), x, has_aux=True)
+    np.testing.assert_allclose(pull(_t([[1.0, 1.0]]))[0].asnumpy(), [[2.0, 2.0]])
+    np.testing.assert_allclose(aux.asnumpy(), [[0.0, 1.0]])
+
+
+def test_get_grad_by_position_and_parameter():
+    net = nn.Dense(2, 1)
+    x = _t([[1.0, 2.0]])
+    grads = kiln.grad(net, grad_position=0, weights=net.trainable_params(), return_ids=True)(x)
+    np.testing.assert_allclose(ops.get_grad(grads, 0).asnumpy(), net.weight.asnumpy())
+    np.testing.assert_allclose(ops.get_grad(grads, net.weight).asnumpy(), x.asnumpy())
+    with pytest.raises(ValueError, match="no gradient is identified"):
+        ops.get_grad(grads, 5)
+
+
+def test_vmap_errors_are_kilns():
+    with pytest.raises(TypeError, match="'fn' must be callable"):
+        ops.vmap(3)
+    with pytest.raises(ValueError, match="in_axes has 1 entries"):
+        ops.vmap(lambda a, b: a + b, in_axes=(0,))(_t([1.0]), _t([2.0]))
