@@ -140,7 +140,7 @@ def checks_enabled() -> bool:
 
 
 def set_checks(enabled: bool) -> None:
-    """Turn `Bounds` checks on or off; callers that compiled checks in (dispatch, graph caches) are told."""
+    """Turn `Bounds` checks on or off; listeners (e.g. graph caches that compiled checks in) are told."""
     enabled = bool(enabled)
     if enabled != _checks["on"]:
         _checks["on"] = enabled
