@@ -33,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
         "PyNative and in Graph mode with the same code; print step time, speedup, compile time, accuracy and the "
         "parameter difference between the modes; save the loss curves and a step-time chart as PNGs.",
     )
-    demo.add_argument("--epochs", type=int, default=None, help="epochs per model and mode (default: 3 / 4)")
+    demo.add_argument("--epochs", type=int, default=None, help="epochs per model and mode (default: 3)")
     demo.add_argument("--batch-size", type=int, default=None, help="batch size (default: 32)")
     demo.add_argument("--out", default="kiln_demo_out", help="output directory (default: ./kiln_demo_out)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")

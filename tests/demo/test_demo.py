@@ -71,8 +71,10 @@ def test_both_modes_compute_the_same_training(demo_run):
     rows = {(m["model"], m["mode"]): m for m in ROW.finditer(out)}
     diffs = dict(DIFF.findall(out))
     assert set(diffs) == {"LeNet5", "Transformer"}
+    # One epoch: LeNet5 ends ~1e-6 apart, the transformer ~3e-4 (Adam normalises tiny gradient differences).
+    limits = {"LeNet5": 1e-4, "Transformer": 2e-3}
     for model, diff in diffs.items():
-        assert float(diff) < 1e-3, (model, diff)
+        assert float(diff) < limits[model], (model, diff)
         assert rows[(model, "PyNative")]["acc"] == rows[(model, "Graph")]["acc"]
 
 
