@@ -147,3 +147,16 @@ def test_small_executables_persist_across_processes(tmp_path):
 def test_enable_is_idempotent():
     first = cache.enable()
     assert cache.enable() == first == cache.enabled_dir()
+
+
+def test_unusable_folder_leaves_compiling_working(tmp_path):
+    """A cache folder that cannot be created (here: under a file) turns the cache off, nothing else."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    script = (
+        "import numpy as np, kiln; from kiln import ops; from kiln._backend import cache; "
+        "print(cache.enabled_dir(), ops.add(kiln.Tensor(np.ones(2, np.float32)), 1))"
+    )
+    env = {**os.environ, "KILN_CACHE_DIR": str(blocker / "xla"), "PYTHONPATH": str(REPO)}
+    out = subprocess.run([sys.executable, "-c", script], check=True, env=env, capture_output=True, text=True).stdout
+    assert out.split()[0] == "None" and "[2. 2.]" in out
