@@ -6,6 +6,7 @@
 (b) a cache-hit call of a small @jit function                                   (target <= 25 us)
 (c) LeNet5 train step (value_and_grad + Momentum, batch 32, NCHW): GRAPH_MODE Cell and @jit vs jax.jit
     (target <= 1.10x), and the speedup of Graph mode over PyNative
+(e) the cost of value checks (label bounds) in the GRAPH_MODE LeNet5 step: checks on vs off (target <= 1.05x)
 (d) first call (compile + run) of the LeNet5 step vs jax.jit's first call (target <= 1.5x), each in fresh
     processes (best of two), with Kiln's front end (parse, analysis = the trace, passes) reported
     separately (target < 25% of it)
@@ -240,6 +241,12 @@ def bench_lenet(repeat: int) -> list:
 
     t_jax = _best(jax_step, repeat, 30)
     t_graph = _best(lambda: step_graph(x, y), repeat, 30)
+    # The same step without the value checks (the sparse labels' bounds): what the checks cost.
+    ms.set_context(runtime_checks=False)
+    step_unchecked = TrainStep()
+    t_unchecked = _best(lambda: step_unchecked(x, y), repeat, 30)
+    t_graph = min(t_graph, _best(lambda: step_graph(x, y), repeat, 30))  # interleaved: less drift
+    ms.set_context(runtime_checks=True)
     ms.set_context(mode=ms.PYNATIVE_MODE)
     step_jit = TrainStep()
     jitted_call = jit(step_jit.construct)
@@ -251,6 +258,8 @@ def bench_lenet(repeat: int) -> list:
     rows.append(("(c) LeNet5 train step, @jit", t_jit, t_jit / t_jax, "<= 1.10x jax.jit"))
     rows.append(("(c) LeNet5 train step, jax.jit", t_jax, 1.0, ""))
     rows.append(("(c) LeNet5 train step, PyNative", t_py, t_py / t_graph, "(x GRAPH_MODE time)"))
+    rows.append(("(e) LeNet5 GRAPH_MODE step, checks off", t_unchecked, t_graph / t_unchecked,
+                 "checks on / off <= 1.05"))  # fmt: skip
     return rows
 
 

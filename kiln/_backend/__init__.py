@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.experimental import io_callback
 
 from kiln._backend import cache  # noqa: F401  (turns on the on-disk executable cache)
 
@@ -36,6 +37,7 @@ __all__ = [
     "devices",
     "eval_shape",
     "float0",
+    "io_callback",
     "is_array",
     "is_tracer",
     "jax",

@@ -16,7 +16,10 @@ import time
 
 from kiln import _backend as B
 from kiln._compiler import dump
+from kiln._compiler.analysis.calls import prescan
 from kiln._compiler.analysis.interp import Context
+from kiln._compiler.analysis.values import Closure
+from kiln._compiler.cache import rebuild
 from kiln._compiler.lower import check_error, eval_graph, fold_checks, has_checks
 from kiln._compiler.passes import tensor as tensor_passes
 from kiln._core import graph as G
@@ -75,8 +78,6 @@ def _describe_out(v, leaves: list):
         return ("s", type(v), tuple(_describe_out(x, leaves) for x in v))
     if isinstance(v, dict):
         return ("d", tuple(v), tuple(_describe_out(x, leaves) for x in v.values()))
-    from kiln._compiler.analysis.values import Closure  # noqa: PLC0415
-
     if isinstance(v, Closure):
         raise TypeError("a graph cannot return a function defined inside it.")
     return ("c", v)
@@ -95,12 +96,8 @@ def _rebuild_out(desc, outs):
 
 def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, mode_setter, fn=None):
     """Run the frontend on symbolic inputs; returns (graph, trace, ctx, output description)."""
-    from kiln._compiler.cache import rebuild  # noqa: PLC0415
-
     ctx = Context(lax=lax, tracing=True)
     if fn is not None:
-        from kiln._compiler.analysis.calls import prescan  # noqa: PLC0415
-
         cells = [*cells, *prescan(fn)[0]]
     for c in cells:
         ctx.see_cell(c)
@@ -108,6 +105,7 @@ def trace_program(name: str, body, template, leaves: list, cells: list, lax: boo
     trace.frontend = ctx
     trace.const_ids = ctx.const_params
     ctx.trace = trace
+    ctx.example_leaves = leaves
     in_vars = [trace.new_input(x.shape, x.dtype) for x in leaves]
     with G.recording(trace), ctx, mode_setter():
         args, kwargs = rebuild(template, iter(in_vars))

@@ -17,6 +17,7 @@ import time
 
 from kiln import _backend as B
 from kiln._compiler.analysis.values import MISSING, is_cell
+from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Tensor
 
 _LOG = "compiles" in os.environ.get("KILN_LOG", "")
@@ -181,6 +182,8 @@ class JitCache:
         key = (tuple(sig), tuple(kwargs)) if kwargs else tuple(sig)
         if self.extra_key:
             key = (key, self.extra_key)
+        if not _CHECKS["on"]:  # graphs compiled with value checks are not reused without them
+            key = (key, "unchecked")
         bucket = self.entries.get(key)
         reason = "first call" if not self.entries else "new input signature"
         if bucket is not None:

@@ -49,6 +49,16 @@ def _to_host(data):
     return data
 
 
+_INITIALIZERS: list = []  # `kiln.common.initializer.initializer`, registered by that module (it sits above)
+
+
+def _initialize(init, shape, dtype):
+    """A Tensor filled by an initializer name or object (`Tensor(shape=..., init=...)`)."""
+    if not _INITIALIZERS:
+        raise RuntimeError("Tensor(init=...) needs kiln.common.initializer; import kiln first.")
+    return _INITIALIZERS[0](init, shape, dtype)
+
+
 def _symbolic(data) -> bool:
     """True for values only known when a graph runs (Kiln IR values, backend tracers)."""
     return type(data) is G.Var or B.is_tracer(data)
@@ -98,9 +108,7 @@ class Tensor:
             if init is None:
                 self._data = B.jnp.zeros(shape, (dtype or mstype.float32).np)
                 return
-            from kiln.common.initializer import initializer  # noqa: PLC0415  (upper layer, lazily)
-
-            self._data = initializer(init, shape, dtype or mstype.float32)._data
+            self._data = _initialize(init, shape, dtype or mstype.float32)._data
             return
         if isinstance(input_data, Tensor):
             arr = input_data._data
@@ -367,8 +375,6 @@ class ParameterTuple(tuple):
             c = p.clone(init)
             c.name = f"{prefix}.{p.name}"
             if init != "same":
-                from kiln.common.initializer import initializer  # noqa: PLC0415
-
-                c.set_data(initializer(init, p.shape, p.dtype))
+                c.set_data(_initialize(init, p.shape, p.dtype))
             out.append(c)
         return ParameterTuple(out)

@@ -10,9 +10,91 @@ from collections.abc import Callable, Sequence
 
 from kiln import _backend as B
 from kiln._core import graph as G
+from kiln._core.prims.elementwise import add_p
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative import tape
+from kiln._pynative.dispatch import apply
 from kiln._pynative.nested import call_with_graph_semantics, flatten, record, unflatten
+
+
+def _toposort(roots: list[tape.Node]) -> list[tape.Node]:
+    order, seen = [], set()
+    for root in roots:
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack = [(root, iter(root.links))]
+        while stack:
+            node, it = stack[-1]
+            for link in it:
+                if link is not None and id(link[0]) not in seen:
+                    seen.add(id(link[0]))
+                    stack.append((link[0], iter(link[0].links)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    return order  # inputs before consumers
+
+
+def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Tensor]) -> list[Tensor | None]:
+    """Cotangents of `targets` (leaves of `level` of the tape) given (output, sensitivity) pairs.
+
+    Each node's backward primitive is dispatched like any op, so an outer level records it.
+    """
+
+    def accumulate(slot: list, i: int, value: Tensor) -> None:
+        slot[i] = value if slot[i] is None else apply(add_p, (slot[i], value))
+
+    roots, grads = [], {}
+    for out, sens in outputs:
+        entry = out._nodes.get(level) if out._nodes else None
+        if entry is None:
+            continue
+        node, idx = entry
+        slot = grads.setdefault(id(node), [None] * len(node.out_avals))
+        accumulate(slot, idx, sens)
+        roots.append(node)
+    leaf_ids = {id(t._nodes[level][0]) for t in targets if t._nodes and level in t._nodes}
+    order = _toposort(roots)
+    # Only nodes with a path to a requested leaf need their backward run.
+    useful = set(leaf_ids)
+    for node in order:
+        if any(link is not None and id(link[0]) in useful for link in node.links):
+            useful.add(id(node))
+    leaf_grads: dict[int, Tensor] = {}
+    for node in reversed(order):
+        nid = id(node)
+        slot = grads.pop(nid, None)
+        if slot is None or nid not in useful:
+            continue
+        if node.prim is None and node.rule is None:  # a leaf
+            leaf_grads[nid] = slot[0]
+            continue
+        wanted = tuple(link is not None and id(link[0]) in useful for link in node.links)
+        cots = [
+            c if c is not None else Tensor._wrap(B.jnp.zeros(shape, dt if dt.kind in "fc" else B.np.float32))
+            for c, (shape, dt) in zip(slot, node.out_avals, strict=True)
+        ]
+        if node.rule is not None:
+            in_grads = node.rule(tuple(cots))
+        else:
+            bwd = node.prim.backward(wanted)
+            partial = apply(bwd, (*node.inputs, *cots), node.attrs)
+            it = iter(partial)
+            in_grads = [next(it) if w else None for w in wanted]
+        for link, g, w in zip(node.links, in_grads, wanted, strict=True):
+            if not w or g is None:
+                continue
+            parent, idx = link
+            pslot = grads.setdefault(id(parent), [None] * len(parent.out_avals))
+            accumulate(pslot, idx, g)
+    result = []
+    for t in targets:
+        entry = t._nodes.get(level) if t._nodes else None
+        g = leaf_grads.get(id(entry[0])) if entry else None
+        result.append(g)
+    return result
 
 
 def _positions(grad_position, nargs: int) -> tuple[int, ...]:
@@ -124,7 +206,7 @@ def run_with_grad(
                 )
             pairs = list(zip(targets_out, sens_list, strict=True))
         leaves = [call_args[p] for p in positions] + list(weights)
-        grads = tape.backward(level, pairs, leaves)
+        grads = backward(level, pairs, leaves)
         grads = [g if g is not None else _zeros_like(leaf) for g, leaf in zip(grads, leaves, strict=True)]
     finally:
         for w, nodes in saved:

@@ -11,6 +11,7 @@ import re
 import sys
 
 from kiln import _backend as B
+from kiln._core import graph as G
 from kiln._core.primitive import PrimitiveDef, checks_enabled, op_error
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
@@ -40,7 +41,15 @@ def _bounds_checked(prim: PrimitiveDef, attrs: tuple, arrays: list) -> None:
 
 
 def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
-    """Run `prim` on `args` (Tensors, Python scalars, None) and wrap the result."""
+    """Run `prim` on `args` (Tensors, Python scalars, None) and wrap the result.
+
+    While a graph is recorded and an input is symbolic, the op is appended to the graph instead.
+    """
+    if G._TRACES and G._TRACES[-1] is not None:
+        trace = G._TRACES[-1]
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        if any(type(x) is G.Var for x in arrays):
+            return _record(trace, prim, args, arrays, attrs)
     fn = _compiled.get((prim, attrs))
     if fn is None:
         fn = _compile(prim, attrs)
@@ -62,6 +71,17 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
         target._data = result
     if tape.recording:
         tape.record(prim, attrs, args, out)
+    return out
+
+
+def _record(trace, prim: PrimitiveDef, args: tuple, arrays: list, attrs: tuple):
+    try:
+        result = trace.bind(prim, attrs, arrays)
+    except Exception as err:  # the op's own check, or the backend's shape rule in the op's terms
+        raise diagnose(prim, args, attrs, err) from None
+    out = tuple(Tensor._wrap(r) for r in result) if prim.multiple_results else Tensor._wrap(result)
+    if prim.effect == "write0":
+        args[0]._data = result
     return out
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core import random_state
+from kiln._core import tensor as _tensor_module
 from kiln._core.tensor import Tensor
 
 __all__ = [
@@ -484,3 +485,6 @@ def initializer(init, shape=None, dtype=mstype.float32) -> Tensor:
     arr = np.empty(shape, dtype=_work_dtype(dtype))
     init(arr)
     return Tensor(arr, dtype=dtype)
+
+
+_tensor_module._INITIALIZERS[:] = [initializer]  # Tensor(shape=..., init=...) builds through this module

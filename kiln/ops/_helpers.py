@@ -5,11 +5,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kiln._core import dtype as mstype
+from kiln._core import graph as G
 from kiln._core.primitive import REGISTRY, op_error
-from kiln._core.tensor import Tensor
+from kiln._core.prims import state as S
+from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative.dispatch import apply
 
-__all__ = ["REGISTRY", "Tensor", "apply", "as_axes", "as_np_dtype", "make_binary", "make_unary", "op_error", "prim"]
+__all__ = [
+    "REGISTRY",
+    "Tensor",
+    "apply",
+    "as_axes",
+    "as_np_dtype",
+    "make_binary",
+    "make_unary",
+    "op_error",
+    "prim",
+    "write_back",
+]
 
 
 def prim(name: str):
@@ -78,3 +91,17 @@ def make_binary(prim_name: str, public_name: str):
         Tensor with the broadcast shape of the inputs.
     """
     return op
+
+
+def write_back(targets: Sequence[Parameter], values: Sequence[Tensor]) -> None:
+    """Store `values[i]` into Parameter `targets[i]` in place.
+
+    Eagerly this is a plain buffer swap (no dispatch). While a graph is being
+    traced the values are symbolic, so each store goes through the `Assign`
+    primitive, where the compiler sees it as a state update.
+    """
+    for target, value in zip(targets, values, strict=True):
+        if G.is_symbolic(value._data) or G.is_symbolic(target._data):
+            apply(S.Assign, (target, value))
+        else:
+            target._data = value._data

@@ -56,7 +56,9 @@ def _min(self, axis=None, keepdims=False, *, initial=None, where=None, return_in
     return _extremum(self, "min", axis, keepdims, initial, where, return_indices)
 
 
-def _sum(self, axis=None, dtype=None, keepdims=False, initial=None):
+def _sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
+    if out is not None:  # NumPy's np.sum(tensor) passes out=None
+        raise TypeError("Tensor.sum(): 'out' is not supported; use the returned Tensor.")
     out = math.sum(self, axis, keepdims, dtype=dtype)
     return out if initial is None else out + initial
 

@@ -10,7 +10,7 @@ import numpy as np
 from kiln._core import dtype as mstype
 from kiln._core.prims import array as A
 from kiln._core.tensor import Tensor
-from kiln.ops._helpers import apply, as_np_dtype, as_shape, op_error
+from kiln.ops._helpers import REGISTRY, apply, as_np_dtype, as_shape, op_error
 
 __all__ = [
     "reshape", "view", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "unsqueeze", "squeeze",
@@ -310,9 +310,9 @@ def fill(type, shape, value) -> Tensor:
 
 
 def _cast(x, dtype):
-    from kiln.ops.math import cast  # noqa: PLC0415  (math imports this module)
-
-    return cast(x, dtype)
+    if isinstance(x, Tensor) and x._data.dtype == as_np_dtype(dtype):
+        return x
+    return apply(REGISTRY["Cast"], (x,), (as_np_dtype(dtype),))
 
 
 def zeros_like(input, *, dtype=None) -> Tensor:

@@ -7,29 +7,12 @@ state tensors at once; `write_back` stores their results.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from kiln._core import graph as G
 from kiln._core.prims import state as S
 from kiln._core.tensor import Parameter, Tensor
-from kiln.ops._helpers import apply, op_error
+from kiln.ops._helpers import apply, op_error, write_back
 from kiln.ops.primitives import Primitive
 
 __all__ = ["Adam", "ApplyMomentum", "Assign", "AssignAdd", "AssignSub", "SGD", "assign", "assign_add", "assign_sub"]
-
-
-def write_back(targets: Sequence[Parameter], values: Sequence[Tensor]) -> None:
-    """Store `values[i]` into Parameter `targets[i]` in place.
-
-    Eagerly this is a plain buffer swap (no dispatch). While a graph is being
-    traced the values are symbolic, so each store goes through the `Assign`
-    primitive, where the compiler sees it as a state update.
-    """
-    for target, value in zip(targets, values, strict=True):
-        if G.is_symbolic(value._data) or G.is_symbolic(target._data):
-            apply(S.Assign, (target, value))
-        else:
-            target._data = value._data
 
 
 def _check_target(op: str, variable) -> None:

@@ -15,10 +15,16 @@ import builtins
 import sys
 import types
 
+from kiln import _backend as B
+from kiln._compiler.analysis import effects
 from kiln._compiler.analysis.values import Closure, TensorRange, is_cell, is_symbolic
 from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, SourceUnavailable
+from kiln._compiler.frontend.parser import Namespace, parse_function
+from kiln._compiler.passes import optimize
+from kiln._core import dtype as mstype
 from kiln._core import graph as G
-from kiln._core.tensor import Tensor
+from kiln._core.tensor import Parameter, Tensor
+from kiln._pynative.autograd import call_with_custom_bprop
 from kiln._pynative.nested import record
 
 _user_code: dict = {}
@@ -45,9 +51,6 @@ def parsed(fn):
     code = fn.__code__
     pf = _parsed.get(code)
     if pf is None:
-        from kiln._compiler.frontend.parser import parse_function  # noqa: PLC0415
-        from kiln._compiler.passes import optimize  # noqa: PLC0415
-
         pf = parse_function(fn)
         optimize(pf)
         _parsed[code] = pf
@@ -55,16 +58,12 @@ def parsed(fn):
 
 
 def _namespace(fn):
-    from kiln._compiler.frontend.parser import Namespace  # noqa: PLC0415
-
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__, strict=True)) if fn.__closure__ else {}
     return Namespace(fn.__globals__, cells, fn.__qualname__)
 
 
 def call_user(ctx, fn, args, kwargs):
     """Run a user function through the compiler (parse once, interpret per compile)."""
-    from kiln._compiler.analysis.interp import call_closure  # noqa: PLC0415
-
     try:
         pf = parsed(fn)
     except SourceUnavailable:
@@ -76,7 +75,7 @@ def call_user(ctx, fn, args, kwargs):
     if pf not in ctx.parsed:
         ctx.parsed.append(pf)
     clo = Closure(pf.graph, None, fn.__defaults__ or (), fn.__kwdefaults__ or {})
-    return call_closure(ctx, clo, args, kwargs, _namespace(fn))
+    return ctx.call_closure(clo, args, kwargs, _namespace(fn))
 
 
 def _without_source(ctx, fn, args, kwargs):
@@ -97,8 +96,6 @@ def _without_source(ctx, fn, args, kwargs):
 
 def prescan(fn, depth: int = 3):
     """Cells and Parameters a function can reach through its globals and closures (inputs known up front)."""
-    from kiln._core.tensor import Parameter  # noqa: PLC0415
-
     cells, params, seen = [], [], set()
 
     def visit(v, d):
@@ -175,8 +172,6 @@ def call_cell(ctx, cell, args, kwargs):
 
     bprop = getattr(type(cell), "bprop", None)
     if bprop is not None:
-        from kiln._pynative.autograd import call_with_custom_bprop  # noqa: PLC0415
-
         user_bprop = GraphCallable(ctx, bprop, (cell,))
         out = call_with_custom_bprop(cell, user_bprop, run_construct, tuple(args))
     else:
@@ -227,11 +222,9 @@ def _wrap_callable(ctx, x):
 
 def call(ctx, fn, args, kwargs, node):
     """Call `fn(*args, **kwargs)` with graph semantics."""
-    from kiln._compiler.analysis.interp import call_closure  # noqa: PLC0415
-
     t = type(fn)
     if t is Closure:
-        return call_closure(ctx, fn, args, kwargs)
+        return ctx.call_closure(fn, args, kwargs)
     if t is types.FunctionType:
         if is_user_function(fn):
             return call_user(ctx, fn, args, kwargs)
@@ -242,8 +235,6 @@ def call(ctx, fn, args, kwargs, node):
     elif is_cell(fn):
         return call_cell(ctx, fn, args, kwargs)
     elif fn is builtins.print:
-        from kiln._compiler.analysis import effects  # noqa: PLC0415
-
         return effects.print_(ctx, args, kwargs or {})
     elif fn is builtins.range and any(is_symbolic(a) for a in args):
         return _tensor_range(args)
@@ -274,8 +265,6 @@ def _construct(ctx, cls, args, kwargs):
 
 
 def _tensor_range(args):
-    from kiln._core import dtype as mstype  # noqa: PLC0415
-
     def as_t(v):
         return v if isinstance(v, Tensor) else Tensor(v, mstype.int64)
 
@@ -294,9 +283,7 @@ _CONCRETE_ERRORS: tuple = ()
 def _concretization_errors() -> tuple:
     global _CONCRETE_ERRORS
     if not _CONCRETE_ERRORS:
-        from kiln._backend import jax  # noqa: PLC0415
-
-        errs = jax.errors
+        errs = B.jax.errors
         _CONCRETE_ERRORS = tuple(
             getattr(errs, n)
             for n in (
@@ -321,8 +308,6 @@ def _opaque(ctx, fn, args, kwargs, node):
         if isinstance(err, RuntimeError) and "symbolic inside a compiled graph" not in str(err):
             raise
         if ctx.lax and ctx.tracing:
-            from kiln._compiler.analysis import effects  # noqa: PLC0415
-
             return effects.host_call(ctx, fn, args, kwargs or {})
         name = getattr(fn, "__qualname__", None) or type(fn).__name__
         raise GraphCompileError(

@@ -51,25 +51,17 @@ def as_predicate(cond: Tensor) -> Tensor:
 
 def branch(ctx, frame: Frame, node):
     """Evaluate a tail `if`: the next frame (constant condition or loop), or a Goto/Return outcome."""
-    from kiln._compiler.analysis.interp import _find  # noqa: PLC0415
-
-    cond = _value(frame, node.inputs[1])
+    cond = ctx.value_of(frame, node.inputs[1])
     tg, fg = node.inputs[2].value, node.inputs[3].value
     static = static_bool(cond)
     if static is not None:
         target = tg if static else fg
-        return Frame(target, _find(frame, target.parent), frame.ns)
+        return Frame(target, ctx.find(frame, target.parent), frame.ns)
     pred = as_predicate(cond)
     meta = node.meta or {}
     if meta.get("loop"):
         return tensor_loop(ctx, frame, node, pred)
     return tensor_if(ctx, frame, node, pred)
-
-
-def _value(frame, node):
-    from kiln._compiler.analysis.interp import value_of  # noqa: PLC0415
-
-    return value_of(frame, node)
 
 
 # -- nested graphs -----------------------------------------------------------------------------
@@ -197,15 +189,13 @@ def emit_cond(pred: Tensor, s1: G.Trace, s2: G.Trace, v1, v2, where):
 
 def _branch(ctx, graph, frame, finish: bool):
     """Run one branch region; with `finish`, continue to the function's end (a Return)."""
-    from kiln._compiler.analysis.interp import enter, run  # noqa: PLC0415
-
     ctx.region_depth += 1
     try:
-        outcome = run(ctx, Frame(graph, frame, frame.ns), region=graph)
+        outcome = ctx.run(Frame(graph, frame, frame.ns), region=graph)
     finally:
         ctx.region_depth -= 1
     if finish and isinstance(outcome, Goto):
-        return Return(run(ctx, enter(outcome.target, outcome.parent, outcome.args, outcome.parent.ns)))
+        return Return(ctx.run(ctx.enter(outcome.target, outcome.parent, outcome.args, outcome.parent.ns)))
     return outcome
 
 
@@ -286,9 +276,7 @@ def tensor_loop(ctx, hframe: Frame, node, pred: Tensor):
             state += [e for e in r.params if all(e[0] is not k for k, _ in state)]
     else:  # pragma: no cover - bounded by the state size
         raise GraphCompileError("the loop-carried state of this loop does not settle.")
-    from kiln._compiler.analysis.interp import enter  # noqa: PLC0415
-
-    new_h = enter(header, hframe.parent, final, hframe.ns)
+    new_h = ctx.enter(header, hframe.parent, final, hframe.ns)
     exit_g = node.inputs[3].value
     return Frame(exit_g, new_h, hframe.ns)
 
@@ -348,8 +336,6 @@ def _seed_state(trace: G.Trace, state: list, values: list) -> None:
 
 
 def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list):
-    from kiln._compiler.analysis.interp import enter, eval_apply, run, value_of  # noqa: PLC0415
-
     header = hframe.graph
     body_g = node.inputs[2].value
     parent = G.current()
@@ -364,21 +350,21 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list):
         _seed_state(trace, state, carry[n_vars:])
         it = iter(carry[:n_vars])
         vals = [(_from_leaves(descs[i], it) if i in dynamic else carried[i]) for i in range(len(carried))]
-        frame = enter(header, hframe.parent, vals, hframe.ns)
+        frame = ctx.enter(header, hframe.parent, vals, hframe.ns)
         for a in header.nodes:
-            frame.values[a] = eval_apply(ctx, frame, a)
+            frame.values[a] = ctx.eval_apply(frame, a)
         return frame
 
     def cond_fn(trace):
         frame = enter_header(trace)
-        c = value_of(frame, node.inputs[1])
+        c = ctx.value_of(frame, node.inputs[1])
         return as_predicate(c if isinstance(c, Tensor) else Tensor(bool(c)))._data
 
     def body_fn(trace):
         frame = enter_header(trace)
         ctx.region_depth += 1
         try:
-            outcome = run(ctx, Frame(body_g, frame, frame.ns), region=body_g)
+            outcome = ctx.run(Frame(body_g, frame, frame.ns), region=body_g)
         finally:
             ctx.region_depth -= 1
         if not (isinstance(outcome, Goto) and outcome.target is header):

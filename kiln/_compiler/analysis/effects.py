@@ -6,6 +6,8 @@ import builtins
 
 import numpy as np
 
+from kiln._compiler.errors import GraphCompileError
+from kiln._compiler.lower import eval_graph
 from kiln._core import graph as G
 from kiln._core.tensor import Tensor
 
@@ -56,28 +58,64 @@ def print_(ctx, args, kwargs):
 
 
 def host_call(ctx, fn, args, kwargs):
-    """LAX: run `fn` on the host when the graph runs (its inputs are only known then)."""
+    """LAX: `fn` needs Tensor values only known when the graph runs: it becomes a host callback.
+
+    Its result type comes from running it once, at compile time, on the real inputs of the call being
+    compiled (the recorded graph so far evaluated on that call's arguments); that result also serves
+    that first run, so `fn` runs exactly once per call, in program order. Never on placeholder values.
+    """
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, Tensor):  # a Tensor method (t.asnumpy()): the Tensor is an input too
+        fn, args = fn.__func__, [owner, *args]
     flat_args = list(args) + list(kwargs.values())
     template, arrays = _split(flat_args)
     n_pos = len(args)
     keys = list(kwargs)
+    trace = G.current()
 
     def call_host(*values):
         filled = _fill(template, values)
         return fn(*filled[:n_pos], **dict(zip(keys, filled[n_pos:], strict=True)))
 
-    # The output's shape comes from one run on placeholder values of the right shapes.
+    if trace.parent is not None or ctx.example_leaves is None:
+        name = getattr(fn, "__qualname__", None) or type(fn).__name__
+        raise GraphCompileError(
+            f"'{name}' needs the value of a Tensor inside a branch or loop whose condition is a Tensor; graph mode "
+            f"cannot run it on the host there. Move the call out of the branch/loop, or use Tensor operations."
+        )
+    inputs = _concrete(ctx, trace, arrays)
     with G.recording(None):
-        sample = call_host(*(np.zeros(a.shape, a.dtype) for a in arrays))
-    out_template, out_structs = _result_spec(sample)
+        first = call_host(*inputs)
+    out_template, out_structs = _result_spec(first)
+    _, first_flat = _result_spec(first, concrete=True)
+    pending = [(inputs, first_flat)]  # the first run's result, already computed
 
-    def host(*values):
-        result = call_host(*values)
-        _, flat = _result_spec(result, concrete=True)
+    def shaped(flat):
         return tuple(np.asarray(x, dtype=s.dtype).reshape(s.shape) for x, s in zip(flat, out_structs, strict=True))
 
-    outs = G.current().emit("host_call", arrays, [(s.shape, s.dtype) for s in out_structs], {"fn": host})
+    def host(*values):
+        if pending:
+            known, result = pending.pop()
+            if all(np.array_equal(np.asarray(v), np.asarray(k)) for v, k in zip(values, known, strict=True)):
+                return shaped(result)
+        return shaped(_result_spec(call_host(*values), concrete=True)[1])
+
+    outs = trace.emit(
+        "host_call", arrays, [(st.shape, st.dtype) for st in out_structs], {"fn": host, "first": first_flat}
+    )
     return _rebuild(out_template, iter(outs))
+
+
+def _concrete(ctx, trace: G.Trace, arrays: list) -> list:
+    """The values `arrays` have in the call being compiled: the graph so far, evaluated on its inputs."""
+    wanted = [a for a in arrays if G.is_symbolic(a)]
+    if not wanted:
+        return list(arrays)
+    state = [trace.host_values[k] for k in trace.state_in]
+    prefix = G.Graph(list(trace.invars), list(trace.eqns), wanted)
+    with G.recording(None):
+        values = iter(eval_graph(prefix, [*ctx.example_leaves, *state], replay=True))
+    return [np.asarray(next(values)) if G.is_symbolic(a) else np.asarray(a) for a in arrays]
 
 
 def _result_spec(value, concrete: bool = False):

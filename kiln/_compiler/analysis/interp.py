@@ -47,6 +47,7 @@ class Context:
         self.seen_cells: set[int] = set()
         self.trace_only = False  # capture_mode='trace': nested Cells run as Python too
         self.trace = None  # the outermost graph being recorded
+        self.example_leaves = None  # the input arrays of the call being compiled
         self.recomputing: set[int] = set()  # Cells being recorded as recomputed nested graphs
 
     def __enter__(self):
@@ -69,9 +70,28 @@ class Context:
                     self.guard(c._params, name, p)
             self.guard(c.__dict__, "training", c.__dict__.get("training"))
 
+    # -- the interpreter, for the modules it calls (they reach it through the context, not by import) --
     def call(self, fn, args, kwargs=None):
         """Call `fn` with graph semantics (library code such as `grad` calls user functions through this)."""
         return calls.call(self, fn, list(args), kwargs or None, None)
+
+    def run(self, frame, region=None):
+        return run(self, frame, region)
+
+    def enter(self, graph, parent, args, ns):
+        return enter(graph, parent, args, ns)
+
+    def value_of(self, frame, node):
+        return value_of(frame, node)
+
+    def find(self, frame, graph):
+        return _find(frame, graph)
+
+    def eval_apply(self, frame, node):
+        return eval_apply(self, frame, node)
+
+    def call_closure(self, clo, args, kwargs=None, ns=None):
+        return call_closure(self, clo, args, kwargs, ns)
 
     def guard(self, container: dict, key, value) -> None:
         """The compiled graph is valid only while `container[key] is value`."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import types
 
+from kiln._compiler.analysis import calls, control
 from kiln._compiler.analysis import values as V
 from kiln._compiler.analysis.values import MISSING, Closure, IterState, TensorRange, is_cell, is_symbolic
 from kiln._compiler.errors import GraphCompileError
@@ -207,8 +208,6 @@ def _make_closure(ctx, frame, node, args):
 
 @_impl(O.CALL_STAR)
 def _call_star(ctx, frame, node, args):
-    from kiln._compiler.analysis import calls  # noqa: PLC0415  (calls imports this module)
-
     fn, layout, *vals = args
     pos, kw = [], {}
     for entry, v in zip(layout, vals, strict=True):
@@ -285,9 +284,7 @@ def _iter_next(ctx, frame, node, args):
 
 
 def _thunk(ctx, clo, *args):
-    from kiln._compiler.analysis.interp import call_closure  # noqa: PLC0415
-
-    return call_closure(ctx, clo, args, None)
+    return ctx.call_closure(clo, args, None)
 
 
 @_impl(O.AND)
@@ -314,8 +311,6 @@ def _or(ctx, frame, node, args):
 
 @_impl(O.IFEXP)
 def _ifexp(ctx, frame, node, args):
-    from kiln._compiler.analysis import control  # noqa: PLC0415
-
     cond, ta, tb = args
     static = control.static_bool(cond)
     if static is not None:
@@ -325,8 +320,6 @@ def _ifexp(ctx, frame, node, args):
 
 @_impl(O.COMPREHENSION)
 def _comprehension(ctx, frame, node, args):
-    from kiln._compiler.analysis import control  # noqa: PLC0415
-
     kind, iterable, elt, cond = args
     out = []
     for item in iterate(iterable):
@@ -369,8 +362,6 @@ def _join_str(ctx, frame, node, args):
 
 @_impl(O.ASSERT)
 def _assert(ctx, frame, node, args):
-    from kiln._compiler.analysis import control  # noqa: PLC0415
-
     test, msg = args
     static = control.static_bool(test)
     if static is False:

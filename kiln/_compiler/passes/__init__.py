@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kiln._compiler import dump
 from kiln._compiler.passes.cse import cse
 from kiln._compiler.passes.dce import dce
 from kiln._compiler.passes.fold import fold_constants
@@ -19,8 +20,6 @@ PASSES = (
 
 def optimize(pf) -> dict[str, int]:
     """Run the passes on a ParsedFunction in place; returns how much each changed."""
-    from kiln._compiler import dump  # noqa: PLC0415
-
     dump.record_stage(pf, "parse")
     stats = {}
     for name, fn in PASSES:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kiln._core.prims.nn import misc as M
 from kiln._core.prims.nn import norm as N
 from kiln._core.tensor import Parameter, Tensor
-from kiln.ops._helpers import apply, op_error
+from kiln.ops._helpers import apply, op_error, write_back
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "normalize"]
 
@@ -42,8 +42,6 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
 
 def update_moving_stats(mean, var, new_mean: Tensor, new_var: Tensor) -> None:
     """Write BatchNorm's updated moving statistics into the Parameters that hold them."""
-    from kiln.ops.state import write_back  # noqa: PLC0415  (ops.state -> ops.primitives -> this package)
-
     targets = [(t, v) for t, v in ((mean, new_mean), (var, new_var)) if isinstance(t, Parameter)]
     if targets:
         write_back([t for t, _ in targets], [v for _, v in targets])

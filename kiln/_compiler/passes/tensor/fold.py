@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kiln._compiler.lower import eval_graph
 from kiln._compiler.passes.tensor.util import is_const, substitute
 from kiln._core.graph import Graph
 
@@ -14,8 +15,6 @@ MAX_ELEMENTS = 1 << 16
 
 
 def fold(graph: Graph) -> int:
-    from kiln._compiler.lower import eval_graph  # noqa: PLC0415  (the one place that runs primitives)
-
     mapping: dict = {}
     kept = []
     for e in graph.eqns:
