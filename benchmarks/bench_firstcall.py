@@ -12,6 +12,11 @@ times, from the moment `import kiln` returned:
 - Graph: building the same step as a GRAPH_MODE nn.TrainOneStepCell and its first call (trace, compile,
   run), against the same step hand-written in JAX under jax.jit (target: <= 1.10x JAX cold, <= 0.25 s warm).
 
+"+ executable store" is an experiment, not what Kiln does today: the same PyNative process with its
+per-primitive kernels dispatched through `kiln._backend.cache.persistent_jit` (serialized executables
+kept by primitive, attributes and input signature, so a warm process neither traces nor lowers them);
+kiln/_pynative/dispatch.py would have to call it. Its steady-state cost is shown too.
+
 "Kiln PyNative, cache off" is the same PyNative process with KILN_CACHE_DIR=off: nothing reaches the disk,
 so its warm run is another cold one (this is what PyNative paid before Kiln kept its small executables:
 JAX's default thresholds skip anything that compiled in under a second).
@@ -52,9 +57,11 @@ def _worker(which: str) -> dict:
         import kiln as ms
     t_import = time.perf_counter() - t0
     result = {"import": t_import}
-    if which in ("pynative", "mindspore"):
+    if which in ("pynative", "pynative-store", "mindspore"):
         from benchmarks.bench_pynative import lenet_train_step
 
+        if which == "pynative-store":
+            _dispatch_through_executable_store()
         t1 = time.perf_counter()
         ms.set_seed(0)
         step = lenet_train_step(ms)
@@ -62,6 +69,8 @@ def _worker(which: str) -> dict:
         step().asnumpy()
         t3 = time.perf_counter()
         result.update(build=t2 - t1, step=t3 - t2, total=t3 - t1)
+        if which != "mindspore":  # what the variant costs later: steady LeNet5 steps and one small op
+            result.update(_steady(ms, step))
     elif which == "graph":
         import numpy as np
 
@@ -94,6 +103,35 @@ def _worker(which: str) -> dict:
     return result
 
 
+def _dispatch_through_executable_store() -> None:
+    """The experiment: PyNative's per-primitive kernels through `kiln._backend.cache.persistent_jit`, which
+    keeps serialized executables on disk by (primitive, attributes, input signature), so that a warm process
+    skips tracing and lowering. Not wired into kiln/_pynative/dispatch.py; this replaces its `_compile` here."""
+    from kiln import _backend as B
+    from kiln._pynative import dispatch
+
+    def _compile(prim, attrs):
+        kw = prim.attrs_dict(attrs)
+        impl = prim.impl
+        fun = (lambda *xs: impl(*xs, **kw)) if kw else impl
+        fn = B.cache.persistent_jit(fun, f"{prim.name}{attrs!r}")
+        dispatch._compiled[(prim, attrs)] = fn
+        return fn
+
+    dispatch._compile = _compile
+
+
+def _steady(ms, step) -> dict:
+    import numpy as np
+
+    from benchmarks.common import measure
+
+    a = ms.Tensor(np.ones((4, 4), np.float32))
+    add_s = measure(lambda: ms.ops.add(a, a), number=500, repeat=5)
+    step_s = measure(step, number=5, repeat=5, warmup=2)
+    return {"add": add_s, "steady": step_s}
+
+
 def _spawn(which: str, cache_dir: str, python: str = sys.executable) -> dict | None:
     env = {**os.environ, "KILN_CACHE_DIR": cache_dir, "PYTHONPATH": str(REPO)}
     cmd = [python, "-m", "benchmarks.bench_firstcall", "--worker", which]
@@ -109,6 +147,7 @@ def _spawn(which: str, cache_dir: str, python: str = sys.executable) -> dict | N
 CASES = (  # (worker, row name, cache on)
     ("pynative", "Kiln PyNative", True),
     ("pynative", "Kiln PyNative, cache off", False),
+    ("pynative-store", "Kiln PyNative + store", True),
     ("graph", "Kiln GRAPH_MODE", True),
     ("jax", "JAX jax.jit", True),
 )
@@ -168,14 +207,25 @@ def main(argv: list[str] | None = None) -> None:
         target_p = "<= 1.0 s" if temp == "cold" else "<= 0.5 s"
         rows.append(Row(case_p, "Kiln PyNative", get(py, "total"), "cache off", target_p, _split(py)))
         rows.append(Row(case_p, "cache off", get(off, "total"), None, "", "KILN_CACHE_DIR=off: " + _split(off)))
+        store = results["Kiln PyNative + store"][idx]
+        rows.append(Row(case_p, "+ executable store", get(store, "total"), "Kiln PyNative", "", _split(store)))
         rows.append(Row(case_p, "MindSpore 2.10 PyNative", get(msp, "total"), "Kiln PyNative", "", _split(msp)))
         target_g = "<= 1.10x JAX" if temp == "cold" else "<= 0.25 s"
         rows.append(Row(case_g, "Kiln GRAPH_MODE", get(graph, "total"), "JAX jax.jit", target_g, _split(graph)))
         rows.append(Row(case_g, "JAX jax.jit", get(jx, "total"), None, "", _split(jx)))
     print_table(f"First results in fresh processes, seconds after `import` returned (best of {args.tries} each)", rows)
-    for name in ("Kiln PyNative", "Kiln GRAPH_MODE"):
+    for name in ("Kiln PyNative", "Kiln PyNative + store", "Kiln GRAPH_MODE"):
         files, size = sizes.get(name, (0, 0))
         print(f"cache folder after one cold {name} process: {files} files, {size / 2**20:.2f} MiB")
+    plain, store = results["Kiln PyNative"][1], results["Kiln PyNative + store"][1]
+    if plain and store:
+        rows = [
+            Row("steady LeNet5 PyNative step (warm process)", "Kiln PyNative", plain["steady"]),
+            Row("steady LeNet5 PyNative step (warm process)", "+ executable store", store["steady"], "Kiln PyNative"),
+            Row("ops.add (4,4), one eager call", "Kiln PyNative", plain["add"]),
+            Row("ops.add (4,4), one eager call", "+ executable store", store["add"], "Kiln PyNative"),
+        ]
+        print_table("What the executable store costs later (same processes, median of 5 rounds)", rows)
 
 
 def _split(r: dict | None) -> str:

@@ -16,11 +16,18 @@ PyNative's), and stores the entries itself:
 
 `enable()` is idempotent and runs when `kiln._backend` is imported. `info()` and `clear()` serve
 `kiln cache info|clear`.
+
+`persistent_jit(fun, key)` goes one step further for many small functions (PyNative's per-primitive
+kernels): JAX's cache is looked up only after tracing and lowering, which is most of the cost of a warm
+first call; `persistent_jit` keeps the serialized executable under (key, input signature) in the same
+folder, so a warm process deserializes it without tracing or lowering anything.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
 import tempfile
 import threading
 import time
@@ -34,7 +41,18 @@ try:
 except ImportError:  # not POSIX: eviction runs without the inter-process lock
     fcntl = None
 
-__all__ = ["CacheInfo", "DiskCache", "cache_dir", "clear", "enable", "enabled_dir", "info", "max_bytes"]
+__all__ = [
+    "CacheInfo",
+    "DiskCache",
+    "PersistentJit",
+    "cache_dir",
+    "clear",
+    "enable",
+    "enabled_dir",
+    "info",
+    "max_bytes",
+    "persistent_jit",
+]
 
 ENV_DIR = "KILN_CACHE_DIR"
 ENV_MAX_MB = "KILN_CACHE_MAX_MB"
@@ -177,6 +195,8 @@ def enable() -> Path | None:
         except Exception:  # noqa: BLE001  (an unwritable home must not break compiling)
             return None
         _enabled_dir = path
+        global _store
+        _store = DiskCache(path, max_bytes())
         return path
 
 
@@ -206,6 +226,117 @@ def _install(path: Path, limit: int) -> None:
 
     cc.get_file_cache = get_file_cache
     cc.reset_cache()  # a cache JAX opened earlier in this process is reopened through Kiln's store
+
+
+class PersistentJit:
+    """`jax.jit(fun)` for positional arguments, whose executables are kept on disk under (key, signature).
+
+    A call looks its input signature (shape, dtype, weak type and placement of each array; the type of each
+    Python scalar; None) up in memory, then in the cache folder (entry `kiln-<hash>-cache`), and only then
+    traces, lowers and compiles; what it compiles is serialized into the folder for the next process. Any
+    argument it cannot describe (a tracer, a list...), and any failure to load or store, falls back to the
+    plain `jax.jit(fun)`, which also raises the errors.
+
+    Args:
+        fun: the function (its positional arguments are arrays, Python scalars or None).
+        key: what identifies `fun` across processes (e.g. a primitive's name and attributes): two
+            functions with the same key and signature must compute the same thing.
+    """
+
+    __slots__ = ("_jitted", "_key", "_mem", "__wrapped__")
+
+    def __init__(self, fun, key: str) -> None:
+        self._jitted = jax.jit(fun)
+        self._key = f"{key}|{_env_key()}"
+        self._mem: dict = {}
+        self.__wrapped__ = fun
+
+    def __call__(self, *args):
+        try:
+            sig = tuple(map(_describe, args))
+        except _Unknown:
+            return self._jitted(*args)
+        ex = self._mem.get(sig)
+        if ex is None:
+            ex = self._mem[sig] = self._load_or_compile(sig, args)
+        return ex(*args)
+
+    def _load_or_compile(self, sig, args):
+        store = _store
+        placements = {d[3] for d in sig if type(d) is tuple}
+        if store is None or len(placements) != 1:
+            return self._jitted
+        devices = next(iter(placements)).device_set
+        if len(devices) != 1:
+            return self._jitted
+        device = next(iter(devices))
+        name = "kiln-" + hashlib.sha256(f"{self._key}|{sig!r}".encode()).hexdigest()
+        data = store.get(name)
+        if data is not None:
+            try:
+                from jax.experimental.serialize_executable import deserialize_and_load  # noqa: PLC0415
+
+                return deserialize_and_load(*pickle.loads(data), backend=device.client, execution_devices=[device])
+            except Exception:  # noqa: BLE001  (another version's entry, or damaged: compile it again)
+                pass
+        try:
+            compiled = self._jitted.lower(*args).compile()
+        except Exception:  # noqa: BLE001  (jax.jit raises its own error, in its own words, at the call)
+            return self._jitted
+        try:
+            from jax.experimental.serialize_executable import serialize  # noqa: PLC0415
+
+            store.put(name, pickle.dumps(serialize(compiled)))
+        except Exception:  # noqa: BLE001  (not serializable here: still usable in this process)
+            pass
+        return compiled
+
+    def lower(self, *args, **kwargs):
+        return self._jitted.lower(*args, **kwargs)
+
+
+def persistent_jit(fun, key: str):
+    """`PersistentJit(fun, key)` when the cache is on, else plain `jax.jit(fun)`."""
+    return PersistentJit(fun, key) if _store is not None else jax.jit(fun)
+
+
+class _Unknown(Exception):
+    pass
+
+
+_SCALARS = frozenset({bool, int, float, complex, type(None)})
+_array_types: set[type] = set()  # concrete array classes seen (tracers never get in)
+
+
+def _describe(x):
+    t = type(x)
+    if t in _array_types:
+        return (x.shape, x.dtype, x.weak_type, x.sharding)
+    if t in _SCALARS:
+        return t
+    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
+        _array_types.add(t)
+        return (x.shape, x.dtype, x.weak_type, x.sharding)
+    raise _Unknown
+
+
+_env_keys: dict[bool, str] = {}
+
+
+def _env_key() -> str:
+    """What else an executable depends on: versions, x64, XLA flags."""
+    x64 = bool(jax.config.jax_enable_x64)
+    key = _env_keys.get(x64)
+    if key is None:
+        import jaxlib  # noqa: PLC0415
+
+        key = _env_keys[x64] = f"jax {jax.__version__} jaxlib {jaxlib.__version__} x64 {x64} " + os.environ.get(
+            "XLA_FLAGS", ""
+        )
+    return key
+
+
+_store: DiskCache | None = None
 
 
 def info(path: Path | None = None) -> CacheInfo:

@@ -160,3 +160,48 @@ def test_unusable_folder_leaves_compiling_working(tmp_path):
     env = {**os.environ, "KILN_CACHE_DIR": str(blocker / "xla"), "PYTHONPATH": str(REPO)}
     out = subprocess.run([sys.executable, "-c", script], check=True, env=env, capture_output=True, text=True).stdout
     assert out.split()[0] == "None" and "[2. 2.]" in out
+
+
+def test_persistent_jit_matches_jit_and_falls_back(tmp_path, monkeypatch):
+    import numpy as np
+
+    from kiln._backend import jax
+
+    monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
+    fn = cache.persistent_jit(lambda a, b, c: a * b + (0 if c is None else c), "test-fma")
+    assert isinstance(fn, cache.PersistentJit)
+    x = jax.device_put(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(np.asarray(fn(x, 2.0, None)), np.asarray(x) * 2)
+    np.testing.assert_array_equal(np.asarray(fn(x, x, 1)), np.asarray(x) ** 2 + 1)
+    assert len(list(tmp_path.glob(f"kiln-*{cache.SUFFIX}"))) == 2  # one executable per signature
+    # Inside a trace the arguments are tracers: the plain jax.jit path.
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda y: fn(y, 3.0, None))(x)), np.asarray(x) * 3)
+    # A damaged entry is compiled again.
+    for p in tmp_path.glob(f"kiln-*{cache.SUFFIX}"):
+        p.write_bytes(b"garbage")
+    again = cache.persistent_jit(lambda a, b, c: a * b + (0 if c is None else c), "test-fma")
+    np.testing.assert_array_equal(np.asarray(again(x, 2.0, None)), np.asarray(x) * 2)
+
+
+def test_persistent_jit_loads_in_a_second_process(tmp_path):
+    """The second process gets the executable from the folder: nothing is compiled or written again."""
+    script = textwrap.dedent(
+        """
+        import os
+        import numpy as np
+        from kiln._backend import cache, jax, jnp
+        fn = cache.persistent_jit(lambda a: jnp.tanh(a) * 2, "test-tanh2")
+        if os.environ.get("NO_COMPILE"):
+            fn._jitted = None  # a trace, lower or compile would fail now
+        print(float(np.asarray(fn(jax.device_put(np.ones(5, np.float32))))[0]))
+        """
+    )
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "xla"), "PYTHONPATH": str(REPO)}
+    outs = []
+    for second in (False, True):
+        env["NO_COMPILE"] = "1" if second else ""
+        done = subprocess.run([sys.executable, "-c", script], check=True, env=env, capture_output=True, text=True)
+        outs.append(done.stdout.split()[-1])
+        outs.append(sorted(p.name for p in (tmp_path / "xla").glob(f"kiln-*{cache.SUFFIX}")))
+    assert float(outs[0]) == float(outs[2]) == pytest.approx(2 * 0.7615942)
+    assert len(outs[1]) == 1 and outs[1] == outs[3]
