@@ -97,7 +97,6 @@ _ASCEND_ONLY_KEYS = (
 _NO_EFFECT = {
     "device_id": "Kiln computes on the first device of the target platform",
     "jit_level": "XLA applies its full optimisation at every level",
-    "max_call_depth": "the depth of calls Kiln follows is bounded by Python's recursion limit",
     "enable_graph_kernel": "XLA fuses kernels on its own",
     "deterministic": "XLA on CPU is deterministic; on GPU, start Python with "
     "XLA_FLAGS=--xla_gpu_deterministic_ops=true",

@@ -20,8 +20,8 @@ def annotate(ctx, node, err: BaseException) -> BaseException:
     """The exception to raise for `err` raised while evaluating `node` (annotated once, innermost first)."""
     if getattr(err, "_kiln_annotated", False) or type(err).__name__ in _PASS_THROUGH:
         return err
-    if isinstance(err, (KeyboardInterrupt, SystemExit, GraphSyntaxError)):
-        return err
+    if isinstance(err, (KeyboardInterrupt, SystemExit, GraphSyntaxError, RecursionError)):
+        return err  # a RecursionError is reported once, by the call that went too deep
     frames = list(ctx.frames)
     marked = {f.current.id for f in frames if f.current is not None}
     path = _write_fail_ir(frames, marked)
@@ -33,10 +33,13 @@ def annotate(ctx, node, err: BaseException) -> BaseException:
             f"bug in Kiln, not in your program: please report it with this message; KILN_DEBUG=1 shows Kiln's frames."
         )
     lines = [msg, "", "The failing expression (graph mode):", where(node.loc)]
-    for f in reversed(frames[:-1]):
-        cur = f.current
-        if cur is not None and cur is not node and cur.loc is not None:
-            lines.append(where(cur.loc, "  called from:\n"))
+    callers = [f.current for f in reversed(frames[:-1])]
+    callers = [c for c in callers if c is not None and c is not node and c.loc is not None]
+    if len(callers) > 6:  # deep (recursive) call chains: the innermost and outermost calls
+        hidden = len(callers) - 6
+        callers = [*callers[:3], f"  ... {hidden} more calls ...", *callers[-3:]]
+    for c in callers:
+        lines.append(c if isinstance(c, str) else where(c.loc, "  called from:\n"))
     if path:
         lines.append(f"The IR with the failing node marked is in {path}.")
     text = "\n".join(x for x in lines if x is not None)

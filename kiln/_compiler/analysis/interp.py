@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from kiln._compiler.analysis import calls, control, diagnose, semantics
 from kiln._compiler.analysis.values import Closure, Frame, Goto, Return, abstract_of
+from kiln._compiler.errors import GraphCompileError, where
 from kiln._compiler.frontend.parser import UNDEF
 from kiln._compiler.ir import ops as O
 from kiln._compiler.ir.node import Apply, Const, FuncGraph
 from kiln._core import graph as G
+from kiln.context import _context
 
 _ACTIVE: list = []  # the stack of compile contexts (nested jit calls inline into the outermost)
 
@@ -49,6 +51,8 @@ class Context:
         self.trace = None  # the outermost graph being recorded
         self.example_leaves = None  # the input arrays of the call being compiled
         self.recomputing: set[int] = set()  # Cells being recorded as recomputed nested graphs
+        self.call_depth = 0
+        self.max_call_depth = int(_context.get("max_call_depth") or 1000)
 
     def __enter__(self):
         _ACTIVE.append(self)
@@ -232,11 +236,30 @@ def enter(graph: FuncGraph, parent: Frame | None, args: list, ns) -> Frame:
 
 
 def call_closure(ctx: Context, clo: Closure, args, kwargs, ns=None):
-    """Call a graph value with Python calling conventions."""
+    """Call a graph value with Python calling conventions (at most `max_call_depth` calls deep)."""
     g = clo.graph
     f = Frame(g, clo.frame, clo.frame.ns if clo.frame is not None else ns)
     bind(g, f.values, args, kwargs or {}, clo.defaults, clo.kwdefaults)
-    return run(ctx, f)
+    ctx.call_depth += 1
+    try:
+        if ctx.call_depth > ctx.max_call_depth:
+            raise _too_deep(ctx, g, f"more than max_call_depth={ctx.max_call_depth} calls deep")
+        return run(ctx, f)
+    except RecursionError:
+        raise _too_deep(ctx, g, "deeper than Python's recursion limit") from None
+    finally:
+        ctx.call_depth -= 1
+
+
+def _too_deep(ctx: Context, g: FuncGraph, how: str) -> GraphCompileError:
+    err = GraphCompileError(
+        f"graph mode unrolls calls at compile time, and the calls through '{g.name}' go {how}. A recursion whose "
+        f"stop condition is a Tensor never stops unrolling: write it as a while loop (a Tensor-conditioned while "
+        f"compiles to one loop), or, for deep but finite recursion, raise set_context(max_call_depth=...)."
+        + (f"\n\nThe recursive function (graph mode):\n{where(g.loc)}" if g.loc is not None else "")
+    )
+    err._kiln_annotated = True  # one message, not one per unrolled level
+    return err
 
 
 def bind(g: FuncGraph, values: dict, args, kwargs: dict, defaults: tuple, kwdefaults: dict) -> None:
