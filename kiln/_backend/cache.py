@@ -102,6 +102,8 @@ class DiskCache:
     def get(self, key: str) -> bytes | None:
         if not key:
             raise ValueError("key cannot be empty")
+        if getattr(_fresh, "on", False) and not key.startswith("kiln-"):
+            return None  # persistent_jit is compiling: it needs a fresh executable to serialize
         entry = self.path / f"{key}{SUFFIX}"
         try:
             data = entry.read_bytes()
@@ -226,6 +228,8 @@ def _install(path: Path, limit: int) -> None:
 
     cc.get_file_cache = get_file_cache
     cc.reset_cache()  # a cache JAX opened earlier in this process is reopened through Kiln's store
+    global _ours
+    _ours = True
 
 
 class PersistentJit:
@@ -253,7 +257,9 @@ class PersistentJit:
 
     def __call__(self, *args):
         try:
-            sig = tuple(map(_describe, args))
+            sig = tuple(
+                [(a.shape, a.dtype, a.weak_type, a.sharding) if type(a) in _array_types else _describe(a) for a in args]
+            )
         except _Unknown:
             return self._jitted(*args)
         ex = self._mem.get(sig)
@@ -280,7 +286,14 @@ class PersistentJit:
             except Exception:  # noqa: BLE001  (another version's entry, or damaged: compile it again)
                 pass
         try:
-            compiled = self._jitted.lower(*args).compile()
+            lowered = self._jitted.lower(*args)
+            # An executable JAX read back from its own cache does not serialize whole on CPU (its
+            # functions are missing when loaded again), so this compile skips that cache.
+            _fresh.on = True
+            try:
+                compiled = lowered.compile()
+            finally:
+                _fresh.on = False
         except Exception:  # noqa: BLE001  (jax.jit raises its own error, in its own words, at the call)
             return self._jitted
         try:
@@ -296,8 +309,8 @@ class PersistentJit:
 
 
 def persistent_jit(fun, key: str):
-    """`PersistentJit(fun, key)` when the cache is on, else plain `jax.jit(fun)`."""
-    return PersistentJit(fun, key) if _store is not None else jax.jit(fun)
+    """`PersistentJit(fun, key)` when the cache is on (with Kiln's store behind JAX's), else `jax.jit(fun)`."""
+    return PersistentJit(fun, key) if _store is not None and _ours else jax.jit(fun)
 
 
 class _Unknown(Exception):
@@ -337,6 +350,8 @@ def _env_key() -> str:
 
 
 _store: DiskCache | None = None
+_ours = False  # JAX's persistent cache reads and writes through DiskCache
+_fresh = threading.local()  # .on: JAX's cache misses on purpose (see PersistentJit._load_or_compile)
 
 
 def info(path: Path | None = None) -> CacheInfo:
