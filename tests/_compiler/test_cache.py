@@ -38,6 +38,9 @@ def test_scalar_value_recompiles_and_mutable_does_not():
         np.testing.assert_allclose(g(x, mutable(n)).asnumpy(), x.asnumpy() * n, rtol=1e-6)
     assert g.compile_count == 1
     np.testing.assert_allclose(g(x, mutable(5)).asnumpy(), x.asnumpy() * 5, rtol=1e-6)
+    assert g.compile_count == 1
+    np.testing.assert_allclose(g(x, 6).asnumpy(), x.asnumpy() * 6, rtol=1e-6)  # a plain int is a constant
+    assert g.compile_count == 2
 
 
 def test_mutable_tuple():
@@ -62,6 +65,9 @@ def test_new_shape_recompiles():
     f(_x((2, 3), 1))
     assert f.compile_count == 1
     assert f(_x((4, 5))).shape == (5,)
+    assert f.compile_count == 2
+    f(_x((2, 3), 2))  # the first shape's executable is still cached
+    f(_x((4, 5), 3))
     assert f.compile_count == 2
 
 
@@ -90,11 +96,17 @@ def test_list_mutated_in_place_invalidates():
 
     x = _x()
     np.testing.assert_allclose(f(x).asnumpy(), x.asnumpy() * 2.0)
+    np.testing.assert_allclose(f(x).asnumpy(), x.asnumpy() * 2.0)
+    assert f.compile_count == 1
     TABLE[1] = 7.0
     try:
         np.testing.assert_allclose(f(x).asnumpy(), x.asnumpy() * 7.0)
+        assert f.compile_count == 2
+        np.testing.assert_allclose(f(x).asnumpy(), x.asnumpy() * 7.0)
+        assert f.compile_count == 2
     finally:
         TABLE[1] = 2.0
+    np.testing.assert_allclose(f(x).asnumpy(), x.asnumpy() * 2.0)  # never the stale 7.0 entry
 
 
 def test_closure_change_invalidates():
@@ -106,8 +118,11 @@ def test_closure_change_invalidates():
 
     x = _x()
     np.testing.assert_allclose(f(x).asnumpy(), x.asnumpy() + 1.0)
+    assert f.compile_count == 1
     k = 4.0  # noqa: F841  (read through the closure cell)
     np.testing.assert_allclose(f(x).asnumpy(), x.asnumpy() + 4.0)
+    np.testing.assert_allclose(f(x).asnumpy(), x.asnumpy() + 4.0)
+    assert f.compile_count == 2
 
 
 class Scaled(nn.Cell):
@@ -146,8 +161,13 @@ def test_compile_log_names_reason(monkeypatch, capfd):
 
     f(_x(), 1)
     f(_x(), 2)
+    f(_x(seed=3), 1)  # cached: no line
+    f(_x(seed=4), 2)
     err = capfd.readouterr().err
     assert "first call" in err and "new input signature" in err
+    lines = [line for line in err.splitlines() if line.startswith("[kiln] compiled")]
+    assert len(lines) == 2 == f.compile_count, err
+    assert "first call" in lines[0] and "new input signature" in lines[1], lines
 
 
 def test_global_counter_counts_compiles():
@@ -162,13 +182,18 @@ def test_global_counter_counts_compiles():
     assert cache.STATS["compiles"] == before + 1
 
 
-def test_set_inputs_dynamic_dims():
+def test_set_inputs_dynamic_dims(monkeypatch, capfd):
+    monkeypatch.setenv("KILN_LOG", "compiles")
     ms.set_context(mode=ms.GRAPH_MODE)
     net = Scaled()
     # Tensor(shape=(None, 3)) is not constructible yet in Kiln: a stand-in with shape and dtype.
     net.set_inputs(SimpleNamespace(shape=(None, 3), dtype=ms.float32))
     assert net(_x((4, 3))).shape == (4, 2)
     assert net(_x((5, 3))).shape == (5, 2)
+    capfd.readouterr()
+    for rows in (4, 5, 4):  # shapes seen before: nothing compiles
+        assert net(_x((rows, 3), rows)).shape == (rows, 2)
+    assert "[kiln] compiled" not in capfd.readouterr().err
     with pytest.raises(ValueError, match=r"signature"):
         net(_x((5, 4)))
 
@@ -187,6 +212,7 @@ def test_cache_hit_is_fast():
             f(x, y)
         best = min(best, (time.perf_counter() - t0) / 200)
     assert best < 100e-6, f"a cache hit took {best * 1e6:.1f} us"
+    assert f.compile_count == 1
 
 
 def test_persistent_cache_dir(monkeypatch, tmp_path):

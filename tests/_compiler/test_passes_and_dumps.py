@@ -87,6 +87,10 @@ def early(x, flag):
 def test_optimize_reports_each_pass():
     stats = optimize(parse_function(common))
     assert set(stats) == {"inline", "fold", "cse", "unused_params", "dce"}
+    # `common` has one repeated expression (x + 1) and one dead one (x * 5), nothing to fold or inline.
+    assert (stats["cse"], stats["dce"], stats["fold"], stats["inline"]) == (1, 1, 0, 0), stats
+    stats = optimize(parse_function(folding))
+    assert stats["fold"] >= 2 and stats["cse"] == 0 and stats["dce"] == 0, stats  # 2 * 3 + 1 and "a" + "b"
 
 
 def test_printers():
@@ -106,6 +110,23 @@ class Small(nn.Cell):
         return ops.relu(self.fc(x))
 
 
+def _stages(folder) -> dict[str, str]:
+    """{stage: text} of the dumps in `folder` (files NN_stage_name.ext), in the order they were written."""
+    names = sorted((f for f in os.listdir(folder) if f.split("_")[0].isdigit()), key=lambda f: int(f.split("_")[0]))
+    out = {}
+    for f in names:
+        rest = f.split("_", 1)[1]
+        stage = next((s for s in STAGES if rest.startswith(s + "_")), None)
+        if stage is not None:  # a stage this test does not know is left out
+            out[stage + (".dot" if f.endswith(".dot") else "")] = (folder / f).read_text()
+    return out
+
+
+PARSE_STAGES = ("parse", "pass_inline", "pass_fold", "pass_cse", "pass_unused_params", "pass_dce", "analyze")
+TENSOR_STAGES = ("tensor_record", "tensor_inline", "tensor_simplify", "tensor_fold", "tensor_cse", "tensor_dce")
+STAGES = (*PARSE_STAGES, *TENSOR_STAGES, "lower")
+
+
 def test_save_graphs_writes_each_stage(tmp_path):
     ms.set_context(mode=ms.GRAPH_MODE, save_graphs=3, save_graphs_path=str(tmp_path))
     Small()(Tensor(np.ones((2, 3), np.float32)))
@@ -114,5 +135,41 @@ def test_save_graphs_writes_each_stage(tmp_path):
     assert any("_analyze_" in f and f.endswith(".ir") for f in files)
     assert any("_analyze_" in f and f.endswith(".dot") for f in files)
     assert any("_lower_" in f for f in files)
-    analyzed = (tmp_path / next(f for f in files if "_analyze_" in f and f.endswith(".ir"))).read_text()
+    stages = _stages(tmp_path)
+    analyzed = stages["analyze"]
     assert "Tensor[Float32][2, 2]" in analyzed and "Cell[Dense]" in analyzed
+    # The parsed construct, with the user's source line on its nodes.
+    assert "funcgraph construct" in stages["parse"] and "return ops.relu(self.fc(x))" in stages["parse"]
+    assert stages["analyze.dot"].startswith("digraph") and "cluster_" in stages["analyze.dot"]
+    # The tensor IR: x and the two Parameters are inputs; Dense then ReLU, with their shapes.
+    tensor = stages["tensor_record"]
+    signature = tensor.splitlines()[1]
+    assert signature.count("f32[2,3]") == 2 and signature.count("f32[2]") == 1, tensor
+    assert "f32[2,2] = Dense(" in tensor and "f32[2,2] = ReLU(" in tensor, tensor
+    assert tensor.index("Dense(") < tensor.index("ReLU("), tensor
+    assert "f32[2,2]" in stages["lower"], stages["lower"]
+
+
+# `common` again, parsed for the first time with save_graphs on: parse and pass stages are dumped when a function
+# is first parsed.
+def common_dumped(x):
+    a = x + 1
+    b = x + 1
+    unused = x * 5  # noqa: F841
+    return a * b
+
+
+def test_pass_dumps_show_what_each_pass_changed(tmp_path):
+    ms.set_context(save_graphs=1, save_graphs_path=str(tmp_path))
+    x = Tensor(np.arange(3, dtype=np.float32))
+    np.testing.assert_allclose(jit(common_dumped)(x).asnumpy(), (x.asnumpy() + 1) ** 2)
+    stages = _stages(tmp_path)
+    parsed, after_cse, after_dce = stages["parse"], stages["pass_cse"], stages["pass_dce"]
+    assert parsed.count("Add(%para1, 1)") == 2 and "Mult(%para1, 5)" in parsed, parsed
+    assert after_cse.count("Add(%para1, 1)") == 1 and "Mult(%para1, 5)" in after_cse, after_cse
+    assert after_dce.count("Add(%para1, 1)") == 1 and "Mult(%para1, 5)" not in after_dce, after_dce
+    assert "pass_fold" not in stages and "pass_inline" not in stages  # a pass that changed nothing is not dumped
+    node_lines = [line for line in stages["analyze"].splitlines() if line.strip().startswith("%")]
+    assert node_lines and all("Tensor[Float32][3]" in line for line in node_lines), stages["analyze"]
+    tensor = stages["tensor_record"]
+    assert tensor.count("= Add(") == 1 and tensor.count("= Mul(") == 1 and "f32[3]" in tensor, tensor
