@@ -69,8 +69,6 @@ def _worker(which: str) -> dict:
         step().asnumpy()
         t3 = time.perf_counter()
         result.update(build=t2 - t1, step=t3 - t2, total=t3 - t1)
-        if which != "mindspore":  # what the variant costs later: steady LeNet5 steps and one small op
-            result.update(_steady(ms, step))
     elif which == "graph":
         import numpy as np
 
@@ -121,15 +119,48 @@ def _dispatch_through_executable_store() -> None:
     dispatch._compile = _compile
 
 
-def _steady(ms, step) -> dict:
+def steady_costs(repeat: int) -> list[Row]:
+    """What the executable store costs once warm: the same LeNet5 step and ops.add with PyNative's kernels
+    from jax.jit (today) and from persistent_jit, in this process, rounds interleaved."""
+    from contextlib import contextmanager
+
     import numpy as np
 
-    from benchmarks.common import measure
+    import kiln as ms
+    from benchmarks.bench_pynative import lenet_train_step
+    from benchmarks.common import measure_interleaved
+    from kiln._pynative import dispatch
+
+    saved = dispatch._compiled, dispatch._compile
+    variants = {"jax.jit kernels": ({}, dispatch._compile)}
+    dispatch._compiled = variants["jax.jit kernels"][0]
+    _dispatch_through_executable_store()
+    variants["persistent_jit kernels"] = ({}, dispatch._compile)
+
+    @contextmanager
+    def around(name):
+        dispatch._compiled, dispatch._compile = variants[name.split(": ")[1]]
+        yield
 
     a = ms.Tensor(np.ones((4, 4), np.float32))
-    add_s = measure(lambda: ms.ops.add(a, a), number=500, repeat=5)
-    step_s = measure(step, number=5, repeat=5, warmup=2)
-    return {"add": add_s, "steady": step_s}
+    steps, adds = {}, {}
+    try:
+        for v in variants:
+            with around(f"x: {v}"):
+                ms.set_seed(0)
+                steps[f"LeNet5 step: {v}"] = lenet_train_step(ms)
+                adds[f"ops.add: {v}"] = lambda: ms.ops.add(a, a)
+        t_steps = measure_interleaved(steps, number=5, repeat=repeat, warmup=2, around=around)
+        t_adds = measure_interleaved(adds, number=500, repeat=repeat, warmup=5, around=around)
+    finally:
+        dispatch._compiled, dispatch._compile = saved
+    rows = []
+    for case, times in (("steady LeNet5 PyNative step", t_steps), ("ops.add (4,4), one eager call", t_adds)):
+        for name, t in times.items():
+            v = name.split(": ")[1]
+            base = None if v == "jax.jit kernels" else "jax.jit kernels"
+            rows.append(Row(case, v, t, base))
+    return rows
 
 
 def _spawn(which: str, cache_dir: str, python: str = sys.executable) -> dict | None:
@@ -187,6 +218,7 @@ def run_cases(tries: int) -> tuple[dict, dict]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tries", type=int, default=2, help="cold+warm process pairs per case (best shown)")
+    parser.add_argument("--repeat", type=int, default=7, help="rounds of the steady-state comparison")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -217,15 +249,10 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("Kiln PyNative", "Kiln PyNative + store", "Kiln GRAPH_MODE"):
         files, size = sizes.get(name, (0, 0))
         print(f"cache folder after one cold {name} process: {files} files, {size / 2**20:.2f} MiB")
-    plain, store = results["Kiln PyNative"][1], results["Kiln PyNative + store"][1]
-    if plain and store:
-        rows = [
-            Row("steady LeNet5 PyNative step (warm process)", "Kiln PyNative", plain["steady"]),
-            Row("steady LeNet5 PyNative step (warm process)", "+ executable store", store["steady"], "Kiln PyNative"),
-            Row("ops.add (4,4), one eager call", "Kiln PyNative", plain["add"]),
-            Row("ops.add (4,4), one eager call", "+ executable store", store["add"], "Kiln PyNative"),
-        ]
-        print_table("What the executable store costs later (same processes, median of 5 rounds)", rows)
+    print_table(
+        "What the executable store costs once warm (this process, rounds interleaved, median)",
+        steady_costs(args.repeat),
+    )
 
 
 def _split(r: dict | None) -> str:
