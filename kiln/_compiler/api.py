@@ -168,18 +168,14 @@ class JitFunction:
         functools.update_wrapper(self, fn)
 
     def _compile_fn(self, template, leaves, params, cells):
-        from kiln._compiler.analysis import calls  # noqa: PLC0415
         from kiln._compiler.analysis.interp import active  # noqa: PLC0415
         from kiln._compiler.build import build, enable_persistent_cache  # noqa: PLC0415
+        from kiln._compiler.frontend.capture import frontend  # noqa: PLC0415
 
-        fn = self._kiln_fn
-        trace_only = self.capture_mode == "trace" or not calls.is_user_function(fn)
+        fn, capture = self._kiln_fn, frontend(self.capture_mode)
 
         def body(*a, **k):
-            if trace_only:
-                active().trace_only = True
-                return fn(*a, **k)
-            return calls.call_user(active(), fn, list(a), k)
+            return capture(active(), fn, list(a), k)
 
         enable_persistent_cache()
         lax = _syntax_level(self.options, self.jit_config)
@@ -209,7 +205,10 @@ class JitFunction:
         return entry[1]
 
     def __call__(self, *args, **kwargs):
-        return _invoke(self, self._cache, None, args, kwargs)
+        try:
+            return _invoke(self, self._cache, None, args, kwargs)
+        except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
+            raise for_user(err) from None
 
 
 class _BoundJit:
@@ -227,7 +226,10 @@ class _BoundJit:
         return self._cache.compiles
 
     def __call__(self, *args, **kwargs):
-        return _invoke(self._jf, self._cache, self._kiln_self, args, kwargs)
+        try:
+            return _invoke(self._jf, self._cache, self._kiln_self, args, kwargs)
+        except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
+            raise for_user(err) from None
 
 
 _mods: list = []
@@ -259,10 +261,7 @@ def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
             return calls.call_user(ectx, fn, list(full), kwargs)
     if jf.input_signature is not None:
         _check_signature(jf.input_signature, args)
-    try:
-        return cache.call(full, kwargs, jf._compile_fn)
-    except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
-        raise for_user(err) from None
+    return cache.call(full, kwargs, jf._compile_fn)
 
 
 def _check_signature(signature, args) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 
+from kiln._compiler.errors import for_user
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln._pynative.autograd import call_with_custom_bprop
 from kiln.context import GRAPH_MODE, _context
@@ -122,6 +123,12 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct().")
 
     def __call__(self, *args, **kwargs):
+        try:
+            return self._call(args, kwargs)
+        except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only; KILN_DEBUG=1 keeps all)
+            raise for_user(err) from None
+
+    def _call(self, args: tuple, kwargs: dict):
         if _context["mode"] == GRAPH_MODE and Cell._graph_runner is not None:
             out = Cell._graph_runner(self, args, kwargs)
             if out is not NotImplemented:

@@ -106,8 +106,15 @@ def _getattr(ctx, frame, node, args):
             ctx.guard(d["_cells"], name, v)
         return _seen(ctx, v)
     d = getattr(obj, "__dict__", None)
-    if isinstance(d, dict) and name in d:
-        ctx.guard(d, name, v)
+    if isinstance(d, dict):
+        if name in d:
+            ctx.guard(d, name, v)
+        elif not isinstance(obj, types.FunctionType):
+            # Found on the class: valid while the instance does not shadow it and the class keeps it.
+            ctx.guard(d, name, MISSING)
+            cls_dict = getattr(type(obj), "__dict__", None)
+            if cls_dict is not None and name in cls_dict:
+                ctx.guard(cls_dict, name, cls_dict[name])
     return _seen(ctx, v)
 
 

@@ -1,0 +1,40 @@
+"""The frontend protocol: how a function's Python becomes equations of the graph being recorded.
+
+A frontend is called as `frontend(ctx, fn, args, kwargs)` while a Trace is current and the arguments
+hold symbolic Tensors; every op it runs appends equations to the trace, and it returns the function's
+value. The compile driver (`build`) does the rest the same way for every frontend: state, passes,
+lowering, caching.
+
+- "ast" (PSJit, the default): user functions and Cells are parsed and interpreted with graph semantics
+  (Tensor `if`/`while` become `cond`/`while` equations); library code runs as Python on the Tensors.
+- "trace": the function runs as plain Python on symbolic Tensors (no control flow on Tensor values).
+- "bytecode" (PIJit) is not available yet; `jit` says so once and uses "ast".
+"""
+
+from __future__ import annotations
+
+from kiln._compiler.analysis import calls
+
+
+def capture_ast(ctx, fn, args: list, kwargs: dict | None):
+    """Compile user code from its source; call library code as Python."""
+    if calls.is_user_function(calls.unwrap(fn)) or calls.is_cell(fn):
+        return calls.call(ctx, fn, list(args), kwargs or None, None)
+    return fn(*args, **(kwargs or {}))
+
+
+def capture_trace(ctx, fn, args: list, kwargs: dict | None):
+    """Run as Python on symbolic Tensors (nested Cells too)."""
+    ctx.trace_only = True
+    return fn(*args, **(kwargs or {}))
+
+
+FRONTENDS = {"ast": capture_ast, "trace": capture_trace}
+
+
+def frontend(capture_mode: str):
+    """The frontend for a `jit(capture_mode=...)`."""
+    return FRONTENDS[capture_mode]
+
+
+__all__ = ["FRONTENDS", "capture_ast", "capture_trace", "frontend"]
