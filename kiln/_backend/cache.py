@@ -250,7 +250,10 @@ class PersistentJit:
     __slots__ = ("_jitted", "_key", "_mem", "__wrapped__")
 
     def __init__(self, fun, key: str) -> None:
-        self._jitted = jax.jit(fun)
+        # A function object of its own: JAX's in-memory caches (keyed by function and by program object)
+        # then never hand back an executable that JAX read from its on-disk cache, which would not
+        # serialize whole on CPU (its functions are missing when loaded again).
+        self._jitted = jax.jit(lambda *args: fun(*args))
         self._key = f"{key}|{_env_key()}"
         self._mem: dict = {}
         self.__wrapped__ = fun
