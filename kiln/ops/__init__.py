@@ -9,8 +9,10 @@ from kiln.ops.array import *  # noqa: F403
 from kiln.ops.extra_math import *  # noqa: F403
 from kiln.ops.extra_primitives import *  # noqa: F403
 from kiln.ops.math import *  # noqa: F403
+from kiln.ops.multitype import *  # noqa: F403
 from kiln.ops.nn import *  # noqa: F403
 from kiln.ops.nn_primitives import *  # noqa: F403
+from kiln.ops.primitive import PrimitiveWithCheck, prim_arg_register  # noqa: F401
 from kiln.ops.primitives import *  # noqa: F403
 from kiln.ops.random import *  # noqa: F403
 from kiln.ops.state import *  # noqa: F403

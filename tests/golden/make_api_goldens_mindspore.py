@@ -20,6 +20,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "api_goldens.json")
 
 _X = "x = Tensor(np.array([[1., -2., 3.], [4., 5., -6.]], np.float32))\n"
+_L = (
+    "rng = np.random.default_rng(0)\n"
+    "x1, x2 = (Tensor(rng.standard_normal((4, 5)).astype(np.float32)) for _ in range(2))\n"
+    "y = Tensor(np.sign(rng.standard_normal((4, 5))).astype(np.float32))\n"
+    "yb = Tensor((rng.random((4, 5)) > 0.5).astype(np.float32))\n"
+    "v = Tensor(rng.random((4, 5)).astype(np.float32) + 0.1)\n"
+    "cls = Tensor(np.array([0, 3, 1, 4]), ms.int64)\n"
+    "lp = ops.log_softmax(Tensor(rng.standard_normal((6, 2, 4)).astype(np.float32)), 2)\n"
+    "tg = Tensor(np.array([[1, 2, 2], [3, 1, 0]]), ms.int32)\n"
+)
+_O = (
+    "rng = np.random.default_rng(5)\n"
+    "params = [ms.Parameter(Tensor(rng.standard_normal(s).astype(np.float32)), name=n)"
+    " for n, s in (('w', (3, 2)), ('b', (2,)))]\n"
+    "grads = [tuple(Tensor(rng.standard_normal(p.shape).astype(np.float32)) for p in params) for _ in range(3)]\n"
+)
 
 PROBES = {
     # ---- ops that were missing or wrong
@@ -86,6 +102,42 @@ PROBES = {
     "for p in m.get_parameters():\n    p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.3))\n"
     "src = Tensor(rng.standard_normal((2, 5, 8)).astype(np.float32))\n"
     "out = m(src, src_key_padding_mask=Tensor(np.array([[False] * 4 + [True], [False] * 5])))",
+    # ---- losses
+    **{
+        f"loss_{name}_{red}": _L + f"out = {expr.replace('RED', repr(red))}"
+        for name, expr in {
+            "margin_ranking": "nn.MarginRankingLoss(0.3, RED)(x1, x2, y)",
+            "hinge_embedding": "nn.HingeEmbeddingLoss(0.5, RED)(x1, y)",
+            "gaussian_nll_full": "nn.GaussianNLLLoss(full=True, reduction=RED)(x1, x2, v)",
+            "multilabel_soft_margin": "nn.MultiLabelSoftMarginLoss(Tensor(np.arange(1, 6).astype(np.float32)), RED)"
+            "(x1, yb)",
+            "huber": "nn.HuberLoss(RED, 0.7)(x1, x2)",
+            "poisson_nll_full": "nn.PoissonNLLLoss(True, True, reduction=RED)(x1, v * 3)",
+            "poisson_nll_rate": "nn.PoissonNLLLoss(False, False, reduction=RED)(v, x2 * x2)",
+            "multi_margin": "nn.MultiMarginLoss(2, 0.9, RED, Tensor(np.arange(1, 6).astype(np.float32)))(x1, cls)",
+            "mae": "nn.MAELoss(RED)(x1, x2)",
+            "ctc": "nn.CTCLoss(0, RED)(lp, tg, Tensor(np.array([6, 5]), ms.int32), Tensor(np.array([3, 2]), ms.int32))",
+        }.items()
+        for red in ("mean", "none")
+    },
+    "loss_rmse": _L + "out = nn.RMSELoss()(x1, x2)",
+    "loss_dice": _L + "out = nn.DiceLoss()(v, yb)",
+    "ops_ctc_loss_log_alpha": _L + "out = ops.ctc_loss(lp, tg, Tensor(np.array([6, 5]), ms.int32),"
+    " Tensor(np.array([3, 2]), ms.int32), 0, 'none')",
+    # ---- optimizers: three steps on fixed parameters with fixed gradients
+    **{
+        f"optim_{name}": _O + f"opt = nn.{ctor}\n" + "for g in grads:\n    opt(g)\n"
+        "out = tuple(Tensor(p.asnumpy()) for p in params)"
+        for name, ctor in {
+            "adagrad": "Adagrad(params, accum=0.2, learning_rate=0.1, weight_decay=0.01)",
+            "adadelta": "Adadelta(params, learning_rate=0.5, rho=0.8)",
+            "adamax": "AdaMax(params, learning_rate=0.05)",
+            "rmsprop": "RMSProp(params, learning_rate=0.05, momentum=0.5)",
+            "rmsprop_centered": "RMSProp(params, learning_rate=0.05, centered=True)",
+            "rprop": "Rprop(params, learning_rate=0.05)",
+            "asgd": "ASGD(params, learning_rate=0.05, lambd=1e-3, alpha=0.8, t0=1.0, weight_decay=0.001)",
+        }.items()
+    },
     "transformer_param_names": "m = nn.TransformerEncoderLayer(8, 2, 16)\n"
     "out = [(p.name, list(p.shape)) for p in m.get_parameters()]",
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln import ops
+from kiln import Tensor, ops
 from tests.ops.records import OpRecord
 
 F32 = (np.float32,)
@@ -113,4 +113,128 @@ RECORDS = [
     OpRecord("std_mean", lambda x: ops.std_mean(x), lambda x: (np.std(x), np.mean(x)), shapes=((3, 4),), rtol=1e-5),
     OpRecord("unique", ops.unique, _unique_ref, shapes=((4, 5),), dtypes=(np.int32, np.int64, np.float32),
              grad=False, extra={"make_inputs": _integers}),
+]  # fmt: skip
+
+
+# ---- losses (kiln/ops/nn/extra_loss.py): NumPy references from the definitions, gradient checks on the inputs
+
+
+def _signs(rng, dtype, shapes):
+    """A float input per shape, then a ±1 target of the last shape."""
+    xs = [rng.uniform(-2, 2, size=s).astype(dtype) for s in shapes[:-1]]
+    return xs + [np.where(rng.random(shapes[-1]) < 0.5, -1.0, 1.0).astype(dtype)]
+
+
+def _softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+def _gaussian_inputs(rng, dtype, shapes):
+    return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), rng.uniform(-2, 2, size=shapes[1]).astype(dtype),
+            rng.uniform(0.2, 2.0, size=shapes[2]).astype(dtype)]  # fmt: skip
+
+
+def _multilabel_inputs(rng, dtype, shapes):
+    return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), (rng.random(shapes[1]) < 0.5).astype(dtype)]
+
+
+def _huber_ref(x, y, delta=0.7):
+    d = np.abs(x - y)
+    return np.mean(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)))
+
+
+def _cosine_ref(a, b, y, margin=0.2):
+    cos = np.sum(a * b, -1) / np.sqrt(np.sum(a * a, -1) * np.sum(b * b, -1) + 1e-12)
+    return np.mean(np.where(y == 1, 1 - cos, np.maximum(0, cos - margin)))
+
+
+def _cosine_inputs(rng, dtype, shapes):
+    return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), rng.uniform(-2, 2, size=shapes[1]).astype(dtype),
+            np.array([1, -1, 1, -1], np.int32)]  # fmt: skip
+
+
+def _triplet_ref(a, p, n, margin=0.8, eps=1e-6):
+    def d(u, v):
+        return np.sqrt(np.sum((u - v + eps) ** 2, -1))
+
+    return np.mean(np.maximum(d(a, p) - np.minimum(d(a, n), d(p, n)) + margin, 0))
+
+
+def _multi_margin_inputs(rng, dtype, shapes):
+    return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), np.array([0, 3, 1, 4], np.int64)]
+
+
+def _multi_margin_ref(x, y, p=2, margin=0.9):
+    n, c = x.shape
+    picked = x[np.arange(n), y][:, None]
+    terms = np.maximum(0, margin - picked + x) ** p
+    terms[np.arange(n), y] = 0
+    return np.mean(terms.sum(1) / c)
+
+
+def _poisson_ref(x, t):
+    t = t.astype(np.float64)
+    loss = np.exp(x) - t * x
+    safe = np.maximum(t, 1.0)
+    stirling = safe * np.log(safe) - safe + 0.5 * np.log(2 * np.pi * safe)
+    return np.mean(loss + np.where(t > 1, stirling, 0.0)).astype(x.dtype)
+
+
+def _poisson_inputs(rng, dtype, shapes):
+    return [rng.uniform(-1, 1, size=shapes[0]).astype(dtype), rng.uniform(0, 4, size=shapes[1]).astype(dtype)]
+
+
+def _ctc_inputs(rng, dtype, shapes):
+    logits = rng.uniform(-2, 2, size=shapes[0])
+    log_probs = logits - np.log(np.sum(np.exp(logits), -1, keepdims=True))
+    return [log_probs.astype(dtype), np.array([[1, 2, 2], [3, 1, 0]], np.int32)]
+
+
+def _ctc_ref(log_probs, targets, in_lens=(6, 5), tgt_lens=(3, 2), blank=0):
+    """The CTC negative log-likelihood by brute force over every alignment (small T only)."""
+    import itertools  # noqa: PLC0415
+
+    steps, n, c = log_probs.shape
+    out = []
+    for b in range(n):
+        t_len, target = in_lens[b], list(targets[b][: tgt_lens[b]])
+        total = -np.inf
+        for path in itertools.product(range(c), repeat=t_len):
+            collapsed = [k for i, k in enumerate(path) if k != blank and (i == 0 or path[i - 1] != k)]
+            if collapsed == target:
+                total = np.logaddexp(total, sum(log_probs[t, b, k] for t, k in enumerate(path)))
+        out.append(-total)
+    return np.array(out, log_probs.dtype)
+
+
+RECORDS += [
+    OpRecord("margin_ranking_loss", lambda a, b, y: ops.margin_ranking_loss(a, b, y, 0.3),
+             lambda a, b, y: np.mean(np.maximum(0, -y * (a - b) + 0.3)), shapes=((4, 5), (4, 5), (4, 5)),
+             extra={"make_inputs": _signs, "grad_positions": (0, 1), "check_dtype": False}),
+    OpRecord("hinge_embedding_loss", lambda x, y: ops.hinge_embedding_loss(x, y, 0.5, "none"),
+             lambda x, y: np.where(y == 1, x, np.maximum(0, 0.5 - x)).astype(x.dtype), shapes=((4, 5), (4, 5)),
+             extra={"make_inputs": _signs, "grad_positions": (0,)}),
+    OpRecord("gaussian_nll_loss_full", lambda x, t, v: ops.gaussian_nll_loss(x, t, v, full=True),
+             lambda x, t, v: np.mean(0.5 * (np.log(v) + (x - t) ** 2 / v) + 0.5 * np.log(2 * np.pi)),
+             shapes=((4, 5), (4, 5), (4, 5)), extra={"make_inputs": _gaussian_inputs, "check_dtype": False}),
+    OpRecord("multilabel_soft_margin_loss", lambda x, y: ops.multilabel_soft_margin_loss(x, y, reduction="none"),
+             lambda x, y: np.mean(y * _softplus(-x) + (1 - y) * _softplus(x), -1).astype(x.dtype),
+             shapes=((4, 5), (4, 5)), extra={"make_inputs": _multilabel_inputs, "grad_positions": (0,)}),
+    OpRecord("soft_margin_loss", lambda x, y: ops.soft_margin_loss(x, y, "sum"),
+             lambda x, y: np.sum(_softplus(-y * x)), shapes=((4, 5), (4, 5)),
+             extra={"make_inputs": _signs, "grad_positions": (0,), "check_dtype": False}),
+    OpRecord("cosine_embedding_loss", lambda a, b, y: ops.cosine_embedding_loss(a, b, y, 0.2), _cosine_ref,
+             shapes=((4, 5), (4, 5), (4,)), extra={"make_inputs": _cosine_inputs, "check_dtype": False}),
+    OpRecord("huber_loss", lambda x, y: ops.huber_loss(x, y, delta=0.7), _huber_ref, shapes=((4, 5), (4, 5)),
+             extra={"check_dtype": False}),
+    OpRecord("poisson_nll_loss_full", lambda x, t: ops.poisson_nll_loss(x, t, full=True), _poisson_ref,
+             shapes=((4, 5), (4, 5)), extra={"make_inputs": _poisson_inputs, "check_dtype": False}),
+    OpRecord("triplet_margin_loss_swap", lambda a, p, n: ops.triplet_margin_loss(a, p, n, margin=0.8, swap=True),
+             _triplet_ref, shapes=((4, 5), (4, 5), (4, 5)), extra={"check_dtype": False}),
+    OpRecord("multi_margin_loss_p2", lambda x, y: ops.multi_margin_loss(x, y, p=2, margin=0.9), _multi_margin_ref,
+             shapes=((4, 5), (4,)), extra={"make_inputs": _multi_margin_inputs, "check_dtype": False}),
+    OpRecord("ctc_loss", lambda lp, tg: ops.ctc_loss(lp, tg, Tensor(np.array([6, 5])), Tensor(np.array([3, 2])),
+                                                     reduction="none")[0],
+             _ctc_ref, shapes=((6, 2, 4), (2, 3)), rtol=1e-4,
+             extra={"make_inputs": _ctc_inputs, "grad_positions": (0,)}),
 ]  # fmt: skip

@@ -7,6 +7,7 @@ from kiln._core.prims import (  # noqa: F401
     array,
     elementwise,  # noqa: F401
     extra_math,
+    extra_nn,
     nn,
     random,
     reduction,

@@ -1,8 +1,12 @@
 """Optimizers (MindSpore's `mindspore.nn.optim`)."""
 
 from kiln.nn.optim.adam import Adam, AdamW, AdamWeightDecay
+from kiln.nn.optim.extra import ASGD, Adadelta, Adagrad, AdaMax, RMSProp, Rprop
 from kiln.nn.optim.momentum import Momentum
 from kiln.nn.optim.optimizer import Optimizer
 from kiln.nn.optim.sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "AdamWeightDecay", "Momentum", "Optimizer"]
+__all__ = [
+    "SGD", "Adam", "AdamW", "AdamWeightDecay", "Momentum", "Optimizer", "ASGD", "AdaMax", "Adadelta", "Adagrad",
+    "RMSProp", "Rprop",
+]  # fmt: skip

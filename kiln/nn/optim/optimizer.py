@@ -20,7 +20,8 @@ from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln.nn.cell import Cell
 from kiln.nn.learning_rate_schedule import LearningRateSchedule
 from kiln.ops._helpers import apply
-from kiln.ops.state import write_back
+from kiln.ops.multitype import HyperMap, Map
+from kiln.ops.state import AssignAdd, write_back
 
 __all__ = ["Optimizer"]
 
@@ -105,6 +106,11 @@ class Optimizer(Cell):
         self.reciprocal_scale = 1.0 / loss_scale
         self.param_length = len(params)
         self.optim_filter = (True,) * len(params)
+        # What MindSpore's base class offers to user-written optimizers' `construct`.
+        self.global_step_increase_tensor = Tensor(np.array([1], np.int32))
+        self.map_, self.map_reverse = Map(), Map(None, True)
+        self.hyper_map, self.hyper_map_reverse = HyperMap(), HyperMap(None, True)
+        self.assignadd = AssignAdd()
 
     # -- construction helpers -----------------------------------------------------------
     @property

@@ -1,0 +1,180 @@
+"""More of MindSpore's loss Cells, each the Cell face of a functional loss (kiln/ops/nn/extra_loss.py)."""
+
+from __future__ import annotations
+
+from kiln import ops
+from kiln.nn.cell import Cell
+from kiln.nn.loss.loss import LossBase, _check_reduction
+
+__all__ = [
+    "CTCLoss", "CosineEmbeddingLoss", "DiceLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "MAELoss",
+    "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "RMSELoss",
+    "SoftMarginLoss", "TripletMarginLoss",
+]  # fmt: skip
+
+
+class MarginRankingLoss(Cell):
+    """max(0, -target * (input1 - input2) + margin), reduced."""
+
+    def __init__(self, margin=0.0, reduction="mean") -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, _check_reduction("MarginRankingLoss", reduction)
+
+    def construct(self, input1, input2, target):
+        return ops.margin_ranking_loss(input1, input2, target, self.margin, self.reduction)
+
+
+class HingeEmbeddingLoss(Cell):
+    """`logits` where `labels` is 1, max(0, margin - logits) where it is -1, reduced."""
+
+    def __init__(self, margin=1.0, reduction="mean") -> None:
+        super().__init__()
+        if not isinstance(margin, (int, float)) or isinstance(margin, bool):
+            raise TypeError(f"For 'HingeEmbeddingLoss', 'margin' must be a float or int, not {type(margin).__name__}.")
+        self.margin, self.reduction = margin, _check_reduction("HingeEmbeddingLoss", reduction)
+
+    def construct(self, logits, labels):
+        return ops.hinge_embedding_loss(logits, labels, self.margin, self.reduction)
+
+
+class GaussianNLLLoss(Cell):
+    """Gaussian negative log-likelihood of `labels` under mean `logits` and variance `var`."""
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean") -> None:
+        super().__init__()
+        if not isinstance(full, bool):
+            raise TypeError(f"For 'GaussianNLLLoss', 'full' must be a bool, but got {type(full).__name__}.")
+        if not isinstance(eps, float) or eps <= 0:
+            raise ValueError(f"For 'GaussianNLLLoss', 'eps' must be a positive float, but got {eps!r}.")
+        self.full, self.eps, self.reduction = full, eps, _check_reduction("GaussianNLLLoss", reduction)
+
+    def construct(self, logits, labels, var):
+        return ops.gaussian_nll_loss(logits, labels, var, self.full, self.eps, self.reduction)
+
+
+class MultiLabelSoftMarginLoss(Cell):
+    """Multi-label one-versus-all logistic loss, averaged over the classes of each sample, then reduced."""
+
+    def __init__(self, weight=None, reduction="mean") -> None:
+        super().__init__()
+        self.weight, self.reduction = weight, _check_reduction("MultiLabelSoftMarginLoss", reduction)
+
+    def construct(self, x, target):
+        return ops.multilabel_soft_margin_loss(x, target, self.weight, self.reduction)
+
+
+class SoftMarginLoss(Cell):
+    """log(1 + exp(-labels * logits)), reduced."""
+
+    def __init__(self, reduction="mean") -> None:
+        super().__init__()
+        self.reduction = _check_reduction("SoftMarginLoss", reduction)
+
+    def construct(self, logits, labels):
+        return ops.soft_margin_loss(logits, labels, self.reduction)
+
+
+class CosineEmbeddingLoss(Cell):
+    """1 - cos(x1, x2) for labels 1, max(0, cos(x1, x2) - margin) for labels -1, reduced."""
+
+    def __init__(self, margin=0.0, reduction="mean") -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, _check_reduction("CosineEmbeddingLoss", reduction)
+
+    def construct(self, logits_x1, logits_x2, labels):
+        return ops.cosine_embedding_loss(logits_x1, logits_x2, labels, self.margin, self.reduction)
+
+
+class HuberLoss(LossBase):
+    """0.5 d^2 for |d| < delta, delta * (|d| - 0.5 delta) beyond, reduced."""
+
+    def __init__(self, reduction="mean", delta=1.0) -> None:
+        super().__init__(reduction)
+        self.delta = delta
+
+    def construct(self, logits, labels):
+        return ops.huber_loss(logits, labels, self.reduction, self.delta)
+
+
+class PoissonNLLLoss(Cell):
+    """Poisson negative log-likelihood (log-rate input by default), reduced."""
+
+    def __init__(self, log_input=True, full=False, eps=1e-8, reduction="mean") -> None:
+        super().__init__()
+        self.log_input, self.full, self.eps = log_input, full, eps
+        self.reduction = _check_reduction("PoissonNLLLoss", reduction)
+
+    def construct(self, input, target):
+        return ops.poisson_nll_loss(input, target, self.log_input, self.full, self.eps, self.reduction)
+
+
+class TripletMarginLoss(Cell):
+    """max(d(x, positive) - d(x, negative) + margin, 0) with the p-norm distance, reduced."""
+
+    def __init__(self, p=2, swap=False, eps=1e-6, reduction="mean", margin=1.0) -> None:
+        super().__init__()
+        self.p, self.swap, self.eps, self.margin = p, swap, eps, margin
+        self.reduction = _check_reduction("TripletMarginLoss", reduction)
+
+    def construct(self, x, positive, negative, margin=1.0):
+        return ops.triplet_margin_loss(x, positive, negative, margin, self.p, self.eps, self.swap, self.reduction)
+
+
+class MultiMarginLoss(Cell):
+    """Multi-class hinge loss: per sample, the mean over classes of max(0, margin - x[y] + x[j])^p."""
+
+    def __init__(self, p=1, margin=1.0, reduction="mean", weight=None) -> None:
+        super().__init__()
+        self.p, self.margin, self.weight = p, margin, weight
+        self.reduction = _check_reduction("MultiMarginLoss", reduction)
+
+    def construct(self, x, target, weight=None):
+        return ops.multi_margin_loss(x, target, self.p, self.margin, weight if weight is not None else self.weight,
+                                     self.reduction)  # fmt: skip
+
+
+class MAELoss(LossBase):
+    """|logits - label|, reduced."""
+
+    def construct(self, logits, label):
+        return self.get_loss(ops.abs(logits - label))
+
+
+class RMSELoss(LossBase):
+    """sqrt(mean((logits - label)^2))."""
+
+    def __init__(self) -> None:
+        super().__init__("mean")
+
+    def construct(self, logits, label):
+        return ops.sqrt(ops.mean(ops.square(logits - label)))
+
+
+class DiceLoss(Cell):
+    """1 - 2 sum(logits * label) / (sum(logits^2) + sum(label^2) + smooth)."""
+
+    def __init__(self, smooth=1e-5) -> None:
+        super().__init__()
+        if not isinstance(smooth, float) or smooth <= 0:
+            raise ValueError(f"For 'DiceLoss', 'smooth' must be a positive float, but got {smooth!r}.")
+        self.smooth = smooth
+
+    def construct(self, logits, label):
+        inter = ops.sum(logits * label)
+        union = ops.sum(logits * logits) + ops.sum(label * label)
+        return 1 - (2 * inter) / (union + self.smooth)
+
+
+class CTCLoss(Cell):
+    """Connectionist Temporal Classification loss (see `ops.ctc_loss`); returns the loss only."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False) -> None:
+        super().__init__()
+        if not isinstance(blank, int) or blank < 0:
+            raise ValueError(f"For 'CTCLoss', 'blank' must be a non-negative int, but got {blank!r}.")
+        self.blank, self.zero_infinity = blank, zero_infinity
+        self.reduction = _check_reduction("CTCLoss", reduction)
+
+    def construct(self, log_probs, targets, input_lengths, target_lengths):
+        return ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                            self.zero_infinity)[0]  # fmt: skip
