@@ -169,7 +169,7 @@ class JitFunction:
 
     def _compile_fn(self, template, leaves, params, cells):
         from kiln._compiler.analysis.interp import active  # noqa: PLC0415
-        from kiln._compiler.build import build, enable_persistent_cache  # noqa: PLC0415
+        from kiln._compiler.build import build  # noqa: PLC0415
         from kiln._compiler.frontend.capture import frontend  # noqa: PLC0415
 
         fn, capture = self._kiln_fn, frontend(self.capture_mode)
@@ -177,7 +177,6 @@ class JitFunction:
         def body(*a, **k):
             return capture(active(), fn, list(a), k)
 
-        enable_persistent_cache()
         lax = _syntax_level(self.options, self.jit_config)
         return build(self._cache.name, body, template, leaves, params, cells, lax, graph_mode, fn)
 

@@ -188,23 +188,3 @@ def _run_passes(graph):
     if setting.lower() == "off":
         return []
     return tensor_passes.run(graph, skip=tuple(s.strip() for s in setting.split(",") if s.strip()))
-
-
-_persistent = False
-
-
-def enable_persistent_cache() -> None:
-    """Let a second process reuse compiled executables (the backend's on-disk cache, in a Kiln-owned folder)."""
-    global _persistent
-    if _persistent:
-        return
-    _persistent = True
-    path = os.environ.get("KILN_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "kiln", "xla"))
-    if not path or path.lower() == "off":
-        return
-    try:
-        os.makedirs(path, exist_ok=True)
-        B.jax.config.update("jax_compilation_cache_dir", path)
-        B.jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
-    except Exception:  # noqa: BLE001  (an unwritable home must not break compiling)
-        pass

@@ -14,9 +14,12 @@ from __future__ import annotations
 import os
 import sys
 import time
+import warnings
+import weakref
 
 from kiln import _backend as B
 from kiln._compiler.analysis.values import MISSING, is_cell
+from kiln._compiler.errors import user_stacklevel
 from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Tensor
 
@@ -157,10 +160,37 @@ def _describe_guard(kind, container, key) -> str:
     return f"attribute '{key}' changed"
 
 
-class JitCache:
-    """Executables of one function (or one Cell), by input signature."""
+def _env_int(name: str, default: int) -> int:
+    try:
+        return max(1, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
 
-    __slots__ = ("name", "entries", "compiles", "last_reason", "extra_key", "compile_once")
+
+# Bounds on executables kept in memory (each holds a compiled XLA program): per function and in all.
+LIMITS = {
+    "per_function": _env_int("KILN_MAX_EXECUTABLES_PER_FUNCTION", 64),
+    "total": _env_int("KILN_MAX_EXECUTABLES", 1024),
+    "warn_after": _env_int("KILN_RECOMPILE_WARNING", 16),  # compiles of one function before a warning
+}
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # every JitCache holding executables
+
+
+def set_limits(per_function: int | None = None, total: int | None = None, warn_after: int | None = None) -> None:
+    """Change the in-memory executable bounds (also `KILN_MAX_EXECUTABLES_PER_FUNCTION`, `KILN_MAX_EXECUTABLES`,
+    and `KILN_RECOMPILE_WARNING` in the environment). The least recently used executables go first."""
+    for key, value in (("per_function", per_function), ("total", total), ("warn_after", warn_after)):
+        if value is not None:
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"set_limits: {key} must be a positive int, but got {value!r}.")
+            LIMITS[key] = value
+
+
+class JitCache:
+    """Executables of one function (or one Cell), by input signature, least recently used first."""
+
+    __slots__ = ("name", "entries", "compiles", "last_reason", "extra_key", "compile_once", "size", "warned",
+                 "__weakref__")  # fmt: skip
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -169,6 +199,8 @@ class JitCache:
         self.last_reason = ""
         self.extra_key = ()  # jit(hash_args=...): their hashes join every key
         self.compile_once = False  # jit(compile_once=True): guards on globals/closures are not checked
+        self.size = 0  # executables held
+        self.warned = False
 
     def call(self, args: tuple, kwargs: dict, compile_fn):
         """Run the cached executable for these inputs, compiling it first when needed."""
@@ -190,6 +222,8 @@ class JitCache:
             for ex in bucket:
                 failed = None if self.compile_once else check_guards(ex.guards)
                 if failed is None:
+                    if len(self.entries) > 1:  # most recently used last: eviction takes the first
+                        self.entries[key] = self.entries.pop(key)
                     return ex(leaves)
                 reason = failed
         ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
@@ -202,13 +236,45 @@ class JitCache:
         self.compiles += 1
         STATS["compiles"] += 1
         self.last_reason = reason
-        bucket = self.entries.setdefault(key, [])
+        bucket = self.entries.pop(key, [])
         if reason not in ("first call", "new input signature"):
             # A failed guard means the old entry can never be valid again for this key.
             bucket[:] = [e for e in bucket if check_guards(e.guards) is None]
         bucket.insert(0, ex)
+        self.entries[key] = bucket
+        self.size = sum(len(b) for b in self.entries.values())
+        _LIVE.add(self)
+        self._bound()
         if log_enabled():
             sys.stderr.write(
                 f"[kiln] compiled '{self.name}' ({reason}) in {1000 * (time.perf_counter() - t0):.1f} ms\n"
             )
+        if self.compiles > LIMITS["warn_after"] and not self.warned:
+            self.warned = True
+            warnings.warn(
+                f"'{self.name}' has been compiled {self.compiles} times (last reason: {reason}). Each new input shape, "
+                f"Python scalar value or changed global compiles again: pass changing scalars as Tensors or "
+                f"mutable(...), keep shapes fixed (pad batches), or see KILN_LOG=compiles for every reason.",
+                stacklevel=user_stacklevel(),
+            )
         return ex
+
+    def _bound(self) -> None:
+        """Drop least recently used executables beyond the per-function and total bounds."""
+        while self.size > LIMITS["per_function"] and len(self.entries) > 1:
+            self._evict_oldest()
+        total = sum(c.size for c in _LIVE)
+        while total > LIMITS["total"]:
+            largest = max(_LIVE, key=lambda c: c.size)
+            if largest.size <= 1:
+                break
+            largest._evict_oldest()
+            total -= 1
+
+    def _evict_oldest(self) -> None:
+        key = next(iter(self.entries))
+        bucket = self.entries[key]
+        bucket.pop()
+        if not bucket:
+            del self.entries[key]
+        self.size -= 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import types
 
 
@@ -36,6 +37,14 @@ _BACKEND_MARKERS = (os.sep + "jax" + os.sep, os.sep + "jaxlib" + os.sep)
 
 def _internal(filename: str) -> bool:
     return filename.startswith(_KILN_DIR) or any(m in filename for m in _BACKEND_MARKERS)
+
+
+def user_stacklevel() -> int:
+    """The `warnings.warn` stacklevel that points at the first caller outside Kiln (from the caller of this)."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_KILN_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def for_user(err: BaseException) -> BaseException:

@@ -50,13 +50,12 @@ def run_cell(cell, args: tuple, kwargs: dict):
 
 
 def _compile(cache, cell, template, leaves, params, cells):
-    from kiln._compiler.build import build, enable_persistent_cache  # noqa: PLC0415
+    from kiln._compiler.build import build  # noqa: PLC0415
 
     calls, interp, api = _mods["calls"], _mods["interp"], _mods["api"]
 
     def body(c, *a, **k):
         return calls.call_cell(interp.active(), c, list(a), k)
 
-    enable_persistent_cache()
     lax = api._syntax_level({}, None, cell)
     return build(cache.name, body, template, leaves, params, cells, lax, api.graph_mode)
