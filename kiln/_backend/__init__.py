@@ -82,7 +82,7 @@ def jaxpr_as_fun(closed_jaxpr):
 def devices(platform: str | None = None) -> list:
     """The devices of `platform` (default: the current default platform)."""
     try:
-        return jax.devices(platform)
+        return jax.local_devices(backend=platform)  # this process's own (all of them in a single process)
     except RuntimeError:
         return []
 
