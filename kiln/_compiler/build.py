@@ -26,6 +26,7 @@ from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import checks_enabled
 from kiln._core.tensor import Tensor
+from kiln._pynative.nested import flatten, unflatten
 
 
 class Executable:
@@ -64,34 +65,16 @@ class Executable:
         desc = self.out_desc
         if desc is _SINGLE:
             return Tensor._wrap(outs[0])
-        return _rebuild_out(desc, outs)
+        return unflatten(desc, iter(outs))
 
 
-_SINGLE = ("t", 0)
+_SINGLE = ("t",)
 
 
 def _describe_out(v, leaves: list):
-    if isinstance(v, Tensor):
-        leaves.append(v._data)
-        return ("t", len(leaves) - 1)
-    if isinstance(v, (tuple, list)):
-        return ("s", type(v), tuple(_describe_out(x, leaves) for x in v))
-    if isinstance(v, dict):
-        return ("d", tuple(v), tuple(_describe_out(x, leaves) for x in v.values()))
-    if isinstance(v, Closure):
+    if isinstance(v, Closure) or (isinstance(v, (tuple, list)) and any(isinstance(x, Closure) for x in v)):
         raise TypeError("a graph cannot return a function defined inside it.")
-    return ("c", v)
-
-
-def _rebuild_out(desc, outs):
-    kind = desc[0]
-    if kind == "t":
-        return Tensor._wrap(outs[desc[1]])
-    if kind == "c":
-        return desc[1]
-    if kind == "s":
-        return desc[1](_rebuild_out(d, outs) for d in desc[2])
-    return dict(zip(desc[1], (_rebuild_out(d, outs) for d in desc[2]), strict=True))
+    return flatten(v, leaves)
 
 
 def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, mode_setter, fn=None):
