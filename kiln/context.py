@@ -17,6 +17,12 @@ from collections.abc import Callable
 from typing import Any
 
 from kiln import _backend as B
+from kiln.parallel import (  # noqa: F401  (mindspore.context has these too)
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -395,10 +401,3 @@ def reset_context() -> None:
     _context.clear()
     _context.update(_DEFAULTS)
     set_checks(_DEFAULTS["runtime_checks"])
-
-
-class ParallelMode:
-    STAND_ALONE = "stand_alone"
-    DATA_PARALLEL = "data_parallel"
-    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
-    AUTO_PARALLEL = "auto_parallel"

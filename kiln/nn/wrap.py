@@ -12,6 +12,7 @@ from __future__ import annotations
 from kiln import ops
 from kiln._core.tensor import ParameterTuple
 from kiln.nn.cell import Cell
+from kiln.nn.grad_reducer import data_parallel_reducer, spread_batch, spreads_batches
 
 __all__ = ["TrainOneStepCell", "WithEvalCell", "WithGradCell", "WithLossCell"]
 
@@ -109,6 +110,11 @@ class WithGradCell(Cell):
         return grads
 
 
+def _keep_grads(grads):
+    """TrainOneStepCell's gradient reducer outside data-parallel mode: the gradients as they are."""
+    return grads
+
+
 class TrainOneStepCell(Cell):
     """One training step: the loss, its gradients for the optimizer's parameters, the update.
 
@@ -143,10 +149,11 @@ class TrainOneStepCell(Cell):
         self.sens = 1.0 if sens is None else float(sens)
         self.return_grad = return_grad
         object.__setattr__(self, "_value_and_grad", ops.value_and_grad(network, None, self.weights))
-
-    def grad_reducer(self, grads):
-        """Data-parallel gradient averaging hook (identity on one device)."""
-        return grads
+        # As in MindSpore: data-parallel mode all-reduces the gradients across ranks; a subclass may assign its own.
+        reducer = data_parallel_reducer(self.weights)
+        self.grad_reducer = _keep_grads if reducer is None else reducer
+        if reducer is not None and spreads_batches():
+            self.register_forward_pre_hook(spread_batch)
 
     def construct(self, *inputs):
         loss, grads = self._value_and_grad(*inputs)

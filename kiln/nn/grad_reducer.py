@@ -1,0 +1,101 @@
+"""Data-parallel gradients: `DistributedGradReducer` (MindSpore's `nn.DistributedGradReducer`).
+
+In data-parallel training every rank computes the gradients of its own shard of the batch; the reducer
+all-reduces them (one XLA all-reduce per dtype: the gradients are flattened into one buffer first) and,
+with `mean=True`, divides by the number of ranks, so every rank applies the same update: the gradient of
+the mean loss over the whole global batch when the shards are equal.
+
+Inside one process with several devices there is one rank: `nn.TrainOneStepCell` spreads each batch over
+the devices instead (`spread_batch`), XLA's partitioner computes the gradients of the whole batch across
+them, and the reducer has nothing left to do.
+"""
+
+from __future__ import annotations
+
+from kiln._backend import distributed as D
+from kiln._core.tensor import Tensor
+from kiln.communication import _collective as C
+from kiln.communication import management as M
+from kiln.nn.cell import Cell
+from kiln.parallel import _auto_parallel_context as PC
+
+__all__ = ["DistributedGradReducer"]
+
+
+class DistributedGradReducer(Cell):
+    """All-reduce a tuple of gradients across the ranks of `group` (and average them with `mean`).
+
+    Args:
+        parameters: the parameters the gradients belong to (one gradient per parameter, in this order).
+        mean: divide the sum by `degree`; None reads `gradients_mean` from `set_auto_parallel_context`.
+        degree: the divisor of the mean; None means the size of `group`.
+        fusion_type: accepted for MindSpore scripts (gradients are always fused per dtype).
+        group: the ranks to reduce over (default: all).
+
+    Inputs:
+        grads (tuple[Tensor]): this rank's gradients.
+
+    Outputs:
+        tuple[Tensor]: the reduced gradients, identical on every rank.
+
+    Raises:
+        RuntimeError: before `communication.init()`.
+    """
+
+    def __init__(self, parameters, mean=None, degree=None, fusion_type=1, group=M.GlobalComm.WORLD_COMM_GROUP):
+        super().__init__(auto_prefix=False)
+        C.check_group("DistributedGradReducer", group)
+        self._ranks = M.group_ranks(group, "DistributedGradReducer")
+        if mean is None:
+            mean = PC.gradients_mean()
+        if not isinstance(mean, bool):
+            raise TypeError(f"DistributedGradReducer: 'mean' must be a bool or None, but got {type(mean).__name__}.")
+        if degree is None:
+            degree = len(self._ranks)
+        if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
+            raise ValueError(f"DistributedGradReducer: 'degree' must be a positive int, but got {degree!r}.")
+        self.mean = mean
+        self.degree = degree
+        self.group = group
+        self._num_params = len(list(parameters))
+
+    def construct(self, grads):
+        grads = tuple(grads)
+        if len(grads) != self._num_params:
+            raise ValueError(
+                f"DistributedGradReducer: got {len(grads)} gradient(s) for {self._num_params} parameter(s)."
+            )
+        scale = 1.0 / self.degree if self.mean else None
+        if len(self._ranks) == 1 and scale in (None, 1.0):
+            return grads
+        for g in grads:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"DistributedGradReducer: every gradient must be a Tensor, got {type(g).__name__}.")
+            C._check_tensor("DistributedGradReducer", g)
+        reduced = D.all_reduce_fused([g._data for g in grads], self._ranks, scale)
+        return tuple(Tensor._wrap(r) for r in reduced)
+
+
+def data_parallel_reducer(parameters):
+    """The reducer `nn.TrainOneStepCell` inserts in data-parallel mode, or None outside it."""
+    if not PC.is_data_parallel():
+        return None
+    size = M.get_group_size()  # before init(): its error says to call init()
+    device_num = PC._context["device_num"]
+    if device_num is not None and device_num != size:
+        raise ValueError(
+            f"set_auto_parallel_context(device_num={device_num}) does not match the job, which has {size} rank(s) "
+            "(one per process). Within a process Kiln spreads each batch over its devices by itself: leave "
+            "device_num unset, or set it to the number of processes."
+        )
+    return DistributedGradReducer(parameters, PC.gradients_mean(), size)
+
+
+def spread_batch(cell, inputs):
+    """Forward pre-hook: each input Tensor's first axis spread over this process's devices (one process only)."""
+    return tuple(Tensor._wrap(D.shard_batch(x._data)) if isinstance(x, Tensor) else x for x in inputs)
+
+
+def spreads_batches() -> bool:
+    """Whether data-parallel steps in this process spread their batches over several devices."""
+    return PC.is_data_parallel() and D.process_count() == 1 and D.local_device_count() > 1

@@ -1,0 +1,21 @@
+"""Distributed training settings (MindSpore's `mindspore.parallel`): the auto-parallel context and ParallelMode."""
+
+from kiln.parallel._auto_parallel_context import (
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
+
+
+class ParallelMode:
+    """The values of `set_auto_parallel_context(parallel_mode=...)`."""
+
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
+
+
+__all__ = ["ParallelMode", "get_auto_parallel_context", "reset_auto_parallel_context", "set_auto_parallel_context"]

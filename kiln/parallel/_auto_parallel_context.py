@@ -1,0 +1,170 @@
+"""`set_auto_parallel_context` / `get_auto_parallel_context` / `reset_auto_parallel_context`.
+
+The options MindSpore 2.10 knows are all accepted and read back. What Kiln acts on in this version:
+
+- `parallel_mode`: "stand_alone" or "data_parallel" ("hybrid_parallel" is treated as data parallel);
+  in data-parallel mode `nn.TrainOneStepCell` (and so `Model`) all-reduces the gradients across ranks
+  (`nn.DistributedGradReducer`) and spreads each batch over the devices of its process.
+- `gradients_mean`: divide the all-reduced gradients by the number of ranks.
+- `device_num`, `global_rank`: read back as set; `device_num` defaults to the group size after
+  `communication.init()`.
+
+"semi_auto_parallel" and "auto_parallel" are accepted but not implemented yet (a warning says so once).
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from typing import Any
+
+STAND_ALONE = "stand_alone"
+DATA_PARALLEL = "data_parallel"
+HYBRID_PARALLEL = "hybrid_parallel"
+SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+AUTO_PARALLEL = "auto_parallel"
+PARALLEL_MODES = (STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL)
+
+_DEFAULTS: dict[str, Any] = {
+    "parallel_mode": STAND_ALONE,
+    "gradients_mean": False,
+    "device_num": None,  # None: the group size once communication.init() ran, else 1
+    "global_rank": None,  # None: the rank once communication.init() ran, else 0
+    "full_batch": False,
+    "gradient_fp32_sync": True,
+    "loss_repeated_mean": True,
+    "parameter_broadcast": False,
+    "enable_parallel_optimizer": False,
+    "enable_alltoall": False,
+    "pipeline_stages": 1,
+    "grad_accumulation_step": 1,
+    "search_mode": "recursive_programming",
+    "auto_parallel_search_mode": "recursive_programming",
+    "dataset_strategy": "data_parallel",
+    "strategy_ckpt_load_file": "",
+    "strategy_ckpt_save_file": "",
+    "strategy_ckpt_config": {"load_file": "", "save_file": "", "only_trainable_params": True},
+    "all_reduce_fusion_config": [],
+    "comm_fusion": {
+        "openstate": True,
+        "allreduce": {"mode": "auto", "config": None},
+        "allgather": {"mode": "auto", "config": None},
+        "reducescatter": {"mode": "auto", "config": None},
+    },
+    "communi_parallel_mode": "all_group_parallel",
+    "optimizer_weight_shard_size": -1,
+    "optimizer_weight_shard_aggregated_save": False,
+    "sharding_propagation": False,
+    "pipeline_result_broadcast": False,
+    "pipeline_config": None,
+    "pipeline_segments": None,
+    "parallel_optimizer_config": None,
+    "auto_pipeline": False,
+    "force_fp32_communication": False,
+    "init_param_in_compile": True,
+    "group_ckpt_save_file": "",
+    "dump_local_norm": False,
+    "dump_local_norm_path": "",
+    "dump_device_local_norm": False,
+    "auto_parallel_new_interface": False,
+}
+_ACTED_ON = frozenset({"parallel_mode", "gradients_mean", "device_num", "global_rank"})
+_context: dict[str, Any] = copy.deepcopy(_DEFAULTS)
+_warned: set[str] = set()
+
+
+def _check(key: str, value) -> Any:
+    if key == "parallel_mode":
+        if not isinstance(value, str) or value.lower() not in PARALLEL_MODES:
+            raise ValueError(
+                f"set_auto_parallel_context: 'parallel_mode' must be one of {', '.join(PARALLEL_MODES)}, "
+                f"but got {value!r}."
+            )
+        value = value.lower()
+        if value in (SEMI_AUTO_PARALLEL, AUTO_PARALLEL) and value not in _warned:
+            _warned.add(value)
+            warnings.warn(
+                f"set_auto_parallel_context(parallel_mode={value!r}): Kiln does not partition models by "
+                "strategies yet; training runs as in data-parallel mode.",
+                stacklevel=3,
+            )
+        return value
+    if key in ("gradients_mean", "full_batch", "gradient_fp32_sync", "loss_repeated_mean", "parameter_broadcast"):
+        if not isinstance(value, bool):
+            raise TypeError(f"set_auto_parallel_context: '{key}' must be a bool, but got {type(value).__name__}.")
+        return value
+    if key in ("device_num", "global_rank"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"set_auto_parallel_context: '{key}' must be an int, but got {type(value).__name__}.")
+        if key == "device_num" and not 1 <= value <= 1048576:
+            raise ValueError(f"set_auto_parallel_context: 'device_num' must be in [1, 1048576], but got {value}.")
+        if key == "global_rank" and not 0 <= value < 1048576:
+            raise ValueError(f"set_auto_parallel_context: 'global_rank' must be in [0, 1048576), but got {value}.")
+        return value
+    return value
+
+
+def set_auto_parallel_context(**kwargs) -> None:
+    """Set options of distributed training (see the module docstring for what Kiln acts on).
+
+    Raises:
+        ValueError: an unknown option, or a value out of range.
+        TypeError: a value of the wrong type.
+    """
+    checked = {}
+    for key, value in kwargs.items():
+        if key not in _DEFAULTS:
+            raise ValueError(f"set_auto_parallel_context: unknown option '{key}'.")
+        checked[key] = _check(key, value)
+    for key in checked:
+        if key not in _ACTED_ON and checked[key] != _DEFAULTS[key] and key not in _warned:
+            _warned.add(key)
+            warnings.warn(
+                f"set_auto_parallel_context({key}=...): accepted, but it has no effect in Kiln yet.", stacklevel=2
+            )
+    _context.update(checked)
+
+
+def get_auto_parallel_context(attr_key: str):
+    """The value of one option.
+
+    Raises:
+        ValueError: an unknown option.
+    """
+    if attr_key == "full_batch_is_set":
+        return _context["full_batch"] != _DEFAULTS["full_batch"]
+    if attr_key not in _DEFAULTS:
+        raise ValueError(f"get_auto_parallel_context: unknown option '{attr_key}'.")
+    value = _context[attr_key]
+    if attr_key == "device_num" and value is None:
+        return _world_value("get_group_size", 1)
+    if attr_key == "global_rank" and value is None:
+        return _world_value("get_rank", 0)
+    return copy.deepcopy(value)
+
+
+def reset_auto_parallel_context() -> None:
+    """Every option back to its default."""
+    _context.clear()
+    _context.update(copy.deepcopy(_DEFAULTS))
+
+
+def _world_value(name: str, default: int) -> int:
+    from kiln.communication import management  # noqa: PLC0415  (communication sits above this module)
+
+    if not management.GlobalComm.INITED:
+        return default
+    return getattr(management, name)()
+
+
+def parallel_mode() -> str:
+    return _context["parallel_mode"]
+
+
+def is_data_parallel() -> bool:
+    """Whether TrainOneStepCell should reduce gradients across ranks (and spread batches over devices)."""
+    return _context["parallel_mode"] in (DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL)
+
+
+def gradients_mean() -> bool:
+    return _context["gradients_mean"]
