@@ -5,7 +5,7 @@ net = MyCell(); out = net(ms.Tensor(x))
 """
 
 # Importing `_backend` configures JAX first; importing `ops` completes Tensor's methods.
-from kiln import _backend, _compiler, dataset, nn, ops, train  # noqa: F401
+from kiln import _backend, _compiler, amp, dataset, nn, ops, train  # noqa: F401
 from kiln._compiler.api import JitConfig, jit, mutable
 from kiln._core import dtype
 from kiln._core.dtype import *  # noqa: F403
@@ -26,7 +26,6 @@ from kiln.context import (
 )
 from kiln.ops import GradOperation, grad, value_and_grad
 from kiln.ops.transforms import get_grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
-from kiln.parallel import get_auto_parallel_context, reset_auto_parallel_context, set_auto_parallel_context
 from kiln.train import *  # noqa: F403
 from kiln.train import __all__ as _train_all
 
@@ -41,6 +40,5 @@ __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dat
     "dtype", "get_context", "get_seed", "grad", "mstype", "ops", "reset_context", "set_context", "set_device",
     "set_seed", "value_and_grad",
     "COMPATIBLE", "LAX", "STRICT", "from_numpy", "get_grad", "hessian", "is_tensor", "jacfwd", "jacrev", "jit_class",
-    "jvp", "lazy_inline", "no_inline", "tensor", "vjp", "vmap",
-    "get_auto_parallel_context", "reset_auto_parallel_context", "set_auto_parallel_context",
+    "jvp", "lazy_inline", "no_inline", "tensor", "vjp", "vmap", "amp",
 ]  # fmt: skip
