@@ -3,6 +3,7 @@
 from kiln.nn import dynamic_lr, layer, learning_rate_schedule, loss, optim
 from kiln.nn.cell import Cell, CellDict, CellList, SequentialCell
 from kiln.nn.dynamic_lr import *  # noqa: F403
+from kiln.nn.grad_reducer import DistributedGradReducer
 from kiln.nn.layer import activation as _activation
 from kiln.nn.layer import basic as _basic
 from kiln.nn.layer import conv as _conv
@@ -26,8 +27,8 @@ from kiln.nn.wrap import TrainOneStepCell, WithEvalCell, WithGradCell, WithLossC
 from kiln.nn.wrap_loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 
 __all__ = [
-    "Cell", "CellDict", "CellList", "SequentialCell", "TrainOneStepCell", "WithEvalCell", "WithGradCell",
-    "WithLossCell", "dynamic_lr", "layer", "learning_rate_schedule", "loss", "optim",
+    "Cell", "CellDict", "CellList", "DistributedGradReducer", "SequentialCell", "TrainOneStepCell", "WithEvalCell",
+    "WithGradCell", "WithLossCell", "dynamic_lr", "layer", "learning_rate_schedule", "loss", "optim",
     "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell",
 ]  # fmt: skip
 # Every public name of the submodules, so `from kiln.nn import *` matches `from mindspore.nn import *`.
