@@ -23,6 +23,7 @@ from kiln.dataset.engine import (
 from kiln.dataset.engine import zip_datasets as zip  # MindSpore's name for it
 from kiln.dataset.image_sources import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from kiln.dataset.iterators import DictIterator, TupleIterator
+from kiln.dataset.sampler import DistributedSampler
 from kiln.dataset.sources import GeneratorDataset, NumpySlicesDataset
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "ConcatDataset",
     "Dataset",
     "DictIterator",
+    "DistributedSampler",
     "FilterDataset",
     "GeneratorDataset",
     "ImageFolderDataset",

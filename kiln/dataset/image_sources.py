@@ -68,6 +68,7 @@ class MnistDataset(_PartedSource):
         usage: "train", "test" or "all" (None: "all", train first).
         num_samples: rows per epoch at most; all when None.
         shuffle: read in a random order, new every epoch (None: True).
+        sampler: a `DistributedSampler`, instead of shuffle/num_shards/shard_id/num_samples.
         num_shards, shard_id: read shard `shard_id` of `num_shards`.
         num_parallel_workers: threads reading rows.
 
@@ -84,10 +85,11 @@ class MnistDataset(_PartedSource):
         num_samples: int | None = None,
         num_parallel_workers: int | None = None,
         shuffle: bool | None = None,
+        sampler=None,
         num_shards: int | None = None,
         shard_id: int | None = None,
     ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         root = _check_dir(dataset_dir, "MnistDataset")
         usage = _check_usage(usage, "MnistDataset")
         splits = ["train", "test"] if usage == "all" else [usage]
@@ -132,7 +134,7 @@ class Cifar10Dataset(_PartedSource):
     Args:
         dataset_dir: folder holding data_batch_1.bin ... data_batch_5.bin and test_batch.bin.
         usage: "train", "test" or "all" (None: "all", train first).
-        num_samples, shuffle, num_shards, shard_id, num_parallel_workers: as for MnistDataset.
+        num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers: as for MnistDataset.
 
     Returns:
         A Dataset.
@@ -147,10 +149,11 @@ class Cifar10Dataset(_PartedSource):
         num_samples: int | None = None,
         num_parallel_workers: int | None = None,
         shuffle: bool | None = None,
+        sampler=None,
         num_shards: int | None = None,
         shard_id: int | None = None,
     ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         root = _check_dir(dataset_dir, "Cifar10Dataset")
         usage = _check_usage(usage, "Cifar10Dataset")
         train = [
@@ -202,7 +205,7 @@ class ImageFolderDataset(SampledSource):
 
     Args:
         dataset_dir: the root folder.
-        num_samples, shuffle, num_shards, shard_id, num_parallel_workers: as for MnistDataset.
+        num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers: as for MnistDataset.
         extensions: file extensions to keep, e.g. [".jpg", ".png"] (case-insensitive); all files when None.
         class_indexing: folder name -> label; only these folders are read.
         decode: decode images with Pillow.
@@ -217,13 +220,14 @@ class ImageFolderDataset(SampledSource):
         num_samples: int | None = None,
         num_parallel_workers: int | None = None,
         shuffle: bool | None = None,
+        sampler=None,
         extensions: Sequence[str] | None = None,
         class_indexing: dict[str, int] | None = None,
         decode: bool = False,
         num_shards: int | None = None,
         shard_id: int | None = None,
     ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         root = _check_dir(dataset_dir, "ImageFolderDataset")
         folders = sorted(e.name for e in os.scandir(root) if e.is_dir())
         if class_indexing is None:

@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from kiln._core import dtype as mstype
+from kiln.dataset import config
 from kiln.dataset.engine import Dataset
 from kiln.dataset.iterators import ordered_map
-from kiln.dataset.sampler import check_sampling_args, sample_indices, sampled_size
+from kiln.dataset.sampler import check_sampling_args, resolve_sampler, sample_indices, sampled_size
 
 
 def _column_names(column_names, what: str) -> list[str] | None:
@@ -35,11 +36,18 @@ class SampledSource(Dataset):
         shuffle: read rows in a random order, new every epoch; None means True.
         num_shards: split the rows into this many shards ...
         shard_id: ... and read this one; row `i` of the shuffled order goes to shard `i % num_shards`.
+            Sharded shuffles use the dataset seed (`config.get_seed()`), so every shard agrees on the order.
         num_parallel_workers: threads reading rows (worth it when reading is slow I/O).
+        sampler: a `DistributedSampler`, instead of shuffle/num_shards/shard_id/num_samples.
     """
 
-    def __init__(self, num_samples=None, shuffle=None, num_shards=None, shard_id=None, num_parallel_workers=None):
+    def __init__(
+        self, num_samples=None, shuffle=None, num_shards=None, shard_id=None, num_parallel_workers=None, sampler=None
+    ):
         super().__init__()
+        num_samples, shuffle, num_shards, shard_id = resolve_sampler(
+            type(self).__name__, sampler, num_samples, shuffle, num_shards, shard_id
+        )
         check_sampling_args(num_samples, shuffle, num_shards, shard_id)
         self.num_samples = num_samples
         self.shuffle_rows = True if shuffle is None else bool(shuffle)
@@ -66,7 +74,8 @@ class SampledSource(Dataset):
             num_samples=self.num_samples,
             num_shards=self.num_shards,
             shard_id=self.shard_id,
-            seed=run.seed,
+            # Shards (possibly in other processes) must draw the same permutation: a fixed seed, as MindSpore.
+            seed=run.seed if self.num_shards is None else config.get_seed(),
             epoch=epoch,
         )
         yield from ordered_map(lambda i: self._read(int(i)), indices, self._read_workers)
@@ -104,6 +113,7 @@ class GeneratorDataset(SampledSource):
             iterables cannot be shuffled.
         num_samples: rows per epoch at most.
         num_parallel_workers: threads calling `source[i]` for random-accessible sources.
+        sampler: a `DistributedSampler` (random-accessible sources only), instead of shuffle/num_shards/shard_id.
         num_shards, shard_id: read one shard (random-accessible sources only).
         python_multiprocessing: accepted for compatibility; threads are used.
 
@@ -119,6 +129,7 @@ class GeneratorDataset(SampledSource):
         num_samples: int | None = None,
         num_parallel_workers: int = 1,
         shuffle: bool | None = None,
+        sampler=None,
         num_shards: int | None = None,
         shard_id: int | None = None,
         python_multiprocessing: bool = True,
@@ -136,10 +147,12 @@ class GeneratorDataset(SampledSource):
                     "GeneratorDataset: shuffle=True needs a random-accessible source (__getitem__ and __len__); "
                     "use .shuffle(buffer_size) on an iterable source instead."
                 )
-            if num_shards is not None:
-                raise ValueError("GeneratorDataset: sharding needs a random-accessible source (__getitem__, __len__).")
+            if num_shards is not None or sampler is not None:
+                raise ValueError(
+                    "GeneratorDataset: sharding or a sampler needs a random-accessible source (__getitem__, __len__)."
+                )
             shuffle = False
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         names = _column_names(column_names, "GeneratorDataset")
         if names is None:
             raise ValueError("GeneratorDataset: column_names is required, e.g. column_names=['data', 'label'].")
@@ -194,7 +207,7 @@ class NumpySlicesDataset(SampledSource):
         column_names: names of the columns; "column_0", "column_1", ... when
             None. Ignored for dict input.
         shuffle: shuffle rows every epoch (default True).
-        num_samples, num_shards, shard_id, num_parallel_workers: as for the other sources.
+        num_samples, sampler, num_shards, shard_id, num_parallel_workers: as for the other sources.
 
     Returns:
         A Dataset.
@@ -207,10 +220,11 @@ class NumpySlicesDataset(SampledSource):
         num_samples: int | None = None,
         num_parallel_workers: int | None = 1,
         shuffle: bool | None = None,
+        sampler=None,
         num_shards: int | None = None,
         shard_id: int | None = None,
     ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         if isinstance(data, dict):
             names = [str(k) for k in data]
             columns = [np.asarray(v) for v in data.values()]
