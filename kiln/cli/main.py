@@ -1,4 +1,4 @@
-"""The `kiln` command: `kiln run SCRIPT [ARGS...]`, `kiln demo` and `kiln cache info|clear`."""
+"""The `kiln` command: `kiln run SCRIPT [ARGS...]`, `kiln msrun`, `kiln demo` and `kiln cache info|clear`."""
 
 from __future__ import annotations
 
@@ -24,8 +24,12 @@ def _parser() -> argparse.ArgumentParser:
         help="run an unmodified MindSpore script on Kiln",
         description="Run SCRIPT with `import mindspore` (and all its submodules) resolved to Kiln.",
     )
+    run.add_argument(
+        "--nproc", type=int, default=None, metavar="N", help="run N workers of a data-parallel job on this machine"
+    )
     run.add_argument("script", metavar="SCRIPT", help="the Python script")
     run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments passed to the script")
+    _add_msrun(sub)
     demo = sub.add_parser(
         "demo",
         help="train LeNet5 and a small transformer on scikit-learn's digits in PyNative and Graph mode",
@@ -58,8 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = _parser()
     ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if ns.command == "run" and ns.nproc is not None:
+        if ns.nproc < 1:
+            parser.error("--nproc must be positive")
+        return _msrun(ns, short=True)
     if ns.command == "run":
         return _run(ns.script, ns.args)
+    if ns.command == "msrun":
+        return _msrun(ns, short=False)
     if ns.command == "demo":
         from kiln.demo import MODELS, run_demo  # noqa: PLC0415  (imports scikit-learn and matplotlib)
 
@@ -94,3 +104,68 @@ def _run(script: str, args: list[str]) -> int:
         sys.excepthook(type(e), e.with_traceback(tb), tb)
         return 130 if isinstance(e, KeyboardInterrupt) else 1
     return 0
+
+
+def _add_msrun(sub) -> None:
+    from kiln.cli.msrun import Options, parse_bool  # noqa: PLC0415  (small; keeps the options' defaults in one place)
+
+    d = Options()
+    m = sub.add_parser(
+        "msrun",
+        help="start the workers of a distributed job on this machine (MindSpore's msrun)",
+        description="Start --local_worker_num workers of a job of --worker_num, each running SCRIPT under "
+        "`kiln run` with MindSpore's launcher environment (RANK_ID, RANK_SIZE, MS_SCHED_HOST, ...). Worker r "
+        "writes <log_dir>/worker_<r>.log.",
+    )
+    m.add_argument("--worker_num", type=int, default=d.worker_num, help=f"workers in the job (default {d.worker_num})")
+    m.add_argument(
+        "--local_worker_num",
+        type=int,
+        default=d.local_worker_num,
+        help=f"workers started on this machine (default {d.local_worker_num})",
+    )
+    m.add_argument(
+        "--master_addr", default=d.master_addr, help=f"address of rank 0's machine (default {d.master_addr})"
+    )
+    m.add_argument("--master_port", type=int, default=d.master_port, help=f"port of rank 0 (default {d.master_port})")
+    m.add_argument("--node_rank", type=int, default=d.node_rank, help="this machine's index when there are several")
+    m.add_argument("--log_dir", default="", help="folder of the worker_<rank>.log files (default: current folder)")
+    m.add_argument(
+        "--join",
+        type=parse_bool,
+        default=d.join,
+        metavar="{True,False}",
+        help="wait for the workers, stop them all when one fails, and exit with the job's status (default False)",
+    )
+    m.add_argument(
+        "--cluster_time_out",
+        type=int,
+        default=d.cluster_time_out,
+        help=f"seconds for all workers to join the job before they give up (default {d.cluster_time_out})",
+    )
+    m.add_argument("script", metavar="SCRIPT", help="the Python script every worker runs")
+    m.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments passed to the script")
+
+
+def _msrun(ns, short: bool) -> int:
+    """`kiln msrun ...`, or `kiln run --nproc N ...`: N workers on this machine, a free port, output to the console."""
+    from kiln.cli.msrun import LaunchError, Options, free_port, launch  # noqa: PLC0415
+
+    if short:
+        opts = Options(worker_num=ns.nproc, local_worker_num=ns.nproc, master_port=free_port(), log_dir=None, join=True)
+    else:
+        opts = Options(
+            worker_num=ns.worker_num,
+            local_worker_num=ns.local_worker_num,
+            master_addr=ns.master_addr,
+            master_port=ns.master_port,
+            node_rank=ns.node_rank,
+            log_dir=ns.log_dir or ".",
+            join=ns.join,
+            cluster_time_out=ns.cluster_time_out,
+        )
+    try:
+        return launch(opts, ns.script, ns.args)
+    except LaunchError as e:
+        print(e, file=sys.stderr)
+        return 2
