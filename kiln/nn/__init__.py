@@ -11,6 +11,7 @@ from kiln.nn.layer import dense as _dense
 from kiln.nn.layer import embedding as _embedding
 from kiln.nn.layer import normalization as _normalization
 from kiln.nn.layer import pooling as _pooling
+from kiln.nn.layer import rnn as _rnn
 from kiln.nn.layer import transformer as _transformer
 from kiln.nn.layer.activation import *  # noqa: F403
 from kiln.nn.layer.basic import *  # noqa: F403
@@ -19,6 +20,7 @@ from kiln.nn.layer.dense import *  # noqa: F403
 from kiln.nn.layer.embedding import *  # noqa: F403
 from kiln.nn.layer.normalization import *  # noqa: F403
 from kiln.nn.layer.pooling import *  # noqa: F403
+from kiln.nn.layer.rnn import *  # noqa: F403
 from kiln.nn.layer.transformer import *  # noqa: F403
 from kiln.nn.learning_rate_schedule import *  # noqa: F403
 from kiln.nn.loss import *  # noqa: F403
@@ -34,7 +36,7 @@ __all__ = [
 # Every public name of the submodules, so `from kiln.nn import *` matches `from mindspore.nn import *`.
 for _m in (
     dynamic_lr, _activation, _basic, _conv, _dense, _embedding, _normalization, _pooling, learning_rate_schedule,
-    loss, optim, _transformer,
+    loss, optim, _transformer, _rnn,
 ):  # fmt: skip
     __all__ += [n for n in _m.__all__ if n not in __all__]
 del _m

@@ -138,6 +138,35 @@ PROBES = {
             "asgd": "ASGD(params, learning_rate=0.05, lambd=1e-3, alpha=0.8, t0=1.0, weight_decay=0.001)",
         }.items()
     },
+    # ---- recurrent layers, MindSpore's parameters set from a seeded generator
+    **{
+        f"rnn_{name}": "rng = np.random.default_rng(7)\n" + f"m = nn.{ctor}\n"
+        "for p in m.get_parameters():\n    p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.4))\n"
+        + body
+        for name, ctor, body in (
+            ("lstm_bi_2layers_seq", "LSTM(3, 4, 2, bidirectional=True)",
+             "x = Tensor(rng.standard_normal((5, 2, 3)).astype(np.float32))\n"
+             "out = m(x, seq_length=Tensor(np.array([5, 3]), ms.int32))"),
+            ("lstm_batch_first_hx", "LSTM(3, 4, batch_first=True)",
+             "x = Tensor(rng.standard_normal((2, 5, 3)).astype(np.float32))\n"
+             "h = Tensor(rng.standard_normal((1, 2, 4)).astype(np.float32))\nout = m(x, (h, h * 0.5))"),
+            ("gru_bi_seq", "GRU(3, 4, bidirectional=True)",
+             "x = Tensor(rng.standard_normal((4, 2, 3)).astype(np.float32))\n"
+             "out = m(x, seq_length=Tensor(np.array([2, 4]), ms.int32))"),
+            ("rnn_relu_2layers_nobias", "RNN(3, 4, 2, nonlinearity='relu', has_bias=False)",
+             "x = Tensor(rng.standard_normal((4, 2, 3)).astype(np.float32))\nout = m(x)"),
+            ("lstm_cell", "LSTMCell(3, 4)",
+             "x = Tensor(rng.standard_normal((2, 3)).astype(np.float32))\n"
+             "h = Tensor(rng.standard_normal((2, 4)).astype(np.float32))\nout = m(x, (h, h))"),
+            ("gru_cell", "GRUCell(3, 4)", "x = Tensor(rng.standard_normal((2, 3)).astype(np.float32))\n"
+             "out = m(x, Tensor(rng.standard_normal((2, 4)).astype(np.float32)))"),
+            ("rnn_cell_relu", "RNNCell(3, 4, nonlinearity='relu')",
+             "x = Tensor(rng.standard_normal((2, 3)).astype(np.float32))\n"
+             "out = m(x, Tensor(rng.standard_normal((2, 4)).astype(np.float32)))"),
+            ("lstm_param_names", "LSTM(3, 4, 2, bidirectional=True)",
+             "out = [(p.name, list(p.shape)) for p in m.get_parameters()]"),
+        )
+    },
     "transformer_param_names": "m = nn.TransformerEncoderLayer(8, 2, 16)\n"
     "out = [(p.name, list(p.shape)) for p in m.get_parameters()]",
 }
