@@ -91,6 +91,8 @@ def flatten(x, leaves: list, sig: list, params: list, cells: list, refs: list, m
     if isinstance(x, (tuple, list)):
         m = mut or isinstance(x, _Mutable)
         sig.append((t, len(x)))
+        if isinstance(x, tuple) and hasattr(x, "_fields"):  # a namedtuple keeps its type and field names
+            return ("n", t, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x))
         kind = tuple if isinstance(x, tuple) else list
         return ("s", kind, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x))
     if isinstance(x, dict):
@@ -132,6 +134,8 @@ def _rebuild(t, it):
         return t[1]
     if kind == "s":
         return t[1](_rebuild(x, it) for x in t[2])
+    if kind == "n":
+        return t[1](*(_rebuild(x, it) for x in t[2]))
     return dict(zip(t[1], (_rebuild(x, it) for x in t[2]), strict=True))
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from kiln import _backend as B
 from kiln._core import graph as G
+from kiln._core.primitive import REGISTRY
 from kiln._core.prims.elementwise import add_p
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative import tape
@@ -329,24 +330,46 @@ class GradOperation:
         if self.get_by_list and weights is None:
             raise TypeError("GradOperation(get_by_list=True) needs the weights: grad_op(net, params).")
 
-        def grad_fn(*args):
+        def grad_fn(*args, **kwargs):
             sens = None
             if self.sens_param:
-                if not args:
-                    raise TypeError("GradOperation(sens_param=True) expects the sensitivity as the last argument.")
-                args, sens = args[:-1], args[-1]
+                if "sens" in kwargs:
+                    sens = kwargs.pop("sens")
+                elif not args:
+                    raise TypeError(
+                        "GradOperation(sens_param=True) expects the sensitivity as the last argument (or sens=...)."
+                    )
+                else:
+                    args, sens = args[:-1], args[-1]
             ws = _weights_list(weights) if self.get_by_list else []
             if self.get_all:
                 positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
             else:
                 positions = (0,) if args else ()
-            _, in_grads, w_grads = run_with_grad(fn, args, positions, ws, sens=sens)
+            _, in_grads, w_grads = run_with_grad(fn, args, positions, ws, sens=sens, kwargs=kwargs)
             if self.get_by_list and not self.get_all:
                 return w_grads
             in_part = in_grads if self.get_all else in_grads[0]
             return (in_part, w_grads) if self.get_by_list else in_part
 
         return grad_fn
+
+
+def _fit_to_input(g, x):
+    """A custom bprop's gradient in its input's shape and dtype: broadcast dimensions summed away, then cast."""
+    if not isinstance(g, Tensor) or not isinstance(x, Tensor):
+        return g
+    if g.shape != x.shape and g.ndim >= x.ndim:
+        extra = g.ndim - x.ndim
+        axes = tuple(range(extra)) + tuple(
+            extra + i for i, d in enumerate(x.shape) if d == 1 and g.shape[extra + i] != 1
+        )
+        if axes:
+            g = apply(REGISTRY["ReduceSum"], (g,), (axes, False))
+        g = apply(REGISTRY["Reshape"], (g,), (tuple(x.shape),))
+    if g.dtype != x.dtype:
+        g = apply(REGISTRY["Cast"], (g,), (x._data.dtype,))
+    return g
 
 
 def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tuple):
@@ -369,7 +392,7 @@ def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tup
             raise ValueError(
                 f"The bprop of {type(cell).__name__} returned {len(result)} gradient(s) for {len(args)} input(s)."
             )
-        return result
+        return tuple(_fit_to_input(g, x) for g, x in zip(result, args, strict=True))
 
     fresh = tuple(Tensor._wrap(o._data) for o in outs)
     tape.record_custom(args, fresh, rule)
@@ -404,7 +427,9 @@ def _custom_bprop_in_graph(trace, cell, bprop: Callable, construct: Callable, ar
                 f"The bprop of {type(cell).__name__} returned {len(result)} gradient(s) for {len(args)} input(s)."
             )
         return [
-            result[i] if isinstance(result[i], Tensor) else Tensor(B.np.zeros(args[i].shape, args[i]._data.dtype))
+            _fit_to_input(result[i], full[i])
+            if isinstance(result[i], Tensor)
+            else Tensor(B.np.zeros(args[i].shape, args[i]._data.dtype))
             for i in positions
         ]
 

@@ -16,10 +16,11 @@ def _swap(fn):
 
 
 def _logical_or_bitwise(logical, bitwise):
-    def op(self, other):
-        if self.dtype is mstype.bool_ and (not isinstance(other, Tensor) or other.dtype is mstype.bool_):
-            return logical(self, other)
-        return bitwise(self, other)
+    def op(a, b):  # either side may be the Python value (`1 & t` swaps the operands)
+        t, other = (a, b) if isinstance(a, Tensor) else (b, a)
+        if t.dtype is mstype.bool_ and (not isinstance(other, Tensor) or other.dtype is mstype.bool_):
+            return logical(a, b)
+        return bitwise(a, b)
 
     return op
 
