@@ -49,6 +49,38 @@ for _name in (*O.BINARY, *O.COMPARE, "USub", "UAdd", "Invert"):
     IMPL[O.OPS[_name]] = _arith(O.OPS[_name])
 
 
+def _contains(item, seq):
+    """`item in seq`: Python's rule (identity, then equality); with Tensors whose values are only known
+    when the graph runs, a boolean Tensor: any element equal to `item` in every position."""
+    if not isinstance(seq, (tuple, list)) or not any(is_symbolic(x) for x in (item, *seq)):
+        return item in seq
+    found = None
+    for e in seq:
+        if e is item:
+            return True
+        if not (isinstance(e, Tensor) or isinstance(item, Tensor)):
+            if e == item:
+                return True
+            continue
+        eq = e == item
+        eq = eq.all() if isinstance(eq, Tensor) else eq
+        found = eq if found is None else found | eq
+    return False if found is None else found
+
+
+@_impl(O.OPS["In"])
+def _in(ctx, frame, node, args):
+    _check_defined(node, args)
+    return _contains(*args)
+
+
+@_impl(O.OPS["NotIn"])
+def _not_in(ctx, frame, node, args):
+    _check_defined(node, args)
+    found = _contains(*args)
+    return found.logical_not() if isinstance(found, Tensor) else not found
+
+
 @_impl(O.OPS["Not"])
 def _not(ctx, frame, node, args):
     (x,) = args

@@ -564,7 +564,7 @@ class _Builder:
             parts = []
             for x in e.elts:
                 if isinstance(x, ast.Starred):
-                    parts.append(self.emit(O.CALL_STAR, [Const(tuple), Const((("s",),)), self.expr(x.value)], x))
+                    parts.append(self.emit(O.CALL_STAR, [Const(tuple), Const((("p",),)), self.expr(x.value)], x))
                 else:
                     parts.append(self.emit(O.MAKE_TUPLE, [self.expr(x)], x))
             total = parts[0]
