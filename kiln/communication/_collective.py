@@ -89,7 +89,10 @@ def run(
     if kind == "broadcast" and not 0 <= root < size:
         raise ValueError(f"For '{name}', the root rank {root} is out of range for group '{group}' of size {size}.")
     dims = {"split_dim": split_dim, "concat_dim": concat_dim}
-    out = Tensor._wrap(D.collective(kind, x._data, ranks, op=op, root=root, **dims))
+    try:
+        out = Tensor._wrap(D.collective(kind, x._data, ranks, op=op, root=root, **dims))
+    except Exception as err:  # noqa: BLE001  (the transport's failure, told in Kiln's terms)
+        raise _failed(name, ranks, err) from None
     if tape.recording and x._nodes and x.dtype.kind in "fc":
         backward = _BACKWARD.get((kind, op))
         if backward is not None:
@@ -112,4 +115,15 @@ def barrier(name: str, group: str) -> None:
     if M._world["rank"] not in ranks:
         raise ValueError(f"For '{name}', rank {M._world['rank']} is not a member of group '{group}' {list(ranks)}.")
     if len(ranks) > 1:
-        D.barrier(ranks)
+        try:
+            D.barrier(ranks)
+        except Exception as err:  # noqa: BLE001
+            raise _failed(name, ranks, err) from None
+
+
+def _failed(name: str, ranks, err: Exception) -> RuntimeError:
+    detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return RuntimeError(
+        f"For '{name}', the collective among ranks {list(ranks)} failed; another rank may have stopped or died "
+        f"(see its log). Backend detail: {detail}"
+    )

@@ -1,0 +1,389 @@
+"""Distributed training: communication API, collectives, data-parallel training, sharded datasets, launchers.
+
+Three kinds of test:
+
+- in this process (one device): the API's rules and errors, the one-rank group, the auto-parallel context,
+  the reducer TrainOneStepCell inserts, dataset sharding against MindSpore 2.10's assignment, launcher options;
+- a subprocess with 4 virtual CPU devices: data parallelism inside one process equals the one-device run, and
+  every collective's lowering with the devices as ranks equals NumPy;
+- real jobs of 2 worker processes on 127.0.0.1 through `kiln msrun` / `kiln run --nproc 2`: a MindSpore-style
+  data-parallel script ends with the same parameters on both ranks, equal to the one-process full-batch run and
+  to MindSpore 2.10's numbers (dp_goldens_mindspore.json, made by make_goldens_mindspore.py); collectives and
+  their gradients across processes; a killed worker fails the job within the timeout; init() gives up with a
+  message when the cluster cannot form.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import kiln as ms
+import kiln.dataset as ds
+from kiln import nn, ops
+from kiln.cli.main import main as kiln_main
+from kiln.cli.msrun import free_port
+from kiln.communication import comm_func
+from kiln.communication import management as M
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+GOLDENS = os.path.join(HERE, "dp_goldens_mindspore.json")
+_LAUNCHER_ENV = ("RANK_ID", "RANK_SIZE", "MS_WORKER_NUM", "MS_SCHED_HOST", "MS_SCHED_PORT", "MS_TOPO_TIMEOUT",
+                 "MS_ROLE", "MS_NODE_ID", "DEVICE_ID", "KILN_LOCAL_RANK", "KILN_LOCAL_WORKER_NUM")  # fmt: skip
+
+
+def _clean_env(**extra) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _LAUNCHER_ENV and k != "XLA_FLAGS"}
+    env.update(extra)
+    return env
+
+
+def _kiln(*args, timeout: float, env=None, cwd=ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "kiln", *args],
+        cwd=cwd,
+        env=env or _clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture
+def comm_state(monkeypatch):
+    """Run with no launcher variables, and give back the communication state and parallel context afterwards."""
+    for k in _LAUNCHER_ENV:
+        monkeypatch.delenv(k, raising=False)
+    saved = {k: getattr(M.GlobalComm, k) for k in ("BACKEND", "WORLD_COMM_GROUP", "INITED")}
+    world, groups = dict(M._world), dict(M._groups)
+    M.GlobalComm.INITED = False
+    yield
+    for k, v in saved.items():
+        setattr(M.GlobalComm, k, v)
+    M._world.clear()
+    M._world.update(world)
+    M._groups.clear()
+    M._groups.update(groups)
+    ms.reset_auto_parallel_context()
+
+
+# ---------------------------------------------------------------- in this process
+def test_rank_before_init_is_an_error(comm_state):
+    for fn in (M.get_rank, M.get_group_size, M.get_local_rank):
+        with pytest.raises(RuntimeError, match=r"call communication\.init\(\) first"):
+            fn()
+    with pytest.raises(RuntimeError, match=r"init\(\) first"):
+        comm_func.all_reduce(ms.Tensor(np.ones(2, np.float32)))
+
+
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"RANK_SIZE": "2", "MS_WORKER_NUM": "3", "RANK_ID": "0"}, "inconsistent: RANK_SIZE=2 but MS_WORKER_NUM=3"),
+        ({"RANK_SIZE": "2", "RANK_ID": "2", "MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": "9"}, "out of range"),
+        ({"RANK_SIZE": "2"}, "RANK_ID is not set"),
+        ({"RANK_SIZE": "2", "RANK_ID": "1"}, "MS_SCHED_HOST/MS_SCHED_PORT"),
+        ({"RANK_SIZE": "two"}, "RANK_SIZE must be an integer"),
+        ({"RANK_SIZE": "1", "MS_TOPO_TIMEOUT": "soon"}, "MS_TOPO_TIMEOUT"),
+    ],
+)
+def test_init_rejects_a_bad_launcher_environment(comm_state, monkeypatch, env, message):
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    with pytest.raises(ValueError, match=message):
+        M.init()
+    assert not M.GlobalComm.INITED
+
+
+def test_one_process_group(comm_state):
+    with pytest.raises(RuntimeError, match="'hccl' is not available"):
+        M.init("hccl")
+    M.init()
+    assert (M.get_rank(), M.get_group_size(), M.get_local_rank(), M.get_local_rank_size()) == (0, 1, 0, 1)
+    assert M.GlobalComm.INITED and M.GlobalComm.WORLD_COMM_GROUP == "mccl_world_group"
+    assert M.get_group_size("hccl_world_group") == 1  # every world name means the world
+    x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(3, 2))
+    for out in (comm_func.all_reduce(x)[0], comm_func.all_gather_into_tensor(x)[0], ops.ReduceScatter()(x),
+                comm_func.broadcast(x, 0), ops.AllReduce(ops.ReduceOp.MAX)(x), ops.Broadcast(0)((x,))[0]):  # fmt: skip
+        np.testing.assert_array_equal(out.asnumpy(), x.asnumpy())
+    comm_func.barrier()
+    assert ms.get_auto_parallel_context("device_num") == 1
+
+    M.create_group("solo", [0])
+    assert M.get_rank("solo") == 0 and M.get_process_group_ranks("solo") == [0]
+    assert M.get_world_rank_from_group_rank("solo", 0) == 0 and M.get_group_rank_from_world_rank(0, "solo") == 0
+    with pytest.raises(ValueError, match="already exists"):
+        M.create_group("solo", [0])
+    with pytest.raises(ValueError, match="not a rank of the world"):
+        M.create_group("far", [0, 5])
+    with pytest.raises(ValueError, match="duplicates"):
+        M.create_group("twice", [0, 0])
+    with pytest.raises(ValueError, match="no group named 'nope'"):
+        M.get_rank("nope")
+    M.destroy_group("solo")
+
+    with pytest.raises(TypeError, match="'op' must be one of"):
+        comm_func.all_reduce(x, op="avg")
+    with pytest.raises(TypeError, match="'async_op' must be a bool"):
+        comm_func.all_reduce(x, async_op=1)
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        comm_func.all_reduce(np.ones(2))
+    with pytest.raises(ValueError, match="out of range"):
+        comm_func.broadcast(x, src=1)
+    with pytest.raises(ValueError, match="'split_count' \\(2\\) must equal the size"):
+        ops.AlltoAll(2, 0, 0)(x)
+
+
+def test_auto_parallel_context():
+    try:
+        assert ms.get_auto_parallel_context("parallel_mode") == "stand_alone"
+        assert ms.get_auto_parallel_context("gradients_mean") is False
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True, device_num=4)
+        assert ms.get_auto_parallel_context("parallel_mode") == "data_parallel"
+        assert ms.get_auto_parallel_context("gradients_mean") is True
+        assert ms.get_auto_parallel_context("device_num") == 4
+        assert ms.context.set_auto_parallel_context is ms.set_auto_parallel_context
+        assert ms.context.ParallelMode.HYBRID_PARALLEL == "hybrid_parallel"
+        with pytest.raises(ValueError, match="'parallel_mode' must be one of"):
+            ms.set_auto_parallel_context(parallel_mode="bogus")
+        with pytest.raises(ValueError, match="unknown option 'foo'"):
+            ms.set_auto_parallel_context(foo=1)
+        with pytest.raises(ValueError, match="unknown option 'foo'"):
+            ms.get_auto_parallel_context("foo")
+        with pytest.raises(TypeError, match="'gradients_mean' must be a bool"):
+            ms.set_auto_parallel_context(gradients_mean=1)
+        with pytest.raises(ValueError, match="'device_num' must be in"):
+            ms.set_auto_parallel_context(device_num=0)
+        with pytest.warns(UserWarning, match="no effect"):
+            ms.set_auto_parallel_context(pipeline_stages=2)
+        ms.reset_auto_parallel_context()
+        assert ms.get_auto_parallel_context("parallel_mode") == "stand_alone"
+        assert ms.get_auto_parallel_context("device_num") == 1
+    finally:
+        ms.reset_auto_parallel_context()
+
+
+def _tiny_step(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    net = nn.Dense(3, 2)
+    for p in net.trainable_params():
+        p.set_data(ms.Tensor(rng.standard_normal(p.shape).astype(np.float32)))
+    return net, nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
+
+
+def test_train_one_step_cell_inserts_the_reducer(comm_state):
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    with pytest.raises(RuntimeError, match=r"init\(\) first"):
+        _tiny_step()
+    M.init()
+    net, step = _tiny_step()
+    assert isinstance(step.grad_reducer, nn.DistributedGradReducer) and step.grad_reducer.mean
+    x, y = ms.Tensor(np.ones((4, 3), np.float32)), ms.Tensor(np.zeros((4, 2), np.float32))
+    step(x, y)
+    ms.reset_auto_parallel_context()
+    ref_net, ref_step = _tiny_step()
+    assert not isinstance(ref_step.grad_reducer, nn.Cell)
+    ref_step(x, y)
+    for a, b in zip(net.trainable_params(), ref_net.trainable_params()):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    ms.set_auto_parallel_context(parallel_mode="data_parallel", device_num=4)
+    with pytest.raises(ValueError, match="device_num=4. does not match the job, which has 1 rank"):
+        _tiny_step()
+
+
+def test_dataset_shards_match_mindspore():
+    """Expected values printed by MindSpore 2.10 for the same calls (unshuffled; see the module docstring)."""
+
+    def rows(**kw):
+        return [int(r["x"]) for r in ds.NumpySlicesDataset({"x": np.arange(10)}, **kw).create_dict_iterator(
+            output_numpy=True)]  # fmt: skip
+
+    assert [rows(shuffle=False, num_shards=3, shard_id=k) for k in range(3)] == [
+        [0, 3, 6, 9], [1, 4, 7, 0], [2, 5, 8, 1]]  # fmt: skip
+    assert [rows(shuffle=False, num_shards=4, shard_id=k) for k in range(4)] == [
+        [0, 4, 8], [1, 5, 9], [2, 6, 0], [3, 7, 1]]  # fmt: skip
+    assert [rows(shuffle=False, num_shards=3, shard_id=k, num_samples=2) for k in range(3)] == [[0, 3], [1, 4], [2, 5]]
+    assert [rows(sampler=ds.DistributedSampler(3, k, shuffle=False)) for k in range(3)] == [
+        [0, 3, 6, 9], [1, 4, 7, 0], [2, 5, 8, 1]]  # fmt: skip
+    assert rows(sampler=ds.DistributedSampler(2, 0, shuffle=False, num_samples=3)) == [0, 2, 4]
+
+    class Source:
+        def __getitem__(self, i):
+            return (np.array(i),)
+
+        def __len__(self):
+            return 7
+
+    gen = [ds.GeneratorDataset(Source(), ["x"], shuffle=False, num_shards=2, shard_id=k) for k in range(2)]
+    got = [[int(r[0]) for r in g.create_tuple_iterator(output_numpy=True)] for g in gen]
+    assert got == [[0, 2, 4, 6], [1, 3, 5, 0]]
+    assert [g.get_dataset_size() for g in gen] == [4, 4]
+
+    # Shuffled shards agree on the permutation without a seed (as in MindSpore): together they cover every row.
+    for epoch_rows in zip(*[rows(shuffle=True, num_shards=2, shard_id=k) for k in range(2)]):
+        assert len(epoch_rows) == 2
+    assert sorted(rows(shuffle=True, num_shards=2, shard_id=0) + rows(shuffle=True, num_shards=2, shard_id=1)) == list(
+        range(10)
+    )
+    with pytest.raises(ValueError, match="either sampler or num_shards, shard_id"):
+        rows(sampler=ds.DistributedSampler(2, 0), num_shards=2, shard_id=0)
+    with pytest.raises(ValueError, match="shard_id must be in"):
+        ds.DistributedSampler(2, 2)
+
+
+def test_launcher_refuses_bad_requests(capsys):
+    script = os.path.join(HERE, "kill_script.py")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert kiln_main(["msrun", "--worker_num=2", "--local_worker_num=2", f"--master_port={port}", script]) == 2
+        assert "already in use" in capsys.readouterr().err
+    cases = [
+        (["--worker_num=2", "--local_worker_num=3"], "exceeds --worker_num"),
+        (["--worker_num=4", "--local_worker_num=2"], "give each machine its --node_rank"),
+        (["--worker_num=4", "--local_worker_num=2", "--node_rank=2"], "beyond --worker_num 4"),
+    ]
+    for options, message in cases:
+        assert kiln_main(["msrun", *options, script]) == 2
+        assert message in capsys.readouterr().err
+    assert kiln_main(["msrun", "--worker_num=1", "--local_worker_num=1", "no_such_script.py"]) == 2
+    assert "no such script" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- 4 virtual devices in one process
+def test_data_parallel_on_virtual_devices():
+    env = _clean_env(XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "virtual_devices_script.py")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert (report["rank"], report["group_size"], report["local_devices"]) == (0, 1, 4)
+    assert report["devices_single"] == 1 and report["devices_dp"] == 4  # the data-parallel run used all 4
+    assert report["param_diff"] < 1e-6 and report["loss_diff"] < 1e-6
+    assert report["collective_errors"] == {k: 0.0 for k in report["collective_errors"]}
+    assert len(report["collective_errors"]) == 9
+
+
+# ---------------------------------------------------------------- real 2-worker jobs
+def _load(path: str) -> dict:
+    with np.load(path) as f:
+        return {k: f[k] for k in f.files}
+
+
+def test_msrun_data_parallel_training(tmp_path):
+    script = os.path.join(HERE, "dp_script.py")
+    single = subprocess.Popen(
+        [sys.executable, "-m", "kiln", "run", script, "--single", "--out", str(tmp_path / "single")],
+        cwd=ROOT, env=_clean_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    logs = tmp_path / "logs"
+    job = _kiln(
+        "msrun", "--worker_num=2", "--local_worker_num=2", "--master_addr=127.0.0.1", f"--master_port={free_port()}",
+        f"--log_dir={logs}", "--join=True", "--cluster_time_out=60", script, "--out", str(tmp_path / "dist"),
+        timeout=180,
+    )  # fmt: skip
+    out, _ = single.communicate(timeout=120)
+    assert job.returncode == 0, job.stderr[-3000:] + job.stdout[-3000:]
+    assert single.returncode == 0, out[-3000:]
+    assert sorted(os.listdir(logs)) == ["worker_0.log", "worker_1.log"]
+    assert "done 1 2" in (logs / "worker_1.log").read_text()
+
+    r0, r1 = _load(tmp_path / "dist" / "rank0.npz"), _load(tmp_path / "dist" / "rank1.npz")
+    ref = _load(tmp_path / "single" / "rank0.npz")
+    golden = json.load(open(GOLDENS))
+    params = [k for k in ref if "/" in k]
+    assert len(params) == 8
+    for k in params:
+        np.testing.assert_array_equal(r0[k], r1[k], err_msg=k)  # identical on both ranks
+        np.testing.assert_allclose(r0[k], ref[k], atol=1e-6, err_msg=k)  # = one process on the full batch
+        np.testing.assert_allclose(r0[k], golden["dist"][0][k], atol=2e-6, err_msg=k)  # = MindSpore 2.10
+        np.testing.assert_allclose(ref[k], golden["single"][k], atol=2e-6, err_msg=k)
+    # Each rank's loss is its own shard's, as in MindSpore; their mean is the full batch's.
+    for r, got in enumerate((r0, r1)):
+        np.testing.assert_allclose(got["loop_losses"], golden["dist"][r]["loop_losses"], atol=1e-6)
+    np.testing.assert_allclose((r0["loop_losses"] + r1["loop_losses"]) / 2, ref["loop_losses"], atol=1e-6)
+    # Collectives MindSpore's CPU build runs, and the reducer, give MindSpore's values; the rest NumPy's.
+    for k in ("AllReduce", "AllGather", "broadcast", "Broadcast", "grad_reducer_mean", "env"):
+        for r, got in enumerate((r0, r1)):
+            np.testing.assert_array_equal(got[k], np.asarray(golden["dist"][r][k]), err_msg=k)
+    base = [np.arange(6, dtype=np.float32).reshape(2, 3) + 10 * r for r in range(2)]
+    tall = [np.arange(12, dtype=np.float32).reshape(4, 3) + 100 * r for r in range(2)]
+    for r, got in enumerate((r0, r1)):
+        np.testing.assert_array_equal(got["all_reduce"], base[0] + base[1])
+        np.testing.assert_array_equal(got["AllReduce_max"], np.maximum(*base))
+        np.testing.assert_array_equal(got["all_gather"], np.concatenate(base))
+        np.testing.assert_array_equal(got["reduce_scatter"], (tall[0] + tall[1])[2 * r : 2 * r + 2])
+        np.testing.assert_array_equal(got["ReduceScatter"], (tall[0] + tall[1])[2 * r : 2 * r + 2])
+
+
+def test_run_nproc_collectives_across_processes():
+    job = _kiln("run", "--nproc", "2", os.path.join(HERE, "collectives_script.py"), timeout=120)
+    assert job.returncode == 0, job.stderr[-3000:] + job.stdout[-3000:]
+    reports = {}
+    for line in job.stdout.splitlines():
+        if line.startswith("[worker ") and '"errors"' in line:
+            report = json.loads(line.split("] ", 1)[1])
+            reports[report["rank"]] = report
+    assert sorted(reports) == [0, 1]
+    for report in reports.values():
+        assert report["size"] == 2
+        bad = {k: v for k, v in report["errors"].items() if v != 0}
+        assert not bad, bad
+        assert len(report["errors"]) == 20
+
+
+def test_killed_worker_fails_the_job_within_the_timeout(tmp_path):
+    start = time.monotonic()
+    job = _kiln(
+        "msrun", "--worker_num=2", "--local_worker_num=2", f"--master_port={free_port()}", f"--log_dir={tmp_path}",
+        "--join=True", "--cluster_time_out=30", os.path.join(HERE, "kill_script.py"), timeout=90,
+    )  # fmt: skip
+    elapsed = time.monotonic() - start
+    assert job.returncode == 1, job.stderr[-3000:]
+    assert "worker 1 was killed by SIGKILL; stopped the other workers" in job.stderr
+    assert elapsed < 30, elapsed
+    assert "first all-reduce done" in (tmp_path / "worker_0.log").read_text()
+
+
+_INIT = """
+import time
+import kiln
+from kiln.communication import init
+start = time.monotonic()
+try:
+    init()
+except RuntimeError as e:
+    print("RuntimeError:", e, round(time.monotonic() - start, 1))
+"""
+
+
+def test_init_gives_up_when_the_cluster_cannot_form():
+    """Rank 1 with no rank 0 to reach raises; rank 0 whose peer never comes leaves with a message. No hang."""
+    start = time.monotonic()
+    common = {"RANK_SIZE": "2", "MS_WORKER_NUM": "2", "MS_SCHED_HOST": "127.0.0.1", "MS_TOPO_TIMEOUT": "3"}
+    lonely_worker = subprocess.Popen(
+        [sys.executable, "-c", _INIT], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=_clean_env(**common, RANK_ID="1", MS_SCHED_PORT=str(free_port())),
+    )  # fmt: skip
+    lonely_coordinator = subprocess.Popen(
+        [sys.executable, "-c", _INIT], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=_clean_env(**common, RANK_ID="0", MS_SCHED_PORT=str(free_port())),
+    )  # fmt: skip
+    out1, err1 = lonely_worker.communicate(timeout=60)
+    out0, err0 = lonely_coordinator.communicate(timeout=60)
+    assert time.monotonic() - start < 45
+    assert lonely_worker.returncode == 0, err1[-2000:]
+    assert "could not reach the coordinator at 127.0.0.1:" in out1 and "within 3 s" in out1
+    assert lonely_coordinator.returncode == 1, err0[-2000:]
+    assert "the cluster of 2 worker(s) did not form within 3 s (rank 0" in err0
