@@ -18,6 +18,7 @@ Everything Kiln does across devices goes through this module (it is the only pla
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import socket
 import sys
@@ -112,6 +113,7 @@ def initialize(
     """
     if _state["initialized"]:
         return
+    gc.collect()  # arrays only a reference cycle keeps are not the user's
     if jax.live_arrays():
         raise ClusterError(
             "communication.init() must run before any Tensor is created in a multi-process job: "
@@ -125,7 +127,7 @@ def initialize(
             f"communication.init(): rank {process_id} could not reach the coordinator at {coordinator} "
             f"within {timeout:g} s. Is rank 0 running, and are MS_SCHED_HOST/MS_SCHED_PORT its address?"
         )
-    platform = jax.default_backend()
+    platform = default_platform_name()
     had_default_device = jax.config.jax_default_device is not None
     # Kiln's import already started a single-process backend; the distributed one replaces it.
     jax_backend.clear_backends()
@@ -195,7 +197,9 @@ def local_device_count() -> int:
 
 
 def default_platform_name() -> str:
-    return jax.default_backend()
+    """The platform Kiln runs on: its chosen default device's (set_context(device_target=...)), else JAX's."""
+    device = jax.config.jax_default_device
+    return getattr(device, "platform", None) or jax.default_backend()
 
 
 # ---------------------------------------------------------------- meshes

@@ -21,7 +21,11 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
+from kiln._backend import as_array
 from kiln._backend import distributed as D
+from kiln._core import random_state as RS
 
 __all__ = [
     "HCCL_WORLD_COMM_GROUP",
@@ -164,13 +168,21 @@ def init(backend_name: str | None = None) -> None:
         if platform == "gpu":
             device = env["device_id"] if env["device_id"] is not None else env["local_rank"]
             local_ids = [device]
-        D.initialize(
-            f"{env['host']}:{env['port']}",
-            env["size"],
-            env["rank"],
-            timeout=env["timeout"],
-            local_device_ids=local_ids,
-        )
+        # The generator's key (made by set_seed) is the one array a script may hold before init(): it is kept
+        # on the host while the backend is replaced, then put back.
+        saved_key = None if RS._key is None else np.array(RS._key, copy=True)  # not a view of the old array
+        RS._key = None
+        try:
+            D.initialize(
+                f"{env['host']}:{env['port']}",
+                env["size"],
+                env["rank"],
+                timeout=env["timeout"],
+                local_device_ids=local_ids,
+            )
+        finally:
+            if saved_key is not None:
+                RS._key = as_array(saved_key)
     _world.update(
         rank=env["rank"], size=env["size"], local_rank=env["local_rank"], local_size=min(env["local_size"], env["size"])
     )

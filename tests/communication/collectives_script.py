@@ -22,9 +22,12 @@ from kiln.communication import (
     release,
 )
 
+ms.set_seed(7)  # before init(), as many MindSpore scripts do
 init()
 rank, size = get_rank(), get_group_size()
 errors = {}
+draw = ops.StandardNormal()((3,))  # the same seed on both ranks: the same draw
+check_draw = comm_func.all_gather_into_tensor(draw)[0].asnumpy()
 
 
 def check(name, got, want):
@@ -76,6 +79,7 @@ try:
 except NotImplementedError as e:
     errors["graph_mode"] = 0.0 if "PyNative mode only" in str(e) else str(e)
 
+errors["seeded_draw"] = float(np.abs(check_draw[:3] - check_draw[3:]).max())
 errors["local"] = abs(get_local_rank() - rank) + abs(get_local_rank_size() - 2)
 errors["world_group"] = 0.0 if GlobalComm.WORLD_COMM_GROUP == "mccl_world_group" and GlobalComm.INITED else "bad"
 release()
