@@ -226,8 +226,6 @@ SELECTION = [
          extra={"bool_inputs": (1,)}),
     _rec("nonzero", lambda x: ops.nonzero(x), lambda x: np.stack(np.nonzero(x), -1).astype(np.int64), ((3, 4),),
          dtypes=(np.int32,), domain=(-1, 1), grad=False),
-    _rec("unique", lambda x: ops.unique(x, return_inverse=True), lambda x: np.unique(x, return_inverse=True),
-         ((3, 4),), dtypes=(np.int32,), domain=(0, 4), grad=False),
 ]  # fmt: skip
 
 
