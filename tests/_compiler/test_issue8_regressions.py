@@ -78,7 +78,7 @@ GUARDED = [
 ]
 
 
-@pytest.mark.parametrize("fn, edge, edge_grad, inside, inside_grad", GUARDED, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("fn, edge, edge_grad, inside, inside_grad", GUARDED, ids=[g[0].__name__ for g in GUARDED])
 def test_1_guarded_partial_op_gradient_is_nan_free_in_graph_mode(fn, edge, edge_grad, inside, inside_grad):
     @ms.jit
     def train_step(x):
