@@ -130,7 +130,7 @@ def _worker_env(opts: Options, rank: int, local_rank: int) -> dict[str, str]:
 
 
 class _Worker:
-    def __init__(self, rank: int, proc: subprocess.Popen, log_path: str | None, pump: threading.Thread) -> None:
+    def __init__(self, rank: int, proc: subprocess.Popen, log_path: str | None, pump: threading.Thread | None):
         self.rank, self.proc, self.log_path, self.pump = rank, proc, log_path, pump
 
 
@@ -201,20 +201,28 @@ def launch(opts: Options, script: str, args: list[str]) -> int:
         log_path = os.path.join(opts.log_dir, f"worker_{rank}.log") if opts.log_dir else None
         if log_path:
             open(log_path, "wb").close()  # a fresh log per run, as msrun
+        if opts.join:
+            output = subprocess.PIPE  # copied to the log and the console while the launcher waits
+        else:  # the launcher leaves at once: the worker writes its log itself
+            output = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115  (closed below)
         proc = subprocess.Popen(
             cmd,
             env=_worker_env(opts, rank, local_rank),
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
+            stdout=output,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: stopping it stops its children too
         )
-        pump = threading.Thread(
-            target=_pump,
-            args=(proc.stdout, log_path, opts.join, f"[worker {rank}] " if opts.echo_prefix else ""),
-            daemon=True,
-        )
-        pump.start()
+        pump = None
+        if opts.join:
+            pump = threading.Thread(
+                target=_pump,
+                args=(proc.stdout, log_path, True, f"[worker {rank}] " if opts.echo_prefix else ""),
+                daemon=True,
+            )
+            pump.start()
+        elif output is not subprocess.DEVNULL:
+            output.close()
         workers.append(_Worker(rank, proc, log_path, pump))
         where = f", log file: {log_path}" if log_path else ""
         print(f"kiln msrun: started worker {rank} (pid {proc.pid}){where}", file=sys.stderr, flush=True)
@@ -241,7 +249,7 @@ def _join(workers: list[_Worker]) -> int:
             if failed is not None:
                 _stop(workers)
                 for w in workers:
-                    w.pump.join(timeout=2.0)
+                    w.pump.join(timeout=2.0)  # the pumps exist with --join
                 print(
                     f"kiln msrun: worker {failed.rank} {_describe(failed.proc.returncode)}; stopped the other workers.",
                     file=sys.stderr,
