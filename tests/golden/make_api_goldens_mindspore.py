@@ -167,6 +167,35 @@ PROBES = {
              "out = [(p.name, list(p.shape)) for p in m.get_parameters()]"),
         )
     },
+    # ---- layers
+    **{
+        f"layer_{name}": "rng = np.random.default_rng(11)\n"
+        "x4 = Tensor(rng.standard_normal((2, 8, 3, 4)).astype(np.float32))\n"
+        "x3 = Tensor(rng.standard_normal((2, 3, 6)).astype(np.float32))\n" + body
+        for name, body in (
+            ("reflection_pad1d", "out = nn.ReflectionPad1d((2, 1))(x3)"),
+            ("reflection_pad2d", "out = nn.ReflectionPad2d(1)(x4)"),
+            ("replication_pad2d", "out = nn.ReplicationPad2d((1, 2, 0, 1))(x4)"),
+            ("constant_pad1d", "out = nn.ConstantPad1d((1, 2), 0.5)(x3)"),
+            ("zero_pad2d", "out = nn.ZeroPad2d((1, 0, 2, 1))(x4)"),
+            ("pixel_shuffle", "out = nn.PixelShuffle(2)(x4)"),
+            ("pixel_unshuffle", "out = nn.PixelUnshuffle(2)(nn.PixelShuffle(2)(x4))"),
+            ("channel_shuffle", "out = nn.ChannelShuffle(4)(x4)"),
+            ("lp_pool1d", "out = nn.LPPool1d(2, 3, 2)(ops.abs(x3))"),
+            ("lp_pool2d", "out = nn.LPPool2d(3, 2)(ops.abs(x4))"),
+            ("max_unpool2d", "y, i = ops.max_pool2d(x4, 2, 2, return_indices=True)\nout = nn.MaxUnpool2d(2, 2)(y, i)"),
+            ("glu", "out = nn.GLU(1)(x4)"),
+            ("threshold", "out = nn.Threshold(0.1, 20.0)(x3)"),
+            ("softmax2d", "out = nn.Softmax2d()(x4)"),
+            ("cosine_similarity", "out = ops.cosine_similarity(x4, x4 * 2 + 1)"),
+            ("bidense", "m = nn.BiDense(6, 4, 5)\nfor p in m.get_parameters():\n"
+             "    p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32)))\n"
+             "out = m(x3, Tensor(rng.standard_normal((2, 3, 4)).astype(np.float32)))"),
+            ("matmul_transpose", "out = nn.MatMul(transpose_x2=True)(x3, x3)"),
+            ("moments", "out = nn.Moments(axis=(2, 3), keep_dims=True)(x4)"),
+            ("norm", "out = nn.Norm(axis=1)(x3)"),
+        )
+    },
     "transformer_param_names": "m = nn.TransformerEncoderLayer(8, 2, 16)\n"
     "out = [(p.name, list(p.shape)) for p in m.get_parameters()]",
 }

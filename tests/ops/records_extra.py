@@ -238,3 +238,73 @@ RECORDS += [
              _ctc_ref, shapes=((6, 2, 4), (2, 3)), rtol=1e-4,
              extra={"make_inputs": _ctc_inputs, "grad_positions": (0,)}),
 ]  # fmt: skip
+
+
+# ---- layers (kiln/ops/nn/extra_layers.py)
+
+
+def _pixel_shuffle_ref(x, r=2):
+    n, c, h, w = x.shape
+    return x.reshape(n, c // (r * r), r, r, h, w).transpose(0, 1, 4, 2, 5, 3).reshape(n, c // (r * r), h * r, w * r)
+
+
+def _pixel_unshuffle_ref(x, r=2):
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h // r, r, w // r, r).transpose(0, 1, 3, 5, 2, 4).reshape(n, c * r * r, h // r, w // r)
+
+
+def _lp_pool1d_ref(x, p=2, k=3, s=2):
+    steps = (x.shape[-1] - k) // s + 1
+    return np.stack([np.sum(x[..., i * s : i * s + k] ** p, -1) ** (1 / p) for i in range(steps)], -1)
+
+
+def _positive(rng, dtype, shapes):
+    return [rng.uniform(0.2, 2.0, size=s).astype(dtype) for s in shapes]
+
+
+def _unpool_inputs(rng, dtype, shapes):
+    """x (N, C, 2, 2) and the flat positions of one distinct cell in each 2x2 window of a (4, 4) plane."""
+    x = rng.uniform(-2, 2, size=shapes[0]).astype(dtype)
+    n, c = shapes[0][:2]
+    idx = np.empty((n, c, 2, 2), np.int64)
+    for i in range(2):
+        for j in range(2):
+            di, dj = rng.integers(0, 2, size=(n, c)), rng.integers(0, 2, size=(n, c))
+            idx[:, :, i, j] = (2 * i + di) * 4 + 2 * j + dj
+    return [x, idx]
+
+
+def _unpool_ref(x, idx):
+    n, c = x.shape[:2]
+    out = np.zeros((n, c, 16), x.dtype)
+    for a in range(n):
+        for b in range(c):
+            out[a, b, idx[a, b].reshape(-1)] = x[a, b].reshape(-1)
+    return out.reshape(n, c, 4, 4)
+
+
+def _cosine_similarity_ref(a, b):
+    return np.sum(a * b, 1) / np.maximum(np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-8)
+
+
+RECORDS += [
+    OpRecord("pixel_shuffle", lambda x: ops.pixel_shuffle(x, 2), _pixel_shuffle_ref, shapes=((2, 8, 3, 4),),
+             dtypes=(np.float32, np.int32)),
+    OpRecord("pixel_unshuffle", lambda x: ops.pixel_unshuffle(x, 2), _pixel_unshuffle_ref, shapes=((2, 2, 4, 6),)),
+    OpRecord("channel_shuffle", lambda x: ops.channel_shuffle(x, 2),
+             lambda x: x.reshape(2, 2, 3, 5).swapaxes(1, 2).reshape(2, 6, 5), shapes=((2, 6, 5),)),
+    OpRecord("lp_pool1d", lambda x: ops.lp_pool1d(x, 2, 3, 2), _lp_pool1d_ref, shapes=((2, 3, 7),),
+             extra={"make_inputs": _positive}),
+    OpRecord("lp_pool2d", lambda x: ops.lp_pool2d(x, 3, 2),
+             lambda x: (x**3).reshape(1, 2, 2, 2, 3, 2).sum((3, 5)) ** (1 / 3), shapes=((1, 2, 4, 6),),
+             extra={"make_inputs": _positive}),
+    OpRecord("max_unpool2d", lambda x, i: ops.max_unpool2d(x, i, 2, 2), _unpool_ref, shapes=((2, 3, 2, 2), (2, 3)),
+             extra={"make_inputs": _unpool_inputs, "grad_positions": (0,)}),
+    OpRecord("glu", lambda x: ops.glu(x, 1), lambda x: x[:, :3] / (1 + np.exp(-x[:, 3:])), shapes=((2, 6, 4),)),
+    OpRecord("threshold", lambda x: ops.threshold(x, 0.1, 20.0), lambda x: np.where(x > 0.1, x, 20.0).astype(x.dtype),
+             shapes=((3, 4),)),
+    OpRecord("cosine_similarity", lambda a, b: ops.cosine_similarity(a, b), _cosine_similarity_ref,
+             shapes=((2, 5, 3), (2, 5, 3))),
+    OpRecord("dropout2d_eval", lambda x: ops.dropout2d(x, 0.5, training=False), lambda x: x, shapes=((2, 3, 4, 4),),
+             grad=False),
+]  # fmt: skip

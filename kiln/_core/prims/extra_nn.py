@@ -68,3 +68,21 @@ CTCLoss = PrimitiveDef(
     multiple_results=True,
     nondiff=(1, 2, 3),
 )
+
+
+def _check_unpool(x, indices, out_len):
+    if tuple(getattr(x, "shape", ())) != tuple(getattr(indices, "shape", ())):
+        raise op_error("MaxUnpool", f"'x' {tuple(x.shape)} and 'indices' {tuple(indices.shape)} must have one shape.")
+
+
+def _unpool(x, indices, out_len):
+    """Scatter x (..., L) to positions `indices` (flat over the spatial dims) of zeros (..., out_len)."""
+    lead = x.shape[:-1]
+    flat_x = x.reshape(-1, x.shape[-1])
+    flat_i = indices.reshape(-1, x.shape[-1]).astype(jnp.int32)
+    out = jnp.zeros((flat_x.shape[0], out_len), x.dtype)
+    rows = jnp.arange(flat_x.shape[0])[:, None]
+    return out.at[rows, flat_i].set(flat_x, mode="drop").reshape(lead + (out_len,))
+
+
+MaxUnpool = PrimitiveDef("MaxUnpool", _unpool, attrs={"out_len": 0}, check=_check_unpool, nondiff=(1,))
