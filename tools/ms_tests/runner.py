@@ -99,10 +99,16 @@ def _local_module_file(src: Path, module: str, here: Path, level: int) -> Path |
 
 
 def private_uses(src: Path, rel: str) -> list[str]:
-    """MindSpore-private names used by test file `rel`, following its imports of the checkout's own helpers."""
+    """MindSpore-private names used by test file `rel`, following its imports of the checkout's own helpers and
+    the package `__init__.py` and `conftest.py` files that pytest imports with it."""
     found: set[str] = set()
     seen: set[Path] = set()
     todo = [src / rel]
+    # pytest also imports the test's packages (their __init__.py) and the conftest.py files above it
+    for parent in (src / rel).parents:
+        if parent == src or src not in parent.parents:
+            break
+        todo += [f for f in (parent / "__init__.py", parent / "conftest.py") if f.is_file()]
     while todo:
         path = todo.pop()
         if path in seen:
