@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import linecache
 import os
 import sys
 import traceback
@@ -372,9 +373,30 @@ def _check_cell_compiles_like_pynative(cls):
 
 
 def test_5_cell_from_exec_source_compiles():
+    # exec'd code whose source is registered with linecache (as IPython/Jupyter do for every cell) is user code.
+    source = CELL_SOURCE.format(name="ExecNet")
+    filename = "<kiln-issue8-exec-cell>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    try:
+        namespace: dict = {}
+        exec(compile(source, filename, "exec"), namespace)
+        _check_cell_compiles_like_pynative(namespace["ExecNet"])
+    finally:
+        linecache.cache.pop(filename, None)
+
+
+def test_5_exec_source_without_source_text_gives_a_clear_error():
+    # Plain exec: the AST frontend cannot read the source; the error says so and how to fix it.
     namespace: dict = {}
-    exec(compile(CELL_SOURCE.format(name="ExecNet"), "<string>", "exec"), namespace)
-    _check_cell_compiles_like_pynative(namespace["ExecNet"])
+    filename = "<kiln-issue8-no-source>"
+    linecache.cache.pop(filename, None)
+    # Different code from the test above: parses are cached per code object, and equal code compares equal.
+    source = CELL_SOURCE.format(name="NoSourceNet").replace("* 2.0", "* 3.0")
+    exec(compile(source, filename, "exec"), namespace)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(Exception, match="no readable source") as info:
+        namespace["NoSourceNet"]()(_t([1.0, -1.0, 1.0]))
+    assert "linecache" in str(info.value)
 
 
 def test_5_cell_from_a_site_packages_module_compiles(tmp_path):
