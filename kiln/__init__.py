@@ -11,7 +11,16 @@ from kiln._core import dtype
 from kiln._core.dtype import *  # noqa: F403
 from kiln._core.random_state import get_seed
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
-from kiln.common.api import from_numpy, is_tensor, jit_class, lazy_inline, no_inline, set_seed, tensor
+from kiln.common.api import (
+    from_numpy,
+    is_tensor,
+    jit_class,
+    lazy_inline,
+    no_inline,
+    recompute,
+    set_seed,
+    tensor,
+)
 from kiln.context import (
     COMPATIBLE,
     GRAPH_MODE,
@@ -41,6 +50,6 @@ __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dat
     "dtype", "get_context", "get_seed", "grad", "mstype", "ops", "reset_context", "set_context", "set_device",
     "set_seed", "value_and_grad",
     "COMPATIBLE", "LAX", "STRICT", "from_numpy", "get_grad", "hessian", "is_tensor", "jacfwd", "jacrev", "jit_class",
-    "jvp", "lazy_inline", "no_inline", "tensor", "vjp", "vmap", "amp",
+    "jvp", "lazy_inline", "no_inline", "tensor", "vjp", "vmap", "amp", "recompute",
     "get_auto_parallel_context", "reset_auto_parallel_context", "set_auto_parallel_context",
 ]  # fmt: skip

@@ -13,7 +13,7 @@ from kiln._core.tensor import Tensor
 
 __all__ = [
     "JitConfig", "from_numpy", "get_seed", "is_tensor", "jit", "jit_class", "lazy_inline", "mutable", "no_inline",
-    "set_seed", "tensor",
+    "recompute", "set_seed", "tensor",
 ]  # fmt: skip
 
 
@@ -70,3 +70,13 @@ def no_inline(fn=None):
     if fn is None:
         return lambda f: f
     return fn
+
+
+def recompute(block, *args, use_reentrant: bool = True, output_recompute: bool = False, **kwargs):
+    """Call `block(*args, **kwargs)`, recomputing its forward pass during backward (MindSpore's `recompute`).
+
+    PyNative keeps activations either way, as MindSpore does; in graph mode mark Cells with `Cell.recompute()`.
+    """
+    if not callable(block):
+        raise TypeError(f"recompute: 'block' must be a Cell or a function, but got {type(block).__name__}.")
+    return block(*args, **kwargs)
