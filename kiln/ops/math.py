@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 
+from kiln._core import dtype as mstype
 from kiln._core.prims import reduction as R
 from kiln._core.tensor import Tensor
 from kiln.ops._helpers import REGISTRY, apply, as_axes, as_np_dtype, make_binary, make_unary, op_error
@@ -125,11 +126,19 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     return _sum(input, dim, keepdim, dtype=_widened(input, dtype))
 
 
+def _no_bool(op: str, input) -> None:
+    """MindSpore has no kernel of these reductions for bool input: refuse it rather than compute a value."""
+    if isinstance(input, Tensor) and input.dtype is mstype.bool_:
+        raise op_error(op, "the input must be a number type, but got Bool; cast it first (e.g. x.astype(ms.int32)).",
+                       TypeError)  # fmt: skip
+
+
 def mean(input, axis=None, keep_dims: bool = False) -> Tensor:
     """Arithmetic mean over `axis` (None: all axes).
 
     Integer input averages in its own dtype, truncating toward zero, as MindSpore 2.10 does.
     """
+    _no_bool("ReduceMean", input)
     if isinstance(input, Tensor) and input.dtype.is_integer:
         total = _sum(input, axis, keep_dims, dtype="int64")
         count = input.size // builtins.max(total.size, 1)
@@ -144,6 +153,7 @@ def prod(input, axis=None, keep_dims: bool = False) -> Tensor:
 
 def amax(input, axis=None, keepdims: bool = False) -> Tensor:
     """Maximum over `axis` (None: all axes)."""
+    _no_bool("ReduceMax", input)
     return _amax(input, axis, keepdims)
 
 
@@ -207,6 +217,7 @@ def argmin(input, axis=None, keepdims: bool = False) -> Tensor:
 
 def cumsum(x, axis: int, dtype=None) -> Tensor:
     """Cumulative sum along `axis`."""
+    _no_bool("CumSum", x)
     if dtype is not None:
         x = cast(x, dtype)
     return apply(R.CumSum, (x,), (axis, False, False))
