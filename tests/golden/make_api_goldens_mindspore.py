@@ -196,6 +196,40 @@ PROBES = {
             ("norm", "out = nn.Norm(axis=1)(x3)"),
         )
     },
+    # ---- mindspore.experimental.optim: three steps on fixed parameters, and scheduler sequences
+    **{
+        f"exp_optim_{name}": _O
+        + "from mindspore.experimental import optim\n"
+        + f"opt = optim.{ctor}\nfor g in grads:\n    opt(g)\nout = tuple(Tensor(p.asnumpy()) for p in params)"
+        for name, ctor in (
+            ("sgd_nesterov", "SGD(params, lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True)"),
+            ("sgd_dampening", "SGD(params, lr=0.1, momentum=0.5, dampening=0.2)"),
+            ("adam", "Adam(params, lr=0.05, weight_decay=0.01)"),
+            ("adamw", "AdamW(params, lr=0.05)"),
+            ("adamw_amsgrad", "AdamW(params, lr=0.05, amsgrad=True)"),
+            ("adamax", "Adamax(params, lr=0.05)"),
+            ("adagrad", "Adagrad(params, lr=0.05, lr_decay=0.1, initial_accumulator_value=0.1)"),
+            ("adadelta", "Adadelta(params, lr=0.5)"),
+            ("rmsprop_centered", "RMSprop(params, lr=0.01, momentum=0.5, centered=True)"),
+        )
+    },
+    **{
+        f"exp_lr_{name}": "from mindspore.experimental import optim\n"
+        "o = optim.SGD([ms.Parameter(Tensor(np.ones(2, np.float32)), name='x')], lr=0.1)\n"
+        + f"s = optim.lr_scheduler.{ctor}\nseq = []\nfor _ in range(8):\n"
+        "    seq.append(s.get_last_lr()[0])\n    s.step()\nout = tuple(seq)"
+        for name, ctor in (
+            ("step", "StepLR(o, 2, 0.5)"),
+            ("multistep", "MultiStepLR(o, [1, 3, 3], 0.5)"),
+            ("linear", "LinearLR(o, 0.25, 1.0, 3)"),
+            ("cosine", "CosineAnnealingLR(o, 3, 0.01)"),
+            ("polynomial", "PolynomialLR(o, 4, 2.0)"),
+            ("constant", "ConstantLR(o, 0.5, 2)"),
+            ("exponential", "ExponentialLR(o, 0.9)"),
+            ("warm_restarts", "CosineAnnealingWarmRestarts(o, 2, 2, 0.001)"),
+            ("cyclic_triangular2", "CyclicLR(o, 0.01, 0.1, 2, mode='triangular2')"),
+        )
+    },
     "transformer_param_names": "m = nn.TransformerEncoderLayer(8, 2, 16)\n"
     "out = [(p.name, list(p.shape)) for p in m.get_parameters()]",
 }

@@ -1,0 +1,342 @@
+"""PyTorch-style optimizers of `mindspore.experimental.optim`.
+
+`Optimizer(params, defaults)` keeps `param_groups` (dicts with `params`, `lr` and the algorithm's options); each
+group's learning rate is a scalar Parameter (`learning_rate_group_{i}`) that the schedulers of `lr_scheduler`
+assign. Calling the optimizer with one gradient per parameter (in `parameters` order) updates the parameters in
+place with PyTorch's rules (MindSpore's own, for SGD and Adam: the first SGD step takes the gradient as the
+momentum buffer; Adam's bias correction is folded into the step size).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+import numpy as np
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln.nn.cell import Cell
+from kiln.ops.multitype import HyperMap, Map
+
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Optimizer", "RMSprop"]
+
+F32 = mstype.float32
+
+
+class Optimizer(Cell):
+    """Base class: parameter groups with per-group options; subclasses define `construct(gradients)`."""
+
+    def __init__(self, params, defaults: dict) -> None:
+        super().__init__(auto_prefix=False)
+        groups = self._parameters_base_check(params, "params")
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups: list[dict] = []
+        self.lrs: list[Parameter] = []
+        self.group_start_id = [0]
+        self.map_, self.hyper_map = Map(), HyperMap()
+        params_all: list[Parameter] = []
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            params_all += self._add_group(group)
+        object.__setattr__(self, "_lr_list", ParameterTuple(self.lrs))
+        self.parameters = ParameterTuple(params_all)
+
+    @staticmethod
+    def _parameters_base_check(parameters, what: str) -> list:
+        if parameters is None:
+            raise ValueError(f"For 'Optimizer', the argument {what} can not be None.")
+        if not isinstance(parameters, Iterable):
+            raise TypeError(f"For 'Optimizer', the argument {what} must be Iterable type, but got {type(parameters)}.")
+        parameters = list(parameters)
+        if not parameters:
+            raise ValueError(f"For 'Optimizer', the argument {what} must not be empty.")
+        return parameters
+
+    def _add_group(self, group: dict) -> list:
+        if not isinstance(group, dict):
+            raise TypeError("Param group must be a dict.")
+        params = group["params"]
+        params = [params] if isinstance(params, Parameter) else params
+        if isinstance(params, set):
+            raise TypeError("Optimizer parameters need to be organized in ordered collections; use a list.")
+        params = list(params)
+        for p in params:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"Optimizer can only optimize Parameters, but one of the params is {type(p)}.")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group.")
+        group = dict(group, params=params)
+        for name, default in self.defaults.items():
+            group.setdefault(name, default)
+        group_id = len(self.param_groups)
+        lr = group["lr"]
+        if isinstance(lr, Tensor):
+            if lr.ndim != 0:
+                raise ValueError("For 'Optimizer', if 'learning_rate' is a Tensor, then it should be scalar Tensor")
+            lr = float(lr.asnumpy())
+        if not isinstance(lr, (int, float)) or isinstance(lr, bool) or lr < 0:
+            raise TypeError(f"For 'Optimizer', the argument 'learning_rate' must be a non-negative int, float or "
+                            f"Tensor, but got {lr!r}.")  # fmt: skip
+        group["lr"] = Parameter(Tensor(np.float32(lr)), name=f"learning_rate_group_{group_id}")
+        wd = group.get("weight_decay", 0.0)
+        if not isinstance(wd, (int, float)) or isinstance(wd, bool) or wd < 0:
+            raise TypeError(f"For 'Optimizer', the argument 'weight_decay' must be a non-negative int or float, "
+                            f"but got {wd!r}.")  # fmt: skip
+        group["weight_decay"] = float(wd)
+        self.lrs.append(group["lr"])
+        self.param_groups.append(group)
+        self.group_start_id.append(self.group_start_id[-1] + len(params))
+        return params
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters with its own options (its state starts at zero)."""
+        params = self._add_group(param_group)
+        object.__setattr__(self, "_lr_list", ParameterTuple(self.lrs))
+        self.parameters = ParameterTuple(list(self.parameters) + params)
+        self._init_group_state(len(self.param_groups) - 1)
+
+    def _init_group_state(self, group_id: int) -> None:
+        """Subclasses with per-parameter state extend it for a group added later."""
+
+    def __repr__(self) -> str:
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(k for k in group if k != "params"):
+                v = group[key]
+                lines.append(f"    {key}: {float(v.asnumpy()) if isinstance(v, Parameter) else v}")
+        return "\n".join(lines) + "\n)"
+
+    # -- the step, per parameter --------------------------------------------------------------------------------
+    def _grads(self, gradients) -> tuple:
+        gradients = (gradients,) if isinstance(gradients, Tensor) else tuple(gradients)
+        if len(gradients) != len(self.parameters):
+            raise ValueError(f"For '{type(self).__name__}', got {len(gradients)} gradients for "
+                             f"{len(self.parameters)} parameters.")  # fmt: skip
+        return gradients
+
+    def construct(self, gradients):
+        gradients = self._grads(gradients)
+        self._begin_step()
+        for gid, group in enumerate(self.param_groups):
+            lr = ops.cast(group["lr"], F32)
+            for k in range(self.group_start_id[gid], self.group_start_id[gid + 1]):
+                p = self.parameters[k]
+                g = ops.cast(gradients[k], F32)
+                if group.get("maximize", False):
+                    g = -g
+                self._update(k, p, g, ops.cast(p, F32), lr, group)
+        return True
+
+    def _begin_step(self) -> None:
+        if hasattr(self, "state_step"):
+            ops.assign_add(self.state_step, Tensor(np.int32(1)))
+
+    def _step_f32(self):
+        return ops.cast(self.state_step, F32)
+
+    def _update(self, k, p, g, p32, lr, group) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must define its update.")
+
+    @staticmethod
+    def _store(target, value) -> None:
+        ops.assign(target, ops.cast(value, target.dtype))
+
+
+class SGD(Optimizer):
+    """SGD with momentum, dampening, Nesterov, weight decay and `maximize` (the first step's buffer is g)."""
+
+    def __init__(self, params, lr, momentum=0, dampening=0, weight_decay=0.0, nesterov=False, *, maximize=False):
+        if not isinstance(lr, (int, float, Tensor)) or (isinstance(lr, (int, float)) and lr < 0.0):
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not isinstance(momentum, (int, float)) or momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        for name, v in (("nesterov", nesterov), ("maximize", maximize)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'SGD', the type of '{name}' must be bool, but got {type(v).__name__}.")
+        super().__init__(params, dict(lr=lr, momentum=float(momentum), dampening=float(dampening),
+                                      weight_decay=weight_decay, nesterov=nesterov, maximize=maximize))  # fmt: skip
+        if nesterov and (momentum <= 0.0 or dampening != 0.0):
+            raise ValueError(
+                "For 'SGD', if 'nesterov' is true, 'momentum' must be > 0.0 and 'dampening' must equal to 0.0, but "
+                f"got 'momentum' {momentum}, 'dampening' {dampening}"
+            )
+        self.accum = self.parameters.clone(prefix="accum", init="zeros")
+        self.stat = self.parameters.clone(prefix="stat", init="ones")
+
+    def _update(self, k, p, g, p32, lr, group):
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p32
+        momentum = group["momentum"]
+        if momentum > 0:
+            first = ops.cast(self.stat[k], F32)  # 1 before the first step
+            buf = ops.cast(self.accum[k], F32)
+            buf = first * g + (1 - first) * (momentum * buf + (1 - group["dampening"]) * g)
+            self._store(self.accum[k], buf)
+            self._store(self.stat[k], ops.zeros_like(first))
+            g = g + momentum * buf if group["nesterov"] else buf
+        self._store(p, p32 - lr * g)
+
+
+class Adam(Optimizer):
+    """Adam (L2 weight decay added to the gradient): m, v moments; p -= lr sqrt(1 - b2^t) / (1 - b1^t) m /
+    (sqrt(v) + eps); with `amsgrad` the denominator uses the running maximum of v (and eps-hat is bias-corrected)."""
+
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, *,
+                 maximize=False):  # fmt: skip
+        if isinstance(lr, (int, float)) and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        for i in (0, 1):
+            if not 0.0 <= betas[i] < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize))  # fmt: skip
+        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
+        self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
+        self.max_exp_avg_sq = self.parameters.clone(prefix="max_exp_avg_sq", init="zeros")
+        self.state_step = Parameter(Tensor(np.int32(0)), name="state_step")
+
+    def _update(self, k, p, g, p32, lr, group):
+        beta1, beta2 = group["betas"]
+        wd = group["weight_decay"]
+        if wd and not self._decoupled:
+            g = g + wd * p32
+        if wd and self._decoupled:
+            p32 = p32 * (1 - lr * wd)
+        t = self._step_f32()
+        m = beta1 * ops.cast(self.exp_avg[k], F32) + (1 - beta1) * g
+        v = beta2 * ops.cast(self.exp_avg_sq[k], F32) + (1 - beta2) * g * g
+        self._store(self.exp_avg[k], m)
+        self._store(self.exp_avg_sq[k], v)
+        bc1, bc2 = 1 - ops.pow(beta1, t), 1 - ops.pow(beta2, t)
+        if group["amsgrad"]:
+            v = ops.maximum(ops.cast(self.max_exp_avg_sq[k], F32), v)
+            self._store(self.max_exp_avg_sq[k], v)
+        if group["amsgrad"] or self._decoupled:
+            new = p32 - lr / bc1 * m / (ops.sqrt(v) / ops.sqrt(bc2) + group["eps"])
+        else:
+            new = p32 - lr * ops.sqrt(bc2) / bc1 * m / (ops.sqrt(v) + group["eps"])
+        self._store(p, new)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: p *= 1 - lr wd, then the bias-corrected Adam step."""
+
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False):  # fmt: skip
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+
+
+class Adamax(Optimizer):
+    """Adamax: m = b1 m + (1 - b1) g; u = max(b2 u, |g| + eps); p -= lr / (1 - b1^t) m / u."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, *, maximize=False):
+        if isinstance(lr, (int, float)) and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      maximize=maximize))  # fmt: skip
+        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
+        self.exp_inf = self.parameters.clone(prefix="exp_inf", init="zeros")
+        self.state_step = Parameter(Tensor(np.int32(0)), name="state_step")
+
+    def _update(self, k, p, g, p32, lr, group):
+        beta1, beta2 = group["betas"]
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p32
+        m = beta1 * ops.cast(self.exp_avg[k], F32) + (1 - beta1) * g
+        u = ops.maximum(beta2 * ops.cast(self.exp_inf[k], F32), ops.abs(g) + group["eps"])
+        self._store(self.exp_avg[k], m)
+        self._store(self.exp_inf[k], u)
+        self._store(p, p32 - lr / (1 - ops.pow(beta1, self._step_f32())) * m / u)
+
+
+class Adagrad(Optimizer):
+    """Adagrad: sum += g^2; p -= lr / (1 + (t - 1) lr_decay) g / (sqrt(sum) + eps)."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
+                 *, maximize=False):  # fmt: skip
+        if isinstance(lr, (int, float)) and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
+                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)  # fmt: skip
+        super().__init__(params, defaults)
+        self.accum = self.parameters.clone(prefix="accum", init=float(initial_accumulator_value))
+        self.state_step = Parameter(Tensor(np.int32(0)), name="state_step")
+
+    def _update(self, k, p, g, p32, lr, group):
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p32
+        clr = lr / (1 + (self._step_f32() - 1) * group["lr_decay"])
+        acc = ops.cast(self.accum[k], F32) + g * g
+        self._store(self.accum[k], acc)
+        self._store(p, p32 - clr * g / (ops.sqrt(acc) + group["eps"]))
+
+
+class Adadelta(Optimizer):
+    """Adadelta: v = rho v + (1 - rho) g^2; d = sqrt(u + eps) / sqrt(v + eps) g; u = rho u + (1 - rho) d^2;
+    p -= lr d."""
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, *, maximize=False):
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize))
+        self.accum = self.parameters.clone(prefix="accum", init="zeros")
+        self.accum_update = self.parameters.clone(prefix="accum_update", init="zeros")
+
+    def _update(self, k, p, g, p32, lr, group):
+        rho, eps = group["rho"], group["eps"]
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p32
+        v = rho * ops.cast(self.accum[k], F32) + (1 - rho) * g * g
+        u = ops.cast(self.accum_update[k], F32)
+        delta = ops.sqrt(u + eps) / ops.sqrt(v + eps) * g
+        self._store(self.accum[k], v)
+        self._store(self.accum_update[k], rho * u + (1 - rho) * delta * delta)
+        self._store(p, p32 - lr * delta)
+
+
+class RMSprop(Optimizer):
+    """RMSprop: v = alpha v + (1 - alpha) g^2 (centered: minus the squared running mean of g);
+    with momentum b = m b + g / (sqrt(v) + eps), p -= lr b; else p -= lr g / (sqrt(v) + eps)."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False, *,
+                 maximize=False):  # fmt: skip
+        if isinstance(lr, (int, float)) and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                                      centered=centered, maximize=maximize))  # fmt: skip
+        self.square_avg = self.parameters.clone(prefix="square_avg", init="zeros")
+        self.grad_avg = self.parameters.clone(prefix="grad_avg", init="zeros")
+        self.momentum_buffer = self.parameters.clone(prefix="momentum_buffer", init="zeros")
+
+    def _update(self, k, p, g, p32, lr, group):
+        alpha, eps = group["alpha"], group["eps"]
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p32
+        v = alpha * ops.cast(self.square_avg[k], F32) + (1 - alpha) * g * g
+        self._store(self.square_avg[k], v)
+        if group["centered"]:
+            ga = alpha * ops.cast(self.grad_avg[k], F32) + (1 - alpha) * g
+            self._store(self.grad_avg[k], ga)
+            avg = ops.sqrt(v - ga * ga) + eps
+        else:
+            avg = ops.sqrt(v) + eps
+        if group["momentum"] > 0:
+            buf = group["momentum"] * ops.cast(self.momentum_buffer[k], F32) + g / avg
+            self._store(self.momentum_buffer[k], buf)
+            self._store(p, p32 - lr * buf)
+        else:
+            self._store(p, p32 - lr * g / avg)
