@@ -15,7 +15,8 @@ from kiln.nn.layer.dense import Dense
 
 __all__ = [
     "BiDense", "ChannelShuffle", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Dropout1d", "Dropout2d",
-    "Dropout3d", "FastGelu", "GLU", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "L1Regularizer",
+    "Dropout3d", "EmbeddingLookup", "FastGelu", "GLU", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+    "L1Regularizer",
     "LPPool1d", "LPPool2d", "Linear", "MatMul", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Moments", "Norm",
     "OneHot", "PixelShuffle", "PixelUnshuffle", "Range", "ReduceLogSumExp", "ReflectionPad1d", "ReflectionPad2d",
     "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Roll", "Softmax2d", "Threshold",
@@ -429,3 +430,27 @@ class InstanceNorm3d(_InstanceNorm):
     """Normalise each (sample, channel) of (N, C, D, H, W) over D, H, W."""
 
     _dims = 3
+
+
+class EmbeddingLookup(Cell):
+    """A lookup table (vocab_size, embedding_size) named `embedding_table`; `target`, `slice_mode` and `sparse`
+    (host/device placement and sharding in MindSpore) are accepted and change nothing here."""
+
+    def __init__(self, vocab_size, embedding_size, param_init="normal", target="CPU", slice_mode="batch_slice",
+                 manual_shapes=None, max_norm=None, sparse=True, dtype=mstype.float32) -> None:  # fmt: skip
+        super().__init__()
+        for name, v in (("vocab_size", vocab_size), ("embedding_size", embedding_size)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise ValueError(f"For 'EmbeddingLookup', '{name}' must be a positive int, but got {v!r}.")
+        if target not in ("CPU", "DEVICE"):
+            raise ValueError(f"For 'EmbeddingLookup', 'target' must be 'CPU' or 'DEVICE', but got {target!r}.")
+        self.vocab_size, self.embedding_size, self.target, self.max_norm = vocab_size, embedding_size, target, max_norm
+        self.embedding_table = Parameter(initializer(param_init, (vocab_size, embedding_size), dtype),
+                                         name="embedding_table")  # fmt: skip
+
+    def construct(self, indices):
+        out = ops.gather(self.embedding_table, indices, 0)
+        if self.max_norm is not None:
+            norm = ops.sqrt(ops.sum(ops.square(out), -1, True))
+            out = out * ops.minimum(1.0, self.max_norm / ops.maximum(norm, 1e-12))
+        return out
