@@ -28,12 +28,13 @@ from kiln.nn.learning_rate_schedule import *  # noqa: F403
 from kiln.nn.loss import *  # noqa: F403
 from kiln.nn.optim import *  # noqa: F403
 from kiln.nn.wrap import TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
+from kiln.nn.wrap_grad import ForwardValueAndGrad
 from kiln.nn.wrap_loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 
 __all__ = [
     "Cell", "CellDict", "CellList", "DistributedGradReducer", "SequentialCell", "TrainOneStepCell", "WithEvalCell",
     "WithGradCell", "WithLossCell", "dynamic_lr", "layer", "learning_rate_schedule", "loss", "optim",
-    "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell",
+    "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell", "ForwardValueAndGrad",
 ]  # fmt: skip
 # Every public name of the submodules, so `from kiln.nn import *` matches `from mindspore.nn import *`.
 for _m in (

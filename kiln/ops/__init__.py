@@ -1,7 +1,9 @@
 """Kiln ops: the functional API (`ops.add`, `ops.conv2d`) and Primitive classes (`ops.Add()`)."""
 
+import sys as _sys
+
 from kiln._core import prims as _prims  # noqa: F401  (fills the primitive registry)
-from kiln.ops import _tensor_methods, extra_tensor_methods
+from kiln.ops import _submodules, _tensor_methods, extra_tensor_methods
 from kiln.ops._grad import GradOperation as GradOperation
 from kiln.ops._grad import grad as grad
 from kiln.ops._grad import value_and_grad as value_and_grad
@@ -22,3 +24,4 @@ from kiln.ops.transforms import *  # noqa: F403
 
 _tensor_methods.install()
 extra_tensor_methods.install()
+_submodules.register(_sys.modules[__name__], _submodules.AUTO_GENERATE)

@@ -20,6 +20,7 @@ FUNCTION = (
     "other_func", "parameter_func", "random_func", "sparse_func", "sparse_unary_func", "spectral_func", "vmap_func",
 )  # fmt: skip
 COMPOSITE = ("base", "math_ops", "multitype_ops", "env_ops")
+AUTO_GENERATE = ("gen_ops_def", "gen_ops_prim", "pyboost_inner_prim")  # mindspore.ops.auto_generate.* is kiln.ops
 
 
 def register(face: types.ModuleType, names: tuple[str, ...]) -> None:

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from kiln._core import dtype as mstype
+from kiln._core import graph as G
 from kiln._core.tensor import Tensor
+from kiln._pynative import tape
 from kiln.ops import array, extra_math, math
 from kiln.ops import nn as nn_ops
 from kiln.ops import primitives as _p
+from kiln.ops._helpers import apply, op_error, prim
+from kiln.ops.nn._args import ntuple, pad_pairs
 
 __all__: list[str] = []
 
@@ -110,3 +115,75 @@ class Range(_p._WithAttrs):
 
 
 __all__ += ["Unique", "Range"]
+
+
+class MaxPoolWithArgmax(_p._WithAttrs):
+    """2-D max pooling ('valid' or 'same' padding) that also returns the flat (H * W) index of each maximum."""
+
+    _defaults = {"kernel_size": 1, "strides": 1, "pad_mode": "valid", "data_format": "NCHW"}
+
+    def __call__(self, x):
+        name = "MaxPoolWithArgmax"
+        kernel = ntuple(name, "kernel_size", self.kernel_size, 2)
+        strides = ntuple(name, "strides", self.strides, 2)
+        mode = str(self.pad_mode).lower()
+        if mode not in ("valid", "same"):
+            raise op_error(name, f"'pad_mode' must be 'valid' or 'same', but got {self.pad_mode!r}.")
+        if self.data_format != "NCHW":
+            raise op_error(name, f"'data_format' must be 'NCHW', but got {self.data_format!r}.")
+        out, index = apply(prim("MaxPoolWithArgmax"), (x,), (kernel, strides, mode, pad_pairs(name, 0, 2), (1, 1),
+                                                             False))  # fmt: skip
+        return out, math.cast(index, mstype.int32)
+
+
+def _hooked(args, rule_for):
+    """`args` passed through unchanged as new Tensors whose backward is `rule_for(cotangents)`."""
+    single = len(args) == 1
+    tensors = tuple(a for a in args if isinstance(a, Tensor))
+    if G.current() is not None and any(G.is_symbolic(t._data) for t in tensors):
+        raise RuntimeError("gradient hooks (HookBackward, InsertGradientOf) run in PyNative mode only in Kiln.")
+    if not tape.recording:
+        return args[0] if single else args
+    fresh = tuple(Tensor._wrap(t._data) for t in tensors)
+    tape.record_custom(tensors, fresh, rule_for)
+    it = iter(fresh)
+    out = tuple(next(it) if isinstance(a, Tensor) else a for a in args)
+    return out[0] if single else out
+
+
+class HookBackward(_p.Primitive):
+    """Identity in the forward pass; in the backward pass `hook_fn(grad)` sees each input's gradient (and may
+    return a replacement)."""
+
+    def __init__(self, hook_fn, cell_id: str = "") -> None:
+        super().__init__("HookBackward")
+        if not callable(hook_fn):
+            raise TypeError(f"HookBackward: 'hook_fn' must be callable, but got {type(hook_fn).__name__}.")
+        self.hook_fn, self.cell_id = hook_fn, cell_id
+
+    def __call__(self, *args):
+        def rule(cots):
+            out = []
+            for c in cots:
+                new = self.hook_fn(c)
+                new = new[0] if isinstance(new, tuple) and len(new) == 1 else new
+                out.append(c if new is None else new)
+            return tuple(out)
+
+        return _hooked(args, rule)
+
+
+class InsertGradientOf(_p.Primitive):
+    """Identity in the forward pass; the gradient flowing back through it becomes `f(gradient)`."""
+
+    def __init__(self, f) -> None:
+        super().__init__("InsertGradientOf")
+        if not callable(f):
+            raise TypeError(f"InsertGradientOf: 'f' must be callable, but got {type(f).__name__}.")
+        self.f = f
+
+    def __call__(self, *args):
+        return _hooked(args, lambda cots: tuple(self.f(c) for c in cots))
+
+
+__all__ += ["HookBackward", "InsertGradientOf", "MaxPoolWithArgmax"]

@@ -1,0 +1,52 @@
+"""Primitive classes of kiln/ops/extra_primitives.py: gradient hooks, MaxPoolWithArgmax, elementwise faces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln import Tensor, nn, ops
+
+
+def test_hook_backward_sees_and_may_replace_the_gradient():
+    seen = []
+    hook = ops.HookBackward(lambda g: seen.append(g.asnumpy().copy()))
+    g = kiln.grad(lambda x: (hook(x) * x).sum())(Tensor([1.0, 2.0]))
+    np.testing.assert_allclose(g.asnumpy(), [2.0, 4.0])
+    np.testing.assert_allclose(seen[0], [1.0, 2.0])
+    doubling = ops.HookBackward(lambda grad: grad * 2)
+    g = kiln.grad(lambda x: (doubling(x) * 3).sum())(Tensor([1.0, 2.0]))
+    np.testing.assert_allclose(g.asnumpy(), [6.0, 6.0])
+    assert doubling(Tensor([5.0])).asnumpy()[0] == 5.0  # identity outside a gradient
+
+
+def test_insert_gradient_of():
+    clip = ops.InsertGradientOf(lambda grad: ops.clip_by_value(grad, -0.5, 0.5))
+    g = kiln.grad(lambda x: (clip(x) * Tensor([3.0, 0.1])).sum())(Tensor([1.0, 2.0]))
+    np.testing.assert_allclose(g.asnumpy(), [0.5, 0.1], rtol=1e-6)
+
+
+def test_max_pool_with_argmax():
+    x = Tensor(np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4))
+    out, idx = ops.MaxPoolWithArgmax(kernel_size=2, strides=2)(x)
+    np.testing.assert_array_equal(out.asnumpy()[0, 0], [[5, 7], [13, 15]])
+    np.testing.assert_array_equal(idx.asnumpy()[0, 1], [[5, 7], [13, 15]])
+    assert idx.dtype == kiln.int32
+    with pytest.raises(ValueError, match="'pad_mode' must be 'valid' or 'same'"):
+        ops.MaxPoolWithArgmax(2, 2, "pad")(x)
+
+
+def test_elementwise_classes_are_the_functional_ops():
+    x = Tensor(np.array([0.25, 0.5], np.float32))
+    np.testing.assert_allclose(ops.ACos()(x).asnumpy(), np.arccos([0.25, 0.5]), rtol=1e-6)
+    np.testing.assert_allclose(ops.Xlogy()(x, x).asnumpy(), [0.25 * np.log(0.25), 0.5 * np.log(0.5)], rtol=1e-6)
+
+
+def test_forward_value_and_grad():
+    net = nn.Dense(2, 1, weight_init="ones", bias_init="zeros")
+    value, grads = nn.ForwardValueAndGrad(net, net.trainable_params(), get_by_list=True)(Tensor([[1.0, 2.0]]))
+    np.testing.assert_allclose(value.asnumpy(), [[3.0]])
+    np.testing.assert_allclose(grads[0].asnumpy(), [[1.0, 2.0]])
+    value, grads = nn.ForwardValueAndGrad(net, get_all=True, sens_param=True)(Tensor([[1.0, 2.0]]), Tensor([[2.0]]))
+    np.testing.assert_allclose(grads[0].asnumpy(), [[2.0, 2.0]])
