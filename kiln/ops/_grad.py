@@ -64,4 +64,6 @@ class GradOperation(autograd.GradOperation):
     """
 
     def __call__(self, fn: Callable, weights=None):
+        if self.get_by_list and weights is None and callable(getattr(fn, "trainable_params", None)):
+            weights = fn.trainable_params()  # MindSpore: the Cell's parameters that require gradients
         return _graph_mode_aware(super().__call__(fn, weights))

@@ -1,4 +1,5 @@
-"""Memory-layout ops of MindSpore's `ops.auto_generate`: `contiguous`, `copy`.
+"""Array ops: the memory-layout ops of MindSpore's `ops.auto_generate` (`contiguous`, `copy`), `diagonal`,
+`unbind` (MindSpore's `dim` keyword) and `make_tuple`.
 
 Kiln's arrays are always dense and never views, so `contiguous` returns its input and `copy` a new Tensor with
 the same values (through `Identity`, so gradients pass).
@@ -6,10 +7,12 @@ the same values (through `Identity`, so gradients pass).
 
 from __future__ import annotations
 
+from kiln._core.prims import extra_math as X
 from kiln._core.tensor import Tensor
-from kiln.ops import math
+from kiln.ops import array, math
+from kiln.ops._helpers import apply
 
-__all__ = ["contiguous", "copy"]
+__all__ = ["contiguous", "copy", "diagonal", "make_tuple", "unbind"]
 
 
 def contiguous(input) -> Tensor:
@@ -20,3 +23,18 @@ def contiguous(input) -> Tensor:
 def copy(input) -> Tensor:
     """A new Tensor with the values of `input`."""
     return math.identity(input)
+
+
+def unbind(input, dim: int = 0) -> tuple:
+    """The slices of `input` along `dim`, that axis removed."""
+    return array.unstack(input, dim)
+
+
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal (shifted by `offset`) of each matrix formed by axes `dim1` and `dim2`, as the last axis."""
+    return apply(X.Diagonal, (input,), (int(offset), int(dim1), int(dim2)))
+
+
+def make_tuple(*args) -> tuple:
+    """The tuple of the arguments (MindSpore's MakeTuple)."""
+    return tuple(args)

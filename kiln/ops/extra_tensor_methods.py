@@ -16,7 +16,7 @@ FROM_OPS = (
     "absolute", "acosh", "arccosh", "arcsinh", "arctan2", "arctanh", "asinh", "atanh", "bernoulli", "bincount",
     "bitwise_left_shift", "bitwise_right_shift", "bmm", "cummax", "cummin", "diag", "digamma", "divide", "dot",
     "erfinv", "gather_nd", "hardshrink", "inner", "inverse", "lgamma", "mm", "multinomial", "outer", "searchsorted",
-    "trace", "unique", "xdivy",
+    "trace", "unique", "xdivy", "diagonal",
 )  # fmt: skip
 
 
@@ -58,6 +58,7 @@ def install() -> None:
         "is_signed": lambda self: self.dtype.kind in "fic",
         "expand": lambda self, size: ops.broadcast_to(self, tuple(size) if not isinstance(size, int) else (size,)),
         "ger": lambda self, vec2: ops.outer(self, vec2),
+        "ptp": lambda self, axis=None, keepdims=False: ops.amax(self, axis, keepdims) - ops.amin(self, axis, keepdims),
         "clip_by_value": lambda self, clip_value_min=None, clip_value_max=None: ops.clip_by_value(
             self, clip_value_min, clip_value_max
         ),
@@ -66,5 +67,7 @@ def install() -> None:
         if not hasattr(Tensor, name):
             fn.__name__ = fn.__qualname__ = name
             setattr(Tensor, name, fn)
+    if not hasattr(Tensor, "from_numpy"):
+        Tensor.from_numpy = staticmethod(lambda array: Tensor(np.asarray(array)))
     if not hasattr(Parameter, "set_dtype"):
         Parameter.set_dtype = _set_dtype

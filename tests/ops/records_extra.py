@@ -308,3 +308,14 @@ RECORDS += [
     OpRecord("dropout2d_eval", lambda x: ops.dropout2d(x, 0.5, training=False), lambda x: x, shapes=((2, 3, 4, 4),),
              grad=False),
 ]  # fmt: skip
+
+
+RECORDS += [
+    OpRecord("diagonal", lambda x: ops.diagonal(x, 1, 1, 2), lambda x: np.diagonal(x, 1, 1, 2), shapes=((2, 3, 4),),
+             dtypes=(np.float32, np.int32)),
+    OpRecord("diagonal_neg_dims", lambda x: ops.diagonal(x, -1, -1, 0), lambda x: np.diagonal(x, -1, -1, 0),
+             shapes=((4, 3),), grad=False),
+    OpRecord("unbind_dim", lambda x: ops.unbind(x, dim=1), lambda x: tuple(np.moveaxis(x, 1, 0)), shapes=((2, 3, 4),),
+             grad=False),
+    OpRecord("ptp", lambda x: x.ptp(1), lambda x: np.ptp(x, 1), shapes=((3, 4),), grad=False),
+]  # fmt: skip

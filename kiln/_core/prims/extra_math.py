@@ -82,3 +82,20 @@ SearchSorted = PrimitiveDef(
     check=_check_searchsorted,
     nondiff=(0, 1),
 )
+
+
+def _check_diagonal(x, offset, dim1, dim2):
+    nd = len(getattr(x, "shape", ()))
+    if nd < 2:
+        raise op_error("Diagonal", f"the input must have at least 2 dimensions, but got {nd}.")
+    d1, d2 = dim1 % nd if -nd <= dim1 < nd else None, dim2 % nd if -nd <= dim2 < nd else None
+    if d1 is None or d2 is None or d1 == d2:
+        raise op_error("Diagonal", f"'dim1' {dim1} and 'dim2' {dim2} must be two different axes of a {nd}-D input.")
+
+
+Diagonal = PrimitiveDef(
+    "Diagonal",
+    lambda x, offset, dim1, dim2: jnp.diagonal(x, offset, dim1, dim2),
+    attrs={"offset": 0, "dim1": 0, "dim2": 1},
+    check=_check_diagonal,
+)
