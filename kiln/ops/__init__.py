@@ -25,3 +25,5 @@ from kiln.ops.transforms import *  # noqa: F403
 _tensor_methods.install()
 extra_tensor_methods.install()
 _submodules.register(_sys.modules[__name__], _submodules.AUTO_GENERATE)
+
+from kiln.ops import functional as function  # noqa: E402, F401  (MindSpore's `ops.function`; needs every name above)

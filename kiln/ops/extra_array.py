@@ -12,7 +12,7 @@ from kiln._core.tensor import Tensor
 from kiln.ops import array, math
 from kiln.ops._helpers import apply
 
-__all__ = ["contiguous", "copy", "diagonal", "make_tuple", "unbind"]
+__all__: list[str] = ["contiguous", "copy", "diagonal", "make_tuple", "unbind"]
 
 
 def contiguous(input) -> Tensor:
@@ -38,3 +38,21 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
 def make_tuple(*args) -> tuple:
     """The tuple of the arguments (MindSpore's MakeTuple)."""
     return tuple(args)
+
+
+def argwhere(input) -> Tensor:
+    """The (n, ndim) int64 indices of the non-zero elements (PyNative only: the count depends on values)."""
+    return array.nonzero(input)
+
+
+def flipud(input) -> Tensor:
+    """Reverse axis 0."""
+    return array.flip(input, (0,))
+
+
+def fliplr(input) -> Tensor:
+    """Reverse axis 1."""
+    return array.flip(input, (1,))
+
+
+__all__ += ["argwhere", "fliplr", "flipud"]

@@ -15,7 +15,7 @@ from kiln.ops import math
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.array import gather_elements, reshape
 
-__all__ = [
+__all__: list[str] = [
     "bincount", "cdist", "clip_by_global_norm", "clip_by_norm", "clip_by_value", "kron", "searchsorted", "std_mean",
     "var_mean",
 ]  # fmt: skip
@@ -173,3 +173,33 @@ def var_mean(input, axis=None, ddof=0, keepdims: bool = False):
 def std_mean(input, axis=None, ddof=0, keepdims: bool = False):
     """(standard deviation, mean) of `input` over `axis`, with `ddof` degrees of freedom removed."""
     return math.std(input, axis, _ddof(ddof), keepdims), math.mean(input, axis, keepdims)
+
+
+def nextafter(input, other) -> Tensor:
+    """The next representable floating-point value after `input` towards `other`, elementwise."""
+    return apply(X.NextAfter, (input, other))
+
+
+def matrix_band_part(x, lower, upper) -> Tensor:
+    """Keep the band of each matrix (last two axes): `lower` sub-diagonals and `upper` super-diagonals (a
+    negative count keeps the whole triangle); zero elsewhere."""
+    low, up = (int(v.asnumpy()) if isinstance(v, Tensor) else int(v) for v in (lower, upper))
+    rows, cols = x.shape[-2], x.shape[-1]
+    i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
+    keep = ((low < 0) | (i - j <= low)) & ((up < 0) | (j - i <= up))
+    return math.mul(x, math.cast(Tensor(keep), x.dtype))
+
+
+def _reduction(fn):
+    def reduce(x, axis=()):
+        return fn(x, axis if axis != () else None, False)
+
+    reduce.__doc__ = f"MindSpore's functional `{fn.__name__}` as a ReduceX primitive instance: over `axis`."
+    return reduce
+
+
+reduce_sum, reduce_mean = _reduction(math.sum), _reduction(math.mean)
+reduce_max, reduce_min = _reduction(math.amax), _reduction(math.amin)
+reduce_prod, reduce_all, reduce_any = _reduction(math.prod), _reduction(math.all), _reduction(math.any)
+__all__ += ["matrix_band_part", "nextafter", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
+            "reduce_prod", "reduce_sum"]  # fmt: skip

@@ -187,3 +187,43 @@ class InsertGradientOf(_p.Primitive):
 
 
 __all__ += ["HookBackward", "InsertGradientOf", "MaxPoolWithArgmax"]
+
+
+def _nearest_index(n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
+    if align_corners and n_out > 1:
+        return np.floor(np.arange(n_out) * (n_in - 1) / (n_out - 1) + 0.5).astype(np.int64)
+    return np.minimum(np.floor(np.arange(n_out) * n_in / n_out), n_in - 1).astype(np.int64)
+
+
+class ResizeNearestNeighbor(_p._WithAttrs):
+    """Nearest-neighbour resize of (N, C, H, W) to `size` (MindSpore's CPU index rule)."""
+
+    _defaults = {"size": None, "align_corners": False, "half_pixel_centers": False}
+
+    def __call__(self, input_x):
+        h, w = (int(s) for s in self.size)
+        rows = _nearest_index(input_x.shape[-2], h, self.align_corners)
+        cols = _nearest_index(input_x.shape[-1], w, self.align_corners)
+        out = array.gather(input_x, Tensor(rows), input_x.ndim - 2)
+        return array.gather(out, Tensor(cols), input_x.ndim - 1)
+
+
+_attr_class(
+    "TensorScatterElements",
+    {"axis": 0, "reduction": "none"},
+    lambda self, x, indices, updates: array.tensor_scatter_elements(x, indices, updates, self.axis, self.reduction),
+)
+_attr_class("CeLU", {"alpha": 1.0}, lambda self, x: nn_ops.celu(x, self.alpha))
+_attr_class(
+    "LpNorm",
+    {"axis": 0, "p": 2, "keep_dims": False, "epsilon": 1e-12},
+    lambda self, x: math.pow(math.sum(math.pow(math.abs(x), self.p), self.axis, self.keep_dims), 1.0 / self.p),
+)
+_simple("LinSpace", lambda start, stop, num: array.linspace(start, stop, int(num)))
+_simple("MaskedSelect", lambda input, mask: array.masked_select(input, mask))
+_simple("NextAfter", lambda x, y: extra_math.nextafter(x, y))
+_simple(
+    "EqualCount",
+    lambda x, y: array.reshape(math.cast(math.sum(math.cast(math.equal(x, y), mstype.int32)), x.dtype), (1,)),
+)
+__all__ += ["ResizeNearestNeighbor"]

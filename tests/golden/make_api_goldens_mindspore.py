@@ -230,6 +230,16 @@ PROBES = {
             ("cyclic_triangular2", "CyclicLR(o, 0.01, 0.1, 2, mode='triangular2')"),
         )
     },
+    **{
+        f"resize_nearest_{ac}_{hp}": "x = Tensor(np.arange(120, dtype=np.float32).reshape(2, 3, 5, 4))\n"
+        f"out = ops.ResizeNearestNeighbor((7, 3), {ac}, {hp})(x)"
+        for ac, hp in ((False, False), (True, False), (False, True))
+    },
+    "pad_symmetric": "out = nn.Pad(((1, 2), (2, 1)), 'SYMMETRIC')(Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)))",
+    "pad_reflect": "out = nn.Pad(((1, 1), (2, 2)), 'REFLECT')(Tensor(np.arange(12, dtype=np.float32).reshape(3, 4)))",
+    "lp_norm": "out = ops.LpNorm((0, 1), 3)(Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)))",
+    "equal_count": "out = ops.EqualCount()(Tensor(np.array([1, 2, 3]), ms.int32), Tensor(np.array([1, 2, 4]), ms.int32))",
+    "matrix_band_part": "out = ops.matrix_band_part(Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4)), 1, -1)",
     "transformer_param_names": "m = nn.TransformerEncoderLayer(8, 2, 16)\n"
     "out = [(p.name, list(p.shape)) for p in m.get_parameters()]",
 }

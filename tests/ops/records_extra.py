@@ -319,3 +319,27 @@ RECORDS += [
              grad=False),
     OpRecord("ptp", lambda x: x.ptp(1), lambda x: np.ptp(x, 1), shapes=((3, 4),), grad=False),
 ]  # fmt: skip
+
+
+def _band_ref(lower, upper):
+    def ref(x):
+        i, j = np.arange(x.shape[-2])[:, None], np.arange(x.shape[-1])[None, :]
+        keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+        return np.where(keep, x, 0).astype(x.dtype)
+
+    return ref
+
+
+RECORDS += [
+    OpRecord("matrix_band_part", lambda x: ops.matrix_band_part(x, 1, 0), _band_ref(1, 0), shapes=((2, 4, 5),),
+             dtypes=(np.float32, np.int32)),
+    OpRecord("matrix_band_part_upper_all", lambda x: ops.matrix_band_part(x, 0, -1), _band_ref(0, -1),
+             shapes=((4, 3),), grad=False),
+    OpRecord("nextafter", ops.nextafter, np.nextafter, shapes=((3, 4), (3, 4)), grad=False),
+    OpRecord("flipud", ops.flipud, np.flipud, shapes=((3, 4),), grad=False),
+    OpRecord("fliplr", ops.fliplr, np.fliplr, shapes=((3, 4),), grad=False),
+    OpRecord("argwhere", ops.argwhere, lambda x: np.argwhere(x).astype(np.int64), shapes=((3, 4),), grad=False,
+             dtypes=(np.int32,), extra={"make_inputs": _integers}),
+    OpRecord("reduce_sum_functional", lambda x: ops.reduce_sum(x, (0,)), lambda x: np.sum(x, 0), shapes=((3, 4),),
+             grad=False, rtol=1e-5),
+]  # fmt: skip

@@ -99,3 +99,6 @@ Diagonal = PrimitiveDef(
     attrs={"offset": 0, "dim1": 0, "dim2": 1},
     check=_check_diagonal,
 )
+
+
+NextAfter = PrimitiveDef("NextAfter", lambda x, y: jnp.nextafter(x, y), nondiff=(0, 1))

@@ -18,7 +18,7 @@ __all__ = [
     "Dropout3d", "EmbeddingLookup", "FastGelu", "GLU", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "L1Regularizer",
     "LPPool1d", "LPPool2d", "Linear", "MatMul", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Moments", "Norm",
-    "OneHot", "PixelShuffle", "PixelUnshuffle", "Range", "ReduceLogSumExp", "ReflectionPad1d", "ReflectionPad2d",
+    "OneHot", "Pad", "PixelShuffle", "PixelUnshuffle", "Range", "ReduceLogSumExp", "ReflectionPad1d", "ReflectionPad2d",
     "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Roll", "Softmax2d", "Threshold",
     "Tril", "Triu", "ZeroPad2d",
 ]  # fmt: skip
@@ -454,3 +454,32 @@ class EmbeddingLookup(Cell):
             norm = ops.sqrt(ops.sum(ops.square(out), -1, True))
             out = out * ops.minimum(1.0, self.max_norm / ops.maximum(norm, 1e-12))
         return out
+
+
+class Pad(Cell):
+    """Pad with `paddings` ((before, after) per axis, from the first) in mode 'CONSTANT' (zeros), 'REFLECT' or
+    'SYMMETRIC' (the edge repeated in the mirror)."""
+
+    def __init__(self, paddings, mode="CONSTANT") -> None:
+        super().__init__()
+        if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+            raise ValueError(f"For 'Pad', 'mode' must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC', but got {mode!r}.")
+        if not isinstance(paddings, (tuple, list)) or any(len(p) != 2 for p in paddings):
+            raise ValueError(f"For 'Pad', 'paddings' must be a tuple of (before, after) pairs, but got {paddings!r}.")
+        self.paddings, self.mode = tuple(tuple(int(v) for v in p) for p in paddings), mode
+
+    def construct(self, x):
+        if len(self.paddings) != x.ndim:
+            raise ValueError(f"For 'Pad', 'paddings' has {len(self.paddings)} pairs for a {x.ndim}-D input.")
+        if self.mode != "SYMMETRIC":
+            flat = tuple(v for pair in reversed(self.paddings) for v in pair)
+            return ops.pad(x, flat, "constant" if self.mode == "CONSTANT" else "reflect")
+        for axis, (before, after) in enumerate(self.paddings):
+            parts = []
+            if before:
+                parts.append(ops.flip(ops.narrow(x, axis, 0, before), (axis,)))
+            parts.append(x)
+            if after:
+                parts.append(ops.flip(ops.narrow(x, axis, x.shape[axis] - after, after), (axis,)))
+            x = ops.concat(parts, axis) if len(parts) > 1 else x
+        return x
