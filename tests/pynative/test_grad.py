@@ -201,9 +201,16 @@ def test_grad_operation_sens_param(xy):
     np.testing.assert_allclose(_np(g2), 2 * X * np.array([1, 2, 3]))
 
 
-def test_grad_operation_get_by_list_needs_weights():
+def test_grad_operation_get_by_list_without_weights(xy):
+    # MindSpore: a Cell's trainable parameters are the default weights; a plain function has none to default to.
+    net = Scale()
+    (gw,) = ops.GradOperation(get_by_list=True)(net)(*xy)
+    (want,) = ops.GradOperation(get_by_list=True)(net, net.trainable_params())(*xy)
+    np.testing.assert_allclose(_np(gw), _np(want))
+    x, y = _np(xy[0]), _np(xy[1])
+    np.testing.assert_allclose(_np(gw), (x * y).reshape(-1, 3).sum(0), rtol=1e-6)  # d/dw of sum(x * w * y)
     with pytest.raises(TypeError):
-        ops.GradOperation(get_by_list=True)(Scale())
+        ops.GradOperation(get_by_list=True)(lambda x, y: (x * y).sum())
 
 
 def test_weights_keep_no_history_after_a_gradient(xy):
