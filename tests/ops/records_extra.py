@@ -343,3 +343,17 @@ RECORDS += [
     OpRecord("reduce_sum_functional", lambda x: ops.reduce_sum(x, (0,)), lambda x: np.sum(x, 0), shapes=((3, 4),),
              grad=False, rtol=1e-5),
 ]  # fmt: skip
+
+
+def _kl_inputs(rng, dtype, shapes):
+    """Log-probabilities and targets with zeros and negatives (which MindSpore 2.10 leaves out of the loss)."""
+    t = rng.uniform(-0.5, 1.0, size=shapes[1])
+    t[t < 0.1] = np.where(t[t < 0.1] < -0.2, t[t < 0.1], 0.0)
+    return [np.log(rng.uniform(0.1, 1.0, size=shapes[0])).astype(dtype), t.astype(dtype)]
+
+
+RECORDS += [
+    OpRecord("kl_div_nonpositive_target", lambda x, y: ops.kl_div(x, y, "none"),
+             lambda x, y: np.where(y > 0, y * (np.log(np.where(y > 0, y, 1)) - x), 0).astype(x.dtype),
+             shapes=((3, 4), (3, 4)), extra={"make_inputs": _kl_inputs, "grad_positions": (0,)}),
+]  # fmt: skip

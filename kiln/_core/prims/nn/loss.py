@@ -273,8 +273,8 @@ def _check_kl(x, y, *, reduction):
 
 def _kl_div(x, y, *, reduction):
     y = y.astype(x.dtype)
-    # y * (log y - x), defined as 0 where y == 0 (xlogy) so empty classes add nothing.
-    loss = jnp.where(y > 0, y * jnp.log(jnp.where(y > 0, y, 1)), 0) - y * x
+    # y * (log y - x) where y > 0, and 0 elsewhere (MindSpore 2.10: a target <= 0 contributes nothing at all).
+    loss = jnp.where(y > 0, y * (jnp.log(jnp.where(y > 0, y, 1)) - x), 0)
     if reduction == "batchmean":
         return jnp.sum(loss) / (loss.shape[0] if loss.ndim else 1)
     return _reduce(loss, reduction)
