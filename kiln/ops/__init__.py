@@ -10,6 +10,7 @@ from kiln.ops._grad import value_and_grad as value_and_grad
 from kiln.ops.array import *  # noqa: F403
 from kiln.ops.comm_ops import *  # noqa: F403
 from kiln.ops.extra_array import *  # noqa: F403
+from kiln.ops.extra_linalg import *  # noqa: F403
 from kiln.ops.extra_math import *  # noqa: F403
 from kiln.ops.extra_primitives import *  # noqa: F403
 from kiln.ops.math import *  # noqa: F403

@@ -56,3 +56,26 @@ def fliplr(input) -> Tensor:
 
 
 __all__ += ["argwhere", "fliplr", "flipud"]
+
+
+def t(input) -> Tensor:
+    """The transpose of a matrix (a 0-D or 1-D input comes back as it is)."""
+    return input if input.ndim < 2 else array.transpose(input, (1, 0))
+
+
+def msort(input) -> Tensor:
+    """`input` sorted along axis 0 (values only)."""
+    return math.sort(input, 0)[0]
+
+
+def row_stack(tensors) -> Tensor:
+    """Stack tensors vertically (1-D ones become rows)."""
+    return array.concat([array.reshape(x, (1, -1)) if x.ndim < 2 else x for x in tensors], 0)
+
+
+def column_stack(tensors) -> Tensor:
+    """Stack tensors as columns (1-D ones become columns)."""
+    return array.concat([array.reshape(x, (-1, 1)) if x.ndim < 2 else x for x in tensors], 1)
+
+
+__all__ += ["column_stack", "msort", "row_stack", "t"]

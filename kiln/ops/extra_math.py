@@ -11,7 +11,7 @@ import numpy as np
 
 from kiln._core.prims import extra_math as X
 from kiln._core.tensor import Tensor
-from kiln.ops import math
+from kiln.ops import array, math
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.array import gather_elements, reshape
 
@@ -203,3 +203,59 @@ reduce_max, reduce_min = _reduction(math.amax), _reduction(math.amin)
 reduce_prod, reduce_all, reduce_any = _reduction(math.prod), _reduction(math.all), _reduction(math.any)
 __all__ += ["matrix_band_part", "nextafter", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
             "reduce_prod", "reduce_sum"]  # fmt: skip
+
+
+def heaviside(input, values) -> Tensor:
+    """0 where input < 0, `values` where input == 0, 1 where input > 0."""
+    step = math.cast(math.greater(input, 0), input.dtype)
+    return array.select(math.equal(input, 0), array.broadcast_to(math.cast(values, input.dtype), input.shape), step)
+
+
+def isposinf(input) -> Tensor:
+    """True where `input` is +inf."""
+    return math.logical_and(math.isinf(input), math.greater(input, 0))
+
+
+def isneginf(input) -> Tensor:
+    """True where `input` is -inf."""
+    return math.logical_and(math.isinf(input), math.less(input, 0))
+
+
+def frac(x) -> Tensor:
+    """The fractional part, with the sign of `x`: x - trunc(x)."""
+    return math.sub(x, math.trunc(x))
+
+
+def _window(name: str, fn, default_dtype=np.float32):
+    def window(window_length, periodic=True, *args, dtype=None, **kwargs) -> Tensor:
+        if isinstance(window_length, Tensor):
+            window_length = int(window_length.asnumpy())
+        if not isinstance(window_length, int) or isinstance(window_length, bool) or window_length < 0:
+            raise op_error(name, f"'window_length' must be a non-negative int, but got {window_length!r}.")
+        if window_length == 0:
+            values = np.zeros(0)
+        elif window_length == 1:
+            values = np.ones(1)
+        else:
+            n = window_length + 1 if periodic else window_length
+            values = fn(n, *args, **kwargs)[:window_length]
+        out = Tensor(values.astype(default_dtype))
+        return out if dtype is None else math.cast(out, dtype)
+
+    window.__name__ = window.__qualname__ = name
+    window.__doc__ = (
+        f"The {name.replace('_', ' ')} of `window_length` points (periodic by default), "
+        f"{np.dtype(default_dtype).name} unless `dtype` says otherwise (as MindSpore 2.10)."
+    )
+    return window
+
+
+hamming_window = _window(
+    "hamming_window", lambda n, alpha=0.54, beta=0.46: alpha - beta * np.cos(2 * np.pi * np.arange(n) / (n - 1))
+)
+hann_window = _window("hann_window", lambda n: 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / (n - 1)), np.float64)
+bartlett_window = _window("bartlett_window", np.bartlett)
+blackman_window = _window("blackman_window", np.blackman)
+kaiser_window = _window("kaiser_window", lambda n, beta=12.0: np.kaiser(n, beta), np.float64)
+__all__ += ["bartlett_window", "blackman_window", "frac", "hamming_window", "hann_window", "heaviside", "isneginf",
+            "isposinf", "kaiser_window"]  # fmt: skip

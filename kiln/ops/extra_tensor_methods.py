@@ -16,7 +16,8 @@ FROM_OPS = (
     "absolute", "acosh", "arccosh", "arcsinh", "arctan2", "arctanh", "asinh", "atanh", "bernoulli", "bincount",
     "bitwise_left_shift", "bitwise_right_shift", "bmm", "cummax", "cummin", "diag", "digamma", "divide", "dot",
     "erfinv", "gather_nd", "hardshrink", "inner", "inverse", "lgamma", "mm", "multinomial", "outer", "searchsorted",
-    "trace", "unique", "xdivy", "diagonal",
+    "trace", "unique", "xdivy", "diagonal", "frac", "baddbmm", "addbmm", "addmm", "addmv", "addr", "heaviside",
+    "isposinf", "isneginf", "det", "slogdet", "logdet", "msort", "fliplr", "flipud", "argwhere", "nextafter",
 )  # fmt: skip
 
 

@@ -30,6 +30,12 @@ _L = (
     "lp = ops.log_softmax(Tensor(rng.standard_normal((6, 2, 4)).astype(np.float32)), 2)\n"
     "tg = Tensor(np.array([[1, 2, 2], [3, 1, 0]]), ms.int32)\n"
 )
+_F = (
+    "rng = np.random.default_rng(0)\n"
+    "x = Tensor(rng.standard_normal((3, 4, 6)).astype(np.float32))\n"
+    "c = Tensor((rng.standard_normal((3, 4, 6)) + 1j * rng.standard_normal((3, 4, 6))).astype(np.complex64))\n"
+    "m = Tensor(rng.standard_normal((2, 3, 3)).astype(np.float32))\n"
+)
 _O = (
     "rng = np.random.default_rng(5)\n"
     "params = [ms.Parameter(Tensor(rng.standard_normal(s).astype(np.float32)), name=n)"
@@ -240,6 +246,29 @@ PROBES = {
     "lp_norm": "out = ops.LpNorm((0, 1), 3)(Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)))",
     "equal_count": "out = ops.EqualCount()(Tensor(np.array([1, 2, 3]), ms.int32), Tensor(np.array([1, 2, 4]), ms.int32))",
     "matrix_band_part": "out = ops.matrix_band_part(Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4)), 1, -1)",
+    # ---- Fourier transforms, determinants, norms, addmm family, windows
+    **{
+        f"linalg_{name}": _F + f"out = {expr}"
+        for name, expr in {
+            "fft": "ops.fft(x, 8, 1, 'ortho')", "ifft": "ops.ifft(c)", "rfft": "ops.rfft(x, norm='forward')",
+            "irfft": "ops.irfft(c, 10)", "hfft": "ops.hfft(c, 7)", "ihfft": "ops.ihfft(x)", "fft2": "ops.fft2(c)",
+            "irfft2": "ops.irfft2(c, (4, 9))", "rfftn": "ops.rfftn(x)", "hfftn": "ops.hfftn(c, dim=(0, 2))",
+            "ihfftn": "ops.ihfftn(x, norm='ortho')", "ifftn": "ops.ifftn(c, s=(3, 5))",
+            "fftshift": "ops.fftshift(x, (1, 2))", "ifftshift": "ops.ifftshift(x)", "det": "ops.det(m)",
+            "slogdet": "ops.slogdet(m)", "vector_norm_3": "ops.vector_norm(x, 3, (1, 2))",
+            "vector_norm_inf": "ops.vector_norm(x, float('inf'))", "vector_norm_0": "ops.vector_norm(x, 0, 1, True)",
+            "matrix_norm_fro": "ops.matrix_norm(m)", "matrix_norm_nuc": "ops.matrix_norm(m, 'nuc')",
+            "matrix_norm_1": "ops.matrix_norm(m, 1)", "baddbmm": "ops.baddbmm(m, m, m, 0.5, 2)",
+            "addmm": "ops.addmm(m[0], m[0], m[1], beta=2, alpha=0.5)", "addbmm": "ops.addbmm(m[0], m, m)",
+            "addmv": "ops.addmv(m[0, 0], m[0], m[1, 0])", "addr": "ops.addr(m[0], m[0, 0], m[1, 1], beta=0.5)",
+            "heaviside": "ops.heaviside(Tensor(np.array([-1.0, 0.0, 2.0], np.float32)), Tensor(np.array([0.5], np.float32)))",
+            "frac": "ops.frac(Tensor(np.array([-1.5, 2.25], np.float32)))",
+            "hamming_window": "ops.hamming_window(7)", "hamming_window_symmetric": "ops.hamming_window(7, False, 0.5, 0.5)",
+            "hann_window": "ops.hann_window(6)", "bartlett_window": "ops.bartlett_window(Tensor(5, ms.int32))",
+            "blackman_window": "ops.blackman_window(Tensor(6, ms.int32), False)", "kaiser_window": "ops.kaiser_window(6, True, 8.0)",
+            "msort": "ops.msort(x)", "t": "ops.t(m[0])", "row_stack": "ops.row_stack((m[0, 0], m[0]))",
+        }.items()
+    },
     "transformer_param_names": "m = nn.TransformerEncoderLayer(8, 2, 16)\n"
     "out = [(p.name, list(p.shape)) for p in m.get_parameters()]",
 }
@@ -251,7 +280,10 @@ def _describe(value):
     if isinstance(value, (tuple, list)):
         return {"plain": json.loads(json.dumps(value))}
     arr = value.asnumpy()
-    return {"dtype": str(value.dtype), "shape": list(arr.shape), "value": arr.astype(np.float64).tolist()}
+    out = {"dtype": str(value.dtype), "shape": list(arr.shape), "value": np.real(arr).astype(np.float64).tolist()}
+    if np.iscomplexobj(arr):
+        out["imag"] = np.imag(arr).astype(np.float64).tolist()
+    return out
 
 
 def main() -> None:

@@ -357,3 +357,34 @@ RECORDS += [
              lambda x, y: np.where(y > 0, y * (np.log(np.where(y > 0, y, 1)) - x), 0).astype(x.dtype),
              shapes=((3, 4), (3, 4)), extra={"make_inputs": _kl_inputs, "grad_positions": (0,)}),
 ]  # fmt: skip
+
+
+# ---- Fourier transforms and linear algebra (kiln/ops/extra_linalg.py): real-valued compositions for gradients
+
+
+def _spd(rng, dtype, shapes):
+    a = rng.uniform(-1, 1, size=shapes[0])
+    return [(a @ np.swapaxes(a, -1, -2) + 3 * np.eye(a.shape[-1])).astype(dtype)]
+
+
+RECORDS += [
+    OpRecord("rfft_irfft_roundtrip", lambda x: ops.irfft(ops.rfft(x) * 2, 6), lambda x: 2 * x, shapes=((3, 6),),
+             rtol=1e-5),
+    OpRecord("fft_abs", lambda x: ops.abs(ops.fft2(x)), lambda x: np.abs(np.fft.fft2(x)).astype(x.dtype),
+             shapes=((3, 4),), rtol=1e-4, atol=1e-4),
+    OpRecord("hfft_of_ihfft", lambda x: ops.hfft(ops.ihfft(x), 8), lambda x: x, shapes=((2, 8),), rtol=1e-5),
+    OpRecord("det", ops.det, np.linalg.det, shapes=((2, 3, 3),), rtol=1e-4),
+    OpRecord("logdet_spd", ops.logdet, lambda x: np.linalg.slogdet(x)[1].astype(x.dtype), shapes=((2, 3, 3),),
+             rtol=1e-5, extra={"make_inputs": _spd}),
+    OpRecord("vector_norm_p3", lambda x: ops.vector_norm(x, 3, 1), lambda x: np.sum(np.abs(x) ** 3, 1) ** (1 / 3),
+             shapes=((3, 4),), rtol=1e-5),
+    OpRecord("matrix_norm_fro", ops.matrix_norm, lambda x: np.linalg.norm(x, "fro", (-2, -1)), shapes=((2, 3, 4),),
+             rtol=1e-5),
+    OpRecord("baddbmm", lambda i, a, b: ops.baddbmm(i, a, b, 0.5, 2.0), lambda i, a, b: 0.5 * i + 2.0 * (a @ b),
+             shapes=((2, 3, 5), (2, 3, 4), (2, 4, 5)), rtol=1e-5),
+    OpRecord("addr", lambda x, u, v: ops.addr(x, u, v, beta=0.5), lambda x, u, v: 0.5 * x + np.outer(u, v),
+             shapes=((3, 4), (3,), (4,))),
+    OpRecord("frac", ops.frac, lambda x: x - np.trunc(x), shapes=((3, 4),), domain=(-3.0, 3.0), grad=False),
+    OpRecord("heaviside", ops.heaviside, lambda x, v: np.heaviside(x, v).astype(x.dtype), shapes=((3, 4), (4,)),
+             grad=False, extra={"make_inputs": _integers}),
+]  # fmt: skip

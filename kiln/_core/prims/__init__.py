@@ -6,6 +6,7 @@ Importing this package fills `kiln._core.primitive.REGISTRY`.
 from kiln._core.prims import (  # noqa: F401
     array,
     elementwise,  # noqa: F401
+    extra_linalg,
     extra_math,
     extra_nn,
     nn,
