@@ -100,7 +100,8 @@ def format_table(ms_data: dict, kiln_data: dict, depth: int | None, top: int, to
     lines = []
     src = ms_data.get("source", {})
     lines.append(
-        f"MindSpore {ms_data.get('version', '?')} (CPU) vs {kiln_data.get('version', 'kiln')}; tests from "
+        f"MindSpore {ms_data.get('version', '?')} (CPU) vs {kiln_data.get('version', 'kiln')} "
+        f"@ {kiln_data.get('kiln_commit', '?')}; tests from "
         f"{src.get('origin', '?')} @ {src.get('commit', '?')[:12]}"
     )
     w = max([len(k) for k in groups] + [9])

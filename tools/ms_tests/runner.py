@@ -237,6 +237,8 @@ def run(
             data["source"] = source
         data["test_timeout_s"], data["file_timeout_s"] = test_timeout, file_timeout
         data["version"] = _version(side, ms_python, kiln_root)
+        if side == "kiln":
+            data["kiln_commit"] = _kiln_commit(kiln_root)
         todo = []
         if side == "mindspore":  # all files, private ones too (to count what they hold), once
             todo = [rel for rel in files if rerun or rel not in data["files"]]
@@ -267,6 +269,18 @@ def run(
                 if done % 10 == 0:
                     save_results(side, data, kiln_results)
         save_results(side, data, kiln_results)
+
+
+def _kiln_commit(kiln_root: Path | None) -> str:
+    """The commit of the Kiln being run: `kiln_root/COMMIT` for a source tree, else this checkout's HEAD (with
+    "+changes" when kiln/ differs from it)."""
+    if kiln_root is not None:
+        marker = Path(kiln_root) / "COMMIT"
+        return marker.read_text().strip() if marker.exists() else str(kiln_root)
+    git = ["git", "-C", str(REPO)]
+    head = subprocess.run(git + ["rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(git + ["diff", "--quiet", "HEAD", "--", "kiln"]).returncode != 0
+    return head + ("+changes" if dirty else "")
 
 
 def _version(side: str, ms_python: str, kiln_root: Path | None = None) -> str:
