@@ -21,6 +21,7 @@ from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Tensor
+from kiln._pynative.nested import unflatten
 
 
 def static_bool(cond):
@@ -91,7 +92,8 @@ def _as_array(v, like_dtype=None):
 
 
 def _pair(a, b, where, out1: list, out2: list):
-    """Match two branch results: a template, with differing tensors/scalars appended as outputs."""
+    """Match two branch results: a template (the layout `nested.unflatten` rebuilds), with differing
+    tensors/scalars appended as outputs."""
     if a is b or a is UNDEF or b is UNDEF:
         return ("c", a if a is b else UNDEF)
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
@@ -134,17 +136,6 @@ def _pair(a, b, where, out1: list, out2: list):
     raise _type_join_error(a, b, where)
 
 
-def _unpair(t, it):
-    kind = t[0]
-    if kind == "c":
-        return t[1]
-    if kind == "t":
-        return Tensor._wrap(next(it))
-    if kind == "s":
-        return t[1](_unpair(x, it) for x in t[2])
-    return dict(zip(t[1], (_unpair(x, it) for x in t[2]), strict=True))
-
-
 def _shared_captures(*traces: G.Trace):
     """One operand list for sibling graphs: each outer value once, and per graph its matching inputs
     (a placeholder where that graph does not read the value)."""
@@ -181,7 +172,7 @@ def emit_cond(pred: Tensor, s1: G.Trace, s2: G.Trace, v1, v2, where):
     n = len(results) - len(keys)
     for k, r in zip(keys, results[n:], strict=True):
         parent.write_state(k, objs[k], r)
-    return _unpair(template, iter(results[:n]))
+    return unflatten(template, iter(results[:n]))
 
 
 # -- if -----------------------------------------------------------------------------------------
