@@ -7,6 +7,7 @@ interrupted and resumed, and MindSpore's side (slow, and fixed) is run once and 
 from __future__ import annotations
 
 import ast
+import fcntl
 import json
 import os
 import subprocess
@@ -44,10 +45,15 @@ def load_results(side: str, kiln_results: Path | None = None) -> dict:
 def save_results(side: str, data: dict, kiln_results: Path | None = None) -> None:
     path = results_path(side, kiln_results)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data["files"] = dict(sorted(data["files"].items()))
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
-    tmp.replace(path)
+    # Several runs may share a results file (MindSpore's side above all): under a lock, merge this run's files
+    # into what is on disk now, so that one run never drops the files another stored meanwhile.
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        on_disk = json.loads(path.read_text())["files"] if path.exists() else {}
+        data["files"] = dict(sorted({**on_disk, **data["files"]}.items()))
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+        tmp.replace(path)
 
 
 # ---------------------------------------------------------------------------------------------- finding test files
