@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from kiln import _backend as B
 from kiln._core import graph as G
 from kiln._core.primitive import REGISTRY
@@ -138,6 +140,10 @@ def _zeros_like(t: Tensor) -> Tensor:
     return Tensor._wrap(B.jnp.zeros(t.shape, t._data.dtype))
 
 
+def _cast(t: Tensor, dtype) -> Tensor:
+    return apply(REGISTRY["Cast"], (t,), (np.dtype(dtype),))
+
+
 def _strip(value, level: int):
     """Drop `level`'s history from returned values so finished graphs can be freed."""
     for t in _flatten_outputs(value):
@@ -165,11 +171,8 @@ def run_with_grad(
             raise TypeError(
                 f"grad_position {p} asks for the gradient of argument {p}, which is a {type(a).__name__}, not a Tensor."
             )
-        if not tape.is_differentiable(a):
-            raise TypeError(
-                f"grad_position {p} asks for the gradient of argument {p}, whose dtype is {a.dtype}; "
-                f"gradients exist only for floating-point tensors."
-            )
+    if any(not tape.is_differentiable(args[p]) for p in positions):
+        return _grad_of_integers(fn, args, positions, weights, has_aux=has_aux, sens=sens, kwargs=kwargs)
     trace = G.current()
     if trace is not None:
         return _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs)
@@ -214,6 +217,30 @@ def run_with_grad(
             w._nodes = nodes
     n = len(positions)
     return _strip(out, level), tuple(grads[:n]), tuple(grads[n:])
+
+
+def _grad_of_integers(fn: Callable, args: tuple, positions: tuple, weights, **options):
+    """Gradients with respect to integer (and bool) arguments, as MindSpore defines them.
+
+    An integer argument is differentiated as a real number: the gradient at its float32 value, cast back
+    to its dtype. Where the function cannot take it as a float (an index, a shape), and for bool
+    arguments, the gradient is zeros.
+    """
+    ints = {p for p in positions if args[p].dtype.kind in "iu"}
+    as_float = tuple(_cast(a, np.float32) if i in ints else a for i, a in enumerate(args))
+    if ints and all(tape.is_differentiable(as_float[p]) for p in positions):
+        try:
+            out, grads, w_grads = run_with_grad(fn, as_float, positions, weights, **options)
+        except Exception:  # noqa: BLE001  (used where only an integer will do: zeros, as below)
+            pass
+        else:
+            pairs = zip(positions, grads, strict=True)
+            cast = tuple(_cast(g, args[p]._data.dtype) if p in ints else g for p, g in pairs)
+            return out, cast, w_grads
+    real = tuple(p for p in positions if tape.is_differentiable(args[p]))
+    out, some, w_grads = run_with_grad(fn, args, real, weights, **options)
+    found = dict(zip(real, some, strict=True))
+    return out, tuple(found[p] if p in found else _zeros_like(args[p]) for p in positions), w_grads
 
 
 def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):

@@ -272,10 +272,32 @@ def test_stop_gradient_of_tuple():
     np.testing.assert_allclose(_np(g), 2 * X)
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.bool_])
-def test_gradient_of_non_float_input_is_a_type_error(dtype):
-    with pytest.raises(TypeError, match="float"):
-        kiln.grad(lambda x: x.sum())(Tensor(np.array([1, 0], dtype)))
+# MindSpore 2.10 (checked in PyNative and GRAPH_MODE): an integer input is differentiated as a real number and
+# the gradient comes back in its dtype; where it can only be an integer (an index) the gradient is zeros.
+INT_GRAD_CASES = [
+    ("mul", lambda x, y: (x * x * y).sum(), lambda x, y: 2 * x * y),
+    ("cast", lambda x, y: (ops.cast(x, kiln.float32) * y).sum(), lambda x, y: y),
+    ("pow", lambda x, y: (x.astype(kiln.float32) ** 2).sum(), lambda x, y: 2 * x),
+    ("floordiv", lambda x, y: ((x // 2) * 5).sum(), lambda x, y: np.zeros_like(x)),
+    ("index", lambda x, y: ops.gather(y, x, 0).sum() * 3, lambda x, y: np.zeros_like(x)),
+]
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+@pytest.mark.parametrize(("name", "fn", "expected"), INT_GRAD_CASES, ids=[c[0] for c in INT_GRAD_CASES])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_gradient_of_an_integer_input_is_the_real_derivative_in_its_dtype(mode, name, fn, expected, dtype):
+    kiln.set_context(mode=mode)
+    x = np.array([0, 1, 2], dtype)
+    y = np.array([1.5, 2.0, 3.0], np.float32)
+    g = kiln.grad(fn)(Tensor(x), Tensor(y))
+    assert g.dtype == Tensor(x).dtype
+    np.testing.assert_array_equal(_np(g), expected(x, y).astype(dtype))
+
+
+def test_gradient_of_a_bool_input_is_zeros():
+    g = kiln.grad(lambda m, y: (ops.select(m, y, y * 2)).sum())(Tensor(np.array([True, False])), Tensor([1.0, 2.0]))
+    np.testing.assert_array_equal(_np(g), [False, False])
 
 
 def test_gradient_of_a_python_number_is_a_type_error():

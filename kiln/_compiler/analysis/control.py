@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln._compiler.analysis import values as V
-from kiln._compiler.analysis.values import Frame, Goto, Return, TensorRange
+from kiln._compiler.analysis.values import Exits, Frame, Goto, Return, TensorRange
 from kiln._compiler.errors import GraphCompileError
 from kiln._compiler.frontend.parser import UNDEF
 from kiln._core import dtype as mstype
@@ -21,7 +21,7 @@ from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Tensor
-from kiln._pynative.nested import unflatten
+from kiln._pynative.nested import flatten, unflatten
 
 
 def static_bool(cond):
@@ -119,10 +119,14 @@ def _pair(a, b, where, out1: list, out2: list):
         out1.append(np.asarray(a, dt))
         out2.append(np.asarray(b, dt))
         return ("t",)
+    if isinstance(a, TensorRange) and isinstance(b, TensorRange):
+        fields = zip((a.index, a.stop, a.step), (b.index, b.stop, b.step), strict=True)
+        return ("n", TensorRange, tuple(_pair(x, y, where, out1, out2) for x, y in fields))
     if isinstance(a, (tuple, list)) and type(a) is type(b):
         if len(a) != len(b):
             raise _type_join_error(a, b, where)
-        return ("s", type(a), tuple(_pair(x, y, where, out1, out2) for x, y in zip(a, b, strict=True)))
+        kind = "n" if hasattr(a, "_fields") else "s"
+        return (kind, type(a), tuple(_pair(x, y, where, out1, out2) for x, y in zip(a, b, strict=True)))
     if isinstance(a, dict) and isinstance(b, dict):
         if a.keys() != b.keys():
             raise _type_join_error(a, b, where)
@@ -175,44 +179,141 @@ def emit_cond(pred: Tensor, s1: G.Trace, s2: G.Trace, v1, v2, where):
     return unflatten(template, iter(results[:n]))
 
 
-# -- if -----------------------------------------------------------------------------------------
+# -- if ---------------------------------------------------------------------------------------
 
 
-def _branch(ctx, graph, frame, finish: bool):
-    """Run one branch region; with `finish`, continue to the function's end (a Return)."""
+def _branch(ctx, graph, frame):
+    """Run one branch region until control leaves it: a Goto, Return or Exits outcome."""
     ctx.region_depth += 1
     try:
-        outcome = ctx.run(Frame(graph, frame, frame.ns), region=graph)
+        return ctx.run(Frame(graph, frame, frame.ns), region=graph)
     finally:
         ctx.region_depth -= 1
-    if finish and isinstance(outcome, Goto):
-        return Return(ctx.run(ctx.enter(outcome.target, outcome.parent, outcome.args, outcome.parent.ns)))
-    return outcome
 
 
 def tensor_if(ctx, frame: Frame, node, pred: Tensor):
     tg, fg = node.inputs[2].value, node.inputs[3].value
-    where = (node, tg, fg)
+    o1, s1 = _subtrace("then", lambda: _branch(ctx, tg, frame))
+    o2, s2 = _subtrace("else", lambda: _branch(ctx, fg, frame))
+    return join_outcomes(pred, s1, s2, o1, o2, (node, tg, fg))
 
-    def both(finish: bool):
-        o1, s1 = _subtrace("then", lambda: _branch(ctx, tg, frame, finish))
-        o2, s2 = _subtrace("else", lambda: _branch(ctx, fg, frame, finish))
-        return o1, s1, o2, s2
 
-    o1, s1, o2, s2 = both(False)
-    if isinstance(o1, Goto) and isinstance(o2, Goto) and o1.target is o2.target:
-        args = emit_cond(pred, s1, s2, list(o1.args), list(o2.args), where)
-        return Goto(o1.target, o1.parent, args)
-    if not (isinstance(o1, Return) and isinstance(o2, Return)):
-        # The branches leave differently (return vs. fall through): record each path to the function's end.
-        if ctx.region_depth > 0:
-            raise GraphCompileError(
-                "this if/else, whose condition is a Tensor, leaves one branch by return/break/continue and the "
-                "other differently, inside another Tensor-conditioned if or loop: assign to a variable and return "
-                "once instead."
-            )
-        o1, s1, o2, s2 = both(True)
-    return Return(emit_cond(pred, s1, s2, o1.value, o2.value, where))
+# -- exits chosen at run time ---------------------------------------------------------------------
+# Branches that leave differently (return in one, fall through in the other; break/continue in a loop)
+# join into an `Exits`: an exit index plus every exit's payload. The interpreter then continues each
+# exit that stays inside the enclosing region under a `cond` on the index (`resolve`), and a Tensor
+# loop carries the index and payloads out of its `while` (`_while`).
+
+
+def _exit_key(out):
+    return ("return",) if isinstance(out, Return) else (out.target, id(out.parent))
+
+
+def _exits(outcome) -> tuple:
+    """(index Tensor or None, the exits) of an outcome."""
+    if isinstance(outcome, Exits):
+        return outcome.which, outcome.outs
+    return None, [outcome]
+
+
+def _payload(out):
+    return out.value if isinstance(out, Return) else list(out.args)
+
+
+def _with_payload(out, payload):
+    return Return(payload) if isinstance(out, Return) else Goto(out.target, out.parent, list(payload))
+
+
+def _zeros(shape, dtype) -> Tensor:
+    zero = np.zeros((), dtype)
+    return Tensor._wrap(G.current().bind(REGISTRY["BroadcastTo"], (tuple(shape),), [zero]))
+
+
+def _placeholder(v):
+    """A value of `v`'s type for an exit not taken: zeros for Tensors, other values as they are."""
+    if isinstance(v, Tensor):
+        return _zeros(v._data.shape, np.dtype(v._data.dtype))
+    if isinstance(v, TensorRange):
+        return TensorRange(_placeholder(v.index), _placeholder(v.stop), _placeholder(v.step))
+    if isinstance(v, tuple) and hasattr(v, "_fields"):
+        return type(v)(*map(_placeholder, v))
+    if isinstance(v, (tuple, list)):
+        return type(v)(map(_placeholder, v))
+    if isinstance(v, dict):
+        return {k: _placeholder(x) for k, x in v.items()}
+    return v
+
+
+def _index_map(which: Tensor | None, table: list) -> Tensor:
+    """`table[which]` as an int32 Tensor of the current graph (`which` None: `table[0]`)."""
+    result = np.int32(table[0])
+    if which is not None:
+        trace = G.current()
+        for i, t in enumerate(table[1:], start=1):
+            hit = trace.bind(REGISTRY["Equal"], (), [which._data, np.int32(i)])
+            result = trace.bind(REGISTRY["Select"], (), [hit, np.int32(t), result])
+    return Tensor._wrap(result) if type(result) is G.Var else Tensor(result)
+
+
+def join_outcomes(pred: Tensor, s1: G.Trace, s2: G.Trace, o1, o2, where):
+    """Join the outcomes of two recorded branches into one outcome of the current graph."""
+    if isinstance(o1, Goto) and isinstance(o2, Goto) and _exit_key(o1) == _exit_key(o2):
+        return Goto(o1.target, o1.parent, emit_cond(pred, s1, s2, list(o1.args), list(o2.args), where))
+    if isinstance(o1, Return) and isinstance(o2, Return):
+        return Return(emit_cond(pred, s1, s2, o1.value, o2.value, where))
+    (w1, outs1), (w2, outs2) = _exits(o1), _exits(o2)
+    by1 = {_exit_key(o): o for o in outs1}
+    by2 = {_exit_key(o): o for o in outs2}
+    keys = list(dict.fromkeys([*by1, *by2]))
+
+    def side(trace, which, outs, own, other):
+        with G.recording(trace):
+            index = _index_map(which, [keys.index(_exit_key(o)) for o in outs])
+            payloads = [_payload(own[k]) if k in own else _placeholder(_payload(other[k])) for k in keys]
+        return [index, payloads]
+
+    v1 = side(s1, w1, outs1, by1, by2)
+    v2 = side(s2, w2, outs2, by2, by1)
+    which, payloads = emit_cond(pred, s1, s2, v1, v2, where)
+    known = {**by2, **by1}
+    return Exits(which, [_with_payload(known[k], p) for k, p in zip(keys, payloads, strict=True)], where)
+
+
+def _switch(which: Tensor, cases: list, where):
+    """Run `cases[i]()` when `which == i` (a chain of `cond`s); returns the joined outcome."""
+    (i, first), rest = cases[0], cases[1:]
+    if not rest:
+        return first()
+    pred = Tensor._wrap(G.current().bind(REGISTRY["Equal"], (), [which._data, np.int32(i)]))
+    o1, s1 = _subtrace("then", first)
+    o2, s2 = _subtrace("else", lambda: _switch(which, rest, where))
+    return join_outcomes(pred, s1, s2, o1, o2, where)
+
+
+def resolve(ctx, exits: Exits, region, ns):
+    """Continue the exits that stay inside `region` (None: the function) until each leaves it."""
+
+    def stays(out) -> bool:
+        return isinstance(out, Goto) and (region is None or out.target.is_within(region))
+
+    if not any(stays(o) for o in exits.outs):
+        return exits
+
+    def case(out):
+        if not stays(out):
+            return lambda: out
+
+        def go_on():
+            ctx.region_depth += 1
+            try:
+                result = ctx.run(ctx.enter(out.target, out.parent, list(out.args), ns), region)
+            finally:
+                ctx.region_depth -= 1
+            return Return(result) if region is None else result
+
+        return go_on
+
+    return _switch(exits.which, [(i, case(o)) for i, o in enumerate(exits.outs)], exits.where)
 
 
 def select_both(ctx, node, cond, then_fn, else_fn):
@@ -247,29 +348,53 @@ def _type_join_error(v1, v2, where):
 class _Retry(Exception):
     """The loop must be traced again with more loop-carried state."""
 
-    def __init__(self, indices=(), params=()) -> None:
+    def __init__(self, indices=(), params=(), exits=(), undefined=None) -> None:
         super().__init__("retry")
-        self.indices, self.params = set(indices), list(params)
+        self.indices, self.params, self.exits = set(indices), list(params), list(exits)
+        self.undefined = undefined or {}  # index -> the body's value of a variable unassigned before the loop
+
+
+class _LoopExit:
+    """An exit of a Tensor loop's body other than the next iteration: a `break` or a `return`."""
+
+    __slots__ = ("key", "out", "template", "avals")
+
+    def __init__(self, out) -> None:
+        self.key, self.out = _exit_key(out), out
+        leaves: list = []
+        self.template = flatten(_payload(out), leaves)
+        self.avals = [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves]
 
 
 def tensor_loop(ctx, hframe: Frame, node, pred: Tensor):
-    """A loop whose condition is a Tensor: one `while` equation over the loop-carried values and state."""
+    """A loop whose condition is a Tensor: one `while` equation over the loop-carried values and state.
+
+    A body that can also leave by `break` or `return` carries an exit index and each exit's payload;
+    the loop stops when the index is set, and the interpreter continues at the exit it names.
+    """
     header = hframe.graph
     carried = [hframe.values[p] for p in header.params]
     dynamic = {i for i, v in enumerate(carried) if _has_tensor(v)}
     state: list = []  # (key, obj) of the Parameters / random key the body writes
+    exits: list[_LoopExit] = []
     for _ in range(len(carried) + 64):
         try:
-            final = _while(ctx, hframe, node, carried, dynamic, state)
+            final, which, payloads = _while(ctx, hframe, node, carried, dynamic, state, exits)
             break
         except _Retry as r:
             dynamic |= r.indices
             state += [e for e in r.params if all(e[0] is not k for k, _ in state)]
+            exits += r.exits
+            for i, v in r.undefined.items():  # first assigned in the body: enters as zeros of its type
+                carried[i] = _placeholder(v)
     else:  # pragma: no cover - bounded by the state size
         raise GraphCompileError("the loop-carried state of this loop does not settle.")
     new_h = ctx.enter(header, hframe.parent, final, hframe.ns)
     exit_g = node.inputs[3].value
-    return Frame(exit_g, new_h, hframe.ns)
+    if not exits:
+        return Frame(exit_g, new_h, hframe.ns)
+    outs = [Goto(exit_g, new_h, []), *(_with_payload(e.out, p) for e, p in zip(exits, payloads, strict=True))]
+    return Exits(which, outs, (node, None, None))
 
 
 def _has_tensor(v) -> bool:
@@ -326,53 +451,77 @@ def _seed_state(trace: G.Trace, state: list, values: list) -> None:
         trace.state_objs[key] = obj
 
 
-def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list):
+def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list, exits: list):
     header = hframe.graph
     body_g = node.inputs[2].value
+    header_key = (header, id(hframe.parent))
     parent = G.current()
     leaves: list = []
     descs = {i: _to_leaves(carried[i], leaves) for i in sorted(dynamic)}
     n_vars = len(leaves)
     init = [*leaves, *(_state_value(k, obj) for k, obj in state)]
+    n_state = len(init)
+    if exits:  # the exit index (0: next iteration), then each exit's payload
+        init += [np.int32(0), *(_zeros(*a)._data for e in exits for a in e.avals)]
     avals = [(tuple(x.shape), np.dtype(x.dtype)) for x in init]
 
     def enter_header(trace: G.Trace):
         carry = [trace.new_input(s, d) for s, d in avals]
-        _seed_state(trace, state, carry[n_vars:])
+        _seed_state(trace, state, carry[n_vars:n_state])
         it = iter(carry[:n_vars])
         vals = [(_from_leaves(descs[i], it) if i in dynamic else carried[i]) for i in range(len(carried))]
         frame = ctx.enter(header, hframe.parent, vals, hframe.ns)
         for a in header.nodes:
             frame.values[a] = ctx.eval_apply(frame, a)
-        return frame
+        return frame, vals, carry
 
     def cond_fn(trace):
-        frame = enter_header(trace)
+        frame, _, carry = enter_header(trace)
         c = ctx.value_of(frame, node.inputs[1])
-        return as_predicate(c if isinstance(c, Tensor) else Tensor(bool(c)))._data
+        go = as_predicate(c if isinstance(c, Tensor) else Tensor(bool(c)))._data
+        if exits:
+            running = trace.bind(REGISTRY["Equal"], (), [carry[n_state], np.int32(0)])
+            go = trace.bind(REGISTRY["LogicalAnd"], (), [go, running])
+        return go
 
     def body_fn(trace):
-        frame = enter_header(trace)
+        frame, vals, carry = enter_header(trace)
         ctx.region_depth += 1
         try:
             outcome = ctx.run(Frame(body_g, frame, frame.ns), region=body_g)
         finally:
             ctx.region_depth -= 1
-        if not (isinstance(outcome, Goto) and outcome.target is header):
-            raise GraphCompileError(
-                "'break' or 'return' inside a loop whose condition is a Tensor is not supported; "
-                "fold the exit condition into the loop condition."
-            )
-        new = outcome.args
+        which, outs = _exits(outcome)
+        by_key = {_exit_key(o): o for o in outs}
+        known = {e.key for e in exits}
+        new_exits = [_LoopExit(o) for k, o in by_key.items() if k != header_key and k not in known]
+        nxt = by_key.get(header_key)
+        new = nxt.args if nxt is not None else vals
         retry = {i for i in range(len(carried)) if i not in dynamic and not _same_static(new[i], carried[i])}
-        known = {k for k, _ in state}
-        new_state = [(k, trace.state_objs[k]) for k in trace.written() if k not in known]
-        if retry or new_state:
-            raise _Retry(retry, new_state)
+        known_state = {k for k, _ in state}
+        new_state = [(k, trace.state_objs[k]) for k in trace.written() if k not in known_state]
+        if retry or new_state or new_exits:
+            undefined = {i: new[i] for i in retry if carried[i] is UNDEF and _has_tensor(new[i])}
+            raise _Retry(retry, new_state, new_exits, undefined)
         out: list = []
         for i in sorted(dynamic):
             _to_leaves(new[i], out)
         out += [trace.state[k] for k, _ in state]
+        if exits:
+            table = [0 if k == header_key else 1 + [e.key for e in exits].index(k) for k in by_key]
+            out.append(_index_map(which, table)._data)
+            it = iter(carry[n_state + 1 :])
+            for e in exits:
+                if e.key in by_key:
+                    got: list = []
+                    flatten(_payload(by_key[e.key]), got)
+                    if len(got) != len(e.avals):
+                        raise GraphCompileError("the values this loop leaves with change their structure.")
+                    out += got
+                    for _ in e.avals:
+                        next(it)
+                else:  # not reachable this time: keep the carried placeholder
+                    out += [next(it) for _ in e.avals]
         fixed = []
         for o, (shape, dt) in zip(out, avals, strict=True):
             if tuple(o.shape) != shape:
@@ -400,7 +549,12 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list):
     results = parent.emit(
         "while", [*consts, *init], avals, {"cond": cond_graph, "body": body_graph, "n_consts": len(consts)}
     )
-    for (k, obj), r in zip(state, results[n_vars:], strict=True):
+    for (k, obj), r in zip(state, results[n_vars:n_state], strict=True):
         parent.write_state(k, obj, r)
     it = iter(results[:n_vars])
-    return [(_from_leaves(descs[i], it) if i in dynamic else carried[i]) for i in range(len(carried))]
+    final = [(_from_leaves(descs[i], it) if i in dynamic else carried[i]) for i in range(len(carried))]
+    if not exits:
+        return final, None, []
+    rest = iter(results[n_state + 1 :])
+    payloads = [unflatten(e.template, rest) for e in exits]
+    return final, Tensor._wrap(results[n_state]), payloads

@@ -13,7 +13,7 @@ failure is reported at the user's line with the failing node marked.
 from __future__ import annotations
 
 from kiln._compiler.analysis import calls, control, diagnose, semantics
-from kiln._compiler.analysis.values import Closure, Frame, Goto, Return, abstract_of
+from kiln._compiler.analysis.values import Closure, Exits, Frame, Goto, Return, abstract_of
 from kiln._compiler.errors import GraphCompileError, where
 from kiln._compiler.frontend.parser import UNDEF
 from kiln._compiler.ir import ops as O
@@ -213,12 +213,14 @@ def run(ctx: Context, frame: Frame, region: FuncGraph | None = None):
                             return Goto(step.graph, step.parent, [step.values[p] for p in step.graph.params])
                         frame = step
                         continue
+                    if isinstance(step, Exits):
+                        step = control.resolve(ctx, step, region, frame.ns)
                     if isinstance(step, Goto):
                         if region is not None and not step.target.is_within(region):
                             return step
                         frame = enter(step.target, step.parent, step.args, frame.ns)
                         continue
-                    return step if region is not None else step.value  # a Return
+                    return step if region is not None else step.value  # a Return, or Exits leaving the region
             result = value_of(frame, out)
             return Return(result) if region is not None else result
     finally:

@@ -72,6 +72,20 @@ class Return:
         self.value = value
 
 
+class Exits:
+    """Outcome of running a region that leaves by one of several exits, chosen at run time.
+
+    `which` (an int32 scalar Tensor) indexes `outs`, each a Goto or Return; the payloads (jump arguments,
+    returned values) of the exits not taken hold placeholders of the right types. `where` locates the
+    Tensor `if` that split the paths, for error messages.
+    """
+
+    __slots__ = ("which", "outs", "where")
+
+    def __init__(self, which: Tensor, outs: list, where) -> None:
+        self.which, self.outs, self.where = which, outs, where
+
+
 def is_symbolic(x) -> bool:
     """A Tensor whose value is unknown at compile time."""
     return isinstance(x, Tensor) and type(x._data) is Var

@@ -9,7 +9,7 @@ import numpy as np
 
 from kiln._compiler.lower import eval_graph
 from kiln._compiler.passes.tensor.util import is_const, substitute
-from kiln._core.graph import Graph
+from kiln._core.graph import Graph, Var
 
 MAX_ELEMENTS = 1 << 16
 
@@ -19,7 +19,7 @@ def fold(graph: Graph) -> int:
     kept = []
     for e in graph.eqns:
         if mapping:
-            e.inputs = [mapping.get(x, x) for x in e.inputs]
+            e.inputs = [mapping.get(x, x) if type(x) is Var else x for x in e.inputs]
         foldable = (
             not isinstance(e.prim, str)
             and not e.prim.random

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kiln._compiler.passes.tensor.util import const_value, substitute
-from kiln._core.graph import Graph
+from kiln._core.graph import Graph, Var
 
 
 def inline(graph: Graph) -> int:
@@ -12,7 +12,7 @@ def inline(graph: Graph) -> int:
     mapping: dict = {}
     for e in graph.eqns:
         if mapping:
-            e.inputs = [mapping.get(x, x) for x in e.inputs]
+            e.inputs = [mapping.get(x, x) if type(x) is Var else x for x in e.inputs]
         pred = const_value(e.inputs[0], 1) if e.prim == "cond" else None
         if pred is None:
             eqns.append(e)
