@@ -226,41 +226,194 @@ def _local_mesh() -> Mesh:
 
 
 # ---------------------------------------------------------------- collectives
-def _block_fn(kind: str, op: str, size: int, root: int, axis: str, split_dim: int, concat_dim: int):
-    """What each rank computes on its block (its value with a leading axis of 1) inside shard_map."""
+# A collective is written once, as what one rank computes on its own value (`lower_collective`), with
+# XLA's collectives over the mesh axis "rank". It runs inside `jax.shard_map` over the ranks' devices:
+# eagerly (`collective`: a program of one collective) and in compiled graphs (`spmd_jit`: the whole
+# graph is the per-rank program, as in MindSpore, where each rank runs its own copy of the graph).
+#
+# Each rank's value enters the program as a "replicated" global array whose copy on each rank's devices
+# is that rank's own value (the mesh's rank axis is manual inside shard_map, so nothing assumes the
+# copies agree), and leaves it the same way: every input and output keeps its per-rank shape.
 
-    def reduce(b):
-        if op == "sum":
-            return lax.psum(b, axis)
-        if op == "max":
-            return lax.pmax(b, axis)
-        if op == "min":
-            return lax.pmin(b, axis)
-        if op == "prod":
-            return jnp.prod(lax.all_gather(b, axis, tiled=True), axis=0, keepdims=True).astype(b.dtype)
-        raise ValueError(op)
+CROSS_RANK_PRIMS: set[str] = set()  # names of the primitives that communicate between ranks (see spmd_needed)
+_spmd: dict = {"axis": None, "size": 1}  # the rank axis while a program over the ranks is traced
+_virtual: dict = {"mesh": None}  # set by `virtual_ranks`: this process's devices stand for the ranks
 
-    if kind == "all_reduce":
-        return lambda b: reduce(b)[0], P()
+
+@contextlib.contextmanager
+def _over_ranks(axis: str, size: int):
+    saved = dict(_spmd)
+    _spmd.update(axis=axis, size=size)
+    try:
+        yield
+    finally:
+        _spmd.update(saved)
+
+
+@contextlib.contextmanager
+def virtual_ranks(n: int):
+    """Within this block, the first `n` devices of this process are `n` ranks (one process; for tests).
+
+    A rank's value is a global array replicated over the `n` devices whose copy on device r is rank r's
+    value (`to_ranks` / `from_ranks`); collectives, eager or compiled, run between the devices.
+    """
+    devices = jax.local_devices()
+    if n > len(devices):
+        raise ValueError(f"virtual_ranks({n}): this process has only {len(devices)} device(s).")
+    saved = _virtual["mesh"]
+    _virtual["mesh"] = Mesh(np.array(devices[:n]), (RANK_AXIS,))
+    try:
+        yield _virtual["mesh"]
+    finally:
+        _virtual["mesh"] = saved
+
+
+def to_ranks(values: list):
+    """Inside `virtual_ranks`: one array holding rank r's value `values[r]` on device r."""
+    mesh = _virtual["mesh"]
+    devices = list(mesh.devices.flat)
+    parts = [jax.device_put(np.asarray(v), d) for v, d in zip(values, devices, strict=True)]
+    return jax.make_array_from_single_device_arrays(parts[0].shape, NamedSharding(mesh, P()), parts)
+
+
+def from_ranks(x) -> list:
+    """Inside `virtual_ranks`: the per-rank values of an array made by `to_ranks` or a program over the ranks."""
+    mesh = _virtual["mesh"]
+    by_device = {s.device: s.data for s in x.addressable_shards}
+    return [np.asarray(by_device[d]) for d in mesh.devices.flat]
+
+
+def world_mesh() -> Mesh | None:
+    """The mesh of all ranks (axes "rank", "local"; or "rank" with virtual ranks), None with one rank."""
+    if _virtual["mesh"] is not None:
+        return _virtual["mesh"]
+    if not _state["initialized"] or jax.process_count() == 1:
+        return None
+    return _group_mesh(tuple(range(jax.process_count())))
+
+
+def _as_global(x, mesh: Mesh):
+    """This rank's value `x` as a global array over `mesh` (each of this process's devices holds a copy)."""
+    sharding = NamedSharding(mesh, P())
+    if isinstance(x, jax.Array) and x.sharding == sharding:
+        return x
+    x = jnp.asarray(x)
+    me = jax.process_index()
+    local = [d for d in mesh.devices.flat if d.process_index == me]
+    parts = [jax.device_put(x, d) for d in local]
+    return jax.make_array_from_single_device_arrays(x.shape, sharding, parts)
+
+
+def _as_local(x, mesh: Mesh):
+    """This rank's value of a program's output: the copy on this process's first device of the mesh."""
+    if _virtual["mesh"] is mesh:
+        return x
+    me = jax.process_index()
+    home = next(d for d in mesh.devices.flat if d.process_index == me)
+    return next(s.data for s in x.addressable_shards if s.device == home)
+
+
+def _reduce(x, op: str, axis):
+    """Reduce over array axis `axis` keeping the dtype (the per-rank values stacked along it)."""
+    if op == "sum":
+        return jnp.sum(x, axis=axis, dtype=x.dtype)
+    if op == "max":
+        return jnp.max(x, axis=axis)
+    if op == "min":
+        return jnp.min(x, axis=axis)
+    if op == "prod":
+        return jnp.prod(x, axis=axis, dtype=x.dtype)
+    raise ValueError(op)
+
+
+def _stand_in(kind: str, x, size: int, split_dim: int, concat_dim: int):
+    """A value of the result's shape and dtype, for shape inference outside a program over the ranks."""
     if kind == "all_gather":
-        # (1, n, ...) on every rank -> (size * n, ...), ranks in order along the first axis.
-        return lambda b: lax.all_gather(b[0], axis, axis=0, tiled=True), P()
+        return jnp.concatenate([x] * size, axis=0)
     if kind == "reduce_scatter":
-        if op == "sum":
-            return lambda b: lax.psum_scatter(b[0], axis, scatter_dimension=0, tiled=True)[None], P(axis)
-
-        def scatter(b):
-            full = reduce(b)[0]
-            n = full.shape[0] // size
-            return lax.dynamic_slice_in_dim(full, lax.axis_index(axis) * n, n, axis=0)[None]
-
-        return scatter, P(axis)
-    if kind == "broadcast":
-        return lambda b: lax.all_gather(b, axis, tiled=True)[root], P()
+        return x[: x.shape[0] // size]
     if kind == "all_to_all":
-        # Split `split_dim` into `size` pieces, piece j goes to rank j; received pieces join along `concat_dim`.
-        return lambda b: lax.all_to_all(b[0], axis, split_dim, concat_dim, tiled=True)[None], P(axis)
+        block = lax.slice_in_dim(x, 0, x.shape[split_dim] // size, axis=split_dim)
+        return jnp.concatenate([block] * size, axis=concat_dim)
+    return x
+
+
+def lower_collective(
+    kind: str, x, ranks: tuple[int, ...], *, op: str = "sum", root: int = 0, split_dim: int = 0, concat_dim: int = 0
+):
+    """What one rank computes for collective `kind` on its value `x` among the world ranks `ranks`.
+
+    Traced inside a program over the ranks (`collective`, `spmd_jit`), it lowers to XLA's collectives
+    over the rank axis: psum/pmax/pmin (all_reduce), all_gather, psum_scatter (reduce_scatter), a masked
+    psum (broadcast from `root`, a position in `ranks`), all_to_all. A group that is not the whole world
+    gathers every rank's value once and computes its members' result from them. Outside such a program
+    (shape inference) it returns a stand-in of the right shape.
+    """
+    size = len(ranks)
+    if size == 1:
+        return x
+    axis, world = _spmd["axis"], _spmd["size"]
+    if axis is None:
+        return _stand_in(kind, x, size, split_dim, concat_dim)
+    if tuple(ranks) == tuple(range(world)):
+        if kind == "all_reduce":
+            if op == "sum":
+                return lax.psum(x, axis)
+            if op == "max":
+                return lax.pmax(x, axis)
+            if op == "min":
+                return lax.pmin(x, axis)
+            return _reduce(lax.all_gather(x, axis), op, 0)
+        if kind == "all_gather":
+            return lax.all_gather(x, axis, axis=0, tiled=True)
+        if kind == "reduce_scatter":
+            if op == "sum":
+                return lax.psum_scatter(x, axis, scatter_dimension=0, tiled=True)
+            full = _reduce(lax.all_gather(x, axis), op, 0)
+            n = full.shape[0] // size
+            return lax.dynamic_slice_in_dim(full, lax.axis_index(axis) * n, n, axis=0)
+        if kind == "broadcast":
+            if x.dtype == jnp.bool_:
+                return lax.all_gather(x, axis)[root]
+            return lax.psum(jnp.where(lax.axis_index(axis) == root, x, jnp.zeros_like(x)), axis)
+        if kind == "all_to_all":
+            return lax.all_to_all(x, axis, split_dim, concat_dim, tiled=True)
+        raise ValueError(kind)
+    # A sub-group: every rank's value, then the members' result (members compute theirs; others ignore it).
+    members = lax.all_gather(x, axis)[np.asarray(ranks)]  # (size, ...) in group order
+    position = np.zeros(world, np.int32)
+    position[list(ranks)] = np.arange(size, dtype=np.int32)
+    pos = jnp.asarray(position)[lax.axis_index(axis)]
+    if kind == "all_reduce":
+        return _reduce(members, op, 0)
+    if kind == "all_gather":
+        return members.reshape(size * x.shape[0], *x.shape[1:])
+    if kind == "reduce_scatter":
+        full = _reduce(members, op, 0)
+        n = full.shape[0] // size
+        return lax.dynamic_slice_in_dim(full, pos * n, n, axis=0)
+    if kind == "broadcast":
+        return members[root]
+    if kind == "all_to_all":
+        b = x.shape[split_dim] // size
+        blocks = [lax.dynamic_slice_in_dim(members[j], pos * b, b, axis=split_dim) for j in range(size)]
+        return jnp.concatenate(blocks, axis=concat_dim)
     raise ValueError(kind)
+
+
+def _program(fun, mesh: Mesh, n_args: int):
+    """jit(shard_map(fun)) over `mesh`: every argument and output is a per-rank value."""
+    axis = RANK_AXIS
+    size = mesh.shape[axis]
+
+    def body(*args):
+        with _over_ranks(axis, size):
+            outs = fun(*args)
+        return [jnp.asarray(o) for o in outs]
+
+    specs = tuple(P() for _ in range(n_args))
+    # check_vma=False: each rank's copy is its own value, not a replica that must agree.
+    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=specs, out_specs=P(), check_vma=False))
 
 
 def run_on_mesh(
@@ -281,12 +434,17 @@ def run_on_mesh(
     ranks (reduce_scatter, all_to_all).
     """
     size = mesh.shape[axis]
-    key = (kind, op, root, mesh, axis, split_dim, concat_dim)
+    ranks = tuple(range(size))
+    key = ("stacked", kind, op, root, mesh, axis, split_dim, concat_dim)
     fn = _state["jitted"].get(key)
     if fn is None:
-        block, out_spec = _block_fn(kind, op, size, root, axis, split_dim, concat_dim)
-        # check_vma=False: the values are plain per-rank data (no autodiff through shard_map here), and
-        # replicated outputs of all_gather/psum need no proof of invariance.
+        out_spec = P(axis) if kind in ("reduce_scatter", "all_to_all") else P()
+
+        def block(b):
+            with _over_ranks(axis, size):
+                out = lower_collective(kind, b[0], ranks, op=op, root=root, split_dim=split_dim, concat_dim=concat_dim)
+            return out[None] if kind in ("reduce_scatter", "all_to_all") else out
+
         fn = jax.jit(jax.shard_map(block, mesh=mesh, in_specs=P(axis), out_specs=out_spec, check_vma=False))
         _state["jitted"][key] = fn
     return fn(stacked)
@@ -295,26 +453,77 @@ def run_on_mesh(
 def collective(
     kind: str, x, ranks: tuple[int, ...], *, op: str = "sum", root: int = 0, split_dim: int = 0, concat_dim: int = 0
 ):
-    """Collective `kind` over the processes `ranks`, on this process's local array `x`; returns its local result.
+    """Collective `kind` among the world ranks `ranks`, on this rank's value `x`; returns this rank's result.
 
-    Only the processes in `ranks` may call it, all with the same shape and dtype (XLA's rule). `root` is a
-    position in `ranks`.
+    Only the ranks in `ranks` call it (a program over their devices), all with the same shape and dtype.
+    `root` is a position in `ranks`.
     """
-    mesh = _group_mesh(ranks)
-    size = len(ranks)
-    x = jnp.asarray(x)
-    if size == 1:
-        return x
-    sharding = NamedSharding(mesh, P(RANK_AXIS))
-    local = x[None]
-    if len(local.devices()) != 1:  # spread over this process's devices (data parallel): one copy suffices
-        local = jax.device_put(local, jax.local_devices()[0])
-    stacked = jax.make_array_from_process_local_data(sharding, local, (size, *x.shape))
-    out = run_on_mesh(kind, stacked, mesh, RANK_AXIS, op=op, root=root, split_dim=split_dim, concat_dim=concat_dim)
-    home = jax.local_devices()[0]
-    # This process's piece, on its first device (where its other arrays live).
-    piece = next(s.data for s in out.addressable_shards if s.device == home)
-    return piece[0] if kind in ("reduce_scatter", "all_to_all") else piece
+    if len(ranks) == 1:
+        return jnp.asarray(x)
+    if _virtual["mesh"] is not None:
+        mesh, members = _virtual["mesh"], tuple(ranks)
+    else:  # only the group's processes take part: the program's mesh is theirs, in group order
+        mesh, members = _group_mesh(tuple(ranks)), tuple(range(len(ranks)))
+    x = _as_global(x, mesh)
+    key = ("eager", kind, members, op, root, split_dim, concat_dim, mesh)
+    fn = _state["jitted"].get(key)
+    if fn is None:
+
+        def one(v):
+            return [lower_collective(kind, v, members, op=op, root=root, split_dim=split_dim, concat_dim=concat_dim)]
+
+        fn = _state["jitted"][key] = _program(one, mesh, 1)
+    return _as_local(fn(x)[0], mesh)
+
+
+class SpmdProgram:
+    """A compiled graph run as one program over every rank's devices (see `spmd_jit`)."""
+
+    __slots__ = ("fun", "programs")
+
+    def __init__(self, fun) -> None:
+        self.fun = fun
+        self.programs: dict = {}
+
+    def __call__(self, *args):
+        mesh = world_mesh()
+        if mesh is None:
+            raise RuntimeError(
+                "A graph with collectives among several ranks was compiled in a job of several ranks and is "
+                "called outside it."
+            )
+        fn = self.programs.get((mesh, len(args)))
+        if fn is None:
+            fn = self.programs[(mesh, len(args))] = _program(self.fun, mesh, len(args))
+        outs = fn(*(_as_global(a, mesh) for a in args))
+        return [_as_local(o, mesh) for o in outs]
+
+    def lower(self, *args):
+        """The XLA program (for inspection: its collectives and bytes)."""
+        mesh = world_mesh()
+        return _program(self.fun, mesh, len(args)).lower(*(_as_global(a, mesh) for a in args))
+
+
+def spmd_jit(fun) -> SpmdProgram:
+    """`fun` (a graph's per-rank program, returning a list of arrays) compiled over every rank's devices.
+
+    Called with this rank's arrays, it returns this rank's outputs; the collectives inside lower to XLA's
+    collectives between the ranks (across processes through JAX's distributed runtime).
+    """
+    return SpmdProgram(fun)
+
+
+def spmd_needed(graph) -> bool:
+    """Whether `graph` (a Kiln graph; nested graphs included) has a collective among several ranks."""
+    for e in graph.eqns:
+        prim = e.prim
+        if type(prim) is not str and prim.name in CROSS_RANK_PRIMS:
+            ranks = prim.attrs_dict(e.attrs).get("ranks", ())
+            if len(ranks) > 1:
+                return True
+        if any(spmd_needed(g) for g in e.subgraphs()):
+            return True
+    return False
 
 
 @jax.jit
@@ -364,7 +573,7 @@ def all_reduce_fused(arrays: list, ranks: tuple[int, ...], scale: float | None =
 
 
 def barrier(ranks: tuple[int, ...]) -> None:
-    """Return once every process in `ranks` got here."""
+    """Return once every rank in `ranks` got here."""
     out = collective("all_reduce", np.ones((1,), np.int32), ranks)
     out.block_until_ready()
 
@@ -377,7 +586,9 @@ def shard_batch(x):
     each op then runs where its inputs are, and results are the same either way.
     """
     n = jax.local_device_count()
-    if n == 1 or jax.process_count() != 1 or not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
+    if n == 1 or jax.process_count() != 1 or _virtual["mesh"] is not None:
+        return x
+    if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
         return x
     if x.ndim == 0 or x.shape[0] % n:
         return x

@@ -15,6 +15,7 @@ import os
 import time
 
 from kiln import _backend as B
+from kiln._backend import distributed as _distributed
 from kiln._compiler import dump
 from kiln._compiler.analysis.calls import prescan
 from kiln._compiler.analysis.interp import Context
@@ -146,7 +147,11 @@ def build(name: str, body, template, leaves: list, param_args: list, cells: list
                 outs[i] = B.jnp.where(ok, outs[i], arrays[pos])
         return [*outs, code, detail]
 
-    exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
+    if _distributed.spmd_needed(graph):
+        # Collectives between ranks: one program over every rank's devices, per-rank inputs and outputs.
+        donated, exe = (), _distributed.spmd_jit(fun)
+    else:
+        exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
     ex = Executable()
     ex.exe = exe
     ex.state_objs = state_objs

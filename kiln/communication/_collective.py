@@ -1,9 +1,9 @@
 """Collectives on Tensors, shared by `comm_func` and the Primitive classes (`ops.AllReduce`, ...).
 
-Each call lowers to one XLA collective across the group's processes (`kiln._backend.distributed`). They
-run in PyNative mode; inside a compiled graph they are refused with a message (not supported yet).
-Gradients flow through the sum-reductions as MindSpore defines them: AllReduce(sum) <-> AllReduce(sum),
-AllGather <-> ReduceScatter(sum), AllToAll <-> AllToAll.
+Each collective is a Kiln primitive (`_prims`): on a concrete tensor it runs at once across the group's
+ranks; on a symbolic tensor (GRAPH_MODE, @jit) it is recorded as an equation and lowers to XLA's
+collectives inside the compiled program. Gradients follow MindSpore's rules (`_prims.backward`):
+AllReduce(sum) <-> AllReduce(sum), AllGather <-> ReduceScatter(sum), AllToAll <-> AllToAll.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from kiln._backend import is_tracer
 from kiln._core import graph as G
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
+from kiln._pynative.dispatch import apply
+from kiln.communication import _prims
 from kiln.communication import management as M
 
 
@@ -43,12 +45,16 @@ def check_group(name: str, group) -> str:
 def _check_tensor(name: str, x) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"For '{name}', the input must be a Tensor, but got {type(x).__name__}.")
-    data = x._data
-    if G.is_symbolic(data) or is_tracer(data):
+    if is_tracer(x._data):
         raise NotImplementedError(
-            f"For '{name}', collective communication runs in PyNative mode only in this version of Kiln; "
-            "it cannot be part of a compiled graph (GRAPH_MODE or @jit) yet."
+            f"For '{name}', collective communication cannot run inside a backend transformation (vmap); use it "
+            "in PyNative mode or in a Kiln graph (GRAPH_MODE, @jit)."
         )
+
+
+def recording() -> bool:
+    """True while a graph is being recorded (a collective on a symbolic tensor becomes an equation)."""
+    return bool(G._TRACES) and G._TRACES[-1] is not None
 
 
 def run(
@@ -66,7 +72,7 @@ def run(
     _check_tensor(name, x)
     ranks = M.group_ranks(group, f"{name}")
     me = M._world["rank"]
-    if me not in ranks:
+    if me not in ranks and not D._virtual["mesh"]:
         raise ValueError(f"For '{name}', rank {me} is not a member of group '{group}' {list(ranks)}.")
     size = len(ranks)
     if kind in ("all_gather", "reduce_scatter", "all_to_all") and x.ndim == 0:
@@ -88,32 +94,30 @@ def run(
             )
     if kind == "broadcast" and not 0 <= root < size:
         raise ValueError(f"For '{name}', the root rank {root} is out of range for group '{group}' of size {size}.")
-    dims = {"split_dim": split_dim, "concat_dim": concat_dim}
+    attrs = _prims.attrs_of(kind, ranks, op, root, split_dim, concat_dim)
+    if G.is_symbolic(x._data):
+        return apply(_prims.PRIMS[kind], (x,), attrs)  # recorded; lowered inside the compiled graph
+    kw = _prims.PRIMS[kind].attrs_dict(attrs)
     try:
-        out = Tensor._wrap(D.collective(kind, x._data, ranks, op=op, root=root, **dims))
+        out = Tensor._wrap(_prims.call(kind, x._data, **kw))
     except Exception as err:  # noqa: BLE001  (the transport's failure, told in Kiln's terms)
         raise _failed(name, ranks, err) from None
     if tape.recording and x._nodes and x.dtype.kind in "fc":
-        backward = _BACKWARD.get((kind, op))
-        if backward is not None:
-            # AllToAll's derivative sends each block back: the same exchange with the two axes swapped.
-            back = {"split_dim": concat_dim, "concat_dim": split_dim}
-            tape.record_custom((x,), (out,), lambda cots: (run(name, backward, cots[0], group, **back),))
+
+        def rule(cots):
+            g = _prims.backward(kind, x._data, out._data, cots[0]._data, **kw)
+            return (None if g is None else Tensor._wrap(g),)
+
+        tape.record_custom((x,), (out,), rule)
     return out
-
-
-_BACKWARD = {
-    ("all_reduce", ReduceOp.SUM): "all_reduce",
-    ("all_gather", ReduceOp.SUM): "reduce_scatter",
-    ("reduce_scatter", ReduceOp.SUM): "all_gather",
-    ("all_to_all", ReduceOp.SUM): "all_to_all",
-}
 
 
 def barrier(name: str, group: str) -> None:
     ranks = M.group_ranks(group, name)
     if M._world["rank"] not in ranks:
         raise ValueError(f"For '{name}', rank {M._world['rank']} is not a member of group '{group}' {list(ranks)}.")
+    if recording():
+        return  # in a compiled graph the ranks meet at its collectives; a Barrier adds no operation
     if len(ranks) > 1:
         try:
             D.barrier(ranks)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from kiln._backend import distributed as D
 from kiln._core.tensor import Tensor
 from kiln.communication import _collective as C
+from kiln.communication import _virtual
 from kiln.communication import management as M
 from kiln.nn.cell import Cell
 from kiln.parallel import _auto_parallel_context as PC
@@ -72,8 +73,31 @@ class DistributedGradReducer(Cell):
             if not isinstance(g, Tensor):
                 raise TypeError(f"DistributedGradReducer: every gradient must be a Tensor, got {type(g).__name__}.")
             C._check_tensor("DistributedGradReducer", g)
+        if C.recording() or _virtual.active():
+            return self._reduce_ops(grads, scale)
         reduced = D.all_reduce_fused([g._data for g in grads], self._ranks, scale)
         return tuple(Tensor._wrap(r) for r in reduced)
+
+    def _reduce_ops(self, grads, scale):
+        """The reduction as Kiln ops (recorded in a graph): per dtype, one AllReduce of the flattened gradients."""
+        from kiln import ops  # noqa: PLC0415  (ops sits beside nn; imported on first use)
+
+        out = list(grads)
+        by_dtype: dict = {}
+        for i, g in enumerate(grads):
+            by_dtype.setdefault(g.dtype, []).append(i)
+        for positions in by_dtype.values():
+            flat = ops.concat([grads[i].reshape(-1) for i in positions]) if len(positions) > 1 else None
+            flat = grads[positions[0]].reshape(-1) if flat is None else flat
+            total = C.run("DistributedGradReducer", "all_reduce", flat, self.group)
+            if scale is not None:
+                total = total * scale
+            start = 0
+            for i in positions:
+                n = grads[i].size
+                out[i] = total[start : start + n].reshape(grads[i].shape)
+                start += n
+        return tuple(out)
 
 
 def data_parallel_reducer(parameters):
@@ -98,4 +122,4 @@ def spread_batch(cell, inputs):
 
 def spreads_batches() -> bool:
     """Whether data-parallel steps in this process spread their batches over several devices."""
-    return PC.is_data_parallel() and D.process_count() == 1 and D.local_device_count() > 1
+    return PC.is_data_parallel() and D.process_count() == 1 and D.local_device_count() > 1 and not _virtual.active()

@@ -1,5 +1,6 @@
 """Run by test_communication.py on 2 workers (`kiln run --nproc 2`): every collective across the two
-processes against NumPy, groups, gradients through collectives, and the refusal inside a compiled graph.
+processes against NumPy, groups, gradients through collectives; the same collectives and gradients inside
+compiled graphs equal PyNative; data-parallel training in GRAPH_MODE equals one process on the full batch.
 
 Each rank prints one JSON line: {"rank": r, "errors": {name: max abs error or a message}}.
 """
@@ -73,11 +74,75 @@ grads = (ms.Tensor(np.full((2,), rank + 1.0, np.float32)), ms.Tensor(np.full((3,
 s0, s1 = reducer(grads)
 check("reducer/sum", np.concatenate([s0.asnumpy(), s1.asnumpy()]), [3.0, 3.0, 2.0, 2.0, 2.0])
 
-try:
-    ms.jit(lambda t: comm_func.all_reduce(t)[0])(x)
-    errors["graph_mode"] = "no error"
-except NotImplementedError as e:
-    errors["graph_mode"] = 0.0 if "PyNative mode only" in str(e) else str(e)
+
+# The same collectives inside compiled graphs (one XLA program over both processes) equal PyNative.
+def collectives(x, y4):
+    return (
+        comm_func.all_reduce(x)[0],
+        ops.AllReduce(ops.ReduceOp.MAX)(x * 2),
+        ops.AllReduce(ops.ReduceOp.PROD)(x),
+        comm_func.all_gather_into_tensor(x)[0],
+        ops.ReduceScatter()(y4),
+        ops.ReduceScatter(ops.ReduceOp.MIN)(y4),
+        comm_func.broadcast(x, src=1),
+        ops.Broadcast(0)((y4,))[0],
+        ops.AlltoAll(2, 0, 1)(y4),
+        comm_func.all_gather_into_tensor(x, group="reversed")[0],
+    )
+
+
+from kiln._backend import distributed as D  # noqa: E402
+
+programs = []
+_spmd_jit = D.spmd_jit
+D.spmd_jit = lambda fun: programs.append(fun) or _spmd_jit(fun)  # count the graphs compiled over both ranks
+eager, graph = collectives(x, y4), ms.jit(collectives)(x, y4)
+errors["graph/one_program"] = abs(len(programs) - 1)
+for k, (e, gr) in enumerate(zip(eager, graph)):
+    check(f"graph/{k}", gr, e.asnumpy())
+errors["graph/all_reduce_value"] = float(np.abs(graph[0].asnumpy() - sum(base)).max())
+
+
+# Gradients through collectives in a graph equal PyNative's (and MindSpore's rules).
+def loss(w):
+    return (comm_func.all_reduce(w * w)[0] * comm_func.all_gather_into_tensor(w)[0][:4]).sum()
+
+
+check("graph/grad", ms.jit(ms.grad(loss))(w), ms.grad(loss)(w).asnumpy())
+
+# Data-parallel training in GRAPH_MODE across the two processes equals one process on the full batch.
+rng = np.random.default_rng(11)
+batch_x = rng.standard_normal((8, 4)).astype(np.float32)
+batch_y = rng.standard_normal((8, 2)).astype(np.float32)
+
+
+def train(data_parallel: bool):
+    ms.reset_auto_parallel_context()
+    if data_parallel:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    net = nn.Dense(4, 2)
+    init_rng = np.random.default_rng(5)
+    for p in net.trainable_params():
+        p.set_data(ms.Tensor(init_rng.standard_normal(p.shape).astype(np.float32)))
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    for _ in range(3):
+        if data_parallel:
+            step(ms.Tensor(batch_x[4 * rank : 4 * rank + 4]), ms.Tensor(batch_y[4 * rank : 4 * rank + 4]))
+        else:
+            step(ms.Tensor(batch_x), ms.Tensor(batch_y))
+    return np.concatenate([p.asnumpy().ravel() for p in net.trainable_params()])
+
+
+ms.set_context(mode=ms.GRAPH_MODE)
+before = len(programs)
+dp_params, full_params = train(True), train(False)
+errors["graph/dp_one_program"] = abs(len(programs) - before - 1)  # the data-parallel step; not the other
+ms.set_context(mode=ms.PYNATIVE_MODE)
+ms.reset_auto_parallel_context()
+diff = float(np.abs(dp_params - full_params).max())
+errors["graph/dp_train"] = 0.0 if diff < 1e-6 and dp_params.size == 10 else f"{diff} ({dp_params.size} values)"
+both = comm_func.all_gather_into_tensor(ms.Tensor(dp_params))[0].asnumpy()
+errors["graph/dp_same_on_ranks"] = float(np.abs(both[:10] - both[10:]).max())
 
 errors["seeded_draw"] = float(np.abs(check_draw[:3] - check_draw[3:]).max())
 errors["local"] = abs(get_local_rank() - rank) + abs(get_local_rank_size() - 2)
