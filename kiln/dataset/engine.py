@@ -7,14 +7,16 @@ the data; `iterators.py` runs the chain on a background thread.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
+import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from kiln.dataset import _rng, config
-from kiln.dataset.iterators import DictIterator, Run, TupleIterator, ordered_map
+from kiln.dataset.iterators import DictIterator, Run, TupleIterator, ordered_map, process_ordered_map
 
 INFINITE = math.inf  # size of an endlessly repeated pipeline
 
@@ -59,6 +61,35 @@ def _as_datasets(datasets, where: str) -> list[Dataset]:
     return items
 
 
+def _split_sizes(sizes, total: int) -> list[int]:
+    """`Dataset.split`'s sizes as row counts (MindSpore's rounding rules)."""
+    sizes = list(sizes)
+    if not sizes:
+        raise ValueError("split: sizes must not be empty.")
+    if all(isinstance(x, int | np.integer) and not isinstance(x, bool) for x in sizes):
+        if any(x < 1 for x in sizes):
+            raise ValueError(f"split: sizes must be positive, but got {sizes}.")
+        if sum(sizes) != total:
+            raise RuntimeError(f"split: sizes {sizes} sum to {sum(sizes)}, but the dataset has {total} rows.")
+        return [int(x) for x in sizes]
+    if not all(isinstance(x, float) for x in sizes):
+        raise TypeError(f"split: sizes must be all ints or all floats, but got {sizes}.")
+    if any(not 0 < x <= 1 for x in sizes) or abs(sum(sizes) - 1) > 1e-6:
+        raise ValueError(f"split: fractions must lie in (0, 1] and sum to 1, but got {sizes}.")
+    absolute = [int(round(f * total)) for f in sizes]
+    if any(n == 0 for n in absolute):
+        raise RuntimeError(f"split: a split would be empty ({absolute} rows of {total}).")
+    diff = total - sum(absolute)
+    if diff > 0:
+        absolute[0] += diff
+    elif diff < 0:
+        for i, n in enumerate(absolute):
+            if n + diff >= 1:
+                absolute[i] += diff
+                break
+    return absolute
+
+
 class Dataset:
     """Base class of every dataset: sources and the nodes built by the methods below.
 
@@ -66,9 +97,74 @@ class Dataset:
     row tuples) and, when known without reading, `_static_size()`.
     """
 
+    def __new__(cls, *args, **kwargs):
+        obj = super().__new__(cls)
+        obj._init_args = (args, kwargs)  # read by serialize()
+        return obj
+
     def __init__(self, children: Sequence[Dataset] = ()) -> None:
         self.children: tuple[Dataset, ...] = tuple(children)
         self._counted_size: int | None = None
+
+    def is_shuffled(self) -> bool:
+        """Whether some node of the pipeline shuffles."""
+        return any(c.is_shuffled() for c in self.children)
+
+    def is_sharded(self) -> bool:
+        """Whether the source reads one shard only."""
+        return any(c.is_sharded() for c in self.children)
+
+    def get_class_indexing(self) -> dict:
+        """The class name -> label dict of the source (ImageFolderDataset, ...); {} when it has none."""
+        for c in self.children:
+            return c.get_class_indexing()
+        return {}
+
+    def num_classes(self) -> int | None:
+        """The number of classes of the source, or None when it does not know."""
+        indexing = self.get_class_indexing()
+        return len(indexing) if indexing else None
+
+    def to_json(self, filename: str | None = None) -> dict:
+        """The pipeline as a JSON-ready dict (see `kiln.dataset.serialize`); also written to `filename`."""
+        from kiln.dataset.serialization import serialize  # noqa: PLC0415  (it imports this module)
+
+        return serialize(self, filename)
+
+    def sync_wait(self, condition_name: str, num_batch: int = 1, callback=None) -> SyncWaitDataset:
+        """Block the pipeline here every `num_batch` rows until `sync_update(condition_name)` is called.
+
+        Args:
+            condition_name: the name `sync_update` refers to.
+            num_batch: rows let through per update.
+            callback: called with the data passed to `sync_update`.
+
+        Returns:
+            The dataset with the wait point.
+        """
+        return SyncWaitDataset(self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name: str, num_batch: int | None = None, data=None) -> None:
+        """Let the rows of a `sync_wait` point through (the next `num_batch`, or the point's own count).
+
+        Args:
+            condition_name: the name given to `sync_wait`.
+            num_batch: rows to release (default: the point's num_batch).
+            data: passed to the point's callback.
+        """
+        node = self._find_sync(condition_name)
+        if node is None:
+            raise RuntimeError(f"sync_update: no sync_wait named {condition_name!r} in this pipeline.")
+        node.release(num_batch, data)
+
+    def _find_sync(self, name: str):
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, SyncWaitDataset) and node.condition_name == name:
+                return node
+            stack.extend(node.children)
+        return None
 
     # -- graph interface -----------------------------------------------------
     def get_col_names(self) -> list[str]:
@@ -93,6 +189,7 @@ class Dataset:
         output_columns: str | Sequence[str] | None = None,
         num_parallel_workers: int | None = None,
         python_multiprocessing: bool = False,
+        **kwargs,
     ) -> MapDataset:
         """Apply operations to columns of every row.
 
@@ -102,18 +199,32 @@ class Dataset:
             input_columns: columns passed to the first operation; all when None.
             output_columns: names of the last operation's outputs; defaults to
                 `input_columns`. Needed when their numbers differ.
-            num_parallel_workers: threads that run the operations; rows keep
-                their order and random transforms give the same results as
-                serially. Threads help when the operations spend their time in
-                code that releases the GIL (large NumPy kernels, decoding, I/O);
-                small per-row ops run fastest serially. Defaults to
-                `config.get_num_parallel_workers()` (1).
-            python_multiprocessing: accepted for compatibility; threads are used.
+            num_parallel_workers: workers that run the operations; rows keep their
+                order and random transforms give the same results as serially.
+                Defaults to `config.get_num_parallel_workers()` (1).
+            python_multiprocessing: run the workers as processes (forked, as
+                MindSpore's default start method) instead of threads: Python-heavy
+                operations then run truly in parallel. Rows are pickled between
+                processes. Threads suit operations that release the GIL (NumPy
+                kernels, decoding, I/O).
+            **kwargs: `callbacks` (DSCallback objects), and MindSpore's `max_rowsize`, `cache`, `offload`
+                (accepted, without effect).
 
         Returns:
             The mapped dataset.
         """
-        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
+        unknown = set(kwargs) - {"callbacks", "max_rowsize", "cache", "offload"}
+        if unknown:
+            raise TypeError(f"map() got unexpected keyword argument(s) {sorted(unknown)}.")
+        return MapDataset(
+            self,
+            operations,
+            input_columns,
+            output_columns,
+            num_parallel_workers,
+            python_multiprocessing=python_multiprocessing,
+            callbacks=kwargs.get("callbacks"),
+        )
 
     def filter(
         self, predicate: Callable, input_columns: str | Sequence[str] | None = None, num_parallel_workers=None
@@ -130,18 +241,152 @@ class Dataset:
         """
         return FilterDataset(self, predicate, input_columns)
 
-    def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None):
+    def batch(self, batch_size, drop_remainder: bool = False, num_parallel_workers: int | None = None, **kwargs):
         """Stack consecutive rows into batches along a new first axis.
 
         Args:
-            batch_size: rows per batch, at least 1.
+            batch_size: rows per batch (an int >= 1), or a callable taking a `BatchInfo` and returning one.
             drop_remainder: drop a last batch smaller than `batch_size`.
             num_parallel_workers: accepted for compatibility.
+            **kwargs: `per_batch_map` (called with one list of rows per input column and a `BatchInfo`,
+                returns a tuple with one list or array per output column), `input_columns`,
+                `output_columns` (as for `map`); `python_multiprocessing`, `max_rowsize` are accepted.
 
         Returns:
             The batched dataset.
         """
-        return BatchDataset(self, batch_size, drop_remainder)
+        unknown = set(kwargs) - {
+            "per_batch_map",
+            "input_columns",
+            "output_columns",
+            "python_multiprocessing",
+            "max_rowsize",
+            "pad_info",
+        }
+        if unknown:
+            raise TypeError(f"batch() got unexpected keyword argument(s) {sorted(unknown)}.")
+        return BatchDataset(
+            self,
+            batch_size,
+            drop_remainder,
+            kwargs.get("per_batch_map"),
+            kwargs.get("input_columns"),
+            kwargs.get("output_columns"),
+            kwargs.get("pad_info"),
+        )
+
+    def padded_batch(
+        self, batch_size, drop_remainder: bool = False, num_parallel_workers: int | None = None, pad_info=None
+    ) -> BatchDataset:
+        """Batch rows, padding columns of different shapes to one shape.
+
+        Args:
+            batch_size: rows per batch, or a callable taking a `BatchInfo`.
+            drop_remainder: drop a last batch smaller than `batch_size`.
+            num_parallel_workers: accepted for compatibility.
+            pad_info: column -> (shape, pad_value); a None shape (or None in a dimension) pads to the
+                largest row of the batch, a None pad_value pads with 0. `{}` pads every column to the
+                largest row with 0; None pads nothing (as `batch`).
+
+        Returns:
+            The batched dataset.
+        """
+        return BatchDataset(self, batch_size, drop_remainder, pad_info=pad_info)
+
+    def bucket_batch_by_length(
+        self,
+        column_names,
+        bucket_boundaries,
+        bucket_batch_sizes,
+        element_length_function=None,
+        pad_info=None,
+        pad_to_bucket_boundary: bool = False,
+        drop_remainder: bool = False,
+    ):
+        """Group rows into buckets by length and batch each bucket.
+
+        A row of length L goes to bucket i where bucket_boundaries[i-1] <= L < bucket_boundaries[i]
+        (bucket 0 below the first boundary, the last bucket from the last boundary up).
+
+        Args:
+            column_names: the columns passed to `element_length_function`.
+            bucket_boundaries: strictly increasing positive ints.
+            bucket_batch_sizes: batch size per bucket, one more than the boundaries.
+            element_length_function: the length of a row from its `column_names` values; by default the
+                first dimension of the one column named.
+            pad_info: as for `padded_batch`.
+            pad_to_bucket_boundary: pad the None dimensions to bucket_boundaries[i] - 1.
+            drop_remainder: drop each bucket's last incomplete batch.
+
+        Returns:
+            The batched dataset.
+        """
+        return BucketBatchDataset(
+            self,
+            column_names,
+            bucket_boundaries,
+            bucket_batch_sizes,
+            element_length_function,
+            pad_info,
+            pad_to_bucket_boundary,
+            drop_remainder,
+        )
+
+    def flat_map(self, func: Callable) -> FlatMapDataset:
+        """Replace every row by the rows of the Dataset `func(*row)` returns.
+
+        Args:
+            func: a callable taking one row's columns and returning a Dataset.
+
+        Returns:
+            The flattened dataset.
+        """
+        return FlatMapDataset(self, func)
+
+    def split(self, sizes, randomize: bool = True) -> tuple:
+        """Split into non-overlapping datasets.
+
+        Args:
+            sizes: absolute sizes summing to the dataset size, or fractions summing to 1 (each split gets
+                round(f * size); the difference goes to the first split, as in MindSpore).
+            randomize: split a random permutation (fixed by the dataset seed) instead of consecutive rows.
+
+        Returns:
+            A tuple of datasets.
+        """
+        if self.is_sharded():
+            raise RuntimeError("split: the dataset must not be sharded before split.")
+        total = self.get_dataset_size()
+        absolute = _split_sizes(sizes, total)
+        from kiln.dataset.sources import SampledSource  # noqa: PLC0415  (sources import this module)
+
+        perm = np.arange(total)
+        if randomize:
+            perm = np.random.default_rng([config.get_seed(), 0x5917]).permutation(total)
+        if isinstance(self, SampledSource):
+            from kiln.dataset.sampler import SubsetRandomSampler, SubsetSampler  # noqa: PLC0415
+
+            base = self._indices(Run(self, config.get_seed()), (0,))
+            out, start = [], 0
+            for n in absolute:
+                part = copy.copy(self)
+                picked = base[perm[start : start + n]] if not randomize else base[np.sort(perm[start : start + n])]
+                cls = SubsetRandomSampler if randomize else SubsetSampler
+                part.sampler = cls(picked.tolist())
+                part._counted_size = None
+                out.append(part)
+                start += n
+            return tuple(out)
+        out, start = [], 0
+        for n in absolute:
+            node = self
+            if randomize:
+                node = ShuffleDataset(node, max(total, 2), reshuffle_each_epoch=False)
+            if start:
+                node = node.skip(start)
+            out.append(node.take(n))
+            start += n
+        return tuple(out)
 
     def shuffle(self, buffer_size: int) -> ShuffleDataset:
         """Shuffle rows through a buffer of `buffer_size` rows (>= 2); reshuffled every epoch.
@@ -333,8 +578,24 @@ class Dataset:
 class MapDataset(Dataset):
     """Rows with `operations` applied to some columns; see `Dataset.map`."""
 
-    def __init__(self, child: Dataset, operations, input_columns, output_columns, num_parallel_workers) -> None:
+    def __init__(
+        self,
+        child: Dataset,
+        operations,
+        input_columns,
+        output_columns,
+        num_parallel_workers,
+        python_multiprocessing: bool = False,
+        callbacks=None,
+    ) -> None:
         super().__init__([child])
+        if callbacks is None:
+            callbacks = []
+        elif not isinstance(callbacks, list | tuple):
+            callbacks = [callbacks]
+        self._callbacks = list(callbacks)
+        self._processes = bool(python_multiprocessing)
+        self._begun = False
         ops = list(operations) if isinstance(operations, list | tuple) else [operations]
         if not ops:
             raise ValueError("map: operations must not be empty.")
@@ -423,10 +684,49 @@ class MapDataset(Dataset):
                 _rng.exit_row(prev)
 
         src = self._child_rows(run, epoch)
+        if self._processes and self._workers > 1:
+            rows = process_ordered_map(task, enumerate(src), self._workers)
+        else:
+            rows = ordered_map(task, enumerate(src), self._workers)
         try:
-            yield from ordered_map(task, enumerate(src), self._workers)
+            if not self._callbacks:
+                yield from rows
+                return
+            yield from self._with_callbacks(rows, epoch)
         finally:
+            rows.close()
             src.close()
+
+    def _with_callbacks(self, rows, epoch):
+        from kiln.dataset.misc import DSCallbackParam  # noqa: PLC0415  (misc imports the sources)
+
+        e = epoch[0] + 1
+        if not self._begun:
+            self._begun = True
+            for cb in self._callbacks:
+                cb.ds_begin(DSCallbackParam(e, 0, 0))
+        for cb in self._callbacks:
+            cb.ds_epoch_begin(DSCallbackParam(e, 0, 0))
+        step = 0
+        total = getattr(self, "_total_steps", 0)
+        iterator = iter(rows)
+        while True:
+            step += 1
+            param = DSCallbackParam(e, step, total + step)
+            for cb in self._callbacks:
+                if (step - 1) % cb.step_size == 0:
+                    cb.ds_step_begin(param)
+            try:
+                row = next(iterator)
+            except StopIteration:
+                break
+            yield row
+            for cb in self._callbacks:
+                if (step - 1) % cb.step_size == 0:
+                    cb.ds_step_end(param)
+        self._total_steps = total + step - 1
+        for cb in self._callbacks:
+            cb.ds_epoch_end(DSCallbackParam(e, step - 1, self._total_steps))
 
 
 class FilterDataset(Dataset):
@@ -455,48 +755,182 @@ class FilterDataset(Dataset):
             src.close()
 
 
-class BatchDataset(Dataset):
-    """Consecutive rows stacked into batches; see `Dataset.batch`."""
+class BatchInfo:
+    """What a callable `batch_size` or a `per_batch_map` learns about the batch being built.
 
-    def __init__(self, child: Dataset, batch_size: int, drop_remainder: bool) -> None:
+    Args:
+        batch_num: the number of this batch in the epoch, from 0.
+        epoch_num: the epoch, from 0.
+    """
+
+    def __init__(self, batch_num: int, epoch_num: int) -> None:
+        self._batch_num, self._epoch_num = batch_num, epoch_num
+
+    def get_batch_num(self) -> int:
+        """The number of the batch in the epoch, from 0."""
+        return self._batch_num
+
+    def get_epoch_num(self) -> int:
+        """The epoch, from 0."""
+        return self._epoch_num
+
+
+def _pad_column(column: list, name: str, spec, pad_value) -> np.ndarray:
+    """Rows of one column padded to one shape (`spec`: None or a shape with None for "largest") and stacked."""
+    arrays = [np.asarray(x) for x in column]
+    ndim = arrays[0].ndim
+    if any(a.ndim != ndim for a in arrays):
+        raise RuntimeError(f"padded batch: rows of column {name!r} have different ranks; they cannot be padded.")
+    largest = [max(a.shape[d] for a in arrays) for d in range(ndim)]
+    if spec is None:
+        target = largest
+    else:
+        spec = list(spec)
+        if len(spec) != ndim:
+            raise RuntimeError(
+                f"padded batch: pad shape {spec} of column {name!r} has {len(spec)} dimension(s), its rows have {ndim}."
+            )
+        target = [largest[d] if spec[d] is None else int(spec[d]) for d in range(ndim)]
+    for a in arrays:
+        if any(a.shape[d] > target[d] for d in range(ndim)):
+            raise RuntimeError(
+                f"padded batch: a row of column {name!r} has shape {list(a.shape)}, larger than the pad shape {target}."
+            )
+    dtype = arrays[0].dtype
+    fill = 0 if pad_value is None else pad_value
+    if dtype.kind in "US":
+        fill = "" if pad_value is None else pad_value
+    out = np.full([len(arrays), *target], fill, dtype=dtype)
+    for i, a in enumerate(arrays):
+        out[(i, *(slice(0, n) for n in a.shape))] = a
+    return out
+
+
+class BatchDataset(Dataset):
+    """Consecutive rows stacked into batches; see `Dataset.batch` and `Dataset.padded_batch`."""
+
+    def __init__(
+        self,
+        child: Dataset,
+        batch_size,
+        drop_remainder: bool,
+        per_batch_map: Callable | None = None,
+        input_columns=None,
+        output_columns=None,
+        pad_info: dict | None = None,
+    ) -> None:
         super().__init__([child])
-        self.batch_size = _check_int(batch_size, "batch_size", 1)
+        if callable(batch_size):
+            self.batch_size = batch_size
+        else:
+            self.batch_size = _check_int(batch_size, "batch_size", 1)
         self.drop_remainder = bool(drop_remainder)
+        names = child.get_col_names()
+        if pad_info is not None:
+            if not isinstance(pad_info, dict):
+                raise TypeError(f"pad_info must be a dict, but got {type(pad_info).__name__}.")
+            _check_exist(list(pad_info), names, "padded_batch")
+        self._pad_info = pad_info
+        self._map = per_batch_map
+        self._names = names
+        if per_batch_map is not None:
+            if not callable(per_batch_map):
+                raise TypeError(f"batch: per_batch_map must be callable, but got {type(per_batch_map).__name__}.")
+            in_cols = _as_names(input_columns, "batch input_columns") or names
+            _check_exist(in_cols, names, "batch")
+            out_cols = _as_names(output_columns, "batch output_columns") or in_cols
+            if len(in_cols) == len(out_cols):
+                result = list(names)
+                for c, new in zip(in_cols, out_cols):
+                    result[names.index(c)] = new
+            else:
+                result = out_cols + [c for c in names if c not in in_cols]
+            _check_unique(result, "batch")
+            self._in_idx = [names.index(c) for c in in_cols]
+            self._keep_idx = [i for i, c in enumerate(names) if c not in in_cols]
+            self._out_cols = out_cols
+            self._names = result
+        elif input_columns is not None or output_columns is not None:
+            raise ValueError("batch: input_columns and output_columns need per_batch_map.")
 
     def get_col_names(self) -> list[str]:
-        return self.children[0].get_col_names()
+        return list(self._names)
 
     def _static_size(self):
         n = self.children[0]._static_size()
         if n is None or n == INFINITE:
             return n
+        if callable(self.batch_size):
+            return None  # counted by reading
         return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
 
-    def _stack(self, rows: list[tuple], strict: bool = True) -> tuple | None:
+    def _stack(self, rows: list[tuple], strict: bool = True, names=None) -> tuple | None:
         """Rows stacked per column; with strict=False, None when some column's shapes differ."""
+        names = self.children[0].get_col_names() if names is None else names
         out = []
-        for c, name in enumerate(self.get_col_names()):
-            column = [np.asarray(r[c]) for r in rows]
+        for c, name in enumerate(names):
+            column = [r[c] for r in rows]
+            if self._pad_info is not None and (not self._pad_info or name in self._pad_info):
+                spec = self._pad_info.get(name)
+                shape, value = (None, None) if spec is None else spec
+                out.append(_pad_column(column, name, shape, value))
+                continue
+            column = [np.asarray(x) for x in column]
             shapes = {x.shape for x in column}
             if len(shapes) > 1:
                 if not strict:
                     return None
                 raise RuntimeError(
                     f"batch: column {name!r} has rows of different shapes {sorted(shapes)}; "
-                    "resize or pad them to one shape before batching."
+                    "resize or pad them to one shape before batching (or use padded_batch)."
                 )
             out.append(np.stack(column))
         return tuple(out)
 
     def _fused_maps(self) -> list[MapDataset]:
         """The chain of batchable maps right below this batch, nearest first."""
+        if self._map is not None or self._pad_info is not None:
+            return []
         maps, node = [], self.children[0]
         while isinstance(node, MapDataset) and node.batchable() and node._workers == 1:
             maps.append(node)
             node = node.children[0]
         return maps
 
-    def _batch_of(self, pending: list[tuple], maps: list[MapDataset]) -> tuple:
+    def _apply_map(self, pending: list[tuple], info: BatchInfo) -> tuple:
+        columns = [[r[i] for r in pending] for i in self._in_idx]
+        try:
+            out = self._map(*columns, info)
+        except Exception as exc:
+            exc.add_note(f"(in batch per_batch_map {self._map!r})")
+            raise
+        out = out if isinstance(out, tuple) else (out,)
+        if len(out) != len(self._out_cols):
+            raise RuntimeError(
+                f"batch: per_batch_map returned {len(out)} column(s) but output_columns names "
+                f"{len(self._out_cols)}: {self._out_cols}."
+            )
+        stacked = [
+            np.stack([np.asarray(x) for x in col]) if isinstance(col, list | tuple) else np.asarray(col) for col in out
+        ]
+        if len(self._in_idx) == len(stacked):
+            rest = list(self._stack(pending))
+            for i, a in zip(self._in_idx, stacked):
+                rest[i] = a
+            return tuple(rest)
+        child_names = self.children[0].get_col_names()
+        kept = (
+            self._stack(
+                [tuple(r[i] for i in self._keep_idx) for r in pending], names=[child_names[i] for i in self._keep_idx]
+            )
+            if self._keep_idx
+            else ()
+        )
+        return tuple(stacked) + tuple(kept)
+
+    def _batch_of(self, pending: list[tuple], maps: list[MapDataset], info: BatchInfo) -> tuple:
+        if self._map is not None:
+            return self._apply_map(pending, info)
         if maps:
             # Deterministic maps run once on the stacked batch instead of once per row: the same
             # numbers (each op's batch form is its row form over a leading axis), far less overhead.
@@ -510,18 +944,161 @@ class BatchDataset(Dataset):
                 pending = [m._apply(row) for row in pending]
         return self._stack(pending)
 
+    def _size_for(self, info: BatchInfo) -> int:
+        if not callable(self.batch_size):
+            return self.batch_size
+        size = self.batch_size(info)
+        if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 1:
+            raise RuntimeError(f"batch: the batch_size function returned {size!r}; it must return a positive int.")
+        return int(size)
+
     def _rows(self, run, epoch):
         maps = self._fused_maps()
         src = maps[-1]._child_rows(run, epoch) if maps else self._child_rows(run, epoch)
+        number = 0
+        info = BatchInfo(number, epoch[0])
+        size = self._size_for(info)
         try:
             pending: list[tuple] = []
             for row in src:
                 pending.append(row)
-                if len(pending) == self.batch_size:
-                    yield self._batch_of(pending, maps)
+                if len(pending) == size:
+                    yield self._batch_of(pending, maps, info)
                     pending = []
+                    number += 1
+                    info = BatchInfo(number, epoch[0])
+                    size = self._size_for(info)
             if pending and not self.drop_remainder:
-                yield self._batch_of(pending, maps)
+                yield self._batch_of(pending, maps, info)
+        finally:
+            src.close()
+
+
+class BucketBatchDataset(Dataset):
+    """Rows grouped into buckets by length, each bucket batched on its own; see `Dataset.bucket_batch_by_length`."""
+
+    def __init__(
+        self,
+        child: Dataset,
+        column_names,
+        bucket_boundaries,
+        bucket_batch_sizes,
+        element_length_function,
+        pad_info,
+        pad_to_bucket_boundary,
+        drop_remainder,
+    ) -> None:
+        super().__init__([child])
+        names = child.get_col_names()
+        cols = _as_names(column_names, "bucket_batch_by_length column_names")
+        _check_exist(cols, names, "bucket_batch_by_length")
+        bounds = list(bucket_boundaries)
+        if not bounds or any(isinstance(b, bool) or not isinstance(b, int | np.integer) or b < 1 for b in bounds):
+            raise ValueError(f"bucket_boundaries must be a non-empty list of positive ints, but got {bounds!r}.")
+        if any(b >= c for b, c in zip(bounds, bounds[1:])):
+            raise ValueError(f"bucket_boundaries must be strictly increasing, but got {bounds!r}.")
+        sizes = [_check_int(b, "bucket_batch_sizes item", 1) for b in bucket_batch_sizes]
+        if len(sizes) != len(bounds) + 1:
+            raise ValueError(
+                f"bucket_batch_sizes must have one more item than bucket_boundaries ({len(bounds) + 1}), "
+                f"but has {len(sizes)}."
+            )
+        if element_length_function is None and len(cols) != 1:
+            raise ValueError("bucket_batch_by_length: element_length_function is required for several columns.")
+        if pad_info is not None:
+            _check_exist(list(pad_info), names, "bucket_batch_by_length")
+        self._cols = [names.index(c) for c in cols]
+        self._bounds, self._sizes = bounds, sizes
+        self._length = element_length_function
+        self._pad_info = pad_info
+        self._pad_to_boundary = bool(pad_to_bucket_boundary)
+        self.drop_remainder = bool(drop_remainder)
+
+    def get_col_names(self) -> list[str]:
+        return self.children[0].get_col_names()
+
+    def _bucket(self, row) -> int:
+        args = [row[i] for i in self._cols]
+        length = np.asarray(args[0]).shape[0] if self._length is None else self._length(*args)
+        return int(np.searchsorted(self._bounds, int(length), side="right"))
+
+    def _make(self, rows: list[tuple], bucket: int) -> tuple:
+        out = []
+        for c, name in enumerate(self.get_col_names()):
+            column = [r[c] for r in rows]
+            if self._pad_info is not None and name in self._pad_info:
+                spec = self._pad_info[name]
+                shape, value = (None, None) if spec is None else spec
+                if self._pad_to_boundary and bucket < len(self._bounds):
+                    ndim = np.asarray(column[0]).ndim
+                    shape = list(shape) if shape is not None else [None] * ndim
+                    shape = [self._bounds[bucket] - 1 if s is None else s for s in shape]
+                out.append(_pad_column(column, name, shape, value))
+            else:
+                arrays = [np.asarray(x) for x in column]
+                if len({a.shape for a in arrays}) > 1:
+                    raise RuntimeError(
+                        f"bucket_batch_by_length: column {name!r} has rows of different shapes; give it a pad_info."
+                    )
+                out.append(np.stack(arrays))
+        return tuple(out)
+
+    def _rows(self, run, epoch):
+        buckets: list[list[tuple]] = [[] for _ in self._sizes]
+        src = self._child_rows(run, epoch)
+        try:
+            for row in src:
+                b = self._bucket(row)
+                buckets[b].append(row)
+                if len(buckets[b]) == self._sizes[b]:
+                    yield self._make(buckets[b], b)
+                    buckets[b] = []
+        finally:
+            src.close()
+        if not self.drop_remainder:
+            for b, rows in enumerate(buckets):
+                if rows:
+                    yield self._make(rows, b)
+
+
+class FlatMapDataset(Dataset):
+    """The rows of the datasets `func` returns for every row; see `Dataset.flat_map`."""
+
+    def __init__(self, child: Dataset, func: Callable) -> None:
+        super().__init__([child])
+        if not callable(func):
+            raise TypeError(f"flat_map: func must be callable, but got {type(func).__name__}.")
+        self._func = func
+        self._names: list[str] | None = None
+
+    def get_col_names(self) -> list[str]:
+        if self._names is None:
+            rows = self._child_rows(Run(self, config.pipeline_seed()), (0,))
+            try:
+                first = next(rows, None)
+            finally:
+                rows.close()
+            if first is None:
+                raise RuntimeError("flat_map: the dataset is empty, so its columns are unknown.")
+            self._names = self._expand(first).get_col_names()
+        return list(self._names)
+
+    def _expand(self, row) -> Dataset:
+        out = self._func(*row)
+        if not isinstance(out, Dataset):
+            raise TypeError(f"flat_map: func must return a Dataset, but returned {type(out).__name__}.")
+        return out
+
+    def _rows(self, run, epoch):
+        src = self._child_rows(run, epoch)
+        try:
+            for i, row in enumerate(src):
+                inner = self._expand(row)
+                rows = inner._rows(Run(inner, run.seed), (*epoch, i))
+                try:
+                    yield from rows
+                finally:
+                    rows.close()
         finally:
             src.close()
 
@@ -529,9 +1106,13 @@ class BatchDataset(Dataset):
 class ShuffleDataset(Dataset):
     """Rows shuffled through a bounded buffer; see `Dataset.shuffle`."""
 
-    def __init__(self, child: Dataset, buffer_size: int) -> None:
+    def __init__(self, child: Dataset, buffer_size: int, reshuffle_each_epoch: bool = True) -> None:
         super().__init__([child])
         self.buffer_size = _check_int(buffer_size, "buffer_size", 2)
+        self.reshuffle_each_epoch = bool(reshuffle_each_epoch)
+
+    def is_shuffled(self) -> bool:
+        return True
 
     def get_col_names(self) -> list[str]:
         return self.children[0].get_col_names()
@@ -540,7 +1121,10 @@ class ShuffleDataset(Dataset):
         return self.children[0]._static_size()
 
     def _rows(self, run, epoch):
-        rng = np.random.default_rng(run.key(self, epoch))
+        if self.reshuffle_each_epoch:
+            rng = np.random.default_rng(run.key(self, epoch))
+        else:
+            rng = np.random.default_rng([config.get_seed(), 0x5917, 1])
         src = self._child_rows(run, epoch)
         try:
             buffer: list[tuple] = []
@@ -746,6 +1330,49 @@ class RenameDataset(Dataset):
 
     def _rows(self, run, epoch):
         return self._child_rows(run, epoch)
+
+
+class SyncWaitDataset(Dataset):
+    """A point that holds rows back until `sync_update` releases them; see `Dataset.sync_wait`."""
+
+    def __init__(self, child: Dataset, condition_name: str, num_batch: int, callback) -> None:
+        super().__init__([child])
+        if not isinstance(condition_name, str):
+            raise TypeError(f"sync_wait: condition_name must be a str, but got {type(condition_name).__name__}.")
+        self.condition_name = condition_name
+        self.num_batch = _check_int(num_batch, "num_batch", 1)
+        self._callback = callback
+        self._cond = threading.Condition()
+        self._allowed = self.num_batch
+
+    def get_col_names(self) -> list[str]:
+        return self.children[0].get_col_names()
+
+    def _static_size(self):
+        return self.children[0]._static_size()
+
+    def release(self, num_batch, data) -> None:
+        with self._cond:
+            self._allowed += self.num_batch if num_batch is None else _check_int(num_batch, "num_batch", 1)
+            self._cond.notify_all()
+        if self._callback is not None:
+            self._callback(data)
+
+    def _rows(self, run, epoch):
+        src = self._child_rows(run, epoch)
+        try:
+            for row in src:
+                with self._cond:
+                    while self._allowed <= 0:
+                        if not self._cond.wait(timeout=60.0):
+                            raise RuntimeError(
+                                f"sync_wait {self.condition_name!r}: no sync_update within 60 s; the pipeline "
+                                "would wait forever."
+                            )
+                    self._allowed -= 1
+                yield row
+        finally:
+            src.close()
 
 
 def zip_datasets(datasets: Sequence[Dataset]) -> ZipDataset:

@@ -7,6 +7,7 @@ epoch streams through the data without loading it.
 from __future__ import annotations
 
 import bisect
+import json
 import os
 from collections.abc import Sequence
 
@@ -77,6 +78,7 @@ class MnistDataset(_PartedSource):
     """
 
     _SPLITS = {"train": "train", "test": "t10k"}
+    _ALL_ORDER = ("train", "test")
 
     def __init__(
         self,
@@ -88,11 +90,13 @@ class MnistDataset(_PartedSource):
         sampler=None,
         num_shards: int | None = None,
         shard_id: int | None = None,
+        cache=None,
+        decrypt=None,
     ) -> None:
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         root = _check_dir(dataset_dir, "MnistDataset")
         usage = _check_usage(usage, "MnistDataset")
-        splits = ["train", "test"] if usage == "all" else [usage]
+        splits = list(self._ALL_ORDER) if usage == "all" else [usage]
         if usage == "all":
             # Like MindSpore, "all" reads whichever splits are present.
             present = [s for s in splits if os.path.isfile(os.path.join(root, f"{self._SPLITS[s]}-images-idx3-ubyte"))]
@@ -118,6 +122,9 @@ class MnistDataset(_PartedSource):
 
     def _part_len(self, part) -> int:
         return len(part[0])
+
+    def _labels(self):
+        return np.concatenate([np.asarray(p[1]) for p in self._parts])
 
     def _read_part(self, part, index: int) -> tuple:
         images, labels = part
@@ -152,6 +159,8 @@ class Cifar10Dataset(_PartedSource):
         sampler=None,
         num_shards: int | None = None,
         shard_id: int | None = None,
+        cache=None,
+        decrypt=None,
     ) -> None:
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         root = _check_dir(dataset_dir, "Cifar10Dataset")
@@ -186,6 +195,9 @@ class Cifar10Dataset(_PartedSource):
 
     def get_col_names(self) -> list[str]:
         return ["image", "label"]
+
+    def _labels(self):
+        return np.concatenate([p[:, 0] for p in self._parts])
 
     def _part_len(self, part) -> int:
         return len(part)
@@ -226,6 +238,8 @@ class ImageFolderDataset(SampledSource):
         decode: bool = False,
         num_shards: int | None = None,
         shard_id: int | None = None,
+        cache=None,
+        decrypt=None,
     ) -> None:
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         root = _check_dir(dataset_dir, "ImageFolderDataset")
@@ -254,7 +268,7 @@ class ImageFolderDataset(SampledSource):
         if not files:
             raise ValueError(f"ImageFolderDataset: no image files found under {root!r} (extensions={extensions}).")
         self._files = files
-        self._labels = np.asarray(labels, dtype=np.int32)
+        self._label_arr = np.asarray(labels, dtype=np.int32)
         self._class_indexing = dict(class_indexing)
         self._decode = bool(decode)
 
@@ -265,6 +279,9 @@ class ImageFolderDataset(SampledSource):
         """Folder name -> label."""
         return dict(self._class_indexing)
 
+    def _labels(self):
+        return self._label_arr
+
     def _num_rows(self) -> int:
         return len(self._files)
 
@@ -272,4 +289,292 @@ class ImageFolderDataset(SampledSource):
         with open(self._files[index], "rb") as f:
             data = np.frombuffer(bytearray(f.read()), dtype=np.uint8)  # writable, no extra copy
         image = decode(data) if self._decode else data
-        return image, np.array(self._labels[index])
+        return image, np.array(self._label_arr[index])
+
+
+class FashionMnistDataset(MnistDataset):
+    """Fashion-MNIST, stored in MNIST's four IDX files; columns "image" uint8 (28, 28, 1), "label" uint32.
+
+    Args: as for MnistDataset.
+    """
+
+
+class KMnistDataset(MnistDataset):
+    """Kuzushiji-MNIST, stored in MNIST's four IDX files; columns "image" uint8 (28, 28, 1), "label" uint32.
+
+    Args: as for MnistDataset.
+    """
+
+
+class EMnistDataset(MnistDataset):
+    """EMNIST: IDX files named emnist-<name>-{train,test}-{images-idx3,labels-idx1}-ubyte.
+
+    Args:
+        dataset_dir: the folder holding the files.
+        name: the split family: "byclass", "bymerge", "balanced", "letters", "digits" or "mnist".
+        usage, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for MnistDataset.
+    """
+
+    _NAMES = ("byclass", "bymerge", "balanced", "letters", "digits", "mnist")
+    _ALL_ORDER = ("test", "train")  # MindSpore reads EMNIST's files in name order
+
+    def __init__(
+        self,
+        dataset_dir,
+        name,
+        usage=None,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        if name not in self._NAMES:
+            raise ValueError(f"EMnistDataset: name must be one of {self._NAMES}, but got {name!r}.")
+        self._SPLITS = {"train": f"emnist-{name}-train", "test": f"emnist-{name}-test"}
+        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+
+class Cifar100Dataset(Cifar10Dataset):
+    """CIFAR-100 in its binary format (train.bin, test.bin).
+
+    Each record is a coarse label byte, a fine label byte and a 32x32 CHW image. Columns: "image" uint8
+    (32, 32, 3) HWC, "coarse_label" and "fine_label" uint32 scalars.
+
+    Args: as for Cifar10Dataset.
+    """
+
+    _RECORD = 2 + 3 * 32 * 32
+
+    def __init__(
+        self,
+        dataset_dir,
+        usage=None,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        SampledSource.__init__(self, num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = _check_dir(dataset_dir, "Cifar100Dataset")
+        usage = _check_usage(usage, "Cifar100Dataset")
+        names = {"train": ["train.bin"], "test": ["test.bin"], "all": ["train.bin", "test.bin"]}[usage]
+        names = [n for n in names if os.path.isfile(os.path.join(root, n))]
+        if not names:
+            raise FileNotFoundError(f"Cifar100Dataset: no train.bin / test.bin for usage={usage!r} in {root!r}.")
+        self._init_parts([self._open(os.path.join(root, n)) for n in names])
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "coarse_label", "fine_label"]
+
+    def _labels(self):
+        return np.concatenate([p[:, 1] for p in self._parts])
+
+    def _read_part(self, part, index: int) -> tuple:
+        record = part[index]
+        image = np.ascontiguousarray(record[2:].reshape(3, 32, 32).transpose(1, 2, 0))
+        return image, np.array(record[0], dtype=np.uint32), np.array(record[1], dtype=np.uint32)
+
+
+class Caltech256Dataset(ImageFolderDataset):
+    """Caltech-256: one folder per class ("001.ak47", ...); labels follow the sorted folder names.
+
+    Columns "image" (file bytes, or decoded with `decode=True`) and "label".
+
+    Args:
+        dataset_dir: the root folder.
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for
+            ImageFolderDataset.
+    """
+
+    def __init__(
+        self,
+        dataset_dir,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        decode=False,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        super().__init__(
+            dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, None, None, decode, num_shards, shard_id
+        )
+
+
+class FakeImageDataset(SampledSource):
+    """Random images and labels, for trying a pipeline without data.
+
+    Row i is generated from (base_seed, i), so a row's content does not depend on the order it is read in.
+    Columns "image" uint8 HWC of `image_size` and "label" uint32 in [0, num_classes).
+
+    Args:
+        num_images: number of rows.
+        image_size: (height, width, channels).
+        num_classes: number of labels.
+        base_seed: the seed of the generated data.
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for MnistDataset.
+    """
+
+    def __init__(
+        self,
+        num_images=1000,
+        image_size=(224, 224, 3),
+        num_classes=10,
+        base_seed=0,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        if isinstance(num_images, bool) or not isinstance(num_images, int) or num_images < 1:
+            raise ValueError(f"FakeImageDataset: num_images must be a positive int, but got {num_images!r}.")
+        size = tuple(int(s) for s in image_size)
+        if len(size) != 3 or min(size) < 1:
+            raise ValueError(f"FakeImageDataset: image_size must be (height, width, channels), got {image_size!r}.")
+        if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
+            raise ValueError(f"FakeImageDataset: num_classes must be a positive int, but got {num_classes!r}.")
+        self._n, self._size, self._classes, self._seed = num_images, size, num_classes, int(base_seed)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"]
+
+    def _num_rows(self) -> int:
+        return self._n
+
+    def _read(self, index):
+        rng = np.random.default_rng([self._seed, index])
+        image = rng.integers(0, 256, size=self._size, dtype=np.uint8)
+        return image, np.array(rng.integers(0, self._classes), dtype=np.uint32)
+
+
+class SemeionDataset(SampledSource):
+    """Semeion handwritten digits (semeion.data): 16x16 binary images and one-hot labels.
+
+    Columns "image" uint8 (16, 16) with values 0 and 1 (as MindSpore), "label" uint32.
+
+    Args:
+        dataset_dir: the folder holding semeion.data.
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for MnistDataset.
+    """
+
+    def __init__(
+        self,
+        dataset_dir,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        path = os.path.join(_check_dir(dataset_dir, "SemeionDataset"), "semeion.data")
+        require_file(path, "Semeion data file")
+        images, labels = [], []
+        with open(path) as f:
+            for line in f:
+                values = line.split()
+                if not values:
+                    continue
+                if len(values) != 266:
+                    raise RuntimeError(f"SemeionDataset: a line of {path!r} has {len(values)} values, expected 266.")
+                pixels = np.asarray([float(v) for v in values[:256]])
+                images.append(pixels.reshape(16, 16).astype(np.uint8))  # 0 and 1, as MindSpore
+                labels.append(int(np.argmax([float(v) for v in values[256:]])))
+        self._images, self._label_arr = images, np.asarray(labels, np.uint32)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"]
+
+    def _num_rows(self) -> int:
+        return len(self._images)
+
+    def _labels(self):
+        return self._label_arr
+
+    def _read(self, index):
+        return self._images[index].copy(), np.array(self._label_arr[index])
+
+
+class ManifestDataset(SampledSource):
+    """Images listed in a manifest file: one JSON object per line with "source", "usage" and "annotation".
+
+    Classes are the annotation names in sorted order (or `class_indexing`). Columns "image" (file bytes,
+    or decoded with `decode=True`) and "label" uint64.
+
+    Args:
+        dataset_file: the manifest file.
+        usage: "train", "eval" or "inference" (rows whose "usage" matches, case-insensitively).
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for MnistDataset.
+        class_indexing: annotation name -> label.
+        decode: decode the images.
+    """
+
+    def __init__(
+        self,
+        dataset_file,
+        usage="train",
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        sampler=None,
+        class_indexing=None,
+        decode=False,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        if usage not in ("train", "eval", "inference"):
+            raise ValueError(f"ManifestDataset: usage must be 'train', 'eval' or 'inference', but got {usage!r}.")
+        require_file(os.fspath(dataset_file), "Manifest file")
+        items = []
+        with open(dataset_file, encoding="utf-8") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                entry = json.loads(line)
+                if str(entry.get("usage", "")).lower() != usage:
+                    continue
+                annotations = entry.get("annotation") or []
+                names = [a["name"] for a in annotations if "name" in a]
+                items.append((entry["source"], names))
+        classes = sorted({n for _, ns in items for n in ns})
+        if class_indexing is None:
+            class_indexing = {n: i for i, n in enumerate(classes)}
+        self._items = [(src, [class_indexing[n] for n in ns if n in class_indexing]) for src, ns in items]
+        self._class_indexing = dict(class_indexing)
+        self._decode = bool(decode)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"]
+
+    def get_class_indexing(self) -> dict:
+        return dict(self._class_indexing)
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _labels(self):
+        return np.asarray([ls[0] if ls else -1 for _, ls in self._items])
+
+    def _read(self, index):
+        path, labels = self._items[index]
+        with open(path, "rb") as f:
+            data = np.frombuffer(bytearray(f.read()), dtype=np.uint8)
+        image = decode(data) if self._decode else data
+        label = np.asarray(labels, dtype=np.uint64)
+        return image, (label[0] if len(label) == 1 else label)

@@ -6,6 +6,7 @@ import itertools
 import queue
 import threading
 import traceback
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -238,3 +239,49 @@ class DictIterator(TupleIterator):
 
     def __next__(self) -> dict:
         return dict(zip(self._columns, self._values()))
+
+
+_worker_fn: list = [None]
+
+
+def _set_worker_fn(fn: Callable) -> None:
+    _worker_fn[0] = fn
+
+
+def _run_worker_chunk(part: list) -> list:
+    return [_worker_fn[0](item) for item in part]
+
+
+def process_ordered_map(fn: Callable, items: Iterable, workers: int, chunk: int = 8) -> Iterator:
+    """`map(fn, items)` on `workers` forked processes, yielding results in input order.
+
+    The processes are forked, so `fn` (with everything it refers to) is inherited, not pickled; items and
+    results are pickled between processes. At most 2 * workers chunks are in flight.
+    """
+    import multiprocessing  # noqa: PLC0415  (only pipelines that ask for processes pay for it)
+    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+    method = config.get_multiprocessing_start_method()
+    context = multiprocessing.get_context(method)
+    if method != "fork":
+        raise RuntimeError(
+            "map(python_multiprocessing=True) needs the 'fork' start method in Kiln (the operations are inherited, "
+            "not pickled); call dataset.config.set_multiprocessing_start_method('fork')."
+        )
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_fn, initargs=(fn,))
+    pending: deque = deque()
+    iterator = iter(items)
+    try:
+        while True:
+            part = list(itertools.islice(iterator, chunk))
+            if part:
+                with warnings.catch_warnings():
+                    # JAX warns about forking a multithreaded process; the workers run NumPy code, not JAX.
+                    warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
+                    pending.append(pool.submit(_run_worker_chunk, part))
+            if pending and (not part or len(pending) >= 2 * workers):
+                yield from pending.popleft().result()
+            if not part and not pending:
+                return
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)

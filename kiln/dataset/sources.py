@@ -14,7 +14,7 @@ from kiln._core import dtype as mstype
 from kiln.dataset import config
 from kiln.dataset.engine import Dataset
 from kiln.dataset.iterators import ordered_map
-from kiln.dataset.sampler import check_sampling_args, resolve_sampler, sample_indices, sampled_size
+from kiln.dataset.sampler import SampleContext, as_sampler, resolve_sampler
 
 
 def _column_names(column_names, what: str) -> list[str] | None:
@@ -38,25 +38,24 @@ class SampledSource(Dataset):
         shard_id: ... and read this one; row `i` of the shuffled order goes to shard `i % num_shards`.
             Sharded shuffles use the dataset seed (`config.get_seed()`), so every shard agrees on the order.
         num_parallel_workers: threads reading rows (worth it when reading is slow I/O).
-        sampler: a `DistributedSampler`, instead of shuffle/num_shards/shard_id/num_samples.
+        sampler: a sampler (`SequentialSampler`, `RandomSampler`, `DistributedSampler`, `SubsetSampler`,
+            `SubsetRandomSampler`, `WeightedRandomSampler`, `PKSampler`, a user `Sampler`) or a list of
+            row indices, instead of shuffle/num_shards/shard_id/num_samples.
     """
 
     def __init__(
         self, num_samples=None, shuffle=None, num_shards=None, shard_id=None, num_parallel_workers=None, sampler=None
     ):
         super().__init__()
-        num_samples, shuffle, num_shards, shard_id = resolve_sampler(
-            type(self).__name__, sampler, num_samples, shuffle, num_shards, shard_id
-        )
-        check_sampling_args(num_samples, shuffle, num_shards, shard_id)
-        self.num_samples = num_samples
-        self.shuffle_rows = True if shuffle is None else bool(shuffle)
-        self.num_shards = num_shards
-        self.shard_id = shard_id
+        self.sampler = resolve_sampler(type(self).__name__, sampler, num_samples, shuffle, num_shards, shard_id)
         workers = 1 if num_parallel_workers is None else num_parallel_workers
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"num_parallel_workers must be a positive int, but got {num_parallel_workers!r}.")
         self._read_workers = workers
+
+    @property
+    def num_samples(self):
+        return self.sampler.get_num_samples()
 
     def _num_rows(self) -> int:
         raise NotImplementedError
@@ -64,21 +63,52 @@ class SampledSource(Dataset):
     def _read(self, index: int) -> tuple:
         raise NotImplementedError
 
-    def _static_size(self) -> int:
-        return sampled_size(self._num_rows(), self.num_samples, self.num_shards)
+    def _labels(self) -> np.ndarray:
+        """One label per row, for PKSampler: the "label" column (subclasses may know it without reading)."""
+        names = self.get_col_names()
+        column = getattr(self.sampler, "class_column", "label")
+        if column not in names:
+            raise RuntimeError(f"{type(self).__name__}: PKSampler needs a column {column!r}; the columns are {names}.")
+        k = names.index(column)
+        return np.asarray([np.asarray(self._read(i)[k]).reshape(-1)[0] for i in range(self._num_rows())])
+
+    def _static_size(self):
+        return self.sampler.size(self._num_rows())
+
+    def _indices(self, run, epoch) -> np.ndarray:
+        # Shards (possibly in other processes) must draw the same permutation: a fixed seed, as MindSpore.
+        seed = config.get_seed() if self.sampler.is_sharded() else run.seed
+        return self.sampler.indices(self._num_rows(), SampleContext(seed, epoch, self._labels))
 
     def _rows(self, run, epoch):
-        indices = sample_indices(
-            self._num_rows(),
-            shuffle=self.shuffle_rows,
-            num_samples=self.num_samples,
-            num_shards=self.num_shards,
-            shard_id=self.shard_id,
-            # Shards (possibly in other processes) must draw the same permutation: a fixed seed, as MindSpore.
-            seed=run.seed if self.num_shards is None else config.get_seed(),
-            epoch=epoch,
-        )
+        indices = self._indices(run, epoch)
         yield from ordered_map(lambda i: self._read(int(i)), indices, self._read_workers)
+
+    def use_sampler(self, new_sampler) -> None:
+        """Read with `new_sampler` from now on (it replaces the current sampler).
+
+        Args:
+            new_sampler: a sampler or a list of row indices.
+        """
+        self.sampler = as_sampler(new_sampler)
+        self._counted_size = None
+
+    def add_sampler(self, new_sampler) -> None:
+        """Put `new_sampler` on top of the current sampler (the current one becomes its child).
+
+        Args:
+            new_sampler: a sampler.
+        """
+        new = as_sampler(new_sampler)
+        new.add_child(self.sampler)
+        self.sampler = new
+        self._counted_size = None
+
+    def is_shuffled(self) -> bool:
+        return self.sampler.is_shuffled() or super().is_shuffled()
+
+    def is_sharded(self) -> bool:
+        return self.sampler.is_sharded() or super().is_sharded()
 
 
 def _to_row(item, num_columns: int, column_types) -> tuple:
@@ -134,6 +164,7 @@ class GeneratorDataset(SampledSource):
         shard_id: int | None = None,
         python_multiprocessing: bool = True,
         max_rowsize=None,
+        schema=None,
     ) -> None:
         self._random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         if not self._random_access:
