@@ -161,7 +161,7 @@ class JitFunction:
         self.jit_config = jit_config
         self.input_signature = input_signature
         for key in options:
-            if key not in ("jit_syntax_level", "hash_args", "compile_once"):
+            if key not in ("jit_syntax_level", "hash_args", "compile_once", "fullgraph"):
                 _note_once(f"jit({key}=...)", "Kiln does not know this option")
         self._cache = self._new_cache(getattr(fn, "__qualname__", "fn"))
         self._bound: dict = {}
@@ -248,6 +248,12 @@ def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
     calls, interp, tape = _mods or _modules()
     fn = jf._kiln_fn
     full = (obj, *args) if obj is not None else args
+    if jf.capture_mode == "bytecode" and not interp._ACTIVE:
+        if tape.recording:  # a PyNative gradient is being recorded: run as Python so the tape sees each op
+            return fn(*full, **kwargs)
+        from kiln._compiler.frontend.bytecode import run_jit  # noqa: PLC0415
+
+        return run_jit(jf, cache, obj, args, kwargs)
     if interp._ACTIVE:  # called from inside a graph: inline
         if jf.capture_mode == "trace" or not calls.is_user_function(fn):
             return fn(*full, **kwargs)
@@ -280,9 +286,6 @@ def _check_signature(signature, args) -> None:
             raise TypeError(f"input {i} has dtype {a.dtype}, but the declared input signature says {s.dtype}.")
 
 
-_warned_bytecode = False
-
-
 def jit(
     function: Callable | None = None,
     *,
@@ -305,10 +308,11 @@ def jit(
     Args:
         function: the function to compile.
         capture_mode: "ast" (parse the source, the default), "trace" (run once on symbolic tensors and record),
-            or "bytecode" (not available yet: warns and uses "ast").
+            or "bytecode" (PIJit: symbolic execution of the bytecode, guarded graphs, graph breaks run as Python).
         jit_level: "O0" or "O1" (accepted; XLA optimises either way).
         dynamic: 0, or 1 (accepted with a one-time note: each new input shape is compiled separately).
-        fullgraph: with "ast", make unsupported syntax an error (STRICT) instead of a host fallback.
+        fullgraph: with "ast", make unsupported syntax an error (STRICT) instead of a host fallback; with
+            "bytecode", the first graph break raises `Unsupported` naming the file:line and the reason.
         backend: "" or "ms_backend" (both mean XLA); "GE" (Ascend only) is an error.
         mode: older spelling: "PSJit" (= "ast") or "PIJit" (= "bytecode").
         input_signature: Tensors whose shapes (None = dynamic dimension) and dtypes the inputs must match.
@@ -320,21 +324,12 @@ def jit(
     Returns:
         The compiled function (or a decorator when `function` is None).
     """
-    global _warned_bytecode
     if mode is not None:
         if mode not in ("PSJit", "PIJit"):
             raise ValueError(f"jit: mode must be 'PSJit' or 'PIJit', but got {mode!r}.")
         capture_mode = "ast" if mode == "PSJit" else "bytecode"
     if capture_mode not in ("ast", "bytecode", "trace"):
         raise ValueError(f"jit: capture_mode must be 'ast', 'bytecode' or 'trace', but got {capture_mode!r}.")
-    if capture_mode == "bytecode":
-        if not _warned_bytecode:
-            _warned_bytecode = True
-            warnings.warn(
-                "jit: capture_mode='bytecode' (PIJit) is not available yet in Kiln; compiling from the AST instead.",
-                stacklevel=2,
-            )
-        capture_mode = "ast"
     if jit_level not in ("O0", "O1", "O2"):
         raise ValueError(f"jit: jit_level must be 'O0', 'O1' or 'O2', but got {jit_level!r}.")
     if backend not in ("", "ms_backend", "GE"):
@@ -351,6 +346,8 @@ def jit(
         options["hash_args"] = hash_args
     if compile_once:
         options["compile_once"] = True
+    if fullgraph:
+        options["fullgraph"] = True
     if fullgraph and "jit_syntax_level" not in options:
         options["jit_syntax_level"] = "STRICT"
 

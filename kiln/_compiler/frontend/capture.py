@@ -8,7 +8,9 @@ lowering, caching.
 - "ast" (PSJit, the default): user functions and Cells are parsed and interpreted with graph semantics
   (Tensor `if`/`while` become `cond`/`while` equations); library code runs as Python on the Tensors.
 - "trace": the function runs as plain Python on symbolic Tensors (no control flow on Tensor values).
-- "bytecode" (PIJit) is not available yet; `jit` says so once and uses "ast".
+- "bytecode" (PIJit): the function's CPython bytecode is executed symbolically (`frontend/bytecode`); as a
+  frontend it captures one graph (a graph break is an error). `jit(capture_mode="bytecode")` itself runs
+  through `bytecode.run_jit`: guarded graphs, graph breaks as Python steps, side effects replayed.
 """
 
 from __future__ import annotations
@@ -29,7 +31,14 @@ def capture_trace(ctx, fn, args: list, kwargs: dict | None):
     return fn(*args, **(kwargs or {}))
 
 
-FRONTENDS = {"ast": capture_ast, "trace": capture_trace}
+def capture_bytecode(ctx, fn, args: list, kwargs: dict | None):
+    """Execute the bytecode symbolically (one graph; a graph break is an error)."""
+    from kiln._compiler.frontend.bytecode import capture_bytecode as capture  # noqa: PLC0415
+
+    return capture(ctx, fn, args, kwargs)
+
+
+FRONTENDS = {"ast": capture_ast, "trace": capture_trace, "bytecode": capture_bytecode}
 
 
 def frontend(capture_mode: str):
@@ -37,4 +46,4 @@ def frontend(capture_mode: str):
     return FRONTENDS[capture_mode]
 
 
-__all__ = ["FRONTENDS", "capture_ast", "capture_trace", "frontend"]
+__all__ = ["FRONTENDS", "capture_ast", "capture_bytecode", "capture_trace", "frontend"]
