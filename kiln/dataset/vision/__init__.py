@@ -1,37 +1,38 @@
 """Image transforms and enums (`mindspore.dataset.vision`)."""
 
-from kiln.dataset.vision import c_transforms, transforms, utils
-from kiln.dataset.vision.transforms import (
-    HWC2CHW,
-    Border,
-    CenterCrop,
-    Decode,
-    Inter,
-    Normalize,
-    Pad,
-    RandomCrop,
-    RandomHorizontalFlip,
-    RandomVerticalFlip,
-    Rescale,
-    Resize,
-    ToTensor,
-)
+from kiln.dataset.vision import c_transforms as c_transforms
+from kiln.dataset.vision import py_transforms_util as py_transforms_util
+from kiln.dataset.vision import transforms as transforms
+from kiln.dataset.vision import utils as utils
+from kiln.dataset.vision.transforms import *  # noqa: F403
+from kiln.dataset.vision.transforms import __all__ as _transform_names
+from kiln.dataset.vision.utils import AutoAugmentPolicy as AutoAugmentPolicy
 
-__all__ = [
-    "Border",
-    "CenterCrop",
-    "Decode",
-    "HWC2CHW",
-    "Inter",
-    "Normalize",
-    "Pad",
-    "RandomCrop",
-    "RandomHorizontalFlip",
-    "RandomVerticalFlip",
-    "Rescale",
-    "Resize",
-    "ToTensor",
-    "c_transforms",
-    "transforms",
-    "utils",
-]
+
+def not_random(function):
+    """Mark a transform (class or function) as deterministic, so pipelines may cache its results.
+
+    Args:
+        function: the transform.
+
+    Returns:
+        The same object, with `random = False`.
+    """
+    function.random = False
+    return function
+
+
+from kiln.dataset.vision import validators as validators  # noqa: E402  (it imports the transforms above)
+
+__all__ = sorted(
+    [
+        *_transform_names,
+        "AutoAugmentPolicy",
+        "c_transforms",
+        "not_random",
+        "py_transforms_util",
+        "transforms",
+        "utils",
+        "validators",
+    ]
+)

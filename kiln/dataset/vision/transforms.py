@@ -15,23 +15,94 @@ from collections.abc import Sequence
 import numpy as np
 
 from kiln.dataset import _rng
+from kiln.dataset.vision import color as C
 from kiln.dataset.vision import functional as F
-from kiln.dataset.vision.utils import Border, Inter
+from kiln.dataset.vision.utils import Border, ConvertMode, ImageBatchFormat, ImageReadMode, Inter, SliceMode
 
 __all__ = [
+    "AdjustBrightness",
+    "AdjustContrast",
+    "AdjustGamma",
+    "AdjustHue",
+    "AdjustSaturation",
+    "AdjustSharpness",
+    "Affine",
+    "AutoContrast",
     "Border",
     "CenterCrop",
+    "ConvertColor",
+    "ConvertMode",
+    "Crop",
+    "CutMixBatch",
+    "CutOut",
     "Decode",
+    "Equalize",
+    "Erase",
+    "FiveCrop",
+    "GaussianBlur",
+    "Grayscale",
     "HWC2CHW",
+    "HorizontalFlip",
+    "HsvToRgb",
+    "ImageBatchFormat",
+    "ImageReadMode",
     "Inter",
+    "Invert",
+    "LinearTransformation",
+    "MixUp",
+    "MixUpBatch",
     "Normalize",
+    "NormalizePad",
     "Pad",
+    "PadToSize",
+    "Perspective",
+    "Posterize",
+    "RandomAdjustSharpness",
+    "RandomAffine",
+    "RandomAutoContrast",
+    "RandomColor",
+    "RandomColorAdjust",
     "RandomCrop",
+    "RandomCropDecodeResize",
+    "RandomEqualize",
+    "RandomErasing",
+    "RandomGrayscale",
     "RandomHorizontalFlip",
+    "RandomInvert",
+    "RandomLighting",
+    "RandomPerspective",
+    "RandomPosterize",
+    "RandomResize",
+    "RandomResizedCrop",
+    "RandomRotation",
+    "RandomSelectSubpolicy",
+    "RandomSharpness",
+    "RandomSolarize",
     "RandomVerticalFlip",
     "Rescale",
     "Resize",
+    "ResizedCrop",
+    "RgbToHsv",
+    "Rotate",
+    "SliceMode",
+    "SlicePatches",
+    "Solarize",
+    "TenCrop",
+    "ToNumpy",
+    "ToPIL",
     "ToTensor",
+    "ToType",
+    "UniformAugment",
+    "VerticalFlip",
+    "encode_jpeg",
+    "encode_png",
+    "get_image_num_channels",
+    "get_image_size",
+    "read_file",
+    "read_image",
+    "write_file",
+    "write_jpeg",
+    "write_png",
 ]
 
 
@@ -335,3 +406,1395 @@ class Decode(_ImageOp):
 
     def __call__(self, img) -> np.ndarray:
         return F.decode(img)
+
+
+# -- more transforms ---------------------------------------------------------------------------------------------
+
+
+def _rgb(img, op: str) -> np.ndarray:
+    arr = F.as_image(img, op)
+    if arr.ndim != 3 or arr.shape[2] != 3:
+        raise RuntimeError(f"{op}: expected an RGB image of shape <H, W, 3>, but got shape {arr.shape}.")
+    return arr
+
+
+def _check_factor(value, name: str, low: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating) or value < low:
+        raise ValueError(f"{name} must be a number >= {low}, but got {value!r}.")
+    return float(value)
+
+
+def _range(value, name: str, center: float | None = None, low: float = 0.0) -> tuple[float, float]:
+    """A number x (-> (center - x, center + x) or (0, x)) or a (min, max) pair."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if value < 0:
+            raise ValueError(f"{name} must be non-negative, but got {value}.")
+        pair = (max(low, center - value), center + value) if center is not None else (low, float(value))
+    elif isinstance(value, Sequence) and len(value) == 2:
+        pair = (float(value[0]), float(value[1]))
+    else:
+        raise TypeError(f"{name} must be a number or a (min, max) pair, but got {value!r}.")
+    if pair[0] > pair[1]:
+        raise ValueError(f"{name}: min must not exceed max, but got {value!r}.")
+    return pair
+
+
+class AdjustBrightness(_ImageOp):
+    """Multiply the image by `brightness_factor` (saturated for uint8).
+
+    Args:
+        brightness_factor: a non-negative number; 1 keeps the image.
+    """
+
+    def __init__(self, brightness_factor: float) -> None:
+        self.brightness_factor = _check_factor(brightness_factor, "AdjustBrightness: brightness_factor")
+
+    def __call__(self, img) -> np.ndarray:
+        return C.adjust_brightness(_rgb(img, "AdjustBrightness"), self.brightness_factor)
+
+
+class AdjustContrast(_ImageOp):
+    """Blend the image with its mean gray level: factor * img + (1 - factor) * mean.
+
+    Args:
+        contrast_factor: a non-negative number; 1 keeps the image, 0 gives the mean gray.
+    """
+
+    def __init__(self, contrast_factor: float) -> None:
+        self.contrast_factor = _check_factor(contrast_factor, "AdjustContrast: contrast_factor")
+
+    def __call__(self, img) -> np.ndarray:
+        return C.adjust_contrast(_rgb(img, "AdjustContrast"), self.contrast_factor)
+
+
+class AdjustSaturation(_ImageOp):
+    """Blend the image with its grayscale version: factor * img + (1 - factor) * gray.
+
+    Args:
+        saturation_factor: a non-negative number; 1 keeps the image, 0 gives gray.
+    """
+
+    def __init__(self, saturation_factor: float) -> None:
+        self.saturation_factor = _check_factor(saturation_factor, "AdjustSaturation: saturation_factor")
+
+    def __call__(self, img) -> np.ndarray:
+        return C.adjust_saturation(_rgb(img, "AdjustSaturation"), self.saturation_factor)
+
+
+class AdjustHue(_ImageOp):
+    """Shift the hue by `hue_factor` turns (in HSV).
+
+    Args:
+        hue_factor: in [-0.5, 0.5].
+    """
+
+    def __init__(self, hue_factor: float) -> None:
+        if not -0.5 <= float(hue_factor) <= 0.5:
+            raise ValueError(f"AdjustHue: hue_factor must be in [-0.5, 0.5], but got {hue_factor}.")
+        self.hue_factor = float(hue_factor)
+
+    def __call__(self, img) -> np.ndarray:
+        return C.adjust_hue(_rgb(img, "AdjustHue"), self.hue_factor)
+
+
+class AdjustGamma(_ImageOp):
+    """out = 255 * gain * (img / 255) ** gamma (for uint8; float images: gain * img ** gamma).
+
+    Args:
+        gamma: a non-negative exponent.
+        gain: the multiplier.
+    """
+
+    def __init__(self, gamma: float, gain: float = 1) -> None:
+        self.gamma = _check_factor(gamma, "AdjustGamma: gamma")
+        self.gain = float(gain)
+
+    def __call__(self, img) -> np.ndarray:
+        return C.adjust_gamma(F.as_image(img, "AdjustGamma"), self.gamma, self.gain)
+
+
+class AdjustSharpness(_ImageOp):
+    """Blend with a smoothed image: factor 0 blurs, 1 keeps, 2 sharpens.
+
+    Args:
+        sharpness_factor: a non-negative number.
+    """
+
+    def __init__(self, sharpness_factor: float) -> None:
+        self.sharpness_factor = _check_factor(sharpness_factor, "AdjustSharpness: sharpness_factor")
+
+    def __call__(self, img) -> np.ndarray:
+        return C.sharpness(F.as_image(img, "AdjustSharpness"), self.sharpness_factor)
+
+
+class AutoContrast(_ImageOp):
+    """Stretch every channel to the full [0, 255] range (PIL's autocontrast).
+
+    Args:
+        cutoff: percent of the lightest and darkest pixels to ignore, in [0, 50).
+        ignore: a gray level (or list of levels) left out of the histogram.
+    """
+
+    def __init__(self, cutoff: float = 0.0, ignore=None) -> None:
+        if not 0 <= float(cutoff) < 50:
+            raise ValueError(f"AutoContrast: cutoff must be in [0, 50), but got {cutoff}.")
+        self.cutoff, self.ignore = float(cutoff), ignore
+
+    def __call__(self, img) -> np.ndarray:
+        return C.auto_contrast(F.as_image(img, "AutoContrast"), self.cutoff, self.ignore)
+
+
+class Equalize(_ImageOp):
+    """Equalize the histogram of every channel (OpenCV's equalizeHist)."""
+
+    def __call__(self, img) -> np.ndarray:
+        return C.equalize(F.as_image(img, "Equalize"))
+
+
+class Invert(_ImageOp):
+    """255 - image (uint8)."""
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "Invert")
+        return (255 - arr.astype(np.int64)).astype(arr.dtype) if arr.dtype == np.uint8 else 255.0 - arr
+
+    batch_call = __call__
+
+
+class Posterize(_ImageOp):
+    """Keep the `bits` high bits of every uint8 value.
+
+    Args:
+        bits: in [0, 8].
+    """
+
+    def __init__(self, bits: int) -> None:
+        if isinstance(bits, bool) or not isinstance(bits, int) or not 0 <= bits <= 8:
+            raise ValueError(f"Posterize: bits must be an int in [0, 8], but got {bits!r}.")
+        self.bits = bits
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "Posterize")
+        if arr.dtype != np.uint8:
+            raise RuntimeError(f"Posterize: the image must be uint8, but got {arr.dtype}.")
+        return arr & np.uint8((0xFF << (8 - self.bits)) & 0xFF)
+
+
+class Solarize(_ImageOp):
+    """Invert the pixels whose value lies in [min, max].
+
+    Args:
+        threshold: a number t (the range [t, 255]) or a (min, max) pair.
+    """
+
+    def __init__(self, threshold) -> None:
+        self.threshold = (float(threshold), 255.0) if isinstance(threshold, int | float) else tuple(threshold)
+        if len(self.threshold) != 2 or self.threshold[0] > self.threshold[1]:
+            raise ValueError(f"Solarize: threshold must be a number or a (min, max) pair, but got {threshold!r}.")
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "Solarize")
+        lo, hi = self.threshold
+        inside = (arr >= lo) & (arr <= hi)
+        return np.where(
+            inside, (255 - arr.astype(np.int64)).astype(arr.dtype) if arr.dtype == np.uint8 else 255.0 - arr, arr
+        ).astype(arr.dtype)
+
+
+class ConvertColor(_ImageOp):
+    """Convert between RGB, BGR, RGBA, BGRA and gray (OpenCV's cvtColor codes).
+
+    Args:
+        convert_mode: a vision.ConvertMode.
+    """
+
+    def __init__(self, convert_mode: ConvertMode) -> None:
+        self.convert_mode = ConvertMode(convert_mode)
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "ConvertColor")
+        m = int(self.convert_mode)
+        alpha = np.iinfo(arr.dtype).max if np.issubdtype(arr.dtype, np.integer) else 1.0
+        if m in (8, 9):  # gray -> 3 or 4 channels
+            g = arr if arr.ndim == 2 else arr[..., 0]
+            out = np.stack([g, g, g], -1)
+            return np.concatenate([out, np.full(g.shape + (1,), alpha, arr.dtype)], -1) if m == 9 else out
+        if arr.ndim != 3 or arr.shape[2] not in (3, 4):
+            raise RuntimeError(f"ConvertColor: expected a 3- or 4-channel image, but got shape {arr.shape}.")
+        if m in (6, 7, 10, 11):  # -> gray
+            rgb = arr[..., :3] if m in (7, 11) else arr[..., 2::-1]
+            return C.rgb_to_gray(np.ascontiguousarray(rgb))
+        color = arr[..., :3]
+        if m in (2, 3, 4, 5):
+            color = color[..., ::-1]
+        if m in (0, 2):
+            return np.concatenate([color, np.full(arr.shape[:2] + (1,), alpha, arr.dtype)], -1)
+        if m == 5:
+            return np.concatenate([color, arr[..., 3:4]], -1)
+        return np.ascontiguousarray(color)
+
+
+class Crop(_ImageOp):
+    """Crop the window at `coordinates` (top, left) of `size`.
+
+    Args:
+        coordinates: (top, left).
+        size: an int or (height, width).
+    """
+
+    def __init__(self, coordinates, size) -> None:
+        self.coordinates = (int(coordinates[0]), int(coordinates[1]))
+        self.size = _size_hw(size, "Crop")
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "Crop")
+        (top, left), (h, w) = self.coordinates, self.size
+        if top + h > arr.shape[0] or left + w > arr.shape[1]:
+            raise RuntimeError(f"Crop: the window {(top, left, h, w)} exceeds the image {arr.shape[:2]}.")
+        return F.crop(arr, top, left, h, w)
+
+
+class HorizontalFlip(_ImageOp):
+    """Mirror the image left-right."""
+
+    def __call__(self, img) -> np.ndarray:
+        return np.ascontiguousarray(F.as_image(img, "HorizontalFlip")[:, ::-1])
+
+
+class VerticalFlip(_ImageOp):
+    """Mirror the image top-bottom."""
+
+    def __call__(self, img) -> np.ndarray:
+        return np.ascontiguousarray(F.as_image(img, "VerticalFlip")[::-1])
+
+
+class Erase(_ImageOp):
+    """Fill the window (top, left, height, width) with `value`.
+
+    Args:
+        top, left, height, width: the window.
+        value: a number or one per channel.
+        inplace: accepted for compatibility (a new array is returned).
+    """
+
+    def __init__(self, top: int, left: int, height: int, width: int, value=0.0, inplace: bool = False) -> None:
+        self.top, self.left, self.height, self.width = int(top), int(left), int(height), int(width)
+        self.value, self.inplace = value, inplace
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "Erase").copy()
+        value = np.asarray(self.value)
+        if arr.dtype == np.uint8:
+            value = C.saturate_u8(value.astype(np.float64))
+        arr[self.top : self.top + self.height, self.left : self.left + self.width] = value
+        return arr
+
+
+class CutOut(_ImageOp):
+    """Zero `num_patches` random square patches of side `length`.
+
+    Args:
+        length: the side of a patch.
+        num_patches: how many patches.
+        is_hwc: the image is HWC (True) or CHW.
+    """
+
+    def __init__(self, length: int, num_patches: int = 1, is_hwc: bool = True) -> None:
+        self.length, self.num_patches, self.is_hwc = int(length), int(num_patches), bool(is_hwc)
+        if self.length < 1 or self.num_patches < 1:
+            raise ValueError("CutOut: length and num_patches must be positive.")
+
+    def __call__(self, img) -> np.ndarray:
+        arr = np.array(img)
+        h, w = (arr.shape[0], arr.shape[1]) if self.is_hwc else (arr.shape[-2], arr.shape[-1])
+        gen = _rng.generator()
+        for _ in range(self.num_patches):
+            top = int(gen.integers(0, max(h - self.length, 0) + 1))
+            left = int(gen.integers(0, max(w - self.length, 0) + 1))
+            if self.is_hwc:
+                arr[top : top + self.length, left : left + self.length] = 0
+            else:
+                arr[..., top : top + self.length, left : left + self.length] = 0
+        return arr
+
+
+class FiveCrop(_ImageOp):
+    """The four corner crops and the centre crop of `size`, as a tuple.
+
+    Args:
+        size: an int or (height, width).
+    """
+
+    def __init__(self, size) -> None:
+        self.size = _size_hw(size, "FiveCrop")
+
+    def __call__(self, img):
+        arr = _as_array(img)
+        h, w = arr.shape[:2]
+        ch, cw = self.size
+        if ch > h or cw > w:
+            raise RuntimeError(f"FiveCrop: crop size {self.size} is larger than the image {(h, w)}.")
+        centre = CenterCrop(self.size)(arr)
+        return (
+            F.crop(arr, 0, 0, ch, cw),
+            F.crop(arr, 0, w - cw, ch, cw),
+            F.crop(arr, h - ch, 0, ch, cw),
+            F.crop(arr, h - ch, w - cw, ch, cw),
+            centre,
+        )
+
+
+class TenCrop(_ImageOp):
+    """FiveCrop of the image and of its flipped version (10 crops).
+
+    Args:
+        size: an int or (height, width).
+        use_vertical_flip: flip top-bottom instead of left-right.
+    """
+
+    def __init__(self, size, use_vertical_flip: bool = False) -> None:
+        self.size = _size_hw(size, "TenCrop")
+        self.use_vertical_flip = bool(use_vertical_flip)
+
+    def __call__(self, img):
+        arr = _as_array(img)
+        flipped = arr[::-1] if self.use_vertical_flip else arr[:, ::-1]
+        five = FiveCrop(self.size)
+        return five(arr) + five(np.ascontiguousarray(flipped))
+
+
+class GaussianBlur(_ImageOp):
+    """Blur with a Gaussian kernel (borders reflected as OpenCV's BORDER_REFLECT_101).
+
+    Args:
+        kernel_size: an odd positive int or (width, height).
+        sigma: a number or (sigma_x, sigma_y); None derives it from the kernel size (OpenCV's rule).
+    """
+
+    def __init__(self, kernel_size, sigma=None) -> None:
+        ks = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+        if len(ks) != 2 or any(k < 1 or k % 2 == 0 for k in ks):
+            raise ValueError(f"GaussianBlur: kernel_size must be odd and positive, but got {kernel_size!r}.")
+        sg = (0.0, 0.0) if sigma is None else ((sigma, sigma) if isinstance(sigma, int | float) else tuple(sigma))
+        self.kernel_size, self.sigma = (int(ks[0]), int(ks[1])), (float(sg[0]), float(sg[1]))
+
+    def __call__(self, img) -> np.ndarray:
+        return C.gaussian_blur(F.as_image(img, "GaussianBlur"), self.kernel_size, self.sigma)
+
+
+class Grayscale(_ImageOp):
+    """RGB -> grayscale with PIL's weights (L = (19595 R + 38470 G + 7471 B + 32768) >> 16).
+
+    Args:
+        num_output_channels: 1 (H, W) or 3 (the gray value repeated).
+    """
+
+    def __init__(self, num_output_channels: int = 1) -> None:
+        if num_output_channels not in (1, 3):
+            raise ValueError(f"Grayscale: num_output_channels must be 1 or 3, but got {num_output_channels!r}.")
+        self.num_output_channels = num_output_channels
+
+    def __call__(self, img):
+        arr = _rgb(_as_array(img), "Grayscale").astype(np.int64)
+        gray = ((arr[..., 0] * 19595 + arr[..., 1] * 38470 + arr[..., 2] * 7471 + 0x8000) >> 16).astype(np.uint8)
+        return np.stack([gray] * 3, -1) if self.num_output_channels == 3 else gray
+
+
+class RgbToHsv(_ImageOp):
+    """RGB in [0, 1] -> HSV in [0, 1] (float).
+
+    Args:
+        is_hwc: channels last (True) or first (False, the default as MindSpore).
+    """
+
+    def __init__(self, is_hwc: bool = False) -> None:
+        self.is_hwc = bool(is_hwc)
+
+    def __call__(self, img) -> np.ndarray:
+        arr = np.asarray(img, dtype=np.float64)
+        x = arr if self.is_hwc else np.moveaxis(arr, 0, -1)
+        out = C.rgb_to_hsv_float(x)
+        out = out if self.is_hwc else np.moveaxis(out, -1, 0)
+        return out.astype(arr.dtype if np.asarray(img).dtype.kind == "f" else np.float64)
+
+
+class HsvToRgb(RgbToHsv):
+    """HSV in [0, 1] -> RGB in [0, 1] (float).
+
+    Args:
+        is_hwc: channels last (True) or first (False, the default as MindSpore).
+    """
+
+    def __call__(self, img) -> np.ndarray:
+        arr = np.asarray(img, dtype=np.float64)
+        x = arr if self.is_hwc else np.moveaxis(arr, 0, -1)
+        out = C.hsv_to_rgb_float(x)
+        return out if self.is_hwc else np.moveaxis(out, -1, 0)
+
+
+class LinearTransformation(_ImageOp):
+    """(flattened image - mean_vector) @ transformation_matrix, reshaped back (e.g. ZCA whitening).
+
+    Args:
+        transformation_matrix: a (D, D) array, D the number of values of an image.
+        mean_vector: a (D,) array.
+    """
+
+    def __init__(self, transformation_matrix, mean_vector) -> None:
+        self.transformation_matrix = np.asarray(transformation_matrix)
+        self.mean_vector = np.asarray(mean_vector)
+        d = self.transformation_matrix.shape
+        if len(d) != 2 or d[0] != d[1] or self.mean_vector.shape != (d[0],):
+            raise ValueError("LinearTransformation: the matrix must be (D, D) and the mean vector (D,).")
+
+    def __call__(self, img) -> np.ndarray:
+        arr = np.asarray(img)
+        flat = arr.reshape(1, -1)
+        if flat.shape[1] != self.mean_vector.shape[0]:
+            raise RuntimeError(
+                f"LinearTransformation: the image has {flat.shape[1]} values but the matrix is for "
+                f"{self.mean_vector.shape[0]}."
+            )
+        return np.dot(flat - self.mean_vector, self.transformation_matrix).reshape(arr.shape)
+
+
+class NormalizePad(_ImageOp):
+    """Normalize, then append a zero channel (3 -> 4 channels).
+
+    Args:
+        mean, std: per channel, as for Normalize.
+        dtype: "float32" or "float16".
+        is_hwc: channels last (True) or first.
+    """
+
+    def __init__(self, mean, std, dtype: str = "float32", is_hwc: bool = True) -> None:
+        if dtype not in ("float32", "float16"):
+            raise ValueError(f"NormalizePad: dtype must be 'float32' or 'float16', but got {dtype!r}.")
+        self._norm = Normalize(mean, std, is_hwc)
+        self.mean, self.std, self.dtype, self.is_hwc = mean, std, dtype, bool(is_hwc)
+
+    def __call__(self, img) -> np.ndarray:
+        out = self._norm(img)
+        axis = -1 if self.is_hwc else 0
+        shape = list(out.shape)
+        shape[axis] = 1
+        return np.concatenate([out, np.zeros(shape, out.dtype)], axis).astype(self.dtype)
+
+
+class PadToSize(_ImageOp):
+    """Pad to `size` (height, width), at `offset` (top, left) or centred.
+
+    Args:
+        size: an int or (height, width), at least the image size.
+        offset: an int or (top, left) of the image in the result; None centres it.
+        fill_value: value (or one per channel) for Border.CONSTANT.
+        padding_mode: a vision.Border.
+    """
+
+    def __init__(self, size, offset=None, fill_value=0, padding_mode: Border = Border.CONSTANT) -> None:
+        self.size = _size_hw(size, "PadToSize")
+        self.offset = None if offset is None else ((offset, offset) if isinstance(offset, int) else tuple(offset))
+        self.fill_value, self.padding_mode = fill_value, Border(padding_mode)
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "PadToSize")
+        h, w = arr.shape[:2]
+        th, tw = self.size
+        if th < h or tw < w:
+            raise RuntimeError(f"PadToSize: the target size {self.size} is smaller than the image {(h, w)}.")
+        top, left = ((th - h) // 2, (tw - w) // 2) if self.offset is None else self.offset
+        if top + h > th or left + w > tw:
+            raise RuntimeError(f"PadToSize: offset {self.offset} leaves no room for the image in {self.size}.")
+        return F.pad(arr, top, th - h - top, left, tw - w - left, self.padding_mode, self.fill_value)
+
+
+class ResizedCrop(_ImageOp):
+    """Crop (top, left, height, width), then resize to `size`.
+
+    Args:
+        top, left, height, width: the window.
+        size: an int or (height, width), as for Resize.
+        interpolation: a vision.Inter.
+    """
+
+    def __init__(self, top, left, height, width, size, interpolation: Inter = Inter.BILINEAR) -> None:
+        self.top, self.left, self.height, self.width = int(top), int(left), int(height), int(width)
+        self._resize = Resize(size, interpolation)
+        self.size, self.interpolation = size, interpolation
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "ResizedCrop")
+        if self.top + self.height > arr.shape[0] or self.left + self.width > arr.shape[1]:
+            raise RuntimeError(f"ResizedCrop: the window exceeds the image {arr.shape[:2]}.")
+        return self._resize(F.crop(arr, self.top, self.left, self.height, self.width))
+
+
+def _nearest(resample) -> bool:
+    if resample in (Inter.NEAREST,):
+        return True
+    if resample in (Inter.LINEAR, Inter.BILINEAR):
+        return False
+    raise NotImplementedError(f"{resample} is not implemented for warps in Kiln; use NEAREST or BILINEAR.")
+
+
+class Rotate(_ImageOp):
+    """Rotate counter-clockwise by `degrees` about `center`.
+
+    Args:
+        degrees: the angle.
+        resample: Inter.NEAREST or Inter.BILINEAR.
+        expand: enlarge the output to hold the whole rotated image.
+        center: (x, y); None is the image centre ((w - 1) / 2, (h - 1) / 2).
+        fill_value: value (or one per channel) outside the image.
+    """
+
+    def __init__(
+        self, degrees, resample: Inter = Inter.NEAREST, expand: bool = False, center=None, fill_value=0
+    ) -> None:
+        self.degrees, self.resample, self.expand = float(degrees), resample, bool(expand)
+        self.center, self.fill_value = center, fill_value
+        _nearest(resample)
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "Rotate")
+        h, w = arr.shape[:2]
+        center = ((w - 1) / 2.0, (h - 1) / 2.0) if self.center is None else tuple(map(float, self.center))
+        m = C.rotation_matrix(center, self.degrees)
+        out_h, out_w = h, w
+        if self.expand:
+            corners = np.array([[0, 0, 1], [w, 0, 1], [0, h, 1], [w, h, 1]], np.float64)
+            pts = corners @ m.T
+            out_w = int(np.round(pts[:, 0].max() - pts[:, 0].min()))
+            out_h = int(np.round(pts[:, 1].max() - pts[:, 1].min()))
+            m = m.copy()
+            m[0, 2] += out_w / 2.0 - (w / 2.0)
+            m[1, 2] += out_h / 2.0 - (h / 2.0)
+        return C.warp(arr, C.invert_affine(m), out_h, out_w, _nearest(self.resample), self.fill_value)
+
+
+def _affine_matrix(center, angle, translate, scale, shear) -> np.ndarray:
+    """The forward matrix of torchvision's affine (rotation, scale and shear about the centre, then shift)."""
+    cx, cy = center
+    tx, ty = translate
+    rot, sx, sy = np.deg2rad(angle), np.deg2rad(shear[0]), np.deg2rad(shear[1])
+    a = np.cos(rot - sy) / np.cos(sy)
+    b = -np.cos(rot - sy) * np.tan(sx) / np.cos(sy) - np.sin(rot)
+    c = np.sin(rot - sy) / np.cos(sy)
+    d = -np.sin(rot - sy) * np.tan(sx) / np.cos(sy) + np.cos(rot)
+    m = np.array([[a, b, 0.0], [c, d, 0.0]]) * scale
+    m[0, 2] = cx + tx - (m[0, 0] * cx + m[0, 1] * cy)
+    m[1, 2] = cy + ty - (m[1, 0] * cx + m[1, 1] * cy)
+    return m
+
+
+def _shear_pair(shear) -> tuple[float, float]:
+    if isinstance(shear, int | float):
+        return float(shear), 0.0
+    return float(shear[0]), float(shear[1]) if len(shear) > 1 else 0.0
+
+
+class Affine(_ImageOp):
+    """Rotate, translate, scale and shear about the image centre.
+
+    Args:
+        degrees: rotation angle (clockwise, as MindSpore's Affine).
+        translate: (tx, ty) in pixels.
+        scale: the scale factor.
+        shear: a number (x shear) or (x, y) shear angles in degrees.
+        resample: Inter.NEAREST or Inter.BILINEAR.
+        fill_value: value outside the image.
+    """
+
+    def __init__(self, degrees, translate, scale, shear, resample: Inter = Inter.NEAREST, fill_value=0) -> None:
+        self.degrees, self.translate, self.scale = float(degrees), tuple(translate), float(scale)
+        self.shear, self.resample, self.fill_value = _shear_pair(shear), resample, fill_value
+        _nearest(resample)
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "Affine")
+        h, w = arr.shape[:2]
+        m = _affine_matrix((w * 0.5, h * 0.5), self.degrees, self.translate, self.scale, self.shear)
+        return C.warp(arr, C.invert_affine(m), h, w, _nearest(self.resample), self.fill_value)
+
+
+def _perspective_matrix(start_points, end_points) -> np.ndarray:
+    """The 3x3 matrix mapping end_points back to start_points (what a warp needs)."""
+    a, b = [], []
+    for (x, y), (u, v) in zip(end_points, start_points):
+        a.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        a.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        b.extend([u, v])
+    coeffs = np.linalg.solve(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    return np.append(coeffs, 1.0).reshape(3, 3)
+
+
+class Perspective(_ImageOp):
+    """Warp so that the four `start_points` move to `end_points`.
+
+    Args:
+        start_points: four (x, y) points of the input.
+        end_points: where they go.
+        interpolation: Inter.NEAREST or Inter.BILINEAR.
+    """
+
+    def __init__(self, start_points, end_points, interpolation: Inter = Inter.BILINEAR) -> None:
+        self.start_points = [tuple(p) for p in start_points]
+        self.end_points = [tuple(p) for p in end_points]
+        if len(self.start_points) != 4 or len(self.end_points) != 4:
+            raise ValueError("Perspective: start_points and end_points must hold four (x, y) points each.")
+        self.interpolation = interpolation
+        _nearest(interpolation)
+
+    def __call__(self, img) -> np.ndarray:
+        arr = F.as_image(img, "Perspective")
+        m = _perspective_matrix(self.start_points, self.end_points)
+        return C.warp(arr, m, arr.shape[0], arr.shape[1], _nearest(self.interpolation), 0)
+
+
+class SlicePatches(_ImageOp):
+    """Cut the image into num_height x num_width patches (a tuple, row by row).
+
+    Args:
+        num_height, num_width: patches per column and per row.
+        slice_mode: SliceMode.PAD pads the image up to a multiple of the patch size; DROP drops the rest.
+        fill_value: the padding value.
+    """
+
+    def __init__(
+        self, num_height: int = 1, num_width: int = 1, slice_mode: SliceMode = SliceMode.PAD, fill_value=0
+    ) -> None:
+        self.num_height, self.num_width = int(num_height), int(num_width)
+        self.slice_mode, self.fill_value = SliceMode(slice_mode), fill_value
+
+    def __call__(self, img):
+        arr = F.as_image(img, "SlicePatches")
+        h, w = arr.shape[:2]
+        if self.slice_mode == SliceMode.PAD:
+            ph, pw = math.ceil(h / self.num_height), math.ceil(w / self.num_width)
+            arr = F.pad(arr, 0, ph * self.num_height - h, 0, pw * self.num_width - w, Border.CONSTANT, self.fill_value)
+        else:
+            ph, pw = h // self.num_height, w // self.num_width
+        return tuple(F.crop(arr, i * ph, j * pw, ph, pw) for i in range(self.num_height) for j in range(self.num_width))
+
+
+def _as_array(img) -> np.ndarray:
+    """A PIL image or an array as an array."""
+    return np.asarray(img)
+
+
+class ToNumpy(_ImageOp):
+    """A PIL image (or anything array-like) as a NumPy array."""
+
+    def __call__(self, img) -> np.ndarray:
+        return np.array(img)
+
+
+class ToPIL(_ImageOp):
+    """A NumPy image (HW or HWC uint8) as a PIL image; needs Pillow."""
+
+    def __call__(self, img):
+        if not isinstance(img, np.ndarray):
+            return img
+        return F._pil_image().fromarray(img)
+
+
+class ToType(_ImageOp):
+    """Cast to `data_type` (a kiln or NumPy dtype).
+
+    Args:
+        data_type: the target dtype.
+    """
+
+    def __init__(self, data_type) -> None:
+        self.data_type = data_type
+        self._np = np.dtype(getattr(data_type, "np", data_type)) if not isinstance(data_type, str) else None
+        if self._np is None:
+            self._np = np.dtype(data_type)
+
+    def __call__(self, img) -> np.ndarray:
+        return np.asarray(img).astype(self._np)
+
+    batch_call = __call__
+
+
+# -- random transforms -----------------------------------------------------------------------------------------
+
+
+class _RandomApplyOp(_ImageOp):
+    """Apply a deterministic op with probability `prob`."""
+
+    def _maybe(self, img, op):
+        arr = F.as_image(img, type(self).__name__)
+        return op(arr) if _rng.generator().random() < self.prob else arr
+
+
+class RandomAdjustSharpness(_RandomApplyOp):
+    """AdjustSharpness(degree) with probability `prob`.
+
+    Args:
+        degree: the sharpness factor.
+        prob: the probability.
+    """
+
+    def __init__(self, degree: float, prob: float = 0.5) -> None:
+        self.degree = _check_factor(degree, "RandomAdjustSharpness: degree")
+        self.prob = _check_prob(prob, "RandomAdjustSharpness")
+
+    def __call__(self, img):
+        return self._maybe(img, AdjustSharpness(self.degree))
+
+
+class RandomAutoContrast(_RandomApplyOp):
+    """AutoContrast with probability `prob`.
+
+    Args:
+        cutoff, ignore: as for AutoContrast.
+        prob: the probability.
+    """
+
+    def __init__(self, cutoff: float = 0.0, ignore=None, prob: float = 0.5) -> None:
+        self._op = AutoContrast(cutoff, ignore)
+        self.cutoff, self.ignore, self.prob = cutoff, ignore, _check_prob(prob, "RandomAutoContrast")
+
+    def __call__(self, img):
+        return self._maybe(img, self._op)
+
+
+class RandomEqualize(_RandomApplyOp):
+    """Equalize with probability `prob`.
+
+    Args:
+        prob: the probability.
+    """
+
+    def __init__(self, prob: float = 0.5) -> None:
+        self.prob = _check_prob(prob, "RandomEqualize")
+
+    def __call__(self, img):
+        return self._maybe(img, Equalize())
+
+
+class RandomInvert(_RandomApplyOp):
+    """Invert with probability `prob`.
+
+    Args:
+        prob: the probability.
+    """
+
+    def __init__(self, prob: float = 0.5) -> None:
+        self.prob = _check_prob(prob, "RandomInvert")
+
+    def __call__(self, img):
+        return self._maybe(img, Invert())
+
+
+class RandomGrayscale(_RandomApplyOp):
+    """Grayscale (keeping the number of channels) with probability `prob`.
+
+    Args:
+        prob: the probability.
+    """
+
+    def __init__(self, prob: float = 0.1) -> None:
+        self.prob = _check_prob(prob, "RandomGrayscale")
+
+    def __call__(self, img):
+        arr = _as_array(img)
+        channels = 1 if arr.ndim == 2 else arr.shape[2]
+        return self._maybe(arr, Grayscale(3 if channels == 3 else 1))
+
+
+class RandomColor(_ImageOp):
+    """AdjustSaturation with a factor drawn uniformly from `degrees`.
+
+    Args:
+        degrees: (min, max) factor.
+    """
+
+    def __init__(self, degrees=(0.1, 1.9)) -> None:
+        self.degrees = _range(degrees, "RandomColor: degrees")
+
+    def __call__(self, img):
+        return AdjustSaturation(float(_rng.generator().uniform(*self.degrees)))(img)
+
+
+class RandomSharpness(_ImageOp):
+    """AdjustSharpness with a factor drawn uniformly from `degrees`.
+
+    Args:
+        degrees: (min, max) factor.
+    """
+
+    def __init__(self, degrees=(0.1, 1.9)) -> None:
+        self.degrees = _range(degrees, "RandomSharpness: degrees")
+
+    def __call__(self, img):
+        return AdjustSharpness(float(_rng.generator().uniform(*self.degrees)))(img)
+
+
+class RandomPosterize(_ImageOp):
+    """Posterize with a bit count drawn from `bits`.
+
+    Args:
+        bits: an int or an inclusive (min, max) range in [1, 8].
+    """
+
+    def __init__(self, bits=(8, 8)) -> None:
+        self.bits = (bits, bits) if isinstance(bits, int) else (int(bits[0]), int(bits[1]))
+        if not 1 <= self.bits[0] <= self.bits[1] <= 8:
+            raise ValueError(f"RandomPosterize: bits must lie in [1, 8], but got {bits!r}.")
+
+    def __call__(self, img):
+        return Posterize(int(_rng.generator().integers(self.bits[0], self.bits[1] + 1)))(img)
+
+
+class RandomSolarize(_ImageOp):
+    """Solarize with a threshold range drawn from `threshold`.
+
+    Args:
+        threshold: (min, max); two values drawn in it give the range of pixels inverted.
+    """
+
+    def __init__(self, threshold=(0, 255)) -> None:
+        self.threshold = (int(threshold[0]), int(threshold[1]))
+
+    def __call__(self, img):
+        gen = _rng.generator()
+        a, b = sorted(int(v) for v in gen.integers(self.threshold[0], self.threshold[1] + 1, size=2))
+        return Solarize((a, b))(img)
+
+
+class RandomColorAdjust(_ImageOp):
+    """Random brightness, contrast, saturation and hue, applied in that order.
+
+    Args:
+        brightness: a factor range, or x for [max(0, 1 - x), 1 + x].
+        contrast: the same for contrast.
+        saturation: the same for saturation.
+        hue: a range in [-0.5, 0.5], or x for [-x, x].
+    """
+
+    def __init__(self, brightness=(1, 1), contrast=(1, 1), saturation=(1, 1), hue=(0, 0)) -> None:
+        self.brightness = _range(brightness, "RandomColorAdjust: brightness", 1.0)
+        self.contrast = _range(contrast, "RandomColorAdjust: contrast", 1.0)
+        self.saturation = _range(saturation, "RandomColorAdjust: saturation", 1.0)
+        self.hue = _range(hue, "RandomColorAdjust: hue", 0.0, low=-0.5)
+        if not -0.5 <= self.hue[0] <= self.hue[1] <= 0.5:
+            raise ValueError(f"RandomColorAdjust: hue must lie in [-0.5, 0.5], but got {hue!r}.")
+
+    def __call__(self, img):
+        gen = _rng.generator()
+        arr = _rgb(img, "RandomColorAdjust")
+        if self.brightness != (1.0, 1.0):
+            arr = C.adjust_brightness(arr, float(gen.uniform(*self.brightness)))
+        if self.contrast != (1.0, 1.0):
+            arr = C.adjust_contrast(arr, float(gen.uniform(*self.contrast)))
+        if self.saturation != (1.0, 1.0):
+            arr = C.adjust_saturation(arr, float(gen.uniform(*self.saturation)))
+        if self.hue != (0.0, 0.0):
+            arr = C.adjust_hue(arr, float(gen.uniform(*self.hue)))
+        return arr
+
+
+def _random_resized_window(gen, h: int, w: int, scale, ratio, attempts: int) -> tuple[int, int, int, int]:
+    area = h * w
+    log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
+    for _ in range(attempts):
+        target = area * gen.uniform(*scale)
+        aspect = math.exp(gen.uniform(*log_ratio))
+        cw = int(round(math.sqrt(target * aspect)))
+        ch = int(round(math.sqrt(target / aspect)))
+        if 0 < cw <= w and 0 < ch <= h:
+            return int(gen.integers(0, h - ch + 1)), int(gen.integers(0, w - cw + 1)), ch, cw
+    # Fallback: the central crop with the ratio clamped into range.
+    in_ratio = w / h
+    if in_ratio < ratio[0]:
+        cw, ch = w, int(round(w / ratio[0]))
+    elif in_ratio > ratio[1]:
+        ch, cw = h, int(round(h * ratio[1]))
+    else:
+        cw, ch = w, h
+    return (h - ch) // 2, (w - cw) // 2, ch, cw
+
+
+class RandomResizedCrop(_ImageOp):
+    """Crop a random window (area fraction in `scale`, aspect ratio in `ratio`), then resize to `size`.
+
+    Args:
+        size: an int or (height, width).
+        scale: (min, max) fraction of the image area.
+        ratio: (min, max) aspect ratio (width / height).
+        interpolation: a vision.Inter.
+        max_attempts: tries before falling back to a central crop.
+    """
+
+    def __init__(
+        self,
+        size,
+        scale=(0.08, 1.0),
+        ratio=(3.0 / 4.0, 4.0 / 3.0),
+        interpolation=Inter.BILINEAR,
+        max_attempts: int = 10,
+    ) -> None:
+        self.size = _size_hw(size, "RandomResizedCrop")
+        self.scale, self.ratio = tuple(map(float, scale)), tuple(map(float, ratio))
+        if not 0 <= self.scale[0] <= self.scale[1] or not 0 < self.ratio[0] <= self.ratio[1]:
+            raise ValueError("RandomResizedCrop: scale and ratio must be increasing positive ranges.")
+        self.interpolation, self.max_attempts = interpolation, int(max_attempts)
+        self._resize = Resize(self.size, interpolation)
+
+    def __call__(self, img):
+        arr = F.as_image(img, "RandomResizedCrop")
+        top, left, ch, cw = _random_resized_window(
+            _rng.generator(), *arr.shape[:2], self.scale, self.ratio, self.max_attempts
+        )
+        return self._resize(F.crop(arr, top, left, ch, cw))
+
+
+class RandomCropDecodeResize(RandomResizedCrop):
+    """Decode image bytes, then RandomResizedCrop.
+
+    Args: as for RandomResizedCrop.
+    """
+
+    def __call__(self, img):
+        return super().__call__(F.decode(img))
+
+
+class RandomResize(_ImageOp):
+    """Resize with an interpolation drawn at random (NEAREST or BILINEAR in Kiln).
+
+    Args:
+        size: as for Resize.
+    """
+
+    def __init__(self, size) -> None:
+        _size_hw(size, "RandomResize")
+        self.size = size
+
+    def __call__(self, img):
+        mode = (Inter.NEAREST, Inter.BILINEAR)[int(_rng.generator().integers(0, 2))]
+        return Resize(self.size, mode)(img)
+
+
+class RandomRotation(_ImageOp):
+    """Rotate by an angle drawn uniformly from `degrees`.
+
+    Args:
+        degrees: x for [-x, x], or a (min, max) range.
+        resample, expand, center, fill_value: as for Rotate.
+    """
+
+    def __init__(
+        self, degrees, resample: Inter = Inter.NEAREST, expand: bool = False, center=None, fill_value=0
+    ) -> None:
+        if isinstance(degrees, int | float):
+            if degrees < 0:
+                raise ValueError(f"RandomRotation: degrees must be non-negative, but got {degrees}.")
+            degrees = (-degrees, degrees)
+        self.degrees = (float(degrees[0]), float(degrees[1]))
+        self.resample, self.expand, self.center, self.fill_value = resample, expand, center, fill_value
+        _nearest(resample)
+
+    def __call__(self, img):
+        angle = float(_rng.generator().uniform(*self.degrees))
+        return Rotate(angle, self.resample, self.expand, self.center, self.fill_value)(img)
+
+
+class RandomAffine(_ImageOp):
+    """Affine with parameters drawn at random.
+
+    Args:
+        degrees: x for [-x, x] or a (min, max) rotation range.
+        translate: (max_dx, max_dy) fractions of the width / height, or None.
+        scale: a (min, max) range, or None for 1.
+        shear: x for an x shear in [-x, x], (min, max) for x, or (xmin, xmax, ymin, ymax); None for none.
+        resample, fill_value: as for Affine.
+    """
+
+    def __init__(
+        self, degrees, translate=None, scale=None, shear=None, resample: Inter = Inter.NEAREST, fill_value=0
+    ) -> None:
+        self.degrees = (-float(degrees), float(degrees)) if isinstance(degrees, int | float) else tuple(degrees)
+        self.translate, self.scale, self.shear = translate, scale, shear
+        self.resample, self.fill_value = resample, fill_value
+        _nearest(resample)
+
+    def __call__(self, img):
+        arr = F.as_image(img, "RandomAffine")
+        h, w = arr.shape[:2]
+        gen = _rng.generator()
+        angle = float(gen.uniform(*self.degrees))
+        tx = ty = 0.0
+        if self.translate is not None:
+            t = list(self.translate)
+            tx = float(np.round(gen.uniform(-t[0], t[0]) * w))
+            ty = float(np.round(gen.uniform(-t[1 if len(t) > 1 else 0], t[1 if len(t) > 1 else 0]) * h))
+        sc = 1.0 if self.scale is None else float(gen.uniform(*self.scale))
+        sh = (0.0, 0.0)
+        if self.shear is not None:
+            s = (-self.shear, self.shear) if isinstance(self.shear, int | float) else tuple(self.shear)
+            sh = (float(gen.uniform(s[0], s[1])), float(gen.uniform(s[2], s[3])) if len(s) == 4 else 0.0)
+        return Affine(angle, (tx, ty), sc, sh, self.resample, self.fill_value)(arr)
+
+
+class RandomPerspective(_ImageOp):
+    """Perspective with corners moved at random by up to `distortion_scale`, with probability `prob`.
+
+    Args:
+        distortion_scale: in [0, 1].
+        prob: the probability.
+        interpolation: Inter.NEAREST or Inter.BILINEAR.
+    """
+
+    def __init__(self, distortion_scale: float = 0.5, prob: float = 0.5, interpolation=Inter.BILINEAR) -> None:
+        self.distortion_scale = float(distortion_scale)
+        self.prob = _check_prob(prob, "RandomPerspective")
+        self.interpolation = interpolation
+        _nearest(interpolation)
+
+    def __call__(self, img):
+        arr = F.as_image(img, "RandomPerspective")
+        gen = _rng.generator()
+        if gen.random() >= self.prob:
+            return arr
+        h, w = arr.shape[:2]
+        dx, dy = int(self.distortion_scale * w / 2), int(self.distortion_scale * h / 2)
+        start = [(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)]
+        end = [
+            (int(gen.integers(0, dx + 1)), int(gen.integers(0, dy + 1))),
+            (w - 1 - int(gen.integers(0, dx + 1)), int(gen.integers(0, dy + 1))),
+            (w - 1 - int(gen.integers(0, dx + 1)), h - 1 - int(gen.integers(0, dy + 1))),
+            (int(gen.integers(0, dx + 1)), h - 1 - int(gen.integers(0, dy + 1))),
+        ]
+        return Perspective(start, end, self.interpolation)(arr)
+
+
+class RandomErasing(_ImageOp):
+    """Erase a random rectangle of a CHW image with probability `prob` (random erasing augmentation).
+
+    Args:
+        prob: the probability.
+        scale: (min, max) erased fraction of the area.
+        ratio: (min, max) aspect ratio of the rectangle.
+        value: a number, one per channel, or "random" (normal noise).
+        inplace: accepted for compatibility.
+        max_attempts: tries to find a rectangle that fits.
+    """
+
+    def __init__(self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False, max_attempts=10) -> None:
+        self.prob = _check_prob(prob, "RandomErasing")
+        self.scale, self.ratio, self.value = tuple(scale), tuple(ratio), value
+        self.inplace, self.max_attempts = inplace, int(max_attempts)
+
+    def __call__(self, img):
+        arr = np.array(img)
+        gen = _rng.generator()
+        if gen.random() >= self.prob:
+            return arr
+        c, h, w = arr.shape[-3:]
+        area = h * w
+        for _ in range(self.max_attempts):
+            target = area * gen.uniform(*self.scale)
+            aspect = math.exp(gen.uniform(math.log(self.ratio[0]), math.log(self.ratio[1])))
+            eh, ew = int(round(math.sqrt(target * aspect))), int(round(math.sqrt(target / aspect)))
+            if eh < h and ew < w:
+                top, left = int(gen.integers(0, h - eh + 1)), int(gen.integers(0, w - ew + 1))
+                if self.value == "random":
+                    patch = gen.standard_normal((c, eh, ew)).astype(arr.dtype)
+                else:
+                    patch = np.asarray(self.value, arr.dtype).reshape(-1, 1, 1)
+                arr[..., top : top + eh, left : left + ew] = patch
+                return arr
+        return arr
+
+
+class RandomLighting(_ImageOp):
+    """AlexNet's PCA lighting noise: add eigvec @ (alpha * N(0, 1) * eigval) to every pixel.
+
+    Args:
+        alpha: the standard deviation of the noise.
+    """
+
+    _EIGVAL = np.array([0.2175, 0.0188, 0.0045]) * 255.0
+    _EIGVEC = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140], [-0.5836, -0.6948, 0.4203]])
+
+    def __init__(self, alpha: float = 0.05) -> None:
+        self.alpha = _check_factor(alpha, "RandomLighting: alpha")
+
+    def __call__(self, img):
+        arr = _rgb(img, "RandomLighting")
+        noise = _rng.generator().normal(0.0, self.alpha, size=3)
+        shift = self._EIGVEC @ (noise * self._EIGVAL)
+        return C.cast_like(arr.astype(np.float64) + shift, arr)
+
+
+def _one_hot_labels(labels: np.ndarray, what: str) -> np.ndarray:
+    labels = np.asarray(labels)
+    if labels.ndim != 2:
+        raise RuntimeError(f"{what}: labels must be one-hot, of shape (N, num_classes); got shape {labels.shape}.")
+    return labels
+
+
+class MixUpBatch(_ImageOp):
+    """Mix a batch with its reversed self: lam * x + (1 - lam) * x[::-1], lam ~ Beta(alpha, alpha).
+
+    Apply after `batch`, to (images, one-hot labels).
+
+    Args:
+        alpha: the Beta distribution's parameter.
+    """
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        self.alpha = _check_factor(alpha, "MixUpBatch: alpha", 0.0)
+        if self.alpha == 0:
+            raise ValueError("MixUpBatch: alpha must be positive.")
+
+    def __call__(self, images, labels):
+        images, labels = np.asarray(images), _one_hot_labels(labels, "MixUpBatch")
+        lam = float(_rng.generator().beta(self.alpha, self.alpha))
+        mixed = images.astype(np.float64) * lam + images[::-1].astype(np.float64) * (1 - lam)
+        out_labels = (labels * lam + labels[::-1] * (1 - lam)).astype(np.float32)
+        return C.cast_like(mixed, images), out_labels
+
+
+class CutMixBatch(_ImageOp):
+    """Paste a random box of the reversed batch into each image, mixing labels by area (CutMix).
+
+    Args:
+        image_batch_format: ImageBatchFormat.NHWC or NCHW.
+        alpha: the Beta distribution's parameter.
+        prob: the probability of mixing each image.
+    """
+
+    def __init__(self, image_batch_format: ImageBatchFormat, alpha: float = 1.0, prob: float = 1.0) -> None:
+        self.image_batch_format = ImageBatchFormat(image_batch_format)
+        self.alpha, self.prob = float(alpha), _check_prob(prob, "CutMixBatch")
+
+    def __call__(self, images, labels):
+        images = np.array(images)
+        labels = _one_hot_labels(labels, "CutMixBatch").astype(np.float32)
+        nhwc = self.image_batch_format == ImageBatchFormat.NHWC
+        h, w = (images.shape[1], images.shape[2]) if nhwc else (images.shape[2], images.shape[3])
+        gen = _rng.generator()
+        source, src_labels = images[::-1].copy(), labels[::-1].copy()
+        out_labels = labels.copy()
+        for i in range(len(images)):
+            if gen.random() >= self.prob:
+                continue
+            lam = float(gen.beta(self.alpha, self.alpha))
+            ch, cw = int(h * math.sqrt(1 - lam)), int(w * math.sqrt(1 - lam))
+            y, x = int(gen.integers(0, h)), int(gen.integers(0, w))
+            y0, y1 = max(y - ch // 2, 0), min(y + ch // 2, h)
+            x0, x1 = max(x - cw // 2, 0), min(x + cw // 2, w)
+            if nhwc:
+                images[i, y0:y1, x0:x1] = source[i, y0:y1, x0:x1]
+            else:
+                images[i, :, y0:y1, x0:x1] = source[i, :, y0:y1, x0:x1]
+            ratio = (y1 - y0) * (x1 - x0) / (h * w)
+            out_labels[i] = labels[i] * (1 - ratio) + src_labels[i] * ratio
+        return images, out_labels
+
+
+class MixUp(_ImageOp):
+    """MixUp of a batch: images and one-hot labels mixed with their reversed batch by lam ~ Beta(alpha, alpha).
+
+    Args:
+        batch_size: the batch size.
+        alpha: the Beta distribution's parameter.
+        is_single: accepted for compatibility (one lam per batch).
+    """
+
+    def __init__(self, batch_size: int, alpha: float, is_single: bool = True) -> None:
+        self.batch_size, self.alpha, self.is_single = int(batch_size), float(alpha), bool(is_single)
+
+    def __call__(self, images, labels):
+        return MixUpBatch(self.alpha)(images, labels)
+
+
+class UniformAugment(_ImageOp):
+    """Apply `num_ops` transforms chosen uniformly (without repeats) from `transforms`, each with probability 1/2.
+
+    Args:
+        transforms: a list of image transforms.
+        num_ops: how many to pick.
+    """
+
+    def __init__(self, transforms, num_ops: int = 2) -> None:
+        self.transforms = list(transforms)
+        if not 1 <= int(num_ops) <= len(self.transforms):
+            raise ValueError(f"UniformAugment: num_ops must be in [1, {len(self.transforms)}], but got {num_ops}.")
+        self.num_ops = int(num_ops)
+
+    def __call__(self, img):
+        gen = _rng.generator()
+        for k in gen.choice(len(self.transforms), size=self.num_ops, replace=False):
+            if gen.random() < 0.5:
+                img = self.transforms[int(k)](img)
+        return img
+
+
+class RandomSelectSubpolicy(_ImageOp):
+    """Pick one sub-policy (a list of (transform, prob) pairs) at random and apply it.
+
+    Args:
+        policy: a list of sub-policies.
+    """
+
+    def __init__(self, policy) -> None:
+        self.policy = [list(p) for p in policy]
+        if not self.policy or any(not p for p in self.policy):
+            raise ValueError("RandomSelectSubpolicy: policy must be a non-empty list of non-empty sub-policies.")
+
+    def __call__(self, img):
+        gen = _rng.generator()
+        for op, prob in self.policy[int(gen.integers(0, len(self.policy)))]:
+            if gen.random() < prob:
+                img = op(img)
+        return img
+
+
+# -- image files -----------------------------------------------------------------------------------------------
+
+
+def read_file(filename: str) -> np.ndarray:
+    """The bytes of a file as a 1-D uint8 array.
+
+    Args:
+        filename: the path.
+
+    Returns:
+        The bytes.
+    """
+    with open(filename, "rb") as f:
+        return np.frombuffer(bytearray(f.read()), dtype=np.uint8)
+
+
+def write_file(filename: str, data) -> None:
+    """Write a 1-D uint8 array to a file.
+
+    Args:
+        filename: the path.
+        data: the bytes as a 1-D uint8 array.
+    """
+    arr = np.asarray(data)
+    if arr.dtype != np.uint8 or arr.ndim != 1:
+        raise TypeError(f"write_file: data must be a 1-D uint8 array, but got shape {arr.shape} {arr.dtype}.")
+    with open(filename, "wb") as f:
+        f.write(arr.tobytes())
+
+
+def read_image(filename: str, mode: ImageReadMode = ImageReadMode.UNCHANGED) -> np.ndarray:
+    """Decode an image file into an HWC uint8 array.
+
+    Args:
+        filename: the path.
+        mode: UNCHANGED (as stored), GRAYSCALE (H, W, 1) or COLOR (H, W, 3).
+
+    Returns:
+        The image.
+    """
+    image_mod = F._pil_image()
+    with image_mod.open(filename) as im:
+        if mode == ImageReadMode.GRAYSCALE:
+            return np.array(im.convert("L"))[:, :, None]
+        if mode == ImageReadMode.COLOR:
+            return np.array(im.convert("RGB"))
+        arr = np.array(im)
+    return arr[:, :, None] if arr.ndim == 2 else arr
+
+
+def _encode(image, fmt: str, **kwargs) -> np.ndarray:
+    import io  # noqa: PLC0415
+
+    arr = np.asarray(image)
+    if arr.dtype != np.uint8 or arr.ndim not in (2, 3):
+        raise RuntimeError(f"encode_{fmt.lower()}: the image must be HW or HWC uint8, but got {arr.shape} {arr.dtype}.")
+    if arr.ndim == 3 and arr.shape[2] == 1:
+        arr = arr[:, :, 0]
+    buf = io.BytesIO()
+    F._pil_image().fromarray(arr).save(buf, format=fmt, **kwargs)
+    return np.frombuffer(buf.getvalue(), dtype=np.uint8)
+
+
+def encode_jpeg(image, quality: int = 75) -> np.ndarray:
+    """JPEG bytes of an HW/HWC uint8 image (Pillow's encoder).
+
+    Args:
+        image: the image.
+        quality: in [1, 100].
+
+    Returns:
+        The file bytes as a 1-D uint8 array.
+    """
+    if not 1 <= int(quality) <= 100:
+        raise ValueError(f"encode_jpeg: quality must be in [1, 100], but got {quality}.")
+    return _encode(image, "JPEG", quality=int(quality))
+
+
+def encode_png(image, compression_level: int = 6) -> np.ndarray:
+    """PNG bytes of an HW/HWC uint8 image.
+
+    Args:
+        image: the image.
+        compression_level: in [0, 9].
+
+    Returns:
+        The file bytes as a 1-D uint8 array.
+    """
+    if not 0 <= int(compression_level) <= 9:
+        raise ValueError(f"encode_png: compression_level must be in [0, 9], but got {compression_level}.")
+    return _encode(image, "PNG", compress_level=int(compression_level))
+
+
+def write_jpeg(filename: str, image, quality: int = 75) -> None:
+    """Write an image as a JPEG file.
+
+    Args:
+        filename: the path.
+        image: an HW/HWC uint8 image.
+        quality: in [1, 100].
+    """
+    write_file(filename, encode_jpeg(image, quality))
+
+
+def write_png(filename: str, image, compression_level: int = 6) -> None:
+    """Write an image as a PNG file.
+
+    Args:
+        filename: the path.
+        image: an HW/HWC uint8 image.
+        compression_level: in [0, 9].
+    """
+    write_file(filename, encode_png(image, compression_level))
+
+
+def get_image_size(image) -> list[int]:
+    """[height, width] of an HW/HWC array or a PIL image.
+
+    Args:
+        image: the image.
+
+    Returns:
+        [height, width].
+    """
+    if hasattr(image, "size") and not isinstance(image, np.ndarray):
+        w, h = image.size
+        return [h, w]
+    arr = F.as_image(image, "get_image_size")
+    return [int(arr.shape[0]), int(arr.shape[1])]
+
+
+def get_image_num_channels(image) -> int:
+    """The number of channels of an HW (1) / HWC array or a PIL image.
+
+    Args:
+        image: the image.
+
+    Returns:
+        The channel count.
+    """
+    if hasattr(image, "getbands"):
+        return len(image.getbands())
+    arr = F.as_image(image, "get_image_num_channels")
+    return 1 if arr.ndim == 2 else int(arr.shape[2])
