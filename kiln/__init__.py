@@ -35,7 +35,13 @@ from kiln.context import (
 )
 from kiln.ops import GradOperation, grad, value_and_grad
 from kiln.ops.transforms import get_grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
-from kiln.parallel import get_auto_parallel_context, reset_auto_parallel_context, set_auto_parallel_context
+from kiln.parallel import (
+    Layout,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+    shard,
+)
 from kiln.train import *  # noqa: F403
 from kiln.train import __all__ as _train_all
 
@@ -51,5 +57,5 @@ __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dat
     "set_seed", "value_and_grad",
     "COMPATIBLE", "LAX", "STRICT", "from_numpy", "get_grad", "hessian", "is_tensor", "jacfwd", "jacrev", "jit_class",
     "jvp", "lazy_inline", "no_inline", "tensor", "vjp", "vmap", "amp", "recompute",
-    "get_auto_parallel_context", "reset_auto_parallel_context", "set_auto_parallel_context",
+    "get_auto_parallel_context", "reset_auto_parallel_context", "set_auto_parallel_context", "Layout", "shard",
 ]  # fmt: skip

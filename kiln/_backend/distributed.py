@@ -578,6 +578,35 @@ def barrier(ranks: tuple[int, ...]) -> None:
     out.block_until_ready()
 
 
+# ---------------------------------------------------------------- sharding strategies (semi-auto parallel)
+def device_count() -> int:
+    """The number of devices of the job (every process's)."""
+    return jax.device_count()
+
+
+def _named_sharding(layout: tuple) -> NamedSharding:
+    """The NamedSharding of a descriptor (mesh shape, axis names, device ids, partition spec)."""
+    key = ("layout", layout)
+    sharding = _state["meshes"].get(key)
+    if sharding is None:
+        shape, names, ids, spec = layout
+        by_id = {d.id: d for d in jax.devices()}
+        devices = np.array([by_id[i] for i in ids], dtype=object).reshape(shape)
+        sharding = NamedSharding(Mesh(devices, names), P(*spec))
+        _state["meshes"][key] = sharding
+    return sharding
+
+
+def sharding_constraint(x, layout: tuple):
+    """`x` split over the devices as `layout` says: a constraint for XLA's partitioner inside a compiled
+    program, a placement of the array otherwise."""
+    sharding = _named_sharding(layout)
+    if isinstance(x, jax.core.Tracer):
+        return lax.with_sharding_constraint(x, sharding)
+    x = jnp.asarray(x)
+    return x if x.sharding == sharding else jax.device_put(x, sharding)
+
+
 # ---------------------------------------------------------------- data parallelism inside one process
 def shard_batch(x):
     """`x` with its first axis spread over this process's devices, or `x` itself when that cannot be done.

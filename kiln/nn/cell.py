@@ -276,11 +276,11 @@ class Cell:
             c.__dict__["_recompute"] = True
         return self
 
-    def shard(self, *args, **kwargs) -> Cell:
-        import warnings  # noqa: PLC0415
+    def shard(self, in_strategy, out_strategy=None, parameter_plan=None, **kwargs) -> Cell:
+        """Split this Cell's inputs, outputs and parameters over the devices (SEMI_AUTO_PARALLEL; see kiln.parallel)."""
+        from kiln.parallel._shard import shard_cell  # noqa: PLC0415
 
-        warnings.warn("Cell.shard() has no effect in Kiln yet: parallel strategies are not implemented.", stacklevel=2)
-        return self
+        return shard_cell(self, in_strategy, out_strategy, parameter_plan)
 
     def extend_repr(self) -> str:
         return ""

@@ -122,4 +122,6 @@ def spread_batch(cell, inputs):
 
 def spreads_batches() -> bool:
     """Whether data-parallel steps in this process spread their batches over several devices."""
-    return PC.is_data_parallel() and D.process_count() == 1 and D.local_device_count() > 1 and not _virtual.active()
+    if PC.parallel_mode() not in (PC.DATA_PARALLEL, PC.HYBRID_PARALLEL):
+        return False  # semi-auto: the strategies say how tensors are split
+    return D.process_count() == 1 and D.local_device_count() > 1 and not _virtual.active()

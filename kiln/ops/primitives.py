@@ -36,8 +36,11 @@ class Primitive:
     def set_device(self, device_target: str) -> Primitive:
         return self
 
-    def shard(self, *strategies) -> Primitive:
-        return self
+    def shard(self, in_strategy=None, out_strategy=None, **kwargs) -> Primitive:
+        """Split this primitive's inputs (and outputs) over the devices (SEMI_AUTO_PARALLEL; see kiln.parallel)."""
+        from kiln.parallel._shard import shard_primitive  # noqa: PLC0415
+
+        return shard_primitive(self, in_strategy, out_strategy)
 
     def __repr__(self) -> str:
         attrs = ", ".join(f"{k}={v!r}" for k, v in self.attrs.items() if not k.endswith("_names"))

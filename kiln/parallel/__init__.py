@@ -1,10 +1,13 @@
-"""Distributed training settings (MindSpore's `mindspore.parallel`): the auto-parallel context and ParallelMode."""
+"""Distributed training settings (MindSpore's `mindspore.parallel`): the auto-parallel context, ParallelMode,
+and semi-auto parallelism's `Layout` and `shard` (see `_shard`); `load_distributed_checkpoint` and
+`merge_sliced_parameter` for checkpoints saved by several ranks (see `_checkpoint`)."""
 
 from kiln.parallel._auto_parallel_context import (
     get_auto_parallel_context,
     reset_auto_parallel_context,
     set_auto_parallel_context,
 )
+from kiln.parallel._shard import Layout, shard
 
 
 class ParallelMode:
@@ -18,4 +21,11 @@ class ParallelMode:
     MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
 
 
-__all__ = ["ParallelMode", "get_auto_parallel_context", "reset_auto_parallel_context", "set_auto_parallel_context"]
+__all__ = [
+    "Layout",
+    "ParallelMode",
+    "get_auto_parallel_context",
+    "reset_auto_parallel_context",
+    "set_auto_parallel_context",
+    "shard",
+]

@@ -9,7 +9,9 @@ The options MindSpore 2.10 knows are all accepted and read back. What Kiln acts 
 - `device_num`, `global_rank`: read back as set; `device_num` defaults to the group size after
   `communication.init()`.
 
-"semi_auto_parallel" and "auto_parallel" are accepted but not implemented yet (a warning says so once).
+- "semi_auto_parallel" / "auto_parallel": the strategies given with `Primitive.shard`, `Cell.shard`,
+  `ms.shard` and `Layout` split tensors over the devices of this process and XLA's SPMD partitioner
+  splits the rest of the program (its sharding propagation stands for MindSpore's strategy search).
 """
 
 from __future__ import annotations
@@ -80,15 +82,7 @@ def _check(key: str, value) -> Any:
                 f"set_auto_parallel_context: 'parallel_mode' must be one of {', '.join(PARALLEL_MODES)}, "
                 f"but got {value!r}."
             )
-        value = value.lower()
-        if value in (SEMI_AUTO_PARALLEL, AUTO_PARALLEL) and value not in _warned:
-            _warned.add(value)
-            warnings.warn(
-                f"set_auto_parallel_context(parallel_mode={value!r}): Kiln does not partition models by "
-                "strategies yet; training runs as in data-parallel mode.",
-                stacklevel=3,
-            )
-        return value
+        return value.lower()
     if key in ("gradients_mean", "full_batch", "gradient_fp32_sync", "loss_repeated_mean", "parameter_broadcast"):
         if not isinstance(value, bool):
             raise TypeError(f"set_auto_parallel_context: '{key}' must be a bool, but got {type(value).__name__}.")

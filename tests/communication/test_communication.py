@@ -28,6 +28,7 @@ import pytest
 import kiln as ms
 import kiln.dataset as ds
 from kiln import nn, ops
+from kiln._backend import distributed as D
 from kiln.cli.main import main as kiln_main
 from kiln.cli.msrun import free_port
 from kiln.communication import comm_func
@@ -173,6 +174,42 @@ def test_auto_parallel_context():
         ms.reset_auto_parallel_context()
 
 
+def test_layout_and_strategy_rules():
+    layout = ms.Layout((2, 2, 2), ("dp", "sp", "mp"))
+    # MindSpore's numbering of the tensor map: the last mesh axis is 0, -1 a whole dimension.
+    assert layout("dp", ("sp", "mp"), "None").to_dict()["tensor_map"] == (2, (1, 0), -1)
+    assert layout("dp", "mp").to_dict()["device_matrix"] == (2, 2, 2)
+    with pytest.raises(ValueError, match="same length"):
+        ms.Layout((2, 2), ("dp",))
+    with pytest.raises(ValueError, match="'None' cannot be an axis name"):
+        ms.Layout((2,), ("None",))
+    with pytest.raises(ValueError, match="is used more than once"):
+        layout("dp", "dp")
+    with pytest.raises(ValueError, match="not one of"):
+        layout("tp")
+    with pytest.raises(ValueError, match="call the layout with a tensor map"):
+        layout.to_dict()
+    x, y = ms.Tensor(np.ones((8, 6), np.float32)), ms.Tensor(np.ones((6, 4), np.float32))
+    mm = ops.MatMul().shard(((3, 1), (1, 1)))
+    assert mm.in_strategy == ((3, 1), (1, 1))
+    np.testing.assert_array_equal(mm(x, y).asnumpy(), np.full((8, 4), 6.0))  # ignored outside semi-auto
+    try:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
+        with pytest.raises(ValueError, match=r"strategy \(3, 1\) of input 0 does not divide its shape \(8, 6\)"):
+            mm(x, y)
+        with pytest.raises(ValueError, match="has 1 entries for a 2-D tensor"):
+            ops.MatMul().shard(((1,), (1, 1)))(x, y)
+        with pytest.raises(ValueError, match="strategy has 1 entries for 2 tensor inputs"):
+            ops.MatMul().shard(((1, 1),))(x, y)
+        if len(ms.Tensor(1)._data.devices()) == 1 and D.device_count() == 1:
+            with pytest.raises(ValueError, match="needs more devices than the 1 available"):
+                ops.MatMul().shard(((2, 1), (1, 1)))(x, y)
+        f = ms.shard(lambda a, b: ops.matmul(a, b), in_strategy=((1, 1), (1, 1)))
+        np.testing.assert_array_equal(ms.jit(f)(x, y).asnumpy(), np.full((8, 4), 6.0))
+    finally:
+        ms.reset_auto_parallel_context()
+
+
 def _tiny_step(seed: int = 0):
     rng = np.random.default_rng(seed)
     net = nn.Dense(3, 2)
@@ -275,6 +312,22 @@ def test_data_parallel_on_virtual_devices():
     assert report["param_diff"] < 1e-6 and report["loss_diff"] < 1e-6
     assert report["collective_errors"] == {k: 0.0 for k in report["collective_errors"]}
     assert len(report["collective_errors"]) == 9
+
+    # The 4 devices as 4 ranks: collectives in one compiled program equal PyNative and NumPy; gradients too.
+    graph = report["graph_errors"]
+    assert graph["one_program"] == 0
+    assert len([k for k in graph if k.startswith("graph_vs_")]) == 20
+    assert all(v == 0.0 for k, v in graph.items() if k.startswith("graph_vs_")), graph
+    assert graph["grad_graph_vs_pynative"] < 1e-5 and graph["grad_vs_hand"] < 1e-5, graph
+    assert graph["graph_dp_vs_full_batch"] < 1e-6, graph  # GRAPH_MODE data parallel = one device, full batch
+
+    # SEMI_AUTO_PARALLEL: sharded matmuls and a sharded training run equal the unsharded ones, on 4 devices.
+    semi = report["semi_auto"]
+    for name in ("tuple", "layout", "contracted", "ms.shard"):
+        assert semi[f"{name}/pynative"] < 1e-5 and semi[f"{name}/graph"] < 1e-5, (name, semi)
+        assert semi[f"{name}/devices"] == 4, (name, semi)
+    assert semi["grad"] < 1e-5 and semi["train"] < 1e-6, semi
+    assert semi["train/devices"] == [4, 1]  # the parameter plan split dense.weight; unsharded it stays on one
 
 
 # ---------------------------------------------------------------- real 2-worker jobs
