@@ -12,6 +12,7 @@ Modules: `instructions` (the interpreter), `tracer` (symbolic capture and Python
 
 from __future__ import annotations
 
+from kiln._compiler.frontend.bytecode import calls as C
 from kiln._compiler.frontend.bytecode.explain import Explanation, all_explanations, explain
 from kiln._compiler.frontend.bytecode.runtime import Unsupported, cache_for, call
 
@@ -21,15 +22,21 @@ def run_jit(jf, cache, obj, args: tuple, kwargs: dict):
     fc = cache_for(cache, cache.name)
     fc.fullgraph = bool(jf.options.get("fullgraph"))
     full = [obj, *args] if obj is not None else list(args)
+    fn = jf._kiln_fn
+    if C.is_cell(fn):  # jit(cell): capture its construct
+        full = [fn, *full]
+        fn = type(fn).construct
+        fn = getattr(fn, "_kiln_fn", fn)
+    if not hasattr(fn, "__code__"):  # a callable object without bytecode of its own
+        return fn(*full, **kwargs)
     try:
-        return call(fc, jf._kiln_fn, full, kwargs)
+        return call(fc, fn, full, kwargs)
     finally:
         cache.compiles = fc.compiles
 
 
 def capture_bytecode(ctx, fn, args: list, kwargs: dict | None):
     """The frontend protocol entry: capture `fn` as one graph into the current trace (a break is an error)."""
-    from kiln._compiler.frontend.bytecode import calls as C  # noqa: PLC0415
     from kiln._compiler.frontend.bytecode.guards import Guards  # noqa: PLC0415
     from kiln._compiler.frontend.bytecode.instructions import GraphBreak  # noqa: PLC0415
     from kiln._compiler.frontend.bytecode.tracer import SymbolicRun  # noqa: PLC0415

@@ -63,8 +63,9 @@ class Guards:
                 return
         for cls in type(obj).__mro__ if not isinstance(obj, type) else obj.__mro__:
             if name in cls.__dict__:
-                if type(value) in _BY_VALUE:
-                    self.add("dict", cls.__dict__, name, cls.__dict__[name], label)
+                if d is not None and not isinstance(obj, type):
+                    self.add("dict", d, name, MISSING, f"{label} (not set on the instance)")
+                self.add("dict", cls.__dict__, name, cls.__dict__[name], f"{label} (on class {cls.__name__})")
                 return
         self.add("getattr", obj, name, value, label)
 

@@ -99,6 +99,15 @@ class Code:
             c = cls._cache[code] = Code(code)
         return c
 
+    def unsupported(self) -> str | None:
+        """Why this code cannot run in the interpreter (an opcode it lacks, a generator), or None."""
+        if self.code.co_flags & 0x2A0:
+            return "a generator or coroutine runs as Python"
+        for ins, line in zip(self.instrs, self.lines, strict=True):
+            if not hasattr(Frame, ins.opname):
+                return f"bytecode {ins.opname} (line {line}) is not supported: the function runs as Python"
+        return None
+
     def handler(self, offset: int):
         for start, end, target, depth, lasti in self.table:
             if start <= offset < end:
@@ -131,6 +140,7 @@ class Frame:
         self.parent = parent
         self.kw_names: tuple = ()
         self.cur = pc
+        self.handling: list = []  # exceptions being handled (for a bare raise)
 
     # -- stack ---------------------------------------------------------------------------------
     def push(self, v) -> None:
@@ -580,7 +590,7 @@ class Frame:
 
     # -- calls ---------------------------------------------------------------------------------
     def KW_NAMES(self, ins):  # noqa: N802
-        self.kw_names = ins.argval
+        self.kw_names = self.code.code.co_consts[ins.arg]
 
     def CALL(self, ins):  # noqa: N802
         names, self.kw_names = self.kw_names, ()
@@ -651,7 +661,9 @@ class Frame:
     # -- exceptions and with -------------------------------------------------------------------
     def RAISE_VARARGS(self, ins):  # noqa: N802
         if ins.arg == 0:
-            raise GraphBreak("bare raise", "")
+            if not self.handling:
+                raise RuntimeError("No active exception to reraise")
+            raise self.handling[-1]
         cause = self.pop() if ins.arg == 2 else None
         exc = self.pop()
         if isinstance(exc, type):
@@ -665,11 +677,14 @@ class Frame:
 
     def PUSH_EXC_INFO(self, ins):  # noqa: N802
         exc = self.pop()
-        self.push(sys.exc_info()[1])
+        self.push(self.handling[-1] if self.handling else None)
+        self.handling.append(exc)
         self.push(exc)
 
     def POP_EXCEPT(self, ins):  # noqa: N802
         self.pop()
+        if self.handling:
+            self.handling.pop()
 
     def CHECK_EXC_MATCH(self, ins):  # noqa: N802
         typ = self.pop()
@@ -690,6 +705,21 @@ class Frame:
     def WITH_EXCEPT_START(self, ins):  # noqa: N802
         exc = self.stack[-1]
         self.push(self.tx.call(self, self.stack[-4], [type(exc), exc, exc.__traceback__], {}))
+
+    def IMPORT_NAME(self, ins):  # noqa: N802
+        fromlist = self.pop()
+        level = self.pop()
+        self.push(__import__(ins.argval, self.globals, None, fromlist, level))
+
+    def IMPORT_FROM(self, ins):  # noqa: N802
+        mod = self.stack[-1]
+        try:
+            self.push(getattr(mod, ins.argval))
+        except AttributeError:
+            name = f"{mod.__name__}.{ins.argval}"
+            if name not in sys.modules:
+                raise ImportError(f"cannot import name '{ins.argval}' from '{mod.__name__}'") from None
+            self.push(sys.modules[name])
 
     def GET_LEN(self, ins):  # noqa: N802
         self.tx.read_container(self.stack[-1])

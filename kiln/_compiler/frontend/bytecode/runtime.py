@@ -90,6 +90,7 @@ class FunctionCache:
         self.last_call = {"graphs": 0, "steps": 0}
         self.warned = False
         self.fullgraph = False
+        self.checked = False
 
 
 _BY_CODE: dict = {}
@@ -124,6 +125,15 @@ def call(fc: FunctionCache, fn, args: list, kwargs: dict):
     """Run `fn(*args, **kwargs)` through its segments."""
     entry = state.Entry(0, ("call", len(args), tuple(kwargs)), [*args, *kwargs.values()] if kwargs else args)
     graphs = steps = 0
+    if not fc.checked:
+        fc.checked = True
+        why = Code.of(fn.__code__).unsupported()
+        if why is not None:
+            fc.eager_pcs[0] = why
+            line = fn.__code__.co_firstlineno
+            fc.breaks.append(breaks.BreakInfo(why, (fn.__code__.co_filename, line), "", fn.__qualname__))
+            if fc.fullgraph:
+                raise Unsupported(_fullgraph_message(fc.breaks[-1]))
     try:
         while True:
             pc = entry.pc

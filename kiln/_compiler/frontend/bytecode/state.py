@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import types
 
+import numpy as np
+
 from kiln._compiler.analysis.values import MISSING
 from kiln._compiler.cache import MutableFloat, MutableInt, _Mutable
 from kiln._compiler.frontend.bytecode.instructions import NULL, SeqIter
@@ -130,6 +132,14 @@ def flatten(values: list):
             sig.append(("bmeth", x.__name__))
             names.append(path)
             return ("bmeth", x.__name__, flat(x.__self__, (*path, SELF)))
+        if isinstance(x, np.generic):
+            sig.append((t, x.tobytes()))
+            names.append(path)
+            return ("c", x)
+        if t is np.ndarray and x.size <= 4096:  # a host value (e.g. from asnumpy()): keyed by its value
+            sig.append((np.ndarray, x.shape, x.dtype.str, x.tobytes()))
+            names.append(path)
+            return ("c", x)
         if t is slice and all(type(v) in _SCALARS for v in (x.start, x.stop, x.step)):
             sig.append((slice, x.start, x.stop, x.step))
             names.append(path)

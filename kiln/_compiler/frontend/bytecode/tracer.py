@@ -40,6 +40,9 @@ def _signature(fn):
 
 def bind(fn, args, kwargs) -> dict:
     """Locals of `fn` for a call (TypeError as Python raises it)."""
+    code = fn.__code__
+    if code.co_argcount == 1 and code.co_varnames[0] == ".0" and len(args) == 1 and not kwargs:
+        return {".0": args[0]}  # a comprehension's function (3.11): its iterator argument
     sig = _signature(fn)
     ba = sig.bind(*args, **(kwargs or {}))
     ba.apply_defaults()

@@ -1,0 +1,147 @@
+"""Guards: a cached graph is reused only while what it assumed still holds; otherwise it recompiles."""
+
+import warnings
+
+import numpy as np
+
+import kiln as ms
+from kiln._compiler.frontend.bytecode import explain, runtime
+
+from .helpers import t
+
+GAIN = 2.0
+TABLE = [1.0, 2.0]
+
+
+def uses_global(x):
+    return x * GAIN + len(TABLE)
+
+
+def _jit(fn):
+    return ms.jit(fn, capture_mode="bytecode")
+
+
+def test_hit_then_shape_dtype_and_constant_misses():
+    def f(x, n):
+        return x * n
+
+    g = _jit(f)
+    g(t(2, 3), 2)
+    g(t(2, 3, seed=1), 2)
+    assert g.compile_count == 1  # same shape, dtype and constant: the guards hold
+    g(t(4, 3), 2)
+    assert g.compile_count == 2
+    g(t(4, 3, dtype=np.float16), 2)
+    assert g.compile_count == 3
+    out = g(t(2, 3), 3)
+    assert g.compile_count == 4
+    np.testing.assert_allclose(out.asnumpy(), t(2, 3).asnumpy() * 3, rtol=1e-6)
+    g(t(2, 3), 3.0)  # the type of a constant is guarded too
+    assert g.compile_count == 5
+    reasons = [r for _, r in explain(g).recompiles]
+    assert any("shape" in r for r in reasons) and any("int 3" in r for r in reasons)
+
+
+def test_global_change_recompiles():
+    global GAIN
+    g = _jit(uses_global)
+    x = t(3)
+    np.testing.assert_allclose(g(x).asnumpy(), x.asnumpy() * 2.0 + 2, rtol=1e-6)
+    old = GAIN
+    try:
+        GAIN = 5.0
+        np.testing.assert_allclose(g(x).asnumpy(), x.asnumpy() * 5.0 + 2, rtol=1e-6)
+        assert g.compile_count == 2
+        assert "global 'GAIN'" in explain(g).recompiles[-1][1]
+        TABLE.append(3.0)  # container length (contents) of a global list read by the graph
+        np.testing.assert_allclose(g(x).asnumpy(), x.asnumpy() * 5.0 + 3, rtol=1e-6)
+        assert g.compile_count == 3
+    finally:
+        GAIN = old
+        del TABLE[2:]
+
+
+def test_closure_and_attribute_guards():
+    k = 2.0
+
+    def f(x):
+        return x * k
+
+    g = _jit(f)
+    x = t(2)
+    g(x)
+    k = 3.0  # noqa: F841  (read by f through its closure cell)
+    np.testing.assert_allclose(g(x).asnumpy(), x.asnumpy() * 3.0, rtol=1e-6)
+    assert g.compile_count == 2
+
+    class Obj:
+        scale = 1.0
+
+        def run(self, x):
+            return x * self.scale
+
+    o = Obj()
+    h = ms.jit(o.run, capture_mode="bytecode")
+    h(x)
+    o.scale = 4.0
+    np.testing.assert_allclose(h(x).asnumpy(), x.asnumpy() * 4.0, rtol=1e-6)
+    assert "attribute 'scale'" in explain(h).recompiles[-1][1]
+
+
+def test_callable_identity_guard():
+    def f(x, fn):
+        return fn(x)
+
+    g = _jit(f)
+    x = t(2)
+    np.testing.assert_allclose(g(x, ms.ops.exp).asnumpy(), np.exp(x.asnumpy()), rtol=1e-6)
+    np.testing.assert_allclose(g(x, ms.ops.sin).asnumpy(), np.sin(x.asnumpy()), rtol=1e-6)
+    assert g.compile_count == 2
+
+
+def test_container_length_guard():
+    def f(xs):
+        out = xs[0]
+        for v in xs[1:]:
+            out = out + v
+        return out
+
+    g = _jit(f)
+    g([t(2), t(2)])
+    g([t(2), t(2, seed=3)])
+    assert g.compile_count == 1
+    g([t(2), t(2), t(2)])
+    assert g.compile_count == 2
+
+
+def test_cache_limit_warns_once_and_runs_as_python(monkeypatch):
+    monkeypatch.setattr(runtime, "CACHE_SIZE", 3)
+
+    def f(x, n):
+        return x + n
+
+    g = _jit(f)
+    x = t(2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for n in range(6):
+            np.testing.assert_allclose(g(x, n).asnumpy(), x.asnumpy() + n, rtol=1e-6)
+    msgs = [str(w.message) for w in caught if "recompiled" in str(w.message)]
+    assert len(msgs) == 1 and "'n' changed" in msgs[0]
+    assert g.compile_count == 3
+
+
+def test_guard_check_is_cheap():
+    import time
+
+    g = _jit(uses_global)
+    x = t(3)
+    g(x)
+    fc = runtime._BY_JIT[g._cache]
+    seg = next(iter(fc.segments.values()))[0]
+    n = 2000
+    t0 = time.perf_counter()
+    for _ in range(n):
+        seg.check()
+    per = (time.perf_counter() - t0) / n
+    assert per < 20e-6, per
