@@ -38,6 +38,8 @@ from kiln.ops.transforms import get_grad, hessian, jacfwd, jacrev, jvp, vjp, vma
 from kiln.parallel import (
     Layout,
     get_auto_parallel_context,
+    load_distributed_checkpoint,
+    merge_sliced_parameter,
     reset_auto_parallel_context,
     set_auto_parallel_context,
     shard,
@@ -58,4 +60,5 @@ __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dat
     "COMPATIBLE", "LAX", "STRICT", "from_numpy", "get_grad", "hessian", "is_tensor", "jacfwd", "jacrev", "jit_class",
     "jvp", "lazy_inline", "no_inline", "tensor", "vjp", "vmap", "amp", "recompute",
     "get_auto_parallel_context", "reset_auto_parallel_context", "set_auto_parallel_context", "Layout", "shard",
+    "load_distributed_checkpoint", "merge_sliced_parameter",
 ]  # fmt: skip

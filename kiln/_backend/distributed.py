@@ -607,6 +607,17 @@ def sharding_constraint(x, layout: tuple):
     return x if x.sharding == sharding else jax.device_put(x, sharding)
 
 
+def sharding_of(x):
+    """The sharding of an array split or copied over several devices, else None."""
+    sharding = getattr(x, "sharding", None)
+    return sharding if isinstance(sharding, NamedSharding) and len(sharding.device_set) > 1 else None
+
+
+def place(x, sharding):
+    """`x` placed with `sharding`."""
+    return jax.device_put(jnp.asarray(x), sharding)
+
+
 # ---------------------------------------------------------------- data parallelism inside one process
 def shard_batch(x):
     """`x` with its first axis spread over this process's devices, or `x` itself when that cannot be done.

@@ -7,6 +7,7 @@ from kiln.parallel._auto_parallel_context import (
     reset_auto_parallel_context,
     set_auto_parallel_context,
 )
+from kiln.parallel._checkpoint import load_distributed_checkpoint, merge_sliced_parameter
 from kiln.parallel._shard import Layout, shard
 
 
@@ -25,6 +26,8 @@ __all__ = [
     "Layout",
     "ParallelMode",
     "get_auto_parallel_context",
+    "load_distributed_checkpoint",
+    "merge_sliced_parameter",
     "reset_auto_parallel_context",
     "set_auto_parallel_context",
     "shard",

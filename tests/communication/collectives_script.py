@@ -6,6 +6,8 @@ Each rank prints one JSON line: {"rank": r, "errors": {name: max abs error or a 
 """
 
 import json
+import os
+import sys
 
 import numpy as np
 
@@ -130,12 +132,12 @@ def train(data_parallel: bool):
             step(ms.Tensor(batch_x[4 * rank : 4 * rank + 4]), ms.Tensor(batch_y[4 * rank : 4 * rank + 4]))
         else:
             step(ms.Tensor(batch_x), ms.Tensor(batch_y))
-    return np.concatenate([p.asnumpy().ravel() for p in net.trainable_params()])
+    return np.concatenate([p.asnumpy().ravel() for p in net.trainable_params()]), net
 
 
 ms.set_context(mode=ms.GRAPH_MODE)
 before = len(programs)
-dp_params, full_params = train(True), train(False)
+(dp_params, dp_net), (full_params, full_net) = train(True), train(False)
 errors["graph/dp_one_program"] = abs(len(programs) - before - 1)  # the data-parallel step; not the other
 ms.set_context(mode=ms.PYNATIVE_MODE)
 ms.reset_auto_parallel_context()
@@ -147,5 +149,16 @@ errors["graph/dp_same_on_ranks"] = float(np.abs(both[:10] - both[10:]).max())
 errors["seeded_draw"] = float(np.abs(check_draw[:3] - check_draw[3:]).max())
 errors["local"] = abs(get_local_rank() - rank) + abs(get_local_rank_size() - 2)
 errors["world_group"] = 0.0 if GlobalComm.WORLD_COMM_GROUP == "mccl_world_group" and GlobalComm.INITED else "bad"
+# Checkpoints (when a directory is given): each rank saves its own, with its half of a row-sliced table;
+# rank 0 also saves the merged parameters (its one-process full-batch run and the gathered table).
+if len(sys.argv) > 1:
+    table = np.arange(24, dtype=np.float32).reshape(8, 3)
+    mine = ms.Tensor(table[4 * rank : 4 * rank + 4])
+    ms.save_checkpoint(dp_net, os.path.join(sys.argv[1], f"rank_{rank}.ckpt"), append_dict={"table": mine})
+    gathered = comm_func.all_gather_into_tensor(mine)[0]
+    if rank == 0:
+        ms.save_checkpoint(full_net, os.path.join(sys.argv[1], "merged.ckpt"), append_dict={"table": gathered})
+    comm_func.barrier()
+
 release()
 print(json.dumps({"rank": rank, "size": size, "errors": errors}), flush=True)

@@ -210,6 +210,45 @@ def test_layout_and_strategy_rules():
         ms.reset_auto_parallel_context()
 
 
+def test_checkpoint_saved_by_four_ranks_loads_into_one(tmp_path):
+    """N=4 ranks each saved their slice of a (8, 6) table and the same bias; one process loads the whole."""
+    table = np.random.default_rng(0).standard_normal((8, 6)).astype(np.float32)
+    bias = np.arange(3, dtype=np.float32)
+    grid = ms.Layout((2, 2), ("dp", "mp"))
+    cases = {
+        # rank r = (i, j) on the 2 x 2 device grid holds rows block i and columns block j
+        "grid": (grid("dp", "mp"), lambda r: table[4 * (r // 2) : 4 * (r // 2) + 4, 3 * (r % 2) : 3 * (r % 2) + 3]),
+        # split over "dp" only: ranks (i, 0) and (i, 1) hold the same rows
+        "rows": (grid("dp", "None"), lambda r: table[4 * (r // 2) : 4 * (r // 2) + 4]),
+        # split over both axes on one dimension: rank r holds rows 2r, 2r + 1
+        "both": (grid(("dp", "mp"), "None"), lambda r: table[2 * r : 2 * r + 2]),
+    }
+    for case, (layout, piece) in cases.items():
+        files = []
+        for r in range(4):
+            path = str(tmp_path / f"{case}_rank{r}.ckpt")
+            ms.save_checkpoint({"table": ms.Tensor(piece(r)), "bias": ms.Tensor(bias)}, path)
+            files.append(path)
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.table = ms.Parameter(ms.Tensor(np.zeros((8, 6), np.float32)), name="table")
+                self.bias = ms.Parameter(ms.Tensor(np.zeros(3, np.float32)), name="bias")
+
+        net = Net()
+        ms.load_distributed_checkpoint(net, files, train_strategy_filename={"table": layout})
+        np.testing.assert_array_equal(net.table.asnumpy(), table, err_msg=case)
+        np.testing.assert_array_equal(net.bias.asnumpy(), bias)
+        slices = [ms.Parameter(ms.Tensor(piece(r)), name="table") for r in range(4)]
+        merged = ms.merge_sliced_parameter(slices, {"table": layout.to_dict()})
+        np.testing.assert_array_equal(merged.asnumpy(), table, err_msg=case)
+    rows = [ms.Parameter(ms.Tensor(table[2 * r : 2 * r + 2]), name="t") for r in range(4)]
+    np.testing.assert_array_equal(ms.merge_sliced_parameter(rows).asnumpy(), table)  # no strategy: along axis 0
+    with pytest.raises(ValueError, match="4 devices .* but there are 2 slices"):
+        ms.merge_sliced_parameter(rows[:2], {"t": grid("dp", "None")})
+
+
 def _tiny_step(seed: int = 0):
     rng = np.random.default_rng(seed)
     net = nn.Dense(3, 2)
@@ -382,8 +421,8 @@ def test_msrun_data_parallel_training(tmp_path):
         np.testing.assert_array_equal(got["ReduceScatter"], (tall[0] + tall[1])[2 * r : 2 * r + 2])
 
 
-def test_run_nproc_collectives_across_processes():
-    job = _kiln("run", "--nproc", "2", os.path.join(HERE, "collectives_script.py"), timeout=120)
+def test_run_nproc_collectives_across_processes(tmp_path):
+    job = _kiln("run", "--nproc", "2", os.path.join(HERE, "collectives_script.py"), str(tmp_path), timeout=120)
     assert job.returncode == 0, job.stderr[-3000:] + job.stdout[-3000:]
     reports = {}
     for line in job.stdout.splitlines():
@@ -397,6 +436,24 @@ def test_run_nproc_collectives_across_processes():
         assert not bad, bad
         assert len(report["errors"]) == 36
         assert sum(k.startswith("graph/") for k in report["errors"]) == 16
+
+    # N=2 -> M=1: the checkpoints each rank saved, loaded into one process, equal rank 0's merged checkpoint
+    # (the one-process full-batch run and the whole table).
+    files = [str(tmp_path / f"rank_{r}.ckpt") for r in range(2)]
+    net = nn.Dense(4, 2)
+    with pytest.raises(ValueError, match="'table' differs between the 2 checkpoints"):
+        ms.load_distributed_checkpoint(net, files)
+    rows = ms.Layout((2,), ("dp",))("dp", "None")
+    layouts = {"table": rows}
+    loaded = ms.load_distributed_checkpoint(None, files, train_strategy_filename=layouts, return_param_dict=True)
+    merged = ms.load_checkpoint(str(tmp_path / "merged.ckpt"))
+    np.testing.assert_array_equal(loaded["table"].asnumpy(), np.arange(24, dtype=np.float32).reshape(8, 3))
+    np.testing.assert_array_equal(merged["table"].asnumpy(), loaded["table"].asnumpy())
+    strategy = tmp_path / "layouts.json"
+    strategy.write_text(json.dumps({"table": rows.to_dict()}))
+    ms.load_distributed_checkpoint(net, files, train_strategy_filename=str(strategy))
+    for p in net.trainable_params():
+        np.testing.assert_allclose(p.asnumpy(), merged[p.name].asnumpy(), atol=1e-6, err_msg=p.name)
 
 
 def test_killed_worker_fails_the_job_within_the_timeout(tmp_path):
