@@ -295,15 +295,23 @@ class ImageFolderDataset(SampledSource):
 class FashionMnistDataset(MnistDataset):
     """Fashion-MNIST, stored in MNIST's four IDX files; columns "image" uint8 (28, 28, 1), "label" uint32.
 
+    usage "all" reads the t10k files first (MindSpore reads them in name order).
+
     Args: as for MnistDataset.
     """
+
+    _ALL_ORDER = ("test", "train")
 
 
 class KMnistDataset(MnistDataset):
     """Kuzushiji-MNIST, stored in MNIST's four IDX files; columns "image" uint8 (28, 28, 1), "label" uint32.
 
+    usage "all" reads the t10k files first (MindSpore reads them in name order).
+
     Args: as for MnistDataset.
     """
+
+    _ALL_ORDER = ("test", "train")
 
 
 class EMnistDataset(MnistDataset):

@@ -135,24 +135,27 @@ class Sampler:
     def _own_size(self, n: int) -> int | None:
         return None  # unknown without running __iter__
 
+    def _checked(self, n: int, ctx: SampleContext) -> np.ndarray:
+        idx = np.asarray(self._own(n, ctx), dtype=np.int64)
+        bad = idx[(idx < 0) | (idx >= n)] if idx.size else idx
+        if bad.size:
+            raise RuntimeError(
+                f"{type(self).__name__}: sample index {int(bad[0])} is out of range for a dataset of {n} rows."
+            )
+        return idx
+
     def indices(self, n: int, ctx: SampleContext) -> np.ndarray:
         """The row indices of one epoch over a source of `n` rows."""
         if self.child_sampler is None:
-            idx = np.asarray(self._own(n, ctx), dtype=np.int64)
-            bad = idx[(idx < 0) | (idx >= n)] if idx.size else idx
-            if bad.size:
-                raise RuntimeError(
-                    f"{type(self).__name__}: sample index {int(bad[0])} is out of range for a dataset of {n} rows."
-                )
-            return idx
+            return self._checked(n, ctx)
         base = self.child_sampler.indices(n, ctx)
-        return base[self.indices(len(base), ctx)] if len(base) else base
+        return base[self._checked(len(base), ctx)] if len(base) else base
 
     def size(self, n: int) -> int | None:
         """Indices per epoch over `n` rows, or None when only running tells."""
         if self.child_sampler is not None:
             m = self.child_sampler.size(n)
-            return None if m is None else self.size(m)
+            return None if m is None else self._own_size(m)
         return self._own_size(n)
 
     def __repr__(self) -> str:

@@ -52,11 +52,13 @@ def _file_list(dataset_files, what: str) -> list[str]:
 class _RowFilesSource(SampledSource):
     """Rows read from a list of files, with MindSpore's non-mappable sharding and shuffling."""
 
+    _SORT_FILES = True  # MindSpore reads most multi-file sources in name order
+
     def __init__(self, files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers) -> None:
         if isinstance(shuffle, Shuffle):
             shuffle = True
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
-        self._files = sorted(files)
+        self._files = sorted(files) if self._SORT_FILES else list(files)
         self._shard = (num_shards, shard_id)
         self._cache: list[tuple] | None = None
 
@@ -334,6 +336,7 @@ class SogouNewsDataset(_CsvCorpus):
     """
 
     _COLUMNS = ("index", "title", "content")
+    _SORT_FILES = False  # MindSpore reads train.csv before test.csv here
 
 
 class YahooAnswersDataset(_CsvCorpus):
@@ -358,6 +361,7 @@ class YelpReviewDataset(_CsvCorpus):
     """
 
     _COLUMNS = ("label", "text")
+    _SORT_FILES = False  # MindSpore reads train.csv before test.csv here
 
 
 class _LineCorpus(_RowFilesSource):

@@ -14,6 +14,44 @@ import wave
 
 import numpy as np
 
+IMG = np.random.default_rng(7).integers(0, 256, (7, 9, 3), dtype=np.uint8)
+
+# name -> (transform built from (kiln or mindspore) vision module, input)
+VISION_CASES = {
+    "brightness": (lambda m: m.AdjustBrightness(1.37), IMG),
+    "contrast": (lambda m: m.AdjustContrast(0.6), IMG),
+    "saturation": (lambda m: m.AdjustSaturation(1.5), IMG),
+    "hue": (lambda m: m.AdjustHue(0.2), IMG),
+    "gamma": (lambda m: m.AdjustGamma(0.5, 1.1), IMG),
+    "sharpness": (lambda m: m.AdjustSharpness(2.0), IMG),
+    "autocontrast": (lambda m: m.AutoContrast(), IMG // 2 + 40),
+    "autocontrast_cut": (lambda m: m.AutoContrast(cutoff=10.0), IMG),
+    "equalize": (lambda m: m.Equalize(), IMG // 3),
+    "invert": (lambda m: m.Invert(), IMG),
+    "posterize": (lambda m: m.Posterize(3), IMG),
+    "solarize": (lambda m: m.Solarize((60, 180)), IMG),
+    "rgb2gray": (lambda m: m.ConvertColor(m.ConvertMode.COLOR_RGB2GRAY), IMG),
+    "rgb2bgr": (lambda m: m.ConvertColor(m.ConvertMode.COLOR_RGB2BGR), IMG),
+    "rgb2rgba": (lambda m: m.ConvertColor(m.ConvertMode.COLOR_RGB2RGBA), IMG),
+    "crop": (lambda m: m.Crop((1, 2), (3, 4)), IMG),
+    "hflip": (lambda m: m.HorizontalFlip(), IMG),
+    "vflip": (lambda m: m.VerticalFlip(), IMG),
+    "erase": (lambda m: m.Erase(1, 2, 3, 4, (10, 20, 30)), IMG),
+    "blur": (lambda m: m.GaussianBlur(3, 1.2), IMG),
+    "blur5": (lambda m: m.GaussianBlur((5, 3), (1.5, 0.8)), IMG),
+    "padtosize": (lambda m: m.PadToSize((10, 12), fill_value=5), IMG),
+    "padtosize_off": (lambda m: m.PadToSize((10, 12), offset=(1, 2)), IMG),
+    "resizedcrop": (lambda m: m.ResizedCrop(1, 2, 5, 6, (4, 5)), IMG),
+    "rotate_nearest": (lambda m: m.Rotate(30), IMG),
+    "rotate90": (lambda m: m.Rotate(90), IMG[:7, :7]),
+    "rotate_expand": (lambda m: m.Rotate(30, expand=True), IMG),
+    "rotate_bilinear": (lambda m: m.Rotate(25, m.Inter.BILINEAR), IMG),
+    "normalizepad": (lambda m: m.NormalizePad([100.0, 110.0, 120.0], [50.0, 60.0, 70.0]), IMG),
+    "rgb2hsv": (lambda m: m.RgbToHsv(), (IMG.transpose(2, 0, 1) / 255.0).astype(np.float32)),
+    "hsv2rgb": (lambda m: m.HsvToRgb(is_hwc=True), (IMG / 255.0).astype(np.float32)),
+    "totype": (lambda m: m.ToType(np.float32), IMG),
+}
+
 
 def _write(path: str, data: bytes | str) -> str:
     os.makedirs(os.path.dirname(path), exist_ok=True)
