@@ -1,4 +1,5 @@
-"""The `kiln` command: `kiln run SCRIPT [ARGS...]`, `kiln msrun`, `kiln demo` and `kiln cache info|clear`."""
+"""The `kiln` command: `kiln run SCRIPT [ARGS...]`, `kiln msrun`, `kiln demo`, `kiln cache info|clear` and
+`kiln explain SCRIPT`."""
 
 from __future__ import annotations
 
@@ -51,6 +52,15 @@ def _parser() -> argparse.ArgumentParser:
         "bounded by KILN_CACHE_MAX_MB, default 1024).",
     )
     cache.add_argument("action", choices=("info", "clear"), help="info: location, size, entries; clear: delete")
+    explain = sub.add_parser(
+        "explain",
+        help="run a script and list the graphs, graph breaks, guards and recompiles of bytecode capture",
+        description="Run SCRIPT (as `kiln run`), then report every function run under jit(capture_mode='bytecode'): "
+        "its graphs, each graph break (reason, file:line, how to avoid it), guards and recompiles.",
+    )
+    explain.add_argument("--bytecode", action="store_true", help="compile every jit of the script from bytecode")
+    explain.add_argument("script", metavar="SCRIPT", help="the Python script")
+    explain.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments passed to the script")
     return p
 
 
@@ -79,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         if not models or any(m not in MODELS for m in models):
             parser.error(f"--models takes a comma-separated list of {', '.join(MODELS)}")
         return run_demo(epochs=ns.epochs, batch_size=ns.batch_size, out_dir=ns.out, seed=ns.seed, models=models)
+    if ns.command == "explain":
+        from kiln.cli.explain import run_explain  # noqa: PLC0415
+
+        return run_explain(ns.script, ns.args, ns.bytecode)
     if ns.command == "cache":
         from kiln.cli.cache import run_cache  # noqa: PLC0415
 

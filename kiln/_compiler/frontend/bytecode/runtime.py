@@ -234,7 +234,9 @@ def _describe_miss(fc, key, sig, paths, labels) -> str:
                 path = paths[i]
                 where = labels[path[0]] + "".join(f"[{k!r}]" for k in path[1:])
                 return f"'{where}' changed: {_show(a)} -> {_show(b)}"
-    return "new input signature" if fc.per_pc.get(pc) else "first call"
+    if fc.per_pc.get(pc):
+        return "new input signature"
+    return "first call" if pc == 0 else "first resume at this line"
 
 
 def _show(s) -> str:
