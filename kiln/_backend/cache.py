@@ -49,9 +49,11 @@ __all__ = [
     "clear",
     "enable",
     "enabled_dir",
+    "flush_writes",
     "info",
     "max_bytes",
     "persistent_jit",
+    "source_fingerprint",
 ]
 
 ENV_DIR = "KILN_CACHE_DIR"
@@ -120,6 +122,8 @@ class DiskCache:
             raise ValueError("key cannot be empty")
         if len(value) > self.max_size:
             return  # larger than the whole cache may be
+        if getattr(_fresh, "on", False) and not key.startswith("kiln-"):
+            return  # persistent_jit is compiling: it stores its own serialized copy
         entry = self.path / f"{key}{SUFFIX}"
         if entry.exists():
             return
@@ -235,11 +239,17 @@ def _install(path: Path, limit: int) -> None:
 class PersistentJit:
     """`jax.jit(fun)` for positional arguments, whose executables are kept on disk under (key, signature).
 
-    A call looks its input signature (shape, dtype, weak type and placement of each array; the type of each
+    A call looks its input signature (the abstract value and placement of each array; the type of each
     Python scalar; None) up in memory, then in the cache folder (entry `kiln-<hash>-cache`), and only then
-    traces, lowers and compiles; what it compiles is serialized into the folder for the next process. Any
-    argument it cannot describe (a tracer, a list...), and any failure to load or store, falls back to the
-    plain `jax.jit(fun)`, which also raises the errors.
+    traces, lowers and compiles; what it compiles is serialized into the folder (on a writer thread) for the
+    next process. Any argument it cannot describe (a tracer, a NumPy array, a list...), arrays on several
+    devices, and any failure to load or compile fall back to the plain `jax.jit(fun)`, which also raises the
+    errors in JAX's words.
+
+    The entry's name hashes `key`, the input signature, the device's platform and kind, and `_env_key()`
+    (JAX and jaxlib versions, the x64 flag and the other JAX settings that change tracing, XLA_FLAGS, and a
+    fingerprint of Kiln's own sources), so an entry is only ever read back by a process that would have
+    compiled the same program.
 
     Args:
         fun: the function (its positional arguments are arrays, Python scalars or None).
@@ -254,57 +264,54 @@ class PersistentJit:
         # then never hand back an executable that JAX read from its on-disk cache, which would not
         # serialize whole on CPU (its functions are missing when loaded again).
         self._jitted = jax.jit(lambda *args: fun(*args))
-        self._key = f"{key}|{_env_key()}"
+        self._key = key
         self._mem: dict = {}
         self.__wrapped__ = fun
 
     def __call__(self, *args):
         try:
-            sig = tuple(
-                [(a.shape, a.dtype, a.weak_type, a.sharding) if type(a) in _array_types else _describe(a) for a in args]
-            )
+            sig = tuple([(a.aval, a.sharding) if type(a) in _array_types else _describe(a) for a in args])
         except _Unknown:
             return self._jitted(*args)
         ex = self._mem.get(sig)
         if ex is None:
-            ex = self._mem[sig] = self._load_or_compile(sig, args)
+            ex = self._load_or_compile(sig, args)
+            if len(self._mem) >= MAX_SIGNATURES:  # bounded: the oldest signature's executable goes
+                del self._mem[next(iter(self._mem))]
+            self._mem[sig] = ex
         return ex(*args)
 
     def _load_or_compile(self, sig, args):
         store = _store
-        placements = {d[3] for d in sig if type(d) is tuple}
+        placements = {d[1] for d in sig if type(d) is tuple}
         if store is None or len(placements) != 1:
             return self._jitted
         devices = next(iter(placements)).device_set
         if len(devices) != 1:
             return self._jitted
         device = next(iter(devices))
-        name = "kiln-" + hashlib.sha256(f"{self._key}|{sig!r}".encode()).hexdigest()
+        name = "kiln-" + hashlib.sha256(_entry_text(self._key, sig, device).encode()).hexdigest()
         data = store.get(name)
         if data is not None:
             try:
                 from jax.experimental.serialize_executable import deserialize_and_load  # noqa: PLC0415
 
                 return deserialize_and_load(*pickle.loads(data), backend=device.client, execution_devices=[device])
-            except Exception:  # noqa: BLE001  (another version's entry, or damaged: compile it again)
-                pass
+            except Exception:  # noqa: BLE001  (damaged: drop it and compile again)
+                _unlink(store.path / f"{name}{SUFFIX}")
         try:
             lowered = self._jitted.lower(*args)
             # An executable JAX read back from its own cache does not serialize whole on CPU (its
-            # functions are missing when loaded again), so this compile skips that cache.
+            # functions are missing when loaded again), so this compile neither reads nor writes that cache
+            # (the entry written below is the only copy on disk).
             _fresh.on = True
             try:
-                compiled = lowered.compile()
+                compiled = lowered.compile(_compiler_options(device.platform))
             finally:
                 _fresh.on = False
         except Exception:  # noqa: BLE001  (jax.jit raises its own error, in its own words, at the call)
             return self._jitted
-        try:
-            from jax.experimental.serialize_executable import serialize  # noqa: PLC0415
-
-            store.put(name, pickle.dumps(serialize(compiled)))
-        except Exception:  # noqa: BLE001  (not serializable here: still usable in this process)
-            pass
+        _write_later(store, name, compiled)
         return compiled
 
     def lower(self, *args, **kwargs):
@@ -314,6 +321,21 @@ class PersistentJit:
 def persistent_jit(fun, key: str):
     """`PersistentJit(fun, key)` when the cache is on (with Kiln's store behind JAX's), else `jax.jit(fun)`."""
     return PersistentJit(fun, key) if _store is not None and _ours else jax.jit(fun)
+
+
+MAX_SIGNATURES = 256  # executables one PersistentJit keeps in memory (one per input signature)
+
+# XLA options for the small executables PersistentJit compiles. On CPU, XLA's newer MLIR fusion emitters
+# take about twice as long to compile PyNative's kernels as the classic LLVM IR emitters and give the same
+# numbers (measured: benchmarks/bench_firstcall.py). A user's XLA_FLAGS setting of the same flag wins.
+_CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
+
+
+def _compiler_options(platform: str) -> dict | None:
+    if platform != "cpu":
+        return None
+    flags = os.environ.get("XLA_FLAGS", "")
+    return {k: v for k, v in _CPU_OPTIONS.items() if k not in flags} or None
 
 
 class _Unknown(Exception):
@@ -326,35 +348,132 @@ _array_types: set[type] = set()  # concrete array classes seen (tracers never ge
 
 def _describe(x):
     t = type(x)
-    if t in _array_types:
-        return (x.shape, x.dtype, x.weak_type, x.sharding)
     if t in _SCALARS:
         return t
     if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
         _array_types.add(t)
-        return (x.shape, x.dtype, x.weak_type, x.sharding)
+        return (x.aval, x.sharding)
     raise _Unknown
 
 
-_env_keys: dict[bool, str] = {}
+def _entry_text(key: str, sig: tuple, device) -> str:
+    """What an on-disk executable depends on, spelled out: the function's key, each input (shape, dtype,
+    weak type, memory kind; or the scalar type), the device's platform and kind, and the environment."""
+    parts = []
+    for d in sig:
+        if type(d) is tuple:
+            aval, sharding = d
+            parts.append(f"{aval.dtype.str}{list(aval.shape)}{'w' if aval.weak_type else ''}@{sharding.memory_kind}")
+        else:
+            parts.append(d.__name__)
+    where = f"{device.platform}/{device.device_kind}/{getattr(device.client, 'platform_version', '')}"
+    return f"{key}|({', '.join(parts)})|{where}|{_env_key()}"
+
+
+_env_keys: dict[tuple, str] = {}
+_JAX_SETTINGS = (  # JAX settings that change what a function traces to
+    "jax_enable_x64",
+    "jax_default_matmul_precision",
+    "jax_numpy_dtype_promotion",
+    "jax_numpy_rank_promotion",
+    "jax_default_prng_impl",
+    "jax_threefry_partitionable",
+    "jax_enable_checks",
+)
 
 
 def _env_key() -> str:
-    """What else an executable depends on: versions, x64, XLA flags."""
-    x64 = bool(jax.config.jax_enable_x64)
-    key = _env_keys.get(x64)
+    """What else an executable depends on: versions, JAX settings, XLA flags, Kiln's sources."""
+    settings = tuple(getattr(jax.config, s, None) for s in _JAX_SETTINGS)
+    key = _env_keys.get(settings)
     if key is None:
         import jaxlib  # noqa: PLC0415
 
-        key = _env_keys[x64] = f"jax {jax.__version__} jaxlib {jaxlib.__version__} x64 {x64} " + os.environ.get(
-            "XLA_FLAGS", ""
+        key = _env_keys[settings] = (
+            f"jax {jax.__version__} jaxlib {jaxlib.__version__} {settings!r} "
+            f"{os.environ.get('XLA_FLAGS', '')} {_CPU_OPTIONS!r} kiln {source_fingerprint()}"
         )
     return key
 
 
+_fingerprint: str | None = None
+ENV_SOURCE_KEY = "KILN_CACHE_SOURCE_KEY"
+
+
+def source_fingerprint(root: str | os.PathLike | None = None) -> str:
+    """A hash of the name, size and modification time of every Python file of the `kiln` package (or `root`).
+
+    Part of every PersistentJit entry's name: a primitive's implementation may change with Kiln's code,
+    and an executable compiled from the old code must not be read back by the new one. `KILN_CACHE_SOURCE_KEY`,
+    when set, stands for it (for a deployment that knows its sources by another name, or a test).
+    """
+    global _fingerprint
+    if root is None:
+        override = os.environ.get(ENV_SOURCE_KEY)
+        if override:
+            return "key:" + override
+        if _fingerprint is not None:
+            return _fingerprint
+    folder = Path(root) if root is not None else Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for where, dirs, files in os.walk(folder):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(".py"):
+                p = os.path.join(where, f)
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                h.update(f"{os.path.relpath(p, folder)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    digest = h.hexdigest()[:16]
+    if root is None:
+        _fingerprint = digest
+    return digest
+
+
+# ---- the writer thread: serializing and storing an executable is not on the caller's path ---------------
+_writer = None
+_writer_lock = threading.Lock()
+_pending: list = []
+
+
+def _write_later(store: DiskCache, name: str, compiled) -> None:
+    global _writer
+    with _writer_lock:
+        if _writer is None:
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+            # Its worker is joined at interpreter exit, so what a process compiled reaches the disk.
+            _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-cache-writer")
+        _pending.append(_writer.submit(_write, store, name, compiled))
+        if len(_pending) > 64:
+            _pending[:] = [f for f in _pending if not f.done()]
+
+
+def _write(store: DiskCache, name: str, compiled) -> None:
+    try:
+        from jax.experimental.serialize_executable import serialize  # noqa: PLC0415
+
+        store.put(name, pickle.dumps(serialize(compiled)))
+    except Exception:  # noqa: BLE001  (not serializable here, or the folder is gone: usable in this process)
+        pass
+
+
+def flush_writes(timeout: float | None = None) -> None:
+    """Wait until every executable PersistentJit compiled so far is on disk (or failed to be written)."""
+    with _writer_lock:
+        pending, _pending[:] = list(_pending), []
+    for f in pending:
+        try:
+            f.result(timeout)
+        except Exception:  # noqa: BLE001
+            pass
+
+
 _store: DiskCache | None = None
 _ours = False  # JAX's persistent cache reads and writes through DiskCache
-_fresh = threading.local()  # .on: JAX's cache misses on purpose (see PersistentJit._load_or_compile)
+_fresh = threading.local()  # .on: JAX's cache is bypassed on purpose (see PersistentJit._load_or_compile)
 
 
 def info(path: Path | None = None) -> CacheInfo:

@@ -11,8 +11,9 @@ import re
 import sys
 
 from kiln import _backend as B
+from kiln._core import dtype as mstype
 from kiln._core import graph as G
-from kiln._core.primitive import PrimitiveDef, checks_enabled, op_error
+from kiln._core.primitive import REGISTRY, PrimitiveDef, checks_enabled, op_error
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 
@@ -20,11 +21,61 @@ _compiled: dict[tuple, object] = {}
 
 
 def _compile(prim: PrimitiveDef, attrs: tuple):
+    """The backend function running `prim` with `attrs`: jitted, and kept on disk between processes when the
+    primitive and its attributes have a name that means the same program in every process (`_disk_key`)."""
     kw = prim.attrs_dict(attrs)
     impl = prim.impl
-    fn = B.jit(lambda *xs: impl(*xs, **kw)) if kw else B.jit(impl)
+    fun = (lambda *xs: impl(*xs, **kw)) if kw else impl
+    key = _disk_key(prim, attrs)
+    fn = B.cache.persistent_jit(fun, key) if key is not None else B.jit(fun)
     _compiled[(prim, attrs)] = fn
     return fn
+
+
+def _disk_key(prim: PrimitiveDef, attrs: tuple) -> str | None:
+    """`prim`'s name and attribute values as text that names the same computation in any process running
+    the same Kiln sources (the cache adds versions, settings and a fingerprint of those sources), or None.
+
+    Only Kiln's own primitives (declared in the `kiln` package with an implementation from Kiln or JAX, and
+    the backward primitives derived from them) qualify, and only with attribute values whose text is exact
+    (None, bool, int, float, complex, str, NumPy dtypes and scalars, Kiln dtypes, slices and tuples of
+    these): anything else — a callable, an array, an object whose repr may hide its content — keeps the
+    kernel in memory only.
+    """
+    root = REGISTRY.get(prim.name.split("Grad[", 1)[0])
+    if root is None or (prim is not root and not prim.name.startswith(root.name + "Grad[")):
+        return None
+    for f in (root.impl, root.custom_vjp):
+        if f is not None and not (getattr(f, "__module__", None) or "").startswith(_OWN_MODULES):
+            return None
+    try:
+        text = ",".join(_attr_text(v) for v in attrs)
+    except TypeError:
+        return None
+    return f"{prim.name}({text})"
+
+
+_OWN_MODULES = ("kiln.", "jax.", "jax._src.")  # code the cache key pins: Kiln's sources, JAX's version
+_EXACT = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _attr_text(v) -> str:
+    t = type(v)
+    if t in _EXACT:
+        return f"{t.__name__}:{v!r}"
+    if t is tuple or t is list:
+        return f"{t.__name__}[{','.join(_attr_text(x) for x in v)}]"
+    if t is slice:
+        return f"slice[{_attr_text(v.start)},{_attr_text(v.stop)},{_attr_text(v.step)}]"
+    if v is Ellipsis:
+        return "..."
+    if isinstance(v, B.np.dtype):
+        return f"dtype:{v.str}:{v.name}"
+    if isinstance(v, B.np.generic):
+        return f"{t.__name__}:{v.item()!r}"
+    if isinstance(v, mstype.DType):
+        return f"mstype:{v.name}"
+    raise TypeError(t)
 
 
 def _bounds_checked(prim: PrimitiveDef, attrs: tuple, arrays: list) -> None:

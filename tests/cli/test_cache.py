@@ -140,7 +140,8 @@ def test_concurrent_processes(tmp_path):
 def test_small_executables_persist_across_processes(tmp_path):
     """PyNative's per-op executables reach the disk, and a second process finds them there."""
     script = "import numpy as np, kiln; from kiln import ops; print(ops.add(kiln.Tensor(np.ones(3, np.float32)), 1))"
-    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "xla"), "PYTHONPATH": str(REPO)}
+    # A fixed source key: Kiln's sources may be edited between the two processes (a shared working tree)
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "xla"), "PYTHONPATH": str(REPO), cache.ENV_SOURCE_KEY: "t"}
     subprocess.run([sys.executable, "-c", script], check=True, env=env, capture_output=True)
     first = cache.info(tmp_path / "xla")
     assert first.entries >= 1
@@ -177,6 +178,7 @@ def test_persistent_jit_matches_jit_and_falls_back(tmp_path, monkeypatch):
     x = jax.device_put(np.arange(6, dtype=np.float32).reshape(2, 3))
     np.testing.assert_array_equal(np.asarray(fn(x, 2.0, None)), np.asarray(x) * 2)
     np.testing.assert_array_equal(np.asarray(fn(x, x, 1)), np.asarray(x) ** 2 + 1)
+    cache.flush_writes()
     assert len(list(tmp_path.glob(f"kiln-*{cache.SUFFIX}"))) == 2  # one executable per signature
     # Inside a trace the arguments are tracers: the plain jax.jit path.
     np.testing.assert_array_equal(np.asarray(jax.jit(lambda y: fn(y, 3.0, None))(x)), np.asarray(x) * 3)
@@ -200,7 +202,7 @@ def test_persistent_jit_loads_in_a_second_process(tmp_path):
         print(float(np.asarray(fn(jax.device_put(np.ones(5, np.float32))))[0]))
         """
     )
-    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "xla"), "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "xla"), "PYTHONPATH": str(REPO), cache.ENV_SOURCE_KEY: "t"}
     outs = []
     for second in (False, True):
         env["NO_COMPILE"] = "1" if second else ""

@@ -1,0 +1,194 @@
+"""PyNative's per-primitive executables on disk (kiln/_pynative/dispatch.py + kiln/_backend/cache.py).
+
+A fresh process on a warm cache folder must run its first eager ops without tracing, lowering or compiling
+them, compute exactly what a cold process computes, and never read back an executable compiled for another
+program (another primitive, other attributes, other input types, other JAX settings or Kiln sources).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kiln._backend import cache, jax
+from kiln._core import dtype as mstype
+from kiln._core.primitive import REGISTRY, PrimitiveDef
+from kiln._pynative import dispatch
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_disk_key_names_primitive_and_attributes():
+    matmul = REGISTRY["MatMul"]
+    key = dispatch._disk_key(matmul, (False, True))
+    assert key == "MatMul(bool:False,bool:True)"
+    assert dispatch._disk_key(matmul, (True, False)) != key
+    bwd = matmul.backward((True, False))
+    assert dispatch._disk_key(bwd, (False, True)) == "MatMulGrad[10](bool:False,bool:True)"
+    assert dispatch._disk_key(matmul.backward((True, True)), (False, True)) != dispatch._disk_key(bwd, (False, True))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (1, True),  # equal in Python, different programs
+        (1, 1.0),
+        (0.1, 0.1 + 1e-17 * 2**3),
+        ((1, 2), [1, 2]),
+        (np.dtype(np.float32), np.dtype(np.float64)),
+        (mstype.float32, mstype.float16),
+        (np.float32(1.5), 1.5),
+        (slice(0, 2), slice(0, 3)),
+        ("a", "a "),
+        (None, "None"),
+    ],
+)
+def test_disk_key_tells_attribute_values_apart(a, b):
+    prim = REGISTRY["MatMul"]
+    ka, kb = dispatch._disk_key(prim, (a, 0)), dispatch._disk_key(prim, (b, 0))
+    assert ka is not None and kb is not None
+    assert (ka == kb) == (a == b and type(a) is type(b) and repr(a) == repr(b))
+
+
+@pytest.mark.parametrize("value", [lambda x: x, np.arange(3), object(), {"a": 1}, (1, np.arange(2))])
+def test_inexact_attribute_keeps_the_kernel_in_memory(value):
+    assert dispatch._disk_key(REGISTRY["MatMul"], (value, False)) is None
+
+
+def test_primitive_from_user_code_is_not_persisted():
+    prim = PrimitiveDef("KilnTestUserPrim", lambda x: x * 2)  # declared here, in a test module
+    try:
+        assert dispatch._disk_key(prim, ()) is None
+        assert dispatch._disk_key(prim.backward((True,)), ()) is None
+        assert dispatch._disk_key(REGISTRY["ReLU"], ()) is not None  # its impl is JAX's own relu
+    finally:
+        REGISTRY.pop("KilnTestUserPrim")
+
+
+def test_environment_is_part_of_the_entry_name():
+    before = cache._env_key()
+    assert jax.__version__ in before and cache.source_fingerprint() in before
+    old = jax.config.jax_default_matmul_precision
+    jax.config.update("jax_default_matmul_precision", "highest")
+    try:
+        assert cache._env_key() != before
+    finally:
+        jax.config.update("jax_default_matmul_precision", old)
+    assert cache._env_key() == before
+
+
+def test_signature_and_device_are_part_of_the_entry_name():
+    x32 = jax.device_put(np.ones((2, 3), np.float32))
+    x64 = jax.device_put(np.ones((2, 3), np.float64))
+    dev = jax.devices()[0]
+    text = lambda *xs: cache._entry_text("k", tuple(cache._describe(x) for x in xs), dev)  # noqa: E731
+    assert text(x32) != text(x64)
+    assert text(x32) != text(jax.device_put(np.ones((3, 2), np.float32)))
+    assert text(x32, 1) != text(x32, 1.0) != text(x32, None)
+    assert dev.platform in text(x32)
+
+
+def test_source_fingerprint_follows_the_sources(tmp_path, monkeypatch):
+    (tmp_path / "pkg").mkdir()
+    src = tmp_path / "pkg" / "mod.py"
+    src.write_text("X = 1\n")
+    first = cache.source_fingerprint(tmp_path)
+    assert cache.source_fingerprint(tmp_path) == first
+    src.write_text("X = 22\n")
+    assert cache.source_fingerprint(tmp_path) != first
+    monkeypatch.setenv(cache.ENV_SOURCE_KEY, "release-1")
+    assert cache.source_fingerprint() == "key:release-1"
+    monkeypatch.delenv(cache.ENV_SOURCE_KEY)
+    assert cache.source_fingerprint() != "key:release-1"
+
+
+def test_memory_is_bounded_per_kernel(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
+    monkeypatch.setattr(cache, "MAX_SIGNATURES", 2)
+    fn = cache.PersistentJit(lambda a: a + 1, "test-bound")
+    for n in range(1, 5):
+        np.testing.assert_array_equal(np.asarray(fn(jax.device_put(np.zeros(n, np.float32)))), np.ones(n))
+        assert len(fn._mem) <= 2
+    cache.flush_writes()
+
+
+def test_damaged_entry_is_replaced(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
+    x = jax.device_put(np.arange(4, dtype=np.float32))
+    cache.PersistentJit(lambda a: a * 3, "test-damaged")(x)
+    cache.flush_writes()
+    (entry,) = tmp_path.glob(f"kiln-*{cache.SUFFIX}")
+    entry.write_bytes(b"not an executable")
+    np.testing.assert_array_equal(np.asarray(cache.PersistentJit(lambda a: a * 3, "test-damaged")(x)), [0, 3, 6, 9])
+    cache.flush_writes()
+    assert entry.read_bytes() != b"not an executable"  # a good copy was written in its place
+    np.testing.assert_array_equal(np.asarray(cache.PersistentJit(lambda a: a * 3, "test-damaged")(x)), [0, 3, 6, 9])
+
+
+_STEP = textwrap.dedent(
+    """
+    import json, time
+    import numpy as np
+    from jax._src import compiler
+    compiles = []
+    _orig = compiler.backend_compile_and_load
+    def _count(*a, **k):
+        compiles.append(1)
+        return _orig(*a, **k)
+    compiler.backend_compile_and_load = _count
+    import kiln as ms
+    from kiln import nn, ops
+    from kiln._backend import cache
+    ms.set_seed(0)
+    net = nn.SequentialCell(nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 3))
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+    x = ms.Tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6))
+    y = ms.Tensor(np.array([0, 1, 2, 1], np.int32))
+    losses = []
+    for _ in range(2):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        losses.append(float(loss.asnumpy()))
+    print(json.dumps({"losses": losses, "weights": [p.asnumpy().tolist() for p in net.trainable_params()],
+                      "compiles": len(compiles), "fingerprint": cache.source_fingerprint()}))
+    """
+)
+
+
+def _run_step(folder: Path) -> dict:
+    # Kiln's sources are edited while the suite runs (the fingerprint would change between the two processes)
+    env = {**os.environ, "KILN_CACHE_DIR": str(folder), "PYTHONPATH": str(REPO), cache.ENV_SOURCE_KEY: folder.name}
+    done = subprocess.run([sys.executable, "-c", _STEP], env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_warm_process_compiles_nothing_and_computes_the_same(tmp_path):
+    """A training step in a fresh process: cold, it compiles and stores its kernels (before it exits); warm,
+    it loads every one of them (no XLA compile at all) and gets bit-identical losses and weights."""
+    folder = tmp_path / "xla"
+    cold = _run_step(folder)
+    entries = cache.info(folder).entries
+    warm = _run_step(folder)
+    assert cold["fingerprint"] == warm["fingerprint"] == "key:xla"
+    assert cold["compiles"] > 5 and entries >= cold["compiles"] - 3
+    assert warm["compiles"] == 0
+    assert cache.info(folder).entries == entries  # nothing new written
+    assert warm["losses"] == cold["losses"] and warm["weights"] == cold["weights"]
+    assert warm["losses"][1] < warm["losses"][0]
+
+
+def test_cache_off_still_computes_the_same(tmp_path):
+    on = _run_step(tmp_path / "xla")
+    env = {**os.environ, "KILN_CACHE_DIR": "off", "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", _STEP], env=env, capture_output=True, text=True, check=True)
+    off = json.loads(done.stdout.strip().splitlines()[-1])
+    assert off["losses"] == on["losses"] and off["weights"] == on["weights"]
