@@ -5,7 +5,7 @@ net = MyCell(); out = net(ms.Tensor(x))
 """
 
 # Importing `_backend` configures JAX first; importing `ops` completes Tensor's methods.
-from kiln import _backend, _compiler, amp, dataset, experimental, nn, ops, train  # noqa: F401
+from kiln import _backend, _compiler, amp, dataset, experimental, mint, nn, ops, train  # noqa: F401
 from kiln._compiler.api import JitConfig, jit, mutable
 from kiln._core import dtype
 from kiln._core.dtype import *  # noqa: F403
