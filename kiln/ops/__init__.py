@@ -14,6 +14,10 @@ from kiln.ops.extra_linalg import *  # noqa: F403
 from kiln.ops.extra_math import *  # noqa: F403
 from kiln.ops.extra_primitives import *  # noqa: F403
 from kiln.ops.math import *  # noqa: F403
+from kiln.ops.more_internal import *  # noqa: F403
+from kiln.ops.more_linalg import *  # noqa: F403
+from kiln.ops.more_math import *  # noqa: F403
+from kiln.ops.more_primitives import *  # noqa: F403
 from kiln.ops.multitype import *  # noqa: F403
 from kiln.ops.nn import *  # noqa: F403
 from kiln.ops.nn_primitives import *  # noqa: F403

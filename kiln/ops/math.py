@@ -230,14 +230,49 @@ def cumprod(input, dim: int, dtype=None) -> Tensor:
     return apply(R.CumProd, (input,), (dim, False, False))
 
 
-def cummax(input, axis: int) -> Tensor:
-    """Running maximum along `axis`."""
-    return apply(R.CumMax, (input,), (axis,))
+def _running_index(input, values, axis: int, index_dtype) -> Tensor:
+    """Index of the running extremum: the last position up to here where the input equals it (ties: the latest)."""
+    from kiln.ops import array  # noqa: PLC0415
+
+    axis = axis % input.ndim
+    n = input.shape[axis]
+    pos = reshape(
+        array.arange(0, n, dtype=mstype.int64), tuple(n if i == axis else 1 for i in builtins.range(input.ndim))
+    )
+    hit = array.select(
+        _ELEMENTWISE["equal"](input, values),
+        array.broadcast_to(pos, input.shape),
+        array.zeros(input.shape, mstype.int64),
+    )
+    return cast(apply(R.CumMax, (hit,), (axis,)), index_dtype)
 
 
-def cummin(input, axis: int) -> Tensor:
-    """Running minimum along `axis`."""
-    return apply(R.CumMin, (input,), (axis,))
+def cummax(input, axis: int):
+    """Running maximum along `axis` and the index where it was reached (the latest of equal values).
+
+    Args:
+        input (Tensor): the input.
+        axis (int): the axis.
+
+    Returns:
+        tuple (values, int64 indices).
+    """
+    values = apply(R.CumMax, (input,), (axis,))
+    return values, _running_index(input, values, axis, mstype.int64)
+
+
+def cummin(input, axis: int):
+    """Running minimum along `axis` and the index where it was reached (the latest of equal values).
+
+    Args:
+        input (Tensor): the input.
+        axis (int): the axis.
+
+    Returns:
+        tuple (values, int32 indices), as MindSpore 2.10.
+    """
+    values = apply(R.CumMin, (input,), (axis,))
+    return values, _running_index(input, values, axis, mstype.int32)
 
 
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):

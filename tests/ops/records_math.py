@@ -243,6 +243,20 @@ def _i32(indices):
     return indices.astype(np.int32)
 
 
+def _running_ref(x, axis, fn, index_dtype):
+    """Running extremum along `axis` and the index of the latest element equal to it."""
+    values = fn.accumulate(x, axis)
+    moved, vals = np.moveaxis(x, axis, -1), np.moveaxis(values, axis, -1)
+    idx = np.zeros(moved.shape, np.int64)
+    for k in np.ndindex(*moved.shape[:-1]):
+        last = 0
+        for t in range(moved.shape[-1]):
+            if moved[k][t] == vals[k][t]:
+                last = t
+            idx[k][t] = last
+    return values, np.moveaxis(idx, -1, axis).astype(index_dtype)
+
+
 def _reduction(name: str, kiln, ref, *, dtypes=F32, grad=True, domain=(-2.0, 2.0), shapes=((3, 4, 2),), **kw):
     return OpRecord(name, kiln, ref, shapes=shapes, dtypes=dtypes, grad=grad, domain=domain, **kw)
 
@@ -292,8 +306,8 @@ REDUCTIONS = [
     _reduction("cumsum_neg_axis", lambda x: ops.cumsum(x, -1), lambda x: np.cumsum(x, -1)),
     _reduction("cumprod", lambda x: ops.cumprod(x, 0), lambda x: np.cumprod(x, 0, dtype=x.dtype),
                dtypes=(np.float32, np.int32), domain=(0.5, 1.5)),
-    _reduction("cummax", lambda x: ops.cummax(x, 1), lambda x: np.maximum.accumulate(x, 1), grad=False),
-    _reduction("cummin", lambda x: ops.cummin(x, 0), lambda x: np.minimum.accumulate(x, 0), grad=False),
+    _reduction("cummax", lambda x: ops.cummax(x, 1), lambda x: _running_ref(x, 1, np.maximum, np.int64), grad=False),
+    _reduction("cummin", lambda x: ops.cummin(x, 0), lambda x: _running_ref(x, 0, np.minimum, np.int32), grad=False),
     _reduction("topk", lambda x: ops.topk(x, 2),
                lambda x: (-np.sort(-x, -1)[..., :2], _i32(np.argsort(-x, -1, kind="stable")[..., :2]))),
     _reduction("topk_dim0_smallest", lambda x: ops.topk(x, 2, dim=0, largest=False),

@@ -1,0 +1,441 @@
+"""More of MindSpore's Primitive classes (`ops.Cholesky(upper=True)(x)`), generated from one table.
+
+Each row names the class, its `__init__` attributes with their defaults (in MindSpore's order) and the call, a
+function of the instance and the call's inputs that ends in a functional op: the class is only a face of that op.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Parameter, Tensor
+from kiln.ops import array, extra_array, extra_linalg, extra_math, math, more_internal, more_linalg, more_math, state
+from kiln.ops import nn as nn_ops
+from kiln.ops import primitives as _p
+from kiln.ops import random as _random
+
+__all__: list[str] = []
+
+
+def _int(v):
+    return int(v.asnumpy().reshape(-1)[0]) if isinstance(v, Tensor) else int(v)
+
+
+def _ints(v):
+    if isinstance(v, Tensor):
+        return tuple(int(i) for i in v.asnumpy().reshape(-1))
+    return (int(v),) if isinstance(v, int) else tuple(int(i) for i in v)
+
+
+def _assign(var, value):
+    return state.assign(var, value) if isinstance(var, Parameter) else value
+
+
+def _apply_rows(var, indices, updates, fn):
+    """`var[indices] = fn(var[indices], updates)` for the rows `indices` (first axis) of a Parameter."""
+    idx = array.expand_dims(indices, -1)
+    current = array.gather_nd(var, idx)
+    return _assign(var, array.tensor_scatter_update(var, idx, fn(current, updates)))
+
+
+def _window(fn):
+    def call(self, length):
+        return fn(_int(length), periodic=self.periodic, dtype=self.dtype)
+
+    return call
+
+
+# (class name, {attribute: default}, call(self, *inputs)).
+_TABLE = [
+    ("Addcdiv", {}, lambda s, x, t1, t2, v: more_math.addcdiv(x, t1, t2, v)),
+    ("Addcmul", {}, lambda s, x, t1, t2, v: more_math.addcmul(x, t1, t2, v)),
+    ("Angle", {}, lambda s, x: more_math.angle(x)),
+    ("BesselI0", {}, lambda s, x: more_math.bessel_i0(x)),
+    ("BesselI0e", {}, lambda s, x: more_math.bessel_i0e(x)),
+    ("BesselI1", {}, lambda s, x: more_math.bessel_i1(x)),
+    ("BesselI1e", {}, lambda s, x: more_math.bessel_i1e(x)),
+    ("BesselJ0", {}, lambda s, x: more_math.bessel_j0(x)),
+    ("BesselJ1", {}, lambda s, x: more_math.bessel_j1(x)),
+    ("Betainc", {}, lambda s, a, b, x: more_math.betainc(a, b, x)),
+    ("Complex", {}, lambda s, re, im: more_math.complex(re, im)),
+    ("ComplexAbs", {}, lambda s, x: math.abs(x)),
+    ("Cholesky", {"upper": False}, lambda s, x: more_linalg.cholesky(x, s.upper)),
+    ("CholeskyInverse", {"upper": False}, lambda s, x: more_linalg.cholesky_inverse(x, s.upper)),
+    ("CholeskySolve", {"upper": False}, lambda s, x1, x2: more_linalg.cholesky_solve(x1, x2, s.upper)),
+    (
+        "CountNonZero",
+        {"dims": None},
+        lambda s, x: more_math.count_nonzero(x, s.dims if s.dims is not None else (), dtype=mstype.int64),
+    ),  # fmt: skip
+    ("Cross", {"dim": -65530}, lambda s, x, y: more_math.cross(x, y, None if s.dim == -65530 else s.dim)),
+    ("Cummax", {"axis": 0}, lambda s, x: math.cummax(x, s.axis)),
+    ("Cummin", {"axis": 0}, lambda s, x: math.cummin(x, s.axis)),
+    ("CumulativeLogsumexp", {"exclusive": False, "reverse": False}, lambda s, x, axis: _cumlogsumexp(s, x, axis)),
+    ("Dense", {}, lambda s, x, w, b=None: nn_ops.dense(x, w, b)),
+    ("DepthToSpace", {"block_size": 2}, lambda s, x: more_math.depth_to_space(x, s.block_size)),
+    ("SpaceToDepth", {"block_size": 2}, lambda s, x: more_math.space_to_depth(x, s.block_size)),
+    ("Diag", {}, lambda s, x: math.diag(x)),
+    ("DiagPart", {}, lambda s, x: _diag_part(x)),
+    ("DivNoNan", {}, lambda s, x, y: _div_no_nan(x, y)),
+    ("MulNoNan", {}, lambda s, x, y: array.select(math.equal(y, 0), math.mul(x, 0) * 0, math.mul(x, y))),
+    ("Eig", {"compute_v": False}, lambda s, x: more_linalg.eig(x) if s.compute_v else (more_linalg.eigvals(x),)),
+    ("Expand", {}, lambda s, x, shape: more_math.expand(x, shape)),
+    ("FastGeLU", {}, lambda s, x: more_math.fast_gelu(x)),
+    ("FastGelu", {}, lambda s, x: more_math.fast_gelu(x)),
+    ("Gelu", {}, lambda s, x: nn_ops.gelu(x)),
+    ("Fmax", {}, lambda s, x, y: more_math.fmax(x, y)),
+    ("GLU", {"axis": -1}, lambda s, x: nn_ops.glu(x, s.axis)),
+    ("Gcd", {}, lambda s, x, y: more_math.gcd(x, y)),
+    ("Lcm", {}, lambda s, x, y: more_math.lcm(x, y)),
+    ("Geqrf", {}, lambda s, x: more_linalg.geqrf(x)),
+    ("Orgqr", {}, lambda s, x, tau: more_linalg.orgqr(x, tau)),
+    (
+        "Ormqr",
+        {"left": True, "transpose": False},
+        lambda s, x, tau, other: more_linalg.ormqr(x, tau, other, s.left, s.transpose),
+    ),  # fmt: skip
+    (
+        "HammingWindow",
+        {"periodic": True, "alpha": 0.54, "beta": 0.46, "dtype": mstype.float32},
+        lambda s, n: _hamming(s, n),
+    ),  # fmt: skip
+    ("BartlettWindow", {"periodic": True, "dtype": mstype.float32}, _window(extra_math.bartlett_window)),
+    ("BlackmanWindow", {"periodic": True, "dtype": mstype.float32}, _window(extra_math.blackman_window)),
+    ("Heaviside", {}, lambda s, x, v: extra_math.heaviside(x, v)),
+    ("Histogram", {"bins": 100, "min": 0.0, "max": 0.0}, lambda s, x: more_math.histc(x, s.bins, s.min, s.max)),
+    ("IOU", {"mode": "iou"}, lambda s, anchors, gt: more_math.iou(anchors, gt, s.mode)),
+    (
+        "BoundingBoxEncode",
+        {"means": (0.0, 0.0, 0.0, 0.0), "stds": (1.0, 1.0, 1.0, 1.0)},
+        lambda s, a, g: more_math.bounding_box_encode(a, g, s.means, s.stds),
+    ),  # fmt: skip
+    (
+        "BoundingBoxDecode",
+        {"max_shape": None, "means": (0.0, 0.0, 0.0, 0.0), "stds": (1.0, 1.0, 1.0, 1.0), "wh_ratio_clip": 0.016},
+        lambda s, a, d: more_math.bounding_box_decode(a, d, s.max_shape, s.means, s.stds, s.wh_ratio_clip),
+    ),  # fmt: skip
+    ("IdentityN", {}, lambda s, xs: tuple(xs)),
+    ("Igamma", {}, lambda s, a, x: more_math.igamma(a, x)),
+    ("Igammac", {}, lambda s, a, x: more_math.igammac(a, x)),
+    (
+        "IndexAdd",
+        {"axis": 0, "use_lock": True, "check_index_bound": True},
+        lambda s, x, idx, y: _assign(x, more_math.index_add(x, idx, y, s.axis)),
+    ),  # fmt: skip
+    ("IndexFill", {}, lambda s, x, dim, idx, v: more_math.index_fill(x, dim, idx, v)),
+    ("InplaceAdd", {"indices": 0}, lambda s, x, v: more_math.inplace_add(x, v, s.indices)),
+    ("InplaceSub", {"indices": 0}, lambda s, x, v: more_math.inplace_sub(x, v, s.indices)),
+    ("InplaceUpdateV2", {}, lambda s, x, idx, v: more_math.inplace_update(x, v, idx)),
+    ("InplaceIndexAdd", {"axis": 0}, lambda s, var, idx, u: more_math.inplace_index_add(var, idx, u, s.axis)),
+    ("InvertPermutation", {}, lambda s, x: _invert_permutation(x)),
+    (
+        "IsClose",
+        {"rtol": 1e-05, "atol": 1e-08, "equal_nan": False},
+        lambda s, x, y: math.isclose(x, y, s.rtol, s.atol, s.equal_nan),
+    ),  # fmt: skip
+    (
+        "LRN",
+        {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5, "norm_region": "ACROSS_CHANNELS"},
+        lambda s, x: more_math.lrn(x, s.depth_radius, s.bias, s.alpha, s.beta, s.norm_region),
+    ),  # fmt: skip
+    ("Lerp", {}, lambda s, x, end, w: math.lerp(x, end, w)),
+    ("LerpScalar", {}, lambda s, x, end, w: math.lerp(x, end, w)),
+    ("LogMatrixDeterminant", {}, lambda s, x: more_linalg.log_matrix_determinant(x)),
+    ("MatrixDeterminant", {}, lambda s, x: extra_linalg.det(x)),
+    ("LogSoftmaxExt", {}, lambda s, x, dim=None, dtype=None: more_math.log_softmax_ext(x, dim, dtype)),
+    (
+        "LogSpace",
+        {"steps": 10, "base": 10, "dtype": mstype.float32},
+        lambda s, start, end: more_math.logspace(_scalar(start), _scalar(end), s.steps, s.base, dtype=s.dtype),
+    ),
+    ("Logit", {"eps": -1.0}, lambda s, x: more_math.logit(x, s.eps)),
+    ("Lstsq", {"fast": True, "l2_regularizer": 0.0}, lambda s, a, b: more_linalg.lstsq(a, b)),
+    ("LuSolve", {}, lambda s, b, lu, piv: more_linalg.lu_solve(b, lu, piv)),
+    ("LuUnpack", {"unpack_data": True, "unpack_pivots": True}, lambda s, lu, piv: more_linalg.lu_unpack(lu, piv)),
+    ("MaskedScatter", {}, lambda s, x, mask, src: more_math.masked_scatter(x, mask, src)),
+    ("MatrixExp", {}, lambda s, x: more_linalg.matrix_exp(x)),
+    ("MatrixPower", {"n": 1}, lambda s, x: more_linalg.matrix_power(x, s.n)),
+    ("MatrixSolve", {"adjoint": False}, lambda s, a, b: more_linalg.matrix_solve(a, b, s.adjoint)),
+    (
+        "MatrixTriangularSolve",
+        {"lower": True, "adjoint": False},
+        lambda s, a, b: more_linalg.triangular_solve(b, a, not s.lower, s.adjoint)[0],
+    ),  # fmt: skip
+    (
+        "Median",
+        {"global_median": False, "axis": 0, "keep_dims": False, "ignore_nan": False},
+        lambda s, x: _median(s, x),
+    ),  # fmt: skip
+    ("Meshgrid", {"indexing": "xy"}, lambda s, xs: array.meshgrid(*xs, indexing=s.indexing)),
+    ("MirrorPad", {"mode": "REFLECT"}, lambda s, x, pads: more_math.mirror_pad(x, pads, s.mode)),
+    ("Mvlgamma", {"p": 1}, lambda s, x: more_math.mvlgamma(x, s.p)),
+    (
+        "NanToNum",
+        {"nan": None, "posinf": None, "neginf": None},
+        lambda s, x: more_math.nan_to_num(x, s.nan, s.posinf, s.neginf),
+    ),  # fmt: skip
+    ("NonZero", {}, lambda s, x: array.nonzero(x)),
+    ("Pdist", {"p": 2.0}, lambda s, x: more_math.pdist(x, s.p)),
+    ("Polar", {}, lambda s, r, theta: more_math.polar(r, theta)),
+    ("Polygamma", {}, lambda s, n, x: more_math.polygamma(n, x)),
+    ("PopulationCount", {}, lambda s, x: more_math.population_count(x)),
+    ("Qr", {"full_matrices": False}, lambda s, x: more_linalg.qr(x, "complete" if s.full_matrices else "reduced")),
+    ("ReduceStd", {"axis": (), "unbiased": True, "keep_dims": False}, lambda s, x: _reduce_std(s, x)),
+    ("Renorm", {"p": 2, "dim": 0, "maxnorm": 1.0}, lambda s, x: more_math.renorm(x, s.p, s.dim, s.maxnorm)),
+    (
+        "ReverseSequence",
+        {"seq_dim": 0, "batch_dim": 0},
+        lambda s, x, lens: more_math.reverse_sequence(x, lens, s.seq_dim, s.batch_dim),
+    ),  # fmt: skip
+    ("Roll", {"shifts": 0, "dims": None}, lambda s, x: array.roll(x, s.shifts, s.dims)),
+    ("ScalarToTensor", {}, lambda s, x, dtype=mstype.float32: Tensor(x, dtype)),
+    ("ScalarToArray", {}, lambda s, x: Tensor(x)),
+    ("TupleToArray", {}, lambda s, x: more_internal.tuple_to_array(x)),
+    ("TensorToTuple", {}, lambda s, x: tuple(x.asnumpy().tolist())),
+    ("TensorShape", {}, lambda s, x: Tensor(list(x.shape), mstype.int64)),
+    (
+        "ScatterAdd",
+        {"use_locking": False},
+        lambda s, var, idx, u: _assign(var, array.tensor_scatter_add(var, array.expand_dims(idx, -1), u)),
+    ),
+    (
+        "ScatterSub",
+        {"use_locking": False},
+        lambda s, var, idx, u: _assign(var, array.tensor_scatter_add(var, array.expand_dims(idx, -1), math.neg(u))),
+    ),
+    ("ScatterMul", {"use_locking": False}, lambda s, var, idx, u: _apply_rows(var, idx, u, math.mul)),
+    ("ScatterDiv", {"use_locking": False}, lambda s, var, idx, u: _apply_rows(var, idx, u, math.div)),
+    (
+        "ScatterMax",
+        {"use_locking": False},
+        lambda s, var, idx, u: _assign(var, array.tensor_scatter_max(var, array.expand_dims(idx, -1), u)),
+    ),
+    (
+        "ScatterMin",
+        {"use_locking": False},
+        lambda s, var, idx, u: _assign(var, array.tensor_scatter_min(var, array.expand_dims(idx, -1), u)),
+    ),
+    ("ScatterUpdate", {"use_locking": True}, lambda s, var, idx, u: more_math.scatter_update(var, idx, u)),
+    ("ScatterNdAdd", {"use_locking": False}, lambda s, var, idx, u: more_math.scatter_nd_add(var, idx, u)),
+    ("ScatterNdUpdate", {"use_locking": True}, lambda s, var, idx, u: more_math.scatter_nd_update(var, idx, u)),
+    (
+        "ScatterNdSub",
+        {"use_locking": False},
+        lambda s, var, idx, u: _assign(var, array.tensor_scatter_add(var, idx, math.neg(u))),
+    ),  # fmt: skip
+    (
+        "SigmoidCrossEntropyWithLogits",
+        {},
+        lambda s, x, y: nn_ops.binary_cross_entropy_with_logits(x, y, reduction="none"),
+    ),  # fmt: skip
+    ("Sinc", {}, lambda s, x: more_math.sinc(x)),
+    ("SoftMarginLoss", {"reduction": "mean"}, lambda s, x, y: nn_ops.soft_margin_loss(x, y, s.reduction)),
+    (
+        "MultiMarginLoss",
+        {"p": 1, "margin": 1.0, "reduction": "mean"},
+        lambda s, x, y, w=None: nn_ops.multi_margin_loss(x, y, s.p, s.margin, w, s.reduction),
+    ),  # fmt: skip
+    (
+        "SpaceToBatchND",
+        {"block_shape": 1, "paddings": ()},
+        lambda s, x: more_math.space_to_batch_nd(x, s.block_shape, s.paddings),
+    ),  # fmt: skip
+    (
+        "BatchToSpaceND",
+        {"block_shape": 1, "crops": ()},
+        lambda s, x: more_math.batch_to_space_nd(x, s.block_shape, s.crops),
+    ),  # fmt: skip
+    (
+        "BatchToSpace",
+        {"block_size": 1, "crops": ()},
+        lambda s, x: more_math.batch_to_space_nd(x, s.block_size, s.crops),
+    ),  # fmt: skip
+    ("SquareSumAll", {}, lambda s, x, y: more_math.square_sum_all(x, y)),
+    (
+        "StridedSlice",
+        {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0},
+        lambda s, x, b, e, st: more_math.strided_slice(
+            x, b, e, st, s.begin_mask, s.end_mask, s.ellipsis_mask, s.new_axis_mask, s.shrink_axis_mask
+        ),
+    ),  # fmt: skip
+    ("Svd", {"full_matrices": False, "compute_uv": True}, lambda s, x: _svd(s, x)),  # fmt: skip
+    ("Trace", {}, lambda s, x: math.trace(x)),
+    ("Tril", {"diagonal": 0}, lambda s, x: array.tril(x, s.diagonal)),
+    ("Triu", {"diagonal": 0}, lambda s, x: array.triu(x, s.diagonal)),
+    (
+        "TrilIndices",
+        {"row": 1, "col": 1, "offset": 0, "dtype": mstype.int32},
+        lambda s: more_math.tril_indices(s.row, s.col, s.offset, dtype=s.dtype),
+    ),  # fmt: skip
+    (
+        "TriuIndices",
+        {"row": 1, "col": 1, "offset": 0, "dtype": mstype.int32},
+        lambda s: more_math.triu_indices(s.row, s.col, s.offset, dtype=s.dtype),
+    ),  # fmt: skip
+    ("TruncateMod", {}, lambda s, x, y: math.fmod(x, y)),
+    (
+        "UniqueConsecutive",
+        {"return_inverse": False, "return_counts": False, "dim": None},
+        lambda s, x: _unique_consecutive(s, x),
+    ),  # fmt: skip
+    ("Unpack", {"axis": 0}, lambda s, x: array.unstack(x, s.axis)),
+    ("UnravelIndex", {}, lambda s, idx, dims: more_math.unravel_index(idx, dims)),
+    ("UnsortedSegmentSum", {}, lambda s, x, ids, n: more_math.unsorted_segment_sum(x, ids, n)),
+    ("UnsortedSegmentMax", {}, lambda s, x, ids, n: more_math.unsorted_segment_max(x, ids, n)),
+    ("UnsortedSegmentMin", {}, lambda s, x, ids, n: more_math.unsorted_segment_min(x, ids, n)),
+    ("UnsortedSegmentProd", {}, lambda s, x, ids, n: more_math.unsorted_segment_prod(x, ids, n)),
+    ("Zeta", {}, lambda s, x, q: more_math.zeta(x, q)),
+    ("FillV2", {}, lambda s, shape, value: array.full(_ints(shape), value, dtype=value.dtype)),
+    ("FillDiagonal", {"fill_value": 0.0, "wrap": False}, lambda s, x: _fill_diagonal(s, x)),
+    ("Bucketize", {"boundaries": ()}, lambda s, x: more_math.bucketize(x, s.boundaries, right=True)),
+    ("ChannelShuffle", {"group": 1}, lambda s, x: nn_ops.channel_shuffle(x, s.group)),
+    ("Dropout2D", {"keep_prob": 0.5}, lambda s, x: _channel_dropout(nn_ops.dropout2d, s, x)),
+    ("Dropout3D", {"keep_prob": 0.5}, lambda s, x: _channel_dropout(nn_ops.dropout3d, s, x)),
+    ("ApplyGradientDescent", {}, lambda s, var, alpha, delta: _assign(var, var - alpha * delta)),
+    ("Assert", {"summarize": 3}, lambda s, cond, data: _assert(s, cond, data)),
+    ("StandardLaplace", {"seed": 0, "seed2": 0}, lambda s, shape: _laplace(_ints(shape))),
+    (
+        "RandomCategorical",
+        {"dtype": mstype.int64},
+        lambda s, logits, num, seed=0: _random_categorical(logits, _int(num), s.dtype),
+    ),  # fmt: skip
+    ("Randperm", {"max_length": 1, "pad": -1, "dtype": mstype.int32}, lambda s, n: _randperm_padded(s, n)),
+    (
+        "RandpermV2",
+        {"seed": 0, "offset": 0, "dtype": mstype.int64},
+        lambda s, n, seed=0, offset=0: _random.randperm(_int(n), dtype=s.dtype),
+    ),  # fmt: skip
+]
+
+
+def _invert_permutation(x):
+    if isinstance(x, Tensor):
+        return more_math.invert_permutation(x)
+    out = [0] * len(x)
+    for i, v in enumerate(x):
+        out[v] = i
+    return tuple(out)
+
+
+def _svd(s, x):
+    if s.compute_uv:
+        return more_linalg.svd(x, s.full_matrices, True)
+    empty = array.zeros((1,), x.dtype)
+    return more_linalg.svd(x, compute_uv=False), empty, empty
+
+
+def _scalar(v):
+    return float(v.asnumpy()) if isinstance(v, Tensor) else float(v)
+
+
+def _cumlogsumexp(s, x, axis):
+    out = more_math.logcumsumexp(array.flip(x, (_int(axis),)) if s.reverse else x, _int(axis))
+    if s.exclusive:
+        ax = _int(axis) % x.ndim
+        n = x.shape[ax]
+        lowest = array.full_like(array.narrow(out, ax, 0, 1), float(np.finfo(x.dtype.np).min))
+        out = array.concat((lowest, array.narrow(out, ax, 0, n - 1)), ax)
+    return array.flip(out, (_int(axis),)) if s.reverse else out
+
+
+def _diag_part(x):
+    k = x.ndim // 2
+    n = int(np.prod(x.shape[:k]))
+    flat = array.reshape(x, (n, n))
+    return array.reshape(extra_array.diagonal(flat), x.shape[:k])
+
+
+def _div_no_nan(x, y):
+    zero = math.equal(y, 0)
+    safe = array.select(zero, array.ones_like(y), y) if isinstance(y, Tensor) else (1 if y == 0 else y)
+    q = math.div(x, safe)
+    return array.select(array.broadcast_to(zero, q.shape) if isinstance(zero, Tensor) else zero, q * 0, q)
+
+
+def _hamming(s, n):
+    n = _int(n)
+    if n == 1:
+        return array.ones((1,), s.dtype)
+    m = n if s.periodic else n - 1
+    w = s.alpha - s.beta * np.cos(2 * np.pi * np.arange(n) / m)
+    return Tensor(w.astype(np.float64), s.dtype)
+
+
+def _median(s, x):
+    if s.global_median:
+        flat = array.reshape(x, (-1,))
+        return more_math._median(flat, 0, False, s.ignore_nan)[0], Tensor(0, mstype.int64)
+    return more_math._median(x, s.axis, s.keep_dims, s.ignore_nan)
+
+
+def _reduce_std(s, x):
+    axis = s.axis if s.axis not in ((), []) else None
+    ddof = 1 if s.unbiased else 0
+    return extra_math.std_mean(x, axis, ddof, s.keep_dims)
+
+
+def _unique_consecutive(s, x):
+    out = more_math.unique_consecutive(x, True, True, s.dim)
+    return out
+
+
+def _fill_diagonal(s, x):
+    rows, cols = x.shape[0], x.shape[1] if x.ndim > 1 else 1
+    if x.ndim == 2:
+        mask = np.zeros((rows, cols), bool)
+        step = cols + 1
+        flat = mask.reshape(-1)
+        limit = flat.size if s.wrap else min(rows, cols) * cols
+        flat[:limit:step] = True
+        mask = flat.reshape(rows, cols)
+    else:
+        mask = np.zeros(x.shape, bool)
+        n = min(x.shape)
+        mask[tuple(np.arange(n) for _ in x.shape)] = True
+    return array.select(Tensor(mask), array.full_like(x, s.fill_value), x)
+
+
+def _channel_dropout(fn, s, x):
+    out = fn(x, 1.0 - s.keep_prob, True)
+    mask = math.not_equal(out, 0) if s.keep_prob > 0 else array.zeros_like(x, dtype=mstype.bool_)
+    return out, mask
+
+
+def _assert(s, cond, data):
+    value = cond.asnumpy().all() if isinstance(cond, Tensor) else bool(cond)
+    if not value:
+        shown = [d.asnumpy().reshape(-1)[: s.summarize] if isinstance(d, Tensor) else d for d in data]
+        raise ValueError(f"Assert failed: the condition is false; data: {shown}")
+
+
+def _laplace(shape):
+    u = _random.uniform(shape, Tensor(-0.5, mstype.float32), Tensor(0.5, mstype.float32))
+    return math.neg(math.sign(u) * math.log1p(-2 * math.abs(u)))
+
+
+def _random_categorical(logits, num, dtype):
+    from kiln.ops import nn as _nn  # noqa: PLC0415
+
+    probs = _nn.softmax(logits, -1)
+    return math.cast(_random.multinomial(probs, num, True), dtype)
+
+
+def _randperm_padded(s, n):
+    k = _int(n)
+    perm = _random.randperm(k, dtype=s.dtype)
+    if s.max_length > k:
+        perm = array.concat((perm, array.full((s.max_length - k,), s.pad, dtype=s.dtype)), 0)
+    return perm
+
+
+def _make(name: str, defaults: dict, call) -> type:
+    doc = f"Primitive {name}: the class face of its functional op."
+    cls = type(name, (_p._WithAttrs,), {"_defaults": defaults, "__call__": call, "__doc__": doc})
+    globals()[name] = cls
+    __all__.append(name)
+    return cls
+
+
+for _row in _TABLE:
+    _make(*_row)
