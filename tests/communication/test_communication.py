@@ -20,6 +20,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -48,15 +49,82 @@ def _clean_env(**extra) -> dict[str, str]:
     return env
 
 
-def _kiln(*args, timeout: float, env=None, cwd=ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "kiln", *args],
-        cwd=cwd,
-        env=env or _clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+class _Job:
+    """A subprocess started now; `result()` waits for it. A thread notes when it ended (for time limits)."""
+
+    def __init__(self, args: list, env: dict, timeout: float, merge_output: bool = False) -> None:
+        self.start = time.monotonic()
+        self.proc = subprocess.Popen(
+            args, cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if merge_output else subprocess.PIPE,
+        )  # fmt: skip
+        self.timeout, self.out, self.err, self.elapsed, self.ended = timeout, None, None, None, None
+        self.waiter = threading.Thread(target=self._wait, daemon=True)
+        self.waiter.start()
+
+    def _wait(self) -> None:
+        try:
+            self.out, self.err = self.proc.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.out, self.err = self.proc.communicate()
+        self.elapsed, self.ended = time.monotonic() - self.start, time.time()
+
+    def result(self) -> subprocess.CompletedProcess:
+        self.waiter.join()
+        return subprocess.CompletedProcess(self.proc.args, self.proc.returncode, self.out or "", self.err or "")
+
+
+_INIT = """
+import time
+import kiln
+from kiln.communication import init
+print(f"init at {time.time():.3f}", flush=True)
+start = time.monotonic()
+try:
+    init()
+except RuntimeError as e:
+    print("RuntimeError:", e, round(time.monotonic() - start, 1))
+"""
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory):
+    """The subprocess jobs of this module, started in two waves so that their waits overlap (CI time): the jobs
+    with time limits (a killed worker, a cluster that cannot form) with the one-process job, then, once those
+    ended, the two 2-worker training jobs."""
+    tmp = tmp_path_factory.mktemp("jobs")
+    kiln = [sys.executable, "-m", "kiln"]
+    dp_script = os.path.join(HERE, "dp_script.py")
+    common = {"RANK_SIZE": "2", "MS_WORKER_NUM": "2", "MS_SCHED_HOST": "127.0.0.1", "MS_TOPO_TIMEOUT": "3"}
+    started = {
+        "tmp": tmp,
+        "kill": _Job([*kiln, "msrun", "--worker_num=2", "--local_worker_num=2", f"--master_port={free_port()}",
+                      f"--log_dir={tmp / 'kill'}", "--join=True", "--cluster_time_out=30",
+                      os.path.join(HERE, "kill_script.py")], _clean_env(), 90),
+        "lonely_worker": _Job([sys.executable, "-c", _INIT],
+                              _clean_env(**common, RANK_ID="1", MS_SCHED_PORT=str(free_port())), 60),
+        "lonely_coordinator": _Job([sys.executable, "-c", _INIT],
+                                   _clean_env(**common, RANK_ID="0", MS_SCHED_PORT=str(free_port())), 60),
+        "virtual": _Job([sys.executable, os.path.join(HERE, "virtual_devices_script.py")],
+                        _clean_env(XLA_FLAGS="--xla_force_host_platform_device_count=4"), 180),
+    }  # fmt: skip
+    for name in ("kill", "lonely_worker", "lonely_coordinator"):
+        started[name].waiter.join()
+    started |= {
+        "nproc": _Job([*kiln, "run", "--nproc", "2", os.path.join(HERE, "collectives_script.py"), str(tmp / "ckpt")],
+                      _clean_env(), 180),
+        "dp_single": _Job([*kiln, "run", dp_script, "--single", "--out", str(tmp / "single")], _clean_env(), 180,
+                          merge_output=True),
+        "dp": _Job([*kiln, "msrun", "--worker_num=2", "--local_worker_num=2", "--master_addr=127.0.0.1",
+                    f"--master_port={free_port()}", f"--log_dir={tmp / 'logs'}", "--join=True", "--cluster_time_out=90",
+                    dp_script, "--out", str(tmp / "dist")], _clean_env(), 240),
+    }  # fmt: skip
+    (tmp / "ckpt").mkdir()
+    yield started
+    for job in started.values():
+        if isinstance(job, _Job) and job.proc.poll() is None:
+            job.proc.kill()
 
 
 @pytest.fixture
@@ -338,12 +406,8 @@ def test_launcher_refuses_bad_requests(capsys):
 
 
 # ---------------------------------------------------------------- 4 virtual devices in one process
-def test_data_parallel_on_virtual_devices():
-    env = _clean_env(XLA_FLAGS="--xla_force_host_platform_device_count=4")
-    proc = subprocess.run(
-        [sys.executable, os.path.join(HERE, "virtual_devices_script.py")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+def test_data_parallel_on_virtual_devices(jobs):
+    proc = jobs["virtual"].result()
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert (report["rank"], report["group_size"], report["local_devices"]) == (0, 1, 4)
@@ -367,6 +431,7 @@ def test_data_parallel_on_virtual_devices():
         assert semi[f"{name}/devices"] == 4, (name, semi)
     assert semi["grad"] < 1e-5 and semi["train"] < 1e-6, semi
     assert semi["train/devices"] == [4, 1]  # the parameter plan split dense.weight; unsharded it stays on one
+    assert semi["ckpt_2_to_4/value"] == 0.0 and semi["ckpt_2_to_4/devices"] == 4  # loaded, still split
 
 
 # ---------------------------------------------------------------- real 2-worker jobs
@@ -375,21 +440,12 @@ def _load(path: str) -> dict:
         return {k: f[k] for k in f.files}
 
 
-def test_msrun_data_parallel_training(tmp_path):
-    script = os.path.join(HERE, "dp_script.py")
-    single = subprocess.Popen(
-        [sys.executable, "-m", "kiln", "run", script, "--single", "--out", str(tmp_path / "single")],
-        cwd=ROOT, env=_clean_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+def test_msrun_data_parallel_training(jobs):
+    tmp_path = jobs["tmp"]
     logs = tmp_path / "logs"
-    job = _kiln(
-        "msrun", "--worker_num=2", "--local_worker_num=2", "--master_addr=127.0.0.1", f"--master_port={free_port()}",
-        f"--log_dir={logs}", "--join=True", "--cluster_time_out=60", script, "--out", str(tmp_path / "dist"),
-        timeout=180,
-    )  # fmt: skip
-    out, _ = single.communicate(timeout=120)
+    job, single = jobs["dp"].result(), jobs["dp_single"].result()
     assert job.returncode == 0, job.stderr[-3000:] + job.stdout[-3000:]
-    assert single.returncode == 0, out[-3000:]
+    assert single.returncode == 0, single.stdout[-3000:]
     assert sorted(os.listdir(logs)) == ["worker_0.log", "worker_1.log"]
     assert "done 1 2" in (logs / "worker_1.log").read_text()
 
@@ -421,8 +477,9 @@ def test_msrun_data_parallel_training(tmp_path):
         np.testing.assert_array_equal(got["ReduceScatter"], (tall[0] + tall[1])[2 * r : 2 * r + 2])
 
 
-def test_run_nproc_collectives_across_processes(tmp_path):
-    job = _kiln("run", "--nproc", "2", os.path.join(HERE, "collectives_script.py"), str(tmp_path), timeout=120)
+def test_run_nproc_collectives_across_processes(jobs):
+    job = jobs["nproc"].result()
+    tmp_path = jobs["tmp"] / "ckpt"
     assert job.returncode == 0, job.stderr[-3000:] + job.stdout[-3000:]
     reports = {}
     for line in job.stdout.splitlines():
@@ -456,47 +513,23 @@ def test_run_nproc_collectives_across_processes(tmp_path):
         np.testing.assert_allclose(p.asnumpy(), merged[p.name].asnumpy(), atol=1e-6, err_msg=p.name)
 
 
-def test_killed_worker_fails_the_job_within_the_timeout(tmp_path):
-    start = time.monotonic()
-    job = _kiln(
-        "msrun", "--worker_num=2", "--local_worker_num=2", f"--master_port={free_port()}", f"--log_dir={tmp_path}",
-        "--join=True", "--cluster_time_out=30", os.path.join(HERE, "kill_script.py"), timeout=90,
-    )  # fmt: skip
-    elapsed = time.monotonic() - start
+def test_killed_worker_fails_the_job_within_the_timeout(jobs):
+    job = jobs["kill"].result()
+    tmp_path = jobs["tmp"] / "kill"
     assert job.returncode == 1, job.stderr[-3000:]
     assert "worker 1 was killed by SIGKILL; stopped the other workers" in job.stderr
-    assert elapsed < 30, elapsed
     assert "first all-reduce done" in (tmp_path / "worker_0.log").read_text()
+    died = float((tmp_path / "worker_1.log").read_text().split("first all-reduce done at ")[1].split()[0])
+    assert jobs["kill"].ended - died < 15, jobs["kill"].ended - died  # well before --cluster_time_out=30
 
 
-_INIT = """
-import time
-import kiln
-from kiln.communication import init
-start = time.monotonic()
-try:
-    init()
-except RuntimeError as e:
-    print("RuntimeError:", e, round(time.monotonic() - start, 1))
-"""
-
-
-def test_init_gives_up_when_the_cluster_cannot_form():
+def test_init_gives_up_when_the_cluster_cannot_form(jobs):
     """Rank 1 with no rank 0 to reach raises; rank 0 whose peer never comes leaves with a message. No hang."""
-    start = time.monotonic()
-    common = {"RANK_SIZE": "2", "MS_WORKER_NUM": "2", "MS_SCHED_HOST": "127.0.0.1", "MS_TOPO_TIMEOUT": "3"}
-    lonely_worker = subprocess.Popen(
-        [sys.executable, "-c", _INIT], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=_clean_env(**common, RANK_ID="1", MS_SCHED_PORT=str(free_port())),
-    )  # fmt: skip
-    lonely_coordinator = subprocess.Popen(
-        [sys.executable, "-c", _INIT], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=_clean_env(**common, RANK_ID="0", MS_SCHED_PORT=str(free_port())),
-    )  # fmt: skip
-    out1, err1 = lonely_worker.communicate(timeout=60)
-    out0, err0 = lonely_coordinator.communicate(timeout=60)
-    assert time.monotonic() - start < 45
-    assert lonely_worker.returncode == 0, err1[-2000:]
-    assert "could not reach the coordinator at 127.0.0.1:" in out1 and "within 3 s" in out1
-    assert lonely_coordinator.returncode == 1, err0[-2000:]
-    assert "the cluster of 2 worker(s) did not form within 3 s (rank 0" in err0
+    worker, coordinator = jobs["lonely_worker"].result(), jobs["lonely_coordinator"].result()
+    for name, result in (("lonely_worker", worker), ("lonely_coordinator", coordinator)):
+        began = float(result.stdout.split("init at ")[1].split()[0])
+        assert jobs[name].ended - began < 20, (name, jobs[name].ended - began)  # MS_TOPO_TIMEOUT=3, no hang
+    assert worker.returncode == 0, worker.stderr[-2000:]
+    assert "could not reach the coordinator at 127.0.0.1:" in worker.stdout and "within 3 s" in worker.stdout
+    assert coordinator.returncode == 1, coordinator.stderr[-2000:]
+    assert "the cluster of 2 worker(s) did not form within 3 s (rank 0" in coordinator.stderr

@@ -9,6 +9,8 @@ ms.shard, Cell.shard with a parameter plan, in PyNative, graphs and training) ar
 """
 
 import json
+import os
+import tempfile
 
 import numpy as np
 
@@ -224,6 +226,21 @@ plain_params, plain_devices = train_semi(False)
 ms.set_context(mode=ms.PYNATIVE_MODE)
 semi["train"] = max(err(u, v) for u, v in zip(sharded_params, plain_params))
 semi["train/devices"] = [sharded_devices, plain_devices]
+
+# N=2 -> this job: a checkpoint two ranks saved (row halves of dense.weight) loads into a parameter this job
+# splits over its 4 devices; the parameter keeps its split.
+ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
+with tempfile.TemporaryDirectory() as tmp:
+    weight = np.random.default_rng(2).standard_normal((12, 16)).astype(np.float32)
+    files = [os.path.join(tmp, f"rank_{r}.ckpt") for r in range(2)]
+    for r, f in enumerate(files):
+        ms.save_checkpoint({"dense.weight": ms.Tensor(weight[6 * r : 6 * r + 6])}, f)
+    net = Net()
+    net.shard(in_strategy=((4, 1),), parameter_plan={"dense.weight": (2, 2)})
+    rows = ms.Layout((2,), ("dp",))("dp", "None")
+    ms.load_distributed_checkpoint(net, files, train_strategy_filename={"dense.weight": rows})
+    semi["ckpt_2_to_4/value"] = err(net.dense.weight.asnumpy(), weight)
+    semi["ckpt_2_to_4/devices"] = len(net.dense.weight._data.sharding.device_set)
 ms.reset_auto_parallel_context()
 report["semi_auto"] = semi
 print(json.dumps(report))
