@@ -179,14 +179,15 @@ def _unnormalize(coord, size, align_corners):
     return ((coord + 1) * size - 1) / 2
 
 
-def _reflect(coord, low, high):
-    span = high - low
-    if span <= 0:
+def _reflect(coord, twice_low, twice_high):
+    """Reflect `coord` into [twice_low / 2, twice_high / 2] (as often as needed)."""
+    if twice_low == twice_high:
         return jnp.zeros_like(coord)
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
     c = jnp.abs(coord - low)
+    extra = jnp.fmod(c, span)
     flips = jnp.floor(c / span)
-    extra = c - flips * span
-    return jnp.where(flips % 2 == 0, low + extra, high - extra)
+    return jnp.where(flips % 2 == 0, extra + low, span - extra + low)
 
 
 def _source_coord(coord, size, padding_mode, align_corners):
@@ -194,7 +195,7 @@ def _source_coord(coord, size, padding_mode, align_corners):
     if padding_mode == "border":
         c = jnp.clip(c, 0, size - 1)
     elif padding_mode == "reflection":
-        c = _reflect(c, 0.0, 2.0 * (size - 1)) / 2 if align_corners else _reflect(c, -1.0, 2.0 * size - 1) / 2
+        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
         c = jnp.clip(c, 0, size - 1)
     return c
 
