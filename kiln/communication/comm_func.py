@@ -1,7 +1,9 @@
 """Functional collectives (MindSpore's `mindspore.communication.comm_func`).
 
 Each runs one XLA collective across the ranks of `group` (all ranks by default) and must be called by
-every member of the group with tensors of the same shape and dtype. PyNative mode only in this version.
+every member of the group with tensors of the same shape and dtype. In PyNative mode it runs at once; in a
+compiled graph (GRAPH_MODE, @jit) it is an equation of the graph, which is compiled as one program over
+every rank's devices (then every rank of the world runs the graph, sub-groups included).
 `async_op=True` is accepted: the work is already queued on the device when the call returns, and the
 returned handle's `wait()` blocks until it is done.
 """

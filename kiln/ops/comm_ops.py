@@ -1,7 +1,9 @@
 """Collective communication as Primitive classes (MindSpore's `ops.AllReduce`, `ops.AllGather`, ...).
 
-The instances run in PyNative mode across the ranks of their group (see `kiln.communication`); every
-member must call them in the same order with tensors of the same shape and dtype.
+The instances run across the ranks of their group (see `kiln.communication`), in PyNative mode and inside
+compiled graphs (where they lower to XLA's collectives); every member must call them in the same order
+with tensors of the same shape and dtype. In a graph, `Barrier` adds no operation: the ranks meet at the
+graph's collectives.
 """
 
 from __future__ import annotations
