@@ -31,6 +31,7 @@ import pickle
 import tempfile
 import threading
 import time
+from concurrent.futures import Future as _Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -279,7 +280,22 @@ class PersistentJit:
             if len(self._mem) >= MAX_SIGNATURES:  # bounded: the oldest signature's executable goes
                 del self._mem[next(iter(self._mem))]
             self._mem[sig] = ex
+        elif type(ex) is _Future:  # started by compile_ahead: wait for it
+            ex = self._mem[sig] = _outcome(ex, self._jitted)
         return ex(*args)
+
+    def compile_ahead(self, *args) -> None:
+        """Start loading or compiling, on a worker thread, the executable a later call with arguments of the
+        same signature as `args` will need (a call that comes before it is ready waits for it)."""
+        try:
+            sig = tuple([(a.aval, a.sharding) if type(a) in _array_types else _describe(a) for a in args])
+        except _Unknown:
+            return
+        if sig in self._mem or _store is None:
+            return
+        if len(self._mem) >= MAX_SIGNATURES:
+            del self._mem[next(iter(self._mem))]
+        self._mem[sig] = _ahead().submit(self._load_or_compile, sig, args)
 
     def _load_or_compile(self, sig, args):
         store = _store
@@ -430,6 +446,31 @@ def source_fingerprint(root: str | os.PathLike | None = None) -> str:
     if root is None:
         _fingerprint = digest
     return digest
+
+
+# ---- the compile-ahead thread ----------------------------------------------------------------------------
+_ahead_pool = None
+
+
+def _ahead():
+    global _ahead_pool
+    with _writer_lock:
+        if _ahead_pool is None:
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+            _ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-compile-ahead")
+            # At exit, what has not started is dropped (the executables would go unused).
+            register = getattr(threading, "_register_atexit", None)
+            if register is not None:
+                register(_ahead_pool.shutdown, wait=True, cancel_futures=True)
+    return _ahead_pool
+
+
+def _outcome(future, fallback):
+    try:
+        return future.result()
+    except BaseException:  # noqa: BLE001  (cancelled at exit, or failed: the plain path decides)
+        return fallback
 
 
 # ---- the writer thread: serializing and storing an executable is not on the caller's path ---------------

@@ -122,7 +122,39 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
         target._data = result
     if tape.recording:
         tape.record(prim, attrs, args, out)
+        if COMPILE_BACKWARD_AHEAD:
+            _backward_ahead(prim, attrs, args, arrays, result)
     return out
+
+
+COMPILE_BACKWARD_AHEAD = os.environ.get("KILN_COMPILE_AHEAD", "1").strip().lower() not in ("0", "off", "false", "no")
+
+
+def _backward_ahead(prim: PrimitiveDef, attrs: tuple, args: tuple, arrays: list, result) -> None:
+    """While the forward pass runs, get the backward kernel of the op just recorded ready on a worker thread.
+
+    The tape will dispatch `prim.backward(wanted)` on (*inputs, *output cotangents); the cotangents have the
+    outputs' shapes and dtypes, so the outputs stand for them here. `wanted` is predicted as "the inputs
+    that have a node at the (single) active level"; a wrong guess only costs an unused compile.
+    """
+    levels = tape._active
+    if len(levels) != 1:
+        return
+    lv = levels[0]
+    wanted = tuple(isinstance(a, Tensor) and a._nodes is not None and lv in a._nodes for a in args)
+    if not any(wanted):
+        return
+    outs = result if prim.multiple_results else (result,)
+    for o in outs:
+        if getattr(o, "dtype", None) is None or o.dtype.kind not in "fc":
+            return  # integer outputs get float cotangents made at backward time: no stand-in here
+    bwd = prim.backward(wanted)
+    fn = _compiled.get((bwd, attrs))
+    if fn is None:
+        fn = _compile(bwd, attrs)
+    ahead = getattr(fn, "compile_ahead", None)
+    if ahead is not None:
+        ahead(*arrays, *outs)
 
 
 def _record(trace, prim: PrimitiveDef, args: tuple, arrays: list, attrs: tuple):

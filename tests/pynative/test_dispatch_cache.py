@@ -192,3 +192,50 @@ def test_cache_off_still_computes_the_same(tmp_path):
     done = subprocess.run([sys.executable, "-c", _STEP], env=env, capture_output=True, text=True, check=True)
     off = json.loads(done.stdout.strip().splitlines()[-1])
     assert off["losses"] == on["losses"] and off["weights"] == on["weights"]
+
+
+def _grad_of_small_net(seed: int):
+    import kiln as ms
+    from kiln import Parameter, Tensor, ops
+
+    rng = np.random.default_rng(seed)
+    w = Parameter(Tensor(rng.standard_normal((4, 3)).astype(np.float32)), name="w")
+    x = Tensor(rng.standard_normal((5, 4)).astype(np.float32))
+
+    def f(x):
+        return ops.reduce_sum(ops.tanh(ops.matmul(x, w)) * 2.0)
+
+    loss, (gw,) = ms.value_and_grad(f, None, [w])(x)
+    return float(loss.asnumpy()), gw.asnumpy()
+
+
+def test_backward_kernels_compile_ahead_on_a_worker(tmp_path, monkeypatch):
+    """While the forward runs, each recorded op's backward kernel is compiled on the compile-ahead thread; the
+    gradient is the same as without it."""
+    import threading
+
+    monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
+    monkeypatch.setattr(cache, "_ours", True)
+    where = []
+    original = cache.PersistentJit._load_or_compile
+
+    def spy(self, sig, args):
+        where.append((self._key.split("(")[0], threading.current_thread().name))
+        return original(self, sig, args)
+
+    monkeypatch.setattr(cache.PersistentJit, "_load_or_compile", spy)
+    results, counts = {}, {}
+    for ahead in (False, True):
+        monkeypatch.setattr(dispatch, "COMPILE_BACKWARD_AHEAD", ahead)
+        monkeypatch.setattr(dispatch, "_compiled", {})
+        where.clear()
+        results[ahead] = _grad_of_small_net(0)
+        counts[ahead] = len(where)
+        grads = [(k, t) for k, t in where if "Grad[" in k]
+        assert grads, where
+        on_worker = [k for k, t in grads if t.startswith("kiln-compile-ahead")]
+        assert (len(on_worker) == len(grads)) if ahead else not on_worker, where
+    assert counts[True] == counts[False]  # the predicted backward kernels were the ones needed: none wasted
+    assert results[True][0] == results[False][0]
+    np.testing.assert_array_equal(results[True][1], results[False][1])
+    cache.flush_writes()
