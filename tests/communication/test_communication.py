@@ -286,6 +286,11 @@ def test_checkpoint_saved_by_four_ranks_loads_into_one(tmp_path):
     cases = {
         # rank r = (i, j) on the 2 x 2 device grid holds rows block i and columns block j
         "grid": (grid("dp", "mp"), lambda r: table[4 * (r // 2) : 4 * (r // 2) + 4, 3 * (r % 2) : 3 * (r % 2) + 3]),
+        # transposed (MindSpore's slice index of rank r = (i, j) is (j, i) here, checked with MindSpore 2.10)
+        "transposed": (
+            grid("mp", "dp"),
+            lambda r: table[4 * (r % 2) : 4 * (r % 2) + 4, 3 * (r // 2) : 3 * (r // 2) + 3],
+        ),
         # split over "dp" only: ranks (i, 0) and (i, 1) hold the same rows
         "rows": (grid("dp", "None"), lambda r: table[4 * (r // 2) : 4 * (r // 2) + 4]),
         # split over both axes on one dimension: rank r holds rows 2r, 2r + 1
