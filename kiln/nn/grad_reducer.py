@@ -105,6 +105,10 @@ def data_parallel_reducer(parameters):
     if not PC.is_data_parallel():
         return None
     size = M.get_group_size()  # before init(): its error says to call init()
+    if PC.parallel_mode() in (PC.SEMI_AUTO_PARALLEL, PC.AUTO_PARALLEL):
+        # device_num counts the devices the strategies split over; XLA's partitioner reduces the gradients
+        # of split tensors itself, and ranks (processes) beyond one still average theirs.
+        return DistributedGradReducer(parameters, PC.gradients_mean(), size) if size > 1 else None
     device_num = PC._context["device_num"]
     if device_num is not None and device_num != size:
         raise ValueError(

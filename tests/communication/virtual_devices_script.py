@@ -206,8 +206,8 @@ class Net(nn.Cell):
 
 def train_semi(sharded: bool):
     ms.reset_auto_parallel_context()
-    if sharded:
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
+    if sharded:  # device_num as MindSpore scripts set it: the devices the strategies split over
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, device_num=4)
     init_rng = np.random.default_rng(1)
     net = Net()
     for p in net.trainable_params():
