@@ -424,6 +424,7 @@ def test_data_parallel_on_virtual_devices(jobs):
     # The 4 devices as 4 ranks: collectives in one compiled program equal PyNative and NumPy; gradients too.
     graph = report["graph_errors"]
     assert graph["one_program"] == 0
+    assert report["hlo_collectives"] == ["all-gather", "all-reduce", "all-to-all"]  # XLA's own collectives
     assert len([k for k in graph if k.startswith("graph_vs_")]) == 20
     assert all(v == 0.0 for k, v in graph.items() if k.startswith("graph_vs_")), graph
     assert graph["grad_graph_vs_pynative"] < 1e-5 and graph["grad_vs_hand"] < 1e-5, graph

@@ -115,8 +115,15 @@ with virtual_ranks(4):
     programs = []
     _spmd_jit = D.spmd_jit
     D.spmd_jit = lambda fun: programs.append(fun) or _spmd_jit(fun)
+    calls = []
+    _call = D.SpmdProgram.__call__
+    D.SpmdProgram.__call__ = lambda self, *args: calls.append((self, args)) or _call(self, *args)
     graph = ms.jit(collectives)(x)
+    D.SpmdProgram.__call__ = _call
     graph_errors["one_program"] = abs(len(programs) - 1)
+    program, args = calls[-1]
+    hlo = program.lower(*args).compile().as_text()
+    report["hlo_collectives"] = sorted({op for op in ("all-reduce", "all-gather", "all-to-all") if f" {op}(" in hlo})
     for k, (e, g, want) in enumerate(zip(eager, graph, numpy_results)):
         ranks = (1, 3) if k >= 8 else range(4)
         graph_errors[f"graph_vs_pynative/{k}"] = max(err(from_ranks(g)[r], from_ranks(e)[r]) for r in ranks)
