@@ -9,8 +9,13 @@ Everything Kiln does across devices goes through this module (it is the only pla
 - A *rank* is a process. The world mesh has two axes: `"rank"` (one row per process, in process order)
   and `"local"` (that process's devices). A collective reduces over `"rank"` only, so a process's value
   counts once however many devices it has.
-- `collective` lowers one MindSpore collective on a process's local array to `jax.shard_map` over the
-  group's mesh with `lax.psum`/`pmax`/`pmin`/`all_gather`/`psum_scatter`/`all_to_all`, compiled by XLA.
+- `lower_collective` is what one rank computes for a MindSpore collective, with
+  `lax.psum`/`pmax`/`pmin`/`all_gather`/`psum_scatter`/`all_to_all` over the rank axis. `collective` runs
+  it at once on a process's local array (`jax.shard_map` over the group's mesh, compiled by XLA);
+  `spmd_jit` compiles a whole Kiln graph that holds collectives as one program over every rank's devices.
+- `virtual_ranks` makes the devices of one process stand for ranks (tests on one machine).
+- `sharding_constraint` splits an array over a mesh of devices as a strategy says (semi-auto parallel:
+  XLA's SPMD partitioner splits the rest of the program).
 - `shard_batch` spreads a batch over the devices of one process (data parallelism inside a process:
   XLA's SPMD partitioner then runs each op on every device and inserts the reductions itself).
 """
@@ -40,11 +45,16 @@ __all__ = [
     "initialize",
     "is_initialized",
     "local_device_count",
+    "lower_collective",
     "process_count",
     "process_index",
     "run_on_mesh",
     "shard_batch",
+    "sharding_constraint",
     "shutdown",
+    "spmd_jit",
+    "spmd_needed",
+    "virtual_ranks",
 ]
 
 RANK_AXIS = "rank"

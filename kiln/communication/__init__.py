@@ -1,7 +1,9 @@
 """Distributed communication (MindSpore's `mindspore.communication`): joining a job, ranks, groups, collectives.
 
 `init()` joins the job the launcher (`kiln msrun`) started; collectives are in `comm_func` and, as
-Primitive classes, in `kiln.ops` (AllReduce, AllGather, ReduceScatter, Broadcast, AllToAll, Barrier).
+Primitive classes, in `kiln.ops` (AllReduce, AllGather, ReduceScatter, Broadcast, AllToAll, Barrier). They
+run in PyNative mode and inside compiled graphs (each a Kiln primitive, `_prims`, lowered to XLA's
+collectives). `_virtual.virtual_ranks(n)` lets the devices of one process stand for n ranks (tests).
 """
 
 from kiln.communication import comm_func, management
