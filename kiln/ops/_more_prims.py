@@ -117,9 +117,26 @@ def _check_segment(op):
     return check
 
 
+def _segment_prod_vjp(x, ids, out, dout, num_segments):
+    """d prod / d x_i = prod / x_i (the backend has no rule for a segment product); dropped ids get 0."""
+    lead = ids.ndim
+    valid = (ids >= 0) & (ids < num_segments)
+    safe = jnp.where(valid, ids, 0)
+    back = (out * dout)[safe]  # (*ids.shape, *rest)
+    mask = valid.reshape(valid.shape + (1,) * (x.ndim - lead))
+    return jnp.where(mask, back / x, 0).astype(x.dtype), None
+
+
 for _kind in ("sum", "max", "min", "prod"):
     _n = f"UnsortedSegment{_kind.capitalize()}"
-    DEFS[_n] = PrimitiveDef(_n, _segment(_kind), attrs={"num_segments": 1}, check=_check_segment(_n), nondiff=(1,))
+    DEFS[_n] = PrimitiveDef(
+        _n,
+        _segment(_kind),
+        attrs={"num_segments": 1},
+        check=_check_segment(_n),
+        nondiff=(1,),
+        vjp=_segment_prod_vjp if _kind == "prod" else None,
+    )
 
 
 def _check_matrix(op, square=False):
