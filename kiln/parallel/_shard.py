@@ -7,8 +7,11 @@ program around it, propagating shardings to the other ops and inserting the coll
 
 - A tuple strategy, e.g. `ops.MatMul().shard(((2, 1), (1, 2)))`: entry i is how many pieces dimension i
   is cut into. The devices form one mesh whose axes are the prime factors of the device count (4 devices:
-  a 2 x 2 mesh "d0", "d1"); an entry takes as many unused mesh axes as its factors need, the remaining
-  axes replicate the tensor. Every tensor of a program uses the same mesh.
+  a 2 x 2 mesh "d0", "d1"); an entry takes as many mesh axes as its factors need, the remaining axes
+  replicate the tensor. Within one primitive's inputs, a dimension they share (MatMul's contraction
+  dimension, dimensions aligned by broadcasting) takes the same axes and the others different ones, as
+  MindSpore's device matrix does (MatMul ((2, 1), (1, 2)): rows on d0, columns on d1); where that does
+  not fit, each tensor takes the first free axes. Every tensor of a program uses the same mesh.
 - A `Layout((2, 2), ("dp", "mp"))` names the mesh axes; `layout("dp", "None")` maps dimension 0 onto
   "dp" and leaves dimension 1 whole; a tuple of names splits one dimension over several axes.
 
@@ -204,6 +207,65 @@ def spec_for(name: str, what: str, strategy, shape: tuple) -> tuple:
     return (tuple(primes), names, tuple(range(n)), tuple(spec))
 
 
+def _take(free: list, primes: list, k: int):
+    for r in range(1, len(free) + 1):
+        for combo in itertools.combinations(free, r):
+            if math.prod(primes[i] for i in combo) == k:
+                return combo
+    return None
+
+
+def joint_specs(items: list) -> list | None:
+    """Descriptors for the tensor inputs of one op, whose dimensions carry labels: dimensions with one label
+    (a contraction dimension, broadcast dimensions) share mesh axes, different labels get different axes.
+
+    Args:
+        items: (strategy, shape, labels) per tensor; strategies are tuples of ints fitting their shapes.
+
+    Returns:
+        One descriptor per item, or None when the strategies do not fit together that way.
+    """
+    n = _device_count()
+    primes = _primes(n)
+    names = tuple(f"d{i}" for i in range(len(primes)))
+    assigned: dict = {}
+    used: set = set()
+    out = []
+    for strategy, shape, labels in items:
+        spec, mine = [], set()
+        for dim, k, label in zip(shape, strategy, labels, strict=True):
+            if k == 1:
+                spec.append(None)
+                continue
+            if dim % k:
+                return None
+            if label in assigned:
+                k0, axes = assigned[label]
+                if k0 != k or mine & set(axes):
+                    return None
+            else:
+                axes = _take([i for i in range(len(primes)) if i not in used], primes, k)
+                if axes is None:
+                    return None
+                assigned[label] = (k, axes)
+                used |= set(axes)
+            mine |= set(axes)
+            spec.append(names[axes[0]] if len(axes) == 1 else tuple(names[i] for i in axes))
+        out.append((tuple(primes), names, tuple(range(n)), tuple(spec)))
+    return out
+
+
+def _labels(prim, shapes: list) -> list:
+    """Dimension labels of a primitive's tensor inputs: MatMul's i, k, j (with its transposes), batch
+    dimensions of BatchMatMul; otherwise dimensions aligned from the right, as broadcasting aligns them."""
+    if prim.name in ("MatMul", "BatchMatMul") and len(shapes) == 2:
+        ta, tb = bool(prim.attrs.get("transpose_a")), bool(prim.attrs.get("transpose_b"))
+        a = ["k", "i"] if ta else ["i", "k"]
+        b = ["j", "k"] if tb else ["k", "j"]
+        return [[f"r{len(s) - 1 - d}" for d in range(len(s) - 2)] + last for s, last in zip(shapes, (a, b))]
+    return [[f"r{len(s) - 1 - d}" for d in range(len(s))] for s in shapes]
+
+
 def _constraint_impl(x, layout):
     return D.sharding_constraint(x, layout)
 
@@ -215,8 +277,10 @@ def _active() -> bool:
     return PC.parallel_mode() in (PC.SEMI_AUTO_PARALLEL, PC.AUTO_PARALLEL)
 
 
-def constrain(x, strategy, name: str, what: str):
-    """`x` split over the devices as `strategy` says (a recorded constraint in a graph); other values as they are."""
+def constrain(x, strategy, name: str, what: str, layout: tuple | None = None):
+    """`x` split over the devices as `strategy` says (a recorded constraint in a graph); other values as they are.
+
+    `layout` is the descriptor when the caller computed it (`joint_specs`)."""
     if not isinstance(x, Tensor) or strategy is None:
         return x
     if D.process_count() > 1:
@@ -225,7 +289,8 @@ def constrain(x, strategy, name: str, what: str):
             "Kiln runs data parallelism (each process is a rank). Use DATA_PARALLEL, or one process with several "
             "devices."
         )
-    layout = spec_for(name, what, strategy, tuple(x.shape))
+    if layout is None:
+        layout = spec_for(name, what, strategy, tuple(x.shape))
     if G.is_symbolic(x._data):
         return apply(SHARDING_CONSTRAINT, (x,), (layout,))
     if is_tracer(x._data):
@@ -236,7 +301,7 @@ def constrain(x, strategy, name: str, what: str):
     return out
 
 
-def _constrain_all(values, strategies, name: str, what: str):
+def _constrain_all(values, strategies, name: str, what: str, prim=None):
     if strategies is None:
         return values
     if not isinstance(strategies, tuple):
@@ -248,9 +313,15 @@ def _constrain_all(values, strategies, name: str, what: str):
         raise ValueError(
             f"For '{name}', the {what} strategy has {len(strategies)} entries for {len(tensors)} tensor {what}s."
         )
+    layouts = [None] * len(tensors)
+    if prim is not None and all(isinstance(st, tuple) for st in strategies) and D.process_count() == 1:
+        shapes = [tuple(items[i].shape) for i in tensors]
+        if all(len(st) == len(sh) for st, sh in zip(strategies, shapes)):
+            labels = _labels(prim, shapes)
+            layouts = joint_specs(list(zip(strategies, shapes, labels))) or layouts
     out = list(items)
     for k, i in enumerate(tensors):
-        out[i] = constrain(items[i], strategies[k], name, f"{what} {k}")
+        out[i] = constrain(items[i], strategies[k], name, f"{what} {k}", layouts[k])
     return out[0] if single else tuple(out)
 
 
@@ -276,7 +347,7 @@ def shard_primitive(prim, in_strategy=None, out_strategy=None):
         def __call__(self, *args):
             if not _active():
                 return plain_call(self, *args)
-            args = _constrain_all(args, self.in_strategy, self.name, "input")
+            args = _constrain_all(args, self.in_strategy, self.name, "input", prim=self)
             out = plain_call(self, *args)
             return _constrain_all(out, self.out_strategy, self.name, "output")
 

@@ -34,6 +34,7 @@ from kiln.cli.main import main as kiln_main
 from kiln.cli.msrun import free_port
 from kiln.communication import comm_func
 from kiln.communication import management as M
+from kiln.parallel import _shard as S
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -272,6 +273,21 @@ def test_layout_and_strategy_rules():
         if len(ms.Tensor(1)._data.devices()) == 1 and D.device_count() == 1:
             with pytest.raises(ValueError, match="needs more devices than the 1 available"):
                 ops.MatMul().shard(((2, 1), (1, 1)))(x, y)
+        # How tuple strategies land on the mesh of 4 devices (2 x 2: "d0", "d1"), as MindSpore's device matrix:
+        # MatMul's rows and columns on different axes, the contraction dimension on one axis for both inputs.
+        ms.set_auto_parallel_context(device_num=4)
+        spec = lambda prim, strategies, shapes: [d[3] for d in S.joint_specs(  # noqa: E731
+            list(zip(strategies, shapes, S._labels(prim, shapes))))]  # fmt: skip
+        mm = ops.MatMul()
+        assert spec(mm, ((2, 1), (1, 2)), ((8, 6), (6, 4))) == [("d0", None), (None, "d1")]
+        assert spec(mm, ((2, 2), (2, 1)), ((8, 6), (6, 4))) == [("d0", "d1"), ("d1", None)]
+        assert spec(ops.MatMul(transpose_b=True), ((1, 2), (2, 2)), ((8, 6), (4, 6))) == [(None, "d0"), ("d1", "d0")]
+        assert spec(ops.Add(), ((2, 2), (2,)), ((8, 6), (6,))) == [("d0", "d1"), ("d1",)]  # broadcast: shared
+        assert spec(mm, ((4, 1), (1, 1)), ((8, 6), (6, 4))) == [(("d0", "d1"), None), (None, None)]
+        # Not together (each tensor then takes the first free axes): k split 2 and 4 ways; more axes than exist.
+        assert S.joint_specs([((1, 2), (8, 6), ["i", "k"]), ((4, 1), (8, 4), ["k", "j"])]) is None
+        assert S.joint_specs([((2, 1), (8, 6), ["i", "k"]), ((4, 1), (8, 4), ["k", "j"])]) is None
+        ms.set_auto_parallel_context(device_num=1)
         f = ms.shard(lambda a, b: ops.matmul(a, b), in_strategy=((1, 1), (1, 1)))
         np.testing.assert_array_equal(ms.jit(f)(x, y).asnumpy(), np.full((8, 4), 6.0))
     finally:
@@ -435,6 +451,8 @@ def test_data_parallel_on_virtual_devices(jobs):
     for name in ("tuple", "layout", "contracted", "ms.shard"):
         assert semi[f"{name}/pynative"] < 1e-5 and semi[f"{name}/graph"] < 1e-5, (name, semi)
         assert semi[f"{name}/devices"] == 4, (name, semi)
+    assert semi["tuple/out_spec"] == ["d0", "d1"]  # rows on one mesh axis, columns on the other (propagated)
+    assert semi["layout/out_spec"] == ["dp", "mp"]
     assert semi["grad"] < 1e-5 and semi["train"] < 1e-6, semi
     assert semi["train/devices"] == [4, 1]  # the parameter plan split dense.weight; unsharded it stays on one
     assert semi["ckpt_2_to_4/value"] == 0.0 and semi["ckpt_2_to_4/devices"] == 4  # loaded, still split

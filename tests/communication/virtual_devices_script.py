@@ -196,6 +196,7 @@ for name, mm in cases.items():
     semi[f"{name}/pynative"] = err(eager.asnumpy(), a @ b)
     semi[f"{name}/graph"] = err(graph.asnumpy(), 2 * (a @ b))
     semi[f"{name}/devices"] = len(eager._data.sharding.device_set)
+    semi[f"{name}/out_spec"] = [list(a) if isinstance(a, tuple) else a for a in graph._data.sharding.spec]
 grads = ms.jit(ms.grad(lambda x, y: cases["tuple"](x, y).sum(), grad_position=(0, 1)))(ta, tb)
 semi["grad"] = max(err(grads[0].asnumpy(), np.ones((8, 12)) @ b.T), err(grads[1].asnumpy(), a.T @ np.ones((8, 12))))
 
