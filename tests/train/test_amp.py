@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -90,3 +93,27 @@ def test_managers_and_build_train_network():
     other = nn.Dense(3, 2)
     plain = amp.build_train_network(other, nn.SGD(other.trainable_params()), nn.MSELoss())
     assert isinstance(plain, nn.TrainOneStepCell) and not isinstance(plain, nn.TrainOneStepWithLossScaleCell)
+
+
+GOLDEN = json.loads((Path(__file__).parent / "amp_goldens.json").read_text())  # make_amp_goldens_mindspore.py
+
+
+def test_dynamic_loss_scaler_matches_mindspore():
+    scaler = amp.DynamicLossScaler(1024, scale_factor=2, scale_window=2)
+    scales = []
+    for finite in GOLDEN["finite_sequence"]:
+        scaler.adjust(Tensor(finite))
+        scales.append(float(scaler.scale_value.asnumpy()))
+    assert scales == GOLDEN["scales"]
+    np.testing.assert_allclose(scaler.unscale((Tensor([8.0, 16.0]),))[0].asnumpy(), GOLDEN["unscaled"])
+    np.testing.assert_allclose(scaler.scale(Tensor([1.0, 3.0])).asnumpy(), GOLDEN["scaled"])
+    floor = amp.DynamicLossScaler(1.0, scale_factor=2, scale_window=1)
+    for _ in range(3):
+        floor.adjust(Tensor(False))
+    assert float(floor.scale_value.asnumpy()) == GOLDEN["floor_after_overflows"]
+
+
+def test_all_finite_matches_mindspore():
+    assert bool(amp.all_finite((Tensor([1.0, 2.0]), Tensor([np.inf]))).asnumpy()) == GOLDEN["all_finite_with_inf"]
+    assert bool(amp.all_finite((Tensor([np.nan]),)).asnumpy()) == GOLDEN["all_finite_with_nan"]
+    assert bool(amp.all_finite((Tensor([1.0, 2.0]),)).asnumpy()) == GOLDEN["all_finite_clean"]
