@@ -515,7 +515,7 @@ def test_run_nproc_collectives_across_processes(jobs):
         assert report["size"] == 2
         bad = {k: v for k, v in report["errors"].items() if v != 0}
         assert not bad, bad
-        assert len(report["errors"]) == 36
+        assert len(report["errors"]) == 37
         assert sum(k.startswith("graph/") for k in report["errors"]) == 16
 
     # N=2 -> M=1: the checkpoints each rank saved, loaded into one process, equal rank 0's merged checkpoint
