@@ -139,9 +139,10 @@ def test_guard_check_is_cheap():
     g(x)
     fc = runtime._BY_JIT[g._cache]
     seg = next(iter(fc.segments.values()))[0]
-    n = 2000
-    t0 = time.perf_counter()
-    for _ in range(n):
-        seg.check()
-    per = (time.perf_counter() - t0) / n
+    n, per = 500, float("inf")
+    for _ in range(5):  # the best round: other processes' load only ever adds time
+        t0 = time.perf_counter()
+        for _ in range(n):
+            seg.check()
+        per = min(per, (time.perf_counter() - t0) / n)
     assert per < 20e-6, per

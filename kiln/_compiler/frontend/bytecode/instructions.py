@@ -11,11 +11,13 @@ the 3.13 super-instructions, formatting opcodes).
 from __future__ import annotations
 
 import dis
+import linecache
 import operator
 import sys
 import types
 
 from kiln._compiler.frontend.bytecode import calls as C
+from kiln._core import graph as G
 
 PY = sys.version_info[:2]
 
@@ -92,6 +94,21 @@ class Code:
                 line = ins.positions.lineno
             self.lines.append(line)
 
+    def loc(self, i: int):
+        """The user's source location of instruction `i` (for equations recorded while it runs)."""
+        locs = self.__dict__.setdefault("_locs", {})
+        loc = locs.get(i)
+        if loc is None:
+            from kiln._compiler.ir.node import Loc  # noqa: PLC0415
+
+            pos = self.instrs[i].positions
+            line = self.lines[i]
+            text = linecache.getline(self.code.co_filename, line).strip()
+            col = pos.col_offset if pos is not None and pos.col_offset is not None else 0
+            end = pos.end_col_offset if pos is not None else None
+            loc = locs[i] = Loc(self.code.co_filename, line, col, end, text, self.code.co_qualname)
+        return loc
+
     @classmethod
     def of(cls, code: types.CodeType) -> Code:
         c = cls._cache.get(code)
@@ -164,9 +181,12 @@ class Frame:
         instrs = self.code.instrs
         tx = self.tx
         first = True
+        trace = G.current() if tx.symbolic else None
         while True:
             self.cur = i = self.pc
             ins = instrs[i]
+            if trace is not None:
+                trace.loc = self.code.loc(i)
             if tx.should_stop(self, ins, first):
                 raise tx.Stop(self)
             first = False
