@@ -12,18 +12,24 @@ times, from the moment `import kiln` returned:
 - Graph: building the same step as a GRAPH_MODE nn.TrainOneStepCell and its first call (trace, compile,
   run), against the same step hand-written in JAX under jax.jit (target: <= 1.10x JAX cold, <= 0.25 s warm).
 
-"+ executable store" is an experiment, not what Kiln does today: the same PyNative process with its
-per-primitive kernels dispatched through `kiln._backend.cache.persistent_jit` (serialized executables
-kept by primitive, attributes and input signature, so a warm process neither traces nor lowers them);
-kiln/_pynative/dispatch.py would have to call it. Its steady-state cost is shown too.
+PyNative's per-primitive kernels are kept on disk by kiln/_backend/cache.py's persistent_jit (serialized
+executables under primitive, attributes, input signature, device and versions: a warm process loads them
+without tracing, lowering or compiling), and the tape compiles each recorded op's backward kernel ahead on a
+worker thread while the forward runs. Rows for the same process with parts of that switched off:
 
-"Kiln PyNative, cache off" is the same PyNative process with KILN_CACHE_DIR=off: nothing reaches the disk,
-so its warm run is another cold one (this is what PyNative paid before Kiln kept its small executables:
-JAX's default thresholds skip anything that compiled in under a second).
+- "before: jax.jit kernels": dispatch's kernels are plain jax.jit functions again (what Kiln did before the
+  executable store was wired in: JAX's persistent cache, thresholds at 0, looked up after tracing and
+  lowering; XLA's default CPU emitters; no compile-ahead);
+- "compile-ahead off": KILN_COMPILE_AHEAD=0;
+- "cache off": KILN_CACHE_DIR=off: nothing reaches the disk, so its warm run is another cold one.
+
+Each worker also counts the XLA compiles its process ran (a load from the cache is not one). Every cold/warm
+pair gets its own KILN_CACHE_SOURCE_KEY, so an edit of Kiln's sources between the two processes (a shared
+working tree) cannot turn the warm run into a cold one.
 
 MindSpore 2.10 (PyNative) runs the same code in its own interpreter ($KILN_MINDSPORE_PYTHON, default
-/work/msenv/bin/python) when it exists. The best of --tries processes is shown for each cell (the machine
-is shared; the minimum is the least disturbed run).
+/tmp/msvenv/bin/python or /work/msenv/bin/python) when it exists. The best of --tries processes is shown
+for each cell (the machine is shared; the minimum is the least disturbed run).
 """
 
 from __future__ import annotations
@@ -42,12 +48,32 @@ if __package__ in (None, ""):  # run as a script (the MindSpore worker): make `b
 
 from benchmarks.common import Row, format_time, print_device, print_table  # noqa: E402
 
-MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON", "/work/msenv/bin/python")
+MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON") or next(
+    (p for p in ("/tmp/msvenv/bin/python", "/work/msenv/bin/python") if Path(p).exists()), "/tmp/msvenv/bin/python"
+)
 REPO = Path(__file__).resolve().parent.parent
 
 
 # ---- workers: one measurement in this fresh process ----------------------------------------------------
+def _count_compiles() -> list:
+    """Count the XLA compiles of this process (JAX's compile entry point, wrapped); [] when it cannot."""
+    compiles: list = []
+    try:
+        from jax._src import compiler
+    except ImportError:
+        return compiles
+    original = compiler.backend_compile_and_load
+
+    def counted(*args, **kwargs):
+        compiles.append(1)
+        return original(*args, **kwargs)
+
+    compiler.backend_compile_and_load = counted
+    return compiles
+
+
 def _worker(which: str) -> dict:
+    compiles = _count_compiles() if which != "mindspore" else []
     t0 = time.perf_counter()
     if which == "mindspore":
         import mindspore as ms
@@ -57,11 +83,11 @@ def _worker(which: str) -> dict:
         import kiln as ms
     t_import = time.perf_counter() - t0
     result = {"import": t_import}
-    if which in ("pynative", "pynative-store", "mindspore"):
+    if which in ("pynative", "pynative-before", "mindspore"):
         from benchmarks.bench_pynative import lenet_train_step
 
-        if which == "pynative-store":
-            _dispatch_through_executable_store()
+        if which == "pynative-before":
+            _dispatch_through_plain_jit()
         t1 = time.perf_counter()
         ms.set_seed(0)
         step = lenet_train_step(ms)
@@ -98,30 +124,31 @@ def _worker(which: str) -> dict:
         jax.block_until_ready(jax.jit(step)(ws, moms, x, y))
         t3 = time.perf_counter()
         result.update(build=t2 - t1, step=t3 - t2, total=t3 - t1)
+    result["compiles"] = len(compiles)
     return result
 
 
-def _dispatch_through_executable_store() -> None:
-    """The experiment: PyNative's per-primitive kernels through `kiln._backend.cache.persistent_jit`, which
-    keeps serialized executables on disk by (primitive, attributes, input signature), so that a warm process
-    skips tracing and lowering. Not wired into kiln/_pynative/dispatch.py; this replaces its `_compile` here."""
+def _dispatch_through_plain_jit() -> None:
+    """What dispatch did before its kernels went through the executable store: one plain jax.jit per
+    (primitive, attributes), found in JAX's persistent cache only after tracing and lowering; no compile-ahead."""
     from kiln import _backend as B
     from kiln._pynative import dispatch
 
     def _compile(prim, attrs):
         kw = prim.attrs_dict(attrs)
         impl = prim.impl
-        fun = (lambda *xs: impl(*xs, **kw)) if kw else impl
-        fn = B.cache.persistent_jit(fun, f"{prim.name}{attrs!r}")
+        fn = B.jit((lambda *xs: impl(*xs, **kw)) if kw else impl)
         dispatch._compiled[(prim, attrs)] = fn
         return fn
 
     dispatch._compile = _compile
+    dispatch.COMPILE_BACKWARD_AHEAD = False
 
 
 def steady_costs(repeat: int) -> list[Row]:
-    """What the executable store costs once warm: the same LeNet5 step and ops.add with PyNative's kernels
-    from jax.jit (today) and from persistent_jit, in this process, rounds interleaved."""
+    """What the executable store and compile-ahead cost once warm: the same LeNet5 step and ops.add with
+    PyNative's kernels from plain jax.jit (before), from persistent_jit with and without compile-ahead (now),
+    in this process, rounds interleaved."""
     from contextlib import contextmanager
 
     import numpy as np
@@ -131,15 +158,14 @@ def steady_costs(repeat: int) -> list[Row]:
     from benchmarks.common import measure_interleaved
     from kiln._pynative import dispatch
 
-    saved = dispatch._compiled, dispatch._compile
-    variants = {"jax.jit kernels": ({}, dispatch._compile)}
-    dispatch._compiled = variants["jax.jit kernels"][0]
-    _dispatch_through_executable_store()
-    variants["persistent_jit kernels"] = ({}, dispatch._compile)
+    saved = dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD
+    variants = {"now": ({}, dispatch._compile, True), "compile-ahead off": ({}, dispatch._compile, False)}
+    _dispatch_through_plain_jit()
+    variants["before: jax.jit kernels"] = ({}, dispatch._compile, False)
 
     @contextmanager
     def around(name):
-        dispatch._compiled, dispatch._compile = variants[name.split(": ")[1]]
+        dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD = variants[name.split(": ", 1)[1]]
         yield
 
     a = ms.Tensor(np.ones((4, 4), np.float32))
@@ -153,18 +179,18 @@ def steady_costs(repeat: int) -> list[Row]:
         t_steps = measure_interleaved(steps, number=5, repeat=repeat, warmup=2, around=around)
         t_adds = measure_interleaved(adds, number=500, repeat=repeat, warmup=5, around=around)
     finally:
-        dispatch._compiled, dispatch._compile = saved
+        dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD = saved
     rows = []
     for case, times in (("steady LeNet5 PyNative step", t_steps), ("ops.add (4,4), one eager call", t_adds)):
         for name, t in times.items():
-            v = name.split(": ")[1]
-            base = None if v == "jax.jit kernels" else "jax.jit kernels"
+            v = name.split(": ", 1)[1]
+            base = None if v == "before: jax.jit kernels" else "before: jax.jit kernels"
             rows.append(Row(case, v, t, base))
     return rows
 
 
-def _spawn(which: str, cache_dir: str, python: str = sys.executable) -> dict | None:
-    env = {**os.environ, "KILN_CACHE_DIR": cache_dir, "PYTHONPATH": str(REPO)}
+def _spawn(which: str, cache_dir: str, python: str = sys.executable, env_extra: dict | None = None) -> dict | None:
+    env = {**os.environ, "KILN_CACHE_DIR": cache_dir, "PYTHONPATH": str(REPO), **(env_extra or {})}
     cmd = [python, "-m", "benchmarks.bench_firstcall", "--worker", which]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO, check=False)
     for line in reversed(proc.stdout.splitlines()):
@@ -175,12 +201,13 @@ def _spawn(which: str, cache_dir: str, python: str = sys.executable) -> dict | N
     return None
 
 
-CASES = (  # (worker, row name, cache on)
-    ("pynative", "Kiln PyNative", True),
-    ("pynative", "Kiln PyNative, cache off", False),
-    ("pynative-store", "Kiln PyNative + store", True),
-    ("graph", "Kiln GRAPH_MODE", True),
-    ("jax", "JAX jax.jit", True),
+CASES = (  # (worker, row name, cache on, environment)
+    ("pynative", "Kiln PyNative", True, {}),
+    ("pynative-before", "before: jax.jit kernels", True, {}),
+    ("pynative", "compile-ahead off", True, {"KILN_COMPILE_AHEAD": "0"}),
+    ("pynative", "cache off", False, {}),
+    ("graph", "Kiln GRAPH_MODE", True, {}),
+    ("jax", "JAX jax.jit", True, {}),
 )
 
 
@@ -193,20 +220,21 @@ def run_cases(tries: int) -> tuple[dict, dict]:
     """{row name: (cold, warm)}, each the best (smallest total) of `tries`; the cases' process pairs are
     interleaved (try 1 of every case, then try 2...), so a busy spell of the machine hits them alike.
     Also {row name: (files, bytes)} the cold process left in its cache folder."""
-    runs: dict[str, tuple[list, list]] = {name: ([], []) for _, name, _ in CASES}
+    runs: dict[str, tuple[list, list]] = {name: ([], []) for _, name, _, _ in CASES}
     sizes = {}
     cases = list(CASES)
     if Path(MINDSPORE_PYTHON).exists():
-        cases.append(("mindspore", "MindSpore 2.10 PyNative", True))
+        cases.append(("mindspore", "MindSpore 2.10 PyNative", True, {}))
         runs["MindSpore 2.10 PyNative"] = ([], [])
     for _ in range(tries):
-        for which, name, on in cases:
+        for which, name, on, extra in cases:
             python = MINDSPORE_PYTHON if which == "mindspore" else sys.executable
             with tempfile.TemporaryDirectory(prefix="kiln-firstcall-") as d:
                 folder = d if on else "off"
-                runs[name][0].append(_spawn(which, folder, python))
+                env = {**extra, "KILN_CACHE_SOURCE_KEY": Path(d).name}
+                runs[name][0].append(_spawn(which, folder, python, env))
                 sizes[name] = _folder_size(d)
-                runs[name][1].append(_spawn(which, folder, python))
+                runs[name][1].append(_spawn(which, folder, python, env))
 
     def best(rs):
         rs = [r for r in rs if r]
@@ -230,27 +258,29 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     get = lambda r, k: r[k] if r else None  # noqa: E731
     for temp, idx in (("cold", 0), ("warm", 1)):
-        py, off = results["Kiln PyNative"][idx], results["Kiln PyNative, cache off"][idx]
+        py = results["Kiln PyNative"][idx]
         graph, jx = results["Kiln GRAPH_MODE"][idx], results["JAX jax.jit"][idx]
         msp = results.get("MindSpore 2.10 PyNative", none)[idx]
         case_i, case_p, case_g = f"import, {temp}", f"first PyNative LeNet5 step, {temp}", f"first Graph call, {temp}"
         rows.append(Row(case_i, "Kiln `import kiln`", get(py, "import")))
         rows.append(Row(case_i, "MindSpore 2.10", get(msp, "import"), "Kiln `import kiln`", "", "" if msp else "n/a"))
         target_p = "<= 1.0 s" if temp == "cold" else "<= 0.5 s"
-        rows.append(Row(case_p, "Kiln PyNative", get(py, "total"), "cache off", target_p, _split(py)))
-        rows.append(Row(case_p, "cache off", get(off, "total"), None, "", "KILN_CACHE_DIR=off: " + _split(off)))
-        store = results["Kiln PyNative + store"][idx]
-        rows.append(Row(case_p, "+ executable store", get(store, "total"), "Kiln PyNative", "", _split(store)))
+        rows.append(Row(case_p, "Kiln PyNative", get(py, "total"), "before: jax.jit kernels", target_p, _split(py)))
+        for name in ("before: jax.jit kernels", "compile-ahead off", "cache off"):
+            r = results[name][idx]
+            base = None if name == "before: jax.jit kernels" else "before: jax.jit kernels"
+            note = ("KILN_CACHE_DIR=off: " if name == "cache off" else "") + _split(r)
+            rows.append(Row(case_p, name, get(r, "total"), base, "", note))
         rows.append(Row(case_p, "MindSpore 2.10 PyNative", get(msp, "total"), "Kiln PyNative", "", _split(msp)))
         target_g = "<= 1.10x JAX" if temp == "cold" else "<= 0.25 s"
         rows.append(Row(case_g, "Kiln GRAPH_MODE", get(graph, "total"), "JAX jax.jit", target_g, _split(graph)))
         rows.append(Row(case_g, "JAX jax.jit", get(jx, "total"), None, "", _split(jx)))
     print_table(f"First results in fresh processes, seconds after `import` returned (best of {args.tries} each)", rows)
-    for name in ("Kiln PyNative", "Kiln PyNative + store", "Kiln GRAPH_MODE"):
+    for name in ("Kiln PyNative", "before: jax.jit kernels", "Kiln GRAPH_MODE"):
         files, size = sizes.get(name, (0, 0))
         print(f"cache folder after one cold {name} process: {files} files, {size / 2**20:.2f} MiB")
     print_table(
-        "What the executable store costs once warm (this process, rounds interleaved, median)",
+        "What the executable store and compile-ahead cost once warm (this process, rounds interleaved, median)",
         steady_costs(args.repeat),
     )
 
@@ -258,7 +288,8 @@ def main(argv: list[str] | None = None) -> None:
 def _split(r: dict | None) -> str:
     if not r:
         return "n/a"
-    return f"build {format_time(r['build'])} + first step {format_time(r['step'])}"
+    text = f"build {format_time(r['build'])} + first step {format_time(r['step'])}"
+    return text + (f", {r['compiles']} XLA compiles" if "compiles" in r else "")
 
 
 if __name__ == "__main__":

@@ -260,12 +260,13 @@ class PersistentJit:
 
     __slots__ = ("_jitted", "_key", "_mem", "__wrapped__")
 
-    def __init__(self, fun, key: str) -> None:
+    def __init__(self, fun, key: str, donate_argnums: tuple[int, ...] = ()) -> None:
         # A function object of its own: JAX's in-memory caches (keyed by function and by program object)
         # then never hand back an executable that JAX read from its on-disk cache, which would not
         # serialize whole on CPU (its functions are missing when loaded again).
-        self._jitted = jax.jit(lambda *args: fun(*args))
-        self._key = key
+        donate_argnums = tuple(sorted(donate_argnums))
+        self._jitted = jax.jit(lambda *args: fun(*args), donate_argnums=donate_argnums)
+        self._key = f"{key}|donate{list(donate_argnums)}" if donate_argnums else key
         self._mem: dict = {}
         self.__wrapped__ = fun
 
@@ -275,14 +276,18 @@ class PersistentJit:
         except _Unknown:
             return self._jitted(*args)
         ex = self._mem.get(sig)
+        if ex is not None and type(ex) is not _Future:
+            return ex(*args)
         if ex is None:
             ex = self._load_or_compile(sig, args)
             if len(self._mem) >= MAX_SIGNATURES:  # bounded: the oldest signature's executable goes
                 del self._mem[next(iter(self._mem))]
-            self._mem[sig] = ex
-        elif type(ex) is _Future:  # started by compile_ahead: wait for it
-            ex = self._mem[sig] = _outcome(ex, self._jitted)
-        return ex(*args)
+        else:  # started by compile_ahead: wait for it
+            ex = _outcome(ex, self._jitted)
+        out = ex(*args)
+        # A compiled executable's C++ entry point (made by its first call) skips a Python frame per call.
+        self._mem[sig] = getattr(ex, "_call", None) or ex
+        return out
 
     def compile_ahead(self, *args) -> None:
         """Start loading or compiling, on a worker thread, the executable a later call with arguments of the
@@ -334,9 +339,22 @@ class PersistentJit:
         return self._jitted.lower(*args, **kwargs)
 
 
-def persistent_jit(fun, key: str):
-    """`PersistentJit(fun, key)` when the cache is on (with Kiln's store behind JAX's), else `jax.jit(fun)`."""
-    return PersistentJit(fun, key) if _store is not None and _ours else jax.jit(fun)
+def persistent_jit(fun, key: str, donate_argnums: tuple[int, ...] = ()):
+    """`PersistentJit(fun, key, donate_argnums)` when the cache is on (with Kiln's store behind JAX's), else
+    `jax.jit(fun, donate_argnums=donate_argnums)`.
+
+    Args:
+        fun: a function of positional arrays, Python scalars and None.
+        key: text naming what `fun` computes, the same in every process that runs the same program (e.g. a
+            primitive's name and attributes, or a hash of a whole graph's text with its constants).
+        donate_argnums: positions whose buffers the executable may reuse for its outputs.
+
+    Returns:
+        A callable with jax.jit's behaviour (and its `lower`).
+    """
+    if _store is not None and _ours:
+        return PersistentJit(fun, key, donate_argnums)
+    return jax.jit(fun, donate_argnums=tuple(donate_argnums))
 
 
 MAX_SIGNATURES = 256  # executables one PersistentJit keeps in memory (one per input signature)

@@ -239,3 +239,22 @@ def test_backward_kernels_compile_ahead_on_a_worker(tmp_path, monkeypatch):
     assert results[True][0] == results[False][0]
     np.testing.assert_array_equal(results[True][1], results[False][1])
     cache.flush_writes()
+
+
+def test_persistent_jit_with_donated_inputs(tmp_path, monkeypatch):
+    """Graph mode's executables donate their state buffers: the stored executable keeps doing so."""
+    monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
+    monkeypatch.setattr(cache, "_ours", True)
+    make = lambda: cache.persistent_jit(lambda x, s: (x * 2, s + x), "test-donate", donate_argnums=(1,))  # noqa: E731
+    x = jax.device_put(np.arange(3, dtype=np.float32))
+    fn = make()
+    out, state = fn(x, jax.device_put(np.ones(3, np.float32)))
+    cache.flush_writes()
+    (entry,) = tmp_path.glob(f"kiln-*{cache.SUFFIX}")
+    assert entry.stat().st_size > 0
+    fn2 = make()  # a new function object: it loads the entry
+    out2, state2 = fn2(x, jax.device_put(np.ones(3, np.float32)))
+    np.testing.assert_array_equal(np.asarray(out2), np.asarray(out))
+    np.testing.assert_array_equal(np.asarray(state2), [1, 2, 3])
+    assert len(list(tmp_path.glob(f"kiln-*{cache.SUFFIX}"))) == 1
+    assert "donate" in fn2._key and "donate" not in cache.PersistentJit(lambda x: x, "k")._key
