@@ -256,6 +256,9 @@ class Frame:
     def LOAD_FAST(self, ins):  # noqa: N802
         name = ins.argval
         if name not in self.locals:
+            if name in self.cells:  # 3.13 loads a cell variable's cell with LOAD_FAST (closures)
+                self.push(self.cells[name])
+                return
             raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value")
         self.push(self.locals[name])
 
@@ -657,6 +660,8 @@ class Frame:
         annotations = self.pop() if flags & 0x04 else None
         kwdefaults = self.pop() if flags & 0x02 else None
         defaults = self.pop() if flags & 0x01 else None
+        if closure is None and code.co_freevars:  # 3.13: SET_FUNCTION_ATTRIBUTE sets it next
+            closure = tuple(types.CellType() for _ in code.co_freevars)
         fn = types.FunctionType(code, self.globals, code.co_name, defaults, closure)
         fn.__qualname__ = code.co_qualname
         if kwdefaults:
