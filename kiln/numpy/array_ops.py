@@ -346,14 +346,18 @@ def roll(a, shift, axis=None) -> Tensor:
     a = to_tensor(a)
     if axis is None:
         return ops.reshape(ops.roll(ops.reshape(a, (-1,)), int(shift), 0), tuple(a.shape))
-    if isinstance(axis, int):
-        axis = (axis,)
-    axis = [axis_of(x, a.ndim) for x in axis]
-    shifts = [int(shift)] * len(axis) if isinstance(shift, int) else [int(s) for s in shift]
-    if len(shifts) != len(axis):
-        raise ValueError("kiln.numpy.roll: 'shift' and 'axis' must have the same length.")
-    for s, ax in zip(shifts, axis, strict=True):
-        a = ops.roll(a, s, ax)
+    axis = [axis] if isinstance(axis, int) else list(axis)
+    shifts = [shift] if isinstance(shift, int) else list(shift)
+    if len(shifts) != len(axis) and 1 not in (len(shifts), len(axis)):
+        raise ValueError("kiln.numpy.roll: 'shift' and 'axis' must broadcast to one length.")
+    n = builtins.max(len(shifts), len(axis))
+    total = {}
+    for s, ax in zip(shifts * (n // len(shifts)), axis * (n // len(axis)), strict=True):  # NumPy broadcasts them
+        ax = axis_of(ax, a.ndim)
+        total[ax] = total.get(ax, 0) + int(s)
+    for ax, s in total.items():
+        if a.shape[ax] and s % a.shape[ax]:
+            a = ops.roll(a, s % a.shape[ax], ax)
     return a
 
 
@@ -690,19 +694,20 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Ten
 
 
 def unique(x, return_inverse: bool = False):
-    """The sorted distinct values of `x` (flattened), and optionally the index of each element of `x` in them.
+    """The distinct values of `x` (flattened) in the order they first appear (as mindspore.numpy 2.10 gives
+    them), and optionally the index of each element of `x` in them.
 
     PyNative only: the number of values depends on the data.
 
     Returns:
         Tensor, or (Tensor, int32 Tensor of the shape of `x` flattened).
     """
-    x = ops.reshape(to_tensor(x), (-1,))
-    values = ops.sort(ops.unique(x)[0], 0)[0]
-    if not return_inverse:
-        return values
-    inverse = ops.searchsorted(values, x, out_int32=True)
-    return values, inverse
+    values, inverse = ops.unique(ops.reshape(to_tensor(x), (-1,)))
+    return (values, inverse) if return_inverse else values
+
+
+def _sorted_unique(x: Tensor) -> Tensor:
+    return ops.sort(ops.unique(ops.reshape(x, (-1,)))[0], 0)[0]
 
 
 def unravel_index(indices, shape, order: str = "C") -> tuple:
@@ -785,7 +790,9 @@ def piecewise(x, condlist, funclist, *args, **kw) -> Tensor:
         Tensor of the shape and dtype of `x`.
     """
     x = to_tensor(x)
-    if isinstance(condlist, Tensor) and condlist.ndim == x.ndim and condlist.dtype == mstype.bool_:
+    if isinstance(condlist, (bool, np.bool_)) or (
+        isinstance(condlist, Tensor) and condlist.ndim == x.ndim and condlist.dtype == mstype.bool_
+    ):
         condlist = [condlist]
     conds = [ops.broadcast_to(cast(to_tensor(c), mstype.bool_), tuple(x.shape)) for c in _seq(condlist)]
     funcs = list(funclist)
@@ -888,13 +895,23 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
     Returns:
         Tensor, or (values, indices in ar1, indices in ar2).
     """
+    _check_set_args("intersect1d", ar1, ar2, assume_unique, return_indices)
     a, b = to_tensors(ar1, ar2)
     a, b = _promoted([ravel(a), ravel(b)])
-    ua = unique(a)
+    ua = _sorted_unique(a)
     both = ops.masked_select(ua, _isin_mask(ua, b))
     if not return_indices:
         return both
     return both, _first_index(both, a), _first_index(both, b)
+
+
+def _check_set_args(name: str, ar1, ar2, *flags) -> None:
+    for a in (ar1, ar2):
+        if a is None:
+            raise TypeError(f"kiln.numpy.{name}: the inputs must be arrays, but got None.")
+    for f in flags:
+        if not isinstance(f, (bool, np.bool_)):
+            raise TypeError(f"kiln.numpy.{name}: 'assume_unique' and 'return_indices' must be bools.")
 
 
 def _first_index(values: Tensor, arr: Tensor) -> Tensor:
@@ -904,12 +921,13 @@ def _first_index(values: Tensor, arr: Tensor) -> Tensor:
 
 def setdiff1d(ar1, ar2, assume_unique: bool = False) -> Tensor:
     """The sorted distinct values of `ar1` not in `ar2` (PyNative only)."""
+    _check_set_args("setdiff1d", ar1, ar2, assume_unique, False)
     a, b = to_tensors(ar1, ar2)
     a, b = _promoted([ravel(a), ravel(b)])
-    ua = a if assume_unique else unique(a)
+    ua = a if assume_unique else _sorted_unique(a)
     return ops.masked_select(ua, ops.logical_not(_isin_mask(ua, b)))
 
 
 def union1d(ar1, ar2) -> Tensor:
     """The sorted distinct values of both inputs (PyNative only)."""
-    return unique(concatenate([ravel(to_tensor(ar1)), ravel(to_tensor(ar2))]))
+    return _sorted_unique(concatenate([ravel(to_tensor(ar1)), ravel(to_tensor(ar2))]))

@@ -534,10 +534,21 @@ def bartlett(M: int) -> Tensor:
     return _window(M, lambda n, m: ops.sub(1.0, ops.abs(ops.sub(ops.mul(n, 2.0 / (m - 1)), 1.0))))
 
 
-def _rand_shape(shape) -> tuple:
+def _rand_shape(name: str, shape) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(int(s) for s in shape[0])
+        shape = tuple(shape[0])
+    for s in shape:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"kiln.numpy.{name}: the shape must hold ints, but got {type(s).__name__}.")
     return tuple(int(s) for s in shape)
+
+
+def _kind_dtype(name: str, dtype, kind) -> mstype.DType:
+    dt = mstype.to_dtype(dtype)
+    if not np.issubdtype(np.dtype(dt.np), kind):
+        what = "a float" if kind is np.floating else "an integer"
+        raise ValueError(f"kiln.numpy.{name}: 'dtype' must be {what} type, but got {dt}.")
+    return dt
 
 
 def rand(*shape, dtype=mstype.float32) -> Tensor:
@@ -550,12 +561,12 @@ def rand(*shape, dtype=mstype.float32) -> Tensor:
     Returns:
         Tensor.
     """
-    return ops.rand(*_rand_shape(shape), dtype=_dtype(dtype))
+    return ops.rand(*_rand_shape("rand", shape), dtype=_kind_dtype("rand", dtype, np.floating))
 
 
 def randn(*shape, dtype=mstype.float32) -> Tensor:
     """Samples from N(0, 1) (Kiln's global generator); see `rand`."""
-    return ops.randn(*_rand_shape(shape), dtype=_dtype(dtype))
+    return ops.randn(*_rand_shape("randn", shape), dtype=_kind_dtype("randn", dtype, np.floating))
 
 
 def randint(minval, maxval=None, shape=None, dtype=mstype.int32) -> Tensor:
@@ -570,9 +581,13 @@ def randint(minval, maxval=None, shape=None, dtype=mstype.int32) -> Tensor:
     Returns:
         Tensor.
     """
+    for v in (minval, maxval):
+        if v is not None and (not isinstance(v, (int, np.integer)) or isinstance(v, bool)):
+            raise TypeError(f"kiln.numpy.randint: the bounds must be ints, but got {type(v).__name__}.")
+    dt = _kind_dtype("randint", dtype, np.integer)
     if maxval is None:
         minval, maxval = 0, minval
     if int(maxval) <= int(minval):
         raise ValueError("kiln.numpy.randint: 'maxval' must be larger than 'minval'.")
     shp = () if shape is None else shape_of(shape)
-    return ops.randint(int(minval), int(maxval), shp, dtype=_dtype(dtype))
+    return ops.randint(int(minval), int(maxval), shp, dtype=dt)

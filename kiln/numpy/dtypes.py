@@ -38,43 +38,44 @@ def promote_types(type1, type2):
     Returns:
         The Kiln dtype.
     """
-    return mstype.promote(mstype.to_dtype(type1), mstype.to_dtype(type2))
+    return mstype.promote(_dtype(type1), _dtype(type2))
+
+
+def _dtype(t):
+    """A dtype; Python's int and float stand for int32 and float32 (mindspore.numpy's defaults)."""
+    if t is int:
+        return mstype.int32
+    if t is float:
+        return mstype.float32
+    return mstype.to_dtype(t)
 
 
 def result_type(*arrays_and_dtypes):
     """The dtype a function combining these arrays, dtypes and Python scalars returns.
 
-    Python ints and floats count as int32 and float32 (mindspore.numpy's defaults), and do not widen a tensor of
-    the same kind.
+    Python bools, ints and floats count as bool, int32 and float32 (mindspore.numpy turns them into such
+    Tensors first), so `result_type(int8_tensor, 1)` is int32.
 
     Returns:
         The Kiln dtype.
     """
-    strong, weak = [], []
+    dts = []
     for a in arrays_and_dtypes:
         if isinstance(a, Tensor):
-            strong.append(a.dtype)
+            dts.append(a.dtype)
         elif isinstance(a, bool):
-            weak.append(mstype.bool_)
+            dts.append(mstype.bool_)
         elif isinstance(a, int):
-            weak.append(mstype.int32)
+            dts.append(mstype.int32)
         elif isinstance(a, float):
-            weak.append(mstype.float32)
+            dts.append(mstype.float32)
         elif isinstance(a, np.ndarray):
-            strong.append(mstype.from_np(a.dtype))
+            dts.append(mstype.from_np(a.dtype))
         else:
-            strong.append(mstype.to_dtype(a))
-    if not strong and not weak:
+            dts.append(_dtype(a))
+    if not dts:
         raise ValueError("kiln.numpy.result_type: at least one array or dtype is needed.")
-    out = strong[0] if strong else weak[0]
-    for d in strong[1:]:
+    out = dts[0]
+    for d in dts[1:]:
         out = mstype.promote(out, d)
-    for d in weak:
-        if _kind(d) > _kind(out):
-            out = mstype.promote(out, d)
     return out
-
-
-def _kind(dt) -> int:
-    np_dt = np.dtype(dt.np)
-    return 0 if np_dt == np.bool_ else 1 if np.issubdtype(np_dt, np.integer) else 2

@@ -90,8 +90,9 @@ def _logaddexp(a: Tensor, b: Tensor, base_log, base_exp, log_two) -> Tensor:
 
 
 def _gcd(a: Tensor, b: Tensor) -> Tensor:
-    if not (is_int(a) and is_int(b)):
-        raise TypeError("kiln.numpy.gcd: the inputs must be integer arrays.")
+    # Float inputs holding integers (mindspore.numpy accepts them) are taken as int32.
+    a = a if is_int(a) else ops.cast(a, mstype.int32)
+    b = b if is_int(b) else ops.cast(b, mstype.int32)
     shape = _bshape(a, b)
     dt = mstype.promote(a.dtype, b.dtype)
     a = ops.abs(ops.broadcast_to(ops.cast(a, dt), shape))

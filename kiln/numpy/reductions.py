@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
@@ -79,6 +81,8 @@ def _extremum(a, axis, keepdims, initial, where, largest: bool) -> Tensor:
         a = ops.select(mask, a, ops.full_like(a, initial))
     out = reduce(a, _axes(a, axis), keepdims)
     if initial is not None:
+        if not isinstance(initial, (bool, int, float, np.generic)):
+            raise TypeError(f"kiln.numpy: 'initial' must be a scalar, but got {type(initial).__name__}.")
         bound = ops.cast(to_tensor(initial), out.dtype)
         out = ops.maximum(out, bound) if largest else ops.minimum(out, bound)
     return out
@@ -121,6 +125,7 @@ def var(x, axis=None, ddof: int = 0, keepdims: bool = False) -> Tensor:
     Returns:
         Tensor.
     """
+    # Integer input: the exact variance in float32 (mindspore.numpy 2.10 centres it on an integer mean instead).
     x = as_float(to_tensor(x))
     return ops.var(x, _axes(x, axis), ddof, keepdims)
 
@@ -146,6 +151,8 @@ def average(x, axis=None, weights=None, returned: bool = False):
     axes = _axes(x, axis)
     if weights is None:
         avg = ops.mean(as_float(x), axes)
+        if not is_float(x):  # mindspore.numpy: integer input averages to its dtype, rounded
+            avg = cast(ops.round(avg), x.dtype)
         count = x.size if axes is None else int(_prod_of(x.shape[i] for i in axes))
         wsum = ops.full_like(avg, count)
     else:
@@ -226,6 +233,8 @@ def _cumulative(a, axis, dtype, fn) -> Tensor:
         a, axis = ops.reshape(a, (-1,)), 0
     if dtype is None and a.dtype == mstype.bool_:
         dtype = mstype.int32
+    if dtype is not None and mstype.to_dtype(dtype) == mstype.bool_:  # a running OR (NumPy's bool accumulation)
+        return ops.not_equal(fn(cast(ops.not_equal(a, 0), mstype.int32), axis_of(axis, a.ndim)), 0)
     if dtype is not None:
         a = cast(a, dtype)
     return fn(a, axis_of(axis, a.ndim))

@@ -42,6 +42,8 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None) -> Tensor:
     """
     a = to_tensor(a)
     axis = axis_of(axis, a.ndim)
+    if int(n) == 0:
+        return a
     parts = []
     for extra in (prepend, None, append):
         if extra is None:
@@ -462,6 +464,8 @@ def histogramdd(sample, bins=10, range=None, weights=None, density: bool = False
         s = ops.reshape(s, (-1, 1)) if s.ndim == 1 else s
     s = as_float(s)
     d = s.shape[1]
+    if isinstance(bins, Tensor) and bins.ndim == 2:
+        bins = list(ops.unstack(bins, 0))
     bins_list = list(bins) if isinstance(bins, (list, tuple)) and len(bins) == d else [bins] * d
     ranges = list(range) if range is not None else [None] * d
     edges, flat = [], None
