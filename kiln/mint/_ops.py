@@ -67,6 +67,16 @@ def _inplace(target, value):
     return target
 
 
+def _int64(x):
+    return x if x.dtype == mstype.int64 else ops.cast(x, mstype.int64)
+
+
+def _int_accumulator(x, dtype):
+    if dtype is None and (x.dtype == mstype.bool_ or x.dtype.is_integer):
+        return mstype.int64
+    return dtype
+
+
 def _float_dtype(x):
     return x.dtype if x.dtype.is_floating else mstype.float32
 
@@ -249,7 +259,7 @@ def _extreme(op_all, op_dim, op_pair, input, dim, keepdim, name):
             raise TypeError(f"{name}() with 'keepdim' needs 'dim'.")
         return op_all(input)
     values, indices = op_dim(input, dim, keepdim)
-    return values, indices
+    return values, _int64(indices)
 
 
 def max(input, dim=None, keepdim: bool = False):  # noqa: A001
@@ -276,16 +286,20 @@ def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the largest element along `dim` (None: of the flattened input)."""
     if dim is None:
         out = ops.argmax(ops.reshape(input, (-1,)), 0)
-        return ops.reshape(out, (1,) * input.ndim) if keepdim else out
-    return ops.argmax(input, dim, keepdim)
+        out = ops.reshape(out, (1,) * input.ndim) if keepdim else out
+    else:
+        out = ops.argmax(input, dim, keepdim)
+    return _int64(out)
 
 
 def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the smallest element along `dim` (None: of the flattened input)."""
     if dim is None:
         out = ops.argmin(ops.reshape(input, (-1,)), 0)
-        return ops.reshape(out, (1,) * input.ndim) if keepdim else out
-    return ops.argmin(input, dim, keepdim)
+        out = ops.reshape(out, (1,) * input.ndim) if keepdim else out
+    else:
+        out = ops.argmin(input, dim, keepdim)
+    return _int64(out)
 
 
 def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
@@ -298,7 +312,8 @@ def median(input, dim=None, keepdim: bool = False):
     if dim is None:
         values, _ = ops.median(ops.reshape(input, (-1,)), 0)
         return values
-    return ops.median(input, dim, keepdim)
+    values, indices = ops.median(input, dim, keepdim)
+    return values, _int64(indices)
 
 
 def std(input, dim=None, *, correction: int = 1, keepdim: bool = False) -> Tensor:
@@ -352,38 +367,42 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, *, dtype=None) -> Tens
 
 # ---------------------------------------------------------------------------------------------- scans and sorting
 def cumsum(input, dim: int, dtype=None) -> Tensor:
-    """Cumulative sum along `dim`."""
-    return ops.cumsum(input, dim, dtype)
+    """Cumulative sum along `dim` (integer and bool inputs sum as int64 unless `dtype`)."""
+    return ops.cumsum(input, dim, _int_accumulator(input, dtype))
 
 
 def cumprod(input, dim: int, dtype=None) -> Tensor:
-    """Cumulative product along `dim`."""
-    return ops.cumprod(input, dim, dtype)
+    """Cumulative product along `dim` (integer and bool inputs multiply as int64 unless `dtype`)."""
+    return ops.cumprod(input, dim, _int_accumulator(input, dtype))
 
 
 def cummax(input, dim: int):
     """(values, int64 indices) of the running maximum along `dim`."""
-    return ops.cummax(input, dim)
+    values, indices = ops.cummax(input, dim)
+    return values, _int64(indices)
 
 
 def cummin(input, dim: int):
     """(values, int64 indices) of the running minimum along `dim`."""
-    return ops.cummin(input, dim)
+    values, indices = ops.cummin(input, dim)
+    return values, _int64(indices)
 
 
 def sort(input, *, dim: int = -1, descending: bool = False, stable: bool = False):
     """(sorted values, int64 indices) along `dim` (ties keep their order)."""
-    return ops.sort(input, dim, descending)
+    values, indices = ops.sort(input, dim, descending)
+    return values, _int64(indices)
 
 
 def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """Indices that sort `input` along `dim`."""
-    return ops.argsort(input, dim, descending)
+    return _int64(ops.argsort(input, dim, descending))
 
 
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along `dim`."""
-    return ops.topk(input, k, dim, largest, sorted)
+    values, indices = ops.topk(input, k, dim, largest, sorted)
+    return values, _int64(indices)
 
 
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
@@ -446,8 +465,9 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
 
 
 def bincount(input, weights=None, minlength: int = 0) -> Tensor:
-    """Count of each non-negative integer value (weighted sums with `weights`)."""
-    return ops.bincount(input, weights, minlength)
+    """Count (int64) of each non-negative integer value; with `weights` their float sums."""
+    out = ops.bincount(input, weights, minlength)
+    return _int64(out) if weights is None else out
 
 
 def histc(input, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002

@@ -444,7 +444,7 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def pad(input, pad, mode: str = "constant", value=None) -> Tensor:  # noqa: A002
     """Pad the last dimensions: `pad` is (left, right, top, bottom, ...), last dimension first; mode 'constant',
     'reflect', 'replicate' or 'circular'."""
-    return nn_ops.pad(input, tuple(pad), mode, value)
+    return ops.pad(input, tuple(pad), mode, value)
 
 
 def pixel_shuffle(input, upscale_factor: int) -> Tensor:
