@@ -17,6 +17,7 @@ from kiln.ops.math import *  # noqa: F403
 from kiln.ops.more_internal import *  # noqa: F403
 from kiln.ops.more_linalg import *  # noqa: F403
 from kiln.ops.more_math import *  # noqa: F403
+from kiln.ops.more_nn import *  # noqa: F403
 from kiln.ops.more_primitives import *  # noqa: F403
 from kiln.ops.multitype import *  # noqa: F403
 from kiln.ops.nn import *  # noqa: F403
@@ -32,3 +33,4 @@ extra_tensor_methods.install()
 _submodules.register(_sys.modules[__name__], _submodules.AUTO_GENERATE)
 
 from kiln.ops import functional as function  # noqa: E402, F401  (MindSpore's `ops.function`; needs every name above)
+from kiln.ops import operations  # noqa: E402, F401  (`ops.operations.ReLU()`, as MindSpore scripts write it)
