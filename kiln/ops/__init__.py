@@ -17,6 +17,7 @@ from kiln.ops.math import *  # noqa: F403
 from kiln.ops.more_internal import *  # noqa: F403
 from kiln.ops.more_linalg import *  # noqa: F403
 from kiln.ops.more_math import *  # noqa: F403
+from kiln.ops.more_nn import *  # noqa: F403
 from kiln.ops.more_primitives import *  # noqa: F403
 from kiln.ops.multitype import *  # noqa: F403
 from kiln.ops.nn import *  # noqa: F403

@@ -6,11 +6,25 @@ function of the instance and the call's inputs that ends in a functional op: the
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
-from kiln.ops import array, extra_array, extra_linalg, extra_math, math, more_internal, more_linalg, more_math, state
+from kiln.ops import (
+    array,
+    extra_array,
+    extra_linalg,
+    extra_math,
+    extra_mint,
+    math,
+    more_internal,
+    more_linalg,
+    more_math,
+    more_nn,
+    state,
+)  # fmt: skip
 from kiln.ops import nn as nn_ops
 from kiln.ops import primitives as _p
 from kiln.ops import random as _random
@@ -325,6 +339,149 @@ def _svd(s, x):
     return more_linalg.svd(x, compute_uv=False), empty, empty
 
 
+def _rows_update(var, indices, rows):
+    return _assign(var, array.tensor_scatter_update(var, array.expand_dims(indices, -1), rows))
+
+
+def _apply_ada_max(s, var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
+    m_new = beta1 * m + (1 - beta1) * grad
+    v_new = math.maximum(beta2 * v, math.abs(grad))
+    var_new = var - lr / (1 - beta1_power) * m_new / (v_new + epsilon)
+    return _assign(var, var_new), _assign(m, m_new), _assign(v, v_new)
+
+
+def _apply_adadelta(s, var, accum, accum_update, lr, rho, epsilon, grad):
+    accum_new = rho * accum + (1 - rho) * math.square(grad)
+    update = math.sqrt(accum_update + epsilon) / math.sqrt(accum_new + epsilon) * grad
+    acc_up_new = rho * accum_update + (1 - rho) * math.square(update)
+    return _assign(var, var - lr * update), _assign(accum, accum_new), _assign(accum_update, acc_up_new)
+
+
+def _apply_adagrad(s, var, accum, lr, grad):
+    accum_new = accum + math.square(grad) if s.update_slots else accum
+    return _assign(var, var - lr * grad / math.sqrt(accum_new)), _assign(accum, accum_new)
+
+
+def _amsgrad(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    m_new = beta1 * m + (1 - beta1) * grad
+    v_new = beta2 * v + (1 - beta2) * math.square(grad)
+    vhat_new = math.maximum(vhat, v_new)
+    lr_t = lr * math.sqrt(1 - beta2_power) / (1 - beta1_power)
+    var_new = var - lr_t * m_new / (math.sqrt(vhat_new) + epsilon)
+    return _assign(var, var_new), _assign(m, m_new), _assign(v, v_new), _assign(vhat, vhat_new)
+
+
+def _apply_rms_prop(s, var, mean_square, moment, lr, grad, decay, momentum, epsilon):
+    ms_new = decay * mean_square + (1 - decay) * math.square(grad)
+    mom_new = momentum * moment + lr * grad / math.sqrt(ms_new + epsilon)
+    _assign(mean_square, ms_new)
+    _assign(moment, mom_new)
+    return _assign(var, var - mom_new)
+
+
+def _apply_centered_rms_prop(s, var, mean_grad, mean_square, moment, grad, lr, decay, momentum, epsilon):
+    mg_new = decay * mean_grad + (1 - decay) * grad
+    ms_new = decay * mean_square + (1 - decay) * math.square(grad)
+    mom_new = momentum * moment + lr * grad / math.sqrt(ms_new - math.square(mg_new) + epsilon)
+    _assign(mean_grad, mg_new)
+    _assign(mean_square, ms_new)
+    _assign(moment, mom_new)
+    return _assign(var, var - mom_new)
+
+
+def _adam_weight_decay(s, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
+    m_new = beta1 * m + (1 - beta1) * grad
+    v_new = beta2 * v + (1 - beta2) * math.square(grad)
+    update = m_new / (math.sqrt(v_new) + epsilon) + decay * var
+    return _assign(var, var - lr * update), _assign(m, m_new), _assign(v, v_new)
+
+
+def _sparse_apply_adagrad(s, var, accum, grad, indices):
+    idx = array.expand_dims(indices, -1)
+    acc_rows = array.gather_nd(accum, idx)
+    acc_rows = acc_rows + math.square(grad) if s.update_slots else acc_rows
+    var_rows = array.gather_nd(var, idx) - s.lr * grad / math.sqrt(acc_rows)
+    return _rows_update(var, indices, var_rows), _rows_update(accum, indices, acc_rows)
+
+
+def _loop_value(v):
+    return bool(v.asnumpy()) if isinstance(v, Tensor) else bool(v)
+
+
+def _while_loop(s, cond_func, loop_func, init_val):
+    val = init_val
+    while _loop_value(cond_func(val)):
+        val = loop_func(val)
+    return val
+
+
+def _fori_loop(s, lower, upper, loop_func, init_val, unroll=True):
+    val = init_val
+    for i in range(_int(lower), _int(upper)):
+        val = loop_func(i, val)
+    return val
+
+
+def _scan(s, loop_func, init, xs, length=None, unroll=True):
+    carry, ys = init, []
+    n = length if xs is None else (xs.shape[0] if isinstance(xs, Tensor) else len(xs))
+    for i in range(n):
+        carry, y = loop_func(carry, None if xs is None else xs[i])
+        ys.append(y)
+    if ys and isinstance(ys[0], Tensor):
+        return carry, array.stack(ys, 0)
+    return carry, ys
+
+
+def _resize(mode):
+    def call(s, image, size):
+        hw = _ints(size)
+        if mode == "nearest":
+            return more_primitives_nearest(image, hw, s.align_corners, s.half_pixel_centers)
+        if s.align_corners:
+            return nn_ops.interpolate(image, hw, mode=mode, align_corners=True)
+        if s.half_pixel_centers:
+            return nn_ops.interpolate(image, hw, mode=mode, align_corners=False)
+        return _asymmetric_linear(image, hw)
+
+    return call
+
+
+def more_primitives_nearest(image, hw, align_corners, half_pixel_centers):
+    """Nearest-neighbour resize of the last two dims with TensorFlow's index rules (MindSpore's V2 resize)."""
+    out = image
+    for axis, n_out in zip((image.ndim - 2, image.ndim - 1), hw):
+        n_in = image.shape[axis]
+        i = np.arange(n_out, dtype=np.float64)
+        scale = (n_in - 1) / (n_out - 1) if align_corners and n_out > 1 else n_in / n_out
+        if half_pixel_centers:
+            src = np.floor((i + 0.5) * scale) if not align_corners else np.round((i + 0.5) * scale - 0.5)
+        else:
+            src = np.round(i * scale) if align_corners else np.floor(i * scale)
+        src = np.clip(src, 0, n_in - 1).astype(np.int64)
+        out = array.gather(out, Tensor(src), axis)
+    return out
+
+
+def _asymmetric_linear(image, hw):
+    """Linear resize with source coordinate = out * in / out (no half-pixel offset), TensorFlow's legacy rule."""
+    out = image
+    for axis, n_out in zip((image.ndim - 2, image.ndim - 1), hw):
+        n_in = image.shape[axis]
+        src = np.arange(n_out) * (n_in / n_out)
+        lo = np.floor(src).astype(np.int64)
+        hi = np.minimum(lo + 1, n_in - 1)
+        frac = (src - lo).astype(np.float32)
+        shape = [1] * image.ndim
+        shape[axis] = n_out
+        f = Tensor(frac.reshape(shape), out.dtype)
+        out = (
+            array.gather(out, Tensor(np.minimum(lo, n_in - 1)), axis) * (1 - f)
+            + array.gather(out, Tensor(hi), axis) * f
+        )
+    return out
+
+
 def _scalar(v):
     return float(v.asnumpy()) if isinstance(v, Tensor) else float(v)
 
@@ -427,6 +584,206 @@ def _randperm_padded(s, n):
     if s.max_length > k:
         perm = array.concat((perm, array.full((s.max_length - k,), s.pad, dtype=s.dtype)), 0)
     return perm
+
+
+_TABLE += [
+    ("Im2Col", {"ksizes": 1, "strides": 1, "dilations": 1, "pads": 0}, lambda s, x: _im2col(s, x)),  # fmt: skip
+    (
+        "Col2Im",
+        {"kernel_size": 1, "dilation": 1, "padding": 0, "stride": 1},
+        lambda s, x, size: more_nn.fold(
+            array.reshape(x, (x.shape[0], -1, x.shape[-1])) if x.ndim == 4 else x,
+            size,
+            s.kernel_size,
+            s.dilation,
+            s.padding,
+            s.stride,
+        ),
+    ),  # fmt: skip
+    (
+        "GridSampler2D",
+        {"interpolation_mode": "bilinear", "padding_mode": "zeros", "align_corners": False},
+        lambda s, x, grid: extra_mint.grid_sample(x, grid, s.interpolation_mode, s.padding_mode, s.align_corners),
+    ),
+    (
+        "AffineGrid",
+        {"align_corners": False},
+        lambda s, theta, size: more_nn.affine_grid(theta, _ints(size), s.align_corners),
+    ),  # fmt: skip
+    (
+        "Cauchy",
+        {"size": (1,), "median": 0.0, "sigma": 1.0},
+        lambda s: s.median + s.sigma * math.tan(np.float32(np.pi) * (more_nn._uniform01(tuple(s.size)) - 0.5)),
+    ),  # fmt: skip
+    (
+        "LogNormalReverse",
+        {"mean": 1.0, "std": 2.0},
+        lambda s, x: math.cast(math.exp(_random.standard_normal(x.shape) * s.std + s.mean), x.dtype),
+    ),  # fmt: skip
+    (
+        "MultinomialWithReplacement",
+        {"numsamples": 1, "replacement": False},
+        lambda s, x, seed, offset: more_nn.multinomial_with_replacement(x, seed, offset, s.numsamples, s.replacement),
+    ),
+    ("ApplyAdaMax", {}, _apply_ada_max),
+    ("ApplyAdadelta", {"use_locking": False}, _apply_adadelta),
+    ("ApplyAdagrad", {"update_slots": True, "use_locking": False}, _apply_adagrad),
+    (
+        "ApplyAdamWithAmsgrad",
+        {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-08, "use_locking": False},
+        lambda s, var, m, v, vhat, b1p, b2p, lr, grad: _amsgrad(
+            var, m, v, vhat, b1p, b2p, lr, s.beta1, s.beta2, s.epsilon, grad
+        ),
+    ),  # fmt: skip
+    (
+        "ApplyAdamWithAmsgradV2",
+        {"use_locking": False},
+        lambda s, var, m, v, vhat, b1p, b2p, lr, b1, b2, eps, grad: _amsgrad(
+            var, m, v, vhat, b1p, b2p, lr, b1, b2, eps, grad
+        ),
+    ),  # fmt: skip
+    ("ApplyRMSProp", {"use_locking": False}, _apply_rms_prop),
+    ("ApplyCenteredRMSProp", {"use_locking": False}, _apply_centered_rms_prop),
+    ("AdamWeightDecay", {"use_locking": False}, _adam_weight_decay),
+    ("SparseApplyAdagrad", {"lr": 0.01, "update_slots": True, "use_locking": False}, _sparse_apply_adagrad),
+    (
+        "TripletMarginLoss",
+        {"p": 2, "swap": False, "eps": 1e-06, "reduction": "mean"},
+        lambda s, a, pos, neg, margin: nn_ops.triplet_margin_loss(
+            a, pos, neg, float(_scalar(margin)), s.p, s.eps, s.swap, s.reduction
+        ),
+    ),  # fmt: skip
+    (
+        "MultilabelMarginLoss",
+        {"reduction": "mean"},
+        lambda s, x, t: (
+            more_nn.multilabel_margin_loss(x, t, s.reduction),
+            math.cast(math.greater_equal(t, 0), x.dtype),
+        ),
+    ),  # fmt: skip
+    (
+        "MaxUnpool2D",
+        {"ksize": 1, "strides": 0, "pads": 0, "output_shape": (), "data_format": "NCHW"},
+        lambda s, x, idx: nn_ops.max_unpool2d(
+            x, idx, s.ksize, s.strides or None, s.pads, tuple(s.output_shape)[-2:] or None
+        ),
+    ),  # fmt: skip
+    (
+        "MaxUnpool3D",
+        {"ksize": 1, "strides": 0, "pads": 0, "output_shape": (), "data_format": "NCDHW"},
+        lambda s, x, idx: nn_ops.max_unpool3d(
+            x, idx, s.ksize, s.strides or None, s.pads, tuple(s.output_shape)[-3:] or None
+        ),
+    ),  # fmt: skip
+    ("EmbeddingLookup", {}, lambda s, params, indices, offset: _embedding_lookup(params, indices, offset)),
+    (
+        "PadV3",
+        {"mode": "constant", "paddings_contiguous": True},
+        lambda s, x, paddings, value=None: array.pad(
+            x,
+            _ints(paddings) if s.paddings_contiguous else _pairs_to_flat(_ints(paddings)),
+            s.mode,
+            None if value is None else _scalar(value),
+        ),
+    ),  # fmt: skip
+    (
+        "IndexPut",
+        {"accumulate": 0},
+        lambda s, x, values, indices: x.index_put(tuple(indices), values, bool(s.accumulate)),
+    ),  # fmt: skip
+    ("SparseToDense", {}, lambda s, indices, values, shape: array.scatter_nd(indices, values, _ints(shape))),
+    ("Partial", {}, lambda s, fn, *args: functools.partial(fn, *args)),
+    ("WhileLoop", {}, _while_loop),
+    ("ForiLoop", {}, _fori_loop),
+    ("Scan", {}, _scan),
+    ("TransposeView", {}, lambda s, x, perm: array.transpose(x, tuple(perm))),
+    ("TransposeExtView", {}, lambda s, x, d0, d1: array.swapaxes(x, d0, d1)),
+    ("ResizeBilinearV2", {"align_corners": False, "half_pixel_centers": False}, _resize("bilinear")),
+    ("ResizeNearestNeighborV2", {"align_corners": False, "half_pixel_centers": False}, _resize("nearest")),
+    (
+        "ResizeLinear1D",
+        {"coordinate_transformation_mode": "align_corners"},
+        lambda s, x, size: nn_ops.interpolate(
+            x, _ints(size), mode="linear", align_corners=s.coordinate_transformation_mode == "align_corners"
+        ),
+    ),
+    (
+        "UpsampleNearest3D",
+        {},
+        lambda s, x, output_size=None, scales=None: nn_ops.interpolate(
+            x, None if output_size is None else _ints(output_size), None if scales is None else tuple(scales)
+        ),
+    ),
+    (
+        "UpsampleTrilinear3D",
+        {"align_corners": False},
+        lambda s, x, output_size=None, scales=None: nn_ops.interpolate(
+            x,
+            None if output_size is None else _ints(output_size),
+            None if scales is None else tuple(scales),
+            "trilinear",
+            s.align_corners,
+        ),
+    ),  # fmt: skip
+    ("RmsNorm", {"epsilon": 1e-06}, lambda s, x, gamma: _rms_norm(x, gamma, s.epsilon)),
+    (
+        "MatrixDiagV3",
+        {"align": "RIGHT_LEFT"},
+        lambda s, x, k, rows, cols, pad: more_nn.matrix_diag(x, k, rows, cols, pad, s.align),
+    ),  # fmt: skip
+    ("MatrixDiagPartV3", {"align": "RIGHT_LEFT"}, lambda s, x, k, pad: more_nn.matrix_diag_part(x, k, pad, s.align)),
+    (
+        "STFT",
+        {"n_fft": 1, "hop_length": 1, "win_length": 1, "normalized": False, "onesided": True, "return_complex": True},
+        lambda s, x, window: more_nn.stft(
+            x, s.n_fft, s.hop_length, s.win_length, window, False, "REFLECT", s.normalized, s.onesided, s.return_complex
+        ),
+    ),  # fmt: skip
+    ("HistogramFixedWidth", {"nbins": 1, "dtype": "int32"}, lambda s, x, r: _histogram_fixed_width(s, x, r)),
+    (
+        "CropAndResize",
+        {"method": "bilinear", "extrapolation_value": 0.0},
+        lambda s, image, boxes, box_index, crop_size: more_nn.crop_and_resize(
+            image, boxes, box_index, crop_size, s.method, s.extrapolation_value
+        ),
+    ),
+    ("MoveTo", {}, lambda s, x, to="CPU", blocking=True: more_nn.move_to(x, to, blocking)),
+]
+
+
+def _im2col(s, x):
+    cols = extra_mint.im2col(x, s.ksizes, s.dilations, _im2col_pads(s.pads), s.strides)
+    return array.reshape(cols, (x.shape[0], x.shape[1], -1, cols.shape[-1]))  # (N, C, kh * kw, L)
+
+
+def _im2col_pads(pads):
+    p = _ints(pads)
+    return p[0] if len(p) == 1 else (p[0], p[-1]) if len(p) == 4 else p
+
+
+def _pairs_to_flat(p):
+    return p
+
+
+def _embedding_lookup(params, indices, offset):
+    idx = indices - offset
+    valid = math.logical_and(idx >= 0, idx < params.shape[0])
+    rows = array.gather(params, array.select(valid, idx, array.zeros_like(idx)), 0)
+    mask = array.reshape(valid, (*valid.shape, *(1,) * (params.ndim - 1)))
+    return array.select(array.broadcast_to(mask, rows.shape), rows, array.zeros_like(rows))
+
+
+def _rms_norm(x, gamma, eps):
+    rstd = math.rsqrt(math.mean(math.square(x), -1, True) + eps)
+    return x * rstd * gamma, rstd
+
+
+def _histogram_fixed_width(s, x, value_range):
+    lo, hi = value_range[0], value_range[1]
+    pos = math.floor((math.cast(x, mstype.float32) - lo) / (hi - lo) * s.nbins)
+    idx = math.cast(math.clamp(pos, 0, s.nbins - 1), mstype.int64)
+    onehot = math.equal(array.expand_dims(array.reshape(idx, (-1,)), -1), array.arange(0, s.nbins))
+    return math.cast(math.sum(math.cast(onehot, mstype.int32), 0), mstype.int32)
 
 
 def _make(name: str, defaults: dict, call) -> type:

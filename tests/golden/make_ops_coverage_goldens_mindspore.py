@@ -27,6 +27,12 @@ _P = "p = Tensor(np.array([[0.5, 1.2, 2.0], [3.1, 0.7, 1.1]], np.float32))\n"
 _Q = "q = Tensor(np.array([[1.5, 0.3, 2.5], [0.9, 2.2, 0.4]], np.float32))\n"
 _I = "i = Tensor(np.array([12, 18, -8, 7, 0]), ms.int32)\nj = Tensor(np.array([8, 27, 6, 0, 5]), ms.int32)\n"
 _S = "s = Tensor(np.array([[4., 1., 0.5], [1., 3., 0.2], [0.5, 0.2, 2.]], np.float32))\n"
+_R = "rng = np.random.default_rng(7)\nr4 = Tensor(rng.random((1, 2, 4, 4)).astype(np.float32))\n"
+_O = (
+    "rng = np.random.default_rng(11)\n"
+    "v1, v2, v3, v4 = (ms.Parameter(Tensor(rng.uniform(0.1, 1, (3, 2)).astype(np.float32)), name=f'v{k}') for k in range(4))\n"
+    "g = Tensor(rng.uniform(-1, 1, (3, 2)).astype(np.float32))\n"
+)
 _N = "n = Tensor(np.array([[1., np.nan, 3.], [np.nan, np.nan, 2.], [5., 4., 0.]], np.float32))\n"
 
 PROBES = {
@@ -342,6 +348,74 @@ PROBES = {
     "T_unsorted_segment_max": _X + "out = x.unsorted_segment_max(Tensor(np.array([0, 1, 0]), ms.int32), 2)",
     "T_top_k": _X + "out = x.top_k(2)",
     "T_reverse_sequence": _X + "out = x.reverse_sequence(Tensor(np.array([1, 2, 4])), 1)",
+    # ---- second batch: sliding blocks, grids, resizing, STFT, diagonals, optimizer primitives
+    "unfold": _R + "out = ops.unfold(r4, 2, 1, 1, 2)",
+    "fold": _R + "out = ops.fold(ops.unfold(r4, 2, 1, 0, 2), Tensor(np.array([4, 4]), ms.int32), 2, 1, 0, 2)",
+    "affine_grid": "out = ops.affine_grid(Tensor(np.array([[[0.8, -0.2, 0.1], [0.3, 1.1, -0.2]]], np.float32)), (1, 1, 3, 4))",
+    "affine_grid_align": "out = ops.affine_grid(Tensor(np.array([[[0.8, -0.2, 0.1], [0.3, 1.1, -0.2]]], np.float32)),"
+    " (1, 1, 3, 4), True)",
+    "stft": _R + "out = ops.stft(Tensor(rng.random(32).astype(np.float32)), 8, return_complex=True)",
+    "stft_window_real": _R + "out = ops.stft(Tensor(rng.random((2, 32)).astype(np.float32)), 8, 2, 6,"
+    " Tensor(np.hanning(6).astype(np.float32)), return_complex=False)",
+    "matrix_diag": _P + "out = ops.matrix_diag(p, 1)",
+    "matrix_diag_part": _X + "out = ops.matrix_diag_part(x, Tensor(1, ms.int32), Tensor(0., ms.float32))",
+    "bidense": _R
+    + "out = ops.bidense(Tensor(rng.random((2, 3)).astype(np.float32)), Tensor(rng.random((2, 4)).astype(np.float32)),"
+    " Tensor(rng.random((5, 3, 4)).astype(np.float32)), Tensor(rng.random(5).astype(np.float32)))",
+    "conv3d_transpose": _R + "out = ops.conv3d_transpose(Tensor(rng.random((1, 2, 3, 3, 3)).astype(np.float32)),"
+    " Tensor(rng.random((2, 2, 2, 2, 2)).astype(np.float32)), stride=2)",
+    "crop_and_resize": _R + "out = ops.crop_and_resize(Tensor(rng.random((2, 5, 6, 2)).astype(np.float32)),"
+    " Tensor(np.array([[0.1, 0.1, 0.8, 0.9], [0.0, 0.2, 1.2, 0.7]], np.float32)), Tensor(np.array([1, 0]), ms.int32), (3, 4))",
+    "crop_and_resize_nearest": _R + "out = ops.crop_and_resize(Tensor(rng.random((1, 5, 6, 1)).astype(np.float32)),"
+    " Tensor(np.array([[0.1, 0.1, 0.8, 0.9]], np.float32)), Tensor(np.array([0]), ms.int32), (3, 4), 'nearest')",
+    "Im2Col": _R + "out = ops.Im2Col(2, 2, 1, 1)(r4)",
+    "Col2Im": _R + "out = ops.Col2Im(2, 1, 0, 2)(ops.reshape(ops.unfold(r4, 2, 1, 0, 2), (1, 2, 4, 4)),"
+    " Tensor(np.array([4, 4]), ms.int32))",
+    "GridSampler2D": _R + "out = ops.GridSampler2D()(r4, Tensor(rng.uniform(-1, 1, (1, 3, 2, 2)).astype(np.float32)))",
+    "ResizeBilinearV2": _R + "out = ops.ResizeBilinearV2()(r4, (3, 5))",
+    "ResizeBilinearV2_half": _R + "out = ops.ResizeBilinearV2(False, True)(r4, (3, 5))",
+    "ResizeBilinearV2_align": _R + "out = ops.ResizeBilinearV2(True)(r4, (3, 5))",
+    "ResizeNearestNeighborV2": _R + "out = ops.ResizeNearestNeighborV2()(r4, Tensor(np.array([3, 6]), ms.int32))",
+    "ResizeNearestNeighborV2_half": _R
+    + "out = ops.ResizeNearestNeighborV2(False, True)(r4, Tensor(np.array([3, 6]), ms.int32))",
+    "ResizeNearestNeighborV2_align": _R
+    + "out = ops.ResizeNearestNeighborV2(True)(r4, Tensor(np.array([3, 6]), ms.int32))",
+    "ResizeLinear1D": _R
+    + "out = ops.ResizeLinear1D()(Tensor(rng.random((1, 2, 5)).astype(np.float32)), Tensor(np.array([8]), ms.int64))",
+    "ResizeLinear1D_half": _R
+    + "out = ops.ResizeLinear1D('half_pixel')(Tensor(rng.random((1, 2, 5)).astype(np.float32)),"
+    " Tensor(np.array([8]), ms.int64))",
+    "UpsampleTrilinear3D": _R
+    + "out = ops.UpsampleTrilinear3D()(Tensor(rng.random((1, 1, 2, 2, 3)).astype(np.float32)), (3, 4, 4))",
+    "UpsampleNearest3D": _R
+    + "out = ops.UpsampleNearest3D()(Tensor(rng.random((1, 1, 2, 2, 3)).astype(np.float32)), (3, 4, 5))",
+    "MatrixDiagV3": _P
+    + "out = ops.MatrixDiagV3()(p, Tensor(0, ms.int32), Tensor(3, ms.int32), Tensor(4, ms.int32), Tensor(1., ms.float32))",
+    "MatrixDiagPartV3": _X + "out = ops.MatrixDiagPartV3()(x, Tensor(-1, ms.int32), Tensor(0., ms.float32))",
+    "EmbeddingLookup": _X + "out = ops.EmbeddingLookup()(x, Tensor(np.array([[1, 5], [2, 3]]), ms.int32), 1)",
+    "PadV3": _P + "out = ops.PadV3()(p, Tensor(np.array([1, 2, 0, 1]), ms.int64), Tensor(7., ms.float32))",
+    "SparseToDense": "out = ops.SparseToDense()(Tensor(np.array([[0, 1], [1, 2]]), ms.int32), Tensor(np.array([1., 2.], np.float32)), (2, 3))",
+    "IndexPut": _X
+    + "out = ops.IndexPut(1)(x, Tensor(np.array([1., 2., 3., 4.], np.float32)), [Tensor(np.array([0, 2]), ms.int32)])",
+    "TransposeView": _X + "out = ops.TransposeView()(x, (1, 0))",
+    "ApplyAdaMax": _O
+    + "out = ops.ApplyAdaMax()(v1, v2, v3, Tensor(0.9), Tensor(0.01), Tensor(0.9), Tensor(0.99), Tensor(1e-8), g)",
+    "ApplyAdadelta": _O + "out = ops.ApplyAdadelta()(v1, v2, v3, Tensor(0.01), Tensor(0.9), Tensor(1e-6), g)",
+    "ApplyAdagrad": _O + "out = ops.ApplyAdagrad()(v1, v2, Tensor(0.01), g)",
+    "ApplyAdamWithAmsgrad": _O
+    + "out = ops.ApplyAdamWithAmsgrad()(v1, v2, v3, v4, Tensor(0.9), Tensor(0.99), Tensor(0.01), g)",
+    "ApplyAdamWithAmsgradV2": _O
+    + "out = ops.ApplyAdamWithAmsgradV2()(v1, v2, v3, v4, Tensor(0.9), Tensor(0.99), Tensor(0.01),"
+    " Tensor(0.8), Tensor(0.9), Tensor(1e-6), g)",
+    "ApplyRMSProp": _O
+    + "ops.ApplyRMSProp()(v1, v2, v3, Tensor(0.01), g, 0.9, 0.8, 1e-6)\nout = (v1.value(), v2.value(), v3.value())",
+    "ApplyCenteredRMSProp": _O
+    + "v2.set_data(v2.value() * 0.1)\nops.ApplyCenteredRMSProp()(v1, v2, v3, v4, g, Tensor(0.01), Tensor(0.9), Tensor(0.8), Tensor(1e-6))"
+    "\nout = (v1.value(), v2.value(), v3.value(), v4.value())",
+    "AdamWeightDecay": _O
+    + "ops.AdamWeightDecay()(v1, v2, v3, Tensor(0.01), Tensor(0.9), Tensor(0.99), Tensor(1e-8), Tensor(0.1), g)"
+    "\nout = (v1.value(), v2.value(), v3.value())",
+    "SparseApplyAdagrad": _O + "out = ops.SparseApplyAdagrad(0.1)(v1, v2, g[:2], Tensor(np.array([2, 0]), ms.int32))",
 }
 
 

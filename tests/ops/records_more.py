@@ -553,3 +553,91 @@ RECORDS = [
     R("cond", ops.cond, np.linalg.cond, shapes=((3, 3),), rtol=1e-4, extra={"make_inputs": _square}),
     R("mv", ops.mv, np.matmul, shapes=((3, 4), (4,))),  # fmt: skip
 ]
+
+
+# ---- kiln.ops.more_nn and the classes built on it
+
+
+def _affine_ref(theta):
+    h, w = 3, 4
+    xs = np.linspace(-1, 1, w) * (w - 1) / w
+    ys = np.linspace(-1, 1, h) * (h - 1) / h
+    gy, gx = np.meshgrid(ys, xs, indexing="ij")
+    base = np.stack([gx, gy, np.ones_like(gx)], -1).reshape(-1, 3)
+    return (base @ np.swapaxes(theta, -1, -2)).reshape(theta.shape[0], h, w, 2).astype(theta.dtype)
+
+
+def _stft_ref(x):
+    n_fft, hop = 8, 2
+    sig = np.pad(x, (n_fft // 2, n_fft // 2), mode="reflect")
+    frames = np.stack([sig[i * hop : i * hop + n_fft] for i in range(1 + (len(sig) - n_fft) // hop)])
+    return np.fft.rfft(frames, axis=-1).T.astype(np.complex64)
+
+
+def _mlml_ref(x, t):
+    out = []
+    for row, tgt in zip(x, t):
+        labels = []
+        for v in tgt:
+            if v < 0:
+                break
+            labels.append(int(v))
+        others = [j for j in range(len(row)) if j not in labels]
+        out.append(sum(max(0.0, 1 - (row[i] - row[j])) for i in labels for j in others) / len(row))
+    return np.float32(np.mean(out)) if x.dtype == np.float32 else np.mean(out)
+
+
+def _mlml_inputs(rng, dtype, shapes):
+    x = _distinct(rng, dtype, [shapes[0]])[0]
+    return [x, np.array([[3, 0, -1, 1], [1, 2, 3, -1]], np.int64)]
+
+
+RECORDS += [
+    R(
+        "fold_unfold",
+        lambda x: ops.fold(ops.unfold(x, 2, stride=2), (4, 4), 2, stride=2),
+        lambda x: x,
+        shapes=((1, 2, 4, 4),),
+    ),  # fmt: skip
+    R("affine_grid", lambda t: ops.affine_grid(t, (1, 1, 3, 4)), _affine_ref, shapes=((1, 2, 3),)),
+    R(
+        "bidense",
+        ops.bidense,
+        lambda a, b, w, c: np.einsum("ni,oij,nj->no", a, w, b) + c,
+        shapes=((2, 3), (2, 4), (5, 3, 4), (5,)),
+        rtol=1e-5,
+        atol=1e-5,
+    ),  # fmt: skip
+    R(
+        "matrix_diag",
+        lambda x: ops.matrix_diag(x, -1),
+        lambda x: np.stack([np.diag(r, -1) for r in x]),
+        shapes=((2, 3),),
+    ),  # fmt: skip
+    R(
+        "stft",
+        lambda x: ops.stft(x, 8, 2, return_complex=True),
+        _stft_ref,
+        shapes=((16,),),
+        grad=False,
+        rtol=1e-5,
+        atol=1e-5,
+    ),  # fmt: skip
+    R(
+        "multilabel_margin_loss",
+        ops.multilabel_margin_loss,
+        _mlml_ref,
+        shapes=((2, 4),),
+        extra={"make_inputs": _mlml_inputs},
+    ),  # fmt: skip
+    R(
+        "rms_norm",
+        lambda x, g: ops.RmsNorm(1e-6)(x, g),
+        lambda x, g: (
+            x / np.sqrt(np.mean(x**2, -1, keepdims=True) + 1e-6) * g,
+            1 / np.sqrt(np.mean(x**2, -1, keepdims=True) + 1e-6),
+        ),
+        shapes=((2, 4), (4,)),
+        rtol=1e-5,
+    ),  # fmt: skip
+]
