@@ -156,6 +156,7 @@ class Frame:
         self.locals, self.cells, self.stack, self.pc = locals_, cells, stack, pc
         self.parent = parent
         self.kw_names: tuple = ()
+        self.kw_pc = 0
         self.cur = pc
         self.handling: list = []  # exceptions being handled (for a bare raise)
 
@@ -315,9 +316,9 @@ class Frame:
     def MAKE_CELL(self, ins):  # noqa: N802
         name = ins.argval
         if name in self.locals:
-            self.cells[name] = types.CellType(self.locals.pop(name))
+            self.cells[name] = self.tx.fresh_obj(types.CellType(self.locals.pop(name)))
         elif name not in self.cells:
-            self.cells[name] = types.CellType()
+            self.cells[name] = self.tx.fresh_obj(types.CellType())
 
     def LOAD_CLOSURE(self, ins):  # noqa: N802
         self.push(self.cells[ins.argval])
@@ -614,6 +615,7 @@ class Frame:
     # -- calls ---------------------------------------------------------------------------------
     def KW_NAMES(self, ins):  # noqa: N802
         self.kw_names = self.code.code.co_consts[ins.arg]
+        self.kw_pc = self.cur  # a segment ending at the CALL ends here instead (the names are not on the stack)
 
     def CALL(self, ins):  # noqa: N802
         names, self.kw_names = self.kw_names, ()

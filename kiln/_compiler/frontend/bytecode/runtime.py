@@ -371,13 +371,13 @@ def _capture(fc, fn, entry, tmpls, leaves, forced) -> Segment:
             except Stop:
                 stopped = frame
             except GraphBreak as gb:
-                raise _Broke(gb, frame.cur) from None
+                raise _Broke(gb, frame.kw_pc if frame.kw_names else frame.cur) from None
             except state.Unrebuildable:
                 raise
             except Exception as err:  # noqa: BLE001  (the program raises: run that instruction in Python)
                 gb = GraphBreak(f"raises {type(err).__name__}: {err}", "")
                 gb.loc = frame.where()
-                raise _Broke(gb, frame.cur) from None
+                raise _Broke(gb, frame.kw_pc if frame.kw_names else frame.cur) from None
             enc = state.Encoder(tx)
             box["effects"] = _encode_effects(tx, enc)
             if stopped is None:

@@ -175,7 +175,18 @@ def capturable_next(frame, ins) -> bool:
     n = _OPERAND_OPS.get(op)
     if n is not None:
         return any(isinstance(v, Tensor) and not C.has_tensor(()) for v in s[-n:])
+    if op in ("KW_NAMES", "PRECALL"):  # 3.11/3.12: decide before the names are set, on the CALL that follows
+        instrs = frame.code.instrs
+        j = frame.cur + 1
+        while j < len(instrs) and instrs[j].opname in ("PRECALL", "CACHE"):
+            j += 1
+        if j >= len(instrs) or instrs[j].opname != "CALL":
+            return False
+        ins = instrs[j]
+        op = "CALL"
     if op in ("CALL", "CALL_KW"):
+        if frame.kw_names:
+            return False
         argc = ins.arg + (1 if op == "CALL_KW" else 0)
         if len(s) < argc + 2:
             return False
