@@ -97,6 +97,41 @@ def _sigmoid(self):
     return nn.sigmoid(self)
 
 
+def _operand(self, other):
+    """A list or tuple operand of a Tensor method becomes a Tensor of the method's dtype."""
+    return Tensor(other, dtype=self.dtype) if isinstance(other, (list, tuple)) else other
+
+
+def _add(self, other, *, alpha=1):
+    other = _operand(self, other)
+    return math.add(self, other if alpha == 1 else math.mul(other, alpha))
+
+
+def _sub(self, other, *, alpha=1):
+    other = _operand(self, other)
+    return math.sub(self, other if alpha == 1 else math.mul(other, alpha))
+
+
+def _reduce_bool(fn):
+    def method(self, axis=None, keep_dims=False, *, dim=None, keepdim=None):
+        axis = dim if dim is not None else axis
+        keep = keepdim if keepdim is not None else keep_dims
+        return fn(self, axis, keep)
+
+    return method
+
+
+def _round(self, decimals=0):
+    if decimals == 0:
+        return math.round(self)
+    scale = 10.0**decimals
+    return math.div(math.round(math.mul(self, scale)), scale)
+
+
+def _index_select(self, axis=None, index=None, *, dim=None):
+    return array.index_select(self, dim if dim is not None else axis, index)
+
+
 METHODS = {
     # Python operators
     "__add__": math.add,
@@ -188,7 +223,7 @@ METHODS = {
     "triu": array.triu,
     "gather": lambda self, input_indices, axis, batch_dims=0: array.gather(self, input_indices, axis, batch_dims),
     "gather_elements": array.gather_elements,
-    "index_select": array.index_select,
+    "index_select": _index_select,
     "masked_fill": array.masked_fill,
     "masked_select": array.masked_select,
     "nonzero": array.nonzero,
@@ -203,8 +238,8 @@ METHODS = {
     "min": _min,
     "amax": math.amax,
     "amin": math.amin,
-    "all": lambda self, axis=None, keep_dims=False: math.all(self, axis, keep_dims),
-    "any": lambda self, axis=None, keep_dims=False: math.any(self, axis, keep_dims),
+    "all": _reduce_bool(math.all),
+    "any": _reduce_bool(math.any),
     "argmax": lambda self, axis=None, keepdims=False: math.argmax(self, axis, keepdims),
     "argmin": lambda self, axis=None, keepdims=False: math.argmin(self, axis, keepdims),
     "std": lambda self, axis=None, ddof=0, keepdims=False: math.std(self, axis, ddof, keepdims),
@@ -230,8 +265,9 @@ METHODS = {
     "sigmoid": _sigmoid,
     "div": math.div,
     "pow": math.pow,
-    "add": math.add,
-    "sub": math.sub,
+    "add": _add,
+    "sub": _sub,
+    "round": _round,
     "mul": math.mul,
     "maximum": math.maximum,
     "minimum": math.minimum,

@@ -370,3 +370,75 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
         out = top * (1 - fy) + bottom * fy
     mask = array.broadcast_to(array.expand_dims(inside, -1), out.shape)
     return array.select(mask, out, array.full_like(out, extrapolation_value))
+
+
+def _candidate_counts(true_classes, sampled, num_sampled, unique, prob):
+    """Expected counts of classes in a sample of `num_sampled` draws with per-draw probability `prob(class)`."""
+
+    def count(c):
+        p = prob(math.cast(c, mstype.float32))
+        if unique:
+            return math.neg(math.expm1(num_sampled * math.log1p(math.neg(p))))
+        return p * num_sampled
+
+    return count(true_classes), count(sampled)
+
+
+def _draw(num_sampled, range_max, unique, seed, log_uniform):
+    seed = seed or None
+    if unique:
+        keys = _random.uniform((range_max,), Tensor(0.0), Tensor(1.0), seed)
+        if log_uniform:  # Gumbel-top-k: sampling without replacement with weights P(k)
+            k = Tensor(np.arange(range_max, dtype=np.float32))
+            logp = math.log(math.log((k + 2) / (k + 1)))
+            keys = logp - math.log(math.neg(math.log(keys + 1e-20)) + 1e-20)
+        return math.topk(keys, num_sampled)[1]
+    u = _random.uniform((num_sampled,), Tensor(0.0), Tensor(1.0), seed)
+    if log_uniform:
+        k = math.floor(math.exp(u * float(np.log(range_max + 1)))) - 1
+        return math.cast(math.clamp(k, 0, range_max - 1), mstype.int64)
+    return math.cast(math.clamp(math.floor(u * range_max), 0, range_max - 1), mstype.int64)
+
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=0,
+                              remove_accidental_hits=False):  # fmt: skip
+    """Sample `num_sampled` classes uniformly from [0, range_max) (without repeats when `unique`).
+
+    Args:
+        true_classes (Tensor): (batch, num_true) int the target classes.
+        num_true, num_sampled, range_max (int): as named.
+        unique (bool): sample without replacement.
+        seed (int): a fixed seed (0: drawn from the global generator).
+        remove_accidental_hits (bool): not applied by Kiln (accepted for the signature).
+
+    Returns:
+        tuple (sampled_candidates (num_sampled,), true_expected_count (batch, num_true),
+        sampled_expected_count (num_sampled,)); the counts are float32.
+    """
+    if unique and num_sampled > range_max:
+        raise op_error("UniformCandidateSampler", f"'num_sampled' ({num_sampled}) must not exceed 'range_max' "
+                                                  f"({range_max}) when 'unique' is True.")  # fmt: skip
+    sampled = math.cast(_draw(num_sampled, range_max, unique, seed, False), true_classes.dtype)
+    p = float(1.0 / range_max)
+    true_c, sampled_c = _candidate_counts(true_classes, sampled, num_sampled, unique,
+                                          lambda c: array.full_like(c, p))  # fmt: skip
+    if unique:
+        true_c = array.full_like(true_c, num_sampled / range_max)
+        sampled_c = array.full_like(sampled_c, num_sampled / range_max)
+    return sampled, true_c, sampled_c
+
+
+def log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, unique=True, range_max=5, seed=0):
+    """Sample `num_sampled` classes from [0, range_max) with the log-uniform (Zipfian) distribution
+    P(k) = log((k + 2) / (k + 1)) / log(range_max + 1).
+
+    Returns:
+        tuple (sampled_candidates (num_sampled,) int64, true_expected_count, sampled_expected_count) (float32).
+    """
+    sampled = _draw(num_sampled, range_max, unique, seed, True)
+    norm = float(np.log(range_max + 1))
+    return (sampled, *_candidate_counts(true_classes, sampled, num_sampled, unique,
+                                        lambda c: math.log((c + 2) / (c + 1)) / norm))  # fmt: skip
+
+
+__all__ += ["uniform_candidate_sampler", "log_uniform_candidate_sampler"]

@@ -404,6 +404,36 @@ def _sparse_apply_adagrad(s, var, accum, grad, indices):
     return _rows_update(var, indices, var_rows), _rows_update(accum, indices, acc_rows)
 
 
+def _apply_adagrad_v2(s, var, accum, lr, grad):
+    accum_new = accum + math.square(grad) if s.update_slots else accum
+    return _assign(var, var - lr * grad / (math.sqrt(accum_new) + s.epsilon)), _assign(accum, accum_new)
+
+
+def _apply_proximal_adagrad(s, var, accum, lr, l1, l2, grad):
+    accum_new = accum + math.square(grad)
+    lr_t = lr / math.sqrt(accum_new)  # the adaptive rate also scales the proximal step
+    prox = var - lr_t * grad
+    var_new = math.sign(prox) / (1 + lr_t * l2) * math.maximum(math.abs(prox) - lr_t * l1, 0)
+    return _assign(var, var_new), _assign(accum, accum_new)
+
+
+def _sparse_apply_rms_prop(s, var, mean_square, moment, lr, grad, indices):
+    idx = array.expand_dims(indices, -1)
+    ms_rows = s.rho * array.gather_nd(mean_square, idx) + (1 - s.rho) * math.square(grad)
+    mom_rows = s.momentum * array.gather_nd(moment, idx) + lr * grad / math.sqrt(ms_rows + s.epsilon)
+    var_rows = array.gather_nd(var, idx) - mom_rows
+    return (_rows_update(var, indices, var_rows), _rows_update(mean_square, indices, ms_rows),
+            _rows_update(moment, indices, mom_rows))  # fmt: skip
+
+
+def _sparse_apply_adagrad_v2(s, var, accum, grad, indices):
+    idx = array.expand_dims(indices, -1)
+    acc_rows = array.gather_nd(accum, idx)
+    acc_rows = acc_rows + math.square(grad) if s.update_slots else acc_rows
+    var_rows = array.gather_nd(var, idx) - s.lr * grad / (math.sqrt(acc_rows) + s.epsilon)
+    return _rows_update(var, indices, var_rows), _rows_update(accum, indices, acc_rows)
+
+
 def _loop_value(v):
     return bool(v.asnumpy()) if isinstance(v, Tensor) else bool(v)
 
@@ -647,6 +677,18 @@ _TABLE += [
     ("AdamWeightDecay", {"use_locking": False}, _adam_weight_decay),
     ("SparseApplyAdagrad", {"lr": 0.01, "update_slots": True, "use_locking": False}, _sparse_apply_adagrad),
     (
+        "SparseApplyAdagradV2",
+        {"lr": 0.01, "epsilon": 1e-6, "use_locking": False, "update_slots": True},
+        _sparse_apply_adagrad_v2,
+    ),
+    ("ApplyAdagradV2", {"epsilon": 1e-6, "update_slots": True}, _apply_adagrad_v2),
+    ("ApplyProximalAdagrad", {"use_locking": False}, _apply_proximal_adagrad),
+    (
+        "SparseApplyRMSProp",
+        {"rho": 0.9, "momentum": 0.0, "epsilon": 1e-10, "use_locking": False},
+        _sparse_apply_rms_prop,
+    ),
+    (
         "TripletMarginLoss",
         {"p": 2, "swap": False, "eps": 1e-06, "reduction": "mean"},
         lambda s, a, pos, neg, margin: nn_ops.triplet_margin_loss(
@@ -748,6 +790,20 @@ _TABLE += [
         ),
     ),
     ("MoveTo", {}, lambda s, x, to="CPU", blocking=True: more_nn.move_to(x, to, blocking)),
+    (
+        "UniformCandidateSampler",
+        {"num_true": 1, "num_sampled": 1, "unique": True, "range_max": 1, "seed": 0, "remove_accidental_hits": False},
+        lambda s, true_classes: more_nn.uniform_candidate_sampler(
+            true_classes, s.num_true, s.num_sampled, s.unique, s.range_max, s.seed, s.remove_accidental_hits
+        ),
+    ),
+    (
+        "LogUniformCandidateSampler",
+        {"num_true": 1, "num_sampled": 5, "unique": True, "range_max": 5, "seed": 0},
+        lambda s, true_classes: more_nn.log_uniform_candidate_sampler(
+            true_classes, s.num_true, s.num_sampled, s.unique, s.range_max, s.seed
+        ),
+    ),
 ]
 
 

@@ -347,6 +347,11 @@ PROBES = {
     "T_itemset": _X + "y = x.copy()\ny.itemset((1, 2), 9.)\nout = y",
     "T_unsorted_segment_max": _X + "out = x.unsorted_segment_max(Tensor(np.array([0, 1, 0]), ms.int32), 2)",
     "T_top_k": _X + "out = x.top_k(2)",
+    "T_add_alpha": _X + "out = x.add(x, alpha=2)",
+    "T_add_list": _P + "out = p.add([[1., 2., 3.], [4., 5., 6.]])",
+    "T_sub_alpha": _X + "out = x.sub(1.5, alpha=2)",
+    "T_any_dim": _X + "out = (x > 4).any(dim=1, keepdim=True)",
+    "T_index_select_dim": _X + "out = x.index_select(dim=1, index=Tensor(np.array([0, 3]), ms.int32))",
     "T_reverse_sequence": _X + "out = x.reverse_sequence(Tensor(np.array([1, 2, 4])), 1)",
     # ---- second batch: sliding blocks, grids, resizing, STFT, diagonals, optimizer primitives
     "unfold": _R + "out = ops.unfold(r4, 2, 1, 1, 2)",
@@ -415,6 +420,16 @@ PROBES = {
     "AdamWeightDecay": _O
     + "ops.AdamWeightDecay()(v1, v2, v3, Tensor(0.01), Tensor(0.9), Tensor(0.99), Tensor(1e-8), Tensor(0.1), g)"
     "\nout = (v1.value(), v2.value(), v3.value())",
+    "UniformCandidateSampler_counts": "out = ops.UniformCandidateSampler(1, 3, False, 4)(Tensor(np.array([[1], [3], [2]]),"
+    " ms.int32))[1:]",
+    "UniformCandidateSampler_unique": "s_, t_, e_ = ops.UniformCandidateSampler(2, 3, True, 5)(Tensor(np.array([[1, 2], [3, 0]]),"
+    " ms.int64))\nout = (t_, e_, ops.cast(s_.dtype == ms.int64, ms.int32))",
+    "ApplyAdagradV2": _O + "out = ops.ApplyAdagradV2(1e-6)(v1, v2, Tensor(0.01), g)",
+    "ApplyProximalAdagrad": _O + "out = ops.ApplyProximalAdagrad()(v1, v2, Tensor(0.1), Tensor(0.05), Tensor(0.2), g)",
+    "SparseApplyRMSProp": _O + "out = ops.SparseApplyRMSProp(0.9, 0.8, 1e-6)(v1, v2, v3, Tensor(0.1), g,"
+    " Tensor(np.array([2, 0, 1]), ms.int32))",
+    "SparseApplyAdagradV2": _O
+    + "out = ops.SparseApplyAdagradV2(0.1, 1e-6)(v1, v2, g[:2], Tensor(np.array([2, 0]), ms.int32))",
     "SparseApplyAdagrad": _O + "out = ops.SparseApplyAdagrad(0.1)(v1, v2, g[:2], Tensor(np.array([2, 0]), ms.int32))",
 }
 
