@@ -100,21 +100,25 @@ def bench_guards(number: int, repeat: int) -> list[Row]:
     ast = ms.jit(tiny)
     byte = ms.jit(tiny, capture_mode="bytecode")
     byte(x, 1)
-    fc = runtime._BY_JIT[byte._cache]
-    seg = next(iter(fc.segments.values()))[0]
-    n_guards = len(seg.guards.items)
-    check = seg.check
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number * 20):
-            check()
-        best = min(best, (time.perf_counter() - t0) / (number * 20))
+    mlp = _models()()
+    fwd = ms.jit(mlp.construct, capture_mode="bytecode")
+    fwd(Tensor(np.ones((2, 256), np.float32)))
+    rows = []
+    for case, jf in (("guard check, tiny function", byte), ("guard check, MLP construct", fwd)):
+        seg = next(iter(runtime._BY_JIT[jf._cache].segments.values()))[0]
+        check = seg.check
+        best = float("inf")
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            for _ in range(number * 20):
+                check()
+            best = min(best, (time.perf_counter() - t0) / (number * 20))
+        rows.append(Row(f"{case} ({len(seg.guards.items)} guards)", "Kiln bytecode", best, None, "<= 20 us"))
     t = measure_interleaved(
         {"ast": lambda: ast(x, 1), "bytecode": lambda: byte(x, 1)}, number=number * 4, repeat=repeat
     )
     return [
-        Row(f"guard check ({n_guards} guards)", "Kiln bytecode", best, None, "<= 20 us"),
+        *rows,
         Row("tiny function, whole call", "Kiln AST graph", t["ast"]),
         Row("tiny function, whole call", "Kiln bytecode graph", t["bytecode"], "Kiln AST graph", "",
             f"+{(t['bytecode'] - t['ast']) * 1e6:.1f} us per call"),
