@@ -167,7 +167,7 @@ class JitFunction:
         self._bound: dict = {}
         functools.update_wrapper(self, fn)
 
-    def _compile_fn(self, template, leaves, params, cells):
+    def _compile_fn(self, template, leaves, params, cells, shapes=None):
         from kiln._compiler.analysis.interp import active  # noqa: PLC0415
         from kiln._compiler.build import build  # noqa: PLC0415
         from kiln._compiler.frontend.capture import frontend  # noqa: PLC0415
@@ -178,7 +178,7 @@ class JitFunction:
             return capture(active(), fn, list(a), k)
 
         lax = _syntax_level(self.options, self.jit_config)
-        return build(self._cache.name, body, template, leaves, params, cells, lax, graph_mode, fn)
+        return build(self._cache.name, body, template, leaves, params, cells, lax, graph_mode, fn, shapes)
 
     def _new_cache(self, name: str) -> C.JitCache:
         cache = C.JitCache(name)
@@ -253,6 +253,8 @@ def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
             return fn(*full, **kwargs)
         from kiln._compiler.frontend.bytecode import run_jit  # noqa: PLC0415
 
+        if jf.input_signature is not None:
+            _check_signature(jf.input_signature, args)
         return run_jit(jf, cache, obj, args, kwargs)
     if interp._ACTIVE:  # called from inside a graph: inline
         if jf.capture_mode == "trace" or not calls.is_user_function(fn):
@@ -266,6 +268,7 @@ def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
             return calls.call_user(ectx, fn, list(full), kwargs)
     if jf.input_signature is not None:
         _check_signature(jf.input_signature, args)
+        cache.set_dynamic(jf.input_signature)
     return cache.call(full, kwargs, jf._compile_fn)
 
 

@@ -111,3 +111,61 @@ def test_nothing_changes_while_compiling():
     assert calls == [1]
     g(t(2))
     assert calls == [1, 1]
+
+
+def redirect_inside(x):
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        y = x * 2
+        print("inside", y.sum())
+    print("captured", buf.getvalue().strip())
+    return y
+
+
+def break_in_try(x, key):
+    try:
+        v = float(x.sum().asnumpy())
+        w = {"a": 1.0}[key]
+    except KeyError:
+        v, w = -1.0, 0.0
+    return x * v + w
+
+
+def inplace_arg(x):
+    x[0] = 5.0
+    return x * 2
+
+
+def test_with_try_and_inplace_like_python():
+    check(redirect_inside, (t(3),), (t(3),))
+    check(break_in_try, (t(3), "a"), (t(3), "b"), (t(3), "a"))
+    a, b = t(3), t(3)
+    inplace_arg(a)
+    f = ms.jit(inplace_arg, capture_mode="bytecode")
+    f(b)
+    np.testing.assert_allclose(a.asnumpy(), b.asnumpy())  # the caller's Tensor is updated as in PyNative
+
+
+class Acc(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="w")
+
+    def construct(self, v):
+        ops.assign_add(self.w, v)
+        print("w now", self.w)
+        return self.w * 1
+
+
+def test_parameter_state_each_call(capsys):
+    a = Acc()
+    f = ms.jit(a.construct, capture_mode="bytecode")
+    v = ms.Tensor(np.ones(2, np.float32))
+    f(v)
+    out = f(v)
+    np.testing.assert_allclose(out.asnumpy(), [2.0, 2.0])
+    np.testing.assert_allclose(a.w.asnumpy(), [2.0, 2.0])
+    assert capsys.readouterr().out.splitlines()[-1] == "w now [2. 2.]"
