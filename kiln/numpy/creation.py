@@ -88,6 +88,7 @@ def arange(start, stop=None, step=None, dtype=None) -> Tensor:
         start, stop = 0, start
     if step is None:
         step = 1
+    # A Tensor bound decides the length, so its value is read on the host (PyNative only), as ops.arange does.
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, stop, step)]
     if step == 0:
         raise ValueError("kiln.numpy.arange: 'step' must not be 0.")
