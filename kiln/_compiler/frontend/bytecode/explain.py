@@ -75,5 +75,5 @@ def all_explanations() -> list[Explanation]:
     """Every bytecode-captured function that has run in this process."""
     out = []
     for fc in list(runtime._BY_JIT.values()) + list(runtime._BY_CODE.values()):
-        out.append(Explanation(fc, None))
+        out.append(Explanation(fc, fc.fn))
     return out

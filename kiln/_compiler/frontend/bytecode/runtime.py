@@ -91,6 +91,7 @@ class FunctionCache:
         self.warned = False
         self.fullgraph = False
         self.checked = False
+        self.fn = None
 
 
 _BY_CODE: dict = {}
@@ -127,6 +128,7 @@ def call(fc: FunctionCache, fn, args: list, kwargs: dict):
     graphs = steps = 0
     if not fc.checked:
         fc.checked = True
+        fc.fn = fn
         why = Code.of(fn.__code__).unsupported()
         if why is not None:
             fc.eager_pcs[0] = why
@@ -270,7 +272,7 @@ def _compile(fc, fn, entry, key, sig, leaves, tmpls, paths, refs, reason):
             )
         return None
     if n_here or fc.compiles:
-        if reason not in ("first call",):
+        if not reason.startswith("first"):
             fc.recompiles.append((_line(fn, pc), reason))
             breaks.report_recompile(fc.name, f"line {_line(fn, pc)}: {reason}")
     t0 = time.perf_counter()
