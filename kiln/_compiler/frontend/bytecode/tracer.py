@@ -419,6 +419,12 @@ class SymbolicRun(Run):
         for a in (*args, *kwargs.values()):
             if type(a) in (list, dict, set):
                 self.read_container(a)
+        if isinstance(fn, type) and fn.__module__ != "builtins" and not C.has_tensor((*args, *kwargs.values())):
+            # An object built inside the capture (a Cell: its Parameters are constants of this graph).
+            from kiln._compiler.analysis import calls as ast_calls  # noqa: PLC0415
+            from kiln._compiler.analysis.interp import active  # noqa: PLC0415
+
+            return self.fresh_obj(ast_calls._construct(active(), fn, args, kwargs))
         out = fn(*args, **kwargs)
         if type(out) in (list, dict, set) and (fn in C.FRESH_RESULT or C._kiln(fn)):
             self.fresh_obj(out)
