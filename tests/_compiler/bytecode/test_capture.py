@@ -269,3 +269,12 @@ def test_redirected_print_and_order():
             f(Tensor(np.ones(2, np.float32)))
         assert buf.getvalue().splitlines()[0] == "a"
         assert buf.getvalue().startswith("a\nb ")
+
+
+def builds_cell(x):
+    dense = nn.Dense(3, 2, weight_init="ones", bias_init="zeros")
+    return dense(x) * 2
+
+
+def test_cell_built_inside():
+    check(builds_cell, (t(4, 3),), (t(4, 3, seed=1),))
