@@ -26,6 +26,7 @@ from kiln._compiler.passes import tensor as tensor_passes
 from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import checks_enabled
+from kiln._core.prims.control import RaisedInGraph, raise_p
 from kiln._core.tensor import Tensor
 from kiln._pynative.nested import flatten, unflatten
 
@@ -35,7 +36,7 @@ class Executable:
 
     __slots__ = (
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
-        "front_s", "trace_s", "graph", "checked",
+        "front_s", "trace_s", "graph", "checked", "shapes_seen",
     )  # fmt: skip
 
     def __call__(self, leaves: list):
@@ -81,8 +82,11 @@ def _describe_out(v, leaves: list):
     return flatten(v, leaves)
 
 
-def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, mode_setter, fn=None):
-    """Run the frontend on symbolic inputs; returns (graph, trace, ctx, output description)."""
+def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, mode_setter, fn=None, shapes=None):
+    """Run the frontend on symbolic inputs; returns (graph, trace, ctx, output description).
+
+    `shapes` (one per leaf) replaces the leaves' shapes, e.g. with symbolic dimensions (`Cell.set_inputs`).
+    """
     ctx = Context(lax=lax, tracing=True)
     if fn is not None:
         cells = [*cells, *prescan(fn)[0]]
@@ -92,11 +96,15 @@ def trace_program(name: str, body, template, leaves: list, cells: list, lax: boo
     trace.frontend = ctx
     trace.const_ids = ctx.const_params
     ctx.trace = trace
-    ctx.example_leaves = leaves
-    in_vars = [trace.new_input(x.shape, x.dtype) for x in leaves]
+    ctx.example_leaves = leaves if shapes is None else None
+    shapes = shapes or [x.shape for x in leaves]
+    in_vars = [trace.new_input(shape, x.dtype) for x, shape in zip(leaves, shapes, strict=True)]
     with G.recording(trace), ctx, mode_setter():
         args, kwargs = rebuild(template, iter(in_vars))
-        out = body(*args, **kwargs)
+        try:
+            out = body(*args, **kwargs)
+        except RaisedInGraph:  # every path raises at run time: the graph's Raise equations say which
+            out = None
         out_leaves: list = []
         desc = _describe_out(out, out_leaves)
     written = trace.written()
@@ -104,7 +112,18 @@ def trace_program(name: str, body, template, leaves: list, cells: list, lax: boo
     return graph, trace, ctx, (desc, len(out_leaves), written)
 
 
-def build(name: str, body, template, leaves: list, param_args: list, cells: list, lax: bool, mode_setter, fn=None):
+def build(
+    name: str,
+    body,
+    template,
+    leaves: list,
+    param_args: list,
+    cells: list,
+    lax: bool,
+    mode_setter,
+    fn=None,
+    shapes=None,
+):
     """Record `body` as a Kiln graph on symbolic inputs, optimise it and compile it.
 
     Args:
@@ -117,9 +136,13 @@ def build(name: str, body, template, leaves: list, param_args: list, cells: list
         lax: LAX syntax level.
         mode_setter: context manager forcing GRAPH_MODE while tracing.
         fn: the user's function (its globals are scanned for Cells to guard).
+        shapes: input shapes with symbolic dimensions (`Cell.set_inputs` with None): the program is recorded
+            once and exported shape-polymorphic; XLA compiles it for each concrete shape it is called with.
     """
     t0 = time.perf_counter()
-    graph, trace, ctx, (desc, n_out, written) = trace_program(name, body, template, leaves, cells, lax, mode_setter, fn)
+    graph, trace, ctx, (desc, n_out, written) = trace_program(
+        name, body, template, leaves, cells, lax, mode_setter, fn, shapes
+    )
     front_s = time.perf_counter() - t0
     stages = [("record", str(graph))] if dump.level() > 0 else []
     for pass_name, changes in _run_passes(graph):
@@ -130,7 +153,7 @@ def build(name: str, body, template, leaves: list, param_args: list, cells: list
     state_objs = [trace.state_objs[k] for k in state_keys]
     donated = tuple(i for i, k in enumerate(state_keys) if k in written and k is not G.RNG)
 
-    checked = has_checks(graph) and checks_enabled()
+    checked = has_checks(graph) and (checks_enabled() or has_checks(graph, raise_p))  # a user's raise always runs
     state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]
 
     def fun(*arrays):
@@ -150,6 +173,10 @@ def build(name: str, body, template, leaves: list, param_args: list, cells: list
     if _distributed.spmd_needed(graph):
         # Collectives between ranks: one program over every rank's devices, per-rank inputs and outputs.
         donated, exe = (), _distributed.spmd_jit(fun)
+    elif shapes is not None:
+        specs = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
+        exported = B.jax.export.export(B.jax.jit(fun))(*specs)
+        exe = B.jax.jit(exported.call, donate_argnums=tuple(n_leaves + i for i in donated))
     else:
         exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
     ex = Executable()

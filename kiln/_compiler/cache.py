@@ -18,10 +18,11 @@ import warnings
 import weakref
 
 from kiln import _backend as B
-from kiln._compiler.analysis.values import MISSING, is_cell
+from kiln._compiler.analysis.values import FIRST_UNROLL, MISSING, UNROLL, RecursionCut, is_cell
 from kiln._compiler.errors import user_stacklevel
 from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Tensor
+from kiln.context import _context
 
 _LOG = "compiles" in os.environ.get("KILN_LOG", "")
 STATS = {"compiles": 0}  # every compile of every cache (tests count recompiles with it)
@@ -139,6 +140,19 @@ def _rebuild(t, it):
     return dict(zip(t[1], (_rebuild(x, it) for x in t[2]), strict=True))
 
 
+_STATIC = object()  # "use the per-shape programs" (JitCache._call_dynamic)
+
+
+_SYMBOLS: list = []
+
+
+def _symbol(axis: int):
+    """The symbolic size of a dynamic dimension at `axis` (shared by the arguments of one call; one scope)."""
+    if not _SYMBOLS:
+        _SYMBOLS.extend(B.jax.export.symbolic_shape(", ".join(f"d{i}" for i in range(16))))
+    return _SYMBOLS[axis]
+
+
 def check_guards(guards) -> str | None:
     """None when every guard holds, else a description of the first that fails."""
     for kind, container, key, value, snap in guards:
@@ -194,7 +208,7 @@ class JitCache:
     """Executables of one function (or one Cell), by input signature, least recently used first."""
 
     __slots__ = ("name", "entries", "compiles", "last_reason", "extra_key", "compile_once", "size", "warned",
-                 "__weakref__")  # fmt: skip
+                 "dynamic", "dynamic_off", "__weakref__")  # fmt: skip
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -205,9 +219,24 @@ class JitCache:
         self.compile_once = False  # jit(compile_once=True): guards on globals/closures are not checked
         self.size = 0  # executables held
         self.warned = False
+        self.dynamic = None  # per positional Tensor argument: (shape with None for any size, dtype), from set_inputs
+        self.dynamic_off = ""  # why the dynamic-shape program could not be built (then: one per shape)
 
     def call(self, args: tuple, kwargs: dict, compile_fn):
         """Run the cached executable for these inputs, compiling it first when needed."""
+        if not kwargs and not self.extra_key and _CHECKS["on"]:
+            # The common case first: Tensors only, a cached executable (the key is the one built below).
+            arrays = [a._data for a in args if type(a) is Tensor]
+            if len(arrays) == len(args):
+                key = tuple((d.shape, d.dtype) for d in arrays)
+                bucket = self.entries.get(key)
+                if bucket and (self.compile_once or check_guards(bucket[0].guards) is None):
+                    if len(self.entries) > 1:
+                        self.entries[key] = self.entries.pop(key)
+                    try:
+                        return bucket[0](arrays)
+                    except RecursionCut:
+                        pass  # compiled again, deeper, below
         leaves: list = []
         sig: list = []
         params: list = []
@@ -220,18 +249,115 @@ class JitCache:
             key = (key, self.extra_key)
         if not _CHECKS["on"]:  # graphs compiled with value checks are not reused without them
             key = (key, "unchecked")
+        if self.dynamic is not None and not self.dynamic_off and not kwargs:
+            dynamic = self._dynamic_shapes(args, leaves, sig)
+            if dynamic is not None:
+                out = self._call_dynamic(dynamic, (args_t, kw_t), leaves, params, cells, refs, compile_fn)
+                if out is not _STATIC:
+                    return out
         bucket = self.entries.get(key)
         reason = "first call" if not self.entries else "new input signature"
+        ex = None
         if bucket is not None:
-            for ex in bucket:
-                failed = None if self.compile_once else check_guards(ex.guards)
+            for cached in bucket:
+                failed = None if self.compile_once else check_guards(cached.guards)
                 if failed is None:
                     if len(self.entries) > 1:  # most recently used last: eviction takes the first
                         self.entries[key] = self.entries.pop(key)
-                    return ex(leaves)
+                    ex = cached
+                    break
                 reason = failed
-        ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+        if ex is None:
+            ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+        while True:
+            try:
+                return ex(leaves)
+            except RecursionCut as cut:  # nothing was written back: compile the recursion deeper, run again
+                self._deepen(cut)
+                self.entries[key].remove(ex)
+                reason = "a recursion on Tensor values went deeper than compiled"
+                ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+
+    def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn):
+        shapes, key = dynamic
+        bucket = self.entries.get(key)
+        ex = bucket[0] if bucket and (self.compile_once or check_guards(bucket[0].guards) is None) else None
+        if ex is None:
+            try:
+                t0 = time.perf_counter()
+                ex = compile_fn(template, leaves, params, cells, shapes=shapes)
+            except Exception as err:  # noqa: BLE001  (the program needs concrete sizes: one program per shape)
+                self.dynamic_off = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+                if log_enabled():
+                    sys.stderr.write(f"[kiln] '{self.name}': set_inputs with None sizes falls back to one program "
+                                     f"per shape ({self.dynamic_off})\n")  # fmt: skip
+                return _STATIC
+            ex.refs = refs
+            ex.shapes_seen = set()
+            self.compiles += 1
+            STATS["compiles"] += 1
+            self.last_reason = "dynamic input signature"
+            self.entries[key] = [ex]
+            self.size = sum(len(b) for b in self.entries.values())
+            _LIVE.add(self)
+            self._bound()
+            if log_enabled():
+                sys.stderr.write(
+                    f"[kiln] recorded '{self.name}' once for input shapes {[list(map(str, s)) for s in shapes]} "
+                    f"in {1000 * (time.perf_counter() - t0):.1f} ms\n"
+                )
+        concrete = tuple(tuple(x.shape) for x in leaves)
+        if concrete not in ex.shapes_seen:
+            ex.shapes_seen.add(concrete)
+            if log_enabled():
+                sys.stderr.write(f"[kiln] '{self.name}': XLA compiles the recorded program for shapes {concrete}\n")
         return ex(leaves)
+
+    def set_dynamic(self, signature) -> None:
+        """Declared input shapes (`Cell.set_inputs`, `jit(input_signature=...)`): with None sizes, one
+        program serves every size (recorded once, compiled by XLA per concrete shape)."""
+        sig = signature if isinstance(signature, (tuple, list)) else (signature,)
+        specs = tuple((tuple(s.shape), s.dtype) if hasattr(s, "shape") and hasattr(s, "dtype") else None for s in sig)
+        if any(spec is not None and any(d in (None, -1) for d in spec[0]) for spec in specs):
+            self.dynamic = specs
+        else:
+            self.dynamic = None
+
+    def _dynamic_shapes(self, args: tuple, leaves: list, sig: list):
+        """(symbolic input shapes, key) when these arguments fit the declared dynamic signature, else None.
+
+        A dimension declared None gets the symbol `d<axis>`: the same symbol at the same axis of every
+        argument (a shared batch size); a call where those sizes differ uses the per-shape programs."""
+        tensors = [a for a in args if isinstance(a, Tensor) and not isinstance(a, Parameter)]
+        if len(tensors) != len(leaves) or len(tensors) != len(self.dynamic):
+            return None
+        shapes, key, sizes = [], [], {}
+        for t, spec in zip(tensors, self.dynamic, strict=True):
+            if spec is None or len(spec[0]) != t.ndim or spec[1] != t.dtype:
+                return None
+            shape = []
+            for axis, (want, got) in enumerate(zip(spec[0], t.shape, strict=True)):
+                if want in (None, -1):
+                    if sizes.setdefault(axis, got) != got:
+                        return None
+                    shape.append(_symbol(axis))
+                else:
+                    shape.append(got)
+            shapes.append(tuple(shape))
+            key.append((spec[0], t._data.dtype))
+        other = tuple(e for e in sig if not (type(e) is tuple and len(e) == 2 and type(e[0]) is tuple))
+        return shapes, ("dynamic", tuple(key), other)
+
+    @staticmethod
+    def _deepen(cut: RecursionCut) -> None:
+        limit = int(_context.get("max_call_depth") or 1000)
+        depth = 2 * UNROLL.get(cut.graph, FIRST_UNROLL)
+        if depth > limit:
+            raise RecursionError(
+                f"{cut}, and compiling {depth} calls deep would pass max_call_depth={limit}: raise it with "
+                f"set_context(max_call_depth=...) if the recursion does end, or write it as a while loop."
+            ) from None
+        UNROLL[cut.graph] = depth
 
     def _compile(self, key, template, leaves, params, cells, refs, compile_fn, reason):
         t0 = time.perf_counter()

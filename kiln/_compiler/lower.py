@@ -22,6 +22,7 @@ import numpy as np
 from kiln import _backend as B
 from kiln._compiler.errors import where
 from kiln._core.graph import Graph, Var
+from kiln._core.prims.control import raise_p, raised
 
 jax, jnp, lax = B.jax, B.jnp, B.lax
 
@@ -88,18 +89,21 @@ def fold_checks(checks: list, first=None):
 def check_error(code: int, detail) -> Exception:
     """The user-facing error of a failed check: the op's message and the line that applied it."""
     prim, kw, loc, n = CHECK_SITES[code]
-    err = prim.bounds.error(prim.name, np.asarray(detail)[:n], kw)
+    err = raised(kw["site"]) if prim is raise_p else prim.bounds.error(prim.name, np.asarray(detail)[:n], kw)
     if loc is not None and getattr(loc, "line", None):
-        err = type(err)(f"{err}\n\nThe failing expression (graph mode):\n{where(loc)}")
+        try:
+            err = type(err)(f"{err}\n\nThe failing expression (graph mode):\n{where(loc)}")
+        except Exception:  # noqa: BLE001  (a user exception class with its own constructor: as raised)
+            pass
     return err
 
 
-def has_checks(graph: Graph) -> bool:
-    """True when some equation (nested graphs included) declares a value check."""
+def has_checks(graph: Graph, only=None) -> bool:
+    """True when some equation (nested graphs included) declares a value check (of primitive `only`)."""
     for e in graph.eqns:
-        if type(e.prim) is not str and e.prim.bounds is not None:
+        if type(e.prim) is not str and e.prim.bounds is not None and (only is None or e.prim is only):
             return True
-        if any(has_checks(g) for g in e.subgraphs()):
+        if any(has_checks(g, only) for g in e.subgraphs()):
             return True
     return False
 
@@ -327,7 +331,16 @@ def _grad(e, ins, checks):
 @_rule("remat")
 def _remat(e, ins, checks):
     graph = e.params["graph"]
-    return list(jax.checkpoint(lambda *xs: tuple(eval_graph(graph, xs)))(*ins))
+
+    def body(*xs):
+        inner: list | None = None if checks is None else []
+        outs = tuple(eval_graph(graph, xs, inner))
+        return outs, None if inner is None else fold_checks(inner)
+
+    outs, err = jax.checkpoint(body)(*ins)
+    if err is not None:
+        checks.append(err)
+    return list(outs)
 
 
 @_rule("custom_vjp")
@@ -339,14 +352,17 @@ def _custom_vjp(e, ins, checks):
 
     @jax.custom_vjp
     def f(inputs, fcaps, bcaps):
-        return tuple(eval_graph(fwd_g, (*inputs, *fcaps)))
+        inner: list | None = None if checks is None else []
+        outs = tuple(eval_graph(fwd_g, (*inputs, *fcaps), inner))
+        return outs, None if inner is None else fold_checks(inner)  # the checks' (code, detail) ride along
 
     def fwd(inputs, fcaps, bcaps):
         out = f(inputs, fcaps, bcaps)
-        return out, (inputs, out, bcaps)
+        return out, (inputs, out[0], bcaps)
 
     def bwd(res, ct):
         inputs, out, bcaps = res
+        ct = ct[0]
         grads = eval_graph(bprop_g, (*inputs, *out, *ct, *bcaps))
         g_in = tuple(
             jnp.asarray(gr, x.dtype).reshape(x.shape) if _inexact(x) else None
@@ -355,7 +371,10 @@ def _custom_vjp(e, ins, checks):
         return g_in, tuple(None for _ in fcaps), tuple(None for _ in bcaps)
 
     f.defvjp(fwd, bwd)
-    return list(f(inputs, fcaps, bcaps))
+    outs, err = f(inputs, fcaps, bcaps)
+    if err is not None:
+        checks.append(err)
+    return list(outs)
 
 
 __all__ = ["CHECK_SITES", "RULES", "check_error", "differentiable_while", "eval_graph", "fold_checks", "has_checks"]

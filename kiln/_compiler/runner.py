@@ -43,13 +43,14 @@ def run_cell(cell, args: tuple, kwargs: dict):
     signature = d.get("_input_signature")
     if signature:
         api._check_signature(signature, args)
+        cache.set_dynamic(signature)
     try:
-        return cache.call((cell, *args), kwargs or {}, lambda *parts: _compile(cache, cell, *parts))
+        return cache.call((cell, *args), kwargs or {}, lambda *parts, **kw: _compile(cache, cell, *parts, **kw))
     except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
         raise for_user(err) from None
 
 
-def _compile(cache, cell, template, leaves, params, cells):
+def _compile(cache, cell, template, leaves, params, cells, shapes=None):
     from kiln._compiler.build import build  # noqa: PLC0415
 
     calls, interp, api = _mods["calls"], _mods["interp"], _mods["api"]
@@ -58,4 +59,4 @@ def _compile(cache, cell, template, leaves, params, cells):
         return calls.call_cell(interp.active(), c, list(a), k)
 
     lax = api._syntax_level({}, None, cell)
-    return build(cache.name, body, template, leaves, params, cells, lax, api.graph_mode)
+    return build(cache.name, body, template, leaves, params, cells, lax, api.graph_mode, shapes=shapes)

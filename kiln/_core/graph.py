@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from kiln import _backend as B
+
 _ids = itertools.count()
 
 
@@ -253,6 +255,11 @@ def recording(trace: Trace | None):
 
 def is_symbolic(data) -> bool:
     return type(data) is Var
+
+
+def is_symbolic_size(size) -> bool:
+    """A dimension size known only when the graph runs (a None size of `Cell.set_inputs`)."""
+    return not isinstance(size, int) and B.jax.export.is_symbolic_dim(size)
 
 
 # -- abstract evaluation ------------------------------------------------------------------------

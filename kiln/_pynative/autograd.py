@@ -173,6 +173,12 @@ def run_with_grad(
             )
     if any(not tape.is_differentiable(args[p]) for p in positions):
         return _grad_of_integers(fn, args, positions, weights, has_aux=has_aux, sens=sens, kwargs=kwargs)
+    if G.current() is None and any(not w.requires_grad for w in weights):
+        # MindSpore's PyNative gives a frozen Parameter asked for zeros (its graph mode differentiates it anyway)
+        live = [w for w in weights if w.requires_grad]
+        out, in_grads, w_grads = run_with_grad(fn, args, positions, live, has_aux=has_aux, sens=sens, kwargs=kwargs)
+        it = iter(w_grads)
+        return out, in_grads, tuple(next(it) if w.requires_grad else _zeros_like(w) for w in weights)
     trace = G.current()
     if trace is not None:
         return _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs)

@@ -13,6 +13,7 @@ import copy
 from collections.abc import Callable
 
 from kiln._core import graph as G
+from kiln._core.prims.control import RaisedInGraph
 from kiln._core.tensor import Tensor
 
 
@@ -109,7 +110,13 @@ def record(trace: G.Trace, name: str, fn: Callable, args: list, positions, state
         sub.state_in[id(p)] = sub.state[id(p)] = x
         sub.state_objs[id(p)] = p
     with G.recording(sub):
-        result = fn(*call_args)
+        try:
+            result = fn(*call_args)
+        except RaisedInGraph:
+            raise RuntimeError(
+                f"graph mode cannot record '{name}' of a function that raises on every path (under Tensor "
+                f"conditions): give it a path that returns."
+            ) from None
         leaves: list = []
         template = flatten(result, leaves)
     seeded = {id(p) for p in state}

@@ -53,7 +53,7 @@ def as_shape(op: str, shape) -> tuple[int, ...]:
         return tuple(int(s) for s in shape.asnumpy().reshape(-1))
     if not isinstance(shape, Sequence):
         raise op_error(op, f"'shape' must be a tuple or list of ints, but got {type(shape).__name__}.", TypeError)
-    return tuple(int(s) for s in shape)
+    return tuple(s if G.is_symbolic_size(s) else int(s) for s in shape)
 
 
 def make_unary(prim_name: str, public_name: str):

@@ -135,8 +135,34 @@ def exit_returns_tuple(x):
     return x * 2, i * 10
 
 
+def while_true_break(x):
+    while True:
+        x = x * 2
+        if x.sum() > 10:
+            break
+    return x
+
+
+def while_true_return(x, y):
+    while True:
+        if x.sum() > 20:
+            return x + y
+        x = x + y
+
+
+def static_loop_with_tensor_break(x):
+    for _ in range(6):
+        x = x * 2
+        if x.sum() > 10:
+            break
+    return x
+
+
 X = [1.0, 2.0]
 CASES = [
+    (while_true_break, [(_t(X),), (_t([20.0, 1.0]),), (_t([0.01, 0.02]),)], 0),
+    (while_true_return, [(_t(X), _t([1.0, 1.0])), (_t([30.0, 0.0]), _t([2.0, 3.0]))], 1),
+    (static_loop_with_tensor_break, [(_t(X),), (_t([0.001, 0.0]),)], 0),
     (nested_return, [(_t(1.0), _t(1.0), _t(X)), (_t(1.0), _t(-1.0), _t(X)), (_t(-1.0), _t(1.0), _t(X))], 2),
     (break_in_while, [(_t(X), _i(5)), (_t(X), _i(1)), (_t([20.0, 1.0]), _i(3))], 0),
     (return_in_while, [(_t(X),), (_t([-100.0, 2.0]),)], 0),
@@ -166,7 +192,11 @@ def test_values_match_pynative(fn, inputs, grad_at):
             np.testing.assert_allclose(g, e, rtol=1e-6)
 
 
-@pytest.mark.parametrize(("fn", "inputs", "grad_at"), [c for c in CASES if c[2] is not None], ids=IDS[:-1])
+@pytest.mark.parametrize(
+    ("fn", "inputs", "grad_at"),
+    [c for c in CASES if c[2] is not None],
+    ids=[c[0].__name__ for c in CASES if c[2] is not None],
+)
 def test_gradients_match_pynative(fn, inputs, grad_at):
     def loss(*args):
         return fn(*args).sum()
@@ -221,3 +251,24 @@ def test_parameter_writes_before_an_exit():
     graph = EarlyExitNet()
     np.testing.assert_allclose(graph(x).asnumpy(), expected)
     np.testing.assert_allclose(graph.count.asnumpy(), eager.count.asnumpy())
+
+
+class LoopAtTheEnd(nn.Cell):
+    """A construct that ends with a loop and no return: the loop still runs (its writes are the result)."""
+
+    def __init__(self):
+        super().__init__()
+        self.total = Parameter(Tensor(np.zeros(2), ms.float32), name="total", requires_grad=False)
+
+    def construct(self, x):
+        i = 0
+        while i < 3:
+            self.total += x
+            i += 1
+
+
+def test_a_function_ending_in_a_loop_runs_the_loop():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = LoopAtTheEnd()
+    assert net(_t([1.0, 2.0])) is None
+    np.testing.assert_allclose(net.total.asnumpy(), [3.0, 6.0])

@@ -350,3 +350,25 @@ def test_custom_bprop_inside_a_larger_graph():
     # chain: d/dx sin(u) with du/dv := 10 (user rule), v = 3x
     u = (3 * X) ** 2
     np.testing.assert_allclose(_np(kiln.grad(fn)(x)), np.cos(u) * 10 * 3, rtol=1e-5)
+
+
+class _PartlyFrozen(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p1 = Parameter(Tensor(np.array([2.0], np.float32)), name="p1")
+        self.p2 = Parameter(Tensor(np.array([3.0], np.float32)), name="p2")
+        self.p1.requires_grad = False
+
+    def construct(self, x):
+        return self.p1 * x * self.p2
+
+
+def test_frozen_parameter_asked_for_gets_zeros_in_pynative_and_its_gradient_in_graph_mode():
+    # MindSpore 2.10: PyNative returns zeros for a Parameter with requires_grad=False; graph mode differentiates it.
+    x = Tensor([5.0])
+    net = _PartlyFrozen()
+    grads = ops.GradOperation(get_by_list=True)(net, [net.p1, net.p2])(x)
+    np.testing.assert_allclose([g.asnumpy()[0] for g in grads], [0.0, 10.0])
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+    grads = ops.GradOperation(get_by_list=True)(net, [net.p1, net.p2])(x)
+    np.testing.assert_allclose([g.asnumpy()[0] for g in grads], [15.0, 10.0])

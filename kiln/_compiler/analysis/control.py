@@ -6,6 +6,12 @@ results and their Parameter/random-key writes are the cond's outputs (they must
 agree in type and shape). A Tensor-valued loop records its condition and body
 as graphs over the loop-carried values and emits one `while` equation, which
 lowering makes reverse-differentiable.
+
+Branches may leave differently (`return` in one, fall-through in the other;
+`break`/`continue`/`return` in a loop body): they join into an exit index plus
+every exit's payload (`Exits`), continued under a `cond` on the index. A `raise`
+under a Tensor condition is recorded as a Raise equation in its branch, and the
+branch stands in for the other one's result.
 """
 
 from __future__ import annotations
@@ -13,13 +19,15 @@ from __future__ import annotations
 import numpy as np
 
 from kiln._compiler.analysis import values as V
-from kiln._compiler.analysis.values import Exits, Frame, Goto, Return, TensorRange
+from kiln._compiler.analysis.values import Exits, Frame, Goto, Raises, Return, TensorRange
 from kiln._compiler.errors import GraphCompileError
 from kiln._compiler.frontend.parser import UNDEF
+from kiln._compiler.ir.node import Const
 from kiln._core import dtype as mstype
 from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
+from kiln._core.prims.control import RaisedInGraph
 from kiln._core.tensor import Tensor
 from kiln._pynative.nested import flatten, unflatten
 
@@ -55,14 +63,25 @@ def branch(ctx, frame: Frame, node):
     cond = ctx.value_of(frame, node.inputs[1])
     tg, fg = node.inputs[2].value, node.inputs[3].value
     static = static_bool(cond)
+    meta = node.meta or {}
+    if static and meta.get("loop") and type(node.inputs[1]) is Const and _continued_under_tensor(ctx, frame, node):
+        # `while True:` left by a break/return under a Tensor condition: its first iteration was unrolled,
+        # the rest compiles to one Tensor loop (unrolling would never end).
+        return tensor_loop(ctx, frame, node, Tensor(True))
     if static is not None:
         target = tg if static else fg
         return Frame(target, ctx.find(frame, target.parent), frame.ns)
     pred = as_predicate(cond)
-    meta = node.meta or {}
     if meta.get("loop"):
         return tensor_loop(ctx, frame, node, pred)
     return tensor_if(ctx, frame, node, pred)
+
+
+def _continued_under_tensor(ctx, frame: Frame, node) -> bool:
+    """Is this loop header reached again from a continuation under a Tensor condition (deeper regions)?"""
+    key = (node, id(frame.parent))
+    first = ctx.loop_entries.setdefault(key, ctx.region_depth)
+    return ctx.region_depth > first
 
 
 # -- nested graphs -----------------------------------------------------------------------------
@@ -187,6 +206,8 @@ def _branch(ctx, graph, frame):
     ctx.region_depth += 1
     try:
         return ctx.run(Frame(graph, frame, frame.ns), region=graph)
+    except RaisedInGraph as r:
+        return Raises(r.exc, r.loc)
     finally:
         ctx.region_depth -= 1
 
@@ -206,7 +227,9 @@ def tensor_if(ctx, frame: Frame, node, pred: Tensor):
 
 
 def _exit_key(out):
-    return ("return",) if isinstance(out, Return) else (out.target, id(out.parent))
+    if isinstance(out, Goto):
+        return (out.target, id(out.parent))
+    return ("return",) if isinstance(out, Return) else ("raise", id(out))
 
 
 def _exits(outcome) -> tuple:
@@ -217,11 +240,15 @@ def _exits(outcome) -> tuple:
 
 
 def _payload(out):
-    return out.value if isinstance(out, Return) else list(out.args)
+    if isinstance(out, Goto):
+        return list(out.args)
+    return out.value if isinstance(out, Return) else None
 
 
 def _with_payload(out, payload):
-    return Return(payload) if isinstance(out, Return) else Goto(out.target, out.parent, list(payload))
+    if isinstance(out, Goto):
+        return Goto(out.target, out.parent, list(payload))
+    return Return(payload) if isinstance(out, Return) else out
 
 
 def _zeros(shape, dtype) -> Tensor:
@@ -256,7 +283,18 @@ def _index_map(which: Tensor | None, table: list) -> Tensor:
 
 
 def join_outcomes(pred: Tensor, s1: G.Trace, s2: G.Trace, o1, o2, where):
-    """Join the outcomes of two recorded branches into one outcome of the current graph."""
+    """Join the outcomes of two recorded branches into one outcome of the current graph.
+
+    A branch that raised (its Raise equation is recorded) stands in for the other's outcome with
+    placeholders; when both raised, so does the whole `if`.
+    """
+    if isinstance(o1, Raises) and isinstance(o2, Raises):
+        emit_cond(pred, s1, s2, None, None, where)
+        return o1
+    if isinstance(o1, Raises):
+        o1 = _stand_in(s1, o2)
+    elif isinstance(o2, Raises):
+        o2 = _stand_in(s2, o1)
     if isinstance(o1, Goto) and isinstance(o2, Goto) and _exit_key(o1) == _exit_key(o2):
         return Goto(o1.target, o1.parent, emit_cond(pred, s1, s2, list(o1.args), list(o2.args), where))
     if isinstance(o1, Return) and isinstance(o2, Return):
@@ -279,6 +317,15 @@ def join_outcomes(pred: Tensor, s1: G.Trace, s2: G.Trace, o1, o2, where):
     return Exits(which, [_with_payload(known[k], p) for k, p in zip(keys, payloads, strict=True)], where)
 
 
+def _stand_in(trace: G.Trace, outcome):
+    """`outcome` with placeholder payloads, recorded in `trace` (a branch that raised)."""
+    with G.recording(trace):
+        if isinstance(outcome, Exits):
+            outs = [_with_payload(o, _placeholder(_payload(o))) for o in outcome.outs]
+            return Exits(Tensor(np.int32(0)), outs, outcome.where)
+        return _with_payload(outcome, _placeholder(_payload(outcome)))
+
+
 def _switch(which: Tensor, cases: list, where):
     """Run `cases[i]()` when `which == i` (a chain of `cond`s); returns the joined outcome."""
     (i, first), rest = cases[0], cases[1:]
@@ -294,19 +341,23 @@ def resolve(ctx, exits: Exits, region, ns):
     """Continue the exits that stay inside `region` (None: the function) until each leaves it."""
 
     def stays(out) -> bool:
-        return isinstance(out, Goto) and (region is None or out.target.is_within(region))
+        if isinstance(out, Goto):
+            return region is None or out.target.is_within(region)
+        return region is None and isinstance(out, Raises)  # the function's end: join it with the others
 
     if not any(stays(o) for o in exits.outs):
         return exits
 
     def case(out):
-        if not stays(out):
+        if not isinstance(out, Goto) or not stays(out):
             return lambda: out
 
         def go_on():
             ctx.region_depth += 1
             try:
                 result = ctx.run(ctx.enter(out.target, out.parent, list(out.args), ns), region)
+            except RaisedInGraph as r:
+                return Raises(r.exc, r.loc)
             finally:
                 ctx.region_depth -= 1
             return Return(result) if region is None else result
@@ -393,7 +444,9 @@ def tensor_loop(ctx, hframe: Frame, node, pred: Tensor):
     exit_g = node.inputs[3].value
     if not exits:
         return Frame(exit_g, new_h, hframe.ns)
-    outs = [Goto(exit_g, new_h, []), *(_with_payload(e.out, p) for e, p in zip(exits, payloads, strict=True))]
+    # `while True:` never leaves through its condition: that exit is dead (a placeholder in joins)
+    normal = Raises(None, None) if static_bool(pred) else Goto(exit_g, new_h, [])
+    outs = [normal, *(_with_payload(e.out, p) for e, p in zip(exits, payloads, strict=True))]
     return Exits(which, outs, (node, None, None))
 
 
@@ -489,6 +542,8 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list, e
         ctx.region_depth += 1
         try:
             outcome = ctx.run(Frame(body_g, frame, frame.ns), region=body_g)
+        except RaisedInGraph as r:
+            outcome = Raises(r.exc, r.loc)
         finally:
             ctx.region_depth -= 1
         which, outs = _exits(outcome)

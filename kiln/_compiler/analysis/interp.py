@@ -12,13 +12,28 @@ failure is reported at the user's line with the failing node marked.
 
 from __future__ import annotations
 
+import numpy as np
+
 from kiln._compiler.analysis import calls, control, diagnose, semantics
-from kiln._compiler.analysis.values import Closure, Exits, Frame, Goto, Return, abstract_of
+from kiln._compiler.analysis.values import (
+    FIRST_UNROLL,
+    UNROLL,
+    Closure,
+    Exits,
+    Frame,
+    Goto,
+    Raises,
+    RecursionCut,
+    Return,
+    abstract_of,
+)
 from kiln._compiler.errors import GraphCompileError, where
 from kiln._compiler.frontend.parser import UNDEF
 from kiln._compiler.ir import ops as O
 from kiln._compiler.ir.node import Apply, Const, FuncGraph
 from kiln._core import graph as G
+from kiln._core.prims.control import RaisedInGraph, raise_p
+from kiln._core.prims.control import register as register_raise
 from kiln.context import _context
 
 _ACTIVE: list = []  # the stack of compile contexts (nested jit calls inline into the outermost)
@@ -52,6 +67,9 @@ class Context:
         self.example_leaves = None  # the input arrays of the call being compiled
         self.recomputing: set[int] = set()  # Cells being recorded as recomputed nested graphs
         self.call_depth = 0
+        self.loop_entries: dict = {}  # (loop header node, frame id) -> region depth at its first entry
+        self.active_calls: dict = {}  # FuncGraph -> its calls in progress (recursion depth)
+        self.unrolled_calls = 0  # recursive calls unrolled under Tensor conditions
         self.max_call_depth = int(_context.get("max_call_depth") or 1000)
 
     def __enter__(self):
@@ -215,6 +233,12 @@ def run(ctx: Context, frame: Frame, region: FuncGraph | None = None):
                         continue
                     if isinstance(step, Exits):
                         step = control.resolve(ctx, step, region, frame.ns)
+                    if isinstance(step, Raises):  # every path raises (at run time)
+                        if region is not None:
+                            return step
+                        if step.exc is None:  # a dead exit
+                            return None
+                        raise RaisedInGraph(step.exc, step.loc)
                     if isinstance(step, Goto):
                         if region is not None and not step.target.is_within(region):
                             return step
@@ -242,15 +266,38 @@ def call_closure(ctx: Context, clo: Closure, args, kwargs, ns=None):
     g = clo.graph
     f = Frame(g, clo.frame, clo.frame.ns if clo.frame is not None else ns)
     bind(g, f.values, args, kwargs or {}, clo.defaults, clo.kwdefaults)
+    active = ctx.active_calls.get(g, 0)
+    if active and ctx.region_depth > 0:
+        _unroll_recursion(ctx, g, active)
     ctx.call_depth += 1
+    ctx.active_calls[g] = active + 1
     try:
         if ctx.call_depth > ctx.max_call_depth:
             raise _too_deep(ctx, g, f"more than max_call_depth={ctx.max_call_depth} calls deep")
         return run(ctx, f)
-    except RecursionError:
+    except RecursionError as err:
+        if isinstance(err, RecursionCut):
+            raise
         raise _too_deep(ctx, g, "deeper than Python's recursion limit") from None
     finally:
         ctx.call_depth -= 1
+        ctx.active_calls[g] = active
+
+
+UNROLL_BUDGET = 320  # recursive calls one compile unrolls under Tensor conditions
+
+
+def _unroll_recursion(ctx: Context, g: FuncGraph, active: int) -> None:
+    """A recursive call under a Tensor condition: unrolled while within the compiled depth, else cut off
+    (compiled as a raise of RecursionCut, which makes the caller compile deeper)."""
+    ctx.unrolled_calls += 1
+    if ctx.unrolled_calls > UNROLL_BUDGET:
+        raise _too_deep(ctx, g, f"through more than {UNROLL_BUDGET} unrolled calls (the recursion branches out)")
+    if active < UNROLL.get(g, FIRST_UNROLL):
+        return
+    cut = RecursionCut(f"the recursion through '{g.name}' went deeper than the {active} calls graph mode compiled", g)
+    G.current().bind(raise_p, (register_raise(cut),), [np.int32(0)])
+    raise RaisedInGraph(cut, g.loc)
 
 
 def _too_deep(ctx: Context, g: FuncGraph, how: str) -> GraphCompileError:

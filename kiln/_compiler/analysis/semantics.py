@@ -5,12 +5,17 @@ from __future__ import annotations
 import builtins
 import types
 
+import numpy as np
+
 from kiln._compiler.analysis import calls, control
 from kiln._compiler.analysis import values as V
 from kiln._compiler.analysis.values import MISSING, Closure, IterState, TensorRange, is_cell, is_symbolic
 from kiln._compiler.errors import GraphCompileError
 from kiln._compiler.frontend.parser import UNDEF
 from kiln._compiler.ir import ops as O
+from kiln._core import graph as G
+from kiln._core.prims.control import RaisedInGraph, raise_p
+from kiln._core.prims.control import register as register_raise
 from kiln._core.tensor import Parameter, Tensor
 
 IMPL: dict = {}
@@ -411,10 +416,14 @@ def _assert(ctx, frame, node, args):
 @_impl(O.RAISE)
 def _raise(ctx, frame, node, args):
     (exc,) = args
-    if ctx.region_depth > 0:
-        raise GraphCompileError("'raise' under a condition that is a Tensor is not supported in graph mode.")
     if exc is None:
         raise RuntimeError("re-raise outside an except block")
+    if isinstance(exc, type) and issubclass(exc, BaseException):
+        exc = exc()
+    if ctx.region_depth > 0:  # whether it happens is known at run time: the branch compiles to a Raise
+        trace = G.current()
+        trace.bind(raise_p, (register_raise(exc),), [np.int32(0)])
+        raise RaisedInGraph(exc, node.loc)
     raise exc
 
 

@@ -72,6 +72,36 @@ class Return:
         self.value = value
 
 
+class Raises:
+    """Outcome of running a region: it raised `exc` (at `loc`), under a Tensor condition."""
+
+    __slots__ = ("exc", "loc")
+
+    def __init__(self, exc: BaseException, loc) -> None:
+        self.exc, self.loc = exc, loc
+
+
+# Recursion under a Tensor condition is unrolled a few calls deep, the cut-off call compiled as a raise
+# of RecursionCut; when a call reaches it, the function is compiled again twice as deep (iterative
+# deepening, up to max_call_depth), so the program gets only as deep as its inputs need.
+FIRST_UNROLL = 4
+UNROLL: dict = {}  # recursive FuncGraph -> nested calls of it compiled under Tensor conditions
+
+
+class RecursionCut(RecursionError):
+    """A recursion on Tensor values went deeper than compiled (raised by the call; Kiln compiles deeper)."""
+
+    def __init__(self, message: str, graph) -> None:
+        super().__init__(message, graph)
+
+    @property
+    def graph(self):
+        return self.args[1]
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
 class Exits:
     """Outcome of running a region that leaves by one of several exits, chosen at run time.
 

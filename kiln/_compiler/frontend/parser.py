@@ -248,8 +248,8 @@ class _Builder:
             for dec in node.decorator_list if parent is not None else ():
                 self.fail(dec, "a decorator on a nested function")
             self.stmts(node.body)
-            if not self.terminated:
-                g.output = Const(None)
+            if not self.terminated:  # falls off the end of the graph it ends in (after a loop: the after-graph)
+                self.g.output = Const(None)
         self.g, self.env, self.terminated, self.loops = saved
         return g
 
@@ -620,7 +620,8 @@ class _Builder:
         return self._comprehension(e, "list", lambda: self.expr(e.elt))
 
     def e_GeneratorExp(self, e: ast.GeneratorExp) -> Node:
-        return self._comprehension(e, "tuple", lambda: self.expr(e.elt))
+        # Graph mode evaluates a generator expression at once, into a list (as MindSpore's graph mode does).
+        return self._comprehension(e, "list", lambda: self.expr(e.elt))
 
     def e_DictComp(self, e: ast.DictComp) -> Node:
         return self._comprehension(

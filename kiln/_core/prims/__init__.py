@@ -5,6 +5,7 @@ Importing this package fills `kiln._core.primitive.REGISTRY`.
 
 from kiln._core.prims import (  # noqa: F401
     array,
+    control,
     elementwise,  # noqa: F401
     extra_linalg,
     extra_math,

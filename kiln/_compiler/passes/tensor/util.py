@@ -14,7 +14,7 @@ def is_pure(e: Eqn) -> bool:
     """True when the equation's only effect is its outputs (nested graphs included)."""
     if isinstance(e.prim, str):
         return e.prim not in EFFECTFUL and all(all(is_pure(x) for x in g.eqns) for g in e.subgraphs())
-    return True
+    return e.prim.effect != "raise"
 
 
 def is_const(x) -> bool:
