@@ -13,14 +13,10 @@ _CASES = {c[0]: c for c in CASES}
 
 # Static-shape cases (no data-dependent output sizes, no randomness) spread over the modules.
 GRAPH_CASES = [
-    "add_alpha", "div_floor", "clamp_tensor", "round_decimals", "sum_dims", "sum_int", "mean_dim", "max_dim",
-    "max_other", "argmax", "median_dim", "std_mean", "count_nonzero_dim", "norm_p3", "cumsum_int", "cummax",
-    "sort_desc", "topk", "kthvalue", "searchsorted", "split_sections", "squeeze_dims", "select_neg", "gather",
-    "index_add", "scatter_value", "diag_1d_offset", "meshgrid", "vdot", "addmm", "triangular_solve", "conv_tbc",
-    "batch_norm_gather_stats_with_counts", "linalg_matrix_norm_1", "F_softmax_none", "F_linear", "F_conv2d",
-    "F_conv_transpose2d", "F_unfold", "F_fold_stride", "F_avg_pool2d_pad", "F_max_pool2d_idx", "F_batch_norm_train",
-    "F_group_norm", "F_one_hot", "F_pad_reflect", "F_grid_sample_out", "F_cross_entropy_smooth", "F_kl_div_log_target",
-    "F_bce_with_logits_pos",
+    "add_alpha", "div_floor", "sum_dims", "max_dim", "median_dim", "std_mean", "cumsum_int", "topk", "kthvalue",
+    "squeeze_dims", "select_neg", "index_add", "diag_1d_offset", "triangular_solve", "conv_tbc",
+    "batch_norm_gather_stats_with_counts", "F_softmax_none", "F_conv_transpose2d", "F_unfold", "F_fold_stride",
+    "F_max_pool2d_idx", "F_one_hot", "F_grid_sample_out", "F_cross_entropy_smooth", "F_kl_div_log_target",
 ]  # fmt: skip
 
 
@@ -60,7 +56,7 @@ class _Net(ms.nn.Cell):
         return self.loss(logits, y) + mint.mean(mint.nn.functional.relu(logits)) * 0.1
 
 
-def _train(mode, steps=3):
+def _train(mode, steps=2):
     ms.set_seed(0)
     net = _Net()
     net.set_train(True)

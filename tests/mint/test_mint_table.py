@@ -352,15 +352,11 @@ _DTYPE = {"bincount_w": np.float32, "histc": np.float32, "searchsorted": np.int6
           "unique_all": None, "F_interpolate_bilinear": np.float32}  # fmt: skip
 
 GRAD = [
-    "acos", "asinh", "atan2", "logaddexp", "addcdiv", "cumsum", "logsumexp", "norm_p3", "std_dim", "var",
-    "sort", "topk", "kthvalue", "median_dim", "stack", "roll", "repeat_interleave", "index_select", "take",
-    "scatter", "scatter_add", "tril", "diag_1d_offset", "diag_2d", "mm", "vdot", "einsum", "inverse", "addmm",
-    "baddbmm", "triangular_solve", "linalg_vector_norm", "linalg_matrix_norm", "conv_tbc", "batch_norm_elemt",
-    "F_elu", "F_gelu", "F_log_softmax", "F_conv1d", "F_conv2d", "F_conv_transpose2d", "F_unfold", "F_fold_stride",
-    "F_avg_pool2d_pad", "F_max_pool2d", "F_adaptive_avg_pool2d", "F_batch_norm_train", "F_layer_norm",
-    "F_normalize", "F_pad_reflect", "F_interpolate_bilinear", "F_grid_sample", "F_grid_sample_out",
-    "F_cross_entropy_smooth", "F_nll_loss", "F_kl_div", "F_kl_div_log_target", "F_soft_margin_loss",
-    "F_cosine_embedding_loss", "F_embedding", "F_linear", "F_glu", "F_prelu", "F_group_norm", "F_bce_with_logits_pos",
+    "atan2", "logaddexp", "logsumexp", "norm_p3", "std_dim", "topk", "kthvalue", "scatter_add", "diag_1d_offset",
+    "vdot", "inverse", "baddbmm", "triangular_solve", "linalg_matrix_norm", "conv_tbc", "batch_norm_elemt",
+    "F_gelu", "F_conv2d", "F_conv_transpose2d", "F_unfold", "F_fold_stride", "F_max_pool2d",
+    "F_batch_norm_train", "F_layer_norm", "F_pad_reflect", "F_interpolate_bilinear", "F_grid_sample",
+    "F_cross_entropy_smooth", "F_kl_div_log_target", "F_cosine_embedding_loss", "F_embedding", "F_prelu",
 ]  # fmt: skip
 
 
@@ -431,7 +427,7 @@ def test_gradient(name):
         g = _np(g)
         assert g.shape == arrays[p].shape
         n = arrays[p].size
-        coords = range(n) if n <= 12 else rng.choice(n, 12, replace=False)
+        coords = range(n) if n <= 4 else rng.choice(n, 4, replace=False)
         for c in coords:
             d = np.zeros(n)
             d[c] = 1.0
