@@ -31,6 +31,16 @@ def _value(v):
     return np.asarray(v), type(v).__name__
 
 
+def _drain() -> None:
+    """A failed kernel's error can surface again at the next synchronisation: let it, before the next case."""
+    for _ in range(3):
+        try:
+            (mnp.ones(1) + 1).asnumpy()
+            return
+        except Exception:  # noqa: BLE001, S112
+            continue
+
+
 def main() -> None:
     env = {"n": mnp, "x": mnp.asarray(INT.tolist()), "f": mnp.asarray(FLT.tolist()), "b": mnp.asarray(BOOL.tolist())}
     out: dict[str, np.ndarray] = {}
@@ -42,6 +52,7 @@ def main() -> None:
             values = [_value(item) for item in items]  # kernel errors surface here
         except Exception as e:  # noqa: BLE001
             out[f"{i}/error"] = np.asarray(type(e).__name__)
+            _drain()
             continue
         out[f"{i}/n"] = np.asarray(count)
         for k, (value, dtype) in enumerate(values):
