@@ -241,3 +241,47 @@ def test_optimizers_update_like_torch_sgd():
         wd = 0.01 if cls is not mint.optim.Adam else 0.0
         want = np.array([1.0, -2.0]) * (1 - 0.01 * wd) - 0.01 * np.sign([0.5, 1.0])
         np.testing.assert_allclose(p.asnumpy(), want, rtol=1e-5)
+
+
+def test_inplace_functions_write_their_input():
+    F = mint.nn.functional
+    x = _t(3, 4)
+    for fn, ref in ((F.relu_, lambda a: np.maximum(a, 0)), (F.sigmoid_, lambda a: 1 / (1 + np.exp(-a))),
+                    (lambda a: F.elu_(a, 0.5), lambda a: np.where(a > 0, a, 0.5 * np.expm1(a))),
+                    (lambda a: F.hardtanh_(a, -0.5, 0.5), lambda a: np.clip(a, -0.5, 0.5)),
+                    (lambda a: F.threshold_(a, 0.1, 9.0), lambda a: np.where(a > 0.1, a, 9.0))):  # fmt: skip
+        t = ms.Tensor(x.copy())
+        out = fn(t)
+        assert out is t
+        _close(t, ref(x))
+        p = ms.Parameter(ms.Tensor(x.copy()), name="p")
+        fn(p)
+        _close(p, ref(x))
+
+
+def test_more_layers_and_aliases():
+    x = _t(2, 3, 2, 3, 4)
+    bn = nn.BatchNorm3d(3)
+    bn.set_train(True)
+    m, v = x.mean((0, 2, 3, 4), keepdims=True), x.var((0, 2, 3, 4), keepdims=True)
+    _close(bn(ms.Tensor(x)), (x - m) / np.sqrt(v + 1e-5), 1e-4)
+    sbn = nn.SyncBatchNorm(3)
+    sbn.set_train(True)
+    _close(sbn(ms.Tensor(x[:, :, 0])), (x[:, :, 0] - x[:, :, 0].mean((0, 2, 3), keepdims=True))
+           / np.sqrt(x[:, :, 0].var((0, 2, 3), keepdims=True) + 1e-5), 1e-4)  # fmt: skip
+    y = x[0, 0]
+    _close(nn.ConstantPad2d((1, 0, 2, 1), -1.0)(ms.Tensor(y)),
+           np.pad(y, ((0, 0), (2, 1), (1, 0)), constant_values=-1.0))  # fmt: skip
+    _close(nn.ConstantPad3d(1, 2.0)(ms.Tensor(y)), np.pad(y, ((1, 1), (1, 1), (1, 1)), constant_values=2.0))
+    _close(nn.ReflectionPad1d(1)(ms.Tensor(y)), np.pad(y, ((0, 0), (0, 0), (1, 1)), mode="reflect"))
+    _close(nn.ReflectionPad3d(1)(ms.Tensor(x)), np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1)), mode="reflect"))
+    _close(nn.ReplicationPad2d((1, 0, 0, 2))(ms.Tensor(y)), np.pad(y, ((0, 0), (0, 2), (1, 0)), mode="edge"))
+    _close(nn.ReplicationPad3d(1)(ms.Tensor(x)), np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1)), mode="edge"))
+    u = RNG.uniform(-0.9, 0.9, (5,)).astype(np.float32)
+    for name, ref in (("arccos", np.arccos), ("arcsin", np.arcsin), ("arctan", np.arctan), ("arcsinh", np.arcsinh),
+                      ("arctanh", np.arctanh)):  # fmt: skip
+        _close(getattr(mint, name)(ms.Tensor(u)), ref(u))
+    _close(mint.arccosh(ms.Tensor(u + 2)), np.arccosh(u + 2))
+    _close(mint.real(ms.Tensor(u)), u)
+    _close(mint.imag(mint.polar(ms.Tensor(np.abs(u)), ms.Tensor(u))), np.abs(u) * np.sin(u))
+    _close(mint.npu_gelu(ms.Tensor(u)), mint.nn.functional.gelu(ms.Tensor(u)).asnumpy())
