@@ -285,3 +285,11 @@ def test_more_layers_and_aliases():
     _close(mint.real(ms.Tensor(u)), u)
     _close(mint.imag(mint.polar(ms.Tensor(np.abs(u)), ms.Tensor(u))), np.abs(u) * np.sin(u))
     _close(mint.npu_gelu(ms.Tensor(u)), mint.nn.functional.gelu(ms.Tensor(u)).asnumpy())
+
+
+def test_glu_on_empty_and_odd_dimension():
+    x = ms.Tensor(np.zeros((2, 0, 4), np.float32))
+    assert nn.GLU(1)(x).shape == (2, 0, 4)
+    assert ms.grad(lambda t: nn.GLU(2)(t).sum())(x).shape == (2, 0, 4)
+    with pytest.raises(ValueError):
+        nn.GLU(0)(ms.Tensor(np.zeros((3, 2), np.float32)))

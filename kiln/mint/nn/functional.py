@@ -84,8 +84,14 @@ def gelu(input, approximate: str = "none") -> Tensor:
 
 
 def glu(input, dim: int = -1) -> Tensor:
-    """First half of `input` along `dim` times sigmoid of the second half."""
-    return nn_ops.glu(input, dim)
+    """First half of `input` along `dim` times sigmoid of the second half (an empty dimension gives an empty
+    result)."""
+    d = M._norm_dim(dim, input.ndim)
+    n = input.shape[d]
+    if n % 2:
+        raise ValueError(f"glu(): dimension {dim} of the input {tuple(input.shape)} must have an even size.")
+    a, b = ops.narrow(input, d, 0, n // 2), ops.narrow(input, d, n // 2, n // 2)
+    return ops.mul(a, ops.sigmoid(b))
 
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
