@@ -311,7 +311,8 @@ class PersistentJit:
         if len(devices) != 1:
             return self._jitted
         device = next(iter(devices))
-        name = "kiln-" + hashlib.sha256(_entry_text(self._key, sig, device).encode()).hexdigest()
+        # "k2": entries of programs without custom calls only (older entries may hold some: never read them)
+        name = "kiln-k2-" + hashlib.sha256(_entry_text(self._key, sig, device).encode()).hexdigest()
         data = store.get(name)
         if data is not None:
             try:
@@ -322,6 +323,10 @@ class PersistentJit:
                 _unlink(store.path / f"{name}{SUFFIX}")
         try:
             lowered = self._jitted.lower(*args)
+            if "custom_call" in lowered.as_text():
+                # A custom call (LAPACK on CPU, cuSOLVER...) does not survive serialization: the executable
+                # loaded back crashes the process. Such programs go through jax.jit (and JAX's own cache).
+                return self._jitted
             # An executable JAX read back from its own cache does not serialize whole on CPU (its
             # functions are missing when loaded again), so this compile neither reads nor writes that cache
             # (the entry written below is the only copy on disk).
