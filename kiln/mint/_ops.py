@@ -787,7 +787,8 @@ def randint(*args, generator=None, dtype=None, device=None) -> Tensor:
 def randint_like(input, *args, dtype=None, device=None) -> Tensor:
     """`randint_like(input, high)` or `randint_like(input, low, high)`."""
     low, high = (0, args[0]) if len(args) == 1 else args
-    return ops.randint_like(input, int(low), int(high), dtype=dtype or input.dtype)
+    out = ops.randint(int(low), int(high), tuple(input.shape), dtype=mstype.int64)
+    return ops.cast(out, dtype or input.dtype)
 
 
 def randperm(n: int, *, generator=None, dtype=mstype.int64) -> Tensor:

@@ -293,3 +293,28 @@ def test_glu_on_empty_and_odd_dimension():
     assert ms.grad(lambda t: nn.GLU(2)(t).sum())(x).shape == (2, 0, 4)
     with pytest.raises(ValueError):
         nn.GLU(0)(ms.Tensor(np.zeros((3, 2), np.float32)))
+
+
+def test_random_functions_shapes_dtypes_ranges():
+    ms.set_seed(3)
+    r = mint.rand(200, 3).asnumpy()
+    assert r.shape == (200, 3) and r.dtype == np.float32 and 0 <= r.min() and r.max() < 1 and 0.4 < r.mean() < 0.6
+    n = mint.randn((400,)).asnumpy()
+    assert n.dtype == np.float32 and abs(n.mean()) < 0.2 and 0.8 < n.std() < 1.2
+    i = mint.randint(2, 5, (300,)).asnumpy()
+    assert i.dtype == np.int64 and set(np.unique(i)) == {2, 3, 4}
+    assert mint.randint(5, (4,)).asnumpy().max() < 5
+    p = mint.randperm(7).asnumpy()
+    assert p.dtype == np.int64 and sorted(p) == list(range(7))
+    base = ms.Tensor(np.zeros((3, 4), np.float32))
+    assert mint.rand_like(base).shape == (3, 4) and mint.randn_like(base).dtype == ms.float32
+    assert mint.randint_like(base, 3).asnumpy().max() < 3
+    b = mint.bernoulli(ms.Tensor(np.array([0.0, 1.0] * 50, np.float32))).asnumpy()
+    np.testing.assert_array_equal(b, np.array([0.0, 1.0] * 50, np.float32))
+    draws = mint.multinomial(ms.Tensor(np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], np.float32)), 1).asnumpy()
+    np.testing.assert_array_equal(draws, [[1], [0]])
+    no_repeat = mint.multinomial(ms.Tensor(np.ones((2, 5), np.float32)), 5).asnumpy()
+    assert all(sorted(row) == list(range(5)) for row in no_repeat)  # replacement=False by default
+    nm = mint.normal(ms.Tensor(np.full(500, 3.0, np.float32)), ms.Tensor(np.full(500, 0.5, np.float32))).asnumpy()
+    assert abs(nm.mean() - 3) < 0.15 and 0.4 < nm.std() < 0.6
+    assert mint.normal(1.0, 2.0, (2, 3)).shape == (2, 3)
