@@ -6,6 +6,8 @@ must agree. The inputs are chosen so that each exit is taken at least once acros
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -272,3 +274,26 @@ def test_a_function_ending_in_a_loop_runs_the_loop():
     net = LoopAtTheEnd()
     assert net(_t([1.0, 2.0])) is None
     np.testing.assert_allclose(net.total.asnumpy(), [3.0, 6.0])
+
+
+SCALE = 3.0
+
+
+def _scaled(f):
+    @functools.wraps(f)
+    def wrapper(*args):
+        return f(*args) * SCALE
+
+    return wrapper
+
+
+@_scaled
+def wrapped_square_sum(x):
+    return (x * x).sum()
+
+
+def test_a_functools_wraps_wrapper_compiles_its_own_code():
+    # The source of the wrapper is compiled, not the function it wraps (inspect follows __wrapped__).
+    x = _t([1.0, 2.0])
+    np.testing.assert_allclose(ms.jit(wrapped_square_sum)(x).asnumpy(), wrapped_square_sum(x).asnumpy())
+    np.testing.assert_allclose(ms.jit(ms.grad(wrapped_square_sum))(x).asnumpy(), [6.0, 12.0])

@@ -100,7 +100,7 @@ def _source_of(fn) -> tuple[ast.AST, str, int, int]:
     code = fn.__code__
     file = code.co_filename
     try:
-        lines, first = inspect.getsourcelines(fn)
+        lines, first = inspect.getsourcelines(code)  # its own code: a @wraps wrapper is not its __wrapped__
     except (OSError, TypeError) as err:
         raise SourceUnavailable(
             f"graph mode needs the source of '{fn.__qualname__}' ({file}:{code.co_firstlineno}), "
