@@ -29,8 +29,9 @@ lint: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/ruff check kiln tests benchmarks
 	$(TEST_VENV)/bin/ruff format --check kiln tests benchmarks
 
+# Two test processes (pytest-xdist): these machines have 2 cores.
 test: lint
-	$(TEST_VENV)/bin/python -m pytest tests
+	$(TEST_VENV)/bin/python -m pytest -n 2 tests
 	$(MAKE) --no-print-directory test-bytecode-pythons
 
 test-bytecode-pythons:
@@ -43,7 +44,7 @@ test-bytecode-pythons:
 	    $$py -m venv $$venv && $$venv/bin/pip install -q --upgrade pip && \
 	    $$venv/bin/pip install -q -e ".[test]" && touch $$venv/.installed || exit 1; fi; \
 	  echo "bytecode frontend tests under Python $$v ($$py)"; \
-	  $$venv/bin/python -m pytest -q -p no:cacheprovider tests/_compiler/bytecode || exit 1; \
+	  $$venv/bin/python -m pytest -q -p no:cacheprovider -n 2 tests/_compiler/bytecode || exit 1; \
 	done
 
 bench: $(TEST_VENV)/.installed

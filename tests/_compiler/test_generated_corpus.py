@@ -2,8 +2,8 @@
 
 `program_gen` writes seeded random programs (tensor `if`/`elif`/`else`, guarded partial ops at their domain edges,
 tensor `while` loops, `for` over `range`, helper and inner functions): `KILN_CORPUS_PROGRAMS` of them (default
-250 in `make test`, a budget of about 2 minutes on a 2-core machine: each program costs ~0.4 s of tracing and XLA
-compiling with its gradient; `KILN_CORPUS_PROGRAMS=1000` runs the issue's full 1,000), in batches of `PER_BATCH`.
+250 in `make test`; CI's `.ci/run` sets 1,000, about 4.5 minutes on the 2-core machine with `pytest -n 2`: each
+program costs ~0.5 s of CPU for tracing and XLA compiling with its gradient), in batches of `PER_BATCH`.
 Each batch is compiled once, through one graph entry point, in rotation:
 
 - `jit_value_and_grad`: `ms.jit(f)` where `f` returns each program's output and calls `ms.value_and_grad` on its
