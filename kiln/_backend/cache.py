@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 import tempfile
 import threading
 import time
@@ -272,7 +273,8 @@ class PersistentJit:
 
     def __call__(self, *args):
         try:
-            sig = tuple([(a.aval, a.sharding) if type(a) in _array_types else _describe(a) for a in args])
+            # JAX's settings in force here (x64, matmul precision...: what jax.jit keys its own cache on too)
+            sig = (_trace_context(), *[(a.aval, a.sharding) if type(a) in _array_types else _describe(a) for a in args])
         except _Unknown:
             return self._jitted(*args)
         ex = self._mem.get(sig)
@@ -282,8 +284,8 @@ class PersistentJit:
             ex = self._load_or_compile(sig, args)
             if len(self._mem) >= MAX_SIGNATURES:  # bounded: the oldest signature's executable goes
                 del self._mem[next(iter(self._mem))]
-        else:  # started by compile_ahead: wait for it
-            ex = _outcome(ex, self._jitted)
+        else:  # started by compile_ahead: wait for it (None: it did not run, or under other settings)
+            ex = _outcome(ex, None) or self._load_or_compile(sig, args)
         out = ex(*args)
         # A compiled executable's C++ entry point (made by its first call) skips a Python frame per call.
         self._mem[sig] = getattr(ex, "_call", None) or ex
@@ -293,18 +295,23 @@ class PersistentJit:
         """Start loading or compiling, on a worker thread, the executable a later call with arguments of the
         same signature as `args` will need (a call that comes before it is ready waits for it)."""
         try:
-            sig = tuple([(a.aval, a.sharding) if type(a) in _array_types else _describe(a) for a in args])
+            sig = (_trace_context(), *[(a.aval, a.sharding) if type(a) in _array_types else _describe(a) for a in args])
         except _Unknown:
             return
         if sig in self._mem or _store is None:
             return
         if len(self._mem) >= MAX_SIGNATURES:
             del self._mem[next(iter(self._mem))]
-        self._mem[sig] = _ahead().submit(self._load_or_compile, sig, args)
+        self._mem[sig] = _ahead().submit(self._ahead_task, sig, args)
+
+    def _ahead_task(self, sig, args):
+        # A setting the caller changed for its own thread only (a context manager) does not hold on the
+        # worker: then the caller compiles for itself.
+        return self._load_or_compile(sig, args) if _trace_context() == sig[0] else None
 
     def _load_or_compile(self, sig, args):
         store = _store
-        placements = {d[1] for d in sig if type(d) is tuple}
+        placements = {d[1] for d in sig[1:] if type(d) is tuple}
         if store is None or len(placements) != 1:
             return self._jitted
         devices = next(iter(placements)).device_set
@@ -312,7 +319,7 @@ class PersistentJit:
             return self._jitted
         device = next(iter(devices))
         # "k2": entries of programs without custom calls only (older entries may hold some: never read them)
-        name = "kiln-k2-" + hashlib.sha256(_entry_text(self._key, sig, device).encode()).hexdigest()
+        name = "kiln-k2-" + hashlib.sha256(_entry_text(self._key, sig[1:], device).encode()).hexdigest()
         data = store.get(name)
         if data is not None:
             try:
@@ -381,6 +388,14 @@ class _Unknown(Exception):
     pass
 
 
+try:
+    from jax._src.config import trace_context as _trace_context  # the settings jax.jit's cache is keyed on
+except ImportError:  # another JAX: the settings that change tracing most
+
+    def _trace_context() -> tuple:
+        return tuple(getattr(jax.config, s, None) for s in _JAX_SETTINGS)
+
+
 _SCALARS = frozenset({bool, int, float, complex, type(None)})
 _array_types: set[type] = set()  # concrete array classes seen (tracers never get in)
 
@@ -423,13 +438,16 @@ _JAX_SETTINGS = (  # JAX settings that change what a function traces to
 
 def _env_key() -> str:
     """What else an executable depends on: versions, JAX settings, XLA flags, Kiln's sources."""
-    settings = tuple(getattr(jax.config, s, None) for s in _JAX_SETTINGS)
+    settings = (_trace_context(), *(getattr(jax.config, s, None) for s in _JAX_SETTINGS))
     key = _env_keys.get(settings)
     if key is None:
         import jaxlib  # noqa: PLC0415
 
+        # Every setting jax.jit keys on, as text the same in every process (an object shown by its
+        # address is shown by its type instead).
+        text = ", ".join(re.sub(r"<([\w.]+) object at 0x[0-9a-f]+>", r"<\1>", repr(v)) for v in settings)
         key = _env_keys[settings] = (
-            f"jax {jax.__version__} jaxlib {jaxlib.__version__} {settings!r} "
+            f"jax {jax.__version__} jaxlib {jaxlib.__version__} ({text}) "
             f"{os.environ.get('XLA_FLAGS', '')} {_CPU_OPTIONS!r} kiln {source_fingerprint()}"
         )
     return key

@@ -258,3 +258,18 @@ def test_persistent_jit_with_donated_inputs(tmp_path, monkeypatch):
     np.testing.assert_array_equal(np.asarray(state2), [1, 2, 3])
     assert len(list(tmp_path.glob(f"kiln-*{cache.SUFFIX}"))) == 1
     assert "donate" in fn2._key and "donate" not in cache.PersistentJit(lambda x: x, "k")._key
+
+
+def test_settings_in_force_are_part_of_the_key(tmp_path, monkeypatch):
+    """A JAX setting changed for a block of code (here the matmul precision) gets its own executable, in memory
+    and on disk, as jax.jit would."""
+    monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
+    x = jax.device_put(np.arange(6, dtype=np.float32).reshape(2, 3))
+    fn = cache.PersistentJit(lambda a, b: a @ b, "test-precision")
+    fn(x, x.T)
+    with jax.default_matmul_precision("highest"):
+        np.testing.assert_allclose(np.asarray(fn(x, x.T)), np.asarray(x) @ np.asarray(x).T)
+    fn(x, x.T)
+    assert len(fn._mem) == 2
+    cache.flush_writes()
+    assert len(list(tmp_path.glob(f"kiln-*{cache.SUFFIX}"))) == 2
