@@ -32,6 +32,7 @@ RENAMED: dict[str, str] = {
     "mindspore.ops.function": "kiln.ops.functional",
     "mindspore.ops.auto_generate": "kiln.ops",
     "mindspore.dataset.engine.datasets": "kiln.dataset.engine",
+    "mindspore.dataset.engine.iterators": "kiln.dataset.iterators",
     "mindspore.dataset.vision.py_transforms": "kiln.dataset.vision.transforms",
     "mindspore.dataset.transforms.py_transforms": "kiln.dataset.transforms.transforms",
     "mindspore.train.metrics.loss": "kiln.train.metrics.error",

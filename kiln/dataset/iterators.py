@@ -7,6 +7,7 @@ import queue
 import threading
 import traceback
 import warnings
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -17,6 +18,9 @@ from kiln._core.tensor import Tensor
 from kiln.dataset import config
 
 _ROW, _END, _ERROR = "row", "end", "error"
+
+# Every iterator still alive, so that a test harness (or an interpreter at exit) can stop their threads at once.
+_LIVE: weakref.WeakSet = weakref.WeakSet()
 
 
 class Run:
@@ -174,6 +178,7 @@ class TupleIterator:
         self._run = Run(dataset, config.pipeline_seed())
         self._epochs_started = 0
         self._prefetcher: _Prefetcher | None = None
+        _LIVE.add(self)
 
     def __iter__(self):
         return self
@@ -285,3 +290,14 @@ def process_ordered_map(fn: Callable, items: Iterable, workers: int, chunk: int 
                 return
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _cleanup() -> None:
+    """Stop the background threads of every live iterator (MindSpore test harnesses call it between tests)."""
+    for it in list(_LIVE):
+        it.stop()
+
+
+def _unset_iterator_cleanup() -> None:
+    """Forget the iterators `_cleanup` would stop."""
+    _LIVE.clear()

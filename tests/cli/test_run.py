@@ -54,6 +54,9 @@ def test_renamed_paths():
         from mindspore.dataset.engine.datasets import Dataset
 
         assert Dataset is kiln.dataset.Dataset and engine.MapDataset is kiln.dataset.MapDataset
+        from mindspore.dataset.engine.iterators import TupleIterator
+
+        assert TupleIterator is kiln.dataset.TupleIterator
 
 
 def test_missing_counterpart_is_a_clear_error():

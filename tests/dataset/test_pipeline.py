@@ -116,6 +116,17 @@ def test_iterator_epochs():
         assert len(list(endless)) == 3
 
 
+def test_cleanup_stops_every_live_iterator():
+    from kiln.dataset import iterators
+
+    it = numbers(50).create_tuple_iterator(output_numpy=True)
+    assert int(next(it)[0]) == 0  # its prefetch thread is running
+    iterators._cleanup()
+    assert list(it) == []
+    iterators._unset_iterator_cleanup()
+    assert it not in iterators._LIVE
+
+
 def test_source_shuffle_is_seeded_and_reshuffles_each_epoch():
     ds.config.set_seed(123)
     a = column(numbers(20, shuffle=True))
