@@ -90,7 +90,7 @@ class Tensor:
         shape, init: build a tensor of `shape` from an initializer instead of data.
     """
 
-    __slots__ = ("_data", "_nodes", "__weakref__")
+    __slots__ = ("_data", "_nodes", "_hooks", "__weakref__")  # _hooks: set by register_hook only
     __array_priority__ = 100
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False) -> None:
@@ -260,6 +260,68 @@ class Tensor:
 
     def has_init(self) -> bool:
         return False
+
+    # -- gradient hooks --------------------------------------------------------------
+    def register_hook(self, hook) -> HookHandle:
+        """Run `hook(grad)` on the gradient that reaches this tensor in a PyNative backward pass.
+
+        The hook may return a Tensor that replaces the gradient (None keeps it). Hooks run in
+        registration order, each on the previous one's result. On a leaf (an input of `grad`, a
+        Parameter) the hook sees the gradient summed over all uses.
+
+        Returns:
+            A handle whose `remove()` unregisters the hook.
+        """
+        if not callable(hook):
+            raise TypeError(f"register_hook() expects a callable hook(grad), but got {type(hook).__name__}.")
+        if isinstance(self, Parameter) and not self.requires_grad:
+            raise RuntimeError(
+                f"register_hook(): Parameter '{self.name}' has requires_grad=False, so it gets no gradient "
+                f"for the hook to see; set requires_grad=True first."
+            )
+        if G.current() is not None and _symbolic(self._data):
+            raise RuntimeError(
+                f"Tensor.register_hook({_describe(hook)}) is called inside a compiled graph (GRAPH_MODE or "
+                f"@jit): Kiln runs tensor hooks in PyNative mode only. Register the hook outside the jit "
+                f"function, or use PyNative mode for this code."
+            )
+        hooks = getattr(self, "_hooks", None)
+        if hooks is None:
+            hooks = self._hooks = {}
+        key = HookHandle.new_key()
+        hooks[key] = hook
+        for node, index in (self._nodes or {}).values():  # an intermediate result: hook its tape entry
+            node.add_hooks(index, hooks)
+        return HookHandle(hooks, key)
+
+    def hooks(self) -> list:
+        """The hooks registered on this tensor, in the order they run."""
+        return list((getattr(self, "_hooks", None) or {}).values())
+
+
+def _describe(fn) -> str:
+    """A function named with where it is defined, for error messages."""
+    code = getattr(fn, "__code__", None)
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
+
+
+class HookHandle:
+    """Returned by the register_*hook methods: `remove()` unregisters the hook (twice is harmless)."""
+
+    _counter = 0
+
+    def __init__(self, table: dict, key: int) -> None:
+        self._table, self._key = table, key
+        self.id = key
+
+    @classmethod
+    def new_key(cls) -> int:
+        cls._counter += 1
+        return cls._counter
+
+    def remove(self) -> None:
+        self._table.pop(self._key, None)
 
 
 _slot = Tensor._data  # the storage slot; Parameter routes its reads and writes through the active trace

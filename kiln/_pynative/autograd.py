@@ -61,7 +61,7 @@ def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Ten
     leaf_ids = {id(t._nodes[level][0]) for t in targets if t._nodes and level in t._nodes}
     order = _toposort(roots)
     # Only nodes with a path to a requested leaf need their backward run.
-    useful = set(leaf_ids)
+    useful = set(leaf_ids) | {id(node) for node in order if node.anchor}
     for node in order:
         if any(link is not None and id(link[0]) in useful for link in node.links):
             useful.add(id(node))
@@ -71,10 +71,20 @@ def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Ten
         slot = grads.pop(nid, None)
         if slot is None or nid not in useful:
             continue
+        if node.hooks:
+            for i, tables in node.hooks.items():
+                if slot[i] is not None:
+                    slot[i] = run_tensor_hooks(tables, slot[i])
         if node.prim is None and node.rule is None:  # a leaf
             leaf_grads[nid] = slot[0]
             continue
         wanted = tuple(link is not None and id(link[0]) in useful for link in node.links)
+        if node.anchor:
+            in_grads = node.rule(tuple(slot))
+            for link, g, w in zip(node.links, in_grads, wanted, strict=True):
+                if w and g is not None:
+                    accumulate(grads.setdefault(id(link[0]), [None] * len(link[0].out_avals)), link[1], g)
+            continue
         cots = [
             c if c is not None else Tensor._wrap(B.jnp.zeros(shape, dt if dt.kind in "fc" else B.np.float32))
             for c, (shape, dt) in zip(slot, node.out_avals, strict=True)
@@ -96,8 +106,39 @@ def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Ten
     for t in targets:
         entry = t._nodes.get(level) if t._nodes else None
         g = leaf_grads.get(id(entry[0])) if entry else None
+        if g is None and entry is not None and entry[0].hooks:  # a hooked leaf the output does not reach
+            g = run_tensor_hooks(entry[0].hooks[0], _zeros_like(t))
         result.append(g)
     return result
+
+
+def _describe(fn) -> str:
+    code = getattr(fn, "__code__", None)
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code is not None else name
+
+
+def run_tensor_hooks(tables: list[dict], grad: Tensor) -> Tensor:
+    """Run a tensor's hooks (Tensor.register_hook) on its gradient, each on the previous one's result."""
+    for table in tables:
+        for hook in list(table.values()):
+            new = hook(grad)
+            if new is None:
+                continue
+            if isinstance(new, tuple) and len(new) == 1:
+                new = new[0]
+            if not isinstance(new, Tensor):
+                raise TypeError(
+                    f"the tensor hook {_describe(hook)} returned {type(new).__name__}: a hook returns the new "
+                    f"gradient as a Tensor, or None to keep it."
+                )
+            if new.shape != grad.shape:
+                raise ValueError(
+                    f"the tensor hook {_describe(hook)} returned a gradient of shape {list(new.shape)} for a tensor "
+                    f"of shape {list(grad.shape)}."
+                )
+            grad = new
+    return grad
 
 
 def _positions(grad_position, nargs: int) -> tuple[int, ...]:
@@ -472,3 +513,95 @@ def _custom_bprop_in_graph(trace, cell, bprop: Callable, construct: Callable, ar
     avals = [(tuple(o.shape), o.dtype) for o in fwd.graph.outvars]
     results = trace.emit("custom_vjp", [*fwd.inputs, *fwd.captured, *back.captured], avals, params)
     return fwd.finish(trace, results)
+
+
+def _tensors_in(value, found: list) -> None:
+    if isinstance(value, Tensor):
+        found.append(value)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _tensors_in(v, found)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _tensors_in(v, found)
+
+
+def _rebuild(value, fresh):
+    """`value` with its tensors replaced, in `_tensors_in` order, by the next ones of the iterator `fresh`."""
+    if isinstance(value, Tensor):
+        return next(fresh)
+    if isinstance(value, (tuple, list)):
+        items = [_rebuild(v, fresh) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, dict):
+        return type(value)((k, _rebuild(v, fresh)) for k, v in value.items())
+    return value
+
+
+def _hook_result(cell, hook, result, expected: int, what: str) -> tuple:
+    if isinstance(result, Tensor):
+        result = (result,)
+    elif isinstance(result, list):
+        result = tuple(result)
+    if not isinstance(result, tuple) or any(r is not None and not isinstance(r, Tensor) for r in result):
+        raise TypeError(
+            f"the {what} {_describe(hook)} of {type(cell).__name__} returned {type(result).__name__}: it returns "
+            f"a Tensor or a tuple of Tensors (or None to keep the gradients)."
+        )
+    if len(result) != expected:
+        raise TypeError(
+            f"the {what} {_describe(hook)} of {type(cell).__name__} returned {len(result)} gradient(s), "
+            f"but the cell has {expected}."
+        )
+    return result
+
+
+def call_with_backward_hooks(cell, args: tuple, run: Callable):
+    """Call `run(*args)` (a Cell's forward) so that its backward runs the cell's backward hooks.
+
+    The cell's tensor inputs and outputs pass through identity nodes of the tape: in the backward pass
+    the output node runs `cell._backward_pre_hooks` on the gradients of the outputs (grad_output), and
+    the input node, reached once the whole cell's backward is done, runs `cell._backward_hooks` on the
+    gradients of the inputs (grad_input) with grad_output.
+    """
+    trace = G.current()
+    ins: list[Tensor] = []
+    _tensors_in(args, ins)
+    if trace is not None and any(G.is_symbolic(t._data) for t in ins):
+        raise RuntimeError(
+            f"{type(cell).__name__} has backward hooks (register_backward_hook / register_backward_pre_hook) and "
+            f"is called inside a compiled graph (GRAPH_MODE or @jit): Kiln runs cell backward hooks in PyNative "
+            f"mode only. Remove the hooks before compiling, or run this cell in PyNative mode."
+        )
+    if not tape.recording:
+        return run(*args)
+    state: dict = {}
+
+    def input_rule(cots):
+        grad_input = tuple(cots)
+        if "grad_output" not in state:
+            return grad_input
+        for hook in list(cell._backward_hooks.values()):
+            new = hook(cell, grad_input, state["grad_output"])
+            if new is not None:
+                grad_input = _hook_result(cell, hook, new, len(grad_input), "backward hook")
+        return grad_input
+
+    fresh_ins = tuple(Tensor._wrap(t._data) for t in ins)
+    tape.record_custom(tuple(ins), fresh_ins, input_rule, anchor=True)
+    out = run(*_rebuild(args, iter(fresh_ins)))
+    outs: list[Tensor] = []
+    _tensors_in(out, outs)
+
+    def output_rule(cots):
+        grad_output = tuple(cots)
+        for hook in list(cell._backward_pre_hooks.values()):
+            new = hook(cell, grad_output)
+            if new is not None:
+                grad_output = _hook_result(cell, hook, new, len(grad_output), "backward pre-hook")
+        state["grad_output"] = grad_output
+        return grad_output
+
+    fresh_outs = tuple(Tensor._wrap(t._data) for t in outs)
+    tape.record_custom(tuple(outs), fresh_outs, output_rule, anchor=True)
+    return _rebuild(out, iter(fresh_outs))

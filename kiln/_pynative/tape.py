@@ -24,15 +24,28 @@ _next_level = 0
 class Node:
     """One recorded operation at one grad level."""
 
-    __slots__ = ("prim", "attrs", "inputs", "links", "out_avals", "rule")
+    __slots__ = ("prim", "attrs", "inputs", "links", "out_avals", "rule", "hooks", "anchor")
 
-    def __init__(self, prim, attrs, inputs, links, out_avals, rule=None) -> None:
+    def __init__(self, prim, attrs, inputs, links, out_avals, rule=None, anchor=False) -> None:
         self.prim = prim  # None for leaves
         self.attrs = attrs
         self.inputs = inputs
         self.links = links  # per input: (Node, output index) at this level, or None
         self.out_avals = out_avals  # per output: (shape, np dtype)
         self.rule = rule  # custom backward: rule(cotangents) -> input cotangents
+        # Tensor.register_hook: per output index, the hook dicts (shared with the tensors) run on its gradient
+        self.hooks = None
+        # A node whose rule must run whenever the backward reaches it, needed by a requested leaf or not
+        # (a Cell's backward hook); its rule sees None for outputs that got no gradient.
+        self.anchor = anchor
+
+    def add_hooks(self, index: int, hooks: dict) -> None:
+        """Run the hooks in `hooks` (a tensor's, shared) on the gradient of output `index`."""
+        if self.hooks is None:
+            self.hooks = {}
+        lists = self.hooks.setdefault(index, [])
+        if not any(h is hooks for h in lists):
+            lists.append(hooks)
 
 
 def _refresh() -> None:
@@ -75,6 +88,10 @@ def watch(t: Tensor, level: int, *, in_place: bool = False) -> Tensor:
     """Mark `t` as a leaf of `level`; a new alias unless `in_place` (Parameters)."""
     leaf = Node(None, (), (), (), ((t.shape, t._data.dtype),))
     target = t if in_place else Tensor._wrap(t._data)
+    hooks = getattr(t, "_hooks", None)
+    if hooks is not None:  # Tensor.register_hook before the gradient was asked for
+        leaf.add_hooks(0, hooks)
+        target._hooks = hooks
     nodes = dict(t._nodes) if t._nodes else {}
     nodes[level] = (leaf, 0)
     target._nodes = nodes
@@ -103,13 +120,19 @@ def record(prim: PrimitiveDef, attrs: tuple, args: tuple, out) -> None:
                 o._nodes[lv] = (node, i)
 
 
-def record_custom(inputs: tuple, outs: tuple, rule: Callable) -> None:
-    """Record an opaque op whose backward is `rule(cotangents) -> input cotangents`."""
-    levels = sorted({lv for a in inputs if isinstance(a, Tensor) and a._nodes for lv in a._nodes if lv in _active})
+def record_custom(inputs: tuple, outs: tuple, rule: Callable, *, anchor: bool = False) -> None:
+    """Record an opaque op whose backward is `rule(cotangents) -> input cotangents`.
+
+    An `anchor` is recorded on every active level, even where no input is watched, and its rule always runs.
+    """
+    if anchor:
+        levels = list(_active) if recording else []
+    else:
+        levels = sorted({lv for a in inputs if isinstance(a, Tensor) and a._nodes for lv in a._nodes if lv in _active})
     avals = tuple((o.shape, o._data.dtype) for o in outs)
     for lv in levels:
         links = tuple(a._nodes.get(lv) if isinstance(a, Tensor) and a._nodes else None for a in inputs)
-        node = Node(None, (), inputs, links, avals, rule)
+        node = Node(None, (), inputs, links, avals, rule, anchor)
         for i, o in enumerate(outs):
             o._nodes = dict(o._nodes or {})
             o._nodes[lv] = (node, i)

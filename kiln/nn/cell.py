@@ -6,8 +6,8 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from kiln._compiler.errors import for_user
-from kiln._core.tensor import Parameter, ParameterTuple, Tensor
-from kiln._pynative.autograd import call_with_custom_bprop
+from kiln._core.tensor import HookHandle, Parameter, ParameterTuple, Tensor
+from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
 from kiln.context import GRAPH_MODE, _context
 
 __all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
@@ -40,6 +40,9 @@ class Cell:
         d["_input_signature"] = None
         d["_forward_hooks"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_hooks_with_kwargs"] = set()  # keys of forward (pre-)hooks registered with_kwargs=True
         d["_cell_name"] = ""
         d["_flags"] = dict(flags or {})
 
@@ -129,38 +132,99 @@ class Cell:
             raise for_user(err) from None
 
     def _call(self, args: tuple, kwargs: dict):
+        d = self.__dict__
+        backward_hooks = d.get("_backward_hooks") or d.get("_backward_pre_hooks")
         if _context["mode"] == GRAPH_MODE and Cell._graph_runner is not None:
+            if backward_hooks:
+                raise RuntimeError(
+                    f"{type(self).__name__} has backward hooks (register_backward_hook / register_backward_pre_hook) "
+                    f"and runs in GRAPH_MODE: Kiln runs cell backward hooks in PyNative mode only. Remove the hooks "
+                    f"(handle.remove()) or use PyNative mode."
+                )
             out = Cell._graph_runner(self, args, kwargs)
             if out is not NotImplemented:
                 return out
-        for hook in self._forward_pre_hooks.values():
+        with_kwargs = d.get("_hooks_with_kwargs", ())
+        for key, hook in list(self._forward_pre_hooks.items()):
+            if key in with_kwargs:
+                new = hook(self, args, kwargs)
+                if new is not None:
+                    if not (isinstance(new, tuple) and len(new) == 2 and isinstance(new[1], dict)):
+                        raise TypeError(
+                            f"a forward pre-hook registered with with_kwargs=True returns (args, kwargs) or None, "
+                            f"but {getattr(hook, '__qualname__', hook)} returned {type(new).__name__}."
+                        )
+                    args, kwargs = new
+                    args = args if isinstance(args, tuple) else (args,)
+                continue
             new = hook(self, args)
             if new is not None:
                 args = new if isinstance(new, tuple) else (new,)
-        if "_float_dtype" in self.__dict__:
+        if "_float_dtype" in d:
             args = self._cast_inputs(args)
         bprop = getattr(type(self), "bprop", None)
         if bprop is not None:
-            out = call_with_custom_bprop(self, lambda *a: bprop(self, *a), self.construct, args)
+
+            def run(*a):
+                return call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, a)
         else:
-            out = self.construct(*args, **kwargs)
-        for hook in self._forward_hooks.values():
-            new = hook(self, args, out)
+
+            def run(*a):
+                return self.construct(*a, **kwargs)
+
+        out = call_with_backward_hooks(self, args, run) if backward_hooks else run(*args)
+        for key, hook in list(self._forward_hooks.items()):
+            new = hook(self, args, kwargs, out) if key in with_kwargs else hook(self, args, out)
             if new is not None:
                 out = new
         return out
 
-    def register_forward_pre_hook(self, hook):
-        """`hook(cell, inputs)` runs before construct; it may return new inputs."""
-        key = id(hook)
-        self._forward_pre_hooks[key] = hook
-        return _HookHandle(self._forward_pre_hooks, key)
+    def _add_hook(self, table: str, hook, prepend: bool = False) -> HookHandle:
+        if not callable(hook):
+            name = "register" + table[:-1]
+            raise TypeError(f"{name}() expects a callable hook_fn, but got {type(hook).__name__}.")
+        hooks = self.__dict__[table]
+        key = HookHandle.new_key()
+        hooks[key] = hook
+        if prepend:
+            hooks.move_to_end(key, last=False)
+        return HookHandle(hooks, key)
 
-    def register_forward_hook(self, hook):
-        """`hook(cell, inputs, output)` runs after construct; it may return a new output."""
-        key = id(hook)
-        self._forward_hooks[key] = hook
-        return _HookHandle(self._forward_hooks, key)
+    def register_forward_pre_hook(self, hook_fn, *, prepend: bool = False, with_kwargs: bool = False) -> HookHandle:
+        """`hook_fn(cell, inputs)` runs before construct; it may return new inputs.
+
+        With `with_kwargs=True` it is `hook_fn(cell, args, kwargs)` and may return `(args, kwargs)`;
+        `prepend=True` runs it before the hooks already registered.
+        """
+        handle = self._add_hook("_forward_pre_hooks", hook_fn, prepend)
+        if with_kwargs:
+            self._hooks_with_kwargs.add(handle.id)
+        return handle
+
+    def register_forward_hook(
+        self, hook_fn, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
+    ) -> HookHandle:
+        """`hook_fn(cell, inputs, output)` runs after construct; it may return a new output.
+
+        With `with_kwargs=True` it is `hook_fn(cell, args, kwargs, output)`.
+        """
+        handle = self._add_hook("_forward_hooks", hook_fn, prepend)
+        if with_kwargs:
+            self._hooks_with_kwargs.add(handle.id)
+        return handle
+
+    def register_backward_pre_hook(self, hook_fn) -> HookHandle:
+        """`hook_fn(cell, grad_output)` runs in the backward pass when the gradients of this cell's outputs are
+        known (PyNative mode); it may return new grad_output (a Tensor or a tuple, one per output tensor)."""
+        return self._add_hook("_backward_pre_hooks", hook_fn)
+
+    def register_backward_hook(self, hook_fn) -> HookHandle:
+        """`hook_fn(cell, grad_input, grad_output)` runs in the backward pass once the gradients of this cell's
+        tensor inputs are known (PyNative mode); it may return new grad_input (one per input tensor).
+
+        grad_input and grad_output are tuples, with None for an input or output that gets no gradient.
+        """
+        return self._add_hook("_backward_hooks", hook_fn)
 
     # -- traversal ------------------------------------------------------------------------
     def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator[tuple[str, Parameter]]:
@@ -303,12 +367,7 @@ class Cell:
         self.__dict__.update(state)
 
 
-class _HookHandle:
-    def __init__(self, table: dict, key) -> None:
-        self._table, self._key = table, key
-
-    def remove(self) -> None:
-        self._table.pop(self._key, None)
+_HookHandle = HookHandle  # the old name
 
 
 class SequentialCell(Cell):

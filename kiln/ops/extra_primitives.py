@@ -163,12 +163,19 @@ class HookBackward(_p.Primitive):
 
     def __call__(self, *args):
         def rule(cots):
-            out = []
-            for c in cots:
-                new = self.hook_fn(c)
-                new = new[0] if isinstance(new, tuple) and len(new) == 1 else new
-                out.append(c if new is None else new)
-            return tuple(out)
+            # As MindSpore: one call with the tuple of the inputs' gradients; None keeps them
+            new = self.hook_fn(tuple(cots))
+            if new is None:
+                return tuple(cots)
+            new = (new,) if isinstance(new, Tensor) else new
+            if not isinstance(new, (tuple, list)) or len(new) != len(cots):
+                name = getattr(self.hook_fn, "__qualname__", type(self.hook_fn).__name__)
+                raise TypeError(
+                    f"HookBackward: hook_fn {name} receives the tuple of {len(cots)} gradient(s) and must return "
+                    f"a tuple of as many Tensors (or None), but it returned "
+                    f"{type(new).__name__ if not isinstance(new, (tuple, list)) else f'{len(new)} item(s)'}."
+                )
+            return tuple(new)
 
         return _hooked(args, rule)
 

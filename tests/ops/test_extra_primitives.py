@@ -11,11 +11,11 @@ from kiln import Tensor, nn, ops
 
 def test_hook_backward_sees_and_may_replace_the_gradient():
     seen = []
-    hook = ops.HookBackward(lambda g: seen.append(g.asnumpy().copy()))
+    hook = ops.HookBackward(lambda g: seen.append(g[0].asnumpy().copy()))  # a tuple, one gradient per input
     g = kiln.grad(lambda x: (hook(x) * x).sum())(Tensor([1.0, 2.0]))
     np.testing.assert_allclose(g.asnumpy(), [2.0, 4.0])
     np.testing.assert_allclose(seen[0], [1.0, 2.0])
-    doubling = ops.HookBackward(lambda grad: grad * 2)
+    doubling = ops.HookBackward(lambda grads: (grads[0] * 2,))
     g = kiln.grad(lambda x: (doubling(x) * 3).sum())(Tensor([1.0, 2.0]))
     np.testing.assert_allclose(g.asnumpy(), [6.0, 6.0])
     assert doubling(Tensor([5.0])).asnumpy()[0] == 5.0  # identity outside a gradient

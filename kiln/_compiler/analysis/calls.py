@@ -160,6 +160,8 @@ def call_cell(ctx, cell, args, kwargs):
     construct = unwrap(type(cell).construct)
     if not is_user_function(construct):
         return cell(*args, **(kwargs or {}))  # Cell.__call__ -> library construct on symbolic tensors
+    if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+        return cell(*args, **(kwargs or {}))  # Cell._call refuses backward hooks in a compiled graph
     for hook in d["_forward_pre_hooks"].values():
         new = hook(cell, tuple(args))
         if new is not None:
