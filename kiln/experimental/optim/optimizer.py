@@ -20,7 +20,20 @@ from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln.nn.cell import Cell
 from kiln.ops.multitype import HyperMap, Map
 
-__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Optimizer", "RMSprop"]
+__all__ = [
+    "ASGD",
+    "SGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "NAdam",
+    "Optimizer",
+    "RAdam",
+    "RMSprop",
+    "Rprop",
+]
 
 F32 = mstype.float32
 
@@ -340,3 +353,169 @@ class RMSprop(Optimizer):
             self._store(p, p32 - lr * buf)
         else:
             self._store(p, p32 - lr * g / avg)
+
+
+# ---- ASGD, NAdam, RAdam, Rprop: their step counter is MindSpore's `step_t` ------------------------------------------
+
+
+class _StepT(Optimizer):
+    def _make_step_t(self) -> None:
+        self.step_t = Parameter(Tensor(np.int32(0)), name="step_t")
+
+    def _begin_step(self) -> None:
+        ops.assign_add(self.step_t, Tensor(np.int32(1)))
+
+    def _step_f32(self):
+        return ops.cast(self.step_t, F32)
+
+
+def _positive(cls: str, name: str, value, low: float = 0.0) -> None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < low:
+        raise ValueError(f"For '{cls}', the '{name}' must be at least {low}, but got {value}.")
+
+
+def _betas(cls: str, betas) -> tuple:
+    for i in (0, 1):
+        if not isinstance(betas[i], float) or not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"For '{cls}', 'betas[{i}]' must be a float in [0.0, 1.0), but got {betas[i]!r}.")
+    return tuple(betas)
+
+
+class ASGD(_StepT):
+    """Averaged SGD: p = p (1 - lambd eta) - eta g; `ax` averages the parameters from step t0 on; eta starts at lr and
+    becomes lr / (1 + lambd lr t)^alpha, mu = 1 / max(1, t - t0) (state `eta_*`, `mu_*`, `ax`)."""
+
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0, maximize=False):
+        _positive("ASGD", "lr", lr)
+        _positive("ASGD", "weight_decay", weight_decay)
+        if not isinstance(lambd, float):
+            raise TypeError(f"For 'ASGD', the type of lambd must be float, but got {type(lambd)}.")
+        if not isinstance(t0, float):
+            raise TypeError(f"For 'ASGD', the type of t0 must be float, but got {type(t0)}.")
+        super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                                      maximize=maximize))  # fmt: skip
+        self.mu = ParameterTuple(Parameter(Tensor(np.float32(1.0)), name="mu_" + p.name) for p in self.parameters)
+        self.eta = ParameterTuple(Parameter(Tensor(np.float32(0.0)), name="eta_" + p.name) for p in self.parameters)
+        self.ax = self.parameters.clone(prefix="ax", init="zeros")
+        self._make_step_t()
+
+    def _update(self, k, p, g, p32, lr, group):
+        lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p32
+        t = self._step_f32()
+        eta = ops.select(t == 1.0, lr, ops.cast(self.eta[k], F32))
+        new = ops.cast(p32 * (1.0 - lambd * eta) - eta * g, p.dtype)
+        self._store(p, new)
+        new32, ax = ops.cast(new, F32), ops.cast(self.ax[k], F32)
+        mu = ops.cast(self.mu[k], F32)
+        self._store(self.ax[k], ops.select(ops.broadcast_to(mu != 1.0, ax.shape), ax + (new32 - ax) * mu, new32))
+        self._store(self.eta[k], lr / ops.pow(1.0 + lambd * lr * t, alpha))
+        self._store(self.mu[k], 1.0 / ops.maximum(Tensor(np.float32(1.0)), t - t0))
+
+
+class NAdam(_StepT):
+    """NAdam (Adam with Nesterov momentum, Dozat 2016): mu_t = b1 (1 - 0.5 * 0.96^(t psi)); the step combines the
+    gradient, weighted by (1 - mu_t) / (1 - prod mu), and the moment, by mu_{t+1} / (1 - prod mu * mu_{t+1}), over
+    sqrt(v / (1 - b2^t)) + eps (state `exp_avg`, `exp_avg_sq`, `mu_product_*`)."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, momentum_decay=4e-3):
+        _positive("NAdam", "lr", lr)
+        _positive("NAdam", "eps", eps)
+        _positive("NAdam", "weight_decay", weight_decay)
+        _positive("NAdam", "momentum_decay", momentum_decay)
+        betas = _betas("NAdam", betas)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      momentum_decay=momentum_decay))  # fmt: skip
+        self._make_step_t()
+        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
+        self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
+        self.mu_product = ParameterTuple(
+            Parameter(Tensor(np.float32(1.0)), name="mu_product_" + p.name) for p in self.parameters
+        )
+
+    def _update(self, k, p, g, p32, lr, group):
+        beta1, beta2 = group["betas"]
+        psi, eps = group["momentum_decay"], group["eps"]
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p32
+        t = self._step_f32()
+        bc2 = 1.0 - ops.pow(beta2, t)
+        mu = beta1 * (1.0 - 0.5 * ops.pow(0.96, t * psi))
+        mu_next = beta1 * (1.0 - 0.5 * ops.pow(0.96, (t + 1.0) * psi))
+        prod = ops.cast(self.mu_product[k], F32) * mu
+        m = beta1 * ops.cast(self.exp_avg[k], F32) + (1 - beta1) * g
+        v = beta2 * ops.cast(self.exp_avg_sq[k], F32) + (1 - beta2) * g * g
+        self._store(self.mu_product[k], prod)
+        self._store(self.exp_avg[k], m)
+        self._store(self.exp_avg_sq[k], v)
+        denom = ops.sqrt(v / bc2) + eps
+        new = p32 - lr * (1.0 - mu) / (1.0 - prod) * g / denom
+        self._store(p, new - lr * mu_next / (1.0 - prod * mu_next) * m / denom)
+
+
+class RAdam(_StepT):
+    """Rectified Adam (Liu et al. 2019): with rho_inf = 2 / (1 - b2) - 1 and rho_t = rho_inf - 2 t b2^t / (1 - b2^t),
+    the step is lr m^ r_t sqrt(1 - b2^t) / (sqrt(v) + eps) when rho_t > 5, else lr m^ (m^ = m / (1 - b1^t))."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+        _positive("RAdam", "lr", lr)
+        _positive("RAdam", "weight_decay", weight_decay)
+        _positive("RAdam", "eps", eps)
+        betas = _betas("RAdam", betas)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+        self._make_step_t()
+        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
+        self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
+
+    def _update(self, k, p, g, p32, lr, group):
+        beta1, beta2 = group["betas"]
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p32
+        t = self._step_f32()
+        bc1, b2t = 1.0 - ops.pow(beta1, t), ops.pow(beta2, t)
+        bc2 = 1.0 - b2t
+        rho_inf = 2.0 / (1.0 - beta2) - 1.0
+        rho_t = rho_inf - 2.0 * t * b2t / bc2
+        m = beta1 * ops.cast(self.exp_avg[k], F32) + (1 - beta1) * g
+        v = beta2 * ops.cast(self.exp_avg_sq[k], F32) + (1 - beta2) * g * g
+        self._store(self.exp_avg[k], m)
+        self._store(self.exp_avg_sq[k], v)
+        m_hat = m / bc1
+        safe_rho = ops.maximum(rho_t, Tensor(np.float32(5.0)))  # the rectifier is only read where rho_t > 5
+        rect = ops.sqrt((safe_rho - 4) * (safe_rho - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * safe_rho))
+        adaptive = ops.sqrt(bc2) / (ops.sqrt(v) + group["eps"])
+        step = ops.select(ops.broadcast_to(rho_t > 5.0, m.shape), m_hat * lr * adaptive * rect, m_hat * lr)
+        self._store(p, p32 - step)
+
+
+class Rprop(_StepT):
+    """Rprop: per element the step size (lr at the first step) is multiplied by etaplus while the gradient keeps its
+    sign, by etaminus when it flips (that element's gradient then counts as 0), clipped to step_sizes; p -= sign(g)
+    step (state `prev`, `step_size`)."""
+
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, maximize=False):
+        _positive("Rprop", "lr", lr)
+        if not etas[1] > 1.0:
+            raise ValueError(f"For 'Rprop', the 'etas[1]' must be greater than 1.0, but got {etas[1]}.")
+        if not isinstance(etas[0], float) or not 0.0 < etas[0] < 1.0:
+            raise ValueError(f"For 'Rprop', 'etas[0]' must be a float in (0.0, 1.0), but got {etas[0]!r}.")
+        super().__init__(params, dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), maximize=maximize))
+        self.prev = self.parameters.clone(prefix="prev", init="zeros")
+        self.step_size = self.parameters.clone(prefix="step_size", init="zeros")
+        self._make_step_t()
+
+    def _update(self, k, p, g, p32, lr, group):
+        etaminus, etaplus = group["etas"]
+        lo, hi = group["step_sizes"]
+        size = ops.cast(self.step_size[k], F32)
+        size = ops.select(ops.broadcast_to(self._step_f32() == 1.0, size.shape), ops.ones_like(size) * lr, size)
+        sign = ops.sign(g * ops.cast(self.prev[k], F32))
+        factor = ops.select(sign > 0, ops.full_like(sign, etaplus), sign)
+        factor = ops.select(factor < 0, ops.full_like(sign, etaminus), factor)
+        factor = ops.select(factor == 0, ops.ones_like(sign), factor)
+        size = ops.clip_by_value(size * factor, float(lo), float(hi))
+        g = ops.select(factor == etaminus, ops.zeros_like(g), g)
+        self._store(self.step_size[k], size)
+        self._store(self.prev[k], g)
+        self._store(p, p32 - ops.sign(g) * size)
