@@ -245,8 +245,10 @@ def run_with_grad(
             targets_out = _flatten_outputs(out[0])
         else:
             targets_out = _flatten_outputs(out)
-        if not targets_out:
-            raise TypeError(f"the function to differentiate must return Tensors, but it returned {type(out).__name__}.")
+        if not targets_out:  # nothing depends on the inputs: zero gradients (as MindSpore)
+            n = len(positions)
+            zeros = [_zeros_like(leaf) for leaf in [call_args[p] for p in positions] + list(weights)]
+            return _strip(out, level), tuple(zeros[:n]), tuple(zeros[n:])
         if sens is None:
             pairs = [(t, _ones_like(t)) for t in targets_out]
         else:
@@ -255,7 +257,11 @@ def run_with_grad(
                 raise ValueError(
                     f"sens has {len(sens_list)} tensor(s) but the function returned {len(targets_out)} output(s)."
                 )
-            pairs = list(zip(targets_out, sens_list, strict=True))
+            # A sensitivity of another dtype is taken in the output's (MindSpore casts it)
+            pairs = [
+                (t, _cast(s, t._data.dtype) if isinstance(s, Tensor) and s._data.dtype != t._data.dtype else s)
+                for t, s in zip(targets_out, sens_list, strict=True)
+            ]
         leaves = [call_args[p] for p in positions] + list(weights)
         grads = backward(level, pairs, leaves)
         grads = [g if g is not None else _zeros_like(leaf) for g, leaf in zip(grads, leaves, strict=True)]
@@ -269,11 +275,11 @@ def run_with_grad(
 def _grad_of_integers(fn: Callable, args: tuple, positions: tuple, weights, **options):
     """Gradients with respect to integer (and bool) arguments, as MindSpore defines them.
 
-    An integer argument is differentiated as a real number: the gradient at its float32 value, cast back
-    to its dtype. Where the function cannot take it as a float (an index, a shape), and for bool
-    arguments, the gradient is zeros.
+    An integer or bool argument is differentiated as a real number: the gradient at its float32 value,
+    cast back to its dtype. Where the function cannot take it as a float (an index, a shape, a mask
+    for select), the gradient is zeros.
     """
-    ints = {p for p in positions if args[p].dtype.kind in "iu"}
+    ints = {p for p in positions if args[p].dtype.kind in "iub"}
     as_float = tuple(_cast(a, np.float32) if i in ints else a for i, a in enumerate(args))
     if ints and all(tape.is_differentiable(as_float[p]) for p in positions):
         try:
@@ -416,11 +422,23 @@ class GradOperation:
                 else:
                     args, sens = args[:-1], args[-1]
             ws = _weights_list(weights) if self.get_by_list else []
+            call, kw_tensors = fn, [k for k, v in kwargs.items() if isinstance(v, Tensor)]
+            if self.get_all and kw_tensors:
+                # get_all also differentiates the Tensors passed by keyword, after the positional ones
+                n_pos, rest = len(args), {k: v for k, v in kwargs.items() if k not in kw_tensors}
+                args = (*args, *(kwargs[k] for k in kw_tensors))
+
+                def call(*a):
+                    return fn(*a[:n_pos], **dict(zip(kw_tensors, a[n_pos:], strict=True)), **rest)
+
+                kwargs = {}
             if self.get_all:
                 positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
             else:
-                positions = (0,) if args else ()
-            _, in_grads, w_grads = run_with_grad(fn, args, positions, ws, sens=sens, kwargs=kwargs)
+                positions = (0,) if args and isinstance(args[0], Tensor) else ()
+            _, in_grads, w_grads = run_with_grad(call, args, positions, ws, sens=sens, kwargs=kwargs)
+            if not self.get_all and not positions:  # the first argument is not a Tensor: no gradient (MindSpore)
+                in_grads = ((),)
             if self.get_by_list and not self.get_all:
                 return w_grads
             in_part = in_grads if self.get_all else in_grads[0]
@@ -452,7 +470,14 @@ def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tup
     if trace is not None and any(isinstance(a, Tensor) and G.is_symbolic(a._data) for a in args):
         return _custom_bprop_in_graph(trace, cell, bprop, construct, args)
     if not tape.recording:
-        return construct(*args)
+        out = construct(*args)
+        # A cell with bprop gives new output tensors, even one that returns its input (as MindSpore)
+        ids = {id(a) for a in args if isinstance(a, Tensor)}
+        if isinstance(out, Tensor):
+            return Tensor._wrap(out._data) if id(out) in ids else out
+        if isinstance(out, tuple) and any(id(o) in ids for o in out):
+            return tuple(Tensor._wrap(o._data) if id(o) in ids else o for o in out)
+        return out
     with tape.pause():
         out = construct(*args)
     outs = tuple(_flatten_outputs(out))

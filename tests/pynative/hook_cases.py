@@ -179,4 +179,34 @@ def run(ms):
     sc.register_forward_hook(lambda cell, args, kwargs, output: output + kwargs["scale"], with_kwargs=True)
     out["forward_kwargs"] = _val(sc(x, scale=2.0))
     out["forward_order"] = order
+    out.update(_grad_semantics(ms))
+    return out
+
+
+def _typed(values):
+    return [[str(v.dtype).lower().replace("mindspore.", ""), _val(v)] for v in values]
+
+
+def _grad_semantics(ms):
+    """Not hooks: how PyNative gradients treat dtypes, sensitivities, kwargs and non-Tensor arguments."""
+    Tensor, P = ms.Tensor, ms.ops
+    f32 = np.float32
+    with_sens = P.GradOperation(get_all=True, sens_param=True)
+    get_all = P.GradOperation(get_all=True)
+    out = {}
+    x = Tensor(np.ones((2, 3), f32))
+    # through a cast to an integer type; an integer input; sensitivities of another dtype than the output
+    out["grad_cast_to_int"] = _typed(with_sens(lambda a: P.Cast()(a, ms.int32))(x, Tensor(np.ones((2, 3), np.int32))))
+    xi = Tensor(np.array([[[1, 2, 3], [4, 5, 6]]]))
+    out["grad_int_transpose"] = _typed(with_sens(lambda a: P.Transpose()(a, (0, 2, 1)))(xi, Tensor(np.ones((1, 3, 2), np.int64))))
+    mask = Tensor(np.array([True, False]))
+    out["grad_bool_input"] = _typed(get_all(lambda p, q: p + q)(Tensor(np.array([1.0, 2.0], f32)), mask))
+    i8, u8 = Tensor(np.array([1, 2], np.int8)), Tensor(np.array([3, 4], np.uint8))
+    out["grad_int8_uint8"] = _typed(with_sens(lambda p, q: p + q)(i8, u8, Tensor(np.array([5, 6], np.int16))))
+    # no Tensor output; a first argument that is not a Tensor; Tensors passed by keyword
+    out["grad_no_tensor_output"] = _val(P.GradOperation()(lambda p: [1, 2])(x))
+    out["grad_dict_first"] = [len(P.GradOperation()(lambda d: 2 * d["a"] + 1)({"a": Tensor(2.0)}))]
+    out["grad_int_first"] = [len(P.GradOperation()(lambda a, b: a * b)(1, 2))]
+    out["grad_kwargs_get_all"] = _typed(get_all(lambda a, b=None: a * b)(Tensor(2.0), b=Tensor(3.0)))
+    out["grad_kwargs_grad"] = _val(ms.grad(lambda a, b=None: a * b)(Tensor(2.0), b=Tensor(3.0)))
     return out
