@@ -198,7 +198,8 @@ def _grad_semantics(ms):
     # through a cast to an integer type; an integer input; sensitivities of another dtype than the output
     out["grad_cast_to_int"] = _typed(with_sens(lambda a: P.Cast()(a, ms.int32))(x, Tensor(np.ones((2, 3), np.int32))))
     xi = Tensor(np.array([[[1, 2, 3], [4, 5, 6]]]))
-    out["grad_int_transpose"] = _typed(with_sens(lambda a: P.Transpose()(a, (0, 2, 1)))(xi, Tensor(np.ones((1, 3, 2), np.int64))))
+    sens_i64 = Tensor(np.ones((1, 3, 2), np.int64))
+    out["grad_int_transpose"] = _typed(with_sens(lambda a: P.Transpose()(a, (0, 2, 1)))(xi, sens_i64))
     mask = Tensor(np.array([True, False]))
     out["grad_bool_input"] = _typed(get_all(lambda p, q: p + q)(Tensor(np.array([1.0, 2.0], f32)), mask))
     i8, u8 = Tensor(np.array([1, 2], np.int8)), Tensor(np.array([3, 4], np.uint8))
