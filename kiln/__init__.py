@@ -11,7 +11,11 @@ from kiln._core import dtype
 from kiln._core.dtype import *  # noqa: F403
 from kiln._core.random_state import get_seed
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln.common import generator as _generator
+from kiln.common import runtime as _runtime
+from kiln.common import types as _types
 from kiln.common.api import (
+    constexpr,
     from_numpy,
     is_tensor,
     jit_class,
@@ -19,7 +23,27 @@ from kiln.common.api import (
     no_inline,
     recompute,
     set_seed,
+    swap_tensors,
     tensor,
+)
+from kiln.common.generator import *  # noqa: F403
+from kiln.common.runtime import *  # noqa: F403
+from kiln.common.types import (
+    Int,
+    TensorType,
+    Type,
+    dtype_to_nptype,
+    dtype_to_pytype,
+    from_dlpack,
+    frombuffer,
+    get_py_obj_dtype,
+    list_,
+    number,
+    string,
+    tensor_type,
+    to_dlpack,
+    tuple_,
+    type_none,
 )
 from kiln.context import (
     COMPATIBLE,
@@ -33,7 +57,9 @@ from kiln.context import (
     set_context,
     set_device,
 )
+from kiln.log import get_level, get_log_config
 from kiln.ops import GradOperation, grad, value_and_grad
+from kiln.ops.sparse import COOTensor, CSRTensor, RowTensor, SparseTensor
 from kiln.ops.transforms import get_grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
 from kiln.parallel import (
     Layout,
@@ -61,4 +87,11 @@ __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dat
     "jvp", "lazy_inline", "no_inline", "tensor", "vjp", "vmap", "amp", "recompute",
     "get_auto_parallel_context", "reset_auto_parallel_context", "set_auto_parallel_context", "Layout", "shard",
     "load_distributed_checkpoint", "merge_sliced_parameter",
+    "constexpr", "swap_tensors", "Int", "TensorType", "Type", "dtype_to_nptype", "dtype_to_pytype", "from_dlpack",
+    "frombuffer", "get_py_obj_dtype", "list_", "number", "string", "tensor_type", "to_dlpack", "tuple_",
+    "type_none", "get_level", "get_log_config", "COOTensor", "CSRTensor", "RowTensor", "SparseTensor",
+    *_generator.__all__, *_runtime.__all__, *_types.ALIASES,
 ]  # fmt: skip
+
+# PyTorch-style dtype aliases (kiln.float is float32, kiln.long int64...); set last: they shadow builtins here.
+globals().update(_types.ALIASES)

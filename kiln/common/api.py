@@ -13,7 +13,7 @@ from kiln._core.tensor import Tensor
 
 __all__ = [
     "JitConfig", "from_numpy", "get_seed", "is_tensor", "jit", "jit_class", "lazy_inline", "mutable", "no_inline",
-    "recompute", "set_seed", "tensor",
+    "recompute", "set_seed", "tensor", "constexpr", "swap_tensors",
 ]  # fmt: skip
 
 
@@ -80,3 +80,28 @@ def recompute(block, *args, use_reentrant: bool = True, output_recompute: bool =
     if not callable(block):
         raise TypeError(f"recompute: 'block' must be a Cell or a function, but got {type(block).__name__}.")
     return block(*args, **kwargs)
+
+
+def constexpr(fn=None, get_instance: bool = True, name=None, reuse_result: bool = True, check: bool = True):
+    """Mark `fn` as computed on constants at compile time (MindSpore's `constexpr`).
+
+    Kiln's graph capture evaluates Python functions of constant arguments while compiling, so the marked
+    function is called as it is; eagerly it simply runs. `@constexpr` and `@constexpr(...)` both work.
+    """
+
+    def mark(f):
+        if not callable(f):
+            raise TypeError(f"constexpr: expected a function, but got {type(f).__name__}.")
+        f.__kiln_constexpr__ = True
+        return f
+
+    return mark if fn is None else mark(fn)
+
+
+def swap_tensors(t1, t2) -> None:
+    """Exchange the contents (data, shape, dtype) of two Tensors in place."""
+    if not (isinstance(t1, Tensor) and isinstance(t2, Tensor)):
+        raise TypeError(
+            f"swap_tensors: both arguments must be Tensors, but got {type(t1).__name__} and {type(t2).__name__}."
+        )
+    t1._data, t2._data = t2._data, t1._data

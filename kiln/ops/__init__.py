@@ -25,6 +25,7 @@ from kiln.ops.nn_primitives import *  # noqa: F403
 from kiln.ops.primitive import PrimitiveWithCheck, prim_arg_register  # noqa: F401
 from kiln.ops.primitives import *  # noqa: F403
 from kiln.ops.random import *  # noqa: F403
+from kiln.ops.sparse import *  # noqa: F403
 from kiln.ops.state import *  # noqa: F403
 from kiln.ops.transforms import *  # noqa: F403
 

@@ -1,0 +1,138 @@
+"""Top-level runtime API: RNG state, dtype helpers and aliases, buffers, streams, events, memory statistics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Tensor, ops
+
+
+def test_rng_state_roundtrip_and_seeds():
+    ms.manual_seed(11)
+    assert ms.initial_seed() == 11
+    first = ops.rand(3).asnumpy()
+    ms.manual_seed(11)
+    np.testing.assert_array_equal(ops.rand(3).asnumpy(), first)
+    state = ms.get_rng_state()
+    a = ops.rand(4).asnumpy()
+    ms.set_rng_state(state)
+    np.testing.assert_array_equal(ops.rand(4).asnumpy(), a)
+    chosen = ms.seed()
+    assert isinstance(chosen, int) and ms.initial_seed() == chosen
+    assert ms.default_generator.initial_seed() == chosen
+    with pytest.raises(ValueError):
+        ms.manual_seed(-1)
+
+
+def test_generator_object():
+    g = ms.Generator()
+    assert g.initial_seed() == 0
+    assert g.manual_seed(5) is g and g.initial_seed() == 5
+    s = g.get_state()
+    k1 = np.asarray(g._next_key())
+    g.set_state(s)
+    np.testing.assert_array_equal(np.asarray(g._next_key()), k1)
+    with pytest.raises(ValueError):
+        g.set_state(Tensor(np.zeros(5, np.uint32)))
+
+
+def test_dtype_helpers_and_aliases():
+    assert ms.float is ms.float32 and ms.int is ms.int32 and ms.long is ms.int64 and ms.bool is ms.bool_
+    assert ms.byte is ms.int8 and ms.ubyte is ms.uint8 and ms.cfloat is ms.complex64 and ms.cdouble is ms.complex128
+    assert ms.dtype_to_nptype(ms.float16) is np.float16
+    assert ms.dtype_to_pytype(ms.int8) is int and ms.dtype_to_pytype(ms.bool_) is bool
+    assert ms.dtype_to_pytype(ms.complex64) is complex and ms.dtype_to_pytype(ms.string) is str
+    assert ms.get_py_obj_dtype(1) is ms.int64 and ms.get_py_obj_dtype(1.0) is ms.float64
+    assert ms.get_py_obj_dtype(True) is ms.bool_ and ms.get_py_obj_dtype(None) is ms.type_none
+    assert ms.get_py_obj_dtype((1,)) is ms.tuple_ and ms.get_py_obj_dtype([1]) is ms.list_
+    assert ms.get_py_obj_dtype(np.int32) is ms.int32
+    assert ms.get_py_obj_dtype(Tensor([1.0])) == ms.TensorType(ms.float32)
+    assert str(ms.TensorType(ms.float32)) == "Tensor[Float32]" and str(ms.tensor_type) == "Tensor"
+    assert ms.TensorType(ms.int8).element_type() is ms.int8
+    assert isinstance(ms.float32, ms.Type) and isinstance(ms.int16, ms.Int) and not isinstance(ms.uint8, ms.Int)
+    assert ms.Int(64) is ms.int64 and isinstance(ms.number, ms.Type)
+
+
+def test_buffers_and_dlpack():
+    raw = np.arange(6, dtype=np.float32).tobytes()
+    np.testing.assert_array_equal(ms.frombuffer(raw, ms.float32).asnumpy(), np.arange(6))
+    np.testing.assert_array_equal(ms.frombuffer(bytearray(raw), ms.float32, count=2, offset=4).asnumpy(), [1, 2])
+    t = Tensor(np.arange(5, dtype=np.int32))
+    np.testing.assert_array_equal(np.from_dlpack(ms.to_dlpack(t)), np.arange(5))
+    back = ms.from_dlpack(ms.to_dlpack(t))
+    assert back.dtype == ms.int32
+    np.testing.assert_array_equal(back.asnumpy(), np.arange(5))
+    np.testing.assert_array_equal(ms.from_dlpack(np.arange(3.0)).asnumpy(), [0.0, 1.0, 2.0])
+
+
+def test_swap_tensors_and_constexpr():
+    a, b = Tensor(np.ones(2, np.float32)), Tensor(np.zeros(3, np.int32))
+    ms.swap_tensors(a, b)
+    assert a.shape == (3,) and a.dtype == ms.int32 and b.shape == (2,)
+
+    @ms.constexpr
+    def double(n):
+        return n * 2
+
+    assert double(3) == 6
+
+    @ms.jit
+    def f(x):
+        return x * double(2)
+
+    np.testing.assert_allclose(f(Tensor(np.ones(2, np.float32))).asnumpy(), [4.0, 4.0])
+
+
+def test_streams_events_memory():
+    s = ms.Stream()
+    assert ms.current_stream() == ms.default_stream() == s
+    with ms.StreamCtx(s) as inside:
+        assert inside is s and ms.current_stream() is s
+    x = ops.matmul(Tensor(np.ones((64, 64), np.float32)), Tensor(np.ones((64, 64), np.float32)))
+    e = ms.Event()
+    e.record()
+    e.synchronize()
+    assert e.query()
+    ms.synchronize()
+    assert s.query()
+    start, end = ms.Event(enable_timing=True), ms.Event(enable_timing=True)
+    start.record()
+    x = ops.add(x, 1)
+    end.record()
+    assert start.elapsed_time(end) >= 0.0
+    with pytest.raises(RuntimeError):
+        ms.Event().elapsed_time(ms.Event())
+    stats = ms.memory_stats()
+    for key in ("total_reserved_memory", "total_allocated_memory", "max_allocated_memory"):
+        assert isinstance(stats[key], int) and stats[key] >= 0
+    assert ms.memory_allocated() >= 0 and ms.max_memory_allocated() >= ms.memory_allocated() >= 0
+    ms.reset_peak_memory_stats()
+    assert ms.max_memory_allocated() >= 0 and ms.memory_reserved() >= 0
+    ms.empty_cache()
+    assert "memory" in ms.memory_summary()
+    target, device_id = ms.get_current_device()
+    assert target in ("CPU", "GPU") and device_id >= 0
+
+
+def test_settings_checked(capsys):
+    ms.set_recursion_limit(2000)
+    with pytest.raises(ValueError):
+        ms.set_recursion_limit(0)
+    with pytest.raises(TypeError):
+        ms.set_deterministic("yes")
+    with pytest.raises(ValueError):
+        ms.set_memory(max_size=3)
+    net = ms.nn.Dense(2, 2)
+    ms.set_dump(net)
+    assert net._kiln_dump is True
+    assert ms.get_ps_context("enable_ps") is False
+    with pytest.raises(NotImplementedError):
+        ms.set_ps_context(enable_ps=True)
+    ms.set_algo_parameters(fully_use_devices=True)
+    assert ms.get_algo_parameters("fully_use_devices") is True
+    ms.reset_algo_parameters()
+    assert ms.get_algo_parameters("fully_use_devices") is False
+    ms.run_check()
+    assert "successfully" in capsys.readouterr().out
