@@ -55,6 +55,10 @@ class Cell:
                 f"call super().__init__() first."
             )
         if isinstance(value, (Parameter, Cell)):
+            if isinstance(value, Parameter) and name in d["_cells"]:
+                raise KeyError(f"cannot assign a Parameter to '{name}' of {type(self).__name__}: it is a child Cell.")
+            if isinstance(value, Cell) and name in d["_params"]:
+                raise KeyError(f"cannot assign a Cell to '{name}' of {type(self).__name__}: it is a Parameter.")
             d.pop(name, None)  # a plain attribute of the same name (e.g. `self.bias = None`) would shadow it
             if isinstance(value, Parameter):
                 self.insert_param_to_cell(name, value, check_name_contain_dot=False)
@@ -99,8 +103,12 @@ class Cell:
 
     def insert_param_to_cell(self, param_name: str, param: Parameter, check_name_contain_dot: bool = True) -> None:
         """Register `param` as state of this cell under `param_name`."""
+        if not param_name:
+            raise KeyError("insert_param_to_cell(): the parameter name must not be empty.")
         if check_name_contain_dot and "." in param_name:
             raise KeyError(f"the parameter name '{param_name}' must not contain '.'.")
+        if param_name in self.__dict__ or param_name in self._cells:
+            raise KeyError(f"insert_param_to_cell(): '{param_name}' is already an attribute of {type(self).__name__}.")
         if not isinstance(param, Parameter):
             raise TypeError(f"insert_param_to_cell() expects a Parameter, but got {type(param).__name__}.")
         if param.name == _DEFAULT_PARAM_NAME:
@@ -109,6 +117,10 @@ class Cell:
 
     def insert_child_to_cell(self, child_name: str, child_cell: Cell) -> None:
         """Register `child_cell` under `child_name`; its parameter names get `child_name.` as prefix."""
+        if not child_name or "." in child_name:
+            raise KeyError(f"insert_child_to_cell(): the child name {child_name!r} must be non-empty and without '.'.")
+        if child_name in self._params:
+            raise KeyError(f"insert_child_to_cell(): '{child_name}' is already a Parameter of {type(self).__name__}.")
         if not isinstance(child_cell, Cell) and child_cell is not None:
             raise TypeError(f"insert_child_to_cell() expects a Cell, but got {type(child_cell).__name__}.")
         if child_cell is not None and self._auto_prefix:
@@ -123,7 +135,7 @@ class Cell:
     # -- calling ------------------------------------------------------------------------
     def construct(self, *args, **kwargs):
         """The computation; subclasses override it."""
-        raise NotImplementedError(f"{type(self).__name__} must define construct().")
+        raise AttributeError(f"{type(self).__name__} must define construct().")
 
     def __call__(self, *args, **kwargs):
         try:
@@ -395,6 +407,16 @@ class SequentialCell(Cell):
             return SequentialCell(cells[index])
         return cells[index]
 
+    def __setitem__(self, index: int, cell: Cell) -> None:
+        if not isinstance(index, int):
+            raise TypeError(f"SequentialCell indices must be integers, but got {type(index).__name__}.")
+        if not isinstance(cell, Cell):
+            raise TypeError(f"SequentialCell holds Cells, but got {type(cell).__name__}.")
+        self.insert_child_to_cell(list(self._cells)[index], cell)
+
+    def __delitem__(self, index) -> None:
+        _delete_cells(self, index)
+
     def __len__(self) -> int:
         return len(self._cells)
 
@@ -402,7 +424,7 @@ class SequentialCell(Cell):
         return iter(self._cells.values())
 
     def append(self, cell: Cell) -> SequentialCell:
-        self.insert_child_to_cell(str(len(self._cells)), cell)
+        self.insert_child_to_cell(_free_key(self._cells), cell)
         return self
 
     def construct(self, input_data):
@@ -427,6 +449,16 @@ class CellList(Cell):
         key = list(self._cells)[index]
         self.insert_child_to_cell(key, cell)
 
+    def __delitem__(self, index) -> None:
+        _delete_cells(self, index)
+        cells = list(self._cells.values())
+        self._cells.clear()
+        for i, c in enumerate(cells):
+            self._cells[str(i)] = c
+
+    def __iadd__(self, cells) -> CellList:
+        return self.extend(cells)
+
     def __len__(self) -> int:
         return len(self._cells)
 
@@ -434,7 +466,7 @@ class CellList(Cell):
         return iter(self._cells.values())
 
     def append(self, cell: Cell) -> CellList:
-        self.insert_child_to_cell(str(len(self._cells)), cell)
+        self.insert_child_to_cell(_free_key(self._cells), cell)
         return self
 
     def extend(self, cells) -> CellList:
@@ -452,6 +484,25 @@ class CellList(Cell):
 
     def construct(self, *inputs):
         raise NotImplementedError("CellList is a container; call its cells instead.")
+
+
+def _delete_cells(container: Cell, index) -> None:
+    keys = list(container._cells)
+    if isinstance(index, slice):
+        doomed = keys[index]
+    elif isinstance(index, int):
+        doomed = [keys[index]]
+    else:
+        raise TypeError(f"{type(container).__name__} indices must be integers or slices, not {type(index).__name__}.")
+    for key in doomed:
+        del container._cells[key]
+
+
+def _free_key(cells: dict) -> str:
+    n = len(cells)
+    while str(n) in cells:
+        n += 1
+    return str(n)
 
 
 class CellDict(Cell):
