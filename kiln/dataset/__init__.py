@@ -39,6 +39,7 @@ from kiln.dataset.image_sources import (
     SemeionDataset,
 )
 from kiln.dataset.iterators import DictIterator, TupleIterator
+from kiln.dataset.mind_source import MindDataset
 from kiln.dataset.misc import DatasetCache, DSCallback, PaddedDataset, RandomDataset, Schema, WaitedDSCallback
 from kiln.dataset.sampler import (
     DistributedSampler,
@@ -101,6 +102,7 @@ __all__ = [
     "KMnistDataset",
     "ManifestDataset",
     "MapDataset",
+    "MindDataset",
     "MnistDataset",
     "NumpySlicesDataset",
     "PaddedDataset",

@@ -142,6 +142,10 @@ class Dataset:
         Returns:
             The dataset with the wait point.
         """
+        if self._find_sync(condition_name) is not None:
+            raise RuntimeError(
+                f"sync_wait: Condition name is already in use: the pipeline has a sync_wait named {condition_name!r}."
+            )
         return SyncWaitDataset(self, condition_name, num_batch, callback)
 
     def sync_update(self, condition_name: str, num_batch: int | None = None, data=None) -> None:
@@ -154,8 +158,19 @@ class Dataset:
         """
         node = self._find_sync(condition_name)
         if node is None:
-            raise RuntimeError(f"sync_update: no sync_wait named {condition_name!r} in this pipeline.")
+            raise RuntimeError(f"sync_update: Condition name not found: no sync_wait named {condition_name!r}.")
+        if num_batch is not None and (isinstance(num_batch, bool) or not isinstance(num_batch, int) or num_batch < 1):
+            raise RuntimeError(f"sync_update: num_batch (rows or batches to release) must be >= 1, got {num_batch}.")
         node.release(num_batch, data)
+
+    def disable_sync(self) -> None:
+        """Turn every `sync_wait` point of the pipeline off: rows flow without waiting for `sync_update`."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, SyncWaitDataset):
+                node.disable()
+            stack.extend(node.children)
 
     def _find_sync(self, name: str):
         stack = [self]
@@ -397,6 +412,11 @@ class Dataset:
         Returns:
             The shuffled dataset.
         """
+        if _sync_below(self) is not None:
+            raise RuntimeError(
+                "shuffle: No shuffle after sync operators: a sync_wait below would release rows in an order the "
+                "shuffle buffer breaks. Shuffle before sync_wait."
+            )
         return ShuffleDataset(self, buffer_size)
 
     def repeat(self, count: int | None = None) -> RepeatDataset:
@@ -480,6 +500,21 @@ class Dataset:
         """
         return RenameDataset(self, input_columns, output_columns)
 
+    def save(self, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
+        """Write the rows of one epoch into MindRecord files, readable with `MindDataset`.
+
+        Args:
+            file_name: the file (or, with num_files > 1, the prefix of the files) to write.
+            num_files: how many shard files to write.
+            file_type: "mindrecord".
+
+        The schema comes from the first row: integers narrower than 32 bits and bools are stored as int32,
+        uint32/uint64 as int64, float16 as float32, str scalars as strings, bytes as bytes.
+        """
+        from kiln.dataset.mind_source import save  # noqa: PLC0415  (it imports kiln.mindrecord)
+
+        save(self, file_name, num_files, file_type)
+
     def apply(self, apply_func: Callable[[Dataset], Dataset]) -> Dataset:
         """`apply_func(self)`, which must return a Dataset."""
         result = apply_func(self)
@@ -502,7 +537,7 @@ class Dataset:
         Returns:
             The iterator.
         """
-        return TupleIterator(self, columns, num_epochs, output_numpy)
+        return TupleIterator(self, columns, num_epochs, output_numpy, getattr(self, "_init_step", 0))
 
     def create_dict_iterator(self, num_epochs: int = -1, output_numpy: bool = False, do_copy=True) -> DictIterator:
         """An iterator over rows as dicts from column name to Tensor (or NumPy array).
@@ -515,7 +550,23 @@ class Dataset:
         Returns:
             The iterator.
         """
-        return DictIterator(self, num_epochs, output_numpy)
+        return DictIterator(self, num_epochs, output_numpy, getattr(self, "_init_step", 0))
+
+    def set_init_step(self, init_step: int) -> None:
+        """Start the iterators created from now on at global step `init_step` (resuming a run).
+
+        Steps are rows (batches after `batch`) counted over epochs: the iterator begins in epoch
+        `init_step // get_dataset_size()` at the step after the others; data, shuffles and random transforms are
+        those of an uninterrupted run (under the same seed).
+
+        Args:
+            init_step: a non-negative int.
+        """
+        if isinstance(init_step, bool) or not isinstance(init_step, int):
+            raise TypeError(f"set_init_step: init_step must be an int, but got {type(init_step).__name__}.")
+        if init_step < 0:
+            raise ValueError(f"set_init_step: init_step must be >= 0, but got {init_step}.")
+        self._init_step = init_step
 
     def __iter__(self) -> TupleIterator:
         return self.create_tuple_iterator(num_epochs=1)
@@ -852,6 +903,10 @@ class BatchDataset(Dataset):
             self._names = result
         elif input_columns is not None or output_columns is not None:
             raise ValueError("batch: input_columns and output_columns need per_batch_map.")
+        if isinstance(self.batch_size, int):
+            # A sync_wait below this batch counts batches, not rows (as MindSpore's does).
+            for node in _syncs_down_to_batch(child):
+                node.rows_per_step = self.batch_size
 
     def get_col_names(self) -> list[str]:
         return list(self._names)
@@ -1332,18 +1387,58 @@ class RenameDataset(Dataset):
         return self._child_rows(run, epoch)
 
 
+def _sync_below(node: Dataset):
+    """The first SyncWaitDataset under `node` (itself included), or None."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, SyncWaitDataset):
+            return n
+        stack.extend(n.children)
+    return None
+
+
+def _syncs_down_to_batch(node: Dataset) -> list:
+    """The SyncWaitDatasets under `node` that no other batch separates from it."""
+    found, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, BatchDataset | BucketBatchDataset):
+            continue
+        if isinstance(n, SyncWaitDataset):
+            found.append(n)
+        stack.extend(n.children)
+    return found
+
+
 class SyncWaitDataset(Dataset):
-    """A point that holds rows back until `sync_update` releases them; see `Dataset.sync_wait`."""
+    """A point that holds rows back until `sync_update` releases them; see `Dataset.sync_wait`.
+
+    Each epoch starts with `num_batch` steps let through; a step is one row, or one batch of rows when a `batch`
+    follows (with no other batch between them), as in MindSpore.
+    """
 
     def __init__(self, child: Dataset, condition_name: str, num_batch: int, callback) -> None:
         super().__init__([child])
         if not isinstance(condition_name, str):
             raise TypeError(f"sync_wait: condition_name must be a str, but got {type(condition_name).__name__}.")
+        if isinstance(num_batch, bool) or not isinstance(num_batch, int):
+            raise TypeError(f"sync_wait: num_batch must be an int, but got {type(num_batch).__name__}.")
+        if num_batch < 1:
+            raise ValueError(f"sync_wait: num_batch must be greater than 0, but got {num_batch}.")
         self.condition_name = condition_name
-        self.num_batch = _check_int(num_batch, "num_batch", 1)
+        self.num_batch = num_batch
+        self.rows_per_step = 1
         self._callback = callback
         self._cond = threading.Condition()
         self._allowed = self.num_batch
+        self._disabled = False
+
+    def disable(self) -> None:
+        """Stop waiting: every row passes from now on."""
+        with self._cond:
+            self._disabled = True
+            self._cond.notify_all()
 
     def get_col_names(self) -> list[str]:
         return self.children[0].get_col_names()
@@ -1352,18 +1447,21 @@ class SyncWaitDataset(Dataset):
         return self.children[0]._static_size()
 
     def release(self, num_batch, data) -> None:
-        with self._cond:
-            self._allowed += self.num_batch if num_batch is None else _check_int(num_batch, "num_batch", 1)
-            self._cond.notify_all()
+        steps = self.num_batch if num_batch is None else _check_int(num_batch, "num_batch", 1)
         if self._callback is not None:
             self._callback(data)
+        with self._cond:
+            self._allowed += steps * self.rows_per_step
+            self._cond.notify_all()
 
     def _rows(self, run, epoch):
         src = self._child_rows(run, epoch)
+        with self._cond:
+            self._allowed = self.num_batch * self.rows_per_step
         try:
             for row in src:
                 with self._cond:
-                    while self._allowed <= 0:
+                    while self._allowed <= 0 and not self._disabled:
                         if not self._cond.wait(timeout=60.0):
                             raise RuntimeError(
                                 f"sync_wait {self.condition_name!r}: no sync_update within 60 s; the pipeline "

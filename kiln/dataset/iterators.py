@@ -158,7 +158,9 @@ class TupleIterator:
         output_numpy: yield NumPy arrays instead of Tensors.
     """
 
-    def __init__(self, dataset, columns=None, num_epochs: int = -1, output_numpy: bool = False) -> None:
+    def __init__(
+        self, dataset, columns=None, num_epochs: int = -1, output_numpy: bool = False, init_step: int = 0
+    ) -> None:
         if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or (num_epochs < 1 and num_epochs != -1):
             raise ValueError(f"num_epochs must be -1 or a positive int, but got {num_epochs!r}.")
         names = dataset.get_col_names()
@@ -177,6 +179,13 @@ class TupleIterator:
         self._output_numpy = output_numpy
         self._run = Run(dataset, config.pipeline_seed())
         self._epochs_started = 0
+        self._skip_rows = 0
+        if init_step:
+            # Resume at global step `init_step`: whole epochs are passed over, then rows of the next one are read
+            # and dropped, so random transforms and shuffles give the rows they would have given.
+            size = dataset.get_dataset_size()
+            if size > 0:
+                self._epochs_started, self._skip_rows = divmod(init_step, size)
         self._prefetcher: _Prefetcher | None = None
         _LIVE.add(self)
 
@@ -190,10 +199,12 @@ class TupleIterator:
             dataset, run, epoch = self._dataset, self._run, (self._epochs_started,)
             select, output_numpy = self._select, self._output_numpy
             self._epochs_started += 1
+            skip, self._skip_rows = self._skip_rows, 0
 
             def outputs():
                 # Selecting columns and moving them to the device happen in the background thread too.
-                for row in dataset._rows(run, epoch):
+                rows = dataset._rows(run, epoch)
+                for row in itertools.islice(rows, skip, None) if skip else rows:
                     yield [_to_output(np.asarray(row[i]), output_numpy) for i in select]
 
             self._prefetcher = _Prefetcher(outputs, config.get_prefetch_size())
@@ -239,8 +250,8 @@ class DictIterator(TupleIterator):
         output_numpy: yield NumPy arrays instead of Tensors.
     """
 
-    def __init__(self, dataset, num_epochs: int = -1, output_numpy: bool = False) -> None:
-        super().__init__(dataset, None, num_epochs, output_numpy)
+    def __init__(self, dataset, num_epochs: int = -1, output_numpy: bool = False, init_step: int = 0) -> None:
+        super().__init__(dataset, None, num_epochs, output_numpy, init_step)
 
     def __next__(self) -> dict:
         return dict(zip(self._columns, self._values()))

@@ -188,7 +188,7 @@ class Concatenate:
         if not isinstance(value, np.ndarray):
             raise TypeError(f"Concatenate: {which} must be a numpy.ndarray, but got {type(value).__name__}.")
         if value.ndim != 1:
-            raise ValueError(f"Concatenate: can only {which} 1D arrays, but got {which} of shape {value.shape}.")
+            raise ValueError(f"Concatenate: can only {which} 1D arrays. The {which} array has shape {value.shape}.")
         return value
 
     def __call__(self, *inputs) -> np.ndarray:

@@ -1,0 +1,187 @@
+"""MindDataset (rows of Kiln MindRecord files) and `Dataset.save` (a pipeline written as MindRecord files)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln.dataset.sources import SampledSource
+from kiln.dataset.text_sources import Shuffle
+from kiln.mindrecord.common import NUMERIC_TYPES
+from kiln.mindrecord.filereader import ShardSet
+
+_SAVE_TYPES = {
+    "b": "int32",
+    "i1": "int32",
+    "i2": "int32",
+    "i4": "int32",
+    "u1": "int32",
+    "u2": "int32",
+    "i8": "int64",
+    "u4": "int64",
+    "u8": "int64",
+    "f2": "float32",
+    "f4": "float32",
+    "f8": "float64",
+}
+
+
+def _column_value(kind: str, value):
+    """A stored value as a pipeline column: bytes as a (1,) bytes array, str as a 0-D str array."""
+    if kind == "bytes":
+        return np.array([value])
+    if kind == "string":
+        return np.array(value)
+    return value
+
+
+class MindDataset(SampledSource):
+    """Rows of MindRecord files written by `kiln.mindrecord.FileWriter` or `Dataset.save`.
+
+    Columns are the schema's fields in name order (or `columns_list`); "bytes" fields are (1,) bytes arrays,
+    "string" fields 0-D str arrays, numbers keep their stored dtype and shape.
+
+    Args:
+        dataset_files: one shard file (the whole set it belongs to is read) or a list of shard files.
+        columns_list: the fields to read, in this order (default all).
+        num_parallel_workers: threads reading rows.
+        shuffle: True/None (a new global order every epoch), False, or a `Shuffle` (read as a global shuffle).
+        num_shards, shard_id: read one shard of the rows.
+        sampler: a sampler instead of shuffle/num_shards/shard_id/num_samples.
+        padded_sample: a row (dict of field -> value) appended `num_padded` times, to even out shards.
+        num_padded: how many padded rows to append.
+        num_samples: rows per epoch at most.
+        cache: not supported (must be None).
+    """
+
+    def __init__(
+        self,
+        dataset_files,
+        columns_list=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        num_shards=None,
+        shard_id=None,
+        sampler=None,
+        padded_sample=None,
+        num_padded=None,
+        num_samples=None,
+        cache=None,
+    ) -> None:
+        if isinstance(shuffle, Shuffle):
+            if num_samples is not None and shuffle != Shuffle.GLOBAL:
+                raise ValueError("MindDataset: Shuffle.FILES or Shuffle.INFILE cannot be combined with num_samples.")
+            shuffle = True
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        if cache is not None:
+            raise NotImplementedError("MindDataset: Kiln has no dataset cache server; pass cache=None.")
+        self._set = ShardSet(dataset_files)
+        schema = self._set.schema
+        if columns_list is None:
+            columns = sorted(schema)
+        else:
+            if not isinstance(columns_list, list) or not columns_list:
+                raise TypeError(f"MindDataset: columns_list must be a non-empty list of str, got {columns_list!r}.")
+            bad = [c for c in columns_list if c not in schema]
+            if bad:
+                raise RuntimeError(
+                    f"MindDataset: columns {bad} are not fields of the MindRecord schema {sorted(schema)}."
+                )
+            columns = list(columns_list)
+        self._columns = columns
+        self._kinds = [schema[c]["type"] for c in columns]
+        if (padded_sample is None) != (num_padded is None or num_padded == 0):
+            raise ValueError("MindDataset: padded_sample and num_padded must be given together.")
+        self._padded = None
+        self._num_padded = 0
+        if padded_sample is not None:
+            if not isinstance(padded_sample, dict) or any(c not in padded_sample for c in columns):
+                raise ValueError(f"MindDataset: padded_sample must be a dict with the columns {columns}.")
+            if isinstance(num_padded, bool) or not isinstance(num_padded, int) or num_padded < 0:
+                raise TypeError(f"MindDataset: num_padded must be a non-negative int, got {num_padded!r}.")
+            self._padded = tuple(self._convert(k, padded_sample[c]) for c, k in zip(columns, self._kinds))
+            self._num_padded = num_padded
+
+    @staticmethod
+    def _convert(kind: str, value):
+        if kind in NUMERIC_TYPES:
+            return np.asarray(value, dtype=NUMERIC_TYPES[kind])
+        if kind == "string" and isinstance(value, bytes):
+            value = value.decode("utf-8")
+        return _column_value(kind, value)
+
+    def get_col_names(self) -> list[str]:
+        return list(self._columns)
+
+    def _num_rows(self) -> int:
+        return len(self._set) + self._num_padded
+
+    def _read(self, index: int) -> tuple:
+        if index >= len(self._set):
+            return self._padded
+        row = self._set.read(index)
+        return tuple(_column_value(k, row[c]) for c, k in zip(self._columns, self._kinds))
+
+
+def _schema_of(names: list[str], row: tuple) -> dict:
+    schema = {}
+    for name, value in zip(names, row):
+        arr = np.asarray(value)
+        if arr.dtype.kind == "U":
+            if arr.ndim:
+                raise RuntimeError(f"save: column {name!r} holds a string array; only scalar strings can be saved.")
+            schema[name] = {"type": "string"}
+        elif arr.dtype.kind == "S":
+            schema[name] = {"type": "bytes"}
+        else:
+            key = "b" if arr.dtype.kind == "b" else f"{arr.dtype.kind}{arr.dtype.itemsize}"
+            if key not in _SAVE_TYPES:
+                raise RuntimeError(f"save: column {name!r} has dtype {arr.dtype}, which MindRecord cannot store.")
+            schema[name] = {"type": _SAVE_TYPES[key]}
+            if arr.ndim:
+                schema[name]["shape"] = [-1, *arr.shape[1:]]
+    return schema
+
+
+def _record(schema: dict, names: list[str], row: tuple) -> dict:
+    out = {}
+    for name, value in zip(names, row):
+        kind = schema[name]["type"]
+        arr = np.asarray(value)
+        if kind == "string":
+            out[name] = str(arr.item())
+        elif kind == "bytes":
+            out[name] = arr.item() if arr.size == 1 else b"".join(arr.reshape(-1).tolist())
+        elif "shape" in schema[name]:
+            fixed = schema[name]["shape"][1:]
+            if arr.ndim != len(fixed) + 1 or list(arr.shape[1:]) != fixed:
+                raise RuntimeError(
+                    f"save: column {name!r} has shape {list(arr.shape)} where [-1, *{fixed}] was expected; "
+                    "MindRecord stores fixed shapes except for dimension 0. Reshape the column to one shape first."
+                )
+            out[name] = arr.astype(NUMERIC_TYPES[kind])
+        else:
+            out[name] = arr.astype(NUMERIC_TYPES[kind]).item()
+    return out
+
+
+def save(dataset, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
+    """Write every row of one epoch of `dataset` into MindRecord files (see `Dataset.save`)."""
+    from kiln.mindrecord import FileWriter  # noqa: PLC0415  (kiln.mindrecord is optional for pipelines)
+
+    if file_type != "mindrecord":
+        raise ValueError(f"save: file_type must be 'mindrecord', but got {file_type!r}.")
+    if isinstance(num_files, bool) or not isinstance(num_files, int) or not 1 <= num_files <= 1000:
+        raise ValueError(f"save: num_files must be an int in [1, 1000], but got {num_files!r}.")
+    names = dataset.get_col_names()
+    writer = FileWriter(file_name, num_files)
+    schema = None
+    pending: list[dict] = []
+    for row in dataset.create_tuple_iterator(num_epochs=1, output_numpy=True):
+        if schema is None:
+            schema = _schema_of(names, row)
+            writer.add_schema(schema, "saved by kiln.dataset.Dataset.save")
+        pending.append(_record(schema, names, row))
+    if schema is None:
+        raise RuntimeError("save: the dataset has no rows to save.")
+    writer.write_raw_data(pending)
+    writer.commit()

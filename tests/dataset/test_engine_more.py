@@ -1,0 +1,60 @@
+"""sync_wait counted in batches, disable_sync, set_init_step (behaviour measured on MindSpore 2.10)."""
+
+import numpy as np
+import pytest
+
+import kiln.dataset as ds
+
+
+def _gen():
+    yield from ((np.array(i),) for i in range(20))
+
+
+def test_sync_wait_counts_batches():
+    seen = []
+    d = ds.GeneratorDataset(_gen, ["x"]).sync_wait("c", callback=seen.append).batch(4)
+    firsts = []
+    for k, row in enumerate(d.create_tuple_iterator(num_epochs=1, output_numpy=True)):
+        firsts.append(int(row[0][0]))
+        d.sync_update("c", data=k)
+    assert firsts == [0, 4, 8, 12, 16]
+    assert seen == [0, 1, 2, 3, 4]
+
+
+def test_sync_errors_and_disable():
+    d = ds.GeneratorDataset(_gen, ["x"]).sync_wait("c")
+    with pytest.raises(RuntimeError, match="already in use"):
+        d.sync_wait("c")
+    with pytest.raises(RuntimeError, match="No shuffle after sync"):
+        d.shuffle(2)
+    with pytest.raises(ValueError):
+        ds.GeneratorDataset(_gen, ["x"]).sync_wait("c", num_batch=0)
+    with pytest.raises(RuntimeError, match="not found"):
+        d.sync_update("other")
+    with pytest.raises(RuntimeError):
+        d.sync_update("c", num_batch=-1)
+    d.disable_sync()
+    assert len(list(d.create_tuple_iterator(num_epochs=1))) == 20
+
+
+@pytest.fixture
+def seed_one():
+    old = ds.config.get_seed()
+    ds.config.set_seed(1)
+    yield
+    ds.config.set_seed(old)
+
+
+@pytest.mark.parametrize("init_step", [0, 3, 5, 7])
+def test_set_init_step_resumes(init_step, seed_one):
+    d = ds.GeneratorDataset(_gen, ["x"]).shuffle(4).map(lambda x: x * 2, ["x"]).batch(4)
+    it = d.create_tuple_iterator(num_epochs=2, output_numpy=True)
+    full = []
+    for _ in range(2):
+        full += [r[0].tolist() for r in it]
+    d.set_init_step(init_step)
+    it = d.create_tuple_iterator(num_epochs=2, output_numpy=True)
+    got = []
+    for _ in range(2 - init_step // 5):
+        got += [r[0].tolist() for r in it]
+    assert got == full[init_step:]
