@@ -22,6 +22,7 @@ from kiln.ops.more_primitives import *  # noqa: F403
 from kiln.ops.multitype import *  # noqa: F403
 from kiln.ops.nn import *  # noqa: F403
 from kiln.ops.nn_primitives import *  # noqa: F403
+from kiln.ops.operations_extra import *  # noqa: F403
 from kiln.ops.primitive import PrimitiveWithCheck, prim_arg_register  # noqa: F401
 from kiln.ops.primitives import *  # noqa: F403
 from kiln.ops.random import *  # noqa: F403

@@ -13,5 +13,6 @@ from kiln._core.prims import (  # noqa: F401
     nn,
     random,
     reduction,
+    special_image,
     state,
 )

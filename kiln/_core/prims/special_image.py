@@ -1,0 +1,237 @@
+"""Declarations of the modified Bessel K and Bessel Y functions, Python-function calls (PyFunc/Custom),
+image patches and colour adjustments, and random choice with mask.
+
+The Bessel functions K0, K1 (and their exponentially scaled forms) and Y0, Y1 have no XLA kernel: they are
+computed on the host by SciPy (`pure_callback`, which works eagerly, in compiled graphs and under vmap), with
+their derivatives written by hand from the recurrences (K0' = -K1, K1' = -K0 - K1/x, Y0' = -Y1,
+Y1' = Y0 - Y1/x). MindSpore's values at x <= 0 are kept: K* give inf, Y0 -inf, Y1 -inf (nan at 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln._backend import jax, jnp, lax
+from kiln._backend import random as jrandom
+from kiln._core.primitive import PrimitiveDef, op_error
+
+# -- Bessel functions ----------------------------------------------------------------------------------------------
+
+
+def _scipy(name: str):
+    import scipy.special as sp  # noqa: PLC0415  (SciPy comes with JAX; imported when first used)
+
+    return getattr(sp, name)
+
+
+def _host_bessel(name: str, x):
+    def run(v):
+        return np.asarray(_scipy(name)(np.asarray(v, np.float64)), dtype=np.dtype(v.dtype))
+
+    return jax.pure_callback(run, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="broadcast_all")
+
+
+def _check_float(op: str):
+    def check(x):
+        if getattr(x, "dtype", None) is not None and x.dtype.kind != "f":
+            raise op_error(op, f"'x' must be a float16, float32 or float64 Tensor, but got {x.dtype}.", TypeError)
+
+    return check
+
+
+def _edge(name: str, x, y):
+    """MindSpore's results outside the domain x > 0."""
+    inf = jnp.asarray(jnp.inf, x.dtype)
+    if name in ("k0", "k0e", "k1", "k1e"):
+        return jnp.where(x <= 0, inf, y)
+    if name == "y0":
+        return jnp.where(x <= 0, -inf, y)
+    return jnp.where(x < 0, -inf, jnp.where(x == 0, jnp.asarray(jnp.nan, x.dtype), y))  # y1
+
+
+def _bessel(name: str):
+    def impl(x):
+        return _edge(name, x, _host_bessel(name, x))
+
+    return impl
+
+
+_K0, _K0E, _K1, _K1E, _Y0, _Y1 = (_bessel(n) for n in ("k0", "k0e", "k1", "k1e", "y0", "y1"))
+
+
+def _vjp(derivative):
+    def rule(x, out, dout):
+        return (dout * derivative(x, out),)
+
+    return rule
+
+
+BesselK0 = PrimitiveDef("BesselK0", _K0, check=_check_float("BesselK0"), vjp=_vjp(lambda x, out: -_K1(x)))
+BesselK0e = PrimitiveDef("BesselK0e", _K0E, check=_check_float("BesselK0e"), vjp=_vjp(lambda x, out: out - _K1E(x)))
+BesselK1 = PrimitiveDef("BesselK1", _K1, check=_check_float("BesselK1"), vjp=_vjp(lambda x, out: -_K0(x) - out / x))
+BesselK1e = PrimitiveDef(
+    "BesselK1e", _K1E, check=_check_float("BesselK1e"), vjp=_vjp(lambda x, out: out - _K0E(x) - out / x)
+)
+BesselY0 = PrimitiveDef("BesselY0", _Y0, check=_check_float("BesselY0"), vjp=_vjp(lambda x, out: -_Y1(x)))
+BesselY1 = PrimitiveDef("BesselY1", _Y1, check=_check_float("BesselY1"), vjp=_vjp(lambda x, out: _Y0(x) - out / x))
+
+
+# -- Python functions ----------------------------------------------------------------------------------------------
+
+
+def _pyfunc(*xs, fn, out_shapes, out_dtypes):
+    """Call `fn` on NumPy copies of the inputs, on the host; the outputs have the declared shapes/dtypes."""
+    structs = tuple(jax.ShapeDtypeStruct(s, np.dtype(d)) for s, d in zip(out_shapes, out_dtypes, strict=True))
+
+    def run(*arrays):
+        out = fn(*(np.asarray(a) for a in arrays))
+        out = out if isinstance(out, (tuple, list)) else (out,)
+        if len(out) != len(structs):
+            raise ValueError(f"PyFunc: the function returned {len(out)} value(s), but {len(structs)} were declared.")
+        results = []
+        for value, st in zip(out, structs, strict=True):
+            value = np.asarray(value.asnumpy() if hasattr(value, "asnumpy") else value)
+            if value.shape != tuple(st.shape):
+                raise ValueError(f"PyFunc: an output has shape {value.shape}, but {tuple(st.shape)} was declared.")
+            results.append(value.astype(st.dtype))
+        return tuple(results)
+
+    return tuple(jax.pure_callback(run, structs, *xs, vmap_method="sequential"))
+
+
+PyFunc = PrimitiveDef(
+    "PyFunc",
+    _pyfunc,
+    attrs={"fn": None, "out_shapes": (), "out_dtypes": ()},
+    multiple_results=True,
+    nondiff=tuple(range(64)),
+)
+
+
+# -- image patches and colour ---------------------------------------------------------------------------------------
+
+
+def _check_patches(x, ksizes, strides, rates, padding):
+    if len(getattr(x, "shape", ())) != 4:
+        raise op_error("ExtractImagePatches", f"'input_x' must be 4-D (N, C, H, W), but got {tuple(x.shape)}.")
+    if padding not in ("VALID", "SAME"):
+        raise op_error("ExtractImagePatches", f"'padding' must be 'VALID' or 'SAME', but got {padding!r}.")
+
+
+def _patches(x, ksizes, strides, rates, padding):
+    """(N, C, H, W) -> (N, kh * kw * C, out_h, out_w); depth ordered (row, col, channel) as MindSpore/TF."""
+    n, c = x.shape[:2]
+    kh, kw = ksizes
+    out = lax.conv_general_dilated_patches(
+        x, (kh, kw), strides, padding, rhs_dilation=rates, dimension_numbers=("NCHW", "OIHW", "NCHW")
+    )  # (N, C * kh * kw, oh, ow), channel-major
+    oh, ow = out.shape[2:]
+    out = out.reshape(n, c, kh * kw, oh, ow).transpose(0, 2, 1, 3, 4)
+    return out.reshape(n, kh * kw * c, oh, ow)
+
+
+ExtractImagePatches = PrimitiveDef(
+    "ExtractImagePatches",
+    _patches,
+    attrs={"ksizes": (1, 1), "strides": (1, 1), "rates": (1, 1), "padding": "VALID"},
+    check=_check_patches,
+    check_eagerly=True,
+)
+
+
+def _rgb_to_hsv(rgb):
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    v = jnp.max(rgb, axis=-1)
+    mn = jnp.min(rgb, axis=-1)
+    delta = v - mn
+    s = jnp.where(v > 0, delta / jnp.where(v > 0, v, 1), 0)
+    safe = jnp.where(delta > 0, delta, 1)
+    h = jnp.where(v == r, (g - b) / safe, jnp.where(v == g, 2.0 + (b - r) / safe, 4.0 + (r - g) / safe))
+    h = jnp.where(delta > 0, h / 6.0, 0)
+    h = jnp.where(h < 0, h + 1.0, h)
+    return h, s, v
+
+
+def _hsv_to_rgb(h, s, v):
+    h6 = (h - jnp.floor(h)) * 6.0
+    c = v * s
+    x = c * (1 - jnp.abs(jnp.mod(h6, 2.0) - 1))
+    m = v - c
+    sector = jnp.floor(h6).astype(jnp.int32) % 6
+    zeros = jnp.zeros_like(c)
+    table = [(c, x, zeros), (x, c, zeros), (zeros, c, x), (zeros, x, c), (x, zeros, c), (c, zeros, x)]
+    r = jnp.select([sector == i for i in range(6)], [t[0] for t in table])
+    g = jnp.select([sector == i for i in range(6)], [t[1] for t in table])
+    b = jnp.select([sector == i for i in range(6)], [t[2] for t in table])
+    return jnp.stack([r + m, g + m, b + m], axis=-1)
+
+
+def _check_rgb(op: str):
+    def check(image, amount):
+        if not getattr(image, "shape", ()) or image.shape[-1] != 3:
+            raise op_error(op, f"the last dimension of 'image' must be 3 (RGB), but got shape {tuple(image.shape)}.")
+        if tuple(getattr(amount, "shape", ())) != ():
+            raise op_error(op, f"the adjustment must be a scalar, but got shape {tuple(amount.shape)}.")
+
+    return check
+
+
+def _adjust_hue(image, delta):
+    work = image.astype(jnp.float32) if image.dtype == jnp.float16 else image
+    h, s, v = _rgb_to_hsv(work)
+    h = h + delta.astype(work.dtype)
+    return _hsv_to_rgb(h - jnp.floor(h), s, v).astype(image.dtype)
+
+
+def _adjust_saturation(image, scale):
+    work = image.astype(jnp.float32) if image.dtype == jnp.float16 else image
+    h, s, v = _rgb_to_hsv(work)
+    return _hsv_to_rgb(h, jnp.clip(s * scale.astype(work.dtype), 0, 1), v).astype(image.dtype)
+
+
+AdjustHue = PrimitiveDef("AdjustHue", _adjust_hue, check=_check_rgb("AdjustHue"), check_eagerly=True)
+AdjustSaturation = PrimitiveDef(
+    "AdjustSaturation", _adjust_saturation, check=_check_rgb("AdjustSaturation"), check_eagerly=True
+)
+
+
+# -- random choice with mask ---------------------------------------------------------------------------------------
+
+
+def _choice_with_mask(key, x, count):
+    """`count` positions of True entries of `x` in random order (int32 (count, rank)), and which are real."""
+    flat = x.reshape(-1)
+    n = flat.shape[0]
+    perm = jrandom.permutation(jrandom.wrap_key_data(key), n)
+    chosen = flat[perm]
+    order = jnp.argsort(~chosen, stable=True)  # the True ones first, in the random order
+    picked = perm[order]
+    valid = chosen[order]
+    if count > n:
+        picked = jnp.concatenate([picked, jnp.zeros(count - n, picked.dtype)])
+        valid = jnp.concatenate([valid, jnp.zeros(count - n, bool)])
+    picked, valid = picked[:count], valid[:count]
+    coords = jnp.stack(jnp.unravel_index(picked, x.shape), axis=-1).astype(jnp.int32)
+    coords = jnp.where(valid[:, None], coords, 0)
+    return coords, valid
+
+
+def _check_choice(key, x, count):
+    if getattr(x, "dtype", None) is not None and x.dtype.kind != "b":
+        raise op_error("RandomChoiceWithMask", f"'input_x' must be a bool Tensor, but got {x.dtype}.", TypeError)
+    if not 1 <= len(x.shape) <= 5:
+        raise op_error("RandomChoiceWithMask", f"the rank of 'input_x' must be in [1, 5], but got {len(x.shape)}.")
+    if count <= 0:
+        raise op_error("RandomChoiceWithMask", f"'count' must be positive, but got {count}.")
+
+
+RandomChoiceWithMask = PrimitiveDef(
+    "RandomChoiceWithMask",
+    _choice_with_mask,
+    attrs={"count": 256},
+    check=_check_choice,
+    check_eagerly=True,
+    multiple_results=True,
+    nondiff=(1,),
+    random=True,
+)

@@ -1,0 +1,579 @@
+"""More of MindSpore's Primitive classes (`ops.operations`) and their functional faces: the Bessel K/Y
+functions, summaries, PyFunc/Custom, CTC greedy decoding and the TF-style CTCLoss, non-max suppression,
+random choice with mask, image patches and colour adjustment, ragged ranges, Coalesce, dropout masks,
+FloatStatus and DetTriangle.
+
+Ops with a fixed output shape are primitive declarations (`kiln._core.prims.special_image`), so they run in
+PyNative and compiled graphs alike. Ops whose output size depends on the data (NMS, greedy decoding, ragged
+ranges) decide it on the host and run in PyNative mode.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from kiln._core import dtype as mstype
+from kiln._core import graph as G
+from kiln._core.prims import special_image as S
+from kiln._core.tensor import Tensor
+from kiln.ops import array, extra_array, math
+from kiln.ops import primitives as _p
+from kiln.ops import sparse as _sparse
+from kiln.ops._helpers import apply, op_error, prim
+from kiln.ops.random import _RandomPrimitive
+
+__all__ = [
+    "bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "choice_with_mask",
+    "ctc_greedy_decoder",
+]  # fmt: skip
+
+
+def _float_tensor(op: str, x) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise op_error(op, f"'x' must be a Tensor, but got {type(x).__name__}.", TypeError)
+    return x
+
+
+def _unary(op: str, decl):
+    def fn(x):
+        return apply(decl, (_float_tensor(op, x),))
+
+    return fn
+
+
+bessel_k0 = _unary("BesselK0", S.BesselK0)
+bessel_k0e = _unary("BesselK0e", S.BesselK0e)
+bessel_k1 = _unary("BesselK1", S.BesselK1)
+bessel_k1e = _unary("BesselK1e", S.BesselK1e)
+bessel_y0 = _unary("BesselY0", S.BesselY0)
+bessel_y1 = _unary("BesselY1", S.BesselY1)
+for _name in ("k0", "k0e", "k1", "k1e", "y0", "y1"):
+    _f = globals()[f"bessel_{_name}"]
+    _f.__name__ = _f.__qualname__ = f"bessel_{_name}"
+    _f.__doc__ = f"""The Bessel function {_name.upper().replace("E", "e")} of `x`, elementwise (float16/32/64).
+
+    Args:
+        x (Tensor): the input.
+
+    Returns:
+        Tensor of the shape and dtype of `x`.
+    """
+
+
+def _simple(cls_name: str, fn, doc: str) -> type:
+    cls = type(cls_name, (_p.Primitive,), {"__call__": lambda self, *args: fn(*args), "__doc__": doc})
+    cls.__init__ = lambda self: _p.Primitive.__init__(self, cls_name)
+    globals()[cls_name] = cls
+    __all__.append(cls_name)
+    return cls
+
+
+for _name in ("K0", "K0e", "K1", "K1e", "Y0", "Y1"):
+    _simple(
+        f"Bessel{_name}", globals()[f"bessel_{_name.lower()}"], f"Primitive Bessel{_name}: ops.bessel_{_name.lower()}."
+    )
+
+
+# -- summaries ---------------------------------------------------------------------------------------------------
+
+_summary_sinks: list = []  # callables sink(kind, name, value) installed by a summary recorder
+
+
+def _summary(kind: str):
+    def call(self, name, value):
+        if not isinstance(name, str) or not name:
+            raise op_error(self.name, f"'name' must be a non-empty str, but got {name!r}.", TypeError)
+        if not isinstance(value, Tensor):
+            raise op_error(self.name, f"'value' must be a Tensor, but got {type(value).__name__}.", TypeError)
+        for sink in _summary_sinks:
+            sink(kind, name, value)
+
+    return call
+
+
+for _cls, _kind in (("ScalarSummary", "scalar"), ("TensorSummary", "tensor"), ("ImageSummary", "image"),
+                    ("HistogramSummary", "histogram")):  # fmt: skip
+    _c = type(_cls, (_p.Primitive,), {
+        "__call__": _summary(_kind),
+        "__doc__": f"`{_cls}()(name, value)`: hand `value` to the active summary recorder under `name` "
+                   "(MindSpore records it only inside a SummaryRecord; without one, as here, nothing is kept). "
+                   "Returns None.",
+    })  # fmt: skip
+    _c.__init__ = (lambda n: lambda self: _p.Primitive.__init__(self, n))(_cls)
+    globals()[_cls] = _c
+    __all__.append(_cls)
+
+
+# -- Python functions ---------------------------------------------------------------------------------------------
+
+
+def _as_shapes(value) -> tuple:
+    value = list(value)
+    if value and all(isinstance(v, numbers.Integral) for v in value):
+        return (tuple(int(v) for v in value),)
+    return tuple(tuple(int(d) for d in s) for s in value)
+
+
+def _run_pyfunc(fn, inputs, out_shapes, out_dtypes):
+    tensors = tuple(x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in inputs)
+    dtypes = tuple(mstype.to_dtype(d).np for d in out_dtypes)
+    return apply(prim("PyFunc"), tensors, (fn, out_shapes, dtypes))
+
+
+class PyFunc(_p.Primitive):
+    """`PyFunc(fn, in_types, in_shapes, out_types, out_shapes)(*inputs)`: run the Python function `fn` on NumPy
+    copies of the inputs (on the host, also inside compiled graphs) and return its outputs as Tensors of the
+    declared dtypes and shapes (a tuple). No gradient flows through it."""
+
+    def __init__(self, fn, in_types, in_shapes, out_types, out_shapes, stateful: bool = True) -> None:
+        super().__init__("PyFunc")
+        if not callable(fn):
+            raise TypeError(f"PyFunc: 'fn' must be callable, but got {type(fn).__name__}.")
+        self.fn = fn
+        for k, v in (("in_types", in_types), ("in_shapes", in_shapes), ("out_types", out_types),
+                     ("out_shapes", out_shapes), ("stateful", stateful)):  # fmt: skip
+            self.add_prim_attr(k, v)
+        self._out_shapes = _as_shapes(out_shapes)
+        self._out_types = tuple(out_types)
+        if len(self._out_shapes) != len(self._out_types):
+            raise ValueError(f"PyFunc: {len(self._out_types)} out_types but {len(self._out_shapes)} out_shapes.")
+
+    def __call__(self, *inputs):
+        return _run_pyfunc(self.fn, inputs, self._out_shapes, self._out_types)
+
+
+class Custom(_p.Primitive):
+    """`Custom(func, out_shape, out_dtype, func_type="pyfunc")`: a user op written as a Python function of NumPy
+    arrays, run on the host (also inside compiled graphs). `out_shape`/`out_dtype` are the output's shape and
+    dtype (tuples of them for several outputs) or functions of the inputs' shapes/dtypes. `bprop(*inputs, out,
+    dout)` gives the gradient. The compiled kinds ("aot", "hybrid", "akg", "tbe", "julia", "aicpu") build
+    device kernels with MindSpore's toolchains, which Kiln does not have: they are refused."""
+
+    _KINDS = ("pyfunc", "aot", "hybrid", "akg", "tbe", "julia", "aicpu", "ms_kernel")
+
+    def __init__(self, func, out_shape=None, out_dtype=None, func_type: str = "pyfunc", bprop=None,
+                 reg_info=None) -> None:  # fmt: skip
+        super().__init__("Custom")
+        if func_type not in self._KINDS:
+            raise ValueError(f"Custom: 'func_type' must be one of {self._KINDS}, but got {func_type!r}.")
+        if func_type != "pyfunc":
+            raise NotImplementedError(
+                f"Custom: func_type={func_type!r} compiles a device kernel with MindSpore's toolchain, which Kiln "
+                "does not have; write the op as func_type='pyfunc' (a NumPy function) or with Kiln ops."
+            )
+        if not callable(func):
+            raise TypeError(f"Custom: 'func' must be callable, but got {type(func).__name__}.")
+        self.func, self.out_shape, self.out_dtype, self.func_type, self.bprop = (
+            func, out_shape, out_dtype, func_type, bprop,
+        )  # fmt: skip
+        self.add_prim_attr("func_type", func_type)
+
+    def _declared(self, inputs):
+        shapes = [tuple(x.shape) if isinstance(x, Tensor) else np.shape(x) for x in inputs]
+        dtypes = [x.dtype if isinstance(x, Tensor) else mstype.to_dtype(np.asarray(x).dtype) for x in inputs]
+        shape = self.out_shape(*shapes) if callable(self.out_shape) else self.out_shape
+        dtype = self.out_dtype(*dtypes) if callable(self.out_dtype) else self.out_dtype
+        if shape is None or dtype is None:
+            raise ValueError("Custom: 'out_shape' and 'out_dtype' must be given (values or functions).")
+        several = isinstance(dtype, (tuple, list))
+        shapes_out = tuple(tuple(s) for s in shape) if several else (tuple(shape),)
+        dtypes_out = tuple(dtype) if several else (dtype,)
+        return shapes_out, dtypes_out, several
+
+    def __call__(self, *inputs):
+        shapes, dtypes, several = self._declared(inputs)
+        outs = _run_pyfunc(self.func, inputs, shapes, dtypes)
+        if self.bprop is not None:
+            outs = _with_bprop(self.bprop, inputs, outs, several)
+        return outs if several else outs[0]
+
+
+def _with_bprop(bprop, inputs, outs, several):
+    from kiln._pynative import tape  # noqa: PLC0415
+
+    tensors = tuple(x for x in inputs if isinstance(x, Tensor))
+    if not tape.recording or G.current() is not None:
+        return outs
+    fresh = tuple(Tensor._wrap(o._data) for o in outs)
+
+    def rule(cots):
+        dout = tuple(cots) if several else cots[0]
+        grads = bprop(*inputs, fresh if several else fresh[0], dout)
+        grads = (grads,) if isinstance(grads, Tensor) else tuple(grads)
+        return tuple(g for g, x in zip(grads, inputs, strict=False) if isinstance(x, Tensor))
+
+    tape.record_custom(tensors, fresh, rule)
+    return fresh
+
+
+__all__ += ["PyFunc", "Custom"]
+
+
+# -- CTC ------------------------------------------------------------------------------------------------------------
+
+
+def _host(t, op: str) -> np.ndarray:
+    if isinstance(t, Tensor):
+        if G.is_symbolic(t._data):
+            raise RuntimeError(f"{op}: its output size depends on the input values, so it runs in PyNative mode only.")
+        return t.asnumpy()
+    return np.asarray(t)
+
+
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated: bool = True):
+    """Greedy (best-path) CTC decoding of (T, B, C) logits; the blank is class C - 1.
+
+    Returns:
+        (decoded_indices (N, 2) int64, decoded_values (N,) int64, decoded_shape (2,) int64 = (B, longest),
+        log_probability (B, 1): minus the sum over time of each step's largest logit).
+    """
+    op = "CTCGreedyDecoder"
+    if not isinstance(inputs, Tensor) or inputs.ndim != 3:
+        raise op_error(op, f"'inputs' must be a 3-D (T, B, C) Tensor, but got {getattr(inputs, 'shape', inputs)}.")
+    x = _host(inputs, op)
+    steps, batch, classes = x.shape
+    lengths = _host(sequence_length, op).reshape(-1)
+    if lengths.shape != (batch,):
+        raise op_error(op, f"'sequence_length' must have shape ({batch},), but got {lengths.shape}.")
+    if (lengths > steps).any() or (lengths < 0).any():
+        raise op_error(op, f"'sequence_length' must be in [0, {steps}], but got {lengths.tolist()}.")
+    best = x.argmax(axis=2)  # (T, B)
+    blank = classes - 1
+    indices, values, longest = [], [], 0
+    log_prob = np.zeros((batch, 1), x.dtype)
+    for b in range(batch):
+        seq, prev = [], -1
+        for t in range(int(lengths[b])):
+            k = int(best[t, b])
+            log_prob[b, 0] -= x[t, b, k]
+            if k != blank and not (merge_repeated and k == prev):
+                seq.append(k)
+            prev = k
+        indices += [(b, i) for i in range(len(seq))]
+        values += seq
+        longest = max(longest, len(seq))
+    return (
+        Tensor(np.asarray(indices, np.int64).reshape(-1, 2)),
+        Tensor(np.asarray(values, np.int64)),
+        Tensor(np.asarray([batch, longest], np.int64)),
+        Tensor(log_prob),
+    )
+
+
+class CTCGreedyDecoder(_p._WithAttrs):
+    """`CTCGreedyDecoder(merge_repeated=True)(inputs, sequence_length)`: see `ops.ctc_greedy_decoder`."""
+
+    _defaults = {"merge_repeated": True}
+
+    def __call__(self, inputs, sequence_length):
+        return ctc_greedy_decoder(inputs, sequence_length, self.merge_repeated)
+
+
+class CTCLoss(_p._WithAttrs):
+    """The TensorFlow-style CTC loss: `CTCLoss()(inputs, labels_indices, labels_values, sequence_length)` with
+    (T, B, C) logits (softmax is applied inside; the blank is class C - 1) and sparse labels. Returns
+    (loss (B,), gradient (T, B, C)): each sample's negative log-likelihood and its gradient w.r.t. the logits."""
+
+    _defaults = {"preprocess_collapse_repeated": False, "ctc_merge_repeated": True,
+                 "ignore_longer_outputs_than_inputs": False}  # fmt: skip
+
+    def __call__(self, inputs, labels_indices, labels_values, sequence_length):
+        op = "CTCLoss"
+        if not self.ctc_merge_repeated:
+            raise NotImplementedError("CTCLoss: ctc_merge_repeated=False is not supported by Kiln.")
+        if not isinstance(inputs, Tensor) or inputs.ndim != 3:
+            raise op_error(op, f"'inputs' must be a 3-D (T, B, C) Tensor, but got {getattr(inputs, 'shape', inputs)}.")
+        steps, batch, classes = inputs.shape
+        idx, vals = _host(labels_indices, op).reshape(-1, 2), _host(labels_values, op).reshape(-1)
+        lengths = _host(sequence_length, op).reshape(-1).astype(np.int64)
+        rows: list[list[int]] = [[] for _ in range(batch)]
+        for (b, _), v in sorted(zip(map(tuple, idx.tolist()), vals.tolist(), strict=True)):
+            rows[b].append(int(v))
+        if self.preprocess_collapse_repeated:
+            rows = [[v for i, v in enumerate(r) if i == 0 or v != r[i - 1]] for r in rows]
+        width = max(1, max(len(r) for r in rows))
+        targets = np.zeros((batch, width), np.int64)
+        for b, r in enumerate(rows):
+            targets[b, : len(r)] = r
+        target_lengths = np.asarray([len(r) for r in rows], np.int64)
+        too_long = target_lengths > lengths
+        if too_long.any() and not self.ignore_longer_outputs_than_inputs:
+            raise op_error(op, "a label sequence is longer than its input sequence; set "
+                           "ignore_longer_outputs_than_inputs=True to give those samples 0 loss.")  # fmt: skip
+        from kiln.ops import nn as nn_ops  # noqa: PLC0415
+        from kiln.ops._grad import grad  # noqa: PLC0415
+
+        decl = prim("CTCLoss")
+        t_targets, t_in, t_tl = Tensor(targets), Tensor(lengths), Tensor(target_lengths)
+        keep = Tensor(~too_long)
+
+        def per_sample(logits):
+            log_probs = nn_ops.log_softmax(logits, 2)
+            nll, _ = apply(decl, (log_probs, t_targets, t_in, t_tl), (classes - 1, True))
+            return array.select(keep, nll, array.zeros_like(nll))
+
+        loss = per_sample(inputs)
+        gradient = grad(lambda z: math.sum(per_sample(z)))(inputs)
+        return loss, gradient
+
+
+__all__ += ["CTCGreedyDecoder", "CTCLoss"]
+
+
+# -- non-max suppression ------------------------------------------------------------------------------------------
+
+
+def _iou(box, others):
+    x1 = np.maximum(box[0], others[:, 0])
+    y1 = np.maximum(box[1], others[:, 1])
+    x2 = np.minimum(box[2], others[:, 2])
+    y2 = np.minimum(box[3], others[:, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1])
+    union = area + areas - inter
+    return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
+
+
+def _greedy_nms(boxes: np.ndarray, order: np.ndarray, threshold: float, limit: int | None = None) -> list[int]:
+    kept: list[int] = []
+    alive = np.ones(len(order), bool)
+    for pos, i in enumerate(order):
+        if not alive[pos]:
+            continue
+        kept.append(int(i))
+        if limit is not None and len(kept) >= limit:
+            break
+        rest = order[pos + 1 :]
+        alive[pos + 1 :] &= _iou(boxes[i].astype(np.float64), boxes[rest].astype(np.float64)) <= threshold
+    return kept
+
+
+class NMSWithMask(_p._WithAttrs):
+    """`NMSWithMask(iou_threshold=0.5)(bboxes)`: bboxes (N, 5) = (x1, y1, x2, y2, score). Returns the boxes
+    sorted by descending score, their positions 0..N-1 in that order (int32), and the mask of the boxes kept
+    by greedy non-max suppression (a box is dropped when its IoU with a kept, higher-scored box exceeds the
+    threshold)."""
+
+    _defaults = {"iou_threshold": 0.5}
+
+    def __call__(self, bboxes):
+        op = "NMSWithMask"
+        if not isinstance(bboxes, Tensor) or bboxes.ndim != 2 or bboxes.shape[1] != 5 or bboxes.shape[0] <= 0:
+            raise op_error(op, f"'bboxes' must be (N, 5) with N > 0, but got {getattr(bboxes, 'shape', bboxes)}.")
+        host = _host(bboxes, op)
+        order = np.argsort(-host[:, 4], kind="stable")
+        sorted_boxes = array.gather(bboxes, Tensor(order.astype(np.int64)), 0)
+        kept = _greedy_nms(host[order, :4], np.arange(len(order)), float(self.iou_threshold))
+        mask = np.zeros(len(order), bool)
+        mask[kept] = True
+        return sorted_boxes, Tensor(np.arange(len(order), dtype=np.int32)), Tensor(mask)
+
+
+class NonMaxSuppressionV3(_p.Primitive):
+    """`NonMaxSuppressionV3()(boxes, scores, max_output_size, iou_threshold, score_threshold)`: the indices
+    (int32) of at most `max_output_size` boxes (y1, x1, y2, x2 or any corner order) kept by greedy NMS over
+    the boxes scoring above `score_threshold`, by descending score."""
+
+    def __init__(self) -> None:
+        super().__init__("NonMaxSuppressionV3")
+
+    def __call__(self, boxes, scores, max_output_size, iou_threshold, score_threshold):
+        op = self.name
+        b, s = _host(boxes, op), _host(scores, op).reshape(-1)
+        if b.ndim != 2 or b.shape[1] != 4 or s.shape[0] != b.shape[0]:
+            raise op_error(op, f"'boxes' must be (N, 4) and 'scores' (N,), but got {b.shape} and {s.shape}.")
+        limit = int(_host(max_output_size, op))
+        if limit < 0:
+            raise op_error(op, f"'max_output_size' must be non-negative, but got {limit}.")
+        iou = float(_host(iou_threshold, op))
+        floor = float(_host(score_threshold, op))
+        corners = np.concatenate([np.minimum(b[:, :2], b[:, 2:]), np.maximum(b[:, :2], b[:, 2:])], axis=1)
+        candidates = np.nonzero(s > floor)[0]
+        order = candidates[np.argsort(-s[candidates], kind="stable")]
+        kept = _greedy_nms(corners, order, iou, limit) if limit > 0 else []
+        return Tensor(np.asarray(kept, np.int32))
+
+
+__all__ += ["NMSWithMask", "NonMaxSuppressionV3"]
+
+
+# -- random choice with mask, dropout masks -----------------------------------------------------------------------
+
+
+def choice_with_mask(input_x, count: int = 256, seed=None, seed2=None):
+    """`count` random positions (int32, (count, rank)) of the True entries of bool `input_x`, and a mask
+    telling which rows are real (when there are fewer than `count` True entries the rest are zeros/False)."""
+    return RandomChoiceWithMask(count, seed or 0, seed2 or 0)(input_x)
+
+
+class RandomChoiceWithMask(_RandomPrimitive):
+    """`RandomChoiceWithMask(count=256, seed=0, seed2=0)(input_x)`: see `ops.choice_with_mask`."""
+
+    def __init__(self, count: int = 256, seed: int = 0, seed2: int = 0) -> None:
+        super().__init__(seed, seed2)
+        if not isinstance(count, numbers.Integral) or isinstance(count, bool) or count <= 0:
+            raise op_error(self.name, f"'count' must be a positive int, but got {count!r}.")
+        self.add_prim_attr("count", int(count))
+
+    def __call__(self, input_x):
+        if not isinstance(input_x, Tensor):
+            raise op_error(self.name, f"'input_x' must be a Tensor, but got {type(input_x).__name__}.", TypeError)
+        return apply(S.RandomChoiceWithMask, (self._key(), input_x), (self.count,))
+
+
+class DropoutGenMask(_RandomPrimitive):
+    """`DropoutGenMask(Seed0=0, Seed1=0)(shape, keep_prob)`: a random keep-mask for `shape`, packed eight
+    elements a byte into a 1-D uint8 Tensor of ceil(size / 128) * 16 bytes (for `DropoutDoMask`)."""
+
+    def __init__(self, Seed0: int = 0, Seed1: int = 0) -> None:  # noqa: N803
+        super().__init__(Seed0, Seed1)
+
+    def __call__(self, shape, keep_prob):
+        size = int(np.prod([int(s) for s in shape]))
+        padded = -(-size // 128) * 128
+        p = keep_prob if isinstance(keep_prob, Tensor) else Tensor(np.float32(keep_prob))
+        from kiln.ops.random import _uniform01  # noqa: PLC0415
+
+        draws = _uniform01((padded,), mstype.float32, self._key())
+        keep = math.cast(math.less(draws, math.cast(p, mstype.float32)), mstype.uint8)
+        weights = Tensor(np.array([1, 2, 4, 8, 16, 32, 64, 128], np.uint8))
+        return math.cast(math.sum(math.mul(array.reshape(keep, (-1, 8)), weights), 1), mstype.uint8)
+
+
+class DropoutDoMask(_p.Primitive):
+    """`DropoutDoMask()(x, mask, keep_prob)`: x * kept / keep_prob, with the packed mask of `DropoutGenMask`."""
+
+    def __init__(self) -> None:
+        super().__init__("DropoutDoMask")
+
+    def __call__(self, x, mask, keep_prob):
+        if mask.dtype is not mstype.uint8 or mask.ndim != 1 or mask.shape[0] * 8 < x.size:
+            raise op_error(self.name, f"'mask' must be the uint8 mask of DropoutGenMask for {x.size} elements.")
+        bits = Tensor(np.array([1, 2, 4, 8, 16, 32, 64, 128], np.int32))
+        flags = math.bitwise_and(array.expand_dims(math.cast(mask, mstype.int32), 1), bits)
+        kept = array.reshape(math.cast(math.not_equal(flags, 0), x.dtype), (-1,))
+        kept = array.reshape(array.slice(kept, (0,), (x.size,)), x.shape)
+        p = keep_prob if isinstance(keep_prob, Tensor) else Tensor(np.asarray(keep_prob, x.dtype.np))
+        return math.div(math.mul(x, kept), math.cast(p, x.dtype))
+
+
+__all__ += ["RandomChoiceWithMask", "DropoutGenMask", "DropoutDoMask"]
+
+
+# -- images -------------------------------------------------------------------------------------------------------
+
+
+def _pair(op: str, name: str, value) -> tuple[int, int]:
+    v = tuple(int(a) for a in value)
+    if len(v) == 4:
+        v = v[2:]
+    if len(v) != 2 or any(a <= 0 for a in v):
+        raise op_error(op, f"'{name}' must be (1, 1, h, w) or (h, w) with positive values, but got {value!r}.")
+    return v
+
+
+class ExtractImagePatches(_p.Primitive):
+    """`ExtractImagePatches(ksizes, strides, rates, padding="VALID")(x)`: (N, C, H, W) -> (N, kh*kw*C, oh, ow),
+    each output column the (row, col, channel)-ordered patch around it."""
+
+    def __init__(self, ksizes, strides, rates, padding: str = "VALID") -> None:
+        super().__init__("ExtractImagePatches")
+        op = self.name
+        self._attrs = (_pair(op, "ksizes", ksizes), _pair(op, "strides", strides), _pair(op, "rates", rates),
+                       str(padding).upper())  # fmt: skip
+        for k, v in (("ksizes", ksizes), ("strides", strides), ("rates", rates), ("padding", padding)):
+            self.add_prim_attr(k, v)
+
+    def __call__(self, input_x):
+        return apply(S.ExtractImagePatches, (input_x,), self._attrs)
+
+
+def _scalar(value, like: Tensor) -> Tensor:
+    return value if isinstance(value, Tensor) else Tensor(np.asarray(value, like.dtype.np))
+
+
+class AdjustHue(_p.Primitive):
+    """`AdjustHue()(image, delta)`: rotate the hue of RGB images (last dim 3, values in [0, 1]) by `delta`
+    (a fraction of the colour circle)."""
+
+    def __init__(self) -> None:
+        super().__init__("AdjustHue")
+
+    def __call__(self, image, delta):
+        return apply(S.AdjustHue, (image, _scalar(delta, image)))
+
+
+class AdjustSaturation(_p.Primitive):
+    """`AdjustSaturation()(image, scale)`: multiply the saturation of RGB images (last dim 3) by `scale`."""
+
+    def __init__(self) -> None:
+        super().__init__("AdjustSaturation")
+
+    def __call__(self, image, scale):
+        return apply(S.AdjustSaturation, (image, _scalar(scale, image)))
+
+
+__all__ += ["ExtractImagePatches", "AdjustHue", "AdjustSaturation"]
+
+
+# -- ragged ranges, coalesce, float status, triangular determinant -------------------------------------------------
+
+
+class RaggedRange(_p._WithAttrs):
+    """`RaggedRange(Tsplits)(starts, limits, deltas)`: the ranges range(starts[i], limits[i], deltas[i]) laid
+    end to end (`rt_dense_values`, the dtype of `starts`) and their row splits (`rt_nested_splits`, Tsplits)."""
+
+    _defaults = {"Tsplits": None}
+
+    def __call__(self, starts, limits, deltas):
+        op = "RaggedRange"
+        if self.Tsplits not in (mstype.int32, mstype.int64):
+            raise op_error(op, f"'Tsplits' must be int32 or int64, but got {self.Tsplits}.", TypeError)
+        s, lim, d = (np.atleast_1d(_host(v, op)) for v in (starts, limits, deltas))
+        s, lim, d = np.broadcast_arrays(s, lim, d)
+        if (d == 0).any():
+            raise op_error(op, "'deltas' must not contain 0.")
+        dtype = starts.dtype.np if isinstance(starts, Tensor) else s.dtype
+        pieces = [np.arange(a, b, c, dtype=dtype) for a, b, c in zip(s.tolist(), lim.tolist(), d.tolist(), strict=True)]
+        splits = np.concatenate([[0], np.cumsum([len(p) for p in pieces])]).astype(self.Tsplits.np)
+        values = np.concatenate(pieces).astype(dtype) if pieces else np.zeros((0,), dtype)
+        return Tensor(splits), Tensor(values)
+
+
+class Coalesce(_p.Primitive):
+    """`Coalesce()(x_indices, x_values, x_shape)`: see `ops.coalesce`."""
+
+    def __init__(self) -> None:
+        super().__init__("Coalesce")
+
+    def __call__(self, x_indices, x_values, x_shape):
+        return _sparse.coalesce(x_indices, x_values, x_shape)
+
+
+class FloatStatus(_p.Primitive):
+    """`FloatStatus()(x)`: a (1,) Tensor of x's dtype, 1 when x holds an inf or a NaN, else 0."""
+
+    def __init__(self) -> None:
+        super().__init__("FloatStatus")
+
+    def __call__(self, x):
+        bad = math.logical_not(math.all(math.isfinite(x)))
+        return array.reshape(math.cast(bad, x.dtype), (1,))
+
+
+class DetTriangle(_p._WithAttrs):
+    """`DetTriangle(fill_mode=0)(x)`: the determinant of (batches of) triangular matrices: the product of the
+    diagonal, shape x.shape[:-2]."""
+
+    _defaults = {"fill_mode": 0}
+
+    def __call__(self, x):
+        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+            raise op_error("DetTriangle", f"'x' must be (..., n, n), but got {tuple(x.shape)}.")
+        return math.prod(extra_array.diagonal(x, 0, -2, -1), -1)
+
+
+__all__ += ["RaggedRange", "Coalesce", "FloatStatus", "DetTriangle"]

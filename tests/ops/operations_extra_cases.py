@@ -1,0 +1,65 @@
+"""Cases of the Primitive classes of `kiln.ops.operations_extra` run on both sides (Kiln and MindSpore 2.10).
+
+`CASES[name] = build(m)`: `m` has `.ops` (kiln.ops or mindspore.ops), `.Tensor` and the dtypes; `build(m)`
+returns the op's outputs (a Tensor or a tuple of them). make_goldens_operations_extra.py stores MindSpore's
+outputs; test_operations_extra.py compares Kiln's with them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_RNG = np.random.default_rng(20)
+BOXES = np.array([[0, 0, 2, 2, 0.3], [0.5, 0.5, 2.5, 2.5, 0.8], [3, 3, 4, 4, 0.95], [0, 0, 2, 2.1, 0.9],
+                  [2.9, 3.1, 4.2, 4.0, 0.5]], np.float32)  # fmt: skip
+LOGITS = np.array([[[0.6, 0.4, 0.2], [0.8, 0.6, 0.3]], [[0.0, 0.6, 0.0], [0.5, 0.4, 0.5]],
+                   [[0.1, 0.2, 0.9], [0.3, 0.6, 0.1]]], np.float32)  # fmt: skip
+CTC_IN = _RNG.normal(size=(6, 2, 5)).astype(np.float32)
+IMAGE = _RNG.uniform(0, 1, size=(2, 3, 3)).astype(np.float32)
+BESSEL_X = np.array([-1.0, 0.0, 1e-3, 0.5, 1.0, 2.5, 7.0, 30.0], np.float32)
+
+
+def _t(m, x, dtype=None):
+    return m.Tensor(x) if dtype is None else m.Tensor(x, dtype)
+
+
+def _bessel_case(name):
+    return lambda m: getattr(m.ops.operations, f"Bessel{name}")()(_t(m, BESSEL_X))
+
+
+CASES = {
+    "nms_with_mask": lambda m: m.ops.operations.NMSWithMask(0.2)(_t(m, BOXES)),
+    "ctc_greedy_decoder": lambda m: m.ops.operations.CTCGreedyDecoder()(
+        _t(m, LOGITS), _t(m, np.array([3, 2], np.int32))
+    ),
+    "ctc_greedy_decoder_nomerge": lambda m: m.ops.operations.CTCGreedyDecoder(False)(
+        _t(m, LOGITS), _t(m, np.array([3, 3], np.int32))
+    ),
+    "ragged_range": lambda m: m.ops.operations.RaggedRange(m.int64)(
+        _t(m, np.array([2, 5, 8, 0], np.int32)), _t(m, np.array([3, 5, 12, -5], np.int32)),
+        _t(m, np.array([1, 1, 2, -2], np.int32)),
+    ),
+    "adjust_hue": lambda m: m.ops.operations.AdjustHue()(_t(m, IMAGE), _t(m, np.float32(0.3))),
+    "adjust_hue_negative": lambda m: m.ops.operations.AdjustHue()(_t(m, IMAGE), _t(m, np.float32(-0.45))),
+    "adjust_saturation": lambda m: m.ops.operations.AdjustSaturation()(_t(m, IMAGE), _t(m, np.float32(0.4))),
+    "adjust_saturation_up": lambda m: m.ops.operations.AdjustSaturation()(_t(m, IMAGE), _t(m, np.float32(3.0))),
+    "ctc_loss": lambda m: m.ops.operations.CTCLoss()(
+        _t(m, CTC_IN), _t(m, np.array([[0, 0], [0, 1], [0, 2], [1, 0]], np.int64)),
+        _t(m, np.array([1, 3, 3, 2], np.int32)), _t(m, np.array([6, 4], np.int32)),
+    ),
+    "ctc_loss_collapse": lambda m: m.ops.operations.CTCLoss(preprocess_collapse_repeated=True)(
+        _t(m, CTC_IN), _t(m, np.array([[0, 0], [0, 1], [0, 2], [1, 0]], np.int64)),
+        _t(m, np.array([1, 3, 3, 2], np.int32)), _t(m, np.array([6, 4], np.int32)),
+    ),
+    **{f"bessel_{n.lower()}": _bessel_case(n) for n in ("K0", "K0e", "K1", "K1e", "Y0", "Y1")},
+    "coalesce": lambda m: m.ops.operations.Coalesce()(
+        _t(m, np.array([[0, 2, 0, 1], [1, 0, 1, 2]], np.int64)), _t(m, np.array([1.0, 2.0, 3.0, 4.0], np.float32)),
+        _t(m, np.array([3, 3], np.int64)),
+    ),
+}  # fmt: skip
+
+
+def outputs(value) -> list[np.ndarray]:
+    """The outputs of a case as a list of NumPy arrays."""
+    items = value if isinstance(value, (tuple, list)) else (value,)
+    return [np.asarray(v.asnumpy()) for v in items]
