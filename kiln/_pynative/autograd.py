@@ -407,8 +407,6 @@ class GradOperation:
         self.sens_param = sens_param
 
     def __call__(self, fn: Callable, weights=None):
-        if self.get_by_list and weights is None:
-            raise TypeError("GradOperation(get_by_list=True) needs the weights: grad_op(net, params).")
 
         def grad_fn(*args, **kwargs):
             sens = None
@@ -421,7 +419,7 @@ class GradOperation:
                     )
                 else:
                     args, sens = args[:-1], args[-1]
-            ws = _weights_list(weights) if self.get_by_list else []
+            ws = _weights_list(weights) if self.get_by_list else []  # no weights given: an empty tuple
             call, kw_tensors = fn, [k for k, v in kwargs.items() if isinstance(v, Tensor)]
             if self.get_all and kw_tensors:
                 # get_all also differentiates the Tensors passed by keyword, after the positional ones
@@ -593,11 +591,7 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
     ins: list[Tensor] = []
     _tensors_in(args, ins)
     if trace is not None and any(G.is_symbolic(t._data) for t in ins):
-        raise RuntimeError(
-            f"{type(cell).__name__} has backward hooks (register_backward_hook / register_backward_pre_hook) and "
-            f"is called inside a compiled graph (GRAPH_MODE or @jit): Kiln runs cell backward hooks in PyNative "
-            f"mode only. Remove the hooks before compiling, or run this cell in PyNative mode."
-        )
+        return _backward_hooks_in_graph(trace, cell, args, run)
     if not tape.recording:
         return run(*args)
     state: dict = {}
@@ -630,3 +624,37 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
     fresh_outs = tuple(Tensor._wrap(t._data) for t in outs)
     tape.record_custom(tuple(outs), fresh_outs, output_rule, anchor=True)
     return _rebuild(out, iter(fresh_outs))
+
+
+def _backward_hooks_in_graph(trace, cell, args: tuple, run: Callable):
+    """In a graph: the cell call as one `custom_vjp` whose backward runs the pre-hooks, the cell's own
+    backward (a nested gradient) and the backward hooks on the symbolic gradients."""
+    trainable = [p.name for p in cell.get_parameters() if p.requires_grad]
+    if trainable:
+        raise RuntimeError(
+            f"{type(cell).__name__} has backward hooks and trainable Parameters ({', '.join(trainable[:3])}"
+            f"{', ...' if len(trainable) > 3 else ''}) and is called in a compiled graph (GRAPH_MODE or @jit): Kiln "
+            f"runs such hooks in graph mode only on cells without trainable Parameters. Run this cell in PyNative "
+            f"mode, or register the hook on a parameterless child cell."
+        )
+    positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+
+    def bprop(*flat):
+        inputs, dout = flat[: len(args)], flat[-1]
+        douts: list[Tensor] = []
+        _tensors_in(dout, douts)
+        grad_output = tuple(douts)
+        for hook in list(cell._backward_pre_hooks.values()):
+            new = hook(cell, grad_output)
+            if new is not None:
+                grad_output = _hook_result(cell, hook, new, len(grad_output), "backward pre-hook")
+        _, grads, _ = run_with_grad(run, tuple(inputs), positions, [], sens=grad_output)
+        grad_input = tuple(grads)
+        for hook in list(cell._backward_hooks.values()):
+            new = hook(cell, grad_input, grad_output)
+            if new is not None:
+                grad_input = _hook_result(cell, hook, new, len(grad_input), "backward hook")
+        it = iter(grad_input)
+        return tuple(next(it) if i in positions else None for i in range(len(args)))
+
+    return _custom_bprop_in_graph(trace, cell, bprop, run, args)

@@ -147,12 +147,6 @@ class Cell:
         d = self.__dict__
         backward_hooks = d.get("_backward_hooks") or d.get("_backward_pre_hooks")
         if _context["mode"] == GRAPH_MODE and Cell._graph_runner is not None:
-            if backward_hooks:
-                raise RuntimeError(
-                    f"{type(self).__name__} has backward hooks (register_backward_hook / register_backward_pre_hook) "
-                    f"and runs in GRAPH_MODE: Kiln runs cell backward hooks in PyNative mode only. Remove the hooks "
-                    f"(handle.remove()) or use PyNative mode."
-                )
             out = Cell._graph_runner(self, args, kwargs)
             if out is not NotImplemented:
                 return out

@@ -12,6 +12,7 @@ from kiln._core import dtype as mstype
 from kiln._core import graph as G
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
+from kiln._pynative.autograd import _custom_bprop_in_graph
 from kiln.ops import array, extra_math, math
 from kiln.ops import nn as nn_ops
 from kiln.ops import primitives as _p
@@ -136,12 +137,22 @@ class MaxPoolWithArgmax(_p._WithAttrs):
         return out, math.cast(index, mstype.int32)
 
 
-def _hooked(args, rule_for):
+def _hooked(args, rule_for, owner):
     """`args` passed through unchanged as new Tensors whose backward is `rule_for(cotangents)`."""
     single = len(args) == 1
     tensors = tuple(a for a in args if isinstance(a, Tensor))
-    if G.current() is not None and any(G.is_symbolic(t._data) for t in tensors):
-        raise RuntimeError("gradient hooks (HookBackward, InsertGradientOf) run in PyNative mode only in Kiln.")
+    trace = G.current()
+    if trace is not None and any(G.is_symbolic(t._data) for t in tensors):
+        # In a graph: an identity with a custom backward in which the hook runs on the symbolic gradients
+        def construct(*a):
+            return a[0] if single else tuple(a)
+
+        def bprop(*a):
+            dout = a[-1]
+            grads = rule_for((dout,) if single else tuple(dout))
+            return tuple(g if g is not None else array.zeros_like(x) for g, x in zip(grads, a, strict=False))
+
+        return _custom_bprop_in_graph(trace, owner, bprop, construct, args)
     if not tape.recording:
         return args[0] if single else args
     fresh = tuple(Tensor._wrap(t._data) for t in tensors)
@@ -152,8 +163,12 @@ def _hooked(args, rule_for):
 
 
 class HookBackward(_p.Primitive):
-    """Identity in the forward pass; in the backward pass `hook_fn(grad)` sees each input's gradient (and may
-    return a replacement)."""
+    """Identity in the forward pass; in the backward pass `hook_fn(grads)` gets the tuple of the inputs'
+    gradients and may return replacements (a tuple of as many Tensors; None keeps them).
+
+    In a compiled graph (GRAPH_MODE, @jit) the hook is traced into the backward graph: it applies as in
+    PyNative (MindSpore 2.10 skips it there), and its Python side effects run when the graph is compiled.
+    """
 
     def __init__(self, hook_fn, cell_id: str = "") -> None:
         super().__init__("HookBackward")
@@ -177,7 +192,7 @@ class HookBackward(_p.Primitive):
                 )
             return tuple(new)
 
-        return _hooked(args, rule)
+        return _hooked(args, rule, self)
 
 
 class InsertGradientOf(_p.Primitive):
@@ -190,7 +205,7 @@ class InsertGradientOf(_p.Primitive):
         self.f = f
 
     def __call__(self, *args):
-        return _hooked(args, lambda cots: tuple(self.f(c) for c in cots))
+        return _hooked(args, lambda cots: tuple(self.f(c) for c in cots), self)
 
 
 __all__ += ["HookBackward", "InsertGradientOf", "MaxPoolWithArgmax"]

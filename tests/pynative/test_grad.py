@@ -202,15 +202,16 @@ def test_grad_operation_sens_param(xy):
 
 
 def test_grad_operation_get_by_list_without_weights(xy):
-    # MindSpore: a Cell's trainable parameters are the default weights; a plain function has none to default to.
+    # MindSpore: a Cell's trainable parameters are the default weights; a plain function has none: an empty tuple.
     net = Scale()
     (gw,) = ops.GradOperation(get_by_list=True)(net)(*xy)
     (want,) = ops.GradOperation(get_by_list=True)(net, net.trainable_params())(*xy)
     np.testing.assert_allclose(_np(gw), _np(want))
     x, y = _np(xy[0]), _np(xy[1])
     np.testing.assert_allclose(_np(gw), (x * y).reshape(-1, 3).sum(0), rtol=1e-6)  # d/dw of sum(x * w * y)
-    with pytest.raises(TypeError):
-        ops.GradOperation(get_by_list=True)(lambda x, y: (x * y).sum())
+    assert ops.GradOperation(get_by_list=True)(lambda x, y: (x * y).sum())(*xy) == ()
+    in_grads, w_grads = ops.GradOperation(get_all=True, get_by_list=True)(lambda x, y: (x * y).sum())(*xy)
+    assert len(in_grads) == 2 and w_grads == ()
 
 
 def test_weights_keep_no_history_after_a_gradient(xy):

@@ -185,12 +185,47 @@ def test_errors_name_the_hook(pynative):
         kiln.grad(lambda x: net(x).sum())(Tensor(X))
 
 
-def test_graph_mode_refuses_hooks_instead_of_ignoring_them(pynative):
-    net = nn.ReLU()
+def _relu_net(jit: bool):
+    def scale_input(cell, gi, go):
+        return (gi[0] * 10,)
+
+    def scale_output(cell, go):
+        return (go[0] * 3,)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.relu = nn.ReLU()
+            self.relu.register_backward_hook(scale_input)
+            self.relu.register_backward_pre_hook(scale_output)
+            self.hook = ops.HookBackward(lambda grads: (grads[0] * 2,))
+
+        def construct(self, x):
+            return self.relu(self.hook(x * x))
+
+    if jit:
+        Net.construct = kiln.jit(Net.construct)
+    return Net()
+
+
+def test_hooks_in_graph_mode_and_jit_match_pynative(pynative):
+    """Cell backward hooks (cells without trainable Parameters) and HookBackward also run in compiled graphs."""
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    grad_all = ops.GradOperation(get_all=True)
+    expected = 2 * x.asnumpy() * 3 * 10 * 2
+    np.testing.assert_allclose(grad_all(_relu_net(False))(x)[0].asnumpy(), expected)
+    np.testing.assert_allclose(grad_all(_relu_net(True))(x)[0].asnumpy(), expected)
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+    np.testing.assert_allclose(_relu_net(False)(x).asnumpy(), [1.0, 4.0])
+    np.testing.assert_allclose(grad_all(_relu_net(False))(x)[0].asnumpy(), expected)
+
+
+def test_graph_mode_refuses_hooks_it_cannot_run(pynative):
+    net = nn.Dense(3, 2)
     net.register_backward_hook(lambda cell, gi, go: None)
     kiln.set_context(mode=kiln.GRAPH_MODE)
-    with pytest.raises(RuntimeError, match="backward hooks"):
-        net(Tensor(X))
+    with pytest.raises(RuntimeError, match="Dense has backward hooks and trainable Parameters"):
+        ops.GradOperation()(net)(Tensor(np.ones((1, 3), np.float32)))
     kiln.set_context(mode=kiln.PYNATIVE_MODE)
 
     @kiln.jit
@@ -201,23 +236,3 @@ def test_graph_mode_refuses_hooks_instead_of_ignoring_them(pynative):
 
     with pytest.raises(RuntimeError, match="register_hook"):
         f(Tensor(X))
-
-
-def test_user_cell_with_backward_hooks_inside_jit_is_refused(pynative):
-    class Inner(nn.Cell):
-        def construct(self, x):
-            return x * 2
-
-    class Outer(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.inner = Inner()
-
-        @kiln.jit
-        def construct(self, x):
-            return self.inner(x) + 1
-
-    net = Outer()
-    net.inner.register_backward_hook(lambda cell, gi, go: None)
-    with pytest.raises(RuntimeError, match="Inner has backward hooks"):
-        net(Tensor(X))

@@ -24,7 +24,7 @@ from kiln._compiler.passes import optimize
 from kiln._core import dtype as mstype
 from kiln._core import graph as G
 from kiln._core.tensor import Parameter, Tensor
-from kiln._pynative.autograd import call_with_custom_bprop
+from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
 from kiln._pynative.nested import record
 
 _user_code: dict = {}
@@ -160,8 +160,6 @@ def call_cell(ctx, cell, args, kwargs):
     construct = unwrap(type(cell).construct)
     if not is_user_function(construct):
         return cell(*args, **(kwargs or {}))  # Cell.__call__ -> library construct on symbolic tensors
-    if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
-        return cell(*args, **(kwargs or {}))  # Cell._call refuses backward hooks in a compiled graph
     for hook in d["_forward_pre_hooks"].values():
         new = hook(cell, tuple(args))
         if new is not None:
@@ -175,9 +173,15 @@ def call_cell(ctx, cell, args, kwargs):
     bprop = getattr(type(cell), "bprop", None)
     if bprop is not None:
         user_bprop = GraphCallable(ctx, bprop, (cell,))
-        out = call_with_custom_bprop(cell, user_bprop, run_construct, tuple(args))
+
+        def run(*a):
+            return call_with_custom_bprop(cell, user_bprop, run_construct, a)
     else:
-        out = run_construct(*args)
+        run = run_construct
+    if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+        out = call_with_backward_hooks(cell, tuple(args), run)
+    else:
+        out = run(*args)
     for hook in d["_forward_hooks"].values():
         new = hook(cell, tuple(args), out)
         if new is not None:
