@@ -305,8 +305,9 @@ def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):
     if has_aux and (not isinstance(out, (tuple, list)) or not out):
         raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
     n_targets = len(_flatten_outputs(out[0] if has_aux else out))
-    if not n_targets:
-        raise TypeError(f"the function to differentiate must return Tensors, but it returned {type(out).__name__}.")
+    if not n_targets:  # no Tensor output (a constant): zero gradients, as MindSpore
+        zeros = tuple(_zeros_like(a) for a in [args[p] for p in positions] + list(weights))
+        return out, zeros[: len(positions)], zeros[len(positions) :]
     sens_raw: list = []
     if sens is not None:
         flatten(sens, sens_raw)

@@ -29,3 +29,18 @@ def test_sens_of_another_dtype_is_cast_to_the_output():
     g = f(Tensor(np.array([1.0, 2.0], np.float32)), Tensor(np.array([1, 2], np.int32)))
     assert g.dtype == kiln.float32
     np.testing.assert_array_equal(g.asnumpy(), [3.0, 6.0])
+
+
+def test_constant_output_gives_zero_gradients_in_jit_too():
+    # MindSpore 2.10: () for a non-Tensor first argument, zeros for a function whose output is a constant
+    @kiln.jit
+    def of_ints(x, y):
+        return ops.GradOperation()(lambda a, b: a * b)(x, y)
+
+    assert of_ints(1, 2) == ()
+
+    @kiln.jit
+    def of_constant(x):
+        return ops.GradOperation()(lambda a: 3)(x)
+
+    np.testing.assert_array_equal(of_constant(Tensor(np.ones(2, np.float32))).asnumpy(), [0.0, 0.0])
