@@ -49,13 +49,21 @@ __all__ = [
     "PersistentJit",
     "cache_dir",
     "clear",
+    "compile_fresh",
+    "device_text",
+    "discard",
     "enable",
     "enabled_dir",
+    "env_key",
     "flush_writes",
     "info",
+    "load_executable",
     "max_bytes",
     "persistent_jit",
+    "read",
+    "serialize_executable",
     "source_fingerprint",
+    "write_later",
 ]
 
 ENV_DIR = "KILN_CACHE_DIR"
@@ -119,7 +127,8 @@ class DiskCache:
             pass
         return data
 
-    def put(self, key: str, value: bytes) -> None:
+    def put(self, key: str, value: bytes, replace: bool = False) -> None:
+        """Store `value` under `key` (atomically); an existing entry is kept unless `replace`."""
         if not key:
             raise ValueError("key cannot be empty")
         if len(value) > self.max_size:
@@ -127,7 +136,7 @@ class DiskCache:
         if getattr(_fresh, "on", False) and not key.startswith("kiln-"):
             return  # persistent_jit is compiling: it stores its own serialized copy
         entry = self.path / f"{key}{SUFFIX}"
-        if entry.exists():
+        if not replace and entry.exists():
             return
         fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=self.path)
         try:
@@ -521,16 +530,7 @@ _pending: list = []
 
 
 def _write_later(store: DiskCache, name: str, compiled) -> None:
-    global _writer
-    with _writer_lock:
-        if _writer is None:
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-
-            # Its worker is joined at interpreter exit, so what a process compiled reaches the disk.
-            _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-cache-writer")
-        _pending.append(_writer.submit(_write, store, name, compiled))
-        if len(_pending) > 64:
-            _pending[:] = [f for f in _pending if not f.done()]
+    _submit(_write, store, name, compiled)
 
 
 def _write(store: DiskCache, name: str, compiled) -> None:
@@ -540,6 +540,86 @@ def _write(store: DiskCache, name: str, compiled) -> None:
         store.put(name, pickle.dumps(serialize(compiled)))
     except Exception:  # noqa: BLE001  (not serializable here, or the folder is gone: usable in this process)
         pass
+
+
+def write_later(name: str, make_bytes, replace: bool = False) -> bool:
+    """Store `make_bytes()` under `name` in the cache folder, on the writer thread (joined at exit); a
+    `make_bytes` that raises or returns None stores nothing. False when the cache is off."""
+    store = _store
+    if store is None or not _ours:
+        return False
+    _submit(_write_bytes, store, name, make_bytes, replace)
+    return True
+
+
+def read(name: str) -> bytes | None:
+    """The bytes stored under `name` (None when absent or the cache is off)."""
+    store = _store
+    return None if store is None or not _ours else store.get(name)
+
+
+def discard(name: str) -> None:
+    """Delete the entry `name` (a damaged one)."""
+    store = _store
+    if store is not None:
+        _unlink(store.path / f"{name}{SUFFIX}")
+
+
+def compile_fresh(lowered, options: dict | None = None):
+    """`lowered.compile(options)`, neither read from nor written to JAX's own persistent cache, so that the
+    executable serializes whole (see PersistentJit._load_or_compile)."""
+    _fresh.on = True
+    try:
+        return lowered.compile(options)
+    finally:
+        _fresh.on = False
+
+
+def serialize_executable(compiled) -> bytes:
+    """A compiled executable as bytes (`load_executable` reads them back)."""
+    from jax.experimental.serialize_executable import serialize  # noqa: PLC0415
+
+    return pickle.dumps(serialize(compiled))
+
+
+def load_executable(data: bytes, device):
+    """The executable `serialize_executable` wrote, loaded on `device`; raises when damaged."""
+    from jax.experimental.serialize_executable import deserialize_and_load  # noqa: PLC0415
+
+    return deserialize_and_load(*pickle.loads(data), backend=device.client, execution_devices=[device])
+
+
+def device_text(device) -> str:
+    """The device's platform, kind and platform version, as the entry names spell them."""
+    return f"{device.platform}/{device.device_kind}/{getattr(device.client, 'platform_version', '')}"
+
+
+def env_key() -> str:
+    """What every stored executable depends on besides its program (versions, JAX settings, XLA flags,
+    Kiln's sources)."""
+    return _env_key()
+
+
+def _write_bytes(store: DiskCache, name: str, make_bytes, replace: bool) -> None:
+    try:
+        data = make_bytes()
+        if data is not None:
+            store.put(name, data, replace=replace)
+    except Exception:  # noqa: BLE001  (not serializable here, or the folder is gone: usable in this process)
+        pass
+
+
+def _submit(fn, *args) -> None:
+    global _writer
+    with _writer_lock:
+        if _writer is None:
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+            # Its worker is joined at interpreter exit, so what a process compiled reaches the disk.
+            _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-cache-writer")
+        _pending.append(_writer.submit(fn, *args))
+        if len(_pending) > 64:
+            _pending[:] = [f for f in _pending if not f.done()]
 
 
 def flush_writes(timeout: float | None = None) -> None:

@@ -11,9 +11,12 @@ short guard loop and the executable launch.
 
 from __future__ import annotations
 
+import enum as _enum
+import functools as _functools
 import os
 import sys
 import time
+import types as _types
 import warnings
 import weakref
 
@@ -235,8 +238,8 @@ class JitCache:
                         self.entries[key] = self.entries.pop(key)
                     try:
                         return bucket[0](arrays)
-                    except RecursionCut:
-                        pass  # compiled again, deeper, below
+                    except (RecursionCut, StaleExecutable):
+                        pass  # compiled again (deeper; or traced) below
         leaves: list = []
         sig: list = []
         params: list = []
@@ -274,9 +277,16 @@ class JitCache:
                 return ex(leaves)
             except RecursionCut as cut:  # nothing was written back: compile the recursion deeper, run again
                 self._deepen(cut)
-                self.entries[key].remove(ex)
                 reason = "a recursion on Tensor values went deeper than compiled"
+            except StaleExecutable:  # loaded from disk for other inputs: trace and compile this call
+                reason = "the executable loaded from disk does not fit these inputs"
+            self.entries[key].remove(ex)
+            global _no_load
+            _no_load = True  # traced again (an executable on disk would be the same one)
+            try:
                 ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+            finally:
+                _no_load = False
 
     def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn):
         shapes, key = dynamic
@@ -408,3 +418,513 @@ class JitCache:
         if not bucket:
             del self.entries[key]
         self.size -= 1
+
+
+# ---- executables kept on disk, found before tracing ------------------------------------------------------
+# A warm process (a second run of the same script) finds a graph's executable under a key computed from
+# what the call is made of — the function's code and closure (the frontend and the user's function), the
+# Cells and objects the arguments reach (their classes, attributes, Parameters' names/shapes/dtypes, constant
+# Tensors' bytes), the input signature, the context settings, Kiln's sources and JAX's settings — without
+# parsing, analysing, tracing or lowering anything. What tracing found besides (the globals the code read)
+# is stored with the executable, with a digest of their values, and checked before it is used.
+
+GRAPH_PREFIX = "kiln-g1-"
+_FP_MAX_OBJECTS = 50_000  # a call reaching more objects than this is not kept on disk
+_FP_MAX_BYTES = 64 * 2**20  # nor one whose constant arrays hold more bytes than this
+_PINNED = ("kiln", "jax", "jaxlib", "numpy", "builtins")  # code named by versions/the sources fingerprint
+_SKIP_ATTRS = frozenset({"_kiln_graph_cache"})
+_ENV_IGNORED = frozenset({"KILN_CACHE_DIR", "KILN_CACHE_MAX_MB", "KILN_LOG", "KILN_GRAPH_CACHE"})
+_CONTEXT_IGNORED = frozenset({"save_graphs_path"})  # dumps are never loaded (save_graphs > 0 compiles)
+
+
+class StaleExecutable(Exception):
+    """A loaded executable met inputs it was not compiled for (a Parameter's shape changed): compile again."""
+
+
+class _NoKey(Exception):
+    pass
+
+
+_code_digests: dict = {}
+_class_digests: dict = {}
+
+
+def _pinned(module: str | None) -> bool:
+    """Code named by a version (Kiln's sources fingerprint, JAX's, NumPy's and Python's versions)."""
+    top = (module or "").partition(".")[0]
+    return top in _PINNED or top in sys.stdlib_module_names
+
+
+class Fingerprint:
+    """A stable text for a graph of Python values, the same in every process that built the same values.
+
+    Every container, object, closure cell and Parameter met gets a number in visiting order (`objs`): the
+    stored entry names Parameters and guarded containers by those numbers. Raises `_NoKey` on a value whose
+    content cannot be spelled out exactly (then the graph is not kept on disk)."""
+
+    __slots__ = ("parts", "ids", "objs", "nbytes")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.ids: dict[int, int] = {}
+        self.objs: list = []
+        self.nbytes = 0
+
+    def digest(self) -> str:
+        import hashlib  # noqa: PLC0415
+
+        return hashlib.sha256("\x1f".join(self.parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _register(self, x) -> bool:
+        """False when `x` was met before (a reference to its number is written instead)."""
+        i = self.ids.get(id(x))
+        if i is not None:
+            self.parts.append(f"@{i}")
+            return False
+        if len(self.objs) >= _FP_MAX_OBJECTS:
+            raise _NoKey("too many objects")
+        self.ids[id(x)] = len(self.objs)
+        self.objs.append(x)
+        return True
+
+    def _array(self, kind: str, arr) -> None:
+        import hashlib  # noqa: PLC0415
+
+        a = B.np.ascontiguousarray(B.np.asarray(arr))
+        self.nbytes += a.nbytes
+        if self.nbytes > _FP_MAX_BYTES or a.dtype.hasobject:
+            raise _NoKey("constant arrays too large")
+        self.parts.append(f"{kind}{a.dtype.str}{list(a.shape)}:{hashlib.sha256(a.tobytes()).hexdigest()}")
+
+    def add(self, x) -> None:  # noqa: C901, PLR0912  (one branch per kind of value)
+        t = type(x)
+        p = self.parts
+        if t in _EXACT_TYPES:
+            p.append(f"{t.__name__}:{x!r}")
+            return
+        if x is Ellipsis or x is NotImplemented:
+            p.append(repr(x))
+            return
+        if t is str or t is bytes:  # (subclasses fall through)
+            p.append(f"{t.__name__}:{x!r}")
+            return
+        if not self._register(x):
+            return
+        if isinstance(x, Parameter):
+            d = x._data
+            if type(d).__module__.startswith("kiln."):  # symbolic (a graph being recorded)
+                raise _NoKey("symbolic Parameter")
+            weak = getattr(getattr(d, "aval", None), "weak_type", False)
+            p.append(f"P{type(x).__qualname__}:{x.name!r}:{d.dtype.str}{list(d.shape)}{'w' if weak else ''}"
+                     f":{x.requires_grad!r}")  # fmt: skip
+            self._dict(getattr(x, "__dict__", {}), skip=("_data", "_nodes", "name", "requires_grad"))
+            return
+        if isinstance(x, Tensor):
+            d = x._data
+            if not B.is_array(d) and not isinstance(d, B.np.ndarray):
+                raise _NoKey("symbolic Tensor")
+            self._array(f"T{type(x).__qualname__}", d)
+            return
+        if isinstance(x, B.np.ndarray) or B.is_array(x):
+            self._array("A", x)
+            return
+        if isinstance(x, B.np.generic):
+            p.append(f"np:{t.__name__}:{x.item()!r}")
+            return
+        if isinstance(x, B.np.dtype):
+            p.append(f"dtype:{x.str}:{x.name}")
+            return
+        if t in (tuple, list) or isinstance(x, (tuple, list)):
+            p.append(f"seq:{len(x)}")
+            self._type(t)
+            for v in x:
+                self.add(v)
+            if t not in (tuple, list) and hasattr(x, "__dict__"):
+                self._dict(x.__dict__)
+            return
+        if isinstance(x, dict):
+            self._type(t)
+            self._dict(x)
+            return
+        if isinstance(x, (set, frozenset)):
+            self._type(t)
+            items = []
+            for v in x:
+                if type(v) not in _EXACT_TYPES and type(v) not in (str, bytes):
+                    raise _NoKey("set of objects")
+                items.append(f"{type(v).__name__}:{v!r}")
+            p.append(f"set[{','.join(sorted(items))}]")
+            return
+        if t is _types.ModuleType:
+            p.append(f"mod:{x.__name__}")
+            return
+        if t is _types.FunctionType:
+            self._function(x)
+            return
+        if t is _types.MethodType:
+            p.append("meth")
+            self.add(x.__self__)
+            self.add(x.__func__)
+            return
+        if t is _types.BuiltinFunctionType or t is _types.BuiltinMethodType:
+            owner = getattr(x, "__self__", None)
+            p.append(f"builtin:{getattr(x, '__module__', None)}:{x.__qualname__}")
+            if owner is not None and not isinstance(owner, _types.ModuleType):
+                self.add(owner)
+            return
+        if t is _types.CellType:
+            try:
+                v = x.cell_contents
+            except ValueError:
+                p.append("cell:empty")
+                return
+            p.append("cell")
+            self.add(v)
+            return
+        if t is _types.CodeType:
+            p.append(_code_digest(x))
+            return
+        if isinstance(x, type):
+            p.append(_class_digest(x))
+            return
+        if t is _functools.partial:
+            p.append("partial")
+            self.add(x.func)
+            self.add(x.args)
+            self.add(x.keywords)
+            return
+        if isinstance(x, _enum.Enum):
+            self._type(t)
+            p.append(f"enum:{x.name}")
+            return
+        if t in (property, staticmethod, classmethod):
+            p.append(t.__name__)
+            for attr in ("fget", "fset", "fdel") if t is property else ("__func__",):
+                self.add(getattr(x, attr))
+            return
+        if t in (_types.MethodWrapperType, _types.WrapperDescriptorType, _types.MethodDescriptorType):
+            p.append(f"slot:{x.__qualname__}")
+            self.add(getattr(x, "__self__", None) if t is _types.MethodWrapperType else None)
+            return
+        # An object: its class and its attributes.
+        self._type(t)
+        slots = [s for c in t.__mro__ for s in getattr(c, "__slots__", ()) if s not in ("__dict__", "__weakref__")]
+        d = getattr(x, "__dict__", None)
+        if d is None and not slots:
+            raise _NoKey(f"opaque {t.__qualname__}")
+        for s in slots:
+            p.append(f".{s}")
+            self.add(getattr(x, s, MISSING) if s not in _SKIP_ATTRS else None)
+        if d is not None:
+            if not isinstance(d, dict):
+                raise _NoKey("odd __dict__")
+            self._register(d)
+            self._dict(d)
+
+    def _type(self, t: type) -> None:
+        self.parts.append(_class_digest(t))
+
+    def _dict(self, d: dict, skip=()) -> None:
+        self.parts.append(f"dict:{len(d)}")
+        for k, v in d.items():
+            if k in _SKIP_ATTRS or k in skip:
+                continue
+            self.add(k)
+            self.add(v)
+
+    def _function(self, f) -> None:
+        mod = getattr(f, "__module__", None)
+        self.parts.append(f"fn:{mod}:{f.__qualname__}")
+        if not _pinned(mod):
+            self.parts.append(_code_digest(f.__code__))
+            # The globals its code names (and the attributes of the user modules among them): what a trace
+            # that runs it as Python (capture_mode="trace", no source to parse) reads without guarding it.
+            names = _code_names(f.__code__)
+            g = f.__globals__
+            for name in names:
+                if name in g:
+                    self.parts.append(f"global:{name}")
+                    self._global(g[name], names)
+        self.add(f.__defaults__)
+        self.add(f.__kwdefaults__)
+        closure = f.__closure__ or ()
+        self.parts.append(f"closure:{len(closure)}")
+        for c in closure:
+            self.add(c)
+        fd = getattr(f, "__dict__", None)
+        if fd:
+            self._dict({k: v for k, v in fd.items() if not str(k).startswith("_kiln")})
+
+    def _global(self, v, names) -> None:
+        if type(v) is _types.ModuleType and not _pinned(v.__name__):
+            if not self._register(v):
+                return
+            self.parts.append(f"mod:{v.__name__}")
+            d = v.__dict__
+            for name in names:
+                if name in d:
+                    self.parts.append(f".{name}")
+                    self._global(d[name], names)
+            return
+        self.add(v)
+
+
+_EXACT_TYPES = frozenset({type(None), bool, int, float, complex})
+_names: dict = {}
+
+
+def _code_names(code) -> tuple:
+    """The names a code object (and the functions nested in it) looks up as globals or attributes."""
+    names = _names.get(code)
+    if names is None:
+        found = set(code.co_names)
+        for c in code.co_consts:
+            if isinstance(c, _types.CodeType):
+                found.update(_code_names(c))
+        names = _names[code] = tuple(sorted(found))
+    return names
+
+
+def _code_digest(code) -> str:
+    d = _code_digests.get(code)
+    if d is None:
+        import hashlib  # noqa: PLC0415
+
+        consts = []
+        for c in code.co_consts:
+            consts.append(_const_text(c))
+        text = repr((code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+                     code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
+                     code.co_name))  # fmt: skip
+        d = _code_digests[code] = "code:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return d
+
+
+def _const_text(c) -> str:
+    """A code constant as text (a frozenset's elements sorted: their order changes with the hash seed)."""
+    if isinstance(c, _types.CodeType):
+        return _code_digest(c)
+    if type(c) is tuple:
+        return f"({','.join(_const_text(x) for x in c)})"
+    if type(c) is frozenset:
+        return f"frozenset({sorted(_const_text(x) for x in c)})"
+    return f"{type(c).__name__}:{c!r}"
+
+
+_CLASS_SKIP = frozenset({"__dict__", "__weakref__", "__doc__", "__module__", "__qualname__", "_abc_impl",
+                         "__slots__", "__annotations__", "__firstlineno__", "__static_attributes__"})  # fmt: skip
+
+
+def _class_digest(cls) -> str:
+    d = _class_digests.get(cls)
+    if d is None:
+        mod = getattr(cls, "__module__", None)
+        d = f"cls:{mod}:{cls.__qualname__}"
+        if not _pinned(mod):
+            fp = Fingerprint()
+            fp.parts.append(d)
+            for base in cls.__bases__:
+                fp.parts.append(_class_digest(base))
+            for k, v in cls.__dict__.items():
+                if k in _CLASS_SKIP or str(k).startswith("_kiln"):
+                    continue
+                fp.add(k)
+                fp.add(v)
+            d = f"{d}:{fp.digest()[:32]}"
+        _class_digests[cls] = d
+    return d
+
+
+def _settings_text() -> str:
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("KILN_") and k not in _ENV_IGNORED)
+    ctx = sorted((k, repr(v)) for k, v in _context.items() if k not in _CONTEXT_IGNORED)
+    return f"{sys.version_info[:3]} numpy {B.np.__version__} {env} {ctx} checks={_CHECKS['on']}"
+
+
+class GraphKey:
+    """The on-disk name of a call's executable, and the numbering of the objects it reached."""
+
+    __slots__ = ("name", "fp", "device")
+
+    def __init__(self, name: str, fp: Fingerprint, device) -> None:
+        self.name, self.fp, self.device = name, fp, device
+
+
+_no_load = False  # set while a loaded executable turned out stale: the next build traces
+ENV_GRAPH_CACHE = "KILN_GRAPH_CACHE"
+
+
+def graph_cache_on() -> bool:
+    """Whether graphs are kept on disk and found before tracing: `KILN_GRAPH_CACHE` (1/0); by default on,
+    except under pytest (`PYTEST_CURRENT_TEST` set: tests look at what tracing does, and a test suite run twice
+    on one cache folder would otherwise trace nothing the second time)."""
+    raw = os.environ.get(ENV_GRAPH_CACHE)
+    if raw is None or not raw.strip():
+        return "PYTEST_CURRENT_TEST" not in os.environ
+    return raw.strip().lower() not in ("0", "off", "false", "no")
+
+
+def graph_key(name: str, body, template, leaves: list, lax: bool) -> GraphKey | None:
+    """The key of a call's executable, computed before tracing; None when the call is not kept on disk."""
+    if _no_load or not B.cache.enabled_dir() or not graph_cache_on():
+        return None
+    try:
+        devices = set()
+        specs = []
+        for x in leaves:
+            if not B.is_array(x):
+                return None
+            devices |= x.sharding.device_set
+            aval = x.aval
+            specs.append(f"{aval.dtype.str}{list(aval.shape)}{'w' if aval.weak_type else ''}")
+        if len(devices) > 1:
+            return None
+        device = next(iter(devices)) if devices else B.jax.devices()[0]
+        fp = Fingerprint()
+        fp.parts.append(f"graph|{name}|lax={lax}|{specs}|{B.cache.device_text(device)}|{_settings_text()}")
+        fp.parts.append(B.cache.env_key())
+        fp.add(body)
+        fp.add(template)
+        return GraphKey(GRAPH_PREFIX + fp.digest(), fp, device)
+    except _NoKey:
+        return None
+    except Exception:  # noqa: BLE001  (an object that cannot even be looked at: compile as always)
+        return None
+
+
+def describe_guards(key: GraphKey, guards: list):
+    """The guards of a compiled graph in terms a later process can check: [("g", module, name) | ("a",
+    number, name) | ("c", number)] and the digest of the globals' values; None when some guard is neither
+    a module's global nor on an object the key's fingerprint reached."""
+    fp = key.fp
+    base = len(fp.parts)
+    out = []
+    globs = []
+    for kind, container, k, _value, _snap in guards:
+        if kind == 1:
+            i = fp.ids.get(id(container))
+            if i is None or fp.objs[i] is not container:
+                return None
+            out.append(("c", i))
+            continue
+        mod = container.get("__name__") if isinstance(container, dict) else None
+        if isinstance(mod, str) and getattr(sys.modules.get(mod), "__dict__", None) is container:
+            if not isinstance(k, str):
+                return None
+            out.append(("g", mod, k))
+            globs.append((mod, k))
+            continue
+        i = fp.ids.get(id(container))
+        if i is None or fp.objs[i] is not container:
+            return None
+        out.append(("a", i, k))
+    try:
+        digest = _globals_digest(fp, globs)
+    except _NoKey:
+        return None
+    finally:
+        del fp.parts[base:]
+    return out, digest
+
+
+def _globals_digest(fp: Fingerprint, globs) -> str:
+    """Fingerprint the globals' current values (continuing `fp`'s numbering)."""
+    start = len(fp.parts)
+    for mod, k in globs:
+        m = sys.modules.get(mod)
+        fp.parts.append(f"global:{mod}:{k}")
+        fp.add(m.__dict__.get(k, MISSING) if m is not None else MISSING)
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.sha256("\x1f".join(fp.parts[start:]).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def rebuild_guards(key: GraphKey, described: list, digest: str):
+    """The in-process guards of a loaded entry, or None when a global's value differs from the stored one."""
+    fp = key.fp
+    base = len(fp.parts)
+    globs = [(g[1], g[2]) for g in described if g[0] == "g"]
+    try:
+        if _globals_digest(fp, globs) != digest:
+            return None
+    except _NoKey:
+        return None
+    finally:
+        del fp.parts[base:]
+    from kiln._compiler.analysis.interp import _snapshot  # noqa: PLC0415
+
+    guards = []
+    for g in described:
+        if g[0] == "c":
+            cell = fp.objs[g[1]]
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                value = MISSING
+            guards.append((1, cell, None, value, _snapshot(value)))
+            continue
+        container = sys.modules[g[1]].__dict__ if g[0] == "g" else fp.objs[g[1]]
+        if not hasattr(container, "get"):
+            return None
+        value = container.get(g[2], MISSING)
+        guards.append((0, container, g[2], value, _snapshot(value)))
+    return guards
+
+
+class watch_output:  # noqa: N801  (a context manager)
+    """Notes whether anything was printed to stdout/stderr or warned while it is active (a trace with such
+    side effects is not kept on disk: a process that loads the executable would not repeat them)."""
+
+    def __init__(self) -> None:
+        self.noisy = False
+
+    def __enter__(self):
+        self._out, self._err, self._warn, self._warn_explicit = (
+            sys.stdout,
+            sys.stderr,
+            warnings.warn,
+            warnings.warn_explicit,
+        )
+        sys.stdout, sys.stderr = _Tap(self._out, self), _Tap(self._err, self)
+        watch = self
+
+        def warn(*a, **k):
+            watch.noisy = True
+            if len(a) >= 3:  # warn(message, category, stacklevel, ...): one more frame (this one)
+                a = (*a[:2], a[2] + 1, *a[3:])
+            else:
+                k["stacklevel"] = k.get("stacklevel", 1) + 1
+            return watch._warn(*a, **k)
+
+        def warn_explicit(*a, **k):
+            watch.noisy = True
+            return watch._warn_explicit(*a, **k)
+
+        warnings.warn, warnings.warn_explicit = warn, warn_explicit
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if isinstance(sys.stdout, _Tap) and sys.stdout._watch is self:
+            sys.stdout = self._out
+        if isinstance(sys.stderr, _Tap) and sys.stderr._watch is self:
+            sys.stderr = self._err
+        warnings.warn, warnings.warn_explicit = self._warn, self._warn_explicit
+
+
+class _Tap:
+    """A stream that tells its watcher when it is written to (everything else goes to the stream)."""
+
+    def __init__(self, stream, watch: watch_output) -> None:
+        self._stream, self._watch = stream, watch
+
+    def write(self, text):
+        if text:
+            self._watch.noisy = True
+        return self._stream.write(text)
+
+    def writelines(self, lines):
+        self._watch.noisy = True
+        return self._stream.writelines(lines)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)

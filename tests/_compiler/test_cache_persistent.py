@@ -1,0 +1,291 @@
+"""Graph executables kept on disk and found before tracing (kiln/_compiler/cache.py `graph_key`, build.py).
+
+A second process (simulated here by defining the same function again in a fresh module, and once for real
+in subprocesses) loads the executable without tracing; any change the graph depends on — the source, a
+closure constant, a global the graph read, an input's dtype or shape, a JAX setting — compiles again, and a
+damaged entry never fails a call.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Tensor
+from kiln._backend import cache as backend_cache
+from kiln._compiler import build as build_mod
+from kiln._compiler import cache
+from kiln._compiler.api import jit
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setattr(backend_cache, "_store", backend_cache.DiskCache(tmp_path, 2**30))
+    monkeypatch.setattr(backend_cache, "_ours", True)
+    monkeypatch.setattr(backend_cache, "_enabled_dir", tmp_path)
+    monkeypatch.setenv(cache.ENV_GRAPH_CACHE, "1")
+    traced = []
+    original = build_mod.trace_program
+
+    def counting(*a, **k):
+        traced.append(a[0])
+        return original(*a, **k)
+
+    monkeypatch.setattr(build_mod, "trace_program", counting)
+    yield types.SimpleNamespace(path=tmp_path, traced=traced)
+    backend_cache.flush_writes()
+
+
+def _module(source: str, name: str = "kiln_persist_case", **globals_):
+    """A fresh module running `source` (what a second process importing the same file would have)."""
+    mod = types.ModuleType(name)
+    mod.__dict__.update(globals_)
+    sys.modules[name] = mod
+    exec(compile(textwrap.dedent(source), f"<{name}>", "exec"), mod.__dict__)  # noqa: S102
+    return mod
+
+
+def _entries(path: Path) -> list[Path]:
+    return sorted(path.glob(f"{cache.GRAPH_PREFIX}*{backend_cache.SUFFIX}"))
+
+
+def _loaded(f) -> list[bool]:
+    return [ex.loaded for bucket in f._cache.entries.values() for ex in bucket]
+
+
+SOURCE = """
+import kiln as ms
+def f(x):
+    return ms.ops.relu(x * GAIN) + 1
+"""
+
+
+def _x(shape=(2, 3), dtype=np.float32):
+    return Tensor(np.linspace(-1, 1, int(np.prod(shape))).reshape(shape).astype(dtype))
+
+
+def _cold_then_warm(store, source=SOURCE, **globals_):
+    cold = jit(_module(source, **globals_).f)
+    out = cold(_x()).asnumpy()
+    backend_cache.flush_writes()
+    return out
+
+
+def test_same_function_in_a_fresh_module_loads_without_tracing(store):
+    expected = _cold_then_warm(store, GAIN=2.0)
+    assert len(_entries(store.path)) == 1 and len(store.traced) == 1
+    warm = jit(_module(SOURCE, GAIN=2.0).f)
+    np.testing.assert_array_equal(warm(_x()).asnumpy(), expected)
+    assert _loaded(warm) == [True] and len(store.traced) == 1  # nothing traced
+    np.testing.assert_array_equal(warm(_x()).asnumpy(), expected)  # and runs again from memory
+    assert warm.compile_count == 1
+    # the loaded executable's graph is recorded again only when asked for
+    graph = next(iter(warm._cache.entries.values()))[0].graph
+    assert graph is not None and len(graph.eqns) > 0
+
+
+def test_changed_source_compiles_again(store):
+    _cold_then_warm(store, GAIN=2.0)
+    changed = jit(_module(SOURCE.replace("+ 1", "+ 2"), GAIN=2.0).f)
+    np.testing.assert_allclose(changed(_x()).asnumpy(), np.maximum(_x().asnumpy() * 2, 0) + 2)
+    assert _loaded(changed) == [False]
+
+
+def test_changed_global_compiles_again(store):
+    _cold_then_warm(store, GAIN=2.0)
+    other = jit(_module(SOURCE, GAIN=3.0).f)
+    np.testing.assert_allclose(other(_x()).asnumpy(), np.maximum(_x().asnumpy() * 3, 0) + 1)
+    assert _loaded(other) == [False]
+    backend_cache.flush_writes()
+    assert len(_entries(store.path)) == 2
+    for gain in (2.0, 3.0):  # each value finds its own executable
+        again = jit(_module(SOURCE, GAIN=gain).f)
+        np.testing.assert_allclose(again(_x()).asnumpy(), np.maximum(_x().asnumpy() * gain, 0) + 1)
+        assert _loaded(again) == [True]
+
+
+def test_guarded_global_read_while_tracing_is_checked_when_loading(store):
+    """A global the trace read (a guard) is stored with a digest of its value; another value there means the
+    entry is not used (and the entry compiled then replaces it)."""
+    mod = _module(SOURCE, GAIN=2.0)
+    x = _x()
+    key = cache.graph_key("f", mod.f, ((("t",),), ()), [x._data], True)
+    guards = [(0, mod.__dict__, "GAIN", 2.0, None)]
+    described, digest = cache.describe_guards(key, guards)
+    assert described == [("g", mod.__name__, "GAIN")]
+    assert cache.rebuild_guards(key, described, digest)[0][3] == 2.0
+    mod.GAIN = 4.0
+    assert cache.rebuild_guards(key, described, digest) is None
+    # a guard on an object the key did not reach cannot be checked in another process: not kept
+    assert cache.describe_guards(key, [(0, {"a": 1}, "a", 1, None)]) is None
+
+
+CLOSURE = """
+import kiln as ms
+def make(k):
+    def f(x):
+        return x * k
+    return f
+"""
+
+
+def test_changed_closure_constant_compiles_again(store):
+    first = jit(_module(CLOSURE).make(2.0))
+    np.testing.assert_allclose(first(_x()).asnumpy(), _x().asnumpy() * 2)
+    backend_cache.flush_writes()
+    same = jit(_module(CLOSURE).make(2.0))
+    np.testing.assert_allclose(same(_x()).asnumpy(), _x().asnumpy() * 2)
+    other = jit(_module(CLOSURE).make(5.0))
+    np.testing.assert_allclose(other(_x()).asnumpy(), _x().asnumpy() * 5)
+    assert _loaded(same) == [True] and _loaded(other) == [False]
+
+
+def test_changed_dtype_or_shape_compiles_again(store):
+    _cold_then_warm(store, GAIN=2.0)
+    for x in (_x((3, 2)), _x((2, 3), np.int32), _x((2, 3), np.float16)):
+        f = jit(_module(SOURCE, GAIN=2.0).f)
+        np.testing.assert_allclose(f(x).asnumpy(), np.maximum(x.asnumpy() * 2, 0) + 1, rtol=1e-3)
+        assert _loaded(f) == [False]
+    backend_cache.flush_writes()
+    assert len(_entries(store.path)) == 4
+
+
+def test_jax_settings_and_context_are_part_of_the_key(store):
+    mod = _module(SOURCE, GAIN=2.0)
+    x = _x()
+    key = lambda: cache.graph_key("f", mod.f, ((("t",),), ()), [x._data], True).name  # noqa: E731
+    base = key()
+    assert key() == base
+    with jax.default_matmul_precision("highest"):
+        assert key() != base
+    x64 = bool(jax.config.read("jax_enable_x64"))
+    jax.config.update("jax_enable_x64", not x64)
+    try:
+        assert key() != base
+    finally:
+        jax.config.update("jax_enable_x64", x64)
+    ms.set_context(max_call_depth=77)
+    try:
+        assert key() != base
+    finally:
+        ms.set_context(max_call_depth=1000)
+    assert key() == base
+
+
+def test_damaged_entry_falls_back_to_compiling(store):
+    expected = _cold_then_warm(store, GAIN=2.0)
+    (entry,) = _entries(store.path)
+    for damage in (b"", b"not a pickle", entry.read_bytes()[:-100]):
+        entry.write_bytes(damage)
+        f = jit(_module(SOURCE, GAIN=2.0).f)
+        np.testing.assert_array_equal(f(_x()).asnumpy(), expected)
+        assert _loaded(f) == [False]
+        backend_cache.flush_writes()
+    f = jit(_module(SOURCE, GAIN=2.0).f)  # a good copy was written in its place
+    np.testing.assert_array_equal(f(_x()).asnumpy(), expected)
+    assert _loaded(f) == [True]
+
+
+def test_parameter_shape_changed_after_loading_compiles_again(store):
+    src = """
+import numpy as np
+import kiln as ms
+w = ms.Parameter(ms.Tensor(np.ones(3, np.float32)), name="w")
+def f(x):
+    return (w * x).sum()
+"""
+    first = jit(_module(src).f)
+    assert float(first(ms.Tensor(np.ones(3, np.float32))).asnumpy()) == 3.0
+    backend_cache.flush_writes()
+    mod = _module(src)
+    f = jit(mod.f)
+    assert float(f(ms.Tensor(np.ones(3, np.float32))).asnumpy()) == 3.0
+    assert _loaded(f) == [True]
+    mod.w._data = jax.device_put(np.full(1, 2.0, np.float32))  # broadcasts against x: another program
+    assert float(f(ms.Tensor(np.ones(3, np.float32))).asnumpy()) == 6.0
+
+
+def test_trace_with_output_is_not_kept(store, capsys):
+    src = """
+import kiln as ms
+def f(x):
+    print("tracing")
+    return x + 1
+"""
+    f = jit(_module(src).f)
+    f(_x())
+    backend_cache.flush_writes()
+    assert "tracing" in capsys.readouterr().out
+    assert _entries(store.path) == []
+
+
+def test_off_by_setting(store, monkeypatch):
+    monkeypatch.setenv(cache.ENV_GRAPH_CACHE, "0")
+    _cold_then_warm(store, GAIN=2.0)
+    assert _entries(store.path) == []
+
+
+_TRAIN = textwrap.dedent(
+    """
+    import json
+    import numpy as np
+    from jax._src import compiler
+    compiles = []
+    _orig = compiler.backend_compile_and_load
+    def _count(*a, **k):
+        compiles.append(1)
+        return _orig(*a, **k)
+    compiler.backend_compile_and_load = _count
+    import kiln as ms
+    from kiln import nn
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_seed(0)
+    net = nn.SequentialCell(nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 3))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+    x = ms.Tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6))
+    y = ms.Tensor(np.array([0, 1, 2, 1], np.int32))
+    losses = [float(step(x, y).asnumpy()) for _ in range(3)]
+    loaded = [e.loaded for b in step._kiln_graph_cache.entries.values() for e in b]
+    print(json.dumps({"losses": losses, "weights": [p.asnumpy().tolist() for p in net.trainable_params()],
+                      "compiles": len(compiles), "loaded": loaded}))
+    """
+)
+
+
+def _spawn(folder: Path) -> subprocess.Popen:
+    env = {**os.environ, "KILN_CACHE_DIR": str(folder), "PYTHONPATH": str(REPO), "KILN_GRAPH_CACHE": "1",
+           backend_cache.ENV_SOURCE_KEY: folder.name}  # fmt: skip
+    env.pop("PYTEST_CURRENT_TEST", None)
+    return subprocess.Popen([sys.executable, "-c", _TRAIN], env=env, stdout=subprocess.PIPE, text=True)
+
+
+def _result(proc: subprocess.Popen) -> dict:
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_train_step_in_a_second_process_loads_and_computes_the_same(tmp_path):
+    """Two cold processes write the same entry at once; a third loads it: no trace, no XLA compile, the same
+    losses and weights bit for bit."""
+    folder = tmp_path / "xla"
+    cold = [_result(p) for p in [_spawn(folder), _spawn(folder)]]
+    assert cold[0]["loaded"] == [False] and cold[0]["compiles"] > 0
+    assert len(_entries(folder)) == 1
+    warm = _result(_spawn(folder))
+    assert warm["loaded"] == [True] and warm["compiles"] == 0
+    for c in cold:
+        assert c["losses"] == warm["losses"] and c["weights"] == warm["weights"]
+    assert warm["losses"][2] < warm["losses"][0]
