@@ -26,6 +26,7 @@ from kiln.common.api import (
     swap_tensors,
     tensor,
 )
+from kiln.common.export import export, load
 from kiln.common.generator import *  # noqa: F403
 from kiln.common.runtime import *  # noqa: F403
 from kiln.common.types import (
@@ -89,7 +90,7 @@ __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dat
     "load_distributed_checkpoint", "merge_sliced_parameter",
     "constexpr", "swap_tensors", "Int", "TensorType", "Type", "dtype_to_nptype", "dtype_to_pytype", "from_dlpack",
     "frombuffer", "get_py_obj_dtype", "list_", "number", "string", "tensor_type", "to_dlpack", "tuple_",
-    "type_none", "get_level", "get_log_config", "COOTensor", "CSRTensor", "RowTensor", "SparseTensor",
+    "type_none", "get_level", "get_log_config", "COOTensor", "CSRTensor", "RowTensor", "SparseTensor", "export", "load",
     *_generator.__all__, *_runtime.__all__, *_types.ALIASES,
 ]  # fmt: skip
 

@@ -136,3 +136,10 @@ def test_settings_checked(capsys):
     assert ms.get_algo_parameters("fully_use_devices") is False
     ms.run_check()
     assert "successfully" in capsys.readouterr().out
+
+
+def test_profiler_writes_a_trace(tmp_path):
+    prof = ms.Profiler(output_path=str(tmp_path))
+    ops.add(Tensor(np.ones(4, np.float32)), 1).asnumpy()
+    prof.analyse()
+    assert list(tmp_path.rglob("*.xplane.pb"))

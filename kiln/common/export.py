@@ -1,0 +1,215 @@
+"""`export` / `load` (MindSpore's `mindspore.export`, `mindspore.load`) on StableHLO, and `GraphCell`.
+
+`export(net, *inputs, file_name=...)` traces the network once in PyNative mode at the inputs' shapes and dtypes
+(the weights become constants of the program, as in a MindIR file) and writes the XLA program as serialized
+StableHLO (JAX's export format) in Kiln's own small container:
+
+    b"KILNHLO1" | 8-byte little-endian header length | JSON header (avals, platforms...) | StableHLO bytecode
+
+The file is not MindIR (MindSpore cannot read it, and Kiln cannot read MindIR), but the round trip is real:
+`load(file)` gives a callable graph that runs the exported program on CPU or GPU without the Python source,
+and `GraphCell(graph)` wraps it as a Cell. The program is exported for CPU and CUDA where the lowering allows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+
+import numpy as np
+
+from kiln._backend import jax
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Tensor
+
+__all__ = ["export", "load"]  # and GraphCell, made on first use (it needs kiln.nn)
+
+_MAGIC = b"KILNHLO1"
+_FORMATS = ("MINDIR", "STABLEHLO")
+_SUFFIX = {"MINDIR": ".mindir", "STABLEHLO": ".stablehlo"}
+
+
+def _as_struct(value):
+    if isinstance(value, Tensor):
+        return jax.ShapeDtypeStruct(tuple(value.shape), value.dtype.np)
+    if isinstance(value, np.ndarray):
+        return jax.ShapeDtypeStruct(value.shape, value.dtype)
+    raise TypeError(f"export: the inputs must be Tensors (their shapes and dtypes are exported), but got "
+                    f"{type(value).__name__}.")  # fmt: skip
+
+
+def _flat_outputs(out):
+    if isinstance(out, Tensor):
+        return (out._data,), False
+    if isinstance(out, (tuple, list)) and all(isinstance(o, Tensor) for o in out):
+        return tuple(o._data for o in out), True
+    raise TypeError(
+        f"export: the network must return a Tensor or a tuple of Tensors, but returned {type(out).__name__}."
+    )
+
+
+def export(net, *inputs, file_name: str, file_format: str = "MINDIR", **kwargs) -> None:
+    """Write `net` (a Cell or a function of Tensors), traced at the shapes/dtypes of `inputs`, to `file_name`.
+
+    Args:
+        net: the network; call `net.set_train(False)` first for inference.
+        inputs: example Tensors fixing the input shapes and dtypes.
+        file_name: the path; ".mindir" (or ".stablehlo") is appended when it has no such suffix.
+        file_format: "MINDIR" (Kiln's StableHLO container under MindSpore's suffix) or "STABLEHLO". "AIR" and
+            "ONNX" are not produced by Kiln.
+    """
+    fmt = str(file_format).upper()
+    if fmt not in _FORMATS:
+        raise NotImplementedError(
+            f"export: file_format={file_format!r} is not produced by Kiln; use 'MINDIR' (written as StableHLO in "
+            "Kiln's container) or 'STABLEHLO'."
+        )
+    for key in ("enc_key", "obf_config", "custom_func"):
+        if kwargs.get(key) is not None:
+            raise NotImplementedError(f"export: '{key}' (MindIR encryption/obfuscation) is not supported by Kiln.")
+    if not inputs:
+        raise ValueError("export: give example input Tensors (they fix the exported shapes and dtypes).")
+    structs = tuple(_as_struct(x) for x in inputs)
+    from kiln import context  # noqa: PLC0415
+
+    shape = {"multi": None}
+
+    def program(*arrays):
+        out = net(*(Tensor._wrap(a) for a in arrays))
+        flat, multi = _flat_outputs(out)
+        shape["multi"] = multi
+        return flat
+
+    mode = context.get_context("mode")
+    context.set_context(mode=context.PYNATIVE_MODE)
+    try:
+        try:
+            exported = jax.export.export(jax.jit(program), platforms=("cpu", "cuda"))(*structs)
+        except Exception:  # noqa: BLE001  (a lowering missing for CUDA: export for this machine's platform)
+            exported = jax.export.export(jax.jit(program))(*structs)
+    finally:
+        context.set_context(mode=mode)
+    if any(s is not None for s in (*exported.in_shardings_hlo, *exported.out_shardings_hlo)):
+        raise NotImplementedError("export: sharded (multi-device) programs are not exported by Kiln.")
+    if exported.ordered_effects or exported.unordered_effects:
+        raise NotImplementedError("export: the network has side effects (callbacks, prints) that cannot be exported.")
+    header = {
+        "fun_name": exported.fun_name,
+        "inputs": [[list(a.shape), np.dtype(a.dtype).name] for a in exported.in_avals],
+        "outputs": [[list(a.shape), np.dtype(a.dtype).name] for a in exported.out_avals],
+        "tuple_output": bool(shape["multi"]),
+        "nr_devices": exported.nr_devices,
+        "platforms": list(exported.platforms),
+        "calling_convention_version": exported.calling_convention_version,
+        "module_kept_var_idx": list(exported.module_kept_var_idx),
+        "uses_global_constants": exported.uses_global_constants,
+        "format": fmt,
+    }
+    path = file_name if os.path.splitext(file_name)[1] in _SUFFIX.values() else file_name + _SUFFIX[fmt]
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(_MAGIC + struct.pack("<Q", len(text)) + text + exported.mlir_module_serialized)
+
+
+class ExportedGraph:
+    """A program read by `load`: call it with Tensors of the exported shapes and dtypes."""
+
+    def __init__(self, exported, header: dict) -> None:
+        self._exported = exported
+        self.header = header
+
+    @property
+    def input_shapes(self) -> list[tuple]:
+        return [tuple(s) for s, _ in self.header["inputs"]]
+
+    def __call__(self, *inputs):
+        want = self.header["inputs"]
+        if len(inputs) != len(want):
+            raise ValueError(f"the exported graph takes {len(want)} input(s), but got {len(inputs)}.")
+        arrays = []
+        for i, (x, (shape, dtype)) in enumerate(zip(inputs, want, strict=True)):
+            x = x if isinstance(x, Tensor) else Tensor(np.asarray(x))
+            if tuple(x.shape) != tuple(shape) or x.dtype.np != np.dtype(dtype):
+                raise ValueError(f"input {i} must be {mstype.from_np(np.dtype(dtype))}{list(shape)}, "
+                                 f"but got {x.dtype}{list(x.shape)}.")  # fmt: skip
+            arrays.append(x._data)
+        out = tuple(Tensor._wrap(o) for o in self._exported.call(*arrays))
+        return out if self.header["tuple_output"] else out[0]
+
+    def __repr__(self) -> str:
+        return f"ExportedGraph(inputs={self.header['inputs']}, outputs={self.header['outputs']})"
+
+
+def load(file_name: str, **kwargs) -> ExportedGraph:
+    """Read a file written by `export`; the result is callable (or wrap it: `GraphCell(load(path))`)."""
+    if kwargs.get("dec_key") is not None:
+        raise NotImplementedError("load: encrypted MindIR ('dec_key') is not supported by Kiln.")
+    with open(file_name, "rb") as f:
+        blob = f.read()
+    if not blob.startswith(_MAGIC):
+        raise ValueError(
+            f"load: {file_name!r} is not a graph exported by Kiln (MindSpore's MindIR protobuf files cannot be "
+            "read by Kiln; export the network with kiln.export)."
+        )
+    (size,) = struct.unpack("<Q", blob[len(_MAGIC) : len(_MAGIC) + 8])
+    start = len(_MAGIC) + 8
+    header = json.loads(blob[start : start + size].decode())
+    module = blob[start + size :]
+    in_avals = tuple(jax.core.ShapedArray(tuple(s), np.dtype(d)) for s, d in header["inputs"])
+    out_avals = tuple(jax.core.ShapedArray(tuple(s), np.dtype(d)) for s, d in header["outputs"])
+    tree = jax.tree_util.tree_structure
+    exported = jax.export.Exported(
+        fun_name=header["fun_name"],
+        in_tree=tree((tuple(range(len(in_avals))), {})),
+        in_avals=in_avals,
+        out_tree=tree(tuple(range(len(out_avals)))),
+        out_avals=out_avals,
+        _has_named_shardings=False,
+        _in_named_shardings=(None,) * len(in_avals),
+        _out_named_shardings=(None,) * len(out_avals),
+        in_shardings_hlo=(None,) * len(in_avals),
+        out_shardings_hlo=(None,) * len(out_avals),
+        nr_devices=header["nr_devices"],
+        platforms=tuple(header["platforms"]),
+        ordered_effects=(),
+        unordered_effects=(),
+        disabled_safety_checks=(),
+        mlir_module_serialized=module,
+        calling_convention_version=header["calling_convention_version"],
+        module_kept_var_idx=tuple(header["module_kept_var_idx"]),
+        uses_global_constants=header["uses_global_constants"],
+        _get_vjp=None,
+    )
+    return ExportedGraph(exported, header)
+
+
+def _graph_cell_class():
+    from kiln import nn  # noqa: PLC0415
+
+    class GraphCell(nn.Cell):
+        """A Cell running a graph read by `load` (MindSpore's `nn.GraphCell`)."""
+
+        def __init__(self, graph, params_init=None, obf_random_seed=None) -> None:
+            super().__init__()
+            if not isinstance(graph, ExportedGraph):
+                raise TypeError(f"GraphCell: 'graph' must come from kiln.load, but got {type(graph).__name__}.")
+            if params_init:
+                raise NotImplementedError("GraphCell: the exported weights are constants; 'params_init' is not used.")
+            self.graph = graph
+
+        def construct(self, *inputs):
+            return self.graph(*inputs)
+
+        def __call__(self, *inputs):
+            return self.graph(*inputs)
+
+    return GraphCell
+
+
+def __getattr__(name: str):
+    if name == "GraphCell":
+        cls = _graph_cell_class()
+        globals()["GraphCell"] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
