@@ -5,6 +5,8 @@ net = MyCell(); out = net(ms.Tensor(x))
 """
 
 # Importing `_backend` configures JAX first; importing `ops` completes Tensor's methods.
+from __future__ import absolute_import  # noqa: F401  (MindSpore's namespace has it too)
+
 from kiln import _backend, _compiler, amp, dataset, experimental, mint, nn, ops, train  # noqa: F401
 from kiln._compiler.api import JitConfig, jit, mutable
 from kiln._core import dtype
@@ -91,6 +93,7 @@ __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dat
     "constexpr", "swap_tensors", "Int", "TensorType", "Type", "dtype_to_nptype", "dtype_to_pytype", "from_dlpack",
     "frombuffer", "get_py_obj_dtype", "list_", "number", "string", "tensor_type", "to_dlpack", "tuple_",
     "type_none", "get_level", "get_log_config", "COOTensor", "CSRTensor", "RowTensor", "SparseTensor", "export", "load",
+    "absolute_import",
     *_generator.__all__, *_runtime.__all__, *_types.ALIASES,
 ]  # fmt: skip
 

@@ -477,3 +477,74 @@ def reset_algo_parameters() -> None:
 
 __all__ += ["get_algo_parameters", "get_ps_context", "reset_algo_parameters", "reset_ps_context",
             "set_algo_parameters", "set_ps_context"]  # fmt: skip
+
+
+# -- compile hints, devices, memory recycling -------------------------------------------------------------------
+
+
+def enable_dynamic(**kwargs):
+    """Declare inputs of a `@jit` function as dynamic in shape (`Tensor(shape=None...)` or None dims).
+
+    Kiln compiles one executable per concrete input shape and reuses it while shapes repeat, so the declaration
+    changes no result; it is checked (names of the function's parameters, Tensor values) and the function comes
+    back unchanged.
+    """
+    import inspect  # noqa: PLC0415
+
+    from kiln._core.tensor import Tensor  # noqa: PLC0415
+
+    for name, value in kwargs.items():
+        items = value if isinstance(value, (tuple, list)) else (value,)
+        if not all(isinstance(v, Tensor) for v in items):
+            raise TypeError(f"enable_dynamic: '{name}' must be a Tensor or a tuple/list of Tensors, "
+                            f"but got {type(value).__name__}.")  # fmt: skip
+
+    def decorate(fn):
+        target = getattr(fn, "fn", fn)
+        try:
+            params = inspect.signature(target).parameters
+        except (TypeError, ValueError):
+            params = None
+        if params is not None and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            unknown = sorted(set(kwargs) - set(params))
+            if unknown:
+                raise ValueError(f"enable_dynamic: {unknown} are not parameters of {getattr(target, '__name__', fn)}.")
+        return fn
+
+    return decorate
+
+
+def ms_memory_recycle() -> None:
+    """Release memory cached for compiled programs (their executables are compiled again when next needed)."""
+    import gc  # noqa: PLC0415
+
+    jax.clear_caches()
+    gc.collect()
+
+
+class DeviceCtx:
+    """`with DeviceCtx("CPU"):` (or "GPU", with `device_id`): new tensors and computations inside the block go to
+    that device."""
+
+    def __init__(self, name: str, device_id: int | None = None) -> None:
+        platform = {"cpu": "cpu", "gpu": "gpu", "cuda": "gpu"}.get(str(name).lower())
+        if platform is None:
+            raise ValueError(f"DeviceCtx: 'name' must be 'CPU' or 'GPU', but got {name!r}.")
+        found = devices(platform)
+        if not found:
+            raise ValueError(f"DeviceCtx: no {name} device is available on this machine.")
+        index = 0 if device_id is None else int(device_id)
+        if not 0 <= index < len(found):
+            raise ValueError(f"DeviceCtx: 'device_id' must be in [0, {len(found)}), but got {device_id}.")
+        self.name, self.device_id, self._device, self._ctx = name, index, found[index], None
+
+    def __enter__(self) -> DeviceCtx:
+        self._ctx = jax.default_device(self._device)
+        self._ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._ctx.__exit__(*exc)
+
+
+__all__ += ["DeviceCtx", "enable_dynamic", "ms_memory_recycle"]

@@ -143,3 +143,25 @@ def test_profiler_writes_a_trace(tmp_path):
     ops.add(Tensor(np.ones(4, np.float32)), 1).asnumpy()
     prof.analyse()
     assert list(tmp_path.rglob("*.xplane.pb"))
+
+
+def test_enable_dynamic_device_ctx_recycle():
+    @ms.enable_dynamic(y=Tensor(shape=(-1, 3), dtype=ms.float32))
+    @ms.jit
+    def f(x, y):
+        return x + 1, y + 1
+
+    for rows in (2, 5):
+        assert f(Tensor(np.ones(2, np.float32)), Tensor(np.ones((rows, 3), np.float32)))[1].shape == (rows, 3)
+    with pytest.raises(ValueError, match="not parameters"):
+        ms.enable_dynamic(z=Tensor(shape=(-1,), dtype=ms.float32))(f)
+    with pytest.raises(TypeError):
+        ms.enable_dynamic(y=3)
+    ms.ms_memory_recycle()
+    np.testing.assert_array_equal(
+        f(Tensor(np.ones(2, np.float32)), Tensor(np.ones((1, 3), np.float32)))[0].asnumpy(), 2
+    )
+    with ms.DeviceCtx("CPU"):
+        assert ops.ones(2).asnumpy().tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError):
+        ms.DeviceCtx("TPU9")
