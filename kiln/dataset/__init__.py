@@ -5,7 +5,7 @@ NumpySlicesDataset) are chained with lazy methods (map, batch, shuffle, ...)
 and read through iterators that prefetch on a background thread.
 """
 
-from kiln.dataset import config, transforms, vision
+from kiln.dataset import config, text, transforms, vision
 from kiln.dataset.engine import (
     BatchDataset,
     BatchInfo,
@@ -128,6 +128,7 @@ __all__ = [
     "SubsetSampler",
     "SyncWaitDataset",
     "TakeDataset",
+    "text",
     "TextFileDataset",
     "transforms",
     "TupleIterator",

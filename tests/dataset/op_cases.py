@@ -72,7 +72,67 @@ TRANSFORMS_BUILD_ERRORS = {
     "padend_int": lambda m: m.T.PadEnd(3),
 }
 
-ALL = {"transforms": TRANSFORMS}
+_VB = ["want", "##want", "##ed", "runn", "##ing", "un", "##aff", "##able", "[UNK]"]
+_S = np.array
+
+TEXT = {
+    "whitespace_offsets": (lambda m: m.text.WhitespaceTokenizer(True), (_S("hello  world\tfoo "),)),
+    "unicode_char_offsets": (lambda m: m.text.UnicodeCharTokenizer(True), (_S("a\u00e9\u4e2d"),)),
+    "basic": (lambda m: m.text.BasicTokenizer(), (_S("Hello, World! \u4e2d\u56fd [CLS] don't\u00e9"),)),
+    "basic_lower": (lambda m: m.text.BasicTokenizer(lower_case=True), (_S("H\u00e9llo, WORLD!"),)),
+    "basic_ws_offsets": (
+        lambda m: m.text.BasicTokenizer(keep_whitespace=True, with_offsets=True),
+        (_S("a  b,c"),),
+    ),
+    "ngram": (lambda m: m.text.Ngram([2, 3], ("_", 1), ("_", 1), "-"), (_S(["a", "b", "c"]),)),
+    "ngram_empty": (lambda m: m.text.Ngram(4), (_S(["a", "b", "c"]),)),
+    "sliding_window": (lambda m: m.text.SlidingWindow(2), (_S([1, 2, 3, 4]),)),
+    "to_number_int": (lambda m: m.text.ToNumber(m.ms.int32), (_S(["1", "-2"]),)),
+    "to_number_overflow": (lambda m: m.text.ToNumber(m.ms.int8), (_S(["1000"]),)),
+    "to_number_invalid": (lambda m: m.text.ToNumber(m.ms.float32), (_S(["1.5", "x"]),)),
+    "truncate_2d": (lambda m: m.text.Truncate(2), (_S([[1, 2, 3], [4, 5, 6]]),)),
+    "add_token_end": (lambda m: m.text.AddToken("X", False), (_S(["a", "b"]),)),
+    "regex_replace": (lambda m: m.text.RegexReplace(r"\s+", "_"), (_S("a  b c"),)),
+    "regex_replace_first": (lambda m: m.text.RegexReplace(r"\s+", "_", False), (_S("a  b c"),)),
+    "regex_tokenizer_keep": (lambda m: m.text.RegexTokenizer(r"\s+", r"\s+", True), (_S("a  b c"),)),
+    "regex_tokenizer": (lambda m: m.text.RegexTokenizer(r"\s+|,"), (_S("a, b c"),)),
+    "case_fold": (lambda m: m.text.CaseFold(), (_S("ABC\u00df\u03a3"),)),
+    "normalize_nfkc": (lambda m: m.text.NormalizeUTF8(), (_S("\uff48\uff45\uff4c\uff4c\uff4f \ufb01"),)),
+    "normalize_nfd": (lambda m: m.text.NormalizeUTF8(m.text.NormalizeForm.NFD), (_S(["\u00e9"]),)),
+    "lookup_unk": (
+        lambda m: m.text.Lookup(m.text.Vocab.from_list(["a", "b", "c"], ["<pad>", "<unk>"]), "<unk>"),
+        (_S(["a", "zz"]),),
+    ),
+    "lookup_missing": (lambda m: m.text.Lookup(m.text.Vocab.from_list(["a"])), (_S(["a", "zz"]),)),
+    "lookup_int64": (
+        lambda m: m.text.Lookup(m.text.Vocab.from_list(["a", "b", "c"]), data_type=m.ms.int64),
+        (_S(["a", "c"]),),
+    ),
+    "wordpiece": (
+        lambda m: m.text.WordpieceTokenizer(m.text.Vocab.from_list(_VB)),
+        (_S(["unwanted", "running", "xyz", "unaffable"]),),
+    ),
+    "wordpiece_keep_offsets": (
+        lambda m: m.text.WordpieceTokenizer(m.text.Vocab.from_list(_VB), unknown_token="", with_offsets=True),
+        (_S(["unwanted", "xyz"]),),
+    ),
+    "bert_lower": (
+        lambda m: m.text.BertTokenizer(m.text.Vocab.from_list(_VB), lower_case=True),
+        (_S("UNwanted running, xyz"),),
+    ),
+    "bert_offsets": (
+        lambda m: m.text.BertTokenizer(m.text.Vocab.from_list(_VB), with_offsets=True),
+        (_S("unwanted [CLS] running"),),
+    ),
+    "to_str": (lambda m: m.text.to_str, (_S([b"ab", b"c"]),)),
+    "to_bytes": (lambda m: m.text.to_bytes, (_S(["ab", "c"]),)),
+    "truncate_pair": (lambda m: m.text.TruncateSequencePair(3), (_S([1, 2, 3]), _S([4, 5]))),
+    "python_tokenizer": (lambda m: m.text.PythonTokenizer(lambda s: s.split("-")), (_S("a-b-c"),)),
+    "unicode_script": (lambda m: m.text.UnicodeScriptTokenizer(), (_S("abc 123 \u4e2d\u6587, d\u00e9f!"),)),
+    "unicode_script_ws": (lambda m: m.text.UnicodeScriptTokenizer(True, True), (_S("ab  cd"),)),
+}
+
+ALL = {"transforms": TRANSFORMS, "text": TEXT}
 ALL_BUILD_ERRORS = {"transforms": TRANSFORMS_BUILD_ERRORS}
 
 
