@@ -279,12 +279,16 @@ class Tensor:
                 f"register_hook(): Parameter '{self.name}' has requires_grad=False, so it gets no gradient "
                 f"for the hook to see; set requires_grad=True first."
             )
-        if G.current() is not None and _symbolic(self._data):
-            raise RuntimeError(
-                f"Tensor.register_hook({_describe(hook)}) is called inside a compiled graph (GRAPH_MODE or "
-                f"@jit): Kiln runs tensor hooks in PyNative mode only. Register the hook outside the jit "
-                f"function, or use PyNative mode for this code."
-            )
+        if G.current() is not None and (isinstance(self, Parameter) or _symbolic(self._data)):
+            if isinstance(self, Parameter) or not _GRAPH_TENSOR_HOOK:
+                raise RuntimeError(
+                    f"Tensor.register_hook({_describe(hook)}) on a Parameter inside a compiled graph (GRAPH_MODE "
+                    f"or @jit): register it outside the graph (PyNative), where it lasts until removed."
+                )
+            # In a graph (as MindSpore): from here on the tensor's value passes through an identity whose
+            # backward runs the hook; the tensor itself is returned, and the hook cannot be removed.
+            self._data = _GRAPH_TENSOR_HOOK[0](self, hook)._data
+            return self
         hooks = getattr(self, "_hooks", None)
         if hooks is None:
             hooks = self._hooks = {}
@@ -297,6 +301,9 @@ class Tensor:
     def hooks(self) -> list:
         """The hooks registered on this tensor, in the order they run."""
         return list((getattr(self, "_hooks", None) or {}).values())
+
+
+_GRAPH_TENSOR_HOOK: list = []  # set by kiln._pynative.autograd: (tensor, hook) -> hooked tensor, in a graph
 
 
 def _describe(fn) -> str:

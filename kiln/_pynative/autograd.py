@@ -12,6 +12,7 @@ import numpy as np
 
 from kiln import _backend as B
 from kiln._core import graph as G
+from kiln._core import tensor as _tensor_module
 from kiln._core.primitive import REGISTRY
 from kiln._core.prims.elementwise import add_p
 from kiln._core.tensor import Parameter, Tensor
@@ -659,3 +660,26 @@ def _backward_hooks_in_graph(trace, cell, args: tuple, run: Callable):
         return tuple(next(it) if i in positions else None for i in range(len(args)))
 
     return _custom_bprop_in_graph(trace, cell, bprop, run, args)
+
+
+def _tensor_hook_in_graph(x: Tensor, hook: Callable) -> Tensor:
+    """`x.register_hook(hook)` inside a graph: an identity whose backward is `hook(gradient)`."""
+    trace = G.current()
+
+    def bprop(x_, out, dout):
+        new = hook(dout)
+        if new is None:
+            return (dout,)
+        if isinstance(new, tuple) and len(new) == 1:
+            new = new[0]
+        if not isinstance(new, Tensor):
+            raise TypeError(
+                f"the tensor hook {_describe(hook)} returned {type(new).__name__}: a hook returns the new "
+                f"gradient as a Tensor, or None to keep it."
+            )
+        return (new,)
+
+    return _custom_bprop_in_graph(trace, hook, bprop, lambda a: a, (x,))
+
+
+_tensor_module._GRAPH_TENSOR_HOOK[:] = [_tensor_hook_in_graph]
