@@ -16,6 +16,7 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core import graph as G
+from kiln._core.primitive import PrimitiveDef
 from kiln._core.prims import special_image as S
 from kiln._core.tensor import Tensor
 from kiln.ops import array, extra_array, math
@@ -577,3 +578,216 @@ class DetTriangle(_p._WithAttrs):
 
 
 __all__ += ["RaggedRange", "Coalesce", "FloatStatus", "DetTriangle"]
+
+
+# -- resize, ROI align, 3-D grid sampling and pooling --------------------------------------------------------------
+
+
+class ResizeBicubic(_p._WithAttrs):
+    """`ResizeBicubic(align_corners=False, half_pixel_centers=False)(images, size)`: bicubic resize of
+    (N, C, H, W) images to `size` = (new_h, new_w) (MindSpore's/TensorFlow's kernel and coefficient table)."""
+
+    _defaults = {"align_corners": False, "half_pixel_centers": False}
+
+    def __call__(self, images, size):
+        values = _host(size, "ResizeBicubic").reshape(-1).tolist() if isinstance(size, Tensor) else list(size)
+        if len(values) != 2 or any(int(v) <= 0 for v in values):
+            raise op_error("ResizeBicubic", f"'size' must hold two positive ints, but got {values}.")
+        attrs = (tuple(int(v) for v in values), bool(self.align_corners), bool(self.half_pixel_centers))
+        return apply(S.ResizeBicubic, (images,), attrs)
+
+
+class ROIAlign(_p.Primitive):
+    """`ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1)(features, rois)`:
+    (R, C, pooled_height, pooled_width) features of each roi (batch index, x1, y1, x2, y2), each bin the mean of
+    bilinear samples on a sample_num x sample_num lattice (sample_num <= 0: floor(roi size / pooled size))."""
+
+    def __init__(self, pooled_height: int, pooled_width: int, spatial_scale: float, sample_num: int = 2,
+                 roi_end_mode: int = 1) -> None:  # fmt: skip
+        super().__init__("ROIAlign")
+        if roi_end_mode not in (0, 1):
+            raise op_error(self.name, f"'roi_end_mode' must be 0 or 1, but got {roi_end_mode!r}.")
+        for k, v in (
+            ("pooled_height", pooled_height),
+            ("pooled_width", pooled_width),
+            ("spatial_scale", spatial_scale),
+            ("sample_num", sample_num),
+            ("roi_end_mode", roi_end_mode),
+        ):
+            self.add_prim_attr(k, v)  # fmt: skip
+
+    def __call__(self, features, rois):
+        n_rois = rois.shape[0]
+        if self.sample_num > 0:
+            grids = np.full((n_rois, 2), int(self.sample_num), np.int32)
+        else:  # adaptive lattice: from each roi's size (read on the host)
+            host = _host(rois, self.name).astype(np.float64)
+            mode, scale = self.roi_end_mode, float(self.spatial_scale)
+            h = np.maximum((host[:, 4] + mode) * scale - host[:, 2] * scale, 1.0)
+            w = np.maximum((host[:, 3] + mode) * scale - host[:, 1] * scale, 1.0)
+            # MindSpore's CPU kernel takes floor(roi size / pooled size) samples per bin (at least one)
+            grids = np.stack([np.floor(h / self.pooled_height), np.floor(w / self.pooled_width)], 1)
+            grids = np.maximum(grids, 1).astype(np.int32)
+        grid_max = int(grids.max()) if n_rois else 1
+        attrs = (int(self.pooled_height), int(self.pooled_width), float(self.spatial_scale), grid_max,
+                 int(self.roi_end_mode))  # fmt: skip
+        return apply(S.ROIAlign, (features, rois, Tensor(grids)), attrs)
+
+
+def _grid_sample_3d(x, grid, mode, padding_mode, align_corners):
+    from kiln._backend import jnp  # noqa: PLC0415
+    from kiln.ops.extra_mint import _source_coord  # noqa: PLC0415
+
+    n, c, d, h, w = x.shape
+    gx = _source_coord(grid[..., 0], w, padding_mode, align_corners)  # (N, Do, Ho, Wo)
+    gy = _source_coord(grid[..., 1], h, padding_mode, align_corners)
+    gz = _source_coord(grid[..., 2], d, padding_mode, align_corners)
+    flat = x.reshape(n, c, d * h * w)
+
+    def tap(iz, iy, ix):
+        valid = (iz >= 0) & (iz <= d - 1) & (iy >= 0) & (iy <= h - 1) & (ix >= 0) & (ix <= w - 1)
+        zc = jnp.clip(iz, 0, d - 1).astype(jnp.int32)
+        yc = jnp.clip(iy, 0, h - 1).astype(jnp.int32)
+        xc = jnp.clip(ix, 0, w - 1).astype(jnp.int32)
+        idx = ((zc * h + yc) * w + xc).reshape(n, 1, -1)
+        vals = jnp.take_along_axis(flat, jnp.broadcast_to(idx, (n, c, idx.shape[-1])), axis=2)
+        return vals.reshape(n, c, *iz.shape[1:]) * valid[:, None].astype(x.dtype)
+
+    if mode == "nearest":
+        return tap(jnp.round(gz), jnp.round(gy), jnp.round(gx))
+    x0, y0, z0 = jnp.floor(gx), jnp.floor(gy), jnp.floor(gz)
+    fx, fy, fz = (gx - x0)[:, None], (gy - y0)[:, None], (gz - z0)[:, None]
+    out = 0
+    for dz, wz in ((0, 1 - fz), (1, fz)):
+        for dy, wy in ((0, 1 - fy), (1, fy)):
+            for dx, wx in ((0, 1 - fx), (1, fx)):
+                out = out + tap(z0 + dz, y0 + dy, x0 + dx) * wz * wy * wx
+    return out
+
+
+def _check_grid_sample_3d(x, grid, mode, padding_mode, align_corners):
+    sx, sg = tuple(getattr(x, "shape", ())), tuple(getattr(grid, "shape", ()))
+    if len(sx) != 5 or len(sg) != 5 or sg[-1] != 3 or sg[0] != sx[0]:
+        raise op_error("GridSampler3D", f"'input_x' must be (N, C, D, H, W) and 'grid' (N, Do, Ho, Wo, 3), "
+                       f"but got {sx} and {sg}.")  # fmt: skip
+    if mode not in ("bilinear", "nearest"):
+        raise op_error("GridSampler3D", f"'interpolation_mode' must be 'bilinear' or 'nearest', but got {mode!r}.")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise op_error("GridSampler3D", f"'padding_mode' must be 'zeros', 'border' or 'reflection', "
+                       f"but got {padding_mode!r}.")  # fmt: skip
+
+
+_GridSampler3D = PrimitiveDef(
+    "GridSampler3D",
+    _grid_sample_3d,
+    attrs={"mode": "bilinear", "padding_mode": "zeros", "align_corners": False},
+    check=_check_grid_sample_3d,
+    check_eagerly=True,
+)
+
+
+class GridSampler3D(_p._WithAttrs):
+    """`GridSampler3D(interpolation_mode="bilinear", padding_mode="zeros", align_corners=False)(input_x, grid)`:
+    sample (N, C, D, H, W) at the normalised (x, y, z) positions of grid (N, Do, Ho, Wo, 3)."""
+
+    _defaults = {"interpolation_mode": "bilinear", "padding_mode": "zeros", "align_corners": False}
+
+    def __call__(self, input_x, grid):
+        attrs = (self.interpolation_mode, self.padding_mode, bool(self.align_corners))
+        return apply(_GridSampler3D, (input_x, grid), attrs)
+
+
+class MaxPool3DWithArgmax(_p._WithAttrs):
+    """`MaxPool3DWithArgmax(ksize, strides, pads, dilation=(1, 1, 1), ceil_mode=False, data_format="NCDHW",
+    argmax_type=int64)(x)`: 3-D max pooling and, for each maximum, its flat index in the input's D*H*W."""
+
+    _defaults = {"ksize": 1, "strides": 1, "pads": 0, "dilation": (1, 1, 1), "ceil_mode": False,
+                 "data_format": "NCDHW", "argmax_type": mstype.int64}  # fmt: skip
+
+    def __call__(self, x):
+        from kiln.ops import nn as nn_ops  # noqa: PLC0415
+
+        if self.data_format != "NCDHW":
+            raise op_error(self.name, f"'data_format' must be 'NCDHW', but got {self.data_format!r}.")
+        if self.argmax_type not in (mstype.int32, mstype.int64):
+            raise op_error(self.name, f"'argmax_type' must be int32 or int64, but got {self.argmax_type}.", TypeError)
+        out, index = nn_ops.max_pool3d(x, self.ksize, self.strides, self.pads, self.dilation, self.ceil_mode,
+                                       return_indices=True)  # fmt: skip
+        return out, math.cast(index, self.argmax_type)
+
+
+class CombinedNonMaxSuppression(_p._WithAttrs):
+    """`CombinedNonMaxSuppression(pad_per_class=False, clip_boxes=True)(boxes, scores, max_output_size_per_class,
+    max_total_size, iou_threshold, score_threshold)`: greedy NMS per batch and class over boxes (B, N, q, 4)
+    (q = 1: shared by the classes) and scores (B, N, classes), then the best `max_total_size` detections of each
+    batch. Returns (boxes (B, T, 4), scores (B, T), classes (B, T), valid_detections (B,) int32)."""
+
+    _defaults = {"pad_per_class": False, "clip_boxes": True}
+
+    def __call__(self, boxes, scores, max_output_size_per_class, max_total_size, iou_threshold, score_threshold):
+        op = "CombinedNonMaxSuppression"
+        b, s = _host(boxes, op).astype(np.float32), _host(scores, op).astype(np.float32)
+        if (
+            b.ndim != 4
+            or b.shape[3] != 4
+            or s.ndim != 3
+            or s.shape[:2] != b.shape[:2]
+            or b.shape[2] not in (1, s.shape[2])
+        ):
+            raise op_error(op, f"'boxes' must be (B, N, q, 4) with q 1 or the number of classes and 'scores' "
+                           f"(B, N, classes), but got {b.shape} and {s.shape}.")  # fmt: skip
+        per_class, total = int(_host(max_output_size_per_class, op)), int(_host(max_total_size, op))
+        iou, floor = float(_host(iou_threshold, op)), float(_host(score_threshold, op))
+        if per_class <= 0 or total <= 0:
+            raise op_error(op, "'max_output_size_per_class' and 'max_total_size' must be positive.")
+        width = min(total, per_class * s.shape[2]) if self.pad_per_class else total
+        batch = b.shape[0]
+        out_boxes = np.zeros((batch, width, 4), np.float32)
+        out_scores = np.zeros((batch, width), np.float32)
+        out_classes = np.zeros((batch, width), np.float32)
+        valid = np.zeros((batch,), np.int32)
+        for i in range(batch):
+            found = []
+            for k in range(s.shape[2]):
+                cand = b[i, :, 0 if b.shape[2] == 1 else k]
+                corners = np.concatenate(
+                    [np.minimum(cand[:, :2], cand[:, 2:]), np.maximum(cand[:, :2], cand[:, 2:])], 1
+                )
+                sc = s[i, :, k]
+                keep_idx = np.nonzero(sc > floor)[0]
+                order = keep_idx[np.argsort(-sc[keep_idx], kind="stable")]
+                for j in _greedy_nms(corners, order, iou, per_class):
+                    found.append((float(sc[j]), k, cand[j]))
+            found.sort(key=lambda t: -t[0])
+            found = found[:width]
+            valid[i] = len(found)
+            for j, (score, k, box) in enumerate(found):
+                out_boxes[i, j], out_scores[i, j], out_classes[i, j] = box, score, k
+        if self.clip_boxes:
+            out_boxes = np.clip(out_boxes, 0.0, 1.0)
+        return Tensor(out_boxes), Tensor(out_scores), Tensor(out_classes), Tensor(valid)
+
+
+class UpdateState(_p.Primitive):
+    """`UpdateState()(state, *exprs)`: MindSpore's side-effect ordering node; Kiln orders effects itself, so the
+    state comes back unchanged."""
+
+    def __init__(self) -> None:
+        super().__init__("UpdateState")
+
+    def __call__(self, state, *exprs):
+        return state
+
+
+class Load(_p.Primitive):
+    """`Load()(parameter, u)`: the current value of `parameter` (MindSpore's side-effect read node)."""
+
+    def __init__(self) -> None:
+        super().__init__("Load")
+
+    def __call__(self, parameter, u=None):
+        return Tensor._wrap(parameter._data) if isinstance(parameter, Tensor) else parameter
+
+
+__all__ += ["ResizeBicubic", "ROIAlign", "GridSampler3D", "MaxPool3DWithArgmax", "CombinedNonMaxSuppression",
+            "UpdateState", "Load"]  # fmt: skip

@@ -16,6 +16,14 @@ LOGITS = np.array([[[0.6, 0.4, 0.2], [0.8, 0.6, 0.3]], [[0.0, 0.6, 0.0], [0.5, 0
                    [[0.1, 0.2, 0.9], [0.3, 0.6, 0.1]]], np.float32)  # fmt: skip
 CTC_IN = _RNG.normal(size=(6, 2, 5)).astype(np.float32)
 IMAGE = _RNG.uniform(0, 1, size=(2, 3, 3)).astype(np.float32)
+FEATURES = _RNG.normal(size=(2, 3, 6, 7)).astype(np.float32)
+ROIS = np.array([[0, 0.2, 0.3, 4.5, 5.1], [1, 1, 1, 6, 7], [0, 3.5, 2.0, 13.0, 11.0], [1, -2.0, -1.0, 3.0, 2.5]],
+                np.float32)  # fmt: skip
+VOLUME = _RNG.normal(size=(2, 2, 3, 4, 5)).astype(np.float32)
+GRID3 = _RNG.uniform(-1.2, 1.2, size=(2, 2, 3, 2, 3)).astype(np.float32)
+NMS_BOXES = _RNG.uniform(0, 1, size=(2, 6, 1, 4)).astype(np.float32)
+NMS_BOXES[..., 2:] = NMS_BOXES[..., :2] + _RNG.uniform(0.1, 0.5, size=(2, 6, 1, 2)).astype(np.float32)
+NMS_SCORES = _RNG.uniform(0, 1, size=(2, 6, 3)).astype(np.float32)
 BESSEL_X = np.array([-1.0, 0.0, 1e-3, 0.5, 1.0, 2.5, 7.0, 30.0], np.float32)
 
 
@@ -52,6 +60,31 @@ CASES = {
         _t(m, np.array([1, 3, 3, 2], np.int32)), _t(m, np.array([6, 4], np.int32)),
     ),
     **{f"bessel_{n.lower()}": _bessel_case(n) for n in ("K0", "K0e", "K1", "K1e", "Y0", "Y1")},
+    "resize_bicubic": lambda m: m.ops.operations.ResizeBicubic()(_t(m, FEATURES), _t(m, np.array([9, 5], np.int32))),
+    "resize_bicubic_align": lambda m: m.ops.operations.ResizeBicubic(align_corners=True)(
+        _t(m, FEATURES), _t(m, np.array([4, 10], np.int32))
+    ),
+    "resize_bicubic_half": lambda m: m.ops.operations.ResizeBicubic(half_pixel_centers=True)(
+        _t(m, FEATURES), _t(m, np.array([8, 11], np.int32))
+    ),
+    "roi_align": lambda m: m.ops.operations.ROIAlign(2, 3, 0.5, 2)(_t(m, FEATURES), _t(m, ROIS)),
+    "roi_align_legacy": lambda m: m.ops.operations.ROIAlign(3, 2, 0.25, 3, 0)(_t(m, FEATURES), _t(m, ROIS)),
+    "roi_align_adaptive": lambda m: m.ops.operations.ROIAlign(2, 2, 1.0, 0)(_t(m, FEATURES), _t(m, ROIS)),
+    "grid_sampler_3d": lambda m: m.ops.operations.GridSampler3D()(_t(m, VOLUME), _t(m, GRID3)),
+    "grid_sampler_3d_nearest_border": lambda m: m.ops.operations.GridSampler3D("nearest", "border", True)(
+        _t(m, VOLUME), _t(m, GRID3)
+    ),
+    "max_pool3d_with_argmax": lambda m: m.ops.operations.MaxPool3DWithArgmax((2, 2, 3), (1, 2, 1), (0, 1, 1))(
+        _t(m, VOLUME)
+    ),
+    "combined_nms": lambda m: m.ops.operations.CombinedNonMaxSuppression()(
+        _t(m, NMS_BOXES), _t(m, NMS_SCORES), _t(m, np.int32(3)), _t(m, np.int32(5)), _t(m, np.float32(0.3)),
+        _t(m, np.float32(0.2)),
+    ),
+    "combined_nms_pad": lambda m: m.ops.operations.CombinedNonMaxSuppression(True, False)(
+        _t(m, NMS_BOXES), _t(m, NMS_SCORES), _t(m, np.int32(2)), _t(m, np.int32(10)), _t(m, np.float32(0.5)),
+        _t(m, np.float32(0.4)),
+    ),
     "coalesce": lambda m: m.ops.operations.Coalesce()(
         _t(m, np.array([[0, 2, 0, 1], [1, 0, 1, 2]], np.int64)), _t(m, np.array([1.0, 2.0, 3.0, 4.0], np.float32)),
         _t(m, np.array([3, 3], np.int64)),

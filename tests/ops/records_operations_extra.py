@@ -8,7 +8,7 @@ import colorsys
 import numpy as np
 import scipy.special as sp
 
-from kiln import ops
+from kiln import Tensor, ops
 from tests.ops.records import OpRecord
 
 P = ops.operations
@@ -74,4 +74,109 @@ RECORDS = [
       grad=False),
     R("DetTriangle", lambda x: P.DetTriangle()(x), lambda x: np.prod(np.diagonal(x, 0, -2, -1), -1),
       shapes=((2, 3, 3),)),
+]  # fmt: skip
+
+
+# -- resize, ROI align, 3-D grid sampling: loop references written from the definitions -----------------------------
+
+
+def _keys(v, a):
+    v = abs(v)
+    if v <= 1:
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+    return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a if v < 2 else 0.0
+
+
+def _bicubic_ref(size, align=False):
+    def ref(x):
+        n, c, h, w = x.shape
+
+        def sample(src_len, dst_len, i):
+            scale = (src_len - 1) / (dst_len - 1) if align else src_len / dst_len
+            pos = i * scale
+            base = int(np.floor(pos))
+            t = np.floor((pos - base) * 1024 + 0.5) / 1024
+            return [(min(max(base + k - 1, 0), src_len - 1), _keys(t - (k - 1), -0.75)) for k in range(4)]
+
+        out = np.zeros((n, c) + size)
+        for i in range(size[0]):
+            for j in range(size[1]):
+                for yi, wy in sample(h, size[0], i):
+                    for xj, wx in sample(w, size[1], j):
+                        out[:, :, i, j] += wy * wx * x[:, :, yi, xj]
+        return out.astype(x.dtype)
+
+    return ref
+
+
+_ROIS = np.array([[0, 0.4, 0.3, 4.5, 3.1], [1, 1.2, 0.7, 3.6, 4.4], [0, -1.0, 2.2, 2.0, 5.5]], np.float32)
+
+
+def _bilinear(img, y, x):
+    h, w = img.shape[-2:]
+    if y < -1.0 or y > h or x < -1.0 or x > w:
+        return np.zeros(img.shape[0])
+    y, x = max(y, 0.0), max(x, 0.0)
+    y0, x0 = int(y), int(x)
+    y1, x1 = min(y0 + 1, h - 1), min(x0 + 1, w - 1)
+    if y0 >= h - 1:
+        y0 = y1 = h - 1
+        y = float(y0)
+    if x0 >= w - 1:
+        x0 = x1 = w - 1
+        x = float(x0)
+    ly, lx = y - y0, x - x0
+    return ((1 - ly) * (1 - lx) * img[:, y0, x0] + (1 - ly) * lx * img[:, y0, x1] + ly * (1 - lx) * img[:, y1, x0]
+            + ly * lx * img[:, y1, x1])  # fmt: skip
+
+
+def _roi_align_ref(feat):
+    ph, pw, scale, grid = 2, 2, 0.5, 2
+    out = np.zeros((len(_ROIS), feat.shape[1], ph, pw))
+    for r, (b, x1, y1, x2, y2) in enumerate(_ROIS.astype(np.float64)):
+        sw, sh = x1 * scale, y1 * scale
+        rw, rh = max((x2 + 1) * scale - sw, 1.0), max((y2 + 1) * scale - sh, 1.0)
+        for i in range(ph):
+            for j in range(pw):
+                acc = 0
+                for gy in range(grid):
+                    for gx in range(grid):
+                        y = sh + i * rh / ph + (gy + 0.5) * rh / ph / grid
+                        x = sw + j * rw / pw + (gx + 0.5) * rw / pw / grid
+                        acc = acc + _bilinear(feat[int(b)].astype(np.float64), y, x)
+                out[r, :, i, j] = acc / grid**2
+    return out.astype(feat.dtype)
+
+
+def _grid3_ref(x, grid):
+    n, c, d, h, w = x.shape
+    out = np.zeros((n, c) + grid.shape[1:4])
+    for b in range(n):
+        for idx in np.ndindex(*grid.shape[1:4]):
+            gx, gy, gz = grid[(b, *idx)].astype(np.float64)
+            fx, fy, fz = ((gx + 1) * w - 1) / 2, ((gy + 1) * h - 1) / 2, ((gz + 1) * d - 1) / 2
+            x0, y0, z0 = int(np.floor(fx)), int(np.floor(fy)), int(np.floor(fz))
+            for dz in (0, 1):
+                for dy in (0, 1):
+                    for dx in (0, 1):
+                        zz, yy, xx = z0 + dz, y0 + dy, x0 + dx
+                        if 0 <= zz < d and 0 <= yy < h and 0 <= xx < w:
+                            wgt = (1 - abs(fz - zz)) * (1 - abs(fy - yy)) * (1 - abs(fx - xx))
+                            out[(b, slice(None), *idx)] += wgt * x[b, :, zz, yy, xx]
+    return out.astype(x.dtype)
+
+
+def _grid3_inputs(rng, dtype, shapes):
+    return [rng.normal(size=shapes[0]).astype(dtype), rng.uniform(-1.1, 1.1, size=shapes[1]).astype(dtype)]
+
+
+RECORDS += [
+    R("ResizeBicubic", lambda x: P.ResizeBicubic()(x, (5, 7)), _bicubic_ref((5, 7)), shapes=((1, 2, 3, 4),),
+      rtol=1e-5, atol=1e-5),
+    R("ResizeBicubic_align", lambda x: P.ResizeBicubic(True)(x, (2, 6)), _bicubic_ref((2, 6), True),
+      shapes=((2, 1, 4, 3),), rtol=1e-5, atol=1e-5),
+    R("ROIAlign", lambda f: P.ROIAlign(2, 2, 0.5, 2)(f, Tensor(_ROIS)), _roi_align_ref,
+      shapes=((2, 3, 4, 5),), rtol=1e-5, atol=1e-5),
+    R("GridSampler3D", lambda x, g: P.GridSampler3D()(x, g), _grid3_ref, shapes=((1, 2, 3, 4, 3), (1, 2, 2, 3, 3)),
+      rtol=1e-5, atol=1e-5, extra={"make_inputs": _grid3_inputs, "grad_rtol": 1e-3}),
 ]  # fmt: skip

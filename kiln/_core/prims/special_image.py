@@ -235,3 +235,151 @@ RandomChoiceWithMask = PrimitiveDef(
     nondiff=(1,),
     random=True,
 )
+
+
+# -- bicubic resize ------------------------------------------------------------------------------------------------
+
+
+def bicubic_weights(n_in: int, n_out: int, align_corners: bool, half_pixel_centers: bool) -> np.ndarray:
+    """The (n_out, n_in) interpolation matrix of MindSpore's ResizeBicubic along one axis.
+
+    Keys' cubic kernel (a = -0.75, or -0.5 with half-pixel centres, when taps outside the input are left out
+    and the others renormalised; otherwise they read the edge), with the fractional offset rounded to 1/1024 as
+    MindSpore's (and TensorFlow's) coefficient table does.
+    """
+    scale = (n_in - 1) / (n_out - 1) if align_corners and n_out > 1 else n_in / n_out
+    a = -0.5 if half_pixel_centers else -0.75
+
+    def kernel(v: float) -> float:
+        v = abs(v)
+        if v <= 1:
+            return ((a + 2) * v - (a + 3)) * v * v + 1
+        if v < 2:
+            return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+        return 0.0
+
+    out = np.zeros((n_out, n_in), np.float64)
+    for i in range(n_out):
+        src = (i + 0.5) * scale - 0.5 if half_pixel_centers else i * scale
+        base = int(np.floor(src))
+        t = np.floor((src - base) * 1024 + 0.5) / 1024
+        taps = [base - 1 + k for k in range(4)]
+        ws = [kernel(d) for d in (t + 1, t, 1 - t, 2 - t)]
+        if half_pixel_centers:
+            inside = [(j, w) for j, w in zip(taps, ws, strict=True) if 0 <= j < n_in]
+            total = sum(w for _, w in inside)
+            for j, w in inside:
+                out[i, j] += w / total
+        else:
+            for j, w in zip(taps, ws, strict=True):
+                out[i, min(max(j, 0), n_in - 1)] += w
+    return out
+
+
+def _resize_bicubic(x, size, align_corners, half_pixel_centers):
+    h, w = x.shape[-2:]
+    rows = jnp.asarray(bicubic_weights(h, size[0], align_corners, half_pixel_centers), x.dtype)
+    cols = jnp.asarray(bicubic_weights(w, size[1], align_corners, half_pixel_centers), x.dtype)
+    return jnp.einsum("oh,nchw,pw->ncop", rows, x, cols)
+
+
+def _check_resize_bicubic(x, size, align_corners, half_pixel_centers):
+    if len(getattr(x, "shape", ())) != 4:
+        raise op_error("ResizeBicubic", f"'images' must be 4-D (N, C, H, W), but got shape {tuple(x.shape)}.")
+    if getattr(x, "dtype", None) is not None and x.dtype.kind != "f":
+        raise op_error("ResizeBicubic", f"'images' must be a float Tensor, but got {x.dtype}.", TypeError)
+    if align_corners and half_pixel_centers:
+        raise op_error("ResizeBicubic", "'align_corners' and 'half_pixel_centers' cannot both be True.")
+
+
+ResizeBicubic = PrimitiveDef(
+    "ResizeBicubic",
+    _resize_bicubic,
+    attrs={"size": (1, 1), "align_corners": False, "half_pixel_centers": False},
+    check=_check_resize_bicubic,
+    check_eagerly=True,
+)
+
+
+# -- ROI align -----------------------------------------------------------------------------------------------------
+
+
+def _roi_align(features, rois, grids, pooled_h, pooled_w, spatial_scale, grid_max, roi_end_mode):
+    """Average of bilinear samples on a (grid_h x grid_w) lattice in each of the pooled bins of each roi.
+
+    rois: (R, 5) = (batch index, x1, y1, x2, y2); grids: (R, 2) int, each roi's lattice size (<= grid_max).
+    """
+    n, c, height, width = features.shape
+    dt = features.dtype
+    batch = rois[:, 0].astype(jnp.int32)
+    start_w, start_h = rois[:, 1] * spatial_scale, rois[:, 2] * spatial_scale
+    end_w = (rois[:, 3] + roi_end_mode) * spatial_scale
+    end_h = (rois[:, 4] + roi_end_mode) * spatial_scale
+    roi_w = jnp.maximum(end_w - start_w, 1.0)
+    roi_h = jnp.maximum(end_h - start_h, 1.0)
+    bin_h, bin_w = roi_h / pooled_h, roi_w / pooled_w
+    gh, gw = grids[:, 0].astype(dt), grids[:, 1].astype(dt)
+    g = jnp.arange(grid_max, dtype=dt)
+    ph, pw = jnp.arange(pooled_h, dtype=dt), jnp.arange(pooled_w, dtype=dt)
+    # sample positions: (R, ph, gy) and (R, pw, gx)
+    ys = (
+        start_h[:, None, None]
+        + ph[None, :, None] * bin_h[:, None, None]
+        + (g + 0.5)[None, None, :] * (bin_h / gh)[:, None, None]
+    )
+    xs = (
+        start_w[:, None, None]
+        + pw[None, :, None] * bin_w[:, None, None]
+        + (g + 0.5)[None, None, :] * (bin_w / gw)[:, None, None]
+    )
+    use_y = g[None, None, :] < gh[:, None, None]
+    use_x = g[None, None, :] < gw[:, None, None]
+
+    def axis(coord, size):
+        outside = (coord < -1.0) | (coord > size)
+        coord = jnp.maximum(coord, 0.0)
+        low = jnp.floor(coord).astype(jnp.int32)
+        at_edge = low >= size - 1
+        low = jnp.where(at_edge, size - 1, low)
+        high = jnp.where(at_edge, size - 1, low + 1)
+        coord = jnp.where(at_edge, low.astype(dt), coord)
+        frac = coord - low
+        return low, high, 1 - frac, frac, outside
+
+    y_lo, y_hi, wy_lo, wy_hi, y_out = axis(ys, height)  # (R, ph, G)
+    x_lo, x_hi, wx_lo, wx_hi, x_out = axis(xs, width)  # (R, pw, G)
+    maps = jnp.transpose(features[batch], (0, 2, 3, 1))  # (R, H, W, C)
+    r = jnp.arange(rois.shape[0])[:, None, None, None, None]
+
+    def gather(yi, xi):  # -> (R, C, ph, G, pw, G)
+        vals = maps[r, yi[:, :, :, None, None], xi[:, None, None, :, :]]  # (R, ph, G, pw, G, C)
+        return jnp.moveaxis(vals, -1, 1)
+
+    wy = (wy_lo, wy_hi)
+    wx = (wx_lo, wx_hi)
+    total = 0
+    for iy, yi in enumerate((y_lo, y_hi)):
+        for ix, xi in enumerate((x_lo, x_hi)):
+            weight = wy[iy][:, None, :, :, None, None] * wx[ix][:, None, None, None, :, :]
+            total = total + gather(yi, xi) * weight
+    valid = (use_y & ~y_out)[:, None, :, :, None, None] & (use_x & ~x_out)[:, None, None, None, :, :]
+    total = jnp.where(valid, total, 0)
+    count = (gh * gw)[:, None, None, None]
+    return (total.sum(axis=(3, 5)) / count).astype(dt)
+
+
+def _check_roi_align(features, rois, grids, pooled_h, pooled_w, spatial_scale, grid_max, roi_end_mode):
+    if len(getattr(features, "shape", ())) != 4:
+        raise op_error("ROIAlign", f"'features' must be 4-D (N, C, H, W), but got {tuple(features.shape)}.")
+    if len(rois.shape) != 2 or rois.shape[1] != 5:
+        raise op_error("ROIAlign", f"'rois' must be (R, 5), but got {tuple(rois.shape)}.")
+
+
+ROIAlign = PrimitiveDef(
+    "ROIAlign",
+    _roi_align,
+    attrs={"pooled_h": 1, "pooled_w": 1, "spatial_scale": 1.0, "grid_max": 2, "roi_end_mode": 1},
+    check=_check_roi_align,
+    check_eagerly=True,
+    nondiff=(1, 2),
+)
