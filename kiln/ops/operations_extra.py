@@ -791,3 +791,99 @@ class Load(_p.Primitive):
 
 __all__ += ["ResizeBicubic", "ROIAlign", "GridSampler3D", "MaxPool3DWithArgmax", "CombinedNonMaxSuppression",
             "UpdateState", "Load"]  # fmt: skip
+
+
+# -- CTCLossV2, NMS with overlaps, FFTWithSize, Morph ---------------------------------------------------------------
+
+
+class CTCLossV2(_p._WithAttrs):
+    """`CTCLossV2(blank=0, reduction="none", zero_infinity=False)(log_probs, targets, input_lengths,
+    target_lengths)`: per-sample negative log-likelihood (N,) and the forward variables log_alpha
+    (N, T, 2S + 1) of (T, N, C) log-probabilities against padded (N, S) targets."""
+
+    _defaults = {"blank": 0, "reduction": "none", "zero_infinity": False}
+
+    def __call__(self, log_probs, targets, input_lengths, target_lengths):
+        if self.reduction != "none":
+            raise op_error(self.name, f"'reduction' must be 'none', but got {self.reduction!r}.")
+        return apply(prim("CTCLoss"), (log_probs, targets, input_lengths, target_lengths),
+                     (int(self.blank), bool(self.zero_infinity)))  # fmt: skip
+
+
+class NonMaxSuppressionWithOverlaps(_p.Primitive):
+    """`NonMaxSuppressionWithOverlaps()(overlaps, scores, max_output_size, overlap_threshold, score_threshold)`:
+    greedy NMS with a given (N, N) overlap matrix: the int32 indices of at most `max_output_size` boxes."""
+
+    def __init__(self) -> None:
+        super().__init__("NonMaxSuppressionWithOverlaps")
+
+    def __call__(self, overlaps, scores, max_output_size, overlap_threshold, score_threshold):
+        op = self.name
+        ov, s = _host(overlaps, op), _host(scores, op).reshape(-1)
+        if ov.ndim != 2 or ov.shape[0] != ov.shape[1] or ov.shape[0] != s.shape[0]:
+            raise op_error(op, f"'overlaps' must be (N, N) and 'scores' (N,), but got {ov.shape} and {s.shape}.")
+        limit, thresh = int(_host(max_output_size, op)), float(_host(overlap_threshold, op))
+        floor = float(_host(score_threshold, op))
+        if limit < 0:
+            raise op_error(op, f"'max_output_size' must be non-negative, but got {limit}.")
+        order = [i for i in np.argsort(-s, kind="stable") if s[i] > floor]
+        kept: list[int] = []
+        for i in order:
+            if len(kept) >= limit:
+                break
+            if all(ov[i, j] <= thresh for j in kept):
+                kept.append(int(i))
+        return Tensor(np.asarray(kept, np.int32))
+
+
+class FFTWithSize(_p._WithAttrs):
+    """`FFTWithSize(signal_ndim, inverse, real, norm="backward", onesided=True, signal_sizes=())(x)`: the
+    (inverse) discrete Fourier transform over the last `signal_ndim` dims: complex-to-complex (real=False),
+    real-to-complex (real, not inverse; half spectrum when onesided) or complex-to-real (real and inverse, to
+    `signal_sizes`)."""
+
+    _defaults = {"signal_ndim": 1, "inverse": False, "real": False, "norm": "backward", "onesided": True,
+                 "signal_sizes": ()}  # fmt: skip
+
+    def __call__(self, x):
+        from kiln import ops  # noqa: PLC0415
+
+        nd = int(self.signal_ndim)
+        if nd not in (1, 2, 3) or x.ndim < nd:
+            raise op_error(self.name, f"'signal_ndim' must be 1, 2 or 3 and at most x's rank, but got {nd}.")
+        if self.norm not in ("backward", "forward", "ortho"):
+            raise op_error(self.name, f"'norm' must be 'backward', 'forward' or 'ortho', but got {self.norm!r}.")
+        dims = tuple(range(-nd, 0))
+        if not self.real:
+            return (ops.ifftn if self.inverse else ops.fftn)(x, None, dims, self.norm)
+        if not self.inverse:
+            return (ops.rfftn if self.onesided else ops.fftn)(x, None, dims, self.norm)
+        sizes = tuple(int(v) for v in self.signal_sizes) or None
+        if not self.onesided:
+            return math.real(ops.ifftn(x, sizes, dims, self.norm))
+        return ops.irfftn(x, sizes, dims, self.norm)
+
+
+class Morph(_p.Primitive):
+    """`Morph(fn, infer_shape, infer_dtype, bprop_fn=None)(*args)`: call `fn` as one op (its Kiln ops run as
+    usual, in PyNative and in graphs); `bprop_fn(*args, out, dout)` replaces its gradient when given."""
+
+    def __init__(self, fn, infer_shape, infer_dtype, bprop_fn=None) -> None:
+        super().__init__("Morph")
+        if not callable(fn):
+            raise TypeError(f"Morph: 'fn' must be callable, but got {type(fn).__name__}.")
+        self.fn, self.infer_shape, self.infer_dtype, self.bprop_fn = fn, infer_shape, infer_dtype, bprop_fn
+
+    def __call__(self, *args):
+        if self.bprop_fn is None:
+            return self.fn(*args)
+        from kiln._pynative import tape  # noqa: PLC0415
+
+        with tape.pause():
+            out = self.fn(*args)
+        several = isinstance(out, (tuple, list))
+        outs = _with_bprop(self.bprop_fn, args, tuple(out) if several else (out,), several)
+        return outs if several else outs[0]
+
+
+__all__ += ["CTCLossV2", "NonMaxSuppressionWithOverlaps", "FFTWithSize", "Morph"]

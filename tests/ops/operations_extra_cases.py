@@ -24,6 +24,10 @@ GRID3 = _RNG.uniform(-1.2, 1.2, size=(2, 2, 3, 2, 3)).astype(np.float32)
 NMS_BOXES = _RNG.uniform(0, 1, size=(2, 6, 1, 4)).astype(np.float32)
 NMS_BOXES[..., 2:] = NMS_BOXES[..., :2] + _RNG.uniform(0.1, 0.5, size=(2, 6, 1, 2)).astype(np.float32)
 NMS_SCORES = _RNG.uniform(0, 1, size=(2, 6, 3)).astype(np.float32)
+LOG_PROBS = np.log(_RNG.dirichlet(np.ones(5), size=(6, 2))).astype(np.float32)
+OVERLAPS = _RNG.uniform(0, 1, size=(5, 5)).astype(np.float32)
+SPECTRUM = (_RNG.normal(size=(2, 3, 4)) + 1j * _RNG.normal(size=(2, 3, 4))).astype(np.complex64)
+SIGNAL = _RNG.normal(size=(2, 3, 6)).astype(np.float32)
 BESSEL_X = np.array([-1.0, 0.0, 1e-3, 0.5, 1.0, 2.5, 7.0, 30.0], np.float32)
 
 
@@ -85,6 +89,19 @@ CASES = {
         _t(m, NMS_BOXES), _t(m, NMS_SCORES), _t(m, np.int32(2)), _t(m, np.int32(10)), _t(m, np.float32(0.5)),
         _t(m, np.float32(0.4)),
     ),
+    "ctc_loss_v2": lambda m: m.ops.operations.CTCLossV2(blank=0, reduction="none")(
+        _t(m, LOG_PROBS), _t(m, np.array([[1, 2, 2], [3, 3, 1]], np.int32)), _t(m, np.array([6, 5], np.int32)),
+        _t(m, np.array([3, 1], np.int32)),
+    ),
+    "nms_with_overlaps": lambda m: m.ops.operations.NonMaxSuppressionWithOverlaps()(
+        _t(m, OVERLAPS), _t(m, np.array([0.9, 0.8, 0.7, 0.95, 0.1], np.float32)), _t(m, np.int32(3)),
+        _t(m, np.float32(0.5)), _t(m, np.float32(0.2)),
+    ),
+    "fft_c2c": lambda m: m.ops.operations.FFTWithSize(2, False, False)(_t(m, SPECTRUM)),
+    "fft_c2c_inverse_ortho": lambda m: m.ops.operations.FFTWithSize(1, True, False, norm="ortho")(_t(m, SPECTRUM)),
+    "fft_r2c": lambda m: m.ops.operations.FFTWithSize(2, False, True)(_t(m, SIGNAL)),
+    "fft_r2c_full": lambda m: m.ops.operations.FFTWithSize(1, False, True, onesided=False)(_t(m, SIGNAL)),
+    "fft_c2r": lambda m: m.ops.operations.FFTWithSize(1, True, True, signal_sizes=(6,))(_t(m, SPECTRUM)),
     "coalesce": lambda m: m.ops.operations.Coalesce()(
         _t(m, np.array([[0, 2, 0, 1], [1, 0, 1, 2]], np.int64)), _t(m, np.array([1.0, 2.0, 3.0, 4.0], np.float32)),
         _t(m, np.array([3, 3], np.int64)),

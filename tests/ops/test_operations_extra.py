@@ -139,3 +139,23 @@ def test_errors_in_mindspore_voice():
         P.RaggedRange(ms.int32)(Tensor(np.array([0])), Tensor(np.array([3])), Tensor(np.array([0])))
     with pytest.raises(ValueError, match="AdjustHue"):
         P.AdjustHue()(Tensor(np.ones((2, 4), np.float32)), Tensor(np.float32(0.1)))
+
+
+def test_morph_with_and_without_bprop():
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    plain = P.Morph(lambda a: a * a, lambda s: s, lambda d: d)
+    np.testing.assert_allclose(ms.grad(lambda a: plain(a).sum())(x).asnumpy(), [2.0, 4.0])
+    custom = P.Morph(lambda a: a * a, lambda s: s, lambda d: d, bprop_fn=lambda a, out, dout: (dout * 7,))
+    np.testing.assert_allclose(custom(x).asnumpy(), [1.0, 4.0])
+    np.testing.assert_allclose(ms.grad(lambda a: custom(a).sum())(x).asnumpy(), [7.0, 7.0])
+
+
+def test_fixed_shape_ops_compile_in_graphs():
+    feats = Tensor(cases.FEATURES)
+    rois = Tensor(cases.ROIS)
+    roi = P.ROIAlign(2, 3, 0.5, 2)
+    np.testing.assert_allclose(ms.jit(lambda f, r: roi(f, r))(feats, rois).asnumpy(), roi(feats, rois).asnumpy(),
+                               rtol=1e-6, atol=1e-6)  # fmt: skip
+    bessel = ms.jit(lambda v: ops.bessel_k1(v) + ops.bessel_y0(v))
+    v = Tensor(np.array([0.5, 2.0], np.float32))
+    np.testing.assert_allclose(bessel(v).asnumpy(), (ops.bessel_k1(v) + ops.bessel_y0(v)).asnumpy(), rtol=1e-6)
