@@ -5,7 +5,7 @@ NumpySlicesDataset) are chained with lazy methods (map, batch, shuffle, ...)
 and read through iterators that prefetch on a background thread.
 """
 
-from kiln.dataset import config, text, transforms, vision
+from kiln.dataset import audio, config, text, transforms, vision
 from kiln.dataset.engine import (
     BatchDataset,
     BatchInfo,
@@ -73,6 +73,7 @@ from kiln.dataset.text_sources import (
 __all__ = [
     "AGNewsDataset",
     "AmazonReviewDataset",
+    "audio",
     "BatchDataset",
     "BatchInfo",
     "BucketBatchDataset",

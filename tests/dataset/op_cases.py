@@ -132,7 +132,108 @@ TEXT = {
     "unicode_script_ws": (lambda m: m.text.UnicodeScriptTokenizer(True, True), (_S("ab  cd"),)),
 }
 
-ALL = {"transforms": TRANSFORMS, "text": TEXT}
+
+def _speckw(m) -> dict:
+    return {
+        "n_fft": 16,
+        "win_length": 16,
+        "hop_length": 8,
+        "pad": 0,
+        "window": m.audio.WindowType.HANN,
+        "power": 2.0,
+        "normalized": False,
+        "center": True,
+        "pad_mode": m.audio.BorderType.REFLECT,
+        "onesided": True,
+    }
+
+
+def _melkw(m) -> dict:
+    kw = {**_speckw(m), "f_min": 0.0, "f_max": 8000.0, "n_mels": 6}
+    kw.update(norm=m.audio.NormType.NONE, mel_scale=m.audio.MelType.HTK)
+    return kw
+
+
+_W2 = np.array([[0.1, 0.2, 0.3, -0.4, 0.5], [0.4, 0.5, 0.6, -0.9, 0.05]], dtype=np.float64)
+
+AUDIO = {
+    "allpass": (lambda m: m.audio.AllpassBiquad(44100, 200.0, 0.5), (WAVE,)),
+    "band": (lambda m: m.audio.BandBiquad(44100, 200.0), (WAVE,)),
+    "band_noise": (lambda m: m.audio.BandBiquad(16000, 800.0, 0.9, True), (WAVE,)),
+    "bandpass": (lambda m: m.audio.BandpassBiquad(44100, 200.0), (WAVE,)),
+    "bandpass_skirt": (lambda m: m.audio.BandpassBiquad(16000, 900.0, 0.6, True), (WAVE,)),
+    "bandreject": (lambda m: m.audio.BandrejectBiquad(44100, 200.0, 0.707), (_W2,)),
+    "bass": (lambda m: m.audio.BassBiquad(44100, 10.0, 300.0), (WAVE,)),
+    "treble": (lambda m: m.audio.TrebleBiquad(44100, -6.0, 2000.0), (WAVE,)),
+    "equalizer": (lambda m: m.audio.EqualizerBiquad(44100, 1500.0, 5.5, 0.7), (WAVE,)),
+    "highpass": (lambda m: m.audio.HighpassBiquad(16000, 1000.0), (WAVE,)),
+    "lowpass": (lambda m: m.audio.LowpassBiquad(16000, 1000.0), (WAVE64,)),
+    "deemph_44100": (lambda m: m.audio.DeemphBiquad(44100), (_W2,)),
+    "deemph_48000": (lambda m: m.audio.DeemphBiquad(48000), (WAVE,)),
+    "riaa": (lambda m: m.audio.RiaaBiquad(88200), (WAVE,)),
+    "biquad": (lambda m: m.audio.Biquad(0.3, 0.2, 0.1, 1.0, -0.2, 0.05), (WAVE,)),
+    "lfilter": (lambda m: m.audio.LFilter([1.0, -0.5, 0.1], [0.4, 0.2, 0.1]), (WAVE,)),
+    "lfilter_noclamp": (lambda m: m.audio.LFilter([1.0, -0.9], [2.0, 1.0], False), (WAVE,)),
+    "filtfilt": (lambda m: m.audio.Filtfilt([1.0, -0.5, 0.1], [0.4, 0.2, 0.1]), (WAVE,)),
+    "contrast": (lambda m: m.audio.Contrast(50.0), (WAVE,)),
+    "dcshift": (lambda m: m.audio.DCShift(0.3), (WAVE,)),
+    "gain": (lambda m: m.audio.Gain(3.5), (WAVE,)),
+    "vol_amp": (lambda m: m.audio.Vol(1.5), (WAVE,)),
+    "vol_db": (lambda m: m.audio.Vol(-3.0, m.audio.GainType.DB), (WAVE,)),
+    "vol_power": (lambda m: m.audio.Vol(2.0, m.audio.GainType.POWER), (WAVE,)),
+    "mulaw_enc": (lambda m: m.audio.MuLawEncoding(), (WAVE,)),
+    "mulaw_enc_16": (lambda m: m.audio.MuLawEncoding(16), (WAVE64,)),
+    "mulaw_dec": (lambda m: m.audio.MuLawDecoding(), (np.array([[0, 10, 128, 200, 255]], dtype=np.int32),)),
+    "db_to_amp": (lambda m: m.audio.DBToAmplitude(0.5, 0.5), (SPEC,)),
+    "amp_to_db": (lambda m: m.audio.AmplitudeToDB(), (SPEC,)),
+    "amp_to_db_mag": (lambda m: m.audio.AmplitudeToDB(m.audio.ScaleType.MAGNITUDE, 2.0, 1e-5, 10.0), (SPEC,)),
+    "complex_norm": (lambda m: m.audio.ComplexNorm(), (CPLX,)),
+    "complex_norm_3": (lambda m: m.audio.ComplexNorm(3.0), (CPLX,)),
+    "angle": (lambda m: m.audio.Angle(), (CPLX,)),
+    "magphase": (lambda m: m.audio.Magphase(2.0), (CPLX,)),
+    "deltas": (lambda m: m.audio.ComputeDeltas(), (SPEC,)),
+    "deltas_7": (lambda m: m.audio.ComputeDeltas(7), (SPEC,)),
+    "mask_axis_time": (lambda m: m.audio.MaskAlongAxis(2, 3, 9.0, 2), (SPEC,)),
+    "mask_axis_freq": (lambda m: m.audio.MaskAlongAxis(1, 2, -1.0, 1), (SPEC,)),
+    "spectrogram": (lambda m: m.audio.Spectrogram(n_fft=16), (WAVE,)),
+    "spectrogram_opts": (
+        lambda m: m.audio.Spectrogram(16, 12, 5, 2, m.audio.WindowType.HAMMING, 1.0, True, False),
+        (WAVE,),
+    ),
+    "spectrogram_f64": (lambda m: m.audio.Spectrogram(n_fft=8, power=1.5), (WAVE64,)),
+    "spectral_centroid": (lambda m: m.audio.SpectralCentroid(16000, n_fft=8), (WAVE,)),
+    "melscale": (lambda m: m.audio.MelScale(4, 16000, n_stft=9), (SPEC,)),
+    "melscale_slaney": (
+        lambda m: m.audio.MelScale(4, 16000, 100.0, 6000.0, 9, m.audio.NormType.SLANEY, m.audio.MelType.SLANEY),
+        (SPEC,),
+    ),
+    "melspectrogram": (lambda m: m.audio.MelSpectrogram(16000, n_fft=16, n_mels=5), (WAVE,)),
+    "mfcc": (lambda m: m.audio.MFCC(16000, 4, melkwargs=_melkw(m)), (WAVE,)),
+    "mfcc_log": (
+        lambda m: m.audio.MFCC(16000, 4, log_mels=True, norm=m.audio.NormMode.NONE, melkwargs=_melkw(m)),
+        (WAVE,),
+    ),
+    "lfcc": (lambda m: m.audio.LFCC(16000, 6, 4, speckwargs=_speckw(m)), (WAVE,)),
+    "time_stretch": (lambda m: m.audio.TimeStretch(4, 5, 1.3), (CPLX,)),
+    "time_stretch_slow": (lambda m: m.audio.TimeStretch(None, 5, 0.8), (CPLX,)),
+    "phase_vocoder": (
+        lambda m: m.audio.PhaseVocoder(1.5, np.linspace(0, 3.0, 5)[:, None].astype(np.float32)),
+        (CPLX,),
+    ),
+    "phase_vocoder_dtype": (lambda m: m.audio.PhaseVocoder(1.5, np.linspace(0, 3.0, 5)[:, None]), (CPLX,)),
+    "fade_linear": (lambda m: m.audio.Fade(10, 20), (WAVE,)),
+    "fade_qsine": (lambda m: m.audio.Fade(10, 5, m.audio.FadeShape.QUARTER_SINE), (WAVE,)),
+    "fade_hsine": (lambda m: m.audio.Fade(10, 5, m.audio.FadeShape.HALF_SINE), (WAVE,)),
+    "fade_log": (lambda m: m.audio.Fade(10, 5, m.audio.FadeShape.LOGARITHMIC), (WAVE,)),
+    "fade_exp": (lambda m: m.audio.Fade(10, 5, m.audio.FadeShape.EXPONENTIAL), (WAVE,)),
+    "overdrive": (lambda m: m.audio.Overdrive(10.0, 30.0), (WAVE,)),
+    "melscale_fbanks": (lambda m: m.audio.melscale_fbanks, (9, 0.0, 4000.0, 4, 8000)),
+    "linear_fbanks": (lambda m: m.audio.linear_fbanks, (9, 10.0, 4000.0, 4, 8000)),
+    "create_dct": (lambda m: m.audio.create_dct, (4, 6)),
+    "create_dct_ortho": (lambda m: lambda a, b: m.audio.create_dct(a, b, m.audio.NormMode.ORTHO), (4, 6)),
+}
+
+ALL = {"transforms": TRANSFORMS, "text": TEXT, "audio": AUDIO}
 ALL_BUILD_ERRORS = {"transforms": TRANSFORMS_BUILD_ERRORS}
 
 

@@ -57,7 +57,9 @@ def test_op_matches_mindspore(group, name):
             assert value.astype(str).tolist() == want.astype(str).tolist(), full
             continue
         assert value.dtype == want.dtype, f"{full}: dtype {value.dtype} != {want.dtype}"
-        rtol, atol = TOLERANCE.get(f"{group}/{name}", (0, 0))
+        # Audio ops compute in float64 and round to the input dtype; MindSpore computes some in float32.
+        default = (1e-4, 1e-5) if group == "audio" else (0, 0)
+        rtol, atol = TOLERANCE.get(f"{group}/{name}", default)
         np.testing.assert_allclose(value, want, rtol=rtol, atol=atol, err_msg=full)
     assert len(got) == sum(
         1

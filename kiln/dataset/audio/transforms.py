@@ -1,0 +1,1038 @@
+"""Audio transforms (`mindspore.dataset.audio.transforms`), in NumPy, with torchaudio's formulas (which
+MindSpore's follow).
+
+Waveforms are (..., time); spectrograms (..., freq, time); complex spectrograms (..., freq, time, 2). Results
+keep a float input's dtype (float16 and integer inputs give float32). Filters clamp their output to [-1, 1]
+where MindSpore's do.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kiln.dataset import _rng
+from kiln.dataset.audio.utils import (
+    BorderType,
+    FadeShape,
+    GainType,
+    MelType,
+    NormMode,
+    NormType,
+    ScaleType,
+    WindowType,
+    create_dct,
+    linear_fbanks,
+    melscale_fbanks,
+)
+
+__all__ = [
+    "AllpassBiquad",
+    "AmplitudeToDB",
+    "Angle",
+    "BandBiquad",
+    "BandpassBiquad",
+    "BandrejectBiquad",
+    "BassBiquad",
+    "Biquad",
+    "ComplexNorm",
+    "ComputeDeltas",
+    "Contrast",
+    "DBToAmplitude",
+    "DCShift",
+    "DeemphBiquad",
+    "EqualizerBiquad",
+    "Fade",
+    "Filtfilt",
+    "FrequencyMasking",
+    "Gain",
+    "HighpassBiquad",
+    "LFCC",
+    "LFilter",
+    "LowpassBiquad",
+    "MFCC",
+    "Magphase",
+    "MaskAlongAxis",
+    "MaskAlongAxisIID",
+    "MelScale",
+    "MelSpectrogram",
+    "MuLawDecoding",
+    "MuLawEncoding",
+    "Overdrive",
+    "PhaseVocoder",
+    "RiaaBiquad",
+    "SpectralCentroid",
+    "Spectrogram",
+    "TimeMasking",
+    "TimeStretch",
+    "TrebleBiquad",
+    "Vol",
+]
+
+
+def _float(x, op: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "iufb":
+        raise RuntimeError(f"{op}: the input must be numeric, but got {arr.dtype}.")
+    return arr
+
+
+def _out_dtype(arr: np.ndarray):
+    return arr.dtype if arr.dtype in (np.float32, np.float64) else np.float32
+
+
+def _num(value, name: str, op: str, low=None, high=None, low_open=False, integer=False):
+    types = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, types):
+        kind = "an int" if integer else "a number"
+        raise TypeError(f"{op}: {name} must be {kind}, but got {type(value).__name__}.")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(f"{op}: {name} must be {'>' if low_open else '>='} {low}, but got {value}.")
+    if high is not None and value > high:
+        raise ValueError(f"{op}: {name} must be <= {high}, but got {value}.")
+    return value
+
+
+def _sample_rate(sr, op: str) -> int:
+    _num(sr, "sample_rate", op, integer=True)
+    if sr == 0:
+        raise ValueError(f"{op}: sample_rate must not be 0.")
+    return sr
+
+
+def _q(q, op: str) -> float:
+    _num(q, "Q", op)
+    if not 0 < q <= 1:
+        raise ValueError(f"{op}: Q must be in (0, 1], but got {q}.")
+    return float(q)
+
+
+# -- filters -----------------------------------------------------------------------------------------------------
+
+
+def _lfilter(x: np.ndarray, a, b, clamp: bool) -> np.ndarray:
+    """Direct-form I IIR filter along the last axis, coefficients normalized by a[0]."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    a0 = a[0]
+    a, b = a / a0, b / a0
+    order = len(a)
+    flat = x.reshape(-1, x.shape[-1]).astype(np.float64)
+    n = flat.shape[1]
+    padded = np.concatenate([np.zeros((flat.shape[0], order - 1)), flat], axis=1)
+    y = np.zeros_like(padded)
+    b_rev, a_rev = b[::-1], a[:0:-1]
+    for t in range(n):
+        window = padded[:, t : t + order]
+        y[:, t + order - 1] = window @ b_rev - y[:, t : t + order - 1] @ a_rev
+    out = y[:, order - 1 :]
+    if clamp:
+        out = np.clip(out, -1.0, 1.0)
+    return out.reshape(x.shape)
+
+
+class _Filter:
+    clamp = True
+
+    def _coeffs(self) -> tuple[list, list]:
+        raise NotImplementedError
+
+    def __call__(self, waveform):
+        arr = _float(waveform, type(self).__name__)
+        if arr.ndim < 1:
+            raise RuntimeError(f"{type(self).__name__}: the waveform must have at least one dimension.")
+        a, b = self._coeffs()
+        return _lfilter(arr, a, b, self.clamp).astype(_out_dtype(arr))
+
+
+class Biquad(_Filter):
+    """Second-order IIR filter with coefficients b0, b1, b2 (numerator) and a0, a1, a2 (denominator)."""
+
+    def __init__(self, b0, b1, b2, a0, a1, a2) -> None:
+        for name, v in zip(("b0", "b1", "b2", "a0", "a1", "a2"), (b0, b1, b2, a0, a1, a2)):
+            _num(v, name, "Biquad")
+        if a0 == 0:
+            raise ValueError("Biquad: a0 must not be 0.")
+        self.b, self.a = [b0, b1, b2], [a0, a1, a2]
+
+    def _coeffs(self):
+        return self.a, self.b
+
+
+class LFilter(_Filter):
+    """IIR filter along time with denominator `a_coeffs` and numerator `b_coeffs` (same length)."""
+
+    def __init__(self, a_coeffs, b_coeffs, clamp: bool = True) -> None:
+        if len(a_coeffs) != len(b_coeffs) or not len(a_coeffs):
+            raise ValueError("LFilter: a_coeffs and b_coeffs must be non-empty and of the same length.")
+        if a_coeffs[0] == 0:
+            raise ValueError("LFilter: a_coeffs[0] must not be 0.")
+        self.a, self.b, self.clamp = list(a_coeffs), list(b_coeffs), bool(clamp)
+
+    def _coeffs(self):
+        return self.a, self.b
+
+
+class Filtfilt(LFilter):
+    """LFilter applied forward, then backward (zero phase)."""
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "Filtfilt")
+        fwd = _lfilter(arr, self.a, self.b, False)
+        out = _lfilter(fwd[..., ::-1], self.a, self.b, self.clamp)[..., ::-1]
+        return out.astype(_out_dtype(arr))
+
+
+class _RateFilter(_Filter):
+    def _w0_alpha(self, freq, q):
+        w0 = 2 * math.pi * freq / self.sample_rate
+        return w0, math.sin(w0) / 2 / q
+
+
+class AllpassBiquad(_RateFilter):
+    """Two-pole all-pass filter centered on `central_freq`."""
+
+    def __init__(self, sample_rate, central_freq, Q=0.707) -> None:  # noqa: N803  (MindSpore's name)
+        self.sample_rate = _sample_rate(sample_rate, "AllpassBiquad")
+        self.central_freq = _num(central_freq, "central_freq", "AllpassBiquad")
+        self.Q = _q(Q, "AllpassBiquad")
+
+    def _coeffs(self):
+        w0, alpha = self._w0_alpha(self.central_freq, self.Q)
+        c = math.cos(w0)
+        return [1 + alpha, -2 * c, 1 - alpha], [1 - alpha, -2 * c, 1 + alpha]
+
+
+class BandBiquad(_RateFilter):
+    """Two-pole band filter (noise=True suits unpitched audio)."""
+
+    def __init__(self, sample_rate, central_freq, Q=0.707, noise=False) -> None:  # noqa: N803
+        self.sample_rate = _sample_rate(sample_rate, "BandBiquad")
+        self.central_freq = _num(central_freq, "central_freq", "BandBiquad")
+        self.Q = _q(Q, "BandBiquad")
+        self.noise = bool(noise)
+
+    def _coeffs(self):
+        w0 = 2 * math.pi * self.central_freq / self.sample_rate
+        bw_hz = self.central_freq / self.Q
+        a2 = math.exp(-2 * math.pi * bw_hz / self.sample_rate)
+        a1 = -4 * a2 / (1 + a2) * math.cos(w0)
+        if self.noise:
+            b0 = math.sqrt(((1 + a2) ** 2 - a1**2) * (1 - a2) / (1 + a2))
+        else:
+            b0 = math.sqrt(1 - a1**2 / (4 * a2)) * (1 - a2)
+        return [1.0, a1, a2], [b0, 0.0, 0.0]
+
+
+class BandpassBiquad(_RateFilter):
+    """Two-pole band-pass filter (constant skirt gain, or constant 0 dB peak gain)."""
+
+    def __init__(self, sample_rate, central_freq, Q=0.707, const_skirt_gain=False) -> None:  # noqa: N803
+        self.sample_rate = _sample_rate(sample_rate, "BandpassBiquad")
+        self.central_freq = _num(central_freq, "central_freq", "BandpassBiquad")
+        self.Q = _q(Q, "BandpassBiquad")
+        self.const_skirt_gain = bool(const_skirt_gain)
+
+    def _coeffs(self):
+        w0, alpha = self._w0_alpha(self.central_freq, self.Q)
+        temp = math.sin(w0) / 2 if self.const_skirt_gain else alpha
+        return [1 + alpha, -2 * math.cos(w0), 1 - alpha], [temp, 0.0, -temp]
+
+
+class BandrejectBiquad(_RateFilter):
+    """Two-pole band-reject (notch) filter."""
+
+    def __init__(self, sample_rate, central_freq, Q=0.707) -> None:  # noqa: N803
+        self.sample_rate = _sample_rate(sample_rate, "BandrejectBiquad")
+        self.central_freq = _num(central_freq, "central_freq", "BandrejectBiquad")
+        self.Q = _q(Q, "BandrejectBiquad")
+
+    def _coeffs(self):
+        w0, alpha = self._w0_alpha(self.central_freq, self.Q)
+        c = math.cos(w0)
+        return [1 + alpha, -2 * c, 1 - alpha], [1.0, -2 * c, 1.0]
+
+
+class _ShelfBiquad(_RateFilter):
+    _bass = True
+
+    def __init__(self, sample_rate, gain, central_freq, Q=0.707) -> None:  # noqa: N803
+        op = type(self).__name__
+        self.sample_rate = _sample_rate(sample_rate, op)
+        self.gain = _num(gain, "gain", op)
+        self.central_freq = _num(central_freq, "central_freq", op)
+        self.Q = _q(Q, op)
+
+    def _coeffs(self):
+        w0, alpha = self._w0_alpha(self.central_freq, self.Q)
+        big_a = math.exp(self.gain / 40 * math.log(10))
+        t1 = 2 * math.sqrt(big_a) * alpha
+        t2 = (big_a - 1) * math.cos(w0)
+        t3 = (big_a + 1) * math.cos(w0)
+        if self._bass:
+            b = [big_a * ((big_a + 1) - t2 + t1), 2 * big_a * ((big_a - 1) - t3), big_a * ((big_a + 1) - t2 - t1)]
+            a = [(big_a + 1) + t2 + t1, -2 * ((big_a - 1) + t3), (big_a + 1) + t2 - t1]
+        else:
+            b = [big_a * ((big_a + 1) + t2 + t1), -2 * big_a * ((big_a - 1) + t3), big_a * ((big_a + 1) + t2 - t1)]
+            a = [(big_a + 1) - t2 + t1, 2 * ((big_a - 1) - t3), (big_a + 1) - t2 - t1]
+        return a, b
+
+
+class BassBiquad(_ShelfBiquad):
+    """Low-shelf filter: boost or cut (gain, in dB) below `central_freq`."""
+
+    def __init__(self, sample_rate, gain, central_freq=100.0, Q=0.707) -> None:  # noqa: N803
+        super().__init__(sample_rate, gain, central_freq, Q)
+
+
+class TrebleBiquad(_ShelfBiquad):
+    """High-shelf filter: boost or cut (gain, in dB) above `central_freq`."""
+
+    _bass = False
+
+    def __init__(self, sample_rate, gain, central_freq=3000.0, Q=0.707) -> None:  # noqa: N803
+        super().__init__(sample_rate, gain, central_freq, Q)
+
+
+class EqualizerBiquad(_RateFilter):
+    """Peaking equalizer: `gain` dB around `center_freq`."""
+
+    def __init__(self, sample_rate, center_freq, gain, Q=0.707) -> None:  # noqa: N803
+        self.sample_rate = _sample_rate(sample_rate, "EqualizerBiquad")
+        self.center_freq = _num(center_freq, "center_freq", "EqualizerBiquad")
+        self.gain = _num(gain, "gain", "EqualizerBiquad")
+        self.Q = _q(Q, "EqualizerBiquad")
+
+    def _coeffs(self):
+        w0, alpha = self._w0_alpha(self.center_freq, self.Q)
+        big_a = math.exp(self.gain / 40.0 * math.log(10))
+        c = math.cos(w0)
+        return [1 + alpha / big_a, -2 * c, 1 - alpha / big_a], [1 + alpha * big_a, -2 * c, 1 - alpha * big_a]
+
+
+class HighpassBiquad(_RateFilter):
+    """Two-pole high-pass filter."""
+
+    def __init__(self, sample_rate, cutoff_freq, Q=0.707) -> None:  # noqa: N803
+        self.sample_rate = _sample_rate(sample_rate, "HighpassBiquad")
+        self.cutoff_freq = _num(cutoff_freq, "cutoff_freq", "HighpassBiquad")
+        self.Q = _q(Q, "HighpassBiquad")
+
+    def _coeffs(self):
+        w0, alpha = self._w0_alpha(self.cutoff_freq, self.Q)
+        c = math.cos(w0)
+        return [1 + alpha, -2 * c, 1 - alpha], [(1 + c) / 2, -1 - c, (1 + c) / 2]
+
+
+class LowpassBiquad(_RateFilter):
+    """Two-pole low-pass filter."""
+
+    def __init__(self, sample_rate, cutoff_freq, Q=0.707) -> None:  # noqa: N803
+        self.sample_rate = _sample_rate(sample_rate, "LowpassBiquad")
+        self.cutoff_freq = _num(cutoff_freq, "cutoff_freq", "LowpassBiquad")
+        self.Q = _q(Q, "LowpassBiquad")
+
+    def _coeffs(self):
+        w0, alpha = self._w0_alpha(self.cutoff_freq, self.Q)
+        c = math.cos(w0)
+        return [1 + alpha, -2 * c, 1 - alpha], [(1 - c) / 2, 1 - c, (1 - c) / 2]
+
+
+class DeemphBiquad(_Filter):
+    """ISO 908 CD de-emphasis shelving filter (sample rate 44100 or 48000)."""
+
+    def __init__(self, sample_rate) -> None:
+        _num(sample_rate, "sample_rate", "DeemphBiquad", integer=True)
+        if sample_rate not in (44100, 48000):
+            raise ValueError(f"DeemphBiquad: sample_rate must be 44100 or 48000, but got {sample_rate}.")
+        self.sample_rate = sample_rate
+
+    def _coeffs(self):
+        if self.sample_rate == 44100:
+            central_freq, width_slope, gain = 5283, 0.4845, -9.477
+        else:
+            central_freq, width_slope, gain = 5356, 0.479, -9.62
+        w0 = 2 * math.pi * central_freq / self.sample_rate
+        big_a = math.exp(gain / 40.0 * math.log(10))
+        alpha = math.sin(w0) / 2 * math.sqrt((big_a + 1 / big_a) * (1 / width_slope - 1) + 2)
+        t1 = 2 * math.sqrt(big_a) * alpha
+        t2 = (big_a - 1) * math.cos(w0)
+        t3 = (big_a + 1) * math.cos(w0)
+        b = [big_a * ((big_a + 1) + t2 + t1), -2 * big_a * ((big_a - 1) + t3), big_a * ((big_a + 1) + t2 - t1)]
+        a = [(big_a + 1) - t2 + t1, 2 * ((big_a - 1) - t3), (big_a + 1) - t2 - t1]
+        return a, b
+
+
+_RIAA = {
+    44100: ([-0.2014898, 0.9233820], [0.7083149, 0.9924091]),
+    48000: ([-0.1766069, 0.9321590], [0.7396325, 0.9931330]),
+    88200: ([-0.1168735, 0.9648312], [0.8590646, 0.9964002]),
+    96000: ([-0.1141486, 0.9676817], [0.8699137, 0.9966946]),
+}
+
+
+class RiaaBiquad(_Filter):
+    """RIAA vinyl playback equalization (sample rate 44100, 48000, 88200 or 96000)."""
+
+    def __init__(self, sample_rate) -> None:
+        _num(sample_rate, "sample_rate", "RiaaBiquad", integer=True)
+        if sample_rate not in _RIAA:
+            raise ValueError(f"RiaaBiquad: sample_rate must be one of {sorted(_RIAA)}, but got {sample_rate}.")
+        self.sample_rate = sample_rate
+
+    def _coeffs(self):
+        zeros, poles = _RIAA[self.sample_rate]
+        b = [1.0, -(zeros[0] + zeros[1]), zeros[0] * zeros[1]]
+        a = [1.0, -(poles[0] + poles[1]), poles[0] * poles[1]]
+        y = 2 * math.pi * 1000 / self.sample_rate
+        b_re = b[0] + b[1] * math.cos(-y) + b[2] * math.cos(-2 * y)
+        a_re = a[0] + a[1] * math.cos(-y) + a[2] * math.cos(-2 * y)
+        b_im = b[1] * math.sin(-y) + b[2] * math.sin(-2 * y)
+        a_im = a[1] * math.sin(-y) + a[2] * math.sin(-2 * y)
+        g = 1 / math.sqrt((b_re**2 + b_im**2) / (a_re**2 + a_im**2))
+        return a, [v * g for v in b]
+
+
+# -- amplitude and level ---------------------------------------------------------------------------------------
+
+
+class Contrast:
+    """Contrast enhancement (like SoX `contrast`), amount in [0, 100]."""
+
+    def __init__(self, enhancement_amount=75.0) -> None:
+        _num(enhancement_amount, "enhancement_amount", "Contrast", 0, 100)
+        self.enhancement_amount = float(enhancement_amount)
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "Contrast")
+        x = arr.astype(np.float64) * (math.pi / 2)
+        out = np.sin(x + self.enhancement_amount / 750.0 * np.sin(x * 4))
+        return out.astype(_out_dtype(arr))
+
+
+class DCShift:
+    """Add `shift` to the waveform; with `limiter_gain`, peaks are limited instead of clipped."""
+
+    def __init__(self, shift, limiter_gain=None) -> None:
+        _num(shift, "shift", "DCShift", -2, 2)
+        if limiter_gain is not None:
+            _num(limiter_gain, "limiter_gain", "DCShift")
+        self.shift, self.limiter_gain = float(shift), limiter_gain
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "DCShift")
+        x = arr.astype(np.float64)
+        shift = self.shift
+        if self.limiter_gain is not None and shift > 0:
+            thr = self.limiter_gain
+            mask = x > thr
+            x = np.where(mask, (x - thr) * (1 - thr - shift) / (1 - thr) + thr + shift, x + shift)
+        elif self.limiter_gain is not None and shift < 0:
+            thr = -self.limiter_gain
+            mask = x < thr
+            x = np.where(mask, (x - thr) * (1 + thr - shift) / (1 + thr) + thr + shift, x + shift)
+        else:
+            x = x + shift
+        return np.clip(x, -1, 1).astype(_out_dtype(arr))
+
+
+class Gain:
+    """Scale the waveform by `gain_db` decibels."""
+
+    def __init__(self, gain_db=1.0) -> None:
+        self.gain_db = float(_num(gain_db, "gain_db", "Gain"))
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "Gain")
+        return (arr.astype(np.float64) * 10 ** (self.gain_db / 20)).astype(_out_dtype(arr))
+
+
+class Vol:
+    """Scale the waveform by `gain` (an amplitude ratio, a power ratio or decibels), then clip to [-1, 1]."""
+
+    def __init__(self, gain, gain_type=GainType.AMPLITUDE) -> None:
+        _num(gain, "gain", "Vol")
+        gain_type = GainType(gain_type)
+        if gain_type in (GainType.AMPLITUDE, GainType.POWER) and gain < 0:
+            raise ValueError(f"Vol: gain must be >= 0 for gain_type {gain_type.name}, but got {gain}.")
+        if gain_type == GainType.POWER and gain == 0:
+            raise ValueError("Vol: gain must be > 0 for gain_type POWER.")
+        self.gain, self.gain_type = float(gain), gain_type
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "Vol")
+        x = arr.astype(np.float64)
+        if self.gain_type == GainType.AMPLITUDE:
+            x = x * self.gain
+        elif self.gain_type == GainType.DB:
+            x = x * 10 ** (self.gain / 20)
+        else:
+            x = x * 10 ** (10 * math.log10(self.gain) / 20)
+        return np.clip(x, -1, 1).astype(_out_dtype(arr))
+
+
+class Overdrive:
+    """Non-linear distortion (like SoX `overdrive`): gain and color in [0, 100]."""
+
+    def __init__(self, gain=20.0, color=20.0) -> None:
+        self.gain = float(_num(gain, "gain", "Overdrive", 0, 100))
+        self.color = float(_num(color, "color", "Overdrive", 0, 100))
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "Overdrive")
+        x = arr.astype(np.float64)
+        gain = 10 ** (self.gain / 20)
+        color = self.color / 200
+        temp = x * gain + color
+        temp = np.where(temp < -1, -2.0 / 3.0, np.where(temp > 1, 2.0 / 3.0, temp - temp**3 / 3))
+        flat = temp.reshape(-1, temp.shape[-1])
+        out = np.zeros_like(flat)
+        last_in = np.zeros(flat.shape[0])
+        last_out = np.zeros(flat.shape[0])
+        for t in range(flat.shape[1]):
+            last_out = flat[:, t] - last_in + 0.995 * last_out
+            last_in = flat[:, t]
+            out[:, t] = x.reshape(-1, x.shape[-1])[:, t] * 0.5 + last_out * 0.75
+        return np.clip(out.reshape(x.shape), -1, 1).astype(_out_dtype(arr))
+
+
+class Fade:
+    """Fade in over the first `fade_in_len` samples and out over the last `fade_out_len`."""
+
+    def __init__(self, fade_in_len=0, fade_out_len=0, fade_shape=FadeShape.LINEAR) -> None:
+        self.fade_in_len = _num(fade_in_len, "fade_in_len", "Fade", 0, integer=True)
+        self.fade_out_len = _num(fade_out_len, "fade_out_len", "Fade", 0, integer=True)
+        self.fade_shape = FadeShape(fade_shape)
+
+    def _curve(self, t: np.ndarray) -> np.ndarray:
+        s = self.fade_shape
+        if s == FadeShape.LINEAR:
+            return t
+        if s == FadeShape.EXPONENTIAL:
+            return t * 2 ** (t - 1)  # MindSpore's exponential curve (torchaudio's differs)
+        if s == FadeShape.LOGARITHMIC:
+            return np.log10(0.1 + t) + 1
+        if s == FadeShape.QUARTER_SINE:
+            return np.sin(t * math.pi / 2)
+        return np.sin(t * math.pi - math.pi / 2) / 2 + 0.5
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "Fade")
+        n = arr.shape[-1]
+        if self.fade_in_len > n or self.fade_out_len > n:
+            raise RuntimeError(f"Fade: fade lengths must not exceed the waveform length {n}.")
+        gain = np.ones(n)
+        if self.fade_in_len:
+            t = np.linspace(0, 1, self.fade_in_len)
+            gain[: self.fade_in_len] = self._curve(t)
+        if self.fade_out_len:
+            t = np.linspace(0, 1, self.fade_out_len)
+            gain[n - self.fade_out_len :] *= self._curve(t)[::-1]
+        return (arr.astype(np.float64) * gain).astype(_out_dtype(arr))
+
+
+class MuLawEncoding:
+    """mu-law companding of a waveform in [-1, 1] into ints in [0, quantization_channels) (int32)."""
+
+    def __init__(self, quantization_channels=256) -> None:
+        self.quantization_channels = _num(
+            quantization_channels, "quantization_channels", "MuLawEncoding", 1, integer=True
+        )
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "MuLawEncoding").astype(np.float64)
+        mu = self.quantization_channels - 1.0
+        x_mu = np.sign(arr) * np.log1p(mu * np.abs(arr)) / np.log1p(mu)
+        return ((x_mu + 1) / 2 * mu + 0.5).astype(np.int32)
+
+
+class MuLawDecoding:
+    """Inverse of MuLawEncoding: ints in [0, quantization_channels) to a waveform in [-1, 1] (float32)."""
+
+    def __init__(self, quantization_channels=256) -> None:
+        self.quantization_channels = _num(
+            quantization_channels, "quantization_channels", "MuLawDecoding", 1, integer=True
+        )
+
+    def __call__(self, x_mu):
+        arr = _float(x_mu, "MuLawDecoding").astype(np.float64)
+        mu = self.quantization_channels - 1.0
+        x = arr / mu * 2 - 1.0
+        out = np.sign(x) * (np.exp(np.abs(x) * np.log1p(mu)) - 1.0) / mu
+        return out.astype(np.float32 if np.asarray(x_mu).dtype != np.float64 else np.float64)
+
+
+class DBToAmplitude:
+    """Decibels to amplitude: ref * (10 ** (x / 10)) ** power."""
+
+    def __init__(self, ref, power) -> None:
+        self.ref = float(_num(ref, "ref", "DBToAmplitude"))
+        self.power = float(_num(power, "power", "DBToAmplitude"))
+
+    def __call__(self, x):
+        arr = _float(x, "DBToAmplitude")
+        out = self.ref * np.power(np.power(10.0, 0.1 * arr.astype(np.float64)), self.power)
+        return out.astype(_out_dtype(arr))
+
+
+class AmplitudeToDB:
+    """Power (or magnitude) spectrogram to decibels, floored at `top_db` below the maximum."""
+
+    def __init__(self, stype=ScaleType.POWER, ref_value=1.0, amin=1e-10, top_db=80.0) -> None:
+        self.stype = ScaleType(stype)
+        self.ref_value = float(_num(ref_value, "ref_value", "AmplitudeToDB", 0, low_open=True))
+        self.amin = float(_num(amin, "amin", "AmplitudeToDB", 0, low_open=True))
+        self.top_db = None if top_db is None else float(_num(top_db, "top_db", "AmplitudeToDB", 0, low_open=True))
+
+    def __call__(self, x):
+        arr = _float(x, "AmplitudeToDB")
+        mult = 10.0 if self.stype == ScaleType.POWER else 20.0
+        db = mult * np.log10(np.maximum(arr.astype(np.float64), self.amin))
+        db -= mult * math.log10(max(self.amin, self.ref_value))
+        if self.top_db is not None:
+            if db.ndim >= 3:
+                flat = db.reshape(-1, *db.shape[-3:])
+                floor = flat.max(axis=(-3, -2, -1), keepdims=True) - self.top_db
+                db = np.maximum(flat, floor).reshape(db.shape)
+            else:
+                db = np.maximum(db, db.max() - self.top_db)
+        return db.astype(_out_dtype(arr))
+
+
+def _complex_parts(x, op: str):
+    arr = _float(x, op)
+    if arr.ndim < 1 or arr.shape[-1] != 2:
+        raise RuntimeError(f"{op}: the input must be a complex tensor of shape (..., 2), but got {arr.shape}.")
+    return arr, arr[..., 0].astype(np.float64), arr[..., 1].astype(np.float64)
+
+
+class ComplexNorm:
+    """The norm of complex values (..., 2), raised to `power`."""
+
+    def __init__(self, power=1.0) -> None:
+        self.power = float(_num(power, "power", "ComplexNorm", 0))
+
+    def __call__(self, x):
+        arr, re_, im = _complex_parts(x, "ComplexNorm")
+        sq = re_ * re_ + im * im
+        out = np.sqrt(sq) if self.power == 1.0 else np.power(sq, self.power / 2)
+        return out.astype(_out_dtype(arr))
+
+
+class Angle:
+    """The angle of complex values (..., 2)."""
+
+    def __call__(self, x):
+        arr, re_, im = _complex_parts(x, "Angle")
+        return np.arctan2(im, re_).astype(_out_dtype(arr))
+
+
+class Magphase:
+    """Split complex values (..., 2) into their magnitude (raised to `power`) and phase."""
+
+    def __init__(self, power=1.0) -> None:
+        self.power = float(_num(power, "power", "Magphase", 0))
+
+    def __call__(self, x):
+        arr, re_, im = _complex_parts(x, "Magphase")
+        mag = np.power(np.sqrt(re_ * re_ + im * im), self.power)
+        return mag.astype(_out_dtype(arr)), np.arctan2(im, re_).astype(_out_dtype(arr))
+
+
+class ComputeDeltas:
+    """Delta coefficients of a spectrogram (..., freq, time) along time."""
+
+    def __init__(self, win_length=5, pad_mode=BorderType.EDGE) -> None:
+        self.win_length = _num(win_length, "win_length", "ComputeDeltas", 3, integer=True)
+        self.pad_mode = BorderType(pad_mode)
+
+    def __call__(self, x):
+        arr = _float(x, "ComputeDeltas")
+        n = (self.win_length - 1) // 2
+        denom = n * (n + 1) * (2 * n + 1) / 3
+        pad = [(0, 0)] * (arr.ndim - 1) + [(n, n)]
+        padded = np.pad(arr.astype(np.float64), pad, mode=self.pad_mode.value)
+        t = arr.shape[-1]
+        out = sum(k * padded[..., n + k : n + k + t] for k in range(-n, n + 1)) / denom
+        return out.astype(_out_dtype(arr))
+
+
+# -- masking -----------------------------------------------------------------------------------------------------
+
+
+def _mask(arr: np.ndarray, axis: int, start: int, width: int, value: float) -> np.ndarray:
+    out = arr.copy()
+    index = [slice(None)] * arr.ndim
+    index[axis] = slice(start, start + width)
+    out[tuple(index)] = value
+    return out
+
+
+class MaskAlongAxis:
+    """Set `mask_width` entries from `mask_start` along `axis` (1 frequency, 2 time) to `mask_value`."""
+
+    def __init__(self, mask_start, mask_width, mask_value, axis) -> None:
+        self.mask_start = _num(mask_start, "mask_start", "MaskAlongAxis", 0, integer=True)
+        self.mask_width = _num(mask_width, "mask_width", "MaskAlongAxis", 1, integer=True)
+        self.mask_value = float(_num(mask_value, "mask_value", "MaskAlongAxis"))
+        self.axis = _num(axis, "axis", "MaskAlongAxis", 1, 2, integer=True)
+
+    def __call__(self, x):
+        arr = _float(x, "MaskAlongAxis")
+        ax = arr.ndim - 3 + self.axis
+        if self.mask_start + self.mask_width > arr.shape[ax]:
+            raise RuntimeError(
+                f"MaskAlongAxis: mask_start + mask_width ({self.mask_start + self.mask_width}) exceeds the size "
+                f"{arr.shape[ax]} of axis {self.axis}."
+            )
+        return _mask(arr, ax, self.mask_start, self.mask_width, self.mask_value)
+
+
+def _random_masks(arr, ax: int, param: int, value: float, iid: bool):
+    """torchaudio's mask_along_axis(_iid): width = U*param, start = U*(size - width), floored."""
+    gen = _rng.generator()
+    size = arr.shape[ax]
+    out = arr.copy()
+    lead = arr.shape[: max(arr.ndim - 2, 0)] if iid else ()
+    for idx in np.ndindex(*lead) if lead else [()]:
+        width = gen.random() * param
+        low = gen.random() * (size - width)
+        start, end = int(math.floor(low)), int(math.floor(low + width))
+        index = list(idx) + [slice(None)] * (arr.ndim - len(idx))
+        index[ax] = slice(start, end)
+        out[tuple(index)] = value
+    return out
+
+
+class MaskAlongAxisIID:
+    """A random mask (width uniform in [0, mask_param)) along `axis` (1 frequency, 2 time), drawn independently
+    for every example and channel of a (..., channel, freq, time) input."""
+
+    def __init__(self, mask_param, mask_value, axis) -> None:
+        self.mask_param = _num(mask_param, "mask_param", "MaskAlongAxisIID", 0, integer=True)
+        self.mask_value = float(_num(mask_value, "mask_value", "MaskAlongAxisIID"))
+        self.axis = _num(axis, "axis", "MaskAlongAxisIID", 1, 2, integer=True)
+
+    def __call__(self, x):
+        arr = _float(x, "MaskAlongAxisIID")
+        ax = arr.ndim - 3 + self.axis
+        return _random_masks(arr, ax, self.mask_param, self.mask_value, True)
+
+
+class _AxisMasking:
+    _axis = -1
+
+    def __init__(self, iid_masks=False, mask_param=0, mask_start=0, mask_value=0.0) -> None:
+        op = type(self).__name__
+        self.iid_masks = bool(iid_masks)
+        self.mask_param = _num(mask_param, "mask_param", op, 0, integer=True)
+        self.mask_start = _num(mask_start, "mask_start", op, 0, integer=True)
+        self.mask_value = float(_num(mask_value, "mask_value", op))
+
+    def __call__(self, x):
+        arr = _float(x, type(self).__name__)
+        ax = arr.ndim + self._axis
+        if self.iid_masks:
+            return _random_masks(arr, ax, self.mask_param, self.mask_value, True)
+        width = int(_rng.generator().integers(0, self.mask_param + 1)) if self.mask_param else 0
+        if self.mask_start + width > arr.shape[ax]:
+            raise RuntimeError(f"{type(self).__name__}: mask_start + the mask width exceeds the axis size.")
+        return _mask(arr, ax, self.mask_start, width, self.mask_value)
+
+
+class TimeMasking(_AxisMasking):
+    """Mask consecutive time steps (width uniform in [0, time_mask_param]) of a spectrogram."""
+
+    def __init__(self, iid_masks=False, time_mask_param=0, mask_start=0, mask_value=0.0) -> None:
+        super().__init__(iid_masks, time_mask_param, mask_start, mask_value)
+
+
+class FrequencyMasking(_AxisMasking):
+    """Mask consecutive frequency bins (width uniform in [0, freq_mask_param]) of a spectrogram."""
+
+    _axis = -2
+
+    def __init__(self, iid_masks=False, freq_mask_param=0, mask_start=0, mask_value=0.0) -> None:
+        super().__init__(iid_masks, freq_mask_param, mask_start, mask_value)
+
+
+# -- spectrograms --------------------------------------------------------------------------------------------------
+
+
+def _window(kind: WindowType, length: int) -> np.ndarray:
+    """Periodic windows (as torch's defaults)."""
+    kind = WindowType(kind)
+    if length == 1:
+        return np.ones(1)
+    n = np.arange(length)
+    if kind == WindowType.HANN:
+        return 0.5 - 0.5 * np.cos(2 * math.pi * n / length)
+    if kind == WindowType.HAMMING:
+        return 0.54 - 0.46 * np.cos(2 * math.pi * n / length)
+    if kind == WindowType.BLACKMAN:
+        return 0.42 - 0.5 * np.cos(2 * math.pi * n / length) + 0.08 * np.cos(4 * math.pi * n / length)
+    if kind == WindowType.BARTLETT:
+        return 1 - np.abs(2 * n / length - 1)
+    return np.kaiser(length + 1, 12.0)[:-1]
+
+
+def _stft(x: np.ndarray, n_fft, hop, win_length, window, center, pad_mode, onesided) -> np.ndarray:
+    win = _window(window, win_length)
+    if win_length < n_fft:
+        left = (n_fft - win_length) // 2
+        win = np.pad(win, (left, n_fft - win_length - left))
+    if center:
+        pad = [(0, 0)] * (x.ndim - 1) + [(n_fft // 2, n_fft // 2)]
+        x = np.pad(x, pad, mode=BorderType(pad_mode).value)
+    frames = 1 + (x.shape[-1] - n_fft) // hop
+    if frames < 1:
+        raise RuntimeError(f"Spectrogram: the waveform ({x.shape[-1]} samples after padding) is shorter than n_fft.")
+    idx = np.arange(n_fft)[None, :] + hop * np.arange(frames)[:, None]
+    seg = x[..., idx] * win
+    spec = np.fft.rfft(seg, axis=-1) if onesided else np.fft.fft(seg, axis=-1)
+    return np.swapaxes(spec, -1, -2), win
+
+
+class Spectrogram:
+    """Spectrogram (..., n_fft // 2 + 1, frames) of a waveform: |STFT| ** power."""
+
+    def __init__(
+        self,
+        n_fft=400,
+        win_length=None,
+        hop_length=None,
+        pad=0,
+        window=WindowType.HANN,
+        power=2.0,
+        normalized=False,
+        center=True,
+        pad_mode=BorderType.REFLECT,
+        onesided=True,
+    ) -> None:
+        self.n_fft = _num(n_fft, "n_fft", "Spectrogram", 1, integer=True)
+        self.win_length = (
+            n_fft if win_length is None else _num(win_length, "win_length", "Spectrogram", 1, integer=True)
+        )
+        if self.win_length > self.n_fft:
+            raise ValueError(f"Spectrogram: win_length ({self.win_length}) must not exceed n_fft ({self.n_fft}).")
+        self.hop_length = (
+            self.win_length // 2
+            if hop_length is None
+            else _num(hop_length, "hop_length", "Spectrogram", 1, integer=True)
+        )
+        self.pad = _num(pad, "pad", "Spectrogram", 0, integer=True)
+        _num(power, "power", "Spectrogram", 0)
+        self.window, self.power, self.normalized = WindowType(window), power, bool(normalized)
+        self.center, self.pad_mode, self.onesided = bool(center), BorderType(pad_mode), bool(onesided)
+
+    def _complex(self, arr):
+        x = arr.astype(np.float64)
+        if self.pad:
+            x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(self.pad, self.pad)])
+        spec, win = _stft(
+            x, self.n_fft, self.hop_length, self.win_length, self.window, self.center, self.pad_mode, self.onesided
+        )
+        if self.normalized:
+            spec = spec / math.sqrt(float((win**2).sum()))
+        return spec
+
+    def __call__(self, waveform):
+        arr = _float(waveform, type(self).__name__)
+        spec = self._complex(arr)
+        mag = np.abs(spec)
+        out = mag if self.power == 1.0 else mag**self.power
+        return out.astype(_out_dtype(arr))
+
+
+class SpectralCentroid(Spectrogram):
+    """The spectral centroid of every frame, shape (..., 1, frames)."""
+
+    def __init__(self, sample_rate, n_fft=400, win_length=None, hop_length=None, pad=0, window=WindowType.HANN):
+        self.sample_rate = _num(sample_rate, "sample_rate", "SpectralCentroid", 0, integer=True)
+        super().__init__(n_fft, win_length, hop_length, pad, window, power=1.0)
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "SpectralCentroid")
+        spec = np.abs(self._complex(arr))
+        freqs = np.linspace(0, self.sample_rate // 2, 1 + self.n_fft // 2)[:, None]
+        out = (freqs * spec).sum(axis=-2, keepdims=True) / spec.sum(axis=-2, keepdims=True)
+        return out.astype(_out_dtype(arr))
+
+
+class MelScale:
+    """A spectrogram (..., n_stft, time) on the mel scale (..., n_mels, time)."""
+
+    def __init__(
+        self, n_mels=128, sample_rate=16000, f_min=0.0, f_max=None, n_stft=201, norm=NormType.NONE, mel_type=MelType.HTK
+    ) -> None:
+        self.n_mels = _num(n_mels, "n_mels", "MelScale", 1, integer=True)
+        self.sample_rate = _num(sample_rate, "sample_rate", "MelScale", 1, integer=True)
+        self.f_min = float(f_min)
+        self.f_max = float(sample_rate // 2 if f_max is None else f_max)
+        self.n_stft = _num(n_stft, "n_stft", "MelScale", 1, integer=True)
+        self.norm, self.mel_type = NormType(norm), MelType(mel_type)
+        self._fb = melscale_fbanks(
+            self.n_stft, self.f_min, self.f_max, self.n_mels, self.sample_rate, self.norm, self.mel_type
+        ).astype(np.float64)
+
+    def __call__(self, spec):
+        arr = _float(spec, "MelScale")
+        out = np.swapaxes(np.swapaxes(arr.astype(np.float64), -1, -2) @ self._fb, -1, -2)
+        return out.astype(_out_dtype(arr))
+
+
+class MelSpectrogram:
+    """Spectrogram followed by MelScale."""
+
+    def __init__(
+        self,
+        sample_rate=16000,
+        n_fft=400,
+        win_length=None,
+        hop_length=None,
+        f_min=0.0,
+        f_max=None,
+        pad=0,
+        n_mels=128,
+        window=WindowType.HANN,
+        power=2.0,
+        normalized=False,
+        center=True,
+        pad_mode=BorderType.REFLECT,
+        onesided=True,
+        norm=NormType.NONE,
+        mel_scale=MelType.HTK,
+    ) -> None:
+        self._spec = Spectrogram(
+            n_fft, win_length, hop_length, pad, window, power, normalized, center, pad_mode, onesided
+        )
+        self._mel = MelScale(n_mels, sample_rate, f_min, f_max, n_fft // 2 + 1, norm, mel_scale)
+
+    def __call__(self, waveform):
+        return self._mel(self._spec(waveform))
+
+
+class MFCC:
+    """Mel-frequency cepstral coefficients (..., n_mfcc, time): DCT of the (log or dB) mel spectrogram."""
+
+    def __init__(
+        self, sample_rate=16000, n_mfcc=40, dct_type=2, norm=NormMode.ORTHO, log_mels=False, melkwargs=None
+    ) -> None:
+        if dct_type != 2:
+            raise ValueError(f"MFCC: only dct_type 2 is supported, but got {dct_type}.")
+        kwargs = dict(melkwargs or {})
+        kwargs.setdefault("sample_rate", sample_rate)
+        self._mel = MelSpectrogram(**kwargs)
+        n_mels = self._mel._mel.n_mels
+        if n_mfcc > n_mels:
+            raise ValueError(f"MFCC: n_mfcc ({n_mfcc}) must not exceed n_mels ({n_mels}).")
+        self._dct = create_dct(n_mfcc, n_mels, norm).astype(np.float64)
+        self.log_mels = bool(log_mels)
+        self._db = AmplitudeToDB(ScaleType.POWER, 1.0, 1e-10, 80.0)
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "MFCC")
+        mel = self._mel(arr.astype(np.float64))
+        mel = np.log(mel + 1e-6) if self.log_mels else self._db(mel)
+        out = np.swapaxes(np.swapaxes(mel, -1, -2) @ self._dct, -1, -2)
+        return out.astype(_out_dtype(arr))
+
+
+class LFCC:
+    """Linear-frequency cepstral coefficients (..., n_lfcc, time)."""
+
+    def __init__(
+        self,
+        sample_rate=16000,
+        n_filter=128,
+        n_lfcc=40,
+        f_min=0.0,
+        f_max=None,
+        dct_type=2,
+        norm=NormMode.ORTHO,
+        log_lf=False,
+        speckwargs=None,
+    ) -> None:
+        if dct_type != 2:
+            raise ValueError(f"LFCC: only dct_type 2 is supported, but got {dct_type}.")
+        kwargs = dict(speckwargs or {})
+        self._spec = Spectrogram(**kwargs)
+        f_max = float(sample_rate // 2 if f_max is None else f_max)
+        self._fb = linear_fbanks(self._spec.n_fft // 2 + 1, f_min, f_max, n_filter, sample_rate).astype(np.float64)
+        if n_lfcc > n_filter:
+            raise ValueError(f"LFCC: n_lfcc ({n_lfcc}) must not exceed n_filter ({n_filter}).")
+        self._dct = create_dct(n_lfcc, n_filter, norm).astype(np.float64)
+        self.log_lf = bool(log_lf)
+        self._db = AmplitudeToDB(ScaleType.POWER, 1.0, 1e-10, 80.0)
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "LFCC")
+        spec = self._spec(arr.astype(np.float64))
+        lin = np.swapaxes(np.swapaxes(spec, -1, -2) @ self._fb, -1, -2)
+        lin = np.log(lin + 1e-6) if self.log_lf else self._db(lin)
+        out = np.swapaxes(np.swapaxes(lin, -1, -2) @ self._dct, -1, -2)
+        return out.astype(_out_dtype(arr))
+
+
+def _phase_vocoder(arr: np.ndarray, rate: float, phase_advance: np.ndarray) -> np.ndarray:
+    spec = arr[..., 0].astype(np.float64) + 1j * arr[..., 1].astype(np.float64)
+    if rate == 1.0:
+        return arr.copy()
+    t = spec.shape[-1]
+    steps = np.arange(0, t, rate)
+    alphas = np.mod(steps, 1.0)
+    phase_0 = np.angle(spec[..., :1])
+    spec = np.concatenate([spec, np.zeros(spec.shape[:-1] + (2,))], axis=-1)
+    c0 = spec[..., steps.astype(np.int64)]
+    c1 = spec[..., (steps + 1).astype(np.int64)]
+    phase = np.angle(c1) - np.angle(c0) - phase_advance
+    phase = phase - 2 * math.pi * np.round(phase / (2 * math.pi))
+    phase = phase + phase_advance
+    phase = np.concatenate([phase_0, phase[..., :-1]], axis=-1)
+    acc = np.cumsum(phase, axis=-1)
+    mag = alphas * np.abs(c1) + (1 - alphas) * np.abs(c0)
+    out = mag * np.exp(1j * acc)
+    return np.stack([out.real, out.imag], axis=-1)
+
+
+class PhaseVocoder:
+    """Speed a complex spectrogram (..., freq, time, 2) up by `rate` without changing its pitch."""
+
+    def __init__(self, rate, phase_advance) -> None:
+        self.rate = float(_num(rate, "rate", "PhaseVocoder", 0, low_open=True))
+        if not isinstance(phase_advance, np.ndarray):
+            raise TypeError(f"PhaseVocoder: phase_advance must be a numpy.ndarray, got {type(phase_advance).__name__}.")
+        self._dtype = phase_advance.dtype
+        self.phase_advance = phase_advance.astype(np.float64)
+
+    def __call__(self, x):
+        arr, _, _ = _complex_parts(x, "PhaseVocoder")
+        if self._dtype != arr.dtype:
+            raise RuntimeError(
+                f"PhaseVocoder: phase_advance ({self._dtype}) and the input ({arr.dtype}) must have the same dtype."
+            )
+        return _phase_vocoder(arr, self.rate, self.phase_advance.reshape(-1, 1)).astype(_out_dtype(arr))
+
+
+class TimeStretch:
+    """PhaseVocoder with torchaudio's phase advance for `n_freq` bins and `hop_length` (default n_fft // 2)."""
+
+    def __init__(self, hop_length=None, n_freq=201, fixed_rate=None) -> None:
+        self.n_freq = _num(n_freq, "n_freq", "TimeStretch", 1, integer=True)
+        n_fft = (self.n_freq - 1) * 2
+        self.hop_length = (
+            n_fft // 2 if hop_length is None else _num(hop_length, "hop_length", "TimeStretch", 1, integer=True)
+        )
+        if fixed_rate is not None:
+            _num(fixed_rate, "fixed_rate", "TimeStretch", 0, low_open=True)
+        self.fixed_rate = 1.0 if fixed_rate is None else float(fixed_rate)
+        self._advance = np.linspace(0, math.pi * self.hop_length, self.n_freq)[:, None]
+
+    def __call__(self, x):
+        arr, _, _ = _complex_parts(x, "TimeStretch")
+        if arr.ndim < 3 or arr.shape[-3] != self.n_freq:
+            raise RuntimeError(
+                f"TimeStretch: the input must be (..., {self.n_freq}, time, 2), but got shape {arr.shape}."
+            )
+        return _phase_vocoder(arr, self.fixed_rate, self._advance).astype(_out_dtype(arr))
