@@ -313,13 +313,17 @@ def _describe(fn) -> str:
     return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
 
 
+# Bumped whenever a Cell hook is registered or removed: compiled graphs, which trace Cell hooks in, guard on it
+CELL_HOOKS = {"generation": 0}
+
+
 class HookHandle:
     """Returned by the register_*hook methods: `remove()` unregisters the hook (twice is harmless)."""
 
     _counter = 0
 
-    def __init__(self, table: dict, key: int) -> None:
-        self._table, self._key = table, key
+    def __init__(self, table: dict, key: int, *, cell: bool = False) -> None:
+        self._table, self._key, self._cell = table, key, cell
         self.id = key
 
     @classmethod
@@ -328,7 +332,8 @@ class HookHandle:
         return cls._counter
 
     def remove(self) -> None:
-        self._table.pop(self._key, None)
+        if self._table.pop(self._key, None) is not None and self._cell:
+            CELL_HOOKS["generation"] += 1
 
 
 _slot = Tensor._data  # the storage slot; Parameter routes its reads and writes through the active trace

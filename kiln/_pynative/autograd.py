@@ -228,8 +228,14 @@ def run_with_grad(
     saved = [(w, w._nodes) for w in weights]
     try:
         call_args = list(args)
+        # As MindSpore, a gradient belongs to a tensor object: one passed twice is one leaf (its uses summed)
+        aliases: dict[int, Tensor] = {}
         for p in positions:
-            call_args[p] = tape.watch(args[p], level)
+            if id(args[p]) not in aliases:
+                aliases[id(args[p])] = tape.watch(args[p], level)
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor) and id(a) in aliases:
+                call_args[i] = aliases[id(a)]
         for w in weights:
             tape.watch(w, level, in_place=True)
         out = fn(*call_args, **(kwargs or {}))

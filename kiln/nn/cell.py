@@ -6,7 +6,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from kiln._compiler.errors import for_user
-from kiln._core.tensor import HookHandle, Parameter, ParameterTuple, Tensor
+from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
 from kiln.context import GRAPH_MODE, _context
 
@@ -150,22 +150,7 @@ class Cell:
             out = Cell._graph_runner(self, args, kwargs)
             if out is not NotImplemented:
                 return out
-        with_kwargs = d.get("_hooks_with_kwargs", ())
-        for key, hook in list(self._forward_pre_hooks.items()):
-            if key in with_kwargs:
-                new = hook(self, args, kwargs)
-                if new is not None:
-                    if not (isinstance(new, tuple) and len(new) == 2 and isinstance(new[1], dict)):
-                        raise TypeError(
-                            f"a forward pre-hook registered with with_kwargs=True returns (args, kwargs) or None, "
-                            f"but {getattr(hook, '__qualname__', hook)} returned {type(new).__name__}."
-                        )
-                    args, kwargs = new
-                    args = args if isinstance(args, tuple) else (args,)
-                continue
-            new = hook(self, args)
-            if new is not None:
-                args = new if isinstance(new, tuple) else (new,)
+        args, kwargs = self._forward_pre(args, kwargs)
         if "_float_dtype" in d:
             args = self._cast_inputs(args)
         bprop = getattr(type(self), "bprop", None)
@@ -179,6 +164,31 @@ class Cell:
                 return self.construct(*a, **kwargs)
 
         out = call_with_backward_hooks(self, args, run) if backward_hooks else run(*args)
+        return self._forward_post(args, kwargs, out)
+
+    def _forward_pre(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """Run the forward pre-hooks: the (possibly new) args and kwargs."""
+        with_kwargs = self.__dict__.get("_hooks_with_kwargs", ())
+        for key, hook in list(self._forward_pre_hooks.items()):
+            if key in with_kwargs:
+                new = hook(self, args, kwargs)
+                if new is not None:
+                    if not (isinstance(new, tuple) and len(new) == 2 and isinstance(new[1], dict)):
+                        raise RuntimeError(
+                            f"a forward pre-hook registered with with_kwargs=True returns (args, kwargs) or None, "
+                            f"but {getattr(hook, '__qualname__', hook)} returned {type(new).__name__}."
+                        )
+                    args, kwargs = new
+                    args = args if isinstance(args, tuple) else (args,)
+                continue
+            new = hook(self, args)
+            if new is not None:
+                args = new if isinstance(new, tuple) else (new,)
+        return args, kwargs
+
+    def _forward_post(self, args: tuple, kwargs: dict, out):
+        """Run the forward hooks on `out`."""
+        with_kwargs = self.__dict__.get("_hooks_with_kwargs", ())
         for key, hook in list(self._forward_hooks.items()):
             new = hook(self, args, kwargs, out) if key in with_kwargs else hook(self, args, out)
             if new is not None:
@@ -186,15 +196,21 @@ class Cell:
         return out
 
     def _add_hook(self, table: str, hook, prepend: bool = False) -> HookHandle:
+        name = "register" + table[:-1]
         if not callable(hook):
-            name = "register" + table[:-1]
             raise TypeError(f"{name}() expects a callable hook_fn, but got {type(hook).__name__}.")
+        if getattr(hook, "_kiln_fn", None) is not None:
+            raise TypeError(
+                f"{name}() expects a plain Python function, but {getattr(hook, '__qualname__', hook)} is "
+                f"decorated with @jit: hooks run as Python (inside a graph they are traced with the cell)."
+            )
         hooks = self.__dict__[table]
         key = HookHandle.new_key()
         hooks[key] = hook
         if prepend:
             hooks.move_to_end(key, last=False)
-        return HookHandle(hooks, key)
+        CELL_HOOKS["generation"] += 1
+        return HookHandle(hooks, key, cell=True)
 
     def register_forward_pre_hook(self, hook_fn, *, prepend: bool = False, with_kwargs: bool = False) -> HookHandle:
         """`hook_fn(cell, inputs)` runs before construct; it may return new inputs.

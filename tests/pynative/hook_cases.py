@@ -210,4 +210,8 @@ def _grad_semantics(ms):
     out["grad_int_first"] = [len(P.GradOperation()(lambda a, b: a * b)(1, 2))]
     out["grad_kwargs_get_all"] = _typed(get_all(lambda a, b=None: a * b)(Tensor(2.0), b=Tensor(3.0)))
     out["grad_kwargs_grad"] = _val(ms.grad(lambda a, b=None: a * b)(Tensor(2.0), b=Tensor(3.0)))
+    # one tensor object passed twice: each position gets the gradient of all its uses
+    t = Tensor(np.array([1.0], f32))
+    out["grad_same_tensor_twice"] = _val(ms.grad(lambda a, b: a * 2 + b * 3, (0, 1))(t, t))
+    out["grad_same_tensor_first_only"] = _val(ms.grad(lambda a, b: a * 2 + b * 3, 0)(t, t))
     return out

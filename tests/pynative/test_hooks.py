@@ -265,3 +265,30 @@ def test_tensor_hook_inside_jit_and_graph_mode(pynative):
     np.testing.assert_allclose(kiln.grad(kiln.jit(body))(x).asnumpy(), [56.0, 112.0])
     kiln.set_context(mode=kiln.GRAPH_MODE)
     np.testing.assert_allclose(kiln.grad(Net())(x).asnumpy(), [56.0, 112.0])
+
+
+def test_graph_mode_compiles_again_when_hooks_change(pynative):
+    def with_bias(cell, args, kwargs):
+        return args, {"bias": kwargs["bias"] * 2}
+
+    def add_bias(cell, args, kwargs, output):
+        return output + kwargs["bias"]
+
+    class Biased(nn.Cell):
+        def construct(self, x, bias=None):
+            return x * x + bias
+
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+    net = Biased()
+    x, bias = Tensor(np.float32(2.0)), Tensor(np.float32(3.0))
+    assert float(net(x, bias=bias).asnumpy()) == 7.0
+    h1 = net.register_forward_pre_hook(with_bias, with_kwargs=True)
+    assert float(net(x, bias=bias).asnumpy()) == 10.0
+    h2 = net.register_forward_hook(add_bias, with_kwargs=True)
+    assert float(net(x, bias=bias).asnumpy()) == 16.0
+    h1.remove()
+    assert float(net(x, bias=bias).asnumpy()) == 10.0
+    h2.remove()
+    assert float(net(x, bias=bias).asnumpy()) == 7.0
+    with pytest.raises(TypeError, match="@jit"):
+        net.register_forward_hook(kiln.jit(add_bias))

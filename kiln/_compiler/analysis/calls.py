@@ -160,10 +160,7 @@ def call_cell(ctx, cell, args, kwargs):
     construct = unwrap(type(cell).construct)
     if not is_user_function(construct):
         return cell(*args, **(kwargs or {}))  # Cell.__call__ -> library construct on symbolic tensors
-    for hook in d["_forward_pre_hooks"].values():
-        new = hook(cell, tuple(args))
-        if new is not None:
-            args = new if isinstance(new, tuple) else (new,)
+    args, kwargs = cell._forward_pre(tuple(args), kwargs or {})
     if "_float_dtype" in d:
         args = cell._cast_inputs(tuple(args))
 
@@ -182,11 +179,7 @@ def call_cell(ctx, cell, args, kwargs):
         out = call_with_backward_hooks(cell, tuple(args), run)
     else:
         out = run(*args)
-    for hook in d["_forward_hooks"].values():
-        new = hook(cell, tuple(args), out)
-        if new is not None:
-            out = new
-    return out
+    return cell._forward_post(tuple(args), kwargs, out)
 
 
 def _recomputed(ctx, cell, args, kwargs):

@@ -34,6 +34,7 @@ from kiln._compiler.ir.node import Apply, Const, FuncGraph
 from kiln._core import graph as G
 from kiln._core.prims.control import RaisedInGraph, raise_p
 from kiln._core.prims.control import register as register_raise
+from kiln._core.tensor import CELL_HOOKS
 from kiln.context import _context
 
 _ACTIVE: list = []  # the stack of compile contexts (nested jit calls inline into the outermost)
@@ -91,6 +92,8 @@ class Context:
                 if p is not None:
                     self.guard(c._params, name, p)
             self.guard(c.__dict__, "training", c.__dict__.get("training"))
+        # Cell hooks are traced into the graph: registering or removing one compiles it again
+        self.guard(CELL_HOOKS, "generation", CELL_HOOKS["generation"])
 
     # -- the interpreter, for the modules it calls (they reach it through the context, not by import) --
     def call(self, fn, args, kwargs=None):
