@@ -518,12 +518,14 @@ class Fingerprint:
             p.append(f"P{type(x).__qualname__}:{x.name!r}:{d.dtype.str}{list(d.shape)}{'w' if weak else ''}"
                      f":{x.requires_grad!r}")  # fmt: skip
             self._dict(getattr(x, "__dict__", {}), skip=("_data", "_nodes", "name", "requires_grad"))
+            self.add(getattr(x, "_hooks", None) or None)  # hooks registered on it (graph mode refuses them)
             return
         if isinstance(x, Tensor):
             d = x._data
             if not B.is_array(d) and not isinstance(d, B.np.ndarray):
                 raise _NoKey("symbolic Tensor")
             self._array(f"T{type(x).__qualname__}", d)
+            self.add(getattr(x, "_hooks", None) or None)
             return
         if isinstance(x, B.np.ndarray) or B.is_array(x):
             self._array("A", x)
@@ -793,13 +795,13 @@ def graph_key(name: str, body, template, leaves: list, lax: bool) -> GraphKey | 
 
 
 def describe_guards(key: GraphKey, guards: list):
-    """The guards of a compiled graph in terms a later process can check: [("g", module, name) | ("a",
-    number, name) | ("c", number)] and the digest of the globals' values; None when some guard is neither
-    a module's global nor on an object the key's fingerprint reached."""
+    """The guards of a compiled graph in terms a later process can check: [("g", module, name) | ("m",
+    module, name, key) | ("a", number, name) | ("c", number)] and the digest of the values the "g"/"m" ones
+    hold; None when some guard is neither on a module's global, nor on a dict that is a global of Kiln's
+    (a registry, a counter), nor on an object the key's fingerprint reached."""
     fp = key.fp
     base = len(fp.parts)
     out = []
-    globs = []
     for kind, container, k, _value, _snap in guards:
         if kind == 1:
             i = fp.ids.get(id(container))
@@ -812,14 +814,17 @@ def describe_guards(key: GraphKey, guards: list):
             if not isinstance(k, str):
                 return None
             out.append(("g", mod, k))
-            globs.append((mod, k))
             continue
         i = fp.ids.get(id(container))
-        if i is None or fp.objs[i] is not container:
+        if i is not None and fp.objs[i] is container:
+            out.append(("a", i, k))
+            continue
+        where = _kiln_global(container)
+        if where is None or type(k) not in (str, int):
             return None
-        out.append(("a", i, k))
+        out.append(("m", *where, k))
     try:
-        digest = _globals_digest(fp, globs)
+        digest = _globals_digest(fp, out)
     except _NoKey:
         return None
     finally:
@@ -827,13 +832,38 @@ def describe_guards(key: GraphKey, guards: list):
     return out, digest
 
 
-def _globals_digest(fp: Fingerprint, globs) -> str:
-    """Fingerprint the globals' current values (continuing `fp`'s numbering)."""
+def _kiln_global(container) -> tuple[str, str] | None:
+    """(module, name) of a dict held by a global of one of Kiln's modules, or None."""
+    if not isinstance(container, dict):
+        return None
+    for name, mod in list(sys.modules.items()):
+        if name.partition(".")[0] != "kiln" or mod is None:
+            continue
+        for attr, v in list(getattr(mod, "__dict__", {}).items()):
+            if v is container:
+                return name, attr
+    return None
+
+
+def _guarded_container(g):
+    if g[0] == "g":
+        m = sys.modules.get(g[1])
+        return m.__dict__ if m is not None else None
+    if g[0] == "m":
+        c = getattr(sys.modules.get(g[1]), g[2], None)
+        return c if isinstance(c, dict) else None
+    return None
+
+
+def _globals_digest(fp: Fingerprint, described) -> str:
+    """Fingerprint the current values of the globals and Kiln dicts guarded (continuing `fp`'s numbering)."""
     start = len(fp.parts)
-    for mod, k in globs:
-        m = sys.modules.get(mod)
-        fp.parts.append(f"global:{mod}:{k}")
-        fp.add(m.__dict__.get(k, MISSING) if m is not None else MISSING)
+    for g in described:
+        if g[0] not in ("g", "m"):
+            continue
+        container = _guarded_container(g)
+        fp.parts.append(f"global:{g[1:]}")
+        fp.add(container.get(g[-1], MISSING) if container is not None else MISSING)
     import hashlib  # noqa: PLC0415
 
     return hashlib.sha256("\x1f".join(fp.parts[start:]).encode("utf-8", "surrogatepass")).hexdigest()
@@ -843,9 +873,8 @@ def rebuild_guards(key: GraphKey, described: list, digest: str):
     """The in-process guards of a loaded entry, or None when a global's value differs from the stored one."""
     fp = key.fp
     base = len(fp.parts)
-    globs = [(g[1], g[2]) for g in described if g[0] == "g"]
     try:
-        if _globals_digest(fp, globs) != digest:
+        if _globals_digest(fp, described) != digest:
             return None
     except _NoKey:
         return None
@@ -863,11 +892,11 @@ def rebuild_guards(key: GraphKey, described: list, digest: str):
                 value = MISSING
             guards.append((1, cell, None, value, _snapshot(value)))
             continue
-        container = sys.modules[g[1]].__dict__ if g[0] == "g" else fp.objs[g[1]]
+        container = _guarded_container(g) if g[0] in ("g", "m") else fp.objs[g[1]]
         if not hasattr(container, "get"):
             return None
-        value = container.get(g[2], MISSING)
-        guards.append((0, container, g[2], value, _snapshot(value)))
+        value = container.get(g[-1], MISSING)
+        guards.append((0, container, g[-1], value, _snapshot(value)))
     return guards
 
 

@@ -126,6 +126,16 @@ def test_guarded_global_read_while_tracing_is_checked_when_loading(store):
     assert cache.rebuild_guards(key, described, digest)[0][3] == 2.0
     mod.GAIN = 4.0
     assert cache.rebuild_guards(key, described, digest) is None
+    # a guard on a dict held by a global of Kiln's (a counter, a registry) is checked by value too
+    counts = cache.STATS
+    described, digest = cache.describe_guards(key, [(0, counts, "compiles", counts["compiles"], None)])
+    assert described == [("m", "kiln._compiler.cache", "STATS", "compiles")]
+    assert cache.rebuild_guards(key, described, digest)[0][1] is counts
+    counts["compiles"] += 1
+    try:
+        assert cache.rebuild_guards(key, described, digest) is None
+    finally:
+        counts["compiles"] -= 1
     # a guard on an object the key did not reach cannot be checked in another process: not kept
     assert cache.describe_guards(key, [(0, {"a": 1}, "a", 1, None)]) is None
 
