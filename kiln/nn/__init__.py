@@ -1,5 +1,7 @@
 """Kiln's `nn`: Cell, layers, losses and optimizers (MindSpore's `mindspore.nn`)."""
 
+from __future__ import absolute_import  # noqa: F404, UP010  (MindSpore's nn lists it among its names)
+
 from kiln.nn import dynamic_lr, layer, learning_rate_schedule, loss, optim
 from kiln.nn.cell import Cell, CellDict, CellList, SequentialCell
 from kiln.nn.dynamic_lr import *  # noqa: F403
@@ -45,17 +47,23 @@ for _m in (
 del _m
 
 
-# MindSpore also exposes its metrics as `nn.Accuracy`, ... They live in `kiln.train` (a layer above nn),
-# so they are resolved on first access.
+# MindSpore also exposes its metrics as `nn.Accuracy`, `nn.auc`, ... They live in `kiln.train.metrics` (a layer
+# above nn), so they are resolved on first access (the same objects), and listed by `dir(kiln.nn)`.
 _FROM_TRAIN = {
-    "Accuracy", "Loss", "Precision", "Recall", "F1", "Fbeta", "MAE", "MSE", "TopKCategoricalAccuracy",
-    "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "Metric",
+    "Accuracy", "BleuScore", "ConfusionMatrix", "ConfusionMatrixMetric", "CosineSimilarity", "Dice", "F1", "Fbeta",
+    "HausdorffDistance", "Loss", "MAE", "MSE", "MeanSurfaceDistance", "Metric", "OcclusionSensitivity", "Perplexity",
+    "Precision", "ROC", "Recall", "RootMeanSquareDistance", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+    "TopKCategoricalAccuracy", "auc", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
 }  # fmt: skip
 
 
 def __getattr__(name: str):
     if name in _FROM_TRAIN:
-        import kiln.train  # noqa: PLC0415
+        import kiln.train.metrics  # noqa: PLC0415
 
-        return getattr(kiln.train, name)
+        return getattr(kiln.train.metrics, name)
     raise AttributeError(f"module 'kiln.nn' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | _FROM_TRAIN)

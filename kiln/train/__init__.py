@@ -1,5 +1,7 @@
 """Training: `Model`, callbacks, metrics and checkpoints (MindSpore's `mindspore.train`)."""
 
+from __future__ import absolute_import  # noqa: F404, UP010  (MindSpore's train lists it among its names)
+
 from kiln.nn.wrap import TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
 from kiln.train import callback, loss_scale_manager, metrics  # noqa: F401
 from kiln.train.callback import *  # noqa: F403

@@ -10,6 +10,19 @@ from kiln.train.metrics.accuracy import (
 )
 from kiln.train.metrics.confusion_matrix import ConfusionMatrix
 from kiln.train.metrics.error import MAE, MSE, Loss
+from kiln.train.metrics.extra import (
+    ROC,
+    BleuScore,
+    ConfusionMatrixMetric,
+    CosineSimilarity,
+    Dice,
+    HausdorffDistance,
+    MeanSurfaceDistance,
+    OcclusionSensitivity,
+    Perplexity,
+    RootMeanSquareDistance,
+    auc,
+)
 from kiln.train.metrics.metric import EvaluationBase, Metric, rearrange_inputs
 from kiln.train.metrics.precision_recall import F1, Fbeta, Precision, Recall
 
@@ -17,8 +30,19 @@ __all__ = [
     "F1",
     "MAE",
     "MSE",
+    "ROC",
     "Accuracy",
+    "BleuScore",
     "ConfusionMatrix",
+    "ConfusionMatrixMetric",
+    "CosineSimilarity",
+    "Dice",
+    "HausdorffDistance",
+    "MeanSurfaceDistance",
+    "OcclusionSensitivity",
+    "Perplexity",
+    "RootMeanSquareDistance",
+    "auc",
     "EvaluationBase",
     "Fbeta",
     "Loss",
@@ -47,6 +71,17 @@ _BY_NAME = {
     "mse": MSE,
     "loss": Loss,
     "confusion_matrix": ConfusionMatrix,
+    "dice": Dice,
+    "roc": ROC,
+    "auc": auc,
+    "bleu_score": BleuScore,
+    "cosine_similarity": CosineSimilarity,
+    "occlusion_sensitivity": OcclusionSensitivity,
+    "hausdorff_distance": HausdorffDistance,
+    "mean_surface_distance": MeanSurfaceDistance,
+    "root_mean_square_distance": RootMeanSquareDistance,
+    "perplexity": Perplexity,
+    "confusion_matrix_metric": ConfusionMatrixMetric,
 }
 
 
