@@ -272,6 +272,10 @@ def run_with_grad(
         leaves = [call_args[p] for p in positions] + list(weights)
         grads = backward(level, pairs, leaves)
         grads = [g if g is not None else _zeros_like(leaf) for g, leaf in zip(grads, leaves, strict=True)]
+        n = len(positions)
+        for i, w in enumerate(weights):  # frozen during the forward (requires_grad = False): zeros, as MindSpore
+            if not w.requires_grad:
+                grads[n + i] = _zeros_like(w)
     finally:
         for w, nodes in saved:
             w._nodes = nodes

@@ -214,4 +214,19 @@ def _grad_semantics(ms):
     t = Tensor(np.array([1.0], f32))
     out["grad_same_tensor_twice"] = _val(ms.grad(lambda a, b: a * 2 + b * 3, (0, 1))(t, t))
     out["grad_same_tensor_first_only"] = _val(ms.grad(lambda a, b: a * 2 + b * 3, 0)(t, t))
+
+    # a Parameter frozen (requires_grad = False) during the forward gets a zero gradient
+    class Freezes(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.p1 = ms.Parameter(Tensor(2.0, ms.float32), name="p1")
+            self.p2 = ms.Parameter(Tensor(3.0, ms.float32), name="p2")
+
+        def construct(self, a):
+            z = a * self.p1 * self.p2
+            self.p2.requires_grad = False
+            return z
+
+    net = Freezes()
+    out["grad_frozen_in_forward"] = _val(ms.grad(net, weights=[net.p1, net.p2])(Tensor(np.array([4.0], f32))))
     return out
