@@ -280,6 +280,8 @@ def _check_signature(signature, args) -> None:
         if not hasattr(s, "shape") or not hasattr(s, "dtype") or not isinstance(a, Tensor):
             continue
         want = s.shape
+        if tuple(want) == (-2,):  # dynamic rank: any shape
+            want = (None,) * a.ndim
         if len(want) != a.ndim or any(w not in (None, -1) and w != g for w, g in zip(want, a.shape, strict=True)):
             raise ValueError(
                 f"input {i} has shape {list(a.shape)}, but the declared input signature is {list(want)} "

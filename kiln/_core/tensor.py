@@ -98,8 +98,13 @@ class Tensor:
         if dtype is not None:
             dtype = mstype.to_dtype(dtype)
         if input_data is None:
+            if shape is None and init is None and dtype is not None:
+                # MindSpore's dynamic-rank placeholder (`Tensor(dtype=...)`): any shape fits, shown as (-2,).
+                self._data = _Placeholder((-2,), dtype)
+                return
             if shape is None:
-                raise ValueError("Tensor() needs input_data, or shape together with init.")
+                raise ValueError("Tensor() needs input_data, or shape together with init (or a dtype alone, for a "
+                                 "dynamic-rank input declaration).")
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
             if any(d is None or d == -1 for d in shape):
                 # A placeholder for `Cell.set_inputs`: shape and dtype only, some sizes unknown.

@@ -5,6 +5,7 @@ that needs a concrete size (a Python decision on it) falls back to one recording
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import kiln as ms
 from kiln import Tensor, nn, ops
@@ -76,3 +77,18 @@ def test_a_program_that_needs_the_size_falls_back_to_one_recording_per_shape():
     cache = net.__dict__["_kiln_graph_cache"]
     assert "InconclusiveDimension" in cache.dynamic_off or "symbolic" in cache.dynamic_off.lower()
     assert cache.compiles == 2
+
+
+def test_dynamic_rank_declaration_accepts_any_shape_and_checks_the_dtype():
+    declared = Tensor(dtype=ms.float32)  # MindSpore's dynamic-rank placeholder
+    assert declared.shape == (-2,)
+
+    def f(x):
+        return ops.sigmoid(x) * 2
+
+    g = ms.jit(f, input_signature=(declared,))
+    for shape in ((2, 3), (4,), ()):
+        x = Tensor(np.linspace(-1, 1, int(np.prod(shape))).astype(np.float32).reshape(shape))
+        np.testing.assert_allclose(g(x).asnumpy(), f(x).asnumpy(), rtol=1e-6)
+    with pytest.raises(TypeError, match="Int32.*Float32"):
+        g(Tensor(np.ones(3, np.int32)))
