@@ -41,6 +41,17 @@ from kiln.dataset.image_sources import (
 from kiln.dataset.iterators import DictIterator, TupleIterator
 from kiln.dataset.mind_source import MindDataset
 from kiln.dataset.misc import DatasetCache, DSCallback, PaddedDataset, RandomDataset, Schema, WaitedDSCallback
+from kiln.dataset.more_sources import (
+    CelebADataset,
+    CoNLL2000Dataset,
+    LJSpeechDataset,
+    Multi30kDataset,
+    QMnistDataset,
+    STL10Dataset,
+    UDPOSDataset,
+    USPSDataset,
+    YesNoDataset,
+)
 from kiln.dataset.sampler import (
     DistributedSampler,
     PKSampler,
@@ -71,6 +82,15 @@ from kiln.dataset.text_sources import (
 )
 
 __all__ = [
+    "YesNoDataset",
+    "USPSDataset",
+    "UDPOSDataset",
+    "STL10Dataset",
+    "QMnistDataset",
+    "Multi30kDataset",
+    "LJSpeechDataset",
+    "CoNLL2000Dataset",
+    "CelebADataset",
     "AGNewsDataset",
     "AmazonReviewDataset",
     "audio",

@@ -1,0 +1,120 @@
+"""CelebA, USPS, STL10, QMNIST, YesNo, LJSpeech, CoNLL2000, UDPOS and Multi30k on small files written here.
+
+Column names, dtypes, value conventions and the order of usage="all" were checked against MindSpore 2.10 on the
+files of MindSpore's own test data (same formats); the expected values below follow the file formats.
+"""
+
+import os
+import struct
+import wave
+
+import numpy as np
+from PIL import Image
+
+import kiln.dataset as ds
+
+
+def _rows(d):
+    return list(d.create_tuple_iterator(num_epochs=1, output_numpy=True))
+
+
+def _wav(path, samples, rate=8000):
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(np.asarray(samples, dtype="<i2").tobytes())
+
+
+def test_celeba(tmp_path):
+    for name, color in (("a.png", 10), ("b.png", 200)):
+        Image.fromarray(np.full((4, 5, 3), color, np.uint8)).save(tmp_path / name)
+    attrs = " ".join(f"A{i}" for i in range(40))
+    (tmp_path / "list_attr_celeba.txt").write_text(
+        f"2\n{attrs}\na.png {' '.join(['1', '-1'] * 20)}\nb.png {' '.join(['-1'] * 40)}\n"
+    )
+    (tmp_path / "list_eval_partition.txt").write_text("a.png 0\nb.png 2\n")
+    rows = _rows(ds.CelebADataset(str(tmp_path), shuffle=False, decode=True))
+    assert rows[0][0].shape == (4, 5, 3) and rows[0][1].dtype == np.uint32
+    assert rows[0][1].tolist() == [1, 0] * 20 and rows[1][1].sum() == 0
+    test = _rows(ds.CelebADataset(str(tmp_path), usage="test", shuffle=False))
+    assert len(test) == 1 and test[0][0].dtype == np.uint8 and test[0][0].ndim == 1  # undecoded bytes
+
+
+def test_usps(tmp_path):
+    (tmp_path / "usps").write_text("3 1:0.6 2:-0.6 256:1\n")
+    (tmp_path / "usps.t").write_text("1 1:-1\n")
+    rows = _rows(ds.USPSDataset(str(tmp_path), shuffle=False))
+    img, label = rows[0]
+    assert img.shape == (16, 16, 1) and img.dtype == np.uint8 and label.dtype == np.uint32 and label == 2
+    # float32 parsing then truncation: 0.6 -> 204, -0.6 -> 50, 0 -> 127, 1 -> 255
+    assert img.reshape(-1)[[0, 1, 2, 255]].tolist() == [204, 50, 127, 255]
+    assert [int(r[1]) for r in rows] == [2, 0]
+
+
+def test_stl10(tmp_path):
+    raw = np.arange(96 * 96 * 3, dtype=np.uint32).astype(np.uint8)
+    for part, label in (("train", 6), ("test", 9)):
+        raw.tofile(tmp_path / f"{part}_X.bin")
+        np.array([label], np.uint8).tofile(tmp_path / f"{part}_y.bin")
+    raw.tofile(tmp_path / "unlabeled_X.bin")
+    rows = _rows(ds.STL10Dataset(str(tmp_path), shuffle=False))
+    assert [int(r[1]) for r in rows] == [8, 5, -1]  # "all" reads test, train, unlabeled
+    np.testing.assert_array_equal(rows[0][0], raw.reshape(3, 96, 96).transpose(2, 1, 0))
+
+
+def _idx(path, magic, arr, fmt):
+    with open(path, "wb") as f:
+        f.write(struct.pack(">I", magic) + struct.pack(f">{arr.ndim}I", *arr.shape))
+        f.write(arr.astype(fmt).tobytes())
+
+
+def test_qmnist(tmp_path):
+    for prefix, base in (("qmnist-train", 0), ("qmnist-test", 10), ("xnist", 20)):
+        images = np.full((2, 28, 28), base, np.uint8)
+        labels = np.arange(16).reshape(2, 8) + base
+        _idx(tmp_path / f"{prefix}-images-idx3-ubyte", 0x803, images, ">u1")
+        _idx(tmp_path / f"{prefix}-labels-idx2-int", 0xC02, labels, ">i4")
+    rows = _rows(ds.QMnistDataset(str(tmp_path), shuffle=False))
+    assert [int(r[1]) for r in rows] == [0, 8, 10, 18, 20, 28]
+    assert rows[0][0].shape == (28, 28, 1) and rows[0][1].dtype == np.uint32
+    full = _rows(ds.QMnistDataset(str(tmp_path), usage="test", compat=False, shuffle=False))
+    assert full[1][1].tolist() == list(range(18, 26))
+
+
+def test_yesno_and_ljspeech(tmp_path):
+    _wav(tmp_path / "0_1_1_0_0_1_1_0.wav", [0, 32767, -32767, 16384])
+    rows = _rows(ds.YesNoDataset(str(tmp_path), shuffle=False))
+    wave_, rate, label = rows[0]
+    assert wave_.shape == (1, 4) and wave_.dtype == np.float32 and rate == 8000
+    np.testing.assert_allclose(wave_[0], [0, 1, -1, 16384 / 32767], rtol=1e-6)  # divided by 32767
+    assert label.tolist() == [0, 1, 1, 0, 0, 1, 1, 0]
+    lj = tmp_path / "lj"
+    os.makedirs(lj / "wavs")
+    _wav(lj / "wavs" / "x1.wav", [1, 2, 3], 22050)
+    (lj / "metadata.csv").write_text("x1|Hello 1|Hello one\n")
+    row = _rows(ds.LJSpeechDataset(str(lj)))[0]
+    assert int(row[1]) == 22050 and str(row[2]) == "Hello 1" and str(row[3]) == "Hello one"
+
+
+def test_tagged_sentences_and_multi30k(tmp_path):
+    (tmp_path / "train.txt").write_text("He PRP B-NP\nran VBD B-VP\n\nOk UH O\n")
+    (tmp_path / "test.txt").write_text("Go VB B-VP\n")
+    rows = _rows(ds.CoNLL2000Dataset(str(tmp_path), shuffle=False))
+    assert [r[0].tolist() for r in rows] == [["Go"], ["He", "ran"], ["Ok"]]  # files in name order
+    assert rows[1][2].tolist() == ["B-NP", "B-VP"]
+    ud = tmp_path / "ud"
+    os.makedirs(ud)
+    for part in ("train", "dev", "test"):
+        (ud / f"en-ud-tag.v2.{part}.txt").write_text(f"{part}\tNOUN\tNN\nx\tX\tXX\n")
+    rows = _rows(ds.UDPOSDataset(str(ud), shuffle=False))
+    assert [r[0][0] for r in rows] == ["dev", "test", "train"]
+    assert rows[0][2].tolist() == ["NN", "XX"]
+    mk = tmp_path / "m30k"
+    for folder, stem in (("training", "train"), ("validation", "val"), ("mmt16_task1_test", "test")):
+        os.makedirs(mk / folder)
+        (mk / folder / f"{stem}.en").write_text(f"{stem} en 1\n{stem} en 2\n")
+        (mk / folder / f"{stem}.de").write_text(f"{stem} de 1\n{stem} de 2\n")
+    rows = _rows(ds.Multi30kDataset(str(mk), usage="train", language_pair=["de", "en"], shuffle=False))
+    assert [(str(a), str(b)) for a, b in rows] == [("train de 1", "train en 1"), ("train de 2", "train en 2")]
+    assert ds.Multi30kDataset(str(mk)).get_dataset_size() == 6
