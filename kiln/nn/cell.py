@@ -145,26 +145,33 @@ class Cell:
 
     def _call(self, args: tuple, kwargs: dict):
         d = self.__dict__
-        backward_hooks = d.get("_backward_hooks") or d.get("_backward_pre_hooks")
         if _context["mode"] == GRAPH_MODE and Cell._graph_runner is not None:
             out = Cell._graph_runner(self, args, kwargs)
             if out is not NotImplemented:
                 return out
-        args, kwargs = self._forward_pre(args, kwargs)
+        if d.get("_forward_pre_hooks"):
+            args, kwargs = self._forward_pre(args, kwargs)
         if "_float_dtype" in d:
             args = self._cast_inputs(args)
         bprop = getattr(type(self), "bprop", None)
-        if bprop is not None:
+        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            if bprop is not None:
 
-            def run(*a):
-                return call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, a)
+                def run(*a):
+                    return call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, a)
+            else:
+
+                def run(*a):
+                    return self.construct(*a, **kwargs)
+
+            out = call_with_backward_hooks(self, args, run)
+        elif bprop is not None:
+            out = call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, args)
         else:
-
-            def run(*a):
-                return self.construct(*a, **kwargs)
-
-        out = call_with_backward_hooks(self, args, run) if backward_hooks else run(*args)
-        return self._forward_post(args, kwargs, out)
+            out = self.construct(*args, **kwargs)
+        if d.get("_forward_hooks"):
+            out = self._forward_post(args, kwargs, out)
+        return out
 
     def _forward_pre(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Run the forward pre-hooks: the (possibly new) args and kwargs."""
