@@ -21,9 +21,17 @@ worker thread while the forward runs. Rows for the same process with parts of th
   executable store was wired in: JAX's persistent cache, thresholds at 0, looked up after tracing and
   lowering; XLA's default CPU emitters; no compile-ahead);
 - "compile-ahead off": KILN_COMPILE_AHEAD=0;
+- "quick compile off": KILN_QUICK_COMPILE=0 (kernels whose results cannot depend on LLVM's optimisation level
+  are otherwise compiled at -O0 first, and optimised on a background thread from their second call);
 - "cache off": KILN_CACHE_DIR=off: nothing reaches the disk, so its warm run is another cold one.
 
-Each worker also counts the XLA compiles its process ran (a load from the cache is not one). Every cold/warm
+Graph mode keeps its executables on disk under a key computed before tracing (kiln/_compiler/cache.py
+`graph_key`): a warm process loads the executable without parsing, analysing, tracing or lowering. "graph
+cache off" (KILN_GRAPH_CACHE=0) is what it did before: trace and lower, then find the executable in JAX's cache.
+
+Each worker also counts the XLA compiles its process ran (a load from the cache is not one), the seconds they
+took (summed over threads: the compile-ahead and optimising threads run beside the main one) and the entries and
+bytes it read from the cache folder: figures that do not depend on how busy the machine is. Every cold/warm
 pair gets its own KILN_CACHE_SOURCE_KEY, so an edit of Kiln's sources between the two processes (a shared
 working tree) cannot turn the warm run into a cold one.
 
@@ -56,7 +64,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 # ---- workers: one measurement in this fresh process ----------------------------------------------------
 def _count_compiles() -> list:
-    """Count the XLA compiles of this process (JAX's compile entry point, wrapped); [] when it cannot."""
+    """The XLA compiles of this process, each as its duration in seconds (JAX's compile entry point, wrapped;
+    compiles on worker threads included); [] when it cannot."""
     compiles: list = []
     try:
         from jax._src import compiler
@@ -65,11 +74,31 @@ def _count_compiles() -> list:
     original = compiler.backend_compile_and_load
 
     def counted(*args, **kwargs):
-        compiles.append(1)
-        return original(*args, **kwargs)
+        t = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            compiles.append(time.perf_counter() - t)
 
     compiler.backend_compile_and_load = counted
     return compiles
+
+
+def _count_reads() -> list:
+    """Bytes read from Kiln's cache folder by this process (DiskCache.get, wrapped), one item per entry read."""
+    reads: list = []
+    from kiln._backend import cache
+
+    original = cache.DiskCache.get
+
+    def counted(self, key):
+        data = original(self, key)
+        if data is not None:
+            reads.append(len(data))
+        return data
+
+    cache.DiskCache.get = counted
+    return reads
 
 
 def _worker(which: str) -> dict:
@@ -82,6 +111,7 @@ def _worker(which: str) -> dict:
     else:
         import kiln as ms
     t_import = time.perf_counter() - t0
+    reads = _count_reads() if which != "mindspore" else []
     result = {"import": t_import}
     if which in ("pynative", "pynative-before", "mindspore"):
         from benchmarks.bench_pynative import lenet_train_step
@@ -125,6 +155,9 @@ def _worker(which: str) -> dict:
         t3 = time.perf_counter()
         result.update(build=t2 - t1, step=t3 - t2, total=t3 - t1)
     result["compiles"] = len(compiles)
+    result["compile_s"] = sum(compiles)
+    result["read_bytes"] = sum(reads)
+    result["reads"] = len(reads)
     return result
 
 
@@ -168,6 +201,8 @@ def steady_costs(repeat: int) -> list[Row]:
         dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD = variants[name.split(": ", 1)[1]]
         yield
 
+    from kiln._backend import cache  # noqa: PLC0415
+
     a = ms.Tensor(np.ones((4, 4), np.float32))
     steps, adds = {}, {}
     try:
@@ -176,6 +211,10 @@ def steady_costs(repeat: int) -> list[Row]:
                 ms.set_seed(0)
                 steps[f"LeNet5 step: {v}"] = lenet_train_step(ms)
                 adds[f"ops.add: {v}"] = lambda: ms.ops.add(a, a)
+                for _ in range(3):  # quick kernels: their optimised executables are asked for at the second call
+                    steps[f"LeNet5 step: {v}"]().asnumpy()
+                    adds[f"ops.add: {v}"]().asnumpy()
+        cache.wait_optimized()  # a steady state: every kernel optimised, nothing compiling in the background
         t_steps = measure_interleaved(steps, number=5, repeat=repeat, warmup=2, around=around)
         t_adds = measure_interleaved(adds, number=500, repeat=repeat, warmup=5, around=around)
     finally:
@@ -205,8 +244,10 @@ CASES = (  # (worker, row name, cache on, environment)
     ("pynative", "Kiln PyNative", True, {}),
     ("pynative-before", "before: jax.jit kernels", True, {}),
     ("pynative", "compile-ahead off", True, {"KILN_COMPILE_AHEAD": "0"}),
+    ("pynative", "quick compile off", True, {"KILN_QUICK_COMPILE": "0"}),
     ("pynative", "cache off", False, {}),
     ("graph", "Kiln GRAPH_MODE", True, {}),
+    ("graph", "graph cache off", True, {"KILN_GRAPH_CACHE": "0"}),
     ("jax", "JAX jax.jit", True, {}),
 )
 
@@ -266,7 +307,7 @@ def main(argv: list[str] | None = None) -> None:
         rows.append(Row(case_i, "MindSpore 2.10", get(msp, "import"), "Kiln `import kiln`", "", "" if msp else "n/a"))
         target_p = "<= 1.0 s" if temp == "cold" else "<= 0.5 s"
         rows.append(Row(case_p, "Kiln PyNative", get(py, "total"), "before: jax.jit kernels", target_p, _split(py)))
-        for name in ("before: jax.jit kernels", "compile-ahead off", "cache off"):
+        for name in ("before: jax.jit kernels", "compile-ahead off", "quick compile off", "cache off"):
             r = results[name][idx]
             base = None if name == "before: jax.jit kernels" else "before: jax.jit kernels"
             note = ("KILN_CACHE_DIR=off: " if name == "cache off" else "") + _split(r)
@@ -274,9 +315,13 @@ def main(argv: list[str] | None = None) -> None:
         rows.append(Row(case_p, "MindSpore 2.10 PyNative", get(msp, "total"), "Kiln PyNative", "", _split(msp)))
         target_g = "<= 1.10x JAX" if temp == "cold" else "<= 0.25 s"
         rows.append(Row(case_g, "Kiln GRAPH_MODE", get(graph, "total"), "JAX jax.jit", target_g, _split(graph)))
+        off = results["graph cache off"][idx]
+        rows.append(
+            Row(case_g, "graph cache off", get(off, "total"), "JAX jax.jit", "", "KILN_GRAPH_CACHE=0: " + _split(off))
+        )
         rows.append(Row(case_g, "JAX jax.jit", get(jx, "total"), None, "", _split(jx)))
     print_table(f"First results in fresh processes, seconds after `import` returned (best of {args.tries} each)", rows)
-    for name in ("Kiln PyNative", "before: jax.jit kernels", "Kiln GRAPH_MODE"):
+    for name in ("Kiln PyNative", "before: jax.jit kernels", "Kiln GRAPH_MODE", "graph cache off"):
         files, size = sizes.get(name, (0, 0))
         print(f"cache folder after one cold {name} process: {files} files, {size / 2**20:.2f} MiB")
     print_table(
@@ -289,7 +334,13 @@ def _split(r: dict | None) -> str:
     if not r:
         return "n/a"
     text = f"build {format_time(r['build'])} + first step {format_time(r['step'])}"
-    return text + (f", {r['compiles']} XLA compiles" if "compiles" in r else "")
+    if "compiles" in r:
+        text += f", {r['compiles']} XLA compiles"
+        if r.get("compiles"):
+            text += f" ({format_time(r.get('compile_s', 0.0))} of compiling, all threads)"
+    if r.get("reads"):
+        text += f", {r['reads']} entries read ({r['read_bytes'] / 2**10:.0f} KiB)"
+    return text
 
 
 if __name__ == "__main__":

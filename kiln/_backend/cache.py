@@ -63,6 +63,7 @@ __all__ = [
     "read",
     "serialize_executable",
     "source_fingerprint",
+    "wait_optimized",
     "write_later",
 ]
 
@@ -467,6 +468,13 @@ class _Quick:
         store = _store
         if store is not None:
             _write(store, self.name, compiled, False, replace=True)
+
+
+def wait_optimized(timeout: float | None = None) -> None:
+    """Wait until the optimised executables asked for so far (quick kernels run twice) are compiled and in use
+    (benchmarks measuring a steady state, tests)."""
+    if _optimizer_pool is not None:
+        _optimizer_pool.submit(lambda: None).result(timeout)  # one worker: what came before is done
 
 
 def _abstract(a):

@@ -90,12 +90,12 @@ def store(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "_ours", True)
     monkeypatch.setattr(cache, "QUICK_FIRST_COMPILE", True)
     yield tmp_path
-    cache._optimizer().submit(lambda: None).result()
+    cache.wait_optimized()
     cache.flush_writes()
 
 
 def _wait_for_upgrades():
-    cache._optimizer().submit(lambda: None).result()  # one worker: everything submitted before is done
+    cache.wait_optimized()
 
 
 def test_quick_then_optimised_with_the_same_results(store):
