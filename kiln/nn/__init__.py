@@ -12,6 +12,7 @@ from kiln.nn.layer import conv as _conv
 from kiln.nn.layer import dense as _dense
 from kiln.nn.layer import embedding as _embedding
 from kiln.nn.layer import extra as _extra
+from kiln.nn.layer import extra2 as _extra2
 from kiln.nn.layer import normalization as _normalization
 from kiln.nn.layer import pooling as _pooling
 from kiln.nn.layer import rnn as _rnn
@@ -22,6 +23,7 @@ from kiln.nn.layer.conv import *  # noqa: F403
 from kiln.nn.layer.dense import *  # noqa: F403
 from kiln.nn.layer.embedding import *  # noqa: F403
 from kiln.nn.layer.extra import *  # noqa: F403
+from kiln.nn.layer.extra2 import *  # noqa: F403
 from kiln.nn.layer.normalization import *  # noqa: F403
 from kiln.nn.layer.pooling import *  # noqa: F403
 from kiln.nn.layer.rnn import *  # noqa: F403
@@ -41,7 +43,7 @@ __all__ = [
 # Every public name of the submodules, so `from kiln.nn import *` matches `from mindspore.nn import *`.
 for _m in (
     dynamic_lr, _activation, _basic, _conv, _dense, _embedding, _normalization, _pooling, learning_rate_schedule,
-    loss, optim, _transformer, _rnn, _extra,
+    loss, optim, _transformer, _rnn, _extra, _extra2,
 ):  # fmt: skip
     __all__ += [n for n in _m.__all__ if n not in __all__]
 del _m

@@ -9,7 +9,7 @@ from kiln.nn.loss.loss import LossBase, _check_reduction
 __all__ = [
     "CTCLoss", "CosineEmbeddingLoss", "DiceLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "MAELoss",
     "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "RMSELoss",
-    "SoftMarginLoss", "TripletMarginLoss",
+    "SoftMarginLoss", "TripletMarginLoss", "MultilabelMarginLoss", "TripletMarginWithDistanceLoss",
 ]  # fmt: skip
 
 
@@ -178,3 +178,45 @@ class CTCLoss(Cell):
     def construct(self, log_probs, targets, input_lengths, target_lengths):
         return ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                             self.zero_infinity)[0]  # fmt: skip
+
+
+class MultilabelMarginLoss(Cell):
+    """Multi-label hinge loss: per sample, sum over its targets j (listed in `target` until the first -1) and the
+    non-target classes i of max(0, 1 - (x[j] - x[i])) / C, reduced."""
+
+    def __init__(self, reduction="mean") -> None:
+        super().__init__()
+        self.reduction = _check_reduction("MultilabelMarginLoss", reduction)
+
+    def construct(self, x, target):
+        return ops.multilabel_margin_loss(x, target, self.reduction)
+
+
+def _pairwise_distance(x, y):
+    d = ops.abs(x - y)
+    if d.ndim == 0:
+        raise ValueError("For 'TripletMarginWithDistanceLoss', the default distance needs inputs with ndim > 0.")
+    return ops.norm(d, 2, 1)
+
+
+class TripletMarginWithDistanceLoss(LossBase):
+    """max(d(x, positive) - d(x, negative) + margin, 0) with any distance function (default: the L2 norm over
+    axis 1); `swap` takes min(d(x, negative), d(positive, negative)) as the negative distance; reduced."""
+
+    def __init__(self, distance_function=None, swap=False, reduction="mean", margin=1.0) -> None:
+        super().__init__(reduction)
+        if not isinstance(margin, float):
+            raise TypeError(f"For 'TripletMarginWithDistanceLoss', 'margin' must be a float, but got "
+                            f"{type(margin).__name__}.")  # fmt: skip
+        if not isinstance(swap, bool):
+            raise TypeError(f"For 'TripletMarginWithDistanceLoss', 'swap' must be a bool, but got "
+                            f"{type(swap).__name__}.")  # fmt: skip
+        self.distance_function = _pairwise_distance if distance_function is None else distance_function
+        self.swap, self.margin = swap, margin
+
+    def construct(self, x, positive, negative):
+        d1 = self.distance_function(x, positive)
+        d2 = self.distance_function(x, negative)
+        if self.swap:
+            d2 = ops.minimum(d2, self.distance_function(positive, negative))
+        return self.get_loss(ops.maximum(d1 - d2 + self.margin, 0.0))

@@ -1,0 +1,397 @@
+"""More of MindSpore's layers: image quality (SSIM, MSSSIM, PSNR, CentralCrop), the math Cells (DiGamma, IGamma,
+LGamma, LBeta, MatDet, MatInverse, MatrixDiag, MatrixDiagPart), LRN and RReLU, the combined Conv2dBnAct and
+DenseBnAct, and ParameterUpdate. Each is the Cell face of Kiln's functional ops."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Parameter, Tensor
+from kiln.nn.cell import Cell, CellList
+from kiln.nn.layer.activation import LeakyReLU, get_activation
+from kiln.nn.layer.conv import Conv2d
+from kiln.nn.layer.dense import Dense
+from kiln.nn.layer.normalization import BatchNorm1d, BatchNorm2d
+
+__all__ = [
+    "CentralCrop", "Conv2dBnAct", "DenseBnAct", "DiGamma", "IGamma", "LBeta", "LGamma", "LRN", "MSSSIM", "MatDet",
+    "MatInverse", "MatrixDiag", "MatrixDiagPart", "PSNR", "ParameterUpdate", "RReLU", "SSIM",
+]  # fmt: skip
+
+
+def _check_4d(x, name: str, cls: str) -> None:
+    if x.ndim != 4:
+        raise ValueError(f"For '{cls}', the dimension of '{name}' must be 4d, but got {x.ndim}.")
+
+
+def _positive_number(cls: str, name: str, value) -> None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"For '{cls}', '{name}' must be an int or a float, but got {type(value).__name__}.")
+    if value <= 0:
+        raise ValueError(f"For '{cls}', '{name}' must be > 0, but got {value}.")
+
+
+def _float(cls: str, name: str, value) -> float:
+    if not isinstance(value, float):
+        raise TypeError(f"For '{cls}', '{name}' must be a float, but got {type(value).__name__}.")
+    return value
+
+
+# ---- image quality ------------------------------------------------------------------------------------------------
+
+
+def _gaussian_window(size: int, sigma: float) -> np.ndarray:
+    """The normalised (1, 1, size, size) Gaussian window (taps -size//2+1 .. size//2, MindSpore's grid)."""
+    r = np.arange(-size // 2 + 1, size // 2 + 1, dtype=np.float32)
+    g = np.exp(-(r[:, None] ** 2 + r[None, :] ** 2) / (2 * sigma**2))
+    return (g / g.sum())[None, None].astype(np.float32)
+
+
+def _window_conv(size: int, sigma: float) -> Conv2d:
+    conv = Conv2d(1, 1, size, pad_mode="valid", weight_init=Tensor(_gaussian_window(size, sigma)))
+    conv.weight.requires_grad = False
+    return conv
+
+
+def _dtype_max(dtype) -> float:
+    return float(np.iinfo(dtype.np).max) if dtype.kind in "iu" else 1.0
+
+
+def _to_unit(x, dtype_max: float):
+    x = ops.cast(x, mstype.float32)
+    return x / dtype_max if dtype_max > 1.0 else x
+
+
+def _unit_max(max_val: float, dtype_max: float) -> float:
+    return max_val / dtype_max if dtype_max > 1.0 else float(max_val)
+
+
+def _ssim_maps(c1, c2, img1, img2, conv):
+    """Per channel (N, C) means of the SSIM map and of its contrast-structure part."""
+    n, c, h, w = img1.shape
+    a = ops.reshape(img1, (n * c, 1, h, w))
+    b = ops.reshape(img2, (n * c, 1, h, w))
+    mu1, mu2 = conv(a), conv(b)
+    s11 = conv(a * a) - mu1 * mu1
+    s22 = conv(b * b) - mu2 * mu2
+    s12 = conv(a * b) - mu1 * mu2
+    v1, v2 = 2 * s12 + c2, s11 + s22 + c2
+    ssim = (2 * mu1 * mu2 + c1) * v1 / ((mu1 * mu1 + mu2 * mu2 + c1) * v2)
+    cs = v1 / v2
+    return ops.reshape(ops.mean(ssim, (1, 2, 3)), (n, c)), ops.reshape(ops.mean(cs, (1, 2, 3)), (n, c))
+
+
+def _check_same(img1, img2, cls: str) -> None:
+    if img1.shape != img2.shape or img1.dtype != img2.dtype:
+        raise TypeError(f"For '{cls}', 'img1' and 'img2' must have the same shape and dtype, but got "
+                        f"{img1.shape} {img1.dtype} and {img2.shape} {img2.dtype}.")  # fmt: skip
+
+
+class SSIM(Cell):
+    """Structural similarity of two (N, C, H, W) image batches with a Gaussian window (Wang et al. 2004), averaged
+    over the channels: shape (N,). Integer images are scaled to [0, 1] by their dtype's maximum."""
+
+    def __init__(self, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03):
+        super().__init__()
+        _positive_number("SSIM", "max_val", max_val)
+        if not isinstance(filter_size, int) or isinstance(filter_size, bool) or filter_size < 1:
+            raise ValueError(f"For 'SSIM', 'filter_size' must be an int >= 1, but got {filter_size!r}.")
+        self.max_val, self.filter_size = max_val, filter_size
+        self.filter_sigma = _float("SSIM", "filter_sigma", filter_sigma)
+        if filter_sigma <= 0:
+            raise ValueError(f"For 'SSIM', 'filter_sigma' must be > 0, but got {filter_sigma}.")
+        self.k1, self.k2 = _float("SSIM", "k1", k1), _float("SSIM", "k2", k2)
+        self.conv = _window_conv(filter_size, filter_sigma)
+
+    def construct(self, img1, img2):
+        if img1.dtype not in (mstype.float32, mstype.float16):
+            raise TypeError(f"For 'SSIM', 'img1' must be float16 or float32, but got {img1.dtype}.")
+        _check_4d(img1, "img1", "SSIM")
+        if img1.shape[2] < self.filter_size or img1.shape[3] < self.filter_size:
+            raise ValueError(f"For 'SSIM', the image height and width must be >= filter_size {self.filter_size}, "
+                             f"but got {img1.shape}.")  # fmt: skip
+        _check_same(img1, img2, "SSIM")
+        dmax = _dtype_max(img1.dtype)
+        max_val = _unit_max(self.max_val, dmax)
+        c1, c2 = (self.k1 * max_val) ** 2, (self.k2 * max_val) ** 2
+        ssim, _ = _ssim_maps(c1, c2, _to_unit(img1, dmax), _to_unit(img2, dmax), self.conv)
+        return ops.mean(ssim, -1)
+
+
+class MSSSIM(Cell):
+    """Multi-scale SSIM (Wang et al. 2003): the contrast-structure terms of the first len(power_factors) - 1 scales
+    and the SSIM of the last, each clamped at 0 and raised to its power factor, multiplied; images are halved
+    (2x2 average pooling) between scales. Returns (N,), averaged over the channels."""
+
+    def __init__(self, max_val=1.0, power_factors=(0.0448, 0.2856, 0.3001, 0.2363, 0.1333), filter_size=11,
+                 filter_sigma=1.5, k1=0.01, k2=0.03):  # fmt: skip
+        super().__init__()
+        _positive_number("MSSSIM", "max_val", max_val)
+        if not isinstance(power_factors, (tuple, list)):
+            raise TypeError(f"For 'MSSSIM', 'power_factors' must be a tuple or list, but got {type(power_factors)}.")
+        if not isinstance(filter_size, int) or isinstance(filter_size, bool) or filter_size < 1:
+            raise ValueError(f"For 'MSSSIM', 'filter_size' must be an int >= 1, but got {filter_size!r}.")
+        if not isinstance(filter_sigma, float) or filter_sigma <= 0:
+            raise ValueError(f"For 'MSSSIM', 'filter_sigma' must be a positive float, but got {filter_sigma!r}.")
+        self.max_val, self.filter_size, self.filter_sigma = max_val, filter_size, filter_sigma
+        self.k1, self.k2 = _float("MSSSIM", "k1", k1), _float("MSSSIM", "k2", k2)
+        self.level = len(power_factors)
+        self.multi_convs_list = CellList([_window_conv(filter_size, filter_sigma) for _ in range(self.level)])
+        self.weight_tensor = Tensor(np.array(power_factors, np.float32))
+
+    def construct(self, img1, img2):
+        _check_4d(img1, "img1", "MSSSIM")
+        _check_4d(img2, "img2", "MSSSIM")
+        if img1.dtype not in (mstype.float64, mstype.float32, mstype.float16, mstype.uint8):
+            raise TypeError(f"For 'MSSSIM', 'img1' must be float64, float32, float16 or uint8, but got {img1.dtype}.")
+        _check_same(img1, img2, "MSSSIM")
+        dmax = _dtype_max(img1.dtype)
+        max_val = _unit_max(self.max_val, dmax)
+        c1, c2 = (self.k1 * max_val) ** 2, (self.k2 * max_val) ** 2
+        a, b = _to_unit(img1, dmax), _to_unit(img2, dmax)
+        terms = []
+        for i in range(self.level):
+            ssim, cs = _ssim_maps(c1, c2, a, b, self.multi_convs_list[i])
+            if i < self.level - 1:
+                terms.append(ops.relu(cs))
+                a, b = ops.avg_pool2d(a, 2, 2), ops.avg_pool2d(b, 2, 2)
+        terms.append(ops.relu(ssim))
+        return ops.mean(ops.prod(ops.pow(ops.stack(terms, -1), self.weight_tensor), -1), -1)
+
+
+class PSNR(Cell):
+    """Peak signal-to-noise ratio 10 log10(max_val^2 / MSE) of two (N, C, H, W) batches: shape (N,)."""
+
+    def __init__(self, max_val=1.0):
+        super().__init__()
+        _positive_number("PSNR", "max_val", max_val)
+        self.max_val = max_val
+
+    def construct(self, img1, img2):
+        _check_4d(img1, "img1", "PSNR")
+        _check_4d(img2, "img2", "PSNR")
+        _check_same(img1, img2, "PSNR")
+        dmax = _dtype_max(img1.dtype)
+        max_val = _unit_max(self.max_val, dmax)
+        mse = ops.mean(ops.square(_to_unit(img1, dmax) - _to_unit(img2, dmax)), (-3, -2, -1))
+        return 10 * ops.log(max_val**2 / mse) / float(np.log(10.0))
+
+
+class CentralCrop(Cell):
+    """Crop the central `central_fraction` (0, 1] of the height and width of a (C, H, W) or (N, C, H, W) image."""
+
+    def __init__(self, central_fraction):
+        super().__init__()
+        if not isinstance(central_fraction, float):
+            raise TypeError(f"For 'CentralCrop', 'central_fraction' must be a float, but got "
+                            f"{type(central_fraction).__name__}.")  # fmt: skip
+        if not 0.0 < central_fraction <= 1.0:
+            raise ValueError(f"For 'CentralCrop', 'central_fraction' must be in (0.0, 1.0], but got "
+                             f"{central_fraction}.")  # fmt: skip
+        self.central_fraction = central_fraction
+
+    def construct(self, image):
+        if image.ndim not in (3, 4):
+            raise ValueError(f"For 'CentralCrop', the rank of 'image' must be 3 or 4, but got {image.ndim}.")
+        if self.central_fraction == 1.0:
+            return image
+        h, w = image.shape[-2:]
+        top = int((float(h) - float(h * self.central_fraction)) / 2)
+        left = int((float(w) - float(w * self.central_fraction)) / 2)
+        return image[..., top : h - top, left : w - left]
+
+
+# ---- math ---------------------------------------------------------------------------------------------------------
+
+
+def _float_input(x, name: str, cls: str) -> None:
+    if x.dtype not in (mstype.float16, mstype.float32):
+        raise TypeError(f"For '{cls}', the dtype of '{name}' must be float16 or float32, but got {x.dtype}.")
+
+
+class LGamma(Cell):
+    """log|Gamma(x)| elementwise."""
+
+    def construct(self, x):
+        return ops.lgamma(x)
+
+
+class DiGamma(Cell):
+    """The digamma function d/dx log Gamma(x), elementwise."""
+
+    def construct(self, x):
+        return ops.digamma(x)
+
+
+class IGamma(Cell):
+    """The regularized lower incomplete gamma function P(a, x), elementwise (broadcast)."""
+
+    def construct(self, a, x):
+        return ops.igamma(a, x)
+
+
+class LBeta(Cell):
+    """log |B(x, y)| = lgamma(x) + lgamma(y) - lgamma(x + y), elementwise (broadcast); float16 or float32."""
+
+    def construct(self, x, y):
+        _float_input(x, "x", "LBeta")
+        if y.dtype != x.dtype:
+            raise TypeError(f"For 'LBeta', 'y' must have the dtype of 'x' ({x.dtype}), but got {y.dtype}.")
+        return ops.lgamma(x) + ops.lgamma(y) - ops.lgamma(x + y)
+
+
+class MatDet(Cell):
+    """Determinants of a batch of square matrices (..., M, M) -> (...)."""
+
+    def construct(self, a):
+        _float_input(a, "a", "MatDet")
+        return ops.det(a)
+
+
+class MatInverse(Cell):
+    """Inverses of a batch of square matrices (..., M, M)."""
+
+    def construct(self, a):
+        _float_input(a, "a", "MatInverse")
+        return ops.inverse(a)
+
+
+class MatrixDiag(Cell):
+    """(..., N) -> (..., N, N): the batched diagonal matrices with the given diagonals."""
+
+    def construct(self, input_x):
+        return ops.diag_embed(input_x)
+
+
+class MatrixDiagPart(Cell):
+    """(..., M, N) -> (..., min(M, N)): the batched main diagonals."""
+
+    def construct(self, input_x):
+        return ops.diagonal(input_x, 0, -2, -1)
+
+
+# ---- activations --------------------------------------------------------------------------------------------------
+
+
+class RReLU(Cell):
+    """Randomized leaky ReLU: x where x >= 0, else x times a slope drawn uniformly from [lower, upper] per element."""
+
+    def __init__(self, lower=1 / 8, upper=1 / 3):
+        super().__init__()
+        for name, v in (("upper", upper), ("lower", lower)):
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                raise TypeError(f"For 'RReLU', '{name}' must be an int or a float, but got {type(v).__name__}.")
+        if lower > upper:
+            raise ValueError(f"For RReLU, the value of 'upper' must be greater than or equal to 'lower', but got "
+                             f"upper: {upper}, lower: {lower}. ")  # fmt: skip
+        self.lower, self.upper = float(lower), float(upper)
+
+    def construct(self, x):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For 'rrelu', the input must be a Tensor, but got {type(x)}.")
+        return ops.rrelu(x, self.lower, self.upper)
+
+
+class LRN(Cell):
+    """Local response normalization across channels: x / (bias + alpha * sum of squares over depth_radius)^beta."""
+
+    def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS"):
+        super().__init__()
+        if not isinstance(depth_radius, int) or isinstance(depth_radius, bool):
+            raise TypeError(f"For 'LRN', 'depth_radius' must be an int, but got {type(depth_radius).__name__}.")
+        for name, v in (("bias", bias), ("alpha", alpha), ("beta", beta)):
+            _float("LRN", name, v)
+        if norm_region != "ACROSS_CHANNELS":
+            raise ValueError(f"For 'LRN', 'norm_region' must be 'ACROSS_CHANNELS', but got {norm_region!r}.")
+        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
+        self.norm_region = norm_region
+
+    def construct(self, input_x):
+        return ops.lrn(input_x, self.depth_radius, self.bias, self.alpha, self.beta, self.norm_region)
+
+
+# ---- combined -----------------------------------------------------------------------------------------------------
+
+
+def _activation(cls: str, activation, alpha):
+    if activation == "leakyrelu":
+        return LeakyReLU(alpha)
+    act = get_activation(activation) if isinstance(activation, str) else activation
+    if activation is not None and not (isinstance(act, Cell) or callable(act)):
+        raise TypeError(f"For '{cls}', the 'activation' must be str or Cell or Primitive, but got "
+                        f"{type(activation).__name__}.")  # fmt: skip
+    return act
+
+
+def _bool(cls: str, name: str, v) -> bool:
+    if not isinstance(v, bool):
+        raise TypeError(f"For '{cls}', '{name}' must be a bool, but got {type(v).__name__}.")
+    return v
+
+
+class Conv2dBnAct(Cell):
+    """Conv2d, then (has_bn) BatchNorm2d(out_channels, eps, momentum), then the activation (a name, a Cell, or
+    'leakyrelu' with slope `alpha`); sub-cells `conv`, `batchnorm`, `activation` as MindSpore names them."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0, dilation=1,
+                 group=1, has_bias=False, weight_init="normal", bias_init="zeros", has_bn=False, momentum=0.997,
+                 eps=1e-5, activation=None, alpha=0.2, after_fake=True):  # fmt: skip
+        super().__init__()
+        self.conv = Conv2d(in_channels, out_channels, kernel_size=kernel_size, stride=stride, pad_mode=pad_mode,
+                           padding=padding, dilation=dilation, group=group, has_bias=has_bias,
+                           weight_init=weight_init, bias_init=bias_init)  # fmt: skip
+        self.has_bn = _bool("Conv2dBnAct", "has_bn", has_bn)
+        self.has_act = activation is not None
+        self.after_fake = _bool("Conv2dBnAct", "after_fake", after_fake)
+        if has_bn:
+            self.batchnorm = BatchNorm2d(out_channels, eps, momentum)
+        self.activation = _activation("Conv2dBnAct", activation, alpha)
+
+    def construct(self, x):
+        x = self.conv(x)
+        if self.has_bn:
+            x = self.batchnorm(x)
+        if self.has_act:
+            x = self.activation(x)
+        return x
+
+
+class DenseBnAct(Cell):
+    """Dense, then (has_bn) BatchNorm1d(out_channels, eps, momentum), then the activation; sub-cells `dense`,
+    `batchnorm`, `activation`."""
+
+    def __init__(self, in_channels, out_channels, weight_init="normal", bias_init="zeros", has_bias=True,
+                 has_bn=False, momentum=0.9, eps=1e-5, activation=None, alpha=0.2, after_fake=True):  # fmt: skip
+        super().__init__()
+        self.dense = Dense(in_channels, out_channels, weight_init, bias_init, has_bias)
+        self.has_bn = _bool("DenseBnAct", "has_bn", has_bn)
+        self.has_act = activation is not None
+        self.after_fake = _bool("DenseBnAct", "after_fake", after_fake)
+        if has_bn:
+            self.batchnorm = BatchNorm1d(out_channels, eps, momentum)
+        self.activation = _activation("DenseBnAct", activation, alpha)
+
+    def construct(self, x):
+        x = self.dense(x)
+        if self.has_bn:
+            x = self.batchnorm(x)
+        if self.has_act:
+            x = self.activation(x)
+        return x
+
+
+class ParameterUpdate(Cell):
+    """Assign a new value to a Parameter: `ParameterUpdate(param)(value)` writes `value` into `param` (same shape
+    and dtype) and returns it."""
+
+    def __init__(self, param):
+        super().__init__(auto_prefix=False)
+        if not isinstance(param, Parameter):
+            raise TypeError(f"For 'ParameterUpdate', 'param' must be 'Parameter', but got {type(param).__name__}.")
+        self._param = param
+
+    def construct(self, x):
+        ops.assign(self._param, x)
+        return x

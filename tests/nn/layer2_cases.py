@@ -1,0 +1,97 @@
+"""Cases of kiln/nn/layer/extra2.py's Cells and the new losses, shared by test_layers2.py and
+make_layers2_goldens_mindspore.py: each takes (ms, nn) (mindspore or kiln) and returns NumPy arrays."""
+
+import numpy as np
+
+
+def _x(seed, shape, lo=None, hi=None):
+    rng = np.random.default_rng(seed)
+    if lo is not None:
+        return rng.uniform(lo, hi, size=shape).astype(np.float32)
+    return rng.normal(size=shape).astype(np.float32)
+
+
+def ssim(ms, nn):
+    a, b = _x(0, (2, 3, 16, 16), 0, 1), _x(1, (2, 3, 16, 16), 0, 1)
+    out = {"default": nn.SSIM()(ms.Tensor(a), ms.Tensor(b)).asnumpy()}
+    out["k"] = nn.SSIM(max_val=2, filter_size=5, filter_sigma=0.8, k1=0.02, k2=0.05)(ms.Tensor(a), ms.Tensor(b))
+    out["k"] = out["k"].asnumpy()
+    return out
+
+
+def msssim(ms, nn):
+    a, b = _x(2, (2, 2, 24, 24), 0, 1), _x(3, (2, 2, 24, 24), 0, 1)
+    b = (0.7 * a + 0.3 * b).astype(np.float32)
+    net = nn.MSSSIM(power_factors=(0.2, 0.3, 0.5), filter_size=5, filter_sigma=1.0)
+    u8 = nn.MSSSIM(max_val=255, power_factors=(0.5, 0.5), filter_size=3)
+    ua, ub = (a * 255).astype(np.uint8), (b * 255).astype(np.uint8)
+    return {"f32": net(ms.Tensor(a), ms.Tensor(b)).asnumpy(), "u8": u8(ms.Tensor(ua), ms.Tensor(ub)).asnumpy()}
+
+
+def psnr(ms, nn):
+    a, b = _x(4, (2, 3, 5, 5), 0, 1), _x(5, (2, 3, 5, 5), 0, 1)
+    ua, ub = (a * 255).astype(np.uint8), (b * 255).astype(np.uint8)
+    return {"f32": nn.PSNR()(ms.Tensor(a), ms.Tensor(b)).asnumpy(),
+            "u8": nn.PSNR(255)(ms.Tensor(ua), ms.Tensor(ub)).asnumpy()}  # fmt: skip
+
+
+def central_crop(ms, nn):
+    x = _x(6, (2, 3, 7, 9))
+    return {"4d": nn.CentralCrop(0.5)(ms.Tensor(x)).asnumpy(), "3d": nn.CentralCrop(0.7)(ms.Tensor(x[0])).asnumpy(),
+            "one": nn.CentralCrop(1.0)(ms.Tensor(x)).asnumpy()}  # fmt: skip
+
+
+def special(ms, nn):
+    x, y = _x(7, (3, 4), 0.2, 6.0), _x(8, (3, 4), 0.2, 6.0)
+    return {"lgamma": nn.LGamma()(ms.Tensor(x)).asnumpy(), "digamma": nn.DiGamma()(ms.Tensor(x)).asnumpy(),
+            "igamma": nn.IGamma()(ms.Tensor(x), ms.Tensor(y)).asnumpy(),
+            "lbeta": nn.LBeta()(ms.Tensor(x), ms.Tensor(y)).asnumpy()}  # fmt: skip
+
+
+def matrices(ms, nn):
+    m = _x(9, (2, 3, 3))
+    a = (m @ m.transpose(0, 2, 1) + np.eye(3, dtype=np.float32)).astype(np.float32)  # positive definite
+    return {"det": nn.MatDet()(ms.Tensor(a)).asnumpy(), "inv": nn.MatInverse()(ms.Tensor(a)).asnumpy()}
+
+
+def lrn(ms, nn):
+    x = _x(10, (2, 6, 3, 3))
+    return {"default": nn.LRN()(ms.Tensor(x)).asnumpy(),
+            "args": nn.LRN(depth_radius=2, bias=2.0, alpha=0.5, beta=0.75)(ms.Tensor(x)).asnumpy()}  # fmt: skip
+
+
+def combined(ms, nn):
+    x = _x(11, (2, 3, 6, 6))
+    w = _x(12, (4, 3, 3, 3))
+    conv = nn.Conv2dBnAct(3, 4, 3, has_bias=True, weight_init=ms.Tensor(w), bias_init="ones", has_bn=True,
+                          activation="relu")  # fmt: skip
+    conv_leaky = nn.Conv2dBnAct(3, 4, 3, pad_mode="valid", weight_init=ms.Tensor(w), activation="leakyrelu", alpha=0.1)
+    d = _x(13, (5, 4))
+    dw = _x(14, (3, 4))
+    dense = nn.DenseBnAct(4, 3, weight_init=ms.Tensor(dw), has_bn=True, activation="tanh")
+    names = sorted(p.name for p in conv.get_parameters()) + sorted(p.name for p in dense.get_parameters())
+    return {"conv": conv(ms.Tensor(x)).asnumpy(), "leaky": conv_leaky(ms.Tensor(x)).asnumpy(),
+            "dense": dense(ms.Tensor(d)).asnumpy(), "names": names}  # fmt: skip
+
+
+def multilabel_margin(ms, nn):
+    x = _x(15, (3, 4))
+    target = np.array([[3, 0, -1, 1], [0, 1, 2, 3], [1, -1, 0, 0]], np.int32)
+    return {r: nn.MultilabelMarginLoss(r)(ms.Tensor(x), ms.Tensor(target)).asnumpy() for r in ("mean", "sum", "none")}
+
+
+def losses(ms, nn):
+    out = {}
+    a, p, n = _x(16, (4, 5)), _x(17, (4, 5)), _x(18, (4, 5))
+    for swap in (False, True):
+        for r in ("mean", "none"):
+            loss = nn.TripletMarginWithDistanceLoss(swap=swap, reduction=r, margin=2.0)
+            out[f"tm_{swap}_{r}"] = loss(ms.Tensor(a), ms.Tensor(p), ms.Tensor(n)).asnumpy()
+    l1 = nn.TripletMarginWithDistanceLoss(distance_function=lambda u, v: (u - v).abs().sum(-1), margin=0.5)
+    out["tm_l1"] = l1(ms.Tensor(a), ms.Tensor(p), ms.Tensor(n)).asnumpy()
+    return out
+
+
+# MatDet, MatInverse (Cholesky-based, for positive-definite matrices), MatrixDiag, MatrixDiagPart and
+# MultilabelMarginLoss have no CPU kernel in MindSpore 2.10: test_layers2.py checks them against NumPy.
+CASES = [ssim, msssim, psnr, central_crop, special, lrn, combined, losses]

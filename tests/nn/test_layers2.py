@@ -1,0 +1,114 @@
+"""kiln/nn/layer/extra2.py's Cells and MultilabelMarginLoss / TripletMarginWithDistanceLoss: against MindSpore
+2.10's outputs (layers2_goldens_mindspore.json, from make_layers2_goldens_mindspore.py on the shared
+layer2_cases.py), against NumPy where MindSpore has no CPU kernel, gradient checks, parameter names."""
+
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Parameter, Tensor, nn
+from tests.nn import layer2_cases
+
+with open(os.path.join(os.path.dirname(__file__), "layers2_goldens_mindspore.json")) as _f:
+    GOLDENS = json.load(_f)["cases"]
+
+
+def _check(got, want, path, rtol=2e-4, atol=2e-5):
+    if isinstance(want, dict) and "shape" not in want:
+        for k in want:
+            _check(got[k], want[k], f"{path}.{k}", rtol, atol)
+    elif isinstance(want, list):
+        assert got == want, path
+    else:
+        got = np.asarray(got, np.float64)
+        assert list(got.shape) == want["shape"], path
+        np.testing.assert_allclose(got.reshape(-1), want["data"], rtol=rtol, atol=atol, err_msg=path)
+
+
+@pytest.mark.parametrize("case", layer2_cases.CASES, ids=[c.__name__ for c in layer2_cases.CASES])
+def test_against_mindspore(case):
+    _check(case(ms, nn), GOLDENS[case.__name__], case.__name__)
+
+
+def test_matrices_against_numpy():
+    out = layer2_cases.matrices(ms, nn)
+    m = layer2_cases._x(9, (2, 3, 3))
+    a = m @ m.transpose(0, 2, 1) + np.eye(3)
+    np.testing.assert_allclose(out["det"], np.linalg.det(a), rtol=1e-4)
+    np.testing.assert_allclose(out["inv"], np.linalg.inv(a), rtol=1e-4, atol=1e-5)
+    x = layer2_cases._x(1, (2, 3))
+    np.testing.assert_array_equal(nn.MatrixDiag()(Tensor(x)).asnumpy(), np.stack([np.diag(r) for r in x]))
+    y = layer2_cases._x(2, (2, 3, 4))
+    np.testing.assert_array_equal(nn.MatrixDiagPart()(Tensor(y)).asnumpy(), np.diagonal(y, 0, -2, -1))
+
+
+def test_multilabel_margin_against_numpy():
+    out = layer2_cases.multilabel_margin(ms, nn)
+    x = layer2_cases._x(15, (3, 4)).astype(np.float64)
+    target = np.array([[3, 0, -1, 1], [0, 1, 2, 3], [1, -1, 0, 0]])
+    per = []
+    for xi, ti in zip(x, target):
+        ts = []
+        for t in ti:
+            if t < 0:
+                break
+            ts.append(t)
+        others = [i for i in range(4) if i not in ts]
+        per.append(sum(max(0.0, 1 - (xi[j] - xi[i])) for j in ts for i in others) / 4)
+    np.testing.assert_allclose(out["none"], per, rtol=1e-5)
+    np.testing.assert_allclose(out["mean"], np.mean(per), rtol=1e-5)
+    np.testing.assert_allclose(out["sum"], np.sum(per), rtol=1e-5)
+
+
+def test_gradients():
+    x = Tensor(layer2_cases._x(3, (2, 4), 0.5, 3.0))
+    y = Tensor(layer2_cases._x(4, (2, 4), 0.5, 3.0))
+    gx, gy = ms.grad(lambda a, b: nn.LBeta()(a, b).sum(), grad_position=(0, 1))(x, y)
+    xs, ys = x.asnumpy().astype(np.float64), y.asnumpy().astype(np.float64)
+    dig = np.vectorize(lambda v: (math.lgamma(v + 1e-5) - math.lgamma(v - 1e-5)) / 2e-5)
+    np.testing.assert_allclose(gx.asnumpy(), dig(xs) - dig(xs + ys), rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(gy.asnumpy(), dig(ys) - dig(xs + ys), rtol=1e-3, atol=1e-4)
+    a, b = layer2_cases._x(0, (1, 1, 8, 8), 0, 1), layer2_cases._x(1, (1, 1, 8, 8), 0, 1)
+    net = nn.PSNR()
+    g = ms.grad(lambda u: net(u, Tensor(b)).sum())(Tensor(a)).asnumpy()
+    mse = np.mean((a - b) ** 2)
+    np.testing.assert_allclose(g, -10 / np.log(10) * 2 * (a - b) / (a.size * mse), rtol=1e-3, atol=1e-5)
+    ssim = nn.SSIM(filter_size=3)
+    gs = ms.grad(lambda u: ssim(u, Tensor(b)).sum())(Tensor(a)).asnumpy()
+    eps, i = 1e-2, (0, 0, 3, 4)
+    up, dn = a.copy(), a.copy()
+    up[i] += eps
+    dn[i] -= eps
+    num = (ssim(Tensor(up), Tensor(b)).asnumpy() - ssim(Tensor(dn), Tensor(b)).asnumpy()).sum() / (2 * eps)
+    assert gs[i] == pytest.approx(num, rel=2e-2, abs=1e-3)
+
+
+def test_rrelu_and_parameter_update():
+    x = Tensor(np.array([-2.0, -1.0, 0.0, 3.0] * 50, np.float32))
+    y = nn.RReLU(0.1, 0.3)(x).asnumpy()
+    slopes = y[x.asnumpy() < 0] / x.asnumpy()[x.asnumpy() < 0]
+    assert slopes.min() >= 0.1 - 1e-6 and slopes.max() <= 0.3 + 1e-6 and slopes.std() > 0
+    np.testing.assert_array_equal(y[x.asnumpy() >= 0], x.asnumpy()[x.asnumpy() >= 0])
+    with pytest.raises(ValueError, match="upper"):
+        nn.RReLU(0.5, 0.1)
+    p = Parameter(Tensor(np.zeros(3, np.float32)), name="p")
+    nn.ParameterUpdate(p)(Tensor(np.ones(3, np.float32)))
+    np.testing.assert_array_equal(p.asnumpy(), np.ones(3))
+
+
+def test_checks_and_parameter_names():
+    assert [q.name for q in nn.SSIM().get_parameters()] == ["conv.weight"]
+    assert [q.name for q in nn.MSSSIM().get_parameters()][:2] == ["multi_convs_list.0.weight",
+                                                                   "multi_convs_list.1.weight"]  # fmt: skip
+    with pytest.raises(ValueError, match="4d"):
+        nn.PSNR()(Tensor(np.zeros((2, 2, 2), np.float32)), Tensor(np.zeros((2, 2, 2), np.float32)))
+    with pytest.raises(ValueError, match="central_fraction"):
+        nn.CentralCrop(1.5)
+    with pytest.raises(TypeError, match="margin"):
+        nn.TripletMarginWithDistanceLoss(margin=1)
+    with pytest.raises(TypeError, match="activation"):
+        nn.DenseBnAct(2, 3, activation=3)
