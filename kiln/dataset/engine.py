@@ -106,6 +106,30 @@ class Dataset:
         self.children: tuple[Dataset, ...] = tuple(children)
         self._counted_size: int | None = None
 
+    def __len__(self) -> int:
+        """`get_dataset_size()`."""
+        return self.get_dataset_size()
+
+    def __bool__(self) -> bool:
+        return True  # a dataset is an object, not a container: truth must not count its rows
+
+    @property
+    def input_indexs(self):
+        """User data attached to the pipeline (MindSpore's `input_indexs`): this node's value, else the first
+        child's that has one, else ()."""
+        own = getattr(self, "_input_indexs", None)
+        if own is not None:
+            return own
+        for c in self.children:
+            value = c.input_indexs
+            if value != ():
+                return value
+        return ()
+
+    @input_indexs.setter
+    def input_indexs(self, value) -> None:
+        self._input_indexs = value
+
     def is_shuffled(self) -> bool:
         """Whether some node of the pipeline shuffles."""
         return any(c.is_shuffled() for c in self.children)

@@ -17,7 +17,15 @@ import numpy as np
 from kiln.dataset import _rng
 from kiln.dataset.vision import color as C
 from kiln.dataset.vision import functional as F
-from kiln.dataset.vision.utils import Border, ConvertMode, ImageBatchFormat, ImageReadMode, Inter, SliceMode
+from kiln.dataset.vision.utils import (
+    AutoAugmentPolicy,
+    Border,
+    ConvertMode,
+    ImageBatchFormat,
+    ImageReadMode,
+    Inter,
+    SliceMode,
+)
 
 __all__ = [
     "AdjustBrightness",
@@ -283,6 +291,12 @@ class ToTensor(_ImageOp):
         self.output_type = np.dtype(getattr(output_type, "np", output_type))
 
     def __call__(self, img) -> np.ndarray:
+        if isinstance(img, np.ndarray) and (img.dtype.kind in "USO" or img.dtype in (np.uint32, np.int64, np.uint64)):
+            # MindSpore refuses these input types rather than converting them.
+            raise RuntimeError(
+                f"ToTensor: images of dtype {img.dtype} are refused (as MindSpore refuses uint32, int64, uint64, "
+                "string and bytes images); cast the image to uint8 or float first."
+            )
         arr = F.as_image(img, "ToTensor")
         if arr.ndim == 2:
             arr = arr[:, :, None]
@@ -1798,3 +1812,294 @@ def get_image_num_channels(image) -> int:
         return len(image.getbands())
     arr = F.as_image(image, "get_image_num_channels")
     return 1 if arr.ndim == 2 else int(arr.shape[2])
+
+
+# -- automatic augmentation policies (AutoAugment, RandAugment, TrivialAugmentWide) ---------------------------------
+# The policies, magnitude ranges and op semantics are those of the papers (as torchvision and MindSpore use them).
+
+_AUTO_POLICIES = {
+    "imagenet": (
+        (("Posterize", 0.4, 8), ("Rotate", 0.6, 9)),
+        (("Solarize", 0.6, 5), ("AutoContrast", 0.6, None)),
+        (("Equalize", 0.8, None), ("Equalize", 0.6, None)),
+        (("Posterize", 0.6, 7), ("Posterize", 0.6, 6)),
+        (("Equalize", 0.4, None), ("Solarize", 0.2, 4)),
+        (("Equalize", 0.4, None), ("Rotate", 0.8, 8)),
+        (("Solarize", 0.6, 3), ("Equalize", 0.6, None)),
+        (("Posterize", 0.8, 5), ("Equalize", 1.0, None)),
+        (("Rotate", 0.2, 3), ("Solarize", 0.6, 8)),
+        (("Equalize", 0.6, None), ("Posterize", 0.4, 6)),
+        (("Rotate", 0.8, 8), ("Color", 0.4, 0)),
+        (("Rotate", 0.4, 9), ("Equalize", 0.6, None)),
+        (("Equalize", 0.0, None), ("Equalize", 0.8, None)),
+        (("Invert", 0.6, None), ("Equalize", 1.0, None)),
+        (("Color", 0.6, 4), ("Contrast", 1.0, 8)),
+        (("Rotate", 0.8, 8), ("Color", 1.0, 2)),
+        (("Color", 0.8, 8), ("Solarize", 0.8, 7)),
+        (("Sharpness", 0.4, 7), ("Invert", 0.6, None)),
+        (("ShearX", 0.6, 5), ("Equalize", 1.0, None)),
+        (("Color", 0.4, 0), ("Equalize", 0.6, None)),
+        (("Equalize", 0.4, None), ("Solarize", 0.2, 4)),
+        (("Solarize", 0.6, 5), ("AutoContrast", 0.6, None)),
+        (("Invert", 0.6, None), ("Equalize", 1.0, None)),
+        (("Color", 0.6, 4), ("Contrast", 1.0, 8)),
+        (("Equalize", 0.8, None), ("Equalize", 0.6, None)),
+    ),
+    "cifar10": (
+        (("Invert", 0.1, None), ("Contrast", 0.2, 6)),
+        (("Rotate", 0.7, 2), ("TranslateX", 0.3, 9)),
+        (("Sharpness", 0.8, 1), ("Sharpness", 0.9, 3)),
+        (("ShearY", 0.5, 8), ("TranslateY", 0.7, 9)),
+        (("AutoContrast", 0.5, None), ("Equalize", 0.9, None)),
+        (("ShearY", 0.2, 7), ("Posterize", 0.3, 7)),
+        (("Color", 0.4, 3), ("Brightness", 0.6, 7)),
+        (("Sharpness", 0.3, 9), ("Brightness", 0.7, 9)),
+        (("Equalize", 0.6, None), ("Equalize", 0.5, None)),
+        (("Contrast", 0.6, 7), ("Sharpness", 0.6, 5)),
+        (("Color", 0.7, 7), ("TranslateX", 0.5, 8)),
+        (("Equalize", 0.3, None), ("AutoContrast", 0.4, None)),
+        (("TranslateY", 0.4, 3), ("Sharpness", 0.2, 6)),
+        (("Brightness", 0.9, 6), ("Color", 0.2, 8)),
+        (("Solarize", 0.5, 2), ("Invert", 0.0, None)),
+        (("Equalize", 0.2, None), ("AutoContrast", 0.6, None)),
+        (("Equalize", 0.2, None), ("Equalize", 0.6, None)),
+        (("Color", 0.9, 9), ("Equalize", 0.6, None)),
+        (("AutoContrast", 0.8, None), ("Solarize", 0.2, 8)),
+        (("Brightness", 0.1, 3), ("Color", 0.7, 0)),
+        (("Solarize", 0.4, 5), ("AutoContrast", 0.9, None)),
+        (("TranslateY", 0.9, 9), ("TranslateY", 0.7, 9)),
+        (("AutoContrast", 0.9, None), ("Solarize", 0.8, 3)),
+        (("Equalize", 0.8, None), ("Invert", 0.1, None)),
+        (("TranslateY", 0.7, 9), ("AutoContrast", 0.9, None)),
+    ),
+    "svhn": (
+        (("ShearX", 0.9, 4), ("Invert", 0.2, None)),
+        (("ShearY", 0.9, 8), ("Invert", 0.7, None)),
+        (("Equalize", 0.6, None), ("Solarize", 0.6, 6)),
+        (("Invert", 0.9, None), ("Equalize", 0.6, None)),
+        (("Equalize", 0.6, None), ("Rotate", 0.9, 3)),
+        (("ShearX", 0.9, 4), ("AutoContrast", 0.8, None)),
+        (("ShearY", 0.9, 8), ("Invert", 0.4, None)),
+        (("ShearY", 0.9, 5), ("Solarize", 0.2, 6)),
+        (("Invert", 0.9, None), ("AutoContrast", 0.8, None)),
+        (("Equalize", 0.6, None), ("Rotate", 0.9, 3)),
+        (("ShearX", 0.9, 4), ("Solarize", 0.3, 3)),
+        (("ShearY", 0.8, 8), ("Invert", 0.7, None)),
+        (("Equalize", 0.9, None), ("TranslateY", 0.6, 6)),
+        (("Invert", 0.9, None), ("Equalize", 0.6, None)),
+        (("Contrast", 0.3, 3), ("Rotate", 0.8, 4)),
+        (("Invert", 0.8, None), ("TranslateY", 0.0, 2)),
+        (("ShearY", 0.7, 6), ("Solarize", 0.4, 8)),
+        (("Invert", 0.6, None), ("Rotate", 0.8, 4)),
+        (("ShearY", 0.3, 7), ("TranslateX", 0.9, 3)),
+        (("ShearX", 0.1, 6), ("Invert", 0.6, None)),
+        (("Solarize", 0.7, 2), ("TranslateY", 0.6, 7)),
+        (("ShearY", 0.8, 4), ("Invert", 0.8, None)),
+        (("ShearX", 0.7, 9), ("TranslateY", 0.8, 3)),
+        (("ShearY", 0.8, 5), ("AutoContrast", 0.7, None)),
+        (("ShearX", 0.7, 2), ("Invert", 0.1, None)),
+    ),
+}
+
+
+def _augment_op(arr: np.ndarray, name: str, magnitude: float, interpolation, fill) -> np.ndarray:
+    """One named augmentation with a signed magnitude (shears about the top-left corner, as in the papers)."""
+    h, w = arr.shape[:2]
+    if name in ("ShearX", "ShearY", "TranslateX", "TranslateY"):
+        if name.startswith("Shear"):
+            angle = math.degrees(math.atan(magnitude))
+            shear = (angle, 0.0) if name == "ShearX" else (0.0, angle)
+            m = _affine_matrix((0.0, 0.0), 0.0, (0.0, 0.0), 1.0, shear)
+        else:
+            shift = (int(magnitude), 0) if name == "TranslateX" else (0, int(magnitude))
+            m = _affine_matrix((w * 0.5, h * 0.5), 0.0, shift, 1.0, (0.0, 0.0))
+        return C.warp(arr, C.invert_affine(m), h, w, _nearest(interpolation), fill)
+    if name == "Rotate":
+        return Rotate(magnitude, interpolation, fill_value=fill)(arr)
+    if name == "Brightness":
+        return AdjustBrightness(1.0 + magnitude)(arr)
+    if name == "Color":
+        return AdjustSaturation(1.0 + magnitude)(arr)
+    if name == "Contrast":
+        return AdjustContrast(1.0 + magnitude)(arr)
+    if name == "Sharpness":
+        return AdjustSharpness(1.0 + magnitude)(arr)
+    if name == "Posterize":
+        return Posterize(int(magnitude))(arr)
+    if name == "Solarize":
+        return Solarize(float(magnitude))(arr)
+    if name == "AutoContrast":
+        return AutoContrast()(arr)
+    if name == "Equalize":
+        return Equalize()(arr)
+    if name == "Invert":
+        return Invert()(arr)
+    return arr  # Identity
+
+
+def _posterize_bins(n: int, div: float) -> np.ndarray:
+    return (8 - np.round(np.arange(n) / ((n - 1) / div))).astype(np.int64)
+
+
+def _check_uint8_rgb(img, op: str) -> np.ndarray:
+    arr = F.as_image(img, op)
+    if arr.dtype != np.uint8 or arr.ndim != 3 or arr.shape[2] != 3:
+        raise RuntimeError(f"{op}: the input must be an RGB uint8 image (H, W, 3), but got {arr.dtype} {arr.shape}.")
+    return arr
+
+
+def _fill3(fill_value):
+    if isinstance(fill_value, int | float):
+        return int(fill_value)
+    fill = tuple(int(v) for v in fill_value)
+    if len(fill) != 3:
+        raise ValueError(f"fill_value must be an int or 3 ints, but got {fill_value!r}.")
+    return fill
+
+
+class AutoAugment(_ImageOp):
+    """AutoAugment: one of the learned sub-policies (two ops with probabilities and magnitudes) per image.
+
+    Args:
+        policy: an AutoAugmentPolicy (IMAGENET, CIFAR10 or SVHN).
+        interpolation: Inter.NEAREST or Inter.BILINEAR for the geometric ops.
+        fill_value: the value (or RGB triple) of pixels moved in from outside.
+    """
+
+    def __init__(self, policy=AutoAugmentPolicy.IMAGENET, interpolation=Inter.NEAREST, fill_value=0) -> None:
+        self.policy = AutoAugmentPolicy(policy)
+        self.interpolation, self.fill_value = interpolation, _fill3(fill_value)
+        _nearest(interpolation)
+
+    def __call__(self, img) -> np.ndarray:
+        arr = _check_uint8_rgb(img, "AutoAugment")
+        h, w = arr.shape[:2]
+        bins = {
+            "ShearX": np.linspace(0.0, 0.3, 10),
+            "ShearY": np.linspace(0.0, 0.3, 10),
+            "TranslateX": np.linspace(0.0, 150.0 / 331.0 * w, 10),
+            "TranslateY": np.linspace(0.0, 150.0 / 331.0 * h, 10),
+            "Rotate": np.linspace(0.0, 30.0, 10),
+            "Brightness": np.linspace(0.0, 0.9, 10),
+            "Color": np.linspace(0.0, 0.9, 10),
+            "Contrast": np.linspace(0.0, 0.9, 10),
+            "Sharpness": np.linspace(0.0, 0.9, 10),
+            "Posterize": _posterize_bins(10, 4),
+            "Solarize": np.linspace(255.0, 0.0, 10),
+        }
+        signed = {"ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate", "Brightness", "Color", "Contrast",
+                  "Sharpness"}  # fmt: skip
+        gen = _rng.generator()
+        policies = _AUTO_POLICIES[self.policy.value]
+        for name, prob, level in policies[int(gen.integers(len(policies)))]:
+            if gen.random() <= prob:
+                mag = float(bins[name][level]) if level is not None and name in bins else 0.0
+                if name in signed and gen.random() < 0.5:
+                    mag = -mag
+                arr = _augment_op(arr, name, mag, self.interpolation, self.fill_value)
+        return arr
+
+
+class RandAugment(_ImageOp):
+    """RandAugment: `num_ops` ops drawn uniformly, each at the fixed `magnitude` (of `num_magnitude_bins`).
+
+    Args:
+        num_ops: ops applied in sequence.
+        magnitude: the magnitude bin, in [0, num_magnitude_bins).
+        num_magnitude_bins: bins the magnitude ranges are split into (>= 2).
+        interpolation: Inter.NEAREST or Inter.BILINEAR.
+        fill_value: the value (or RGB triple) of pixels moved in from outside.
+    """
+
+    def __init__(self, num_ops=2, magnitude=9, num_magnitude_bins=31, interpolation=Inter.NEAREST, fill_value=0):
+        for name, v, low in (
+            ("num_ops", num_ops, 0),
+            ("magnitude", magnitude, 0),
+            ("num_magnitude_bins", num_magnitude_bins, 2),
+        ):
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise ValueError(f"RandAugment: {name} must be an int >= {low}, but got {v!r}.")
+        if magnitude >= num_magnitude_bins:
+            raise ValueError(
+                f"RandAugment: magnitude ({magnitude}) must be < num_magnitude_bins ({num_magnitude_bins})."
+            )
+        self.num_ops, self.magnitude, self.num_magnitude_bins = num_ops, magnitude, num_magnitude_bins
+        self.interpolation, self.fill_value = interpolation, _fill3(fill_value)
+        _nearest(interpolation)
+
+    def _space(self, h: int, w: int) -> dict:
+        n = self.num_magnitude_bins
+        return {
+            "Identity": (None, False),
+            "ShearX": (np.linspace(0.0, 0.3, n), True),
+            "ShearY": (np.linspace(0.0, 0.3, n), True),
+            "TranslateX": (np.linspace(0.0, 150.0 / 331.0 * w, n), True),
+            "TranslateY": (np.linspace(0.0, 150.0 / 331.0 * h, n), True),
+            "Rotate": (np.linspace(0.0, 30.0, n), True),
+            "Brightness": (np.linspace(0.0, 0.9, n), True),
+            "Color": (np.linspace(0.0, 0.9, n), True),
+            "Contrast": (np.linspace(0.0, 0.9, n), True),
+            "Sharpness": (np.linspace(0.0, 0.9, n), True),
+            "Posterize": (_posterize_bins(n, 4), False),
+            "Solarize": (np.linspace(255.0, 0.0, n), False),
+            "AutoContrast": (None, False),
+            "Equalize": (None, False),
+        }
+
+    def _level(self, gen) -> int:
+        return self.magnitude
+
+    def _count(self) -> int:
+        return self.num_ops
+
+    def __call__(self, img) -> np.ndarray:
+        arr = _check_uint8_rgb(img, type(self).__name__)
+        space = self._space(*arr.shape[:2])
+        names = list(space)
+        gen = _rng.generator()
+        for _ in range(self._count()):
+            name = names[int(gen.integers(len(names)))]
+            bins, signed = space[name]
+            mag = float(bins[self._level(gen)]) if bins is not None else 0.0
+            if signed and gen.random() < 0.5:
+                mag = -mag
+            arr = _augment_op(arr, name, mag, self.interpolation, self.fill_value)
+        return arr
+
+
+class TrivialAugmentWide(RandAugment):
+    """TrivialAugment (wide ranges): one op drawn uniformly with a magnitude bin drawn uniformly.
+
+    Args:
+        num_magnitude_bins: bins the magnitude ranges are split into (>= 2).
+        interpolation: Inter.NEAREST or Inter.BILINEAR.
+        fill_value: the value (or RGB triple) of pixels moved in from outside.
+    """
+
+    def __init__(self, num_magnitude_bins=31, interpolation=Inter.NEAREST, fill_value=0) -> None:
+        super().__init__(1, 0, num_magnitude_bins, interpolation, fill_value)
+
+    def _space(self, h: int, w: int) -> dict:
+        n = self.num_magnitude_bins
+        return {
+            "Identity": (None, False),
+            "ShearX": (np.linspace(0.0, 0.99, n), True),
+            "ShearY": (np.linspace(0.0, 0.99, n), True),
+            "TranslateX": (np.linspace(0.0, 32.0, n), True),
+            "TranslateY": (np.linspace(0.0, 32.0, n), True),
+            "Rotate": (np.linspace(0.0, 135.0, n), True),
+            "Brightness": (np.linspace(0.0, 0.99, n), True),
+            "Color": (np.linspace(0.0, 0.99, n), True),
+            "Contrast": (np.linspace(0.0, 0.99, n), True),
+            "Sharpness": (np.linspace(0.0, 0.99, n), True),
+            "Posterize": (_posterize_bins(n, 6), False),
+            "Solarize": (np.linspace(255.0, 0.0, n), False),
+            "AutoContrast": (None, False),
+            "Equalize": (None, False),
+        }
+
+    def _level(self, gen) -> int:
+        return int(gen.integers(self.num_magnitude_bins))
+
+
+__all__ += ["AutoAugment", "RandAugment", "TrivialAugmentWide"]  # noqa: PLE0605

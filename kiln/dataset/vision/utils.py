@@ -84,3 +84,25 @@ class ConvertMode(IntEnum):
     COLOR_GRAY2RGBA = 9
     COLOR_BGRA2GRAY = 10
     COLOR_RGBA2GRAY = 11
+
+
+_IO_NAMES = (
+    "encode_jpeg",
+    "encode_png",
+    "get_image_num_channels",
+    "get_image_size",
+    "read_file",
+    "read_image",
+    "write_file",
+    "write_jpeg",
+    "write_png",
+)
+
+
+def __getattr__(name: str):
+    # The image I/O helpers live with the transforms (which import this module); MindSpore also exposes them here.
+    if name in _IO_NAMES:
+        from kiln.dataset.vision import transforms  # noqa: PLC0415
+
+        return getattr(transforms, name)
+    raise AttributeError(f"module 'kiln.dataset.vision.utils' has no attribute {name!r}")
