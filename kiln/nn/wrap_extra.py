@@ -1,0 +1,118 @@
+"""Micro-batch wrappers and single-process faces of MindSpore's parallel wrappers: GradAccumulationCell,
+PipelineCell and MicroBatchInterleaved (split every input along axis 0 into micro-batches, run the network on each
+and sum the outputs), PipelineGradReducer, VirtualDatasetCellTriple, and `no_init_parameters`."""
+
+from __future__ import annotations
+
+import contextlib
+
+from kiln import ops
+from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln.nn.cell import Cell
+
+__all__ = [
+    "GradAccumulationCell", "MicroBatchInterleaved", "PipelineCell", "PipelineGradReducer", "VirtualDatasetCellTriple",
+    "no_init_parameters",
+]  # fmt: skip
+
+
+def _micro_batch(inputs: tuple, i: int, n: int, cls: str) -> tuple:
+    out = []
+    for x in inputs:
+        if x.shape[0] % n != 0:
+            raise ValueError(f"For '{cls}', the first dimension of every input ({x.shape[0]}) must be divisible by "
+                             f"{n}.")  # fmt: skip
+        step = x.shape[0] // n
+        out.append(x[i * step : (i + 1) * step])
+    return tuple(out)
+
+
+def _check(cls: str, network, name: str, n) -> None:
+    if not isinstance(network, Cell):
+        raise TypeError(f"For '{cls}', the argument 'network' must cell type, but got the type : {type(network)}.")
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"For '{cls}', the argument '{name}' must be integer, but got the type : {type(n)}.")
+    if n <= 0:
+        raise ValueError(f"For '{cls}', the argument '{name}' must be large than 0, but got {n}.")
+
+
+class _MicroBatchSum(Cell):
+    _arg = "micro_size"
+
+    def __init__(self, network, n: int) -> None:
+        super().__init__(auto_prefix=False)
+        _check(type(self).__name__, network, self._arg, n)
+        self.network = network
+        setattr(self, self._arg, n)
+
+    def construct(self, *inputs):
+        n = getattr(self, self._arg)
+        out = None
+        for i in range(n):
+            y = self.network(*_micro_batch(inputs, i, n, type(self).__name__))
+            out = y if out is None else ops.add(out, y)
+        return out
+
+
+class GradAccumulationCell(_MicroBatchSum):
+    """Run `network` on `micro_size` slices of the batch and sum the outputs (gradients accumulate through the sum)."""
+
+
+class PipelineCell(_MicroBatchSum):
+    """MindSpore's pipeline-parallel wrapper. In one process it is the micro-batch loop: the batch is split into
+    `micro_size` slices, the outputs summed; `stage_config` sets `pipeline_stage` on the named sub-cells."""
+
+    def __init__(self, network, micro_size, stage_config=None, segment_config=None) -> None:
+        super().__init__(network, micro_size)
+        pending = dict(stage_config or {})
+        for name, cell in network.cells_and_names():
+            if name and name in pending:
+                cell.pipeline_stage = pending.pop(name)
+        if pending:
+            raise KeyError(f"For 'PipelineCell', the argument 'stage_config' : {pending} is not found in 'network'.")
+        self.segment_config = segment_config
+
+
+class MicroBatchInterleaved(_MicroBatchSum):
+    """Split the batch into `interleave_num` parts, run `network` on each, and sum the outputs."""
+
+    _arg = "interleave_num"
+
+    def __init__(self, network, interleave_num=2) -> None:
+        super().__init__(network, interleave_num)
+
+
+class PipelineGradReducer(Cell):
+    """Pipeline-parallel gradient reducer. In one process there is nothing to reduce: the gradients are divided by
+    `scale_sense` (the accumulation buffers `accu_grads.*` exist for checkpoint layout and are reset)."""
+
+    def __init__(self, parameters, scale_sense=1.0, opt_shard=None) -> None:
+        super().__init__(auto_prefix=False)
+        self.accu_grads = ParameterTuple(parameters).clone(prefix="accu_grads", init="zeros")
+        self.scale_sense = Parameter(Tensor(float(scale_sense)), name="scale_sense")
+        self.opt_shard = bool(opt_shard)
+
+    def construct(self, grads):
+        out = []
+        for g, acc in zip(grads, self.accu_grads):
+            out.append(g / ops.cast(self.scale_sense, g.dtype))
+            ops.assign(acc, ops.zeros_like(acc))
+        return tuple(out)
+
+
+class VirtualDatasetCellTriple(Cell):
+    """Wrap a three-input network (the data-parallel dataset marker; a pass-through in one process)."""
+
+    def __init__(self, backbone) -> None:
+        super().__init__(auto_prefix=False)
+        self._backbone = backbone
+
+    def construct(self, a, b, c):
+        return self._backbone(a, b, c)
+
+
+@contextlib.contextmanager
+def no_init_parameters():
+    """MindSpore's context manager that defers parameter initialisation until a checkpoint is loaded. Kiln
+    initialises parameters at creation (values a checkpoint load then replaces), so this only marks the block."""
+    yield

@@ -1,0 +1,59 @@
+"""nn.Lamb against a NumPy implementation of the published LAMB rule (You et al. 2019; MindSpore 2.10's Lamb
+kernel has no CPU implementation, so no golden): bias-corrected Adam direction + decoupled weight decay (not on
+beta/gamma by default), scaled by the trust ratio ||w|| / ||update||; state names, groups."""
+
+import numpy as np
+import pytest
+
+from kiln import Parameter, Tensor, nn
+
+SHAPES = {"fc.weight": (3, 4), "fc.bias": (3,), "bn.gamma": (4,)}
+
+
+def _params():
+    rng = np.random.default_rng(0)
+    return [Parameter(Tensor(rng.normal(size=s).astype(np.float32)), name=n) for n, s in SHAPES.items()]
+
+
+def _grads(t):
+    rng = np.random.default_rng(100 + t)
+    return [rng.normal(size=s).astype(np.float32) for s in SHAPES.values()]
+
+
+def np_lamb(steps, lr, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0, decay=None):
+    ps = [p.asnumpy().astype(np.float64) for p in _params()]
+    m, v = [np.zeros_like(p) for p in ps], [np.zeros_like(p) for p in ps]
+    decay = decay or [("beta" not in n and "gamma" not in n) for n in SHAPES]
+    for t in range(1, steps + 1):
+        for i, g in enumerate(_grads(t - 1)):
+            m[i] = beta1 * m[i] + (1 - beta1) * g
+            v[i] = beta2 * v[i] + (1 - beta2) * g * g
+            u = (m[i] / (1 - beta1**t)) / (np.sqrt(v[i] / (1 - beta2**t)) + eps)
+            u = u + (weight_decay if decay[i] else 0.0) * ps[i]
+            wn, un = np.linalg.norm(ps[i]), np.linalg.norm(u)
+            ratio = wn / un if wn > 0 and un > 0 else 1.0
+            ps[i] = ps[i] - lr * ratio * u
+    return ps
+
+
+@pytest.mark.parametrize("kwargs", [dict(learning_rate=0.1), dict(learning_rate=0.05, weight_decay=0.1, beta1=0.8,
+                                                                   eps=1e-4)])  # fmt: skip
+def test_against_numpy(kwargs):
+    ps = _params()
+    opt = nn.Lamb(ps, **kwargs)
+    for t in range(4):
+        opt(tuple(Tensor(g) for g in _grads(t)))
+    for got, want in zip(ps, np_lamb(4, **{("lr" if k == "learning_rate" else k): v for k, v in kwargs.items()})):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-4, atol=1e-5)
+
+
+def test_state_groups_and_checks():
+    ps = _params()
+    opt = nn.Lamb([{"params": ps[:1], "weight_decay": 0.2, "lr": 0.01}, {"params": ps[1:]}], learning_rate=0.1)
+    names = {p.name for p in opt.get_parameters()}
+    assert {"lamb_m.fc.weight", "lamb_v.bn.gamma", "global_step"} <= names
+    opt(tuple(Tensor(g) for g in _grads(0)))
+    with pytest.raises(ValueError):
+        nn.Lamb(_params(), 0.1, beta1=1.0)
+    with pytest.raises(TypeError):
+        nn.Lamb(_params(), 0.1, eps=1)
