@@ -43,10 +43,15 @@ from kiln.dataset.mind_source import MindDataset
 from kiln.dataset.misc import DatasetCache, DSCallback, PaddedDataset, RandomDataset, Schema, WaitedDSCallback
 from kiln.dataset.more_sources import (
     CelebADataset,
+    CMUArcticDataset,
     CoNLL2000Dataset,
+    LibriTTSDataset,
     LJSpeechDataset,
     Multi30kDataset,
+    OmniglotDataset,
     QMnistDataset,
+    SpeechCommandsDataset,
+    SQuADDataset,
     STL10Dataset,
     UDPOSDataset,
     USPSDataset,
@@ -82,6 +87,11 @@ from kiln.dataset.text_sources import (
 )
 
 __all__ = [
+    "SQuADDataset",
+    "SpeechCommandsDataset",
+    "OmniglotDataset",
+    "LibriTTSDataset",
+    "CMUArcticDataset",
     "YesNoDataset",
     "USPSDataset",
     "UDPOSDataset",

@@ -502,3 +502,294 @@ class Multi30kDataset(_RowFilesSource):
         with open(dst, encoding="utf-8") as f:
             b = [ln.rstrip("\r\n") for ln in f]
         return [(np.array(x), np.array(y)) for x, y in zip(a, b) if x or y]
+
+
+class _WavFiles(SampledSource):
+    """A mappable source over a list of items, each read from one WAV file."""
+
+    def __init__(self, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id) -> None:
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        self._items: list = []
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+
+class SpeechCommandsDataset(_WavFiles):
+    """Speech Commands: "waveform" float32 (1, n), "sample_rate" int32, "label" str, "speaker_id" str,
+    "utterance_number" int32; files label/speaker_nohash_N.wav (_background_noise_ excluded).
+
+    Args:
+        dataset_dir: the folder holding the label folders, testing_list.txt and validation_list.txt.
+        usage: "train", "valid", "test" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
+    """
+
+    def __init__(
+        self,
+        dataset_dir,
+        usage=None,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        root = _check_dir(dataset_dir, "SpeechCommandsDataset")
+        usage = _check_usage(usage, ("train", "valid", "test", "all"), "SpeechCommandsDataset")
+        files = []
+        for label in sorted(os.listdir(root)):
+            folder = os.path.join(root, label)
+            if label == "_background_noise_" or not os.path.isdir(folder):
+                continue
+            files += [f"{label}/{f}" for f in sorted(os.listdir(folder)) if f.lower().endswith(".wav")]
+
+        def listed(name: str) -> set:
+            path = os.path.join(root, name)
+            if not os.path.isfile(path):
+                return set()
+            with open(path, encoding="utf-8") as f:
+                return {ln.strip() for ln in f if ln.strip()}
+
+        test, valid = listed("testing_list.txt"), listed("validation_list.txt")
+        if usage == "test":
+            files = [f for f in files if f in test]
+        elif usage == "valid":
+            files = [f for f in files if f in valid]
+        elif usage == "train":
+            files = [f for f in files if f not in test and f not in valid]
+        self._root, self._items = root, files
+
+    def get_col_names(self) -> list[str]:
+        return ["waveform", "sample_rate", "label", "speaker_id", "utterance_number"]
+
+    def _read(self, index: int) -> tuple:
+        rel = self._items[index]
+        label, name = rel.split("/")
+        speaker, _, number = os.path.splitext(name)[0].split("_")
+        data, rate = read_wav(os.path.join(self._root, rel))
+        return data, np.array(rate, np.int32), np.array(label), np.array(speaker), np.array(int(number), np.int32)
+
+
+class CMUArcticDataset(_WavFiles):
+    """CMU Arctic: "waveform" float32 (1, n), "sample_rate" uint32, "transcript" str, "utterance_id" str.
+
+    Args:
+        dataset_dir: the folder holding cmu_us_<name>_arctic/.
+        name: the speaker ("aew", "ahw", "aup", "awb", "axb", "bdl", "clb", "eey", "fem", "gka", "jmk", "ksp",
+            "ljm", "lnh", "rms", "rxr", "slp" or "slt"; None: "aew").
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
+    """
+
+    _NAMES = ("aew", "ahw", "aup", "awb", "axb", "bdl", "clb", "eey", "fem", "gka", "jmk", "ksp", "ljm", "lnh",
+              "rms", "rxr", "slp", "slt")  # fmt: skip
+
+    def __init__(
+        self,
+        dataset_dir,
+        name=None,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        root = _check_dir(dataset_dir, "CMUArcticDataset")
+        name = _check_usage(name or "aew", self._NAMES, "CMUArcticDataset")
+        self._base = os.path.join(root, f"cmu_us_{name}_arctic")
+        meta = os.path.join(self._base, "etc", "txt.done.data")
+        require_file(meta, "CMU Arctic transcript file")
+        items = []
+        with open(meta, encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if not line.startswith("("):
+                    continue
+                body = line.strip("() ")
+                utt, _, text = body.partition(" ")
+                items.append((utt, text.strip().strip('"')))
+        self._items = items
+
+    def get_col_names(self) -> list[str]:
+        return ["waveform", "sample_rate", "transcript", "utterance_id"]
+
+    def _read(self, index: int) -> tuple:
+        utt, text = self._items[index]
+        data, rate = read_wav(os.path.join(self._base, "wav", f"{utt}.wav"))
+        return data, np.array(rate, np.uint32), np.array(text), np.array(utt.split("_", 1)[1])
+
+
+class LibriTTSDataset(_WavFiles):
+    """LibriTTS: "waveform" float32 (1, n), "sample_rate" uint32, "original_text", "normalized_text" str,
+    "speaker_id", "chapter_id" uint32, "utterance_id" str.
+
+    Args:
+        dataset_dir: the folder holding the usage folders (train-clean-100/<speaker>/<chapter>/...).
+        usage: "dev-clean", "dev-other", "test-clean", "test-other", "train-clean-100", "train-clean-360",
+            "train-other-500" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
+    """
+
+    _USAGES = ("dev-clean", "dev-other", "test-clean", "test-other", "train-clean-100", "train-clean-360",
+               "train-other-500")  # fmt: skip
+
+    def __init__(
+        self,
+        dataset_dir,
+        usage=None,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        root = _check_dir(dataset_dir, "LibriTTSDataset")
+        usage = _check_usage(usage, (*self._USAGES, "all"), "LibriTTSDataset")
+        parts = [u for u in self._USAGES if os.path.isdir(os.path.join(root, u))] if usage == "all" else [usage]
+        items = []
+        for part in parts:
+            base = os.path.join(root, part)
+            for speaker in sorted(os.listdir(base)):
+                for chapter in sorted(os.listdir(os.path.join(base, speaker))):
+                    folder = os.path.join(base, speaker, chapter)
+                    tsv = os.path.join(folder, f"{speaker}_{chapter}.trans.tsv")
+                    if not os.path.isfile(tsv):
+                        continue
+                    with open(tsv, encoding="utf-8") as f:
+                        for line in f:
+                            fields = line.rstrip("\r\n").split("\t")
+                            if len(fields) >= 3:
+                                items.append((folder, fields[0], fields[1], fields[2], int(speaker), int(chapter)))
+        self._items = items
+
+    def get_col_names(self) -> list[str]:
+        return ["waveform", "sample_rate", "original_text", "normalized_text", "speaker_id", "chapter_id",
+                "utterance_id"]  # fmt: skip
+
+    def _read(self, index: int) -> tuple:
+        folder, utt, original, normalized, speaker, chapter = self._items[index]
+        data, rate = read_wav(os.path.join(folder, f"{utt}.wav"))
+        return (data, np.array(rate, np.uint32), np.array(original), np.array(normalized),
+                np.array(speaker, np.uint32), np.array(chapter, np.uint32), np.array(utt))  # fmt: skip
+
+
+class OmniglotDataset(SampledSource):
+    """Omniglot: "image" (file bytes, or decoded HWC uint8 with decode=True) and "label" int32, one label per
+    character folder (alphabets and characters in name order).
+
+    Args:
+        dataset_dir: the folder holding images_background/ and images_evaluation/.
+        background: the background set (True, default) or the evaluation set.
+        decode: decode the images.
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
+    """
+
+    def __init__(
+        self,
+        dataset_dir,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        decode=False,
+        background=None,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = _check_dir(dataset_dir, "OmniglotDataset")
+        folder = os.path.join(root, "images_background" if background is None or background else "images_evaluation")
+        _check_dir(folder, "OmniglotDataset")
+        items, label = [], 0
+        for alphabet in sorted(os.listdir(folder)):
+            apath = os.path.join(folder, alphabet)
+            if not os.path.isdir(apath):
+                continue
+            for character in sorted(os.listdir(apath)):
+                cpath = os.path.join(apath, character)
+                if not os.path.isdir(cpath):
+                    continue
+                files = sorted(f for f in os.listdir(cpath) if f.lower().endswith(_IMAGE_EXTS))
+                items += [(os.path.join(cpath, f), label) for f in files]
+                label += 1
+        self._items, self._decode = items, bool(decode)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _labels(self) -> np.ndarray:
+        return np.array([lab for _, lab in self._items], dtype=np.int32)
+
+    def _read(self, index: int) -> tuple:
+        path, label = self._items[index]
+        with open(path, "rb") as f:
+            raw = np.frombuffer(f.read(), dtype=np.uint8)
+        return (decode(raw) if self._decode else raw), np.array(label, np.int32)
+
+
+class SQuADDataset(_RowFilesSource):
+    """SQuAD 1.1 / 2.0 question answering: "context", "question" (str), "text" (1-D str answers) and
+    "answer_start" (1-D uint32; an unanswerable question has [""] and [2**32 - 1]).
+
+    Args:
+        dataset_dir: the folder holding train-v1.1.json / dev-v1.1.json (or the v2.0 files).
+        usage: "train", "dev" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
+    """
+
+    _SORT_FILES = False
+
+    def __init__(
+        self,
+        dataset_dir,
+        usage=None,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=Shuffle.GLOBAL,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        root = _require_dir(dataset_dir, "SQuADDataset")
+        usage = _check_usage(usage, ("train", "dev", "all"), "SQuADDataset")
+        parts = ["train", "dev"] if usage == "all" else [usage]  # MindSpore's order
+        files = []
+        for p in parts:
+            found = [os.path.join(root, f"{p}-v{v}.json") for v in ("1.1", "2.0")]
+            found = [f for f in found if os.path.isfile(f)]
+            if not found:
+                raise ValueError(f"SQuADDataset: no {p}-v1.1.json or {p}-v2.0.json in {root!r}.")
+            files.append(found[0])
+        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+
+    def get_col_names(self) -> list[str]:
+        return ["context", "question", "text", "answer_start"]
+
+    def _read_file(self, path):
+        import json  # noqa: PLC0415
+
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)["data"]
+        rows = []
+        for article in data:
+            for para in article["paragraphs"]:
+                for qa in para["qas"]:
+                    answers = qa.get("answers") or []
+                    texts = [a["text"] for a in answers] or [""]
+                    starts = [a["answer_start"] for a in answers] or [2**32 - 1]
+                    rows.append((np.array(para["context"]), np.array(qa["question"]), np.array(texts),
+                                 np.array(starts, dtype=np.uint32)))  # fmt: skip
+        return rows

@@ -118,3 +118,75 @@ def test_tagged_sentences_and_multi30k(tmp_path):
     rows = _rows(ds.Multi30kDataset(str(mk), usage="train", language_pair=["de", "en"], shuffle=False))
     assert [(str(a), str(b)) for a, b in rows] == [("train de 1", "train en 1"), ("train de 2", "train en 2")]
     assert ds.Multi30kDataset(str(mk)).get_dataset_size() == 6
+
+
+def test_speech_commands(tmp_path):
+    for rel in ("bob/ab12_nohash_0.wav", "bob/cd34_nohash_2.wav", "yes/ef56_nohash_1.wav"):
+        os.makedirs(tmp_path / os.path.dirname(rel), exist_ok=True)
+        _wav(tmp_path / rel, [1, 2, 3], 16000)
+    os.makedirs(tmp_path / "_background_noise_")
+    _wav(tmp_path / "_background_noise_" / "noise.wav", [0])
+    (tmp_path / "testing_list.txt").write_text("bob/cd34_nohash_2.wav\n")
+    (tmp_path / "validation_list.txt").write_text("yes/ef56_nohash_1.wav\n")
+    rows = _rows(ds.SpeechCommandsDataset(str(tmp_path), shuffle=False))
+    assert [(str(r[2]), str(r[3]), int(r[4])) for r in rows] == [
+        ("bob", "ab12", 0),
+        ("bob", "cd34", 2),
+        ("yes", "ef56", 1),
+    ]
+    assert rows[0][1].dtype == np.int32 and rows[0][4].dtype == np.int32
+    assert [str(r[3]) for r in _rows(ds.SpeechCommandsDataset(str(tmp_path), "train", shuffle=False))] == ["ab12"]
+    assert [str(r[3]) for r in _rows(ds.SpeechCommandsDataset(str(tmp_path), "test", shuffle=False))] == ["cd34"]
+
+
+def test_cmu_arctic_and_libritts(tmp_path):
+    base = tmp_path / "cmu_us_aew_arctic"
+    os.makedirs(base / "etc")
+    os.makedirs(base / "wav")
+    (base / "etc" / "txt.done.data").write_text('( arctic_a0001 "Dog." )\n( arctic_b0002 "A cat, here." )\n')
+    _wav(base / "wav" / "arctic_a0001.wav", [5])
+    _wav(base / "wav" / "arctic_b0002.wav", [6, 7])
+    rows = _rows(ds.CMUArcticDataset(str(tmp_path), shuffle=False))
+    assert [(str(r[2]), str(r[3])) for r in rows] == [("Dog.", "a0001"), ("A cat, here.", "b0002")]
+    assert rows[0][1].dtype == np.uint32
+    chapter = tmp_path / "libri" / "train-clean-100" / "19" / "198"
+    os.makedirs(chapter)
+    (chapter / "19_198.trans.tsv").write_text("19_198_000001_000000\thi there\tHi there.\n")
+    _wav(chapter / "19_198_000001_000000.wav", [1, 2], 24000)
+    row = _rows(ds.LibriTTSDataset(str(tmp_path / "libri")))[0]
+    assert (str(row[2]), str(row[3]), int(row[4]), int(row[5]), str(row[6])) == (
+        "hi there",
+        "Hi there.",
+        19,
+        198,
+        "19_198_000001_000000",
+    )
+    assert row[4].dtype == np.uint32
+
+
+def test_omniglot(tmp_path):
+    for folder, chars in (("images_background", ("c01", "c02")), ("images_evaluation", ("c01",))):
+        for c in chars:
+            os.makedirs(tmp_path / folder / "Alpha" / c)
+            for k in (1, 2):
+                Image.fromarray(np.full((3, 3, 3), k * 40, np.uint8)).save(tmp_path / folder / "Alpha" / c / f"{k}.png")
+    rows = _rows(ds.OmniglotDataset(str(tmp_path), shuffle=False, decode=True))
+    assert [int(r[1]) for r in rows] == [0, 0, 1, 1] and rows[0][0].shape == (3, 3, 3)
+    assert rows[0][1].dtype == np.int32
+    assert ds.OmniglotDataset(str(tmp_path), background=False).get_dataset_size() == 2
+
+
+def test_squad(tmp_path):
+    import json
+
+    def doc(q, answers):
+        return {
+            "data": [{"title": "t", "paragraphs": [{"context": "ctx", "qas": [{"question": q, "answers": answers}]}]}]
+        }
+
+    (tmp_path / "train-v2.0.json").write_text(json.dumps(doc("q1", [{"text": "a", "answer_start": 3}])))
+    (tmp_path / "dev-v2.0.json").write_text(json.dumps(doc("q2", [])))
+    rows = _rows(ds.SQuADDataset(str(tmp_path), shuffle=False))
+    assert [str(r[1]) for r in rows] == ["q1", "q2"]  # train before dev, as MindSpore
+    assert rows[0][2].tolist() == ["a"] and rows[0][3].tolist() == [3] and rows[0][3].dtype == np.uint32
+    assert rows[1][2].tolist() == [""] and rows[1][3].tolist() == [2**32 - 1]  # unanswerable
