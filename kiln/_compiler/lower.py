@@ -328,6 +328,53 @@ def _grad(e, ins, checks):
     return [*targets, *others, *grads]
 
 
+@_rule("vmap")
+def _vmap(e, ins, checks):
+    p = e.params
+    graph, in_axes, out_axes = p["graph"], p["in_axes"], p["out_axes"]
+
+    def body(*xs):
+        inner: list | None = None if checks is None else []
+        outs = tuple(eval_graph(graph, xs, inner))
+        return outs, None if inner is None else fold_checks(inner)
+
+    err_axes = None if checks is None else (0, 0)
+    outs, err = jax.vmap(body, in_axes=in_axes, out_axes=(out_axes, err_axes))(*ins)
+    if err is not None:
+        # One check result per example: report the first example that failed.
+        first = jnp.argmax(err[0] >= 0)
+        checks.append((err[0][first], err[1][first]))
+    return list(outs)
+
+
+@_rule("jvp")
+def _jvp(e, ins, checks):
+    graph, n = e.params["graph"], e.params["n_primals"]
+    primals, tangents, captured = ins[:n], ins[n : 2 * n], ins[2 * n :]
+
+    def f(*p):
+        inner: list | None = None if checks is None else []
+        return tuple(eval_graph(graph, (*p, *captured), inner)), None if inner is None else fold_checks(inner)
+
+    if all(_inexact(p) for p in primals):
+        tangents = [jnp.asarray(t, p.dtype) for p, t in zip(primals, tangents, strict=True)]
+        outs, out_tangents, err = jax.jvp(f, tuple(primals), tuple(tangents), has_aux=True)
+    else:
+        # As MindSpore (and Kiln's grad): integer inputs are differentiated as real numbers, in float32, and
+        # each output's tangent is cast back to the output's dtype; the values come from the inputs as given.
+        outs, err = f(*primals)
+        real = [p if _inexact(p) else jnp.asarray(p, jnp.float32) for p in primals]
+        tangents = [jnp.asarray(t, r.dtype) for r, t in zip(real, tangents, strict=True)]
+        _, out_tangents, _ = jax.jvp(f, tuple(real), tuple(tangents), has_aux=True)
+    out_tangents = [
+        jnp.zeros(o.shape, o.dtype) if t.dtype == B.float0 else jnp.asarray(t, o.dtype)
+        for o, t in zip(outs, out_tangents, strict=True)
+    ]
+    if err is not None:
+        checks.append(err)
+    return [*outs, *out_tangents]
+
+
 @_rule("remat")
 def _remat(e, ins, checks):
     graph = e.params["graph"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from kiln import _backend as B
 from kiln._core import graph as G
 from kiln._core.primitive import op_error
@@ -54,10 +56,14 @@ def _pure(fn: Callable, what: str) -> Callable:
     return pure
 
 
-def _check_eager(what: str, args) -> None:
+def _any_symbolic(args) -> bool:
     leaves: list = []
     flatten(tuple(args), leaves)
-    if G.current() is not None and any(G.is_symbolic(x) for x in leaves):
+    return any(G.is_symbolic(x) for x in leaves)
+
+
+def _check_eager(what: str, args) -> None:
+    if G.current() is not None and _any_symbolic(args):
         raise RuntimeError(
             f"{what} is not supported inside a compiled graph (GRAPH_MODE or @jit) yet: call it in PyNative mode."
         )
@@ -117,6 +123,131 @@ def unflatten_arrays(template, it):
 # ---------------------------------------------------------------------------------------------- vmap
 
 
+def _leaf_axes(axes, value, what: str) -> list:
+    """The batch axis of each Tensor leaf of `value` (in `flatten` order), from MindSpore's nested `axes`."""
+    if axes is None or isinstance(axes, int):
+        return [axes] * len(_tensor_leaves(value))
+    if isinstance(axes, (tuple, list)):
+        if not isinstance(value, (tuple, list)) or len(axes) != len(value):
+            n = len(value) if isinstance(value, (tuple, list)) else 1
+            raise ValueError(f"vmap: {what} has {len(axes)} entries, but they stand for {n} value(s).")
+        return [a for sub, v in zip(axes, value, strict=True) for a in _leaf_axes(sub, v, what)]
+    raise TypeError(f"vmap: {what} must be an int, None, or a tuple/list of them, but got {type(axes).__name__}.")
+
+
+def _vmap_in_graph(trace, fn: Callable, args: tuple, in_axes, out_axes):
+    """Inside a graph being recorded: record `fn` on one example as a nested graph, emit one `vmap` equation.
+
+    Every Tensor argument becomes an input of the nested graph, without its batch axis; the lowering maps the
+    nested graph over the batch with the backend's vmap, so gradients, value checks and control flow inside
+    `fn` work as they do outside.
+    """
+    from kiln._pynative.nested import call_with_graph_semantics, record  # noqa: PLC0415  (a sibling layer)
+
+    args = tuple(args)
+    tensors = _tensor_leaves(args)
+    axes = _leaf_axes(in_axes, args, "in_axes")
+    sizes = set()
+    for t, a in zip(tensors, axes, strict=True):
+        if a is not None:
+            if not -t.ndim <= a < t.ndim:
+                raise ValueError(f"vmap: in_axes {a} is out of range for an input of shape {list(t.shape)}.")
+            sizes.add(t.shape[a])
+    if len(sizes) != 1:
+        got = "no input is batched" if not sizes else f"the batched inputs have sizes {sorted(sizes)}"
+        raise ValueError(f"vmap: all batched inputs must share one batch size, but {got}.")
+    (size,) = sizes
+    axes = [None if a is None else a % t.ndim for t, a in zip(tensors, axes, strict=True)]
+
+    # One example: each batched Tensor with its batch axis dropped (shapes only: the nested graph's inputs).
+    example = _replace_leaves(args, iter(_Example(t, a) for t, a in zip(tensors, axes, strict=True)))
+    positions = list(range(len(tensors)))
+    nested = record(
+        trace,
+        "vmap",
+        lambda *xs: call_with_graph_semantics(G.current(), fn, _replace_leaves(example, iter(xs))),
+        [_Example.tensor(e) for e in _tensor_leaves_of_examples(example)],
+        positions,
+    )
+    if nested.written:
+        raise RuntimeError(
+            "vmap: the function writes Parameters (or draws random numbers); inside a compiled graph a batched "
+            "function must not change state."
+        )
+    outs = nested.graph.outvars
+    o_axes = _leaf_axes(out_axes, nested.result, "out_axes") if isinstance(out_axes, (tuple, list)) else None
+    if o_axes is None:
+        o_axes = [out_axes] * len(outs)
+    o_axes = [None if a is None else a % (len(o.shape) + 1) for a, o in zip(o_axes, outs, strict=True)]
+    avals = []
+    for o, a in zip(outs, o_axes, strict=True):
+        shape = list(o.shape)
+        if a is not None:  # None: an output the same for every example, returned once
+            shape.insert(a, size)
+        avals.append((tuple(shape), o.dtype))
+    params = {"graph": nested.graph, "in_axes": (*axes, *[None] * len(nested.captured)), "out_axes": tuple(o_axes)}
+    results = trace.emit("vmap", [t._data for t in tensors] + list(nested.captured), avals, params)
+    return _batch_constants(nested.finish(trace, results), out_axes, size)
+
+
+def _batch_constants(value, axes, size: int):
+    """A Python number that `fn` returns where `out_axes` asks for a batch axis becomes a Tensor of `size`
+    copies (as MindSpore's vmap returns it)."""
+    if isinstance(value, (tuple, list)):
+        subs = axes if isinstance(axes, (tuple, list)) and len(axes) == len(value) else [axes] * len(value)
+        return type(value)(_batch_constants(v, a, size) for v, a in zip(value, subs, strict=True))
+    if isinstance(axes, int) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return Tensor(np.full(size, value))
+    return value
+
+
+class _Example:
+    """A batched Tensor argument seen as one example: its shape without the batch axis."""
+
+    __slots__ = ("source", "axis")
+
+    def __init__(self, source: Tensor, axis) -> None:
+        self.source, self.axis = source, axis
+
+    @staticmethod
+    def tensor(e: _Example) -> Tensor:
+        x = e.source
+        if e.axis is None:
+            return x
+        shape = x.shape[: e.axis] + x.shape[e.axis + 1 :]
+        return Tensor._wrap(_Aval(shape, x._data.dtype))
+
+
+class _Aval:
+    """Shape and dtype only: what `record` reads of an argument to make a nested graph's input."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype) -> None:
+        self.shape, self.dtype = shape, dtype
+
+
+def _replace_leaves(value, it):
+    """`value` with each Tensor (or `_Example`) leaf replaced by the next item of `it`."""
+    if isinstance(value, (Tensor, _Example)):
+        return next(it)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_replace_leaves(v, it) for v in value)
+    if isinstance(value, dict):
+        return {k: _replace_leaves(v, it) for k, v in value.items()}
+    return value
+
+
+def _tensor_leaves_of_examples(value) -> list:
+    if isinstance(value, _Example):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [e for v in value for e in _tensor_leaves_of_examples(v)]
+    if isinstance(value, dict):
+        return [e for v in value.values() for e in _tensor_leaves_of_examples(v)]
+    return []
+
+
 def _axes_like(axes, value, what: str):
     """MindSpore's `in_axes` (int, None, or nested tuple/list) shaped like the arguments, as the backend wants."""
     if axes is None or isinstance(axes, int):
@@ -144,7 +275,9 @@ def vmap(fn: Callable, in_axes=0, out_axes=0) -> Callable:
         raise TypeError(f"vmap: 'fn' must be callable, but got {type(fn).__name__}.")
 
     def batched(*args):
-        _check_eager("vmap", args)
+        trace = G.current()
+        if trace is not None and _any_symbolic(args):
+            return _vmap_in_graph(trace, fn, args, in_axes, out_axes)
         axes = _axes_like(in_axes, args, "in_axes") if isinstance(in_axes, (tuple, list)) else in_axes
         if isinstance(axes, (list)):
             axes = tuple(axes)
@@ -192,18 +325,57 @@ def jvp(fn: Callable, inputs, v, has_aux: bool = False):
     xs, vs = _as_tuple(inputs), _as_tuple(v)
     if len(xs) != len(vs):
         raise ValueError(f"jvp: 'v' holds {len(vs)} tangent(s) for {len(xs)} input(s).")
-    _check_eager("jvp", xs)
+    trace = G.current()
+    if trace is not None and _any_symbolic(xs + vs):
+        return _jvp_in_graph(trace, fn, xs, vs, has_aux)
     pure = _pure(fn, "jvp")
     n = len(xs)
 
     def transformed(*flat):
         primals, tangents = flat[:n], flat[n:]
-        tangents = tuple(t.astype(p.dtype) for p, t in zip(primals, tangents, strict=True))
-        if has_aux:
-            return B.jax.jvp(_split_aux(pure), primals, tangents, has_aux=True)
-        return B.jax.jvp(pure, primals, tangents)
+        # Integer inputs are differentiated as real numbers (float32), as MindSpore does; values as given.
+        real = tuple(p if B.jnp.issubdtype(p.dtype, B.jnp.inexact) else p.astype(B.jnp.float32) for p in primals)
+        tangents = tuple(t.astype(r.dtype) for r, t in zip(real, tangents, strict=True))
+        target = _split_aux(pure) if has_aux else pure
+        res = B.jax.jvp(target, real, tangents, has_aux=has_aux)
+        if all(r is p for r, p in zip(real, primals, strict=True)):
+            return res
+        value = target(*primals)
+        out = value[0] if has_aux else value
+        cast = B.jax.tree_util.tree_map(lambda o, t: t.astype(o.dtype), out, res[1])
+        return (out, cast, value[1]) if has_aux else (out, cast)
 
     return _run(transformed, xs + vs)
+
+
+def _jvp_in_graph(trace, fn: Callable, xs: tuple, vs: tuple, has_aux: bool):
+    """Inside a graph being recorded: `fn` recorded as a nested graph, one `jvp` equation (the backend's
+    forward mode over the nested graph when lowered)."""
+    from kiln._pynative.nested import call_with_graph_semantics, record  # noqa: PLC0415  (a sibling layer)
+
+    for x in xs + vs:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"jvp: 'inputs' and 'v' must hold Tensors, but got {type(x).__name__}.")
+    nested = record(
+        trace, "jvp", lambda *a: call_with_graph_semantics(G.current(), fn, a), list(xs), list(range(len(xs)))
+    )
+    if nested.written:
+        raise RuntimeError(
+            "jvp: inside a compiled graph the function must not write Parameters or draw random numbers."
+        )
+    result = nested.result
+    if has_aux and (not isinstance(result, (tuple, list)) or len(result) < 2):
+        raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
+    outs = nested.graph.outvars
+    avals = [(tuple(o.shape), o.dtype) for o in outs] * 2
+    ins = [x._data for x in xs] + [t._data for t in vs] + list(nested.captured)
+    results = trace.emit("jvp", ins, avals, {"graph": nested.graph, "n_primals": len(xs)})
+    value = nested.finish(trace, results[: len(outs)])
+    tangent = nested.finish(trace, results[len(outs) :])
+    if has_aux:
+        aux = value[1] if len(value) == 2 else tuple(value[1:])
+        return value[0], tangent[0], aux
+    return value, tangent
 
 
 def vjp(fn: Callable, *inputs, weights=None, has_aux: bool = False):

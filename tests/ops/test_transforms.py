@@ -99,3 +99,69 @@ def test_vmap_errors_are_kilns():
         ops.vmap(3)
     with pytest.raises(ValueError, match="in_axes has 1 entries"):
         ops.vmap(lambda a, b: a + b, in_axes=(0,))(_t([1.0]), _t([2.0]))
+
+
+# -- inside a compiled graph: one nested graph, mapped (vmap) or pushed forward (jvp) when lowered --------
+
+
+def _same_in_both_modes(fn, *args):
+    """`fn(*args)` in PyNative and under jit: the same values (every Tensor of the result)."""
+    eager, compiled = fn(*args), kiln.jit(fn)(*args)
+    flat_e, flat_c = [], []
+    for value, flat in ((eager, flat_e), (compiled, flat_c)):
+        stack = [value]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, (tuple, list)):
+                stack.extend(v)
+            else:
+                flat.append(v.asnumpy() if isinstance(v, Tensor) else v)
+    assert len(flat_e) == len(flat_c)
+    for a, b in zip(flat_e, flat_c, strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+def test_vmap_in_graph_equals_pynative_values_and_gradients():
+    rng = np.random.default_rng(3)
+    x, w = _t(rng.standard_normal((4, 3))), _t(rng.standard_normal((3, 2)))
+
+    def f(row, m):
+        return ops.tanh(ops.matmul(ops.expand_dims(row, 0), m))[0] + row.sum()
+
+    _same_in_both_modes(lambda a, b: ops.vmap(f, in_axes=(0, None))(a, b), x, w)
+    _same_in_both_modes(lambda a, b: ops.vmap(f, in_axes=(1, None), out_axes=1)(a.T, b), x, w)
+    loss = kiln.grad(lambda a, b: ops.vmap(f, in_axes=(0, None))(a, b).sum(), grad_position=(0, 1))
+    _same_in_both_modes(loss, x, w)
+    net = nn.Dense(3, 2)
+    _same_in_both_modes(lambda a: ops.vmap(net)(a), _t(rng.standard_normal((5, 2, 3))))
+
+
+def test_vmap_in_graph_unbatched_output_and_number_outputs():
+    x = _t(np.arange(6).reshape(2, 3))
+
+    def f(row):
+        return row * 2, 7
+
+    doubled, sevens = kiln.jit(lambda a: ops.vmap(f, out_axes=(1, 0))(a))(x)
+    np.testing.assert_allclose(doubled.asnumpy(), 2 * np.arange(6).reshape(2, 3).T)
+    np.testing.assert_array_equal(sevens.asnumpy(), [7, 7])
+    with pytest.raises(ValueError, match="one batch size"):
+        kiln.jit(lambda a, b: ops.vmap(lambda p, q: p + q.sum())(a, b))(x, _t(np.ones((3, 2))))
+
+
+def test_jvp_in_graph_equals_pynative():
+    x, v = _t([0.5, 1.0, 2.0]), _t([1.0, -1.0, 0.5])
+    _same_in_both_modes(lambda a, t: ops.jvp(lambda e: (ops.sin(e) * e, e * 2), a, t), x, v)
+    _same_in_both_modes(lambda a, t: ops.jvp(lambda e: (e * e, e + 1), a, t, has_aux=True), x, v)
+    # A float tangent of x**3 along v: 3 x^2 v; its gradient in x, 6 x v, through the compiled jvp
+    g = kiln.jit(kiln.grad(lambda a, t: ops.jvp(lambda e: e * e * e, a, t)[1].sum()))(x, v)
+    np.testing.assert_allclose(g.asnumpy(), 6 * x.asnumpy() * v.asnumpy(), rtol=1e-6)
+
+
+def test_jvp_in_graph_of_integer_inputs_differentiates_them_as_reals():
+    a, b = Tensor(np.ones((2, 3), np.int32)), Tensor(np.full((2, 3), 2, np.int32))
+    for run in (lambda f: f, kiln.jit):
+        value, tangent = run(lambda p, q: ops.jvp(lambda x, y: x * y, (p, q), (p, q)))(a, b)
+        np.testing.assert_array_equal(value.asnumpy(), np.full((2, 3), 2))
+        np.testing.assert_array_equal(tangent.asnumpy(), np.full((2, 3), 4))  # 1*2 + 2*1
+        assert tangent.dtype == kiln.int32
