@@ -34,9 +34,16 @@ def register(face: types.ModuleType, names: tuple[str, ...]) -> None:
         module = types.ModuleType(full, f"MindSpore's `{full.replace('kiln.', 'mindspore.', 1)}`: {face.__doc__}")
         module.__getattr__ = _forward(face, full)  # PEP 562: every public name of the face, looked up when asked
         module.__all__ = [n for n in vars(face) if not n.startswith("_")]
+        if names is FUNCTION:
+            module.F = face  # MindSpore's `*_func` modules hold `functional as F`, and tests import it from them
         sys.modules[full] = module
         if not hasattr(face, name):  # `ops.functional.grad` stays the function
             setattr(face, name, module)
+    if names is AUTO_GENERATE:
+        # `from mindspore.ops import auto_generate as P`: the generated ops are `kiln.ops` itself.
+        sys.modules[f"{face.__name__}.auto_generate"] = face
+        if not hasattr(face, "auto_generate"):
+            face.auto_generate = face
 
 
 def _forward(face: types.ModuleType, full: str):

@@ -57,6 +57,11 @@ def test_renamed_paths():
         from mindspore.dataset.engine.iterators import TupleIterator
 
         assert TupleIterator is kiln.dataset.TupleIterator
+        from mindspore.ops import auto_generate
+        from mindspore.ops.auto_generate.gen_ops_prim import Mul
+        from mindspore.ops.function.math_func import F
+
+        assert auto_generate is kiln.ops and Mul is kiln.ops.Mul and F is kiln.ops.functional
 
 
 def test_missing_counterpart_is_a_clear_error():

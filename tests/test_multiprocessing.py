@@ -1,0 +1,40 @@
+"""kiln.multiprocessing (mindspore.multiprocessing): forked children and pool workers run Kiln ops."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import kiln
+import kiln.multiprocessing as mp
+from kiln import ops
+
+
+def _log(x):
+    return ops.log(x)
+
+
+def _child(q_in, q_out):
+    q_out.put(float(ops.log(q_in.get()).asnumpy()))
+
+
+def test_forked_children_and_pool_workers_run_ops():
+    ctx_before = mp.get_start_method(allow_none=True)
+    mp.set_start_method("fork", force=True)
+    try:
+        assert float(ops.log(kiln.Tensor(2.0)).asnumpy()) > 0  # the parent has used the runtime
+        q_in, q_out = mp.Queue(), mp.Queue()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no fork warning from JAX on the CPU
+            p = mp.Process(target=_child, args=(q_in, q_out))
+            p.start()
+        q_in.put(kiln.Tensor(np.float32(3.0)))
+        np.testing.assert_allclose(q_out.get(timeout=60), np.log(3.0), rtol=1e-6)
+        p.join(60)
+        assert p.exitcode == 0
+        with mp.Pool(processes=2) as pool:
+            out = pool.map(_log, [kiln.Tensor(2.0), kiln.Tensor(5.0)])
+        np.testing.assert_allclose([o.asnumpy() for o in out], np.log([2.0, 5.0]), rtol=1e-6)
+    finally:
+        mp.set_start_method(ctx_before, force=True)
