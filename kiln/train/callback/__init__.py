@@ -3,6 +3,7 @@
 from kiln.train.callback._callback import Callback, RunContext
 from kiln.train.callback._checkpoint import CheckpointConfig, ModelCheckpoint
 from kiln.train.callback._early_stop import EarlyStopping
+from kiln.train.callback._extra import BackupAndRestore, OnRequestExit, ReduceLROnPlateau
 from kiln.train.callback._history import History
 from kiln.train.callback._lambda import LambdaCallback
 from kiln.train.callback._loss_monitor import LossMonitor
@@ -11,6 +12,9 @@ from kiln.train.callback._progress import ProgressBar
 from kiln.train.callback._time_monitor import TimeMonitor
 
 __all__ = [
+    "BackupAndRestore",
+    "OnRequestExit",
+    "ReduceLROnPlateau",
     "Callback",
     "CheckpointConfig",
     "EarlyStopping",

@@ -44,6 +44,8 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
     """
     if not isinstance(net, Cell):
         raise TypeError(f"For 'load_param_into_net', 'net' must be a Cell, but got {type(net).__name__}.")
+    if type(parameter_dict).__name__ == "ParamDictFuture":  # from load_checkpoint_async
+        parameter_dict = parameter_dict.result()
     if not isinstance(parameter_dict, dict):
         raise TypeError(
             f"For 'load_param_into_net', 'parameter_dict' must be a dict, but got {type(parameter_dict).__name__}."
