@@ -6,6 +6,7 @@ and read through iterators that prefetch on a background thread.
 """
 
 from kiln.dataset import audio, config, text, transforms, vision
+from kiln.dataset.detection_sources import CocoDataset, VOCDataset
 from kiln.dataset.engine import (
     BatchDataset,
     BatchInfo,
@@ -87,6 +88,8 @@ from kiln.dataset.text_sources import (
 )
 
 __all__ = [
+    "VOCDataset",
+    "CocoDataset",
     "SQuADDataset",
     "SpeechCommandsDataset",
     "OmniglotDataset",

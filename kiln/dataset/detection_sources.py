@@ -1,0 +1,258 @@
+"""Detection and segmentation datasets: VOCDataset and CocoDataset (columns and dtypes of MindSpore 2.10)."""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from kiln.dataset.idx import require_file
+from kiln.dataset.image_sources import _check_dir
+from kiln.dataset.sources import SampledSource
+from kiln.dataset.vision.functional import decode
+
+
+def _read_bytes(path: str) -> np.ndarray:
+    with open(path, "rb") as f:
+        return np.frombuffer(f.read(), dtype=np.uint8)
+
+
+class VOCDataset(SampledSource):
+    """PASCAL VOC.
+
+    task="Detection": columns "image", "bbox" float32 (N, 4) as (xmin, ymin, width, height), "label",
+    "difficult", "truncate" uint32 (N, 1). task="Segmentation": "image" and "target" (the SegmentationClass PNG).
+
+    Args:
+        dataset_dir: the VOC folder (Annotations/, ImageSets/, JPEGImages/, SegmentationClass/).
+        task: "Detection" or "Segmentation".
+        usage: the ImageSets list to read ("train", "val", "trainval", ...).
+        class_indexing: class name -> label for Detection (default: the sorted class names of the annotations).
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for every source.
+        decode: decode the images.
+        extra_metadata: accepted; the hidden file-name column of MindSpore is not produced.
+    """
+
+    def __init__(
+        self,
+        dataset_dir,
+        task="Segmentation",
+        usage="train",
+        class_indexing=None,
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        decode=False,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+        extra_metadata=False,
+        decrypt=None,
+    ) -> None:
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = _check_dir(dataset_dir, "VOCDataset")
+        if task not in ("Detection", "Segmentation"):
+            raise ValueError(f"VOCDataset: task must be 'Detection' or 'Segmentation', but got {task!r}.")
+        if task == "Segmentation" and class_indexing:
+            raise ValueError("VOCDataset: class_indexing is only for task='Detection'.")
+        if class_indexing is not None and not isinstance(class_indexing, dict):
+            raise TypeError(f"VOCDataset: class_indexing must be a dict, but got {type(class_indexing).__name__}.")
+        sub = "Main" if task == "Detection" else "Segmentation"
+        listing = os.path.join(root, "ImageSets", sub, f"{usage}.txt")
+        require_file(listing, "VOC image list")
+        with open(listing, encoding="utf-8") as f:
+            ids = [ln.strip() for ln in f if ln.strip()]
+        self._root, self._task, self._decode = root, task, bool(decode)
+        if task == "Segmentation":
+            self._items = ids
+            self._indexing = {}
+            return
+        items, names = [], set()
+        for i in ids:
+            objects = self._parse(os.path.join(root, "Annotations", f"{i}.xml"))
+            names.update(o[0] for o in objects)
+            items.append((i, objects))
+        self._indexing = dict(class_indexing) if class_indexing else {n: k for k, n in enumerate(sorted(names))}
+        for i, objects in items:
+            unknown = [o[0] for o in objects if o[0] not in self._indexing]
+            if unknown:
+                raise RuntimeError(f"VOCDataset: annotation {i}.xml has classes {unknown} missing from class_indexing.")
+        self._items = items
+
+    @staticmethod
+    def _parse(path: str) -> list[tuple]:
+        require_file(path, "VOC annotation")
+        try:
+            root = ET.parse(path).getroot()
+        except ET.ParseError as exc:
+            raise RuntimeError(f"VOCDataset: {path!r} is not valid XML: {exc}.") from None
+        objects = []
+        for obj in root.iter("object"):
+            box = obj.find("bndbox")
+            if box is None:
+                continue
+            xmin, ymin, xmax, ymax = (float(box.findtext(k, "0")) for k in ("xmin", "ymin", "xmax", "ymax"))
+            if xmax <= xmin or ymax <= ymin:
+                raise RuntimeError(f"VOCDataset: {path!r} has an invalid box ({xmin}, {ymin}, {xmax}, {ymax}).")
+            objects.append(
+                (
+                    obj.findtext("name", "").strip(),
+                    [xmin, ymin, xmax - xmin, ymax - ymin],
+                    int(float(obj.findtext("difficult", "0") or 0)),
+                    int(float(obj.findtext("truncated", "0") or 0)),
+                )
+            )
+        if not objects:
+            raise RuntimeError(f"VOCDataset: {path!r} has no object with a bounding box.")
+        return objects
+
+    def get_col_names(self) -> list[str]:
+        if self._task == "Segmentation":
+            return ["image", "target"]
+        return ["image", "bbox", "label", "difficult", "truncate"]
+
+    def get_class_indexing(self) -> dict:
+        if self._task != "Detection":
+            raise RuntimeError("VOCDataset: get_class_indexing is only for task='Detection'.")
+        return dict(self._indexing)
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _image(self, name: str) -> np.ndarray:
+        raw = _read_bytes(os.path.join(self._root, "JPEGImages", f"{name}.jpg"))
+        return decode(raw) if self._decode else raw
+
+    def _read(self, index: int) -> tuple:
+        if self._task == "Segmentation":
+            name = self._items[index]
+            target = _read_bytes(os.path.join(self._root, "SegmentationClass", f"{name}.png"))
+            return self._image(name), (decode(target) if self._decode else target)
+        name, objects = self._items[index]
+        col = lambda values: np.array(values, dtype=np.uint32).reshape(-1, 1)  # noqa: E731
+        return (
+            self._image(name),
+            np.array([o[1] for o in objects], dtype=np.float32).reshape(-1, 4),
+            col([self._indexing[o[0]] for o in objects]),
+            col([o[2] for o in objects]),
+            col([o[3] for o in objects]),
+        )
+
+
+class CocoDataset(SampledSource):
+    """COCO, one row per image of the annotation file.
+
+    Columns by task: Detection "image", "bbox" float32 (N, 4), "category_id", "iscrowd" uint32 (N, 1);
+    Stuff "image", "segmentation" float32 (polygons, max points, -1 padded), "iscrowd" (N, 1); Keypoint "image", "keypoints"
+    float32 (N, 51), "num_keypoints" uint32 (N, 1); Panoptic "image", "bbox", "category_id", "iscrowd", "area";
+    Captioning "image", "captions" str (N, 1).
+
+    Args:
+        dataset_dir: the folder holding the images.
+        annotation_file: the COCO JSON file.
+        task: "Detection", "Stuff", "Keypoint", "Panoptic" or "Captioning".
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for every source.
+        decode: decode the images.
+        extra_metadata: accepted; the hidden file-name column of MindSpore is not produced.
+    """
+
+    _TASKS = ("Detection", "Stuff", "Keypoint", "Panoptic", "Captioning")
+
+    def __init__(
+        self,
+        dataset_dir,
+        annotation_file,
+        task="Detection",
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=None,
+        decode=False,
+        sampler=None,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+        extra_metadata=False,
+        decrypt=None,
+    ) -> None:
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = _check_dir(dataset_dir, "CocoDataset")
+        if task not in self._TASKS:
+            raise ValueError(f"CocoDataset: task must be one of {self._TASKS}, but got {task!r}.")
+        require_file(annotation_file, "COCO annotation file")
+        with open(annotation_file, encoding="utf-8") as f:
+            try:
+                data = json.load(f)
+            except json.JSONDecodeError as exc:
+                raise RuntimeError(f"CocoDataset: {annotation_file!r} is not valid JSON: {exc}.") from None
+        self._root, self._task, self._decode = root, task, bool(decode)
+        images = data.get("images", [])
+        by_image: dict = {img["id"]: [] for img in images}
+        for ann in data.get("annotations", []):
+            if ann["image_id"] not in by_image:
+                raise RuntimeError(f"CocoDataset: an annotation refers to image id {ann['image_id']}, not in images.")
+            by_image[ann["image_id"]].append(ann)
+        self._items = [(img["file_name"], by_image[img["id"]]) for img in images]
+        cats = data.get("categories", [])
+        ids = {c["id"] for c in cats}
+        if task in ("Detection", "Panoptic"):
+            for _, anns in self._items:
+                for ann in anns if task == "Detection" else [s for a in anns for s in a.get("segments_info", [])]:
+                    if ann["category_id"] not in ids:
+                        raise RuntimeError(f"CocoDataset: category_id {ann['category_id']} is not in categories.")
+        if task == "Detection":
+            self._indexing = {c["name"]: [c["id"]] for c in cats}
+        elif task == "Panoptic":
+            self._indexing = {c["name"]: [c["id"], c.get("isthing", 0)] for c in cats}
+        else:
+            self._indexing = None
+
+    def get_col_names(self) -> list[str]:
+        return {
+            "Detection": ["image", "bbox", "category_id", "iscrowd"],
+            "Stuff": ["image", "segmentation", "iscrowd"],
+            "Keypoint": ["image", "keypoints", "num_keypoints"],
+            "Panoptic": ["image", "bbox", "category_id", "iscrowd", "area"],
+            "Captioning": ["image", "captions"],
+        }[self._task]
+
+    def get_class_indexing(self) -> dict:
+        if self._indexing is None:
+            raise RuntimeError("CocoDataset: get_class_indexing is only for task='Detection' or 'Panoptic'.")
+        return {k: list(v) for k, v in self._indexing.items()}
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _read(self, index: int) -> tuple:
+        file_name, anns = self._items[index]
+        raw = _read_bytes(os.path.join(self._root, file_name))
+        image = decode(raw) if self._decode else raw
+        col = lambda values: np.array(values, dtype=np.uint32).reshape(-1, 1)  # noqa: E731
+        if self._task == "Detection":
+            bbox = np.array([a["bbox"] for a in anns], dtype=np.float32).reshape(-1, 4)
+            return image, bbox, col([a["category_id"] for a in anns]), col([a.get("iscrowd", 0) for a in anns])
+        if self._task == "Stuff":
+            polys = []
+            for a in anns:
+                seg = a.get("segmentation", [])
+                if isinstance(seg, dict):
+                    polys.append([float(v) for v in seg.get("counts", [])])
+                else:
+                    polys += [[float(v) for v in p] for p in seg]  # one row per polygon, as MindSpore
+            width = max((len(p) for p in polys), default=0)
+            seg = np.full((len(polys), width), -1.0, dtype=np.float32)
+            for k, p in enumerate(polys):
+                seg[k, : len(p)] = p
+            return image, seg, col([a.get("iscrowd", 0) for a in anns])
+        if self._task == "Keypoint":
+            kp = np.array([a["keypoints"] for a in anns], dtype=np.float32).reshape(len(anns), -1)
+            return image, kp, col([a["num_keypoints"] for a in anns])
+        if self._task == "Panoptic":
+            segs = [s for a in anns for s in a.get("segments_info", [])]
+            bbox = np.array([s["bbox"] for s in segs], dtype=np.float32).reshape(-1, 4)
+            return (image, bbox, col([s["category_id"] for s in segs]), col([s.get("iscrowd", 0) for s in segs]),
+                    col([s["area"] for s in segs]))  # fmt: skip
+        return image, np.array([a["caption"] for a in anns]).reshape(-1, 1)
