@@ -61,13 +61,21 @@ _FROM_TRAIN = {
 }  # fmt: skip
 
 
+# `nn.GraphCell` runs a graph read by `kiln.load`; it is defined beside `export`/`load`.
+_FROM_EXPORT = {"GraphCell"}
+
+
 def __getattr__(name: str):
     if name in _FROM_TRAIN:
         import kiln.train.metrics  # noqa: PLC0415
 
         return getattr(kiln.train.metrics, name)
+    if name in _FROM_EXPORT:
+        import kiln.common.export  # noqa: PLC0415
+
+        return getattr(kiln.common.export, name)
     raise AttributeError(f"module 'kiln.nn' has no attribute '{name}'")
 
 
 def __dir__():
-    return sorted(set(globals()) | _FROM_TRAIN)
+    return sorted(set(globals()) | _FROM_TRAIN | _FROM_EXPORT)

@@ -65,3 +65,12 @@ def test_pipeline_grad_reducer_and_others():
     with nn.no_init_parameters():
         dense = nn.Dense(2, 2)
     assert dense.weight.shape == (2, 2)
+
+
+def test_graph_cell_runs_an_exported_graph(tmp_path):
+    net = nn.Dense(3, 2)
+    x = Tensor(np.ones((1, 3), np.float32))
+    ms.export(net, x, file_name=str(tmp_path / "net"), file_format="MINDIR")
+    cell = nn.GraphCell(ms.load(str(tmp_path / "net.mindir")))
+    np.testing.assert_allclose(cell(x).asnumpy(), net(x).asnumpy(), rtol=1e-6)
+    assert "GraphCell" in dir(nn)
