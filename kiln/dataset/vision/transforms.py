@@ -2103,3 +2103,186 @@ class TrivialAugmentWide(RandAugment):
 
 
 __all__ += ["AutoAugment", "RandAugment", "TrivialAugmentWide"]  # noqa: PLE0605
+
+
+# -- transforms of an image and its bounding boxes ------------------------------------------------------------------
+# Boxes are float32 rows (x, y, width, height, extra columns...) in pixels, as VOCDataset and CocoDataset give them.
+# Inputs are not modified (MindSpore's eager ops write the new boxes into the given array).
+
+
+def _check_boxes(arr: np.ndarray, bboxes, op: str) -> np.ndarray:
+    boxes = np.asarray(bboxes)
+    if boxes.dtype.kind != "f":
+        raise RuntimeError(f"{op}: bounding boxes must be floats, but got {boxes.dtype}.")
+    if boxes.ndim != 2 or boxes.shape[1] < 4:
+        raise RuntimeError(f"{op}: bounding boxes must be (N, 4 or more), but got shape {boxes.shape}.")
+    boxes = boxes.astype(np.float32, copy=True)
+    h, w = arr.shape[:2]
+    x, y, bw, bh = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+    if (x < 0).any() or (y < 0).any() or (bw <= 0).any() or (bh <= 0).any():
+        raise RuntimeError(f"{op}: bounding boxes need x, y >= 0 and a positive width and height.")
+    if (x + bw > w).any() or (y + bh > h).any():
+        raise RuntimeError(f"{op}: a bounding box extends beyond the image of size (h={h}, w={w}).")
+    return boxes
+
+
+def _crop_boxes(boxes: np.ndarray, top: int, left: int, ch: int, cw: int) -> np.ndarray:
+    """Boxes moved into a crop window and clipped to it; boxes left outside it are dropped."""
+    x0 = np.clip(boxes[:, 0] - left, 0, cw)
+    y0 = np.clip(boxes[:, 1] - top, 0, ch)
+    x1 = np.clip(boxes[:, 0] + boxes[:, 2] - left, 0, cw)
+    y1 = np.clip(boxes[:, 1] + boxes[:, 3] - top, 0, ch)
+    keep = (x1 > x0) & (y1 > y0)
+    out = boxes[keep].copy()
+    out[:, 0], out[:, 1], out[:, 2], out[:, 3] = x0[keep], y0[keep], (x1 - x0)[keep], (y1 - y0)[keep]
+    return out
+
+
+def _scale_boxes(boxes: np.ndarray, sy: float, sx: float) -> np.ndarray:
+    out = boxes.copy()
+    out[:, [0, 2]] *= np.float32(sx)
+    out[:, [1, 3]] *= np.float32(sy)
+    return out
+
+
+class ResizeWithBBox(_ImageOp):
+    """Resize (as Resize) and scale the boxes with the image.
+
+    Args:
+        size: an int (the shorter side) or (height, width).
+        interpolation: a vision.Inter.
+    """
+
+    def __init__(self, size, interpolation=Inter.LINEAR) -> None:
+        self._resize = Resize(size, interpolation)
+        self.size, self.interpolation = size, interpolation
+
+    def __call__(self, img, bboxes):
+        arr = F.as_image(img, "ResizeWithBBox")
+        boxes = _check_boxes(arr, bboxes, "ResizeWithBBox")
+        out = self._resize(arr)
+        return out, _scale_boxes(boxes, out.shape[0] / arr.shape[0], out.shape[1] / arr.shape[1])
+
+
+class RandomResizeWithBBox(_ImageOp):
+    """ResizeWithBBox with an interpolation drawn at random (NEAREST, BILINEAR, BICUBIC, AREA in MindSpore; Kiln
+    draws among the interpolations its Resize supports)."""
+
+    def __init__(self, size) -> None:
+        self.size = size
+        self._ops = [ResizeWithBBox(size, Inter.NEAREST), ResizeWithBBox(size, Inter.BILINEAR)]
+
+    def __call__(self, img, bboxes):
+        return self._ops[int(_rng.generator().integers(0, len(self._ops)))](img, bboxes)
+
+
+class RandomHorizontalFlipWithBBox(_ImageOp):
+    """Flip the image and its boxes left-right with probability `prob`."""
+
+    def __init__(self, prob=0.5) -> None:
+        self.prob = _check_prob(prob, "RandomHorizontalFlipWithBBox")
+
+    def __call__(self, img, bboxes):
+        arr = F.as_image(img, "RandomHorizontalFlipWithBBox")
+        boxes = _check_boxes(arr, bboxes, "RandomHorizontalFlipWithBBox")
+        if _rng.generator().random() < self.prob:
+            arr = arr[:, ::-1].copy()
+            boxes[:, 0] = arr.shape[1] - boxes[:, 0] - boxes[:, 2]
+        return arr, boxes
+
+
+class RandomVerticalFlipWithBBox(_ImageOp):
+    """Flip the image and its boxes top-bottom with probability `prob`."""
+
+    def __init__(self, prob=0.5) -> None:
+        self.prob = _check_prob(prob, "RandomVerticalFlipWithBBox")
+
+    def __call__(self, img, bboxes):
+        arr = F.as_image(img, "RandomVerticalFlipWithBBox")
+        boxes = _check_boxes(arr, bboxes, "RandomVerticalFlipWithBBox")
+        if _rng.generator().random() < self.prob:
+            arr = arr[::-1].copy()
+            boxes[:, 1] = arr.shape[0] - boxes[:, 1] - boxes[:, 3]
+        return arr, boxes
+
+
+class RandomCropWithBBox(RandomCrop):
+    """RandomCrop that moves the boxes into the window, clips them, and drops those left outside."""
+
+    def __call__(self, img, bboxes):
+        arr = F.as_image(img, "RandomCropWithBBox")
+        boxes = _check_boxes(arr, bboxes, "RandomCropWithBBox")
+        left_pad, top_pad = self.padding[0], self.padding[1]
+        arr = F.pad(arr, *self.padding, self.padding_mode, self.fill_value)
+        boxes[:, 0] += left_pad
+        boxes[:, 1] += top_pad
+        ch, cw = self.size
+        if self.pad_if_needed:
+            dh, dw = max(ch - arr.shape[0], 0), max(cw - arr.shape[1], 0)
+            arr = F.pad(arr, dh, dh, dw, dw, self.padding_mode, self.fill_value)
+            boxes[:, 0] += dw
+            boxes[:, 1] += dh
+        h, w = arr.shape[:2]
+        if h < ch or w < cw:
+            raise RuntimeError(f"RandomCropWithBBox: crop size {self.size} is bigger than the (padded) image {(h, w)}.")
+        gen = _rng.generator()
+        left = int(gen.integers(0, w - cw + 1))
+        top = int(gen.integers(0, h - ch + 1))
+        return F.crop(arr, top, left, ch, cw), _crop_boxes(boxes, top, left, ch, cw)
+
+
+class RandomResizedCropWithBBox(RandomResizedCrop):
+    """RandomResizedCrop that carries the boxes through the crop (clipped, outside ones dropped) and the resize."""
+
+    def __call__(self, img, bboxes):
+        arr = F.as_image(img, "RandomResizedCropWithBBox")
+        boxes = _check_boxes(arr, bboxes, "RandomResizedCropWithBBox")
+        top, left, ch, cw = _random_resized_window(
+            _rng.generator(), *arr.shape[:2], self.scale, self.ratio, self.max_attempts
+        )
+        out = self._resize(F.crop(arr, top, left, ch, cw))
+        boxes = _crop_boxes(boxes, top, left, ch, cw)
+        return out, _scale_boxes(boxes, out.shape[0] / ch, out.shape[1] / cw)
+
+
+class BoundingBoxAugment(_ImageOp):
+    """Apply `transform` to the image inside a random `ratio` of the boxes (the patches are put back in place).
+
+    Args:
+        transform: an image transform that keeps the patch size (e.g. a flip, a color change).
+        ratio: the fraction of boxes to augment, in [0, 1].
+    """
+
+    def __init__(self, transform, ratio=0.3) -> None:
+        if not callable(transform):
+            raise TypeError(f"BoundingBoxAugment: transform must be callable, but got {type(transform).__name__}.")
+        if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 <= ratio <= 1:
+            raise ValueError(f"BoundingBoxAugment: ratio must be in [0, 1], but got {ratio!r}.")
+        self.transform, self.ratio = transform, float(ratio)
+
+    def __call__(self, img, bboxes):
+        arr = F.as_image(img, "BoundingBoxAugment")
+        boxes = _check_boxes(arr, bboxes, "BoundingBoxAugment")
+        count = int(np.floor(self.ratio * len(boxes)))
+        out = arr.copy()
+        for k in _rng.generator().choice(len(boxes), size=count, replace=False):
+            x, y, bw, bh = (int(v) for v in boxes[k, :4])
+            patch = np.asarray(self.transform(out[y : y + bh, x : x + bw].copy()))
+            if patch.shape != out[y : y + bh, x : x + bw].shape:
+                raise RuntimeError(
+                    f"BoundingBoxAugment: the transform changed the patch shape {out[y : y + bh, x : x + bw].shape} "
+                    f"to {patch.shape}; use a transform that keeps the size."
+                )
+            out[y : y + bh, x : x + bw] = patch
+        return out, boxes
+
+
+__all__ += [  # noqa: PLE0605
+    "BoundingBoxAugment",
+    "RandomCropWithBBox",
+    "RandomHorizontalFlipWithBBox",
+    "RandomResizeWithBBox",
+    "RandomResizedCropWithBBox",
+    "RandomVerticalFlipWithBBox",
+    "ResizeWithBBox",
+]
