@@ -162,10 +162,18 @@ def build(
             ex = _load(key, name, t0, lambda: _retrace(name, body, template, specs, cells, lax, mode_setter, fn))
             if ex is not None:
                 return ex
+            # what the trace must leave as it found it (a jit(...) made and kept on first use is a cache)
+            probe = C.graph_key(name, body, template, leaves, lax, memo_none=True)
     with C.watch_output() as watch:
         graph, trace, ctx, (desc, n_out, written) = trace_program(
             name, body, template, leaves, cells, lax, mode_setter, fn, shapes
         )
+    if key is not None:
+        # A trace that changed what the key was computed from (a frontend collecting results on the side, a
+        # Cell building state lazily) has effects a process loading the executable would miss: not kept.
+        after = C.graph_key(name, body, template, leaves, lax, memo_none=True)
+        if after is None or probe is None or after.name != probe.name:
+            key = None
     front_s = time.perf_counter() - t0
     stages = [("record", str(graph))] if dump.level() > 0 else []
     for pass_name, changes in _run_passes(graph):

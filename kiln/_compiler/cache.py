@@ -462,13 +462,14 @@ class Fingerprint:
     stored entry names Parameters and guarded containers by those numbers. Raises `_NoKey` on a value whose
     content cannot be spelled out exactly (then the graph is not kept on disk)."""
 
-    __slots__ = ("parts", "ids", "objs", "nbytes")
+    __slots__ = ("parts", "ids", "objs", "nbytes", "memo_none")
 
-    def __init__(self) -> None:
+    def __init__(self, memo_none: bool = False) -> None:
         self.parts: list[str] = []
         self.ids: dict[int, int] = {}
         self.objs: list = []
         self.nbytes = 0
+        self.memo_none = memo_none  # jit(...) objects spelled as None (see build.py: a trace may create them)
 
     def digest(self) -> str:
         import hashlib  # noqa: PLC0415
@@ -507,6 +508,21 @@ class Fingerprint:
             return
         if t is str or t is bytes:  # (subclasses fall through)
             p.append(f"{t.__name__}:{x!r}")
+            return
+        if t.__name__ in _JIT_TYPES and t.__module__ == "kiln._compiler.api":
+            # jit(fn): what it compiles (fn, capture mode, options), not the executables it holds
+            if self.memo_none:
+                p.append("NoneType:None")
+                return
+            if not self._register(x):
+                return
+            p.append(f"jit:{t.__name__}")
+            d = x.__dict__
+            self.add(d.get("_kiln_fn"))
+            self.add(d.get("_kiln_self"))
+            jf = d.get("_jf", x)
+            for attr in ("capture_mode", "options", "jit_config", "input_signature"):
+                self.add(getattr(jf, attr, None))
             return
         if not self._register(x):
             return
@@ -672,6 +688,7 @@ class Fingerprint:
 
 
 _EXACT_TYPES = frozenset({type(None), bool, int, float, complex})
+_JIT_TYPES = frozenset({"JitFunction", "_BoundJit"})
 _names: dict = {}
 
 
@@ -766,8 +783,11 @@ def graph_cache_on() -> bool:
     return raw.strip().lower() not in ("0", "off", "false", "no")
 
 
-def graph_key(name: str, body, template, leaves: list, lax: bool) -> GraphKey | None:
-    """The key of a call's executable, computed before tracing; None when the call is not kept on disk."""
+def graph_key(name: str, body, template, leaves: list, lax: bool, memo_none: bool = False) -> GraphKey | None:
+    """The key of a call's executable, computed before tracing; None when the call is not kept on disk.
+
+    `memo_none`: spell jit(...) objects as None (build's check that a trace left the key's objects as they
+    were: a `jit(fn)` made and kept on first use is a cache, not an effect)."""
     if _no_load or not B.cache.enabled_dir() or not graph_cache_on():
         return None
     try:
@@ -782,7 +802,7 @@ def graph_key(name: str, body, template, leaves: list, lax: bool) -> GraphKey | 
         if len(devices) > 1:
             return None
         device = next(iter(devices)) if devices else B.jax.devices()[0]
-        fp = Fingerprint()
+        fp = Fingerprint(memo_none)
         fp.parts.append(f"graph|{name}|lax={lax}|{specs}|{B.cache.device_text(device)}|{_settings_text()}")
         fp.parts.append(B.cache.env_key())
         fp.add(body)
