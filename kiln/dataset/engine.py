@@ -53,6 +53,21 @@ def _check_int(value, name: str, low: int, allow_minus_one: bool = False) -> int
     return int(value)
 
 
+def _check_max_rowsize(value, where: str) -> None:
+    """MindSpore's max_rowsize (shared-memory MB per row): an int, or a list of two ints (input, output)."""
+    if value is None:
+        return
+    ok = (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    )
+    if not ok:
+        raise TypeError(f"{where}: max_rowsize must be an int or a list of two ints, but got {value!r}.")
+    if any(v < -1 for v in (value if isinstance(value, list) else [value])):
+        raise ValueError(f"{where}: max_rowsize values must be >= -1, but got {value!r}.")
+
+
 def _as_datasets(datasets, where: str) -> list[Dataset]:
     items = [datasets] if isinstance(datasets, Dataset) else list(datasets)
     for d in items:
@@ -255,6 +270,7 @@ class Dataset:
         unknown = set(kwargs) - {"callbacks", "max_rowsize", "cache", "offload"}
         if unknown:
             raise TypeError(f"map() got unexpected keyword argument(s) {sorted(unknown)}.")
+        _check_max_rowsize(kwargs.get("max_rowsize"), "map")
         return MapDataset(
             self,
             operations,
@@ -304,6 +320,7 @@ class Dataset:
         }
         if unknown:
             raise TypeError(f"batch() got unexpected keyword argument(s) {sorted(unknown)}.")
+        _check_max_rowsize(kwargs.get("max_rowsize"), "batch")
         return BatchDataset(
             self,
             batch_size,
@@ -642,7 +659,9 @@ class Dataset:
     def get_batch_size(self) -> int:
         """The batch size of the last `batch` in the pipeline, 1 when there is none."""
         node = self._walk_first(BatchDataset)
-        return 1 if node is None else node.batch_size
+        if node is None:
+            return 1
+        return -1 if callable(node.batch_size) else node.batch_size  # -1: decided per batch by a function
 
     def get_repeat_count(self) -> int:
         """The count of the last `repeat` in the pipeline (-1: endless), 1 when there is none."""

@@ -58,3 +58,22 @@ def test_set_init_step_resumes(init_step, seed_one):
     for _ in range(2 - init_step // 5):
         got += [r[0].tolist() for r in it]
     assert got == full[init_step:]
+
+
+def test_callable_batch_size_and_max_rowsize():
+    d = ds.GeneratorDataset(_gen, ["x"]).batch(lambda info: 2)
+    assert d.get_batch_size() == -1
+    for bad in ((12, 20), "16", 20.5, [12.4, 20]):
+        with pytest.raises(TypeError):
+            ds.GeneratorDataset(_gen, ["x"]).batch(2, max_rowsize=bad)
+    with pytest.raises(ValueError):
+        ds.GeneratorDataset(_gen, ["x"]).map(lambda x: x, max_rowsize=[-8, 20])
+    assert len(ds.NumpySlicesDataset([1, 2, 3], ["a"])) == 3
+
+
+def test_input_indexs():
+    a = ds.NumpySlicesDataset([1, 2, 3], ["c"])
+    assert a.input_indexs == ()
+    a.input_indexs = 10
+    b = ds.NumpySlicesDataset([1, 2, 3], ["c"]).shuffle(2)
+    assert a.shuffle(2).input_indexs == 10 and (a + b).input_indexs == 10 and b.input_indexs == ()
