@@ -105,8 +105,10 @@ class COOTensor(_Sparse):
         if values.ndim != 1 or values.shape[0] != indices.shape[0]:
             raise op_error(op, f"'values' must be 1-D with {indices.shape[0]} entries (one per index row), "
                            f"but got shape {tuple(values.shape)}.")  # fmt: skip
-        if indices.shape[1] != len(shape):
-            raise op_error(op, f"'indices' has {indices.shape[1]} columns but 'shape' {shape} has {len(shape)} dims.")
+        if indices.shape[1] != len(shape):  # MindSpore: TypeError when 'shape' has more dims, else ValueError
+            kind = TypeError if indices.shape[1] < len(shape) else ValueError
+            raise op_error(op, f"'indices' has {indices.shape[1]} columns but 'shape' {shape} has {len(shape)} dims.",
+                           kind)  # fmt: skip
         self.indices, self.values, self.shape = indices, values, shape
 
     def __repr__(self) -> str:
@@ -160,6 +162,17 @@ class COOTensor(_Sparse):
         if isinstance(other, Tensor):
             return math.sub(self.to_dense(), other)
         raise TypeError(f"COOTensor - {type(other).__name__}: the other operand must be a COOTensor or a Tensor.")
+
+    def __radd__(self, other):
+        return self.__add__(other)
+
+    def __rsub__(self, other):
+        if isinstance(other, Tensor):
+            return math.sub(other, self.to_dense())
+        raise TypeError(f"{type(other).__name__} - COOTensor: the other operand must be a Tensor.")
+
+    def __rmul__(self, other) -> COOTensor:
+        return self.__mul__(other)
 
     def _at_entries(self, dense) -> Tensor:
         """`dense` broadcast to the dense shape, read at the stored coordinates."""
@@ -260,6 +273,9 @@ class CSRTensor(_Sparse):
         return _with_values(self, math.div(self.values, _csr_at_entries(self, other)))
 
     __div__ = __truediv__
+
+    def __rmul__(self, other) -> CSRTensor:
+        return self.__mul__(other)
 
     def __add__(self, other) -> CSRTensor:
         if not isinstance(other, CSRTensor):

@@ -173,3 +173,32 @@ def test_constructor_errors():
         COOTensor(Tensor(np.zeros((2, 2), np.float32)), Tensor(np.ones(2, np.float32)), (3, 4))
     with pytest.raises(ValueError, match="CSRTensor"):
         CSRTensor(Tensor(np.array([0, 1], np.int32)), Tensor(np.array([1], np.int32)), Tensor(np.ones(1)), (3, 4))
+
+
+def test_reflected_operators_and_common_module():
+    from kiln.common.sparse_tensor import COOTensor as Coo  # noqa: PLC0415
+
+    x = _dense()
+    c = _coo_of(x)
+    assert Coo is COOTensor
+    w = RNG.uniform(1, 2, size=(4, 5)).astype(np.float32)
+    np.testing.assert_allclose(c.__radd__(Tensor(w)).asnumpy(), x + w, rtol=1e-6)
+    np.testing.assert_allclose(c.__rsub__(Tensor(w)).asnumpy(), w - x, rtol=1e-6)
+    np.testing.assert_allclose(c.__rmul__(Tensor(w)).to_dense().asnumpy(), x * w, rtol=1e-6)
+    with pytest.raises(TypeError):
+        COOTensor(Tensor(np.zeros((2, 2), np.int64)), Tensor(np.ones(2, np.float32)), (2, 2, 2))
+
+
+def test_construction_inside_graphs():
+    x = _dense()
+    s = _csr_of(x)
+    d = Tensor(RNG.uniform(-1, 1, size=(5, 3)).astype(np.float32))
+
+    @kiln.jit
+    def f(indptr, indices, values, dense):
+        return CSRTensor(indptr, indices, values, (4, 5)).mm(dense)
+
+    np.testing.assert_allclose(f(s.indptr, s.indices, s.values, d).asnumpy(), x @ d.asnumpy(), rtol=1e-5, atol=1e-6)
+    c = _coo_of(x)
+    g = kiln.jit(lambda i, v: COOTensor(i, v, (4, 5)).to_dense() * 2)
+    np.testing.assert_allclose(g(c.indices, c.values).asnumpy(), 2 * x, rtol=1e-6)
