@@ -86,8 +86,10 @@ from kiln.dataset.text_sources import (
     YahooAnswersDataset,
     YelpReviewDataset,
 )
+from kiln.dataset.tfrecord import TFRecordDataset
 
 __all__ = [
+    "TFRecordDataset",
     "VOCDataset",
     "CocoDataset",
     "SQuADDataset",

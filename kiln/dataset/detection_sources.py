@@ -146,8 +146,9 @@ class CocoDataset(SampledSource):
     """COCO, one row per image of the annotation file.
 
     Columns by task: Detection "image", "bbox" float32 (N, 4), "category_id", "iscrowd" uint32 (N, 1);
-    Stuff "image", "segmentation" float32 (polygons, max points, -1 padded), "iscrowd" (N, 1); Keypoint "image", "keypoints"
-    float32 (N, 51), "num_keypoints" uint32 (N, 1); Panoptic "image", "bbox", "category_id", "iscrowd", "area";
+    Stuff "image", "segmentation" float32 (polygons, max points, -1 padded), "iscrowd" (N, 1);
+    Keypoint "image", "keypoints" float32 (N, 51), "num_keypoints" uint32 (N, 1);
+    Panoptic "image", "bbox", "category_id", "iscrowd", "area";
     Captioning "image", "captions" str (N, 1).
 
     Args:
