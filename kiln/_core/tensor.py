@@ -301,7 +301,9 @@ class Tensor:
         hooks[key] = hook
         for node, index in (self._nodes or {}).values():  # an intermediate result: hook its tape entry
             node.add_hooks(index, hooks)
-        return HookHandle(hooks, key)
+        if isinstance(self, Parameter):  # compiled graphs trace Parameters' hooks in: they compile again
+            CELL_HOOKS["generation"] += 1
+        return HookHandle(hooks, key, cell=isinstance(self, Parameter))
 
     def hooks(self) -> list:
         """The hooks registered on this tensor, in the order they run."""
@@ -318,7 +320,8 @@ def _describe(fn) -> str:
     return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
 
 
-# Bumped whenever a Cell hook is registered or removed: compiled graphs, which trace Cell hooks in, guard on it
+# Bumped whenever a Cell's or a Parameter's hook is registered or removed: compiled graphs, which trace those
+# hooks in, guard on it
 CELL_HOOKS = {"generation": 0}
 
 

@@ -331,6 +331,10 @@ def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):
     value = nested.finish(trace, results)
     grads = [Tensor._wrap(g) for g in results[len(graph.outvars) :]]
     n = len(positions)
+    for i, leaf in enumerate([args[p] for p in positions] + list(weights)):
+        hooks = getattr(leaf, "_hooks", None)
+        if hooks:  # Tensor/Parameter.register_hook made outside the graph: traced on the symbolic gradient
+            grads[i] = run_tensor_hooks([hooks], grads[i])
     return value, tuple(grads[:n]), tuple(grads[n:])
 
 

@@ -19,7 +19,8 @@ def _graph_mode_aware(eager: Callable) -> Callable:
 
     def call(*args, **kwargs):
         nonlocal compiled
-        if _context["mode"] != GRAPH_MODE:
+        if _context["mode"] != GRAPH_MODE or any(getattr(a, "_hooks", None) for a in args):
+            # (a Tensor argument with hooks: they would not reach the compiled graph; PyNative runs them)
             return eager(*args, **kwargs)
         if compiled is None:
             compiled = jit(eager)

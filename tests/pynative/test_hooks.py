@@ -292,3 +292,41 @@ def test_graph_mode_compiles_again_when_hooks_change(pynative):
     assert float(net(x, bias=bias).asnumpy()) == 7.0
     with pytest.raises(TypeError, match="@jit"):
         net.register_forward_hook(kiln.jit(add_bias))
+
+
+def test_leaf_hooks_registered_outside_apply_in_graph_mode(pynative):
+    """As MindSpore 2.10: a Parameter's or an input's hook applies to GRAPH_MODE gradients too."""
+
+    def double(g):
+        return g * 2
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+
+        def construct(self, x):
+            return (x * self.w).sum()
+
+    class Step(nn.Cell):  # a gradient taken inside a compiled Cell
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+            self.grad = ops.GradOperation(get_by_list=True)
+            self.weights = kiln.ParameterTuple(net.trainable_params())
+
+        def construct(self, x):
+            return self.grad(self.net, self.weights)(x)
+
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+    x = Tensor(np.array([3.0, 4.0], np.float32))
+    net = Net()
+    step = Step(net)
+    np.testing.assert_allclose(step(x)[0].asnumpy(), [3.0, 4.0])
+    handle = net.w.register_hook(double)
+    np.testing.assert_allclose(step(x)[0].asnumpy(), [6.0, 8.0])  # compiled again: the hook is traced in
+    handle.remove()
+    np.testing.assert_allclose(step(x)[0].asnumpy(), [3.0, 4.0])
+    xi = Tensor(np.array([3.0, 4.0], np.float32))
+    xi.register_hook(double)
+    np.testing.assert_allclose(ops.GradOperation()(net)(xi).asnumpy(), [2.0, 4.0])
