@@ -26,6 +26,7 @@ RENAMED: dict[str, str] = {
     "mindspore.common.seed": "kiln.common.api",
     "mindspore.common.jit_config": "kiln._compiler.api",
     "mindspore.common.mutable": "kiln._compiler.api",
+    "mindspore.runtime": "kiln.common.runtime",
     "mindspore.nn.metrics": "kiln.train.metrics",
     "mindspore.nn.wrap": "kiln.nn.wrap",
     "mindspore.nn.wrap.cell_wrapper": "kiln.nn.wrap",

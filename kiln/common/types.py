@@ -140,31 +140,39 @@ def dtype_to_pytype(type_):
     return {"b": builtins.bool, "i": builtins.int, "u": builtins.int, "f": builtins.float, "c": complex}[dtype.kind]
 
 
+_PY_TYPES = {
+    builtins.bool: mstype.bool_, builtins.int: mstype.int64, builtins.float: mstype.float64,
+    builtins.complex: mstype.complex128,
+}  # fmt: skip
+
+
 def get_py_obj_dtype(obj):
-    """The MindSpore type of a Python object: a Tensor gives TensorType(its dtype), 1 gives int64, 1.0 float64,
-    True bool, a list list_, a tuple tuple_, None type_none, a str string; a type (int, numpy.int32) its dtype."""
+    """The MindSpore type of a Python object or type: a Tensor gives TensorType(its dtype); 1 or int gives int64,
+    1.0 or float float64, 1j or complex complex128, True or bool bool_; a list list_, a tuple tuple_, None
+    type_none, a str string; a NumPy scalar type its dtype."""
     if isinstance(obj, Tensor):
         return TensorType(obj.dtype)
-    if isinstance(obj, mstype.DType):
+    if isinstance(obj, (mstype.DType, Type)):
         return obj
-    if obj is None:
+    if obj is None or obj is type(None):
         return type_none
-    if isinstance(obj, builtins.bool):
-        return mstype.bool_
-    if isinstance(obj, builtins.int):
-        return mstype.int64
-    if isinstance(obj, builtins.float):
-        return mstype.float64
-    if isinstance(obj, builtins.str):
-        return string
-    if isinstance(obj, builtins.list):
-        return list_
-    if isinstance(obj, builtins.tuple):
-        return tuple_
     if isinstance(obj, type):
-        if obj is builtins.str:
-            return string
-        return mstype.to_dtype(obj)
+        if obj in _PY_TYPES:
+            return _PY_TYPES[obj]
+        for base, result in ((builtins.str, string), (builtins.list, list_), (builtins.tuple, tuple_)):
+            if issubclass(obj, base):
+                return result
+        if issubclass(obj, np.generic):
+            return mstype.to_dtype(obj)
+        raise NotImplementedError(f"get_py_obj_dtype: no MindSpore type for the Python type {obj.__name__}.")
+    for py, result in _PY_TYPES.items():  # bool before int: the table lists it first
+        if isinstance(obj, py):
+            return result
+    if isinstance(obj, np.generic):
+        return mstype.from_np(obj.dtype)
+    for base, result in ((builtins.str, string), (builtins.list, list_), (builtins.tuple, tuple_)):
+        if isinstance(obj, base):
+            return result
     raise TypeError(f"get_py_obj_dtype: cannot give a type for an object of type {type(obj).__name__}.")
 
 
@@ -196,3 +204,15 @@ def to_dlpack(tensor: Tensor):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack: 'tensor' must be a Tensor, but got {type(tensor).__name__}.")
     return _Capsule(tensor._data)
+
+
+# MindSpore's `mindspore.common.dtype` module (Kiln's `kiln._core.dtype`, where `import mindspore.common.dtype as
+# mstype` leads) serves these names too: `mstype.dtype_to_nptype(...)`, `mstype.tensor_type`, `mstype.float`...
+_MSTYPE_EXTRAS = {
+    "Int": Int, "Number": Number, "TensorType": TensorType, "Type": Type, "dtype_to_nptype": dtype_to_nptype,
+    "dtype_to_pytype": dtype_to_pytype, "get_py_obj_dtype": get_py_obj_dtype, "list_": list_, "number": number,
+    "string": string, "tensor_type": tensor_type, "tuple_": tuple_, "type_none": type_none, **ALIASES,
+}  # fmt: skip
+for _name, _value in _MSTYPE_EXTRAS.items():
+    if not hasattr(mstype, _name):
+        setattr(mstype, _name, _value)

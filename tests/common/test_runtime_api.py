@@ -165,3 +165,15 @@ def test_enable_dynamic_device_ctx_recycle():
         assert ops.ones(2).asnumpy().tolist() == [1.0, 1.0]
     with pytest.raises(ValueError):
         ms.DeviceCtx("TPU9")
+
+
+def test_mstype_module_and_runtime_path():
+    from kiln._core import dtype as mstype  # noqa: PLC0415  (what `import mindspore.common.dtype` gives)
+    from kiln.cli.alias import kiln_name  # noqa: PLC0415
+
+    assert mstype.dtype_to_nptype(mstype.complex128) is np.complex128 and mstype.tensor_type is ms.tensor_type
+    assert mstype.get_py_obj_dtype(float) is ms.float64 and mstype.get_py_obj_dtype(1j) is ms.complex128
+    assert mstype.get_py_obj_dtype(list) is ms.list_ and mstype.get_py_obj_dtype(type(None)) is ms.type_none
+    with pytest.raises(NotImplementedError):
+        mstype.get_py_obj_dtype(type)
+    assert kiln_name("mindspore.runtime") == "kiln.common.runtime"
