@@ -611,34 +611,46 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
     if not tape.recording:
         return run(*args)
     state: dict = {}
+    # Only floating-point tensors carry gradients: the others pass by, with None in grad_input/grad_output
+    in_f = [i for i, t in enumerate(ins) if t._data.dtype.kind in "fc"]
 
     def input_rule(cots):
-        grad_input = tuple(cots)
-        if "grad_output" not in state:
-            return grad_input
-        for hook in list(cell._backward_hooks.values()):
-            new = hook(cell, grad_input, state["grad_output"])
-            if new is not None:
-                grad_input = _hook_result(cell, hook, new, len(grad_input), "backward hook")
-        return grad_input
+        grad_input = [None] * len(ins)
+        for i, c in zip(in_f, cots, strict=True):
+            grad_input[i] = c
+        grad_input = tuple(grad_input)
+        if "grad_output" in state:
+            for hook in list(cell._backward_hooks.values()):
+                new = hook(cell, grad_input, state["grad_output"])
+                if new is not None:
+                    grad_input = _hook_result(cell, hook, new, len(grad_input), "backward hook")
+        return tuple(grad_input[i] for i in in_f)
 
-    fresh_ins = tuple(Tensor._wrap(t._data) for t in ins)
-    tape.record_custom(tuple(ins), fresh_ins, input_rule, anchor=True)
+    fresh_ins = list(ins)
+    for i in in_f:
+        fresh_ins[i] = Tensor._wrap(ins[i]._data)
+    tape.record_custom(tuple(ins[i] for i in in_f), tuple(fresh_ins[i] for i in in_f), input_rule, anchor=True)
     out = run(*_rebuild(args, iter(fresh_ins)))
     outs: list[Tensor] = []
     _tensors_in(out, outs)
+    out_f = [i for i, t in enumerate(outs) if t._data.dtype.kind in "fc"]
 
     def output_rule(cots):
-        grad_output = tuple(cots)
+        grad_output = [None] * len(outs)
+        for i, c in zip(out_f, cots, strict=True):
+            grad_output[i] = c
+        grad_output = tuple(grad_output)
         for hook in list(cell._backward_pre_hooks.values()):
             new = hook(cell, grad_output)
             if new is not None:
                 grad_output = _hook_result(cell, hook, new, len(grad_output), "backward pre-hook")
         state["grad_output"] = grad_output
-        return grad_output
+        return tuple(grad_output[i] for i in out_f)
 
-    fresh_outs = tuple(Tensor._wrap(t._data) for t in outs)
-    tape.record_custom(tuple(outs), fresh_outs, output_rule, anchor=True)
+    fresh_outs = list(outs)
+    for i in out_f:
+        fresh_outs[i] = Tensor._wrap(outs[i]._data)
+    tape.record_custom(tuple(outs[i] for i in out_f), tuple(fresh_outs[i] for i in out_f), output_rule, anchor=True)
     return _rebuild(out, iter(fresh_outs))
 
 

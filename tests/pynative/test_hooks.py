@@ -330,3 +330,19 @@ def test_leaf_hooks_registered_outside_apply_in_graph_mode(pynative):
     xi = Tensor(np.array([3.0, 4.0], np.float32))
     xi.register_hook(double)
     np.testing.assert_allclose(ops.GradOperation()(net)(xi).asnumpy(), [2.0, 4.0])
+
+
+def test_backward_hook_with_integer_inputs_and_outputs(pynative):
+    """Integer tensors pass by the hooks' identity nodes: None in grad_input/grad_output, indices still work."""
+    seen = []
+
+    class Pick(nn.Cell):
+        def construct(self, x, idx):
+            return ops.gather(x, idx, 0) * 3, idx + 1
+
+    net = Pick()
+    net.register_backward_hook(lambda cell, gi, go: seen.append((gi[1] is None, go[1] is None, len(gi), len(go))))
+    idx = Tensor(np.array([2, 0], np.int32))
+    g = kiln.grad(lambda x: net(x, idx)[0].sum())(Tensor(X))
+    np.testing.assert_allclose(g.asnumpy(), [3.0, 0.0, 3.0])
+    assert seen == [(True, True, 2, 2)]
