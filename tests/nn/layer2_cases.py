@@ -92,6 +92,20 @@ def losses(ms, nn):
     return out
 
 
+def fractional(ms, nn):
+    x = _x(19, (2, 3, 9, 8))
+    s2 = _x(20, (2, 3, 2), 0, 1)
+    a = nn.FractionalMaxPool2d(3, output_size=(4, 5), return_indices=True, _random_samples=ms.Tensor(s2))
+    y, i = a(ms.Tensor(x))
+    b = nn.FractionalMaxPool2d((2, 3), output_ratio=(0.5, 0.6), _random_samples=ms.Tensor(s2[:1]))
+    x3 = _x(21, (1, 2, 6, 7, 8))
+    s3 = _x(22, (1, 2, 3), 0, 1)
+    c = nn.FractionalMaxPool3d((2, 3, 2), output_size=(3, 4, 5), return_indices=True, _random_samples=ms.Tensor(s3))
+    y3, i3 = c(ms.Tensor(x3))
+    return {"y": y.asnumpy(), "i": i.asnumpy(), "ratio": b(ms.Tensor(x[0])).asnumpy(), "y3": y3.asnumpy(),
+            "i3": i3.asnumpy()}  # fmt: skip
+
+
 # MatDet, MatInverse (Cholesky-based, for positive-definite matrices), MatrixDiag, MatrixDiagPart and
 # MultilabelMarginLoss have no CPU kernel in MindSpore 2.10: test_layers2.py checks them against NumPy.
-CASES = [ssim, msssim, psnr, central_crop, special, lrn, combined, losses]
+CASES = [ssim, msssim, psnr, central_crop, special, lrn, combined, losses, fractional]

@@ -112,3 +112,20 @@ def test_checks_and_parameter_names():
         nn.TripletMarginWithDistanceLoss(margin=1)
     with pytest.raises(TypeError, match="activation"):
         nn.DenseBnAct(2, 3, activation=3)
+
+
+def test_fractional_max_pool_gradient_and_random_samples():
+    x = Tensor(layer2_cases._x(19, (2, 3, 9, 8)))
+    s = Tensor(layer2_cases._x(20, (2, 3, 2), 0, 1))
+    pool = nn.FractionalMaxPool2d(3, output_size=(4, 5), return_indices=True, _random_samples=s)
+    _, idx = pool(x)
+    g = ms.grad(lambda u: pool(u)[0].sum())(x).asnumpy().reshape(2, 3, -1)
+    want = np.zeros_like(g)
+    for n in range(2):
+        for c in range(3):
+            np.add.at(want[n, c], idx.asnumpy()[n, c].reshape(-1), 1.0)
+    np.testing.assert_array_equal(g, want)
+    y = nn.FractionalMaxPool2d(2, output_ratio=0.5)(x)  # samples drawn
+    assert y.shape == (2, 3, 4, 4)
+    with pytest.raises(ValueError, match="can not be None"):
+        nn.FractionalMaxPool3d(2)
