@@ -43,17 +43,22 @@ from kiln.dataset.iterators import DictIterator, TupleIterator
 from kiln.dataset.mind_source import MindDataset
 from kiln.dataset.misc import DatasetCache, DSCallback, PaddedDataset, RandomDataset, Schema, WaitedDSCallback
 from kiln.dataset.more_sources import (
+    Caltech101Dataset,
     CelebADataset,
     CMUArcticDataset,
     CoNLL2000Dataset,
+    FlickrDataset,
+    Food101Dataset,
     LibriTTSDataset,
     LJSpeechDataset,
     Multi30kDataset,
     OmniglotDataset,
     QMnistDataset,
+    RenderedSST2Dataset,
     SpeechCommandsDataset,
     SQuADDataset,
     STL10Dataset,
+    SUN397Dataset,
     UDPOSDataset,
     USPSDataset,
     YesNoDataset,
@@ -89,6 +94,11 @@ from kiln.dataset.text_sources import (
 from kiln.dataset.tfrecord import TFRecordDataset
 
 __all__ = [
+    "FlickrDataset",
+    "RenderedSST2Dataset",
+    "SUN397Dataset",
+    "Food101Dataset",
+    "Caltech101Dataset",
     "TFRecordDataset",
     "VOCDataset",
     "CocoDataset",

@@ -793,3 +793,184 @@ class SQuADDataset(_RowFilesSource):
                     rows.append((np.array(para["context"]), np.array(qa["question"]), np.array(texts),
                                  np.array(starts, dtype=np.uint32)))  # fmt: skip
         return rows
+
+
+class _ImageList(SampledSource):
+    """Images listed as (path, label value) pairs; "image" is the file bytes or the decoded image."""
+
+    def __init__(self, items, decode_, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id):
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        self._items, self._decode = items, bool(decode_)
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _image(self, path: str) -> np.ndarray:
+        with open(path, "rb") as f:
+            raw = np.frombuffer(f.read(), dtype=np.uint8)
+        return decode(raw) if self._decode else raw
+
+    def _read(self, index: int) -> tuple:
+        path, label = self._items[index]
+        return self._image(path), label
+
+
+def _sorted_images(folder: str) -> list[str]:
+    return sorted(f for f in os.listdir(folder) if f.lower().endswith(_IMAGE_EXTS))
+
+
+class Caltech101Dataset(_ImageList):
+    """Caltech 101 (101_ObjectCategories/<class>/*.jpg): "image" (bytes, or decoded) and "category" int64 (the
+    class folders in name order, BACKGROUND_Google excluded).
+
+    Args:
+        dataset_dir: the folder holding 101_ObjectCategories/.
+        target_type: "category" (the annotation outlines are MATLAB files Kiln does not read: "annotation" and
+            "all" raise NotImplementedError).
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, target_type=None, num_samples=None, num_parallel_workers=1, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None) -> None:  # fmt: skip
+        root = _check_dir(dataset_dir, "Caltech101Dataset")
+        target_type = target_type or "category"
+        if target_type in ("annotation", "all"):
+            raise NotImplementedError(
+                "Caltech101Dataset: target_type 'annotation'/'all' needs the MATLAB annotation files, which Kiln "
+                "does not read; use target_type='category'."
+            )
+        if target_type != "category":
+            raise ValueError(
+                f"Caltech101Dataset: target_type must be 'category', 'annotation' or 'all', got {target_type!r}."
+            )
+        base = os.path.join(root, "101_ObjectCategories")
+        _check_dir(base, "Caltech101Dataset")
+        classes = sorted(
+            c for c in os.listdir(base) if os.path.isdir(os.path.join(base, c)) and c != "BACKGROUND_Google"
+        )
+        items = [(os.path.join(base, c, f), np.array(k, np.int64)) for k, c in enumerate(classes)
+                 for f in _sorted_images(os.path.join(base, c))]  # fmt: skip
+        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        self._classes = classes
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "category"]
+
+    def get_class_indexing(self) -> dict:
+        """Class folder -> category (for the full dataset, the 101 official names in MindSpore's order)."""
+        return {c: k for k, c in enumerate(self._classes)}
+
+
+class Food101Dataset(_ImageList):
+    """Food-101 (images/<class>/<id>.jpg listed in meta/{train,test}.txt): "image" and "label" (the class name).
+
+    Args:
+        dataset_dir: the folder holding images/ and meta/.
+        usage: "train", "test" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+        root = _check_dir(dataset_dir, "Food101Dataset")
+        usage = _check_usage(usage, ("train", "test", "all"), "Food101Dataset")
+        parts = ["test", "train"] if usage == "all" else [usage]
+        items = []
+        for p in parts:
+            listing = os.path.join(root, "meta", f"{p}.txt")
+            require_file(listing, "Food101 list")
+            with open(listing, encoding="utf-8") as f:
+                names = sorted(ln.strip() for ln in f if ln.strip())
+            items += [(os.path.join(root, "images", n + ".jpg"), np.array(n.split("/")[0])) for n in names]
+        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"]
+
+
+class SUN397Dataset(_ImageList):
+    """SUN397 (classes listed in ClassName.txt as /a/abbey ...): "image" and "label" uint32 (the class's line).
+
+    Args:
+        dataset_dir: the folder holding ClassName.txt and the class folders.
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, decode=False,
+                 sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+        root = _check_dir(dataset_dir, "SUN397Dataset")
+        listing = os.path.join(root, "ClassName.txt")
+        require_file(listing, "SUN397 class list")
+        with open(listing, encoding="utf-8") as f:
+            classes = [ln.strip().lstrip("/") for ln in f if ln.strip()]
+        items = []
+        for k, c in enumerate(classes):
+            folder = os.path.join(root, *c.split("/"))
+            if os.path.isdir(folder):
+                items += [(os.path.join(folder, n), np.array(k, np.uint32)) for n in _sorted_images(folder)]
+        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"]
+
+
+class RenderedSST2Dataset(_ImageList):
+    """Rendered SST2 ({train,valid,test}/{negative,positive}/*.png): "image" and "label" uint32 (negative 0,
+    positive 1).
+
+    Args:
+        dataset_dir: the folder holding train/, valid/ and test/.
+        usage: "train", "val", "test" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+        root = _check_dir(dataset_dir, "RenderedSST2Dataset")
+        usage = _check_usage(usage, ("train", "val", "test", "all"), "RenderedSST2Dataset")
+        folders = {"train": "train", "val": "valid", "test": "test"}
+        parts = ["test", "train", "val"] if usage == "all" else [usage]
+        items = []
+        for p in parts:
+            for k, cls in enumerate(("negative", "positive")):
+                folder = os.path.join(root, folders[p], cls)
+                if os.path.isdir(folder):
+                    items += [(os.path.join(folder, n), np.array(k, np.uint32)) for n in _sorted_images(folder)]
+        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"]
+
+
+class FlickrDataset(_ImageList):
+    """Flickr8k / Flickr30k: "image" and "annotation" (the 1-D str array of the image's captions, in file order).
+
+    Args:
+        dataset_dir: the folder holding the images.
+        annotation_file: the token file ("<image>#<k>\\t<caption>" lines).
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, annotation_file, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=None, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+        root = _check_dir(dataset_dir, "FlickrDataset")
+        require_file(annotation_file, "Flickr annotation file")
+        captions: dict[str, list[str]] = {}
+        with open(annotation_file, encoding="utf-8") as f:
+            for line in f:
+                line = line.rstrip("\r\n")
+                if not line.strip():
+                    continue
+                key, _, text = line.partition("\t")
+                captions.setdefault(key.split("#")[0], []).append(text)
+        items = []
+        for name, texts in captions.items():
+            path = os.path.join(root, name)
+            if not os.path.isfile(path):
+                raise RuntimeError(f"FlickrDataset: image {path!r} of the annotation file does not exist.")
+            items.append((path, np.array(texts)))
+        super().__init__(items, bool(decode), num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+                         shard_id)  # fmt: skip
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "annotation"]

@@ -190,3 +190,35 @@ def test_squad(tmp_path):
     assert [str(r[1]) for r in rows] == ["q1", "q2"]  # train before dev, as MindSpore
     assert rows[0][2].tolist() == ["a"] and rows[0][3].tolist() == [3] and rows[0][3].dtype == np.uint32
     assert rows[1][2].tolist() == [""] and rows[1][3].tolist() == [2**32 - 1]  # unanswerable
+
+
+def _img(path, value=0):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Image.fromarray(np.full((2, 3, 3), value, np.uint8)).save(path)
+
+
+def test_image_folder_corpora(tmp_path):
+    for c in ("b_cls", "a_cls", "BACKGROUND_Google"):
+        _img(tmp_path / "cal" / "101_ObjectCategories" / c / "image_0001.jpg")
+    cal = ds.Caltech101Dataset(str(tmp_path / "cal"), shuffle=False)
+    assert [int(r[1]) for r in _rows(cal)] == [0, 1] and cal.get_class_indexing() == {"a_cls": 0, "b_cls": 1}
+    for n in ("c1/0", "c1/1", "c2/0"):
+        _img(tmp_path / "food" / "images" / f"{n}.jpg")
+    os.makedirs(tmp_path / "food" / "meta")
+    (tmp_path / "food" / "meta" / "train.txt").write_text("c2/0\nc1/0\n")
+    (tmp_path / "food" / "meta" / "test.txt").write_text("c1/1\n")
+    assert [str(r[1]) for r in _rows(ds.Food101Dataset(str(tmp_path / "food"), shuffle=False))] == ["c1", "c1", "c2"]
+    _img(tmp_path / "sun" / "b" / "bad" / "1.jpg")
+    _img(tmp_path / "sun" / "a" / "abbey" / "2.jpg")
+    (tmp_path / "sun" / "ClassName.txt").write_text("/a/abbey\n/b/bad\n")
+    sun = _rows(ds.SUN397Dataset(str(tmp_path / "sun"), shuffle=False, decode=True))
+    assert [int(r[1]) for r in sun] == [0, 1] and sun[0][1].dtype == np.uint32 and sun[0][0].shape == (2, 3, 3)
+    for part in ("train", "valid", "test"):
+        _img(tmp_path / "sst" / part / "negative" / "1.png")
+        _img(tmp_path / "sst" / part / "positive" / "2.png")
+    assert [int(r[1]) for r in _rows(ds.RenderedSST2Dataset(str(tmp_path / "sst"), "val", shuffle=False))] == [0, 1]
+    assert ds.RenderedSST2Dataset(str(tmp_path / "sst")).get_dataset_size() == 6
+    _img(tmp_path / "fl" / "x.jpg")
+    (tmp_path / "fl.token").write_text("x.jpg#0\tA dog.\nx.jpg#1\tA cat.\n")
+    rows = _rows(ds.FlickrDataset(str(tmp_path / "fl"), str(tmp_path / "fl.token"), shuffle=False))
+    assert rows[0][1].tolist() == ["A dog.", "A cat."]
