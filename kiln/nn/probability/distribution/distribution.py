@@ -1,0 +1,351 @@
+"""`Distribution`: the base Cell of every probability distribution.
+
+A distribution keeps default parameters given at construction (as Tensors of `parameter_type`); every method
+also takes the parameters per call (`dist_spec_args`: Tensors, in the order of `parameter_names`), which then
+replace the defaults for that call only. Parameters are broadcast against each other; values are broadcast
+against the parameters.
+
+A subclass implements the private methods it can (`_prob` or `_log_prob`, `_cdf`, `_mean`, `_sample` ...);
+the public ones derive what is missing (prob from log_prob, survival from cdf, sd from var, cross entropy
+from entropy and KL ...) and raise NotImplementedError for what cannot be derived. Methods are plain Python
+on Kiln ops, so they run in PyNative and compile inside a `construct` in graph mode.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Tensor
+from kiln.nn.cell import Cell
+from kiln.nn.probability.distribution._utils.utils import (
+    CheckTensor,
+    CheckTuple,
+    cast_to_tensor,
+    raise_none_error,
+    raise_not_implemented,
+    set_param_type,
+)
+
+_PUBLIC = (
+    "prob",
+    "log_prob",
+    "cdf",
+    "log_cdf",
+    "survival_function",
+    "log_survival",
+    "mean",
+    "sd",
+    "var",
+    "mode",
+    "entropy",
+    "kl_loss",
+    "cross_entropy",
+    "sample",
+    "get_dist_args",
+    "get_dist_type",
+)
+_PRIVATE = (
+    "_prob",
+    "_log_prob",
+    "_cdf",
+    "_log_cdf",
+    "_survival_function",
+    "_log_survival",
+    "_mean",
+    "_sd",
+    "_var",
+    "_mode",
+    "_entropy",
+    "_kl_loss",
+    "_cross_entropy",
+    "_sample",
+    "_get_dist_args",
+    "_get_dist_type",
+)
+
+FLOAT_TYPES = (mstype.float16, mstype.float32, mstype.float64, mstype.bfloat16)
+INT_TYPES = (mstype.int8, mstype.int16, mstype.int32, mstype.int64, mstype.uint8, mstype.uint16)
+NUMBER_TYPES = FLOAT_TYPES + INT_TYPES
+
+
+def check_dtype(dtype, valid, cls_name):
+    """TypeError unless `dtype` is one of `valid`."""
+    if dtype not in valid:
+        raise TypeError(f"For '{cls_name}', 'dtype' must be one of {[str(t) for t in valid]}, but got {dtype}.")
+
+
+def broadcast_shape(*shapes):
+    """The broadcast of `shapes` (ValueError when they do not broadcast)."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"shapes {list(shapes)} cannot be broadcast together.") from None
+
+
+def _param_shape(v):
+    if isinstance(v, Tensor):
+        return tuple(v.shape)
+    return np.shape(v)
+
+
+class Distribution(Cell):
+    """Base class of the distributions.
+
+    Args:
+        seed (int): the seed of the sampling ops (None or 0: Kiln's global generator).
+        dtype (mindspore.dtype): the type of the samples.
+        name (str): the distribution's name.
+        param (dict): the constructor's arguments (`dict(locals())`) with `param_dict`: the distribution's
+            parameters by name.
+    """
+
+    def __init__(self, seed, dtype, name, param):
+        super().__init__()
+        if seed is None:
+            seed = 0
+        if not isinstance(name, str):
+            raise TypeError(f"For '{type(self).__name__}', 'name' must be a str, but got {type(name).__name__}.")
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+            raise TypeError(f"For '{name}', 'seed' must be an int, but got {type(seed).__name__}.")
+        if seed < 0:
+            raise ValueError(f"For '{name}', 'seed' must be >= 0, but got {seed}.")
+        self._name = name
+        self._seed = int(seed)
+        self._dtype = dtype
+        self._parameters = {k: v for k, v in param.items() if k != "self" and not k.startswith("_")}
+        self.default_parameters = []
+        self.parameter_names = []
+        self._batch_shape = None
+        self._is_scalar_batch = True
+        if "distribution" not in self._parameters:
+            param_dict = self._parameters.get("param_dict", {})
+            self.parameter_type = set_param_type(param_dict, dtype)
+            self._batch_shape = self._calc_batch_shape(param_dict)
+            self._is_scalar_batch = all(v is None or isinstance(v, (int, float)) for v in param_dict.values())
+        else:
+            self.parameter_type = dtype
+        self._broadcast_shape = self._batch_shape
+        for n in _PRIVATE:
+            setattr(self, "_has" + n, callable(getattr(self, n, None)))
+        self.checktuple = CheckTuple()
+        self.checktensor = CheckTensor()
+
+    # ---- properties ------------------------------------------------------------------------------------------
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def seed(self):
+        return self._seed
+
+    @property
+    def parameters(self):
+        return self._parameters
+
+    @property
+    def is_scalar_batch(self):
+        return self._is_scalar_batch
+
+    @property
+    def batch_shape(self):
+        return self._batch_shape
+
+    @property
+    def broadcast_shape(self):
+        return self._broadcast_shape
+
+    # ---- parameters ------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _calc_batch_shape(param_dict):
+        shapes = []
+        for v in param_dict.values():
+            if v is None:
+                return None
+            shapes.append(_param_shape(v))
+        return broadcast_shape(*shapes) if shapes else ()
+
+    def _reset_parameters(self):
+        self.default_parameters = []
+        self.parameter_names = []
+
+    def _add_parameter(self, value, name):
+        """Record a default parameter (None: must be given per call); returns it as a Tensor."""
+        value_t = None if value is None else cast_to_tensor(value, self.parameter_type)
+        setattr(self, "_default_" + name, value_t)  # read back by attribute: a Parameter stays graph state
+        self.default_parameters.append(value_t)
+        self.parameter_names.append(name)
+        return value_t
+
+    def _check_param_type(self, *args):
+        """The parameters of one call: each given Tensor (else the default), cast and broadcast together."""
+        out = []
+        for arg, name in zip(args, self.parameter_names):
+            if arg is None:
+                default = getattr(self, "_default_" + name)
+                if default is None:
+                    raise_none_error(name)
+                arg = default
+            elif not isinstance(arg, Tensor):
+                raise TypeError(f"'{name}' must be a Tensor or Parameter, but got {type(arg).__name__}.")
+            out.append(ops.cast(arg, self.parameter_type))
+        if len(out) == 1:
+            return out[0]
+        shape = broadcast_shape(*[a.shape for a in out])
+        return tuple(a if a.shape == shape else ops.broadcast_to(a, shape) for a in out)
+
+    def _check_value(self, value, name):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"'{name}' must be a Tensor or Parameter, but got {type(value).__name__}.")
+        return value
+
+    def _float_value(self, value, name="value"):
+        return ops.cast(self._check_value(value, name), self.parameter_type)
+
+    def _check_shape(self, shape):
+        if not isinstance(shape, tuple):
+            raise TypeError(f"'shape' must be a tuple, but got {type(shape).__name__}.")
+        return shape
+
+    # ---- public methods --------------------------------------------------------------------------------------
+
+    def prob(self, value, *args, **kwargs):
+        """Probability (density or mass) of `value`."""
+        if self._has_prob:
+            return self._prob(value, *args, **kwargs)
+        if self._has_log_prob:
+            return ops.exp(self._log_prob(value, *args, **kwargs))
+        return raise_not_implemented("prob", self.name)
+
+    def log_prob(self, value, *args, **kwargs):
+        """Log probability (density or mass) of `value`."""
+        if self._has_log_prob:
+            return self._log_prob(value, *args, **kwargs)
+        if self._has_prob:
+            return ops.log(self._prob(value, *args, **kwargs))
+        return raise_not_implemented("log_prob", self.name)
+
+    def cdf(self, value, *args, **kwargs):
+        """Cumulative distribution function at `value`."""
+        if self._has_cdf:
+            return self._cdf(value, *args, **kwargs)
+        if self._has_log_cdf:
+            return ops.exp(self._log_cdf(value, *args, **kwargs))
+        if self._has_survival_function:
+            return 1.0 - self._survival_function(value, *args, **kwargs)
+        if self._has_log_survival:
+            return 1.0 - ops.exp(self._log_survival(value, *args, **kwargs))
+        return raise_not_implemented("cdf", self.name)
+
+    def log_cdf(self, value, *args, **kwargs):
+        """Log of the cumulative distribution function at `value`."""
+        if self._has_log_cdf:
+            return self._log_cdf(value, *args, **kwargs)
+        return ops.log(self.cdf(value, *args, **kwargs))
+
+    def survival_function(self, value, *args, **kwargs):
+        """1 - cdf(value)."""
+        if self._has_survival_function:
+            return self._survival_function(value, *args, **kwargs)
+        if self._has_log_survival:
+            return ops.exp(self._log_survival(value, *args, **kwargs))
+        if self._has_cdf or self._has_log_cdf:
+            return 1.0 - self.cdf(value, *args, **kwargs)
+        return raise_not_implemented("survival_function", self.name)
+
+    def log_survival(self, value, *args, **kwargs):
+        """log(1 - cdf(value))."""
+        if self._has_log_survival:
+            return self._log_survival(value, *args, **kwargs)
+        if self._has_survival_function:
+            return ops.log(self._survival_function(value, *args, **kwargs))
+        if self._has_cdf or self._has_log_cdf:
+            return ops.log1p(-self.cdf(value, *args, **kwargs))
+        return raise_not_implemented("log_survival", self.name)
+
+    def mean(self, *args, **kwargs):
+        """The mean."""
+        if self._has_mean:
+            return self._mean(*args, **kwargs)
+        return raise_not_implemented("mean", self.name)
+
+    def mode(self, *args, **kwargs):
+        """The mode."""
+        if self._has_mode:
+            return self._mode(*args, **kwargs)
+        return raise_not_implemented("mode", self.name)
+
+    def sd(self, *args, **kwargs):
+        """The standard deviation."""
+        if self._has_sd:
+            return self._sd(*args, **kwargs)
+        if self._has_var:
+            return ops.sqrt(self._var(*args, **kwargs))
+        return raise_not_implemented("sd", self.name)
+
+    def var(self, *args, **kwargs):
+        """The variance."""
+        if self._has_var:
+            return self._var(*args, **kwargs)
+        if self._has_sd:
+            return ops.square(self._sd(*args, **kwargs))
+        return raise_not_implemented("var", self.name)
+
+    def entropy(self, *args, **kwargs):
+        """The (differential) entropy."""
+        if self._has_entropy:
+            return self._entropy(*args, **kwargs)
+        return raise_not_implemented("entropy", self.name)
+
+    def kl_loss(self, dist, *args, **kwargs):
+        """KL(self || other), `other` a distribution of type `dist` (a name) with parameters `args`."""
+        if self._has_kl_loss:
+            return self._kl_loss(dist, *args, **kwargs)
+        return raise_not_implemented("kl_loss", self.name)
+
+    def cross_entropy(self, dist, *args, **kwargs):
+        """H(self, other) = entropy(self) + KL(self || other)."""
+        if self._has_cross_entropy:
+            return self._cross_entropy(dist, *args, **kwargs)
+        if self._has_kl_loss and self._has_entropy:
+            n = len(self.parameter_names)
+            return self._entropy(*args[n:], **kwargs) + self._kl_loss(dist, *args, **kwargs)
+        return raise_not_implemented("cross_entropy", self.name)
+
+    def sample(self, *args, **kwargs):
+        """Samples of shape `shape + batch shape` (`shape` the first argument, default ())."""
+        if self._has_sample:
+            return self._sample(*args, **kwargs)
+        return raise_not_implemented("sample", self.name)
+
+    def get_dist_args(self, *args, **kwargs):
+        """The parameters a call with `args` uses (defaults filled in, broadcast)."""
+        if self._has_get_dist_args:
+            return self._get_dist_args(*args, **kwargs)
+        return raise_not_implemented("get_dist_args", self.name)
+
+    def get_dist_type(self):
+        """The distribution's type name ("Normal" ...)."""
+        if self._has_get_dist_type:
+            return self._get_dist_type()
+        return raise_not_implemented("get_dist_type", self.name)
+
+    def construct(self, name, *args, **kwargs):
+        """`dist("prob", value, ...)`: the method `name` called with the other arguments."""
+        if name not in _PUBLIC:
+            raise ValueError(f"{name} is not a method of {self.name}: expected one of {list(_PUBLIC)}.")
+        return getattr(self, name)(*args, **kwargs)
+
+    def extend_repr(self):
+        if self._is_scalar_batch and self.default_parameters and None not in self.default_parameters:
+            vals = ", ".join(f"{n} = {v}" for n, v in zip(self.parameter_names, self.default_parameters))
+            return vals
+        return f"batch_shape = {self._batch_shape}"
