@@ -78,6 +78,7 @@ from kiln.dataset.sources import GeneratorDataset, NumpySlicesDataset
 from kiln.dataset.text_sources import (
     AGNewsDataset,
     AmazonReviewDataset,
+    CLUEDataset,
     CSVDataset,
     DBpediaDataset,
     EnWik9Dataset,
@@ -94,6 +95,7 @@ from kiln.dataset.text_sources import (
 from kiln.dataset.tfrecord import TFRecordDataset
 
 __all__ = [
+    "CLUEDataset",
     "FlickrDataset",
     "RenderedSST2Dataset",
     "SUN397Dataset",

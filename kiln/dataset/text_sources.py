@@ -541,3 +541,81 @@ class SST2Dataset(_RowFilesSource):
                 else:
                     rows.append((np.array(fields[0]), np.array(fields[1])))
         return rows
+
+
+_CLUE_COLUMNS = {
+    "AFQMC": (["label", "sentence1", "sentence2"], ["id", "sentence1", "sentence2"]),
+    "CMNLI": (["label", "sentence1", "sentence2"], ["id", "sentence1", "sentence2"]),
+    "TNEWS": (["keywords", "label", "label_desc", "sentence"], ["id", "keywords", "sentence"]),
+    "IFLYTEK": (["label", "label_des", "sentence"], ["id", "sentence"]),
+    "WSC": (
+        ["idx", "label", "span1_index", "span1_text", "span2_index", "span2_text", "text"],
+        ["idx", "span1_index", "span1_text", "span2_index", "span2_text", "text"],
+    ),
+    "CSL": (["abst", "id", "keyword", "label"], ["abst", "id", "keyword"]),
+}
+
+
+class CLUEDataset(_RowFilesSource):
+    """CLUE benchmark JSON-lines files (one JSON object per line).
+
+    Columns depend on the task and usage (train/eval have labels, test has ids): AFQMC and CMNLI
+    label/sentence1/sentence2, TNEWS keywords/label/label_desc/sentence, IFLYTEK label/label_des/sentence, WSC
+    idx/label/span1_index/span1_text/span2_index/span2_text/text, CSL abst/id/keyword/label. Integers are uint32,
+    lists 1-D arrays, the rest str.
+
+    Args:
+        dataset_files: a file, a glob pattern or a list of files.
+        task: "AFQMC", "TNEWS", "IFLYTEK", "CMNLI", "WSC" or "CSL".
+        usage: "train", "test" or "eval".
+        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
+    """
+
+    def __init__(
+        self,
+        dataset_files,
+        task="AFQMC",
+        usage="train",
+        num_samples=None,
+        num_parallel_workers=None,
+        shuffle=Shuffle.GLOBAL,
+        num_shards=None,
+        shard_id=None,
+        cache=None,
+    ) -> None:
+        if task not in _CLUE_COLUMNS:
+            raise ValueError(f"CLUEDataset: task must be one of {sorted(_CLUE_COLUMNS)}, but got {task!r}.")
+        usage = _check_usage(usage, ("train", "test", "eval"), "CLUEDataset")
+        files = _file_list(dataset_files, "CLUEDataset")
+        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        self._cols = _CLUE_COLUMNS[task][1 if usage == "test" else 0]
+
+    def get_col_names(self) -> list[str]:
+        return list(self._cols)
+
+    @staticmethod
+    def _value(v) -> np.ndarray:
+        if isinstance(v, bool):
+            return np.array(str(v).lower())
+        if isinstance(v, int):
+            return np.array(v, dtype=np.uint32)
+        if isinstance(v, list):
+            return np.array(v)
+        return np.array("" if v is None else str(v))
+
+    def _read_file(self, path):
+        import json  # noqa: PLC0415
+
+        rows = []
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise RuntimeError(f"CLUEDataset: line {n} of {path!r} is not JSON: {exc}.") from None
+                flat = dict(obj)
+                flat.update(obj.get("target") or {})
+                rows.append(tuple(self._value(flat.get(c, "")) for c in self._cols))
+        return rows

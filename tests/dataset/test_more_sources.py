@@ -222,3 +222,18 @@ def test_image_folder_corpora(tmp_path):
     (tmp_path / "fl.token").write_text("x.jpg#0\tA dog.\nx.jpg#1\tA cat.\n")
     rows = _rows(ds.FlickrDataset(str(tmp_path / "fl"), str(tmp_path / "fl.token"), shuffle=False))
     assert rows[0][1].tolist() == ["A dog.", "A cat."]
+
+
+def test_clue(tmp_path):
+    import json
+
+    rows = [{"target": {"span1_index": 0, "span1_text": "A", "span2_index": 4, "span2_text": "B"}, "idx": 3,
+             "text": "A, B?", "label": "true"}]  # fmt: skip
+    (tmp_path / "wsc.json").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    d = ds.CLUEDataset(str(tmp_path / "wsc.json"), task="WSC", usage="train", shuffle=False)
+    assert d.get_col_names() == ["idx", "label", "span1_index", "span1_text", "span2_index", "span2_text", "text"]
+    row = _rows(d)[0]
+    assert row[0].dtype == np.uint32 and int(row[0]) == 3 and str(row[1]) == "true" and int(row[4]) == 4
+    (tmp_path / "csl.json").write_text(json.dumps({"id": 7, "abst": "x", "keyword": ["k1", "k2"]}) + "\n")
+    row = _rows(ds.CLUEDataset(str(tmp_path / "csl.json"), task="CSL", usage="test", shuffle=False))[0]
+    assert int(row[1]) == 7 and row[2].tolist() == ["k1", "k2"]
