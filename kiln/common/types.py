@@ -207,11 +207,13 @@ def to_dlpack(tensor: Tensor):
 
 
 # MindSpore's `mindspore.common.dtype` module (Kiln's `kiln._core.dtype`, where `import mindspore.common.dtype as
-# mstype` leads) serves these names too: `mstype.dtype_to_nptype(...)`, `mstype.tensor_type`, `mstype.float`...
+# mstype` leads) serves these names too: `mstype.dtype_to_nptype(...)`, `mstype.tensor_type`, `mstype.long`...
 _MSTYPE_EXTRAS = {
     "Int": Int, "Number": Number, "TensorType": TensorType, "Type": Type, "dtype_to_nptype": dtype_to_nptype,
     "dtype_to_pytype": dtype_to_pytype, "get_py_obj_dtype": get_py_obj_dtype, "list_": list_, "number": number,
-    "string": string, "tensor_type": tensor_type, "tuple_": tuple_, "type_none": type_none, **ALIASES,
+    "string": string, "tensor_type": tensor_type, "tuple_": tuple_, "type_none": type_none,
+    # not `float`, `int`, `bool`: as module globals they would replace the builtins that module's code calls
+    **{k: v for k, v in ALIASES.items() if not hasattr(builtins, k)},
 }  # fmt: skip
 for _name, _value in _MSTYPE_EXTRAS.items():
     if not hasattr(mstype, _name):

@@ -177,3 +177,5 @@ def test_mstype_module_and_runtime_path():
     with pytest.raises(NotImplementedError):
         mstype.get_py_obj_dtype(type)
     assert kiln_name("mindspore.runtime") == "kiln.common.runtime"
+    assert mstype.long is ms.int64 and not hasattr(mstype, "bool")  # its code calls the builtin bool
+    assert mstype.pytype_to_dtype(True) is ms.bool_ and ops.full((2, 2), 1).dtype is ms.int64
