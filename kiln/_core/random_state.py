@@ -70,6 +70,28 @@ def next_key():
     return sub
 
 
+class KeyStream:
+    """A private generator (a random Primitive's own seeds): its raw key is state, read and advanced through
+    compiled graphs as a Parameter is, so a graph draws new numbers on each call, as PyNative does."""
+
+    __slots__ = ("_data", "__weakref__")
+
+    def __init__(self, raw) -> None:
+        self._data = raw
+
+
+def stream_next_key(stream: KeyStream):
+    """Advance `stream` and return a fresh raw key for one random op."""
+    trace = G._TRACES[-1] if G._TRACES else None
+    if trace is not None:
+        current = trace.read_state(id(stream), stream, stream._data)
+        key, sub = trace.bind(split_key_p, (), [current])
+        trace.write_state(id(stream), stream, key)
+        return sub
+    stream._data, sub = _split(stream._data)
+    return sub
+
+
 def _split_impl(key):
     pair = jrandom.split(jrandom.wrap_key_data(key))
     return jrandom.key_data(pair[0]), jrandom.key_data(pair[1])

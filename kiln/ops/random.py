@@ -46,11 +46,16 @@ __all__ = [
 _streams: dict[tuple, int] = {}
 
 
+def _key_size() -> int:
+    """Words in a raw key (read from its shape: inside a graph the current key is symbolic)."""
+    return int(np.prod(random_state.current_key().shape))
+
+
 def _stream_key(*material: int):
     """The next raw key of the private stream named by `material` (op seeds)."""
     count = _streams.get(material, 0)
     _streams[material] = count + 1
-    size = int(np.asarray(random_state.current_key()).size)
+    size = _key_size()
     return np.random.SeedSequence([*(m & 0xFFFFFFFF for m in material), count]).generate_state(size, np.uint32)
 
 
@@ -287,7 +292,7 @@ def randperm(n: int, seed: int = 0, offset: int = 0, dtype=mstype.int64) -> Tens
     if seed is None or seed < 0:
         key = random_state.next_key()
     else:
-        size = int(np.asarray(random_state.current_key()).size)
+        size = _key_size()
         key = np.random.SeedSequence([int(seed), int(offset)]).generate_state(size, np.uint32)
     return apply(R.Randperm, (key,), (int(n), dt.np))
 
@@ -339,15 +344,16 @@ class _RandomPrimitive(Primitive):
                 raise op_error(self.name, f"'{name}' must be a non-negative int, but got {v!r}.", TypeError)
         self.add_prim_attr("seed", seed)
         self.add_prim_attr("seed2", seed2)
-        self._stream = (id(self), int(seed), int(seed2))
+        self._stream = None
 
     def _key(self):
         if self.seed == 0 and self.seed2 == 0:
             return random_state.next_key()
-        count = _streams.get(self._stream, 0)
-        _streams[self._stream] = count + 1
-        size = int(np.asarray(random_state.current_key()).size)
-        return np.random.SeedSequence([self.seed, self.seed2, count]).generate_state(size, np.uint32)
+        if self._stream is None:
+            # This Primitive's own generator, seeded by (seed, seed2); advanced by every draw, in graphs too.
+            raw = np.random.SeedSequence([self.seed, self.seed2]).generate_state(_key_size(), np.uint32)
+            self._stream = random_state.KeyStream(raw)
+        return random_state.stream_next_key(self._stream)
 
 
 class StandardNormal(_RandomPrimitive):

@@ -199,3 +199,29 @@ def test_primitive_classes():
         ops.StandardNormal(seed=-1)
     perm = _np(ops.RandomShuffle(seed=1)(Tensor(np.arange(5))))
     assert sorted(perm) == list(range(5))
+
+
+def test_op_seeded_primitive_in_graph_mode_draws_as_pynative():
+    """A seeded random Primitive's stream is graph state: each compiled call draws new numbers, the same
+    sequence PyNative draws."""
+
+    class Draw(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.draw = ops.UniformInt(seed=10, seed2=10)
+            self.low, self.high = Tensor(0, ms.int32), Tensor(1000, ms.int32)
+
+        def construct(self):
+            return self.draw((8,), self.low, self.high) + 0
+
+    eager = Draw()
+    expected = [_np(eager()) for _ in range(3)]
+    assert not np.array_equal(expected[0], expected[1])
+    compiled = Draw()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        got = [_np(compiled()) for _ in range(3)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(g, e)
