@@ -6,6 +6,20 @@ and read through iterators that prefetch on a background thread.
 """
 
 from kiln.dataset import audio, config, text, transforms, vision
+from kiln.dataset.config import (
+    ErrorSamplesMode,
+    get_callback_timeout,
+    get_debug_mode,
+    get_enable_watchdog,
+    get_error_samples_mode,
+    get_multiprocessing_start_method,
+    get_multiprocessing_timeout_interval,
+    get_num_parallel_workers,
+    get_seed,
+    get_video_backend,
+    set_seed,
+    set_video_backend,
+)
 from kiln.dataset.detection_sources import CocoDataset, VOCDataset
 from kiln.dataset.engine import (
     BatchDataset,
@@ -64,7 +78,9 @@ from kiln.dataset.more_sources import (
     YesNoDataset,
 )
 from kiln.dataset.sampler import (
+    BuiltinSampler,
     DistributedSampler,
+    IterSampler,
     PKSampler,
     RandomSampler,
     Sampler,
@@ -74,7 +90,7 @@ from kiln.dataset.sampler import (
     WeightedRandomSampler,
 )
 from kiln.dataset.serialization import compare, deserialize, serialize, show
-from kiln.dataset.sources import GeneratorDataset, NumpySlicesDataset
+from kiln.dataset.sources import GeneratorDataset, NumpySlicesDataset, SampledSource
 from kiln.dataset.text_sources import (
     AGNewsDataset,
     AmazonReviewDataset,
@@ -93,8 +109,34 @@ from kiln.dataset.text_sources import (
     YelpReviewDataset,
 )
 from kiln.dataset.tfrecord import TFRecordDataset
+from kiln.dataset.utils import LineReader
 
 __all__ = [
+    "sync_wait_for_dataset",
+    "set_video_backend",
+    "set_seed",
+    "get_video_backend",
+    "get_seed",
+    "get_num_parallel_workers",
+    "get_multiprocessing_timeout_interval",
+    "get_multiprocessing_start_method",
+    "get_error_samples_mode",
+    "get_enable_watchdog",
+    "get_debug_mode",
+    "get_callback_timeout",
+    "VisionBaseDataset",
+    "UnionBaseDataset",
+    "TextBaseDataset",
+    "SourceDataset",
+    "PaddedBatchDataset",
+    "OBSMindDataset",
+    "MappableDataset",
+    "LineReader",
+    "IterSampler",
+    "ErrorSamplesMode",
+    "BuiltinSampler",
+    "BucketBatchByLengthDataset",
+    "AudioBaseDataset",
     "CLUEDataset",
     "FlickrDataset",
     "RenderedSST2Dataset",
@@ -189,3 +231,29 @@ __all__ = [
     "zip",
     "ZipDataset",
 ]
+
+
+# Base classes under MindSpore's names (for isinstance checks): sources that read row i on demand are mappable.
+MappableDataset = SampledSource
+SourceDataset = SampledSource
+TextBaseDataset = VisionBaseDataset = AudioBaseDataset = UnionBaseDataset = Dataset
+PaddedBatchDataset = BatchDataset  # padded_batch builds a BatchDataset with pad_info
+BucketBatchByLengthDataset = BucketBatchDataset
+
+
+def sync_wait_for_dataset(rank_id, rank_size, current_epoch, obs_runtime=None):
+    """MindSpore's barrier for OBSMindDataset downloads (Huawei Cloud OBS); not available in Kiln."""
+    raise NotImplementedError(
+        "sync_wait_for_dataset synchronizes OBSMindDataset downloads from Huawei Cloud OBS, which Kiln does not "
+        "support; download the MindRecord files and read them with MindDataset."
+    )
+
+
+class OBSMindDataset:
+    """MindSpore's MindDataset streamed from Huawei Cloud OBS; not available in Kiln."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise NotImplementedError(
+            "OBSMindDataset reads from Huawei Cloud OBS, which Kiln does not support; download the MindRecord files "
+            "and read them with MindDataset."
+        )

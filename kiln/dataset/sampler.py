@@ -457,3 +457,22 @@ def resolve_sampler(what: str, sampler, num_samples, shuffle, num_shards, shard_
     if shuffle:
         return RandomSampler(num_samples=num_samples)
     return SequentialSampler(num_samples=num_samples)
+
+
+class IterSampler(Sampler):
+    """A sampler from any iterable of row indices (a list, a generator function's result, an object with
+    `__iter__`), re-iterated every epoch.
+
+    Args:
+        sampler: the iterable (or an object whose `__iter__` yields indices).
+        num_samples: the most indices to take per epoch (None: all).
+    """
+
+    def __init__(self, sampler, num_samples: int | None = None) -> None:
+        super().__init__(num_samples)
+        if not hasattr(sampler, "__iter__"):
+            raise TypeError(f"IterSampler: sampler must be iterable, but got {type(sampler).__name__}.")
+        self.sampler = sampler
+
+    def __iter__(self):
+        return iter(self.sampler)

@@ -77,3 +77,18 @@ def test_input_indexs():
     a.input_indexs = 10
     b = ds.NumpySlicesDataset([1, 2, 3], ["c"]).shuffle(2)
     assert a.shuffle(2).input_indexs == 10 and (a + b).input_indexs == 10 and b.input_indexs == ()
+
+
+def test_iter_sampler_line_reader_and_aliases(tmp_path):
+    d = ds.NumpySlicesDataset(np.arange(5), ["a"], sampler=ds.IterSampler([4, 0, 2]))
+    assert [int(r[0]) for r in d.create_tuple_iterator(output_numpy=True)] == [4, 0, 2]
+    assert isinstance(d, ds.MappableDataset) and isinstance(d.batch(2), ds.Dataset)
+    (tmp_path / "f.csv").write_text("a,b\r\n1,2\nlast")
+    reader = ds.LineReader(str(tmp_path / "f.csv"))
+    assert reader.len() == 3 and reader.readline(1) == "a,b" and reader.readline(3) == "last"
+    with pytest.raises(ValueError):
+        reader.readline(4)
+    reader.close()
+    assert ds.get_seed() == ds.config.get_seed()
+    with pytest.raises(NotImplementedError):
+        ds.OBSMindDataset("obs://bucket/x", "s3", "ak", "sk", "/tmp")
