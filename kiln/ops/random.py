@@ -43,7 +43,7 @@ __all__ = [
     "uniform",
 ]
 
-_streams: dict[tuple, int] = {}
+_streams: dict[tuple, random_state.KeyStream] = {}
 
 
 def _key_size() -> int:
@@ -52,11 +52,12 @@ def _key_size() -> int:
 
 
 def _stream_key(*material: int):
-    """The next raw key of the private stream named by `material` (op seeds)."""
-    count = _streams.get(material, 0)
-    _streams[material] = count + 1
-    size = _key_size()
-    return np.random.SeedSequence([*(m & 0xFFFFFFFF for m in material), count]).generate_state(size, np.uint32)
+    """The next raw key of the private stream named by `material` (op seeds); graph state like a Parameter."""
+    stream = _streams.get(material)
+    if stream is None:
+        raw = np.random.SeedSequence([m & 0xFFFFFFFF for m in material]).generate_state(_key_size(), np.uint32)
+        stream = _streams[material] = random_state.KeyStream(raw)
+    return random_state.stream_next_key(stream)
 
 
 def _key(op: str, seed) -> object:
