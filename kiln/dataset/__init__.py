@@ -62,6 +62,7 @@ from kiln.dataset.more_sources import (
     CMUArcticDataset,
     CoNLL2000Dataset,
     FlickrDataset,
+    Flowers102Dataset,
     Food101Dataset,
     LibriTTSDataset,
     LJSpeechDataset,
@@ -69,10 +70,12 @@ from kiln.dataset.more_sources import (
     OmniglotDataset,
     QMnistDataset,
     RenderedSST2Dataset,
+    SBDataset,
     SpeechCommandsDataset,
     SQuADDataset,
     STL10Dataset,
     SUN397Dataset,
+    SVHNDataset,
     UDPOSDataset,
     USPSDataset,
     YesNoDataset,
@@ -112,6 +115,9 @@ from kiln.dataset.tfrecord import TFRecordDataset
 from kiln.dataset.utils import LineReader
 
 __all__ = [
+    "SBDataset",
+    "Flowers102Dataset",
+    "SVHNDataset",
     "sync_wait_for_dataset",
     "set_video_backend",
     "set_seed",

@@ -974,3 +974,128 @@ class FlickrDataset(_ImageList):
 
     def get_col_names(self) -> list[str]:
         return ["image", "annotation"]
+
+
+def _loadmat(path: str) -> dict:
+    require_file(path, "MATLAB file")
+    import scipy.io  # noqa: PLC0415  (SciPy comes with JAX; only these sources need it)
+
+    return scipy.io.loadmat(path)
+
+
+class SVHNDataset(SampledSource):
+    """SVHN ({train,test,extra}_32x32.mat): "image" (32, 32, 3) uint8 and "label" uint32 (as stored: 10 is "0").
+
+    Args:
+        dataset_dir: the folder holding the .mat files.
+        usage: "train", "test", "extra" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for MnistDataset.
+    """
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=1, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None) -> None:  # fmt: skip
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = _check_dir(dataset_dir, "SVHNDataset")
+        usage = _check_usage(usage, ("train", "test", "extra", "all"), "SVHNDataset")
+        parts = ["train", "test", "extra"] if usage == "all" else [usage]
+        images, labels = [], []
+        for p in parts:
+            m = _loadmat(os.path.join(root, f"{p}_32x32.mat"))
+            images.append(np.ascontiguousarray(np.moveaxis(m["X"], -1, 0)))
+            labels.append(m["y"].reshape(-1).astype(np.uint32))
+        self._images = np.concatenate(images)
+        self._labs = np.concatenate(labels)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"]
+
+    def _num_rows(self) -> int:
+        return len(self._labs)
+
+    def _labels(self) -> np.ndarray:
+        return self._labs
+
+    def _read(self, index: int) -> tuple:
+        return self._images[index].copy(), np.array(self._labs[index], np.uint32)
+
+
+class Flowers102Dataset(_ImageList):
+    """Oxford Flowers 102 (jpg/, imagelabels.mat, setid.mat, segmim/): "image", ("segmentation",) "label" uint32
+    (class - 1).
+
+    Args:
+        dataset_dir: the folder holding the files.
+        task: "Classification" or "Segmentation".
+        usage: "train", "valid", "test" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, task="Classification", usage="all", num_samples=None, num_parallel_workers=1,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None) -> None:  # fmt: skip
+        root = _check_dir(dataset_dir, "Flowers102Dataset")
+        if task not in ("Classification", "Segmentation"):
+            raise ValueError(f"Flowers102Dataset: task must be 'Classification' or 'Segmentation', got {task!r}.")
+        usage = _check_usage(usage, ("train", "valid", "test", "all"), "Flowers102Dataset")
+        labels = _loadmat(os.path.join(root, "imagelabels.mat"))["labels"].reshape(-1)
+        sets = _loadmat(os.path.join(root, "setid.mat"))
+        keys = {"train": "trnid", "valid": "valid", "test": "tstid"}
+        parts = ["train", "test", "valid"] if usage == "all" else [usage]
+        ids = [int(i) for p in parts for i in sets[keys[p]].reshape(-1)]
+        items = [(i, np.array(int(labels[i - 1]) - 1, np.uint32)) for i in ids]
+        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        self._root, self._task = root, task
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"] if self._task == "Classification" else ["image", "segmentation", "label"]
+
+    def _read(self, index: int) -> tuple:
+        i, label = self._items[index]
+        image = self._image(os.path.join(self._root, "jpg", f"image_{i:05d}.jpg"))
+        if self._task == "Classification":
+            return image, label
+        return image, self._image(os.path.join(self._root, "segmim", f"segmim_{i:05d}.jpg")), label
+
+
+class SBDataset(SampledSource):
+    """Semantic Boundaries Dataset (img/*.jpg, cls/*.mat): "image" and "task": Boundaries uint8 (20, H, W) (one
+    dense map per class) or Segmentation uint8 (H, W).
+
+    Args:
+        dataset_dir: the folder holding img/, cls/ and the usage lists.
+        task: "Boundaries" or "Segmentation".
+        usage: "train", "val", "train_noval" or "all".
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, task="Boundaries", usage="all", num_samples=None, num_parallel_workers=1,
+                 shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None) -> None:  # fmt: skip
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = _check_dir(dataset_dir, "SBDataset")
+        if task not in ("Boundaries", "Segmentation"):
+            raise ValueError(f"SBDataset: task must be 'Boundaries' or 'Segmentation', but got {task!r}.")
+        usage = _check_usage(usage, ("train", "val", "train_noval", "all"), "SBDataset")
+        parts = ["train", "val"] if usage == "all" else [usage]
+        ids = []
+        for p in parts:
+            listing = os.path.join(root, f"{p}.txt")
+            require_file(listing, "SBD list")
+            with open(listing, encoding="utf-8") as f:
+                ids += [ln.strip() for ln in f if ln.strip()]
+        self._root, self._task, self._ids, self._decode = root, task, ids, bool(decode)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "task"]
+
+    def _num_rows(self) -> int:
+        return len(self._ids)
+
+    def _read(self, index: int) -> tuple:
+        name = self._ids[index]
+        with open(os.path.join(self._root, "img", f"{name}.jpg"), "rb") as f:
+            raw = np.frombuffer(f.read(), dtype=np.uint8)
+        image = decode(raw) if self._decode else raw
+        gt = _loadmat(os.path.join(self._root, "cls", f"{name}.mat"))["GTcls"][0, 0]
+        if self._task == "Segmentation":
+            return image, np.asarray(gt["Segmentation"], dtype=np.uint8)
+        maps = [np.asarray(b.toarray() if hasattr(b, "toarray") else b, dtype=np.uint8) for b in gt["Boundaries"][:, 0]]
+        return image, np.stack(maps)

@@ -237,3 +237,38 @@ def test_clue(tmp_path):
     (tmp_path / "csl.json").write_text(json.dumps({"id": 7, "abst": "x", "keyword": ["k1", "k2"]}) + "\n")
     row = _rows(ds.CLUEDataset(str(tmp_path / "csl.json"), task="CSL", usage="test", shuffle=False))[0]
     assert int(row[1]) == 7 and row[2].tolist() == ["k1", "k2"]
+
+
+def test_mat_file_sources(tmp_path):
+    import scipy.io
+
+    x = np.arange(32 * 32 * 3 * 2, dtype=np.int64).astype(np.uint8).reshape(32, 32, 3, 2)
+    for part, labels in (("train", [[6], [10]]), ("test", [[1], [2]]), ("extra", [[3], [4]])):
+        scipy.io.savemat(tmp_path / f"{part}_32x32.mat", {"X": x, "y": np.array(labels, np.uint8)})
+    rows = _rows(ds.SVHNDataset(str(tmp_path), shuffle=False))
+    assert [int(r[1]) for r in rows] == [6, 10, 1, 2, 3, 4]  # train, test, extra; 10 kept as stored
+    np.testing.assert_array_equal(rows[1][0], x[..., 1])
+    fl = tmp_path / "fl"
+    for i in range(1, 5):
+        _img(fl / "jpg" / f"image_{i:05d}.jpg", i)
+        _img(fl / "segmim" / f"segmim_{i:05d}.jpg", i)
+    scipy.io.savemat(fl / "imagelabels.mat", {"labels": np.array([[3, 1, 2, 2]], np.uint8)})
+    scipy.io.savemat(fl / "setid.mat", {"trnid": [[2]], "tstid": [[4, 1]], "valid": [[3]]})
+    rows = _rows(ds.Flowers102Dataset(str(fl), shuffle=False))
+    assert [int(r[1]) for r in rows] == [0, 1, 2, 1]  # train, test, valid; label - 1
+    seg = _rows(ds.Flowers102Dataset(str(fl), task="Segmentation", usage="valid", decode=True, shuffle=False))
+    assert len(seg[0]) == 3 and seg[0][1].shape == (2, 3, 3)
+    sbd = tmp_path / "sbd"
+    _img(sbd / "img" / "a.jpg")
+    os.makedirs(sbd / "cls")
+    bounds = np.empty((20, 1), dtype=object)
+    for k in range(20):
+        bounds[k, 0] = np.full((2, 3), k % 2, np.uint8)
+    gt = {"Boundaries": bounds, "Segmentation": np.full((2, 3), 7, np.uint8), "CategoriesPresent": [[1]]}
+    scipy.io.savemat(sbd / "cls" / "a.mat", {"GTcls": gt})
+    (sbd / "train.txt").write_text("a\n")
+    (sbd / "val.txt").write_text("")
+    b = _rows(ds.SBDataset(str(sbd), task="Boundaries", usage="train", shuffle=False))[0][1]
+    assert b.shape == (20, 2, 3) and b.dtype == np.uint8 and int(b[1].sum()) == 6
+    s = _rows(ds.SBDataset(str(sbd), task="Segmentation", shuffle=False))[0][1]
+    assert s.shape == (2, 3) and int(s[0, 0]) == 7
