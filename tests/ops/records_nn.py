@@ -350,6 +350,8 @@ BASIC = [
              shapes=((6,), (3, 2)), int_inputs=(0,), int_high=3, grad=False),
     OpRecord("prelu", ops.prelu, lambda x, w: np.where(x >= 0, x, w.reshape(1, -1, 1) * x).astype(x.dtype),
              shapes=((2, 3, 4), (3,)), cases=(((2, 3, 4), (1,)),)),
+    OpRecord("prelu_scalar_x", ops.prelu, lambda x, w: np.where(x > 0, x, w.reshape(()) * x).astype(x.dtype),
+             shapes=((), (1,))),
     OpRecord("hardtanh", lambda x: ops.hardtanh(x, -0.5, 1.0), lambda x: np.clip(x, -0.5, 1.0), shapes=((3, 5),),
              extra={"make_inputs": lambda rng, dt, s: [(rng.uniform(-2, 2, s[0]) // 0.1 * 0.1 + 0.05).astype(dt)]}),
 ]  # fmt: skip

@@ -50,3 +50,12 @@ def test_forward_value_and_grad():
     np.testing.assert_allclose(grads[0].asnumpy(), [[1.0, 2.0]])
     value, grads = nn.ForwardValueAndGrad(net, get_all=True, sens_param=True)(Tensor([[1.0, 2.0]]), Tensor([[2.0]]))
     np.testing.assert_allclose(grads[0].asnumpy(), [[2.0, 2.0]])
+
+
+def test_prelu_derivative_at_zero_is_the_weight():
+    """MindSpore's convention at the kink (finite differences cannot check it): x == 0 takes the slope side."""
+    x = Tensor(np.array([-1.0, 0.0, 2.0], np.float32))
+    w = Tensor(np.array([0.25], np.float32))
+    dx, dw = ops.GradOperation(get_all=True)(ops.PReLU())(x, w)
+    np.testing.assert_allclose(dx.asnumpy(), [0.25, 0.25, 1.0])
+    np.testing.assert_allclose(dw.asnumpy(), [-1.0])

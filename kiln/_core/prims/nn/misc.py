@@ -93,7 +93,9 @@ def _check_prelu(x, w):
 def _prelu(x, w):
     if x.ndim >= 2 and w.ndim == 1:
         w = w.reshape((1, -1) + (1,) * (x.ndim - 2))
-    return jnp.where(x >= 0, x, w.astype(x.dtype) * x)
+    elif w.size == 1:
+        w = w.reshape(())  # the output keeps x's shape (a scalar x stays a scalar)
+    return jnp.where(x > 0, x, w.astype(x.dtype) * x)  # at 0: the slope side, so d/dx(0) = weight (MindSpore)
 
 
 PReLU = declare("PReLU", _prelu, _check_prelu)
