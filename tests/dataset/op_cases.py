@@ -227,6 +227,18 @@ AUDIO = {
     "fade_log": (lambda m: m.audio.Fade(10, 5, m.audio.FadeShape.LOGARITHMIC), (WAVE,)),
     "fade_exp": (lambda m: m.audio.Fade(10, 5, m.audio.FadeShape.EXPONENTIAL), (WAVE,)),
     "overdrive": (lambda m: m.audio.Overdrive(10.0, 30.0), (WAVE,)),
+    "inverse_spectrogram": (lambda m: m.audio.InverseSpectrogram(n_fft=8), (CPLX[:, :5],)),
+    "inverse_spectrogram_len": (lambda m: m.audio.InverseSpectrogram(length=20, n_fft=8, hop_length=2), (CPLX[:, :5],)),
+    "griffin_lim": (
+        lambda m: m.audio.GriffinLim(n_fft=16, n_iter=4, momentum=0.0, rand_init=False),
+        (np.abs(SPEC[0, :, :9]),),
+    ),
+    "resample_down": (lambda m: m.audio.Resample(16000, 8000), (WAVE,)),
+    "resample_up": (lambda m: m.audio.Resample(3, 5), (WAVE,)),
+    "resample_kaiser": (
+        lambda m: m.audio.Resample(44100, 16000, m.audio.ResampleMethod.KAISER_WINDOW, 4, 0.9),
+        (WAVE,),
+    ),
     "melscale_fbanks": (lambda m: m.audio.melscale_fbanks, (9, 0.0, 4000.0, 4, 8000)),
     "linear_fbanks": (lambda m: m.audio.linear_fbanks, (9, 10.0, 4000.0, 4, 8000)),
     "create_dct": (lambda m: m.audio.create_dct, (4, 6)),

@@ -1036,3 +1036,172 @@ class TimeStretch:
                 f"TimeStretch: the input must be (..., {self.n_freq}, time, 2), but got shape {arr.shape}."
             )
         return _phase_vocoder(arr, self.fixed_rate, self._advance).astype(_out_dtype(arr))
+
+
+def _padded_window(window, win_length: int, n_fft: int) -> np.ndarray:
+    win = _window(window, win_length)
+    if win_length < n_fft:
+        left = (n_fft - win_length) // 2
+        win = np.pad(win, (left, n_fft - win_length - left))
+    return win
+
+
+def _istft(spec: np.ndarray, n_fft: int, hop: int, win: np.ndarray, center: bool, length, onesided: bool):
+    """Inverse STFT of a complex (..., freq, frames) array by windowed overlap-add (torch.istft's algorithm)."""
+    frames = np.fft.irfft(spec, n=n_fft, axis=-2) if onesided else np.fft.ifft(spec, n=n_fft, axis=-2).real
+    frames = frames * win[:, None]
+    count = frames.shape[-1]
+    total = n_fft + hop * (count - 1)
+    out = np.zeros(frames.shape[:-2] + (total,))
+    env = np.zeros(total)
+    for k in range(count):
+        out[..., k * hop : k * hop + n_fft] += frames[..., k]
+        env[k * hop : k * hop + n_fft] += win**2
+    start = n_fft // 2 if center else 0
+    end = total - (n_fft // 2 if center else 0) if length is None else start + length
+    out, env = out[..., start:end], env[start:end]
+    out = np.where(env > 1e-11, out / np.where(env > 1e-11, env, 1.0), out)
+    if length is not None and out.shape[-1] < length:
+        out = np.pad(out, [(0, 0)] * (out.ndim - 1) + [(0, length - out.shape[-1])])
+    return out
+
+
+class InverseSpectrogram:
+    """Waveform (..., time) from a complex spectrogram (..., freq, frames, 2): inverse STFT by overlap-add.
+
+    Args: as Spectrogram, plus length (the output length; None: from the frames).
+    """
+
+    def __init__(self, length=None, n_fft=400, win_length=None, hop_length=None, pad=0, window=WindowType.HANN,
+                 normalized=False, center=True, pad_mode=BorderType.REFLECT, onesided=True) -> None:  # fmt: skip
+        self.length = None if length is None else _num(length, "length", "InverseSpectrogram", 0, integer=True)
+        self.n_fft = _num(n_fft, "n_fft", "InverseSpectrogram", 1, integer=True)
+        self.win_length = n_fft if win_length is None else _num(win_length, "win_length", "InverseSpectrogram", 1,
+                                                                  integer=True)  # fmt: skip
+        self.hop_length = (
+            self.win_length // 2
+            if hop_length is None
+            else _num(hop_length, "hop_length", "InverseSpectrogram", 1, integer=True)
+        )
+        self.pad = _num(pad, "pad", "InverseSpectrogram", 0, integer=True)
+        self.window, self.normalized, self.center = WindowType(window), bool(normalized), bool(center)
+        self.pad_mode, self.onesided = BorderType(pad_mode), bool(onesided)
+
+    def __call__(self, x):
+        arr, re_, im = _complex_parts(x, "InverseSpectrogram")
+        spec = re_ + 1j * im
+        win = _padded_window(self.window, self.win_length, self.n_fft)
+        if self.normalized:
+            spec = spec * math.sqrt(float((win**2).sum()))
+        length = None if self.length is None else self.length + 2 * self.pad
+        out = _istft(spec, self.n_fft, self.hop_length, win, self.center, length, self.onesided)
+        if self.pad:
+            out = out[..., self.pad : -self.pad]
+        return out.astype(_out_dtype(arr))
+
+
+class GriffinLim:
+    """Waveform from a magnitude or power spectrogram (..., freq, frames) by the Griffin-Lim phase recovery.
+
+    Args:
+        n_fft, win_length, hop_length, window_type: the STFT of the spectrogram.
+        n_iter: iterations.
+        power: the spectrogram's exponent (1 magnitude, 2 power).
+        momentum: the fast Griffin-Lim momentum, in [0, 1).
+        length: the output length (None: from the frames).
+        rand_init: start from random phases (else zero phases).
+    """
+
+    def __init__(self, n_fft=400, n_iter=32, win_length=None, hop_length=None, window_type=WindowType.HANN,
+                 power=2.0, momentum=0.99, length=None, rand_init=True) -> None:  # fmt: skip
+        self.n_fft = _num(n_fft, "n_fft", "GriffinLim", 1, integer=True)
+        self.n_iter = _num(n_iter, "n_iter", "GriffinLim", 1, integer=True)
+        self.win_length = n_fft if win_length is None else _num(win_length, "win_length", "GriffinLim", 1,
+                                                                  integer=True)  # fmt: skip
+        self.hop_length = (
+            self.win_length // 2
+            if hop_length is None
+            else _num(hop_length, "hop_length", "GriffinLim", 1, integer=True)
+        )
+        self.window = WindowType(window_type)
+        self.power = float(_num(power, "power", "GriffinLim", 0, low_open=True))
+        self.momentum = float(_num(momentum, "momentum", "GriffinLim", 0))
+        self.length = None if length is None else _num(length, "length", "GriffinLim", 0, integer=True)
+        self.rand_init = bool(rand_init)
+
+    def __call__(self, x):
+        arr = _float(x, "GriffinLim")
+        if arr.shape[-2] != self.n_fft // 2 + 1:
+            raise RuntimeError(f"GriffinLim: the spectrogram must have n_fft // 2 + 1 = {self.n_fft // 2 + 1} "
+                               f"frequency bins, but got {arr.shape[-2]}.")  # fmt: skip
+        mag = np.power(arr.astype(np.float64), 1.0 / self.power)
+        win = _padded_window(self.window, self.win_length, self.n_fft)
+        if self.rand_init:
+            angles = np.exp(2j * math.pi * _rng.generator().random(mag.shape))
+        else:
+            angles = np.ones(mag.shape, dtype=np.complex128)
+        prev = np.zeros(mag.shape, dtype=np.complex128)
+        for _ in range(self.n_iter):
+            wave_ = _istft(mag * angles, self.n_fft, self.hop_length, win, True, None, True)  # length: at the end
+            rebuilt, _ = _stft(wave_, self.n_fft, self.hop_length, self.win_length, self.window, True,
+                               BorderType.REFLECT, True)  # fmt: skip
+            angles = rebuilt - prev * (self.momentum / (1 + self.momentum)) if self.momentum else rebuilt
+            angles = angles / (np.abs(angles) + 1e-16)
+            prev = rebuilt
+        out = _istft(mag * angles, self.n_fft, self.hop_length, win, True, self.length, True)
+        return out.astype(_out_dtype(arr))
+
+
+class Resample:
+    """Change the sample rate by band-limited (windowed sinc) interpolation, as torchaudio's resample.
+
+    Args:
+        orig_freq, new_freq: the sample rates.
+        resample_method: ResampleMethod.SINC_INTERPOLATION (Hann window) or KAISER_WINDOW.
+        lowpass_filter_width: the filter's half width in zero crossings.
+        rolloff: the cutoff as a fraction of the lower Nyquist frequency.
+        beta: the Kaiser window's shape (default 14.769656459379492).
+    """
+
+    def __init__(self, orig_freq=16000, new_freq=16000, resample_method=None, lowpass_filter_width=6,
+                 rolloff=0.99, beta=None) -> None:  # fmt: skip
+        from kiln.dataset.audio.utils import ResampleMethod  # noqa: PLC0415
+
+        self.orig_freq = _num(orig_freq, "orig_freq", "Resample", 0, low_open=True)
+        self.new_freq = _num(new_freq, "new_freq", "Resample", 0, low_open=True)
+        self.resample_method = ResampleMethod(resample_method or ResampleMethod.SINC_INTERPOLATION)
+        self.lowpass_filter_width = _num(lowpass_filter_width, "lowpass_filter_width", "Resample", 1, integer=True)
+        self.rolloff = float(_num(rolloff, "rolloff", "Resample", 0, 1, low_open=True))
+        self.beta = 14.769656459379492 if beta is None else float(beta)
+
+    def __call__(self, waveform):
+        from kiln.dataset.audio.utils import ResampleMethod  # noqa: PLC0415
+
+        arr = _float(waveform, "Resample")
+        if self.orig_freq == self.new_freq:
+            return arr.astype(_out_dtype(arr))
+        g = math.gcd(int(self.orig_freq), int(self.new_freq))
+        orig, new = int(self.orig_freq) // g, int(self.new_freq) // g
+        lw = self.lowpass_filter_width
+        base = min(orig, new) * self.rolloff
+        width = math.ceil(lw * orig / base)
+        idx = np.arange(-width, width + orig, dtype=np.float64)[None, :] / orig
+        t = (np.arange(0, -new, -1, dtype=np.float64)[:, None] / new + idx) * base
+        t = np.clip(t, -lw, lw)
+        if self.resample_method == ResampleMethod.SINC_INTERPOLATION:
+            win = np.cos(t * math.pi / lw / 2) ** 2
+        else:
+            win = np.i0(self.beta * np.sqrt(1 - (t / lw) ** 2)) / np.i0(self.beta)
+        t = t * math.pi
+        kernels = np.where(t == 0, 1.0, np.sin(t) / np.where(t == 0, 1.0, t)) * win * (base / orig)
+        flat = arr.reshape(-1, arr.shape[-1]).astype(np.float64)
+        n = flat.shape[1]
+        padded = np.pad(flat, [(0, 0), (width, width + orig)])
+        steps = (padded.shape[1] - kernels.shape[1]) // orig + 1
+        frames = np.lib.stride_tricks.sliding_window_view(padded, kernels.shape[1], axis=1)[:, ::orig][:, :steps]
+        out = np.einsum("bsk,nk->bsn", frames, kernels).reshape(flat.shape[0], -1)
+        out = out[:, : math.ceil(new * n / orig)]
+        return out.reshape(arr.shape[:-1] + (out.shape[-1],)).astype(_out_dtype(arr))
+
+
+__all__ += ["GriffinLim", "InverseSpectrogram", "Resample"]  # noqa: PLE0605
