@@ -239,6 +239,12 @@ OTHER_MATH = [
 ]  # fmt: skip
 
 
+def _topk_input_order(x, k):
+    """The k largest along the last axis, in the order they appear in x (Kiln's sorted=False)."""
+    idx = np.sort(np.argsort(-x, -1, kind="stable")[..., :k], -1)
+    return np.take_along_axis(x, idx, -1), idx.astype(np.int32)
+
+
 def _i32(indices):
     return indices.astype(np.int32)
 
@@ -310,6 +316,8 @@ REDUCTIONS = [
     _reduction("cummin", lambda x: ops.cummin(x, 0), lambda x: _running_ref(x, 0, np.minimum, np.int32), grad=False),
     _reduction("topk", lambda x: ops.topk(x, 2),
                lambda x: (-np.sort(-x, -1)[..., :2], _i32(np.argsort(-x, -1, kind="stable")[..., :2]))),
+    _reduction("topk_unsorted_in_input_order", lambda x: ops.topk(x, 2, sorted=False),
+               lambda x: _topk_input_order(x, 2)),
     _reduction("topk_dim0_smallest", lambda x: ops.topk(x, 2, dim=0, largest=False),
                lambda x: (np.sort(x, 0)[:2], _i32(np.argsort(x, 0, kind="stable")[:2]))),
     _reduction("sort", lambda x: ops.sort(x), lambda x: (np.sort(x, -1), _i32(np.argsort(x, -1, kind="stable"))),

@@ -156,6 +156,10 @@ def _topk(x, k, dim, largest, sorted):
     vals, idx = lax.top_k(moved if largest else -moved, k)
     if not largest:
         vals = -vals
+    if not sorted:
+        # Unsorted: Kiln returns the chosen elements in their input order (so k == n gives the input back).
+        order = jnp.argsort(idx, axis=-1)
+        vals, idx = jnp.take_along_axis(vals, order, -1), jnp.take_along_axis(idx, order, -1)
     return jnp.moveaxis(vals, -1, dim), jnp.moveaxis(idx.astype(jnp.int32), -1, dim)  # int32, as MindSpore
 
 
