@@ -239,6 +239,8 @@ AUDIO = {
         lambda m: m.audio.Resample(44100, 16000, m.audio.ResampleMethod.KAISER_WINDOW, 4, 0.9),
         (WAVE,),
     ),
+    "sliding_window_cmn": (lambda m: m.audio.SlidingWindowCmn(6, 3), (SPEC,)),
+    "sliding_window_cmn_center_vars": (lambda m: m.audio.SlidingWindowCmn(5, 7, True, True), (SPEC,)),
     "melscale_fbanks": (lambda m: m.audio.melscale_fbanks, (9, 0.0, 4000.0, 4, 8000)),
     "linear_fbanks": (lambda m: m.audio.linear_fbanks, (9, 10.0, 4000.0, 4, 8000)),
     "create_dct": (lambda m: m.audio.create_dct, (4, 6)),

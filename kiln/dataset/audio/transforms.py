@@ -1205,3 +1205,73 @@ class Resample:
 
 
 __all__ += ["GriffinLim", "InverseSpectrogram", "Resample"]  # noqa: PLE0605
+
+
+class SlidingWindowCmn:
+    """Cepstral mean (and variance) normalization over a sliding window of frames (Kaldi's apply-cmvn-sliding),
+    for a (..., time, freq) feature matrix.
+
+    Args:
+        cmn_window: frames in the running window.
+        min_cmn_window: the least frames used at the start (when center is False).
+        center: center the window on the frame (else it ends at the frame).
+        norm_vars: also divide by the standard deviation.
+    """
+
+    def __init__(self, cmn_window=600, min_cmn_window=100, center=False, norm_vars=False) -> None:
+        self.cmn_window = _num(cmn_window, "cmn_window", "SlidingWindowCmn", 0, integer=True)
+        self.min_cmn_window = _num(min_cmn_window, "min_cmn_window", "SlidingWindowCmn", 0, integer=True)
+        self.center, self.norm_vars = bool(center), bool(norm_vars)
+
+    def __call__(self, x):
+        arr = _float(x, "SlidingWindowCmn")
+        if arr.ndim < 2:
+            raise RuntimeError(f"SlidingWindowCmn: the input must be (..., time, freq), but got shape {arr.shape}.")
+        frames, feats = arr.shape[-2:]
+        spec = arr.reshape(-1, frames, feats).astype(np.float64)
+        out = np.zeros_like(spec)
+        cur_sum = np.zeros((spec.shape[0], feats))
+        cur_sq = np.zeros_like(cur_sum)
+        last_start = last_end = -1
+        for t in range(frames):
+            if self.center:
+                start = t - self.cmn_window // 2
+                end = start + self.cmn_window
+            else:
+                start, end = t - self.cmn_window, t + 1
+            if start < 0:
+                end -= start
+                start = 0
+            if not self.center and end > t:
+                end = max(t + 1, self.min_cmn_window)
+            if end > frames:
+                start -= end - frames
+                end = frames
+                start = max(start, 0)
+            if last_start == -1:
+                part = spec[:, start : end - start]  # Kaldi's (and torchaudio's) first-window slice
+                cur_sum += part.sum(axis=1)
+                if self.norm_vars:
+                    cur_sq += (part**2).sum(axis=1)
+            else:
+                if start > last_start:
+                    cur_sum -= spec[:, last_start]
+                    if self.norm_vars:
+                        cur_sq -= spec[:, last_start] ** 2
+                if end > last_end:
+                    cur_sum += spec[:, last_end]
+                    if self.norm_vars:
+                        cur_sq += spec[:, last_end] ** 2
+            n = end - start
+            last_start, last_end = start, end
+            out[:, t] = spec[:, t] - cur_sum / n
+            if self.norm_vars:
+                if n == 1:
+                    out[:, t] = 0.0
+                else:
+                    var = cur_sq / n - (cur_sum / n) ** 2
+                    out[:, t] *= np.power(var, -0.5)
+        return out.reshape(arr.shape).astype(_out_dtype(arr))
+
+
+__all__ += ["SlidingWindowCmn"]  # noqa: PLE0605
