@@ -63,6 +63,12 @@ _FROM_TRAIN = {
 
 # `nn.GraphCell` runs a graph read by `kiln.load`; it is defined beside `export`/`load`.
 _FROM_EXPORT = {"GraphCell"}
+# MindSpore's `nn.*Ext` classes are its `mint.nn` classes (the same objects); `mint` sits above `nn`.
+_FROM_MINT = {
+    "AvgPool1dExt": "AvgPool1d", "AvgPool2dExt": "AvgPool2d", "AvgPool3dExt": "AvgPool3d",
+    "Dropout2dExt": "Dropout2d", "DropoutExt": "Dropout", "EmbeddingExt": "Embedding", "L1LossExt": "L1Loss",
+    "LayerNormExt": "LayerNorm", "LogSoftmaxExt": "LogSoftmax", "MaxPool2dExt": "MaxPool2d", "PReLUExt": "PReLU",
+}  # fmt: skip
 
 
 def __getattr__(name: str):
@@ -74,8 +80,12 @@ def __getattr__(name: str):
         import kiln.common.export  # noqa: PLC0415
 
         return getattr(kiln.common.export, name)
+    if name in _FROM_MINT:
+        import kiln.mint.nn  # noqa: PLC0415
+
+        return getattr(kiln.mint.nn, _FROM_MINT[name])
     raise AttributeError(f"module 'kiln.nn' has no attribute '{name}'")
 
 
 def __dir__():
-    return sorted(set(globals()) | _FROM_TRAIN | _FROM_EXPORT)
+    return sorted(set(globals()) | _FROM_TRAIN | _FROM_EXPORT | set(_FROM_MINT))

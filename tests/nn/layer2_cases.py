@@ -106,6 +106,33 @@ def fractional(ms, nn):
             "i3": i3.asnumpy()}  # fmt: skip
 
 
+def more(ms, nn):
+    x = _x(23, (2, 3, 4, 5))
+    # (MindSpore 2.10's CPU ClipByNorm with an axis scales elements by other positions' norms: tested vs NumPy)
+    out = {"clip_all": nn.ClipByNorm()(ms.Tensor(x), ms.Tensor(np.float32(2.0))).asnumpy()}
+    dy, dx = nn.ImageGradients()(ms.Tensor(x))
+    out["dy"], out["dx"] = dy.asnumpy(), dx.asnumpy()
+    seq = _x(24, (3, 4, 5))
+    dense = nn.Dense(5, 2, weight_init=ms.Tensor(_x(25, (2, 5))), bias_init="ones")
+    out["td"] = nn.TimeDistributed(dense, time_axis=1)(ms.Tensor(seq)).asnumpy()
+    out["td_reshape"] = nn.TimeDistributed(dense, time_axis=1, reshape_with_axis=0)(ms.Tensor(seq)).asnumpy()
+    logits = _x(26, (3, 4, 2))
+    idx = np.random.default_rng(27).integers(0, 4, (3, 1, 2)).astype(np.int32)
+    onehot = np.eye(4, dtype=np.float32)[idx[:, 0]].transpose(0, 2, 1)
+    w = ms.Tensor(np.array([0.5, 1.0, 2.0, 1.5], np.float32))
+    out["focal_idx"] = nn.FocalLoss(gamma=2.0)(ms.Tensor(logits), ms.Tensor(idx)).asnumpy()
+    out["focal_onehot_w"] = nn.FocalLoss(weight=w, gamma=1.5, reduction="none")(ms.Tensor(logits),
+                                                                               ms.Tensor(onehot)).asnumpy()  # fmt: skip
+    out["focal_idx_w"] = nn.FocalLoss(weight=w, reduction="sum")(ms.Tensor(logits), ms.Tensor(idx)).asnumpy()
+    lab = np.eye(3, dtype=np.float32)[np.array([0, 2, 1, 1])]
+    d_logits = _x(28, (4, 3))
+    out["dice"] = nn.MultiClassDiceLoss()(ms.Tensor(d_logits), ms.Tensor(lab)).asnumpy()
+    out["dice_w"] = nn.MultiClassDiceLoss(weights=ms.Tensor(np.array([[1.0], [2.0], [0.5]], np.float32)),
+                                          ignore_indiex=1, activation="sigmoid")(ms.Tensor(d_logits),
+                                                                                 ms.Tensor(lab)).asnumpy()  # fmt: skip
+    return out
+
+
 # MatDet, MatInverse (Cholesky-based, for positive-definite matrices), MatrixDiag, MatrixDiagPart and
 # MultilabelMarginLoss have no CPU kernel in MindSpore 2.10: test_layers2.py checks them against NumPy.
-CASES = [ssim, msssim, psnr, central_crop, special, lrn, combined, losses, fractional]
+CASES = [ssim, msssim, psnr, central_crop, special, lrn, combined, losses, fractional, more]

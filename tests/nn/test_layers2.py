@@ -129,3 +129,36 @@ def test_fractional_max_pool_gradient_and_random_samples():
     assert y.shape == (2, 3, 4, 4)
     with pytest.raises(ValueError, match="can not be None"):
         nn.FractionalMaxPool3d(2)
+
+
+def test_clip_by_norm_axis_against_numpy():
+    x = layer2_cases._x(23, (2, 3, 4, 5))
+    y = nn.ClipByNorm(axis=1)(Tensor(x), Tensor(np.float32(1.0))).asnumpy()
+    l2 = np.sqrt((x.astype(np.float64) ** 2).sum(1, keepdims=True))
+    np.testing.assert_allclose(y, x / np.maximum(l2, 1.0), rtol=1e-5, atol=1e-6)
+
+
+def test_sync_batch_norm_jvp_vjp_matrix_set_diag():
+    x = layer2_cases._x(1, (2, 3, 4, 4))
+    sbn, bn = nn.SyncBatchNorm(3), nn.BatchNorm2d(3)
+    for net in (sbn, bn):
+        net.set_train(True)
+    np.testing.assert_allclose(sbn(Tensor(x)).asnumpy(), bn(Tensor(x)).asnumpy(), rtol=1e-6)
+    assert [p.name for p in sbn.get_parameters()] == [p.name for p in bn.get_parameters()]
+
+    def f(a):
+        return a * a * 3.0
+
+    a, v = Tensor(np.array([1.0, 2.0], np.float32)), Tensor(np.array([1.0, -1.0], np.float32))
+    out, jv = nn.Jvp(f)(a, v)
+    np.testing.assert_allclose(out.asnumpy(), [3.0, 12.0])
+    np.testing.assert_allclose(jv.asnumpy(), [6.0, -12.0])
+    out, vj = nn.Vjp(f)(a, v)
+    np.testing.assert_allclose(vj.asnumpy(), [6.0, -12.0])
+    m = layer2_cases._x(2, (2, 3, 4))
+    d = layer2_cases._x(3, (2, 3))
+    want = m.copy()
+    for b in range(2):
+        want[b][np.arange(3), np.arange(3)] = d[b]
+    np.testing.assert_allclose(nn.MatrixSetDiag()(Tensor(m), Tensor(d)).asnumpy(), want)
+    assert nn.AvgPool2dExt is ms.mint.nn.AvgPool2d and "LayerNormExt" in dir(nn)

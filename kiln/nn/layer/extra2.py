@@ -18,7 +18,8 @@ from kiln.nn.layer.normalization import BatchNorm1d, BatchNorm2d
 __all__ = [
     "CentralCrop", "Conv2dBnAct", "DenseBnAct", "DiGamma", "FractionalMaxPool2d", "FractionalMaxPool3d", "IGamma",
     "LBeta", "LGamma", "LRN", "MSSSIM", "MatDet", "MatInverse", "MatrixDiag", "MatrixDiagPart", "PSNR",
-    "ParameterUpdate", "RReLU", "SSIM",
+    "ParameterUpdate", "RReLU", "SSIM", "ClipByNorm", "ImageGradients", "Jvp", "MatrixSetDiag", "SyncBatchNorm",
+    "TimeDistributed", "Vjp",
 ]  # fmt: skip
 
 
@@ -501,3 +502,122 @@ class FractionalMaxPool3d(_FractionalMaxPool):
 
     _dims = 3
     _sample_of_axis = (0, 1, 2)  # D, H, W
+
+
+# ---- more MindSpore nn Cells --------------------------------------------------------------------------------------
+
+
+class ClipByNorm(Cell):
+    """Scale `x` so that its L2 norm over `axis` (all axes when None) is at most `clip_norm`."""
+
+    def __init__(self, axis=None):
+        super().__init__()
+        self.axis = () if axis is None else axis
+
+    def construct(self, x, clip_norm):
+        x32 = ops.cast(x, mstype.float32)
+        axis = tuple(range(x.ndim)) if self.axis in ((), None) else self.axis
+        l2 = ops.sqrt(ops.sum(x32 * x32, axis, keepdim=True))
+        clip = ops.cast(clip_norm, mstype.float32)
+        return ops.cast(x32 * clip / ops.maximum(l2, clip), x.dtype)
+
+
+class ImageGradients(Cell):
+    """(dy, dx) of an (N, C, H, W) image: forward differences along H and W, zero in the last row / column."""
+
+    def construct(self, images):
+        _check_4d(images, "images", "ImageGradients")
+        n, c, h, w = images.shape
+        zeros_row = ops.zeros((n, c, 1, w), images.dtype)
+        zeros_col = ops.zeros((n, c, h, 1), images.dtype)
+        dy = zeros_row if h == 1 else ops.concat((images[:, :, 1:, :] - images[:, :, : h - 1, :], zeros_row), 2)
+        dx = zeros_col if w == 1 else ops.concat((images[:, :, :, 1:] - images[:, :, :, : w - 1], zeros_col), 3)
+        return dy, dx
+
+
+class SyncBatchNorm(BatchNorm2d):
+    """Batch normalization whose statistics MindSpore synchronises across the devices of `process_groups`; in one
+    process it is BatchNorm2d over (N, C, H, W) (MindSpore's defaults: momentum 0.9)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones", beta_init="zeros",
+                 moving_mean_init="zeros", moving_var_init="ones", use_batch_statistics=None, process_groups=None,
+                 dtype=mstype.float32):  # fmt: skip
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
+                         moving_var_init, use_batch_statistics, dtype=dtype)  # fmt: skip
+        self.process_groups = process_groups
+
+
+class MatrixSetDiag(Cell):
+    """Replace the main diagonal of each (..., M, N) matrix of `input_x` by `diagonal` (..., min(M, N))."""
+
+    def construct(self, input_x, diagonal):
+        m, n = input_x.shape[-2:]
+        k = min(m, n)
+        eye = ops.eye(m, n, input_x.dtype)
+        diag = ops.pad(diagonal, (0, n - k)) if n > k else diagonal
+        return input_x * (1 - eye) + eye * ops.expand_dims(ops.cast(diag, input_x.dtype), -2)
+
+
+class TimeDistributed(Cell):
+    """Apply `layer` to every slice of the input along `time_axis` (outputs stacked on that axis); with
+    `reshape_with_axis`, the time axis is merged into that axis for one call of `layer` and split again."""
+
+    def __init__(self, layer, time_axis, reshape_with_axis=None):
+        if not isinstance(layer, Cell) and not callable(layer):
+            raise TypeError(f"For 'TimeDistributed', the 'layer' must be Cell or Primitive instance, but got type: "
+                            f"{type(layer).__name__}.")  # fmt: skip
+        super().__init__()
+        for name, v in (("time_axis", time_axis), ("reshape_with_axis", reshape_with_axis)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise TypeError(f"For 'TimeDistributed', '{name}' must be an int, but got {type(v).__name__}.")
+        self.layer, self.time_axis, self.reshape_with_axis = layer, time_axis, reshape_with_axis
+
+    def construct(self, inputs):
+        if not isinstance(inputs, Tensor):
+            raise TypeError("For 'TimeDistributed', the inputs and outputs must be a Tensor.")
+        if inputs.ndim < 3:
+            raise ValueError(f"For 'TimeDistributed', inputs shape must be at least 3D, but got {inputs.ndim}.")
+        rank = inputs.ndim
+        t = self.time_axis % rank
+        if self.reshape_with_axis is None:
+            outs = [self.layer(x) for x in ops.unstack(inputs, t)]
+            return ops.stack(outs, t)
+        r = self.reshape_with_axis % rank
+        # bring the time axis next to the merged axis, then merge the pair into one
+        t_new = rank - 2 if r == rank - 1 else (r + 1 if t > r else r - 1)
+        pos = min(t_new, r)
+        lo, hi = min(t_new, t), max(t_new, t)
+        perm = tuple(range(lo)) + (hi,) + tuple(range(lo, hi)) + tuple(range(hi + 1, rank))
+        moved = ops.transpose(inputs, perm)
+        shape = moved.shape
+        outputs = self.layer(ops.reshape(moved, shape[:pos] + (-1,) + shape[pos + 2 :]))
+        if pos >= outputs.ndim:
+            raise ValueError("For 'TimeDistributed', 'reshape_with_axis' is invalid for this layer's output.")
+        new_shape = outputs.shape[:pos] + shape[pos : pos + 2] + outputs.shape[pos + 1 :]
+        return ops.reshape(outputs, (-1,) + new_shape[1:])
+
+
+class _Transform(Cell):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        if not callable(fn):
+            raise TypeError(f"For '{type(self).__name__}', 'fn' must be a Cell or function, but got {type(fn)}.")
+        self.fn = fn
+
+
+class Jvp(_Transform):
+    """`Jvp(fn)(*inputs, v)` -> (fn(*inputs), J v): the Jacobian-vector product of `fn` (forward mode)."""
+
+    def construct(self, *args):
+        *inputs, v = args
+        return ops.jvp(self.fn, tuple(inputs) if len(inputs) > 1 else inputs[0], v)
+
+
+class Vjp(_Transform):
+    """`Vjp(fn)(*inputs, v)` -> (fn(*inputs), v^T J): the vector-Jacobian product of `fn` (reverse mode)."""
+
+    def construct(self, *args):
+        *inputs, v = args
+        out, vjp_fn = ops.vjp(self.fn, *inputs)
+        grads = vjp_fn(v)
+        return out, grads[0] if isinstance(grads, tuple) and len(inputs) == 1 else grads

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from kiln import ops
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
 from kiln.nn.loss.loss import LossBase, _check_reduction
 
@@ -10,6 +12,7 @@ __all__ = [
     "CTCLoss", "CosineEmbeddingLoss", "DiceLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "MAELoss",
     "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "RMSELoss",
     "SoftMarginLoss", "TripletMarginLoss", "MultilabelMarginLoss", "TripletMarginWithDistanceLoss",
+    "FocalLoss", "MultiClassDiceLoss",
 ]  # fmt: skip
 
 
@@ -220,3 +223,86 @@ class TripletMarginWithDistanceLoss(LossBase):
         if self.swap:
             d2 = ops.minimum(d2, self.distance_function(positive, negative))
         return self.get_loss(ops.maximum(d1 - d2 + self.margin, 0.0))
+
+
+class FocalLoss(LossBase):
+    """Focal loss (Lin et al. 2017) of logits (N, C, ...) against class indices (N, 1, ...) or one-hot labels
+    (N, C, ...): -(1 - p)^gamma * log p with the log-softmax over C, optionally weighted per class, averaged over
+    the classes (one-hot) or the single target, then reduced."""
+
+    def __init__(self, weight=None, gamma=2.0, reduction="mean") -> None:
+        super().__init__(reduction)
+        if not isinstance(gamma, float):
+            raise TypeError(f"For 'FocalLoss', 'gamma' must be a float, but got {type(gamma).__name__}.")
+        if weight is not None and not isinstance(weight, Tensor):
+            raise TypeError(f"For 'FocalLoss', the type of 'weight' must be a Tensor, but got {type(weight).__name__}.")
+        if isinstance(weight, Tensor) and weight.ndim != 1:
+            raise ValueError(f"For 'FocalLoss', the dimension of 'weight' must be 1, but got {weight.ndim}.")
+        self.weight, self.gamma = weight, gamma
+
+    def construct(self, logits, labels):
+        if logits.ndim != labels.ndim:
+            raise ValueError(f"For 'FocalLoss', logits and labels must have the same number of dimensions, but got "
+                             f"{logits.ndim} and {labels.ndim}.")  # fmt: skip
+        if labels.shape[1] != 1 and labels.shape[1] != logits.shape[1]:
+            raise ValueError(f"For 'FocalLoss', labels' channel must be 1 or C ({logits.shape[1]}), but got "
+                             f"{labels.shape[1]}.")  # fmt: skip
+        n, c = logits.shape[:2]
+        x = ops.reshape(logits, (n, c, -1))
+        y = ops.reshape(labels, (n, labels.shape[1], -1))
+        logp = ops.log_softmax(x, 1)
+        index = labels.shape[1] == 1
+        if index:
+            logp = ops.squeeze(ops.gather_elements(logp, 1, ops.cast(y, mstype.int32)), 1)
+        p = ops.exp(logp)
+        if self.weight is not None:
+            w = ops.broadcast_to(ops.reshape(self.weight, (1, c, 1)), (n, c, x.shape[2]))
+            if index:
+                w = ops.squeeze(ops.gather_elements(w, 1, ops.cast(y, mstype.int32)), 1)
+            logp = logp * w
+        focal = ops.pow(1.0 - p, self.gamma)
+        loss = ops.mean(-focal * logp, 1) if index else ops.mean(-focal * ops.cast(y, logp.dtype) * logp, -1)
+        return self.get_loss(loss)
+
+
+class MultiClassDiceLoss(Cell):
+    """The mean over the classes (dim 1, skipping `ignore_indiex`) of DiceLoss(activation(logits)[:, i], label[:,
+    i]), each optionally multiplied by weights[i]."""
+
+    _ACTIVATIONS = ("softmax", "logsoftmax", "relu", "relu6", "tanh", "sigmoid")
+
+    def __init__(self, weights=None, ignore_indiex=None, activation="softmax") -> None:
+        super().__init__()
+        from kiln.nn.layer.activation import get_activation  # noqa: PLC0415
+
+        if weights is not None and not isinstance(weights, Tensor):
+            raise TypeError(f"For 'MultiClassDiceLoss', 'weights' must be a Tensor, but got {type(weights)}.")
+        if isinstance(weights, Tensor) and weights.ndim != 2:
+            raise ValueError(f"For 'MultiClassDiceLoss', the dimension of 'weights' must be 2, but got "
+                             f"{weights.ndim}.")  # fmt: skip
+        if ignore_indiex is not None and (isinstance(ignore_indiex, bool) or not isinstance(ignore_indiex, int)):
+            raise TypeError(f"For 'MultiClassDiceLoss', 'ignore_indiex' must be an int, but got {ignore_indiex!r}.")
+        if isinstance(activation, str) and activation not in self._ACTIVATIONS:
+            raise ValueError(f"For 'MultiClassDiceLoss', the 'activation' must be in {list(self._ACTIVATIONS)}, "
+                             f"but got {activation}.")  # fmt: skip
+        self.activation = get_activation(activation) if isinstance(activation, str) else activation
+        if self.activation is not None and not isinstance(self.activation, Cell):
+            raise TypeError(f"For 'MultiClassDiceLoss', the 'activation' must be str or Cell, but got "
+                            f"{type(self.activation)}.")  # fmt: skip
+        self.weights, self.ignore_indiex = weights, ignore_indiex
+        self.binarydiceloss = DiceLoss(smooth=1e-5)
+
+    def construct(self, logits, label):
+        if logits.shape != label.shape:
+            raise ValueError(f"For 'MultiClassDiceLoss', logits and label must have the same shape, but got "
+                             f"{logits.shape} and {label.shape}.")  # fmt: skip
+        if self.activation is not None:
+            logits = self.activation(logits)
+        total = 0.0
+        for i in range(label.shape[1]):
+            if i != self.ignore_indiex:
+                loss = self.binarydiceloss(logits[:, i], label[:, i])
+                if self.weights is not None:
+                    loss = loss * self.weights[i]
+                total = total + loss
+        return total / label.shape[1]
