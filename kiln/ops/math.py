@@ -328,8 +328,13 @@ def dot(input, other) -> Tensor:
 
 
 def inner(input, other) -> Tensor:
-    """Inner product over the last axis."""
-    return einsum("...i,...i->...", input, other) if input.ndim == other.ndim == 1 else dot(input, other)
+    """Inner product over the last axis of each (NumPy's `inner`): shape `input.shape[:-1] + other.shape[:-1]`;
+    with a scalar, the product."""
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    letters = "abcdefghijklmnopqrstuvwxy"
+    a, b = letters[: input.ndim - 1], letters[input.ndim - 1 : input.ndim + other.ndim - 2]
+    return einsum(f"{a}z,{b}z->{a}{b}", input, other)
 
 
 def outer(input, vec2) -> Tensor:
