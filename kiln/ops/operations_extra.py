@@ -887,3 +887,94 @@ class Morph(_p.Primitive):
 
 
 __all__ += ["CTCLossV2", "NonMaxSuppressionWithOverlaps", "FFTWithSize", "Morph"]
+
+
+# -- fractional max pooling ---------------------------------------------------------------------------------------
+
+
+def _fixed(op: str, name: str, value, nd: int) -> tuple[int, ...]:
+    v = (int(value),) * nd if isinstance(value, numbers.Integral) else tuple(int(a) for a in value)
+    if len(v) != nd or any(a <= 0 for a in v):
+        raise op_error(op, f"'{name}' must be a positive int or {nd} positive ints, but got {value!r}.")
+    return v
+
+
+def _fractional(op: str, x, kernel_size, output_size, output_ratio, samples, nd: int):
+    ksize = _fixed(op, "kernel_size", kernel_size, nd)
+    if output_size is None:
+        if output_ratio is None:
+            raise op_error(op, "one of 'output_size' and 'output_ratio' must be given.")
+        ratio = (float(output_ratio),) * nd if isinstance(output_ratio, numbers.Real) else tuple(output_ratio)
+        if len(ratio) != nd or not all(0 < r < 1 for r in ratio):
+            raise op_error(op, f"'output_ratio' must hold {nd} values in (0, 1), but got {output_ratio!r}.")
+        out = tuple(int(x.shape[-nd + d] * ratio[d]) for d in range(nd))
+    else:
+        out = _fixed(op, "output_size", output_size, nd)
+    if samples is None:
+        from kiln._core import random_state  # noqa: PLC0415
+        from kiln.ops.random import _uniform01  # noqa: PLC0415
+
+        samples = math.cast(_uniform01((x.shape[0], x.shape[1], nd), mstype.float32, random_state.next_key()),
+                            x.dtype if x.dtype.is_floating else mstype.float32)  # fmt: skip
+    return apply(S.FractionalMaxPool, (x, samples), (ksize, out))
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                          _random_samples=None):  # fmt: skip
+    """2-D fractional max pooling of (N, C, H, W) (or (C, H, W)): `kernel_size` windows at pseudo-random steps
+    reaching `output_size` (or input size * `output_ratio`). `_random_samples` (N, C, 2) in [0, 1) fixes the
+    steps (drawn from the global generator when omitted). Returns the values (and int64 flat H*W indices)."""
+    squeeze = input.ndim == 3
+    x = array.expand_dims(input, 0) if squeeze else input
+    y, index = _fractional("FractionalMaxPool2d", x, kernel_size, output_size, output_ratio, _random_samples, 2)
+    if squeeze:
+        y, index = array.squeeze(y, 0), array.squeeze(index, 0)
+    return (y, index) if return_indices else y
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                          _random_samples=None):  # fmt: skip
+    """3-D fractional max pooling of (N, C, D, H, W) (or (C, D, H, W)); `_random_samples` (N, C, 3). See
+    `fractional_max_pool2d`."""
+    squeeze = input.ndim == 4
+    x = array.expand_dims(input, 0) if squeeze else input
+    y, index = _fractional("FractionalMaxPool3d", x, kernel_size, output_size, output_ratio, _random_samples, 3)
+    if squeeze:
+        y, index = array.squeeze(y, 0), array.squeeze(index, 0)
+    return (y, index) if return_indices else y
+
+
+class FractionalMaxPoolWithFixedKsize(_p.Primitive):
+    """`FractionalMaxPoolWithFixedKsize(ksize, output_shape, data_format="NCHW")(input_x, random_samples)`:
+    (values, int64 flat indices); see `ops.fractional_max_pool2d`."""
+
+    def __init__(self, ksize, output_shape, data_format: str = "NCHW") -> None:
+        super().__init__("FractionalMaxPoolWithFixedKsize")
+        if data_format != "NCHW":
+            raise op_error(self.name, f"'data_format' must be 'NCHW', but got {data_format!r}.")
+        self._attrs = (_fixed(self.name, "ksize", ksize, 2), _fixed(self.name, "output_shape", output_shape, 2))
+        for k, v in (("ksize", ksize), ("output_shape", output_shape), ("data_format", data_format)):
+            self.add_prim_attr(k, v)
+
+    def __call__(self, input_x, random_samples):
+        return apply(S.FractionalMaxPool, (input_x, random_samples), self._attrs)
+
+
+class FractionalMaxPool3DWithFixedKsize(_p.Primitive):
+    """`FractionalMaxPool3DWithFixedKsize(ksize, output_shape, data_format="NCDHW")(x, random_samples)`:
+    (values, int64 flat indices); see `ops.fractional_max_pool3d`."""
+
+    def __init__(self, ksize, output_shape, data_format: str = "NCDHW") -> None:
+        super().__init__("FractionalMaxPool3DWithFixedKsize")
+        if data_format != "NCDHW":
+            raise op_error(self.name, f"'data_format' must be 'NCDHW', but got {data_format!r}.")
+        self._attrs = (_fixed(self.name, "ksize", ksize, 3), _fixed(self.name, "output_shape", output_shape, 3))
+        for k, v in (("ksize", ksize), ("output_shape", output_shape), ("data_format", data_format)):
+            self.add_prim_attr(k, v)
+
+    def __call__(self, x, random_samples):
+        return apply(S.FractionalMaxPool, (x, random_samples), self._attrs)
+
+
+__all__ += ["fractional_max_pool2d", "fractional_max_pool3d", "FractionalMaxPoolWithFixedKsize",
+            "FractionalMaxPool3DWithFixedKsize"]  # fmt: skip

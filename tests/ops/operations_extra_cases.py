@@ -28,6 +28,10 @@ LOG_PROBS = np.log(_RNG.dirichlet(np.ones(5), size=(6, 2))).astype(np.float32)
 OVERLAPS = _RNG.uniform(0, 1, size=(5, 5)).astype(np.float32)
 SPECTRUM = (_RNG.normal(size=(2, 3, 4)) + 1j * _RNG.normal(size=(2, 3, 4))).astype(np.complex64)
 SIGNAL = _RNG.normal(size=(2, 3, 6)).astype(np.float32)
+POOL2 = _RNG.normal(size=(2, 3, 7, 8)).astype(np.float32)
+SAMPLES2 = _RNG.uniform(0, 1, size=(2, 3, 2)).astype(np.float32)
+POOL3 = _RNG.normal(size=(1, 2, 5, 6, 7)).astype(np.float32)
+SAMPLES3 = _RNG.uniform(0, 1, size=(1, 2, 3)).astype(np.float32)
 BESSEL_X = np.array([-1.0, 0.0, 1e-3, 0.5, 1.0, 2.5, 7.0, 30.0], np.float32)
 
 
@@ -102,6 +106,15 @@ CASES = {
     "fft_r2c": lambda m: m.ops.operations.FFTWithSize(2, False, True)(_t(m, SIGNAL)),
     "fft_r2c_full": lambda m: m.ops.operations.FFTWithSize(1, False, True, onesided=False)(_t(m, SIGNAL)),
     "fft_c2r": lambda m: m.ops.operations.FFTWithSize(1, True, True, signal_sizes=(6,))(_t(m, SPECTRUM)),
+    "fractional_max_pool2d": lambda m: m.ops.operations.FractionalMaxPoolWithFixedKsize((2, 3), (4, 3))(
+        _t(m, POOL2), _t(m, SAMPLES2)
+    ),
+    "fractional_max_pool2d_func": lambda m: m.ops.fractional_max_pool2d(
+        _t(m, POOL2), 3, output_size=(5, 2), return_indices=True, _random_samples=_t(m, SAMPLES2)
+    ),
+    "fractional_max_pool3d": lambda m: m.ops.operations.FractionalMaxPool3DWithFixedKsize((2, 2, 3), (3, 2, 4))(
+        _t(m, POOL3), _t(m, SAMPLES3)
+    ),
     "coalesce": lambda m: m.ops.operations.Coalesce()(
         _t(m, np.array([[0, 2, 0, 1], [1, 0, 1, 2]], np.int64)), _t(m, np.array([1.0, 2.0, 3.0, 4.0], np.float32)),
         _t(m, np.array([3, 3], np.int64)),

@@ -180,3 +180,35 @@ RECORDS += [
     R("GridSampler3D", lambda x, g: P.GridSampler3D()(x, g), _grid3_ref, shapes=((1, 2, 3, 4, 3), (1, 2, 2, 3, 3)),
       rtol=1e-5, atol=1e-5, extra={"make_inputs": _grid3_inputs, "grad_rtol": 1e-3}),
 ]  # fmt: skip
+
+
+def _frac_starts(u, n_in, n_out, k):
+    alpha = np.float32((n_in - k) / (n_out - 1))
+    starts = [int(np.floor((np.float32(i) + u) * alpha)) - int(np.floor(u * alpha)) for i in range(n_out - 1)]
+    return starts + [n_in - k]
+
+
+def _frac2_ref(x, samples):
+    n, c, h, w = x.shape
+    (kh, kw), (oh, ow) = (2, 3), (4, 3)
+    out = np.zeros((n, c, oh, ow), x.dtype)
+    for b in range(n):
+        for ch in range(c):
+            rows = _frac_starts(samples[b, ch, 1], h, oh, kh)
+            cols = _frac_starts(samples[b, ch, 0], w, ow, kw)
+            for i, r in enumerate(rows):
+                for j, q in enumerate(cols):
+                    out[b, ch, i, j] = x[b, ch, r : r + kh, q : q + kw].max()
+    return out
+
+
+def _frac2_inputs(rng, dtype, shapes):
+    x = (rng.permutation(int(np.prod(shapes[0]))).reshape(shapes[0]) / 7.0).astype(dtype)  # no ties
+    return [x, rng.uniform(0, 1, size=shapes[1]).astype(np.float32)]
+
+
+RECORDS += [
+    R("FractionalMaxPoolWithFixedKsize", lambda x, s: P.FractionalMaxPoolWithFixedKsize((2, 3), (4, 3))(x, s)[0],
+      _frac2_ref, shapes=((2, 2, 7, 8), (2, 2, 2)), extra={"make_inputs": _frac2_inputs, "grad_positions": (0,),
+                                                          "check_dtype": False}),
+]  # fmt: skip
