@@ -241,6 +241,7 @@ AUDIO = {
     ),
     "sliding_window_cmn": (lambda m: m.audio.SlidingWindowCmn(6, 3), (SPEC,)),
     "sliding_window_cmn_center_vars": (lambda m: m.audio.SlidingWindowCmn(5, 7, True, True), (SPEC,)),
+    "detect_pitch": (lambda m: m.audio.DetectPitchFrequency(8000, 0.002, 3, 400, 3000), (WAVE,)),
     "melscale_fbanks": (lambda m: m.audio.melscale_fbanks, (9, 0.0, 4000.0, 4, 8000)),
     "linear_fbanks": (lambda m: m.audio.linear_fbanks, (9, 10.0, 4000.0, 4, 8000)),
     "create_dct": (lambda m: m.audio.create_dct, (4, 6)),

@@ -1275,3 +1275,53 @@ class SlidingWindowCmn:
 
 
 __all__ += ["SlidingWindowCmn"]  # noqa: PLE0605
+
+
+class DetectPitchFrequency:
+    """Pitch (Hz) of every frame by normalized cross-correlation, median-smoothed (torchaudio's algorithm).
+
+    Args:
+        sample_rate: the waveform's sample rate.
+        frame_time: frame duration in seconds.
+        win_length: the median filter's length in frames.
+        freq_low, freq_high: the pitch range searched, in Hz.
+    """
+
+    def __init__(self, sample_rate, frame_time=0.01, win_length=30, freq_low=85, freq_high=3400) -> None:
+        self.sample_rate = _num(sample_rate, "sample_rate", "DetectPitchFrequency", 1, integer=True)
+        self.frame_time = float(_num(frame_time, "frame_time", "DetectPitchFrequency", 0, low_open=True))
+        self.win_length = _num(win_length, "win_length", "DetectPitchFrequency", 1, integer=True)
+        self.freq_low = _num(freq_low, "freq_low", "DetectPitchFrequency", 0, low_open=True)
+        self.freq_high = _num(freq_high, "freq_high", "DetectPitchFrequency", 0, low_open=True)
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "DetectPitchFrequency")
+        x = arr.reshape(-1, arr.shape[-1]).astype(np.float64)
+        sr, eps = self.sample_rate, 1e-9
+        lags = int(math.ceil(sr / self.freq_low))
+        size = int(math.ceil(sr * self.frame_time))
+        count = int(math.ceil(x.shape[-1] / size))
+        x = np.pad(x, [(0, 0), (0, lags + count * size - x.shape[-1])])
+        nccf = np.empty((x.shape[0], count, lags))
+        for lag in range(1, lags + 1):
+            s1 = x[:, :-lag][:, : count * size].reshape(x.shape[0], count, size)
+            s2 = x[:, lag:][:, : count * size].reshape(x.shape[0], count, size)
+            nccf[..., lag - 1] = (
+                (s1 * s2).sum(-1) / (eps + np.linalg.norm(s1, axis=-1)) ** 2 / (eps + np.linalg.norm(s2, axis=-1)) ** 2
+            )
+        lag_min = int(math.ceil(sr / self.freq_high))
+        best_i = np.argmax(nccf[..., lag_min:], -1)
+        best_v = np.take_along_axis(nccf[..., lag_min:], best_i[..., None], -1)[..., 0]
+        half = nccf.shape[-1] // 2
+        half_i = np.argmax(nccf[..., lag_min:half], -1)
+        half_v = np.take_along_axis(nccf[..., lag_min:half], half_i[..., None], -1)[..., 0]
+        idx = np.where(half_v > 0.99 * best_v, half_i, best_i) + lag_min + 1
+        pad = (self.win_length - 1) // 2
+        idx = np.concatenate([np.repeat(idx[:, :1], pad, axis=1), idx], axis=1).astype(np.float64)
+        windows = np.lib.stride_tricks.sliding_window_view(idx, self.win_length, axis=1)
+        med = np.sort(windows, axis=-1)[..., (self.win_length - 1) // 2]
+        freq = sr / (eps + med)
+        return freq.reshape(arr.shape[:-1] + (freq.shape[-1],)).astype(_out_dtype(arr))
+
+
+__all__ += ["DetectPitchFrequency"]  # noqa: PLE0605
