@@ -159,3 +159,18 @@ def test_fixed_shape_ops_compile_in_graphs():
     bessel = ms.jit(lambda v: ops.bessel_k1(v) + ops.bessel_y0(v))
     v = Tensor(np.array([0.5, 2.0], np.float32))
     np.testing.assert_allclose(bessel(v).asnumpy(), (ops.bessel_k1(v) + ops.bessel_y0(v)).asnumpy(), rtol=1e-6)
+
+
+def test_fractional_max_pool_random_steps_and_ratio():
+    x = Tensor(np.random.default_rng(5).normal(size=(1, 2, 9, 10)).astype(np.float32))
+    ms.set_seed(4)
+    a, ia = ops.fractional_max_pool2d(x, 2, output_ratio=0.5, return_indices=True)
+    ms.set_seed(4)
+    b = ops.fractional_max_pool2d(x, 2, output_ratio=0.5)
+    assert a.shape == (1, 2, 4, 5) and ia.dtype == ms.int64
+    np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    flat = x.asnumpy().reshape(1, 2, -1)
+    np.testing.assert_array_equal(np.take_along_axis(flat, ia.asnumpy().reshape(1, 2, -1), 2).reshape(a.shape),
+                                  a.asnumpy())  # fmt: skip
+    with pytest.raises(ValueError, match="output_size"):
+        ops.fractional_max_pool2d(x, 2)
