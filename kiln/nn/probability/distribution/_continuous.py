@@ -51,7 +51,7 @@ class _TwoParam(Distribution):
     def _get_dist_args(self, a=None, b=None):
         return self._check_param_type(a, b)
 
-    def _params(self, a=None, b=None):
+    def _pair(self, a=None, b=None):
         return self._check_param_type(a, b)
 
     def _other(self, dist, a_b, b_b):
@@ -85,48 +85,48 @@ class Normal(_TwoParam):
         return (self._float_value(value) - mean) / sd
 
     def _log_prob(self, value, mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         z = self._z(value, mean, sd)
         return -0.5 * z * z - ops.log(sd) - _HALF_LOG_2PI
 
     def _cdf(self, value, mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         return 0.5 * ops.erfc(-self._z(value, mean, sd) / math.sqrt(2.0))
 
     def _log_cdf(self, value, mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         return prob_ops.log_ndtr(self._z(value, mean, sd))
 
     def _survival_function(self, value, mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         return 0.5 * ops.erfc(self._z(value, mean, sd) / math.sqrt(2.0))
 
     def _log_survival(self, value, mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         return prob_ops.log_ndtr(-self._z(value, mean, sd))
 
     def _mean(self, mean=None, sd=None):
-        return self._params(mean, sd)[0]
+        return self._pair(mean, sd)[0]
 
     def _mode(self, mean=None, sd=None):
-        return self._params(mean, sd)[0]
+        return self._pair(mean, sd)[0]
 
     def _sd(self, mean=None, sd=None):
-        return self._params(mean, sd)[1]
+        return self._pair(mean, sd)[1]
 
     def _entropy(self, mean=None, sd=None):
-        sd = self._params(mean, sd)[1]
+        sd = self._pair(mean, sd)[1]
         return ops.log(sd) + 0.5 + _HALF_LOG_2PI
 
     def _kl_loss(self, dist, mean_b, sd_b, mean=None, sd=None):
         mean_b, sd_b = self._other(dist, mean_b, sd_b)
-        mean_a, sd_a = self._params(mean, sd)
+        mean_a, sd_a = self._pair(mean, sd)
         ratio = sd_a / sd_b
         diff = (mean_a - mean_b) / sd_b
         return 0.5 * (ratio * ratio + diff * diff) - 0.5 - ops.log(ratio)
 
     def _sample(self, shape=(), mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         return mean + sd * self._normal(self._rand_shape(shape, mean), mean)
 
 
@@ -180,22 +180,22 @@ class LogNormal(Normal):
         return ops.select(pos, out, ops.zeros_like(out))
 
     def _mean(self, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return ops.exp(loc + 0.5 * scale * scale)
 
     def _mode(self, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return ops.exp(loc - scale * scale)
 
     def _var(self, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         s2 = scale * scale
         return ops.expm1(s2) * ops.exp(2.0 * loc + s2)
 
     _sd = None
 
     def _entropy(self, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return loc + ops.log(scale) + 0.5 + _HALF_LOG_2PI
 
     def _sample(self, shape=(), loc=None, scale=None):
@@ -211,32 +211,32 @@ class HalfNormal(Normal):
         _TwoParam.__init__(self, mean, sd, seed, dtype, name, param)
 
     def _log_prob(self, value, mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         z = self._z(value, mean, sd)
         out = -0.5 * z * z - ops.log(sd) - _HALF_LOG_2PI + math.log(2.0)
         return ops.select(z >= 0, out, ops.full_like(out, -_INF))
 
     def _cdf(self, value, mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         z = self._z(value, mean, sd)
         return ops.select(z >= 0, ops.erf(z / math.sqrt(2.0)), ops.zeros_like(z))
 
     _log_cdf = _survival_function = _log_survival = _kl_loss = _mode = _sd = None
 
     def _mean(self, mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         return mean + sd * math.sqrt(2.0 / math.pi)
 
     def _var(self, mean=None, sd=None):
-        sd = self._params(mean, sd)[1]
+        sd = self._pair(mean, sd)[1]
         return sd * sd * (1.0 - 2.0 / math.pi)
 
     def _entropy(self, mean=None, sd=None):
-        sd = self._params(mean, sd)[1]
+        sd = self._pair(mean, sd)[1]
         return ops.log(sd) + 0.5 * math.log(math.pi / 2.0) + 0.5
 
     def _sample(self, shape=(), mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         return mean + sd * ops.abs(self._normal(self._rand_shape(shape, mean), mean))
 
 
@@ -252,28 +252,28 @@ class Laplace(_TwoParam):
         super().__init__(mean, sd, seed, dtype, name, param)
 
     def _log_prob(self, value, mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         return -ops.abs(self._float_value(value) - mean) / sd - ops.log(2.0 * sd)
 
     def _cdf(self, value, mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         z = (self._float_value(value) - mean) / sd
         return 0.5 + 0.5 * ops.sign(z) * (-ops.expm1(-ops.abs(z)))
 
     def _mean(self, mean=None, sd=None):
-        return self._params(mean, sd)[0]
+        return self._pair(mean, sd)[0]
 
     _mode = _mean
 
     def _var(self, mean=None, sd=None):
-        sd = self._params(mean, sd)[1]
+        sd = self._pair(mean, sd)[1]
         return 2.0 * sd * sd
 
     def _entropy(self, mean=None, sd=None):
-        return ops.log(2.0 * self._params(mean, sd)[1]) + 1.0
+        return ops.log(2.0 * self._pair(mean, sd)[1]) + 1.0
 
     def _sample(self, shape=(), mean=None, sd=None):
-        mean, sd = self._params(mean, sd)
+        mean, sd = self._pair(mean, sd)
         u = self._uniform(self._rand_shape(shape, mean), mean) - 0.5
         return mean - sd * ops.sign(u) * ops.log1p(-2.0 * ops.abs(u))
 
@@ -363,38 +363,38 @@ class Uniform(_TwoParam):
         return self._b
 
     def _prob(self, value, low=None, high=None):
-        low, high = self._params(low, high)
+        low, high = self._pair(low, high)
         x = self._float_value(value)
         dens = 1.0 / (high - low) + ops.zeros_like(x)
         inside = ops.logical_and(x >= low, x <= high)
         return ops.select(inside, dens, ops.zeros_like(dens))
 
     def _cdf(self, value, low=None, high=None):
-        low, high = self._params(low, high)
+        low, high = self._pair(low, high)
         z = (self._float_value(value) - low) / (high - low)
         return ops.clamp(z, 0.0, 1.0)
 
     def _mean(self, low=None, high=None):
-        low, high = self._params(low, high)
+        low, high = self._pair(low, high)
         return 0.5 * (low + high)
 
     def _var(self, low=None, high=None):
-        low, high = self._params(low, high)
+        low, high = self._pair(low, high)
         return (high - low) * (high - low) / 12.0
 
     def _entropy(self, low=None, high=None):
-        low, high = self._params(low, high)
+        low, high = self._pair(low, high)
         return ops.log(high - low)
 
     def _kl_loss(self, dist, low_b, high_b, low=None, high=None):
         low_b, high_b = self._other(dist, low_b, high_b)
-        low_a, high_a = self._params(low, high)
+        low_a, high_a = self._pair(low, high)
         kl = ops.log(high_b - low_b) - ops.log(high_a - low_a)
         inside = ops.logical_and(low_b <= low_a, high_a <= high_b)
         return ops.select(inside, kl, ops.full_like(kl, _INF))
 
     def _sample(self, shape=(), low=None, high=None):
-        low, high = self._params(low, high)
+        low, high = self._pair(low, high)
         return low + (high - low) * self._uniform(self._rand_shape(shape, low), low)
 
 
@@ -421,16 +421,16 @@ class Cauchy(_TwoParam):
         return (self._float_value(value) - loc) / scale
 
     def _log_prob(self, value, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         z = self._z(value, loc, scale)
         return -math.log(math.pi) - ops.log(scale) - ops.log1p(z * z)
 
     def _cdf(self, value, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return 0.5 + ops.atan(self._z(value, loc, scale)) / math.pi
 
     def _survival_function(self, value, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return 0.5 - ops.atan(self._z(value, loc, scale)) / math.pi
 
     def _mean(self, *args, **kwargs):
@@ -443,20 +443,20 @@ class Cauchy(_TwoParam):
         raise ValueError("the standard deviation of a Cauchy distribution is undefined.")
 
     def _mode(self, loc=None, scale=None):
-        return self._params(loc, scale)[0]
+        return self._pair(loc, scale)[0]
 
     def _entropy(self, loc=None, scale=None):
-        return ops.log(4.0 * math.pi * self._params(loc, scale)[1])
+        return ops.log(4.0 * math.pi * self._pair(loc, scale)[1])
 
     def _kl_loss(self, dist, loc_b, scale_b, loc=None, scale=None):
         loc_b, scale_b = self._other(dist, loc_b, scale_b)
-        loc_a, scale_a = self._params(loc, scale)
+        loc_a, scale_a = self._pair(loc, scale)
         s = scale_a + scale_b
         d = loc_a - loc_b
         return ops.log(s * s + d * d) - ops.log(4.0 * scale_a * scale_b)
 
     def _sample(self, shape=(), loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         u = self._uniform(self._rand_shape(shape, loc), loc)
         return loc + scale * ops.tan(math.pi * (u - 0.5))
 
@@ -477,39 +477,39 @@ class Logistic(_TwoParam):
     _z = Cauchy._z
 
     def _log_prob(self, value, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         z = self._z(value, loc, scale)
         return -z - 2.0 * ops.softplus(-z) - ops.log(scale)
 
     def _cdf(self, value, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return ops.sigmoid(self._z(value, loc, scale))
 
     def _log_cdf(self, value, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return -ops.softplus(-self._z(value, loc, scale))
 
     def _survival_function(self, value, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return ops.sigmoid(-self._z(value, loc, scale))
 
     def _log_survival(self, value, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return -ops.softplus(self._z(value, loc, scale))
 
     def _mean(self, loc=None, scale=None):
-        return self._params(loc, scale)[0]
+        return self._pair(loc, scale)[0]
 
     _mode = _mean
 
     def _sd(self, loc=None, scale=None):
-        return self._params(loc, scale)[1] * (math.pi / math.sqrt(3.0))
+        return self._pair(loc, scale)[1] * (math.pi / math.sqrt(3.0))
 
     def _entropy(self, loc=None, scale=None):
-        return ops.log(self._params(loc, scale)[1]) + 2.0
+        return ops.log(self._pair(loc, scale)[1]) + 2.0
 
     def _sample(self, shape=(), loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         u = self._uniform(self._rand_shape(shape, loc), loc)
         return loc + scale * (ops.log(u) - ops.log1p(-u))
 
@@ -530,12 +530,12 @@ class Gumbel(_TwoParam):
     _z = Cauchy._z
 
     def _log_prob(self, value, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         z = self._z(value, loc, scale)
         return -(z + ops.exp(-z)) - ops.log(scale)
 
     def _log_cdf(self, value, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return -ops.exp(-self._z(value, loc, scale))
 
     def _cdf(self, value, loc=None, scale=None):
@@ -545,26 +545,27 @@ class Gumbel(_TwoParam):
         return -ops.expm1(self._log_cdf(value, loc, scale))
 
     def _mean(self, loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         return loc + _EULER * scale
 
     def _mode(self, loc=None, scale=None):
-        return self._params(loc, scale)[0]
+        return self._pair(loc, scale)[0]
 
     def _sd(self, loc=None, scale=None):
-        return self._params(loc, scale)[1] * (math.pi / math.sqrt(6.0))
+        return self._pair(loc, scale)[1] * (math.pi / math.sqrt(6.0))
 
     def _entropy(self, loc=None, scale=None):
-        return ops.log(self._params(loc, scale)[1]) + (_EULER + 1.0)
+        return ops.log(self._pair(loc, scale)[1]) + (_EULER + 1.0)
 
     def _kl_loss(self, dist, loc_b, scale_b, loc=None, scale=None):
         loc_b, scale_b = self._other(dist, loc_b, scale_b)
-        loc_a, scale_a = self._params(loc, scale)
+        loc_a, scale_a = self._pair(loc, scale)
         r = scale_a / scale_b
-        return -ops.log(r) + _EULER * (r - 1.0) + ops.exp((loc_b - loc_a) / scale_b + ops.lgamma(r + 1.0)) - 1.0
+        shift = (loc_b - loc_a) / scale_b
+        return -ops.log(r) + _EULER * (r - 1.0) + ops.exp(shift + ops.lgamma(r + 1.0)) - 1.0 - shift
 
     def _sample(self, shape=(), loc=None, scale=None):
-        loc, scale = self._params(loc, scale)
+        loc, scale = self._pair(loc, scale)
         u = self._uniform(self._rand_shape(shape, loc), loc)
         tiny = 1e-7 if loc.dtype != mstype.float16 else 1e-3
         return loc - scale * ops.log(-ops.log(ops.clamp(u, tiny, 1.0 - tiny)))
@@ -596,37 +597,37 @@ class Gamma(_TwoParam):
         return pos, ops.select(pos, x, ops.ones_like(x))
 
     def _log_prob(self, value, concentration=None, rate=None):
-        a, b = self._params(concentration, rate)
+        a, b = self._pair(concentration, rate)
         pos, x = self._pos(value)
         out = a * ops.log(b) + (a - 1.0) * ops.log(x) - b * x - ops.lgamma(a)
         return ops.select(pos, out, ops.full_like(out, -_INF))
 
     def _cdf(self, value, concentration=None, rate=None):
-        a, b = self._params(concentration, rate)
+        a, b = self._pair(concentration, rate)
         pos, x = self._pos(value)
         a = a + ops.zeros_like(x)
         out = ops.igamma(a, b * x)
         return ops.select(pos, out, ops.zeros_like(out))
 
     def _mean(self, concentration=None, rate=None):
-        a, b = self._params(concentration, rate)
+        a, b = self._pair(concentration, rate)
         return a / b
 
     def _var(self, concentration=None, rate=None):
-        a, b = self._params(concentration, rate)
+        a, b = self._pair(concentration, rate)
         return a / (b * b)
 
     def _mode(self, concentration=None, rate=None):
-        a, b = self._params(concentration, rate)
+        a, b = self._pair(concentration, rate)
         return ops.select(a >= 1.0, (a - 1.0) / b, ops.full_like(a, float("nan")))
 
     def _entropy(self, concentration=None, rate=None):
-        a, b = self._params(concentration, rate)
+        a, b = self._pair(concentration, rate)
         return a - ops.log(b) + ops.lgamma(a) + (1.0 - a) * ops.digamma(a)
 
     def _kl_loss(self, dist, concentration_b, rate_b, concentration=None, rate=None):
         a_b, b_b = self._other(dist, concentration_b, rate_b)
-        a_a, b_a = self._params(concentration, rate)
+        a_a, b_a = self._pair(concentration, rate)
         return (
             (a_a - a_b) * ops.digamma(a_a)
             - ops.lgamma(a_a)
@@ -636,7 +637,7 @@ class Gamma(_TwoParam):
         )
 
     def _sample(self, shape=(), concentration=None, rate=None):
-        a, b = self._params(concentration, rate)
+        a, b = self._pair(concentration, rate)
         return prob_ops.sample_gamma(self._rand_shape(shape, a), a, self.seed) / b
 
 
@@ -661,7 +662,7 @@ class Beta(_TwoParam):
         return self._b
 
     def _log_prob(self, value, concentration1=None, concentration0=None):
-        a, b = self._params(concentration1, concentration0)
+        a, b = self._pair(concentration1, concentration0)
         x = self._float_value(value)
         inside = ops.logical_and(x > 0, x < 1)
         x = ops.select(inside, x, ops.full_like(x, 0.5))
@@ -669,28 +670,28 @@ class Beta(_TwoParam):
         return ops.select(inside, out, ops.full_like(out, -_INF))
 
     def _mean(self, concentration1=None, concentration0=None):
-        a, b = self._params(concentration1, concentration0)
+        a, b = self._pair(concentration1, concentration0)
         return a / (a + b)
 
     def _var(self, concentration1=None, concentration0=None):
-        a, b = self._params(concentration1, concentration0)
+        a, b = self._pair(concentration1, concentration0)
         s = a + b
         return a * b / (s * s * (s + 1.0))
 
     def _mode(self, concentration1=None, concentration0=None):
-        a, b = self._params(concentration1, concentration0)
+        a, b = self._pair(concentration1, concentration0)
         ok = ops.logical_and(a > 1.0, b > 1.0)
         return ops.select(ok, (a - 1.0) / (a + b - 2.0), ops.full_like(a, float("nan")))
 
     def _entropy(self, concentration1=None, concentration0=None):
-        a, b = self._params(concentration1, concentration0)
+        a, b = self._pair(concentration1, concentration0)
         return (
             _lbeta(a, b) - (a - 1.0) * ops.digamma(a) - (b - 1.0) * ops.digamma(b) + (a + b - 2.0) * ops.digamma(a + b)
         )
 
     def _kl_loss(self, dist, concentration1_b, concentration0_b, concentration1=None, concentration0=None):
         a_b, b_b = self._other(dist, concentration1_b, concentration0_b)
-        a_a, b_a = self._params(concentration1, concentration0)
+        a_a, b_a = self._pair(concentration1, concentration0)
         return (
             _lbeta(a_b, b_b)
             - _lbeta(a_a, b_a)
@@ -700,7 +701,7 @@ class Beta(_TwoParam):
         )
 
     def _sample(self, shape=(), concentration1=None, concentration0=None):
-        a, b = self._params(concentration1, concentration0)
+        a, b = self._pair(concentration1, concentration0)
         shape = self._rand_shape(shape, a)
         seed2 = self.seed + 1 if self.seed else None
         x = prob_ops.sample_gamma(shape, a, self.seed)

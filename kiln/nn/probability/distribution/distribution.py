@@ -345,7 +345,7 @@ class Distribution(Cell):
         return getattr(self, name)(*args, **kwargs)
 
     def extend_repr(self):
-        if self._is_scalar_batch and self.default_parameters and None not in self.default_parameters:
+        if self._is_scalar_batch and self.default_parameters and all(v is not None for v in self.default_parameters):
             vals = ", ".join(f"{n} = {v}" for n, v in zip(self.parameter_names, self.default_parameters))
             return vals
         return f"batch_shape = {self._batch_shape}"
