@@ -1325,3 +1325,62 @@ class DetectPitchFrequency:
 
 
 __all__ += ["DetectPitchFrequency"]  # noqa: PLE0605
+
+
+def _wave_table(kind: str, size: int, low: float, high: float, phase: float) -> np.ndarray:
+    """An integer modulation table (sine or triangle) as SoX builds it."""
+    offset = int(phase / math.pi / 2 * size + 0.5)
+    point = (np.arange(size) + offset) % size
+    if kind == "sine":
+        d = (np.sin(point / size * 2 * math.pi) + 1) / 2
+    else:
+        d = point * 2.0 / size
+        quarter = (4 * point) // size
+        d = np.select([quarter == 0, quarter == 1, quarter == 2, quarter == 3], [d + 0.5, 1.5 - d, 1.5 - d, d - 1.5])
+    d = d * (high - low) + low
+    return np.where(d < 0, d - 0.5, d + 0.5).astype(np.int64)
+
+
+class Phaser:
+    """Phaser effect (like SoX `phaser`): a modulated, decaying delay line mixed into the signal.
+
+    Args:
+        sample_rate: the waveform's sample rate.
+        gain_in, gain_out: input and output gains, in [0, 1] and [0, 1e9].
+        delay_ms: the delay in milliseconds, in [0, 5].
+        decay: the feedback decay, in [0, 0.99].
+        mod_speed: the modulation speed in Hz, in [0.1, 2].
+        sinusoidal: sine modulation (else triangle).
+    """
+
+    def __init__(self, sample_rate, gain_in=0.4, gain_out=0.74, delay_ms=3.0, decay=0.4, mod_speed=0.5,
+                 sinusoidal=True) -> None:  # fmt: skip
+        self.sample_rate = _num(sample_rate, "sample_rate", "Phaser", integer=True)
+        self.gain_in = float(_num(gain_in, "gain_in", "Phaser", 0, 1))
+        self.gain_out = float(_num(gain_out, "gain_out", "Phaser", 0, 1e9))
+        self.delay_ms = float(_num(delay_ms, "delay_ms", "Phaser", 0, 5))
+        self.decay = float(_num(decay, "decay", "Phaser", 0, 0.99))
+        self.mod_speed = float(_num(mod_speed, "mod_speed", "Phaser", 0.1, 2))
+        self.sinusoidal = bool(sinusoidal)
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "Phaser")
+        x = arr.reshape(-1, arr.shape[-1]).astype(np.float64) * self.gain_in
+        buf_len = int(self.delay_ms * 0.001 * self.sample_rate + 0.5)
+        mod_len = int(self.sample_rate / self.mod_speed + 0.5)
+        mod = _wave_table("sine" if self.sinusoidal else "triangle", mod_len, 1.0, float(buf_len), math.pi / 2)
+        buf = np.zeros((x.shape[0], max(buf_len, 1)))
+        out = np.empty_like(x)
+        delay_pos = mod_pos = 0
+        for i in range(x.shape[1]):
+            idx = int((delay_pos + mod[mod_pos]) % buf_len)
+            mod_pos = (mod_pos + 1) % mod_len
+            delay_pos = (delay_pos + 1) % buf_len
+            temp = x[:, i] + buf[:, idx]
+            buf[:, delay_pos] = temp * self.decay
+            out[:, i] = temp
+        out = np.clip(out * self.gain_out, -1, 1)
+        return out.reshape(arr.shape).astype(_out_dtype(arr))
+
+
+__all__ += ["Phaser"]  # noqa: PLE0605
