@@ -244,6 +244,13 @@ AUDIO = {
     "detect_pitch": (lambda m: m.audio.DetectPitchFrequency(8000, 0.002, 3, 400, 3000), (WAVE,)),
     "phaser": (lambda m: m.audio.Phaser(8000), (WAVE,)),
     "phaser_triangle": (lambda m: m.audio.Phaser(16000, 0.8, 0.9, 2.0, 0.5, 1.0, False), (WAVE64,)),
+    "flanger": (lambda m: m.audio.Flanger(8000), (WAVE,)),
+    "flanger_quadratic": (
+        lambda m: m.audio.Flanger(
+            8000, 2.0, 5.0, 30.0, 50.0, 2.0, 50.0, m.audio.Modulation.TRIANGULAR, m.audio.Interpolation.QUADRATIC
+        ),
+        (WAVE,),
+    ),
     "melscale_fbanks": (lambda m: m.audio.melscale_fbanks, (9, 0.0, 4000.0, 4, 8000)),
     "linear_fbanks": (lambda m: m.audio.linear_fbanks, (9, 10.0, 4000.0, 4, 8000)),
     "create_dct": (lambda m: m.audio.create_dct, (4, 6)),

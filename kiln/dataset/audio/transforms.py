@@ -1327,8 +1327,8 @@ class DetectPitchFrequency:
 __all__ += ["DetectPitchFrequency"]  # noqa: PLE0605
 
 
-def _wave_table(kind: str, size: int, low: float, high: float, phase: float) -> np.ndarray:
-    """An integer modulation table (sine or triangle) as SoX builds it."""
+def _wave_table(kind: str, size: int, low: float, high: float, phase: float, as_int: bool = True) -> np.ndarray:
+    """A modulation table (sine or triangle) as SoX builds it, rounded to ints or as float32."""
     offset = int(phase / math.pi / 2 * size + 0.5)
     point = (np.arange(size) + offset) % size
     if kind == "sine":
@@ -1338,6 +1338,8 @@ def _wave_table(kind: str, size: int, low: float, high: float, phase: float) -> 
         quarter = (4 * point) // size
         d = np.select([quarter == 0, quarter == 1, quarter == 2, quarter == 3], [d + 0.5, 1.5 - d, 1.5 - d, d - 1.5])
     d = d * (high - low) + low
+    if not as_int:
+        return d.astype(np.float32)
     return np.where(d < 0, d - 0.5, d + 0.5).astype(np.int64)
 
 
@@ -1384,3 +1386,78 @@ class Phaser:
 
 
 __all__ += ["Phaser"]  # noqa: PLE0605
+
+
+class Flanger:
+    """Flanger effect (like SoX `flanger`) on a (..., channels <= 4, time) waveform.
+
+    Args:
+        sample_rate: the waveform's sample rate.
+        delay: base delay in ms, in [0, 30].
+        depth: swept delay depth in ms, in [0, 10].
+        regen: feedback in percent, in [-95, 95].
+        width: delayed signal mixed in, in percent, in [0, 100].
+        speed: sweeps per second, in [0.1, 10].
+        phase: swept-wave phase shift between channels in percent, in [0, 100].
+        modulation: Modulation.SINUSOIDAL or TRIANGULAR.
+        interpolation: Interpolation.LINEAR or QUADRATIC.
+    """
+
+    def __init__(self, sample_rate, delay=0.0, depth=2.0, regen=0.0, width=71.0, speed=0.5, phase=25.0,
+                 modulation=None, interpolation=None) -> None:  # fmt: skip
+        from kiln.dataset.audio.utils import Interpolation, Modulation  # noqa: PLC0415
+
+        self.sample_rate = _num(sample_rate, "sample_rate", "Flanger", integer=True)
+        self.delay = float(_num(delay, "delay", "Flanger", 0, 30))
+        self.depth = float(_num(depth, "depth", "Flanger", 0, 10))
+        self.regen = float(_num(regen, "regen", "Flanger", -95, 95))
+        self.width = float(_num(width, "width", "Flanger", 0, 100))
+        self.speed = float(_num(speed, "speed", "Flanger", 0.1, 10))
+        self.phase = float(_num(phase, "phase", "Flanger", 0, 100))
+        self.modulation = Modulation(modulation or Modulation.SINUSOIDAL)
+        self.interpolation = Interpolation(interpolation or Interpolation.LINEAR)
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "Flanger")
+        if arr.ndim < 2 or arr.shape[-2] > 4:
+            raise RuntimeError(f"Flanger: the input must be (..., channels <= 4, time), but got shape {arr.shape}.")
+        x = arr.reshape(-1, arr.shape[-2], arr.shape[-1]).astype(np.float64)
+        sr = self.sample_rate
+        feedback, delay_gain, ch_phase = self.regen / 100, self.width / 100, self.phase / 100
+        delay_min, delay_depth = self.delay / 1000, self.depth / 1000
+        in_gain = 1.0 / (1 + delay_gain)
+        delay_gain = delay_gain / (1 + delay_gain) * (1 - abs(feedback))
+        buf_len = int((delay_min + delay_depth) * sr + 0.5) + 2
+        bufs = np.zeros(x.shape[:2] + (buf_len,))
+        last = np.zeros(x.shape[:2])
+        lfo_len = int(sr / self.speed)
+        kind = "sine" if self.modulation.value == "sinusoidal" else "triangle"
+        lfo = _wave_table(kind, lfo_len, float(math.floor(delay_min * sr + 0.5)), buf_len - 2.0, 3 * math.pi / 2,
+                          as_int=False).astype(np.float64)  # fmt: skip
+        chans = np.arange(x.shape[1])
+        shift = (chans * lfo_len * ch_phase + 0.5).astype(np.int64)
+        out = np.empty_like(x)
+        pos = lfo_pos = 0
+        quadratic = self.interpolation.value == "quadratic"
+        for i in range(x.shape[-1]):
+            pos = (pos + buf_len - 1) % buf_len
+            d = lfo[(lfo_pos + shift) % lfo_len]
+            frac = d - np.floor(d)
+            k = np.floor(d).astype(np.int64)
+            bufs[:, :, pos] = x[:, :, i] + last * feedback
+            d0 = bufs[:, chans, (pos + k) % buf_len]
+            d1 = bufs[:, chans, (pos + k + 1) % buf_len]
+            if quadratic:
+                d2 = bufs[:, chans, (pos + k + 2) % buf_len] - d0
+                d1 = d1 - d0
+                a, b = d2 * 0.5 - d1, d1 * 2 - d2 * 0.5
+                delayed = d0 + (a * frac + b) * frac
+            else:
+                delayed = d0 + (d1 - d0) * frac
+            last = delayed
+            out[:, :, i] = x[:, :, i] * in_gain + delayed * delay_gain
+            lfo_pos = (lfo_pos + 1) % lfo_len
+        return np.clip(out, -1, 1).reshape(arr.shape).astype(_out_dtype(arr))
+
+
+__all__ += ["Flanger"]  # noqa: PLE0605
