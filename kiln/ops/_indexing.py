@@ -26,9 +26,9 @@ def _encode(index) -> tuple[tuple, tuple]:
         elif isinstance(item, slice):
             parts = tuple(int(v) if isinstance(v, Tensor) else v for v in (item.start, item.stop, item.step))
             spec.append(("s", *parts))
-        elif isinstance(item, (bool, np.bool_)):
-            spec.append(("t", len(tensors)))
-            tensors.append(Tensor(np.asarray(item)))
+        elif _is_scalar_bool(item):
+            # A scalar bool adds an axis, as None does (NumPy): of size 1 for True, 0 for False.
+            spec.append(("n",) if bool(item) else ("n0",))
         elif isinstance(item, (int, np.integer)):
             spec.append(("i", int(item)))
         else:
@@ -42,6 +42,12 @@ def _encode(index) -> tuple[tuple, tuple]:
             spec.append(("t", len(tensors)))
             tensors.append(t)
     return tuple(spec), tuple(tensors)
+
+
+def _is_scalar_bool(item) -> bool:
+    if isinstance(item, Tensor):
+        return item.ndim == 0 and item.dtype.kind == "b"
+    return isinstance(item, (bool, np.bool_))
 
 
 def _check_int_bounds(spec: tuple, shape: tuple) -> None:
@@ -65,8 +71,45 @@ def _check_int_bounds(spec: tuple, shape: tuple) -> None:
 
 def getitem(x: Tensor, index) -> Tensor:
     spec, tensors = _encode(index)
+    _check_scalar_bools(index, spec)
+    empty = [k for k, item in enumerate(spec) if item[0] == "n0"]
+    if empty:
+        spec = tuple(("n",) if item[0] == "n0" else item for item in spec)
     _check_int_bounds(spec, x.shape)
-    return apply(A.GetItem, (x, *tensors), (spec,))
+    out = apply(A.GetItem, (x, *tensors), (spec,))
+    for k in empty:  # x[False]: the new axis holds nothing
+        if tensors:
+            raise IndexError("a False index together with index tensors is not supported; index in two steps.")
+        axis = _output_axis(spec, k, x.ndim)
+        out = getitem(out, (slice(None),) * axis + (slice(0, 0),))
+    return out
+
+
+def _check_scalar_bools(index, spec: tuple) -> None:
+    """Scalar bools index as NumPy's advanced indices do; Kiln supports the cases where that is one new axis at
+    the bool's place (one bool, next to the integers if any), and says so for the others."""
+    items = index if isinstance(index, tuple) else (index,)
+    bools = [k for k, item in enumerate(items) if _is_scalar_bool(item)]
+    if not bools:
+        return
+    advanced = [k for k, item in enumerate(spec) if item[0] == "i" or k in bools]
+    if len(bools) > 1 or advanced != list(range(advanced[0], advanced[0] + len(advanced))):
+        raise IndexError(
+            "indexing with several scalar booleans, or a scalar boolean apart from the integer indices, is not "
+            "supported: index in two steps."
+        )
+
+
+def _output_axis(spec: tuple, k: int, ndim: int) -> int:
+    """The axis of the result that basic index item `k` (a new axis) becomes."""
+    consumed = sum(item[0] in "is" for item in spec)
+    axis = 0
+    for item in spec[:k]:
+        if item[0] in ("n", "s"):
+            axis += 1
+        elif item[0] == "e":
+            axis += ndim - consumed
+    return axis
 
 
 def setitem(x: Tensor, index, value) -> None:

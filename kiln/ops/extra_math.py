@@ -192,7 +192,8 @@ def matrix_band_part(x, lower, upper) -> Tensor:
 
 def _reduction(fn):
     def reduce(x, axis=()):
-        return fn(x, axis if axis != () else None, False)
+        empty = isinstance(axis, (tuple, list)) and not axis  # `axis != ()` on a Tensor would compare values
+        return fn(x, None if empty else axis, False)
 
     reduce.__doc__ = f"MindSpore's functional `{fn.__name__}` as a ReduceX primitive instance: over `axis`."
     return reduce

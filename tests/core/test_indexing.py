@@ -35,6 +35,11 @@ READS = [
     ("bool mask full", lambda x: x[Tensor(MASK_FULL) if isinstance(x, Tensor) else MASK_FULL]),
     ("numpy bool mask", lambda x: x[MASK_ROWS]),
     ("0-d int tensor", lambda x: x[Tensor(1) if isinstance(x, Tensor) else 1]),
+    ("scalar True", lambda x: x[True]),
+    ("scalar False", lambda x: x[False]),
+    ("True next to an int", lambda x: x[..., True, 3, 0:2, None]),
+    ("False after None", lambda x: x[None, False, 1]),
+    ("0-d bool tensor", lambda x: x[Tensor(True) if isinstance(x, Tensor) else np.array(True), 0]),
 ]
 
 
@@ -121,3 +126,9 @@ def test_gradient_flows_through_getitem_and_setitem():
     a = np.arange(6, dtype=np.float64).reshape(2, 3)
     want = np.array([[2 * a[0, 0], 0, 0], [2 * a[1, 0] + 18 * a[1, 0], 2 * a[1, 1] + 18 * a[1, 1], 2 * a[1, 2]]])
     np.testing.assert_allclose(g, want, rtol=1e-6)
+
+
+def test_scalar_bools_kiln_cannot_place_are_an_index_error():
+    for index in ((True, True), (1, ..., False)):
+        with pytest.raises(IndexError, match="scalar boolean"):
+            Tensor(A)[index]

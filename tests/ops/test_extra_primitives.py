@@ -59,3 +59,10 @@ def test_prelu_derivative_at_zero_is_the_weight():
     dx, dw = ops.GradOperation(get_all=True)(ops.PReLU())(x, w)
     np.testing.assert_allclose(dx.asnumpy(), [0.25, 0.25, 1.0])
     np.testing.assert_allclose(dw.asnumpy(), [-1.0])
+
+
+def test_functional_reductions_take_axes_as_a_tensor():
+    x = np.arange(72, dtype=np.float32).reshape(3, 6, 4)
+    got = ops.reduce_sum(Tensor(x), Tensor(np.array([0, 1])))
+    np.testing.assert_allclose(got.asnumpy(), x.sum((0, 1)))
+    np.testing.assert_allclose(ops.reduce_max(Tensor(x), ()).asnumpy(), x.max())
