@@ -2,6 +2,7 @@
 
 from kiln.nn.optim.adam import Adam, AdamW, AdamWeightDecay
 from kiln.nn.optim.extra import ASGD, Adadelta, Adagrad, AdaMax, RMSProp, Rprop
+from kiln.nn.optim.extra2 import FTRL, LazyAdam, ProximalAdagrad
 from kiln.nn.optim.lamb import Lamb
 from kiln.nn.optim.momentum import Momentum
 from kiln.nn.optim.optimizer import Optimizer
@@ -9,5 +10,5 @@ from kiln.nn.optim.sgd import SGD
 
 __all__ = [
     "SGD", "Adam", "AdamW", "AdamWeightDecay", "Momentum", "Optimizer", "ASGD", "AdaMax", "Adadelta", "Adagrad",
-    "RMSProp", "Rprop", "Lamb",
+    "RMSProp", "Rprop", "Lamb", "FTRL", "LazyAdam", "ProximalAdagrad",
 ]  # fmt: skip
