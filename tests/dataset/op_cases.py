@@ -251,6 +251,8 @@ AUDIO = {
         ),
         (WAVE,),
     ),
+    "dither_tpdf": (lambda m: m.audio.Dither(), (WAVE,)),
+    "dither_shaped": (lambda m: m.audio.Dither(m.audio.DensityFunction.TPDF, True), (WAVE64,)),
     "melscale_fbanks": (lambda m: m.audio.melscale_fbanks, (9, 0.0, 4000.0, 4, 8000)),
     "linear_fbanks": (lambda m: m.audio.linear_fbanks, (9, 10.0, 4000.0, 4, 8000)),
     "create_dct": (lambda m: m.audio.create_dct, (4, 6)),

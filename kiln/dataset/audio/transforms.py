@@ -1461,3 +1461,43 @@ class Flanger:
 
 
 __all__ += ["Flanger"]  # noqa: PLE0605
+
+
+class Dither:
+    """Dither to 16-bit resolution: the waveform is scaled to 16-bit steps, noise added, rounded and scaled back.
+
+    Args:
+        density_function: DensityFunction.TPDF (a triangular ramp over time, no randomness), RPDF (one random
+            sample of the signal minus 0.5) or GPDF (a sum of seven random samples of the signal).
+        noise_shaping: add the previous sample's quantization error (first-order noise shaping).
+    """
+
+    def __init__(self, density_function=None, noise_shaping=False) -> None:
+        from kiln.dataset.audio.utils import DensityFunction  # noqa: PLC0415
+
+        self.density_function = DensityFunction(density_function or DensityFunction.TPDF)
+        self.noise_shaping = bool(noise_shaping)
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "Dither")
+        x = arr.reshape(-1, arr.shape[-1]).astype(np.float64)
+        chans, times = x.shape[0] - 1, x.shape[1] - 1
+        gen = _rng.generator()
+        scaled = x * (2**15 - 2)
+        kind = self.density_function.value
+        if kind == "RPDF":
+            noise = x[int(gen.integers(chans)) if chans else 0, int(gen.integers(times)) if times else 0] - 0.5
+        elif kind == "GPDF":
+            noise = x[int(gen.integers(chans)) if chans else 0, int(gen.integers(times)) if times else 0]
+            for _ in range(6):
+                noise = noise + x[int(gen.integers(chans)) if chans else 0, int(gen.integers(times)) if times else 0]
+        else:
+            noise = np.bartlett(times + 2)[:-1] if times else np.ones(1)  # a periodic Bartlett window
+        out = np.round(scaled + noise) / 2**15
+        if self.noise_shaping:
+            err = out - x
+            out = out + np.concatenate([np.zeros((x.shape[0], 1)), err[:, :-1]], axis=1)
+        return out.reshape(arr.shape).astype(_out_dtype(arr))
+
+
+__all__ += ["Dither"]  # noqa: PLE0605
