@@ -253,6 +253,8 @@ AUDIO = {
     ),
     "dither_tpdf": (lambda m: m.audio.Dither(), (WAVE,)),
     "dither_shaped": (lambda m: m.audio.Dither(m.audio.DensityFunction.TPDF, True), (WAVE64,)),
+    "pitch_shift": (lambda m: m.audio.PitchShift(8000, 4, 12, 16), (WAVE,)),
+    "pitch_shift_down": (lambda m: m.audio.PitchShift(16000, -3, 24, 16, 12, 3), (WAVE64,)),
     "melscale_fbanks": (lambda m: m.audio.melscale_fbanks, (9, 0.0, 4000.0, 4, 8000)),
     "linear_fbanks": (lambda m: m.audio.linear_fbanks, (9, 10.0, 4000.0, 4, 8000)),
     "create_dct": (lambda m: m.audio.create_dct, (4, 6)),

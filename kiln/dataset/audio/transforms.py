@@ -1501,3 +1501,48 @@ class Dither:
 
 
 __all__ += ["Dither"]  # noqa: PLE0605
+
+
+class PitchShift:
+    """Shift the pitch by `n_steps` steps of an octave divided in `bins_per_octave`, keeping the duration:
+    a phase-vocoder time stretch followed by resampling.
+
+    Args:
+        sample_rate: the waveform's sample rate.
+        n_steps: the shift in steps (may be negative).
+        bins_per_octave: steps per octave.
+        n_fft, win_length, hop_length, window: the STFT of the stretch (defaults n_fft, n_fft // 4, Hann).
+    """
+
+    def __init__(self, sample_rate, n_steps, bins_per_octave=12, n_fft=512, win_length=None, hop_length=None,
+                 window=WindowType.HANN) -> None:  # fmt: skip
+        self.sample_rate = _num(sample_rate, "sample_rate", "PitchShift", 1, integer=True)
+        self.n_steps = _num(n_steps, "n_steps", "PitchShift", integer=True)
+        self.bins_per_octave = _num(bins_per_octave, "bins_per_octave", "PitchShift", integer=True)
+        if self.bins_per_octave == 0:
+            raise ValueError("PitchShift: bins_per_octave must not be 0.")
+        self.n_fft = _num(n_fft, "n_fft", "PitchShift", 1, integer=True)
+        self.win_length = n_fft if win_length is None else _num(win_length, "win_length", "PitchShift", 1,
+                                                                  integer=True)  # fmt: skip
+        self.hop_length = n_fft // 4 if hop_length is None else _num(hop_length, "hop_length", "PitchShift", 1,
+                                                                       integer=True)  # fmt: skip
+        self.window = WindowType(window)
+
+    def __call__(self, waveform):
+        arr = _float(waveform, "PitchShift")
+        x = arr.reshape(-1, arr.shape[-1]).astype(np.float64)
+        n = x.shape[-1]
+        rate = 2.0 ** (-float(self.n_steps) / self.bins_per_octave)
+        spec, _ = _stft(x, self.n_fft, self.hop_length, self.win_length, self.window, True, BorderType.REFLECT, True)
+        advance = np.linspace(0, math.pi * self.hop_length, spec.shape[-2])[:, None]
+        pair = np.stack([spec.real, spec.imag], axis=-1)
+        stretched = _phase_vocoder(pair, rate, advance)
+        stretched = stretched[..., 0] + 1j * stretched[..., 1]
+        win = _padded_window(self.window, self.win_length, self.n_fft)
+        wave_ = _istft(stretched, self.n_fft, self.hop_length, win, True, int(round(n / rate)), True)
+        shifted = Resample(int(self.sample_rate / rate), self.sample_rate)(wave_)
+        shifted = shifted[..., :n] if shifted.shape[-1] > n else np.pad(shifted, [(0, 0), (0, n - shifted.shape[-1])])
+        return shifted.reshape(arr.shape).astype(_out_dtype(arr))
+
+
+__all__ += ["PitchShift"]  # noqa: PLE0605
