@@ -3,6 +3,11 @@
 A scheduler holds its optimizer's per-group learning-rate Parameters; `step()` advances `last_epoch` and assigns
 the new rates (chained: each rule scales the current rate, so schedulers compose). `get_last_lr()` gives the
 current rates as Tensors. Constructing a scheduler takes the first step (epoch 0), as in MindSpore.
+
+`last_epoch` is a Parameter and the chained rules of StepLR, MultiStepLR, ConstantLR, LinearLR, ExponentialLR,
+PolynomialLR, MultiplicativeLR, CosineAnnealingLR (their `_lr_tensors`) and ReduceLROnPlateau are Tensor
+expressions, so `scheduler.step()` also runs inside a graph-mode `construct` (each call of the compiled graph
+advances the epoch); the other schedulers compute on the host (PyNative).
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from collections import Counter
 import numpy as np
 
 from kiln import ops
-from kiln._core.tensor import Tensor
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Parameter, Tensor
 from kiln.experimental.optim.optimizer import Optimizer
 
 __all__ = [
@@ -50,11 +56,23 @@ class LRScheduler:
         self.optimizer = optimizer
         self._last_lr = list(optimizer.lrs)
         self.groups_num = len(optimizer.param_groups)
-        self.last_epoch = last_epoch
+        self._epoch = Parameter(Tensor(np.int32(last_epoch)), name="last_epoch", requires_grad=False)
         self.step()
+
+    @property
+    def last_epoch(self) -> int:
+        return int(self._epoch.asnumpy())
+
+    @last_epoch.setter
+    def last_epoch(self, value) -> None:
+        ops.assign(self._epoch, Tensor(np.int32(int(value))))
 
     def _current(self) -> list[float]:
         return [float(lr.asnumpy()) for lr in self._last_lr]
+
+    def _lr_tensors(self, e, cur):
+        """The new rates as Tensors from the new epoch `e` (float32) and the current rates; None: host only."""
+        return None
 
     def get_lr(self) -> list[float]:
         raise NotImplementedError
@@ -65,6 +83,13 @@ class LRScheduler:
 
     def step(self, epoch=None) -> bool:
         """Advance one epoch (or jump to `epoch`) and assign the new rates."""
+        if epoch is None and type(self)._lr_tensors is not LRScheduler._lr_tensors:
+            ops.assign_add(self._epoch, Tensor(np.int32(1)))
+            e = ops.cast(self._epoch, mstype.float32)
+            cur = [ops.cast(lr, mstype.float32) for lr in self._last_lr]
+            for param, value in zip(self._last_lr, self._lr_tensors(e, cur)):
+                ops.assign(param, ops.cast(value, param.dtype))
+            return True
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
@@ -87,6 +112,10 @@ class StepLR(LRScheduler):
         self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
 
+    def _lr_tensors(self, e, cur):
+        keep = ops.logical_or(e == 0, ops.floor_mod(e, float(self.step_size)) != 0)
+        return [ops.select(keep, lr, lr * self.gamma) for lr in cur]
+
     def get_lr(self):
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._current()
@@ -104,6 +133,10 @@ class MultiStepLR(LRScheduler):
             raise TypeError(f"For 'MultiStepLR', 'milestones' must be a list of ints, but got {milestones!r}.")
         self.milestones, self.gamma = Counter(milestones), gamma
         super().__init__(optimizer, last_epoch)
+
+    def _lr_tensors(self, e, cur):
+        times = sum(ops.cast(e == float(m), mstype.float32) * n for m, n in self.milestones.items())
+        return [lr * ops.pow(Tensor(np.float32(self.gamma)), times) for lr in cur]
 
     def get_lr(self):
         times = self.milestones.get(self.last_epoch, 0)
@@ -124,6 +157,10 @@ class ConstantLR(LRScheduler):
             raise TypeError(f"For 'ConstantLR', the type of total_iters must be int, but got {type(total_iters)}.")
         self.factor, self.total_iters = factor, total_iters
         super().__init__(optimizer, last_epoch)
+
+    def _lr_tensors(self, e, cur):
+        return [ops.select(e == 0, lr * self.factor, ops.select(e == float(self.total_iters), lr / self.factor, lr))
+                for lr in cur]  # fmt: skip
 
     def get_lr(self):
         if self.last_epoch == 0:
@@ -151,6 +188,13 @@ class LinearLR(LRScheduler):
         self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
         super().__init__(optimizer, last_epoch)
 
+    def _lr_tensors(self, e, cur):
+        d = self.end_factor - self.start_factor
+        denom = self.total_iters * self.start_factor + (e - 1.0) * d
+        factor = 1.0 + d / ops.select(denom == 0, ops.ones_like(denom), denom)
+        return [ops.select(e == 0, lr * self.start_factor, ops.select(e > float(self.total_iters), lr, lr * factor))
+                for lr in cur]  # fmt: skip
+
     def get_lr(self):
         if self.last_epoch == 0:
             return [lr * self.start_factor for lr in self._current()]
@@ -174,6 +218,9 @@ class ExponentialLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
+    def _lr_tensors(self, e, cur):
+        return [ops.select(e == 0, lr, lr * self.gamma) for lr in cur]
+
     def get_lr(self):
         if self.last_epoch == 0:
             return self._current()
@@ -195,6 +242,13 @@ class PolynomialLR(LRScheduler):
             raise TypeError(f"For 'PolynomialLR', the type of total_iters must be int, but got {type(total_iters)}.")
         self.total_iters, self.power = total_iters, power
         super().__init__(optimizer, last_epoch)
+
+    def _lr_tensors(self, e, cur):
+        n = float(self.total_iters)
+        keep = ops.logical_or(e == 0, e > n)
+        den = 1.0 - (e - 1.0) / n
+        factor = ops.pow((1.0 - e / n) / ops.select(den == 0, ops.ones_like(den), den), self.power)
+        return [ops.select(keep, lr, lr * factor) for lr in cur]
 
     def get_lr(self):
         if self.last_epoch == 0 or self.last_epoch > self.total_iters:
@@ -228,6 +282,9 @@ class LambdaLR(LRScheduler):
 class MultiplicativeLR(LambdaLR):
     """Multiply the rate by lr_lambda(epoch) every epoch after the first."""
 
+    def _lr_tensors(self, e, cur):
+        return [ops.select(e > 0, lr * ops.cast(f(e), mstype.float32), lr) for f, lr in zip(self.lr_lambdas, cur)]
+
     def get_lr(self):
         if self.last_epoch > 0:
             return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._current())]
@@ -244,6 +301,17 @@ class CosineAnnealingLR(LRScheduler):
             raise TypeError(f"For 'CosineAnnealingLR', the 'T_max' must be int, but got {type(T_max)}.")
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
+
+    def _lr_tensors(self, e, cur):
+        n, eta = float(self.T_max), self.eta_min
+        restart = ops.floor_mod(e - 1.0 - n, 2.0 * n) == 0
+        den = 1.0 + ops.cos(math.pi * (e - 1.0) / n)
+        ratio = (1.0 + ops.cos(math.pi * e / n)) / ops.select(den == 0, ops.ones_like(den), den)
+        out = []
+        for b, lr in zip(self.base_lrs, cur):
+            bumped = lr + (b - eta) * (1 - math.cos(math.pi / n)) / 2
+            out.append(ops.select(e == 0, lr, ops.select(restart, bumped, ratio * (lr - eta) + eta)))
+        return out
 
     def get_lr(self):
         t, n = self.last_epoch, self.T_max
@@ -374,7 +442,8 @@ class SequentialLR:
 
 
 class ReduceLROnPlateau:
-    """Multiply the rate by `factor` when a metric stops improving for `patience` epochs."""
+    """Multiply the rate by `factor` when a metric stops improving for `patience` epochs (its state, `best`,
+    `num_bad_epochs`, `cooldown_counter` and `last_epoch`, is held in Parameters: `step` runs in graph mode too)."""
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
                  cooldown=0, min_lr=0, eps=1e-8) -> None:  # fmt: skip
@@ -387,33 +456,43 @@ class ReduceLROnPlateau:
         self.min_lrs = list(min_lr) if isinstance(min_lr, (list, tuple)) else [min_lr] * n
         self.optimizer, self.mode, self.factor, self.patience = optimizer, mode, factor, patience
         self.threshold, self.threshold_mode, self.cooldown, self.eps = threshold, threshold_mode, cooldown, eps
-        self.best = math.inf if mode == "min" else -math.inf
-        self.num_bad_epochs = self.cooldown_counter = 0
-        self.last_epoch = 0
+        inf = np.float32(np.inf if mode == "min" else -np.inf)
+        self._best = Parameter(Tensor(inf), name="best", requires_grad=False)
+        self._bad = Parameter(Tensor(np.int32(0)), name="num_bad_epochs", requires_grad=False)
+        self._cool = Parameter(Tensor(np.int32(0)), name="cooldown_counter", requires_grad=False)
+        self._epoch = Parameter(Tensor(np.int32(0)), name="last_epoch", requires_grad=False)
         self._last_lr = list(optimizer.lrs)
 
-    def _better(self, a, best) -> bool:
+    best = property(lambda self: float(self._best.asnumpy()))
+    num_bad_epochs = property(lambda self: int(self._bad.asnumpy()))
+    cooldown_counter = property(lambda self: int(self._cool.asnumpy()))
+    last_epoch = property(lambda self: int(self._epoch.asnumpy()))
+
+    def _better(self, a, best):
         if self.mode == "min":
             return a < (best * (1 - self.threshold) if self.threshold_mode == "rel" else best - self.threshold)
         return a > (best * (1 + self.threshold) if self.threshold_mode == "rel" else best + self.threshold)
 
     def step(self, metrics) -> bool:
-        current = float(metrics.asnumpy() if isinstance(metrics, Tensor) else metrics)
-        self.last_epoch += 1
-        if self._better(current, self.best):
-            self.best, self.num_bad_epochs = current, 0
-        else:
-            self.num_bad_epochs += 1
-        if self.cooldown_counter > 0:
-            self.cooldown_counter -= 1
-            self.num_bad_epochs = 0
-        if self.num_bad_epochs > self.patience:
-            for param, min_lr in zip(self._last_lr, self.min_lrs):
-                old = float(param.asnumpy())
-                new = max(old * self.factor, min_lr)
-                if old - new > self.eps:
-                    ops.assign(param, Tensor(np.float32(new)))
-            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        f32, i32 = mstype.float32, mstype.int32
+        current = ops.cast(metrics if isinstance(metrics, Tensor) else Tensor(np.float32(metrics)), f32)
+        ops.assign_add(self._epoch, Tensor(np.int32(1)))
+        best = ops.cast(self._best, f32)
+        better = self._better(current, best)
+        ops.assign(self._best, ops.select(better, current, best))
+        bad = ops.select(better, ops.zeros_like(self._bad), self._bad + 1)
+        cool = ops.cast(self._cool, i32)
+        cooling = cool > 0
+        bad = ops.select(cooling, ops.zeros_like(bad), bad)
+        cool = ops.select(cooling, cool - 1, cool)
+        reduce = bad > self.patience
+        for param, min_lr in zip(self._last_lr, self.min_lrs):
+            old = ops.cast(param, f32)
+            new = ops.maximum(old * self.factor, Tensor(np.float32(min_lr)))
+            ops.assign(param, ops.cast(ops.select(ops.logical_and(reduce, old - new > self.eps), new, old),
+                                       param.dtype))  # fmt: skip
+        ops.assign(self._cool, ops.select(reduce, ops.full_like(cool, self.cooldown), cool))
+        ops.assign(self._bad, ops.select(reduce, ops.zeros_like(bad), bad))
         return True
 
     def get_last_lr(self):
