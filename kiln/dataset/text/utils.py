@@ -283,3 +283,36 @@ class FastText(Vectors):
 
 class CharNGram(Vectors):
     """Character n-gram vectors (text format); see `Vectors.from_file`."""
+
+
+class SentencePieceVocab:
+    """MindSpore's SentencePiece model trainer/holder; Kiln does not bundle the SentencePiece library.
+
+    Every constructor raises NotImplementedError: train and load models with the `sentencepiece` package and
+    tokenize with `text.PythonTokenizer`.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise NotImplementedError(self._message())
+
+    @staticmethod
+    def _message() -> str:
+        return (
+            "SentencePieceVocab: Kiln does not bundle SentencePiece; use the `sentencepiece` package "
+            "(SentencePieceTrainer / SentencePieceProcessor) with text.PythonTokenizer."
+        )
+
+    @classmethod
+    def from_dataset(cls, *args, **kwargs):
+        raise NotImplementedError(cls._message())
+
+    @classmethod
+    def from_file(cls, *args, **kwargs):
+        raise NotImplementedError(cls._message())
+
+    @classmethod
+    def save_model(cls, *args, **kwargs):
+        raise NotImplementedError(cls._message())
+
+
+__all__ += ["SentencePieceVocab"]  # noqa: PLE0605
