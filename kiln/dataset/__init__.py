@@ -20,7 +20,7 @@ from kiln.dataset.config import (
     set_seed,
     set_video_backend,
 )
-from kiln.dataset.detection_sources import CocoDataset, VOCDataset
+from kiln.dataset.detection_sources import CocoDataset, DIV2KDataset, KITTIDataset, VOCDataset
 from kiln.dataset.engine import (
     BatchDataset,
     BatchInfo,
@@ -115,6 +115,8 @@ from kiln.dataset.tfrecord import TFRecordDataset
 from kiln.dataset.utils import LineReader
 
 __all__ = [
+    "KITTIDataset",
+    "DIV2KDataset",
     "SBDataset",
     "Flowers102Dataset",
     "SVHNDataset",

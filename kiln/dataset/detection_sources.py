@@ -257,3 +257,127 @@ class CocoDataset(SampledSource):
             return (image, bbox, col([s["category_id"] for s in segs]), col([s.get("iscrowd", 0) for s in segs]),
                     col([s["area"] for s in segs]))  # fmt: skip
         return image, np.array([a["caption"] for a in anns]).reshape(-1, 1)
+
+
+class KITTIDataset(SampledSource):
+    """KITTI object detection (data_object_image_2/{training,testing}/image_2, data_object_label_2/.../label_2).
+
+    train columns: "image", "label" uint32 (N, 1) (class index: the class names of all label files in name
+    order), "truncated" float32, "occluded" uint32 (-1 wraps as MindSpore's), "alpha" float32 (N, 1), "bbox"
+    float32 (N, 4), "dimensions", "location" float32 (N, 3), "rotation_y" float32 (N, 1). test: "image" only.
+
+    Args:
+        dataset_dir: the KITTI folder.
+        usage: "train" or "test".
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, usage="train", num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = _check_dir(dataset_dir, "KITTIDataset")
+        if usage not in ("train", "test"):
+            raise ValueError(f"KITTIDataset: usage must be 'train' or 'test', but got {usage!r}.")
+        part = "training" if usage == "train" else "testing"
+        img_dir = os.path.join(root, "data_object_image_2", part, "image_2")
+        _check_dir(img_dir, "KITTIDataset")
+        names = sorted(os.path.splitext(f)[0] for f in os.listdir(img_dir) if f.lower().endswith(".png"))
+        self._img_dir, self._usage, self._decode = img_dir, usage, bool(decode)
+        self._items = [(n, None) for n in names]
+        if usage == "train":
+            label_dir = os.path.join(root, "data_object_label_2", part, "label_2")
+            items, classes = [], set()
+            for n in names:
+                path = os.path.join(label_dir, f"{n}.txt")
+                require_file(path, "KITTI label file")
+                with open(path, encoding="utf-8") as f:
+                    objs = [ln.split() for ln in f if ln.strip()]
+                classes.update(o[0] for o in objs)
+                items.append((n, objs))
+            self._classes = {c: k for k, c in enumerate(sorted(classes))}
+            self._items = items
+
+    def get_col_names(self) -> list[str]:
+        if self._usage == "test":
+            return ["image"]
+        return ["image", "label", "truncated", "occluded", "alpha", "bbox", "dimensions", "location", "rotation_y"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _read(self, index: int) -> tuple:
+        name, objs = self._items[index]
+        raw = _read_bytes(os.path.join(self._img_dir, f"{name}.png"))
+        image = decode(raw) if self._decode else raw
+        if objs is None:
+            return (image,)
+        num = np.array([[float(v) for v in o[1:15]] for o in objs], dtype=np.float64).reshape(-1, 14)
+        f32 = lambda a: a.astype(np.float32)  # noqa: E731
+        return (
+            image,
+            np.array([self._classes[o[0]] for o in objs], dtype=np.uint32).reshape(-1, 1),
+            f32(num[:, 0:1]),
+            num[:, 1:2].astype(np.int64).astype(np.uint32),
+            f32(num[:, 2:3]),
+            f32(num[:, 3:7]),
+            f32(num[:, 7:10]),
+            f32(num[:, 10:13]),
+            f32(num[:, 13:14]),
+        )
+
+
+class DIV2KDataset(SampledSource):
+    """DIV2K super-resolution pairs: "hr_image" and "lr_image" (file bytes, or decoded with decode=True).
+
+    Args:
+        dataset_dir: the folder holding DIV2K_{train,valid}_HR/ and the LR folders.
+        usage: "train", "valid" or "all".
+        downgrade: "bicubic", "unknown", "mild", "difficult" or "wild".
+        scale: 2, 3, 4 or 8 (8 with bicubic only; mild/difficult/wild are 4 only).
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, usage="train", downgrade="bicubic", scale=2, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None,
+                 cache=None) -> None:  # fmt: skip
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = _check_dir(dataset_dir, "DIV2KDataset")
+        if usage not in ("train", "valid", "all"):
+            raise ValueError(f"DIV2KDataset: usage must be 'train', 'valid' or 'all', but got {usage!r}.")
+        if downgrade not in ("bicubic", "unknown", "mild", "difficult", "wild"):
+            raise ValueError(f"DIV2KDataset: unknown downgrade {downgrade!r}.")
+        if scale not in (2, 3, 4, 8):
+            raise ValueError(f"DIV2KDataset: scale must be 2, 3, 4 or 8, but got {scale!r}.")
+        if scale == 8 and downgrade != "bicubic":
+            raise ValueError("DIV2KDataset: scale 8 exists for downgrade 'bicubic' only.")
+        if downgrade in ("mild", "difficult", "wild") and scale != 4:
+            raise ValueError(f"DIV2KDataset: downgrade {downgrade!r} exists for scale 4 only.")
+        items = []
+        for part in ("train", "valid") if usage == "all" else (usage,):
+            hr_dir = os.path.join(root, f"DIV2K_{part}_HR")
+            _check_dir(hr_dir, "DIV2KDataset")
+            for f in sorted(os.listdir(hr_dir)):
+                stem = os.path.splitext(f)[0]
+                if scale == 8:
+                    lr = os.path.join(root, f"DIV2K_{part}_LR_x8", f"{stem}x8.png")
+                elif downgrade in ("mild", "difficult", "wild"):
+                    lr = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}", f"{stem}x4{downgrade[0]}.png")
+                else:
+                    lr = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}", f"X{scale}", f"{stem}x{scale}.png")
+                if not os.path.isfile(lr):
+                    raise RuntimeError(f"DIV2KDataset: the low-resolution image {lr!r} of {f!r} does not exist.")
+                items.append((os.path.join(hr_dir, f), lr))
+        self._items, self._decode = items, bool(decode)
+
+    def get_col_names(self) -> list[str]:
+        return ["hr_image", "lr_image"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _read(self, index: int) -> tuple:
+        out = []
+        for path in self._items[index]:
+            raw = _read_bytes(path)
+            out.append(decode(raw) if self._decode else raw)
+        return tuple(out)

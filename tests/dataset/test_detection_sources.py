@@ -5,6 +5,7 @@ import json
 import os
 
 import numpy as np
+import pytest
 from PIL import Image
 
 import kiln.dataset as ds
@@ -85,3 +86,34 @@ def test_coco_tasks(tmp_path):
     pan = ds.CocoDataset(str(tmp_path / "img"), str(tmp_path / "pan.json"), task="Panoptic", shuffle=False)
     assert pan.get_class_indexing() == {"cat": [3, 1], "dog": [4, 0]}
     assert _rows(pan)[0][4].tolist() == [[4]]
+
+
+def test_kitti(tmp_path):
+    for part in ("training", "testing"):
+        os.makedirs(tmp_path / "data_object_image_2" / part / "image_2")
+        Image.fromarray(np.zeros((4, 4, 3), np.uint8)).save(
+            tmp_path / "data_object_image_2" / part / "image_2" / "0.png"
+        )
+    os.makedirs(tmp_path / "data_object_label_2" / "training" / "label_2")
+    (tmp_path / "data_object_label_2" / "training" / "label_2" / "0.txt").write_text(
+        "Van 0.5 1 -0.2 1 2 3 4 1.5 1.6 3.5 5 6 7 0.1\nCar -1 -1 -10 5 6 7 8 -1 -1 -1 -1000 -1000 -1000 -10\n"
+    )
+    rows = _rows(ds.KITTIDataset(str(tmp_path), shuffle=False))
+    img, label, trunc, occl, alpha, bbox, dims, loc, rot = rows[0]
+    assert label.tolist() == [[1], [0]] and label.dtype == np.uint32  # Car 0, Van 1 (sorted names)
+    assert occl.tolist() == [[1], [2**32 - 1]] and trunc.dtype == np.float32
+    assert bbox.tolist() == [[1, 2, 3, 4], [5, 6, 7, 8]] and dims.shape == (2, 3) and rot.shape == (2, 1)
+    assert len(_rows(ds.KITTIDataset(str(tmp_path), usage="test"))[0]) == 1
+
+
+def test_div2k(tmp_path):
+    for d in ("DIV2K_train_HR", "DIV2K_train_LR_bicubic/X2", "DIV2K_train_LR_mild"):
+        os.makedirs(tmp_path / d)
+    Image.fromarray(np.zeros((4, 4, 3), np.uint8)).save(tmp_path / "DIV2K_train_HR" / "0001.png")
+    Image.fromarray(np.zeros((2, 2, 3), np.uint8)).save(tmp_path / "DIV2K_train_LR_bicubic" / "X2" / "0001x2.png")
+    Image.fromarray(np.zeros((1, 1, 3), np.uint8)).save(tmp_path / "DIV2K_train_LR_mild" / "0001x4m.png")
+    hr, lr = _rows(ds.DIV2KDataset(str(tmp_path), decode=True))[0]
+    assert hr.shape == (4, 4, 3) and lr.shape == (2, 2, 3)
+    assert _rows(ds.DIV2KDataset(str(tmp_path), downgrade="mild", scale=4, decode=True))[0][1].shape == (1, 1, 3)
+    with pytest.raises(ValueError):
+        ds.DIV2KDataset(str(tmp_path), downgrade="mild", scale=2)
