@@ -1,6 +1,15 @@
 """Scheduler cases shared by test_lr_scheduler.py and make_sched_goldens_mindspore.py: each scheduler steps five
 times inside a Cell's construct; `run(ms, nn, optim)` returns {case: [lr after each call]}."""
 
+
+def decay(epoch):
+    return 0.9**epoch
+
+
+def every_two(epoch):
+    return epoch // 2
+
+
 CASES = {
     "step": ("StepLR", (2, 0.1)),
     "linear": ("LinearLR", (0.5, 1.0, 3)),
@@ -9,6 +18,11 @@ CASES = {
     "multistep": ("MultiStepLR", ([1, 3, 3], 0.5)),
     "constant": ("ConstantLR", (0.5, 2)),
     "cosine": ("CosineAnnealingLR", (2, 0.01)),
+    "lambda": ("LambdaLR", (decay,)),
+    "lambda_int": ("LambdaLR", (every_two,)),
+    "cyclic": ("CyclicLR", (0.01, 0.1, 3)),
+    "cyclic_tri2": ("CyclicLR", (0.01, 0.1, 2, None, "triangular2")),
+    "cyclic_exp": ("CyclicLR", (0.01, 0.1, 2, 1, "exp_range", 0.9)),
 }
 METRICS = [1, 1.5, 1.8, 0.4, 0.5]
 

@@ -4,10 +4,10 @@ A scheduler holds its optimizer's per-group learning-rate Parameters; `step()` a
 the new rates (chained: each rule scales the current rate, so schedulers compose). `get_last_lr()` gives the
 current rates as Tensors. Constructing a scheduler takes the first step (epoch 0), as in MindSpore.
 
-`last_epoch` is a Parameter and the chained rules of StepLR, MultiStepLR, ConstantLR, LinearLR, ExponentialLR,
-PolynomialLR, MultiplicativeLR, CosineAnnealingLR (their `_lr_tensors`) and ReduceLROnPlateau are Tensor
-expressions, so `scheduler.step()` also runs inside a graph-mode `construct` (each call of the compiled graph
-advances the epoch); the other schedulers compute on the host (PyNative).
+`last_epoch` is a Parameter and the rules of StepLR, MultiStepLR, ConstantLR, LinearLR, ExponentialLR,
+PolynomialLR, LambdaLR, MultiplicativeLR, CosineAnnealingLR, CyclicLR (their `_lr_tensors`) and ReduceLROnPlateau
+are Tensor expressions, so `scheduler.step()` also runs inside a graph-mode `construct` (each call of the compiled graph
+advances the epoch); CosineAnnealingWarmRestarts and SequentialLR compute on the host (PyNative).
 """
 
 from __future__ import annotations
@@ -275,6 +275,10 @@ class LambdaLR(LRScheduler):
             self.lr_lambdas = [lr_lambda] * n
         super().__init__(optimizer, last_epoch)
 
+    def _lr_tensors(self, e, cur):
+        epoch = ops.cast(self._epoch, mstype.int32)  # the lambdas see an int epoch, as in MindSpore
+        return [b * ops.cast(f(epoch), mstype.float32) for f, b in zip(self.lr_lambdas, self.base_lrs)]
+
     def get_lr(self):
         return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs)]
 
@@ -395,6 +399,14 @@ class CyclicLR(LRScheduler):
             self.scale_fn, self.scale_mode = scale_fn, scale_mode
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base
+
+    def _lr_tensors(self, e, cur):
+        cycle = ops.floor(1.0 + e / self.total_size)
+        x = 1.0 + e / self.total_size - cycle
+        scale = ops.select(x <= self.step_ratio, x / self.step_ratio, (x - 1.0) / (self.step_ratio - 1.0))
+        arg = cycle if self.scale_mode == "cycle" else e
+        factor = ops.cast(self.scale_fn(arg), mstype.float32)
+        return [b + (m - b) * scale * factor for b, m in zip(self.base_lrs, self.max_lrs)]
 
     def get_lr(self):
         cycle = math.floor(1 + self.last_epoch / self.total_size)
