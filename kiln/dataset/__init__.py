@@ -20,7 +20,7 @@ from kiln.dataset.config import (
     set_seed,
     set_video_backend,
 )
-from kiln.dataset.detection_sources import CocoDataset, DIV2KDataset, KITTIDataset, VOCDataset
+from kiln.dataset.detection_sources import CocoDataset, DIV2KDataset, KITTIDataset, VOCDataset, WIDERFaceDataset
 from kiln.dataset.engine import (
     BatchDataset,
     BatchInfo,
@@ -115,6 +115,7 @@ from kiln.dataset.tfrecord import TFRecordDataset
 from kiln.dataset.utils import LineReader
 
 __all__ = [
+    "WIDERFaceDataset",
     "KITTIDataset",
     "DIV2KDataset",
     "SBDataset",

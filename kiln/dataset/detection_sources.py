@@ -381,3 +381,66 @@ class DIV2KDataset(SampledSource):
             raw = _read_bytes(path)
             out.append(decode(raw) if self._decode else raw)
         return tuple(out)
+
+
+class WIDERFaceDataset(SampledSource):
+    """WIDER FACE: "image" and, for train/valid, "bbox" int32 (N, 4) and the per-face attributes "blur",
+    "expression", "illumination", "occlusion", "pose", "invalid" int32 (N,); test has "image" only.
+
+    Args:
+        dataset_dir: the folder holding WIDER_{train,val,test}/images and wider_face_split/.
+        usage: "train", "test", "valid" or "all" (None: all = train and valid).
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    _ATTRS = ("blur", "expression", "illumination", "occlusion", "pose", "invalid")  # columns 5-10 of a face line
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = _check_dir(dataset_dir, "WIDERFaceDataset")
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "test", "valid", "all"):
+            raise ValueError(f"WIDERFaceDataset: usage must be 'train', 'test', 'valid' or 'all', got {usage!r}.")
+        split = os.path.join(root, "wider_face_split")
+        self._usage, self._decode, items = usage, bool(decode), []
+        if usage == "test":
+            listing = os.path.join(split, "wider_face_test_filelist.txt")
+            require_file(listing, "WIDER FACE test list")
+            with open(listing, encoding="utf-8") as f:
+                items = [(os.path.join(root, "WIDER_test", "images", ln.strip()), None) for ln in f if ln.strip()]
+        else:
+            for part, folder in (("train", "WIDER_train"), ("val", "WIDER_val")):
+                if usage not in ("all", "valid" if part == "val" else part):
+                    continue
+                gt = os.path.join(split, f"wider_face_{part}_bbx_gt.txt")
+                require_file(gt, "WIDER FACE annotation file")
+                with open(gt, encoding="utf-8") as f:
+                    lines = [ln.strip() for ln in f]
+                k = 0
+                while k < len(lines):
+                    if not lines[k]:
+                        k += 1
+                        continue
+                    name, count = lines[k], int(lines[k + 1])
+                    faces = [[int(v) for v in lines[k + 2 + j].split()[:10]] for j in range(count)]
+                    k += 2 + max(count, 1)  # an image without faces still has one line of zeros
+                    items.append((os.path.join(root, folder, "images", name), faces))
+        self._items = items
+
+    def get_col_names(self) -> list[str]:
+        if self._usage == "test":
+            return ["image"]
+        return ["image", "bbox", "blur", "expression", "illumination", "occlusion", "pose", "invalid"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _read(self, index: int) -> tuple:
+        path, faces = self._items[index]
+        raw = _read_bytes(path)
+        image = decode(raw) if self._decode else raw
+        if faces is None:
+            return (image,)
+        arr = np.array(faces, dtype=np.int32).reshape(-1, 10)
+        return (image, arr[:, :4].copy(), *(arr[:, 4 + k].copy() for k in range(6)))

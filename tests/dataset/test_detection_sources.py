@@ -117,3 +117,19 @@ def test_div2k(tmp_path):
     assert _rows(ds.DIV2KDataset(str(tmp_path), downgrade="mild", scale=4, decode=True))[0][1].shape == (1, 1, 3)
     with pytest.raises(ValueError):
         ds.DIV2KDataset(str(tmp_path), downgrade="mild", scale=2)
+
+
+def test_wider_face(tmp_path):
+    for folder in ("WIDER_train/images/0--A", "WIDER_val/images/0--A", "WIDER_test/images/0--A", "wider_face_split"):
+        os.makedirs(tmp_path / folder)
+    for folder in ("WIDER_train", "WIDER_val", "WIDER_test"):
+        Image.fromarray(np.zeros((4, 4, 3), np.uint8)).save(tmp_path / folder / "images" / "0--A" / "a.jpg")
+    split = tmp_path / "wider_face_split"
+    (split / "wider_face_train_bbx_gt.txt").write_text("0--A/a.jpg\n2\n1 2 3 4 2 0 1 0 1 2\n5 6 7 8 0 1 0 1 0 0\n")
+    (split / "wider_face_val_bbx_gt.txt").write_text("0--A/a.jpg\n0\n0 0 0 0 0 0 0 0 0 0\n")
+    (split / "wider_face_test_filelist.txt").write_text("0--A/a.jpg\n")
+    rows = _rows(ds.WIDERFaceDataset(str(tmp_path), shuffle=False))
+    assert len(rows) == 2 and rows[0][1].tolist() == [[1, 2, 3, 4], [5, 6, 7, 8]] and rows[0][1].dtype == np.int32
+    assert [r.tolist() for r in rows[0][2:]] == [[2, 0], [0, 1], [1, 0], [0, 1], [1, 0], [2, 0]]  # file order
+    assert rows[1][1].shape == (0, 4)
+    assert len(_rows(ds.WIDERFaceDataset(str(tmp_path), usage="test"))[0]) == 1
