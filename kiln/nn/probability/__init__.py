@@ -1,5 +1,5 @@
 """`mindspore.nn.probability`: distributions, bijectors and Bayesian layers on Kiln's ops."""
 
-from kiln.nn.probability import bijector, distribution
+from kiln.nn.probability import bijector, bnn_layers, distribution
 
-__all__ = ["bijector", "distribution"]
+__all__ = ["bijector", "bnn_layers", "distribution"]

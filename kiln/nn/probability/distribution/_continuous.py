@@ -48,8 +48,8 @@ class _TwoParam(Distribution):
     def _get_dist_type(self):
         return type(self).__name__
 
-    def _get_dist_args(self, a=None, b=None):
-        return self._check_param_type(a, b)
+    def _get_dist_args(self, *args, **kwargs):
+        return self._check_param_type(*self._args_by_name(args, kwargs))
 
     def _pair(self, a=None, b=None):
         return self._check_param_type(a, b)
@@ -727,8 +727,8 @@ class StudentT(Distribution):
     def _get_dist_type(self):
         return "StudentT"
 
-    def _get_dist_args(self, df=None, mean=None, sd=None):
-        return self._check_param_type(df, mean, sd)
+    def _get_dist_args(self, *args, **kwargs):
+        return self._check_param_type(*self._args_by_name(args, kwargs))
 
     def _log_prob(self, value, df=None, mean=None, sd=None):
         df, mean, sd = self._check_param_type(df, mean, sd)

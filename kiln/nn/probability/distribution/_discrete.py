@@ -33,8 +33,8 @@ class _OneParam(Distribution):
     def _get_dist_type(self):
         return type(self).__name__
 
-    def _get_dist_args(self, p=None):
-        return (self._check_param_type(p),)
+    def _get_dist_args(self, *args, **kwargs):
+        return (self._check_param_type(*self._args_by_name(args, kwargs)),)
 
     def _param(self, p=None):
         return self._check_param_type(p)

@@ -202,6 +202,14 @@ class Distribution(Cell):
         shape = broadcast_shape(*[a.shape for a in out])
         return tuple(a if a.shape == shape else ops.broadcast_to(a, shape) for a in out)
 
+    def _args_by_name(self, args, kwargs):
+        """`dist_spec_args` given by position and/or by name, as one list in `parameter_names` order."""
+        vals = list(args) + [None] * (len(self.parameter_names) - len(args))
+        for i, n in enumerate(self.parameter_names):
+            if n in kwargs:
+                vals[i] = kwargs[n]
+        return vals
+
     def _check_value(self, value, name):
         if not isinstance(value, Tensor):
             raise TypeError(f"'{name}' must be a Tensor or Parameter, but got {type(value).__name__}.")
@@ -332,8 +340,8 @@ class Distribution(Cell):
             return self._get_dist_args(*args, **kwargs)
         return raise_not_implemented("get_dist_args", self.name)
 
-    def get_dist_type(self):
-        """The distribution's type name ("Normal" ...)."""
+    def get_dist_type(self, *args, **kwargs):
+        """The distribution's type name ("Normal" ...); parameters passed in are ignored."""
         if self._has_get_dist_type:
             return self._get_dist_type()
         return raise_not_implemented("get_dist_type", self.name)
