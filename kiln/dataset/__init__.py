@@ -68,6 +68,7 @@ from kiln.dataset.more_sources import (
     LJSpeechDataset,
     Multi30kDataset,
     OmniglotDataset,
+    Places365Dataset,
     QMnistDataset,
     RenderedSST2Dataset,
     SBDataset,
@@ -115,6 +116,7 @@ from kiln.dataset.tfrecord import TFRecordDataset
 from kiln.dataset.utils import LineReader
 
 __all__ = [
+    "Places365Dataset",
     "WIDERFaceDataset",
     "KITTIDataset",
     "DIV2KDataset",

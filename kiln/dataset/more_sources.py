@@ -1099,3 +1099,39 @@ class SBDataset(SampledSource):
             return image, np.asarray(gt["Segmentation"], dtype=np.uint8)
         maps = [np.asarray(b.toarray() if hasattr(b, "toarray") else b, dtype=np.uint8) for b in gt["Boundaries"][:, 0]]
         return image, np.stack(maps)
+
+
+class Places365Dataset(_ImageList):
+    """Places365: "image" and "label" uint32, from the places365_{train_standard,train_challenge,val}.txt lists.
+
+    Args:
+        dataset_dir: the folder holding the lists and the image folders.
+        usage: "train-standard", "train-challenge" or "val" (None: train-standard).
+        small: the 256x256 images (data_256_*, val_256) instead of the large ones (data_large_*, val_large).
+        decode: decode the images.
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, usage=None, small=True, decode=False, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None, shard_id=None,
+                 cache=None) -> None:  # fmt: skip
+        root = _check_dir(dataset_dir, "Places365Dataset")
+        usage = usage or "train-standard"
+        lists = {"train-standard": "places365_train_standard.txt", "train-challenge": "places365_train_challenge.txt",
+                 "val": "places365_val.txt"}  # fmt: skip
+        if usage not in lists:
+            raise ValueError(f"Places365Dataset: usage must be one of {sorted(lists)}, but got {usage!r}.")
+        size = "256" if small else "large"
+        folder = f"val_{size}" if usage == "val" else f"data_{size}_{usage.split('-')[1]}"
+        listing = os.path.join(root, lists[usage])
+        require_file(listing, "Places365 list")
+        items = []
+        with open(listing, encoding="utf-8") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 2:
+                    items.append((os.path.join(root, folder, parts[0].lstrip("/")), np.array(int(parts[1]), np.uint32)))
+        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"]

@@ -272,3 +272,13 @@ def test_mat_file_sources(tmp_path):
     assert b.shape == (20, 2, 3) and b.dtype == np.uint8 and int(b[1].sum()) == 6
     s = _rows(ds.SBDataset(str(sbd), task="Segmentation", shuffle=False))[0][1]
     assert s.shape == (2, 3) and int(s[0, 0]) == 7
+
+
+def test_places365(tmp_path):
+    for folder in ("data_256_standard", "val_large"):
+        _img(tmp_path / folder / "a" / "abbey" / "1.jpg", 9)
+    (tmp_path / "places365_train_standard.txt").write_text("/a/abbey/1.jpg 7\n")
+    (tmp_path / "places365_val.txt").write_text("/a/abbey/1.jpg 3\n")
+    assert int(_rows(ds.Places365Dataset(str(tmp_path), shuffle=False))[0][1]) == 7
+    row = _rows(ds.Places365Dataset(str(tmp_path), usage="val", small=False, decode=True, shuffle=False))[0]
+    assert row[0].shape == (2, 3, 3) and row[1].dtype == np.uint32 and int(row[1]) == 3
