@@ -9,6 +9,20 @@ CASES = {
     "ftrl": ("FTRL", dict(learning_rate=0.1)),
     "ftrl_l2": ("FTRL", dict(initial_accum=0.2, learning_rate=0.05, lr_power=-0.7, l2=0.1, weight_decay=0.01)),
     "lazyadam": ("LazyAdam", dict(learning_rate=0.01, weight_decay=0.1)),
+    "adafactor": ("AdaFactor", dict()),
+    "adafactor_lr": (
+        "AdaFactor",
+        dict(
+            learning_rate=0.05,
+            relative_step=False,
+            scale_parameter=False,
+            beta1=0.0,
+            weight_decay=0.1,
+            decay_rate=0.7,
+            clip_threshold=0.5,
+        ),
+    ),
+    "adafactor_warmup": ("AdaFactor", dict(warmup_init=True, beta1=None)),
 }
 
 

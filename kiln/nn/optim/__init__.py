@@ -1,5 +1,6 @@
 """Optimizers (MindSpore's `mindspore.nn.optim`)."""
 
+from kiln.nn.optim.adafactor import AdaFactor
 from kiln.nn.optim.adam import Adam, AdamW, AdamWeightDecay
 from kiln.nn.optim.extra import ASGD, Adadelta, Adagrad, AdaMax, RMSProp, Rprop
 from kiln.nn.optim.extra2 import FTRL, LazyAdam, ProximalAdagrad
@@ -10,5 +11,5 @@ from kiln.nn.optim.sgd import SGD
 
 __all__ = [
     "SGD", "Adam", "AdamW", "AdamWeightDecay", "Momentum", "Optimizer", "ASGD", "AdaMax", "Adadelta", "Adagrad",
-    "RMSProp", "Rprop", "Lamb", "FTRL", "LazyAdam", "ProximalAdagrad",
+    "RMSProp", "Rprop", "Lamb", "FTRL", "LazyAdam", "ProximalAdagrad", "AdaFactor",
 ]  # fmt: skip
