@@ -28,6 +28,7 @@ from kiln.ops.primitives import *  # noqa: F403
 from kiln.ops.random import *  # noqa: F403
 from kiln.ops.sparse import *  # noqa: F403
 from kiln.ops.state import *  # noqa: F403
+from kiln.ops.taylor import *  # noqa: F403
 from kiln.ops.transforms import *  # noqa: F403
 
 _tensor_methods.install()
