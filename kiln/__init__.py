@@ -94,7 +94,8 @@ __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dat
     "frombuffer", "get_py_obj_dtype", "list_", "number", "string", "tensor_type", "to_dlpack", "tuple_",
     "type_none", "get_level", "get_log_config", "COOTensor", "CSRTensor", "RowTensor", "SparseTensor", "export", "load",
     "absolute_import",
-    *_generator.__all__, *_runtime.__all__, *_types.ALIASES,
+    *_generator.__all__, *_runtime.__all__,
+    *(name for name in _types.ALIASES if name not in ("float", "int", "bool")),  # star-imports keep the builtins
 ]  # fmt: skip
 
 # PyTorch-style dtype aliases (kiln.float is float32, kiln.long int64...); set last: they shadow builtins here.

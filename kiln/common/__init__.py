@@ -1,4 +1,5 @@
-"""MindSpore's `mindspore.common` package: dtypes, Tensor, Parameter, initializers, jit and seeds."""
+"""MindSpore's `mindspore.common` package: dtypes, Tensor, Parameter, initializers, jit, seeds and generators,
+sparse tensors."""
 
 from kiln._core import dtype
 from kiln._core.dtype import *  # noqa: F403
@@ -14,10 +15,52 @@ from kiln.common.api import (
     mutable,
     no_inline,
     set_seed,
+    swap_tensors,
     tensor,
 )
+from kiln.common.generator import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from kiln.common.runtime import set_dump
+from kiln.common.types import ALIASES as _ALIASES
+from kiln.common.types import (
+    Int,
+    TensorType,
+    dtype_to_nptype,
+    dtype_to_pytype,
+    get_py_obj_dtype,
+    list_,
+    number,
+    string,
+    tensor_type,
+    tuple_,
+    type_none,
+)
+
+_SPARSE = ("COOTensor", "CSRTensor", "RowTensor", "SparseTensor")
 
 __all__ = [
     "JitConfig", "Parameter", "ParameterTuple", "Tensor", "dtype", "from_numpy", "get_seed", "is_tensor", "jit",
-    "jit_class", "lazy_inline", "mutable", "no_inline", "set_seed", "tensor",
+    "jit_class", "lazy_inline", "mutable", "no_inline", "set_seed", "tensor", "swap_tensors", "Generator",
+    "default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state", "set_dump", "Int",
+    "TensorType", "dtype_to_nptype", "dtype_to_pytype", "get_py_obj_dtype", "list_", "number", "string",
+    "tensor_type", "tuple_", "type_none", *_SPARSE,
+    *(name for name in _ALIASES if name not in ("float", "int", "bool")),  # star-imports keep the builtins
 ]  # fmt: skip
+
+
+def __getattr__(name: str):
+    """The sparse tensor classes (defined with the ops, which import this package) and the dtype aliases."""
+    if name in _SPARSE:
+        from kiln.ops import sparse  # noqa: PLC0415
+
+        return getattr(sparse, name)
+    if name in _ALIASES:
+        return _ALIASES[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -179,3 +179,15 @@ def test_mstype_module_and_runtime_path():
     assert kiln_name("mindspore.runtime") == "kiln.common.runtime"
     assert mstype.long is ms.int64 and not hasattr(mstype, "bool")  # its code calls the builtin bool
     assert mstype.pytype_to_dtype(True) is ms.bool_ and ops.full((2, 2), 1).dtype is ms.int64
+
+
+def test_common_package_and_star_imports():
+    import kiln.common as common  # noqa: PLC0415
+
+    assert common.COOTensor is ms.COOTensor and common.Generator is ms.Generator and common.long is ms.int64
+    assert common.float is ms.float32 and common.get_py_obj_dtype(1) is ms.int64
+    for module in ("kiln", "kiln.common"):
+        scope: dict = {}
+        exec(f"from {module} import *", scope)
+        assert "float" not in scope and "int" not in scope and "bool" not in scope  # the builtins stay
+        assert scope["long"] is ms.int64
