@@ -133,6 +133,19 @@ def more(ms, nn):
     return out
 
 
+def sparse(ms, nn):
+    idx = np.array([[0, 1], [1, 2], [2, 0]], np.int64)
+    val = np.array([1.5, -2.0, 3.0], np.float32)
+    dense = _x(29, (4, 2))
+    coo = ms.COOTensor(ms.Tensor(idx), ms.Tensor(val), (3, 4))
+    out = {"to_dense": nn.SparseToDense()(coo).asnumpy()}
+    mm = nn.SparseTensorDenseMatmul()
+    out["mm"] = mm(ms.Tensor(idx), ms.Tensor(val), (3, 4), ms.Tensor(dense)).asnumpy()
+    mm_t = nn.SparseTensorDenseMatmul(adjoint_st=True, adjoint_dt=True)
+    out["mm_t"] = mm_t(ms.Tensor(idx), ms.Tensor(val), (3, 4), ms.Tensor(_x(30, (2, 3)))).asnumpy()
+    return out
+
+
 # MatDet, MatInverse (Cholesky-based, for positive-definite matrices), MatrixDiag, MatrixDiagPart and
 # MultilabelMarginLoss have no CPU kernel in MindSpore 2.10: test_layers2.py checks them against NumPy.
-CASES = [ssim, msssim, psnr, central_crop, special, lrn, combined, losses, fractional, more]
+CASES = [ssim, msssim, psnr, central_crop, special, lrn, combined, losses, fractional, more, sparse]

@@ -19,7 +19,7 @@ __all__ = [
     "CentralCrop", "Conv2dBnAct", "DenseBnAct", "DiGamma", "FractionalMaxPool2d", "FractionalMaxPool3d", "IGamma",
     "LBeta", "LGamma", "LRN", "MSSSIM", "MatDet", "MatInverse", "MatrixDiag", "MatrixDiagPart", "PSNR",
     "ParameterUpdate", "RReLU", "SSIM", "ClipByNorm", "ImageGradients", "Jvp", "MatrixSetDiag", "SyncBatchNorm",
-    "TimeDistributed", "Vjp",
+    "TimeDistributed", "Vjp", "SparseTensorDenseMatmul", "SparseToDense",
 ]  # fmt: skip
 
 
@@ -621,3 +621,36 @@ class Vjp(_Transform):
         out, vjp_fn = ops.vjp(self.fn, *inputs)
         grads = vjp_fn(v)
         return out, grads[0] if isinstance(grads, tuple) and len(inputs) == 1 else grads
+
+
+# ---- sparse -------------------------------------------------------------------------------------------------------
+
+
+class SparseToDense(Cell):
+    """The dense Tensor of a COOTensor / SparseTensor (its `indices`, `values` and `shape`)."""
+
+    def construct(self, sparse_tensor):
+        from kiln.ops.operations import SparseToDense as _SparseToDense  # noqa: PLC0415
+
+        return _SparseToDense()(sparse_tensor.indices, sparse_tensor.values, tuple(sparse_tensor.shape))
+
+
+class SparseTensorDenseMatmul(Cell):
+    """(sparse (indices, values, sparse_shape)) @ dense, with `adjoint_st` / `adjoint_dt` transposing either side."""
+
+    def __init__(self, adjoint_st=False, adjoint_dt=False):
+        super().__init__()
+        for name, v in (("adjoint_st", adjoint_st), ("adjoint_dt", adjoint_dt)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'SparseTensorDenseMatmul', '{name}' must be a bool, but got {type(v)}.")
+        self.adjoint_st, self.adjoint_dt = adjoint_st, adjoint_dt
+
+    def construct(self, indices, values, sparse_shape, dense):
+        from kiln.ops.operations import SparseToDense as _SparseToDense  # noqa: PLC0415
+
+        a = _SparseToDense()(indices, values, tuple(sparse_shape))
+        if self.adjoint_st:
+            a = ops.transpose(a, (1, 0))
+        if self.adjoint_dt:
+            dense = ops.transpose(dense, (1, 0))
+        return ops.matmul(a, ops.cast(dense, a.dtype))
