@@ -146,6 +146,18 @@ def sparse(ms, nn):
     return out
 
 
+def multi_field(ms, nn):
+    table = _x(31, (8, 3))
+    idx = np.array([[1, 5, 2, 7, 0], [3, 3, 6, 1, 4]], np.int32)
+    val = np.array([[1.0, 0.5, 0.0, 2.0, 1.0], [1.0, -1.0, 0.3, 0.0, 2.0]], np.float32)
+    fid = np.array([[0, 0, 1, 2, 2], [1, 1, 0, 3, 1]], np.int32)
+    out = {}
+    for op in ("SUM", "MAX", "MEAN"):
+        net = nn.MultiFieldEmbeddingLookup(8, 3, 4, param_init=ms.Tensor(table), operator=op)
+        out[op] = net(ms.Tensor(idx), ms.Tensor(val), ms.Tensor(fid)).asnumpy()
+    return out
+
+
 # MatDet, MatInverse (Cholesky-based, for positive-definite matrices), MatrixDiag, MatrixDiagPart and
 # MultilabelMarginLoss have no CPU kernel in MindSpore 2.10: test_layers2.py checks them against NumPy.
-CASES = [ssim, msssim, psnr, central_crop, special, lrn, combined, losses, fractional, more, sparse]
+CASES = [ssim, msssim, psnr, central_crop, special, lrn, combined, losses, fractional, more, sparse, multi_field]
