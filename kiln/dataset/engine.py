@@ -870,7 +870,7 @@ class BatchInfo:
 
 
 def _pad_column(column: list, name: str, spec, pad_value) -> np.ndarray:
-    """Rows of one column padded to one shape (`spec`: None or a shape with None for "largest") and stacked."""
+    """Rows of one column padded (or cut) to one shape (`spec`: None or a shape with None for "largest"), stacked."""
     arrays = [np.asarray(x) for x in column]
     ndim = arrays[0].ndim
     if any(a.ndim != ndim for a in arrays):
@@ -885,18 +885,15 @@ def _pad_column(column: list, name: str, spec, pad_value) -> np.ndarray:
                 f"padded batch: pad shape {spec} of column {name!r} has {len(spec)} dimension(s), its rows have {ndim}."
             )
         target = [largest[d] if spec[d] is None else int(spec[d]) for d in range(ndim)]
-    for a in arrays:
-        if any(a.shape[d] > target[d] for d in range(ndim)):
-            raise RuntimeError(
-                f"padded batch: a row of column {name!r} has shape {list(a.shape)}, larger than the pad shape {target}."
-            )
     dtype = arrays[0].dtype
     fill = 0 if pad_value is None else pad_value
     if dtype.kind in "US":
         fill = "" if pad_value is None else pad_value
     out = np.full([len(arrays), *target], fill, dtype=dtype)
     for i, a in enumerate(arrays):
-        out[(i, *(slice(0, n) for n in a.shape))] = a
+        # Rows larger than the pad shape are cut (MindSpore pads in some dimensions and truncates in others).
+        keep = tuple(slice(0, min(n, t)) for n, t in zip(a.shape, target))
+        out[(i, *keep)] = a[keep]
     return out
 
 
