@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from enum import IntEnum
 
 import numpy as np
@@ -215,9 +216,21 @@ def set_enable_autotune(enable: bool, filepath_prefix: str | None = None) -> Non
 
     Args:
         enable: a bool.
-        filepath_prefix: where MindSpore writes the tuned configuration (ignored).
+        filepath_prefix: where MindSpore writes the tuned configuration: checked when enabling (a str naming a
+            file in an existing folder), not written (Kiln does not autotune).
     """
-    _settings["enable_autotune"] = _check_bool(enable, "enable")
+    _check_bool(enable, "enable")
+    if filepath_prefix is not None and not isinstance(filepath_prefix, str):
+        raise TypeError(f"filepath_prefix must be a str, but got {type(filepath_prefix).__name__}.")
+    if filepath_prefix is not None and enable:  # with enable=False the path is ignored
+        if not filepath_prefix:
+            raise RuntimeError("set_enable_autotune: filepath_prefix cannot be the empty string.")
+        if os.path.isdir(filepath_prefix):
+            raise RuntimeError(f"set_enable_autotune: filepath_prefix {filepath_prefix!r} is a directory.")
+        folder = os.path.dirname(os.path.abspath(filepath_prefix))
+        if not os.path.isdir(folder):
+            raise RuntimeError(f"set_enable_autotune: Directory {folder!r} does not exist.")
+    _settings["enable_autotune"] = enable
 
 
 def get_enable_autotune() -> bool:
@@ -231,7 +244,9 @@ def set_autotune_interval(interval: int) -> None:
     Args:
         interval: a non-negative int.
     """
-    if isinstance(interval, bool) or not isinstance(interval, int) or interval < 0:
+    if isinstance(interval, bool) or not isinstance(interval, int):
+        raise TypeError(f"interval must be an int, but got {type(interval).__name__}.")
+    if interval < 0:
         raise ValueError(f"interval must be a non-negative int, but got {interval!r}.")
     _settings["autotune_interval"] = interval
 

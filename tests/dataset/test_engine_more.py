@@ -104,3 +104,21 @@ def test_padded_batch_pads_and_cuts():
     assert [r[0].tolist() for r in d.create_tuple_iterator(output_numpy=True)] == [
         [[[1, 2], [-1, -1]], [[4, 5], [7, 8]]]
     ]
+
+
+def test_autotune_config_checks(tmp_path):
+    old = ds.config.get_enable_autotune()
+    try:
+        with pytest.raises(TypeError):
+            ds.config.set_autotune_interval(20.5)
+        with pytest.raises(TypeError):
+            ds.config.set_enable_autotune(True, 123)
+        with pytest.raises(RuntimeError):
+            ds.config.set_enable_autotune(True, str(tmp_path))  # a directory
+        with pytest.raises(RuntimeError):
+            ds.config.set_enable_autotune(True, "/no/such/dir/x.json")
+        ds.config.set_enable_autotune(False, "/no/such/dir/x.json")  # ignored when disabling
+        ds.config.set_enable_autotune(True, str(tmp_path / "at.json"))
+        assert ds.config.get_enable_autotune() is True
+    finally:
+        ds.config.set_enable_autotune(old)
