@@ -14,7 +14,9 @@ from kiln.train.metrics import __all__ as _metrics_all
 from kiln.train.model import Model
 from kiln.train.serialization_extra import (
     async_ckpt_thread_status,
+    build_searched_strategy,
     ckpt_to_safetensors,
+    get_ckpt_path_with_strategy,
     load_checkpoint_async,
     safetensors_to_ckpt,
 )
@@ -26,6 +28,8 @@ __all__ = [
     "DatasetHelper",
     "Model",
     "async_ckpt_thread_status",
+    "build_searched_strategy",
+    "get_ckpt_path_with_strategy",
     "ckpt_to_safetensors",
     "connect_network_with_dataset",
     "data_sink",

@@ -10,7 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from kiln.train.checkpoint import load_checkpoint, save_checkpoint
 
-__all__ = ["async_ckpt_thread_status", "ckpt_to_safetensors", "load_checkpoint_async", "safetensors_to_ckpt"]
+__all__ = [
+    "async_ckpt_thread_status", "build_searched_strategy", "ckpt_to_safetensors", "get_ckpt_path_with_strategy",
+    "load_checkpoint_async", "safetensors_to_ckpt",
+]  # fmt: skip
 
 
 def _convert_one(src: str, dst_dir: str, name_map, src_fmt: str, dst_fmt: str) -> None:
@@ -89,3 +92,22 @@ def load_checkpoint_async(ckpt_file_name, net=None, strict_load=False, filter_pr
 def async_ckpt_thread_status() -> bool:
     """True while a `save_checkpoint(async_save=True)` thread is still writing."""
     return any(t.name == "kiln-save-checkpoint" and t.is_alive() for t in threading.enumerate())
+
+
+def build_searched_strategy(strategy_filename):
+    """{parameter name: layout dict} from a strategy file. Kiln's strategy files are JSON ({name: Layout.to_dict()},
+    as `load_distributed_checkpoint` reads them); MindSpore's protobuf strategy files are not read."""
+    from kiln.parallel._checkpoint import _strategies  # noqa: PLC0415  (parallel sits beside train)
+
+    if not isinstance(strategy_filename, (str, os.PathLike)):
+        raise TypeError(f"For 'build_searched_strategy', 'strategy_filename' must be a str, but got "
+                        f"{type(strategy_filename).__name__}.")  # fmt: skip
+    if not os.path.isfile(strategy_filename):
+        raise ValueError(f"For 'build_searched_strategy', no strategy file at {strategy_filename!r}.")
+    return _strategies(strategy_filename)
+
+
+def get_ckpt_path_with_strategy(cur_ckpt_path, cur_strategy_path):
+    """The checkpoint this rank can load: `cur_ckpt_path` when it exists, else None. (MindSpore searches the
+    backups of other `rank_{id}` directories holding the same slices; in one process there are none.)"""
+    return cur_ckpt_path if os.path.exists(cur_ckpt_path) else None

@@ -162,3 +162,18 @@ def test_reexports():
     assert train.build_train_network is kiln.amp.build_train_network
     assert train.export is ms.export and train.load is ms.load
     assert {"merge_sliced_parameter", "ReduceLROnPlateau", "absolute_import"} <= set(dir(train))
+
+
+def test_strategy_helpers(tmp_path):
+    import json  # noqa: PLC0415
+
+    path = tmp_path / "strategy.json"
+    path.write_text(json.dumps({"fc.weight": {"device_matrix": [2], "tensor_map": [0, -1]}}))
+    layouts = train.build_searched_strategy(str(path))
+    assert layouts["fc.weight"]["tensor_map"] == [0, -1]
+    with pytest.raises(ValueError):
+        train.build_searched_strategy(str(tmp_path / "missing.json"))
+    ckpt = tmp_path / "a.ckpt"
+    assert train.get_ckpt_path_with_strategy(str(ckpt), str(path)) is None
+    ms.save_checkpoint(Linear(), str(ckpt))
+    assert train.get_ckpt_path_with_strategy(str(ckpt), str(path)) == str(ckpt)
