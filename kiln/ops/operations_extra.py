@@ -978,3 +978,66 @@ class FractionalMaxPool3DWithFixedKsize(_p.Primitive):
 
 __all__ += ["fractional_max_pool2d", "fractional_max_pool3d", "FractionalMaxPoolWithFixedKsize",
             "FractionalMaxPool3DWithFixedKsize"]  # fmt: skip
+
+
+# -- deformable convolution -----------------------------------------------------------------------------------------
+
+
+def _nchw4(op: str, name: str, value) -> tuple[int, int]:
+    v = tuple(int(a) for a in value)
+    if len(v) != 4 or v[0] != 1 or v[1] != 1 or v[2] <= 0 or v[3] <= 0:
+        raise op_error(op, f"'{name}' must be 4 ints (1, 1, h, w) with positive h, w, but got {value!r}.")
+    return v[2], v[3]
+
+
+class DeformableOffsets(_p.Primitive):
+    """`DeformableOffsets(strides, pads, ksize, dilations=(1, 1, 1, 1), data_format="NCHW", deformable_groups=1,
+    modulated=True)(x, offsets)`: the input sampled at the deformed kernel positions, (N, C, out_h * kh,
+    out_w * kw), ready for a convolution with stride (kh, kw) (see `ops.deformable_conv2d`)."""
+
+    def __init__(self, strides, pads, ksize, dilations=(1, 1, 1, 1), data_format: str = "NCHW",
+                 deformable_groups: int = 1, modulated: bool = True) -> None:  # fmt: skip
+        super().__init__("DeformableOffsets")
+        op = self.name
+        if data_format != "NCHW":
+            raise op_error(op, f"'data_format' must be 'NCHW', but got {data_format!r}.")
+        pads = tuple(int(p) for p in pads)
+        if len(pads) != 4 or min(pads) < 0:
+            raise op_error(op, f"'pads' must be 4 non-negative ints (top, bottom, left, right), but got {pads!r}.")
+        ksize = _fixed(op, "ksize", ksize, 2)
+        if not isinstance(modulated, bool):
+            raise op_error(op, f"'modulated' must be a bool, but got {modulated!r}.", TypeError)
+        self._attrs = (_nchw4(op, "strides", strides), pads, ksize, _nchw4(op, "dilations", dilations),
+                       int(deformable_groups), modulated)  # fmt: skip
+        for k, v in (
+            ("strides", strides),
+            ("pads", pads),
+            ("ksize", ksize),
+            ("dilations", dilations),
+            ("data_format", data_format),
+            ("deformable_groups", deformable_groups),
+            ("modulated", modulated),
+        ):
+            self.add_prim_attr(k, v)  # fmt: skip
+
+    def __call__(self, x, offsets):
+        return apply(S.DeformableOffsets, (x, offsets), self._attrs)
+
+
+def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=None, dilations=(1, 1, 1, 1),
+                      groups: int = 1, deformable_groups: int = 1, modulated: bool = True):  # fmt: skip
+    """Deformable convolution (v2 when `modulated`): `weight` (C_out, C_in / groups, kh, kw) applied at the
+    kernel positions moved by `offsets` (N, 3 * deformable_groups * kh * kw, H_out, W_out) = (x offsets,
+    y offsets, masks), plus `bias`. `strides`/`dilations` are (1, 1, h, w); `padding` (top, bottom, left, right).
+    """
+    from kiln.ops import nn as nn_ops  # noqa: PLC0415
+
+    kh, kw = _fixed("deformable_conv2d", "kernel_size", kernel_size, 2)
+    sampled = DeformableOffsets(strides, padding, (kh, kw), dilations, "NCHW", deformable_groups, modulated)(x, offsets)
+    out = nn_ops.conv2d(sampled, weight, None, (kh, kw), "valid", 0, 1, groups)
+    if bias is not None:
+        out = math.add(out, array.reshape(bias, (1, -1, 1, 1)))
+    return out
+
+
+__all__ += ["DeformableOffsets", "deformable_conv2d"]

@@ -32,6 +32,16 @@ POOL2 = _RNG.normal(size=(2, 3, 7, 8)).astype(np.float32)
 SAMPLES2 = _RNG.uniform(0, 1, size=(2, 3, 2)).astype(np.float32)
 POOL3 = _RNG.normal(size=(1, 2, 5, 6, 7)).astype(np.float32)
 SAMPLES3 = _RNG.uniform(0, 1, size=(1, 2, 3)).astype(np.float32)
+DCN_X = _RNG.normal(size=(1, 2, 5, 6)).astype(np.float32)
+DCN_OFF = np.concatenate([_RNG.normal(size=(1, 18, 3, 4)) * 0.7, _RNG.uniform(0, 1, size=(1, 9, 3, 4))], 1).astype(
+    np.float32
+)
+DCN_W = _RNG.normal(size=(3, 2, 3, 3)).astype(np.float32)
+DCN_B = _RNG.normal(size=(3,)).astype(np.float32)
+DCN_X4 = _RNG.normal(size=(2, 4, 6, 7)).astype(np.float32)
+DCN_OFF2 = np.concatenate([_RNG.normal(size=(2, 24, 3, 7)) * 1.5, _RNG.uniform(0, 1, size=(2, 12, 3, 7))], 1).astype(
+    np.float32
+)
 BESSEL_X = np.array([-1.0, 0.0, 1e-3, 0.5, 1.0, 2.5, 7.0, 30.0], np.float32)
 
 
@@ -114,6 +124,15 @@ CASES = {
     ),
     "fractional_max_pool3d": lambda m: m.ops.operations.FractionalMaxPool3DWithFixedKsize((2, 2, 3), (3, 2, 4))(
         _t(m, POOL3), _t(m, SAMPLES3)
+    ),
+    "deformable_offsets": lambda m: m.ops.operations.DeformableOffsets((1, 1, 1, 1), (0, 0, 0, 0), (3, 3))(
+        _t(m, DCN_X), _t(m, DCN_OFF)
+    ),
+    "deformable_offsets_stride_pad": lambda m: m.ops.operations.DeformableOffsets(
+        (1, 1, 2, 1), (1, 0, 1, 1), (3, 2), (1, 1, 1, 2), "NCHW", 2
+    )(_t(m, DCN_X4), _t(m, DCN_OFF2)),
+    "deformable_conv2d": lambda m: m.ops.deformable_conv2d(
+        _t(m, DCN_X), _t(m, DCN_W), _t(m, DCN_OFF), (3, 3), (1, 1, 1, 1), (0, 0, 0, 0), bias=_t(m, DCN_B)
     ),
     "coalesce": lambda m: m.ops.operations.Coalesce()(
         _t(m, np.array([[0, 2, 0, 1], [1, 0, 1, 2]], np.int64)), _t(m, np.array([1.0, 2.0, 3.0, 4.0], np.float32)),

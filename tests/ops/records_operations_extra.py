@@ -212,3 +212,39 @@ RECORDS += [
       _frac2_ref, shapes=((1, 1, 5, 6), (1, 1, 2)), extra={"make_inputs": _frac2_inputs, "grad_positions": (0,),
                                                           "check_dtype": False}),
 ]  # fmt: skip
+
+
+def _dcn_ref(x, w, off):
+    n, c, h, wd = x.shape
+    kh, kw = w.shape[2:]
+    oh, ow = off.shape[2:]
+    out = np.zeros((n, w.shape[0], oh, ow))
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                for a in range(kh):
+                    for q in range(kw):
+                        k = a * kw + q
+                        yy, xx = i + a + off[b, kh * kw + k, i, j], j + q + off[b, k, i, j]
+                        m = off[b, 2 * kh * kw + k, i, j]
+                        val = np.zeros(c)
+                        for y0 in (int(np.floor(yy)), int(np.floor(yy)) + 1):
+                            for x0 in (int(np.floor(xx)), int(np.floor(xx)) + 1):
+                                if 0 <= y0 < h and 0 <= x0 < wd:
+                                    val = val + (1 - abs(yy - y0)) * (1 - abs(xx - x0)) * x[b, :, y0, x0]
+                        out[b, :, i, j] += w[:, :, a, q] @ (val * m)
+    return out.astype(x.dtype)
+
+
+def _dcn_inputs(rng, dtype, shapes):
+    x = rng.normal(size=shapes[0]).astype(dtype)
+    w = rng.normal(size=shapes[1]).astype(dtype)
+    off = np.concatenate([rng.uniform(-0.8, 0.8, size=(1, 8, 3, 3)), rng.uniform(0.2, 1, size=(1, 4, 3, 3))], 1)
+    return [x, w, off.astype(dtype)]
+
+
+RECORDS += [
+    R("deformable_conv2d", lambda x, w, o: ops.deformable_conv2d(x, w, o, (2, 2), (1, 1, 1, 1), (0, 0, 0, 0)),
+      _dcn_ref, shapes=((1, 2, 4, 4), (1, 2, 2, 2), (1, 12, 3, 3)), rtol=1e-5, atol=1e-5,
+      extra={"make_inputs": _dcn_inputs, "grad_rtol": 1e-3}),
+]  # fmt: skip
