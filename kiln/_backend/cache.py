@@ -20,7 +20,12 @@ PyNative's), and stores the entries itself:
 `persistent_jit(fun, key)` goes one step further for many small functions (PyNative's per-primitive
 kernels): JAX's cache is looked up only after tracing and lowering, which is most of the cost of a warm
 first call; `persistent_jit` keeps the serialized executable under (key, input signature) in the same
-folder, so a warm process deserializes it without tracing or lowering anything.
+folder (`kiln-k3-*` entries), so a warm process deserializes it without tracing or lowering anything. Kernels
+whose results cannot depend on LLVM's optimisation level are compiled quickly (-O0) first and optimised in
+the background from their second call (`QUICK_FIRST_COMPILE`, `KILN_QUICK_COMPILE=0` turns it off).
+
+Graph mode's whole programs are stored the same way by kiln/_compiler (`kiln-g1-*` entries, through
+`write_later`/`read`/`load_executable`), under a key computed before tracing (kiln/_compiler/cache.py).
 """
 
 from __future__ import annotations

@@ -173,7 +173,11 @@ def build(
         # Cell building state lazily) has effects a process loading the executable would miss: not kept.
         after = C.graph_key(name, body, template, leaves, lax, memo_none=True)
         if after is None or probe is None or after.name != probe.name:
+            changed = "could not be fingerprinted again" if after is None or probe is None else "changed"
+            C.not_kept(name, f"the objects the key was computed from {changed} while tracing")
             key = None
+    if key is not None and watch.noisy:
+        C.not_kept(name, "tracing printed or warned (a process loading the executable would not)")
     front_s = time.perf_counter() - t0
     stages = [("record", str(graph))] if dump.level() > 0 else []
     for pass_name, changes in _run_passes(graph):
@@ -278,21 +282,25 @@ def _keep(key, jitted, leaves, state_objs, written, guards, fields):
 
     state_ix, written_ix = [number(o) for o in state_objs], [number(o) for o in written]
     if None in state_ix or None in written_ix or not _plain(fields["desc"]):
+        C.not_kept(key.label, "a Parameter it reads or writes, or its output, is not reached by the key")
         return None
     state = [random_state.current_key() if obj is G.RNG else obj._data for obj in state_objs]
     first_site = len(CHECK_SITES)
     try:
         lowered = jitted.lower(*leaves, *state)
         if "custom_call" in lowered.as_text():  # a LAPACK call, a host callback: not loadable in another process
+            C.not_kept(key.label, "the program has a custom call (LAPACK, a host callback)")
             return None
         sites = []
         for prim, kw, loc, n in CHECK_SITES[first_site:]:
             pname = prim.name
             if prim is raise_p or REGISTRY.get(pname) is not prim:  # a raise names an exception of this process
+                C.not_kept(key.label, f"the program checks values with '{pname}'")
                 return None
             sites.append((pname, pickle.dumps((kw, loc)), n))
         compiled = B.cache.compile_fresh(lowered)
-    except Exception:  # noqa: BLE001  (jax.jit reports the error in its own words at the call)
+    except Exception as err:  # noqa: BLE001  (jax.jit reports the error in its own words at the call)
+        C.not_kept(key.label, f"{type(err).__name__} while compiling it")
         return None
     record = {**fields, "guards": described[0], "globals": described[1], "state": state_ix, "written": written_ix,
               "sites": sites, "first_site": first_site}  # fmt: skip

@@ -506,6 +506,9 @@ class Fingerprint:
         if x is Ellipsis or x is NotImplemented:
             p.append(repr(x))
             return
+        if x is MISSING:  # a name not defined (a builtin's, guarded so that a later global is noticed)
+            p.append("missing")
+            return
         if t is str or t is bytes:  # (subclasses fall through)
             p.append(f"{t.__name__}:{x!r}")
             return
@@ -763,10 +766,10 @@ def _settings_text() -> str:
 class GraphKey:
     """The on-disk name of a call's executable, and the numbering of the objects it reached."""
 
-    __slots__ = ("name", "fp", "device")
+    __slots__ = ("name", "fp", "device", "label")
 
-    def __init__(self, name: str, fp: Fingerprint, device) -> None:
-        self.name, self.fp, self.device = name, fp, device
+    def __init__(self, name: str, fp: Fingerprint, device, label: str = "") -> None:
+        self.name, self.fp, self.device, self.label = name, fp, device, label
 
 
 _no_load = False  # set while a loaded executable turned out stale: the next build traces
@@ -807,11 +810,19 @@ def graph_key(name: str, body, template, leaves: list, lax: bool, memo_none: boo
         fp.parts.append(B.cache.env_key())
         fp.add(body)
         fp.add(template)
-        return GraphKey(GRAPH_PREFIX + fp.digest(), fp, device)
-    except _NoKey:
+        return GraphKey(GRAPH_PREFIX + fp.digest(), fp, device, name)
+    except _NoKey as why:
+        not_kept(name, f"the call reaches {why}")
         return None
-    except Exception:  # noqa: BLE001  (an object that cannot even be looked at: compile as always)
+    except Exception as err:  # noqa: BLE001  (an object that cannot even be looked at: compile as always)
+        not_kept(name, f"{type(err).__name__} while fingerprinting the call")
         return None
+
+
+def not_kept(name: str, why: str) -> None:
+    """KILN_LOG=cache: say why a graph's executable is not kept on disk."""
+    if "cache" in os.environ.get("KILN_LOG", ""):
+        sys.stderr.write(f"[kiln] '{name}' is not kept on disk: {why}\n")
 
 
 def describe_guards(key: GraphKey, guards: list):
@@ -826,6 +837,7 @@ def describe_guards(key: GraphKey, guards: list):
         if kind == 1:
             i = fp.ids.get(id(container))
             if i is None or fp.objs[i] is not container:
+                not_kept(key.label, "a guard on a closure variable the key does not reach")
                 return None
             out.append(("c", i))
             continue
@@ -841,11 +853,13 @@ def describe_guards(key: GraphKey, guards: list):
             continue
         where = _kiln_global(container)
         if where is None or type(k) not in (str, int):
+            not_kept(key.label, f"a guard on {k!r} of a {type(container).__name__} the key does not reach")
             return None
         out.append(("m", *where, k))
     try:
         digest = _globals_digest(fp, out)
-    except _NoKey:
+    except _NoKey as why:
+        not_kept(key.label, f"a global it read reaches {why}")
         return None
     finally:
         del fp.parts[base:]
