@@ -32,7 +32,13 @@ def _categorical(key, logits, shape, dtype):
     return jrandom.categorical(jrandom.wrap_key_data(key), logits, axis=-1, shape=shape).astype(dtype)
 
 
-LogNdtr = PrimitiveDef("LogNdtr", lambda x: jax.scipy.special.log_ndtr(x))
+def _log_ndtr(x):
+    if x.dtype in (jnp.float16, jnp.bfloat16):  # the backend has float32/float64 kernels only
+        return jax.scipy.special.log_ndtr(x.astype(jnp.float32)).astype(x.dtype)
+    return jax.scipy.special.log_ndtr(x)
+
+
+LogNdtr = PrimitiveDef("LogNdtr", _log_ndtr)
 
 
 def log_ndtr(x):

@@ -129,8 +129,9 @@ class Distribution(Cell):
         self._broadcast_shape = self._batch_shape
         for n in _PRIVATE:
             setattr(self, "_has" + n, callable(getattr(self, n, None)))
-        self.checktuple = CheckTuple()
-        self.checktensor = CheckTensor()
+        # kept for subclasses written against MindSpore's base; not registered as sub-cells (they hold nothing)
+        object.__setattr__(self, "checktuple", CheckTuple())
+        object.__setattr__(self, "checktensor", CheckTensor())
 
     # ---- properties ------------------------------------------------------------------------------------------
 

@@ -311,3 +311,67 @@ def test_set_param_type():
     assert set_param_type({"a": 1.0}, ms.float64) == ms.float64
     with pytest.raises(TypeError):
         set_param_type({"a": f32, "b": f64}, ms.float32)
+
+
+class _Trainable(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.m = ms.Parameter(T([0.0]), name="m")
+        self.d = msd.Normal(self.m, 1.0)
+
+    def construct(self, x):
+        return -self.d.log_prob(x).mean()
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_parameter_as_default_is_trained(mode):
+    ms.set_context(mode=mode)
+    net = _Trainable()
+    assert len(net.trainable_params()) == 1
+    step = nn.TrainOneStepCell(net, nn.SGD(net.trainable_params(), 0.5))
+    for _ in range(3):
+        step(T([2.0, 4.0]))
+    # d/dm of the mean NLL is (m - 3): SGD with lr 0.5 halves the distance to 3 each step
+    np.testing.assert_allclose(net.m.asnumpy(), [2.625], rtol=1e-6)
+
+
+class _MyExp(msd.Distribution):
+    def __init__(self, rate=None, seed=None, dtype=ms.float32, name="MyExp"):
+        param = dict(locals())
+        param["param_dict"] = {"rate": rate}
+        super().__init__(seed, dtype, name, param)
+        self._rate = self._add_parameter(rate, "rate")
+
+    def _log_prob(self, value, rate=None):
+        value = self.checktensor(value, "value")
+        rate = self._check_param_type(rate)
+        return ms.ops.log(rate) - rate * value
+
+
+class _MyNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.d = _MyExp([2.0])
+
+    def construct(self, x):
+        return self.d.prob(x)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_subclass_derived_methods(mode):
+    ms.set_context(mode=mode)
+    np.testing.assert_allclose(_MyNet()(T([0.5])).asnumpy(), stats.expon(scale=0.5).pdf([0.5]), rtol=1e-6)
+    with pytest.raises(NotImplementedError):
+        _MyExp([2.0]).cdf(T([0.5]))
+    with pytest.raises(NotImplementedError):
+        _MyExp([2.0]).sample()
+
+
+@pytest.mark.parametrize("dt", [ms.float16, ms.float64])
+def test_dtypes(dt):
+    n = msd.Normal(0.0, 1.0, dtype=dt)
+    x = Tensor(np.array([0.5]), dt)
+    for out in (n.prob(x), n.log_cdf(x), n.sample((2,)), n.entropy()):
+        assert out.dtype == dt
+    rtol = 1e-3 if dt == ms.float16 else 1e-12
+    np.testing.assert_allclose(n.log_cdf(x).asnumpy(), stats.norm.logcdf([0.5]), rtol=rtol)
