@@ -1,9 +1,10 @@
-"""`mindspore.multiprocessing`: Python's `multiprocessing`, with Kiln's rules for forked children.
+"""`mindspore.multiprocessing`: Python's `multiprocessing`, with Kiln's word on forked children.
 
-Everything of `multiprocessing` is here under the same names. `Process` and `Pool` differ in one way: with the
-"fork" start method on the CPU, a child runs Kiln ops as the parent does (the CPU runtime works in a forked
-child), so JAX's generic warning about forking a multithreaded process is not repeated for each child; on a GPU,
-a forked child cannot use the device the parent opened, which is said once, with the fix ("spawn").
+Everything of `multiprocessing` is here under the same names. `Process` and `Pool` differ in one way: forking a
+process that has started the XLA runtime is said once, in Kiln's words, instead of JAX's warning on every fork:
+a forked child runs the kernels its parent had compiled, but compiling a new program in it can hang (XLA's
+compiler threads do not survive `fork`), and on a GPU it cannot use the device at all. Children that compile
+should use `set_start_method("spawn")` (or "forkserver").
 """
 
 from __future__ import annotations
@@ -17,24 +18,23 @@ from kiln import _backend as _B
 
 __all__ = list(_mp.__all__)
 
-_warned_gpu = False
+_warned = False
 
 
 def _before_fork() -> _warnings.catch_warnings | None:
-    """A context that quiets the fork warning on the CPU (None when the start method is not fork)."""
-    global _warned_gpu
+    """With the fork start method: say once what a forked child can do, and quiet JAX's per-fork warning."""
+    global _warned
     if _mp.get_start_method(allow_none=True) not in (None, "fork"):
         return None
-    if _B.default_platform() != "cpu":
-        if not _warned_gpu:
-            _warned_gpu = True
-            _warnings.warn(
-                "kiln.multiprocessing: a child forked from a process that uses the GPU cannot use the GPU; call "
-                "set_start_method('spawn') (or 'forkserver') for children that run Kiln ops on the device.",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-        return None
+    if not _warned:
+        _warned = True
+        device = "" if _B.default_platform() == "cpu" else " and cannot use the GPU"
+        _warnings.warn(
+            f"kiln.multiprocessing: a forked child runs the kernels its parent compiled, but compiling a new "
+            f"program in it can hang{device}; use set_start_method('spawn') for children that compile.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     quiet = _warnings.catch_warnings()
     quiet.__enter__()
     _warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)

@@ -94,6 +94,15 @@ def test_list_save_obj_and_choice_func(tmp_path):
         save_checkpoint([1, 2], path)
     with pytest.raises(TypeError, match="'save_obj' must be"):
         save_checkpoint(3, path)
+    with pytest.raises(TypeError, match="list 'save_obj'"):  # the data of a list entry must be a Tensor
+        save_checkpoint([{"name": "c", "data": 12}], path)
+    with pytest.raises(TypeError, match="names must be str"):
+        save_checkpoint([{"name": 12, "data": Tensor(np.ones(1))}], path)
+    params = [Parameter(Tensor(np.full(2, 3.0, np.float32)), name="w"), Parameter(Tensor(np.ones(1)), name="b")]
+    save_checkpoint(params, path)  # a list of Parameters (`net.trainable_params()`), saved under their names
+    loaded = load_checkpoint(path)
+    assert list(loaded) == ["w", "b"]
+    np.testing.assert_array_equal(loaded["w"].asnumpy(), [3.0, 3.0])
 
 
 def test_large_tensors_are_split_and_joined(tmp_path, monkeypatch):

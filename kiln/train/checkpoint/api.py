@@ -49,12 +49,14 @@ def _entries(save_obj, append_dict, choice_func) -> list[tuple[str, np.ndarray |
     elif isinstance(save_obj, list):
         pairs = []
         for i, item in enumerate(save_obj):
-            if isinstance(item, dict) and "name" in item and "data" in item:
+            if isinstance(item, Parameter):
+                pairs.append((item.name, item))
+            elif isinstance(item, dict) and "name" in item and isinstance(item.get("data"), Tensor):
                 pairs.append((item["name"], item["data"]))
             else:
                 raise TypeError(
-                    f"For 'save_checkpoint', a list 'save_obj' must hold dicts {{'name': str, 'data': Tensor}}, "
-                    f"but item {i} is {item!r:.80}."
+                    f"For 'save_checkpoint', a list 'save_obj' must hold Parameters or dicts {{'name': str, 'data': "
+                    f"Tensor}}, but item {i} is {item!r:.80}."
                 )
     else:
         raise TypeError(
