@@ -115,6 +115,22 @@ def test_loss_monitor_prints_eval_results(capsys):
     ]
 
 
+def test_loss_monitor_writes_to_whatever_stdout_is(monkeypatch):
+    """Programs capture the output with a write-only object in sys.stdout (MindSpore's own tests do): no flush."""
+
+    class WriteOnly:
+        def __init__(self):
+            self.text = ""
+
+        def write(self, s):
+            self.text += s
+
+    out = WriteOnly()
+    monkeypatch.setattr("sys.stdout", out)
+    simulate(LossMonitor(100), epochs=1, steps=1, eval_results=[0.5])
+    assert out.text == "Eval result: epoch 1, metrics: {'acc': 0.5}\n"
+
+
 @pytest.mark.parametrize("bad", [float("nan"), float("inf")])
 def test_loss_monitor_stops_on_nan(bad):
     with pytest.raises(ValueError, match=r"loss became (nan|inf) at epoch 2, step 1"):

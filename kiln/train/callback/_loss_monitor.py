@@ -45,12 +45,12 @@ class LossMonitor(Callback):
             self._last_print_time = 0
         if self._per_print_times and step - self._last_print_time >= self._per_print_times:
             self._last_print_time = step
-            print(f"epoch: {epoch} step: {step_in_epoch}, loss is {loss}", flush=True)
+            print(f"epoch: {epoch} step: {step_in_epoch}, loss is {loss}")
 
     def on_train_epoch_end(self, run_context) -> None:
         """After an evaluation of `Model.fit`, print its metrics."""
         cb_params = run_context.original_args()
         metrics = cb_params.get("metrics")
         if metrics:
-            print(f"Eval result: epoch {cb_params.cur_epoch_num}, metrics: {metrics}", flush=True)
+            print(f"Eval result: epoch {cb_params.cur_epoch_num}, metrics: {metrics}")
         self.epoch_end(run_context)
