@@ -375,3 +375,15 @@ def test_dtypes(dt):
         assert out.dtype == dt
     rtol = 1e-3 if dt == ms.float16 else 1e-12
     np.testing.assert_allclose(n.log_cdf(x).asnumpy(), stats.norm.logcdf([0.5]), rtol=rtol)
+
+
+def test_gamma_and_beta_sample_gradients():
+    # implicit reparameterisation: d/da E[Gamma(a, 1)] = 1, d/da E[Beta(a, b)] = b / (a + b)^2
+    def f(a):
+        return msd.Gamma(seed=2).sample((4000,), a, T([1.0])).mean()
+
+    def g(a):
+        return msd.Beta(seed=2).sample((4000,), a, T([2.0])).mean()
+
+    np.testing.assert_allclose(ms.grad(f)(T([2.5])).asnumpy(), [1.0], atol=0.05)
+    np.testing.assert_allclose(ms.grad(g)(T([2.0])).asnumpy(), [0.125], atol=0.01)
