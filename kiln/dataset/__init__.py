@@ -64,6 +64,7 @@ from kiln.dataset.more_sources import (
     FlickrDataset,
     Flowers102Dataset,
     Food101Dataset,
+    LFWDataset,
     LibriTTSDataset,
     LJSpeechDataset,
     Multi30kDataset,
@@ -116,6 +117,7 @@ from kiln.dataset.tfrecord import TFRecordDataset
 from kiln.dataset.utils import LineReader
 
 __all__ = [
+    "LFWDataset",
     "Places365Dataset",
     "WIDERFaceDataset",
     "KITTIDataset",

@@ -1135,3 +1135,86 @@ class Places365Dataset(_ImageList):
 
     def get_col_names(self) -> list[str]:
         return ["image", "label"]
+
+
+class LFWDataset(_ImageList):
+    """Labeled Faces in the Wild.
+
+    task="people": "image" and "label" uint32 (the person's line in lfw-names.txt); task="pairs": "image1",
+    "image2" and "label" uint32 (1 same person, 0 different), from the LFW list files.
+
+    Args:
+        dataset_dir: the folder holding the image folders and the list files.
+        task: "people" or "pairs".
+        usage: "train" (peopleDevTrain/pairsDevTrain), "test" (...DevTest), "10fold" (people.txt/pairs.txt) or
+            "all" (train and test).
+        image_set: "original" (lfw/), "funneled" (lfw_funneled/) or "deepfunneled" (lfw-deepfunneled/).
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    _SETS = {"original": "lfw", "funneled": "lfw_funneled", "deepfunneled": "lfw-deepfunneled"}
+
+    def __init__(self, dataset_dir, task=None, usage=None, image_set=None, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, decode=False, sampler=None, num_shards=None,
+                 shard_id=None, cache=None) -> None:  # fmt: skip
+        root = _check_dir(dataset_dir, "LFWDataset")
+        task, usage, image_set = task or "people", usage or "all", image_set or "original"
+        if task not in ("people", "pairs"):
+            raise ValueError(f"LFWDataset: task must be 'people' or 'pairs', but got {task!r}.")
+        if usage not in ("train", "test", "10fold", "all"):
+            raise ValueError(f"LFWDataset: usage must be 'train', 'test', '10fold' or 'all', but got {usage!r}.")
+        if image_set not in self._SETS:
+            raise ValueError(f"LFWDataset: image_set must be one of {sorted(self._SETS)}, but got {image_set!r}.")
+        self._folder = os.path.join(root, self._SETS[image_set])
+        names_path = os.path.join(root, "lfw-names.txt")
+        require_file(names_path, "LFW names file")
+        with open(names_path, encoding="utf-8") as f:
+            self._label = {ln.split()[0]: k for k, ln in enumerate(x for x in f if x.strip())}
+        stem = "people" if task == "people" else "pairs"
+        files = {"train": [f"{stem}DevTrain.txt"], "test": [f"{stem}DevTest.txt"], "10fold": [f"{stem}.txt"],
+                 "all": [f"{stem}DevTrain.txt", f"{stem}DevTest.txt"]}[usage]  # fmt: skip
+        items = []
+        for name in files:
+            path = os.path.join(root, name)
+            require_file(path, "LFW list file")
+            with open(path, encoding="utf-8") as f:
+                lines = [ln.split() for ln in f if ln.strip()]
+            items += self._people(lines, usage == "10fold") if task == "people" else self._pairs(lines)
+        self._task = task
+        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+    def _path(self, name: str, k) -> str:
+        return os.path.join(self._folder, name, f"{name}_{int(k):04d}.jpg")
+
+    def _people(self, lines, folds: bool) -> list:
+        entries, k = [], 1
+        groups = int(lines[0][0]) if folds else 1
+        for _ in range(groups):
+            count = int(lines[k][0]) if folds else int(lines[0][0])
+            k += 1 if folds else 0
+            for name, n in (ln[:2] for ln in lines[k : k + count]):
+                entries += [(self._path(name, i), np.array(self._label[name], np.uint32)) for i in range(1, int(n) + 1)]
+            k += count
+        return entries
+
+    def _pairs(self, lines) -> list:
+        head = lines[0]
+        folds, n = (int(head[0]), int(head[1])) if len(head) > 1 else (1, int(head[0]))
+        entries, k = [], 1
+        for _ in range(folds):
+            for ln in lines[k : k + n]:
+                entries.append(((self._path(ln[0], ln[1]), self._path(ln[0], ln[2])), np.array(1, np.uint32)))
+            k += n
+            for ln in lines[k : k + n]:
+                entries.append(((self._path(ln[0], ln[1]), self._path(ln[2], ln[3])), np.array(0, np.uint32)))
+            k += n
+        return entries
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "label"] if self._task == "people" else ["image1", "image2", "label"]
+
+    def _read(self, index: int) -> tuple:
+        path, label = self._items[index]
+        if self._task == "people":
+            return self._image(path), label
+        return self._image(path[0]), self._image(path[1]), label

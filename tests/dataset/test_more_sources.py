@@ -282,3 +282,20 @@ def test_places365(tmp_path):
     assert int(_rows(ds.Places365Dataset(str(tmp_path), shuffle=False))[0][1]) == 7
     row = _rows(ds.Places365Dataset(str(tmp_path), usage="val", small=False, decode=True, shuffle=False))[0]
     assert row[0].shape == (2, 3, 3) and row[1].dtype == np.uint32 and int(row[1]) == 3
+
+
+def test_lfw(tmp_path):
+    for name, n in (("Ann", 2), ("Bob", 1)):
+        for i in range(1, n + 1):
+            _img(tmp_path / "lfw" / name / f"{name}_{i:04d}.jpg", 10 * i)
+    (tmp_path / "lfw-names.txt").write_text("Ann 2\nBob 1\n")
+    (tmp_path / "peopleDevTrain.txt").write_text("1\nBob 1\n")
+    (tmp_path / "peopleDevTest.txt").write_text("1\nAnn 2\n")
+    (tmp_path / "people.txt").write_text("2\n1\nAnn 2\n1\nBob 1\n")
+    (tmp_path / "pairsDevTrain.txt").write_text("1\nAnn 1 2\nBob 1 Ann 2\n")
+    (tmp_path / "pairsDevTest.txt").write_text("1\nAnn 2 1\nAnn 1 Bob 1\n")
+    rows = _rows(ds.LFWDataset(str(tmp_path), shuffle=False))
+    assert [int(r[1]) for r in rows] == [1, 0, 0] and rows[0][1].dtype == np.uint32  # train then test
+    assert ds.LFWDataset(str(tmp_path), usage="10fold").get_dataset_size() == 3
+    pairs = _rows(ds.LFWDataset(str(tmp_path), task="pairs", usage="all", decode=True, shuffle=False))
+    assert [int(r[2]) for r in pairs] == [1, 0, 1, 0] and pairs[0][0].shape == (2, 3, 3)
