@@ -19,7 +19,7 @@ from kiln._core import graph as G
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.prims import special_image as S
 from kiln._core.tensor import Tensor
-from kiln.ops import array, extra_array, math
+from kiln.ops import array, extra_array, math, more_math
 from kiln.ops import primitives as _p
 from kiln.ops import sparse as _sparse
 from kiln.ops._helpers import apply, op_error, prim
@@ -287,37 +287,36 @@ class CTCLoss(_p._WithAttrs):
         if not isinstance(inputs, Tensor) or inputs.ndim != 3:
             raise op_error(op, f"'inputs' must be a 3-D (T, B, C) Tensor, but got {getattr(inputs, 'shape', inputs)}.")
         steps, batch, classes = inputs.shape
-        idx, vals = _host(labels_indices, op).reshape(-1, 2), _host(labels_values, op).reshape(-1)
-        lengths = _host(sequence_length, op).reshape(-1).astype(np.int64)
+        if self.preprocess_collapse_repeated:
+            targets, target_lengths = self._collapsed(labels_indices, labels_values, batch)
+        else:  # static shapes (runs in graphs too): (B, n_labels) targets, scattered at their positions
+            n_labels = labels_values.shape[0]
+            idx = math.cast(labels_indices, mstype.int32)
+            targets = array.scatter_nd(idx, math.cast(labels_values, mstype.int32), (batch, max(n_labels, 1)))
+            ones = array.ones((n_labels,), mstype.int32)
+            target_lengths = more_math.unsorted_segment_sum(ones, array.gather(idx, Tensor(np.int32(0)), 1), batch)
+        lengths = math.cast(sequence_length, mstype.int32)
+        keep = math.less_equal(target_lengths, lengths)
+        if not self.ignore_longer_outputs_than_inputs and not G.is_symbolic(keep._data):
+            if not bool(math.all(keep).asnumpy()):
+                raise op_error(op, "a label sequence is longer than its input sequence; set "
+                               "ignore_longer_outputs_than_inputs=True to give those samples 0 loss.")  # fmt: skip
+        return apply(S.CTCLossTF, (inputs, targets, lengths, target_lengths, keep), (classes - 1,))
+
+    @staticmethod
+    def _collapsed(labels_indices, labels_values, batch):
+        """Dense targets with repeated labels merged (decided on the host: PyNative only)."""
+        idx = _host(labels_indices, "CTCLoss").reshape(-1, 2)
+        vals = _host(labels_values, "CTCLoss").reshape(-1)
         rows: list[list[int]] = [[] for _ in range(batch)]
         for (b, _), v in sorted(zip(map(tuple, idx.tolist()), vals.tolist(), strict=True)):
-            rows[b].append(int(v))
-        if self.preprocess_collapse_repeated:
-            rows = [[v for i, v in enumerate(r) if i == 0 or v != r[i - 1]] for r in rows]
+            if not rows[b] or rows[b][-1] != int(v):
+                rows[b].append(int(v))
         width = max(1, max(len(r) for r in rows))
-        targets = np.zeros((batch, width), np.int64)
+        targets = np.zeros((batch, width), np.int32)
         for b, r in enumerate(rows):
             targets[b, : len(r)] = r
-        target_lengths = np.asarray([len(r) for r in rows], np.int64)
-        too_long = target_lengths > lengths
-        if too_long.any() and not self.ignore_longer_outputs_than_inputs:
-            raise op_error(op, "a label sequence is longer than its input sequence; set "
-                           "ignore_longer_outputs_than_inputs=True to give those samples 0 loss.")  # fmt: skip
-        from kiln.ops import nn as nn_ops  # noqa: PLC0415
-        from kiln.ops._grad import grad  # noqa: PLC0415
-
-        decl = prim("CTCLoss")
-        t_targets, t_in, t_tl = Tensor(targets), Tensor(lengths), Tensor(target_lengths)
-        keep = Tensor(~too_long)
-
-        def per_sample(logits):
-            log_probs = nn_ops.log_softmax(logits, 2)
-            nll, _ = apply(decl, (log_probs, t_targets, t_in, t_tl), (classes - 1, True))
-            return array.select(keep, nll, array.zeros_like(nll))
-
-        loss = per_sample(inputs)
-        gradient = grad(lambda z: math.sum(per_sample(z)))(inputs)
-        return loss, gradient
+        return Tensor(targets), Tensor(np.asarray([len(r) for r in rows], np.int32))
 
 
 __all__ += ["CTCGreedyDecoder", "CTCLoss"]

@@ -174,3 +174,21 @@ def test_fractional_max_pool_random_steps_and_ratio():
                                   a.asnumpy())  # fmt: skip
     with pytest.raises(ValueError, match="output_size"):
         ops.fractional_max_pool2d(x, 2)
+
+
+def test_ctc_loss_in_graph_mode_and_longer_labels():
+    inputs = Tensor(cases.CTC_IN)
+    idx = Tensor(np.array([[0, 0], [0, 1], [0, 2], [1, 0]], np.int64))
+    vals = Tensor(np.array([1, 3, 3, 2], np.int32))
+    lengths = Tensor(np.array([6, 4], np.int32))
+    loss = P.CTCLoss()
+    eager = loss(inputs, idx, vals, lengths)
+    graph = ms.jit(lambda a, b, c, d: loss(a, b, c, d))(inputs, idx, vals, lengths)
+    for e, g in zip(eager, graph, strict=True):
+        np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-5, atol=1e-6)
+    long_idx = Tensor(np.array([[0, i] for i in range(7)] + [[1, 0]], np.int64))
+    long_vals = Tensor(np.array([1, 2, 1, 2, 1, 2, 1, 3], np.int32))
+    with pytest.raises(ValueError, match="longer"):
+        loss(inputs, long_idx, long_vals, lengths)
+    kept, grad = P.CTCLoss(ignore_longer_outputs_than_inputs=True)(inputs, long_idx, long_vals, lengths)
+    assert kept.asnumpy()[0] == 0 and np.abs(grad.asnumpy()[:, 0]).max() == 0

@@ -530,3 +530,23 @@ DeformableOffsets = PrimitiveDef(
     check=_check_deformable,
     check_eagerly=True,
 )
+
+
+# -- TensorFlow-style CTC loss with its gradient --------------------------------------------------------------------
+
+
+def _ctc_tf(logits, targets, input_lengths, target_lengths, keep, blank):
+    """(loss (N,), gradient (T, N, C)): the CTC loss of softmax(logits) per sample and its gradient w.r.t. the
+    logits (0 for samples where `keep` is False)."""
+    from kiln._core.prims.extra_nn import _ctc  # noqa: PLC0415
+
+    def total(z):
+        nll, _ = _ctc(jax.nn.log_softmax(z, axis=2), targets, input_lengths, target_lengths, blank, True)
+        nll = jnp.where(keep, nll, 0)
+        return nll.sum(), nll
+
+    (_, nll), grad = jax.value_and_grad(total, has_aux=True)(logits)
+    return nll, grad
+
+
+CTCLossTF = PrimitiveDef("CTCLossTF", _ctc_tf, attrs={"blank": 0}, multiple_results=True, nondiff=(1, 2, 3, 4))
