@@ -162,3 +162,20 @@ def test_sync_batch_norm_jvp_vjp_matrix_set_diag():
         want[b][np.arange(3), np.arange(3)] = d[b]
     np.testing.assert_allclose(nn.MatrixSetDiag()(Tensor(m), Tensor(d)).asnumpy(), want)
     assert nn.AvgPool2dExt is ms.mint.nn.AvgPool2d and "LayerNormExt" in dir(nn)
+
+
+def test_jvp_vjp_argument_checks():
+    from kiln.nn.grad import Jvp, Vjp  # noqa: PLC0415  (MindSpore's mindspore.nn.grad)
+
+    x, v = Tensor(np.ones((2, 2), np.float32)), Tensor(np.ones((2, 2), np.float32))
+
+    class Two(nn.Cell):
+        def construct(self, a, b):
+            return 2 * a, b**3
+
+    out, grads = Vjp(Two())(x, x * 2, (v, v))
+    np.testing.assert_allclose(grads[1].asnumpy(), 12.0)
+    for call in (lambda: Jvp(Two())(x, x, v), lambda: Jvp(Two())((x, x), (v, v)), lambda: Vjp(Two())(x, x, v),
+                 lambda: Vjp(Two())(x, x, (v,))):  # fmt: skip
+        with pytest.raises(TypeError):
+            call()
