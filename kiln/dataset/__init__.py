@@ -69,6 +69,7 @@ from kiln.dataset.more_sources import (
     LJSpeechDataset,
     Multi30kDataset,
     OmniglotDataset,
+    PhotoTourDataset,
     Places365Dataset,
     QMnistDataset,
     RenderedSST2Dataset,
@@ -117,6 +118,7 @@ from kiln.dataset.tfrecord import TFRecordDataset
 from kiln.dataset.utils import LineReader
 
 __all__ = [
+    "PhotoTourDataset",
     "LFWDataset",
     "Places365Dataset",
     "WIDERFaceDataset",

@@ -1218,3 +1218,69 @@ class LFWDataset(_ImageList):
         if self._task == "people":
             return self._image(path), label
         return self._image(path[0]), self._image(path[1]), label
+
+
+class PhotoTourDataset(SampledSource):
+    """Photo Tourism patches (Brown et al.): 64x64 grayscale patches cut row-major from the 1024x1024
+    patchesNNNN.bmp sheets.
+
+    usage="train": column "image" (64, 64, 1) uint8, one row per line of info.txt. usage="test": "image1",
+    "image2" and "matches" uint32 (1 when both patches show the same 3-D point), one row per line of
+    m50_100000_100000_0.txt.
+
+    Args:
+        dataset_dir: the folder holding <name>/.
+        name: "notredame", "yosemite", "liberty" or their "_harris" variants.
+        usage: "train" or "test" (None: train).
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for every source.
+    """
+
+    _NAMES = ("notredame", "yosemite", "liberty", "notredame_harris", "yosemite_harris", "liberty_harris")
+
+    def __init__(self, dataset_dir, name, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = _check_dir(dataset_dir, "PhotoTourDataset")
+        if name not in self._NAMES:
+            raise ValueError(f"PhotoTourDataset: name must be one of {self._NAMES}, but got {name!r}.")
+        usage = usage or "train"
+        if usage not in ("train", "test"):
+            raise ValueError(f"PhotoTourDataset: usage must be 'train' or 'test', but got {usage!r}.")
+        self._dir, self._usage = os.path.join(root, name), usage
+        self._sheets = sorted(f for f in os.listdir(self._dir) if f.startswith("patches") and f.endswith(".bmp"))
+        self._cache_sheets: dict = {}
+        if usage == "train":
+            info = os.path.join(self._dir, "info.txt")
+            require_file(info, "PhotoTour info file")
+            with open(info, encoding="utf-8") as f:
+                self._entries = [(i,) for i, ln in enumerate(x for x in f if x.strip())]
+        else:
+            matches = os.path.join(self._dir, "m50_100000_100000_0.txt")
+            require_file(matches, "PhotoTour match file")
+            with open(matches, encoding="utf-8") as f:
+                rows = [ln.split() for ln in f if ln.strip()]
+            self._entries = [(int(r[0]), int(r[3]), int(r[1] == r[4])) for r in rows]
+
+    def get_col_names(self) -> list[str]:
+        return ["image"] if self._usage == "train" else ["image1", "image2", "matches"]
+
+    def _num_rows(self) -> int:
+        return len(self._entries)
+
+    def _patch(self, index: int) -> np.ndarray:
+        sheet, k = divmod(index, 256)
+        if sheet >= len(self._sheets):
+            raise RuntimeError(f"PhotoTourDataset: patch {index} is beyond the {len(self._sheets)} patch sheet(s).")
+        if sheet not in self._cache_sheets:
+            from PIL import Image  # noqa: PLC0415
+
+            with Image.open(os.path.join(self._dir, self._sheets[sheet])) as im:
+                self._cache_sheets[sheet] = np.asarray(im.convert("L"))
+        r, c = divmod(k, 16)
+        return self._cache_sheets[sheet][r * 64 : (r + 1) * 64, c * 64 : (c + 1) * 64, None].copy()
+
+    def _read(self, index: int) -> tuple:
+        row = self._entries[index]
+        if self._usage == "train":
+            return (self._patch(row[0]),)
+        return self._patch(row[0]), self._patch(row[1]), np.array(row[2], np.uint32)

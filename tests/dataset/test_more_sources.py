@@ -299,3 +299,16 @@ def test_lfw(tmp_path):
     assert ds.LFWDataset(str(tmp_path), usage="10fold").get_dataset_size() == 3
     pairs = _rows(ds.LFWDataset(str(tmp_path), task="pairs", usage="all", decode=True, shuffle=False))
     assert [int(r[2]) for r in pairs] == [1, 0, 1, 0] and pairs[0][0].shape == (2, 3, 3)
+
+
+def test_phototour(tmp_path):
+    sheet = (np.arange(1024 * 1024) % 251).astype(np.uint8).reshape(1024, 1024)
+    os.makedirs(tmp_path / "liberty")
+    Image.fromarray(sheet).save(tmp_path / "liberty" / "patches0000.bmp")
+    (tmp_path / "liberty" / "info.txt").write_text("0 0\n1 0\n17 0\n")
+    (tmp_path / "liberty" / "m50_100000_100000_0.txt").write_text("0 5 0 1 5 0 0\n0 5 0 17 6 0 0\n")
+    rows = _rows(ds.PhotoTourDataset(str(tmp_path), "liberty", shuffle=False))
+    assert len(rows) == 3 and rows[0][0].shape == (64, 64, 1)
+    np.testing.assert_array_equal(rows[2][0][..., 0], sheet[64:128, 64:128])  # patch 17: row 1, column 1
+    test = _rows(ds.PhotoTourDataset(str(tmp_path), "liberty", "test", shuffle=False))
+    assert [int(r[2]) for r in test] == [1, 0] and test[0][2].dtype == np.uint32
