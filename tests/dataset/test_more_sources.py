@@ -309,6 +309,7 @@ def test_phototour(tmp_path):
     (tmp_path / "liberty" / "m50_100000_100000_0.txt").write_text("0 5 0 1 5 0 0\n0 5 0 17 6 0 0\n")
     rows = _rows(ds.PhotoTourDataset(str(tmp_path), "liberty", shuffle=False))
     assert len(rows) == 3 and rows[0][0].shape == (64, 64, 1)
-    np.testing.assert_array_equal(rows[2][0][..., 0], sheet[64:128, 64:128])  # patch 17: row 1, column 1
+    np.testing.assert_array_equal(rows[2][0][..., 0], sheet[0:64, 128:192])  # patch 2 (the line number)
     test = _rows(ds.PhotoTourDataset(str(tmp_path), "liberty", "test", shuffle=False))
     assert [int(r[2]) for r in test] == [1, 0] and test[0][2].dtype == np.uint32
+    np.testing.assert_array_equal(test[1][1][..., 0], sheet[64:128, 64:128])  # patch 17: row 1, column 1
