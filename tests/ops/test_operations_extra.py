@@ -192,3 +192,14 @@ def test_ctc_loss_in_graph_mode_and_longer_labels():
         loss(inputs, long_idx, long_vals, lengths)
     kept, grad = P.CTCLoss(ignore_longer_outputs_than_inputs=True)(inputs, long_idx, long_vals, lengths)
     assert kept.asnumpy()[0] == 0 and np.abs(grad.asnumpy()[:, 0]).max() == 0
+
+
+def test_random_choice_in_a_graph_advances_the_generator():
+    r = P.RandomChoiceWithMask(4)
+    f = ms.jit(lambda x: r(x))
+    x = Tensor(np.array([[True, False, True], [False, True, True]]))
+    ms.set_seed(9)
+    first, mask = f(x)
+    assert mask.asnumpy().all() and sorted(map(tuple, first.asnumpy().tolist())) == [(0, 0), (0, 2), (1, 1), (1, 2)]
+    draws = {tuple(map(tuple, f(x)[0].asnumpy().tolist())) for _ in range(4)}
+    assert len(draws) > 1  # the compiled op draws a fresh key per call
