@@ -309,6 +309,15 @@ def _split_aux(pure: Callable) -> Callable:
     return split
 
 
+def _require_tensors(what: str, **groups) -> None:
+    for name, values in groups.items():
+        for i, x in enumerate(values):
+            if not isinstance(x, Tensor):
+                raise TypeError(
+                    f"{what}: '{name}' must be a Tensor or a tuple of Tensors, but item {i} is {type(x).__name__}."
+                )
+
+
 def _as_tuple(x) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
@@ -323,6 +332,7 @@ def jvp(fn: Callable, inputs, v, has_aux: bool = False):
         has_aux: `fn` returns `(output, aux)`; only `output` is differentiated.
     """
     xs, vs = _as_tuple(inputs), _as_tuple(v)
+    _require_tensors("jvp", inputs=xs, v=vs)
     if len(xs) != len(vs):
         raise ValueError(f"jvp: 'v' holds {len(vs)} tangent(s) for {len(xs)} input(s).")
     trace = G.current()
@@ -353,9 +363,6 @@ def _jvp_in_graph(trace, fn: Callable, xs: tuple, vs: tuple, has_aux: bool):
     forward mode over the nested graph when lowered)."""
     from kiln._pynative.nested import call_with_graph_semantics, record  # noqa: PLC0415  (a sibling layer)
 
-    for x in xs + vs:
-        if not isinstance(x, Tensor):
-            raise TypeError(f"jvp: 'inputs' and 'v' must hold Tensors, but got {type(x).__name__}.")
     nested = record(
         trace, "jvp", lambda *a: call_with_graph_semantics(G.current(), fn, a), list(xs), list(range(len(xs)))
     )
@@ -381,6 +388,7 @@ def _jvp_in_graph(trace, fn: Callable, xs: tuple, vs: tuple, has_aux: bool):
 def vjp(fn: Callable, *inputs, weights=None, has_aux: bool = False):
     """Reverse-mode derivative: `(fn(*inputs), vjp_fn)`; `vjp_fn(v)` gives the tuple of input cotangents
     (and the weights' when `weights` are given); with `has_aux`, `(output, vjp_fn, aux)`."""
+    _require_tensors("vjp", inputs=inputs)
     out = fn(*inputs)
     value, aux = (out[0], out[1] if len(out) == 2 else tuple(out[1:])) if has_aux else (out, None)
     positions = tuple(i for i, a in enumerate(inputs) if isinstance(a, Tensor))

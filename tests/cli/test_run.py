@@ -62,6 +62,9 @@ def test_renamed_paths():
         from mindspore.ops.function.math_func import F
 
         assert auto_generate is kiln.ops and Mul is kiln.ops.Mul and F is kiln.ops.functional
+        from mindspore.nn.grad import Jvp, Vjp
+
+        assert Jvp is kiln.nn.Jvp and Vjp is kiln.nn.Vjp
 
 
 def test_missing_counterpart_is_a_clear_error():

@@ -165,3 +165,12 @@ def test_jvp_in_graph_of_integer_inputs_differentiates_them_as_reals():
         np.testing.assert_array_equal(value.asnumpy(), np.full((2, 3), 2))
         np.testing.assert_array_equal(tangent.asnumpy(), np.full((2, 3), 4))  # 1*2 + 2*1
         assert tangent.dtype == kiln.int32
+
+
+def test_jvp_and_vjp_want_tensors():
+    with pytest.raises(TypeError, match=r"jvp: 'inputs' must be a Tensor"):
+        ops.jvp(lambda a: a * 2, 1, 1)
+    with pytest.raises(TypeError, match=r"jvp: 'v' must be a Tensor"):
+        ops.jvp(lambda a: a * 2, _t([1.0]), 1.0)
+    with pytest.raises(TypeError, match=r"vjp: 'inputs' must be a Tensor"):
+        ops.vjp(lambda a: a * 2, 1)
