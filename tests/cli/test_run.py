@@ -65,6 +65,9 @@ def test_renamed_paths():
         from mindspore.nn.grad import Jvp, Vjp
 
         assert Jvp is kiln.nn.Jvp and Vjp is kiln.nn.Vjp
+        from mindspore.train.serialization import export, load
+
+        assert export is kiln.export and load is kiln.load
 
 
 def test_missing_counterpart_is_a_clear_error():
