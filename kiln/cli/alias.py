@@ -29,7 +29,6 @@ RENAMED: dict[str, str] = {
     "mindspore.runtime": "kiln.common.runtime",
     "mindspore.nn.metrics": "kiln.train.metrics",
     "mindspore.nn.wrap": "kiln.nn.wrap",
-    "mindspore.nn.grad": "kiln.nn",  # Jvp, Vjp
     "mindspore.nn.wrap.cell_wrapper": "kiln.nn.wrap",
     "mindspore.ops.function": "kiln.ops.functional",
     "mindspore.ops.auto_generate": "kiln.ops",
