@@ -20,7 +20,9 @@ __all__ = [
 
 
 def _positive_int(op: str, name: str, value) -> None:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise TypeError(f"For '{op}', '{name}' must be a positive int, but got {type(value).__name__} {value!r}.")
+    if value <= 0:
         raise ValueError(f"For '{op}', '{name}' must be a positive int, but got {value!r}.")
 
 

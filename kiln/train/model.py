@@ -250,7 +250,11 @@ class Model:
 
     def _run_train(self, epoch, train_dataset, callbacks, sink_mode, sink_size, initial_epoch, valid) -> None:
         epoch = _positive_int("epoch", epoch)
-        if isinstance(initial_epoch, bool) or not isinstance(initial_epoch, int) or not 0 <= initial_epoch < epoch:
+        if isinstance(initial_epoch, bool) or not isinstance(initial_epoch, int):
+            raise TypeError(f"Model: 'initial_epoch' must be an int, but got {type(initial_epoch).__name__}.")
+        if not isinstance(sink_mode, bool):
+            raise TypeError(f"Model: 'dataset_sink_mode' must be a bool, but got {type(sink_mode).__name__}.")
+        if not 0 <= initial_epoch < epoch:
             raise ValueError(f"Model: 'initial_epoch' must be an int in [0, epoch), but got {initial_epoch!r}.")
         if isinstance(sink_size, bool) or not isinstance(sink_size, int) or sink_size == 0 or sink_size < -1:
             raise ValueError(f"Model: 'sink_size' must be -1 or a positive int, but got {sink_size!r}.")
@@ -421,5 +425,8 @@ class Model:
         Returns:
             The network's output.
         """
+        for item in predict_data:
+            if isinstance(item, (str, bytes)):
+                raise TypeError(f"Model.predict: the inputs must be Tensors or arrays, but got {type(item).__name__}.")
         self._predict_network.set_train(False)
         return self._predict_network(*_as_tensors(predict_data))

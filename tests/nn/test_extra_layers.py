@@ -23,8 +23,10 @@ def test_channel_dropout_zeroes_whole_channels_and_rescales(cls, shape):
 
 
 def test_argument_checks():
-    with pytest.raises(TypeError, match="'padding' must be an int or a tuple of 4 ints"):
-        nn.ReflectionPad2d((1, 2))
+    # MindSpore pads as many trailing axes as pairs are given ((1, 2) pads W only); an odd length is a ValueError
+    assert nn.ReflectionPad2d((1, 2))(Tensor(np.ones((1, 2, 3, 4), np.float32))).shape == (1, 2, 3, 7)
+    with pytest.raises(ValueError, match="must be even"):
+        nn.ReflectionPad2d((1, 2, 3))
     with pytest.raises(ValueError, match="'p' must be a number in"):
         nn.Dropout2d(1.5)
     with pytest.raises(ValueError, match="'groups' must be a positive int"):

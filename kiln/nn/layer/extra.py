@@ -36,15 +36,21 @@ class _Pad(Cell):
         name = type(self).__name__
         if isinstance(padding, int) and not isinstance(padding, bool):
             padding = (padding,) * (2 * self._dims)
-        if not isinstance(padding, (tuple, list)) or len(padding) != 2 * self._dims:
-            raise TypeError(f"For '{name}', 'padding' must be an int or a tuple of {2 * self._dims} ints, "
-                            f"but got {padding!r}.")  # fmt: skip
+        if not isinstance(padding, (tuple, list)):
+            raise TypeError(f"For '{name}', 'padding' must be an int or a tuple of ints, but got {padding!r}.")
+        if len(padding) % 2 != 0:  # (left, right) pairs from the last axis backwards, as many as given
+            raise ValueError(f"For '{name}', the length of 'padding' must be even, but got {len(padding)}.")
         if any(not isinstance(p, int) or isinstance(p, bool) for p in padding):
             raise TypeError(f"For '{name}', the elements of 'padding' must be ints, but got {padding!r}.")
+        if self._mode != "constant" and any(p < 0 for p in padding):
+            raise ValueError(f"For '{name}', the elements of 'padding' must be >= 0, but got {padding!r}.")
         self.padding = tuple(padding)
         self.value = value
 
     def construct(self, x):
+        if len(self.padding) > 2 * x.ndim:
+            raise ValueError(f"For '{type(self).__name__}', 'padding' pads {len(self.padding) // 2} axes of a "
+                             f"{x.ndim}-D input.")  # fmt: skip
         if self._mode == "constant":
             return ops.pad(x, self.padding, "constant", self.value)
         return ops.pad(x, self.padding, self._mode)

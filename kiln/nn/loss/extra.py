@@ -249,16 +249,18 @@ class FocalLoss(LossBase):
                              f"{labels.shape[1]}.")  # fmt: skip
         n, c = logits.shape[:2]
         x = ops.reshape(logits, (n, c, -1))
-        y = ops.reshape(labels, (n, labels.shape[1], -1))
+        y = ops.reshape(labels, (labels.shape[0], labels.shape[1], -1))
         logp = ops.log_softmax(x, 1)
         index = labels.shape[1] == 1
-        if index:
-            logp = ops.squeeze(ops.gather_elements(logp, 1, ops.cast(y, mstype.int32)), 1)
+        if index:  # (a smaller label tensor reads the leading samples / positions only, as GatherD does)
+            logp = ops.squeeze(
+                ops.gather_elements(logp[: y.shape[0], :, : y.shape[2]], 1, ops.cast(y, mstype.int32)), 1
+            )
         p = ops.exp(logp)
         if self.weight is not None:
             w = ops.broadcast_to(ops.reshape(self.weight, (1, c, 1)), (n, c, x.shape[2]))
             if index:
-                w = ops.squeeze(ops.gather_elements(w, 1, ops.cast(y, mstype.int32)), 1)
+                w = ops.squeeze(ops.gather_elements(w[: y.shape[0], :, : y.shape[2]], 1, ops.cast(y, mstype.int32)), 1)
             logp = logp * w
         focal = ops.pow(1.0 - p, self.gamma)
         loss = ops.mean(-focal * logp, 1) if index else ops.mean(-focal * ops.cast(y, logp.dtype) * logp, -1)

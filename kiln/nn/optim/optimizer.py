@@ -118,13 +118,15 @@ class Optimizer(Cell):
         return type(self).__name__
 
     def _parameters_base_check(self, parameters, what: str) -> list:
+        # MindSpore names the base class in these messages ("For 'Optimizer', the argument parameters ...").
         if parameters is None:
-            raise ValueError(f"For '{self.cls_name}', '{what}' must not be None.")
+            raise ValueError(f"For 'Optimizer', the argument {what} can not be None ({self.cls_name}).")
         if not isinstance(parameters, Iterable):
-            raise TypeError(f"For '{self.cls_name}', '{what}' must be iterable, but got {type(parameters).__name__}.")
+            raise TypeError(f"For 'Optimizer', the argument {what} must be Iterable type, but got "
+                            f"{type(parameters).__name__} ({self.cls_name}).")  # fmt: skip
         parameters = list(parameters)
         if not parameters:
-            raise ValueError(f"For '{self.cls_name}', '{what}' must not be empty.")
+            raise ValueError(f"For 'Optimizer', the argument {what} must not be empty ({self.cls_name}).")
         return parameters
 
     def _preprocess_lr(self, learning_rate):

@@ -55,6 +55,12 @@ class SGD(Optimizer):
         nesterov: bool = False,
         loss_scale: float = 1.0,
     ) -> None:
+        groups = params if isinstance(params, list) and params and isinstance(params[0], dict) else []
+        if isinstance(weight_decay, Cell) or any(isinstance(g.get("weight_decay"), Cell) for g in groups):
+            raise TypeError(
+                "For 'SGD', dynamic weight decay is currently not supported, the argument 'weight_decay' or "
+                "'weight_decay' set in grouped 'params' must be float or int type."
+            )
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         momentum = _as_float("momentum", momentum)
         self.dampening = _as_float("dampening", dampening)

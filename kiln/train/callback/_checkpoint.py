@@ -17,7 +17,9 @@ _INFO_KEYS = ("epoch_num", "step_num")
 def _non_negative_int(name: str, value) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"CheckpointConfig: '{name}' must be an int >= 0, but got {type(value).__name__} {value!r}.")
+    if value < 0:
         raise ValueError(f"CheckpointConfig: '{name}' must be an int >= 0, but got {value!r}.")
     return value
 

@@ -102,7 +102,8 @@ def get_metric_fn(name: str, *args, **kwargs) -> Metric:
 
 
 def get_metrics(metrics) -> dict[str, Metric] | None:
-    """Normalise `Model`'s `metrics` argument: a set of names or a dict {name: Metric} -> {name: Metric}.
+    """Normalise `Model`'s `metrics` argument: a set of names or a dict {name: Metric} -> {name: Metric} (a list,
+    tuple or str is a TypeError, as in MindSpore).
 
     Raises:
         TypeError: `metrics` is neither a set nor a dict, or a dict value is not a Metric.
@@ -114,6 +115,6 @@ def get_metrics(metrics) -> dict[str, Metric] | None:
             if not isinstance(value, Metric):
                 raise TypeError(f"metrics['{key}'] must be a Metric, but got {type(value).__name__}.")
         return dict(metrics)
-    if isinstance(metrics, (set, list, tuple)):
+    if isinstance(metrics, set):
         return {name: get_metric_fn(name) for name in metrics}
     raise TypeError(f"'metrics' must be a dict {{name: Metric}} or a set of names, but got {type(metrics).__name__}.")
