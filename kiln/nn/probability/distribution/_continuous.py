@@ -49,7 +49,7 @@ class _TwoParam(Distribution):
         return type(self).__name__
 
     def _get_dist_args(self, *args, **kwargs):
-        return self._check_param_type(*self._args_by_name(args, kwargs))
+        return self._dist_args(args, kwargs)
 
     def _pair(self, a=None, b=None):
         return self._check_param_type(a, b)
@@ -297,8 +297,8 @@ class Exponential(Distribution):
     def _get_dist_type(self):
         return "Exponential"
 
-    def _get_dist_args(self, rate=None):
-        return (self._check_param_type(rate),)
+    def _get_dist_args(self, *args, **kwargs):
+        return self._dist_args(args, kwargs)
 
     def _xr(self, value, rate):
         rate = self._check_param_type(rate)
@@ -728,7 +728,7 @@ class StudentT(Distribution):
         return "StudentT"
 
     def _get_dist_args(self, *args, **kwargs):
-        return self._check_param_type(*self._args_by_name(args, kwargs))
+        return self._dist_args(args, kwargs)
 
     def _log_prob(self, value, df=None, mean=None, sd=None):
         df, mean, sd = self._check_param_type(df, mean, sd)

@@ -34,7 +34,7 @@ class _OneParam(Distribution):
         return type(self).__name__
 
     def _get_dist_args(self, *args, **kwargs):
-        return (self._check_param_type(*self._args_by_name(args, kwargs)),)
+        return self._dist_args(args, kwargs)
 
     def _param(self, p=None):
         return self._check_param_type(p)

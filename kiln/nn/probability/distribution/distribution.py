@@ -211,6 +211,13 @@ class Distribution(Cell):
                 vals[i] = kwargs[n]
         return vals
 
+    def _dist_args(self, args, kwargs):
+        """`get_dist_args`: each parameter given (checked to be a Tensor) or else the default (None if none)."""
+        out = []
+        for v, n in zip(self._args_by_name(args, kwargs), self.parameter_names):
+            out.append(getattr(self, "_default_" + n) if v is None else self._check_value(v, n))
+        return tuple(out)
+
     def _check_value(self, value, name):
         if not isinstance(value, Tensor):
             raise TypeError(f"'{name}' must be a Tensor or Parameter, but got {type(value).__name__}.")
@@ -336,7 +343,7 @@ class Distribution(Cell):
         return raise_not_implemented("sample", self.name)
 
     def get_dist_args(self, *args, **kwargs):
-        """The parameters a call with `args` uses (defaults filled in, broadcast)."""
+        """The parameters given (Tensors), with the defaults for those not given (None where there is none)."""
         if self._has_get_dist_args:
             return self._get_dist_args(*args, **kwargs)
         return raise_not_implemented("get_dist_args", self.name)

@@ -387,3 +387,24 @@ def test_gamma_and_beta_sample_gradients():
 
     np.testing.assert_allclose(ms.grad(f)(T([2.5])).asnumpy(), [1.0], atol=0.05)
     np.testing.assert_allclose(ms.grad(g)(T([2.0])).asnumpy(), [0.125], atol=0.01)
+
+
+class _DistArgs(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.normal = msd.Normal()
+        self.normal2 = msd.Normal(3.0, 4.0)
+
+    def construct(self, x, mean, sd):
+        given = self.normal2.prob(x, *self.normal.get_dist_args(mean, sd))
+        missing = self.normal2.prob(x, *self.normal.get_dist_args())  # (None, None): normal2's own defaults
+        return given, missing
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_get_dist_args(mode):
+    ms.set_context(mode=mode)
+    assert msd.Normal().get_dist_args() == (None, None)
+    given, missing = _DistArgs()(T([0.5, 1.0]), T(0.0), T(1.0))
+    np.testing.assert_allclose(given.asnumpy(), stats.norm(0, 1).pdf([0.5, 1.0]), rtol=1e-5)
+    np.testing.assert_allclose(missing.asnumpy(), stats.norm(3, 4).pdf([0.5, 1.0]), rtol=1e-5)
