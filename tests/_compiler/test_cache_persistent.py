@@ -314,3 +314,28 @@ def test_train_step_in_a_second_process_loads_and_computes_the_same(tmp_path):
     for c in cold:
         assert c["losses"] == warm["losses"] and c["weights"] == warm["weights"]
     assert warm["losses"][2] < warm["losses"][0]
+
+
+CHECKED = """
+def f(logits, labels):
+    return LOSS(logits, labels)
+"""
+
+
+def test_value_checks_of_a_loaded_executable_report_the_same_error(store):
+    """A loaded graph's value checks (an out-of-range label) raise the error the compiled one raises."""
+    from kiln import nn
+
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    logits = Tensor(np.zeros((4, 3), np.float32))
+    good, bad = Tensor(np.array([0, 1, 2, 1], np.int32)), Tensor(np.array([0, 1, 7, 1], np.int32))
+    errors = []
+    for _ in range(2):  # compiled, then loaded
+        f = jit(_module(CHECKED, LOSS=loss).f)
+        np.testing.assert_allclose(f(logits, good).asnumpy(), np.log(3.0), rtol=1e-6)
+        with pytest.raises((ValueError, IndexError)) as info:
+            f(logits, bad)
+        errors.append((type(info.value), str(info.value)))
+        backend_cache.flush_writes()
+    assert _loaded(f) == [True]
+    assert errors[0] == errors[1] and "7" in errors[0][1]
