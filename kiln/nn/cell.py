@@ -315,6 +315,28 @@ class Cell:
             cell.__dict__["training"] = mode
         return self
 
+    def add_flags(self, **flags) -> Cell:
+        """Record flags on this Cell (MindSpore's compiler hints): kept in `get_flags()` and as attributes.
+        Kiln's compiler reads none of them."""
+        self.__dict__["_flags"].update(flags)
+        for name, value in flags.items():
+            object.__setattr__(self, name, value)
+        return self
+
+    def add_flags_recursive(self, **flags) -> Cell:
+        """`add_flags` on this Cell and every Cell below it."""
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self) -> dict:
+        """The flags recorded by `add_flags`."""
+        return dict(self.__dict__["_flags"])
+
+    def get_scope(self):
+        """The name scope of this Cell in a graph dump: None (Kiln's dumps name Cells by their path)."""
+        return None
+
     def set_grad(self, requires_grad: bool = True) -> Cell:
         self.__dict__["requires_grad"] = requires_grad
         return self

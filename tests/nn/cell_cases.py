@@ -104,4 +104,12 @@ def run(ms):
     case("celllist delitem", cl_del)
     case("celllist iadd", cl_iadd)
     case("celllist append after del", cl_append_after_del)
+
+    def flags():
+        net = nn.SequentialCell([A(), nn.SequentialCell([A()])])
+        net.add_flags_recursive(hint=True)
+        net.add_flags(level=2)
+        return [net[1][0].hint, net.level, [list(kv) for kv in sorted(net.get_flags().items())], net.get_scope()]
+
+    case("flags", flags)
     return out
