@@ -108,3 +108,22 @@ def test_gradients():
 def test_bad_arguments(make, err):
     with pytest.raises(err):
         make()
+
+
+class _LogNormalNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.d = msb.Exp()(msd.Normal(0.3, 0.8))  # calling a bijector on a distribution transforms it
+
+    def construct(self, x, mean, sd):
+        return self.d.log_prob(x) + self.d("cdf", x, mean, sd)
+
+
+def test_transformed_distribution_in_graph_mode():
+    assert isinstance(msb.Exp()(msd.Normal(0.0, 1.0)), msd.TransformedDistribution)
+    args = (T([0.2, 1.0, 2.5]), T([0.0]), T([1.0]))
+    eager = _LogNormalNet()(*args).asnumpy()
+    ref = stats.lognorm(0.8, scale=math.exp(0.3)).logpdf(args[0].asnumpy()) + stats.lognorm(1.0).cdf([0.2, 1.0, 2.5])
+    np.testing.assert_allclose(eager, ref, rtol=1e-5)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    np.testing.assert_allclose(_LogNormalNet()(*args).asnumpy(), eager, rtol=1e-6)
