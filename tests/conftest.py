@@ -6,10 +6,16 @@ cannot change how the tests after it run.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
-import kiln
+# Tests watch what tracing does: graphs are not loaded from the on-disk cache (a second run of the suite on the
+# same folder would trace nothing). The tests of that cache turn it on in their own processes.
+os.environ.setdefault("KILN_GRAPH_CACHE", "0")
+
+import kiln  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -777,12 +777,10 @@ ENV_GRAPH_CACHE = "KILN_GRAPH_CACHE"
 
 
 def graph_cache_on() -> bool:
-    """Whether graphs are kept on disk and found before tracing: `KILN_GRAPH_CACHE` (1/0); by default on,
-    except under pytest (`PYTEST_CURRENT_TEST` set: tests look at what tracing does, and a test suite run twice
-    on one cache folder would otherwise trace nothing the second time)."""
+    """Whether graphs are kept on disk and found before tracing: `KILN_GRAPH_CACHE` (1/0), on by default."""
     raw = os.environ.get(ENV_GRAPH_CACHE)
     if raw is None or not raw.strip():
-        return "PYTEST_CURRENT_TEST" not in os.environ
+        return True
     return raw.strip().lower() not in ("0", "off", "false", "no")
 
 

@@ -292,7 +292,6 @@ _TRAIN = textwrap.dedent(
 def _spawn(folder: Path) -> subprocess.Popen:
     env = {**os.environ, "KILN_CACHE_DIR": str(folder), "PYTHONPATH": str(REPO), "KILN_GRAPH_CACHE": "1",
            backend_cache.ENV_SOURCE_KEY: folder.name}  # fmt: skip
-    env.pop("PYTEST_CURRENT_TEST", None)
     return subprocess.Popen([sys.executable, "-c", _TRAIN], env=env, stdout=subprocess.PIPE, text=True)
 
 
