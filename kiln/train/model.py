@@ -416,15 +416,22 @@ class Model:
         self._train_network.set_train(True)
         return metrics
 
-    def predict(self, *predict_data):
+    def predict(self, *predict_data, backend=None, config=None):
         """The network's output for the given inputs (in inference mode).
 
         Args:
             *predict_data: Tensors (or NumPy arrays).
+            backend: None (Kiln runs the network); 'lite' (MindSpore Lite) is not available; anything else is a
+                ValueError.
+            config: MindSpore Lite options (unused).
 
         Returns:
             The network's output.
         """
+        if backend not in ("lite", None):
+            raise ValueError(f"For Model.predict, `backend` should be 'lite' or None, but got {backend}")
+        if backend == "lite":
+            raise NotImplementedError("Model.predict: the MindSpore Lite backend is not available in Kiln.")
         for item in predict_data:
             if isinstance(item, (str, bytes)):
                 raise TypeError(f"Model.predict: the inputs must be Tensors or arrays, but got {type(item).__name__}.")

@@ -345,8 +345,8 @@ class Optimizer(Cell):
         if isinstance(gradients, Tensor):
             gradients = (gradients,)
         gradients = tuple(gradients)
-        if len(gradients) != self.param_length:
-            raise ValueError(
+        if len(gradients) != self.param_length:  # RuntimeError, as MindSpore's (a failed graph map)
+            raise RuntimeError(
                 f"For '{self.cls_name}', got {len(gradients)} gradients for {self.param_length} parameters; pass "
                 "one gradient per parameter, in the order of 'optimizer.parameters'."
             )
