@@ -9,6 +9,7 @@ CASES = {
     "ftrl": ("FTRL", dict(learning_rate=0.1)),
     "ftrl_l2": ("FTRL", dict(initial_accum=0.2, learning_rate=0.05, lr_power=-0.7, l2=0.1, weight_decay=0.01)),
     "lazyadam": ("LazyAdam", dict(learning_rate=0.01, weight_decay=0.1)),
+    "adamoffload": ("AdamOffload", dict(learning_rate=0.01, weight_decay=0.1)),
     "adafactor": ("AdaFactor", dict()),
     "adafactor_lr": (
         "AdaFactor",

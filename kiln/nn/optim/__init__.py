@@ -3,7 +3,7 @@
 from kiln.nn.optim.adafactor import AdaFactor
 from kiln.nn.optim.adam import Adam, AdamW, AdamWeightDecay
 from kiln.nn.optim.extra import ASGD, Adadelta, Adagrad, AdaMax, RMSProp, Rprop
-from kiln.nn.optim.extra2 import FTRL, LazyAdam, ProximalAdagrad
+from kiln.nn.optim.extra2 import FTRL, AdamOffload, LazyAdam, ProximalAdagrad
 from kiln.nn.optim.lamb import Lamb
 from kiln.nn.optim.momentum import Momentum
 from kiln.nn.optim.optimizer import Optimizer
@@ -11,5 +11,5 @@ from kiln.nn.optim.sgd import SGD
 
 __all__ = [
     "SGD", "Adam", "AdamW", "AdamWeightDecay", "Momentum", "Optimizer", "ASGD", "AdaMax", "Adadelta", "Adagrad",
-    "RMSProp", "Rprop", "Lamb", "FTRL", "LazyAdam", "ProximalAdagrad", "AdaFactor",
+    "RMSProp", "Rprop", "Lamb", "FTRL", "LazyAdam", "ProximalAdagrad", "AdaFactor", "AdamOffload",
 ]  # fmt: skip

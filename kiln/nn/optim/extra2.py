@@ -8,7 +8,7 @@ from kiln._core import dtype as mstype
 from kiln.nn.optim.adam import Adam
 from kiln.nn.optim.extra import _float, _PerParameter
 
-__all__ = ["FTRL", "LazyAdam", "ProximalAdagrad"]
+__all__ = ["FTRL", "AdamOffload", "LazyAdam", "ProximalAdagrad"]
 
 F32 = mstype.float32
 
@@ -87,6 +87,15 @@ class FTRL(_PerParameter):
 class LazyAdam(Adam):
     """Adam that, for sparse (RowTensor) gradients, updates only the touched rows; Kiln's gradients are dense, for
     which it is Adam (MindSpore's LazyAdam on dense gradients runs the Adam kernel)."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
+                 use_nesterov=False, weight_decay=0.0, loss_scale=1.0):  # fmt: skip
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov, weight_decay,
+                         loss_scale)  # fmt: skip
+
+
+class AdamOffload(Adam):
+    """Adam whose state MindSpore keeps in host memory (deprecated there in favour of nn.Adam); Kiln runs Adam."""
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
                  use_nesterov=False, weight_decay=0.0, loss_scale=1.0):  # fmt: skip
