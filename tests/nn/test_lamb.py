@@ -57,3 +57,32 @@ def test_state_groups_and_checks():
         nn.Lamb(_params(), 0.1, beta1=1.0)
     with pytest.raises(TypeError):
         nn.Lamb(_params(), 0.1, eps=1)
+
+
+def np_lars_momentum(steps, lr, mom, wd, coefficient=0.001, eps=1e-5):
+    """LARS (You et al. 2017) over Momentum, in NumPy: the weight decay moves into the trust-ratio update; LARS
+    leaves bias/LayerNorm parameters to the plain optimizer (which then has no weight decay)."""
+    ps = [p.asnumpy().astype(np.float64) for p in _params()]
+    acc = [np.zeros_like(p) for p in ps]
+    for t in range(steps):
+        for i, (name, g) in enumerate(zip(SHAPES, _grads(t))):
+            g = g.astype(np.float64)
+            if "bias" not in name:
+                decay = wd if ("beta" not in name and "gamma" not in name) else 0.0
+                wn, gn = np.linalg.norm(ps[i]), np.linalg.norm(g)
+                r = coefficient * wn / (gn + decay * wn + eps) if wn > 0 and gn > 0 else 1.0
+                g = r * (g + decay * ps[i])
+            acc[i] = mom * acc[i] + g
+            ps[i] = ps[i] - lr * acc[i]
+    return ps
+
+
+def test_lars_against_numpy():
+    ps = _params()
+    opt = nn.LARS(nn.Momentum(ps, 0.5, 0.9, weight_decay=0.01), epsilon=1e-5, coefficient=0.01)
+    for t in range(3):
+        opt(tuple(Tensor(g) for g in _grads(t)))
+    for got, want in zip(ps, np_lars_momentum(3, 0.5, 0.9, 0.01, coefficient=0.01)):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-4, atol=1e-6)
+    with pytest.raises(TypeError):
+        nn.LARS(nn.Momentum(_params(), 0.1, 0.9), epsilon=1)
