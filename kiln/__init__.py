@@ -100,3 +100,15 @@ __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dat
 
 # PyTorch-style dtype aliases (kiln.float is float32, kiln.long int64...); set last: they shadow builtins here.
 globals().update(_types.ALIASES)
+
+# Submodules MindSpore's top-level package imports eagerly (`mindspore.numpy.arange` after `import mindspore`),
+# imported here on first access so that `import kiln` stays quick.
+_LAZY_SUBMODULES = ("numpy", "mindrecord", "multiprocessing", "communication", "parallel", "common", "log")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        import importlib  # noqa: PLC0415
+
+        return importlib.import_module(f"kiln.{name}")
+    raise AttributeError(f"module 'kiln' has no attribute '{name}'")
