@@ -103,8 +103,10 @@ class Tensor:
                 self._data = _Placeholder((-2,), dtype)
                 return
             if shape is None:
-                raise ValueError("Tensor() needs input_data, or shape together with init (or a dtype alone, for a "
-                                 "dynamic-rank input declaration).")
+                raise ValueError(
+                    "Tensor() needs input_data, or shape together with init (or a dtype alone, for a "
+                    "dynamic-rank input declaration)."
+                )
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
             if any(d is None or d == -1 for d in shape):
                 # A placeholder for `Cell.set_inputs`: shape and dtype only, some sizes unknown.
