@@ -169,6 +169,10 @@ CASES: list[Fault] = [
     F("setitem-tensor-index", "indices", "y = x6.copy()\ny[Tensor([0, 9])] = 1.0", "IndexError", ("9", "axis 0"),
       "ValueError: For 'TensorScatterUpdate', indices out of range for input_x ({9})"),
     # ---- labels ----------------------------------------------------------------------------------
+    F("ctc-loss-label-past-classes", "labels",
+      "nn.CTCLoss()(Tensor(np.log(np.full((10, 2, 4), 0.25, np.float32))), Tensor(np.arange(10).reshape(2, 5), "
+      "ms.int32), I(10, 10), I(3, 3))", "IndexError", ("CTCLoss", "index 5", "targets[1, 0]", "4 classes"),
+      "runs silently: the second sample's labels 5..7 read past the 4 classes and its loss is a finite number"),
     F("sce-sparse-mean-label-past", "labels",
       "nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')(logits, I(0, 1, 4))", "ValueError",
       ("label 4", "4 classes", "[0, 4)"), "runs silently: the loss is inf"),

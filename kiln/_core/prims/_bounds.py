@@ -238,3 +238,18 @@ def _class_loss_test(x, target, weight, *, reduction, ignore_index, label_smooth
 
 
 class_loss_bounds = Bounds(_class_loss_test, label_message("target"), ValueError, reads=(1,))
+
+
+# ---- sequence losses --------------------------------------------------------------------------------
+def _ctc_test(log_probs, targets, input_lengths, target_lengths, *, blank, zero_infinity, xp=jnp):
+    """Each label within its sample's target length must be a class of log_probs (padding is not read)."""
+    t = xp.asarray(targets)
+    used = xp.arange(t.shape[-1])[None, :] < xp.asarray(target_lengths).reshape(-1, 1)
+    return first_outside(xp.where(used, t, 0), 0, log_probs.shape[-1], 2, xp=xp)
+
+
+ctc_bounds = Bounds(
+    _ctc_test,
+    index_message("targets", "log_probs", "'log_probs' has {hi} classes (axis {axis})"),
+    reads=(1, 3),
+)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kiln._backend import jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
+from kiln._core.prims import _bounds
 
 _NEG = -1e30  # log(0) kept finite, so that the gradients of impossible paths stay 0 rather than NaN
 
@@ -67,6 +68,7 @@ CTCLoss = PrimitiveDef(
     check=_check_ctc,
     multiple_results=True,
     nondiff=(1, 2, 3),
+    bounds=_bounds.ctc_bounds,
 )
 
 
