@@ -304,6 +304,14 @@ def differentiable_while(cond_f, body_f, consts: tuple, init: tuple):
     return loop(consts, init)
 
 
+def _eval_checked(graph: Graph, args, checks: list | None):
+    """`graph` evaluated inside a backend transformation: (outputs, the folded check result, or None when
+    checks are off). The result rides out of the transformation beside the outputs."""
+    inner: list | None = None if checks is None else []
+    outs = tuple(eval_graph(graph, args, inner))
+    return outs, None if inner is None else fold_checks(inner)
+
+
 @_rule("grad")
 def _grad(e, ins, checks):
     p = e.params
@@ -312,9 +320,8 @@ def _grad(e, ins, checks):
     diff, sens, rest = ins[:n_diff], ins[n_diff : n_diff + n_sens], ins[n_diff + n_sens :]
 
     def f(*d):
-        inner: list | None = None if checks is None else []
-        outs = eval_graph(g, (*d, *rest), inner)
-        return tuple(outs[:n_targets]), (tuple(outs[n_targets:]), None if inner is None else fold_checks(inner))
+        outs, err = _eval_checked(g, (*d, *rest), checks)
+        return outs[:n_targets], (outs[n_targets:], err)
 
     targets, pull, (others, err) = jax.vjp(f, *diff, has_aux=True)
     if err is not None:
@@ -334,9 +341,7 @@ def _vmap(e, ins, checks):
     graph, in_axes, out_axes = p["graph"], p["in_axes"], p["out_axes"]
 
     def body(*xs):
-        inner: list | None = None if checks is None else []
-        outs = tuple(eval_graph(graph, xs, inner))
-        return outs, None if inner is None else fold_checks(inner)
+        return _eval_checked(graph, xs, checks)
 
     err_axes = None if checks is None else (0, 0)
     outs, err = jax.vmap(body, in_axes=in_axes, out_axes=(out_axes, err_axes))(*ins)
@@ -353,8 +358,7 @@ def _jvp(e, ins, checks):
     primals, tangents, captured = ins[:n], ins[n : 2 * n], ins[2 * n :]
 
     def f(*p):
-        inner: list | None = None if checks is None else []
-        return tuple(eval_graph(graph, (*p, *captured), inner)), None if inner is None else fold_checks(inner)
+        return _eval_checked(graph, (*p, *captured), checks)
 
     if all(_inexact(p) for p in primals):
         tangents = [jnp.asarray(t, p.dtype) for p, t in zip(primals, tangents, strict=True)]
@@ -380,9 +384,7 @@ def _remat(e, ins, checks):
     graph = e.params["graph"]
 
     def body(*xs):
-        inner: list | None = None if checks is None else []
-        outs = tuple(eval_graph(graph, xs, inner))
-        return outs, None if inner is None else fold_checks(inner)
+        return _eval_checked(graph, xs, checks)
 
     outs, err = jax.checkpoint(body)(*ins)
     if err is not None:
@@ -399,9 +401,7 @@ def _custom_vjp(e, ins, checks):
 
     @jax.custom_vjp
     def f(inputs, fcaps, bcaps):
-        inner: list | None = None if checks is None else []
-        outs = tuple(eval_graph(fwd_g, (*inputs, *fcaps), inner))
-        return outs, None if inner is None else fold_checks(inner)  # the checks' (code, detail) ride along
+        return _eval_checked(fwd_g, (*inputs, *fcaps), checks)  # the checks' (code, detail) ride along
 
     def fwd(inputs, fcaps, bcaps):
         out = f(inputs, fcaps, bcaps)

@@ -124,15 +124,14 @@ def unflatten_arrays(template, it):
 
 
 def _leaf_axes(axes, value, what: str) -> list:
-    """The batch axis of each Tensor leaf of `value` (in `flatten` order), from MindSpore's nested `axes`."""
-    if axes is None or isinstance(axes, int):
-        return [axes] * len(_tensor_leaves(value))
-    if isinstance(axes, (tuple, list)):
-        if not isinstance(value, (tuple, list)) or len(axes) != len(value):
-            n = len(value) if isinstance(value, (tuple, list)) else 1
-            raise ValueError(f"vmap: {what} has {len(axes)} entries, but they stand for {n} value(s).")
-        return [a for sub, v in zip(axes, value, strict=True) for a in _leaf_axes(sub, v, what)]
-    raise TypeError(f"vmap: {what} must be an int, None, or a tuple/list of them, but got {type(axes).__name__}.")
+    """The batch axis of each Tensor leaf of `value` (in `_tensor_leaves` order), from MindSpore's nested `axes`."""
+
+    def walk(a, v) -> list:
+        if a is None or isinstance(a, int):
+            return [a] * len(_tensor_leaves(v))
+        return [x for sub, item in zip(a, v, strict=True) for x in walk(sub, item)]
+
+    return walk(_axes_like(axes, value, what), value)
 
 
 def _vmap_in_graph(trace, fn: Callable, args: tuple, in_axes, out_axes):
@@ -160,14 +159,16 @@ def _vmap_in_graph(trace, fn: Callable, args: tuple, in_axes, out_axes):
     axes = [None if a is None else a % t.ndim for t, a in zip(tensors, axes, strict=True)]
 
     # One example: each batched Tensor with its batch axis dropped (shapes only: the nested graph's inputs).
-    example = _replace_leaves(args, iter(_Example(t, a) for t, a in zip(tensors, axes, strict=True)))
-    positions = list(range(len(tensors)))
+    example = [
+        t if a is None else Tensor._wrap(_Aval(t.shape[:a] + t.shape[a + 1 :], t._data.dtype))
+        for t, a in zip(tensors, axes, strict=True)
+    ]
     nested = record(
         trace,
         "vmap",
-        lambda *xs: call_with_graph_semantics(G.current(), fn, _replace_leaves(example, iter(xs))),
-        [_Example.tensor(e) for e in _tensor_leaves_of_examples(example)],
-        positions,
+        lambda *xs: call_with_graph_semantics(G.current(), fn, _replace_leaves(args, iter(xs))),
+        example,
+        list(range(len(tensors))),
     )
     if nested.written:
         raise RuntimeError(
@@ -201,23 +202,6 @@ def _batch_constants(value, axes, size: int):
     return value
 
 
-class _Example:
-    """A batched Tensor argument seen as one example: its shape without the batch axis."""
-
-    __slots__ = ("source", "axis")
-
-    def __init__(self, source: Tensor, axis) -> None:
-        self.source, self.axis = source, axis
-
-    @staticmethod
-    def tensor(e: _Example) -> Tensor:
-        x = e.source
-        if e.axis is None:
-            return x
-        shape = x.shape[: e.axis] + x.shape[e.axis + 1 :]
-        return Tensor._wrap(_Aval(shape, x._data.dtype))
-
-
 class _Aval:
     """Shape and dtype only: what `record` reads of an argument to make a nested graph's input."""
 
@@ -228,24 +212,14 @@ class _Aval:
 
 
 def _replace_leaves(value, it):
-    """`value` with each Tensor (or `_Example`) leaf replaced by the next item of `it`."""
-    if isinstance(value, (Tensor, _Example)):
+    """`value` with each Tensor leaf (in `_tensor_leaves` order) replaced by the next item of `it`."""
+    if isinstance(value, Tensor):
         return next(it)
     if isinstance(value, (tuple, list)):
         return type(value)(_replace_leaves(v, it) for v in value)
     if isinstance(value, dict):
         return {k: _replace_leaves(v, it) for k, v in value.items()}
     return value
-
-
-def _tensor_leaves_of_examples(value) -> list:
-    if isinstance(value, _Example):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [e for v in value for e in _tensor_leaves_of_examples(v)]
-    if isinstance(value, dict):
-        return [e for v in value.values() for e in _tensor_leaves_of_examples(v)]
-    return []
 
 
 def _axes_like(axes, value, what: str):
