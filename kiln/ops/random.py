@@ -55,9 +55,14 @@ def _stream_key(*material: int):
     """The next raw key of the private stream named by `material` (op seeds); graph state like a Parameter."""
     stream = _streams.get(material)
     if stream is None:
-        raw = np.random.SeedSequence([m & 0xFFFFFFFF for m in material]).generate_state(_key_size(), np.uint32)
-        stream = _streams[material] = random_state.KeyStream(raw)
+        stream = _streams[material] = _seeded_stream([m & 0xFFFFFFFF for m in material])
     return random_state.stream_next_key(stream)
+
+
+def _seeded_stream(entropy: list) -> random_state.KeyStream:
+    """A private generator whose first key comes from the op seeds `entropy`."""
+    raw = np.random.SeedSequence(entropy).generate_state(_key_size(), np.uint32)
+    return random_state.KeyStream(raw)
 
 
 def _key(op: str, seed) -> object:
@@ -350,10 +355,8 @@ class _RandomPrimitive(Primitive):
     def _key(self):
         if self.seed == 0 and self.seed2 == 0:
             return random_state.next_key()
-        if self._stream is None:
-            # This Primitive's own generator, seeded by (seed, seed2); advanced by every draw, in graphs too.
-            raw = np.random.SeedSequence([self.seed, self.seed2]).generate_state(_key_size(), np.uint32)
-            self._stream = random_state.KeyStream(raw)
+        if self._stream is None:  # this Primitive's own generator, advanced by every draw, in graphs too
+            self._stream = _seeded_stream([self.seed, self.seed2])
         return random_state.stream_next_key(self._stream)
 
 
