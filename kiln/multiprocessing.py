@@ -9,6 +9,7 @@ should use `set_start_method("spawn")` (or "forkserver").
 
 from __future__ import annotations
 
+import contextlib as _contextlib
 import multiprocessing as _mp
 import warnings as _warnings
 from multiprocessing import *  # noqa: F403
@@ -21,11 +22,13 @@ __all__ = list(_mp.__all__)
 _warned = False
 
 
-def _before_fork() -> _warnings.catch_warnings | None:
+@_contextlib.contextmanager
+def _forking():
     """With the fork start method: say once what a forked child can do, and quiet JAX's per-fork warning."""
     global _warned
     if _mp.get_start_method(allow_none=True) not in (None, "fork"):
-        return None
+        yield
+        return
     if not _warned:
         _warned = True
         device = "" if _B.default_platform() == "cpu" else " and cannot use the GPU"
@@ -33,24 +36,19 @@ def _before_fork() -> _warnings.catch_warnings | None:
             f"kiln.multiprocessing: a forked child runs the kernels its parent compiled, but compiling a new "
             f"program in it can hang{device}; use set_start_method('spawn') for children that compile.",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=4,  # the caller of Process.start
         )
-    quiet = _warnings.catch_warnings()
-    quiet.__enter__()
-    _warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
-    return quiet
+    with _warnings.catch_warnings():
+        _warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
+        yield
 
 
 class Process(_mp.Process):
     """`multiprocessing.Process`; see the module's note on forked children."""
 
     def start(self) -> None:
-        quiet = _before_fork()
-        try:
+        with _forking():
             super().start()
-        finally:
-            if quiet is not None:
-                quiet.__exit__(None, None, None)
 
 
 class Pool(_pool.Pool):
