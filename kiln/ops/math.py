@@ -369,7 +369,8 @@ def stop_gradient(value):
         return type(value)(stop_gradient(v) for v in value)
     if not isinstance(value, Tensor):
         return value
-    return Tensor._wrap(value._data)
+    # A declared primitive (derivative zero), so compiled gradients see the cut as well as the tape.
+    return apply(REGISTRY["StopGradient"], (value,))
 
 
 def identity(input) -> Tensor:

@@ -63,3 +63,52 @@ def test_graph_mode_gradients_match_pynative_and_compile_once(transform):
     # Compiled once each, not once per step: the gradient transform and the optimizer; for GradOperation
     # also the net and the loss Cells that the plain `forward(x, y)` call runs in GRAPH_MODE.
     assert g_compiles == (2 if transform == "value_and_grad" else 4)
+
+
+@pytest.mark.parametrize("stop", ["function", "primitive"])
+@pytest.mark.parametrize("how", ["pynative", "graph_mode", "jit_of_grad", "grad_of_jit", "bytecode"])
+def test_stop_gradient_cuts_every_gradient(how, stop):
+    # f(x) = stop(x*x)*x + x: the stopped factor is a constant, so df/dx = x*x + 1 (10 at x=3), never 3*x*x + 1.
+    cut = ops.stop_gradient if stop == "function" else ops.StopGradient()
+
+    def f(x):
+        return cut(x * x) * x + x
+
+    x = kiln.Tensor(np.float32(3.0))
+    try:
+        if how == "graph_mode":
+            kiln.set_context(mode=kiln.GRAPH_MODE)
+            grad = kiln.grad(f)(x)
+        elif how == "jit_of_grad":
+            grad = kiln.jit(kiln.grad(f))(x)
+        elif how == "grad_of_jit":
+            grad = kiln.grad(kiln.jit(f))(x)
+        elif how == "bytecode":
+            grad = kiln.jit(kiln.grad(f), capture_mode="bytecode")(x)
+        else:
+            grad = kiln.grad(f)(x)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    assert float(grad) == pytest.approx(10.0)
+
+
+def test_stop_gradient_on_a_detached_target_in_a_cell_loss():
+    # A loss against a detached copy of the network's own output: only the first term carries a gradient.
+    def loss(mode):
+        kiln.set_context(mode=mode)
+        try:
+            kiln.set_seed(3)
+            net = nn.Dense(4, 2)
+            x = kiln.Tensor(np.arange(8, dtype=np.float32).reshape(2, 4) / 8)
+
+            def forward(x):
+                out = net(x)
+                return ((out - ops.stop_gradient(out * 0.5)) ** 2).sum()
+
+            return [g.asnumpy() for g in kiln.value_and_grad(forward, None, net.trainable_params())(x)[1]]
+        finally:
+            kiln.set_context(mode=kiln.PYNATIVE_MODE)
+
+    eager, graph = loss(kiln.PYNATIVE_MODE), loss(kiln.GRAPH_MODE)
+    for e, g in zip(eager, graph, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
