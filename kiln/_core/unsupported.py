@@ -1,0 +1,52 @@
+"""Arguments Kiln takes for MindSpore's signatures but does not act on: refused, or warned about once."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+_warned: set[tuple[str, str]] = set()
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    if value is default:
+        return True
+    if isinstance(value, (bool, int, float, str, tuple, dict)) and type(value) is type(default):
+        return value == default
+    return False
+
+
+def refuse_argument(where: str, name: str, value: Any, default: Any = None, *, reason: str) -> None:
+    """Raise NotImplementedError when a caller sets `name` to anything but its default.
+
+    For arguments whose value would change the result and that Kiln does not implement.
+
+    Args:
+        where: the public function or class, as the user wrote it (`"ops.max"`).
+        name: the parameter.
+        value: what the caller passed.
+        default: the value Kiln does implement.
+        reason: what Kiln does instead, or why it cannot.
+    """
+    if not _is_default(value, default):
+        raise NotImplementedError(f"{where}: {name}={value!r} is not supported by Kiln ({reason}).")
+
+
+def ignore_argument(where: str, name: str, value: Any, default: Any = None, *, reason: str) -> None:
+    """Warn once per (where, name) that a caller set an argument that has no effect in Kiln.
+
+    For arguments that steer something Kiln does not have (a device stream, a profiler option) and whose
+    absence leaves every computed value as it is.
+
+    Args:
+        where: the public function or class, as the user wrote it (`"Stream"`).
+        name: the parameter.
+        value: what the caller passed.
+        default: the value that needs no warning.
+        reason: what Kiln does instead.
+    """
+    if _is_default(value, default) or (where, name) in _warned:
+        return
+    _warned.add((where, name))
+    shown = ", ".join(sorted(value)) if isinstance(value, dict) else repr(value)
+    warnings.warn(f"{where}: {name}={shown} has no effect in Kiln ({reason}).", UserWarning, stacklevel=3)

@@ -1,0 +1,202 @@
+"""Lists the parameters of Kiln's public functions and methods that their body never reads.
+
+An argument a user passes and Kiln silently drops is a wrong result waiting to happen (issue 20: `Model` once
+swallowed `loss_scale_manager`). Every parameter of a public function or method is therefore read by its body:
+implemented, validated, forwarded, or handed to a warning that says it has no effect. What remains unread must
+be on the allowlist (`unused_params_allowlist.txt` beside this file), one line each with its reason: a pure
+performance knob whose value cannot change a result, a hook's argument kept for the caller's signature, ...
+
+Public means reachable: every name without a leading underscore in the public modules listed in
+`PUBLIC_MODULES`, and the methods (their own and inherited from Kiln classes) of the public classes among them.
+Each function is reported once, under the first public path that reaches it (modules in the order listed,
+names sorted; a method under its defining class where that class is public), as `path.to.function:parameter`.
+
+Usage: `python -m tools.unused_params` prints what is unread and not allowed (exit 1 if any), and allowlist
+lines that no longer match anything (stale: exit 1 too). `--all` prints every unread parameter, allowed or not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import fnmatch
+import importlib
+import inspect
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+PUBLIC_MODULES = (
+    "kiln.common",
+    "kiln.ops",
+    "kiln.nn",
+    "kiln.train",
+    "kiln.amp",
+    "kiln.communication",
+    "kiln.communication.comm_func",
+    "kiln.context",
+    "kiln.dataset",
+    "kiln.dataset.audio",
+    "kiln.dataset.text",
+    "kiln.dataset.transforms",
+    "kiln.dataset.vision",
+    "kiln.experimental.optim",
+    "kiln.experimental.optim.lr_scheduler",
+    "kiln.mindrecord",
+    "kiln.mint",
+    "kiln.mint.linalg",
+    "kiln.mint.nn",
+    "kiln.mint.nn.functional",
+    "kiln.mint.optim",
+    "kiln.mint.special",
+    "kiln.nn.probability.bijector",
+    "kiln.nn.probability.bnn_layers",
+    "kiln.nn.probability.distribution",
+    "kiln.numpy",
+    "kiln.parallel",
+    "kiln.train.callback",
+    "kiln",  # last: what the package re-exports is reported under the module that defines its family
+)
+
+ALLOWLIST = Path(__file__).with_name("unused_params_allowlist.txt")
+
+
+def _public_objects() -> Iterator[tuple[str, object]]:
+    """(public path, object) for every public function and class, each object once (first path wins)."""
+    seen: set[int] = set()
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+        for name in sorted(set(names)):
+            obj = getattr(module, name, None)
+            if obj is None or id(obj) in seen:
+                continue
+            if inspect.isclass(obj) or inspect.isfunction(obj):
+                if not (getattr(obj, "__module__", "") or "").startswith("kiln"):
+                    continue
+                seen.add(id(obj))
+                yield f"{module_name}.{name}", obj
+
+
+def _functions() -> Iterator[tuple[str, Callable, bool]]:
+    """(path, function, takes a receiver) for every public function and method of a public class, each once."""
+    seen: set[int] = set()
+    objects = list(_public_objects())
+    class_paths = {id(obj): path for path, obj in objects if inspect.isclass(obj)}
+    for path, obj in objects:
+        if inspect.isfunction(obj):
+            if id(obj) not in seen:
+                seen.add(id(obj))
+                yield path, obj, False
+            continue
+        for klass in obj.__mro__:
+            if not (klass.__module__ or "").startswith("kiln"):
+                continue
+            for name, member in sorted(vars(klass).items()):
+                if name.startswith("_") and name not in ("__init__", "__call__", "__new__"):
+                    continue
+                fn = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
+                if isinstance(fn, property):
+                    fn = fn.fset
+                if not inspect.isfunction(fn) or id(fn) in seen:
+                    continue
+                seen.add(id(fn))
+                owner = class_paths.get(id(klass), path)  # a public base class names its own methods
+                yield f"{owner}.{name}", fn, not isinstance(member, staticmethod)
+
+
+def _function_node(fn: Callable) -> ast.FunctionDef | ast.Lambda | None:
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return None
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None  # a lambda inside a larger expression: its line is not a statement of its own
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
+            return node
+    return None
+
+
+def unread_parameters(fn: Callable, method: bool = False) -> list[str]:
+    """The parameters of `fn` that its body (nested functions included) never loads.
+
+    With `method`, the first positional parameter is the receiver (`self`, `cls`, or a row-built class's `s`).
+    """
+    node = _function_node(fn)
+    if node is None:
+        return []
+    args = node.args
+    params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)][1 if method else 0 :]
+    params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    loaded: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+            loaded.add(child.id)
+    if {"locals", "vars"} & loaded:
+        return []  # the body reads its arguments as a mapping
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) == 1 and isinstance(body[0], ast.Raise):
+        return []  # refuses every call (an interface to override, or an op Kiln does not run)
+    if any(isinstance(d, ast.Name) and d.id == "abstractmethod" for d in node.decorator_list):
+        return []  # an interface: subclasses implement it
+    return list(dict.fromkeys(p for p in params if not p.startswith("_") and p not in loaded))
+
+
+def read_allowlist(path: Path = ALLOWLIST) -> dict[str, str]:
+    """`path.to.function:parameter` -> reason; an entry may be a shell-style pattern (`kiln.dataset.*:cache`)."""
+    entries = {}
+    for raw in path.read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, _, reason = line.partition("#")
+        if not reason.strip():
+            raise ValueError(f"{path.name}: the entry {key.strip()!r} gives no reason (write it after '#')")
+        entries[key.strip()] = reason.strip()
+    return entries
+
+
+def _allowed(key: str, allow: dict[str, str]) -> str | None:
+    if key in allow:
+        return key
+    return next((pattern for pattern in allow if fnmatch.fnmatchcase(key, pattern)), None)
+
+
+def check() -> tuple[list[str], list[str], list[str]]:
+    """(unread and not allowed, unread and allowed, allowlist entries that match nothing)."""
+    allow = read_allowlist()
+    missing, allowed, used = [], [], set()
+    for path, fn, method in _functions():
+        for param in unread_parameters(fn, method):
+            key = f"{path}:{param}"
+            entry = _allowed(key, allow)
+            if entry is None:
+                missing.append(key)
+            else:
+                used.add(entry)
+                allowed.append(key)
+    return missing, allowed, sorted(set(allow) - used)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--all", action="store_true", help="also print the unread parameters the allowlist covers")
+    opts = parser.parse_args(argv)
+    missing, allowed, stale = check()
+    for key in missing:
+        print(f"unread: {key}")
+    if opts.all:
+        for key in allowed:
+            print(f"allowed: {key}")
+    for entry in stale:
+        print(f"stale allowlist entry: {entry}")
+    print(f"{len(missing)} unread public parameters not allowed, {len(allowed)} allowed, {len(stale)} stale entries")
+    return 1 if missing or stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
