@@ -737,22 +737,48 @@ _CLASS_SKIP = frozenset({"__dict__", "__weakref__", "__doc__", "__module__", "__
                          "__slots__", "__annotations__", "__firstlineno__", "__static_attributes__"})  # fmt: skip
 
 
+_classes_open: dict[type, int] = {}  # classes whose digest is being computed -> their depth in that computation
+_open_reference = [sys.maxsize]  # the shallowest open class referred to by name since the outermost class began
+
+
 def _class_digest(cls) -> str:
+    """A class's name and content (bases, methods' code, attributes), memoised per class.
+
+    A class that refers back to itself (a method's `super()` holds it in a closure cell) or to a class whose
+    digest is still being computed is written by name there: the content is already covered by the digest in
+    progress. A digest that holds such a name reference to a class above it is not memoised (alone it would not
+    cover that class's content); the outermost class's is.
+    """
     d = _class_digests.get(cls)
-    if d is None:
-        mod = getattr(cls, "__module__", None)
-        d = f"cls:{mod}:{cls.__qualname__}"
-        if not _pinned(mod):
-            fp = Fingerprint()
-            fp.parts.append(d)
-            for base in cls.__bases__:
-                fp.parts.append(_class_digest(base))
-            for k, v in cls.__dict__.items():
-                if k in _CLASS_SKIP or str(k).startswith("_kiln"):
-                    continue
-                fp.add(k)
-                fp.add(v)
-            d = f"{d}:{fp.digest()[:32]}"
+    if d is not None:
+        return d
+    mod = getattr(cls, "__module__", None)
+    d = f"cls:{mod}:{cls.__qualname__}"
+    if _pinned(mod):
+        _class_digests[cls] = d
+        return d
+    depth = _classes_open.get(cls)
+    if depth is not None:
+        _open_reference[0] = min(_open_reference[0], depth)
+        return f"{d}:open"
+    depth, outer_reference = len(_classes_open), _open_reference[0]
+    _classes_open[cls], _open_reference[0] = depth, sys.maxsize
+    try:
+        fp = Fingerprint()
+        fp.parts.append(d)
+        for base in cls.__bases__:
+            fp.parts.append(_class_digest(base))
+        for k, v in cls.__dict__.items():
+            if k in _CLASS_SKIP or str(k).startswith("_kiln"):
+                continue
+            fp.add(k)
+            fp.add(v)
+        d = f"{d}:{fp.digest()[:32]}"
+    finally:
+        del _classes_open[cls]
+        reference = _open_reference[0]
+        _open_reference[0] = min(outer_reference, reference)
+    if reference >= depth:
         _class_digests[cls] = d
     return d
 

@@ -338,3 +338,55 @@ def test_value_checks_of_a_loaded_executable_report_the_same_error(store):
         backend_cache.flush_writes()
     assert _loaded(f) == [True]
     assert errors[0] == errors[1] and "7" in errors[0][1]
+
+
+TRAIN_STEP = """
+import numpy as np
+import kiln as ms
+from kiln import nn
+
+
+class Net(nn.Cell):  # a user Cell: super() puts the class in a closure cell of its own __init__
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2, weight_init="ones", bias_init="zeros")
+
+    def construct(self, x):
+        return self.fc(x) * SCALE
+
+
+def step():
+    net = Net()
+    return nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
+"""
+
+
+def test_standard_train_step_over_a_user_cell_is_kept_and_loaded(store):
+    """MindSpore's TrainOneStepCell(WithLossCell(net, loss), opt) over a user-defined Cell: its class refers to
+    itself (super()), which once made the fingerprint recurse without end, so the step was never kept on disk."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        x, y = Tensor(np.ones((3, 4), np.float32)), Tensor(np.zeros((3, 2), np.float32))
+        cold = _module(TRAIN_STEP, name="kiln_persist_train", SCALE=1.0).step()
+        expected = [float(cold(x, y)) for _ in range(2)]
+        backend_cache.flush_writes()
+        assert len(_entries(store.path)) == 1 and len(store.traced) == 1
+        warm = _module(TRAIN_STEP, name="kiln_persist_train", SCALE=1.0).step()
+        assert [float(warm(x, y)) for _ in range(2)] == expected
+        assert len(store.traced) == 1  # loaded, nothing traced
+        changed = _module(TRAIN_STEP.replace("* SCALE", "* SCALE * 2"), name="kiln_persist_train", SCALE=1.0).step()
+        assert float(changed(x, y)) != expected[0]  # the class's changed method is part of the key
+        assert len(store.traced) == 2
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_class_digest_of_a_self_referring_class_covers_its_content():
+    def make(body):
+        namespace = {}
+        exec(f"class A:\n    def f(self):\n        return super().{body}\n", {"__name__": "user_mod"}, namespace)
+        return namespace["A"]
+
+    first, second = make("__hash__()"), make("__repr__()")
+    assert cache._class_digest(first) != cache._class_digest(second)
+    assert cache._class_digest(first) == cache._class_digest(make("__hash__()"))
