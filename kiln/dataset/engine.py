@@ -7,8 +7,8 @@ the data; `iterators.py` runs the chain on a background thread.
 
 from __future__ import annotations
 
-import copy
 import itertools
+import json
 import math
 import threading
 from collections.abc import Callable, Sequence
@@ -16,7 +16,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from kiln.dataset import _rng, config
+from kiln.dataset.callbacks import DSCallbackParam
 from kiln.dataset.iterators import DictIterator, Run, TupleIterator, ordered_map, process_ordered_map
+from kiln.dataset.mindrecord_export import save as save_mindrecord
 
 INFINITE = math.inf  # size of an endlessly repeated pipeline
 
@@ -105,6 +107,47 @@ def _split_sizes(sizes, total: int) -> list[int]:
     return absolute
 
 
+SERIALIZED_TAG = "__kiln__"  # marks the non-JSON values of a serialized pipeline (read by serialization.py)
+
+
+def _describe_value(value):
+    if isinstance(value, Dataset):
+        return {SERIALIZED_TAG: "child"}
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, np.integer | np.floating):
+        return value.item()
+    if isinstance(value, list | tuple):
+        return [_describe_value(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _describe_value(v) for k, v in value.items()}
+    init = getattr(value, "_init_args", None)
+    if init is not None and not isinstance(value, Dataset):
+        cls = type(value)
+        args, kwargs = init
+        return {
+            SERIALIZED_TAG: "object",
+            "class": f"{cls.__module__}.{cls.__qualname__}",
+            "args": _describe_value(list(args)),
+            "kwargs": _describe_value(kwargs),
+        }
+    if hasattr(value, "value") and hasattr(type(value), "__members__"):  # an Enum
+        cls = type(value)
+        return {SERIALIZED_TAG: "enum", "class": f"{cls.__module__}.{cls.__qualname__}", "name": value.name}
+    return {SERIALIZED_TAG: "opaque", "repr": repr(value)}
+
+
+def _describe_node(dataset: Dataset) -> dict:
+    args, kwargs = getattr(dataset, "_init_args", ((), {}))
+    return {
+        "op_type": type(dataset).__name__,
+        "op_module": type(dataset).__module__,
+        "args": _describe_value(list(args)),
+        "kwargs": _describe_value(dict(kwargs)),
+        "children": [_describe_node(c) for c in dataset.children],
+    }
+
+
 class Dataset:
     """Base class of every dataset: sources and the nodes built by the methods below.
 
@@ -166,9 +209,11 @@ class Dataset:
 
     def to_json(self, filename: str | None = None) -> dict:
         """The pipeline as a JSON-ready dict (see `kiln.dataset.serialize`); also written to `filename`."""
-        from kiln.dataset.serialization import serialize  # noqa: PLC0415  (it imports this module)
-
-        return serialize(self, filename)
+        out = _describe_node(self)
+        if filename:
+            with open(filename, "w") as f:
+                json.dump(out, f, indent=2)
+        return out
 
     def sync_wait(self, condition_name: str, num_batch: int = 1, callback=None) -> SyncWaitDataset:
         """Block the pipeline here every `num_batch` rows until `sync_update(condition_name)` is called.
@@ -414,25 +459,12 @@ class Dataset:
             raise RuntimeError("split: the dataset must not be sharded before split.")
         total = self.get_dataset_size()
         absolute = _split_sizes(sizes, total)
-        from kiln.dataset.sources import SampledSource  # noqa: PLC0415  (sources import this module)
-
         perm = np.arange(total)
         if randomize:
             perm = np.random.default_rng([config.get_seed(), 0x5917]).permutation(total)
-        if isinstance(self, SampledSource):
-            from kiln.dataset.sampler import SubsetRandomSampler, SubsetSampler  # noqa: PLC0415
-
-            base = self._indices(Run(self, config.get_seed()), (0,))
-            out, start = [], 0
-            for n in absolute:
-                part = copy.copy(self)
-                picked = base[perm[start : start + n]] if not randomize else base[np.sort(perm[start : start + n])]
-                cls = SubsetRandomSampler if randomize else SubsetSampler
-                part.sampler = cls(picked.tolist())
-                part._counted_size = None
-                out.append(part)
-                start += n
-            return tuple(out)
+        parts = self._split_by_sampler(absolute, perm, randomize)
+        if parts is not None:
+            return parts
         out, start = [], 0
         for n in absolute:
             node = self
@@ -443,6 +475,10 @@ class Dataset:
             out.append(node.take(n))
             start += n
         return tuple(out)
+
+    def _split_by_sampler(self, sizes: list[int], perm: np.ndarray, randomize: bool) -> tuple | None:
+        """Sources that sample rows split by giving each part a subset sampler; other nodes return None."""
+        return None
 
     def shuffle(self, buffer_size: int) -> ShuffleDataset:
         """Shuffle rows through a buffer of `buffer_size` rows (>= 2); reshuffled every epoch.
@@ -552,9 +588,7 @@ class Dataset:
         The schema comes from the first row: integers narrower than 32 bits and bools are stored as int32,
         uint32/uint64 as int64, float16 as float32, str scalars as strings, bytes as bytes.
         """
-        from kiln.dataset.mind_source import save  # noqa: PLC0415  (it imports kiln.mindrecord)
-
-        save(self, file_name, num_files, file_type)
+        save_mindrecord(self, file_name, num_files, file_type)
 
     def apply(self, apply_func: Callable[[Dataset], Dataset]) -> Dataset:
         """`apply_func(self)`, which must return a Dataset."""
@@ -792,8 +826,6 @@ class MapDataset(Dataset):
             src.close()
 
     def _with_callbacks(self, rows, epoch):
-        from kiln.dataset.misc import DSCallbackParam  # noqa: PLC0415  (misc imports the sources)
-
         e = epoch[0] + 1
         if not self._begun:
             self._begun = True

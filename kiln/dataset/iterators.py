@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import queue
 import threading
 import traceback
@@ -10,7 +11,7 @@ import warnings
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 
@@ -274,9 +275,6 @@ def process_ordered_map(fn: Callable, items: Iterable, workers: int, chunk: int 
     The processes are forked, so `fn` (with everything it refers to) is inherited, not pickled; items and
     results are pickled between processes. At most 2 * workers chunks are in flight.
     """
-    import multiprocessing  # noqa: PLC0415  (only pipelines that ask for processes pay for it)
-    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
-
     method = config.get_multiprocessing_start_method()
     context = multiprocessing.get_context(method)
     if method != "fork":

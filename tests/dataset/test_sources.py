@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import kiln.dataset as ds
-from kiln.dataset.vision import functional as vision_functional
+from kiln.dataset.vision import utils as vision_utils
 
 from .helpers import column, make_cifar, make_mnist, rows, write_idx_images, write_idx_labels
 
@@ -164,7 +164,7 @@ def test_decode_without_pillow_says_how_to_install(monkeypatch):
     def no_pillow(name):
         raise ImportError(f"No module named {name!r}")
 
-    monkeypatch.setattr(vision_functional.importlib, "import_module", no_pillow)
+    monkeypatch.setattr(vision_utils.importlib, "import_module", no_pillow)
     with pytest.raises(ImportError, match="pip install pillow"):
         ds.vision.Decode()(np.frombuffer(b"\x89PNG....", np.uint8))
 

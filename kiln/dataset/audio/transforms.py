@@ -15,11 +15,15 @@ import numpy as np
 from kiln.dataset import _rng
 from kiln.dataset.audio.utils import (
     BorderType,
+    DensityFunction,
     FadeShape,
     GainType,
+    Interpolation,
     MelType,
+    Modulation,
     NormMode,
     NormType,
+    ResampleMethod,
     ScaleType,
     WindowType,
     create_dct,
@@ -1165,8 +1169,6 @@ class Resample:
 
     def __init__(self, orig_freq=16000, new_freq=16000, resample_method=None, lowpass_filter_width=6,
                  rolloff=0.99, beta=None) -> None:  # fmt: skip
-        from kiln.dataset.audio.utils import ResampleMethod  # noqa: PLC0415
-
         self.orig_freq = _num(orig_freq, "orig_freq", "Resample", 0, low_open=True)
         self.new_freq = _num(new_freq, "new_freq", "Resample", 0, low_open=True)
         self.resample_method = ResampleMethod(resample_method or ResampleMethod.SINC_INTERPOLATION)
@@ -1175,8 +1177,6 @@ class Resample:
         self.beta = 14.769656459379492 if beta is None else float(beta)
 
     def __call__(self, waveform):
-        from kiln.dataset.audio.utils import ResampleMethod  # noqa: PLC0415
-
         arr = _float(waveform, "Resample")
         if self.orig_freq == self.new_freq:
             return arr.astype(_out_dtype(arr))
@@ -1405,8 +1405,6 @@ class Flanger:
 
     def __init__(self, sample_rate, delay=0.0, depth=2.0, regen=0.0, width=71.0, speed=0.5, phase=25.0,
                  modulation=None, interpolation=None) -> None:  # fmt: skip
-        from kiln.dataset.audio.utils import Interpolation, Modulation  # noqa: PLC0415
-
         self.sample_rate = _num(sample_rate, "sample_rate", "Flanger", integer=True)
         self.delay = float(_num(delay, "delay", "Flanger", 0, 30))
         self.depth = float(_num(depth, "depth", "Flanger", 0, 10))
@@ -1473,8 +1471,6 @@ class Dither:
     """
 
     def __init__(self, density_function=None, noise_shaping=False) -> None:
-        from kiln.dataset.audio.utils import DensityFunction  # noqa: PLC0415
-
         self.density_function = DensityFunction(density_function or DensityFunction.TPDF)
         self.noise_shaping = bool(noise_shaping)
 

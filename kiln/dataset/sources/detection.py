@@ -1,4 +1,5 @@
-"""Detection and segmentation datasets: VOCDataset and CocoDataset (columns and dtypes of MindSpore 2.10)."""
+"""Images with annotations: VOC and COCO (boxes, segmentation), KITTI and WIDERFace (boxes), SBD (boundaries
+and segmentation) and DIV2K (super-resolution pairs), with the columns and dtypes of MindSpore 2.10."""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from kiln.dataset.idx import require_file
-from kiln.dataset.image_sources import _check_dir
-from kiln.dataset.sources import SampledSource
+from kiln.dataset.sources.base import SampledSource, check_dir, check_usage, loadmat, require_file
 from kiln.dataset.vision.functional import decode
 
 
@@ -53,7 +52,7 @@ class VOCDataset(SampledSource):
         decrypt=None,
     ) -> None:
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _check_dir(dataset_dir, "VOCDataset")
+        root = check_dir(dataset_dir, "VOCDataset")
         if task not in ("Detection", "Segmentation"):
             raise ValueError(f"VOCDataset: task must be 'Detection' or 'Segmentation', but got {task!r}.")
         if task == "Segmentation" and class_indexing:
@@ -179,7 +178,7 @@ class CocoDataset(SampledSource):
         decrypt=None,
     ) -> None:
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _check_dir(dataset_dir, "CocoDataset")
+        root = check_dir(dataset_dir, "CocoDataset")
         if task not in self._TASKS:
             raise ValueError(f"CocoDataset: task must be one of {self._TASKS}, but got {task!r}.")
         require_file(annotation_file, "COCO annotation file")
@@ -275,12 +274,12 @@ class KITTIDataset(SampledSource):
     def __init__(self, dataset_dir, usage="train", num_samples=None, num_parallel_workers=None, shuffle=None,
                  decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _check_dir(dataset_dir, "KITTIDataset")
+        root = check_dir(dataset_dir, "KITTIDataset")
         if usage not in ("train", "test"):
             raise ValueError(f"KITTIDataset: usage must be 'train' or 'test', but got {usage!r}.")
         part = "training" if usage == "train" else "testing"
         img_dir = os.path.join(root, "data_object_image_2", part, "image_2")
-        _check_dir(img_dir, "KITTIDataset")
+        check_dir(img_dir, "KITTIDataset")
         names = sorted(os.path.splitext(f)[0] for f in os.listdir(img_dir) if f.lower().endswith(".png"))
         self._img_dir, self._usage, self._decode = img_dir, usage, bool(decode)
         self._items = [(n, None) for n in names]
@@ -326,63 +325,6 @@ class KITTIDataset(SampledSource):
         )
 
 
-class DIV2KDataset(SampledSource):
-    """DIV2K super-resolution pairs: "hr_image" and "lr_image" (file bytes, or decoded with decode=True).
-
-    Args:
-        dataset_dir: the folder holding DIV2K_{train,valid}_HR/ and the LR folders.
-        usage: "train", "valid" or "all".
-        downgrade: "bicubic", "unknown", "mild", "difficult" or "wild".
-        scale: 2, 3, 4 or 8 (8 with bicubic only; mild/difficult/wild are 4 only).
-        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
-    """
-
-    def __init__(self, dataset_dir, usage="train", downgrade="bicubic", scale=2, num_samples=None,
-                 num_parallel_workers=None, shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None,
-                 cache=None) -> None:  # fmt: skip
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _check_dir(dataset_dir, "DIV2KDataset")
-        if usage not in ("train", "valid", "all"):
-            raise ValueError(f"DIV2KDataset: usage must be 'train', 'valid' or 'all', but got {usage!r}.")
-        if downgrade not in ("bicubic", "unknown", "mild", "difficult", "wild"):
-            raise ValueError(f"DIV2KDataset: unknown downgrade {downgrade!r}.")
-        if scale not in (2, 3, 4, 8):
-            raise ValueError(f"DIV2KDataset: scale must be 2, 3, 4 or 8, but got {scale!r}.")
-        if scale == 8 and downgrade != "bicubic":
-            raise ValueError("DIV2KDataset: scale 8 exists for downgrade 'bicubic' only.")
-        if downgrade in ("mild", "difficult", "wild") and scale != 4:
-            raise ValueError(f"DIV2KDataset: downgrade {downgrade!r} exists for scale 4 only.")
-        items = []
-        for part in ("train", "valid") if usage == "all" else (usage,):
-            hr_dir = os.path.join(root, f"DIV2K_{part}_HR")
-            _check_dir(hr_dir, "DIV2KDataset")
-            for f in sorted(os.listdir(hr_dir)):
-                stem = os.path.splitext(f)[0]
-                if scale == 8:
-                    lr = os.path.join(root, f"DIV2K_{part}_LR_x8", f"{stem}x8.png")
-                elif downgrade in ("mild", "difficult", "wild"):
-                    lr = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}", f"{stem}x4{downgrade[0]}.png")
-                else:
-                    lr = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}", f"X{scale}", f"{stem}x{scale}.png")
-                if not os.path.isfile(lr):
-                    raise RuntimeError(f"DIV2KDataset: the low-resolution image {lr!r} of {f!r} does not exist.")
-                items.append((os.path.join(hr_dir, f), lr))
-        self._items, self._decode = items, bool(decode)
-
-    def get_col_names(self) -> list[str]:
-        return ["hr_image", "lr_image"]
-
-    def _num_rows(self) -> int:
-        return len(self._items)
-
-    def _read(self, index: int) -> tuple:
-        out = []
-        for path in self._items[index]:
-            raw = _read_bytes(path)
-            out.append(decode(raw) if self._decode else raw)
-        return tuple(out)
-
-
 class WIDERFaceDataset(SampledSource):
     """WIDER FACE: "image" and, for train/valid, "bbox" int32 (N, 4) and the per-face attributes "blur",
     "expression", "illumination", "occlusion", "pose", "invalid" int32 (N,); test has "image" only.
@@ -398,7 +340,7 @@ class WIDERFaceDataset(SampledSource):
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
                  decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _check_dir(dataset_dir, "WIDERFaceDataset")
+        root = check_dir(dataset_dir, "WIDERFaceDataset")
         usage = "all" if usage is None else usage
         if usage not in ("train", "test", "valid", "all"):
             raise ValueError(f"WIDERFaceDataset: usage must be 'train', 'test', 'valid' or 'all', got {usage!r}.")
@@ -444,3 +386,105 @@ class WIDERFaceDataset(SampledSource):
             return (image,)
         arr = np.array(faces, dtype=np.int32).reshape(-1, 10)
         return (image, arr[:, :4].copy(), *(arr[:, 4 + k].copy() for k in range(6)))
+
+
+class DIV2KDataset(SampledSource):
+    """DIV2K super-resolution pairs: "hr_image" and "lr_image" (file bytes, or decoded with decode=True).
+
+    Args:
+        dataset_dir: the folder holding DIV2K_{train,valid}_HR/ and the LR folders.
+        usage: "train", "valid" or "all".
+        downgrade: "bicubic", "unknown", "mild", "difficult" or "wild".
+        scale: 2, 3, 4 or 8 (8 with bicubic only; mild/difficult/wild are 4 only).
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, usage="train", downgrade="bicubic", scale=2, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None,
+                 cache=None) -> None:  # fmt: skip
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = check_dir(dataset_dir, "DIV2KDataset")
+        if usage not in ("train", "valid", "all"):
+            raise ValueError(f"DIV2KDataset: usage must be 'train', 'valid' or 'all', but got {usage!r}.")
+        if downgrade not in ("bicubic", "unknown", "mild", "difficult", "wild"):
+            raise ValueError(f"DIV2KDataset: unknown downgrade {downgrade!r}.")
+        if scale not in (2, 3, 4, 8):
+            raise ValueError(f"DIV2KDataset: scale must be 2, 3, 4 or 8, but got {scale!r}.")
+        if scale == 8 and downgrade != "bicubic":
+            raise ValueError("DIV2KDataset: scale 8 exists for downgrade 'bicubic' only.")
+        if downgrade in ("mild", "difficult", "wild") and scale != 4:
+            raise ValueError(f"DIV2KDataset: downgrade {downgrade!r} exists for scale 4 only.")
+        items = []
+        for part in ("train", "valid") if usage == "all" else (usage,):
+            hr_dir = os.path.join(root, f"DIV2K_{part}_HR")
+            check_dir(hr_dir, "DIV2KDataset")
+            for f in sorted(os.listdir(hr_dir)):
+                stem = os.path.splitext(f)[0]
+                if scale == 8:
+                    lr = os.path.join(root, f"DIV2K_{part}_LR_x8", f"{stem}x8.png")
+                elif downgrade in ("mild", "difficult", "wild"):
+                    lr = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}", f"{stem}x4{downgrade[0]}.png")
+                else:
+                    lr = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}", f"X{scale}", f"{stem}x{scale}.png")
+                if not os.path.isfile(lr):
+                    raise RuntimeError(f"DIV2KDataset: the low-resolution image {lr!r} of {f!r} does not exist.")
+                items.append((os.path.join(hr_dir, f), lr))
+        self._items, self._decode = items, bool(decode)
+
+    def get_col_names(self) -> list[str]:
+        return ["hr_image", "lr_image"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _read(self, index: int) -> tuple:
+        out = []
+        for path in self._items[index]:
+            raw = _read_bytes(path)
+            out.append(decode(raw) if self._decode else raw)
+        return tuple(out)
+
+
+class SBDataset(SampledSource):
+    """Semantic Boundaries Dataset (img/*.jpg, cls/*.mat): "image" and "task": Boundaries uint8 (20, H, W) (one
+    dense map per class) or Segmentation uint8 (H, W).
+
+    Args:
+        dataset_dir: the folder holding img/, cls/ and the usage lists.
+        task: "Boundaries" or "Segmentation".
+        usage: "train", "val", "train_noval" or "all".
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    def __init__(self, dataset_dir, task="Boundaries", usage="all", num_samples=None, num_parallel_workers=1,
+                 shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None) -> None:  # fmt: skip
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+        root = check_dir(dataset_dir, "SBDataset")
+        if task not in ("Boundaries", "Segmentation"):
+            raise ValueError(f"SBDataset: task must be 'Boundaries' or 'Segmentation', but got {task!r}.")
+        usage = check_usage(usage, ("train", "val", "train_noval", "all"), "SBDataset")
+        parts = ["train", "val"] if usage == "all" else [usage]
+        ids = []
+        for p in parts:
+            listing = os.path.join(root, f"{p}.txt")
+            require_file(listing, "SBD list")
+            with open(listing, encoding="utf-8") as f:
+                ids += [ln.strip() for ln in f if ln.strip()]
+        self._root, self._task, self._ids, self._decode = root, task, ids, bool(decode)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "task"]
+
+    def _num_rows(self) -> int:
+        return len(self._ids)
+
+    def _read(self, index: int) -> tuple:
+        name = self._ids[index]
+        with open(os.path.join(self._root, "img", f"{name}.jpg"), "rb") as f:
+            raw = np.frombuffer(f.read(), dtype=np.uint8)
+        image = decode(raw) if self._decode else raw
+        gt = loadmat(os.path.join(self._root, "cls", f"{name}.mat"))["GTcls"][0, 0]
+        if self._task == "Segmentation":
+            return image, np.asarray(gt["Segmentation"], dtype=np.uint8)
+        maps = [np.asarray(b.toarray() if hasattr(b, "toarray") else b, dtype=np.uint8) for b in gt["Boundaries"][:, 0]]
+        return image, np.stack(maps)
