@@ -1,4 +1,5 @@
-"""sync_wait counted in batches, disable_sync, set_init_step (behaviour measured on MindSpore 2.10)."""
+"""Engine behaviour measured on MindSpore 2.10: sync_wait counted in batches, disable_sync, set_init_step,
+callable batch sizes, padded batches, input_indexs, IterSampler and the autotune settings."""
 
 import numpy as np
 import pytest
