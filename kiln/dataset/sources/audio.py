@@ -37,18 +37,7 @@ class YesNoDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    def _open(self, dataset_dir) -> None:
         root = check_dir(dataset_dir, "YesNoDataset")
         self._files = sorted(os.path.join(root, f) for f in os.listdir(root) if f.lower().endswith(".wav"))
 
@@ -73,18 +62,7 @@ class LJSpeechDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    def _open(self, dataset_dir) -> None:
         root = check_dir(dataset_dir, "LJSpeechDataset")
         meta = os.path.join(root, "metadata.csv")
         require_file(meta, "LJSpeech metadata")
@@ -107,9 +85,7 @@ class LJSpeechDataset(SampledSource):
 class _WavFiles(SampledSource):
     """A mappable source over a list of items, each read from one WAV file."""
 
-    def __init__(self, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        self._items: list = []
+    _items: list  # the rows' items, set by `_open`
 
     def _num_rows(self) -> int:
         return len(self._items)
@@ -125,19 +101,7 @@ class SpeechCommandsDataset(_WavFiles):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+    def _open(self, dataset_dir, usage=None) -> None:
         root = check_dir(dataset_dir, "SpeechCommandsDataset")
         usage = check_usage(usage, ("train", "valid", "test", "all"), "SpeechCommandsDataset")
         files = []
@@ -187,19 +151,7 @@ class CMUArcticDataset(_WavFiles):
     _NAMES = ("aew", "ahw", "aup", "awb", "axb", "bdl", "clb", "eey", "fem", "gka", "jmk", "ksp", "ljm", "lnh",
               "rms", "rxr", "slp", "slt")  # fmt: skip
 
-    def __init__(
-        self,
-        dataset_dir,
-        name=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+    def _open(self, dataset_dir, name=None) -> None:
         root = check_dir(dataset_dir, "CMUArcticDataset")
         name = check_usage(name or "aew", self._NAMES, "CMUArcticDataset")
         self._base = os.path.join(root, f"cmu_us_{name}_arctic")
@@ -239,19 +191,7 @@ class LibriTTSDataset(_WavFiles):
     _USAGES = ("dev-clean", "dev-other", "test-clean", "test-other", "train-clean-100", "train-clean-360",
                "train-other-500")  # fmt: skip
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+    def _open(self, dataset_dir, usage=None) -> None:
         root = check_dir(dataset_dir, "LibriTTSDataset")
         usage = check_usage(usage, (*self._USAGES, "all"), "LibriTTSDataset")
         parts = [u for u in self._USAGES if os.path.isdir(os.path.join(root, u))] if usage == "all" else [usage]

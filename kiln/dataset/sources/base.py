@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import glob
+import inspect
 import math
 import os
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from kiln.dataset.sampler import SampleContext, SubsetRandomSampler, SubsetSampl
 
 
 def checked_column_names(column_names, what: str) -> list[str] | None:
+    """`column_names` as a list of distinct str (None stays None), or a TypeError/ValueError naming `what`."""
     if column_names is None:
         return None
     names = [column_names] if isinstance(column_names, str) else list(column_names)
@@ -29,6 +31,81 @@ def checked_column_names(column_names, what: str) -> list[str] | None:
     if len(set(names)) != len(names):
         raise ValueError(f"{what}: column_names has duplicates: {names}.")
     return names
+
+
+# The parameters MindSpore's sources share (the tail of their signatures), with their usual defaults and types.
+SHARED_PARAMETERS: dict[str, tuple[object, str]] = {
+    "num_samples": (None, "int | None"),
+    "num_parallel_workers": (None, "int | None"),
+    "shuffle": (None, "bool | Shuffle | None"),
+    "sampler": (None, "Sampler | Sequence[int] | None"),
+    "num_shards": (None, "int | None"),
+    "shard_id": (None, "int | None"),
+    "cache": (None, "DatasetCache | None"),
+    "decrypt": (None, "Callable[[str], bytes] | None"),
+}
+
+# The shared parameters of MindSpore's mappable sources, in their order (non-mappable ones have no sampler).
+MAPPABLE_SHARED = ("num_samples", "num_parallel_workers", "shuffle", "sampler", "num_shards", "shard_id", "cache")
+FILES_SHARED = ("num_samples", "num_parallel_workers", "shuffle", "num_shards", "shard_id", "cache")
+
+
+def _source_signature(cls: type) -> tuple[inspect.Signature, list[str]]:
+    """The public signature of a source built from `_open`: its own parameters (those of `_open`), then the shared
+    ones of `cls._SHARED`; an own parameter named in `_AFTER` follows the parameter given there instead (MindSpore
+    puts `decode` after `shuffle`, for one), and a class whose order fits neither names it whole in `_ORDER`. The
+    shared defaults are overridden by `_DEFAULTS` along the class's bases.
+
+    Returns:
+        The signature (with `self`) and the names of the own parameters.
+    """
+    opened = list(inspect.signature(cls._open).parameters.values())
+    own = {p.name: p for p in opened[1:]}
+    defaults: dict = {}
+    for klass in reversed(cls.__mro__):
+        defaults.update(klass.__dict__.get("_DEFAULTS", {}))
+    order = cls.__dict__.get("_ORDER")
+    if order is None:
+        order = [n for n in own if n not in cls._AFTER] + list(cls._SHARED)
+        for name, anchor in cls._AFTER.items():
+            if name not in own or anchor not in order:
+                raise TypeError(f"{cls.__name__}._AFTER: {name!r} after {anchor!r} names no parameter of the source.")
+            order.insert(order.index(anchor) + 1, name)
+    unknown = [n for n in order if n not in own and n not in SHARED_PARAMETERS]
+    missing = [n for n in own if n not in order]
+    if unknown or missing:
+        raise TypeError(f"{cls.__name__}._ORDER: unknown names {unknown}, own parameters left out {missing}.")
+    params = [opened[0]]
+    for name in order:
+        if name in own:
+            params.append(own[name])
+        else:
+            default, annotation = SHARED_PARAMETERS[name]
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            params.append(inspect.Parameter(name, kind, default=defaults.get(name, default), annotation=annotation))
+    return inspect.Signature(params, return_annotation="None"), list(own)
+
+
+def _source_init(cls: type):
+    """An `__init__` for `cls` with its full MindSpore signature (what `inspect.signature` shows) that binds the
+    arguments and hands them to `_start` split into the source's own and the shared ones."""
+    signature, own_names = _source_signature(cls)
+
+    def __init__(self, *args, **kwargs) -> None:
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{cls.__name__}: {exc}") from None
+        bound.apply_defaults()
+        values = bound.arguments
+        shared = {n: v for n, v in values.items() if n in SHARED_PARAMETERS and n not in own_names}
+        self._start({n: values[n] for n in own_names}, shared)
+
+    __init__.__signature__ = signature
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__module__ = cls.__module__
+    __init__.__doc__ = f"Open a {cls.__name__}; the arguments are those of the class docstring."
+    return __init__
 
 
 class SampledSource(Dataset):
@@ -44,7 +121,22 @@ class SampledSource(Dataset):
         sampler: a sampler (`SequentialSampler`, `RandomSampler`, `DistributedSampler`, `SubsetSampler`,
             `SubsetRandomSampler`, `WeightedRandomSampler`, `PKSampler`, a user `Sampler`) or a list of
             row indices, instead of shuffle/num_shards/shard_id/num_samples.
+
+    A public source defines `_open(self, <its own parameters>)` instead of `__init__`: the class gets an `__init__`
+    whose signature is MindSpore's (own parameters, then the shared ones of `_SHARED`, or the order `_ORDER`
+    names) and that checks the shared arguments here before `_open` runs (`_start`).
     """
+
+    # The signature of a source built from `_open` (see `_source_signature`):
+    _SHARED: tuple[str, ...] = MAPPABLE_SHARED
+    _AFTER: dict[str, str] = {}  # own parameter -> the parameter it follows, where MindSpore mixes them
+    _ORDER: tuple[str, ...] | None = None  # the whole order, where `_AFTER` cannot say it (read from the class only)
+    _DEFAULTS: dict = {}  # shared parameters whose default differs from SHARED_PARAMETERS'
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_open" in cls.__dict__ and "__init__" not in cls.__dict__:
+            cls.__init__ = _source_init(cls)
 
     def __init__(
         self, num_samples=None, shuffle=None, num_shards=None, shard_id=None, num_parallel_workers=None, sampler=None
@@ -55,6 +147,27 @@ class SampledSource(Dataset):
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"num_parallel_workers must be a positive int, but got {num_parallel_workers!r}.")
         self._read_workers = workers
+
+    def _init_sampling(self, shared: dict) -> None:
+        """Check and keep the shared sampling arguments (the rest of `shared` changes no row)."""
+        SampledSource.__init__(
+            self,
+            shared.get("num_samples"),
+            shared.get("shuffle"),
+            shared.get("num_shards"),
+            shared.get("shard_id"),
+            shared.get("num_parallel_workers"),
+            shared.get("sampler"),
+        )
+
+    def _start(self, own: dict, shared: dict) -> None:
+        """The shared arguments are checked first, then the source opens its data with its own arguments."""
+        self._init_sampling(shared)
+        self._open(**own)
+
+    def _open(self, *args, **kwargs) -> None:
+        """Check the source's own arguments and index its data (what a public source defines)."""
+        raise NotImplementedError
 
     @property
     def num_samples(self):
@@ -183,6 +296,8 @@ class RowFilesSource(SampledSource):
     """Rows read from a list of files, with MindSpore's non-mappable sharding and shuffling."""
 
     _SORT_FILES = True  # MindSpore reads most multi-file sources in name order
+    _SHARED = FILES_SHARED
+    _DEFAULTS = {"shuffle": Shuffle.GLOBAL}
 
     def __init__(self, files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers) -> None:
         if isinstance(shuffle, Shuffle):
@@ -191,6 +306,19 @@ class RowFilesSource(SampledSource):
         self._files = sorted(files) if self._SORT_FILES else list(files)
         self._shard = (num_shards, shard_id)
         self._cache: list[tuple] | None = None
+
+    def _start(self, own: dict, shared: dict) -> None:
+        """The source's own arguments are checked first (`_open` returns the files to read), then the shared ones."""
+        files = self._open(**own)
+        RowFilesSource.__init__(
+            self,
+            files,
+            shared.get("num_samples"),
+            shared.get("shuffle"),
+            shared.get("num_shards"),
+            shared.get("shard_id"),
+            shared.get("num_parallel_workers"),
+        )
 
     def _read_file(self, path: str) -> list[tuple]:
         raise NotImplementedError

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from kiln.dataset.sources.base import SampledSource, check_dir, check_usage, loadmat, require_file
+from kiln.dataset.sources.base import MAPPABLE_SHARED, SampledSource, check_dir, check_usage, loadmat, require_file
 from kiln.dataset.vision.functional import decode
 
 
@@ -34,24 +34,12 @@ class VOCDataset(SampledSource):
         extra_metadata: accepted; the hidden file-name column of MindSpore is not produced.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        task="Segmentation",
-        usage="train",
-        class_indexing=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        decode=False,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-        extra_metadata=False,
-        decrypt=None,
+    _SHARED = (*MAPPABLE_SHARED, "decrypt")
+    _AFTER = {"decode": "shuffle", "extra_metadata": "cache"}
+
+    def _open(
+        self, dataset_dir, task="Segmentation", usage="train", class_indexing=None, decode=False, extra_metadata=False
     ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         root = check_dir(dataset_dir, "VOCDataset")
         if task not in ("Detection", "Segmentation"):
             raise ValueError(f"VOCDataset: task must be 'Detection' or 'Segmentation', but got {task!r}.")
@@ -161,23 +149,10 @@ class CocoDataset(SampledSource):
 
     _TASKS = ("Detection", "Stuff", "Keypoint", "Panoptic", "Captioning")
 
-    def __init__(
-        self,
-        dataset_dir,
-        annotation_file,
-        task="Detection",
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        decode=False,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-        extra_metadata=False,
-        decrypt=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _SHARED = (*MAPPABLE_SHARED, "decrypt")
+    _AFTER = {"decode": "shuffle", "extra_metadata": "cache"}
+
+    def _open(self, dataset_dir, annotation_file, task="Detection", decode=False, extra_metadata=False) -> None:
         root = check_dir(dataset_dir, "CocoDataset")
         if task not in self._TASKS:
             raise ValueError(f"CocoDataset: task must be one of {self._TASKS}, but got {task!r}.")
@@ -271,9 +246,9 @@ class KITTIDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, usage="train", num_samples=None, num_parallel_workers=None, shuffle=None,
-                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _AFTER = {"decode": "shuffle"}
+
+    def _open(self, dataset_dir, usage="train", decode=False) -> None:
         root = check_dir(dataset_dir, "KITTIDataset")
         if usage not in ("train", "test"):
             raise ValueError(f"KITTIDataset: usage must be 'train' or 'test', but got {usage!r}.")
@@ -337,9 +312,9 @@ class WIDERFaceDataset(SampledSource):
 
     _ATTRS = ("blur", "expression", "illumination", "occlusion", "pose", "invalid")  # columns 5-10 of a face line
 
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
-                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _AFTER = {"decode": "shuffle"}
+
+    def _open(self, dataset_dir, usage=None, decode=False) -> None:
         root = check_dir(dataset_dir, "WIDERFaceDataset")
         usage = "all" if usage is None else usage
         if usage not in ("train", "test", "valid", "all"):
@@ -399,10 +374,9 @@ class DIV2KDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, usage="train", downgrade="bicubic", scale=2, num_samples=None,
-                 num_parallel_workers=None, shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None,
-                 cache=None) -> None:  # fmt: skip
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _AFTER = {"decode": "shuffle"}
+
+    def _open(self, dataset_dir, usage="train", downgrade="bicubic", scale=2, decode=None) -> None:
         root = check_dir(dataset_dir, "DIV2KDataset")
         if usage not in ("train", "valid", "all"):
             raise ValueError(f"DIV2KDataset: usage must be 'train', 'valid' or 'all', but got {usage!r}.")
@@ -456,9 +430,11 @@ class SBDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, task="Boundaries", usage="all", num_samples=None, num_parallel_workers=1,
-                 shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None) -> None:  # fmt: skip
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _SHARED = MAPPABLE_SHARED[:-1]  # MindSpore's signature has no cache
+    _AFTER = {"decode": "shuffle"}
+    _DEFAULTS = {"num_parallel_workers": 1}
+
+    def _open(self, dataset_dir, task="Boundaries", usage="all", decode=None) -> None:
         root = check_dir(dataset_dir, "SBDataset")
         if task not in ("Boundaries", "Segmentation"):
             raise ValueError(f"SBDataset: task must be 'Boundaries' or 'Segmentation', but got {task!r}.")

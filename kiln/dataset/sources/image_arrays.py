@@ -14,9 +14,9 @@ import struct
 import numpy as np
 
 from kiln.dataset.sources.base import (
+    MAPPABLE_SHARED,
     RowFilesSource,
     SampledSource,
-    Shuffle,
     check_dir,
     check_usage,
     loadmat,
@@ -80,20 +80,9 @@ class MnistDataset(_PartedSource):
     _SPLITS = {"train": "train", "test": "t10k"}
     _ALL_ORDER = ("train", "test")
 
-    def __init__(
-        self,
-        dataset_dir: str,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: bool | None = None,
-        sampler=None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache=None,
-        decrypt=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _SHARED = (*MAPPABLE_SHARED, "decrypt")
+
+    def _open(self, dataset_dir: str, usage: str | None = None) -> None:
         root = check_dir(dataset_dir, "MnistDataset")
         usage = _check_usage(usage, "MnistDataset")
         splits = list(self._ALL_ORDER) if usage == "all" else [usage]
@@ -166,23 +155,13 @@ class EMnistDataset(MnistDataset):
     _NAMES = ("byclass", "bymerge", "balanced", "letters", "digits", "mnist")
     _ALL_ORDER = ("test", "train")  # MindSpore reads EMNIST's files in name order
 
-    def __init__(
-        self,
-        dataset_dir,
-        name,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    _SHARED = MAPPABLE_SHARED  # no decrypt
+
+    def _open(self, dataset_dir, name, usage=None) -> None:
         if name not in self._NAMES:
             raise ValueError(f"EMnistDataset: name must be one of {self._NAMES}, but got {name!r}.")
         self._SPLITS = {"train": f"emnist-{name}-train", "test": f"emnist-{name}-test"}
-        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        super()._open(dataset_dir, usage)
 
 
 _QMNIST_LABELS_MAGIC = 0x00000C02  # int32, 2 dimensions
@@ -210,20 +189,7 @@ class QMnistDataset(SampledSource):
 
     _FILES = {"train": "qmnist-train", "test": "qmnist-test", "nist": "xnist"}
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        compat=True,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    def _open(self, dataset_dir, usage=None, compat=True) -> None:
         root = check_dir(dataset_dir, "QMnistDataset")
         usage = check_usage(usage, ("train", "test", "test10k", "test50k", "nist", "all"), "QMnistDataset")
         if not isinstance(compat, bool):
@@ -268,24 +234,14 @@ class USPSDataset(RowFilesSource):
 
     _FILES = {"train": "usps", "test": "usps.t"}
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_dir, usage=None) -> list:
         root = require_dir(dataset_dir, "USPSDataset")
         usage = check_usage(usage, ("train", "test", "all"), "USPSDataset")
         parts = ["train", "test"] if usage == "all" else [usage]
         files = [os.path.join(root, self._FILES[p]) for p in parts]
         for f in files:
             require_file(f, "USPS file")
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        return files
 
     def get_col_names(self) -> list[str]:
         return ["image", "label"]
@@ -317,18 +273,7 @@ class SemeionDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for MnistDataset.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    def _open(self, dataset_dir) -> None:
         path = os.path.join(check_dir(dataset_dir, "SemeionDataset"), "semeion.data")
         require_file(path, "Semeion data file")
         images, labels = [], []
@@ -374,20 +319,9 @@ class Cifar10Dataset(_PartedSource):
 
     _RECORD = 1 + 3 * 32 * 32
 
-    def __init__(
-        self,
-        dataset_dir: str,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: bool | None = None,
-        sampler=None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache=None,
-        decrypt=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _SHARED = (*MAPPABLE_SHARED, "decrypt")
+
+    def _open(self, dataset_dir: str, usage: str | None = None) -> None:
         root = check_dir(dataset_dir, "Cifar10Dataset")
         usage = _check_usage(usage, "Cifar10Dataset")
         train = [
@@ -404,9 +338,9 @@ class Cifar10Dataset(_PartedSource):
             raise FileNotFoundError(
                 f"Cifar10Dataset: no CIFAR-10 binary files for usage={usage!r} in {root!r}; expected {expected[usage]}."
             )
-        self._init_parts([self._open(os.path.join(root, n)) for n in names])
+        self._init_parts([self._map_batch_file(os.path.join(root, n)) for n in names])
 
-    def _open(self, path: str) -> np.ndarray:
+    def _map_batch_file(self, path: str) -> np.ndarray:
         size = os.path.getsize(path)
         if size % self._RECORD:
             raise ValueError(
@@ -444,26 +378,16 @@ class Cifar100Dataset(Cifar10Dataset):
 
     _RECORD = 2 + 3 * 32 * 32
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        SampledSource.__init__(self, num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _SHARED = MAPPABLE_SHARED  # no decrypt
+
+    def _open(self, dataset_dir, usage=None) -> None:
         root = check_dir(dataset_dir, "Cifar100Dataset")
         usage = _check_usage(usage, "Cifar100Dataset")
         names = {"train": ["train.bin"], "test": ["test.bin"], "all": ["train.bin", "test.bin"]}[usage]
         names = [n for n in names if os.path.isfile(os.path.join(root, n))]
         if not names:
             raise FileNotFoundError(f"Cifar100Dataset: no train.bin / test.bin for usage={usage!r} in {root!r}.")
-        self._init_parts([self._open(os.path.join(root, n)) for n in names])
+        self._init_parts([self._map_batch_file(os.path.join(root, n)) for n in names])
 
     def get_col_names(self) -> list[str]:
         return ["image", "coarse_label", "fine_label"]
@@ -488,19 +412,7 @@ class STL10Dataset(SampledSource):
 
     _SIDE = 96 * 96 * 3
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    def _open(self, dataset_dir, usage=None) -> None:
         root = check_dir(dataset_dir, "STL10Dataset")
         usage = check_usage(usage, ("train", "test", "unlabeled", "train+unlabeled", "all"), "STL10Dataset")
         parts = {
@@ -560,9 +472,10 @@ class SVHNDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for MnistDataset.
     """
 
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=1, shuffle=None,
-                 sampler=None, num_shards=None, shard_id=None) -> None:  # fmt: skip
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _SHARED = MAPPABLE_SHARED[:-1]  # MindSpore's signature has no cache
+    _DEFAULTS = {"num_parallel_workers": 1}
+
+    def _open(self, dataset_dir, usage=None) -> None:
         root = check_dir(dataset_dir, "SVHNDataset")
         usage = check_usage(usage, ("train", "test", "extra", "all"), "SVHNDataset")
         parts = ["train", "test", "extra"] if usage == "all" else [usage]
@@ -604,9 +517,7 @@ class PhotoTourDataset(SampledSource):
 
     _NAMES = ("notredame", "yosemite", "liberty", "notredame_harris", "yosemite_harris", "liberty_harris")
 
-    def __init__(self, dataset_dir, name, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
-                 sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    def _open(self, dataset_dir, name, usage=None) -> None:
         root = check_dir(dataset_dir, "PhotoTourDataset")
         if name not in self._NAMES:
             raise ValueError(f"PhotoTourDataset: name must be one of {self._NAMES}, but got {name!r}.")
@@ -665,21 +576,7 @@ class FakeImageDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for MnistDataset.
     """
 
-    def __init__(
-        self,
-        num_images=1000,
-        image_size=(224, 224, 3),
-        num_classes=10,
-        base_seed=0,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    def _open(self, num_images=1000, image_size=(224, 224, 3), num_classes=10, base_seed=0) -> None:
         if isinstance(num_images, bool) or not isinstance(num_images, int) or num_images < 1:
             raise ValueError(f"FakeImageDataset: num_images must be a positive int, but got {num_images!r}.")
         size = tuple(int(s) for s in image_size)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kiln.dataset.sources.base import SampledSource, check_dir, check_usage, loadmat, require_file
+from kiln.dataset.sources.base import MAPPABLE_SHARED, SampledSource, check_dir, check_usage, loadmat, require_file
 from kiln.dataset.vision.functional import decode
 
 
@@ -33,22 +33,16 @@ class ImageFolderDataset(SampledSource):
         A Dataset.
     """
 
-    def __init__(
+    _SHARED = (*MAPPABLE_SHARED, "decrypt")
+    _AFTER = {"extensions": "sampler", "class_indexing": "extensions", "decode": "class_indexing"}
+
+    def _open(
         self,
         dataset_dir: str,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: bool | None = None,
-        sampler=None,
         extensions: Sequence[str] | None = None,
         class_indexing: dict[str, int] | None = None,
         decode: bool = False,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache=None,
-        decrypt=None,
     ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         root = check_dir(dataset_dir, "ImageFolderDataset")
         folders = sorted(e.name for e in os.scandir(root) if e.is_dir())
         if class_indexing is None:
@@ -110,21 +104,11 @@ class Caltech256Dataset(ImageFolderDataset):
             ImageFolderDataset.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        decode=False,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(
-            dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, None, None, decode, num_shards, shard_id
-        )
+    _SHARED = MAPPABLE_SHARED
+    _AFTER = {"decode": "shuffle"}
+
+    def _open(self, dataset_dir, decode=False) -> None:
+        super()._open(dataset_dir, None, None, decode)
 
 
 class ManifestDataset(SampledSource):
@@ -141,21 +125,9 @@ class ManifestDataset(SampledSource):
         decode: decode the images.
     """
 
-    def __init__(
-        self,
-        dataset_file,
-        usage="train",
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        class_indexing=None,
-        decode=False,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _AFTER = {"class_indexing": "sampler", "decode": "class_indexing"}
+
+    def _open(self, dataset_file, usage="train", class_indexing=None, decode=False) -> None:
         if usage not in ("train", "eval", "inference"):
             raise ValueError(f"ManifestDataset: usage must be 'train', 'eval' or 'inference', but got {usage!r}.")
         require_file(os.fspath(dataset_file), "Manifest file")
@@ -204,9 +176,13 @@ _IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff")
 class _ImageList(SampledSource):
     """Images listed as (path, label value) pairs; "image" is the file bytes or the decoded image."""
 
-    def __init__(self, items, decode_, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id):
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        self._items, self._decode = items, bool(decode_)
+    _AFTER = {"decode": "shuffle"}  # where MindSpore puts `decode` in these sources' signatures
+
+    def _start(self, own: dict, shared: dict) -> None:
+        """`_open` checks the source's own arguments and returns the (path, label) items; then the shared ones."""
+        items = self._open(**own)
+        self._init_sampling(shared)
+        self._items, self._decode = items, bool(own["decode"])
 
     def _num_rows(self) -> int:
         return len(self._items)
@@ -236,8 +212,10 @@ class Caltech101Dataset(_ImageList):
         num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, target_type=None, num_samples=None, num_parallel_workers=1, shuffle=None,
-                 decode=False, sampler=None, num_shards=None, shard_id=None) -> None:  # fmt: skip
+    _SHARED = MAPPABLE_SHARED[:-1]  # MindSpore's signature has no cache
+    _DEFAULTS = {"num_parallel_workers": 1}
+
+    def _open(self, dataset_dir, target_type=None, decode=False) -> list:
         root = check_dir(dataset_dir, "Caltech101Dataset")
         target_type = target_type or "category"
         if target_type in ("annotation", "all"):
@@ -256,8 +234,8 @@ class Caltech101Dataset(_ImageList):
         )
         items = [(os.path.join(base, c, f), np.array(k, np.int64)) for k, c in enumerate(classes)
                  for f in _sorted_images(os.path.join(base, c))]  # fmt: skip
-        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
         self._classes = classes
+        return items
 
     def get_col_names(self) -> list[str]:
         return ["image", "category"]
@@ -283,22 +261,22 @@ class CelebADataset(SampledSource):
 
     _PARTS = {"train": 0, "valid": 1, "test": 2}
 
-    def __init__(
-        self,
-        dataset_dir,
-        num_parallel_workers=None,
-        shuffle=None,
-        usage="all",
-        sampler=None,
-        decode=False,
-        extensions=None,
-        num_samples=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-        decrypt=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _ORDER = (
+        "dataset_dir",
+        "num_parallel_workers",
+        "shuffle",
+        "usage",
+        "sampler",
+        "decode",
+        "extensions",
+        "num_samples",
+        "num_shards",
+        "shard_id",
+        "cache",
+        "decrypt",
+    )
+
+    def _open(self, dataset_dir, usage="all", decode=False, extensions=None) -> None:
         root = check_dir(dataset_dir, "CelebADataset")
         usage = check_usage(usage, (*self._PARTS, "all"), "CelebADataset")
         attr_path = os.path.join(root, "list_attr_celeba.txt")
@@ -341,20 +319,9 @@ class OmniglotDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        decode=False,
-        background=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    _AFTER = {"decode": "shuffle", "background": "decode"}
+
+    def _open(self, dataset_dir, decode=False, background=None) -> None:
         root = check_dir(dataset_dir, "OmniglotDataset")
         folder = os.path.join(root, "images_background" if background is None or background else "images_evaluation")
         check_dir(folder, "OmniglotDataset")
@@ -397,8 +364,7 @@ class Food101Dataset(_ImageList):
         num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
-                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+    def _open(self, dataset_dir, usage=None, decode=False) -> list:
         root = check_dir(dataset_dir, "Food101Dataset")
         usage = check_usage(usage, ("train", "test", "all"), "Food101Dataset")
         parts = ["test", "train"] if usage == "all" else [usage]
@@ -409,7 +375,7 @@ class Food101Dataset(_ImageList):
             with open(listing, encoding="utf-8") as f:
                 names = sorted(ln.strip() for ln in f if ln.strip())
             items += [(os.path.join(root, "images", n + ".jpg"), np.array(n.split("/")[0])) for n in names]
-        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        return items
 
     def get_col_names(self) -> list[str]:
         return ["image", "label"]
@@ -423,8 +389,7 @@ class SUN397Dataset(_ImageList):
         num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, decode=False,
-                 sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+    def _open(self, dataset_dir, decode=False) -> list:
         root = check_dir(dataset_dir, "SUN397Dataset")
         listing = os.path.join(root, "ClassName.txt")
         require_file(listing, "SUN397 class list")
@@ -435,7 +400,7 @@ class SUN397Dataset(_ImageList):
             folder = os.path.join(root, *c.split("/"))
             if os.path.isdir(folder):
                 items += [(os.path.join(folder, n), np.array(k, np.uint32)) for n in _sorted_images(folder)]
-        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        return items
 
     def get_col_names(self) -> list[str]:
         return ["image", "label"]
@@ -451,8 +416,7 @@ class RenderedSST2Dataset(_ImageList):
         num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
-                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+    def _open(self, dataset_dir, usage=None, decode=False) -> list:
         root = check_dir(dataset_dir, "RenderedSST2Dataset")
         usage = check_usage(usage, ("train", "val", "test", "all"), "RenderedSST2Dataset")
         folders = {"train": "train", "val": "valid", "test": "test"}
@@ -463,7 +427,7 @@ class RenderedSST2Dataset(_ImageList):
                 folder = os.path.join(root, folders[p], cls)
                 if os.path.isdir(folder):
                     items += [(os.path.join(folder, n), np.array(k, np.uint32)) for n in _sorted_images(folder)]
-        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        return items
 
     def get_col_names(self) -> list[str]:
         return ["image", "label"]
@@ -478,8 +442,7 @@ class FlickrDataset(_ImageList):
         num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, annotation_file, num_samples=None, num_parallel_workers=None, shuffle=None,
-                 decode=None, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
+    def _open(self, dataset_dir, annotation_file, decode=None) -> list:
         root = check_dir(dataset_dir, "FlickrDataset")
         require_file(annotation_file, "Flickr annotation file")
         captions: dict[str, list[str]] = {}
@@ -496,8 +459,7 @@ class FlickrDataset(_ImageList):
             if not os.path.isfile(path):
                 raise RuntimeError(f"FlickrDataset: image {path!r} of the annotation file does not exist.")
             items.append((path, np.array(texts)))
-        super().__init__(items, bool(decode), num_samples, num_parallel_workers, shuffle, sampler, num_shards,
-                         shard_id)  # fmt: skip
+        return items
 
     def get_col_names(self) -> list[str]:
         return ["image", "annotation"]
@@ -514,8 +476,10 @@ class Flowers102Dataset(_ImageList):
         num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, task="Classification", usage="all", num_samples=None, num_parallel_workers=1,
-                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None) -> None:  # fmt: skip
+    _SHARED = MAPPABLE_SHARED[:-1]  # MindSpore's signature has no cache
+    _DEFAULTS = {"num_parallel_workers": 1}
+
+    def _open(self, dataset_dir, task="Classification", usage="all", decode=False) -> list:
         root = check_dir(dataset_dir, "Flowers102Dataset")
         if task not in ("Classification", "Segmentation"):
             raise ValueError(f"Flowers102Dataset: task must be 'Classification' or 'Segmentation', got {task!r}.")
@@ -526,8 +490,8 @@ class Flowers102Dataset(_ImageList):
         parts = ["train", "test", "valid"] if usage == "all" else [usage]
         ids = [int(i) for p in parts for i in sets[keys[p]].reshape(-1)]
         items = [(i, np.array(int(labels[i - 1]) - 1, np.uint32)) for i in ids]
-        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
         self._root, self._task = root, task
+        return items
 
     def get_col_names(self) -> list[str]:
         return ["image", "label"] if self._task == "Classification" else ["image", "segmentation", "label"]
@@ -551,9 +515,9 @@ class Places365Dataset(_ImageList):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, usage=None, small=True, decode=False, num_samples=None,
-                 num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None, shard_id=None,
-                 cache=None) -> None:  # fmt: skip
+    _AFTER = {}  # `decode` comes before the shared parameters here
+
+    def _open(self, dataset_dir, usage=None, small=True, decode=False) -> list:
         root = check_dir(dataset_dir, "Places365Dataset")
         usage = usage or "train-standard"
         lists = {"train-standard": "places365_train_standard.txt", "train-challenge": "places365_train_challenge.txt",
@@ -570,7 +534,7 @@ class Places365Dataset(_ImageList):
                 parts = line.split()
                 if len(parts) >= 2:
                     items.append((os.path.join(root, folder, parts[0].lstrip("/")), np.array(int(parts[1]), np.uint32)))
-        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        return items
 
     def get_col_names(self) -> list[str]:
         return ["image", "label"]
@@ -593,9 +557,7 @@ class LFWDataset(_ImageList):
 
     _SETS = {"original": "lfw", "funneled": "lfw_funneled", "deepfunneled": "lfw-deepfunneled"}
 
-    def __init__(self, dataset_dir, task=None, usage=None, image_set=None, num_samples=None,
-                 num_parallel_workers=None, shuffle=None, decode=False, sampler=None, num_shards=None,
-                 shard_id=None, cache=None) -> None:  # fmt: skip
+    def _open(self, dataset_dir, task=None, usage=None, image_set=None, decode=False) -> list:
         root = check_dir(dataset_dir, "LFWDataset")
         task, usage, image_set = task or "people", usage or "all", image_set or "original"
         if task not in ("people", "pairs"):
@@ -620,7 +582,7 @@ class LFWDataset(_ImageList):
                 lines = [ln.split() for ln in f if ln.strip()]
             items += self._people(lines, usage == "10fold") if task == "people" else self._pairs(lines)
         self._task = task
-        super().__init__(items, decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        return items
 
     def _path(self, name: str, k) -> str:
         return os.path.join(self._folder, name, f"{name}_{int(k):04d}.jpg")

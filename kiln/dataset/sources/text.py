@@ -52,24 +52,8 @@ class TextFileDataset(RowFilesSource):
         A Dataset.
     """
 
-    def __init__(
-        self,
-        dataset_files,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(
-            file_list(dataset_files, "TextFileDataset"),
-            num_samples,
-            shuffle,
-            num_shards,
-            shard_id,
-            num_parallel_workers,
-        )
+    def _open(self, dataset_files) -> list:
+        return file_list(dataset_files, "TextFileDataset")
 
     def get_col_names(self) -> list[str]:
         return ["text"]
@@ -177,17 +161,7 @@ class _CsvCorpus(RowFilesSource):
 
     _COLUMNS: tuple[str, ...] = ()
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_dir, usage=None) -> list:
         what = type(self).__name__
         root = require_dir(dataset_dir, what)
         usage = check_usage(usage, ("train", "test", "all"), what)
@@ -197,7 +171,7 @@ class _CsvCorpus(RowFilesSource):
         for f in files:
             if not os.path.isfile(f):
                 raise ValueError(f"{what}: {f!r} not found.")
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        return files
 
     def get_col_names(self) -> list[str]:
         return list(self._COLUMNS)
@@ -287,17 +261,7 @@ class _LineCorpus(RowFilesSource):
     _FILES: dict[str, str] = {}
     _SKIP_EMPTY = True
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_dir, usage=None) -> list:
         what = type(self).__name__
         root = require_dir(dataset_dir, what)
         usage = check_usage(usage, (*self._FILES, "all"), what)
@@ -308,7 +272,7 @@ class _LineCorpus(RowFilesSource):
         for f in files:
             if not os.path.isfile(f):
                 raise ValueError(f"{what}: {f!r} not found.")
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        return files
 
     def get_col_names(self) -> list[str]:
         return ["text"]
@@ -352,17 +316,10 @@ class EnWik9Dataset(_LineCorpus):
     _FILES = {"all": "enwik9"}
     _SKIP_EMPTY = False  # MindSpore keeps the empty lines of enwik9
 
-    def __init__(
-        self,
-        dataset_dir,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=True,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(dataset_dir, "all", num_samples, num_parallel_workers, shuffle, num_shards, shard_id)
+    _DEFAULTS = {"shuffle": True}
+
+    def _open(self, dataset_dir) -> list:
+        return super()._open(dataset_dir, "all")
 
 
 class IMDBDataset(SampledSource):
@@ -374,19 +331,7 @@ class IMDBDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+    def _open(self, dataset_dir, usage=None) -> None:
         root = require_dir(dataset_dir, "IMDBDataset")
         usage = check_usage(usage, ("train", "test", "all"), "IMDBDataset")
         parts = ["train", "test"] if usage == "all" else [usage]
@@ -424,17 +369,7 @@ class SST2Dataset(RowFilesSource):
         num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_dir, usage=None) -> list:
         root = require_dir(dataset_dir, "SST2Dataset")
         usage = "train" if usage is None else usage
         if usage not in ("train", "test", "dev"):
@@ -443,7 +378,7 @@ class SST2Dataset(RowFilesSource):
         if not os.path.isfile(path):
             raise ValueError(f"SST2Dataset: {path!r} not found.")
         self._usage = usage
-        super().__init__([path], num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        return [path]
 
     def get_col_names(self) -> list[str]:
         return ["sentence"] if self._usage == "test" else ["sentence", "label"]
@@ -488,24 +423,13 @@ class CLUEDataset(RowFilesSource):
         num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
     """
 
-    def __init__(
-        self,
-        dataset_files,
-        task="AFQMC",
-        usage="train",
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_files, task="AFQMC", usage="train") -> list:
         if task not in _CLUE_COLUMNS:
             raise ValueError(f"CLUEDataset: task must be one of {sorted(_CLUE_COLUMNS)}, but got {task!r}.")
         usage = check_usage(usage, ("train", "test", "eval"), "CLUEDataset")
         files = file_list(dataset_files, "CLUEDataset")
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
         self._cols = _CLUE_COLUMNS[task][1 if usage == "test" else 0]
+        return files
 
     def get_col_names(self) -> list[str]:
         return list(self._cols)
@@ -544,17 +468,7 @@ class _TaggedSentences(RowFilesSource):
     _SEP: str | None = None
     _ALL_ORDER: tuple = ()
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_dir, usage=None) -> list:
         what = type(self).__name__
         root = require_dir(dataset_dir, what)
         usage = check_usage(usage, (*self._FILES, "all"), what)
@@ -562,7 +476,7 @@ class _TaggedSentences(RowFilesSource):
         files = [os.path.join(root, self._FILES[p]) for p in parts]
         for f in files:
             require_file(f, f"{what} file")
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        return files
 
     def get_col_names(self) -> list[str]:
         return list(self._COLUMNS)
@@ -628,18 +542,7 @@ class Multi30kDataset(RowFilesSource):
     _SORT_FILES = False
     _DIRS = {"train": ("training", "train"), "valid": ("validation", "val"), "test": ("mmt16_task1_test", "test")}
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        language_pair=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_dir, usage=None, language_pair=None) -> list:
         root = require_dir(dataset_dir, "Multi30kDataset")
         usage = check_usage(usage, ("train", "valid", "test", "all"), "Multi30kDataset")
         pair = ["en", "de"] if language_pair is None else list(language_pair)
@@ -653,7 +556,7 @@ class Multi30kDataset(RowFilesSource):
             require_file(src, "Multi30k file")
             require_file(dst, "Multi30k file")
             files.append(src + "\0" + dst)
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        return files
 
     def get_col_names(self) -> list[str]:
         return ["text", "translation"]
@@ -679,17 +582,7 @@ class SQuADDataset(RowFilesSource):
 
     _SORT_FILES = False
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_dir, usage=None) -> list:
         root = require_dir(dataset_dir, "SQuADDataset")
         usage = check_usage(usage, ("train", "dev", "all"), "SQuADDataset")
         parts = ["train", "dev"] if usage == "all" else [usage]  # MindSpore's order
@@ -700,7 +593,7 @@ class SQuADDataset(RowFilesSource):
             if not found:
                 raise ValueError(f"SQuADDataset: no {p}-v1.1.json or {p}-v2.0.json in {root!r}.")
             files.append(found[0])
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        return files
 
     def get_col_names(self) -> list[str]:
         return ["context", "question", "text", "answer_start"]
