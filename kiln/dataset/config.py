@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from enum import IntEnum
 
 import numpy as np
@@ -305,9 +306,16 @@ def set_debug_mode(debug_mode_flag: bool, debug_hook_list=None) -> None:
 
     Args:
         debug_mode_flag: a bool.
-        debug_hook_list: MindSpore's debug hooks (ignored).
+        debug_hook_list: MindSpore's debug hooks; Kiln's maps never call them, so a non-empty list warns.
     """
     _settings["debug_mode"] = _check_bool(debug_mode_flag, "debug_mode_flag")
+    if debug_hook_list:
+        warnings.warn(
+            f"set_debug_mode: the {len(debug_hook_list)} debug hook(s) are not called; Kiln's map runs the "
+            "operations directly (inspect rows with a Python function in map instead).",
+            UserWarning,
+            stacklevel=2,
+        )
 
 
 def get_debug_mode() -> bool:

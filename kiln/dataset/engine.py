@@ -674,9 +674,36 @@ class Dataset:
             raise RuntimeError("The dataset is empty, so its output shapes and types are unknown.")
         return tuple(np.asarray(x) for x in row)
 
-    def output_shapes(self, estimate: bool = False) -> list[list[int]]:
-        """Shape of each column, read from the first row."""
-        return [list(x.shape) for x in self._first_row()]
+    def output_shapes(self, estimate: bool = False) -> list[list[int | None]]:
+        """Shape of each column.
+
+        Args:
+            estimate: False reads the first row; True reads one whole epoch and marks an axis whose length varies
+                between rows as None (a column whose rank varies is a RuntimeError).
+
+        Returns:
+            One shape (a list) per column.
+        """
+        if not isinstance(estimate, bool):
+            raise TypeError(f"output_shapes: estimate must be a bool, but got {type(estimate).__name__}.")
+        if not estimate:
+            return [list(x.shape) for x in self._first_row()]
+        shapes: list[list[int | None]] | None = None
+        for row in self.create_tuple_iterator(num_epochs=1, output_numpy=True):
+            if shapes is None:
+                shapes = [list(np.shape(x)) for x in row]
+                continue
+            for k, x in enumerate(row):
+                shape = np.shape(x)
+                if len(shape) != len(shapes[k]):
+                    raise RuntimeError(
+                        f"output_shapes: column {k} has rows of rank {len(shapes[k])} and {len(shape)}; "
+                        "only the lengths of axes may vary."
+                    )
+                shapes[k] = [s if s == n else None for s, n in zip(shapes[k], shape)]
+        if shapes is None:
+            raise RuntimeError("The dataset is empty, so its output shapes are unknown.")
+        return shapes
 
     def output_types(self) -> list[np.dtype]:
         """NumPy dtype of each column, read from the first row."""

@@ -123,3 +123,20 @@ def test_autotune_config_checks(tmp_path):
         assert ds.config.get_enable_autotune() is True
     finally:
         ds.config.set_enable_autotune(old)
+
+
+def test_output_shapes_estimate_marks_varying_axes():
+    d = ds.GeneratorDataset(lambda: ((np.zeros((n, 3)), np.zeros(2)) for n in (1, 4, 2)), ["a", "b"])
+    assert d.output_shapes() == [[1, 3], [2]]
+    assert d.output_shapes(estimate=True) == [[None, 3], [2]]
+    ragged = ds.GeneratorDataset(lambda: (np.zeros((2,) * n) for n in (1, 2)), ["a"])
+    with pytest.raises(RuntimeError, match="rank 1 and 2"):
+        ragged.output_shapes(estimate=True)
+
+
+def test_debug_hooks_warn_that_they_are_not_called():
+    try:
+        with pytest.warns(UserWarning, match="1 debug hook"):
+            ds.config.set_debug_mode(True, debug_hook_list=[object()])
+    finally:
+        ds.config.set_debug_mode(False)

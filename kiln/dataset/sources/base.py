@@ -34,6 +34,8 @@ def checked_column_names(column_names, what: str) -> list[str] | None:
 
 
 # The parameters MindSpore's sources share (the tail of their signatures), with their usual defaults and types.
+# `cache` is accepted and not read: a DatasetCache server only saves reading rows again, and Kiln reads them
+# again (see kiln/dataset/unread_parameters.py); the others are read by SampledSource.
 SHARED_PARAMETERS: dict[str, tuple[object, str]] = {
     "num_samples": (None, "int | None"),
     "num_parallel_workers": (None, "int | None"),
@@ -132,6 +134,7 @@ class SampledSource(Dataset):
     _AFTER: dict[str, str] = {}  # own parameter -> the parameter it follows, where MindSpore mixes them
     _ORDER: tuple[str, ...] | None = None  # the whole order, where `_AFTER` cannot say it (read from the class only)
     _DEFAULTS: dict = {}  # shared parameters whose default differs from SHARED_PARAMETERS'
+    _DECRYPTS = False  # whether `decrypt` applies: the source reads one image file per image
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -149,7 +152,17 @@ class SampledSource(Dataset):
         self._read_workers = workers
 
     def _init_sampling(self, shared: dict) -> None:
-        """Check and keep the shared sampling arguments (the rest of `shared` changes no row)."""
+        """Check and keep the shared arguments: sampling, workers and `decrypt` (`cache` changes no row)."""
+        decrypt = shared.get("decrypt")
+        if decrypt is not None:
+            if not self._DECRYPTS:
+                raise NotImplementedError(
+                    f"{type(self).__name__}: decrypt= decrypts image files as they are read, and this source keeps "
+                    "its images in archive files; decrypt the files before reading them."
+                )
+            if not callable(decrypt):
+                raise TypeError(f"{type(self).__name__}: decrypt must be a callable, but got {type(decrypt).__name__}.")
+        self._decrypt = decrypt
         SampledSource.__init__(
             self,
             shared.get("num_samples"),
@@ -168,6 +181,20 @@ class SampledSource(Dataset):
     def _open(self, *args, **kwargs) -> None:
         """Check the source's own arguments and index its data (what a public source defines)."""
         raise NotImplementedError
+
+    def _image_file(self, path: str) -> np.ndarray:
+        """The bytes of an image file as a writable 1-D uint8 array, through `decrypt(path)` when one was given."""
+        decrypt = getattr(self, "_decrypt", None)
+        if decrypt is None:
+            with open(path, "rb") as f:
+                data = f.read()
+        else:
+            data = decrypt(path)
+            if not isinstance(data, bytes | bytearray | memoryview | np.ndarray):
+                raise TypeError(
+                    f"{type(self).__name__}: decrypt({path!r}) must return bytes, not {type(data).__name__}."
+                )
+        return np.frombuffer(bytearray(data), dtype=np.uint8)
 
     @property
     def num_samples(self):

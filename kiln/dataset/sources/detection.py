@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -13,9 +14,16 @@ from kiln.dataset.sources.base import MAPPABLE_SHARED, SampledSource, check_dir,
 from kiln.dataset.vision.functional import decode
 
 
-def _read_bytes(path: str) -> np.ndarray:
-    with open(path, "rb") as f:
-        return np.frombuffer(f.read(), dtype=np.uint8)
+def _warn_extra_metadata(extra_metadata, what: str) -> None:
+    # MindSpore adds a "_meta-filename" column that its iterators hide unless a rename exposes it: the rows
+    # read are the same, a rename of that column is not, so the difference is said once.
+    if extra_metadata:
+        warnings.warn(
+            f"{what}: extra_metadata=True has no effect in Kiln: there is no '_meta-filename' column to rename; "
+            "the image file names are in the dataset's annotation lists.",
+            UserWarning,
+            stacklevel=5,  # the caller of the source's constructor
+        )
 
 
 class VOCDataset(SampledSource):
@@ -31,16 +39,20 @@ class VOCDataset(SampledSource):
         class_indexing: class name -> label for Detection (default: the sorted class names of the annotations).
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for every source.
         decode: decode the images.
-        extra_metadata: accepted; the hidden file-name column of MindSpore is not produced.
+        extra_metadata: True warns: MindSpore's hidden "_meta-filename" column is not produced (rows without
+            a rename that exposes it are the same).
+        decrypt: a callable taking an image file's path and returning its decrypted bytes (None: read as is).
     """
 
     _SHARED = (*MAPPABLE_SHARED, "decrypt")
     _AFTER = {"decode": "shuffle", "extra_metadata": "cache"}
+    _DECRYPTS = True
 
     def _open(
         self, dataset_dir, task="Segmentation", usage="train", class_indexing=None, decode=False, extra_metadata=False
     ) -> None:
         root = check_dir(dataset_dir, "VOCDataset")
+        _warn_extra_metadata(extra_metadata, "VOCDataset")
         if task not in ("Detection", "Segmentation"):
             raise ValueError(f"VOCDataset: task must be 'Detection' or 'Segmentation', but got {task!r}.")
         if task == "Segmentation" and class_indexing:
@@ -110,13 +122,13 @@ class VOCDataset(SampledSource):
         return len(self._items)
 
     def _image(self, name: str) -> np.ndarray:
-        raw = _read_bytes(os.path.join(self._root, "JPEGImages", f"{name}.jpg"))
+        raw = self._image_file(os.path.join(self._root, "JPEGImages", f"{name}.jpg"))
         return decode(raw) if self._decode else raw
 
     def _read(self, index: int) -> tuple:
         if self._task == "Segmentation":
             name = self._items[index]
-            target = _read_bytes(os.path.join(self._root, "SegmentationClass", f"{name}.png"))
+            target = self._image_file(os.path.join(self._root, "SegmentationClass", f"{name}.png"))
             return self._image(name), (decode(target) if self._decode else target)
         name, objects = self._items[index]
         col = lambda values: np.array(values, dtype=np.uint32).reshape(-1, 1)  # noqa: E731
@@ -144,16 +156,20 @@ class CocoDataset(SampledSource):
         task: "Detection", "Stuff", "Keypoint", "Panoptic" or "Captioning".
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for every source.
         decode: decode the images.
-        extra_metadata: accepted; the hidden file-name column of MindSpore is not produced.
+        extra_metadata: True warns: MindSpore's hidden "_meta-filename" column is not produced (rows without
+            a rename that exposes it are the same).
+        decrypt: a callable taking an image file's path and returning its decrypted bytes (None: read as is).
     """
 
     _TASKS = ("Detection", "Stuff", "Keypoint", "Panoptic", "Captioning")
 
     _SHARED = (*MAPPABLE_SHARED, "decrypt")
     _AFTER = {"decode": "shuffle", "extra_metadata": "cache"}
+    _DECRYPTS = True
 
     def _open(self, dataset_dir, annotation_file, task="Detection", decode=False, extra_metadata=False) -> None:
         root = check_dir(dataset_dir, "CocoDataset")
+        _warn_extra_metadata(extra_metadata, "CocoDataset")
         if task not in self._TASKS:
             raise ValueError(f"CocoDataset: task must be one of {self._TASKS}, but got {task!r}.")
         require_file(annotation_file, "COCO annotation file")
@@ -203,7 +219,7 @@ class CocoDataset(SampledSource):
 
     def _read(self, index: int) -> tuple:
         file_name, anns = self._items[index]
-        raw = _read_bytes(os.path.join(self._root, file_name))
+        raw = self._image_file(os.path.join(self._root, file_name))
         image = decode(raw) if self._decode else raw
         col = lambda values: np.array(values, dtype=np.uint32).reshape(-1, 1)  # noqa: E731
         if self._task == "Detection":
@@ -281,7 +297,7 @@ class KITTIDataset(SampledSource):
 
     def _read(self, index: int) -> tuple:
         name, objs = self._items[index]
-        raw = _read_bytes(os.path.join(self._img_dir, f"{name}.png"))
+        raw = self._image_file(os.path.join(self._img_dir, f"{name}.png"))
         image = decode(raw) if self._decode else raw
         if objs is None:
             return (image,)
@@ -355,7 +371,7 @@ class WIDERFaceDataset(SampledSource):
 
     def _read(self, index: int) -> tuple:
         path, faces = self._items[index]
-        raw = _read_bytes(path)
+        raw = self._image_file(path)
         image = decode(raw) if self._decode else raw
         if faces is None:
             return (image,)
@@ -414,7 +430,7 @@ class DIV2KDataset(SampledSource):
     def _read(self, index: int) -> tuple:
         out = []
         for path in self._items[index]:
-            raw = _read_bytes(path)
+            raw = self._image_file(path)
             out.append(decode(raw) if self._decode else raw)
         return tuple(out)
 
@@ -456,8 +472,7 @@ class SBDataset(SampledSource):
 
     def _read(self, index: int) -> tuple:
         name = self._ids[index]
-        with open(os.path.join(self._root, "img", f"{name}.jpg"), "rb") as f:
-            raw = np.frombuffer(f.read(), dtype=np.uint8)
+        raw = self._image_file(os.path.join(self._root, "img", f"{name}.jpg"))
         image = decode(raw) if self._decode else raw
         gt = loadmat(os.path.join(self._root, "cls", f"{name}.mat"))["GTcls"][0, 0]
         if self._task == "Segmentation":

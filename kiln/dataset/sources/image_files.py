@@ -28,6 +28,7 @@ class ImageFolderDataset(SampledSource):
         extensions: file extensions to keep, e.g. [".jpg", ".png"] (case-insensitive); all files when None.
         class_indexing: folder name -> label; only these folders are read.
         decode: decode images with Pillow.
+        decrypt: a callable taking an image file's path and returning its decrypted bytes (None: read as is).
 
     Returns:
         A Dataset.
@@ -35,6 +36,7 @@ class ImageFolderDataset(SampledSource):
 
     _SHARED = (*MAPPABLE_SHARED, "decrypt")
     _AFTER = {"extensions": "sampler", "class_indexing": "extensions", "decode": "class_indexing"}
+    _DECRYPTS = True
 
     def _open(
         self,
@@ -87,8 +89,7 @@ class ImageFolderDataset(SampledSource):
         return len(self._files)
 
     def _read(self, index: int) -> tuple:
-        with open(self._files[index], "rb") as f:
-            data = np.frombuffer(bytearray(f.read()), dtype=np.uint8)  # writable, no extra copy
+        data = self._image_file(self._files[index])
         image = decode(data) if self._decode else data
         return image, np.array(self._label_arr[index])
 
@@ -163,8 +164,7 @@ class ManifestDataset(SampledSource):
 
     def _read(self, index):
         path, labels = self._items[index]
-        with open(path, "rb") as f:
-            data = np.frombuffer(bytearray(f.read()), dtype=np.uint8)
+        data = self._image_file(path)
         image = decode(data) if self._decode else data
         label = np.asarray(labels, dtype=np.uint64)
         return image, (label[0] if len(label) == 1 else label)
@@ -188,8 +188,7 @@ class _ImageList(SampledSource):
         return len(self._items)
 
     def _image(self, path: str) -> np.ndarray:
-        with open(path, "rb") as f:
-            raw = np.frombuffer(f.read(), dtype=np.uint8)
+        raw = self._image_file(path)
         return decode(raw) if self._decode else raw
 
     def _read(self, index: int) -> tuple:
@@ -257,9 +256,11 @@ class CelebADataset(SampledSource):
         decode: decode the images.
         extensions: keep only files with these extensions (default all).
         num_samples, num_shards, shard_id: as for every source.
+        decrypt: a callable taking an image file's path and returning its decrypted bytes (None: read as is).
     """
 
     _PARTS = {"train": 0, "valid": 1, "test": 2}
+    _DECRYPTS = True
 
     _ORDER = (
         "dataset_dir",
@@ -303,8 +304,7 @@ class CelebADataset(SampledSource):
 
     def _read(self, index: int) -> tuple:
         name, attr = self._rows_list[index]
-        with open(os.path.join(self._root, name), "rb") as f:
-            raw = np.frombuffer(f.read(), dtype=np.uint8)
+        raw = self._image_file(os.path.join(self._root, name))
         return (decode(raw) if self._decode else raw), attr
 
 
@@ -350,8 +350,7 @@ class OmniglotDataset(SampledSource):
 
     def _read(self, index: int) -> tuple:
         path, label = self._items[index]
-        with open(path, "rb") as f:
-            raw = np.frombuffer(f.read(), dtype=np.uint8)
+        raw = self._image_file(path)
         return (decode(raw) if self._decode else raw), np.array(label, np.int32)
 
 

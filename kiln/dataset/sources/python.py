@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -30,6 +31,22 @@ def _to_row(item, num_columns: int, column_types) -> tuple:
     return row
 
 
+def _schema_columns(schema, names: list[str] | None, types: list | None) -> tuple[list[str], list]:
+    """GeneratorDataset's column names and types with a `schema` (a Schema or a JSON schema file's path)."""
+    if isinstance(schema, str | os.PathLike):
+        schema = Schema(os.fspath(schema))
+    if not isinstance(schema, Schema):
+        raise TypeError(f"GeneratorDataset: schema must be a Schema or a file path, but got {type(schema).__name__}.")
+    schema_names = schema.names()
+    if not schema_names:
+        raise ValueError("GeneratorDataset: the schema has no columns.")
+    if names is not None and names != schema_names:
+        raise ValueError(f"GeneratorDataset: column_names {names} differ from the schema's columns {schema_names}.")
+    if types is None:
+        types = [schema.dtype(i) for i in range(len(schema_names))]
+    return schema_names, types
+
+
 class GeneratorDataset(SampledSource):
     """A dataset whose rows come from Python.
 
@@ -45,7 +62,10 @@ class GeneratorDataset(SampledSource):
         num_parallel_workers: threads calling `source[i]` for random-accessible sources.
         sampler: a `DistributedSampler` (random-accessible sources only), instead of shuffle/num_shards/shard_id.
         num_shards, shard_id: read one shard (random-accessible sources only).
-        python_multiprocessing: accepted for compatibility; threads are used.
+        python_multiprocessing: accepted; threads are used (the rows are the same).
+        max_rowsize: accepted; it sizes MindSpore's shared memory between processes, which threads do not use.
+        schema: a Schema or the path of a JSON schema file: the column names (when column_names is None, else
+            they must agree) and the types the columns are cast to (when column_types is None).
 
     Returns:
         A Dataset.
@@ -85,12 +105,14 @@ class GeneratorDataset(SampledSource):
             shuffle = False
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
         names = checked_column_names(column_names, "GeneratorDataset")
-        if names is None:
-            raise ValueError("GeneratorDataset: column_names is required, e.g. column_names=['data', 'label'].")
         if column_types is not None:
             column_types = [None if t is None else mstype.to_dtype(t).np for t in column_types]
-            if len(column_types) != len(names):
-                raise ValueError(f"GeneratorDataset: {len(column_types)} column_types for {len(names)} columns.")
+        if schema is not None:
+            names, column_types = _schema_columns(schema, names, column_types)
+        if names is None:
+            raise ValueError("GeneratorDataset: column_names is required, e.g. column_names=['data', 'label'].")
+        if column_types is not None and len(column_types) != len(names):
+            raise ValueError(f"GeneratorDataset: {len(column_types)} column_types for {len(names)} columns.")
         self._source = source
         self._names = names
         self._types = column_types

@@ -153,3 +153,10 @@ def test_sbd(tmp_path):
     assert b.shape == (20, 2, 3) and b.dtype == np.uint8 and int(b[1].sum()) == 6
     s = _rows(ds.SBDataset(str(sbd), task="Segmentation", shuffle=False))[0][1]
     assert s.shape == (2, 3) and int(s[0, 0]) == 7
+
+
+def test_extra_metadata_warns_that_no_meta_column_is_made(tmp_path):
+    _voc(tmp_path)
+    with pytest.warns(UserWarning, match="_meta-filename"):
+        d = ds.VOCDataset(str(tmp_path), task="Detection", usage="train", shuffle=False, extra_metadata=True)
+    assert d.get_col_names() == ["image", "bbox", "label", "difficult", "truncate"]

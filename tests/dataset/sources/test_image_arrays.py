@@ -183,3 +183,10 @@ def test_phototour(tmp_path):
     test = _rows(ds.PhotoTourDataset(str(tmp_path), "liberty", "test", shuffle=False))
     assert [int(r[2]) for r in test] == [1, 0] and test[0][2].dtype == np.uint32
     np.testing.assert_array_equal(test[1][1][..., 0], sheet[64:128, 64:128])  # patch 17: row 1, column 1
+
+
+def test_archive_sources_refuse_decrypt(tmp_path):
+    make_mnist(tmp_path, n_train=4, n_test=2)
+    with pytest.raises(NotImplementedError, match="decrypt the files before"):
+        ds.MnistDataset(str(tmp_path), decrypt=lambda path: b"")
+    assert len(rows(ds.MnistDataset(str(tmp_path), decrypt=None))) == 6

@@ -174,3 +174,23 @@ def test_lfw(tmp_path):
     assert ds.LFWDataset(str(tmp_path), usage="10fold").get_dataset_size() == 3
     pairs = _rows(ds.LFWDataset(str(tmp_path), task="pairs", usage="all", decode=True, shuffle=False))
     assert [int(r[2]) for r in pairs] == [1, 0, 1, 0] and pairs[0][0].shape == (2, 3, 3)
+
+
+def test_image_folder_decrypt_reads_through_the_callable(tmp_path):
+    contents = _make_folder(tmp_path)
+    seen = []
+
+    def decrypt(path):
+        seen.append(os.path.basename(path))
+        with open(path, "rb") as f:
+            return bytes(b ^ 0x5A for b in f.read())  # a stand-in cipher: every byte flipped
+
+    got = rows(ds.ImageFolderDataset(tmp_path, shuffle=False, extensions=[".png"], decrypt=decrypt))
+    expected = [contents[("ant", "z.png")], contents[("cat", "a.png")], contents[("cat", "b.png")]]
+    assert [bytes(r[0]) for r in got[:3]] == [bytes(b ^ 0x5A for b in e) for e in expected]
+    assert seen[:3] == ["z.png", "a.png", "b.png"]
+    with pytest.raises(TypeError, match="decrypt must be a callable"):
+        ds.ImageFolderDataset(tmp_path, decrypt="key")
+    bad = ds.ImageFolderDataset(tmp_path, shuffle=False, decrypt=lambda path: "text")
+    with pytest.raises(TypeError, match="must return bytes"):
+        rows(bad)

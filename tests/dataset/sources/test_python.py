@@ -94,3 +94,22 @@ def test_numpy_slices_errors():
         ds.NumpySlicesDataset([1, 2], num_shards=2)
     with pytest.raises(ValueError, match="shard_id"):
         ds.NumpySlicesDataset([1, 2], num_shards=2, shard_id=2)
+
+
+def test_generator_schema_names_and_casts_the_columns(tmp_path):
+    schema = ds.Schema()
+    schema.add_column("image", "float32", [2])
+    schema.add_column("label", "int64")
+    data = [(np.array([1, 2]), 3), (np.array([4, 5]), 6)]
+    d = ds.GeneratorDataset(data, schema=schema, shuffle=False)
+    assert d.get_col_names() == ["image", "label"]
+    got = rows(d)
+    assert [(r[0].dtype, r[1].dtype) for r in got] == [(np.float32, np.int64)] * 2
+    np.testing.assert_array_equal(got[1][0], [4.0, 5.0])
+    path = tmp_path / "schema.json"
+    path.write_text(schema.to_json())
+    assert ds.GeneratorDataset(data, schema=str(path)).get_col_names() == ["image", "label"]
+    with pytest.raises(ValueError, match="differ from the schema"):
+        ds.GeneratorDataset(data, column_names=["a", "b"], schema=schema)
+    with pytest.raises(TypeError, match="schema must be a Schema"):
+        ds.GeneratorDataset(data, schema=3)
