@@ -78,6 +78,27 @@ def _as_datasets(datasets, where: str) -> list[Dataset]:
     return items
 
 
+def _column_layout(names: list[str], input_columns, output_columns, where: str):
+    """The input columns, output columns and resulting column order of a map or per-batch map over `names`.
+
+    Returns:
+        (in_cols, out_cols, result); a missing input or a duplicate result name is an error naming `where`.
+    """
+    in_cols = _as_names(input_columns, f"{where} input_columns") or names
+    _check_exist(in_cols, names, where)
+    out_cols = _as_names(output_columns, f"{where} output_columns") or in_cols
+    if len(in_cols) == len(out_cols):
+        # MindSpore's MapOp: outputs replace the inputs in place ...
+        result = list(names)
+        for c, new in zip(in_cols, out_cols):
+            result[names.index(c)] = new
+    else:
+        # ... else the outputs come first, followed by the untouched columns.
+        result = out_cols + [c for c in names if c not in in_cols]
+    _check_unique(result, where)
+    return in_cols, out_cols, result
+
+
 def _split_sizes(sizes, total: int) -> list[int]:
     """`Dataset.split`'s sizes as row counts (MindSpore's rounding rules)."""
     sizes = list(sizes)
@@ -758,18 +779,7 @@ class MapDataset(Dataset):
             if not callable(op):
                 raise TypeError(f"map: operation {i} is not callable (got {type(op).__name__}).")
         names = child.get_col_names()
-        in_cols = _as_names(input_columns, "map input_columns") or names
-        _check_exist(in_cols, names, "map")
-        out_cols = _as_names(output_columns, "map output_columns") or in_cols
-        if len(in_cols) == len(out_cols):
-            # MindSpore's MapOp: outputs replace the inputs in place ...
-            result = list(names)
-            for c, new in zip(in_cols, out_cols):
-                result[names.index(c)] = new
-        else:
-            # ... else the outputs come first, followed by the untouched columns.
-            result = out_cols + [c for c in names if c not in in_cols]
-        _check_unique(result, "map")
+        in_cols, out_cols, result = _column_layout(names, input_columns, output_columns, "map")
         workers = config.get_num_parallel_workers() if num_parallel_workers is None else num_parallel_workers
         self._workers = _check_int(workers, "num_parallel_workers", 1)
         self._ops = ops
@@ -986,16 +996,7 @@ class BatchDataset(Dataset):
         if per_batch_map is not None:
             if not callable(per_batch_map):
                 raise TypeError(f"batch: per_batch_map must be callable, but got {type(per_batch_map).__name__}.")
-            in_cols = _as_names(input_columns, "batch input_columns") or names
-            _check_exist(in_cols, names, "batch")
-            out_cols = _as_names(output_columns, "batch output_columns") or in_cols
-            if len(in_cols) == len(out_cols):
-                result = list(names)
-                for c, new in zip(in_cols, out_cols):
-                    result[names.index(c)] = new
-            else:
-                result = out_cols + [c for c in names if c not in in_cols]
-            _check_unique(result, "batch")
+            in_cols, out_cols, result = _column_layout(names, input_columns, output_columns, "batch")
             self._in_idx = [names.index(c) for c in in_cols]
             self._keep_idx = [i for i, c in enumerate(names) if c not in in_cols]
             self._out_cols = out_cols
