@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 import numpy as np
-import scipy.io
 
 from kiln.dataset import config
 from kiln.dataset.engine import Dataset
@@ -388,4 +387,6 @@ class RowFilesSource(SampledSource):
 def loadmat(path: str) -> dict:
     """The variables of a MATLAB .mat file (SVHN, Flowers102, SBD), or FileNotFoundError naming `path`."""
     require_file(path, "MATLAB file")
+    import scipy.io  # noqa: PLC0415  (optional here: about 0.6 s to import, and only the .mat sources need it)
+
     return scipy.io.loadmat(path)
