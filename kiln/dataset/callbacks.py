@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+from kiln.dataset import config
+
 
 class DSCallbackParam:
     """What a DSCallback method receives: epoch and step counters of the map it is attached to."""
@@ -98,8 +100,12 @@ class WaitedDSCallback(DSCallback):
 
     # pipeline side
     def _wait(self, event: threading.Event) -> None:
-        if not event.wait(timeout=60.0) and not self.training_ended:
-            raise RuntimeError("WaitedDSCallback: training did not finish a step within 60 s.")
+        timeout = config.get_callback_timeout()
+        if not event.wait(timeout=timeout) and not self.training_ended:
+            raise RuntimeError(
+                f"WaitedDSCallback: training did not finish a step within {timeout} s "
+                "(dataset.config.set_callback_timeout sets the wait)."
+            )
         if not self.training_ended:
             event.clear()
 

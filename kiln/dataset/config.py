@@ -157,7 +157,7 @@ def get_monitor_sampling_interval() -> int:
 
 
 def set_callback_timeout(timeout: int) -> None:
-    """Seconds a `sync_wait` / DSWaitedCallback waits before failing (recorded).
+    """Seconds a WaitedDSCallback waits for training to finish a step or epoch before failing.
 
     Args:
         timeout: a positive int.
@@ -286,13 +286,20 @@ def get_multiprocessing_timeout_interval() -> int:
 
 
 def set_error_samples_mode(error_samples_mode: ErrorSamplesMode) -> None:
-    """What to do with rows that fail (recorded; Kiln raises, as RETURN).
+    """What to do with rows that fail (recorded; Kiln raises, as RETURN, and other modes warn).
 
     Args:
         error_samples_mode: an ErrorSamplesMode.
     """
     if not isinstance(error_samples_mode, ErrorSamplesMode):
         raise TypeError(f"error_samples_mode must be a config.ErrorSamplesMode, but got {error_samples_mode!r}.")
+    if error_samples_mode != ErrorSamplesMode.RETURN:
+        warnings.warn(
+            f"set_error_samples_mode: {error_samples_mode.name} is recorded, but a row whose processing fails still "
+            "raises its error in Kiln (RETURN); catch it around the iterator, or filter such rows out first.",
+            UserWarning,
+            stacklevel=2,
+        )
     _settings["error_samples_mode"] = error_samples_mode
 
 

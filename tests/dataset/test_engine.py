@@ -140,3 +140,23 @@ def test_debug_hooks_warn_that_they_are_not_called():
             ds.config.set_debug_mode(True, debug_hook_list=[object()])
     finally:
         ds.config.set_debug_mode(False)
+
+
+def test_waited_callback_waits_for_the_configured_timeout():
+    before = ds.config.get_callback_timeout()
+    cb = ds.WaitedDSCallback()
+    cb._step_event.clear()  # training has not finished the previous step
+    try:
+        ds.config.set_callback_timeout(1)
+        with pytest.raises(RuntimeError, match="within 1 s"):
+            cb.ds_step_begin(type("Context", (), {"cur_step_num": 2})())
+    finally:
+        ds.config.set_callback_timeout(before)
+
+
+def test_error_samples_modes_other_than_return_warn():
+    try:
+        with pytest.warns(UserWarning, match="SKIP is recorded"):
+            ds.config.set_error_samples_mode(ds.config.ErrorSamplesMode.SKIP)
+    finally:
+        ds.config.set_error_samples_mode(ds.config.ErrorSamplesMode.RETURN)
