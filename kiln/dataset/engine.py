@@ -249,7 +249,7 @@ class Dataset:
         """
         if self._find_sync(condition_name) is not None:
             raise RuntimeError(
-                f"sync_wait: Condition name is already in use: the pipeline has a sync_wait named {condition_name!r}."
+                f"sync_wait: the pipeline already has a sync_wait named {condition_name!r}; give each its own name."
             )
         return SyncWaitDataset(self, condition_name, num_batch, callback)
 
@@ -263,7 +263,7 @@ class Dataset:
         """
         node = self._find_sync(condition_name)
         if node is None:
-            raise RuntimeError(f"sync_update: Condition name not found: no sync_wait named {condition_name!r}.")
+            raise RuntimeError(f"sync_update: the pipeline has no sync_wait named {condition_name!r}.")
         if num_batch is not None and (isinstance(num_batch, bool) or not isinstance(num_batch, int) or num_batch < 1):
             raise RuntimeError(f"sync_update: num_batch (rows or batches to release) must be >= 1, got {num_batch}.")
         node.release(num_batch, data)
@@ -512,8 +512,8 @@ class Dataset:
         """
         if _sync_below(self) is not None:
             raise RuntimeError(
-                "shuffle: No shuffle after sync operators: a sync_wait below would release rows in an order the "
-                "shuffle buffer breaks. Shuffle before sync_wait."
+                "shuffle: the pipeline has a sync_wait below this point, and a shuffle buffer would reorder the rows "
+                "it releases step by step; call shuffle before sync_wait."
             )
         return ShuffleDataset(self, buffer_size)
 

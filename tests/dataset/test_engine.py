@@ -24,13 +24,13 @@ def test_sync_wait_counts_batches():
 
 def test_sync_errors_and_disable():
     d = ds.GeneratorDataset(_gen, ["x"]).sync_wait("c")
-    with pytest.raises(RuntimeError, match="already in use"):
+    with pytest.raises(RuntimeError, match="already has a sync_wait named 'c'"):
         d.sync_wait("c")
-    with pytest.raises(RuntimeError, match="No shuffle after sync"):
+    with pytest.raises(RuntimeError, match="call shuffle before sync_wait"):
         d.shuffle(2)
     with pytest.raises(ValueError):
         ds.GeneratorDataset(_gen, ["x"]).sync_wait("c", num_batch=0)
-    with pytest.raises(RuntimeError, match="not found"):
+    with pytest.raises(RuntimeError, match="has no sync_wait named"):
         d.sync_update("other")
     with pytest.raises(RuntimeError):
         d.sync_update("c", num_batch=-1)

@@ -87,7 +87,7 @@ def test_invalid_rows_skipped_and_errors(tmp_path):
     w.add_schema(SCHEMA)
     bad = _rows(1)
     bad[0]["i"] = "x"
-    with pytest.raises(RuntimeError, match="no valid data"):
+    with pytest.raises(RuntimeError, match="none of the 1 rows passed to write_raw_data matches the schema"):
         w.write_raw_data(bad)
     with pytest.raises(RuntimeError, match="already exist"):
         FileWriter(str(tmp_path / "a.mr"))
