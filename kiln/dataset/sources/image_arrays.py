@@ -72,6 +72,7 @@ class MnistDataset(_PartedSource):
         sampler: a `DistributedSampler`, instead of shuffle/num_shards/shard_id/num_samples.
         num_shards, shard_id: read shard `shard_id` of `num_shards`.
         num_parallel_workers: threads reading rows.
+        decrypt: refused (NotImplementedError) unless None: the images are inside IDX archives, not image files.
 
     Returns:
         A Dataset.
@@ -311,7 +312,7 @@ class Cifar10Dataset(_PartedSource):
     Args:
         dataset_dir: folder holding data_batch_1.bin ... data_batch_5.bin and test_batch.bin.
         usage: "train", "test" or "all" (None: "all", train first).
-        num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers: as for MnistDataset.
+        num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers, decrypt: as for MnistDataset.
 
     Returns:
         A Dataset.

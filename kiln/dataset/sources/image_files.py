@@ -262,6 +262,7 @@ class CelebADataset(SampledSource):
     _PARTS = {"train": 0, "valid": 1, "test": 2}
     _DECRYPTS = True
 
+    # MindSpore's order, which moves shared parameters too (num_samples comes after extensions).
     _ORDER = (
         "dataset_dir",
         "num_parallel_workers",
