@@ -120,7 +120,7 @@ class FileWriter:
                 f.write(MAGIC)
                 self._files.append(f)
 
-    def write_raw_data(self, raw_data, parallel_writer: bool = False, **kwargs) -> None:
+    def write_raw_data(self, raw_data, parallel_writer: bool = False) -> None:
         """Append rows (a list of dicts matching the schema); rows that do not match are skipped with a warning.
 
         Args:
