@@ -6,6 +6,8 @@ and read through iterators that prefetch on a background thread.
 """
 
 from kiln.dataset import audio, config, text, transforms, vision
+from kiln.dataset.cache import DatasetCache
+from kiln.dataset.callbacks import DSCallback, WaitedDSCallback
 from kiln.dataset.config import (
     ErrorSamplesMode,
     get_callback_timeout,
@@ -20,7 +22,6 @@ from kiln.dataset.config import (
     set_seed,
     set_video_backend,
 )
-from kiln.dataset.detection_sources import CocoDataset, DIV2KDataset, KITTIDataset, VOCDataset, WIDERFaceDataset
 from kiln.dataset.engine import (
     BatchDataset,
     BatchInfo,
@@ -40,49 +41,7 @@ from kiln.dataset.engine import (
     ZipDataset,
 )
 from kiln.dataset.engine import zip_datasets as zip  # MindSpore's name for it
-from kiln.dataset.image_sources import (
-    Caltech256Dataset,
-    Cifar10Dataset,
-    Cifar100Dataset,
-    EMnistDataset,
-    FakeImageDataset,
-    FashionMnistDataset,
-    ImageFolderDataset,
-    KMnistDataset,
-    ManifestDataset,
-    MnistDataset,
-    SemeionDataset,
-)
 from kiln.dataset.iterators import DictIterator, TupleIterator
-from kiln.dataset.mind_source import MindDataset
-from kiln.dataset.misc import DatasetCache, DSCallback, PaddedDataset, RandomDataset, Schema, WaitedDSCallback
-from kiln.dataset.more_sources import (
-    Caltech101Dataset,
-    CelebADataset,
-    CMUArcticDataset,
-    CoNLL2000Dataset,
-    FlickrDataset,
-    Flowers102Dataset,
-    Food101Dataset,
-    LFWDataset,
-    LibriTTSDataset,
-    LJSpeechDataset,
-    Multi30kDataset,
-    OmniglotDataset,
-    PhotoTourDataset,
-    Places365Dataset,
-    QMnistDataset,
-    RenderedSST2Dataset,
-    SBDataset,
-    SpeechCommandsDataset,
-    SQuADDataset,
-    STL10Dataset,
-    SUN397Dataset,
-    SVHNDataset,
-    UDPOSDataset,
-    USPSDataset,
-    YesNoDataset,
-)
 from kiln.dataset.sampler import (
     BuiltinSampler,
     DistributedSampler,
@@ -95,26 +54,77 @@ from kiln.dataset.sampler import (
     SubsetSampler,
     WeightedRandomSampler,
 )
+from kiln.dataset.schema import Schema
 from kiln.dataset.serialization import compare, deserialize, serialize, show
-from kiln.dataset.sources import GeneratorDataset, NumpySlicesDataset, SampledSource
-from kiln.dataset.text_sources import (
+from kiln.dataset.sources.audio import (
+    CMUArcticDataset,
+    LibriTTSDataset,
+    LJSpeechDataset,
+    SpeechCommandsDataset,
+    YesNoDataset,
+)
+from kiln.dataset.sources.base import SampledSource, Shuffle
+from kiln.dataset.sources.detection import (
+    CocoDataset,
+    DIV2KDataset,
+    KITTIDataset,
+    SBDataset,
+    VOCDataset,
+    WIDERFaceDataset,
+)
+from kiln.dataset.sources.image_arrays import (
+    Cifar10Dataset,
+    Cifar100Dataset,
+    EMnistDataset,
+    FakeImageDataset,
+    FashionMnistDataset,
+    KMnistDataset,
+    MnistDataset,
+    PhotoTourDataset,
+    QMnistDataset,
+    SemeionDataset,
+    STL10Dataset,
+    SVHNDataset,
+    USPSDataset,
+)
+from kiln.dataset.sources.image_files import (
+    Caltech101Dataset,
+    Caltech256Dataset,
+    CelebADataset,
+    FlickrDataset,
+    Flowers102Dataset,
+    Food101Dataset,
+    ImageFolderDataset,
+    LFWDataset,
+    ManifestDataset,
+    OmniglotDataset,
+    Places365Dataset,
+    RenderedSST2Dataset,
+    SUN397Dataset,
+)
+from kiln.dataset.sources.mindrecord import MindDataset
+from kiln.dataset.sources.python import GeneratorDataset, NumpySlicesDataset, PaddedDataset, RandomDataset
+from kiln.dataset.sources.text import (
     AGNewsDataset,
     AmazonReviewDataset,
     CLUEDataset,
+    CoNLL2000Dataset,
     CSVDataset,
     DBpediaDataset,
     EnWik9Dataset,
     IMDBDataset,
+    Multi30kDataset,
     PennTreebankDataset,
-    Shuffle,
     SogouNewsDataset,
+    SQuADDataset,
     SST2Dataset,
     TextFileDataset,
+    UDPOSDataset,
     WikiTextDataset,
     YahooAnswersDataset,
     YelpReviewDataset,
 )
-from kiln.dataset.tfrecord import TFRecordDataset
+from kiln.dataset.sources.tfrecord import TFRecordDataset
 from kiln.dataset.utils import LineReader
 
 __all__ = [

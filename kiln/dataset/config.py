@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from enum import IntEnum
 
 import numpy as np
@@ -156,7 +157,7 @@ def get_monitor_sampling_interval() -> int:
 
 
 def set_callback_timeout(timeout: int) -> None:
-    """Seconds a `sync_wait` / DSWaitedCallback waits before failing (recorded).
+    """Seconds a WaitedDSCallback waits for training to finish a step or epoch before failing.
 
     Args:
         timeout: a positive int.
@@ -285,13 +286,20 @@ def get_multiprocessing_timeout_interval() -> int:
 
 
 def set_error_samples_mode(error_samples_mode: ErrorSamplesMode) -> None:
-    """What to do with rows that fail (recorded; Kiln raises, as RETURN).
+    """What to do with rows that fail (recorded; Kiln raises, as RETURN, and other modes warn).
 
     Args:
         error_samples_mode: an ErrorSamplesMode.
     """
     if not isinstance(error_samples_mode, ErrorSamplesMode):
         raise TypeError(f"error_samples_mode must be a config.ErrorSamplesMode, but got {error_samples_mode!r}.")
+    if error_samples_mode != ErrorSamplesMode.RETURN:
+        warnings.warn(
+            f"set_error_samples_mode: {error_samples_mode.name} is recorded, but a row whose processing fails still "
+            "raises its error in Kiln (RETURN); catch it around the iterator, or filter such rows out first.",
+            UserWarning,
+            stacklevel=2,
+        )
     _settings["error_samples_mode"] = error_samples_mode
 
 
@@ -305,9 +313,16 @@ def set_debug_mode(debug_mode_flag: bool, debug_hook_list=None) -> None:
 
     Args:
         debug_mode_flag: a bool.
-        debug_hook_list: MindSpore's debug hooks (ignored).
+        debug_hook_list: MindSpore's debug hooks; Kiln's maps never call them, so a non-empty list warns.
     """
     _settings["debug_mode"] = _check_bool(debug_mode_flag, "debug_mode_flag")
+    if debug_hook_list:
+        warnings.warn(
+            f"set_debug_mode: the {len(debug_hook_list)} debug hook(s) are not called; Kiln's map runs the "
+            "operations directly (inspect rows with a Python function in map instead).",
+            UserWarning,
+            stacklevel=2,
+        )
 
 
 def get_debug_mode() -> bool:

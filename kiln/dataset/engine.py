@@ -7,8 +7,8 @@ the data; `iterators.py` runs the chain on a background thread.
 
 from __future__ import annotations
 
-import copy
 import itertools
+import json
 import math
 import threading
 from collections.abc import Callable, Sequence
@@ -16,7 +16,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from kiln.dataset import _rng, config
+from kiln.dataset.callbacks import DSCallbackParam
 from kiln.dataset.iterators import DictIterator, Run, TupleIterator, ordered_map, process_ordered_map
+from kiln.dataset.mindrecord_export import save as save_mindrecord
 
 INFINITE = math.inf  # size of an endlessly repeated pipeline
 
@@ -76,6 +78,27 @@ def _as_datasets(datasets, where: str) -> list[Dataset]:
     return items
 
 
+def _column_layout(names: list[str], input_columns, output_columns, where: str):
+    """The input columns, output columns and resulting column order of a map or per-batch map over `names`.
+
+    Returns:
+        (in_cols, out_cols, result); a missing input or a duplicate result name is an error naming `where`.
+    """
+    in_cols = _as_names(input_columns, f"{where} input_columns") or names
+    _check_exist(in_cols, names, where)
+    out_cols = _as_names(output_columns, f"{where} output_columns") or in_cols
+    if len(in_cols) == len(out_cols):
+        # MindSpore's MapOp: outputs replace the inputs in place ...
+        result = list(names)
+        for c, new in zip(in_cols, out_cols):
+            result[names.index(c)] = new
+    else:
+        # ... else the outputs come first, followed by the untouched columns.
+        result = out_cols + [c for c in names if c not in in_cols]
+    _check_unique(result, where)
+    return in_cols, out_cols, result
+
+
 def _split_sizes(sizes, total: int) -> list[int]:
     """`Dataset.split`'s sizes as row counts (MindSpore's rounding rules)."""
     sizes = list(sizes)
@@ -103,6 +126,47 @@ def _split_sizes(sizes, total: int) -> list[int]:
                 absolute[i] += diff
                 break
     return absolute
+
+
+SERIALIZED_TAG = "__kiln__"  # marks the non-JSON values of a serialized pipeline (read by serialization.py)
+
+
+def _describe_value(value):
+    if isinstance(value, Dataset):
+        return {SERIALIZED_TAG: "child"}
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, np.integer | np.floating):
+        return value.item()
+    if isinstance(value, list | tuple):
+        return [_describe_value(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _describe_value(v) for k, v in value.items()}
+    init = getattr(value, "_init_args", None)
+    if init is not None and not isinstance(value, Dataset):
+        cls = type(value)
+        args, kwargs = init
+        return {
+            SERIALIZED_TAG: "object",
+            "class": f"{cls.__module__}.{cls.__qualname__}",
+            "args": _describe_value(list(args)),
+            "kwargs": _describe_value(kwargs),
+        }
+    if hasattr(value, "value") and hasattr(type(value), "__members__"):  # an Enum
+        cls = type(value)
+        return {SERIALIZED_TAG: "enum", "class": f"{cls.__module__}.{cls.__qualname__}", "name": value.name}
+    return {SERIALIZED_TAG: "opaque", "repr": repr(value)}
+
+
+def _describe_node(dataset: Dataset) -> dict:
+    args, kwargs = getattr(dataset, "_init_args", ((), {}))
+    return {
+        "op_type": type(dataset).__name__,
+        "op_module": type(dataset).__module__,
+        "args": _describe_value(list(args)),
+        "kwargs": _describe_value(dict(kwargs)),
+        "children": [_describe_node(c) for c in dataset.children],
+    }
 
 
 class Dataset:
@@ -166,9 +230,11 @@ class Dataset:
 
     def to_json(self, filename: str | None = None) -> dict:
         """The pipeline as a JSON-ready dict (see `kiln.dataset.serialize`); also written to `filename`."""
-        from kiln.dataset.serialization import serialize  # noqa: PLC0415  (it imports this module)
-
-        return serialize(self, filename)
+        out = _describe_node(self)
+        if filename:
+            with open(filename, "w") as f:
+                json.dump(out, f, indent=2)
+        return out
 
     def sync_wait(self, condition_name: str, num_batch: int = 1, callback=None) -> SyncWaitDataset:
         """Block the pipeline here every `num_batch` rows until `sync_update(condition_name)` is called.
@@ -183,7 +249,7 @@ class Dataset:
         """
         if self._find_sync(condition_name) is not None:
             raise RuntimeError(
-                f"sync_wait: Condition name is already in use: the pipeline has a sync_wait named {condition_name!r}."
+                f"sync_wait: the pipeline already has a sync_wait named {condition_name!r}; give each its own name."
             )
         return SyncWaitDataset(self, condition_name, num_batch, callback)
 
@@ -197,7 +263,7 @@ class Dataset:
         """
         node = self._find_sync(condition_name)
         if node is None:
-            raise RuntimeError(f"sync_update: Condition name not found: no sync_wait named {condition_name!r}.")
+            raise RuntimeError(f"sync_update: the pipeline has no sync_wait named {condition_name!r}.")
         if num_batch is not None and (isinstance(num_batch, bool) or not isinstance(num_batch, int) or num_batch < 1):
             raise RuntimeError(f"sync_update: num_batch (rows or batches to release) must be >= 1, got {num_batch}.")
         node.release(num_batch, data)
@@ -414,25 +480,12 @@ class Dataset:
             raise RuntimeError("split: the dataset must not be sharded before split.")
         total = self.get_dataset_size()
         absolute = _split_sizes(sizes, total)
-        from kiln.dataset.sources import SampledSource  # noqa: PLC0415  (sources import this module)
-
         perm = np.arange(total)
         if randomize:
             perm = np.random.default_rng([config.get_seed(), 0x5917]).permutation(total)
-        if isinstance(self, SampledSource):
-            from kiln.dataset.sampler import SubsetRandomSampler, SubsetSampler  # noqa: PLC0415
-
-            base = self._indices(Run(self, config.get_seed()), (0,))
-            out, start = [], 0
-            for n in absolute:
-                part = copy.copy(self)
-                picked = base[perm[start : start + n]] if not randomize else base[np.sort(perm[start : start + n])]
-                cls = SubsetRandomSampler if randomize else SubsetSampler
-                part.sampler = cls(picked.tolist())
-                part._counted_size = None
-                out.append(part)
-                start += n
-            return tuple(out)
+        parts = self._split_by_sampler(absolute, perm, randomize)
+        if parts is not None:
+            return parts
         out, start = [], 0
         for n in absolute:
             node = self
@@ -443,6 +496,10 @@ class Dataset:
             out.append(node.take(n))
             start += n
         return tuple(out)
+
+    def _split_by_sampler(self, sizes: list[int], perm: np.ndarray, randomize: bool) -> tuple | None:
+        """Sources that sample rows split by giving each part a subset sampler; other nodes return None."""
+        return None
 
     def shuffle(self, buffer_size: int) -> ShuffleDataset:
         """Shuffle rows through a buffer of `buffer_size` rows (>= 2); reshuffled every epoch.
@@ -455,8 +512,8 @@ class Dataset:
         """
         if _sync_below(self) is not None:
             raise RuntimeError(
-                "shuffle: No shuffle after sync operators: a sync_wait below would release rows in an order the "
-                "shuffle buffer breaks. Shuffle before sync_wait."
+                "shuffle: the pipeline has a sync_wait below this point, and a shuffle buffer would reorder the rows "
+                "it releases step by step; call shuffle before sync_wait."
             )
         return ShuffleDataset(self, buffer_size)
 
@@ -552,9 +609,7 @@ class Dataset:
         The schema comes from the first row: integers narrower than 32 bits and bools are stored as int32,
         uint32/uint64 as int64, float16 as float32, str scalars as strings, bytes as bytes.
         """
-        from kiln.dataset.mind_source import save  # noqa: PLC0415  (it imports kiln.mindrecord)
-
-        save(self, file_name, num_files, file_type)
+        save_mindrecord(self, file_name, num_files, file_type)
 
     def apply(self, apply_func: Callable[[Dataset], Dataset]) -> Dataset:
         """`apply_func(self)`, which must return a Dataset."""
@@ -640,9 +695,36 @@ class Dataset:
             raise RuntimeError("The dataset is empty, so its output shapes and types are unknown.")
         return tuple(np.asarray(x) for x in row)
 
-    def output_shapes(self, estimate: bool = False) -> list[list[int]]:
-        """Shape of each column, read from the first row."""
-        return [list(x.shape) for x in self._first_row()]
+    def output_shapes(self, estimate: bool = False) -> list[list[int | None]]:
+        """Shape of each column.
+
+        Args:
+            estimate: False reads the first row; True reads one whole epoch and marks an axis whose length varies
+                between rows as None (a column whose rank varies is a RuntimeError).
+
+        Returns:
+            One shape (a list) per column.
+        """
+        if not isinstance(estimate, bool):
+            raise TypeError(f"output_shapes: estimate must be a bool, but got {type(estimate).__name__}.")
+        if not estimate:
+            return [list(x.shape) for x in self._first_row()]
+        shapes: list[list[int | None]] | None = None
+        for row in self.create_tuple_iterator(num_epochs=1, output_numpy=True):
+            if shapes is None:
+                shapes = [list(np.shape(x)) for x in row]
+                continue
+            for k, x in enumerate(row):
+                shape = np.shape(x)
+                if len(shape) != len(shapes[k]):
+                    raise RuntimeError(
+                        f"output_shapes: column {k} has rows of rank {len(shapes[k])} and {len(shape)}; "
+                        "only the lengths of axes may vary."
+                    )
+                shapes[k] = [s if s == n else None for s, n in zip(shapes[k], shape)]
+        if shapes is None:
+            raise RuntimeError("The dataset is empty, so its output shapes are unknown.")
+        return shapes
 
     def output_types(self) -> list[np.dtype]:
         """NumPy dtype of each column, read from the first row."""
@@ -697,18 +779,7 @@ class MapDataset(Dataset):
             if not callable(op):
                 raise TypeError(f"map: operation {i} is not callable (got {type(op).__name__}).")
         names = child.get_col_names()
-        in_cols = _as_names(input_columns, "map input_columns") or names
-        _check_exist(in_cols, names, "map")
-        out_cols = _as_names(output_columns, "map output_columns") or in_cols
-        if len(in_cols) == len(out_cols):
-            # MindSpore's MapOp: outputs replace the inputs in place ...
-            result = list(names)
-            for c, new in zip(in_cols, out_cols):
-                result[names.index(c)] = new
-        else:
-            # ... else the outputs come first, followed by the untouched columns.
-            result = out_cols + [c for c in names if c not in in_cols]
-        _check_unique(result, "map")
+        in_cols, out_cols, result = _column_layout(names, input_columns, output_columns, "map")
         workers = config.get_num_parallel_workers() if num_parallel_workers is None else num_parallel_workers
         self._workers = _check_int(workers, "num_parallel_workers", 1)
         self._ops = ops
@@ -792,8 +863,6 @@ class MapDataset(Dataset):
             src.close()
 
     def _with_callbacks(self, rows, epoch):
-        from kiln.dataset.misc import DSCallbackParam  # noqa: PLC0415  (misc imports the sources)
-
         e = epoch[0] + 1
         if not self._begun:
             self._begun = True
@@ -927,16 +996,7 @@ class BatchDataset(Dataset):
         if per_batch_map is not None:
             if not callable(per_batch_map):
                 raise TypeError(f"batch: per_batch_map must be callable, but got {type(per_batch_map).__name__}.")
-            in_cols = _as_names(input_columns, "batch input_columns") or names
-            _check_exist(in_cols, names, "batch")
-            out_cols = _as_names(output_columns, "batch output_columns") or in_cols
-            if len(in_cols) == len(out_cols):
-                result = list(names)
-                for c, new in zip(in_cols, out_cols):
-                    result[names.index(c)] = new
-            else:
-                result = out_cols + [c for c in names if c not in in_cols]
-            _check_unique(result, "batch")
+            in_cols, out_cols, result = _column_layout(names, input_columns, output_columns, "batch")
             self._in_idx = [names.index(c) for c in in_cols]
             self._keep_idx = [i for i, c in enumerate(names) if c not in in_cols]
             self._out_cols = out_cols

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import queue
 import threading
 import traceback
@@ -10,7 +11,7 @@ import warnings
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 
@@ -65,13 +66,19 @@ def ordered_map(fn: Callable, items: Iterable, workers: int, chunk: int = 8) -> 
         return [fn(item) for item in part]
 
     pool = ThreadPoolExecutor(workers, thread_name_prefix="kiln-dataset-worker")
+    yield from _chunks_in_order(pool, lambda part: pool.submit(run_chunk, part), items, workers, chunk)
+
+
+def _chunks_in_order(pool, submit: Callable, items: Iterable, workers: int, chunk: int) -> Iterator:
+    """The results of `submit(part)` (a future of a list) over chunks of `items`, in input order, with at most
+    2 * workers chunks in flight; `pool` is shut down when the results end or the consumer stops."""
     pending: deque = deque()
     iterator = iter(items)
     try:
         while True:
             part = list(itertools.islice(iterator, chunk))
             if part:
-                pending.append(pool.submit(run_chunk, part))
+                pending.append(submit(part))
             if pending and (not part or len(pending) >= 2 * workers):
                 yield from pending.popleft().result()
             if not part and not pending:
@@ -274,9 +281,6 @@ def process_ordered_map(fn: Callable, items: Iterable, workers: int, chunk: int 
     The processes are forked, so `fn` (with everything it refers to) is inherited, not pickled; items and
     results are pickled between processes. At most 2 * workers chunks are in flight.
     """
-    import multiprocessing  # noqa: PLC0415  (only pipelines that ask for processes pay for it)
-    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
-
     method = config.get_multiprocessing_start_method()
     context = multiprocessing.get_context(method)
     if method != "fork":
@@ -285,22 +289,14 @@ def process_ordered_map(fn: Callable, items: Iterable, workers: int, chunk: int 
             "not pickled); call dataset.config.set_multiprocessing_start_method('fork')."
         )
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_fn, initargs=(fn,))
-    pending: deque = deque()
-    iterator = iter(items)
-    try:
-        while True:
-            part = list(itertools.islice(iterator, chunk))
-            if part:
-                with warnings.catch_warnings():
-                    # JAX warns about forking a multithreaded process; the workers run NumPy code, not JAX.
-                    warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
-                    pending.append(pool.submit(_run_worker_chunk, part))
-            if pending and (not part or len(pending) >= 2 * workers):
-                yield from pending.popleft().result()
-            if not part and not pending:
-                return
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+
+    def submit(part: list):
+        with warnings.catch_warnings():
+            # JAX warns about forking a multithreaded process; the workers run NumPy code, not JAX.
+            warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
+            return pool.submit(_run_worker_chunk, part)
+
+    yield from _chunks_in_order(pool, submit, items, workers, chunk)
 
 
 def _cleanup() -> None:

@@ -11,49 +11,8 @@ from __future__ import annotations
 import importlib
 import json
 
-import numpy as np
-
+from kiln.dataset.engine import SERIALIZED_TAG as _TAG
 from kiln.dataset.engine import Dataset
-
-_TAG = "__kiln__"
-
-
-def _encode(value):
-    if isinstance(value, Dataset):
-        return {_TAG: "child"}
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, np.integer | np.floating):
-        return value.item()
-    if isinstance(value, list | tuple):
-        return [_encode(v) for v in value]
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {k: _encode(v) for k, v in value.items()}
-    init = getattr(value, "_init_args", None)
-    if init is not None and not isinstance(value, Dataset):
-        cls = type(value)
-        args, kwargs = init
-        return {
-            _TAG: "object",
-            "class": f"{cls.__module__}.{cls.__qualname__}",
-            "args": _encode(list(args)),
-            "kwargs": _encode(kwargs),
-        }
-    if hasattr(value, "value") and hasattr(type(value), "__members__"):  # an Enum
-        cls = type(value)
-        return {_TAG: "enum", "class": f"{cls.__module__}.{cls.__qualname__}", "name": value.name}
-    return {_TAG: "opaque", "repr": repr(value)}
-
-
-def _node(dataset: Dataset) -> dict:
-    args, kwargs = getattr(dataset, "_init_args", ((), {}))
-    return {
-        "op_type": type(dataset).__name__,
-        "op_module": type(dataset).__module__,
-        "args": _encode(list(args)),
-        "kwargs": _encode(dict(kwargs)),
-        "children": [_node(c) for c in dataset.children],
-    }
 
 
 def serialize(dataset: Dataset, json_filepath: str = "") -> dict:
@@ -68,11 +27,7 @@ def serialize(dataset: Dataset, json_filepath: str = "") -> dict:
     """
     if not isinstance(dataset, Dataset):
         raise TypeError(f"serialize expects a Dataset, but got {type(dataset).__name__}.")
-    out = _node(dataset)
-    if json_filepath:
-        with open(json_filepath, "w") as f:
-            json.dump(out, f, indent=2)
-    return out
+    return dataset.to_json(json_filepath or None)
 
 
 def _resolve(path: str):

@@ -120,7 +120,7 @@ class FileWriter:
                 f.write(MAGIC)
                 self._files.append(f)
 
-    def write_raw_data(self, raw_data, parallel_writer: bool = False, **kwargs) -> None:
+    def write_raw_data(self, raw_data, parallel_writer: bool = False) -> None:
         """Append rows (a list of dicts matching the schema); rows that do not match are skipped with a warning.
 
         Args:
@@ -145,8 +145,8 @@ class FileWriter:
                 good.append(clean)
         if raw_data and not good:
             raise RuntimeError(
-                "FileWriter: There is no valid data which can be written: none of the rows passed to write_raw_data "
-                "matches the schema (see the warnings)."
+                f"FileWriter: none of the {len(raw_data)} rows passed to write_raw_data matches the schema (each "
+                "was skipped with a warning saying why), so nothing was written."
             )
         self._open()
         names = list(self._schema)

@@ -113,7 +113,7 @@ def make_all(root: str) -> dict[str, str]:
         [rng.integers(0, 20, size=(10, 1)), rng.integers(0, 100, size=(10, 1)), rng.integers(0, 256, size=(10, 3072))],
         axis=1,
     ).astype(np.uint8)
-    _write(f"{root}/cifar100/train.bin", cifar[:5].tobytes())  # MindSpore rejects these (see test_sources_more)
+    _write(f"{root}/cifar100/train.bin", cifar[:5].tobytes())  # MindSpore rejects these (see test_cifar100_layout)
     _write(f"{root}/cifar100/test.bin", cifar[5:].tobytes())
     paths["cifar100"] = f"{root}/cifar100"
     for name, prefix in (("fashion", ""), ("kmnist", ""), ("emnist", "emnist-digits-")):

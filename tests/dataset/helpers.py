@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+import os
 import struct
+import wave
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 
 def write_idx_images(path: Path, images: np.ndarray, magic: int = 0x00000803) -> None:
@@ -88,3 +91,18 @@ def rows(dataset, **kwargs) -> list[list[np.ndarray]]:
 def column(dataset, index: int = 0) -> list:
     """One column of one epoch, as Python scalars when 0-d."""
     return [r[index].item() if r[index].ndim == 0 else r[index] for r in rows(dataset)]
+
+
+def write_image(path, value: int = 0) -> None:
+    """A 2x3 RGB image of one value, saved in the format its suffix names (folders made as needed)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Image.fromarray(np.full((2, 3, 3), value, np.uint8)).save(path)
+
+
+def write_wav(path, samples, rate: int = 8000) -> None:
+    """A mono 16-bit PCM WAV file of `samples`."""
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(np.asarray(samples, dtype="<i2").tobytes())

@@ -15,11 +15,15 @@ import numpy as np
 from kiln.dataset import _rng
 from kiln.dataset.audio.utils import (
     BorderType,
+    DensityFunction,
     FadeShape,
     GainType,
+    Interpolation,
     MelType,
+    Modulation,
     NormMode,
     NormType,
+    ResampleMethod,
     ScaleType,
     WindowType,
     create_dct,
@@ -185,6 +189,16 @@ class Filtfilt(LFilter):
 
 
 class _RateFilter(_Filter):
+    """A biquad designed from a sample rate, a quality factor Q and frequencies or gains."""
+
+    def _keep(self, sample_rate, Q, **values) -> None:  # noqa: N803  (MindSpore's name)
+        """Check and keep the sample rate, each of `values` (a frequency or gain, by name) and Q, in that order."""
+        op = type(self).__name__
+        self.sample_rate = _sample_rate(sample_rate, op)
+        for name, value in values.items():
+            setattr(self, name, _num(value, name, op))
+        self.Q = _q(Q, op)
+
     def _w0_alpha(self, freq, q):
         w0 = 2 * math.pi * freq / self.sample_rate
         return w0, math.sin(w0) / 2 / q
@@ -194,9 +208,7 @@ class AllpassBiquad(_RateFilter):
     """Two-pole all-pass filter centered on `central_freq`."""
 
     def __init__(self, sample_rate, central_freq, Q=0.707) -> None:  # noqa: N803  (MindSpore's name)
-        self.sample_rate = _sample_rate(sample_rate, "AllpassBiquad")
-        self.central_freq = _num(central_freq, "central_freq", "AllpassBiquad")
-        self.Q = _q(Q, "AllpassBiquad")
+        self._keep(sample_rate, Q, central_freq=central_freq)
 
     def _coeffs(self):
         w0, alpha = self._w0_alpha(self.central_freq, self.Q)
@@ -208,9 +220,7 @@ class BandBiquad(_RateFilter):
     """Two-pole band filter (noise=True suits unpitched audio)."""
 
     def __init__(self, sample_rate, central_freq, Q=0.707, noise=False) -> None:  # noqa: N803
-        self.sample_rate = _sample_rate(sample_rate, "BandBiquad")
-        self.central_freq = _num(central_freq, "central_freq", "BandBiquad")
-        self.Q = _q(Q, "BandBiquad")
+        self._keep(sample_rate, Q, central_freq=central_freq)
         self.noise = bool(noise)
 
     def _coeffs(self):
@@ -229,9 +239,7 @@ class BandpassBiquad(_RateFilter):
     """Two-pole band-pass filter (constant skirt gain, or constant 0 dB peak gain)."""
 
     def __init__(self, sample_rate, central_freq, Q=0.707, const_skirt_gain=False) -> None:  # noqa: N803
-        self.sample_rate = _sample_rate(sample_rate, "BandpassBiquad")
-        self.central_freq = _num(central_freq, "central_freq", "BandpassBiquad")
-        self.Q = _q(Q, "BandpassBiquad")
+        self._keep(sample_rate, Q, central_freq=central_freq)
         self.const_skirt_gain = bool(const_skirt_gain)
 
     def _coeffs(self):
@@ -244,9 +252,7 @@ class BandrejectBiquad(_RateFilter):
     """Two-pole band-reject (notch) filter."""
 
     def __init__(self, sample_rate, central_freq, Q=0.707) -> None:  # noqa: N803
-        self.sample_rate = _sample_rate(sample_rate, "BandrejectBiquad")
-        self.central_freq = _num(central_freq, "central_freq", "BandrejectBiquad")
-        self.Q = _q(Q, "BandrejectBiquad")
+        self._keep(sample_rate, Q, central_freq=central_freq)
 
     def _coeffs(self):
         w0, alpha = self._w0_alpha(self.central_freq, self.Q)
@@ -258,11 +264,7 @@ class _ShelfBiquad(_RateFilter):
     _bass = True
 
     def __init__(self, sample_rate, gain, central_freq, Q=0.707) -> None:  # noqa: N803
-        op = type(self).__name__
-        self.sample_rate = _sample_rate(sample_rate, op)
-        self.gain = _num(gain, "gain", op)
-        self.central_freq = _num(central_freq, "central_freq", op)
-        self.Q = _q(Q, op)
+        self._keep(sample_rate, Q, gain=gain, central_freq=central_freq)
 
     def _coeffs(self):
         w0, alpha = self._w0_alpha(self.central_freq, self.Q)
@@ -299,10 +301,7 @@ class EqualizerBiquad(_RateFilter):
     """Peaking equalizer: `gain` dB around `center_freq`."""
 
     def __init__(self, sample_rate, center_freq, gain, Q=0.707) -> None:  # noqa: N803
-        self.sample_rate = _sample_rate(sample_rate, "EqualizerBiquad")
-        self.center_freq = _num(center_freq, "center_freq", "EqualizerBiquad")
-        self.gain = _num(gain, "gain", "EqualizerBiquad")
-        self.Q = _q(Q, "EqualizerBiquad")
+        self._keep(sample_rate, Q, center_freq=center_freq, gain=gain)
 
     def _coeffs(self):
         w0, alpha = self._w0_alpha(self.center_freq, self.Q)
@@ -315,9 +314,7 @@ class HighpassBiquad(_RateFilter):
     """Two-pole high-pass filter."""
 
     def __init__(self, sample_rate, cutoff_freq, Q=0.707) -> None:  # noqa: N803
-        self.sample_rate = _sample_rate(sample_rate, "HighpassBiquad")
-        self.cutoff_freq = _num(cutoff_freq, "cutoff_freq", "HighpassBiquad")
-        self.Q = _q(Q, "HighpassBiquad")
+        self._keep(sample_rate, Q, cutoff_freq=cutoff_freq)
 
     def _coeffs(self):
         w0, alpha = self._w0_alpha(self.cutoff_freq, self.Q)
@@ -329,9 +326,7 @@ class LowpassBiquad(_RateFilter):
     """Two-pole low-pass filter."""
 
     def __init__(self, sample_rate, cutoff_freq, Q=0.707) -> None:  # noqa: N803
-        self.sample_rate = _sample_rate(sample_rate, "LowpassBiquad")
-        self.cutoff_freq = _num(cutoff_freq, "cutoff_freq", "LowpassBiquad")
-        self.Q = _q(Q, "LowpassBiquad")
+        self._keep(sample_rate, Q, cutoff_freq=cutoff_freq)
 
     def _coeffs(self):
         w0, alpha = self._w0_alpha(self.cutoff_freq, self.Q)
@@ -1165,8 +1160,6 @@ class Resample:
 
     def __init__(self, orig_freq=16000, new_freq=16000, resample_method=None, lowpass_filter_width=6,
                  rolloff=0.99, beta=None) -> None:  # fmt: skip
-        from kiln.dataset.audio.utils import ResampleMethod  # noqa: PLC0415
-
         self.orig_freq = _num(orig_freq, "orig_freq", "Resample", 0, low_open=True)
         self.new_freq = _num(new_freq, "new_freq", "Resample", 0, low_open=True)
         self.resample_method = ResampleMethod(resample_method or ResampleMethod.SINC_INTERPOLATION)
@@ -1175,8 +1168,6 @@ class Resample:
         self.beta = 14.769656459379492 if beta is None else float(beta)
 
     def __call__(self, waveform):
-        from kiln.dataset.audio.utils import ResampleMethod  # noqa: PLC0415
-
         arr = _float(waveform, "Resample")
         if self.orig_freq == self.new_freq:
             return arr.astype(_out_dtype(arr))
@@ -1405,8 +1396,6 @@ class Flanger:
 
     def __init__(self, sample_rate, delay=0.0, depth=2.0, regen=0.0, width=71.0, speed=0.5, phase=25.0,
                  modulation=None, interpolation=None) -> None:  # fmt: skip
-        from kiln.dataset.audio.utils import Interpolation, Modulation  # noqa: PLC0415
-
         self.sample_rate = _num(sample_rate, "sample_rate", "Flanger", integer=True)
         self.delay = float(_num(delay, "delay", "Flanger", 0, 30))
         self.depth = float(_num(depth, "depth", "Flanger", 0, 10))
@@ -1473,8 +1462,6 @@ class Dither:
     """
 
     def __init__(self, density_function=None, noise_shaping=False) -> None:
-        from kiln.dataset.audio.utils import DensityFunction  # noqa: PLC0415
-
         self.density_function = DensityFunction(density_function or DensityFunction.TPDF)
         self.noise_shaping = bool(noise_shaping)
 

@@ -188,7 +188,7 @@ class Concatenate:
         if not isinstance(value, np.ndarray):
             raise TypeError(f"Concatenate: {which} must be a numpy.ndarray, but got {type(value).__name__}.")
         if value.ndim != 1:
-            raise ValueError(f"Concatenate: can only {which} 1D arrays. The {which} array has shape {value.shape}.")
+            raise ValueError(f"Concatenate: {which} must be a 1-D array, but its shape is {value.shape}.")
         return value
 
     def __call__(self, *inputs) -> np.ndarray:
@@ -198,16 +198,17 @@ class Concatenate:
         first = arrays[0]
         for k, a in enumerate(arrays):
             if a.ndim != 1:
-                raise RuntimeError(f"Concatenate: only 1D input supported, but input {k} has shape {a.shape}.")
+                raise RuntimeError(f"Concatenate: every input must be 1-D, but input {k} has shape {a.shape}.")
             if _kind(a) != _kind(first):
                 raise RuntimeError(
-                    f"Concatenate: input datatype does not match between columns: {_kind(first)} and {_kind(a)}."
+                    f"Concatenate: inputs 0 and {k} are of different kinds ({_kind(first)} and {_kind(a)}); "
+                    "concatenate numbers with numbers and strings with strings."
                 )
         for which, side in (("prepend", self.prepend), ("append", self.append)):
             if side is not None and _kind(side) != _kind(first):
                 raise RuntimeError(
-                    f"Concatenate: input datatype does not match the {which} datatype: the input is "
-                    f"{_kind(first)}, {which} is {_kind(side)}."
+                    f"Concatenate: {which} is {_kind(side)} but the inputs are {_kind(first)}; both must be of "
+                    "one kind."
                 )
         parts = ([self.prepend] if self.prepend is not None else []) + arrays
         parts += [self.append] if self.append is not None else []

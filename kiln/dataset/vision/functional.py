@@ -10,21 +10,11 @@ MindSpore's by 1 when the exact result lies near .5.
 from __future__ import annotations
 
 import functools
-import importlib
 import io
 
 import numpy as np
 
-from kiln.dataset.vision.utils import Border, Inter
-
-
-def as_image(img, op: str) -> np.ndarray:
-    """`img` as an HW or HWC array, or a RuntimeError naming `op`."""
-    arr = np.asarray(img)
-    if arr.ndim not in (2, 3):
-        hint = " (raw image bytes? add vision.Decode() first)" if arr.ndim == 1 else ""
-        raise RuntimeError(f"{op}: expected an image of shape <H, W> or <H, W, C>, but got shape {arr.shape}{hint}.")
-    return arr
+from kiln.dataset.vision.utils import Border, Inter, pil_image
 
 
 @functools.lru_cache(maxsize=128)
@@ -102,16 +92,6 @@ def crop(img: np.ndarray, top: int, left: int, height: int, width: int) -> np.nd
     return img[top : top + height, left : left + width].copy()
 
 
-def _pil_image():
-    try:
-        return importlib.import_module("PIL.Image")  # optional dependency, imported on first use
-    except ImportError as exc:
-        raise ImportError(
-            "Decoding images needs Pillow, which Kiln does not install. Install it with `pip install pillow`, "
-            "or read images undecoded (decode=False)."
-        ) from exc
-
-
 def decode(data) -> np.ndarray:
     """Decode the bytes of an image file (1-D uint8 array) into an HWC uint8 RGB image."""
     arr = np.asarray(data)
@@ -120,7 +100,7 @@ def decode(data) -> np.ndarray:
             f"Decode: expected the bytes of an image file as a 1-D uint8 array, but got shape {arr.shape} "
             f"and dtype {arr.dtype} (already decoded?)."
         )
-    image_mod = _pil_image()
+    image_mod = pil_image()
     try:
         with image_mod.open(io.BytesIO(arr.tobytes())) as im:
             return np.array(im.convert("RGB"))

@@ -44,6 +44,13 @@ def hwc_to_chw(img) -> np.ndarray:
     return arr[None] if arr.ndim == 2 else arr.transpose(2, 0, 1)
 
 
+def _channels_last(convert, images, is_hwc: bool) -> np.ndarray:
+    """`convert` (a per-pixel colour conversion on HWC float64 arrays) applied to HWC or CHW `images`."""
+    arr = np.asarray(images, np.float64)
+    out = convert(arr if is_hwc else np.moveaxis(arr, -3, -1))
+    return out if is_hwc else np.moveaxis(out, -1, -3)
+
+
 def rgb_to_hsvs(np_rgb_imgs, is_hwc: bool) -> np.ndarray:
     """RGB images in [0, 1] (one or a batch) to HSV.
 
@@ -54,10 +61,7 @@ def rgb_to_hsvs(np_rgb_imgs, is_hwc: bool) -> np.ndarray:
     Returns:
         The HSV images.
     """
-    arr = np.asarray(np_rgb_imgs, np.float64)
-    x = arr if is_hwc else np.moveaxis(arr, -3, -1)
-    out = _color.rgb_to_hsv_float(x)
-    return out if is_hwc else np.moveaxis(out, -1, -3)
+    return _channels_last(_color.rgb_to_hsv_float, np_rgb_imgs, is_hwc)
 
 
 def hsv_to_rgbs(np_hsv_imgs, is_hwc: bool) -> np.ndarray:
@@ -70,7 +74,4 @@ def hsv_to_rgbs(np_hsv_imgs, is_hwc: bool) -> np.ndarray:
     Returns:
         The RGB images.
     """
-    arr = np.asarray(np_hsv_imgs, np.float64)
-    x = arr if is_hwc else np.moveaxis(arr, -3, -1)
-    out = _color.hsv_to_rgb_float(x)
-    return out if is_hwc else np.moveaxis(out, -1, -3)
+    return _channels_last(_color.hsv_to_rgb_float, np_hsv_imgs, is_hwc)

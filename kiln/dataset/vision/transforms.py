@@ -25,6 +25,17 @@ from kiln.dataset.vision.utils import (
     ImageReadMode,
     Inter,
     SliceMode,
+    as_image,
+    encode_jpeg,
+    encode_png,
+    get_image_num_channels,
+    get_image_size,
+    pil_image,
+    read_file,
+    read_image,
+    write_file,
+    write_jpeg,
+    write_png,
 )
 
 __all__ = [
@@ -194,12 +205,12 @@ class Resize(_ImageOp):
         return int(self.size[0]), int(self.size[1])
 
     def __call__(self, img) -> np.ndarray:
-        img = F.as_image(img, "Resize")
+        img = as_image(img, "Resize")
         return F.resize(img, *self._out_size(*img.shape[:2]), self.interpolation)
 
     def batch_call(self, images: np.ndarray) -> np.ndarray:
         """The same resize on a stack of equally shaped images (N, H, W[, C])."""
-        F.as_image(images[0], "Resize")
+        as_image(images[0], "Resize")
         return F.resize(images, *self._out_size(*images.shape[1:3]), self.interpolation, batched=True)
 
 
@@ -244,11 +255,11 @@ class Normalize(_ImageOp):
         self._std = np.asarray(std, np.float32).reshape(shape)
 
     def __call__(self, img) -> np.ndarray:
-        return self._normalize(np.asarray(F.as_image(img, "Normalize"), dtype=np.float32), arr_ndim=None)
+        return self._normalize(np.asarray(as_image(img, "Normalize"), dtype=np.float32), arr_ndim=None)
 
     def batch_call(self, images: np.ndarray) -> np.ndarray:
         """The same normalisation on a stack of equally shaped images."""
-        F.as_image(images[0], "Normalize")
+        as_image(images[0], "Normalize")
         return self._normalize(np.asarray(images, dtype=np.float32), arr_ndim=images.ndim - 1)
 
     def _normalize(self, arr: np.ndarray, arr_ndim: int | None) -> np.ndarray:
@@ -271,12 +282,12 @@ class HWC2CHW(_ImageOp):
     """Transpose an HWC image to CHW (an HW image is returned unchanged, as in MindSpore)."""
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "HWC2CHW")
+        arr = as_image(img, "HWC2CHW")
         return arr if arr.ndim == 2 else np.ascontiguousarray(arr.transpose(2, 0, 1))
 
     def batch_call(self, images: np.ndarray) -> np.ndarray:
         """The same transpose on a stack of images: (N, H, W, C) -> (N, C, H, W)."""
-        F.as_image(images[0], "HWC2CHW")
+        as_image(images[0], "HWC2CHW")
         return images if images.ndim == 3 else np.ascontiguousarray(images.transpose(0, 3, 1, 2))
 
 
@@ -297,7 +308,7 @@ class ToTensor(_ImageOp):
                 f"ToTensor: images of dtype {img.dtype} are refused (as MindSpore refuses uint32, int64, uint64, "
                 "string and bytes images); cast the image to uint8 or float first."
             )
-        arr = F.as_image(img, "ToTensor")
+        arr = as_image(img, "ToTensor")
         if arr.ndim == 2:
             arr = arr[:, :, None]
         out = arr.transpose(2, 0, 1).astype(np.float32) / np.float32(255.0)
@@ -315,7 +326,7 @@ class CenterCrop(_ImageOp):
         self.size = _size_hw(size, "CenterCrop")
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "CenterCrop")
+        arr = as_image(img, "CenterCrop")
         ch, cw = self.size
         dh, dw = max(ch - arr.shape[0], 0), max(cw - arr.shape[1], 0)
         # The extra pixel of an odd padding goes to the top/left, as in MindSpore.
@@ -339,7 +350,7 @@ class Pad(_ImageOp):
         self.padding_mode = Border(padding_mode)
 
     def __call__(self, img) -> np.ndarray:
-        return F.pad(F.as_image(img, "Pad"), *self.padding, self.padding_mode, self.fill_value)
+        return F.pad(as_image(img, "Pad"), *self.padding, self.padding_mode, self.fill_value)
 
 
 class RandomCrop(_ImageOp):
@@ -368,7 +379,7 @@ class RandomCrop(_ImageOp):
         self.padding_mode = Border(padding_mode)
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.pad(F.as_image(img, "RandomCrop"), *self.padding, self.padding_mode, self.fill_value)
+        arr = F.pad(as_image(img, "RandomCrop"), *self.padding, self.padding_mode, self.fill_value)
         ch, cw = self.size
         if self.pad_if_needed:
             dh, dw = max(ch - arr.shape[0], 0), max(cw - arr.shape[1], 0)
@@ -396,7 +407,7 @@ class RandomHorizontalFlip(_ImageOp):
         self.prob = _check_prob(prob, "RandomHorizontalFlip")
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "RandomHorizontalFlip")
+        arr = as_image(img, "RandomHorizontalFlip")
         return arr[:, ::-1].copy() if _rng.generator().random() < self.prob else arr
 
 
@@ -411,7 +422,7 @@ class RandomVerticalFlip(_ImageOp):
         self.prob = _check_prob(prob, "RandomVerticalFlip")
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "RandomVerticalFlip")
+        arr = as_image(img, "RandomVerticalFlip")
         return arr[::-1].copy() if _rng.generator().random() < self.prob else arr
 
 
@@ -426,7 +437,7 @@ class Decode(_ImageOp):
 
 
 def _rgb(img, op: str) -> np.ndarray:
-    arr = F.as_image(img, op)
+    arr = as_image(img, op)
     if arr.ndim != 3 or arr.shape[2] != 3:
         raise RuntimeError(f"{op}: expected an RGB image of shape <H, W, 3>, but got shape {arr.shape}.")
     return arr
@@ -524,7 +535,7 @@ class AdjustGamma(_ImageOp):
         self.gain = float(gain)
 
     def __call__(self, img) -> np.ndarray:
-        return C.adjust_gamma(F.as_image(img, "AdjustGamma"), self.gamma, self.gain)
+        return C.adjust_gamma(as_image(img, "AdjustGamma"), self.gamma, self.gain)
 
 
 class AdjustSharpness(_ImageOp):
@@ -538,7 +549,7 @@ class AdjustSharpness(_ImageOp):
         self.sharpness_factor = _check_factor(sharpness_factor, "AdjustSharpness: sharpness_factor")
 
     def __call__(self, img) -> np.ndarray:
-        return C.sharpness(F.as_image(img, "AdjustSharpness"), self.sharpness_factor)
+        return C.sharpness(as_image(img, "AdjustSharpness"), self.sharpness_factor)
 
 
 class AutoContrast(_ImageOp):
@@ -555,21 +566,21 @@ class AutoContrast(_ImageOp):
         self.cutoff, self.ignore = float(cutoff), ignore
 
     def __call__(self, img) -> np.ndarray:
-        return C.auto_contrast(F.as_image(img, "AutoContrast"), self.cutoff, self.ignore)
+        return C.auto_contrast(as_image(img, "AutoContrast"), self.cutoff, self.ignore)
 
 
 class Equalize(_ImageOp):
     """Equalize the histogram of every channel (OpenCV's equalizeHist)."""
 
     def __call__(self, img) -> np.ndarray:
-        return C.equalize(F.as_image(img, "Equalize"))
+        return C.equalize(as_image(img, "Equalize"))
 
 
 class Invert(_ImageOp):
     """255 - image (uint8)."""
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "Invert")
+        arr = as_image(img, "Invert")
         return (255 - arr.astype(np.int64)).astype(arr.dtype) if arr.dtype == np.uint8 else 255.0 - arr
 
     batch_call = __call__
@@ -588,7 +599,7 @@ class Posterize(_ImageOp):
         self.bits = bits
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "Posterize")
+        arr = as_image(img, "Posterize")
         if arr.dtype != np.uint8:
             raise RuntimeError(f"Posterize: the image must be uint8, but got {arr.dtype}.")
         return arr & np.uint8((0xFF << (8 - self.bits)) & 0xFF)
@@ -607,7 +618,7 @@ class Solarize(_ImageOp):
             raise ValueError(f"Solarize: threshold must be a number or a (min, max) pair, but got {threshold!r}.")
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "Solarize")
+        arr = as_image(img, "Solarize")
         lo, hi = self.threshold
         inside = (arr >= lo) & (arr <= hi)
         return np.where(
@@ -626,7 +637,7 @@ class ConvertColor(_ImageOp):
         self.convert_mode = ConvertMode(convert_mode)
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "ConvertColor")
+        arr = as_image(img, "ConvertColor")
         m = int(self.convert_mode)
         alpha = np.iinfo(arr.dtype).max if np.issubdtype(arr.dtype, np.integer) else 1.0
         if m in (8, 9):  # gray -> 3 or 4 channels
@@ -661,7 +672,7 @@ class Crop(_ImageOp):
         self.size = _size_hw(size, "Crop")
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "Crop")
+        arr = as_image(img, "Crop")
         (top, left), (h, w) = self.coordinates, self.size
         if top + h > arr.shape[0] or left + w > arr.shape[1]:
             raise RuntimeError(f"Crop: the window {(top, left, h, w)} exceeds the image {arr.shape[:2]}.")
@@ -672,14 +683,14 @@ class HorizontalFlip(_ImageOp):
     """Mirror the image left-right."""
 
     def __call__(self, img) -> np.ndarray:
-        return np.ascontiguousarray(F.as_image(img, "HorizontalFlip")[:, ::-1])
+        return np.ascontiguousarray(as_image(img, "HorizontalFlip")[:, ::-1])
 
 
 class VerticalFlip(_ImageOp):
     """Mirror the image top-bottom."""
 
     def __call__(self, img) -> np.ndarray:
-        return np.ascontiguousarray(F.as_image(img, "VerticalFlip")[::-1])
+        return np.ascontiguousarray(as_image(img, "VerticalFlip")[::-1])
 
 
 class Erase(_ImageOp):
@@ -696,7 +707,7 @@ class Erase(_ImageOp):
         self.value, self.inplace = value, inplace
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "Erase").copy()
+        arr = as_image(img, "Erase").copy()
         value = np.asarray(self.value)
         if arr.dtype == np.uint8:
             value = C.saturate_u8(value.astype(np.float64))
@@ -793,7 +804,7 @@ class GaussianBlur(_ImageOp):
         self.kernel_size, self.sigma = (int(ks[0]), int(ks[1])), (float(sg[0]), float(sg[1]))
 
     def __call__(self, img) -> np.ndarray:
-        return C.gaussian_blur(F.as_image(img, "GaussianBlur"), self.kernel_size, self.sigma)
+        return C.gaussian_blur(as_image(img, "GaussianBlur"), self.kernel_size, self.sigma)
 
 
 class Grayscale(_ImageOp):
@@ -911,7 +922,7 @@ class PadToSize(_ImageOp):
         self.fill_value, self.padding_mode = fill_value, Border(padding_mode)
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "PadToSize")
+        arr = as_image(img, "PadToSize")
         h, w = arr.shape[:2]
         th, tw = self.size
         if th < h or tw < w:
@@ -937,7 +948,7 @@ class ResizedCrop(_ImageOp):
         self.size, self.interpolation = size, interpolation
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "ResizedCrop")
+        arr = as_image(img, "ResizedCrop")
         if self.top + self.height > arr.shape[0] or self.left + self.width > arr.shape[1]:
             raise RuntimeError(f"ResizedCrop: the window exceeds the image {arr.shape[:2]}.")
         return self._resize(F.crop(arr, self.top, self.left, self.height, self.width))
@@ -970,7 +981,7 @@ class Rotate(_ImageOp):
         _nearest(resample)
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "Rotate")
+        arr = as_image(img, "Rotate")
         h, w = arr.shape[:2]
         center = ((w - 1) / 2.0, (h - 1) / 2.0) if self.center is None else tuple(map(float, self.center))
         m = C.rotation_matrix(center, self.degrees)
@@ -1025,7 +1036,7 @@ class Affine(_ImageOp):
         _nearest(resample)
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "Affine")
+        arr = as_image(img, "Affine")
         h, w = arr.shape[:2]
         m = _affine_matrix((w * 0.5, h * 0.5), self.degrees, self.translate, self.scale, self.shear)
         return C.warp(arr, C.invert_affine(m), h, w, _nearest(self.resample), self.fill_value)
@@ -1060,7 +1071,7 @@ class Perspective(_ImageOp):
         _nearest(interpolation)
 
     def __call__(self, img) -> np.ndarray:
-        arr = F.as_image(img, "Perspective")
+        arr = as_image(img, "Perspective")
         m = _perspective_matrix(self.start_points, self.end_points)
         return C.warp(arr, m, arr.shape[0], arr.shape[1], _nearest(self.interpolation), 0)
 
@@ -1081,7 +1092,7 @@ class SlicePatches(_ImageOp):
         self.slice_mode, self.fill_value = SliceMode(slice_mode), fill_value
 
     def __call__(self, img):
-        arr = F.as_image(img, "SlicePatches")
+        arr = as_image(img, "SlicePatches")
         h, w = arr.shape[:2]
         if self.slice_mode == SliceMode.PAD:
             ph, pw = math.ceil(h / self.num_height), math.ceil(w / self.num_width)
@@ -1109,7 +1120,7 @@ class ToPIL(_ImageOp):
     def __call__(self, img):
         if not isinstance(img, np.ndarray):
             return img
-        return F._pil_image().fromarray(img)
+        return pil_image().fromarray(img)
 
 
 class ToType(_ImageOp):
@@ -1138,7 +1149,7 @@ class _RandomApplyOp(_ImageOp):
     """Apply a deterministic op with probability `prob`."""
 
     def _maybe(self, img, op):
-        arr = F.as_image(img, type(self).__name__)
+        arr = as_image(img, type(self).__name__)
         return op(arr) if _rng.generator().random() < self.prob else arr
 
 
@@ -1358,7 +1369,7 @@ class RandomResizedCrop(_ImageOp):
         self._resize = Resize(self.size, interpolation)
 
     def __call__(self, img):
-        arr = F.as_image(img, "RandomResizedCrop")
+        arr = as_image(img, "RandomResizedCrop")
         top, left, ch, cw = _random_resized_window(
             _rng.generator(), *arr.shape[:2], self.scale, self.ratio, self.max_attempts
         )
@@ -1435,7 +1446,7 @@ class RandomAffine(_ImageOp):
         _nearest(resample)
 
     def __call__(self, img):
-        arr = F.as_image(img, "RandomAffine")
+        arr = as_image(img, "RandomAffine")
         h, w = arr.shape[:2]
         gen = _rng.generator()
         angle = float(gen.uniform(*self.degrees))
@@ -1468,7 +1479,7 @@ class RandomPerspective(_ImageOp):
         _nearest(interpolation)
 
     def __call__(self, img):
-        arr = F.as_image(img, "RandomPerspective")
+        arr = as_image(img, "RandomPerspective")
         gen = _rng.generator()
         if gen.random() >= self.prob:
             return arr
@@ -1668,152 +1679,6 @@ class RandomSelectSubpolicy(_ImageOp):
         return img
 
 
-# -- image files -----------------------------------------------------------------------------------------------
-
-
-def read_file(filename: str) -> np.ndarray:
-    """The bytes of a file as a 1-D uint8 array.
-
-    Args:
-        filename: the path.
-
-    Returns:
-        The bytes.
-    """
-    with open(filename, "rb") as f:
-        return np.frombuffer(bytearray(f.read()), dtype=np.uint8)
-
-
-def write_file(filename: str, data) -> None:
-    """Write a 1-D uint8 array to a file.
-
-    Args:
-        filename: the path.
-        data: the bytes as a 1-D uint8 array.
-    """
-    arr = np.asarray(data)
-    if arr.dtype != np.uint8 or arr.ndim != 1:
-        raise TypeError(f"write_file: data must be a 1-D uint8 array, but got shape {arr.shape} {arr.dtype}.")
-    with open(filename, "wb") as f:
-        f.write(arr.tobytes())
-
-
-def read_image(filename: str, mode: ImageReadMode = ImageReadMode.UNCHANGED) -> np.ndarray:
-    """Decode an image file into an HWC uint8 array.
-
-    Args:
-        filename: the path.
-        mode: UNCHANGED (as stored), GRAYSCALE (H, W, 1) or COLOR (H, W, 3).
-
-    Returns:
-        The image.
-    """
-    image_mod = F._pil_image()
-    with image_mod.open(filename) as im:
-        if mode == ImageReadMode.GRAYSCALE:
-            return np.array(im.convert("L"))[:, :, None]
-        if mode == ImageReadMode.COLOR:
-            return np.array(im.convert("RGB"))
-        arr = np.array(im)
-    return arr[:, :, None] if arr.ndim == 2 else arr
-
-
-def _encode(image, fmt: str, **kwargs) -> np.ndarray:
-    import io  # noqa: PLC0415
-
-    arr = np.asarray(image)
-    if arr.dtype != np.uint8 or arr.ndim not in (2, 3):
-        raise RuntimeError(f"encode_{fmt.lower()}: the image must be HW or HWC uint8, but got {arr.shape} {arr.dtype}.")
-    if arr.ndim == 3 and arr.shape[2] == 1:
-        arr = arr[:, :, 0]
-    buf = io.BytesIO()
-    F._pil_image().fromarray(arr).save(buf, format=fmt, **kwargs)
-    return np.frombuffer(buf.getvalue(), dtype=np.uint8)
-
-
-def encode_jpeg(image, quality: int = 75) -> np.ndarray:
-    """JPEG bytes of an HW/HWC uint8 image (Pillow's encoder).
-
-    Args:
-        image: the image.
-        quality: in [1, 100].
-
-    Returns:
-        The file bytes as a 1-D uint8 array.
-    """
-    if not 1 <= int(quality) <= 100:
-        raise ValueError(f"encode_jpeg: quality must be in [1, 100], but got {quality}.")
-    return _encode(image, "JPEG", quality=int(quality))
-
-
-def encode_png(image, compression_level: int = 6) -> np.ndarray:
-    """PNG bytes of an HW/HWC uint8 image.
-
-    Args:
-        image: the image.
-        compression_level: in [0, 9].
-
-    Returns:
-        The file bytes as a 1-D uint8 array.
-    """
-    if not 0 <= int(compression_level) <= 9:
-        raise ValueError(f"encode_png: compression_level must be in [0, 9], but got {compression_level}.")
-    return _encode(image, "PNG", compress_level=int(compression_level))
-
-
-def write_jpeg(filename: str, image, quality: int = 75) -> None:
-    """Write an image as a JPEG file.
-
-    Args:
-        filename: the path.
-        image: an HW/HWC uint8 image.
-        quality: in [1, 100].
-    """
-    write_file(filename, encode_jpeg(image, quality))
-
-
-def write_png(filename: str, image, compression_level: int = 6) -> None:
-    """Write an image as a PNG file.
-
-    Args:
-        filename: the path.
-        image: an HW/HWC uint8 image.
-        compression_level: in [0, 9].
-    """
-    write_file(filename, encode_png(image, compression_level))
-
-
-def get_image_size(image) -> list[int]:
-    """[height, width] of an HW/HWC array or a PIL image.
-
-    Args:
-        image: the image.
-
-    Returns:
-        [height, width].
-    """
-    if hasattr(image, "size") and not isinstance(image, np.ndarray):
-        w, h = image.size
-        return [h, w]
-    arr = F.as_image(image, "get_image_size")
-    return [int(arr.shape[0]), int(arr.shape[1])]
-
-
-def get_image_num_channels(image) -> int:
-    """The number of channels of an HW (1) / HWC array or a PIL image.
-
-    Args:
-        image: the image.
-
-    Returns:
-        The channel count.
-    """
-    if hasattr(image, "getbands"):
-        return len(image.getbands())
-    arr = F.as_image(image, "get_image_num_channels")
-    return 1 if arr.ndim == 2 else int(arr.shape[2])
-
-
 # -- automatic augmentation policies (AutoAugment, RandAugment, TrivialAugmentWide) ---------------------------------
 # The policies, magnitude ranges and op semantics are those of the papers (as torchvision and MindSpore use them).
 
@@ -1942,7 +1807,7 @@ def _posterize_bins(n: int, div: float) -> np.ndarray:
 
 
 def _check_uint8_rgb(img, op: str) -> np.ndarray:
-    arr = F.as_image(img, op)
+    arr = as_image(img, op)
     if arr.dtype != np.uint8 or arr.ndim != 3 or arr.shape[2] != 3:
         raise RuntimeError(f"{op}: the input must be an RGB uint8 image (H, W, 3), but got {arr.dtype} {arr.shape}.")
     return arr
@@ -2158,7 +2023,7 @@ class ResizeWithBBox(_ImageOp):
         self.size, self.interpolation = size, interpolation
 
     def __call__(self, img, bboxes):
-        arr = F.as_image(img, "ResizeWithBBox")
+        arr = as_image(img, "ResizeWithBBox")
         boxes = _check_boxes(arr, bboxes, "ResizeWithBBox")
         out = self._resize(arr)
         return out, _scale_boxes(boxes, out.shape[0] / arr.shape[0], out.shape[1] / arr.shape[1])
@@ -2183,7 +2048,7 @@ class RandomHorizontalFlipWithBBox(_ImageOp):
         self.prob = _check_prob(prob, "RandomHorizontalFlipWithBBox")
 
     def __call__(self, img, bboxes):
-        arr = F.as_image(img, "RandomHorizontalFlipWithBBox")
+        arr = as_image(img, "RandomHorizontalFlipWithBBox")
         boxes = _check_boxes(arr, bboxes, "RandomHorizontalFlipWithBBox")
         if _rng.generator().random() < self.prob:
             arr = arr[:, ::-1].copy()
@@ -2198,7 +2063,7 @@ class RandomVerticalFlipWithBBox(_ImageOp):
         self.prob = _check_prob(prob, "RandomVerticalFlipWithBBox")
 
     def __call__(self, img, bboxes):
-        arr = F.as_image(img, "RandomVerticalFlipWithBBox")
+        arr = as_image(img, "RandomVerticalFlipWithBBox")
         boxes = _check_boxes(arr, bboxes, "RandomVerticalFlipWithBBox")
         if _rng.generator().random() < self.prob:
             arr = arr[::-1].copy()
@@ -2210,7 +2075,7 @@ class RandomCropWithBBox(RandomCrop):
     """RandomCrop that moves the boxes into the window, clips them, and drops those left outside."""
 
     def __call__(self, img, bboxes):
-        arr = F.as_image(img, "RandomCropWithBBox")
+        arr = as_image(img, "RandomCropWithBBox")
         boxes = _check_boxes(arr, bboxes, "RandomCropWithBBox")
         left_pad, top_pad = self.padding[0], self.padding[1]
         arr = F.pad(arr, *self.padding, self.padding_mode, self.fill_value)
@@ -2235,7 +2100,7 @@ class RandomResizedCropWithBBox(RandomResizedCrop):
     """RandomResizedCrop that carries the boxes through the crop (clipped, outside ones dropped) and the resize."""
 
     def __call__(self, img, bboxes):
-        arr = F.as_image(img, "RandomResizedCropWithBBox")
+        arr = as_image(img, "RandomResizedCropWithBBox")
         boxes = _check_boxes(arr, bboxes, "RandomResizedCropWithBBox")
         top, left, ch, cw = _random_resized_window(
             _rng.generator(), *arr.shape[:2], self.scale, self.ratio, self.max_attempts
@@ -2261,7 +2126,7 @@ class BoundingBoxAugment(_ImageOp):
         self.transform, self.ratio = transform, float(ratio)
 
     def __call__(self, img, bboxes):
-        arr = F.as_image(img, "BoundingBoxAugment")
+        arr = as_image(img, "BoundingBoxAugment")
         boxes = _check_boxes(arr, bboxes, "BoundingBoxAugment")
         count = int(np.floor(self.ratio * len(boxes)))
         out = arr.copy()

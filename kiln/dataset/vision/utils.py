@@ -1,8 +1,13 @@
-"""Enums of the vision transforms, as in `mindspore.dataset.vision.utils`."""
+"""The enums of the vision transforms and the image-file helpers (read/write/encode, image size and channels),
+as in `mindspore.dataset.vision.utils`."""
 
 from __future__ import annotations
 
+import importlib
+import io
 from enum import IntEnum, StrEnum
+
+import numpy as np
 
 
 class Inter(StrEnum):
@@ -86,23 +91,165 @@ class ConvertMode(IntEnum):
     COLOR_RGBA2GRAY = 11
 
 
-_IO_NAMES = (
-    "encode_jpeg",
-    "encode_png",
-    "get_image_num_channels",
-    "get_image_size",
-    "read_file",
-    "read_image",
-    "write_file",
-    "write_jpeg",
-    "write_png",
-)
+def as_image(img, op: str) -> np.ndarray:
+    """`img` as an HW or HWC array, or a RuntimeError naming `op`."""
+    arr = np.asarray(img)
+    if arr.ndim not in (2, 3):
+        hint = " (raw image bytes? add vision.Decode() first)" if arr.ndim == 1 else ""
+        raise RuntimeError(f"{op}: expected an image of shape <H, W> or <H, W, C>, but got shape {arr.shape}{hint}.")
+    return arr
 
 
-def __getattr__(name: str):
-    # The image I/O helpers live with the transforms (which import this module); MindSpore also exposes them here.
-    if name in _IO_NAMES:
-        from kiln.dataset.vision import transforms  # noqa: PLC0415
+def pil_image():
+    """The PIL.Image module (Pillow), imported on first use: most pipelines never decode an image."""
+    try:
+        return importlib.import_module("PIL.Image")  # optional dependency, imported on first use
+    except ImportError as exc:
+        raise ImportError(
+            "Decoding images needs Pillow, which Kiln does not install. Install it with `pip install pillow`, "
+            "or read images undecoded (decode=False)."
+        ) from exc
 
-        return getattr(transforms, name)
-    raise AttributeError(f"module 'kiln.dataset.vision.utils' has no attribute {name!r}")
+
+# -- image files -----------------------------------------------------------------------------------------------
+
+
+def read_file(filename: str) -> np.ndarray:
+    """The bytes of a file as a 1-D uint8 array.
+
+    Args:
+        filename: the path.
+
+    Returns:
+        The bytes.
+    """
+    with open(filename, "rb") as f:
+        return np.frombuffer(bytearray(f.read()), dtype=np.uint8)
+
+
+def write_file(filename: str, data) -> None:
+    """Write a 1-D uint8 array to a file.
+
+    Args:
+        filename: the path.
+        data: the bytes as a 1-D uint8 array.
+    """
+    arr = np.asarray(data)
+    if arr.dtype != np.uint8 or arr.ndim != 1:
+        raise TypeError(f"write_file: data must be a 1-D uint8 array, but got shape {arr.shape} {arr.dtype}.")
+    with open(filename, "wb") as f:
+        f.write(arr.tobytes())
+
+
+def read_image(filename: str, mode: ImageReadMode = ImageReadMode.UNCHANGED) -> np.ndarray:
+    """Decode an image file into an HWC uint8 array.
+
+    Args:
+        filename: the path.
+        mode: UNCHANGED (as stored), GRAYSCALE (H, W, 1) or COLOR (H, W, 3).
+
+    Returns:
+        The image.
+    """
+    image_mod = pil_image()
+    with image_mod.open(filename) as im:
+        if mode == ImageReadMode.GRAYSCALE:
+            return np.array(im.convert("L"))[:, :, None]
+        if mode == ImageReadMode.COLOR:
+            return np.array(im.convert("RGB"))
+        arr = np.array(im)
+    return arr[:, :, None] if arr.ndim == 2 else arr
+
+
+def _encode(image, fmt: str, **kwargs) -> np.ndarray:
+    arr = np.asarray(image)
+    if arr.dtype != np.uint8 or arr.ndim not in (2, 3):
+        raise RuntimeError(f"encode_{fmt.lower()}: the image must be HW or HWC uint8, but got {arr.shape} {arr.dtype}.")
+    if arr.ndim == 3 and arr.shape[2] == 1:
+        arr = arr[:, :, 0]
+    buf = io.BytesIO()
+    pil_image().fromarray(arr).save(buf, format=fmt, **kwargs)
+    return np.frombuffer(buf.getvalue(), dtype=np.uint8)
+
+
+def encode_jpeg(image, quality: int = 75) -> np.ndarray:
+    """JPEG bytes of an HW/HWC uint8 image (Pillow's encoder).
+
+    Args:
+        image: the image.
+        quality: in [1, 100].
+
+    Returns:
+        The file bytes as a 1-D uint8 array.
+    """
+    if not 1 <= int(quality) <= 100:
+        raise ValueError(f"encode_jpeg: quality must be in [1, 100], but got {quality}.")
+    return _encode(image, "JPEG", quality=int(quality))
+
+
+def encode_png(image, compression_level: int = 6) -> np.ndarray:
+    """PNG bytes of an HW/HWC uint8 image.
+
+    Args:
+        image: the image.
+        compression_level: in [0, 9].
+
+    Returns:
+        The file bytes as a 1-D uint8 array.
+    """
+    if not 0 <= int(compression_level) <= 9:
+        raise ValueError(f"encode_png: compression_level must be in [0, 9], but got {compression_level}.")
+    return _encode(image, "PNG", compress_level=int(compression_level))
+
+
+def write_jpeg(filename: str, image, quality: int = 75) -> None:
+    """Write an image as a JPEG file.
+
+    Args:
+        filename: the path.
+        image: an HW/HWC uint8 image.
+        quality: in [1, 100].
+    """
+    write_file(filename, encode_jpeg(image, quality))
+
+
+def write_png(filename: str, image, compression_level: int = 6) -> None:
+    """Write an image as a PNG file.
+
+    Args:
+        filename: the path.
+        image: an HW/HWC uint8 image.
+        compression_level: in [0, 9].
+    """
+    write_file(filename, encode_png(image, compression_level))
+
+
+def get_image_size(image) -> list[int]:
+    """[height, width] of an HW/HWC array or a PIL image.
+
+    Args:
+        image: the image.
+
+    Returns:
+        [height, width].
+    """
+    if hasattr(image, "size") and not isinstance(image, np.ndarray):
+        w, h = image.size
+        return [h, w]
+    arr = as_image(image, "get_image_size")
+    return [int(arr.shape[0]), int(arr.shape[1])]
+
+
+def get_image_num_channels(image) -> int:
+    """The number of channels of an HW (1) / HWC array or a PIL image.
+
+    Args:
+        image: the image.
+
+    Returns:
+        The channel count.
+    """
+    if hasattr(image, "getbands"):
+        return len(image.getbands())
+    arr = as_image(image, "get_image_num_channels")
+    return 1 if arr.ndim == 2 else int(arr.shape[2])

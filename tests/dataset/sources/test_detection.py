@@ -1,14 +1,17 @@
-"""VOCDataset and CocoDataset on small files written here (layouts checked against MindSpore 2.10 on
-MindSpore's test data: box format, label order, dtypes and shapes of every task)."""
+"""Detection, segmentation and super-resolution sources (VOC, COCO, KITTI, DIV2K, WIDERFace, SBD) on small
+files written here (layouts checked against MindSpore 2.10 on MindSpore's test data: box format, label order,
+dtypes and shapes of every task)."""
 
 import json
 import os
 
 import numpy as np
 import pytest
+import scipy.io
 from PIL import Image
 
 import kiln.dataset as ds
+from tests.dataset.helpers import write_image
 
 
 def _rows(d):
@@ -133,3 +136,27 @@ def test_wider_face(tmp_path):
     assert [r.tolist() for r in rows[0][2:]] == [[2, 0], [0, 1], [1, 0], [0, 1], [1, 0], [2, 0]]  # file order
     assert rows[1][1].shape == (0, 4)
     assert len(_rows(ds.WIDERFaceDataset(str(tmp_path), usage="test"))[0]) == 1
+
+
+def test_sbd(tmp_path):
+    sbd = tmp_path / "sbd"
+    write_image(sbd / "img" / "a.jpg")
+    os.makedirs(sbd / "cls")
+    bounds = np.empty((20, 1), dtype=object)
+    for k in range(20):
+        bounds[k, 0] = np.full((2, 3), k % 2, np.uint8)
+    gt = {"Boundaries": bounds, "Segmentation": np.full((2, 3), 7, np.uint8), "CategoriesPresent": [[1]]}
+    scipy.io.savemat(sbd / "cls" / "a.mat", {"GTcls": gt})
+    (sbd / "train.txt").write_text("a\n")
+    (sbd / "val.txt").write_text("")
+    b = _rows(ds.SBDataset(str(sbd), task="Boundaries", usage="train", shuffle=False))[0][1]
+    assert b.shape == (20, 2, 3) and b.dtype == np.uint8 and int(b[1].sum()) == 6
+    s = _rows(ds.SBDataset(str(sbd), task="Segmentation", shuffle=False))[0][1]
+    assert s.shape == (2, 3) and int(s[0, 0]) == 7
+
+
+def test_extra_metadata_warns_that_no_meta_column_is_made(tmp_path):
+    _voc(tmp_path)
+    with pytest.warns(UserWarning, match="_meta-filename"):
+        d = ds.VOCDataset(str(tmp_path), task="Detection", usage="train", shuffle=False, extra_metadata=True)
+    assert d.get_col_names() == ["image", "bbox", "label", "difficult", "truncate"]

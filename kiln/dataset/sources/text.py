@@ -1,4 +1,4 @@
-"""Text datasets: TextFileDataset, CSVDataset and the corpora stored as text or CSV files.
+"""Text sources: TextFileDataset, CSVDataset, CLUE and the corpora stored as text, CSV or JSON files.
 
 These are MindSpore's "non-mappable" sources: files are read in sorted order,
 rows (lines or CSV records) follow one another, and sharding gives each shard
@@ -15,89 +15,20 @@ matches MindSpore with num_parallel_workers=1.
 from __future__ import annotations
 
 import csv
-import glob
-import math
+import json
 import os
-from collections.abc import Sequence
-from enum import StrEnum
 
 import numpy as np
 
-from kiln.dataset import config
-from kiln.dataset.sources import SampledSource
-
-
-class Shuffle(StrEnum):
-    """How non-mappable sources shuffle: GLOBAL (all rows), FILES (file order), INFILE (rows in files)."""
-
-    GLOBAL = "global"
-    FILES = "files"
-    INFILE = "infile"
-
-
-def _file_list(dataset_files, what: str) -> list[str]:
-    if isinstance(dataset_files, str | os.PathLike):
-        pattern = os.fspath(dataset_files)
-        files = sorted(glob.glob(pattern)) if any(ch in pattern for ch in "*?[") else [pattern]
-    else:
-        files = [os.fspath(f) for f in dataset_files]
-    if not files:
-        raise ValueError(f"{what}: dataset_files is empty.")
-    for f in files:
-        if not os.path.isfile(f):
-            raise ValueError(f"{what}: the file {f!r} does not exist or is not a file.")
-    return sorted(files)
-
-
-class _RowFilesSource(SampledSource):
-    """Rows read from a list of files, with MindSpore's non-mappable sharding and shuffling."""
-
-    _SORT_FILES = True  # MindSpore reads most multi-file sources in name order
-
-    def __init__(self, files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers) -> None:
-        if isinstance(shuffle, Shuffle):
-            shuffle = True
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
-        self._files = sorted(files) if self._SORT_FILES else list(files)
-        self._shard = (num_shards, shard_id)
-        self._cache: list[tuple] | None = None
-
-    def _read_file(self, path: str) -> list[tuple]:
-        raise NotImplementedError
-
-    def _all_rows(self) -> list[tuple]:
-        if self._cache is None:
-            num_shards, shard_id = self._shard
-            files = self._files
-            if num_shards is not None and len(files) >= num_shards:
-                files = files[shard_id::num_shards]
-            rows = [row for f in files for row in self._read_file(f)]
-            if num_shards is not None and len(self._files) < num_shards and rows:
-                per = math.ceil(len(rows) / num_shards)
-                rows = [rows[(shard_id * per + j) % len(rows)] for j in range(per)]
-            self._cache = rows
-        return self._cache
-
-    def _num_rows(self) -> int:
-        return len(self._all_rows())
-
-    def _read(self, index: int) -> tuple:
-        return self._all_rows()[index]
-
-    def _static_size(self):
-        n = self._num_rows()
-        return n if self.num_samples is None else min(n, self.num_samples)
-
-    def _indices(self, run, epoch):
-        n = self._num_rows()
-        count = self._static_size()
-        if self.sampler.is_shuffled():
-            seed = config.get_seed() if self._shard[0] is not None else run.seed
-            return np.random.default_rng([seed, 0x7E7, *epoch]).permutation(n)[:count]
-        return np.arange(count)
-
-    def is_sharded(self) -> bool:
-        return self._shard[0] is not None
+from kiln.dataset.sources.base import (
+    RowFilesSource,
+    SampledSource,
+    Shuffle,
+    check_usage,
+    file_list,
+    require_dir,
+    require_file,
+)
 
 
 def _text_lines(path: str, skip_empty: bool = True) -> list[str]:
@@ -106,7 +37,7 @@ def _text_lines(path: str, skip_empty: bool = True) -> list[str]:
     return [line for line in lines if line] if skip_empty else lines
 
 
-class TextFileDataset(_RowFilesSource):
+class TextFileDataset(RowFilesSource):
     """Lines of text files, one row per non-empty line; column "text" (str).
 
     Args:
@@ -121,24 +52,8 @@ class TextFileDataset(_RowFilesSource):
         A Dataset.
     """
 
-    def __init__(
-        self,
-        dataset_files,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(
-            _file_list(dataset_files, "TextFileDataset"),
-            num_samples,
-            shuffle,
-            num_shards,
-            shard_id,
-            num_parallel_workers,
-        )
+    def _open(self, dataset_files) -> list:
+        return file_list(dataset_files, "TextFileDataset")
 
     def get_col_names(self) -> list[str]:
         return ["text"]
@@ -163,7 +78,7 @@ def _parse_field(value: str, default, column: str, path: str):
         ) from None
 
 
-class CSVDataset(_RowFilesSource):
+class CSVDataset(RowFilesSource):
     """Records of CSV files.
 
     Args:
@@ -192,7 +107,7 @@ class CSVDataset(_RowFilesSource):
         shard_id=None,
         cache=None,
     ) -> None:
-        files = _file_list(dataset_files, "CSVDataset")
+        files = file_list(dataset_files, "CSVDataset")
         if not isinstance(field_delim, str) or len(field_delim) != 1 or field_delim in '"\r\n':
             raise ValueError(
                 f"CSVDataset: field_delim must be one character (not a quote or newline): {field_delim!r}."
@@ -241,46 +156,22 @@ class CSVDataset(_RowFilesSource):
         return rows
 
 
-def _check_usage(usage, allowed: Sequence[str], what: str) -> str:
-    usage = "all" if usage is None else usage
-    if usage not in allowed:
-        raise ValueError(f"{what}: usage must be one of {list(allowed)}, but got {usage!r}.")
-    return usage
-
-
-def _require_dir(dataset_dir, what: str) -> str:
-    path = os.fspath(dataset_dir)
-    if not os.path.isdir(path):
-        raise ValueError(f"{what}: dataset_dir {path!r} does not exist or is not a directory.")
-    return path
-
-
-class _CsvCorpus(_RowFilesSource):
+class _CsvCorpus(RowFilesSource):
     """A corpus of train.csv / test.csv files without header, every column a string."""
 
     _COLUMNS: tuple[str, ...] = ()
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_dir, usage=None) -> list:
         what = type(self).__name__
-        root = _require_dir(dataset_dir, what)
-        usage = _check_usage(usage, ("train", "test", "all"), what)
+        root = require_dir(dataset_dir, what)
+        usage = check_usage(usage, ("train", "test", "all"), what)
         parts = ["train", "test"] if usage == "all" else [usage]
         files = [os.path.join(root, f"{p}.csv") for p in parts]
         files = [f for f in files if os.path.isfile(f)] if usage == "all" else files
         for f in files:
             if not os.path.isfile(f):
                 raise ValueError(f"{what}: {f!r} not found.")
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        return files
 
     def get_col_names(self) -> list[str]:
         return list(self._COLUMNS)
@@ -364,26 +255,16 @@ class YelpReviewDataset(_CsvCorpus):
     _SORT_FILES = False  # MindSpore reads train.csv before test.csv here
 
 
-class _LineCorpus(_RowFilesSource):
+class _LineCorpus(RowFilesSource):
     """A corpus of text files with one file per usage; column "text"."""
 
     _FILES: dict[str, str] = {}
     _SKIP_EMPTY = True
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_dir, usage=None) -> list:
         what = type(self).__name__
-        root = _require_dir(dataset_dir, what)
-        usage = _check_usage(usage, (*self._FILES, "all"), what)
+        root = require_dir(dataset_dir, what)
+        usage = check_usage(usage, (*self._FILES, "all"), what)
         parts = list(self._FILES) if usage == "all" else [usage]
         files = [os.path.join(root, self._FILES[p]) for p in parts]
         if usage == "all":
@@ -391,7 +272,7 @@ class _LineCorpus(_RowFilesSource):
         for f in files:
             if not os.path.isfile(f):
                 raise ValueError(f"{what}: {f!r} not found.")
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        return files
 
     def get_col_names(self) -> list[str]:
         return ["text"]
@@ -435,17 +316,10 @@ class EnWik9Dataset(_LineCorpus):
     _FILES = {"all": "enwik9"}
     _SKIP_EMPTY = False  # MindSpore keeps the empty lines of enwik9
 
-    def __init__(
-        self,
-        dataset_dir,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=True,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(dataset_dir, "all", num_samples, num_parallel_workers, shuffle, num_shards, shard_id)
+    _DEFAULTS = {"shuffle": True}
+
+    def _open(self, dataset_dir) -> list:
+        return super()._open(dataset_dir, "all")
 
 
 class IMDBDataset(SampledSource):
@@ -457,21 +331,9 @@ class IMDBDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _require_dir(dataset_dir, "IMDBDataset")
-        usage = _check_usage(usage, ("train", "test", "all"), "IMDBDataset")
+    def _open(self, dataset_dir, usage=None) -> None:
+        root = require_dir(dataset_dir, "IMDBDataset")
+        usage = check_usage(usage, ("train", "test", "all"), "IMDBDataset")
         parts = ["train", "test"] if usage == "all" else [usage]
         self._items: list[tuple[str, int]] = []
         for part in parts:
@@ -498,7 +360,7 @@ class IMDBDataset(SampledSource):
             return np.array(f.read()), np.array(label, dtype=np.uint32)
 
 
-class SST2Dataset(_RowFilesSource):
+class SST2Dataset(RowFilesSource):
     """SST-2 (train.tsv, dev.tsv: sentence and label; test.tsv: sentence), all str.
 
     Args:
@@ -507,18 +369,8 @@ class SST2Dataset(_RowFilesSource):
         num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        usage=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
-        root = _require_dir(dataset_dir, "SST2Dataset")
+    def _open(self, dataset_dir, usage=None) -> list:
+        root = require_dir(dataset_dir, "SST2Dataset")
         usage = "train" if usage is None else usage
         if usage not in ("train", "test", "dev"):
             raise ValueError(f"SST2Dataset: usage must be 'train', 'test' or 'dev', but got {usage!r}.")
@@ -526,7 +378,7 @@ class SST2Dataset(_RowFilesSource):
         if not os.path.isfile(path):
             raise ValueError(f"SST2Dataset: {path!r} not found.")
         self._usage = usage
-        super().__init__([path], num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        return [path]
 
     def get_col_names(self) -> list[str]:
         return ["sentence"] if self._usage == "test" else ["sentence", "label"]
@@ -556,7 +408,7 @@ _CLUE_COLUMNS = {
 }
 
 
-class CLUEDataset(_RowFilesSource):
+class CLUEDataset(RowFilesSource):
     """CLUE benchmark JSON-lines files (one JSON object per line).
 
     Columns depend on the task and usage (train/eval have labels, test has ids): AFQMC and CMNLI
@@ -571,24 +423,13 @@ class CLUEDataset(_RowFilesSource):
         num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
     """
 
-    def __init__(
-        self,
-        dataset_files,
-        task="AFQMC",
-        usage="train",
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_files, task="AFQMC", usage="train") -> list:
         if task not in _CLUE_COLUMNS:
             raise ValueError(f"CLUEDataset: task must be one of {sorted(_CLUE_COLUMNS)}, but got {task!r}.")
-        usage = _check_usage(usage, ("train", "test", "eval"), "CLUEDataset")
-        files = _file_list(dataset_files, "CLUEDataset")
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        usage = check_usage(usage, ("train", "test", "eval"), "CLUEDataset")
+        files = file_list(dataset_files, "CLUEDataset")
         self._cols = _CLUE_COLUMNS[task][1 if usage == "test" else 0]
+        return files
 
     def get_col_names(self) -> list[str]:
         return list(self._cols)
@@ -604,8 +445,6 @@ class CLUEDataset(_RowFilesSource):
         return np.array("" if v is None else str(v))
 
     def _read_file(self, path):
-        import json  # noqa: PLC0415
-
         rows = []
         with open(path, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
@@ -618,4 +457,157 @@ class CLUEDataset(_RowFilesSource):
                 flat = dict(obj)
                 flat.update(obj.get("target") or {})
                 rows.append(tuple(self._value(flat.get(c, "")) for c in self._cols))
+        return rows
+
+
+class _TaggedSentences(RowFilesSource):
+    """Sentences of one token per line (fields separated by `_SEP`), blank lines between sentences."""
+
+    _FILES: dict[str, str] = {}
+    _COLUMNS: list[str] = []
+    _SEP: str | None = None
+    _ALL_ORDER: tuple = ()
+
+    def _open(self, dataset_dir, usage=None) -> list:
+        what = type(self).__name__
+        root = require_dir(dataset_dir, what)
+        usage = check_usage(usage, (*self._FILES, "all"), what)
+        parts = list(self._ALL_ORDER or self._FILES) if usage == "all" else [usage]
+        files = [os.path.join(root, self._FILES[p]) for p in parts]
+        for f in files:
+            require_file(f, f"{what} file")
+        return files
+
+    def get_col_names(self) -> list[str]:
+        return list(self._COLUMNS)
+
+    def _read_file(self, path):
+        rows, sentence = [], []
+        ncol = len(self._COLUMNS)
+
+        def flush():
+            if sentence:
+                cols = list(zip(*[(f + [""] * ncol)[:ncol] for f in sentence]))
+                rows.append(tuple(np.array(c) for c in cols))
+                sentence.clear()
+
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.rstrip("\r\n")
+                if not line.strip():
+                    flush()
+                    continue
+                sentence.append(line.split(self._SEP) if self._SEP else line.split(" "))
+        flush()
+        return rows
+
+
+class CoNLL2000Dataset(_TaggedSentences):
+    """CoNLL-2000 chunking (train.txt, test.txt): columns "word", "pos_tag", "chunk_tag" (1-D str arrays).
+
+    Args:
+        dataset_dir: the folder holding the files.
+        usage: "train", "test" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
+    """
+
+    _FILES = {"train": "train.txt", "test": "test.txt"}
+    _COLUMNS = ["word", "pos_tag", "chunk_tag"]
+
+
+class UDPOSDataset(_TaggedSentences):
+    """UDPOS (en-ud-tag.v2.{train,dev,test}.txt): columns "word", "universal", "stanford" (1-D str arrays).
+
+    Args:
+        dataset_dir: the folder holding the files.
+        usage: "train", "valid", "test" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
+    """
+
+    _FILES = {"train": "en-ud-tag.v2.train.txt", "valid": "en-ud-tag.v2.dev.txt", "test": "en-ud-tag.v2.test.txt"}
+    _COLUMNS = ["word", "universal", "stanford"]
+    _SEP = "\t"
+
+
+class Multi30kDataset(RowFilesSource):
+    """Multi30k translation pairs: columns "text" and "translation" (str), one row per line pair.
+
+    Args:
+        dataset_dir: the folder holding training/, validation/ and mmt16_task1_test/.
+        usage: "train", "valid", "test" or "all" (None: all).
+        language_pair: ["en", "de"] (default) or ["de", "en"]: source and target language.
+        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
+    """
+
+    _SORT_FILES = False
+    _DIRS = {"train": ("training", "train"), "valid": ("validation", "val"), "test": ("mmt16_task1_test", "test")}
+
+    def _open(self, dataset_dir, usage=None, language_pair=None) -> list:
+        root = require_dir(dataset_dir, "Multi30kDataset")
+        usage = check_usage(usage, ("train", "valid", "test", "all"), "Multi30kDataset")
+        pair = ["en", "de"] if language_pair is None else list(language_pair)
+        if sorted(pair) != ["de", "en"]:
+            raise ValueError(f"Multi30kDataset: language_pair must be ['en', 'de'] or ['de', 'en'], got {pair}.")
+        parts = ["test", "train", "valid"] if usage == "all" else [usage]
+        files = []
+        for p in parts:
+            folder, stem = self._DIRS[p]
+            src, dst = (os.path.join(root, folder, f"{stem}.{lang}") for lang in pair)
+            require_file(src, "Multi30k file")
+            require_file(dst, "Multi30k file")
+            files.append(src + "\0" + dst)
+        return files
+
+    def get_col_names(self) -> list[str]:
+        return ["text", "translation"]
+
+    def _read_file(self, path):
+        src, dst = path.split("\0")
+        with open(src, encoding="utf-8") as f:
+            a = [ln.rstrip("\r\n") for ln in f]
+        with open(dst, encoding="utf-8") as f:
+            b = [ln.rstrip("\r\n") for ln in f]
+        return [(np.array(x), np.array(y)) for x, y in zip(a, b) if x or y]
+
+
+class SQuADDataset(RowFilesSource):
+    """SQuAD 1.1 / 2.0 question answering: "context", "question" (str), "text" (1-D str answers) and
+    "answer_start" (1-D uint32; an unanswerable question has [""] and [2**32 - 1]).
+
+    Args:
+        dataset_dir: the folder holding train-v1.1.json / dev-v1.1.json (or the v2.0 files).
+        usage: "train", "dev" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
+    """
+
+    _SORT_FILES = False
+
+    def _open(self, dataset_dir, usage=None) -> list:
+        root = require_dir(dataset_dir, "SQuADDataset")
+        usage = check_usage(usage, ("train", "dev", "all"), "SQuADDataset")
+        parts = ["train", "dev"] if usage == "all" else [usage]  # MindSpore's order
+        files = []
+        for p in parts:
+            found = [os.path.join(root, f"{p}-v{v}.json") for v in ("1.1", "2.0")]
+            found = [f for f in found if os.path.isfile(f)]
+            if not found:
+                raise ValueError(f"SQuADDataset: no {p}-v1.1.json or {p}-v2.0.json in {root!r}.")
+            files.append(found[0])
+        return files
+
+    def get_col_names(self) -> list[str]:
+        return ["context", "question", "text", "answer_start"]
+
+    def _read_file(self, path):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)["data"]
+        rows = []
+        for article in data:
+            for para in article["paragraphs"]:
+                for qa in para["qas"]:
+                    answers = qa.get("answers") or []
+                    texts = [a["text"] for a in answers] or [""]
+                    starts = [a["answer_start"] for a in answers] or [2**32 - 1]
+                    rows.append((np.array(para["context"]), np.array(qa["question"]), np.array(texts),
+                                 np.array(starts, dtype=np.uint32)))  # fmt: skip
         return rows

@@ -1,4 +1,5 @@
-"""sync_wait counted in batches, disable_sync, set_init_step (behaviour measured on MindSpore 2.10)."""
+"""Engine behaviour measured on MindSpore 2.10: sync_wait counted in batches, disable_sync, set_init_step,
+callable batch sizes, padded batches, input_indexs, IterSampler and the autotune settings."""
 
 import numpy as np
 import pytest
@@ -23,13 +24,13 @@ def test_sync_wait_counts_batches():
 
 def test_sync_errors_and_disable():
     d = ds.GeneratorDataset(_gen, ["x"]).sync_wait("c")
-    with pytest.raises(RuntimeError, match="already in use"):
+    with pytest.raises(RuntimeError, match="already has a sync_wait named 'c'"):
         d.sync_wait("c")
-    with pytest.raises(RuntimeError, match="No shuffle after sync"):
+    with pytest.raises(RuntimeError, match="call shuffle before sync_wait"):
         d.shuffle(2)
     with pytest.raises(ValueError):
         ds.GeneratorDataset(_gen, ["x"]).sync_wait("c", num_batch=0)
-    with pytest.raises(RuntimeError, match="not found"):
+    with pytest.raises(RuntimeError, match="has no sync_wait named"):
         d.sync_update("other")
     with pytest.raises(RuntimeError):
         d.sync_update("c", num_batch=-1)
@@ -122,3 +123,40 @@ def test_autotune_config_checks(tmp_path):
         assert ds.config.get_enable_autotune() is True
     finally:
         ds.config.set_enable_autotune(old)
+
+
+def test_output_shapes_estimate_marks_varying_axes():
+    d = ds.GeneratorDataset(lambda: ((np.zeros((n, 3)), np.zeros(2)) for n in (1, 4, 2)), ["a", "b"])
+    assert d.output_shapes() == [[1, 3], [2]]
+    assert d.output_shapes(estimate=True) == [[None, 3], [2]]
+    ragged = ds.GeneratorDataset(lambda: (np.zeros((2,) * n) for n in (1, 2)), ["a"])
+    with pytest.raises(RuntimeError, match="rank 1 and 2"):
+        ragged.output_shapes(estimate=True)
+
+
+def test_debug_hooks_warn_that_they_are_not_called():
+    try:
+        with pytest.warns(UserWarning, match="1 debug hook"):
+            ds.config.set_debug_mode(True, debug_hook_list=[object()])
+    finally:
+        ds.config.set_debug_mode(False)
+
+
+def test_waited_callback_waits_for_the_configured_timeout():
+    before = ds.config.get_callback_timeout()
+    cb = ds.WaitedDSCallback()
+    cb._step_event.clear()  # training has not finished the previous step
+    try:
+        ds.config.set_callback_timeout(1)
+        with pytest.raises(RuntimeError, match="within 1 s"):
+            cb.ds_step_begin(type("Context", (), {"cur_step_num": 2})())
+    finally:
+        ds.config.set_callback_timeout(before)
+
+
+def test_error_samples_modes_other_than_return_warn():
+    try:
+        with pytest.warns(UserWarning, match="SKIP is recorded"):
+            ds.config.set_error_samples_mode(ds.config.ErrorSamplesMode.SKIP)
+    finally:
+        ds.config.set_error_samples_mode(ds.config.ErrorSamplesMode.RETURN)

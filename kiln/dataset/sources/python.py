@@ -1,114 +1,15 @@
-"""Leaf datasets fed by Python objects: GeneratorDataset and NumpySlicesDataset.
-
-`SampledSource` is also the base of the file-backed sources: anything that can
-read row `i` on demand gets shuffling, sharding and `num_samples` from it.
-"""
+"""Sources fed by Python objects: GeneratorDataset, NumpySlicesDataset, PaddedDataset and RandomDataset."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from kiln._core import dtype as mstype
-from kiln.dataset import config
-from kiln.dataset.engine import Dataset
-from kiln.dataset.iterators import ordered_map
-from kiln.dataset.sampler import SampleContext, as_sampler, resolve_sampler
-
-
-def _column_names(column_names, what: str) -> list[str] | None:
-    if column_names is None:
-        return None
-    names = [column_names] if isinstance(column_names, str) else list(column_names)
-    if not names or not all(isinstance(n, str) for n in names):
-        raise TypeError(f"{what}: column_names must be a str or a non-empty list of str, but got {column_names!r}.")
-    if len(set(names)) != len(names):
-        raise ValueError(f"{what}: column_names has duplicates: {names}.")
-    return names
-
-
-class SampledSource(Dataset):
-    """A source that reads row `i` on demand, with MindSpore's sampling arguments.
-
-    Args:
-        num_samples: rows per epoch at most (after sharding); all when None.
-        shuffle: read rows in a random order, new every epoch; None means True.
-        num_shards: split the rows into this many shards ...
-        shard_id: ... and read this one; row `i` of the shuffled order goes to shard `i % num_shards`.
-            Sharded shuffles use the dataset seed (`config.get_seed()`), so every shard agrees on the order.
-        num_parallel_workers: threads reading rows (worth it when reading is slow I/O).
-        sampler: a sampler (`SequentialSampler`, `RandomSampler`, `DistributedSampler`, `SubsetSampler`,
-            `SubsetRandomSampler`, `WeightedRandomSampler`, `PKSampler`, a user `Sampler`) or a list of
-            row indices, instead of shuffle/num_shards/shard_id/num_samples.
-    """
-
-    def __init__(
-        self, num_samples=None, shuffle=None, num_shards=None, shard_id=None, num_parallel_workers=None, sampler=None
-    ):
-        super().__init__()
-        self.sampler = resolve_sampler(type(self).__name__, sampler, num_samples, shuffle, num_shards, shard_id)
-        workers = 1 if num_parallel_workers is None else num_parallel_workers
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ValueError(f"num_parallel_workers must be a positive int, but got {num_parallel_workers!r}.")
-        self._read_workers = workers
-
-    @property
-    def num_samples(self):
-        return self.sampler.get_num_samples()
-
-    def _num_rows(self) -> int:
-        raise NotImplementedError
-
-    def _read(self, index: int) -> tuple:
-        raise NotImplementedError
-
-    def _labels(self) -> np.ndarray:
-        """One label per row, for PKSampler: the "label" column (subclasses may know it without reading)."""
-        names = self.get_col_names()
-        column = getattr(self.sampler, "class_column", "label")
-        if column not in names:
-            raise RuntimeError(f"{type(self).__name__}: PKSampler needs a column {column!r}; the columns are {names}.")
-        k = names.index(column)
-        return np.asarray([np.asarray(self._read(i)[k]).reshape(-1)[0] for i in range(self._num_rows())])
-
-    def _static_size(self):
-        return self.sampler.size(self._num_rows())
-
-    def _indices(self, run, epoch) -> np.ndarray:
-        # Shards (possibly in other processes) must draw the same permutation: a fixed seed, as MindSpore.
-        seed = config.get_seed() if self.sampler.is_sharded() else run.seed
-        return self.sampler.indices(self._num_rows(), SampleContext(seed, epoch, self._labels))
-
-    def _rows(self, run, epoch):
-        indices = self._indices(run, epoch)
-        yield from ordered_map(lambda i: self._read(int(i)), indices, self._read_workers)
-
-    def use_sampler(self, new_sampler) -> None:
-        """Read with `new_sampler` from now on (it replaces the current sampler).
-
-        Args:
-            new_sampler: a sampler or a list of row indices.
-        """
-        self.sampler = as_sampler(new_sampler)
-        self._counted_size = None
-
-    def add_sampler(self, new_sampler) -> None:
-        """Put `new_sampler` on top of the current sampler (the current one becomes its child).
-
-        Args:
-            new_sampler: a sampler.
-        """
-        new = as_sampler(new_sampler)
-        new.add_child(self.sampler)
-        self.sampler = new
-        self._counted_size = None
-
-    def is_shuffled(self) -> bool:
-        return self.sampler.is_shuffled() or super().is_shuffled()
-
-    def is_sharded(self) -> bool:
-        return self.sampler.is_sharded() or super().is_sharded()
+from kiln.dataset.schema import Schema
+from kiln.dataset.sources.base import SampledSource, checked_column_names
 
 
 def _to_row(item, num_columns: int, column_types) -> tuple:
@@ -130,6 +31,22 @@ def _to_row(item, num_columns: int, column_types) -> tuple:
     return row
 
 
+def _schema_columns(schema, names: list[str] | None, types: list | None) -> tuple[list[str], list]:
+    """GeneratorDataset's column names and types with a `schema` (a Schema or a JSON schema file's path)."""
+    if isinstance(schema, str | os.PathLike):
+        schema = Schema(os.fspath(schema))
+    if not isinstance(schema, Schema):
+        raise TypeError(f"GeneratorDataset: schema must be a Schema or a file path, but got {type(schema).__name__}.")
+    schema_names = schema.names()
+    if not schema_names:
+        raise ValueError("GeneratorDataset: the schema has no columns.")
+    if names is not None and names != schema_names:
+        raise ValueError(f"GeneratorDataset: column_names {names} differ from the schema's columns {schema_names}.")
+    if types is None:
+        types = [schema.dtype(i) for i in range(len(schema_names))]
+    return schema_names, types
+
+
 class GeneratorDataset(SampledSource):
     """A dataset whose rows come from Python.
 
@@ -145,7 +62,10 @@ class GeneratorDataset(SampledSource):
         num_parallel_workers: threads calling `source[i]` for random-accessible sources.
         sampler: a `DistributedSampler` (random-accessible sources only), instead of shuffle/num_shards/shard_id.
         num_shards, shard_id: read one shard (random-accessible sources only).
-        python_multiprocessing: accepted for compatibility; threads are used.
+        python_multiprocessing: accepted; threads are used (the rows are the same).
+        max_rowsize: accepted; it sizes MindSpore's shared memory between processes, which threads do not use.
+        schema: a Schema or the path of a JSON schema file: the column names (when column_names is None, else
+            they must agree) and the types the columns are cast to (when column_types is None).
 
     Returns:
         A Dataset.
@@ -184,13 +104,15 @@ class GeneratorDataset(SampledSource):
                 )
             shuffle = False
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        names = _column_names(column_names, "GeneratorDataset")
-        if names is None:
-            raise ValueError("GeneratorDataset: column_names is required, e.g. column_names=['data', 'label'].")
+        names = checked_column_names(column_names, "GeneratorDataset")
         if column_types is not None:
             column_types = [None if t is None else mstype.to_dtype(t).np for t in column_types]
-            if len(column_types) != len(names):
-                raise ValueError(f"GeneratorDataset: {len(column_types)} column_types for {len(names)} columns.")
+        if schema is not None:
+            names, column_types = _schema_columns(schema, names, column_types)
+        if names is None:
+            raise ValueError("GeneratorDataset: column_names is required, e.g. column_names=['data', 'label'].")
+        if column_types is not None and len(column_types) != len(names):
+            raise ValueError(f"GeneratorDataset: {len(column_types)} column_types for {len(names)} columns.")
         self._source = source
         self._names = names
         self._types = column_types
@@ -272,7 +194,9 @@ class NumpySlicesDataset(SampledSource):
         if not columns:
             raise ValueError("NumpySlicesDataset: data has no columns.")
         if names is None:
-            names = _column_names(column_names, "NumpySlicesDataset") or [f"column_{i}" for i in range(len(columns))]
+            names = checked_column_names(column_names, "NumpySlicesDataset") or [
+                f"column_{i}" for i in range(len(columns))
+            ]
             if len(names) != len(columns):
                 raise ValueError(f"NumpySlicesDataset: {len(names)} column_names for {len(columns)} columns: {names}.")
         for name, col in zip(names, columns):
@@ -292,3 +216,111 @@ class NumpySlicesDataset(SampledSource):
 
     def _read(self, index: int) -> tuple:
         return tuple(np.array(col[index]) for col in self._columns)
+
+
+class PaddedDataset(SampledSource):
+    """A dataset of the given rows, used to pad a dataset so that it divides evenly into shards.
+
+    Args:
+        padded_samples: a non-empty list of dicts with the same keys (column name -> value).
+    """
+
+    def __init__(self, padded_samples: list[dict]) -> None:
+        super().__init__(None, False, None, None, None, None)
+        if not isinstance(padded_samples, list) or not padded_samples:
+            raise TypeError("PaddedDataset: padded_samples must be a non-empty list of dicts.")
+        for s in padded_samples:
+            if not isinstance(s, dict):
+                raise TypeError(f"PaddedDataset: every sample must be a dict, but got {type(s).__name__}.")
+        names = list(padded_samples[0])
+        for s in padded_samples:
+            if list(s) != names:
+                raise ValueError(f"PaddedDataset: samples have different keys: {names} and {list(s)}.")
+        self._names = names
+        self._samples = [tuple(np.asarray(s[n]) for n in names) for s in padded_samples]
+
+    def get_col_names(self) -> list[str]:
+        return list(self._names)
+
+    def _num_rows(self) -> int:
+        return len(self._samples)
+
+    def _read(self, index):
+        return tuple(a.copy() for a in self._samples[index])
+
+
+class RandomDataset(SampledSource):
+    """Random rows following a schema (for testing pipelines).
+
+    Row i is generated from (seed, i). Without a schema, MindSpore-like random columns c0, c1, ... are
+    made (each of random type and shape, fixed per dataset).
+
+    Args:
+        total_rows: number of rows (None: the schema's numRows, else a random number in [1, 1024]).
+        schema: a Schema or the path of a JSON schema file.
+        columns_list: the columns of the schema to produce (None: all).
+        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for the other sources.
+    """
+
+    def __init__(
+        self,
+        total_rows=None,
+        schema=None,
+        columns_list=None,
+        num_samples=None,
+        num_parallel_workers=None,
+        cache=None,
+        shuffle=None,
+        num_shards=None,
+        shard_id=None,
+    ) -> None:
+        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+        rng = np.random.default_rng(0x5EED)
+        if isinstance(schema, str):
+            schema = Schema(schema)
+        if schema is None:
+            schema = Schema()
+            kinds = ["uint8", "int32", "float32", "int64"]
+            for i in range(int(rng.integers(1, 4))):
+                shape = [int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 3)))]
+                schema.add_column(f"c{i}", kinds[int(rng.integers(len(kinds)))], shape)
+        if not isinstance(schema, Schema):
+            raise TypeError(f"RandomDataset: schema must be a Schema or a file path, but got {type(schema).__name__}.")
+        if columns_list is not None and not isinstance(columns_list, list):
+            raise TypeError("RandomDataset: columns_list must be a list of column names.")
+        keep = schema.names() if columns_list is None else list(columns_list)
+        missing = [c for c in keep if c not in schema.names()]
+        if missing:
+            raise ValueError(f"RandomDataset: columns {missing} are not in the schema.")
+        self._cols = [schema.names().index(c) for c in keep]
+        self._schema = schema
+        if total_rows is None:
+            total_rows = schema.get_num_rows() or int(rng.integers(1, 1025))
+        if isinstance(total_rows, bool) or not isinstance(total_rows, int) or total_rows < 0:
+            raise ValueError(f"RandomDataset: total_rows must be a non-negative int, but got {total_rows!r}.")
+        self._total = total_rows
+
+    def get_col_names(self) -> list[str]:
+        names = self._schema.names()
+        return [names[i] for i in self._cols]
+
+    def _num_rows(self) -> int:
+        return self._total
+
+    def _read(self, index):
+        rng = np.random.default_rng([0x5EED, index])
+        row = []
+        for i in self._cols:
+            col = self._schema.columns[i]
+            dtype = self._schema.dtype(i)
+            shape = col.get("shape") or [int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 3)))]
+            if dtype.kind == "f":
+                row.append(rng.random(shape).astype(dtype))
+            elif dtype.kind == "b":
+                row.append(rng.integers(0, 2, size=shape).astype(bool))
+            elif dtype.kind in "iu":
+                info = np.iinfo(dtype)
+                row.append(rng.integers(max(info.min, -(2**31)), min(info.max, 2**31 - 1), size=shape).astype(dtype))
+            else:
+                row.append(np.array([f"s{j}" for j in rng.integers(0, 100, size=int(np.prod(shape)))]).reshape(shape))
+        return tuple(row)

@@ -14,8 +14,8 @@ import zlib
 
 import numpy as np
 
-from kiln.dataset.misc import Schema
-from kiln.dataset.text_sources import Shuffle, _file_list, _RowFilesSource
+from kiln.dataset.schema import Schema
+from kiln.dataset.sources.base import RowFilesSource, Shuffle, file_list
 
 _U64 = struct.Struct("<Q")
 
@@ -122,7 +122,7 @@ def read_records(path: str, compression_type: str = "") -> list[bytes]:
     return records
 
 
-class TFRecordDataset(_RowFilesSource):
+class TFRecordDataset(RowFilesSource):
     """Rows of TFRecord files of tf.train.Example records.
 
     Columns are the features (in name order, or `columns_list`, or the schema's columns); without a schema bytes
@@ -155,7 +155,7 @@ class TFRecordDataset(_RowFilesSource):
         cache=None,
         compression_type=None,
     ) -> None:
-        files = _file_list(dataset_files, "TFRecordDataset")
+        files = file_list(dataset_files, "TFRecordDataset")
         if isinstance(dataset_files, list | tuple):
             files = [os.fspath(f) for f in dataset_files]
         if isinstance(schema, str | os.PathLike):

@@ -87,7 +87,7 @@ def test_invalid_rows_skipped_and_errors(tmp_path):
     w.add_schema(SCHEMA)
     bad = _rows(1)
     bad[0]["i"] = "x"
-    with pytest.raises(RuntimeError, match="no valid data"):
+    with pytest.raises(RuntimeError, match="none of the 1 rows passed to write_raw_data matches the schema"):
         w.write_raw_data(bad)
     with pytest.raises(RuntimeError, match="already exist"):
         FileWriter(str(tmp_path / "a.mr"))
@@ -148,3 +148,10 @@ def test_padded_sample(tmp_path):
     pad = {"i": -1, "s": "pad"}
     d = ds.MindDataset(str(tmp_path / "a.mr"), ["i", "s"], shuffle=False, padded_sample=pad, num_padded=1)
     assert [int(r[0]) for r in d.create_tuple_iterator(output_numpy=True)] == [0, 1, 2, 3, 4, -1]
+
+
+def test_write_raw_data_refuses_unknown_keywords(tmp_path):
+    w = FileWriter(str(tmp_path / "k.mr"))
+    w.add_schema(SCHEMA)
+    with pytest.raises(TypeError, match="parallel_writers"):
+        w.write_raw_data(_rows(1), parallel_writers=True)  # a misspelt keyword was swallowed before

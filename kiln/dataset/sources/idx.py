@@ -12,14 +12,12 @@ import struct
 
 import numpy as np
 
+from kiln.dataset.sources.base import require_file
+
 IMAGES_MAGIC = 0x00000803  # unsigned bytes, 3 dimensions
+
+
 LABELS_MAGIC = 0x00000801  # unsigned bytes, 1 dimension
-
-
-def require_file(path: str, what: str) -> None:
-    """FileNotFoundError naming `path` when it is not a file."""
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"{what} not found: {path!r} does not exist or is not a file.")
 
 
 def open_idx(path: str, expected_magic: int) -> np.ndarray:

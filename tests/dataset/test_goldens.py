@@ -1,6 +1,6 @@
-"""Samplers, batching variants, new sources and vision transforms against MindSpore 2.10 goldens.
+"""Samplers, batching variants, sources and vision transforms against MindSpore 2.10 goldens.
 
-Goldens: tests/dataset/make_goldens_more.py (run under MindSpore's environment) on the files of fixtures.py.
+Goldens: tests/dataset/make_goldens.py (run under MindSpore's environment) on the files of fixtures.py.
 """
 
 import json
@@ -14,8 +14,8 @@ import kiln.dataset.vision as v
 from tests.dataset import fixtures
 
 HERE = os.path.join(os.path.dirname(__file__), "goldens")
-VISION = np.load(os.path.join(HERE, "vision_more.npz"))
-with open(os.path.join(HERE, "pipeline_more.json")) as f:
+VISION = np.load(os.path.join(HERE, "vision.npz"))
+with open(os.path.join(HERE, "pipeline.json")) as f:
     PIPE = json.load(f)
 
 # Cases that match MindSpore exactly, and the measured tolerance of the others (max abs difference, and the

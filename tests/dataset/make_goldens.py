@@ -1,8 +1,8 @@
-"""Golden outputs of MindSpore 2.10 for tests/dataset/test_more.py.
+"""Golden outputs of MindSpore 2.10 for tests/dataset/test_goldens.py.
 
 Run with MindSpore's environment from the repository root:
-    /tmp/msvenv/bin/python tests/dataset/make_goldens_more.py
-It writes tests/dataset/goldens/vision_more.npz and tests/dataset/goldens/pipeline_more.json.
+    /tmp/msvenv/bin/python tests/dataset/make_goldens.py
+It writes tests/dataset/goldens/vision.npz and tests/dataset/goldens/pipeline.json.
 """
 
 import json
@@ -31,7 +31,7 @@ def vision_goldens() -> None:
     slices = v.SlicePatches(2, 3)(IMG)
     for i, s in enumerate(slices):
         out[f"slice_{i}"] = s
-    np.savez_compressed(os.path.join(HERE, "vision_more.npz"), **out)
+    np.savez_compressed(os.path.join(HERE, "vision.npz"), **out)
 
 
 def rows(dataset) -> list:
@@ -136,6 +136,6 @@ if __name__ == "__main__":
     vision_goldens()
     with tempfile.TemporaryDirectory() as tmp:
         data = pipeline_goldens(tmp)
-    with open(os.path.join(HERE, "pipeline_more.json"), "w") as f:
+    with open(os.path.join(HERE, "pipeline.json"), "w") as f:
         json.dump(data, f)
     print("wrote", sorted(data))

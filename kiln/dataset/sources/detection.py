@@ -1,22 +1,29 @@
-"""Detection and segmentation datasets: VOCDataset and CocoDataset (columns and dtypes of MindSpore 2.10)."""
+"""Images with annotations: VOC and COCO (boxes, segmentation), KITTI and WIDERFace (boxes), SBD (boundaries
+and segmentation) and DIV2K (super-resolution pairs), with the columns and dtypes of MindSpore 2.10."""
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from kiln.dataset.idx import require_file
-from kiln.dataset.image_sources import _check_dir
-from kiln.dataset.sources import SampledSource
+from kiln.dataset.sources.base import MAPPABLE_SHARED, SampledSource, check_dir, check_usage, loadmat, require_file
 from kiln.dataset.vision.functional import decode
 
 
-def _read_bytes(path: str) -> np.ndarray:
-    with open(path, "rb") as f:
-        return np.frombuffer(f.read(), dtype=np.uint8)
+def _warn_extra_metadata(extra_metadata, what: str) -> None:
+    # MindSpore adds a "_meta-filename" column that its iterators hide unless a rename exposes it: the rows
+    # read are the same, a rename of that column is not, so the difference is said once.
+    if extra_metadata:
+        warnings.warn(
+            f"{what}: extra_metadata=True has no effect in Kiln: there is no '_meta-filename' column to rename; "
+            "the image file names are in the dataset's annotation lists.",
+            UserWarning,
+            stacklevel=5,  # the caller of the source's constructor
+        )
 
 
 class VOCDataset(SampledSource):
@@ -32,28 +39,20 @@ class VOCDataset(SampledSource):
         class_indexing: class name -> label for Detection (default: the sorted class names of the annotations).
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for every source.
         decode: decode the images.
-        extra_metadata: accepted; the hidden file-name column of MindSpore is not produced.
+        extra_metadata: True warns: MindSpore's hidden "_meta-filename" column is not produced (rows without
+            a rename that exposes it are the same).
+        decrypt: a callable taking an image file's path and returning its decrypted bytes (None: read as is).
     """
 
-    def __init__(
-        self,
-        dataset_dir,
-        task="Segmentation",
-        usage="train",
-        class_indexing=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        decode=False,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-        extra_metadata=False,
-        decrypt=None,
+    _SHARED = (*MAPPABLE_SHARED, "decrypt")
+    _AFTER = {"decode": "shuffle", "extra_metadata": "cache"}
+    _DECRYPTS = True
+
+    def _open(
+        self, dataset_dir, task="Segmentation", usage="train", class_indexing=None, decode=False, extra_metadata=False
     ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _check_dir(dataset_dir, "VOCDataset")
+        root = check_dir(dataset_dir, "VOCDataset")
+        _warn_extra_metadata(extra_metadata, "VOCDataset")
         if task not in ("Detection", "Segmentation"):
             raise ValueError(f"VOCDataset: task must be 'Detection' or 'Segmentation', but got {task!r}.")
         if task == "Segmentation" and class_indexing:
@@ -123,13 +122,13 @@ class VOCDataset(SampledSource):
         return len(self._items)
 
     def _image(self, name: str) -> np.ndarray:
-        raw = _read_bytes(os.path.join(self._root, "JPEGImages", f"{name}.jpg"))
+        raw = self._image_file(os.path.join(self._root, "JPEGImages", f"{name}.jpg"))
         return decode(raw) if self._decode else raw
 
     def _read(self, index: int) -> tuple:
         if self._task == "Segmentation":
             name = self._items[index]
-            target = _read_bytes(os.path.join(self._root, "SegmentationClass", f"{name}.png"))
+            target = self._image_file(os.path.join(self._root, "SegmentationClass", f"{name}.png"))
             return self._image(name), (decode(target) if self._decode else target)
         name, objects = self._items[index]
         col = lambda values: np.array(values, dtype=np.uint32).reshape(-1, 1)  # noqa: E731
@@ -157,29 +156,20 @@ class CocoDataset(SampledSource):
         task: "Detection", "Stuff", "Keypoint", "Panoptic" or "Captioning".
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as for every source.
         decode: decode the images.
-        extra_metadata: accepted; the hidden file-name column of MindSpore is not produced.
+        extra_metadata: True warns: MindSpore's hidden "_meta-filename" column is not produced (rows without
+            a rename that exposes it are the same).
+        decrypt: a callable taking an image file's path and returning its decrypted bytes (None: read as is).
     """
 
     _TASKS = ("Detection", "Stuff", "Keypoint", "Panoptic", "Captioning")
 
-    def __init__(
-        self,
-        dataset_dir,
-        annotation_file,
-        task="Detection",
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        decode=False,
-        sampler=None,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-        extra_metadata=False,
-        decrypt=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _check_dir(dataset_dir, "CocoDataset")
+    _SHARED = (*MAPPABLE_SHARED, "decrypt")
+    _AFTER = {"decode": "shuffle", "extra_metadata": "cache"}
+    _DECRYPTS = True
+
+    def _open(self, dataset_dir, annotation_file, task="Detection", decode=False, extra_metadata=False) -> None:
+        root = check_dir(dataset_dir, "CocoDataset")
+        _warn_extra_metadata(extra_metadata, "CocoDataset")
         if task not in self._TASKS:
             raise ValueError(f"CocoDataset: task must be one of {self._TASKS}, but got {task!r}.")
         require_file(annotation_file, "COCO annotation file")
@@ -229,7 +219,7 @@ class CocoDataset(SampledSource):
 
     def _read(self, index: int) -> tuple:
         file_name, anns = self._items[index]
-        raw = _read_bytes(os.path.join(self._root, file_name))
+        raw = self._image_file(os.path.join(self._root, file_name))
         image = decode(raw) if self._decode else raw
         col = lambda values: np.array(values, dtype=np.uint32).reshape(-1, 1)  # noqa: E731
         if self._task == "Detection":
@@ -272,15 +262,15 @@ class KITTIDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
     """
 
-    def __init__(self, dataset_dir, usage="train", num_samples=None, num_parallel_workers=None, shuffle=None,
-                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _check_dir(dataset_dir, "KITTIDataset")
+    _AFTER = {"decode": "shuffle"}
+
+    def _open(self, dataset_dir, usage="train", decode=False) -> None:
+        root = check_dir(dataset_dir, "KITTIDataset")
         if usage not in ("train", "test"):
             raise ValueError(f"KITTIDataset: usage must be 'train' or 'test', but got {usage!r}.")
         part = "training" if usage == "train" else "testing"
         img_dir = os.path.join(root, "data_object_image_2", part, "image_2")
-        _check_dir(img_dir, "KITTIDataset")
+        check_dir(img_dir, "KITTIDataset")
         names = sorted(os.path.splitext(f)[0] for f in os.listdir(img_dir) if f.lower().endswith(".png"))
         self._img_dir, self._usage, self._decode = img_dir, usage, bool(decode)
         self._items = [(n, None) for n in names]
@@ -307,7 +297,7 @@ class KITTIDataset(SampledSource):
 
     def _read(self, index: int) -> tuple:
         name, objs = self._items[index]
-        raw = _read_bytes(os.path.join(self._img_dir, f"{name}.png"))
+        raw = self._image_file(os.path.join(self._img_dir, f"{name}.png"))
         image = decode(raw) if self._decode else raw
         if objs is None:
             return (image,)
@@ -326,63 +316,6 @@ class KITTIDataset(SampledSource):
         )
 
 
-class DIV2KDataset(SampledSource):
-    """DIV2K super-resolution pairs: "hr_image" and "lr_image" (file bytes, or decoded with decode=True).
-
-    Args:
-        dataset_dir: the folder holding DIV2K_{train,valid}_HR/ and the LR folders.
-        usage: "train", "valid" or "all".
-        downgrade: "bicubic", "unknown", "mild", "difficult" or "wild".
-        scale: 2, 3, 4 or 8 (8 with bicubic only; mild/difficult/wild are 4 only).
-        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
-    """
-
-    def __init__(self, dataset_dir, usage="train", downgrade="bicubic", scale=2, num_samples=None,
-                 num_parallel_workers=None, shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None,
-                 cache=None) -> None:  # fmt: skip
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _check_dir(dataset_dir, "DIV2KDataset")
-        if usage not in ("train", "valid", "all"):
-            raise ValueError(f"DIV2KDataset: usage must be 'train', 'valid' or 'all', but got {usage!r}.")
-        if downgrade not in ("bicubic", "unknown", "mild", "difficult", "wild"):
-            raise ValueError(f"DIV2KDataset: unknown downgrade {downgrade!r}.")
-        if scale not in (2, 3, 4, 8):
-            raise ValueError(f"DIV2KDataset: scale must be 2, 3, 4 or 8, but got {scale!r}.")
-        if scale == 8 and downgrade != "bicubic":
-            raise ValueError("DIV2KDataset: scale 8 exists for downgrade 'bicubic' only.")
-        if downgrade in ("mild", "difficult", "wild") and scale != 4:
-            raise ValueError(f"DIV2KDataset: downgrade {downgrade!r} exists for scale 4 only.")
-        items = []
-        for part in ("train", "valid") if usage == "all" else (usage,):
-            hr_dir = os.path.join(root, f"DIV2K_{part}_HR")
-            _check_dir(hr_dir, "DIV2KDataset")
-            for f in sorted(os.listdir(hr_dir)):
-                stem = os.path.splitext(f)[0]
-                if scale == 8:
-                    lr = os.path.join(root, f"DIV2K_{part}_LR_x8", f"{stem}x8.png")
-                elif downgrade in ("mild", "difficult", "wild"):
-                    lr = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}", f"{stem}x4{downgrade[0]}.png")
-                else:
-                    lr = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}", f"X{scale}", f"{stem}x{scale}.png")
-                if not os.path.isfile(lr):
-                    raise RuntimeError(f"DIV2KDataset: the low-resolution image {lr!r} of {f!r} does not exist.")
-                items.append((os.path.join(hr_dir, f), lr))
-        self._items, self._decode = items, bool(decode)
-
-    def get_col_names(self) -> list[str]:
-        return ["hr_image", "lr_image"]
-
-    def _num_rows(self) -> int:
-        return len(self._items)
-
-    def _read(self, index: int) -> tuple:
-        out = []
-        for path in self._items[index]:
-            raw = _read_bytes(path)
-            out.append(decode(raw) if self._decode else raw)
-        return tuple(out)
-
-
 class WIDERFaceDataset(SampledSource):
     """WIDER FACE: "image" and, for train/valid, "bbox" int32 (N, 4) and the per-face attributes "blur",
     "expression", "illumination", "occlusion", "pose", "invalid" int32 (N,); test has "image" only.
@@ -395,10 +328,10 @@ class WIDERFaceDataset(SampledSource):
 
     _ATTRS = ("blur", "expression", "illumination", "occlusion", "pose", "invalid")  # columns 5-10 of a face line
 
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
-                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None) -> None:  # fmt: skip
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        root = _check_dir(dataset_dir, "WIDERFaceDataset")
+    _AFTER = {"decode": "shuffle"}
+
+    def _open(self, dataset_dir, usage=None, decode=False) -> None:
+        root = check_dir(dataset_dir, "WIDERFaceDataset")
         usage = "all" if usage is None else usage
         if usage not in ("train", "test", "valid", "all"):
             raise ValueError(f"WIDERFaceDataset: usage must be 'train', 'test', 'valid' or 'all', got {usage!r}.")
@@ -438,9 +371,111 @@ class WIDERFaceDataset(SampledSource):
 
     def _read(self, index: int) -> tuple:
         path, faces = self._items[index]
-        raw = _read_bytes(path)
+        raw = self._image_file(path)
         image = decode(raw) if self._decode else raw
         if faces is None:
             return (image,)
         arr = np.array(faces, dtype=np.int32).reshape(-1, 10)
         return (image, arr[:, :4].copy(), *(arr[:, 4 + k].copy() for k in range(6)))
+
+
+class DIV2KDataset(SampledSource):
+    """DIV2K super-resolution pairs: "hr_image" and "lr_image" (file bytes, or decoded with decode=True).
+
+    Args:
+        dataset_dir: the folder holding DIV2K_{train,valid}_HR/ and the LR folders.
+        usage: "train", "valid" or "all".
+        downgrade: "bicubic", "unknown", "mild", "difficult" or "wild".
+        scale: 2, 3, 4 or 8 (8 with bicubic only; mild/difficult/wild are 4 only).
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    _AFTER = {"decode": "shuffle"}
+
+    def _open(self, dataset_dir, usage="train", downgrade="bicubic", scale=2, decode=None) -> None:
+        root = check_dir(dataset_dir, "DIV2KDataset")
+        if usage not in ("train", "valid", "all"):
+            raise ValueError(f"DIV2KDataset: usage must be 'train', 'valid' or 'all', but got {usage!r}.")
+        if downgrade not in ("bicubic", "unknown", "mild", "difficult", "wild"):
+            raise ValueError(f"DIV2KDataset: unknown downgrade {downgrade!r}.")
+        if scale not in (2, 3, 4, 8):
+            raise ValueError(f"DIV2KDataset: scale must be 2, 3, 4 or 8, but got {scale!r}.")
+        if scale == 8 and downgrade != "bicubic":
+            raise ValueError("DIV2KDataset: scale 8 exists for downgrade 'bicubic' only.")
+        if downgrade in ("mild", "difficult", "wild") and scale != 4:
+            raise ValueError(f"DIV2KDataset: downgrade {downgrade!r} exists for scale 4 only.")
+        items = []
+        for part in ("train", "valid") if usage == "all" else (usage,):
+            hr_dir = os.path.join(root, f"DIV2K_{part}_HR")
+            check_dir(hr_dir, "DIV2KDataset")
+            for f in sorted(os.listdir(hr_dir)):
+                stem = os.path.splitext(f)[0]
+                if scale == 8:
+                    lr = os.path.join(root, f"DIV2K_{part}_LR_x8", f"{stem}x8.png")
+                elif downgrade in ("mild", "difficult", "wild"):
+                    lr = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}", f"{stem}x4{downgrade[0]}.png")
+                else:
+                    lr = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}", f"X{scale}", f"{stem}x{scale}.png")
+                if not os.path.isfile(lr):
+                    raise RuntimeError(f"DIV2KDataset: the low-resolution image {lr!r} of {f!r} does not exist.")
+                items.append((os.path.join(hr_dir, f), lr))
+        self._items, self._decode = items, bool(decode)
+
+    def get_col_names(self) -> list[str]:
+        return ["hr_image", "lr_image"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _read(self, index: int) -> tuple:
+        out = []
+        for path in self._items[index]:
+            raw = self._image_file(path)
+            out.append(decode(raw) if self._decode else raw)
+        return tuple(out)
+
+
+class SBDataset(SampledSource):
+    """Semantic Boundaries Dataset (img/*.jpg, cls/*.mat): "image" and "task": Boundaries uint8 (20, H, W) (one
+    dense map per class) or Segmentation uint8 (H, W).
+
+    Args:
+        dataset_dir: the folder holding img/, cls/ and the usage lists.
+        task: "Boundaries" or "Segmentation".
+        usage: "train", "val", "train_noval" or "all".
+        num_samples, num_parallel_workers, shuffle, decode, sampler, num_shards, shard_id: as for every source.
+    """
+
+    _SHARED = MAPPABLE_SHARED[:-1]  # MindSpore's signature has no cache
+    _AFTER = {"decode": "shuffle"}
+    _DEFAULTS = {"num_parallel_workers": 1}
+
+    def _open(self, dataset_dir, task="Boundaries", usage="all", decode=None) -> None:
+        root = check_dir(dataset_dir, "SBDataset")
+        if task not in ("Boundaries", "Segmentation"):
+            raise ValueError(f"SBDataset: task must be 'Boundaries' or 'Segmentation', but got {task!r}.")
+        usage = check_usage(usage, ("train", "val", "train_noval", "all"), "SBDataset")
+        parts = ["train", "val"] if usage == "all" else [usage]
+        ids = []
+        for p in parts:
+            listing = os.path.join(root, f"{p}.txt")
+            require_file(listing, "SBD list")
+            with open(listing, encoding="utf-8") as f:
+                ids += [ln.strip() for ln in f if ln.strip()]
+        self._root, self._task, self._ids, self._decode = root, task, ids, bool(decode)
+
+    def get_col_names(self) -> list[str]:
+        return ["image", "task"]
+
+    def _num_rows(self) -> int:
+        return len(self._ids)
+
+    def _read(self, index: int) -> tuple:
+        name = self._ids[index]
+        raw = self._image_file(os.path.join(self._root, "img", f"{name}.jpg"))
+        image = decode(raw) if self._decode else raw
+        gt = loadmat(os.path.join(self._root, "cls", f"{name}.mat"))["GTcls"][0, 0]
+        if self._task == "Segmentation":
+            return image, np.asarray(gt["Segmentation"], dtype=np.uint8)
+        maps = [np.asarray(b.toarray() if hasattr(b, "toarray") else b, dtype=np.uint8) for b in gt["Boundaries"][:, 0]]
+        return image, np.stack(maps)
