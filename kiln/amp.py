@@ -18,7 +18,7 @@ from kiln import nn, ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.nn.cell import Cell
-from kiln.nn.wrap_loss_scale import TrainOneStepWithLossScaleCell
+from kiln.nn.wrap.loss_scale import TrainOneStepWithLossScaleCell
 from kiln.train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 
 __all__ = [

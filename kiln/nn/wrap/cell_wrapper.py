@@ -1,4 +1,5 @@
-"""Wrapper cells (MindSpore's `nn.wrap`): WithLossCell, WithEvalCell, WithGradCell, TrainOneStepCell.
+"""Wrapper cells: WithLossCell, WithEvalCell, WithGradCell, ForwardValueAndGrad, TrainOneStepCell and
+VirtualDatasetCellTriple (MindSpore's `nn.wrap.cell_wrapper`).
 
 `TrainOneStepCell.construct` is the whole training step: forward, gradients of
 the loss with respect to the optimizer's parameters, and the optimizer update.
@@ -10,11 +11,14 @@ runs op by op with the tape.
 from __future__ import annotations
 
 from kiln import ops
-from kiln._core.tensor import ParameterTuple
+from kiln._core.tensor import Parameter, ParameterTuple
 from kiln.nn.cell import Cell
-from kiln.nn.grad_reducer import data_parallel_reducer, spread_batch, spreads_batches
+from kiln.nn.wrap.grad_reducer import data_parallel_reducer, spread_batch, spreads_batches
 
-__all__ = ["TrainOneStepCell", "WithEvalCell", "WithGradCell", "WithLossCell"]
+__all__ = [
+    "ForwardValueAndGrad", "TrainOneStepCell", "VirtualDatasetCellTriple", "WithEvalCell", "WithGradCell",
+    "WithLossCell",
+]  # fmt: skip
 
 
 class WithLossCell(Cell):
@@ -165,3 +169,37 @@ class TrainOneStepCell(Cell):
         if self.return_grad:
             return loss, {w.name: g for w, g in zip(self.weights, grads)}
         return loss
+
+
+class ForwardValueAndGrad(Cell):
+    """`(network(*inputs), gradients)`, the gradients chosen as `GradOperation(get_all, get_by_list, sens_param)`
+    chooses them (inputs, `weights`, or both; with `sens_param` the last input is the output sensitivity)."""
+
+    def __init__(self, network, weights=None, get_all=False, get_by_list=False, sens_param=False) -> None:
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell) and not callable(network):
+            raise TypeError(f"ForwardValueAndGrad: 'network' must be a Cell, but got {type(network).__name__}.")
+        if get_by_list and weights is None:
+            raise TypeError("ForwardValueAndGrad: 'weights' must be given when 'get_by_list' is True.")
+        if weights is not None and not isinstance(weights, (ParameterTuple, list, tuple, Parameter)):
+            raise TypeError(f"ForwardValueAndGrad: 'weights' must be Parameters, but got {type(weights).__name__}.")
+        self.network = network
+        object.__setattr__(self, "weights", weights)
+        self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
+        object.__setattr__(self, "_grad", ops.GradOperation(get_all, get_by_list, sens_param))
+
+    def construct(self, *inputs):
+        value = self.network(*(inputs[:-1] if self.sens_param else inputs))
+        grad_fn = self._grad(self.network, self.weights) if self.get_by_list else self._grad(self.network)
+        return value, grad_fn(*inputs)
+
+
+class VirtualDatasetCellTriple(Cell):
+    """Wrap a three-input network (the data-parallel dataset marker; a pass-through in one process)."""
+
+    def __init__(self, backbone) -> None:
+        super().__init__(auto_prefix=False)
+        self._backbone = backbone
+
+    def construct(self, a, b, c):
+        return self._backbone(a, b, c)

@@ -8,7 +8,7 @@ import numpy as np
 from kiln import ops
 from kiln._core.tensor import Parameter, Tensor
 from kiln.nn.cell import Cell
-from kiln.nn.wrap import TrainOneStepCell
+from kiln.nn.wrap.cell_wrapper import TrainOneStepCell
 
 __all__ = ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
 
