@@ -104,9 +104,18 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         grads = self.grad_reducer(grads)
         cond = self.get_overflow_status(None, grads)
         overflow = self.process_loss_scale(cond)
-        if not overflow:
-            self.optimizer(grads)
+        self._step_unless(overflow, grads)
         return loss, cond, scaling_sens
+
+    def _step_unless(self, overflow, grads) -> None:
+        """The optimizer step, undone when `overflow` is True: every Parameter the optimizer holds (the weights, its
+        moments and step counter) gets back its value from before the step. A select, not a Python branch on the
+        flag, so that the same step compiles in GRAPH_MODE."""
+        state = list(self.optimizer.get_parameters())
+        before = [ops.identity(p) for p in state]
+        self.optimizer(grads)
+        for p, old in zip(state, before):
+            ops.assign(p, ops.select(overflow, old, p))
 
     def set_sense_scale(self, sens) -> None:
         """Replace the loss scale (when `scale_sense` was a Tensor)."""
