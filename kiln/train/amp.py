@@ -2,8 +2,9 @@
 `auto_mixed_precision` and `build_train_network`.
 
 `auto_mixed_precision` marks Cells with `Cell.to_float` as MindSpore's levels say: O1 the white-list layers
-(convolutions, Dense, RNN cells), O2 the whole network except the black-list normalisations, O3 everything;
-O2 and O3 also cast the network's outputs back to float32. A marked Cell casts its floating-point inputs to the
+(convolutions, Dense, RNN cells), each returning float32 again, as MindSpore's cast-inserting pass makes them;
+O2 the whole network except the black-list normalisations, O3 everything, both with the network's outputs cast
+back to float32. A marked Cell casts its floating-point inputs to the
 low-precision dtype; the arithmetic then follows the inputs' and parameters' dtypes (Kiln does not rewrite
 individual operators as MindSpore's `rewrite` pass does).
 """
@@ -75,6 +76,11 @@ def _cast_tree(value, dtype):
     return value
 
 
+def _outputs_to_float32(cell, inputs, output):
+    """Forward hook: the cell's floating-point outputs cast to float32."""
+    return _cast_tree(output, mstype.float32)
+
+
 def _mark(network: Cell, dtype, white=None, black=None) -> None:
     """to_float(dtype) on the cells of `white` (or on everything but `black`), recursively."""
     for _, cell in network.cells_and_names():
@@ -101,6 +107,11 @@ def auto_mixed_precision(network, amp_level: str = "O0", dtype=mstype.float16):
         return network
     if amp_level in ("O1", "auto"):
         _mark(network, dtype, white=get_white_list())
+        # Only the listed layers compute in low precision: what they return goes on in float32.
+        white = tuple(get_white_list())
+        for _, cell in network.cells_and_names():
+            if isinstance(cell, white):
+                cell.register_forward_hook(_outputs_to_float32)
     elif amp_level == "O2":
         _mark(network, dtype, black=get_black_list())
         network = _OutputTo32(network)

@@ -25,6 +25,8 @@ RECIPES = {
     "adam_fixed_64": ("adam", 64.0, 64.0, "O0", "mse"),
     "sgd_no_manager": ("sgd", 1.0, None, "O0", "mse"),
     "momentum_fixed_1024_o1": ("momentum", 1024.0, 1024.0, "O1", "mse"),
+    "momentum_fixed_1024_o2": ("momentum", 1024.0, 1024.0, "O2", "mse"),
+    "momentum_o3_softmax": ("momentum", 1.0, None, "O3", "softmax"),
 }
 
 
@@ -81,7 +83,11 @@ def run(recipe, mode) -> dict:
 def record() -> dict:
     out = {"mindspore": ms.__version__, "recipes": {}}
     for recipe in RECIPES:
-        out["recipes"][recipe] = {"pynative": run(recipe, ms.PYNATIVE_MODE), "graph": run(recipe, ms.GRAPH_MODE)}
+        out["recipes"][recipe] = {
+            "amp_level": RECIPES[recipe][3],
+            "pynative": run(recipe, ms.PYNATIVE_MODE),
+            "graph": run(recipe, ms.GRAPH_MODE),
+        }
     return out
 
 
