@@ -420,10 +420,25 @@ class Parameter(Tensor):
 
     @property
     def data(self) -> Parameter:
+        """The Parameter itself (reads through it are reads of the Parameter)."""
         return self
 
     def value(self) -> Tensor:
-        return Tensor._wrap(self._data)
+        """The current value, as a Tensor that is still a read of this Parameter: a gradient with respect to the
+        Parameter flows through it in PyNative as in compiled graphs."""
+        return self._read()
+
+    def copy(self) -> Tensor:
+        """A Tensor holding the current value; like `value()`, gradients flow back to the Parameter through it."""
+        return self._read()
+
+    def _read(self) -> Tensor:
+        # The PyNative tape knows a tensor by its `_nodes` (its recorded producer per grad level); a fresh Tensor
+        # over the same data would be a constant to it. The dict is copied: the Parameter's own entry changes when
+        # the Parameter is written or watched again, and this read must keep the value it had.
+        out = Tensor._wrap(self._data)
+        out._nodes = dict(self._nodes) if self._nodes else None
+        return out
 
     def clone(self, init: str = "same") -> Parameter:
         p = Parameter(Tensor._wrap(self._data), self.name, self.requires_grad)

@@ -28,7 +28,7 @@ RENAMED: dict[str, str] = {
     "mindspore.common.mutable": "kiln._compiler.api",
     "mindspore.runtime": "kiln.common.runtime",
     "mindspore.nn.metrics": "kiln.train.metrics",
-    "mindspore.nn.wrap": "kiln.nn.wrap",
+    # MindSpore's cell_wrapper also holds the micro-batch cells, which Kiln keeps in nn.wrap.micro_batch.
     "mindspore.nn.wrap.cell_wrapper": "kiln.nn.wrap",
     "mindspore.ops.function": "kiln.ops.functional",
     "mindspore.ops.auto_generate": "kiln.ops",

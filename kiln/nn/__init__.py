@@ -2,11 +2,9 @@
 
 from __future__ import absolute_import  # noqa: F404, UP010  (MindSpore's nn lists it among its names)
 
-from kiln.nn import dynamic_lr, layer, learning_rate_schedule, loss, optim
-from kiln.nn import wrap_extra as _wrap_extra
+from kiln.nn import dynamic_lr, layer, learning_rate_schedule, loss, optim, wrap
 from kiln.nn.cell import Cell, CellDict, CellList, SequentialCell
 from kiln.nn.dynamic_lr import *  # noqa: F403
-from kiln.nn.grad_reducer import DistributedGradReducer
 from kiln.nn.layer import activation as _activation
 from kiln.nn.layer import basic as _basic
 from kiln.nn.layer import conv as _conv
@@ -32,10 +30,18 @@ from kiln.nn.layer.transformer import *  # noqa: F403
 from kiln.nn.learning_rate_schedule import *  # noqa: F403
 from kiln.nn.loss import *  # noqa: F403
 from kiln.nn.optim import *  # noqa: F403
-from kiln.nn.wrap import TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
-from kiln.nn.wrap_extra import *  # noqa: F403
-from kiln.nn.wrap_grad import ForwardValueAndGrad
-from kiln.nn.wrap_loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
+from kiln.nn.wrap import *  # noqa: F403  (the other wrapper cells, listed by wrap.__all__)
+from kiln.nn.wrap import (
+    DistributedGradReducer,
+    DynamicLossScaleUpdateCell,
+    FixedLossScaleUpdateCell,
+    ForwardValueAndGrad,
+    TrainOneStepCell,
+    TrainOneStepWithLossScaleCell,
+    WithEvalCell,
+    WithGradCell,
+    WithLossCell,
+)
 
 __all__ = [
     "Cell", "CellDict", "CellList", "DistributedGradReducer", "SequentialCell", "TrainOneStepCell", "WithEvalCell",
@@ -45,7 +51,7 @@ __all__ = [
 # Every public name of the submodules, so `from kiln.nn import *` matches `from mindspore.nn import *`.
 for _m in (
     dynamic_lr, _activation, _basic, _conv, _dense, _embedding, _normalization, _pooling, learning_rate_schedule,
-    loss, optim, _transformer, _rnn, _extra, _extra2, _wrap_extra,
+    loss, optim, _transformer, _rnn, _extra, _extra2, wrap,
 ):  # fmt: skip
     __all__ += [n for n in _m.__all__ if n not in __all__]
 del _m

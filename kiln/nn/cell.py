@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 
@@ -149,29 +150,50 @@ class Cell:
             out = Cell._graph_runner(self, args, kwargs)
             if out is not NotImplemented:
                 return out
-        if d.get("_forward_pre_hooks"):
-            args, kwargs = self._forward_pre(args, kwargs)
-        if "_float_dtype" in d:
-            args = self._cast_inputs(args)
-        bprop = getattr(type(self), "bprop", None)
-        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
-            if bprop is not None:
+        # Forward hooks registered with always_call=True also run when the call raises (`ran`: those already run).
+        always = d.get("_hooks_always_call") if d.get("_forward_hooks") else None
+        ran: set | None = set() if always else None
+        out = None
+        try:
+            if d.get("_forward_pre_hooks"):
+                args, kwargs = self._forward_pre(args, kwargs)
+            if "_float_dtype" in d:
+                args = self._cast_inputs(args)
+            bprop = getattr(type(self), "bprop", None)
+            if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+                if bprop is not None:
 
-                def run(*a):
-                    return call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, a)
+                    def run(*a):
+                        return call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, a)
+                else:
+
+                    def run(*a):
+                        return self.construct(*a, **kwargs)
+
+                out = call_with_backward_hooks(self, args, run)
+            elif bprop is not None:
+                out = call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, args)
             else:
-
-                def run(*a):
-                    return self.construct(*a, **kwargs)
-
-            out = call_with_backward_hooks(self, args, run)
-        elif bprop is not None:
-            out = call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, args)
-        else:
-            out = self.construct(*args, **kwargs)
-        if d.get("_forward_hooks"):
-            out = self._forward_post(args, kwargs, out)
-        return out
+                out = self.construct(*args, **kwargs)
+            if d.get("_forward_hooks"):
+                out = self._forward_post(args, kwargs, out, ran)
+            return out
+        except Exception:
+            if not always:
+                raise
+            with_kwargs = d.get("_hooks_with_kwargs", ())
+            for key, hook in list(self._forward_hooks.items()):
+                if key not in always or key in ran:
+                    continue
+                try:
+                    hook(self, args, kwargs, out) if key in with_kwargs else hook(self, args, out)
+                except Exception as hook_err:  # noqa: BLE001  (the call's own error is the one raised)
+                    warnings.warn(
+                        f"{type(self).__name__}: a forward hook with always_call=True raised {hook_err!r} while the "
+                        "call was already failing; the call's error is raised.",
+                        stacklevel=3,
+                    )
+            raise
 
     def _forward_pre(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Run the forward pre-hooks: the (possibly new) args and kwargs."""
@@ -193,10 +215,12 @@ class Cell:
                 args = new if isinstance(new, tuple) else (new,)
         return args, kwargs
 
-    def _forward_post(self, args: tuple, kwargs: dict, out):
-        """Run the forward hooks on `out`."""
+    def _forward_post(self, args: tuple, kwargs: dict, out, ran: set | None = None):
+        """Run the forward hooks on `out` (adding each key to `ran` before it runs, when given)."""
         with_kwargs = self.__dict__.get("_hooks_with_kwargs", ())
         for key, hook in list(self._forward_hooks.items()):
+            if ran is not None:
+                ran.add(key)
             new = hook(self, args, kwargs, out) if key in with_kwargs else hook(self, args, out)
             if new is not None:
                 out = new
@@ -235,11 +259,15 @@ class Cell:
     ) -> HookHandle:
         """`hook_fn(cell, inputs, output)` runs after construct; it may return a new output.
 
-        With `with_kwargs=True` it is `hook_fn(cell, args, kwargs, output)`.
+        With `with_kwargs=True` it is `hook_fn(cell, args, kwargs, output)`. With `always_call=True` it also runs
+        when the call raises (PyNative), with the output computed so far (None before construct returned); the
+        error is then raised again, and an error of the hook itself only warns.
         """
         handle = self._add_hook("_forward_hooks", hook_fn, prepend)
         if with_kwargs:
             self._hooks_with_kwargs.add(handle.id)
+        if always_call:
+            self.__dict__.setdefault("_hooks_always_call", set()).add(handle.id)
         return handle
 
     def register_backward_pre_hook(self, hook_fn) -> HookHandle:
@@ -257,14 +285,22 @@ class Cell:
 
     # -- traversal ------------------------------------------------------------------------
     def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator[tuple[str, Parameter]]:
-        """Yield (name, Parameter) once per distinct parameter, in registration order."""
+        """Yield (name, Parameter) once per distinct parameter, in registration order.
+
+        Args:
+            name_prefix: put before every name, with a dot ("" for none).
+            expand: also the parameters of the descendant cells.
+
+        Returns:
+            An iterator of (the Parameter's name, prefixed; the Parameter).
+        """
         seen: set[int] = set()
         cells = self.cells_and_names() if expand else [("", self)]
         for _, cell in cells:
             for p in cell._params.values():
                 if p is not None and id(p) not in seen:
                     seen.add(id(p))
-                    yield p.name, p
+                    yield (f"{name_prefix}.{p.name}" if name_prefix else p.name), p
 
     def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
         for _, p in self.parameters_and_names(expand=expand):
@@ -281,13 +317,22 @@ class Cell:
         return OrderedDict(self.parameters_and_names(expand=recurse))
 
     def cells_and_names(self, cells=None, name_prefix: str = "") -> Iterator[tuple[str, Cell]]:
-        """Yield (dotted path, cell) for this cell and every descendant, once each."""
-        seen: set[int] = set()
+        """Yield (dotted path, cell) for this cell and every descendant, once each.
+
+        Args:
+            cells: a set of cells already visited: they (and what lies only below them) are skipped, and the cells
+                visited are added to it. None or empty: a new set.
+            name_prefix: the path of this cell (children get `name_prefix.child`).
+
+        Returns:
+            An iterator of (path, Cell).
+        """
+        seen = cells if cells else set()
 
         def walk(cell: Cell, prefix: str):
-            if id(cell) in seen:
+            if cell in seen:
                 return
-            seen.add(id(cell))
+            seen.add(cell)
             yield prefix, cell
             for name, child in cell._cells.items():
                 if child is not None:

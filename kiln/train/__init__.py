@@ -2,7 +2,7 @@
 
 from __future__ import absolute_import  # noqa: F404, UP010  (MindSpore's train lists it among its names)
 
-from kiln.nn.wrap import TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
+from kiln.nn.wrap.cell_wrapper import TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
 from kiln.train import callback, loss_scale_manager, metrics  # noqa: F401
 from kiln.train.callback import *  # noqa: F403
 from kiln.train.callback import __all__ as _callback_all

@@ -3,7 +3,7 @@ update Cell that `TrainOneStepWithLossScaleCell` (and `Model`) use."""
 
 from __future__ import annotations
 
-from kiln.nn.wrap_loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell
+from kiln.nn.wrap.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell
 
 __all__ = ["DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager"]
 

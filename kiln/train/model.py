@@ -10,7 +10,8 @@ import numpy as np
 from kiln._core.tensor import Tensor
 from kiln.context import GRAPH_MODE, get_context
 from kiln.nn.cell import Cell
-from kiln.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
+from kiln.nn.wrap.cell_wrapper import WithEvalCell, WithLossCell
+from kiln.train.amp import build_train_network
 from kiln.train.callback import INTERNAL_CALLBACKS, TimeMonitor
 from kiln.train.callback._callback import CallbackManager, InternalCallbackParam, RunContext, _as_list
 from kiln.train.callback._progress import ProgressBar, progress_enabled
@@ -20,6 +21,8 @@ from kiln.train.sink import SinkRunner
 __all__ = ["Model"]
 
 _AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
+# The keywords Model takes besides its named arguments (MindSpore's set).
+_MODEL_KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict", "acc_level")
 
 
 def _check_dataset(dataset, what: str) -> None:
@@ -63,10 +66,15 @@ class Model:
         metrics: {name: Metric} or a set of metric names, used by `eval` and `fit`.
         eval_network: the evaluation network (default: `WithEvalCell(network, loss_fn)`).
         eval_indexes: [loss, logits, label] positions in the eval network's outputs (with `eval_network`).
-        amp_level: "O0" (float32); other levels are accepted but mixed precision is not applied.
-        boost_level: accepted for compatibility.
+        amp_level: mixed precision of the training step ("O0" none, "O1", "O2", "O3", "auto"; see
+            `amp.build_train_network`); other than "O0" it needs an optimizer.
+        boost_level: "O0", "O1" or "O2"; Kiln has no boost algorithms, so "O1"/"O2" warn and train as "O0".
+        **kwargs: `loss_scale_manager` (a LossScaleManager: the loss is scaled by its scale, and with an update
+            Cell an overflowing step is skipped), `keep_batchnorm_fp32` (bool), `boost_config_dict` (warns: no
+            boost) and `acc_level` (the old name of `boost_level`). Any other keyword is a TypeError.
 
-    The training step is `TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)`; in GRAPH_MODE
+    The training step is `amp.build_train_network(network, optimizer, loss_fn, amp_level, boost_level, ...)`:
+    a `TrainOneStepCell` (or `TrainOneStepWithLossScaleCell`) around the network and its loss; in GRAPH_MODE
     it is compiled into one executable (forward, gradients and update). A tqdm progress bar is shown
     when stdout is a terminal; set KILN_PROGRESS=0 to turn it off (KILN_PROGRESS=1 forces it on).
     """
@@ -85,12 +93,24 @@ class Model:
     ) -> None:
         if not isinstance(network, Cell):
             raise TypeError(f"Model: 'network' must be a Cell, but got {type(network).__name__}.")
+        unknown = sorted(set(kwargs) - set(_MODEL_KWARGS))
+        if unknown:
+            raise TypeError(f"Model got unexpected keyword argument(s) {unknown}; it takes {list(_MODEL_KWARGS)}.")
         if amp_level not in _AMP_LEVELS:
             raise ValueError(f"Model: 'amp_level' must be one of {_AMP_LEVELS}, but got {amp_level!r}.")
-        if amp_level != "O0":
+        if optimizer is None and amp_level != "O0":
+            raise ValueError(
+                f"Model(amp_level={amp_level!r}) needs an optimizer: mixed precision is applied to the training "
+                "step. Pass 'optimizer', or leave amp_level at 'O0'."
+            )
+        if kwargs.get("loss_scale_manager") is not None and optimizer is None:
+            raise ValueError("Model: a 'loss_scale_manager' needs an 'optimizer' (it scales the training step).")
+        if "acc_level" in kwargs:
+            warnings.warn("Model(acc_level=...) is the old name of 'boost_level'; pass boost_level.", stacklevel=2)
+            boost_level = kwargs["acc_level"]
+        if "boost_config_dict" in kwargs:
             warnings.warn(
-                f"Model(amp_level={amp_level!r}): Kiln does not apply automatic mixed precision; training runs in "
-                "the network's own dtypes.",
+                "Model(boost_config_dict=...): Kiln has no boost algorithms, so their configuration is not read.",
                 stacklevel=2,
             )
         self._network = network
@@ -98,8 +118,8 @@ class Model:
         self._optimizer = optimizer
         self._amp_level = amp_level
         self._boost_level = boost_level
-        self._loss_scale_manager = kwargs.pop("loss_scale_manager", None)
-        self._kwargs = kwargs
+        # Only the keywords given are passed on, so that the level's own defaults apply to the others.
+        self._amp_config = {k: kwargs[k] for k in ("loss_scale_manager", "keep_batchnorm_fp32") if k in kwargs}
         self._metric_fns = get_metrics(metrics) or {}
         self._train_network = self._build_train_network()
         self._eval_network, self._eval_indexes = self._build_eval_network(eval_network, eval_indexes)
@@ -110,12 +130,18 @@ class Model:
 
     # -- networks -----------------------------------------------------------------------------------
     def _build_train_network(self) -> Cell:
-        net = self._network
-        if self._loss_fn is not None:
-            net = WithLossCell(net, self._loss_fn)
         if self._optimizer is not None:
-            net = TrainOneStepCell(net, self._optimizer)
-        return net
+            return build_train_network(
+                self._network,
+                self._optimizer,
+                self._loss_fn,
+                level=self._amp_level,
+                boost_level=self._boost_level,
+                **self._amp_config,
+            )
+        if self._loss_fn is not None:
+            return WithLossCell(self._network, self._loss_fn)
+        return self._network
 
     def _build_eval_network(self, eval_network, eval_indexes):
         if not self._metric_fns:

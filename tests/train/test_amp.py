@@ -1,4 +1,4 @@
-"""Mixed precision and loss scaling (kiln/amp.py, kiln/nn/wrap_loss_scale.py, kiln/train/loss_scale_manager.py)."""
+"""Mixed precision and loss scaling (kiln/amp.py, kiln/nn/wrap/loss_scale.py, kiln/train/loss_scale_manager.py)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,12 @@
-"""Micro-batch wrappers and single-process faces of MindSpore's parallel wrappers: GradAccumulationCell,
-PipelineCell and MicroBatchInterleaved (split every input along axis 0 into micro-batches, run the network on each
-and sum the outputs), PipelineGradReducer, VirtualDatasetCellTriple, and `no_init_parameters`."""
+"""Micro-batch wrapper cells: GradAccumulationCell, PipelineCell and MicroBatchInterleaved split every input along
+axis 0 into micro-batches, run the network on each and sum the outputs (one process: the pipeline is the loop)."""
 
 from __future__ import annotations
 
-import contextlib
-
 from kiln import ops
-from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln.nn.cell import Cell
 
-__all__ = [
-    "GradAccumulationCell", "MicroBatchInterleaved", "PipelineCell", "PipelineGradReducer", "VirtualDatasetCellTriple",
-    "no_init_parameters",
-]  # fmt: skip
+__all__ = ["GradAccumulationCell", "MicroBatchInterleaved", "PipelineCell"]
 
 
 def _micro_batch(inputs: tuple, i: int, n: int, cls: str) -> tuple:
@@ -80,39 +73,3 @@ class MicroBatchInterleaved(_MicroBatchSum):
 
     def __init__(self, network, interleave_num=2) -> None:
         super().__init__(network, interleave_num)
-
-
-class PipelineGradReducer(Cell):
-    """Pipeline-parallel gradient reducer. In one process there is nothing to reduce: the gradients are divided by
-    `scale_sense` (the accumulation buffers `accu_grads.*` exist for checkpoint layout and are reset)."""
-
-    def __init__(self, parameters, scale_sense=1.0, opt_shard=None) -> None:
-        super().__init__(auto_prefix=False)
-        self.accu_grads = ParameterTuple(parameters).clone(prefix="accu_grads", init="zeros")
-        self.scale_sense = Parameter(Tensor(float(scale_sense)), name="scale_sense")
-        self.opt_shard = bool(opt_shard)
-
-    def construct(self, grads):
-        out = []
-        for g, acc in zip(grads, self.accu_grads):
-            out.append(g / ops.cast(self.scale_sense, g.dtype))
-            ops.assign(acc, ops.zeros_like(acc))
-        return tuple(out)
-
-
-class VirtualDatasetCellTriple(Cell):
-    """Wrap a three-input network (the data-parallel dataset marker; a pass-through in one process)."""
-
-    def __init__(self, backbone) -> None:
-        super().__init__(auto_prefix=False)
-        self._backbone = backbone
-
-    def construct(self, a, b, c):
-        return self._backbone(a, b, c)
-
-
-@contextlib.contextmanager
-def no_init_parameters():
-    """MindSpore's context manager that defers parameter initialisation until a checkpoint is loaded. Kiln
-    initialises parameters at creation (values a checkpoint load then replaces), so this only marks the block."""
-    yield

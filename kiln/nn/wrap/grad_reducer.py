@@ -1,4 +1,4 @@
-"""Data-parallel gradients: `DistributedGradReducer` (MindSpore's `nn.DistributedGradReducer`).
+"""Gradient reducers: `DistributedGradReducer` (data-parallel all-reduce) and `PipelineGradReducer`.
 
 In data-parallel training every rank computes the gradients of its own shard of the batch; the reducer
 all-reduces them (one XLA all-reduce per dtype: the gradients are flattened into one buffer first) and,
@@ -12,15 +12,16 @@ them, and the reducer has nothing left to do.
 
 from __future__ import annotations
 
+from kiln import ops
 from kiln._backend import distributed as D
-from kiln._core.tensor import Tensor
+from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln.communication import _collective as C
 from kiln.communication import _virtual
 from kiln.communication import management as M
 from kiln.nn.cell import Cell
 from kiln.parallel import _auto_parallel_context as PC
 
-__all__ = ["DistributedGradReducer"]
+__all__ = ["DistributedGradReducer", "PipelineGradReducer"]
 
 
 class DistributedGradReducer(Cell):
@@ -80,8 +81,6 @@ class DistributedGradReducer(Cell):
 
     def _reduce_ops(self, grads, scale):
         """The reduction as Kiln ops (recorded in a graph): per dtype, one AllReduce of the flattened gradients."""
-        from kiln import ops  # noqa: PLC0415  (ops sits beside nn; imported on first use)
-
         out = list(grads)
         by_dtype: dict = {}
         for i, g in enumerate(grads):
@@ -97,6 +96,24 @@ class DistributedGradReducer(Cell):
                 n = grads[i].size
                 out[i] = total[start : start + n].reshape(grads[i].shape)
                 start += n
+        return tuple(out)
+
+
+class PipelineGradReducer(Cell):
+    """Pipeline-parallel gradient reducer. In one process there is nothing to reduce: the gradients are divided by
+    `scale_sense` (the accumulation buffers `accu_grads.*` exist for checkpoint layout and are reset)."""
+
+    def __init__(self, parameters, scale_sense=1.0, opt_shard=None) -> None:
+        super().__init__(auto_prefix=False)
+        self.accu_grads = ParameterTuple(parameters).clone(prefix="accu_grads", init="zeros")
+        self.scale_sense = Parameter(Tensor(float(scale_sense)), name="scale_sense")
+        self.opt_shard = bool(opt_shard)
+
+    def construct(self, grads):
+        out = []
+        for g, acc in zip(grads, self.accu_grads):
+            out.append(g / ops.cast(self.scale_sense, g.dtype))
+            ops.assign(acc, ops.zeros_like(acc))
         return tuple(out)
 
 

@@ -1,5 +1,6 @@
-"""GradAccumulationCell, PipelineCell, MicroBatchInterleaved (micro-batch loop: the sum of the network's outputs on
-the slices of the batch, values and gradients), PipelineGradReducer, VirtualDatasetCellTriple, no_init_parameters."""
+"""Micro-batch cells (kiln/nn/wrap/micro_batch.py: GradAccumulationCell, PipelineCell, MicroBatchInterleaved: the
+sum of the network's outputs on the slices of the batch, values and gradients), PipelineGradReducer,
+VirtualDatasetCellTriple, no_init_parameters."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-"""Wrapper cells (MindSpore's `nn.wrap`): WithLossCell, WithEvalCell, WithGradCell, TrainOneStepCell.
+"""Wrapper cells: WithLossCell, WithEvalCell, WithGradCell, ForwardValueAndGrad, TrainOneStepCell and
+VirtualDatasetCellTriple (MindSpore's `nn.wrap.cell_wrapper`).
 
 `TrainOneStepCell.construct` is the whole training step: forward, gradients of
 the loss with respect to the optimizer's parameters, and the optimizer update.
@@ -10,11 +11,15 @@ runs op by op with the tape.
 from __future__ import annotations
 
 from kiln import ops
-from kiln._core.tensor import ParameterTuple
+from kiln._core.tensor import Parameter, ParameterTuple
 from kiln.nn.cell import Cell
-from kiln.nn.grad_reducer import data_parallel_reducer, spread_batch, spreads_batches
+from kiln.nn.wrap.grad_reducer import data_parallel_reducer, spread_batch, spreads_batches
+from kiln.parallel import _auto_parallel_context as PC
 
-__all__ = ["TrainOneStepCell", "WithEvalCell", "WithGradCell", "WithLossCell"]
+__all__ = [
+    "ForwardValueAndGrad", "TrainOneStepCell", "VirtualDatasetCellTriple", "WithEvalCell", "WithGradCell",
+    "WithLossCell",
+]  # fmt: skip
 
 
 class WithLossCell(Cell):
@@ -86,7 +91,11 @@ class WithGradCell(Cell):
     Args:
         network: the network (returns the loss itself when `loss_fn` is None).
         loss_fn: the loss, applied as `loss_fn(network(data), label)`.
-        sens: the scale of the loss gradient (1.0 by default).
+        sens: the scale of the loss gradient (None: 1).
+
+    Attributes (as MindSpore's, for subclasses): `network` (the given network), `loss_fn`, `network_with_loss`
+    (what is differentiated), `weights` (its trainable parameters), `grad` (a `GradOperation` over `weights`,
+    taking the sensitivity as its last input when `sens` is given) and `sens`.
 
     Inputs:
         The inputs of the network (and the label when `loss_fn` is given).
@@ -97,15 +106,19 @@ class WithGradCell(Cell):
 
     def __init__(self, network: Cell, loss_fn=None, sens: float | None = None) -> None:
         super().__init__(auto_prefix=False)
-        self.network = network if loss_fn is None else WithLossCell(network, loss_fn)
-        self.network.set_grad()
+        self.network = network
+        self.loss_fn = loss_fn
+        self.network_with_loss = network if loss_fn is None else WithLossCell(network, loss_fn)
+        self.network_with_loss.set_grad()
         object.__setattr__(self, "weights", ParameterTuple(network.trainable_params()))
-        self.sens = 1.0 if sens is None else float(sens)
-        object.__setattr__(self, "_grad", ops.grad(self.network, None, self.weights))
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=sens is not None)
+        self.sens = sens
+        object.__setattr__(self, "_grad_fn", ops.grad(self.network_with_loss, None, self.weights))
 
     def construct(self, *inputs):
-        grads = self._grad(*inputs)
-        if self.sens != 1.0:
+        grads = self._grad_fn(*inputs)
+        if self.sens is not None and self.sens != 1.0:
+            # The gradient is linear in the output sensitivity, so scaling afterwards is exact.
             grads = tuple(g * self.sens for g in grads)
         return grads
 
@@ -121,8 +134,15 @@ class TrainOneStepCell(Cell):
     Args:
         network: a cell returning the loss (e.g. a WithLossCell).
         optimizer: an `nn.Optimizer`; its `parameters` are differentiated.
-        sens: the scale of the loss gradient (1.0 by default).
+        sens: the scale of the loss gradient (None: 1; 0 is a ValueError).
         return_grad: also return the gradients `(loss, {name: grad})`.
+
+    Attributes (as MindSpore's, for subclasses that write their own `construct`): `network`, `optimizer`,
+    `weights` (the optimizer's parameters), `grad` (`GradOperation(get_by_list=True, sens_param=True)`: call
+    `self.grad(self.network, self.weights)(*inputs, sens)`), `grad_no_sens` (the same without the
+    sensitivity), `sens` (1.0 when not given) and `sense_flag` (whether it was given), `reducer_flag` (whether
+    gradients are all-reduced across ranks), `grad_reducer` (the reducer; outside data-parallel mode a function
+    returning the gradients unchanged), `parallel_mode`, and with `reducer_flag` the reducer's `mean` and `degree`.
 
     Inputs:
         The network's inputs.
@@ -141,17 +161,30 @@ class TrainOneStepCell(Cell):
                 f"TrainOneStepCell: 'optimizer' must be an nn.Optimizer (with .parameters), "
                 f"but got {type(optimizer).__name__}."
             )
+        if sens is not None and (isinstance(sens, bool) or not isinstance(sens, (int, float))):
+            raise TypeError(f"TrainOneStepCell: 'sens' must be a float or None, but got {type(sens).__name__}.")
+        if sens == 0:
+            raise ValueError("TrainOneStepCell: 'sens' is 0, which would make every gradient 0; pass None for 1.")
         self.network = network
         self.network.set_grad()
         self.optimizer = optimizer
         # Not registered a second time: the parameters already belong to the network.
         object.__setattr__(self, "weights", ParameterTuple(weights))
-        self.sens = 1.0 if sens is None else float(sens)
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+        self.grad_no_sens = ops.GradOperation(get_by_list=True)
+        self.sense_flag = sens is not None
+        self.sens = 1.0 if sens is None else sens
         self.return_grad = return_grad
+        if return_grad:
+            self.weights_name = [w.name for w in self.weights]
         object.__setattr__(self, "_value_and_grad", ops.value_and_grad(network, None, self.weights))
         # As in MindSpore: data-parallel mode all-reduces the gradients across ranks; a subclass may assign its own.
+        self.parallel_mode = PC.parallel_mode()
         reducer = data_parallel_reducer(self.weights)
+        self.reducer_flag = reducer is not None
         self.grad_reducer = _keep_grads if reducer is None else reducer
+        if reducer is not None:
+            self.mean, self.degree = reducer.mean, reducer.degree
         if reducer is not None and spreads_batches():
             self.register_forward_pre_hook(spread_batch)
 
@@ -165,3 +198,37 @@ class TrainOneStepCell(Cell):
         if self.return_grad:
             return loss, {w.name: g for w, g in zip(self.weights, grads)}
         return loss
+
+
+class ForwardValueAndGrad(Cell):
+    """`(network(*inputs), gradients)`, the gradients chosen as `GradOperation(get_all, get_by_list, sens_param)`
+    chooses them (inputs, `weights`, or both; with `sens_param` the last input is the output sensitivity)."""
+
+    def __init__(self, network, weights=None, get_all=False, get_by_list=False, sens_param=False) -> None:
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell) and not callable(network):
+            raise TypeError(f"ForwardValueAndGrad: 'network' must be a Cell, but got {type(network).__name__}.")
+        if get_by_list and weights is None:
+            raise TypeError("ForwardValueAndGrad: 'weights' must be given when 'get_by_list' is True.")
+        if weights is not None and not isinstance(weights, (ParameterTuple, list, tuple, Parameter)):
+            raise TypeError(f"ForwardValueAndGrad: 'weights' must be Parameters, but got {type(weights).__name__}.")
+        self.network = network
+        object.__setattr__(self, "weights", weights)
+        self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
+        self.grad = ops.GradOperation(get_all, get_by_list, sens_param)
+
+    def construct(self, *inputs):
+        value = self.network(*(inputs[:-1] if self.sens_param else inputs))
+        grad_fn = self.grad(self.network, self.weights) if self.get_by_list else self.grad(self.network)
+        return value, grad_fn(*inputs)
+
+
+class VirtualDatasetCellTriple(Cell):
+    """Wrap a three-input network (the data-parallel dataset marker; a pass-through in one process)."""
+
+    def __init__(self, backbone) -> None:
+        super().__init__(auto_prefix=False)
+        self._backbone = backbone
+
+    def construct(self, a, b, c):
+        return self._backbone(a, b, c)

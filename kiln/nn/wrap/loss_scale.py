@@ -7,8 +7,10 @@ import numpy as np
 
 from kiln import ops
 from kiln._core.tensor import Parameter, Tensor
+from kiln.context import get_context
 from kiln.nn.cell import Cell
-from kiln.nn.wrap import TrainOneStepCell
+from kiln.nn.wrap.cell_wrapper import TrainOneStepCell
+from kiln.parallel import _auto_parallel_context as PC
 
 __all__ = ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
 
@@ -84,35 +86,56 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         elif isinstance(scale_sense, Tensor):
             if tuple(scale_sense.shape) not in ((), (1,)):
                 raise ValueError(
-                    "For 'TrainOneStepWithLossScaleCell', the shape of 'scale_sense' must be (1,) or (), but got "
-                    f"{tuple(scale_sense.shape)}."
+                    f"TrainOneStepWithLossScaleCell: a Tensor loss scale holds one value (shape () or (1,)); this "
+                    f"one has shape {tuple(scale_sense.shape)}."
                 )
             self.scale_sense = Parameter(scale_sense, name="scale_sense")
         else:
             raise TypeError(
-                "For 'TrainOneStepWithLossScaleCell', the 'scale_sense' must be Cell or Tensor, but got "
-                f"'scale_sense' type: {type(scale_sense)}."
+                "TrainOneStepWithLossScaleCell: pass the loss scale as a Tensor or as an update Cell (e.g. "
+                f"DynamicLossScaleUpdateCell), not a {type(scale_sense).__name__}."
             )
-        object.__setattr__(self, "_grad_op", ops.GradOperation(get_by_list=True, sens_param=True))
+        # MindSpore's operator attributes, which subclasses written for it call in their own `construct`.
+        self.hyper_map = ops.HyperMap()
+        self.base = Tensor(np.float32(1.0))
+        self.base0 = Tensor(np.int32(0))
+        self.reduce_sum = ops.ReduceSum(keep_dims=False)
+        self.reduce_all = ops.ReduceAll(keep_dims=False)
+        self.less_equal = ops.LessEqual()
+        self.equal = ops.Equal()
+        self.logic_not = ops.LogicalNot()
+        self.allreduce = ops.AllReduce()
+        self.is_distributed = self.parallel_mode != PC.STAND_ALONE
+        self.gpu_target = get_context("device_target") == "GPU"
 
     def construct(self, *inputs):
         loss = self.network(*inputs)
         scaling_sens = self.scale_sense
         sens = ops.ones_like(loss) * ops.cast(scaling_sens, loss.dtype)
-        grads = self._grad_op(self.network, self.weights)(*inputs, sens)
+        grads = self.grad(self.network, self.weights)(*inputs, sens)
         grads = tuple(g * ops.cast(ops.reciprocal(scaling_sens), g.dtype) for g in grads)
         grads = self.grad_reducer(grads)
         cond = self.get_overflow_status(None, grads)
         overflow = self.process_loss_scale(cond)
-        if not overflow:
-            self.optimizer(grads)
+        self._step_unless(overflow, grads)
         return loss, cond, scaling_sens
+
+    def _step_unless(self, overflow, grads) -> None:
+        """The optimizer step, undone when `overflow` is True: every Parameter the optimizer holds (the weights, its
+        moments and step counter) gets back its value from before the step. A select, not a Python branch on the
+        flag, so that the same step compiles in GRAPH_MODE."""
+        state = list(self.optimizer.get_parameters())
+        before = [ops.identity(p) for p in state]
+        self.optimizer(grads)
+        for p, old in zip(state, before):
+            ops.assign(p, ops.select(overflow, old, p))
 
     def set_sense_scale(self, sens) -> None:
         """Replace the loss scale (when `scale_sense` was a Tensor)."""
         if not isinstance(sens, Tensor):
             raise TypeError(
-                f"For 'TrainOneStepWithLossScaleCell', the type of 'sens' must be Tensor, but got {type(sens)}"
+                f"TrainOneStepWithLossScaleCell.set_sense_scale: the new scale must be a Tensor, not a "
+                f"{type(sens).__name__}."
             )
         self.scale_sense.set_data(sens)
 
