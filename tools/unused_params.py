@@ -106,27 +106,28 @@ def _functions() -> Iterator[tuple[str, Callable, bool]]:
                 yield f"{owner}.{name}", fn, not isinstance(member, staticmethod)
 
 
-def _function_node(fn: Callable) -> ast.FunctionDef | ast.Lambda | None:
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-    except (OSError, TypeError):
-        return None
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None  # a lambda inside a larger expression: its line is not a statement of its own
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
-            return node
-    return None
-
-
 def unread_parameters(fn: Callable, method: bool = False) -> list[str]:
     """The parameters of `fn` that its body (nested functions included) never loads.
 
     With `method`, the first positional parameter is the receiver (`self`, `cls`, or a row-built class's `s`).
     """
-    node = _function_node(fn)
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return []
+    return unread_parameters_in_source(source, fn.__name__, method)
+
+
+def unread_parameters_in_source(source: str, name: str, method: bool = False) -> list[str]:
+    """`unread_parameters` for the function `name` defined in `source` (a lambda's line yields nothing)."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return []  # a lambda inside a larger expression: its line is not a statement of its own
+    node = next(
+        (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
+        None,
+    )
     if node is None:
         return []
     args = node.args
