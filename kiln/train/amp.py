@@ -99,10 +99,13 @@ def auto_mixed_precision(network, amp_level: str = "O0", dtype=mstype.float16):
     if not isinstance(amp_level, str) or amp_level not in _LEVELS:
         raise ValueError(f"The amp level {amp_level!r} is not supported: use one of {list(_LEVELS)}.")
     if not isinstance(network, Cell) and amp_level != "auto":
-        raise TypeError(f"For amp_level '{amp_level}', the network type should be Cell.")
+        raise TypeError(
+            f"auto_mixed_precision(amp_level={amp_level!r}) marks the layers of a Cell; got a "
+            f"{type(network).__name__} (only 'auto' also takes a function)."
+        )
     dtype = mstype.to_dtype(dtype)
     if dtype not in (mstype.float16, mstype.bfloat16):
-        raise ValueError(f"The dtype should be one of (mstype.float16, mstype.bfloat16), but got {dtype}.")
+        raise ValueError(f"auto_mixed_precision: the low-precision dtype is float16 or bfloat16, not {dtype}.")
     if amp_level == "O0" or not isinstance(network, Cell):
         return network
     if amp_level in ("O1", "auto"):
@@ -174,7 +177,7 @@ class StaticLossScaler(LossScaler):
         if not isinstance(scale_value, numbers.Real) or isinstance(scale_value, bool):
             raise TypeError(f"'scale_value' must be a float or int, but got {type(scale_value).__name__}.")
         if scale_value < 1.0:
-            raise ValueError(f"The argument 'scale_value' must be > 1, but got {scale_value}")
+            raise ValueError(f"A loss scale below 1 would shrink the loss; 'scale_value' is {scale_value}.")
         self.scale_value = Parameter(Tensor(np.float32(scale_value)), name="scale_value")
 
     def scale(self, inputs):

@@ -26,7 +26,7 @@ class FixedLossScaleManager(LossScaleManager):
 
     def __init__(self, loss_scale=128.0, drop_overflow_update=True) -> None:
         if not isinstance(loss_scale, (int, float)) or isinstance(loss_scale, bool) or loss_scale < 1:
-            raise ValueError(f"The argument 'loss_scale' must be >= 1, but got {loss_scale!r}.")
+            raise ValueError(f"FixedLossScaleManager: the loss scale is a number of at least 1; got {loss_scale!r}.")
         if not isinstance(drop_overflow_update, bool):
             raise TypeError(f"'drop_overflow_update' must be a bool, but got {type(drop_overflow_update).__name__}.")
         self._loss_scale = loss_scale
@@ -50,11 +50,17 @@ class DynamicLossScaleManager(LossScaleManager):
 
     def __init__(self, init_loss_scale=2**24, scale_factor=2, scale_window=2000) -> None:
         if init_loss_scale < 1.0:
-            raise ValueError(f"The argument 'init_loss_scale' must be > 1, but got {init_loss_scale}.")
+            raise ValueError(
+                f"DynamicLossScaleManager: the initial loss scale must be at least 1; got {init_loss_scale}."
+            )
         if not isinstance(scale_window, int) or scale_window <= 0:
-            raise ValueError(f"The argument 'scale_window' must be a positive int, but got {scale_window!r}.")
+            raise ValueError(
+                f"DynamicLossScaleManager: 'scale_window' counts steps, so it is a positive int; got {scale_window!r}."
+            )
         if scale_factor < 1:
-            raise ValueError(f"The argument 'scale_factor' must be > 1, but got {scale_factor}.")
+            raise ValueError(
+                f"DynamicLossScaleManager: a 'scale_factor' below 1 would invert the rule; got {scale_factor}."
+            )
         self.loss_scale = init_loss_scale
         self.scale_factor = scale_factor
         self.scale_window = scale_window
@@ -69,18 +75,25 @@ class DynamicLossScaleManager(LossScaleManager):
         return self.loss_scale
 
     def update_loss_scale(self, overflow) -> None:
-        """The host-side rule: shrink on overflow, grow after `scale_window` clean steps."""
-        if overflow:
-            self.loss_scale = max(self.loss_scale * self.decrease_ratio, 1)
-            self.last_overflow_iter = self.cur_iter
-            self.bad_step += 1
-        else:
-            if (self.cur_iter - self.last_overflow_iter) % self.scale_window == 0:
-                self.loss_scale *= self.increase_ratio
+        """The host-side rule for one step: on overflow the scale is divided by `scale_factor` (never below 1);
+        otherwise it is multiplied by `scale_factor` each time a multiple of `scale_window` steps has passed since
+        the last overflow. More than `bad_step_max` overflows in a row is a RuntimeError."""
+        step = self.cur_iter
+        if not overflow:
             self.bad_step = 0
+            if (step - self.last_overflow_iter) % self.scale_window == 0:
+                self.loss_scale = self.loss_scale * self.increase_ratio
+            self.cur_iter = step + 1
+            return
+        self.bad_step += 1
+        self.last_overflow_iter = step
+        self.loss_scale = max(1, self.loss_scale * self.decrease_ratio)
         if self.bad_step > self.bad_step_max:
-            raise RuntimeError(f"Dynamic loss scale continuous overflow {self.bad_step} times.")
-        self.cur_iter += 1
+            raise RuntimeError(
+                f"DynamicLossScaleManager: {self.bad_step} steps in a row overflowed, so training is not making "
+                "progress; check the data and the learning rate for infinities or NaNs."
+            )
+        self.cur_iter = step + 1
 
     def get_drop_overflow_update(self) -> bool:
         return True

@@ -455,7 +455,7 @@ class Model:
             The network's output.
         """
         if backend not in ("lite", None):
-            raise ValueError(f"For Model.predict, `backend` should be 'lite' or None, but got {backend}")
+            raise ValueError(f"Model.predict: 'backend' is None (Kiln runs the network) or 'lite'; got {backend!r}.")
         if backend == "lite":
             raise NotImplementedError("Model.predict: the MindSpore Lite backend is not available in Kiln.")
         for item in predict_data:

@@ -99,8 +99,9 @@ def test_dynamic_manager_skips_an_overflowing_step(mode):
     assert want_scales[2] < want_scales[1]  # the inf batch overflowed and was skipped
 
 
+@pytest.mark.parametrize("sink", [False, True])
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-def test_fixed_manager_with_drop_skips_an_overflowing_step(mode):
+def test_fixed_manager_with_drop_skips_an_overflowing_step(mode, sink):
     ms.set_context(mode=mode)
     net = _Scaled()
     model = Model(net, optimizer=nn.SGD(net.trainable_params(), 0.1), loss_scale_manager=FixedLossScaleManager(4.0))
@@ -108,7 +109,7 @@ def test_fixed_manager_with_drop_skips_an_overflowing_step(mode):
         {"x": np.array([[1.0, 1.0], [np.inf, 0.0], [0.5, 2.0]], np.float32), "y": np.zeros((3, 1), np.float32)},
         shuffle=False,
     ).batch(1)
-    model.train(1, data)
+    model.train(1, data, dataset_sink_mode=sink, sink_size=3 if sink else -1)
     np.testing.assert_allclose(net.w.asnumpy(), [1.0 - 0.1 * 1.5, 2.0 - 0.1 * 3.0], rtol=1e-6)
 
 

@@ -9,6 +9,7 @@ from kiln.nn.wrap.cell_wrapper import (
     WithEvalCell,
     WithGradCell,
     WithLossCell,
+    _VirtualDatasetCell,  # noqa: F401  (private; zoo scripts import it from nn.wrap.cell_wrapper, mapped here)
 )
 from kiln.nn.wrap.deferred_init import no_init_parameters
 from kiln.nn.wrap.grad_reducer import DistributedGradReducer, PipelineGradReducer

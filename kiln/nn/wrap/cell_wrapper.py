@@ -232,3 +232,15 @@ class VirtualDatasetCellTriple(Cell):
 
     def construct(self, a, b, c):
         return self._backbone(a, b, c)
+
+
+class _VirtualDatasetCell(Cell):
+    """Wrap a network of any number of inputs with the data-parallel dataset marker (a pass-through in one
+    process). Private in MindSpore, but model-zoo scripts import it from `nn.wrap.cell_wrapper`."""
+
+    def __init__(self, backbone) -> None:
+        super().__init__(auto_prefix=False)
+        self._backbone = backbone
+
+    def construct(self, *inputs):
+        return self._backbone(*inputs)

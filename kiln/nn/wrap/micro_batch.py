@@ -22,11 +22,11 @@ def _micro_batch(inputs: tuple, i: int, n: int, cls: str) -> tuple:
 
 def _check(cls: str, network, name: str, n) -> None:
     if not isinstance(network, Cell):
-        raise TypeError(f"For '{cls}', the argument 'network' must cell type, but got the type : {type(network)}.")
+        raise TypeError(f"{cls} wraps a Cell; got a {type(network).__name__}.")
     if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"For '{cls}', the argument '{name}' must be integer, but got the type : {type(n)}.")
+        raise TypeError(f"{cls}: '{name}' counts micro-batches, so it is an int; got a {type(n).__name__}.")
     if n <= 0:
-        raise ValueError(f"For '{cls}', the argument '{name}' must be large than 0, but got {n}.")
+        raise ValueError(f"{cls}: '{name}' counts micro-batches and must be at least 1; got {n}.")
 
 
 class _MicroBatchSum(Cell):
