@@ -7,6 +7,8 @@ net = MyCell(); out = net(ms.Tensor(x))
 # Importing `_backend` configures JAX first; importing `ops` completes Tensor's methods.
 from __future__ import absolute_import  # noqa: F401  (MindSpore's namespace has it too)
 
+import importlib
+
 from kiln import _backend, _compiler, amp, dataset, experimental, mint, nn, ops, train  # noqa: F401
 from kiln._compiler.api import JitConfig, jit, mutable
 from kiln._core import dtype
@@ -75,12 +77,12 @@ from kiln.parallel import (
 )
 from kiln.train import *  # noqa: F403
 from kiln.train import __all__ as _train_all
+from kiln.version import __version__  # noqa: F401
 
 _compiler.install_cell_runner(nn.Cell)  # GRAPH_MODE: calling a Cell compiles its construct
 ms_function = jit  # MindSpore 1.x name of `jit`
 
 mstype = dtype
-__version__ = "0.1.0"
 
 __all__ = [*_train_all, "JitConfig", "jit", "ms_function", "mutable", "nn", "dataset", "train",
     "GRAPH_MODE", "PYNATIVE_MODE", "GradOperation", "Parameter", "ParameterTuple", "ParallelMode", "Tensor",
@@ -108,7 +110,5 @@ _LAZY_SUBMODULES = ("numpy", "mindrecord", "multiprocessing", "communication", "
 
 def __getattr__(name: str):
     if name in _LAZY_SUBMODULES:
-        import importlib  # noqa: PLC0415
-
         return importlib.import_module(f"kiln.{name}")
     raise AttributeError(f"module 'kiln' has no attribute '{name}'")

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from kiln import _backend as B
-from kiln.parallel import (  # noqa: F401  (mindspore.context has these too)
+from kiln._core import primitive as _primitive
+from kiln._parallel.context import (  # noqa: F401  (mindspore.context has these too)
     ParallelMode,
     get_auto_parallel_context,
     reset_auto_parallel_context,
@@ -370,9 +371,7 @@ def set_context(**kwargs) -> None:
         if key == "device_target":
             B.set_platform(value)
         elif key == "runtime_checks":
-            from kiln._core.primitive import set_checks  # noqa: PLC0415  (the flag lives with the declarations)
-
-            set_checks(value)
+            _primitive.set_checks(value)
         _context[key] = value
         if key in _NO_EFFECT and key not in _warned and not _kiln_does_it(key, value):
             _warned.add(key)
@@ -396,8 +395,6 @@ def set_device(device_target: str, device_id: int | None = None) -> None:
 
 def reset_context() -> None:
     """Restore every option to its default."""
-    from kiln._core.primitive import set_checks  # noqa: PLC0415
-
     _context.clear()
     _context.update(_DEFAULTS)
-    set_checks(_DEFAULTS["runtime_checks"])
+    _primitive.set_checks(_DEFAULTS["runtime_checks"])

@@ -53,6 +53,7 @@ RENAMED: dict[str, str] = {
     "mindspore.train.metrics.topk": "kiln.train.metrics.accuracy",
     "mindspore.train.callback._lambda_callback": "kiln.train.callback._lambda",
     "mindspore.train.callback._lr_scheduler_callback": "kiln.train.callback._lr_scheduler",
+    "mindspore.parallel._auto_parallel_context": "kiln._parallel.context",
 }
 
 

@@ -42,25 +42,20 @@ from kiln.common.types import (
     tuple_,
     type_none,
 )
-
-_SPARSE = ("COOTensor", "CSRTensor", "RowTensor", "SparseTensor")
+from kiln.ops.sparse import COOTensor, CSRTensor, RowTensor, SparseTensor
 
 __all__ = [
     "JitConfig", "Parameter", "ParameterTuple", "Tensor", "dtype", "from_numpy", "get_seed", "is_tensor", "jit",
     "jit_class", "lazy_inline", "mutable", "no_inline", "set_seed", "tensor", "swap_tensors", "Generator",
     "default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state", "set_dump", "Int",
     "TensorType", "dtype_to_nptype", "dtype_to_pytype", "get_py_obj_dtype", "list_", "number", "string",
-    "tensor_type", "tuple_", "type_none", *_SPARSE,
+    "tensor_type", "tuple_", "type_none", "COOTensor", "CSRTensor", "RowTensor", "SparseTensor",
     *(name for name in _ALIASES if name not in ("float", "int", "bool")),  # star-imports keep the builtins
 ]  # fmt: skip
 
 
 def __getattr__(name: str):
-    """The sparse tensor classes (defined with the ops, which import this package) and the dtype aliases."""
-    if name in _SPARSE:
-        from kiln.ops import sparse  # noqa: PLC0415
-
-        return getattr(sparse, name)
+    """The dtype aliases (`kiln.common.float` ...), kept out of the module namespace: they shadow builtins."""
     if name in _ALIASES:
         return _ALIASES[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,6 +10,7 @@ from kiln._compiler.api import JitConfig, jit, mutable
 from kiln._core import random_state
 from kiln._core.random_state import get_seed
 from kiln._core.tensor import Tensor
+from kiln.dataset import config as dataset_config
 
 __all__ = [
     "JitConfig", "from_numpy", "get_seed", "is_tensor", "jit", "jit_class", "lazy_inline", "mutable", "no_inline",
@@ -19,8 +20,6 @@ __all__ = [
 
 def set_seed(seed: int) -> None:
     """Seed Kiln's generator, the data pipeline's, NumPy's and Python's, so runs repeat exactly."""
-    from kiln.dataset import config as dataset_config  # noqa: PLC0415  (keeps `import kiln` light)
-
     random_state.set_seed(seed)
     dataset_config.set_seed(seed)
     np.random.seed(seed)

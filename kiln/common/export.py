@@ -1,4 +1,4 @@
-"""`export` / `load` (MindSpore's `mindspore.export`, `mindspore.load`) on StableHLO, and `GraphCell`.
+"""`export` / `load` (MindSpore's `mindspore.export`, `mindspore.load`) on StableHLO.
 
 `export(net, *inputs, file_name=...)` traces the network once in PyNative mode at the inputs' shapes and dtypes
 (the weights become constants of the program, as in a MindIR file) and writes the XLA program as serialized
@@ -8,7 +8,8 @@ StableHLO (JAX's export format) in Kiln's own small container:
 
 The file is not MindIR (MindSpore cannot read it, and Kiln cannot read MindIR), but the round trip is real:
 `load(file)` gives a callable graph that runs the exported program on CPU or GPU without the Python source,
-and `GraphCell(graph)` wraps it as a Cell. The program is exported for CPU and CUDA where the lowering allows.
+and `nn.GraphCell(graph)` (kiln/nn/graph_cell.py) wraps it as a Cell. The program is exported for CPU and CUDA
+where the lowering allows.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ import struct
 
 import numpy as np
 
+from kiln import context
 from kiln._backend import jax
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 
-__all__ = ["export", "load"]  # and GraphCell, made on first use (it needs kiln.nn)
+__all__ = ["ExportedGraph", "export", "load"]
 
 _MAGIC = b"KILNHLO1"
 _FORMATS = ("MINDIR", "STABLEHLO")
@@ -71,8 +73,6 @@ def export(net, *inputs, file_name: str, file_format: str = "MINDIR", **kwargs) 
     if not inputs:
         raise ValueError("export: give example input Tensors (they fix the exported shapes and dtypes).")
     structs = tuple(_as_struct(x) for x in inputs)
-    from kiln import context  # noqa: PLC0415
-
     shape = {"multi": None}
 
     def program(*arrays):
@@ -182,34 +182,3 @@ def load(file_name: str, **kwargs) -> ExportedGraph:
         _get_vjp=None,
     )
     return ExportedGraph(exported, header)
-
-
-def _graph_cell_class():
-    from kiln import nn  # noqa: PLC0415
-
-    class GraphCell(nn.Cell):
-        """A Cell running a graph read by `load` (MindSpore's `nn.GraphCell`)."""
-
-        def __init__(self, graph, params_init=None, obf_random_seed=None) -> None:
-            super().__init__()
-            if not isinstance(graph, ExportedGraph):
-                raise TypeError(f"GraphCell: 'graph' must come from kiln.load, but got {type(graph).__name__}.")
-            if params_init:
-                raise NotImplementedError("GraphCell: the exported weights are constants; 'params_init' is not used.")
-            self.graph = graph
-
-        def construct(self, *inputs):
-            return self.graph(*inputs)
-
-        def __call__(self, *inputs):
-            return self.graph(*inputs)
-
-    return GraphCell
-
-
-def __getattr__(name: str):
-    if name == "GraphCell":
-        cls = _graph_cell_class()
-        globals()["GraphCell"] = cls
-        return cls
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -276,40 +276,47 @@ class TruncatedNormal(Initializer):
         _fill(arr, _truncated_normal(self._rng(), arr.shape, self.a, self.b, self.mean, self.sigma))
 
 
+class _Xavier(Initializer):
+    """Glorot's initialisers: the scale gain * sqrt(k / (fan_in + fan_out)) of the subclass's distribution."""
+
+    _k = 2.0
+
+    def __init__(self, gain: float = 1) -> None:
+        super().__init__(gain=gain)
+        self.gain = gain
+
+    def _scale(self, shape) -> float:
+        fan_in, fan_out = _fan_in_and_fan_out(shape)
+        return self.gain * math.sqrt(self._k / (fan_in + fan_out))
+
+
 @_register("xavier_uniform")
-class XavierUniform(Initializer):
+class XavierUniform(_Xavier):
     """Glorot uniform: U(-b, b) with b = gain * sqrt(6 / (fan_in + fan_out)).
 
     Args:
         gain (float): scaling factor. Default: 1.
     """
 
-    def __init__(self, gain: float = 1) -> None:
-        super().__init__(gain=gain)
-        self.gain = gain
+    _k = 6.0
 
     def _initialize(self, arr: np.ndarray) -> None:
-        fan_in, fan_out = _fan_in_and_fan_out(arr.shape)
-        bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
+        bound = self._scale(arr.shape)
         _fill(arr, self._rng().uniform(-bound, bound, size=arr.shape))
 
 
 @_register("xavier_normal")
-class XavierNormal(Initializer):
+class XavierNormal(_Xavier):
     """Glorot normal: N(0, s^2) with s = gain * sqrt(2 / (fan_in + fan_out)).
 
     Args:
         gain (float): scaling factor. Default: 1.
     """
 
-    def __init__(self, gain: float = 1) -> None:
-        super().__init__(gain=gain)
-        self.gain = gain
+    _k = 2.0
 
     def _initialize(self, arr: np.ndarray) -> None:
-        fan_in, fan_out = _fan_in_and_fan_out(arr.shape)
-        std = self.gain * math.sqrt(2.0 / (fan_in + fan_out))
-        _fill(arr, self._rng().normal(0.0, std, size=arr.shape))
+        _fill(arr, self._rng().normal(0.0, self._scale(arr.shape), size=arr.shape))
 
 
 class _He(Initializer):

@@ -9,11 +9,19 @@ them (GPU); on CPU the backend keeps no pool and every figure is 0.
 
 from __future__ import annotations
 
+import gc
+import inspect
 import os
 import sys
 import time
 
+import numpy as np
+
+from kiln import ops
 from kiln._backend import default_platform, devices, jax
+from kiln._core.tensor import Tensor
+from kiln.context import set_context
+from kiln.version import __version__
 
 __all__ = [
     "Event", "Profiler", "Stream", "StreamCtx", "communication_stream", "current_stream", "default_stream",
@@ -283,8 +291,6 @@ def get_current_device():
 
 def launch_blocking() -> None:
     """Make every op wait for its result (MindSpore's debugging aid): set_context(pynative_synchronize=True)."""
-    from kiln.context import set_context  # noqa: PLC0415
-
     set_context(pynative_synchronize=True)
 
 
@@ -325,8 +331,6 @@ def set_deterministic(deterministic: bool) -> None:
     on GPU, XLA reads `--xla_gpu_deterministic_ops=true` from XLA_FLAGS when the process starts."""
     if not isinstance(deterministic, bool):
         raise TypeError(f"set_deterministic: 'deterministic' must be a bool, but got {deterministic!r}.")
-    from kiln.context import set_context  # noqa: PLC0415
-
     set_context(deterministic="ON" if deterministic else "OFF")
 
 
@@ -356,13 +360,8 @@ def set_recursion_limit(recursion_limit: int = 1000) -> None:
 
 def run_check() -> None:
     """Check the installation: run a small multiplication on the current device and print the outcome."""
-    import numpy as np  # noqa: PLC0415
-
-    import kiln  # noqa: PLC0415
-    from kiln import ops  # noqa: PLC0415
-
-    print(f"Kiln version:  {kiln.__version__}")
-    a = kiln.Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    print(f"Kiln version:  {__version__}")
+    a = Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
     try:
         out = ops.mul(a, a).asnumpy()
     except Exception as exc:  # noqa: BLE001  (reported to the user, as MindSpore's check does)
@@ -489,10 +488,6 @@ def enable_dynamic(**kwargs):
     changes no result; it is checked (names of the function's parameters, Tensor values) and the function comes
     back unchanged.
     """
-    import inspect  # noqa: PLC0415
-
-    from kiln._core.tensor import Tensor  # noqa: PLC0415
-
     for name, value in kwargs.items():
         items = value if isinstance(value, (tuple, list)) else (value,)
         if not all(isinstance(v, Tensor) for v in items):
@@ -516,8 +511,6 @@ def enable_dynamic(**kwargs):
 
 def ms_memory_recycle() -> None:
     """Release memory cached for compiled programs (their executables are compiled again when next needed)."""
-    import gc  # noqa: PLC0415
-
     jax.clear_caches()
     gc.collect()
 

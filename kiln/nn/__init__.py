@@ -5,27 +5,37 @@ from __future__ import absolute_import  # noqa: F404, UP010  (MindSpore's nn lis
 from kiln.nn import dynamic_lr, layer, learning_rate_schedule, loss, optim, wrap
 from kiln.nn.cell import Cell, CellDict, CellList, SequentialCell
 from kiln.nn.dynamic_lr import *  # noqa: F403
+from kiln.nn.grad.cell_grad import Jvp, Vjp
+from kiln.nn.graph_cell import GraphCell  # noqa: F401  (an attribute, outside __all__ as before)
 from kiln.nn.layer import activation as _activation
 from kiln.nn.layer import basic as _basic
+from kiln.nn.layer import combined as _combined
 from kiln.nn.layer import conv as _conv
 from kiln.nn.layer import dense as _dense
 from kiln.nn.layer import embedding as _embedding
-from kiln.nn.layer import extra as _extra
-from kiln.nn.layer import extra2 as _extra2
+from kiln.nn.layer import image as _image
+from kiln.nn.layer import math as _math
 from kiln.nn.layer import normalization as _normalization
+from kiln.nn.layer import padding as _padding
 from kiln.nn.layer import pooling as _pooling
 from kiln.nn.layer import rnn as _rnn
+from kiln.nn.layer import sparse as _sparse
+from kiln.nn.layer import time_distributed as _time_distributed
 from kiln.nn.layer import transformer as _transformer
 from kiln.nn.layer.activation import *  # noqa: F403
 from kiln.nn.layer.basic import *  # noqa: F403
+from kiln.nn.layer.combined import *  # noqa: F403
 from kiln.nn.layer.conv import *  # noqa: F403
 from kiln.nn.layer.dense import *  # noqa: F403
 from kiln.nn.layer.embedding import *  # noqa: F403
-from kiln.nn.layer.extra import *  # noqa: F403
-from kiln.nn.layer.extra2 import *  # noqa: F403
+from kiln.nn.layer.image import *  # noqa: F403
+from kiln.nn.layer.math import *  # noqa: F403
 from kiln.nn.layer.normalization import *  # noqa: F403
+from kiln.nn.layer.padding import *  # noqa: F403
 from kiln.nn.layer.pooling import *  # noqa: F403
 from kiln.nn.layer.rnn import *  # noqa: F403
+from kiln.nn.layer.sparse import *  # noqa: F403
+from kiln.nn.layer.time_distributed import *  # noqa: F403
 from kiln.nn.layer.transformer import *  # noqa: F403
 from kiln.nn.learning_rate_schedule import *  # noqa: F403
 from kiln.nn.loss import *  # noqa: F403
@@ -47,11 +57,12 @@ __all__ = [
     "Cell", "CellDict", "CellList", "DistributedGradReducer", "SequentialCell", "TrainOneStepCell", "WithEvalCell",
     "WithGradCell", "WithLossCell", "dynamic_lr", "layer", "learning_rate_schedule", "loss", "optim",
     "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell", "ForwardValueAndGrad",
+    "Jvp", "Vjp",
 ]  # fmt: skip
 # Every public name of the submodules, so `from kiln.nn import *` matches `from mindspore.nn import *`.
 for _m in (
     dynamic_lr, _activation, _basic, _conv, _dense, _embedding, _normalization, _pooling, learning_rate_schedule,
-    loss, optim, _transformer, _rnn, _extra, _extra2, wrap,
+    loss, optim, _transformer, _rnn, _padding, _image, _math, _combined, _time_distributed, _sparse, wrap,
 ):  # fmt: skip
     __all__ += [n for n in _m.__all__ if n not in __all__]
 del _m
@@ -66,9 +77,6 @@ _FROM_TRAIN = {
     "TopKCategoricalAccuracy", "auc", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
 }  # fmt: skip
 
-
-# `nn.GraphCell` runs a graph read by `kiln.load`; it is defined beside `export`/`load`.
-_FROM_EXPORT = {"GraphCell"}
 # MindSpore's `nn.*Ext` classes are its `mint.nn` classes (the same objects); `mint` sits above `nn`.
 _FROM_MINT = {
     "AvgPool1dExt": "AvgPool1d", "AvgPool2dExt": "AvgPool2d", "AvgPool3dExt": "AvgPool3d",
@@ -82,10 +90,6 @@ def __getattr__(name: str):
         import kiln.train.metrics  # noqa: PLC0415
 
         return getattr(kiln.train.metrics, name)
-    if name in _FROM_EXPORT:
-        import kiln.common.export  # noqa: PLC0415
-
-        return getattr(kiln.common.export, name)
     if name in _FROM_MINT:
         import kiln.mint.nn  # noqa: PLC0415
 
@@ -94,4 +98,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | _FROM_TRAIN | _FROM_EXPORT | set(_FROM_MINT))
+    return sorted(set(globals()) | _FROM_TRAIN | set(_FROM_MINT))

@@ -7,7 +7,9 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from kiln._compiler.errors import for_user
+from kiln._core import dtype as mstype
 from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor
+from kiln._parallel.shard import shard_cell
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
 from kiln.context import GRAPH_MODE, _context
 
@@ -409,8 +411,6 @@ class Cell:
         Returns:
             The Cell itself.
         """
-        from kiln._core import dtype as mstype  # noqa: PLC0415  (a leaf module)
-
         dt = mstype.to_dtype(dst_type)
         if dt not in (mstype.float16, mstype.bfloat16, mstype.float32):
             raise ValueError(f"to_float: dst_type must be float16, bfloat16 or float32, but got {dt}.")
@@ -438,8 +438,6 @@ class Cell:
 
     def shard(self, in_strategy, out_strategy=None, parameter_plan=None, **kwargs) -> Cell:
         """Split this Cell's inputs, outputs and parameters over the devices (SEMI_AUTO_PARALLEL; see kiln.parallel)."""
-        from kiln.parallel._shard import shard_cell  # noqa: PLC0415
-
         return shard_cell(self, in_strategy, out_strategy, parameter_plan)
 
     def extend_repr(self) -> str:

@@ -73,6 +73,18 @@ def piecewise_constant_lr(milestone, learning_rates) -> list[float]:
     return out
 
 
+def _decay_lr(op: str, formula, learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair):
+    """The list of `formula(learning_rate, decay_rate, epoch)` over the steps, after the common checks."""
+    _check_decay(op, learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair)
+    return [formula(learning_rate, decay_rate, i // step_per_epoch) for i in range(total_step)]
+
+
+def _periods(epoch: int, decay_epoch: int, is_stair: bool) -> float:
+    """Elapsed decay periods: epoch / decay_epoch, rounded down when `is_stair`."""
+    p = epoch / decay_epoch
+    return math.floor(p) if is_stair else p
+
+
 def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair=False):
     """lr * decay_rate ** (epoch / decay_epoch), epoch = floor(step / step_per_epoch).
 
@@ -87,58 +99,40 @@ def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, 
     Returns:
         list[float] of length total_step.
     """
-    _check_decay("exponential_decay_lr", learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair)
-    out = []
-    for i in range(total_step):
-        p = (i // step_per_epoch) / decay_epoch
-        out.append(learning_rate * decay_rate ** (math.floor(p) if is_stair else p))
-    return out
+
+    def formula(lr, rate, epoch):
+        return lr * rate ** _periods(epoch, decay_epoch, is_stair)
+
+    return _decay_lr("exponential_decay_lr", formula, learning_rate, decay_rate, total_step, step_per_epoch,
+                     decay_epoch, is_stair)  # fmt: skip
 
 
 def natural_exp_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair=False):
     """lr * e ** (-decay_rate * epoch); with is_stair the epoch is rounded down to a multiple of decay_epoch.
 
-    Args:
-        learning_rate (float): initial rate.
-        decay_rate (float): decay factor.
-        total_step (int): length of the list.
-        step_per_epoch (int): steps in one epoch.
-        decay_epoch (int): epochs per decay period (used with is_stair).
-        is_stair (bool): decay in whole periods. Default: False.
-
-    Returns:
-        list[float] of length total_step.
+    Args and Returns: as for `exponential_decay_lr` (`decay_epoch` is used with `is_stair` only).
     """
-    _check_decay("natural_exp_decay_lr", learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair)
-    out = []
-    for i in range(total_step):
-        epoch = i // step_per_epoch
+
+    def formula(lr, rate, epoch):
         if is_stair:
             epoch = (epoch // decay_epoch) * decay_epoch
-        out.append(learning_rate * math.e ** (-decay_rate * epoch))
-    return out
+        return lr * math.e ** (-rate * epoch)
+
+    return _decay_lr("natural_exp_decay_lr", formula, learning_rate, decay_rate, total_step, step_per_epoch,
+                     decay_epoch, is_stair)  # fmt: skip
 
 
 def inverse_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair=False):
     """lr / (1 + decay_rate * epoch / decay_epoch).
 
-    Args:
-        learning_rate (float): initial rate.
-        decay_rate (float): decay factor.
-        total_step (int): length of the list.
-        step_per_epoch (int): steps in one epoch.
-        decay_epoch (int): epochs per decay period.
-        is_stair (bool): decay in whole periods. Default: False.
-
-    Returns:
-        list[float] of length total_step.
+    Args and Returns: as for `exponential_decay_lr`.
     """
-    _check_decay("inverse_decay_lr", learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair)
-    out = []
-    for i in range(total_step):
-        p = (i // step_per_epoch) / decay_epoch
-        out.append(learning_rate / (1 + decay_rate * (math.floor(p) if is_stair else p)))
-    return out
+
+    def formula(lr, rate, epoch):
+        return lr / (1 + rate * _periods(epoch, decay_epoch, is_stair))
+
+    return _decay_lr("inverse_decay_lr", formula, learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
+                     is_stair)  # fmt: skip
 
 
 def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch) -> list[float]:

@@ -96,11 +96,7 @@ class NaturalExpDecayLR(_Decay):
 
     This follows MindSpore's computation, whose non-stair exponent uses the raw step.
 
-    Args:
-        learning_rate (float): initial rate.
-        decay_rate (float): decay factor.
-        decay_steps (int): steps per decay period.
-        is_stair (bool): decay in whole periods. Default: False.
+    Args: as for `ExponentialDecayLR`.
     """
 
     def construct(self, global_step) -> Tensor:
@@ -110,11 +106,7 @@ class NaturalExpDecayLR(_Decay):
 class InverseDecayLR(_Decay):
     """lr / (1 + decay_rate * p), p = step / decay_steps (rounded down when is_stair).
 
-    Args:
-        learning_rate (float): initial rate.
-        decay_rate (float): decay factor.
-        decay_steps (int): steps per decay period.
-        is_stair (bool): decay in whole periods. Default: False.
+    Args: as for `ExponentialDecayLR`.
     """
 
     def construct(self, global_step) -> Tensor:

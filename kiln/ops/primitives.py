@@ -38,7 +38,7 @@ class Primitive:
 
     def shard(self, in_strategy=None, out_strategy=None, **kwargs) -> Primitive:
         """Split this primitive's inputs (and outputs) over the devices (SEMI_AUTO_PARALLEL; see kiln.parallel)."""
-        from kiln.parallel._shard import shard_primitive  # noqa: PLC0415
+        from kiln._parallel.shard import shard_primitive  # noqa: PLC0415
 
         return shard_primitive(self, in_strategy, out_strategy)
 

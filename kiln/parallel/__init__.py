@@ -1,26 +1,16 @@
 """Distributed training settings (MindSpore's `mindspore.parallel`): the auto-parallel context, ParallelMode,
-and semi-auto parallelism's `Layout` and `shard` (see `_shard`); `load_distributed_checkpoint` and
-`merge_sliced_parameter` for checkpoints saved by several ranks (see `_checkpoint`)."""
+and semi-auto parallelism's `Layout` and `shard` (implemented in `kiln._parallel`, below `nn`);
+`load_distributed_checkpoint` and `merge_sliced_parameter` for checkpoints saved by several ranks (in
+`kiln.train.checkpoint.distributed`)."""
 
-from kiln.parallel._auto_parallel_context import (
+from kiln._parallel.context import (
+    ParallelMode,
     get_auto_parallel_context,
     reset_auto_parallel_context,
     set_auto_parallel_context,
 )
-from kiln.parallel._checkpoint import load_distributed_checkpoint, merge_sliced_parameter
-from kiln.parallel._shard import Layout, shard
-
-
-class ParallelMode:
-    """The values of `set_auto_parallel_context(parallel_mode=...)`."""
-
-    STAND_ALONE = "stand_alone"
-    DATA_PARALLEL = "data_parallel"
-    HYBRID_PARALLEL = "hybrid_parallel"
-    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
-    AUTO_PARALLEL = "auto_parallel"
-    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
-
+from kiln._parallel.shard import Layout, shard
+from kiln.train.checkpoint.distributed import load_distributed_checkpoint, merge_sliced_parameter
 
 __all__ = [
     "Layout",

@@ -1,14 +1,8 @@
-"""MindSpore's module path `mindspore.train.serialization`."""
+"""MindSpore's module path `mindspore.train.serialization`: saving, loading and converting checkpoints, and the
+distributed-checkpoint helpers (all defined in `kiln.train.checkpoint`, whose `__all__` this re-exports)."""
 
+from kiln.common.export import export, load  # noqa: F401  (MindSpore's serialization module has these too)
+from kiln.train.checkpoint import *  # noqa: F403
 from kiln.train.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 
 __all__ = ["load_checkpoint", "load_param_into_net", "save_checkpoint"]
-
-
-def __getattr__(name: str):
-    # export, load and the distributed-checkpoint helpers: resolved by kiln.train (they live in other layers).
-    import kiln.train  # noqa: PLC0415
-
-    if name in kiln.train._ELSEWHERE:
-        return getattr(kiln.train, name)
-    raise AttributeError(f"module 'kiln.train.serialization' has no attribute '{name}'")

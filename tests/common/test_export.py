@@ -7,7 +7,7 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, nn
-from kiln.common.export import GraphCell
+from kiln.nn.graph_cell import GraphCell
 
 
 class _TwoOut(nn.Cell):

@@ -30,11 +30,11 @@ import kiln as ms
 import kiln.dataset as ds
 from kiln import nn, ops
 from kiln._backend import distributed as D
+from kiln._parallel import shard as S
 from kiln.cli.main import main as kiln_main
 from kiln.cli.msrun import free_port
 from kiln.communication import comm_func
 from kiln.communication import management as M
-from kiln.parallel import _shard as S
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))

@@ -1,4 +1,4 @@
-"""Inputs of the metric cases shared by test_metrics_extra.py and make_metric_goldens_mindspore.py. `m` is the
+"""Inputs of the metric cases shared by test_metric_goldens.py and make_metric_goldens_mindspore.py. `m` is the
 framework's metrics namespace (mindspore.train / kiln.train), `nn` its nn, `Tensor` its Tensor."""
 
 import numpy as np

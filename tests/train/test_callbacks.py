@@ -1,12 +1,15 @@
-"""Callbacks driven through a simulated run: output formats, NaN stop, checkpoint naming and pruning, early stop."""
+"""Callbacks driven through a simulated run: output formats, NaN stop, checkpoint naming and pruning, early stop;
+ReduceLROnPlateau, BackupAndRestore and OnRequestExit through `Model.train`."""
 
 import os
 import re
+import signal
 
 import numpy as np
 import pytest
 
-from kiln import Parameter, Tensor, nn
+import kiln as ms
+from kiln import Parameter, Tensor, nn, train
 from kiln.train import (
     Callback,
     CheckpointConfig,
@@ -23,6 +26,7 @@ from kiln.train import (
 )
 from kiln.train.callback._callback import CallbackManager, InternalCallbackParam
 from kiln.train.callback._progress import progress_enabled
+from tests.train.helpers import ArrayDataset, CrossEntropy, Linear, make_data
 
 
 class Tiny(nn.Cell):
@@ -263,3 +267,79 @@ def test_progress_bar_switch(monkeypatch, capsys):
     out = capsys.readouterr()
     assert out.out.splitlines() == ["epoch: 1 step: 2, loss is 0.5", "epoch: 1 step: 4, loss is 0.25"]
     assert "epoch 1/1" in out.err
+
+
+def _model(lr=0.1):
+    net = Linear()
+    opt = nn.Momentum(net.trainable_params(), lr, 0.9)
+    return net, opt, train.Model(net, CrossEntropy(), opt)
+
+
+class _Losses(train.Callback):
+    """Feeds a scripted sequence of 'losses' to the callbacks after it (by overwriting net_outputs)."""
+
+    def __init__(self, values):
+        super().__init__()
+        self.values = list(values)
+
+    def on_train_epoch_end(self, run_context):
+        run_context.original_args().net_outputs = Tensor(np.float32(self.values.pop(0)))
+
+
+def test_reduce_lr_on_plateau():
+    net, opt, model = _model()
+    cb = train.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=2, cooldown=1, min_lr=0.02)
+    lrs = []
+    record = train.LambdaCallback(on_train_epoch_end=lambda rc: lrs.append(float(opt.learning_rate.asnumpy())))
+    x, y = make_data()
+    # improvement, then a plateau: reduce at epoch 4, then (the cooldown epoch also counts, MindSpore's order) at
+    # epochs 6 and 8, never below min_lr
+    model.train(9, ArrayDataset(x, y), callbacks=[_Losses([1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95]), cb,
+                                                   record])  # fmt: skip
+    np.testing.assert_allclose(lrs, [0.1, 0.1, 0.1, 0.05, 0.05, 0.025, 0.025, 0.02, 0.02], rtol=1e-6)
+    with pytest.raises(ValueError):
+        train.ReduceLROnPlateau(factor=1.0)
+    with pytest.raises(ValueError, match="mode"):
+        train.ReduceLROnPlateau(mode="up")
+
+
+def test_backup_and_restore(tmp_path):
+    x, y = make_data()
+    net, _, model = _model()
+    cb = train.BackupAndRestore(str(tmp_path), delete_checkpoint=False)
+    model.train(2, ArrayDataset(x, y), callbacks=[cb])
+    backup = tmp_path / "backup.ckpt"
+    assert backup.exists()
+    saved = net.fc.weight.asnumpy().copy()
+    net2, _, model2 = _model()
+
+    class Peek(train.Callback):
+        def on_train_begin(self, run_context):
+            self.w = net2.fc.weight.asnumpy().copy()
+
+    peek = Peek()
+    model2.train(1, ArrayDataset(x, y), callbacks=[train.BackupAndRestore(str(tmp_path)), peek])
+    np.testing.assert_allclose(peek.w, saved)  # restored before the first step
+    assert not backup.exists()  # deleted at the end
+
+
+def test_on_request_exit(tmp_path):
+    x, y = make_data()
+    net, _, model = _model()
+    cb = train.OnRequestExit(save_mindir=False, directory=str(tmp_path), file_name="Net")
+    steps = []
+
+    class SendSignal(train.Callback):
+        def on_train_step_end(self, run_context):
+            steps.append(1)
+            if len(steps) == 2:
+                os.kill(os.getpid(), signal.SIGTERM)
+
+    model.train(3, ArrayDataset(x, y), callbacks=[SendSignal(), cb])
+    assert len(steps) == 2
+    path = tmp_path / "rank_0" / "Net_train.ckpt"
+    assert path.exists()
+    np.testing.assert_allclose(ms.load_checkpoint(str(path))["fc.weight"].asnumpy(), net.fc.weight.asnumpy())
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with pytest.raises(ValueError):
+        train.OnRequestExit(sig=signal.SIGKILL)

@@ -1,4 +1,5 @@
-"""Checkpoints: MindSpore's .ckpt byte layout both ways, safetensors, atomic writes, corrupt files, loading checks."""
+"""Checkpoints: MindSpore's .ckpt byte layout both ways, safetensors, atomic writes, corrupt files, loading checks;
+format conversion, asynchronous loading and the strategy-file helpers."""
 
 import os
 import shutil
@@ -8,10 +9,11 @@ import numpy as np
 import pytest
 
 import kiln as ms
-from kiln import Parameter, Tensor, nn
+from kiln import Parameter, Tensor, nn, train
 from kiln.train import load_checkpoint, load_param_into_net, save_checkpoint
 from kiln.train.checkpoint import _atomic, _ckpt_format, wait_async_saves
 from tests.train.golden.golden_values import APPEND, golden_values
+from tests.train.helpers import Linear
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 MSENV_PYTHON = "/work/msenv/bin/python"
@@ -430,3 +432,39 @@ def test_file_system_opens_what_save_checkpoint_wrote(tmp_path):
     assert len(data) > 0
     with pytest.raises(ValueError):
         load_checkpoint(path, crc_check=True)
+
+
+def test_format_conversion_and_async_load(tmp_path):
+    net = Linear()
+    ms.save_checkpoint(net, str(tmp_path / "net.ckpt"))
+    train.ckpt_to_safetensors(str(tmp_path / "net.ckpt"), name_map={"fc.bias": "head.bias"})
+    st = ms.load_checkpoint(str(tmp_path / "net.safetensors"), format="safetensors")
+    assert set(st) == {"fc.weight", "head.bias"}
+    np.testing.assert_array_equal(st["fc.weight"].asnumpy(), net.fc.weight.asnumpy())
+    (tmp_path / "dir" / "rank_0").mkdir(parents=True)
+    ms.save_checkpoint(net, str(tmp_path / "dir" / "rank_0" / "a.safetensors"), format="safetensors")
+    train.safetensors_to_ckpt(str(tmp_path / "dir"), save_path=str(tmp_path / "out"))
+    back = ms.load_checkpoint(str(tmp_path / "out" / "rank_0" / "a.ckpt"))
+    np.testing.assert_array_equal(back["fc.bias"].asnumpy(), net.fc.bias.asnumpy())
+    with pytest.raises(ValueError, match="rank"):
+        train.ckpt_to_safetensors(str(tmp_path / "out" / "rank_0"))
+    future = train.load_checkpoint_async(str(tmp_path / "net.ckpt"))
+    other = Linear(seed=5)
+    ms.load_param_into_net(other, future)
+    np.testing.assert_array_equal(other.fc.weight.asnumpy(), net.fc.weight.asnumpy())
+    assert train.async_ckpt_thread_status() in (True, False)
+
+
+def test_strategy_helpers(tmp_path):
+    import json  # noqa: PLC0415
+
+    path = tmp_path / "strategy.json"
+    path.write_text(json.dumps({"fc.weight": {"device_matrix": [2], "tensor_map": [0, -1]}}))
+    layouts = train.build_searched_strategy(str(path))
+    assert layouts["fc.weight"]["tensor_map"] == [0, -1]
+    with pytest.raises(ValueError):
+        train.build_searched_strategy(str(tmp_path / "missing.json"))
+    ckpt = tmp_path / "a.ckpt"
+    assert train.get_ckpt_path_with_strategy(str(ckpt), str(path)) is None
+    ms.save_checkpoint(Linear(), str(ckpt))
+    assert train.get_ckpt_path_with_strategy(str(ckpt), str(path)) == str(ckpt)

@@ -19,17 +19,6 @@ from kiln.experimental.optim.optimizer import (
 )
 
 __all__ = [
-    "ASGD",
-    "NAdam",
-    "RAdam",
-    "Rprop",
-    "SGD",
-    "Adadelta",
-    "Adagrad",
-    "Adam",
-    "AdamW",
-    "Adamax",
-    "Optimizer",
-    "RMSprop",
+    "ASGD", "NAdam", "RAdam", "Rprop", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Optimizer", "RMSprop",
     "lr_scheduler",
-]
+]  # fmt: skip

@@ -15,7 +15,7 @@ from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.mint.nn import functional
 from kiln.mint.nn import functional as F
 from kiln.nn.cell import Cell
-from kiln.nn.layer.extra import Linear  # kiln.nn's Linear already has mint.nn.Linear's constructor
+from kiln.nn.layer.dense import Linear  # kiln.nn's Linear already has mint.nn.Linear's constructor
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",

@@ -1,5 +1,5 @@
-"""`mindspore.nn.grad`: the Jvp and Vjp Cells (defined with the other layers in kiln/nn/layer/extra2.py)."""
+"""`mindspore.nn.grad`: the Jvp and Vjp Cells."""
 
-from kiln.nn.layer.extra2 import Jvp, Vjp
+from kiln.nn.grad.cell_grad import Jvp, Vjp
 
 __all__ = ["Jvp", "Vjp"]

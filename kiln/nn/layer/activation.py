@@ -1,4 +1,4 @@
-"""Activation layers (`nn.ReLU()`, `nn.GELU()`, ...) and `get_activation(name)`.
+"""Activation layers (`nn.ReLU()`, `nn.GELU()`, GLU, RReLU, Threshold, ...) and `get_activation(name)`.
 
 Each layer calls the matching functional op of `kiln.ops`; layers with
 parameters (PReLU) or attributes (LeakyReLU, Softmax) keep them as MindSpore does.
@@ -17,7 +17,7 @@ from kiln.nn.cell import Cell
 __all__ = [
     "CELU", "ELU", "GELU", "HShrink", "HSigmoid", "HSwish", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax",
     "Mish", "PReLU", "ReLU", "ReLU6", "SeLU", "SiLU", "Sigmoid", "SoftShrink", "Softmax", "Softmin", "Softplus",
-    "Softsign", "Tanh", "Tanhshrink", "get_activation",
+    "Softsign", "Tanh", "Tanhshrink", "get_activation", "GLU", "Threshold", "Softmax2d", "FastGelu", "RReLU",
 ]  # fmt: skip
 
 
@@ -175,34 +175,37 @@ class Hardtanh(Cell):
         return ops.hardtanh(x, self.min_val, self.max_val)
 
 
-class HShrink(Cell):
+class _Shrink(Cell):
+    """A shrinkage activation with threshold `lambd` (the functional op is the subclass's `_fn`)."""
+
+    _fn = None
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = float(lambd)
+
+    def construct(self, x):
+        return type(self)._fn(x, self.lambd)
+
+
+class HShrink(_Shrink):
     """x where |x| > lambd, else 0.
 
     Args:
         lambd (float): threshold. Default: 0.5.
     """
 
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__()
-        self.lambd = float(lambd)
-
-    def construct(self, x):
-        return ops.hardshrink(x, self.lambd)
+    _fn = staticmethod(ops.hardshrink)
 
 
-class SoftShrink(Cell):
+class SoftShrink(_Shrink):
     """x - lambd above lambd, x + lambd below -lambd, 0 between.
 
     Args:
         lambd (float): threshold. Default: 0.5.
     """
 
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__()
-        self.lambd = float(lambd)
-
-    def construct(self, x):
-        return ops.softshrink(x, self.lambd)
+    _fn = staticmethod(ops.softshrink)
 
 
 class PReLU(Cell):
@@ -270,3 +273,60 @@ def get_activation(name, prim_name: str | None = None):
             f"{sorted(_BY_NAME)}."
         )
     return cls()
+
+
+class GLU(Cell):
+    """Gated linear unit along `axis`."""
+
+    def __init__(self, axis=-1) -> None:
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        return ops.glu(x, self.axis)
+
+
+class Threshold(Cell):
+    """`input_x` where greater than `threshold`, else `value`."""
+
+    def __init__(self, threshold, value) -> None:
+        super().__init__()
+        self.threshold, self.value = threshold, value
+
+    def construct(self, input_x):
+        return ops.threshold(input_x, self.threshold, self.value)
+
+
+class Softmax2d(Cell):
+    """Softmax over the channels of (N, C, H, W) / (C, H, W)."""
+
+    def construct(self, x):
+        if x.ndim not in (3, 4):
+            raise ValueError(f"For 'Softmax2d', the input must be 3-D or 4-D, but got {x.ndim}-D.")
+        return ops.softmax(x, -3)
+
+
+class FastGelu(Cell):
+    """x * sigmoid(1.702 x), MindSpore's fast GELU approximation."""
+
+    def construct(self, x):
+        return x * ops.sigmoid(1.702 * x)
+
+
+class RReLU(Cell):
+    """Randomized leaky ReLU: x where x >= 0, else x times a slope drawn uniformly from [lower, upper] per element."""
+
+    def __init__(self, lower=1 / 8, upper=1 / 3):
+        super().__init__()
+        for name, v in (("upper", upper), ("lower", lower)):
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                raise TypeError(f"For 'RReLU', '{name}' must be an int or a float, but got {type(v).__name__}.")
+        if lower > upper:
+            raise ValueError(f"For RReLU, the value of 'upper' must be greater than or equal to 'lower', but got "
+                             f"upper: {upper}, lower: {lower}. ")  # fmt: skip
+        self.lower, self.upper = float(lower), float(upper)
+
+    def construct(self, x):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For 'rrelu', the input must be a Tensor, but got {type(x)}.")
+        return ops.rrelu(x, self.lower, self.upper)

@@ -1,4 +1,5 @@
-"""Basic layers: Dropout, Flatten, Unflatten, Identity."""
+"""Basic layers: Dropout and the channel dropouts Dropout1d/2d/3d, Flatten, Unflatten, Identity, Upsample,
+ParameterUpdate."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import numbers
 
 from kiln import ops
 from kiln._core import dtype as mstype
+from kiln._core.tensor import Parameter
 from kiln.nn.cell import Cell
 
-__all__ = ["Dropout", "Flatten", "Identity", "Unflatten", "Upsample"]
+__all__ = [
+    "Dropout", "Flatten", "Identity", "Unflatten", "Upsample", "Dropout1d", "Dropout2d", "Dropout3d",
+    "ParameterUpdate",
+]  # fmt: skip
 
 
 class Dropout(Cell):
@@ -132,3 +137,51 @@ class Upsample(Cell):
 
     def extend_repr(self) -> str:
         return f"size={self.size}, scale_factor={self.scale_factor}, mode={self.mode}"
+
+
+class _ChannelDropout(Cell):
+    _fn = None
+
+    def __init__(self, p=0.5) -> None:
+        super().__init__()
+        if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0 <= p <= 1:
+            raise ValueError(f"For '{type(self).__name__}', 'p' must be a number in [0, 1], but got {p!r}.")
+        self.p = float(p)
+
+    def construct(self, x):
+        if not self.training or self.p == 0:
+            return x
+        return type(self)._fn(x, self.p, True)
+
+
+class Dropout1d(_ChannelDropout):
+    """Zero whole channels of (N, C, L) during training with probability `p`."""
+
+    _fn = staticmethod(ops.dropout1d)
+
+
+class Dropout2d(_ChannelDropout):
+    """Zero whole channels of (N, C, H, W) during training with probability `p`."""
+
+    _fn = staticmethod(ops.dropout2d)
+
+
+class Dropout3d(_ChannelDropout):
+    """Zero whole channels of (N, C, D, H, W) during training with probability `p`."""
+
+    _fn = staticmethod(ops.dropout3d)
+
+
+class ParameterUpdate(Cell):
+    """Assign a new value to a Parameter: `ParameterUpdate(param)(value)` writes `value` into `param` (same shape
+    and dtype) and returns it."""
+
+    def __init__(self, param):
+        super().__init__(auto_prefix=False)
+        if not isinstance(param, Parameter):
+            raise TypeError(f"For 'ParameterUpdate', 'param' must be 'Parameter', but got {type(param).__name__}.")
+        self._param = param
+
+    def construct(self, x):
+        ops.assign(self._param, x)
+        return x

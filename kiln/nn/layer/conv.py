@@ -15,22 +15,22 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import HeUniform, Initializer, Uniform, initializer
 from kiln.nn.cell import Cell
+from kiln.nn.layer._checks import positive_int
 from kiln.ops.nn._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.conv import conv_transpose
 
 __all__ = ["Conv1d", "Conv1dTranspose", "Conv2d", "Conv2dTranspose", "Conv3d", "Conv3dTranspose"]
 
 
-def _positive_int(op: str, name: str, value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"For '{op}', '{name}' must be a positive int, but got {value!r}.")
-    return int(value)
-
-
 def _init_repr(init) -> str:
     if init is None or isinstance(init, (str, numbers.Number)):
         return repr(init)
     return type(init).__name__ if isinstance(init, Initializer) else f"Tensor{list(init.shape)}"
+
+
+def _arguments(init_locals: dict) -> dict:
+    """A public layer's constructor arguments (its `locals()`), passed on to the N-d base by keyword."""
+    return {k: v for k, v in init_locals.items() if k not in ("self", "__class__")}
 
 
 class _Conv(Cell):
@@ -58,8 +58,8 @@ class _Conv(Cell):
     ) -> None:
         super().__init__()
         op, nd = type(self).__name__, self._nd
-        self.in_channels = _positive_int(op, "in_channels", in_channels)
-        self.out_channels = _positive_int(op, "out_channels", out_channels)
+        self.in_channels = positive_int(op, "in_channels", in_channels)
+        self.out_channels = positive_int(op, "out_channels", out_channels)
         self.kernel_size = ntuple(op, "kernel_size", kernel_size, nd)
         self.stride = ntuple(op, "stride", stride, nd)
         self.dilation = ntuple(op, "dilation", dilation, nd)
@@ -77,7 +77,7 @@ class _Conv(Cell):
             raise ValueError(
                 f"For '{op}', 'output_padding' must be 0 unless pad_mode is 'pad', but got {output_padding!r}."
             )
-        self.group = _positive_int(op, "group", group)
+        self.group = positive_int(op, "group", group)
         if self.in_channels % self.group or self.out_channels % self.group:
             raise ValueError(
                 f"For '{op}', 'group' must divide both in_channels and out_channels, but got group={group}, "
@@ -146,36 +146,10 @@ class Conv1d(_Conv):
 
     _nd = 1
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        pad_mode="same",
-        padding=0,
-        dilation=1,
-        group=1,
-        has_bias=False,
-        weight_init=None,
-        bias_init=None,
-        dtype=mstype.float32,
-    ) -> None:
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            pad_mode,
-            padding,
-            dilation,
-            group,
-            has_bias,
-            weight_init,
-            bias_init,
-            "NCHW",
-            dtype,
-        )
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 dtype=mstype.float32) -> None:  # fmt: skip
+        super().__init__(**_arguments(locals()))
 
     def construct(self, x):
         return ops.conv1d(
@@ -235,37 +209,10 @@ class Conv3d(_Conv):
 
     _nd = 3
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        pad_mode="same",
-        padding=0,
-        dilation=1,
-        group=1,
-        has_bias=False,
-        weight_init=None,
-        bias_init=None,
-        data_format="NCDHW",
-        dtype=mstype.float32,
-    ) -> None:
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            pad_mode,
-            padding,
-            dilation,
-            group,
-            has_bias,
-            weight_init,
-            bias_init,
-            data_format,
-            dtype,
-        )
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 data_format="NCDHW", dtype=mstype.float32) -> None:  # fmt: skip
+        super().__init__(**_arguments(locals()))
 
     def construct(self, x):
         return ops.conv3d(
@@ -298,36 +245,10 @@ class Conv1dTranspose(_ConvTranspose):
 
     _nd = 1
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        pad_mode="same",
-        padding=0,
-        dilation=1,
-        group=1,
-        has_bias=False,
-        weight_init=None,
-        bias_init=None,
-        dtype=mstype.float32,
-    ) -> None:
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            pad_mode,
-            padding,
-            dilation,
-            group,
-            has_bias,
-            weight_init,
-            bias_init,
-            "NCHW",
-            dtype,
-        )
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 dtype=mstype.float32) -> None:  # fmt: skip
+        super().__init__(**_arguments(locals()))
 
 
 class Conv2dTranspose(_ConvTranspose):
@@ -356,38 +277,10 @@ class Conv2dTranspose(_ConvTranspose):
 
     _zero_output_padding = True
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        pad_mode="same",
-        padding=0,
-        output_padding=0,
-        dilation=1,
-        group=1,
-        has_bias=False,
-        weight_init=None,
-        bias_init=None,
-        dtype=mstype.float32,
-    ) -> None:
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            pad_mode,
-            padding,
-            dilation,
-            group,
-            has_bias,
-            weight_init,
-            bias_init,
-            "NCHW",
-            dtype,
-            output_padding,
-        )
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, output_padding=0, dilation=1, group=1, has_bias=False,
+                 weight_init=None, bias_init=None, dtype=mstype.float32) -> None:  # fmt: skip
+        super().__init__(**_arguments(locals()))
 
 
 class Conv3dTranspose(_ConvTranspose):
@@ -395,36 +288,7 @@ class Conv3dTranspose(_ConvTranspose):
 
     _nd = 3
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        pad_mode="same",
-        padding=0,
-        dilation=1,
-        group=1,
-        output_padding=0,
-        has_bias=False,
-        weight_init=None,
-        bias_init=None,
-        data_format="NCDHW",
-        dtype=mstype.float32,
-    ) -> None:
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            pad_mode,
-            padding,
-            dilation,
-            group,
-            has_bias,
-            weight_init,
-            bias_init,
-            data_format,
-            dtype,
-            output_padding,
-        )
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, output_padding=0, has_bias=False,
+                 weight_init=None, bias_init=None, data_format="NCDHW", dtype=mstype.float32) -> None:  # fmt: skip
+        super().__init__(**_arguments(locals()))

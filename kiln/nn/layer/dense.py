@@ -1,4 +1,4 @@
-"""`nn.Dense`: the fully connected layer, y = activation(x @ W^T + b)."""
+"""Fully connected layers: `nn.Dense` (y = activation(x @ W^T + b)), `nn.Linear` and the bilinear `nn.BiDense`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from kiln.nn.cell import Cell
 from kiln.nn.layer.activation import get_activation
 from kiln.ops.primitives import Primitive
 
-__all__ = ["Dense"]
+__all__ = ["Dense", "Linear", "BiDense"]
 
 
 class Dense(Cell):
@@ -101,3 +101,40 @@ class Dense(Cell):
         if self.activation_flag:
             s += f", activation={self.activation}"
         return s
+
+
+class Linear(Dense):
+    """MindSpore's PyTorch-style fully connected layer: `Linear(in_features, out_features, bias=True)`."""
+
+    def __init__(self, in_features, out_features, bias=True, weight_init=None, bias_init=None, dtype=None) -> None:
+        super().__init__(in_features, out_features, weight_init, bias_init, bias, None, dtype or mstype.float32)
+
+
+class BiDense(Cell):
+    """Bilinear layer: y_k = x1^T W_k x2 + b_k, weight (out_channels, in1_channels, in2_channels)."""
+
+    def __init__(self, in1_channels, in2_channels, out_channels, weight_init=None, bias_init=None, has_bias=True,
+                 dtype=mstype.float32) -> None:  # fmt: skip
+        super().__init__()
+        for name, v in (("in1_channels", in1_channels), ("in2_channels", in2_channels),
+                        ("out_channels", out_channels)):  # fmt: skip
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise ValueError(f"For 'BiDense', '{name}' must be a positive int, but got {v!r}.")
+        self.in1_channels, self.in2_channels, self.out_channels = in1_channels, in2_channels, out_channels
+        self.has_bias = has_bias
+        bound = 1 / math.sqrt(in1_channels)
+        shape = (out_channels, in1_channels, in2_channels)
+        self.weight = Parameter(initializer(weight_init or Uniform(bound), shape, dtype), name="weight")
+        if has_bias:
+            self.bias = Parameter(initializer(bias_init or Uniform(bound), (out_channels,), dtype), name="bias")
+        else:
+            self.bias = None
+
+    def construct(self, input1, input2):
+        lead = input1.shape[:-1]
+        a = ops.reshape(input1, (-1, self.in1_channels))
+        b = ops.reshape(input2, (-1, self.in2_channels))
+        out = ops.einsum("bi,oij,bj->bo", a, self.weight, b)
+        if self.bias is not None:
+            out = out + self.bias
+        return ops.reshape(out, tuple(lead) + (self.out_channels,))

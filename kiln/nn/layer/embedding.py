@@ -1,16 +1,19 @@
-"""`nn.Embedding`: a lookup table of learnable vectors."""
+"""Embedding layers: `nn.Embedding` (a lookup table of learnable vectors), EmbeddingLookup and
+MultiFieldEmbeddingLookup."""
 
 from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from kiln import ops
 from kiln._core import dtype as mstype
-from kiln._core.tensor import Parameter
+from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import initializer
 from kiln.nn.cell import Cell
 
-__all__ = ["Embedding"]
+__all__ = ["Embedding", "EmbeddingLookup", "MultiFieldEmbeddingLookup"]
 
 
 class Embedding(Cell):
@@ -71,3 +74,72 @@ class Embedding(Cell):
             f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, use_one_hot={self.use_one_hot}, "
             f"embedding_table={self.embedding_table!r}, dtype={self.dtype}, padding_idx={self.padding_idx}"
         )
+
+
+class EmbeddingLookup(Cell):
+    """A lookup table (vocab_size, embedding_size) named `embedding_table`; `target`, `slice_mode` and `sparse`
+    (host/device placement and sharding in MindSpore) are accepted and change nothing here."""
+
+    def __init__(self, vocab_size, embedding_size, param_init="normal", target="CPU", slice_mode="batch_slice",
+                 manual_shapes=None, max_norm=None, sparse=True, dtype=mstype.float32) -> None:  # fmt: skip
+        super().__init__()
+        for name, v in (("vocab_size", vocab_size), ("embedding_size", embedding_size)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise ValueError(f"For 'EmbeddingLookup', '{name}' must be a positive int, but got {v!r}.")
+        if target not in ("CPU", "DEVICE"):
+            raise ValueError(f"For 'EmbeddingLookup', 'target' must be 'CPU' or 'DEVICE', but got {target!r}.")
+        self.vocab_size, self.embedding_size, self.target, self.max_norm = vocab_size, embedding_size, target, max_norm
+        self.embedding_table = Parameter(initializer(param_init, (vocab_size, embedding_size), dtype),
+                                         name="embedding_table")  # fmt: skip
+
+    def construct(self, indices):
+        out = ops.gather(self.embedding_table, indices, 0)
+        if self.max_norm is not None:
+            norm = ops.sqrt(ops.sum(ops.square(out), -1, True))
+            out = out * ops.minimum(1.0, self.max_norm / ops.maximum(norm, 1e-12))
+        return out
+
+
+class MultiFieldEmbeddingLookup(EmbeddingLookup):
+    """Look up (batch, seq) `input_indices` in `embedding_table`, weight each row by `input_values`, and merge the
+    rows of each sample by their `field_ids` into (batch, field_size, embedding_size) with 'SUM', 'MAX' (rows with
+    weight 0 are left out; an empty field is 0) or 'MEAN' (sum / sum of |weights|, 0 for an empty field)."""
+
+    def __init__(self, vocab_size, embedding_size, field_size, param_init="normal", target="CPU",
+                 slice_mode="batch_slice", feature_num_list=None, max_norm=None, sparse=True, operator="SUM",
+                 dtype=mstype.float32):  # fmt: skip
+        super().__init__(vocab_size, embedding_size, param_init, target, slice_mode, feature_num_list, max_norm,
+                         sparse, dtype=dtype)  # fmt: skip
+        if not isinstance(field_size, int) or isinstance(field_size, bool) or field_size <= 0:
+            raise ValueError(f"For 'MultiFieldEmbeddingLookup', 'field_size' must be a positive int, but got "
+                             f"{field_size!r}.")  # fmt: skip
+        if operator not in ("SUM", "MAX", "MEAN"):
+            raise ValueError(f"For 'MultiFieldEmbeddingLookup', 'operator' must be one of ['SUM', 'MAX', 'MEAN'], "
+                             f"but got {operator!r}.")  # fmt: skip
+        self.field_size, self.operator = field_size, operator
+
+    def construct(self, input_indices, input_values, field_ids):
+        for name, t in (("input_indices", input_indices), ("input_values", input_values), ("field_ids", field_ids)):
+            if t.ndim != 2:
+                raise ValueError(f"For 'MultiFieldEmbeddingLookup', '{name}' must be 2-D, but got {t.ndim}-D.")
+        out = super().construct(input_indices)  # (B, S, E)
+        weights = ops.expand_dims(ops.cast(input_values, out.dtype), -1)
+        emb = out * weights
+        onehot = ops.one_hot(ops.cast(field_ids, mstype.int32), self.field_size, Tensor(1.0, out.dtype),
+                             Tensor(0.0, out.dtype))  # (B, S, F)  # fmt: skip
+        count = ops.sum(ops.abs(ops.expand_dims(ops.cast(input_values, out.dtype), -1)) * onehot, 1)  # (B, F)
+        if self.operator == "MAX":
+            lowest = Tensor(np.float32(-3.402823466e38), out.dtype)
+            emb = ops.select(ops.broadcast_to(weights == 0, emb.shape), ops.broadcast_to(lowest, emb.shape), emb)
+            member = ops.expand_dims(onehot, -1) > 0  # (B, S, F, 1)
+            cand = ops.select(ops.broadcast_to(member, member.shape[:3] + (emb.shape[-1],)),
+                              ops.broadcast_to(ops.expand_dims(emb, 2), member.shape[:3] + (emb.shape[-1],)),
+                              ops.broadcast_to(lowest, member.shape[:3] + (emb.shape[-1],)))  # fmt: skip
+            merged = ops.amax(cand, 1)
+            return merged * ops.expand_dims(ops.cast(count != 0, out.dtype), -1)
+        merged = ops.matmul(ops.transpose(onehot, (0, 2, 1)), emb)  # (B, F, E)
+        if self.operator == "MEAN":
+            c = ops.expand_dims(count, -1)
+            merged = ops.select(ops.broadcast_to(c == 0, merged.shape), ops.zeros_like(merged),
+                                merged / ops.select(c == 0, ops.ones_like(c), c))  # fmt: skip
+        return merged

@@ -1,4 +1,5 @@
-"""Normalisation layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm (MindSpore 2.x defaults).
+"""Normalisation layers: BatchNorm1d/2d/3d, SyncBatchNorm, LayerNorm, GroupNorm, InstanceNorm1d/2d/3d, LRN
+(MindSpore 2.x defaults).
 
 BatchNorm keeps its moving statistics as Parameters with requires_grad=False; in
 training mode (`cell.set_train()`) it normalises with the batch statistics and
@@ -15,14 +16,12 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter
 from kiln.common.initializer import initializer
 from kiln.nn.cell import Cell
+from kiln.nn.layer._checks import float_arg, positive_int
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
-
-
-def _positive_int(op: str, name: str, value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"For '{op}', '{name}' must be a positive int, but got {value!r}.")
-    return int(value)
+__all__ = [
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "InstanceNorm1d", "InstanceNorm2d",
+    "InstanceNorm3d", "LRN", "SyncBatchNorm",
+]  # fmt: skip
 
 
 class _BatchNorm(Cell):
@@ -46,7 +45,7 @@ class _BatchNorm(Cell):
     ) -> None:
         super().__init__()
         op = type(self).__name__
-        self.num_features = _positive_int(op, "num_features", num_features)
+        self.num_features = positive_int(op, "num_features", num_features)
         if not isinstance(momentum, numbers.Real) or not 0.0 <= momentum <= 1.0:
             raise ValueError(f"For '{op}', 'momentum' must be in [0, 1], but got {momentum!r}.")
         if not isinstance(eps, numbers.Real) or eps <= 0:
@@ -230,8 +229,8 @@ class GroupNorm(Cell):
         dtype=mstype.float32,
     ) -> None:
         super().__init__()
-        self.num_groups = _positive_int("GroupNorm", "num_groups", num_groups)
-        self.num_channels = _positive_int("GroupNorm", "num_channels", num_channels)
+        self.num_groups = positive_int("GroupNorm", "num_groups", num_groups)
+        self.num_channels = positive_int("GroupNorm", "num_channels", num_channels)
         if num_channels % num_groups:
             raise ValueError(
                 f"For 'GroupNorm', 'num_channels' must be divisible by 'num_groups', but got "
@@ -246,3 +245,74 @@ class GroupNorm(Cell):
 
     def extend_repr(self) -> str:
         return f"num_groups={self.num_groups}, num_channels={self.num_channels}"
+
+
+class _InstanceNorm(Cell):
+    _dims = 1
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones", beta_init="zeros",
+                 dtype=mstype.float32) -> None:  # fmt: skip
+        super().__init__()
+        if not isinstance(num_features, int) or num_features <= 0:
+            raise ValueError(f"For '{type(self).__name__}', 'num_features' must be a positive int.")
+        self.num_features, self.eps, self.momentum, self.affine = num_features, eps, momentum, affine
+        self.gamma = Parameter(initializer(gamma_init, (num_features,), dtype), name="gamma", requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, (num_features,), dtype), name="beta", requires_grad=affine)
+
+    def construct(self, x):
+        if x.ndim != self._dims + 2:
+            raise ValueError(f"For '{type(self).__name__}', the input must be {self._dims + 2}-D, got {x.ndim}-D.")
+        axes = tuple(range(2, x.ndim))
+        mean = ops.mean(x, axes, True)
+        var = ops.mean(ops.square(x - mean), axes, True)
+        y = (x - mean) / ops.sqrt(var + self.eps)
+        shape = (1, self.num_features) + (1,) * self._dims
+        return y * ops.reshape(self.gamma, shape) + ops.reshape(self.beta, shape)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Normalise each (sample, channel) of (N, C, L) over L, then scale by gamma and shift by beta."""
+
+    _dims = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Normalise each (sample, channel) of (N, C, H, W) over H, W."""
+
+    _dims = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Normalise each (sample, channel) of (N, C, D, H, W) over D, H, W."""
+
+    _dims = 3
+
+
+class LRN(Cell):
+    """Local response normalization across channels: x / (bias + alpha * sum of squares over depth_radius)^beta."""
+
+    def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS"):
+        super().__init__()
+        if not isinstance(depth_radius, int) or isinstance(depth_radius, bool):
+            raise TypeError(f"For 'LRN', 'depth_radius' must be an int, but got {type(depth_radius).__name__}.")
+        for name, v in (("bias", bias), ("alpha", alpha), ("beta", beta)):
+            float_arg("LRN", name, v)
+        if norm_region != "ACROSS_CHANNELS":
+            raise ValueError(f"For 'LRN', 'norm_region' must be 'ACROSS_CHANNELS', but got {norm_region!r}.")
+        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
+        self.norm_region = norm_region
+
+    def construct(self, input_x):
+        return ops.lrn(input_x, self.depth_radius, self.bias, self.alpha, self.beta, self.norm_region)
+
+
+class SyncBatchNorm(BatchNorm2d):
+    """Batch normalization whose statistics MindSpore synchronises across the devices of `process_groups`; in one
+    process it is BatchNorm2d over (N, C, H, W) (MindSpore's defaults: momentum 0.9)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones", beta_init="zeros",
+                 moving_mean_init="zeros", moving_var_init="ones", use_batch_statistics=None, process_groups=None,
+                 dtype=mstype.float32):  # fmt: skip
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
+                         moving_var_init, use_batch_statistics, dtype=dtype)  # fmt: skip
+        self.process_groups = process_groups

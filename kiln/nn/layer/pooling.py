@@ -1,7 +1,13 @@
-"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d and the adaptive pools (MindSpore 2.x defaults)."""
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d and the adaptive pools (MindSpore 2.x defaults), LP
+pooling, max unpooling and fractional max pooling."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
 from kiln.ops.nn._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.pooling import (  # noqa: I001
@@ -18,8 +24,14 @@ from kiln.ops.nn.pooling import (  # noqa: I001
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-    "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "LPPool1d",
+    "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]  # fmt: skip
+
+
+def _check_nchw(op: str, data_format: str) -> None:
+    if data_format != "NCHW":
+        raise ValueError(f"For '{op}', only data_format 'NCHW' is supported, but got '{data_format}'.")
 
 
 class _Pool(Cell):
@@ -109,19 +121,9 @@ class MaxPool2d(_MaxPool):
         data_format (str): 'NCHW' only.
     """
 
-    def __init__(
-        self,
-        kernel_size=1,
-        stride=1,
-        pad_mode="valid",
-        padding=0,
-        dilation=1,
-        return_indices=False,
-        ceil_mode=False,
-        data_format="NCHW",
-    ) -> None:
-        if data_format != "NCHW":
-            raise ValueError(f"For 'MaxPool2d', only data_format 'NCHW' is supported, but got '{data_format}'.")
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False, data_format="NCHW") -> None:  # fmt: skip
+        _check_nchw("MaxPool2d", data_format)
         super().__init__(kernel_size, stride, pad_mode, padding, dilation, return_indices, ceil_mode)
         self.data_format = data_format
 
@@ -204,19 +206,9 @@ class AvgPool2d(_AvgPool):
         data_format (str): 'NCHW' only.
     """
 
-    def __init__(
-        self,
-        kernel_size=1,
-        stride=1,
-        pad_mode="valid",
-        padding=0,
-        ceil_mode=False,
-        count_include_pad=True,
-        divisor_override=None,
-        data_format="NCHW",
-    ) -> None:
-        if data_format != "NCHW":
-            raise ValueError(f"For 'AvgPool2d', only data_format 'NCHW' is supported, but got '{data_format}'.")
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None, data_format="NCHW") -> None:  # fmt: skip
+        _check_nchw("AvgPool2d", data_format)
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, count_include_pad, divisor_override)
         self.data_format = data_format
 
@@ -308,3 +300,152 @@ class AdaptiveMaxPool3d(_Adaptive):
 
     def construct(self, x):
         return adaptive_max_pool3d(x, self.output_size, self.return_indices)
+
+
+class LPPool1d(Cell):
+    """Power-average pooling over the last axis."""
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def construct(self, x):
+        return ops.lp_pool1d(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(LPPool1d):
+    """Power-average pooling over the last two axes."""
+
+    def construct(self, x):
+        return ops.lp_pool2d(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _MaxUnpool(Cell):
+    _fn = None
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def construct(self, x, indices, output_size=None):
+        return type(self)._fn(x, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool1d(_MaxUnpool):
+    """The inverse of MaxPool1d with `return_indices`."""
+
+    _fn = staticmethod(ops.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpool):
+    """The inverse of MaxPool2d with `return_indices`."""
+
+    _fn = staticmethod(ops.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpool):
+    """The inverse of MaxPool3d with `return_indices`."""
+
+    _fn = staticmethod(ops.max_unpool3d)
+
+
+def _fractional_starts(u, in_size: int, k: int, out: int):
+    """Window starts (..., out) of fractional max pooling (Graham 2014) for uniform samples u (...): consecutive
+    starts differ by floor or ceil of alpha = (in - k) / (out - 1); the last window ends at the input's end."""
+    if out == 1:
+        return ops.fill(mstype.int32, u.shape + (1,), in_size - k)
+    alpha = (in_size - k) / (out - 1)
+    i = ops.arange(0, out - 1, dtype=mstype.float32)
+    u = ops.expand_dims(ops.cast(u, mstype.float32), -1)
+    starts = ops.floor((i + u) * alpha) - ops.floor(u * alpha)
+    last = ops.fill(mstype.float32, u.shape[:-1] + (1,), float(in_size - k))
+    return ops.cast(ops.concat((starts, last), -1), mstype.int32)
+
+
+def _tuple(value, n: int, name: str, cls: str) -> tuple:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (value,) * n
+    if isinstance(value, (tuple, list)) and len(value) == n:
+        return tuple(value)
+    raise TypeError(f"For '{cls}', '{name}' must be a number or a tuple of {n}, but got {value!r}.")
+
+
+class _FractionalMaxPool(Cell):
+    _dims = 2
+    _sample_of_axis = (1, 0)  # which random sample drives each spatial axis (MindSpore's kernels: 2-D W, H)
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):  # fmt: skip
+        super().__init__()
+        cls, n = type(self).__name__, self._dims
+        self.kernel_size = _tuple(kernel_size, n, "kernel_size", cls)
+        if any(not isinstance(k, int) or k <= 0 for k in self.kernel_size):
+            raise ValueError(f"For '{cls}', 'kernel_size' must hold positive ints, but got {kernel_size!r}.")
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"For '{cls}', 'output_size' and 'output_ratio' can not be None at the same time.")
+        self.output_size = None if output_size is None else _tuple(output_size, n, "output_size", cls)
+        self.output_ratio = None if output_ratio is None else _tuple(output_ratio, n, "output_ratio", cls)
+        if self.output_ratio is not None and any(not 0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"For '{cls}', 'output_ratio' must be in (0, 1), but got {output_ratio!r}.")
+        self.return_indices = return_indices
+        self._random_samples = _random_samples
+
+    def construct(self, x):
+        cls, n = type(self).__name__, self._dims
+        batched = x.ndim == n + 2
+        if x.ndim not in (n + 1, n + 2):
+            raise ValueError(f"For '{cls}', the input must be {n + 1}-D or {n + 2}-D, but got {x.ndim}-D.")
+        if not batched:
+            x = ops.expand_dims(x, 0)
+        lead, spatial = x.shape[:2], x.shape[2:]
+        if self.output_size is not None:
+            out = self.output_size
+        else:
+            out = tuple(int(s * r) for s, r in zip(spatial, self.output_ratio))
+        for s, k, o in zip(spatial, self.kernel_size, out):
+            if o + k - 1 > s:
+                raise ValueError(f"For '{cls}', output_size + kernel_size - 1 must be <= the input size, but got "
+                                 f"output {out}, kernel {self.kernel_size}, input {spatial}.")  # fmt: skip
+        samples = self._random_samples
+        if samples is None:
+            samples = ops.uniform(lead + (n,), Tensor(0.0, mstype.float32), Tensor(1.0, mstype.float32))
+        index = None
+        for d in range(n):
+            starts = _fractional_starts(samples[..., self._sample_of_axis[d]], spatial[d], self.kernel_size[d], out[d])
+            pos = ops.expand_dims(starts, -1) + ops.arange(0, self.kernel_size[d], dtype=mstype.int32)  # (N, C, o, k)
+            stride = int(np.prod(spatial[d + 1 :], dtype=np.int64))
+            pos = pos * stride
+            if index is None:
+                index = pos
+            else:  # (N, C, o_0, k_0, ..., o_d-1, k_d-1) + (o_d, k_d)
+                index = ops.expand_dims(ops.expand_dims(index, -1), -1) + ops.reshape(
+                    pos, lead + (1,) * (2 * d) + (out[d], self.kernel_size[d]))  # fmt: skip
+        perm = (0, 1) + tuple(2 + 2 * d for d in range(n)) + tuple(3 + 2 * d for d in range(n))
+        index = ops.reshape(ops.transpose(index, perm), lead + out + (-1,))  # (N, C, *out, prod(k))
+        flat = ops.reshape(x, lead + (-1,))
+        windows = ops.gather_elements(flat, 2, ops.reshape(index, lead + (-1,)))
+        windows = ops.reshape(windows, index.shape)
+        y = ops.amax(windows, -1)
+        if not batched:
+            y = ops.squeeze(y, 0)
+        if not self.return_indices:
+            return y
+        arg = ops.argmax(windows, -1, keepdim=True)
+        idx = ops.cast(ops.squeeze(ops.gather_elements(index, index.ndim - 1, ops.cast(arg, mstype.int32)), -1),
+                       mstype.int64)  # fmt: skip
+        return y, (idx if batched else ops.squeeze(idx, 0))
+
+
+class FractionalMaxPool2d(_FractionalMaxPool):
+    """Fractional max pooling over (N, C, H, W) or (C, H, W) (Graham 2014): kernel_size windows at pseudo-random
+    strides chosen from `_random_samples` (N, C, 2) in [0, 1) (drawn when None) so that the output is
+    `output_size` or input * `output_ratio`; `return_indices` adds the flat H*W index of each maximum."""
+
+    _dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPool):
+    """Fractional max pooling over (N, C, D, H, W) or (C, D, H, W); `_random_samples` is (N, C, 3)."""
+
+    _dims = 3
+    _sample_of_axis = (0, 1, 2)  # D, H, W

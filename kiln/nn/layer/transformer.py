@@ -231,6 +231,25 @@ def _activation(activation):
     raise ValueError(f"The argument 'activation' must be 'relu', 'gelu' or a callable, but got {activation!r}.")
 
 
+def _build_layer(layer, attentions: int, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                 batch_first, norm_first, dtype) -> None:  # fmt: skip
+    """The sub-Cells of an encoder (1 attention) or decoder (2: self and memory) layer, in MindSpore's order
+    (which fixes the order of the parameters): attentions, feed-forward, norms, dropouts, activation."""
+    layer.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
+    if attentions == 2:
+        layer.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
+                                                  dtype=dtype)  # fmt: skip
+    layer.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
+    layer.dropout = Dropout(p=dropout)
+    layer.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
+    layer.norm_first = norm_first
+    for i in range(1, attentions + 2):
+        setattr(layer, f"norm{i}", LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
+    for i in range(1, attentions + 2):
+        setattr(layer, f"dropout{i}", Dropout(p=dropout))
+    layer.activation = _activation(activation)
+
+
 class TransformerEncoderLayer(Cell):
     """One encoder layer: self-attention and a feed-forward block, each with dropout, a residual and LayerNorm."""
 
@@ -238,17 +257,8 @@ class TransformerEncoderLayer(Cell):
                  activation="relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, dtype=mstype.float32):  # fmt: skip
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
-                                            dtype=dtype)  # fmt: skip
-        self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
-        self.dropout = Dropout(p=dropout)
-        self.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.dropout1 = Dropout(p=dropout)
-        self.dropout2 = Dropout(p=dropout)
-        self.activation = _activation(activation)
+        _build_layer(self, 1, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                     norm_first, dtype)  # fmt: skip
 
     def construct(self, src, src_mask=None, src_key_padding_mask=None):
         x = src
@@ -275,21 +285,8 @@ class TransformerDecoderLayer(Cell):
                  activation="relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, dtype=mstype.float32):  # fmt: skip
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
-                                            dtype=dtype)  # fmt: skip
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
-                                                 dtype=dtype)  # fmt: skip
-        self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
-        self.dropout = Dropout(p=dropout)
-        self.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm3 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.dropout1 = Dropout(p=dropout)
-        self.dropout2 = Dropout(p=dropout)
-        self.dropout3 = Dropout(p=dropout)
-        self.activation = _activation(activation)
+        _build_layer(self, 2, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                     norm_first, dtype)  # fmt: skip
 
     def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                   memory_key_padding_mask=None):  # fmt: skip

@@ -1,4 +1,5 @@
-"""Loss cells (MindSpore's `mindspore.nn` losses): each calls one functional loss op.
+"""Loss cells (MindSpore's `mindspore.nn` losses: regression, classification, ranking, margin, segmentation, CTC): each
+calls one functional loss op.
 
 `LossBase` keeps MindSpore's protocol for user-defined losses: `reduction` is
 'mean', 'sum' or 'none', and `get_loss(x, weights)` applies it.
@@ -7,12 +8,17 @@
 from __future__ import annotations
 
 from kiln import ops
+from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
+from kiln.nn.layer.activation import get_activation
 
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "KLDivLoss", "L1Loss", "LossBase", "MSELoss", "NLLLoss",
-    "SmoothL1Loss", "SoftmaxCrossEntropyWithLogits",
+    "SmoothL1Loss", "SoftmaxCrossEntropyWithLogits", "MarginRankingLoss", "HingeEmbeddingLoss", "GaussianNLLLoss",
+    "MultiLabelSoftMarginLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "HuberLoss", "PoissonNLLLoss",
+    "TripletMarginLoss", "MultiMarginLoss", "MAELoss", "RMSELoss", "DiceLoss", "CTCLoss", "MultilabelMarginLoss",
+    "TripletMarginWithDistanceLoss", "FocalLoss", "MultiClassDiceLoss",
 ]  # fmt: skip
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -237,3 +243,295 @@ class KLDivLoss(LossBase):
 
     def construct(self, logits, labels):
         return ops.kl_div(logits, labels, self.reduction)
+
+
+class MarginRankingLoss(Cell):
+    """max(0, -target * (input1 - input2) + margin), reduced."""
+
+    def __init__(self, margin=0.0, reduction="mean") -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, _check_reduction("MarginRankingLoss", reduction)
+
+    def construct(self, input1, input2, target):
+        return ops.margin_ranking_loss(input1, input2, target, self.margin, self.reduction)
+
+
+class HingeEmbeddingLoss(Cell):
+    """`logits` where `labels` is 1, max(0, margin - logits) where it is -1, reduced."""
+
+    def __init__(self, margin=1.0, reduction="mean") -> None:
+        super().__init__()
+        if not isinstance(margin, (int, float)) or isinstance(margin, bool):
+            raise TypeError(f"For 'HingeEmbeddingLoss', 'margin' must be a float or int, not {type(margin).__name__}.")
+        self.margin, self.reduction = margin, _check_reduction("HingeEmbeddingLoss", reduction)
+
+    def construct(self, logits, labels):
+        return ops.hinge_embedding_loss(logits, labels, self.margin, self.reduction)
+
+
+class GaussianNLLLoss(Cell):
+    """Gaussian negative log-likelihood of `labels` under mean `logits` and variance `var`."""
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean") -> None:
+        super().__init__()
+        if not isinstance(full, bool):
+            raise TypeError(f"For 'GaussianNLLLoss', 'full' must be a bool, but got {type(full).__name__}.")
+        if not isinstance(eps, float) or eps <= 0:
+            raise ValueError(f"For 'GaussianNLLLoss', 'eps' must be a positive float, but got {eps!r}.")
+        self.full, self.eps, self.reduction = full, eps, _check_reduction("GaussianNLLLoss", reduction)
+
+    def construct(self, logits, labels, var):
+        return ops.gaussian_nll_loss(logits, labels, var, self.full, self.eps, self.reduction)
+
+
+class MultiLabelSoftMarginLoss(Cell):
+    """Multi-label one-versus-all logistic loss, averaged over the classes of each sample, then reduced."""
+
+    def __init__(self, weight=None, reduction="mean") -> None:
+        super().__init__()
+        self.weight, self.reduction = weight, _check_reduction("MultiLabelSoftMarginLoss", reduction)
+
+    def construct(self, x, target):
+        return ops.multilabel_soft_margin_loss(x, target, self.weight, self.reduction)
+
+
+class SoftMarginLoss(Cell):
+    """log(1 + exp(-labels * logits)), reduced."""
+
+    def __init__(self, reduction="mean") -> None:
+        super().__init__()
+        self.reduction = _check_reduction("SoftMarginLoss", reduction)
+
+    def construct(self, logits, labels):
+        return ops.soft_margin_loss(logits, labels, self.reduction)
+
+
+class CosineEmbeddingLoss(Cell):
+    """1 - cos(x1, x2) for labels 1, max(0, cos(x1, x2) - margin) for labels -1, reduced."""
+
+    def __init__(self, margin=0.0, reduction="mean") -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, _check_reduction("CosineEmbeddingLoss", reduction)
+
+    def construct(self, logits_x1, logits_x2, labels):
+        return ops.cosine_embedding_loss(logits_x1, logits_x2, labels, self.margin, self.reduction)
+
+
+class HuberLoss(LossBase):
+    """0.5 d^2 for |d| < delta, delta * (|d| - 0.5 delta) beyond, reduced."""
+
+    def __init__(self, reduction="mean", delta=1.0) -> None:
+        super().__init__(reduction)
+        self.delta = delta
+
+    def construct(self, logits, labels):
+        return ops.huber_loss(logits, labels, self.reduction, self.delta)
+
+
+class PoissonNLLLoss(Cell):
+    """Poisson negative log-likelihood (log-rate input by default), reduced."""
+
+    def __init__(self, log_input=True, full=False, eps=1e-8, reduction="mean") -> None:
+        super().__init__()
+        self.log_input, self.full, self.eps = log_input, full, eps
+        self.reduction = _check_reduction("PoissonNLLLoss", reduction)
+
+    def construct(self, input, target):
+        return ops.poisson_nll_loss(input, target, self.log_input, self.full, self.eps, self.reduction)
+
+
+class TripletMarginLoss(Cell):
+    """max(d(x, positive) - d(x, negative) + margin, 0) with the p-norm distance, reduced."""
+
+    def __init__(self, p=2, swap=False, eps=1e-6, reduction="mean", margin=1.0) -> None:
+        super().__init__()
+        self.p, self.swap, self.eps, self.margin = p, swap, eps, margin
+        self.reduction = _check_reduction("TripletMarginLoss", reduction)
+
+    def construct(self, x, positive, negative, margin=1.0):
+        return ops.triplet_margin_loss(x, positive, negative, margin, self.p, self.eps, self.swap, self.reduction)
+
+
+class MultiMarginLoss(Cell):
+    """Multi-class hinge loss: per sample, the mean over classes of max(0, margin - x[y] + x[j])^p."""
+
+    def __init__(self, p=1, margin=1.0, reduction="mean", weight=None) -> None:
+        super().__init__()
+        self.p, self.margin, self.weight = p, margin, weight
+        self.reduction = _check_reduction("MultiMarginLoss", reduction)
+
+    def construct(self, x, target, weight=None):
+        return ops.multi_margin_loss(x, target, self.p, self.margin, weight if weight is not None else self.weight,
+                                     self.reduction)  # fmt: skip
+
+
+class MAELoss(LossBase):
+    """|logits - label|, reduced."""
+
+    def construct(self, logits, label):
+        return self.get_loss(ops.abs(logits - label))
+
+
+class RMSELoss(LossBase):
+    """sqrt(mean((logits - label)^2))."""
+
+    def __init__(self) -> None:
+        super().__init__("mean")
+
+    def construct(self, logits, label):
+        return ops.sqrt(ops.mean(ops.square(logits - label)))
+
+
+class DiceLoss(Cell):
+    """1 - 2 sum(logits * label) / (sum(logits^2) + sum(label^2) + smooth)."""
+
+    def __init__(self, smooth=1e-5) -> None:
+        super().__init__()
+        if not isinstance(smooth, float) or smooth <= 0:
+            raise ValueError(f"For 'DiceLoss', 'smooth' must be a positive float, but got {smooth!r}.")
+        self.smooth = smooth
+
+    def construct(self, logits, label):
+        inter = ops.sum(logits * label)
+        union = ops.sum(logits * logits) + ops.sum(label * label)
+        return 1 - (2 * inter) / (union + self.smooth)
+
+
+class CTCLoss(Cell):
+    """Connectionist Temporal Classification loss (see `ops.ctc_loss`); returns the loss only."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False) -> None:
+        super().__init__()
+        if not isinstance(blank, int) or blank < 0:
+            raise ValueError(f"For 'CTCLoss', 'blank' must be a non-negative int, but got {blank!r}.")
+        self.blank, self.zero_infinity = blank, zero_infinity
+        self.reduction = _check_reduction("CTCLoss", reduction)
+
+    def construct(self, log_probs, targets, input_lengths, target_lengths):
+        return ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                            self.zero_infinity)[0]  # fmt: skip
+
+
+class MultilabelMarginLoss(Cell):
+    """Multi-label hinge loss: per sample, sum over its targets j (listed in `target` until the first -1) and the
+    non-target classes i of max(0, 1 - (x[j] - x[i])) / C, reduced."""
+
+    def __init__(self, reduction="mean") -> None:
+        super().__init__()
+        self.reduction = _check_reduction("MultilabelMarginLoss", reduction)
+
+    def construct(self, x, target):
+        return ops.multilabel_margin_loss(x, target, self.reduction)
+
+
+def _pairwise_distance(x, y):
+    d = ops.abs(x - y)
+    if d.ndim == 0:
+        raise ValueError("For 'TripletMarginWithDistanceLoss', the default distance needs inputs with ndim > 0.")
+    return ops.norm(d, 2, 1)
+
+
+class TripletMarginWithDistanceLoss(LossBase):
+    """max(d(x, positive) - d(x, negative) + margin, 0) with any distance function (default: the L2 norm over
+    axis 1); `swap` takes min(d(x, negative), d(positive, negative)) as the negative distance; reduced."""
+
+    def __init__(self, distance_function=None, swap=False, reduction="mean", margin=1.0) -> None:
+        super().__init__(reduction)
+        if not isinstance(margin, float):
+            raise TypeError(f"For 'TripletMarginWithDistanceLoss', 'margin' must be a float, but got "
+                            f"{type(margin).__name__}.")  # fmt: skip
+        if not isinstance(swap, bool):
+            raise TypeError(f"For 'TripletMarginWithDistanceLoss', 'swap' must be a bool, but got "
+                            f"{type(swap).__name__}.")  # fmt: skip
+        self.distance_function = _pairwise_distance if distance_function is None else distance_function
+        self.swap, self.margin = swap, margin
+
+    def construct(self, x, positive, negative):
+        d1 = self.distance_function(x, positive)
+        d2 = self.distance_function(x, negative)
+        if self.swap:
+            d2 = ops.minimum(d2, self.distance_function(positive, negative))
+        return self.get_loss(ops.maximum(d1 - d2 + self.margin, 0.0))
+
+
+class FocalLoss(LossBase):
+    """Focal loss (Lin et al. 2017) of logits (N, C, ...) against class indices (N, 1, ...) or one-hot labels
+    (N, C, ...): -(1 - p)^gamma * log p with the log-softmax over C, optionally weighted per class, averaged over
+    the classes (one-hot) or the single target, then reduced."""
+
+    def __init__(self, weight=None, gamma=2.0, reduction="mean") -> None:
+        super().__init__(reduction)
+        if not isinstance(gamma, float):
+            raise TypeError(f"For 'FocalLoss', 'gamma' must be a float, but got {type(gamma).__name__}.")
+        if weight is not None and not isinstance(weight, Tensor):
+            raise TypeError(f"For 'FocalLoss', the type of 'weight' must be a Tensor, but got {type(weight).__name__}.")
+        if isinstance(weight, Tensor) and weight.ndim != 1:
+            raise ValueError(f"For 'FocalLoss', the dimension of 'weight' must be 1, but got {weight.ndim}.")
+        self.weight, self.gamma = weight, gamma
+
+    def construct(self, logits, labels):
+        if logits.ndim != labels.ndim:
+            raise ValueError(f"For 'FocalLoss', logits and labels must have the same number of dimensions, but got "
+                             f"{logits.ndim} and {labels.ndim}.")  # fmt: skip
+        if labels.shape[1] != 1 and labels.shape[1] != logits.shape[1]:
+            raise ValueError(f"For 'FocalLoss', labels' channel must be 1 or C ({logits.shape[1]}), but got "
+                             f"{labels.shape[1]}.")  # fmt: skip
+        n, c = logits.shape[:2]
+        x = ops.reshape(logits, (n, c, -1))
+        y = ops.reshape(labels, (labels.shape[0], labels.shape[1], -1))
+        logp = ops.log_softmax(x, 1)
+        index = labels.shape[1] == 1
+        if index:  # (a smaller label tensor reads the leading samples / positions only, as GatherD does)
+            logp = ops.squeeze(
+                ops.gather_elements(logp[: y.shape[0], :, : y.shape[2]], 1, ops.cast(y, mstype.int32)), 1
+            )
+        p = ops.exp(logp)
+        if self.weight is not None:
+            w = ops.broadcast_to(ops.reshape(self.weight, (1, c, 1)), (n, c, x.shape[2]))
+            if index:
+                w = ops.squeeze(ops.gather_elements(w[: y.shape[0], :, : y.shape[2]], 1, ops.cast(y, mstype.int32)), 1)
+            logp = logp * w
+        focal = ops.pow(1.0 - p, self.gamma)
+        loss = ops.mean(-focal * logp, 1) if index else ops.mean(-focal * ops.cast(y, logp.dtype) * logp, -1)
+        return self.get_loss(loss)
+
+
+class MultiClassDiceLoss(Cell):
+    """The mean over the classes (dim 1, skipping `ignore_indiex`) of DiceLoss(activation(logits)[:, i], label[:,
+    i]), each optionally multiplied by weights[i]."""
+
+    _ACTIVATIONS = ("softmax", "logsoftmax", "relu", "relu6", "tanh", "sigmoid")
+
+    def __init__(self, weights=None, ignore_indiex=None, activation="softmax") -> None:
+        super().__init__()
+        if weights is not None and not isinstance(weights, Tensor):
+            raise TypeError(f"For 'MultiClassDiceLoss', 'weights' must be a Tensor, but got {type(weights)}.")
+        if isinstance(weights, Tensor) and weights.ndim != 2:
+            raise ValueError(f"For 'MultiClassDiceLoss', the dimension of 'weights' must be 2, but got "
+                             f"{weights.ndim}.")  # fmt: skip
+        if ignore_indiex is not None and (isinstance(ignore_indiex, bool) or not isinstance(ignore_indiex, int)):
+            raise TypeError(f"For 'MultiClassDiceLoss', 'ignore_indiex' must be an int, but got {ignore_indiex!r}.")
+        if isinstance(activation, str) and activation not in self._ACTIVATIONS:
+            raise ValueError(f"For 'MultiClassDiceLoss', the 'activation' must be in {list(self._ACTIVATIONS)}, "
+                             f"but got {activation}.")  # fmt: skip
+        self.activation = get_activation(activation) if isinstance(activation, str) else activation
+        if self.activation is not None and not isinstance(self.activation, Cell):
+            raise TypeError(f"For 'MultiClassDiceLoss', the 'activation' must be str or Cell, but got "
+                            f"{type(self.activation)}.")  # fmt: skip
+        self.weights, self.ignore_indiex = weights, ignore_indiex
+        self.binarydiceloss = DiceLoss(smooth=1e-5)
+
+    def construct(self, logits, label):
+        if logits.shape != label.shape:
+            raise ValueError(f"For 'MultiClassDiceLoss', logits and label must have the same shape, but got "
+                             f"{logits.shape} and {label.shape}.")  # fmt: skip
+        if self.activation is not None:
+            logits = self.activation(logits)
+        total = 0.0
+        for i in range(label.shape[1]):
+            if i != self.ignore_indiex:
+                loss = self.binarydiceloss(logits[:, i], label[:, i])
+                if self.weights is not None:
+                    loss = loss * self.weights[i]
+                total = total + loss
+        return total / label.shape[1]

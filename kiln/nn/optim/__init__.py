@@ -1,14 +1,16 @@
-"""Optimizers (MindSpore's `mindspore.nn.optim`)."""
+"""Optimizers (MindSpore's `mindspore.nn.optim`), one file per family."""
 
 from kiln.nn.optim.adafactor import AdaFactor
-from kiln.nn.optim.adam import Adam, AdamW, AdamWeightDecay
-from kiln.nn.optim.extra import ASGD, Adadelta, Adagrad, AdaMax, RMSProp, Rprop
-from kiln.nn.optim.extra2 import FTRL, AdamOffload, LazyAdam, ProximalAdagrad
+from kiln.nn.optim.adagrad import Adadelta, Adagrad, ProximalAdagrad
+from kiln.nn.optim.adam import Adam, AdaMax, AdamOffload, AdamW, AdamWeightDecay, LazyAdam
+from kiln.nn.optim.ftrl import FTRL
 from kiln.nn.optim.lamb import Lamb
 from kiln.nn.optim.lars import LARS
 from kiln.nn.optim.momentum import Momentum
 from kiln.nn.optim.optimizer import Optimizer
-from kiln.nn.optim.sgd import SGD
+from kiln.nn.optim.rmsprop import RMSProp
+from kiln.nn.optim.rprop import Rprop
+from kiln.nn.optim.sgd import ASGD, SGD
 
 __all__ = [
     "SGD", "Adam", "AdamW", "AdamWeightDecay", "Momentum", "Optimizer", "ASGD", "AdaMax", "Adadelta", "Adagrad",

@@ -9,8 +9,7 @@ import numpy as np
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
-from kiln.nn.optim.extra import _float
-from kiln.nn.optim.optimizer import Optimizer
+from kiln.nn.optim.optimizer import Optimizer, check_float
 
 __all__ = ["AdaFactor"]
 
@@ -44,9 +43,9 @@ class AdaFactor(Optimizer):
         if not isinstance(eps, (list, tuple)) or len(eps) != 2:
             raise ValueError("eps must have 2 value: (eps1, eps2).")
         for i, e in enumerate(eps):
-            _float("AdaFactor", f"eps{i}", e, low=0.0, low_open=False)
-        _float("AdaFactor", "clip_threshold", clip_threshold, low=0.0, low_open=False)
-        _float("AdaFactor", "decay_rate", decay_rate, low=0.0, high=1.0)
+            check_float("AdaFactor", f"eps{i}", e, low=0.0, low_open=False)
+        check_float("AdaFactor", "clip_threshold", clip_threshold, low=0.0, low_open=False)
+        check_float("AdaFactor", "decay_rate", decay_rate, low=0.0, high=1.0)
         if not 0.0 <= weight_decay < 1.0:
             raise ValueError(f"For 'AdaFactor', 'weight_decay' must be in [0, 1), but got {weight_decay}.")
         for name, v in (("scale_parameter", scale_parameter), ("relative_step", relative_step),

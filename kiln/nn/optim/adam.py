@@ -1,14 +1,18 @@
-"""`nn.Adam` (with bias correction and L2 weight decay) and `nn.AdamWeightDecay` / `nn.AdamW` (decoupled)."""
+"""The Adam family: `nn.Adam` (with bias correction and L2 weight decay), `nn.AdamWeightDecay` / `nn.AdamW`
+(decoupled), `nn.AdaMax` (infinity norm), and `nn.LazyAdam` / `nn.AdamOffload` (Adam itself, gradients being dense in
+Kiln)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from kiln import ops
+from kiln._core import dtype as mstype
 from kiln._core.prims import state as S
 from kiln._core.tensor import Parameter, Tensor
-from kiln.nn.optim.optimizer import Optimizer
+from kiln.nn.optim.optimizer import Optimizer, PerParameterOptimizer, check_bool, check_float
 
-__all__ = ["Adam", "AdamW", "AdamWeightDecay"]
+__all__ = ["Adam", "AdamW", "AdamWeightDecay", "AdaMax", "LazyAdam", "AdamOffload"]
 
 
 def _check_betas(cls: str, beta1, beta2, eps) -> None:
@@ -20,12 +24,6 @@ def _check_betas(cls: str, beta1, beta2, eps) -> None:
             raise ValueError(f"For '{cls}', '{name}' must be in (0.0, 1.0), but got {v}.")
     if eps <= 0.0:
         raise ValueError(f"For '{cls}', 'eps' must be positive, but got {eps}.")
-
-
-def _check_bool(cls: str, **values) -> None:
-    for name, v in values.items():
-        if not isinstance(v, bool):
-            raise TypeError(f"For '{cls}', '{name}' must be a bool, but got {type(v).__name__}.")
 
 
 def _f32(value: float) -> Tensor:
@@ -81,7 +79,7 @@ class Adam(Optimizer):
                 f"For 'Adam', the only extra keywords are 'use_lazy' and 'use_offload', got {sorted(unknown)}."
             )
         _check_betas("Adam", beta1, beta2, eps)
-        _check_bool("Adam", use_locking=use_locking, use_nesterov=use_nesterov, use_amsgrad=use_amsgrad, **kwargs)
+        check_bool("Adam", use_locking=use_locking, use_nesterov=use_nesterov, use_amsgrad=use_amsgrad, **kwargs)
         if use_amsgrad and (kwargs.get("use_lazy") or kwargs.get("use_offload")):
             raise ValueError("For 'Adam', 'use_amsgrad' cannot be combined with 'use_lazy' or 'use_offload'.")
         self.beta1, self.beta2, self.eps = _f32(beta1), _f32(beta2), _f32(eps)
@@ -148,3 +146,50 @@ class AdamWeightDecay(Optimizer):
 
 
 AdamW = AdamWeightDecay
+
+
+class AdaMax(PerParameterOptimizer):
+    """AdaMax (MindSpore's ApplyAdaMax): m = b1 m + (1 - b1) g; v = max(b2 v, |g|);
+    param -= lr / (1 - b1^t) * m / (v + eps)."""
+
+    def __init__(self, params, learning_rate=0.001, beta1=0.9, beta2=0.999, eps=1e-08, weight_decay=0.0,
+                 loss_scale=1.0):  # fmt: skip
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.beta1 = check_float("AdaMax", "beta1", beta1, low=0.0, high=1.0)
+        self.beta2 = check_float("AdaMax", "beta2", beta2, low=0.0, high=1.0)
+        self.eps = check_float("AdaMax", "eps", eps, low=0.0)
+        self.beta1_power = Parameter(Tensor(np.ones([1], np.float32)), name="beta1_power")
+        self.moment1 = self._parameters.clone(prefix="moment1", init="zeros")
+        self.moment2 = self._parameters.clone(prefix="moment2", init="zeros")
+
+    def construct(self, gradients):
+        ops.assign(self.beta1_power, self.beta1_power * self.beta1)
+        return super().construct(gradients)
+
+    def _update(self, i, param, grad, lr):
+        g = ops.cast(grad, mstype.float32)
+        m = self.beta1 * ops.cast(self.moment1[i], mstype.float32) + (1 - self.beta1) * g
+        v = ops.maximum(self.beta2 * ops.cast(self.moment2[i], mstype.float32), ops.abs(g))
+        self._store(self.moment1[i], m)
+        self._store(self.moment2[i], v)
+        step = lr / (1 - ops.reshape(self.beta1_power, ())) * m / (v + self.eps)
+        self._store(param, ops.cast(param, mstype.float32) - step)
+
+
+class LazyAdam(Adam):
+    """Adam that, for sparse (RowTensor) gradients, updates only the touched rows; Kiln's gradients are dense, for
+    which it is Adam (MindSpore's LazyAdam on dense gradients runs the Adam kernel)."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
+                 use_nesterov=False, weight_decay=0.0, loss_scale=1.0):  # fmt: skip
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov, weight_decay,
+                         loss_scale)  # fmt: skip
+
+
+class AdamOffload(Adam):
+    """Adam whose state MindSpore keeps in host memory (deprecated there in favour of nn.Adam); Kiln runs Adam."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
+                 use_nesterov=False, weight_decay=0.0, loss_scale=1.0):  # fmt: skip
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov, weight_decay,
+                         loss_scale)  # fmt: skip

@@ -9,8 +9,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
-from kiln.nn.optim.extra import _float
-from kiln.nn.optim.optimizer import Optimizer
+from kiln.nn.optim.optimizer import Optimizer, check_float
 
 __all__ = ["Lamb"]
 
@@ -24,9 +23,9 @@ class Lamb(Optimizer):
 
     def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay)
-        _float("Lamb", "beta1", beta1, low=0.0, high=1.0)
-        _float("Lamb", "beta2", beta2, low=0.0, high=1.0)
-        _float("Lamb", "eps", eps, low=0.0)
+        check_float("Lamb", "beta1", beta1, low=0.0, high=1.0)
+        check_float("Lamb", "beta2", beta2, low=0.0, high=1.0)
+        check_float("Lamb", "eps", eps, low=0.0)
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
         self.params = self._parameters
         self.moments1 = self._parameters.clone(prefix="lamb_m", init="zeros")

@@ -406,3 +406,51 @@ class Optimizer(Cell):
 
     def construct(self, *hyper_params):
         raise NotImplementedError(f"{self.cls_name} must define construct(gradients).")
+
+
+def check_float(cls: str, name: str, value, *, low=None, high=None, low_open=True, high_open=True) -> float:
+    """An optimizer's float hyper-parameter, checked against optional bounds (open unless `*_open` is False).
+
+    Returns:
+        `value`.
+
+    Raises:
+        TypeError: `value` is not a float. ValueError: `value` is outside the bounds.
+    """
+    if not isinstance(value, float) or isinstance(value, bool):
+        raise TypeError(f"For '{cls}', '{name}' must be a float, but got {type(value).__name__}.")
+    if low is not None and (value <= low if low_open else value < low):
+        raise ValueError(f"For '{cls}', '{name}' must be {'>' if low_open else '>='} {low}, but got {value}.")
+    if high is not None and (value >= high if high_open else value > high):
+        raise ValueError(f"For '{cls}', '{name}' must be {'<' if high_open else '<='} {high}, but got {value}.")
+    return value
+
+
+class PerParameterOptimizer(Optimizer):
+    """An optimizer whose step is `_update(index, param, grad, lr)` for each parameter, MindSpore's way."""
+
+    def construct(self, gradients):
+        gradients = self._check_gradients(gradients)
+        gradients = self.decay_weight(gradients)
+        gradients = self.gradients_centralization(gradients)
+        gradients = self.scale_grad(gradients)
+        lrs = self.get_lr()
+        ops.assign_add(self.global_step, Tensor(np.array([1], np.int32)))
+        for i, (param, grad) in enumerate(zip(self._parameters, gradients)):
+            lr = lrs[i] if self.is_group_lr else lrs
+            self._update(i, param, grad, ops.cast(lr, mstype.float32))
+        return True
+
+    def _update(self, i: int, param, grad, lr) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def _store(target, value) -> None:
+        ops.assign(target, ops.cast(value, target.dtype))
+
+
+def check_bool(cls: str, **values) -> None:
+    """Each keyword argument of `values` must be a bool (TypeError naming it otherwise)."""
+    for name, v in values.items():
+        if not isinstance(v, bool):
+            raise TypeError(f"For '{cls}', '{name}' must be a bool, but got {type(v).__name__}.")

@@ -1,15 +1,18 @@
-"""`nn.SGD`: stochastic gradient descent with momentum, dampening and Nesterov."""
+"""The SGD family: `nn.SGD` (stochastic gradient descent with momentum, dampening and Nesterov) and `nn.ASGD`
+(averaged SGD)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from kiln import ops
+from kiln._core import dtype as mstype
 from kiln._core.prims import state as S
-from kiln._core.tensor import Parameter, Tensor
+from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln.nn.cell import Cell
-from kiln.nn.optim.optimizer import Optimizer
+from kiln.nn.optim.optimizer import Optimizer, PerParameterOptimizer, check_float
 
-__all__ = ["SGD"]
+__all__ = ["SGD", "ASGD"]
 
 
 def _as_float(name: str, value) -> float:
@@ -82,3 +85,32 @@ class SGD(Optimizer):
         return self._fused_step(
             S.FusedSGD, gradients, (self.accum, self.stat), (self.momentum,), (self.dampening, self.nesterov)
         )
+
+
+class ASGD(PerParameterOptimizer):
+    """Averaged SGD: param = param (1 - lambd eta) - eta g; ax averages the parameters after step t0; eta and mu
+    follow MindSpore's schedule (eta = lr / (1 + lambd lr t)^alpha, mu = 1 / max(1, t - t0))."""
+
+    def __init__(self, params, learning_rate=0.1, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        self.lambd = check_float("ASGD", "lambd", lambd)
+        self.alpha = check_float("ASGD", "alpha", alpha)
+        self.t0 = check_float("ASGD", "t0", t0)
+        self.mu = ParameterTuple(Parameter(Tensor(np.float32(1.0)), name=f"mu_{p.name}") for p in self._parameters)
+        self.eta = ParameterTuple(Parameter(Tensor(np.float32(0.0)), name=f"eta_{p.name}") for p in self._parameters)
+        self.lens = len(self._parameters)
+        self.ax = self._parameters.clone(prefix="ax_", init="zeros")
+
+    def _update(self, i, param, grad, lr):
+        mu, eta, ax = self.mu[i], self.eta[i], self.ax[i]
+        lr = ops.reshape(lr, ())
+        step = ops.cast(ops.reshape(self.global_step, ()), mstype.float32)
+        eta_now = ops.select(step == 1.0, lr, ops.cast(eta, mstype.float32))  # the first step starts from lr
+        p32 = ops.cast(param, mstype.float32) * (1.0 - self.lambd * eta_now) - eta_now * ops.cast(grad, mstype.float32)
+        self._store(param, p32)
+        ax32 = ops.cast(ax, mstype.float32)
+        averaged = ops.select(ops.broadcast_to(mu != 1.0, ax.shape), ax32 + (p32 - ax32) * mu,
+                              ops.cast(ops.cast(p32, param.dtype), mstype.float32))  # fmt: skip
+        self._store(ax, averaged)
+        ops.assign(eta, lr / ops.pow(1.0 + self.lambd * lr * step, self.alpha))
+        ops.assign(mu, 1.0 / ops.maximum(Tensor(np.float32(1.0)), step - self.t0))

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from kiln import ops
 from kiln._core.tensor import Parameter, ParameterTuple
+from kiln._parallel import context as PC
 from kiln.nn.cell import Cell
 from kiln.nn.wrap.grad_reducer import data_parallel_reducer, spread_batch, spreads_batches
-from kiln.parallel import _auto_parallel_context as PC
 
 __all__ = [
     "ForwardValueAndGrad", "TrainOneStepCell", "VirtualDatasetCellTriple", "WithEvalCell", "WithGradCell",

@@ -15,11 +15,11 @@ from __future__ import annotations
 from kiln import ops
 from kiln._backend import distributed as D
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln._parallel import context as PC
 from kiln.communication import _collective as C
 from kiln.communication import _virtual
 from kiln.communication import management as M
 from kiln.nn.cell import Cell
-from kiln.parallel import _auto_parallel_context as PC
 
 __all__ = ["DistributedGradReducer", "PipelineGradReducer"]
 

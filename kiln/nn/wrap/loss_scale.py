@@ -7,10 +7,10 @@ import numpy as np
 
 from kiln import ops
 from kiln._core.tensor import Parameter, Tensor
+from kiln._parallel import context as PC
 from kiln.context import get_context
 from kiln.nn.cell import Cell
 from kiln.nn.wrap.cell_wrapper import TrainOneStepCell
-from kiln.parallel import _auto_parallel_context as PC
 
 __all__ = ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
 

@@ -1,14 +1,16 @@
 """Callbacks for `Model.train` / `Model.fit` (MindSpore's `mindspore.train.callback`)."""
 
+from kiln.train.callback._backup_and_restore import BackupAndRestore
 from kiln.train.callback._callback import Callback, RunContext
 from kiln.train.callback._checkpoint import CheckpointConfig, ModelCheckpoint
 from kiln.train.callback._early_stop import EarlyStopping
-from kiln.train.callback._extra import BackupAndRestore, OnRequestExit, ReduceLROnPlateau
 from kiln.train.callback._history import History
 from kiln.train.callback._lambda import LambdaCallback
 from kiln.train.callback._loss_monitor import LossMonitor
 from kiln.train.callback._lr_scheduler import LearningRateScheduler
+from kiln.train.callback._on_request_exit import OnRequestExit
 from kiln.train.callback._progress import ProgressBar
+from kiln.train.callback._reduce_lr_on_plateau import ReduceLROnPlateau
 from kiln.train.callback._time_monitor import TimeMonitor
 
 __all__ = [

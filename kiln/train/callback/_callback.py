@@ -219,3 +219,10 @@ def loss_value(net_outputs):
     if isinstance(out, np.ndarray | np.generic | float | int):
         return float(np.mean(out))
     return None
+
+
+def check_bool(cls: str, name: str, v) -> bool:
+    """`v`, which must be a bool (TypeError naming the callback and argument otherwise)."""
+    if not isinstance(v, bool):
+        raise TypeError(f"For '{cls}', '{name}' must be a bool, but got {type(v).__name__}.")
+    return v

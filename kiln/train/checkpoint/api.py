@@ -1,4 +1,5 @@
-"""`save_checkpoint` and `load_checkpoint` (MindSpore's `mindspore.save_checkpoint` / `load_checkpoint`)."""
+"""`save_checkpoint` and `load_checkpoint` (MindSpore's `mindspore.save_checkpoint` / `load_checkpoint`), their
+asynchronous forms' helpers `load_checkpoint_async` and `async_ckpt_thread_status`."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -242,3 +244,31 @@ def load_checkpoint(
     if net is not None:
         load_param_into_net(net, result, strict_load=strict_load)
     return result
+
+
+class ParamDictFuture:
+    """The pending result of `load_checkpoint_async`: `result()` waits and returns {name: Parameter}."""
+
+    def __init__(self, executor, future) -> None:
+        self.executor, self.param_dict_future = executor, future
+
+    def result(self):
+        param_dict = self.param_dict_future.result()
+        self.executor.shutdown()
+        return param_dict
+
+
+def load_checkpoint_async(ckpt_file_name, net=None, strict_load=False, filter_prefix=None, dec_key=None,
+                          dec_mode="AES-GCM", specify_prefix=None, choice_func=None):  # fmt: skip
+    """`load_checkpoint` on a background thread (format from the file's suffix); returns a future whose `result()`
+    is the parameter dict (also accepted by `load_param_into_net` and `Model.build`)."""
+    fmt = "safetensors" if str(ckpt_file_name).endswith(".safetensors") else "ckpt"
+    executor = ThreadPoolExecutor(max_workers=2)
+    future = executor.submit(load_checkpoint, ckpt_file_name, net, strict_load, filter_prefix, dec_key, dec_mode,
+                             specify_prefix, choice_func, format=fmt)  # fmt: skip
+    return ParamDictFuture(executor, future)
+
+
+def async_ckpt_thread_status() -> bool:
+    """True while a `save_checkpoint(async_save=True)` thread is still writing."""
+    return any(t.name == "kiln-save-checkpoint" and t.is_alive() for t in threading.enumerate())

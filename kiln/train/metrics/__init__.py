@@ -8,23 +8,17 @@ from kiln.train.metrics.accuracy import (
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
 )
-from kiln.train.metrics.confusion_matrix import ConfusionMatrix
+from kiln.train.metrics.bleu_score import BleuScore
+from kiln.train.metrics.confusion_matrix import ConfusionMatrix, ConfusionMatrixMetric
+from kiln.train.metrics.cosine_similarity import CosineSimilarity
+from kiln.train.metrics.dice import Dice
 from kiln.train.metrics.error import MAE, MSE, Loss
-from kiln.train.metrics.extra import (
-    ROC,
-    BleuScore,
-    ConfusionMatrixMetric,
-    CosineSimilarity,
-    Dice,
-    HausdorffDistance,
-    MeanSurfaceDistance,
-    OcclusionSensitivity,
-    Perplexity,
-    RootMeanSquareDistance,
-    auc,
-)
 from kiln.train.metrics.metric import EvaluationBase, Metric, rearrange_inputs
+from kiln.train.metrics.occlusion_sensitivity import OcclusionSensitivity
+from kiln.train.metrics.perplexity import Perplexity
 from kiln.train.metrics.precision_recall import F1, Fbeta, Precision, Recall
+from kiln.train.metrics.roc import ROC, auc
+from kiln.train.metrics.surface_distance import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
 
 __all__ = [
     "F1",

@@ -1,4 +1,5 @@
-"""The `Metric` base class: `clear`, `update`, `eval`, and `indexes` to pick the network outputs a metric reads."""
+"""The `Metric` base class: `clear`, `update`, `eval`, and `indexes` to pick the network outputs a metric reads;
+the argument checks the metrics share."""
 
 from __future__ import annotations
 
@@ -130,3 +131,24 @@ class EvaluationBase(Metric):
 
 def _is_one_hot(y: np.ndarray) -> bool:
     return y.ndim > 1 and np.isin(y, (0, 1)).all() and (y.sum(axis=1) == 1).all()
+
+
+def check_type(cls: str, name: str, value, types):
+    """`value`, which must be an instance of `types` (a bool only where `types` names bool); TypeError otherwise."""
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        raise TypeError(f"For '{cls}', the type of '{name}' must be {types}, but got {type(value).__name__}.")
+    return value
+
+
+def check_choice(cls: str, name: str, value, choices):
+    """`value`, which must be a str among `choices`; TypeError or ValueError otherwise."""
+    check_type(cls, name, value, (str,))
+    if value not in choices:
+        raise ValueError(f"For '{cls}', '{name}' must be one of {choices}, but got '{value}'.")
+    return value
+
+
+def check_updated(metric) -> None:
+    """RuntimeError when `metric.eval()` is called before any `update`."""
+    if not metric._is_update:
+        raise RuntimeError(f"For '{type(metric).__name__}', call 'update' before 'eval'.")

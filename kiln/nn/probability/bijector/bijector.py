@@ -14,6 +14,8 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.nn.cell import Cell
 from kiln.nn.probability.distribution._utils.utils import cast_to_tensor
+from kiln.nn.probability.distribution.distribution import Distribution
+from kiln.nn.probability.distribution.transformed_distribution import TransformedDistribution
 
 _FLOATS = (mstype.float16, mstype.float32, mstype.float64, mstype.bfloat16)
 _PUBLIC = ("forward", "inverse", "forward_log_jacobian", "inverse_log_jacobian")
@@ -29,6 +31,9 @@ class Bijector(Cell):
         dtype (mindspore.dtype): the float type of the values it takes (None: any float type).
         param (dict): the constructor's arguments (`dict(locals())`) with `param_dict`.
     """
+
+    # What TransformedDistribution checks its bijector by (it cannot import this class: this module imports it).
+    _is_bijector = True
 
     def __init__(self, is_constant_jacobian=False, is_injective=True, name=None, dtype=None, param=None):
         super().__init__()
@@ -157,11 +162,7 @@ class Bijector(Cell):
         raise NotImplementedError(f"inverse_log_jacobian is not implemented for {self.name}.")
 
     def __call__(self, *args, **kwargs):
-        from kiln.nn.probability.distribution.distribution import Distribution  # noqa: PLC0415 (import cycle)
-
         if args and isinstance(args[0], Distribution):  # bijector(distribution): the transformed distribution
-            from kiln.nn.probability.distribution import TransformedDistribution  # noqa: PLC0415
-
             return TransformedDistribution(self, args[0])
         return super().__call__(*args, **kwargs)
 

@@ -30,13 +30,23 @@ def _lbeta(a, b):
     return ops.lgamma(a) + ops.lgamma(b) - ops.lgamma(a + b)
 
 
+def _parameter(index: int) -> property:
+    """The read-only property of a two-parameter distribution's parameter `index` (0: a, 1: b)."""
+    return property(lambda self: self._b if index else self._a)
+
+
 class _TwoParam(Distribution):
     """A distribution with two float parameters given at construction or per call."""
 
-    _names = ("", "")
+    _names = ("", "")  # the parameter table: names of (a, b), as the constructor and the methods take them
     _positive = ()  # the parameters that must be > 0
+    _python_scalars = True  # whether a and b may be Python ints / floats
 
     def __init__(self, a, b, seed, dtype, name, param):
+        """`param` is the subclass constructor's `dict(locals())`; its `param_dict` comes from the table."""
+        if not self._python_scalars:
+            _no_python_scalars(name, type(self).__name__, **dict(zip(self._names, (a, b))))
+        param["param_dict"] = dict(zip(self._names, (a, b)))
         check_dtype(dtype, FLOAT_TYPES, type(self).__name__)
         super().__init__(seed, dtype, name, param)
         self._a = self._add_parameter(a, self._names[0])
@@ -77,9 +87,7 @@ class Normal(_TwoParam):
     _positive = ("sd",)
 
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="Normal"):
-        param = dict(locals())
-        param["param_dict"] = {"mean": mean, "sd": sd}
-        super().__init__(mean, sd, seed, dtype, name, param)
+        super().__init__(mean, sd, seed, dtype, name, dict(locals()))
 
     def _z(self, value, mean, sd):
         return (self._float_value(value) - mean) / sd
@@ -137,17 +145,10 @@ class LogNormal(Normal):
     _positive = ("scale",)
 
     def __init__(self, loc=None, scale=None, seed=0, dtype=mstype.float32, name="LogNormal"):
-        param = dict(locals())
-        param["param_dict"] = {"loc": loc, "scale": scale}
-        _TwoParam.__init__(self, loc, scale, seed, dtype, name, param)
+        _TwoParam.__init__(self, loc, scale, seed, dtype, name, dict(locals()))
 
-    @property
-    def loc(self):
-        return self._a
-
-    @property
-    def scale(self):
-        return self._b
+    loc = _parameter(0)
+    scale = _parameter(1)
 
     def _log_value(self, value):
         x = self._float_value(value)
@@ -206,9 +207,7 @@ class HalfNormal(Normal):
     """|X - mean| + mean for X ~ N(mean, sd^2): the normal folded at its mean."""
 
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="HalfNormal"):
-        param = dict(locals())
-        param["param_dict"] = {"mean": mean, "sd": sd}
-        _TwoParam.__init__(self, mean, sd, seed, dtype, name, param)
+        _TwoParam.__init__(self, mean, sd, seed, dtype, name, dict(locals()))
 
     def _log_prob(self, value, mean=None, sd=None):
         mean, sd = self._pair(mean, sd)
@@ -247,9 +246,7 @@ class Laplace(_TwoParam):
     _positive = ("sd",)
 
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="Laplace"):
-        param = dict(locals())
-        param["param_dict"] = {"mean": mean, "sd": sd}
-        super().__init__(mean, sd, seed, dtype, name, param)
+        super().__init__(mean, sd, seed, dtype, name, dict(locals()))
 
     def _log_prob(self, value, mean=None, sd=None):
         mean, sd = self._pair(mean, sd)
@@ -348,19 +345,12 @@ class Uniform(_TwoParam):
     _names = ("low", "high")
 
     def __init__(self, low=None, high=None, seed=None, dtype=mstype.float32, name="Uniform"):
-        param = dict(locals())
-        param["param_dict"] = {"low": low, "high": high}
-        super().__init__(low, high, seed, dtype, name, param)
+        super().__init__(low, high, seed, dtype, name, dict(locals()))
         if self._a is not None and self._b is not None:
             check_greater(self._a, self._b, "low", "high")
 
-    @property
-    def low(self):
-        return self._a
-
-    @property
-    def high(self):
-        return self._b
+    low = _parameter(0)
+    high = _parameter(1)
 
     def _prob(self, value, low=None, high=None):
         low, high = self._pair(low, high)
@@ -405,17 +395,10 @@ class Cauchy(_TwoParam):
     _positive = ("scale",)
 
     def __init__(self, loc=None, scale=None, seed=None, dtype=mstype.float32, name="Cauchy"):
-        param = dict(locals())
-        param["param_dict"] = {"loc": loc, "scale": scale}
-        super().__init__(loc, scale, seed, dtype, name, param)
+        super().__init__(loc, scale, seed, dtype, name, dict(locals()))
 
-    @property
-    def loc(self):
-        return self._a
-
-    @property
-    def scale(self):
-        return self._b
+    loc = _parameter(0)
+    scale = _parameter(1)
 
     def _z(self, value, loc, scale):
         return (self._float_value(value) - loc) / scale
@@ -468,9 +451,7 @@ class Logistic(_TwoParam):
     _positive = ("scale",)
 
     def __init__(self, loc=None, scale=None, seed=None, dtype=mstype.float32, name="Logistic"):
-        param = dict(locals())
-        param["param_dict"] = {"loc": loc, "scale": scale}
-        super().__init__(loc, scale, seed, dtype, name, param)
+        super().__init__(loc, scale, seed, dtype, name, dict(locals()))
 
     loc = Cauchy.loc
     scale = Cauchy.scale
@@ -521,9 +502,7 @@ class Gumbel(_TwoParam):
     _positive = ("scale",)
 
     def __init__(self, loc=None, scale=None, seed=0, dtype=mstype.float32, name="Gumbel"):
-        param = dict(locals())
-        param["param_dict"] = {"loc": loc, "scale": scale}
-        super().__init__(loc, scale, seed, dtype, name, param)
+        super().__init__(loc, scale, seed, dtype, name, dict(locals()))
 
     loc = Cauchy.loc
     scale = Cauchy.scale
@@ -575,21 +554,14 @@ class Gamma(_TwoParam):
     """Gamma distribution with shape `concentration` and inverse scale `rate`."""
 
     _names = ("concentration", "rate")
+    _python_scalars = False
     _positive = ("concentration", "rate")
 
     def __init__(self, concentration=None, rate=None, seed=None, dtype=mstype.float32, name="Gamma"):
-        _no_python_scalars(name, "Gamma", concentration=concentration, rate=rate)
-        param = dict(locals())
-        param["param_dict"] = {"concentration": concentration, "rate": rate}
-        super().__init__(concentration, rate, seed, dtype, name, param)
+        super().__init__(concentration, rate, seed, dtype, name, dict(locals()))
 
-    @property
-    def concentration(self):
-        return self._a
-
-    @property
-    def rate(self):
-        return self._b
+    concentration = _parameter(0)
+    rate = _parameter(1)
 
     def _pos(self, value):
         x = self._float_value(value)
@@ -645,21 +617,14 @@ class Beta(_TwoParam):
     """Beta distribution with `concentration1` (alpha) and `concentration0` (beta) on (0, 1)."""
 
     _names = ("concentration1", "concentration0")
+    _python_scalars = False
     _positive = ("concentration1", "concentration0")
 
     def __init__(self, concentration1=None, concentration0=None, seed=None, dtype=mstype.float32, name="Beta"):
-        _no_python_scalars(name, "Beta", concentration1=concentration1, concentration0=concentration0)
-        param = dict(locals())
-        param["param_dict"] = {"concentration1": concentration1, "concentration0": concentration0}
-        super().__init__(concentration1, concentration0, seed, dtype, name, param)
+        super().__init__(concentration1, concentration0, seed, dtype, name, dict(locals()))
 
-    @property
-    def concentration1(self):
-        return self._a
-
-    @property
-    def concentration0(self):
-        return self._b
+    concentration1 = _parameter(0)
+    concentration0 = _parameter(1)
 
     def _log_prob(self, value, concentration1=None, concentration0=None):
         a, b = self._pair(concentration1, concentration0)

@@ -14,9 +14,7 @@ class TransformedDistribution(Distribution):
     """
 
     def __init__(self, bijector, distribution, seed=None, name="transformed_distribution"):
-        from kiln.nn.probability.bijector.bijector import Bijector  # noqa: PLC0415 (the bijector package imports this one)
-
-        if not isinstance(bijector, Bijector):
+        if not getattr(bijector, "_is_bijector", False):  # a Bijector (see Bijector._is_bijector)
             raise TypeError(f"'bijector' must be a Bijector, but got {type(bijector).__name__}.")
         if not isinstance(distribution, Distribution):
             raise TypeError(f"'distribution' must be a Distribution, but got {type(distribution).__name__}.")

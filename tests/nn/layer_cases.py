@@ -1,5 +1,6 @@
-"""Cases of kiln/nn/layer/extra2.py's Cells and the new losses, shared by test_layers2.py and
-make_layers2_goldens_mindspore.py: each takes (ms, nn) (mindspore or kiln) and returns NumPy arrays."""
+"""Cases of the image, math, combined, pooling and normalization Cells (and two losses), shared by
+test_layer_goldens.py and make_layer_goldens_mindspore.py: each takes (ms, nn) (mindspore or kiln) and returns NumPy
+arrays."""
 
 import numpy as np
 
@@ -159,5 +160,5 @@ def multi_field(ms, nn):
 
 
 # MatDet, MatInverse (Cholesky-based, for positive-definite matrices), MatrixDiag, MatrixDiagPart and
-# MultilabelMarginLoss have no CPU kernel in MindSpore 2.10: test_layers2.py checks them against NumPy.
+# MultilabelMarginLoss have no CPU kernel in MindSpore 2.10: test_layer_goldens.py checks them against NumPy.
 CASES = [ssim, msssim, psnr, central_crop, special, lrn, combined, losses, fractional, more, sparse, multi_field]

@@ -20,12 +20,26 @@ import copy
 import warnings
 from typing import Any
 
+from kiln.communication import management
+
 STAND_ALONE = "stand_alone"
 DATA_PARALLEL = "data_parallel"
 HYBRID_PARALLEL = "hybrid_parallel"
 SEMI_AUTO_PARALLEL = "semi_auto_parallel"
 AUTO_PARALLEL = "auto_parallel"
 PARALLEL_MODES = (STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL)
+
+
+class ParallelMode:
+    """The values of `set_auto_parallel_context(parallel_mode=...)`."""
+
+    STAND_ALONE = STAND_ALONE
+    DATA_PARALLEL = DATA_PARALLEL
+    HYBRID_PARALLEL = HYBRID_PARALLEL
+    SEMI_AUTO_PARALLEL = SEMI_AUTO_PARALLEL
+    AUTO_PARALLEL = AUTO_PARALLEL
+    MODE_LIST = list(PARALLEL_MODES)
+
 
 _DEFAULTS: dict[str, Any] = {
     "parallel_mode": STAND_ALONE,
@@ -144,8 +158,6 @@ def reset_auto_parallel_context() -> None:
 
 
 def _world_value(name: str, default: int) -> int:
-    from kiln.communication import management  # noqa: PLC0415  (communication sits above this module)
-
     if not management.GlobalComm.INITED:
         return default
     return getattr(management, name)()

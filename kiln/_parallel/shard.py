@@ -31,9 +31,9 @@ from kiln._backend import is_tracer
 from kiln._core import graph as G
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Tensor
+from kiln._parallel import context as PC
 from kiln._pynative import tape
 from kiln._pynative.dispatch import apply
-from kiln.parallel import _auto_parallel_context as PC
 
 __all__ = ["Layout", "constrain", "shard", "shard_cell", "shard_primitive", "spec_for"]
 

@@ -1,4 +1,4 @@
-"""Cases of test_optim2.py and make_optim2_goldens_mindspore.py: parameters, gradients, optimizer arguments."""
+"""Cases of test_optim_goldens.py and make_optim_goldens_mindspore.py: parameters, gradients, optimizer arguments."""
 
 import numpy as np
 

@@ -1,19 +1,13 @@
-"""Checkpoint format conversion (`ckpt_to_safetensors`, `safetensors_to_ckpt`), `load_checkpoint_async` and
-`async_ckpt_thread_status`."""
+"""Checkpoint format conversion: `ckpt_to_safetensors` and `safetensors_to_ckpt`, over a file or a directory."""
 
 from __future__ import annotations
 
 import os
 import re
-import threading
-from concurrent.futures import ThreadPoolExecutor
 
-from kiln.train.checkpoint import load_checkpoint, save_checkpoint
+from kiln.train.checkpoint.api import load_checkpoint, save_checkpoint
 
-__all__ = [
-    "async_ckpt_thread_status", "build_searched_strategy", "ckpt_to_safetensors", "get_ckpt_path_with_strategy",
-    "load_checkpoint_async", "safetensors_to_ckpt",
-]  # fmt: skip
+__all__ = ["ckpt_to_safetensors", "safetensors_to_ckpt"]
 
 
 def _convert_one(src: str, dst_dir: str, name_map, src_fmt: str, dst_fmt: str) -> None:
@@ -64,50 +58,3 @@ def ckpt_to_safetensors(file_path, save_path=None, name_map=None, file_name_rege
 def safetensors_to_ckpt(file_path, save_path=None, name_map=None, file_name_regex=None, processes_num=1):
     """Convert `.safetensors` files to MindSpore's `.ckpt` layout (see `ckpt_to_safetensors`)."""
     _convert("safetensors_to_ckpt", file_path, save_path, name_map, file_name_regex, "safetensors", "ckpt")
-
-
-class ParamDictFuture:
-    """The pending result of `load_checkpoint_async`: `result()` waits and returns {name: Parameter}."""
-
-    def __init__(self, executor, future) -> None:
-        self.executor, self.param_dict_future = executor, future
-
-    def result(self):
-        param_dict = self.param_dict_future.result()
-        self.executor.shutdown()
-        return param_dict
-
-
-def load_checkpoint_async(ckpt_file_name, net=None, strict_load=False, filter_prefix=None, dec_key=None,
-                          dec_mode="AES-GCM", specify_prefix=None, choice_func=None):  # fmt: skip
-    """`load_checkpoint` on a background thread (format from the file's suffix); returns a future whose `result()`
-    is the parameter dict (also accepted by `load_param_into_net` and `Model.build`)."""
-    fmt = "safetensors" if str(ckpt_file_name).endswith(".safetensors") else "ckpt"
-    executor = ThreadPoolExecutor(max_workers=2)
-    future = executor.submit(load_checkpoint, ckpt_file_name, net, strict_load, filter_prefix, dec_key, dec_mode,
-                             specify_prefix, choice_func, format=fmt)  # fmt: skip
-    return ParamDictFuture(executor, future)
-
-
-def async_ckpt_thread_status() -> bool:
-    """True while a `save_checkpoint(async_save=True)` thread is still writing."""
-    return any(t.name == "kiln-save-checkpoint" and t.is_alive() for t in threading.enumerate())
-
-
-def build_searched_strategy(strategy_filename):
-    """{parameter name: layout dict} from a strategy file. Kiln's strategy files are JSON ({name: Layout.to_dict()},
-    as `load_distributed_checkpoint` reads them); MindSpore's protobuf strategy files are not read."""
-    from kiln.parallel._checkpoint import _strategies  # noqa: PLC0415  (parallel sits beside train)
-
-    if not isinstance(strategy_filename, (str, os.PathLike)):
-        raise TypeError(f"For 'build_searched_strategy', 'strategy_filename' must be a str, but got "
-                        f"{type(strategy_filename).__name__}.")  # fmt: skip
-    if not os.path.isfile(strategy_filename):
-        raise ValueError(f"For 'build_searched_strategy', no strategy file at {strategy_filename!r}.")
-    return _strategies(strategy_filename)
-
-
-def get_ckpt_path_with_strategy(cur_ckpt_path, cur_strategy_path):
-    """The checkpoint this rank can load: `cur_ckpt_path` when it exists, else None. (MindSpore searches the
-    backups of other `rank_{id}` directories holding the same slices; in one process there are none.)"""
-    return cur_ckpt_path if os.path.exists(cur_ckpt_path) else None

@@ -1,5 +1,5 @@
-"""nn.ProximalAdagrad, nn.FTRL, nn.LazyAdam against MindSpore 2.10's results (optim2_goldens_mindspore.json, from
-make_optim2_goldens_mindspore.py) and NumPy implementations of the published rules; state names and checks."""
+"""nn.ProximalAdagrad, nn.FTRL, nn.LazyAdam against MindSpore 2.10's results (optim_goldens_mindspore.json, from
+make_optim_goldens_mindspore.py) and NumPy implementations of the published rules; state names and checks."""
 
 import json
 import os
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from kiln import Parameter, Tensor, nn
-from tests.nn.optim2_cases import CASES, SHAPES, grads, params
+from tests.nn.optim_cases import CASES, SHAPES, grads, params
 
-with open(os.path.join(os.path.dirname(__file__), "optim2_goldens_mindspore.json")) as _f:
+with open(os.path.join(os.path.dirname(__file__), "optim_goldens_mindspore.json")) as _f:
     GOLDENS = json.load(_f)["cases"]
 
 

@@ -1,4 +1,5 @@
-"""Checkpoints of a job of several ranks: `merge_sliced_parameter` and `load_distributed_checkpoint`.
+"""Checkpoints of a job of several ranks: `merge_sliced_parameter`, `load_distributed_checkpoint`, and the strategy
+file helpers `build_searched_strategy` and `get_ckpt_path_with_strategy`.
 
 How a job saves (with `save_checkpoint`, atomic: each file is complete or absent):
 
@@ -25,10 +26,15 @@ import os
 
 import numpy as np
 
+from kiln._backend import distributed as D
 from kiln._core.tensor import Parameter, Tensor
-from kiln.parallel._shard import Layout
+from kiln._parallel.shard import Layout
+from kiln.train.checkpoint.api import load_checkpoint
+from kiln.train.checkpoint.loading import load_param_into_net
 
-__all__ = ["load_distributed_checkpoint", "merge_sliced_parameter"]
+__all__ = [
+    "load_distributed_checkpoint", "merge_sliced_parameter", "build_searched_strategy", "get_ckpt_path_with_strategy",
+]  # fmt: skip
 
 
 def _layout_dict(name: str, layout) -> dict:
@@ -157,10 +163,6 @@ def load_distributed_checkpoint(
         ValueError: no files, a parameter missing from a file, or a parameter that differs between the files
             and has no layout.
     """
-    from kiln._backend import distributed as D  # noqa: PLC0415
-    from kiln.train.checkpoint.api import load_checkpoint  # noqa: PLC0415  (train sits above parallel)
-    from kiln.train.checkpoint.loading import load_param_into_net  # noqa: PLC0415
-
     if dec_key is not None:
         raise NotImplementedError("load_distributed_checkpoint: encrypted checkpoints are not supported by Kiln.")
     if not isinstance(checkpoint_filenames, (list, tuple)) or not checkpoint_filenames:
@@ -195,3 +197,20 @@ def load_distributed_checkpoint(
         if shardings.get(p.name) is not None:
             p._data = D.place(p._data, shardings[p.name])  # the new job's split of the parameter
     return None
+
+
+def build_searched_strategy(strategy_filename):
+    """{parameter name: layout dict} from a strategy file. Kiln's strategy files are JSON ({name: Layout.to_dict()},
+    as `load_distributed_checkpoint` reads them); MindSpore's protobuf strategy files are not read."""
+    if not isinstance(strategy_filename, (str, os.PathLike)):
+        raise TypeError(f"For 'build_searched_strategy', 'strategy_filename' must be a str, but got "
+                        f"{type(strategy_filename).__name__}.")  # fmt: skip
+    if not os.path.isfile(strategy_filename):
+        raise ValueError(f"For 'build_searched_strategy', no strategy file at {strategy_filename!r}.")
+    return _strategies(strategy_filename)
+
+
+def get_ckpt_path_with_strategy(cur_ckpt_path, cur_strategy_path):
+    """The checkpoint this rank can load: `cur_ckpt_path` when it exists, else None. (MindSpore searches the
+    backups of other `rank_{id}` directories holding the same slices; in one process there are none.)"""
+    return cur_ckpt_path if os.path.exists(cur_ckpt_path) else None

@@ -1,5 +1,5 @@
-"""Write layers2_goldens_mindspore.json: MindSpore 2.10's outputs for the cases of layer2_cases.py.
-Run: /tmp/msvenv/bin/python tests/nn/make_layers2_goldens_mindspore.py"""
+"""Write layer_goldens_mindspore.json: MindSpore 2.10's outputs for the cases of layer_cases.py.
+Run: /tmp/msvenv/bin/python tests/nn/make_layer_goldens_mindspore.py"""
 
 import json
 import os
@@ -10,7 +10,7 @@ import numpy as np
 from mindspore import nn
 
 sys.path.insert(0, os.path.dirname(__file__))
-from layer2_cases import CASES  # noqa: E402
+from layer_cases import CASES  # noqa: E402
 
 
 def _plain(v):
@@ -28,7 +28,7 @@ def main():
         graph = case.__name__ in ("ssim", "msssim", "psnr")
         ms.set_context(mode=ms.GRAPH_MODE if graph else ms.PYNATIVE_MODE, save_graphs=False)
         out[case.__name__] = _plain(case(ms, nn))
-    with open(os.path.join(os.path.dirname(__file__), "layers2_goldens_mindspore.json"), "w") as f:
+    with open(os.path.join(os.path.dirname(__file__), "layer_goldens_mindspore.json"), "w") as f:
         json.dump({"mindspore": ms.__version__, "cases": out}, f)
 
 

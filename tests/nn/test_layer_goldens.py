@@ -1,6 +1,7 @@
-"""kiln/nn/layer/extra2.py's Cells and MultilabelMarginLoss / TripletMarginWithDistanceLoss: against MindSpore
-2.10's outputs (layers2_goldens_mindspore.json, from make_layers2_goldens_mindspore.py on the shared
-layer2_cases.py), against NumPy where MindSpore has no CPU kernel, gradient checks, parameter names."""
+"""The image, math, combined, pooling, normalization and Jvp/Vjp Cells and MultilabelMarginLoss /
+TripletMarginWithDistanceLoss: against MindSpore 2.10's outputs (layer_goldens_mindspore.json, from
+make_layer_goldens_mindspore.py on the shared layer_cases.py), against NumPy where MindSpore has no CPU kernel,
+gradient checks, parameter names."""
 
 import json
 import math
@@ -11,9 +12,9 @@ import pytest
 
 import kiln as ms
 from kiln import Parameter, Tensor, nn
-from tests.nn import layer2_cases
+from tests.nn import layer_cases
 
-with open(os.path.join(os.path.dirname(__file__), "layers2_goldens_mindspore.json")) as _f:
+with open(os.path.join(os.path.dirname(__file__), "layer_goldens_mindspore.json")) as _f:
     GOLDENS = json.load(_f)["cases"]
 
 
@@ -29,26 +30,26 @@ def _check(got, want, path, rtol=2e-4, atol=2e-5):
         np.testing.assert_allclose(got.reshape(-1), want["data"], rtol=rtol, atol=atol, err_msg=path)
 
 
-@pytest.mark.parametrize("case", layer2_cases.CASES, ids=[c.__name__ for c in layer2_cases.CASES])
+@pytest.mark.parametrize("case", layer_cases.CASES, ids=[c.__name__ for c in layer_cases.CASES])
 def test_against_mindspore(case):
     _check(case(ms, nn), GOLDENS[case.__name__], case.__name__)
 
 
 def test_matrices_against_numpy():
-    out = layer2_cases.matrices(ms, nn)
-    m = layer2_cases._x(9, (2, 3, 3))
+    out = layer_cases.matrices(ms, nn)
+    m = layer_cases._x(9, (2, 3, 3))
     a = m @ m.transpose(0, 2, 1) + np.eye(3)
     np.testing.assert_allclose(out["det"], np.linalg.det(a), rtol=1e-4)
     np.testing.assert_allclose(out["inv"], np.linalg.inv(a), rtol=1e-4, atol=1e-5)
-    x = layer2_cases._x(1, (2, 3))
+    x = layer_cases._x(1, (2, 3))
     np.testing.assert_array_equal(nn.MatrixDiag()(Tensor(x)).asnumpy(), np.stack([np.diag(r) for r in x]))
-    y = layer2_cases._x(2, (2, 3, 4))
+    y = layer_cases._x(2, (2, 3, 4))
     np.testing.assert_array_equal(nn.MatrixDiagPart()(Tensor(y)).asnumpy(), np.diagonal(y, 0, -2, -1))
 
 
 def test_multilabel_margin_against_numpy():
-    out = layer2_cases.multilabel_margin(ms, nn)
-    x = layer2_cases._x(15, (3, 4)).astype(np.float64)
+    out = layer_cases.multilabel_margin(ms, nn)
+    x = layer_cases._x(15, (3, 4)).astype(np.float64)
     target = np.array([[3, 0, -1, 1], [0, 1, 2, 3], [1, -1, 0, 0]])
     per = []
     for xi, ti in zip(x, target):
@@ -65,14 +66,14 @@ def test_multilabel_margin_against_numpy():
 
 
 def test_gradients():
-    x = Tensor(layer2_cases._x(3, (2, 4), 0.5, 3.0))
-    y = Tensor(layer2_cases._x(4, (2, 4), 0.5, 3.0))
+    x = Tensor(layer_cases._x(3, (2, 4), 0.5, 3.0))
+    y = Tensor(layer_cases._x(4, (2, 4), 0.5, 3.0))
     gx, gy = ms.grad(lambda a, b: nn.LBeta()(a, b).sum(), grad_position=(0, 1))(x, y)
     xs, ys = x.asnumpy().astype(np.float64), y.asnumpy().astype(np.float64)
     dig = np.vectorize(lambda v: (math.lgamma(v + 1e-5) - math.lgamma(v - 1e-5)) / 2e-5)
     np.testing.assert_allclose(gx.asnumpy(), dig(xs) - dig(xs + ys), rtol=1e-3, atol=1e-4)
     np.testing.assert_allclose(gy.asnumpy(), dig(ys) - dig(xs + ys), rtol=1e-3, atol=1e-4)
-    a, b = layer2_cases._x(0, (1, 1, 8, 8), 0, 1), layer2_cases._x(1, (1, 1, 8, 8), 0, 1)
+    a, b = layer_cases._x(0, (1, 1, 8, 8), 0, 1), layer_cases._x(1, (1, 1, 8, 8), 0, 1)
     net = nn.PSNR()
     g = ms.grad(lambda u: net(u, Tensor(b)).sum())(Tensor(a)).asnumpy()
     mse = np.mean((a - b) ** 2)
@@ -115,8 +116,8 @@ def test_checks_and_parameter_names():
 
 
 def test_fractional_max_pool_gradient_and_random_samples():
-    x = Tensor(layer2_cases._x(19, (2, 3, 9, 8)))
-    s = Tensor(layer2_cases._x(20, (2, 3, 2), 0, 1))
+    x = Tensor(layer_cases._x(19, (2, 3, 9, 8)))
+    s = Tensor(layer_cases._x(20, (2, 3, 2), 0, 1))
     pool = nn.FractionalMaxPool2d(3, output_size=(4, 5), return_indices=True, _random_samples=s)
     _, idx = pool(x)
     g = ms.grad(lambda u: pool(u)[0].sum())(x).asnumpy().reshape(2, 3, -1)
@@ -132,14 +133,14 @@ def test_fractional_max_pool_gradient_and_random_samples():
 
 
 def test_clip_by_norm_axis_against_numpy():
-    x = layer2_cases._x(23, (2, 3, 4, 5))
+    x = layer_cases._x(23, (2, 3, 4, 5))
     y = nn.ClipByNorm(axis=1)(Tensor(x), Tensor(np.float32(1.0))).asnumpy()
     l2 = np.sqrt((x.astype(np.float64) ** 2).sum(1, keepdims=True))
     np.testing.assert_allclose(y, x / np.maximum(l2, 1.0), rtol=1e-5, atol=1e-6)
 
 
 def test_sync_batch_norm_jvp_vjp_matrix_set_diag():
-    x = layer2_cases._x(1, (2, 3, 4, 4))
+    x = layer_cases._x(1, (2, 3, 4, 4))
     sbn, bn = nn.SyncBatchNorm(3), nn.BatchNorm2d(3)
     for net in (sbn, bn):
         net.set_train(True)
@@ -155,8 +156,8 @@ def test_sync_batch_norm_jvp_vjp_matrix_set_diag():
     np.testing.assert_allclose(jv.asnumpy(), [6.0, -12.0])
     out, vj = nn.Vjp(f)(a, v)
     np.testing.assert_allclose(vj.asnumpy(), [6.0, -12.0])
-    m = layer2_cases._x(2, (2, 3, 4))
-    d = layer2_cases._x(3, (2, 3))
+    m = layer_cases._x(2, (2, 3, 4))
+    d = layer_cases._x(3, (2, 3))
     want = m.copy()
     for b in range(2):
         want[b][np.arange(3), np.arange(3)] = d[b]

@@ -1,5 +1,5 @@
-"""Write optim2_goldens_mindspore.json: parameters after MindSpore 2.10's ProximalAdagrad, FTRL and LazyAdam
-steps on the cases of test_optim2.py. Run: /tmp/msvenv/bin/python tests/nn/make_optim2_goldens_mindspore.py"""
+"""Write optim_goldens_mindspore.json: parameters after MindSpore 2.10's ProximalAdagrad, FTRL and LazyAdam
+steps on the cases of test_optim_goldens.py. Run: /tmp/msvenv/bin/python tests/nn/make_optim_goldens_mindspore.py"""
 
 import json
 import os
@@ -10,7 +10,7 @@ import numpy as np
 from mindspore import Parameter, Tensor, nn
 
 sys.path.insert(0, os.path.dirname(__file__))
-from optim2_cases import CASES, grads, params  # noqa: E402
+from optim_cases import CASES, grads, params  # noqa: E402
 
 
 def main():
@@ -21,7 +21,7 @@ def main():
         for t in range(4):
             opt(tuple(Tensor(g) for g in grads(t)))
         out[name] = [p.asnumpy().tolist() for p in ps]
-    with open(os.path.join(os.path.dirname(__file__), "optim2_goldens_mindspore.json"), "w") as f:
+    with open(os.path.join(os.path.dirname(__file__), "optim_goldens_mindspore.json"), "w") as f:
         json.dump({"mindspore": ms.__version__, "cases": out}, f)
 
 

@@ -1,0 +1,49 @@
+"""`nn.FTRL`: follow-the-regularized-leader with MindSpore's update rule (ApplyFtrl) and state names (`moments`,
+`linear`)."""
+
+from __future__ import annotations
+
+from kiln import ops
+from kiln._core import dtype as mstype
+from kiln.nn.optim.optimizer import PerParameterOptimizer, check_bool, check_float
+
+__all__ = ["FTRL"]
+
+
+class FTRL(PerParameterOptimizer):
+    """FTRL-Proximal (McMahan et al. 2013): n' = n + g^2; z += g - (n'^-p - n^-p) / lr * w; w = (sign(z) l1 - z) /
+    (n'^-p / lr + 2 l2) where |z| > l1, else 0 (p = lr_power). Weight decay applies to every parameter. (MindSpore
+    2.10's CPU kernel moves w away from 0 by l1 / quad where z < 0; Kiln follows the published rule.)"""
+
+    def __init__(self, params, initial_accum=0.1, learning_rate=0.001, lr_power=-0.5, l1=0.0, l2=0.0,
+                 use_locking=False, loss_scale=1.0, weight_decay=0.0):  # fmt: skip
+        super().__init__(learning_rate, params, weight_decay, loss_scale=loss_scale)
+        if self.dynamic_lr or self.is_group_lr:
+            raise ValueError(f"For 'FTRL', dynamic learning rate and group learning rate are currently not supported "
+                             f"in FTRL, they should all be false, but got dynamic learning rate {self.dynamic_lr} and"
+                             f" group learning rate {self.is_group_lr}.")  # fmt: skip
+        check_float("FTRL", "initial_accum", initial_accum, low=0.0, low_open=False)
+        check_float("FTRL", "lr_power", lr_power, high=0.0, high_open=False)
+        check_float("FTRL", "l1", l1, low=0.0, low_open=False)
+        check_float("FTRL", "l2", l2, low=0.0, low_open=False)
+        check_bool("FTRL", use_locking=use_locking)
+        self.moments = self._parameters.clone(prefix="moments", init=initial_accum)
+        self.linear = self._parameters.clone(prefix="linear", init="zeros")
+        self.l1, self.l2, self.lr_power, self.use_locking = l1, l2, lr_power, use_locking
+        if not self.is_group:
+            self.decay_flags = tuple(True for _ in self._parameters)
+            self.exec_weight_decay = any(self.decay_flags) and (
+                self.dynamic_weight_decay or any(w > 0 for w in self._weight_decays)
+            )
+
+    def _update(self, i, param, grad, lr):
+        g, w = ops.cast(grad, mstype.float32), ops.cast(param, mstype.float32)
+        n = ops.cast(self.moments[i], mstype.float32)
+        n_new = n + g * g
+        p = -self.lr_power
+        z = ops.cast(self.linear[i], mstype.float32) + g - (ops.pow(n_new, p) - ops.pow(n, p)) / lr * w
+        quad = ops.pow(n_new, p) / lr + 2.0 * self.l2
+        new = ops.select(ops.abs(z) > self.l1, (ops.sign(z) * self.l1 - z) / quad, ops.zeros_like(z))
+        self._store(self.moments[i], n_new)
+        self._store(self.linear[i], z)
+        self._store(param, new)

@@ -1,0 +1,47 @@
+"""`Perplexity`: exp of the mean negative log-likelihood of the labels under the predicted probabilities."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kiln.train.metrics.metric import Metric, check_type, rearrange_inputs
+
+__all__ = ["Perplexity"]
+
+
+class Perplexity(Metric):
+    """exp of the mean negative log probability of the labels (`preds` holds probabilities, shape (..., C)); labels
+    equal to `ignore_label` are left out."""
+
+    def __init__(self, ignore_label=None):
+        super().__init__()
+        self.ignore_label = ignore_label if ignore_label is None else check_type(
+            "Perplexity", "ignore_label", ignore_label, (int,))  # fmt: skip
+        self.clear()
+
+    def clear(self):
+        self._sum_metric = 0.0
+        self._num_inst = 0
+
+    @rearrange_inputs
+    def update(self, *inputs):
+        self._check_count(inputs, 2, "predicted value, label")
+        pred, label = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        if label.size != pred.size / pred.shape[-1]:
+            raise RuntimeError(f"For 'Perplexity.update', predicted value (input[0]) and label (input[1]) should have "
+                               f"the same shape, but got {pred.shape} and {label.shape}.")  # fmt: skip
+        label = label.reshape(-1)
+        prob = pred.reshape(-1, pred.shape[-1])[np.arange(label.size), label.astype(int)]
+        num = prob.size
+        if self.ignore_label is not None:
+            ignore = (label == self.ignore_label).astype(prob.dtype)
+            num -= np.sum(ignore)
+            prob = prob * (1 - ignore) + ignore
+        self._sum_metric -= np.sum(np.log(np.maximum(1e-10, prob)))
+        self._num_inst += num
+
+    def eval(self):
+        self._require_samples(self._num_inst)
+        return math.exp(self._sum_metric / self._num_inst)

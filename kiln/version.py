@@ -1,0 +1,3 @@
+"""Kiln's version (MindSpore's `mindspore.version` module path)."""
+
+__version__ = "0.1.0"
