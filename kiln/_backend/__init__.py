@@ -39,6 +39,7 @@ __all__ = [
     "float0",
     "io_callback",
     "is_array",
+    "is_symbolic_dim",
     "is_tracer",
     "jax",
     "jaxpr_as_fun",
@@ -63,6 +64,11 @@ def is_array(value: object) -> bool:
 def is_tracer(value: object) -> bool:
     """True while `value` is abstract, i.e. inside a compiled computation."""
     return isinstance(value, _Tracer)
+
+
+def is_symbolic_dim(size) -> bool:
+    """True for a dimension size known only when the computation runs (a symbolic shape's dimension)."""
+    return not isinstance(size, int) and jax.export.is_symbolic_dim(size)
 
 
 def as_array(value, dtype=None) -> jax.Array:

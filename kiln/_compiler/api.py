@@ -168,8 +168,8 @@ class JitFunction:
         functools.update_wrapper(self, fn)
 
     def _compile_fn(self, template, leaves, params, cells, shapes=None):
-        from kiln._compiler.analysis.interp import active  # noqa: PLC0415
         from kiln._compiler.build import build  # noqa: PLC0415
+        from kiln._compiler.frontend.ast.interp import active  # noqa: PLC0415
         from kiln._compiler.frontend.capture import frontend  # noqa: PLC0415
 
         fn, capture = self._kiln_fn, frontend(self.capture_mode)
@@ -237,7 +237,7 @@ _mods: list = []
 def _modules():
     """(calls, interp, tape), imported on first use (importing kiln._compiler stays cheap)."""
     if not _mods:
-        from kiln._compiler.analysis import calls, interp  # noqa: PLC0415
+        from kiln._compiler.frontend.ast import calls, interp  # noqa: PLC0415
         from kiln._pynative import tape  # noqa: PLC0415
 
         _mods.extend((calls, interp, tape))

@@ -19,13 +19,13 @@ from kiln import _backend as B
 from kiln._backend import distributed as _distributed
 from kiln._compiler import cache as C
 from kiln._compiler import dump
-from kiln._compiler.analysis.calls import prescan
-from kiln._compiler.analysis.interp import Context
-from kiln._compiler.analysis.values import Closure
+from kiln._compiler import passes as tensor_passes
 from kiln._compiler.cache import rebuild
+from kiln._compiler.frontend.ast.calls import prescan
+from kiln._compiler.frontend.ast.interp import Context
+from kiln._compiler.frontend.ast.values import Closure
+from kiln._compiler.ir import graph as G
 from kiln._compiler.lower import CHECK_SITES, check_error, eval_graph, fold_checks, has_checks
-from kiln._compiler.passes import tensor as tensor_passes
-from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY, checks_enabled
 from kiln._core.prims.control import RaisedInGraph, raise_p

@@ -21,8 +21,8 @@ import warnings
 import weakref
 
 from kiln import _backend as B
-from kiln._compiler.analysis.values import FIRST_UNROLL, MISSING, UNROLL, RecursionCut, is_cell
 from kiln._compiler.errors import user_stacklevel
+from kiln._compiler.frontend.ast.values import FIRST_UNROLL, MISSING, UNROLL, RecursionCut, is_cell
 from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Tensor
 from kiln.context import _context
@@ -912,7 +912,7 @@ def rebuild_guards(key: GraphKey, described: list, digest: str):
         return None
     finally:
         del fp.parts[base:]
-    from kiln._compiler.analysis.interp import _snapshot  # noqa: PLC0415
+    from kiln._compiler.frontend.ast.interp import _snapshot  # noqa: PLC0415
 
     guards = []
     for g in described:

@@ -6,7 +6,7 @@ import itertools
 import os
 import re
 
-from kiln._compiler.ir.printer import print_graphs, to_dot
+from kiln._compiler.frontend.ast.printer import print_graphs, to_dot
 
 _seq = itertools.count()
 

@@ -10,7 +10,7 @@ _mods: dict = {}
 def _load() -> dict:
     """The compiler modules a call needs, imported on first use (importing kiln._compiler stays cheap)."""
     from kiln._compiler import api, cache  # noqa: PLC0415
-    from kiln._compiler.analysis import calls, interp  # noqa: PLC0415
+    from kiln._compiler.frontend.ast import calls, interp  # noqa: PLC0415
     from kiln._pynative import tape  # noqa: PLC0415
 
     _mods.update(api=api, cache=cache, calls=calls, interp=interp, tape=tape)

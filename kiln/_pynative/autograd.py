@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from kiln import _backend as B
-from kiln._core import graph as G
+from kiln._compiler.ir import graph as G
 from kiln._core import tensor as _tensor_module
 from kiln._core.primitive import REGISTRY
 from kiln._core.prims.elementwise import add_p

@@ -11,8 +11,8 @@ import re
 import sys
 
 from kiln import _backend as B
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 from kiln._core.primitive import REGISTRY, PrimitiveDef, checks_enabled, op_error
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from kiln._core import graph as G
+from kiln._compiler.ir import graph as G
 from kiln._core.prims.control import RaisedInGraph
 from kiln._core.tensor import Tensor
 

@@ -7,11 +7,18 @@ import numpy as np
 import kiln as ms
 from kiln import Tensor, nn, ops
 from kiln._compiler.api import jit
-from kiln._compiler.frontend import parse_function
-from kiln._compiler.ir import ops as O
-from kiln._compiler.ir.printer import print_graphs, to_dot
-from kiln._compiler.passes import cse, dce, drop_unused_params, fold_constants, inline_single_jumps, optimize
-from kiln._compiler.passes.util import op_of
+from kiln._compiler.frontend.ast import ops as O
+from kiln._compiler.frontend.ast.parser import parse_function
+from kiln._compiler.frontend.ast.printer import print_graphs, to_dot
+from kiln._compiler.frontend.ast.rewrites import (
+    cse,
+    dce,
+    drop_unused_params,
+    fold_constants,
+    inline_single_jumps,
+    op_of,
+    optimize,
+)
 
 
 def _ops(pf):

@@ -15,7 +15,7 @@ lowering, caching.
 
 from __future__ import annotations
 
-from kiln._compiler.analysis import calls
+from kiln._compiler.frontend.ast import calls
 
 
 def capture_ast(ctx, fn, args: list, kwargs: dict | None):

@@ -6,8 +6,8 @@ import builtins
 import sys
 import types
 
-from kiln._compiler.analysis.calls import is_user_function
-from kiln._compiler.analysis.values import MISSING, is_cell
+from kiln._compiler.frontend.ast.calls import is_user_function
+from kiln._compiler.frontend.ast.values import MISSING, is_cell
 from kiln._core.tensor import Tensor
 
 __all__ = ["HOST_HINT", "MISSING", "classify", "has_tensor", "is_user_function", "needs_value"]
@@ -40,7 +40,7 @@ def needs_value(err: BaseException) -> bool:
     if isinstance(err, RuntimeError) and "symbolic inside a compiled graph" in str(err):
         return True
     if not _CONCRETE:
-        from kiln._compiler.analysis.calls import _concretization_errors  # noqa: PLC0415
+        from kiln._compiler.frontend.ast.calls import _concretization_errors  # noqa: PLC0415
 
         _CONCRETE = _concretization_errors() or (type(None),)
     return isinstance(err, _CONCRETE)

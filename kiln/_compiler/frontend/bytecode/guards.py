@@ -8,7 +8,7 @@ compiled into one Python function per segment, so a check costs a few dict looku
 
 from __future__ import annotations
 
-from kiln._compiler.analysis.values import MISSING
+from kiln._compiler.frontend.ast.values import MISSING
 
 _BY_VALUE = (int, float, bool, str, complex, bytes, type(None))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, where
-from kiln._compiler.ir.printer import print_graphs
+from kiln._compiler.frontend.ast.printer import print_graphs
 
 _PASS_THROUGH = ("_Retry",)
 

@@ -1,21 +1,26 @@
-"""Abstract interpretation of the IR.
+"""The AST frontend's interpreter: runs a parsed function's Python-level IR with graph semantics.
 
 The interpreter walks graphs node by node. Python values (scalars, strings,
 tuples, Cells, functions) are constants: operations on them are computed at
 compile time (constant folding), and `if`/loops on them choose a branch or
-unroll. Tensors are variables: inside a compile they wrap backend tracers, so
-calling ops on them runs the same primitive declarations as PyNative
-(shape/dtype inference and MindSpore-style checks) while recording the one
-XLA computation. Each node's abstract value is kept for the IR dumps, and a
-failure is reported at the user's line with the failing node marked.
+unroll. Tensors are variables: inside a compile they hold symbolic `Var`s of the
+tensor IR, so calling ops on them runs the same primitive declarations as
+PyNative (shape/dtype inference and MindSpore-style checks) and appends their
+equations to the current `Trace` instead of computing. Each node's abstract
+value is kept for the IR dumps, and a failure is reported at the user's line
+with the failing node marked.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kiln._compiler.analysis import calls, control, diagnose, semantics
-from kiln._compiler.analysis.values import (
+from kiln._compiler.errors import GraphCompileError, where
+from kiln._compiler.frontend.ast import calls, control, diagnose, semantics
+from kiln._compiler.frontend.ast import ops as O
+from kiln._compiler.frontend.ast.node import Apply, Const, FuncGraph
+from kiln._compiler.frontend.ast.parser import UNDEF
+from kiln._compiler.frontend.ast.values import (
     FIRST_UNROLL,
     UNROLL,
     Closure,
@@ -27,11 +32,7 @@ from kiln._compiler.analysis.values import (
     Return,
     abstract_of,
 )
-from kiln._compiler.errors import GraphCompileError, where
-from kiln._compiler.frontend.parser import UNDEF
-from kiln._compiler.ir import ops as O
-from kiln._compiler.ir.node import Apply, Const, FuncGraph
-from kiln._core import graph as G
+from kiln._compiler.ir import graph as G
 from kiln._core.prims.control import RaisedInGraph, raise_p
 from kiln._core.prims.control import register as register_raise
 from kiln._core.tensor import CELL_HOOKS

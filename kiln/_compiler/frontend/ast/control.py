@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._compiler.analysis import values as V
-from kiln._compiler.analysis.values import Exits, Frame, Goto, Raises, Return, TensorRange
 from kiln._compiler.errors import GraphCompileError
-from kiln._compiler.frontend.parser import UNDEF
-from kiln._compiler.ir.node import Const
+from kiln._compiler.frontend.ast import values as V
+from kiln._compiler.frontend.ast.node import Const
+from kiln._compiler.frontend.ast.parser import UNDEF
+from kiln._compiler.frontend.ast.values import Exits, Frame, Goto, Raises, Return, TensorRange
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
 from kiln._core.prims.control import RaisedInGraph

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._compiler.passes.tensor.util import const_value, substitute
-from kiln._core.graph import Eqn, Graph, Var
+from kiln._compiler.ir.graph import Eqn, Graph, Var
+from kiln._compiler.passes.util import const_value, substitute
 
 
 def _same_type(x, out) -> bool:
