@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jax.experimental import io_callback
+from jax.extend.core import jaxpr_as_fun as as_fun
 
 from kiln._backend import cache  # noqa: F401  (turns on the on-disk executable cache)
 
@@ -80,7 +81,6 @@ def as_array(value, dtype=None) -> jax.Array:
 
 def jaxpr_as_fun(closed_jaxpr):
     """A callable that evaluates a traced program (the graph compiler replays traces with it)."""
-    from jax.extend.core import jaxpr_as_fun as as_fun  # noqa: PLC0415  (rarely needed; keeps import light)
 
     return as_fun(closed_jaxpr)
 

@@ -38,10 +38,18 @@ import tempfile
 import threading
 import time
 from concurrent.futures import Future as _Future
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import jax
+import jaxlib
+from jax.experimental.serialize_executable import deserialize_and_load, serialize
+
+try:
+    from jax._src import compilation_cache as _jax_compilation_cache  # the store is internal to JAX
+except ImportError:  # another JAX: its own store
+    _jax_compilation_cache = None
 
 try:
     import fcntl
@@ -234,9 +242,8 @@ def _install(path: Path, limit: int) -> None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     jax.config.update("jax_compilation_cache_max_size", -1)  # the bound is Kiln's (JAX's needs filelock)
-    try:
-        from jax._src import compilation_cache as cc  # noqa: PLC0415  (the store is internal to JAX)
-    except ImportError:
+    cc = _jax_compilation_cache
+    if cc is None:
         return  # another JAX: its own store, unbounded
     if not hasattr(cc, "get_file_cache") or not hasattr(cc, "reset_cache"):
         return
@@ -339,8 +346,6 @@ class PersistentJit:
         data = store.get(name)
         if data is not None:
             try:
-                from jax.experimental.serialize_executable import deserialize_and_load  # noqa: PLC0415
-
                 quick, triple = pickle.loads(data)
                 ex = deserialize_and_load(*triple, backend=device.client, execution_devices=[device])
                 return _Quick(ex, self, sig, args, None, name, device) if quick else ex
@@ -496,8 +501,6 @@ def _optimizer():
     global _optimizer_pool
     with _writer_lock:
         if _optimizer_pool is None:
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-
             # Joined at exit with what it was given: a process that ran its kernels twice leaves the optimised
             # executables on disk (the next process loads those and compiles nothing).
             _optimizer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-optimize")
@@ -561,8 +564,6 @@ def _env_key() -> str:
     settings = (_trace_context(), *(getattr(jax.config, s, None) for s in _JAX_SETTINGS))
     key = _env_keys.get(settings)
     if key is None:
-        import jaxlib  # noqa: PLC0415
-
         # Every setting jax.jit keys on, as text the same in every process (an object shown by its
         # address is shown by its type instead).
         text = ", ".join(re.sub(r"<([\w.]+) object at 0x[0-9a-f]+>", r"<\1>", repr(v)) for v in settings)
@@ -617,8 +618,6 @@ def _ahead():
     global _ahead_pool
     with _writer_lock:
         if _ahead_pool is None:
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-
             _ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-compile-ahead")
             # At exit, what has not started is dropped (the executables would go unused).
             register = getattr(threading, "_register_atexit", None)
@@ -646,8 +645,6 @@ def _write_later(store: DiskCache, name: str, compiled, quick: bool = False, rep
 
 def _write(store: DiskCache, name: str, compiled, quick: bool = False, replace: bool = False) -> None:
     try:
-        from jax.experimental.serialize_executable import serialize  # noqa: PLC0415
-
         store.put(name, pickle.dumps((quick, serialize(compiled))), replace=replace)
     except Exception:  # noqa: BLE001  (not serializable here, or the folder is gone: usable in this process)
         pass
@@ -688,15 +685,11 @@ def compile_fresh(lowered, options: dict | None = None):
 
 def serialize_executable(compiled) -> bytes:
     """A compiled executable as bytes (`load_executable` reads them back)."""
-    from jax.experimental.serialize_executable import serialize  # noqa: PLC0415
-
     return pickle.dumps(serialize(compiled))
 
 
 def load_executable(data: bytes, device):
     """The executable `serialize_executable` wrote, loaded on `device`; raises when damaged."""
-    from jax.experimental.serialize_executable import deserialize_and_load  # noqa: PLC0415
-
     return deserialize_and_load(*pickle.loads(data), backend=device.client, execution_devices=[device])
 
 
@@ -724,8 +717,6 @@ def _submit(fn, *args) -> None:
     global _writer
     with _writer_lock:
         if _writer is None:
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-
             # Its worker is joined at interpreter exit, so what a process compiled reaches the disk.
             _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-cache-writer")
         _pending.append(_writer.submit(fn, *args))

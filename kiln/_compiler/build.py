@@ -11,6 +11,7 @@ written back after each call.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import time
@@ -31,6 +32,7 @@ from kiln._core.primitive import REGISTRY, checks_enabled
 from kiln._core.prims.control import RaisedInGraph, raise_p
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative.nested import flatten, unflatten
+from kiln.context import GRAPH_MODE, _context
 
 
 class Executable:
@@ -96,7 +98,18 @@ def _describe_out(v, leaves: list):
     return flatten(v, leaves)
 
 
-def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, mode_setter, fn=None, shapes=None):
+@contextlib.contextmanager
+def graph_mode():
+    """While tracing, nested Cell calls go through the graph runner (also under a PyNative-mode @jit)."""
+    old = _context["mode"]
+    _context["mode"] = GRAPH_MODE
+    try:
+        yield
+    finally:
+        _context["mode"] = old
+
+
+def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, fn=None, shapes=None):
     """Run the frontend on symbolic inputs; returns (graph, trace, ctx, output description).
 
     `shapes` (one per leaf) replaces the leaves' shapes, e.g. with symbolic dimensions (`Cell.set_inputs`).
@@ -113,7 +126,7 @@ def trace_program(name: str, body, template, leaves: list, cells: list, lax: boo
     ctx.example_leaves = leaves if shapes is None else None
     shapes = shapes or [x.shape for x in leaves]
     in_vars = [trace.new_input(shape, x.dtype) for x, shape in zip(leaves, shapes, strict=True)]
-    with G.recording(trace), ctx, mode_setter():
+    with G.recording(trace), ctx, graph_mode():
         args, kwargs = rebuild(template, iter(in_vars))
         try:
             out = body(*args, **kwargs)
@@ -134,7 +147,6 @@ def build(
     param_args: list,
     cells: list,
     lax: bool,
-    mode_setter,
     fn=None,
     shapes=None,
 ):
@@ -148,7 +160,6 @@ def build(
         param_args: Parameters passed as arguments (state: read and written through the trace).
         cells: Cells reachable from the arguments (guards on their parameters and training mode).
         lax: LAX syntax level.
-        mode_setter: context manager forcing GRAPH_MODE while tracing.
         fn: the user's function (its globals are scanned for Cells to guard).
         shapes: input shapes with symbolic dimensions (`Cell.set_inputs` with None): the program is recorded
             once and exported shape-polymorphic; XLA compiles it for each concrete shape it is called with.
@@ -159,15 +170,13 @@ def build(
         key = C.graph_key(name, body, template, leaves, lax)
         if key is not None:
             specs = [B.ShapeDtypeStruct(x.shape, x.dtype) for x in leaves]
-            ex = _load(key, name, t0, lambda: _retrace(name, body, template, specs, cells, lax, mode_setter, fn))
+            ex = _load(key, name, t0, lambda: _retrace(name, body, template, specs, cells, lax, fn))
             if ex is not None:
                 return ex
             # what the trace must leave as it found it (a jit(...) made and kept on first use is a cache)
             probe = C.graph_key(name, body, template, leaves, lax, memo_none=True)
     with C.watch_output() as watch:
-        graph, trace, ctx, (desc, n_out, written) = trace_program(
-            name, body, template, leaves, cells, lax, mode_setter, fn, shapes
-        )
+        graph, trace, ctx, (desc, n_out, written) = trace_program(name, body, template, leaves, cells, lax, fn, shapes)
     if key is not None:
         # A trace that changed what the key was computed from (a frontend collecting results on the side, a
         # Cell building state lazily) has effects a process loading the executable would miss: not kept.
@@ -365,9 +374,9 @@ def _load(key, name: str, t0: float, retrace):
     return ex
 
 
-def _retrace(name, body, template, specs, cells, lax, mode_setter, fn):
+def _retrace(name, body, template, specs, cells, lax, fn):
     """Record the graph of a loaded executable again (only when asked for: dumps, tests)."""
-    graph = trace_program(name, body, template, specs, cells, lax, mode_setter, fn)[0]
+    graph = trace_program(name, body, template, specs, cells, lax, fn)[0]
     _run_passes(graph)
     return graph
 

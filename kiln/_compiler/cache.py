@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum as _enum
 import functools as _functools
+import hashlib
 import os
 import sys
 import time
@@ -23,6 +24,7 @@ import weakref
 from kiln import _backend as B
 from kiln._compiler.errors import user_stacklevel
 from kiln._compiler.frontend.ast.values import FIRST_UNROLL, MISSING, UNROLL, RecursionCut, is_cell
+from kiln._compiler.guards import cell_guard, check_guards, dict_guard
 from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Tensor
 from kiln.context import _context
@@ -154,31 +156,6 @@ def _symbol(axis: int):
     if not _SYMBOLS:
         _SYMBOLS.extend(B.jax.export.symbolic_shape(", ".join(f"d{i}" for i in range(16))))
     return _SYMBOLS[axis]
-
-
-def check_guards(guards) -> str | None:
-    """None when every guard holds, else a description of the first that fails."""
-    for kind, container, key, value, snap in guards:
-        if kind == 0:
-            cur = container.get(key, MISSING)
-        else:
-            try:
-                cur = container.cell_contents
-            except ValueError:
-                cur = MISSING
-        if cur is not value or (snap is not None and cur != snap):
-            return _describe_guard(kind, container, key)
-    return None
-
-
-def _describe_guard(kind, container, key) -> str:
-    if kind == 1:
-        return "a closure variable changed"
-    if "__builtins__" in container or "__name__" in container:
-        return f"global '{key}' changed"
-    if key == "training":
-        return "the Cell's training mode changed (set_train)"
-    return f"attribute '{key}' changed"
 
 
 def _env_int(name: str, default: int) -> int:
@@ -472,8 +449,6 @@ class Fingerprint:
         self.memo_none = memo_none  # jit(...) objects spelled as None (see build.py: a trace may create them)
 
     def digest(self) -> str:
-        import hashlib  # noqa: PLC0415
-
         return hashlib.sha256("\x1f".join(self.parts).encode("utf-8", "surrogatepass")).hexdigest()
 
     def _register(self, x) -> bool:
@@ -489,8 +464,6 @@ class Fingerprint:
         return True
 
     def _array(self, kind: str, arr) -> None:
-        import hashlib  # noqa: PLC0415
-
         a = B.np.ascontiguousarray(B.np.asarray(arr))
         self.nbytes += a.nbytes
         if self.nbytes > _FP_MAX_BYTES or a.dtype.hasobject:
@@ -710,8 +683,6 @@ def _code_names(code) -> tuple:
 def _code_digest(code) -> str:
     d = _code_digests.get(code)
     if d is None:
-        import hashlib  # noqa: PLC0415
-
         consts = []
         for c in code.co_consts:
             consts.append(_const_text(c))
@@ -896,7 +867,6 @@ def _globals_digest(fp: Fingerprint, described) -> str:
         container = _guarded_container(g)
         fp.parts.append(f"global:{g[1:]}")
         fp.add(container.get(g[-1], MISSING) if container is not None else MISSING)
-    import hashlib  # noqa: PLC0415
 
     return hashlib.sha256("\x1f".join(fp.parts[start:]).encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -912,8 +882,6 @@ def rebuild_guards(key: GraphKey, described: list, digest: str):
         return None
     finally:
         del fp.parts[base:]
-    from kiln._compiler.frontend.ast.interp import _snapshot  # noqa: PLC0415
-
     guards = []
     for g in described:
         if g[0] == "c":
@@ -922,13 +890,13 @@ def rebuild_guards(key: GraphKey, described: list, digest: str):
                 value = cell.cell_contents
             except ValueError:
                 value = MISSING
-            guards.append((1, cell, None, value, _snapshot(value)))
+            guards.append(cell_guard(cell, value))
             continue
         container = _guarded_container(g) if g[0] in ("g", "m") else fp.objs[g[1]]
         if not hasattr(container, "get"):
             return None
         value = container.get(g[-1], MISSING)
-        guards.append((0, container, g[-1], value, _snapshot(value)))
+        guards.append(dict_guard(container, g[-1], value))
     return guards
 
 

@@ -121,10 +121,27 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
         target = args[0]
         target._data = result
     if tape.recording:
-        tape.record(prim, attrs, args, out)
+        if prim.name == "Cast" and _casts_float_to_integer(args[0], out):
+            _record_cast_to_integer(args[0], out)
+        else:
+            tape.record(prim, attrs, args, out)
         if COMPILE_BACKWARD_AHEAD:
             _backward_ahead(prim, attrs, args, arrays, result)
     return out
+
+
+def _casts_float_to_integer(x, out) -> bool:
+    return isinstance(x, Tensor) and x._data.dtype.kind in "fc" and out._data.dtype.kind not in "fc"
+
+
+def _record_cast_to_integer(x: Tensor, out: Tensor) -> None:
+    """A float cast to an integer type passes its gradient through, cast back (as MindSpore)."""
+    dtype = x._data.dtype
+
+    def rule(cots):
+        return (apply(REGISTRY["Cast"], (cots[0],), (dtype,)),)
+
+    tape.record_custom((x,), (out,), rule)
 
 
 COMPILE_BACKWARD_AHEAD = os.environ.get("KILN_COMPILE_AHEAD", "1").strip().lower() not in ("0", "off", "false", "no")

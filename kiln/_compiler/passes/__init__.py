@@ -1,9 +1,10 @@
 """Passes over the tensor IR (Kiln graphs of primitive equations), run on every compile.
 
 Each pass is a small rule set in its own file: `fn(graph) -> int` rewrites one
-graph in place and returns how many equations it removed or rewrote. `run`
-applies them in order to the graph and to every nested graph (cond branches,
-loop bodies, differentiated functions).
+graph in place and returns how many equations it removed or rewrote (0: no change).
+`run` applies them in order to the graph and to every nested graph (cond branches,
+loop bodies, differentiated functions), and again until a round changes nothing
+(one pass's result is often another's opportunity: a fold exposes an x*1).
 """
 
 from __future__ import annotations
@@ -32,18 +33,31 @@ def walk(graph: Graph):
     yield graph
 
 
+MAX_ROUNDS = 8  # a safety bound: every rule shrinks the graph or shortens a chain, so rounds end sooner
+
+
 def run(graph: Graph, skip: tuple[str, ...] = ()) -> list[tuple[str, int]]:
-    """Run every pass (except those named in `skip`) on `graph` and its nested graphs.
+    """Run every pass (except those named in `skip`) on `graph` and its nested graphs, to a fixed point.
+
+    Args:
+        graph: the graph, rewritten in place.
+        skip: names of passes not to run.
 
     Returns:
-        (pass name, number of changes) for each pass run.
+        (pass name, number of changes over all rounds) for each pass run.
     """
-    stats = []
-    for name, fn in PASSES:
-        if name in skip:
-            continue
-        stats.append((name, sum(fn(g) for g in list(walk(graph)))))
-    return stats
+    totals = {name: 0 for name, _ in PASSES if name not in skip}
+    for _ in range(MAX_ROUNDS):
+        changed = 0
+        for name, fn in PASSES:
+            if name in skip:
+                continue
+            n = sum(fn(g) for g in list(walk(graph)))
+            totals[name] += n
+            changed += n
+        if not changed:
+            break
+    return list(totals.items())
 
 
 __all__ = ["PASSES", "run", "walk"]

@@ -1,8 +1,9 @@
 """Algebraic simplification: identities that leave a value unchanged are removed.
 
-Rules: x*1, 1*x, x/1, x+0, 0+x, x-0 (when the result has x's shape and dtype), a cast to the dtype a
-value already has, a reshape to its own shape, reshape of a reshape, transpose of a transpose
-(composed, or removed when the composition is the identity), and -(-x).
+The rules are data keyed on the primitives' declarations (`PrimitiveDef`s, not their names): x*1, 1*x,
+x/1, x+0, 0+x, x-0 (when the result has x's shape and dtype), a cast to the dtype a value already has, a
+reshape to its own shape, reshape of a reshape, transpose of a transpose (composed, or removed when the
+composition is the identity), and -(-x).
 """
 
 from __future__ import annotations
@@ -11,6 +12,21 @@ import numpy as np
 
 from kiln._compiler.ir.graph import Eqn, Graph, Var
 from kiln._compiler.passes.util import const_value, substitute
+from kiln._core import prims  # noqa: F401  (fills REGISTRY with every declaration)
+from kiln._core.primitive import REGISTRY
+
+_MUL, _ADD, _SUB, _DIV = REGISTRY["Mul"], REGISTRY["Add"], REGISTRY["Sub"], REGISTRY["Div"]
+_CAST, _RESHAPE, _TRANSPOSE, _NEG = REGISTRY["Cast"], REGISTRY["Reshape"], REGISTRY["Transpose"], REGISTRY["Neg"]
+
+# `x op unit` is x, and (commutative ops) `unit op x` too.
+RIGHT_UNIT = {_MUL: 1, _ADD: 0, _DIV: 1, _SUB: 0}
+LEFT_UNIT = {_MUL: 1, _ADD: 0}
+# A result of its input's shape and dtype is the input.
+SAME_TYPE_IDENTITY = frozenset({_CAST, _RESHAPE})
+# f(f(x)) is x.
+INVOLUTIONS = frozenset({_NEG})
+# f(f(x)) is one f: a reshape of a reshape reads the inner input; transposes compose their permutations.
+COMPOSABLE = frozenset({_RESHAPE, _TRANSPOSE})
 
 
 def _same_type(x, out) -> bool:
@@ -24,21 +40,19 @@ def _is(value, target) -> bool:
 
 def _identity_operand(e: Eqn):
     """The input that `e` returns unchanged, or None."""
-    name, ins, out = e.name, e.inputs, e.outputs[0]
-    if name in ("Mul", "Add") and len(ins) == 2:
-        unit = 1 if name == "Mul" else 0
-        for x, other in ((ins[0], ins[1]), (ins[1], ins[0])):
-            if _same_type(x, out) and _is(other, unit):
-                return x
-    if name in ("Div", "RealDiv", "Sub") and len(ins) == 2:
-        if _same_type(ins[0], out) and _is(ins[1], 1 if name != "Sub" else 0):
+    prim, ins, out = e.prim, e.inputs, e.outputs[0]
+    if len(ins) == 2:
+        if prim in RIGHT_UNIT and _same_type(ins[0], out) and _is(ins[1], RIGHT_UNIT[prim]):
             return ins[0]
-    if name in ("Cast", "Reshape") and _same_type(ins[0], out):
+        if prim in LEFT_UNIT and _same_type(ins[1], out) and _is(ins[0], LEFT_UNIT[prim]):
+            return ins[1]
+    if prim in SAME_TYPE_IDENTITY and _same_type(ins[0], out):
         return ins[0]
     return None
 
 
 def simplify(graph: Graph) -> int:
+    """Remove or shorten the identities above in `graph` (not its nested graphs); returns how many changed."""
     producer: dict = {}
     mapping: dict = {}
     changed = 0
@@ -55,15 +69,15 @@ def simplify(graph: Graph) -> int:
             changed += 1
             continue
         src = producer.get(e.inputs[0]) if e.inputs and type(e.inputs[0]) is Var else None
-        if src is not None and src.name == e.name and e.name in ("Reshape", "Transpose", "Neg"):
-            if e.name == "Neg":
-                mapping[e.outputs[0]] = src.inputs[0]
-                changed += 1
-                continue
-            if e.name == "Reshape":
+        if src is not None and src.prim is e.prim and e.prim in INVOLUTIONS:
+            mapping[e.outputs[0]] = src.inputs[0]
+            changed += 1
+            continue
+        if src is not None and src.prim is e.prim and e.prim in COMPOSABLE:
+            if e.prim is _RESHAPE:
                 e.inputs = [src.inputs[0], *e.inputs[1:]]
                 changed += 1
-            elif e.name == "Transpose" and e.attrs and src.attrs:
+            elif e.attrs and src.attrs:  # Transpose
                 inner, outer = tuple(src.attrs[0]), tuple(e.attrs[0])
                 composed = tuple(inner[i] for i in outer)
                 if composed == tuple(range(len(composed))):

@@ -279,7 +279,8 @@ def _tensor_range(args):
 _CONCRETE_ERRORS: tuple = ()
 
 
-def _concretization_errors() -> tuple:
+def concretization_errors() -> tuple:
+    """The backend's errors that mean a symbolic value was used as a concrete one."""
     global _CONCRETE_ERRORS
     if not _CONCRETE_ERRORS:
         errs = B.jax.errors
@@ -303,7 +304,7 @@ def _opaque(ctx, fn, args, kwargs, node):
         kwargs = {k: _wrap_callable(ctx, v) for k, v in kwargs.items()}
     try:
         return fn(*args, **(kwargs or {}))
-    except (*_concretization_errors(), RuntimeError) as err:
+    except (*concretization_errors(), RuntimeError) as err:
         if isinstance(err, RuntimeError) and "symbolic inside a compiled graph" not in str(err):
             raise
         if ctx.lax and ctx.tracing:

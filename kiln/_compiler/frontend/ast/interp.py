@@ -32,6 +32,7 @@ from kiln._compiler.frontend.ast.values import (
     Return,
     abstract_of,
 )
+from kiln._compiler.guards import cell_guard, dict_guard
 from kiln._compiler.ir import graph as G
 from kiln._core.prims.control import RaisedInGraph, raise_p
 from kiln._core.prims.control import register as register_raise
@@ -125,30 +126,20 @@ class Context:
         if k in self.guard_keys:
             return
         self.guard_keys.add(k)
-        self.guards.append((0, container, key, value, _snapshot(value)))
+        self.guards.append(dict_guard(container, key, value))
 
     def guard_cell(self, cell, value) -> None:
         """The graph is valid only while the closure cell holds `value`."""
         k = (id(cell), "cell_contents")
         if k not in self.guard_keys:
             self.guard_keys.add(k)
-            self.guards.append((1, cell, None, value, _snapshot(value)))
+            self.guards.append(cell_guard(cell, value))
 
     def frame_for(self, frame: Frame, graph: FuncGraph | None) -> Frame | None:
         f = frame
         while f is not None and f.graph is not graph:
             f = f.parent
         return f
-
-
-def _snapshot(value):
-    """A copy to compare small mutable containers by value (a list changed in place invalidates the graph)."""
-    if isinstance(value, (list, dict)) and len(value) <= 32:
-        try:
-            return value.copy()
-        except Exception:  # noqa: BLE001
-            return None
-    return None
 
 
 # -- evaluation ---------------------------------------------------------------------------------
