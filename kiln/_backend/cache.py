@@ -25,7 +25,7 @@ whose results cannot depend on LLVM's optimisation level are compiled quickly (-
 the background from their second call (`QUICK_FIRST_COMPILE`, `KILN_QUICK_COMPILE=0` turns it off).
 
 Graph mode's whole programs are stored the same way by kiln/_compiler (`kiln-g1-*` entries, through
-`write_later`/`read`/`load_executable`), under a key computed before tracing (kiln/_compiler/cache.py).
+`write_later`/`read`/`load_executable`), under a key computed before tracing (kiln/_compiler/cache/persistent.py).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ import types
 import warnings
 from collections.abc import Callable
 
-from kiln._compiler import cache as C
 from kiln._compiler.build import build
+from kiln._compiler.cache import memory as C
 from kiln._compiler.errors import for_user
 from kiln._compiler.frontend.ast import calls, interp
 from kiln._compiler.frontend.bytecode import run_jit

@@ -29,7 +29,7 @@ from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
 from kiln._core.prims.control import RaisedInGraph
 from kiln._core.tensor import Tensor
-from kiln._pynative.nested import flatten, unflatten
+from kiln._core.tree import flatten, unflatten
 
 
 def static_bool(cond):
@@ -111,7 +111,7 @@ def _as_array(v, like_dtype=None):
 
 
 def _pair(a, b, where, out1: list, out2: list):
-    """Match two branch results: a template (the layout `nested.unflatten` rebuilds), with differing
+    """Match two branch results: a template (the layout `tree.unflatten` rebuilds), with differing
     tensors/scalars appended as outputs."""
     if a is b or a is UNDEF or b is UNDEF:
         return ("c", a if a is b else UNDEF)

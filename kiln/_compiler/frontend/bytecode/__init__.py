@@ -6,7 +6,7 @@ what cannot be captured (a host read such as `asnumpy()`, numpy on a Tensor, a C
 bytecode) ends the graph, runs in Python, and capture resumes after it. Each graph is cached with guards.
 
 Modules: `instructions` (the interpreter), `tracer` (symbolic capture and Python steps, side effects),
-`calls` (what a call does), `state` (values across a graph boundary), `guards`, `breaks`, `runtime`
+`calls` (what a call does), `state` (values across a graph boundary), `breaks`, `runtime`
 (segment caches), `explain`.
 """
 

@@ -15,8 +15,8 @@ import time
 import warnings
 import weakref
 
-from kiln._compiler import cache as jit_cache
 from kiln._compiler.build import build
+from kiln._compiler.cache import memory as jit_cache
 from kiln._compiler.errors import user_stacklevel
 from kiln._compiler.frontend.bytecode import breaks, state
 from kiln._compiler.frontend.bytecode.instructions import Code, GraphBreak
