@@ -68,7 +68,14 @@ def is_tracer(value: object) -> bool:
 
 
 def is_symbolic_dim(size) -> bool:
-    """True for a dimension size known only when the computation runs (a symbolic shape's dimension)."""
+    """Whether `size` is a dimension known only when the computation runs.
+
+    Args:
+        size: a dimension of a shape (an int, or a symbolic dimension of a shape-polymorphic program).
+
+    Returns:
+        True for a symbolic dimension.
+    """
     return not isinstance(size, int) and jax.export.is_symbolic_dim(size)
 
 

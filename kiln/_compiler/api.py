@@ -1,9 +1,10 @@
-"""Public API of graph mode: `jit`, `JitConfig`, `mutable`.
+"""Graph mode's entry: `jit`, `JitConfig`, `mutable`, and `run_cell` for GRAPH_MODE Cells.
 
+This is the one place that decides, for each call, between compiling and running eagerly:
 `@jit` compiles a function, a method or a `construct` into one XLA executable
 (in either context mode). Calls inside a compile are inlined; calls while a
 PyNative gradient is being recorded run the same compiled semantics eagerly
-so the tape sees every op.
+so the tape sees every op; other calls go through the compile cache.
 """
 
 from __future__ import annotations

@@ -19,7 +19,14 @@ from kiln._compiler.frontend.ast.values import MISSING
 
 
 def snapshot(value):
-    """A copy to compare small mutable containers by value (a list changed in place invalidates the graph)."""
+    """A copy to compare small mutable containers by value (a list changed in place invalidates the graph).
+
+    Args:
+        value: the value a guard holds.
+
+    Returns:
+        A shallow copy of a list or dict of at most 32 items, else None (compared by identity only).
+    """
     if isinstance(value, (list, dict)) and len(value) <= 32:
         try:
             return value.copy()
@@ -38,8 +45,15 @@ def cell_guard(cell, value) -> tuple:
     return (1, cell, None, value, snapshot(value))
 
 
-def check_guards(guards) -> str | None:
-    """None when every guard holds, else a description of the first that fails."""
+def check_guards(guards: list) -> str | None:
+    """Check AST guards (`dict_guard`, `cell_guard` tuples).
+
+    Args:
+        guards: the guards of one compiled graph.
+
+    Returns:
+        None when every guard holds, else a description of the first that fails.
+    """
     for kind, container, key, value, snap in guards:
         if kind == 0:
             cur = container.get(key, MISSING)

@@ -25,12 +25,19 @@ from kiln._core.tensor import Tensor
 LEAF = ("t",)
 
 
-def flatten(value, leaves: list):
+def flatten(value, leaves: list) -> tuple:
     """A template of `value` with each Tensor's data appended to `leaves`.
 
     Tensors, tuples (named ones too), lists and dicts are walked; so is an object of a user class whose
     attributes hold Tensors (it comes back as a shallow copy with the new Tensors). Anything else is a
     constant of the template.
+
+    Args:
+        value: the nested value.
+        leaves: receives the Tensors' data, in walking order.
+
+    Returns:
+        The template (see the module docstring).
     """
     if isinstance(value, Tensor):
         leaves.append(value._data)
@@ -61,7 +68,16 @@ def _leaves_in(v) -> bool:
 
 
 def unflatten(template, it, wrap: Callable = Tensor._wrap):
-    """The value of `template` with `wrap` of the next items of `it` at the leaves (Tensors by default)."""
+    """The value of `template` with `wrap` of the next items of `it` at the leaves.
+
+    Args:
+        template: a template made by `flatten` (or of the same form).
+        it: an iterator over the leaf values, in walking order.
+        wrap: what each leaf value becomes (a Tensor by default).
+
+    Returns:
+        The rebuilt value.
+    """
     kind = template[0]
     if kind == "t":
         return wrap(next(it))

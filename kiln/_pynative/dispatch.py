@@ -189,14 +189,14 @@ def _abstract(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+def _args_text(args, tensor_text) -> list[str]:
+    """Each argument as text: `tensor_text(t)` for a Tensor, repr for anything else."""
+    return [tensor_text(a) if isinstance(a, Tensor) else repr(a) for a in args]
+
+
 def describe(args) -> str:
-    parts = []
-    for a in args:
-        if isinstance(a, Tensor):
-            parts.append(f"Tensor[{a.dtype}]{list(a.shape)}")
-        else:
-            parts.append(repr(a))
-    return ", ".join(parts)
+    """The arguments of an op as an error message shows them (`Tensor[Float32][2, 3], 1.0`)."""
+    return ", ".join(_args_text(args, lambda t: f"Tensor[{t.dtype}]{list(t.shape)}"))
 
 
 def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> Exception:
@@ -291,12 +291,7 @@ def _attrs_text(kw: dict) -> str:
 
 
 def _repro(prim: PrimitiveDef, args: tuple, attrs: tuple) -> str:
-    parts = []
-    for a in args:
-        if isinstance(a, Tensor):
-            parts.append(f"ms.Tensor(np.zeros({list(a.shape)}), ms.{a.dtype.name})")
-        else:
-            parts.append(repr(a))
+    parts = _args_text(args, lambda t: f"ms.Tensor(np.zeros({list(t.shape)}), ms.{t.dtype.name})")
     call = f"apply(REGISTRY[{prim.name!r}], ({', '.join(parts)},), {attrs!r})"
     return (
         'python -c "import numpy as np, kiln as ms; from kiln._core.primitive import REGISTRY; '

@@ -266,10 +266,7 @@ class JitCache:
             self.compiles += 1
             STATS["compiles"] += 1
             self.last_reason = "dynamic input signature"
-            self.entries[key] = [ex]
-            self.size = sum(len(b) for b in self.entries.values())
-            _LIVE.add(self)
-            self._bound()
+            self._hold(key, [ex])
             if log_enabled():
                 sys.stderr.write(
                     f"[kiln] recorded '{self.name}' once for input shapes {[list(map(str, s)) for s in shapes]} "
@@ -340,10 +337,7 @@ class JitCache:
             # A failed guard means the old entry can never be valid again for this key.
             bucket[:] = [e for e in bucket if check_guards(e.guards) is None]
         bucket.insert(0, ex)
-        self.entries[key] = bucket
-        self.size = sum(len(b) for b in self.entries.values())
-        _LIVE.add(self)
-        self._bound()
+        self._hold(key, bucket)
         if log_enabled():
             sys.stderr.write(
                 f"[kiln] compiled '{self.name}' ({reason}) in {1000 * (time.perf_counter() - t0):.1f} ms\n"
@@ -357,6 +351,13 @@ class JitCache:
                 stacklevel=user_stacklevel(),
             )
         return ex
+
+    def _hold(self, key, bucket: list) -> None:
+        """Keep `bucket` (newest executable first) under `key`, within the limits."""
+        self.entries[key] = bucket
+        self.size = sum(len(b) for b in self.entries.values())
+        _LIVE.add(self)
+        self._bound()
 
     def _bound(self) -> None:
         """Drop least recently used executables beyond the per-function and total bounds."""

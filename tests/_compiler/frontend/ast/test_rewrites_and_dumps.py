@@ -1,4 +1,5 @@
-"""The IR passes (each checked on a small program and differentially) and the save_graphs dumps."""
+"""The AST frontend's Python-level rewrites (each checked on a small program and differentially) and the save_graphs
+dumps."""
 
 import os
 
@@ -103,7 +104,7 @@ def test_optimize_reports_each_pass():
 def test_printers():
     pf = parse_function(branches)
     text = print_graphs([pf.graph])
-    assert "funcgraph branches" in text and "if(" in text and "test_passes_and_dumps.py:" in text
+    assert "funcgraph branches" in text and "if(" in text and "test_rewrites_and_dumps.py:" in text
     dot = to_dot([pf.graph])
     assert dot.startswith("digraph") and "cluster_" in dot
 
