@@ -483,8 +483,9 @@ class _Quick:
 def wait_optimized(timeout: float | None = None) -> None:
     """Wait until the optimised executables asked for so far (quick kernels run twice) are compiled and in use
     (benchmarks measuring a steady state, tests)."""
-    if _optimizer_pool is not None:
-        _optimizer_pool.submit(lambda: None).result(timeout)  # one worker: what came before is done
+    pool = _threads.get(_OPTIMIZER)
+    if pool is not None:
+        pool.submit(lambda: None).result(timeout)  # one worker: what came before is done
 
 
 def _abstract(a):
@@ -494,17 +495,14 @@ def _abstract(a):
     return jax.ShapeDtypeStruct(aval.shape, aval.dtype, sharding=a.sharding, weak_type=aval.weak_type)
 
 
-_optimizer_pool = None
+_OPTIMIZER = "kiln-optimize"
 
 
 def _optimizer():
-    global _optimizer_pool
+    # Joined at exit with what it was given: a process that ran its kernels twice leaves the optimised
+    # executables on disk (the next process loads those and compiles nothing).
     with _writer_lock:
-        if _optimizer_pool is None:
-            # Joined at exit with what it was given: a process that ran its kernels twice leaves the optimised
-            # executables on disk (the next process loads those and compiles nothing).
-            _optimizer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-optimize")
-    return _optimizer_pool
+        return _one_thread(_OPTIMIZER)
 
 
 class _Unknown(Exception):
@@ -611,19 +609,19 @@ def source_fingerprint(root: str | os.PathLike | None = None) -> str:
 
 
 # ---- the compile-ahead thread ----------------------------------------------------------------------------
-_ahead_pool = None
+_AHEAD = "kiln-compile-ahead"
 
 
 def _ahead():
-    global _ahead_pool
     with _writer_lock:
-        if _ahead_pool is None:
-            _ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-compile-ahead")
+        started = _AHEAD in _threads
+        pool = _one_thread(_AHEAD)
+        if not started:
             # At exit, what has not started is dropped (the executables would go unused).
             register = getattr(threading, "_register_atexit", None)
             if register is not None:
-                register(_ahead_pool.shutdown, wait=True, cancel_futures=True)
-    return _ahead_pool
+                register(pool.shutdown, wait=True, cancel_futures=True)
+    return pool
 
 
 def _outcome(future, fallback):
@@ -634,9 +632,17 @@ def _outcome(future, fallback):
 
 
 # ---- the writer thread: serializing and storing an executable is not on the caller's path ---------------
-_writer = None
-_writer_lock = threading.Lock()
+_writer_lock = threading.Lock()  # guards the background threads' creation and `_pending`
 _pending: list = []
+_threads: dict = {}  # name -> its one-thread pool (the writer, the optimizer, the compile-ahead thread)
+
+
+def _one_thread(name: str) -> ThreadPoolExecutor:
+    """The background thread `name`, started on first use (called with `_writer_lock` held)."""
+    pool = _threads.get(name)
+    if pool is None:
+        pool = _threads[name] = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+    return pool
 
 
 def _write_later(store: DiskCache, name: str, compiled, quick: bool = False, replace: bool = False) -> None:
@@ -714,12 +720,9 @@ def _write_bytes(store: DiskCache, name: str, make_bytes, replace: bool) -> None
 
 
 def _submit(fn, *args) -> None:
-    global _writer
     with _writer_lock:
-        if _writer is None:
-            # Its worker is joined at interpreter exit, so what a process compiled reaches the disk.
-            _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-cache-writer")
-        _pending.append(_writer.submit(fn, *args))
+        # Its worker is joined at interpreter exit, so what a process compiled reaches the disk.
+        _pending.append(_one_thread("kiln-cache-writer").submit(fn, *args))
         if len(_pending) > 64:
             _pending[:] = [f for f in _pending if not f.done()]
 
