@@ -44,7 +44,7 @@ test-bytecode-pythons:
 	    $$py -m venv $$venv && $$venv/bin/pip install -q --upgrade pip && \
 	    $$venv/bin/pip install -q -e ".[test]" && touch $$venv/.installed || exit 1; fi; \
 	  echo "bytecode frontend tests under Python $$v ($$py)"; \
-	  $$venv/bin/python -m pytest -q -p no:cacheprovider -n 2 tests/_compiler/bytecode || exit 1; \
+	  $$venv/bin/python -m pytest -q -p no:cacheprovider -n 2 tests/_compiler/frontend/bytecode || exit 1; \
 	done
 
 bench: $(TEST_VENV)/.installed

@@ -27,7 +27,7 @@ worker thread while the forward runs. Rows for the same process with parts of th
   are otherwise compiled at -O0 first, and optimised on a background thread from their second call);
 - "cache off": KILN_CACHE_DIR=off: nothing reaches the disk, so its warm run is another cold one.
 
-Graph mode keeps its executables on disk under a key computed before tracing (kiln/_compiler/cache.py
+Graph mode keeps its executables on disk under a key computed before tracing (kiln/_compiler/cache/persistent.py
 `graph_key`): a warm process loads the executable without parsing, analysing, tracing or lowering. "graph
 cache off" (KILN_GRAPH_CACHE=0) is what it did before: trace and lower, then find the executable in JAX's cache.
 

@@ -79,7 +79,7 @@ from kiln.train import *  # noqa: F403
 from kiln.train import __all__ as _train_all
 from kiln.version import __version__  # noqa: F401
 
-_compiler.install_cell_runner(nn.Cell)  # GRAPH_MODE: calling a Cell compiles its construct
+_compiler.api.install_cell_runner(nn.Cell)  # GRAPH_MODE: calling a Cell compiles its construct
 ms_function = jit  # MindSpore 1.x name of `jit`
 
 mstype = dtype

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jax.experimental import io_callback
+from jax.extend.core import jaxpr_as_fun as as_fun
 
 from kiln._backend import cache  # noqa: F401  (turns on the on-disk executable cache)
 
@@ -39,6 +40,7 @@ __all__ = [
     "float0",
     "io_callback",
     "is_array",
+    "is_symbolic_dim",
     "is_tracer",
     "jax",
     "jaxpr_as_fun",
@@ -65,6 +67,18 @@ def is_tracer(value: object) -> bool:
     return isinstance(value, _Tracer)
 
 
+def is_symbolic_dim(size) -> bool:
+    """Whether `size` is a dimension known only when the computation runs.
+
+    Args:
+        size: a dimension of a shape (an int, or a symbolic dimension of a shape-polymorphic program).
+
+    Returns:
+        True for a symbolic dimension.
+    """
+    return not isinstance(size, int) and jax.export.is_symbolic_dim(size)
+
+
 def as_array(value, dtype=None) -> jax.Array:
     """Move host data (NumPy array, scalar, nested list) to the current device."""
     # device_put moves host data without compiling anything (jnp.asarray compiles per shape). On CPU it
@@ -74,7 +88,6 @@ def as_array(value, dtype=None) -> jax.Array:
 
 def jaxpr_as_fun(closed_jaxpr):
     """A callable that evaluates a traced program (the graph compiler replays traces with it)."""
-    from jax.extend.core import jaxpr_as_fun as as_fun  # noqa: PLC0415  (rarely needed; keeps import light)
 
     return as_fun(closed_jaxpr)
 

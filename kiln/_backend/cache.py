@@ -25,7 +25,7 @@ whose results cannot depend on LLVM's optimisation level are compiled quickly (-
 the background from their second call (`QUICK_FIRST_COMPILE`, `KILN_QUICK_COMPILE=0` turns it off).
 
 Graph mode's whole programs are stored the same way by kiln/_compiler (`kiln-g1-*` entries, through
-`write_later`/`read`/`load_executable`), under a key computed before tracing (kiln/_compiler/cache.py).
+`write_later`/`read`/`load_executable`), under a key computed before tracing (kiln/_compiler/cache/persistent.py).
 """
 
 from __future__ import annotations
@@ -38,10 +38,18 @@ import tempfile
 import threading
 import time
 from concurrent.futures import Future as _Future
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import jax
+import jaxlib
+from jax.experimental.serialize_executable import deserialize_and_load, serialize
+
+try:
+    from jax._src import compilation_cache as _jax_compilation_cache  # the store is internal to JAX
+except ImportError:  # another JAX: its own store
+    _jax_compilation_cache = None
 
 try:
     import fcntl
@@ -234,9 +242,8 @@ def _install(path: Path, limit: int) -> None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     jax.config.update("jax_compilation_cache_max_size", -1)  # the bound is Kiln's (JAX's needs filelock)
-    try:
-        from jax._src import compilation_cache as cc  # noqa: PLC0415  (the store is internal to JAX)
-    except ImportError:
+    cc = _jax_compilation_cache
+    if cc is None:
         return  # another JAX: its own store, unbounded
     if not hasattr(cc, "get_file_cache") or not hasattr(cc, "reset_cache"):
         return
@@ -339,8 +346,6 @@ class PersistentJit:
         data = store.get(name)
         if data is not None:
             try:
-                from jax.experimental.serialize_executable import deserialize_and_load  # noqa: PLC0415
-
                 quick, triple = pickle.loads(data)
                 ex = deserialize_and_load(*triple, backend=device.client, execution_devices=[device])
                 return _Quick(ex, self, sig, args, None, name, device) if quick else ex
@@ -478,8 +483,9 @@ class _Quick:
 def wait_optimized(timeout: float | None = None) -> None:
     """Wait until the optimised executables asked for so far (quick kernels run twice) are compiled and in use
     (benchmarks measuring a steady state, tests)."""
-    if _optimizer_pool is not None:
-        _optimizer_pool.submit(lambda: None).result(timeout)  # one worker: what came before is done
+    pool = _threads.get(_OPTIMIZER)
+    if pool is not None:
+        pool.submit(lambda: None).result(timeout)  # one worker: what came before is done
 
 
 def _abstract(a):
@@ -489,19 +495,14 @@ def _abstract(a):
     return jax.ShapeDtypeStruct(aval.shape, aval.dtype, sharding=a.sharding, weak_type=aval.weak_type)
 
 
-_optimizer_pool = None
+_OPTIMIZER = "kiln-optimize"
 
 
 def _optimizer():
-    global _optimizer_pool
+    # Joined at exit with what it was given: a process that ran its kernels twice leaves the optimised
+    # executables on disk (the next process loads those and compiles nothing).
     with _writer_lock:
-        if _optimizer_pool is None:
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-
-            # Joined at exit with what it was given: a process that ran its kernels twice leaves the optimised
-            # executables on disk (the next process loads those and compiles nothing).
-            _optimizer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-optimize")
-    return _optimizer_pool
+        return _one_thread(_OPTIMIZER)
 
 
 class _Unknown(Exception):
@@ -561,8 +562,6 @@ def _env_key() -> str:
     settings = (_trace_context(), *(getattr(jax.config, s, None) for s in _JAX_SETTINGS))
     key = _env_keys.get(settings)
     if key is None:
-        import jaxlib  # noqa: PLC0415
-
         # Every setting jax.jit keys on, as text the same in every process (an object shown by its
         # address is shown by its type instead).
         text = ", ".join(re.sub(r"<([\w.]+) object at 0x[0-9a-f]+>", r"<\1>", repr(v)) for v in settings)
@@ -610,21 +609,19 @@ def source_fingerprint(root: str | os.PathLike | None = None) -> str:
 
 
 # ---- the compile-ahead thread ----------------------------------------------------------------------------
-_ahead_pool = None
+_AHEAD = "kiln-compile-ahead"
 
 
 def _ahead():
-    global _ahead_pool
     with _writer_lock:
-        if _ahead_pool is None:
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-
-            _ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-compile-ahead")
+        started = _AHEAD in _threads
+        pool = _one_thread(_AHEAD)
+        if not started:
             # At exit, what has not started is dropped (the executables would go unused).
             register = getattr(threading, "_register_atexit", None)
             if register is not None:
-                register(_ahead_pool.shutdown, wait=True, cancel_futures=True)
-    return _ahead_pool
+                register(pool.shutdown, wait=True, cancel_futures=True)
+    return pool
 
 
 def _outcome(future, fallback):
@@ -635,9 +632,17 @@ def _outcome(future, fallback):
 
 
 # ---- the writer thread: serializing and storing an executable is not on the caller's path ---------------
-_writer = None
-_writer_lock = threading.Lock()
+_writer_lock = threading.Lock()  # guards the background threads' creation and `_pending`
 _pending: list = []
+_threads: dict = {}  # name -> its one-thread pool (the writer, the optimizer, the compile-ahead thread)
+
+
+def _one_thread(name: str) -> ThreadPoolExecutor:
+    """The background thread `name`, started on first use (called with `_writer_lock` held)."""
+    pool = _threads.get(name)
+    if pool is None:
+        pool = _threads[name] = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+    return pool
 
 
 def _write_later(store: DiskCache, name: str, compiled, quick: bool = False, replace: bool = False) -> None:
@@ -646,8 +651,6 @@ def _write_later(store: DiskCache, name: str, compiled, quick: bool = False, rep
 
 def _write(store: DiskCache, name: str, compiled, quick: bool = False, replace: bool = False) -> None:
     try:
-        from jax.experimental.serialize_executable import serialize  # noqa: PLC0415
-
         store.put(name, pickle.dumps((quick, serialize(compiled))), replace=replace)
     except Exception:  # noqa: BLE001  (not serializable here, or the folder is gone: usable in this process)
         pass
@@ -688,15 +691,11 @@ def compile_fresh(lowered, options: dict | None = None):
 
 def serialize_executable(compiled) -> bytes:
     """A compiled executable as bytes (`load_executable` reads them back)."""
-    from jax.experimental.serialize_executable import serialize  # noqa: PLC0415
-
     return pickle.dumps(serialize(compiled))
 
 
 def load_executable(data: bytes, device):
     """The executable `serialize_executable` wrote, loaded on `device`; raises when damaged."""
-    from jax.experimental.serialize_executable import deserialize_and_load  # noqa: PLC0415
-
     return deserialize_and_load(*pickle.loads(data), backend=device.client, execution_devices=[device])
 
 
@@ -721,14 +720,9 @@ def _write_bytes(store: DiskCache, name: str, make_bytes, replace: bool) -> None
 
 
 def _submit(fn, *args) -> None:
-    global _writer
     with _writer_lock:
-        if _writer is None:
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-
-            # Its worker is joined at interpreter exit, so what a process compiled reaches the disk.
-            _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-cache-writer")
-        _pending.append(_writer.submit(fn, *args))
+        # Its worker is joined at interpreter exit, so what a process compiled reaches the disk.
+        _pending.append(_one_thread("kiln-cache-writer").submit(fn, *args))
         if len(_pending) > 64:
             _pending[:] = [f for f in _pending if not f.done()]
 

@@ -1,23 +1,31 @@
-"""Public API of graph mode: `jit`, `JitConfig`, `mutable`.
+"""Graph mode's entry: `jit`, `JitConfig`, `mutable`, and `run_cell` for GRAPH_MODE Cells.
 
+This is the one place that decides, for each call, between compiling and running eagerly:
 `@jit` compiles a function, a method or a `construct` into one XLA executable
 (in either context mode). Calls inside a compile are inlined; calls while a
 PyNative gradient is being recorded run the same compiled semantics eagerly
-so the tape sees every op.
+so the tape sees every op; other calls go through the compile cache.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
+import sys
 import types
 import warnings
 from collections.abc import Callable
 
-from kiln._compiler import cache as C
+from kiln._compiler.build import build
+from kiln._compiler.cache import memory as C
 from kiln._compiler.errors import for_user
+from kiln._compiler.frontend.ast import calls, interp
+from kiln._compiler.frontend.bytecode import run_jit
+from kiln._compiler.frontend.capture import frontend
+from kiln._core.tensor import Tensor
+from kiln._pynative import tape
+from kiln.context import _context
 
-__all__ = ["JitConfig", "jit", "mutable"]
+__all__ = ["JitConfig", "install_cell_runner", "jit", "mutable", "run_cell"]
 
 _SYNTAX = {"STRICT": False, "LAX": True, "COMPATIBLE": True}
 
@@ -99,8 +107,6 @@ def mutable(input_data, dynamic_len: bool = False):
     Returns:
         The same value, marked.
     """
-    from kiln._core.tensor import Tensor  # noqa: PLC0415
-
     if isinstance(input_data, Tensor):
         return input_data
     if isinstance(input_data, bool):
@@ -120,8 +126,6 @@ def mutable(input_data, dynamic_len: bool = False):
 
 def _syntax_level(options: dict, jit_config, cell=None) -> bool:
     """True for LAX (the default, as in MindSpore)."""
-    from kiln.context import _context  # noqa: PLC0415  (settings only)
-
     for source in (
         options.get("jit_syntax_level"),
         jit_config.jit_config_dict.get("jit_syntax_level") if jit_config is not None else None,
@@ -135,19 +139,6 @@ def _syntax_level(options: dict, jit_config, cell=None) -> bool:
             if isinstance(name, str) and name.upper() in _SYNTAX:
                 return _SYNTAX[name.upper()]
     return True
-
-
-@contextlib.contextmanager
-def graph_mode():
-    """While tracing, nested Cell calls go through the graph runner (also under a PyNative-mode @jit)."""
-    from kiln.context import GRAPH_MODE, _context  # noqa: PLC0415
-
-    old = _context["mode"]
-    _context["mode"] = GRAPH_MODE
-    try:
-        yield
-    finally:
-        _context["mode"] = old
 
 
 class JitFunction:
@@ -168,17 +159,13 @@ class JitFunction:
         functools.update_wrapper(self, fn)
 
     def _compile_fn(self, template, leaves, params, cells, shapes=None):
-        from kiln._compiler.analysis.interp import active  # noqa: PLC0415
-        from kiln._compiler.build import build  # noqa: PLC0415
-        from kiln._compiler.frontend.capture import frontend  # noqa: PLC0415
-
         fn, capture = self._kiln_fn, frontend(self.capture_mode)
 
         def body(*a, **k):
-            return capture(active(), fn, list(a), k)
+            return capture(interp.active(), fn, list(a), k)
 
         lax = _syntax_level(self.options, self.jit_config)
-        return build(self._cache.name, body, template, leaves, params, cells, lax, graph_mode, fn, shapes)
+        return build(self._cache.name, body, template, leaves, params, cells, lax, fn, shapes)
 
     def _new_cache(self, name: str) -> C.JitCache:
         cache = C.JitCache(name)
@@ -231,28 +218,12 @@ class _BoundJit:
             raise for_user(err) from None
 
 
-_mods: list = []
-
-
-def _modules():
-    """(calls, interp, tape), imported on first use (importing kiln._compiler stays cheap)."""
-    if not _mods:
-        from kiln._compiler.analysis import calls, interp  # noqa: PLC0415
-        from kiln._pynative import tape  # noqa: PLC0415
-
-        _mods.extend((calls, interp, tape))
-    return _mods
-
-
 def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
-    calls, interp, tape = _mods or _modules()
     fn = jf._kiln_fn
     full = (obj, *args) if obj is not None else args
     if jf.capture_mode == "bytecode" and not interp._ACTIVE:
         if tape.recording:  # a PyNative gradient is being recorded: run as Python so the tape sees each op
             return fn(*full, **kwargs)
-        from kiln._compiler.frontend.bytecode import run_jit  # noqa: PLC0415
-
         if jf.input_signature is not None:
             _check_signature(jf.input_signature, args)
         return run_jit(jf, cache, obj, args, kwargs)
@@ -272,9 +243,71 @@ def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
     return cache.call(full, kwargs, jf._compile_fn)
 
 
-def _check_signature(signature, args) -> None:
-    from kiln._core.tensor import Tensor  # noqa: PLC0415
+# -- GRAPH_MODE for Cells: `Cell.__call__` hands the call to `run_cell` ------------------------------
 
+
+def install_cell_runner(cell_cls=None) -> None:
+    """Make `Cell.__call__` compile `construct` in GRAPH_MODE (sets the `Cell._graph_runner` seam).
+
+    Args:
+        cell_cls: the Cell class; found in the already-imported `kiln.nn.cell` when omitted.
+    """
+    if cell_cls is None:
+        mod = sys.modules.get("kiln.nn.cell")
+        if mod is None:
+            return
+        cell_cls = mod.Cell
+    cell_cls._graph_runner = staticmethod(run_cell)
+
+
+def run_cell(cell, args: tuple, kwargs: dict):
+    """Run `cell(*args, **kwargs)` as a compiled graph; NotImplemented lets Cell.__call__ run it as Python.
+
+    Args:
+        cell: the Cell called.
+        args: its positional arguments.
+        kwargs: its keyword arguments.
+
+    Returns:
+        The outputs of `construct`, or NotImplemented.
+    """
+    construct = calls.unwrap(type(cell).construct)
+    user = calls.is_user_function(construct)
+    if interp._ACTIVE:  # inside a compile: inline user cells, run library cells on the symbolic tensors
+        ctx = interp._ACTIVE[-1]
+        if getattr(ctx, "trace_only", False) or not user:
+            return NotImplemented
+        return calls.call_cell(ctx, cell, list(args), kwargs)
+    if tape.recording:
+        # A PyNative gradient is being recorded: run with graph semantics, eagerly, so the tape sees every op.
+        if not user:
+            return NotImplemented
+        with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
+            return calls.call_cell(ectx, cell, list(args), kwargs)
+    d = cell.__dict__
+    cache = d.get("_kiln_graph_cache")
+    if cache is None:
+        cache = C.JitCache(f"{type(cell).__name__}.construct")
+        d["_kiln_graph_cache"] = cache
+    signature = d.get("_input_signature")
+    if signature:
+        _check_signature(signature, args)
+        cache.set_dynamic(signature)
+    try:
+        return cache.call((cell, *args), kwargs or {}, lambda *parts, **kw: _compile_cell(cache, cell, *parts, **kw))
+    except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
+        raise for_user(err) from None
+
+
+def _compile_cell(cache, cell, template, leaves, params, cells, shapes=None):
+    def body(c, *a, **k):
+        return calls.call_cell(interp.active(), c, list(a), k)
+
+    lax = _syntax_level({}, None, cell)
+    return build(cache.name, body, template, leaves, params, cells, lax, shapes=shapes)
+
+
+def _check_signature(signature, args) -> None:
     sig = signature if isinstance(signature, (tuple, list)) else (signature,)
     for i, (s, a) in enumerate(zip(sig, args, strict=False)):
         if not hasattr(s, "shape") or not hasattr(s, "dtype") or not isinstance(a, Tensor):

@@ -11,26 +11,27 @@ written back after each call.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import pickle
 import time
 
 from kiln import _backend as B
 from kiln._backend import distributed as _distributed
-from kiln._compiler import cache as C
 from kiln._compiler import dump
-from kiln._compiler.analysis.calls import prescan
-from kiln._compiler.analysis.interp import Context
-from kiln._compiler.analysis.values import Closure
-from kiln._compiler.cache import rebuild
-from kiln._compiler.lower import CHECK_SITES, check_error, eval_graph, fold_checks, has_checks
-from kiln._compiler.passes import tensor as tensor_passes
-from kiln._core import graph as G
+from kiln._compiler import passes as tensor_passes
+from kiln._compiler.cache import persistent
+from kiln._compiler.cache.memory import rebuild
+from kiln._compiler.frontend.ast.calls import prescan
+from kiln._compiler.frontend.ast.interp import Context
+from kiln._compiler.frontend.ast.values import Closure
+from kiln._compiler.ir import graph as G
+from kiln._compiler.lower import check_error, eval_graph, fold_checks, has_checks
 from kiln._core import random_state
-from kiln._core.primitive import REGISTRY, checks_enabled
+from kiln._core.primitive import checks_enabled
 from kiln._core.prims.control import RaisedInGraph, raise_p
-from kiln._core.tensor import Parameter, Tensor
-from kiln._pynative.nested import flatten, unflatten
+from kiln._core.tensor import Tensor
+from kiln._core.tree import flatten, unflatten
+from kiln.context import GRAPH_MODE, _context
 
 
 class Executable:
@@ -96,7 +97,18 @@ def _describe_out(v, leaves: list):
     return flatten(v, leaves)
 
 
-def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, mode_setter, fn=None, shapes=None):
+@contextlib.contextmanager
+def graph_mode():
+    """While tracing, nested Cell calls go through the graph runner (also under a PyNative-mode @jit)."""
+    old = _context["mode"]
+    _context["mode"] = GRAPH_MODE
+    try:
+        yield
+    finally:
+        _context["mode"] = old
+
+
+def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, fn=None, shapes=None):
     """Run the frontend on symbolic inputs; returns (graph, trace, ctx, output description).
 
     `shapes` (one per leaf) replaces the leaves' shapes, e.g. with symbolic dimensions (`Cell.set_inputs`).
@@ -113,7 +125,7 @@ def trace_program(name: str, body, template, leaves: list, cells: list, lax: boo
     ctx.example_leaves = leaves if shapes is None else None
     shapes = shapes or [x.shape for x in leaves]
     in_vars = [trace.new_input(shape, x.dtype) for x, shape in zip(leaves, shapes, strict=True)]
-    with G.recording(trace), ctx, mode_setter():
+    with G.recording(trace), ctx, graph_mode():
         args, kwargs = rebuild(template, iter(in_vars))
         try:
             out = body(*args, **kwargs)
@@ -134,7 +146,6 @@ def build(
     param_args: list,
     cells: list,
     lax: bool,
-    mode_setter,
     fn=None,
     shapes=None,
 ):
@@ -148,7 +159,6 @@ def build(
         param_args: Parameters passed as arguments (state: read and written through the trace).
         cells: Cells reachable from the arguments (guards on their parameters and training mode).
         lax: LAX syntax level.
-        mode_setter: context manager forcing GRAPH_MODE while tracing.
         fn: the user's function (its globals are scanned for Cells to guard).
         shapes: input shapes with symbolic dimensions (`Cell.set_inputs` with None): the program is recorded
             once and exported shape-polymorphic; XLA compiles it for each concrete shape it is called with.
@@ -156,28 +166,27 @@ def build(
     t0 = time.perf_counter()
     key = None
     if shapes is None and dump.level() == 0:
-        key = C.graph_key(name, body, template, leaves, lax)
+        key = persistent.graph_key(name, body, template, leaves, lax)
         if key is not None:
             specs = [B.ShapeDtypeStruct(x.shape, x.dtype) for x in leaves]
-            ex = _load(key, name, t0, lambda: _retrace(name, body, template, specs, cells, lax, mode_setter, fn))
-            if ex is not None:
-                return ex
+            loaded = persistent.load(key)
+            if loaded is not None:
+                retrace = lambda: _retrace(name, body, template, specs, cells, lax, fn)  # noqa: E731
+                return _loaded_executable(loaded, name, t0, retrace)
             # what the trace must leave as it found it (a jit(...) made and kept on first use is a cache)
-            probe = C.graph_key(name, body, template, leaves, lax, memo_none=True)
-    with C.watch_output() as watch:
-        graph, trace, ctx, (desc, n_out, written) = trace_program(
-            name, body, template, leaves, cells, lax, mode_setter, fn, shapes
-        )
+            probe = persistent.graph_key(name, body, template, leaves, lax, memo_none=True)
+    with persistent.watch_output() as watch:
+        graph, trace, ctx, (desc, n_out, written) = trace_program(name, body, template, leaves, cells, lax, fn, shapes)
     if key is not None:
         # A trace that changed what the key was computed from (a frontend collecting results on the side, a
         # Cell building state lazily) has effects a process loading the executable would miss: not kept.
-        after = C.graph_key(name, body, template, leaves, lax, memo_none=True)
+        after = persistent.graph_key(name, body, template, leaves, lax, memo_none=True)
         if after is None or probe is None or after.name != probe.name:
             changed = "could not be fingerprinted again" if after is None or probe is None else "changed"
-            C.not_kept(name, f"the objects the key was computed from {changed} while tracing")
+            persistent.not_kept(name, f"the objects the key was computed from {changed} while tracing")
             key = None
     if key is not None and watch.noisy:
-        C.not_kept(name, "tracing printed or warned (a process loading the executable would not)")
+        persistent.not_kept(name, "tracing printed or warned (a process loading the executable would not)")
     front_s = time.perf_counter() - t0
     stages = [("record", str(graph))] if dump.level() > 0 else []
     for pass_name, changes in _run_passes(graph):
@@ -215,7 +224,7 @@ def build(
     else:
         exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
         if key is not None and not watch.noisy:
-            kept = _keep(key, exe, leaves, state_objs, [trace.state_objs[k] for k in written], ctx.guards,
+            kept = persistent.keep(key, exe, leaves, state_objs, [trace.state_objs[k] for k in written], ctx.guards,
                          {"donated": donated, "n_out": n_out, "desc": desc, "checked": checked})  # fmt: skip
             exe = kept if kept is not None else exe
     ex = Executable()
@@ -242,132 +251,31 @@ def build(
     return ex
 
 
-# ---- executables kept on disk (kiln/_compiler/cache.py computes their key before tracing) -------------------
-class _Kept:
-    """A compiled executable called directly; inputs it was not compiled for (a weak type, another device, a
-    Parameter whose shape changed) go to `fallback` (jax.jit of the same function), or, for an executable
-    loaded from disk (no function to trace), raise StaleExecutable: the cache compiles the call again."""
-
-    __slots__ = ("compiled", "fallback", "fast")
-
-    def __init__(self, compiled, fallback) -> None:
-        self.compiled, self.fallback, self.fast = compiled, fallback, None
-
-    def __call__(self, *args):
-        call = self.fast or self.compiled
-        try:
-            out = call(*args)
-        except (TypeError, ValueError):
-            if self.fallback is None:
-                raise C.StaleExecutable() from None
-            return self.fallback(*args)
-        if self.fast is None:  # the C++ entry point made by the first call skips a Python frame per call
-            self.fast = getattr(self.compiled, "_call", None)
-        return out
-
-
-def _keep(key, jitted, leaves, state_objs, written, guards, fields):
-    """Lower and compile `jitted` for this call, store the executable under `key` (on the writer thread) and
-    return it wrapped; None when the graph cannot be kept on disk (then jax.jit compiles it as always)."""
-    described = C.describe_guards(key, guards)
-    if described is None:
-        return None
-    ids, objs = key.fp.ids, key.fp.objs
-
-    def number(obj):
-        if obj is G.RNG:
-            return "rng"
-        i = ids.get(id(obj))
-        return i if i is not None and objs[i] is obj else None
-
-    state_ix, written_ix = [number(o) for o in state_objs], [number(o) for o in written]
-    if None in state_ix or None in written_ix or not _plain(fields["desc"]):
-        C.not_kept(key.label, "a Parameter it reads or writes, or its output, is not reached by the key")
-        return None
-    state = [random_state.current_key() if obj is G.RNG else obj._data for obj in state_objs]
-    first_site = len(CHECK_SITES)
-    try:
-        lowered = jitted.lower(*leaves, *state)
-        if "custom_call" in lowered.as_text():  # a LAPACK call, a host callback: not loadable in another process
-            C.not_kept(key.label, "the program has a custom call (LAPACK, a host callback)")
-            return None
-        sites = []
-        for prim, kw, loc, n in CHECK_SITES[first_site:]:
-            pname = prim.name
-            if prim is raise_p or REGISTRY.get(pname) is not prim:  # a raise names an exception of this process
-                C.not_kept(key.label, f"the program checks values with '{pname}'")
-                return None
-            sites.append((pname, pickle.dumps((kw, loc)), n))
-        compiled = B.cache.compile_fresh(lowered)
-    except Exception as err:  # noqa: BLE001  (jax.jit reports the error in its own words at the call)
-        C.not_kept(key.label, f"{type(err).__name__} while compiling it")
-        return None
-    record = {**fields, "guards": described[0], "globals": described[1], "state": state_ix, "written": written_ix,
-              "sites": sites, "first_site": first_site}  # fmt: skip
-    B.cache.write_later(key.name, lambda: pickle.dumps({**record, "exe": B.cache.serialize_executable(compiled)}),
-                        replace=True)  # fmt: skip
-    return _Kept(compiled, jitted)
-
-
-def _plain(desc) -> bool:
-    """An output description made of markers, counts and plain types only (it is stored with the executable)."""
-    if isinstance(desc, tuple):
-        return all(_plain(x) for x in desc)
-    if isinstance(desc, dict):
-        return all(_plain(k) and _plain(v) for k, v in desc.items())
-    return desc is None or type(desc) in (str, int, float, bool) or desc in (tuple, list)
-
-
-def _load(key, name: str, t0: float, retrace):
-    """The executable stored under `key`, ready to run, or None (absent, damaged, or a global the graph read
-    has another value now)."""
-    data = B.cache.read(key.name)
-    if data is None:
-        return None
-    try:
-        rec = pickle.loads(data)
-        guards = C.rebuild_guards(key, rec["guards"], rec["globals"])
-        if guards is None:
-            return None  # compiled again: the new entry replaces this one
-        objs = key.fp.objs
-        state_objs = [G.RNG if i == "rng" else objs[i] for i in rec["state"]]
-        written = [G.RNG if i == "rng" else objs[i] for i in rec["written"]]
-        if any(o is not G.RNG and not isinstance(o, Parameter) for o in (*state_objs, *written)):
-            raise ValueError("state is not a Parameter")
-        sites = []
-        for pname, blob, n in rec["sites"]:
-            kw, loc = pickle.loads(blob)
-            sites.append((REGISTRY[pname], kw, loc, n))
-        compiled = B.cache.load_executable(rec["exe"], key.device)
-    except Exception:  # noqa: BLE001  (damaged or written by another version: compile, and replace it)
-        B.cache.discard(key.name)
-        return None
-    shift = len(CHECK_SITES) - rec["first_site"]
-    CHECK_SITES.extend(sites)
-    donated = tuple(rec["donated"])
+def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:
+    """An Executable around one read back from disk (its graph is recorded again only when asked for)."""
     ex = Executable()
-    ex.exe = _Kept(compiled, None)
-    ex.state_objs = state_objs
-    ex.written = written
-    ex.donated = donated
-    ex.owned = [None] * len(donated)
-    ex.n_out = rec["n_out"]
-    ex.out_desc = _SINGLE if rec["desc"] == _SINGLE else rec["desc"]
-    ex.guards = guards
+    ex.exe = loaded.exe
+    ex.state_objs = loaded.state_objs
+    ex.written = loaded.written
+    ex.donated = loaded.donated
+    ex.owned = [None] * len(loaded.donated)
+    ex.n_out = loaded.n_out
+    ex.out_desc = _SINGLE if loaded.desc == _SINGLE else loaded.desc
+    ex.guards = loaded.guards
     ex.refs = None
     ex.name = name
     ex.front_s = ex.trace_s = time.perf_counter() - t0
     ex.graph = None
     ex._retrace = retrace
-    ex.checked = rec["checked"]
-    ex.code_shift = shift
+    ex.checked = loaded.checked
+    ex.code_shift = loaded.code_shift
     ex.loaded = True
     return ex
 
 
-def _retrace(name, body, template, specs, cells, lax, mode_setter, fn):
+def _retrace(name, body, template, specs, cells, lax, fn):
     """Record the graph of a loaded executable again (only when asked for: dumps, tests)."""
-    graph = trace_program(name, body, template, specs, cells, lax, mode_setter, fn)[0]
+    graph = trace_program(name, body, template, specs, cells, lax, fn)[0]
     _run_passes(graph)
     return graph
 

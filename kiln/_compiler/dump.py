@@ -6,14 +6,13 @@ import itertools
 import os
 import re
 
-from kiln._compiler.ir.printer import print_graphs, to_dot
+from kiln._compiler.frontend.ast.printer import print_graphs, to_dot
+from kiln.context import _context
 
 _seq = itertools.count()
 
 
 def _settings() -> tuple[int, str]:
-    from kiln.context import _context  # noqa: PLC0415  (a leaf module: settings only)
-
     return int(_context.get("save_graphs") or 0), _context.get("save_graphs_path") or "."
 
 

@@ -10,7 +10,7 @@ import time
 
 from kiln._backend import is_tracer, jit
 from kiln._backend import random as jrandom
-from kiln._core import graph as G
+from kiln._compiler.ir import graph as G
 from kiln._core.primitive import PrimitiveDef
 
 _seed: int | None = None

@@ -11,8 +11,8 @@ import numbers
 import numpy as np
 
 from kiln import _backend as B
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 
 
 def _infer_host_dtype(data) -> mstype.DType:

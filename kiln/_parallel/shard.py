@@ -28,7 +28,7 @@ import math
 
 from kiln._backend import distributed as D
 from kiln._backend import is_tracer
-from kiln._core import graph as G
+from kiln._compiler.ir import graph as G
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Tensor
 from kiln._parallel import context as PC

@@ -11,8 +11,8 @@ import re
 import sys
 
 from kiln import _backend as B
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 from kiln._core.primitive import REGISTRY, PrimitiveDef, checks_enabled, op_error
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
@@ -121,10 +121,27 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
         target = args[0]
         target._data = result
     if tape.recording:
-        tape.record(prim, attrs, args, out)
+        if prim.name == "Cast" and _casts_float_to_integer(args[0], out):
+            _record_cast_to_integer(args[0], out)
+        else:
+            tape.record(prim, attrs, args, out)
         if COMPILE_BACKWARD_AHEAD:
             _backward_ahead(prim, attrs, args, arrays, result)
     return out
+
+
+def _casts_float_to_integer(x, out) -> bool:
+    return isinstance(x, Tensor) and x._data.dtype.kind in "fc" and out._data.dtype.kind not in "fc"
+
+
+def _record_cast_to_integer(x: Tensor, out: Tensor) -> None:
+    """A float cast to an integer type passes its gradient through, cast back (as MindSpore)."""
+    dtype = x._data.dtype
+
+    def rule(cots):
+        return (apply(REGISTRY["Cast"], (cots[0],), (dtype,)),)
+
+    tape.record_custom((x,), (out,), rule)
 
 
 COMPILE_BACKWARD_AHEAD = os.environ.get("KILN_COMPILE_AHEAD", "1").strip().lower() not in ("0", "off", "false", "no")
@@ -172,14 +189,14 @@ def _abstract(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+def _args_text(args, tensor_text) -> list[str]:
+    """Each argument as text: `tensor_text(t)` for a Tensor, repr for anything else."""
+    return [tensor_text(a) if isinstance(a, Tensor) else repr(a) for a in args]
+
+
 def describe(args) -> str:
-    parts = []
-    for a in args:
-        if isinstance(a, Tensor):
-            parts.append(f"Tensor[{a.dtype}]{list(a.shape)}")
-        else:
-            parts.append(repr(a))
-    return ", ".join(parts)
+    """The arguments of an op as an error message shows them (`Tensor[Float32][2, 3], 1.0`)."""
+    return ", ".join(_args_text(args, lambda t: f"Tensor[{t.dtype}]{list(t.shape)}"))
 
 
 def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> Exception:
@@ -274,12 +291,7 @@ def _attrs_text(kw: dict) -> str:
 
 
 def _repro(prim: PrimitiveDef, args: tuple, attrs: tuple) -> str:
-    parts = []
-    for a in args:
-        if isinstance(a, Tensor):
-            parts.append(f"ms.Tensor(np.zeros({list(a.shape)}), ms.{a.dtype.name})")
-        else:
-            parts.append(repr(a))
+    parts = _args_text(args, lambda t: f"ms.Tensor(np.zeros({list(t.shape)}), ms.{t.dtype.name})")
     call = f"apply(REGISTRY[{prim.name!r}], ({', '.join(parts)},), {attrs!r})"
     return (
         'python -c "import numpy as np, kiln as ms; from kiln._core.primitive import REGISTRY; '

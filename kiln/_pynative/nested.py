@@ -9,65 +9,12 @@ the caller writes back into the enclosing graph.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 
-from kiln._core import graph as G
+from kiln._compiler.ir import graph as G
 from kiln._core.prims.control import RaisedInGraph
 from kiln._core.tensor import Tensor
-
-
-def flatten(value, leaves: list):
-    """A template of `value` with each Tensor's data appended to `leaves`.
-
-    Tensors, tuples (named ones too), lists and dicts are walked; so is an object of a user class whose
-    attributes hold Tensors (it comes back as a shallow copy with the new Tensors). Anything else is a
-    constant of the template.
-    """
-    if isinstance(value, Tensor):
-        leaves.append(value._data)
-        return ("t",)
-    if isinstance(value, (tuple, list)):
-        kind = "n" if isinstance(value, tuple) and hasattr(value, "_fields") else "s"
-        return (kind, type(value), tuple(flatten(v, leaves) for v in value))
-    if isinstance(value, dict):
-        return ("d", tuple(value), tuple(flatten(v, leaves) for v in value.values()))
-    attrs = getattr(value, "__dict__", None)
-    if type(attrs) is dict and not isinstance(value, type) and _holds_tensors(attrs):
-        return ("o", value, {k: flatten(v, leaves) for k, v in attrs.items()})
-    return ("c", value)
-
-
-def _holds_tensors(attrs: dict) -> bool:
-    return any(isinstance(v, (Tensor, tuple, list, dict)) and _leaves_in(v) for v in attrs.values())
-
-
-def _leaves_in(v) -> bool:
-    if isinstance(v, Tensor):
-        return True
-    if isinstance(v, (tuple, list)):
-        return any(_leaves_in(x) for x in v)
-    if isinstance(v, dict):
-        return any(_leaves_in(x) for x in v.values())
-    return False
-
-
-def unflatten(template, it):
-    """The value of `template` with Tensors wrapping the next items of `it`."""
-    kind = template[0]
-    if kind == "t":
-        return Tensor._wrap(next(it))
-    if kind == "c":
-        return template[1]
-    if kind == "s":
-        return template[1](unflatten(t, it) for t in template[2])
-    if kind == "n":
-        return template[1](*(unflatten(t, it) for t in template[2]))
-    if kind == "o":
-        obj = copy.copy(template[1])
-        obj.__dict__.update({k: unflatten(t, it) for k, t in template[2].items()})
-        return obj
-    return dict(zip(template[1], (unflatten(t, it) for t in template[2]), strict=True))
+from kiln._core.tree import flatten, unflatten
 
 
 class Nested:
@@ -140,4 +87,4 @@ def call_with_graph_semantics(trace: G.Trace, fn: Callable, args, kwargs=None):
     return fn(*args, **(kwargs or {}))
 
 
-__all__ = ["Nested", "call_with_graph_semantics", "flatten", "record", "unflatten"]
+__all__ = ["Nested", "call_with_graph_semantics", "record"]

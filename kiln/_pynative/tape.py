@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kiln._core.primitive import REGISTRY, PrimitiveDef
+from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Tensor
 
 recording = False  # read on every dispatch: true while any level is active
@@ -109,9 +109,6 @@ def record(prim: PrimitiveDef, attrs: tuple, args: tuple, out) -> None:
     if levels is None:
         return
     outs = out if prim.multiple_results else (out,)
-    if prim.name == "Cast" and outs[0]._data.dtype.kind not in "fc" and args[0]._data.dtype.kind in "fc":
-        _record_cast_to_integer(args[0], outs[0], levels)
-        return
     avals = tuple((o.shape, o._data.dtype) for o in outs)
     for lv in levels:
         links = tuple(a._nodes.get(lv) if isinstance(a, Tensor) and a._nodes else None for a in args)
@@ -121,22 +118,6 @@ def record(prim: PrimitiveDef, attrs: tuple, args: tuple, out) -> None:
                 if o._nodes is None:
                     o._nodes = {}
                 o._nodes[lv] = (node, i)
-
-
-def _record_cast_to_integer(x: Tensor, out: Tensor, levels: list) -> None:
-    """A float cast to an integer type passes its gradient through, cast back (as MindSpore)."""
-    from kiln._pynative.dispatch import apply  # noqa: PLC0415  (dispatch imports this module)
-
-    dtype = x._data.dtype
-
-    def rule(cots):
-        return (apply(REGISTRY["Cast"], (cots[0],), (dtype,)),)
-
-    for lv in levels:
-        node = Node(None, (), (x,), (x._nodes.get(lv) if x._nodes else None,), ((out.shape, out._data.dtype),), rule)
-        if out._nodes is None:
-            out._nodes = {}
-        out._nodes[lv] = (node, 0)
 
 
 def record_custom(inputs: tuple, outs: tuple, rule: Callable, *, anchor: bool = False) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from kiln._backend import cache
+
 
 def _mib(n: int) -> str:
     return f"{n / 2**20:.1f} MiB"
@@ -15,8 +17,6 @@ def run_cache(action: str) -> int:
     Returns:
         The exit status.
     """
-    from kiln._backend import cache  # noqa: PLC0415  (imports the backend)
-
     where = cache.cache_dir()
     source = f"{cache.ENV_DIR}" if os.environ.get(cache.ENV_DIR) is not None else "default; set KILN_CACHE_DIR"
     if where is None:

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import sys
 
+from kiln._compiler import api
+from kiln._compiler.frontend.bytecode import all_explanations
+from kiln.cli.run import run_command
+
 
 def run_explain(script: str, args: list[str], force_bytecode: bool = False, out=None) -> int:
     """Run `script` (as `kiln run` does), then print the capture report.
@@ -22,16 +26,12 @@ def run_explain(script: str, args: list[str], force_bytecode: bool = False, out=
     Returns:
         The exit status (the script's failure is reported, then the report still printed).
     """
-    from kiln._compiler import api  # noqa: PLC0415
-    from kiln._compiler.frontend.bytecode import all_explanations  # noqa: PLC0415
-    from kiln.cli.main import _run  # noqa: PLC0415
-
     out = out or sys.stdout
     old = dict(api.jit.__kwdefaults__)
     if force_bytecode:
         api.jit.__kwdefaults__["capture_mode"] = "bytecode"
     try:
-        status = _run(script, args)
+        status = run_command(script, args)
     finally:
         api.jit.__kwdefaults__.clear()
         api.jit.__kwdefaults__.update(old)

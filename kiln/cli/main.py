@@ -6,6 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kiln.cli.cache import run_cache
+from kiln.cli.explain import run_explain
+from kiln.cli.msrun import LaunchError, Options, free_port, launch, parse_bool
+from kiln.cli.run import run_command
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad command line is one line on stderr and exit status 2."""
@@ -77,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--nproc must be positive")
         return _msrun(ns, short=True)
     if ns.command == "run":
-        return _run(ns.script, ns.args)
+        return run_command(ns.script, ns.args)
     if ns.command == "msrun":
         return _msrun(ns, short=False)
     if ns.command == "demo":
@@ -90,39 +95,14 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--models takes a comma-separated list of {', '.join(MODELS)}")
         return run_demo(epochs=ns.epochs, batch_size=ns.batch_size, out_dir=ns.out, seed=ns.seed, models=models)
     if ns.command == "explain":
-        from kiln.cli.explain import run_explain  # noqa: PLC0415
-
         return run_explain(ns.script, ns.args, ns.bytecode)
     if ns.command == "cache":
-        from kiln.cli.cache import run_cache  # noqa: PLC0415
-
         return run_cache(ns.action)
     parser.print_help()
     return 0
 
 
-def _run(script: str, args: list[str]) -> int:
-    """`kiln run`: exit status 2 with one line for its own failures; the script's errors as Python shows them."""
-    from kiln.cli.run import RunError, run_script, user_traceback  # noqa: PLC0415  (only this command needs it)
-
-    try:
-        run_script(script, args)
-    except RunError as e:
-        print(e, file=sys.stderr)
-        return 2
-    except SystemExit:
-        raise  # the script's own exit status, as under `python SCRIPT`
-    except BaseException as e:  # noqa: BLE001  (the script's exception: shown as Python shows an uncaught one)
-        tb = user_traceback(e.__traceback__)
-        sys.stdout.flush()
-        sys.excepthook(type(e), e.with_traceback(tb), tb)
-        return 130 if isinstance(e, KeyboardInterrupt) else 1
-    return 0
-
-
 def _add_msrun(sub) -> None:
-    from kiln.cli.msrun import Options, parse_bool  # noqa: PLC0415  (small; keeps the options' defaults in one place)
-
     d = Options()
     m = sub.add_parser(
         "msrun",
@@ -163,8 +143,6 @@ def _add_msrun(sub) -> None:
 
 def _msrun(ns, short: bool) -> int:
     """`kiln msrun ...`, or `kiln run --nproc N ...`: N workers on this machine, a free port, output to the console."""
-    from kiln.cli.msrun import LaunchError, Options, free_port, launch  # noqa: PLC0415
-
     if short:
         opts = Options(worker_num=ns.nproc, local_worker_num=ns.nproc, master_port=free_port(), log_dir=None, join=True)
     else:

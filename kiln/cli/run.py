@@ -63,3 +63,28 @@ def user_traceback(tb: TracebackType | None) -> TracebackType | None:
     while tb is not None and tb.tb_frame.f_globals.get("__name__") in _RUNNER_MODULES:
         tb = tb.tb_next
     return tb
+
+
+def run_command(script: str, args: list[str]) -> int:
+    """`kiln run`: exit status 2 with one line for its own failures; the script's errors as Python shows them.
+
+    Args:
+        script: path of the Python script.
+        args: its arguments.
+
+    Returns:
+        The exit status.
+    """
+    try:
+        run_script(script, args)
+    except RunError as e:
+        print(e, file=sys.stderr)
+        return 2
+    except SystemExit:
+        raise  # the script's own exit status, as under `python SCRIPT`
+    except BaseException as e:  # noqa: BLE001  (the script's exception: shown as Python shows an uncaught one)
+        tb = user_traceback(e.__traceback__)
+        sys.stdout.flush()
+        sys.excepthook(type(e), e.with_traceback(tb), tb)
+        return 130 if isinstance(e, KeyboardInterrupt) else 1
+    return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kiln._backend import distributed as D
 from kiln._backend import is_tracer
-from kiln._core import graph as G
+from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 from kiln._pynative.dispatch import apply

@@ -9,8 +9,8 @@ from __future__ import annotations
 import builtins
 
 from kiln import ops
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 from kiln._core.tensor import Parameter, Tensor
 from kiln.ops import extra_mint
 from kiln.ops import nn as nn_ops

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kiln._backend import is_symbolic_dim
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 from kiln._core.primitive import REGISTRY, op_error
 from kiln._core.prims import state as S
 from kiln._core.tensor import Parameter, Tensor
@@ -53,7 +54,7 @@ def as_shape(op: str, shape) -> tuple[int, ...]:
         return tuple(int(s) for s in shape.asnumpy().reshape(-1))
     if not isinstance(shape, Sequence):
         raise op_error(op, f"'shape' must be a tuple or list of ints, but got {type(shape).__name__}.", TypeError)
-    return tuple(s if G.is_symbolic_size(s) else int(s) for s in shape)
+    return tuple(s if is_symbolic_dim(s) else int(s) for s in shape)
 
 
 def make_unary(prim_name: str, public_name: str):

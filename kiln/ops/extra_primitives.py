@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 from kiln._pynative.autograd import _custom_bprop_in_graph

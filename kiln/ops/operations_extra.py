@@ -14,8 +14,8 @@ import numbers
 
 import numpy as np
 
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.prims import special_image as S
 from kiln._core.tensor import Tensor

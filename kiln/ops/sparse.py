@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 from kiln._core.tensor import Tensor
 from kiln.ops import array, extra_math, math, more_math
 from kiln.ops import nn as nn_ops

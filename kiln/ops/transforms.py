@@ -13,11 +13,11 @@ from collections.abc import Callable
 import numpy as np
 
 from kiln import _backend as B
-from kiln._core import graph as G
+from kiln._compiler.ir import graph as G
 from kiln._core.primitive import op_error
 from kiln._core.tensor import Parameter, Tensor
+from kiln._core.tree import flatten
 from kiln._pynative import autograd, tape
-from kiln._pynative.nested import flatten
 
 __all__ = ["get_grad", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
 

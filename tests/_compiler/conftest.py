@@ -3,10 +3,10 @@
 import pytest
 
 import kiln
-import kiln._compiler
+import kiln._compiler.api
 import kiln.nn
 
-kiln._compiler.install_cell_runner(kiln.nn.Cell)
+kiln._compiler.api.install_cell_runner(kiln.nn.Cell)
 
 
 @pytest.fixture(autouse=True)

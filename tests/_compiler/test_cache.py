@@ -7,8 +7,8 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, nn
-from kiln._compiler import cache
 from kiln._compiler.api import jit, mutable
+from kiln._compiler.cache import memory as cache
 
 GAIN = 2.0
 TABLE = [1.0, 2.0]

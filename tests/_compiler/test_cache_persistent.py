@@ -1,4 +1,4 @@
-"""Graph executables kept on disk and found before tracing (kiln/_compiler/cache.py `graph_key`, build.py).
+"""Graph executables kept on disk and found before tracing (kiln/_compiler/cache/persistent.py `graph_key`, build.py).
 
 A second process (simulated here by defining the same function again in a fresh module, and once for real
 in subprocesses) loads the executable without tracing; any change the graph depends on — the source, a
@@ -25,8 +25,9 @@ import kiln as ms
 from kiln import Tensor
 from kiln._backend import cache as backend_cache
 from kiln._compiler import build as build_mod
-from kiln._compiler import cache
 from kiln._compiler.api import jit
+from kiln._compiler.cache import memory
+from kiln._compiler.cache import persistent as cache
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -142,9 +143,9 @@ def test_guarded_global_read_while_tracing_is_checked_when_loading(store):
     mod.GAIN = 4.0
     assert cache.rebuild_guards(key, described, digest) is None
     # a guard on a dict held by a global of Kiln's (a counter, a registry) is checked by value too
-    counts = cache.STATS
+    counts = memory.STATS
     described, digest = cache.describe_guards(key, [(0, counts, "compiles", counts["compiles"], None)])
-    assert described == [("m", "kiln._compiler.cache", "STATS", "compiles")]
+    assert described == [("m", "kiln._compiler.cache.memory", "STATS", "compiles")]
     assert cache.rebuild_guards(key, described, digest)[0][1] is counts
     counts["compiles"] += 1
     try:

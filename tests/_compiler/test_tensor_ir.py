@@ -5,9 +5,9 @@ import pytest
 
 import kiln as ms
 from kiln import Parameter, Tensor, ops
+from kiln._compiler import passes as passes
+from kiln._compiler.ir import graph as G
 from kiln._compiler.lower import eval_graph
-from kiln._compiler.passes import tensor as passes
-from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 import kiln as ms
-from kiln._compiler import cache
+from kiln._compiler.cache import memory as cache
 
 
 def _repeat_double(x, n):

@@ -5,7 +5,7 @@ import pytest
 
 import kiln
 from kiln import nn, ops
-from kiln._compiler import cache
+from kiln._compiler.cache import memory as cache
 
 
 class _Net(nn.Cell):

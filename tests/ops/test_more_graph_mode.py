@@ -8,7 +8,7 @@ import pytest
 
 import kiln
 from kiln import Tensor
-from kiln._compiler import cache
+from kiln._compiler.cache import memory as cache
 from tests.ops import records_more
 from tests.ops.test_op_table import _as_tuple, _seed, _to_numpy, make_inputs
 

@@ -92,6 +92,6 @@ def set_mode(mode):
     """Switch the execution mode; GRAPH_MODE needs the compiler's Cell runner."""
     ms.set_context(mode=mode)
     if mode == ms.GRAPH_MODE:
-        from kiln._compiler import install_cell_runner
+        from kiln._compiler.api import install_cell_runner
 
         install_cell_runner()

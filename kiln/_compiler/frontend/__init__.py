@@ -1,5 +1,1 @@
-"""Frontends: Python source (AST) -> Kiln IR."""
-
-from kiln._compiler.frontend.parser import Namespace, ParsedFunction, parse_function
-
-__all__ = ["Namespace", "ParsedFunction", "parse_function"]
+"""Frontends: how a user function's Python becomes equations of the tensor IR (ast, bytecode, trace)."""

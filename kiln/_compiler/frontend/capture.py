@@ -15,7 +15,8 @@ lowering, caching.
 
 from __future__ import annotations
 
-from kiln._compiler.analysis import calls
+from kiln._compiler.frontend import bytecode
+from kiln._compiler.frontend.ast import calls
 
 
 def capture_ast(ctx, fn, args: list, kwargs: dict | None):
@@ -33,9 +34,7 @@ def capture_trace(ctx, fn, args: list, kwargs: dict | None):
 
 def capture_bytecode(ctx, fn, args: list, kwargs: dict | None):
     """Execute the bytecode symbolically (one graph; a graph break is an error)."""
-    from kiln._compiler.frontend.bytecode import capture_bytecode as capture  # noqa: PLC0415
-
-    return capture(ctx, fn, args, kwargs)
+    return bytecode.capture_bytecode(ctx, fn, args, kwargs)
 
 
 FRONTENDS = {"ast": capture_ast, "trace": capture_trace, "bytecode": capture_bytecode}

@@ -1,6 +1,4 @@
-"""Kiln's graph IR: function graphs of parameters, constants and apply nodes."""
+"""Kiln's tensor IR: equations of primitives between typed Vars, nested graphs, the trace that records them.
 
-from kiln._compiler.ir.node import Apply, Const, FuncGraph, Loc, Node, Param
-from kiln._compiler.ir.ops import Op
-
-__all__ = ["Apply", "Const", "FuncGraph", "Loc", "Node", "Op", "Param"]
+Nothing here imports the backend or the rest of the compiler (see `graph`).
+"""

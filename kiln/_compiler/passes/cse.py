@@ -1,43 +1,48 @@
-"""Common-subexpression elimination of pure operations within a graph."""
+"""Common-subexpression elimination: a primitive applied twice to the same inputs is computed once."""
 
 from __future__ import annotations
 
-from kiln._compiler.ir import ops as O
-from kiln._compiler.ir.node import Const, FuncGraph
-from kiln._compiler.passes.util import op_of, replace_uses
-
-# Fresh mutable containers and closures must stay distinct objects.
-_NEVER = {O.MAKE_LIST, O.MAKE_DICT, O.MAKE_CLOSURE, O.SETITEM, O.GETITEM, O.UNPACK, O.ITER_INIT}
+from kiln._compiler.ir.graph import Graph, Var
+from kiln._compiler.passes.util import substitute
 
 
-def _key_of(x):
-    if isinstance(x, Const):
+def _key(e):
+    parts = []
+    for x in e.inputs:
+        if type(x) is Var:
+            parts.append(("v", x.id))
+        elif hasattr(x, "shape"):
+            parts.append(("a", id(x)))  # the same constant array object
+        else:
+            hash(x)  # Python values: by value (TypeError when unhashable)
+            parts.append(("p", type(x), x))
+    return (e.prim, e.attrs, tuple(parts))
+
+
+def cse(graph: Graph) -> int:
+    seen: dict = {}
+    mapping: dict = {}
+    kept = []
+    for e in graph.eqns:
+        if mapping:
+            e.inputs = [mapping.get(x, x) if type(x) is Var else x for x in e.inputs]
+        if isinstance(e.prim, str):
+            kept.append(e)
+            continue
         try:
-            hash(x.value)
+            key = _key(e)
+            hash(key)
         except TypeError:
-            return ("n", x.id)
-        return ("c", type(x.value), x.value)
-    return ("n", x.id)
-
-
-def cse(graphs: list[FuncGraph]) -> int:
-    """Share identical pure applies (same op, same inputs) in each graph; returns how many were removed."""
-    removed = 0
-    for g in graphs:
-        seen: dict = {}
-        keep = []
-        for a in g.nodes:
-            op = op_of(a)
-            if op is None or not op.pure or op in _NEVER:
-                keep.append(a)
-                continue
-            key = (op.name, a.kw, tuple(_key_of(x) for x in a.inputs[1:]))
-            first = seen.get(key)
-            if first is None:
-                seen[key] = a
-                keep.append(a)
-            else:
-                replace_uses(graphs, {a.id: first})
-                removed += 1
-        g.nodes = keep
+            kept.append(e)
+            continue
+        first = seen.get(key)
+        if first is None:
+            seen[key] = e
+            kept.append(e)
+            continue
+        for o, f in zip(e.outputs, first.outputs, strict=True):
+            mapping[o] = f
+    removed = len(graph.eqns) - len(kept)
+    graph.eqns = kept
+    substitute(graph, mapping)
     return removed

@@ -1,26 +1,19 @@
-"""Dead-code elimination: pure applies whose value nobody uses are dropped."""
+"""Dead-code elimination: drop pure equations none of whose outputs is used."""
 
 from __future__ import annotations
 
-from kiln._compiler.ir.node import FuncGraph
-from kiln._compiler.passes.util import op_of, use_counts
+from kiln._compiler.ir.graph import Graph, Var
+from kiln._compiler.passes.util import is_pure
 
 
-def dce(graphs: list[FuncGraph]) -> int:
-    """Remove unused pure applies until none is left; returns how many were removed."""
-    removed = 0
-    while True:
-        counts = use_counts(graphs)
-        changed = False
-        for g in graphs:
-            keep = []
-            for a in g.nodes:
-                op = op_of(a)
-                if op is not None and op.pure and counts.get(a.id, 0) == 0:
-                    changed = True
-                    removed += 1
-                    continue
-                keep.append(a)
-            g.nodes = keep
-        if not changed:
-            return removed
+def dce(graph: Graph) -> int:
+    live = {x for x in graph.outvars if type(x) is Var}
+    kept = []
+    for e in reversed(graph.eqns):
+        if is_pure(e) and not any(o in live for o in e.outputs):
+            continue
+        kept.append(e)
+        live.update(x for x in e.inputs if type(x) is Var)
+    removed = len(graph.eqns) - len(kept)
+    graph.eqns = kept[::-1]
+    return removed

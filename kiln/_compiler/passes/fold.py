@@ -1,38 +1,41 @@
-"""Constant folding: pure operations on Python constants are computed once, at parse time."""
+"""Constant folding: a primitive whose inputs are all constants is computed at compile time.
+
+The value comes from the primitive's own implementation (its declaration), on the constant inputs.
+Results larger than `MAX_ELEMENTS` stay in the graph (a large constant would only bloat the program).
+"""
 
 from __future__ import annotations
 
-from kiln._compiler.ir import ops as O
-from kiln._compiler.ir.node import Const, FuncGraph
-from kiln._compiler.passes.util import op_of, replace_uses
+import numpy as np
 
-_FOLDABLE = {O.MAKE_TUPLE: tuple, O.MAKE_SLICE: lambda *a: slice(*a), O.JOIN_STR: lambda *a: "".join(map(str, a))}
-_SAFE = (int, float, bool, str, type(None), tuple, slice)
+from kiln._compiler.ir.graph import Graph, Var
+from kiln._compiler.passes.util import is_const, substitute
 
-
-def _is_const(n) -> bool:
-    return isinstance(n, Const) and isinstance(n.value, _SAFE)
+MAX_ELEMENTS = 1 << 16
 
 
-def fold_constants(graphs: list[FuncGraph]) -> int:
-    """Replace foldable applies whose inputs are all constants; returns how many were folded."""
-    mapping = {}
-    for g in graphs:
-        keep = []
-        for a in g.nodes:
-            op = op_of(a)
-            args = a.inputs[1:]
-            fn = _FOLDABLE.get(op) or (op.fold if op is not None and op.fold is not None else None)
-            if fn is not None and all(_is_const(x) for x in args):
-                try:
-                    value = fn(*(x.value for x in args))
-                except Exception:  # noqa: BLE001  (an error is reported when the program runs)
-                    keep.append(a)
-                    continue
-                if isinstance(value, _SAFE):
-                    mapping[a.id] = Const(value, a.loc)
-                    replace_uses(graphs, {a.id: mapping[a.id]})
-                    continue
-            keep.append(a)
-        g.nodes = keep
-    return len(mapping)
+def fold(graph: Graph) -> int:
+    """Replace each foldable equation of `graph` by its value; returns how many were removed."""
+    mapping: dict = {}
+    kept = []
+    for e in graph.eqns:
+        if mapping:
+            e.inputs = [mapping.get(x, x) if type(x) is Var else x for x in e.inputs]
+        foldable = (
+            not isinstance(e.prim, str)
+            and not e.prim.random
+            and e.prim.bounds is None  # a value check (or a compiled raise) must still run
+            and all(is_const(x) for x in e.inputs)
+            and all(int(np.prod(o.shape)) <= MAX_ELEMENTS for o in e.outputs)
+        )
+        if not foldable:
+            kept.append(e)
+            continue
+        out = e.prim.impl(*e.inputs, **(e.prim.attrs_dict(e.attrs) if e.attrs else {}))
+        values = out if e.prim.multiple_results else (out,)
+        for o, v in zip(e.outputs, values, strict=True):
+            mapping[o] = v
+    removed = len(graph.eqns) - len(kept)
+    graph.eqns = kept
+    substitute(graph, mapping)
+    return removed

@@ -1,39 +1,28 @@
-"""Inlining: a graph reached by exactly one jump is merged into the jumping graph."""
+"""Inlining: a `cond` whose predicate is a constant becomes the equations of the branch it takes."""
 
 from __future__ import annotations
 
-from kiln._compiler.ir.node import Apply, FuncGraph
-from kiln._compiler.passes.util import jump_sites, replace_uses
-
-_KINDS = ("join", "loop_after")
+from kiln._compiler.ir.graph import Graph, Var
+from kiln._compiler.passes.util import const_value, substitute
 
 
-def inline_single_jumps(graphs: list[FuncGraph]) -> int:
-    """Merge each join/after graph with a single predecessor into it; returns how many were merged."""
-    merged = 0
-    sites = jump_sites(graphs)
-    for t in list(graphs):
-        calls = sites.get(t.id, [])
-        if t.kind not in _KINDS or len(calls) != 1 or t.vararg is not None:
+def inline(graph: Graph) -> int:
+    changed = 0
+    eqns = []
+    mapping: dict = {}
+    for e in graph.eqns:
+        if mapping:
+            e.inputs = [mapping.get(x, x) if type(x) is Var else x for x in e.inputs]
+        pred = const_value(e.inputs[0], 1) if e.prim == "cond" else None
+        if pred is None:
+            eqns.append(e)
             continue
-        site = calls[0]
-        s = site.graph
-        if s is t or s.output is not site or not s.is_within(t.parent) or len(site.inputs) - 2 != len(t.params):
-            continue
-        replace_uses(graphs, {p.id: a for p, a in zip(t.params, site.inputs[2:], strict=True)})
-        for a in t.nodes:
-            a.graph = s
-        s.nodes.extend(t.nodes)
-        out = t.output
-        if isinstance(out, Apply) and out.graph is t:
-            out.graph = s
-        s.output = out
-        for c in t.children:
-            c.parent = s
-            s.children.append(c)
-        t.parent.children.remove(t)
-        graphs.remove(t)
-        t.nodes, t.children = [], []
-        merged += 1
-        sites = jump_sites(graphs)
-    return merged
+        branch = e.params["then"] if bool(pred.reshape(())) else e.params["else"]
+        renames = dict(zip(branch.invars, e.inputs[1:], strict=True))
+        substitute(branch, renames)
+        eqns.extend(branch.eqns)
+        mapping.update(zip(e.outputs, branch.outvars, strict=True))
+        changed += 1
+    graph.eqns = eqns
+    substitute(graph, mapping)
+    return changed

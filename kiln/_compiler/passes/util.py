@@ -1,58 +1,52 @@
-"""Helpers shared by the passes: traversal and use replacement over a family of graphs."""
+"""Helpers shared by the tensor-IR passes."""
 
 from __future__ import annotations
 
-from kiln._compiler.ir.node import Apply, Const, FuncGraph, Node
-from kiln._compiler.ir.ops import Op
+import numpy as np
+
+from kiln._compiler.ir.graph import Eqn, Graph, Var
+
+# Equations with an effect outside their outputs: never removed, merged or reordered.
+EFFECTFUL = frozenset({"callback", "host_call"})
 
 
-def applies(g: FuncGraph) -> list[Apply]:
-    """The apply nodes of `g`, its tail (jump/if) included."""
-    out = list(g.nodes)
-    if isinstance(g.output, Apply) and g.output.graph is g and g.output not in g.nodes:
-        out.append(g.output)
-    return out
+def is_pure(e: Eqn) -> bool:
+    """True when the equation's only effect is its outputs (nested graphs included)."""
+    if isinstance(e.prim, str):
+        return e.prim not in EFFECTFUL and all(all(is_pure(x) for x in g.eqns) for g in e.subgraphs())
+    return e.prim.effect != "raise"
 
 
-def op_of(a: Apply) -> Op | None:
-    head = a.inputs[0]
-    return head.value if isinstance(head, Const) and isinstance(head.value, Op) else None
+def is_const(x) -> bool:
+    """A compile-time constant input (a concrete array or a Python value)."""
+    return type(x) is not Var
 
 
-def use_counts(graphs: list[FuncGraph]) -> dict[int, int]:
-    """How many inputs and outputs refer to each node (by id)."""
-    counts: dict[int, int] = {}
-    for g in graphs:
-        for a in applies(g):
-            for x in a.inputs:
-                counts[x.id] = counts.get(x.id, 0) + 1
-        if g.output is not None:
-            counts[g.output.id] = counts.get(g.output.id, 0) + 1
-    return counts
+def const_value(x, max_size: int = 64):
+    """The value of a small constant as a NumPy array, or None."""
+    if type(x) is Var:
+        return None
+    if isinstance(x, (bool, int, float)):
+        return np.asarray(x)
+    shape = getattr(x, "shape", None)
+    if shape is None or int(np.prod(shape)) > max_size:
+        return None
+    try:
+        return np.asarray(x)
+    except Exception:  # noqa: BLE001  (an opaque object)
+        return None
 
 
-def replace_uses(graphs: list[FuncGraph], mapping: dict[int, Node]) -> None:
-    """Make every use of a node in `mapping` (by id) refer to its replacement."""
+def substitute(graph: Graph, mapping: dict) -> None:
+    """Replace uses of Vars (keys of `mapping`, by Var) in `graph`'s equations and outputs."""
     if not mapping:
         return
 
-    def sub(n: Node) -> Node:
-        while n.id in mapping:
-            n = mapping[n.id]
-        return n
+    def sub(x):
+        while type(x) is Var and x in mapping:
+            x = mapping[x]
+        return x
 
-    for g in graphs:
-        for a in applies(g):
-            a.inputs = [sub(x) for x in a.inputs]
-        if g.output is not None:
-            g.output = sub(g.output)
-
-
-def jump_sites(graphs: list[FuncGraph]) -> dict[int, list[Apply]]:
-    """Graph id -> the jumps to it."""
-    sites: dict[int, list[Apply]] = {}
-    for g in graphs:
-        for a in applies(g):
-            if op_of(a) is not None and op_of(a).name == "jump":
-                sites.setdefault(a.inputs[1].value.id, []).append(a)
-    return sites
+    for e in graph.eqns:
+        e.inputs = [sub(x) for x in e.inputs]
+    graph.outvars = [sub(x) for x in graph.outvars]

@@ -6,7 +6,7 @@ what cannot be captured (a host read such as `asnumpy()`, numpy on a Tensor, a C
 bytecode) ends the graph, runs in Python, and capture resumes after it. Each graph is cached with guards.
 
 Modules: `instructions` (the interpreter), `tracer` (symbolic capture and Python steps, side effects),
-`calls` (what a call does), `state` (values across a graph boundary), `guards`, `breaks`, `runtime`
+`calls` (what a call does), `state` (values across a graph boundary), `breaks`, `runtime`
 (segment caches), `explain`.
 """
 
@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from kiln._compiler.frontend.bytecode import calls as C
 from kiln._compiler.frontend.bytecode.explain import Explanation, all_explanations, explain
+from kiln._compiler.frontend.bytecode.instructions import GraphBreak
 from kiln._compiler.frontend.bytecode.runtime import Unsupported, cache_for, call
+from kiln._compiler.frontend.bytecode.tracer import SymbolicRun
+from kiln._compiler.guards import Guards
 
 
 def run_jit(jf, cache, obj, args: tuple, kwargs: dict):
@@ -37,10 +40,6 @@ def run_jit(jf, cache, obj, args: tuple, kwargs: dict):
 
 def capture_bytecode(ctx, fn, args: list, kwargs: dict | None):
     """The frontend protocol entry: capture `fn` as one graph into the current trace (a break is an error)."""
-    from kiln._compiler.frontend.bytecode.guards import Guards  # noqa: PLC0415
-    from kiln._compiler.frontend.bytecode.instructions import GraphBreak  # noqa: PLC0415
-    from kiln._compiler.frontend.bytecode.tracer import SymbolicRun  # noqa: PLC0415
-
     f = getattr(fn, "_kiln_fn", fn)
     bound = getattr(fn, "_kiln_self", None)
     if bound is not None:

@@ -3,6 +3,7 @@ of each break for `explain` and `KILN_LOG=graph_breaks`."""
 
 from __future__ import annotations
 
+import dis
 import os
 import sys
 
@@ -70,8 +71,6 @@ _J: set = set()
 
 def _jumps() -> set:
     if not _J:
-        import dis  # noqa: PLC0415
-
         _J.update(dis.hasjrel)
         _J.update(dis.hasjabs)
     return _J

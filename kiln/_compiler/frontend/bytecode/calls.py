@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import builtins
+import collections
 import sys
 import types
 
-from kiln._compiler.analysis.calls import is_user_function
-from kiln._compiler.analysis.values import MISSING, is_cell
+from kiln._compiler.frontend.ast.calls import concretization_errors, is_user_function
+from kiln._compiler.frontend.ast.values import MISSING, is_cell
 from kiln._core.tensor import Tensor
 
 __all__ = ["HOST_HINT", "MISSING", "classify", "has_tensor", "is_user_function", "needs_value"]
@@ -40,9 +41,7 @@ def needs_value(err: BaseException) -> bool:
     if isinstance(err, RuntimeError) and "symbolic inside a compiled graph" in str(err):
         return True
     if not _CONCRETE:
-        from kiln._compiler.analysis.calls import _concretization_errors  # noqa: PLC0415
-
-        _CONCRETE = _concretization_errors() or (type(None),)
+        _CONCRETE = concretization_errors() or (type(None),)
     return isinstance(err, _CONCRETE)
 
 
@@ -134,8 +133,6 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "re
 
 
 def collections_deque():
-    import collections  # noqa: PLC0415
-
     return collections.deque
 
 

@@ -16,8 +16,9 @@ import operator
 import sys
 import types
 
+from kiln._compiler.frontend.ast.node import Loc
 from kiln._compiler.frontend.bytecode import calls as C
-from kiln._core import graph as G
+from kiln._compiler.ir import graph as G
 
 PY = sys.version_info[:2]
 
@@ -99,8 +100,6 @@ class Code:
         locs = self.__dict__.setdefault("_locs", {})
         loc = locs.get(i)
         if loc is None:
-            from kiln._compiler.ir.node import Loc  # noqa: PLC0415
-
             pos = self.instrs[i].positions
             line = self.lines[i]
             text = linecache.getline(self.code.co_filename, line).strip()

@@ -15,12 +15,21 @@ import time
 import warnings
 import weakref
 
-from kiln._compiler import cache as jit_cache
+from kiln._compiler.build import build
+from kiln._compiler.cache import memory as jit_cache
 from kiln._compiler.errors import user_stacklevel
 from kiln._compiler.frontend.bytecode import breaks, state
-from kiln._compiler.frontend.bytecode.guards import Guards
 from kiln._compiler.frontend.bytecode.instructions import Code, GraphBreak
-from kiln._compiler.frontend.bytecode.tracer import ConcreteRun, Frame, Stop, SymbolicRun, bind, closure_cells
+from kiln._compiler.frontend.bytecode.tracer import (
+    ConcreteRun,
+    Frame,
+    Stop,
+    SymbolicRun,
+    bind,
+    closure_cells,
+    var_names,
+)
+from kiln._compiler.guards import Guards
 
 CACHE_SIZE = int(os.environ.get("KILN_PIJIT_CACHE_SIZE", "8"))  # segments kept per resume point
 
@@ -215,8 +224,6 @@ def _start_frame(tx, fn, entry: state.Entry, values: list) -> Frame:
         n = entry.layout[1]
         args, kwargs = values[:n], dict(zip(entry.layout[2], values[n:], strict=True))
         locals_ = bind(fn, args, kwargs)
-        from kiln._compiler.frontend.bytecode.tracer import var_names  # noqa: PLC0415
-
         for name in var_names(fn):
             tx.fresh_obj(locals_[name])
         return Frame(tx, fn, locals_, closure_cells(fn), [], 0)
@@ -354,9 +361,6 @@ def _always():
 
 
 def _capture(fc, fn, entry, tmpls, leaves, forced) -> Segment:
-    from kiln._compiler.api import graph_mode  # noqa: PLC0415
-    from kiln._compiler.build import build  # noqa: PLC0415
-
     guards = Guards()
     box: dict = {}
 
@@ -398,7 +402,7 @@ def _capture(fc, fn, entry, tmpls, leaves, forced) -> Segment:
         finally:
             tx.undo_all()
 
-    ex = build(fc.name, body, (("t",) * len(leaves), ()), leaves, [], [], True, graph_mode, None)
+    ex = build(fc.name, body, (("t",) * len(leaves), ()), leaves, [], [], True, None)
     seg = Segment()
     seg.ex = ex
     seg.guards = guards

@@ -14,8 +14,8 @@ import types
 
 import numpy as np
 
-from kiln._compiler.analysis.values import MISSING
-from kiln._compiler.cache import MutableFloat, MutableInt, _Mutable
+from kiln._compiler.cache.memory import MutableFloat, MutableInt, _Mutable
+from kiln._compiler.frontend.ast.values import MISSING
 from kiln._compiler.frontend.bytecode.instructions import NULL, SeqIter
 from kiln._core.tensor import Parameter, Tensor
 

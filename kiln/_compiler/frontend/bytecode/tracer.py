@@ -11,7 +11,9 @@ from __future__ import annotations
 import inspect
 import types
 
-from kiln._compiler.analysis.values import MISSING, is_cell
+from kiln._compiler.frontend.ast import calls as ast_calls
+from kiln._compiler.frontend.ast.interp import active
+from kiln._compiler.frontend.ast.values import MISSING, is_cell
 from kiln._compiler.frontend.bytecode import calls as C
 from kiln._compiler.frontend.bytecode.instructions import NULL, Frame, GraphBreak, SeqIter
 from kiln._core.tensor import Tensor
@@ -403,9 +405,6 @@ class SymbolicRun(Run):
             return self.inline(frame, f, a, kwargs)
         if kind == "cell":
             if _has_hooks(fn):
-                from kiln._compiler.analysis import calls as ast_calls  # noqa: PLC0415
-                from kiln._compiler.analysis.interp import active  # noqa: PLC0415
-
                 return ast_calls.call_cell(active(), fn, list(args), kwargs)
             return self.inline(frame, detail, [fn, *args], kwargs)
         if kind == "print":
@@ -421,9 +420,6 @@ class SymbolicRun(Run):
                 self.read_container(a)
         if isinstance(fn, type) and fn.__module__ != "builtins" and not C.has_tensor((*args, *kwargs.values())):
             # An object built inside the capture (a Cell: its Parameters are constants of this graph).
-            from kiln._compiler.analysis import calls as ast_calls  # noqa: PLC0415
-            from kiln._compiler.analysis.interp import active  # noqa: PLC0415
-
             return self.fresh_obj(ast_calls._construct(active(), fn, args, kwargs))
         out = fn(*args, **kwargs)
         if type(out) in (list, dict, set) and (fn in C.FRESH_RESULT or C._kiln(fn)):

@@ -1,6 +1,6 @@
 """The IR's built-in operations (MindIR's "meta" primitives).
 
-Each `Op` is a name plus flags; its meaning lives in `analysis/semantics.py`.
+Each `Op` is a name plus flags; its meaning lives in `semantics.py` (the interpreter).
 Calls of Python values (ops, Primitives, Cells, user functions) are `Apply`
 nodes whose head is not an `Op`.
 """

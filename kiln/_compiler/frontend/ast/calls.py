@@ -16,13 +16,13 @@ import sys
 import types
 
 from kiln import _backend as B
-from kiln._compiler.analysis import effects
-from kiln._compiler.analysis.values import Closure, TensorRange, is_cell, is_symbolic
 from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, SourceUnavailable
-from kiln._compiler.frontend.parser import Namespace, parse_function
-from kiln._compiler.passes import optimize
+from kiln._compiler.frontend.ast import effects
+from kiln._compiler.frontend.ast.parser import Namespace, parse_function
+from kiln._compiler.frontend.ast.rewrites import optimize
+from kiln._compiler.frontend.ast.values import Closure, TensorRange, is_cell, is_symbolic
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
 from kiln._pynative.nested import record
@@ -279,7 +279,8 @@ def _tensor_range(args):
 _CONCRETE_ERRORS: tuple = ()
 
 
-def _concretization_errors() -> tuple:
+def concretization_errors() -> tuple:
+    """The backend's errors that mean a symbolic value was used as a concrete one."""
     global _CONCRETE_ERRORS
     if not _CONCRETE_ERRORS:
         errs = B.jax.errors
@@ -303,7 +304,7 @@ def _opaque(ctx, fn, args, kwargs, node):
         kwargs = {k: _wrap_callable(ctx, v) for k, v in kwargs.items()}
     try:
         return fn(*args, **(kwargs or {}))
-    except (*_concretization_errors(), RuntimeError) as err:
+    except (*concretization_errors(), RuntimeError) as err:
         if isinstance(err, RuntimeError) and "symbolic inside a compiled graph" not in str(err):
             raise
         if ctx.lax and ctx.tracing:

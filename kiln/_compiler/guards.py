@@ -1,14 +1,83 @@
-"""Guards of a captured segment: what it assumed beyond its entry signature, checked by one generated function.
+"""Guards: what a compiled graph assumed about the Python world beyond its inputs, and their checks.
 
-The entry signature (Tensor shapes and dtypes, Python constants and their types, container lengths and keys,
-object identities) is the cache key. These guards cover what the capture read on the way: globals, closure
-cells, attributes of objects, the contents of lists and dicts it did not receive as arguments. They are
-compiled into one Python function per segment, so a check costs a few dict lookups and identity tests.
+Both frontends guard the globals, closure cells and attributes a capture read (the cache key covers the
+inputs). They check them with two precisions, kept as they were because each is part of its frontend's
+contract (compile counts and the messages users see):
+
+- AST guards (`dict_guard`, `cell_guard`, `check_guards`): a tuple per read, the same object must still be
+  there (and a small list or dict the same contents); these are also what the persistent cache stores and
+  rebuilds (`cache.rebuild_guards`).
+- Bytecode guards (`Guards`): scalars compared by value, objects by identity, containers by contents,
+  compiled into one generated function per captured segment and described for `kiln explain`.
 """
 
 from __future__ import annotations
 
-from kiln._compiler.analysis.values import MISSING
+from kiln._compiler.frontend.ast.values import MISSING
+
+# -- AST guards: (kind, container, key, value, snapshot); kind 0 reads container[key], 1 a closure cell --
+
+
+def snapshot(value):
+    """A copy to compare small mutable containers by value (a list changed in place invalidates the graph).
+
+    Args:
+        value: the value a guard holds.
+
+    Returns:
+        A shallow copy of a list or dict of at most 32 items, else None (compared by identity only).
+    """
+    if isinstance(value, (list, dict)) and len(value) <= 32:
+        try:
+            return value.copy()
+        except Exception:  # noqa: BLE001
+            return None
+    return None
+
+
+def dict_guard(container, key, value) -> tuple:
+    """The guard `container[key] is value` (a global, or an attribute in an instance or class dict)."""
+    return (0, container, key, value, snapshot(value))
+
+
+def cell_guard(cell, value) -> tuple:
+    """The guard `cell.cell_contents is value` (a closure variable)."""
+    return (1, cell, None, value, snapshot(value))
+
+
+def check_guards(guards: list) -> str | None:
+    """Check AST guards (`dict_guard`, `cell_guard` tuples).
+
+    Args:
+        guards: the guards of one compiled graph.
+
+    Returns:
+        None when every guard holds, else a description of the first that fails.
+    """
+    for kind, container, key, value, snap in guards:
+        if kind == 0:
+            cur = container.get(key, MISSING)
+        else:
+            try:
+                cur = container.cell_contents
+            except ValueError:
+                cur = MISSING
+        if cur is not value or (snap is not None and cur != snap):
+            return _describe_guard(kind, container, key)
+    return None
+
+
+def _describe_guard(kind, container, key) -> str:
+    if kind == 1:
+        return "a closure variable changed"
+    if "__builtins__" in container or "__name__" in container:
+        return f"global '{key}' changed"
+    if key == "training":
+        return "the Cell's training mode changed (set_train)"
+    return f"attribute '{key}' changed"
+
+
+# -- bytecode guards: one generated check function per captured segment ---------------------------
 
 _BY_VALUE = (int, float, bool, str, complex, bytes, type(None))
 
@@ -117,3 +186,6 @@ class Guards:
             else:
                 out.append(f"{desc} is the same object ({type(value).__name__})")
         return out
+
+
+__all__ = ["Guards", "cell_guard", "check_guards", "dict_guard", "snapshot"]

@@ -19,8 +19,8 @@ import textwrap
 from dataclasses import dataclass, field
 
 from kiln._compiler.errors import GraphSyntaxError, SourceUnavailable, where
-from kiln._compiler.ir import ops as O
-from kiln._compiler.ir.node import Apply, Const, FuncGraph, Loc, Node, Param
+from kiln._compiler.frontend.ast import ops as O
+from kiln._compiler.frontend.ast.node import Apply, Const, FuncGraph, Loc, Node, Param
 
 
 class _Undefined:

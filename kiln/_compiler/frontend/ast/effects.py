@@ -7,8 +7,8 @@ import builtins
 import numpy as np
 
 from kiln._compiler.errors import GraphCompileError
+from kiln._compiler.ir import graph as G
 from kiln._compiler.lower import eval_graph
-from kiln._core import graph as G
 from kiln._core.tensor import Tensor
 
 

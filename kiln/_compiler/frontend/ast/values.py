@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kiln._compiler.frontend.parser import UNDEF
-from kiln._compiler.ir.node import FuncGraph
-from kiln._core.graph import Var
+from kiln._compiler.frontend.ast.node import FuncGraph
+from kiln._compiler.frontend.ast.parser import UNDEF
+from kiln._compiler.ir.graph import Var
 from kiln._core.primitive import AbstractTensor
 from kiln._core.tensor import Tensor
 

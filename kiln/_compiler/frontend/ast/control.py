@@ -18,18 +18,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._compiler.analysis import values as V
-from kiln._compiler.analysis.values import Exits, Frame, Goto, Raises, Return, TensorRange
 from kiln._compiler.errors import GraphCompileError
-from kiln._compiler.frontend.parser import UNDEF
-from kiln._compiler.ir.node import Const
+from kiln._compiler.frontend.ast import values as V
+from kiln._compiler.frontend.ast.node import Const
+from kiln._compiler.frontend.ast.parser import UNDEF
+from kiln._compiler.frontend.ast.values import Exits, Frame, Goto, Raises, Return, TensorRange
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
 from kiln._core.prims.control import RaisedInGraph
 from kiln._core.tensor import Tensor
-from kiln._pynative.nested import flatten, unflatten
+from kiln._core.tree import flatten, unflatten
 
 
 def static_bool(cond):
@@ -111,7 +111,7 @@ def _as_array(v, like_dtype=None):
 
 
 def _pair(a, b, where, out1: list, out2: list):
-    """Match two branch results: a template (the layout `nested.unflatten` rebuilds), with differing
+    """Match two branch results: a template (the layout `tree.unflatten` rebuilds), with differing
     tensors/scalars appended as outputs."""
     if a is b or a is UNDEF or b is UNDEF:
         return ("c", a if a is b else UNDEF)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kiln._compiler.ir.node import Apply, Const, FuncGraph, Node, Param
-from kiln._compiler.ir.ops import Op
+from kiln._compiler.frontend.ast.node import Apply, Const, FuncGraph, Node, Param
+from kiln._compiler.frontend.ast.ops import Op
 
 MARK = "#------------------------> here"
 

@@ -7,13 +7,13 @@ import types
 
 import numpy as np
 
-from kiln._compiler.analysis import calls, control
-from kiln._compiler.analysis import values as V
-from kiln._compiler.analysis.values import MISSING, Closure, IterState, TensorRange, is_cell, is_symbolic
 from kiln._compiler.errors import GraphCompileError
-from kiln._compiler.frontend.parser import UNDEF
-from kiln._compiler.ir import ops as O
-from kiln._core import graph as G
+from kiln._compiler.frontend.ast import calls, control
+from kiln._compiler.frontend.ast import ops as O
+from kiln._compiler.frontend.ast import values as V
+from kiln._compiler.frontend.ast.parser import UNDEF
+from kiln._compiler.frontend.ast.values import MISSING, Closure, IterState, TensorRange, is_cell, is_symbolic
+from kiln._compiler.ir import graph as G
 from kiln._core.prims.control import RaisedInGraph, raise_p
 from kiln._core.prims.control import register as register_raise
 from kiln._core.tensor import Parameter, Tensor

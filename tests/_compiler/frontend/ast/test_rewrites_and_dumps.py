@@ -1,4 +1,5 @@
-"""The IR passes (each checked on a small program and differentially) and the save_graphs dumps."""
+"""The AST frontend's Python-level rewrites (each checked on a small program and differentially) and the save_graphs
+dumps."""
 
 import os
 
@@ -7,11 +8,18 @@ import numpy as np
 import kiln as ms
 from kiln import Tensor, nn, ops
 from kiln._compiler.api import jit
-from kiln._compiler.frontend import parse_function
-from kiln._compiler.ir import ops as O
-from kiln._compiler.ir.printer import print_graphs, to_dot
-from kiln._compiler.passes import cse, dce, drop_unused_params, fold_constants, inline_single_jumps, optimize
-from kiln._compiler.passes.util import op_of
+from kiln._compiler.frontend.ast import ops as O
+from kiln._compiler.frontend.ast.parser import parse_function
+from kiln._compiler.frontend.ast.printer import print_graphs, to_dot
+from kiln._compiler.frontend.ast.rewrites import (
+    cse,
+    dce,
+    drop_unused_params,
+    fold_constants,
+    inline_single_jumps,
+    op_of,
+    optimize,
+)
 
 
 def _ops(pf):
@@ -96,7 +104,7 @@ def test_optimize_reports_each_pass():
 def test_printers():
     pf = parse_function(branches)
     text = print_graphs([pf.graph])
-    assert "funcgraph branches" in text and "if(" in text and "test_passes_and_dumps.py:" in text
+    assert "funcgraph branches" in text and "if(" in text and "test_rewrites_and_dumps.py:" in text
     dot = to_dot([pf.graph])
     assert dot.startswith("digraph") and "cluster_" in dot
 

@@ -8,8 +8,10 @@ active, primitive dispatch appends equations to it instead of running them, and
 Parameters and the random key are read and written through it: compiling never
 changes a Parameter or the generator, both are explicit inputs and outputs.
 
-Nothing here imports the backend: shapes and dtypes come from each primitive's
-abstract evaluation (`PrimitiveDef.abstract_eval`).
+Nothing here imports the backend or the rest of the compiler: shapes and dtypes come from each
+primitive's abstract evaluation (`PrimitiveDef.abstract_eval`). `kiln._core.tensor` and
+`kiln._pynative.dispatch` import this module (a Tensor may hold a `Var`; dispatch appends to the
+current `Trace`), so it is the one part of the compiler below `_core`: it must stay a leaf.
 """
 
 from __future__ import annotations
@@ -19,8 +21,6 @@ import itertools
 from typing import Any
 
 import numpy as np
-
-from kiln import _backend as B
 
 _ids = itertools.count()
 
@@ -255,11 +255,6 @@ def recording(trace: Trace | None):
 
 def is_symbolic(data) -> bool:
     return type(data) is Var
-
-
-def is_symbolic_size(size) -> bool:
-    """A dimension size known only when the graph runs (a None size of `Cell.set_inputs`)."""
-    return not isinstance(size, int) and B.jax.export.is_symbolic_dim(size)
 
 
 # -- abstract evaluation ------------------------------------------------------------------------

@@ -1,21 +1,26 @@
-"""Abstract interpretation of the IR.
+"""The AST frontend's interpreter: runs a parsed function's Python-level IR with graph semantics.
 
 The interpreter walks graphs node by node. Python values (scalars, strings,
 tuples, Cells, functions) are constants: operations on them are computed at
 compile time (constant folding), and `if`/loops on them choose a branch or
-unroll. Tensors are variables: inside a compile they wrap backend tracers, so
-calling ops on them runs the same primitive declarations as PyNative
-(shape/dtype inference and MindSpore-style checks) while recording the one
-XLA computation. Each node's abstract value is kept for the IR dumps, and a
-failure is reported at the user's line with the failing node marked.
+unroll. Tensors are variables: inside a compile they hold symbolic `Var`s of the
+tensor IR, so calling ops on them runs the same primitive declarations as
+PyNative (shape/dtype inference and MindSpore-style checks) and appends their
+equations to the current `Trace` instead of computing. Each node's abstract
+value is kept for the IR dumps, and a failure is reported at the user's line
+with the failing node marked.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kiln._compiler.analysis import calls, control, diagnose, semantics
-from kiln._compiler.analysis.values import (
+from kiln._compiler.errors import GraphCompileError, where
+from kiln._compiler.frontend.ast import calls, control, diagnose, semantics
+from kiln._compiler.frontend.ast import ops as O
+from kiln._compiler.frontend.ast.node import Apply, Const, FuncGraph
+from kiln._compiler.frontend.ast.parser import UNDEF
+from kiln._compiler.frontend.ast.values import (
     FIRST_UNROLL,
     UNROLL,
     Closure,
@@ -27,11 +32,8 @@ from kiln._compiler.analysis.values import (
     Return,
     abstract_of,
 )
-from kiln._compiler.errors import GraphCompileError, where
-from kiln._compiler.frontend.parser import UNDEF
-from kiln._compiler.ir import ops as O
-from kiln._compiler.ir.node import Apply, Const, FuncGraph
-from kiln._core import graph as G
+from kiln._compiler.guards import cell_guard, dict_guard
+from kiln._compiler.ir import graph as G
 from kiln._core.prims.control import RaisedInGraph, raise_p
 from kiln._core.prims.control import register as register_raise
 from kiln._core.tensor import CELL_HOOKS
@@ -124,30 +126,20 @@ class Context:
         if k in self.guard_keys:
             return
         self.guard_keys.add(k)
-        self.guards.append((0, container, key, value, _snapshot(value)))
+        self.guards.append(dict_guard(container, key, value))
 
     def guard_cell(self, cell, value) -> None:
         """The graph is valid only while the closure cell holds `value`."""
         k = (id(cell), "cell_contents")
         if k not in self.guard_keys:
             self.guard_keys.add(k)
-            self.guards.append((1, cell, None, value, _snapshot(value)))
+            self.guards.append(cell_guard(cell, value))
 
     def frame_for(self, frame: Frame, graph: FuncGraph | None) -> Frame | None:
         f = frame
         while f is not None and f.graph is not graph:
             f = f.parent
         return f
-
-
-def _snapshot(value):
-    """A copy to compare small mutable containers by value (a list changed in place invalidates the graph)."""
-    if isinstance(value, (list, dict)) and len(value) <= 32:
-        try:
-            return value.copy()
-        except Exception:  # noqa: BLE001
-            return None
-    return None
 
 
 # -- evaluation ---------------------------------------------------------------------------------

@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 
 from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, where
-from kiln._compiler.ir.printer import print_graphs
+from kiln._compiler.frontend.ast.printer import print_graphs
+from kiln.context import _context
 
 _PASS_THROUGH = ("_Retry",)
 
 
 def _save_dir() -> str:
-    from kiln.context import _context  # noqa: PLC0415  (a leaf module: settings only)
-
     return _context.get("save_graphs_path") or "."
 
 

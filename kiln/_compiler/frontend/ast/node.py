@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from kiln._compiler.ir.ops import Op
+from kiln._compiler.frontend.ast.ops import Op
 
 _ids = itertools.count(1)
 

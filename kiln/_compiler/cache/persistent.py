@@ -1,424 +1,35 @@
-"""The compile cache: input signature + guards -> executable.
+"""The persistent graph cache: a call's executable kept on disk and found again before tracing.
 
-The key is the input signature: shape and dtype of each Tensor, the value of
-each Python scalar, string, tuple (MindSpore's constants), the type only of
-`mutable()` values. Each entry also carries guards: the globals, closure
-cells and attributes read while compiling must still hold the same objects
-(and small lists/dicts the same contents), otherwise the entry is stale and
-the function compiles again. A hit costs one key build, one dict lookup, a
-short guard loop and the executable launch.
+`graph_key` computes, from what a call is made of (code, closures, reachable objects, input signature,
+settings, versions), a key without parsing or tracing anything; `keep` compiles a traced program once more
+for its own inputs and stores the executable with what it assumed (guards, state, value-check sites);
+`load` reads it back in a later process. The bytes live in the backend's executable store
+(`kiln/_backend/cache.py`: `write_later`, `read`, `load_executable`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum as _enum
 import functools as _functools
+import hashlib
 import os
+import pickle
 import sys
-import time
 import types as _types
 import warnings
-import weakref
 
 from kiln import _backend as B
-from kiln._compiler.analysis.values import FIRST_UNROLL, MISSING, UNROLL, RecursionCut, is_cell
-from kiln._compiler.errors import user_stacklevel
+from kiln._compiler.frontend.ast.values import MISSING
+from kiln._compiler.guards import cell_guard, dict_guard
+from kiln._compiler.ir import graph as G
+from kiln._compiler.lower import CHECK_SITES
+from kiln._core import random_state
+from kiln._core.primitive import REGISTRY
 from kiln._core.primitive import _checks as _CHECKS
+from kiln._core.prims.control import raise_p
 from kiln._core.tensor import Parameter, Tensor
 from kiln.context import _context
-
-_LOG = "compiles" in os.environ.get("KILN_LOG", "")
-STATS = {"compiles": 0}  # every compile of every cache (tests count recompiles with it)
-
-
-def log_enabled() -> bool:
-    return _LOG or "compiles" in os.environ.get("KILN_LOG", "")
-
-
-class _Mutable:
-    """Marker base: values wrapped by `mutable()` are graph variables, not constants."""
-
-    __slots__ = ()
-
-
-class MutableInt(int, _Mutable):
-    __slots__ = ()
-
-
-class MutableFloat(float, _Mutable):
-    __slots__ = ()
-
-
-class MutableTuple(tuple, _Mutable):
-    __slots__ = ()
-
-
-class MutableList(list, _Mutable):
-    pass
-
-
-class MutableDict(dict, _Mutable):
-    pass
-
-
-_SCALARS = (int, float, bool, str, type(None), complex)
-_T, _P, _M = "t", "p", "m"
-
-
-def flatten(x, leaves: list, sig: list, params: list, cells: list, refs: list, mut: bool = False):
-    """Append `x`'s signature to `sig` and its dynamic arrays to `leaves`; return its rebuild template."""
-    t = type(x)
-    if t is Tensor:
-        d = x._data
-        leaves.append(d)
-        sig.append((d.shape, d.dtype))
-        return _T
-    if t is Parameter or isinstance(x, Parameter):
-        params.append(x)
-        sig.append(("P", id(x)))
-        refs.append(x)
-        return (_P, x)
-    if isinstance(x, Tensor):
-        d = x._data
-        leaves.append(d)
-        sig.append((d.shape, d.dtype))
-        return _T
-    if t is MutableInt or t is MutableFloat or (mut and t in (int, float)):
-        base = float if isinstance(x, float) else int
-        arr = B.jnp.asarray(base(x), dtype="float32" if base is float else "int64")
-        leaves.append(arr)
-        sig.append(("M", base))
-        return _M
-    if t in _SCALARS:
-        sig.append((t, x))
-        return ("c", x)
-    if isinstance(x, (tuple, list)):
-        m = mut or isinstance(x, _Mutable)
-        sig.append((t, len(x)))
-        if isinstance(x, tuple) and hasattr(x, "_fields"):  # a namedtuple keeps its type and field names
-            return ("n", t, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x))
-        kind = tuple if isinstance(x, tuple) else list
-        return ("s", kind, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x))
-    if isinstance(x, dict):
-        m = mut or isinstance(x, _Mutable)
-        keys = tuple(x)
-        sig.append(("dict", keys))
-        return ("d", keys, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x.values()))
-    if is_cell(x):
-        cells.append(x)
-    refs.append(x)
-    try:
-        hash(x)
-        sig.append(("o", type(x), x) if isinstance(x, type) or _hashable_value(x) else ("o", id(x)))
-    except TypeError:
-        sig.append(("o", id(x)))
-    return ("c", x)
-
-
-def _hashable_value(x) -> bool:
-    # dtypes, enums and similar small immutable values are keyed by value, other objects by identity.
-    return type(x).__hash__ is not object.__hash__ and not callable(x)
-
-
-def rebuild(template, it):
-    """(args, kwargs) from a template and an iterator over symbolic input arrays."""
-    args_t, kw_t = template
-    args = [_rebuild(t, it) for t in args_t]
-    kwargs = {k: _rebuild(t, it) for k, t in kw_t}
-    return args, kwargs
-
-
-def _rebuild(t, it):
-    if t is _T:
-        return Tensor._wrap(next(it))
-    if t is _M:
-        return Tensor._wrap(next(it))
-    kind = t[0]
-    if kind == "c" or kind == _P:
-        return t[1]
-    if kind == "s":
-        return t[1](_rebuild(x, it) for x in t[2])
-    if kind == "n":
-        return t[1](*(_rebuild(x, it) for x in t[2]))
-    return dict(zip(t[1], (_rebuild(x, it) for x in t[2]), strict=True))
-
-
-_STATIC = object()  # "use the per-shape programs" (JitCache._call_dynamic)
-
-
-_SYMBOLS: list = []
-
-
-def _symbol(axis: int):
-    """The symbolic size of a dynamic dimension at `axis` (shared by the arguments of one call; one scope)."""
-    if not _SYMBOLS:
-        _SYMBOLS.extend(B.jax.export.symbolic_shape(", ".join(f"d{i}" for i in range(16))))
-    return _SYMBOLS[axis]
-
-
-def check_guards(guards) -> str | None:
-    """None when every guard holds, else a description of the first that fails."""
-    for kind, container, key, value, snap in guards:
-        if kind == 0:
-            cur = container.get(key, MISSING)
-        else:
-            try:
-                cur = container.cell_contents
-            except ValueError:
-                cur = MISSING
-        if cur is not value or (snap is not None and cur != snap):
-            return _describe_guard(kind, container, key)
-    return None
-
-
-def _describe_guard(kind, container, key) -> str:
-    if kind == 1:
-        return "a closure variable changed"
-    if "__builtins__" in container or "__name__" in container:
-        return f"global '{key}' changed"
-    if key == "training":
-        return "the Cell's training mode changed (set_train)"
-    return f"attribute '{key}' changed"
-
-
-def _env_int(name: str, default: int) -> int:
-    try:
-        return max(1, int(os.environ.get(name, default)))
-    except ValueError:
-        return default
-
-
-# Bounds on executables kept in memory (each holds a compiled XLA program): per function and in all.
-LIMITS = {
-    "per_function": _env_int("KILN_MAX_EXECUTABLES_PER_FUNCTION", 64),
-    "total": _env_int("KILN_MAX_EXECUTABLES", 1024),
-    "warn_after": _env_int("KILN_RECOMPILE_WARNING", 16),  # compiles of one function before a warning
-}
-_LIVE: weakref.WeakSet = weakref.WeakSet()  # every JitCache holding executables
-
-
-def set_limits(per_function: int | None = None, total: int | None = None, warn_after: int | None = None) -> None:
-    """Change the in-memory executable bounds (also `KILN_MAX_EXECUTABLES_PER_FUNCTION`, `KILN_MAX_EXECUTABLES`,
-    and `KILN_RECOMPILE_WARNING` in the environment). The least recently used executables go first."""
-    for key, value in (("per_function", per_function), ("total", total), ("warn_after", warn_after)):
-        if value is not None:
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"set_limits: {key} must be a positive int, but got {value!r}.")
-            LIMITS[key] = value
-
-
-class JitCache:
-    """Executables of one function (or one Cell), by input signature, least recently used first."""
-
-    __slots__ = ("name", "entries", "compiles", "last_reason", "extra_key", "compile_once", "size", "warned",
-                 "dynamic", "dynamic_off", "__weakref__")  # fmt: skip
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.entries: dict = {}
-        self.compiles = 0
-        self.last_reason = ""
-        self.extra_key = ()  # jit(hash_args=...): their hashes join every key
-        self.compile_once = False  # jit(compile_once=True): guards on globals/closures are not checked
-        self.size = 0  # executables held
-        self.warned = False
-        self.dynamic = None  # per positional Tensor argument: (shape with None for any size, dtype), from set_inputs
-        self.dynamic_off = ""  # why the dynamic-shape program could not be built (then: one per shape)
-
-    def call(self, args: tuple, kwargs: dict, compile_fn):
-        """Run the cached executable for these inputs, compiling it first when needed."""
-        if not kwargs and not self.extra_key and _CHECKS["on"]:
-            # The common case first: Tensors only, a cached executable (the key is the one built below).
-            arrays = [a._data for a in args if type(a) is Tensor]
-            if len(arrays) == len(args):
-                key = tuple((d.shape, d.dtype) for d in arrays)
-                bucket = self.entries.get(key)
-                if bucket and (self.compile_once or check_guards(bucket[0].guards) is None):
-                    if len(self.entries) > 1:
-                        self.entries[key] = self.entries.pop(key)
-                    try:
-                        return bucket[0](arrays)
-                    except (RecursionCut, StaleExecutable):
-                        pass  # compiled again (deeper; or traced) below
-        leaves: list = []
-        sig: list = []
-        params: list = []
-        cells: list = []
-        refs: list = []
-        args_t = tuple(flatten(a, leaves, sig, params, cells, refs) for a in args)
-        kw_t = tuple((k, flatten(v, leaves, sig, params, cells, refs)) for k, v in kwargs.items()) if kwargs else ()
-        key = (tuple(sig), tuple(kwargs)) if kwargs else tuple(sig)
-        if self.extra_key:
-            key = (key, self.extra_key)
-        if not _CHECKS["on"]:  # graphs compiled with value checks are not reused without them
-            key = (key, "unchecked")
-        if self.dynamic is not None and not self.dynamic_off and not kwargs:
-            dynamic = self._dynamic_shapes(args, leaves, sig)
-            if dynamic is not None:
-                out = self._call_dynamic(dynamic, (args_t, kw_t), leaves, params, cells, refs, compile_fn)
-                if out is not _STATIC:
-                    return out
-        bucket = self.entries.get(key)
-        reason = "first call" if not self.entries else "new input signature"
-        ex = None
-        if bucket is not None:
-            for cached in bucket:
-                failed = None if self.compile_once else check_guards(cached.guards)
-                if failed is None:
-                    if len(self.entries) > 1:  # most recently used last: eviction takes the first
-                        self.entries[key] = self.entries.pop(key)
-                    ex = cached
-                    break
-                reason = failed
-        if ex is None:
-            ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
-        while True:
-            try:
-                return ex(leaves)
-            except RecursionCut as cut:  # nothing was written back: compile the recursion deeper, run again
-                self._deepen(cut)
-                reason = "a recursion on Tensor values went deeper than compiled"
-            except StaleExecutable:  # loaded from disk for other inputs: trace and compile this call
-                reason = "the executable loaded from disk does not fit these inputs"
-            self.entries[key].remove(ex)
-            global _no_load
-            _no_load = True  # traced again (an executable on disk would be the same one)
-            try:
-                ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
-            finally:
-                _no_load = False
-
-    def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn):
-        shapes, key = dynamic
-        bucket = self.entries.get(key)
-        ex = bucket[0] if bucket and (self.compile_once or check_guards(bucket[0].guards) is None) else None
-        if ex is None:
-            try:
-                t0 = time.perf_counter()
-                ex = compile_fn(template, leaves, params, cells, shapes=shapes)
-            except Exception as err:  # noqa: BLE001  (the program needs concrete sizes: one program per shape)
-                self.dynamic_off = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
-                if log_enabled():
-                    sys.stderr.write(f"[kiln] '{self.name}': set_inputs with None sizes falls back to one program "
-                                     f"per shape ({self.dynamic_off})\n")  # fmt: skip
-                return _STATIC
-            ex.refs = refs
-            ex.shapes_seen = set()
-            self.compiles += 1
-            STATS["compiles"] += 1
-            self.last_reason = "dynamic input signature"
-            self.entries[key] = [ex]
-            self.size = sum(len(b) for b in self.entries.values())
-            _LIVE.add(self)
-            self._bound()
-            if log_enabled():
-                sys.stderr.write(
-                    f"[kiln] recorded '{self.name}' once for input shapes {[list(map(str, s)) for s in shapes]} "
-                    f"in {1000 * (time.perf_counter() - t0):.1f} ms\n"
-                )
-        concrete = tuple(tuple(x.shape) for x in leaves)
-        if concrete not in ex.shapes_seen:
-            ex.shapes_seen.add(concrete)
-            if log_enabled():
-                sys.stderr.write(f"[kiln] '{self.name}': XLA compiles the recorded program for shapes {concrete}\n")
-        return ex(leaves)
-
-    def set_dynamic(self, signature) -> None:
-        """Declared input shapes (`Cell.set_inputs`, `jit(input_signature=...)`): with None sizes, one
-        program serves every size (recorded once, compiled by XLA per concrete shape)."""
-        sig = signature if isinstance(signature, (tuple, list)) else (signature,)
-        specs = tuple((tuple(s.shape), s.dtype) if hasattr(s, "shape") and hasattr(s, "dtype") else None for s in sig)
-        if any(spec is not None and any(d in (None, -1) for d in spec[0]) for spec in specs):
-            self.dynamic = specs
-        else:
-            self.dynamic = None
-
-    def _dynamic_shapes(self, args: tuple, leaves: list, sig: list):
-        """(symbolic input shapes, key) when these arguments fit the declared dynamic signature, else None.
-
-        A dimension declared None gets the symbol `d<axis>`: the same symbol at the same axis of every
-        argument (a shared batch size); a call where those sizes differ uses the per-shape programs."""
-        tensors = [a for a in args if isinstance(a, Tensor) and not isinstance(a, Parameter)]
-        if len(tensors) != len(leaves) or len(tensors) != len(self.dynamic):
-            return None
-        shapes, key, sizes = [], [], {}
-        for t, spec in zip(tensors, self.dynamic, strict=True):
-            if spec is None or len(spec[0]) != t.ndim or spec[1] != t.dtype:
-                return None
-            shape = []
-            for axis, (want, got) in enumerate(zip(spec[0], t.shape, strict=True)):
-                if want in (None, -1):
-                    if sizes.setdefault(axis, got) != got:
-                        return None
-                    shape.append(_symbol(axis))
-                else:
-                    shape.append(got)
-            shapes.append(tuple(shape))
-            key.append((spec[0], t._data.dtype))
-        other = tuple(e for e in sig if not (type(e) is tuple and len(e) == 2 and type(e[0]) is tuple))
-        return shapes, ("dynamic", tuple(key), other)
-
-    @staticmethod
-    def _deepen(cut: RecursionCut) -> None:
-        limit = int(_context.get("max_call_depth") or 1000)
-        depth = 2 * UNROLL.get(cut.graph, FIRST_UNROLL)
-        if depth > limit:
-            raise RecursionError(
-                f"{cut}, and compiling {depth} calls deep would pass max_call_depth={limit}: raise it with "
-                f"set_context(max_call_depth=...) if the recursion does end, or write it as a while loop."
-            ) from None
-        UNROLL[cut.graph] = depth
-
-    def _compile(self, key, template, leaves, params, cells, refs, compile_fn, reason):
-        t0 = time.perf_counter()
-        ex = compile_fn(template, leaves, params, cells)
-        ex.refs = refs  # keeps objects keyed by identity alive
-        self.compiles += 1
-        STATS["compiles"] += 1
-        self.last_reason = reason
-        bucket = self.entries.pop(key, [])
-        if reason not in ("first call", "new input signature"):
-            # A failed guard means the old entry can never be valid again for this key.
-            bucket[:] = [e for e in bucket if check_guards(e.guards) is None]
-        bucket.insert(0, ex)
-        self.entries[key] = bucket
-        self.size = sum(len(b) for b in self.entries.values())
-        _LIVE.add(self)
-        self._bound()
-        if log_enabled():
-            sys.stderr.write(
-                f"[kiln] compiled '{self.name}' ({reason}) in {1000 * (time.perf_counter() - t0):.1f} ms\n"
-            )
-        if self.compiles > LIMITS["warn_after"] and not self.warned:
-            self.warned = True
-            warnings.warn(
-                f"'{self.name}' has been compiled {self.compiles} times (last reason: {reason}). Each new input shape, "
-                f"Python scalar value or changed global compiles again: pass changing scalars as Tensors or "
-                f"mutable(...), keep shapes fixed (pad batches), or see KILN_LOG=compiles for every reason.",
-                stacklevel=user_stacklevel(),
-            )
-        return ex
-
-    def _bound(self) -> None:
-        """Drop least recently used executables beyond the per-function and total bounds."""
-        while self.size > LIMITS["per_function"] and len(self.entries) > 1:
-            self._evict_oldest()
-        total = sum(c.size for c in _LIVE)
-        while total > LIMITS["total"]:
-            largest = max(_LIVE, key=lambda c: c.size)
-            if largest.size <= 1:
-                break
-            largest._evict_oldest()
-            total -= 1
-
-    def _evict_oldest(self) -> None:
-        key = next(iter(self.entries))
-        bucket = self.entries[key]
-        bucket.pop()
-        if not bucket:
-            del self.entries[key]
-        self.size -= 1
-
 
 # ---- executables kept on disk, found before tracing ------------------------------------------------------
 # A warm process (a second run of the same script) finds a graph's executable under a key computed from
@@ -472,8 +83,6 @@ class Fingerprint:
         self.memo_none = memo_none  # jit(...) objects spelled as None (see build.py: a trace may create them)
 
     def digest(self) -> str:
-        import hashlib  # noqa: PLC0415
-
         return hashlib.sha256("\x1f".join(self.parts).encode("utf-8", "surrogatepass")).hexdigest()
 
     def _register(self, x) -> bool:
@@ -489,8 +98,6 @@ class Fingerprint:
         return True
 
     def _array(self, kind: str, arr) -> None:
-        import hashlib  # noqa: PLC0415
-
         a = B.np.ascontiguousarray(B.np.asarray(arr))
         self.nbytes += a.nbytes
         if self.nbytes > _FP_MAX_BYTES or a.dtype.hasobject:
@@ -710,8 +317,6 @@ def _code_names(code) -> tuple:
 def _code_digest(code) -> str:
     d = _code_digests.get(code)
     if d is None:
-        import hashlib  # noqa: PLC0415
-
         consts = []
         for c in code.co_consts:
             consts.append(_const_text(c))
@@ -799,6 +404,19 @@ class GraphKey:
 
 
 _no_load = False  # set while a loaded executable turned out stale: the next build traces
+
+
+@contextlib.contextmanager
+def loading_suspended():
+    """While a call whose loaded executable turned out stale compiles again: trace, do not load."""
+    global _no_load
+    _no_load = True
+    try:
+        yield
+    finally:
+        _no_load = False
+
+
 ENV_GRAPH_CACHE = "KILN_GRAPH_CACHE"
 
 
@@ -922,7 +540,6 @@ def _globals_digest(fp: Fingerprint, described) -> str:
         container = _guarded_container(g)
         fp.parts.append(f"global:{g[1:]}")
         fp.add(container.get(g[-1], MISSING) if container is not None else MISSING)
-    import hashlib  # noqa: PLC0415
 
     return hashlib.sha256("\x1f".join(fp.parts[start:]).encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -938,8 +555,6 @@ def rebuild_guards(key: GraphKey, described: list, digest: str):
         return None
     finally:
         del fp.parts[base:]
-    from kiln._compiler.analysis.interp import _snapshot  # noqa: PLC0415
-
     guards = []
     for g in described:
         if g[0] == "c":
@@ -948,13 +563,13 @@ def rebuild_guards(key: GraphKey, described: list, digest: str):
                 value = cell.cell_contents
             except ValueError:
                 value = MISSING
-            guards.append((1, cell, None, value, _snapshot(value)))
+            guards.append(cell_guard(cell, value))
             continue
         container = _guarded_container(g) if g[0] in ("g", "m") else fp.objs[g[1]]
         if not hasattr(container, "get"):
             return None
         value = container.get(g[-1], MISSING)
-        guards.append((0, container, g[-1], value, _snapshot(value)))
+        guards.append(dict_guard(container, g[-1], value))
     return guards
 
 
@@ -1015,3 +630,142 @@ class _Tap:
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
+
+
+class _Kept:
+    """A compiled executable called directly; inputs it was not compiled for (a weak type, another device, a
+    Parameter whose shape changed) go to `fallback` (jax.jit of the same function), or, for an executable
+    loaded from disk (no function to trace), raise StaleExecutable: the cache compiles the call again."""
+
+    __slots__ = ("compiled", "fallback", "fast")
+
+    def __init__(self, compiled, fallback) -> None:
+        self.compiled, self.fallback, self.fast = compiled, fallback, None
+
+    def __call__(self, *args):
+        call = self.fast or self.compiled
+        try:
+            out = call(*args)
+        except (TypeError, ValueError):
+            if self.fallback is None:
+                raise StaleExecutable() from None
+            return self.fallback(*args)
+        if self.fast is None:  # the C++ entry point made by the first call skips a Python frame per call
+            self.fast = getattr(self.compiled, "_call", None)
+        return out
+
+
+def keep(key: GraphKey, jitted, leaves: list, state_objs: list, written: list, guards: list, fields: dict):
+    """Lower and compile `jitted` for this call, store the executable under `key` (on the writer thread) and
+    return it wrapped; None when the graph cannot be kept on disk (then jax.jit compiles it as always).
+
+    Args:
+        key: the call's key (`graph_key`).
+        jitted: the jax.jit of the program.
+        leaves: the call's input arrays.
+        state_objs: the Parameters (or the random key) the program reads, in input order.
+        written: those it writes, in output order.
+        guards: the AST guards of the trace.
+        fields: what `build.Executable` needs besides (donated, n_out, desc, checked).
+
+    Returns:
+        The compiled executable (called directly), or None.
+    """
+    described = describe_guards(key, guards)
+    if described is None:
+        return None
+    ids, objs = key.fp.ids, key.fp.objs
+
+    def number(obj):
+        if obj is G.RNG:
+            return "rng"
+        i = ids.get(id(obj))
+        return i if i is not None and objs[i] is obj else None
+
+    state_ix, written_ix = [number(o) for o in state_objs], [number(o) for o in written]
+    if None in state_ix or None in written_ix or not _plain(fields["desc"]):
+        not_kept(key.label, "a Parameter it reads or writes, or its output, is not reached by the key")
+        return None
+    state = [random_state.current_key() if obj is G.RNG else obj._data for obj in state_objs]
+    first_site = len(CHECK_SITES)
+    try:
+        lowered = jitted.lower(*leaves, *state)
+        if "custom_call" in lowered.as_text():  # a LAPACK call, a host callback: not loadable in another process
+            not_kept(key.label, "the program has a custom call (LAPACK, a host callback)")
+            return None
+        sites = []
+        for prim, kw, loc, n in CHECK_SITES[first_site:]:
+            pname = prim.name
+            if prim is raise_p or REGISTRY.get(pname) is not prim:  # a raise names an exception of this process
+                not_kept(key.label, f"the program checks values with '{pname}'")
+                return None
+            sites.append((pname, pickle.dumps((kw, loc)), n))
+        compiled = B.cache.compile_fresh(lowered)
+    except Exception as err:  # noqa: BLE001  (jax.jit reports the error in its own words at the call)
+        not_kept(key.label, f"{type(err).__name__} while compiling it")
+        return None
+    record = {**fields, "guards": described[0], "globals": described[1], "state": state_ix, "written": written_ix,
+              "sites": sites, "first_site": first_site}  # fmt: skip
+    B.cache.write_later(key.name, lambda: pickle.dumps({**record, "exe": B.cache.serialize_executable(compiled)}),
+                        replace=True)  # fmt: skip
+    return _Kept(compiled, jitted)
+
+
+def _plain(desc) -> bool:
+    """An output description made of markers, counts and plain types only (it is stored with the executable)."""
+    if isinstance(desc, tuple):
+        return all(_plain(x) for x in desc)
+    if isinstance(desc, dict):
+        return all(_plain(k) and _plain(v) for k, v in desc.items())
+    return desc is None or type(desc) in (str, int, float, bool) or desc in (tuple, list)
+
+
+class Loaded:
+    """An executable read back from disk, with what a call needs to run it (see `build.Executable`)."""
+
+    __slots__ = ("exe", "state_objs", "written", "donated", "n_out", "desc", "guards", "checked", "code_shift")
+
+
+def load(key: GraphKey) -> Loaded | None:
+    """The executable stored under `key`, ready to run, or None (absent, damaged, or a global the graph read
+    has another value now).
+
+    Args:
+        key: the call's key (`graph_key`).
+
+    Returns:
+        The loaded entry, or None.
+    """
+    data = B.cache.read(key.name)
+    if data is None:
+        return None
+    try:
+        rec = pickle.loads(data)
+        guards = rebuild_guards(key, rec["guards"], rec["globals"])
+        if guards is None:
+            return None  # compiled again: the new entry replaces this one
+        objs = key.fp.objs
+        state_objs = [G.RNG if i == "rng" else objs[i] for i in rec["state"]]
+        written = [G.RNG if i == "rng" else objs[i] for i in rec["written"]]
+        if any(o is not G.RNG and not isinstance(o, Parameter) for o in (*state_objs, *written)):
+            raise ValueError("state is not a Parameter")
+        sites = []
+        for pname, blob, n in rec["sites"]:
+            kw, loc = pickle.loads(blob)
+            sites.append((REGISTRY[pname], kw, loc, n))
+        compiled = B.cache.load_executable(rec["exe"], key.device)
+    except Exception:  # noqa: BLE001  (damaged or written by another version: compile, and replace it)
+        B.cache.discard(key.name)
+        return None
+    out = Loaded()
+    out.code_shift = len(CHECK_SITES) - rec["first_site"]
+    CHECK_SITES.extend(sites)
+    out.exe = _Kept(compiled, None)
+    out.state_objs = state_objs
+    out.written = written
+    out.donated = tuple(rec["donated"])
+    out.n_out = rec["n_out"]
+    out.desc = rec["desc"]
+    out.guards = guards
+    out.checked = rec["checked"]
+    return out

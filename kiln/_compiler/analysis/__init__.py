@@ -1,1 +1,0 @@
-"""Analysis: abstract interpretation of the IR (constants folded, tensors symbolic)."""

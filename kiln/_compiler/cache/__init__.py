@@ -1,0 +1,1 @@
+"""The compile caches: `memory` (signature + guards -> executable, in this process) and `persistent` (on disk)."""

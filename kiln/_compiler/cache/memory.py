@@ -1,0 +1,380 @@
+"""The in-memory compile cache: input signature + guards -> executable.
+
+The key is the input signature: shape and dtype of each Tensor, the value of
+each Python scalar, string, tuple (MindSpore's constants), the type only of
+`mutable()` values. Each entry also carries guards: the globals, closure
+cells and attributes read while compiling must still hold the same objects
+(and small lists/dicts the same contents), otherwise the entry is stale and
+the function compiles again. A hit costs one key build, one dict lookup, a
+short guard loop and the executable launch.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+import weakref
+
+from kiln import _backend as B
+from kiln._compiler.cache import persistent
+from kiln._compiler.errors import user_stacklevel
+from kiln._compiler.frontend.ast.values import FIRST_UNROLL, UNROLL, RecursionCut, is_cell
+from kiln._compiler.guards import check_guards
+from kiln._core import tree
+from kiln._core.primitive import _checks as _CHECKS
+from kiln._core.tensor import Parameter, Tensor
+from kiln.context import _context
+
+_LOG = "compiles" in os.environ.get("KILN_LOG", "")
+STATS = {"compiles": 0}  # every compile of every cache (tests count recompiles with it)
+
+
+def log_enabled() -> bool:
+    return _LOG or "compiles" in os.environ.get("KILN_LOG", "")
+
+
+class _Mutable:
+    """Marker base: values wrapped by `mutable()` are graph variables, not constants."""
+
+    __slots__ = ()
+
+
+class MutableInt(int, _Mutable):
+    __slots__ = ()
+
+
+class MutableFloat(float, _Mutable):
+    __slots__ = ()
+
+
+class MutableTuple(tuple, _Mutable):
+    __slots__ = ()
+
+
+class MutableList(list, _Mutable):
+    pass
+
+
+class MutableDict(dict, _Mutable):
+    pass
+
+
+_SCALARS = (int, float, bool, str, type(None), complex)
+
+
+def flatten(x, leaves: list, sig: list, params: list, cells: list, refs: list, mut: bool = False):
+    """Append `x`'s signature to `sig` and its dynamic arrays to `leaves`; return its `tree` template.
+
+    Tensors and `mutable()` scalars are leaves; Parameters are constants of the template (state, passed
+    through `params`); containers are walked.
+    """
+    t = type(x)
+    if t is Tensor:
+        d = x._data
+        leaves.append(d)
+        sig.append((d.shape, d.dtype))
+        return tree.LEAF
+    if t is Parameter or isinstance(x, Parameter):
+        params.append(x)
+        sig.append(("P", id(x)))
+        refs.append(x)
+        return ("c", x)
+    if isinstance(x, Tensor):
+        d = x._data
+        leaves.append(d)
+        sig.append((d.shape, d.dtype))
+        return tree.LEAF
+    if t is MutableInt or t is MutableFloat or (mut and t in (int, float)):
+        base = float if isinstance(x, float) else int
+        arr = B.jnp.asarray(base(x), dtype="float32" if base is float else "int64")
+        leaves.append(arr)
+        sig.append(("M", base))
+        return tree.LEAF
+    if t in _SCALARS:
+        sig.append((t, x))
+        return ("c", x)
+    if isinstance(x, (tuple, list)):
+        m = mut or isinstance(x, _Mutable)
+        sig.append((t, len(x)))
+        if isinstance(x, tuple) and hasattr(x, "_fields"):  # a namedtuple keeps its type and field names
+            return ("n", t, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x))
+        kind = tuple if isinstance(x, tuple) else list
+        return ("s", kind, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x))
+    if isinstance(x, dict):
+        m = mut or isinstance(x, _Mutable)
+        keys = tuple(x)
+        sig.append(("dict", keys))
+        return ("d", keys, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x.values()))
+    if is_cell(x):
+        cells.append(x)
+    refs.append(x)
+    try:
+        hash(x)
+        sig.append(("o", type(x), x) if isinstance(x, type) or _hashable_value(x) else ("o", id(x)))
+    except TypeError:
+        sig.append(("o", id(x)))
+    return ("c", x)
+
+
+def _hashable_value(x) -> bool:
+    # dtypes, enums and similar small immutable values are keyed by value, other objects by identity.
+    return type(x).__hash__ is not object.__hash__ and not callable(x)
+
+
+def rebuild(template, it):
+    """(args, kwargs) from a template and an iterator over symbolic input arrays."""
+    args_t, kw_t = template
+    args = [tree.unflatten(t, it) for t in args_t]
+    kwargs = {k: tree.unflatten(t, it) for k, t in kw_t}
+    return args, kwargs
+
+
+_STATIC = object()  # "use the per-shape programs" (JitCache._call_dynamic)
+
+
+_SYMBOLS: list = []
+
+
+def _symbol(axis: int):
+    """The symbolic size of a dynamic dimension at `axis` (shared by the arguments of one call; one scope)."""
+    if not _SYMBOLS:
+        _SYMBOLS.extend(B.jax.export.symbolic_shape(", ".join(f"d{i}" for i in range(16))))
+    return _SYMBOLS[axis]
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return max(1, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+# Bounds on executables kept in memory (each holds a compiled XLA program): per function and in all.
+LIMITS = {
+    "per_function": _env_int("KILN_MAX_EXECUTABLES_PER_FUNCTION", 64),
+    "total": _env_int("KILN_MAX_EXECUTABLES", 1024),
+    "warn_after": _env_int("KILN_RECOMPILE_WARNING", 16),  # compiles of one function before a warning
+}
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # every JitCache holding executables
+
+
+def set_limits(per_function: int | None = None, total: int | None = None, warn_after: int | None = None) -> None:
+    """Change the in-memory executable bounds (also `KILN_MAX_EXECUTABLES_PER_FUNCTION`, `KILN_MAX_EXECUTABLES`,
+    and `KILN_RECOMPILE_WARNING` in the environment). The least recently used executables go first."""
+    for key, value in (("per_function", per_function), ("total", total), ("warn_after", warn_after)):
+        if value is not None:
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"set_limits: {key} must be a positive int, but got {value!r}.")
+            LIMITS[key] = value
+
+
+class JitCache:
+    """Executables of one function (or one Cell), by input signature, least recently used first."""
+
+    __slots__ = ("name", "entries", "compiles", "last_reason", "extra_key", "compile_once", "size", "warned",
+                 "dynamic", "dynamic_off", "__weakref__")  # fmt: skip
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.entries: dict = {}
+        self.compiles = 0
+        self.last_reason = ""
+        self.extra_key = ()  # jit(hash_args=...): their hashes join every key
+        self.compile_once = False  # jit(compile_once=True): guards on globals/closures are not checked
+        self.size = 0  # executables held
+        self.warned = False
+        self.dynamic = None  # per positional Tensor argument: (shape with None for any size, dtype), from set_inputs
+        self.dynamic_off = ""  # why the dynamic-shape program could not be built (then: one per shape)
+
+    def call(self, args: tuple, kwargs: dict, compile_fn):
+        """Run the cached executable for these inputs, compiling it first when needed."""
+        if not kwargs and not self.extra_key and _CHECKS["on"]:
+            # The common case first: Tensors only, a cached executable (the key is the one built below).
+            arrays = [a._data for a in args if type(a) is Tensor]
+            if len(arrays) == len(args):
+                key = tuple((d.shape, d.dtype) for d in arrays)
+                bucket = self.entries.get(key)
+                if bucket and (self.compile_once or check_guards(bucket[0].guards) is None):
+                    if len(self.entries) > 1:
+                        self.entries[key] = self.entries.pop(key)
+                    try:
+                        return bucket[0](arrays)
+                    except (RecursionCut, persistent.StaleExecutable):
+                        pass  # compiled again (deeper; or traced) below
+        leaves: list = []
+        sig: list = []
+        params: list = []
+        cells: list = []
+        refs: list = []
+        args_t = tuple(flatten(a, leaves, sig, params, cells, refs) for a in args)
+        kw_t = tuple((k, flatten(v, leaves, sig, params, cells, refs)) for k, v in kwargs.items()) if kwargs else ()
+        key = (tuple(sig), tuple(kwargs)) if kwargs else tuple(sig)
+        if self.extra_key:
+            key = (key, self.extra_key)
+        if not _CHECKS["on"]:  # graphs compiled with value checks are not reused without them
+            key = (key, "unchecked")
+        if self.dynamic is not None and not self.dynamic_off and not kwargs:
+            dynamic = self._dynamic_shapes(args, leaves, sig)
+            if dynamic is not None:
+                out = self._call_dynamic(dynamic, (args_t, kw_t), leaves, params, cells, refs, compile_fn)
+                if out is not _STATIC:
+                    return out
+        bucket = self.entries.get(key)
+        reason = "first call" if not self.entries else "new input signature"
+        ex = None
+        if bucket is not None:
+            for cached in bucket:
+                failed = None if self.compile_once else check_guards(cached.guards)
+                if failed is None:
+                    if len(self.entries) > 1:  # most recently used last: eviction takes the first
+                        self.entries[key] = self.entries.pop(key)
+                    ex = cached
+                    break
+                reason = failed
+        if ex is None:
+            ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+        while True:
+            try:
+                return ex(leaves)
+            except RecursionCut as cut:  # nothing was written back: compile the recursion deeper, run again
+                self._deepen(cut)
+                reason = "a recursion on Tensor values went deeper than compiled"
+            except persistent.StaleExecutable:  # loaded from disk for other inputs: trace and compile this call
+                reason = "the executable loaded from disk does not fit these inputs"
+            self.entries[key].remove(ex)
+            with persistent.loading_suspended():  # traced again (an executable on disk would be the same one)
+                ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+
+    def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn):
+        shapes, key = dynamic
+        bucket = self.entries.get(key)
+        ex = bucket[0] if bucket and (self.compile_once or check_guards(bucket[0].guards) is None) else None
+        if ex is None:
+            try:
+                t0 = time.perf_counter()
+                ex = compile_fn(template, leaves, params, cells, shapes=shapes)
+            except Exception as err:  # noqa: BLE001  (the program needs concrete sizes: one program per shape)
+                self.dynamic_off = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+                if log_enabled():
+                    sys.stderr.write(f"[kiln] '{self.name}': set_inputs with None sizes falls back to one program "
+                                     f"per shape ({self.dynamic_off})\n")  # fmt: skip
+                return _STATIC
+            ex.refs = refs
+            ex.shapes_seen = set()
+            self.compiles += 1
+            STATS["compiles"] += 1
+            self.last_reason = "dynamic input signature"
+            self._hold(key, [ex])
+            if log_enabled():
+                sys.stderr.write(
+                    f"[kiln] recorded '{self.name}' once for input shapes {[list(map(str, s)) for s in shapes]} "
+                    f"in {1000 * (time.perf_counter() - t0):.1f} ms\n"
+                )
+        concrete = tuple(tuple(x.shape) for x in leaves)
+        if concrete not in ex.shapes_seen:
+            ex.shapes_seen.add(concrete)
+            if log_enabled():
+                sys.stderr.write(f"[kiln] '{self.name}': XLA compiles the recorded program for shapes {concrete}\n")
+        return ex(leaves)
+
+    def set_dynamic(self, signature) -> None:
+        """Declared input shapes (`Cell.set_inputs`, `jit(input_signature=...)`): with None sizes, one
+        program serves every size (recorded once, compiled by XLA per concrete shape)."""
+        sig = signature if isinstance(signature, (tuple, list)) else (signature,)
+        specs = tuple((tuple(s.shape), s.dtype) if hasattr(s, "shape") and hasattr(s, "dtype") else None for s in sig)
+        if any(spec is not None and any(d in (None, -1) for d in spec[0]) for spec in specs):
+            self.dynamic = specs
+        else:
+            self.dynamic = None
+
+    def _dynamic_shapes(self, args: tuple, leaves: list, sig: list):
+        """(symbolic input shapes, key) when these arguments fit the declared dynamic signature, else None.
+
+        A dimension declared None gets the symbol `d<axis>`: the same symbol at the same axis of every
+        argument (a shared batch size); a call where those sizes differ uses the per-shape programs."""
+        tensors = [a for a in args if isinstance(a, Tensor) and not isinstance(a, Parameter)]
+        if len(tensors) != len(leaves) or len(tensors) != len(self.dynamic):
+            return None
+        shapes, key, sizes = [], [], {}
+        for t, spec in zip(tensors, self.dynamic, strict=True):
+            if spec is None or len(spec[0]) != t.ndim or spec[1] != t.dtype:
+                return None
+            shape = []
+            for axis, (want, got) in enumerate(zip(spec[0], t.shape, strict=True)):
+                if want in (None, -1):
+                    if sizes.setdefault(axis, got) != got:
+                        return None
+                    shape.append(_symbol(axis))
+                else:
+                    shape.append(got)
+            shapes.append(tuple(shape))
+            key.append((spec[0], t._data.dtype))
+        other = tuple(e for e in sig if not (type(e) is tuple and len(e) == 2 and type(e[0]) is tuple))
+        return shapes, ("dynamic", tuple(key), other)
+
+    @staticmethod
+    def _deepen(cut: RecursionCut) -> None:
+        limit = int(_context.get("max_call_depth") or 1000)
+        depth = 2 * UNROLL.get(cut.graph, FIRST_UNROLL)
+        if depth > limit:
+            raise RecursionError(
+                f"{cut}, and compiling {depth} calls deep would pass max_call_depth={limit}: raise it with "
+                f"set_context(max_call_depth=...) if the recursion does end, or write it as a while loop."
+            ) from None
+        UNROLL[cut.graph] = depth
+
+    def _compile(self, key, template, leaves, params, cells, refs, compile_fn, reason):
+        t0 = time.perf_counter()
+        ex = compile_fn(template, leaves, params, cells)
+        ex.refs = refs  # keeps objects keyed by identity alive
+        self.compiles += 1
+        STATS["compiles"] += 1
+        self.last_reason = reason
+        bucket = self.entries.pop(key, [])
+        if reason not in ("first call", "new input signature"):
+            # A failed guard means the old entry can never be valid again for this key.
+            bucket[:] = [e for e in bucket if check_guards(e.guards) is None]
+        bucket.insert(0, ex)
+        self._hold(key, bucket)
+        if log_enabled():
+            sys.stderr.write(
+                f"[kiln] compiled '{self.name}' ({reason}) in {1000 * (time.perf_counter() - t0):.1f} ms\n"
+            )
+        if self.compiles > LIMITS["warn_after"] and not self.warned:
+            self.warned = True
+            warnings.warn(
+                f"'{self.name}' has been compiled {self.compiles} times (last reason: {reason}). Each new input shape, "
+                f"Python scalar value or changed global compiles again: pass changing scalars as Tensors or "
+                f"mutable(...), keep shapes fixed (pad batches), or see KILN_LOG=compiles for every reason.",
+                stacklevel=user_stacklevel(),
+            )
+        return ex
+
+    def _hold(self, key, bucket: list) -> None:
+        """Keep `bucket` (newest executable first) under `key`, within the limits."""
+        self.entries[key] = bucket
+        self.size = sum(len(b) for b in self.entries.values())
+        _LIVE.add(self)
+        self._bound()
+
+    def _bound(self) -> None:
+        """Drop least recently used executables beyond the per-function and total bounds."""
+        while self.size > LIMITS["per_function"] and len(self.entries) > 1:
+            self._evict_oldest()
+        total = sum(c.size for c in _LIVE)
+        while total > LIMITS["total"]:
+            largest = max(_LIVE, key=lambda c: c.size)
+            if largest.size <= 1:
+                break
+            largest._evict_oldest()
+            total -= 1
+
+    def _evict_oldest(self) -> None:
+        key = next(iter(self.entries))
+        bucket = self.entries[key]
+        bucket.pop()
+        if not bucket:
+            del self.entries[key]
+        self.size -= 1

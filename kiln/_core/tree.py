@@ -1,0 +1,97 @@
+"""The one flatten/unflatten of nested values holding Tensors (Kiln's pytrees).
+
+A template records a value's structure with Tensors taken out as leaves:
+
+- `LEAF` (`("t",)`): the next leaf;
+- `("c", value)`: a constant, given back as it is;
+- `("s", type, children)`: a tuple or list (rebuilt by calling `type` on the children);
+- `("n", type, children)`: a namedtuple (its fields as arguments);
+- `("d", keys, children)`: a dict;
+- `("o", object, {attribute: child})`: an object of a user class whose attributes hold Tensors (a shallow copy).
+
+Graph recording (`_pynative.nested`, the compiler's branches and exits) and the compile cache's argument
+templates (`_compiler.cache.memory`) use these; the bytecode frontend's frame-state encoder
+(`_compiler/frontend/bytecode/state.py`) keeps its own walk because it tracks aliasing, paths and frame
+objects (cells, iterators, bound methods), not just containers.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+from kiln._core.tensor import Tensor
+
+LEAF = ("t",)
+
+
+def flatten(value, leaves: list) -> tuple:
+    """A template of `value` with each Tensor's data appended to `leaves`.
+
+    Tensors, tuples (named ones too), lists and dicts are walked; so is an object of a user class whose
+    attributes hold Tensors (it comes back as a shallow copy with the new Tensors). Anything else is a
+    constant of the template.
+
+    Args:
+        value: the nested value.
+        leaves: receives the Tensors' data, in walking order.
+
+    Returns:
+        The template (see the module docstring).
+    """
+    if isinstance(value, Tensor):
+        leaves.append(value._data)
+        return LEAF
+    if isinstance(value, (tuple, list)):
+        kind = "n" if isinstance(value, tuple) and hasattr(value, "_fields") else "s"
+        return (kind, type(value), tuple(flatten(v, leaves) for v in value))
+    if isinstance(value, dict):
+        return ("d", tuple(value), tuple(flatten(v, leaves) for v in value.values()))
+    attrs = getattr(value, "__dict__", None)
+    if type(attrs) is dict and not isinstance(value, type) and _holds_tensors(attrs):
+        return ("o", value, {k: flatten(v, leaves) for k, v in attrs.items()})
+    return ("c", value)
+
+
+def _holds_tensors(attrs: dict) -> bool:
+    return any(isinstance(v, (Tensor, tuple, list, dict)) and _leaves_in(v) for v in attrs.values())
+
+
+def _leaves_in(v) -> bool:
+    if isinstance(v, Tensor):
+        return True
+    if isinstance(v, (tuple, list)):
+        return any(_leaves_in(x) for x in v)
+    if isinstance(v, dict):
+        return any(_leaves_in(x) for x in v.values())
+    return False
+
+
+def unflatten(template, it, wrap: Callable = Tensor._wrap):
+    """The value of `template` with `wrap` of the next items of `it` at the leaves.
+
+    Args:
+        template: a template made by `flatten` (or of the same form).
+        it: an iterator over the leaf values, in walking order.
+        wrap: what each leaf value becomes (a Tensor by default).
+
+    Returns:
+        The rebuilt value.
+    """
+    kind = template[0]
+    if kind == "t":
+        return wrap(next(it))
+    if kind == "c":
+        return template[1]
+    if kind == "s":
+        return template[1](unflatten(t, it, wrap) for t in template[2])
+    if kind == "n":
+        return template[1](*(unflatten(t, it, wrap) for t in template[2]))
+    if kind == "o":
+        obj = copy.copy(template[1])
+        obj.__dict__.update({k: unflatten(t, it, wrap) for k, t in template[2].items()})
+        return obj
+    return dict(zip(template[1], (unflatten(t, it, wrap) for t in template[2]), strict=True))
+
+
+__all__ = ["LEAF", "flatten", "unflatten"]

@@ -1,0 +1,1 @@
+"""Tests of the compiler frontends (mirrors kiln/_compiler/frontend)."""

@@ -1,0 +1,1 @@
+"""Tests of the AST frontend (mirrors kiln/_compiler/frontend/ast)."""
