@@ -12,6 +12,7 @@ from kiln._core.prims import (  # noqa: F401
     extra_nn,
     nn,
     random,
+    recurrent,
     reduction,
     special_image,
     state,

@@ -5,8 +5,9 @@ Parameter names, shapes, order and initialisation are MindSpore's: `weight_ih_l{
 weights, then the biases), `weight_ih` / `weight_hh` / `bias_ih` / `bias_hh` for the cells, all drawn from
 U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)). Gate order: LSTM (i, f, g, o), GRU (r, z, n).
 
-The time loop is unrolled in Python over Kiln ops, so it runs (and differentiates) the same in PyNative and in
-graph mode; `seq_length` freezes each sample's state after its length and zeroes its later outputs.
+A layer's time loop is one `RecurrentScan` primitive per layer and direction (the backend's scan): compiled
+once whatever the sequence length, the same in PyNative and in graph mode, differentiated as a loop;
+`seq_length` freezes each sample's state after its length and zeroes its later outputs.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln.nn.cell import Cell
+from kiln.ops._helpers import apply, prim
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNCell"]
 
@@ -188,25 +190,15 @@ class _RNNBase(Cell):
         return (*cast, None, None)
 
     def _direction(self, x, state, seq_length, weights):
-        """Run one direction over time-major x; returns (outputs (T, N, H), final state)."""
-        outs = []
-        zero = None
-        for t in range(x.shape[0]):
-            new = _step(self.mode, x[t], state, *weights)
-            if seq_length is None:
-                state = new
-                outs.append(new[0] if self.is_lstm else new)
-                continue
-            live = ops.reshape(seq_length > t, (-1, 1))
-            if self.is_lstm:
-                state = (ops.select(live, new[0], state[0]), ops.select(live, new[1], state[1]))
-                h = new[0]
-            else:
-                state = ops.select(live, new, state)
-                h = new
-            zero = ops.zeros_like(h) if zero is None else zero
-            outs.append(ops.select(ops.broadcast_to(live, h.shape), h, zero))
-        return ops.stack(outs), state
+        """Run one direction over time-major x as one RecurrentScan; returns (outputs (T, N, H), final state)."""
+        w_ih, w_hh, b_ih, b_hh = weights
+        if b_ih is None:  # adding zero leaves every value as it is
+            b_ih, b_hh = ops.zeros((w_ih.shape[0],), x.dtype), ops.zeros((w_hh.shape[0],), x.dtype)
+        h0, c0 = state if self.is_lstm else (state, ops.zeros_like(state))
+        if seq_length is None:
+            seq_length = ops.fill(mstype.int32, (x.shape[1],), x.shape[0])
+        ys, h, c = apply(prim("RecurrentScan"), (x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length), (self.mode,))
+        return ys, ((h, c) if self.is_lstm else h)
 
     def construct(self, x, hx=None, seq_length=None):
         cls = type(self).__name__

@@ -1,0 +1,128 @@
+"""Recurrent layers against sequence length: a 2-layer bidirectional nn.LSTM(32, 64) train step, batch 8.
+
+    python -m benchmarks rnn                    (or: python -m benchmarks.bench_rnn [--lengths 50,500,2000])
+
+Each cell is a fresh interpreter: build the network (LSTM, a Dense head on the last step, softmax cross
+entropy, Adam) as nn.TrainOneStepCell(nn.WithLossCell(...)), then the first step (trace, compile, run: what a
+user waits for) and the median of the following steps. Kiln in GRAPH_MODE and PyNative, MindSpore 2.10 in
+both modes in its own interpreter ($KILN_MINDSPORE_PYTHON, default /tmp/msvenv/bin/python; left out when
+absent). Kiln's graph cache is off (KILN_GRAPH_CACHE=0) so every first step compiles. Issue 21's bound: Kiln's
+GRAPH_MODE first step at most MindSpore's and flat in length, its steady step at most half of MindSpore's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script (the MindSpore worker): make `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import print_device  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON") or next(
+    (p for p in ("/tmp/msvenv/bin/python", "/work/msvenv/bin/python") if Path(p).exists()), "/tmp/msvenv/bin/python"
+)
+
+
+def _worker(framework: str, mode: str, steps: int, repeat: int) -> dict:
+    import numpy as np
+
+    if framework == "mindspore":
+        import mindspore as ms
+        from mindspore import nn
+
+        ms.set_context(device_target="CPU")
+    else:
+        import kiln as ms
+        from kiln import nn
+
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    ms.set_seed(0)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(32, 64, num_layers=2, bidirectional=True)
+            self.head = nn.Dense(128, 2)
+
+        def construct(self, x):
+            out, _ = self.lstm(x)
+            return self.head(out[-1])
+
+    net = Net()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Adam(net.trainable_params(), 1e-3))
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.standard_normal((steps, 8, 32)).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, 2, 8).astype(np.int32))
+    t0 = time.perf_counter()
+    first = float(step(x, y).asnumpy())
+    t1 = time.perf_counter()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        step(x, y).asnumpy()
+        times.append(time.perf_counter() - t)
+    return {"first": t1 - t0, "step": statistics.median(times), "loss": first}
+
+
+def _spawn(framework: str, mode: str, steps: int, repeat: int) -> dict | None:
+    python = MINDSPORE_PYTHON if framework == "mindspore" else sys.executable
+    env = {**os.environ, "PYTHONPATH": str(REPO), "KILN_GRAPH_CACHE": "0"}
+    cmd = [python, "-m", "benchmarks.bench_rnn", "--worker", framework, mode, str(steps), str(repeat)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO, check=False)
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    tail = (proc.stderr.strip().splitlines() or ["?"])[-1][:160]
+    print(f"  worker {framework} {mode} T={steps} failed: {tail}", file=sys.stderr)
+    return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lengths", default="50,500,2000", help="sequence lengths, comma-separated")
+    parser.add_argument("--repeat", type=int, default=5, help="steady steps timed per cell")
+    parser.add_argument("--mindspore-max-length", type=int, default=500,
+                        help="longest sequence MindSpore runs (its steps grow long past it)")  # fmt: skip
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        framework, mode, steps, repeat = args.worker
+        print(json.dumps(_worker(framework, mode, int(steps), int(repeat))))
+        return
+    print_device()
+    have_ms = Path(MINDSPORE_PYTHON).exists()
+    print(f"LSTM(32, 64, num_layers=2, bidirectional=True), batch 8, train step; MindSpore: "
+          f"{MINDSPORE_PYTHON if have_ms else 'not found (set KILN_MINDSPORE_PYTHON)'}")  # fmt: skip
+    print(f"{'length':>7} {'framework':<22} {'first step':>11} {'steady step':>12} {'first / MS':>11} "
+          f"{'step / MS':>10}")  # fmt: skip
+    for steps in (int(s) for s in args.lengths.split(",")):
+        results = {}
+        for framework, mode in (("kiln", "graph"), ("kiln", "pynative"), ("mindspore", "graph"),
+                                ("mindspore", "pynative")):  # fmt: skip
+            if framework == "mindspore" and (not have_ms or steps > args.mindspore_max_length):
+                continue
+            repeat = args.repeat if framework == "kiln" else max(1, min(args.repeat, 3))
+            results[framework, mode] = _spawn(framework, mode, steps, repeat)
+        for (framework, mode), r in results.items():
+            if r is None:
+                continue
+            ms_r = results.get(("mindspore", mode))
+            ratio_first = f"{r['first'] / ms_r['first']:.2f}x" if ms_r and framework == "kiln" else ""
+            ratio_step = f"{r['step'] / ms_r['step']:.2f}x" if ms_r and framework == "kiln" else ""
+            name = f"{'Kiln' if framework == 'kiln' else 'MindSpore 2.10'} {mode}"
+            print(f"{steps:>7} {name:<22} {r['first']:>10.2f}s {1000 * r['step']:>10.1f}ms {ratio_first:>11} "
+                  f"{ratio_step:>10}", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
