@@ -80,18 +80,21 @@ def _dynamic_reference(batches, lr, scale, factor, window):
     return w, scales
 
 
-@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-def test_dynamic_manager_skips_an_overflowing_step(mode):
-    ms.set_context(mode=mode)
+@pytest.mark.parametrize("way", ["pynative", "graph", "jit"])
+def test_dynamic_manager_skips_an_overflowing_step(way):
+    ms.set_context(mode=ms.GRAPH_MODE if way == "graph" else ms.PYNATIVE_MODE)
     rows = np.array([[1.0, 0.5], [0.25, 1.0], [np.inf, 1.0], [0.5, 0.5], [2.0, 1.0], [1.0, 1.0]], np.float32)
     batches = [rows[i : i + 1] for i in range(len(rows))]
     net = _Scaled()
     manager = DynamicLossScaleManager(init_loss_scale=8.0, scale_factor=2, scale_window=2)
     model = Model(net, optimizer=nn.SGD(net.trainable_params(), 0.1), loss_scale_manager=manager)
     assert isinstance(model.train_network, nn.TrainOneStepWithLossScaleCell)
+    step = model.train_network
+    if way == "jit":
+        step = ms.jit(lambda x, y: model.train_network(x, y))
     scales = []
     for x in batches:
-        model.train_network(Tensor(x), Tensor(np.zeros(1, np.float32)))
+        step(Tensor(x), Tensor(np.zeros(1, np.float32)))
         scales.append(float(model.train_network.scale_sense.asnumpy()))
     want_w, want_scales = _dynamic_reference(batches, 0.1, 8.0, 2.0, 2)
     np.testing.assert_allclose(net.w.asnumpy(), want_w, rtol=1e-6)
