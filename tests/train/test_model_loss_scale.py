@@ -48,7 +48,8 @@ def test_loss_scaled_recipes_give_mindspores_weights(recipe, mode):
     # rounding of the amp-level recipes (MindSpore's own two modes differ by 4e-5 in O1).
     for name, value in want.items():
         np.testing.assert_allclose(got[name], value, rtol=2e-4, atol=2e-5, err_msg=name)
-        assert np.abs(np.asarray(value) - initial[name]).max() > 5e-3
+        if name.endswith("weight"):  # trained visibly (a bias before BatchNorm gets almost no gradient)
+            assert np.abs(np.asarray(value) - initial[name]).max() > 5e-3
 
 
 class _Scaled(nn.Cell):
