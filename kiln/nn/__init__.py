@@ -41,17 +41,9 @@ from kiln.nn.learning_rate_schedule import *  # noqa: F403
 from kiln.nn.loss import *  # noqa: F403
 from kiln.nn.optim import *  # noqa: F403
 from kiln.nn.wrap import *  # noqa: F403  (the other wrapper cells, listed by wrap.__all__)
-from kiln.nn.wrap import (
-    DistributedGradReducer,
-    DynamicLossScaleUpdateCell,
-    FixedLossScaleUpdateCell,
-    ForwardValueAndGrad,
-    TrainOneStepCell,
-    TrainOneStepWithLossScaleCell,
-    WithEvalCell,
-    WithGradCell,
-    WithLossCell,
-)
+from kiln.nn.wrap.cell_wrapper import ForwardValueAndGrad, TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
+from kiln.nn.wrap.grad_reducer import DistributedGradReducer
+from kiln.nn.wrap.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 
 __all__ = [
     "Cell", "CellDict", "CellList", "DistributedGradReducer", "SequentialCell", "TrainOneStepCell", "WithEvalCell",

@@ -76,21 +76,30 @@ def _cast_tree(value, dtype):
     return value
 
 
-def _outputs_to_float32(cell, inputs, output):
-    """Forward hook: the cell's floating-point outputs cast to float32."""
-    return _cast_tree(output, mstype.float32)
+class _OutputCast:
+    """A forward hook casting a cell's floating-point outputs to `dtype`."""
+
+    def __init__(self, dtype) -> None:
+        self.dtype = dtype
+
+    def __call__(self, cell, inputs, output):
+        return _cast_tree(output, self.dtype)
 
 
 def _mark(network: Cell, dtype, white=None, black=None) -> None:
-    """to_float(dtype) on the cells of `white` (or on everything but `black`), recursively."""
-    for _, cell in network.cells_and_names():
-        if white is not None and isinstance(cell, tuple(white)):
-            cell.to_float(dtype)
+    """to_float(dtype) on the cells of `white`, each returning float32 again; or on everything but `black`,
+    whose cells run in float32 and return `dtype` again (MindSpore's casts around the listed layers)."""
+    if white is not None:
+        for _, cell in network.cells_and_names():
+            if isinstance(cell, tuple(white)):
+                cell.to_float(dtype)
+                cell.register_forward_hook(_OutputCast(mstype.float32))
     if black is not None:
         network.to_float(dtype)
         for _, cell in network.cells_and_names():
             if isinstance(cell, tuple(black)):
                 cell.to_float(mstype.float32)
+                cell.register_forward_hook(_OutputCast(dtype))
 
 
 def auto_mixed_precision(network, amp_level: str = "O0", dtype=mstype.float16):
@@ -110,11 +119,6 @@ def auto_mixed_precision(network, amp_level: str = "O0", dtype=mstype.float16):
         return network
     if amp_level in ("O1", "auto"):
         _mark(network, dtype, white=get_white_list())
-        # Only the listed layers compute in low precision: what they return goes on in float32.
-        white = tuple(get_white_list())
-        for _, cell in network.cells_and_names():
-            if isinstance(cell, white):
-                cell.register_forward_hook(_outputs_to_float32)
     elif amp_level == "O2":
         _mark(network, dtype, black=get_black_list())
         network = _OutputTo32(network)

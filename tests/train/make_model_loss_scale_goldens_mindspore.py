@@ -27,6 +27,7 @@ RECIPES = {
     "momentum_fixed_1024_o1": ("momentum", 1024.0, 1024.0, "O1", "mse"),
     "momentum_fixed_1024_o2": ("momentum", 1024.0, 1024.0, "O2", "mse"),
     "momentum_o3_softmax": ("momentum", 1.0, None, "O3", "softmax"),
+    "momentum_fixed_1024_o2_batchnorm": ("momentum", 1024.0, 1024.0, "O2", "mse"),
 }
 
 
@@ -44,22 +45,28 @@ def data():
 
 
 class Net(nn.Cell):
-    def __init__(self, weights) -> None:
+    """Dense -> (BatchNorm1d) -> ReLU -> Dense."""
+
+    def __init__(self, weights, batchnorm: bool = False) -> None:
         super().__init__()
         w1, b1, w2, b2 = weights
         self.fc1 = nn.Dense(4, 3, weight_init=Tensor(w1), bias_init=Tensor(b1))
+        self.bn = nn.BatchNorm1d(3) if batchnorm else None
         self.act = nn.ReLU()
         self.fc2 = nn.Dense(3, 2, weight_init=Tensor(w2), bias_init=Tensor(b2))
 
     def construct(self, x):
-        return self.fc2(self.act(self.fc1(x)))
+        h = self.fc1(x)
+        if self.bn is not None:
+            h = self.bn(h)
+        return self.fc2(self.act(h))
 
 
 def run(recipe, mode) -> dict:
     ms.set_context(mode=mode)
     opt_name, opt_scale, manager_scale, amp_level, loss_name = RECIPES[recipe]
     x, y, labels, weights = data()
-    net = Net(weights)
+    net = Net(weights, batchnorm=recipe.endswith("_batchnorm"))
     params = net.trainable_params()
     if opt_name == "momentum":
         opt = nn.Momentum(params, learning_rate=0.05, momentum=0.9, loss_scale=opt_scale)

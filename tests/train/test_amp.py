@@ -117,3 +117,24 @@ def test_all_finite_matches_mindspore():
     assert bool(amp.all_finite((Tensor([1.0, 2.0]), Tensor([np.inf]))).asnumpy()) == GOLDEN["all_finite_with_inf"]
     assert bool(amp.all_finite((Tensor([np.nan]),)).asnumpy()) == GOLDEN["all_finite_with_nan"]
     assert bool(amp.all_finite((Tensor([1.0, 2.0]),)).asnumpy()) == GOLDEN["all_finite_clean"]
+
+
+def test_listed_layers_return_the_precision_around_them():
+    """O1: a white-list layer computes in float16 and returns float32; O2: a black-list layer computes in float32
+    and returns float16 (MindSpore's casts around the listed layers)."""
+    seen = {}
+
+    def record(name):
+        return lambda cell, inputs, out: seen.__setitem__(name, (inputs[0].dtype, out.dtype))
+
+    o1 = amp.auto_mixed_precision(_Net(), "O1")
+    o1.fc.register_forward_hook(record("O1 fc"))
+    o1.norm.register_forward_hook(record("O1 norm"))
+    o1(Tensor(np.ones((2, 3), np.float32)))
+    # A hook sees the inputs after the layer's own cast: (the dtype it computes in, the dtype it returns).
+    assert seen["O1 fc"] == (kiln.float16, kiln.float32) and seen["O1 norm"] == (kiln.float32, kiln.float32)
+    o2 = amp.auto_mixed_precision(_Net(), "O2")
+    o2._backbone.norm.register_forward_hook(record("O2 norm"))
+    o2._backbone.out.register_forward_hook(record("O2 out"))
+    assert o2(Tensor(np.ones((2, 3), np.float32))).dtype == kiln.float32
+    assert seen["O2 norm"] == (kiln.float32, kiln.float16) and seen["O2 out"][0] == kiln.float16

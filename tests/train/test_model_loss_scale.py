@@ -48,7 +48,8 @@ def test_loss_scaled_recipes_give_mindspores_weights(recipe, mode):
     # rounding of the amp-level recipes (MindSpore's own two modes differ by 4e-5 in O1).
     for name, value in want.items():
         np.testing.assert_allclose(got[name], value, rtol=2e-4, atol=2e-5, err_msg=name)
-        assert np.abs(np.asarray(value) - initial[name]).max() > 5e-3
+        if name.endswith("weight"):  # trained visibly (a bias before BatchNorm gets almost no gradient)
+            assert np.abs(np.asarray(value) - initial[name]).max() > 5e-3
 
 
 class _Scaled(nn.Cell):
@@ -80,18 +81,21 @@ def _dynamic_reference(batches, lr, scale, factor, window):
     return w, scales
 
 
-@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-def test_dynamic_manager_skips_an_overflowing_step(mode):
-    ms.set_context(mode=mode)
+@pytest.mark.parametrize("way", ["pynative", "graph", "jit"])
+def test_dynamic_manager_skips_an_overflowing_step(way):
+    ms.set_context(mode=ms.GRAPH_MODE if way == "graph" else ms.PYNATIVE_MODE)
     rows = np.array([[1.0, 0.5], [0.25, 1.0], [np.inf, 1.0], [0.5, 0.5], [2.0, 1.0], [1.0, 1.0]], np.float32)
     batches = [rows[i : i + 1] for i in range(len(rows))]
     net = _Scaled()
     manager = DynamicLossScaleManager(init_loss_scale=8.0, scale_factor=2, scale_window=2)
     model = Model(net, optimizer=nn.SGD(net.trainable_params(), 0.1), loss_scale_manager=manager)
     assert isinstance(model.train_network, nn.TrainOneStepWithLossScaleCell)
+    step = model.train_network
+    if way == "jit":
+        step = ms.jit(lambda x, y: model.train_network(x, y))
     scales = []
     for x in batches:
-        model.train_network(Tensor(x), Tensor(np.zeros(1, np.float32)))
+        step(Tensor(x), Tensor(np.zeros(1, np.float32)))
         scales.append(float(model.train_network.scale_sense.asnumpy()))
     want_w, want_scales = _dynamic_reference(batches, 0.1, 8.0, 2.0, 2)
     np.testing.assert_allclose(net.w.asnumpy(), want_w, rtol=1e-6)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from kiln import _backend as B
 from kiln import ops
+from kiln._core import graph as G
 from kiln._core.tensor import Parameter, Tensor
 from kiln._parallel import context as PC
 from kiln.context import get_context
@@ -121,9 +123,13 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         return loss, cond, scaling_sens
 
     def _step_unless(self, overflow, grads) -> None:
-        """The optimizer step, undone when `overflow` is True: every Parameter the optimizer holds (the weights, its
-        moments and step counter) gets back its value from before the step. A select, not a Python branch on the
-        flag, so that the same step compiles in GRAPH_MODE."""
+        """The optimizer step unless `overflow` is True. With a concrete flag (PyNative) a Python branch skips it;
+        in a graph being compiled the step runs and every Parameter the optimizer holds (the weights, its moments
+        and step counter) is then selected back to its value from before the step where the flag is True."""
+        if not (G.is_symbolic(overflow._data) or B.is_tracer(overflow._data)):
+            if not bool(overflow):
+                self.optimizer(grads)
+            return
         state = list(self.optimizer.get_parameters())
         before = [ops.identity(p) for p in state]
         self.optimizer(grads)
