@@ -1,0 +1,191 @@
+"""Convolution lowerings on the CPU: XLA's convolution against im2col + one dot, per layer and direction.
+
+    python -m benchmarks.bench_conv [--layers lenet,thin,resnet] [--only xla_nchw,shifted] [--repeat 5] [--flags]
+
+Pure JAX, one process, every candidate's rounds interleaved with the others' and with a
+(512x512)@(512x512) float32 dot, so each figure is also printed as a fraction of the matmul
+GFLOP/s measured beside it (load-independent on a shared machine). For each conv layer of
+LeNet5 (batch 32) and of ResNet-50's stages (batch 8 at 56/28/14/7), forward, input gradient
+and weight gradient of:
+
+- xla_nchw: `lax.conv_general_dilated` in NCHW/OIHW, as Kiln lowered Conv2D before (gradients by `jax.vjp`);
+- xla_nhwc: the same in NHWC/HWIO with the data already in that layout (what the layout alone buys);
+- patches: `lax.conv_general_dilated_patches` + one dot;
+- im2col: strided slices stacked into columns + one dot (gradients by `jax.vjp`);
+- shifted: Kiln's CPU lowering of thin layers (`kiln._core.prims.nn.conv.shifted_conv`): a sum of
+  shifted input slices times per-offset weights, one fused elementwise loop (gradients by `jax.vjp` here;
+  Kiln keeps XLA's convolutions for the gradients);
+- matmul: a 1x1 convolution as one dot (1x1 layers only).
+
+`--flags` reruns the XLA candidates in subprocesses under each XLA CPU flag this jaxlib accepts
+(flags are read when jax is imported) and prints their ratios to the matmul of their own process.
+Target (issue 22): every layer forward + backward at >= 50% of the matmul GFLOP/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from benchmarks.common import measure_interleaved, print_device
+
+# (name, batch, C_in, H=W, C_out, kernel, stride, padding[, group])
+LENET = [
+    ("lenet c1 1->6 5x5 @32", 32, 1, 32, 6, 5, 1, 0),
+    ("lenet c2 6->16 5x5 @14", 32, 6, 14, 16, 5, 1, 0),
+]
+THIN = [  # the shapes the shifted-slice lowering is for, at and beyond its threshold
+    ("rgb 3->6 5x5 @32", 32, 3, 32, 6, 5, 1, 0),
+    ("rgb 3->64 7x7 /2 @56", 8, 3, 56, 64, 7, 2, 3),
+    ("depthwise 3x3 x64 @56", 8, 64, 56, 64, 3, 1, 1, 64),
+    ("depthwise 5x5 x128 @28", 8, 128, 28, 128, 5, 1, 2, 128),
+]
+RESNET = [
+    ("r50 s1 1x1 64->256 @56", 8, 64, 56, 256, 1, 1, 0),
+    ("r50 s1 1x1 256->64 @56", 8, 256, 56, 64, 1, 1, 0),
+    ("r50 s1 3x3 64->64 @56", 8, 64, 56, 64, 3, 1, 1),
+    ("r50 s2 3x3 128 /2 @56", 8, 128, 56, 128, 3, 2, 1),
+    ("r50 s2 1x1 256->512 /2 @56", 8, 256, 56, 512, 1, 2, 0),
+    ("r50 s2 3x3 128->128 @28", 8, 128, 28, 128, 3, 1, 1),
+    ("r50 s3 3x3 256->256 @14", 8, 256, 14, 256, 3, 1, 1),
+    ("r50 s3 1x1 1024->256 @14", 8, 1024, 14, 256, 1, 1, 0),
+    ("r50 s4 3x3 512->512 @7", 8, 512, 7, 512, 3, 1, 1),
+    ("r50 s4 1x1 512->2048 @7", 8, 512, 7, 2048, 1, 1, 0),
+]
+XLA_FLAG_SETS = [
+    "--xla_cpu_use_thunk_runtime=false",
+    "--xla_cpu_use_onednn=true",
+    "--xla_cpu_experimental_onednn_custom_call=true",
+    "--xla_cpu_use_xnnpack=true",
+    "--xla_cpu_experimental_xnn_fusion_type=XNN_FUSION_TYPE_DOT,XNN_FUSION_TYPE_ELTWISE",
+    "--xla_cpu_multi_thread_eigen=false",
+    "--xla_cpu_enable_fast_math=true",
+]
+MATMUL_FLOP = 2 * 512**3
+
+
+def candidates(jax, layer, only):
+    """{candidate: (forward, input-gradient, weight-gradient) jitted thunks} for one layer."""
+    from kiln._core.prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
+
+    jnp, lax = jax.numpy, jax.lax
+    _, n, c, size, o, k, s, p, g = (*layer, 1)[:9]
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.standard_normal((n, c, size, size), np.float32))
+    w = jnp.asarray((rng.standard_normal((o, c // g, k, k)) / np.sqrt(c * k * k)).astype(np.float32))
+    out = (size + 2 * p - k) // s + 1
+    dy = jnp.asarray(rng.standard_normal((n, o, out, out), np.float32))
+    pads = [(p, p), (p, p)]
+
+    def xla(dn):
+        def conv(a, b):
+            return lax.conv_general_dilated(a, b, (s, s), pads, dimension_numbers=dn, feature_group_count=g)
+
+        return conv
+
+    def patches(a, b):
+        cols = lax.conv_general_dilated_patches(a, (k, k), (s, s), pads, dimension_numbers=("NCHW", "OIHW", "NCHW"))
+        cols = cols.reshape(n, g, -1, out, out)
+        return jnp.einsum("ngkhw,gok->ngohw", cols, b.reshape(g, o // g, -1)).reshape(n, o, out, out)
+
+    def im2col(a, b):
+        a = jnp.pad(a, ((0, 0), (0, 0), (p, p), (p, p)))
+        end = s * (out - 1) + 1
+        cols = jnp.stack([a[:, :, i : i + end : s, j : j + end : s] for i in range(k) for j in range(k)], axis=2)
+        cols = cols.reshape(n, g, -1, out, out)
+        return jnp.einsum("ngkhw,gok->ngohw", cols, b.reshape(g, o // g, -1)).reshape(n, o, out, out)
+
+    def matmul(a, b):
+        return jnp.einsum("nchw,oc->nohw", a[:, :, ::s, ::s], b.reshape(o, c))
+
+    def shifted(a, b):
+        return kconv.shifted_conv(a, b, (s, s), pads, (1, 1), g)
+
+    def directions(conv, a, b, g):
+        fwd = jax.jit(conv)
+        dx = jax.jit(lambda a_, b_, g_: jax.vjp(lambda t: conv(t, b_), a_)[1](g_)[0])
+        dw = jax.jit(lambda a_, b_, g_: jax.vjp(lambda t: conv(a_, t), b_)[1](g_)[0])
+        return (lambda: fwd(a, b), lambda: dx(a, b, g), lambda: dw(a, b, g))
+
+    x_nhwc, w_hwio, dy_nhwc = x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), dy.transpose(0, 2, 3, 1)
+    table = {
+        "xla_nchw": lambda: directions(xla(("NCHW", "OIHW", "NCHW")), x, w, dy),
+        "xla_nhwc": lambda: directions(xla(("NHWC", "HWIO", "NHWC")), x_nhwc, w_hwio, dy_nhwc),
+        "patches": lambda: directions(patches, x, w, dy),
+        "im2col": lambda: directions(im2col, x, w, dy),
+        "shifted": lambda: directions(shifted, x, w, dy),
+    }
+    if k == 1 and g == 1:
+        table["matmul"] = lambda: directions(matmul, x, w, dy)
+    return {name: make() for name, make in table.items() if name in only}
+
+
+def layer_flop(layer) -> int:
+    _, n, c, size, o, k, s, p, g = (*layer, 1)[:9]
+    out = (size + 2 * p - k) // s + 1
+    return 2 * n * out * out * o * (c // g) * k * k
+
+
+def run_layers(layers, only, repeat):
+    """Print one line per layer and direction: each candidate's GFLOP/s and its fraction of the matmul's."""
+    import jax  # noqa: PLC0415  (after XLA_FLAGS is final)
+
+    a = jax.numpy.ones((512, 512), np.float32)
+    dot = jax.jit(lambda u: u @ u)
+    print(f"{'layer':30s} {'dir':3s} " + " ".join(f"{name:>17s}" for name in only) + "   matmul GFLOP/s")
+    for layer in layers:
+        flop = layer_flop(layer)
+        number = max(1, min(50, int(3e7 // flop)))
+        table = candidates(jax, layer, only)
+        for d, direction in enumerate(("fwd", "dx", "dw")):
+            cases = {name: fns[d] for name, fns in table.items()}
+            cases["matmul512"] = lambda: dot(a)
+            times = measure_interleaved(cases, number=number, repeat=repeat, warmup=2)
+            peak = MATMUL_FLOP / times.pop("matmul512") / 1e9
+            cells = []
+            for name in only:
+                if name in times:
+                    rate = flop / times[name] / 1e9
+                    cells.append(f"{rate:7.1f} ({rate / peak:5.0%})")
+                else:
+                    cells.append(f"{'-':>17s}")
+            print(f"{layer[0]:30s} {direction:3s} " + " ".join(cells) + f"   {peak:6.1f}", flush=True)
+
+
+def sweep_flags(args) -> None:
+    """Rerun the XLA candidates under each flag set in a subprocess; flags the jaxlib rejects are reported."""
+    for flags in ["", *XLA_FLAG_SETS]:
+        env = dict(os.environ, XLA_FLAGS=flags)
+        print(f"\n--- XLA_FLAGS={flags!r}", flush=True)
+        cmd = [sys.executable, "-m", "benchmarks.bench_conv", "--layers", args.layers, "--repeat", str(args.repeat)]
+        cmd += ["--only", "xla_nchw,xla_nhwc,shifted"]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        if proc.returncode:
+            print(f"rejected or failed (rc {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}")
+        else:
+            print(proc.stdout.split("\n", 1)[1].rstrip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layers", default="lenet,thin,resnet", help="comma-separated: lenet, thin, resnet")
+    parser.add_argument("--only", default="xla_nchw,xla_nhwc,patches,im2col,shifted,matmul", help="candidates to run")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--flags", action="store_true", help="also sweep XLA CPU flags in subprocesses")
+    args = parser.parse_args()
+    print_device()
+    layers = [
+        layer for group in args.layers.split(",") for layer in {"lenet": LENET, "thin": THIN, "resnet": RESNET}[group]
+    ]
+    print("GFLOP/s (fraction of the 512^3 matmul's GFLOP/s in the same rounds)")
+    run_layers(layers, args.only.split(","), args.repeat)
+    if args.flags:
+        sweep_flags(args)
+
+
+if __name__ == "__main__":
+    main()
