@@ -7,7 +7,7 @@ import numpy as np
 
 from kiln import _backend as B
 from kiln import ops
-from kiln._core import graph as G
+from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Parameter, Tensor
 from kiln._parallel import context as PC
 from kiln.context import get_context
