@@ -441,7 +441,11 @@ class Parameter(Tensor):
         return out
 
     def clone(self, init: str = "same") -> Parameter:
+        """A new Parameter with this one's name and `requires_grad`, holding a copy of its data (`init="same"`)
+        or data made by `init` ('zeros', 'ones', 'normal', an Initializer, ...) in its shape and dtype."""
         p = Parameter(Tensor._wrap(self._data), self.name, self.requires_grad)
+        if init != "same":
+            p.set_data(_initialize(init, self.shape, self.dtype))
         return p
 
     def __copy__(self) -> Parameter:
@@ -473,7 +477,5 @@ class ParameterTuple(tuple):
         for p in self:
             c = p.clone(init)
             c.name = f"{prefix}.{p.name}"
-            if init != "same":
-                c.set_data(_initialize(init, p.shape, p.dtype))
             out.append(c)
         return ParameterTuple(out)

@@ -20,6 +20,7 @@ import numpy as np
 from kiln import ops
 from kiln._backend import default_platform, devices, jax
 from kiln._core.tensor import Tensor
+from kiln._core.unsupported import ignore_argument
 from kiln.context import set_context
 from kiln.version import __version__
 
@@ -56,6 +57,7 @@ class Stream:
     "on" any stream runs in program order with all other work (MindSpore's semantics with one stream)."""
 
     def __init__(self, priority: int = 0, **kwargs) -> None:
+        ignore_argument("Stream", "options", kwargs, {}, reason="Kiln runs every op on one ordered stream")
         self.priority = int(priority)
 
     @property
@@ -298,6 +300,10 @@ def set_cpu_affinity(enable_affinity, affinity_cpu_list=None, module_to_cpu_dict
     """Bind this process to CPU cores (where the OS allows): `affinity_cpu_list` such as ["0-3", "8"]."""
     if not isinstance(enable_affinity, bool):
         raise TypeError(f"set_cpu_affinity: 'enable_affinity' must be a bool, but got {enable_affinity!r}.")
+    for name, value in (("module_to_cpu_dict", module_to_cpu_dict), ("bind_file", bind_file)):
+        ignore_argument("set_cpu_affinity", name, value,
+                        reason="Kiln binds the whole process, to affinity_cpu_list; per-module binding does not "
+                        "apply to XLA's thread pools")  # fmt: skip
     if not enable_affinity or not hasattr(os, "sched_setaffinity"):
         return
     if affinity_cpu_list:
@@ -386,7 +392,11 @@ class Profiler:
     def __init__(self, **kwargs) -> None:
         self.output_path = os.path.abspath(kwargs.pop("output_path", "./data"))
         self._running = False
-        if kwargs.pop("start_profile", True):
+        start = kwargs.pop("start_profile", True)
+        ignore_argument("Profiler", "options", kwargs, {},
+                        reason="the trace is JAX's profiler trace, with what it collects; only output_path and "
+                        "start_profile apply")  # fmt: skip
+        if start:
             self.start()
 
     def start(self) -> None:
@@ -405,6 +415,9 @@ class Profiler:
         """Mark a step boundary (the trace keeps JAX's own step markers)."""
 
     def analyse(self, **kwargs) -> None:
+        """Stop collecting; the trace under `output_path` is complete (TensorBoard's profile plugin or Perfetto
+        read it as it is)."""
+        ignore_argument("Profiler.analyse", "options", kwargs, {}, reason="the trace needs no analysis step")
         self.stop()
 
     def __enter__(self) -> Profiler:
@@ -416,7 +429,10 @@ class Profiler:
 
     @staticmethod
     def offline_analyse(path: str, **kwargs) -> None:
-        """Traces are written complete; nothing to analyse offline."""
+        """Traces are written complete: nothing to analyse offline; `path` must be a folder a Profiler wrote."""
+        if not os.path.isdir(path):
+            raise FileNotFoundError(f"Profiler.offline_analyse: no profiler output folder at {path!r}.")
+        ignore_argument("Profiler.offline_analyse", "options", kwargs, {}, reason="the trace needs no analysis step")
 
 
 # -- parameter-server and strategy-search settings ---------------------------------------------------------------

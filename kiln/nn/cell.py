@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from kiln._compiler.errors import for_user
 from kiln._core import dtype as mstype
 from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor
+from kiln._core.unsupported import ignore_argument
 from kiln._parallel.shard import shard_cell
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
 from kiln.context import GRAPH_MODE, _context
@@ -438,6 +439,9 @@ class Cell:
 
     def shard(self, in_strategy, out_strategy=None, parameter_plan=None, **kwargs) -> Cell:
         """Split this Cell's inputs, outputs and parameters over the devices (SEMI_AUTO_PARALLEL; see kiln.parallel)."""
+        ignore_argument("Cell.shard", "options", kwargs, {},
+                        reason="XLA's partitioner lays out the rest of the graph; there is no device kind or search "
+                        "level to choose")  # fmt: skip
         return shard_cell(self, in_strategy, out_strategy, parameter_plan)
 
     def extend_repr(self) -> str:

@@ -7,6 +7,7 @@ import re
 import time
 
 from kiln._core.tensor import Tensor
+from kiln._core.unsupported import ignore_argument
 from kiln.nn.cell import Cell
 from kiln.train.callback._callback import Callback
 from kiln.train.checkpoint import save_checkpoint, wait_async_saves
@@ -79,6 +80,7 @@ class CheckpointConfig:
             raise ValueError(f"CheckpointConfig: 'format' must be 'ckpt' or 'safetensors', but got {format!r}.")
         if enc_key is not None:
             raise NotImplementedError("CheckpointConfig: encrypted checkpoints (enc_key) are not supported by Kiln.")
+        ignore_argument("CheckpointConfig", "options", kwargs, {}, reason="no further checkpoint option is implemented")
         self._save_checkpoint_steps = steps
         self._save_checkpoint_seconds = None if steps else seconds
         self._keep_checkpoint_max = keep_max

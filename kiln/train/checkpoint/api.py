@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from kiln._core.tensor import Parameter, Tensor
+from kiln._core.unsupported import ignore_argument
 from kiln.nn.cell import Cell
 from kiln.train.checkpoint import _ckpt_format, _safetensors_format
 from kiln.train.checkpoint._atomic import atomic_write
@@ -122,6 +123,7 @@ def save_checkpoint(
     _check_format("save_checkpoint", format)
     if enc_key is not None:
         raise NotImplementedError("save_checkpoint: encrypted checkpoints (enc_key) are not supported by Kiln.")
+    ignore_argument("save_checkpoint", "options", kwargs, {}, reason="no further checkpoint option is implemented")
     if not isinstance(ckpt_file_name, (str, os.PathLike)):
         raise TypeError(f"For 'save_checkpoint', 'ckpt_file_name' must be a str, but got {type(ckpt_file_name)}.")
     path = os.path.realpath(os.fspath(ckpt_file_name))

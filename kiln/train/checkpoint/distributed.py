@@ -28,6 +28,7 @@ import numpy as np
 
 from kiln._backend import distributed as D
 from kiln._core.tensor import Parameter, Tensor
+from kiln._core.unsupported import ignore_argument
 from kiln._parallel.shard import Layout
 from kiln.train.checkpoint.api import load_checkpoint
 from kiln.train.checkpoint.loading import load_param_into_net
@@ -163,6 +164,9 @@ def load_distributed_checkpoint(
         ValueError: no files, a parameter missing from a file, or a parameter that differs between the files
             and has no layout.
     """
+    ignore_argument("load_distributed_checkpoint", "predict_strategy", predict_strategy,
+                    reason="Kiln loads whole parameters; the network's own shard strategies lay them out")  # fmt: skip
+    ignore_argument("load_distributed_checkpoint", "options", kwargs, {}, reason="no such option is implemented")
     if dec_key is not None:
         raise NotImplementedError("load_distributed_checkpoint: encrypted checkpoints are not supported by Kiln.")
     if not isinstance(checkpoint_filenames, (list, tuple)) or not checkpoint_filenames:
