@@ -2,6 +2,7 @@
 and semi-auto parallelism's `Layout` and `shard` (see `_shard`); `load_distributed_checkpoint` and
 `merge_sliced_parameter` for checkpoints saved by several ranks (see `_checkpoint`)."""
 
+from kiln.parallel._algo_parameters import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from kiln.parallel._auto_parallel_context import (
     get_auto_parallel_context,
     reset_auto_parallel_context,
@@ -25,10 +26,13 @@ class ParallelMode:
 __all__ = [
     "Layout",
     "ParallelMode",
+    "get_algo_parameters",
     "get_auto_parallel_context",
     "load_distributed_checkpoint",
     "merge_sliced_parameter",
+    "reset_algo_parameters",
     "reset_auto_parallel_context",
+    "set_algo_parameters",
     "set_auto_parallel_context",
     "shard",
 ]

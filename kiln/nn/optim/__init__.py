@@ -9,8 +9,9 @@ from kiln.nn.optim.lars import LARS
 from kiln.nn.optim.momentum import Momentum
 from kiln.nn.optim.optimizer import Optimizer
 from kiln.nn.optim.sgd import SGD
+from kiln.nn.optim.thor import thor
 
 __all__ = [
     "SGD", "Adam", "AdamW", "AdamWeightDecay", "Momentum", "Optimizer", "ASGD", "AdaMax", "Adadelta", "Adagrad",
-    "RMSProp", "Rprop", "Lamb", "FTRL", "LazyAdam", "ProximalAdagrad", "AdaFactor", "AdamOffload", "LARS",
+    "RMSProp", "Rprop", "Lamb", "FTRL", "LazyAdam", "ProximalAdagrad", "AdaFactor", "AdamOffload", "LARS", "thor",
 ]  # fmt: skip

@@ -1,7 +1,13 @@
 """Callbacks for `Model.train` / `Model.fit` (MindSpore's `mindspore.train.callback`)."""
 
 from kiln.train.callback._callback import Callback, RunContext
-from kiln.train.callback._checkpoint import CheckpointConfig, ModelCheckpoint
+from kiln.train.callback._callback import CallbackManager as _CallbackManager  # noqa: F401 (MindSpore's name)
+from kiln.train.callback._callback import InternalCallbackParam as _InternalCallbackParam  # noqa: F401 (same)
+from kiln.train.callback._checkpoint import (
+    CheckpointConfig,
+    ModelCheckpoint,
+    _set_cur_net,  # noqa: F401 (MindSpore's private name, imported by zoo code)
+)
 from kiln.train.callback._early_stop import EarlyStopping
 from kiln.train.callback._extra import BackupAndRestore, OnRequestExit, ReduceLROnPlateau
 from kiln.train.callback._history import History
@@ -9,6 +15,7 @@ from kiln.train.callback._lambda import LambdaCallback
 from kiln.train.callback._loss_monitor import LossMonitor
 from kiln.train.callback._lr_scheduler import LearningRateScheduler
 from kiln.train.callback._progress import ProgressBar
+from kiln.train.callback._summary_collector import SummaryCollector
 from kiln.train.callback._time_monitor import TimeMonitor
 
 __all__ = [
@@ -25,6 +32,7 @@ __all__ = [
     "ModelCheckpoint",
     "ProgressBar",
     "RunContext",
+    "SummaryCollector",
     "TimeMonitor",
 ]
 
