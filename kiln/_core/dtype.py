@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from kiln._backend import jnp
@@ -134,3 +136,11 @@ def pytype_to_dtype(value) -> DType:
     if isinstance(value, complex):
         return complex64
     raise TypeError(f"expected a Python number, but got {type(value).__name__}")
+
+
+# Bit widths of quantized integers, as quantization-aware zoo networks name them (MindSpore's values: INTn is
+# n - 1, UINTn is 99 + n). A label only: Kiln's tensors have no sub-byte dtypes.
+QuantDtype = enum.Enum(
+    "QuantDtype",
+    {**{f"INT{bits}": bits - 1 for bits in range(1, 17)}, **{f"UINT{bits}": 99 + bits for bits in range(1, 17)}},
+)

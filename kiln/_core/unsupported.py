@@ -1,8 +1,10 @@
-"""Arguments Kiln takes for MindSpore's signatures but does not act on: refused, or warned about once."""
+"""What Kiln takes from MindSpore's API but does not act on: arguments refused or warned about once, and names that
+import but raise NotImplementedError when used (`unavailable`)."""
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 _warned: set[tuple[str, str]] = set()
@@ -50,3 +52,26 @@ def ignore_argument(where: str, name: str, value: Any, default: Any = None, *, r
     _warned.add((where, name))
     shown = ", ".join(sorted(value)) if isinstance(value, dict) else repr(value)
     warnings.warn(f"{where}: {name}={shown} has no effect in Kiln ({reason}).", UserWarning, stacklevel=3)
+
+
+def unavailable(name: str, reason: str) -> Callable[..., Any]:
+    """A stand-in for MindSpore's function `name` that imports, and raises NotImplementedError when called.
+
+    For names programs import (so that the rest of a script runs) whose work Kiln cannot do meaningfully. The
+    reason is kept as `__kiln_unavailable__`, which tools/zoo_imports counts apart from implemented names.
+
+    Args:
+        name: the name as MindSpore spells it (`"nn.optim.thor"`).
+        reason: why Kiln does not implement it, and what to use instead.
+
+    Returns:
+        A function that raises NotImplementedError naming `name` and `reason`.
+    """
+
+    def stand_in(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{name} is not available in Kiln: {reason}.")
+
+    stand_in.__name__ = stand_in.__qualname__ = name.rsplit(".", 1)[-1]
+    stand_in.__doc__ = f"Not available in Kiln ({reason}); raises NotImplementedError when called."
+    stand_in.__kiln_unavailable__ = reason
+    return stand_in

@@ -174,3 +174,31 @@ def is_data_parallel() -> bool:
 
 def gradients_mean() -> bool:
     return _context["gradients_mean"]
+
+
+class _AutoParallelContext:
+    """The context as one object, as training scripts reach it through `auto_parallel_context()`."""
+
+    def get_device_num_is_set(self) -> bool:
+        """Whether `device_num` was set explicitly (rather than taken from the communication group)."""
+        return _context["device_num"] is not None
+
+    def get_parallel_mode(self) -> str:
+        return _context["parallel_mode"]
+
+    def get_pipeline_stages(self) -> int:
+        return _context["pipeline_stages"]
+
+    def set_all_reduce_fusion_split_indices(self, indices: list[int], group: str = "") -> None:
+        """Set where gradient all-reduces are split into fused groups (`all_reduce_fusion_config`)."""
+        if not isinstance(indices, (list, tuple)) or not all(isinstance(i, int) for i in indices):
+            raise TypeError(f"set_all_reduce_fusion_split_indices: expected a list of ints, but got {indices!r}.")
+        set_auto_parallel_context(all_reduce_fusion_config=list(indices))
+
+
+_context_object = _AutoParallelContext()
+
+
+def auto_parallel_context() -> _AutoParallelContext:
+    """The auto-parallel context as an object (MindSpore scripts call its `get_*` methods)."""
+    return _context_object

@@ -23,15 +23,19 @@ RENAMED: dict[str, str] = {
     "mindspore.common.dtype": "kiln._core.dtype",
     "mindspore.common.tensor": "kiln._core.tensor",
     "mindspore.common.parameter": "kiln._core.tensor",
-    "mindspore.common.seed": "kiln.common.api",
+    "mindspore.common.seed": "kiln.common.op_seed",
     "mindspore.common.jit_config": "kiln._compiler.api",
     "mindspore.common.mutable": "kiln._compiler.api",
     "mindspore.runtime": "kiln.common.runtime",
+    "mindspore.profiler": "kiln.common.runtime",
+    "mindspore._extends": "kiln.nn.init_args",
     "mindspore.nn.metrics": "kiln.train.metrics",
     # MindSpore's cell_wrapper also holds the micro-batch cells, which Kiln keeps in nn.wrap.micro_batch.
     "mindspore.nn.wrap.cell_wrapper": "kiln.nn.wrap",
     "mindspore.ops.function": "kiln.ops.functional",
+    "mindspore.ops.operations._inner_ops": "kiln.ops.operations.inner_ops",
     "mindspore.ops.auto_generate": "kiln.ops",
+    "mindspore.dataset.core": "kiln.dataset",
     "mindspore.dataset.engine.datasets": "kiln.dataset.engine",
     "mindspore.dataset.engine.iterators": "kiln.dataset.iterators",
     # MindSpore's source modules by domain; Kiln's sources are split by domain too, and kiln.dataset has them all.
@@ -54,6 +58,7 @@ RENAMED: dict[str, str] = {
     "mindspore.train.callback._lambda_callback": "kiln.train.callback._lambda",
     "mindspore.train.callback._lr_scheduler_callback": "kiln.train.callback._lr_scheduler",
     "mindspore.parallel._auto_parallel_context": "kiln._parallel.context",
+    "mindspore.train.train_thor.dataset_helper": "kiln.train.dataset_helper",
 }
 
 

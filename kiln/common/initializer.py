@@ -495,3 +495,10 @@ def initializer(init, shape=None, dtype=mstype.float32) -> Tensor:
 
 
 _tensor_module._INITIALIZERS[:] = [initializer]  # Tensor(shape=..., init=...) builds through this module
+
+
+# MindSpore's private names for the helpers above, which zoo networks import to write their own initialisers.
+_assignment = _fill
+_calculate_fan_in_and_fan_out = _fan_in_and_fan_out
+_calculate_correct_fan = _correct_fan
+_calculate_gain = _gain

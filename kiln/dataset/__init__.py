@@ -5,6 +5,7 @@ NumpySlicesDataset) are chained with lazy methods (map, batch, shuffle, ...)
 and read through iterators that prefetch on a background thread.
 """
 
+from kiln import context  # noqa: F401 (MindSpore's dataset package holds it; zoo scripts import it from there)
 from kiln.dataset import audio, config, text, transforms, vision
 from kiln.dataset.cache import DatasetCache
 from kiln.dataset.callbacks import DSCallback, WaitedDSCallback

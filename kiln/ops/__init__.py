@@ -37,3 +37,4 @@ _submodules.register(_sys.modules[__name__], _submodules.AUTO_GENERATE)
 
 from kiln.ops import functional as function  # noqa: E402, F401  (MindSpore's `ops.function`; needs every name above)
 from kiln.ops import operations  # noqa: E402, F401  (`ops.operations.ReLU()`, as MindSpore scripts write it)
+from kiln.ops import operations as P  # noqa: E402, F401  (MindSpore's ops package names it P too)

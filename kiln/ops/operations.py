@@ -7,3 +7,4 @@ from kiln.ops import _submodules
 
 globals().update({name: value for name, value in vars(_ops).items() if not name.startswith("_")})
 _submodules.register(_sys.modules[__name__], _submodules.OPERATIONS)
+from kiln.ops.float_status import NPUAllocFloatStatus, NPUClearFloatStatus, NPUGetFloatStatus  # noqa: E402, F401

@@ -10,15 +10,19 @@ from kiln._parallel.context import (
     set_auto_parallel_context,
 )
 from kiln._parallel.shard import Layout, shard
+from kiln.parallel._algo_parameters import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from kiln.train.checkpoint.distributed import load_distributed_checkpoint, merge_sliced_parameter
 
 __all__ = [
     "Layout",
     "ParallelMode",
+    "get_algo_parameters",
     "get_auto_parallel_context",
     "load_distributed_checkpoint",
     "merge_sliced_parameter",
+    "reset_algo_parameters",
     "reset_auto_parallel_context",
+    "set_algo_parameters",
     "set_auto_parallel_context",
     "shard",
 ]

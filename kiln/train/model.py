@@ -11,6 +11,7 @@ from kiln._core.tensor import Tensor
 from kiln.context import GRAPH_MODE, get_context
 from kiln.nn.cell import Cell
 from kiln.nn.wrap.cell_wrapper import WithEvalCell, WithLossCell
+from kiln.parallel import ParallelMode  # noqa: F401 (MindSpore's train.model holds it; zoo scripts import it here)
 from kiln.train.amp import build_train_network
 from kiln.train.callback import INTERNAL_CALLBACKS, TimeMonitor
 from kiln.train.callback._callback import CallbackManager, InternalCallbackParam, RunContext, _as_list

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from PIL import Image
 
 from kiln.dataset.vision import color as _color
+from kiln.dataset.vision.utils import Inter
 
 
 def is_pil(img) -> bool:
@@ -75,3 +77,46 @@ def hsv_to_rgbs(np_hsv_imgs, is_hwc: bool) -> np.ndarray:
         The RGB images.
     """
     return _channels_last(_color.hsv_to_rgb_float, np_hsv_imgs, is_hwc)
+
+
+# The TypeError of the PIL helpers below when given something else; `{}` is the type received.
+augment_error_message = "expected a PIL image, but got {}; decode encoded data with Decode() or convert with ToPIL()"
+
+_PIL_FILTERS = {
+    Inter.NEAREST: Image.NEAREST,
+    Inter.LINEAR: Image.BILINEAR,
+    Inter.CUBIC: Image.BICUBIC,
+    Inter.PILCUBIC: Image.BICUBIC,
+    Inter.ANTIALIAS: Image.LANCZOS,
+}
+
+
+def rotate(img, angle: float, resample, expand: bool, center, fill_value):
+    """`img` (a PIL image) rotated by `angle` degrees counter-clockwise, as PIL's `Image.rotate` does.
+
+    Args:
+        img: the PIL image.
+        angle: degrees, counter-clockwise.
+        resample: an `Inter` mode (or a PIL filter); ANTIALIAS only for multiples of 90 degrees about the centre.
+        expand: enlarge the output to hold the whole rotated image.
+        center: (x, y) of the rotation centre, None for the image centre.
+        fill_value: fill of the uncovered area: an int for every channel, or one value per channel.
+
+    Returns:
+        The rotated PIL image.
+
+    Raises:
+        TypeError: `img` is not a PIL image.
+        ValueError: ANTIALIAS with another angle or an explicit centre.
+    """
+    if not is_pil(img):
+        raise TypeError(augment_error_message.format(type(img)))
+    if isinstance(fill_value, int):
+        fill_value = (fill_value,) * 3
+    elif isinstance(fill_value, list):
+        fill_value = tuple(fill_value)
+    angle = angle % 360.0
+    if resample == Inter.ANTIALIAS and (angle not in (0, 90, 180, 270) or center):
+        raise ValueError(f"rotate: Inter.ANTIALIAS needs a multiple of 90 degrees about the centre, got {angle}.")
+    pil_filter = _PIL_FILTERS.get(resample, resample) if isinstance(resample, Inter) else resample
+    return img.rotate(angle, pil_filter, expand, center, fillcolor=fill_value)

@@ -77,6 +77,10 @@ class LossBase(Cell):
         raise NotImplementedError(f"{type(self).__name__} must define construct().")
 
 
+class _Loss(LossBase):
+    """MindSpore's older name of `LossBase` (a subclass of it), which zoo losses still derive from."""
+
+
 class MSELoss(LossBase):
     """Mean squared error (input - target) ** 2, with broadcasting.
 

@@ -11,8 +11,9 @@ from kiln.nn.optim.optimizer import Optimizer
 from kiln.nn.optim.rmsprop import RMSProp
 from kiln.nn.optim.rprop import Rprop
 from kiln.nn.optim.sgd import ASGD, SGD
+from kiln.nn.optim.thor import thor
 
 __all__ = [
     "SGD", "Adam", "AdamW", "AdamWeightDecay", "Momentum", "Optimizer", "ASGD", "AdaMax", "Adadelta", "Adagrad",
-    "RMSProp", "Rprop", "Lamb", "FTRL", "LazyAdam", "ProximalAdagrad", "AdaFactor", "AdamOffload", "LARS",
+    "RMSProp", "Rprop", "Lamb", "FTRL", "LazyAdam", "ProximalAdagrad", "AdaFactor", "AdamOffload", "LARS", "thor",
 ]  # fmt: skip

@@ -18,6 +18,7 @@ from kiln._core import dtype as mstype
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln.nn.cell import Cell
+from kiln.nn.init_args import opt_init_args_register  # noqa: F401 (MindSpore's module path for it)
 from kiln.nn.learning_rate_schedule import LearningRateSchedule
 from kiln.ops._helpers import apply
 from kiln.ops.multitype import HyperMap, Map

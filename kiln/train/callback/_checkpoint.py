@@ -293,3 +293,22 @@ class ModelCheckpoint(Callback):
             self._written.remove(path)
         self._written.append(path)
         self._latest_ckpt_file_name = path
+
+
+_current_network: Cell | None = None
+
+
+def _set_cur_net(net: Cell) -> None:
+    """Record `net` as the network whose parameters the run's checkpoints hold (zoo callbacks call it before saving).
+
+    Kiln's `ModelCheckpoint` saves the run's `train_network` itself; the record is read back by `_get_cur_net`.
+    """
+    global _current_network
+    if not isinstance(net, Cell):
+        raise TypeError(f"_set_cur_net: expected a Cell, but got {type(net).__name__}.")
+    _current_network = net
+
+
+def _get_cur_net() -> Cell | None:
+    """The network `_set_cur_net` recorded last (None before any)."""
+    return _current_network

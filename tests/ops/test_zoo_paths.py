@@ -1,0 +1,47 @@
+"""Names zoo operators import from MindSpore's ops modules: op_info_register, ops.P, the Ascend float-status
+Primitives (stand-ins that raise when built) and common.dtype's QuantDtype."""
+
+import pytest
+
+from kiln import ops
+from kiln._core.dtype import QuantDtype
+from kiln.ops import operations
+from kiln.ops.op_info_register import DataType, TBERegOp, op_info_register, registered_op_info
+
+
+def test_tbe_description_is_recorded_and_the_kernel_kept():
+    info = (
+        TBERegOp("MyAbs")
+        .fusion_type("ELEMWISE")
+        .kernel_name("my_abs")
+        .input(0, "x", False, "required", "all")
+        .output(0, "y", False, "required", "all")
+        .dtype_format(DataType.F16_Default, DataType.F16_Default)
+        .dtype_format(DataType.F32_5HD, DataType.F32_5HD)
+        .get_op_info()
+    )
+    assert info["op_name"] == "MyAbs" and info["fusion_type"] == "ELEMWISE" and info["kernel_name"] == "my_abs"
+    assert info["dtype_format"] == [
+        (("float16", "DefaultFormat"), ("float16", "DefaultFormat")), (("float32", "NC1HWC0"), ("float32", "NC1HWC0")),
+    ]  # fmt: skip
+    assert [row["name"] for row in info["inputs"]] == ["x"]
+
+    @op_info_register(info)
+    def my_abs(x):
+        return abs(x)
+
+    assert my_abs(-2) == 2 and registered_op_info("MyAbs") is info
+    assert DataType.None_None == ("", "") and DataType.I32_NCHW == ("int32", "NCHW")
+    with pytest.raises(AttributeError):
+        getattr(TBERegOp("X"), "no_such_field")  # noqa: B009
+
+
+def test_ops_p_and_float_status_stand_ins():
+    assert ops.P is operations
+    for name in ("NPUAllocFloatStatus", "NPUGetFloatStatus", "NPUClearFloatStatus"):
+        with pytest.raises(NotImplementedError, match="Ascend"):
+            getattr(operations, name)()
+
+
+def test_quant_dtype_values():
+    assert QuantDtype.INT8.value == 7 and QuantDtype.UINT4.value == 103 and len(QuantDtype) == 32

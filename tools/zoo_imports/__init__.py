@@ -1,0 +1,1 @@
+"""MindSpore model zoo imports under Kiln: scan mindspore-ai/models, check each pair (see README.md)."""
