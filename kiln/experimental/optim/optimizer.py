@@ -157,6 +157,11 @@ class Optimizer(Cell):
         raise NotImplementedError(f"{type(self).__name__} must define its update.")
 
     @staticmethod
+    def _l2(g, p32, group):
+        """The gradient with the group's L2 weight decay (weight_decay * param) added, where it has one."""
+        return g + group["weight_decay"] * p32 if group["weight_decay"] else g
+
+    @staticmethod
     def _store(target, value) -> None:
         ops.assign(target, ops.cast(value, target.dtype))
 
@@ -183,8 +188,7 @@ class SGD(Optimizer):
         self.stat = self.parameters.clone(prefix="stat", init="ones")
 
     def _update(self, k, p, g, p32, lr, group):
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p32
+        g = self._l2(g, p32, group)
         momentum = group["momentum"]
         if momentum > 0:
             first = ops.cast(self.stat[k], F32)  # 1 before the first step
@@ -267,8 +271,7 @@ class Adamax(Optimizer):
 
     def _update(self, k, p, g, p32, lr, group):
         beta1, beta2 = group["betas"]
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p32
+        g = self._l2(g, p32, group)
         m = beta1 * ops.cast(self.exp_avg[k], F32) + (1 - beta1) * g
         u = ops.maximum(beta2 * ops.cast(self.exp_inf[k], F32), ops.abs(g) + group["eps"])
         self._store(self.exp_avg[k], m)
@@ -290,8 +293,7 @@ class Adagrad(Optimizer):
         self.state_step = Parameter(Tensor(np.int32(0)), name="state_step")
 
     def _update(self, k, p, g, p32, lr, group):
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p32
+        g = self._l2(g, p32, group)
         clr = lr / (1 + (self._step_f32() - 1) * group["lr_decay"])
         acc = ops.cast(self.accum[k], F32) + g * g
         self._store(self.accum[k], acc)
@@ -311,8 +313,7 @@ class Adadelta(Optimizer):
 
     def _update(self, k, p, g, p32, lr, group):
         rho, eps = group["rho"], group["eps"]
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p32
+        g = self._l2(g, p32, group)
         v = rho * ops.cast(self.accum[k], F32) + (1 - rho) * g * g
         u = ops.cast(self.accum_update[k], F32)
         delta = ops.sqrt(u + eps) / ops.sqrt(v + eps) * g
@@ -337,8 +338,7 @@ class RMSprop(Optimizer):
 
     def _update(self, k, p, g, p32, lr, group):
         alpha, eps = group["alpha"], group["eps"]
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p32
+        g = self._l2(g, p32, group)
         v = alpha * ops.cast(self.square_avg[k], F32) + (1 - alpha) * g * g
         self._store(self.square_avg[k], v)
         if group["centered"]:
@@ -401,8 +401,7 @@ class ASGD(_StepT):
 
     def _update(self, k, p, g, p32, lr, group):
         lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p32
+        g = self._l2(g, p32, group)
         t = self._step_f32()
         eta = ops.select(t == 1.0, lr, ops.cast(self.eta[k], F32))
         new = ops.cast(p32 * (1.0 - lambd * eta) - eta * g, p.dtype)
@@ -437,8 +436,7 @@ class NAdam(_StepT):
     def _update(self, k, p, g, p32, lr, group):
         beta1, beta2 = group["betas"]
         psi, eps = group["momentum_decay"], group["eps"]
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p32
+        g = self._l2(g, p32, group)
         t = self._step_f32()
         bc2 = 1.0 - ops.pow(beta2, t)
         mu = beta1 * (1.0 - 0.5 * ops.pow(0.96, t * psi))
@@ -470,8 +468,7 @@ class RAdam(_StepT):
 
     def _update(self, k, p, g, p32, lr, group):
         beta1, beta2 = group["betas"]
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p32
+        g = self._l2(g, p32, group)
         t = self._step_f32()
         bc1, b2t = 1.0 - ops.pow(beta1, t), ops.pow(beta2, t)
         bc2 = 1.0 - b2t

@@ -58,20 +58,9 @@ class Adam(Optimizer):
         tuple[bool], True per parameter.
     """
 
-    def __init__(
-        self,
-        params,
-        learning_rate=1e-3,
-        beta1: float = 0.9,
-        beta2: float = 0.999,
-        eps: float = 1e-8,
-        use_locking: bool = False,
-        use_nesterov: bool = False,
-        weight_decay=0.0,
-        loss_scale: float = 1.0,
-        use_amsgrad: bool = False,
-        **kwargs,
-    ) -> None:
+    def __init__(self, params, learning_rate=1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+                 use_locking: bool = False, use_nesterov: bool = False, weight_decay=0.0, loss_scale: float = 1.0,
+                 use_amsgrad: bool = False, **kwargs) -> None:  # fmt: skip
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         unknown = set(kwargs) - {"use_lazy", "use_offload"}
         if unknown:

@@ -48,16 +48,8 @@ class SGD(Optimizer):
         tuple[bool], True per parameter.
     """
 
-    def __init__(
-        self,
-        params,
-        learning_rate=0.1,
-        momentum: float = 0.0,
-        dampening: float = 0.0,
-        weight_decay=0.0,
-        nesterov: bool = False,
-        loss_scale: float = 1.0,
-    ) -> None:
+    def __init__(self, params, learning_rate=0.1, momentum: float = 0.0, dampening: float = 0.0, weight_decay=0.0,
+                 nesterov: bool = False, loss_scale: float = 1.0) -> None:  # fmt: skip
         groups = params if isinstance(params, list) and params and isinstance(params[0], dict) else []
         if isinstance(weight_decay, Cell) or any(isinstance(g.get("weight_decay"), Cell) for g in groups):
             raise TypeError(

@@ -24,6 +24,16 @@ SMALLER_IS_BETTER = (
 )
 
 
+def minimizes(mode: str, monitor: str) -> bool:
+    """Whether smaller values of `monitor` are better: mode "min", or "auto" for the losses and errors."""
+    return mode == "min" or (mode == "auto" and monitor in SMALLER_IS_BETTER)
+
+
+def improved(current: float, reference: float, min_delta: float, minimize: bool) -> bool:
+    """Whether `current` beats `reference` by more than `min_delta`, in the monitored value's direction."""
+    return current < reference - min_delta if minimize else current > reference + min_delta
+
+
 class EarlyStopping(Callback):
     """Stop `Model.fit` / `Model.train` when `monitor` has not improved for `patience` epochs.
 
@@ -62,7 +72,7 @@ class EarlyStopping(Callback):
         self.mode = mode
         self.baseline = baseline
         self.restore_best_weights = restore_best_weights
-        self._minimize = mode == "min" or (mode == "auto" and monitor in SMALLER_IS_BETTER)
+        self._minimize = minimizes(mode, monitor)
         self._reset()
 
     def _reset(self) -> None:
@@ -72,9 +82,7 @@ class EarlyStopping(Callback):
         self.best_weights_param_dict = None
 
     def _improved(self, current: float, reference: float) -> bool:
-        if self._minimize:
-            return current < reference - self.min_delta
-        return current > reference + self.min_delta
+        return improved(current, reference, self.min_delta, self._minimize)
 
     def on_train_begin(self, run_context) -> None:
         self._reset()

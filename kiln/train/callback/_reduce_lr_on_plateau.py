@@ -9,7 +9,7 @@ import numpy as np
 from kiln import ops
 from kiln._core.tensor import Parameter, Tensor
 from kiln.train.callback._callback import Callback, check_bool, loss_value
-from kiln.train.callback._early_stop import SMALLER_IS_BETTER
+from kiln.train.callback._early_stop import improved, minimizes
 
 __all__ = ["ReduceLROnPlateau"]
 
@@ -43,7 +43,7 @@ class ReduceLROnPlateau(Callback):
         self.verbose = check_bool("ReduceLROnPlateau", "verbose", verbose)
         self.cooldown = _non_negative_int("ReduceLROnPlateau", "cooldown", cooldown)
         self.min_delta, self.min_lr = abs(min_delta), min_lr
-        self._minimize = mode == "min" or (mode == "auto" and monitor in SMALLER_IS_BETTER)
+        self._minimize = minimizes(mode, monitor)
         self._reset()
 
     def _reset(self) -> None:
@@ -52,7 +52,7 @@ class ReduceLROnPlateau(Callback):
         self.best = np.inf if self._minimize else -np.inf
 
     def is_improvement(self, current, best) -> bool:
-        return current < best - self.min_delta if self._minimize else current > best + self.min_delta
+        return improved(current, best, self.min_delta, self._minimize)
 
     def on_train_begin(self, run_context):
         self._reset()

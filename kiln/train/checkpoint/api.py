@@ -28,6 +28,17 @@ def _check_format(fn: str, format: str) -> None:
         raise ValueError(f"For '{fn}', the format must be 'ckpt' or 'safetensors', but got '{format}'.")
 
 
+def _checked_path(op: str, ckpt_file_name, format: str, key_name: str, key) -> str:
+    """The real path of `ckpt_file_name`, after the checks `save_checkpoint` and `load_checkpoint` share (format,
+    no encryption key, a str or path-like name)."""
+    _check_format(op, format)
+    if key is not None:
+        raise NotImplementedError(f"{op}: encrypted checkpoints ({key_name}) are not supported by Kiln.")
+    if not isinstance(ckpt_file_name, (str, os.PathLike)):
+        raise TypeError(f"For '{op}', 'ckpt_file_name' must be a str, but got {type(ckpt_file_name)}.")
+    return os.path.realpath(os.fspath(ckpt_file_name))
+
+
 def _host(value, where: str) -> np.ndarray | str:
     """A NumPy copy (or str) of one checkpoint value."""
     if isinstance(value, str):
@@ -120,13 +131,8 @@ def save_checkpoint(
         TypeError: `save_obj` or a value has an unsupported type.
         ValueError: an unknown format.
     """
-    _check_format("save_checkpoint", format)
-    if enc_key is not None:
-        raise NotImplementedError("save_checkpoint: encrypted checkpoints (enc_key) are not supported by Kiln.")
+    path = _checked_path("save_checkpoint", ckpt_file_name, format, "enc_key", enc_key)
     ignore_argument("save_checkpoint", "options", kwargs, {}, reason="no further checkpoint option is implemented")
-    if not isinstance(ckpt_file_name, (str, os.PathLike)):
-        raise TypeError(f"For 'save_checkpoint', 'ckpt_file_name' must be a str, but got {type(ckpt_file_name)}.")
-    path = os.path.realpath(os.fspath(ckpt_file_name))
     if os.path.isdir(path):
         raise IsADirectoryError(f"For 'save_checkpoint', '{path}' is a directory; 'ckpt_file_name' must be a file.")
     if not path.endswith(format):
@@ -221,12 +227,7 @@ def load_checkpoint(
     Raises:
         ValueError: the file does not exist, is truncated or corrupt, or nothing was selected.
     """
-    _check_format("load_checkpoint", format)
-    if dec_key is not None:
-        raise NotImplementedError("load_checkpoint: encrypted checkpoints (dec_key) are not supported by Kiln.")
-    if not isinstance(ckpt_file_name, (str, os.PathLike)):
-        raise TypeError(f"For 'load_checkpoint', 'ckpt_file_name' must be a str, but got {type(ckpt_file_name)}.")
-    path = os.path.realpath(os.fspath(ckpt_file_name))
+    path = _checked_path("load_checkpoint", ckpt_file_name, format, "dec_key", dec_key)
     wait_async_saves()  # a file still being written in the background is not there yet
     if not os.path.isfile(path):
         why = "is a directory" if os.path.isdir(path) else "does not exist"

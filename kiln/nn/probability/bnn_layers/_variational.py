@@ -37,7 +37,10 @@ def _posterior(fn, shape, param_name, arg_name):
 class _Variational(Cell):
     """Shared parts: priors/posteriors of the weight (and bias), the activation, the KL loss."""
 
-    def _setup(self, weight_shape, out_channels, activation, has_bias, wprior, wpost, bprior, bpost):
+    def _setup(self, weight_shape, out_channels, activation, has_bias, priors):
+        """The posterior and prior Cells of the weight (and bias); `priors` holds the constructor's four
+        (weight_prior_fn, weight_posterior_fn, bias_prior_fn, bias_posterior_fn)."""
+        wprior, wpost, bprior, bpost = priors
         if not isinstance(has_bias, bool):
             raise TypeError(f"'has_bias' must be a bool, but got {type(has_bias).__name__}.")
         self.has_bias = has_bias
@@ -75,30 +78,14 @@ class _Variational(Cell):
 
 
 class _DenseVariational(_Variational):
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        activation=None,
-        has_bias=True,
-        weight_prior_fn=NormalPrior,
-        weight_posterior_fn=normal_post_fn,
-        bias_prior_fn=NormalPrior,
-        bias_posterior_fn=normal_post_fn,
-    ):
+    def __init__(self, in_channels, out_channels, activation=None, has_bias=True, weight_prior_fn=NormalPrior,
+                 weight_posterior_fn=normal_post_fn, bias_prior_fn=NormalPrior,
+                 bias_posterior_fn=normal_post_fn):  # fmt: skip
         super().__init__()
         self.in_channels = _positive_int("in_channels", in_channels)
         self.out_channels = _positive_int("out_channels", out_channels)
-        self._setup(
-            (out_channels, in_channels),
-            out_channels,
-            activation,
-            has_bias,
-            weight_prior_fn,
-            weight_posterior_fn,
-            bias_prior_fn,
-            bias_posterior_fn,
-        )
+        priors = (weight_prior_fn, weight_posterior_fn, bias_prior_fn, bias_posterior_fn)
+        self._setup((out_channels, in_channels), out_channels, activation, has_bias, priors)
 
     def extend_repr(self):
         return f"in_channels={self.in_channels}, out_channels={self.out_channels}, has_bias={self.has_bias}"
@@ -129,22 +116,9 @@ def _pair(v):
 class ConvReparam(_Variational):
     """2-D convolution (NCHW) whose kernel (out, in / group, kh, kw) and bias are sampled from posteriors."""
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        pad_mode="same",
-        padding=0,
-        dilation=1,
-        group=1,
-        has_bias=False,
-        weight_prior_fn=NormalPrior,
-        weight_posterior_fn=normal_post_fn,
-        bias_prior_fn=NormalPrior,
-        bias_posterior_fn=normal_post_fn,
-    ):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0, dilation=1,
+                 group=1, has_bias=False, weight_prior_fn=NormalPrior, weight_posterior_fn=normal_post_fn,
+                 bias_prior_fn=NormalPrior, bias_posterior_fn=normal_post_fn):  # fmt: skip
         super().__init__()
         if pad_mode not in ("valid", "same", "pad"):
             raise ValueError(f"'pad_mode' must be one of 'valid', 'same', 'pad', but got {pad_mode!r}.")
@@ -158,16 +132,8 @@ class ConvReparam(_Variational):
         self.dilation = _pair(dilation)
         self.pad_mode = pad_mode
         self.padding = padding
-        self._setup(
-            (out_channels, in_channels // group, *self.kernel_size),
-            out_channels,
-            None,
-            has_bias,
-            weight_prior_fn,
-            weight_posterior_fn,
-            bias_prior_fn,
-            bias_posterior_fn,
-        )
+        priors = (weight_prior_fn, weight_posterior_fn, bias_prior_fn, bias_posterior_fn)
+        self._setup((out_channels, in_channels // group, *self.kernel_size), out_channels, None, has_bias, priors)
 
     def _apply_variational_weight(self, inputs):
         w = self.weight_posterior("sample")
