@@ -28,8 +28,8 @@ from kiln._compiler.passes import tensor as tensor_passes
 from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY, checks_enabled
-from kiln._core.prims.control import RaisedInGraph, raise_p
 from kiln._core.tensor import Parameter, Tensor
+from kiln._prims.control import RaisedInGraph, raise_p
 from kiln._pynative.nested import flatten, unflatten
 
 

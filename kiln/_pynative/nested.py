@@ -13,8 +13,8 @@ import copy
 from collections.abc import Callable
 
 from kiln._core import graph as G
-from kiln._core.prims.control import RaisedInGraph
 from kiln._core.tensor import Tensor
+from kiln._prims.control import RaisedInGraph
 
 
 def flatten(value, leaves: list):

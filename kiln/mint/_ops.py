@@ -872,7 +872,7 @@ def triangular_solve(b, A, upper: bool = True, transpose: bool = False, unitrian
     Returns:
         tuple (X, A).
     """
-    return extra_mint.triangular_solve(b, A, upper, transpose, unitriangular), ops.copy(A)
+    return extra_mint.solve_triangular_system(b, A, upper, transpose, unitriangular), ops.copy(A)
 
 
 # ---------------------------------------------------------------------------------------------- nn-ish

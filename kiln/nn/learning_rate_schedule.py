@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numbers
 
-from kiln._core.prims import state as _state
 from kiln._core.tensor import Tensor
+from kiln._prims import state as _state
 from kiln.nn.cell import Cell
 from kiln.ops._helpers import apply
 

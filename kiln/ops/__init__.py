@@ -2,7 +2,7 @@
 
 import sys as _sys
 
-from kiln._core import prims as _prims  # noqa: F401  (fills the primitive registry)
+from kiln import _prims  # noqa: F401  (fills the primitive registry)
 from kiln.ops import _submodules, _tensor_methods, extra_tensor_methods
 from kiln.ops._grad import GradOperation as GradOperation
 from kiln.ops._grad import grad as grad

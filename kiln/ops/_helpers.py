@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from kiln._core import dtype as mstype
 from kiln._core import graph as G
 from kiln._core.primitive import REGISTRY, op_error
-from kiln._core.prims import state as S
 from kiln._core.tensor import Parameter, Tensor
+from kiln._prims import state as S
 from kiln._pynative.dispatch import apply
 
 __all__ = [

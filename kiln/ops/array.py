@@ -8,8 +8,8 @@ import math
 import numpy as np
 
 from kiln._core import dtype as mstype
-from kiln._core.prims import array as A
 from kiln._core.tensor import Tensor
+from kiln._prims import array as A
 from kiln.ops._helpers import REGISTRY, apply, as_np_dtype, as_shape, op_error
 
 __all__ = [

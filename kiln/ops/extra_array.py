@@ -7,8 +7,8 @@ the same values (through `Identity`, so gradients pass).
 
 from __future__ import annotations
 
-from kiln._core.prims import extra_math as X
 from kiln._core.tensor import Tensor
+from kiln._prims import array as prims_array
 from kiln.ops import array, math
 from kiln.ops._helpers import apply
 
@@ -32,7 +32,7 @@ def unbind(input, dim: int = 0) -> tuple:
 
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal (shifted by `offset`) of each matrix formed by axes `dim1` and `dim2`, as the last axis."""
-    return apply(X.Diagonal, (input,), (int(offset), int(dim1), int(dim2)))
+    return apply(prims_array.Diagonal, (input,), (int(offset), int(dim1), int(dim2)))
 
 
 def make_tuple(*args) -> tuple:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from kiln._core.prims import extra_linalg as X
 from kiln._core.tensor import Tensor
+from kiln._prims import fft as prims_fft
+from kiln._prims import linalg as prims_linalg
 from kiln.ops import array, math
 from kiln.ops._helpers import apply, op_error
 
@@ -15,7 +16,7 @@ __all__: list[str] = [
 
 def _fft_1d(kind: str):
     def op(input, n=None, dim=-1, norm=None) -> Tensor:
-        return apply(X.FFT, (input,), (kind, None if n is None else (int(n),), (int(dim),), norm))
+        return apply(prims_fft.FFT, (input,), (kind, None if n is None else (int(n),), (int(dim),), norm))
 
     op.__name__ = op.__qualname__ = kind
     op.__doc__ = f"The 1-D `{kind}` of `input` along `dim` (length `n`; norm 'backward', 'forward' or 'ortho')."
@@ -31,7 +32,7 @@ def _fft_nd(kind: str, default_dims):
             dims = tuple(range(input.ndim)) if s is None else tuple(range(input.ndim - len(s), input.ndim))
         dims = (dims,) if isinstance(dims, int) else tuple(int(d) for d in dims)
         size = None if s is None else tuple(int(v) for v in s)
-        return apply(X.FFT, (input,), (kind, size, dims, norm))
+        return apply(prims_fft.FFT, (input,), (kind, size, dims, norm))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"The `{name}` of `input` over `dim` (sizes `s`; norm 'backward', 'forward' or 'ortho')."
@@ -58,12 +59,12 @@ def ifftshift(input, dim=None) -> Tensor:
 
 def det(input) -> Tensor:
     """The determinant of each (..., n, n) matrix."""
-    return apply(X.Det, (input,))
+    return apply(prims_linalg.Det, (input,))
 
 
 def slogdet(input):
     """(sign, log |det|) of each (..., n, n) matrix."""
-    return apply(X.SlogDet, (input,))
+    return apply(prims_linalg.SlogDet, (input,))
 
 
 def logdet(input) -> Tensor:
@@ -97,7 +98,7 @@ def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None) -> T
         A = math.cast(A, dtype)
     if ord not in ("fro", "nuc", float("inf"), float("-inf"), 1, -1, 2, -2):
         raise op_error("matrix_norm", f"'ord' must be 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2, but got {ord!r}.")
-    return apply(X.MatrixNorm, (A,), (ord, tuple(axis), bool(keepdims)))
+    return apply(prims_linalg.MatrixNorm, (A,), (ord, tuple(axis), bool(keepdims)))
 
 
 def _scaled(input, product, beta, alpha):

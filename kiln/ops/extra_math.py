@@ -1,6 +1,6 @@
 """More functional math ops: clipping, distances, counting, searching, Kronecker products, variance with mean.
 
-Each is a primitive declared once (`kiln/_core/prims/extra_math.py`) or composed from existing ops.
+Each is a primitive declared once (`kiln/_prims/math.py`) or composed from existing ops.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import builtins
 
 import numpy as np
 
-from kiln._core.prims import extra_math as X
 from kiln._core.tensor import Tensor
+from kiln._prims import math as prims_math
 from kiln.ops import array, math
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.array import gather_elements, reshape
@@ -100,7 +100,7 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite: bool = False):
 
 def cdist(x1, x2, p: float = 2.0) -> Tensor:
     """The p-norm distance between each row of `x1` (..., P, M) and each row of `x2` (..., R, M): (..., P, R)."""
-    return apply(X.Cdist, (x1, x2), (float(p),))
+    return apply(prims_math.Cdist, (x1, x2), (float(p),))
 
 
 def bincount(input, weights=None, minlength: int = 0) -> Tensor:
@@ -117,7 +117,7 @@ def bincount(input, weights=None, minlength: int = 0) -> Tensor:
     if values.size and values.min() < 0:
         raise op_error("Bincount", f"'input' must be non-negative, but it holds {values.min()}.")
     length = builtins.max(int(values.max()) + 1 if values.size else 0, minlength)
-    return apply(X.Bincount, (input, weights), (length,))
+    return apply(prims_math.Bincount, (input, weights), (length,))
 
 
 def searchsorted(sorted_sequence, values, *, out_int32: bool = False, right: bool = False, side=None, sorter=None):
@@ -141,7 +141,7 @@ def searchsorted(sorted_sequence, values, *, out_int32: bool = False, right: boo
     scalar = not isinstance(values, Tensor)
     if scalar:
         values = Tensor(np.asarray(values, dtype=np.dtype(sorted_sequence.dtype.np)).reshape(1))
-    out = apply(X.SearchSorted, (sorted_sequence, values), (bool(right), bool(out_int32)))
+    out = apply(prims_math.SearchSorted, (sorted_sequence, values), (bool(right), bool(out_int32)))
     return reshape(out, ()) if scalar else out
 
 
@@ -177,7 +177,7 @@ def std_mean(input, axis=None, ddof=0, keepdims: bool = False):
 
 def nextafter(input, other) -> Tensor:
     """The next representable floating-point value after `input` towards `other`, elementwise."""
-    return apply(X.NextAfter, (input, other))
+    return apply(prims_math.NextAfter, (input, other))
 
 
 def matrix_band_part(x, lower, upper) -> Tensor:

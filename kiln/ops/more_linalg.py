@@ -1,7 +1,7 @@
 """More of MindSpore's linear-algebra ops: factorisations (Cholesky, QR, SVD, eig, geqrf), solvers (triangular,
 general, Cholesky, LU, least squares), pseudo-inverse, matrix powers, exponential and determinants.
 
-The factorisations and solvers dispatch the primitives declared in `_more_prims`; the rest compose existing ops.
+The factorisations and solvers dispatch the primitives declared in `kiln._prims.linalg`; the rest compose existing ops.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from kiln._core import dtype as mstype
+from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Tensor
-from kiln.ops import _more_prims as P
 from kiln.ops import array, extra_linalg, math
 from kiln.ops._helpers import apply, op_error
 
@@ -36,7 +36,7 @@ def cholesky(input_x, upper=False) -> Tensor:
     Returns:
         Tensor (..., n, n).
     """
-    return apply(P.DEFS["Cholesky"], (input_x,), (bool(upper),))
+    return apply(REGISTRY["Cholesky"], (input_x,), (bool(upper),))
 
 
 def cholesky_solve(input, input2, upper=False) -> Tensor:
@@ -45,7 +45,7 @@ def cholesky_solve(input, input2, upper=False) -> Tensor:
     Returns:
         Tensor X of the shape of `input`.
     """
-    s = P.DEFS["MatrixTriangularSolve"]
+    s = REGISTRY["MatrixTriangularSolve"]
     if upper:
         y = apply(s, (input2, input), (False, True, False))
         return apply(s, (input2, y), (False, False, False))
@@ -72,7 +72,7 @@ def qr(input, mode="reduced"):
     """
     if mode not in ("reduced", "complete", "r"):
         raise op_error("Qr", f"'mode' must be 'reduced', 'complete' or 'r', but got {mode!r}.")
-    q, r = apply(P.DEFS["Qr"], (input,), ("complete" if mode == "complete" else "reduced",))
+    q, r = apply(REGISTRY["Qr"], (input,), ("complete" if mode == "complete" else "reduced",))
     if mode == "r":
         return array.zeros((0,), input.dtype), r
     return q, r
@@ -90,14 +90,14 @@ def svd(input, full_matrices=False, compute_uv=True):
         tuple (S, U, V) (MindSpore's order; V, not V^H), or S.
     """
     if not compute_uv:
-        return apply(P.DEFS["SvdVals"], (input,))
-    u, s, vh = apply(P.DEFS["Svd"], (input,), (bool(full_matrices),))
+        return apply(REGISTRY["SvdVals"], (input,))
+    u, s, vh = apply(REGISTRY["Svd"], (input,), (bool(full_matrices),))
     return s, u, _conj_t(vh)
 
 
 def svdvals(input) -> Tensor:
     """Singular values, descending."""
-    return apply(P.DEFS["SvdVals"], (input,))
+    return apply(REGISTRY["SvdVals"], (input,))
 
 
 def eig(A):
@@ -106,12 +106,12 @@ def eig(A):
     Returns:
         tuple (eigenvalues (..., n), eigenvectors (..., n, n)).
     """
-    return apply(P.DEFS["Eig"], (A,), (True,))
+    return apply(REGISTRY["Eig"], (A,), (True,))
 
 
 def eigvals(A) -> Tensor:
     """Eigenvalues of square matrices (complex)."""
-    return apply(P.DEFS["Eig"], (A,), (False,))[0]
+    return apply(REGISTRY["Eig"], (A,), (False,))[0]
 
 
 def pinv(x, *, atol=None, rtol=None, hermitian=False) -> Tensor:
@@ -121,12 +121,12 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False) -> Tensor:
         smax = float(np.max(s.asnumpy())) if s.size else 0.0
         cut = max(float(atol), (float(rtol) if rtol is not None else 0.0) * smax)
         rtol = cut / smax if smax > 0 else 0.0
-    return apply(P.DEFS["Pinv"], (x,), (None if rtol is None else float(rtol), bool(hermitian)))
+    return apply(REGISTRY["Pinv"], (x,), (None if rtol is None else float(rtol), bool(hermitian)))
 
 
 def lu_solve(b, LU_data, LU_pivots) -> Tensor:  # noqa: N803
     """Solve A X = b from A's LU factorisation (`LU_data`, 1-based `LU_pivots`, as LAPACK's getrf)."""
-    return apply(P.DEFS["LuSolve"], (b, LU_data, LU_pivots))
+    return apply(REGISTRY["LuSolve"], (b, LU_data, LU_pivots))
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803
@@ -162,17 +162,17 @@ def lstsq(input, A) -> Tensor:
     Returns:
         Tensor (n, k) or (n,).
     """
-    return apply(P.DEFS["Lstsq"], (input, A))
+    return apply(REGISTRY["Lstsq"], (input, A))
 
 
 def geqrf(input):
     """QR factorisation in LAPACK's compact form: (Householder vectors and R packed, tau)."""
-    return apply(P.DEFS["Geqrf"], (input,))
+    return apply(REGISTRY["Geqrf"], (input,))
 
 
 def orgqr(input, input2) -> Tensor:
     """The Q of a QR factorisation from `geqrf`'s packed Householder vectors and `tau` (`input2`)."""
-    return apply(P.DEFS["Orgqr"], (input, input2))
+    return apply(REGISTRY["Orgqr"], (input, input2))
 
 
 def ormqr(input, tau, other, left=True, transpose=False) -> Tensor:
@@ -187,7 +187,7 @@ def ormqr(input, tau, other, left=True, transpose=False) -> Tensor:
 
 def matrix_exp(input) -> Tensor:
     """Matrix exponential of square matrices."""
-    return apply(P.DEFS["MatrixExp"], (input,))
+    return apply(REGISTRY["MatrixExp"], (input,))
 
 
 def matrix_power(input, n) -> Tensor:
@@ -209,7 +209,7 @@ def matrix_power(input, n) -> Tensor:
 
 def matrix_solve(matrix, rhs, adjoint=False) -> Tensor:
     """Solve `matrix @ X = rhs` (`matrix` adjointed first when `adjoint`)."""
-    return apply(P.DEFS["MatrixSolve"], (matrix, rhs), (bool(adjoint),))
+    return apply(REGISTRY["MatrixSolve"], (matrix, rhs), (bool(adjoint),))
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):  # noqa: N803
@@ -218,7 +218,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):  #
     Returns:
         tuple (X, A).
     """
-    x = apply(P.DEFS["MatrixTriangularSolve"], (A, b), (not upper, bool(transpose), bool(unitriangular)))
+    x = apply(REGISTRY["MatrixTriangularSolve"], (A, b), (not upper, bool(transpose), bool(unitriangular)))
     return x, A
 
 

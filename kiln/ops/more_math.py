@@ -2,7 +2,8 @@
 reductions, scatter/fill variants, splitting and stacking, index helpers.
 
 Most are compositions of existing ops (so they run the same in PyNative and graph mode and differentiate through
-their parts); the special functions, integer ops and segment reductions dispatch the primitives of `_more_prims`.
+their parts); the special functions, integer ops and segment reductions dispatch
+the primitives of `kiln._prims` (math, special, reduction).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import math as _pymath
 import numpy as np
 
 from kiln._core import dtype as mstype
+from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Tensor
-from kiln.ops import _more_prims as P
 from kiln.ops import array, extra_array, extra_math, math
 from kiln.ops._helpers import apply, op_error
 
@@ -47,7 +48,7 @@ def _t(x):
 
 
 def _unary(prim_name: str, public: str, what: str):
-    p = P.DEFS[prim_name]
+    p = REGISTRY[prim_name]
 
     def op(input) -> Tensor:
         return apply(p, (input,))
@@ -65,7 +66,7 @@ def _unary(prim_name: str, public: str, what: str):
 
 
 def _binary(prim_name: str, public: str, what: str):
-    p = P.DEFS[prim_name]
+    p = REGISTRY[prim_name]
 
     def op(input, other) -> Tensor:
         return apply(p, (input, other))
@@ -116,7 +117,7 @@ def complex(real, imag) -> Tensor:  # noqa: A001
     Returns:
         Complex Tensor of the broadcast shape.
     """
-    return apply(P.DEFS["Complex"], (real, imag))
+    return apply(REGISTRY["Complex"], (real, imag))
 
 
 def polar(abs, angle) -> Tensor:  # noqa: A002
@@ -129,7 +130,7 @@ def polar(abs, angle) -> Tensor:  # noqa: A002
     Returns:
         Complex Tensor.
     """
-    return apply(P.DEFS["Polar"], (abs, angle))
+    return apply(REGISTRY["Polar"], (abs, angle))
 
 
 def polygamma(n, input) -> Tensor:
@@ -145,7 +146,7 @@ def polygamma(n, input) -> Tensor:
     n = int(n.asnumpy()) if isinstance(n, Tensor) else int(n)
     if n < 0:
         raise op_error("Polygamma", f"'n' must be non-negative, but got {n}.")
-    return apply(P.DEFS["Polygamma"], (input,), (n,))
+    return apply(REGISTRY["Polygamma"], (input,), (n,))
 
 
 def betainc(a, b, x) -> Tensor:
@@ -157,7 +158,7 @@ def betainc(a, b, x) -> Tensor:
     Returns:
         Tensor.
     """
-    return apply(P.DEFS["Betainc"], (a, b, x))
+    return apply(REGISTRY["Betainc"], (a, b, x))
 
 
 def logcumsumexp(input, axis) -> Tensor:
@@ -170,11 +171,11 @@ def logcumsumexp(input, axis) -> Tensor:
     Returns:
         Tensor of the input's shape.
     """
-    return apply(P.DEFS["CumulativeLogsumexp"], (input,), (int(axis), False))
+    return apply(REGISTRY["CumulativeLogsumexp"], (input,), (int(axis), False))
 
 
 def _segment(kind):
-    p = P.DEFS[f"UnsortedSegment{kind.capitalize()}"]
+    p = REGISTRY[f"UnsortedSegment{kind.capitalize()}"]
 
     def op(input_x, segment_ids, num_segments) -> Tensor:
         n = int(num_segments.asnumpy()) if isinstance(num_segments, Tensor) else int(num_segments)

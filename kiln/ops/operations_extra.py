@@ -3,7 +3,7 @@ functions, summaries, PyFunc/Custom, CTC greedy decoding and the TF-style CTCLos
 random choice with mask, image patches and colour adjustment, ragged ranges, Coalesce, dropout masks,
 FloatStatus and DetTriangle.
 
-Ops with a fixed output shape are primitive declarations (`kiln._core.prims.special_image`), so they run in
+Ops with a fixed output shape are primitive declarations (`kiln._prims`: special, image, random, nn), so they run in
 PyNative and compiled graphs alike. Ops whose output size depends on the data (NMS, greedy decoding, ragged
 ranges) decide it on the host and run in PyNative mode.
 """
@@ -16,9 +16,13 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core import graph as G
-from kiln._core.primitive import PrimitiveDef
-from kiln._core.prims import special_image as S
 from kiln._core.tensor import Tensor
+from kiln._prims import image as prims_image
+from kiln._prims import random as prims_random
+from kiln._prims import special as prims_special
+from kiln._prims.nn import conv as prims_conv
+from kiln._prims.nn import loss as prims_loss
+from kiln._prims.nn import pool as prims_pool
 from kiln.ops import array, extra_array, math, more_math
 from kiln.ops import primitives as _p
 from kiln.ops import sparse as _sparse
@@ -44,12 +48,12 @@ def _unary(op: str, decl):
     return fn
 
 
-bessel_k0 = _unary("BesselK0", S.BesselK0)
-bessel_k0e = _unary("BesselK0e", S.BesselK0e)
-bessel_k1 = _unary("BesselK1", S.BesselK1)
-bessel_k1e = _unary("BesselK1e", S.BesselK1e)
-bessel_y0 = _unary("BesselY0", S.BesselY0)
-bessel_y1 = _unary("BesselY1", S.BesselY1)
+bessel_k0 = _unary("BesselK0", prims_special.BesselK0)
+bessel_k0e = _unary("BesselK0e", prims_special.BesselK0e)
+bessel_k1 = _unary("BesselK1", prims_special.BesselK1)
+bessel_k1e = _unary("BesselK1e", prims_special.BesselK1e)
+bessel_y0 = _unary("BesselY0", prims_special.BesselY0)
+bessel_y1 = _unary("BesselY1", prims_special.BesselY1)
 for _name in ("k0", "k0e", "k1", "k1e", "y0", "y1"):
     _f = globals()[f"bessel_{_name}"]
     _f.__name__ = _f.__qualname__ = f"bessel_{_name}"
@@ -301,7 +305,7 @@ class CTCLoss(_p._WithAttrs):
             if not bool(math.all(keep).asnumpy()):
                 raise op_error(op, "a label sequence is longer than its input sequence; set "
                                "ignore_longer_outputs_than_inputs=True to give those samples 0 loss.")  # fmt: skip
-        return apply(S.CTCLossTF, (inputs, targets, lengths, target_lengths, keep), (classes - 1,))
+        return apply(prims_loss.CTCLossTF, (inputs, targets, lengths, target_lengths, keep), (classes - 1,))
 
     @staticmethod
     def _collapsed(labels_indices, labels_values, batch):
@@ -421,7 +425,7 @@ class RandomChoiceWithMask(_RandomPrimitive):
     def __call__(self, input_x):
         if not isinstance(input_x, Tensor):
             raise op_error(self.name, f"'input_x' must be a Tensor, but got {type(input_x).__name__}.", TypeError)
-        return apply(S.RandomChoiceWithMask, (self._key(), input_x), (self.count,))
+        return apply(prims_random.RandomChoiceWithMask, (self._key(), input_x), (self.count,))
 
 
 class DropoutGenMask(_RandomPrimitive):
@@ -488,7 +492,7 @@ class ExtractImagePatches(_p.Primitive):
             self.add_prim_attr(k, v)
 
     def __call__(self, input_x):
-        return apply(S.ExtractImagePatches, (input_x,), self._attrs)
+        return apply(prims_image.ExtractImagePatches, (input_x,), self._attrs)
 
 
 def _scalar(value, like: Tensor) -> Tensor:
@@ -503,7 +507,7 @@ class AdjustHue(_p.Primitive):
         super().__init__("AdjustHue")
 
     def __call__(self, image, delta):
-        return apply(S.AdjustHue, (image, _scalar(delta, image)))
+        return apply(prims_image.AdjustHue, (image, _scalar(delta, image)))
 
 
 class AdjustSaturation(_p.Primitive):
@@ -513,7 +517,7 @@ class AdjustSaturation(_p.Primitive):
         super().__init__("AdjustSaturation")
 
     def __call__(self, image, scale):
-        return apply(S.AdjustSaturation, (image, _scalar(scale, image)))
+        return apply(prims_image.AdjustSaturation, (image, _scalar(scale, image)))
 
 
 __all__ += ["ExtractImagePatches", "AdjustHue", "AdjustSaturation"]
@@ -593,7 +597,7 @@ class ResizeBicubic(_p._WithAttrs):
         if len(values) != 2 or any(int(v) <= 0 for v in values):
             raise op_error("ResizeBicubic", f"'size' must hold two positive ints, but got {values}.")
         attrs = (tuple(int(v) for v in values), bool(self.align_corners), bool(self.half_pixel_centers))
-        return apply(S.ResizeBicubic, (images,), attrs)
+        return apply(prims_image.ResizeBicubic, (images,), attrs)
 
 
 class ROIAlign(_p.Primitive):
@@ -630,59 +634,7 @@ class ROIAlign(_p.Primitive):
         grid_max = int(grids.max()) if n_rois else 1
         attrs = (int(self.pooled_height), int(self.pooled_width), float(self.spatial_scale), grid_max,
                  int(self.roi_end_mode))  # fmt: skip
-        return apply(S.ROIAlign, (features, rois, Tensor(grids)), attrs)
-
-
-def _grid_sample_3d(x, grid, mode, padding_mode, align_corners):
-    from kiln._backend import jnp  # noqa: PLC0415
-    from kiln.ops.extra_mint import _source_coord  # noqa: PLC0415
-
-    n, c, d, h, w = x.shape
-    gx = _source_coord(grid[..., 0], w, padding_mode, align_corners)  # (N, Do, Ho, Wo)
-    gy = _source_coord(grid[..., 1], h, padding_mode, align_corners)
-    gz = _source_coord(grid[..., 2], d, padding_mode, align_corners)
-    flat = x.reshape(n, c, d * h * w)
-
-    def tap(iz, iy, ix):
-        valid = (iz >= 0) & (iz <= d - 1) & (iy >= 0) & (iy <= h - 1) & (ix >= 0) & (ix <= w - 1)
-        zc = jnp.clip(iz, 0, d - 1).astype(jnp.int32)
-        yc = jnp.clip(iy, 0, h - 1).astype(jnp.int32)
-        xc = jnp.clip(ix, 0, w - 1).astype(jnp.int32)
-        idx = ((zc * h + yc) * w + xc).reshape(n, 1, -1)
-        vals = jnp.take_along_axis(flat, jnp.broadcast_to(idx, (n, c, idx.shape[-1])), axis=2)
-        return vals.reshape(n, c, *iz.shape[1:]) * valid[:, None].astype(x.dtype)
-
-    if mode == "nearest":
-        return tap(jnp.round(gz), jnp.round(gy), jnp.round(gx))
-    x0, y0, z0 = jnp.floor(gx), jnp.floor(gy), jnp.floor(gz)
-    fx, fy, fz = (gx - x0)[:, None], (gy - y0)[:, None], (gz - z0)[:, None]
-    out = 0
-    for dz, wz in ((0, 1 - fz), (1, fz)):
-        for dy, wy in ((0, 1 - fy), (1, fy)):
-            for dx, wx in ((0, 1 - fx), (1, fx)):
-                out = out + tap(z0 + dz, y0 + dy, x0 + dx) * wz * wy * wx
-    return out
-
-
-def _check_grid_sample_3d(x, grid, mode, padding_mode, align_corners):
-    sx, sg = tuple(getattr(x, "shape", ())), tuple(getattr(grid, "shape", ()))
-    if len(sx) != 5 or len(sg) != 5 or sg[-1] != 3 or sg[0] != sx[0]:
-        raise op_error("GridSampler3D", f"'input_x' must be (N, C, D, H, W) and 'grid' (N, Do, Ho, Wo, 3), "
-                       f"but got {sx} and {sg}.")  # fmt: skip
-    if mode not in ("bilinear", "nearest"):
-        raise op_error("GridSampler3D", f"'interpolation_mode' must be 'bilinear' or 'nearest', but got {mode!r}.")
-    if padding_mode not in ("zeros", "border", "reflection"):
-        raise op_error("GridSampler3D", f"'padding_mode' must be 'zeros', 'border' or 'reflection', "
-                       f"but got {padding_mode!r}.")  # fmt: skip
-
-
-_GridSampler3D = PrimitiveDef(
-    "GridSampler3D",
-    _grid_sample_3d,
-    attrs={"mode": "bilinear", "padding_mode": "zeros", "align_corners": False},
-    check=_check_grid_sample_3d,
-    check_eagerly=True,
-)
+        return apply(prims_image.ROIAlign, (features, rois, Tensor(grids)), attrs)
 
 
 class GridSampler3D(_p._WithAttrs):
@@ -693,7 +645,7 @@ class GridSampler3D(_p._WithAttrs):
 
     def __call__(self, input_x, grid):
         attrs = (self.interpolation_mode, self.padding_mode, bool(self.align_corners))
-        return apply(_GridSampler3D, (input_x, grid), attrs)
+        return apply(prims_image.GridSampler3D, (input_x, grid), attrs)
 
 
 class MaxPool3DWithArgmax(_p._WithAttrs):
@@ -915,7 +867,7 @@ def _fractional(op: str, x, kernel_size, output_size, output_ratio, samples, nd:
 
         samples = math.cast(_uniform01((x.shape[0], x.shape[1], nd), mstype.float32, random_state.next_key()),
                             x.dtype if x.dtype.is_floating else mstype.float32)  # fmt: skip
-    return apply(S.FractionalMaxPool, (x, samples), (ksize, out))
+    return apply(prims_pool.FractionalMaxPool, (x, samples), (ksize, out))
 
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
@@ -956,7 +908,7 @@ class FractionalMaxPoolWithFixedKsize(_p.Primitive):
             self.add_prim_attr(k, v)
 
     def __call__(self, input_x, random_samples):
-        return apply(S.FractionalMaxPool, (input_x, random_samples), self._attrs)
+        return apply(prims_pool.FractionalMaxPool, (input_x, random_samples), self._attrs)
 
 
 class FractionalMaxPool3DWithFixedKsize(_p.Primitive):
@@ -972,7 +924,7 @@ class FractionalMaxPool3DWithFixedKsize(_p.Primitive):
             self.add_prim_attr(k, v)
 
     def __call__(self, x, random_samples):
-        return apply(S.FractionalMaxPool, (x, random_samples), self._attrs)
+        return apply(prims_pool.FractionalMaxPool, (x, random_samples), self._attrs)
 
 
 __all__ += ["fractional_max_pool2d", "fractional_max_pool3d", "FractionalMaxPoolWithFixedKsize",
@@ -1020,7 +972,7 @@ class DeformableOffsets(_p.Primitive):
             self.add_prim_attr(k, v)  # fmt: skip
 
     def __call__(self, x, offsets):
-        return apply(S.DeformableOffsets, (x, offsets), self._attrs)
+        return apply(prims_conv.DeformableOffsets, (x, offsets), self._attrs)
 
 
 def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=None, dilations=(1, 1, 1, 1),

@@ -15,8 +15,8 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core import random_state
-from kiln._core.prims import random as R
 from kiln._core.tensor import Tensor
+from kiln._prims import random as R
 from kiln.ops import math as _math
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.primitives import Primitive

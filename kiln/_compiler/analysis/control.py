@@ -27,8 +27,8 @@ from kiln._core import dtype as mstype
 from kiln._core import graph as G
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
-from kiln._core.prims.control import RaisedInGraph
 from kiln._core.tensor import Tensor
+from kiln._prims.control import RaisedInGraph
 from kiln._pynative.nested import flatten, unflatten
 
 

@@ -14,9 +14,9 @@ from kiln._compiler.errors import GraphCompileError
 from kiln._compiler.frontend.parser import UNDEF
 from kiln._compiler.ir import ops as O
 from kiln._core import graph as G
-from kiln._core.prims.control import RaisedInGraph, raise_p
-from kiln._core.prims.control import register as register_raise
 from kiln._core.tensor import Parameter, Tensor
+from kiln._prims.control import RaisedInGraph, raise_p
+from kiln._prims.control import register as register_raise
 
 IMPL: dict = {}
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from kiln._backend import jax, jnp
-from kiln._core.primitive import REGISTRY, PrimitiveDef
-from kiln._core.prims import _checks
-from kiln._core.prims.nn import misc as M
+from kiln._backend import jnp
+from kiln._core.primitive import REGISTRY
+from kiln._prims.nn import activation as prims_activation
 from kiln.ops._helpers import apply, make_unary
 
 __all__ = [
@@ -28,28 +27,6 @@ tanhshrink = make_unary("Tanhshrink", "tanhshrink")
 tanh = make_unary("Tanh", "tanh")
 
 
-def _check_softmax(op):
-    def check(x, axis):
-        for a in axis:
-            _checks.normalize_axis(op, a, len(_checks.shape_of(x)))
-
-    return check
-
-
-Softmax = PrimitiveDef(
-    "Softmax", lambda x, axis: jax.nn.softmax(x, axis=axis), attrs={"axis": (-1,)}, check=_check_softmax("Softmax")
-)
-LogSoftmax = PrimitiveDef(
-    "LogSoftmax",
-    lambda x, axis: jax.nn.log_softmax(x, axis=axis),
-    attrs={"axis": (-1,)},
-    check=_check_softmax("LogSoftmax"),
-)
-Softmin = PrimitiveDef(
-    "Softmin", lambda x, axis: jax.nn.softmax(-x, axis=axis), attrs={"axis": (-1,)}, check=_check_softmax("Softmin")
-)
-
-
 def _axes(axis):
     return (axis,) if isinstance(axis, int) else tuple(axis)
 
@@ -66,17 +43,17 @@ def softmax(input, axis=-1, *, dtype=None):
     """
     if dtype is not None:
         input = apply(REGISTRY["Cast"], (input,), (jnp.dtype(getattr(dtype, "np", dtype)),))
-    return apply(Softmax, (input,), (_axes(axis),))
+    return apply(prims_activation.Softmax, (input,), (_axes(axis),))
 
 
 def log_softmax(logits, axis=-1):
     """log(softmax(logits)) along `axis`, computed stably."""
-    return apply(LogSoftmax, (logits,), (_axes(axis),))
+    return apply(prims_activation.LogSoftmax, (logits,), (_axes(axis),))
 
 
 def softmin(x, axis=-1):
     """softmax(-x) along `axis`."""
-    return apply(Softmin, (x,), (_axes(axis),))
+    return apply(prims_activation.Softmin, (x,), (_axes(axis),))
 
 
 def elu(input_x, alpha: float = 1.0):
@@ -124,7 +101,7 @@ def prelu(x, weight):
     Returns:
         Tensor of the input's shape.
     """
-    return apply(M.PReLU, (x, weight))
+    return apply(prims_activation.PReLU, (x, weight))
 
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0):
@@ -138,4 +115,4 @@ def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0):
     Returns:
         Tensor of the input's shape and dtype.
     """
-    return apply(M.Hardtanh, (input,), (float(min_val), float(max_val)))
+    return apply(prims_activation.Hardtanh, (input,), (float(min_val), float(max_val)))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from kiln._core.prims.nn import misc as M
 from kiln._core.random_state import next_key
 from kiln._core.tensor import Tensor
+from kiln._prims.nn import dense as prims_dense
+from kiln._prims.nn import dropout as prims_dropout
+from kiln._prims.nn import embedding as prims_embedding
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.nn._args import check_probability
 
@@ -27,7 +29,7 @@ def dropout(input, p: float = 0.5, training: bool = True, seed=None) -> Tensor:
     p = check_probability("Dropout", "p", p)
     if not training or p == 0.0:
         return input
-    return apply(M.Dropout, (next_key(), input), (1.0 - p,))[0]
+    return apply(prims_dropout.Dropout, (next_key(), input), (1.0 - p,))[0]
 
 
 def dense(input, weight, bias=None) -> Tensor:
@@ -41,7 +43,7 @@ def dense(input, weight, bias=None) -> Tensor:
     Returns:
         Tensor (*, out_features) (or (*) for a 1-D weight).
     """
-    return apply(M.Dense, (input, weight, bias))
+    return apply(prims_dense.Dense, (input, weight, bias))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False) -> Tensor:
@@ -60,4 +62,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise op_error(
             "Embedding", "'max_norm' and 'scale_grad_by_freq' are not supported in Kiln.", NotImplementedError
         )
-    return apply(M.Embedding, (input, weight), (None if padding_idx is None else int(padding_idx),))
+    return apply(prims_embedding.Embedding, (input, weight), (None if padding_idx is None else int(padding_idx),))

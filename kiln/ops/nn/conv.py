@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kiln._core.prims.nn import conv as C
 from kiln._core.tensor import Tensor
+from kiln._prims.nn import conv as C
 from kiln.ops._helpers import apply
 from kiln.ops.nn._args import ntuple, pad_mode_of, pad_pairs
 

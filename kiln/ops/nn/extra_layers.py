@@ -7,8 +7,8 @@ import builtins
 
 import numpy as np
 
-from kiln._core.prims import extra_nn as X
 from kiln._core.tensor import Tensor
+from kiln._prims.nn import pool as prims_pool
 from kiln.ops import array, math
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.nn import activation, pooling
@@ -130,7 +130,7 @@ def _max_unpool(op: str, dims: int, x, indices, kernel_size, stride, padding, ou
     lead = tuple(x.shape[:-dims])
     flat_x = array.reshape(x, lead + (int(np.prod(spatial_in)),))
     flat_i = array.reshape(indices, lead + (int(np.prod(spatial_in)),))
-    res = apply(X.MaxUnpool, (flat_x, flat_i), (int(np.prod(out)),))
+    res = apply(prims_pool.MaxUnpool, (flat_x, flat_i), (int(np.prod(out)),))
     return array.reshape(res, lead + out)
 
 

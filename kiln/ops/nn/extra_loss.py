@@ -8,8 +8,8 @@ from __future__ import annotations
 import math as _math
 
 from kiln._core import dtype as mstype
-from kiln._core.prims import extra_nn as X
 from kiln._core.tensor import Tensor
+from kiln._prims.nn import loss as prims_loss
 from kiln.ops import array, math
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.nn import activation
@@ -156,7 +156,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     check_reduction("CTCLoss", reduction)
     n = log_probs.shape[1]
     lengths = [_lengths(v, n) for v in (input_lengths, target_lengths)]
-    neg_ll, alpha = apply(X.CTCLoss, (log_probs, targets, lengths[0], lengths[1]), (int(blank), bool(zero_infinity)))
+    neg_ll, alpha = apply(
+        prims_loss.CTCLoss, (log_probs, targets, lengths[0], lengths[1]), (int(blank), bool(zero_infinity))
+    )
     if reduction == "mean":
         denom = math.cast(math.maximum(lengths[1], 1), neg_ll.dtype)
         return math.mean(math.div(neg_ll, denom)), alpha

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kiln._core.prims.nn import loss as L
 from kiln._core.tensor import Tensor
+from kiln._prims.nn import loss as L
 from kiln.ops._helpers import apply
 from kiln.ops.nn._args import check_reduction
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kiln._core.prims.nn import misc as M
-from kiln._core.prims.nn import norm as N
 from kiln._core.tensor import Parameter, Tensor
+from kiln._prims.nn import norm as N
+from kiln._prims.nn import norm as prims_norm
 from kiln.ops._helpers import apply, op_error, write_back
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "normalize"]
@@ -100,4 +100,4 @@ def normalize(input, p: float = 2.0, dim=1, eps: float = 1e-12) -> Tensor:
         Tensor of the input's shape.
     """
     axis = (dim,) if isinstance(dim, int) else tuple(dim)
-    return apply(M.LpNormalize, (input,), (axis, float(p), float(eps)))
+    return apply(prims_norm.LpNormalize, (input,), (axis, float(p), float(eps)))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kiln._core.primitive import REGISTRY
-from kiln._core.prims.nn import pool as P
 from kiln._core.tensor import Tensor
+from kiln._prims.nn import pool as P
 from kiln.ops._helpers import apply
 from kiln.ops.nn._args import ntuple, pad_mode_of, pad_pairs
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from kiln._core.prims.nn import resize as R
+from kiln._prims.nn import resize as R
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.nn.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
