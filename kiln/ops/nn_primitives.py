@@ -28,7 +28,7 @@ from kiln.ops.nn._args import (
 )
 from kiln.ops.nn.normalization import update_moving_stats
 from kiln.ops.nn.pooling import adaptive_output_size
-from kiln.ops.primitives import Primitive
+from kiln.ops.primitive import Primitive
 
 __all__ = [
     "Conv2D", "Conv3D", "Conv2DTranspose", "Conv2DBackpropInput", "Conv3DTranspose", "MaxPool", "AvgPool",

@@ -1,24 +1,124 @@
-"""More of MindSpore's linear-algebra ops: factorisations (Cholesky, QR, SVD, eig, geqrf), solvers (triangular,
-general, Cholesky, LU, least squares), pseudo-inverse, matrix powers, exponential and determinants.
-
-The factorisations and solvers dispatch the primitives declared in `kiln._prims.linalg`; the rest compose existing ops.
+"""Functional linear algebra: determinants, norms, the addmm family, factorisations (Cholesky, QR, SVD, eig,
+geqrf), solvers (triangular, general, Cholesky, LU, least squares), pseudo-inverse, matrix powers and exponential.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kiln._core import dtype as mstype
-from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Tensor
-from kiln.ops import array, extra_linalg, math
-from kiln.ops._helpers import apply, op_error
+from kiln._prims import linalg as prims_linalg
+from kiln.ops import array, math
+from kiln.ops._helpers import REGISTRY, apply, op_error
 
 __all__ = [
-    "cholesky", "cholesky_inverse", "cholesky_solve", "qr", "svd", "eig", "eigvals", "pinv", "lu_solve", "lu_unpack",
-    "lstsq", "geqrf", "orgqr", "ormqr", "matrix_exp", "matrix_power", "matrix_solve", "matrix_determinant",
-    "log_matrix_determinant", "cond",
-]  # fmt: skip
+    "addbmm",
+    "addmm",
+    "addmv",
+    "addr",
+    "baddbmm",
+    "det",
+    "logdet",
+    "matrix_norm",
+    "slogdet",
+    "vector_norm",
+    "cholesky",
+    "cholesky_inverse",
+    "cholesky_solve",
+    "qr",
+    "svd",
+    "eig",
+    "eigvals",
+    "pinv",
+    "lu_solve",
+    "lu_unpack",
+    "lstsq",
+    "geqrf",
+    "orgqr",
+    "ormqr",
+    "matrix_exp",
+    "matrix_power",
+    "matrix_solve",
+    "matrix_determinant",
+    "log_matrix_determinant",
+    "cond",
+]
+
+
+def det(input) -> Tensor:
+    """The determinant of each (..., n, n) matrix."""
+    return apply(prims_linalg.Det, (input,))
+
+
+def slogdet(input):
+    """(sign, log |det|) of each (..., n, n) matrix."""
+    return apply(prims_linalg.SlogDet, (input,))
+
+
+def logdet(input) -> Tensor:
+    """log(det) of each matrix (NaN where the determinant is negative)."""
+    sign, logabs = slogdet(input)
+    return math.add(logabs, math.log(sign))
+
+
+def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None) -> Tensor:
+    """The `ord`-norm of `x` over `axis` (all axes by default); ord inf / -inf: max / min |x|; 0: count of
+    non-zeros."""
+    if dtype is not None:
+        x = math.cast(x, dtype)
+    a = math.abs(x)
+    if ord == float("inf"):
+        return math.amax(a, axis, keepdims)
+    if ord == float("-inf"):
+        return math.amin(a, axis, keepdims)
+    if ord == 0:
+        return math.sum(math.cast(math.not_equal(x, 0), a.dtype), axis, keepdims)
+    if not isinstance(ord, (int, float)) or isinstance(ord, bool):
+        raise op_error("vector_norm", f"'ord' must be a number, but got {ord!r}.", TypeError)
+    if ord == 2:
+        return math.sqrt(math.sum(math.square(a), axis, keepdims))
+    return math.pow(math.sum(math.pow(a, ord), axis, keepdims), 1.0 / ord)
+
+
+def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None) -> Tensor:
+    """The matrix norm of each matrix over the two axes `axis` ('fro', 'nuc', inf, -inf, 1, -1, 2, -2)."""
+    if dtype is not None:
+        A = math.cast(A, dtype)
+    if ord not in ("fro", "nuc", float("inf"), float("-inf"), 1, -1, 2, -2):
+        raise op_error("matrix_norm", f"'ord' must be 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2, but got {ord!r}.")
+    return apply(prims_linalg.MatrixNorm, (A,), (ord, tuple(axis), bool(keepdims)))
+
+
+def _scaled(input, product, beta, alpha):
+    out = product if alpha == 1 else math.mul(product, alpha)
+    if beta == 0:
+        return out
+    return math.add(input if beta == 1 else math.mul(input, beta), out)
+
+
+def baddbmm(input, batch1, batch2, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2), batched."""
+    return _scaled(input, math.bmm(batch1, batch2), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * the sum over the batch of batch1[i] @ batch2[i]."""
+    return _scaled(input, math.sum(math.bmm(batch1, batch2), 0), beta, alpha)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2)."""
+    return _scaled(input, math.matmul(mat1, mat2), beta, alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (mat @ vec)."""
+    return _scaled(input, math.matmul(mat, vec), beta, alpha)
+
+
+def addr(x, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
+    """beta * x + alpha * outer(vec1, vec2)."""
+    return _scaled(x, math.outer(vec1, vec2), beta, alpha)
 
 
 def _conj_t(x):
@@ -224,12 +324,12 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):  #
 
 def matrix_determinant(input) -> Tensor:
     """Determinant of square matrices (`ops.det`)."""
-    return extra_linalg.det(input)
+    return det(input)
 
 
 def log_matrix_determinant(input):
     """(sign, log|det|) of square matrices."""
-    return extra_linalg.slogdet(input)
+    return slogdet(input)
 
 
 def cond(A, p=None) -> Tensor:
@@ -238,7 +338,19 @@ def cond(A, p=None) -> Tensor:
         s = svdvals(A)
         big, small = math.amax(s, -1), math.amin(s, -1)
         return big / small if p in (None, 2) else small / big
-    return extra_linalg.matrix_norm(A, p) * extra_linalg.matrix_norm(math.inverse(A), p)
+    return matrix_norm(A, p) * matrix_norm(math.inverse(A), p)
 
 
-_ = mstype
+def solve_triangular_system(b, A, upper: bool = True, transpose: bool = False, unitriangular: bool = False) -> Tensor:
+    """Solve A X = b (or A^T X = b) for a triangular `A`.
+
+    Args:
+        b (Tensor): right-hand sides, (*, n, k).
+        A (Tensor): triangular matrices, (*, n, n).
+        upper (bool): `A` is upper triangular. transpose (bool): solve with A^T.
+        unitriangular (bool): take A's diagonal as ones.
+
+    Returns:
+        Tensor X of b's shape.
+    """
+    return apply(prims_linalg.TriangularSolve, (b, A), (bool(upper), bool(transpose), bool(unitriangular)))
