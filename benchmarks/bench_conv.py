@@ -12,7 +12,7 @@ and weight gradient of:
 - xla_nhwc: the same in NHWC/HWIO with the data already in that layout (what the layout alone buys);
 - patches: `lax.conv_general_dilated_patches` + one dot;
 - im2col: strided slices stacked into columns + one dot (gradients by `jax.vjp`);
-- shifted: Kiln's CPU lowering of thin layers (`kiln._core.prims.nn.conv.shifted_conv`): a sum of
+- shifted: Kiln's CPU lowering of thin layers (`kiln._prims.nn.conv.shifted_conv`): a sum of
   shifted input slices times per-offset weights, one fused elementwise loop (gradients by `jax.vjp` here;
   Kiln keeps XLA's convolutions for the gradients);
 - matmul: a 1x1 convolution as one dot (1x1 layers only).
@@ -70,7 +70,7 @@ MATMUL_FLOP = 2 * 512**3
 
 def candidates(jax, layer, only):
     """{candidate: (forward, input-gradient, weight-gradient) jitted thunks} for one layer."""
-    from kiln._core.prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
+    from kiln._prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
 
     jnp, lax = jax.numpy, jax.lax
     _, n, c, size, o, k, s, p, g = (*layer, 1)[:9]

@@ -28,9 +28,9 @@ from kiln._compiler.ir import graph as G
 from kiln._compiler.lower import check_error, eval_graph, fold_checks, has_checks
 from kiln._core import random_state
 from kiln._core.primitive import checks_enabled
-from kiln._core.prims.control import RaisedInGraph, raise_p
 from kiln._core.tensor import Tensor
 from kiln._core.tree import flatten, unflatten
+from kiln._prims.control import RaisedInGraph, raise_p
 from kiln.context import GRAPH_MODE, _context
 
 

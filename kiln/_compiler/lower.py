@@ -22,7 +22,7 @@ import numpy as np
 from kiln import _backend as B
 from kiln._compiler.errors import where
 from kiln._compiler.ir.graph import Graph, Var
-from kiln._core.prims.control import raise_p, raised
+from kiln._prims.control import raise_p, raised
 
 jax, jnp, lax = B.jax, B.jnp, B.lax
 

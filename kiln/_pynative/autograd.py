@@ -14,9 +14,9 @@ from kiln import _backend as B
 from kiln._compiler.ir import graph as G
 from kiln._core import tensor as _tensor_module
 from kiln._core.primitive import REGISTRY
-from kiln._core.prims.elementwise import add_p
 from kiln._core.tensor import Parameter, Tensor
 from kiln._core.tree import flatten, unflatten
+from kiln._prims.math import add_p
 from kiln._pynative import tape
 from kiln._pynative.dispatch import apply
 from kiln._pynative.nested import call_with_graph_semantics, record

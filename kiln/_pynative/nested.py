@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kiln._compiler.ir import graph as G
-from kiln._core.prims.control import RaisedInGraph
 from kiln._core.tensor import Tensor
 from kiln._core.tree import flatten, unflatten
+from kiln._prims.control import RaisedInGraph
 
 
 class Nested:

@@ -12,9 +12,9 @@ from kiln._backend import distributed as D
 from kiln._backend import is_tracer
 from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Tensor
+from kiln._prims import comm as _prims
 from kiln._pynative import tape
 from kiln._pynative.dispatch import apply
-from kiln.communication import _prims
 from kiln.communication import management as M
 
 

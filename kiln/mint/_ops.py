@@ -1,7 +1,7 @@
 """`kiln.mint`'s functions: PyTorch-style signatures (dim=, keepdim=, dtype=) over Kiln's ops.
 
 Most are thin adapters: they rename or reorder arguments and call the functional op that holds the
-primitive. What Kiln had no primitive for is declared in `kiln.ops.extra_mint`.
+primitive (`kiln._prims`, the ops mint needed included).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from kiln import ops
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
-from kiln.ops import extra_mint
+from kiln.ops import linalg
 from kiln.ops import nn as nn_ops
 from kiln.ops._helpers import write_back
 
@@ -872,7 +872,7 @@ def triangular_solve(b, A, upper: bool = True, transpose: bool = False, unitrian
     Returns:
         tuple (X, A).
     """
-    return extra_mint.triangular_solve(b, A, upper, transpose, unitriangular), ops.copy(A)
+    return linalg.solve_triangular_system(b, A, upper, transpose, unitriangular), ops.copy(A)
 
 
 # ---------------------------------------------------------------------------------------------- nn-ish
@@ -964,7 +964,6 @@ _NOT_EXPORTED = {
     "G",
     "Parameter",
     "Tensor",
-    "extra_mint",
     "nn_ops",
     "write_back",
     "ops",

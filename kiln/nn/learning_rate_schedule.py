@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numbers
 
-from kiln._core.prims import state as _state
 from kiln._core.tensor import Tensor
+from kiln._prims import state as _state
 from kiln.nn.cell import Cell
 from kiln.ops._helpers import apply
 
@@ -54,7 +54,7 @@ def _bool(cls: str, name: str, value) -> None:
 
 
 def _schedule(global_step, kind: str, args: tuple) -> Tensor:
-    """One dispatch of the `LRSchedule` primitive (the formulas live in kiln/_core/prims/state.py)."""
+    """One dispatch of the `LRSchedule` primitive (the formulas live in kiln/_prims/state.py)."""
     if not isinstance(global_step, Tensor):
         global_step = Tensor(global_step)
     return apply(_LR_SCHEDULE, (global_step,), (kind, args))

@@ -8,8 +8,8 @@ from kiln._backend import is_symbolic_dim
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.primitive import REGISTRY, op_error
-from kiln._core.prims import state as S
 from kiln._core.tensor import Parameter, Tensor
+from kiln._prims import state as S
 from kiln._pynative.dispatch import apply
 
 __all__ = [

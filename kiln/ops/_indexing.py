@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._core.prims import array as A
 from kiln._core.tensor import Tensor
+from kiln._prims import array as A
 from kiln._pynative import tape
 from kiln.ops._helpers import apply
 

@@ -1,4 +1,7 @@
-"""Functional array ops: shapes, joins and splits, gather/scatter, creation."""
+"""Functional array ops: shapes, joins and splits, gather/scatter, indexing, creation, diagonals and memory layout.
+
+Kiln's arrays are always dense and never views, so `contiguous` returns its input.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +11,129 @@ import math
 import numpy as np
 
 from kiln._core import dtype as mstype
-from kiln._core.prims import array as A
 from kiln._core.tensor import Tensor
+from kiln._prims import array as A
+from kiln._prims import array as prims_array
 from kiln.ops._helpers import REGISTRY, apply, as_np_dtype, as_shape, op_error
 
 __all__ = [
-    "reshape", "view", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "unsqueeze", "squeeze",
-    "flatten", "concat", "cat", "stack", "split", "chunk", "unstack", "unbind", "tile", "broadcast_to", "gather",
-    "gather_elements", "gather_d", "gather_nd", "scatter_nd", "tensor_scatter_update", "tensor_scatter_add",
-    "tensor_scatter_max", "tensor_scatter_min", "tensor_scatter_elements", "scatter", "scatter_add", "slice",
-    "select", "where", "masked_fill", "one_hot", "flip", "roll", "pad", "zeros", "ones", "full", "fill",
-    "zeros_like", "ones_like", "full_like", "eye", "arange", "range", "linspace", "tril", "triu", "meshgrid",
-    "narrow", "numel", "size", "shape", "rank", "repeat_interleave", "masked_select", "nonzero", "unique",
-    "index_select", "hstack", "vstack",
-]  # fmt: skip
+    "reshape",
+    "view",
+    "transpose",
+    "permute",
+    "swapaxes",
+    "moveaxis",
+    "expand_dims",
+    "unsqueeze",
+    "squeeze",
+    "flatten",
+    "concat",
+    "cat",
+    "stack",
+    "split",
+    "chunk",
+    "unstack",
+    "unbind",
+    "tile",
+    "broadcast_to",
+    "gather",
+    "gather_elements",
+    "gather_d",
+    "gather_nd",
+    "scatter_nd",
+    "tensor_scatter_update",
+    "tensor_scatter_add",
+    "tensor_scatter_max",
+    "tensor_scatter_min",
+    "tensor_scatter_elements",
+    "scatter",
+    "scatter_add",
+    "slice",
+    "select",
+    "where",
+    "masked_fill",
+    "one_hot",
+    "flip",
+    "roll",
+    "pad",
+    "zeros",
+    "ones",
+    "full",
+    "fill",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "eye",
+    "arange",
+    "range",
+    "linspace",
+    "tril",
+    "triu",
+    "meshgrid",
+    "narrow",
+    "numel",
+    "size",
+    "shape",
+    "rank",
+    "repeat_interleave",
+    "masked_select",
+    "nonzero",
+    "unique",
+    "index_select",
+    "hstack",
+    "vstack",
+    "contiguous",
+    "diagonal",
+    "make_tuple",
+    "argwhere",
+    "fliplr",
+    "flipud",
+    "column_stack",
+    "row_stack",
+    "t",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "cartesian_prod",
+    "diag_embed",
+    "diagflat",
+    "dsplit",
+    "hsplit",
+    "vsplit",
+    "tensor_split",
+    "dstack",
+    "expand",
+    "movedim",
+    "swapdims",
+    "ravel",
+    "repeat_elements",
+    "reverse",
+    "rot90",
+    "take",
+    "tril_indices",
+    "triu_indices",
+    "fills",
+    "index_add",
+    "inplace_index_add",
+    "slice_scatter",
+    "select_scatter",
+    "scatter_nd_add",
+    "scatter_nd_update",
+    "scatter_update",
+    "combinations",
+    "mirror_pad",
+    "strided_slice",
+    "tensor_slice",
+    "space_to_batch_nd",
+    "batch_to_space_nd",
+    "put_",
+    "reshape_",
+    "tensor_range",
+    "unique_consecutive",
+    "matrix_diag",
+    "matrix_diag_part",
+    "move_to",
+]
 
 
 def reshape(input, shape) -> Tensor:
@@ -138,9 +250,6 @@ def chunk(input, chunks: int, axis: int = 0) -> tuple:
 def unstack(input_x, axis: int = 0) -> tuple:
     """Split along `axis` into tensors with that axis removed."""
     return apply(A.Unstack, (input_x,), (axis,))
-
-
-unbind = unstack
 
 
 def tile(input, dims) -> Tensor:
@@ -448,3 +557,568 @@ def unique(input):
     idx_dtype = np.int64 if data.dtype == np.int64 else np.int32
     out = Tensor(data[np.sort(first)])
     return out, Tensor(rank[inv.reshape(-1)].reshape(input.shape).astype(idx_dtype))
+
+
+def contiguous(input) -> Tensor:
+    """`input` in contiguous memory: Kiln's Tensors always are, so `input` itself."""
+    return input
+
+
+def unbind(input, dim: int = 0) -> tuple:
+    """The slices of `input` along `dim`, that axis removed."""
+    return unstack(input, dim)
+
+
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal (shifted by `offset`) of each matrix formed by axes `dim1` and `dim2`, as the last axis."""
+    return apply(prims_array.Diagonal, (input,), (int(offset), int(dim1), int(dim2)))
+
+
+def make_tuple(*args) -> tuple:
+    """The tuple of the arguments (MindSpore's MakeTuple)."""
+    return tuple(args)
+
+
+def argwhere(input) -> Tensor:
+    """The (n, ndim) int64 indices of the non-zero elements (PyNative only: the count depends on values)."""
+    return nonzero(input)
+
+
+def flipud(input) -> Tensor:
+    """Reverse axis 0."""
+    return flip(input, (0,))
+
+
+def fliplr(input) -> Tensor:
+    """Reverse axis 1."""
+    return flip(input, (1,))
+
+
+def t(input) -> Tensor:
+    """The transpose of a matrix (a 0-D or 1-D input comes back as it is)."""
+    return input if input.ndim < 2 else transpose(input, (1, 0))
+
+
+def row_stack(tensors) -> Tensor:
+    """Stack tensors vertically (1-D ones become rows)."""
+    return concat([reshape(x, (1, -1)) if x.ndim < 2 else x for x in tensors], 0)
+
+
+def column_stack(tensors) -> Tensor:
+    """Stack tensors as columns (1-D ones become columns)."""
+    return concat([reshape(x, (-1, 1)) if x.ndim < 2 else x for x in tensors], 1)
+
+
+def _t(x):
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _atleast(n):
+    def one(x):
+        x = _t(x)
+        if x.ndim >= n:
+            return x
+        shape = {0: (1,) * n, 1: ((1, x.shape[0], 1) if n == 3 else (1, x.shape[0])) if x.ndim == 1 else None}
+        return reshape(x, shape[x.ndim]) if x.ndim < 2 else expand_dims(x, -1)
+
+    def op(inputs):
+        if isinstance(inputs, (list, tuple)):
+            return tuple(one(x) for x in inputs)
+        return one(inputs)
+
+    op.__name__ = op.__qualname__ = f"atleast_{n}d"
+    op.__doc__ = f"""`inputs` (a Tensor or a sequence of them) with at least {n} dimensions each.
+
+    Args:
+        inputs (Tensor | sequence of Tensor): the inputs.
+
+    Returns:
+        Tensor, or a tuple of Tensors for a sequence.
+    """
+    return op
+
+
+atleast_1d, atleast_2d, atleast_3d = _atleast(1), _atleast(2), _atleast(3)
+
+
+def cartesian_prod(*inputs) -> Tensor:
+    """Cartesian product of 1-D tensors: one row per combination.
+
+    Returns:
+        Tensor of shape (prod of lengths, len(inputs)) (1-D for one input).
+    """
+    if len(inputs) == 1:
+        return inputs[0]
+    grids = meshgrid(*inputs, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor:
+    """Tensor whose diagonals (in dims `dim1`, `dim2`) are the last dimension of `input`.
+
+    Args:
+        input (Tensor): (..., n).
+        offset (int): which diagonal (> 0 above the main one).
+        dim1, dim2 (int): the dimensions of the output that hold the matrices.
+
+    Returns:
+        Tensor with one more dimension, (n + |offset|) square in `dim1`, `dim2`.
+    """
+    n = input.shape[-1]
+    m = n + builtins.abs(offset)
+    v = pad(input, (builtins.max(offset, 0), builtins.max(-offset, 0))) if offset else input
+    mask = Tensor(np.eye(m, k=offset, dtype=bool))
+    shape = (*input.shape[:-1], m, m)
+    vals = broadcast_to(expand_dims(v, -2), shape)
+    out = select(broadcast_to(mask, shape), vals, zeros(shape, input.dtype))
+    nd = out.ndim
+    d1, d2 = dim1 % nd, dim2 % nd
+    order = [None] * nd
+    order[d1], order[d2] = nd - 2, nd - 1
+    rest = iter(builtins.range(nd - 2))
+    order = [next(rest) if o is None else o for o in order]
+    return transpose(out, tuple(order))
+
+
+def diagflat(input, offset=0) -> Tensor:
+    """2-D tensor with the flattened input on diagonal `offset`."""
+    return diag_embed(reshape(input, (-1,)), offset)
+
+
+def tensor_split(input, indices_or_sections, axis=0):
+    """Split into `indices_or_sections` near-equal parts, or at the given indices (as NumPy's array_split).
+
+    Returns:
+        tuple of Tensors.
+    """
+    n = input.shape[axis]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise op_error("tensor_split", f"the number of sections must be positive, but got {k}.")
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+        bounds = np.cumsum([0, *sizes]).tolist()
+    else:
+        idx = [builtins.min(builtins.max(int(i) if i >= 0 else n + int(i), 0), n) for i in indices_or_sections]
+        bounds = [0, *idx, n]
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        hi = builtins.max(hi, lo)
+        out.append(narrow(input, axis, lo, hi - lo) if hi > lo else _empty_along(input, axis))
+    return tuple(out)
+
+
+def _empty_along(x, axis):
+    shape = list(x.shape)
+    shape[axis] = 0
+    return zeros(tuple(shape), x.dtype)
+
+
+def _split_dim(name, dim, min_rank):
+    def op(input, indices_or_sections):
+        if input.ndim < min_rank:
+            raise op_error(name, f"the input must have at least {min_rank} dimensions, but got {input.ndim}.")
+        if isinstance(indices_or_sections, int) and input.shape[dim] % indices_or_sections:
+            raise op_error(name, f"dimension {dim} of size {input.shape[dim]} does not split into "
+                                 f"{indices_or_sections} equal parts.")  # fmt: skip
+        return tensor_split(input, indices_or_sections, dim)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"""Split along dimension {dim} (equal parts, or at indices).
+
+    Args:
+        input (Tensor): the input.
+        indices_or_sections (int | sequence of int): number of equal parts, or split indices.
+
+    Returns:
+        tuple of Tensors.
+    """
+    return op
+
+
+vsplit = _split_dim("vsplit", 0, 2)
+
+dsplit = _split_dim("dsplit", 2, 3)
+
+
+def hsplit(input, indices_or_sections):
+    """Split along dimension 1 (dimension 0 for 1-D input).
+
+    Returns:
+        tuple of Tensors.
+    """
+    dim = 0 if input.ndim == 1 else 1
+    return _split_dim("hsplit", dim, 1)(input, indices_or_sections)
+
+
+def dstack(tensors) -> Tensor:
+    """Stack along the third dimension (inputs made at least 3-D)."""
+    return concat(atleast_3d(tuple(tensors)), 2)
+
+
+def expand(input_x, size) -> Tensor:
+    """Broadcast `input_x` to `size` (-1 keeps a dimension)."""
+    if isinstance(size, Tensor):
+        size = tuple(int(s) for s in size.asnumpy().reshape(-1))
+    return broadcast_to(input_x, tuple(size))
+
+
+def movedim(x, source, destination) -> Tensor:
+    """Move dimensions `source` to `destination`."""
+    return moveaxis(x, source, destination)
+
+
+def swapdims(input, dim0, dim1) -> Tensor:
+    """Swap two dimensions."""
+    return swapaxes(input, dim0, dim1)
+
+
+def ravel(input) -> Tensor:
+    """Flatten to 1-D."""
+    return reshape(input, (-1,))
+
+
+def repeat_elements(x, rep, axis=0) -> Tensor:
+    """Repeat each element `rep` times along `axis`."""
+    return repeat_interleave(x, rep, axis)
+
+
+def reverse(x, axis) -> Tensor:
+    """Reverse along the dimensions in `axis`."""
+    return flip(x, tuple(axis) if isinstance(axis, (list, tuple)) else (axis,))
+
+
+def rot90(input, k, dims) -> Tensor:
+    """Rotate by 90 degrees `k` times in the plane `dims` (from the first towards the second)."""
+    d0, d1 = (d % input.ndim for d in dims)
+    k = k % 4
+    if k == 0:
+        return input
+    if k == 2:
+        return flip(input, (d0, d1))
+    if k == 1:
+        return swapaxes(flip(input, (d1,)), d0, d1)
+    return flip(swapaxes(input, d0, d1), (d1,))
+
+
+def take(input, index) -> Tensor:
+    """Elements of the flattened input at `index` (negative indices count from the end)."""
+    flat = reshape(input, (-1,))
+    idx = select(index < 0, index + input.size, index)
+    return gather(flat, idx, 0)
+
+
+def _tri_indices(row, col, offset, lower):
+    r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
+    return np.stack([r, c])
+
+
+def tril_indices(row, col, offset=0, *, dtype=mstype.int64) -> Tensor:
+    """(2, N) row and column indices of the lower triangle of a row x col matrix (diagonal `offset`)."""
+    return Tensor(_tri_indices(row, col, offset, True), dtype)
+
+
+def triu_indices(row, col, offset=0, *, dtype=mstype.int64) -> Tensor:
+    """(2, N) row and column indices of the upper triangle of a row x col matrix (diagonal `offset`)."""
+    return Tensor(_tri_indices(row, col, offset, False), dtype)
+
+
+def fills(x, value) -> Tensor:
+    """A tensor like `x` filled with `value`."""
+    return full_like(x, value.asnumpy().item() if isinstance(value, Tensor) else value)
+
+
+def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True) -> Tensor:
+    """`x` with the slices of `y` added at `indices` along `axis`."""
+    axis = axis % x.ndim
+    xt = moveaxis(x, axis, 0)
+    yt = moveaxis(y, axis, 0)
+    out = tensor_scatter_add(xt, expand_dims(indices, -1), yt)
+    return moveaxis(out, 0, axis)
+
+
+def inplace_index_add(var, indices, updates, axis) -> Tensor:
+    """`var[..., indices, ...] += updates` along `axis`, written into the Parameter `var`."""
+    from kiln.ops import state  # noqa: PLC0415
+
+    return state.assign(var, index_add(var, indices, updates, axis))
+
+
+def slice_scatter(input, src, axis=0, start=None, end=None, step=1) -> Tensor:
+    """`input` with the slice `start:end:step` along `axis` replaced by `src`."""
+    n = input.shape[axis]
+    positions = np.arange(n)[builtins.slice(start, end, step)]
+    xt = moveaxis(input, axis, 0)
+    st = moveaxis(src, axis, 0)
+    out = tensor_scatter_update(xt, Tensor(positions.reshape(-1, 1).astype(np.int64)), st)
+    return moveaxis(out, 0, axis)
+
+
+def select_scatter(input, src, axis, index) -> Tensor:
+    """`input` with the slice at `index` along `axis` replaced by `src`."""
+    return slice_scatter(input, expand_dims(src, axis), axis, index, index + 1 if index != -1 else None)
+
+
+def _param_update(var, value):
+    from kiln._core.tensor import Parameter  # noqa: PLC0415
+    from kiln.ops import state  # noqa: PLC0415
+
+    if isinstance(var, Parameter):
+        return state.assign(var, value)
+    return value
+
+
+def scatter_nd_add(input_x, indices, updates, use_locking=False) -> Tensor:
+    """Add `updates` at `indices` into the Parameter `input_x` (in place); returns the new value."""
+    return _param_update(input_x, tensor_scatter_add(input_x, indices, updates))
+
+
+def scatter_nd_update(input_x, indices, updates, use_locking=True) -> Tensor:
+    """Write `updates` at `indices` into the Parameter `input_x` (in place); returns the new value."""
+    return _param_update(input_x, tensor_scatter_update(input_x, indices, updates))
+
+
+def scatter_update(input_x, indices, updates) -> Tensor:
+    """Write `updates` into the rows `indices` of the Parameter `input_x` (in place); returns the new value."""
+    return _param_update(input_x, tensor_scatter_update(input_x, expand_dims(indices, -1), updates))
+
+
+def combinations(input, r=2, with_replacement=False) -> Tensor:
+    """All length-`r` combinations of the elements of a 1-D tensor, one per row."""
+    import itertools  # noqa: PLC0415
+
+    n = input.shape[0]
+    gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = np.asarray(list(gen(builtins.range(n), r)), np.int64).reshape(-1, r)
+    if idx.size == 0:
+        return zeros((0,), input.dtype) if r != 1 else input
+    return reshape(gather(input, Tensor(idx.reshape(-1)), 0), idx.shape)
+
+
+def mirror_pad(input_x, paddings, mode) -> Tensor:
+    """Pad with reflections: `mode` 'REFLECT' (edge not repeated) or 'SYMMETRIC' (edge repeated).
+
+    Args:
+        input_x (Tensor): the input.
+        paddings (Tensor | sequence): (ndim, 2) before/after amounts per dimension.
+        mode (str): 'REFLECT' or 'SYMMETRIC'.
+
+    Returns:
+        Tensor.
+    """
+    pads = paddings.asnumpy().tolist() if isinstance(paddings, Tensor) else [list(p) for p in paddings]
+    out = input_x
+    for axis, (before, after) in enumerate(pads):
+        n = out.shape[axis]
+        if before == 0 and after == 0:
+            continue
+        if mode.upper() == "REFLECT":
+            left = [before - i for i in builtins.range(before)]
+            right = [n - 2 - i for i in builtins.range(after)]
+        else:
+            left = [before - 1 - i for i in builtins.range(before)]
+            right = [n - 1 - i for i in builtins.range(after)]
+        idx = np.asarray(left + list(builtins.range(n)) + right, np.int64)
+        out = gather(out, Tensor(idx), axis)
+    return out
+
+
+def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+                  shrink_axis_mask=0) -> Tensor:  # fmt: skip
+    """`input_x[begin:end:strides]` with MindSpore's bit masks (bit i concerns slice entry i).
+
+    Args:
+        input_x (Tensor): the input.
+        begin, end, strides (tuple of int): the slice, one entry per indexed dimension.
+        begin_mask, end_mask: bit i set: ignore begin[i] / end[i] (take the whole range).
+        ellipsis_mask: bit i set: entry i is an ellipsis.
+        new_axis_mask: bit i set: entry i inserts a new dimension of size 1.
+        shrink_axis_mask: bit i set: entry i indexes a single element and drops the dimension.
+
+    Returns:
+        Tensor.
+    """
+    key = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(int(b))
+        else:
+            key.append(builtins.slice(None if begin_mask & bit else int(b), None if end_mask & bit else int(e),
+                                      int(s)))  # fmt: skip
+    return input_x[tuple(key)]
+
+
+def tensor_slice(input, begin, size) -> Tensor:
+    """`ops.slice`: the block starting at `begin` with `size` (-1: to the end)."""
+    return slice(input, begin, size)
+
+
+def space_to_batch_nd(input_x, block_size, paddings) -> Tensor:
+    """Move blocks of the spatial dimensions (after N, C for NCHW) into the batch dimension.
+
+    Args:
+        input_x (Tensor): (N, C, *spatial).
+        block_size (int | sequence of int): block per spatial dimension.
+        paddings (sequence of (before, after)): zero padding per spatial dimension.
+
+    Returns:
+        Tensor (N * prod(block), C, *(padded spatial / block)).
+    """
+    m = len(paddings)
+    blocks = [block_size] * m if isinstance(block_size, int) else list(block_size)
+    widths = []
+    for before, after in reversed([tuple(p) for p in paddings]):
+        widths += [int(before), int(after)]
+    x = pad(input_x, tuple(widths)) if builtins.any(widths) else input_x
+    n, c = x.shape[:2]
+    spatial = x.shape[2:]
+    shape = [n, c]
+    for s, b in zip(spatial, blocks):
+        shape += [s // b, b]
+    x = reshape(x, tuple(shape))
+    block_axes = [3 + 2 * i for i in builtins.range(m)]
+    grid_axes = [2 + 2 * i for i in builtins.range(m)]
+    x = transpose(x, (*block_axes, 0, 1, *grid_axes))
+    return reshape(x, (n * int(np.prod(blocks)), c, *(s // b for s, b in zip(spatial, blocks))))
+
+
+def batch_to_space_nd(input_x, block_shape, crops) -> Tensor:
+    """The inverse of `space_to_batch_nd`: move batch blocks back into the spatial dimensions, then crop."""
+    m = len(crops)
+    blocks = [block_shape] * m if isinstance(block_shape, int) else list(block_shape)
+    nb, c = input_x.shape[:2]
+    spatial = input_x.shape[2:]
+    n = nb // int(np.prod(blocks))
+    x = reshape(input_x, (*blocks, n, c, *spatial))
+    order = [m, m + 1]
+    for i in builtins.range(m):
+        order += [m + 2 + i, i]
+    x = transpose(x, tuple(order))
+    x = reshape(x, (n, c, *(s * b for s, b in zip(spatial, blocks))))
+    for i, (lo, hi) in enumerate(crops):
+        size = x.shape[2 + i] - int(lo) - int(hi)
+        x = narrow(x, 2 + i, int(lo), size)
+    return x
+
+
+def put_(input, index, source, accumulate=False) -> Tensor:
+    """Write (or add) `source` at the flat positions `index` of `input`, in place."""
+    flat = reshape(input, (-1,))
+    idx = reshape(select(index < 0, index + input.size, index), (-1, 1))
+    src = reshape(source, (-1,))
+    out = tensor_scatter_add(flat, idx, src) if accumulate else tensor_scatter_update(flat, idx, src)
+    return input.assign_value(reshape(out, input.shape))
+
+
+def reshape_(input, shape) -> Tensor:
+    """Reshape `input` in place."""
+    return input.assign_value(reshape(input, shape))
+
+
+def tensor_range(start, end, step) -> Tensor:
+    """`ops.range`."""
+    return range(start, end, step)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive elements (of the flattened input when `dim` is None, else of slices
+    along `dim`). The output's length depends on the values: PyNative only.
+
+    Returns:
+        Tensor, or a tuple with the inverse indices and/or the run lengths.
+    """
+    x = input.asnumpy()
+    if dim is None:
+        flat = x.reshape(-1)
+        change = np.ones(flat.shape[0], bool)
+        change[1:] = flat[1:] != flat[:-1]
+        out = flat[change]
+        inverse = (np.cumsum(change) - 1).reshape(x.shape)
+    else:
+        moved = np.moveaxis(x, dim, 0)
+        change = np.ones(moved.shape[0], bool)
+        change[1:] = np.any((moved[1:] != moved[:-1]).reshape(moved.shape[0] - 1, -1), axis=1)
+        out = np.moveaxis(moved[change], 0, dim)
+        inverse = np.cumsum(change) - 1
+    counts = np.diff(np.append(np.nonzero(change)[0], change.shape[0]))
+    res = [Tensor(out, input.dtype)]
+    if return_inverse:
+        res.append(Tensor(inverse.astype(np.int64)))
+    if return_counts:
+        res.append(Tensor(counts.astype(np.int64)))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def invert_permutation(input_x) -> Tensor:
+    """The inverse of a permutation of 0..n-1."""
+    n = input_x.shape[0]
+    return tensor_scatter_update(zeros((n,), input_x.dtype), expand_dims(input_x, -1),
+                                       arange(0, n, dtype=input_x.dtype))  # fmt: skip
+
+
+def depth_to_space(x, block_size) -> Tensor:
+    """NCHW: move blocks of channels into (block_size x block_size) spatial blocks."""
+    n, c, h, w = x.shape
+    b = block_size
+    x = reshape(x, (n, b, b, c // (b * b), h, w))
+    x = transpose(x, (0, 3, 4, 1, 5, 2))
+    return reshape(x, (n, c // (b * b), h * b, w * b))
+
+
+def space_to_depth(x, block_size) -> Tensor:
+    """NCHW: move (block_size x block_size) spatial blocks into channels (the inverse of depth_to_space)."""
+    n, c, h, w = x.shape
+    b = block_size
+    x = reshape(x, (n, c, h // b, b, w // b, b))
+    x = transpose(x, (0, 3, 5, 1, 2, 4))
+    return reshape(x, (n, c * b * b, h // b, w // b))
+
+
+def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT") -> Tensor:
+    """Matrices with `x`'s last dimension on diagonal `k` (an int) and `padding_value` elsewhere.
+
+    Args:
+        x (Tensor): (..., n) diagonals.
+        k (int | Tensor): the diagonal (> 0 above the main one); one diagonal only.
+        num_rows, num_cols (int | Tensor): the matrix size (-1: the smallest that holds the diagonal).
+        padding_value (number | Tensor): the value off the diagonal.
+        align (str): ignored for one diagonal.
+
+    Returns:
+        Tensor (..., num_rows, num_cols).
+    """
+    k = int(k.asnumpy().reshape(-1)[0]) if isinstance(k, Tensor) else int(k)
+    rows = int(num_rows.asnumpy()) if isinstance(num_rows, Tensor) else int(num_rows)
+    cols = int(num_cols.asnumpy()) if isinstance(num_cols, Tensor) else int(num_cols)
+    n = x.shape[-1]
+    rows = n + builtins.abs(k) if rows == -1 else rows
+    cols = n + builtins.abs(k) if cols == -1 else cols
+    i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
+    on = np.broadcast_to(j - i == k, (rows, cols))
+    pos = np.where(on, np.minimum(np.broadcast_to(i if k >= 0 else j, (rows, cols)), n - 1), 0).astype(np.int64)
+    vals = reshape(gather(x, Tensor(pos.reshape(-1)), x.ndim - 1), (*x.shape[:-1], rows, cols))
+    pad = padding_value.astype(x.dtype) if isinstance(padding_value, Tensor) else Tensor(padding_value, x.dtype)
+    return select(broadcast_to(Tensor(on), vals.shape), vals, broadcast_to(pad, vals.shape))
+
+
+def matrix_diag_part(x, k, padding_value, align="RIGHT_LEFT") -> Tensor:
+    """Diagonal `k` (an int) of the matrices `x` (..., M, N).
+
+    Returns:
+        Tensor (..., length of the diagonal).
+    """
+    k = int(k.asnumpy().reshape(-1)[0]) if isinstance(k, Tensor) else int(k)
+    return diagonal(x, k, -2, -1)
+
+
+def move_to(input, to="CPU", blocking=True) -> Tensor:
+    """`input` on device `to`: Kiln keeps every tensor on the one device of the context, so `input` itself."""
+    if to not in ("CPU", "GPU", "Ascend", "cpu", "gpu"):
+        raise ValueError(f"move_to: 'to' must be 'CPU', 'GPU' or 'Ascend', but got {to!r}.")
+    return input

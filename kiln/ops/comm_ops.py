@@ -11,7 +11,7 @@ from __future__ import annotations
 from kiln.communication import _collective as C
 from kiln.communication._collective import ReduceOp
 from kiln.communication.management import GlobalComm
-from kiln.ops.primitives import Primitive
+from kiln.ops.primitive import Primitive
 
 __all__ = ["AllGather", "AllReduce", "AlltoAll", "Barrier", "Broadcast", "ReduceOp", "ReduceScatter"]
 

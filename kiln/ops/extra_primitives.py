@@ -13,11 +13,12 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 from kiln._pynative.autograd import _custom_bprop_in_graph
-from kiln.ops import array, extra_math, math
+from kiln.ops import array, math
 from kiln.ops import nn as nn_ops
 from kiln.ops import primitives as _p
 from kiln.ops._helpers import apply, op_error, prim
 from kiln.ops.nn._args import ntuple, pad_pairs
+from kiln.ops.primitive import Primitive, WithAttrs
 
 __all__: list[str] = []
 
@@ -30,19 +31,15 @@ _ELEMENTWISE_CLASSES = {
 
 
 def _simple(cls_name: str, fn) -> type:
-    cls = type(
-        cls_name, (_p.Primitive,), {"__call__": lambda self, *args: fn(*args), "__doc__": f"Primitive {cls_name}."}
-    )
-    cls.__init__ = lambda self: _p.Primitive.__init__(self, cls_name)
+    cls = type(cls_name, (Primitive,), {"__call__": lambda self, *args: fn(*args), "__doc__": f"Primitive {cls_name}."})
+    cls.__init__ = lambda self: Primitive.__init__(self, cls_name)
     globals()[cls_name] = cls
     __all__.append(cls_name)
     return cls
 
 
 def _attr_class(cls_name: str, defaults: dict, call) -> type:
-    cls = type(
-        cls_name, (_p._WithAttrs,), {"_defaults": defaults, "__call__": call, "__doc__": f"Primitive {cls_name}."}
-    )
+    cls = type(cls_name, (WithAttrs,), {"_defaults": defaults, "__call__": call, "__doc__": f"Primitive {cls_name}."})
     globals()[cls_name] = cls
     __all__.append(cls_name)
     return cls
@@ -75,7 +72,7 @@ _SIMPLE = {
 for _name, _fn in _SIMPLE.items():
     _simple(_name, _fn)
 
-_attr_class("Cdist", {"p": 2.0}, lambda self, x1, x2: extra_math.cdist(x1, x2, self.p))
+_attr_class("Cdist", {"p": 2.0}, lambda self, x1, x2: math.cdist(x1, x2, self.p))
 _attr_class("Pack", {"axis": 0}, lambda self, xs: array.stack(xs, self.axis))
 _attr_class("ReverseV2", {"axis": ()}, lambda self, x: array.flip(x, tuple(self.axis)))
 _attr_class(
@@ -83,17 +80,17 @@ _attr_class(
 )
 _attr_class("HShrink", {"lambd": 0.5}, lambda self, x: nn_ops.hardshrink(x, self.lambd))
 _attr_class("SoftShrink", {"lambd": 0.5}, lambda self, x: nn_ops.softshrink(x, self.lambd))
-_attr_class("Bincount", {}, lambda self, x, size, weights: extra_math.bincount(x, weights, int(size)))
+_attr_class("Bincount", {}, lambda self, x, size, weights: math.bincount(x, weights, int(size)))
 _attr_class(
     "SearchSorted",
     {"dtype": None, "right": False},
-    lambda self, seq, values, sorter=None: extra_math.searchsorted(
+    lambda self, seq, values, sorter=None: math.searchsorted(
         seq, values, out_int32=self.dtype is not None and "32" in str(self.dtype), right=self.right, sorter=sorter
     ),
 )
 
 
-class Unique(_p.Primitive):
+class Unique(Primitive):
     """Distinct values in first-appearance order and, per element, the position of its value (`ops.unique`)."""
 
     def __init__(self) -> None:
@@ -103,7 +100,7 @@ class Unique(_p.Primitive):
         return array.unique(x)
 
 
-class Range(_p._WithAttrs):
+class Range(WithAttrs):
     """`Range(maxlen)(start, limit, delta)`: the 1-D sequence start, start + delta, ... (limit excluded)."""
 
     _defaults = {"maxlen": 1000000}
@@ -118,7 +115,7 @@ class Range(_p._WithAttrs):
 __all__ += ["Unique", "Range"]
 
 
-class MaxPoolWithArgmax(_p._WithAttrs):
+class MaxPoolWithArgmax(WithAttrs):
     """2-D max pooling ('valid' or 'same' padding) that also returns the flat (H * W) index of each maximum."""
 
     _defaults = {"kernel_size": 1, "strides": 1, "pad_mode": "valid", "data_format": "NCHW"}
@@ -162,7 +159,7 @@ def _hooked(args, rule_for, owner):
     return out[0] if single else out
 
 
-class HookBackward(_p.Primitive):
+class HookBackward(Primitive):
     """Identity in the forward pass; in the backward pass `hook_fn(grads)` gets the tuple of the inputs'
     gradients and may return replacements (a tuple of as many Tensors; None keeps them).
 
@@ -195,7 +192,7 @@ class HookBackward(_p.Primitive):
         return _hooked(args, rule, self)
 
 
-class InsertGradientOf(_p.Primitive):
+class InsertGradientOf(Primitive):
     """Identity in the forward pass; the gradient flowing back through it becomes `f(gradient)`."""
 
     def __init__(self, f) -> None:
@@ -217,7 +214,7 @@ def _nearest_index(n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
     return np.minimum(np.floor(np.arange(n_out) * n_in / n_out), n_in - 1).astype(np.int64)
 
 
-class ResizeNearestNeighbor(_p._WithAttrs):
+class ResizeNearestNeighbor(WithAttrs):
     """Nearest-neighbour resize of (N, C, H, W) to `size` (MindSpore's CPU index rule)."""
 
     _defaults = {"size": None, "align_corners": False, "half_pixel_centers": False}
@@ -243,7 +240,7 @@ _attr_class(
 )
 _simple("LinSpace", lambda start, stop, num: array.linspace(start, stop, int(num)))
 _simple("MaskedSelect", lambda input, mask: array.masked_select(input, mask))
-_simple("NextAfter", lambda x, y: extra_math.nextafter(x, y))
+_simple("NextAfter", lambda x, y: math.nextafter(x, y))
 _simple(
     "EqualCount",
     lambda x, y: array.reshape(math.cast(math.sum(math.cast(math.equal(x, y), mstype.int32)), x.dtype), (1,)),

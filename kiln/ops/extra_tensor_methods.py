@@ -10,6 +10,7 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
+from kiln.ops import linalg
 
 # MindSpore Tensor methods that are `ops.<name>(self, ...)`.
 FROM_OPS = (
@@ -40,9 +41,8 @@ def _method(fn, name: str):
 
 
 def _more_linalg():
-    from kiln.ops import more_linalg  # noqa: PLC0415
 
-    return more_linalg
+    return linalg
 
 
 def _not_2d(name):

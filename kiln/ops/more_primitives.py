@@ -12,22 +12,11 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
-from kiln.ops import (
-    array,
-    extra_array,
-    extra_linalg,
-    extra_math,
-    extra_mint,
-    math,
-    more_internal,
-    more_linalg,
-    more_math,
-    more_nn,
-    state,
-)  # fmt: skip
+from kiln.ops import array, image, linalg, math, more_internal, random, spectral, state
 from kiln.ops import nn as nn_ops
-from kiln.ops import primitives as _p
 from kiln.ops import random as _random
+from kiln.ops.nn import activation, conv, loss, normalization
+from kiln.ops.primitive import WithAttrs
 
 __all__: list[str] = []
 
@@ -62,86 +51,86 @@ def _window(fn):
 
 # (class name, {attribute: default}, call(self, *inputs)).
 _TABLE = [
-    ("Addcdiv", {}, lambda s, x, t1, t2, v: more_math.addcdiv(x, t1, t2, v)),
-    ("Addcmul", {}, lambda s, x, t1, t2, v: more_math.addcmul(x, t1, t2, v)),
-    ("Angle", {}, lambda s, x: more_math.angle(x)),
-    ("BesselI0", {}, lambda s, x: more_math.bessel_i0(x)),
-    ("BesselI0e", {}, lambda s, x: more_math.bessel_i0e(x)),
-    ("BesselI1", {}, lambda s, x: more_math.bessel_i1(x)),
-    ("BesselI1e", {}, lambda s, x: more_math.bessel_i1e(x)),
-    ("BesselJ0", {}, lambda s, x: more_math.bessel_j0(x)),
-    ("BesselJ1", {}, lambda s, x: more_math.bessel_j1(x)),
-    ("Betainc", {}, lambda s, a, b, x: more_math.betainc(a, b, x)),
-    ("Complex", {}, lambda s, re, im: more_math.complex(re, im)),
+    ("Addcdiv", {}, lambda s, x, t1, t2, v: math.addcdiv(x, t1, t2, v)),
+    ("Addcmul", {}, lambda s, x, t1, t2, v: math.addcmul(x, t1, t2, v)),
+    ("Angle", {}, lambda s, x: math.angle(x)),
+    ("BesselI0", {}, lambda s, x: math.bessel_i0(x)),
+    ("BesselI0e", {}, lambda s, x: math.bessel_i0e(x)),
+    ("BesselI1", {}, lambda s, x: math.bessel_i1(x)),
+    ("BesselI1e", {}, lambda s, x: math.bessel_i1e(x)),
+    ("BesselJ0", {}, lambda s, x: math.bessel_j0(x)),
+    ("BesselJ1", {}, lambda s, x: math.bessel_j1(x)),
+    ("Betainc", {}, lambda s, a, b, x: math.betainc(a, b, x)),
+    ("Complex", {}, lambda s, re, im: math.complex(re, im)),
     ("ComplexAbs", {}, lambda s, x: math.abs(x)),
-    ("Cholesky", {"upper": False}, lambda s, x: more_linalg.cholesky(x, s.upper)),
-    ("CholeskyInverse", {"upper": False}, lambda s, x: more_linalg.cholesky_inverse(x, s.upper)),
-    ("CholeskySolve", {"upper": False}, lambda s, x1, x2: more_linalg.cholesky_solve(x1, x2, s.upper)),
+    ("Cholesky", {"upper": False}, lambda s, x: linalg.cholesky(x, s.upper)),
+    ("CholeskyInverse", {"upper": False}, lambda s, x: linalg.cholesky_inverse(x, s.upper)),
+    ("CholeskySolve", {"upper": False}, lambda s, x1, x2: linalg.cholesky_solve(x1, x2, s.upper)),
     (
         "CountNonZero",
         {"dims": None},
-        lambda s, x: more_math.count_nonzero(x, s.dims if s.dims is not None else (), dtype=mstype.int64),
+        lambda s, x: math.count_nonzero(x, s.dims if s.dims is not None else (), dtype=mstype.int64),
     ),  # fmt: skip
-    ("Cross", {"dim": -65530}, lambda s, x, y: more_math.cross(x, y, None if s.dim == -65530 else s.dim)),
+    ("Cross", {"dim": -65530}, lambda s, x, y: math.cross(x, y, None if s.dim == -65530 else s.dim)),
     ("Cummax", {"axis": 0}, lambda s, x: math.cummax(x, s.axis)),
     ("Cummin", {"axis": 0}, lambda s, x: math.cummin(x, s.axis)),
     ("CumulativeLogsumexp", {"exclusive": False, "reverse": False}, lambda s, x, axis: _cumlogsumexp(s, x, axis)),
     ("Dense", {}, lambda s, x, w, b=None: nn_ops.dense(x, w, b)),
-    ("DepthToSpace", {"block_size": 2}, lambda s, x: more_math.depth_to_space(x, s.block_size)),
-    ("SpaceToDepth", {"block_size": 2}, lambda s, x: more_math.space_to_depth(x, s.block_size)),
+    ("DepthToSpace", {"block_size": 2}, lambda s, x: array.depth_to_space(x, s.block_size)),
+    ("SpaceToDepth", {"block_size": 2}, lambda s, x: array.space_to_depth(x, s.block_size)),
     ("Diag", {}, lambda s, x: math.diag(x)),
     ("DiagPart", {}, lambda s, x: _diag_part(x)),
     ("DivNoNan", {}, lambda s, x, y: _div_no_nan(x, y)),
     ("MulNoNan", {}, lambda s, x, y: array.select(math.equal(y, 0), math.mul(x, 0) * 0, math.mul(x, y))),
-    ("Eig", {"compute_v": False}, lambda s, x: more_linalg.eig(x) if s.compute_v else (more_linalg.eigvals(x),)),
-    ("Expand", {}, lambda s, x, shape: more_math.expand(x, shape)),
-    ("FastGeLU", {}, lambda s, x: more_math.fast_gelu(x)),
-    ("FastGelu", {}, lambda s, x: more_math.fast_gelu(x)),
+    ("Eig", {"compute_v": False}, lambda s, x: linalg.eig(x) if s.compute_v else (linalg.eigvals(x),)),
+    ("Expand", {}, lambda s, x, shape: array.expand(x, shape)),
+    ("FastGeLU", {}, lambda s, x: activation.fast_gelu(x)),
+    ("FastGelu", {}, lambda s, x: activation.fast_gelu(x)),
     ("Gelu", {}, lambda s, x: nn_ops.gelu(x)),
-    ("Fmax", {}, lambda s, x, y: more_math.fmax(x, y)),
+    ("Fmax", {}, lambda s, x, y: math.fmax(x, y)),
     ("GLU", {"axis": -1}, lambda s, x: nn_ops.glu(x, s.axis)),
-    ("Gcd", {}, lambda s, x, y: more_math.gcd(x, y)),
-    ("Lcm", {}, lambda s, x, y: more_math.lcm(x, y)),
-    ("Geqrf", {}, lambda s, x: more_linalg.geqrf(x)),
-    ("Orgqr", {}, lambda s, x, tau: more_linalg.orgqr(x, tau)),
+    ("Gcd", {}, lambda s, x, y: math.gcd(x, y)),
+    ("Lcm", {}, lambda s, x, y: math.lcm(x, y)),
+    ("Geqrf", {}, lambda s, x: linalg.geqrf(x)),
+    ("Orgqr", {}, lambda s, x, tau: linalg.orgqr(x, tau)),
     (
         "Ormqr",
         {"left": True, "transpose": False},
-        lambda s, x, tau, other: more_linalg.ormqr(x, tau, other, s.left, s.transpose),
+        lambda s, x, tau, other: linalg.ormqr(x, tau, other, s.left, s.transpose),
     ),  # fmt: skip
     (
         "HammingWindow",
         {"periodic": True, "alpha": 0.54, "beta": 0.46, "dtype": mstype.float32},
         lambda s, n: _hamming(s, n),
     ),  # fmt: skip
-    ("BartlettWindow", {"periodic": True, "dtype": mstype.float32}, _window(extra_math.bartlett_window)),
-    ("BlackmanWindow", {"periodic": True, "dtype": mstype.float32}, _window(extra_math.blackman_window)),
-    ("Heaviside", {}, lambda s, x, v: extra_math.heaviside(x, v)),
-    ("Histogram", {"bins": 100, "min": 0.0, "max": 0.0}, lambda s, x: more_math.histc(x, s.bins, s.min, s.max)),
-    ("IOU", {"mode": "iou"}, lambda s, anchors, gt: more_math.iou(anchors, gt, s.mode)),
+    ("BartlettWindow", {"periodic": True, "dtype": mstype.float32}, _window(math.bartlett_window)),
+    ("BlackmanWindow", {"periodic": True, "dtype": mstype.float32}, _window(math.blackman_window)),
+    ("Heaviside", {}, lambda s, x, v: math.heaviside(x, v)),
+    ("Histogram", {"bins": 100, "min": 0.0, "max": 0.0}, lambda s, x: math.histc(x, s.bins, s.min, s.max)),
+    ("IOU", {"mode": "iou"}, lambda s, anchors, gt: image.iou(anchors, gt, s.mode)),
     (
         "BoundingBoxEncode",
         {"means": (0.0, 0.0, 0.0, 0.0), "stds": (1.0, 1.0, 1.0, 1.0)},
-        lambda s, a, g: more_math.bounding_box_encode(a, g, s.means, s.stds),
+        lambda s, a, g: image.bounding_box_encode(a, g, s.means, s.stds),
     ),  # fmt: skip
     (
         "BoundingBoxDecode",
         {"max_shape": None, "means": (0.0, 0.0, 0.0, 0.0), "stds": (1.0, 1.0, 1.0, 1.0), "wh_ratio_clip": 0.016},
-        lambda s, a, d: more_math.bounding_box_decode(a, d, s.max_shape, s.means, s.stds, s.wh_ratio_clip),
+        lambda s, a, d: image.bounding_box_decode(a, d, s.max_shape, s.means, s.stds, s.wh_ratio_clip),
     ),  # fmt: skip
     ("IdentityN", {}, lambda s, xs: tuple(xs)),
-    ("Igamma", {}, lambda s, a, x: more_math.igamma(a, x)),
-    ("Igammac", {}, lambda s, a, x: more_math.igammac(a, x)),
+    ("Igamma", {}, lambda s, a, x: math.igamma(a, x)),
+    ("Igammac", {}, lambda s, a, x: math.igammac(a, x)),
     (
         "IndexAdd",
         {"axis": 0, "use_lock": True, "check_index_bound": True},
-        lambda s, x, idx, y: _assign(x, more_math.index_add(x, idx, y, s.axis)),
+        lambda s, x, idx, y: _assign(x, array.index_add(x, idx, y, s.axis)),
     ),  # fmt: skip
-    ("IndexFill", {}, lambda s, x, dim, idx, v: more_math.index_fill(x, dim, idx, v)),
-    ("InplaceAdd", {"indices": 0}, lambda s, x, v: more_math.inplace_add(x, v, s.indices)),
-    ("InplaceSub", {"indices": 0}, lambda s, x, v: more_math.inplace_sub(x, v, s.indices)),
-    ("InplaceUpdateV2", {}, lambda s, x, idx, v: more_math.inplace_update(x, v, idx)),
-    ("InplaceIndexAdd", {"axis": 0}, lambda s, var, idx, u: more_math.inplace_index_add(var, idx, u, s.axis)),
+    ("IndexFill", {}, lambda s, x, dim, idx, v: math.index_fill(x, dim, idx, v)),
+    ("InplaceAdd", {"indices": 0}, lambda s, x, v: math.inplace_add(x, v, s.indices)),
+    ("InplaceSub", {"indices": 0}, lambda s, x, v: math.inplace_sub(x, v, s.indices)),
+    ("InplaceUpdateV2", {}, lambda s, x, idx, v: math.inplace_update(x, v, idx)),
+    ("InplaceIndexAdd", {"axis": 0}, lambda s, var, idx, u: array.inplace_index_add(var, idx, u, s.axis)),
     ("InvertPermutation", {}, lambda s, x: _invert_permutation(x)),
     (
         "IsClose",
@@ -151,30 +140,30 @@ _TABLE = [
     (
         "LRN",
         {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5, "norm_region": "ACROSS_CHANNELS"},
-        lambda s, x: more_math.lrn(x, s.depth_radius, s.bias, s.alpha, s.beta, s.norm_region),
+        lambda s, x: normalization.lrn(x, s.depth_radius, s.bias, s.alpha, s.beta, s.norm_region),
     ),  # fmt: skip
     ("Lerp", {}, lambda s, x, end, w: math.lerp(x, end, w)),
     ("LerpScalar", {}, lambda s, x, end, w: math.lerp(x, end, w)),
-    ("LogMatrixDeterminant", {}, lambda s, x: more_linalg.log_matrix_determinant(x)),
-    ("MatrixDeterminant", {}, lambda s, x: extra_linalg.det(x)),
-    ("LogSoftmaxExt", {}, lambda s, x, dim=None, dtype=None: more_math.log_softmax_ext(x, dim, dtype)),
+    ("LogMatrixDeterminant", {}, lambda s, x: linalg.log_matrix_determinant(x)),
+    ("MatrixDeterminant", {}, lambda s, x: linalg.det(x)),
+    ("LogSoftmaxExt", {}, lambda s, x, dim=None, dtype=None: activation.log_softmax_ext(x, dim, dtype)),
     (
         "LogSpace",
         {"steps": 10, "base": 10, "dtype": mstype.float32},
-        lambda s, start, end: more_math.logspace(_scalar(start), _scalar(end), s.steps, s.base, dtype=s.dtype),
+        lambda s, start, end: math.logspace(_scalar(start), _scalar(end), s.steps, s.base, dtype=s.dtype),
     ),
-    ("Logit", {"eps": -1.0}, lambda s, x: more_math.logit(x, s.eps)),
-    ("Lstsq", {"fast": True, "l2_regularizer": 0.0}, lambda s, a, b: more_linalg.lstsq(a, b)),
-    ("LuSolve", {}, lambda s, b, lu, piv: more_linalg.lu_solve(b, lu, piv)),
-    ("LuUnpack", {"unpack_data": True, "unpack_pivots": True}, lambda s, lu, piv: more_linalg.lu_unpack(lu, piv)),
-    ("MaskedScatter", {}, lambda s, x, mask, src: more_math.masked_scatter(x, mask, src)),
-    ("MatrixExp", {}, lambda s, x: more_linalg.matrix_exp(x)),
-    ("MatrixPower", {"n": 1}, lambda s, x: more_linalg.matrix_power(x, s.n)),
-    ("MatrixSolve", {"adjoint": False}, lambda s, a, b: more_linalg.matrix_solve(a, b, s.adjoint)),
+    ("Logit", {"eps": -1.0}, lambda s, x: math.logit(x, s.eps)),
+    ("Lstsq", {"fast": True, "l2_regularizer": 0.0}, lambda s, a, b: linalg.lstsq(a, b)),
+    ("LuSolve", {}, lambda s, b, lu, piv: linalg.lu_solve(b, lu, piv)),
+    ("LuUnpack", {"unpack_data": True, "unpack_pivots": True}, lambda s, lu, piv: linalg.lu_unpack(lu, piv)),
+    ("MaskedScatter", {}, lambda s, x, mask, src: math.masked_scatter(x, mask, src)),
+    ("MatrixExp", {}, lambda s, x: linalg.matrix_exp(x)),
+    ("MatrixPower", {"n": 1}, lambda s, x: linalg.matrix_power(x, s.n)),
+    ("MatrixSolve", {"adjoint": False}, lambda s, a, b: linalg.matrix_solve(a, b, s.adjoint)),
     (
         "MatrixTriangularSolve",
         {"lower": True, "adjoint": False},
-        lambda s, a, b: more_linalg.triangular_solve(b, a, not s.lower, s.adjoint)[0],
+        lambda s, a, b: linalg.triangular_solve(b, a, not s.lower, s.adjoint)[0],
     ),  # fmt: skip
     (
         "Median",
@@ -182,25 +171,25 @@ _TABLE = [
         lambda s, x: _median(s, x),
     ),  # fmt: skip
     ("Meshgrid", {"indexing": "xy"}, lambda s, xs: array.meshgrid(*xs, indexing=s.indexing)),
-    ("MirrorPad", {"mode": "REFLECT"}, lambda s, x, pads: more_math.mirror_pad(x, pads, s.mode)),
-    ("Mvlgamma", {"p": 1}, lambda s, x: more_math.mvlgamma(x, s.p)),
+    ("MirrorPad", {"mode": "REFLECT"}, lambda s, x, pads: array.mirror_pad(x, pads, s.mode)),
+    ("Mvlgamma", {"p": 1}, lambda s, x: math.mvlgamma(x, s.p)),
     (
         "NanToNum",
         {"nan": None, "posinf": None, "neginf": None},
-        lambda s, x: more_math.nan_to_num(x, s.nan, s.posinf, s.neginf),
+        lambda s, x: math.nan_to_num(x, s.nan, s.posinf, s.neginf),
     ),  # fmt: skip
     ("NonZero", {}, lambda s, x: array.nonzero(x)),
-    ("Pdist", {"p": 2.0}, lambda s, x: more_math.pdist(x, s.p)),
-    ("Polar", {}, lambda s, r, theta: more_math.polar(r, theta)),
-    ("Polygamma", {}, lambda s, n, x: more_math.polygamma(n, x)),
-    ("PopulationCount", {}, lambda s, x: more_math.population_count(x)),
-    ("Qr", {"full_matrices": False}, lambda s, x: more_linalg.qr(x, "complete" if s.full_matrices else "reduced")),
+    ("Pdist", {"p": 2.0}, lambda s, x: math.pdist(x, s.p)),
+    ("Polar", {}, lambda s, r, theta: math.polar(r, theta)),
+    ("Polygamma", {}, lambda s, n, x: math.polygamma(n, x)),
+    ("PopulationCount", {}, lambda s, x: math.population_count(x)),
+    ("Qr", {"full_matrices": False}, lambda s, x: linalg.qr(x, "complete" if s.full_matrices else "reduced")),
     ("ReduceStd", {"axis": (), "unbiased": True, "keep_dims": False}, lambda s, x: _reduce_std(s, x)),
-    ("Renorm", {"p": 2, "dim": 0, "maxnorm": 1.0}, lambda s, x: more_math.renorm(x, s.p, s.dim, s.maxnorm)),
+    ("Renorm", {"p": 2, "dim": 0, "maxnorm": 1.0}, lambda s, x: math.renorm(x, s.p, s.dim, s.maxnorm)),
     (
         "ReverseSequence",
         {"seq_dim": 0, "batch_dim": 0},
-        lambda s, x, lens: more_math.reverse_sequence(x, lens, s.seq_dim, s.batch_dim),
+        lambda s, x, lens: math.reverse_sequence(x, lens, s.seq_dim, s.batch_dim),
     ),  # fmt: skip
     ("Roll", {"shifts": 0, "dims": None}, lambda s, x: array.roll(x, s.shifts, s.dims)),
     ("ScalarToTensor", {}, lambda s, x, dtype=mstype.float32: Tensor(x, dtype)),
@@ -230,9 +219,9 @@ _TABLE = [
         {"use_locking": False},
         lambda s, var, idx, u: _assign(var, array.tensor_scatter_min(var, array.expand_dims(idx, -1), u)),
     ),
-    ("ScatterUpdate", {"use_locking": True}, lambda s, var, idx, u: more_math.scatter_update(var, idx, u)),
-    ("ScatterNdAdd", {"use_locking": False}, lambda s, var, idx, u: more_math.scatter_nd_add(var, idx, u)),
-    ("ScatterNdUpdate", {"use_locking": True}, lambda s, var, idx, u: more_math.scatter_nd_update(var, idx, u)),
+    ("ScatterUpdate", {"use_locking": True}, lambda s, var, idx, u: array.scatter_update(var, idx, u)),
+    ("ScatterNdAdd", {"use_locking": False}, lambda s, var, idx, u: array.scatter_nd_add(var, idx, u)),
+    ("ScatterNdUpdate", {"use_locking": True}, lambda s, var, idx, u: array.scatter_nd_update(var, idx, u)),
     (
         "ScatterNdSub",
         {"use_locking": False},
@@ -243,7 +232,7 @@ _TABLE = [
         {},
         lambda s, x, y: nn_ops.binary_cross_entropy_with_logits(x, y, reduction="none"),
     ),  # fmt: skip
-    ("Sinc", {}, lambda s, x: more_math.sinc(x)),
+    ("Sinc", {}, lambda s, x: math.sinc(x)),
     ("SoftMarginLoss", {"reduction": "mean"}, lambda s, x, y: nn_ops.soft_margin_loss(x, y, s.reduction)),
     (
         "MultiMarginLoss",
@@ -253,23 +242,23 @@ _TABLE = [
     (
         "SpaceToBatchND",
         {"block_shape": 1, "paddings": ()},
-        lambda s, x: more_math.space_to_batch_nd(x, s.block_shape, s.paddings),
+        lambda s, x: array.space_to_batch_nd(x, s.block_shape, s.paddings),
     ),  # fmt: skip
     (
         "BatchToSpaceND",
         {"block_shape": 1, "crops": ()},
-        lambda s, x: more_math.batch_to_space_nd(x, s.block_shape, s.crops),
+        lambda s, x: array.batch_to_space_nd(x, s.block_shape, s.crops),
     ),  # fmt: skip
     (
         "BatchToSpace",
         {"block_size": 1, "crops": ()},
-        lambda s, x: more_math.batch_to_space_nd(x, s.block_size, s.crops),
+        lambda s, x: array.batch_to_space_nd(x, s.block_size, s.crops),
     ),  # fmt: skip
-    ("SquareSumAll", {}, lambda s, x, y: more_math.square_sum_all(x, y)),
+    ("SquareSumAll", {}, lambda s, x, y: math.square_sum_all(x, y)),
     (
         "StridedSlice",
         {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0},
-        lambda s, x, b, e, st: more_math.strided_slice(
+        lambda s, x, b, e, st: array.strided_slice(
             x, b, e, st, s.begin_mask, s.end_mask, s.ellipsis_mask, s.new_axis_mask, s.shrink_axis_mask
         ),
     ),  # fmt: skip
@@ -280,12 +269,12 @@ _TABLE = [
     (
         "TrilIndices",
         {"row": 1, "col": 1, "offset": 0, "dtype": mstype.int32},
-        lambda s: more_math.tril_indices(s.row, s.col, s.offset, dtype=s.dtype),
+        lambda s: array.tril_indices(s.row, s.col, s.offset, dtype=s.dtype),
     ),  # fmt: skip
     (
         "TriuIndices",
         {"row": 1, "col": 1, "offset": 0, "dtype": mstype.int32},
-        lambda s: more_math.triu_indices(s.row, s.col, s.offset, dtype=s.dtype),
+        lambda s: array.triu_indices(s.row, s.col, s.offset, dtype=s.dtype),
     ),  # fmt: skip
     ("TruncateMod", {}, lambda s, x, y: math.fmod(x, y)),
     (
@@ -294,15 +283,15 @@ _TABLE = [
         lambda s, x: _unique_consecutive(s, x),
     ),  # fmt: skip
     ("Unpack", {"axis": 0}, lambda s, x: array.unstack(x, s.axis)),
-    ("UnravelIndex", {}, lambda s, idx, dims: more_math.unravel_index(idx, dims)),
-    ("UnsortedSegmentSum", {}, lambda s, x, ids, n: more_math.unsorted_segment_sum(x, ids, n)),
-    ("UnsortedSegmentMax", {}, lambda s, x, ids, n: more_math.unsorted_segment_max(x, ids, n)),
-    ("UnsortedSegmentMin", {}, lambda s, x, ids, n: more_math.unsorted_segment_min(x, ids, n)),
-    ("UnsortedSegmentProd", {}, lambda s, x, ids, n: more_math.unsorted_segment_prod(x, ids, n)),
-    ("Zeta", {}, lambda s, x, q: more_math.zeta(x, q)),
+    ("UnravelIndex", {}, lambda s, idx, dims: math.unravel_index(idx, dims)),
+    ("UnsortedSegmentSum", {}, lambda s, x, ids, n: math.unsorted_segment_sum(x, ids, n)),
+    ("UnsortedSegmentMax", {}, lambda s, x, ids, n: math.unsorted_segment_max(x, ids, n)),
+    ("UnsortedSegmentMin", {}, lambda s, x, ids, n: math.unsorted_segment_min(x, ids, n)),
+    ("UnsortedSegmentProd", {}, lambda s, x, ids, n: math.unsorted_segment_prod(x, ids, n)),
+    ("Zeta", {}, lambda s, x, q: math.zeta(x, q)),
     ("FillV2", {}, lambda s, shape, value: array.full(_ints(shape), value, dtype=value.dtype)),
     ("FillDiagonal", {"fill_value": 0.0, "wrap": False}, lambda s, x: _fill_diagonal(s, x)),
-    ("Bucketize", {"boundaries": ()}, lambda s, x: more_math.bucketize(x, s.boundaries, right=True)),
+    ("Bucketize", {"boundaries": ()}, lambda s, x: math.bucketize(x, s.boundaries, right=True)),
     ("ChannelShuffle", {"group": 1}, lambda s, x: nn_ops.channel_shuffle(x, s.group)),
     ("Dropout2D", {"keep_prob": 0.5}, lambda s, x: _channel_dropout(nn_ops.dropout2d, s, x)),
     ("Dropout3D", {"keep_prob": 0.5}, lambda s, x: _channel_dropout(nn_ops.dropout3d, s, x)),
@@ -325,7 +314,7 @@ _TABLE = [
 
 def _invert_permutation(x):
     if isinstance(x, Tensor):
-        return more_math.invert_permutation(x)
+        return array.invert_permutation(x)
     out = [0] * len(x)
     for i, v in enumerate(x):
         out[v] = i
@@ -334,9 +323,9 @@ def _invert_permutation(x):
 
 def _svd(s, x):
     if s.compute_uv:
-        return more_linalg.svd(x, s.full_matrices, True)
+        return linalg.svd(x, s.full_matrices, True)
     empty = array.zeros((1,), x.dtype)
-    return more_linalg.svd(x, compute_uv=False), empty, empty
+    return linalg.svd(x, compute_uv=False), empty, empty
 
 
 def _rows_update(var, indices, rows):
@@ -517,7 +506,7 @@ def _scalar(v):
 
 
 def _cumlogsumexp(s, x, axis):
-    out = more_math.logcumsumexp(array.flip(x, (_int(axis),)) if s.reverse else x, _int(axis))
+    out = math.logcumsumexp(array.flip(x, (_int(axis),)) if s.reverse else x, _int(axis))
     if s.exclusive:
         ax = _int(axis) % x.ndim
         n = x.shape[ax]
@@ -530,7 +519,7 @@ def _diag_part(x):
     k = x.ndim // 2
     n = int(np.prod(x.shape[:k]))
     flat = array.reshape(x, (n, n))
-    return array.reshape(extra_array.diagonal(flat), x.shape[:k])
+    return array.reshape(array.diagonal(flat), x.shape[:k])
 
 
 def _div_no_nan(x, y):
@@ -552,18 +541,18 @@ def _hamming(s, n):
 def _median(s, x):
     if s.global_median:
         flat = array.reshape(x, (-1,))
-        return more_math._median(flat, 0, False, s.ignore_nan)[0], Tensor(0, mstype.int64)
-    return more_math._median(x, s.axis, s.keep_dims, s.ignore_nan)
+        return math._median(flat, 0, False, s.ignore_nan)[0], Tensor(0, mstype.int64)
+    return math._median(x, s.axis, s.keep_dims, s.ignore_nan)
 
 
 def _reduce_std(s, x):
     axis = s.axis if s.axis not in ((), []) else None
     ddof = 1 if s.unbiased else 0
-    return extra_math.std_mean(x, axis, ddof, s.keep_dims)
+    return math.std_mean(x, axis, ddof, s.keep_dims)
 
 
 def _unique_consecutive(s, x):
-    out = more_math.unique_consecutive(x, True, True, s.dim)
+    out = array.unique_consecutive(x, True, True, s.dim)
     return out
 
 
@@ -621,7 +610,7 @@ _TABLE += [
     (
         "Col2Im",
         {"kernel_size": 1, "dilation": 1, "padding": 0, "stride": 1},
-        lambda s, x, size: more_nn.fold(
+        lambda s, x, size: conv.fold(
             array.reshape(x, (x.shape[0], -1, x.shape[-1])) if x.ndim == 4 else x,
             size,
             s.kernel_size,
@@ -633,17 +622,17 @@ _TABLE += [
     (
         "GridSampler2D",
         {"interpolation_mode": "bilinear", "padding_mode": "zeros", "align_corners": False},
-        lambda s, x, grid: extra_mint.grid_sample(x, grid, s.interpolation_mode, s.padding_mode, s.align_corners),
+        lambda s, x, grid: image.grid_sample(x, grid, s.interpolation_mode, s.padding_mode, s.align_corners),
     ),
     (
         "AffineGrid",
         {"align_corners": False},
-        lambda s, theta, size: more_nn.affine_grid(theta, _ints(size), s.align_corners),
+        lambda s, theta, size: image.affine_grid(theta, _ints(size), s.align_corners),
     ),  # fmt: skip
     (
         "Cauchy",
         {"size": (1,), "median": 0.0, "sigma": 1.0},
-        lambda s: s.median + s.sigma * math.tan(np.float32(np.pi) * (more_nn._uniform01(tuple(s.size)) - 0.5)),
+        lambda s: s.median + s.sigma * math.tan(np.float32(np.pi) * (random._unit_uniform(tuple(s.size)) - 0.5)),
     ),  # fmt: skip
     (
         "LogNormalReverse",
@@ -653,7 +642,7 @@ _TABLE += [
     (
         "MultinomialWithReplacement",
         {"numsamples": 1, "replacement": False},
-        lambda s, x, seed, offset: more_nn.multinomial_with_replacement(x, seed, offset, s.numsamples, s.replacement),
+        lambda s, x, seed, offset: random.multinomial_with_replacement(x, seed, offset, s.numsamples, s.replacement),
     ),
     ("ApplyAdaMax", {}, _apply_ada_max),
     ("ApplyAdadelta", {"use_locking": False}, _apply_adadelta),
@@ -699,7 +688,7 @@ _TABLE += [
         "MultilabelMarginLoss",
         {"reduction": "mean"},
         lambda s, x, t: (
-            more_nn.multilabel_margin_loss(x, t, s.reduction),
+            loss.multilabel_margin_loss(x, t, s.reduction),
             math.cast(math.greater_equal(t, 0), x.dtype),
         ),
     ),  # fmt: skip
@@ -771,13 +760,13 @@ _TABLE += [
     (
         "MatrixDiagV3",
         {"align": "RIGHT_LEFT"},
-        lambda s, x, k, rows, cols, pad: more_nn.matrix_diag(x, k, rows, cols, pad, s.align),
+        lambda s, x, k, rows, cols, pad: array.matrix_diag(x, k, rows, cols, pad, s.align),
     ),  # fmt: skip
-    ("MatrixDiagPartV3", {"align": "RIGHT_LEFT"}, lambda s, x, k, pad: more_nn.matrix_diag_part(x, k, pad, s.align)),
+    ("MatrixDiagPartV3", {"align": "RIGHT_LEFT"}, lambda s, x, k, pad: array.matrix_diag_part(x, k, pad, s.align)),
     (
         "STFT",
         {"n_fft": 1, "hop_length": 1, "win_length": 1, "normalized": False, "onesided": True, "return_complex": True},
-        lambda s, x, window: more_nn.stft(
+        lambda s, x, window: spectral.stft(
             x, s.n_fft, s.hop_length, s.win_length, window, False, "REFLECT", s.normalized, s.onesided, s.return_complex
         ),
     ),  # fmt: skip
@@ -785,22 +774,22 @@ _TABLE += [
     (
         "CropAndResize",
         {"method": "bilinear", "extrapolation_value": 0.0},
-        lambda s, image, boxes, box_index, crop_size: more_nn.crop_and_resize(
+        lambda s, image, boxes, box_index, crop_size: image.crop_and_resize(
             image, boxes, box_index, crop_size, s.method, s.extrapolation_value
         ),
     ),
-    ("MoveTo", {}, lambda s, x, to="CPU", blocking=True: more_nn.move_to(x, to, blocking)),
+    ("MoveTo", {}, lambda s, x, to="CPU", blocking=True: array.move_to(x, to, blocking)),
     (
         "UniformCandidateSampler",
         {"num_true": 1, "num_sampled": 1, "unique": True, "range_max": 1, "seed": 0, "remove_accidental_hits": False},
-        lambda s, true_classes: more_nn.uniform_candidate_sampler(
+        lambda s, true_classes: random.uniform_candidate_sampler(
             true_classes, s.num_true, s.num_sampled, s.unique, s.range_max, s.seed, s.remove_accidental_hits
         ),
     ),
     (
         "LogUniformCandidateSampler",
         {"num_true": 1, "num_sampled": 5, "unique": True, "range_max": 5, "seed": 0},
-        lambda s, true_classes: more_nn.log_uniform_candidate_sampler(
+        lambda s, true_classes: random.log_uniform_candidate_sampler(
             true_classes, s.num_true, s.num_sampled, s.unique, s.range_max, s.seed
         ),
     ),
@@ -808,7 +797,7 @@ _TABLE += [
 
 
 def _im2col(s, x):
-    cols = extra_mint.im2col(x, s.ksizes, s.dilations, _im2col_pads(s.pads), s.strides)
+    cols = conv.im2col(x, s.ksizes, s.dilations, _im2col_pads(s.pads), s.strides)
     return array.reshape(cols, (x.shape[0], x.shape[1], -1, cols.shape[-1]))  # (N, C, kh * kw, L)
 
 
@@ -844,7 +833,7 @@ def _histogram_fixed_width(s, x, value_range):
 
 def _make(name: str, defaults: dict, call) -> type:
     doc = f"Primitive {name}: the class face of its functional op."
-    cls = type(name, (_p._WithAttrs,), {"_defaults": defaults, "__call__": call, "__doc__": doc})
+    cls = type(name, (WithAttrs,), {"_defaults": defaults, "__call__": call, "__doc__": doc})
     globals()[name] = cls
     __all__.append(name)
     return cls

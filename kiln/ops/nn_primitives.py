@@ -2,18 +2,20 @@
 
 Each class validates and normalises its attributes once, at construction (as
 MindSpore does), and `__call__` dispatches the primitive declared in
-`kiln._core.prims.nn` with the stored attribute tuple.
+`kiln._prims.nn` with the stored attribute tuple.
 """
 
 from __future__ import annotations
 
-from kiln._core.prims.nn import conv as C
-from kiln._core.prims.nn import loss as L
-from kiln._core.prims.nn import misc as M
-from kiln._core.prims.nn import norm as N
-from kiln._core.prims.nn import pool as P
 from kiln._core.random_state import next_key
 from kiln._core.tensor import Tensor
+from kiln._prims.nn import activation as prims_activation
+from kiln._prims.nn import conv as C
+from kiln._prims.nn import dropout as prims_dropout
+from kiln._prims.nn import loss as L
+from kiln._prims.nn import norm as N
+from kiln._prims.nn import norm as prims_norm
+from kiln._prims.nn import pool as P
 from kiln.ops._helpers import REGISTRY, apply, op_error
 from kiln.ops.nn._args import (
     check_non_negative,
@@ -26,7 +28,7 @@ from kiln.ops.nn._args import (
 )
 from kiln.ops.nn.normalization import update_moving_stats
 from kiln.ops.nn.pooling import adaptive_output_size
-from kiln.ops.primitives import Primitive
+from kiln.ops.primitive import Primitive
 
 __all__ = [
     "Conv2D", "Conv3D", "Conv2DTranspose", "Conv2DBackpropInput", "Conv3DTranspose", "MaxPool", "AvgPool",
@@ -499,14 +501,14 @@ class Dropout(_NNPrimitive):
         self._attrs = (float(keep_prob),)
 
     def __call__(self, x):
-        return apply(M.Dropout, (next_key(), x), self._attrs)
+        return apply(prims_dropout.Dropout, (next_key(), x), self._attrs)
 
 
 class PReLU(_NNPrimitive):
     """Parametric ReLU: `PReLU()(x, weight)` with one weight per channel (axis 1)."""
 
     def __call__(self, x, weight):
-        return apply(M.PReLU, (x, weight))
+        return apply(prims_activation.PReLU, (x, weight))
 
 
 class L2Normalize(_NNPrimitive):
@@ -523,7 +525,7 @@ class L2Normalize(_NNPrimitive):
         self._attrs = ((axis,) if isinstance(axis, int) else tuple(axis), float(epsilon))
 
     def __call__(self, x):
-        return apply(M.L2Normalize, (x,), self._attrs)
+        return apply(prims_norm.L2Normalize, (x,), self._attrs)
 
 
 # ---- losses ----------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ functions, summaries, PyFunc/Custom, CTC greedy decoding and the TF-style CTCLos
 random choice with mask, image patches and colour adjustment, ragged ranges, Coalesce, dropout masks,
 FloatStatus and DetTriangle.
 
-Ops with a fixed output shape are primitive declarations (`kiln._core.prims.special_image`), so they run in
+Ops with a fixed output shape are primitive declarations (`kiln._prims`: special, image, random, nn), so they run in
 PyNative and compiled graphs alike. Ops whose output size depends on the data (NMS, greedy decoding, ragged
 ranges) decide it on the host and run in PyNative mode.
 """
@@ -16,13 +16,17 @@ import numpy as np
 
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core.primitive import PrimitiveDef
-from kiln._core.prims import special_image as S
 from kiln._core.tensor import Tensor
-from kiln.ops import array, extra_array, math, more_math
-from kiln.ops import primitives as _p
+from kiln._prims import image as prims_image
+from kiln._prims import random as prims_random
+from kiln._prims import special as prims_special
+from kiln._prims.nn import conv as prims_conv
+from kiln._prims.nn import loss as prims_loss
+from kiln._prims.nn import pool as prims_pool
+from kiln.ops import array, math
 from kiln.ops import sparse as _sparse
 from kiln.ops._helpers import apply, op_error, prim
+from kiln.ops.primitive import Primitive, WithAttrs
 from kiln.ops.random import _RandomPrimitive
 
 __all__ = [
@@ -44,12 +48,12 @@ def _unary(op: str, decl):
     return fn
 
 
-bessel_k0 = _unary("BesselK0", S.BesselK0)
-bessel_k0e = _unary("BesselK0e", S.BesselK0e)
-bessel_k1 = _unary("BesselK1", S.BesselK1)
-bessel_k1e = _unary("BesselK1e", S.BesselK1e)
-bessel_y0 = _unary("BesselY0", S.BesselY0)
-bessel_y1 = _unary("BesselY1", S.BesselY1)
+bessel_k0 = _unary("BesselK0", prims_special.BesselK0)
+bessel_k0e = _unary("BesselK0e", prims_special.BesselK0e)
+bessel_k1 = _unary("BesselK1", prims_special.BesselK1)
+bessel_k1e = _unary("BesselK1e", prims_special.BesselK1e)
+bessel_y0 = _unary("BesselY0", prims_special.BesselY0)
+bessel_y1 = _unary("BesselY1", prims_special.BesselY1)
 for _name in ("k0", "k0e", "k1", "k1e", "y0", "y1"):
     _f = globals()[f"bessel_{_name}"]
     _f.__name__ = _f.__qualname__ = f"bessel_{_name}"
@@ -64,8 +68,8 @@ for _name in ("k0", "k0e", "k1", "k1e", "y0", "y1"):
 
 
 def _simple(cls_name: str, fn, doc: str) -> type:
-    cls = type(cls_name, (_p.Primitive,), {"__call__": lambda self, *args: fn(*args), "__doc__": doc})
-    cls.__init__ = lambda self: _p.Primitive.__init__(self, cls_name)
+    cls = type(cls_name, (Primitive,), {"__call__": lambda self, *args: fn(*args), "__doc__": doc})
+    cls.__init__ = lambda self: Primitive.__init__(self, cls_name)
     globals()[cls_name] = cls
     __all__.append(cls_name)
     return cls
@@ -96,13 +100,13 @@ def _summary(kind: str):
 
 for _cls, _kind in (("ScalarSummary", "scalar"), ("TensorSummary", "tensor"), ("ImageSummary", "image"),
                     ("HistogramSummary", "histogram")):  # fmt: skip
-    _c = type(_cls, (_p.Primitive,), {
+    _c = type(_cls, (Primitive,), {
         "__call__": _summary(_kind),
         "__doc__": f"`{_cls}()(name, value)`: hand `value` to the active summary recorder under `name` "
                    "(MindSpore records it only inside a SummaryRecord; without one, as here, nothing is kept). "
                    "Returns None.",
     })  # fmt: skip
-    _c.__init__ = (lambda n: lambda self: _p.Primitive.__init__(self, n))(_cls)
+    _c.__init__ = (lambda n: lambda self: Primitive.__init__(self, n))(_cls)
     globals()[_cls] = _c
     __all__.append(_cls)
 
@@ -123,7 +127,7 @@ def _run_pyfunc(fn, inputs, out_shapes, out_dtypes):
     return apply(prim("PyFunc"), tensors, (fn, out_shapes, dtypes))
 
 
-class PyFunc(_p.Primitive):
+class PyFunc(Primitive):
     """`PyFunc(fn, in_types, in_shapes, out_types, out_shapes)(*inputs)`: run the Python function `fn` on NumPy
     copies of the inputs (on the host, also inside compiled graphs) and return its outputs as Tensors of the
     declared dtypes and shapes (a tuple). No gradient flows through it."""
@@ -145,7 +149,7 @@ class PyFunc(_p.Primitive):
         return _run_pyfunc(self.fn, inputs, self._out_shapes, self._out_types)
 
 
-class Custom(_p.Primitive):
+class Custom(Primitive):
     """`Custom(func, out_shape, out_dtype, func_type="pyfunc")`: a user op written as a Python function of NumPy
     arrays, run on the host (also inside compiled graphs). `out_shape`/`out_dtype` are the output's shape and
     dtype (tuples of them for several outputs) or functions of the inputs' shapes/dtypes. `bprop(*inputs, out,
@@ -263,7 +267,7 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated: bool = True):
     )
 
 
-class CTCGreedyDecoder(_p._WithAttrs):
+class CTCGreedyDecoder(WithAttrs):
     """`CTCGreedyDecoder(merge_repeated=True)(inputs, sequence_length)`: see `ops.ctc_greedy_decoder`."""
 
     _defaults = {"merge_repeated": True}
@@ -272,7 +276,7 @@ class CTCGreedyDecoder(_p._WithAttrs):
         return ctc_greedy_decoder(inputs, sequence_length, self.merge_repeated)
 
 
-class CTCLoss(_p._WithAttrs):
+class CTCLoss(WithAttrs):
     """The TensorFlow-style CTC loss: `CTCLoss()(inputs, labels_indices, labels_values, sequence_length)` with
     (T, B, C) logits (softmax is applied inside; the blank is class C - 1) and sparse labels. Returns
     (loss (B,), gradient (T, B, C)): each sample's negative log-likelihood and its gradient w.r.t. the logits."""
@@ -294,14 +298,14 @@ class CTCLoss(_p._WithAttrs):
             idx = math.cast(labels_indices, mstype.int32)
             targets = array.scatter_nd(idx, math.cast(labels_values, mstype.int32), (batch, max(n_labels, 1)))
             ones = array.ones((n_labels,), mstype.int32)
-            target_lengths = more_math.unsorted_segment_sum(ones, array.gather(idx, Tensor(np.int32(0)), 1), batch)
+            target_lengths = math.unsorted_segment_sum(ones, array.gather(idx, Tensor(np.int32(0)), 1), batch)
         lengths = math.cast(sequence_length, mstype.int32)
         keep = math.less_equal(target_lengths, lengths)
         if not self.ignore_longer_outputs_than_inputs and not G.is_symbolic(keep._data):
             if not bool(math.all(keep).asnumpy()):
                 raise op_error(op, "a label sequence is longer than its input sequence; set "
                                "ignore_longer_outputs_than_inputs=True to give those samples 0 loss.")  # fmt: skip
-        return apply(S.CTCLossTF, (inputs, targets, lengths, target_lengths, keep), (classes - 1,))
+        return apply(prims_loss.CTCLossTF, (inputs, targets, lengths, target_lengths, keep), (classes - 1,))
 
     @staticmethod
     def _collapsed(labels_indices, labels_values, batch):
@@ -351,7 +355,7 @@ def _greedy_nms(boxes: np.ndarray, order: np.ndarray, threshold: float, limit: i
     return kept
 
 
-class NMSWithMask(_p._WithAttrs):
+class NMSWithMask(WithAttrs):
     """`NMSWithMask(iou_threshold=0.5)(bboxes)`: bboxes (N, 5) = (x1, y1, x2, y2, score). Returns the boxes
     sorted by descending score, their positions 0..N-1 in that order (int32), and the mask of the boxes kept
     by greedy non-max suppression (a box is dropped when its IoU with a kept, higher-scored box exceeds the
@@ -372,7 +376,7 @@ class NMSWithMask(_p._WithAttrs):
         return sorted_boxes, Tensor(np.arange(len(order), dtype=np.int32)), Tensor(mask)
 
 
-class NonMaxSuppressionV3(_p.Primitive):
+class NonMaxSuppressionV3(Primitive):
     """`NonMaxSuppressionV3()(boxes, scores, max_output_size, iou_threshold, score_threshold)`: the indices
     (int32) of at most `max_output_size` boxes (y1, x1, y2, x2 or any corner order) kept by greedy NMS over
     the boxes scoring above `score_threshold`, by descending score."""
@@ -421,7 +425,7 @@ class RandomChoiceWithMask(_RandomPrimitive):
     def __call__(self, input_x):
         if not isinstance(input_x, Tensor):
             raise op_error(self.name, f"'input_x' must be a Tensor, but got {type(input_x).__name__}.", TypeError)
-        return apply(S.RandomChoiceWithMask, (self._key(), input_x), (self.count,))
+        return apply(prims_random.RandomChoiceWithMask, (self._key(), input_x), (self.count,))
 
 
 class DropoutGenMask(_RandomPrimitive):
@@ -443,7 +447,7 @@ class DropoutGenMask(_RandomPrimitive):
         return math.cast(math.sum(math.mul(array.reshape(keep, (-1, 8)), weights), 1), mstype.uint8)
 
 
-class DropoutDoMask(_p.Primitive):
+class DropoutDoMask(Primitive):
     """`DropoutDoMask()(x, mask, keep_prob)`: x * kept / keep_prob, with the packed mask of `DropoutGenMask`."""
 
     def __init__(self) -> None:
@@ -475,7 +479,7 @@ def _pair(op: str, name: str, value) -> tuple[int, int]:
     return v
 
 
-class ExtractImagePatches(_p.Primitive):
+class ExtractImagePatches(Primitive):
     """`ExtractImagePatches(ksizes, strides, rates, padding="VALID")(x)`: (N, C, H, W) -> (N, kh*kw*C, oh, ow),
     each output column the (row, col, channel)-ordered patch around it."""
 
@@ -488,14 +492,14 @@ class ExtractImagePatches(_p.Primitive):
             self.add_prim_attr(k, v)
 
     def __call__(self, input_x):
-        return apply(S.ExtractImagePatches, (input_x,), self._attrs)
+        return apply(prims_image.ExtractImagePatches, (input_x,), self._attrs)
 
 
 def _scalar(value, like: Tensor) -> Tensor:
     return value if isinstance(value, Tensor) else Tensor(np.asarray(value, like.dtype.np))
 
 
-class AdjustHue(_p.Primitive):
+class AdjustHue(Primitive):
     """`AdjustHue()(image, delta)`: rotate the hue of RGB images (last dim 3, values in [0, 1]) by `delta`
     (a fraction of the colour circle)."""
 
@@ -503,17 +507,17 @@ class AdjustHue(_p.Primitive):
         super().__init__("AdjustHue")
 
     def __call__(self, image, delta):
-        return apply(S.AdjustHue, (image, _scalar(delta, image)))
+        return apply(prims_image.AdjustHue, (image, _scalar(delta, image)))
 
 
-class AdjustSaturation(_p.Primitive):
+class AdjustSaturation(Primitive):
     """`AdjustSaturation()(image, scale)`: multiply the saturation of RGB images (last dim 3) by `scale`."""
 
     def __init__(self) -> None:
         super().__init__("AdjustSaturation")
 
     def __call__(self, image, scale):
-        return apply(S.AdjustSaturation, (image, _scalar(scale, image)))
+        return apply(prims_image.AdjustSaturation, (image, _scalar(scale, image)))
 
 
 __all__ += ["ExtractImagePatches", "AdjustHue", "AdjustSaturation"]
@@ -522,7 +526,7 @@ __all__ += ["ExtractImagePatches", "AdjustHue", "AdjustSaturation"]
 # -- ragged ranges, coalesce, float status, triangular determinant -------------------------------------------------
 
 
-class RaggedRange(_p._WithAttrs):
+class RaggedRange(WithAttrs):
     """`RaggedRange(Tsplits)(starts, limits, deltas)`: the ranges range(starts[i], limits[i], deltas[i]) laid
     end to end (`rt_dense_values`, the dtype of `starts`) and their row splits (`rt_nested_splits`, Tsplits)."""
 
@@ -543,7 +547,7 @@ class RaggedRange(_p._WithAttrs):
         return Tensor(splits), Tensor(values)
 
 
-class Coalesce(_p.Primitive):
+class Coalesce(Primitive):
     """`Coalesce()(x_indices, x_values, x_shape)`: see `ops.coalesce`."""
 
     def __init__(self) -> None:
@@ -553,7 +557,7 @@ class Coalesce(_p.Primitive):
         return _sparse.coalesce(x_indices, x_values, x_shape)
 
 
-class FloatStatus(_p.Primitive):
+class FloatStatus(Primitive):
     """`FloatStatus()(x)`: a (1,) Tensor of x's dtype, 1 when x holds an inf or a NaN, else 0."""
 
     def __init__(self) -> None:
@@ -564,7 +568,7 @@ class FloatStatus(_p.Primitive):
         return array.reshape(math.cast(bad, x.dtype), (1,))
 
 
-class DetTriangle(_p._WithAttrs):
+class DetTriangle(WithAttrs):
     """`DetTriangle(fill_mode=0)(x)`: the determinant of (batches of) triangular matrices: the product of the
     diagonal, shape x.shape[:-2]."""
 
@@ -573,7 +577,7 @@ class DetTriangle(_p._WithAttrs):
     def __call__(self, x):
         if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
             raise op_error("DetTriangle", f"'x' must be (..., n, n), but got {tuple(x.shape)}.")
-        return math.prod(extra_array.diagonal(x, 0, -2, -1), -1)
+        return math.prod(array.diagonal(x, 0, -2, -1), -1)
 
 
 __all__ += ["RaggedRange", "Coalesce", "FloatStatus", "DetTriangle"]
@@ -582,7 +586,7 @@ __all__ += ["RaggedRange", "Coalesce", "FloatStatus", "DetTriangle"]
 # -- resize, ROI align, 3-D grid sampling and pooling --------------------------------------------------------------
 
 
-class ResizeBicubic(_p._WithAttrs):
+class ResizeBicubic(WithAttrs):
     """`ResizeBicubic(align_corners=False, half_pixel_centers=False)(images, size)`: bicubic resize of
     (N, C, H, W) images to `size` = (new_h, new_w) (MindSpore's/TensorFlow's kernel and coefficient table)."""
 
@@ -593,10 +597,10 @@ class ResizeBicubic(_p._WithAttrs):
         if len(values) != 2 or any(int(v) <= 0 for v in values):
             raise op_error("ResizeBicubic", f"'size' must hold two positive ints, but got {values}.")
         attrs = (tuple(int(v) for v in values), bool(self.align_corners), bool(self.half_pixel_centers))
-        return apply(S.ResizeBicubic, (images,), attrs)
+        return apply(prims_image.ResizeBicubic, (images,), attrs)
 
 
-class ROIAlign(_p.Primitive):
+class ROIAlign(Primitive):
     """`ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1)(features, rois)`:
     (R, C, pooled_height, pooled_width) features of each roi (batch index, x1, y1, x2, y2), each bin the mean of
     bilinear samples on a sample_num x sample_num lattice (sample_num <= 0: floor(roi size / pooled size))."""
@@ -630,62 +634,10 @@ class ROIAlign(_p.Primitive):
         grid_max = int(grids.max()) if n_rois else 1
         attrs = (int(self.pooled_height), int(self.pooled_width), float(self.spatial_scale), grid_max,
                  int(self.roi_end_mode))  # fmt: skip
-        return apply(S.ROIAlign, (features, rois, Tensor(grids)), attrs)
+        return apply(prims_image.ROIAlign, (features, rois, Tensor(grids)), attrs)
 
 
-def _grid_sample_3d(x, grid, mode, padding_mode, align_corners):
-    from kiln._backend import jnp  # noqa: PLC0415
-    from kiln.ops.extra_mint import _source_coord  # noqa: PLC0415
-
-    n, c, d, h, w = x.shape
-    gx = _source_coord(grid[..., 0], w, padding_mode, align_corners)  # (N, Do, Ho, Wo)
-    gy = _source_coord(grid[..., 1], h, padding_mode, align_corners)
-    gz = _source_coord(grid[..., 2], d, padding_mode, align_corners)
-    flat = x.reshape(n, c, d * h * w)
-
-    def tap(iz, iy, ix):
-        valid = (iz >= 0) & (iz <= d - 1) & (iy >= 0) & (iy <= h - 1) & (ix >= 0) & (ix <= w - 1)
-        zc = jnp.clip(iz, 0, d - 1).astype(jnp.int32)
-        yc = jnp.clip(iy, 0, h - 1).astype(jnp.int32)
-        xc = jnp.clip(ix, 0, w - 1).astype(jnp.int32)
-        idx = ((zc * h + yc) * w + xc).reshape(n, 1, -1)
-        vals = jnp.take_along_axis(flat, jnp.broadcast_to(idx, (n, c, idx.shape[-1])), axis=2)
-        return vals.reshape(n, c, *iz.shape[1:]) * valid[:, None].astype(x.dtype)
-
-    if mode == "nearest":
-        return tap(jnp.round(gz), jnp.round(gy), jnp.round(gx))
-    x0, y0, z0 = jnp.floor(gx), jnp.floor(gy), jnp.floor(gz)
-    fx, fy, fz = (gx - x0)[:, None], (gy - y0)[:, None], (gz - z0)[:, None]
-    out = 0
-    for dz, wz in ((0, 1 - fz), (1, fz)):
-        for dy, wy in ((0, 1 - fy), (1, fy)):
-            for dx, wx in ((0, 1 - fx), (1, fx)):
-                out = out + tap(z0 + dz, y0 + dy, x0 + dx) * wz * wy * wx
-    return out
-
-
-def _check_grid_sample_3d(x, grid, mode, padding_mode, align_corners):
-    sx, sg = tuple(getattr(x, "shape", ())), tuple(getattr(grid, "shape", ()))
-    if len(sx) != 5 or len(sg) != 5 or sg[-1] != 3 or sg[0] != sx[0]:
-        raise op_error("GridSampler3D", f"'input_x' must be (N, C, D, H, W) and 'grid' (N, Do, Ho, Wo, 3), "
-                       f"but got {sx} and {sg}.")  # fmt: skip
-    if mode not in ("bilinear", "nearest"):
-        raise op_error("GridSampler3D", f"'interpolation_mode' must be 'bilinear' or 'nearest', but got {mode!r}.")
-    if padding_mode not in ("zeros", "border", "reflection"):
-        raise op_error("GridSampler3D", f"'padding_mode' must be 'zeros', 'border' or 'reflection', "
-                       f"but got {padding_mode!r}.")  # fmt: skip
-
-
-_GridSampler3D = PrimitiveDef(
-    "GridSampler3D",
-    _grid_sample_3d,
-    attrs={"mode": "bilinear", "padding_mode": "zeros", "align_corners": False},
-    check=_check_grid_sample_3d,
-    check_eagerly=True,
-)
-
-
-class GridSampler3D(_p._WithAttrs):
+class GridSampler3D(WithAttrs):
     """`GridSampler3D(interpolation_mode="bilinear", padding_mode="zeros", align_corners=False)(input_x, grid)`:
     sample (N, C, D, H, W) at the normalised (x, y, z) positions of grid (N, Do, Ho, Wo, 3)."""
 
@@ -693,10 +645,10 @@ class GridSampler3D(_p._WithAttrs):
 
     def __call__(self, input_x, grid):
         attrs = (self.interpolation_mode, self.padding_mode, bool(self.align_corners))
-        return apply(_GridSampler3D, (input_x, grid), attrs)
+        return apply(prims_image.GridSampler3D, (input_x, grid), attrs)
 
 
-class MaxPool3DWithArgmax(_p._WithAttrs):
+class MaxPool3DWithArgmax(WithAttrs):
     """`MaxPool3DWithArgmax(ksize, strides, pads, dilation=(1, 1, 1), ceil_mode=False, data_format="NCDHW",
     argmax_type=int64)(x)`: 3-D max pooling and, for each maximum, its flat index in the input's D*H*W."""
 
@@ -715,7 +667,7 @@ class MaxPool3DWithArgmax(_p._WithAttrs):
         return out, math.cast(index, self.argmax_type)
 
 
-class CombinedNonMaxSuppression(_p._WithAttrs):
+class CombinedNonMaxSuppression(WithAttrs):
     """`CombinedNonMaxSuppression(pad_per_class=False, clip_boxes=True)(boxes, scores, max_output_size_per_class,
     max_total_size, iou_threshold, score_threshold)`: greedy NMS per batch and class over boxes (B, N, q, 4)
     (q = 1: shared by the classes) and scores (B, N, classes), then the best `max_total_size` detections of each
@@ -767,7 +719,7 @@ class CombinedNonMaxSuppression(_p._WithAttrs):
         return Tensor(out_boxes), Tensor(out_scores), Tensor(out_classes), Tensor(valid)
 
 
-class UpdateState(_p.Primitive):
+class UpdateState(Primitive):
     """`UpdateState()(state, *exprs)`: MindSpore's side-effect ordering node; Kiln orders effects itself, so the
     state comes back unchanged."""
 
@@ -778,7 +730,7 @@ class UpdateState(_p.Primitive):
         return state
 
 
-class Load(_p.Primitive):
+class Load(Primitive):
     """`Load()(parameter, u)`: the current value of `parameter` (MindSpore's side-effect read node)."""
 
     def __init__(self) -> None:
@@ -795,7 +747,7 @@ __all__ += ["ResizeBicubic", "ROIAlign", "GridSampler3D", "MaxPool3DWithArgmax",
 # -- CTCLossV2, NMS with overlaps, FFTWithSize, Morph ---------------------------------------------------------------
 
 
-class CTCLossV2(_p._WithAttrs):
+class CTCLossV2(WithAttrs):
     """`CTCLossV2(blank=0, reduction="none", zero_infinity=False)(log_probs, targets, input_lengths,
     target_lengths)`: per-sample negative log-likelihood (N,) and the forward variables log_alpha
     (N, T, 2S + 1) of (T, N, C) log-probabilities against padded (N, S) targets."""
@@ -809,7 +761,7 @@ class CTCLossV2(_p._WithAttrs):
                      (int(self.blank), bool(self.zero_infinity)))  # fmt: skip
 
 
-class NonMaxSuppressionWithOverlaps(_p.Primitive):
+class NonMaxSuppressionWithOverlaps(Primitive):
     """`NonMaxSuppressionWithOverlaps()(overlaps, scores, max_output_size, overlap_threshold, score_threshold)`:
     greedy NMS with a given (N, N) overlap matrix: the int32 indices of at most `max_output_size` boxes."""
 
@@ -835,7 +787,7 @@ class NonMaxSuppressionWithOverlaps(_p.Primitive):
         return Tensor(np.asarray(kept, np.int32))
 
 
-class FFTWithSize(_p._WithAttrs):
+class FFTWithSize(WithAttrs):
     """`FFTWithSize(signal_ndim, inverse, real, norm="backward", onesided=True, signal_sizes=())(x)`: the
     (inverse) discrete Fourier transform over the last `signal_ndim` dims: complex-to-complex (real=False),
     real-to-complex (real, not inverse; half spectrum when onesided) or complex-to-real (real and inverse, to
@@ -863,7 +815,7 @@ class FFTWithSize(_p._WithAttrs):
         return ops.irfftn(x, sizes, dims, self.norm)
 
 
-class Morph(_p.Primitive):
+class Morph(Primitive):
     """`Morph(fn, infer_shape, infer_dtype, bprop_fn=None)(*args)`: call `fn` as one op (its Kiln ops run as
     usual, in PyNative and in graphs); `bprop_fn(*args, out, dout)` replaces its gradient when given."""
 
@@ -915,7 +867,7 @@ def _fractional(op: str, x, kernel_size, output_size, output_ratio, samples, nd:
 
         samples = math.cast(_uniform01((x.shape[0], x.shape[1], nd), mstype.float32, random_state.next_key()),
                             x.dtype if x.dtype.is_floating else mstype.float32)  # fmt: skip
-    return apply(S.FractionalMaxPool, (x, samples), (ksize, out))
+    return apply(prims_pool.FractionalMaxPool, (x, samples), (ksize, out))
 
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
@@ -943,7 +895,7 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     return (y, index) if return_indices else y
 
 
-class FractionalMaxPoolWithFixedKsize(_p.Primitive):
+class FractionalMaxPoolWithFixedKsize(Primitive):
     """`FractionalMaxPoolWithFixedKsize(ksize, output_shape, data_format="NCHW")(input_x, random_samples)`:
     (values, int64 flat indices); see `ops.fractional_max_pool2d`."""
 
@@ -956,10 +908,10 @@ class FractionalMaxPoolWithFixedKsize(_p.Primitive):
             self.add_prim_attr(k, v)
 
     def __call__(self, input_x, random_samples):
-        return apply(S.FractionalMaxPool, (input_x, random_samples), self._attrs)
+        return apply(prims_pool.FractionalMaxPool, (input_x, random_samples), self._attrs)
 
 
-class FractionalMaxPool3DWithFixedKsize(_p.Primitive):
+class FractionalMaxPool3DWithFixedKsize(Primitive):
     """`FractionalMaxPool3DWithFixedKsize(ksize, output_shape, data_format="NCDHW")(x, random_samples)`:
     (values, int64 flat indices); see `ops.fractional_max_pool3d`."""
 
@@ -972,7 +924,7 @@ class FractionalMaxPool3DWithFixedKsize(_p.Primitive):
             self.add_prim_attr(k, v)
 
     def __call__(self, x, random_samples):
-        return apply(S.FractionalMaxPool, (x, random_samples), self._attrs)
+        return apply(prims_pool.FractionalMaxPool, (x, random_samples), self._attrs)
 
 
 __all__ += ["fractional_max_pool2d", "fractional_max_pool3d", "FractionalMaxPoolWithFixedKsize",
@@ -989,7 +941,7 @@ def _nchw4(op: str, name: str, value) -> tuple[int, int]:
     return v[2], v[3]
 
 
-class DeformableOffsets(_p.Primitive):
+class DeformableOffsets(Primitive):
     """`DeformableOffsets(strides, pads, ksize, dilations=(1, 1, 1, 1), data_format="NCHW", deformable_groups=1,
     modulated=True)(x, offsets)`: the input sampled at the deformed kernel positions, (N, C, out_h * kh,
     out_w * kw), ready for a convolution with stride (kh, kw) (see `ops.deformable_conv2d`)."""
@@ -1020,7 +972,7 @@ class DeformableOffsets(_p.Primitive):
             self.add_prim_attr(k, v)  # fmt: skip
 
     def __call__(self, x, offsets):
-        return apply(S.DeformableOffsets, (x, offsets), self._attrs)
+        return apply(prims_conv.DeformableOffsets, (x, offsets), self._attrs)
 
 
 def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=None, dilations=(1, 1, 1, 1),

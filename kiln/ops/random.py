@@ -1,4 +1,5 @@
-"""Random ops: `ops.uniform`, `ops.standard_normal`, `ops.randint`, `ops.shuffle`, ... and their Primitive classes.
+"""Random ops: `ops.uniform`, `ops.standard_normal`, `ops.randint`, `ops.shuffle`, Laplace/exponential/Bernoulli
+draws, categorical sampling, candidate samplers, ... and their Primitive classes.
 
 Without a `seed`, each call takes a fresh key from Kiln's one generator, so
 `kiln.set_seed(s)` replays every draw. With a `seed` (or a Primitive built
@@ -15,13 +16,23 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core import random_state
-from kiln._core.prims import random as R
 from kiln._core.tensor import Tensor
-from kiln.ops import math as _math
+from kiln._prims import random as R
+from kiln._prims.nn import activation as prims_activation
+from kiln.ops import array, math
 from kiln.ops._helpers import apply, op_error
-from kiln.ops.primitives import Primitive
+from kiln.ops.primitive import Primitive
 
 __all__ = [
+    "laplace",
+    "standard_laplace",
+    "uniform_",
+    "exponential_",
+    "bernoulli_",
+    "random_categorical",
+    "multinomial_with_replacement",
+    "uniform_candidate_sampler",
+    "log_uniform_candidate_sampler",
     "Bernoulli",
     "Multinomial",
     "RandomShuffle",
@@ -42,6 +53,131 @@ __all__ = [
     "standard_normal",
     "uniform",
 ]
+
+
+def _unit_uniform(shape, dtype=mstype.float32, seed=None):
+    return uniform(tuple(shape), Tensor(0.0, dtype), Tensor(1.0, dtype), seed)
+
+
+def standard_laplace(shape, seed=None) -> Tensor:
+    """Samples of the Laplace distribution with location 0 and scale 1.
+
+    Args:
+        shape (tuple[int]): the output shape.
+        seed (int, optional): a fixed seed.
+
+    Returns:
+        float32 Tensor.
+    """
+    u = _unit_uniform(shape, seed=seed) - 0.5
+    return math.neg(math.sign(u) * math.log1p(-2 * math.abs(u)))
+
+
+def laplace(shape, mean, lambda_param, seed=None) -> Tensor:
+    """Samples of the Laplace distribution with location `mean` and scale `lambda_param` (broadcast to `shape`)."""
+    return standard_laplace(shape, seed) * lambda_param + mean
+
+
+def uniform_(input, from_=0, to=1, *, generator=None) -> Tensor:
+    """Fill `input` in place with samples of U[from_, to)."""
+    u = _unit_uniform(input.shape, input.dtype if input.dtype.is_floating else mstype.float32)
+    return input.assign_value(math.cast(u * (to - from_) + from_, input.dtype))
+
+
+def exponential_(input, lambd=1, *, generator=None) -> Tensor:
+    """Fill `input` in place with samples of the exponential distribution of rate `lambd`."""
+    u = _unit_uniform(input.shape, input.dtype)
+    return input.assign_value(math.neg(math.log1p(-u)) / lambd)
+
+
+def bernoulli_(input, p=0.5, *, generator=None) -> Tensor:
+    """Fill `input` in place with 0/1 samples that are 1 with probability `p`."""
+    u = _unit_uniform(input.shape)
+    prob = math.cast(p, mstype.float32) if isinstance(p, Tensor) else p
+    return input.assign_value(math.cast(math.less(u, prob), input.dtype))
+
+
+def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64) -> Tensor:
+    """`num_sample` category indices per row of unnormalised log-probabilities `logits` (N, C)."""
+    # the Softmax primitive itself (as `ops.softmax` applies it): this module sits below the nn ops
+    probs = apply(prims_activation.Softmax, (math.cast(logits, mstype.float32),), ((-1,),))
+    return math.cast(multinomial(probs, int(num_sample), True, seed or None), dtype)
+
+
+def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False) -> Tensor:
+    """`numsamples` category indices per row of the (unnormalised) probabilities `x`, int64."""
+    s = int(seed.asnumpy()) if isinstance(seed, Tensor) else seed
+    return math.cast(multinomial(x, int(numsamples), bool(replacement), s or None), mstype.int64)
+
+
+def _candidate_counts(true_classes, sampled, num_sampled, unique, prob):
+    """Expected counts of classes in a sample of `num_sampled` draws with per-draw probability `prob(class)`."""
+
+    def count(c):
+        p = prob(math.cast(c, mstype.float32))
+        if unique:
+            return math.neg(math.expm1(num_sampled * math.log1p(math.neg(p))))
+        return p * num_sampled
+
+    return count(true_classes), count(sampled)
+
+
+def _draw(num_sampled, range_max, unique, seed, log_uniform):
+    seed = seed or None
+    if unique:
+        keys = uniform((range_max,), Tensor(0.0), Tensor(1.0), seed)
+        if log_uniform:  # Gumbel-top-k: sampling without replacement with weights P(k)
+            k = Tensor(np.arange(range_max, dtype=np.float32))
+            logp = math.log(math.log((k + 2) / (k + 1)))
+            keys = logp - math.log(math.neg(math.log(keys + 1e-20)) + 1e-20)
+        return math.topk(keys, num_sampled)[1]
+    u = uniform((num_sampled,), Tensor(0.0), Tensor(1.0), seed)
+    if log_uniform:
+        k = math.floor(math.exp(u * float(np.log(range_max + 1)))) - 1
+        return math.cast(math.clamp(k, 0, range_max - 1), mstype.int64)
+    return math.cast(math.clamp(math.floor(u * range_max), 0, range_max - 1), mstype.int64)
+
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=0,
+                              remove_accidental_hits=False):  # fmt: skip
+    """Sample `num_sampled` classes uniformly from [0, range_max) (without repeats when `unique`).
+
+    Args:
+        true_classes (Tensor): (batch, num_true) int the target classes.
+        num_true, num_sampled, range_max (int): as named.
+        unique (bool): sample without replacement.
+        seed (int): a fixed seed (0: drawn from the global generator).
+        remove_accidental_hits (bool): not applied by Kiln (accepted for the signature).
+
+    Returns:
+        tuple (sampled_candidates (num_sampled,), true_expected_count (batch, num_true),
+        sampled_expected_count (num_sampled,)); the counts are float32.
+    """
+    if unique and num_sampled > range_max:
+        raise op_error("UniformCandidateSampler", f"'num_sampled' ({num_sampled}) must not exceed 'range_max' "
+                                                  f"({range_max}) when 'unique' is True.")  # fmt: skip
+    sampled = math.cast(_draw(num_sampled, range_max, unique, seed, False), true_classes.dtype)
+    p = float(1.0 / range_max)
+    true_c, sampled_c = _candidate_counts(true_classes, sampled, num_sampled, unique,
+                                          lambda c: array.full_like(c, p))  # fmt: skip
+    if unique:
+        true_c = array.full_like(true_c, num_sampled / range_max)
+        sampled_c = array.full_like(sampled_c, num_sampled / range_max)
+    return sampled, true_c, sampled_c
+
+
+def log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, unique=True, range_max=5, seed=0):
+    """Sample `num_sampled` classes from [0, range_max) with the log-uniform (Zipfian) distribution
+    P(k) = log((k + 2) / (k + 1)) / log(range_max + 1).
+
+    Returns:
+        tuple (sampled_candidates (num_sampled,) int64, true_expected_count, sampled_expected_count) (float32).
+    """
+    sampled = _draw(num_sampled, range_max, unique, seed, True)
+    norm = float(np.log(range_max + 1))
+    return (sampled, *_candidate_counts(true_classes, sampled, num_sampled, unique,
+                                        lambda c: math.log((c + 2) / (c + 1)) / norm))  # fmt: skip
+
 
 _streams: dict[tuple, random_state.KeyStream] = {}
 
@@ -148,8 +284,8 @@ def uniform(shape, minval, maxval, seed: int | None = None, dtype=mstype.float32
     if not dt.is_floating:
         raise op_error("uniform", f"'dtype' must be a float or int type, but got {dt}.", TypeError)
     u = _uniform01(out_shape, dt, key)
-    lo, hi = _math.cast(minval, dt), _math.cast(maxval, dt)
-    return _math.add(_math.mul(u, _math.sub(hi, lo)), lo)
+    lo, hi = math.cast(minval, dt), math.cast(maxval, dt)
+    return math.add(math.mul(u, math.sub(hi, lo)), lo)
 
 
 def standard_normal(shape, seed: int | None = None) -> Tensor:
@@ -180,7 +316,7 @@ def normal(shape, mean, stddev, seed: int | None = None) -> Tensor:
     shape = _shape("normal", shape)
     out_shape = _broadcast(shape, _tensor_shape(mean), _tensor_shape(stddev))
     z = _standard_normal(out_shape, mstype.float32, _key("normal", seed))
-    return _math.add(_math.mul(z, stddev), mean)
+    return math.add(math.mul(z, stddev), mean)
 
 
 def randint(low: int, high: int, size, seed: int | None = None, *, dtype=None) -> Tensor:
@@ -334,10 +470,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = True, seed:
     """
     _require_tensor("multinomial", input=input)
     out = apply(R.Multinomial, (_key("multinomial", seed), input), (int(num_samples), bool(replacement)))
-    return _math.cast(out, mstype.int32)
-
-
-# -- Primitive classes -------------------------------------------------------------------------
+    return math.cast(out, mstype.int32)
 
 
 class _RandomPrimitive(Primitive):
@@ -404,7 +537,7 @@ class Multinomial(_RandomPrimitive):
 
     def __call__(self, x, num_samples) -> Tensor:
         out = apply(R.Multinomial, (self._key(), x), (int(num_samples), True))
-        return _math.cast(out, self.dtype)
+        return math.cast(out, self.dtype)
 
 
 class Bernoulli(Primitive):

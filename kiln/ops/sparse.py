@@ -15,7 +15,7 @@ import numpy as np
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
-from kiln.ops import array, extra_math, math, more_math
+from kiln.ops import array, math
 from kiln.ops import nn as nn_ops
 from kiln.ops._helpers import op_error
 
@@ -229,7 +229,7 @@ class CSRTensor(_Sparse):
     def _rows(self) -> Tensor:
         """The row of each stored value (a static-shape computation from indptr)."""
         positions = Tensor(np.arange(self.indices.shape[0]).astype(np.dtype(self.indptr.dtype.np)))
-        found = extra_math.searchsorted(self.indptr, positions, right=True)
+        found = math.searchsorted(self.indptr, positions, right=True)
         return math.sub(math.cast(found, self.indices.dtype), 1)
 
     def _coo_indices(self) -> Tensor:
@@ -441,13 +441,13 @@ def csr_to_dense(csr_tensor: CSRTensor) -> Tensor:
 def csr2coo(indptr, nnz: int) -> Tensor:
     """The row of each of the `nnz` stored values, from a CSR `indptr`."""
     positions = Tensor(np.arange(int(nnz)).astype(np.dtype(indptr.dtype.np)))
-    return math.sub(math.cast(extra_math.searchsorted(indptr, positions, right=True), indptr.dtype), 1)
+    return math.sub(math.cast(math.searchsorted(indptr, positions, right=True), indptr.dtype), 1)
 
 
 def coo2csr(row_indices, height: int) -> Tensor:
     """The CSR `indptr` (height + 1,) of sorted COO row numbers."""
     bounds = Tensor(np.arange(int(height) + 1).astype(np.dtype(row_indices.dtype.np)))
-    return math.cast(extra_math.searchsorted(row_indices, bounds), row_indices.dtype)
+    return math.cast(math.searchsorted(row_indices, bounds), row_indices.dtype)
 
 
 # -- COO arithmetic --------------------------------------------------------------------------------------------
@@ -474,7 +474,7 @@ def coalesce(x_indices, x_values, x_shape):
     if idx.size and ((idx < 0).any() or (idx >= np.asarray(shape)[:, None]).any()):
         raise op_error(op, f"the coordinates in 'x_indices' must lie inside the shape {shape}.")
     unique, inverse = np.unique(idx.T, axis=0, return_inverse=True)
-    values = more_math.unsorted_segment_sum(x_values, Tensor(inverse.reshape(-1).astype(np.int64)), unique.shape[0])
+    values = math.unsorted_segment_sum(x_values, Tensor(inverse.reshape(-1).astype(np.int64)), unique.shape[0])
     out_shape = Tensor(np.asarray(shape, np.int64))
     return Tensor(unique.T.astype(idx.dtype).copy()), values, out_shape
 
@@ -558,7 +558,7 @@ def _csr_dense_mm(a: CSRTensor, b) -> Tensor:
     b = math.cast(b, mstype.promote(a.dtype, b.dtype)) if b.dtype is not a.dtype else b
     rows_of_b = array.gather(b, a.indices, 0)  # (N, K)
     contrib = math.mul(array.expand_dims(math.cast(a.values, b.dtype), 1), rows_of_b)
-    return more_math.unsorted_segment_sum(contrib, a._rows(), a.shape[0])
+    return math.unsorted_segment_sum(contrib, a._rows(), a.shape[0])
 
 
 def csr_mm(a: CSRTensor, b, trans_a: bool = False, trans_b: bool = False, adjoint_a: bool = False,
@@ -583,10 +583,10 @@ def csr_reduce_sum(csr_tensor: CSRTensor, axis: int) -> Tensor:
     x = csr_tensor
     ax = axis + 2 if axis < 0 else axis
     if ax == 1:
-        out = more_math.unsorted_segment_sum(x.values, x._rows(), x.shape[0])
+        out = math.unsorted_segment_sum(x.values, x._rows(), x.shape[0])
         return array.expand_dims(out, 1)
     if ax == 0:
-        out = more_math.unsorted_segment_sum(x.values, x.indices, x.shape[1])
+        out = math.unsorted_segment_sum(x.values, x.indices, x.shape[1])
         return array.expand_dims(out, 0)
     raise op_error("csr_reduce_sum", f"'axis' must be in [-2, 2), but got {axis}.")
 
@@ -595,9 +595,9 @@ def csr_softmax(logits: CSRTensor, dtype=None) -> CSRTensor:
     """Softmax over the stored values of each row (absent entries take no part)."""
     x = logits if dtype is None else logits.astype(dtype)
     rows, n = x._rows(), x.shape[0]
-    row_max = more_math.unsorted_segment_max(x.values, rows, n)
+    row_max = math.unsorted_segment_max(x.values, rows, n)
     shifted = math.exp(math.sub(x.values, array.gather(math.stop_gradient(row_max), rows, 0)))
-    total = more_math.unsorted_segment_sum(shifted, rows, n)
+    total = math.unsorted_segment_sum(shifted, rows, n)
     return _with_values(x, math.div(shifted, array.gather(total, rows, 0)))
 
 

@@ -7,10 +7,10 @@ state tensors at once; `write_back` stores their results.
 
 from __future__ import annotations
 
-from kiln._core.prims import state as S
 from kiln._core.tensor import Parameter, Tensor
+from kiln._prims import state as S
 from kiln.ops._helpers import apply, op_error, write_back
-from kiln.ops.primitives import Primitive
+from kiln.ops.primitive import Primitive
 
 __all__ = ["Adam", "ApplyMomentum", "Assign", "AssignAdd", "AssignSub", "SGD", "assign", "assign_add", "assign_sub"]
 

@@ -27,8 +27,8 @@ from kiln._compiler.lower import CHECK_SITES
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
 from kiln._core.primitive import _checks as _CHECKS
-from kiln._core.prims.control import raise_p
 from kiln._core.tensor import Parameter, Tensor
+from kiln._prims.control import raise_p
 from kiln.context import _context
 
 # ---- executables kept on disk, found before tracing ------------------------------------------------------

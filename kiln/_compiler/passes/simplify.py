@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+import kiln._prims  # noqa: F401  (fills REGISTRY with every declaration)
 from kiln._compiler.ir.graph import Eqn, Graph, Var
 from kiln._compiler.passes.util import const_value, substitute
-from kiln._core import prims  # noqa: F401  (fills REGISTRY with every declaration)
 from kiln._core.primitive import REGISTRY
 
 _MUL, _ADD, _SUB, _DIV = REGISTRY["Mul"], REGISTRY["Add"], REGISTRY["Sub"], REGISTRY["Div"]

@@ -6,8 +6,9 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.mint import _ops as M
-from kiln.ops import extra_mint
+from kiln.ops import image
 from kiln.ops import nn as nn_ops
+from kiln.ops.nn import conv
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
@@ -215,12 +216,12 @@ conv_transpose3d = getattr(nn_ops, "conv_transpose3d", None) or ops.conv_transpo
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding local blocks of (N, C, H, W) as columns: (N, C * kh * kw, L)."""
-    return extra_mint.im2col(input, kernel_size, dilation, padding, stride)
+    return conv.im2col(input, kernel_size, dilation, padding, stride)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sum the columns (N, C * kh * kw, L) back into (N, C, H, W): the adjoint of `unfold`."""
-    return extra_mint.col2im(input, output_size, kernel_size, dilation, padding, stride)
+    return conv.col2im(input, output_size, kernel_size, dilation, padding, stride)
 
 
 # ---------------------------------------------------------------------------------------------- pooling
@@ -473,7 +474,7 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None) -> Tensor:
     """Sample (N, C, H, W) at the normalised positions of grid (N, Ho, Wo, 2)."""
-    return extra_mint.grid_sample(input, grid, mode, padding_mode, align_corners)
+    return image.grid_sample(input, grid, mode, padding_mode, align_corners)
 
 
 def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8) -> Tensor:

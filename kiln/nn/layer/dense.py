@@ -11,7 +11,7 @@ from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.nn.cell import Cell
 from kiln.nn.layer.activation import get_activation
-from kiln.ops.primitives import Primitive
+from kiln.ops.primitive import Primitive
 
 __all__ = ["Dense", "Linear", "BiDense"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._core.prims import state as S
 from kiln._core.tensor import Parameter, Tensor
+from kiln._prims import state as S
 from kiln.nn.optim.optimizer import Optimizer
 
 __all__ = ["Momentum"]

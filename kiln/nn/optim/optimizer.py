@@ -369,7 +369,7 @@ class Optimizer(Cell):
         """Run one multi-tensor update `prim` and store every new value in place.
 
         Args:
-            prim: a primitive declared by `_declare_fused` in kiln/_core/prims/state.py.
+            prim: a primitive declared by `_declare_fused` in kiln/_prims/state.py.
             gradients: one gradient per parameter.
             states: per-parameter optimizer state, one ParameterTuple per kind (moments, ...).
             scalars: shared inputs (momentum, betas, ...).

@@ -7,8 +7,8 @@ import numpy as np
 
 from kiln import ops
 from kiln._core import dtype as mstype
-from kiln._core.prims import state as S
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln._prims import state as S
 from kiln.nn.cell import Cell
 from kiln.nn.optim.optimizer import Optimizer, PerParameterOptimizer, check_float
 

@@ -1,15 +1,114 @@
-"""Functional convolutions: conv1d/2d/3d and conv_transpose1d/2d/3d (channels-first)."""
+"""Functional convolutions: conv1d/2d/3d, conv_transpose1d/2d/3d (channels-first) and sliding blocks
+(`unfold`/`fold`, `im2col`/`col2im`).
+"""
 
 from __future__ import annotations
 
-from kiln._core.prims.nn import conv as C
 from kiln._core.tensor import Tensor
-from kiln.ops._helpers import apply
+from kiln._prims.nn import conv as C
+from kiln._prims.nn import unfold as prims_unfold
+from kiln.ops._helpers import apply, op_error
 from kiln.ops.nn._args import ntuple, pad_mode_of, pad_pairs
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
+__all__ = [
+    "col2im",
+    "unfold",
+    "fold",
+    "conv3d_transpose",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+]
+
+
+# ---------------------------------------------------------------------------------------------- im2col / col2im
+def _pair(v, name: str, op: str) -> tuple[int, int]:
+    if isinstance(v, int):
+        return (v, v)
+    v = tuple(int(a) for a in v)
+    if len(v) == 1:
+        return (v[0], v[0])
+    if len(v) != 2:
+        raise op_error(op, f"'{name}' must be an int or a pair of ints, but got {v}.")
+    return v
+
+
+def im2col(input, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sliding local blocks of a 4-D input, as columns (PyTorch's `unfold`).
+
+    Args:
+        input (Tensor): (N, C, H, W).
+        kernel_size, dilation, padding, stride (int | tuple[int, int]): the blocks' geometry.
+
+    Returns:
+        Tensor of shape (N, C * kh * kw, L), L the number of blocks.
+    """
+    attrs = tuple(_pair(v, n, "Im2Col") for v, n in ((kernel_size, "kernel_size"), (dilation, "dilation"),
+                                                    (padding, "padding"), (stride, "stride")))  # fmt: skip
+    return apply(prims_unfold.Im2Col, (input,), attrs)
+
+
+def col2im(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sum sliding local blocks back into a 4-D tensor (PyTorch's `fold`, the adjoint of `im2col`).
+
+    Args:
+        input (Tensor): (N, C * kh * kw, L).
+        output_size (int | tuple[int, int]): spatial size (H, W) of the result.
+        kernel_size, dilation, padding, stride (int | tuple[int, int]): the blocks' geometry.
+
+    Returns:
+        Tensor of shape (N, C, H, W).
+    """
+    attrs = tuple(_pair(v, n, "Col2Im") for v, n in ((output_size, "output_size"), (kernel_size, "kernel_size"),
+                                                    (dilation, "dilation"), (padding, "padding"),
+                                                    (stride, "stride")))  # fmt: skip
+    return apply(prims_unfold.Col2Im, (input,), attrs)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sliding local blocks of a 4-D input as columns: (N, C * kh * kw, L).
+
+    Args:
+        input (Tensor): (N, C, H, W).
+        kernel_size, dilation, padding, stride (int | tuple[int, int]): the blocks' geometry.
+
+    Returns:
+        Tensor (N, C * kh * kw, L).
+    """
+    return im2col(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sum sliding local blocks (N, C * kh * kw, L) back into (N, C, H, W), the adjoint of `unfold`.
+
+    Args:
+        input (Tensor): (N, C * kh * kw, L).
+        output_size (Tensor | tuple[int, int]): (H, W).
+        kernel_size, dilation, padding, stride (int | tuple[int, int]): the blocks' geometry.
+
+    Returns:
+        Tensor (N, C, H, W).
+    """
+    if isinstance(output_size, Tensor):
+        output_size = tuple(int(v) for v in output_size.asnumpy().reshape(-1))
+    return col2im(input, output_size, kernel_size, dilation, padding, stride)
+
+
+def conv3d_transpose(inputs, weight, pad_mode="valid", padding=0, stride=1, dilation=1, group=1, output_padding=0):
+    """3-D transposed convolution (MindSpore's argument order; `pad_mode` 'valid' or 'pad')."""
+    if pad_mode not in ("valid", "pad"):
+        raise op_error("conv3d_transpose", f"'pad_mode' must be 'valid' or 'pad', but got {pad_mode!r}.")
+    pad = 0 if pad_mode == "valid" else padding
+    if isinstance(pad, tuple) and len(pad) == 6:
+        pad = pad[::2]
+    return conv_transpose3d(inputs, weight, None, stride, pad, output_padding, group, dilation)
+
 
 _CONV = {1: C.Conv1D, 2: C.Conv2D, 3: C.Conv3D}
+
 _TRANSPOSE = {1: C.Conv1DTranspose, 2: C.Conv2DTranspose, 3: C.Conv3DTranspose}
 
 

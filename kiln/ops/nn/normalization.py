@@ -1,13 +1,26 @@
-"""Functional normalisation: batch_norm, layer_norm, group_norm, normalize."""
+"""Functional normalisation: batch_norm, layer_norm, group_norm, normalize and local response normalisation."""
 
 from __future__ import annotations
 
-from kiln._core.prims.nn import misc as M
-from kiln._core.prims.nn import norm as N
+import builtins
+
 from kiln._core.tensor import Parameter, Tensor
+from kiln._prims.nn import norm as N
+from kiln._prims.nn import norm as prims_norm
+from kiln.ops import array, math
 from kiln.ops._helpers import apply, op_error, write_back
 
-__all__ = ["batch_norm", "layer_norm", "group_norm", "normalize"]
+__all__ = ["lrn", "batch_norm", "layer_norm", "group_norm", "normalize"]
+
+
+def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS") -> Tensor:
+    """Local response normalisation across channels of NCHW input:
+    x / (bias + alpha * sum of squares over 2 * depth_radius + 1 channels) ** beta."""
+    c = x.shape[1]
+    sq = math.square(x)
+    padded = array.pad(sq, (0, 0, 0, 0, depth_radius, depth_radius))
+    acc = builtins.sum(array.narrow(padded, 1, i, c) for i in builtins.range(2 * depth_radius + 1))
+    return x / math.pow(bias + alpha * acc, beta)
 
 
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1, eps=1e-5) -> Tensor:
@@ -100,4 +113,4 @@ def normalize(input, p: float = 2.0, dim=1, eps: float = 1e-12) -> Tensor:
         Tensor of the input's shape.
     """
     axis = (dim,) if isinstance(dim, int) else tuple(dim)
-    return apply(M.LpNormalize, (input,), (axis, float(p), float(eps)))
+    return apply(prims_norm.LpNormalize, (input,), (axis, float(p), float(eps)))

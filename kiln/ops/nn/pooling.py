@@ -1,18 +1,38 @@
-"""Functional pooling: max / average pooling (1-3 spatial dims) and adaptive pooling."""
+"""Functional pooling: max / average pooling (1-3 spatial dims), adaptive, LP pooling and max unpooling."""
 
 from __future__ import annotations
 
-from kiln._core.primitive import REGISTRY
-from kiln._core.prims.nn import pool as P
+import builtins
+
+import numpy as np
+
 from kiln._core.tensor import Tensor
-from kiln.ops._helpers import apply
+from kiln._prims.nn import pool as P
+from kiln._prims.nn import pool as prims_pool
+from kiln.ops import array, math
+from kiln.ops._helpers import REGISTRY, apply, op_error
+from kiln.ops.nn import activation
 from kiln.ops.nn._args import ntuple, pad_mode_of, pad_pairs
 
 __all__ = [
-    "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
-]  # fmt: skip
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "avg_pool3d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
+    "lp_pool1d",
+    "lp_pool2d",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
+]
 
 
 def max_pool(
@@ -246,3 +266,62 @@ def adaptive_max_pool2d(input, output_size, return_indices: bool = False):
 def adaptive_max_pool3d(input, output_size, return_indices: bool = False):
     """Max over adaptive bins of (N, C, D, H, W) or (C, D, H, W); see `adaptive_max_pool2d`."""
     return _adaptive_max(3, input, output_size, return_indices)
+
+
+def _lp(avg, norm_type, kernel_elems):
+    # (sum over the window of x^p)^(1/p) = (k * mean(x^p))^(1/p), with MindSpore's sign(.) * relu(|.|) guard.
+    return math.pow(math.mul(math.mul(math.sign(avg), activation.relu(math.abs(avg))), kernel_elems),
+                    1.0 / norm_type)  # fmt: skip
+
+
+def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
+    """Power-average pooling over the last axis of (N, C, L) / (C, L)."""
+    k = int(kernel_size)
+    s = k if stride is None else int(stride)
+    avg = avg_pool1d(math.pow(x, norm_type), k, s, 0, ceil_mode)
+    return _lp(avg, norm_type, k)
+
+
+def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
+    """Power-average pooling over the last two axes of (N, C, H, W)."""
+    k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+    s = k if stride is None else ((stride, stride) if isinstance(stride, int) else tuple(stride))
+    avg = avg_pool2d(math.pow(x, norm_type), k, s, 0, ceil_mode)
+    return _lp(avg, norm_type, k[0] * k[1])
+
+
+def _tuple(v, n):
+    return (v,) * n if isinstance(v, int) else tuple(v)
+
+
+def _max_unpool(op: str, dims: int, x, indices, kernel_size, stride, padding, output_size):
+    k = _tuple(kernel_size, dims)
+    s = k if stride is None else _tuple(stride, dims)
+    p = _tuple(padding, dims)
+    spatial_in = tuple(x.shape[-dims:])
+    if output_size is None:
+        out = tuple((i - 1) * st - 2 * pd + kk for i, st, pd, kk in zip(spatial_in, s, p, k))
+    else:
+        out = tuple(int(v) for v in tuple(output_size)[-dims:])
+    if builtins.any(o <= 0 for o in out):
+        raise op_error(op, f"the output size {out} must be positive.")
+    lead = tuple(x.shape[:-dims])
+    flat_x = array.reshape(x, lead + (int(np.prod(spatial_in)),))
+    flat_i = array.reshape(indices, lead + (int(np.prod(spatial_in)),))
+    res = apply(prims_pool.MaxUnpool, (flat_x, flat_i), (int(np.prod(out)),))
+    return array.reshape(res, lead + out)
+
+
+def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """The inverse of max_pool1d: each value of x put back at its index (flat over L), zeros elsewhere."""
+    return _max_unpool("max_unpool1d", 1, x, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """The inverse of max_pool2d: each value of x put back at its index (flat over H * W), zeros elsewhere."""
+    return _max_unpool("max_unpool2d", 2, x, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """The inverse of max_pool3d: each value of x put back at its index (flat over D * H * W), zeros elsewhere."""
+    return _max_unpool("max_unpool3d", 3, x, indices, kernel_size, stride, padding, output_size)

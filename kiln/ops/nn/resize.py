@@ -1,15 +1,21 @@
-"""Functional resizing: `interpolate` (nearest, linear / bilinear / trilinear, area)."""
+"""Functional resizing: `interpolate` (nearest, linear / bilinear / trilinear, area) and its older name `upsample`."""
 
 from __future__ import annotations
 
 import math
 import numbers
 
-from kiln._core.prims.nn import resize as R
+from kiln._prims.nn import resize as R
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.nn.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
-__all__ = ["interpolate"]
+__all__ = ["upsample", "interpolate"]
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+    """`ops.interpolate` (its older name)."""
+    return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
+
 
 _LINEAR_RANK = {"linear": 3, "bilinear": 4, "trilinear": 5}
 

@@ -27,9 +27,9 @@ from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
-from kiln._core.prims.control import RaisedInGraph
 from kiln._core.tensor import Tensor
 from kiln._core.tree import flatten, unflatten
+from kiln._prims.control import RaisedInGraph
 
 
 def static_bool(cond):

@@ -34,9 +34,9 @@ from kiln._compiler.frontend.ast.values import (
 )
 from kiln._compiler.guards import cell_guard, dict_guard
 from kiln._compiler.ir import graph as G
-from kiln._core.prims.control import RaisedInGraph, raise_p
-from kiln._core.prims.control import register as register_raise
 from kiln._core.tensor import CELL_HOOKS
+from kiln._prims.control import RaisedInGraph, raise_p
+from kiln._prims.control import register as register_raise
 from kiln.context import _context
 
 _ACTIVE: list = []  # the stack of compile contexts (nested jit calls inline into the outermost)

@@ -14,9 +14,9 @@ from kiln._compiler.frontend.ast import values as V
 from kiln._compiler.frontend.ast.parser import UNDEF
 from kiln._compiler.frontend.ast.values import MISSING, Closure, IterState, TensorRange, is_cell, is_symbolic
 from kiln._compiler.ir import graph as G
-from kiln._core.prims.control import RaisedInGraph, raise_p
-from kiln._core.prims.control import register as register_raise
 from kiln._core.tensor import Parameter, Tensor
+from kiln._prims.control import RaisedInGraph, raise_p
+from kiln._prims.control import register as register_raise
 
 IMPL: dict = {}
 

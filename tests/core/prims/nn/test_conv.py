@@ -8,7 +8,7 @@ import pytest
 import kiln
 from kiln import ops
 from kiln._backend import jax, jnp, lax
-from kiln._core.prims.nn import conv
+from kiln._prims.nn import conv
 
 # (x shape, weight shape, stride, pads, dilation, group)
 CASES = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kiln._backend import jnp
 from kiln._core.primitive import PrimitiveDef, op_error
-from kiln._core.prims._checks import shape_of
+from kiln._prims._checks import shape_of
 
 
 def _check_assign(op: str):

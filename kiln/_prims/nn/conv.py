@@ -1,4 +1,5 @@
-"""Convolutions: Conv1D/2D/3D and their transposes (channels-first, grouped, dilated).
+"""Convolutions: Conv1D/2D/3D and their transposes (channels-first, grouped, dilated),
+and deformable convolution offsets.
 
 Attributes are per-spatial-dimension tuples: `stride`, `dilation`, and `pad`
 as (lo0, hi0, lo1, hi1, ...) — MindSpore's (top, bottom, left, right) order.
@@ -11,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from kiln._backend import default_platform, jnp, lax, vjp
-from kiln._core.prims.nn._common import (
+from kiln._core.primitive import PrimitiveDef
+from kiln._prims.nn._common import (
     declare,
     non_negative_ints,
     one_of,
@@ -382,3 +384,72 @@ _T_ATTRS = {
 Conv1DTranspose = declare("Conv1DTranspose", _transpose_impl(1), _check_transpose("Conv1DTranspose", 1), attrs=_T_ATTRS)
 Conv2DTranspose = declare("Conv2DTranspose", _transpose_impl(2), _check_transpose("Conv2DTranspose", 2), attrs=_T_ATTRS)
 Conv3DTranspose = declare("Conv3DTranspose", _transpose_impl(3), _check_transpose("Conv3DTranspose", 3), attrs=_T_ATTRS)
+
+
+def _deformable_offsets(x, offsets, strides, pads, ksize, dilations, deformable_groups, modulated):
+    """Sample x (N, C, H, W) at the deformed kernel positions: (N, C, out_h * kh, out_w * kw), element
+    (i * kh + a, j * kw + b) read at (i * s_h - pad_top + a * d_h + dy, j * s_w - pad_left + b * d_w + dx)
+    bilinearly (zero outside) and scaled by the mask; offsets (N, 3 * groups * kh * kw, out_h, out_w) hold the
+    x offsets, then the y offsets, then the masks, each ordered (group, kernel row, kernel column)."""
+    n, c, h, w = x.shape
+    kh, kw = ksize
+    oh, ow = offsets.shape[2:]
+    g = deformable_groups
+    off = offsets.reshape(n, 3, g, kh, kw, oh, ow)
+    dx, dy, mask = off[:, 0], off[:, 1], off[:, 2]  # (N, G, kh, kw, oh, ow)
+    base_y = (jnp.arange(oh) * strides[0] - pads[0])[None, None, None, None, :, None] + (jnp.arange(kh) * dilations[0])[
+        None, None, :, None, None, None
+    ]
+    base_x = (jnp.arange(ow) * strides[1] - pads[2])[None, None, None, None, None, :] + (jnp.arange(kw) * dilations[1])[
+        None, None, None, :, None, None
+    ]
+    ys = base_y.astype(x.dtype) + dy
+    xs = base_x.astype(x.dtype) + dx
+    y0, x0 = jnp.floor(ys), jnp.floor(xs)
+    planes = x.reshape(n, g, c // g, h * w)
+    out = 0
+    for oy in (0, 1):
+        for ox in (0, 1):
+            yi, xi = y0 + oy, x0 + ox
+            weight = (1 - jnp.abs(ys - yi)) * (1 - jnp.abs(xs - xi))
+            inside = (yi >= 0) & (yi <= h - 1) & (xi >= 0) & (xi <= w - 1)
+            flat = (jnp.clip(yi, 0, h - 1) * w + jnp.clip(xi, 0, w - 1)).astype(jnp.int32)  # (N, G, kh, kw, oh, ow)
+            idx = flat.reshape(n, g, 1, -1)
+            vals = jnp.take_along_axis(planes, jnp.broadcast_to(idx, (n, g, c // g, idx.shape[-1])), axis=3)
+            vals = vals.reshape(n, g, c // g, kh, kw, oh, ow)
+            out = out + vals * jnp.where(inside, weight, 0)[:, :, None]
+    if modulated:
+        out = out * mask[:, :, None]
+    out = out.reshape(n, c, kh, kw, oh, ow).transpose(0, 1, 4, 2, 5, 3)  # (N, C, oh, kh, ow, kw)
+    return out.reshape(n, c, oh * kh, ow * kw)
+
+
+def _check_deformable(x, offsets, strides, pads, ksize, dilations, deformable_groups, modulated):
+    op = "DeformableOffsets"
+    if len(x.shape) != 4 or len(offsets.shape) != 4:
+        raise op_error(op, f"'x' and 'offsets' must be 4-D, but got {tuple(x.shape)} and {tuple(offsets.shape)}.")
+    n, c, h, w = x.shape
+    kh, kw = ksize
+    if c % deformable_groups:
+        raise op_error(op, f"the channels {c} must be divisible by 'deformable_groups' {deformable_groups}.")
+    oh = (h + pads[0] + pads[1] - (kh - 1) * dilations[0] - 1) // strides[0] + 1
+    ow = (w + pads[2] + pads[3] - (kw - 1) * dilations[1] - 1) // strides[1] + 1
+    want = (n, 3 * deformable_groups * kh * kw, oh, ow)
+    if tuple(offsets.shape) != want:
+        raise op_error(op, f"'offsets' must have shape {want}, but got {tuple(offsets.shape)}.")
+
+
+DeformableOffsets = PrimitiveDef(
+    "DeformableOffsets",
+    _deformable_offsets,
+    attrs={
+        "strides": (1, 1),
+        "pads": (0, 0, 0, 0),
+        "ksize": (1, 1),
+        "dilations": (1, 1),
+        "deformable_groups": 1,
+        "modulated": True,
+    },  # fmt: skip
+    check=_check_deformable,
+    check_eagerly=True,
+)

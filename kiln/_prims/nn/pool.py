@@ -1,4 +1,5 @@
-"""Pooling: max / average pooling over 1-3 spatial dims, with indices, and adaptive pooling.
+"""Pooling: max / average pooling over 1-3 spatial dims, with indices, adaptive and
+fractional pooling, and max unpooling.
 
 Inputs are (N, C, *spatial) or unbatched (C, *spatial); the number of spatial
 dims is the length of `kernel_size` (or of `output_size` for adaptive pools).
@@ -12,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from kiln._backend import jnp, lax
-from kiln._core.prims.nn._common import (
+from kiln._core.primitive import PrimitiveDef
+from kiln._prims.nn._common import (
     declare,
     dtype_of,
     non_negative_ints,
@@ -22,7 +24,7 @@ from kiln._core.prims.nn._common import (
     require_float,
     shape_of,
 )
-from kiln._core.prims.nn.conv import same_pads
+from kiln._prims.nn.conv import same_pads
 
 POOL_MODES = ("same", "valid", "pad")
 
@@ -297,3 +299,93 @@ for _nd in (1, 2, 3):
         attrs={"output_size": (1,) * _nd},
         multiple_results=True,
     )
+
+
+def _check_unpool(x, indices, out_len):
+    if tuple(getattr(x, "shape", ())) != tuple(getattr(indices, "shape", ())):
+        raise op_error("MaxUnpool", f"'x' {tuple(x.shape)} and 'indices' {tuple(indices.shape)} must have one shape.")
+
+
+def _unpool(x, indices, out_len):
+    """Scatter x (..., L) to positions `indices` (flat over the spatial dims) of zeros (..., out_len)."""
+    lead = x.shape[:-1]
+    flat_x = x.reshape(-1, x.shape[-1])
+    flat_i = indices.reshape(-1, x.shape[-1]).astype(jnp.int32)
+    out = jnp.zeros((flat_x.shape[0], out_len), x.dtype)
+    rows = jnp.arange(flat_x.shape[0])[:, None]
+    return out.at[rows, flat_i].set(flat_x, mode="drop").reshape(lead + (out_len,))
+
+
+MaxUnpool = PrimitiveDef("MaxUnpool", _unpool, attrs={"out_len": 0}, check=_check_unpool, nondiff=(1,))
+
+
+def _intervals(sample, n_in, n_out, k):
+    """Window starts (..., n_out) from one uniform sample per plane (..., ), as in the Fractional Max-Pooling
+    paper's pseudo-random sequences: floor((i + u) * a) - floor(u * a) with a = (n_in - k) / (n_out - 1), the
+    last window ending at the input's end."""
+    if n_out == 1:
+        return jnp.full(sample.shape + (1,), n_in - k, jnp.int32)
+    alpha = jnp.asarray((n_in - k) / (n_out - 1), sample.dtype)
+    i = jnp.arange(n_out - 1, dtype=sample.dtype)
+    starts = (
+        jnp.floor((i + sample[..., None]) * alpha).astype(jnp.int32)
+        - jnp.floor(sample * alpha).astype(jnp.int32)[..., None]
+    )
+    return jnp.concatenate([starts, jnp.full(sample.shape + (1,), n_in - k, jnp.int32)], axis=-1)
+
+
+def _fractional_max_pool(x, samples, ksize, output_shape):
+    """Max over ksize windows at pseudo-random starts: x (N, C, *spatial) -> (values, flat argmax int64).
+
+    samples (N, C, nd): for 2-D the first drives the width and the second the height; for 3-D they drive
+    (depth, height, width) in order (MindSpore's and PyTorch's convention).
+    """
+    nd = len(ksize)
+    spatial = x.shape[2:]
+    order = (1, 0) if nd == 2 else (0, 1, 2)  # which sample drives each spatial dim
+    idx = []  # per spatial dim: (N, C, out, k) positions
+    for d in range(nd):
+        starts = _intervals(samples[..., order[d]], spatial[d], output_shape[d], ksize[d])
+        idx.append(starts[..., None] + jnp.arange(ksize[d], dtype=jnp.int32))
+    n, c = x.shape[:2]
+    # flat positions of every window element: (N, C, out_0, ..., out_{nd-1}, k_0, ..., k_{nd-1})
+    flat = jnp.zeros((n, c) + tuple(output_shape) + tuple(ksize), jnp.int32)
+    stride = 1
+    for d in reversed(range(nd)):
+        shape = [n, c] + [1] * nd + [1] * nd
+        shape[2 + d] = output_shape[d]
+        shape[2 + nd + d] = ksize[d]
+        flat = flat + idx[d].reshape(shape) * stride
+        stride *= spatial[d]
+    windows = flat.reshape(n, c, -1)
+    vals = jnp.take_along_axis(x.reshape(n, c, -1), windows, axis=2).reshape(flat.shape)
+    vals = vals.reshape((n, c) + tuple(output_shape) + (-1,))
+    pos = jnp.argmax(vals, axis=-1)
+    best = jnp.take_along_axis(vals, pos[..., None], axis=-1)[..., 0]
+    where = jnp.take_along_axis(flat.reshape(vals.shape), pos[..., None], axis=-1)[..., 0]
+    return best, where.astype(jnp.int64)
+
+
+def _check_fractional(x, samples, ksize, output_shape):
+    nd = len(ksize)
+    op = "FractionalMaxPoolWithFixedKsize" if nd == 2 else "FractionalMaxPool3DWithFixedKsize"
+    if len(x.shape) != nd + 2:
+        raise op_error(op, f"'x' must be {nd + 2}-D (N, C, spatial...), but got shape {tuple(x.shape)}.")
+    if tuple(samples.shape) != (x.shape[0], x.shape[1], nd):
+        raise op_error(op, f"'random_samples' must have shape {(x.shape[0], x.shape[1], nd)}, "
+                       f"but got {tuple(samples.shape)}.")  # fmt: skip
+    for d in range(nd):
+        if output_shape[d] + ksize[d] - 1 > x.shape[2 + d] or output_shape[d] <= 0 or ksize[d] <= 0:
+            raise op_error(op, f"output size {output_shape[d]} with kernel {ksize[d]} does not fit the input size "
+                           f"{x.shape[2 + d]} of spatial dim {d}.")  # fmt: skip
+
+
+FractionalMaxPool = PrimitiveDef(
+    "FractionalMaxPoolFixedKsize",
+    _fractional_max_pool,
+    attrs={"ksize": (1, 1), "output_shape": (1, 1)},
+    check=_check_fractional,
+    check_eagerly=True,
+    multiple_results=True,
+    nondiff=(1,),
+)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from kiln._core.primitive import PrimitiveDef, op_error
-from kiln._core.prims._checks import shape_of
+from kiln._prims._checks import shape_of
 
 __all__ = ["declare", "dtype_of", "require_float", "require_rank", "op_error", "shape_of", "spatial_name"]
 

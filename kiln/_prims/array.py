@@ -1,4 +1,4 @@
-"""Shape, layout, indexing and creation primitives."""
+"""Shape, layout, indexing (diagonals too) and creation primitives."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 
 from kiln._backend import jax, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
-from kiln._core.prims import _bounds
-from kiln._core.prims._checks import normalize_axis, shape_of
-from kiln._core.prims._promote import float32_scalars
+from kiln._prims import _bounds
+from kiln._prims._checks import normalize_axis, shape_of
+from kiln._prims._promote import float32_scalars
 
 
 def _check_reshape(x, shape):
@@ -242,7 +242,7 @@ ScatterElements = PrimitiveDef(
 
 
 def _check_select(cond, x, y):
-    from kiln._core.prims._checks import broadcast_shapes  # noqa: PLC0415  (same package, avoids a cycle)
+    from kiln._prims._checks import broadcast_shapes  # noqa: PLC0415  (same package, avoids a cycle)
 
     broadcast_shapes("Select", broadcast_shapes("Select", shape_of(cond), shape_of(x)), shape_of(y))
 
@@ -347,66 +347,18 @@ MaskedSet = PrimitiveDef(
 )
 
 
-# ---- linear algebra ---------------------------------------------------------------
-def _check_matmul(x, w, transpose_a=False, transpose_b=False):
-    xs, ws = shape_of(x), shape_of(w)
-    if len(xs) < 1 or len(ws) < 1:
-        raise op_error("MatMul", f"inputs must have at least 1 dimension, but got {list(xs)} and {list(ws)}.")
-    k1 = xs[-2] if transpose_a and len(xs) > 1 else xs[-1]
-    k2 = (ws[-1] if transpose_b else ws[-2]) if len(ws) > 1 else ws[0]
-    if k1 != k2:
-        raise op_error(
-            "MatMul",
-            f"the input dimensions must be equal, but got 'x1_col': {k1} and 'x2_row': {k2}. "
-            f"And 'x' shape {list(xs)}(transpose_a={transpose_a}), 'y' shape {list(ws)}(transpose_b={transpose_b}).",
-        )
+def _check_diagonal(x, offset, dim1, dim2):
+    nd = len(getattr(x, "shape", ()))
+    if nd < 2:
+        raise op_error("Diagonal", f"the input must have at least 2 dimensions, but got {nd}.")
+    d1, d2 = dim1 % nd if -nd <= dim1 < nd else None, dim2 % nd if -nd <= dim2 < nd else None
+    if d1 is None or d2 is None or d1 == d2:
+        raise op_error("Diagonal", f"'dim1' {dim1} and 'dim2' {dim2} must be two different axes of a {nd}-D input.")
 
 
-def _matmul(x, w, transpose_a, transpose_b):
-    if transpose_a:
-        x = jnp.swapaxes(x, -1, -2)
-    if transpose_b:
-        w = jnp.swapaxes(w, -1, -2)
-    return jnp.matmul(x, w)
-
-
-MatMul = PrimitiveDef("MatMul", _matmul, attrs={"transpose_a": False, "transpose_b": False}, check=_check_matmul)
-BatchMatMul = PrimitiveDef(
-    "BatchMatMul", _matmul, attrs={"transpose_a": False, "transpose_b": False}, check=_check_matmul
-)
-
-
-def _check_bias_add(x, b, data_format="NCHW"):
-    xs, bs = shape_of(x), shape_of(b)
-    if len(bs) != 1:
-        raise op_error("BiasAdd", f"the dimension of 'bias' must be 1, but got shape {list(bs)}.")
-    if len(xs) < 2:
-        raise op_error("BiasAdd", f"the dimension of 'input_x' must be at least 2, but got shape {list(xs)}.")
-    channel = xs[-1] if data_format == "NHWC" else xs[1]
-    if channel != bs[0]:
-        raise op_error(
-            "BiasAdd",
-            f"'bias' must have as many elements as the channel dimension of 'input_x' "
-            f"(input_x.shape[{'-1' if data_format == 'NHWC' else '1'}] = {channel}), "
-            f"but got bias shape {list(bs)} and input_x shape {list(xs)}.",
-        )
-
-
-def _bias_add(x, b, data_format):
-    if data_format == "NHWC" or x.ndim == 2:
-        return x + b
-    return x + b.reshape((1, -1) + (1,) * (x.ndim - 2))
-
-
-BiasAdd = PrimitiveDef("BiasAdd", _bias_add, attrs={"data_format": "NCHW"}, check=_check_bias_add, check_eagerly=True)
-Einsum = PrimitiveDef("Einsum", lambda *xs, equation: jnp.einsum(equation, *xs), attrs={"equation": ""})
-Dot = PrimitiveDef("Dot", lambda x, y: jnp.dot(x, y))
-Outer = PrimitiveDef("Outer", lambda x, y: jnp.outer(x, y))
-Diag = PrimitiveDef("Diag", lambda x: jnp.diag(x) if jnp.ndim(x) == 1 else jnp.diagflat(x).reshape(x.shape * 2))
-Trace = PrimitiveDef("Trace", lambda x: jnp.trace(x))
-MatrixInverse = PrimitiveDef("MatrixInverse", lambda x: jnp.linalg.inv(x))
-Norm = PrimitiveDef(
-    "Norm",
-    lambda x, ord, axis, keepdims: jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims),
-    attrs={"ord": None, "axis": None, "keepdims": False},
+Diagonal = PrimitiveDef(
+    "Diagonal",
+    lambda x, offset, dim1, dim2: jnp.diagonal(x, offset, dim1, dim2),
+    attrs={"offset": 0, "dim1": 0, "dim2": 1},
+    check=_check_diagonal,
 )

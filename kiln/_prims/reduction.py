@@ -1,10 +1,11 @@
-"""Reductions, scans and sorting primitives."""
+"""Reductions, scans (cumulative log-sum-exp too), sorting and unsorted segment reductions."""
 
 from __future__ import annotations
 
 from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
-from kiln._core.prims._checks import normalize_axis
+from kiln._prims._checks import normalize_axis
+from kiln._prims.math import float_of
 
 
 def _check_axes(op):
@@ -193,3 +194,62 @@ Sort = PrimitiveDef(
     nondiff=(),
     check=_check_one_axis("Sort"),
 )
+
+
+CumulativeLogsumexp = PrimitiveDef(
+    "CumulativeLogsumexp",
+    lambda x, axis, reverse: lax.cumlogsumexp(float_of(x), axis=axis % max(jnp.ndim(x), 1), reverse=reverse),
+    attrs={"axis": 0, "reverse": False},
+)
+
+
+def _segment(kind):
+    fn = {"sum": jax.ops.segment_sum, "max": jax.ops.segment_max, "min": jax.ops.segment_min,
+          "prod": jax.ops.segment_prod}[kind]  # fmt: skip
+
+    def impl(x, ids, num_segments):
+        lead = ids.ndim
+        flat = x.reshape((-1,) + x.shape[lead:])
+        flat_ids = ids.reshape(-1)
+        out = fn(flat, flat_ids, num_segments=num_segments)
+        if kind in ("max", "min") and jnp.issubdtype(x.dtype, jnp.floating):
+            count = jax.ops.segment_sum(jnp.ones_like(flat_ids), flat_ids, num_segments=num_segments)
+            count = count.reshape((-1,) + (1,) * (out.ndim - 1))
+            edge = jnp.finfo(x.dtype).min if kind == "max" else jnp.finfo(x.dtype).max
+            out = jnp.where(count > 0, out, jnp.asarray(edge, x.dtype))
+        return out
+
+    return impl
+
+
+def _check_segment(op):
+    def check(x, ids, num_segments):
+        xs, s = tuple(getattr(x, "shape", ())), tuple(getattr(ids, "shape", ()))
+        if xs[: len(s)] != s:
+            raise op_error(op, f"the shape of 'segment_ids' {s} must be a prefix of the input's shape {xs}.")
+        if num_segments <= 0:
+            raise op_error(op, f"'num_segments' must be positive, but got {num_segments}.")
+
+    return check
+
+
+def _segment_prod_vjp(x, ids, out, dout, num_segments):
+    """d prod / d x_i = prod / x_i (the backend has no rule for a segment product); dropped ids get 0."""
+    lead = ids.ndim
+    valid = (ids >= 0) & (ids < num_segments)
+    safe = jnp.where(valid, ids, 0)
+    back = (out * dout)[safe]  # (*ids.shape, *rest)
+    mask = valid.reshape(valid.shape + (1,) * (x.ndim - lead))
+    return jnp.where(mask, back / x, 0).astype(x.dtype), None
+
+
+for _kind in ("sum", "max", "min", "prod"):
+    _n = f"UnsortedSegment{_kind.capitalize()}"
+    PrimitiveDef(
+        _n,
+        _segment(_kind),
+        attrs={"num_segments": 1},
+        check=_check_segment(_n),
+        nondiff=(1,),
+        vjp=_segment_prod_vjp if _kind == "prod" else None,
+    )

@@ -1,4 +1,4 @@
-"""Normalisation: BatchNorm (with moving statistics), LayerNorm, GroupNorm.
+"""Normalisation: BatchNorm (with moving statistics), LayerNorm, GroupNorm, and L2/Lp normalisation.
 
 Statistics are computed in at least float32 (half-precision inputs are
 upcast and the result cast back), variances are biased for normalising; the
@@ -8,7 +8,7 @@ moving variance of BatchNorm is updated with the unbiased batch variance.
 from __future__ import annotations
 
 from kiln._backend import jnp, lax
-from kiln._core.prims.nn._common import declare, op_error, require_float, shape_of
+from kiln._prims.nn._common import declare, op_error, require_float, shape_of
 
 
 def _compute_dtype(dt):
@@ -155,3 +155,37 @@ def _group_norm(x, gamma, beta, *, num_groups, eps):
 
 
 GroupNorm = declare("GroupNorm", _group_norm, _check_group_norm, attrs={"num_groups": 1, "eps": 1e-5})
+
+
+# ---- normalisation by a norm ------------------------------------------------------------------
+def _check_axes(op):
+    def check(x, *, axis, **_):
+        nd = len(shape_of(x))
+        require_float(op, "x", x)
+        for a in axis:
+            if not -max(nd, 1) <= a < max(nd, 1):
+                raise op_error(
+                    op, f"'axis' entries must be in [{-nd}, {nd}) for shape {list(shape_of(x))}, but got {a}."
+                )
+
+    return check
+
+
+def _l2_normalize(x, *, axis, epsilon):
+    sq = jnp.sum(jnp.square(x), axis=axis, keepdims=True)
+    return x * lax.rsqrt(jnp.maximum(sq, epsilon))
+
+
+def _lp_normalize(x, *, axis, p, eps):
+    norm = (
+        jnp.linalg.norm(x, ord=p, axis=axis[0], keepdims=True)
+        if len(axis) == 1
+        else jnp.sum(jnp.abs(x) ** p, axis=axis, keepdims=True) ** (1.0 / p)
+    )
+    return x / jnp.maximum(norm, eps)
+
+
+L2Normalize = declare("L2Normalize", _l2_normalize, _check_axes("L2Normalize"), attrs={"axis": (0,), "epsilon": 1e-4})
+LpNormalize = declare(
+    "LpNormalize", _lp_normalize, _check_axes("LpNormalize"), attrs={"axis": (1,), "p": 2.0, "eps": 1e-12}
+)

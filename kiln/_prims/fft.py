@@ -1,4 +1,4 @@
-"""Fourier transforms and matrix functions: FFT (every kind and rank), Det, SlogDet, MatrixNorm."""
+"""Fourier transforms: one FFT primitive for every kind (c2c, r2c, c2r, Hermitian) and rank."""
 
 from __future__ import annotations
 
@@ -38,23 +38,3 @@ def _check_fft(x, kind, s, axes, norm):
 
 
 FFT = PrimitiveDef("FFT", _fft, attrs={"kind": "fft", "s": None, "axes": (-1,), "norm": None}, check=_check_fft)
-
-
-def _check_square(op):
-    def check(x, **_):
-        shape = tuple(getattr(x, "shape", ()))
-        if len(shape) < 2 or shape[-1] != shape[-2]:
-            raise op_error(op, f"the input must be (..., n, n) square matrices, but got shape {shape}.")
-
-    return check
-
-
-Det = PrimitiveDef("Det", lambda x: jnp.linalg.det(x), check=_check_square("Det"))
-SlogDet = PrimitiveDef(
-    "SlogDet", lambda x: tuple(jnp.linalg.slogdet(x)), check=_check_square("SlogDet"), multiple_results=True
-)
-MatrixNorm = PrimitiveDef(
-    "MatrixNorm",
-    lambda x, ord, axis, keepdims: jnp.linalg.norm(x, ord, axis, keepdims),
-    attrs={"ord": "fro", "axis": (-2, -1), "keepdims": False},
-)

@@ -1,4 +1,6 @@
-"""Random primitives. Input 0 is always a raw PRNG key from `kiln._core.random_state`.
+"""Random primitives (samplers, gamma/Poisson/categorical, choice with mask).
+
+Input 0 is always a raw PRNG key from `kiln._core.random_state`.
 
 Shapes and dtypes are attributes (static); distribution parameters are inputs.
 """
@@ -10,7 +12,7 @@ import numpy as np
 from kiln._backend import jax, jnp
 from kiln._backend import random as jrandom
 from kiln._core.primitive import PrimitiveDef, op_error
-from kiln._core.prims._checks import broadcast_shapes, shape_of
+from kiln._prims._checks import broadcast_shapes, shape_of
 
 
 def _key(raw):
@@ -160,4 +162,65 @@ Multinomial = PrimitiveDef(
     check_eagerly=True,
     nondiff=(1,),
     random=True,
+)
+
+
+def _choice_with_mask(key, x, count):
+    """`count` positions of True entries of `x` in random order (int32 (count, rank)), and which are real."""
+    flat = x.reshape(-1)
+    n = flat.shape[0]
+    perm = jrandom.permutation(jrandom.wrap_key_data(key), n)
+    chosen = flat[perm]
+    order = jnp.argsort(~chosen, stable=True)  # the True ones first, in the random order
+    picked = perm[order]
+    valid = chosen[order]
+    if count > n:
+        picked = jnp.concatenate([picked, jnp.zeros(count - n, picked.dtype)])
+        valid = jnp.concatenate([valid, jnp.zeros(count - n, bool)])
+    picked, valid = picked[:count], valid[:count]
+    coords = jnp.stack(jnp.unravel_index(picked, x.shape), axis=-1).astype(jnp.int32)
+    coords = jnp.where(valid[:, None], coords, 0)
+    return coords, valid
+
+
+def _check_choice(key, x, count):
+    if getattr(x, "dtype", None) is not None and x.dtype.kind != "b":
+        raise op_error("RandomChoiceWithMask", f"'input_x' must be a bool Tensor, but got {x.dtype}.", TypeError)
+    if not 1 <= len(x.shape) <= 5:
+        raise op_error("RandomChoiceWithMask", f"the rank of 'input_x' must be in [1, 5], but got {len(x.shape)}.")
+    if count <= 0:
+        raise op_error("RandomChoiceWithMask", f"'count' must be positive, but got {count}.")
+
+
+RandomChoiceWithMask = PrimitiveDef(
+    "RandomChoiceWithMask",
+    _choice_with_mask,
+    attrs={"count": 256},
+    check=_check_choice,
+    check_eagerly=True,
+    multiple_results=True,
+    nondiff=(1,),
+    random=True,
+)
+
+
+def _gamma(key, alpha, shape, dtype):
+    return jrandom.gamma(jrandom.wrap_key_data(key), jnp.broadcast_to(alpha, shape).astype(dtype), shape, dtype)
+
+
+def _poisson(key, rate, shape, dtype):
+    lam = jnp.broadcast_to(rate, shape).astype(jnp.float32)
+    return jrandom.poisson(jrandom.wrap_key_data(key), lam, shape).astype(dtype)
+
+
+def _categorical(key, logits, shape, dtype):
+    return jrandom.categorical(jrandom.wrap_key_data(key), logits, axis=-1, shape=shape).astype(dtype)
+
+
+RandomGammaStd = PrimitiveDef("RandomGammaStd", _gamma, attrs={"shape": (), "dtype": np.dtype(np.float32)}, random=True)
+RandomPoissonRate = PrimitiveDef(
+    "RandomPoissonRate", _poisson, attrs={"shape": (), "dtype": np.dtype(np.float32)}, nondiff=(1,), random=True
+)
+RandomCategoricalLogits = PrimitiveDef(
+    "RandomCategoricalLogits", _categorical, attrs={"shape": (), "dtype": np.dtype(np.int32)}, nondiff=(1,), random=True
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln._backend import jnp
-from kiln._core.prims.nn._common import declare, one_of, op_error, require_float, shape_of
+from kiln._prims.nn._common import declare, one_of, op_error, require_float, shape_of
 
 MODES = ("nearest", "linear")
 

@@ -1,24 +1,124 @@
-"""More of MindSpore's linear-algebra ops: factorisations (Cholesky, QR, SVD, eig, geqrf), solvers (triangular,
-general, Cholesky, LU, least squares), pseudo-inverse, matrix powers, exponential and determinants.
-
-The factorisations and solvers dispatch the primitives declared in `_more_prims`; the rest compose existing ops.
+"""Functional linear algebra: determinants, norms, the addmm family, factorisations (Cholesky, QR, SVD, eig,
+geqrf), solvers (triangular, general, Cholesky, LU, least squares), pseudo-inverse, matrix powers and exponential.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
-from kiln.ops import _more_prims as P
-from kiln.ops import array, extra_linalg, math
-from kiln.ops._helpers import apply, op_error
+from kiln._prims import linalg as prims_linalg
+from kiln.ops import array, math
+from kiln.ops._helpers import REGISTRY, apply, op_error
 
 __all__ = [
-    "cholesky", "cholesky_inverse", "cholesky_solve", "qr", "svd", "eig", "eigvals", "pinv", "lu_solve", "lu_unpack",
-    "lstsq", "geqrf", "orgqr", "ormqr", "matrix_exp", "matrix_power", "matrix_solve", "matrix_determinant",
-    "log_matrix_determinant", "cond",
-]  # fmt: skip
+    "addbmm",
+    "addmm",
+    "addmv",
+    "addr",
+    "baddbmm",
+    "det",
+    "logdet",
+    "matrix_norm",
+    "slogdet",
+    "vector_norm",
+    "cholesky",
+    "cholesky_inverse",
+    "cholesky_solve",
+    "qr",
+    "svd",
+    "eig",
+    "eigvals",
+    "pinv",
+    "lu_solve",
+    "lu_unpack",
+    "lstsq",
+    "geqrf",
+    "orgqr",
+    "ormqr",
+    "matrix_exp",
+    "matrix_power",
+    "matrix_solve",
+    "matrix_determinant",
+    "log_matrix_determinant",
+    "cond",
+]
+
+
+def det(input) -> Tensor:
+    """The determinant of each (..., n, n) matrix."""
+    return apply(prims_linalg.Det, (input,))
+
+
+def slogdet(input):
+    """(sign, log |det|) of each (..., n, n) matrix."""
+    return apply(prims_linalg.SlogDet, (input,))
+
+
+def logdet(input) -> Tensor:
+    """log(det) of each matrix (NaN where the determinant is negative)."""
+    sign, logabs = slogdet(input)
+    return math.add(logabs, math.log(sign))
+
+
+def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None) -> Tensor:
+    """The `ord`-norm of `x` over `axis` (all axes by default); ord inf / -inf: max / min |x|; 0: count of
+    non-zeros."""
+    if dtype is not None:
+        x = math.cast(x, dtype)
+    a = math.abs(x)
+    if ord == float("inf"):
+        return math.amax(a, axis, keepdims)
+    if ord == float("-inf"):
+        return math.amin(a, axis, keepdims)
+    if ord == 0:
+        return math.sum(math.cast(math.not_equal(x, 0), a.dtype), axis, keepdims)
+    if not isinstance(ord, (int, float)) or isinstance(ord, bool):
+        raise op_error("vector_norm", f"'ord' must be a number, but got {ord!r}.", TypeError)
+    if ord == 2:
+        return math.sqrt(math.sum(math.square(a), axis, keepdims))
+    return math.pow(math.sum(math.pow(a, ord), axis, keepdims), 1.0 / ord)
+
+
+def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None) -> Tensor:
+    """The matrix norm of each matrix over the two axes `axis` ('fro', 'nuc', inf, -inf, 1, -1, 2, -2)."""
+    if dtype is not None:
+        A = math.cast(A, dtype)
+    if ord not in ("fro", "nuc", float("inf"), float("-inf"), 1, -1, 2, -2):
+        raise op_error("matrix_norm", f"'ord' must be 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2, but got {ord!r}.")
+    return apply(prims_linalg.MatrixNorm, (A,), (ord, tuple(axis), bool(keepdims)))
+
+
+def _scaled(input, product, beta, alpha):
+    out = product if alpha == 1 else math.mul(product, alpha)
+    if beta == 0:
+        return out
+    return math.add(input if beta == 1 else math.mul(input, beta), out)
+
+
+def baddbmm(input, batch1, batch2, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2), batched."""
+    return _scaled(input, math.bmm(batch1, batch2), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * the sum over the batch of batch1[i] @ batch2[i]."""
+    return _scaled(input, math.sum(math.bmm(batch1, batch2), 0), beta, alpha)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2)."""
+    return _scaled(input, math.matmul(mat1, mat2), beta, alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (mat @ vec)."""
+    return _scaled(input, math.matmul(mat, vec), beta, alpha)
+
+
+def addr(x, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
+    """beta * x + alpha * outer(vec1, vec2)."""
+    return _scaled(x, math.outer(vec1, vec2), beta, alpha)
 
 
 def _conj_t(x):
@@ -36,7 +136,7 @@ def cholesky(input_x, upper=False) -> Tensor:
     Returns:
         Tensor (..., n, n).
     """
-    return apply(P.DEFS["Cholesky"], (input_x,), (bool(upper),))
+    return apply(REGISTRY["Cholesky"], (input_x,), (bool(upper),))
 
 
 def cholesky_solve(input, input2, upper=False) -> Tensor:
@@ -45,7 +145,7 @@ def cholesky_solve(input, input2, upper=False) -> Tensor:
     Returns:
         Tensor X of the shape of `input`.
     """
-    s = P.DEFS["MatrixTriangularSolve"]
+    s = REGISTRY["MatrixTriangularSolve"]
     if upper:
         y = apply(s, (input2, input), (False, True, False))
         return apply(s, (input2, y), (False, False, False))
@@ -72,7 +172,7 @@ def qr(input, mode="reduced"):
     """
     if mode not in ("reduced", "complete", "r"):
         raise op_error("Qr", f"'mode' must be 'reduced', 'complete' or 'r', but got {mode!r}.")
-    q, r = apply(P.DEFS["Qr"], (input,), ("complete" if mode == "complete" else "reduced",))
+    q, r = apply(REGISTRY["Qr"], (input,), ("complete" if mode == "complete" else "reduced",))
     if mode == "r":
         return array.zeros((0,), input.dtype), r
     return q, r
@@ -90,14 +190,14 @@ def svd(input, full_matrices=False, compute_uv=True):
         tuple (S, U, V) (MindSpore's order; V, not V^H), or S.
     """
     if not compute_uv:
-        return apply(P.DEFS["SvdVals"], (input,))
-    u, s, vh = apply(P.DEFS["Svd"], (input,), (bool(full_matrices),))
+        return apply(REGISTRY["SvdVals"], (input,))
+    u, s, vh = apply(REGISTRY["Svd"], (input,), (bool(full_matrices),))
     return s, u, _conj_t(vh)
 
 
 def svdvals(input) -> Tensor:
     """Singular values, descending."""
-    return apply(P.DEFS["SvdVals"], (input,))
+    return apply(REGISTRY["SvdVals"], (input,))
 
 
 def eig(A):
@@ -106,12 +206,12 @@ def eig(A):
     Returns:
         tuple (eigenvalues (..., n), eigenvectors (..., n, n)).
     """
-    return apply(P.DEFS["Eig"], (A,), (True,))
+    return apply(REGISTRY["Eig"], (A,), (True,))
 
 
 def eigvals(A) -> Tensor:
     """Eigenvalues of square matrices (complex)."""
-    return apply(P.DEFS["Eig"], (A,), (False,))[0]
+    return apply(REGISTRY["Eig"], (A,), (False,))[0]
 
 
 def pinv(x, *, atol=None, rtol=None, hermitian=False) -> Tensor:
@@ -121,12 +221,12 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False) -> Tensor:
         smax = float(np.max(s.asnumpy())) if s.size else 0.0
         cut = max(float(atol), (float(rtol) if rtol is not None else 0.0) * smax)
         rtol = cut / smax if smax > 0 else 0.0
-    return apply(P.DEFS["Pinv"], (x,), (None if rtol is None else float(rtol), bool(hermitian)))
+    return apply(REGISTRY["Pinv"], (x,), (None if rtol is None else float(rtol), bool(hermitian)))
 
 
 def lu_solve(b, LU_data, LU_pivots) -> Tensor:  # noqa: N803
     """Solve A X = b from A's LU factorisation (`LU_data`, 1-based `LU_pivots`, as LAPACK's getrf)."""
-    return apply(P.DEFS["LuSolve"], (b, LU_data, LU_pivots))
+    return apply(REGISTRY["LuSolve"], (b, LU_data, LU_pivots))
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803
@@ -162,17 +262,17 @@ def lstsq(input, A) -> Tensor:
     Returns:
         Tensor (n, k) or (n,).
     """
-    return apply(P.DEFS["Lstsq"], (input, A))
+    return apply(REGISTRY["Lstsq"], (input, A))
 
 
 def geqrf(input):
     """QR factorisation in LAPACK's compact form: (Householder vectors and R packed, tau)."""
-    return apply(P.DEFS["Geqrf"], (input,))
+    return apply(REGISTRY["Geqrf"], (input,))
 
 
 def orgqr(input, input2) -> Tensor:
     """The Q of a QR factorisation from `geqrf`'s packed Householder vectors and `tau` (`input2`)."""
-    return apply(P.DEFS["Orgqr"], (input, input2))
+    return apply(REGISTRY["Orgqr"], (input, input2))
 
 
 def ormqr(input, tau, other, left=True, transpose=False) -> Tensor:
@@ -187,7 +287,7 @@ def ormqr(input, tau, other, left=True, transpose=False) -> Tensor:
 
 def matrix_exp(input) -> Tensor:
     """Matrix exponential of square matrices."""
-    return apply(P.DEFS["MatrixExp"], (input,))
+    return apply(REGISTRY["MatrixExp"], (input,))
 
 
 def matrix_power(input, n) -> Tensor:
@@ -209,7 +309,7 @@ def matrix_power(input, n) -> Tensor:
 
 def matrix_solve(matrix, rhs, adjoint=False) -> Tensor:
     """Solve `matrix @ X = rhs` (`matrix` adjointed first when `adjoint`)."""
-    return apply(P.DEFS["MatrixSolve"], (matrix, rhs), (bool(adjoint),))
+    return apply(REGISTRY["MatrixSolve"], (matrix, rhs), (bool(adjoint),))
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):  # noqa: N803
@@ -218,18 +318,18 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):  #
     Returns:
         tuple (X, A).
     """
-    x = apply(P.DEFS["MatrixTriangularSolve"], (A, b), (not upper, bool(transpose), bool(unitriangular)))
+    x = apply(REGISTRY["MatrixTriangularSolve"], (A, b), (not upper, bool(transpose), bool(unitriangular)))
     return x, A
 
 
 def matrix_determinant(input) -> Tensor:
     """Determinant of square matrices (`ops.det`)."""
-    return extra_linalg.det(input)
+    return det(input)
 
 
 def log_matrix_determinant(input):
     """(sign, log|det|) of square matrices."""
-    return extra_linalg.slogdet(input)
+    return slogdet(input)
 
 
 def cond(A, p=None) -> Tensor:
@@ -238,7 +338,19 @@ def cond(A, p=None) -> Tensor:
         s = svdvals(A)
         big, small = math.amax(s, -1), math.amin(s, -1)
         return big / small if p in (None, 2) else small / big
-    return extra_linalg.matrix_norm(A, p) * extra_linalg.matrix_norm(math.inverse(A), p)
+    return matrix_norm(A, p) * matrix_norm(math.inverse(A), p)
 
 
-_ = mstype
+def solve_triangular_system(b, A, upper: bool = True, transpose: bool = False, unitriangular: bool = False) -> Tensor:
+    """Solve A X = b (or A^T X = b) for a triangular `A`.
+
+    Args:
+        b (Tensor): right-hand sides, (*, n, k).
+        A (Tensor): triangular matrices, (*, n, n).
+        upper (bool): `A` is upper triangular. transpose (bool): solve with A^T.
+        unitriangular (bool): take A's diagonal as ones.
+
+    Returns:
+        Tensor X of b's shape.
+    """
+    return apply(prims_linalg.TriangularSolve, (b, A), (bool(upper), bool(transpose), bool(unitriangular)))

@@ -1,0 +1,179 @@
+"""Linear algebra: products (MatMul, Einsum, Dot, ...), determinants, norms, factorisations and solvers.
+
+Factorisations and solvers take their gradients from the backend's vjp (`nondiff` lists integer inputs).
+"""
+
+from __future__ import annotations
+
+from kiln._backend import jax, jnp, lax
+from kiln._core.primitive import PrimitiveDef, op_error
+from kiln._prims._checks import shape_of
+
+_la = jax.scipy.linalg
+
+
+def _check_matmul(x, w, transpose_a=False, transpose_b=False):
+    xs, ws = shape_of(x), shape_of(w)
+    if len(xs) < 1 or len(ws) < 1:
+        raise op_error("MatMul", f"inputs must have at least 1 dimension, but got {list(xs)} and {list(ws)}.")
+    k1 = xs[-2] if transpose_a and len(xs) > 1 else xs[-1]
+    k2 = (ws[-1] if transpose_b else ws[-2]) if len(ws) > 1 else ws[0]
+    if k1 != k2:
+        raise op_error(
+            "MatMul",
+            f"the input dimensions must be equal, but got 'x1_col': {k1} and 'x2_row': {k2}. "
+            f"And 'x' shape {list(xs)}(transpose_a={transpose_a}), 'y' shape {list(ws)}(transpose_b={transpose_b}).",
+        )
+
+
+def _matmul(x, w, transpose_a, transpose_b):
+    if transpose_a:
+        x = jnp.swapaxes(x, -1, -2)
+    if transpose_b:
+        w = jnp.swapaxes(w, -1, -2)
+    return jnp.matmul(x, w)
+
+
+MatMul = PrimitiveDef("MatMul", _matmul, attrs={"transpose_a": False, "transpose_b": False}, check=_check_matmul)
+BatchMatMul = PrimitiveDef(
+    "BatchMatMul", _matmul, attrs={"transpose_a": False, "transpose_b": False}, check=_check_matmul
+)
+
+
+Einsum = PrimitiveDef("Einsum", lambda *xs, equation: jnp.einsum(equation, *xs), attrs={"equation": ""})
+Dot = PrimitiveDef("Dot", lambda x, y: jnp.dot(x, y))
+Outer = PrimitiveDef("Outer", lambda x, y: jnp.outer(x, y))
+Diag = PrimitiveDef("Diag", lambda x: jnp.diag(x) if jnp.ndim(x) == 1 else jnp.diagflat(x).reshape(x.shape * 2))
+Trace = PrimitiveDef("Trace", lambda x: jnp.trace(x))
+MatrixInverse = PrimitiveDef("MatrixInverse", lambda x: jnp.linalg.inv(x))
+Norm = PrimitiveDef(
+    "Norm",
+    lambda x, ord, axis, keepdims: jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims),
+    attrs={"ord": None, "axis": None, "keepdims": False},
+)
+
+
+def _check_square(op):
+    def check(x, **_):
+        shape = tuple(getattr(x, "shape", ()))
+        if len(shape) < 2 or shape[-1] != shape[-2]:
+            raise op_error(op, f"the input must be (..., n, n) square matrices, but got shape {shape}.")
+
+    return check
+
+
+Det = PrimitiveDef("Det", lambda x: jnp.linalg.det(x), check=_check_square("Det"))
+SlogDet = PrimitiveDef(
+    "SlogDet", lambda x: tuple(jnp.linalg.slogdet(x)), check=_check_square("SlogDet"), multiple_results=True
+)
+MatrixNorm = PrimitiveDef(
+    "MatrixNorm",
+    lambda x, ord, axis, keepdims: jnp.linalg.norm(x, ord, axis, keepdims),
+    attrs={"ord": "fro", "axis": (-2, -1), "keepdims": False},
+)
+
+
+def _check_matrix(op, square=False):
+    def check(x, *rest, **_):
+        shape = tuple(getattr(x, "shape", ()))
+        if len(shape) < 2:
+            raise op_error(op, f"the input must be at least 2-D, but got shape {shape}.")
+        if square and shape[-1] != shape[-2]:
+            raise op_error(op, f"the input must be (..., n, n) square matrices, but got shape {shape}.")
+
+    return check
+
+
+def _cholesky(x, upper):
+    low = jnp.linalg.cholesky(x)
+    return jnp.conj(jnp.swapaxes(low, -1, -2)) if upper else low
+
+
+def _solve_triangular(a, b, lower, adjoint, unit_diagonal):
+    return _la.solve_triangular(a, b, trans="C" if adjoint else 0, lower=lower, unit_diagonal=unit_diagonal)
+
+
+def _lu_solve(b, lu, pivots):
+    # MindSpore's pivots are 1-based row swaps, as LAPACK's getrf.
+    perm = lax.linalg.lu_pivots_to_permutation(pivots.astype(jnp.int32) - 1, lu.shape[-2])
+    pb = jnp.take_along_axis(b, perm[..., :, None], axis=-2) if b.ndim == lu.ndim else b[perm]
+    y = _la.solve_triangular(lu, pb, lower=True, unit_diagonal=True)
+    return _la.solve_triangular(lu, y, lower=False)
+
+
+def _lstsq(a, b):
+    vec = b.ndim == 1
+    x = jnp.linalg.lstsq(a, b[:, None] if vec else b)[0]
+    return x[:, 0] if vec else x
+
+
+def _eig(x, compute_v):
+    w, v = jnp.linalg.eig(x)
+    return w, v if compute_v else jnp.zeros((), w.dtype)
+
+
+def _geqrf(x):
+    h, tau = jnp.linalg.qr(x, mode="raw")  # LAPACK's packed form, transposed (NumPy's 'raw')
+    return jnp.swapaxes(h, -1, -2), tau
+
+
+Cholesky = PrimitiveDef("Cholesky", _cholesky, attrs={"upper": False}, check=_check_matrix("Cholesky", True))
+Qr = PrimitiveDef(
+    "Qr", lambda x, mode: tuple(jnp.linalg.qr(x, mode=mode)), attrs={"mode": "reduced"},
+    check=_check_matrix("Qr"), multiple_results=True,
+)  # fmt: skip
+Svd = PrimitiveDef(
+    "Svd",
+    lambda x, full_matrices: tuple(jnp.linalg.svd(x, full_matrices=full_matrices)),
+    attrs={"full_matrices": False},
+    check=_check_matrix("Svd"),
+    multiple_results=True,
+)
+SvdVals = PrimitiveDef("SvdVals", lambda x: jnp.linalg.svd(x, compute_uv=False), check=_check_matrix("Svd"))
+Eig = PrimitiveDef("Eig", _eig, attrs={"compute_v": False}, check=_check_matrix("Eig", True), multiple_results=True)
+MatrixSolve = PrimitiveDef(
+    "MatrixSolve",
+    lambda a, b, adjoint: jnp.linalg.solve(jnp.conj(jnp.swapaxes(a, -1, -2)) if adjoint else a, b),
+    attrs={"adjoint": False},
+    check=_check_matrix("MatrixSolve", True),
+)
+MatrixTriangularSolve = PrimitiveDef(
+    "MatrixTriangularSolve",
+    _solve_triangular,
+    attrs={"lower": True, "adjoint": False, "unit_diagonal": False},
+    check=_check_matrix("MatrixTriangularSolve", True),
+)
+LuSolve = PrimitiveDef("LuSolve", _lu_solve, nondiff=(2,))
+Lstsq = PrimitiveDef("Lstsq", _lstsq, check=_check_matrix("Lstsq"))
+MatrixExp = PrimitiveDef("MatrixExp", lambda x: _la.expm(x), check=_check_matrix("MatrixExp", True))
+Pinv = PrimitiveDef(
+    "Pinv",
+    lambda x, rtol, hermitian: jnp.linalg.pinv(x, rtol=rtol, hermitian=hermitian),
+    attrs={"rtol": None, "hermitian": False},
+    check=_check_matrix("Pinv"),
+)
+Geqrf = PrimitiveDef("Geqrf", _geqrf, check=_check_matrix("Geqrf"), multiple_results=True)
+Orgqr = PrimitiveDef("Orgqr", lambda a, tau: lax.linalg.householder_product(a, tau), check=_check_matrix("Orgqr"))
+
+
+def _triangular_solve(b, a, upper, transpose, unitriangular):
+    return jax.scipy.linalg.solve_triangular(a, b, trans=1 if transpose else 0, lower=not upper,
+                                             unit_diagonal=unitriangular)  # fmt: skip
+
+
+def _check_triangular_solve(b, a, upper, transpose, unitriangular):
+    sb, sa = tuple(getattr(b, "shape", ())), tuple(getattr(a, "shape", ()))
+    if len(sa) < 2 or sa[-1] != sa[-2]:
+        raise op_error("TriangularSolve", f"'A' must be a batch of square matrices, but got shape {sa}.")
+    if len(sb) < 2 or sb[-2] != sa[-1]:
+        raise op_error("TriangularSolve", f"'b' {sb} must have {sa[-1]} rows to match 'A' {sa}.")
+    if sb[:-2] != sa[:-2]:
+        raise op_error("TriangularSolve", f"the batch dimensions of 'b' {sb[:-2]} and 'A' {sa[:-2]} must be equal.")
+
+
+TriangularSolve = PrimitiveDef(
+    "TriangularSolve",
+    _triangular_solve,
+    attrs={"upper": True, "transpose": False, "unitriangular": False},
+    check=_check_triangular_solve,
+)

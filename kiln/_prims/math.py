@@ -1,0 +1,305 @@
+"""Elementwise primitives (math, activations, comparison, logic, integer and complex ops) and pairwise distances,
+counting and sorted search (Cdist, Bincount, SearchSorted)."""
+
+from __future__ import annotations
+
+from kiln._backend import jax, jnp, lax
+from kiln._core.primitive import PrimitiveDef, op_error
+from kiln._prims._checks import check_binary
+from kiln._prims._promote import float32_scalars
+
+
+def float_of(x):
+    """Integer and bool inputs of a float-valued function compute in float32."""
+    x = jnp.asarray(x)
+    return x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(jnp.float32)
+
+
+def _true_div(x, y):
+    x, y = jnp.asarray(x), jnp.asarray(y)
+    if not (jnp.issubdtype(x.dtype, jnp.inexact) or jnp.issubdtype(y.dtype, jnp.inexact)):
+        x, y = x.astype(jnp.float32), y.astype(jnp.float32)
+    return jnp.true_divide(x, y)
+
+
+def _float_fn(fn):
+    return lambda x: fn(float_of(x))
+
+
+UNARY = {
+    "Abs": jnp.abs,
+    "Neg": jnp.negative,
+    "Exp": _float_fn(jnp.exp),
+    "Log": _float_fn(jnp.log),
+    "Log1p": _float_fn(jnp.log1p),
+    "Expm1": _float_fn(jnp.expm1),
+    "Log2": _float_fn(jnp.log2),
+    "Log10": _float_fn(jnp.log10),
+    "Exp2": _float_fn(jnp.exp2),
+    "Sqrt": _float_fn(jnp.sqrt),
+    "Rsqrt": _float_fn(lax.rsqrt),
+    "Square": jnp.square,
+    "Sin": _float_fn(jnp.sin),
+    "Cos": _float_fn(jnp.cos),
+    "Tan": _float_fn(jnp.tan),
+    "Asin": _float_fn(jnp.arcsin),
+    "ACos": _float_fn(jnp.arccos),
+    "Atan": _float_fn(jnp.arctan),
+    "Sinh": _float_fn(jnp.sinh),
+    "Cosh": _float_fn(jnp.cosh),
+    "Tanh": _float_fn(jnp.tanh),
+    "Asinh": _float_fn(jnp.arcsinh),
+    "Acosh": _float_fn(jnp.arccosh),
+    "Atanh": _float_fn(jnp.arctanh),
+    "Erf": _float_fn(jax.scipy.special.erf),
+    "Erfc": _float_fn(jax.scipy.special.erfc),
+    "Erfinv": _float_fn(jax.scipy.special.erfinv),
+    "Lgamma": _float_fn(jax.scipy.special.gammaln),
+    "Digamma": _float_fn(jax.scipy.special.digamma),
+    "Floor": jnp.floor,
+    "Ceil": jnp.ceil,
+    "Round": jnp.round,
+    "Trunc": jnp.trunc,
+    "Sign": jnp.sign,
+    "Reciprocal": _float_fn(jnp.reciprocal),
+    "LogicalNot": jnp.logical_not,
+    "BitwiseNot": jnp.bitwise_not,
+    "IsNan": jnp.isnan,
+    "IsInf": jnp.isinf,
+    "IsFinite": jnp.isfinite,
+    "Real": jnp.real,
+    "Imag": jnp.imag,
+    "Conj": jnp.conj,
+    # activations
+    "Sigmoid": _float_fn(jax.nn.sigmoid),
+    "ReLU": jax.nn.relu,
+    "ReLU6": jax.nn.relu6,
+    "SiLU": _float_fn(jax.nn.silu),
+    "Softsign": _float_fn(jax.nn.soft_sign),
+    "HSwish": _float_fn(jax.nn.hard_swish),
+    "HSigmoid": _float_fn(jax.nn.hard_sigmoid),
+    "Mish": _float_fn(lambda x: x * jnp.tanh(jax.nn.softplus(x))),
+    "SeLU": _float_fn(jax.nn.selu),
+    "LogSigmoid": _float_fn(jax.nn.log_sigmoid),
+    "Tanhshrink": _float_fn(lambda x: x - jnp.tanh(x)),
+}
+
+BINARY = {
+    "Add": jnp.add,
+    "Sub": jnp.subtract,
+    "Mul": jnp.multiply,
+    "Div": _true_div,
+    "FloorDiv": jnp.floor_divide,
+    "FloorMod": jnp.mod,
+    "TruncateDiv": lambda x, y: _trunc_div(x, y),
+    "Mod": jnp.fmod,
+    "Pow": jnp.power,
+    "Maximum": jnp.maximum,
+    "Minimum": jnp.minimum,
+    "Atan2": lambda x, y: jnp.arctan2(float_of(x), float_of(y)),
+    "Hypot": lambda x, y: jnp.hypot(float_of(x), float_of(y)),
+    "SquaredDifference": lambda x, y: jnp.square(jnp.subtract(x, y)),
+    "Xdivy": lambda x, y: jnp.where(jnp.asarray(x) == 0, 0.0, _true_div(x, y)).astype(_true_div(x, y).dtype),
+    "Xlogy": lambda x, y: jax.scipy.special.xlogy(float_of(x), float_of(y)),
+    "Equal": jnp.equal,
+    "NotEqual": jnp.not_equal,
+    "Greater": jnp.greater,
+    "GreaterEqual": jnp.greater_equal,
+    "Less": jnp.less,
+    "LessEqual": jnp.less_equal,
+    "LogicalAnd": jnp.logical_and,
+    "LogicalOr": jnp.logical_or,
+    "LogicalXor": jnp.logical_xor,
+    "BitwiseAnd": jnp.bitwise_and,
+    "BitwiseOr": jnp.bitwise_or,
+    "BitwiseXor": jnp.bitwise_xor,
+    "LeftShift": jnp.left_shift,
+    "RightShift": jnp.right_shift,
+}
+
+
+def _promote(x, y):
+    x, y = jnp.asarray(x), jnp.asarray(y)
+    dt = jnp.result_type(x, y)
+    return x.astype(dt), y.astype(dt)
+
+
+def _trunc_div(x, y):
+    x, y = _promote(x, y)
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        return lax.div(*jnp.broadcast_arrays(x, y))
+    return jnp.trunc(x / y)
+
+
+DEFS: dict[str, PrimitiveDef] = {}
+for _name, _fn in UNARY.items():
+    DEFS[_name] = PrimitiveDef(_name, _fn)
+for _name, _fn in BINARY.items():
+    DEFS[_name] = PrimitiveDef(_name, float32_scalars(_fn), check=check_binary(_name))
+
+# Activations with attributes.
+DEFS["Elu"] = PrimitiveDef("Elu", lambda x, alpha: jax.nn.elu(x, alpha), attrs={"alpha": 1.0})
+DEFS["CeLU"] = PrimitiveDef("CeLU", lambda x, alpha: jax.nn.celu(x, alpha), attrs={"alpha": 1.0})
+DEFS["LeakyReLU"] = PrimitiveDef("LeakyReLU", lambda x, alpha: jnp.where(x >= 0, x, x * alpha), attrs={"alpha": 0.01})
+DEFS["GeLU"] = PrimitiveDef(
+    "GeLU", lambda x, approximate: jax.nn.gelu(float_of(x), approximate=approximate), attrs={"approximate": False}
+)
+DEFS["Softplus"] = PrimitiveDef(
+    "Softplus",
+    lambda x, beta, threshold: jnp.where(x * beta > threshold, x, jax.nn.softplus(float_of(x) * beta) / beta),
+    attrs={"beta": 1.0, "threshold": 20.0},
+)
+DEFS["HShrink"] = PrimitiveDef(
+    "HShrink", lambda x, lambd: jnp.where(jnp.abs(x) > lambd, x, 0).astype(jnp.asarray(x).dtype), attrs={"lambd": 0.5}
+)
+DEFS["SoftShrink"] = PrimitiveDef(
+    "SoftShrink",
+    lambda x, lambd: jnp.where(x > lambd, x - lambd, jnp.where(x < -lambd, x + lambd, 0)).astype(jnp.asarray(x).dtype),
+    attrs={"lambd": 0.5},
+)
+DEFS["Clamp"] = PrimitiveDef("Clamp", float32_scalars(lambda x, lo, hi: jnp.clip(x, lo, hi)))
+DEFS["Lerp"] = PrimitiveDef("Lerp", float32_scalars(lambda x, end, weight: x + weight * (end - x)))
+DEFS["AddN"] = PrimitiveDef("AddN", lambda *xs: sum(xs[1:], xs[0]))
+DEFS["Identity"] = PrimitiveDef("Identity", lambda x: x)
+DEFS["StopGradient"] = PrimitiveDef(
+    "StopGradient", lambda x: lax.stop_gradient(x), vjp=lambda x, out, dout: (jnp.zeros_like(x),)
+)
+DEFS["Cast"] = PrimitiveDef("Cast", lambda x, dtype: jnp.asarray(x).astype(dtype), attrs={"dtype": None})
+
+add_p = DEFS["Add"]
+
+
+def _check_cdist(x1, x2, p):
+    s1, s2 = tuple(getattr(x1, "shape", ())), tuple(getattr(x2, "shape", ()))
+    if len(s1) < 2 or len(s1) != len(s2):
+        raise op_error("Cdist", f"'x1' and 'x2' must have the same rank, at least 2, but got shapes {s1} and {s2}.")
+    if s1[-1] != s2[-1]:
+        raise op_error("Cdist", f"'x1' and 'x2' must have the same last dimension, but got shapes {s1} and {s2}.")
+    if s1[:-2] != s2[:-2]:
+        raise op_error("Cdist", f"the batch dimensions of 'x1' {s1[:-2]} and 'x2' {s2[:-2]} must be equal.")
+    if p < 0:
+        raise op_error("Cdist", f"'p' must be non-negative, but got {p}.")
+
+
+def _cdist(x1, x2, p):
+    d = jnp.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if p == 0:
+        return jnp.sum((d != 0).astype(d.dtype), axis=-1)
+    if p == float("inf"):
+        return jnp.max(d, axis=-1)
+    s = jnp.sum(d**p, axis=-1)
+    # At zero distance the p-th root has no derivative: there the gradient is 0 (as MindSpore gives), not NaN.
+    pos = s > 0
+    return jnp.where(pos, jnp.where(pos, s, 1) ** (1.0 / p), 0)
+
+
+Cdist = PrimitiveDef("Cdist", _cdist, attrs={"p": 2.0}, check=_check_cdist)
+
+
+def _check_bincount(x, weights, length):
+    dt = getattr(x, "dtype", None)
+    if dt is not None and not jnp.issubdtype(jnp.dtype(dt), jnp.integer):
+        raise op_error("Bincount", f"'input' must be an integer tensor, but got {dt}.", TypeError)
+    if len(getattr(x, "shape", ())) != 1:
+        raise op_error("Bincount", f"'input' must be 1-D, but got shape {tuple(getattr(x, 'shape', ()))}.")
+    if weights is not None and tuple(weights.shape) != tuple(x.shape):
+        raise op_error("Bincount", f"'weights' must have the shape of 'input' {tuple(x.shape)}, got {weights.shape}.")
+
+
+def _bincount(x, weights, length):
+    # MindSpore 2.10 counts in float32, with or without weights.
+    w = None if weights is None else weights.astype(jnp.float32)
+    return jnp.bincount(x, w, length=length).astype(jnp.float32)
+
+
+Bincount = PrimitiveDef("Bincount", _bincount, attrs={"length": 0}, check=_check_bincount, nondiff=(0,))
+
+
+def _check_searchsorted(seq, values, right, out_int32):
+    s, v = tuple(getattr(seq, "shape", ())), tuple(getattr(values, "shape", ()))
+    if len(s) == 0:
+        raise op_error("SearchSorted", "'sorted_sequence' must have at least one dimension.")
+    if len(s) > 1 and (len(v) != len(s) or v[:-1] != s[:-1]):
+        raise op_error(
+            "SearchSorted",
+            f"the leading dimensions of 'sorted_sequence' {s} and 'values' {v} must be equal "
+            "(or 'sorted_sequence' must be 1-D).",
+        )
+
+
+def _searchsorted(seq, values, right, out_int32):
+    side = "right" if right else "left"
+    if seq.ndim == 1:
+        out = jnp.searchsorted(seq, values, side=side)
+    else:
+        rows = seq.reshape(-1, seq.shape[-1])
+        vals = values.reshape(rows.shape[0], -1)
+        out = jax.vmap(lambda r, q: jnp.searchsorted(r, q, side=side))(rows, vals).reshape(values.shape)
+    return out.astype(jnp.int32 if out_int32 else jnp.int64)
+
+
+SearchSorted = PrimitiveDef(
+    "SearchSorted",
+    _searchsorted,
+    attrs={"right": False, "out_int32": False},
+    check=_check_searchsorted,
+    nondiff=(0, 1),
+)
+
+
+NextAfter = PrimitiveDef("NextAfter", lambda x, y: jnp.nextafter(x, y), nondiff=(0, 1))
+
+
+def _check_int(op):
+    def check(x, y=None, **_):
+        for v in (x, y):
+            dt = getattr(v, "dtype", None)
+            if dt is not None and getattr(dt, "kind", "i") not in "iu":
+                raise op_error(op, f"the inputs must be integer tensors, but got {dt}.", TypeError)
+
+    return check
+
+
+def _sinc(x):
+    x = float_of(x)
+    return jnp.sinc(x)
+
+
+MATH_UNARY = {
+    "Sinc": _sinc,
+    "SignBit": lambda x: jnp.less(x, 0),  # MindSpore 2.10: -0.0 gives False
+    "Angle": lambda x: jnp.angle(x),
+    "ComplexAbs": lambda x: jnp.abs(x),
+}
+for _name, _fn in MATH_UNARY.items():
+    DEFS[_name] = PrimitiveDef(_name, _fn)
+DEFS["PopulationCount"] = PrimitiveDef(
+    "PopulationCount", lambda x: lax.population_count(x).astype(jnp.uint8), check=_check_int("PopulationCount")
+)
+
+MATH_BINARY = {
+    "CopySign": lambda x, y: jnp.copysign(float_of(x), float_of(y)),
+    "LogAddExp": lambda x, y: jnp.logaddexp(float_of(x), float_of(y)),
+    "LogAddExp2": lambda x, y: jnp.logaddexp2(float_of(x), float_of(y)),
+    "Fmax": jnp.fmax,
+    "Fmin": jnp.fmin,
+    "Complex": lambda re, im: lax.complex(*jnp.broadcast_arrays(re, im)),
+    "Polar": lambda r, theta: lax.complex(r * jnp.cos(theta), r * jnp.sin(theta)),
+}
+for _name, _fn in MATH_BINARY.items():
+    DEFS[_name] = PrimitiveDef(_name, float32_scalars(_fn), check=check_binary(_name))
+for _name, _fn in {"Gcd": jnp.gcd, "Lcm": jnp.lcm}.items():
+    DEFS[_name] = PrimitiveDef(_name, _fn, check=_check_int(_name), nondiff=(0, 1))
+
+
+def _check_complex(op):
+    def check(x):
+        dt = getattr(x, "dtype", None)
+        if dt is not None and getattr(dt, "kind", "c") != "c":
+            raise op_error(op, f"the input must be complex64 or complex128, but got {dt}.", TypeError)
+
+    return check
+
+
+DEFS["Angle"].check = _check_complex("Angle")
+DEFS["Angle"].check_eagerly = True

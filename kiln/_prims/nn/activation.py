@@ -1,0 +1,64 @@
+"""Activations with a parameter or an axis: Softmax, LogSoftmax, Softmin, PReLU, Hardtanh."""
+
+from __future__ import annotations
+
+from kiln._backend import jax, jnp
+from kiln._core.primitive import PrimitiveDef, op_error
+from kiln._prims._checks import normalize_axis, shape_of
+from kiln._prims.nn._common import declare, require_float
+
+
+def _check_softmax(op):
+    def check(x, axis):
+        for a in axis:
+            normalize_axis(op, a, len(shape_of(x)))
+
+    return check
+
+
+Softmax = PrimitiveDef(
+    "Softmax", lambda x, axis: jax.nn.softmax(x, axis=axis), attrs={"axis": (-1,)}, check=_check_softmax("Softmax")
+)
+LogSoftmax = PrimitiveDef(
+    "LogSoftmax",
+    lambda x, axis: jax.nn.log_softmax(x, axis=axis),
+    attrs={"axis": (-1,)},
+    check=_check_softmax("LogSoftmax"),
+)
+Softmin = PrimitiveDef(
+    "Softmin", lambda x, axis: jax.nn.softmax(-x, axis=axis), attrs={"axis": (-1,)}, check=_check_softmax("Softmin")
+)
+
+
+def _check_prelu(x, w):
+    xs, ws = shape_of(x), shape_of(w)
+    require_float("PReLU", "x", x)
+    c = xs[1] if len(xs) >= 2 else (xs[0] if xs else 1)
+    if len(ws) > 1 or (ws and ws[0] not in (1, c)):
+        raise op_error(
+            "PReLU", f"'weight' must have shape [1] or [{c}] (the channels of x {list(xs)}), but got {list(ws)}."
+        )
+
+
+def _prelu(x, w):
+    if x.ndim >= 2 and w.ndim == 1:
+        w = w.reshape((1, -1) + (1,) * (x.ndim - 2))
+    elif w.size == 1:
+        w = w.reshape(())  # the output keeps x's shape (a scalar x stays a scalar)
+    return jnp.where(x > 0, x, w.astype(x.dtype) * x)  # at 0: the slope side, so d/dx(0) = weight (MindSpore)
+
+
+PReLU = declare("PReLU", _prelu, _check_prelu)
+
+
+def _check_hardtanh(x, *, min_val, max_val):
+    if min_val > max_val:
+        raise op_error("Hardtanh", f"'min_val' must not exceed 'max_val', but got {min_val} and {max_val}.")
+
+
+Hardtanh = declare(
+    "Hardtanh",
+    lambda x, *, min_val, max_val: jnp.clip(x, min_val, max_val).astype(x.dtype),
+    _check_hardtanh,
+    attrs={"min_val": -1.0, "max_val": 1.0},
+)

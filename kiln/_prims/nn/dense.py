@@ -1,0 +1,56 @@
+"""Fully connected layers: Dense (x @ w.T + b) and BiasAdd (a bias along the channel axis)."""
+
+from __future__ import annotations
+
+from kiln._backend import jnp
+from kiln._core.primitive import PrimitiveDef, op_error
+from kiln._prims._checks import shape_of
+from kiln._prims.nn._common import declare, require_float
+
+
+def _check_dense(x, w, b):
+    op = "Dense"
+    xs, ws = shape_of(x), shape_of(w)
+    require_float(op, "input", x)
+    if len(ws) not in (1, 2) or len(xs) < 1 or xs[-1] != ws[-1]:
+        raise op_error(
+            op,
+            f"'weight' must be (out_features, in_features) or (in_features,) with in_features equal "
+            f"to the last dimension of 'input', but got input {list(xs)} and weight {list(ws)}.",
+        )
+    want = (ws[0],) if len(ws) == 2 else ()
+    if b is not None and tuple(shape_of(b)) not in (want, (1,) if want else ()):
+        raise op_error(op, f"'bias' must have shape {list(want)}, but got {list(shape_of(b))}.")
+
+
+def _dense(x, w, b):
+    y = jnp.matmul(x, w.astype(x.dtype).T)
+    return y if b is None else y + b.astype(y.dtype)
+
+
+Dense = declare("Dense", _dense, _check_dense)
+
+
+def _check_bias_add(x, b, data_format="NCHW"):
+    xs, bs = shape_of(x), shape_of(b)
+    if len(bs) != 1:
+        raise op_error("BiasAdd", f"the dimension of 'bias' must be 1, but got shape {list(bs)}.")
+    if len(xs) < 2:
+        raise op_error("BiasAdd", f"the dimension of 'input_x' must be at least 2, but got shape {list(xs)}.")
+    channel = xs[-1] if data_format == "NHWC" else xs[1]
+    if channel != bs[0]:
+        raise op_error(
+            "BiasAdd",
+            f"'bias' must have as many elements as the channel dimension of 'input_x' "
+            f"(input_x.shape[{'-1' if data_format == 'NHWC' else '1'}] = {channel}), "
+            f"but got bias shape {list(bs)} and input_x shape {list(xs)}.",
+        )
+
+
+def _bias_add(x, b, data_format):
+    if data_format == "NHWC" or x.ndim == 2:
+        return x + b
+    return x + b.reshape((1, -1) + (1,) * (x.ndim - 2))
+
+
+BiasAdd = PrimitiveDef("BiasAdd", _bias_add, attrs={"data_format": "NCHW"}, check=_check_bias_add, check_eagerly=True)
