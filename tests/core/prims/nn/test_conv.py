@@ -96,7 +96,7 @@ def test_conv2d_keeps_xla_convolution_for_wide_layers_and_other_dtypes():
 def test_conv2d_keeps_xla_convolution_on_gpu(monkeypatch):
     x, w = _data((2, 1, 8, 8), (4, 1, 3, 3))
     monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
-    assert not conv.use_shifted_conv(x, w, 1, "NCHW")
+    assert not conv.use_shifted_conv(x, w, "NCHW")
     assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
 
 
