@@ -162,17 +162,28 @@ def _forward(x, w, stride, pads, dilation, group, data_format):
 
 
 # ---- CPU lowering of thin convolutions ---------------------------------------------------
-# XLA's CPU convolution runs a convolution with one or a few input channels per group (a network's first
-# layer, depthwise layers) at 1-5% of the machine's matmul speed: no GEMM has enough work per output.
-# Written as a sum of shifted input slices times per-offset weights, XLA fuses it into one elementwise
-# loop that runs 5-10x faster (benchmarks/bench_conv.py). Wider layers keep XLA's convolution, which
-# measured as fast as im2col + dot there; gradients keep theirs (see `_conv_vjp`).
-SHIFTED_MAX_TERMS = 75  # input channels per group x kernel taps, beyond which the fused loop loses to XLA's
-_SHIFTED_DTYPES = ("float32", "float64")
+# XLA's CPU convolution runs layers with one or a few input channels per group (a network's first layer,
+# depthwise layers) at 1-4% of the machine's matmul speed: no GEMM has enough work per output. Written as
+# a sum of shifted input slices times per-offset weights, XLA fuses the forward into one elementwise loop,
+# 4-5x faster on LeNet5's first layer and 5-25x on depthwise 3x3/5x5 (benchmarks/bench_conv.py). Past
+# ~75 terms XLA's convolution wins again (RGB 7x7 stems, LeNet5's second layer: 2.6x slower train step at
+# 150), and im2col + dot never beat it; the gradients stay XLA's (`_conv_vjp`): autodiff of the sum is slower.
+SHIFTED_MAX_TERMS = 75  # input channels per group x kernel taps
+_SHIFTED_DTYPES = ("float32", "float64")  # half precision keeps XLA's wider accumulation
 
 
-def use_shifted_conv(x, w, group: int, data_format: str) -> bool:
-    """Whether a forward convolution lowers to `shifted_conv` here: CPU, channels-first, thin, f32/f64."""
+def use_shifted_conv(x, w, data_format: str) -> bool:
+    """Whether a forward convolution lowers to `shifted_conv` on this platform.
+
+    Args:
+        x: the input (or its abstract value).
+        w: the weight (C_out, C_in / group, *kernel).
+        data_format: the input's layout; only channels-first layouts are rewritten.
+
+    Returns:
+        True on the CPU for a float32/float64 channels-first convolution of at most `SHIFTED_MAX_TERMS`
+        input-channel x kernel-tap terms per output; False elsewhere (the GPU keeps XLA's convolution).
+    """
     kernel_taps = int(np.prod(w.shape[2:]))
     return (
         default_platform() == "cpu"
@@ -224,7 +235,7 @@ def _conv_impl(nd):
     def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
         w = _squeeze_1d(w, nd)
         pads, _ = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
-        if use_shifted_conv(x, w, group, data_format):
+        if use_shifted_conv(x, w, data_format):
             y = shifted_conv(x, w, stride, pads, dilation, group)
         else:
             y = _forward(x, w, stride, pads, dilation, group, data_format)

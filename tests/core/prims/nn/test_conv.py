@@ -69,7 +69,8 @@ def _lowered_ops(fn, *args) -> set[str]:
         ((2, 4, 9, 9), (4, 1, 3, 3), {"pad_mode": "same", "group": 4, "dilation": (2, 1)}),
     ],
 )
-def test_conv2d_lowers_thin_layers_to_shifted_slices_on_cpu(x_shape, w_shape, attrs):
+def test_conv2d_lowers_thin_layers_to_shifted_slices_on_cpu(x_shape, w_shape, attrs, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")  # the rule under test, on any machine
     x, w = _data(x_shape, w_shape)
     pads, _ = conv.conv_geometry(
         x.shape[2:],
@@ -84,7 +85,8 @@ def test_conv2d_lowers_thin_layers_to_shifted_slices_on_cpu(x_shape, w_shape, at
     assert "conv_general_dilated" not in _lowered_ops(lambda a, b: _conv2d(a, b, **attrs), x, w)
 
 
-def test_conv2d_keeps_xla_convolution_for_wide_layers_and_other_dtypes():
+def test_conv2d_keeps_xla_convolution_for_wide_layers_and_other_dtypes(monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
     x, w = _data((2, 16, 8, 8), (8, 16, 3, 3))  # 16 x 9 terms: past the threshold
     assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
     x, w = _data((2, 1, 8, 8), (4, 1, 3, 3))
@@ -96,7 +98,7 @@ def test_conv2d_keeps_xla_convolution_for_wide_layers_and_other_dtypes():
 def test_conv2d_keeps_xla_convolution_on_gpu(monkeypatch):
     x, w = _data((2, 1, 8, 8), (4, 1, 3, 3))
     monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
-    assert not conv.use_shifted_conv(x, w, 1, "NCHW")
+    assert not conv.use_shifted_conv(x, w, "NCHW")
     assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
 
 
