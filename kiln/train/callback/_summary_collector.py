@@ -53,6 +53,8 @@ class SummaryCollector(Callback):
         if collect_specified_data is not None and not isinstance(collect_specified_data, dict):
             raise TypeError("SummaryCollector: 'collect_specified_data' must be a dict or None.")
         ignore_argument("SummaryCollector", "custom_lineage_data", custom_lineage_data, reason="lineage is not kept")
+        ignore_argument("SummaryCollector", "collect_tensor_freq", collect_tensor_freq, reason="tensors are not kept")
+        ignore_argument("SummaryCollector", "export_options", export_options, reason="tensors are not exported")
         specified = collect_specified_data or {}
         self._collect = {key: specified.get(key, keep_default_action) for key in _COLLECTED}
         self._summary_dir = summary_dir
