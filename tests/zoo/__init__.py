@@ -1,0 +1,1 @@
+"""Networks from MindSpore's model zoo (mindspore-ai/models), vendored unchanged, trained against MindSpore."""
