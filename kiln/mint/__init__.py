@@ -6,21 +6,20 @@ Functions take PyTorch's arguments (`dim=`, `keepdim=`, `dtype=`); `mint.nn` has
 """
 
 from kiln._core.tensor import Tensor  # noqa: F401
-from kiln.mint import linalg, nn, optim, special  # noqa: F401
-from kiln.mint._ops import *  # noqa: F403
-from kiln.mint._ops import __all__ as _ops_all
-
-# MindSpore's mint.__all__ also names members of its nn, nn.functional, optim and linalg; where a name is both a
-# top-level function and a functional one (softmax, flatten, ...), the top-level function is mint's.
-from kiln.mint._ops import conv2d, flatten, sigmoid, softmax, tanh  # noqa: E402, F401
+from kiln.mint import _ops, linalg, nn, optim, special  # noqa: F401
 from kiln.mint.linalg import inv, matrix_norm, qr, vector_norm  # noqa: F401
-from kiln.mint.nn import *  # noqa: F403
 from kiln.mint.nn import functional
-from kiln.mint.nn.functional import *  # noqa: F403
 from kiln.mint.optim import SGD, Adam, AdamW, FusedAdamW  # noqa: F401
 
+# MindSpore's mint namespace holds its own functions, the layers of mint.nn and the functions of
+# mint.nn.functional (`mint.softmax` is `mint.nn.functional.softmax`). Their `__all__` lists are disjoint
+# (tests/mint/test_faces.py), so no import order decides a name.
+_FAMILIES = (_ops, nn, functional)
+globals().update({name: getattr(family, name) for family in _FAMILIES for name in family.__all__})
+
 __all__ = sorted(
-    (set(_ops_all) | set(nn.__all__) | set(functional.__all__) | {"Tensor", "SGD", "Adam", "AdamW", "FusedAdamW"}
-     | {"inv", "matrix_norm", "qr", "vector_norm", "linalg", "nn", "optim", "special"})
+    ({name for family in _FAMILIES for name in family.__all__}
+     | {"Tensor", "SGD", "Adam", "AdamW", "FusedAdamW", "inv", "matrix_norm", "qr", "vector_norm", "linalg", "nn",
+        "optim", "special"})
     - {"F", "functional", "Cell"}
 )  # fmt: skip

@@ -15,6 +15,7 @@ from kiln._core.tensor import Parameter, Tensor
 from kiln.ops import linalg
 from kiln.ops import nn as nn_ops
 from kiln.ops._helpers import write_back
+from kiln.ops.faces import MINT
 
 # ---------------------------------------------------------------------------------------------- helpers
 
@@ -94,14 +95,14 @@ atan2 = arctan2 = ops.atan2
 bitwise_and, bitwise_or, bitwise_xor, bitwise_not = ops.bitwise_and, ops.bitwise_or, ops.bitwise_xor, ops.bitwise_not
 ceil, floor, trunc, sign = ops.ceil, ops.floor, ops.trunc, ops.sign
 fix = ops.trunc
-cos, cosh, sin, sinh, tan, tanh = ops.cos, ops.cosh, ops.sin, ops.sinh, ops.tan, ops.tanh
+cos, cosh, sin, sinh, tan = ops.cos, ops.cosh, ops.sin, ops.sinh, ops.tan
 erf, erfc, erfinv = ops.erf, ops.erfc, ops.erfinv
 exp, exp2, expm1 = ops.exp, ops.exp2, ops.expm1
 log, log10, log1p, log2 = ops.log, ops.log10, ops.log1p, ops.log2
 logaddexp, logaddexp2 = ops.logaddexp, ops.logaddexp2
 logical_and, logical_not, logical_or, logical_xor = ops.logical_and, ops.logical_not, ops.logical_or, ops.logical_xor
 neg = negative = ops.neg
-reciprocal, rsqrt, sqrt, square, sigmoid = ops.reciprocal, ops.rsqrt, ops.sqrt, ops.square, ops.sigmoid
+reciprocal, rsqrt, sqrt, square = ops.reciprocal, ops.rsqrt, ops.sqrt, ops.square
 frac, sinc, gcd, polar, xlogy = ops.frac, ops.sinc, ops.gcd, ops.polar, ops.xlogy
 float_power, lerp, nan_to_num = ops.float_power, ops.lerp, ops.nan_to_num
 isfinite, isinf, isnan, isneginf = ops.isfinite, ops.isinf, ops.isnan, ops.isneginf
@@ -114,19 +115,6 @@ ge = greater_equal = ops.greater_equal
 lt = less = ops.less
 le = less_equal = ops.less_equal
 isclose, allclose = ops.isclose, ops.allclose
-
-
-def add(input, other, *, alpha=1) -> Tensor:
-    """input + alpha * other.
-
-    Args:
-        input, other (Tensor | number): operands (broadcast).
-        alpha (number): multiplier of `other`. Default: 1.
-
-    Returns:
-        Tensor.
-    """
-    return ops.add(input, other if alpha == 1 else ops.mul(other, alpha))
 
 
 def sub(input, other, *, alpha=1) -> Tensor:
@@ -519,13 +507,6 @@ def reshape(input, shape) -> Tensor:
     return ops.reshape(input, tuple(shape) if isinstance(shape, list) else shape)
 
 
-def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    """Merge dimensions start_dim..end_dim into one."""
-    if input.ndim == 0:
-        return ops.reshape(input, (1,))
-    return ops.flatten(input, start_dim=start_dim, end_dim=end_dim)
-
-
 def ravel(input) -> Tensor:
     """The input as a 1-D tensor."""
     return ops.reshape(input, (-1,))
@@ -599,11 +580,6 @@ def select(input, dim: int, index: int) -> Tensor:
     """The slice at `index` of `dim`, with `dim` removed."""
     d = _norm_dim(dim, input.ndim)
     return ops.squeeze(ops.narrow(input, d, index % input.shape[d], 1), d)
-
-
-def gather(input, dim: int, index) -> Tensor:
-    """out[i][j] = input[index[i][j]][j] (dim 0), and so on: PyTorch's gather."""
-    return ops.gather_elements(input, dim, index)
 
 
 def index_select(input, dim: int, index) -> Tensor:
@@ -876,16 +852,6 @@ def triangular_solve(b, A, upper: bool = True, transpose: bool = False, unitrian
 
 
 # ---------------------------------------------------------------------------------------------- nn-ish
-def softmax(input, dim, *, dtype=None) -> Tensor:
-    """exp(x) / sum(exp(x)) along `dim`."""
-    return ops.softmax(_cast(input, dtype), dim)
-
-
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
-    """2-D convolution (PyTorch's arguments: padding an int, a pair, 'same' or 'valid')."""
-    from kiln.mint.nn.functional import conv2d as _conv2d  # noqa: PLC0415
-
-    return _conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv_tbc(input, weight, bias, pad: int = 0) -> Tensor:
@@ -957,7 +923,12 @@ def batch_norm_gather_stats_with_counts(
     return g_mean, ops.rsqrt(ops.add(g_var, eps))
 
 
+# the faces table's mint faces
+add = MINT["add"]
+gather = MINT["gather"]
+
 _NOT_EXPORTED = {
+    "MINT",
     "annotations",
     "builtins",
     "mstype",

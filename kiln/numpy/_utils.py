@@ -12,6 +12,7 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
+from kiln.ops import array as A
 from kiln.ops import math as M
 
 # Python and NumPy values become these dtypes (mindspore.numpy's defaults: 32-bit ints and floats).
@@ -27,8 +28,6 @@ def to_tensor(x, dtype=None) -> Tensor:
     if isinstance(x, Tensor):
         out = x
     elif isinstance(x, (list, tuple)) and _holds_tensor(x):
-        from kiln.ops import array as A  # noqa: PLC0415
-
         out = A.stack([to_tensor(v) for v in x], 0)
     elif isinstance(x, np.ndarray):
         out = Tensor(x)

@@ -14,6 +14,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.numpy._utils import as_float, finish, is_float, is_int, to_tensor, to_tensors
+from kiln.ops.faces import functional
 
 __all__: list[str] = []
 
@@ -45,6 +46,7 @@ def _binary(name: str, fn, floats: bool = False):
         return finish(fn(a, b), dtype)
 
     f.__name__ = f.__qualname__ = name
+    f.op = fn  # the functional op it wraps
     f.__doc__ = f"""Elementwise `{name}` of `x1` and `x2`, broadcast (NumPy's `{name}`).
 
     Args:
@@ -223,7 +225,7 @@ def around(a, decimals: int = 0) -> Tensor:
 round = around  # noqa: A001
 __all__ += ["fix", "around", "round", "degrees"]
 
-add = _binary("add", ops.add)
+add = _binary("add", functional("add"))  # faces table: the row of Add names numpy.add
 subtract = _binary("subtract", ops.sub)
 multiply = _binary("multiply", ops.mul)
 divide = _binary("divide", _true_divide)

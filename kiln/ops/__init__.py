@@ -1,36 +1,50 @@
-"""Kiln ops: the functional API (`ops.add`, `ops.conv2d`) and Primitive classes (`ops.Add()`)."""
+"""Kiln ops: the functional API (`ops.add`, `ops.conv2d`) and Primitive classes (`ops.Add()`).
+
+Each family module lists its public names in `__all__`; the lists are disjoint (checked below and by
+tests/ops/test_faces.py), so no import order decides what a name means. The faces table (`kiln.ops.faces`) builds
+the faces of the ops it lists; the family modules bind them by name.
+"""
 
 import sys as _sys
 
 from kiln import _prims  # noqa: F401  (fills the primitive registry)
-from kiln.ops import _submodules, _tensor_methods, extra_tensor_methods
-from kiln.ops._grad import GradOperation as GradOperation
-from kiln.ops._grad import grad as grad
-from kiln.ops._grad import value_and_grad as value_and_grad
-from kiln.ops.array import *  # noqa: F403
-from kiln.ops.clipping import *  # noqa: F403
-from kiln.ops.comm_ops import *  # noqa: F403
-from kiln.ops.extra_primitives import *  # noqa: F403
-from kiln.ops.image import *  # noqa: F403
-from kiln.ops.linalg import *  # noqa: F403
-from kiln.ops.math import *  # noqa: F403
-from kiln.ops.more_internal import *  # noqa: F403
-from kiln.ops.more_primitives import *  # noqa: F403
-from kiln.ops.multitype import *  # noqa: F403
-from kiln.ops.nn import *  # noqa: F403
-from kiln.ops.nn_primitives import *  # noqa: F403
-from kiln.ops.operations_extra import *  # noqa: F403
-from kiln.ops.primitive import *  # noqa: F403
-from kiln.ops.primitives import *  # noqa: F403
-from kiln.ops.random import *  # noqa: F403
-from kiln.ops.sparse import *  # noqa: F403
-from kiln.ops.spectral import *  # noqa: F403
-from kiln.ops.state import *  # noqa: F403
-from kiln.ops.taylor import *  # noqa: F403
-from kiln.ops.transforms import *  # noqa: F403
+from kiln.ops import (
+    _submodules,
+    array,
+    clipping,
+    comm_ops,
+    extra_primitives,
+    image,
+    linalg,
+    math,
+    more_primitives,
+    multitype,
+    nn,
+    nn_primitives,
+    operations_extra,
+    primitive,
+    primitives,
+    python_ops,
+    random,
+    sparse,
+    spectral,
+    state,
+    taylor,
+    tensor_methods,
+    transforms,
+)
+from kiln.ops._grad import GradOperation, grad, value_and_grad
 
-_tensor_methods.install()
-extra_tensor_methods.install()
+_FAMILIES = (
+    array, clipping, comm_ops, extra_primitives, image, linalg, math, python_ops, more_primitives, multitype, nn,
+    nn_primitives, operations_extra, primitive, primitives, random, sparse, spectral, state, taylor, transforms,
+)  # fmt: skip
+__all__ = ["GradOperation", "grad", "value_and_grad"] + [name for family in _FAMILIES for name in family.__all__]
+if len(set(__all__)) != len(__all__):
+    raise ImportError("kiln.ops: two family modules export the same name")
+globals().update({name: getattr(family, name) for family in _FAMILIES for name in family.__all__})
+
+tensor_methods.install(_sys.modules[__name__])
 _submodules.register(_sys.modules[__name__], _submodules.AUTO_GENERATE)
 
 from kiln.ops import functional as function  # noqa: E402, F401  (MindSpore's `ops.function`; needs every name above)

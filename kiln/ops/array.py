@@ -6,15 +6,18 @@ Kiln's arrays are always dense and never views, so `contiguous` returns its inpu
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 
 import numpy as np
 
 from kiln._core import dtype as mstype
-from kiln._core.tensor import Tensor
+from kiln._core.tensor import Parameter, Tensor
 from kiln._prims import array as A
 from kiln._prims import array as prims_array
+from kiln.ops import state
 from kiln.ops._helpers import REGISTRY, apply, as_np_dtype, as_shape, op_error
+from kiln.ops.faces import functional
 
 __all__ = [
     "reshape",
@@ -262,24 +265,15 @@ def broadcast_to(input, shape) -> Tensor:
     return apply(A.BroadcastTo, (input,), (as_shape("BroadcastTo", shape),))
 
 
-def gather(input_params, input_indices, axis: int, batch_dims: int = 0) -> Tensor:
-    """Take slices of `input_params` along `axis` at `input_indices`."""
-    return apply(A.Gather, (input_params, input_indices), (axis, batch_dims))
+# faces table
+gather = functional("gather")
+gather_elements = functional("gather_elements")
+gather_d = functional("gather_d")
 
 
 def index_select(input, axis: int, index) -> Tensor:
     """Select entries along `axis` by a 1-D index tensor."""
     return gather(input, index, axis)
-
-
-def gather_elements(input, dim: int, index) -> Tensor:
-    """out[i][j] = input[index[i][j]][j] for dim 0 (and likewise for other dims)."""
-    return apply(A.GatherD, (input, index), (dim,))
-
-
-def gather_d(x, dim: int, index) -> Tensor:
-    """Alias of `gather_elements`."""
-    return gather_elements(x, dim, index)
 
 
 def gather_nd(input_x, indices) -> Tensor:
@@ -840,7 +834,6 @@ def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True) -> Ten
 
 def inplace_index_add(var, indices, updates, axis) -> Tensor:
     """`var[..., indices, ...] += updates` along `axis`, written into the Parameter `var`."""
-    from kiln.ops import state  # noqa: PLC0415
 
     return state.assign(var, index_add(var, indices, updates, axis))
 
@@ -861,8 +854,6 @@ def select_scatter(input, src, axis, index) -> Tensor:
 
 
 def _param_update(var, value):
-    from kiln._core.tensor import Parameter  # noqa: PLC0415
-    from kiln.ops import state  # noqa: PLC0415
 
     if isinstance(var, Parameter):
         return state.assign(var, value)
@@ -886,7 +877,6 @@ def scatter_update(input_x, indices, updates) -> Tensor:
 
 def combinations(input, r=2, with_replacement=False) -> Tensor:
     """All length-`r` combinations of the elements of a 1-D tensor, one per row."""
-    import itertools  # noqa: PLC0415
 
     n = input.shape[0]
     gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations

@@ -15,19 +15,11 @@ from kiln._pynative import tape
 from kiln._pynative.autograd import _custom_bprop_in_graph
 from kiln.ops import array, math
 from kiln.ops import nn as nn_ops
-from kiln.ops import primitives as _p
+from kiln.ops._args import ntuple, pad_pairs
 from kiln.ops._helpers import apply, op_error, prim
-from kiln.ops.nn._args import ntuple, pad_pairs
 from kiln.ops.primitive import Primitive, WithAttrs
 
 __all__: list[str] = []
-
-# MindSpore's class names among the primitives of the elementwise table (the table's other names have no class).
-_ELEMENTWISE_CLASSES = {
-    "ACos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Conj", "Cosh",
-    "Digamma", "Erfc", "Erfinv", "Expm1", "Hypot", "Imag", "LeftShift", "Lgamma", "LogicalXor", "Real", "RightShift",
-    "Sinh", "Tan", "Trunc", "TruncateDiv", "Xdivy", "Xlogy",
-}  # fmt: skip
 
 
 def _simple(cls_name: str, fn) -> type:
@@ -43,11 +35,6 @@ def _attr_class(cls_name: str, defaults: dict, call) -> type:
     globals()[cls_name] = cls
     __all__.append(cls_name)
     return cls
-
-
-for _public, _prim in {**math._UNARY, **math._BINARY}.items():
-    if _prim in _ELEMENTWISE_CLASSES and _prim not in globals() and not hasattr(_p, _prim):
-        _simple(_prim, getattr(math, _public))
 
 
 def _rint(x):

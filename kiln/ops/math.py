@@ -17,8 +17,9 @@ from kiln._core.tensor import Tensor
 from kiln._prims import math as prims_math
 from kiln._prims import reduction as R
 from kiln.ops import array
-from kiln.ops._helpers import REGISTRY, apply, as_axes, as_np_dtype, make_binary, make_unary, op_error
+from kiln.ops._helpers import REGISTRY, apply, as_axes, as_np_dtype, op_error
 from kiln.ops.array import _t, atleast_2d, gather_elements, reshape
+from kiln.ops.faces import functional
 
 __all__ = [
     "copy",
@@ -48,7 +49,6 @@ __all__ = [
     "arctan",
     "sinh",
     "cosh",
-    "tanh",
     "asinh",
     "arcsinh",
     "acosh",
@@ -300,221 +300,192 @@ def msort(input) -> Tensor:
     return sort(input, 0)[0]
 
 
-_UNARY = {
-    "abs": "Abs", "absolute": "Abs", "neg": "Neg", "negative": "Neg", "exp": "Exp", "log": "Log",
-    "log1p": "Log1p", "expm1": "Expm1", "log2": "Log2", "log10": "Log10", "exp2": "Exp2", "sqrt": "Sqrt",
-    "rsqrt": "Rsqrt", "square": "Square", "sin": "Sin", "cos": "Cos", "tan": "Tan", "asin": "Asin",
-    "arcsin": "Asin", "acos": "ACos", "arccos": "ACos", "atan": "Atan", "arctan": "Atan", "sinh": "Sinh",
-    "cosh": "Cosh", "tanh": "Tanh", "asinh": "Asinh", "arcsinh": "Asinh", "acosh": "Acosh", "arccosh": "Acosh",
-    "atanh": "Atanh", "arctanh": "Atanh", "erf": "Erf", "erfc": "Erfc", "erfinv": "Erfinv", "lgamma": "Lgamma",
-    "digamma": "Digamma", "floor": "Floor", "ceil": "Ceil", "round": "Round", "trunc": "Trunc", "sign": "Sign",
-    "reciprocal": "Reciprocal", "logical_not": "LogicalNot", "bitwise_not": "BitwiseNot", "isnan": "IsNan",
-    "isinf": "IsInf", "isfinite": "IsFinite", "real": "Real", "imag": "Imag", "conj": "Conj",
-}  # fmt: skip
+# the elementwise functional faces (the faces table builds them), bound by name for this module and its readers
+abs = functional("abs")
 
-_BINARY = {
-    "add": "Add", "sub": "Sub", "subtract": "Sub", "mul": "Mul", "multiply": "Mul", "true_divide": "Div",
-    "floor_div": "FloorDiv", "floor_divide": "FloorDiv", "floor_mod": "FloorMod", "remainder": "FloorMod",
-    "truncate_div": "TruncateDiv", "fmod": "Mod", "pow": "Pow", "maximum": "Maximum", "minimum": "Minimum",
-    "atan2": "Atan2", "arctan2": "Atan2", "hypot": "Hypot", "squared_difference": "SquaredDifference",
-    "xdivy": "Xdivy", "xlogy": "Xlogy", "equal": "Equal", "eq": "Equal", "not_equal": "NotEqual",
-    "ne": "NotEqual", "greater": "Greater", "gt": "Greater", "greater_equal": "GreaterEqual",
-    "ge": "GreaterEqual", "less": "Less", "lt": "Less", "less_equal": "LessEqual", "le": "LessEqual",
-    "logical_and": "LogicalAnd", "logical_or": "LogicalOr", "logical_xor": "LogicalXor",
-    "bitwise_and": "BitwiseAnd", "bitwise_or": "BitwiseOr", "bitwise_xor": "BitwiseXor",
-    "bitwise_left_shift": "LeftShift", "bitwise_right_shift": "RightShift",
-}  # fmt: skip
+absolute = functional("absolute")
 
-_ELEMENTWISE = {name: make_unary(p, name) for name, p in _UNARY.items()}
+neg = functional("neg")
 
-_ELEMENTWISE |= {name: make_binary(p, name) for name, p in _BINARY.items()}
+negative = functional("negative")
 
-# the functional faces, bound by name so that the rest of this module and its readers see them
-abs = _ELEMENTWISE["abs"]
+exp = functional("exp")
 
-absolute = _ELEMENTWISE["absolute"]
+log = functional("log")
 
-neg = _ELEMENTWISE["neg"]
+log1p = functional("log1p")
 
-negative = _ELEMENTWISE["negative"]
+expm1 = functional("expm1")
 
-exp = _ELEMENTWISE["exp"]
+log2 = functional("log2")
 
-log = _ELEMENTWISE["log"]
+log10 = functional("log10")
 
-log1p = _ELEMENTWISE["log1p"]
+exp2 = functional("exp2")
 
-expm1 = _ELEMENTWISE["expm1"]
+sqrt = functional("sqrt")
 
-log2 = _ELEMENTWISE["log2"]
+rsqrt = functional("rsqrt")
 
-log10 = _ELEMENTWISE["log10"]
+square = functional("square")
 
-exp2 = _ELEMENTWISE["exp2"]
+sin = functional("sin")
 
-sqrt = _ELEMENTWISE["sqrt"]
+cos = functional("cos")
 
-rsqrt = _ELEMENTWISE["rsqrt"]
+tan = functional("tan")
 
-square = _ELEMENTWISE["square"]
+asin = functional("asin")
 
-sin = _ELEMENTWISE["sin"]
+arcsin = functional("arcsin")
 
-cos = _ELEMENTWISE["cos"]
+acos = functional("acos")
 
-tan = _ELEMENTWISE["tan"]
+arccos = functional("arccos")
 
-asin = _ELEMENTWISE["asin"]
+atan = functional("atan")
 
-arcsin = _ELEMENTWISE["arcsin"]
+arctan = functional("arctan")
 
-acos = _ELEMENTWISE["acos"]
+sinh = functional("sinh")
 
-arccos = _ELEMENTWISE["arccos"]
+cosh = functional("cosh")
 
-atan = _ELEMENTWISE["atan"]
+tanh = functional("tanh")
 
-arctan = _ELEMENTWISE["arctan"]
+asinh = functional("asinh")
 
-sinh = _ELEMENTWISE["sinh"]
+arcsinh = functional("arcsinh")
 
-cosh = _ELEMENTWISE["cosh"]
+acosh = functional("acosh")
 
-tanh = _ELEMENTWISE["tanh"]
+arccosh = functional("arccosh")
 
-asinh = _ELEMENTWISE["asinh"]
+atanh = functional("atanh")
 
-arcsinh = _ELEMENTWISE["arcsinh"]
+arctanh = functional("arctanh")
 
-acosh = _ELEMENTWISE["acosh"]
+erf = functional("erf")
 
-arccosh = _ELEMENTWISE["arccosh"]
+erfc = functional("erfc")
 
-atanh = _ELEMENTWISE["atanh"]
+erfinv = functional("erfinv")
 
-arctanh = _ELEMENTWISE["arctanh"]
+lgamma = functional("lgamma")
 
-erf = _ELEMENTWISE["erf"]
+digamma = functional("digamma")
 
-erfc = _ELEMENTWISE["erfc"]
+floor = functional("floor")
 
-erfinv = _ELEMENTWISE["erfinv"]
+ceil = functional("ceil")
 
-lgamma = _ELEMENTWISE["lgamma"]
+round = functional("round")
 
-digamma = _ELEMENTWISE["digamma"]
+trunc = functional("trunc")
 
-floor = _ELEMENTWISE["floor"]
+sign = functional("sign")
 
-ceil = _ELEMENTWISE["ceil"]
+reciprocal = functional("reciprocal")
 
-round = _ELEMENTWISE["round"]
+logical_not = functional("logical_not")
 
-trunc = _ELEMENTWISE["trunc"]
+bitwise_not = functional("bitwise_not")
 
-sign = _ELEMENTWISE["sign"]
+isnan = functional("isnan")
 
-reciprocal = _ELEMENTWISE["reciprocal"]
+isinf = functional("isinf")
 
-logical_not = _ELEMENTWISE["logical_not"]
+isfinite = functional("isfinite")
 
-bitwise_not = _ELEMENTWISE["bitwise_not"]
+real = functional("real")
 
-isnan = _ELEMENTWISE["isnan"]
+imag = functional("imag")
 
-isinf = _ELEMENTWISE["isinf"]
+conj = functional("conj")
 
-isfinite = _ELEMENTWISE["isfinite"]
+add = functional("add")
 
-real = _ELEMENTWISE["real"]
+sub = functional("sub")
 
-imag = _ELEMENTWISE["imag"]
+subtract = functional("subtract")
 
-conj = _ELEMENTWISE["conj"]
+mul = functional("mul")
 
-add = _ELEMENTWISE["add"]
+multiply = functional("multiply")
 
-sub = _ELEMENTWISE["sub"]
+true_divide = functional("true_divide")
 
-subtract = _ELEMENTWISE["subtract"]
+floor_div = functional("floor_div")
 
-mul = _ELEMENTWISE["mul"]
+floor_divide = functional("floor_divide")
 
-multiply = _ELEMENTWISE["multiply"]
+floor_mod = functional("floor_mod")
 
-true_divide = _ELEMENTWISE["true_divide"]
+remainder = functional("remainder")
 
-floor_div = _ELEMENTWISE["floor_div"]
+truncate_div = functional("truncate_div")
 
-floor_divide = _ELEMENTWISE["floor_divide"]
+fmod = functional("fmod")
 
-floor_mod = _ELEMENTWISE["floor_mod"]
+pow = functional("pow")
 
-remainder = _ELEMENTWISE["remainder"]
+maximum = functional("maximum")
 
-truncate_div = _ELEMENTWISE["truncate_div"]
+minimum = functional("minimum")
 
-fmod = _ELEMENTWISE["fmod"]
+atan2 = functional("atan2")
 
-pow = _ELEMENTWISE["pow"]
+arctan2 = functional("arctan2")
 
-maximum = _ELEMENTWISE["maximum"]
+hypot = functional("hypot")
 
-minimum = _ELEMENTWISE["minimum"]
+squared_difference = functional("squared_difference")
 
-atan2 = _ELEMENTWISE["atan2"]
+xdivy = functional("xdivy")
 
-arctan2 = _ELEMENTWISE["arctan2"]
+xlogy = functional("xlogy")
 
-hypot = _ELEMENTWISE["hypot"]
+equal = functional("equal")
 
-squared_difference = _ELEMENTWISE["squared_difference"]
+eq = functional("eq")
 
-xdivy = _ELEMENTWISE["xdivy"]
+not_equal = functional("not_equal")
 
-xlogy = _ELEMENTWISE["xlogy"]
+ne = functional("ne")
 
-equal = _ELEMENTWISE["equal"]
+greater = functional("greater")
 
-eq = _ELEMENTWISE["eq"]
+gt = functional("gt")
 
-not_equal = _ELEMENTWISE["not_equal"]
+greater_equal = functional("greater_equal")
 
-ne = _ELEMENTWISE["ne"]
+ge = functional("ge")
 
-greater = _ELEMENTWISE["greater"]
+less = functional("less")
 
-gt = _ELEMENTWISE["gt"]
+lt = functional("lt")
 
-greater_equal = _ELEMENTWISE["greater_equal"]
+less_equal = functional("less_equal")
 
-ge = _ELEMENTWISE["ge"]
+le = functional("le")
 
-less = _ELEMENTWISE["less"]
+logical_and = functional("logical_and")
 
-lt = _ELEMENTWISE["lt"]
+logical_or = functional("logical_or")
 
-less_equal = _ELEMENTWISE["less_equal"]
+logical_xor = functional("logical_xor")
 
-le = _ELEMENTWISE["le"]
+bitwise_and = functional("bitwise_and")
 
-logical_and = _ELEMENTWISE["logical_and"]
+bitwise_or = functional("bitwise_or")
 
-logical_or = _ELEMENTWISE["logical_or"]
+bitwise_xor = functional("bitwise_xor")
 
-logical_xor = _ELEMENTWISE["logical_xor"]
+bitwise_left_shift = functional("bitwise_left_shift")
 
-bitwise_and = _ELEMENTWISE["bitwise_and"]
+bitwise_right_shift = functional("bitwise_right_shift")
 
-bitwise_or = _ELEMENTWISE["bitwise_or"]
-
-bitwise_xor = _ELEMENTWISE["bitwise_xor"]
-
-bitwise_left_shift = _ELEMENTWISE["bitwise_left_shift"]
-
-bitwise_right_shift = _ELEMENTWISE["bitwise_right_shift"]
-
-_abs, _sub, _mul, _add = (_ELEMENTWISE[n] for n in ("abs", "sub", "mul", "add"))
+_abs, _sub, _mul, _add = (functional(n) for n in ("abs", "sub", "mul", "add"))
 
 
 def div(input, other, *, rounding_mode: str | None = None) -> Tensor:
@@ -612,7 +583,7 @@ def mean(input, axis=None, keep_dims: bool = False) -> Tensor:
     if isinstance(input, Tensor) and input.dtype.is_integer:
         total = _sum(input, axis, keep_dims, dtype="int64")
         count = input.size // builtins.max(total.size, 1)
-        return cast(_ELEMENTWISE["truncate_div"](total, builtins.max(count, 1)), input.dtype)
+        return cast(truncate_div(total, builtins.max(count, 1)), input.dtype)
     return _mean(input, axis, keep_dims)
 
 
@@ -668,7 +639,7 @@ def var(input, axis=None, ddof: int = 0, keepdims: bool = False) -> Tensor:
 
 def std(input, axis=None, ddof: int = 0, keepdims: bool = False) -> Tensor:
     """Standard deviation over `axis`."""
-    return _ELEMENTWISE["sqrt"](var(input, axis, ddof, keepdims))
+    return sqrt(var(input, axis, ddof, keepdims))
 
 
 def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
@@ -702,15 +673,13 @@ def cumprod(input, dim: int, dtype=None) -> Tensor:
 
 def _running_index(input, values, axis: int, index_dtype) -> Tensor:
     """Index of the running extremum: the last position up to here where the input equals it (ties: the latest)."""
-    from kiln.ops import array  # noqa: PLC0415
-
     axis = axis % input.ndim
     n = input.shape[axis]
     pos = reshape(
         array.arange(0, n, dtype=mstype.int64), tuple(n if i == axis else 1 for i in builtins.range(input.ndim))
     )
     hit = array.select(
-        _ELEMENTWISE["equal"](input, values),
+        equal(input, values),
         array.broadcast_to(pos, input.shape),
         array.zeros(input.shape, mstype.int64),
     )
@@ -850,10 +819,9 @@ def identity(input) -> Tensor:
 
 def isclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> Tensor:
     """Elementwise |input - other| <= atol + rtol * |other|."""
-    e = _ELEMENTWISE
-    close = e["le"](_abs(_sub(input, other)), _add(atol, _mul(rtol, _abs(other))))
+    close = le(_abs(_sub(input, other)), _add(atol, _mul(rtol, _abs(other))))
     if equal_nan:
-        close = e["logical_or"](close, e["logical_and"](e["isnan"](input), e["isnan"](other)))
+        close = logical_or(close, logical_and(isnan(input), isnan(other)))
     return close
 
 
@@ -1336,14 +1304,35 @@ def cross(input, other, dim=None) -> Tensor:
     return array.concat((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]), dim)
 
 
+def _float_input(op: str, x) -> Tensor:
+    if not isinstance(x, Tensor) or not x.dtype.is_floating:
+        got = x.dtype if isinstance(x, Tensor) else type(x).__name__
+        raise op_error(op, f"'x' must be a float16, float32 or float64 Tensor, but got {got}.", TypeError)
+    return x
+
+
 def deg2rad(x) -> Tensor:
-    """Degrees to radians."""
-    return mul(x, np.float32(np.pi / 180) if x.dtype != mstype.float64 else np.pi / 180)
+    """Degrees to radians, in x's dtype (a Python-float factor adopts it, as in MindSpore).
+
+    Args:
+        x (Tensor): a float tensor.
+
+    Returns:
+        Tensor of x's shape and dtype.
+    """
+    return mul(_float_input("deg2rad", x), np.pi / 180)
 
 
 def rad2deg(x) -> Tensor:
-    """Radians to degrees."""
-    return mul(x, np.float32(180 / np.pi) if x.dtype != mstype.float64 else 180 / np.pi)
+    """Radians to degrees, in x's dtype (a Python-float factor adopts it, as in MindSpore).
+
+    Args:
+        x (Tensor): a float tensor.
+
+    Returns:
+        Tensor of x's shape and dtype.
+    """
+    return mul(_float_input("rad2deg", x), 180 / np.pi)
 
 
 def diff(x, n=1, axis=-1, prepend=None, append=None) -> Tensor:

@@ -12,7 +12,7 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
-from kiln.ops import array, image, linalg, math, more_internal, random, spectral, state
+from kiln.ops import array, image, linalg, math, python_ops, random, spectral, state
 from kiln.ops import nn as nn_ops
 from kiln.ops import random as _random
 from kiln.ops.nn import activation, conv, loss, normalization
@@ -194,7 +194,7 @@ _TABLE = [
     ("Roll", {"shifts": 0, "dims": None}, lambda s, x: array.roll(x, s.shifts, s.dims)),
     ("ScalarToTensor", {}, lambda s, x, dtype=mstype.float32: Tensor(x, dtype)),
     ("ScalarToArray", {}, lambda s, x: Tensor(x)),
-    ("TupleToArray", {}, lambda s, x: more_internal.tuple_to_array(x)),
+    ("TupleToArray", {}, lambda s, x: python_ops.tuple_to_array(x)),
     ("TensorToTuple", {}, lambda s, x: tuple(x.asnumpy().tolist())),
     ("TensorShape", {}, lambda s, x: Tensor(list(x.shape), mstype.int64)),
     (
@@ -591,9 +591,7 @@ def _laplace(shape):
 
 
 def _random_categorical(logits, num, dtype):
-    from kiln.ops import nn as _nn  # noqa: PLC0415
-
-    probs = _nn.softmax(logits, -1)
+    probs = nn_ops.softmax(logits, -1)
     return math.cast(_random.multinomial(probs, num, True), dtype)
 
 

@@ -16,8 +16,7 @@ from kiln._prims.nn import loss as L
 from kiln._prims.nn import norm as N
 from kiln._prims.nn import norm as prims_norm
 from kiln._prims.nn import pool as P
-from kiln.ops._helpers import REGISTRY, apply, op_error
-from kiln.ops.nn._args import (
+from kiln.ops._args import (
     check_non_negative,
     check_positive,
     check_probability,
@@ -26,12 +25,14 @@ from kiln.ops.nn._args import (
     pad_mode_of,
     pad_pairs,
 )
+from kiln.ops._helpers import REGISTRY, apply, op_error
+from kiln.ops.faces import ConvPrimitive
 from kiln.ops.nn.normalization import update_moving_stats
 from kiln.ops.nn.pooling import adaptive_output_size
 from kiln.ops.primitive import Primitive
 
 __all__ = [
-    "Conv2D", "Conv3D", "Conv2DTranspose", "Conv2DBackpropInput", "Conv3DTranspose", "MaxPool", "AvgPool",
+    "Conv3D", "Conv2DTranspose", "Conv2DBackpropInput", "Conv3DTranspose", "MaxPool", "AvgPool",
     "MaxPool3D", "AvgPool3D", "MaxPoolWithArgmaxV2", "AdaptiveAvgPool2D", "AdaptiveMaxPool2D", "AdaptiveAvgPool3D",
     "AdaptiveMaxPool3D", "BatchNorm", "LayerNorm", "Dropout", "PReLU", "L2Normalize", "SoftmaxCrossEntropyWithLogits",
     "SparseSoftmaxCrossEntropyWithLogits", "NLLLoss", "BinaryCrossEntropy", "BCEWithLogitsLoss", "SmoothL1Loss",
@@ -48,75 +49,7 @@ class _NNPrimitive(Primitive):
 
 
 # ---- convolution ---------------------------------------------------------------------------------
-class _ConvND(_NNPrimitive):
-    _nd = 2
-    _prim = C.Conv2D
-
-    def __init__(
-        self,
-        out_channel: int,
-        kernel_size,
-        mode: int = 1,
-        pad_mode: str = "valid",
-        pad=0,
-        stride=1,
-        dilation=1,
-        group: int = 1,
-        data_format: str | None = None,
-    ) -> None:
-        super().__init__()
-        nd, name = self._nd, self.name
-        kernel = ntuple(name, "kernel_size", kernel_size, nd)
-        check_positive(name, "kernel_size", kernel)
-        check_positive(name, "out_channel", (out_channel,))
-        stride_t, dilation_t = ntuple(name, "stride", stride, nd), ntuple(name, "dilation", dilation, nd)
-        check_positive(name, "stride", stride_t)
-        check_positive(name, "dilation", dilation_t)
-        check_positive(name, "group", (group,))
-        pads = pad_pairs(name, pad, nd)
-        check_non_negative(name, "pad", pads)
-        mode_ = pad_mode_of(name, pad_mode)
-        if mode_ != "pad" and any(pads):
-            raise op_error(name, f"'pad' must be zero unless pad_mode is 'pad', but got pad={pad!r}.")
-        data_format = data_format or ("NCDHW" if nd == 3 else "NCHW")
-        self._record(
-            out_channel=out_channel,
-            kernel_size=kernel,
-            mode=mode,
-            pad_mode=mode_,
-            pad=pads,
-            stride=stride_t,
-            dilation=dilation_t,
-            group=group,
-            data_format=data_format,
-        )
-        self._attrs = (stride_t, mode_, pads, dilation_t, group, data_format)
-
-    def __call__(self, x, weight):
-        if weight.shape[0] != self.out_channel:
-            raise op_error(
-                self.name,
-                f"'weight' must have out_channel={self.out_channel} rows, but got shape {list(weight.shape)}.",
-            )
-        return apply(self._prim, (x, weight, None), self._attrs)
-
-
-class Conv2D(_ConvND):
-    """2-D convolution primitive: `Conv2D(out_channel, kernel_size, ...)(x, weight)`.
-
-    Args:
-        out_channel (int): output channels (weight.shape[0]).
-        kernel_size (Union[int, tuple[int]]): kernel height and width.
-        mode (int): unused (MindSpore compatibility).
-        pad_mode (str): 'valid', 'same' or 'pad'. Default: 'valid'.
-        pad (Union[int, tuple[int]]): (top, bottom, left, right) padding for pad_mode 'pad'.
-        stride, dilation (Union[int, tuple[int]]): window step and tap spacing. Default: 1.
-        group (int): channel groups. Default: 1.
-        data_format (str): 'NCHW' or 'NHWC'.
-    """
-
-
-class Conv3D(_ConvND):
+class Conv3D(ConvPrimitive):
     """3-D convolution primitive: `Conv3D(out_channel, kernel_size, ...)(x, weight)`; see Conv2D."""
 
     _nd = 3

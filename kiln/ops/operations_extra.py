@@ -16,6 +16,7 @@ import numpy as np
 
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
+from kiln._core import random_state
 from kiln._core.tensor import Tensor
 from kiln._prims import image as prims_image
 from kiln._prims import random as prims_random
@@ -23,11 +24,13 @@ from kiln._prims import special as prims_special
 from kiln._prims.nn import conv as prims_conv
 from kiln._prims.nn import loss as prims_loss
 from kiln._prims.nn import pool as prims_pool
+from kiln._pynative import tape
 from kiln.ops import array, math
+from kiln.ops import nn as nn_ops
 from kiln.ops import sparse as _sparse
 from kiln.ops._helpers import apply, op_error, prim
 from kiln.ops.primitive import Primitive, WithAttrs
-from kiln.ops.random import _RandomPrimitive
+from kiln.ops.random import _RandomPrimitive, _uniform01
 
 __all__ = [
     "bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "choice_with_mask",
@@ -196,7 +199,6 @@ class Custom(Primitive):
 
 
 def _with_bprop(bprop, inputs, outs, several):
-    from kiln._pynative import tape  # noqa: PLC0415
 
     tensors = tuple(x for x in inputs if isinstance(x, Tensor))
     if not tape.recording or G.current() is not None:
@@ -439,7 +441,6 @@ class DropoutGenMask(_RandomPrimitive):
         size = int(np.prod([int(s) for s in shape]))
         padded = -(-size // 128) * 128
         p = keep_prob if isinstance(keep_prob, Tensor) else Tensor(np.float32(keep_prob))
-        from kiln.ops.random import _uniform01  # noqa: PLC0415
 
         draws = _uniform01((padded,), mstype.float32, self._key())
         keep = math.cast(math.less(draws, math.cast(p, mstype.float32)), mstype.uint8)
@@ -656,7 +657,6 @@ class MaxPool3DWithArgmax(WithAttrs):
                  "data_format": "NCDHW", "argmax_type": mstype.int64}  # fmt: skip
 
     def __call__(self, x):
-        from kiln.ops import nn as nn_ops  # noqa: PLC0415
 
         if self.data_format != "NCDHW":
             raise op_error(self.name, f"'data_format' must be 'NCDHW', but got {self.data_format!r}.")
@@ -828,7 +828,6 @@ class Morph(Primitive):
     def __call__(self, *args):
         if self.bprop_fn is None:
             return self.fn(*args)
-        from kiln._pynative import tape  # noqa: PLC0415
 
         with tape.pause():
             out = self.fn(*args)
@@ -862,9 +861,6 @@ def _fractional(op: str, x, kernel_size, output_size, output_ratio, samples, nd:
     else:
         out = _fixed(op, "output_size", output_size, nd)
     if samples is None:
-        from kiln._core import random_state  # noqa: PLC0415
-        from kiln.ops.random import _uniform01  # noqa: PLC0415
-
         samples = math.cast(_uniform01((x.shape[0], x.shape[1], nd), mstype.float32, random_state.next_key()),
                             x.dtype if x.dtype.is_floating else mstype.float32)  # fmt: skip
     return apply(prims_pool.FractionalMaxPool, (x, samples), (ksize, out))
@@ -981,7 +977,6 @@ def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=No
     kernel positions moved by `offsets` (N, 3 * deformable_groups * kh * kw, H_out, W_out) = (x offsets,
     y offsets, masks), plus `bias`. `strides`/`dilations` are (1, 1, h, w); `padding` (top, bottom, left, right).
     """
-    from kiln.ops import nn as nn_ops  # noqa: PLC0415
 
     kh, kw = _fixed("deformable_conv2d", "kernel_size", kernel_size, 2)
     sampled = DeformableOffsets(strides, padding, (kh, kw), dilations, "NCHW", deformable_groups, modulated)(x, offsets)

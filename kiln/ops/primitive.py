@@ -8,12 +8,8 @@ from __future__ import annotations
 
 import inspect
 
-from kiln.ops.multitype import constexpr, primexpr
-
-__all__ = [
-    "Primitive", "PrimitiveWithCheck", "PrimitiveWithInfer", "constexpr", "prim_arg_register", "prim_attr_register",
-    "primexpr",
-]  # fmt: skip
+__all__ = ["Primitive", "PrimitiveWithCheck", "PrimitiveWithInfer", "prim_arg_register", "prim_attr_register"]
+# `constexpr` and `primexpr` are importable from here too (MindSpore's path); `kiln.ops` exports multitype's.
 
 
 class Primitive:

@@ -10,6 +10,7 @@ from kiln._core.tensor import Tensor
 from kiln.ops import array, math
 from kiln.ops import nn as nn_ops
 from kiln.ops._helpers import apply, prim
+from kiln.ops.faces import CLASSES
 from kiln.ops.primitive import Primitive, WithAttrs
 
 __all__: list[str] = []
@@ -22,31 +23,50 @@ def _simple(cls_name: str, fn):
 
 
 _SIMPLE = {
-    "Add": math.add, "Sub": math.sub, "Mul": math.mul, "Div": math.div, "RealDiv": math.div,
-    "FloorDiv": math.floor_div, "FloorMod": math.floor_mod, "Mod": math.fmod, "Pow": math.pow,
-    "Maximum": math.maximum, "Minimum": math.minimum, "Equal": math.equal, "NotEqual": math.not_equal,
-    "Greater": math.greater, "GreaterEqual": math.greater_equal, "Less": math.less, "LessEqual": math.less_equal,
-    "LogicalAnd": math.logical_and, "LogicalOr": math.logical_or, "LogicalNot": math.logical_not,
-    "SquaredDifference": math.squared_difference, "Atan2": math.atan2, "Abs": math.abs, "Neg": math.neg,
-    "Exp": math.exp, "Log": math.log, "Log1p": math.log1p, "Sqrt": math.sqrt, "Rsqrt": math.rsqrt,
-    "Square": math.square, "Sin": math.sin, "Cos": math.cos, "Tanh": math.tanh, "Erf": math.erf,
-    "Floor": math.floor, "Ceil": math.ceil, "Round": math.round, "Sign": math.sign, "Reciprocal": math.reciprocal,
-    "IsNan": math.isnan, "IsInf": math.isinf, "IsFinite": math.isfinite, "Sigmoid": nn_ops.sigmoid,
-    "ReLU": nn_ops.relu, "ReLU6": nn_ops.relu6, "SiLU": nn_ops.silu, "HSwish": nn_ops.hardswish,
-    "HSigmoid": nn_ops.hardsigmoid, "Mish": nn_ops.mish, "SeLU": nn_ops.selu, "Softsign": nn_ops.softsign,
-    "Select": array.select, "ZerosLike": array.zeros_like, "OnesLike": array.ones_like,
-    "AddN": math.addn, "Identity": math.identity, "StopGradient": math.stop_gradient,
-    "MatrixInverse": math.inverse, "Shape": lambda x: x.shape, "Rank": lambda x: x.ndim, "Size": lambda x: x.size,
-    "DType": lambda x: x.dtype, "Reshape": array.reshape, "Transpose": array.transpose,
-    "ExpandDims": array.expand_dims, "Tile": array.tile, "GatherNd": array.gather_nd,
-    "ScatterNd": array.scatter_nd, "TensorScatterUpdate": array.tensor_scatter_update,
-    "TensorScatterAdd": array.tensor_scatter_add, "Slice": array.slice, "MaskedFill": array.masked_fill,
-    "Cast": math.cast, "Zeros": lambda shape, dtype=None: array.zeros(shape, dtype),
-    "Ones": lambda shape, dtype=None: array.ones(shape, dtype), "Fill": array.fill,
-    "Eye": lambda n, m, t: array.eye(n, m, t), "GatherD": array.gather_d,
-    "Gather": lambda params, indices, axis, batch_dims=0: array.gather(params, indices, axis, batch_dims),
-    "Elu": nn_ops.elu, "GeLU": nn_ops.gelu, "Softplus": nn_ops.softplus,
-}  # fmt: skip
+    "Div": math.div,
+    "RealDiv": math.div,
+    "Sigmoid": nn_ops.sigmoid,
+    "ReLU": nn_ops.relu,
+    "ReLU6": nn_ops.relu6,
+    "SiLU": nn_ops.silu,
+    "HSwish": nn_ops.hardswish,
+    "HSigmoid": nn_ops.hardsigmoid,
+    "Mish": nn_ops.mish,
+    "SeLU": nn_ops.selu,
+    "Softsign": nn_ops.softsign,
+    "Select": array.select,
+    "ZerosLike": array.zeros_like,
+    "OnesLike": array.ones_like,
+    "AddN": math.addn,
+    "Identity": math.identity,
+    "StopGradient": math.stop_gradient,
+    "MatrixInverse": math.inverse,
+    "Shape": lambda x: x.shape,
+    "Rank": lambda x: x.ndim,
+    "Size": lambda x: x.size,
+    "DType": lambda x: x.dtype,
+    "Reshape": array.reshape,
+    "Transpose": array.transpose,
+    "ExpandDims": array.expand_dims,
+    "Tile": array.tile,
+    "GatherNd": array.gather_nd,
+    "ScatterNd": array.scatter_nd,
+    "TensorScatterUpdate": array.tensor_scatter_update,
+    "TensorScatterAdd": array.tensor_scatter_add,
+    "Slice": array.slice,
+    "MaskedFill": array.masked_fill,
+    "Cast": math.cast,
+    "Zeros": lambda shape, dtype=None: array.zeros(shape, dtype),
+    "Ones": lambda shape, dtype=None: array.ones(shape, dtype),
+    "Fill": array.fill,
+    "Eye": lambda n, m, t: array.eye(n, m, t),
+    "Elu": nn_ops.elu,
+    "GeLU": nn_ops.gelu,
+    "Softplus": nn_ops.softplus,
+}
+for _name, _cls in CLASSES.items():  # the classes of the faces table
+    globals()[_name] = _cls
+    __all__.append(_name)
 for _name, _fn in _SIMPLE.items():
     globals()[_name] = _simple(_name, _fn)
     __all__.append(_name)

@@ -18,6 +18,7 @@ from kiln._core.primitive import op_error
 from kiln._core.tensor import Parameter, Tensor
 from kiln._core.tree import flatten
 from kiln._pynative import autograd, tape
+from kiln._pynative.nested import call_with_graph_semantics, record
 
 __all__ = ["get_grad", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
 
@@ -141,7 +142,6 @@ def _vmap_in_graph(trace, fn: Callable, args: tuple, in_axes, out_axes):
     nested graph over the batch with the backend's vmap, so gradients, value checks and control flow inside
     `fn` work as they do outside.
     """
-    from kiln._pynative.nested import call_with_graph_semantics, record  # noqa: PLC0415  (a sibling layer)
 
     args = tuple(args)
     tensors = _tensor_leaves(args)
@@ -335,7 +335,6 @@ def jvp(fn: Callable, inputs, v, has_aux: bool = False):
 def _jvp_in_graph(trace, fn: Callable, xs: tuple, vs: tuple, has_aux: bool):
     """Inside a graph being recorded: `fn` recorded as a nested graph, one `jvp` equation (the backend's
     forward mode over the nested graph when lowered)."""
-    from kiln._pynative.nested import call_with_graph_semantics, record  # noqa: PLC0415  (a sibling layer)
 
     nested = record(
         trace, "jvp", lambda *a: call_with_graph_semantics(G.current(), fn, a), list(xs), list(range(len(xs)))

@@ -8,6 +8,8 @@ from kiln._core.tensor import Tensor
 from kiln.mint import _ops as M
 from kiln.ops import image
 from kiln.ops import nn as nn_ops
+from kiln.ops._args import split_padding
+from kiln.ops.faces import MINT
 from kiln.ops.nn import conv
 
 __all__ = [
@@ -177,31 +179,20 @@ def linear(input, weight, bias=None) -> Tensor:
     return out if bias is None else ops.add(out, bias)
 
 
-def _conv_padding(padding):
-    if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise ValueError(f"'padding' must be 'same', 'valid' or ints, but got {padding!r}.")
-        return padding, 0
-    return "pad", padding
-
-
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
     """1-D convolution over (N, C, L) (padding: an int, a 1-tuple, 'same' or 'valid')."""
-    mode, pad = _conv_padding(padding)
+    mode, pad = split_padding(padding)
     if isinstance(pad, (tuple, list)) and len(pad) == 1:
         pad = pad[0]
     return nn_ops.conv1d(input, weight, bias, stride, mode, pad, dilation, groups)
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
-    """2-D convolution over (N, C, H, W) (padding: an int, (pad_h, pad_w), 'same' or 'valid')."""
-    mode, pad = _conv_padding(padding)
-    return nn_ops.conv2d(input, weight, bias, stride, mode, pad, dilation, groups)
+conv2d = MINT["conv2d"]  # faces table
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
     """3-D convolution over (N, C, D, H, W) (padding: an int, a triple, 'same' or 'valid')."""
-    mode, pad = _conv_padding(padding)
+    mode, pad = split_padding(padding)
     return nn_ops.conv3d(input, weight, bias, stride, mode, pad, dilation, groups)
 
 
@@ -444,8 +435,10 @@ poisson_nll_loss, gaussian_nll_loss, ctc_loss = ops.poisson_nll_loss, ops.gaussi
 
 # ---------------------------------------------------------------------------------------------- shape, resampling
 def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    """Merge dimensions start_dim..end_dim."""
-    return M.flatten(input, start_dim, end_dim)
+    """Merge dimensions start_dim..end_dim (a 0-d input becomes shape (1,))."""
+    if input.ndim == 0:
+        return ops.reshape(input, (1,))
+    return ops.flatten(input, start_dim=start_dim, end_dim=end_dim)
 
 
 def pad(input, pad, mode: str = "constant", value=None) -> Tensor:  # noqa: A002

@@ -16,7 +16,7 @@ from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import HeUniform, Initializer, Uniform, initializer
 from kiln.nn.cell import Cell
 from kiln.nn.layer._checks import positive_int
-from kiln.ops.nn._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
+from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.conv import conv_transpose
 
 __all__ = ["Conv1d", "Conv1dTranspose", "Conv2d", "Conv2dTranspose", "Conv3d", "Conv3dTranspose"]

@@ -9,7 +9,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
-from kiln.ops.nn._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
+from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.pooling import (  # noqa: I001
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,

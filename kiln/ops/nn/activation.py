@@ -9,6 +9,7 @@ from kiln._core.tensor import Tensor
 from kiln._prims.nn import activation as prims_activation
 from kiln.ops import array, math
 from kiln.ops._helpers import REGISTRY, apply, make_unary, op_error
+from kiln.ops.faces import functional
 from kiln.ops.random import _unit_uniform
 
 __all__ = [
@@ -48,9 +49,7 @@ __all__ = [
 
 def soft_shrink(input, lambd=0.5) -> Tensor:
     """Soft shrinkage (`ops.softshrink`)."""
-    from kiln.ops import nn as nn_ops  # noqa: PLC0415
-
-    return nn_ops.softshrink(input, lambd)
+    return softshrink(input, lambd)
 
 
 def fast_gelu(x) -> Tensor:
@@ -61,9 +60,7 @@ def fast_gelu(x) -> Tensor:
 
 def inplace_sigmoid(input) -> Tensor:
     """sigmoid of `input` in place."""
-    from kiln.ops import nn as nn_ops  # noqa: PLC0415
-
-    return input.assign_value(nn_ops.sigmoid(input))
+    return input.assign_value(sigmoid(input))
 
 
 sigmoid_ = inplace_sigmoid
@@ -71,10 +68,8 @@ sigmoid_ = inplace_sigmoid
 
 def log_softmax_ext(input, dim=None, dtype=None) -> Tensor:
     """log_softmax over `dim` (None: the last), computed after casting to `dtype`."""
-    from kiln.ops import nn as nn_ops  # noqa: PLC0415
-
     x = input if dtype is None else math.cast(input, dtype)
-    return nn_ops.log_softmax(x, -1 if dim is None else dim)
+    return log_softmax(x, -1 if dim is None else dim)
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1) -> Tensor:
@@ -120,7 +115,7 @@ logsigmoid = make_unary("LogSigmoid", "logsigmoid")
 
 tanhshrink = make_unary("Tanhshrink", "tanhshrink")
 
-tanh = make_unary("Tanh", "tanh")
+tanh = functional("tanh")  # the elementwise face (faces table)
 
 
 def _axes(axis):

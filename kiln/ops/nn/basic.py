@@ -8,8 +8,9 @@ from kiln._prims.nn import dense as prims_dense
 from kiln._prims.nn import dropout as prims_dropout
 from kiln._prims.nn import embedding as prims_embedding
 from kiln.ops import array, math
+from kiln.ops._args import check_probability
 from kiln.ops._helpers import apply, op_error
-from kiln.ops.nn._args import check_probability
+from kiln.ops.random import rand
 
 __all__ = ["bidense", "dense", "dropout", "embedding", "cosine_similarity", "dropout1d", "dropout2d", "dropout3d"]
 
@@ -92,8 +93,6 @@ def _channel_dropout(op: str, input, p, training, spatial: int):
     mask_shape = tuple(input.shape[: input.ndim - spatial]) + (1,) * spatial
     if p == 1:
         return array.zeros_like(input)
-    from kiln.ops.random import rand  # noqa: PLC0415  (ops.random imports the Primitive classes, which import this)
-
     keep = math.cast(math.greater_equal(rand(*mask_shape), p), input.dtype)
     return math.mul(input, math.mul(keep, 1.0 / (1.0 - p)))
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from kiln._core.tensor import Tensor
 from kiln._prims.nn import conv as C
 from kiln._prims.nn import unfold as prims_unfold
+from kiln.ops._args import conv_attrs, ntuple, pad_mode_of, pad_pairs
 from kiln.ops._helpers import apply, op_error
-from kiln.ops.nn._args import ntuple, pad_mode_of, pad_pairs
+from kiln.ops.faces import functional
 
 __all__ = [
     "col2im",
@@ -112,20 +113,6 @@ _CONV = {1: C.Conv1D, 2: C.Conv2D, 3: C.Conv3D}
 _TRANSPOSE = {1: C.Conv1DTranspose, 2: C.Conv2DTranspose, 3: C.Conv3DTranspose}
 
 
-def conv_attrs(op: str, nd: int, stride, pad_mode, padding, dilation, groups, data_format) -> tuple:
-    """The Conv primitive's attribute tuple from user arguments."""
-    if isinstance(padding, str):  # conv2d(x, w, padding='same') as in MindSpore's newer API
-        pad_mode, padding = padding, 0
-    return (
-        ntuple(op, "stride", stride, nd),
-        pad_mode_of(op, pad_mode),
-        pad_pairs(op, padding, nd),
-        ntuple(op, "dilation", dilation, nd),
-        groups,
-        data_format,
-    )
-
-
 def _conv(nd, input, weight, bias, stride, pad_mode, padding, dilation, groups, data_format):
     prim = _CONV[nd]
     attrs = conv_attrs(prim.name, nd, stride, pad_mode, padding, dilation, groups, data_format)
@@ -151,27 +138,7 @@ def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     return _conv(1, input, weight, bias, stride, pad_mode, padding, dilation, groups, "NCHW")
 
 
-def conv2d(
-    input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1, *, data_format="NCHW"
-) -> Tensor:
-    """2-D convolution over (N, C_in, H, W).
-
-    Args:
-        input (Tensor): (N, C_in, H, W) (or (N, H, W, C_in) with data_format 'NHWC').
-        weight (Tensor): (C_out, C_in / groups, kH, kW).
-        bias (Tensor, optional): (C_out,).
-        stride (Union[int, tuple[int]]): step of the window. Default: 1.
-        pad_mode (str): 'valid', 'same' or 'pad'. Default: 'valid'.
-        padding (Union[int, tuple[int]]): for pad_mode 'pad': one value, (pad_h, pad_w) or
-            (top, bottom, left, right). A string 'same' / 'valid' sets pad_mode.
-        dilation (Union[int, tuple[int]]): spacing of kernel taps. Default: 1.
-        groups (int): number of channel groups. Default: 1.
-        data_format (str): 'NCHW' or 'NHWC' (keyword only).
-
-    Returns:
-        Tensor of shape (N, C_out, H_out, W_out).
-    """
-    return _conv(2, input, weight, bias, stride, pad_mode, padding, dilation, groups, data_format)
+conv2d = functional("conv2d")  # faces table
 
 
 def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1) -> Tensor:

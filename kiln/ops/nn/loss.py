@@ -13,9 +13,9 @@ from kiln._core.tensor import Tensor
 from kiln._prims.nn import loss as L
 from kiln._prims.nn import loss as prims_loss
 from kiln.ops import array, math
+from kiln.ops._args import check_reduction
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.nn import activation
-from kiln.ops.nn._args import check_reduction
 
 __all__ = [
     "multilabel_margin_loss",

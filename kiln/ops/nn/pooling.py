@@ -10,9 +10,9 @@ from kiln._core.tensor import Tensor
 from kiln._prims.nn import pool as P
 from kiln._prims.nn import pool as prims_pool
 from kiln.ops import array, math
+from kiln.ops._args import ntuple, pad_mode_of, pad_pairs
 from kiln.ops._helpers import REGISTRY, apply, op_error
 from kiln.ops.nn import activation
-from kiln.ops.nn._args import ntuple, pad_mode_of, pad_pairs
 
 __all__ = [
     "max_pool1d",

@@ -1,4 +1,4 @@
-"""Argument normalisation shared by the functional nn ops, their Primitive classes and the layers.
+"""Argument normalisation shared by the functional nn ops, their Primitive classes, the faces table and the layers.
 
 Attributes become the static tuples the primitives expect; values are
 validated by the primitives' checks, and `check_*` helpers let layer
@@ -90,3 +90,26 @@ def check_probability(op: str, name: str, value, *, low_open: bool = False, high
         rng = f"{'(' if low_open else '['}0, 1{')' if high_open else ']'}"
         raise op_error(op, f"'{name}' must be in {rng}, but got {value}.")
     return float(value)
+
+
+def conv_attrs(op: str, nd: int, stride, pad_mode, padding, dilation, groups, data_format) -> tuple:
+    """The Conv primitive's attribute tuple from user arguments."""
+    if isinstance(padding, str):  # conv2d(x, w, padding='same') as in MindSpore's newer API
+        pad_mode, padding = padding, 0
+    return (
+        ntuple(op, "stride", stride, nd),
+        pad_mode_of(op, pad_mode),
+        pad_pairs(op, padding, nd),
+        ntuple(op, "dilation", dilation, nd),
+        groups,
+        data_format,
+    )
+
+
+def split_padding(padding) -> tuple:
+    """PyTorch-style `padding` (ints, 'same' or 'valid') as MindSpore's (pad_mode, pad)."""
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"'padding' must be 'same', 'valid' or ints, but got {padding!r}.")
+        return padding, 0
+    return "pad", padding

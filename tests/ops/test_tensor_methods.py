@@ -1,4 +1,4 @@
-"""Tensor and Parameter methods installed by kiln/ops/extra_tensor_methods.py."""
+"""Tensor and Parameter methods installed by kiln/ops/tensor_methods.py."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import numpy as np
 
 import kiln
 from kiln import Parameter, Tensor, ops
-from kiln.ops import extra_tensor_methods
+from kiln.ops import tensor_methods
 
 
 def test_every_listed_method_is_the_functional_op():
     x = Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
-    for name in extra_tensor_methods.FROM_OPS:
+    for name in tensor_methods.FROM_OPS:
         assert callable(getattr(Tensor, name)), name
     np.testing.assert_allclose(x.inverse().asnumpy(), ops.inverse(x).asnumpy())
     np.testing.assert_allclose(x.mm(x).asnumpy(), x.asnumpy() @ x.asnumpy())

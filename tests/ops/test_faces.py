@@ -1,0 +1,126 @@
+"""The faces table (kiln/ops/faces.py): every face it lists is the object its row builds, names are unique per
+namespace, and the faces the issue found drifting (mint.softmax, unbind, deg2rad) behave as MindSpore's."""
+
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.mint
+import kiln.numpy
+from kiln import Tensor, mint, ops
+from kiln._core.primitive import REGISTRY
+from kiln.ops import faces
+
+KILN = pathlib.Path(kiln.__file__).parent
+
+
+def test_every_listed_face_resolves_to_its_row():
+    for row in faces.ROWS:
+        assert row.prim in REGISTRY, row.prim
+        for name in row.functional:
+            assert getattr(ops, name) is faces.FUNCTIONAL[name], name
+        for cls in row.classes:
+            assert getattr(ops, cls) is faces.CLASSES[cls], cls
+            assert getattr(ops.operations, cls) is faces.CLASSES[cls], cls
+        for name in (*row.methods, *row.method_impl, *row.operators):
+            assert Tensor.__dict__[name] is faces.METHODS[name], name
+        for name in (*row.mint, *row.mint_impl):
+            assert getattr(mint, name) is faces.MINT[name], name
+        for name in row.numpy:
+            assert getattr(kiln.numpy, name).op is faces.FUNCTIONAL[row.functional[0]], name
+
+
+def test_generated_faces_compute_the_primitive():
+    x, y = Tensor(np.array([1.0, -2.0, 3.0], np.float32)), Tensor(np.array([0.5, 0.5, 2.0], np.float32))
+    expect = np.array([1.5, -1.5, 5.0], np.float32)
+    for out in (ops.add(x, y), ops.Add()(x, y), x.add(y), x + y, mint.add(x, y), kiln.numpy.add(x, y)):
+        np.testing.assert_allclose(out.asnumpy(), expect)
+    np.testing.assert_allclose(x.add(y, alpha=2).asnumpy(), [2.0, -1.0, 7.0])
+    np.testing.assert_allclose(mint.add(x, y, alpha=2).asnumpy(), [2.0, -1.0, 7.0])
+    np.testing.assert_allclose((1.0 + x).asnumpy(), [2.0, -1.0, 4.0])
+    p = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    i = Tensor(np.array([2, 0], np.int32))
+    for out in (ops.gather(p, i, 1), ops.Gather()(p, i, 1), p.gather(i, 1)):
+        np.testing.assert_array_equal(out.asnumpy(), [[2.0, 0.0], [5.0, 3.0]])
+    img = Tensor(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4))
+    w = Tensor(np.ones((2, 1, 3, 3), np.float32))
+    ref = ops.conv2d(img, w).asnumpy()
+    np.testing.assert_allclose(ref[0, 0], [[45.0, 54.0], [81.0, 90.0]])
+    np.testing.assert_allclose(ops.Conv2D(2, 3)(img, w).asnumpy(), ref)
+    np.testing.assert_allclose(mint.conv2d(img, w).asnumpy(), ref)
+    np.testing.assert_allclose(mint.nn.functional.conv2d(img, w, padding="valid").asnumpy(), ref)
+
+
+@pytest.mark.parametrize(("name", "cls", "prim"), [("add", "Add", "Add"), ("conv2d", "Conv2D", "Conv2D"),
+                                                   ("gather", "Gather", "Gather")])  # fmt: skip
+def test_add_conv2d_gather_are_declared_once(name, cls, prim):
+    rows = [row for row in faces.ROWS if row.prim == prim]
+    assert len(rows) == 1 and name in rows[0].functional and cls in rows[0].classes
+    declared = [str(p.relative_to(KILN)) for p in (KILN / "_prims").rglob("*.py") if f'"{prim}"' in p.read_text()]
+    assert len(declared) == 1, declared  # one primitive declaration
+    # outside the table and the declarations, a face may only be bound to the table's object
+    pattern = (
+        rf'^(def {name}\(|class {cls}\b|{name} = (?!functional\(|MINT\[|_binary\("{name}", functional\()|{cls} = )'
+    )
+    defined = [
+        str(p.relative_to(KILN))
+        for p in KILN.rglob("*.py")
+        if p.parts[-2] != "_prims" and "_prims" not in p.relative_to(KILN).parts[:1] and p.name != "faces.py"
+        and re.search(pattern, p.read_text(), re.M)
+    ]  # fmt: skip
+    assert defined == [], defined
+
+
+def test_public_names_come_from_disjoint_families():
+    names = [n for family in ops._FAMILIES for n in family.__all__]
+    assert len(names) == len(set(names))
+    nn_names = [n for family in ops.nn._FAMILIES for n in family.__all__]
+    assert len(nn_names) == len(set(nn_names))
+    mint_names = [n for family in kiln.mint._FAMILIES for n in family.__all__]
+    assert len(mint_names) == len(set(mint_names))
+
+
+def test_mint_softmax_is_the_functional_one():
+    # MindSpore documents mint.softmax as an alias of mint.nn.functional.softmax
+    assert mint.softmax is mint.nn.functional.softmax
+    x = np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 4.0]], np.float32)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(mint.softmax(Tensor(x), 1).asnumpy(), e / e.sum(axis=1, keepdims=True), rtol=1e-6)
+    np.testing.assert_allclose(mint.softmax(Tensor(x)).asnumpy(), e / e.sum(axis=1, keepdims=True), rtol=1e-6)
+    e0 = np.exp(x - x.max(axis=0, keepdims=True))
+    out = mint.softmax(Tensor(x), dim=0, dtype=kiln.float64)
+    assert out.dtype == kiln.float64
+    np.testing.assert_allclose(out.asnumpy(), e0 / e0.sum(axis=0, keepdims=True), rtol=1e-6)
+
+
+def test_unbind_takes_dim_as_mindspore():
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert Tensor.unbind is ops.unbind
+    for parts in (ops.unbind(x, dim=1), ops.unbind(x, 1), x.unbind(1), x.unbind(dim=1)):
+        assert isinstance(parts, tuple) and len(parts) == 3
+        np.testing.assert_array_equal(parts[2].asnumpy(), [2.0, 5.0])
+    rows = ops.unbind(x)
+    assert len(rows) == 2
+    np.testing.assert_array_equal(rows[1].asnumpy(), [3.0, 4.0, 5.0])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_deg2rad_keeps_the_float_dtype(dtype):
+    x = np.array([180.0, -90.0, 45.0], dtype)
+    for out in (ops.deg2rad(Tensor(x)), Tensor(x).deg2rad()):
+        assert out.asnumpy().dtype == dtype
+        np.testing.assert_allclose(out.asnumpy(), np.deg2rad(x), rtol=1e-3 if dtype == np.float16 else 1e-7)
+    for out in (ops.rad2deg(Tensor(x)), Tensor(x).rad2deg()):
+        assert out.asnumpy().dtype == dtype
+        np.testing.assert_allclose(out.asnumpy(), np.rad2deg(x), rtol=1e-3 if dtype == np.float16 else 1e-7)
+
+
+def test_deg2rad_rejects_integers_as_mindspore():
+    x = Tensor(np.array([180, 90], np.int32))
+    with pytest.raises(TypeError, match="deg2rad"):
+        ops.deg2rad(x)
+    with pytest.raises(TypeError, match="deg2rad"):
+        x.deg2rad()
