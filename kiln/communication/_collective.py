@@ -44,7 +44,7 @@ def check_group(name: str, group) -> str:
 
 def _check_tensor(name: str, x) -> None:
     if not isinstance(x, Tensor):
-        raise TypeError(f"For '{name}', the input must be a Tensor, but got {type(x).__name__}.")
+        raise TypeError(f"{name} communicates Tensors; it got a {type(x).__name__} (wrap it with Tensor(...)).")
     if is_tracer(x._data):
         raise NotImplementedError(
             f"For '{name}', collective communication cannot run inside a backend transformation (vmap); use it "

@@ -148,7 +148,8 @@ class Model:
         if not self._metric_fns:
             return eval_network, eval_indexes
         if eval_network is not None:
-            if eval_indexes is not None and not (isinstance(eval_indexes, list) and len(eval_indexes) == 3):
+            three_positions = isinstance(eval_indexes, list) and len(eval_indexes) == 3
+            if eval_indexes is not None and not three_positions:
                 raise ValueError(f"Model: 'eval_indexes' must be a list of 3 ints or None, but got {eval_indexes!r}.")
             return eval_network, eval_indexes
         if self._loss_fn is None:
@@ -177,15 +178,18 @@ class Model:
             outputs = (outputs,)
         if not isinstance(outputs, (tuple, list)):
             raise ValueError(f"The evaluation network must return a Tensor or a tuple, but got {type(outputs)}.")
-        if self._eval_indexes is not None and len(outputs) < 3:
-            raise ValueError(f"The evaluation network must return (loss, logits, label), but got {len(outputs)} items.")
-        for metric in self._metric_fns.values():
-            if self._eval_indexes is None:
+        if self._eval_indexes is None:  # every metric reads the whole output
+            for metric in self._metric_fns.values():
                 metric.update(*outputs)
-            elif isinstance(metric, Loss):
-                metric.update(outputs[self._eval_indexes[0]])
+            return
+        if len(outputs) < 3:
+            raise ValueError(f"The evaluation network must return (loss, logits, label), but got {len(outputs)} items.")
+        loss, logits, label = (outputs[i] for i in self._eval_indexes)
+        for metric in self._metric_fns.values():
+            if isinstance(metric, Loss):
+                metric.update(loss)
             else:
-                metric.update(outputs[self._eval_indexes[1]], outputs[self._eval_indexes[2]])
+                metric.update(logits, label)
 
     # -- callbacks -----------------------------------------------------------------------------------
     @staticmethod

@@ -50,12 +50,31 @@ def test_shape_and_init_constructor():
         Tensor()
 
 
-@pytest.mark.parametrize("dtype", [kiln.float16, kiln.int32, kiln.bool_, kiln.float64, np.int8, "float32", float])
-def test_astype(data, dtype):
+# What MindSpore 2.10's Tensor.astype gives for each way of naming a dtype, stated here, not asked of Kiln.
+ASTYPE_EXPECTED = [
+    (kiln.float16, "Float16", np.float16),
+    (kiln.int32, "Int32", np.int32),
+    (kiln.bool_, "Bool", np.bool_),
+    (kiln.float64, "Float64", np.float64),
+    (np.int8, "Int8", np.int8),
+    ("float32", "Float32", np.float32),
+    pytest.param(
+        float,
+        "Float64",
+        np.float64,
+        marks=pytest.mark.xfail(
+            strict=True, reason="Kiln maps Python float to Float32 (kiln/_core/dtype.py to_dtype); MindSpore to Float64"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("dtype", "name", "np_dtype"), ASTYPE_EXPECTED)
+def test_astype(data, dtype, name, np_dtype):
     out = Tensor(data).astype(dtype)
-    want = kiln.dtype.to_dtype(dtype)
-    assert out.dtype is want
-    np.testing.assert_array_equal(out.asnumpy(), data.astype(want.np))
+    assert str(out.dtype) == name
+    assert out.asnumpy().dtype == np_dtype
+    np.testing.assert_array_equal(out.asnumpy(), data.astype(np_dtype))
 
 
 def test_item_tolist_and_python_conversions():

@@ -128,7 +128,7 @@ def test_fractional_max_pool_gradient_and_random_samples():
     np.testing.assert_array_equal(g, want)
     y = nn.FractionalMaxPool2d(2, output_ratio=0.5)(x)  # samples drawn
     assert y.shape == (2, 3, 4, 4)
-    with pytest.raises(ValueError, match="can not be None"):
+    with pytest.raises(ValueError, match="needs the output size: pass output_size or output_ratio"):
         nn.FractionalMaxPool3d(2)
 
 

@@ -143,8 +143,8 @@ class CMUArcticDataset(_WavFiles):
 
     Args:
         dataset_dir: the folder holding cmu_us_<name>_arctic/.
-        name: the speaker ("aew", "ahw", "aup", "awb", "axb", "bdl", "clb", "eey", "fem", "gka", "jmk", "ksp",
-            "ljm", "lnh", "rms", "rxr", "slp" or "slt"; None: "aew").
+        name: which of the 18 Arctic voices to read, by its three-letter code (listed in `_NAMES`);
+            None reads "aew".
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
     """
 
@@ -183,8 +183,8 @@ class LibriTTSDataset(_WavFiles):
 
     Args:
         dataset_dir: the folder holding the usage folders (train-clean-100/<speaker>/<chapter>/...).
-        usage: "dev-clean", "dev-other", "test-clean", "test-other", "train-clean-100", "train-clean-360",
-            "train-other-500" or "all" (None: all).
+        usage: one of the seven LibriTTS subsets (named in `_USAGES`, e.g. "dev-clean"), or "all";
+            None reads all of them.
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache: as for MnistDataset.
     """
 

@@ -453,7 +453,7 @@ def _range(value, name: str, center: float | None = None, low: float = 0.0) -> t
     """A number x (-> (center - x, center + x) or (0, x)) or a (min, max) pair."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         if value < 0:
-            raise ValueError(f"{name} must be non-negative, but got {value}.")
+            raise ValueError(f"{name} is {value}; a range half-width cannot be negative: pass 0 or more.")
         pair = (max(low, center - value), center + value) if center is not None else (low, float(value))
     elif isinstance(value, Sequence) and len(value) == 2:
         pair = (float(value[0]), float(value[1]))

@@ -47,11 +47,12 @@ class LRScheduler:
             for group in optimizer.param_groups:
                 group.setdefault("initial_lr", float(group["lr"].asnumpy()))
         else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer"
-                    )
+            missing = [i for i, group in enumerate(optimizer.param_groups) if "initial_lr" not in group]
+            if missing:
+                raise KeyError(
+                    f"param_groups{missing} have no 'initial_lr': a scheduler resumed with last_epoch != -1 needs "
+                    "the optimizer a scheduler wrote it into (create one with last_epoch=-1 first)"
+                )
         self.base_lrs = [float(group["initial_lr"]) for group in optimizer.param_groups]
         self.optimizer = optimizer
         self._last_lr = list(optimizer.lrs)
@@ -106,9 +107,11 @@ class StepLR(LRScheduler):
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1) -> None:
         if not isinstance(step_size, int):
-            raise TypeError(f"For 'StepLR', the 'step_size' must be int, but got {type(step_size)}.")
+            raise TypeError(
+                f"StepLR: step_size is a {type(step_size).__name__}; give the epochs between decays as an int."
+            )
         if not isinstance(gamma, float):
-            raise TypeError(f"For 'StepLR', the 'gamma' must be float, but got {type(gamma)}.")
+            raise TypeError(f"StepLR: gamma is a {type(gamma).__name__}; give the decay factor as a float, e.g. 0.1.")
         self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
 
@@ -117,9 +120,8 @@ class StepLR(LRScheduler):
         return [ops.select(keep, lr, lr * self.gamma) for lr in cur]
 
     def get_lr(self):
-        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
-            return self._current()
-        return [lr * self.gamma for lr in self._current()]
+        decays_now = self.last_epoch > 0 and self.last_epoch % self.step_size == 0
+        return [lr * self.gamma for lr in self._current()] if decays_now else self._current()
 
     def _get_closed_form_lr(self):
         return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
@@ -152,9 +154,11 @@ class ConstantLR(LRScheduler):
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1) -> None:
         if factor > 1.0 or factor < 0:
-            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+            raise ValueError(f"ConstantLR: factor is {factor}; it scales the learning rate and must lie in [0, 1].")
         if not isinstance(total_iters, int):
-            raise TypeError(f"For 'ConstantLR', the type of total_iters must be int, but got {type(total_iters)}.")
+            raise TypeError(
+                f"ConstantLR: total_iters is a {type(total_iters).__name__}; give the step count as an int."
+            )
         self.factor, self.total_iters = factor, total_iters
         super().__init__(optimizer, last_epoch)
 
@@ -179,12 +183,12 @@ class LinearLR(LRScheduler):
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1) -> None:
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError(
-                "Starting multiplicative factor expected to be greater than 0 and less than or equal to 1."
+                f"LinearLR: start_factor is {start_factor}; it must lie in (0, 1] (0 would leave nothing to scale)."
             )
         if end_factor > 1.0 or end_factor < 0:
-            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+            raise ValueError(f"LinearLR: end_factor is {end_factor}; it must lie in [0, 1].")
         if not isinstance(total_iters, int):
-            raise TypeError(f"For 'LinearLR', the type of total_iters must be int, but got {type(total_iters)}.")
+            raise TypeError(f"LinearLR: total_iters is a {type(total_iters).__name__}; give the step count as an int.")
         self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
         super().__init__(optimizer, last_epoch)
 
@@ -214,7 +218,7 @@ class ExponentialLR(LRScheduler):
 
     def __init__(self, optimizer, gamma, last_epoch=-1) -> None:
         if not isinstance(gamma, float):
-            raise TypeError(f"For 'ExponentialLR', the 'gamma' must be float, but got {type(gamma)}.")
+            raise TypeError(f"ExponentialLR: gamma is a {type(gamma).__name__}; give the per-epoch factor as a float.")
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
@@ -235,11 +239,13 @@ class PolynomialLR(LRScheduler):
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1) -> None:
         if not isinstance(power, float):
-            raise TypeError(f"For 'PolynomialLR', the 'power' must be float, but got {type(power)}.")
+            raise TypeError(f"PolynomialLR: power is a {type(power).__name__}; give the exponent as a float, e.g. 1.0.")
         if power < 0:
-            raise ValueError(f"For 'PolynomialLR', the 'power' must be >= 0, but got {power}.")
+            raise ValueError(f"PolynomialLR: power is {power}; a negative exponent would grow the rate: use 0 or more.")
         if not isinstance(total_iters, int):
-            raise TypeError(f"For 'PolynomialLR', the type of total_iters must be int, but got {type(total_iters)}.")
+            raise TypeError(
+                f"PolynomialLR: total_iters is a {type(total_iters).__name__}; give the step count as an int."
+            )
         self.total_iters, self.power = total_iters, power
         super().__init__(optimizer, last_epoch)
 
@@ -251,9 +257,9 @@ class PolynomialLR(LRScheduler):
         return [ops.select(keep, lr, lr * factor) for lr in cur]
 
     def get_lr(self):
-        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
-            return self._current()
         t, n = self.last_epoch, self.total_iters
+        if not 0 < t <= n:  # before the first step and after the last the rate holds
+            return self._current()
         factor = ((1.0 - t / n) / (1.0 - (t - 1) / n)) ** self.power
         return [lr * factor for lr in self._current()]
 
@@ -300,9 +306,13 @@ class CosineAnnealingLR(LRScheduler):
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1) -> None:  # noqa: N803  (MindSpore's name)
         if not isinstance(eta_min, (float, int)):
-            raise TypeError(f"For 'CosineAnnealingLR', the 'eta_min' must be float or int, but got {type(eta_min)}.")
+            raise TypeError(
+                f"CosineAnnealingLR: eta_min is a {type(eta_min).__name__}; give the floor rate as a number."
+            )
         if not isinstance(T_max, int):
-            raise TypeError(f"For 'CosineAnnealingLR', the 'T_max' must be int, but got {type(T_max)}.")
+            raise TypeError(
+                f"CosineAnnealingLR: T_max is a {type(T_max).__name__}; give the half-period in steps as an int."
+            )
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 
@@ -423,8 +433,9 @@ class SequentialLR:
         _check_optimizer(optimizer)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
-                "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
-                f"milestone points, but got {len(schedulers)} and {len(milestones)}."
+                f"SequentialLR: {len(schedulers)} schedulers and {len(milestones)} milestones; each milestone "
+                "hands over "
+                "to the next scheduler, so pass one milestone fewer than schedulers."
             )
         for s in schedulers:
             if s.optimizer is not optimizer:

@@ -79,10 +79,12 @@ class Optimizer(Cell):
         params = list(params)
         for p in params:
             if not isinstance(p, Parameter):
-                raise TypeError(f"Optimizer can only optimize Parameters, but one of the params is {type(p)}.")
+                raise TypeError(
+                    f"a parameter group holds a {type(p).__name__}; optimizers update Parameter objects only."
+                )
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
-            raise ValueError("some parameters appear in more than one parameter group.")
+            raise ValueError("a Parameter of this group is already in another group; give each Parameter to one group.")
         group = dict(group, params=params)
         for name, default in self.defaults.items():
             group.setdefault(name, default)
@@ -90,7 +92,9 @@ class Optimizer(Cell):
         lr = group["lr"]
         if isinstance(lr, Tensor):
             if lr.ndim != 0:
-                raise ValueError("For 'Optimizer', if 'learning_rate' is a Tensor, then it should be scalar Tensor")
+                raise ValueError(
+                    f"the learning rate Tensor has shape {lr.shape}; pass a 0-d Tensor (one rate per group)."
+                )
             lr = float(lr.asnumpy())
         if not isinstance(lr, (int, float)) or isinstance(lr, bool) or lr < 0:
             raise TypeError(f"For 'Optimizer', the argument 'learning_rate' must be a non-negative int, float or "
@@ -179,10 +183,10 @@ class SGD(Optimizer):
                 raise TypeError(f"For 'SGD', the type of '{name}' must be bool, but got {type(v).__name__}.")
         super().__init__(params, dict(lr=lr, momentum=float(momentum), dampening=float(dampening),
                                       weight_decay=weight_decay, nesterov=nesterov, maximize=maximize))  # fmt: skip
-        if nesterov and (momentum <= 0.0 or dampening != 0.0):
+        if nesterov and not (momentum > 0.0 and dampening == 0.0):
             raise ValueError(
-                "For 'SGD', if 'nesterov' is true, 'momentum' must be > 0.0 and 'dampening' must equal to 0.0, but "
-                f"got 'momentum' {momentum}, 'dampening' {dampening}"
+                f"SGD(nesterov=True) needs momentum > 0 and dampening == 0; got momentum={momentum}, "
+                f"dampening={dampening}"
             )
         self.accum = self.parameters.clone(prefix="accum", init="zeros")
         self.stat = self.parameters.clone(prefix="stat", init="ones")
@@ -389,9 +393,9 @@ class ASGD(_StepT):
         _positive("ASGD", "lr", lr)
         _positive("ASGD", "weight_decay", weight_decay)
         if not isinstance(lambd, float):
-            raise TypeError(f"For 'ASGD', the type of lambd must be float, but got {type(lambd)}.")
+            raise TypeError(f"ASGD: lambd is a {type(lambd).__name__}; give the decay term as a float.")
         if not isinstance(t0, float):
-            raise TypeError(f"For 'ASGD', the type of t0 must be float, but got {type(t0)}.")
+            raise TypeError(f"ASGD: t0 is a {type(t0).__name__}; give the averaging start point as a float.")
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                                       maximize=maximize))  # fmt: skip
         self.mu = ParameterTuple(Parameter(Tensor(np.float32(1.0)), name="mu_" + p.name) for p in self.parameters)

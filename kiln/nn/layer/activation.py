@@ -322,11 +322,11 @@ class RReLU(Cell):
             if not isinstance(v, (int, float)) or isinstance(v, bool):
                 raise TypeError(f"For 'RReLU', '{name}' must be an int or a float, but got {type(v).__name__}.")
         if lower > upper:
-            raise ValueError(f"For RReLU, the value of 'upper' must be greater than or equal to 'lower', but got "
-                             f"upper: {upper}, lower: {lower}. ")  # fmt: skip
+            raise ValueError(f"RReLU: lower={lower} is above upper={upper}; the slope is drawn from [lower, upper], "
+                             "so pass lower <= upper.")  # fmt: skip
         self.lower, self.upper = float(lower), float(upper)
 
     def construct(self, x):
         if not isinstance(x, Tensor):
-            raise TypeError(f"For 'rrelu', the input must be a Tensor, but got {type(x)}.")
+            raise TypeError(f"RReLU got a {type(x).__name__}; call it on a Tensor.")
         return ops.rrelu(x, self.lower, self.upper)

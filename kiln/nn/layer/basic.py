@@ -179,7 +179,7 @@ class ParameterUpdate(Cell):
     def __init__(self, param):
         super().__init__(auto_prefix=False)
         if not isinstance(param, Parameter):
-            raise TypeError(f"For 'ParameterUpdate', 'param' must be 'Parameter', but got {type(param).__name__}.")
+            raise TypeError(f"ParameterUpdate wraps a Parameter, not a {type(param).__name__}.")
         self._param = param
 
     def construct(self, x):

@@ -17,8 +17,8 @@ def _activation(cls: str, activation, alpha):
         return LeakyReLU(alpha)
     act = get_activation(activation) if isinstance(activation, str) else activation
     if activation is not None and not (isinstance(act, Cell) or callable(act)):
-        raise TypeError(f"For '{cls}', the 'activation' must be str or Cell or Primitive, but got "
-                        f"{type(activation).__name__}.")  # fmt: skip
+        raise TypeError(f"{cls}: activation is a {type(activation).__name__}; name one ('relu') or pass a Cell "
+                        "or a callable.")  # fmt: skip
     return act
 
 

@@ -23,8 +23,8 @@ class Embedding(Cell):
         vocab_size (int): number of rows.
         embedding_size (int): length of each vector.
         use_one_hot (bool): MindSpore's one-hot matmul formulation; the result is the same lookup. Default: False.
-        embedding_table (Union[Tensor, str, Initializer, numbers.Number]): table initializer. Default: 'normal'
-            (N(0, 0.01^2)).
+        embedding_table: how the table starts: a Tensor, an initializer's name, an Initializer or a number.
+            Default: 'normal' (N(0, 0.01^2)).
         dtype (mindspore.dtype): the table's dtype when floating point. Default: float32.
         padding_idx (int, optional): this row starts at zero and is never updated.
 

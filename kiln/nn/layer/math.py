@@ -157,7 +157,8 @@ class IGamma(Cell):
 
 
 class LBeta(Cell):
-    """log |B(x, y)| = lgamma(x) + lgamma(y) - lgamma(x + y), elementwise (broadcast); float16 or float32."""
+    """The log of the Beta function's magnitude at (x, y), elementwise with broadcasting, from three log-gamma
+    terms; x and y are float16 or float32 of one dtype."""
 
     def construct(self, x, y):
         _float_input(x, "x", "LBeta")

@@ -151,8 +151,8 @@ class LayerNorm(Cell):
     """Layer normalisation over the axes from `begin_norm_axis` on, with gamma / beta of `normalized_shape`.
 
     Args:
-        normalized_shape (Union[tuple[int], list[int], int]): shape of gamma and beta (the trailing input
-            shape from `begin_params_axis`).
+        normalized_shape: the shape of gamma and beta, an int or a tuple/list of ints: the input's trailing
+            dims from `begin_params_axis` on.
         begin_norm_axis (int): first normalised axis. Default: -1.
         begin_params_axis (int): first axis covered by gamma and beta. Default: -1.
         gamma_init, beta_init: initializers. Default: 'ones', 'zeros'.

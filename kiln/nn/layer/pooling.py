@@ -382,7 +382,7 @@ class _FractionalMaxPool(Cell):
         if any(not isinstance(k, int) or k <= 0 for k in self.kernel_size):
             raise ValueError(f"For '{cls}', 'kernel_size' must hold positive ints, but got {kernel_size!r}.")
         if output_size is None and output_ratio is None:
-            raise ValueError(f"For '{cls}', 'output_size' and 'output_ratio' can not be None at the same time.")
+            raise ValueError(f"{cls} needs the output size: pass output_size or output_ratio.")
         self.output_size = None if output_size is None else _tuple(output_size, n, "output_size", cls)
         self.output_ratio = None if output_ratio is None else _tuple(output_ratio, n, "output_ratio", cls)
         if self.output_ratio is not None and any(not 0 < r < 1 for r in self.output_ratio):

@@ -15,7 +15,7 @@ class TimeDistributed(Cell):
 
     def __init__(self, layer, time_axis, reshape_with_axis=None):
         if not isinstance(layer, Cell) and not callable(layer):
-            raise TypeError(f"For 'TimeDistributed', the 'layer' must be Cell or Primitive instance, but got type: "
+            raise TypeError(f"TimeDistributed applies a Cell or a callable at each time step, not a "
                             f"{type(layer).__name__}.")  # fmt: skip
         super().__init__()
         for name, v in (("time_axis", time_axis), ("reshape_with_axis", reshape_with_axis)):

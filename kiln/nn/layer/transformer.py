@@ -55,8 +55,8 @@ def _merge_masks(attn_mask, key_padding_mask, bsz, num_heads, tgt_len, src_len, 
         mask = attn_mask
     if key_padding_mask is not None:
         if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise ValueError(f"The shape of key_padding_mask should be {(bsz, src_len)}, "
-                             f"but got {tuple(key_padding_mask.shape)}.")  # fmt: skip
+            raise ValueError(f"key_padding_mask has shape {tuple(key_padding_mask.shape)}; it masks keys per batch "
+                             f"row, so its shape is (batch, key length) = {(bsz, src_len)}.")  # fmt: skip
         kpm = ops.reshape(ops.tile(ops.reshape(key_padding_mask, (bsz, 1, 1, src_len)), (1, num_heads, 1, 1)),
                           (bsz * num_heads, 1, src_len))  # fmt: skip
         if mask is None:
@@ -163,15 +163,18 @@ class MultiheadAttention(Cell):
         if not isinstance(embed_dim, int) or not isinstance(num_heads, int) or embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"'embed_dim' and 'num_heads' must be positive ints, got {embed_dim!r}, {num_heads!r}.")
         self.embed_dim = embed_dim
-        self.kdim = kdim if kdim is not None else embed_dim
-        self.vdim = vdim if vdim is not None else embed_dim
-        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        # Keys and values default to the query width; one packed projection serves all three when they agree.
+        self.kdim, self.vdim = (embed_dim if d is None else d for d in (kdim, vdim))
+        self._qkv_same_embed_dim = embed_dim == self.kdim == self.vdim
         self.num_heads = num_heads
         self.dropout = dropout
         self.batch_first = batch_first
         self.head_dim = embed_dim // num_heads
         if self.head_dim * num_heads != embed_dim:
-            raise ValueError("The init argument 'embed_dim' must be divisible by 'num_heads'.")
+            raise ValueError(
+                f"embed_dim={embed_dim} does not split into num_heads={num_heads} equal heads; "
+                "choose a num_heads that divides embed_dim."
+            )
         dtype = dtype or mstype.float32
         if self._qkv_same_embed_dim:
             self.in_proj_weight = Parameter(
@@ -187,8 +190,8 @@ class MultiheadAttention(Cell):
             self.in_proj_bias = Parameter(initializer("zeros", (3 * embed_dim,), dtype), "in_proj_bias")
         else:
             self.in_proj_bias = None
-        self.out_proj = Dense(embed_dim, embed_dim, has_bias=has_bias, weight_init=HeUniform(math.sqrt(5)),
-                              bias_init=Uniform(1 / math.sqrt(embed_dim)), dtype=dtype)  # fmt: skip
+        out_init = {"weight_init": HeUniform(math.sqrt(5)), "bias_init": Uniform(1 / math.sqrt(embed_dim))}
+        self.out_proj = Dense(embed_dim, embed_dim, has_bias=has_bias, dtype=dtype, **out_init)
         if add_bias_kv:
             self.bias_k = Parameter(initializer(XavierNormal(), (1, 1, embed_dim), dtype), "bias_k")
             self.bias_v = Parameter(initializer(XavierNormal(), (1, 1, embed_dim), dtype), "bias_v")
@@ -202,7 +205,7 @@ class MultiheadAttention(Cell):
             not isinstance(key_padding_mask, Tensor)
             or (key_padding_mask.dtype != mstype.bool_ and not key_padding_mask.dtype.is_floating)
         ):
-            raise ValueError("only bool and floating types of key_padding_mask are supported.")
+            raise ValueError(f"key_padding_mask is {key_padding_mask.dtype}; give a bool mask or a float additive one.")
         batched = query.ndim == 3
         if self.batch_first and batched:
             query, key, value = (ops.swapaxes(x, 0, 1) for x in (query, key, value))

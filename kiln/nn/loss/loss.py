@@ -468,7 +468,7 @@ class FocalLoss(LossBase):
         if not isinstance(gamma, float):
             raise TypeError(f"For 'FocalLoss', 'gamma' must be a float, but got {type(gamma).__name__}.")
         if weight is not None and not isinstance(weight, Tensor):
-            raise TypeError(f"For 'FocalLoss', the type of 'weight' must be a Tensor, but got {type(weight).__name__}.")
+            raise TypeError(f"FocalLoss: weight is a {type(weight).__name__}; give the per-class weights as a Tensor.")
         if isinstance(weight, Tensor) and weight.ndim != 1:
             raise ValueError(f"For 'FocalLoss', the dimension of 'weight' must be 1, but got {weight.ndim}.")
         self.weight, self.gamma = weight, gamma
@@ -520,8 +520,8 @@ class MultiClassDiceLoss(Cell):
                              f"but got {activation}.")  # fmt: skip
         self.activation = get_activation(activation) if isinstance(activation, str) else activation
         if self.activation is not None and not isinstance(self.activation, Cell):
-            raise TypeError(f"For 'MultiClassDiceLoss', the 'activation' must be str or Cell, but got "
-                            f"{type(self.activation)}.")  # fmt: skip
+            raise TypeError(f"MultiClassDiceLoss: activation is a {type(self.activation).__name__}; name one "
+                            "('softmax') or pass a Cell.")  # fmt: skip
         self.weights, self.ignore_indiex = weights, ignore_indiex
         self.binarydiceloss = DiceLoss(smooth=1e-5)
 

@@ -30,11 +30,14 @@ class AdaFactor(Optimizer):
                  beta1=0.9, weight_decay=0.0, scale_parameter=True, relative_step=True, warmup_init=False,
                  compression=False, loss_scale=1.0):  # fmt: skip
         if learning_rate is not None and relative_step:
-            raise ValueError("Cannot combine manual lr and relative_step options", learning_rate)
+            raise ValueError(
+                f"AdaFactor: learning_rate={learning_rate} with relative_step=True; the relative step "
+                "computes the rate, so pass one or the other."
+            )
         if warmup_init and not relative_step:
             raise ValueError("warmup_init requires relative_step=True")
         if learning_rate is None and not relative_step:
-            raise ValueError("Cannot learning_rate is None and relative_step=False")
+            raise ValueError("AdaFactor has no learning rate: pass learning_rate, or relative_step=True to derive it.")
         learning_rate = 0.0 if learning_rate is None else learning_rate
         beta1 = 0.0 if beta1 is None else beta1
         scale_lr = isinstance(learning_rate, (float, int))

@@ -17,15 +17,14 @@ class FTRL(PerParameterOptimizer):
 
     def __init__(self, params, initial_accum=0.1, learning_rate=0.001, lr_power=-0.5, l1=0.0, l2=0.0,
                  use_locking=False, loss_scale=1.0, weight_decay=0.0):  # fmt: skip
-        super().__init__(learning_rate, params, weight_decay, loss_scale=loss_scale)
+        super().__init__(learning_rate, params, weight_decay=weight_decay, loss_scale=loss_scale)
         if self.dynamic_lr or self.is_group_lr:
-            raise ValueError(f"For 'FTRL', dynamic learning rate and group learning rate are currently not supported "
-                             f"in FTRL, they should all be false, but got dynamic learning rate {self.dynamic_lr} and"
-                             f" group learning rate {self.is_group_lr}.")  # fmt: skip
-        check_float("FTRL", "initial_accum", initial_accum, low=0.0, low_open=False)
+            kind = "a learning-rate schedule" if self.dynamic_lr else "per-group learning rates"
+            raise ValueError(f"FTRL keeps one fixed learning rate and got {kind}; pass a single float.")
+        # initial_accum, l1 and l2 are >= 0; lr_power is <= 0 (the accumulator's root shrinks the step).
+        for name, value in (("initial_accum", initial_accum), ("l1", l1), ("l2", l2)):
+            check_float("FTRL", name, value, low=0.0, low_open=False)
         check_float("FTRL", "lr_power", lr_power, high=0.0, high_open=False)
-        check_float("FTRL", "l1", l1, low=0.0, low_open=False)
-        check_float("FTRL", "l2", l2, low=0.0, low_open=False)
         check_bool("FTRL", use_locking=use_locking)
         self.moments = self._parameters.clone(prefix="moments", init=initial_accum)
         self.linear = self._parameters.clone(prefix="linear", init="zeros")

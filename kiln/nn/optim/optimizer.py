@@ -45,8 +45,8 @@ class Optimizer(Cell):
     """Base class of optimizers: subclasses define `construct(gradients)`.
 
     Args:
-        learning_rate (Union[float, int, Tensor, Iterable, LearningRateSchedule]): a constant, a 0-D Tensor, one
-            value per step (list or 1-D Tensor), or a schedule called with the global step.
+        learning_rate: a fixed number or 0-d Tensor, a sequence with one rate per step (list or 1-D Tensor),
+            or a LearningRateSchedule that gets the global step.
         parameters (Union[list[Parameter], list[dict]]): the parameters, or groups of them as dicts with the
             keys 'params', and optionally 'lr', 'weight_decay', 'grad_centralization'; one extra dict
             {'order_params': params} fixes the order of the parameters.

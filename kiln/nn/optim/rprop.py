@@ -22,13 +22,15 @@ class Rprop(PerParameterOptimizer):
                 raise ValueError(f"For Rprop, {name} must be a tuple with the size of 2, but got {len(v)}.")
         if step_sizes[0] > step_sizes[1]:
             raise ValueError(
-                "For Rprop, maximal step size should not be less than minimal step size, "
-                f"but got {step_sizes[0]} > {step_sizes[1]}."
+                f"Rprop: step_sizes={tuple(step_sizes)} puts the smallest step above the largest; "
+                "give (min, max) with min <= max."
             )
         check_float("Rprop", "etaminus", etas[0], low=0.0, high=1.0)
         check_float("Rprop", "etaplus", etas[1])
         if etas[1] <= 1.0:
-            raise ValueError(f"For Rprop, etaplus must be greater than 1.0, but got etaplus {etas[1]}.")
+            raise ValueError(
+                f"Rprop: etas[1]={etas[1]} would not grow the step on a kept sign; pass a value above 1.0."
+            )
         check_float("Rprop", "min_step_sizes", step_sizes[0])
         check_float("Rprop", "max_step_sizes", step_sizes[1])
         self.etaminus, self.etaplus = etas

@@ -53,8 +53,8 @@ class SGD(Optimizer):
         groups = params if isinstance(params, list) and params and isinstance(params[0], dict) else []
         if isinstance(weight_decay, Cell) or any(isinstance(g.get("weight_decay"), Cell) for g in groups):
             raise TypeError(
-                "For 'SGD', dynamic weight decay is currently not supported, the argument 'weight_decay' or "
-                "'weight_decay' set in grouped 'params' must be float or int type."
+                "SGD takes a fixed weight decay: a Cell schedule was given (as weight_decay or in a parameter "
+                "group); pass a float or an int."
             )
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         momentum = _as_float("momentum", momentum)

@@ -111,21 +111,21 @@ class EarlyStopping(Callback):
         current = self._current(cb_params)
         if current is not None:
             net = cb_params.train_network
-            if self.restore_best_weights and self.best_weights_param_dict is None:
+            improved = self._improved(current, self.best)
+            # The first monitored epoch's weights are the fallback snapshot; each improvement replaces it.
+            if self.restore_best_weights and (improved or self.best_weights_param_dict is None):
                 self.best_weights_param_dict = copy.deepcopy(net.parameters_dict())
             self.wait += 1
-            if self._improved(current, self.best):
+            if improved:
                 self.best = current
-                if self.restore_best_weights:
-                    self.best_weights_param_dict = copy.deepcopy(net.parameters_dict())
                 if self.baseline is None or self._improved(current, self.baseline):
                     self.wait = 0
             if self.wait >= self.patience:
                 self.stopped_epoch = cb_params.cur_epoch_num
                 run_context.request_stop()
-                if self.restore_best_weights and self.best_weights_param_dict is not None:
+                if self.best_weights_param_dict is not None:  # only kept when restore_best_weights is set
                     if self.verbose:
-                        print("Restoring model weights from the end of the best epoch.")
+                        print("EarlyStopping: loading the weights of the best epoch back into the network.")
                     load_param_into_net(net, dict(self.best_weights_param_dict))
         self.epoch_end(run_context)
 

@@ -30,7 +30,9 @@ class OnRequestExit(Callback):
         if isinstance(sig, bool) or not isinstance(sig, int):
             raise TypeError(f"For 'OnRequestExit', 'sig' must be an int, but got {type(sig).__name__}.")
         if hasattr(signal, "SIGKILL") and sig == signal.SIGKILL:
-            raise ValueError("Not support send exit request by signal SIGKILL.")
+            raise ValueError(
+                "SIGKILL cannot be caught, so it cannot ask training to stop: pick another signal, e.g. SIGTERM."
+            )
         self.sig = sig
         self.exit = False
         self.lock = threading.Lock()

@@ -33,7 +33,9 @@ class ReduceLROnPlateau(Callback):
         if not isinstance(factor, float) or not 0.0 < factor < 1.0:
             raise ValueError(f"For 'ReduceLROnPlateau', 'factor' must be a float in (0.0, 1.0), but got {factor!r}.")
         if mode not in ("auto", "min", "max"):
-            raise ValueError(f"mode should be 'auto', 'min' or 'max', but got {mode}.")
+            raise ValueError(
+                f"ReduceLROnPlateau: mode={mode!r}; use 'min', 'max' or 'auto' (guessed from the monitor's name)."
+            )
         if isinstance(min_delta, bool) or not isinstance(min_delta, (int, float)):
             raise TypeError(f"For 'ReduceLROnPlateau', 'min_delta' must be a float or int, but got {min_delta!r}.")
         if isinstance(min_lr, bool) or not isinstance(min_lr, (int, float)):
@@ -70,14 +72,19 @@ class ReduceLROnPlateau(Callback):
             return None
         arr = np.asarray(value, np.float64)
         if arr.shape != ():
-            raise ValueError("ReduceLROnPlateau only supports scalar monitor now.")
+            raise ValueError(
+                f"ReduceLROnPlateau: the monitored value has shape {arr.shape}; it watches a single number."
+            )
         return float(arr)
 
     def on_train_epoch_end(self, run_context):
         cb_params = run_context.original_args()
         lr = cb_params.optimizer.learning_rate
         if not isinstance(lr, Parameter) or lr.ndim != 0:
-            raise ValueError("ReduceLROnPlateau does not support dynamic learning rate and group learning rate now.")
+            raise ValueError(
+                "ReduceLROnPlateau changes one fixed learning rate: the optimizer's is a schedule or per "
+                "group; give it a single float."
+            )
         current = self._monitor_value(cb_params)
         if current is None:
             return

@@ -21,7 +21,7 @@ def _convert_one(src: str, dst_dir: str, name_map, src_fmt: str, dst_fmt: str) -
 def _convert(func: str, file_path, save_path, name_map, file_name_regex, src_fmt: str, dst_fmt: str) -> None:
     is_dir, is_file = os.path.isdir(file_path), os.path.isfile(file_path)
     if not is_dir and not is_file:
-        raise ValueError(f"For {func}, the input path must be a valid path or file, but got {file_path}")
+        raise ValueError(f"{func}: {file_path} is neither a file nor a folder; check the path.")
     if save_path and os.path.splitext(save_path)[1]:
         raise ValueError(f"For {func}, the save_path must be a directory, but got '{save_path}'")
     if name_map is not None and not isinstance(name_map, dict):

@@ -38,7 +38,7 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
         value, and the dict entries that were not used.
 
     Raises:
-        TypeError: `net` is not a Cell or `parameter_dict` is not a dict.
+        TypeError: when given something other than a Cell and a dict of values.
         ValueError: some shapes (or, with strict_load, dtypes) do not match; the
             message lists every mismatch with both shapes.
     """

@@ -25,7 +25,7 @@ class BleuScore(Metric):
         super().__init__()
         self.n_gram = check_type("BleuScore", "n_gram", n_gram, (int,))
         if not 1 <= n_gram <= 4:
-            raise ValueError(f"For 'BleuScore', the argument 'n_gram' should range from 1 to 4, but got {n_gram}.")
+            raise ValueError(f"BleuScore: n_gram={n_gram}; BLEU counts 1- to 4-grams, so pass 1, 2, 3 or 4.")
         self.smooth = check_type("BleuScore", "smooth", smooth, (bool,))
         self.clear()
 

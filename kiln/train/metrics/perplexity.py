@@ -30,8 +30,8 @@ class Perplexity(Metric):
         self._check_count(inputs, 2, "predicted value, label")
         pred, label = self._convert_data(inputs[0]), self._convert_data(inputs[1])
         if label.size != pred.size / pred.shape[-1]:
-            raise RuntimeError(f"For 'Perplexity.update', predicted value (input[0]) and label (input[1]) should have "
-                               f"the same shape, but got {pred.shape} and {label.shape}.")  # fmt: skip
+            raise RuntimeError(f"Perplexity.update: {label.size} labels for predictions of shape {pred.shape}; "
+                               f"give one label per row of the predictions (labels {label.shape}).")  # fmt: skip
         label = label.reshape(-1)
         prob = pred.reshape(-1, pred.shape[-1])[np.arange(label.size), label.astype(int)]
         num = prob.size

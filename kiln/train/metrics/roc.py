@@ -79,8 +79,8 @@ class ROC(Metric):
 
 def auc(x, y, reorder=False):
     """Area under the curve (x, y) by the trapezoidal rule; x must be monotonic unless `reorder` sorts it."""
-    if not isinstance(x, np.ndarray) or not isinstance(y, np.ndarray):
-        raise TypeError(f"For 'auc', the argument 'x' and 'y' must all be np.ndarray, but got {type(x)}, {type(y)}.")
+    if not all(isinstance(v, np.ndarray) for v in (x, y)):
+        raise TypeError(f"auc takes two NumPy arrays; got {type(x).__name__} and {type(y).__name__}.")
     x, y = np.asarray(x), np.asarray(y)
     for v in (x, y):
         if v.ndim > 2 or (v.ndim == 2 and v.shape[1] != 1):

@@ -54,8 +54,8 @@ class _SurfaceMetric(Metric):
         self._check_count(inputs, 3, "predicted value, true value, label index")
         y_pred, y, label_idx = self._convert_data(inputs[0]), self._convert_data(inputs[1]), inputs[2]
         if not isinstance(label_idx, (int, float)):
-            raise TypeError(f"For '{name}.update', the label index (input[2]) must be int or float, but got "
-                            f"{type(label_idx)}.")  # fmt: skip
+            raise TypeError(f"{name}.update: the third input, the label index, is a {type(label_idx).__name__}; give a "
+                            "number.")  # fmt: skip
         if label_idx not in y_pred and label_idx not in y:
             raise ValueError(f"For '{name}.update', the label index (input[2]) must be in the predicted value "
                              f"(input[0]) or the true value (input[1]), but {label_idx} is not.")  # fmt: skip

@@ -126,7 +126,10 @@ class ConvReparam(_Variational):
         self.out_channels = _positive_int("out_channels", out_channels)
         self.group = _positive_int("group", group)
         if in_channels % group or out_channels % group:
-            raise ValueError("'in_channels' and 'out_channels' must be divisible by 'group'.")
+            raise ValueError(
+                f"in_channels={in_channels} and out_channels={out_channels} do not split into group={group} "
+                "equal groups; choose a group that divides both."
+            )
         self.kernel_size = _pair(kernel_size)
         self.stride = _pair(stride)
         self.dilation = _pair(dilation)

@@ -82,7 +82,7 @@ def check_greater_zero(value, name):
 def check_greater_equal_zero(value, name):
     v = _concrete(value)
     if v is not None and not np.all(v >= 0):
-        raise ValueError(f"{name} must be greater than or equal to zero.")
+        raise ValueError(f"{name} has a negative value; it must be 0 or more everywhere.")
 
 
 def check_greater(a, b, name_a, name_b):
