@@ -9,6 +9,9 @@ from typing import Any
 
 _warned: set[tuple[str, str]] = set()
 
+# Why a random op's `generator` / `seed` has no effect: every draw takes the next key of the one global state.
+GLOBAL_STREAM = "draws come from Kiln's global generator (kiln.set_seed, kiln.default_generator)"
+
 
 def _is_default(value: Any, default: Any) -> bool:
     if value is default:

@@ -12,6 +12,7 @@ from kiln import ops
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
+from kiln._core.unsupported import GLOBAL_STREAM, ignore_argument
 from kiln.ops import linalg
 from kiln.ops import nn as nn_ops
 from kiln.ops._helpers import write_back
@@ -731,11 +732,23 @@ def eye(n: int, m=None, dtype=None) -> Tensor:
 # ---------------------------------------------------------------------------------------------- random
 def rand(*size, generator=None, dtype=None, device=None) -> Tensor:
     """Uniform [0, 1) samples of `size`."""
+    ignore_argument(
+        "mint.rand",
+        "generator",
+        generator,
+        reason=GLOBAL_STREAM,
+    )
     return ops.rand(*_size(size, "rand"), dtype=dtype)
 
 
 def randn(*size, generator=None, dtype=None, device=None) -> Tensor:
     """Standard normal samples of `size`."""
+    ignore_argument(
+        "mint.randn",
+        "generator",
+        generator,
+        reason=GLOBAL_STREAM,
+    )
     return ops.randn(*_size(size, "randn"), dtype=dtype)
 
 
@@ -751,6 +764,12 @@ def randn_like(input, *, dtype=None, device=None) -> Tensor:
 
 def randint(*args, generator=None, dtype=None, device=None) -> Tensor:
     """`randint(high, size)` or `randint(low, high, size)`: integers in [low, high) (int64 unless `dtype`)."""
+    ignore_argument(
+        "mint.randint",
+        "generator",
+        generator,
+        reason=GLOBAL_STREAM,
+    )
     if len(args) == 2:
         low, (high, size) = 0, args
     elif len(args) == 3:
@@ -769,11 +788,23 @@ def randint_like(input, *args, dtype=None, device=None) -> Tensor:
 
 def randperm(n: int, *, generator=None, dtype=mstype.int64) -> Tensor:
     """A random permutation of 0..n-1."""
+    ignore_argument(
+        "mint.randperm",
+        "generator",
+        generator,
+        reason=GLOBAL_STREAM,
+    )
     return ops.cast(ops.argsort(ops.rand(int(n))), dtype)
 
 
 def normal(mean=0.0, std=1.0, size=None, generator=None) -> Tensor:
     """Normal samples: mean and std are numbers (then `size` gives the shape) or tensors (broadcast)."""
+    ignore_argument(
+        "mint.normal",
+        "generator",
+        generator,
+        reason=GLOBAL_STREAM,
+    )
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         ref = ops.add(
             ops.zeros_like(mean) if isinstance(mean, Tensor) else mean,
@@ -787,11 +818,23 @@ def normal(mean=0.0, std=1.0, size=None, generator=None) -> Tensor:
 
 def bernoulli(input, *, generator=None) -> Tensor:
     """1 with probability input[i], else 0 (input's dtype)."""
+    ignore_argument(
+        "mint.bernoulli",
+        "generator",
+        generator,
+        reason=GLOBAL_STREAM,
+    )
     return ops.cast(ops.less(ops.rand_like(input, dtype=_float_dtype(input)), input), input.dtype)
 
 
 def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
     """Indices (int64) drawn from the rows of `input` (non-negative weights)."""
+    ignore_argument(
+        "mint.multinomial",
+        "generator",
+        generator,
+        reason=GLOBAL_STREAM,
+    )
     return ops.cast(ops.multinomial(input, num_samples, replacement), mstype.int64)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
+from kiln._core.unsupported import refuse_argument
 from kiln._prims import array as A
 from kiln._prims import array as prims_array
 from kiln.ops import state
@@ -196,6 +197,7 @@ def squeeze(input, axis=None) -> Tensor:
 
 def flatten(input, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -> Tensor:
     """Merge axes start_dim..end_dim into one (MindSpore's default keeps the batch axis)."""
+    refuse_argument("ops.flatten", "order", order, "C", reason="axes are merged in row-major (C) order only")
     shape = input.shape
     if not shape:
         return reshape(input, (1,))

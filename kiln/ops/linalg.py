@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln._core.tensor import Tensor
+from kiln._core.unsupported import refuse_argument
 from kiln._prims import linalg as prims_linalg
 from kiln.ops import array, math
 from kiln.ops._helpers import REGISTRY, apply, op_error
@@ -235,6 +236,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa
     Returns:
         tuple (P, L, U).
     """
+    for name, value in (("unpack_data", unpack_data), ("unpack_pivots", unpack_pivots)):
+        refuse_argument("ops.lu_unpack", name, value, True, reason="P, L and U are always unpacked")
     m, n = LU_data.shape[-2:]
     k = min(m, n)
     piv = LU_pivots.asnumpy().astype(np.int64) - 1

@@ -14,6 +14,7 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
+from kiln._core.unsupported import refuse_argument
 from kiln._prims import math as prims_math
 from kiln._prims import reduction as R
 from kiln.ops import array
@@ -605,6 +606,8 @@ def amin(input, axis=None, keepdims: bool = False) -> Tensor:
 
 def max(input, axis=None, keepdims: bool = False, *, initial=None, where=None):
     """With `axis=None`, the largest element; with an int axis, (values, indices) like MindSpore 2.x."""
+    refuse_argument("ops.max", "initial", initial, reason="no starting value is folded into the reduction")
+    refuse_argument("ops.max", "where", where, reason="every element takes part in the reduction")
     if axis is None:
         return _amax(input, None, keepdims)
     return apply(R.MaxDim, (input,), (axis, bool(keepdims)))
@@ -612,6 +615,8 @@ def max(input, axis=None, keepdims: bool = False, *, initial=None, where=None):
 
 def min(input, axis=None, keepdims: bool = False, *, initial=None, where=None):
     """With `axis=None`, the smallest element; with an int axis, (values, indices)."""
+    refuse_argument("ops.min", "initial", initial, reason="no starting value is folded into the reduction")
+    refuse_argument("ops.min", "where", where, reason="every element takes part in the reduction")
     if axis is None:
         return _amin(input, None, keepdims)
     return apply(R.MinDim, (input,), (axis, bool(keepdims)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kiln._core.random_state import next_key
 from kiln._core.tensor import Tensor
+from kiln._core.unsupported import refuse_argument
 from kiln._prims.nn import activation as prims_activation
 from kiln._prims.nn import conv as C
 from kiln._prims.nn import dropout as prims_dropout
@@ -84,6 +85,7 @@ class Conv2DTranspose(_NNPrimitive):
         group: int = 1,
         data_format: str = "NCHW",
     ) -> None:
+        refuse_argument("Conv2DTranspose", "mode", mode, 1, reason="mode 1 (a plain convolution) is the only mode")
         super().__init__()
         name = self.name
         kernel = ntuple(name, "kernel_size", kernel_size, 2)
@@ -144,6 +146,7 @@ class Conv3DTranspose(_NNPrimitive):
         output_padding=0,
         data_format: str = "NCDHW",
     ) -> None:
+        refuse_argument("Conv3DTranspose", "mode", mode, 1, reason="mode 1 (a plain convolution) is the only mode")
         super().__init__()
         name = self.name
         kernel = ntuple(name, "kernel_size", kernel_size, 3)
@@ -279,6 +282,7 @@ class AvgPool3D(_Pool):
         divisor_override: int = 0,
         data_format: str = "NCDHW",
     ) -> None:
+        refuse_argument("AvgPool3D", "data_format", data_format, "NCDHW", reason="inputs are (N, C, D, H, W)")
         super().__init__()
         self._setup(
             kernel_size,

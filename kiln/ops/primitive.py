@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import inspect
 
+from kiln._core.unsupported import ignore_argument
+
 __all__ = ["Primitive", "PrimitiveWithCheck", "PrimitiveWithInfer", "prim_arg_register", "prim_attr_register"]
 # `constexpr` and `primexpr` are importable from here too (MindSpore's path); `kiln.ops` exports multitype's.
 
@@ -36,6 +38,13 @@ class Primitive:
 
     def shard(self, in_strategy=None, out_strategy=None, **kwargs) -> Primitive:
         """Split this primitive's inputs (and outputs) over the devices (SEMI_AUTO_PARALLEL; see kiln.parallel)."""
+        ignore_argument(
+            "Primitive.shard",
+            "options",
+            kwargs,
+            {},
+            reason="XLA's partitioner lays out the rest; there is no device kind or search level to choose",
+        )
         from kiln._parallel.shard import shard_primitive  # noqa: PLC0415
 
         return shard_primitive(self, in_strategy, out_strategy)

@@ -17,6 +17,7 @@ import numpy as np
 from kiln._core import dtype as mstype
 from kiln._core import random_state
 from kiln._core.tensor import Tensor
+from kiln._core.unsupported import GLOBAL_STREAM, ignore_argument, refuse_argument
 from kiln._prims import random as R
 from kiln._prims.nn import activation as prims_activation
 from kiln.ops import array, math
@@ -80,18 +81,36 @@ def laplace(shape, mean, lambda_param, seed=None) -> Tensor:
 
 def uniform_(input, from_=0, to=1, *, generator=None) -> Tensor:
     """Fill `input` in place with samples of U[from_, to)."""
+    ignore_argument(
+        "ops.uniform_",
+        "generator",
+        generator,
+        reason=GLOBAL_STREAM,
+    )
     u = _unit_uniform(input.shape, input.dtype if input.dtype.is_floating else mstype.float32)
     return input.assign_value(math.cast(u * (to - from_) + from_, input.dtype))
 
 
 def exponential_(input, lambd=1, *, generator=None) -> Tensor:
     """Fill `input` in place with samples of the exponential distribution of rate `lambd`."""
+    ignore_argument(
+        "ops.exponential_",
+        "generator",
+        generator,
+        reason=GLOBAL_STREAM,
+    )
     u = _unit_uniform(input.shape, input.dtype)
     return input.assign_value(math.neg(math.log1p(-u)) / lambd)
 
 
 def bernoulli_(input, p=0.5, *, generator=None) -> Tensor:
     """Fill `input` in place with 0/1 samples that are 1 with probability `p`."""
+    ignore_argument(
+        "ops.bernoulli_",
+        "generator",
+        generator,
+        reason=GLOBAL_STREAM,
+    )
     u = _unit_uniform(input.shape)
     prob = math.cast(p, mstype.float32) if isinstance(p, Tensor) else p
     return input.assign_value(math.cast(math.less(u, prob), input.dtype))
@@ -106,6 +125,13 @@ def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64) -> Tensor
 
 def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False) -> Tensor:
     """`numsamples` category indices per row of the (unnormalised) probabilities `x`, int64."""
+    ignore_argument(
+        "ops.multinomial_with_replacement",
+        "offset",
+        int(offset.asnumpy()) if isinstance(offset, Tensor) else offset,
+        0,
+        reason="the draws follow `seed` alone: Kiln's streams have no offset",
+    )
     s = int(seed.asnumpy()) if isinstance(seed, Tensor) else seed
     return math.cast(multinomial(x, int(numsamples), bool(replacement), s or None), mstype.int64)
 
@@ -138,6 +164,14 @@ def _draw(num_sampled, range_max, unique, seed, log_uniform):
     return math.cast(math.clamp(math.floor(u * range_max), 0, range_max - 1), mstype.int64)
 
 
+def _check_num_true(op: str, true_classes, num_true) -> None:
+    """`num_true` must be the number of true classes per row, the last size of `true_classes`."""
+    if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
+        raise ValueError(
+            f"{op}: 'true_classes' must be (batch, num_true) = (batch, {num_true}), got {tuple(true_classes.shape)}."
+        )
+
+
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=0,
                               remove_accidental_hits=False):  # fmt: skip
     """Sample `num_sampled` classes uniformly from [0, range_max) (without repeats when `unique`).
@@ -153,6 +187,14 @@ def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range
         tuple (sampled_candidates (num_sampled,), true_expected_count (batch, num_true),
         sampled_expected_count (num_sampled,)); the counts are float32.
     """
+    _check_num_true("uniform_candidate_sampler", true_classes, num_true)
+    refuse_argument(
+        "ops.uniform_candidate_sampler",
+        "remove_accidental_hits",
+        remove_accidental_hits,
+        False,
+        reason="sampled classes equal to a true class are kept",
+    )
     if unique and num_sampled > range_max:
         raise op_error("UniformCandidateSampler", f"'num_sampled' ({num_sampled}) must not exceed 'range_max' "
                                                   f"({range_max}) when 'unique' is True.")  # fmt: skip
@@ -173,6 +215,7 @@ def log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, uniqu
     Returns:
         tuple (sampled_candidates (num_sampled,) int64, true_expected_count, sampled_expected_count) (float32).
     """
+    _check_num_true("log_uniform_candidate_sampler", true_classes, num_true)
     sampled = _draw(num_sampled, range_max, unique, seed, True)
     norm = float(np.log(range_max + 1))
     return (sampled, *_candidate_counts(true_classes, sampled, num_sampled, unique,

@@ -537,6 +537,12 @@ def csr_div(x: CSRTensor, y) -> Tensor:
 
 def csr_gather(indptr, indices, dense, sparse_shape) -> Tensor:
     """The entries of `dense` at the stored positions of a CSR structure: a (N,) (or (N, ...)) Tensor."""
+    shape = tuple(int(s) for s in (sparse_shape.asnumpy() if isinstance(sparse_shape, Tensor) else sparse_shape))
+    if len(shape) < 2 or shape[0] + 1 != indptr.shape[0] or tuple(dense.shape[:2]) != shape[:2]:
+        raise ValueError(
+            f"csr_gather: 'sparse_shape' {shape} must be the dense shape: its rows + 1 = len(indptr) "
+            f"({indptr.shape[0]}) and its first two sizes those of 'dense' {tuple(dense.shape)}."
+        )
     rows = csr2coo(indptr, indices.shape[0])
     return array.gather_nd(dense, array.stack([rows, math.cast(indices, rows.dtype)], 1))
 

@@ -11,6 +11,7 @@ import math
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
+from kiln._core.unsupported import refuse_argument
 from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.mint.nn import functional
 from kiln.mint.nn import functional as F
@@ -228,6 +229,12 @@ class ConvTranspose2d(_ConvNd):
                          dtype, _transposed=True, output_padding=output_padding)  # fmt: skip
 
     def construct(self, input, output_size=None):
+        refuse_argument(
+            "ConvTranspose2d",
+            "output_size",
+            output_size,
+            reason="the output size follows from stride, padding and output_padding; give output_padding instead",
+        )
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, self.output_padding,
                                   self.groups, self.dilation)  # fmt: skip
 

@@ -308,9 +308,30 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
     return nn_ops.group_norm(input, num_groups, weight, bias, eps)
 
 
+def _normalise_with(input, mean, var, weight, bias, eps) -> Tensor:
+    """(input - mean) / sqrt(var + eps) * weight + bias, with per-channel statistics (dimension 1)."""
+    out = ops.mul(ops.sub(input, M._channel_shape(input, mean)), ops.rsqrt(ops.add(M._channel_shape(input, var), eps)))
+    if weight is not None:
+        out = ops.mul(out, M._channel_shape(input, weight))
+    if bias is not None:
+        out = ops.add(out, M._channel_shape(input, bias))
+    return out
+
+
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5) -> Tensor:  # fmt: skip
     """Normalise each (sample, channel) over its spatial dimensions."""
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise ValueError(
+                "instance_norm: use_input_stats=False normalises with running_mean and running_var; give both."
+            )
+        return _normalise_with(input, running_mean, running_var, weight, bias, eps)
+    if running_mean is not None or running_var is not None:
+        raise NotImplementedError(
+            f"instance_norm: updating running_mean/running_var in place (momentum={momentum}) is not supported; "
+            "pass them with use_input_stats=False to normalise with them, or leave them out."
+        )
     axes = tuple(range(2, input.ndim))
     mean_ = ops.mean(input, axes, True)
     var_ = ops.mean(ops.square(ops.sub(input, mean_)), axes, True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kiln._core.random_state import next_key
 from kiln._core.tensor import Tensor
+from kiln._core.unsupported import GLOBAL_STREAM, ignore_argument
 from kiln._prims.nn import dense as prims_dense
 from kiln._prims.nn import dropout as prims_dropout
 from kiln._prims.nn import embedding as prims_embedding
@@ -44,6 +45,12 @@ def dropout(input, p: float = 0.5, training: bool = True, seed=None) -> Tensor:
     Returns:
         Tensor of the input's shape.
     """
+    ignore_argument(
+        "ops.dropout",
+        "seed",
+        seed,
+        reason=GLOBAL_STREAM,
+    )
     p = check_probability("Dropout", "p", p)
     if not training or p == 0.0:
         return input

@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 
 from kiln._core.tensor import Parameter, Tensor
+from kiln._core.unsupported import refuse_argument
 from kiln._prims.nn import norm as N
 from kiln._prims.nn import norm as prims_norm
 from kiln.ops import array, math
@@ -16,6 +17,7 @@ __all__ = ["lrn", "batch_norm", "layer_norm", "group_norm", "normalize"]
 def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS") -> Tensor:
     """Local response normalisation across channels of NCHW input:
     x / (bias + alpha * sum of squares over 2 * depth_radius + 1 channels) ** beta."""
+    refuse_argument("ops.lrn", "norm_region", norm_region, "ACROSS_CHANNELS", reason="the sum runs across channels")
     c = x.shape[1]
     sq = math.square(x)
     padded = array.pad(sq, (0, 0, 0, 0, depth_radius, depth_radius))
