@@ -168,7 +168,7 @@ METHODS = {
     "int": lambda self: math.cast(self, mstype.int32),
     "long": lambda self: math.cast(self, mstype.int64),
     "bool": lambda self: math.cast(self, mstype.bool_),
-    "copy": lambda self: Tensor._wrap(self._data),
+    "copy": lambda self: math.identity(self),  # a recorded op: gradients flow through the copy
     "clone": lambda self: math.identity(self),
     "contiguous": lambda self: self,
     "is_contiguous": lambda self: True,

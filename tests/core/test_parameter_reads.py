@@ -90,3 +90,10 @@ def test_issue_example_counts_both_reads():
     x = Tensor(np.array(3.0, np.float32))
     grad = ms.grad(lambda x: (p.value() * x).sum() + (p * x).sum(), None, [p])(x)
     assert float(grad[0].asnumpy()) == 6.0
+
+
+def test_gradient_flows_through_a_tensor_copy_in_pynative():
+    # d/dx sum(x.copy() * x) = 2x: the copy is an op on the tape, not a constant.
+    x = Tensor(np.array([1.0, -2.0, 3.0], np.float32))
+    grad = ms.grad(lambda x: (x.copy() * x).sum())(x)
+    np.testing.assert_allclose(grad.asnumpy(), [2.0, -4.0, 6.0])
