@@ -11,23 +11,23 @@ from kiln import _prims  # noqa: F401  (fills the primitive registry)
 from kiln.ops import (
     _submodules,
     array,
+    class_faces,
     clipping,
     comm_ops,
-    extra_primitives,
     image,
     linalg,
     math,
-    more_primitives,
     multitype,
     nn,
     nn_primitives,
-    operations_extra,
     primitive,
+    primitive_table,
     primitives,
     python_ops,
     random,
     sparse,
     spectral,
+    standalone_primitives,
     state,
     taylor,
     tensor_methods,
@@ -36,8 +36,8 @@ from kiln.ops import (
 from kiln.ops._grad import GradOperation, grad, value_and_grad
 
 _FAMILIES = (
-    array, clipping, comm_ops, extra_primitives, image, linalg, math, python_ops, more_primitives, multitype, nn,
-    nn_primitives, operations_extra, primitive, primitives, random, sparse, spectral, state, taylor, transforms,
+    array, clipping, comm_ops, class_faces, image, linalg, math, python_ops, primitive_table, multitype, nn,
+    nn_primitives, standalone_primitives, primitive, primitives, random, sparse, spectral, state, taylor, transforms,
 )  # fmt: skip
 __all__ = ["GradOperation", "grad", "value_and_grad"] + [name for family in _FAMILIES for name in family.__all__]
 if len(set(__all__)) != len(__all__):

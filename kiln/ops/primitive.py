@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 
 from kiln._core.unsupported import ignore_argument
+from kiln.ops.multitype import constexpr, primexpr  # noqa: F401  (MindSpore's ops.primitive module holds them too)
 
 __all__ = ["Primitive", "PrimitiveWithCheck", "PrimitiveWithInfer", "prim_arg_register", "prim_attr_register"]
 # `constexpr` and `primexpr` are importable from here too (MindSpore's path); `kiln.ops` exports multitype's.

@@ -1,4 +1,4 @@
-"""Primitive classes of kiln/ops/extra_primitives.py: gradient hooks, MaxPoolWithArgmax, elementwise faces."""
+"""Primitive classes of kiln/ops/class_faces.py: gradient hooks, MaxPoolWithArgmax, elementwise faces."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""More of MindSpore's Primitive classes (`ops.Cholesky(upper=True)(x)`), generated from one table.
+"""MindSpore Primitive classes generated from one table (`ops.Cholesky(upper=True)(x)`).
 
 Each row names the class, its `__init__` attributes with their defaults (in MindSpore's order) and the call, a
 function of the instance and the call's inputs that ends in a functional op: the class is only a face of that op.
@@ -456,7 +456,7 @@ def _resize(mode):
     def call(s, image, size):
         hw = _ints(size)
         if mode == "nearest":
-            return more_primitives_nearest(image, hw, s.align_corners, s.half_pixel_centers)
+            return primitive_table_nearest(image, hw, s.align_corners, s.half_pixel_centers)
         if s.align_corners:
             return nn_ops.interpolate(image, hw, mode=mode, align_corners=True)
         if s.half_pixel_centers:
@@ -466,7 +466,7 @@ def _resize(mode):
     return call
 
 
-def more_primitives_nearest(image, hw, align_corners, half_pixel_centers):
+def primitive_table_nearest(image, hw, align_corners, half_pixel_centers):
     """Nearest-neighbour resize of the last two dims with TensorFlow's index rules (MindSpore's V2 resize)."""
     out = image
     for axis, n_out in zip((image.ndim - 2, image.ndim - 1), hw):

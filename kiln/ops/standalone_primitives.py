@@ -1,4 +1,4 @@
-"""More of MindSpore's Primitive classes (`ops.operations`) and their functional faces: the Bessel K/Y
+"""MindSpore Primitive classes with functional faces of their own (`ops.operations`): the Bessel K/Y
 functions, summaries, PyFunc/Custom, CTC greedy decoding and the TF-style CTCLoss, non-max suppression,
 random choice with mask, image patches and colour adjustment, ragged ranges, Coalesce, dropout masks,
 FloatStatus and DetTriangle.

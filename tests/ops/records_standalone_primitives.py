@@ -1,4 +1,4 @@
-"""Op records for kiln.ops.operations_extra: the Bessel K/Y functions against SciPy, colour adjustment against
+"""Op records for kiln.ops.standalone_primitives: the Bessel K/Y functions against SciPy, colour adjustment against
 Python's colorsys, image patches, FloatStatus and DetTriangle against NumPy (with gradients where defined)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""More of MindSpore's Primitive classes, each the class face of a functional op that already exists.
+"""MindSpore Primitive classes made as faces of functional ops that already exist.
 
 The elementwise ones come from the functional ops' name table (`math._UNARY`, `math._BINARY`): a class is made
 for every primitive name there that MindSpore has as a class and Kiln did not have yet.
