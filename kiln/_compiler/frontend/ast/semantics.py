@@ -408,9 +408,17 @@ def _join_str(ctx, frame, node, args):
 def _assert(ctx, frame, node, args):
     test, msg = args
     static = control.static_bool(test)
+    exc = AssertionError(msg) if msg is not None else AssertionError()
     if static is False:
-        raise AssertionError(msg) if msg is not None else AssertionError()
-    return None  # a Tensor condition is not checked at run time
+        raise exc
+    if static is None:  # a Tensor condition: checked when the graph runs, as a raise under `if not test`
+        site = register_raise(exc)
+
+        def fails() -> None:
+            G.current().bind(raise_p, (site,), [np.int32(0)])
+
+        control.select_both(ctx, node, test, lambda: None, fails)
+    return None
 
 
 @_impl(O.RAISE)
