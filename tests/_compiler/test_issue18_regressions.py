@@ -6,6 +6,7 @@ PyNative computes.
 5. shapes that leave a graph compiled with `set_inputs` None dims are ints;
 2. `assert` on a Tensor condition raises AssertionError when the graph runs (and keeps the gradient).
 12. `jit(backend="GE")` runs, with a one-time warning that XLA compiles every graph.
+8. `a, *rest = ...` (a starred assignment target) compiles and unpacks as Python does.
 
 PYTEST_DONT_REWRITE: the `assert` statements of the programs under test must reach the compiler as written.
 """
@@ -146,3 +147,17 @@ def test_jit_backend_ge_runs_with_a_one_time_warning():
             ms.jit(_checked_double, backend="GE")(Tensor([1.0, 2.0]))
     finally:
         api._noted.discard("jit(backend='GE')")
+
+
+def _starred(x):
+    a, *rest = (x, x * 2, x * 3)
+    *first, last = x
+    head, *middle, tail = (1, 2, 3, 4)
+    return a + rest[0] + rest[1] + first[0] + last + head + tail + len(middle) + len(rest)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_starred_assignment_unpacks_as_python_does(mode):
+    x = Tensor(np.array([1.0, 5.0], np.float32))
+    out = _run(mode, _starred, x)
+    np.testing.assert_allclose(out.asnumpy(), [6 + 1 + 5 + 5 + 4, 30 + 1 + 5 + 5 + 4])

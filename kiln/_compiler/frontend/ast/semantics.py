@@ -228,6 +228,15 @@ def _unpack(ctx, frame, node, args):
     x, n = args
     if x is UNDEF:
         _check_defined(node, args)
+    if isinstance(n, tuple):  # a starred target: (items before it, items after it); it takes a list
+        before, after = n
+        if isinstance(x, Tensor) and x.ndim == 0:
+            raise ValueError("cannot unpack a 0-d Tensor.")
+        items = tuple(x[i] for i in range(x.shape[0])) if isinstance(x, Tensor) else tuple(x)
+        if len(items) < before + after:
+            raise ValueError(f"expected at least {before + after} values to unpack, but got {len(items)}.")
+        end = len(items) - after
+        return (*items[:before], list(items[before:end]), *items[end:])
     if isinstance(x, Tensor):
         if x.ndim == 0 or x.shape[0] != n:
             raise ValueError(f"cannot unpack a Tensor of shape {list(x.shape)} into {n} values.")
