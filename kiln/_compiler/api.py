@@ -351,7 +351,7 @@ def jit(
         dynamic: 0, or 1 (accepted with a one-time note: each new input shape is compiled separately).
         fullgraph: with "ast", make unsupported syntax an error (STRICT) instead of a host fallback; with
             "bytecode", the first graph break raises `Unsupported` naming the file:line and the reason.
-        backend: "" or "ms_backend" (both mean XLA); "GE" (Ascend only) is an error.
+        backend: "", "ms_backend" or "GE" (all mean XLA; "GE" says so once in a warning).
         mode: older spelling: "PSJit" (= "ast") or "PIJit" (= "bytecode").
         input_signature: Tensors whose shapes (None = dynamic dimension) and dtypes the inputs must match.
         hash_args: extra objects whose hashes join the compile cache key (a new hash compiles again).
@@ -372,8 +372,8 @@ def jit(
         raise ValueError(f"jit: jit_level must be 'O0', 'O1' or 'O2', but got {jit_level!r}.")
     if backend not in ("", "ms_backend", "GE"):
         raise ValueError(f"jit: backend must be '', 'ms_backend' or 'GE', but got {backend!r}.")
-    if backend == "GE":
-        raise ValueError("jit: backend='GE' is Ascend's graph engine; Kiln compiles every graph with XLA (use '').")
+    if backend == "GE":  # Ascend's graph engine: programs written for it run unchanged
+        _note_once("jit(backend='GE')", "XLA compiles every graph (GE is Ascend's graph engine)")
     if dynamic not in (0, 1):
         raise ValueError(f"jit: dynamic must be 0 or 1, but got {dynamic!r}.")
     if dynamic == 1:

@@ -15,6 +15,8 @@ import contextlib
 import os
 import time
 
+import numpy as np
+
 from kiln import _backend as B
 from kiln._backend import distributed as _distributed
 from kiln._compiler import dump
@@ -22,6 +24,7 @@ from kiln._compiler import passes as tensor_passes
 from kiln._compiler.cache import persistent
 from kiln._compiler.cache.memory import rebuild
 from kiln._compiler.frontend.ast.calls import prescan
+from kiln._compiler.frontend.ast.effects import HostScalar, python_type_of
 from kiln._compiler.frontend.ast.interp import Context
 from kiln._compiler.frontend.ast.values import Closure
 from kiln._compiler.ir import graph as G
@@ -39,7 +42,7 @@ class Executable:
 
     __slots__ = (
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
-        "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace",
+        "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
     )  # fmt: skip
 
     @property
@@ -57,6 +60,8 @@ class Executable:
     def __call__(self, leaves: list):
         if not self.state_objs and not self.checked:  # a pure function: no state to pass or write back
             outs = self.exe(*leaves)
+            if self.out_types is not None:
+                return _with_python_scalars(self.out_desc, outs, self.out_types)
             return Tensor._wrap(outs[0]) if self.out_desc is _SINGLE else unflatten(self.out_desc, iter(outs))
         state = [random_state.current_key() if obj is G.RNG else obj._data for obj in self.state_objs]
         owned = self.owned
@@ -83,6 +88,8 @@ class Executable:
         for k, i in enumerate(self.donated):
             self.owned[k] = self.state_objs[i]._data
         desc = self.out_desc
+        if self.out_types is not None:
+            return _with_python_scalars(desc, outs, self.out_types)
         if desc is _SINGLE:
             return Tensor._wrap(outs[0])
         return unflatten(desc, iter(outs))
@@ -94,7 +101,66 @@ _SINGLE = ("t",)
 def _describe_out(v, leaves: list):
     if isinstance(v, Closure) or (isinstance(v, (tuple, list)) and any(isinstance(x, Closure) for x in v)):
         raise TypeError("a graph cannot return a function defined inside it.")
-    return flatten(v, leaves)
+    desc = flatten(_dims_as_values(v), leaves)
+    types = [python_type_of(x) for x in leaves]
+    return desc if not any(types) else _mark_leaves(desc, iter(types))
+
+
+def _dims_as_values(v):
+    """`v` with each symbolic dimension (a shape under `set_inputs` None dims) computed by the graph: it leaves
+    the graph as the int it is in that call, never as the backend's symbolic expression."""
+    if B.is_symbolic_dim(v):
+        (out,) = G.current().emit("dim_value", [], [((), np.dtype(np.int64))], {"dim": v})
+        return HostScalar.of(out, int)
+    if isinstance(v, (tuple, list)) and not hasattr(v, "_fields"):
+        new = [_dims_as_values(x) for x in v]
+        return v if all(a is b for a, b in zip(new, v, strict=True)) else type(v)(new)
+    return v
+
+
+def _mark_leaves(desc, types):
+    """`desc` with the Python type of each scalar leaf written into it: ("t", float); the template stays
+    readable by `unflatten`, and a kept executable keeps the types."""
+    kind = desc[0]
+    if kind == "t":
+        t = next(types)
+        return desc if t is None else ("t", t)
+    if kind in ("s", "n"):
+        return (kind, desc[1], tuple(_mark_leaves(d, types) for d in desc[2]))
+    if kind == "o":
+        return (kind, desc[1], {k: _mark_leaves(d, types) for k, d in desc[2].items()})
+    if kind == "d":
+        return (kind, desc[1], tuple(_mark_leaves(d, types) for d in desc[2]))
+    return desc
+
+
+def _leaf_types(desc) -> list | None:
+    """The Python type of each leaf marked by `_mark_leaves` (None for a Tensor), or None if there is none."""
+    found: list = []
+
+    def walk(d):
+        kind = d[0]
+        if kind == "t":
+            found.append(d[1] if len(d) > 1 else None)
+        elif kind in ("s", "n", "d"):
+            for x in d[2]:
+                walk(x)
+        elif kind == "o":
+            for x in d[2].values():
+                walk(x)
+
+    walk(desc)
+    return found if any(t is not None for t in found) else None
+
+
+def _with_python_scalars(desc, outs, types: list):
+    """The outputs, with each leaf marked as a Python scalar converted to that type (as PyNative returns it)."""
+
+    def leave(pair):
+        value, t = pair
+        return Tensor._wrap(value) if t is None else t(value.item())
+
+    return unflatten(desc, iter(zip(outs, types, strict=False)), leave)
 
 
 @contextlib.contextmanager
@@ -235,6 +301,7 @@ def build(
     ex.owned = [None] * len(donated)
     ex.n_out = n_out
     ex.out_desc = desc if desc != _SINGLE else _SINGLE
+    ex.out_types = _leaf_types(desc)
     ex.guards = ctx.guards
     ex.refs = None
     ex.name = name
@@ -261,6 +328,7 @@ def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:
     ex.owned = [None] * len(loaded.donated)
     ex.n_out = loaded.n_out
     ex.out_desc = _SINGLE if loaded.desc == _SINGLE else loaded.desc
+    ex.out_types = _leaf_types(loaded.desc)
     ex.guards = loaded.guards
     ex.refs = None
     ex.name = name

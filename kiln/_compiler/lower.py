@@ -110,6 +110,9 @@ def has_checks(graph: Graph, only=None) -> bool:
 
 def _impl(prim, attrs: tuple, ins: list):
     kw = prim.attrs_dict(attrs) if attrs else {}
+    # A Python float reaches the primitive as PyNative's jitted kernel sees it: a weak float64 array, so
+    # the primitive's scalar promotion (int Tensor + 0.5 -> float32) is the same in both modes.
+    ins = [jnp.asarray(x) if type(x) is float else x for x in ins]
     if prim.custom_vjp is None:
         return prim.impl(*ins, **kw)
     return _with_custom_vjp(prim, kw, ins)
@@ -192,6 +195,12 @@ def _cond(e, ins, checks):
 def _callback(e, ins, checks):
     jax.debug.callback(e.params["fn"], *ins, ordered=True)
     return []
+
+
+@_rule("dim_value")
+def _dim_value(e, ins, checks):
+    """A symbolic dimension (`set_inputs` with None) as an int64 scalar, known when the graph runs."""
+    return [jnp.asarray(e.params["dim"], jnp.int64)]
 
 
 @_rule("host_call")

@@ -45,11 +45,6 @@ def u_del(x):
     return x
 
 
-def u_starred(x):
-    a, *b = (x, x, x)  # noqa: F841
-    return a
-
-
 def u_class(x):
     class A:
         pass
@@ -97,7 +92,6 @@ CASES = [
     (u_yield, "yield expression", "yield x"),
     (u_global, "assigning the global variable 'COUNT'", "COUNT = 1"),
     (u_del, "del statement", "del y"),
-    (u_starred, "starred assignment target", "a, *b = (x, x, x)"),
     (u_class, "class definition", "class A:"),
     (u_import, "import statement", "import os"),
     (u_nonlocal, "nonlocal statement", "nonlocal v"),

@@ -268,6 +268,8 @@ def _spec(x):
     shape = getattr(x, "shape", None)
     if shape is not None and hasattr(x, "dtype"):
         return ("v", tuple(shape), np.dtype(x.dtype))
+    if type(x) in (bool, int, float, complex):
+        return (type(x), x)  # 1 == 1.0 == True, but their result types differ
     return x
 
 

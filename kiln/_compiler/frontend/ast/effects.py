@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import weakref
 
 import numpy as np
 
@@ -129,7 +130,7 @@ def _result_spec(value, concrete: bool = False):
             if isinstance(v, float):
                 arr = arr.astype(np.float32)
             flat.append(arr if concrete else _Struct(arr.shape, arr.dtype))
-            return ("leaf", isinstance(v, Tensor))
+            return ("leaf", _python_type(v))
         if v is None:
             return ("none",)
         raise TypeError(f"a host call in graph mode may return Tensors, numbers or tuples, not {type(v).__name__}.")
@@ -137,9 +138,42 @@ def _result_spec(value, concrete: bool = False):
     return walk(value), flat
 
 
+def _python_type(v) -> type | None:
+    """bool, int or float for a Python scalar result (it leaves the graph as one), else None."""
+    for t in (bool, int, float):
+        if isinstance(v, t):
+            return t
+    return None
+
+
+class HostScalar(Tensor):
+    """A Python number a host call returned (`float(x)` of a 0-d Tensor): a 0-d Tensor inside the graph, the
+    Python number again where it leaves the graph, as in PyNative."""
+
+    __slots__ = ("py_type",)
+
+    @classmethod
+    def of(cls, data: G.Var, py_type: type) -> HostScalar:
+        """A 0-d Tensor holding `data` that leaves the graph as `py_type` (see `python_type_of`)."""
+        t = object.__new__(cls)
+        t._data, t._nodes, t.py_type = data, None, py_type
+        _PYTHON_TYPES[data] = py_type
+        return t
+
+
+_PYTHON_TYPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graph value -> its Python scalar type
+
+
+def python_type_of(value) -> type | None:
+    """The Python type a graph output leaves as when it is a `HostScalar`'s value, else None (a Tensor)."""
+    return _PYTHON_TYPES.get(value) if type(value) is G.Var else None
+
+
 def _rebuild(desc, it):
     if desc[0] == "leaf":
-        return Tensor._wrap(next(it))
+        if desc[1] is None:
+            return Tensor._wrap(next(it))
+        return HostScalar.of(next(it), desc[1])
     if desc[0] == "none":
         return None
     return desc[0](_rebuild(d, it) for d in desc[1])

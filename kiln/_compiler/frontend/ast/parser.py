@@ -468,11 +468,13 @@ class _Builder:
                 self.fail(t, f"assigning the global variable '{t.id}'")
             self.env[t.id] = value
         elif isinstance(t, (ast.Tuple, ast.List)):
-            if any(isinstance(e, ast.Starred) for e in t.elts):
-                self.fail(t, "starred assignment target")
-            items = self.emit(O.UNPACK, [value, Const(len(t.elts))], stmt)
+            stars = [i for i, e in enumerate(t.elts) if isinstance(e, ast.Starred)]
+            # `a, *rest, z = x`: the count is (items before the star, items after it)
+            count = (stars[0], len(t.elts) - stars[0] - 1) if stars else len(t.elts)
+            items = self.emit(O.UNPACK, [value, Const(count)], stmt)
             for i, e in enumerate(t.elts):
-                self.store(e, self.emit(O.GETITEM, [items, Const(i)], e), stmt)
+                target = e.value if isinstance(e, ast.Starred) else e
+                self.store(target, self.emit(O.GETITEM, [items, Const(i)], e), stmt)
         elif isinstance(t, ast.Attribute):
             self.emit(O.SETATTR, [self.expr(t.value), Const(t.attr), value], t)
         elif isinstance(t, ast.Subscript):

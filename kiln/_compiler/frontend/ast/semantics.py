@@ -228,6 +228,15 @@ def _unpack(ctx, frame, node, args):
     x, n = args
     if x is UNDEF:
         _check_defined(node, args)
+    if isinstance(n, tuple):  # a starred target: (items before it, items after it); it takes a list
+        before, after = n
+        if isinstance(x, Tensor) and x.ndim == 0:
+            raise ValueError("cannot unpack a 0-d Tensor.")
+        items = tuple(x[i] for i in range(x.shape[0])) if isinstance(x, Tensor) else tuple(x)
+        if len(items) < before + after:
+            raise ValueError(f"expected at least {before + after} values to unpack, but got {len(items)}.")
+        end = len(items) - after
+        return (*items[:before], list(items[before:end]), *items[end:])
     if isinstance(x, Tensor):
         if x.ndim == 0 or x.shape[0] != n:
             raise ValueError(f"cannot unpack a Tensor of shape {list(x.shape)} into {n} values.")
@@ -408,9 +417,17 @@ def _join_str(ctx, frame, node, args):
 def _assert(ctx, frame, node, args):
     test, msg = args
     static = control.static_bool(test)
+    exc = AssertionError(msg) if msg is not None else AssertionError()
     if static is False:
-        raise AssertionError(msg) if msg is not None else AssertionError()
-    return None  # a Tensor condition is not checked at run time
+        raise exc
+    if static is None:  # a Tensor condition: checked when the graph runs, as a raise under `if not test`
+        site = register_raise(exc)
+
+        def fails() -> None:
+            G.current().bind(raise_p, (site,), [np.int32(0)])
+
+        control.select_both(ctx, node, test, lambda: None, fails)
+    return None
 
 
 @_impl(O.RAISE)

@@ -1,0 +1,163 @@
+"""Issue 18, point by point, as a user sees it: graph mode (GRAPH_MODE, `@jit`, bytecode capture) computes what
+PyNative computes.
+
+3. an int Tensor combined with a Python float is float32, values and gradients as in PyNative;
+6. `float(x)` / `int(x)` / `bool(x)` of a 0-d Tensor leaves a graph as the Python type;
+5. shapes that leave a graph compiled with `set_inputs` None dims are ints;
+2. `assert` on a Tensor condition raises AssertionError when the graph runs (and keeps the gradient).
+12. `jit(backend="GE")` runs, with a one-time warning that XLA compiles every graph.
+8. `a, *rest = ...` (a starred assignment target) compiles and unpacks as Python does.
+
+PYTEST_DONT_REWRITE: the `assert` statements of the programs under test must reach the compiler as written.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Tensor, nn, ops
+from kiln._compiler import api
+
+MODES = ("pynative", "graph", "jit", "bytecode")
+
+
+class _Wrap(nn.Cell):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def construct(self, *args):
+        return self.fn(*args)
+
+
+def _run(mode: str, fn, *args):
+    """`fn(*args)` in one of the four modes."""
+    if mode == "pynative":
+        return fn(*args)
+    if mode == "graph":
+        ms.set_context(mode=ms.GRAPH_MODE)
+        try:
+            return _Wrap(fn)(*args)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    if mode == "jit":
+        return ms.jit(fn)(*args)
+    return ms.jit(fn, capture_mode="bytecode")(*args)
+
+
+def _int_plus_float(x):
+    return x + 0.5, x * 1.0, x + 0.0, 2.5 - x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_int_tensor_with_python_float_is_float32(mode):
+    x = Tensor(np.array([1, 2, 3], np.int32))
+    outs = _run(mode, _int_plus_float, x)
+    assert [o.dtype for o in outs] == [ms.float32] * 4
+    expected = [np.array([1.5, 2.5, 3.5]), np.array([1, 2, 3]), np.array([1, 2, 3]), np.array([1.5, 0.5, -0.5])]
+    for o, e in zip(outs, expected, strict=True):
+        np.testing.assert_array_equal(o.asnumpy(), e.astype(np.float32))
+
+
+def _scaled_int_sum(w, k):
+    return (w * (k + 0.5)).sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_int_tensor_with_python_float_gradient(mode):
+    w = Tensor(np.array([1.0, 2.0], np.float32))
+    k = Tensor(np.array([1, 3], np.int32))
+    grad_fn = ms.grad(_scaled_int_sum)
+    g = grad_fn(w, k) if mode == "pynative" else _run(mode, grad_fn, w, k)
+    assert g.dtype == ms.float32
+    np.testing.assert_allclose(g.asnumpy(), [1.5, 3.5])
+
+
+def test_int_times_one_after_int_times_float_one():
+    """`x * 1` and `x * 1.0` are different programs (1 == 1.0, but the result types differ)."""
+    x = Tensor(np.array([1, 2], np.int32))
+    assert ms.jit(lambda x: x * 1)(x).dtype == ms.int32
+    assert ms.jit(lambda x: x * 1.0)(x).dtype == ms.float32
+
+
+def _scalars_of(x):
+    s = x.sum()
+    return float(s), int(s), bool(s > 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_float_int_bool_of_a_0d_tensor_leave_the_graph_as_python_types(mode):
+    x = Tensor(np.array([1.5, 2.0], np.float32))
+    out = _run(mode, _scalars_of, x)
+    assert [type(v) for v in out] == [float, int, bool]
+    assert out == (3.5, 3, True)
+    again = _run(mode, _scalars_of, Tensor(np.array([-1.5, 0.25], np.float32)))  # the cached program too
+    assert again == (-1.25, -1, False) and [type(v) for v in again] == [float, int, bool]
+
+
+class _Sizes(nn.Cell):
+    def construct(self, x):
+        y = ops.concat((x, x, x))
+        return y.shape[0], y.shape, x * 2
+
+
+@pytest.mark.parametrize("mode", ("pynative", "graph"))
+def test_shapes_leaving_a_graph_with_none_dims_are_ints(mode):
+    net = _Sizes()
+    net.set_inputs(Tensor(shape=[None, 2], dtype=ms.float32))
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    for batch in (1, 4):
+        n, shape, _ = net(Tensor(np.ones((batch, 2), np.float32)))
+        assert type(n) is int and n == 3 * batch
+        assert shape == (3 * batch, 2) and all(type(d) is int for d in shape)
+        assert n + 1 == 3 * batch + 1  # usable as a Python int
+
+
+def _checked_double(x):
+    assert x.sum() > 0, "the sum must be positive"
+    return x * 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_assert_on_a_tensor_condition_is_checked(mode):
+    np.testing.assert_array_equal(_run(mode, _checked_double, Tensor(np.ones(2, np.float32))).asnumpy(), [2, 2])
+    with pytest.raises(AssertionError, match="the sum must be positive"):
+        _run(mode, _checked_double, Tensor(-np.ones(2, np.float32)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_assert_on_a_tensor_condition_keeps_the_gradient(mode):
+    grad_fn = ms.grad(lambda x: _checked_double(x).sum())
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    g = grad_fn(x) if mode == "pynative" else _run(mode, grad_fn, x)
+    np.testing.assert_allclose(g.asnumpy(), [2.0, 2.0])
+
+
+def test_jit_backend_ge_runs_with_a_one_time_warning():
+    api._noted.discard("jit(backend='GE')")  # the note is once per process: start from "not yet said"
+    try:
+        with pytest.warns(UserWarning, match="XLA compiles every graph"):
+            np.testing.assert_array_equal(ms.jit(_checked_double, backend="GE")(Tensor([1.0, 2.0])).asnumpy(), [2, 4])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            ms.jit(_checked_double, backend="GE")(Tensor([1.0, 2.0]))
+    finally:
+        api._noted.discard("jit(backend='GE')")
+
+
+def _starred(x):
+    a, *rest = (x, x * 2, x * 3)
+    *first, last = x
+    head, *middle, tail = (1, 2, 3, 4)
+    return a + rest[0] + rest[1] + first[0] + last + head + tail + len(middle) + len(rest)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_starred_assignment_unpacks_as_python_does(mode):
+    x = Tensor(np.array([1.0, 5.0], np.float32))
+    out = _run(mode, _starred, x)
+    np.testing.assert_allclose(out.asnumpy(), [6 + 1 + 5 + 5 + 4, 30 + 1 + 5 + 5 + 4])
