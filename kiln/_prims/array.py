@@ -17,7 +17,8 @@ def _check_reshape(x, shape):
     size = math.prod(shape_of(x))
     known = math.prod(d for d in shape if d != -1)
     if shape.count(-1) > 1:
-        raise op_error("Reshape", f"at most one dimension of 'shape' can be -1, but got {list(shape)}.")
+        inferred = shape.count(-1)
+        raise op_error("Reshape", f"only one size of 'shape' may be -1 (inferred); {list(shape)} has {inferred}.")
     ok = size == known if -1 not in shape else (known != 0 and size % known == 0)
     if not ok:
         raise op_error(

@@ -271,14 +271,23 @@ def empty_cache() -> None:
 
 def set_memory(init_size="2GB", increase_size="2GB", max_size="1024GB", optimize_level="O0",
                huge_page_reserve_size="0GB") -> None:  # fmt: skip
-    """MindSpore's memory-pool sizes. XLA's GPU allocator is sized when the process starts, by the environment
-    (XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE); the values are checked and kept."""
+    """MindSpore's memory-pool sizes, checked. Kiln cannot apply them: XLA sizes its allocator when the process
+    starts, from the environment (XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE), so a value other
+    than the default warns once."""
     for name, value in (("init_size", init_size), ("increase_size", increase_size), ("max_size", max_size),
                         ("huge_page_reserve_size", huge_page_reserve_size)):  # fmt: skip
         if not (isinstance(value, str) and value.upper().endswith("GB")):
             raise ValueError(f"set_memory: '{name}' must be a string such as '2GB', but got {value!r}.")
     if optimize_level not in ("O0", "O1"):
         raise ValueError(f"set_memory: 'optimize_level' must be 'O0' or 'O1', but got {optimize_level!r}.")
+    defaults = {"init_size": "2GB", "increase_size": "2GB", "max_size": "1024GB", "optimize_level": "O0",
+                "huge_page_reserve_size": "0GB"}  # fmt: skip
+    given = {"init_size": init_size, "increase_size": increase_size, "max_size": max_size,
+             "optimize_level": optimize_level, "huge_page_reserve_size": huge_page_reserve_size}  # fmt: skip
+    for name, value in given.items():
+        ignore_argument("set_memory", name, value, defaults[name],
+                        reason="XLA sizes its allocator at start-up: set XLA_PYTHON_CLIENT_MEM_FRACTION before "
+                        "importing Kiln")  # fmt: skip
 
 
 # -- devices and executor settings -----------------------------------------------------------------------------

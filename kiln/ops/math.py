@@ -847,7 +847,8 @@ def bincount(input, weights=None, minlength: int = 0) -> Tensor:
     on the values, so this op reads `input` on the host (PyNative only).
     """
     if not isinstance(input, Tensor):
-        raise op_error("Bincount", f"'input' must be a Tensor, but got {type(input).__name__}.", TypeError)
+        given = type(input).__name__
+        raise op_error("Bincount", f"counts the values of an integer Tensor; it was given a {given}.", TypeError)
     if not isinstance(minlength, int) or minlength < 0:
         raise op_error("Bincount", f"'minlength' must be a non-negative int, but got {minlength!r}.")
     values = np.asarray(input.asnumpy())
@@ -1411,7 +1412,7 @@ def invert(x) -> Tensor:
 def is_complex(input) -> bool:
     """Whether `input` has a complex dtype."""
     if not isinstance(input, Tensor):
-        raise TypeError(f"is_complex(): the input must be a Tensor, but got {type(input).__name__}.")
+        raise TypeError(f"is_complex reads a Tensor's dtype; it was given a {type(input).__name__}.")
     return input.dtype.is_complex
 
 

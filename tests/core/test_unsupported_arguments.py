@@ -146,3 +146,9 @@ def test_instance_norm_with_running_statistics_against_numpy():
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
     with pytest.raises(NotImplementedError, match="in place"):
         kiln.mint.nn.functional.instance_norm(Tensor(x), Tensor(mean), Tensor(var))
+
+
+def test_set_memory_warns_that_xla_sizes_its_allocator_at_start_up():
+    kiln.set_memory()  # the defaults: silent
+    with pytest.warns(UserWarning, match="set_memory: max_size='8GB'"):
+        kiln.set_memory(max_size="8GB")

@@ -83,7 +83,8 @@ class Dense(Cell):
 
     def construct(self, x: Tensor) -> Tensor:
         if not isinstance(x, Tensor):
-            raise TypeError(f"For 'Dense', the input must be a Tensor, but got {type(x).__name__}.")
+            given = type(x).__name__
+            raise TypeError(f"Dense takes a Tensor of shape (..., {self.in_channels}); it was given a {given}.")
         if x.ndim < 1 or x.shape[-1] != self.in_channels:
             raise ValueError(
                 f"For 'Dense', the last dimension of the input must be in_channels={self.in_channels}, "
