@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,7 +55,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script (the MindSpore worker): make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import Row, format_time, print_device, print_table  # noqa: E402
+from benchmarks.common import Row, format_time, print_device, print_table, run_worker  # noqa: E402
 
 MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON") or next(
     (p for p in ("/tmp/msvenv/bin/python", "/work/msenv/bin/python") if Path(p).exists()), "/tmp/msvenv/bin/python"
@@ -236,14 +235,7 @@ def steady_costs(repeat: int) -> list[Row]:
 
 def _spawn(which: str, cache_dir: str, python: str = sys.executable, env_extra: dict | None = None) -> dict | None:
     env = {**os.environ, "KILN_CACHE_DIR": cache_dir, "PYTHONPATH": str(REPO), **(env_extra or {})}
-    cmd = [python, "-m", "benchmarks.bench_firstcall", "--worker", which]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO, check=False)
-    for line in reversed(proc.stdout.splitlines()):
-        if line.startswith("{"):
-            return json.loads(line)
-    tail = (proc.stderr.strip().splitlines() or ["?"])[-1][:160]
-    print(f"  worker {which} failed: {tail}", file=sys.stderr)
-    return None
+    return run_worker("benchmarks.bench_firstcall", ["--worker", which], python, env)
 
 
 CASES = (  # (worker, row name, cache on, environment)

@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script (the MindSpore worker): make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import print_device  # noqa: E402
+from benchmarks.common import print_device, run_worker  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON") or next(
@@ -77,14 +76,7 @@ def _worker(framework: str, mode: str, steps: int, repeat: int) -> dict:
 def _spawn(framework: str, mode: str, steps: int, repeat: int) -> dict | None:
     python = MINDSPORE_PYTHON if framework == "mindspore" else sys.executable
     env = {**os.environ, "PYTHONPATH": str(REPO), "KILN_GRAPH_CACHE": "0"}
-    cmd = [python, "-m", "benchmarks.bench_rnn", "--worker", framework, mode, str(steps), str(repeat)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO, check=False)
-    for line in reversed(proc.stdout.splitlines()):
-        if line.startswith("{"):
-            return json.loads(line)
-    tail = (proc.stderr.strip().splitlines() or ["?"])[-1][:160]
-    print(f"  worker {framework} {mode} T={steps} failed: {tail}", file=sys.stderr)
-    return None
+    return run_worker("benchmarks.bench_rnn", ["--worker", framework, mode, str(steps), str(repeat)], python, env)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -7,11 +7,15 @@ repeat, so asynchronous dispatch cannot hide work in the next repeat.
 
 from __future__ import annotations
 
+import json
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 
 
 def sync(value) -> None:
@@ -162,3 +166,16 @@ def _cpu_model() -> str:
     except OSError:
         pass
     return ""
+
+
+def run_worker(module: str, args: list[str], python: str, env: dict) -> dict | None:
+    """Run `python -m module *args` from the repository root and return the last JSON line it printed (its
+    result), or None after printing the last line of its error output."""
+    proc = subprocess.run([python, "-m", module, *args], capture_output=True, text=True, env=env,
+                          cwd=Path(__file__).resolve().parent.parent, check=False)  # fmt: skip
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    tail = (proc.stderr.strip().splitlines() or ["?"])[-1][:160]
+    print(f"  worker {module} {' '.join(args)} failed: {tail}", file=sys.stderr)
+    return None
