@@ -35,16 +35,20 @@ def same_pads(size: int, k: int, s: int, d: int) -> tuple[int, int]:
     return total // 2, total - total // 2
 
 
+def _axis_pads(pad_mode: str, pad, i: int, n: int, k: int, s: int, d: int) -> tuple[int, int]:
+    """(low, high) padding of spatial axis `i` (size n, kernel k, stride s, dilation d) for `pad_mode`."""
+    if pad_mode == "same":
+        return same_pads(n, k, s, d)
+    if pad_mode == "valid":
+        return 0, 0
+    return pad[2 * i], pad[2 * i + 1]
+
+
 def conv_geometry(sizes, kernel, stride, dilation, pad_mode, pad) -> tuple[list, list]:
     """(padding pairs, output sizes) of a forward convolution."""
     pads, outs = [], []
     for i, (n, k, s, d) in enumerate(zip(sizes, kernel, stride, dilation)):
-        if pad_mode == "same":
-            lo, hi = same_pads(n, k, s, d)
-        elif pad_mode == "valid":
-            lo = hi = 0
-        else:
-            lo, hi = pad[2 * i], pad[2 * i + 1]
+        lo, hi = _axis_pads(pad_mode, pad, i, n, k, s, d)
         pads.append((lo, hi))
         outs.append((n + lo + hi - d * (k - 1) - 1) // s + 1)
     return pads, outs
@@ -287,12 +291,7 @@ def transpose_geometry(sizes, kernel, stride, dilation, pad_mode, pad, output_pa
             out = (n - 1) * s + ke
         else:
             out = (n - 1) * s - pad[2 * i] - pad[2 * i + 1] + ke + output_padding[i]
-        if pad_mode == "same":
-            lo, hi = same_pads(out, k, s, d)
-        elif pad_mode == "valid":
-            lo = hi = 0
-        else:
-            lo, hi = pad[2 * i], pad[2 * i + 1]
+        lo, hi = _axis_pads(pad_mode, pad, i, out, k, s, d)
         pads.append((lo, hi))
         outs.append(out)
     return pads, outs
