@@ -112,18 +112,36 @@ def _check(key: str, value) -> Any:
     return value
 
 
+# Options whose non-default values ask for a kind of parallelism Kiln does not build: refused, since running
+# without it would train something other than what the script asked for.
+_NOT_BUILT = {
+    "pipeline_stages": "pipeline parallelism (stages on separate devices) is not implemented in Kiln",
+    "enable_parallel_optimizer": "optimizer parallelism (sharding the optimizer state) is not implemented in Kiln",
+    "optimizer_weight_shard_size": "optimizer parallelism (sharding the optimizer state) is not implemented in Kiln",
+}
+
+
 def set_auto_parallel_context(**kwargs) -> None:
     """Set options of distributed training (see the module docstring for what Kiln acts on).
+
+    Args:
+        kwargs: option name -> value, the options of MindSpore 2.10's `set_auto_parallel_context`.
 
     Raises:
         ValueError: an unknown option, or a value out of range.
         TypeError: a value of the wrong type.
+        NotImplementedError: an option asking for a kind of parallelism Kiln does not build.
     """
     checked = {}
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
             raise ValueError(f"set_auto_parallel_context: unknown option '{key}'.")
         checked[key] = _check(key, value)
+        if key in _NOT_BUILT and checked[key] != _DEFAULTS[key]:
+            raise NotImplementedError(
+                f"set_auto_parallel_context({key}={value!r}): {_NOT_BUILT[key]}; leave it at "
+                f"{_DEFAULTS[key]!r}."
+            )
     for key in checked:
         if key not in _ACTED_ON and checked[key] != _DEFAULTS[key] and key not in _warned:
             _warned.add(key)

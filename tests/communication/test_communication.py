@@ -235,7 +235,13 @@ def test_auto_parallel_context():
         with pytest.raises(ValueError, match="'device_num' must be in"):
             ms.set_auto_parallel_context(device_num=0)
         with pytest.warns(UserWarning, match="no effect"):
+            ms.set_auto_parallel_context(enable_alltoall=True)
+        with pytest.raises(NotImplementedError, match=r"pipeline_stages=2\): pipeline parallelism"):
             ms.set_auto_parallel_context(pipeline_stages=2)
+        for option, value in (("enable_parallel_optimizer", True), ("optimizer_weight_shard_size", 2)):
+            with pytest.raises(NotImplementedError, match=f"{option}=.*optimizer parallelism"):
+                ms.set_auto_parallel_context(**{option: value})
+        assert ms.get_auto_parallel_context("pipeline_stages") == 1  # a refused option is not recorded
         ms.reset_auto_parallel_context()
         assert ms.get_auto_parallel_context("parallel_mode") == "stand_alone"
         assert ms.get_auto_parallel_context("device_num") == 1
