@@ -139,8 +139,7 @@ def set_auto_parallel_context(**kwargs) -> None:
         checked[key] = _check(key, value)
         if key in _NOT_BUILT and checked[key] != _DEFAULTS[key]:
             raise NotImplementedError(
-                f"set_auto_parallel_context({key}={value!r}): {_NOT_BUILT[key]}; leave it at "
-                f"{_DEFAULTS[key]!r}."
+                f"set_auto_parallel_context({key}={value!r}): {_NOT_BUILT[key]}; leave it at {_DEFAULTS[key]!r}."
             )
     for key in checked:
         if key not in _ACTED_ON and checked[key] != _DEFAULTS[key] and key not in _warned:
