@@ -34,12 +34,14 @@ import jax
 import numpy as np
 from jax import lax
 from jax import numpy as jnp
+from jax.experimental import multihost_utils
 from jax.extend import backend as jax_backend
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 __all__ = [
     "ClusterError",
+    "DifferingValueError",
     "all_reduce_fused",
     "collective",
     "initialize",
@@ -55,12 +57,21 @@ __all__ = [
     "spmd_jit",
     "spmd_needed",
     "virtual_ranks",
+    "spans_processes",
+    "replicate_on_world",
+    "from_process_parts",
+    "to_host",
+    "private_copy",
 ]
 
 RANK_AXIS = "rank"
 LOCAL_AXIS = "local"
 
 _state: dict = {"initialized": False, "meshes": {}, "jitted": {}}
+
+
+class DifferingValueError(ValueError):
+    """A process-local value was to become one global array, but the processes hold different values."""
 
 
 class ClusterError(RuntimeError):
@@ -599,9 +610,9 @@ def _named_sharding(layout: tuple) -> NamedSharding:
     key = ("layout", layout)
     sharding = _state["meshes"].get(key)
     if sharding is None:
-        shape, names, ids, spec = layout
-        by_id = {d.id: d for d in jax.devices()}
-        devices = np.array([by_id[i] for i in ids], dtype=object).reshape(shape)
+        shape, names, positions, spec = layout
+        world = jax.devices()
+        devices = np.array([world[i] for i in positions], dtype=object).reshape(shape)
         sharding = NamedSharding(Mesh(devices, names), P(*spec))
         _state["meshes"][key] = sharding
     return sharding
@@ -614,7 +625,15 @@ def sharding_constraint(x, layout: tuple):
     if isinstance(x, jax.core.Tracer):
         return lax.with_sharding_constraint(x, sharding)
     x = jnp.asarray(x)
-    return x if x.sharding == sharding else jax.device_put(x, sharding)
+    if x.sharding == sharding:
+        return x
+    try:
+        return jax.device_put(x, sharding)
+    except AssertionError:  # JAX's check that a value placed over several processes is the same on each
+        raise DifferingValueError(
+            "the value is not the same on every process, but a tensor placed over the devices of several processes "
+            "is one global value"
+        ) from None
 
 
 def sharding_of(x):
@@ -652,3 +671,37 @@ def stacked_on_devices(values: np.ndarray, axis_size: int):
     """Test helper: a (ranks, ...) host array as a global array, rank r's row on device r of one process."""
     mesh = Mesh(np.array(jax.local_devices()[:axis_size]), (RANK_AXIS,))
     return jax.device_put(values, NamedSharding(mesh, P(RANK_AXIS))), mesh
+
+
+# ---------------------------------------------------------------- arrays over every process's devices
+def spans_processes(x) -> bool:
+    """Whether `x` is a global array over the devices of several processes (not this process's alone)."""
+    if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
+        return False
+    return not x.is_fully_addressable
+
+
+def replicate_on_world(x, layout: tuple):
+    """`x` (this process's value, the same on every process) copied onto every device of the job; `layout`
+    names the mesh (one mesh for every array a program reads) and a partition that splits nothing."""
+    return jax.device_put(np.asarray(x), _named_sharding(layout))
+
+
+def from_process_parts(x, layout: tuple):
+    """The global array laid out as `layout` whose part on this process's devices is `x` (this process's slice
+    along every dimension the layout splits across processes; whole along the others)."""
+    return jax.make_array_from_process_local_data(_named_sharding(layout), np.asarray(x))
+
+
+def to_host(x) -> np.ndarray:
+    """The whole value of `x` on this host: a global array split across processes is gathered first."""
+    if spans_processes(x) and not x.is_fully_replicated:
+        return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+    return np.asarray(x)
+
+
+def private_copy(x):
+    """A copy of `x` sharing no buffer with it (before its buffer is donated), laid out as `x` is."""
+    if spans_processes(x):
+        return jax.device_put(x, x.sharding, may_alias=False)
+    return jax.device_put(x, may_alias=False)

@@ -68,7 +68,7 @@ class Executable:
         for k, i in enumerate(self.donated):
             if state[i] is not owned[k]:
                 # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
-                state[i] = B.jax.device_put(state[i], may_alias=False)
+                state[i] = _distributed.private_copy(state[i])
         outs = self.exe(*leaves, *state)
         if self.checked:
             code = int(outs[-2])

@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from kiln import _backend as B
+from kiln._backend.distributed import to_host
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 
@@ -170,14 +171,14 @@ class Tensor:
         """A NumPy copy of the data (waits for pending computation)."""
         if _symbolic(self._data):
             raise RuntimeError("asnumpy() reads a concrete value, but this Tensor is symbolic inside a compiled graph.")
-        return np.array(self._data)
+        return np.array(to_host(self._data))
 
     numpy = asnumpy
 
     def __array__(self, dtype=None, copy=None):
         if _symbolic(self._data):
             raise RuntimeError("asnumpy() reads a concrete value, but this Tensor is symbolic inside a compiled graph.")
-        arr = np.asarray(self._data)
+        arr = to_host(self._data)
         return arr.astype(dtype) if dtype is not None else arr
 
     def item(self, index=None):

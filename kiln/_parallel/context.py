@@ -10,8 +10,14 @@ The options MindSpore 2.10 knows are all accepted and read back. What Kiln acts 
   `communication.init()`.
 
 - "semi_auto_parallel" / "auto_parallel": the strategies given with `Primitive.shard`, `Cell.shard`,
-  `ms.shard` and `Layout` split tensors over the devices of this process and XLA's SPMD partitioner
-  splits the rest of the program (its sharding propagation stands for MindSpore's strategy search).
+  `ms.shard` and `Layout` split tensors over the devices of the job (every process's, one program over all
+  of them) and XLA's SPMD partitioner splits the rest of the program (its sharding propagation stands for
+  MindSpore's strategy search).
+- `full_batch`, `dataset_strategy`: in those modes across processes, how each rank's batch is read
+  (`_parallel/batch.py`): its slice of the global batch (the default), the whole batch, or per-input strategies.
+- `enable_parallel_optimizer`, `optimizer_weight_shard_size`: in those modes, optimizer states split over the
+  devices (`_parallel/batch.py`).
+- `pipeline_stages` > 1: refused (NotImplementedError), since Kiln does not build pipeline parallelism.
 """
 
 from __future__ import annotations
@@ -84,7 +90,18 @@ _DEFAULTS: dict[str, Any] = {
     "dump_device_local_norm": False,
     "auto_parallel_new_interface": False,
 }
-_ACTED_ON = frozenset({"parallel_mode", "gradients_mean", "device_num", "global_rank"})
+_ACTED_ON = frozenset(
+    {
+        "parallel_mode",
+        "gradients_mean",
+        "device_num",
+        "global_rank",
+        "full_batch",
+        "dataset_strategy",
+        "enable_parallel_optimizer",
+        "optimizer_weight_shard_size",
+    }  # fmt: skip
+)
 _context: dict[str, Any] = copy.deepcopy(_DEFAULTS)
 _warned: set[str] = set()
 
@@ -97,7 +114,8 @@ def _check(key: str, value) -> Any:
                 f"but got {value!r}."
             )
         return value.lower()
-    if key in ("gradients_mean", "full_batch", "gradient_fp32_sync", "loss_repeated_mean", "parameter_broadcast"):
+    bools = ("gradients_mean", "full_batch", "gradient_fp32_sync", "loss_repeated_mean", "parameter_broadcast")
+    if key in bools or key == "enable_parallel_optimizer":
         if not isinstance(value, bool):
             raise TypeError(f"set_auto_parallel_context: '{key}' must be a bool, but got {type(value).__name__}.")
         return value
@@ -109,6 +127,16 @@ def _check(key: str, value) -> Any:
         if key == "global_rank" and not 0 <= value < 1048576:
             raise ValueError(f"set_auto_parallel_context: 'global_rank' must be in [0, 1048576), but got {value}.")
         return value
+    if key in ("pipeline_stages", "optimizer_weight_shard_size"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"set_auto_parallel_context: '{key}' must be an int, but got {type(value).__name__}.")
+        if key == "optimizer_weight_shard_size" and value != -1 and value < 2:
+            raise ValueError(
+                f"set_auto_parallel_context: 'optimizer_weight_shard_size' must be -1 or > 1, got {value}."
+            )
+        if key == "pipeline_stages" and value < 1:
+            raise ValueError(f"set_auto_parallel_context: 'pipeline_stages' must be at least 1, got {value}.")
+        return value
     return value
 
 
@@ -116,8 +144,6 @@ def _check(key: str, value) -> Any:
 # without it would train something other than what the script asked for.
 _NOT_BUILT = {
     "pipeline_stages": "pipeline parallelism (stages on separate devices) is not implemented in Kiln",
-    "enable_parallel_optimizer": "optimizer parallelism (sharding the optimizer state) is not implemented in Kiln",
-    "optimizer_weight_shard_size": "optimizer parallelism (sharding the optimizer state) is not implemented in Kiln",
 }
 
 

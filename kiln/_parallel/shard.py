@@ -16,9 +16,10 @@ program around it, propagating shardings to the other ops and inserting the coll
   "dp" and leaves dimension 1 whole; a tuple of names splits one dimension over several axes.
 
 Strategies act only in SEMI_AUTO_PARALLEL and AUTO_PARALLEL modes (`set_auto_parallel_context`), as in
-MindSpore; in other modes they are kept and ignored. The mesh is this process's devices (or the first
-`device_num` of them when it is set): strategies split a model over the devices of one process. Across
-processes, Kiln's parallelism is data parallelism (each process is a rank); `shard` there is refused.
+MindSpore; in other modes they are kept and ignored. The mesh is every device of the job: in one process its
+devices (or the first `device_num` of them when it is set); across processes (`kiln msrun`) the devices of all
+of them in process order, one program over all of them (`device_num` must then count them all). How the
+batch and the parameters enter that program is `_parallel/batch.py`'s part.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from kiln._backend import distributed as D
 from kiln._backend import is_tracer
 from kiln._compiler.ir import graph as G
 from kiln._core.primitive import PrimitiveDef
-from kiln._core.tensor import Tensor
+from kiln._core.tensor import Parameter, Tensor
 from kiln._parallel import context as PC
 from kiln._pynative import tape
 from kiln._pynative.dispatch import apply
@@ -136,6 +137,12 @@ class Layout:
 
 def _device_count() -> int:
     n = PC._context["device_num"]
+    if n is not None and D.process_count() > 1 and n != D.device_count():
+        raise ValueError(
+            f"set_auto_parallel_context(device_num={n}) does not match the job: {D.process_count()} processes with "
+            f"{D.device_count()} devices in all. Across processes the strategies split over every device of the job: "
+            f"set device_num={D.device_count()}, or leave it unset."
+        )
     return n if n is not None else D.device_count()
 
 
@@ -283,18 +290,26 @@ def constrain(x, strategy, name: str, what: str, layout: tuple | None = None):
     `layout` is the descriptor when the caller computed it (`joint_specs`)."""
     if not isinstance(x, Tensor) or strategy is None:
         return x
-    if D.process_count() > 1:
-        raise NotImplementedError(
-            f"For '{name}', sharding strategies split a model over the devices of one process; across processes "
-            "Kiln runs data parallelism (each process is a rank). Use DATA_PARALLEL, or one process with several "
-            "devices."
-        )
     if layout is None:
         layout = spec_for(name, what, strategy, tuple(x.shape))
     if G.is_symbolic(x._data):
         return apply(SHARDING_CONSTRAINT, (x,), (layout,))
+    try:
+        return _place(x, layout)
+    except D.DifferingValueError as err:
+        raise ValueError(
+            f"For '{name}', {what}: {err}. Across processes feed each rank's batch through a training step "
+            "(nn.TrainOneStepCell, Model.train), which reads it as 'dataset_strategy' and 'full_batch' say."
+        ) from None
+
+
+def _place(x, layout: tuple):
     if is_tracer(x._data):
         return Tensor._wrap(D.sharding_constraint(x._data, layout))
+    if isinstance(x, Parameter) and D.process_count() > 1:
+        # Across processes a parameter is kept split as its strategy says: each device holds its slice only.
+        x._data = D.sharding_constraint(x._data, layout)
+        return x
     out = Tensor._wrap(D.sharding_constraint(x._data, layout))
     if tape.recording and x._nodes and x.dtype.kind in "fc":
         tape.record_custom((x,), (out,), lambda cots: (cots[0],))
@@ -314,7 +329,7 @@ def _constrain_all(values, strategies, name: str, what: str, prim=None):
             f"For '{name}', the {what} strategy has {len(strategies)} entries for {len(tensors)} tensor {what}s."
         )
     layouts = [None] * len(tensors)
-    if prim is not None and all(isinstance(st, tuple) for st in strategies) and D.process_count() == 1:
+    if prim is not None and all(isinstance(st, tuple) for st in strategies):
         shapes = [tuple(items[i].shape) for i in tensors]
         if all(len(st) == len(sh) for st, sh in zip(strategies, shapes)):
             labels = _labels(prim, shapes)

@@ -150,6 +150,9 @@ class Cell:
     def _call(self, args: tuple, kwargs: dict):
         d = self.__dict__
         if _context["mode"] == GRAPH_MODE and Cell._graph_runner is not None:
+            entry = d.get("_graph_entry_hook")
+            if entry is not None:  # concrete inputs prepared before the compiled call (e.g. made global arrays)
+                args = entry(self, args)
             out = Cell._graph_runner(self, args, kwargs)
             if out is not NotImplemented:
                 return out

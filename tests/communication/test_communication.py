@@ -238,9 +238,8 @@ def test_auto_parallel_context():
             ms.set_auto_parallel_context(enable_alltoall=True)
         with pytest.raises(NotImplementedError, match=r"pipeline_stages=2\): pipeline parallelism"):
             ms.set_auto_parallel_context(pipeline_stages=2)
-        for option, value in (("enable_parallel_optimizer", True), ("optimizer_weight_shard_size", 2)):
-            with pytest.raises(NotImplementedError, match=f"{option}=.*optimizer parallelism"):
-                ms.set_auto_parallel_context(**{option: value})
+        with pytest.raises(ValueError, match="'optimizer_weight_shard_size' must be -1 or > 1"):
+            ms.set_auto_parallel_context(optimizer_weight_shard_size=1)
         assert ms.get_auto_parallel_context("pipeline_stages") == 1  # a refused option is not recorded
         ms.reset_auto_parallel_context()
         assert ms.get_auto_parallel_context("parallel_mode") == "stand_alone"

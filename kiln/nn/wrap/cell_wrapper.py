@@ -13,6 +13,7 @@ from __future__ import annotations
 from kiln import ops
 from kiln._core.tensor import Parameter, ParameterTuple
 from kiln._parallel import context as PC
+from kiln._parallel.batch import shards_optimizer_state, spans_processes
 from kiln.nn.cell import Cell
 from kiln.nn.wrap.grad_reducer import data_parallel_reducer, spread_batch, spreads_batches
 
@@ -185,8 +186,10 @@ class TrainOneStepCell(Cell):
         self.grad_reducer = _keep_grads if reducer is None else reducer
         if reducer is not None:
             self.mean, self.degree = reducer.mean, reducer.degree
-        if reducer is not None and spreads_batches():
+        if spreads_batches():
             self.register_forward_pre_hook(spread_batch)
+        if spans_processes() or shards_optimizer_state():  # a compiled step reads arrays already placed
+            self.__dict__["_graph_entry_hook"] = spread_batch
 
     def construct(self, *inputs):
         loss, grads = self._value_and_grad(*inputs)

@@ -16,6 +16,13 @@ from kiln import ops
 from kiln._backend import distributed as D
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln._parallel import context as PC
+from kiln._parallel.batch import (
+    global_inputs,
+    global_parameters,
+    shard_optimizer_state,
+    shards_optimizer_state,
+    spans_processes,
+)
 from kiln.communication import _collective as C
 from kiln.communication import _virtual
 from kiln.communication import management as M
@@ -123,9 +130,8 @@ def data_parallel_reducer(parameters):
         return None
     size = M.get_group_size()  # before init(): its error says to call init()
     if PC.parallel_mode() in (PC.SEMI_AUTO_PARALLEL, PC.AUTO_PARALLEL):
-        # device_num counts the devices the strategies split over; XLA's partitioner reduces the gradients
-        # of split tensors itself, and ranks (processes) beyond one still average theirs.
-        return DistributedGradReducer(parameters, PC.gradients_mean(), size) if size > 1 else None
+        # One program spans every process's devices: XLA's partitioner reduces the gradients itself.
+        return None
     device_num = PC._context["device_num"]
     if device_num is not None and device_num != size:
         raise ValueError(
@@ -137,12 +143,23 @@ def data_parallel_reducer(parameters):
 
 
 def spread_batch(cell, inputs):
-    """Forward pre-hook: each input Tensor's first axis spread over this process's devices (one process only)."""
+    """Forward pre-hook: each input Tensor's first axis spread over this process's devices (one process only);
+    across processes in semi-auto parallel, the inputs and parameters become arrays over every process's devices;
+    with optimizer parallelism the optimizer's states are placed split (`_parallel.batch`)."""
+    if shards_optimizer_state():
+        shard_optimizer_state(cell)
+    if spans_processes():
+        global_parameters(cell.get_parameters())
+        return global_inputs(tuple(inputs))
+    if PC.parallel_mode() not in (PC.DATA_PARALLEL, PC.HYBRID_PARALLEL):
+        return tuple(inputs)
     return tuple(Tensor._wrap(D.shard_batch(x._data)) if isinstance(x, Tensor) else x for x in inputs)
 
 
 def spreads_batches() -> bool:
     """Whether data-parallel steps in this process spread their batches over several devices."""
+    if spans_processes() or shards_optimizer_state():
+        return True
     if PC.parallel_mode() not in (PC.DATA_PARALLEL, PC.HYBRID_PARALLEL):
         return False  # semi-auto: the strategies say how tensors are split
     return D.process_count() == 1 and D.local_device_count() > 1 and not _virtual.active()

@@ -1,0 +1,143 @@
+"""A MindSpore-style SEMI_AUTO_PARALLEL training script: a Megatron-style MLP (column- then row-split MatMuls)
+and a sharded attention block, 3 `TrainOneStepCell` steps each.
+
+Run by `kiln msrun --worker_num=2` with 2 virtual CPU devices per worker (4 devices in all), or with
+`--single` in one process on one device with the same global batch; each rank saves its losses and final
+parameters to `<out>/rank<r>.npz` (`single.npz` for the one-device run).
+"""
+
+import argparse
+import os
+import signal
+
+import mindspore as ms
+import numpy as np
+from mindspore import Parameter, Tensor, nn, ops
+from mindspore.communication import get_group_size, get_rank, init
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--single", action="store_true")
+parser.add_argument("--full_batch", action="store_true")
+parser.add_argument("--mode", default="pynative", choices=("pynative", "graph"))
+parser.add_argument("--device_num", type=int, default=4)
+parser.add_argument("--bad_strategy", action="store_true", help="split w1's 16 columns in 3")
+parser.add_argument("--kill", action="store_true", help="rank 1 dies (SIGKILL) after the first step")
+parser.add_argument("--optimizer_shard", type=int, default=0, help="optimizer_weight_shard_size for the Adam run")
+parser.add_argument("--out", required=True)
+args = parser.parse_args()
+
+ms.set_context(mode=ms.GRAPH_MODE if args.mode == "graph" else ms.PYNATIVE_MODE, device_target="CPU")
+if args.single:
+    rank, size = 0, 1
+else:
+    init()
+    rank, size = get_rank(), get_group_size()
+    ms.set_auto_parallel_context(
+        parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, device_num=args.device_num, full_batch=args.full_batch
+    )
+
+GLOBAL_BATCH, D_IN, D_HID, HEADS = 8, 8, 16, 2
+rng = np.random.default_rng(11)
+X = rng.standard_normal((3, GLOBAL_BATCH, D_IN)).astype(np.float32)
+Y = rng.standard_normal((3, GLOBAL_BATCH, D_IN)).astype(np.float32)
+SEQ = rng.standard_normal((3, GLOBAL_BATCH, 4, D_IN)).astype(np.float32)
+
+
+def weight(shape, name):
+    return Parameter(Tensor((0.3 * rng.standard_normal(shape)).astype(np.float32)), name=name)
+
+
+class MegatronMLP(nn.Cell):
+    """x @ w1 split by columns over 2 devices, relu, @ w2 split by rows (one all-reduce in the forward pass)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w1 = weight((D_IN, D_HID), "w1")
+        self.w2 = weight((D_HID, D_IN), "w2")
+        self.mm1 = ops.MatMul().shard(((1, 1), (1, 3) if args.bad_strategy else (1, 2)))
+        self.mm2 = ops.MatMul().shard(((1, 2), (2, 1)))
+        self.relu = ops.ReLU().shard(((1, 2),))
+
+    def construct(self, x):
+        return self.mm2(self.relu(self.mm1(x, self.w1)), self.w2)
+
+
+class Attention(nn.Cell):
+    """Multi-head self-attention with the heads split over 2 devices and the batch over the other 2."""
+
+    def __init__(self):
+        super().__init__()
+        self.wq = weight((D_IN, D_IN), "wq")
+        self.wk = weight((D_IN, D_IN), "wk")
+        self.wv = weight((D_IN, D_IN), "wv")
+        self.wo = weight((D_IN, D_IN), "wo")
+        self.proj_q = ops.MatMul().shard(((2, 1), (1, 2)))
+        self.proj_k = ops.MatMul().shard(((2, 1), (1, 2)))
+        self.proj_v = ops.MatMul().shard(((2, 1), (1, 2)))
+        self.scores = ops.BatchMatMul(transpose_b=True).shard(((2, 2, 1, 1), (2, 2, 1, 1)))
+        self.softmax = ops.Softmax().shard(((2, 2, 1, 1),))
+        self.context = ops.BatchMatMul().shard(((2, 2, 1, 1), (2, 2, 1, 1)))
+        self.proj_o = ops.MatMul().shard(((2, 2), (2, 1)))
+        self.scale = 1.0 / np.sqrt(D_IN // HEADS)
+
+    def heads(self, t, b, s):
+        return ops.transpose(ops.reshape(t, (b, s, HEADS, D_IN // HEADS)), (0, 2, 1, 3))
+
+    def construct(self, x):
+        b, s, d = x.shape
+        flat = ops.reshape(x, (b * s, d))
+        q = self.heads(self.proj_q(flat, self.wq), b, s)
+        k = self.heads(self.proj_k(flat, self.wk), b, s)
+        v = self.heads(self.proj_v(flat, self.wv), b, s)
+        p = self.softmax(self.scores(q, k) * self.scale)
+        c = ops.reshape(ops.transpose(self.context(p, v), (0, 2, 1, 3)), (b * s, d))
+        return ops.reshape(self.proj_o(c, self.wo), (b, s, d))
+
+
+def local(batch):
+    """This rank's part of a global batch (the whole batch with full_batch)."""
+    if args.full_batch or size == 1:
+        return batch
+    part = batch.shape[0] // size
+    return batch[rank * part : (rank + 1) * part]
+
+
+results = {}
+for name, net, inputs in (("mlp", MegatronMLP(), X), ("attention", Attention(), SEQ)):
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    losses = []
+    for i in range(3):
+        target = Y[i] if name == "mlp" else SEQ[i] * 0.5
+        losses.append(float(step(Tensor(local(inputs[i])), Tensor(local(target))).asnumpy()))
+        if args.kill and rank == 1:
+            os.kill(os.getpid(), signal.SIGKILL)  # rank 0 goes on into the next step's collectives
+    results[f"{name}/loss"] = np.array(losses, np.float32)
+    for p in net.trainable_params():
+        results[f"{name}/{p.name}"] = p.asnumpy()
+        # What this process's first device holds of the parameter (Kiln's array; the whole one on one device).
+        results[f"{name}/{p.name}/local_shape"] = np.array(p._data.addressable_shards[0].data.shape)
+    print(f"rank {rank} {name} losses {losses}", flush=True)
+
+# Optimizer parallelism: Adam's moments split over the devices (ZeRO-1/2) when --optimizer_shard is given.
+if args.optimizer_shard:
+    ms.set_auto_parallel_context(enable_parallel_optimizer=True, optimizer_weight_shard_size=args.optimizer_shard)
+# A network with no strategies: in semi-auto mode it trains data-parallel over the 4 devices (the batch split, the
+# gradients all-reduced by XLA), the setting in which optimizer parallelism divides the state (ZeRO).
+net = nn.SequentialCell(nn.Dense(D_IN, D_HID), nn.ReLU(), nn.Dense(D_HID, D_IN))
+for p in net.trainable_params():
+    p.set_data(Tensor((0.3 * rng.standard_normal(p.shape)).astype(np.float32)))
+adam = nn.Adam(net.trainable_params(), learning_rate=0.05)
+step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), adam)
+losses = [float(step(Tensor(local(X[i])), Tensor(local(Y[i]))).asnumpy()) for i in range(3)]
+results["adam/loss"] = np.array(losses, np.float32)
+for p in net.trainable_params():
+    results[f"adam/{p.name}"] = p.asnumpy()
+for p in adam.moment1:
+    results[f"adam/{p.name}"] = p.asnumpy()
+# The bytes of Adam's moments on one device (what optimizer parallelism divides among the devices).
+state_bytes = sum(p._data.addressable_shards[0].data.nbytes for p in (*adam.moment1, *adam.moment2))
+results["adam/state_bytes_per_device"] = np.array(state_bytes)
+print(f"rank {rank} adam losses {losses}; Adam state bytes per device: {state_bytes}", flush=True)
+
+os.makedirs(args.out, exist_ok=True)
+np.savez(os.path.join(args.out, "single.npz" if args.single else f"rank{rank}.npz"), **results)
