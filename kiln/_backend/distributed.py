@@ -154,6 +154,11 @@ def initialize(
     jax_backend.clear_backends()
     with contextlib.suppress(Exception):  # the default already; older versions lack the option
         jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    if platform == "cpu":
+        # With XLA's CPU client dispatching programs asynchronously, PyNative's stream of small programs with
+        # gloo collectives across processes was seen to deadlock (both ranks waiting inside one program's
+        # collective); running each program before the next is dispatched keeps every rank in step.
+        jax.config.update("jax_cpu_enable_async_dispatch", False)
     remaining = max(1.0, deadline - time.monotonic())
     done = _watchdog(
         remaining,

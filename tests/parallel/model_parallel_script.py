@@ -1,5 +1,7 @@
-"""A MindSpore-style SEMI_AUTO_PARALLEL training script: a Megatron-style MLP (column- then row-split MatMuls)
-and a sharded attention block, 3 `TrainOneStepCell` steps each.
+"""A MindSpore-style SEMI_AUTO_PARALLEL training script: a Megatron-style MLP (column- then row-split MatMuls),
+the same MLP written with a `Layout` and `Cell.shard`, and a sharded attention block, 3 `TrainOneStepCell` steps
+each; the MLP's checkpoints (one file per rank) loaded into the MLP split another way; Adam on an MLP without
+strategies, optimizer parallelism on request.
 
 Run by `kiln msrun --worker_num=2` with 2 virtual CPU devices per worker (4 devices in all), or with
 `--single` in one process on one device with the same global batch; each rank saves its losses and final
@@ -14,6 +16,7 @@ import mindspore as ms
 import numpy as np
 from mindspore import Parameter, Tensor, nn, ops
 from mindspore.communication import get_group_size, get_rank, init
+from mindspore.communication.comm_func import barrier
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--single", action="store_true")
@@ -62,6 +65,22 @@ class MegatronMLP(nn.Cell):
         return self.mm2(self.relu(self.mm1(x, self.w1)), self.w2)
 
 
+class LayoutMLP(nn.Cell):
+    """The MLP with its strategies as a named device mesh (`Layout`); the cell's input split by `Cell.shard`."""
+
+    def __init__(self):
+        super().__init__()
+        mesh = ms.Layout((2, 2), ("dp", "mp"))
+        self.w1 = weight((D_IN, D_HID), "w1")
+        self.w2 = weight((D_HID, D_IN), "w2")
+        self.mm1 = ops.MatMul().shard((mesh("dp", "None"), mesh("None", "mp")))
+        self.mm2 = ops.MatMul().shard((mesh("dp", "mp"), mesh("mp", "None")))
+        self.shard(in_strategy=(mesh("dp", "None"),))
+
+    def construct(self, x):
+        return self.mm2(ops.relu(self.mm1(x, self.w1)), self.w2)
+
+
 class Attention(nn.Cell):
     """Multi-head self-attention with the heads split over 2 devices and the batch over the other 2."""
 
@@ -103,20 +122,40 @@ def local(batch):
 
 
 results = {}
-for name, net, inputs in (("mlp", MegatronMLP(), X), ("attention", Attention(), SEQ)):
+for name, net, inputs in (("mlp", MegatronMLP(), X), ("layout_mlp", LayoutMLP(), X), ("attention", Attention(), SEQ)):
     step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
     losses = []
     for i in range(3):
-        target = Y[i] if name == "mlp" else SEQ[i] * 0.5
+        target = SEQ[i] * 0.5 if name == "attention" else Y[i]
         losses.append(float(step(Tensor(local(inputs[i])), Tensor(local(target))).asnumpy()))
         if args.kill and rank == 1:
             os.kill(os.getpid(), signal.SIGKILL)  # rank 0 goes on into the next step's collectives
     results[f"{name}/loss"] = np.array(losses, np.float32)
+    if name == "mlp":
+        trained_mlp = net
     for p in net.trainable_params():
         results[f"{name}/{p.name}"] = p.asnumpy()
         # What this process's first device holds of the parameter (Kiln's array; the whole one on one device).
         results[f"{name}/{p.name}/local_shape"] = np.array(p._data.addressable_shards[0].data.shape)
     print(f"rank {rank} {name} losses {losses}", flush=True)
+
+# Checkpoints: each rank saves the trained MLP (a parameter split across processes is gathered: every file holds
+# the whole values); they load into an MLP split the other way (rows of w1, columns of w2), which keeps its split.
+ckpt_dir = os.path.join(args.out, "ckpt")
+os.makedirs(ckpt_dir, exist_ok=True)
+ms.save_checkpoint(trained_mlp, os.path.join(ckpt_dir, f"rank_{rank}.ckpt"))
+if size > 1:
+    barrier()  # every rank's file is written
+reloaded = MegatronMLP()
+reloaded.mm1 = ops.MatMul().shard(((1, 2), (2, 1)))
+reloaded.mm2 = ops.MatMul().shard(((1, 1), (1, 2)))
+files = [os.path.join(ckpt_dir, f"rank_{r}.ckpt") for r in range(size)]
+ms.load_distributed_checkpoint(reloaded, files)
+out = reloaded(Tensor(X[0]))  # the whole batch on every rank: a forward pass outside a training step
+results["reloaded/out"] = out.asnumpy()
+for p in reloaded.trainable_params():
+    results[f"reloaded/{p.name}"] = p.asnumpy()
+    results[f"reloaded/{p.name}/local_shape"] = np.array(p._data.addressable_shards[0].data.shape)
 
 # Optimizer parallelism: Adam's moments split over the devices (ZeRO-1/2) when --optimizer_shard is given.
 if args.optimizer_shard:

@@ -3,11 +3,11 @@
 Jobs of 2 worker processes with 2 virtual CPU devices each (4 devices) run model_parallel_script.py through
 `kiln msrun`: the Megatron-style MLP and the sharded attention block end their 3 training steps with the
 values of the one-device run (PyNative and Graph mode, each rank feeding its half of the batch, and with
-`full_batch=True`), each device holding only its slice of a split parameter; Adam with optimizer parallelism
-(its moments split over 4 or 2 devices) ends with the one-device values while each device holds a quarter or a
-half of the moments' bytes. A strategy that does not divide a
-shape, a `device_num` that does not count the job's devices and a killed worker each end the job with one
-clear error, within the time limit.
+`full_batch=True`), each device holding only its slice of a split parameter; the checkpoints the ranks save
+load into the MLP split another way; Adam with optimizer parallelism (its moments split over 4 or 2 devices)
+ends with the one-device values while each device holds a quarter or a half of the moments' bytes. A strategy
+that does not divide a shape, a `device_num` that does not count the job's devices and a killed worker each
+end the job with one clear error, within the time limit.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import time
 import numpy as np
 import pytest
 
+import kiln as ms
 from kiln.cli.msrun import free_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,7 +30,7 @@ SCRIPT = os.path.join(HERE, "model_parallel_script.py")
 _LAUNCHER_ENV = ("RANK_ID", "RANK_SIZE", "MS_WORKER_NUM", "MS_SCHED_HOST", "MS_SCHED_PORT", "MS_TOPO_TIMEOUT",
                  "MS_ROLE", "MS_NODE_ID", "DEVICE_ID", "KILN_LOCAL_RANK", "KILN_LOCAL_WORKER_NUM")  # fmt: skip
 D_IN, D_HID = 8, 16  # the script's layer sizes
-JOB_SECONDS = 90  # a job that has not ended by then hangs
+JOB_SECONDS = 150  # a job that has not ended by then hangs (a job takes 20-60 s on a loaded 2-core machine)
 
 
 def _env(devices: int) -> dict[str, str]:
@@ -76,6 +77,7 @@ def trained(tmp_path_factory):
             assert code == 0, text[-3000:]
             files = ["single.npz"] if name == "single" else ["rank0.npz", "rank1.npz"]
             results[name] = [dict(np.load(os.path.join(job[2], f))) for f in files]
+            results[f"{name}/out"] = job[2]
     return results
 
 
@@ -87,6 +89,22 @@ def test_sharded_training_equals_one_device(trained, run):
             if key.endswith(("/local_shape", "/state_bytes_per_device")):
                 continue
             np.testing.assert_allclose(rank_values[key], expected, rtol=2e-5, atol=2e-6, err_msg=f"{run} {key}")
+
+
+def test_checkpoints_saved_by_each_rank_load_into_another_layout(trained):
+    """Each rank's file holds the whole trained parameters (rank 0's is the merged checkpoint); loaded with
+    load_distributed_checkpoint into the MLP split the other way, they give the same output and (in PyNative, where
+    the forward pass places them) take that split."""
+    (single,) = trained["single"]
+    for run in ("pynative", "graph"):
+        for rank, rank_values in enumerate(trained[run]):
+            saved = ms.load_checkpoint(os.path.join(trained[f"{run}/out"], "ckpt", f"rank_{rank}.ckpt"))
+            for name in ("w1", "w2"):
+                np.testing.assert_allclose(saved[name].asnumpy(), single[f"mlp/{name}"], rtol=2e-5, atol=2e-6)
+                np.testing.assert_array_equal(rank_values[f"reloaded/{name}"], saved[name].asnumpy())
+            if run == "pynative":  # a parameter takes its strategy's split when an op first uses it
+                assert tuple(rank_values["reloaded/w1/local_shape"]) == (4, 16)  # rows split in 2 now
+                assert tuple(rank_values["reloaded/w2/local_shape"]) == (16, 4)  # columns split in 2 now
 
 
 def test_split_parameters_keep_only_their_slice_on_each_device(trained):
@@ -114,7 +132,8 @@ def test_a_broken_job_ends_with_one_clear_error(tmp_path, args, message):
 
 
 def test_optimizer_parallelism_divides_the_state_among_the_devices(trained):
-    per_device = {run: int(trained[run][0]["adam/state_bytes_per_device"]) for run in trained}
+    runs = ("single", "pynative", "graph", "full_batch")
+    per_device = {run: int(trained[run][0]["adam/state_bytes_per_device"]) for run in runs}
     print("Adam moments, bytes per device:", per_device)  # the figure of the issue: falling as devices grow
     whole = per_device["single"]
     assert whole == 2 * 4 * (2 * D_IN * D_HID + D_IN + D_HID)  # two moments of two Dense layers, float32
