@@ -688,8 +688,15 @@ def spans_processes(x) -> bool:
 
 def replicate_on_world(x, layout: tuple):
     """`x` (this process's value, the same on every process) copied onto every device of the job; `layout`
-    names the mesh (one mesh for every array a program reads) and a partition that splits nothing."""
-    return jax.device_put(np.asarray(x), _named_sharding(layout))
+    names the mesh (one mesh for every array a program reads) and a partition that splits nothing.
+
+    Raises:
+        DifferingValueError: the processes hold different values.
+    """
+    try:
+        return jax.device_put(np.asarray(x), _named_sharding(layout))
+    except AssertionError:  # JAX's check that a value placed over several processes is the same on each
+        raise DifferingValueError("the value is not the same on every process") from None
 
 
 def from_process_parts(x, layout: tuple):

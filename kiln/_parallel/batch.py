@@ -61,7 +61,13 @@ def _global_input(x: Tensor, position: int) -> Tensor:
     if G.is_symbolic(data) or D.spans_processes(data):
         return x
     if PC._context["full_batch"] or x.ndim == 0:
-        return Tensor._wrap(D.replicate_on_world(data, _whole(x)))
+        try:
+            return Tensor._wrap(D.replicate_on_world(data, _whole(x)))
+        except D.DifferingValueError as err:
+            raise ValueError(
+                f"Input {position} of the training step: {err}. With full_batch=True every rank feeds the whole "
+                "global batch (the same values); to feed each rank's slice, leave full_batch False."
+            ) from None
     strategy = _input_strategy(position, x.ndim)
     # Which devices hold which part depends on the strategy alone; the global shape follows from the local
     # slices (JAX adds them up), so the shape given here only has to be one the strategy divides.

@@ -137,11 +137,15 @@ class Layout:
 
 def _device_count() -> int:
     n = PC._context["device_num"]
+    if n is not None and D.process_count() > 1 and n == D.process_count():
+        # A MindSpore script sets device_num=get_group_size(): there a rank is a device, here a process whose
+        # devices all take part, so the number of ranks means the whole job.
+        return D.device_count()
     if n is not None and D.process_count() > 1 and n != D.device_count():
         raise ValueError(
             f"set_auto_parallel_context(device_num={n}) does not match the job: {D.process_count()} processes with "
             f"{D.device_count()} devices in all. Across processes the strategies split over every device of the job: "
-            f"set device_num={D.device_count()}, or leave it unset."
+            f"set device_num={D.device_count()} (or the number of ranks, {D.process_count()}), or leave it unset."
         )
     return n if n is not None else D.device_count()
 

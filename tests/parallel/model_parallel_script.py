@@ -1,7 +1,7 @@
 """A MindSpore-style SEMI_AUTO_PARALLEL training script: a Megatron-style MLP (column- then row-split MatMuls),
 the same MLP written with a `Layout` and `Cell.shard`, and a sharded attention block, 3 `TrainOneStepCell` steps
-each; the MLP's checkpoints (one file per rank) loaded into the MLP split another way; Adam on an MLP without
-strategies, optimizer parallelism on request.
+each, and `Model.train` on a sharded dataset; the MLP's checkpoints (one file per rank) loaded into the MLP split
+another way; Adam on an MLP without strategies, optimizer parallelism on request.
 
 Run by `kiln msrun --worker_num=2` with 2 virtual CPU devices per worker (4 devices in all), or with
 `--single` in one process on one device with the same global batch; each rank saves its losses and final
@@ -13,6 +13,7 @@ import os
 import signal
 
 import mindspore as ms
+import mindspore.dataset as ds
 import numpy as np
 from mindspore import Parameter, Tensor, nn, ops
 from mindspore.communication import get_group_size, get_rank, init
@@ -22,6 +23,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--single", action="store_true")
 parser.add_argument("--full_batch", action="store_true")
 parser.add_argument("--mode", default="pynative", choices=("pynative", "graph"))
+parser.add_argument("--no_attention", action="store_true", help="build the attention block but do not train it")
 parser.add_argument("--device_num", type=int, default=4)
 parser.add_argument("--bad_strategy", action="store_true", help="split w1's 16 columns in 3")
 parser.add_argument("--kill", action="store_true", help="rank 1 dies (SIGKILL) after the first step")
@@ -123,6 +125,8 @@ def local(batch):
 
 results = {}
 for name, net, inputs in (("mlp", MegatronMLP(), X), ("layout_mlp", LayoutMLP(), X), ("attention", Attention(), SEQ)):
+    if name == "attention" and args.no_attention:
+        continue
     step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
     losses = []
     for i in range(3):
@@ -138,6 +142,16 @@ for name, net, inputs in (("mlp", MegatronMLP(), X), ("layout_mlp", LayoutMLP(),
         # What this process's first device holds of the parameter (Kiln's array; the whole one on one device).
         results[f"{name}/{p.name}/local_shape"] = np.array(p._data.addressable_shards[0].data.shape)
     print(f"rank {rank} {name} losses {losses}", flush=True)
+
+# Model.train on a dataset each rank reads its shard of (rank r: rows r, r + size, ...; the mean loss of a global
+# batch does not depend on the order of its rows).
+shard = {} if size == 1 or args.full_batch else {"num_shards": size, "shard_id": rank}
+rows = ds.NumpySlicesDataset((X.reshape(-1, D_IN), Y.reshape(-1, D_IN)), ["x", "y"], shuffle=False, **shard)
+net = MegatronMLP()
+model = ms.Model(net, loss_fn=nn.MSELoss(), optimizer=nn.Momentum(net.trainable_params(), 0.1, 0.9))
+model.train(1, rows.batch(GLOBAL_BATCH if args.full_batch else GLOBAL_BATCH // size), dataset_sink_mode=False)
+for p in net.trainable_params():
+    results[f"model_train/{p.name}"] = p.asnumpy()
 
 # Checkpoints: each rank saves the trained MLP (a parameter split across processes is gathered: every file holds
 # the whole values); they load into an MLP split the other way (rows of w1, columns of w2), which keeps its split.

@@ -7,7 +7,9 @@ How a job saves (with `save_checkpoint`, atomic: each file is complete or absent
   rank holds the whole parameters, so the N files agree; a parameter a rank holds only a slice of (saved
   by the rank as that slice) differs between the files and is put back together from its layout.
 - rank 0 the merged parameters: `if get_rank() == 0: save_checkpoint(net, "ckpt/net.ckpt")` (gather a
-  sliced parameter first, e.g. with `comm_func.all_gather_into_tensor`).
+  sliced parameter first, e.g. with `comm_func.all_gather_into_tensor`). In SEMI_AUTO_PARALLEL across
+  processes a parameter split over the job's devices is one global array: saving gathers it, so every rank's
+  file holds the whole value (every rank must save, since the gather is a collective).
 
 Loading into a job of M ranks (M need not be N): every rank calls `load_distributed_checkpoint(net,
 [the N files in rank order], train_strategy_filename=...)`; it rebuilds each whole parameter and loads it.
