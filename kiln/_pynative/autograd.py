@@ -17,7 +17,7 @@ from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
 from kiln._core.tree import flatten, unflatten
 from kiln._prims.math import add_p
-from kiln._pynative import tape
+from kiln._pynative import backward_program, tape
 from kiln._pynative.dispatch import apply
 from kiln._pynative.nested import call_with_graph_semantics, record
 
@@ -45,7 +45,9 @@ def _toposort(roots: list[tape.Node]) -> list[tape.Node]:
 def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Tensor]) -> list[Tensor | None]:
     """Cotangents of `targets` (leaves of `level` of the tape) given (output, sensitivity) pairs.
 
-    Each node's backward primitive is dispatched like any op, so an outer level records it.
+    Each node's backward primitive is dispatched like any op, so an outer level records it; when no outer
+    level records and no hook or custom rule needs the intermediate gradients, the whole walk runs as one
+    compiled program instead (`backward_program`).
     """
 
     def accumulate(slot: list, i: int, value: Tensor) -> None:
@@ -68,6 +70,10 @@ def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Ten
         if any(link is not None and id(link[0]) in useful for link in node.links):
             useful.add(id(node))
     leaf_grads: dict[int, Tensor] = {}
+    if tape.FUSED_BACKWARD and not tape.recording:  # no outer level needs to see the backward op by op
+        fused = backward_program.run(outputs, order, useful, level)
+        if fused is not None:
+            leaf_grads, order = fused, []
     for node in reversed(order):
         nid = id(node)
         slot = grads.pop(nid, None)
@@ -167,11 +173,12 @@ _ONES: dict = {}
 
 
 def _ones_like(t: Tensor) -> Tensor:
-    """The default sensitivity; cached, since eager `ones` costs a backend call per step."""
+    """The default sensitivity; cached, since eager `ones` costs a backend call per step. Made on the host and
+    moved to the device: a compiled `ones` would be one more compile on a network's first step."""
     key = (t.shape, t._data.dtype)
     ones = _ONES.get(key)
     if ones is None:
-        ones = B.jnp.ones(*key)
+        ones = B.as_array(np.ones(*key))
         if B.is_tracer(ones):  # inside a compiled graph: never cache a symbolic value
             return Tensor._wrap(ones)
         if len(_ONES) < 256:
@@ -180,7 +187,9 @@ def _ones_like(t: Tensor) -> Tensor:
 
 
 def _zeros_like(t: Tensor) -> Tensor:
-    return Tensor._wrap(B.jnp.zeros(t.shape, t._data.dtype))
+    if B.is_tracer(t._data):
+        return Tensor._wrap(B.jnp.zeros(t.shape, t._data.dtype))
+    return Tensor._wrap(B.as_array(np.zeros(t.shape, t._data.dtype)))  # made on the host: no compile
 
 
 def _cast(t: Tensor, dtype) -> Tensor:
