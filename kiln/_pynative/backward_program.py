@@ -142,7 +142,7 @@ def _program(the_plan: tuple):
     if fn is None:
         key = _disk_key(the_plan)
         run = _runner(the_plan)
-        fn = B.cache.persistent_jit(run, key) if key is not None else B.jit(run)
+        fn = B.cache.persistent_jit(run, key)
         if len(_programs) >= MAX_PROGRAMS:
             del _programs[next(iter(_programs))]
         _programs[the_plan] = fn

@@ -27,7 +27,7 @@ def _compile(prim: PrimitiveDef, attrs: tuple):
     impl = prim.impl
     fun = (lambda *xs: impl(*xs, **kw)) if kw else impl
     key = _disk_key(prim, attrs)
-    fn = B.cache.persistent_jit(fun, key) if key is not None else B.jit(fun)
+    fn = B.cache.persistent_jit(fun, key)
     _compiled[(prim, attrs)] = fn
     return fn
 
