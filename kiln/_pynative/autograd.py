@@ -605,6 +605,15 @@ def _hook_result(cell, hook, result, expected: int, what: str) -> tuple:
     return result
 
 
+def _spread(n: int, positions: list[int], values) -> tuple:
+    """A tuple of `n` items: `values` at `positions`, None elsewhere (a hook's view of the floating-point
+    tensors' gradients among all of a cell's tensors)."""
+    out = [None] * n
+    for i, v in zip(positions, values, strict=True):
+        out[i] = v
+    return tuple(out)
+
+
 def call_with_backward_hooks(cell, args: tuple, run: Callable):
     """Call `run(*args)` (a Cell's forward) so that its backward runs the cell's backward hooks.
 
@@ -625,10 +634,7 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
     in_f = [i for i, t in enumerate(ins) if t._data.dtype.kind in "fc"]
 
     def input_rule(cots):
-        grad_input = [None] * len(ins)
-        for i, c in zip(in_f, cots, strict=True):
-            grad_input[i] = c
-        grad_input = tuple(grad_input)
+        grad_input = _spread(len(ins), in_f, cots)
         if "grad_output" in state:
             for hook in list(cell._backward_hooks.values()):
                 new = hook(cell, grad_input, state["grad_output"])
@@ -646,10 +652,7 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
     out_f = [i for i, t in enumerate(outs) if t._data.dtype.kind in "fc"]
 
     def output_rule(cots):
-        grad_output = [None] * len(outs)
-        for i, c in zip(out_f, cots, strict=True):
-            grad_output[i] = c
-        grad_output = tuple(grad_output)
+        grad_output = _spread(len(outs), out_f, cots)
         for hook in list(cell._backward_pre_hooks.values()):
             new = hook(cell, grad_output)
             if new is not None:
