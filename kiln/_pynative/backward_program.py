@@ -24,8 +24,13 @@ from kiln._prims.math import add_p
 from kiln._pynative import dispatch
 
 MAX_PROGRAMS = 128  # compiled backward programs kept (one per tape structure); the oldest goes first
+# A network whose tape changes shape every step (data-dependent control flow, ever new input shapes) would
+# compile a whole new program per step where the op-by-op walk reuses its per-op kernels: while this many
+# programs have run only once, a plan not compiled yet goes op by op.
+MAX_SINGLE_USE = 16
 
 _programs: dict[tuple, object] = {}
+_single_use: set[tuple] = set()  # plans whose program has run once only
 
 
 class NotFusable(Exception):
@@ -139,13 +144,18 @@ def _runner(the_plan: tuple):
 
 def _program(the_plan: tuple):
     fn = _programs.get(the_plan)
-    if fn is None:
-        key = _disk_key(the_plan)
-        run = _runner(the_plan)
-        fn = B.cache.persistent_jit(run, key)
-        if len(_programs) >= MAX_PROGRAMS:
-            del _programs[next(iter(_programs))]
-        _programs[the_plan] = fn
+    if fn is not None:
+        _single_use.discard(the_plan)
+        return fn
+    if len(_single_use) >= MAX_SINGLE_USE:
+        raise NotFusable
+    fn = B.cache.persistent_jit(_runner(the_plan), _disk_key(the_plan))
+    if len(_programs) >= MAX_PROGRAMS:
+        oldest = next(iter(_programs))
+        del _programs[oldest]
+        _single_use.discard(oldest)
+    _programs[the_plan] = fn
+    _single_use.add(the_plan)
     return fn
 
 
@@ -181,7 +191,8 @@ def run(outputs: list, order: list, useful: set, level: int) -> dict[int, Tensor
         return None
     try:
         grads = _program(the_plan)(*arrays)
-    except Exception:  # noqa: BLE001  (the op-by-op walk reports the failure in the failing op's terms)
+    except Exception:  # noqa: BLE001  (NotFusable; or the op-by-op walk reports the failure in the op's terms)
         _programs.pop(the_plan, None)
+        _single_use.discard(the_plan)
         return None
     return {nid: Tensor._wrap(g) for nid, g in zip(leaves, grads, strict=True)}

@@ -15,6 +15,13 @@ from kiln import Parameter, Tensor, nn, ops
 from kiln._pynative import backward_program, dispatch, tape
 
 
+@pytest.fixture(autouse=True)
+def _fresh_programs(monkeypatch):
+    """Each case starts with no compiled backward program (and no single-use ones counted)."""
+    monkeypatch.setattr(backward_program, "_programs", {})
+    monkeypatch.setattr(backward_program, "_single_use", set())
+
+
 def _both(run):
     """`run()` op by op, then as one program: (op-by-op result, program result, programs built meanwhile)."""
     saved = tape.FUSED_BACKWARD
@@ -128,3 +135,32 @@ def test_sens_and_multiple_outputs(fused, monkeypatch):
     grad_op = ops.GradOperation(sens_param=True)
     g = grad_op(lambda x: (x * 2, (x * x).sum()))(x, sens)
     np.testing.assert_allclose(g.asnumpy(), 2 * np.array([1.0, 1.0, 2.0]) + 3.0 * 2 * x.asnumpy())
+
+
+def test_a_tape_that_changes_every_step_goes_op_by_op_after_a_few_programs(monkeypatch):
+    monkeypatch.setattr(tape, "FUSED_BACKWARD", True)
+    monkeypatch.setattr(backward_program, "MAX_SINGLE_USE", 2)
+    for n in range(1, 5):  # n multiplications: a new tape structure each time
+        x = Tensor(np.array([2.0], np.float32))
+
+        def f(x, n=n):
+            y = x
+            for _ in range(n):
+                y = y * x
+            return y.sum()
+
+        np.testing.assert_allclose(kiln.grad(f)(x).asnumpy(), [(n + 1) * 2.0**n])
+    assert len(backward_program._programs) == 2
+
+
+def test_programs_that_run_again_do_not_count_against_new_ones(monkeypatch):
+    monkeypatch.setattr(tape, "FUSED_BACKWARD", True)
+    monkeypatch.setattr(backward_program, "MAX_SINGLE_USE", 1)
+    x = Tensor(np.array([2.0], np.float32))
+    square = kiln.grad(lambda x: (x * x).sum())
+    cube = kiln.grad(lambda x: (x * x * x).sum())
+    square(x)
+    square(x)  # run again: no longer single-use
+    cube(x)
+    assert len(backward_program._programs) == 2
+    np.testing.assert_allclose(cube(x).asnumpy(), [12.0])
