@@ -16,13 +16,17 @@ times, from the moment `import kiln` returned:
 
 PyNative's per-primitive kernels are kept on disk by kiln/_backend/cache.py's persistent_jit (serialized
 executables under primitive, attributes, input signature, device and versions: a warm process loads them
-without tracing, lowering or compiling), and the tape compiles each recorded op's backward kernel ahead on a
-worker thread while the forward runs. Rows for the same process with parts of that switched off:
+without tracing, lowering or compiling), and the tape's backward pass runs as one compiled program per tape
+structure (kiln/_pynative/backward_program.py: one compile for the whole backward instead of one per op).
+Rows for the same process with parts of that switched off:
+
+- "backward op by op": KILN_FUSED_BACKWARD=0: each recorded op's backward kernel is dispatched on its own,
+  and compiled ahead on a worker thread while the forward runs (what Kiln did before the one program);
 
 - "before: jax.jit kernels": dispatch's kernels are plain jax.jit functions again (what Kiln did before the
   executable store was wired in: JAX's persistent cache, thresholds at 0, looked up after tracing and
   lowering; XLA's default CPU emitters; no compile-ahead);
-- "compile-ahead off": KILN_COMPILE_AHEAD=0;
+- "compile-ahead off": KILN_FUSED_BACKWARD=0 and KILN_COMPILE_AHEAD=0 (backward op by op, nothing ahead);
 - "quick compile off": KILN_QUICK_COMPILE=0 (kernels whose results cannot depend on LLVM's optimisation level
   are otherwise compiled at -O0 first, and optimised on a background thread from their second call);
 - "cache off": KILN_CACHE_DIR=off: nothing reaches the disk, so its warm run is another cold one.
@@ -170,7 +174,7 @@ def _dispatch_through_plain_jit() -> None:
     """What dispatch did before its kernels went through the executable store: one plain jax.jit per
     (primitive, attributes), found in JAX's persistent cache only after tracing and lowering; no compile-ahead."""
     from kiln import _backend as B
-    from kiln._pynative import dispatch
+    from kiln._pynative import dispatch, tape
 
     def _compile(prim, attrs):
         kw = prim.attrs_dict(attrs)
@@ -181,12 +185,13 @@ def _dispatch_through_plain_jit() -> None:
 
     dispatch._compile = _compile
     dispatch.COMPILE_BACKWARD_AHEAD = False
+    tape.FUSED_BACKWARD = False
 
 
 def steady_costs(repeat: int) -> list[Row]:
-    """What the executable store and compile-ahead cost once warm: the same LeNet5 step and ops.add with
-    PyNative's kernels from plain jax.jit (before), from persistent_jit with and without compile-ahead (now),
-    in this process, rounds interleaved."""
+    """What the executable store, compile-ahead and the one-program backward cost once warm: the same LeNet5
+    step and ops.add with PyNative's kernels from plain jax.jit (before), from persistent_jit with the backward
+    as one program (now), op by op with and without compile-ahead, in this process, rounds interleaved."""
     from contextlib import contextmanager
 
     import numpy as np
@@ -194,16 +199,26 @@ def steady_costs(repeat: int) -> list[Row]:
     import kiln as ms
     from benchmarks.bench_pynative import lenet_train_step
     from benchmarks.common import measure_interleaved
-    from kiln._pynative import dispatch
+    from kiln._pynative import dispatch, tape
 
-    saved = dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD
-    variants = {"now": ({}, dispatch._compile, True), "compile-ahead off": ({}, dispatch._compile, False)}
+    def state():
+        return dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD, tape.FUSED_BACKWARD
+
+    def restore(values):
+        dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD, tape.FUSED_BACKWARD = values
+
+    saved = state()
+    variants = {
+        "now": ({}, dispatch._compile, True, True),
+        "backward op by op": ({}, dispatch._compile, True, False),
+        "compile-ahead off": ({}, dispatch._compile, False, False),
+    }
     _dispatch_through_plain_jit()
-    variants["before: jax.jit kernels"] = ({}, dispatch._compile, False)
+    variants["before: jax.jit kernels"] = ({}, dispatch._compile, False, False)
 
     @contextmanager
     def around(name):
-        dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD = variants[name.split(": ", 1)[1]]
+        restore(variants[name.split(": ", 1)[1]])
         yield
 
     from kiln._backend import cache  # noqa: PLC0415
@@ -223,7 +238,7 @@ def steady_costs(repeat: int) -> list[Row]:
         t_steps = measure_interleaved(steps, number=5, repeat=repeat, warmup=2, around=around)
         t_adds = measure_interleaved(adds, number=500, repeat=repeat, warmup=5, around=around)
     finally:
-        dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD = saved
+        restore(saved)
     rows = []
     for case, times in (("steady LeNet5 PyNative step", t_steps), ("ops.add (4,4), one eager call", t_adds)):
         for name, t in times.items():
@@ -241,12 +256,22 @@ def _spawn(which: str, cache_dir: str, python: str = sys.executable, env_extra: 
 CASES = (  # (worker, row name, cache on, environment)
     ("pynative", "Kiln PyNative", True, {}),
     ("pynative-before", "before: jax.jit kernels", True, {}),
-    ("pynative", "compile-ahead off", True, {"KILN_COMPILE_AHEAD": "0"}),
+    ("pynative", "backward op by op", True, {"KILN_FUSED_BACKWARD": "0"}),
+    ("pynative", "compile-ahead off", True, {"KILN_FUSED_BACKWARD": "0", "KILN_COMPILE_AHEAD": "0"}),
     ("pynative", "quick compile off", True, {"KILN_QUICK_COMPILE": "0"}),
     ("pynative", "cache off", False, {}),
     ("graph", "Kiln GRAPH_MODE", True, {}),
     ("graph", "graph cache off", True, {"KILN_GRAPH_CACHE": "0"}),
     ("jax", "JAX jax.jit", True, {}),
+)
+
+
+PYNATIVE_VARIANTS = (  # the PyNative rows besides "Kiln PyNative", in the table's order
+    "before: jax.jit kernels",
+    "backward op by op",
+    "compile-ahead off",
+    "quick compile off",
+    "cache off",
 )
 
 
@@ -305,7 +330,7 @@ def main(argv: list[str] | None = None) -> None:
         rows.append(Row(case_i, "MindSpore 2.10", get(msp, "import"), "Kiln `import kiln`", "", "" if msp else "n/a"))
         target_p = "<= 1.0 s" if temp == "cold" else "<= 0.5 s"
         rows.append(Row(case_p, "Kiln PyNative", get(py, "total"), "before: jax.jit kernels", target_p, _split(py)))
-        for name in ("before: jax.jit kernels", "compile-ahead off", "quick compile off", "cache off"):
+        for name in PYNATIVE_VARIANTS:
             r = results[name][idx]
             base = None if name == "before: jax.jit kernels" else "before: jax.jit kernels"
             note = ("KILN_CACHE_DIR=off: " if name == "cache off" else "") + _split(r)

@@ -372,22 +372,27 @@ class PersistentJit:
         return self._jitted.lower(*args, **kwargs)
 
 
-def persistent_jit(fun, key: str, donate_argnums: tuple[int, ...] = ()):
-    """`PersistentJit(fun, key, donate_argnums)` when the cache is on (with Kiln's store behind JAX's), else
-    `jax.jit(fun, donate_argnums=donate_argnums)`.
+def persistent_jit(fun, key: str | None, donate_argnums: tuple[int, ...] = ()):
+    """`PersistentJit(fun, key, donate_argnums)` when the cache is on (with Kiln's store behind JAX's) and
+    `key` names the program, else `jax.jit(fun, donate_argnums=donate_argnums)` compiling with the same XLA
+    options as PersistentJit (`_CPU_OPTIONS`: on CPU the classic emitters compile PyNative's kernels several
+    times faster, to the same numbers).
 
     Args:
         fun: a function of positional arrays, Python scalars and None.
         key: text naming what `fun` computes, the same in every process that runs the same program (e.g. a
-            primitive's name and attributes, or a hash of a whole graph's text with its constants).
+            primitive's name and attributes, or a hash of a whole graph's text with its constants); None for
+            a program that has no such name (kept in memory only).
         donate_argnums: positions whose buffers the executable may reuse for its outputs.
 
     Returns:
         A callable with jax.jit's behaviour (and its `lower`).
     """
-    if _store is not None and _ours:
+    if key is not None and _store is not None and _ours:
         return PersistentJit(fun, key, donate_argnums)
-    return jax.jit(fun, donate_argnums=tuple(donate_argnums))
+    # XLA's debug options are one set for every platform: a CPU option is ignored by a GPU compile
+    options = _compiler_options("cpu") if jax.default_backend() == "cpu" else None
+    return jax.jit(fun, donate_argnums=tuple(donate_argnums), compiler_options=options)
 
 
 MAX_SIGNATURES = 256  # executables one PersistentJit keeps in memory (one per input signature)

@@ -17,7 +17,7 @@ from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
 from kiln._core.tree import flatten, unflatten
 from kiln._prims.math import add_p
-from kiln._pynative import tape
+from kiln._pynative import backward_program, tape
 from kiln._pynative.dispatch import apply
 from kiln._pynative.nested import call_with_graph_semantics, record
 
@@ -45,7 +45,9 @@ def _toposort(roots: list[tape.Node]) -> list[tape.Node]:
 def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Tensor]) -> list[Tensor | None]:
     """Cotangents of `targets` (leaves of `level` of the tape) given (output, sensitivity) pairs.
 
-    Each node's backward primitive is dispatched like any op, so an outer level records it.
+    Each node's backward primitive is dispatched like any op, so an outer level records it; when no outer
+    level records and no hook or custom rule needs the intermediate gradients, the whole walk runs as one
+    compiled program instead (`backward_program`).
     """
 
     def accumulate(slot: list, i: int, value: Tensor) -> None:
@@ -68,6 +70,10 @@ def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Ten
         if any(link is not None and id(link[0]) in useful for link in node.links):
             useful.add(id(node))
     leaf_grads: dict[int, Tensor] = {}
+    if tape.FUSED_BACKWARD and not tape.recording:  # no outer level needs to see the backward op by op
+        fused = backward_program.run(outputs, order, useful, level)
+        if fused is not None:
+            leaf_grads, order = fused, []
     for node in reversed(order):
         nid = id(node)
         slot = grads.pop(nid, None)
@@ -167,11 +173,12 @@ _ONES: dict = {}
 
 
 def _ones_like(t: Tensor) -> Tensor:
-    """The default sensitivity; cached, since eager `ones` costs a backend call per step."""
+    """The default sensitivity; cached, since eager `ones` costs a backend call per step. Made on the host and
+    moved to the device: a compiled `ones` would be one more compile on a network's first step."""
     key = (t.shape, t._data.dtype)
     ones = _ONES.get(key)
     if ones is None:
-        ones = B.jnp.ones(*key)
+        ones = B.as_array(np.ones(*key))
         if B.is_tracer(ones):  # inside a compiled graph: never cache a symbolic value
             return Tensor._wrap(ones)
         if len(_ONES) < 256:
@@ -180,7 +187,9 @@ def _ones_like(t: Tensor) -> Tensor:
 
 
 def _zeros_like(t: Tensor) -> Tensor:
-    return Tensor._wrap(B.jnp.zeros(t.shape, t._data.dtype))
+    if B.is_tracer(t._data):
+        return Tensor._wrap(B.jnp.zeros(t.shape, t._data.dtype))
+    return Tensor._wrap(B.as_array(np.zeros(t.shape, t._data.dtype)))  # made on the host: no compile
 
 
 def _cast(t: Tensor, dtype) -> Tensor:
@@ -596,6 +605,15 @@ def _hook_result(cell, hook, result, expected: int, what: str) -> tuple:
     return result
 
 
+def _spread(n: int, positions: list[int], values) -> tuple:
+    """A tuple of `n` items: `values` at `positions`, None elsewhere (a hook's view of the floating-point
+    tensors' gradients among all of a cell's tensors)."""
+    out = [None] * n
+    for i, v in zip(positions, values, strict=True):
+        out[i] = v
+    return tuple(out)
+
+
 def call_with_backward_hooks(cell, args: tuple, run: Callable):
     """Call `run(*args)` (a Cell's forward) so that its backward runs the cell's backward hooks.
 
@@ -616,10 +634,7 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
     in_f = [i for i, t in enumerate(ins) if t._data.dtype.kind in "fc"]
 
     def input_rule(cots):
-        grad_input = [None] * len(ins)
-        for i, c in zip(in_f, cots, strict=True):
-            grad_input[i] = c
-        grad_input = tuple(grad_input)
+        grad_input = _spread(len(ins), in_f, cots)
         if "grad_output" in state:
             for hook in list(cell._backward_hooks.values()):
                 new = hook(cell, grad_input, state["grad_output"])
@@ -637,10 +652,7 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
     out_f = [i for i, t in enumerate(outs) if t._data.dtype.kind in "fc"]
 
     def output_rule(cots):
-        grad_output = [None] * len(outs)
-        for i, c in zip(out_f, cots, strict=True):
-            grad_output[i] = c
-        grad_output = tuple(grad_output)
+        grad_output = _spread(len(outs), out_f, cots)
         for hook in list(cell._backward_pre_hooks.values()):
             new = hook(cell, grad_output)
             if new is not None:

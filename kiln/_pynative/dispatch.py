@@ -27,7 +27,7 @@ def _compile(prim: PrimitiveDef, attrs: tuple):
     impl = prim.impl
     fun = (lambda *xs: impl(*xs, **kw)) if kw else impl
     key = _disk_key(prim, attrs)
-    fn = B.cache.persistent_jit(fun, key) if key is not None else B.jit(fun)
+    fn = B.cache.persistent_jit(fun, key)
     _compiled[(prim, attrs)] = fn
     return fn
 
@@ -125,7 +125,7 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
             _record_cast_to_integer(args[0], out)
         else:
             tape.record(prim, attrs, args, out)
-        if COMPILE_BACKWARD_AHEAD:
+        if COMPILE_BACKWARD_AHEAD and not tape.FUSED_BACKWARD:
             _backward_ahead(prim, attrs, args, arrays, result)
     return out
 
@@ -152,7 +152,8 @@ def _backward_ahead(prim: PrimitiveDef, attrs: tuple, args: tuple, arrays: list,
 
     The tape will dispatch `prim.backward(wanted)` on (*inputs, *output cotangents); the cotangents have the
     outputs' shapes and dtypes, so the outputs stand for them here. `wanted` is predicted as "the inputs
-    that have a node at the (single) active level"; a wrong guess only costs an unused compile.
+    that have a node at the (single) active level"; a wrong guess only costs an unused compile. (Off while
+    the backward runs as one program, `tape.FUSED_BACKWARD`: these kernels would then go unused.)
     """
     levels = tape._active
     if len(levels) != 1:

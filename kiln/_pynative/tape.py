@@ -10,12 +10,15 @@ what makes higher-order gradients work without re-tracing the user's function.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Tensor
 
 recording = False  # read on every dispatch: true while any level is active
+# The backward pass runs as one compiled program where it can (kiln/_pynative/backward_program.py)
+FUSED_BACKWARD = os.environ.get("KILN_FUSED_BACKWARD", "1").strip().lower() not in ("0", "off", "false", "no")
 _active: list[int] = []
 _paused = 0
 _next_level = 0

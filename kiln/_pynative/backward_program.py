@@ -1,0 +1,198 @@
+"""One compiled program for a whole PyNative backward pass.
+
+`autograd.backward` walks the tape and dispatches each node's backward primitive: one kernel compiled per
+(primitive, attributes, shapes) and one launch per node. When nothing needs to see the backward op by op —
+no outer grad level records it (higher-order gradients), no tensor or Cell hook and no custom rule runs
+Python on an intermediate gradient, no input is symbolic (a graph being recorded) — the same walk is
+instead written down as a *plan* (which backward primitive runs on which inputs, where each input
+cotangent is summed), and the plan is compiled once as a single program: the first step of a network
+compiles one backward kernel instead of one per op, and every later step with the same tape structure
+launches it once (XLA fuses across the ops and the accumulations).
+
+The plan is a pure function of the tape's structure, so it is also the cache key; the arrays (the recorded
+inputs and the output sensitivities) are the program's arguments. The backend caches again on their shapes
+and dtypes. `KILN_FUSED_BACKWARD=0` turns this off (`tape.FUSED_BACKWARD`: every backward op dispatched
+on its own, each kernel compiled ahead on a worker thread while the forward runs, as before).
+"""
+
+from __future__ import annotations
+
+from kiln import _backend as B
+from kiln._compiler.ir import graph as G
+from kiln._core.tensor import Tensor
+from kiln._prims.math import add_p
+from kiln._pynative import dispatch
+
+MAX_PROGRAMS = 128  # compiled backward programs kept (one per tape structure); the oldest goes first
+# A network whose tape changes shape every step (data-dependent control flow, ever new input shapes) would
+# compile a whole new program per step where the op-by-op walk reuses its per-op kernels: while this many
+# programs have run only once, a plan not compiled yet goes op by op.
+MAX_SINGLE_USE = 16
+
+_programs: dict[tuple, object] = {}
+_single_use: set[tuple] = set()  # plans whose program has run once only
+
+
+class NotFusable(Exception):
+    """The tape holds something the single program cannot express; the caller walks it op by op."""
+
+
+def plan(outputs: list, order: list, useful: set, level: int) -> tuple[tuple, list, list]:
+    """The backward walk over `order` (inputs before consumers) as a hashable plan.
+
+    Args:
+        outputs: (output Tensor, sensitivity Tensor) pairs the backward starts from.
+        order: the tape's nodes of `level`, inputs before consumers.
+        useful: ids of the nodes that have a path to a requested leaf (or must run).
+        level: the grad level being differentiated.
+
+    Returns:
+        (plan, arrays, leaf ids): the plan; the arrays it runs on, in argument order; the ids of the leaf
+        nodes whose gradients the program returns, in its output order.
+
+    Raises:
+        NotFusable: a node with hooks, a custom rule or an anchor; an input that is neither a Tensor nor a
+            hashable constant.
+    """
+    position = {id(node): i for i, node in enumerate(order)}
+    arrays: list = []
+    refs: dict[int, int] = {}
+
+    def ref(x):
+        if isinstance(x, Tensor):
+            if type(x._data) is G.Var:
+                raise NotFusable
+            r = refs.get(id(x))
+            if r is None:
+                r = refs[id(x)] = len(arrays)
+                arrays.append(x._data)
+            return r
+        try:
+            hash(x)
+        except TypeError:
+            raise NotFusable from None
+        return ("const", type(x), x)  # the type too: 1, 1.0 and True hash alike but trace differently
+
+    seeds = []
+    has_grad = set()
+    for out, sens in outputs:
+        entry = out._nodes.get(level) if out._nodes else None
+        if entry is None:
+            continue
+        node, idx = entry
+        seeds.append((position[id(node)], idx, ref(sens)))
+        has_grad.add(id(node))
+    steps, leaves = [], []
+    for node in reversed(order):
+        nid = id(node)
+        if nid not in has_grad or nid not in useful:
+            continue
+        if node.hooks or node.anchor or node.rule is not None:
+            raise NotFusable
+        pos = position[nid]
+        if node.prim is None:  # a leaf
+            leaves.append(nid)
+            steps.append(("leaf", pos))
+            continue
+        wanted = tuple(link is not None and id(link[0]) in useful for link in node.links)
+        targets = []
+        for link, w in zip(node.links, wanted, strict=True):
+            if w:
+                targets.append((position[id(link[0])], link[1]))
+                has_grad.add(id(link[0]))
+        inputs = tuple(ref(a) for a in node.inputs)
+        steps.append((pos, node.prim.backward(wanted), node.attrs, inputs, node.out_avals, tuple(targets)))
+    return (tuple(seeds), tuple(steps)), arrays, leaves
+
+
+def _zeros(shape, dtype):
+    return B.jnp.zeros(shape, dtype if dtype.kind in "fc" else B.np.float32)
+
+
+def _runner(the_plan: tuple):
+    """The function of the plan's arrays that returns the leaves' gradients (traced once per signature)."""
+    seeds, steps = the_plan
+
+    def run(*arrays):
+        grads: dict[tuple[int, int], object] = {}
+
+        def accumulate(pos, idx, value):
+            old = grads.get((pos, idx))
+            grads[(pos, idx)] = value if old is None else add_p.impl(old, value)
+
+        def value(r):
+            return r[2] if type(r) is tuple else arrays[r]
+
+        for pos, idx, r in seeds:
+            accumulate(pos, idx, arrays[r])
+        found = []
+        for step in steps:
+            if step[0] == "leaf":
+                found.append(grads[(step[1], 0)])
+                continue
+            pos, bwd, attrs, inputs, out_avals, targets = step
+            cots = [grads.get((pos, i)) for i in range(len(out_avals))]
+            cots = [c if c is not None else _zeros(*aval) for c, aval in zip(cots, out_avals, strict=True)]
+            partial = bwd.impl(*(value(r) for r in inputs), *cots, **bwd.attrs_dict(attrs))
+            for (parent, idx), g in zip(targets, partial, strict=True):
+                if g is not None:  # a custom rule's "no gradient": a leaf left without one fails the plan
+                    accumulate(parent, idx, g)
+        return tuple(found)
+
+    return run
+
+
+def _program(the_plan: tuple):
+    fn = _programs.get(the_plan)
+    if fn is not None:
+        _single_use.discard(the_plan)
+        return fn
+    if len(_single_use) >= MAX_SINGLE_USE:
+        raise NotFusable
+    fn = B.cache.persistent_jit(_runner(the_plan), _disk_key(the_plan))
+    if len(_programs) >= MAX_PROGRAMS:
+        oldest = next(iter(_programs))
+        del _programs[oldest]
+        _single_use.discard(oldest)
+    _programs[the_plan] = fn
+    _single_use.add(the_plan)
+    return fn
+
+
+def _disk_key(the_plan: tuple) -> str | None:
+    """The plan as text that means the same program in every process, or None (kept in memory only) when a
+    primitive or a constant has no such text (`dispatch._disk_key`)."""
+    seeds, steps = the_plan
+    parts = [f"seeds{list(seeds)}"]
+    for step in steps:
+        if step[0] == "leaf":
+            parts.append(f"leaf{step[1]}")
+            continue
+        pos, bwd, attrs, inputs, out_avals, targets = step
+        name = dispatch._disk_key(bwd, attrs)
+        if name is None:
+            return None
+        try:
+            ins = ",".join(str(r) if type(r) is int else dispatch._attr_text(r[2]) for r in inputs)
+        except TypeError:
+            return None
+        avals = ",".join(f"{dt.str}{list(shape)}" for shape, dt in out_avals)
+        parts.append(f"{pos}:{name}({ins})[{avals}]->{list(targets)}")
+    return "Backward{" + ";".join(parts) + "}"
+
+
+def run(outputs: list, order: list, useful: set, level: int) -> dict[int, Tensor] | None:
+    """The leaves' gradients ({leaf node id: gradient}) computed by one compiled program, or None when the
+    tape cannot be run that way (the caller then walks it op by op, which also raises any error in the op's
+    own words)."""
+    try:
+        the_plan, arrays, leaves = plan(outputs, order, useful, level)
+    except NotFusable:
+        return None
+    try:
+        grads = _program(the_plan)(*arrays)
+    except Exception:  # noqa: BLE001  (NotFusable; or the op-by-op walk reports the failure in the op's terms)
+        _programs.pop(the_plan, None)
+        _single_use.discard(the_plan)
+        return None
+    return {nid: Tensor._wrap(g) for nid, g in zip(leaves, grads, strict=True)}
