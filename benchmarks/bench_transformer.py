@@ -172,7 +172,8 @@ def torch_step(init: dict):
         for i in range(LAYERS):
             pre = f"layers.{i}"
             h = h + attention(f"{pre}.attn", ln(f"{pre}.norm1", h))
-            mlp = F.gelu(F.linear(ln(f"{pre}.norm2", h), p[f"{pre}.fc1.weight"], p[f"{pre}.fc1.bias"]), "tanh")
+            fc1 = F.linear(ln(f"{pre}.norm2", h), p[f"{pre}.fc1.weight"], p[f"{pre}.fc1.bias"])
+            mlp = F.gelu(fc1, approximate="tanh")
             h = h + F.linear(mlp, p[f"{pre}.fc2.weight"], p[f"{pre}.fc2.bias"])
         logits = F.linear(ln("norm", h).mean(1), p["head.weight"], p["head.bias"])
         loss = F.cross_entropy(logits, y)
