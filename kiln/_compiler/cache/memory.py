@@ -21,7 +21,7 @@ from kiln import _backend as B
 from kiln._compiler.cache import persistent
 from kiln._compiler.errors import user_stacklevel
 from kiln._compiler.frontend.ast.values import FIRST_UNROLL, UNROLL, RecursionCut, is_cell
-from kiln._compiler.guards import check_guards
+from kiln._compiler.guards import check_guards, compile_guards
 from kiln._core import tree
 from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Tensor
@@ -195,7 +195,8 @@ class JitCache:
         self.warned = False
         self.dynamic = None  # per positional Tensor argument: (shape with None for any size, dtype), from set_inputs
         self.dynamic_off = ""  # why the dynamic-shape program could not be built (then: one per shape)
-        # (lead, number of Tensors, executable, its direct backend function or None, guards to check or None)
+        # (lead, number of Tensors, executable, its direct backend function or None, its guards' compiled check
+        # or None)
         # while the cache holds one
         # executable whose key is "`lead` (a Cell or object keyed by identity, or _NO_LEAD) then plain Tensors":
         # such a call skips the key build and lets the executable check the Tensors' shapes and dtypes itself
@@ -274,7 +275,7 @@ class JitCache:
         arrays = [a._data for a in args if type(a) is Tensor]
         if len(arrays) != n or len(args) != n:
             return MISS
-        if guards is not None and check_guards(guards) is not None:
+        if guards is not None and not guards():
             return MISS
         try:
             if direct is not None:
@@ -300,7 +301,7 @@ class JitCache:
         n = len(args) - (lead is not _NO_LEAD)
         if any(type(a) is not Tensor for a in args[len(args) - n :]):
             return None
-        guards = None if self.compile_once or not ex.guards else ex.guards
+        guards = None if self.compile_once or not ex.guards else compile_guards(ex.guards)
         return (lead, n, ex, ex.direct(), guards)
 
     def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn):
