@@ -196,11 +196,9 @@ class JitCache:
         self.dynamic = None  # per positional Tensor argument: (shape with None for any size, dtype), from set_inputs
         self.dynamic_off = ""  # why the dynamic-shape program could not be built (then: one per shape)
         # (lead, number of Tensors, executable, its direct backend function or None, its guards' compiled check
-        # or None)
-        # while the cache holds one
-        # executable whose key is "`lead` (a Cell or object keyed by identity, or _NO_LEAD) then plain Tensors":
-        # such a call skips the key build and lets the executable check the Tensors' shapes and dtypes itself
-        # (it raises InputsDiffer on others).
+        # or None) while the cache holds one executable whose key is "`lead` (a Cell or object keyed by identity,
+        # or _NO_LEAD) then plain Tensors": such a call skips the key build and lets the executable check the
+        # Tensors' shapes and dtypes itself (it raises InputsDiffer on others).
         self.fast = None
 
     def call(self, args: tuple, kwargs: dict, compile_fn):
@@ -209,6 +207,19 @@ class JitCache:
             out = self.hit(args)
             if out is not MISS:
                 return out
+        if not kwargs and not self.extra_key and _CHECKS["on"]:
+            # Tensors only, several executables: the key built from shapes and dtypes alone (as below).
+            arrays = [a._data for a in args if type(a) is Tensor]
+            if len(arrays) == len(args):
+                key = tuple((d.shape, d.dtype) for d in arrays)
+                bucket = self.entries.get(key)
+                if bucket and (self.compile_once or check_guards(bucket[0].guards) is None):
+                    if len(self.entries) > 1:
+                        self.entries[key] = self.entries.pop(key)
+                    try:
+                        return bucket[0](arrays)
+                    except (RecursionCut, persistent.StaleExecutable):
+                        pass  # compiled again (deeper; or traced) below
         leaves: list = []
         sig: list = []
         params: list = []
@@ -285,7 +296,7 @@ class JitCache:
             return MISS  # other shapes or dtypes (a new key), a deeper recursion, a stale load: `call` sees to it
 
     def _fast_entry(self, args: tuple, kwargs: dict, sig: list, ex):
-        """The `fast` triple for a call that ran `ex`, or None when the next call must build its key."""
+        """The `fast` entry for a call that ran `ex`, or None when the next call must build its key."""
         if kwargs or self.extra_key or self.dynamic is not None or not _CHECKS["on"]:
             return None
         if len(self.entries) != 1 or self.size != 1:
