@@ -3,7 +3,7 @@
     python -m benchmarks.bench_graph [--repeat N]
 
 (a) the seed MLP forward (64x784 -> 512 -> 512 -> 10), GRAPH_MODE vs jax.jit   (target <= 1.10x)
-(b) a cache-hit call of a small @jit function                                   (target <= 25 us)
+(b) a cache-hit call of a small @jit function, against jax.jit's                 (target <= 1.10x)
 (c) LeNet5 train step (value_and_grad + Momentum, batch 32, NCHW): GRAPH_MODE Cell and @jit vs jax.jit
     (target <= 1.10x), and the speedup of Graph mode over PyNative
 (e) the cost of value checks (label bounds) in the GRAPH_MODE LeNet5 step: checks on vs off (target <= 1.05x)
@@ -118,7 +118,7 @@ def bench_cache_hit(repeat: int) -> list:
     t_kiln = _best(lambda: small(x, y), repeat, 2000)
     t_jax = _best(lambda: ref(x._data, y._data), repeat, 2000)
     return [
-        ("(b) cache-hit call of a small @jit fn", t_kiln, t_kiln / t_jax, "<= 25 us"),
+        ("(b) cache-hit call of a small @jit fn", t_kiln, t_kiln / t_jax, "<= 1.10x jax.jit"),
         ("(b) the same through jax.jit", t_jax, 1.0, ""),
     ]
 

@@ -155,6 +155,8 @@ class JitFunction:
             if key not in ("jit_syntax_level", "hash_args", "compile_once", "fullgraph"):
                 _note_once(f"jit({key}=...)", "Kiln does not know this option")
         self._cache = self._new_cache(getattr(fn, "__qualname__", "fn"))
+        # calls outside a compile or a recorded gradient go straight to the cache (no bytecode capture, no signature)
+        self._direct = capture_mode != "bytecode" and input_signature is None
         self._bound: dict = {}
         functools.update_wrapper(self, fn)
 
@@ -192,6 +194,10 @@ class JitFunction:
 
     def __call__(self, *args, **kwargs):
         try:
+            if not kwargs and self._direct and not interp._ACTIVE and not tape.recording:
+                out = self._cache.hit(args)  # the cache-hit path: no key built (JitCache.fast)
+                if out is not C.MISS:
+                    return out
             return _invoke(self, self._cache, None, args, kwargs)
         except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
             raise for_user(err) from None

@@ -22,7 +22,7 @@ from kiln._backend import distributed as _distributed
 from kiln._compiler import dump
 from kiln._compiler import passes as tensor_passes
 from kiln._compiler.cache import persistent
-from kiln._compiler.cache.memory import rebuild
+from kiln._compiler.cache.memory import InputsDiffer, rebuild
 from kiln._compiler.frontend.ast.calls import prescan
 from kiln._compiler.frontend.ast.effects import HostScalar, python_type_of
 from kiln._compiler.frontend.ast.interp import Context
@@ -43,6 +43,7 @@ class Executable:
     __slots__ = (
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
         "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
+        "checks_inputs",
     )  # fmt: skip
 
     @property
@@ -56,6 +57,12 @@ class Executable:
     @graph.setter
     def graph(self, value) -> None:
         self._graph = value
+
+    def direct(self):
+        """The backend function when a call is `Tensor(exe(*leaves)[0])` (no state, no checks, one Tensor out)."""
+        if self.state_objs or self.checked or self.out_types is not None or self.out_desc is not _SINGLE:
+            return None
+        return self.exe
 
     def __call__(self, leaves: list):
         if not self.state_objs and not self.checked:  # a pure function: no state to pass or write back
@@ -265,8 +272,15 @@ def build(
 
     checked = has_checks(graph) and (checks_enabled() or has_checks(graph, raise_p))  # a user's raise always runs
     state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]
+    # the recorded input types (none with symbolic shapes: that program serves every size)
+    leaf_types = [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves] if shapes is None else []
 
     def fun(*arrays):
+        # Runs only while jax traces (a call it has no program for): inputs this graph was not recorded for
+        # come from JitCache.fast, which lets the executable check shapes and dtypes instead of the key.
+        for a, (shape, dtype) in zip(arrays, leaf_types, strict=False):
+            if a.shape != shape or a.dtype != dtype:
+                raise InputsDiffer()
         if not checked:
             return eval_graph(graph, arrays)
         checks: list = []
@@ -280,9 +294,11 @@ def build(
                 outs[i] = B.jnp.where(ok, outs[i], arrays[pos])
         return [*outs, code, detail]
 
+    checks_inputs = shapes is None
     if _distributed.spmd_needed(graph):
         # Collectives between ranks: one program over every rank's devices, per-rank inputs and outputs.
         donated, exe = (), _distributed.spmd_jit(fun)
+        checks_inputs = False
     elif shapes is not None:
         specs = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         exported = B.jax.export.export(B.jax.jit(fun))(*specs)
@@ -312,6 +328,7 @@ def build(
     ex.checked = checked
     ex.code_shift = 0
     ex.loaded = False
+    ex.checks_inputs = checks_inputs
     if stages:
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
@@ -338,6 +355,7 @@ def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:
     ex.checked = loaded.checked
     ex.code_shift = loaded.code_shift
     ex.loaded = True
+    ex.checks_inputs = True  # a compiled executable refuses inputs of other types (StaleExecutable)
     return ex
 
 

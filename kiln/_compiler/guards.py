@@ -67,6 +67,30 @@ def check_guards(guards: list) -> str | None:
     return None
 
 
+def compile_guards(guards: list):
+    """One generated function that is True while every AST guard holds (`check_guards` without its loop).
+
+    Args:
+        guards: the guards of one compiled graph (`dict_guard`, `cell_guard` tuples).
+
+    Returns:
+        A function of no arguments returning a bool; `check_guards` says which guard failed.
+    """
+    ns: dict = {"M": MISSING}
+    lines = ["def holds():"]
+    for i, (kind, container, key, value, snap) in enumerate(guards):
+        ns[f"C{i}"], ns[f"K{i}"], ns[f"V{i}"], ns[f"S{i}"] = container, key, value, snap
+        if kind == 0:
+            lines.append(f"    v = C{i}.get(K{i}, M)")
+        else:
+            lines.append(f"    try:\n        v = C{i}.cell_contents\n    except ValueError:\n        v = M")
+        changed = f"v is not V{i}" + (f" or v != S{i}" if snap is not None else "")
+        lines.append(f"    if {changed}:\n        return False")
+    lines.append("    return True")
+    exec(compile("\n".join(lines), "<kiln guards>", "exec"), ns)  # noqa: S102  (generated from the guards above)
+    return ns["holds"]
+
+
 def _describe_guard(kind, container, key) -> str:
     if kind == 1:
         return "a closure variable changed"
@@ -188,4 +212,4 @@ class Guards:
         return out
 
 
-__all__ = ["Guards", "cell_guard", "check_guards", "dict_guard", "snapshot"]
+__all__ = ["Guards", "cell_guard", "check_guards", "compile_guards", "dict_guard", "snapshot"]

@@ -1,28 +1,36 @@
 """Loops over time as one primitive: `RecurrentScan` runs an RNN/LSTM/GRU layer's whole sequence.
 
 The time loop is the backend's scan, so a layer is one equation whatever the sequence length: PyNative
-compiles one kernel per layer shape, a graph lowers one loop, and the derivative is the backend's transpose of
-that loop (compile time flat in the length, step time linear). The step functions are named in `STEPS`, so
-another loop over time declares its step there and shares the primitive.
+compiles one kernel per layer shape, a graph lowers one loop, and the derivative is a loop too (compile time
+flat in the length, step time linear). The step functions are named in `STEPS`, so another loop over time
+declares its step there and shares the primitive.
+
+The derivative is written out (`_time_loop`): the backend's own reverse of a scan would add each step's
+weight gradient `dgh_t^T h_t` to a carried (gates x hidden) sum, one small product per step; here the
+reverse loop carries only the state's gradients and keeps each step's `dgh_t`, and the weight gradient is
+one product over all steps after it. Forward values are the same operations as a plain scan's.
 """
 
 from __future__ import annotations
 
-from kiln._backend import jnp, lax
+from functools import partial
+
+from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef
 
 
-def _lstm_step(carry, gates_x, w_hh, b_hh):
+# A step maps (carry (h, c), gates_x: the input's projection, gh: h @ w_hh.T + b_hh) to the new (h, c);
+# c is carried unchanged by the RNN and GRU steps.
+def _lstm_step(carry, gates_x, gh):
     h, c = carry
-    gates = gates_x + (h @ w_hh.T + b_hh)
+    gates = gates_x + gh
     i, f, g, o = jnp.split(gates, 4, axis=-1)
     c = lax.logistic(f) * c + lax.logistic(i) * jnp.tanh(g)
     return lax.logistic(o) * jnp.tanh(c), c
 
 
-def _gru_step(carry, gates_x, w_hh, b_hh):
+def _gru_step(carry, gates_x, gh):
     h, c = carry
-    gh = h @ w_hh.T + b_hh
     i_r, i_z, i_n = jnp.split(gates_x, 3, axis=-1)
     h_r, h_z, h_n = jnp.split(gh, 3, axis=-1)
     r, z = lax.logistic(i_r + h_r), lax.logistic(i_z + h_z)
@@ -31,9 +39,8 @@ def _gru_step(carry, gates_x, w_hh, b_hh):
 
 
 def _rnn_step(nonlinearity):
-    def step(carry, gates_x, w_hh, b_hh):
-        h, c = carry
-        return nonlinearity(gates_x + (h @ w_hh.T + b_hh)), c
+    def step(carry, gates_x, gh):
+        return nonlinearity(gates_x + gh), carry[1]
 
     return step
 
@@ -46,25 +53,82 @@ STEPS = {
 }
 
 
+def _forward_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length):
+    """((outputs, h, c), (h entering each step, c entering each step, each step's gh)) of the masked loop."""
+    times = jnp.arange(gates_x.shape[0], dtype=seq_length.dtype)
+
+    def body(carry, inputs):
+        g, t = inputs
+        gh = carry[0] @ w_hh.T + b_hh
+        h, c = step(carry, g, gh)
+        live = (t < seq_length)[:, None]
+        new = (jnp.where(live, h, carry[0]), jnp.where(live, c, carry[1]))
+        return new, (jnp.where(live, h, jnp.zeros_like(h)), carry[0], carry[1], gh)
+
+    (h, c), (ys, hs, cs, ghs) = lax.scan(body, (h0, c0), (gates_x, times))
+    return (ys, h, c), (hs, cs, ghs)
+
+
+@partial(jax.custom_vjp, nondiff_argnums=(0,))
+def _reverse_fast_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length):
+    return _forward_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length)[0]
+
+
+def _loop_fwd(step, gates_x, h0, c0, w_hh, b_hh, seq_length):
+    out, saved = _forward_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length)
+    return out, (gates_x, *saved, w_hh, seq_length)
+
+
+def _loop_bwd(step, saved, cotangents):
+    gates_x, hs, cs, ghs, w_hh, seq_length = saved
+    d_ys, d_h, d_c = cotangents
+    times = jnp.arange(gates_x.shape[0], dtype=seq_length.dtype)
+
+    def body(carry, inputs):
+        d_h, d_c = carry
+        d_y, g, gh, h_prev, c_prev, t = inputs
+        live = (t < seq_length)[:, None]
+        zero = jnp.zeros_like(d_h)
+        _, pull = jax.vjp(step, (h_prev, c_prev), g, gh)
+        (d_h_step, d_c_step), d_g, d_gh = pull((jnp.where(live, d_h + d_y, zero), jnp.where(live, d_c, zero)))
+        # a finished sample passes its state's gradient through unchanged
+        d_h_prev = jnp.where(live, zero, d_h) + d_h_step + d_gh @ w_hh
+        d_c_prev = jnp.where(live, zero, d_c) + d_c_step
+        return (d_h_prev, d_c_prev), (d_g, d_gh)
+
+    (d_h0, d_c0), (d_gates_x, d_ghs) = lax.scan(body, (d_h, d_c), (d_ys, gates_x, ghs, hs, cs, times), reverse=True)
+    d_w_hh = jnp.einsum("tng,tnh->gh", d_ghs, hs)  # every step's weight gradient in one product
+    return d_gates_x, d_h0, d_c0, d_w_hh, d_ghs.sum((0, 1)), None
+
+
+_reverse_fast_loop.defvjp(_loop_fwd, _loop_bwd)
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(0,))
+def _time_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length):
+    """The masked loop: (outputs (T, N, H), final h, final c), differentiable in both modes."""
+    return _reverse_fast_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length)
+
+
+@_time_loop.defjvp
+def _time_loop_jvp(step, primals, tangents):
+    # Forward mode from the reverse rule: the pullback is linear in the output cotangent u, so the vjp of
+    # u -> pullback(u) at the input tangents is the Jacobian times them (reverse mode still uses _loop_bwd).
+    seq_length = primals[-1]
+    out, pull = jax.vjp(lambda *d: _reverse_fast_loop(step, *d, seq_length), *primals[:-1])
+    _, pull_twice = jax.vjp(pull, jax.tree.map(jnp.zeros_like, out))
+    (out_tangents,) = pull_twice(tuple(tangents[:-1]))
+    return out, out_tangents
+
+
 def _recurrent_scan(x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode: str = "LSTM"):
     """Outputs (T, N, H), final h (N, H) and final c (N, H; c0 unchanged for RNN and GRU) of one direction.
 
     x is time-major (T, N, I). A sample's state stops changing after its `seq_length` steps and its later
     outputs are zero.
     """
-    step = STEPS[mode]
     gates_x = x @ w_ih.T + b_ih  # every step's input projection in one product
-    times = jnp.arange(x.shape[0], dtype=seq_length.dtype)
-
-    def body(carry, inputs):
-        g, t = inputs
-        h, c = step(carry, g, w_hh, b_hh)
-        live = (t < seq_length)[:, None]
-        new = (jnp.where(live, h, carry[0]), jnp.where(live, c, carry[1]))
-        return new, jnp.where(live, h, jnp.zeros_like(h))
-
-    (h, c), ys = lax.scan(body, (h0, c0), (gates_x, times))
-    return ys, h, c
+    return _time_loop(STEPS[mode], gates_x, h0, c0, w_hh, b_hh, seq_length)
 
 
 recurrent_scan_p = PrimitiveDef(

@@ -215,3 +215,62 @@ def test_cache_hit_runs_neither_frontend_nor_backend_compile(monkeypatch):
     for _ in range(20):
         np.testing.assert_allclose(f(x, y).asnumpy(), expected)
     assert f.compile_count == 1
+
+
+def test_the_key_free_hit_path_still_tells_shapes_dtypes_globals_and_cells_apart():
+    @jit
+    def f(x, y):
+        return x * y + GAIN
+
+    x, y = _x(), _x(seed=1)
+    f(x, y)
+    assert f._cache.fast is not None  # one executable, Tensors only: the next call skips the key build
+    np.testing.assert_allclose(f(x, y).asnumpy(), x.asnumpy() * y.asnumpy() + GAIN, rtol=1e-6)
+    assert f.compile_count == 1
+    z = _x((4,), seed=2)
+    np.testing.assert_allclose(f(z, z).asnumpy(), z.asnumpy() ** 2 + GAIN, rtol=1e-6)  # other shapes
+    assert f.compile_count == 2 and f._cache.fast is None  # two executables: back to the key
+    i = Tensor(np.arange(6, dtype=np.int32).reshape(2, 3))
+
+    @jit
+    def g(x):
+        return x + 1
+
+    g(x)
+    np.testing.assert_array_equal(g(i).asnumpy(), i.asnumpy() + 1)  # another dtype, same shape
+    assert g.compile_count == 2
+
+    @jit
+    def h(x):
+        return x * TABLE[0]
+
+    h(x)
+    TABLE[0] = 5.0  # a guarded list changed in place: compiled again
+    try:
+        np.testing.assert_allclose(h(x).asnumpy(), x.asnumpy() * 5.0, rtol=1e-6)
+    finally:
+        TABLE[0] = 1.0
+    assert h.compile_count == 2
+
+
+def test_a_graph_mode_cell_sharing_its_cache_with_another_runs_its_own_parameters():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(3, 2)
+
+        def construct(self, x):
+            return self.dense(x)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net, x = Net(), _x()
+        first = net(x).asnumpy()
+        net(x)
+        twin = Net()
+        twin.__dict__["_kiln_graph_cache"] = net.__dict__["_kiln_graph_cache"]  # as a copied __dict__ would
+        twin.dense.weight.set_data(Tensor(np.zeros((2, 3), np.float32)))
+        np.testing.assert_allclose(twin(x).asnumpy(), np.broadcast_to(twin.dense.bias.asnumpy(), (2, 2)), rtol=1e-6)
+        np.testing.assert_allclose(net(x).asnumpy(), first, rtol=1e-6)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -21,7 +21,7 @@ from kiln import _backend as B
 from kiln._compiler.cache import persistent
 from kiln._compiler.errors import user_stacklevel
 from kiln._compiler.frontend.ast.values import FIRST_UNROLL, UNROLL, RecursionCut, is_cell
-from kiln._compiler.guards import check_guards
+from kiln._compiler.guards import check_guards, compile_guards
 from kiln._core import tree
 from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Tensor
@@ -132,6 +132,14 @@ def rebuild(template, it):
 
 
 _STATIC = object()  # "use the per-shape programs" (JitCache._call_dynamic)
+_NO_LEAD = object()  # JitCache.fast: the call has no Cell or object before its Tensors
+MISS = object()  # JitCache.hit: no executable could be called without building the key
+_wrap = Tensor._wrap
+
+
+class InputsDiffer(Exception):
+    """Raised while tracing an executable's program for inputs of other shapes or dtypes than it was built
+    for (JitCache.fast called it without building the key): the call builds its key and compiles."""
 
 
 _SYMBOLS: list = []
@@ -174,7 +182,7 @@ class JitCache:
     """Executables of one function (or one Cell), by input signature, least recently used first."""
 
     __slots__ = ("name", "entries", "compiles", "last_reason", "extra_key", "compile_once", "size", "warned",
-                 "dynamic", "dynamic_off", "__weakref__")  # fmt: skip
+                 "dynamic", "dynamic_off", "fast", "__weakref__")  # fmt: skip
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -187,11 +195,20 @@ class JitCache:
         self.warned = False
         self.dynamic = None  # per positional Tensor argument: (shape with None for any size, dtype), from set_inputs
         self.dynamic_off = ""  # why the dynamic-shape program could not be built (then: one per shape)
+        # (lead, number of Tensors, executable, its direct backend function or None, its guards' compiled check
+        # or None) while the cache holds one executable whose key is "`lead` (a Cell or object keyed by identity,
+        # or _NO_LEAD) then plain Tensors": such a call skips the key build and lets the executable check the
+        # Tensors' shapes and dtypes itself (it raises InputsDiffer on others).
+        self.fast = None
 
     def call(self, args: tuple, kwargs: dict, compile_fn):
         """Run the cached executable for these inputs, compiling it first when needed."""
+        if not kwargs:
+            out = self.hit(args)
+            if out is not MISS:
+                return out
         if not kwargs and not self.extra_key and _CHECKS["on"]:
-            # The common case first: Tensors only, a cached executable (the key is the one built below).
+            # Tensors only, several executables: the key built from shapes and dtypes alone (as below).
             arrays = [a._data for a in args if type(a) is Tensor]
             if len(arrays) == len(args):
                 key = tuple((d.shape, d.dtype) for d in arrays)
@@ -235,6 +252,7 @@ class JitCache:
                 reason = failed
         if ex is None:
             ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+        self.fast = self._fast_entry(args, kwargs, sig, ex)
         while True:
             try:
                 return ex(leaves)
@@ -246,6 +264,56 @@ class JitCache:
             self.entries[key].remove(ex)
             with persistent.loading_suspended():  # traced again (an executable on disk would be the same one)
                 ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+            self.fast = self._fast_entry(args, kwargs, sig, ex)
+
+    def hit(self, args: tuple):
+        """The outputs of the cache's one executable called on `args` without building their key (see `fast`).
+
+        Args:
+            args: the positional arguments (no keyword arguments).
+
+        Returns:
+            The outputs, or MISS when the call needs its key built (`call`).
+        """
+        fast = self.fast
+        if fast is None or not _CHECKS["on"]:
+            return MISS
+        lead, n, ex, direct, guards = fast
+        if lead is not _NO_LEAD:
+            if not args or args[0] is not lead:
+                return MISS
+            args = args[1:]
+        arrays = [a._data for a in args if type(a) is Tensor]
+        if len(arrays) != n or len(args) != n:
+            return MISS
+        if guards is not None and not guards():
+            return MISS
+        try:
+            if direct is not None:
+                return _wrap(direct(*arrays)[0])
+            return ex(arrays)
+        except (InputsDiffer, RecursionCut, persistent.StaleExecutable):
+            return MISS  # other shapes or dtypes (a new key), a deeper recursion, a stale load: `call` sees to it
+
+    def _fast_entry(self, args: tuple, kwargs: dict, sig: list, ex):
+        """The `fast` entry for a call that ran `ex`, or None when the next call must build its key."""
+        if kwargs or self.extra_key or self.dynamic is not None or not _CHECKS["on"]:
+            return None
+        if len(self.entries) != 1 or self.size != 1:
+            return None
+        if not getattr(ex, "checks_inputs", False):
+            return None
+        lead = _NO_LEAD
+        if args and type(args[0]) is not Tensor:
+            # keyed by identity (sig "o"): the same object is the same key; a value (a list) could change
+            if sig[0][0] != "o" or len(sig) != len(args):
+                return None
+            lead = args[0]
+        n = len(args) - (lead is not _NO_LEAD)
+        if any(type(a) is not Tensor for a in args[len(args) - n :]):
+            return None
+        guards = None if self.compile_once or not ex.guards else compile_guards(ex.guards)
+        return (lead, n, ex, ex.direct(), guards)
 
     def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn):
         shapes, key = dynamic
@@ -354,6 +422,7 @@ class JitCache:
 
     def _hold(self, key, bucket: list) -> None:
         """Keep `bucket` (newest executable first) under `key`, within the limits."""
+        self.fast = None
         self.entries[key] = bucket
         self.size = sum(len(b) for b in self.entries.values())
         _LIVE.add(self)
@@ -372,6 +441,7 @@ class JitCache:
             total -= 1
 
     def _evict_oldest(self) -> None:
+        self.fast = None
         key = next(iter(self.entries))
         bucket = self.entries[key]
         bucket.pop()

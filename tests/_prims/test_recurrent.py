@@ -1,0 +1,77 @@
+"""RecurrentScan's written-out derivative: the same gradients as the backend's reverse of the plain scan, in
+reverse mode, forward mode and second order, with `seq_length` masking, for every step kind."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kiln._backend import jax, jnp, lax
+from kiln._prims.recurrent import STEPS, _recurrent_scan
+
+T, N, I, H = 7, 3, 4, 5
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+def _plain_scan(x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode):
+    """The loop as a plain scan, differentiated by the backend (the reference)."""
+    step = STEPS[mode]
+    times = jnp.arange(x.shape[0], dtype=seq_length.dtype)
+
+    def body(carry, inputs):
+        g, t = inputs
+        h, c = step(carry, g, carry[0] @ w_hh.T + b_hh)
+        live = (t < seq_length)[:, None]
+        return (jnp.where(live, h, carry[0]), jnp.where(live, c, carry[1])), jnp.where(live, h, 0 * h)
+
+    (h, c), ys = lax.scan(body, (h0, c0), (x @ w_ih.T + b_ih, times))
+    return ys, h, c
+
+
+def _inputs(mode):
+    rng = np.random.default_rng(0)
+    g = _GATES[mode] * H
+
+    def arr(*shape):
+        return jnp.asarray(rng.standard_normal(shape).astype(np.float32) * 0.5)
+
+    diff = (arr(T, N, I), arr(N, H), arr(N, H), arr(g, I), arr(g, H), arr(g), arr(g))
+    probes = (arr(T, N, H), arr(N, H), arr(N, H))
+    return diff, jnp.asarray(np.array([T, 3, 5], np.int32)), probes
+
+
+def _loss(scan, mode, seq_length, probes):
+    def loss(*diff):
+        ys, h, c = scan(*diff, seq_length, mode=mode) if scan is _recurrent_scan else scan(*diff, seq_length, mode)
+        return (ys * probes[0]).sum() + (h * probes[1]).sum() + (jnp.tanh(c) * probes[2]).sum()
+
+    return loss
+
+
+def _close(a, b):
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", sorted(STEPS))
+def test_values_and_reverse_gradients_match_the_plain_scan(mode):
+    diff, seq_length, probes = _inputs(mode)
+    new, ref = _loss(_recurrent_scan, mode, seq_length, probes), _loss(_plain_scan, mode, seq_length, probes)
+    argnums = tuple(range(len(diff)))
+    _close(jax.value_and_grad(new, argnums)(*diff), jax.value_and_grad(ref, argnums)(*diff))
+    assert float(jnp.abs(jax.grad(new, 1)(*diff)[2]).sum()) > 0  # a finished sample's state still has a gradient
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_forward_mode_and_second_order_match_the_plain_scan(mode):
+    diff, seq_length, probes = _inputs(mode)
+    new, ref = _loss(_recurrent_scan, mode, seq_length, probes), _loss(_plain_scan, mode, seq_length, probes)
+    tangents = tuple(jnp.ones_like(d) * 0.1 for d in diff)
+    _close(jax.jvp(new, diff, tangents), jax.jvp(ref, diff, tangents))
+    h0 = diff[1]
+
+    def on_h0(loss):
+        return lambda h: loss(diff[0], h, *diff[2:])
+
+    _close(jax.jvp(jax.grad(on_h0(new)), (h0,), (h0,)), jax.jvp(jax.grad(on_h0(ref)), (h0,), (h0,)))
+    _close(jax.grad(lambda h: jax.grad(on_h0(new))(h).sum())(h0), jax.grad(lambda h: jax.grad(on_h0(ref))(h).sum())(h0))
