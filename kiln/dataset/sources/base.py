@@ -34,7 +34,7 @@ def checked_column_names(column_names, what: str) -> list[str] | None:
 
 # The parameters MindSpore's sources share (the tail of their signatures), with their usual defaults and types.
 # `cache` is accepted and not read: a DatasetCache server only saves reading rows again, and Kiln reads them
-# again (see kiln/dataset/unread_parameters.py); the others are read by SampledSource.
+# again (tools/unused_params_allowlist.txt says so); the others are read by SampledSource.
 SHARED_PARAMETERS: dict[str, tuple[object, str]] = {
     "num_samples": (None, "int | None"),
     "num_parallel_workers": (None, "int | None"),
