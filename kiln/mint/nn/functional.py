@@ -9,7 +9,7 @@ from kiln.mint import _ops as _mint_ops
 from kiln.ops import image as _image
 from kiln.ops import nn as _nn_ops
 from kiln.ops._args import split_padding as _split_padding
-from kiln.ops.faces import MINT as _MINT_FACES
+from kiln.ops.faces import MINT as _MINT
 from kiln.ops.nn import conv as _conv
 
 __all__ = [
@@ -187,7 +187,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
     return _nn_ops.conv1d(input, weight, bias, stride, mode, pad, dilation, groups)
 
 
-conv2d = _MINT_FACES["conv2d"]  # faces table
+conv2d = _MINT["conv2d"]  # faces table
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
