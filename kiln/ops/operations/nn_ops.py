@@ -869,7 +869,26 @@ class Conv3D(ConvPrimitive):
     _prim = prims_conv.Conv3D
 
 
-class Conv2DTranspose(_NNPrimitive):
+class _ConvTranspose(_NNPrimitive):
+    """A transposed convolution over `_nd` spatial dims; `_geometry` checks the constructor's window arguments."""
+
+    _nd = 2
+
+    def _geometry(self, mode, kernel_size, stride, dilation, pad, pad_mode) -> tuple:
+        """(kernel, strides, dilations, pad pairs, pad mode), each checked."""
+        name, nd = self.name, self._nd
+        refuse_argument(name, "mode", mode, 1, reason="mode 1 (a plain convolution) is the only mode")
+        kernel = ntuple(name, "kernel_size", kernel_size, nd)
+        check_positive(name, "kernel_size", kernel)
+        stride_t, dilation_t = ntuple(name, "stride", stride, nd), ntuple(name, "dilation", dilation, nd)
+        check_positive(name, "stride", stride_t)
+        check_positive(name, "dilation", dilation_t)
+        pads = pad_pairs(name, pad, nd)
+        check_non_negative(name, "pad", pads)
+        return kernel, stride_t, dilation_t, pads, pad_mode_of(name, pad_mode)
+
+
+class Conv2DTranspose(_ConvTranspose):
     """Gradient of Conv2D with respect to its input: `Conv2DTranspose(...)(dout, weight, input_size)`.
 
     Args:
@@ -897,17 +916,10 @@ class Conv2DTranspose(_NNPrimitive):
         group: int = 1,
         data_format: str = "NCHW",
     ) -> None:
-        refuse_argument("Conv2DTranspose", "mode", mode, 1, reason="mode 1 (a plain convolution) is the only mode")
         super().__init__()
-        name = self.name
-        kernel = ntuple(name, "kernel_size", kernel_size, 2)
-        check_positive(name, "kernel_size", kernel)
-        stride_t, dilation_t = ntuple(name, "stride", stride, 2), ntuple(name, "dilation", dilation, 2)
-        check_positive(name, "stride", stride_t)
-        check_positive(name, "dilation", dilation_t)
-        pads = pad_pairs(name, pad_list if pad_list is not None else pad, 2)
-        check_non_negative(name, "pad", pads)
-        mode_ = pad_mode_of(name, pad_mode)
+        kernel, stride_t, dilation_t, pads, mode_ = self._geometry(
+            mode, kernel_size, stride, dilation, pad_list if pad_list is not None else pad, pad_mode
+        )
         self._record(
             out_channel=out_channel,
             kernel_size=kernel,
@@ -929,7 +941,7 @@ class Conv2DTranspose(_NNPrimitive):
 Conv2DBackpropInput = type("Conv2DBackpropInput", (Conv2DTranspose,), {"__doc__": "Alias of Conv2DTranspose."})
 
 
-class Conv3DTranspose(_NNPrimitive):
+class Conv3DTranspose(_ConvTranspose):
     """3-D transposed convolution: `Conv3DTranspose(in_channel, out_channel, kernel_size, ...)(dout, weight)`.
 
     Args:
@@ -943,6 +955,8 @@ class Conv3DTranspose(_NNPrimitive):
         output_padding (Union[int, tuple[int]]): extra output size at the end (pad_mode 'pad').
         data_format (str): 'NCDHW'.
     """
+
+    _nd = 3
 
     def __init__(
         self,
@@ -958,18 +972,9 @@ class Conv3DTranspose(_NNPrimitive):
         output_padding=0,
         data_format: str = "NCDHW",
     ) -> None:
-        refuse_argument("Conv3DTranspose", "mode", mode, 1, reason="mode 1 (a plain convolution) is the only mode")
         super().__init__()
-        name = self.name
-        kernel = ntuple(name, "kernel_size", kernel_size, 3)
-        check_positive(name, "kernel_size", kernel)
-        stride_t, dilation_t = ntuple(name, "stride", stride, 3), ntuple(name, "dilation", dilation, 3)
-        check_positive(name, "stride", stride_t)
-        check_positive(name, "dilation", dilation_t)
-        pads = pad_pairs(name, pad, 3)
-        check_non_negative(name, "pad", pads)
-        out_pad = ntuple(name, "output_padding", output_padding, 3)
-        mode_ = pad_mode_of(name, pad_mode)
+        kernel, stride_t, dilation_t, pads, mode_ = self._geometry(mode, kernel_size, stride, dilation, pad, pad_mode)
+        out_pad = ntuple(self.name, "output_padding", output_padding, 3)
         self._record(
             in_channel=in_channel,
             out_channel=out_channel,
