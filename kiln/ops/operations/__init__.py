@@ -40,3 +40,5 @@ __all__ += [name for name in _families.NAMES if name not in globals()]
 globals().update({name: _families.NAMES[name] for name in __all__ if name not in globals()})
 
 _submodules.register(_sys.modules[__name__], _submodules.OPERATIONS)
+for _family in FAMILIES:  # `from mindspore.ops.operations.nn_ops import Add` resolved before the split: it still does
+    _submodules.serve_rest(_family, _sys.modules[__name__])
