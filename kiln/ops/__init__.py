@@ -8,7 +8,12 @@ lists; the family modules bind them by name. The Primitive classes live in `kiln
 import sys as _sys
 
 from kiln.ops import _submodules, functional, operations, tensor_methods
+from kiln.ops import op_info_register as _op_info_register_module  # noqa: F401  (loaded before the names below)
 from kiln.ops._namespace import NAMES as _NAMES
+
+# A submodule imported for the first time binds its name on this package: `kiln.ops.op_info_register` (MindSpore's
+# module path) is therefore loaded here, before the public names are bound, so that `ops.op_info_register` stays the
+# function (as in MindSpore) whoever imports the module later.
 
 __all__ = list(_NAMES)
 globals().update(_NAMES)
