@@ -161,7 +161,8 @@ def read_allowlist(path: Path = ALLOWLIST) -> dict[str, str]:
     return entries
 
 
-def _allowed(key: str, allow: dict[str, str]) -> str | None:
+def allowlist_entry(key: str, allow: dict[str, str]) -> str | None:
+    """The entry of `allow` (exact, else the first matching pattern) that covers `key`, or None."""
     if key in allow:
         return key
     return next((pattern for pattern in allow if fnmatch.fnmatchcase(key, pattern)), None)
@@ -174,7 +175,7 @@ def check() -> tuple[list[str], list[str], list[str]]:
     for path, fn, method in _functions():
         for param in unread_parameters(fn, method):
             key = f"{path}:{param}"
-            entry = _allowed(key, allow)
+            entry = allowlist_entry(key, allow)
             if entry is None:
                 missing.append(key)
             else:

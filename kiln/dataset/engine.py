@@ -23,7 +23,9 @@ from kiln.dataset.mindrecord_export import save as save_mindrecord
 INFINITE = math.inf  # size of an endlessly repeated pipeline
 
 
-def _as_names(columns, what: str) -> list[str] | None:
+def as_column_names(columns, what: str) -> list[str] | None:
+    """`columns` (a name or a list of names) as a list of distinct str (None stays None), or a TypeError/ValueError
+    naming `what`."""
     if columns is None:
         return None
     names = [columns] if isinstance(columns, str) else list(columns)
@@ -84,9 +86,9 @@ def _column_layout(names: list[str], input_columns, output_columns, where: str):
     Returns:
         (in_cols, out_cols, result); a missing input or a duplicate result name is an error naming `where`.
     """
-    in_cols = _as_names(input_columns, f"{where} input_columns") or names
+    in_cols = as_column_names(input_columns, f"{where} input_columns") or names
     _check_exist(in_cols, names, where)
-    out_cols = _as_names(output_columns, f"{where} output_columns") or in_cols
+    out_cols = as_column_names(output_columns, f"{where} output_columns") or in_cols
     if len(in_cols) == len(out_cols):
         # MindSpore's MapOp: outputs replace the inputs in place ...
         result = list(names)
@@ -900,7 +902,7 @@ class FilterDataset(Dataset):
         if not callable(predicate):
             raise TypeError(f"filter: predicate must be callable, but got {type(predicate).__name__}.")
         names = child.get_col_names()
-        cols = _as_names(input_columns, "filter input_columns") or names
+        cols = as_column_names(input_columns, "filter input_columns") or names
         _check_exist(cols, names, "filter")
         self._predicate = predicate
         self._idx = [names.index(c) for c in cols]
@@ -1145,7 +1147,7 @@ class BucketBatchDataset(Dataset):
     ) -> None:
         super().__init__([child])
         names = child.get_col_names()
-        cols = _as_names(column_names, "bucket_batch_by_length column_names")
+        cols = as_column_names(column_names, "bucket_batch_by_length column_names")
         _check_exist(cols, names, "bucket_batch_by_length")
         bounds = list(bucket_boundaries)
         if not bounds or any(isinstance(b, bool) or not isinstance(b, int | np.integer) or b < 1 for b in bounds):
@@ -1376,24 +1378,38 @@ class SkipDataset(Dataset):
             src.close()
 
 
-class ZipDataset(Dataset):
-    """Rows of several datasets joined side by side; see `Dataset.zip`."""
+class _Joined(Dataset):
+    """Rows of several datasets joined (`zip`, `concat`); `_columns` checks and names the joined columns, `_combine`
+    joins the children's row counts."""
+
+    _what = ""
 
     def __init__(self, datasets: Sequence[Dataset]) -> None:
-        datasets = _as_datasets(datasets, "zip")
+        datasets = _as_datasets(datasets, self._what)
         if not datasets:
-            raise ValueError("zip needs at least one dataset.")
+            raise ValueError(f"{self._what} needs at least one dataset.")
         super().__init__(datasets)
-        names = [c for d in datasets for c in d.get_col_names()]
-        _check_unique(names, "zip")
-        self._names = names
+        self._names = self._columns(datasets)
 
     def get_col_names(self) -> list[str]:
         return list(self._names)
 
     def _static_size(self):
         sizes = [d._static_size() for d in self.children]
-        return None if any(s is None for s in sizes) else min(sizes)
+        return None if any(s is None for s in sizes) else self._combine(sizes)
+
+
+class ZipDataset(_Joined):
+    """Rows of several datasets joined side by side; see `Dataset.zip`."""
+
+    _what = "zip"
+    _combine = staticmethod(min)
+
+    @staticmethod
+    def _columns(datasets) -> list[str]:
+        names = [c for d in datasets for c in d.get_col_names()]
+        _check_unique(names, "zip")
+        return names
 
     def _rows(self, run, epoch):
         sources = [self._child_rows(run, epoch, i) for i in range(len(self.children))]
@@ -1405,28 +1421,21 @@ class ZipDataset(Dataset):
                 s.close()
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(_Joined):
     """Rows of several datasets one after another; see `Dataset.concat`."""
 
-    def __init__(self, datasets: Sequence[Dataset]) -> None:
-        datasets = _as_datasets(datasets, "concat")
-        if not datasets:
-            raise ValueError("concat needs at least one dataset.")
-        super().__init__(datasets)
+    _what = "concat"
+    _combine = staticmethod(sum)
+
+    @staticmethod
+    def _columns(datasets) -> list[str]:
         names = datasets[0].get_col_names()
         for d in datasets[1:]:
             if d.get_col_names() != names:
                 raise ValueError(
                     f"concat: datasets must have the same columns, but got {names} and {d.get_col_names()}."
                 )
-        self._names = names
-
-    def get_col_names(self) -> list[str]:
-        return list(self._names)
-
-    def _static_size(self):
-        sizes = [d._static_size() for d in self.children]
-        return None if any(s is None for s in sizes) else sum(sizes)
+        return names
 
     def _rows(self, run, epoch):
         for i in range(len(self.children)):
@@ -1443,7 +1452,7 @@ class ProjectDataset(Dataset):
     def __init__(self, child: Dataset, columns) -> None:
         super().__init__([child])
         names = child.get_col_names()
-        self._names = _as_names(columns, "project columns")
+        self._names = as_column_names(columns, "project columns")
         _check_exist(self._names, names, "project")
         self._idx = [names.index(c) for c in self._names]
 
@@ -1468,8 +1477,8 @@ class RenameDataset(Dataset):
     def __init__(self, child: Dataset, input_columns, output_columns) -> None:
         super().__init__([child])
         names = child.get_col_names()
-        old = _as_names(input_columns, "rename input_columns")
-        new = _as_names(output_columns, "rename output_columns")
+        old = as_column_names(input_columns, "rename input_columns")
+        new = as_column_names(output_columns, "rename output_columns")
         if len(old) != len(new):
             raise ValueError(f"rename: {len(old)} input_columns but {len(new)} output_columns ({old} -> {new}).")
         _check_exist(old, names, "rename")

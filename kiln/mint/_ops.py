@@ -271,24 +271,24 @@ def min(input, dim=None, keepdim: bool = False):  # noqa: A001
     return _extreme(ops.amin, lambda x, d, k: ops.min(x, d, k), ops.minimum, input, dim, keepdim, "min")
 
 
-def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
-    """Index (int64) of the largest element along `dim` (None: of the flattened input)."""
+def _arg_extreme(find, input, dim, keepdim: bool) -> Tensor:
+    """`find` (ops.argmax or ops.argmin) along `dim`, over the flattened input for None; as int64."""
     if dim is None:
-        out = ops.argmax(ops.reshape(input, (-1,)), 0)
+        out = find(ops.reshape(input, (-1,)), 0)
         out = ops.reshape(out, (1,) * input.ndim) if keepdim else out
     else:
-        out = ops.argmax(input, dim, keepdim)
+        out = find(input, dim, keepdim)
     return _int64(out)
+
+
+def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
+    """Index (int64) of the largest element along `dim` (None: of the flattened input)."""
+    return _arg_extreme(ops.argmax, input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the smallest element along `dim` (None: of the flattened input)."""
-    if dim is None:
-        out = ops.argmin(ops.reshape(input, (-1,)), 0)
-        out = ops.reshape(out, (1,) * input.ndim) if keepdim else out
-    else:
-        out = ops.argmin(input, dim, keepdim)
-    return _int64(out)
+    return _arg_extreme(ops.argmin, input, dim, keepdim)
 
 
 def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
@@ -732,23 +732,13 @@ def eye(n: int, m=None, dtype=None) -> Tensor:
 # ---------------------------------------------------------------------------------------------- random
 def rand(*size, generator=None, dtype=None, device=None) -> Tensor:
     """Uniform [0, 1) samples of `size`."""
-    ignore_argument(
-        "mint.rand",
-        "generator",
-        generator,
-        reason=GLOBAL_STREAM,
-    )
+    ignore_argument("mint.rand", "generator", generator, reason=GLOBAL_STREAM)
     return ops.rand(*_size(size, "rand"), dtype=dtype)
 
 
 def randn(*size, generator=None, dtype=None, device=None) -> Tensor:
     """Standard normal samples of `size`."""
-    ignore_argument(
-        "mint.randn",
-        "generator",
-        generator,
-        reason=GLOBAL_STREAM,
-    )
+    ignore_argument("mint.randn", "generator", generator, reason=GLOBAL_STREAM)
     return ops.randn(*_size(size, "randn"), dtype=dtype)
 
 
@@ -764,12 +754,7 @@ def randn_like(input, *, dtype=None, device=None) -> Tensor:
 
 def randint(*args, generator=None, dtype=None, device=None) -> Tensor:
     """`randint(high, size)` or `randint(low, high, size)`: integers in [low, high) (int64 unless `dtype`)."""
-    ignore_argument(
-        "mint.randint",
-        "generator",
-        generator,
-        reason=GLOBAL_STREAM,
-    )
+    ignore_argument("mint.randint", "generator", generator, reason=GLOBAL_STREAM)
     if len(args) == 2:
         low, (high, size) = 0, args
     elif len(args) == 3:
@@ -788,23 +773,13 @@ def randint_like(input, *args, dtype=None, device=None) -> Tensor:
 
 def randperm(n: int, *, generator=None, dtype=mstype.int64) -> Tensor:
     """A random permutation of 0..n-1."""
-    ignore_argument(
-        "mint.randperm",
-        "generator",
-        generator,
-        reason=GLOBAL_STREAM,
-    )
+    ignore_argument("mint.randperm", "generator", generator, reason=GLOBAL_STREAM)
     return ops.cast(ops.argsort(ops.rand(int(n))), dtype)
 
 
 def normal(mean=0.0, std=1.0, size=None, generator=None) -> Tensor:
     """Normal samples: mean and std are numbers (then `size` gives the shape) or tensors (broadcast)."""
-    ignore_argument(
-        "mint.normal",
-        "generator",
-        generator,
-        reason=GLOBAL_STREAM,
-    )
+    ignore_argument("mint.normal", "generator", generator, reason=GLOBAL_STREAM)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         ref = ops.add(
             ops.zeros_like(mean) if isinstance(mean, Tensor) else mean,
@@ -818,23 +793,13 @@ def normal(mean=0.0, std=1.0, size=None, generator=None) -> Tensor:
 
 def bernoulli(input, *, generator=None) -> Tensor:
     """1 with probability input[i], else 0 (input's dtype)."""
-    ignore_argument(
-        "mint.bernoulli",
-        "generator",
-        generator,
-        reason=GLOBAL_STREAM,
-    )
+    ignore_argument("mint.bernoulli", "generator", generator, reason=GLOBAL_STREAM)
     return ops.cast(ops.less(ops.rand_like(input, dtype=_float_dtype(input)), input), input.dtype)
 
 
 def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
     """Indices (int64) drawn from the rows of `input` (non-negative weights)."""
-    ignore_argument(
-        "mint.multinomial",
-        "generator",
-        generator,
-        reason=GLOBAL_STREAM,
-    )
+    ignore_argument("mint.multinomial", "generator", generator, reason=GLOBAL_STREAM)
     return ops.cast(ops.multinomial(input, num_samples, replacement), mstype.int64)
 
 

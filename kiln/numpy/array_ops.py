@@ -361,6 +361,14 @@ def roll(a, shift, axis=None) -> Tensor:
     return a
 
 
+def _along(a, axis: int | None) -> tuple[Tensor, int]:
+    """`a` as a Tensor and `axis` made non-negative; for None, the flattened `a` and axis 0."""
+    a = to_tensor(a)
+    if axis is None:
+        a, axis = ops.reshape(a, (-1,)), 0
+    return a, axis_of(axis, a.ndim)
+
+
 def repeat(a, repeats, axis: int | None = None) -> Tensor:
     """Each element of `a` repeated `repeats` times along `axis` (None: of the flattened input).
 
@@ -372,10 +380,7 @@ def repeat(a, repeats, axis: int | None = None) -> Tensor:
     Returns:
         Tensor.
     """
-    a = to_tensor(a)
-    if axis is None:
-        a, axis = ops.reshape(a, (-1,)), 0
-    axis = axis_of(axis, a.ndim)
+    a, axis = _along(a, axis)
     if isinstance(repeats, (int, np.integer)) or (isinstance(repeats, (list, tuple)) and len(repeats) == 1):
         r = int(repeats if isinstance(repeats, (int, np.integer)) else repeats[0])
         return ops.repeat_interleave(a, r, axis)
@@ -416,10 +421,7 @@ def take(a, indices, axis: int | None = None, mode: str = "clip") -> Tensor:
     Returns:
         Tensor.
     """
-    a = to_tensor(a)
-    if axis is None:
-        a, axis = ops.reshape(a, (-1,)), 0
-    axis = axis_of(axis, a.ndim)
+    a, axis = _along(a, axis)
     idx = _fix_index(to_tensor(indices), a.shape[axis], mode)
     return ops.gather(a, idx, axis)
 

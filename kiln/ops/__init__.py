@@ -1,52 +1,25 @@
 """Kiln ops: the functional API (`ops.add`, `ops.conv2d`) and Primitive classes (`ops.Add()`).
 
-Each family module lists its public names in `__all__`; the lists are disjoint (checked below and by
-tests/ops/test_faces.py), so no import order decides what a name means. The faces table (`kiln.ops.faces`) builds
-the faces of the ops it lists; the family modules bind them by name.
+Each family module lists its public names in `__all__` (kiln/ops/_namespace.py gathers them; the lists are disjoint,
+so no import order decides what a name means). The faces table (`kiln.ops.faces`) builds the faces of the ops it
+lists; the family modules bind them by name. The Primitive classes live in `kiln.ops.operations`, by family.
 """
 
 import sys as _sys
 
-from kiln import _prims  # noqa: F401  (fills the primitive registry)
-from kiln.ops import (
-    _submodules,
-    array,
-    class_faces,
-    clipping,
-    comm_ops,
-    image,
-    linalg,
-    math,
-    multitype,
-    nn,
-    nn_primitives,
-    primitive,
-    primitive_table,
-    primitives,
-    python_ops,
-    random,
-    sparse,
-    spectral,
-    standalone_primitives,
-    state,
-    taylor,
-    tensor_methods,
-    transforms,
-)
-from kiln.ops._grad import GradOperation, grad, value_and_grad
+from kiln.ops import _submodules, functional, operations, tensor_methods
+from kiln.ops import op_info_register as _op_info_register_module  # noqa: F401  (loaded before the names below)
+from kiln.ops._namespace import NAMES as _NAMES
 
-_FAMILIES = (
-    array, clipping, comm_ops, class_faces, image, linalg, math, python_ops, primitive_table, multitype, nn,
-    nn_primitives, standalone_primitives, primitive, primitives, random, sparse, spectral, state, taylor, transforms,
-)  # fmt: skip
-__all__ = ["GradOperation", "grad", "value_and_grad"] + [name for family in _FAMILIES for name in family.__all__]
-if len(set(__all__)) != len(__all__):
-    raise ImportError("kiln.ops: two family modules export the same name")
-globals().update({name: getattr(family, name) for family in _FAMILIES for name in family.__all__})
+# A submodule imported for the first time binds its name on this package: `kiln.ops.op_info_register` (MindSpore's
+# module path) is therefore loaded here, before the public names are bound, so that `ops.op_info_register` stays the
+# function (as in MindSpore) whoever imports the module later.
+
+__all__ = list(_NAMES)
+globals().update(_NAMES)
 
 tensor_methods.install(_sys.modules[__name__])
 _submodules.register(_sys.modules[__name__], _submodules.AUTO_GENERATE)
 
-from kiln.ops import functional as function  # noqa: E402, F401  (MindSpore's `ops.function`; needs every name above)
-from kiln.ops import operations  # noqa: E402, F401  (`ops.operations.ReLU()`, as MindSpore scripts write it)
-from kiln.ops import operations as P  # noqa: E402, F401  (MindSpore's ops package names it P too)
+function = functional  # MindSpore's `ops.function`: the same namespace
+P = operations  # `from mindspore.ops import operations as P`, as MindSpore's own sources name it

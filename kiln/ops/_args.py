@@ -96,13 +96,25 @@ def conv_attrs(op: str, nd: int, stride, pad_mode, padding, dilation, groups, da
     """The Conv primitive's attribute tuple from user arguments."""
     if isinstance(padding, str):  # conv2d(x, w, padding='same') as in MindSpore's newer API
         pad_mode, padding = padding, 0
+    return (*window_attrs(op, nd, stride, pad_mode, padding, dilation), groups, data_format)
+
+
+def window_attrs(op: str, nd: int, stride, pad_mode, padding, dilation) -> tuple:
+    """A convolution window's checked (strides, pad mode, pad pairs, dilations), as the Conv primitives take them.
+
+    Args:
+        op: the op's name, for messages.
+        nd: the number of spatial dims.
+        stride, pad_mode, padding, dilation: the user's arguments.
+
+    Returns:
+        The four attributes.
+    """
     return (
         ntuple(op, "stride", stride, nd),
         pad_mode_of(op, pad_mode),
         pad_pairs(op, padding, nd),
         ntuple(op, "dilation", dilation, nd),
-        groups,
-        data_format,
     )
 
 

@@ -46,6 +46,12 @@ def register(face: types.ModuleType, names: tuple[str, ...]) -> None:
             face.auto_generate = face
 
 
+def serve_rest(module: types.ModuleType, face: types.ModuleType) -> None:
+    """Let `module` (a real family module such as `ops.operations.math_ops`) also serve the public names of `face`
+    it does not define, as MindSpore's modules of that path do through their own imports."""
+    module.__getattr__ = _forward(face, module.__name__)
+
+
 def _forward(face: types.ModuleType, full: str):
     def get(name: str):
         if name.startswith("__"):

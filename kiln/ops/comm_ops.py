@@ -28,7 +28,20 @@ class _Collective(Primitive):
         self.add_prim_attr("group", C.check_group(self.name, group))
 
 
-class AllReduce(_Collective):
+class _Reducing(_Collective):
+    """A collective that reduces with `op` (ReduceOp.SUM, MAX, MIN or PROD); `_collective` names which."""
+
+    _collective = ""
+
+    def __init__(self, op: str = ReduceOp.SUM, group: str = GlobalComm.WORLD_COMM_GROUP) -> None:
+        super().__init__(group)
+        self.add_prim_attr("op", C.check_op(self.name, op))
+
+    def __call__(self, x):
+        return C.run(self.name, self._collective, x, self.group, op=self.op)
+
+
+class AllReduce(_Reducing):
     """Reduce the input across the ranks of `group`; every rank gets the result.
 
     Args:
@@ -42,12 +55,7 @@ class AllReduce(_Collective):
         Tensor of the same shape and dtype.
     """
 
-    def __init__(self, op: str = ReduceOp.SUM, group: str = GlobalComm.WORLD_COMM_GROUP) -> None:
-        super().__init__(group)
-        self.add_prim_attr("op", C.check_op(self.name, op))
-
-    def __call__(self, x):
-        return C.run(self.name, "all_reduce", x, self.group, op=self.op)
+    _collective = "all_reduce"
 
 
 class AllGather(_Collective):
@@ -67,7 +75,7 @@ class AllGather(_Collective):
         return C.run(self.name, "all_gather", x, self.group)
 
 
-class ReduceScatter(_Collective):
+class ReduceScatter(_Reducing):
     """Reduce across ranks, then give rank r the r-th of group_size equal blocks of the first axis.
 
     Args:
@@ -81,12 +89,7 @@ class ReduceScatter(_Collective):
         Tensor of shape (n / group_size, ...).
     """
 
-    def __init__(self, op: str = ReduceOp.SUM, group: str = GlobalComm.WORLD_COMM_GROUP) -> None:
-        super().__init__(group)
-        self.add_prim_attr("op", C.check_op(self.name, op))
-
-    def __call__(self, x):
-        return C.run(self.name, "reduce_scatter", x, self.group, op=self.op)
+    _collective = "reduce_scatter"
 
 
 class Broadcast(_Collective):

@@ -1,9 +1,10 @@
-"""`mindspore.ops.composite` compatibility: the same names as `kiln.ops`."""
+"""`mindspore.ops.composite`: the public names of `kiln.ops` (kiln/ops/_namespace.py)."""
 
 import sys as _sys
 
-import kiln.ops as _ops
 from kiln.ops import _submodules
+from kiln.ops._namespace import NAMES as _NAMES
 
-globals().update({name: value for name, value in vars(_ops).items() if not name.startswith("_")})
+__all__ = list(_NAMES)
+globals().update(_NAMES)
 _submodules.register(_sys.modules[__name__], _submodules.COMPOSITE)

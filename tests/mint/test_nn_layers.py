@@ -318,3 +318,9 @@ def test_random_functions_shapes_dtypes_ranges():
     nm = mint.normal(ms.Tensor(np.full(500, 3.0, np.float32)), ms.Tensor(np.full(500, 0.5, np.float32))).asnumpy()
     assert abs(nm.mean() - 3) < 0.15 and 0.4 < nm.std() < 0.6
     assert mint.normal(1.0, 2.0, (2, 3)).shape == (2, 3)
+
+
+def test_functional_module_shows_only_its_public_names():
+    """`mint.nn.functional`'s top level holds its `__all__` and nothing of Kiln's internals (helpers, tables)."""
+    shown = {name for name in vars(nn.functional) if not name.startswith("_")} - set(nn.functional.__all__)
+    assert shown <= {"Tensor", "annotations"}, sorted(shown)

@@ -527,32 +527,33 @@ class Fade:
         return (arr.astype(np.float64) * gain).astype(_out_dtype(arr))
 
 
-class MuLawEncoding:
-    """mu-law companding of a waveform in [-1, 1] into ints in [0, quantization_channels) (int32)."""
+class _MuLaw:
+    """The mu-law transforms' one argument: how many integer levels the companded signal has."""
 
     def __init__(self, quantization_channels=256) -> None:
         self.quantization_channels = _num(
-            quantization_channels, "quantization_channels", "MuLawEncoding", 1, integer=True
+            quantization_channels, "quantization_channels", type(self).__name__, 1, integer=True
         )
 
+    def _input(self, x) -> tuple[np.ndarray, float]:
+        """`x` as float64 and mu (the number of levels less one)."""
+        return _float(x, type(self).__name__).astype(np.float64), self.quantization_channels - 1.0
+
+
+class MuLawEncoding(_MuLaw):
+    """mu-law companding of a waveform in [-1, 1] into ints in [0, quantization_channels) (int32)."""
+
     def __call__(self, waveform):
-        arr = _float(waveform, "MuLawEncoding").astype(np.float64)
-        mu = self.quantization_channels - 1.0
+        arr, mu = self._input(waveform)
         x_mu = np.sign(arr) * np.log1p(mu * np.abs(arr)) / np.log1p(mu)
         return ((x_mu + 1) / 2 * mu + 0.5).astype(np.int32)
 
 
-class MuLawDecoding:
+class MuLawDecoding(_MuLaw):
     """Inverse of MuLawEncoding: ints in [0, quantization_channels) to a waveform in [-1, 1] (float32)."""
 
-    def __init__(self, quantization_channels=256) -> None:
-        self.quantization_channels = _num(
-            quantization_channels, "quantization_channels", "MuLawDecoding", 1, integer=True
-        )
-
     def __call__(self, x_mu):
-        arr = _float(x_mu, "MuLawDecoding").astype(np.float64)
-        mu = self.quantization_channels - 1.0
+        arr, mu = self._input(x_mu)
         x = arr / mu * 2 - 1.0
         out = np.sign(x) * (np.exp(np.abs(x) * np.log1p(mu)) - 1.0) / mu
         return out.astype(np.float32 if np.asarray(x_mu).dtype != np.float64 else np.float64)

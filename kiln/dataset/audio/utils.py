@@ -26,98 +26,26 @@ __all__ = [
 ]
 
 
-class BorderType(enum.StrEnum):
-    """Padding modes."""
-
-    CONSTANT = "constant"
-    EDGE = "edge"
-    REFLECT = "reflect"
-    SYMMETRIC = "symmetric"
+def _modes(name: str, doc: str, *values: str) -> type[enum.StrEnum]:
+    """A str enum `name` (defined in this module) whose members are `values`, each named by its upper-case form."""
+    cls = enum.StrEnum(name, [(value.upper(), value) for value in values], module=__name__)
+    cls.__doc__ = doc
+    return cls
 
 
-class DensityFunction(enum.StrEnum):
-    """Noise shapes of Dither."""
-
-    TPDF = "TPDF"
-    RPDF = "RPDF"
-    GPDF = "GPDF"
-
-
-class FadeShape(enum.StrEnum):
-    """Fade curves."""
-
-    LINEAR = "linear"
-    EXPONENTIAL = "exponential"
-    LOGARITHMIC = "logarithmic"
-    QUARTER_SINE = "quarter_sine"
-    HALF_SINE = "half_sine"
-
-
-class GainType(enum.StrEnum):
-    """How Vol reads its gain."""
-
-    AMPLITUDE = "amplitude"
-    POWER = "power"
-    DB = "db"
-
-
-class Interpolation(enum.StrEnum):
-    """Interpolations of Flanger."""
-
-    LINEAR = "linear"
-    QUADRATIC = "quadratic"
-
-
-class MelType(enum.StrEnum):
-    """Mel scales."""
-
-    HTK = "htk"
-    SLANEY = "slaney"
-
-
-class Modulation(enum.StrEnum):
-    """Modulations of Flanger."""
-
-    SINUSOIDAL = "sinusoidal"
-    TRIANGULAR = "triangular"
-
-
-class NormMode(enum.StrEnum):
-    """DCT normalizations."""
-
-    NONE = "none"
-    ORTHO = "ortho"
-
-
-class NormType(enum.StrEnum):
-    """Filter-bank normalizations."""
-
-    NONE = "none"
-    SLANEY = "slaney"
-
-
-class ResampleMethod(enum.StrEnum):
-    """Resampling kernels."""
-
-    SINC_INTERPOLATION = "sinc_interpolation"
-    KAISER_WINDOW = "kaiser_window"
-
-
-class ScaleType(enum.StrEnum):
-    """Whether a spectrogram holds magnitudes or powers."""
-
-    MAGNITUDE = "magnitude"
-    POWER = "power"
-
-
-class WindowType(enum.StrEnum):
-    """STFT windows."""
-
-    BARTLETT = "bartlett"
-    BLACKMAN = "blackman"
-    HAMMING = "hamming"
-    HANN = "hann"
-    KAISER = "kaiser"
+# MindSpore's audio enums: name, what it lists, the values (each member named by its upper-case value).
+BorderType = _modes("BorderType", "Padding modes.", "constant", "edge", "reflect", "symmetric")
+DensityFunction = _modes("DensityFunction", "Noise shapes of Dither.", "TPDF", "RPDF", "GPDF")
+FadeShape = _modes("FadeShape", "Fade curves.", "linear", "exponential", "logarithmic", "quarter_sine", "half_sine")
+GainType = _modes("GainType", "How Vol reads its gain.", "amplitude", "power", "db")
+Interpolation = _modes("Interpolation", "Interpolations of Flanger.", "linear", "quadratic")
+MelType = _modes("MelType", "Mel scales.", "htk", "slaney")
+Modulation = _modes("Modulation", "Modulations of Flanger.", "sinusoidal", "triangular")
+NormMode = _modes("NormMode", "DCT normalizations.", "none", "ortho")
+NormType = _modes("NormType", "Filter-bank normalizations.", "none", "slaney")
+ResampleMethod = _modes("ResampleMethod", "Resampling kernels.", "sinc_interpolation", "kaiser_window")
+ScaleType = _modes("ScaleType", "Whether a spectrogram holds magnitudes or powers.", "magnitude", "power")
+WindowType = _modes("WindowType", "STFT windows.", "bartlett", "blackman", "hamming", "hann", "kaiser")
 
 
 def _hz_to_mel(freq, mel_type: MelType):

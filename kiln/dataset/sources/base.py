@@ -19,22 +19,9 @@ from kiln.dataset.engine import Dataset
 from kiln.dataset.iterators import Run, ordered_map
 from kiln.dataset.sampler import SampleContext, SubsetRandomSampler, SubsetSampler, as_sampler, resolve_sampler
 
-
-def checked_column_names(column_names, what: str) -> list[str] | None:
-    """`column_names` as a list of distinct str (None stays None), or a TypeError/ValueError naming `what`."""
-    if column_names is None:
-        return None
-    names = [column_names] if isinstance(column_names, str) else list(column_names)
-    if not names or not all(isinstance(n, str) for n in names):
-        raise TypeError(f"{what}: column_names must be a str or a non-empty list of str, but got {column_names!r}.")
-    if len(set(names)) != len(names):
-        raise ValueError(f"{what}: column_names has duplicates: {names}.")
-    return names
-
-
 # The parameters MindSpore's sources share (the tail of their signatures), with their usual defaults and types.
 # `cache` is accepted and not read: a DatasetCache server only saves reading rows again, and Kiln reads them
-# again (see kiln/dataset/unread_parameters.py); the others are read by SampledSource.
+# again (tools/unused_params_allowlist.txt says so); the others are read by SampledSource.
 SHARED_PARAMETERS: dict[str, tuple[object, str]] = {
     "num_samples": (None, "int | None"),
     "num_parallel_workers": (None, "int | None"),

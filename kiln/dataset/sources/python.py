@@ -8,8 +8,9 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from kiln._core import dtype as mstype
+from kiln.dataset.engine import as_column_names
 from kiln.dataset.schema import Schema
-from kiln.dataset.sources.base import SampledSource, checked_column_names
+from kiln.dataset.sources.base import SampledSource
 
 
 def _to_row(item, num_columns: int, column_types) -> tuple:
@@ -104,7 +105,7 @@ class GeneratorDataset(SampledSource):
                 )
             shuffle = False
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
-        names = checked_column_names(column_names, "GeneratorDataset")
+        names = as_column_names(column_names, "GeneratorDataset column_names")
         if column_types is not None:
             column_types = [None if t is None else mstype.to_dtype(t).np for t in column_types]
         if schema is not None:
@@ -194,7 +195,7 @@ class NumpySlicesDataset(SampledSource):
         if not columns:
             raise ValueError("NumpySlicesDataset: data has no columns.")
         if names is None:
-            names = checked_column_names(column_names, "NumpySlicesDataset") or [
+            names = as_column_names(column_names, "NumpySlicesDataset column_names") or [
                 f"column_{i}" for i in range(len(columns))
             ]
             if len(names) != len(columns):

@@ -156,105 +156,6 @@ class CSVDataset(RowFilesSource):
         return rows
 
 
-class _CsvCorpus(RowFilesSource):
-    """A corpus of train.csv / test.csv files without header, every column a string."""
-
-    _COLUMNS: tuple[str, ...] = ()
-
-    def _open(self, dataset_dir, usage=None) -> list:
-        what = type(self).__name__
-        root = require_dir(dataset_dir, what)
-        usage = check_usage(usage, ("train", "test", "all"), what)
-        parts = ["train", "test"] if usage == "all" else [usage]
-        files = [os.path.join(root, f"{p}.csv") for p in parts]
-        files = [f for f in files if os.path.isfile(f)] if usage == "all" else files
-        for f in files:
-            if not os.path.isfile(f):
-                raise ValueError(f"{what}: {f!r} not found.")
-        return files
-
-    def get_col_names(self) -> list[str]:
-        return list(self._COLUMNS)
-
-    def _read_file(self, path):
-        with open(path, newline="", encoding="utf-8") as f:
-            return [tuple(np.array(v) for v in rec) for rec in csv.reader(f) if rec]
-
-
-class AGNewsDataset(_CsvCorpus):
-    """AG's News (train.csv / test.csv); columns index, title, description (str).
-
-    Args:
-        dataset_dir: the folder holding train.csv and test.csv.
-        usage: "train", "test" or "all" (None: all).
-        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
-    """
-
-    _COLUMNS = ("index", "title", "description")
-
-
-class AmazonReviewDataset(_CsvCorpus):
-    """Amazon Review (Polarity or Full; train.csv / test.csv); columns label, title, content (str).
-
-    Args:
-        dataset_dir: the folder holding train.csv and test.csv.
-        usage: "train", "test" or "all" (None: all).
-        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
-    """
-
-    _COLUMNS = ("label", "title", "content")
-
-
-class DBpediaDataset(_CsvCorpus):
-    """DBpedia (train.csv / test.csv); columns class, title, content (str).
-
-    Args:
-        dataset_dir: the folder holding train.csv and test.csv.
-        usage: "train", "test" or "all" (None: all).
-        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
-    """
-
-    _COLUMNS = ("class", "title", "content")
-
-
-class SogouNewsDataset(_CsvCorpus):
-    """Sogou News (train.csv / test.csv); columns index, title, content (str).
-
-    Args:
-        dataset_dir: the folder holding train.csv and test.csv.
-        usage: "train", "test" or "all" (None: all).
-        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
-    """
-
-    _COLUMNS = ("index", "title", "content")
-    _SORT_FILES = False  # MindSpore reads train.csv before test.csv here
-
-
-class YahooAnswersDataset(_CsvCorpus):
-    """Yahoo! Answers (train.csv / test.csv); columns class, title, content, answer (str).
-
-    Args:
-        dataset_dir: the folder holding train.csv and test.csv.
-        usage: "train", "test" or "all" (None: all).
-        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
-    """
-
-    _COLUMNS = ("class", "title", "content", "answer")
-
-
-class YelpReviewDataset(_CsvCorpus):
-    """Yelp Review (Polarity or Full; train.csv / test.csv); columns label, text (str).
-
-    Args:
-        dataset_dir: the folder holding train.csv and test.csv.
-        usage: "train", "test" or "all" (None: all).
-        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
-    """
-
-    _COLUMNS = ("label", "text")
-    _SORT_FILES = False  # MindSpore reads train.csv before test.csv here
-
-
 class _LineCorpus(RowFilesSource):
     """A corpus of text files with one file per usage; column "text"."""
 
@@ -279,6 +180,45 @@ class _LineCorpus(RowFilesSource):
 
     def _read_file(self, path):
         return [(np.array(line),) for line in _text_lines(path, self._SKIP_EMPTY)]
+
+
+class _CsvCorpus(_LineCorpus):
+    """A corpus of train.csv / test.csv files without header, every column a string."""
+
+    _FILES = {"train": "train.csv", "test": "test.csv"}
+    _COLUMNS: tuple[str, ...] = ()
+
+    def get_col_names(self) -> list[str]:
+        return list(self._COLUMNS)
+
+    def _read_file(self, path):
+        with open(path, newline="", encoding="utf-8") as f:
+            return [tuple(np.array(v) for v in rec) for rec in csv.reader(f) if rec]
+
+
+def _csv_corpus(name: str, corpus: str, columns: tuple[str, ...], **attrs) -> type:
+    """The source class `name` of a train.csv / test.csv corpus whose columns are `columns` (all str)."""
+    doc = f"""{corpus} (train.csv / test.csv); columns {", ".join(columns)} (str).
+
+    Args:
+        dataset_dir: the folder holding train.csv and test.csv.
+        usage: "train", "test" or "all" (None: all).
+        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
+    """
+    return type(name, (_CsvCorpus,), {"__doc__": doc, "__module__": __name__, "_COLUMNS": columns, **attrs})
+
+
+# The corpora with _SORT_FILES=False are read train.csv first, then test.csv, as MindSpore reads them.
+AGNewsDataset = _csv_corpus("AGNewsDataset", "AG's News", ("index", "title", "description"))
+AmazonReviewDataset = _csv_corpus(
+    "AmazonReviewDataset", "Amazon Review (Polarity or Full)", ("label", "title", "content")
+)
+DBpediaDataset = _csv_corpus("DBpediaDataset", "DBpedia", ("class", "title", "content"))
+SogouNewsDataset = _csv_corpus("SogouNewsDataset", "Sogou News", ("index", "title", "content"), _SORT_FILES=False)
+YahooAnswersDataset = _csv_corpus("YahooAnswersDataset", "Yahoo! Answers", ("class", "title", "content", "answer"))
+YelpReviewDataset = _csv_corpus(
+    "YelpReviewDataset", "Yelp Review (Polarity or Full)", ("label", "text"), _SORT_FILES=False
+)
 
 
 class PennTreebankDataset(_LineCorpus):

@@ -128,6 +128,17 @@ def equalize(img: np.ndarray) -> np.ndarray:
     return np.stack([one(img[..., c]) for c in range(img.shape[2])], -1)
 
 
+def _cut_counts(hist: np.ndarray, cut: int, order: range) -> None:
+    """Remove `cut` counts from `hist` in place, taking the bins in `order` until that many are gone."""
+    for idx in order:
+        if cut > hist[idx]:
+            cut -= hist[idx]
+            hist[idx] = 0
+        else:
+            hist[idx] -= cut
+            break
+
+
 def auto_contrast(img: np.ndarray, cutoff: float, ignore) -> np.ndarray:
     """PIL's ImageOps.autocontrast per channel (MindSpore's C++ follows it)."""
     if img.dtype != np.uint8:
@@ -142,21 +153,8 @@ def auto_contrast(img: np.ndarray, cutoff: float, ignore) -> np.ndarray:
             n = hist.sum()
             cut = int(n * cutoff / 100.0)
             h = hist.copy()
-            for idx in range(256):  # from the low end
-                if cut > h[idx]:
-                    cut -= h[idx]
-                    h[idx] = 0
-                else:
-                    h[idx] -= cut
-                    break
-            cut = int(n * cutoff / 100.0)
-            for idx in range(255, -1, -1):  # from the high end
-                if cut > h[idx]:
-                    cut -= h[idx]
-                    h[idx] = 0
-                else:
-                    h[idx] -= cut
-                    break
+            _cut_counts(h, cut, range(256))  # from the low end
+            _cut_counts(h, cut, range(255, -1, -1))  # from the high end
             hist = h
         nz = np.flatnonzero(hist)
         if nz.size == 0:

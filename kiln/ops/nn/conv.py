@@ -7,7 +7,7 @@ from __future__ import annotations
 from kiln._core.tensor import Tensor
 from kiln._prims.nn import conv as C
 from kiln._prims.nn import unfold as prims_unfold
-from kiln.ops._args import conv_attrs, ntuple, pad_mode_of, pad_pairs
+from kiln.ops._args import conv_attrs, ntuple, window_attrs
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.faces import functional
 
@@ -160,10 +160,7 @@ def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
 def transpose_attrs(op, nd, stride, pad_mode, padding, output_padding, groups, dilation, output_size, data_format):
     """The ConvTranspose primitive's attribute tuple from user arguments."""
     return (
-        ntuple(op, "stride", stride, nd),
-        pad_mode_of(op, pad_mode),
-        pad_pairs(op, padding, nd),
-        ntuple(op, "dilation", dilation, nd),
+        *window_attrs(op, nd, stride, pad_mode, padding, dilation),
         groups,
         ntuple(op, "output_padding", output_padding, nd),
         None if output_size is None else tuple(int(s) for s in output_size),

@@ -35,6 +35,13 @@ __all__ = [
 ]
 
 
+def _window(op: str, nd: int, kernel_size, stride, pad_mode, padding) -> tuple:
+    """A pooling window's (kernel, strides, pad mode, pad pairs); the stride defaults to the kernel."""
+    kernel = ntuple(op, "kernel_size", kernel_size, nd)
+    strides = kernel if stride is None else ntuple(op, "stride", stride, nd)
+    return kernel, strides, pad_mode_of(op, pad_mode), pad_pairs(op, padding, nd)
+
+
 def max_pool(
     x,
     nd: int,
@@ -48,13 +55,8 @@ def max_pool(
     op: str = "MaxPool",
 ):
     """Max pooling over the last `nd` dims; the shared body of max_pool1d/2d/3d and the MaxPool layers."""
-    kernel = ntuple(op, "kernel_size", kernel_size, nd)
-    strides = kernel if stride is None else ntuple(op, "stride", stride, nd)
     attrs = (
-        kernel,
-        strides,
-        pad_mode_of(op, pad_mode),
-        pad_pairs(op, padding, nd),
+        *_window(op, nd, kernel_size, stride, pad_mode, padding),
         ntuple(op, "dilation", dilation, nd),
         bool(ceil_mode),
     )
@@ -76,17 +78,8 @@ def avg_pool(
     op: str = "AvgPool",
 ):
     """Average pooling over the last `nd` dims; the shared body of avg_pool1d/2d/3d and the AvgPool layers."""
-    kernel = ntuple(op, "kernel_size", kernel_size, nd)
-    strides = kernel if stride is None else ntuple(op, "stride", stride, nd)
-    attrs = (
-        kernel,
-        strides,
-        pad_mode_of(op, pad_mode),
-        pad_pairs(op, padding, nd),
-        bool(ceil_mode),
-        bool(count_include_pad),
-        int(divisor_override or 0),
-    )
+    window = _window(op, nd, kernel_size, stride, pad_mode, padding)
+    attrs = (*window, bool(ceil_mode), bool(count_include_pad), int(divisor_override or 0))
     return apply(P.AvgPool3D if nd == 3 else P.AvgPool, (x,), attrs)
 
 

@@ -34,6 +34,37 @@ def improved(current: float, reference: float, min_delta: float, minimize: bool)
     return current < reference - min_delta if minimize else current > reference + min_delta
 
 
+def monitored_value(cb_params, monitor: str, who: str) -> float | None:
+    """The value `monitor` names this epoch ("loss": the training loss; else an entry of the evaluation results),
+    as a float; None, with a warning naming what is available, where this epoch did not produce it.
+
+    Args:
+        cb_params: the run context's arguments.
+        monitor: "loss", "eval_loss" or a metric name.
+        who: the callback's name, for the messages.
+
+    Returns:
+        The value, or None.
+    """
+    results = {}
+    if monitor == "loss":
+        value = loss_value(cb_params.get("net_outputs"))
+    else:
+        results = cb_params.get("eval_results") or {}
+        value = results.get(monitor)
+    if value is None:
+        warnings.warn(
+            f"{who} monitors '{monitor}', which this epoch did not produce; available: "
+            f"{sorted(set(['loss', *results]))}.",
+            stacklevel=3,
+        )
+        return None
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.shape != ():
+        raise ValueError(f"{who} can only monitor a scalar, but '{monitor}' has shape {arr.shape}.")
+    return float(arr)
+
+
 class EarlyStopping(Callback):
     """Stop `Model.fit` / `Model.train` when `monitor` has not improved for `patience` epochs.
 
@@ -88,27 +119,9 @@ class EarlyStopping(Callback):
         self._reset()
         self.begin(run_context)
 
-    def _current(self, cb_params) -> float | None:
-        if self.monitor == "loss":
-            value = loss_value(cb_params.get("net_outputs"))
-        else:
-            results = cb_params.get("eval_results") or {}
-            value = results.get(self.monitor)
-            if value is None:
-                warnings.warn(
-                    f"EarlyStopping monitors '{self.monitor}', which this epoch did not produce; available: "
-                    f"{sorted(set(['loss', *results]))}.",
-                    stacklevel=2,
-                )
-                return None
-        arr = np.asarray(value, dtype=np.float64)
-        if arr.shape != ():
-            raise ValueError(f"EarlyStopping can only monitor a scalar, but '{self.monitor}' has shape {arr.shape}.")
-        return float(arr)
-
     def on_train_epoch_end(self, run_context) -> None:
         cb_params = run_context.original_args()
-        current = self._current(cb_params)
+        current = monitored_value(cb_params, self.monitor, "EarlyStopping")
         if current is not None:
             net = cb_params.train_network
             improved = self._improved(current, self.best)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from kiln import ops
 from kiln._core.tensor import Parameter, Tensor
-from kiln.train.callback._callback import Callback, check_bool, loss_value
-from kiln.train.callback._early_stop import improved, minimizes
+from kiln.train.callback._callback import Callback, check_bool
+from kiln.train.callback._early_stop import improved, minimizes, monitored_value
 
 __all__ = ["ReduceLROnPlateau"]
 
@@ -59,24 +57,6 @@ class ReduceLROnPlateau(Callback):
     def on_train_begin(self, run_context):
         self._reset()
 
-    def _monitor_value(self, cb_params):
-        results = {}
-        if self.monitor == "loss":
-            value = loss_value(cb_params.get("net_outputs"))
-        else:
-            results = cb_params.get("eval_results") or {}
-            value = results.get(self.monitor)
-        if value is None:
-            warnings.warn(f"Learning rate reduction is conditioned on {self.monitor}, which is not available. "
-                          f"Available choices are: {set(['loss', *results])}", stacklevel=3)  # fmt: skip
-            return None
-        arr = np.asarray(value, np.float64)
-        if arr.shape != ():
-            raise ValueError(
-                f"ReduceLROnPlateau: the monitored value has shape {arr.shape}; it watches a single number."
-            )
-        return float(arr)
-
     def on_train_epoch_end(self, run_context):
         cb_params = run_context.original_args()
         lr = cb_params.optimizer.learning_rate
@@ -85,7 +65,7 @@ class ReduceLROnPlateau(Callback):
                 "ReduceLROnPlateau changes one fixed learning rate: the optimizer's is a schedule or per "
                 "group; give it a single float."
             )
-        current = self._monitor_value(cb_params)
+        current = monitored_value(cb_params, self.monitor, "ReduceLROnPlateau")
         if current is None:
             return
         if self.cooldown_counter > 0:

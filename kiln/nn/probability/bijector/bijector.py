@@ -13,7 +13,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.nn.cell import Cell
-from kiln.nn.probability.distribution._utils.utils import cast_to_tensor
+from kiln.nn.probability.distribution._utils.utils import cast_to_tensor, read_only
 from kiln.nn.probability.distribution.distribution import Distribution
 from kiln.nn.probability.distribution.transformed_distribution import TransformedDistribution
 
@@ -74,33 +74,13 @@ class Bijector(Cell):
         shapes = [np.shape(v) if not isinstance(v, Tensor) else tuple(v.shape) for v in param_dict.values()]
         return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
 
-    @property
-    def name(self):
-        return self._name
-
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
-    def parameters(self):
-        return self._parameters
-
-    @property
-    def is_constant_jacobian(self):
-        return self._is_constant_jacobian
-
-    @property
-    def is_injective(self):
-        return self._is_injective
-
-    @property
-    def batch_shape(self):
-        return self._batch_shape
-
-    @property
-    def is_scalar_batch(self):
-        return self._is_scalar_batch
+    name = read_only("_name")
+    dtype = read_only("_dtype")
+    parameters = read_only("_parameters")
+    is_constant_jacobian = read_only("_is_constant_jacobian")
+    is_injective = read_only("_is_injective")
+    batch_shape = read_only("_batch_shape")
+    is_scalar_batch = read_only("_is_scalar_batch")
 
     def _add_parameter(self, value, name):
         """Record parameter `name` (a float number, float array/Tensor or Parameter); returns it as a Tensor."""

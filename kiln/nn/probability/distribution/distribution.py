@@ -25,6 +25,7 @@ from kiln.nn.probability.distribution._utils.utils import (
     cast_to_tensor,
     raise_none_error,
     raise_not_implemented,
+    read_only,
     set_param_type,
 )
 
@@ -135,33 +136,13 @@ class Distribution(Cell):
 
     # ---- properties ------------------------------------------------------------------------------------------
 
-    @property
-    def name(self):
-        return self._name
-
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
-    def seed(self):
-        return self._seed
-
-    @property
-    def parameters(self):
-        return self._parameters
-
-    @property
-    def is_scalar_batch(self):
-        return self._is_scalar_batch
-
-    @property
-    def batch_shape(self):
-        return self._batch_shape
-
-    @property
-    def broadcast_shape(self):
-        return self._broadcast_shape
+    name = read_only("_name")
+    dtype = read_only("_dtype")
+    seed = read_only("_seed")
+    parameters = read_only("_parameters")
+    is_scalar_batch = read_only("_is_scalar_batch")
+    batch_shape = read_only("_batch_shape")
+    broadcast_shape = read_only("_broadcast_shape")
 
     # ---- parameters ------------------------------------------------------------------------------------------
 

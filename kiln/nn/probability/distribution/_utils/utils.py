@@ -7,6 +7,8 @@ trainable and are not checked (their value may change). `CheckTuple` / `CheckTen
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from kiln._core import dtype as mstype
@@ -148,3 +150,15 @@ class CheckTensor(Cell):
         if not isinstance(x, Tensor):
             raise TypeError(f"'{name}' must be a Tensor or Parameter, but got {type(x).__name__}.")
         return x
+
+
+def read_only(attribute: str) -> property:
+    """A read-only property returning `self.<attribute>` (the public face of a distribution's or bijector's state).
+
+    Args:
+        attribute: the private attribute's name.
+
+    Returns:
+        The property.
+    """
+    return property(operator.attrgetter(attribute))

@@ -1,5 +1,6 @@
-"""Primitive classes of kiln.ops.standalone_primitives: MindSpore 2.10 goldens (make_goldens_standalone_primitives.py)
-and properties of the random / Python-function ones."""
+"""Primitive classes of kiln.ops.operations with logic of their own (Bessel K/Y, summaries, PyFunc/Custom, CTC,
+non-max suppression, image patches and colour, ...): MindSpore 2.10 goldens (make_goldens.py) and properties of the
+random / Python-function ones."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, ops
-from tests.ops import standalone_primitives_cases as cases
+from tests.ops.operations import mindspore_cases as cases
 
 P = ops.operations
-_GOLDENS = np.load(os.path.join(os.path.dirname(__file__), "goldens", "standalone_primitives.npz"))
+_GOLDENS = np.load(os.path.join(os.path.dirname(__file__), "goldens.npz"))
 
 
 @pytest.mark.parametrize("name", sorted(cases.CASES))

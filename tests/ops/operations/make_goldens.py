@@ -1,8 +1,8 @@
-"""MindSpore 2.10 goldens of tests/ops/standalone_primitives_cases.py, for tests/ops/test_standalone_primitives.py.
+"""MindSpore 2.10 goldens of tests/ops/operations/mindspore_cases.py, for test_against_mindspore.py beside it.
 
 Run with MindSpore's environment from the repository root:
-    /tmp/msvenv/bin/python tests/ops/make_goldens_standalone_primitives.py
-It writes tests/ops/goldens/standalone_primitives.npz.
+    /tmp/msvenv/bin/python tests/ops/operations/make_goldens.py
+It writes tests/ops/operations/goldens.npz.
 """
 
 import os
@@ -13,9 +13,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mindspore as ms  # noqa: E402
-import standalone_primitives_cases as cases  # noqa: E402
+import mindspore_cases as cases  # noqa: E402
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens")
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main() -> None:
@@ -24,8 +24,7 @@ def main() -> None:
     for name, build in cases.CASES.items():
         for i, out in enumerate(cases.outputs(build(m))):
             arrays[f"{name}/{i}"] = out
-    os.makedirs(HERE, exist_ok=True)
-    np.savez_compressed(os.path.join(HERE, "standalone_primitives.npz"), **arrays)
+    np.savez_compressed(os.path.join(HERE, "goldens.npz"), **arrays)
     print(f"{len(arrays)} arrays from {len(cases.CASES)} cases")
 
 

@@ -1,8 +1,8 @@
-"""Cases of the Primitive classes of `kiln.ops.standalone_primitives` run on both sides (Kiln and MindSpore 2.10).
+"""Cases of Primitive classes of `kiln.ops.operations` run on both sides (Kiln and MindSpore 2.10).
 
 `CASES[name] = build(m)`: `m` has `.ops` (kiln.ops or mindspore.ops), `.Tensor` and the dtypes; `build(m)`
-returns the op's outputs (a Tensor or a tuple of them). make_goldens_standalone_primitives.py stores MindSpore's
-outputs; test_standalone_primitives.py compares Kiln's with them.
+returns the op's outputs (a Tensor or a tuple of them). make_goldens.py stores MindSpore's outputs;
+test_against_mindspore.py compares Kiln's with them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Primitive classes of kiln/ops/class_faces.py: gradient hooks, MaxPoolWithArgmax, elementwise faces."""
+"""Primitive classes of kiln.ops.operations: gradient hooks (debug_ops), MaxPoolWithArgmax (nn_ops), elementwise."""
 
 from __future__ import annotations
 

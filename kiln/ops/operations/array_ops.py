@@ -1,0 +1,487 @@
+"""MindSpore's array Primitive classes (`ops.operations.array_ops`): creation, shape, gather/scatter, sorting."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Tensor
+from kiln.ops import array, image, linalg, math, python_ops
+from kiln.ops import sparse as _sparse
+from kiln.ops._helpers import apply, prim
+from kiln.ops.faces import CLASSES
+from kiln.ops.nn import conv
+from kiln.ops.operations._build import (
+    as_int,
+    as_ints,
+    assign_if_parameter,
+    attr_class,
+    resize_call,
+    scalar_value,
+    simple_class,
+)
+from kiln.ops.primitive import Primitive, WithAttrs
+
+__all__ = [
+    "Select",
+    "ZerosLike",
+    "OnesLike",
+    "Identity",
+    "Shape",
+    "Rank",
+    "Size",
+    "DType",
+    "Reshape",
+    "Transpose",
+    "ExpandDims",
+    "Tile",
+    "GatherNd",
+    "ScatterNd",
+    "TensorScatterUpdate",
+    "TensorScatterAdd",
+    "Slice",
+    "MaskedFill",
+    "Cast",
+    "Zeros",
+    "Ones",
+    "Fill",
+    "Eye",
+    "Concat",
+    "Stack",
+    "Unstack",
+    "Squeeze",
+    "Split",
+    "Argmax",
+    "Argmin",
+    "ArgMaxWithValue",
+    "ArgMinWithValue",
+    "TopK",
+    "Sort",
+    "BroadcastTo",
+    "Rint",
+    "SparseGatherV2",
+    "GatherV2",
+    "Pack",
+    "ReverseV2",
+    "Bincount",
+    "SearchSorted",
+    "Unique",
+    "Range",
+    "ResizeNearestNeighbor",
+    "TensorScatterElements",
+    "MaskedSelect",
+    "CountNonZero",
+    "Cummax",
+    "Cummin",
+    "DepthToSpace",
+    "SpaceToDepth",
+    "Diag",
+    "DiagPart",
+    "Expand",
+    "HammingWindow",
+    "IdentityN",
+    "IndexFill",
+    "InvertPermutation",
+    "LogSpace",
+    "Lstsq",
+    "MaskedScatter",
+    "Meshgrid",
+    "Mvlgamma",
+    "NonZero",
+    "PopulationCount",
+    "ReverseSequence",
+    "ScalarToTensor",
+    "ScalarToArray",
+    "TupleToArray",
+    "TensorToTuple",
+    "TensorShape",
+    "ScatterAdd",
+    "ScatterSub",
+    "ScatterMul",
+    "ScatterDiv",
+    "ScatterMax",
+    "ScatterMin",
+    "ScatterUpdate",
+    "ScatterNdAdd",
+    "ScatterNdUpdate",
+    "ScatterNdSub",
+    "SpaceToBatchND",
+    "BatchToSpaceND",
+    "BatchToSpace",
+    "StridedSlice",
+    "Tril",
+    "Triu",
+    "UniqueConsecutive",
+    "Unpack",
+    "UnravelIndex",
+    "UnsortedSegmentSum",
+    "UnsortedSegmentMax",
+    "UnsortedSegmentMin",
+    "UnsortedSegmentProd",
+    "FillV2",
+    "FillDiagonal",
+    "Im2Col",
+    "Col2Im",
+    "AffineGrid",
+    "EmbeddingLookup",
+    "IndexPut",
+    "TransposeView",
+    "TransposeExtView",
+    "ResizeNearestNeighborV2",
+    "MatrixDiagV3",
+    "MatrixDiagPartV3",
+    "Coalesce",
+    "LeftShift",
+    "RightShift",
+    "Gather",
+    "GatherD",
+]
+
+
+def _rint(x):
+    return math.round(x)
+
+
+def _nearest_index(n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
+    if align_corners and n_out > 1:
+        return np.floor(np.arange(n_out) * (n_in - 1) / (n_out - 1) + 0.5).astype(np.int64)
+    return np.minimum(np.floor(np.arange(n_out) * n_in / n_out), n_in - 1).astype(np.int64)
+
+
+def _scatter_rows(scatter):
+    """The call of a Scatter* class: `scatter(var, indices as (n, 1), updates)` on the rows `indices` of `var`,
+    written back where `var` is a Parameter."""
+    return lambda s, var, idx, u: assign_if_parameter(var, scatter(var, array.expand_dims(idx, -1), u))
+
+
+def _apply_rows(var, indices, updates, fn):
+    """`var[indices] = fn(var[indices], updates)` for the rows `indices` (first axis) of a Parameter."""
+    idx = array.expand_dims(indices, -1)
+    current = array.gather_nd(var, idx)
+    return assign_if_parameter(var, array.tensor_scatter_update(var, idx, fn(current, updates)))
+
+
+def _invert_permutation(x):
+    if isinstance(x, Tensor):
+        return array.invert_permutation(x)
+    out = [0] * len(x)
+    for i, v in enumerate(x):
+        out[v] = i
+    return tuple(out)
+
+
+def _diag_part(x):
+    k = x.ndim // 2
+    n = int(np.prod(x.shape[:k]))
+    flat = array.reshape(x, (n, n))
+    return array.reshape(array.diagonal(flat), x.shape[:k])
+
+
+def _hamming(s, n):
+    n = as_int(n)
+    if n == 1:
+        return array.ones((1,), s.dtype)
+    m = n if s.periodic else n - 1
+    w = s.alpha - s.beta * np.cos(2 * np.pi * np.arange(n) / m)
+    return Tensor(w.astype(np.float64), s.dtype)
+
+
+def _unique_consecutive(s, x):
+    out = array.unique_consecutive(x, True, True, s.dim)
+    return out
+
+
+def _fill_diagonal(s, x):
+    rows, cols = x.shape[0], x.shape[1] if x.ndim > 1 else 1
+    if x.ndim == 2:
+        mask = np.zeros((rows, cols), bool)
+        step = cols + 1
+        flat = mask.reshape(-1)
+        limit = flat.size if s.wrap else min(rows, cols) * cols
+        flat[:limit:step] = True
+        mask = flat.reshape(rows, cols)
+    else:
+        mask = np.zeros(x.shape, bool)
+        n = min(x.shape)
+        mask[tuple(np.arange(n) for _ in x.shape)] = True
+    return array.select(Tensor(mask), array.full_like(x, s.fill_value), x)
+
+
+def _im2col(s, x):
+    cols = conv.im2col(x, s.ksizes, s.dilations, _im2col_pads(s.pads), s.strides)
+    return array.reshape(cols, (x.shape[0], x.shape[1], -1, cols.shape[-1]))  # (N, C, kh * kw, L)
+
+
+def _im2col_pads(pads):
+    p = as_ints(pads)
+    return p[0] if len(p) == 1 else (p[0], p[-1]) if len(p) == 4 else p
+
+
+def _embedding_lookup(params, indices, offset):
+    idx = indices - offset
+    valid = math.logical_and(idx >= 0, idx < params.shape[0])
+    rows = array.gather(params, array.select(valid, idx, array.zeros_like(idx)), 0)
+    mask = array.reshape(valid, (*valid.shape, *(1,) * (params.ndim - 1)))
+    return array.select(array.broadcast_to(mask, rows.shape), rows, array.zeros_like(rows))
+
+
+Select = simple_class("Select", array.select)
+ZerosLike = simple_class("ZerosLike", array.zeros_like)
+OnesLike = simple_class("OnesLike", array.ones_like)
+Identity = simple_class("Identity", math.identity)
+Shape = simple_class("Shape", lambda x: x.shape)
+Rank = simple_class("Rank", lambda x: x.ndim)
+Size = simple_class("Size", lambda x: x.size)
+DType = simple_class("DType", lambda x: x.dtype)
+Reshape = simple_class("Reshape", array.reshape)
+Transpose = simple_class("Transpose", array.transpose)
+ExpandDims = simple_class("ExpandDims", array.expand_dims)
+Tile = simple_class("Tile", array.tile)
+GatherNd = simple_class("GatherNd", array.gather_nd)
+ScatterNd = simple_class("ScatterNd", array.scatter_nd)
+TensorScatterUpdate = simple_class("TensorScatterUpdate", array.tensor_scatter_update)
+TensorScatterAdd = simple_class("TensorScatterAdd", array.tensor_scatter_add)
+Slice = simple_class("Slice", array.slice)
+MaskedFill = simple_class("MaskedFill", array.masked_fill)
+Cast = simple_class("Cast", math.cast)
+Zeros = simple_class("Zeros", lambda shape, dtype=None: array.zeros(shape, dtype))
+Ones = simple_class("Ones", lambda shape, dtype=None: array.ones(shape, dtype))
+Fill = simple_class("Fill", array.fill)
+Eye = simple_class("Eye", lambda n, m, t: array.eye(n, m, t))
+Concat = attr_class("Concat", {"axis": 0}, lambda self, xs: array.concat(xs, self.axis))
+Stack = attr_class("Stack", {"axis": 0}, lambda self, xs: array.stack(xs, self.axis))
+Unstack = attr_class("Unstack", {"axis": 0, "num": None}, lambda self, x: array.unstack(x, self.axis))
+Squeeze = attr_class("Squeeze", {"axis": ()}, lambda self, x: array.squeeze(x, self.axis if self.axis != () else None))
+Split = attr_class(
+    "Split",
+    {"axis": 0, "output_num": 1},
+    lambda self, x: array.split(x, x.shape[self.axis] // self.output_num, self.axis),
+)
+Argmax = attr_class(
+    "Argmax",
+    {"axis": -1, "output_type": None},
+    lambda self, x: (
+        math.cast(math.argmax(x, self.axis), self.output_type) if self.output_type else math.argmax(x, self.axis)
+    ),
+)
+Argmin = attr_class("Argmin", {"axis": -1, "output_type": None}, lambda self, x: math.argmin(x, self.axis))
+ArgMaxWithValue = attr_class(
+    "ArgMaxWithValue",
+    {"axis": 0, "keep_dims": False},
+    lambda self, x: apply(prim("ArgMaxWithValue"), (x,), (self.axis, self.keep_dims)),
+)
+ArgMinWithValue = attr_class(
+    "ArgMinWithValue",
+    {"axis": 0, "keep_dims": False},
+    lambda self, x: apply(prim("ArgMinWithValue"), (x,), (self.axis, self.keep_dims)),
+)
+TopK = attr_class("TopK", {"sorted": True}, lambda self, x, k: math.topk(x, int(k), -1, True, self.sorted))
+Sort = attr_class("Sort", {"axis": -1, "descending": False}, lambda self, x: math.sort(x, self.axis, self.descending))
+BroadcastTo = attr_class("BroadcastTo", {"shape": ()}, lambda self, x: array.broadcast_to(x, self.shape))
+Rint = simple_class("Rint", _rint)
+SparseGatherV2 = simple_class("SparseGatherV2", lambda params, indices, axis: array.gather(params, indices, axis))
+GatherV2 = simple_class("GatherV2", lambda params, indices, axis: array.gather(params, indices, axis))
+Pack = attr_class("Pack", {"axis": 0}, lambda self, xs: array.stack(xs, self.axis))
+ReverseV2 = attr_class("ReverseV2", {"axis": ()}, lambda self, x: array.flip(x, tuple(self.axis)))
+Bincount = attr_class("Bincount", {}, lambda self, x, size, weights: math.bincount(x, weights, int(size)))
+SearchSorted = attr_class(
+    "SearchSorted",
+    {"dtype": None, "right": False},
+    lambda self, seq, values, sorter=None: math.searchsorted(
+        seq, values, out_int32=self.dtype is not None and "32" in str(self.dtype), right=self.right, sorter=sorter
+    ),
+)
+
+
+class Unique(Primitive):
+    """Distinct values in first-appearance order and, per element, the position of its value (`ops.unique`)."""
+
+    def __init__(self) -> None:
+        super().__init__("Unique")
+
+    def __call__(self, x):
+        return array.unique(x)
+
+
+class Range(WithAttrs):
+    """`Range(maxlen)(start, limit, delta)`: the 1-D sequence start, start + delta, ... (limit excluded)."""
+
+    _defaults = {"maxlen": 1000000}
+
+    def __call__(self, start, limit, delta):
+        values = [float(v.asnumpy()) if isinstance(v, Tensor) else v for v in (start, limit, delta)]
+        dtype = start.dtype if isinstance(start, Tensor) else None
+        out = np.arange(*values)
+        return Tensor(out, dtype=dtype) if dtype is not None else Tensor(out)
+
+
+class ResizeNearestNeighbor(WithAttrs):
+    """Nearest-neighbour resize of (N, C, H, W) to `size` (MindSpore's CPU index rule)."""
+
+    _defaults = {"size": None, "align_corners": False, "half_pixel_centers": False}
+
+    def __call__(self, input_x):
+        h, w = (int(s) for s in self.size)
+        rows = _nearest_index(input_x.shape[-2], h, self.align_corners)
+        cols = _nearest_index(input_x.shape[-1], w, self.align_corners)
+        out = array.gather(input_x, Tensor(rows), input_x.ndim - 2)
+        return array.gather(out, Tensor(cols), input_x.ndim - 1)
+
+
+TensorScatterElements = attr_class(
+    "TensorScatterElements",
+    {"axis": 0, "reduction": "none"},
+    lambda self, x, indices, updates: array.tensor_scatter_elements(x, indices, updates, self.axis, self.reduction),
+)
+MaskedSelect = simple_class("MaskedSelect", lambda input, mask: array.masked_select(input, mask))
+CountNonZero = attr_class(
+    "CountNonZero",
+    {"dims": None},
+    lambda s, x: math.count_nonzero(x, s.dims if s.dims is not None else (), dtype=mstype.int64),
+)
+Cummax = attr_class("Cummax", {"axis": 0}, lambda s, x: math.cummax(x, s.axis))
+Cummin = attr_class("Cummin", {"axis": 0}, lambda s, x: math.cummin(x, s.axis))
+DepthToSpace = attr_class("DepthToSpace", {"block_size": 2}, lambda s, x: array.depth_to_space(x, s.block_size))
+SpaceToDepth = attr_class("SpaceToDepth", {"block_size": 2}, lambda s, x: array.space_to_depth(x, s.block_size))
+Diag = attr_class("Diag", {}, lambda s, x: math.diag(x))
+DiagPart = attr_class("DiagPart", {}, lambda s, x: _diag_part(x))
+Expand = attr_class("Expand", {}, lambda s, x, shape: array.expand(x, shape))
+HammingWindow = attr_class(
+    "HammingWindow",
+    {"periodic": True, "alpha": 0.54, "beta": 0.46, "dtype": mstype.float32},
+    lambda s, n: _hamming(s, n),
+)
+IdentityN = attr_class("IdentityN", {}, lambda s, xs: tuple(xs))
+IndexFill = attr_class("IndexFill", {}, lambda s, x, dim, idx, v: math.index_fill(x, dim, idx, v))
+InvertPermutation = attr_class("InvertPermutation", {}, lambda s, x: _invert_permutation(x))
+LogSpace = attr_class(
+    "LogSpace",
+    {"steps": 10, "base": 10, "dtype": mstype.float32},
+    lambda s, start, end: math.logspace(scalar_value(start), scalar_value(end), s.steps, s.base, dtype=s.dtype),
+)
+Lstsq = attr_class("Lstsq", {"fast": True, "l2_regularizer": 0.0}, lambda s, a, b: linalg.lstsq(a, b))
+MaskedScatter = attr_class("MaskedScatter", {}, lambda s, x, mask, src: math.masked_scatter(x, mask, src))
+Meshgrid = attr_class("Meshgrid", {"indexing": "xy"}, lambda s, xs: array.meshgrid(*xs, indexing=s.indexing))
+Mvlgamma = attr_class("Mvlgamma", {"p": 1}, lambda s, x: math.mvlgamma(x, s.p))
+NonZero = attr_class("NonZero", {}, lambda s, x: array.nonzero(x))
+PopulationCount = attr_class("PopulationCount", {}, lambda s, x: math.population_count(x))
+ReverseSequence = attr_class(
+    "ReverseSequence",
+    {"seq_dim": 0, "batch_dim": 0},
+    lambda s, x, lens: math.reverse_sequence(x, lens, s.seq_dim, s.batch_dim),
+)
+ScalarToTensor = attr_class("ScalarToTensor", {}, lambda s, x, dtype=mstype.float32: Tensor(x, dtype))
+ScalarToArray = attr_class("ScalarToArray", {}, lambda s, x: Tensor(x))
+TupleToArray = attr_class("TupleToArray", {}, lambda s, x: python_ops.tuple_to_array(x))
+TensorToTuple = attr_class("TensorToTuple", {}, lambda s, x: tuple(x.asnumpy().tolist()))
+TensorShape = attr_class("TensorShape", {}, lambda s, x: Tensor(list(x.shape), mstype.int64))
+ScatterAdd = attr_class("ScatterAdd", {"use_locking": False}, _scatter_rows(array.tensor_scatter_add))
+ScatterSub = attr_class(
+    "ScatterSub",
+    {"use_locking": False},
+    _scatter_rows(lambda var, idx, u: array.tensor_scatter_add(var, idx, math.neg(u))),
+)
+ScatterMul = attr_class("ScatterMul", {"use_locking": False}, lambda s, var, idx, u: _apply_rows(var, idx, u, math.mul))
+ScatterDiv = attr_class("ScatterDiv", {"use_locking": False}, lambda s, var, idx, u: _apply_rows(var, idx, u, math.div))
+ScatterMax = attr_class("ScatterMax", {"use_locking": False}, _scatter_rows(array.tensor_scatter_max))
+ScatterMin = attr_class("ScatterMin", {"use_locking": False}, _scatter_rows(array.tensor_scatter_min))
+ScatterUpdate = attr_class(
+    "ScatterUpdate", {"use_locking": True}, lambda s, var, idx, u: array.scatter_update(var, idx, u)
+)
+ScatterNdAdd = attr_class(
+    "ScatterNdAdd", {"use_locking": False}, lambda s, var, idx, u: array.scatter_nd_add(var, idx, u)
+)
+ScatterNdUpdate = attr_class(
+    "ScatterNdUpdate", {"use_locking": True}, lambda s, var, idx, u: array.scatter_nd_update(var, idx, u)
+)
+ScatterNdSub = attr_class(
+    "ScatterNdSub",
+    {"use_locking": False},
+    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_add(var, idx, math.neg(u))),
+)
+SpaceToBatchND = attr_class(
+    "SpaceToBatchND",
+    {"block_shape": 1, "paddings": ()},
+    lambda s, x: array.space_to_batch_nd(x, s.block_shape, s.paddings),
+)
+BatchToSpaceND = attr_class(
+    "BatchToSpaceND", {"block_shape": 1, "crops": ()}, lambda s, x: array.batch_to_space_nd(x, s.block_shape, s.crops)
+)
+BatchToSpace = attr_class(
+    "BatchToSpace", {"block_size": 1, "crops": ()}, lambda s, x: array.batch_to_space_nd(x, s.block_size, s.crops)
+)
+StridedSlice = attr_class(
+    "StridedSlice",
+    {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0},
+    lambda s, x, b, e, st: array.strided_slice(
+        x, b, e, st, s.begin_mask, s.end_mask, s.ellipsis_mask, s.new_axis_mask, s.shrink_axis_mask
+    ),
+)
+Tril = attr_class("Tril", {"diagonal": 0}, lambda s, x: array.tril(x, s.diagonal))
+Triu = attr_class("Triu", {"diagonal": 0}, lambda s, x: array.triu(x, s.diagonal))
+UniqueConsecutive = attr_class(
+    "UniqueConsecutive",
+    {"return_inverse": False, "return_counts": False, "dim": None},
+    lambda s, x: _unique_consecutive(s, x),
+)
+Unpack = attr_class("Unpack", {"axis": 0}, lambda s, x: array.unstack(x, s.axis))
+UnravelIndex = attr_class("UnravelIndex", {}, lambda s, idx, dims: math.unravel_index(idx, dims))
+UnsortedSegmentSum = attr_class("UnsortedSegmentSum", {}, lambda s, x, ids, n: math.unsorted_segment_sum(x, ids, n))
+UnsortedSegmentMax = attr_class("UnsortedSegmentMax", {}, lambda s, x, ids, n: math.unsorted_segment_max(x, ids, n))
+UnsortedSegmentMin = attr_class("UnsortedSegmentMin", {}, lambda s, x, ids, n: math.unsorted_segment_min(x, ids, n))
+UnsortedSegmentProd = attr_class("UnsortedSegmentProd", {}, lambda s, x, ids, n: math.unsorted_segment_prod(x, ids, n))
+FillV2 = attr_class("FillV2", {}, lambda s, shape, value: array.full(as_ints(shape), value, dtype=value.dtype))
+FillDiagonal = attr_class("FillDiagonal", {"fill_value": 0.0, "wrap": False}, lambda s, x: _fill_diagonal(s, x))
+Im2Col = attr_class("Im2Col", {"ksizes": 1, "strides": 1, "dilations": 1, "pads": 0}, lambda s, x: _im2col(s, x))
+Col2Im = attr_class(
+    "Col2Im",
+    {"kernel_size": 1, "dilation": 1, "padding": 0, "stride": 1},
+    lambda s, x, size: conv.fold(
+        array.reshape(x, (x.shape[0], -1, x.shape[-1])) if x.ndim == 4 else x,
+        size,
+        s.kernel_size,
+        s.dilation,
+        s.padding,
+        s.stride,
+    ),
+)
+AffineGrid = attr_class(
+    "AffineGrid",
+    {"align_corners": False},
+    lambda s, theta, size: image.affine_grid(theta, as_ints(size), s.align_corners),
+)
+EmbeddingLookup = attr_class(
+    "EmbeddingLookup", {}, lambda s, params, indices, offset: _embedding_lookup(params, indices, offset)
+)
+IndexPut = attr_class(
+    "IndexPut", {"accumulate": 0}, lambda s, x, values, indices: x.index_put(tuple(indices), values, bool(s.accumulate))
+)
+TransposeView = attr_class("TransposeView", {}, lambda s, x, perm: array.transpose(x, tuple(perm)))
+TransposeExtView = attr_class("TransposeExtView", {}, lambda s, x, d0, d1: array.swapaxes(x, d0, d1))
+ResizeNearestNeighborV2 = attr_class(
+    "ResizeNearestNeighborV2", {"align_corners": False, "half_pixel_centers": False}, resize_call("nearest")
+)
+MatrixDiagV3 = attr_class(
+    "MatrixDiagV3",
+    {"align": "RIGHT_LEFT"},
+    lambda s, x, k, rows, cols, pad: array.matrix_diag(x, k, rows, cols, pad, s.align),
+)
+MatrixDiagPartV3 = attr_class(
+    "MatrixDiagPartV3", {"align": "RIGHT_LEFT"}, lambda s, x, k, pad: array.matrix_diag_part(x, k, pad, s.align)
+)
+
+
+class Coalesce(Primitive):
+    """`Coalesce()(x_indices, x_values, x_shape)`: see `ops.coalesce`."""
+
+    def __init__(self) -> None:
+        super().__init__("Coalesce")
+
+    def __call__(self, x_indices, x_values, x_shape):
+        return _sparse.coalesce(x_indices, x_values, x_shape)
+
+
+LeftShift = CLASSES["LeftShift"]
+RightShift = CLASSES["RightShift"]
+Gather = CLASSES["Gather"]
+GatherD = CLASSES["GatherD"]

@@ -1,0 +1,107 @@
+"""MindSpore's random Primitive classes (`ops.operations.random_ops`): samplers over Kiln's random state."""
+
+from __future__ import annotations
+
+import numbers
+
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Tensor
+from kiln._prims import random as prims_random
+from kiln.ops import array, math, random
+from kiln.ops import nn as nn_ops
+from kiln.ops import random as _random
+from kiln.ops._helpers import apply, op_error
+from kiln.ops.operations._build import as_int, as_ints, attr_class
+from kiln.ops.random import _RandomPrimitive
+
+__all__ = [
+    "StandardLaplace",
+    "RandomCategorical",
+    "Randperm",
+    "RandpermV2",
+    "LogNormalReverse",
+    "MultinomialWithReplacement",
+    "UniformCandidateSampler",
+    "LogUniformCandidateSampler",
+    "choice_with_mask",
+    "RandomChoiceWithMask",
+]
+
+
+def _laplace(shape):
+    u = _random.uniform(shape, Tensor(-0.5, mstype.float32), Tensor(0.5, mstype.float32))
+    return math.neg(math.sign(u) * math.log1p(-2 * math.abs(u)))
+
+
+def _random_categorical(logits, num, dtype):
+    probs = nn_ops.softmax(logits, -1)
+    return math.cast(_random.multinomial(probs, num, True), dtype)
+
+
+def _randperm_padded(s, n):
+    k = as_int(n)
+    perm = _random.randperm(k, dtype=s.dtype)
+    if s.max_length > k:
+        perm = array.concat((perm, array.full((s.max_length - k,), s.pad, dtype=s.dtype)), 0)
+    return perm
+
+
+StandardLaplace = attr_class("StandardLaplace", {"seed": 0, "seed2": 0}, lambda s, shape: _laplace(as_ints(shape)))
+RandomCategorical = attr_class(
+    "RandomCategorical",
+    {"dtype": mstype.int64},
+    lambda s, logits, num, seed=0: _random_categorical(logits, as_int(num), s.dtype),
+)
+Randperm = attr_class(
+    "Randperm", {"max_length": 1, "pad": -1, "dtype": mstype.int32}, lambda s, n: _randperm_padded(s, n)
+)
+RandpermV2 = attr_class(
+    "RandpermV2",
+    {"seed": 0, "offset": 0, "dtype": mstype.int64},
+    lambda s, n, seed=0, offset=0: _random.randperm(as_int(n), dtype=s.dtype),
+)
+LogNormalReverse = attr_class(
+    "LogNormalReverse",
+    {"mean": 1.0, "std": 2.0},
+    lambda s, x: math.cast(math.exp(_random.standard_normal(x.shape) * s.std + s.mean), x.dtype),
+)
+MultinomialWithReplacement = attr_class(
+    "MultinomialWithReplacement",
+    {"numsamples": 1, "replacement": False},
+    lambda s, x, seed, offset: random.multinomial_with_replacement(x, seed, offset, s.numsamples, s.replacement),
+)
+UniformCandidateSampler = attr_class(
+    "UniformCandidateSampler",
+    {"num_true": 1, "num_sampled": 1, "unique": True, "range_max": 1, "seed": 0, "remove_accidental_hits": False},
+    lambda s, true_classes: random.uniform_candidate_sampler(
+        true_classes, s.num_true, s.num_sampled, s.unique, s.range_max, s.seed, s.remove_accidental_hits
+    ),
+)
+LogUniformCandidateSampler = attr_class(
+    "LogUniformCandidateSampler",
+    {"num_true": 1, "num_sampled": 5, "unique": True, "range_max": 5, "seed": 0},
+    lambda s, true_classes: random.log_uniform_candidate_sampler(
+        true_classes, s.num_true, s.num_sampled, s.unique, s.range_max, s.seed
+    ),
+)
+
+
+def choice_with_mask(input_x, count: int = 256, seed=None, seed2=None):
+    """`count` random positions (int32, (count, rank)) of the True entries of bool `input_x`, and a mask
+    telling which rows are real (when there are fewer than `count` True entries the rest are zeros/False)."""
+    return RandomChoiceWithMask(count, seed or 0, seed2 or 0)(input_x)
+
+
+class RandomChoiceWithMask(_RandomPrimitive):
+    """`RandomChoiceWithMask(count=256, seed=0, seed2=0)(input_x)`: see `ops.choice_with_mask`."""
+
+    def __init__(self, count: int = 256, seed: int = 0, seed2: int = 0) -> None:
+        super().__init__(seed, seed2)
+        if not isinstance(count, numbers.Integral) or isinstance(count, bool) or count <= 0:
+            raise op_error(self.name, f"'count' must be a positive int, but got {count!r}.")
+        self.add_prim_attr("count", int(count))
+
+    def __call__(self, input_x):
+        if not isinstance(input_x, Tensor):
+            raise op_error(self.name, f"'input_x' must be a Tensor, but got {type(input_x).__name__}.", TypeError)
+        return apply(prims_random.RandomChoiceWithMask, (self._key(), input_x), (self.count,))

@@ -1,0 +1,1 @@
+"""Tests of kiln.ops.operations: the Primitive classes by family."""
