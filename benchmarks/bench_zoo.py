@@ -132,7 +132,8 @@ def _crnn(ms, rng) -> Callable[[], object]:
     batch, steps, label_length = 4, 24, 23
     config = SimpleNamespace(batch_size=batch, input_size=512, hidden_size=64, class_num=37, num_step=steps,
                              model_version="V2", use_dropout=False)  # fmt: skip
-    net = _zoo("crnn", "crnn").crnn(config)
+    # float32 as the zoo's train.py builds it off Ascend (MindSpore's CPU LSTM refuses the float16 variant)
+    net = _zoo("crnn", "crnn").crnn(config, full_precision=True)
     loss = _zoo("crnn", "loss").CTCLoss(max_sequence_length=steps, max_label_length=label_length, batch_size=batch)
     opt = nn.SGD(net.trainable_params(), learning_rate=0.02, momentum=0.95, nesterov=True)
     step = _zoo("crnn", "crnn_for_train").TrainOneStepCellWithGradClip(nn.WithLossCell(net, loss), opt)
