@@ -322,6 +322,32 @@ class Cell:
     def parameters_dict(self, recurse: bool = True) -> OrderedDict:
         return OrderedDict(self.parameters_and_names(expand=recurse))
 
+    def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict[Parameter, Parameter]:
+        """Make sure every parameter of this cell and its descendants holds its data, before a program reads or
+        replaces initial values (the zoo's `_initialize_weights` calls it first).
+
+        A Kiln Parameter gets its data when it is created, so each parameter is its own initialised version and
+        stays in place; the mapping is what MindSpore returns for parameters that were already initialised.
+
+        Args:
+            auto_parallel_mode: whether to initialise only this process's slice of each parameter; Kiln keeps
+                a parameter's data whole (XLA's partitioner places the slices), so it changes nothing.
+
+        Returns:
+            A dict from each distinct parameter to the parameter that holds its data (the same object).
+        """
+        ignore_argument("Cell.init_parameters_data", "auto_parallel_mode", auto_parallel_mode, False,
+                        reason="a Parameter's data is whole; XLA's partitioner places its slices")  # fmt: skip
+        initialised: dict[Parameter, Parameter] = {}
+        for _, cell in self.cells_and_names():
+            for name, param in cell._params.items():
+                if param is None:
+                    continue
+                if param not in initialised:
+                    initialised[param] = param.init_data()
+                cell._params[name] = initialised[param]
+        return initialised
+
     def cells_and_names(self, cells=None, name_prefix: str = "") -> Iterator[tuple[str, Cell]]:
         """Yield (dotted path, cell) for this cell and every descendant, once each.
 

@@ -112,4 +112,20 @@ def run(ms):
         return [net[1][0].hint, net.level, [list(kv) for kv in sorted(net.get_flags().items())], net.get_scope()]
 
     case("flags", flags)
+
+    def init_parameters_data():
+        # a parameter shared by two cells is one key; every parameter stays the one the cells hold
+        net = nn.SequentialCell([nn.Dense(2, 3), nn.ReLU(), nn.Dense(3, 2)])
+        net[2].extra = net[0].bias
+        before = list(net.get_parameters())
+        done = net.init_parameters_data()
+        after = list(net.get_parameters())
+        return [
+            sorted(p.name for p in done),
+            [k is v for k, v in done.items()],
+            [a is b for a, b in zip(before, after)],
+            net[2].extra is net[0].bias,
+        ]
+
+    case("init_parameters_data", init_parameters_data)
     return out

@@ -3,14 +3,13 @@
 
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+from tests.zoo.printed_values import run_script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 MODES = ["PYNATIVE_MODE", "GRAPH_MODE"]
 
 
@@ -21,17 +20,7 @@ def _golden(script: str, mode: str) -> dict:
 
 def _run(script: str, mode: str) -> dict:
     """Run a MindSpore script of this folder under `kiln run`; its printed `key: values` lines."""
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""), KILN_PROGRESS="0")
-    cmd = [sys.executable, "-m", "kiln", "run", os.path.join(HERE, script), mode]
-    proc = subprocess.run(cmd, cwd=HERE, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    printed = {}
-    for line in proc.stdout.splitlines():
-        key, _, values = line.partition(": ")
-        if key in ("losses", "state"):
-            printed[key] = [float(v) for v in values.split()]
-    assert "losses" in printed, proc.stdout
-    return printed
+    return run_script(os.path.join(HERE, script), mode)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -1,0 +1,1 @@
+"""The zoo's MobileNetV2 (official/cv/MobileNet/mobilenetv2), trained three steps against MindSpore 2.10's losses."""
