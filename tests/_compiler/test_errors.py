@@ -224,10 +224,13 @@ class SetsPlainAttr(nn.Cell):
         return x * self.w
 
 
-def test_assigning_plain_attribute():
+def test_assigning_plain_attribute_is_compiled_not_refused():
+    """Issue 18 point 10: a plain attribute written in construct is no longer an error (as in MindSpore)."""
     ms.set_context(mode=ms.GRAPH_MODE)
-    with pytest.raises(GraphCompileError, match="only Parameters"):
-        SetsPlainAttr()(_x())
+    net = SetsPlainAttr()
+    net(_x())
+    net(_x())
+    assert net.calls == 2
 
 
 def test_strict_rejects_host_values_lax_runs_them():

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln._compiler.errors import GraphCompileError, where
-from kiln._compiler.frontend.ast import calls, control, diagnose, semantics
+from kiln._compiler.frontend.ast import attributes, calls, control, diagnose, semantics
 from kiln._compiler.frontend.ast import ops as O
 from kiln._compiler.frontend.ast.node import Apply, Const, FuncGraph
 from kiln._compiler.frontend.ast.parser import UNDEF
@@ -74,6 +74,8 @@ class Context:
         self.active_calls: dict = {}  # FuncGraph -> its calls in progress (recursion depth)
         self.unrolled_calls = 0  # recursive calls unrolled under Tensor conditions
         self.max_call_depth = int(_context.get("max_call_depth") or 1000)
+        self.attr_slots: dict = {}  # (kind, id(obj), name) -> TensorAttribute of an attribute set to a Tensor
+        self.attr_undo: list = []  # (obj, name, old value) of attributes set to Python values, undone on failure
 
     def __enter__(self):
         _ACTIVE.append(self)
@@ -81,6 +83,7 @@ class Context:
 
     def __exit__(self, *exc):
         _ACTIVE.pop()
+        attributes.finish(self, failed=exc[0] is not None)
 
     # -- what the graph depends on --------------------------------------------------------------
     def see_cell(self, cell) -> None:

@@ -8,7 +8,7 @@ import types
 import numpy as np
 
 from kiln._compiler.errors import GraphCompileError
-from kiln._compiler.frontend.ast import calls, control
+from kiln._compiler.frontend.ast import attributes, calls, control
 from kiln._compiler.frontend.ast import ops as O
 from kiln._compiler.frontend.ast import values as V
 from kiln._compiler.frontend.ast.parser import UNDEF
@@ -130,6 +130,10 @@ def _getattr(ctx, frame, node, args):
     obj, name = args
     if obj is UNDEF:
         _check_defined(node, args)
+    if not isinstance(obj, (Tensor, types.ModuleType, type)):
+        written = attributes.read_attribute(ctx, obj, name)
+        if written is not MISSING:
+            return written
     v = getattr(obj, name)
     if isinstance(obj, (Tensor, types.ModuleType, type)):
         return v
@@ -161,10 +165,8 @@ def _setattr(ctx, frame, node, args):
     if is_cell(obj) and name in obj.__dict__["_params"]:
         setattr(obj, name, value)
         return None
-    raise GraphCompileError(
-        f"graph mode can assign only Parameters of a Cell (self.{name} = ...), but '{name}' of "
-        f"{type(obj).__name__} is not a Parameter: keep Python state outside construct, or make it a Parameter."
-    )
+    attributes.set_attribute(ctx, obj, name, value)
+    return None
 
 
 @_impl(O.GETITEM)
