@@ -219,9 +219,15 @@ def _wrap_callable(ctx, x):
     return x
 
 
+_LIST_MUTATORS = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "__setitem__"))
+
+
 def call(ctx, fn, args, kwargs, node):
     """Call `fn(*args, **kwargs)` with graph semantics."""
     t = type(fn)
+    if t is types.BuiltinMethodType and ctx.list_journal is not None and type(fn.__self__) is list:
+        if fn.__name__ in _LIST_MUTATORS:  # inside a Tensor branch: remember the list as it was before
+            ctx.list_journal.setdefault(id(fn.__self__), (fn.__self__, list(fn.__self__)))
     if t is Closure:
         return ctx.call_closure(fn, args, kwargs)
     if t is types.FunctionType:
@@ -235,6 +241,8 @@ def call(ctx, fn, args, kwargs, node):
         return call_cell(ctx, fn, args, kwargs)
     elif fn is builtins.print:
         return effects.print_(ctx, args, kwargs or {})
+    elif _is_print_primitive(fn):  # ops.Print(): prints when the graph runs, once per trip of a Tensor loop
+        return effects.print_(ctx, args, {}, numpy_values=True)
     elif fn is builtins.range and any(is_symbolic(a) for a in args):
         return _tensor_range(args)
     elif getattr(fn, "_kiln_fn", None) is not None:  # a jit-wrapped function: inline it
@@ -246,6 +254,11 @@ def call(ctx, fn, args, kwargs, node):
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
         return fn(*args, **(kwargs or {}))
     return _opaque(ctx, fn, args, kwargs, node)
+
+
+def _is_print_primitive(fn) -> bool:
+    """`ops.Print()` (or a subclass), known by its class: the compiler does not import `ops`."""
+    return any(c.__name__ == "Print" and c.__module__ == "kiln.ops.primitives" for c in type(fn).__mro__)
 
 
 def _construct(ctx, cls, args, kwargs):

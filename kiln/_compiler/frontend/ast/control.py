@@ -214,9 +214,59 @@ def _branch(ctx, graph, frame):
 
 def tensor_if(ctx, frame: Frame, node, pred: Tensor):
     tg, fg = node.inputs[2].value, node.inputs[3].value
-    o1, s1 = _subtrace("then", lambda: _branch(ctx, tg, frame))
-    o2, s2 = _subtrace("else", lambda: _branch(ctx, fg, frame))
-    return join_outcomes(pred, s1, s2, o1, o2, (node, tg, fg))
+    outer_journal = ctx.list_journal
+    ctx.list_journal = j1 = {}
+    try:
+        o1, s1 = _subtrace("then", lambda: _branch(ctx, tg, frame))
+        after1 = _restore_lists(j1)
+        ctx.list_journal = j2 = {}
+        o2, s2 = _subtrace("else", lambda: _branch(ctx, fg, frame))
+        after2 = _restore_lists(j2)
+    finally:
+        ctx.list_journal = outer_journal
+    where = (node, tg, fg)
+    mutated = {**j2, **j1}
+    if not mutated:
+        return join_outcomes(pred, s1, s2, o1, o2, where)
+    if outer_journal is not None:  # an enclosing branch restores them too
+        for k, entry in mutated.items():
+            outer_journal.setdefault(k, entry)
+    lists = list(mutated.values())
+    items1 = [after1.get(k, before) for k, (_, before) in mutated.items()]
+    items2 = [after2.get(k, before) for k, (_, before) in mutated.items()]
+    joined = join_outcomes(pred, s1, s2, _with_lists(o1, items1, where), _with_lists(o2, items2, where), where)
+    if isinstance(joined, Raises):
+        return joined
+    payload = _payload(joined)
+    *rest, contents = payload if isinstance(joined, Goto) else payload
+    for (lst, _), items in zip(lists, contents, strict=True):
+        lst[:] = items
+    return Goto(joined.target, joined.parent, rest) if isinstance(joined, Goto) else Return(rest[0])
+
+
+def _restore_lists(journal: dict) -> dict:
+    """Put each list a branch mutated back as it was; returns id -> the items the branch left in it."""
+    after = {}
+    for k, (lst, before) in journal.items():
+        after[k] = list(lst)
+        lst[:] = before
+    return after
+
+
+def _with_lists(outcome, items: list, where):
+    """`outcome` carrying the items of the lists its branch mutated (joined with the other branch's)."""
+    if isinstance(outcome, Raises):
+        return outcome
+    if isinstance(outcome, Goto):
+        return Goto(outcome.target, outcome.parent, [*outcome.args, items])
+    if isinstance(outcome, Return):
+        return Return([outcome.value, items])
+    loc = where[0].loc
+    raise GraphCompileError(
+        f"a list mutated under the Tensor condition of the if at {f'line {loc.line}' if loc else 'this if'} is "
+        f"joined only where both branches continue or both return; here they leave differently (break, continue "
+        f"or an early return in one of them)."
+    )
 
 
 # -- exits chosen at run time ---------------------------------------------------------------------

@@ -32,27 +32,29 @@ def _split(values):
     return template, arrays
 
 
-def _fill(template, arrays):
+def _fill(template, arrays, numpy_values: bool = False):
     out = []
     for entry in template:
         if entry[0] == "t":
-            out.append(Tensor(np.asarray(arrays[entry[1]])))
+            value = np.asarray(arrays[entry[1]])
+            out.append(value if numpy_values else Tensor(value))
         else:
             out.append(entry[1])
     return out
 
 
-def print_(ctx, args, kwargs):
+def print_(ctx, args, kwargs, numpy_values: bool = False):
     """`print` in a graph: a host callback equation, so it prints when the graph runs, in program order,
-    and only when its branch is taken."""
+    and only when its branch is taken (once per trip in a loop). `numpy_values`: Tensors print as NumPy
+    arrays (`ops.Print`)."""
     template, arrays = _split(args)
     trace = G.current()
     if not ctx.tracing or trace is None:
-        builtins.print(*args, **kwargs)
+        builtins.print(*(a.asnumpy() if numpy_values and isinstance(a, Tensor) else a for a in args), **kwargs)
         return None
 
     def host(*values):
-        builtins.print(*_fill(template, values), **kwargs)
+        builtins.print(*_fill(template, values, numpy_values), **kwargs)
 
     trace.emit("callback", arrays, [], {"fn": host})
     return None
