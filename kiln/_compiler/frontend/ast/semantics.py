@@ -8,7 +8,7 @@ import types
 import numpy as np
 
 from kiln._compiler.errors import GraphCompileError
-from kiln._compiler.frontend.ast import attributes, calls, control
+from kiln._compiler.frontend.ast import attributes, calls, control, effects
 from kiln._compiler.frontend.ast import ops as O
 from kiln._compiler.frontend.ast import values as V
 from kiln._compiler.frontend.ast.parser import UNDEF
@@ -56,7 +56,10 @@ for _name in (*O.BINARY, *O.COMPARE, "USub", "UAdd", "Invert"):
 
 def _contains(item, seq):
     """`item in seq`: Python's rule (identity, then equality); with Tensors whose values are only known
-    when the graph runs, a boolean Tensor: any element equal to `item` in every position."""
+    when the graph runs, a boolean Tensor: any element equal to `item` in every position. `item in tensor`
+    with a Tensor known only at run time: a boolean computed by the graph, leaving it as a Python bool."""
+    if isinstance(seq, Tensor) and (is_symbolic(seq) or is_symbolic(item)):
+        return effects.HostScalar.of((seq == item).any()._data, bool)
     if not isinstance(seq, (tuple, list)) or not any(is_symbolic(x) for x in (item, *seq)):
         return item in seq
     found = None
@@ -400,7 +403,7 @@ def _format(ctx, frame, node, args):
             raise GraphCompileError(
                 "an f-string of a Tensor whose value is only known at run time is not supported; use print(x)."
             )
-        return str(v)
+        return effects.RunTimeString.formatted(v, conv, spec)
     if conv == 115:
         v = str(v)
     elif conv == 114:
@@ -412,6 +415,8 @@ def _format(ctx, frame, node, args):
 
 @_impl(O.JOIN_STR)
 def _join_str(ctx, frame, node, args):
+    if any(isinstance(a, effects.RunTimeString) for a in args):
+        return effects.RunTimeString.join(args)
     return "".join(str(a) for a in args)
 
 
