@@ -17,10 +17,10 @@ import types
 
 from kiln import _backend as B
 from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, SourceUnavailable
-from kiln._compiler.frontend.ast import effects
+from kiln._compiler.frontend.ast import control, effects
 from kiln._compiler.frontend.ast.parser import Namespace, parse_function
 from kiln._compiler.frontend.ast.rewrites import optimize
-from kiln._compiler.frontend.ast.values import Closure, TensorRange, is_cell, is_symbolic
+from kiln._compiler.frontend.ast.values import Closure, SwitchedCallable, TensorRange, is_cell, is_symbolic
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
@@ -230,6 +230,8 @@ def call(ctx, fn, args, kwargs, node):
             ctx.list_journal.setdefault(id(fn.__self__), (fn.__self__, list(fn.__self__)))
     if t is Closure:
         return ctx.call_closure(fn, args, kwargs)
+    if t is SwitchedCallable:
+        return control.call_switched(ctx, fn, lambda f: call(ctx, f, list(args), kwargs, node))
     if t is types.FunctionType:
         if is_user_function(fn):
             return call_user(ctx, fn, args, kwargs)

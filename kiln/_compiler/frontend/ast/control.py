@@ -387,6 +387,55 @@ def _switch(which: Tensor, cases: list, where):
     return join_outcomes(pred, s1, s2, o1, o2, where)
 
 
+def select_item(ctx, items, index: Tensor, node):
+    """`items[index]` with an index Tensor known only at run time (clamped to the items, as MindSpore's
+    switch_layer): the item chosen when the graph runs; functions and Cells become a `SwitchedCallable`."""
+    items = tuple(items)
+    if not items:
+        raise IndexError("cannot index an empty sequence with a Tensor.")
+    which = _clamped_index(index, len(items))
+    if all(callable(f) and not isinstance(f, Tensor) for f in items):
+        return V.SwitchedCallable(items, which, node)
+    cases = [(i, (lambda item=item: Return(item))) for i, item in enumerate(items)]
+    return _switch_cases(ctx, which, cases, node).value
+
+
+def call_switched(ctx, fn: V.SwitchedCallable, call):
+    """Call the function a `SwitchedCallable` chose: `call(f)` for each candidate under its `cond`."""
+    cases = [(i, (lambda f=f: Return(call(f)))) for i, f in enumerate(fn.fns)]
+    return _switch_cases(ctx, fn.index, cases, fn.node).value
+
+
+def _clamped_index(index: Tensor, n: int) -> Tensor:
+    if index.ndim != 0 or index.dtype.kind not in "iu":
+        raise TypeError(f"a tuple or list index must be a 0-d integer Tensor, not {index.dtype} of shape "
+                        f"{list(index.shape)}.")  # fmt: skip
+    i32 = Tensor._wrap(G.current().bind(REGISTRY["Cast"], (np.dtype(np.int32),), [index._data]))
+    lo = Tensor._wrap(G.current().bind(REGISTRY["Maximum"], (), [i32._data, np.int32(0)]))
+    return Tensor._wrap(G.current().bind(REGISTRY["Minimum"], (), [lo._data, np.int32(n - 1)]))
+
+
+def _switch_cases(ctx, which: Tensor, cases: list, node):
+    """`_switch` over cases that each return a value; an outcome that raised stands for its case."""
+
+    def in_region(case):
+        def run():
+            ctx.region_depth += 1
+            try:
+                return case()
+            except RaisedInGraph as r:
+                return Raises(r.exc, r.loc)
+            finally:
+                ctx.region_depth -= 1
+
+        return run
+
+    out = _switch(which, [(i, in_region(c)) for i, c in cases], (node, None, None))
+    if isinstance(out, Raises):
+        raise RaisedInGraph(out.exc, out.loc)
+    return out
+
+
 def resolve(ctx, exits: Exits, region, ns):
     """Continue the exits that stay inside `region` (None: the function) until each leaves it."""
 

@@ -177,15 +177,17 @@ def _getitem(ctx, frame, node, args):
     obj, idx = args
     if obj is UNDEF:
         _check_defined(node, args)
-    if isinstance(obj, (tuple, list)) and isinstance(idx, Tensor):
-        if is_symbolic(idx):
-            raise GraphCompileError(
-                "indexing a tuple or list with a Tensor whose value is only known at run time is not supported; "
-                "use a Python int, or stack the items into a Tensor."
-            )
+    if isinstance(idx, Tensor) and (isinstance(obj, (tuple, list)) or _is_cell_sequence(obj)):
+        if is_symbolic(idx):  # the item is chosen when the graph runs (switch_layer)
+            return control.select_item(ctx, obj, idx, node)
         idx = int(idx)
     v = obj[idx]
     return _seen(ctx, v) if isinstance(v, Parameter) or is_cell(v) else v
+
+
+def _is_cell_sequence(obj) -> bool:
+    """A CellList / SequentialCell (a Cell that holds its Cells in order and can be iterated)."""
+    return is_cell(obj) and hasattr(type(obj), "__iter__") and hasattr(type(obj), "__len__")
 
 
 @_impl(O.SETITEM)
