@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._compiler.errors import GraphCompileError
+from kiln._compiler.errors import GraphCompileError, UnassignedVariable
 from kiln._compiler.frontend.ast import values as V
 from kiln._compiler.frontend.ast.node import Const
 from kiln._compiler.frontend.ast.parser import UNDEF
@@ -44,7 +44,7 @@ def static_bool(cond):
             )
         return bool(np.asarray(cond._data).reshape(()))
     if cond is UNDEF:
-        raise NameError("the condition uses a variable that is not assigned on every path.")
+        raise UnassignedVariable("the condition uses a variable that is not assigned on every path.")
     return bool(cond)
 
 
@@ -571,6 +571,11 @@ def _to_leaves(v, out: list):
     if isinstance(v, (bool, int, float)):
         out.append(_as_array(v))
         return ("t",)
+    if v is UNDEF:
+        raise UnassignedVariable(
+            "a variable first assigned inside a loop whose condition is a Tensor is used after it; the loop may run "
+            "zero times. Assign it before the loop."
+        )
     raise GraphCompileError(f"a loop whose condition is a Tensor cannot carry a value of type {type(v).__name__}.")
 
 

@@ -7,7 +7,7 @@ import types
 
 import numpy as np
 
-from kiln._compiler.errors import GraphCompileError
+from kiln._compiler.errors import GraphCompileError, UnassignedVariable
 from kiln._compiler.frontend.ast import attributes, calls, control, effects
 from kiln._compiler.frontend.ast import ops as O
 from kiln._compiler.frontend.ast import values as V
@@ -32,7 +32,7 @@ def _impl(op):
 def _check_defined(node, args) -> None:
     for a in args:
         if a is UNDEF:
-            raise NameError(
+            raise UnassignedVariable(  # a NameError, as Python raises for a local read before assignment
                 "a variable is used here that is not assigned on every path before this point "
                 "(assigned in only one branch of an if, or only inside a loop)."
             )
