@@ -46,7 +46,8 @@ class RunTimeString:
         return "".join(p if isinstance(p, str) else str(p[0]) for p in self.parts)
 
 
-def _format_now(value, conversion: int, spec: str) -> str:
+def format_value(value, conversion: int, spec: str) -> str:
+    """One f-string field: `value` converted (`!s`, `!r`, `!a` by their code points; -1 for none), then formatted."""
     if conversion == 115:
         value = str(value)
     elif conversion == 114:
@@ -77,6 +78,10 @@ def _split(values):
     return template, arrays
 
 
+def _tensor_of(array) -> Tensor:
+    return Tensor(np.asarray(array))
+
+
 def _fill(template, arrays, numpy_values: bool = False):
     out = []
     for entry in template:
@@ -84,9 +89,7 @@ def _fill(template, arrays, numpy_values: bool = False):
             value = np.asarray(arrays[entry[1]])
             out.append(value if numpy_values else Tensor(value))
         elif entry[0] == "f":
-            text = (
-                p if isinstance(p, str) else _format_now(Tensor(np.asarray(arrays[p[0]])), p[1], p[2]) for p in entry[1]
-            )
+            text = (p if isinstance(p, str) else format_value(_tensor_of(arrays[p[0]]), p[1], p[2]) for p in entry[1])
             out.append("".join(text))
         else:
             out.append(entry[1])

@@ -406,13 +406,7 @@ def _format(ctx, frame, node, args):
                 "an f-string of a Tensor whose value is only known at run time is not supported; use print(x)."
             )
         return effects.RunTimeString.formatted(v, conv, spec)
-    if conv == 115:
-        v = str(v)
-    elif conv == 114:
-        v = repr(v)
-    elif conv == 97:
-        v = ascii(v)
-    return format(v, spec)
+    return effects.format_value(v, conv, spec)
 
 
 @_impl(O.JOIN_STR)

@@ -9,27 +9,8 @@ import numpy as np
 import pytest
 
 import kiln as ms
-from kiln import Tensor, nn, ops
-
-MODES = ("pynative", "graph", "jit", "bytecode")
-
-
-class _Wrap(nn.Cell):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, *args):
-        return self.fn(*args)
-
-
-def _compiled(mode: str, fn):
-    if mode == "pynative":
-        return fn
-    if mode == "graph":
-        ms.set_context(mode=ms.GRAPH_MODE)
-        return _Wrap(fn)
-    return ms.jit(fn, capture_mode="bytecode" if mode == "bytecode" else "ast")
+from kiln import Tensor, ops
+from tests._compiler.frontend.ast.modes import MODES, compiled
 
 
 def _append_in_both_branches(x):
@@ -45,7 +26,7 @@ def _append_in_both_branches(x):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_list_append_in_both_branches_of_a_tensor_if(mode):
-    fn = _compiled(mode, _append_in_both_branches)
+    fn = compiled(mode, _append_in_both_branches)
     x = np.array([1.0, 2.0, 0.5], np.float32)
     y, n = fn(Tensor(x))
     np.testing.assert_allclose(y.asnumpy(), (x + 1) * 2)
@@ -69,7 +50,7 @@ def _append_in_one_branch_then_loop(x):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_list_grown_under_a_tensor_if_is_read_after_it(mode):
-    fn = _compiled(mode, _append_in_one_branch_then_loop)
+    fn = compiled(mode, _append_in_one_branch_then_loop)
     np.testing.assert_allclose(fn(Tensor(np.array([1.0, 2.0], np.float32))).asnumpy(), [4, 8])
     np.testing.assert_allclose(fn(Tensor(np.array([-1.0, -2.0], np.float32))).asnumpy(), [-6, -12])
 
@@ -85,7 +66,7 @@ def _append_to_global(x):
 @pytest.mark.parametrize("mode", MODES)
 def test_a_tensor_appended_to_a_global_list_inside_a_graph(mode):
     _COLLECTED.clear()
-    out = _compiled(mode, _append_to_global)(Tensor(np.array([1.0, 2.0], np.float32)))
+    out = compiled(mode, _append_to_global)(Tensor(np.array([1.0, 2.0], np.float32)))
     np.testing.assert_allclose(out.asnumpy(), [2, 3])
     assert len(_COLLECTED) == 1 and isinstance(_COLLECTED[0], Tensor)
 
@@ -100,7 +81,7 @@ def _print_each_trip(x):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_ops_print_inside_a_tensor_while_prints_once_per_trip(mode, capfd):
-    fn = _compiled(mode, _print_each_trip)
+    fn = compiled(mode, _print_each_trip)
     assert int(fn(Tensor(np.array([1.0, 2.0], np.float32)))) == 3
     lines = [ln for ln in capfd.readouterr().out.splitlines() if ln.startswith("trip")]
     assert lines == ["trip 0", "trip 1", "trip 2"]
@@ -117,7 +98,7 @@ def _shapes_differ(x):
 @pytest.mark.parametrize("mode", ("graph", "jit"))
 def test_branches_of_different_shapes_are_a_kiln_error_at_the_users_if(mode):
     with pytest.raises(TypeError, match=r"(?s)if at line \d+.*Tensor\[Float32\]\[2\].*Tensor\[Float32\]\[3\]"):
-        _compiled(mode, _shapes_differ)(Tensor(np.array([1.0, 2.0, 0.5], np.float32)))
+        compiled(mode, _shapes_differ)(Tensor(np.array([1.0, 2.0, 0.5], np.float32)))
 
 
 def _cube_by_while(x):
@@ -136,4 +117,4 @@ def _second_derivative(x):
 @pytest.mark.parametrize("mode", MODES)
 def test_second_order_gradient_through_a_tensor_while(mode):
     x = np.array([1.0, 2.0, 0.5], np.float32)
-    np.testing.assert_allclose(_compiled(mode, _second_derivative)(Tensor(x)).asnumpy(), 6 * x, rtol=1e-6)
+    np.testing.assert_allclose(compiled(mode, _second_derivative)(Tensor(x)).asnumpy(), 6 * x, rtol=1e-6)

@@ -8,28 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import kiln as ms
-from kiln import Tensor, nn
-
-MODES = ("pynative", "graph", "jit", "bytecode")
-
-
-class _Wrap(nn.Cell):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, *args):
-        return self.fn(*args)
-
-
-def _compiled(mode: str, fn):
-    if mode == "pynative":
-        return fn
-    if mode == "graph":
-        ms.set_context(mode=ms.GRAPH_MODE)
-        return _Wrap(fn)
-    return ms.jit(fn, capture_mode="bytecode" if mode == "bytecode" else "ast")
+from kiln import Tensor
+from tests._compiler.frontend.ast.modes import MODES, compiled
 
 
 def _numpy_round_trip(x):
@@ -40,7 +20,7 @@ def _numpy_round_trip(x):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_asnumpy_and_numpy_calls_on_run_time_values(mode):
-    fn = _compiled(mode, _numpy_round_trip)
+    fn = compiled(mode, _numpy_round_trip)
     np.testing.assert_allclose(fn(Tensor(np.array([1.0, 2.0], np.float32))).asnumpy(), [7, 8])
     np.testing.assert_allclose(fn(Tensor(np.array([0.5, 0.5], np.float32))).asnumpy(), [2.5, 2.5])
 
@@ -54,7 +34,7 @@ def _prints_fstring(x):
 @pytest.mark.parametrize("mode", MODES)
 def test_an_fstring_of_run_time_tensors_prints_their_values(mode, capfd):
     x = Tensor(np.array([1.0, 2.0], np.float32))
-    fn = _compiled(mode, _prints_fstring)
+    fn = compiled(mode, _prints_fstring)
     fn(x)
     expected = f"y = {x + 1}, sum {(x + 1).sum()}"  # PyNative's text
     assert capfd.readouterr().out.splitlines() == [expected]
@@ -70,7 +50,7 @@ def _membership(x):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_len_in_and_max_on_run_time_tensors(mode):
-    n, has4, has5, lacks5, top = _compiled(mode, _membership)(Tensor(np.array([1.0, 2.0, 0.5], np.float32)))
+    n, has4, has5, lacks5, top = compiled(mode, _membership)(Tensor(np.array([1.0, 2.0, 0.5], np.float32)))
     assert (n, has4, has5, lacks5) == (3, True, False, True)
     assert type(has4) is bool
     assert float(top) == 4.0
@@ -86,7 +66,7 @@ def _host_step_in_a_branch(x):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_asnumpy_inside_a_tensor_branch(mode):
-    fn = _compiled(mode, _host_step_in_a_branch)
+    fn = compiled(mode, _host_step_in_a_branch)
     np.testing.assert_allclose(fn(Tensor(np.array([1.0, 2.0], np.float32))).asnumpy(), [2, 3])
     np.testing.assert_allclose(fn(Tensor(np.array([-1.0, -2.0], np.float32))).asnumpy(), [-10, -20])
 
@@ -101,5 +81,5 @@ def _host_step_in_a_loop(x):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_asnumpy_inside_a_tensor_while(mode):
-    out = _compiled(mode, _host_step_in_a_loop)(Tensor(np.array([1.0, 0.0], np.float32)))
+    out = compiled(mode, _host_step_in_a_loop)(Tensor(np.array([1.0, 0.0], np.float32)))
     np.testing.assert_allclose(out.asnumpy(), [8, 7])
