@@ -65,7 +65,7 @@ class Executable:
         return self.exe
 
     def __call__(self, leaves: list):
-        if not self.state_objs and not self.checked:  # a pure function: no state to pass or write back
+        if not self.state_objs and not self.written and not self.checked:  # pure: no state to pass or write back
             outs = self.exe(*leaves)
             if self.out_types is not None:
                 return _with_python_scalars(self.out_desc, outs, self.out_types)

@@ -22,6 +22,11 @@ class GraphCompileError(RuntimeError):
     """A program that parses but cannot be compiled (type join, unsupported use of a value)."""
 
 
+class UnassignedVariable(UnboundLocalError):
+    """The program reads a local variable on a path where it is not assigned (Python's UnboundLocalError),
+    found while compiling: one branch of a Tensor `if` assigns it, or only the body of a Tensor loop."""
+
+
 def where(loc, header: str = "") -> str:
     """`File "x.py", line 3, in f` plus the source line and a caret under the expression."""
     if loc is None:

@@ -10,6 +10,7 @@ from kiln._compiler.api import JitConfig, jit, mutable
 from kiln._core import random_state
 from kiln._core.random_state import get_seed
 from kiln._core.tensor import Tensor
+from kiln.common.runtime import synchronize
 from kiln.dataset import config as dataset_config
 
 __all__ = [
@@ -104,3 +105,14 @@ def swap_tensors(t1, t2) -> None:
             f"swap_tensors: both arguments must be Tensors, but got {type(t1).__name__} and {type(t2).__name__}."
         )
     t1._data, t2._data = t2._data, t1._data
+
+
+class _PynativeExecutorStandIn:
+    """What test scripts use of MindSpore's private `mindspore.common.api._pynative_executor`: `sync()`."""
+
+    def sync(self) -> None:
+        """Wait until the device work queued so far has finished (`kiln.runtime.synchronize`)."""
+        synchronize()
+
+
+_pynative_executor = _PynativeExecutorStandIn()  # private, as in MindSpore: not in __all__

@@ -12,6 +12,7 @@ import copy as _copy
 import math as _pymath
 import operator as _op
 
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 
@@ -28,6 +29,7 @@ __all__ = [
     "op_info_register", "custom_info_register", "kernel", "DataType", "CpuRegOp", "AiCPURegOp", "AkgGpuRegOp",
     "AkgAscendRegOp", "TBERegOp", "CustomRegOp", "add_flags", "ms_next", "ms_hasnext", "iter_converter",
     "reduced_shape", "array_reduce", "env_get", "environ_get", "environ_set", "environ_add", "environ_create",
+    "is_sequence_value_unknown", "is_sequence_shape_unknown",
 ]  # fmt: skip
 
 scalar_add, scalar_sub, scalar_mul, scalar_div = _op.add, _op.sub, _op.mul, _op.truediv
@@ -181,6 +183,35 @@ def hastype(x, t):
 def isconstant(x):
     """Whether `x` is a constant of the program (a Python value, not a Tensor)."""
     return not isinstance(x, Tensor)
+
+
+def is_sequence_value_unknown(seq) -> bool:
+    """Whether some item of a tuple or list is known only when the compiled graph runs.
+
+    Args:
+        seq: a tuple or list.
+
+    Returns:
+        True inside a graph when an item is a Tensor (or `mutable` number) computed or passed in at run time;
+        False for constant items, and always in PyNative (every value is known there).
+    """
+    if not isinstance(seq, (tuple, list)):
+        raise TypeError(f"is_sequence_value_unknown expects a tuple or list, but got {type(seq).__name__}.")
+    return any(isinstance(x, Tensor) and G.is_symbolic(x._data) for x in seq)
+
+
+def is_sequence_shape_unknown(seq) -> bool:
+    """Whether the length of a tuple or list is known only when the compiled graph runs.
+
+    Args:
+        seq: a tuple or list.
+
+    Returns:
+        False: Kiln compiles a graph for each length it meets (`mutable(..., dynamic_len=True)` included).
+    """
+    if not isinstance(seq, (tuple, list)):
+        raise TypeError(f"is_sequence_shape_unknown expects a tuple or list, but got {type(seq).__name__}.")
+    return False
 
 
 def dtype(x):

@@ -21,17 +21,9 @@ import pytest
 import kiln as ms
 from kiln import Tensor, nn, ops
 from kiln._compiler import api
+from tests._compiler.frontend.ast.modes import Wrap
 
 MODES = ("pynative", "graph", "jit", "bytecode")
-
-
-class _Wrap(nn.Cell):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, *args):
-        return self.fn(*args)
 
 
 def _run(mode: str, fn, *args):
@@ -41,7 +33,7 @@ def _run(mode: str, fn, *args):
     if mode == "graph":
         ms.set_context(mode=ms.GRAPH_MODE)
         try:
-            return _Wrap(fn)(*args)
+            return Wrap(fn)(*args)
         finally:
             ms.set_context(mode=ms.PYNATIVE_MODE)
     if mode == "jit":

@@ -17,10 +17,10 @@ import types
 
 from kiln import _backend as B
 from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, SourceUnavailable
-from kiln._compiler.frontend.ast import effects
+from kiln._compiler.frontend.ast import control, effects
 from kiln._compiler.frontend.ast.parser import Namespace, parse_function
 from kiln._compiler.frontend.ast.rewrites import optimize
-from kiln._compiler.frontend.ast.values import Closure, TensorRange, is_cell, is_symbolic
+from kiln._compiler.frontend.ast.values import Closure, SwitchedCallable, TensorRange, is_cell, is_symbolic
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
@@ -219,11 +219,19 @@ def _wrap_callable(ctx, x):
     return x
 
 
+_LIST_MUTATORS = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "__setitem__"))
+
+
 def call(ctx, fn, args, kwargs, node):
     """Call `fn(*args, **kwargs)` with graph semantics."""
     t = type(fn)
+    if t is types.BuiltinMethodType and ctx.list_journal is not None and type(fn.__self__) is list:
+        if fn.__name__ in _LIST_MUTATORS:  # inside a Tensor branch: remember the list as it was before
+            ctx.list_journal.setdefault(id(fn.__self__), (fn.__self__, list(fn.__self__)))
     if t is Closure:
         return ctx.call_closure(fn, args, kwargs)
+    if t is SwitchedCallable:
+        return control.call_switched(ctx, fn, lambda f: call(ctx, f, list(args), kwargs, node))
     if t is types.FunctionType:
         if is_user_function(fn):
             return call_user(ctx, fn, args, kwargs)
@@ -235,6 +243,8 @@ def call(ctx, fn, args, kwargs, node):
         return call_cell(ctx, fn, args, kwargs)
     elif fn is builtins.print:
         return effects.print_(ctx, args, kwargs or {})
+    elif _is_print_primitive(fn):  # ops.Print(): prints when the graph runs, once per trip of a Tensor loop
+        return effects.print_(ctx, args, {}, numpy_values=True)
     elif fn is builtins.range and any(is_symbolic(a) for a in args):
         return _tensor_range(args)
     elif getattr(fn, "_kiln_fn", None) is not None:  # a jit-wrapped function: inline it
@@ -246,6 +256,11 @@ def call(ctx, fn, args, kwargs, node):
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
         return fn(*args, **(kwargs or {}))
     return _opaque(ctx, fn, args, kwargs, node)
+
+
+def _is_print_primitive(fn) -> bool:
+    """`ops.Print()` (or a subclass), known by its class: the compiler does not import `ops`."""
+    return any(c.__name__ == "Print" and c.__module__ == "kiln.ops.primitives" for c in type(fn).__mro__)
 
 
 def _construct(ctx, cls, args, kwargs):

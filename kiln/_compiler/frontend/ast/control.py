@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._compiler.errors import GraphCompileError
+from kiln._compiler.errors import GraphCompileError, UnassignedVariable
 from kiln._compiler.frontend.ast import values as V
 from kiln._compiler.frontend.ast.node import Const
 from kiln._compiler.frontend.ast.parser import UNDEF
@@ -44,7 +44,7 @@ def static_bool(cond):
             )
         return bool(np.asarray(cond._data).reshape(()))
     if cond is UNDEF:
-        raise NameError("the condition uses a variable that is not assigned on every path.")
+        raise UnassignedVariable("the condition uses a variable that is not assigned on every path.")
     return bool(cond)
 
 
@@ -214,9 +214,59 @@ def _branch(ctx, graph, frame):
 
 def tensor_if(ctx, frame: Frame, node, pred: Tensor):
     tg, fg = node.inputs[2].value, node.inputs[3].value
-    o1, s1 = _subtrace("then", lambda: _branch(ctx, tg, frame))
-    o2, s2 = _subtrace("else", lambda: _branch(ctx, fg, frame))
-    return join_outcomes(pred, s1, s2, o1, o2, (node, tg, fg))
+    outer_journal = ctx.list_journal
+    ctx.list_journal = j1 = {}
+    try:
+        o1, s1 = _subtrace("then", lambda: _branch(ctx, tg, frame))
+        after1 = _restore_lists(j1)
+        ctx.list_journal = j2 = {}
+        o2, s2 = _subtrace("else", lambda: _branch(ctx, fg, frame))
+        after2 = _restore_lists(j2)
+    finally:
+        ctx.list_journal = outer_journal
+    where = (node, tg, fg)
+    mutated = {**j2, **j1}
+    if not mutated:
+        return join_outcomes(pred, s1, s2, o1, o2, where)
+    if outer_journal is not None:  # an enclosing branch restores them too
+        for k, entry in mutated.items():
+            outer_journal.setdefault(k, entry)
+    lists = list(mutated.values())
+    items1 = [after1.get(k, before) for k, (_, before) in mutated.items()]
+    items2 = [after2.get(k, before) for k, (_, before) in mutated.items()]
+    joined = join_outcomes(pred, s1, s2, _with_lists(o1, items1, where), _with_lists(o2, items2, where), where)
+    if isinstance(joined, Raises):
+        return joined
+    payload = _payload(joined)
+    *rest, contents = payload if isinstance(joined, Goto) else payload
+    for (lst, _), items in zip(lists, contents, strict=True):
+        lst[:] = items
+    return Goto(joined.target, joined.parent, rest) if isinstance(joined, Goto) else Return(rest[0])
+
+
+def _restore_lists(journal: dict) -> dict:
+    """Put each list a branch mutated back as it was; returns id -> the items the branch left in it."""
+    after = {}
+    for k, (lst, before) in journal.items():
+        after[k] = list(lst)
+        lst[:] = before
+    return after
+
+
+def _with_lists(outcome, items: list, where):
+    """`outcome` carrying the items of the lists its branch mutated (joined with the other branch's)."""
+    if isinstance(outcome, Raises):
+        return outcome
+    if isinstance(outcome, Goto):
+        return Goto(outcome.target, outcome.parent, [*outcome.args, items])
+    if isinstance(outcome, Return):
+        return Return([outcome.value, items])
+    loc = where[0].loc
+    raise GraphCompileError(
+        f"a list mutated under the Tensor condition of the if at {f'line {loc.line}' if loc else 'this if'} is "
+        f"joined only where both branches continue or both return; here they leave differently (break, continue "
+        f"or an early return in one of them)."
+    )
 
 
 # -- exits chosen at run time ---------------------------------------------------------------------
@@ -335,6 +385,55 @@ def _switch(which: Tensor, cases: list, where):
     o1, s1 = _subtrace("then", first)
     o2, s2 = _subtrace("else", lambda: _switch(which, rest, where))
     return join_outcomes(pred, s1, s2, o1, o2, where)
+
+
+def select_item(ctx, items, index: Tensor, node):
+    """`items[index]` with an index Tensor known only at run time (clamped to the items, as MindSpore's
+    switch_layer): the item chosen when the graph runs; functions and Cells become a `SwitchedCallable`."""
+    items = tuple(items)
+    if not items:
+        raise IndexError("cannot index an empty sequence with a Tensor.")
+    which = _clamped_index(index, len(items))
+    if all(callable(f) and not isinstance(f, Tensor) for f in items):
+        return V.SwitchedCallable(items, which, node)
+    cases = [(i, (lambda item=item: Return(item))) for i, item in enumerate(items)]
+    return _switch_cases(ctx, which, cases, node).value
+
+
+def call_switched(ctx, fn: V.SwitchedCallable, call):
+    """Call the function a `SwitchedCallable` chose: `call(f)` for each candidate under its `cond`."""
+    cases = [(i, (lambda f=f: Return(call(f)))) for i, f in enumerate(fn.fns)]
+    return _switch_cases(ctx, fn.index, cases, fn.node).value
+
+
+def _clamped_index(index: Tensor, n: int) -> Tensor:
+    if index.ndim != 0 or index.dtype.kind not in "iu":
+        raise TypeError(f"a tuple or list index must be a 0-d integer Tensor, not {index.dtype} of shape "
+                        f"{list(index.shape)}.")  # fmt: skip
+    i32 = Tensor._wrap(G.current().bind(REGISTRY["Cast"], (np.dtype(np.int32),), [index._data]))
+    lo = Tensor._wrap(G.current().bind(REGISTRY["Maximum"], (), [i32._data, np.int32(0)]))
+    return Tensor._wrap(G.current().bind(REGISTRY["Minimum"], (), [lo._data, np.int32(n - 1)]))
+
+
+def _switch_cases(ctx, which: Tensor, cases: list, node):
+    """`_switch` over cases that each return a value; an outcome that raised stands for its case."""
+
+    def in_region(case):
+        def run():
+            ctx.region_depth += 1
+            try:
+                return case()
+            except RaisedInGraph as r:
+                return Raises(r.exc, r.loc)
+            finally:
+                ctx.region_depth -= 1
+
+        return run
+
+    out = _switch(which, [(i, in_region(c)) for i, c in cases], (node, None, None))
+    if isinstance(out, Raises):
+        raise RaisedInGraph(out.exc, out.loc)
+    return out
 
 
 def resolve(ctx, exits: Exits, region, ns):
@@ -472,6 +571,11 @@ def _to_leaves(v, out: list):
     if isinstance(v, (bool, int, float)):
         out.append(_as_array(v))
         return ("t",)
+    if v is UNDEF:
+        raise UnassignedVariable(
+            "a variable first assigned inside a loop whose condition is a Tensor is used after it; the loop may run "
+            "zero times. Assign it before the loop."
+        )
     raise GraphCompileError(f"a loop whose condition is a Tensor cannot carry a value of type {type(v).__name__}.")
 
 

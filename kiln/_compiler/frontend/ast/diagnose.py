@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, where
+from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, UnassignedVariable, where
 from kiln._compiler.frontend.ast.printer import print_graphs
 from kiln.context import _context
 
@@ -55,7 +55,7 @@ _BUG_TYPES = (AttributeError, KeyError, IndexError, AssertionError, UnboundLocal
 
 def _internal_failure(err: BaseException) -> bool:
     """A failure of the compiler itself: a Python error type raised from the compiler's own code."""
-    if not isinstance(err, _BUG_TYPES):
+    if not isinstance(err, _BUG_TYPES) or isinstance(err, UnassignedVariable):
         return False
     tb = err.__traceback__
     last = None
@@ -63,7 +63,7 @@ def _internal_failure(err: BaseException) -> bool:
         last = tb.tb_frame.f_code.co_filename
         tb = tb.tb_next
     # semantics.py evaluates the user's own getattr/getitem/arithmetic: its errors are the program's.
-    user_ops = os.path.join(_COMPILER_DIR, "analysis", "semantics.py")
+    user_ops = os.path.join(_COMPILER_DIR, "ast", "semantics.py")
     return last is not None and last != user_ops and (last.startswith(_COMPILER_DIR) or last == _GRAPH_FILE)
 
 
@@ -77,6 +77,8 @@ def _first_message(err: BaseException) -> str:
 
 def _same_kind(err: BaseException, text: str) -> BaseException:
     kind = type(err)
+    if isinstance(err, UnassignedVariable):
+        return UnboundLocalError(text)
     if kind in (ValueError, TypeError, NameError, AttributeError, IndexError, KeyError, AssertionError,
                 RuntimeError, ZeroDivisionError, NotImplementedError, GraphCompileError):  # fmt: skip
         return kind(text)

@@ -20,39 +20,94 @@ class _Struct:
         self.shape, self.dtype = tuple(shape), np.dtype(dtype)
 
 
+class RunTimeString:
+    """An f-string of Tensors whose values are known only when the graph runs: its pieces (text, or a Tensor
+    with its conversion and format spec), formatted on the host where `print` shows it."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list) -> None:
+        self.parts = parts
+
+    @classmethod
+    def formatted(cls, value: Tensor, conversion: int, spec: str) -> RunTimeString:
+        """`f"{value!conversion:spec}"`."""
+        return cls([(value, conversion, spec)])
+
+    @classmethod
+    def join(cls, pieces: list) -> RunTimeString:
+        """The concatenation of strings and run-time strings."""
+        parts: list = []
+        for p in pieces:
+            parts.extend(p.parts if isinstance(p, RunTimeString) else [str(p)])
+        return cls(parts)
+
+    def __str__(self) -> str:  # what it reads as while compiling (e.g. in an error message)
+        return "".join(p if isinstance(p, str) else str(p[0]) for p in self.parts)
+
+
+def format_value(value, conversion: int, spec: str) -> str:
+    """One f-string field: `value` converted (`!s`, `!r`, `!a` by their code points; -1 for none), then formatted."""
+    if conversion == 115:
+        value = str(value)
+    elif conversion == 114:
+        value = repr(value)
+    elif conversion == 97:
+        value = ascii(value)
+    return format(value, spec)
+
+
 def _split(values):
-    """(static template, arrays): Tensors become holes filled at run time."""
+    """(static template, arrays): Tensors (also inside run-time f-strings) become holes filled at run time."""
     arrays, template = [], []
     for v in values:
         if isinstance(v, Tensor):
             template.append(("t", len(arrays), v.dtype))
             arrays.append(v._data)
+        elif isinstance(v, RunTimeString):
+            pieces = []
+            for p in v.parts:
+                if isinstance(p, str):
+                    pieces.append(p)
+                else:
+                    pieces.append((len(arrays), p[1], p[2]))
+                    arrays.append(p[0]._data)
+            template.append(("f", pieces))
         else:
             template.append(("c", v))
     return template, arrays
 
 
-def _fill(template, arrays):
+def _tensor_of(array) -> Tensor:
+    return Tensor(np.asarray(array))
+
+
+def _fill(template, arrays, numpy_values: bool = False):
     out = []
     for entry in template:
         if entry[0] == "t":
-            out.append(Tensor(np.asarray(arrays[entry[1]])))
+            value = np.asarray(arrays[entry[1]])
+            out.append(value if numpy_values else Tensor(value))
+        elif entry[0] == "f":
+            text = (p if isinstance(p, str) else format_value(_tensor_of(arrays[p[0]]), p[1], p[2]) for p in entry[1])
+            out.append("".join(text))
         else:
             out.append(entry[1])
     return out
 
 
-def print_(ctx, args, kwargs):
+def print_(ctx, args, kwargs, numpy_values: bool = False):
     """`print` in a graph: a host callback equation, so it prints when the graph runs, in program order,
-    and only when its branch is taken."""
+    and only when its branch is taken (once per trip in a loop). `numpy_values`: Tensors print as NumPy
+    arrays (`ops.Print`)."""
     template, arrays = _split(args)
     trace = G.current()
     if not ctx.tracing or trace is None:
-        builtins.print(*args, **kwargs)
+        builtins.print(*(a.asnumpy() if numpy_values and isinstance(a, Tensor) else a for a in args), **kwargs)
         return None
 
     def host(*values):
-        builtins.print(*_fill(template, values), **kwargs)
+        builtins.print(*_fill(template, values, numpy_values), **kwargs)
 
     trace.emit("callback", arrays, [], {"fn": host})
     return None
@@ -63,7 +118,9 @@ def host_call(ctx, fn, args, kwargs):
 
     Its result type comes from running it once, at compile time, on the real inputs of the call being
     compiled (the recorded graph so far evaluated on that call's arguments); that result also serves
-    that first run, so `fn` runs exactly once per call, in program order. Never on placeholder values.
+    that first run, so `fn` runs exactly once per call, in program order. Inside a branch or loop whose
+    condition is a Tensor, whose inputs are known only at run time, that one typing run is on zeros of
+    the inputs' shapes and dtypes, and every run when the graph runs calls `fn` again.
     """
     owner = getattr(fn, "__self__", None)
     if isinstance(owner, Tensor):  # a Tensor method (t.asnumpy()): the Tensor is an input too
@@ -78,18 +135,24 @@ def host_call(ctx, fn, args, kwargs):
         filled = _fill(template, values)
         return fn(*filled[:n_pos], **dict(zip(keys, filled[n_pos:], strict=True)))
 
-    if trace.parent is not None or ctx.example_leaves is None:
-        name = getattr(fn, "__qualname__", None) or type(fn).__name__
-        raise GraphCompileError(
-            f"'{name}' needs the value of a Tensor inside a branch or loop whose condition is a Tensor; graph mode "
-            f"cannot run it on the host there. Move the call out of the branch/loop, or use Tensor operations."
-        )
-    inputs = _concrete(ctx, trace, arrays)
+    if trace.parent is None and ctx.example_leaves is not None:
+        inputs = _concrete(ctx, trace, arrays)
+    else:
+        # Inside a branch or loop whose condition is a Tensor the call's real inputs are not known while
+        # compiling: its result type comes from one run on zeros of their shapes.
+        if any(not isinstance(d, int) for a in arrays for d in np.shape(a)):
+            name = getattr(fn, "__qualname__", None) or type(fn).__name__
+            raise GraphCompileError(
+                f"'{name}' needs the value of a Tensor whose shape is known only at run time (set_inputs with None "
+                f"dimensions); graph mode cannot run it on the host. Use Tensor operations, or static shapes."
+            )
+        inputs = [np.zeros(a.shape, a.dtype) if G.is_symbolic(a) else np.asarray(a) for a in arrays]
     with G.recording(None):
         first = call_host(*inputs)
     out_template, out_structs = _result_spec(first)
     _, first_flat = _result_spec(first, concrete=True)
-    pending = [(inputs, first_flat)]  # the first run's result, already computed
+    # the first run's result, already computed (never reused from a run on zeros)
+    pending = [(inputs, first_flat)] if trace.parent is None and ctx.example_leaves is not None else []
 
     def shaped(flat):
         return tuple(np.asarray(x, dtype=s.dtype).reshape(s.shape) for x, s in zip(flat, out_structs, strict=True))

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._compiler.errors import GraphCompileError, where
-from kiln._compiler.frontend.ast import calls, control, diagnose, semantics
+from kiln._compiler.errors import GraphCompileError, UnassignedVariable, where
+from kiln._compiler.frontend.ast import attributes, calls, control, diagnose, semantics
 from kiln._compiler.frontend.ast import ops as O
 from kiln._compiler.frontend.ast.node import Apply, Const, FuncGraph
 from kiln._compiler.frontend.ast.parser import UNDEF
@@ -74,6 +74,9 @@ class Context:
         self.active_calls: dict = {}  # FuncGraph -> its calls in progress (recursion depth)
         self.unrolled_calls = 0  # recursive calls unrolled under Tensor conditions
         self.max_call_depth = int(_context.get("max_call_depth") or 1000)
+        self.attr_slots: dict = {}  # (kind, id(obj), name) -> TensorAttribute of an attribute set to a Tensor
+        self.list_journal: dict | None = None  # id -> (list, items before) of lists a Tensor branch mutates
+        self.attr_undo: list = []  # (obj, name, old value) of attributes set to Python values, undone on failure
 
     def __enter__(self):
         _ACTIVE.append(self)
@@ -81,6 +84,7 @@ class Context:
 
     def __exit__(self, *exc):
         _ACTIVE.pop()
+        attributes.finish(self, failed=exc[0] is not None)
 
     # -- what the graph depends on --------------------------------------------------------------
     def see_cell(self, cell) -> None:
@@ -241,9 +245,34 @@ def run(ctx: Context, frame: Frame, region: FuncGraph | None = None):
                         continue
                     return step if region is not None else step.value  # a Return, or Exits leaving the region
             result = value_of(frame, out)
+            if _holds_undefined(result):
+                at = out if getattr(out, "loc", None) is not None else _AtReturn(graph.return_loc)
+                raise diagnose.annotate(ctx, at, UnassignedVariable(_UNBOUND)) from None
             return Return(result) if region is not None else result
     finally:
         ctx.frames.pop()
+
+
+_UNBOUND = (
+    "a local variable is used here that is not assigned on every path before this point (assigned in only one "
+    "branch of an if, or only inside a loop that may run zero times)."
+)
+
+
+class _AtReturn:
+    """Where an error about the returned value points: the `return` statement."""
+
+    __slots__ = ("loc",)
+
+    def __init__(self, loc) -> None:
+        self.loc = loc
+
+
+def _holds_undefined(value) -> bool:
+    """A returned value is (or holds, in a tuple or list) a variable not assigned on every path."""
+    if value is UNDEF:
+        return True
+    return isinstance(value, (tuple, list)) and any(_holds_undefined(v) for v in value)
 
 
 def enter(graph: FuncGraph, parent: Frame | None, args: list, ns) -> Frame:

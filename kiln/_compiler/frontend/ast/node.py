@@ -123,6 +123,7 @@ class FuncGraph:
         self.n_defaults = 0
         self.nodes: list[Apply] = []
         self.output: Node | None = None
+        self.return_loc: Loc | None = None  # the `return` statement that sets `output` (for error messages)
         self.children: list[FuncGraph] = []
         if parent is not None:
             parent.children.append(self)

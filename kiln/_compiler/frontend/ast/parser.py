@@ -336,6 +336,7 @@ class _Builder:
 
     def s_Return(self, s: ast.Return) -> None:
         self.g.output = self.expr(s.value) if s.value is not None else Const(None, self.loc(s))
+        self.g.return_loc = self.loc(s)
         self.terminated = True
 
     def s_Global(self, s: ast.Global) -> None:

@@ -7,8 +7,8 @@ import types
 
 import numpy as np
 
-from kiln._compiler.errors import GraphCompileError
-from kiln._compiler.frontend.ast import calls, control
+from kiln._compiler.errors import GraphCompileError, UnassignedVariable
+from kiln._compiler.frontend.ast import attributes, calls, control, effects
 from kiln._compiler.frontend.ast import ops as O
 from kiln._compiler.frontend.ast import values as V
 from kiln._compiler.frontend.ast.parser import UNDEF
@@ -32,7 +32,7 @@ def _impl(op):
 def _check_defined(node, args) -> None:
     for a in args:
         if a is UNDEF:
-            raise NameError(
+            raise UnassignedVariable(  # a NameError, as Python raises for a local read before assignment
                 "a variable is used here that is not assigned on every path before this point "
                 "(assigned in only one branch of an if, or only inside a loop)."
             )
@@ -56,7 +56,10 @@ for _name in (*O.BINARY, *O.COMPARE, "USub", "UAdd", "Invert"):
 
 def _contains(item, seq):
     """`item in seq`: Python's rule (identity, then equality); with Tensors whose values are only known
-    when the graph runs, a boolean Tensor: any element equal to `item` in every position."""
+    when the graph runs, a boolean Tensor: any element equal to `item` in every position. `item in tensor`
+    with a Tensor known only at run time: a boolean computed by the graph, leaving it as a Python bool."""
+    if isinstance(seq, Tensor) and (is_symbolic(seq) or is_symbolic(item)):
+        return effects.HostScalar.of((seq == item).any()._data, bool)
     if not isinstance(seq, (tuple, list)) or not any(is_symbolic(x) for x in (item, *seq)):
         return item in seq
     found = None
@@ -130,6 +133,10 @@ def _getattr(ctx, frame, node, args):
     obj, name = args
     if obj is UNDEF:
         _check_defined(node, args)
+    if not isinstance(obj, (Tensor, types.ModuleType, type)):
+        written = attributes.read_attribute(ctx, obj, name)
+        if written is not MISSING:
+            return written
     v = getattr(obj, name)
     if isinstance(obj, (Tensor, types.ModuleType, type)):
         return v
@@ -161,10 +168,8 @@ def _setattr(ctx, frame, node, args):
     if is_cell(obj) and name in obj.__dict__["_params"]:
         setattr(obj, name, value)
         return None
-    raise GraphCompileError(
-        f"graph mode can assign only Parameters of a Cell (self.{name} = ...), but '{name}' of "
-        f"{type(obj).__name__} is not a Parameter: keep Python state outside construct, or make it a Parameter."
-    )
+    attributes.set_attribute(ctx, obj, name, value)
+    return None
 
 
 @_impl(O.GETITEM)
@@ -172,15 +177,17 @@ def _getitem(ctx, frame, node, args):
     obj, idx = args
     if obj is UNDEF:
         _check_defined(node, args)
-    if isinstance(obj, (tuple, list)) and isinstance(idx, Tensor):
-        if is_symbolic(idx):
-            raise GraphCompileError(
-                "indexing a tuple or list with a Tensor whose value is only known at run time is not supported; "
-                "use a Python int, or stack the items into a Tensor."
-            )
+    if isinstance(idx, Tensor) and (isinstance(obj, (tuple, list)) or _is_cell_sequence(obj)):
+        if is_symbolic(idx):  # the item is chosen when the graph runs (switch_layer)
+            return control.select_item(ctx, obj, idx, node)
         idx = int(idx)
     v = obj[idx]
     return _seen(ctx, v) if isinstance(v, Parameter) or is_cell(v) else v
+
+
+def _is_cell_sequence(obj) -> bool:
+    """A CellList / SequentialCell (a Cell that holds its Cells in order and can be iterated)."""
+    return is_cell(obj) and hasattr(type(obj), "__iter__") and hasattr(type(obj), "__len__")
 
 
 @_impl(O.SETITEM)
@@ -398,18 +405,14 @@ def _format(ctx, frame, node, args):
             raise GraphCompileError(
                 "an f-string of a Tensor whose value is only known at run time is not supported; use print(x)."
             )
-        return str(v)
-    if conv == 115:
-        v = str(v)
-    elif conv == 114:
-        v = repr(v)
-    elif conv == 97:
-        v = ascii(v)
-    return format(v, spec)
+        return effects.RunTimeString.formatted(v, conv, spec)
+    return effects.format_value(v, conv, spec)
 
 
 @_impl(O.JOIN_STR)
 def _join_str(ctx, frame, node, args):
+    if any(isinstance(a, effects.RunTimeString) for a in args):
+        return effects.RunTimeString.join(args)
     return "".join(str(a) for a in args)
 
 

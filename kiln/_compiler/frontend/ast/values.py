@@ -54,6 +54,16 @@ class TensorRange:
         self.index, self.stop, self.step = index, stop, step
 
 
+class SwitchedCallable:
+    """`fns[index]` with an index Tensor known only at run time (MindSpore's switch_layer): calling it runs the
+    chosen function, one `cond` per candidate."""
+
+    __slots__ = ("fns", "index", "node")
+
+    def __init__(self, fns: tuple, index: Tensor, node) -> None:
+        self.fns, self.index, self.node = fns, index, node
+
+
 class Goto:
     """Outcome of running a region: it left by jumping to `target`."""
 

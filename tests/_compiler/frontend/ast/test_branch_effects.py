@@ -1,0 +1,120 @@
+"""Python effects under Tensor control flow, as a user sees them in PyNative, GRAPH_MODE, `@jit` and bytecode
+capture (issue 18, point 8): lists mutated in both branches of a Tensor `if`, a Tensor appended to a global list,
+`ops.Print` in a Tensor `while` (once per trip, as MindSpore 2.10 prints), branches whose shapes differ (a Kiln
+error at the user's `if`), second-order gradients through a Tensor `while`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Tensor, ops
+from tests._compiler.frontend.ast.modes import MODES, compiled
+
+
+def _append_in_both_branches(x):
+    out = []
+    if x.sum() > 0:
+        out.append(x + 1)
+        out.append(x * 0)
+    else:
+        out.append(x - 1)
+        out.append(x)
+    return out[0] * 2 + out[1], len(out)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_list_append_in_both_branches_of_a_tensor_if(mode):
+    fn = compiled(mode, _append_in_both_branches)
+    x = np.array([1.0, 2.0, 0.5], np.float32)
+    y, n = fn(Tensor(x))
+    np.testing.assert_allclose(y.asnumpy(), (x + 1) * 2)
+    assert n == 2
+    y, n = fn(Tensor(-x))
+    np.testing.assert_allclose(y.asnumpy(), (-x - 1) * 2 - x)
+    assert n == 2
+
+
+def _append_in_one_branch_then_loop(x):
+    acc = [x]
+    if x.sum() > 0:
+        acc.append(x * 3)
+    else:
+        acc.append(x * 5)
+    total = acc[0]
+    for item in acc[1:]:
+        total = total + item
+    return total
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_list_grown_under_a_tensor_if_is_read_after_it(mode):
+    fn = compiled(mode, _append_in_one_branch_then_loop)
+    np.testing.assert_allclose(fn(Tensor(np.array([1.0, 2.0], np.float32))).asnumpy(), [4, 8])
+    np.testing.assert_allclose(fn(Tensor(np.array([-1.0, -2.0], np.float32))).asnumpy(), [-6, -12])
+
+
+_COLLECTED: list = []
+
+
+def _append_to_global(x):
+    _COLLECTED.append(x * 2)
+    return x + 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_tensor_appended_to_a_global_list_inside_a_graph(mode):
+    _COLLECTED.clear()
+    out = compiled(mode, _append_to_global)(Tensor(np.array([1.0, 2.0], np.float32)))
+    np.testing.assert_allclose(out.asnumpy(), [2, 3])
+    assert len(_COLLECTED) == 1 and isinstance(_COLLECTED[0], Tensor)
+
+
+def _print_each_trip(x):
+    i = Tensor(0)
+    while i < x.sum():
+        ops.Print()("trip", i)
+        i = i + 1
+    return i
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ops_print_inside_a_tensor_while_prints_once_per_trip(mode, capfd):
+    fn = compiled(mode, _print_each_trip)
+    assert int(fn(Tensor(np.array([1.0, 2.0], np.float32)))) == 3
+    lines = [ln for ln in capfd.readouterr().out.splitlines() if ln.startswith("trip")]
+    assert lines == ["trip 0", "trip 1", "trip 2"]
+
+
+def _shapes_differ(x):
+    if x.sum() > 0:
+        y = x[:2]
+    else:
+        y = x
+    return y * 2
+
+
+@pytest.mark.parametrize("mode", ("graph", "jit"))
+def test_branches_of_different_shapes_are_a_kiln_error_at_the_users_if(mode):
+    with pytest.raises(TypeError, match=r"(?s)if at line \d+.*Tensor\[Float32\]\[2\].*Tensor\[Float32\]\[3\]"):
+        compiled(mode, _shapes_differ)(Tensor(np.array([1.0, 2.0, 0.5], np.float32)))
+
+
+def _cube_by_while(x):
+    y = x
+    i = Tensor(0)
+    while i < 2:
+        y = y * x
+        i = i + 1
+    return y.sum()
+
+
+def _second_derivative(x):
+    return ms.grad(ms.grad(_cube_by_while))(x)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_second_order_gradient_through_a_tensor_while(mode):
+    x = np.array([1.0, 2.0, 0.5], np.float32)
+    np.testing.assert_allclose(compiled(mode, _second_derivative)(Tensor(x)).asnumpy(), 6 * x, rtol=1e-6)

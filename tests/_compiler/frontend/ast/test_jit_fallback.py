@@ -1,0 +1,85 @@
+"""JIT fallback at run time, as a user sees it in PyNative, GRAPH_MODE, `@jit` and bytecode capture (issue 18,
+point 11): `asnumpy()`, NumPy calls, `print` and f-strings of Tensors, `in`/`len`/`max` on Tensors whose values
+are known only when the graph runs are host steps of the compiled program, in program order, also inside
+branches and loops whose condition is a Tensor; the rest stays compiled."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kiln import Tensor
+from tests._compiler.frontend.ast.modes import MODES, compiled
+
+
+def _numpy_round_trip(x):
+    y = x * 2
+    total = np.sum(y.asnumpy())
+    return x + Tensor(total)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_asnumpy_and_numpy_calls_on_run_time_values(mode):
+    fn = compiled(mode, _numpy_round_trip)
+    np.testing.assert_allclose(fn(Tensor(np.array([1.0, 2.0], np.float32))).asnumpy(), [7, 8])
+    np.testing.assert_allclose(fn(Tensor(np.array([0.5, 0.5], np.float32))).asnumpy(), [2.5, 2.5])
+
+
+def _prints_fstring(x):
+    y = x + 1
+    print(f"y = {y}, sum {y.sum()}")
+    return y
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_fstring_of_run_time_tensors_prints_their_values(mode, capfd):
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    fn = compiled(mode, _prints_fstring)
+    fn(x)
+    expected = f"y = {x + 1}, sum {(x + 1).sum()}"  # PyNative's text
+    assert capfd.readouterr().out.splitlines() == [expected]
+    fn(Tensor(np.array([5.0, 6.0], np.float32)))
+    x2 = Tensor(np.array([6.0, 7.0], np.float32))
+    assert capfd.readouterr().out.splitlines() == [f"y = {x2}, sum {x2.sum()}"]
+
+
+def _membership(x):
+    y = x * 2
+    return len(y), 4.0 in y, 5.0 in y, 5.0 not in y, max(y)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_len_in_and_max_on_run_time_tensors(mode):
+    n, has4, has5, lacks5, top = compiled(mode, _membership)(Tensor(np.array([1.0, 2.0, 0.5], np.float32)))
+    assert (n, has4, has5, lacks5) == (3, True, False, True)
+    assert type(has4) is bool
+    assert float(top) == 4.0
+
+
+def _host_step_in_a_branch(x):
+    if x.sum() > 0:
+        y = Tensor(x.asnumpy() + 1)
+    else:
+        y = x * 10
+    return y
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_asnumpy_inside_a_tensor_branch(mode):
+    fn = compiled(mode, _host_step_in_a_branch)
+    np.testing.assert_allclose(fn(Tensor(np.array([1.0, 2.0], np.float32))).asnumpy(), [2, 3])
+    np.testing.assert_allclose(fn(Tensor(np.array([-1.0, -2.0], np.float32))).asnumpy(), [-10, -20])
+
+
+def _host_step_in_a_loop(x):
+    i = Tensor(0)
+    while i < 3:
+        x = x + Tensor(np.ones(2, np.float32) * float(x.asnumpy()[0]))
+        i = i + 1
+    return x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_asnumpy_inside_a_tensor_while(mode):
+    out = compiled(mode, _host_step_in_a_loop)(Tensor(np.array([1.0, 0.0], np.float32)))
+    np.testing.assert_allclose(out.asnumpy(), [8, 7])

@@ -1,0 +1,73 @@
+"""A local variable read on a path where it is not assigned is Python's UnboundLocalError in GRAPH_MODE and
+`@jit` too, raised while compiling at the user's line (issue 18, point 12: MindSpore raises it there), not a
+value `<undefined>` returned or a Kiln internal error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Tensor, nn
+
+
+def _returns_one_branch(x):
+    if x < 0:
+        y = 0
+    return y  # noqa: F821
+
+
+def _uses_one_branch(x):
+    if x < 0:
+        y = x
+    return y + 1  # noqa: F821
+
+
+def _after_a_tensor_while(x):
+    while x < 0:
+        y = 0
+    return y  # noqa: F821
+
+
+def _nested_function(x):
+    def inner(x):
+        if x < 0:
+            y = 0
+        return y  # noqa: F821
+
+    return inner(x)
+
+
+class _Wrap(nn.Cell):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def construct(self, x):
+        return self.fn(x)
+
+
+@pytest.mark.parametrize(
+    ("fn", "line"),
+    [
+        (_returns_one_branch, "return y"),
+        (_uses_one_branch, "return y + 1"),
+        (_after_a_tensor_while, "while x < 0"),  # the loop that leaves it unassigned
+        (_nested_function, "return y"),
+    ],
+)
+@pytest.mark.parametrize("mode", ("graph", "jit"))
+def test_a_variable_not_assigned_on_every_path_is_unbound(mode, fn, line):
+    x = Tensor(np.array([1.0], np.float32))
+    if mode == "graph":
+        ms.set_context(mode=ms.GRAPH_MODE)
+        run = _Wrap(fn)
+    else:
+        run = ms.jit(fn)
+    with pytest.raises(UnboundLocalError) as info:
+        run(x)
+    assert "not assigned on every path" in str(info.value) or "Assign it before the loop" in str(info.value)
+    shown = str(info.value).split("The failing expression")[1].splitlines()[2]  # the user's line
+    assert shown.strip().startswith(line)
+    with pytest.raises(UnboundLocalError):  # as Python itself
+        fn(x)
