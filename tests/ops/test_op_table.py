@@ -1,4 +1,4 @@
-"""The op table: every `OpRecord` of every `tests/ops/records_*.py` module, checked
+"""The op table: every `OpRecord` of the `tests/ops/records` package, checked
 
 - forward, for each dtype in `record.dtypes` and each input-shape case, against the
   record's NumPy/SciPy/JAX reference (values, and the output dtype);
@@ -28,40 +28,19 @@ Keys of `OpRecord.extra` the harness understands (all optional):
 
 from __future__ import annotations
 
-import importlib
-import os
-import pkgutil
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kiln
 from kiln import Tensor, ops
-from tests.ops.records import OpRecord
+from tests.ops.records import OpRecord, all_records
 
-_HERE = Path(__file__).parent
 _BF16 = np.dtype(kiln.bfloat16.np)
 
 
-def _collect() -> list[OpRecord]:
-    """Every RECORDS list of tests/ops/records_*.py (KILN_OP_RECORDS=math,array narrows it while developing)."""
-    only = {f"records_{m.strip()}" for m in os.environ.get("KILN_OP_RECORDS", "").split(",") if m.strip()}
-    records: list[OpRecord] = []
-    for info in sorted(pkgutil.iter_modules([str(_HERE)]), key=lambda m: m.name):
-        if not info.name.startswith("records_") or (only and info.name not in only):
-            continue
-        module = importlib.import_module(f"tests.ops.{info.name}")
-        records.extend(module.RECORDS)
-    names = [r.name for r in records]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise RuntimeError(f"op records share a name: {duplicates}")
-    return records
-
-
-RECORDS = _collect()
+RECORDS = all_records()
 
 
 def _cases(record: OpRecord) -> list[tuple]:

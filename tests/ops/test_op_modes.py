@@ -1,5 +1,5 @@
-"""The ops of tests/ops/records_more.py in graph mode: each record's call compiled with `kiln.jit` gives the same
-results as in PyNative (the records check PyNative against NumPy/SciPy)."""
+"""Every op record in graph mode: each record's call compiled with `kiln.jit` gives the same results as in PyNative
+(tests/ops/test_op_table.py checks PyNative against the records' NumPy/SciPy references)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import pytest
 import kiln
 from kiln import Tensor
 from kiln._compiler.cache import memory as cache
-from tests.ops import records_more
+from tests.ops.records import all_records
 from tests.ops.test_op_table import _as_tuple, _seed, _to_numpy, make_inputs
 
 # Ops whose output shape depends on input values (or that read values on the host) run in PyNative only.
 PYNATIVE_ONLY: set[str] = set()
 
 
-@pytest.mark.parametrize("record", records_more.RECORDS, ids=lambda r: r.name)
+@pytest.mark.parametrize("record", all_records(), ids=lambda r: r.name)
 def test_graph_mode_matches_pynative(record):
     if record.name in PYNATIVE_ONLY:
         pytest.skip("value-dependent output shape: PyNative only")
