@@ -34,6 +34,7 @@ class OpRecord:
         int_inputs: positions holding integer data (indices, labels): drawn in [0, int_high).
         int_high: exclusive upper bound for integer inputs.
         rtol, atol: forward tolerances (float32); gradients use looser ones.
+        vmap: the op batches: `kiln.vmap` over a leading axis of every input equals the op per example.
     """
 
     name: str
@@ -48,6 +49,7 @@ class OpRecord:
     int_high: int = 3
     rtol: float = 1e-5
     atol: float = 1e-5
+    vmap: bool = False
     extra: dict = field(default_factory=dict)
 
 

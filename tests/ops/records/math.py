@@ -35,13 +35,13 @@ def _with(extra: dict | None, **defaults) -> dict:
 def unary(name: str, ref, *, domain=(-2.0, 2.0), dtypes=F32, grad=True, kiln=None, extra=None, **kw) -> OpRecord:
     """A record for an elementwise unary op `ops.<name>` (gradients on the matrix case only)."""
     return OpRecord(name, kiln or getattr(ops, name), ref, domain=domain, dtypes=dtypes, grad=grad, **UNARY_CASES,
-                    extra=_with(extra, grad_cases=(0,)), **kw)  # fmt: skip
+                    vmap=True, extra=_with(extra, grad_cases=(0,)), **kw)  # fmt: skip
 
 
 def binary(name: str, ref, *, domain=(-2.0, 2.0), dtypes=F32, grad=True, kiln=None, extra=None, **kw) -> OpRecord:
     """A record for an elementwise binary op `ops.<name>` with broadcasting cases."""
     return OpRecord(name, kiln or getattr(ops, name), ref, domain=domain, dtypes=dtypes, grad=grad, **BINARY_CASES,
-                    extra=_with(extra, grad_cases=(0, 1)), **kw)  # fmt: skip
+                    vmap=True, extra=_with(extra, grad_cases=(0, 1)), **kw)  # fmt: skip
 
 
 def nonzero_divisor(lo=-4.0, hi=4.0):
@@ -129,7 +129,7 @@ def _running_ref(x, axis, fn, index_dtype):
 
 
 def _reduction(name: str, kiln, ref, *, dtypes=F32, grad=True, domain=(-2.0, 2.0), shapes=((3, 4, 2),), **kw):
-    return OpRecord(name, kiln, ref, shapes=shapes, dtypes=dtypes, grad=grad, domain=domain, **kw)
+    return OpRecord(name, kiln, ref, shapes=shapes, dtypes=dtypes, grad=grad, domain=domain, vmap=True, **kw)
 
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
@@ -139,7 +139,7 @@ ACT_CASES = {"shapes": ((3, 5),), "cases": (((2, 3, 4),),)}
 def act(name: str, ref, *, kiln=None, domain=(-3.0, 3.0), dtypes=F32, **kw) -> OpRecord:
     """A record for an activation of `kiln.ops.nn`: the output keeps the input's dtype."""
     typed = lambda x: np.asarray(ref(x)).astype(x.dtype)
-    return OpRecord(name, kiln or getattr(ops, name), typed, domain=domain, dtypes=dtypes, **ACT_CASES, **kw)
+    return OpRecord(name, kiln or getattr(ops, name), typed, domain=domain, dtypes=dtypes, vmap=True, **ACT_CASES, **kw)
 
 
 def _positive(rng, dtype, shapes):
