@@ -631,7 +631,7 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
         return run(*args)
     state: dict = {}
     # Only floating-point tensors carry gradients: the others pass by, with None in grad_input/grad_output
-    in_f = [i for i, t in enumerate(ins) if t._data.dtype.kind in "fc"]
+    in_f = [i for i, t in enumerate(ins) if t.dtype.kind in "fc"]
 
     def input_rule(cots):
         grad_input = _spread(len(ins), in_f, cots)
@@ -649,7 +649,7 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
     out = run(*_rebuild(args, iter(fresh_ins)))
     outs: list[Tensor] = []
     _tensors_in(out, outs)
-    out_f = [i for i, t in enumerate(outs) if t._data.dtype.kind in "fc"]
+    out_f = [i for i, t in enumerate(outs) if t.dtype.kind in "fc"]
 
     def output_rule(cots):
         grad_output = _spread(len(outs), out_f, cots)

@@ -131,7 +131,7 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
 
 
 def _casts_float_to_integer(x, out) -> bool:
-    return isinstance(x, Tensor) and x._data.dtype.kind in "fc" and out._data.dtype.kind not in "fc"
+    return isinstance(x, Tensor) and x.dtype.kind in "fc" and out.dtype.kind not in "fc"
 
 
 def _record_cast_to_integer(x: Tensor, out: Tensor) -> None:

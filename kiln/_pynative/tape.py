@@ -117,7 +117,7 @@ def record(prim: PrimitiveDef, attrs: tuple, args: tuple, out) -> None:
         links = tuple(a._nodes.get(lv) if isinstance(a, Tensor) and a._nodes else None for a in args)
         node = Node(prim, attrs, args, links, avals)
         for i, o in enumerate(outs):
-            if o._data.dtype.kind in "fc":
+            if o.dtype.kind in "fc":  # (the Tensor's dtype: NumPy gives bfloat16 kind "V")
                 if o._nodes is None:
                     o._nodes = {}
                 o._nodes[lv] = (node, i)

@@ -18,6 +18,11 @@ output and `ms.value_and_grad` of its loss taken inside the graph; `total` stack
 gradient with respect to input 2k / 2k+1 is program k's gradient); `Net` is a Cell whose Parameters stand in for
 the `y` inputs (for `value_and_grad(..., weights=...)`).
 
+`make_batch(seed, count, category=...)` also writes the semantic categories (CATEGORIES: op-table ops with their
+dtypes and gradient rules, containers mutated under tensor control flow, asserts, prints, closures and methods),
+whose statements join the arithmetic ones, one of them first in every program; `make_parameter_raise_program`
+and `make_dynamic_shape_program` write Cells (a Parameter written before a raise; `set_inputs` with a None dim).
+
 `make_batch(seed, count)` is deterministic. The reference variant of the source (`ref_source`) also records, with
 `_hit(...)` calls, which branch each `if` took and how many iterations each `while` ran, so that a test can show
 the corpus exercises both sides of every kind of guard and hits the domain edges.
@@ -31,7 +36,31 @@ import numpy as np
 
 N = 4  # elements of each input vector
 
-HEADER = "import kiln as ms\nfrom kiln import Parameter, Tensor, nn, ops\n"
+HEADER = '''import kiln as ms
+from kiln import Parameter, Tensor, nn, ops
+
+
+def _scaler(c):
+    """A closure factory: the returned function captures `c`."""
+
+    def scale(a):
+        return a * c + 0.125
+
+    return scale
+
+
+class _Shift:
+    """An object whose method the programs call."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def apply(self, a, b):
+        return ops.tanh(a) * self.k + b
+
+
+_SHIFT = _Shift(0.375)
+'''
 REF_HOOK = """
 _HITS = []
 
@@ -78,6 +107,30 @@ SAFE_MARGIN = {"acos": "0.875"}
 POW_EXPONENTS = ["0.5", "1.5", "-0.5", "2.5", "-1.0"]
 
 GRID = np.arange(-16, 17) / 8.0  # multiples of 1/8 in [-2, 2]: exact in float32, sums too
+
+# Semantic categories: each adds its own statements to the arithmetic ones above, and every program of the category
+# holds at least one of them (its first statement). Templates: {v}, {w} tensor names, {e}, {e2} expressions.
+OP_TABLE = [  # ops from the whole table, with their gradient rules, dtypes and Python-scalar promotion
+    "{t} = ops.stop_gradient({e}) * {v} + {w}",
+    "{t} = ops.depend({e}, {w})",
+    "{t} = ops.cast(ops.cast({e}, ms.float16), ms.float32)",
+    "{t} = {v} * 0.5 + ops.cast(ops.cast({w}, ms.float16).sum(), ms.float32) * 0.125",
+    "{t} = {v} * 0.5 + ops.cast(ops.cast({w}, ms.bfloat16).mean(), ms.float32) * 0.25",
+    "{t} = {v} - ops.cast(ops.cast({w}, ms.float16).mean(axis=0, keep_dims=True), ms.float32)",
+    "{t} = {v} + ops.cast((ops.cast({w} * 4.0, ms.int32) // 3 + 2) % 5, ms.float32) * 0.125",
+    "{t} = {v} * (ops.cast({w} * 2.0, ms.int32) + 0.5)",
+    "{t} = {v} - ops.cast(ops.cast({w} * 4.0, ms.int32) * 2 - 1, ms.float32) * 0.0625",
+    "{t} = ops.clip_by_value({e}, -1.5, 1.5)",
+    "{t} = ops.where({v} > {w}, {e}, {e2})",
+]
+CLOSURES = [  # closures, methods and lambdas
+    "{t} = _scaler({c})({e})",
+    "{t} = _SHIFT.apply({v}, {w})",
+    "{f} = lambda a: a * {c} - {w}\n{t} = {f}({v})",
+    "{f} = _scaler({c})\n{t} = {f}({v}) + {f}({w}) * 0.5",
+]
+CATEGORIES = ("arith", "op_table", "containers", "container_append", "container_in_while", "asserts", "prints",
+              "closures")  # fmt: skip
 
 
 @dataclasses.dataclass
@@ -202,9 +255,15 @@ class _Writer:
                 if r < 0:
                     kind = name
                     break
-            if kind in ("if", "while", "for") and depth >= 2 or kind in ("while", "for") and not loops:
+            if self.gen.category != "arith" and self.rng.random() < 0.25:
+                kind = "feature"
+            if kind in ("if", "while", "for", "feature") and depth >= 2 or kind in ("while", "for") and not loops:
                 kind = "guard" if self.rng.random() < 0.5 else "assign"
-            if kind == "assign":
+            if kind == "feature" and not loops:
+                kind = "assign"
+            if kind == "feature":
+                self.feature(indent, new)
+            elif kind == "assign":
                 t = self.target(new)
                 self.assign(t, self.expr(), indent)
                 self.define(t, new)
@@ -220,6 +279,64 @@ class _Writer:
                 self.helper_call(indent)
             else:
                 self.inner_function(indent)
+
+    def lines_of(self, indent: int, text: str) -> None:
+        for line in text.split("\n"):
+            self.emit(indent, line)
+
+    def feature(self, indent: int, new: bool) -> None:
+        """One statement of the generator's semantic category (see CATEGORIES), binding or rebinding a tensor."""
+        category = self.gen.category
+        t, v, w = self.target(new), self.pick(), self.pick()
+        fmt = {"t": t, "v": v, "w": w, "e": self.expr(), "e2": self.expr(), "c": self.threshold(0.25, 1.5),
+               "f": self.fresh("f")}  # fmt: skip
+        if category in ("op_table", "closures"):
+            templates = OP_TABLE if category == "op_table" else CLOSURES
+            self.lines_of(indent, templates[self.rng.integers(len(templates))].format(**fmt))
+        elif category.startswith("container"):
+            self.container(indent, fmt, {"containers": "if", "container_append": "append"}.get(category, "while"))
+        else:
+            self.checked(indent, fmt, "print" if category == "prints" else "assert")
+        self.define(t, new)
+
+    def container(self, indent: int, fmt: dict, kind: str) -> None:
+        """A list, dict or tuple mutated inside a tensor `if` (kind "if"; "append": by list.append in both branches)
+        or carried through a tensor `while` ("while"), then read."""
+        box, cond = self.fresh("box"), self.condition()
+        fmt = {**fmt, "box": box, "cond": cond, "i": self.fresh("i"), "n": self.fresh("n")}
+        loop = "{i} = Tensor(0, ms.int32)\n{n} = ops.cast(ops.abs({w}).sum(), ms.int32) % 3 + 1\nwhile {i} < {n}:\n"
+        forms = {
+            "append": ["{box} = [{v}]\nif {cond}:\n    {box}.append({e})\nelse:\n    {box}.append({e2})\n"
+                       "{t} = {box}[-1] + {box}[0] * 0.5"],
+            "if": ["{box} = [{v}, {w}]\nif {cond}:\n    {box}[0] = {e}\nelse:\n    {box}[1] = {e2}\n"
+                   "{t} = {box}[0] + {box}[1] * 0.5",
+                   '{box} = {{"a": {v}}}\nif {cond}:\n    {box}["a"] = {e}\n    {box}["b"] = {w}\nelse:\n'
+                   '    {box}["b"] = {e2}\n{t} = {box}["a"] - {box}["b"] * 0.5',
+                   "{box} = ({v}, {w})\nif {cond}:\n    {box} = ({box}[1], {box}[0] * 0.5)\n"
+                   "{t} = {box}[0] - {box}[1] * 0.25"],
+            "while": ['{box} = {{"a": {v}, "b": {w}}}\n' + loop +
+                      '    {box}["a"] = {box}["a"] * 0.75 + ops.tanh({box}["b"]) * 0.25\n    {i} = {i} + 1\n'
+                      '{t} = {box}["a"]',
+                      "{box} = [{v}, {w}]\n" + loop +
+                      "    {box}[0] = {box}[0] * 0.75 + ops.tanh({box}[1]) * 0.25\n    {i} = {i} + 1\n{t} = {box}[0]"],
+        }[kind]  # fmt: skip
+        self.lines_of(indent, forms[self.rng.integers(len(forms))].format(**fmt))
+
+    def checked(self, indent: int, fmt: dict, kind: str) -> None:
+        """An assert (that holds) or a print inside a tensor `if` branch or a tensor `while` body."""
+        s = self.fresh("s")
+        fmt = {**fmt, "cond": self.condition(), "s": s}
+        if kind == "assert":
+            in_branch = 'assert ops.abs({v}).max() < 1000.0, "{v} stays bounded"'
+            in_loop = 'assert {s} < 100.0, "the loop ends"'
+        else:
+            in_branch, in_loop = 'ops.Print()("branch", {v})', 'ops.Print()("loop", {s})'
+        if self.rng.random() < 0.5:
+            text = f"if {{cond}}:\n    {in_branch}\n    {{t}} = {{e}}\nelse:\n    {{t}} = {{e2}}"
+        else:
+            text = (f"{{s}} = ops.abs({{v}}).mean() * 0.5 + 0.5\nwhile {{s}} < 3.0:\n    {in_loop}\n"
+                    "    {s} = {s} * 1.75 + 0.125\n{t} = {w} * 0.5 + {s} * 0.0625")  # fmt: skip
+        self.lines_of(indent, text.format(**fmt))
 
     def guarded(self, indent: int, new: bool) -> None:
         kinds = list(PARTIAL)
@@ -349,8 +466,9 @@ class _Writer:
 
 
 class _Gen:
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, category: str = "arith") -> None:
         self.rng = rng
+        self.category = category
         self.helpers: list[tuple[str, _Writer]] = []
 
     def helper(self, name: str) -> str:
@@ -366,14 +484,23 @@ def _function(header: str, w: _Writer, ref: bool) -> str:
     return "\n".join([header, *w.text(ref)]) + "\n"
 
 
-def make_batch(seed: int, count: int, statements: tuple[int, int] = (1, 4), input_sets: int = 2) -> Batch:
-    """`count` programs p0..p<count-1>, `input_sets` sets of inputs for them and the drivers, from one seed."""
+def make_batch(
+    seed: int, count: int, statements: tuple[int, int] = (1, 4), input_sets: int = 2, category: str = "arith"
+) -> Batch:
+    """`count` programs p0..p<count-1>, `input_sets` sets of inputs for them and the drivers, from one seed.
+
+    `category` (one of CATEGORIES): "arith" writes the arithmetic and control-flow programs; the others add their
+    semantic statements to those, one of them first in every program."""
+    if category not in CATEGORIES:
+        raise ValueError(f"unknown program category {category!r}; one of {CATEGORIES}")
     rng = np.random.default_rng(seed)
-    gen = _Gen(rng)
+    gen = _Gen(rng, category)
     programs: list[tuple[str, _Writer, list]] = []
     for k in range(count):
         start = len(gen.helpers)
         w = _Writer(gen, ["x", "y"], f"p{k}")
+        if category != "arith":
+            w.feature(1, new=True)
         w.block(1, 0, int(rng.integers(*statements)), new=True)
         w.finish(1)
         programs.append((f"p{k}", w, gen.helpers[start:]))
@@ -419,3 +546,61 @@ class Net(nn.Cell):
     def construct(self, {xs}):
         return ops.stack(({net_losses},))
 """
+
+
+# -- Cells: a Parameter written before a raise, and set_inputs with a None dim -------------------------------------
+
+
+@dataclasses.dataclass
+class CellProgram:
+    """A module defining `Net`, a Cell, and the inputs to call a fresh instance with (one call per input)."""
+
+    seed: int
+    source: str
+    inputs: list[np.ndarray]
+
+
+def _chain(rng: np.random.Generator, names: list[str], steps: int) -> list[str]:
+    """Assignments `v1 = ...` ... over elementwise UNARY/BINARY expressions of the names; the last is v<steps>."""
+    lines, pool = [], list(names)
+    for k in range(1, steps + 1):
+        a, b = pool[rng.integers(len(pool))], pool[rng.integers(len(pool))]
+        form = UNARY[rng.integers(len(UNARY))] if rng.random() < 0.5 else BINARY[rng.integers(len(BINARY))]
+        lines.append(f"v{k} = {form.format(a=a, b=b)}")
+        pool.append(f"v{k}")
+    return lines
+
+
+def make_parameter_raise_program(seed: int) -> CellProgram:
+    """A Cell that writes its Parameter (`ops.assign` or `ops.assign_add`) and then raises ValueError
+    under a tensor condition that holds for the first input and not the second; returns a value that reads the
+    Parameter. After each call the Parameter holds what the call wrote before the raise."""
+    rng = np.random.default_rng(seed)
+    x_hi = rng.choice(GRID[GRID > 0], N).astype(np.float32)
+    x_lo = rng.choice(GRID[GRID < 0], N).astype(np.float32)
+    body = _chain(rng, ["x", "self.p"], int(rng.integers(1, 4)))
+    last = f"v{len(body)}"
+    write = ["ops.assign(self.p, {v})", "ops.assign_add(self.p, {v} * 0.5)"]
+    guard = [f"if x.sum() > {float(x_lo.sum() + x_hi.sum()) / 2!r}:", f"if x.min() > {float(x_lo.min())!r}:"]
+    lines = [*body, write[rng.integers(len(write))].format(v=last), guard[rng.integers(len(guard))],
+             '    raise ValueError("x is too large")', f"return {last} * 2.0 + self.p"]  # fmt: skip
+    init = ["    def __init__(self):", "        super().__init__()",
+            '        self.p = Parameter(Tensor(np.full(4, 0.25, np.float32)), name="p")', ""]  # fmt: skip
+    source = "\n".join(["import numpy as np", HEADER, "", "class Net(nn.Cell):", *init, "    def construct(self, x):",
+                        *("        " + line for line in lines)]) + "\n"  # fmt: skip
+    return CellProgram(seed, source, [x_hi, x_lo])
+
+
+def make_dynamic_shape_program(seed: int) -> CellProgram:
+    """A Cell compiled with `set_inputs(Tensor(shape=[None, 4]))` that returns tensors, a reduction over axis 1 and
+    its input's first dimension (an int leaving the graph); called with 2, 3 and 5 rows."""
+    rng = np.random.default_rng(seed)
+    body = _chain(rng, ["x"], int(rng.integers(1, 5)))
+    last = f"v{len(body)}"
+    reduce = ["{v}.sum(axis=1)", "{v}.mean(axis=1, keep_dims=True)", "ops.amax({v}, 1)"][rng.integers(3)]
+    lines = [*body, f"n = {last}.shape[0]", f"return {last} * n, {reduce.format(v=last)}, n, x.shape[0] * 2 + 1"]
+    source = "\n".join([
+        HEADER, "", "class Net(nn.Cell):", "    def construct(self, x):", *("        " + line for line in lines),
+    ]) + "\n"  # fmt: skip
+    inputs = [rng.choice(GRID, (rows, N)).astype(np.float32) for rows in (2, 3, 5)]
+    return CellProgram(seed, source, inputs)

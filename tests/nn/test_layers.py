@@ -1,6 +1,6 @@
 """nn layers: shapes, default initialisation, parameter names, train / eval behaviour, errors.
 
-References are NumPy (the window / scatter references of tests/ops/records_nn.py and textbook
+References are NumPy (the window / scatter references of tests/ops/records/nn.py and textbook
 formulas); output sizes are the MindSpore formulas, checked against MindSpore 2.10 when written.
 """
 
@@ -30,7 +30,7 @@ from kiln.nn.layer.pooling import (
     MaxPool2d,
     MaxPool3d,
 )
-from tests.ops.records_nn import (
+from tests.ops.records.nn import (
     np_adaptive,
     np_avg_pool,
     np_conv,

@@ -1,4 +1,4 @@
-"""The op table: every `OpRecord` of every `tests/ops/records_*.py` module, checked
+"""The op table: every `OpRecord` of the `tests/ops/records` package, checked
 
 - forward, for each dtype in `record.dtypes` and each input-shape case, against the
   record's NumPy/SciPy/JAX reference (values, and the output dtype);
@@ -28,40 +28,27 @@ Keys of `OpRecord.extra` the harness understands (all optional):
 
 from __future__ import annotations
 
-import importlib
-import os
-import pkgutil
-import zlib
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import kiln
 from kiln import Tensor, ops
-from tests.ops.records import OpRecord
+from tests.ops.op_checks import (
+    as_tuple,
+    check_against_reference,
+    float_outputs,
+    grad_positions,
+    loss_fn,
+    make_inputs,
+    seed_of,
+    to_numpy,
+)
+from tests.ops.records import OpRecord, all_records
 
-_HERE = Path(__file__).parent
 _BF16 = np.dtype(kiln.bfloat16.np)
 
 
-def _collect() -> list[OpRecord]:
-    """Every RECORDS list of tests/ops/records_*.py (KILN_OP_RECORDS=math,array narrows it while developing)."""
-    only = {f"records_{m.strip()}" for m in os.environ.get("KILN_OP_RECORDS", "").split(",") if m.strip()}
-    records: list[OpRecord] = []
-    for info in sorted(pkgutil.iter_modules([str(_HERE)]), key=lambda m: m.name):
-        if not info.name.startswith("records_") or (only and info.name not in only):
-            continue
-        module = importlib.import_module(f"tests.ops.{info.name}")
-        records.extend(module.RECORDS)
-    names = [r.name for r in records]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise RuntimeError(f"op records share a name: {duplicates}")
-    return records
-
-
-RECORDS = _collect()
+RECORDS = all_records()
 
 
 def _cases(record: OpRecord) -> list[tuple]:
@@ -70,83 +57,6 @@ def _cases(record: OpRecord) -> list[tuple]:
 
 def _dtype_name(dt) -> str:
     return np.dtype(dt).name
-
-
-def _seed(*parts) -> int:
-    return zlib.crc32("/".join(str(p) for p in parts).encode())
-
-
-def _float_kind(dt) -> bool:
-    dt = np.dtype(dt)
-    return dt.kind == "f" or dt == _BF16
-
-
-def make_inputs(record: OpRecord, dtype, shapes, seed: int) -> list[np.ndarray]:
-    """Random inputs for one case: floats in `domain`, ints in [int_low, int_high), bools."""
-    rng = np.random.default_rng(seed)
-    maker = record.extra.get("make_inputs")
-    if maker is not None:
-        return [np.asarray(a) for a in maker(rng, np.dtype(dtype), shapes)]
-    bool_pos = record.extra.get("bool_inputs", ())
-    int_dtype = np.dtype(record.extra.get("int_dtype", np.int64))
-    int_low = record.extra.get("int_low", 0)
-    lo, hi = record.domain
-    dtype = np.dtype(dtype)
-    out = []
-    for i, shape in enumerate(shapes):
-        if i in record.int_inputs:
-            out.append(rng.integers(int_low, record.int_high, size=shape).astype(int_dtype))
-        elif i in bool_pos or dtype == np.bool_:
-            out.append(rng.random(size=shape) < 0.5)
-        elif dtype.kind in "iu":
-            ilo, ihi = int(np.floor(lo)), int(np.ceil(hi))
-            if dtype.kind == "u":
-                ilo = max(ilo, 0)
-            out.append(rng.integers(ilo, max(ihi, ilo + 1) + 1, size=shape).astype(dtype))
-        else:
-            out.append(rng.uniform(lo, hi, size=shape).astype(np.float64).astype(dtype))
-    return out
-
-
-def _as_tuple(value) -> tuple:
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
-
-
-def _to_numpy(value) -> np.ndarray:
-    if isinstance(value, Tensor):
-        return value.asnumpy()
-    return np.asarray(value)
-
-
-def _tolerances(record: OpRecord, dtype) -> tuple[float, float]:
-    dt = np.dtype(dtype)
-    if dt == np.float16:
-        return max(record.rtol, 2e-3) * 5, max(record.atol, 2e-3) * 5
-    if dt == _BF16:
-        return max(record.rtol, 1.6e-2) * 2, max(record.atol, 1.6e-2) * 2
-    if dt == np.float64:
-        return min(record.rtol, 1e-9), min(record.atol, 1e-9)
-    return record.rtol, record.atol
-
-
-def _reference(record: OpRecord, arrays: list[np.ndarray]) -> tuple[tuple, list]:
-    """(values, expected dtypes) of the reference for these inputs."""
-    low_precision = [a.dtype in (np.dtype(np.float16), _BF16) for a in arrays]
-    if any(low_precision):
-        # The values come from float32; the dtype from the same call on the original dtype
-        # where NumPy handles it, else it is the low-precision dtype wherever float32 came out.
-        up = [a.astype(np.float32) if lp else a for a, lp in zip(arrays, low_precision)]
-        values = tuple(np.asarray(v) for v in _as_tuple(record.ref(*up)))
-        low = next(a.dtype for a, lp in zip(arrays, low_precision) if lp)
-        dtypes = [low if v.dtype == np.float32 else v.dtype for v in values]
-        return values, dtypes
-    if record.extra.get("ref_upcast"):
-        dtypes = [np.asarray(v).dtype for v in _as_tuple(record.ref(*arrays))]
-        up = [a.astype(np.float64) if _float_kind(a.dtype) else a for a in arrays]
-        values = tuple(np.asarray(v) for v in _as_tuple(record.ref(*up)))
-        return values, dtypes
-    values = tuple(np.asarray(v) for v in _as_tuple(record.ref(*arrays)))
-    return values, [v.dtype for v in values]
 
 
 def _forward_params():
@@ -177,54 +87,14 @@ def _grad_params():
 
 @pytest.mark.parametrize(("record", "shapes", "dtype"), _forward_params())
 def test_forward(record: OpRecord, shapes, dtype):
-    arrays = make_inputs(record, dtype, shapes, _seed(record.name, shapes, _dtype_name(dtype)))
-    expected, expected_dtypes = _reference(record, arrays)
-    got = _as_tuple(record.kiln(*(Tensor(a) for a in arrays)))
-    assert len(got) == len(expected), f"{record.name}: {len(got)} outputs, reference has {len(expected)}"
-    rtol, atol = _tolerances(record, dtype)
-    for k, (g, e, edt) in enumerate(zip(got, expected, expected_dtypes)):
-        g_np = _to_numpy(g)
-        assert g_np.shape == e.shape, f"{record.name} output {k}: shape {g_np.shape}, reference {e.shape}"
-        if record.extra.get("check_dtype", True):
-            want = record.extra.get("ref_dtype")
-            want = arrays[0].dtype if want == "input" else np.dtype(want if want is not None else edt)
-            assert g_np.dtype == want, f"{record.name} output {k}: dtype {g_np.dtype}, expected {want}"
-        if g_np.dtype.kind in "biu" and e.dtype.kind in "biu":
-            np.testing.assert_array_equal(g_np, e, err_msg=f"{record.name} output {k}")
-        else:
-            g64 = g_np.astype(np.complex128 if g_np.dtype.kind == "c" else np.float64)
-            np.testing.assert_allclose(g64, e, rtol=rtol, atol=atol, err_msg=f"{record.name} output {k}")
+    arrays = make_inputs(record, dtype, shapes, seed_of(record.name, shapes, _dtype_name(dtype)))
+    check_against_reference(record, arrays, record.kiln(*(Tensor(a) for a in arrays)), dtype)
 
 
 # ---- gradients ----------------------------------------------------------------------------
-def _grad_positions(record: OpRecord, arrays: list[np.ndarray]) -> tuple[int, ...]:
-    pos = record.extra.get("grad_positions")
-    if pos is not None:
-        return tuple(pos)
-    return tuple(i for i, a in enumerate(arrays) if _float_kind(a.dtype))
-
-
-def _float_outputs(outs) -> list[int]:
-    return [k for k, o in enumerate(outs) if _float_kind(_to_numpy(o).dtype)]
-
-
-def _loss_fn(record: OpRecord, cotangents: list[np.ndarray], float_out: list[int]):
-    """sum(output * cotangent) over the float outputs, as a Kiln function of the inputs."""
-
-    def loss(*xs):
-        outs = _as_tuple(record.kiln(*xs))
-        total = None
-        for k, cot in zip(float_out, cotangents):
-            term = (outs[k] * Tensor(cot.astype(_to_numpy(outs[k]).dtype))).sum()
-            total = term if total is None else total + term
-        return total
-
-    return loss
-
-
 def _numeric_loss(record: OpRecord, arrays: list[np.ndarray], cotangents, float_out) -> float:
-    outs = _as_tuple(record.kiln(*(Tensor(a) for a in arrays)))
-    return float(sum(np.sum(_to_numpy(outs[k]).astype(np.float64) * c) for k, c in zip(float_out, cotangents)))
+    outs = as_tuple(record.kiln(*(Tensor(a) for a in arrays)))
+    return float(sum(np.sum(to_numpy(outs[k]).astype(np.float64) * c) for k, c in zip(float_out, cotangents)))
 
 
 FD_ELEMENTS = 24  # inputs up to this size get a finite difference per element
@@ -266,9 +136,9 @@ def _finite_difference_checks(record, arrays, positions, cotangents, float_out, 
 
 def _tape_grads(record, arrays, positions, cotangents, float_out) -> list[np.ndarray]:
     """kiln.grad of sum(output * cotangent) with grad_position = the float inputs."""
-    fn = kiln.grad(_loss_fn(record, cotangents, float_out), grad_position=positions)
-    grads = _as_tuple(fn(*(Tensor(a) for a in arrays)))
-    return [_to_numpy(g) for g in grads]
+    fn = kiln.grad(loss_fn(record, cotangents, float_out), grad_position=positions)
+    grads = as_tuple(fn(*(Tensor(a) for a in arrays)))
+    return [to_numpy(g) for g in grads]
 
 
 def _sens_grads(record, arrays, positions, cotangents, float_out, outs) -> list[np.ndarray]:
@@ -283,12 +153,12 @@ def _sens_grads(record, arrays, positions, cotangents, float_out, outs) -> list[
 
     cots = iter(cotangents)
     sens = [
-        Tensor(next(cots).astype(_to_numpy(o).dtype)) if k in float_out else ops.zeros_like(o)
-        for k, o in enumerate(_as_tuple(outs))
+        Tensor(next(cots).astype(to_numpy(o).dtype)) if k in float_out else ops.zeros_like(o)
+        for k, o in enumerate(as_tuple(outs))
     ]
     sens_arg = tuple(sens) if isinstance(outs, (tuple, list)) else sens[0]
     grads = ops.GradOperation(get_all=True, sens_param=True)(partial)(*(fixed[p] for p in positions), sens_arg)
-    return [_to_numpy(g) for g in _as_tuple(grads)]
+    return [to_numpy(g) for g in as_tuple(grads)]
 
 
 @pytest.mark.parametrize(("record", "shapes"), _grad_params())
@@ -297,13 +167,13 @@ def test_gradient(record: OpRecord, shapes):
 
 
 def _check_gradient(record: OpRecord, shapes, float32_too: bool):
-    arrays = make_inputs(record, np.float64, shapes, _seed(record.name, shapes, "grad"))
-    positions = _grad_positions(record, arrays)
+    arrays = make_inputs(record, np.float64, shapes, seed_of(record.name, shapes, "grad"))
+    positions = grad_positions(record, arrays)
     assert positions, f"{record.name} has grad=True but no float inputs"
-    outs = _as_tuple(record.kiln(*(Tensor(a) for a in arrays)))
-    float_out = _float_outputs(outs)
-    rng = np.random.default_rng(_seed(record.name, shapes, "cotangent"))
-    cotangents = [rng.standard_normal(_to_numpy(outs[k]).shape) for k in float_out]
+    outs = as_tuple(record.kiln(*(Tensor(a) for a in arrays)))
+    float_out = float_outputs(outs)
+    rng = np.random.default_rng(seed_of(record.name, shapes, "cotangent"))
+    cotangents = [rng.standard_normal(to_numpy(outs[k]).shape) for k in float_out]
 
     tape64 = _tape_grads(record, arrays, positions, cotangents, float_out)
     for p, g in zip(positions, tape64):
@@ -312,7 +182,7 @@ def _check_gradient(record: OpRecord, shapes, float32_too: bool):
     by_position = dict(zip(positions, tape64))
     eps = record.extra.get("fd_eps", 1e-6)
     checks = _finite_difference_checks(
-        record, arrays, positions, cotangents, float_out, eps, _seed(record.name, shapes, "fd")
+        record, arrays, positions, cotangents, float_out, eps, seed_of(record.name, shapes, "fd")
     )
     rtol = record.extra.get("grad_rtol", 1e-4)
     atol = record.extra.get("grad_atol", 1e-6)

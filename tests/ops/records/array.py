@@ -1,91 +1,20 @@
-"""Op records for `kiln.ops.array`: shapes, joins and splits, gather/scatter, selection, creation.
-
-References are NumPy. Index inputs are drawn in range (`int_inputs`/`int_high`) or built
-by `extra["make_inputs"]` where they need structure (unique scatter positions).
-"""
+"""Op records for the array ops: shapes, joins and splits, gather/scatter, selection, creation, diagonals and bands."""
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import linalg as sla
 
 import kiln
 from kiln import ops
 from tests.ops.records import OpRecord
 
-F32 = (np.float32,)
 F32_I32 = (np.float32, np.int32)
-BF16 = kiln.bfloat16.np.type
 
 
 def _rec(name, kiln_fn, ref, shapes, **kw) -> OpRecord:
     """A record; aliases of a primitive already gradient-checked by another record say grad=False."""
     return OpRecord(name, kiln_fn, ref, shapes=shapes, **kw)
-
-
-SHAPES = [
-    _rec("reshape", lambda x: ops.reshape(x, (4, 6)), lambda x: x.reshape(4, 6), ((2, 3, 4),), dtypes=F32_I32),
-    _rec("reshape_infer", lambda x: ops.reshape(x, (-1, 3)), lambda x: x.reshape(-1, 3), ((2, 3, 4),), grad=False),
-    _rec("reshape_method", lambda x: x.reshape(3, 8), lambda x: x.reshape(3, 8), ((2, 3, 4),), grad=False),
-    _rec("view", lambda x: x.view(6, 4), lambda x: x.reshape(6, 4), ((2, 3, 4),), grad=False),
-    _rec("transpose", lambda x: ops.transpose(x, (2, 0, 1)), lambda x: x.transpose(2, 0, 1), ((2, 3, 4),),
-         dtypes=(np.float32, np.int32, np.bool_)),
-    _rec("permute_neg", lambda x: ops.permute(x, (-1, 0, 1)), lambda x: x.transpose(2, 0, 1), ((2, 3, 4),), grad=False),
-    _rec("T", lambda x: x.T, lambda x: x.T, ((3, 4),), grad=False),
-    _rec("swapaxes", lambda x: ops.swapaxes(x, 0, 2), lambda x: np.swapaxes(x, 0, 2), ((2, 3, 4),), grad=False),
-    _rec("moveaxis", lambda x: ops.moveaxis(x, 0, -1), lambda x: np.moveaxis(x, 0, -1), ((2, 3, 4),), grad=False),
-    _rec("expand_dims", lambda x: ops.expand_dims(x, 1), lambda x: np.expand_dims(x, 1), ((3, 4),)),
-    _rec("expand_dims_0d", lambda x: ops.expand_dims(x, 0), lambda x: np.expand_dims(x, 0), ((),)),
-    _rec("unsqueeze_neg", lambda x: ops.unsqueeze(x, -1), lambda x: np.expand_dims(x, -1), ((3, 4),), grad=False),
-    _rec("squeeze_all", lambda x: ops.squeeze(x), lambda x: np.squeeze(x), ((3, 1, 4, 1),), dtypes=F32_I32, grad=False),
-    _rec("squeeze_axis", lambda x: ops.squeeze(x, 1), lambda x: np.squeeze(x, 1), ((3, 1, 4, 1),)),
-    # MindSpore 2.x leaves a listed axis whose size is not 1 in place instead of refusing it.
-    _rec("squeeze_non_one_axis", lambda x: ops.squeeze(x, (0, 1)), lambda x: np.squeeze(x, 1), ((3, 1, 4),),
-         grad=False),
-    _rec("squeeze_axes", lambda x: ops.squeeze(x, (1, -1)), lambda x: np.squeeze(x, (1, 3)), ((3, 1, 4, 1),),
-         grad=False),
-    _rec("flatten", lambda x: ops.flatten(x), lambda x: x.reshape(x.shape[0], -1), ((2, 3, 4),), grad=False),
-    _rec("flatten_dims", lambda x: ops.flatten(x, start_dim=0, end_dim=1), lambda x: x.reshape(6, 4), ((2, 3, 4),),
-         grad=False),
-    _rec("broadcast_to", lambda x: ops.broadcast_to(x, (2, 3, 4)), lambda x: np.broadcast_to(x, (2, 3, 4)),
-         ((3, 1),), cases=(((4,),),)),
-    _rec("broadcast_to_keep", lambda x: ops.broadcast_to(x, (2, -1, 4)), lambda x: np.broadcast_to(x, (2, 3, 4)),
-         ((3, 1),), grad=False),
-    _rec("tile", lambda x: ops.tile(x, (2, 1, 3)), lambda x: np.tile(x, (2, 1, 3)), ((3, 4),), dtypes=F32_I32),
-    _rec("flip", lambda x: ops.flip(x, (0, 2)), lambda x: np.flip(x, (0, 2)), ((2, 3, 4),), dtypes=F32_I32),
-    _rec("flip_int_dim", lambda x: ops.flip(x, -1), lambda x: np.flip(x, -1), ((3, 4),), grad=False),
-    _rec("roll", lambda x: ops.roll(x, 2, 1), lambda x: np.roll(x, 2, 1), ((3, 4),), dtypes=F32_I32),
-    _rec("roll_multi", lambda x: ops.roll(x, (1, -2), (0, 1)), lambda x: np.roll(x, (1, -2), (0, 1)), ((3, 4),)),
-    _rec("roll_flat", lambda x: ops.roll(x, 5), lambda x: np.roll(x, 5), ((3, 4),), grad=False),
-    _rec("tril", lambda x: ops.tril(x), np.tril, ((4, 5),), cases=(((2, 3, 3),),), dtypes=F32_I32),
-    _rec("tril_diag", lambda x: ops.tril(x, -1), lambda x: np.tril(x, -1), ((4, 5),), grad=False),
-    _rec("triu", lambda x: ops.triu(x), np.triu, ((4, 5),), dtypes=F32_I32),
-    _rec("triu_diag", lambda x: ops.triu(x, 2), lambda x: np.triu(x, 2), ((4, 5),), grad=False),
-    _rec("repeat_interleave", lambda x: ops.repeat_interleave(x, 2, 1), lambda x: np.repeat(x, 2, 1), ((3, 4),)),
-    _rec("repeat_interleave_flat", lambda x: ops.repeat_interleave(x, 3), lambda x: np.repeat(x, 3), ((2, 3),),
-         grad=False),
-]  # fmt: skip
-
-JOINS = [
-    _rec("concat", lambda a, b: ops.concat((a, b), 1), lambda a, b: np.concatenate((a, b), 1), ((2, 3), (2, 5)),
-         dtypes=(np.float32, np.int32, np.float16)),
-    _rec("concat_three_neg_axis", lambda a, b, c: ops.concat([a, b, c], -1),
-         lambda a, b, c: np.concatenate((a, b, c), -1), ((2, 3, 1), (2, 3, 2), (2, 3, 3))),
-    _rec("cat", lambda a, b: ops.cat((a, b)), lambda a, b: np.concatenate((a, b)), ((2, 3), (4, 3)), grad=False),
-    _rec("stack", lambda a, b: ops.stack((a, b)), lambda a, b: np.stack((a, b)), ((2, 3), (2, 3)), dtypes=F32_I32),
-    _rec("stack_axis", lambda a, b, c: ops.stack([a, b, c], -1), lambda a, b, c: np.stack((a, b, c), -1),
-         ((2, 3), (2, 3), (2, 3))),
-    _rec("hstack", lambda a, b: ops.hstack((a, b)), lambda a, b: np.hstack((a, b)), ((2, 3), (2, 1)), grad=False),
-    _rec("vstack", lambda a, b: ops.vstack((a, b)), lambda a, b: np.vstack((a, b)), ((3,), (3,)), grad=False),
-    _rec("split_size", lambda x: ops.split(x, 2, 1), lambda x: tuple(np.split(x, [2, 4], 1)), ((3, 5),)),
-    _rec("split_sections", lambda x: ops.split(x, [1, 3], 0), lambda x: tuple(np.split(x, [1], 0)), ((4, 2),),
-         dtypes=F32_I32),
-    _rec("chunk", lambda x: ops.chunk(x, 3, 1), lambda x: tuple(np.array_split(x, 3, 1)), ((2, 6),), grad=False),
-    _rec("unstack", lambda x: ops.unstack(x, 1), lambda x: tuple(np.moveaxis(x, 1, 0)), ((2, 3, 4),)),
-    _rec("unbind", lambda x: ops.unbind(x), lambda x: tuple(x), ((3, 2),), grad=False),
-    _rec("meshgrid_xy", lambda a, b: ops.meshgrid(a, b), lambda a, b: tuple(np.meshgrid(a, b)), ((3,), (4,))),
-    _rec("meshgrid_ij", lambda a, b, c: ops.meshgrid((a, b, c), indexing="ij"),
-         lambda a, b, c: tuple(np.meshgrid(a, b, c, indexing="ij")), ((2,), (3,), (4,))),
-]  # fmt: skip
 
 
 def _unique_rows(n_rows: int, k: int):
@@ -140,6 +69,171 @@ def _np_scatter_elements(x, idx, src, reduce=None):
     return out
 
 
+def _np_pad(x, pairs, mode, value=0.0):
+    width = [(0, 0)] * (x.ndim - len(pairs)) + list(pairs)
+    if mode == "constant":
+        return np.pad(x, width, mode="constant", constant_values=value)
+    return np.pad(x, width, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
+
+
+def _creation(name, kiln_fn, ref, **kw) -> OpRecord:
+    return OpRecord(name, lambda: kiln_fn(), ref, shapes=(), grad=False, **kw)
+
+
+def _cross_ref(a, b):
+    return np.cross(a, b, axis=0)
+
+
+def _index_inputs(rng, dtype, shapes):
+    return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), np.array([2, 0], np.int32),
+            rng.uniform(-2, 2, size=shapes[1]).astype(dtype)]  # fmt: skip
+
+
+def _index_add_ref(x, idx, y):
+    out = x.copy()
+    np.add.at(out, (slice(None), idx), y)
+    return out
+
+
+def _index_fill_ref(x, idx):
+    out = x.copy()
+    out[:, idx] = -1.5
+    return out
+
+
+def _diag_scatter_ref(x, src):
+    out = x.copy()
+    n = min(x.shape[0], x.shape[1] - 1)
+    out[np.arange(n), np.arange(n) + 1] = src
+    return out
+
+
+def _lrn_ref(x, r=2, bias=1.0, alpha=0.5, beta=0.75):
+    c = x.shape[1]
+    sq = np.pad(x**2, ((0, 0), (r, r), (0, 0), (0, 0)))
+    acc = sum(sq[:, i : i + c] for i in range(2 * r + 1))
+    return (x / (bias + alpha * acc) ** beta).astype(x.dtype)
+
+
+def _boxes(rng, dtype, shapes):
+    def make(n):
+        lo = rng.uniform(0, 5, size=(n, 2))
+        return np.concatenate([lo, lo + rng.uniform(1, 4, size=(n, 2))], 1).astype(dtype)
+
+    return [make(shapes[0][0]), make(shapes[1][0])]
+
+
+def _iou_ref(a, g):
+    a, g = a[None], g[:, None]
+    w = np.maximum(np.minimum(a[..., 2], g[..., 2]) - np.maximum(a[..., 0], g[..., 0]) + 1, 0)
+    h = np.maximum(np.minimum(a[..., 3], g[..., 3]) - np.maximum(a[..., 1], g[..., 1]) + 1, 0)
+    inter = w * h
+    area = lambda b: (b[..., 2] - b[..., 0] + 1) * (b[..., 3] - b[..., 1] + 1)  # noqa: E731
+    return (inter / (area(a) + area(g) - inter)).astype(a.dtype)
+
+
+def _take_inputs(rng, dtype, shapes):
+    return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), np.array([[0, 7], [-1, 3]], np.int64)]
+
+
+def _masked_scatter_inputs(rng, dtype, shapes):
+    x = rng.uniform(-2, 2, size=shapes[0]).astype(dtype)
+    return [x, rng.random(shapes[0]) < 0.5, rng.uniform(-2, 2, size=shapes[1]).astype(dtype)]
+
+
+def _masked_scatter_ref(x, mask, src):
+    out = x.copy()
+    out[mask] = src.reshape(-1)[: int(mask.sum())]
+    return out
+
+
+def _diag_embed_ref(x):
+    return np.stack([np.diag(r, 1) for r in x])
+
+
+R = OpRecord
+
+
+def _integers(rng, dtype, shapes):
+    return [rng.integers(0, 4, size=s).astype(dtype) for s in shapes]
+
+
+def _band_ref(lower, upper):
+    def ref(x):
+        i, j = np.arange(x.shape[-2])[:, None], np.arange(x.shape[-1])[None, :]
+        keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+        return np.where(keep, x, 0).astype(x.dtype)
+
+    return ref
+
+
+SHAPES = [
+    _rec("reshape", lambda x: ops.reshape(x, (4, 6)), lambda x: x.reshape(4, 6), ((2, 3, 4),), dtypes=F32_I32),
+    _rec("reshape_infer", lambda x: ops.reshape(x, (-1, 3)), lambda x: x.reshape(-1, 3), ((2, 3, 4),), grad=False),
+    _rec("reshape_method", lambda x: x.reshape(3, 8), lambda x: x.reshape(3, 8), ((2, 3, 4),), grad=False),
+    _rec("view", lambda x: x.view(6, 4), lambda x: x.reshape(6, 4), ((2, 3, 4),), grad=False),
+    _rec("transpose", lambda x: ops.transpose(x, (2, 0, 1)), lambda x: x.transpose(2, 0, 1), ((2, 3, 4),),
+         dtypes=(np.float32, np.int32, np.bool_)),
+    _rec("permute_neg", lambda x: ops.permute(x, (-1, 0, 1)), lambda x: x.transpose(2, 0, 1), ((2, 3, 4),), grad=False),
+    _rec("T", lambda x: x.T, lambda x: x.T, ((3, 4),), grad=False),
+    _rec("swapaxes", lambda x: ops.swapaxes(x, 0, 2), lambda x: np.swapaxes(x, 0, 2), ((2, 3, 4),), grad=False),
+    _rec("moveaxis", lambda x: ops.moveaxis(x, 0, -1), lambda x: np.moveaxis(x, 0, -1), ((2, 3, 4),), grad=False),
+    _rec("expand_dims", lambda x: ops.expand_dims(x, 1), lambda x: np.expand_dims(x, 1), ((3, 4),)),
+    _rec("expand_dims_0d", lambda x: ops.expand_dims(x, 0), lambda x: np.expand_dims(x, 0), ((),)),
+    _rec("unsqueeze_neg", lambda x: ops.unsqueeze(x, -1), lambda x: np.expand_dims(x, -1), ((3, 4),), grad=False),
+    _rec("squeeze_all", lambda x: ops.squeeze(x), lambda x: np.squeeze(x), ((3, 1, 4, 1),), dtypes=F32_I32, grad=False),
+    _rec("squeeze_axis", lambda x: ops.squeeze(x, 1), lambda x: np.squeeze(x, 1), ((3, 1, 4, 1),)),
+    # MindSpore 2.x leaves a listed axis whose size is not 1 in place instead of refusing it.
+    _rec("squeeze_non_one_axis", lambda x: ops.squeeze(x, (0, 1)), lambda x: np.squeeze(x, 1), ((3, 1, 4),),
+         grad=False),
+    _rec("squeeze_axes", lambda x: ops.squeeze(x, (1, -1)), lambda x: np.squeeze(x, (1, 3)), ((3, 1, 4, 1),),
+         grad=False),
+    _rec("flatten", lambda x: ops.flatten(x), lambda x: x.reshape(x.shape[0], -1), ((2, 3, 4),), grad=False),
+    _rec("flatten_dims", lambda x: ops.flatten(x, start_dim=0, end_dim=1), lambda x: x.reshape(6, 4), ((2, 3, 4),),
+         grad=False),
+    _rec("broadcast_to", lambda x: ops.broadcast_to(x, (2, 3, 4)), lambda x: np.broadcast_to(x, (2, 3, 4)),
+         ((3, 1),), cases=(((4,),),)),
+    _rec("broadcast_to_keep", lambda x: ops.broadcast_to(x, (2, -1, 4)), lambda x: np.broadcast_to(x, (2, 3, 4)),
+         ((3, 1),), grad=False),
+    _rec("tile", lambda x: ops.tile(x, (2, 1, 3)), lambda x: np.tile(x, (2, 1, 3)), ((3, 4),), dtypes=F32_I32),
+    _rec("flip", lambda x: ops.flip(x, (0, 2)), lambda x: np.flip(x, (0, 2)), ((2, 3, 4),), dtypes=F32_I32),
+    _rec("flip_int_dim", lambda x: ops.flip(x, -1), lambda x: np.flip(x, -1), ((3, 4),), grad=False),
+    _rec("roll", lambda x: ops.roll(x, 2, 1), lambda x: np.roll(x, 2, 1), ((3, 4),), dtypes=F32_I32),
+    _rec("roll_multi", lambda x: ops.roll(x, (1, -2), (0, 1)), lambda x: np.roll(x, (1, -2), (0, 1)), ((3, 4),)),
+    _rec("roll_flat", lambda x: ops.roll(x, 5), lambda x: np.roll(x, 5), ((3, 4),), grad=False),
+    _rec("tril", lambda x: ops.tril(x), np.tril, ((4, 5),), cases=(((2, 3, 3),),), dtypes=F32_I32),
+    _rec("tril_diag", lambda x: ops.tril(x, -1), lambda x: np.tril(x, -1), ((4, 5),), grad=False),
+    _rec("triu", lambda x: ops.triu(x), np.triu, ((4, 5),), dtypes=F32_I32),
+    _rec("triu_diag", lambda x: ops.triu(x, 2), lambda x: np.triu(x, 2), ((4, 5),), grad=False),
+    _rec("repeat_interleave", lambda x: ops.repeat_interleave(x, 2, 1), lambda x: np.repeat(x, 2, 1), ((3, 4),)),
+    _rec("repeat_interleave_flat", lambda x: ops.repeat_interleave(x, 3), lambda x: np.repeat(x, 3), ((2, 3),),
+         grad=False),
+]  # fmt: skip
+
+
+JOINS = [
+    _rec("concat", lambda a, b: ops.concat((a, b), 1), lambda a, b: np.concatenate((a, b), 1), ((2, 3), (2, 5)),
+         dtypes=(np.float32, np.int32, np.float16)),
+    _rec("concat_three_neg_axis", lambda a, b, c: ops.concat([a, b, c], -1),
+         lambda a, b, c: np.concatenate((a, b, c), -1), ((2, 3, 1), (2, 3, 2), (2, 3, 3))),
+    _rec("cat", lambda a, b: ops.cat((a, b)), lambda a, b: np.concatenate((a, b)), ((2, 3), (4, 3)), grad=False),
+    _rec("stack", lambda a, b: ops.stack((a, b)), lambda a, b: np.stack((a, b)), ((2, 3), (2, 3)), dtypes=F32_I32),
+    _rec("stack_axis", lambda a, b, c: ops.stack([a, b, c], -1), lambda a, b, c: np.stack((a, b, c), -1),
+         ((2, 3), (2, 3), (2, 3))),
+    _rec("hstack", lambda a, b: ops.hstack((a, b)), lambda a, b: np.hstack((a, b)), ((2, 3), (2, 1)), grad=False),
+    _rec("vstack", lambda a, b: ops.vstack((a, b)), lambda a, b: np.vstack((a, b)), ((3,), (3,)), grad=False),
+    _rec("split_size", lambda x: ops.split(x, 2, 1), lambda x: tuple(np.split(x, [2, 4], 1)), ((3, 5),)),
+    _rec("split_sections", lambda x: ops.split(x, [1, 3], 0), lambda x: tuple(np.split(x, [1], 0)), ((4, 2),),
+         dtypes=F32_I32),
+    _rec("chunk", lambda x: ops.chunk(x, 3, 1), lambda x: tuple(np.array_split(x, 3, 1)), ((2, 6),), grad=False),
+    _rec("unstack", lambda x: ops.unstack(x, 1), lambda x: tuple(np.moveaxis(x, 1, 0)), ((2, 3, 4),)),
+    _rec("unbind", lambda x: ops.unbind(x), lambda x: tuple(x), ((3, 2),), grad=False),
+    _rec("meshgrid_xy", lambda a, b: ops.meshgrid(a, b), lambda a, b: tuple(np.meshgrid(a, b)), ((3,), (4,))),
+    _rec("meshgrid_ij", lambda a, b, c: ops.meshgrid((a, b, c), indexing="ij"),
+         lambda a, b, c: tuple(np.meshgrid(a, b, c, indexing="ij")), ((2,), (3,), (4,))),
+]  # fmt: skip
+
+
 GATHER_SCATTER = [
     _rec("gather_axis0", lambda x, i: ops.gather(x, i, 0), lambda x, i: np.take(x, i, 0), ((5, 3), (4,)),
          int_inputs=(1,), int_high=5, dtypes=F32_I32),
@@ -179,13 +273,6 @@ GATHER_SCATTER = [
     _rec("scatter_add", lambda x, i, s: ops.scatter_add(x, 0, i, s),
          lambda x, i, s: _np_scatter_elements(x, i, s, "add"), ((4, 3), (3, 3), (3, 3)), int_inputs=(1,), int_high=4),
 ]  # fmt: skip
-
-
-def _np_pad(x, pairs, mode, value=0.0):
-    width = [(0, 0)] * (x.ndim - len(pairs)) + list(pairs)
-    if mode == "constant":
-        return np.pad(x, width, mode="constant", constant_values=value)
-    return np.pad(x, width, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
 
 
 SELECTION = [
@@ -229,10 +316,6 @@ SELECTION = [
 ]  # fmt: skip
 
 
-def _creation(name, kiln_fn, ref, **kw) -> OpRecord:
-    return OpRecord(name, lambda: kiln_fn(), ref, shapes=(), grad=False, **kw)
-
-
 CREATION = [
     _creation("zeros", lambda: ops.zeros((2, 3)), lambda: np.zeros((2, 3), np.float32)),
     _creation("zeros_dtype", lambda: ops.zeros((2,), kiln.int32), lambda: np.zeros((2,), np.int32)),
@@ -261,4 +344,114 @@ CREATION = [
          dtypes=(np.float32, np.int32), grad=False),
 ]  # fmt: skip
 
-RECORDS: list[OpRecord] = SHAPES + JOINS + GATHER_SCATTER + SELECTION + CREATION
+
+INDEX_HELPERS = [
+    R("cross", lambda a, b: ops.cross(a, b, 0), _cross_ref, shapes=((3, 4), (3, 4))),
+    R("diff", lambda x: ops.diff(x), lambda x: np.diff(x), shapes=((3, 5),)),
+    R(
+        "diff_prepend",
+        lambda x, p: ops.diff(x, 1, 0, p),
+        lambda x, p: np.diff(x, 1, 0, prepend=p),
+        shapes=((3, 4), (1, 4)),
+    ),  # fmt: skip
+    R("diag_embed", lambda x: ops.diag_embed(x, 1), _diag_embed_ref, shapes=((2, 3),)),
+    R("diagflat", lambda x: ops.diagflat(x, -1), lambda x: np.diagflat(x, -1), shapes=((2, 2),)),
+    R("block_diag", ops.block_diag, sla.block_diag, shapes=((2, 3), (1, 2), (2, 2))),
+    R(
+        "cartesian_prod", ops.cartesian_prod, lambda a, b: np.array([[x, y] for x in a for y in b]), shapes=((3,), (2,))
+    ),  # fmt: skip
+    R(
+        "tensor_dot",
+        lambda a, b: ops.tensor_dot(a, b, ((1, 2), (0, 1))),
+        lambda a, b: np.tensordot(a, b, ((1, 2), (0, 1))),
+        shapes=((2, 3, 4), (3, 4, 2)),
+        rtol=1e-5,
+        atol=1e-5,
+    ),  # fmt: skip
+    R("rot90", lambda x: ops.rot90(x, 1, (0, 1)), lambda x: np.rot90(x, 1, (0, 1)), shapes=((3, 4),)),
+    R("rot90_k3", lambda x: ops.rot90(x, 3, (1, 2)), lambda x: np.rot90(x, 3, (1, 2)), shapes=((2, 3, 4),)),
+    R("vander", lambda x: ops.vander(x, 4), lambda x: np.vander(x, 4), shapes=((3,),), extra={"ref_dtype": "input"}),
+    R("tensor_split", lambda x: ops.tensor_split(x, 3, 1), lambda x: tuple(np.array_split(x, 3, 1)), shapes=((2, 7),)),
+    R("hsplit", lambda x: ops.hsplit(x, (1, 3)), lambda x: tuple(np.hsplit(x, (1, 3))), shapes=((2, 5),)),
+    R("dstack", lambda a, b: ops.dstack([a, b]), lambda a, b: np.dstack([a, b]), shapes=((2, 3), (2, 3))),
+    R("take", ops.take, lambda x, i: np.take(x, i), shapes=((3, 4),), extra={"make_inputs": _take_inputs}),
+    R(
+        "index_add",
+        lambda x, i, y: ops.index_add(x, i, y, 1),
+        _index_add_ref,
+        shapes=((3, 4), (3, 2)),
+        extra={"make_inputs": _index_inputs},
+    ),  # fmt: skip
+    R(
+        "index_fill",
+        lambda x, i: ops.index_fill(x, 1, i, -1.5),
+        _index_fill_ref,
+        shapes=((3, 4),),
+        extra={"make_inputs": lambda r, d, s: [r.uniform(-2, 2, size=s[0]).astype(d), np.array([3, 1], np.int32)]},
+    ),
+    R("diagonal_scatter", lambda x, s: ops.diagonal_scatter(x, s, 1), _diag_scatter_ref, shapes=((3, 4), (3,))),
+    R(
+        "slice_scatter",
+        lambda x, s: ops.slice_scatter(x, s, 1, 0, 4, 2),
+        lambda x, s: np.concatenate([s[:, :1], x[:, 1:2], s[:, 1:], x[:, 3:]], 1),
+        shapes=((3, 4), (3, 2)),
+    ),
+    R(
+        "masked_scatter",
+        ops.masked_scatter,
+        _masked_scatter_ref,
+        shapes=((3, 4), (12,)),
+        extra={"make_inputs": _masked_scatter_inputs},
+    ),  # fmt: skip
+    R("lrn", lambda x: ops.lrn(x, 2, 1.0, 0.5, 0.75), _lrn_ref, shapes=((1, 5, 2, 2),), rtol=1e-5),
+    R("iou", ops.iou, _iou_ref, shapes=((3, 4), (2, 4)), rtol=1e-5, extra={"make_inputs": _boxes}),
+    R(
+        "space_to_batch_nd",
+        lambda x: ops.space_to_batch_nd(x, 2, ((0, 0), (1, 1))),
+        lambda x: (
+            np.pad(x, ((0, 0), (0, 0), (0, 0), (1, 1)))
+            .reshape(1, 2, 2, 2, 3, 2)
+            .transpose(3, 5, 0, 1, 2, 4)
+            .reshape(4, 2, 2, 3)
+        ),
+        shapes=((1, 2, 4, 4),),
+    ),  # fmt: skip
+]  # fmt: skip
+
+
+DIAGONALS = [
+    OpRecord("diagonal", lambda x: ops.diagonal(x, 1, 1, 2), lambda x: np.diagonal(x, 1, 1, 2), shapes=((2, 3, 4),),
+             dtypes=(np.float32, np.int32)),
+    OpRecord("diagonal_neg_dims", lambda x: ops.diagonal(x, -1, -1, 0), lambda x: np.diagonal(x, -1, -1, 0),
+             shapes=((4, 3),), grad=False),
+    OpRecord("unbind_dim", lambda x: ops.unbind(x, dim=1), lambda x: tuple(np.moveaxis(x, 1, 0)), shapes=((2, 3, 4),),
+             grad=False),
+    OpRecord("ptp", lambda x: x.ptp(1), lambda x: np.ptp(x, 1), shapes=((3, 4),), grad=False),
+]  # fmt: skip
+
+
+BANDS_AND_FLIPS = [
+    OpRecord("matrix_band_part", lambda x: ops.matrix_band_part(x, 1, 0), _band_ref(1, 0), shapes=((2, 4, 5),),
+             dtypes=(np.float32, np.int32)),
+    OpRecord("matrix_band_part_upper_all", lambda x: ops.matrix_band_part(x, 0, -1), _band_ref(0, -1),
+             shapes=((4, 3),), grad=False),
+    OpRecord("nextafter", ops.nextafter, np.nextafter, shapes=((3, 4), (3, 4)), grad=False),
+    OpRecord("flipud", ops.flipud, np.flipud, shapes=((3, 4),), grad=False),
+    OpRecord("fliplr", ops.fliplr, np.fliplr, shapes=((3, 4),), grad=False),
+    OpRecord("argwhere", ops.argwhere, lambda x: np.argwhere(x).astype(np.int64), shapes=((3, 4),), grad=False,
+             dtypes=(np.int32,), extra={"make_inputs": _integers}),
+    OpRecord("reduce_sum_functional", lambda x: ops.reduce_sum(x, (0,)), lambda x: np.sum(x, 0), shapes=((3, 4),),
+             grad=False, rtol=1e-5),
+]  # fmt: skip
+
+
+RECORDS: list[OpRecord] = [
+    *SHAPES,
+    *JOINS,
+    *GATHER_SCATTER,
+    *SELECTION,
+    *CREATION,
+    *INDEX_HELPERS,
+    *DIAGONALS,
+    *BANDS_AND_FLIPS,
+]

@@ -1,9 +1,4 @@
-"""Op records for the neural-network ops of `kiln.ops.nn`: convolution, pooling, normalisation,
-dense / embedding / prelu, and the losses.
-
-References are NumPy, written from the definitions (window loops, scatter-add for transposed
-convolution, textbook loss formulas), independent of the JAX code under test.
-"""
+"""Op records for the neural-network ops: convolution, pooling, normalisation, dense, losses, resizing, layers."""
 
 from __future__ import annotations
 
@@ -12,10 +7,12 @@ import itertools
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from kiln import ops
+from kiln import Tensor, ops
 from tests.ops.records import OpRecord
 
 F32 = (np.float32,)
+
+
 F32_16 = (np.float32, np.float16)
 
 
@@ -245,7 +242,250 @@ def logits_and_labels(classes, *, ignore=None, extra=(), label_dtype=np.int64):
     return make
 
 
-# ---- the records -----------------------------------------------------------------------------------------
+def _bn_eval_inputs(rng, dtype, shapes):
+    x, m, v, w, b = (rng.uniform(-2, 2, size=s) for s in shapes)
+    return [a.astype(dtype) for a in (x, m, np.abs(v) + 0.5, w, b)]
+
+
+def _bce(p, y, w=None):
+    loss = -(y * np.log(np.maximum(p, 1e-12)) + (1 - y) * np.log(np.maximum(1 - p, 1e-12)))
+    return loss if w is None else loss * w
+
+
+def _bce_logits(x, y, w=None, pw=None):
+    p = 1 / (1 + np.exp(-x))
+    pw = 1 if pw is None else pw
+    loss = -(pw * y * np.log(p) + (1 - y) * np.log(1 - p))
+    return loss if w is None else loss * w
+
+
+def _smooth_l1(x, y, beta):
+    d = np.abs(x - y)
+    return np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(x.dtype)
+
+
+def np_resize(x, sizes, mode, align_corners=False, factors=None):
+    """Resize with explicit per-output-position loops (PyTorch/MindSpore coordinate rules)."""
+    nd = len(sizes)
+    for i, n_out in enumerate(sizes):
+        axis = x.ndim - nd + i
+        n_in = x.shape[axis]
+        ratio = n_in / n_out if factors is None else 1.0 / factors[i]
+        rows = []
+        for o in range(n_out):
+            if mode == "nearest":
+                rows.append(np.take(x, min(int(np.floor(o * ratio)), n_in - 1), axis=axis))
+                continue
+            if align_corners:
+                src = o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+            else:
+                src = max((o + 0.5) * ratio - 0.5, 0.0)
+            lo = min(int(np.floor(src)), n_in - 1)
+            hi = min(lo + 1, n_in - 1)
+            frac = src - lo
+            rows.append(np.take(x, lo, axis=axis) * (1 - frac) + np.take(x, hi, axis=axis) * frac)
+        x = np.stack(rows, axis=axis)
+    return x
+
+
+def _np_bn_prim(x, g, b, m, v):
+    """MindSpore's BatchNorm outputs in training: y, batch mean, batch variance, new moving mean / variance."""
+    mean, var = x.mean((0, 2, 3)), x.var((0, 2, 3))
+    n = x.size // x.shape[1]
+    y = np_batch_norm(x, None, None, g, b, True)
+    return y, mean, var, 0.9 * m + 0.1 * mean, 0.9 * v + 0.1 * var * n / (n - 1)
+
+
+def _bn_prim_inputs(rng, dtype, shapes):
+    x, g, b, m, v = (rng.uniform(-2, 2, size=s) for s in shapes)
+    return [a.astype(dtype) for a in (x, g, b, m, np.abs(v) + 0.5)]
+
+
+def _signs(rng, dtype, shapes):
+    """A float input per shape, then a ±1 target of the last shape."""
+    xs = [rng.uniform(-2, 2, size=s).astype(dtype) for s in shapes[:-1]]
+    return xs + [np.where(rng.random(shapes[-1]) < 0.5, -1.0, 1.0).astype(dtype)]
+
+
+def _softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+def _gaussian_inputs(rng, dtype, shapes):
+    return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), rng.uniform(-2, 2, size=shapes[1]).astype(dtype),
+            rng.uniform(0.2, 2.0, size=shapes[2]).astype(dtype)]  # fmt: skip
+
+
+def _multilabel_inputs(rng, dtype, shapes):
+    return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), (rng.random(shapes[1]) < 0.5).astype(dtype)]
+
+
+def _huber_ref(x, y, delta=0.7):
+    d = np.abs(x - y)
+    return np.mean(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)))
+
+
+def _cosine_ref(a, b, y, margin=0.2):
+    cos = np.sum(a * b, -1) / np.sqrt(np.sum(a * a, -1) * np.sum(b * b, -1) + 1e-12)
+    return np.mean(np.where(y == 1, 1 - cos, np.maximum(0, cos - margin)))
+
+
+def _cosine_inputs(rng, dtype, shapes):
+    return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), rng.uniform(-2, 2, size=shapes[1]).astype(dtype),
+            np.array([1, -1, 1, -1], np.int32)]  # fmt: skip
+
+
+def _triplet_ref(a, p, n, margin=0.8, eps=1e-6):
+    def d(u, v):
+        return np.sqrt(np.sum((u - v + eps) ** 2, -1))
+
+    return np.mean(np.maximum(d(a, p) - np.minimum(d(a, n), d(p, n)) + margin, 0))
+
+
+def _multi_margin_inputs(rng, dtype, shapes):
+    return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), np.array([0, 3, 1, 4], np.int64)]
+
+
+def _multi_margin_ref(x, y, p=2, margin=0.9):
+    n, c = x.shape
+    picked = x[np.arange(n), y][:, None]
+    terms = np.maximum(0, margin - picked + x) ** p
+    terms[np.arange(n), y] = 0
+    return np.mean(terms.sum(1) / c)
+
+
+def _poisson_ref(x, t):
+    t = t.astype(np.float64)
+    loss = np.exp(x) - t * x
+    safe = np.maximum(t, 1.0)
+    stirling = safe * np.log(safe) - safe + 0.5 * np.log(2 * np.pi * safe)
+    return np.mean(loss + np.where(t > 1, stirling, 0.0)).astype(x.dtype)
+
+
+def _poisson_inputs(rng, dtype, shapes):
+    return [rng.uniform(-1, 1, size=shapes[0]).astype(dtype), rng.uniform(0, 4, size=shapes[1]).astype(dtype)]
+
+
+def _ctc_inputs(rng, dtype, shapes):
+    logits = rng.uniform(-2, 2, size=shapes[0])
+    log_probs = logits - np.log(np.sum(np.exp(logits), -1, keepdims=True))
+    return [log_probs.astype(dtype), np.array([[1, 2, 2], [3, 1, 0]], np.int32)]
+
+
+def _ctc_ref(log_probs, targets, in_lens=(6, 5), tgt_lens=(3, 2), blank=0):
+    """The CTC negative log-likelihood by brute force over every alignment (small T only)."""
+    import itertools  # noqa: PLC0415
+
+    steps, n, c = log_probs.shape
+    out = []
+    for b in range(n):
+        t_len, target = in_lens[b], list(targets[b][: tgt_lens[b]])
+        total = -np.inf
+        for path in itertools.product(range(c), repeat=t_len):
+            collapsed = [k for i, k in enumerate(path) if k != blank and (i == 0 or path[i - 1] != k)]
+            if collapsed == target:
+                total = np.logaddexp(total, sum(log_probs[t, b, k] for t, k in enumerate(path)))
+        out.append(-total)
+    return np.array(out, log_probs.dtype)
+
+
+def _pixel_shuffle_ref(x, r=2):
+    n, c, h, w = x.shape
+    return x.reshape(n, c // (r * r), r, r, h, w).transpose(0, 1, 4, 2, 5, 3).reshape(n, c // (r * r), h * r, w * r)
+
+
+def _pixel_unshuffle_ref(x, r=2):
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h // r, r, w // r, r).transpose(0, 1, 3, 5, 2, 4).reshape(n, c * r * r, h // r, w // r)
+
+
+def _lp_pool1d_ref(x, p=2, k=3, s=2):
+    steps = (x.shape[-1] - k) // s + 1
+    return np.stack([np.sum(x[..., i * s : i * s + k] ** p, -1) ** (1 / p) for i in range(steps)], -1)
+
+
+def _positive(rng, dtype, shapes):
+    return [rng.uniform(0.2, 2.0, size=s).astype(dtype) for s in shapes]
+
+
+def _unpool_inputs(rng, dtype, shapes):
+    """x (N, C, 2, 2) and the flat positions of one distinct cell in each 2x2 window of a (4, 4) plane."""
+    x = rng.uniform(-2, 2, size=shapes[0]).astype(dtype)
+    n, c = shapes[0][:2]
+    idx = np.empty((n, c, 2, 2), np.int64)
+    for i in range(2):
+        for j in range(2):
+            di, dj = rng.integers(0, 2, size=(n, c)), rng.integers(0, 2, size=(n, c))
+            idx[:, :, i, j] = (2 * i + di) * 4 + 2 * j + dj
+    return [x, idx]
+
+
+def _unpool_ref(x, idx):
+    n, c = x.shape[:2]
+    out = np.zeros((n, c, 16), x.dtype)
+    for a in range(n):
+        for b in range(c):
+            out[a, b, idx[a, b].reshape(-1)] = x[a, b].reshape(-1)
+    return out.reshape(n, c, 4, 4)
+
+
+def _cosine_similarity_ref(a, b):
+    return np.sum(a * b, 1) / np.maximum(np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-8)
+
+
+def _kl_inputs(rng, dtype, shapes):
+    """Log-probabilities and targets with zeros and negatives (which MindSpore 2.10 leaves out of the loss)."""
+    t = rng.uniform(-0.5, 1.0, size=shapes[1])
+    t[t < 0.1] = np.where(t[t < 0.1] < -0.2, t[t < 0.1], 0.0)
+    return [np.log(rng.uniform(0.1, 1.0, size=shapes[0])).astype(dtype), t.astype(dtype)]
+
+
+def _distinct(rng, dtype, shapes):
+    """Values with no ties (a permutation scaled), so orderings and kinks are away from the inputs."""
+    out = []
+    for s in shapes:
+        n = int(np.prod(s))
+        out.append((rng.permutation(n).reshape(s) * 0.37 - n * 0.15 + rng.uniform(0, 0.1, size=s)).astype(dtype))
+    return out
+
+
+R = OpRecord
+
+
+def _affine_ref(theta):
+    h, w = 3, 4
+    xs = np.linspace(-1, 1, w) * (w - 1) / w
+    ys = np.linspace(-1, 1, h) * (h - 1) / h
+    gy, gx = np.meshgrid(ys, xs, indexing="ij")
+    base = np.stack([gx, gy, np.ones_like(gx)], -1).reshape(-1, 3)
+    return (base @ np.swapaxes(theta, -1, -2)).reshape(theta.shape[0], h, w, 2).astype(theta.dtype)
+
+
+def _stft_ref(x):
+    n_fft, hop = 8, 2
+    sig = np.pad(x, (n_fft // 2, n_fft // 2), mode="reflect")
+    frames = np.stack([sig[i * hop : i * hop + n_fft] for i in range(1 + (len(sig) - n_fft) // hop)])
+    return np.fft.rfft(frames, axis=-1).T.astype(np.complex64)
+
+
+def _mlml_ref(x, t):
+    out = []
+    for row, tgt in zip(x, t):
+        labels = []
+        for v in tgt:
+            if v < 0:
+                break
+            labels.append(int(v))
+        others = [j for j in range(len(row)) if j not in labels]
+        out.append(sum(max(0.0, 1 - (row[i] - row[j])) for i in labels for j in others) / len(row))
+    return np.float32(np.mean(out)) if x.dtype == np.float32 else np.mean(out)
+
+
+def _mlml_inputs(rng, dtype, shapes):
+    x = _distinct(rng, dtype, [shapes[0]])[0]
+    return [x, np.array([[3, 0, -1, 1], [1, 2, 3, -1]], np.int64)]
+
+
 CONV = [
     OpRecord("conv1d", lambda x, w, b: ops.conv1d(x, w, b, stride=2, pad_mode="pad", padding=1),
              lambda x, w, b: np_conv(x, w, b, stride=2, pads=1), shapes=((2, 3, 7), (4, 3, 3), (4,)),
@@ -275,6 +515,7 @@ CONV = [
     OpRecord("conv_transpose3d", lambda x, w: ops.conv_transpose3d(x, w, stride=2, padding=1),
              lambda x, w: np_conv_transpose(x, w, stride=2, pad=1), shapes=((1, 2, 2, 2, 3), (2, 1, 3, 3, 2))),
 ]  # fmt: skip
+
 
 POOL = [
     OpRecord("max_pool1d", lambda x: ops.max_pool1d(x, 3, 2, 1), lambda x: np_max_pool(x, (3,), (2,), 1),
@@ -314,11 +555,6 @@ POOL = [
 ]  # fmt: skip
 
 
-def _bn_eval_inputs(rng, dtype, shapes):
-    x, m, v, w, b = (rng.uniform(-2, 2, size=s) for s in shapes)
-    return [a.astype(dtype) for a in (x, m, np.abs(v) + 0.5, w, b)]
-
-
 NORM = [
     OpRecord("batch_norm_eval", lambda x, m, v, w, b: ops.batch_norm(x, m, v, w, b, training=False),
              lambda x, m, v, w, b: np_batch_norm(x, m, v, w, b, False), shapes=((3, 2, 2, 2), (2,), (2,), (2,), (2,)),
@@ -340,6 +576,7 @@ NORM = [
              lambda x: x / np.maximum(np.abs(x).sum(0, keepdims=True), 1e-12), shapes=((3, 4),), domain=(0.1, 2.0)),
 ]  # fmt: skip
 
+
 BASIC = [
     OpRecord("dense", ops.dense, lambda x, w, b: x @ w.T + b, shapes=((2, 3, 4), (5, 4), (5,)),
              cases=(((4,), (2, 4), (2,)),), dtypes=F32),
@@ -355,23 +592,6 @@ BASIC = [
     OpRecord("hardtanh", lambda x: ops.hardtanh(x, -0.5, 1.0), lambda x: np.clip(x, -0.5, 1.0), shapes=((3, 5),),
              extra={"make_inputs": lambda rng, dt, s: [(rng.uniform(-2, 2, s[0]) // 0.1 * 0.1 + 0.05).astype(dt)]}),
 ]  # fmt: skip
-
-
-def _bce(p, y, w=None):
-    loss = -(y * np.log(np.maximum(p, 1e-12)) + (1 - y) * np.log(np.maximum(1 - p, 1e-12)))
-    return loss if w is None else loss * w
-
-
-def _bce_logits(x, y, w=None, pw=None):
-    p = 1 / (1 + np.exp(-x))
-    pw = 1 if pw is None else pw
-    loss = -(pw * y * np.log(p) + (1 - y) * np.log(1 - p))
-    return loss if w is None else loss * w
-
-
-def _smooth_l1(x, y, beta):
-    d = np.abs(x - y)
-    return np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(x.dtype)
 
 
 LOSS = [
@@ -427,30 +647,6 @@ LOSS = [
 ]  # fmt: skip
 
 
-def np_resize(x, sizes, mode, align_corners=False, factors=None):
-    """Resize with explicit per-output-position loops (PyTorch/MindSpore coordinate rules)."""
-    nd = len(sizes)
-    for i, n_out in enumerate(sizes):
-        axis = x.ndim - nd + i
-        n_in = x.shape[axis]
-        ratio = n_in / n_out if factors is None else 1.0 / factors[i]
-        rows = []
-        for o in range(n_out):
-            if mode == "nearest":
-                rows.append(np.take(x, min(int(np.floor(o * ratio)), n_in - 1), axis=axis))
-                continue
-            if align_corners:
-                src = o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-            else:
-                src = max((o + 0.5) * ratio - 0.5, 0.0)
-            lo = min(int(np.floor(src)), n_in - 1)
-            hi = min(lo + 1, n_in - 1)
-            frac = src - lo
-            rows.append(np.take(x, lo, axis=axis) * (1 - frac) + np.take(x, hi, axis=axis) * frac)
-        x = np.stack(rows, axis=axis)
-    return x
-
-
 RESIZE = [
     OpRecord("interpolate_nearest", lambda x: ops.interpolate(x, size=(5, 7)),
              lambda x: np_resize(x, (5, 7), "nearest"), shapes=((1, 2, 3, 5),), cases=(((2, 1, 6, 4),),)),
@@ -466,20 +662,6 @@ RESIZE = [
 ]  # fmt: skip
 
 
-def _np_bn_prim(x, g, b, m, v):
-    """MindSpore's BatchNorm outputs in training: y, batch mean, batch variance, new moving mean / variance."""
-    mean, var = x.mean((0, 2, 3)), x.var((0, 2, 3))
-    n = x.size // x.shape[1]
-    y = np_batch_norm(x, None, None, g, b, True)
-    return y, mean, var, 0.9 * m + 0.1 * mean, 0.9 * v + 0.1 * var * n / (n - 1)
-
-
-def _bn_prim_inputs(rng, dtype, shapes):
-    x, g, b, m, v = (rng.uniform(-2, 2, size=s) for s in shapes)
-    return [a.astype(dtype) for a in (x, g, b, m, np.abs(v) + 0.5)]
-
-
-# MindSpore's Primitive classes: the same primitives behind MindSpore's constructor and call signatures.
 PRIMITIVE_CLASSES = [
     OpRecord("Conv2D_class", lambda x, w: ops.Conv2D(3, (3, 2), pad_mode="pad", pad=(1, 0, 1, 1), stride=2)(x, w),
              lambda x, w: np_conv(x, w, stride=2, pads=[(1, 0), (1, 1)]), shapes=((1, 2, 5, 5), (3, 2, 3, 2)),
@@ -512,4 +694,131 @@ PRIMITIVE_CLASSES = [
              lambda x: x / np.sqrt(np.maximum((x * x).sum(1, keepdims=True), 1e-4)), shapes=((3, 4),)),
 ]  # fmt: skip
 
-RECORDS: list[OpRecord] = CONV + POOL + NORM + BASIC + LOSS + RESIZE + PRIMITIVE_CLASSES
+
+DIVERGENCE_LOSSES = [
+    OpRecord("margin_ranking_loss", lambda a, b, y: ops.margin_ranking_loss(a, b, y, 0.3),
+             lambda a, b, y: np.mean(np.maximum(0, -y * (a - b) + 0.3)), shapes=((4, 5), (4, 5), (4, 5)),
+             extra={"make_inputs": _signs, "grad_positions": (0, 1), "check_dtype": False}),
+    OpRecord("hinge_embedding_loss", lambda x, y: ops.hinge_embedding_loss(x, y, 0.5, "none"),
+             lambda x, y: np.where(y == 1, x, np.maximum(0, 0.5 - x)).astype(x.dtype), shapes=((4, 5), (4, 5)),
+             extra={"make_inputs": _signs, "grad_positions": (0,)}),
+    OpRecord("gaussian_nll_loss_full", lambda x, t, v: ops.gaussian_nll_loss(x, t, v, full=True),
+             lambda x, t, v: np.mean(0.5 * (np.log(v) + (x - t) ** 2 / v) + 0.5 * np.log(2 * np.pi)),
+             shapes=((4, 5), (4, 5), (4, 5)), extra={"make_inputs": _gaussian_inputs, "check_dtype": False}),
+    OpRecord("multilabel_soft_margin_loss", lambda x, y: ops.multilabel_soft_margin_loss(x, y, reduction="none"),
+             lambda x, y: np.mean(y * _softplus(-x) + (1 - y) * _softplus(x), -1).astype(x.dtype),
+             shapes=((4, 5), (4, 5)), extra={"make_inputs": _multilabel_inputs, "grad_positions": (0,)}),
+    OpRecord("soft_margin_loss", lambda x, y: ops.soft_margin_loss(x, y, "sum"),
+             lambda x, y: np.sum(_softplus(-y * x)), shapes=((4, 5), (4, 5)),
+             extra={"make_inputs": _signs, "grad_positions": (0,), "check_dtype": False}),
+    OpRecord("cosine_embedding_loss", lambda a, b, y: ops.cosine_embedding_loss(a, b, y, 0.2), _cosine_ref,
+             shapes=((4, 5), (4, 5), (4,)), extra={"make_inputs": _cosine_inputs, "check_dtype": False}),
+    OpRecord("huber_loss", lambda x, y: ops.huber_loss(x, y, delta=0.7), _huber_ref, shapes=((4, 5), (4, 5)),
+             extra={"check_dtype": False}),
+    OpRecord("poisson_nll_loss_full", lambda x, t: ops.poisson_nll_loss(x, t, full=True), _poisson_ref,
+             shapes=((4, 5), (4, 5)), extra={"make_inputs": _poisson_inputs, "check_dtype": False}),
+    OpRecord("triplet_margin_loss_swap", lambda a, p, n: ops.triplet_margin_loss(a, p, n, margin=0.8, swap=True),
+             _triplet_ref, shapes=((4, 5), (4, 5), (4, 5)), extra={"check_dtype": False}),
+    OpRecord("multi_margin_loss_p2", lambda x, y: ops.multi_margin_loss(x, y, p=2, margin=0.9), _multi_margin_ref,
+             shapes=((4, 5), (4,)), extra={"make_inputs": _multi_margin_inputs, "check_dtype": False}),
+    OpRecord("ctc_loss", lambda lp, tg: ops.ctc_loss(lp, tg, Tensor(np.array([6, 5])), Tensor(np.array([3, 2])),
+                                                     reduction="none")[0],
+             _ctc_ref, shapes=((6, 2, 4), (2, 3)), rtol=1e-4,
+             extra={"make_inputs": _ctc_inputs, "grad_positions": (0,)}),
+]  # fmt: skip
+
+
+KL_DIV = [
+    OpRecord("kl_div_nonpositive_target", lambda x, y: ops.kl_div(x, y, "none"),
+             lambda x, y: np.where(y > 0, y * (np.log(np.where(y > 0, y, 1)) - x), 0).astype(x.dtype),
+             shapes=((3, 4), (3, 4)), extra={"make_inputs": _kl_inputs, "grad_positions": (0,)}),
+]  # fmt: skip
+
+
+LAYERS = [
+    OpRecord("pixel_shuffle", lambda x: ops.pixel_shuffle(x, 2), _pixel_shuffle_ref, shapes=((2, 8, 3, 4),),
+             dtypes=(np.float32, np.int32)),
+    OpRecord("pixel_unshuffle", lambda x: ops.pixel_unshuffle(x, 2), _pixel_unshuffle_ref, shapes=((2, 2, 4, 6),)),
+    OpRecord("channel_shuffle", lambda x: ops.channel_shuffle(x, 2),
+             lambda x: x.reshape(2, 2, 3, 5).swapaxes(1, 2).reshape(2, 6, 5), shapes=((2, 6, 5),)),
+    OpRecord("lp_pool1d", lambda x: ops.lp_pool1d(x, 2, 3, 2), _lp_pool1d_ref, shapes=((2, 3, 7),),
+             extra={"make_inputs": _positive}),
+    OpRecord("lp_pool2d", lambda x: ops.lp_pool2d(x, 3, 2),
+             lambda x: (x**3).reshape(1, 2, 2, 2, 3, 2).sum((3, 5)) ** (1 / 3), shapes=((1, 2, 4, 6),),
+             extra={"make_inputs": _positive}),
+    OpRecord("max_unpool2d", lambda x, i: ops.max_unpool2d(x, i, 2, 2), _unpool_ref, shapes=((2, 3, 2, 2), (2, 3)),
+             extra={"make_inputs": _unpool_inputs, "grad_positions": (0,)}),
+    OpRecord("glu", lambda x: ops.glu(x, 1), lambda x: x[:, :3] / (1 + np.exp(-x[:, 3:])), shapes=((2, 6, 4),)),
+    OpRecord("threshold", lambda x: ops.threshold(x, 0.1, 20.0), lambda x: np.where(x > 0.1, x, 20.0).astype(x.dtype),
+             shapes=((3, 4),)),
+    OpRecord("cosine_similarity", lambda a, b: ops.cosine_similarity(a, b), _cosine_similarity_ref,
+             shapes=((2, 5, 3), (2, 5, 3))),
+    OpRecord("dropout2d_eval", lambda x: ops.dropout2d(x, 0.5, training=False), lambda x: x, shapes=((2, 3, 4, 4),),
+             grad=False),
+]  # fmt: skip
+
+
+LAYER_CLASSES = [
+    R(
+        "fold_unfold",
+        lambda x: ops.fold(ops.unfold(x, 2, stride=2), (4, 4), 2, stride=2),
+        lambda x: x,
+        shapes=((1, 2, 4, 4),),
+    ),  # fmt: skip
+    R("affine_grid", lambda t: ops.affine_grid(t, (1, 1, 3, 4)), _affine_ref, shapes=((1, 2, 3),)),
+    R(
+        "bidense",
+        ops.bidense,
+        lambda a, b, w, c: np.einsum("ni,oij,nj->no", a, w, b) + c,
+        shapes=((2, 3), (2, 4), (5, 3, 4), (5,)),
+        rtol=1e-5,
+        atol=1e-5,
+    ),  # fmt: skip
+    R(
+        "matrix_diag",
+        lambda x: ops.matrix_diag(x, -1),
+        lambda x: np.stack([np.diag(r, -1) for r in x]),
+        shapes=((2, 3),),
+    ),  # fmt: skip
+    R(
+        "stft",
+        lambda x: ops.stft(x, 8, 2, return_complex=True),
+        _stft_ref,
+        shapes=((16,),),
+        grad=False,
+        rtol=1e-5,
+        atol=1e-5,
+    ),  # fmt: skip
+    R(
+        "multilabel_margin_loss",
+        ops.multilabel_margin_loss,
+        _mlml_ref,
+        shapes=((2, 4),),
+        extra={"make_inputs": _mlml_inputs},
+    ),  # fmt: skip
+    R(
+        "rms_norm",
+        lambda x, g: ops.RmsNorm(1e-6)(x, g),
+        lambda x, g: (
+            x / np.sqrt(np.mean(x**2, -1, keepdims=True) + 1e-6) * g,
+            1 / np.sqrt(np.mean(x**2, -1, keepdims=True) + 1e-6),
+        ),
+        shapes=((2, 4), (4,)),
+        rtol=1e-5,
+    ),  # fmt: skip
+]  # fmt: skip
+
+
+RECORDS: list[OpRecord] = [
+    *CONV,
+    *POOL,
+    *NORM,
+    *BASIC,
+    *LOSS,
+    *RESIZE,
+    *PRIMITIVE_CLASSES,
+    *DIVERGENCE_LOSSES,
+    *KL_DIV,
+    *LAYERS,
+    *LAYER_CLASSES,
+]

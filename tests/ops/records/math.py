@@ -1,9 +1,4 @@
-"""Op records for `kiln.ops.math` and the activations of `kiln.ops.nn`.
-
-References are NumPy/SciPy written from the ops' definitions. Where MindSpore's output
-dtype differs from NumPy's (int32 + 2.5 is float32, cumsum keeps int32), the record says
-so with `extra["ref_dtype"]` or by casting in the reference.
-"""
+"""Op records for the math ops: elementwise unary and binary, reductions, clipping, distances, counting."""
 
 from __future__ import annotations
 
@@ -11,16 +6,25 @@ import numpy as np
 from scipy import special
 
 import kiln
-from kiln import ops
+from kiln import Tensor, ops
 from tests.ops.records import OpRecord
 
 F32 = (np.float32,)
+
+
 F32_16 = (np.float32, np.float16)
+
+
 BF16 = kiln.bfloat16.np.type  # NumPy's view of bfloat16 (from ml_dtypes, which JAX ships)
+
+
 F32_16_BF = (np.float32, np.float16, BF16)
+
 
 # Shapes: a matrix and a 0-d scalar for unary ops; equal shapes and broadcasting for binary ones.
 UNARY_CASES = {"shapes": ((3, 4),), "cases": (((),),)}
+
+
 BINARY_CASES = {"shapes": ((3, 4), (3, 4)), "cases": (((3, 1, 4), (2, 4)), ((4,), ()))}
 
 
@@ -31,13 +35,13 @@ def _with(extra: dict | None, **defaults) -> dict:
 def unary(name: str, ref, *, domain=(-2.0, 2.0), dtypes=F32, grad=True, kiln=None, extra=None, **kw) -> OpRecord:
     """A record for an elementwise unary op `ops.<name>` (gradients on the matrix case only)."""
     return OpRecord(name, kiln or getattr(ops, name), ref, domain=domain, dtypes=dtypes, grad=grad, **UNARY_CASES,
-                    extra=_with(extra, grad_cases=(0,)), **kw)  # fmt: skip
+                    vmap=True, extra=_with(extra, grad_cases=(0,)), **kw)  # fmt: skip
 
 
 def binary(name: str, ref, *, domain=(-2.0, 2.0), dtypes=F32, grad=True, kiln=None, extra=None, **kw) -> OpRecord:
     """A record for an elementwise binary op `ops.<name>` with broadcasting cases."""
     return OpRecord(name, kiln or getattr(ops, name), ref, domain=domain, dtypes=dtypes, grad=grad, **BINARY_CASES,
-                    extra=_with(extra, grad_cases=(0, 1)), **kw)  # fmt: skip
+                    vmap=True, extra=_with(extra, grad_cases=(0, 1)), **kw)  # fmt: skip
 
 
 def nonzero_divisor(lo=-4.0, hi=4.0):
@@ -100,7 +104,163 @@ def _gelu_tanh(x):
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
 
 
+def _topk_input_order(x, k):
+    """The k largest along the last axis, in the order they appear in x (Kiln's sorted=False)."""
+    idx = np.sort(np.argsort(-x, -1, kind="stable")[..., :k], -1)
+    return np.take_along_axis(x, idx, -1), idx.astype(np.int32)
+
+
+def _i32(indices):
+    return indices.astype(np.int32)
+
+
+def _running_ref(x, axis, fn, index_dtype):
+    """Running extremum along `axis` and the index of the latest element equal to it."""
+    values = fn.accumulate(x, axis)
+    moved, vals = np.moveaxis(x, axis, -1), np.moveaxis(values, axis, -1)
+    idx = np.zeros(moved.shape, np.int64)
+    for k in np.ndindex(*moved.shape[:-1]):
+        last = 0
+        for t in range(moved.shape[-1]):
+            if moved[k][t] == vals[k][t]:
+                last = t
+            idx[k][t] = last
+    return values, np.moveaxis(idx, -1, axis).astype(index_dtype)
+
+
+def _reduction(name: str, kiln, ref, *, dtypes=F32, grad=True, domain=(-2.0, 2.0), shapes=((3, 4, 2),), **kw):
+    return OpRecord(name, kiln, ref, shapes=shapes, dtypes=dtypes, grad=grad, domain=domain, vmap=True, **kw)
+
+
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+ACT_CASES = {"shapes": ((3, 5),), "cases": (((2, 3, 4),),)}
+
+
+def act(name: str, ref, *, kiln=None, domain=(-3.0, 3.0), dtypes=F32, **kw) -> OpRecord:
+    """A record for an activation of `kiln.ops.nn`: the output keeps the input's dtype."""
+    typed = lambda x: np.asarray(ref(x)).astype(x.dtype)
+    return OpRecord(name, kiln or getattr(ops, name), typed, domain=domain, dtypes=dtypes, vmap=True, **ACT_CASES, **kw)
+
+
+def _positive(rng, dtype, shapes):
+    return [rng.uniform(0.5, 3.0, size=s).astype(dtype) for s in shapes]
+
+
+def _distinct(rng, dtype, shapes):
+    """Values with no ties (a permutation scaled), so orderings and kinks are away from the inputs."""
+    out = []
+    for s in shapes:
+        n = int(np.prod(s))
+        out.append((rng.permutation(n).reshape(s) * 0.37 - n * 0.15 + rng.uniform(0, 0.1, size=s)).astype(dtype))
+    return out
+
+
+def _segments(rng, dtype, shapes):
+    return [_distinct(rng, dtype, [shapes[0]])[0], np.array([0, 2, 0, 1, 2], np.int32)[: shapes[0][0]]]
+
+
+def _segment_ref(kind, n=3):
+    fn = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}[kind]
+
+    def ref(x, ids):
+        rows = []
+        for k in range(n):
+            sel = x[ids == k]
+            if sel.shape[0]:
+                rows.append(fn(sel, 0))
+            else:
+                edge = {"sum": 0, "prod": 1, "max": np.finfo(x.dtype).min, "min": np.finfo(x.dtype).max}[kind]
+                rows.append(np.full(x.shape[1:], edge, x.dtype))
+        return np.stack(rows).astype(x.dtype)
+
+    return ref
+
+
+def _cov_ref(x):
+    return np.cov(x).astype(x.dtype)
+
+
+def _cov_weights_ref(x, aw):
+    return np.cov(x, aweights=aw, ddof=1).astype(x.dtype)
+
+
+def _renorm_ref(x):
+    norms = np.sqrt(np.sum(x**2, axis=1, keepdims=True))
+    return np.where(norms > 1.5, x * 1.5 / (norms + 1e-7), x).astype(x.dtype)
+
+
+def _median_ref(x):
+    order = np.argsort(x, axis=1, kind="stable")
+    k = (x.shape[1] - 1) // 2
+    idx = order[:, k]
+    return x[np.arange(x.shape[0]), idx], idx.astype(np.int64)
+
+
+def _nan_inputs(rng, dtype, shapes):
+    x = rng.uniform(-2, 2, size=shapes[0]).astype(dtype)
+    x.reshape(-1)[[1, 5]] = np.nan
+    return [x]
+
+
+R = OpRecord
+
+
+def _cdist_ref(p):
+    def ref(a, b):
+        d = np.abs(a[..., :, None, :] - b[..., None, :, :])
+        if p == 0:
+            return np.sum(d != 0, axis=-1).astype(a.dtype)
+        if p == np.inf:
+            return np.max(d, axis=-1)
+        return (np.sum(d**p, axis=-1) ** (1.0 / p)).astype(a.dtype)
+
+    return ref
+
+
+def _bincount_inputs(rng, dtype, shapes):
+    x = rng.integers(0, 5, size=shapes[0]).astype(np.int32)
+    return [x] + [rng.uniform(0.0, 2.0, size=s).astype(dtype) for s in shapes[1:]]
+
+
+def _sorted_rows(rng, dtype, shapes):
+    seq = np.sort(rng.uniform(-2, 2, size=shapes[0]), axis=-1).astype(dtype)
+    values = rng.uniform(-2.5, 2.5, size=shapes[1]).astype(dtype)
+    values.reshape(-1)[0] = seq.reshape(-1)[1]  # a value equal to an entry: left and right differ there
+    return [seq, values]
+
+
+def _searchsorted_ref(side, dtype=np.int64):
+    def ref(seq, values):
+        if seq.ndim == 1:
+            return np.searchsorted(seq, values, side=side).astype(dtype)
+        rows, vals = seq.reshape(-1, seq.shape[-1]), values.reshape(seq.reshape(-1, seq.shape[-1]).shape[0], -1)
+        out = np.stack([np.searchsorted(r, v, side=side) for r, v in zip(rows, vals)])
+        return out.reshape(values.shape).astype(dtype)
+
+    return ref
+
+
+def _unique_ref(x):
+    flat = x.reshape(-1)
+    seen: dict = {}
+    for v in flat.tolist():
+        seen.setdefault(v, len(seen))
+    idx = np.array([seen[v] for v in flat.tolist()]).reshape(x.shape)
+    return np.array(list(seen), dtype=x.dtype), idx.astype(np.int64 if x.dtype == np.int64 else np.int32)
+
+
+def _global_norm_ref(clip):
+    def ref(a, b):
+        norm = np.sqrt(np.sum(a.astype(np.float64) ** 2) + np.sum(b.astype(np.float64) ** 2))
+        scale = clip / max(norm, clip)
+        return (a * scale).astype(a.dtype), (b * scale).astype(b.dtype)
+
+    return ref
+
+
+def _integers(rng, dtype, shapes):
+    return [rng.integers(0, 4, size=s).astype(dtype) for s in shapes]
+
 
 ELEMENTWISE_UNARY = [
     unary("abs", np.abs, dtypes=(np.float32, np.float16, np.int32)),
@@ -152,6 +312,7 @@ ELEMENTWISE_UNARY = [
     unary("reciprocal_int", lambda x: 1.0 / x, kiln=ops.reciprocal, domain=(1, 9), dtypes=(np.int32,), grad=False,
           extra={"ref_dtype": np.float32, "make_inputs": lambda rng, dt, s: [rng.integers(1, 9, s[0]).astype(dt)]}),
 ]  # fmt: skip
+
 
 ELEMENTWISE_BINARY = [
     binary("add", np.add, dtypes=(np.float32, np.float16, BF16, np.int32, np.int64, np.uint8)),
@@ -207,6 +368,7 @@ ELEMENTWISE_BINARY = [
     unary("truediv_operator", lambda x: x / np.float32(4), kiln=lambda x: x / 4, dtypes=F32_16),
 ]  # fmt: skip
 
+
 OTHER_MATH = [
     OpRecord("addn", lambda a, b, c: ops.addn([a, b, c]), lambda a, b, c: a + b + c, shapes=((2, 3),) * 3),
     # MindSpore: float bounds on an integer tensor give float32.
@@ -239,32 +401,53 @@ OTHER_MATH = [
 ]  # fmt: skip
 
 
-def _topk_input_order(x, k):
-    """The k largest along the last axis, in the order they appear in x (Kiln's sorted=False)."""
-    idx = np.sort(np.argsort(-x, -1, kind="stable")[..., :k], -1)
-    return np.take_along_axis(x, idx, -1), idx.astype(np.int32)
-
-
-def _i32(indices):
-    return indices.astype(np.int32)
-
-
-def _running_ref(x, axis, fn, index_dtype):
-    """Running extremum along `axis` and the index of the latest element equal to it."""
-    values = fn.accumulate(x, axis)
-    moved, vals = np.moveaxis(x, axis, -1), np.moveaxis(values, axis, -1)
-    idx = np.zeros(moved.shape, np.int64)
-    for k in np.ndindex(*moved.shape[:-1]):
-        last = 0
-        for t in range(moved.shape[-1]):
-            if moved[k][t] == vals[k][t]:
-                last = t
-            idx[k][t] = last
-    return values, np.moveaxis(idx, -1, axis).astype(index_dtype)
-
-
-def _reduction(name: str, kiln, ref, *, dtypes=F32, grad=True, domain=(-2.0, 2.0), shapes=((3, 4, 2),), **kw):
-    return OpRecord(name, kiln, ref, shapes=shapes, dtypes=dtypes, grad=grad, domain=domain, **kw)
+ELEMENTWISE_MORE = [
+    R("copysign", ops.copysign, np.copysign, shapes=((3, 4), (3, 4)), extra={"grad_positions": (0,)}),
+    R("logaddexp", ops.logaddexp, np.logaddexp, shapes=((3, 4), (4,))),
+    R("logaddexp2", ops.logaddexp2, np.logaddexp2, shapes=((3, 4), (3, 4))),
+    R("fmax", ops.fmax, np.fmax, shapes=((3, 4), (3, 4)), extra={"make_inputs": _distinct}),
+    R("fmin", ops.fmin, np.fmin, shapes=((3, 4), (3, 4)), extra={"make_inputs": _distinct}),
+    R("gcd", ops.gcd, np.gcd, shapes=((3, 4), (3, 4)), dtypes=(np.int32, np.int64), grad=False, domain=(-30, 30)),
+    R("lcm", ops.lcm, np.lcm, shapes=((3, 4), (4,)), dtypes=(np.int32,), grad=False, domain=(-12, 12)),
+    R("logcumsumexp", lambda x: ops.logcumsumexp(x, 1), lambda x: np.logaddexp.accumulate(x, 1), shapes=((3, 4),)),
+    R(
+        "ldexp",
+        lambda x: ops.ldexp(x, Tensor(np.array([1, -2, 0, 3]))),
+        lambda x: np.ldexp(x, [1, -2, 0, 3]),
+        shapes=((3, 4),),
+    ),  # fmt: skip
+    R("logit", ops.logit, special.logit, shapes=((3, 4),), domain=(0.05, 0.95), rtol=2e-5),
+    R(
+        "float_power",
+        lambda x: ops.float_power(x, 3),
+        lambda x: np.float_power(x, 3),
+        shapes=((3, 4),),
+        extra={"ref_dtype": np.float64},
+    ),  # fmt: skip
+    R(
+        "fast_gelu",
+        ops.fast_gelu,
+        lambda x: x / (1 + np.exp(-1.702 * np.abs(x))) * np.exp(0.851 * (x - np.abs(x))),
+        shapes=((3, 4),),
+        extra={"make_inputs": _distinct},
+    ),  # fmt: skip
+    R("deg2rad", ops.deg2rad, np.deg2rad, shapes=((3, 4),), domain=(-360, 360)),
+    R("rad2deg", ops.rad2deg, np.rad2deg, shapes=((3, 4),), rtol=2e-5, atol=1e-4),
+    R(
+        "addcdiv",
+        lambda a, b, c: ops.addcdiv(a, b, c, 0.5),
+        lambda a, b, c: a + 0.5 * b / c,
+        shapes=((3, 4), (3, 4), (4,)),
+        extra={"make_inputs": _positive},
+    ),  # fmt: skip
+    R(
+        "addcmul",
+        lambda a, b, c: ops.addcmul(a, b, c, 0.5),
+        lambda a, b, c: a + 0.5 * b * c,
+        shapes=((3, 4), (3, 1), (4,)),
+    ),  # fmt: skip
+    R("nan_to_num", ops.nan_to_num, np.nan_to_num, shapes=((3, 4),), grad=False, extra={"make_inputs": _nan_inputs}),
+]  # fmt: skip
 
 
 REDUCTIONS = [
@@ -328,56 +511,150 @@ REDUCTIONS = [
 ]  # fmt: skip
 
 
-def _well_conditioned(rng, dtype, shapes):
-    ((n, _),) = shapes
-    return [(np.eye(n) * 2 + rng.uniform(-0.5, 0.5, size=(n, n))).astype(dtype)]
-
-
-LINALG = [
-    OpRecord("matmul", ops.matmul, np.matmul, shapes=((3, 4), (4, 5)),
-             cases=(((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (3, 4, 2)), ((4,), (4, 5)), ((3, 4), (4,))),
-             dtypes=(np.float32, np.float16, BF16), rtol=1e-5, atol=1e-5),
-    OpRecord("matmul_int", ops.matmul, np.matmul, shapes=((3, 4), (4, 2)), dtypes=(np.int32,), grad=False,
-             domain=(-5, 5)),
-    OpRecord("mm", ops.mm, np.matmul, shapes=((3, 4), (4, 2))),
-    OpRecord("bmm", ops.bmm, np.matmul, shapes=((2, 3, 4), (2, 4, 5)), cases=(((2, 2, 3, 4), (2, 2, 4, 1)),)),
-    OpRecord("MatMul_transpose", lambda a, b: ops.MatMul(transpose_a=True, transpose_b=True)(a, b),
-             lambda a, b: a.T @ b.T, shapes=((4, 3), (5, 4))),
-    OpRecord("BatchMatMul_transpose_b", lambda a, b: ops.BatchMatMul(transpose_b=True)(a, b),
-             lambda a, b: a @ np.swapaxes(b, -1, -2), shapes=((2, 3, 4), (2, 5, 4))),
-    OpRecord("bias_add", ops.bias_add, lambda x, b: x + b.reshape(1, -1, 1, 1), shapes=((2, 3, 4, 4), (3,)),
-             dtypes=F32_16),
-    OpRecord("bias_add_2d", ops.bias_add, lambda x, b: x + b, shapes=((2, 3), (3,))),
-    OpRecord("bias_add_nhwc", lambda x, b: ops.bias_add(x, b, "NHWC"), lambda x, b: x + b, shapes=((2, 4, 4, 3), (3,))),
-    OpRecord("einsum_matmul", lambda a, b: ops.einsum("ij,jk->ik", a, b), lambda a, b: np.einsum("ij,jk->ik", a, b),
-             shapes=((3, 4), (4, 5))),
-    OpRecord("einsum_batch_trace", lambda a, b: ops.einsum("bij,bjk->bk", a, b),
-             lambda a, b: np.einsum("bij,bjk->bk", a, b), shapes=((2, 3, 4), (2, 4, 5))),
-    OpRecord("einsum_outer_list", lambda a, b: ops.einsum("i,j->ij", [a, b]), lambda a, b: np.einsum("i,j->ij", a, b),
-             shapes=((3,), (4,))),
-    OpRecord("dot", ops.dot, np.dot, shapes=((3, 4), (4, 2)), cases=(((4,), (4,)),)),
-    OpRecord("inner", ops.inner, np.inner, shapes=((4,), (4,)),
-             cases=(((2, 2, 3), (2, 3)), ((2, 3), (2, 4, 3)), ((4, 3), (3,)))),
-    OpRecord("outer", ops.outer, np.outer, shapes=((3,), (4,))),
-    OpRecord("diag", ops.diag, np.diag, shapes=((4,),)),
-    OpRecord("trace", ops.trace, np.trace, shapes=((4, 4),), cases=(((3, 5),),)),
-    OpRecord("inverse", ops.inverse, np.linalg.inv, shapes=((3, 3),), rtol=1e-4, atol=1e-5,
-             extra={"make_inputs": _well_conditioned}),
-    OpRecord("norm_vector", lambda x: ops.norm(x), lambda x: np.linalg.norm(x), shapes=((6,),),
-             cases=(((3, 4),),)),
-    OpRecord("norm_l1_dim", lambda x: ops.norm(x, 1, dim=1), lambda x: np.linalg.norm(x, 1, axis=1), shapes=((3, 4),)),
-    OpRecord("norm_fro_keep", lambda x: ops.norm(x, "fro", dim=(0, 1), keepdim=True),
-             lambda x: np.linalg.norm(x, "fro", axis=(0, 1), keepdims=True), shapes=((3, 4),)),
+NAN_AND_ORDER_REDUCTIONS = [
+    R(
+        "nansum",
+        lambda x: ops.nansum(x, 1),
+        lambda x: np.nansum(x, 1),
+        shapes=((3, 4),),
+        grad=False,
+        extra={"make_inputs": _nan_inputs},
+    ),  # fmt: skip
+    R(
+        "nanmean",
+        lambda x: ops.nanmean(x, 0),
+        lambda x: np.nanmean(x, 0),
+        shapes=((3, 4),),
+        grad=False,
+        extra={"make_inputs": _nan_inputs},
+    ),  # fmt: skip
+    R("nansum_grad", lambda x: ops.nansum(x), np.nansum, shapes=((3, 4),)),
+    R("median", lambda x: ops.median(x, 1), _median_ref, shapes=((3, 5),), extra={"make_inputs": _distinct}),
+    R(
+        "aminmax",
+        lambda x: ops.aminmax(x, axis=1),
+        lambda x: (np.min(x, 1), np.max(x, 1)),
+        shapes=((3, 4),),
+        extra={"make_inputs": _distinct},
+    ),  # fmt: skip
+    R(
+        "count_nonzero",
+        lambda x: ops.count_nonzero(x, 1),
+        lambda x: np.count_nonzero(x, 1).astype(np.int32),
+        shapes=((3, 4),),
+        dtypes=(np.int32,),
+        grad=False,
+        domain=(-1, 1),
+    ),  # fmt: skip
+    R("cov", ops.cov, _cov_ref, shapes=((3, 5),), rtol=1e-5, atol=1e-6),
+    R(
+        "cov_aweights",
+        lambda x, w: ops.cov(x, aweights=w),
+        _cov_weights_ref,
+        shapes=((3, 5), (5,)),
+        rtol=1e-5,
+        atol=1e-6,
+        extra={
+            "make_inputs": lambda r, d, s: [
+                r.uniform(-2, 2, size=s[0]).astype(d),
+                r.uniform(0.5, 2, size=s[1]).astype(d),
+            ]
+        },
+    ),  # fmt: skip
+    R("dist", ops.dist, lambda a, b: np.linalg.norm((a - b).reshape(-1)), shapes=((3, 4), (3, 4))),
+    R(
+        "dist_p3",
+        lambda a, b: ops.dist(a, b, 3),
+        lambda a, b: np.sum(np.abs(a - b) ** 3) ** (1 / 3),
+        shapes=((3, 4), (4,)),
+        extra={"make_inputs": _distinct},
+    ),  # fmt: skip
+    R("trapz", lambda y: ops.trapz(y), lambda y: np.trapezoid(y, axis=-1), shapes=((3, 4),)),
+    R("trapz_x", lambda y, x: ops.trapz(y, x), lambda y, x: np.trapezoid(y, x, axis=-1), shapes=((3, 4), (4,))),
+    R("vecdot", ops.vecdot, lambda a, b: np.sum(a * b, -1), shapes=((3, 4), (3, 4))),
+    R("renorm", lambda x: ops.renorm(x, 2, 0, 1.5), _renorm_ref, shapes=((3, 4),), rtol=1e-5),
+    R(
+        "unsorted_segment_sum",
+        lambda x, i: ops.unsorted_segment_sum(x, i, 3),
+        _segment_ref("sum"),
+        shapes=((5, 2),),
+        extra={"make_inputs": _segments},
+    ),  # fmt: skip
+    R(
+        "unsorted_segment_max",
+        lambda x, i: ops.unsorted_segment_max(x, i, 4),
+        _segment_ref("max", 4),
+        shapes=((5, 2),),
+        grad=False,
+        extra={"make_inputs": _segments},
+    ),  # fmt: skip
+    R(
+        "unsorted_segment_max_grad",
+        lambda x, i: ops.unsorted_segment_max(x, i, 3),
+        _segment_ref("max"),
+        shapes=((5, 2),),
+        extra={"make_inputs": _segments},
+    ),  # fmt: skip
+    R(
+        "unsorted_segment_min",
+        lambda x, i: ops.unsorted_segment_min(x, i, 3),
+        _segment_ref("min"),
+        shapes=((5, 2),),
+        extra={"make_inputs": _segments},
+    ),  # fmt: skip
+    R(
+        "unsorted_segment_prod",
+        lambda x, i: ops.unsorted_segment_prod(x, i, 3),
+        _segment_ref("prod"),
+        shapes=((5, 2),),
+        extra={"make_inputs": _segments},
+    ),  # fmt: skip
 ]  # fmt: skip
 
 
-ACT_CASES = {"shapes": ((3, 5),), "cases": (((2, 3, 4),),)}
-
-
-def act(name: str, ref, *, kiln=None, domain=(-3.0, 3.0), dtypes=F32, **kw) -> OpRecord:
-    """A record for an activation of `kiln.ops.nn`: the output keeps the input's dtype."""
-    typed = lambda x: np.asarray(ref(x)).astype(x.dtype)
-    return OpRecord(name, kiln or getattr(ops, name), typed, domain=domain, dtypes=dtypes, **ACT_CASES, **kw)
+CLIPPING_DISTANCE_COUNTING = [
+    OpRecord("clip_by_value", lambda x: ops.clip_by_value(x, -0.5, 1.0),
+             lambda x: np.clip(x, -0.5, 1.0).astype(x.dtype),
+             shapes=((3, 4),), dtypes=(np.float32, np.int32), domain=(-2.0, 2.0)),
+    OpRecord("clip_by_value_tensor_bounds", lambda x, lo: ops.clip_by_value(x, lo, None), np.maximum,
+             shapes=((3, 4), (4,)), grad=False),
+    OpRecord("clip_by_value_tuple", lambda x, y: ops.clip_by_value((x, y), None, 0.5),
+             lambda x, y: (np.minimum(x, 0.5), np.minimum(y, 0.5)), shapes=((3, 4), (2,)), grad=False),
+    OpRecord("clip_by_global_norm", lambda a, b: ops.clip_by_global_norm((a, b), 1.0), _global_norm_ref(1.0),
+             shapes=((3, 4), (5,)), rtol=1e-5, atol=1e-6),
+    OpRecord("clip_by_global_norm_no_clip", lambda a, b: ops.clip_by_global_norm((a, b), 100.0),
+             _global_norm_ref(100.0), shapes=((3, 4), (5,)), grad=False),
+    OpRecord("cdist", lambda a, b: ops.cdist(a, b), _cdist_ref(2.0), shapes=((4, 3), (5, 3)),
+             cases=(((2, 4, 3), (2, 5, 3)),), rtol=1e-5),
+    OpRecord("cdist_p1", lambda a, b: ops.cdist(a, b, 1.0), _cdist_ref(1.0), shapes=((4, 3), (5, 3))),
+    OpRecord("cdist_p3", lambda a, b: ops.cdist(a, b, 3.0), _cdist_ref(3.0), shapes=((4, 3), (5, 3)), rtol=1e-5),
+    OpRecord("cdist_p0", lambda a, b: ops.cdist(a, b, 0.0), _cdist_ref(0), shapes=((4, 3), (5, 3)), grad=False,
+             extra={"make_inputs": _integers}),
+    OpRecord("cdist_inf", lambda a, b: ops.cdist(a, b, float("inf")), _cdist_ref(np.inf), shapes=((4, 3), (5, 3))),
+    OpRecord("bincount", lambda x: ops.bincount(x), lambda x: np.bincount(x).astype(np.float32), shapes=((12,),),
+             grad=False, extra={"make_inputs": _bincount_inputs}),
+    OpRecord("bincount_weights", lambda x, w: ops.bincount(x, w, minlength=8),
+             lambda x, w: np.bincount(x, w, minlength=8).astype(np.float32), shapes=((12,), (12,)),
+             # float32 counts even for float64 weights: a wide finite-difference step (the op is linear in them)
+             extra={"make_inputs": _bincount_inputs, "grad_positions": (1,), "fd_eps": 1e-2, "grad_rtol": 1e-3}),
+    OpRecord("searchsorted", lambda s, v: ops.searchsorted(s, v), _searchsorted_ref("left"), shapes=((7,), (3, 4)),
+             cases=(((2, 6), (2, 5)),), grad=False, extra={"make_inputs": _sorted_rows}),
+    OpRecord("searchsorted_right_int32", lambda s, v: ops.searchsorted(s, v, right=True, out_int32=True),
+             _searchsorted_ref("right", np.int32), shapes=((2, 6), (2, 5)), grad=False,
+             extra={"make_inputs": _sorted_rows}),
+    OpRecord("searchsorted_side", lambda s, v: ops.searchsorted(s, v, side="right"), _searchsorted_ref("right"),
+             shapes=((7,), (4,)), grad=False, extra={"make_inputs": _sorted_rows}),
+    OpRecord("kron", ops.kron, np.kron, shapes=((2, 3), (3, 2)), cases=(((3,), (2, 2)),),
+             dtypes=(np.float32, np.int32)),
+    OpRecord("var_mean", lambda x: ops.var_mean(x, 1), lambda x: (np.var(x, 1), np.mean(x, 1)), shapes=((3, 4),),
+             rtol=1e-5),
+    OpRecord("var_mean_ddof_keepdims", lambda x: ops.var_mean(x, (0, 1), ddof=True, keepdims=True),
+             lambda x: (np.var(x, (0, 1), ddof=1, keepdims=True), np.mean(x, (0, 1), keepdims=True)),
+             shapes=((3, 4, 2),), rtol=1e-5),
+    OpRecord("std_mean", lambda x: ops.std_mean(x), lambda x: (np.std(x), np.mean(x)), shapes=((3, 4),), rtol=1e-5),
+    OpRecord("unique", ops.unique, _unique_ref, shapes=((4, 5),), dtypes=(np.int32, np.int64, np.float32),
+             grad=False, extra={"make_inputs": _integers}),
+]  # fmt: skip
 
 
 ACTIVATIONS = [
@@ -413,4 +690,14 @@ ACTIVATIONS = [
     act("tanh_nn", np.tanh, kiln=ops.nn.tanh, grad=False),
 ]  # fmt: skip
 
-RECORDS: list[OpRecord] = ELEMENTWISE_UNARY + ELEMENTWISE_BINARY + OTHER_MATH + REDUCTIONS + LINALG + ACTIVATIONS
+
+RECORDS: list[OpRecord] = [
+    *ELEMENTWISE_UNARY,
+    *ELEMENTWISE_BINARY,
+    *OTHER_MATH,
+    *ELEMENTWISE_MORE,
+    *REDUCTIONS,
+    *NAN_AND_ORDER_REDUCTIONS,
+    *CLIPPING_DISTANCE_COUNTING,
+    *ACTIVATIONS,
+]
