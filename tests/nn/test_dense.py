@@ -72,7 +72,7 @@ def test_parameter_names_in_a_network():
 
 
 def test_repr():
-    assert "input_channels=3, output_channels=4, has_bias=True" in repr(nn.Dense(3, 4))
+    assert "in_channels=3, out_channels=4, has_bias=True" in repr(nn.Dense(3, 4))
     assert "activation" in nn.Dense(3, 4, activation="tanh").extend_repr()
 
 

@@ -261,8 +261,12 @@ class Embedding(Cell):
     """Lookup table: rows of `weight` (num_embeddings, embedding_dim), initialised N(0, 1).
 
     Args:
-        num_embeddings, embedding_dim (int), padding_idx=None, max_norm=None, norm_type=2.0,
-        scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, dtype=None.
+        num_embeddings: rows of the table; embedding_dim: the length of each row.
+        padding_idx: a row whose lookups get no gradient (None: every row trains).
+        max_norm / norm_type: rows looked up are rescaled to at most this p-norm (None: never).
+        scale_grad_by_freq: divide a row's gradient by how often the batch looks it up.
+        sparse: accepted; Kiln's gradient is dense and holds the same values.
+        _weight / _freeze: a table to start from and whether it stays fixed; dtype: the table's dtype.
     """
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,

@@ -110,7 +110,7 @@ class _Conv(Cell):
 
     def extend_repr(self) -> str:
         s = (
-            f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+            f"in_channels={self.in_channels}, out_channels={self.out_channels}, "
             f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
             f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}, "
             f"weight_init={_init_repr(self.weight_init)}, bias_init={_init_repr(self.bias_init)}"

@@ -96,7 +96,8 @@ class Dense(Cell):
         return y
 
     def extend_repr(self) -> str:
-        s = f"input_channels={self.in_channels}, output_channels={self.out_channels}"
+        # The constructor's own argument names, so that the repr reads as the call that rebuilds the layer.
+        s = f"in_channels={self.in_channels}, out_channels={self.out_channels}"
         if self.has_bias:
             s += f", has_bias={self.has_bias}"
         if self.activation_flag:
