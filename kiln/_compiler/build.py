@@ -60,7 +60,13 @@ class Executable:
 
     def direct(self):
         """The backend function when a call is `Tensor(exe(*leaves)[0])` (no state, no checks, one Tensor out)."""
-        if self.state_objs or self.checked or self.out_types is not None or self.out_desc is not _SINGLE:
+        if (
+            self.state_objs
+            or self.written
+            or self.checked
+            or self.out_types is not None
+            or self.out_desc is not _SINGLE
+        ):
             return None
         return self.exe
 

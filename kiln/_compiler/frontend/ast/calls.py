@@ -260,7 +260,7 @@ def call(ctx, fn, args, kwargs, node):
 
 def _is_print_primitive(fn) -> bool:
     """`ops.Print()` (or a subclass), known by its class: the compiler does not import `ops`."""
-    return any(c.__name__ == "Print" and c.__module__ == "kiln.ops.primitives" for c in type(fn).__mro__)
+    return any(c.__name__ == "Print" and c.__module__.startswith("kiln.ops.") for c in type(fn).__mro__)
 
 
 def _construct(ctx, cls, args, kwargs):
