@@ -242,12 +242,6 @@ def test_graph_equals_pynative(corpus, batch):
     assert not failures, f"{len(failures)} of {checked} results differ; the first:\n" + "\n".join(failures[:3])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bytecode capture of a batch module returns wrong values when the compiled graph runs on the second input "
-    "set (batch seed 8008007, programs p4 and p21: an inner function with an early return under a tensor `if`); "
-    "the first input set is right, so a reused graph misses a guard. Not yet reduced to a small program",
-)
 def test_bytecode_capture_equals_pynative(corpus):
     """Values and gradients of every BYTECODE_EVERY-th batch, compiled once by bytecode capture (values, and
     value_and_grad inside the captured function) and run on each input set, equal PyNative's."""
