@@ -21,7 +21,7 @@ the 2-core machine about 0.2 s of CPU per program with its gradient), so each ba
 
 The other tenth are the semantic categories (program_gen.CATEGORIES), shared equally: ops from the whole op table
 (stop_gradient, depend, casts, float16/bfloat16 reductions, integer ops with Python scalars), containers mutated
-inside a tensor `if` (and, failing today, appended to in both branches or carried through a tensor `while`),
+inside a tensor `if` (or appended to in both branches; failing today, carried through a tensor `while`),
 asserts and prints in branches and loops, closures, methods and lambdas. Each of their batches is compiled through
 every SEMANTIC_ENTRY_POINTS entry: values, and the gradient by grad, jit(grad) and grad(jit). Beside them,
 N_CELL_PROGRAMS generated Cells write a Parameter before a raise under a tensor condition, and others run with
@@ -74,8 +74,6 @@ PER_CATEGORY = max(1, N_PROGRAMS // 10 // len(SEMANTIC))
 N_ARITH = N_PROGRAMS - PER_CATEGORY * len(SEMANTIC)
 # A category Kiln's graph mode fails today: a strict xfail (it must fail; when it passes, the entry goes).
 SEMANTIC_XFAIL = {
-    "container_append": "issue 18 point 8: list.append inside both branches of a tensor `if` fails in AST graph mode "
-    "(Kiln failed internally running 'Add'); bytecode capture runs it",
     "container_in_while": "a dict or list carried through a tensor `while` is a GraphCompileError in AST graph mode "
     "('a loop whose condition is a Tensor cannot carry a value of type dict')",
     "prints": "issue 18 point 8: print / ops.Print of a Tensor inside a tensor `if` or `while` is a GraphCompileError "
