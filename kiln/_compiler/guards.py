@@ -143,6 +143,12 @@ class Guards:
     def cell(self, cell, value, name: str) -> None:
         self.add("cell", cell, None, value, f"closure variable '{name}'")
 
+    def free_var(self, owner, index: int, value, name: str) -> None:
+        """The guard `owner.closure[index].cell_contents` against `value`: a free variable of a function whose
+        segments are shared by every function made from its code (each has its own closure cells, so the guard
+        reads the cell of the current call, `owner.closure`, not the cell read at capture)."""
+        self.add("freevar", owner, index, value, f"closure variable '{name}'")
+
     def attr(self, obj, name: str, value) -> None:
         d = getattr(obj, "__dict__", None)
         label = f"attribute '{name}' of {type(obj).__name__}"
@@ -174,8 +180,9 @@ class Guards:
             byval = type(value) in _BY_VALUE
             if kind == "dict":
                 get = f"H{i}.get(K{i}, M)"
-            elif kind == "cell":
-                lines.append(f"    try:\n        v = H{i}.cell_contents\n    except ValueError:\n        v = M")
+            elif kind in ("cell", "freevar"):
+                cell = f"H{i}" if kind == "cell" else f"H{i}.closure[K{i}]"
+                lines.append(f"    try:\n        v = {cell}.cell_contents\n    except ValueError:\n        v = M")
                 get = "v"
             elif kind == "getattr":
                 get = f"_getattr(H{i}, K{i}, M)"

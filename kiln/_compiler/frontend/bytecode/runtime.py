@@ -74,6 +74,8 @@ def replay(effects, outs, values, memo) -> None:
             e[1][e[2]] = d(e[3], outs, values, memo)
         elif kind == "cell":
             e[1].cell_contents = d(e[2], outs, values, memo)
+        elif kind == "freevar":
+            e[1].closure[e[2]].cell_contents = d(e[3], outs, values, memo)
         elif kind == "setattr":
             v = d(e[3], outs, values, memo)
             if v is state.MISSING:
@@ -101,6 +103,7 @@ class FunctionCache:
         self.fullgraph = False
         self.checked = False
         self.fn = None
+        self.closure: tuple = ()  # the closure cells of the call being run (guards and cell writes read them)
 
 
 _BY_CODE: dict = {}
@@ -148,6 +151,7 @@ def call(fc: FunctionCache, fn, args: list, kwargs: dict):
     try:
         while True:
             pc = entry.pc
+            fc.closure = fn.__closure__ or ()  # reset at each segment: a Python step may run this code recursively
             if pc in fc.eager_pcs:
                 return _eager(fc, fn, entry)
             sig, leaves, tmpls, paths, refs = state.flatten(entry.values)
@@ -365,7 +369,7 @@ def _capture(fc, fn, entry, tmpls, leaves, forced) -> Segment:
     box: dict = {}
 
     def body(*tensors):
-        tx = SymbolicRun(fn, forced, guards)
+        tx = SymbolicRun(fn, forced, guards, fc)
         box["tx"] = tx
         try:
             values = state.rebuild(tmpls, list(tensors), tx)
@@ -428,6 +432,8 @@ def _encode_effects(tx, enc) -> list:
             out.append(("global", e[1], e[2], enc(e[3])))
         elif kind == "cell":
             out.append(("cell", e[1], enc(e[2])))
+        elif kind == "freevar":
+            out.append(("freevar", e[1], e[2], enc(e[3])))
         elif kind == "setattr":
             out.append(("setattr", e[1], e[2], enc(e[3]) if e[3] is not state.MISSING else ("c", state.MISSING)))
     for path, t, data in tx.entry_tensors.values():

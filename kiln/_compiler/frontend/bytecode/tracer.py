@@ -208,10 +208,13 @@ class SymbolicRun(Run):
 
     symbolic = True
 
-    def __init__(self, fn, forced: set, guards) -> None:
+    def __init__(self, fn, forced: set, guards, closure_owner=None) -> None:
         super().__init__(fn)
         self.forced = forced  # instruction indices of the top frame where the segment ends
         self.guards = guards
+        # `closure_owner.closure` is the closure of the call being run: set where segments are shared by every
+        # function made from one code object, whose free cells differ from call to call
+        self.closure_owner = closure_owner
         self.effects: list = []  # (kind, ...) in program order, values as live objects
         self.undo: list = []
         self.snapshots: dict = {}  # id(container) -> copy before its first write
@@ -237,8 +240,18 @@ class SymbolicRun(Run):
         v = cell.cell_contents
         if id(cell) not in self.fresh and (id(cell), None) not in self.written:
             name = next((k for k, c in frame.cells.items() if c is cell), "?")
-            self.guards.cell(cell, v, name)
+            index = self.free_index(cell)
+            if index is None:
+                self.guards.cell(cell, v, name)
+            else:
+                self.guards.free_var(self.closure_owner, index, v, name)
         return v
+
+    def free_index(self, cell) -> int | None:
+        """The position of `cell` in the captured function's closure when its segments are shared (else None)."""
+        if self.closure_owner is None:
+            return None
+        return next((i for i, c in enumerate(self.fn.__closure__ or ()) if c is cell), None)
 
     def read_attr(self, obj, name):
         v = getattr(obj, name)
@@ -324,7 +337,11 @@ class SymbolicRun(Run):
         self.undo.append(restore)
         cell.cell_contents = v
         self.written.add((id(cell), None))
-        self.effects.append(("cell", cell, v))
+        index = self.free_index(cell)
+        if index is None:
+            self.effects.append(("cell", cell, v))
+        else:  # replayed into the cell of the call that runs the segment
+            self.effects.append(("freevar", self.closure_owner, index, v))
 
     def write_attr(self, obj, name, v):
         if id(obj) in self.fresh:

@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 import kiln as ms
+from kiln import Tensor, ops
 from kiln._compiler.frontend.bytecode import explain, runtime
 
 from .helpers import t
@@ -146,3 +147,55 @@ def test_guard_check_is_cheap():
             seg.check()
         per = min(per, (time.perf_counter() - t0) / n)
     assert per < 20e-6, per
+
+
+def _inner_function_after_a_break(x, y):
+    # reduced from the generated corpus (batch seed 8008007, p4 and p21): the tensor `if` breaks the graph before
+    # `inner` is made, so a Python step makes it and captures it by its code object; its segments are shared by
+    # every `inner` of later calls, each with its own closure cell for `x`
+    v = y / x if ops.abs(x).min() > 0 else y * x
+
+    def inner(a):
+        if a.sum() > 0:
+            return ops.sin(a) + x * 0.25
+        return a + x
+
+    return inner(x) + inner(v) * 0.5
+
+
+def test_a_reused_segment_reads_the_closure_of_the_current_call():
+    """An inner function's cached segment is reused on the next call only while its closure variables are the
+    ones it captured: the second call's `x` is used, not the first call's."""
+    g = _jit(_inner_function_after_a_break)
+    rng = np.random.default_rng(0)
+    for x_value in (1.0, 3.0, 3.0):
+        x = Tensor(np.full(4, x_value, np.float32) + rng.random(4, np.float32))
+        y = Tensor(rng.standard_normal(4).astype(np.float32))
+        want = _inner_function_after_a_break(x, y).asnumpy()
+        np.testing.assert_allclose(g(x, y).asnumpy(), want, rtol=1e-6)
+
+
+def _counter_after_a_break(x, start):
+    if x.sum() > 0:  # breaks the graph before `bump` is made
+        x = x + 1
+    total = start
+
+    def bump(a):
+        nonlocal total
+        if a.sum() > 0:
+            total = total + a.sum()
+        return total
+
+    bump(x)
+    return total
+
+
+def test_a_reused_segment_writes_the_closure_of_the_current_call():
+    """A `nonlocal` write in an inner function's reused segment lands in the current call's cell."""
+    g = _jit(_counter_after_a_break)
+    for start in (1.0, 5.0, 7.0):
+        x = t(3, seed=int(start))
+        x = Tensor(np.abs(x.asnumpy()))
+        want = _counter_after_a_break(x, Tensor(np.float32(start)))
+        got = g(x, Tensor(np.float32(start)))
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6)
