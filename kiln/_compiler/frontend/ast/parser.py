@@ -95,6 +95,45 @@ _UNSUPPORTED_EXPR = {
 }
 
 
+def _lambda_in_file(code) -> ast.Lambda | None:
+    """The lambda node of `code` in its file's AST, or None when the file does not parse.
+
+    Several lambdas can share a line (`f(lambda x: a(x), kiln=lambda x: b(x))`): the one whose body spans the
+    positions of the code's instructions is `code`'s (the innermost such, for lambdas nested in lambdas).
+    """
+    text = "".join(linecache.getlines(code.co_filename))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    want = list(code.co_varnames[: code.co_argcount])
+    candidates = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Lambda)
+        and node.lineno == code.co_firstlineno
+        and [a.arg for a in node.args.args] == want
+    ]
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    # zero-width positions (the entry instruction's) point at no expression
+    spots = [
+        (line, col)
+        for line, end_line, col, end_col in code.co_positions()
+        if line is not None and col is not None and (line, col) != (end_line, end_col)
+    ]
+
+    def spans_code(node: ast.Lambda) -> bool:
+        body = node.body
+        start, end = (body.lineno, body.col_offset), (body.end_lineno, body.end_col_offset)
+        return all(start <= spot < end for spot in spots)
+
+    inside = [node for node in candidates if spans_code(node)]
+    if not inside:
+        return None
+    return min(inside, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
+
+
 def _source_of(fn) -> tuple[ast.AST, str, int, int]:
     """(function/lambda AST, file, first line, indent) of `fn`."""
     code = fn.__code__
@@ -115,6 +154,10 @@ def _source_of(fn) -> tuple[ast.AST, str, int, int]:
         tree = ast.parse(dedented)
     except SyntaxError:
         tree = None
+    if fn.__name__ == "<lambda>":
+        found = _lambda_in_file(code)
+        if found is not None:
+            return found, file, 1, 0  # the whole file's AST: its positions are the file's own
     if fn.__name__ == "<lambda>" or tree is None:
         # A lambda's source is the whole line; find the lambda by its argument names.
         if tree is None:
