@@ -76,10 +76,6 @@ N_ARITH = N_PROGRAMS - PER_CATEGORY * len(SEMANTIC)
 SEMANTIC_XFAIL = {
     "container_in_while": "a dict or list carried through a tensor `while` is a GraphCompileError in AST graph mode "
     "('a loop whose condition is a Tensor cannot carry a value of type dict')",
-    "prints": "ops.Print is not recognised by the AST frontend (calls._is_print_primitive looks for class Print in "
-    "kiln.ops.primitives; it moved to kiln.ops.operations.debug_ops), so it compiles as a LAX host call: "
-    "'ValueError: IO callbacks do not support JVP.' under ms.jit(ms.value_and_grad), and a print on zeros at "
-    "compile time of a branch not taken. With that check fixed the category passes",
 }
 INPUT_SETS = 2  # each compiled batch runs on two sets of inputs (compiling is the cost, running is cheap)
 FD_EVERY = 10  # finite differences on every 10th program
