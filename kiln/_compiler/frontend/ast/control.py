@@ -225,7 +225,8 @@ def tensor_if(ctx, frame: Frame, node, pred: Tensor):
     finally:
         ctx.list_journal = outer_journal
     where = (node, tg, fg)
-    mutated = {**j2, **j1}
+    # a list made inside a branch does not exist in the other one: nothing to join (Python leaves it unbound there)
+    mutated = {k: e for k, e in {**j2, **j1}.items() if e[1] is not _FRESH}
     if not mutated:
         return join_outcomes(pred, s1, s2, o1, o2, where)
     if outer_journal is not None:  # an enclosing branch restores them too
@@ -244,10 +245,22 @@ def tensor_if(ctx, frame: Frame, node, pred: Tensor):
     return Goto(joined.target, joined.parent, rest) if isinstance(joined, Goto) else Return(rest[0])
 
 
+_FRESH = object()  # journal mark of a list made inside the branch being recorded
+
+
+def fresh_list(ctx, lst: list) -> list:
+    """`lst`, just made by the program: inside a Tensor branch it is marked so that the branch join leaves it be."""
+    if ctx.list_journal is not None:
+        ctx.list_journal[id(lst)] = (lst, _FRESH)
+    return lst
+
+
 def _restore_lists(journal: dict) -> dict:
     """Put each list a branch mutated back as it was; returns id -> the items the branch left in it."""
     after = {}
     for k, (lst, before) in journal.items():
+        if before is _FRESH:
+            continue
         after[k] = list(lst)
         lst[:] = before
     return after

@@ -216,7 +216,7 @@ def _make_tuple(ctx, frame, node, args):
 
 @_impl(O.MAKE_LIST)
 def _make_list(ctx, frame, node, args):
-    return list(args)
+    return control.fresh_list(ctx, list(args))
 
 
 @_impl(O.MAKE_DICT)
@@ -391,7 +391,7 @@ def _comprehension(ctx, frame, node, args):
                 continue
         out.append(_thunk(ctx, elt, item))
     if kind == "list":
-        return out
+        return control.fresh_list(ctx, out)
     if kind == "dict":
         return dict(out)
     return tuple(out)

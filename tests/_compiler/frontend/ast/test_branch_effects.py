@@ -36,6 +36,24 @@ def test_list_append_in_both_branches_of_a_tensor_if(mode):
     assert n == 2
 
 
+def _list_made_and_grown_in_one_branch(x):
+    if x.sum() > 0:
+        box = [x]
+        box.append(x * 3)  # a list the other branch never sees: nothing of it is joined
+        y = box[-1] + box[0]
+    else:
+        y = x * 0.5
+    return y
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_list_made_and_grown_inside_one_branch_stays_in_it(mode):
+    fn = compiled(mode, _list_made_and_grown_in_one_branch)
+    x = np.array([1.0, 2.0], np.float32)
+    np.testing.assert_allclose(fn(Tensor(x)).asnumpy(), x * 4)
+    np.testing.assert_allclose(fn(Tensor(-x)).asnumpy(), -x * 0.5)
+
+
 def _append_in_one_branch_then_loop(x):
     acc = [x]
     if x.sum() > 0:
