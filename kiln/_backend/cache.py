@@ -403,11 +403,27 @@ MAX_SIGNATURES = 256  # executables one PersistentJit keeps in memory (one per i
 _CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 
 
+_cpu_options_known: bool | None = None  # whether this jaxlib's XLA accepts _CPU_OPTIONS (newer ones dropped the flag)
+
+
+def _cpu_options_accepted() -> bool:
+    """Whether XLA here knows `_CPU_OPTIONS` (asked once a process: one compile of an identity function)."""
+    global _cpu_options_known
+    if _cpu_options_known is None:
+        try:
+            jax.jit(lambda x: x, compiler_options=_CPU_OPTIONS).lower(0.0).compile()
+            _cpu_options_known = True
+        except Exception:  # noqa: BLE001  (an XLA that does not know the flag: compile with its defaults)
+            _cpu_options_known = False
+    return _cpu_options_known
+
+
 def _compiler_options(platform: str, quick: bool = False) -> dict | None:
     if platform != "cpu":
         return None
     flags = os.environ.get("XLA_FLAGS", "")
-    options = {**_CPU_OPTIONS, **_QUICK_OPTIONS} if quick else _CPU_OPTIONS
+    cpu = _CPU_OPTIONS if _cpu_options_accepted() else {}
+    options = {**cpu, **_QUICK_OPTIONS} if quick else cpu
     return {k: v for k, v in options.items() if k not in flags} or None
 
 

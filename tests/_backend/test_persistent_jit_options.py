@@ -11,6 +11,7 @@ from kiln._backend import cache
 
 
 def test_kernel_without_a_key_compiles_with_kilns_options(monkeypatch):
+    cache._cpu_options_accepted()  # XLA is asked once a process, before the spy goes in
     seen = []
     original = jax.jit
 
@@ -30,6 +31,7 @@ def test_kernel_without_a_key_compiles_with_kilns_options(monkeypatch):
 
 
 def test_cache_off_compiles_with_kilns_options(monkeypatch):
+    cache._cpu_options_accepted()  # XLA is asked once a process, before the spy goes in
     monkeypatch.setattr(cache, "_store", None)
     seen = []
     original = jax.jit
@@ -38,3 +40,12 @@ def test_cache_off_compiles_with_kilns_options(monkeypatch):
     assert not isinstance(fn, cache.PersistentJit)
     np.testing.assert_array_equal(np.asarray(fn(jax.device_put(np.ones(3, np.float32)))), [0, 0, 0])
     assert seen == [cache._compiler_options("cpu") if jax.default_backend() == "cpu" else None]
+
+
+def test_cpu_options_are_left_out_where_xla_does_not_know_them(monkeypatch):
+    """A newer jaxlib without the classic-emitter flag still compiles (with XLA's defaults), and this one asks."""
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    monkeypatch.setattr(cache, "_cpu_options_known", False)
+    assert not (cache._compiler_options("cpu") or {}).keys() & cache._CPU_OPTIONS.keys()
+    monkeypatch.setattr(cache, "_cpu_options_known", True)
+    assert cache._compiler_options("cpu").keys() >= cache._CPU_OPTIONS.keys()
