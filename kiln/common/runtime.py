@@ -446,57 +446,61 @@ class Profiler:
 
 # -- parameter-server and strategy-search settings ---------------------------------------------------------------
 
+
+def _check_key(function: str, key: str, settings: dict) -> None:
+    """ValueError naming `function` when `key` is not one of the settings."""
+    if key not in settings:
+        raise ValueError(f"{function}: unknown key {key!r}; expected one of {sorted(settings)}.")
+
+
+def _keyed_settings(family: str, getter_name: str, reset_name: str, defaults: dict):
+    """The values of a family of named settings (a copy of `defaults`) with its getter and its reset function."""
+    values = dict(defaults)
+
+    def getter(attr_key: str):
+        _check_key(getter_name, attr_key, values)
+        return values[attr_key]
+
+    def reset() -> None:
+        values.clear()
+        values.update(defaults)
+
+    getter.__name__ = getter.__qualname__ = getter_name
+    getter.__doc__ = f"The {family} setting `attr_key` (its default unless it was set)."
+    reset.__name__ = reset.__qualname__ = reset_name
+    reset.__doc__ = f"Every {family} setting back to its default."
+    return values, getter, reset
+
+
 _PS_DEFAULTS = {"enable_ps": False, "config_file_path": "", "enable_ssl": False, "client_password": "",
                 "server_password": "", "scheduler_manage_port": 11202}  # fmt: skip
-_ps = dict(_PS_DEFAULTS)
+_ps, get_ps_context, reset_ps_context = _keyed_settings(
+    "parameter-server", "get_ps_context", "reset_ps_context", _PS_DEFAULTS
+)
+_ALGO_DEFAULTS = {"fully_use_devices": False, "elementwise_op_strategy_follow": False,
+                  "enable_algo_approxi": False, "algo_approxi_epsilon": 0.1, "tensor_slice_align_enable": False,
+                  "tensor_slice_align_size": 16}  # fmt: skip
+_algo, get_algo_parameters, reset_algo_parameters = _keyed_settings(
+    "strategy-search", "get_algo_parameters", "reset_algo_parameters", _ALGO_DEFAULTS
+)
 
 
 def set_ps_context(**kwargs) -> None:
     """Parameter-server training settings. Kiln has no parameter server: enable_ps=True is refused."""
     for key, value in kwargs.items():
-        if key not in _PS_DEFAULTS:
-            raise ValueError(f"set_ps_context: unknown key {key!r}; expected one of {sorted(_PS_DEFAULTS)}.")
+        _check_key("set_ps_context", key, _PS_DEFAULTS)
         if key == "enable_ps" and value:
             raise NotImplementedError("set_ps_context: Kiln has no parameter-server mode (enable_ps=True).")
         _ps[key] = value
 
 
-def get_ps_context(attr_key: str):
-    if attr_key not in _ps:
-        raise ValueError(f"get_ps_context: unknown key {attr_key!r}; expected one of {sorted(_ps)}.")
-    return _ps[attr_key]
-
-
-def reset_ps_context() -> None:
-    _ps.clear()
-    _ps.update(_PS_DEFAULTS)
-
-
-_ALGO_DEFAULTS = {"fully_use_devices": False, "elementwise_op_strategy_follow": False,
-                  "enable_algo_approxi": False, "algo_approxi_epsilon": 0.1, "tensor_slice_align_enable": False,
-                  "tensor_slice_align_size": 16}  # fmt: skip
-_algo = dict(_ALGO_DEFAULTS)
-
-
 def set_algo_parameters(**kwargs) -> None:
     """Settings of AUTO_PARALLEL's strategy search (kept; Kiln's sharding propagation is GSPMD's)."""
     for key, value in kwargs.items():
-        if key not in _ALGO_DEFAULTS:
-            raise ValueError(f"set_algo_parameters: unknown key {key!r}; expected one of {sorted(_ALGO_DEFAULTS)}.")
+        _check_key("set_algo_parameters", key, _ALGO_DEFAULTS)
         if type(value) is not type(_ALGO_DEFAULTS[key]):
             raise TypeError(f"set_algo_parameters: {key!r} must be a {type(_ALGO_DEFAULTS[key]).__name__}.")
         _algo[key] = value
-
-
-def get_algo_parameters(attr_key: str):
-    if attr_key not in _algo:
-        raise ValueError(f"get_algo_parameters: unknown key {attr_key!r}; expected one of {sorted(_algo)}.")
-    return _algo[attr_key]
-
-
-def reset_algo_parameters() -> None:
-    _algo.clear()
-    _algo.update(_ALGO_DEFAULTS)
 
 
 __all__ += ["get_algo_parameters", "get_ps_context", "reset_algo_parameters", "reset_ps_context",

@@ -19,6 +19,7 @@ from kiln.dataset import _rng, config
 from kiln.dataset.callbacks import DSCallbackParam
 from kiln.dataset.iterators import DictIterator, Run, TupleIterator, ordered_map, process_ordered_map
 from kiln.dataset.mindrecord_export import save as save_mindrecord
+from kiln.dataset.validator_helpers import check_non_negative_int
 
 INFINITE = math.inf  # size of an endlessly repeated pipeline
 
@@ -55,6 +56,40 @@ def _check_int(value, name: str, low: int, allow_minus_one: bool = False) -> int
         extra = " or -1" if allow_minus_one else ""
         raise ValueError(f"{name} must be >= {low}{extra}, but got {value}.")
     return int(value)
+
+
+_MAP_NOTE = "(in map operation {!r} on columns {})"
+
+
+def _call_noting(fn: Callable, args: tuple, note: str, *note_args):
+    """`fn(*args)`; an exception from it gets the note `note.format(*note_args)` saying where it was raised.
+
+    The note is formatted only when an exception passes, not once per row.
+    """
+    try:
+        return fn(*args)
+    except Exception as exc:
+        exc.add_note(note.format(*note_args))
+        raise
+
+
+def _output_columns(out, output_columns: list, producer: str, advice: str = "") -> tuple:
+    """What a map's operations or a per_batch_map returned, as a tuple with one entry per output column."""
+    out = out if isinstance(out, tuple) else (out,)
+    if len(out) != len(output_columns):
+        raise RuntimeError(
+            f"{producer} returned {len(out)} column(s) but output_columns names "
+            f"{len(output_columns)}: {output_columns}.{advice}"
+        )
+    return out
+
+
+def _replaced(row, indices: list[int], values) -> tuple:
+    """`row` with `values` put at the positions `indices` (the input columns replaced in place)."""
+    new = list(row)
+    for i, value in zip(indices, values, strict=True):
+        new[i] = value
+    return tuple(new)
 
 
 def _check_max_rowsize(value, where: str) -> None:
@@ -660,11 +695,7 @@ class Dataset:
         Args:
             init_step: a non-negative int.
         """
-        if isinstance(init_step, bool) or not isinstance(init_step, int):
-            raise TypeError(f"set_init_step: init_step must be an int, but got {type(init_step).__name__}.")
-        if init_step < 0:
-            raise ValueError(f"set_init_step: init_step must be >= 0, but got {init_step}.")
-        self._init_step = init_step
+        self._init_step = check_non_negative_int(init_step, "set_init_step: init_step")
 
     def __iter__(self) -> TupleIterator:
         return self.create_tuple_iterator(num_epochs=1)
@@ -798,23 +829,12 @@ class MapDataset(Dataset):
     def _apply(self, row: tuple) -> tuple:
         args = tuple(row[i] for i in self._in_idx)
         for op in self._ops:
-            try:
-                out = op(*args)
-            except Exception as exc:
-                exc.add_note(f"(in map operation {op!r} on columns {self._in_cols})")
-                raise
+            out = _call_noting(op, args, _MAP_NOTE, op, self._in_cols)
             args = out if isinstance(out, tuple) else (out,)
-        if len(args) != len(self._out_cols):
-            raise RuntimeError(
-                f"map: the operations returned {len(args)} column(s) but output_columns names "
-                f"{len(self._out_cols)}: {self._out_cols}. Set output_columns to match."
-            )
+        args = _output_columns(args, self._out_cols, "map: the operations", " Set output_columns to match.")
         outs = tuple(np.asarray(a) for a in args)
         if len(self._in_idx) == len(outs):
-            new = list(row)
-            for i, a in zip(self._in_idx, outs):
-                new[i] = a
-            return tuple(new)
+            return _replaced(row, self._in_idx, outs)
         return outs + tuple(row[i] for i in self._keep_idx)
 
     def batchable(self) -> bool:
@@ -830,11 +850,7 @@ class MapDataset(Dataset):
         i = self._in_idx[0]
         x = columns[i]
         for op in self._ops:
-            try:
-                x = op.batch_call(x)
-            except Exception as exc:
-                exc.add_note(f"(in map operation {op!r} on columns {self._in_cols})")
-                raise
+            x = _call_noting(op.batch_call, (x,), _MAP_NOTE, op, self._in_cols)
         columns = list(columns)
         columns[i] = np.asarray(x)
         return columns
@@ -1056,25 +1072,13 @@ class BatchDataset(Dataset):
 
     def _apply_map(self, pending: list[tuple], info: BatchInfo) -> tuple:
         columns = [[r[i] for r in pending] for i in self._in_idx]
-        try:
-            out = self._map(*columns, info)
-        except Exception as exc:
-            exc.add_note(f"(in batch per_batch_map {self._map!r})")
-            raise
-        out = out if isinstance(out, tuple) else (out,)
-        if len(out) != len(self._out_cols):
-            raise RuntimeError(
-                f"batch: per_batch_map returned {len(out)} column(s) but output_columns names "
-                f"{len(self._out_cols)}: {self._out_cols}."
-            )
+        out = _call_noting(self._map, (*columns, info), "(in batch per_batch_map {!r})", self._map)
+        out = _output_columns(out, self._out_cols, "batch: per_batch_map")
         stacked = [
             np.stack([np.asarray(x) for x in col]) if isinstance(col, list | tuple) else np.asarray(col) for col in out
         ]
         if len(self._in_idx) == len(stacked):
-            rest = list(self._stack(pending))
-            for i, a in zip(self._in_idx, stacked):
-                rest[i] = a
-            return tuple(rest)
+            return _replaced(self._stack(pending), self._in_idx, stacked)
         child_names = self.children[0].get_col_names()
         kept = (
             self._stack(

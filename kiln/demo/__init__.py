@@ -34,32 +34,24 @@ def _device() -> str:
     return str(kiln.get_context("device_target"))
 
 
+# Each model of the demo: its display name, network class and data loader.
+_NETWORKS = {
+    "lenet": ("LeNet5", LeNet5, load_digits_32),
+    "transformer": ("Transformer", DigitTransformer, load_digits_rows),
+}
+
+
+def _adam(params):
+    return nn.Adam(params, learning_rate=2e-3)
+
+
 def model_specs(seed: int, epochs: int | None = None, batch_size: int | None = None, models=MODELS) -> list:
     """The demo's models with their data and optimizers (`epochs`/`batch_size` override the defaults)."""
-    specs = []
-    if "lenet" in models:
-        specs.append(
-            ModelSpec(
-                "LeNet5",
-                LeNet5,
-                lambda params: nn.Adam(params, learning_rate=2e-3),
-                load_digits_32(seed=seed),
-                batch_size or 32,
-                epochs or 3,
-            )
-        )
-    if "transformer" in models:
-        specs.append(
-            ModelSpec(
-                "Transformer",
-                DigitTransformer,
-                lambda params: nn.Adam(params, learning_rate=2e-3),
-                load_digits_rows(seed=seed),
-                batch_size or 32,
-                epochs or 3,
-            )
-        )
-    return specs
+    return [
+        ModelSpec(name, network, _adam, load(seed=seed), batch_size or 32, epochs or 3)
+        for key, (name, network, load) in _NETWORKS.items()
+        if key in models
+    ]
 
 
 def _summary(results: list[RunResult], diffs: dict[str, float]) -> None:

@@ -856,6 +856,29 @@ class SpectralCentroid(Spectrogram):
         return out.astype(_out_dtype(arr))
 
 
+def _along_frequency(spec: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """`matrix` (freq, k) applied to the frequency axis of `spec` (..., freq, time): (..., k, time)."""
+    return np.swapaxes(np.swapaxes(spec, -1, -2) @ matrix, -1, -2)
+
+
+def _check_dct_type(dct_type, op: str) -> None:
+    if dct_type != 2:
+        raise ValueError(f"{op}: only dct_type 2 is supported, but got {dct_type}.")
+
+
+class _Cepstrum:
+    """The last step of MFCC and LFCC: log (or dB) of a filter-bank spectrogram, then its DCT over the filters."""
+
+    def __init__(self, n_coefficients: int, n_filters: int, norm, use_log: bool) -> None:
+        self._dct = create_dct(n_coefficients, n_filters, norm).astype(np.float64)
+        self._use_log = bool(use_log)
+        self._db = AmplitudeToDB(ScaleType.POWER, 1.0, 1e-10, 80.0)
+
+    def __call__(self, filtered: np.ndarray) -> np.ndarray:
+        filtered = np.log(filtered + 1e-6) if self._use_log else self._db(filtered)
+        return _along_frequency(filtered, self._dct)
+
+
 class MelScale:
     """A spectrogram (..., n_stft, time) on the mel scale (..., n_mels, time)."""
 
@@ -874,8 +897,7 @@ class MelScale:
 
     def __call__(self, spec):
         arr = _float(spec, "MelScale")
-        out = np.swapaxes(np.swapaxes(arr.astype(np.float64), -1, -2) @ self._fb, -1, -2)
-        return out.astype(_out_dtype(arr))
+        return _along_frequency(arr.astype(np.float64), self._fb).astype(_out_dtype(arr))
 
 
 class MelSpectrogram:
@@ -915,24 +937,19 @@ class MFCC:
     def __init__(
         self, sample_rate=16000, n_mfcc=40, dct_type=2, norm=NormMode.ORTHO, log_mels=False, melkwargs=None
     ) -> None:
-        if dct_type != 2:
-            raise ValueError(f"MFCC: only dct_type 2 is supported, but got {dct_type}.")
+        _check_dct_type(dct_type, "MFCC")
         kwargs = dict(melkwargs or {})
         kwargs.setdefault("sample_rate", sample_rate)
         self._mel = MelSpectrogram(**kwargs)
         n_mels = self._mel._mel.n_mels
         if n_mfcc > n_mels:
             raise ValueError(f"MFCC: n_mfcc ({n_mfcc}) must not exceed n_mels ({n_mels}).")
-        self._dct = create_dct(n_mfcc, n_mels, norm).astype(np.float64)
+        self._cepstrum = _Cepstrum(n_mfcc, n_mels, norm, log_mels)
         self.log_mels = bool(log_mels)
-        self._db = AmplitudeToDB(ScaleType.POWER, 1.0, 1e-10, 80.0)
 
     def __call__(self, waveform):
         arr = _float(waveform, "MFCC")
-        mel = self._mel(arr.astype(np.float64))
-        mel = np.log(mel + 1e-6) if self.log_mels else self._db(mel)
-        out = np.swapaxes(np.swapaxes(mel, -1, -2) @ self._dct, -1, -2)
-        return out.astype(_out_dtype(arr))
+        return self._cepstrum(self._mel(arr.astype(np.float64))).astype(_out_dtype(arr))
 
 
 class LFCC:
@@ -950,25 +967,20 @@ class LFCC:
         log_lf=False,
         speckwargs=None,
     ) -> None:
-        if dct_type != 2:
-            raise ValueError(f"LFCC: only dct_type 2 is supported, but got {dct_type}.")
+        _check_dct_type(dct_type, "LFCC")
         kwargs = dict(speckwargs or {})
         self._spec = Spectrogram(**kwargs)
         f_max = float(sample_rate // 2 if f_max is None else f_max)
         self._fb = linear_fbanks(self._spec.n_fft // 2 + 1, f_min, f_max, n_filter, sample_rate).astype(np.float64)
         if n_lfcc > n_filter:
             raise ValueError(f"LFCC: n_lfcc ({n_lfcc}) must not exceed n_filter ({n_filter}).")
-        self._dct = create_dct(n_lfcc, n_filter, norm).astype(np.float64)
+        self._cepstrum = _Cepstrum(n_lfcc, n_filter, norm, log_lf)
         self.log_lf = bool(log_lf)
-        self._db = AmplitudeToDB(ScaleType.POWER, 1.0, 1e-10, 80.0)
 
     def __call__(self, waveform):
         arr = _float(waveform, "LFCC")
-        spec = self._spec(arr.astype(np.float64))
-        lin = np.swapaxes(np.swapaxes(spec, -1, -2) @ self._fb, -1, -2)
-        lin = np.log(lin + 1e-6) if self.log_lf else self._db(lin)
-        out = np.swapaxes(np.swapaxes(lin, -1, -2) @ self._dct, -1, -2)
-        return out.astype(_out_dtype(arr))
+        linear = _along_frequency(self._spec(arr.astype(np.float64)), self._fb)
+        return self._cepstrum(linear).astype(_out_dtype(arr))
 
 
 def _phase_vocoder(arr: np.ndarray, rate: float, phase_advance: np.ndarray) -> np.ndarray:

@@ -200,6 +200,13 @@ def _sorted_images(folder: str) -> list[str]:
     return sorted(f for f in os.listdir(folder) if f.lower().endswith(_IMAGE_EXTS))
 
 
+def _labelled_images(folder: str, label: int) -> list[tuple[str, np.ndarray]]:
+    """(path, uint32 `label`) for each image file of `folder` in name order; none when the folder is missing."""
+    if not os.path.isdir(folder):
+        return []
+    return [(os.path.join(folder, n), np.array(label, np.uint32)) for n in _sorted_images(folder)]
+
+
 class Caltech101Dataset(_ImageList):
     """Caltech 101 (101_ObjectCategories/<class>/*.jpg): "image" (bytes, or decoded) and "category" int64 (the
     class folders in name order, BACKGROUND_Google excluded).
@@ -395,12 +402,7 @@ class SUN397Dataset(_ImageList):
         require_file(listing, "SUN397 class list")
         with open(listing, encoding="utf-8") as f:
             classes = [ln.strip().lstrip("/") for ln in f if ln.strip()]
-        items = []
-        for k, c in enumerate(classes):
-            folder = os.path.join(root, *c.split("/"))
-            if os.path.isdir(folder):
-                items += [(os.path.join(folder, n), np.array(k, np.uint32)) for n in _sorted_images(folder)]
-        return items
+        return [item for k, c in enumerate(classes) for item in _labelled_images(os.path.join(root, *c.split("/")), k)]
 
     def get_col_names(self) -> list[str]:
         return ["image", "label"]
@@ -421,13 +423,12 @@ class RenderedSST2Dataset(_ImageList):
         usage = check_usage(usage, ("train", "val", "test", "all"), "RenderedSST2Dataset")
         folders = {"train": "train", "val": "valid", "test": "test"}
         parts = ["test", "train", "val"] if usage == "all" else [usage]
-        items = []
-        for p in parts:
-            for k, cls in enumerate(("negative", "positive")):
-                folder = os.path.join(root, folders[p], cls)
-                if os.path.isdir(folder):
-                    items += [(os.path.join(folder, n), np.array(k, np.uint32)) for n in _sorted_images(folder)]
-        return items
+        return [
+            item
+            for p in parts
+            for k, cls in enumerate(("negative", "positive"))
+            for item in _labelled_images(os.path.join(root, folders[p], cls), k)
+        ]
 
     def get_col_names(self) -> list[str]:
         return ["image", "label"]

@@ -75,10 +75,7 @@ class Compose:
         self.transforms = transforms
 
     def __call__(self, *args):
-        for t in self.transforms:
-            out = t(*args)
-            args = out if isinstance(out, tuple) else (out,)
-        return args if len(args) > 1 else args[0]
+        return _run_chain(self.transforms, args)
 
     def __repr__(self) -> str:
         return f"Compose({self.transforms!r})"
@@ -476,40 +473,42 @@ class RandomApply:
         return f"RandomApply({self.transforms!r}, prob={self.prob})"
 
 
-class RandomChoice:
+class _RandomSelection:
+    """Apply a random selection of `transforms`, drawn per call by the subclass's `_draw`."""
+
+    def __init__(self, transforms) -> None:
+        self.transforms = _check_transforms(transforms, type(self).__name__)
+
+    def _draw(self, rng: np.random.Generator) -> list:
+        raise NotImplementedError
+
+    def __call__(self, *args):
+        return _run_chain(self._draw(_rng.generator()), args)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.transforms!r})"
+
+
+class RandomChoice(_RandomSelection):
     """Apply one transform drawn uniformly from `transforms`.
 
     Args:
         transforms: a non-empty list of callables.
     """
 
-    def __init__(self, transforms) -> None:
-        self.transforms = _check_transforms(transforms, "RandomChoice")
-
-    def __call__(self, *args):
-        op = self.transforms[int(_rng.generator().integers(len(self.transforms)))]
-        return _run_chain([op], args)
-
-    def __repr__(self) -> str:
-        return f"RandomChoice({self.transforms!r})"
+    def _draw(self, rng: np.random.Generator) -> list:
+        return [self.transforms[int(rng.integers(len(self.transforms)))]]
 
 
-class RandomOrder:
+class RandomOrder(_RandomSelection):
     """Apply every transform of `transforms` once, in a random order.
 
     Args:
         transforms: a non-empty list of callables.
     """
 
-    def __init__(self, transforms) -> None:
-        self.transforms = _check_transforms(transforms, "RandomOrder")
-
-    def __call__(self, *args):
-        order = _rng.generator().permutation(len(self.transforms))
-        return _run_chain([self.transforms[int(i)] for i in order], args)
-
-    def __repr__(self) -> str:
-        return f"RandomOrder({self.transforms!r})"
+    def _draw(self, rng: np.random.Generator) -> list:
+        return [self.transforms[int(i)] for i in rng.permutation(len(self.transforms))]
 
 
 class Plugin:

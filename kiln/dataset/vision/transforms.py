@@ -1185,32 +1185,36 @@ class RandomAutoContrast(_RandomApplyOp):
         return self._maybe(img, self._op)
 
 
-class RandomEqualize(_RandomApplyOp):
+class _RandomArgumentlessOp(_RandomApplyOp):
+    """Apply the op `_OP`, which takes no arguments, with probability `prob`."""
+
+    _OP: type
+
+    def __init__(self, prob: float = 0.5) -> None:
+        self.prob = _check_prob(prob, type(self).__name__)
+
+    def __call__(self, img):
+        return self._maybe(img, self._OP())
+
+
+class RandomEqualize(_RandomArgumentlessOp):
     """Equalize with probability `prob`.
 
     Args:
         prob: the probability.
     """
 
-    def __init__(self, prob: float = 0.5) -> None:
-        self.prob = _check_prob(prob, "RandomEqualize")
-
-    def __call__(self, img):
-        return self._maybe(img, Equalize())
+    _OP = Equalize
 
 
-class RandomInvert(_RandomApplyOp):
+class RandomInvert(_RandomArgumentlessOp):
     """Invert with probability `prob`.
 
     Args:
         prob: the probability.
     """
 
-    def __init__(self, prob: float = 0.5) -> None:
-        self.prob = _check_prob(prob, "RandomInvert")
-
-    def __call__(self, img):
-        return self._maybe(img, Invert())
+    _OP = Invert
 
 
 class RandomGrayscale(_RandomApplyOp):
@@ -1229,32 +1233,36 @@ class RandomGrayscale(_RandomApplyOp):
         return self._maybe(arr, Grayscale(3 if channels == 3 else 1))
 
 
-class RandomColor(_ImageOp):
+class _RandomFactorOp(_ImageOp):
+    """Apply the op `_OP(factor)` with a factor drawn uniformly from `degrees`."""
+
+    _OP: type
+
+    def __init__(self, degrees=(0.1, 1.9)) -> None:
+        self.degrees = _range(degrees, f"{type(self).__name__}: degrees")
+
+    def __call__(self, img):
+        return self._OP(float(_rng.generator().uniform(*self.degrees)))(img)
+
+
+class RandomColor(_RandomFactorOp):
     """AdjustSaturation with a factor drawn uniformly from `degrees`.
 
     Args:
         degrees: (min, max) factor.
     """
 
-    def __init__(self, degrees=(0.1, 1.9)) -> None:
-        self.degrees = _range(degrees, "RandomColor: degrees")
-
-    def __call__(self, img):
-        return AdjustSaturation(float(_rng.generator().uniform(*self.degrees)))(img)
+    _OP = AdjustSaturation
 
 
-class RandomSharpness(_ImageOp):
+class RandomSharpness(_RandomFactorOp):
     """AdjustSharpness with a factor drawn uniformly from `degrees`.
 
     Args:
         degrees: (min, max) factor.
     """
 
-    def __init__(self, degrees=(0.1, 1.9)) -> None:
-        self.degrees = _range(degrees, "RandomSharpness: degrees")
-
-    def __call__(self, img):
-        return AdjustSharpness(float(_rng.generator().uniform(*self.degrees)))(img)
+    _OP = AdjustSharpness
 
 
 class RandomPosterize(_ImageOp):

@@ -161,14 +161,19 @@ def read_image(filename: str, mode: ImageReadMode = ImageReadMode.UNCHANGED) -> 
     return arr[:, :, None] if arr.ndim == 2 else arr
 
 
-def _encode(image, fmt: str, **kwargs) -> np.ndarray:
+def _encode(image, fmt: str, setting: str, value, bounds: tuple[int, int], pil_option: str) -> np.ndarray:
+    """`image` encoded as `fmt` by Pillow, with the encoder option `pil_option` set to `value` (MindSpore's
+    argument `setting`, checked against the inclusive `bounds`)."""
+    low, high = bounds
+    if not low <= int(value) <= high:
+        raise ValueError(f"encode_{fmt.lower()}: {setting} must be in [{low}, {high}], but got {value}.")
     arr = np.asarray(image)
     if arr.dtype != np.uint8 or arr.ndim not in (2, 3):
         raise RuntimeError(f"encode_{fmt.lower()}: the image must be HW or HWC uint8, but got {arr.shape} {arr.dtype}.")
     if arr.ndim == 3 and arr.shape[2] == 1:
         arr = arr[:, :, 0]
     buf = io.BytesIO()
-    pil_image().fromarray(arr).save(buf, format=fmt, **kwargs)
+    pil_image().fromarray(arr).save(buf, format=fmt, **{pil_option: int(value)})
     return np.frombuffer(buf.getvalue(), dtype=np.uint8)
 
 
@@ -182,9 +187,7 @@ def encode_jpeg(image, quality: int = 75) -> np.ndarray:
     Returns:
         The file bytes as a 1-D uint8 array.
     """
-    if not 1 <= int(quality) <= 100:
-        raise ValueError(f"encode_jpeg: quality must be in [1, 100], but got {quality}.")
-    return _encode(image, "JPEG", quality=int(quality))
+    return _encode(image, "JPEG", "quality", quality, (1, 100), "quality")
 
 
 def encode_png(image, compression_level: int = 6) -> np.ndarray:
@@ -197,9 +200,7 @@ def encode_png(image, compression_level: int = 6) -> np.ndarray:
     Returns:
         The file bytes as a 1-D uint8 array.
     """
-    if not 0 <= int(compression_level) <= 9:
-        raise ValueError(f"encode_png: compression_level must be in [0, 9], but got {compression_level}.")
-    return _encode(image, "PNG", compress_level=int(compression_level))
+    return _encode(image, "PNG", "compression_level", compression_level, (0, 9), "compress_level")
 
 
 def write_jpeg(filename: str, image, quality: int = 75) -> None:
