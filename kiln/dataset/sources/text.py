@@ -196,16 +196,24 @@ class _CsvCorpus(_LineCorpus):
             return [tuple(np.array(v) for v in rec) for rec in csv.reader(f) if rec]
 
 
-def _csv_corpus(name: str, corpus: str, columns: tuple[str, ...], **attrs) -> type:
-    """The source class `name` of a train.csv / test.csv corpus whose columns are `columns` (all str)."""
-    doc = f"""{corpus} (train.csv / test.csv); columns {", ".join(columns)} (str).
+def _corpus(name: str, base: type, summary: str, holding: str, **attrs) -> type:
+    """The source class `name`: `base` (a corpus with one file per usage) with the class attributes `attrs`, and a
+    docstring of `summary` and the folder holding `holding` (the usages are the keys of its `_FILES`)."""
+    usages = ", ".join(f'"{usage}"' for usage in attrs.get("_FILES", base._FILES))
+    doc = f"""{summary}
 
     Args:
-        dataset_dir: the folder holding train.csv and test.csv.
-        usage: "train", "test" or "all" (None: all).
+        dataset_dir: the folder holding {holding}.
+        usage: {usages} or "all" (None: all).
         num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
     """
-    return type(name, (_CsvCorpus,), {"__doc__": doc, "__module__": __name__, "_COLUMNS": columns, **attrs})
+    return type(name, (base,), {"__doc__": doc, "__module__": __name__, **attrs})
+
+
+def _csv_corpus(name: str, corpus: str, columns: tuple[str, ...], **attrs) -> type:
+    """The source class `name` of a train.csv / test.csv corpus whose columns are `columns` (all str)."""
+    summary = f"{corpus} (train.csv / test.csv); columns {', '.join(columns)} (str)."
+    return _corpus(name, _CsvCorpus, summary, "train.csv and test.csv", _COLUMNS=columns, **attrs)
 
 
 # The corpora with _SORT_FILES=False are read train.csv first, then test.csv, as MindSpore reads them.
@@ -221,28 +229,16 @@ YelpReviewDataset = _csv_corpus(
 )
 
 
-class PennTreebankDataset(_LineCorpus):
-    """Penn Treebank (ptb.train.txt, ptb.test.txt, ptb.valid.txt); column "text", one row per line.
-
-    Args:
-        dataset_dir: the folder holding the files.
-        usage: "train", "test", "valid" or "all" (None: all).
-        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
-    """
-
-    _FILES = {"train": "ptb.train.txt", "test": "ptb.test.txt", "valid": "ptb.valid.txt"}
+def _line_corpus(name: str, file_pattern: str, corpus: str) -> type:
+    """The source class `name` of a corpus of train, test and valid text files, each named by `file_pattern` with
+    its usage filled in; column "text"."""
+    files = {usage: file_pattern.format(usage) for usage in ("train", "test", "valid")}
+    summary = f'{corpus} ({", ".join(files.values())}); column "text", one row per line.'
+    return _corpus(name, _LineCorpus, summary, "the files", _FILES=files)
 
 
-class WikiTextDataset(_LineCorpus):
-    """WikiText-2 / -103 (wiki.train.tokens, wiki.test.tokens, wiki.valid.tokens); column "text".
-
-    Args:
-        dataset_dir: the folder holding the files.
-        usage: "train", "test", "valid" or "all" (None: all).
-        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
-    """
-
-    _FILES = {"train": "wiki.train.tokens", "test": "wiki.test.tokens", "valid": "wiki.valid.tokens"}
+PennTreebankDataset = _line_corpus("PennTreebankDataset", "ptb.{}.txt", "Penn Treebank")
+WikiTextDataset = _line_corpus("WikiTextDataset", "wiki.{}.tokens", "WikiText-2 / -103")
 
 
 class EnWik9Dataset(_LineCorpus):
@@ -442,31 +438,13 @@ class _TaggedSentences(RowFilesSource):
         return rows
 
 
-class CoNLL2000Dataset(_TaggedSentences):
-    """CoNLL-2000 chunking (train.txt, test.txt): columns "word", "pos_tag", "chunk_tag" (1-D str arrays).
-
-    Args:
-        dataset_dir: the folder holding the files.
-        usage: "train", "test" or "all" (None: all).
-        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
-    """
-
-    _FILES = {"train": "train.txt", "test": "test.txt"}
-    _COLUMNS = ["word", "pos_tag", "chunk_tag"]
-
-
-class UDPOSDataset(_TaggedSentences):
-    """UDPOS (en-ud-tag.v2.{train,dev,test}.txt): columns "word", "universal", "stanford" (1-D str arrays).
-
-    Args:
-        dataset_dir: the folder holding the files.
-        usage: "train", "valid", "test" or "all" (None: all).
-        num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for TextFileDataset.
-    """
-
-    _FILES = {"train": "en-ud-tag.v2.train.txt", "valid": "en-ud-tag.v2.dev.txt", "test": "en-ud-tag.v2.test.txt"}
-    _COLUMNS = ["word", "universal", "stanford"]
-    _SEP = "\t"
+CoNLL2000Dataset = _corpus("CoNLL2000Dataset", _TaggedSentences,
+    'CoNLL-2000 chunking (train.txt, test.txt): columns "word", "pos_tag", "chunk_tag" (1-D str arrays).', "the files",
+    _FILES={"train": "train.txt", "test": "test.txt"}, _COLUMNS=["word", "pos_tag", "chunk_tag"])  # fmt: skip
+UDPOSDataset = _corpus("UDPOSDataset", _TaggedSentences,
+    'UDPOS (en-ud-tag.v2.{train,dev,test}.txt): columns "word", "universal", "stanford" (1-D str arrays).', "the files",
+    _FILES={"train": "en-ud-tag.v2.train.txt", "valid": "en-ud-tag.v2.dev.txt", "test": "en-ud-tag.v2.test.txt"},
+    _COLUMNS=["word", "universal", "stanford"], _SEP="\t")  # fmt: skip
 
 
 class Multi30kDataset(RowFilesSource):
