@@ -37,25 +37,21 @@ class MindDataset(SampledSource):
         cache: not supported (must be None).
     """
 
-    def __init__(
-        self,
-        dataset_files,
-        columns_list=None,
-        num_parallel_workers=None,
-        shuffle=None,
-        num_shards=None,
-        shard_id=None,
-        sampler=None,
-        padded_sample=None,
-        num_padded=None,
-        num_samples=None,
-        cache=None,
-    ) -> None:
+    # MindSpore's order, own and shared parameters mixed.
+    _ORDER = ("dataset_files", "columns_list", "num_parallel_workers", "shuffle", "num_shards", "shard_id", "sampler",
+              "padded_sample", "num_padded", "num_samples", "cache")  # fmt: skip
+
+    def _start(self, own: dict, shared: dict) -> None:
+        """A `Shuffle` reads as a global shuffle (FILES and INFILE only without num_samples)."""
+        shuffle = shared["shuffle"]
         if isinstance(shuffle, Shuffle):
-            if num_samples is not None and shuffle != Shuffle.GLOBAL:
+            if shared["num_samples"] is not None and shuffle != Shuffle.GLOBAL:
                 raise ValueError("MindDataset: Shuffle.FILES or Shuffle.INFILE cannot be combined with num_samples.")
-            shuffle = True
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)
+            shared = {**shared, "shuffle": True}
+        super()._start(own, shared)
+
+    # `cache` is an own parameter here: MindDataset refuses one instead of ignoring it.
+    def _open(self, dataset_files, columns_list=None, padded_sample=None, num_padded=None, cache=None) -> None:
         if cache is not None:
             raise NotImplementedError("MindDataset: Kiln has no dataset cache server; pass cache=None.")
         self._set = ShardSet(dataset_files)
