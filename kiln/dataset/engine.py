@@ -107,6 +107,14 @@ def _check_max_rowsize(value, where: str) -> None:
         raise ValueError(f"{where}: max_rowsize values must be >= -1, but got {value!r}.")
 
 
+def _check_keywords(kwargs: dict, accepted: set[str], method: str) -> None:
+    """TypeError for a keyword `method` does not take; MindSpore's `max_rowsize`, when given, is checked."""
+    unknown = set(kwargs) - accepted
+    if unknown:
+        raise TypeError(f"{method}() got unexpected keyword argument(s) {sorted(unknown)}.")
+    _check_max_rowsize(kwargs.get("max_rowsize"), method)
+
+
 def _as_datasets(datasets, where: str) -> list[Dataset]:
     items = [datasets] if isinstance(datasets, Dataset) else list(datasets)
     for d in items:
@@ -370,10 +378,7 @@ class Dataset:
         Returns:
             The mapped dataset.
         """
-        unknown = set(kwargs) - {"callbacks", "max_rowsize", "cache", "offload"}
-        if unknown:
-            raise TypeError(f"map() got unexpected keyword argument(s) {sorted(unknown)}.")
-        _check_max_rowsize(kwargs.get("max_rowsize"), "map")
+        _check_keywords(kwargs, {"callbacks", "max_rowsize", "cache", "offload"}, "map")
         return MapDataset(
             self,
             operations,
@@ -413,7 +418,7 @@ class Dataset:
         Returns:
             The batched dataset.
         """
-        unknown = set(kwargs) - {
+        accepted = {
             "per_batch_map",
             "input_columns",
             "output_columns",
@@ -421,9 +426,7 @@ class Dataset:
             "max_rowsize",
             "pad_info",
         }
-        if unknown:
-            raise TypeError(f"batch() got unexpected keyword argument(s) {sorted(unknown)}.")
-        _check_max_rowsize(kwargs.get("max_rowsize"), "batch")
+        _check_keywords(kwargs, accepted, "batch")
         return BatchDataset(
             self,
             batch_size,

@@ -168,6 +168,14 @@ class SampledSource(Dataset):
         """Check the source's own arguments and index its data (what a public source defines)."""
         raise NotImplementedError
 
+    def _check_choice(self, name: str, value, choices: Sequence):
+        """`value` when it is one of `choices`, else ValueError naming this source, its argument `name` and the
+        choices."""
+        if value not in choices:
+            listed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
+            raise ValueError(f"{type(self).__name__}: {name} must be {listed}, but got {value!r}.")
+        return value
+
     def _image_file(self, path: str) -> np.ndarray:
         """The bytes of an image file as a writable 1-D uint8 array, through `decrypt(path)` when one was given."""
         decrypt = getattr(self, "_decrypt", None)

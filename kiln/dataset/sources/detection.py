@@ -53,8 +53,7 @@ class VOCDataset(SampledSource):
     ) -> None:
         root = check_dir(dataset_dir, "VOCDataset")
         _warn_extra_metadata(extra_metadata, "VOCDataset")
-        if task not in ("Detection", "Segmentation"):
-            raise ValueError(f"VOCDataset: task must be 'Detection' or 'Segmentation', but got {task!r}.")
+        self._check_choice("task", task, ("Detection", "Segmentation"))
         if task == "Segmentation" and class_indexing:
             raise ValueError("VOCDataset: class_indexing is only for task='Detection'.")
         if class_indexing is not None and not isinstance(class_indexing, dict):
@@ -266,8 +265,7 @@ class KITTIDataset(SampledSource):
 
     def _open(self, dataset_dir, usage="train", decode=False) -> None:
         root = check_dir(dataset_dir, "KITTIDataset")
-        if usage not in ("train", "test"):
-            raise ValueError(f"KITTIDataset: usage must be 'train' or 'test', but got {usage!r}.")
+        self._check_choice("usage", usage, ("train", "test"))
         part = "training" if usage == "train" else "testing"
         img_dir = os.path.join(root, "data_object_image_2", part, "image_2")
         check_dir(img_dir, "KITTIDataset")
@@ -333,8 +331,7 @@ class WIDERFaceDataset(SampledSource):
     def _open(self, dataset_dir, usage=None, decode=False) -> None:
         root = check_dir(dataset_dir, "WIDERFaceDataset")
         usage = "all" if usage is None else usage
-        if usage not in ("train", "test", "valid", "all"):
-            raise ValueError(f"WIDERFaceDataset: usage must be 'train', 'test', 'valid' or 'all', got {usage!r}.")
+        self._check_choice("usage", usage, ("train", "test", "valid", "all"))
         split = os.path.join(root, "wider_face_split")
         self._usage, self._decode, items = usage, bool(decode), []
         if usage == "test":
@@ -394,12 +391,10 @@ class DIV2KDataset(SampledSource):
 
     def _open(self, dataset_dir, usage="train", downgrade="bicubic", scale=2, decode=None) -> None:
         root = check_dir(dataset_dir, "DIV2KDataset")
-        if usage not in ("train", "valid", "all"):
-            raise ValueError(f"DIV2KDataset: usage must be 'train', 'valid' or 'all', but got {usage!r}.")
+        self._check_choice("usage", usage, ("train", "valid", "all"))
         if downgrade not in ("bicubic", "unknown", "mild", "difficult", "wild"):
             raise ValueError(f"DIV2KDataset: unknown downgrade {downgrade!r}.")
-        if scale not in (2, 3, 4, 8):
-            raise ValueError(f"DIV2KDataset: scale must be 2, 3, 4 or 8, but got {scale!r}.")
+        self._check_choice("scale", scale, (2, 3, 4, 8))
         if scale == 8 and downgrade != "bicubic":
             raise ValueError("DIV2KDataset: scale 8 exists for downgrade 'bicubic' only.")
         if downgrade in ("mild", "difficult", "wild") and scale != 4:
@@ -452,8 +447,7 @@ class SBDataset(SampledSource):
 
     def _open(self, dataset_dir, task="Boundaries", usage="all", decode=None) -> None:
         root = check_dir(dataset_dir, "SBDataset")
-        if task not in ("Boundaries", "Segmentation"):
-            raise ValueError(f"SBDataset: task must be 'Boundaries' or 'Segmentation', but got {task!r}.")
+        self._check_choice("task", task, ("Boundaries", "Segmentation"))
         usage = check_usage(usage, ("train", "val", "train_noval", "all"), "SBDataset")
         parts = ["train", "val"] if usage == "all" else [usage]
         ids = []

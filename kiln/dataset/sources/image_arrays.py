@@ -523,8 +523,7 @@ class PhotoTourDataset(SampledSource):
         if name not in self._NAMES:
             raise ValueError(f"PhotoTourDataset: name must be one of {self._NAMES}, but got {name!r}.")
         usage = usage or "train"
-        if usage not in ("train", "test"):
-            raise ValueError(f"PhotoTourDataset: usage must be 'train' or 'test', but got {usage!r}.")
+        self._check_choice("usage", usage, ("train", "test"))
         self._dir, self._usage = os.path.join(root, name), usage
         self._sheets = sorted(f for f in os.listdir(self._dir) if f.startswith("patches") and f.endswith(".bmp"))
         self._cache_sheets: dict = {}

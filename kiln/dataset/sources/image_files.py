@@ -129,8 +129,7 @@ class ManifestDataset(SampledSource):
     _AFTER = {"class_indexing": "sampler", "decode": "class_indexing"}
 
     def _open(self, dataset_file, usage="train", class_indexing=None, decode=False) -> None:
-        if usage not in ("train", "eval", "inference"):
-            raise ValueError(f"ManifestDataset: usage must be 'train', 'eval' or 'inference', but got {usage!r}.")
+        self._check_choice("usage", usage, ("train", "eval", "inference"))
         require_file(os.fspath(dataset_file), "Manifest file")
         items = []
         with open(dataset_file, encoding="utf-8") as f:
@@ -482,8 +481,7 @@ class Flowers102Dataset(_ImageList):
 
     def _open(self, dataset_dir, task="Classification", usage="all", decode=False) -> list:
         root = check_dir(dataset_dir, "Flowers102Dataset")
-        if task not in ("Classification", "Segmentation"):
-            raise ValueError(f"Flowers102Dataset: task must be 'Classification' or 'Segmentation', got {task!r}.")
+        self._check_choice("task", task, ("Classification", "Segmentation"))
         usage = check_usage(usage, ("train", "valid", "test", "all"), "Flowers102Dataset")
         labels = loadmat(os.path.join(root, "imagelabels.mat"))["labels"].reshape(-1)
         sets = loadmat(os.path.join(root, "setid.mat"))
@@ -561,10 +559,8 @@ class LFWDataset(_ImageList):
     def _open(self, dataset_dir, task=None, usage=None, image_set=None, decode=False) -> list:
         root = check_dir(dataset_dir, "LFWDataset")
         task, usage, image_set = task or "people", usage or "all", image_set or "original"
-        if task not in ("people", "pairs"):
-            raise ValueError(f"LFWDataset: task must be 'people' or 'pairs', but got {task!r}.")
-        if usage not in ("train", "test", "10fold", "all"):
-            raise ValueError(f"LFWDataset: usage must be 'train', 'test', '10fold' or 'all', but got {usage!r}.")
+        self._check_choice("task", task, ("people", "pairs"))
+        self._check_choice("usage", usage, ("train", "test", "10fold", "all"))
         if image_set not in self._SETS:
             raise ValueError(f"LFWDataset: image_set must be one of {sorted(self._SETS)}, but got {image_set!r}.")
         self._folder = os.path.join(root, self._SETS[image_set])

@@ -308,8 +308,7 @@ class SST2Dataset(RowFilesSource):
     def _open(self, dataset_dir, usage=None) -> list:
         root = require_dir(dataset_dir, "SST2Dataset")
         usage = "train" if usage is None else usage
-        if usage not in ("train", "test", "dev"):
-            raise ValueError(f"SST2Dataset: usage must be 'train', 'test' or 'dev', but got {usage!r}.")
+        self._check_choice("usage", usage, ("train", "test", "dev"))
         path = os.path.join(root, f"{usage}.tsv")
         if not os.path.isfile(path):
             raise ValueError(f"SST2Dataset: {path!r} not found.")

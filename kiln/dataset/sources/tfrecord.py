@@ -163,10 +163,7 @@ class TFRecordDataset(RowFilesSource):
         if schema is not None and not isinstance(schema, Schema):
             raise TypeError(f"TFRecordDataset: schema must be a Schema or a path, but got {type(schema).__name__}.")
         compression_type = compression_type or ""
-        if compression_type not in ("", "GZIP", "ZLIB"):
-            raise ValueError(
-                f"TFRecordDataset: compression_type must be '', 'GZIP' or 'ZLIB', got {compression_type!r}."
-            )
+        self._check_choice("compression_type", compression_type, ("", "GZIP", "ZLIB"))
         if num_samples is None and schema is not None and schema.get_num_rows():
             num_samples = schema.get_num_rows()
         super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)

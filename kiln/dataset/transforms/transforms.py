@@ -230,6 +230,23 @@ class Duplicate:
         return "Duplicate()"
 
 
+def _check_scalar(value, what: str):
+    """`value` when it is a number, bool, str or bytes (a Fill value or a Mask constant), else TypeError."""
+    if not isinstance(value, int | float | bool | str | bytes):
+        raise TypeError(f"{what} must be a number, bool, str or bytes, but got {type(value).__name__}.")
+    return value
+
+
+def _scalar_is_text(value, arr: np.ndarray, what: str) -> bool:
+    """Whether the scalar `value` is a string; RuntimeError when it is not of the same kind as the input `arr`."""
+    value_is_text = isinstance(value, str | bytes)
+    if value_is_text != _is_text(arr):
+        raise RuntimeError(
+            f"{what} ({type(value).__name__}) and the input ({_kind(arr)}) must both be strings or both be numbers."
+        )
+    return value_is_text
+
+
 class Fill:
     """Replace every element of the input by `fill_value`, keeping the input's shape and dtype.
 
@@ -239,21 +256,11 @@ class Fill:
     """
 
     def __init__(self, fill_value) -> None:
-        if not isinstance(fill_value, int | float | bool | str | bytes):
-            raise TypeError(
-                f"Fill: fill_value must be a number, bool, str or bytes, but got {type(fill_value).__name__}."
-            )
-        self.fill_value = fill_value
+        self.fill_value = _check_scalar(fill_value, "Fill: fill_value")
 
     def __call__(self, data) -> np.ndarray:
         arr = np.asarray(data)
-        value_is_text = isinstance(self.fill_value, str | bytes)
-        if value_is_text != _is_text(arr):
-            raise RuntimeError(
-                f"Fill: fill_value ({type(self.fill_value).__name__}) and the input ({_kind(arr)}) must both be "
-                "strings or both be numbers."
-            )
-        if value_is_text:
+        if _scalar_is_text(self.fill_value, arr, "Fill: fill_value"):
             return np.full(arr.shape, self.fill_value)
         return np.full(arr.shape, np.asarray(self.fill_value).astype(arr.dtype), dtype=arr.dtype)
 
@@ -294,22 +301,14 @@ class Mask:
     def __init__(self, operator, constant, dtype=mstype.bool_) -> None:
         if not isinstance(operator, Relational):
             raise TypeError(f"Mask: operator must be a Relational, but got {type(operator).__name__}.")
-        if not isinstance(constant, int | float | bool | str | bytes):
-            raise TypeError(f"Mask: constant must be a number, bool, str or bytes, but got {type(constant).__name__}.")
         self.operator = operator
-        self.constant = constant
+        self.constant = _check_scalar(constant, "Mask: constant")
         self.dtype = dtype
         self._np = mstype.to_dtype(dtype).np
 
     def __call__(self, data) -> np.ndarray:
         arr = np.asarray(data)
-        const_is_text = isinstance(self.constant, str | bytes)
-        if const_is_text != _is_text(arr):
-            raise RuntimeError(
-                f"Mask: the input ({_kind(arr)}) and the constant ({type(self.constant).__name__}) must both be "
-                "numbers or both be strings."
-            )
-        if const_is_text:
+        if _scalar_is_text(self.constant, arr, "Mask: constant"):
             const = self.constant
             if arr.dtype.kind == "S" and isinstance(const, str):
                 const = const.encode()
