@@ -396,34 +396,44 @@ class RandomCrop(_ImageOp):
         return F.crop(arr, top, left, ch, cw)
 
 
-class RandomHorizontalFlip(_ImageOp):
+class _RandomApplyOp(_ImageOp):
+    """Apply a deterministic op with probability `prob` (0.5 unless the subclass's own `__init__` says otherwise)."""
+
+    def __init__(self, prob: float = 0.5) -> None:
+        self.prob = _check_prob(prob, type(self).__name__)
+
+    def _maybe(self, img, op):
+        arr = as_image(img, type(self).__name__)
+        return op(arr) if _rng.generator().random() < self.prob else arr
+
+
+class _RandomFlip(_RandomApplyOp):
+    """Mirror the image along the axis `_AXIS` (0: top-bottom, 1: left-right) with probability `prob`."""
+
+    _AXIS: int
+
+    def __call__(self, img) -> np.ndarray:
+        return self._maybe(img, lambda arr: np.flip(arr, self._AXIS).copy())
+
+
+class RandomHorizontalFlip(_RandomFlip):
     """Mirror the image left-right with probability `prob`.
 
     Args:
         prob: probability of flipping, in [0, 1].
     """
 
-    def __init__(self, prob: float = 0.5) -> None:
-        self.prob = _check_prob(prob, "RandomHorizontalFlip")
-
-    def __call__(self, img) -> np.ndarray:
-        arr = as_image(img, "RandomHorizontalFlip")
-        return arr[:, ::-1].copy() if _rng.generator().random() < self.prob else arr
+    _AXIS = 1
 
 
-class RandomVerticalFlip(_ImageOp):
+class RandomVerticalFlip(_RandomFlip):
     """Mirror the image top-bottom with probability `prob`.
 
     Args:
         prob: probability of flipping, in [0, 1].
     """
 
-    def __init__(self, prob: float = 0.5) -> None:
-        self.prob = _check_prob(prob, "RandomVerticalFlip")
-
-    def __call__(self, img) -> np.ndarray:
-        arr = as_image(img, "RandomVerticalFlip")
-        return arr[::-1].copy() if _rng.generator().random() < self.prob else arr
+    _AXIS = 0
 
 
 class Decode(_ImageOp):
@@ -1145,14 +1155,6 @@ class ToType(_ImageOp):
 # -- random transforms -----------------------------------------------------------------------------------------
 
 
-class _RandomApplyOp(_ImageOp):
-    """Apply a deterministic op with probability `prob`."""
-
-    def _maybe(self, img, op):
-        arr = as_image(img, type(self).__name__)
-        return op(arr) if _rng.generator().random() < self.prob else arr
-
-
 class RandomAdjustSharpness(_RandomApplyOp):
     """AdjustSharpness(degree) with probability `prob`.
 
@@ -1189,9 +1191,6 @@ class _RandomArgumentlessOp(_RandomApplyOp):
     """Apply the op `_OP`, which takes no arguments, with probability `prob`."""
 
     _OP: type
-
-    def __init__(self, prob: float = 0.5) -> None:
-        self.prob = _check_prob(prob, type(self).__name__)
 
     def __call__(self, img):
         return self._maybe(img, self._OP())
@@ -1873,6 +1872,29 @@ class AutoAugment(_ImageOp):
         return arr
 
 
+def _magnitude_space(
+    n: int, shear: float, translate_x: float, translate_y: float, rotate: float, enhance: float, posterize_bits: int
+) -> dict:
+    """The ops RandAugment and TrivialAugmentWide draw from, in drawing order: name -> (`n` magnitude bins from 0 up
+    to the given largest magnitude, or None for an op without one; whether the magnitude's sign is drawn too)."""
+    return {
+        "Identity": (None, False),
+        "ShearX": (np.linspace(0.0, shear, n), True),
+        "ShearY": (np.linspace(0.0, shear, n), True),
+        "TranslateX": (np.linspace(0.0, translate_x, n), True),
+        "TranslateY": (np.linspace(0.0, translate_y, n), True),
+        "Rotate": (np.linspace(0.0, rotate, n), True),
+        "Brightness": (np.linspace(0.0, enhance, n), True),
+        "Color": (np.linspace(0.0, enhance, n), True),
+        "Contrast": (np.linspace(0.0, enhance, n), True),
+        "Sharpness": (np.linspace(0.0, enhance, n), True),
+        "Posterize": (_posterize_bins(n, posterize_bits), False),
+        "Solarize": (np.linspace(255.0, 0.0, n), False),
+        "AutoContrast": (None, False),
+        "Equalize": (None, False),
+    }
+
+
 class RandAugment(_ImageOp):
     """RandAugment: `num_ops` ops drawn uniformly, each at the fixed `magnitude` (of `num_magnitude_bins`).
 
@@ -1901,23 +1923,7 @@ class RandAugment(_ImageOp):
         _nearest(interpolation)
 
     def _space(self, h: int, w: int) -> dict:
-        n = self.num_magnitude_bins
-        return {
-            "Identity": (None, False),
-            "ShearX": (np.linspace(0.0, 0.3, n), True),
-            "ShearY": (np.linspace(0.0, 0.3, n), True),
-            "TranslateX": (np.linspace(0.0, 150.0 / 331.0 * w, n), True),
-            "TranslateY": (np.linspace(0.0, 150.0 / 331.0 * h, n), True),
-            "Rotate": (np.linspace(0.0, 30.0, n), True),
-            "Brightness": (np.linspace(0.0, 0.9, n), True),
-            "Color": (np.linspace(0.0, 0.9, n), True),
-            "Contrast": (np.linspace(0.0, 0.9, n), True),
-            "Sharpness": (np.linspace(0.0, 0.9, n), True),
-            "Posterize": (_posterize_bins(n, 4), False),
-            "Solarize": (np.linspace(255.0, 0.0, n), False),
-            "AutoContrast": (None, False),
-            "Equalize": (None, False),
-        }
+        return _magnitude_space(self.num_magnitude_bins, 0.3, 150.0 / 331.0 * w, 150.0 / 331.0 * h, 30.0, 0.9, 4)
 
     def _level(self, gen) -> int:
         return self.magnitude
@@ -1953,23 +1959,7 @@ class TrivialAugmentWide(RandAugment):
         super().__init__(1, 0, num_magnitude_bins, interpolation, fill_value)
 
     def _space(self, h: int, w: int) -> dict:
-        n = self.num_magnitude_bins
-        return {
-            "Identity": (None, False),
-            "ShearX": (np.linspace(0.0, 0.99, n), True),
-            "ShearY": (np.linspace(0.0, 0.99, n), True),
-            "TranslateX": (np.linspace(0.0, 32.0, n), True),
-            "TranslateY": (np.linspace(0.0, 32.0, n), True),
-            "Rotate": (np.linspace(0.0, 135.0, n), True),
-            "Brightness": (np.linspace(0.0, 0.99, n), True),
-            "Color": (np.linspace(0.0, 0.99, n), True),
-            "Contrast": (np.linspace(0.0, 0.99, n), True),
-            "Sharpness": (np.linspace(0.0, 0.99, n), True),
-            "Posterize": (_posterize_bins(n, 6), False),
-            "Solarize": (np.linspace(255.0, 0.0, n), False),
-            "AutoContrast": (None, False),
-            "Equalize": (None, False),
-        }
+        return _magnitude_space(self.num_magnitude_bins, 0.99, 32.0, 32.0, 135.0, 0.99, 6)
 
     def _level(self, gen) -> int:
         return int(gen.integers(self.num_magnitude_bins))
