@@ -204,16 +204,41 @@ class _RateFilter(_Filter):
         return w0, math.sin(w0) / 2 / q
 
 
-class AllpassBiquad(_RateFilter):
-    """Two-pole all-pass filter centered on `central_freq`."""
+class _TwoPoleBiquad(_RateFilter):
+    """A two-pole biquad of the audio-EQ cookbook: the denominator is [1 + alpha, -2 cos(w0), 1 - alpha] at the
+    frequency held in the attribute `_FREQ`; the subclass gives the numerator."""
+
+    _FREQ = "central_freq"
+
+    def _numerator(self, w0: float, alpha: float) -> list:
+        raise NotImplementedError
+
+    def _coeffs(self):
+        w0, alpha = self._w0_alpha(getattr(self, self._FREQ), self.Q)
+        return [1 + alpha, -2 * math.cos(w0), 1 - alpha], self._numerator(w0, alpha)
+
+
+class _CentralTwoPoleBiquad(_TwoPoleBiquad):
+    """A two-pole biquad centered on `central_freq`."""
 
     def __init__(self, sample_rate, central_freq, Q=0.707) -> None:  # noqa: N803  (MindSpore's name)
         self._keep(sample_rate, Q, central_freq=central_freq)
 
-    def _coeffs(self):
-        w0, alpha = self._w0_alpha(self.central_freq, self.Q)
-        c = math.cos(w0)
-        return [1 + alpha, -2 * c, 1 - alpha], [1 - alpha, -2 * c, 1 + alpha]
+
+class _CutoffTwoPoleBiquad(_TwoPoleBiquad):
+    """A two-pole biquad with the cutoff `cutoff_freq`."""
+
+    _FREQ = "cutoff_freq"
+
+    def __init__(self, sample_rate, cutoff_freq, Q=0.707) -> None:  # noqa: N803  (MindSpore's name)
+        self._keep(sample_rate, Q, cutoff_freq=cutoff_freq)
+
+
+class AllpassBiquad(_CentralTwoPoleBiquad):
+    """Two-pole all-pass filter centered on `central_freq`."""
+
+    def _numerator(self, w0: float, alpha: float) -> list:
+        return [1 - alpha, -2 * math.cos(w0), 1 + alpha]
 
 
 class BandBiquad(_RateFilter):
@@ -235,29 +260,23 @@ class BandBiquad(_RateFilter):
         return [1.0, a1, a2], [b0, 0.0, 0.0]
 
 
-class BandpassBiquad(_RateFilter):
+class BandpassBiquad(_TwoPoleBiquad):
     """Two-pole band-pass filter (constant skirt gain, or constant 0 dB peak gain)."""
 
     def __init__(self, sample_rate, central_freq, Q=0.707, const_skirt_gain=False) -> None:  # noqa: N803
         self._keep(sample_rate, Q, central_freq=central_freq)
         self.const_skirt_gain = bool(const_skirt_gain)
 
-    def _coeffs(self):
-        w0, alpha = self._w0_alpha(self.central_freq, self.Q)
+    def _numerator(self, w0: float, alpha: float) -> list:
         temp = math.sin(w0) / 2 if self.const_skirt_gain else alpha
-        return [1 + alpha, -2 * math.cos(w0), 1 - alpha], [temp, 0.0, -temp]
+        return [temp, 0.0, -temp]
 
 
-class BandrejectBiquad(_RateFilter):
+class BandrejectBiquad(_CentralTwoPoleBiquad):
     """Two-pole band-reject (notch) filter."""
 
-    def __init__(self, sample_rate, central_freq, Q=0.707) -> None:  # noqa: N803
-        self._keep(sample_rate, Q, central_freq=central_freq)
-
-    def _coeffs(self):
-        w0, alpha = self._w0_alpha(self.central_freq, self.Q)
-        c = math.cos(w0)
-        return [1 + alpha, -2 * c, 1 - alpha], [1.0, -2 * c, 1.0]
+    def _numerator(self, w0: float, alpha: float) -> list:
+        return [1.0, -2 * math.cos(w0), 1.0]
 
 
 class _ShelfBiquad(_RateFilter):
@@ -310,28 +329,20 @@ class EqualizerBiquad(_RateFilter):
         return [1 + alpha / big_a, -2 * c, 1 - alpha / big_a], [1 + alpha * big_a, -2 * c, 1 - alpha * big_a]
 
 
-class HighpassBiquad(_RateFilter):
+class HighpassBiquad(_CutoffTwoPoleBiquad):
     """Two-pole high-pass filter."""
 
-    def __init__(self, sample_rate, cutoff_freq, Q=0.707) -> None:  # noqa: N803
-        self._keep(sample_rate, Q, cutoff_freq=cutoff_freq)
-
-    def _coeffs(self):
-        w0, alpha = self._w0_alpha(self.cutoff_freq, self.Q)
+    def _numerator(self, w0: float, alpha: float) -> list:
         c = math.cos(w0)
-        return [1 + alpha, -2 * c, 1 - alpha], [(1 + c) / 2, -1 - c, (1 + c) / 2]
+        return [(1 + c) / 2, -1 - c, (1 + c) / 2]
 
 
-class LowpassBiquad(_RateFilter):
+class LowpassBiquad(_CutoffTwoPoleBiquad):
     """Two-pole low-pass filter."""
 
-    def __init__(self, sample_rate, cutoff_freq, Q=0.707) -> None:  # noqa: N803
-        self._keep(sample_rate, Q, cutoff_freq=cutoff_freq)
-
-    def _coeffs(self):
-        w0, alpha = self._w0_alpha(self.cutoff_freq, self.Q)
+    def _numerator(self, w0: float, alpha: float) -> list:
         c = math.cos(w0)
-        return [1 + alpha, -2 * c, 1 - alpha], [(1 - c) / 2, 1 - c, (1 - c) / 2]
+        return [(1 - c) / 2, 1 - c, (1 - c) / 2]
 
 
 class DeemphBiquad(_Filter):
@@ -665,18 +676,30 @@ def _mask(arr: np.ndarray, axis: int, start: int, width: int, value: float) -> n
     return out
 
 
-class MaskAlongAxis:
+class _MaskOnGivenAxis:
+    """A mask filled with `mask_value` along the input axis `axis` (1 frequency, 2 time) of (..., freq, time)."""
+
+    def _keep_value_and_axis(self, mask_value, axis) -> None:
+        op = type(self).__name__
+        self.mask_value = float(_num(mask_value, "mask_value", op))
+        self.axis = _num(axis, "axis", op, 1, 2, integer=True)
+
+    def _input_and_axis(self, x) -> tuple[np.ndarray, int]:
+        """The input as a float array, and the index of the masked axis in it."""
+        arr = _float(x, type(self).__name__)
+        return arr, arr.ndim - 3 + self.axis
+
+
+class MaskAlongAxis(_MaskOnGivenAxis):
     """Set `mask_width` entries from `mask_start` along `axis` (1 frequency, 2 time) to `mask_value`."""
 
     def __init__(self, mask_start, mask_width, mask_value, axis) -> None:
         self.mask_start = _num(mask_start, "mask_start", "MaskAlongAxis", 0, integer=True)
         self.mask_width = _num(mask_width, "mask_width", "MaskAlongAxis", 1, integer=True)
-        self.mask_value = float(_num(mask_value, "mask_value", "MaskAlongAxis"))
-        self.axis = _num(axis, "axis", "MaskAlongAxis", 1, 2, integer=True)
+        self._keep_value_and_axis(mask_value, axis)
 
     def __call__(self, x):
-        arr = _float(x, "MaskAlongAxis")
-        ax = arr.ndim - 3 + self.axis
+        arr, ax = self._input_and_axis(x)
         if self.mask_start + self.mask_width > arr.shape[ax]:
             raise RuntimeError(
                 f"MaskAlongAxis: mask_start + mask_width ({self.mask_start + self.mask_width}) exceeds the size "
@@ -701,18 +724,16 @@ def _random_masks(arr, ax: int, param: int, value: float, iid: bool):
     return out
 
 
-class MaskAlongAxisIID:
+class MaskAlongAxisIID(_MaskOnGivenAxis):
     """A random mask (width uniform in [0, mask_param)) along `axis` (1 frequency, 2 time), drawn independently
     for every example and channel of a (..., channel, freq, time) input."""
 
     def __init__(self, mask_param, mask_value, axis) -> None:
         self.mask_param = _num(mask_param, "mask_param", "MaskAlongAxisIID", 0, integer=True)
-        self.mask_value = float(_num(mask_value, "mask_value", "MaskAlongAxisIID"))
-        self.axis = _num(axis, "axis", "MaskAlongAxisIID", 1, 2, integer=True)
+        self._keep_value_and_axis(mask_value, axis)
 
     def __call__(self, x):
-        arr = _float(x, "MaskAlongAxisIID")
-        ax = arr.ndim - 3 + self.axis
+        arr, ax = self._input_and_axis(x)
         return _random_masks(arr, ax, self.mask_param, self.mask_value, True)
 
 
