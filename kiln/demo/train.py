@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from tqdm.auto import tqdm
 
 import kiln
 from kiln import Tensor, nn
@@ -75,8 +76,6 @@ def _sync(tensors) -> None:
 
 
 def _progress(total: int, desc: str):
-    from tqdm.auto import tqdm  # noqa: PLC0415  (a dependency of Kiln, only the demo draws bars)
-
     disable = os.environ.get("KILN_PROGRESS", "1") == "0"
     return tqdm(total=total, desc=desc, unit="step", leave=True, disable=disable, dynamic_ncols=True)
 
