@@ -2039,34 +2039,36 @@ class RandomResizeWithBBox(_ImageOp):
         return self._ops[int(_rng.generator().integers(0, len(self._ops)))](img, bboxes)
 
 
-class RandomHorizontalFlipWithBBox(_ImageOp):
+class _RandomFlipWithBBox(_ImageOp):
+    """Flip the image and its (x, y, width, height) boxes along the image axis `_AXIS` (0: top-bottom, 1:
+    left-right) with probability `prob`."""
+
+    _AXIS: int
+
+    def __init__(self, prob=0.5) -> None:
+        self.prob = _check_prob(prob, type(self).__name__)
+
+    def __call__(self, img, bboxes):
+        op = type(self).__name__
+        arr = as_image(img, op)
+        boxes = _check_boxes(arr, bboxes, op)
+        if _rng.generator().random() < self.prob:
+            arr = np.flip(arr, self._AXIS).copy()
+            start, size = 1 - self._AXIS, 3 - self._AXIS  # the box columns along the flipped axis
+            boxes[:, start] = arr.shape[self._AXIS] - boxes[:, start] - boxes[:, size]
+        return arr, boxes
+
+
+class RandomHorizontalFlipWithBBox(_RandomFlipWithBBox):
     """Flip the image and its boxes left-right with probability `prob`."""
 
-    def __init__(self, prob=0.5) -> None:
-        self.prob = _check_prob(prob, "RandomHorizontalFlipWithBBox")
-
-    def __call__(self, img, bboxes):
-        arr = as_image(img, "RandomHorizontalFlipWithBBox")
-        boxes = _check_boxes(arr, bboxes, "RandomHorizontalFlipWithBBox")
-        if _rng.generator().random() < self.prob:
-            arr = arr[:, ::-1].copy()
-            boxes[:, 0] = arr.shape[1] - boxes[:, 0] - boxes[:, 2]
-        return arr, boxes
+    _AXIS = 1
 
 
-class RandomVerticalFlipWithBBox(_ImageOp):
+class RandomVerticalFlipWithBBox(_RandomFlipWithBBox):
     """Flip the image and its boxes top-bottom with probability `prob`."""
 
-    def __init__(self, prob=0.5) -> None:
-        self.prob = _check_prob(prob, "RandomVerticalFlipWithBBox")
-
-    def __call__(self, img, bboxes):
-        arr = as_image(img, "RandomVerticalFlipWithBBox")
-        boxes = _check_boxes(arr, bboxes, "RandomVerticalFlipWithBBox")
-        if _rng.generator().random() < self.prob:
-            arr = arr[::-1].copy()
-            boxes[:, 1] = arr.shape[0] - boxes[:, 1] - boxes[:, 3]
-        return arr, boxes
+    _AXIS = 0
 
 
 class RandomCropWithBBox(RandomCrop):
