@@ -65,28 +65,21 @@ class SentencePieceModel(enum.IntEnum):
     WORD = 3
 
 
-def to_str(array, encoding: str = "utf8") -> np.ndarray:
-    """Decode a NumPy bytes array into a str array.
+def _char_codec(name: str, convert, summary: str, dtype_doc: str):
+    """The public function `name(array, encoding)`: `convert` (np.char.decode or encode) of a NumPy array."""
 
-    Args:
-        array: a NumPy array of dtype bytes ("S").
-        encoding: the codec.
-    """
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"to_str: array must be a numpy.ndarray, but got {type(array).__name__}.")
-    return np.char.decode(array, encoding)
+    def codec(array, encoding: str = "utf8") -> np.ndarray:
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"{name}: array must be a numpy.ndarray, but got {type(array).__name__}.")
+        return convert(array, encoding)
+
+    codec.__name__ = codec.__qualname__ = name
+    codec.__doc__ = f"{summary}\n\nArgs:\n    array: a NumPy array of dtype {dtype_doc}.\n    encoding: the codec.\n"
+    return codec
 
 
-def to_bytes(array, encoding: str = "utf8") -> np.ndarray:
-    """Encode a NumPy str array into a bytes array.
-
-    Args:
-        array: a NumPy array of dtype str ("U").
-        encoding: the codec.
-    """
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"to_bytes: array must be a numpy.ndarray, but got {type(array).__name__}.")
-    return np.char.encode(array, encoding)
+to_str = _char_codec("to_str", np.char.decode, "Decode a NumPy bytes array into a str array.", 'bytes ("S")')
+to_bytes = _char_codec("to_bytes", np.char.encode, "Encode a NumPy str array into a bytes array.", 'str ("U")')
 
 
 def _check_specials(special_tokens, special_first) -> list[str]:
