@@ -107,6 +107,14 @@ def _check_max_rowsize(value, where: str) -> None:
         raise ValueError(f"{where}: max_rowsize values must be >= -1, but got {value!r}.")
 
 
+def _first_of(rows):
+    """The first item of the generator `rows` (None when it is empty); the generator is closed after."""
+    try:
+        return next(rows, None)
+    finally:
+        rows.close()
+
+
 def _check_keywords(kwargs: dict, accepted: set[str], method: str) -> None:
     """TypeError for a keyword `method` does not take; MindSpore's `max_rowsize`, when given, is checked."""
     unknown = set(kwargs) - accepted
@@ -722,11 +730,7 @@ class Dataset:
         return -1 if size == INFINITE else int(size)
 
     def _first_row(self) -> tuple:
-        rows = self._rows(Run(self, config.pipeline_seed()), (0,))
-        try:
-            row = next(rows, None)
-        finally:
-            rows.close()
+        row = _first_of(self._rows(Run(self, config.pipeline_seed()), (0,)))
         if row is None:
             raise RuntimeError("The dataset is empty, so its output shapes and types are unknown.")
         return tuple(np.asarray(x) for x in row)
@@ -1237,11 +1241,7 @@ class FlatMapDataset(Dataset):
 
     def get_col_names(self) -> list[str]:
         if self._names is None:
-            rows = self._child_rows(Run(self, config.pipeline_seed()), (0,))
-            try:
-                first = next(rows, None)
-            finally:
-                rows.close()
+            first = _first_of(self._child_rows(Run(self, config.pipeline_seed()), (0,)))
             if first is None:
                 raise RuntimeError("flat_map: the dataset is empty, so its columns are unknown.")
             self._names = self._expand(first).get_col_names()
