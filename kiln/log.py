@@ -40,26 +40,34 @@ def _make_logger() -> logging.Logger:
 _logger = _make_logger()
 
 
-def _level_function(level: str, doc: str):
-    """The module function `level(msg, *args, **kwargs)` logging through the logger's method of that name.
-
-    `stacklevel=2` makes the record name the caller of the module function, not this module.
-    """
-
-    def log_at_level(msg, *args, **kwargs) -> None:
-        getattr(_logger, level)(msg, *args, stacklevel=2, **kwargs)
-
-    log_at_level.__name__ = log_at_level.__qualname__ = level
-    log_at_level.__doc__ = doc
-    return log_at_level
+def debug(msg, *args, **kwargs) -> None:
+    """Log `msg % args` at debug level (GLOG_v=0)."""
+    _logger.debug(msg, *args, stacklevel=2, **kwargs)
 
 
-debug = _level_function("debug", "Log `msg % args` at debug level (GLOG_v=0).")
-info = _level_function("info", "Log `msg % args` at info level (GLOG_v<=1).")
-warning = _level_function("warning", "Log `msg % args` at warning level (GLOG_v<=2, the default).")
-error = _level_function("error", "Log `msg % args` at error level.")
-exception = _level_function("exception", "Log `msg % args` at error level with the current exception's traceback.")
-critical = _level_function("critical", "Log `msg % args` at critical level.")
+def info(msg, *args, **kwargs) -> None:
+    """Log `msg % args` at info level (GLOG_v<=1)."""
+    _logger.info(msg, *args, stacklevel=2, **kwargs)
+
+
+def warning(msg, *args, **kwargs) -> None:
+    """Log `msg % args` at warning level (GLOG_v<=2, the default)."""
+    _logger.warning(msg, *args, stacklevel=2, **kwargs)
+
+
+def error(msg, *args, **kwargs) -> None:
+    """Log `msg % args` at error level."""
+    _logger.error(msg, *args, stacklevel=2, **kwargs)
+
+
+def exception(msg, *args, **kwargs) -> None:
+    """Log `msg % args` at error level with the current exception's traceback."""
+    _logger.exception(msg, *args, stacklevel=2, **kwargs)
+
+
+def critical(msg, *args, **kwargs) -> None:
+    """Log `msg % args` at critical level."""
+    _logger.critical(msg, *args, stacklevel=2, **kwargs)
 
 
 def get_level() -> str:
