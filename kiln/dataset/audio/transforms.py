@@ -811,6 +811,16 @@ def _stft(x: np.ndarray, n_fft, hop, win_length, window, center, pad_mode, onesi
     return np.swapaxes(spec, -1, -2), win
 
 
+def _window_and_hop(n_fft: int, win_length, hop_length, op: str, window_fits: bool = False) -> tuple[int, int]:
+    """The checked (win_length, hop_length) of an STFT: the window defaults to n_fft, the hop to half the window;
+    with `window_fits`, a window longer than n_fft is refused."""
+    win = n_fft if win_length is None else _num(win_length, "win_length", op, 1, integer=True)
+    if window_fits and win > n_fft:
+        raise ValueError(f"{op}: win_length ({win}) must not exceed n_fft ({n_fft}).")
+    hop = win // 2 if hop_length is None else _num(hop_length, "hop_length", op, 1, integer=True)
+    return win, hop
+
+
 class Spectrogram:
     """Spectrogram (..., n_fft // 2 + 1, frames) of a waveform: |STFT| ** power."""
 
@@ -828,16 +838,7 @@ class Spectrogram:
         onesided=True,
     ) -> None:
         self.n_fft = _num(n_fft, "n_fft", "Spectrogram", 1, integer=True)
-        self.win_length = (
-            n_fft if win_length is None else _num(win_length, "win_length", "Spectrogram", 1, integer=True)
-        )
-        if self.win_length > self.n_fft:
-            raise ValueError(f"Spectrogram: win_length ({self.win_length}) must not exceed n_fft ({self.n_fft}).")
-        self.hop_length = (
-            self.win_length // 2
-            if hop_length is None
-            else _num(hop_length, "hop_length", "Spectrogram", 1, integer=True)
-        )
+        self.win_length, self.hop_length = _window_and_hop(self.n_fft, win_length, hop_length, "Spectrogram", True)
         self.pad = _num(pad, "pad", "Spectrogram", 0, integer=True)
         _num(power, "power", "Spectrogram", 0)
         self.window, self.power, self.normalized = WindowType(window), power, bool(normalized)
@@ -890,7 +891,14 @@ def _check_dct_type(dct_type, op: str) -> None:
 class _Cepstrum:
     """The last step of MFCC and LFCC: log (or dB) of a filter-bank spectrogram, then its DCT over the filters."""
 
-    def __init__(self, n_coefficients: int, n_filters: int, norm, use_log: bool) -> None:
+    def __init__(self, op: str, coefficients: tuple[str, int], filters: tuple[str, int], norm, use_log: bool) -> None:
+        """`coefficients` and `filters`: (argument name, count) of the output coefficients and the filter bank;
+        there may not be more coefficients than filters."""
+        (coefficients_name, n_coefficients), (filters_name, n_filters) = coefficients, filters
+        if n_coefficients > n_filters:
+            raise ValueError(
+                f"{op}: {coefficients_name} ({n_coefficients}) must not exceed {filters_name} ({n_filters})."
+            )
         self._dct = create_dct(n_coefficients, n_filters, norm).astype(np.float64)
         self._use_log = bool(use_log)
         self._db = AmplitudeToDB(ScaleType.POWER, 1.0, 1e-10, 80.0)
@@ -963,9 +971,7 @@ class MFCC:
         kwargs.setdefault("sample_rate", sample_rate)
         self._mel = MelSpectrogram(**kwargs)
         n_mels = self._mel._mel.n_mels
-        if n_mfcc > n_mels:
-            raise ValueError(f"MFCC: n_mfcc ({n_mfcc}) must not exceed n_mels ({n_mels}).")
-        self._cepstrum = _Cepstrum(n_mfcc, n_mels, norm, log_mels)
+        self._cepstrum = _Cepstrum("MFCC", ("n_mfcc", n_mfcc), ("n_mels", n_mels), norm, log_mels)
         self.log_mels = bool(log_mels)
 
     def __call__(self, waveform):
@@ -993,9 +999,7 @@ class LFCC:
         self._spec = Spectrogram(**kwargs)
         f_max = float(sample_rate // 2 if f_max is None else f_max)
         self._fb = linear_fbanks(self._spec.n_fft // 2 + 1, f_min, f_max, n_filter, sample_rate).astype(np.float64)
-        if n_lfcc > n_filter:
-            raise ValueError(f"LFCC: n_lfcc ({n_lfcc}) must not exceed n_filter ({n_filter}).")
-        self._cepstrum = _Cepstrum(n_lfcc, n_filter, norm, log_lf)
+        self._cepstrum = _Cepstrum("LFCC", ("n_lfcc", n_lfcc), ("n_filter", n_filter), norm, log_lf)
         self.log_lf = bool(log_lf)
 
     def __call__(self, waveform):
@@ -1105,13 +1109,7 @@ class InverseSpectrogram:
                  normalized=False, center=True, pad_mode=BorderType.REFLECT, onesided=True) -> None:  # fmt: skip
         self.length = None if length is None else _num(length, "length", "InverseSpectrogram", 0, integer=True)
         self.n_fft = _num(n_fft, "n_fft", "InverseSpectrogram", 1, integer=True)
-        self.win_length = n_fft if win_length is None else _num(win_length, "win_length", "InverseSpectrogram", 1,
-                                                                  integer=True)  # fmt: skip
-        self.hop_length = (
-            self.win_length // 2
-            if hop_length is None
-            else _num(hop_length, "hop_length", "InverseSpectrogram", 1, integer=True)
-        )
+        self.win_length, self.hop_length = _window_and_hop(self.n_fft, win_length, hop_length, "InverseSpectrogram")
         self.pad = _num(pad, "pad", "InverseSpectrogram", 0, integer=True)
         self.window, self.normalized, self.center = WindowType(window), bool(normalized), bool(center)
         self.pad_mode, self.onesided = BorderType(pad_mode), bool(onesided)
@@ -1145,13 +1143,7 @@ class GriffinLim:
                  power=2.0, momentum=0.99, length=None, rand_init=True) -> None:  # fmt: skip
         self.n_fft = _num(n_fft, "n_fft", "GriffinLim", 1, integer=True)
         self.n_iter = _num(n_iter, "n_iter", "GriffinLim", 1, integer=True)
-        self.win_length = n_fft if win_length is None else _num(win_length, "win_length", "GriffinLim", 1,
-                                                                  integer=True)  # fmt: skip
-        self.hop_length = (
-            self.win_length // 2
-            if hop_length is None
-            else _num(hop_length, "hop_length", "GriffinLim", 1, integer=True)
-        )
+        self.win_length, self.hop_length = _window_and_hop(self.n_fft, win_length, hop_length, "GriffinLim")
         self.window = WindowType(window_type)
         self.power = float(_num(power, "power", "GriffinLim", 0, low_open=True))
         self.momentum = float(_num(momentum, "momentum", "GriffinLim", 0))
