@@ -6,10 +6,15 @@ implemented, validated, forwarded, or handed to a warning that says it has no ef
 be on the allowlist (`unused_params_allowlist.txt` beside this file), one line each with its reason: a pure
 performance knob whose value cannot change a result, a hook's argument kept for the caller's signature, ...
 
-Public means reachable: every name without a leading underscore in the public modules listed in
-`PUBLIC_MODULES`, and the methods (their own and inherited from Kiln classes) of the public classes among them.
-Each function is reported once, under the first public path that reaches it (modules in the order listed,
-names sorted; a method under its defining class where that class is public), as `path.to.function:parameter`.
+Two walks find the unread parameters, and `check` holds both against the one allowlist:
+- the public-API walk: every name without a leading underscore in the public modules listed in `PUBLIC_MODULES`,
+  and the methods (their own and inherited from Kiln classes) of the public classes among them. Each function is
+  reported once, under the first public path that reaches it (modules in the order listed, names sorted; a method
+  under its defining class where that class is public), as `path.to.function:parameter`;
+- the dataset walk (`dataset_unread_parameters`): the sources of kiln/dataset and kiln/mindrecord read file by file,
+  which also sees the constructors that the source base generates from `_open` (their source text is the base's
+  `__init__(self, *args, **kwargs)`, so the public-API walk cannot see which of their parameters go unread).
+An allowlist entry is stale when neither walk finds a parameter it covers.
 
 Usage: `python -m tools.unused_params` prints what is unread and not allowed (exit 1 if any), and allowlist
 lines that no longer match anything (stale: exit 1 too). `--all` prints every unread parameter, allowed or not.
@@ -26,6 +31,10 @@ import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import kiln.dataset
+import kiln.mindrecord
+from kiln.dataset.sources.base import SHARED_PARAMETERS, SampledSource
 
 PUBLIC_MODULES = (
     "kiln.common",
@@ -60,6 +69,9 @@ PUBLIC_MODULES = (
 )
 
 ALLOWLIST = Path(__file__).with_name("unused_params_allowlist.txt")
+
+# The packages the dataset walk reads file by file, under the folder of the `kiln` package.
+DATASET_PACKAGES = (kiln.dataset, kiln.mindrecord)
 
 
 def _public_objects() -> Iterator[tuple[str, object]]:
@@ -168,19 +180,90 @@ def allowlist_entry(key: str, allow: dict[str, str]) -> str | None:
     return next((pattern for pattern in allow if fnmatch.fnmatchcase(key, pattern)), None)
 
 
-def check() -> tuple[list[str], list[str], list[str]]:
-    """(unread and not allowed, unread and allowed, allowlist entries that match nothing)."""
-    allow = read_allowlist()
-    missing, allowed, used = [], [], set()
+def _is_hook(fn: ast.FunctionDef) -> bool:
+    """A body of only a docstring, `pass` or `raise`: a hook for subclasses, or a refusal."""
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return all(isinstance(s, ast.Pass | ast.Raise) for s in body)
+
+
+def _subscript_keys(tree: ast.AST, owner: str) -> set[str]:
+    """The string keys read as `owner["key"]` or `owner.get("key")` anywhere in `tree`."""
+    keys = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and getattr(node.value, "id", None) == owner:
+            if isinstance(node.slice, ast.Constant):
+                keys.add(node.slice.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            if getattr(node.func.value, "id", None) == owner and node.args and isinstance(node.args[0], ast.Constant):
+                keys.add(node.args[0].value)
+    return keys
+
+
+def _dataset_path(package, owner: str | None, name: str) -> str:
+    """`kiln.dataset.Dataset.filter` for the method `filter` of the class `Dataset` defined under `package`'s folder
+    (a class that `package` does not export is named under the dataset package that does)."""
+    if owner is not None and not hasattr(package, owner):
+        package = next(p for p in DATASET_PACKAGES if hasattr(p, owner))
+    return f"{package.__name__}.{name if owner is None else f'{owner}.{name}'}"
+
+
+def dataset_unread_parameters() -> set[str]:
+    """`public.path:parameter` for every parameter of a kiln.dataset / kiln.mindrecord signature never read.
+
+    The functions and methods of every file of those packages are read as source text; a source's `_open` counts
+    the arguments `_start` reads from its `own` mapping as read. A constructor generated from `_open` (see
+    `SampledSource`) reports the shared parameters its signature has and no file reads from a `shared` mapping.
+    """
+    files = {package: sorted(Path(package.__file__).parent.rglob("*.py")) for package in DATASET_PACKAGES}
+    trees = {(package, path): ast.parse(path.read_text()) for package, paths in files.items() for path in paths}
+    own_read = set().union(*(_subscript_keys(t, "own") for t in trees.values()))
+    shared_read = set().union(*(_subscript_keys(t, "shared") for t in trees.values()))
+    found = set()
+    for (package, _), tree in trees.items():
+        scopes = [(None, n) for n in tree.body] + [
+            (c.name, n) for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body
+        ]
+        for owner, fn in scopes:
+            if not isinstance(fn, ast.FunctionDef) or _is_hook(fn):
+                continue
+            if fn.name.startswith("_") and fn.name not in ("__init__", "__call__", "_open"):
+                continue
+            read = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
+            if fn.name == "_open":
+                read |= own_read
+            for arg in fn.args.args + fn.args.kwonlyargs:
+                if arg.arg not in ("self", "cls") and arg.arg not in read:
+                    found.add(f"{_dataset_path(package, owner, fn.name)}:{arg.arg}")
+    for name in kiln.dataset.__all__:
+        cls = getattr(kiln.dataset, name)
+        if isinstance(cls, type) and issubclass(cls, SampledSource) and "_open" in vars(cls):
+            for param in inspect.signature(cls).parameters:
+                if param in SHARED_PARAMETERS and param not in shared_read:
+                    found.add(f"kiln.dataset.{name}.__init__:{param}")
+    return found
+
+
+def _public_api_unread_parameters() -> Iterator[str]:
+    """`path.to.function:parameter` for every unread parameter the public-API walk finds."""
     for path, fn, method in _functions():
         for param in unread_parameters(fn, method):
-            key = f"{path}:{param}"
-            entry = allowlist_entry(key, allow)
-            if entry is None:
-                missing.append(key)
-            else:
-                used.add(entry)
-                allowed.append(key)
+            yield f"{path}:{param}"
+
+
+def check() -> tuple[list[str], list[str], list[str]]:
+    """(unread and not allowed, unread and allowed, allowlist entries that match nothing), over both walks: the
+    public-API walk's findings in its order, then the dataset walk's that it did not find, sorted."""
+    allow = read_allowlist()
+    found = list(dict.fromkeys(_public_api_unread_parameters()))
+    found += sorted(dataset_unread_parameters() - set(found))
+    missing, allowed, used = [], [], set()
+    for key in found:
+        entry = allowlist_entry(key, allow)
+        if entry is None:
+            missing.append(key)
+        else:
+            used.add(entry)
+            allowed.append(key)
     return missing, allowed, sorted(set(allow) - used)
 
 
