@@ -331,15 +331,20 @@ class RowFilesSource(SampledSource):
     def _start(self, own: dict, shared: dict) -> None:
         """The source's own arguments are checked first (`_open` returns the files to read), then the shared ones."""
         files = self._open(**own)
+        num_samples = shared.get("num_samples")
         RowFilesSource.__init__(
             self,
             files,
-            shared.get("num_samples"),
+            self._default_num_samples() if num_samples is None else num_samples,
             shared.get("shuffle"),
             shared.get("num_shards"),
             shared.get("shard_id"),
             shared.get("num_parallel_workers"),
         )
+
+    def _default_num_samples(self) -> int | None:
+        """The rows per epoch when `num_samples` is None, known once `_open` ran: all of them (None) here."""
+        return None
 
     def _read_file(self, path: str) -> list[tuple]:
         raise NotImplementedError

@@ -263,19 +263,11 @@ class RandomDataset(SampledSource):
         num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache: as for the other sources.
     """
 
-    def __init__(
-        self,
-        total_rows=None,
-        schema=None,
-        columns_list=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        cache=None,
-        shuffle=None,
-        num_shards=None,
-        shard_id=None,
-    ) -> None:
-        super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+    # MindSpore's order (no sampler; cache before shuffle).
+    _ORDER = ("total_rows", "schema", "columns_list", "num_samples", "num_parallel_workers", "cache", "shuffle",
+              "num_shards", "shard_id")  # fmt: skip
+
+    def _open(self, total_rows=None, schema=None, columns_list=None) -> None:
         rng = np.random.default_rng(0x5EED)
         if isinstance(schema, str):
             schema = Schema(schema)

@@ -23,7 +23,6 @@ import numpy as np
 from kiln.dataset.sources.base import (
     RowFilesSource,
     SampledSource,
-    Shuffle,
     check_usage,
     file_list,
     require_dir,
@@ -94,25 +93,12 @@ class CSVDataset(RowFilesSource):
         A Dataset.
     """
 
-    def __init__(
-        self,
-        dataset_files,
-        field_delim: str = ",",
-        column_defaults=None,
-        column_names=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        cache=None,
-    ) -> None:
+    def _open(self, dataset_files, field_delim: str = ",", column_defaults=None, column_names=None) -> list:
         files = file_list(dataset_files, "CSVDataset")
         if not isinstance(field_delim, str) or len(field_delim) != 1 or field_delim in '"\r\n':
             raise ValueError(
                 f"CSVDataset: field_delim must be one character (not a quote or newline): {field_delim!r}."
             )
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
         self._delim = field_delim
         self._header = column_names is None
         if column_names is None:
@@ -135,6 +121,7 @@ class CSVDataset(RowFilesSource):
                 )
         self._names = names
         self._defaults = column_defaults or [None] * len(names)
+        return files
 
     def get_col_names(self) -> list[str]:
         return list(self._names)

@@ -15,7 +15,7 @@ import zlib
 import numpy as np
 
 from kiln.dataset.schema import Schema
-from kiln.dataset.sources.base import RowFilesSource, Shuffle, file_list
+from kiln.dataset.sources.base import RowFilesSource, file_list
 
 _U64 = struct.Struct("<Q")
 
@@ -140,21 +140,9 @@ class TFRecordDataset(RowFilesSource):
     """
 
     _SORT_FILES = False
+    _AFTER = {"shard_equal_rows": "shard_id", "compression_type": "cache"}  # MindSpore's order
 
-    def __init__(
-        self,
-        dataset_files,
-        schema=None,
-        columns_list=None,
-        num_samples=None,
-        num_parallel_workers=None,
-        shuffle=Shuffle.GLOBAL,
-        num_shards=None,
-        shard_id=None,
-        shard_equal_rows=False,
-        cache=None,
-        compression_type=None,
-    ) -> None:
+    def _open(self, dataset_files, schema=None, columns_list=None, shard_equal_rows=False, compression_type=None):
         files = file_list(dataset_files, "TFRecordDataset")
         if isinstance(dataset_files, list | tuple):
             files = [os.fspath(f) for f in dataset_files]
@@ -164,9 +152,6 @@ class TFRecordDataset(RowFilesSource):
             raise TypeError(f"TFRecordDataset: schema must be a Schema or a path, but got {type(schema).__name__}.")
         compression_type = compression_type or ""
         self._check_choice("compression_type", compression_type, ("", "GZIP", "ZLIB"))
-        if num_samples is None and schema is not None and schema.get_num_rows():
-            num_samples = schema.get_num_rows()
-        super().__init__(files, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
         self._schema, self._compression = schema, compression_type
         self._equal_rows = bool(shard_equal_rows)
         if columns_list is not None:
@@ -181,6 +166,11 @@ class TFRecordDataset(RowFilesSource):
         if schema is not None:
             for i, c in enumerate(schema.columns):
                 self._specs[c["name"]] = (schema.dtype(i), c.get("shape"))
+        return files
+
+    def _default_num_samples(self) -> int | None:
+        """The schema's numRows, where it gives one."""
+        return (self._schema.get_num_rows() if self._schema is not None else None) or None
 
     def get_col_names(self) -> list[str]:
         return list(self._names)
