@@ -108,8 +108,8 @@ class Identity(Cell):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def construct(self, x):
-        return x
+    def construct(self, input):
+        return input
 
 
 class Upsample(Cell):
