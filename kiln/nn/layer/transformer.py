@@ -354,6 +354,13 @@ class TransformerDecoder(_LayerStack):
         return self.norm(out) if self.norm is not None else out
 
 
+def _default_stack(stack_cls: type, layer_cls: type, num_layers: int, layer_args: dict) -> Cell:
+    """Transformer's own encoder or decoder: `num_layers` copies of `layer_cls(**layer_args)`, then a LayerNorm."""
+    layer = layer_cls(**layer_args)
+    norm = LayerNorm((layer_args["d_model"],), epsilon=layer_args["layer_norm_eps"], dtype=layer_args["dtype"])
+    return stack_cls(layer, num_layers, norm)
+
+
 class Transformer(Cell):
     """An encoder-decoder Transformer (d_model wide, nhead heads), PyTorch's and MindSpore's layout."""
 
@@ -362,20 +369,17 @@ class Transformer(Cell):
                  custom_decoder=None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, dtype=mstype.float32):  # fmt: skip
         super().__init__()
+        layer_args = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
+                          activation=activation, layer_norm_eps=layer_norm_eps, batch_first=batch_first,
+                          norm_first=norm_first, dtype=dtype)  # fmt: skip
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, dtype)  # fmt: skip
-            norm = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
+            self.encoder = _default_stack(TransformerEncoder, TransformerEncoderLayer, num_encoder_layers, layer_args)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, dtype)  # fmt: skip
-            norm = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+            self.decoder = _default_stack(TransformerDecoder, TransformerDecoderLayer, num_decoder_layers, layer_args)
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 
     def construct(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
