@@ -110,17 +110,36 @@ def _log_one_minus_exp(x):
     return ops.log1p(-ops.exp(x))
 
 
-# What a public method falls back to when the subclass lacks its private one: (source, derive) in order of
-# preference, `derive(self.<source>(...))`; a private source is used when the subclass has it, a public one always.
-_DERIVED_FROM = {
-    "prob": (("_log_prob", ops.exp),),
-    "log_prob": (("_prob", ops.log),),
-    "cdf": (("_log_cdf", ops.exp), ("_survival_function", _one_minus), ("_log_survival", _one_minus_exp)),
-    "log_cdf": (("cdf", ops.log),),
-    "survival_function": (("_log_survival", ops.exp), ("_cdf", _one_minus), ("_log_cdf", _one_minus_exp)),
-    "log_survival": (("_survival_function", ops.log), ("_cdf", _log_one_minus), ("_log_cdf", _log_one_minus_exp)),
-    "sd": (("_var", ops.sqrt),),
-    "var": (("_sd", ops.square),),
+# The public methods (MindSpore's names): name -> (docstring, derivations). Each method is the subclass's private
+# one (`_prob` for `prob` ...) or, lacking that, the first derivation (source, derive) that applies:
+# derive(self.<source>(...)), used when the subclass has `source` (always, for a public source).
+_PUBLIC_METHODS = {
+    "prob": ("Probability (density or mass) of `value`.", (("_log_prob", ops.exp),)),
+    "log_prob": ("Log probability (density or mass) of `value`.", (("_prob", ops.log),)),
+    "cdf": (
+        "Cumulative distribution function at `value`.",
+        (("_log_cdf", ops.exp), ("_survival_function", _one_minus), ("_log_survival", _one_minus_exp)),
+    ),
+    "log_cdf": ("Log of the cumulative distribution function at `value`.", (("cdf", ops.log),)),
+    "survival_function": (
+        "1 - cdf(value).",
+        (("_log_survival", ops.exp), ("_cdf", _one_minus), ("_log_cdf", _one_minus_exp)),
+    ),
+    "log_survival": (
+        "log(1 - cdf(value)).",
+        (("_survival_function", ops.log), ("_cdf", _log_one_minus), ("_log_cdf", _log_one_minus_exp)),
+    ),
+    "mean": ("The mean.", ()),
+    "mode": ("The mode.", ()),
+    "sd": ("The standard deviation.", (("_var", ops.sqrt),)),
+    "var": ("The variance.", (("_sd", ops.square),)),
+    "entropy": ("The (differential) entropy.", ()),
+    "kl_loss": ("KL(self || other), `other` a distribution of type `dist` (a name) with parameters `args`.", ()),
+    "sample": ("Samples of shape `shape + batch shape` (`shape` the first argument, default ()).", ()),
+    "get_dist_args": (
+        "The parameters given (Tensors), with the defaults for those not given (None where there is none).",
+        (),
+    ),
 }
 
 # the arguments before `*args` of the public methods that have any (the others take `*args, **kwargs` only)
@@ -128,18 +147,18 @@ _LEADING = {"prob": "value", "log_prob": "value", "cdf": "value", "log_cdf": "va
             "log_survival": "value", "kl_loss": "dist"}  # fmt: skip
 
 
-def _public(name: str, doc: str) -> Callable:
-    """The public method `name` of a distribution: the subclass's `_<name>` when it has one, else the first
-    derivation in `_DERIVED_FROM` that applies, else NotImplementedError.
+def _public(name: str, doc: str, derivations: tuple) -> Callable:
+    """The public method `name` of a distribution: the subclass's `_<name>` when it has one, else the first of
+    `derivations` that applies, else NotImplementedError.
 
     Args:
         name: the public method's name.
         doc: its docstring.
+        derivations: `(source, derive)` pairs, as in `_PUBLIC_METHODS`.
 
     Returns:
         The method, with the signature `(self, <leading argument>, *args, **kwargs)` (see `_LEADING`).
     """
-    derivations = _DERIVED_FROM.get(name, ())
 
     def method(self, *args, **kwargs):
         if getattr(self, "_has_" + name):
@@ -149,7 +168,7 @@ def _public(name: str, doc: str) -> Callable:
                 return derive(getattr(self, source)(*args, **kwargs))
         return raise_not_implemented(name, self.name)
 
-    method.__name__ = method.__qualname__ = name
+    method.__name__ = name
     method.__doc__ = doc
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     if name in _LEADING:
@@ -160,6 +179,16 @@ def _public(name: str, doc: str) -> Callable:
     return method
 
 
+def _with_public_methods(cls: type) -> type:
+    """Install the methods of `_PUBLIC_METHODS` on `cls` (the Distribution base class)."""
+    for name, (doc, derivations) in _PUBLIC_METHODS.items():
+        method = _public(name, doc, derivations)
+        method.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, method)
+    return cls
+
+
+@_with_public_methods
 class Distribution(Cell):
     """Base class of the distributions.
 
@@ -281,27 +310,8 @@ class Distribution(Cell):
             raise TypeError(f"'shape' must be a tuple, but got {type(shape).__name__}.")
         return shape
 
-    # ---- public methods: each the subclass's private one, or derived from another (the table below) -----------
-
-    prob = _public("prob", "Probability (density or mass) of `value`.")
-    log_prob = _public("log_prob", "Log probability (density or mass) of `value`.")
-    cdf = _public("cdf", "Cumulative distribution function at `value`.")
-    log_cdf = _public("log_cdf", "Log of the cumulative distribution function at `value`.")
-    survival_function = _public("survival_function", "1 - cdf(value).")
-    log_survival = _public("log_survival", "log(1 - cdf(value)).")
-    mean = _public("mean", "The mean.")
-    mode = _public("mode", "The mode.")
-    sd = _public("sd", "The standard deviation.")
-    var = _public("var", "The variance.")
-    entropy = _public("entropy", "The (differential) entropy.")
-    kl_loss = _public(
-        "kl_loss", "KL(self || other), `other` a distribution of type `dist` (a name) with parameters `args`."
-    )
-    sample = _public("sample", "Samples of shape `shape + batch shape` (`shape` the first argument, default ()).")
-    get_dist_args = _public(
-        "get_dist_args",
-        "The parameters given (Tensors), with the defaults for those not given (None where there is none).",
-    )
+    # ---- public methods: prob, log_prob, cdf, log_cdf, survival_function, log_survival, mean, mode, sd, var,
+    # entropy, kl_loss, sample and get_dist_args come from _PUBLIC_METHODS (@_with_public_methods) ----------------
 
     def cross_entropy(self, dist, *args, **kwargs):
         """H(self, other) = entropy(self) + KL(self || other)."""
