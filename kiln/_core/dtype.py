@@ -125,16 +125,15 @@ def promote(a: DType, b: DType) -> DType:
     return _BY_NP[np.dtype(jnp.promote_types(a.np, b.np))]
 
 
+# Python scalar types and MindSpore's dtype for each; bool comes before int, which it subclasses
+_PYTHON_SCALAR_DTYPES = (((bool, np.bool_), bool_), (int, int64), (float, float32), (complex, complex64))
+
+
 def pytype_to_dtype(value) -> DType:
     """MindSpore's dtype for a Python scalar: bool, int64, float32, complex64."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool_
-    if isinstance(value, int):
-        return int64
-    if isinstance(value, float):
-        return float32
-    if isinstance(value, complex):
-        return complex64
+    for types, dtype in _PYTHON_SCALAR_DTYPES:
+        if isinstance(value, types):
+            return dtype
     raise TypeError(f"expected a Python number, but got {type(value).__name__}")
 
 

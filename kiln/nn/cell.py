@@ -497,7 +497,17 @@ class Cell:
 _HookHandle = HookHandle  # the old name
 
 
-class SequentialCell(Cell):
+class _CellSequence(Cell):
+    """What SequentialCell and CellList share: their length and iteration over the child cells, in order."""
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells.values())
+
+
+class SequentialCell(_CellSequence):
     """Cells applied one after another; children are named "0", "1", ...
 
     Args:
@@ -532,12 +542,6 @@ class SequentialCell(Cell):
     def __delitem__(self, index) -> None:
         _delete_cells(self, index)
 
-    def __len__(self) -> int:
-        return len(self._cells)
-
-    def __iter__(self):
-        return iter(self._cells.values())
-
     def append(self, cell: Cell) -> SequentialCell:
         self.insert_child_to_cell(_free_key(self._cells), cell)
         return self
@@ -548,7 +552,7 @@ class SequentialCell(Cell):
         return input_data
 
 
-class CellList(Cell):
+class CellList(_CellSequence):
     """A list of cells registered as children ("0", "1", ...)."""
 
     def __init__(self, *args, **kwargs) -> None:
@@ -573,12 +577,6 @@ class CellList(Cell):
 
     def __iadd__(self, cells) -> CellList:
         return self.extend(cells)
-
-    def __len__(self) -> int:
-        return len(self._cells)
-
-    def __iter__(self):
-        return iter(self._cells.values())
 
     def append(self, cell: Cell) -> CellList:
         self.insert_child_to_cell(_free_key(self._cells), cell)

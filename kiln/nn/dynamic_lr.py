@@ -173,10 +173,8 @@ def polynomial_decay_lr(
     next multiple of itself that covers the current epoch (a restarting schedule).
 
     Args:
-        learning_rate (float): initial rate.
+        learning_rate, total_step, step_per_epoch: as for `exponential_decay_lr`.
         end_learning_rate (float): final rate.
-        total_step (int): length of the list.
-        step_per_epoch (int): steps in one epoch.
         decay_epoch (int): epochs of the decay.
         power (float): polynomial power (> 0).
         update_decay_epoch (bool): restart the decay. Default: False.

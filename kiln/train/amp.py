@@ -159,12 +159,15 @@ class LossScaler:
     """Base class of the loss scalers: `scale`, `unscale` and `adjust`."""
 
     def scale(self, inputs):
+        """`inputs` (a Tensor or a tuple of them) multiplied by the loss scale."""
         raise NotImplementedError
 
     def unscale(self, inputs):
+        """`inputs` (a Tensor or a tuple of them) divided by the loss scale."""
         raise NotImplementedError
 
     def adjust(self, grads_finite):
+        """Update the loss scale after a step whose gradients were finite (`grads_finite` True) or not."""
         raise NotImplementedError
 
 

@@ -34,6 +34,11 @@ def _check_optimizer(optimizer) -> None:
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
 
+def _check_total_iters(cls: str, total_iters) -> None:
+    if not isinstance(total_iters, int):
+        raise TypeError(f"{cls}: total_iters is a {type(total_iters).__name__}; give the step count as an int.")
+
+
 class LRScheduler:
     """Base class: subclasses define `get_lr()` (the rates for the new `last_epoch`, from the current ones)."""
 
@@ -155,10 +160,7 @@ class ConstantLR(LRScheduler):
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1) -> None:
         if factor > 1.0 or factor < 0:
             raise ValueError(f"ConstantLR: factor is {factor}; it scales the learning rate and must lie in [0, 1].")
-        if not isinstance(total_iters, int):
-            raise TypeError(
-                f"ConstantLR: total_iters is a {type(total_iters).__name__}; give the step count as an int."
-            )
+        _check_total_iters("ConstantLR", total_iters)
         self.factor, self.total_iters = factor, total_iters
         super().__init__(optimizer, last_epoch)
 
@@ -187,8 +189,7 @@ class LinearLR(LRScheduler):
             )
         if end_factor > 1.0 or end_factor < 0:
             raise ValueError(f"LinearLR: end_factor is {end_factor}; it must lie in [0, 1].")
-        if not isinstance(total_iters, int):
-            raise TypeError(f"LinearLR: total_iters is a {type(total_iters).__name__}; give the step count as an int.")
+        _check_total_iters("LinearLR", total_iters)
         self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
         super().__init__(optimizer, last_epoch)
 
@@ -242,10 +243,7 @@ class PolynomialLR(LRScheduler):
             raise TypeError(f"PolynomialLR: power is a {type(power).__name__}; give the exponent as a float, e.g. 1.0.")
         if power < 0:
             raise ValueError(f"PolynomialLR: power is {power}; a negative exponent would grow the rate: use 0 or more.")
-        if not isinstance(total_iters, int):
-            raise TypeError(
-                f"PolynomialLR: total_iters is a {type(total_iters).__name__}; give the step count as an int."
-            )
+        _check_total_iters("PolynomialLR", total_iters)
         self.total_iters, self.power = total_iters, power
         super().__init__(optimizer, last_epoch)
 

@@ -157,6 +157,10 @@ class Optimizer(Cell):
     def _step_f32(self):
         return ops.cast(self.state_step, F32)
 
+    def _zero_states(self, *prefixes: str) -> tuple:
+        """One zero-filled copy of the parameters per prefix (the optimizer's state, named `<prefix>.<param>`)."""
+        return tuple(self.parameters.clone(prefix=prefix, init="zeros") for prefix in prefixes)
+
     def _update(self, k, p, g, p32, lr, group) -> None:
         raise NotImplementedError(f"{type(self).__name__} must define its update.")
 
@@ -168,6 +172,14 @@ class Optimizer(Cell):
     @staticmethod
     def _store(target, value) -> None:
         ops.assign(target, ops.cast(value, target.dtype))
+
+    @staticmethod
+    def _running_average(decay, state, *factors):
+        """decay * state + (1 - decay) * factors[0] * factors[1] ... in float32: the running means of g and g^2."""
+        new = 1 - decay
+        for factor in factors:
+            new = new * factor
+        return decay * ops.cast(state, F32) + new
 
 
 class SGD(Optimizer):
@@ -223,9 +235,9 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad, maximize=maximize))  # fmt: skip
-        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
-        self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
-        self.max_exp_avg_sq = self.parameters.clone(prefix="max_exp_avg_sq", init="zeros")
+        self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq = self._zero_states(
+            "exp_avg", "exp_avg_sq", "max_exp_avg_sq"
+        )
         self.state_step = Parameter(Tensor(np.int32(0)), name="state_step")
 
     def _update(self, k, p, g, p32, lr, group):
@@ -236,8 +248,8 @@ class Adam(Optimizer):
         if wd and self._decoupled:
             p32 = p32 * (1 - lr * wd)
         t = self._step_f32()
-        m = beta1 * ops.cast(self.exp_avg[k], F32) + (1 - beta1) * g
-        v = beta2 * ops.cast(self.exp_avg_sq[k], F32) + (1 - beta2) * g * g
+        m = self._running_average(beta1, self.exp_avg[k], g)
+        v = self._running_average(beta2, self.exp_avg_sq[k], g, g)
         self._store(self.exp_avg[k], m)
         self._store(self.exp_avg_sq[k], v)
         bc1, bc2 = 1 - ops.pow(beta1, t), 1 - ops.pow(beta2, t)
@@ -269,14 +281,13 @@ class Adamax(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       maximize=maximize))  # fmt: skip
-        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
-        self.exp_inf = self.parameters.clone(prefix="exp_inf", init="zeros")
+        self.exp_avg, self.exp_inf = self._zero_states("exp_avg", "exp_inf")
         self.state_step = Parameter(Tensor(np.int32(0)), name="state_step")
 
     def _update(self, k, p, g, p32, lr, group):
         beta1, beta2 = group["betas"]
         g = self._l2(g, p32, group)
-        m = beta1 * ops.cast(self.exp_avg[k], F32) + (1 - beta1) * g
+        m = self._running_average(beta1, self.exp_avg[k], g)
         u = ops.maximum(beta2 * ops.cast(self.exp_inf[k], F32), ops.abs(g) + group["eps"])
         self._store(self.exp_avg[k], m)
         self._store(self.exp_inf[k], u)
@@ -312,13 +323,12 @@ class Adadelta(Optimizer):
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize))
-        self.accum = self.parameters.clone(prefix="accum", init="zeros")
-        self.accum_update = self.parameters.clone(prefix="accum_update", init="zeros")
+        self.accum, self.accum_update = self._zero_states("accum", "accum_update")
 
     def _update(self, k, p, g, p32, lr, group):
         rho, eps = group["rho"], group["eps"]
         g = self._l2(g, p32, group)
-        v = rho * ops.cast(self.accum[k], F32) + (1 - rho) * g * g
+        v = self._running_average(rho, self.accum[k], g, g)
         u = ops.cast(self.accum_update[k], F32)
         delta = ops.sqrt(u + eps) / ops.sqrt(v + eps) * g
         self._store(self.accum[k], v)
@@ -336,17 +346,17 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
                                       centered=centered, maximize=maximize))  # fmt: skip
-        self.square_avg = self.parameters.clone(prefix="square_avg", init="zeros")
-        self.grad_avg = self.parameters.clone(prefix="grad_avg", init="zeros")
-        self.momentum_buffer = self.parameters.clone(prefix="momentum_buffer", init="zeros")
+        self.square_avg, self.grad_avg, self.momentum_buffer = self._zero_states(
+            "square_avg", "grad_avg", "momentum_buffer"
+        )
 
     def _update(self, k, p, g, p32, lr, group):
         alpha, eps = group["alpha"], group["eps"]
         g = self._l2(g, p32, group)
-        v = alpha * ops.cast(self.square_avg[k], F32) + (1 - alpha) * g * g
+        v = self._running_average(alpha, self.square_avg[k], g, g)
         self._store(self.square_avg[k], v)
         if group["centered"]:
-            ga = alpha * ops.cast(self.grad_avg[k], F32) + (1 - alpha) * g
+            ga = self._running_average(alpha, self.grad_avg[k], g)
             self._store(self.grad_avg[k], ga)
             avg = ops.sqrt(v - ga * ga) + eps
         else:
@@ -431,8 +441,7 @@ class NAdam(_StepT):
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       momentum_decay=momentum_decay))  # fmt: skip
         self._make_step_t()
-        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
-        self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
+        self.exp_avg, self.exp_avg_sq = self._zero_states("exp_avg", "exp_avg_sq")
         self.mu_product = ParameterTuple(
             Parameter(Tensor(np.float32(1.0)), name="mu_product_" + p.name) for p in self.parameters
         )
@@ -446,8 +455,8 @@ class NAdam(_StepT):
         mu = beta1 * (1.0 - 0.5 * ops.pow(0.96, t * psi))
         mu_next = beta1 * (1.0 - 0.5 * ops.pow(0.96, (t + 1.0) * psi))
         prod = ops.cast(self.mu_product[k], F32) * mu
-        m = beta1 * ops.cast(self.exp_avg[k], F32) + (1 - beta1) * g
-        v = beta2 * ops.cast(self.exp_avg_sq[k], F32) + (1 - beta2) * g * g
+        m = self._running_average(beta1, self.exp_avg[k], g)
+        v = self._running_average(beta2, self.exp_avg_sq[k], g, g)
         self._store(self.mu_product[k], prod)
         self._store(self.exp_avg[k], m)
         self._store(self.exp_avg_sq[k], v)
@@ -467,8 +476,7 @@ class RAdam(_StepT):
         betas = _betas("RAdam", betas)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
         self._make_step_t()
-        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
-        self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
+        self.exp_avg, self.exp_avg_sq = self._zero_states("exp_avg", "exp_avg_sq")
 
     def _update(self, k, p, g, p32, lr, group):
         beta1, beta2 = group["betas"]
@@ -478,8 +486,8 @@ class RAdam(_StepT):
         bc2 = 1.0 - b2t
         rho_inf = 2.0 / (1.0 - beta2) - 1.0
         rho_t = rho_inf - 2.0 * t * b2t / bc2
-        m = beta1 * ops.cast(self.exp_avg[k], F32) + (1 - beta1) * g
-        v = beta2 * ops.cast(self.exp_avg_sq[k], F32) + (1 - beta2) * g * g
+        m = self._running_average(beta1, self.exp_avg[k], g)
+        v = self._running_average(beta2, self.exp_avg_sq[k], g, g)
         self._store(self.exp_avg[k], m)
         self._store(self.exp_avg_sq[k], v)
         m_hat = m / bc1
@@ -502,8 +510,7 @@ class Rprop(_StepT):
         if not isinstance(etas[0], float) or not 0.0 < etas[0] < 1.0:
             raise ValueError(f"For 'Rprop', 'etas[0]' must be a float in (0.0, 1.0), but got {etas[0]!r}.")
         super().__init__(params, dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), maximize=maximize))
-        self.prev = self.parameters.clone(prefix="prev", init="zeros")
-        self.step_size = self.parameters.clone(prefix="step_size", init="zeros")
+        self.prev, self.step_size = self._zero_states("prev", "step_size")
         self._make_step_t()
 
     def _update(self, k, p, g, p32, lr, group):

@@ -16,6 +16,7 @@ from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.mint.nn import functional
 from kiln.mint.nn import functional as F
 from kiln.nn.cell import Cell
+from kiln.nn.layer.basic import Identity  # one class in both namespaces, as in MindSpore
 from kiln.nn.layer.dense import Linear  # kiln.nn's Linear already has mint.nn.Linear's constructor
 
 __all__ = [
@@ -96,16 +97,6 @@ Threshold = _fn_cell(
     "Threshold", lambda x, threshold, value, inplace: F.threshold(x, threshold, value),
     (("threshold", _R), ("value", _R), ("inplace", False)), "x where x > threshold, else value.",
 )  # fmt: skip
-
-
-class Identity(Cell):
-    """Returns its input; constructor arguments are ignored."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__()
-
-    def construct(self, input):
-        return input
 
 
 class PReLU(Cell):
@@ -296,18 +287,15 @@ AvgPool1d = _fn_cell(
     (("kernel_size", _R), ("stride", None), ("padding", 0), ("ceil_mode", False), ("count_include_pad", True)),
     "Average pooling over (N, C, L).",
 )  # fmt: skip
+# the 2-D and 3-D average pools take the same arguments
+_AVG_POOL_ND = (("kernel_size", _R), ("stride", None), ("padding", 0), ("ceil_mode", False),
+                ("count_include_pad", True), ("divisor_override", None))  # fmt: skip
 AvgPool2d = _fn_cell(
-    "AvgPool2d", lambda x, **k: F.avg_pool2d(x, **k),
-    (("kernel_size", _R), ("stride", None), ("padding", 0), ("ceil_mode", False), ("count_include_pad", True),
-     ("divisor_override", None)),
-    "Average pooling over (N, C, H, W).",
-)  # fmt: skip
+    "AvgPool2d", lambda x, **k: F.avg_pool2d(x, **k), _AVG_POOL_ND, "Average pooling over (N, C, H, W)."
+)
 AvgPool3d = _fn_cell(
-    "AvgPool3d", lambda x, **k: F.avg_pool3d(x, **k),
-    (("kernel_size", _R), ("stride", None), ("padding", 0), ("ceil_mode", False), ("count_include_pad", True),
-     ("divisor_override", None)),
-    "Average pooling over (N, C, D, H, W).",
-)  # fmt: skip
+    "AvgPool3d", lambda x, **k: F.avg_pool3d(x, **k), _AVG_POOL_ND, "Average pooling over (N, C, D, H, W)."
+)
 MaxPool2d = _fn_cell(
     "MaxPool2d", lambda x, **k: F.max_pool2d(x, **k),
     (("kernel_size", _R), ("stride", None), ("padding", 0), ("dilation", 1), ("return_indices", False),

@@ -13,6 +13,7 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import initializer
 from kiln.nn.cell import Cell
+from kiln.nn.layer._variants import op_variants
 
 __all__ = [
     "CELU", "ELU", "GELU", "HShrink", "HSigmoid", "HSwish", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax",
@@ -91,22 +92,12 @@ class _AxisActivation(Cell):
         return type(self)._fn(x, self.axis)
 
 
-class Softmax(_AxisActivation):
-    """exp(x) / sum(exp(x)) along `axis` (Default: -1)."""
-
-    _fn = staticmethod(ops.softmax)
-
-
-class LogSoftmax(_AxisActivation):
-    """log(softmax(x)) along `axis` (Default: -1)."""
-
-    _fn = staticmethod(ops.log_softmax)
-
-
-class Softmin(_AxisActivation):
-    """softmax(-x) along `axis` (Default: -1)."""
-
-    _fn = staticmethod(ops.softmin)
+Softmax, LogSoftmax, Softmin = op_variants(
+    _AxisActivation,
+    ("Softmax", ops.softmax, "exp(x) / sum(exp(x)) along `axis` (Default: -1)."),
+    ("LogSoftmax", ops.log_softmax, "log(softmax(x)) along `axis` (Default: -1)."),
+    ("Softmin", ops.softmin, "softmax(-x) along `axis` (Default: -1)."),
+)
 
 
 class ELU(Cell):

@@ -10,6 +10,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter
 from kiln.nn.cell import Cell
+from kiln.nn.layer._variants import op_variants
 
 __all__ = [
     "Dropout", "Flatten", "Identity", "Unflatten", "Upsample", "Dropout1d", "Dropout2d", "Dropout3d",
@@ -108,8 +109,8 @@ class Identity(Cell):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def construct(self, x):
-        return x
+    def construct(self, input):
+        return input
 
 
 class Upsample(Cell):
@@ -154,22 +155,12 @@ class _ChannelDropout(Cell):
         return type(self)._fn(x, self.p, True)
 
 
-class Dropout1d(_ChannelDropout):
-    """Zero whole channels of (N, C, L) during training with probability `p`."""
-
-    _fn = staticmethod(ops.dropout1d)
-
-
-class Dropout2d(_ChannelDropout):
-    """Zero whole channels of (N, C, H, W) during training with probability `p`."""
-
-    _fn = staticmethod(ops.dropout2d)
-
-
-class Dropout3d(_ChannelDropout):
-    """Zero whole channels of (N, C, D, H, W) during training with probability `p`."""
-
-    _fn = staticmethod(ops.dropout3d)
+Dropout1d, Dropout2d, Dropout3d = op_variants(
+    _ChannelDropout,
+    ("Dropout1d", ops.dropout1d, "Zero whole channels of (N, C, L) during training with probability `p`."),
+    ("Dropout2d", ops.dropout2d, "Zero whole channels of (N, C, H, W) during training with probability `p`."),
+    ("Dropout3d", ops.dropout3d, "Zero whole channels of (N, C, D, H, W) during training with probability `p`."),
+)
 
 
 class ParameterUpdate(Cell):

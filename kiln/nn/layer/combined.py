@@ -28,7 +28,27 @@ def _bool(cls: str, name: str, v) -> bool:
     return v
 
 
-class Conv2dBnAct(Cell):
+class _BnAct(Cell):
+    """The tail that Conv2dBnAct and DenseBnAct share: the optional BatchNorm and activation."""
+
+    def _set_bn_act(self, cls_name, batchnorm_cls, out_channels, has_bn, momentum, eps, activation, alpha,
+                    after_fake) -> None:  # fmt: skip
+        self.has_bn = _bool(cls_name, "has_bn", has_bn)
+        self.has_act = activation is not None
+        self.after_fake = _bool(cls_name, "after_fake", after_fake)
+        if has_bn:
+            self.batchnorm = batchnorm_cls(out_channels, eps, momentum)
+        self.activation = _activation(cls_name, activation, alpha)
+
+    def _bn_act(self, x):
+        if self.has_bn:
+            x = self.batchnorm(x)
+        if self.has_act:
+            x = self.activation(x)
+        return x
+
+
+class Conv2dBnAct(_BnAct):
     """Conv2d, then (has_bn) BatchNorm2d(out_channels, eps, momentum), then the activation (a name, a Cell, or
     'leakyrelu' with slope `alpha`); sub-cells `conv`, `batchnorm`, `activation` as MindSpore names them."""
 
@@ -39,23 +59,13 @@ class Conv2dBnAct(Cell):
         self.conv = Conv2d(in_channels, out_channels, kernel_size=kernel_size, stride=stride, pad_mode=pad_mode,
                            padding=padding, dilation=dilation, group=group, has_bias=has_bias,
                            weight_init=weight_init, bias_init=bias_init)  # fmt: skip
-        self.has_bn = _bool("Conv2dBnAct", "has_bn", has_bn)
-        self.has_act = activation is not None
-        self.after_fake = _bool("Conv2dBnAct", "after_fake", after_fake)
-        if has_bn:
-            self.batchnorm = BatchNorm2d(out_channels, eps, momentum)
-        self.activation = _activation("Conv2dBnAct", activation, alpha)
+        self._set_bn_act("Conv2dBnAct", BatchNorm2d, out_channels, has_bn, momentum, eps, activation, alpha, after_fake)
 
     def construct(self, x):
-        x = self.conv(x)
-        if self.has_bn:
-            x = self.batchnorm(x)
-        if self.has_act:
-            x = self.activation(x)
-        return x
+        return self._bn_act(self.conv(x))
 
 
-class DenseBnAct(Cell):
+class DenseBnAct(_BnAct):
     """Dense, then (has_bn) BatchNorm1d(out_channels, eps, momentum), then the activation; sub-cells `dense`,
     `batchnorm`, `activation`."""
 
@@ -63,17 +73,7 @@ class DenseBnAct(Cell):
                  has_bn=False, momentum=0.9, eps=1e-5, activation=None, alpha=0.2, after_fake=True):  # fmt: skip
         super().__init__()
         self.dense = Dense(in_channels, out_channels, weight_init, bias_init, has_bias)
-        self.has_bn = _bool("DenseBnAct", "has_bn", has_bn)
-        self.has_act = activation is not None
-        self.after_fake = _bool("DenseBnAct", "after_fake", after_fake)
-        if has_bn:
-            self.batchnorm = BatchNorm1d(out_channels, eps, momentum)
-        self.activation = _activation("DenseBnAct", activation, alpha)
+        self._set_bn_act("DenseBnAct", BatchNorm1d, out_channels, has_bn, momentum, eps, activation, alpha, after_fake)
 
     def construct(self, x):
-        x = self.dense(x)
-        if self.has_bn:
-            x = self.batchnorm(x)
-        if self.has_act:
-            x = self.activation(x)
-        return x
+        return self._bn_act(self.dense(x))

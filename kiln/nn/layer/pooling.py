@@ -9,6 +9,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
+from kiln.nn.layer._variants import op_variants
 from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.pooling import (  # noqa: I001
     adaptive_avg_pool1d,
@@ -331,22 +332,12 @@ class _MaxUnpool(Cell):
         return type(self)._fn(x, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
-class MaxUnpool1d(_MaxUnpool):
-    """The inverse of MaxPool1d with `return_indices`."""
-
-    _fn = staticmethod(ops.max_unpool1d)
-
-
-class MaxUnpool2d(_MaxUnpool):
-    """The inverse of MaxPool2d with `return_indices`."""
-
-    _fn = staticmethod(ops.max_unpool2d)
-
-
-class MaxUnpool3d(_MaxUnpool):
-    """The inverse of MaxPool3d with `return_indices`."""
-
-    _fn = staticmethod(ops.max_unpool3d)
+MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = op_variants(
+    _MaxUnpool,
+    ("MaxUnpool1d", ops.max_unpool1d, "The inverse of MaxPool1d with `return_indices`."),
+    ("MaxUnpool2d", ops.max_unpool2d, "The inverse of MaxPool2d with `return_indices`."),
+    ("MaxUnpool3d", ops.max_unpool3d, "The inverse of MaxPool3d with `return_indices`."),
+)
 
 
 def _fractional_starts(u, in_size: int, k: int, out: int):

@@ -234,34 +234,45 @@ def _activation(activation):
     raise ValueError(f"The argument 'activation' must be 'relu', 'gelu' or a callable, but got {activation!r}.")
 
 
-def _build_layer(layer, attentions: int, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                 batch_first, norm_first, dtype) -> None:  # fmt: skip
-    """The sub-Cells of an encoder (1 attention) or decoder (2: self and memory) layer, in MindSpore's order
-    (which fixes the order of the parameters): attentions, feed-forward, norms, dropouts, activation."""
-    layer.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
-    if attentions == 2:
-        layer.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
-                                                  dtype=dtype)  # fmt: skip
-    layer.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
-    layer.dropout = Dropout(p=dropout)
-    layer.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
-    layer.norm_first = norm_first
-    for i in range(1, attentions + 2):
-        setattr(layer, f"norm{i}", LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
-    for i in range(1, attentions + 2):
-        setattr(layer, f"dropout{i}", Dropout(p=dropout))
-    layer.activation = _activation(activation)
+class _TransformerLayer(Cell):
+    """What the encoder and decoder layers share: the constructor and the self-attention and feed-forward blocks.
+    `_attentions` is 1 for an encoder layer, 2 for a decoder layer (self-attention and attention over memory)."""
 
-
-class TransformerEncoderLayer(Cell):
-    """One encoder layer: self-attention and a feed-forward block, each with dropout, a residual and LayerNorm."""
+    _attentions = 1
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation="relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, dtype=mstype.float32):  # fmt: skip
+        # the sub-Cells in MindSpore's order (which fixes the order of the parameters): attentions,
+        # feed-forward, norms, dropouts, activation
         super().__init__()
-        _build_layer(self, 1, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                     norm_first, dtype)  # fmt: skip
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
+        if self._attentions == 2:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
+                                                     dtype=dtype)  # fmt: skip
+        self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
+        self.dropout = Dropout(p=dropout)
+        self.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
+        self.norm_first = norm_first
+        for i in range(1, self._attentions + 2):
+            setattr(self, f"norm{i}", LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
+        for i in range(1, self._attentions + 2):
+            setattr(self, f"dropout{i}", Dropout(p=dropout))
+        self.activation = _activation(activation)
+
+    def _sa_block(self, x, attn_mask, key_padding_mask):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _feed_forward(self, x):
+        """The feed-forward block before its last dropout (dropout2 in an encoder, dropout3 in a decoder)."""
+        return self.dense2(self.dropout(self.activation(self.dense1(x))))
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    """One encoder layer: self-attention and a feed-forward block, each with dropout, a residual and LayerNorm."""
+
+    _attentions = 1
 
     def construct(self, src, src_mask=None, src_key_padding_mask=None):
         x = src
@@ -273,23 +284,14 @@ class TransformerEncoderLayer(Cell):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
-        return self.dropout1(x)
-
     def _ff_block(self, x):
-        return self.dropout2(self.dense2(self.dropout(self.activation(self.dense1(x)))))
+        return self.dropout2(self._feed_forward(x))
 
 
-class TransformerDecoderLayer(Cell):
+class TransformerDecoderLayer(_TransformerLayer):
     """One decoder layer: self-attention, attention over the encoder's memory, and a feed-forward block."""
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
-                 activation="relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
-                 norm_first: bool = False, dtype=mstype.float32):  # fmt: skip
-        super().__init__()
-        _build_layer(self, 2, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                     norm_first, dtype)  # fmt: skip
+    _attentions = 2
 
     def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                   memory_key_padding_mask=None):  # fmt: skip
@@ -304,27 +306,30 @@ class TransformerDecoderLayer(Cell):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
-        return self.dropout1(x)
-
     def _mha_block(self, x, mem, attn_mask, key_padding_mask):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                                 need_weights=False)[0]  # fmt: skip
         return self.dropout2(x)
 
     def _ff_block(self, x):
-        return self.dropout3(self.dense2(self.dropout(self.activation(self.dense1(x)))))
+        return self.dropout3(self._feed_forward(x))
 
 
-class TransformerEncoder(Cell):
+class _LayerStack(Cell):
+    """`num_layers` deep copies of one layer (`layers`), then `norm` (if given): the encoder's and decoder's stack."""
+
+    def __init__(self, layer, num_layers: int, norm) -> None:
+        super().__init__()
+        self.layers = CellList([copy.deepcopy(layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+
+class TransformerEncoder(_LayerStack):
     """`num_layers` deep copies of `encoder_layer`, then `norm` (if given)."""
 
     def __init__(self, encoder_layer, num_layers: int, norm=None) -> None:
-        super().__init__()
-        self.layers = CellList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
-        self.num_layers = num_layers
-        self.norm = norm
+        super().__init__(encoder_layer, num_layers, norm)
 
     def construct(self, src, src_mask=None, src_key_padding_mask=None):
         out = src
@@ -333,14 +338,11 @@ class TransformerEncoder(Cell):
         return self.norm(out) if self.norm is not None else out
 
 
-class TransformerDecoder(Cell):
+class TransformerDecoder(_LayerStack):
     """`num_layers` deep copies of `decoder_layer`, then `norm` (if given)."""
 
     def __init__(self, decoder_layer, num_layers: int, norm=None) -> None:
-        super().__init__()
-        self.layers = CellList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
-        self.num_layers = num_layers
-        self.norm = norm
+        super().__init__(decoder_layer, num_layers, norm)
 
     def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                   memory_key_padding_mask=None):  # fmt: skip
@@ -352,6 +354,13 @@ class TransformerDecoder(Cell):
         return self.norm(out) if self.norm is not None else out
 
 
+def _default_stack(stack_cls: type, layer_cls: type, num_layers: int, layer_args: dict) -> Cell:
+    """Transformer's own encoder or decoder: `num_layers` copies of `layer_cls(**layer_args)`, then a LayerNorm."""
+    layer = layer_cls(**layer_args)
+    norm = LayerNorm((layer_args["d_model"],), epsilon=layer_args["layer_norm_eps"], dtype=layer_args["dtype"])
+    return stack_cls(layer, num_layers, norm)
+
+
 class Transformer(Cell):
     """An encoder-decoder Transformer (d_model wide, nhead heads), PyTorch's and MindSpore's layout."""
 
@@ -360,20 +369,17 @@ class Transformer(Cell):
                  custom_decoder=None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, dtype=mstype.float32):  # fmt: skip
         super().__init__()
+        layer_args = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
+                          activation=activation, layer_norm_eps=layer_norm_eps, batch_first=batch_first,
+                          norm_first=norm_first, dtype=dtype)  # fmt: skip
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, dtype)  # fmt: skip
-            norm = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
+            self.encoder = _default_stack(TransformerEncoder, TransformerEncoderLayer, num_encoder_layers, layer_args)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, dtype)  # fmt: skip
-            norm = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+            self.decoder = _default_stack(TransformerDecoder, TransformerDecoderLayer, num_decoder_layers, layer_args)
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 
     def construct(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,

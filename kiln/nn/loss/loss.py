@@ -249,12 +249,16 @@ class KLDivLoss(LossBase):
         return ops.kl_div(logits, labels, self.reduction)
 
 
-class MarginRankingLoss(Cell):
-    """max(0, -target * (input1 - input2) + margin), reduced."""
+class _MarginLoss(Cell):
+    """A loss of two inputs and labels with a `margin` and a `reduction` (the ranking and cosine-embedding losses)."""
 
     def __init__(self, margin=0.0, reduction="mean") -> None:
         super().__init__()
-        self.margin, self.reduction = margin, _check_reduction("MarginRankingLoss", reduction)
+        self.margin, self.reduction = margin, _check_reduction(type(self).__name__, reduction)
+
+
+class MarginRankingLoss(_MarginLoss):
+    """max(0, -target * (input1 - input2) + margin), reduced."""
 
     def construct(self, input1, input2, target):
         return ops.margin_ranking_loss(input1, input2, target, self.margin, self.reduction)
@@ -310,12 +314,8 @@ class SoftMarginLoss(Cell):
         return ops.soft_margin_loss(logits, labels, self.reduction)
 
 
-class CosineEmbeddingLoss(Cell):
+class CosineEmbeddingLoss(_MarginLoss):
     """1 - cos(x1, x2) for labels 1, max(0, cos(x1, x2) - margin) for labels -1, reduced."""
-
-    def __init__(self, margin=0.0, reduction="mean") -> None:
-        super().__init__()
-        self.margin, self.reduction = margin, _check_reduction("CosineEmbeddingLoss", reduction)
 
     def construct(self, logits_x1, logits_x2, labels):
         return ops.cosine_embedding_loss(logits_x1, logits_x2, labels, self.margin, self.reduction)

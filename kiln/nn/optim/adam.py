@@ -101,10 +101,7 @@ class AdamWeightDecay(Optimizer):
     update = m / (sqrt(v) + eps) + weight_decay * param (decayed parameters only), param -= lr * update.
 
     Args:
-        params (Union[list[Parameter], list[dict]]): parameters or parameter groups (see `Optimizer`).
-        learning_rate (Union[float, int, Tensor, Iterable, LearningRateSchedule]): Default: 1e-3.
-        beta1 (float): first-moment decay, in (0, 1). Default: 0.9.
-        beta2 (float): second-moment decay, in (0, 1). Default: 0.999.
+        params, learning_rate, beta1, beta2: as for `Adam` (with the same defaults).
         eps (float): denominator term (> 0). Default: 1e-6.
         weight_decay (Union[float, int, Cell]): decoupled weight decay. Default: 0.0.
 

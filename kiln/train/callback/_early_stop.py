@@ -65,7 +65,23 @@ def monitored_value(cb_params, monitor: str, who: str) -> float | None:
     return float(arr)
 
 
-class EarlyStopping(Callback):
+class _ImprovementWatcher(Callback):
+    """What EarlyStopping and ReduceLROnPlateau share: the best value of `monitor` so far (`best`) and the epochs
+    since it last improved by more than `min_delta` (`wait`); subclasses set `monitor` and `min_delta`."""
+
+    def _watch(self, mode: str, monitor: str) -> None:
+        self._minimize = minimizes(mode, monitor)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.wait = 0
+        self.best = math.inf if self._minimize else -math.inf
+
+    def _improved(self, current: float, reference: float) -> bool:
+        return improved(current, reference, self.min_delta, self._minimize)
+
+
+class EarlyStopping(_ImprovementWatcher):
     """Stop `Model.fit` / `Model.train` when `monitor` has not improved for `patience` epochs.
 
     Args:
@@ -103,17 +119,12 @@ class EarlyStopping(Callback):
         self.mode = mode
         self.baseline = baseline
         self.restore_best_weights = restore_best_weights
-        self._minimize = minimizes(mode, monitor)
-        self._reset()
+        self._watch(mode, monitor)
 
     def _reset(self) -> None:
-        self.wait = 0
+        super()._reset()
         self.stopped_epoch = 0
-        self.best = math.inf if self._minimize else -math.inf
         self.best_weights_param_dict = None
-
-    def _improved(self, current: float, reference: float) -> bool:
-        return improved(current, reference, self.min_delta, self._minimize)
 
     def on_train_begin(self, run_context) -> None:
         self._reset()

@@ -6,8 +6,8 @@ import numpy as np
 
 from kiln import ops
 from kiln._core.tensor import Parameter, Tensor
-from kiln.train.callback._callback import Callback, check_bool
-from kiln.train.callback._early_stop import improved, minimizes, monitored_value
+from kiln.train.callback._callback import check_bool
+from kiln.train.callback._early_stop import _ImprovementWatcher, monitored_value
 
 __all__ = ["ReduceLROnPlateau"]
 
@@ -18,7 +18,7 @@ def _non_negative_int(cls: str, name: str, v) -> int:
     return v
 
 
-class ReduceLROnPlateau(Callback):
+class ReduceLROnPlateau(_ImprovementWatcher):
     """Multiply the optimizer's (fixed, ungrouped) learning rate by `factor` (not below `min_lr`) when `monitor`
     ("loss", "eval_loss" or a metric of `Model.fit`) has not improved by `min_delta` for `patience` epochs; then wait
     `cooldown` epochs before counting again."""
@@ -43,16 +43,14 @@ class ReduceLROnPlateau(Callback):
         self.verbose = check_bool("ReduceLROnPlateau", "verbose", verbose)
         self.cooldown = _non_negative_int("ReduceLROnPlateau", "cooldown", cooldown)
         self.min_delta, self.min_lr = abs(min_delta), min_lr
-        self._minimize = minimizes(mode, monitor)
-        self._reset()
+        self._watch(mode, monitor)
 
     def _reset(self) -> None:
+        super()._reset()
         self.cooldown_counter = 0
-        self.wait = 0
-        self.best = np.inf if self._minimize else -np.inf
 
     def is_improvement(self, current, best) -> bool:
-        return improved(current, best, self.min_delta, self._minimize)
+        return self._improved(current, best)
 
     def on_train_begin(self, run_context):
         self._reset()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln.train.metrics.metric import EvaluationBase, Metric, _is_one_hot, rearrange_inputs
+from kiln.train.metrics.metric import EvaluationBase, _is_one_hot, _PerSampleMetric, rearrange_inputs
 
 
-class Accuracy(EvaluationBase):
+class Accuracy(EvaluationBase, _PerSampleMetric):
     """The fraction of samples whose prediction is right.
 
     Args:
@@ -18,36 +18,21 @@ class Accuracy(EvaluationBase):
 
     def __init__(self, eval_type: str = "classification") -> None:
         super().__init__(eval_type)
-        self.clear()
-
-    def clear(self) -> None:
-        self._correct_num = 0
-        self._total_num = 0
 
     @rearrange_inputs
     def update(self, *inputs) -> None:
-        self._check_count(inputs, 2, "predicted value, true value")
-        y_pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        y_pred, y = self._as_arrays(inputs, 2)
         if self._type == "classification":
             y = self._labels(y_pred, y)
             right = (y_pred.argmax(axis=1) == y).reshape(-1)
         else:
             self._check_multilabel(y_pred, y)
             right = (y_pred == y).reshape(y.shape[0], -1).all(axis=1)
-        self._correct_num += int(right.sum())
-        self._total_num += right.shape[0]
-
-    def eval(self) -> float:
-        """Returns: correct / total (a float).
-
-        Raises:
-            RuntimeError: no sample was seen.
-        """
-        self._require_samples(self._total_num)
-        return self._correct_num / self._total_num
+        self._sum += int(right.sum())
+        self._samples += right.shape[0]
 
 
-class TopKCategoricalAccuracy(Metric):
+class TopKCategoricalAccuracy(_PerSampleMetric):
     """The fraction of samples whose label is among the k highest scores.
 
     Args:
@@ -59,17 +44,11 @@ class TopKCategoricalAccuracy(Metric):
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ValueError(f"For 'TopKCategoricalAccuracy', 'k' must be a positive int, but got {k!r}.")
         self.k = k
-        self.clear()
-
-    def clear(self) -> None:
-        self._correct_num = 0
-        self._samples_num = 0
 
     @rearrange_inputs
     def update(self, *inputs) -> None:
         """`update(y_pred, y)`: scores (N, C) and labels (N,) or one-hot (N, C)."""
-        self._check_count(inputs, 2, "predicted value, true value")
-        y_pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        y_pred, y = self._as_arrays(inputs, 2)
         if y.ndim == y_pred.ndim and _is_one_hot(y):
             y = y.argmax(axis=1)
         if y_pred.ndim != 2 or y.shape != (y_pred.shape[0],):
@@ -79,17 +58,8 @@ class TopKCategoricalAccuracy(Metric):
             )
         # Stable sort so that ties keep the lower class first, whatever the platform.
         top = np.argsort(-y_pred, axis=1, kind="stable")[:, : self.k]
-        self._correct_num += int((top == y.reshape(-1, 1)).any(axis=1).sum())
-        self._samples_num += y.shape[0]
-
-    def eval(self) -> float:
-        """Returns: the top-k accuracy (a float).
-
-        Raises:
-            RuntimeError: no sample was seen.
-        """
-        self._require_samples(self._samples_num)
-        return self._correct_num / self._samples_num
+        self._sum += int((top == y.reshape(-1, 1)).any(axis=1).sum())
+        self._samples += y.shape[0]
 
 
 class Top1CategoricalAccuracy(TopKCategoricalAccuracy):

@@ -41,8 +41,7 @@ class ConfusionMatrix(Metric):
     @rearrange_inputs
     def update(self, *inputs) -> None:
         """`update(y_pred, y)`: y_pred as scores (N, C, ...), labels (N, ...) or binary scores; y labels (N, ...)."""
-        self._check_count(inputs, 2, "predicted value, true value")
-        y_pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        y_pred, y = self._as_arrays(inputs, 2)
         if y_pred.ndim == y.ndim + 1:
             y_pred = y_pred.argmax(axis=1)
         elif y_pred.ndim == y.ndim and y_pred.dtype.kind == "f":
@@ -203,8 +202,7 @@ class ConfusionMatrixMetric(Metric):
 
     @rearrange_inputs
     def update(self, *inputs):
-        self._check_count(inputs, 2, "predicted value, true value")
-        y_pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        y_pred, y = self._as_arrays(inputs, 2)
         if not np.all(y.astype(np.uint8) == y):
             raise ValueError("For 'ConfusionMatrixMetric.update', the true value (input[1]) must be binarised.")
         if y_pred.ndim < 2:

@@ -98,6 +98,33 @@ class Metric(metaclass=ABCMeta):
                 f"'{type(self).__name__}' cannot be computed: no samples were seen (call update() before eval())."
             )
 
+    def _as_arrays(self, inputs: tuple, n: int, what: str = "predicted value, true value") -> list[np.ndarray]:
+        """The `n` inputs of `update` (`what` names them, for the message when their count is wrong) as NumPy
+        arrays."""
+        self._check_count(inputs, n, what)
+        return [self._convert_data(x) for x in inputs]
+
+
+class _PerSampleMetric(Metric):
+    """A metric that sums a value over the batches (`_sum`) and divides it by the samples seen (`_samples`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clear()
+
+    def clear(self) -> None:
+        self._sum = 0
+        self._samples = 0
+
+    def eval(self) -> float:
+        """Returns: the summed value per sample (a float).
+
+        Raises:
+            RuntimeError: no sample was seen.
+        """
+        self._require_samples(self._samples)
+        return self._sum / self._samples
+
 
 class EvaluationBase(Metric):
     """A classification metric: `eval_type` is 'classification' (one label per sample) or 'multilabel'."""

@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 
-from kiln.train.metrics.metric import Metric, check_type, rearrange_inputs
+from kiln.train.metrics.metric import _PerSampleMetric, check_type, rearrange_inputs
 
 __all__ = ["Perplexity"]
 
 
-class Perplexity(Metric):
+class Perplexity(_PerSampleMetric):
     """exp of the mean negative log probability of the labels (`preds` holds probabilities, shape (..., C)); labels
     equal to `ignore_label` are left out."""
 
@@ -19,16 +19,10 @@ class Perplexity(Metric):
         super().__init__()
         self.ignore_label = ignore_label if ignore_label is None else check_type(
             "Perplexity", "ignore_label", ignore_label, (int,))  # fmt: skip
-        self.clear()
-
-    def clear(self):
-        self._sum_metric = 0.0
-        self._num_inst = 0
 
     @rearrange_inputs
     def update(self, *inputs):
-        self._check_count(inputs, 2, "predicted value, label")
-        pred, label = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        pred, label = self._as_arrays(inputs, 2, "predicted value, label")
         if label.size != pred.size / pred.shape[-1]:
             raise RuntimeError(f"Perplexity.update: {label.size} labels for predictions of shape {pred.shape}; "
                                f"give one label per row of the predictions (labels {label.shape}).")  # fmt: skip
@@ -39,9 +33,8 @@ class Perplexity(Metric):
             ignore = (label == self.ignore_label).astype(prob.dtype)
             num -= np.sum(ignore)
             prob = prob * (1 - ignore) + ignore
-        self._sum_metric -= np.sum(np.log(np.maximum(1e-10, prob)))
-        self._num_inst += num
+        self._sum -= np.sum(np.log(np.maximum(1e-10, prob)))
+        self._samples += num
 
     def eval(self):
-        self._require_samples(self._num_inst)
-        return math.exp(self._sum_metric / self._num_inst)
+        return math.exp(super().eval())

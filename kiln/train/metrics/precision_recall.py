@@ -14,7 +14,7 @@ _EPS = sys.float_info.min  # keeps 0/0 at 0 without changing any other value
 class _Counts(EvaluationBase):
     """Per-class true positives, predicted positives and actual positives."""
 
-    def __init__(self, eval_type: str) -> None:
+    def __init__(self, eval_type: str = "classification") -> None:
         super().__init__(eval_type)
         self.clear()
 
@@ -28,8 +28,7 @@ class _Counts(EvaluationBase):
     def update(self, *inputs) -> None:
         """`update(y_pred, y)`: classification scores (N, C) with labels (N,) or one-hot (N, C);
         or, for 'multilabel', 0/1 arrays of the same shape (N, C)."""
-        self._check_count(inputs, 2, "predicted value, true value")
-        y_pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        y_pred, y = self._as_arrays(inputs, 2)
         if self._type == "classification":
             y = self._labels(y_pred, y)
             n_classes = y_pred.shape[1]
@@ -54,6 +53,12 @@ class _Counts(EvaluationBase):
         if not self._seen:
             raise RuntimeError(f"'{type(self).__name__}' cannot be computed: call update() before eval().")
 
+    def _per_class(self, denominator, average: bool):
+        """True positives / `denominator` per class, or their mean (float) when `average`."""
+        self._check_seen()
+        result = self._true_positives / (denominator + _EPS)
+        return float(result.mean()) if average else result
+
 
 class Precision(_Counts):
     """Per-class precision TP / (TP + FP) (0 for a class never predicted).
@@ -62,14 +67,9 @@ class Precision(_Counts):
         eval_type: 'classification' or 'multilabel' (per label, like sklearn's average=None).
     """
 
-    def __init__(self, eval_type: str = "classification") -> None:
-        super().__init__(eval_type)
-
     def eval(self, average: bool = False):
         """Returns: a NumPy array with one value per class, or their mean (float) when `average`."""
-        self._check_seen()
-        result = self._true_positives / (self._positives + _EPS)
-        return float(result.mean()) if average else result
+        return self._per_class(self._positives, average)
 
 
 class Recall(_Counts):
@@ -79,14 +79,9 @@ class Recall(_Counts):
         eval_type: 'classification' or 'multilabel'.
     """
 
-    def __init__(self, eval_type: str = "classification") -> None:
-        super().__init__(eval_type)
-
     def eval(self, average: bool = False):
         """Returns: a NumPy array with one value per class, or their mean (float) when `average`."""
-        self._check_seen()
-        result = self._true_positives / (self._actual_positives + _EPS)
-        return float(result.mean()) if average else result
+        return self._per_class(self._actual_positives, average)
 
 
 class Fbeta(Metric):

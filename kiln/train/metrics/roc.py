@@ -53,8 +53,7 @@ class ROC(Metric):
 
     @rearrange_inputs
     def update(self, *inputs):
-        self._check_count(inputs, 2, "predicted value, true value")
-        y_pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        y_pred, y = self._as_arrays(inputs, 2)
         self.y_pred, self.y, self.class_num, self.pos_label = _curve_inputs(y_pred, y, self.class_num, self.pos_label)
         self._is_update = True
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kiln import ops
 from kiln.nn.probability.bijector.bijector import Bijector
-from kiln.nn.probability.distribution._utils.utils import check_greater_equal_zero, check_greater_zero
+from kiln.nn.probability.distribution._utils.utils import check_greater_equal_zero, check_greater_zero, read_only
 
 
 def _check_name(name, cls):
@@ -12,20 +12,23 @@ def _check_name(name, cls):
         raise TypeError(f"For '{cls}', 'name' must be a str, but got {type(name).__name__}.")
 
 
+def _constructor_args(local_vars: dict, *names: str) -> dict:
+    """A bijector's `param`: its constructor's arguments (`locals()`) with `param_dict`, the parameters `names`."""
+    param = dict(local_vars)
+    param["param_dict"] = {n: local_vars[n] for n in names}
+    return param
+
+
 class PowerTransform(Bijector):
     """Y = (1 + X * c)^(1 / c) for power c > 0, and Y = exp(X) for c = 0."""
 
     def __init__(self, power=0.0, name="PowerTransform"):
         _check_name(name, "PowerTransform")
-        param = dict(locals())
-        param["param_dict"] = {"power": power}
-        super().__init__(name=name, param=param)
+        super().__init__(name=name, param=_constructor_args(locals(), "power"))
         self._power = self._add_parameter(power, "power")
         check_greater_equal_zero(self._power, "power")
 
-    @property
-    def power(self):
-        return self._power
+    power = read_only("_power")
 
     def _c(self, x):
         c = self.cast_param_by_value(x, self._power)
@@ -59,9 +62,7 @@ class Exp(Bijector):
 
     def __init__(self, name="Exp"):
         _check_name(name, "Exp")
-        param = dict(locals())
-        param["param_dict"] = {}
-        super().__init__(name=name, param=param)
+        super().__init__(name=name, param=_constructor_args(locals()))
 
     def _forward(self, x):
         return ops.exp(self._check_value_dtype(x))
@@ -81,19 +82,12 @@ class ScalarAffine(Bijector):
 
     def __init__(self, scale=1.0, shift=0.0, name="ScalarAffine"):
         _check_name(name, "ScalarAffine")
-        param = dict(locals())
-        param["param_dict"] = {"scale": scale, "shift": shift}
-        super().__init__(is_constant_jacobian=True, name=name, param=param)
+        super().__init__(is_constant_jacobian=True, name=name, param=_constructor_args(locals(), "scale", "shift"))
         self._scale = self._add_parameter(scale, "scale")
         self._shift = self._add_parameter(shift, "shift")
 
-    @property
-    def scale(self):
-        return self._scale
-
-    @property
-    def shift(self):
-        return self._shift
+    scale = read_only("_scale")
+    shift = read_only("_shift")
 
     def _forward(self, x):
         x = self._check_value_dtype(x)
@@ -116,14 +110,10 @@ class Softplus(Bijector):
 
     def __init__(self, sharpness=1.0, name="Softplus"):
         _check_name(name, "Softplus")
-        param = dict(locals())
-        param["param_dict"] = {"sharpness": sharpness}
-        super().__init__(name=name, param=param)
+        super().__init__(name=name, param=_constructor_args(locals(), "sharpness"))
         self._sharpness = self._add_parameter(sharpness, "sharpness")
 
-    @property
-    def sharpness(self):
-        return self._sharpness
+    sharpness = read_only("_sharpness")
 
     def _forward(self, x):
         x = self._check_value_dtype(x)
@@ -152,20 +142,13 @@ class GumbelCDF(Bijector):
 
     def __init__(self, loc=0.0, scale=1.0, name="GumbelCDF"):
         _check_name(name, "GumbelCDF")
-        param = dict(locals())
-        param["param_dict"] = {"loc": loc, "scale": scale}
-        super().__init__(name=name, param=param)
+        super().__init__(name=name, param=_constructor_args(locals(), "loc", "scale"))
         self._loc = self._add_parameter(loc, "loc")
         self._scale = self._add_parameter(scale, "scale")
         check_greater_zero(self._scale, "scale")
 
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
+    loc = read_only("_loc")
+    scale = read_only("_scale")
 
     def _z(self, x):
         return (x - self.cast_param_by_value(x, self._loc)) / self.cast_param_by_value(x, self._scale)
@@ -197,8 +180,7 @@ class Invert(Bijector):
         if not isinstance(bijector, Bijector):
             raise TypeError(f"For 'Invert', 'bijector' must be a Bijector, but got {type(bijector).__name__}.")
         _check_name(name, "Invert")
-        param = dict(locals())
-        param["param_dict"] = {}
+        param = _constructor_args(locals())
         name = name or "Invert" + bijector.name
         super().__init__(
             is_constant_jacobian=bijector.is_constant_jacobian,
@@ -209,9 +191,7 @@ class Invert(Bijector):
         )
         self._bijector = bijector
 
-    @property
-    def bijector(self):
-        return self._bijector
+    bijector = read_only("_bijector")
 
     def _forward(self, x):
         return self._bijector.inverse(x)

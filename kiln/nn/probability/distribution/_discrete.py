@@ -11,6 +11,7 @@ from kiln.nn.probability.distribution._utils.utils import (
     check_prob,
     check_rank,
     check_sum_equal_one,
+    read_only,
 )
 from kiln.nn.probability.distribution.distribution import NUMBER_TYPES, Distribution, check_dtype
 from kiln.ops import prob_ops
@@ -26,6 +27,8 @@ class _OneParam(Distribution):
     _pname = ""
 
     def __init__(self, value, seed, dtype, name, param):
+        """`param` is the subclass constructor's `dict(locals())`; its `param_dict` holds `value` as `_pname`."""
+        param["param_dict"] = {self._pname: value}
         check_dtype(dtype, NUMBER_TYPES, type(self).__name__)
         super().__init__(seed, dtype, name, param)
         self._p = self._add_parameter(value, self._pname)
@@ -50,15 +53,11 @@ class Bernoulli(_OneParam):
     _pname = "probs"
 
     def __init__(self, probs=None, seed=None, dtype=mstype.int32, name="Bernoulli"):
-        param = dict(locals())
-        param["param_dict"] = {"probs": probs}
-        super().__init__(probs, seed, dtype, name, param)
+        super().__init__(probs, seed, dtype, name, dict(locals()))
         if self._p is not None:
             check_prob(self._p)
 
-    @property
-    def probs(self):
-        return self._p
+    probs = read_only("_p")
 
     def _log_prob(self, value, probs=None):
         p = self._param(probs)
@@ -107,9 +106,7 @@ class Geometric(_OneParam):
     _pname = "probs"
 
     def __init__(self, probs=None, seed=None, dtype=mstype.int32, name="Geometric"):
-        param = dict(locals())
-        param["param_dict"] = {"probs": probs}
-        super().__init__(probs, seed, dtype, name, param)
+        super().__init__(probs, seed, dtype, name, dict(locals()))
         if self._p is not None:
             check_prob(self._p)
 
@@ -163,15 +160,11 @@ class Poisson(_OneParam):
     def __init__(self, rate=None, seed=None, dtype=mstype.float32, name="Poisson"):
         if isinstance(rate, (int, float)) and not isinstance(rate, bool):
             raise TypeError("For 'Poisson', 'rate' cannot be a Python scalar: give a list, array or Tensor.")
-        param = dict(locals())
-        param["param_dict"] = {"rate": rate}
-        super().__init__(rate, seed, dtype, name, param)
+        super().__init__(rate, seed, dtype, name, dict(locals()))
         if self._p is not None:
             check_greater_zero(self._p, "rate")
 
-    @property
-    def rate(self):
-        return self._p
+    rate = read_only("_p")
 
     def _log_prob(self, value, rate=None):
         lam = self._param(rate)
@@ -213,9 +206,7 @@ class Categorical(_OneParam):
     _pname = "probs"
 
     def __init__(self, probs=None, seed=None, dtype=mstype.int32, name="Categorical"):
-        param = dict(locals())
-        param["param_dict"] = {"probs": probs}
-        super().__init__(probs, seed, dtype, name, param)
+        super().__init__(probs, seed, dtype, name, dict(locals()))
         if self._p is not None:
             check_rank(self._p)
             check_prob(self._p)

@@ -13,6 +13,9 @@ on Kiln ops, so they run in PyNative and compile inside a `construct` in graph m
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+
 import numpy as np
 
 from kiln import ops
@@ -91,6 +94,101 @@ def _param_shape(v):
     return np.shape(v)
 
 
+def _one_minus(x):
+    return 1.0 - x
+
+
+def _one_minus_exp(x):
+    return 1.0 - ops.exp(x)
+
+
+def _log_one_minus(x):
+    return ops.log1p(-x)
+
+
+def _log_one_minus_exp(x):
+    return ops.log1p(-ops.exp(x))
+
+
+# The public methods (MindSpore's names): name -> (docstring, derivations). Each method is the subclass's private
+# one (`_prob` for `prob` ...) or, lacking that, the first derivation (source, derive) that applies:
+# derive(self.<source>(...)), used when the subclass has `source` (always, for a public source).
+_PUBLIC_METHODS = {
+    "prob": ("Probability (density or mass) of `value`.", (("_log_prob", ops.exp),)),
+    "log_prob": ("Log probability (density or mass) of `value`.", (("_prob", ops.log),)),
+    "cdf": (
+        "Cumulative distribution function at `value`.",
+        (("_log_cdf", ops.exp), ("_survival_function", _one_minus), ("_log_survival", _one_minus_exp)),
+    ),
+    "log_cdf": ("Log of the cumulative distribution function at `value`.", (("cdf", ops.log),)),
+    "survival_function": (
+        "1 - cdf(value).",
+        (("_log_survival", ops.exp), ("_cdf", _one_minus), ("_log_cdf", _one_minus_exp)),
+    ),
+    "log_survival": (
+        "log(1 - cdf(value)).",
+        (("_survival_function", ops.log), ("_cdf", _log_one_minus), ("_log_cdf", _log_one_minus_exp)),
+    ),
+    "mean": ("The mean.", ()),
+    "mode": ("The mode.", ()),
+    "sd": ("The standard deviation.", (("_var", ops.sqrt),)),
+    "var": ("The variance.", (("_sd", ops.square),)),
+    "entropy": ("The (differential) entropy.", ()),
+    "kl_loss": ("KL(self || other), `other` a distribution of type `dist` (a name) with parameters `args`.", ()),
+    "sample": ("Samples of shape `shape + batch shape` (`shape` the first argument, default ()).", ()),
+    "get_dist_args": (
+        "The parameters given (Tensors), with the defaults for those not given (None where there is none).",
+        (),
+    ),
+}
+
+# the arguments before `*args` of the public methods that have any (the others take `*args, **kwargs` only)
+_LEADING = {"prob": "value", "log_prob": "value", "cdf": "value", "log_cdf": "value", "survival_function": "value",
+            "log_survival": "value", "kl_loss": "dist"}  # fmt: skip
+
+
+def _public(name: str, doc: str, derivations: tuple) -> Callable:
+    """The public method `name` of a distribution: the subclass's `_<name>` when it has one, else the first of
+    `derivations` that applies, else NotImplementedError.
+
+    Args:
+        name: the public method's name.
+        doc: its docstring.
+        derivations: `(source, derive)` pairs, as in `_PUBLIC_METHODS`.
+
+    Returns:
+        The method, with the signature `(self, <leading argument>, *args, **kwargs)` (see `_LEADING`).
+    """
+
+    def method(self, *args, **kwargs):
+        if getattr(self, "_has_" + name):
+            return getattr(self, "_" + name)(*args, **kwargs)
+        for source, derive in derivations:
+            if not source.startswith("_") or getattr(self, "_has" + source):
+                return derive(getattr(self, source)(*args, **kwargs))
+        return raise_not_implemented(name, self.name)
+
+    method.__name__ = name
+    method.__doc__ = doc
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    if name in _LEADING:
+        params.append(inspect.Parameter(_LEADING[name], inspect.Parameter.POSITIONAL_OR_KEYWORD))
+    params += [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+               inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)]  # fmt: skip
+    method.__signature__ = inspect.Signature(params)
+    return method
+
+
+def _with_public_methods(cls: type) -> type:
+    """Install the methods of `_PUBLIC_METHODS` on `cls` (the Distribution base class)."""
+    for name, (doc, derivations) in _PUBLIC_METHODS.items():
+        method = _public(name, doc, derivations)
+        method.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, method)
+    return cls
+
+
+@_with_public_methods
 class Distribution(Cell):
     """Base class of the distributions.
 
@@ -212,101 +310,8 @@ class Distribution(Cell):
             raise TypeError(f"'shape' must be a tuple, but got {type(shape).__name__}.")
         return shape
 
-    # ---- public methods --------------------------------------------------------------------------------------
-
-    def prob(self, value, *args, **kwargs):
-        """Probability (density or mass) of `value`."""
-        if self._has_prob:
-            return self._prob(value, *args, **kwargs)
-        if self._has_log_prob:
-            return ops.exp(self._log_prob(value, *args, **kwargs))
-        return raise_not_implemented("prob", self.name)
-
-    def log_prob(self, value, *args, **kwargs):
-        """Log probability (density or mass) of `value`."""
-        if self._has_log_prob:
-            return self._log_prob(value, *args, **kwargs)
-        if self._has_prob:
-            return ops.log(self._prob(value, *args, **kwargs))
-        return raise_not_implemented("log_prob", self.name)
-
-    def cdf(self, value, *args, **kwargs):
-        """Cumulative distribution function at `value`."""
-        if self._has_cdf:
-            return self._cdf(value, *args, **kwargs)
-        if self._has_log_cdf:
-            return ops.exp(self._log_cdf(value, *args, **kwargs))
-        if self._has_survival_function:
-            return 1.0 - self._survival_function(value, *args, **kwargs)
-        if self._has_log_survival:
-            return 1.0 - ops.exp(self._log_survival(value, *args, **kwargs))
-        return raise_not_implemented("cdf", self.name)
-
-    def log_cdf(self, value, *args, **kwargs):
-        """Log of the cumulative distribution function at `value`."""
-        if self._has_log_cdf:
-            return self._log_cdf(value, *args, **kwargs)
-        return ops.log(self.cdf(value, *args, **kwargs))
-
-    def survival_function(self, value, *args, **kwargs):
-        """1 - cdf(value)."""
-        if self._has_survival_function:
-            return self._survival_function(value, *args, **kwargs)
-        if self._has_log_survival:
-            return ops.exp(self._log_survival(value, *args, **kwargs))
-        if self._has_cdf or self._has_log_cdf:
-            return 1.0 - self.cdf(value, *args, **kwargs)
-        return raise_not_implemented("survival_function", self.name)
-
-    def log_survival(self, value, *args, **kwargs):
-        """log(1 - cdf(value))."""
-        if self._has_log_survival:
-            return self._log_survival(value, *args, **kwargs)
-        if self._has_survival_function:
-            return ops.log(self._survival_function(value, *args, **kwargs))
-        if self._has_cdf or self._has_log_cdf:
-            return ops.log1p(-self.cdf(value, *args, **kwargs))
-        return raise_not_implemented("log_survival", self.name)
-
-    def mean(self, *args, **kwargs):
-        """The mean."""
-        if self._has_mean:
-            return self._mean(*args, **kwargs)
-        return raise_not_implemented("mean", self.name)
-
-    def mode(self, *args, **kwargs):
-        """The mode."""
-        if self._has_mode:
-            return self._mode(*args, **kwargs)
-        return raise_not_implemented("mode", self.name)
-
-    def sd(self, *args, **kwargs):
-        """The standard deviation."""
-        if self._has_sd:
-            return self._sd(*args, **kwargs)
-        if self._has_var:
-            return ops.sqrt(self._var(*args, **kwargs))
-        return raise_not_implemented("sd", self.name)
-
-    def var(self, *args, **kwargs):
-        """The variance."""
-        if self._has_var:
-            return self._var(*args, **kwargs)
-        if self._has_sd:
-            return ops.square(self._sd(*args, **kwargs))
-        return raise_not_implemented("var", self.name)
-
-    def entropy(self, *args, **kwargs):
-        """The (differential) entropy."""
-        if self._has_entropy:
-            return self._entropy(*args, **kwargs)
-        return raise_not_implemented("entropy", self.name)
-
-    def kl_loss(self, dist, *args, **kwargs):
-        """KL(self || other), `other` a distribution of type `dist` (a name) with parameters `args`."""
-        if self._has_kl_loss:
-            return self._kl_loss(dist, *args, **kwargs)
-        return raise_not_implemented("kl_loss", self.name)
+    # ---- public methods: prob, log_prob, cdf, log_cdf, survival_function, log_survival, mean, mode, sd, var,
+    # entropy, kl_loss, sample and get_dist_args come from _PUBLIC_METHODS (@_with_public_methods) ----------------
 
     def cross_entropy(self, dist, *args, **kwargs):
         """H(self, other) = entropy(self) + KL(self || other)."""
@@ -316,18 +321,6 @@ class Distribution(Cell):
             n = len(self.parameter_names)
             return self._entropy(*args[n:], **kwargs) + self._kl_loss(dist, *args, **kwargs)
         return raise_not_implemented("cross_entropy", self.name)
-
-    def sample(self, *args, **kwargs):
-        """Samples of shape `shape + batch shape` (`shape` the first argument, default ())."""
-        if self._has_sample:
-            return self._sample(*args, **kwargs)
-        return raise_not_implemented("sample", self.name)
-
-    def get_dist_args(self, *args, **kwargs):
-        """The parameters given (Tensors), with the defaults for those not given (None where there is none)."""
-        if self._has_get_dist_args:
-            return self._get_dist_args(*args, **kwargs)
-        return raise_not_implemented("get_dist_args", self.name)
 
     def get_dist_type(self, *args, **kwargs):
         """The distribution's type name ("Normal" ...); parameters passed in are ignored."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kiln import ops
+from kiln.nn.probability.distribution._utils.utils import read_only
 from kiln.nn.probability.distribution.distribution import Distribution
 
 
@@ -31,17 +32,9 @@ class TransformedDistribution(Distribution):
         self.default_parameters = distribution.default_parameters
         self.parameter_names = distribution.parameter_names
 
-    @property
-    def bijector(self):
-        return self._bijector
-
-    @property
-    def distribution(self):
-        return self._distribution
-
-    @property
-    def is_linear_transformation(self):
-        return self._is_linear_transformation
+    bijector = read_only("_bijector")
+    distribution = read_only("_distribution")
+    is_linear_transformation = read_only("_is_linear_transformation")
 
     def _get_dist_type(self):
         return self._distribution.get_dist_type()

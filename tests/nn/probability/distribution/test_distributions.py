@@ -367,6 +367,66 @@ def test_subclass_derived_methods(mode):
         _MyExp([2.0]).sample()
 
 
+class _ExpFromLogSurvival(_MyExp):
+    """Exponential(rate) giving only log S(x) and the variance: the rest is derived by the base class."""
+
+    def _log_survival(self, value, rate=None):
+        return -self._check_param_type(rate) * self.checktensor(value, "value")
+
+    def _var(self, rate=None):
+        return 1.0 / ms.ops.square(self._check_param_type(rate))
+
+
+class _ExpFromSurvival(_MyExp):
+    """Exponential(rate) giving only S(x) and the variance."""
+
+    def _survival_function(self, value, rate=None):
+        return ms.ops.exp(-self._check_param_type(rate) * self.checktensor(value, "value"))
+
+    _var = _ExpFromLogSurvival._var
+
+
+class _ExpFromCdf(_MyExp):
+    """Exponential(rate) giving only F(x) and the standard deviation."""
+
+    def _cdf(self, value, rate=None):
+        return 1.0 - ms.ops.exp(-self._check_param_type(rate) * self.checktensor(value, "value"))
+
+    def _sd(self, rate=None):
+        return 1.0 / self._check_param_type(rate)
+
+
+class _ExpFromLogCdf(_MyExp):
+    """Exponential(rate) giving only log F(x) and the standard deviation."""
+
+    def _log_cdf(self, value, rate=None):
+        return ms.ops.log1p(-ms.ops.exp(-self._check_param_type(rate) * self.checktensor(value, "value")))
+
+    _sd = _ExpFromCdf._sd
+
+
+class _DerivedNet(nn.Cell):
+    def __init__(self, dist):
+        super().__init__()
+        self.d = dist
+
+    def construct(self, x):
+        d = self.d
+        return d.cdf(x), d.log_cdf(x), d.survival_function(x), d.log_survival(x), d.sd(), d.var()
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("cls", [_ExpFromSurvival, _ExpFromLogSurvival, _ExpFromCdf, _ExpFromLogCdf])
+def test_subclass_derives_cdf_survival_and_moments(mode, cls):
+    ms.set_context(mode=mode)
+    x = np.array([0.25, 1.0, 2.5])
+    ref = stats.expon(scale=0.5)
+    got = [o.asnumpy() for o in _DerivedNet(cls([2.0]))(T(x))]
+    want = [ref.cdf(x), ref.logcdf(x), ref.sf(x), ref.logsf(x), [ref.std()], [ref.var()]]
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
 @pytest.mark.parametrize("dt", [ms.float16, ms.float64])
 def test_dtypes(dt):
     n = msd.Normal(0.0, 1.0, dtype=dt)
