@@ -49,6 +49,7 @@ __all__ = [
     "lax",
     "np",
     "random",
+    "random_key_data",
     "set_platform",
     "tree_util",
     "vjp",
@@ -84,6 +85,25 @@ def as_array(value, dtype=None) -> jax.Array:
     # device_put moves host data without compiling anything (jnp.asarray compiles per shape). On CPU it
     # may alias an aligned NumPy buffer, so it gets a private copy: the caller's array stays theirs.
     return jax.device_put(np.array(value, dtype=dtype, copy=True))
+
+
+def random_key_data(seed: int) -> jax.Array:
+    """The raw uint32 key `jax.random.key_data(jax.random.PRNGKey(seed))` gives, made without compiling.
+
+    `PRNGKey` runs two small XLA programs (a cold process compiles both); for JAX's default threefry
+    generator the key is just the seed's high and low 32-bit words, so it is built on the host and moved.
+
+    Args:
+        seed: a non-negative int below 2**63 (what PRNGKey accepts with 64-bit integers on).
+
+    Returns:
+        The key as a uint32 array of shape (2,) on the current device.
+    """
+    if jax.config.jax_default_prng_impl != "threefry2x32":  # another generator: its own seeding rule
+        return random.key_data(random.PRNGKey(seed))
+    if not 0 <= seed < 2**63:
+        raise OverflowError(f"A random seed must fit in a signed 64-bit integer, but got {seed}.")
+    return jax.device_put(np.array([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], dtype=np.uint32))
 
 
 def jaxpr_as_fun(closed_jaxpr):

@@ -362,7 +362,7 @@ class PersistentJit:
             # An executable JAX read back from its own cache does not serialize whole on CPU (its
             # functions are missing when loaded again), so this compile neither reads nor writes that cache
             # (the entry written below is the only copy on disk).
-            compiled = compile_fresh(lowered, _compiler_options(device.platform, quick))
+            compiled = _compile_with_options(lowered, device.platform, quick)
         except Exception:  # noqa: BLE001  (jax.jit raises its own error, in its own words, at the call)
             return self._jitted
         _write_later(store, name, compiled, quick)
@@ -404,10 +404,12 @@ _CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 
 
 _cpu_options_known: bool | None = None  # whether this jaxlib's XLA accepts _CPU_OPTIONS (newer ones dropped the flag)
+_UNKNOWN_OPTION = "No such compile option"  # XLA's words for an option it does not know
 
 
 def _cpu_options_accepted() -> bool:
-    """Whether XLA here knows `_CPU_OPTIONS` (asked once a process: one compile of an identity function)."""
+    """Whether XLA here knows `_CPU_OPTIONS`. Known after the first kernel PersistentJit compiled (it tries them
+    and learns from the answer); before that, asked with one compile of an identity function."""
     global _cpu_options_known
     if _cpu_options_known is None:
         try:
@@ -418,13 +420,35 @@ def _cpu_options_accepted() -> bool:
     return _cpu_options_known
 
 
-def _compiler_options(platform: str, quick: bool = False) -> dict | None:
+def _compiler_options(platform: str, quick: bool = False, cpu_accepted: bool | None = None) -> dict | None:
+    """XLA's options for a kernel on `platform` (`cpu_accepted`: whether to pass `_CPU_OPTIONS`; None: ask)."""
     if platform != "cpu":
         return None
     flags = os.environ.get("XLA_FLAGS", "")
-    cpu = _CPU_OPTIONS if _cpu_options_accepted() else {}
+    accepted = _cpu_options_accepted() if cpu_accepted is None else cpu_accepted
+    cpu = _CPU_OPTIONS if accepted else {}
     options = {**cpu, **_QUICK_OPTIONS} if quick else cpu
     return {k: v for k, v in options.items() if k not in flags} or None
+
+
+def _compile_with_options(lowered, platform: str, quick: bool = False):
+    """`compile_fresh` with Kiln's options. While nobody knows yet whether XLA accepts `_CPU_OPTIONS`, this
+    compile tries them and its outcome answers (an XLA without them fails before compiling anything, and the
+    kernel compiles again without them): a cold process spends no compile on asking."""
+    global _cpu_options_known
+    known = _cpu_options_known
+    options = _compiler_options(platform, quick, cpu_accepted=True if known is None else known)
+    try:
+        compiled = compile_fresh(lowered, options)
+    except Exception as err:
+        tried = options is not None and options.keys() & _CPU_OPTIONS.keys()
+        if known is not None or not tried or _UNKNOWN_OPTION not in str(err):
+            raise
+        _cpu_options_known = False
+        return compile_fresh(lowered, _compiler_options(platform, quick, cpu_accepted=False))
+    if known is None and options is not None and options.keys() & _CPU_OPTIONS.keys():
+        _cpu_options_known = True
+    return compiled
 
 
 # ---- quick first compiles --------------------------------------------------------------------------------
@@ -491,7 +515,7 @@ class _Quick:
             return  # settings the caller set for its own thread do not hold here: stay quick (same results)
         try:
             lowered = self.lowered or self.owner._jitted.lower(*self.args)
-            compiled = compile_fresh(lowered, _compiler_options(self.device.platform))
+            compiled = _compile_with_options(lowered, self.device.platform)
         except Exception:  # noqa: BLE001  (the quick executable stays: it computes the same)
             return
         self.lowered = self.args = None

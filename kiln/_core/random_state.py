@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from kiln._backend import is_tracer, jit
+from kiln._backend import is_tracer, jit, random_key_data
 from kiln._backend import random as jrandom
 from kiln._compiler.ir import graph as G
 from kiln._core.primitive import PrimitiveDef
@@ -23,7 +23,7 @@ def set_seed(seed: int) -> None:
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"The seed must be a non-negative int, but got {seed!r}.")
     _seed = seed
-    _key = jrandom.key_data(jrandom.PRNGKey(seed))
+    _key = random_key_data(seed)
 
 
 def get_seed() -> int | None:
@@ -33,7 +33,7 @@ def get_seed() -> int | None:
 def _host_key():
     global _key
     if _key is None:
-        _key = jrandom.key_data(jrandom.PRNGKey(time.time_ns() % (2**31)))
+        _key = random_key_data(time.time_ns() % (2**31))
     return _key
 
 

@@ -6,6 +6,7 @@ import os
 
 import jax
 import numpy as np
+import pytest
 
 from kiln._backend import cache
 
@@ -49,3 +50,53 @@ def test_cpu_options_are_left_out_where_xla_does_not_know_them(monkeypatch):
     assert not (cache._compiler_options("cpu") or {}).keys() & cache._CPU_OPTIONS.keys()
     monkeypatch.setattr(cache, "_cpu_options_known", True)
     assert cache._compiler_options("cpu").keys() >= cache._CPU_OPTIONS.keys()
+
+
+def _lowered_add_one():
+    x = jax.device_put(np.arange(4, dtype=np.float32))
+    return jax.jit(lambda a: a + 1).lower(x), x
+
+
+def test_the_first_kernel_answers_whether_xla_knows_the_cpu_options(monkeypatch):
+    """No probe compile: the first kernel tries the options, and its success says XLA knows them."""
+    if jax.default_backend() != "cpu" or "xla_cpu_use_fusion_emitters" in os.environ.get("XLA_FLAGS", ""):
+        pytest.skip("Kiln's CPU options apply to CPU compiles not overridden by XLA_FLAGS")
+    if not cache._cpu_options_accepted():
+        pytest.skip("this jaxlib does not know the flag: the next test covers that case")
+    monkeypatch.setattr(cache, "_cpu_options_known", None)
+    seen = []
+    original = cache.compile_fresh
+    monkeypatch.setattr(
+        cache, "compile_fresh", lambda lowered, options: seen.append(options) or original(lowered, options)
+    )
+    lowered, x = _lowered_add_one()
+    np.testing.assert_array_equal(np.asarray(cache._compile_with_options(lowered, "cpu")(x)), [1, 2, 3, 4])
+    assert seen == [cache._CPU_OPTIONS]
+    assert cache._cpu_options_known is True
+
+
+def test_an_xla_without_the_cpu_options_compiles_the_first_kernel_without_them(monkeypatch):
+    if jax.default_backend() != "cpu":
+        pytest.skip("Kiln's CPU options apply to CPU compiles")
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    monkeypatch.setattr(cache, "_CPU_OPTIONS", {"xla_kiln_test_option_nobody_knows": False})
+    monkeypatch.setattr(cache, "_cpu_options_known", None)
+    lowered, x = _lowered_add_one()
+    np.testing.assert_array_equal(np.asarray(cache._compile_with_options(lowered, "cpu", quick=True)(x)), [1, 2, 3, 4])
+    assert cache._cpu_options_known is False
+    assert cache._compiler_options("cpu") is None
+
+
+def test_a_kernel_failing_for_another_reason_still_raises(monkeypatch):
+    if jax.default_backend() != "cpu":
+        pytest.skip("Kiln's CPU options apply to CPU compiles")
+    monkeypatch.setattr(cache, "_cpu_options_known", None)
+
+    def broken(lowered, options):
+        raise RuntimeError("INVALID_ARGUMENT: something else")
+
+    monkeypatch.setattr(cache, "compile_fresh", broken)
+    lowered, _ = _lowered_add_one()
+    with pytest.raises(RuntimeError, match="something else"):
+        cache._compile_with_options(lowered, "cpu")
+    assert cache._cpu_options_known is None
