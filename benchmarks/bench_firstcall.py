@@ -39,7 +39,10 @@ Each worker also counts the XLA compiles its process ran (a load from the cache 
 took (summed over threads: the compile-ahead and optimising threads run beside the main one) and the entries and
 bytes it read from the cache folder: figures that do not depend on how busy the machine is. Every cold/warm
 pair gets its own KILN_CACHE_SOURCE_KEY, so an edit of Kiln's sources between the two processes (a shared
-working tree) cannot turn the warm run into a cold one.
+working tree) cannot turn the warm run into a cold one. A cold "Kiln PyNative" process compiles 15 programs: 13
+forward kernels, the backward program and FusedMomentum (set_seed builds its key on the host, and the CPU
+compile-option question is answered by the first kernel's compile); tests/pynative/test_cold_step_compiles.py
+fails when the count grows.
 
 MindSpore 2.10 (PyNative) runs the same code in its own interpreter ($KILN_MINDSPORE_PYTHON, default
 /tmp/msvenv/bin/python or /work/msenv/bin/python) when it exists. The best of --tries processes is shown
