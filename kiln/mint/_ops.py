@@ -84,51 +84,6 @@ def _float_dtype(x):
 
 
 # ---------------------------------------------------------------------------------------------- elementwise
-abs = ops.abs  # noqa: A001
-absolute = ops.abs
-acos = arccos = ops.acos
-acosh = arccosh = ops.acosh
-asin = arcsin = ops.asin
-asinh = arcsinh = ops.asinh
-atan = arctan = ops.atan
-atanh = arctanh = ops.atanh
-atan2 = arctan2 = ops.atan2
-bitwise_and, bitwise_or, bitwise_xor, bitwise_not = ops.bitwise_and, ops.bitwise_or, ops.bitwise_xor, ops.bitwise_not
-ceil, floor, trunc, sign = ops.ceil, ops.floor, ops.trunc, ops.sign
-fix = ops.trunc
-cos, cosh, sin, sinh, tan = ops.cos, ops.cosh, ops.sin, ops.sinh, ops.tan
-erf, erfc, erfinv = ops.erf, ops.erfc, ops.erfinv
-exp, exp2, expm1 = ops.exp, ops.exp2, ops.expm1
-log, log10, log1p, log2 = ops.log, ops.log10, ops.log1p, ops.log2
-logaddexp, logaddexp2 = ops.logaddexp, ops.logaddexp2
-logical_and, logical_not, logical_or, logical_xor = ops.logical_and, ops.logical_not, ops.logical_or, ops.logical_xor
-neg = negative = ops.neg
-reciprocal, rsqrt, sqrt, square = ops.reciprocal, ops.rsqrt, ops.sqrt, ops.square
-frac, sinc, gcd, polar, xlogy = ops.frac, ops.sinc, ops.gcd, ops.polar, ops.xlogy
-float_power, lerp, nan_to_num = ops.float_power, ops.lerp, ops.nan_to_num
-isfinite, isinf, isnan, isneginf = ops.isfinite, ops.isinf, ops.isnan, ops.isneginf
-real, imag = ops.real, ops.imag
-mul, maximum, minimum = ops.mul, ops.maximum, ops.minimum
-floor_divide, fmod, remainder = ops.floor_divide, ops.fmod, ops.remainder
-eq, ne, not_equal = ops.equal, ops.not_equal, ops.not_equal
-gt = greater = ops.greater
-ge = greater_equal = ops.greater_equal
-lt = less = ops.less
-le = less_equal = ops.less_equal
-isclose, allclose = ops.isclose, ops.allclose
-
-
-def sub(input, other, *, alpha=1) -> Tensor:
-    """input - alpha * other.
-
-    Args:
-        input, other (Tensor | number): operands (broadcast).
-        alpha (number): multiplier of `other`. Default: 1.
-
-    Returns:
-        Tensor.
-    """
-    return ops.sub(input, other if alpha == 1 else ops.mul(other, alpha))
 
 
 def div(input, other, *, rounding_mode=None) -> Tensor:
@@ -804,8 +759,6 @@ def multinomial(input, num_samples: int, replacement: bool = False, *, generator
 
 
 # ---------------------------------------------------------------------------------------------- linear algebra
-matmul, mm, dot, outer, inverse, trace = ops.matmul, ops.mm, ops.dot, ops.outer, ops.inverse, ops.trace
-addbmm, addmm, addmv, baddbmm = ops.addbmm, ops.addmm, ops.addmv, ops.baddbmm
 
 
 def cdist(x1, x2, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
@@ -931,9 +884,20 @@ def batch_norm_gather_stats_with_counts(
     return g_mean, ops.rsqrt(ops.add(g_var, eps))
 
 
-# the faces table's mint faces
-add = MINT["add"]
-gather = MINT["gather"]
+# the faces table's mint faces (kiln/ops/faces.py) shown by this module; mint.nn.functional shows the others
+_TABLE_FACES = (
+    "abs", "absolute", "acos", "acosh", "add", "addbmm", "addmm", "addmv", "allclose", "arccos", "arccosh",
+    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "baddbmm",
+    "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "cos", "cosh", "dot", "eq", "erf",
+    "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "float_power", "floor", "floor_divide", "fmod", "frac",
+    "gather", "gcd", "ge", "greater", "greater_equal", "gt", "imag", "inverse", "isclose", "isfinite", "isinf",
+    "isnan", "isneginf", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logaddexp",
+    "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "matmul", "maximum",
+    "minimum", "mm", "mul", "nan_to_num", "ne", "neg", "negative", "not_equal", "outer", "polar", "real",
+    "reciprocal", "remainder", "rsqrt", "sign", "sin", "sinc", "sinh", "sqrt", "square", "sub", "tan", "trace",
+    "trunc", "xlogy"
+)  # fmt: skip
+globals().update({name: MINT[name] for name in _TABLE_FACES})
 
 _NOT_EXPORTED = {
     "MINT",
