@@ -11,7 +11,6 @@ import numpy as np
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.ops import _indexing, array, linalg, math
-from kiln.ops import nn as nn_ops
 from kiln.ops.faces import METHODS as FACE_METHODS
 from kiln.ops.faces import ROWS as FACE_ROWS
 
@@ -30,10 +29,6 @@ def _logical_or_bitwise(logical, bitwise):
     return op
 
 
-def _shape_args(shape):
-    return shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
-
-
 def _assign_value(self, value):
     self._data = value._data if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)._data
     return self
@@ -41,33 +36,6 @@ def _assign_value(self, value):
 
 def _fill_(self, value):
     return _assign_value(self, array.full(self.shape, value, dtype=self.dtype))
-
-
-def _softmax(self, axis=-1):
-    return nn_ops.softmax(self, axis)
-
-
-def _log_softmax(self, axis=-1):
-    return nn_ops.log_softmax(self, axis)
-
-
-def _relu(self):
-    return nn_ops.relu(self)
-
-
-def _sigmoid(self):
-    return nn_ops.sigmoid(self)
-
-
-def _round(self, decimals=0):
-    if decimals == 0:
-        return math.round(self)
-    scale = 10.0**decimals
-    return math.div(math.round(math.mul(self, scale)), scale)
-
-
-def _index_select(self, axis=None, index=None, *, dim=None):
-    return array.index_select(self, dim if dim is not None else axis, index)
 
 
 METHODS = {
@@ -83,16 +51,6 @@ METHODS = {
     "__getitem__": _indexing.getitem,
     "__setitem__": _indexing.setitem,
     # conversions
-    "astype": lambda self, dtype, copy=True: math.cast(self, dtype),
-    "to": lambda self, dtype: math.cast(self, dtype),
-    "float": lambda self: math.cast(self, mstype.float32),
-    "half": lambda self: math.cast(self, mstype.float16),
-    "double": lambda self: math.cast(self, mstype.float64),
-    "int": lambda self: math.cast(self, mstype.int32),
-    "long": lambda self: math.cast(self, mstype.int64),
-    "bool": lambda self: math.cast(self, mstype.bool_),
-    "copy": lambda self: math.identity(self),  # a recorded op: gradients flow through the copy
-    "clone": lambda self: math.identity(self),
     "contiguous": lambda self: self,
     "is_contiguous": lambda self: True,
     "assign_value": _assign_value,
@@ -102,33 +60,8 @@ METHODS = {
     "ndimension": lambda self: self.ndim,
     "numel": lambda self: self.size,
     "nelement": lambda self: self.size,
-    "T": property(lambda self: array.transpose(self, tuple(reversed(range(self.ndim))))),
-    "mT": property(lambda self: array.swapaxes(self, -1, -2)),
     # shapes
-    "reshape": lambda self, *shape: array.reshape(self, _shape_args(shape)),
-    "view": lambda self, *shape: array.view(self, *shape),
-    "view_as": lambda self, other: array.reshape(self, other.shape),
-    "reshape_as": lambda self, other: array.reshape(self, other.shape),
-    "transpose": lambda self, *axes: array.transpose(self, _shape_args(axes) or tuple(reversed(range(self.ndim)))),
-    "permute": lambda self, *axes: array.transpose(self, _shape_args(axes)),
-    "flatten": lambda self, order="C", *, start_dim=0, end_dim=-1: array.flatten(
-        self, order, start_dim=start_dim, end_dim=end_dim
-    ),
-    "ravel": lambda self: array.reshape(self, (-1,)),
-    "expand_as": lambda self, other: array.broadcast_to(self, other.shape),
-    "tile": lambda self, *reps: array.tile(self, _shape_args(reps)),
-    "repeat": lambda self, repeats, axis=None: array.repeat_interleave(self, repeats, axis),
-    "split": lambda self, split_size_or_sections, axis=0: array.split(self, split_size_or_sections, axis),
-    "index_select": _index_select,
-    "where": lambda self, condition, y: array.select(condition, self, y),
     # math
-    "clip": lambda self, xmin=None, xmax=None: math.clamp(self, xmin, xmax),
-    "clamp": lambda self, min=None, max=None: math.clamp(self, min, max),
-    "softmax": _softmax,
-    "log_softmax": _log_softmax,
-    "relu": _relu,
-    "sigmoid": _sigmoid,
-    "round": _round,
 }
 # Elementwise unary functions are methods of the same name (x.exp(), x.abs(), ...).
 for _name in (
@@ -177,16 +110,6 @@ def _set_dtype(self, dtype):
     """Change the Parameter's dtype in place (its values cast)."""
     self._data = self._data.astype(mstype.to_dtype(dtype).np)
     return self
-
-
-def _inplace(fn):
-    """A method `t.op_(...)`: `t` takes the value of `fn(t, ...)` (its dtype kept) and is returned."""
-
-    def method(self, *args, **kwargs):
-        out = fn(self, *args, **kwargs)
-        return self.assign_value(out.astype(self.dtype) if out.dtype != self.dtype else out)
-
-    return method
 
 
 def _index_put(self, indices, values, accumulate=False):
@@ -300,34 +223,15 @@ def _itemset(self, *args):
 
 def _install_from_ops(ops) -> None:
     extra = {
-        "type_as": lambda self, other: self.astype(other.dtype),
-        "new_zeros": lambda self, size, dtype=None: ops.zeros(size, dtype or self.dtype),
-        "new_ones": lambda self, size, dtype=None: ops.ones(size, dtype or self.dtype),
-        "new_full": lambda self, size, fill_value, dtype=None: ops.full(size, fill_value, dtype=dtype or self.dtype),
-        "new_empty": lambda self, size, dtype=None, device=None: ops.zeros(size, dtype or self.dtype),
-        "swapdims": lambda self, dim0, dim1: ops.swapaxes(self, dim0, dim1),
-        "movedim": lambda self, source, destination: ops.moveaxis(self, source, destination),
-        "t": lambda self: self if self.ndim < 2 else ops.transpose(self, (1, 0)),
         "positive": lambda self: self,
         "is_floating_point": lambda self: self.dtype.is_floating,
         "is_complex": lambda self: self.dtype.is_complex,
         "is_signed": lambda self: self.dtype.kind in "fic",
-        "expand": lambda self, size: ops.broadcast_to(self, tuple(size) if not isinstance(size, int) else (size,)),
-        "ger": lambda self, vec2: ops.outer(self, vec2),
         "ptp": lambda self, axis=None, keepdims=False: ops.amax(self, axis, keepdims) - ops.amin(self, axis, keepdims),
-        "clip_by_value": lambda self, clip_value_min=None, clip_value_max=None: ops.clip_by_value(
-            self, clip_value_min, clip_value_max
-        ),
         "approximate_equal": lambda self, other, tolerance=1e-05: ops.abs(self - other) < tolerance,
         "argmax_with_value": lambda self, axis=0, keep_dims=False: ops.ArgMaxWithValue(axis, keep_dims)(self)[::-1],
         "argmin_with_value": lambda self, axis=0, keep_dims=False: ops.ArgMinWithValue(axis, keep_dims)(self)[::-1],
-        "byte": lambda self: self.astype(mstype.uint8),
-        "short": lambda self: self.astype(mstype.int16),
-        "bfloat16": lambda self: self.astype(mstype.bfloat16),
-        "fill": lambda self, value: ops.full_like(self, value),
-        "index_add": lambda self, dim, index, source, *, alpha=1: ops.index_add(self, index, source * alpha, dim),
         "index_put": _index_put,
-        "qr": lambda self, some=True: ops.qr(self, "reduced" if some else "complete"),
         "quantile": lambda self, q, axis=None, keepdims=False: _quantile(self, q, axis, keepdims),
         "nanquantile": lambda self, q, axis=None, keepdims=False: _quantile(self, q, axis, keepdims, ignore_nan=True),
         "random_categorical": lambda self, num_sample, seed=0, dtype=mstype.int64: ops.RandomCategorical(dtype)(
@@ -360,20 +264,6 @@ def _install_from_ops(ops) -> None:
         "pin_memory": lambda self: self,
         "to_": lambda self, device=None, non_blocking=False: self,
         "requires_grad_": _requires_grad_,
-        "add_": _inplace(lambda self, other, *, alpha=1: ops.add(self, other * alpha if alpha != 1 else other)),
-        "sub_": _inplace(lambda self, other, *, alpha=1: ops.sub(self, other * alpha if alpha != 1 else other)),
-        "div_": _inplace(lambda self, value, *, rounding_mode=None: ops.div(self, value, rounding_mode=rounding_mode)),
-        "addmm_": _inplace(
-            lambda self, mat1, mat2, *, beta=1, alpha=1: ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
-        ),
-        "clamp_": _inplace(lambda self, min=None, max=None: ops.clamp(self, min, max)),
-        "masked_fill_": _inplace(lambda self, mask, value: ops.masked_fill(self, mask, value)),
-        "erfinv_": _inplace(lambda self: ops.erfinv(self)),
-        "exp_": _inplace(lambda self: ops.exp(self)),
-        "floor_": _inplace(lambda self: ops.floor(self)),
-        "log_": _inplace(lambda self: ops.log(self)),
-        "sigmoid_": _inplace(lambda self: ops.sigmoid(self)),
-        "sign_": _inplace(lambda self: ops.sign(self)),
     }
     for name, fn in extra.items():
         if not hasattr(Tensor, name):
