@@ -141,6 +141,7 @@ def test_every_listed_face_resolves_to_its_row():
         for cls in row.classes:
             assert getattr(ops, cls) is faces.CLASSES[cls], cls
             assert getattr(ops.operations, cls) is faces.CLASSES[cls], cls
+            assert issubclass(faces.CLASSES[cls], kiln.ops.primitive.Primitive), cls
         for name in (*row.methods, *row.method_impl, *row.forwarded, *row.operators):
             assert Tensor.__dict__[name] is faces.METHODS[name], name
         for name in (*row.mint, *row.mint_impl):
