@@ -1320,227 +1320,8 @@ _METHOD_ADAPTERS = {
 
 
 # ---- the table ------------------------------------------------------------------------------------------------------
-# The elementwise ops: (prim, kind, functional names, {class: functional}, {Tensor method: functional},
-# {mint name: functional}). Their faces are the functional face itself (classes call it).
-_ELEMENTWISE_ROWS = [
-    ("Abs", "unary", ("abs", "absolute"), {"Abs": "abs"}, {"abs": "abs"}, {"abs": "abs", "absolute": "abs"}),
-    (
-        "Neg",
-        "unary",
-        ("neg", "negative"),
-        {"Neg": "neg"},
-        {"neg": "neg", "negative": "negative"},
-        {"neg": "neg", "negative": "neg"},
-    ),
-    ("Exp", "unary", ("exp",), {"Exp": "exp"}, {"exp": "exp"}, {"exp": "exp"}),
-    ("Log", "unary", ("log",), {"Log": "log"}, {"log": "log"}, {"log": "log"}),
-    ("Log1p", "unary", ("log1p",), {"Log1p": "log1p"}, {"log1p": "log1p"}, {"log1p": "log1p"}),
-    ("Expm1", "unary", ("expm1",), {"Expm1": "expm1"}, {"expm1": "expm1"}, {"expm1": "expm1"}),
-    ("Log2", "unary", ("log2",), {}, {"log2": "log2"}, {"log2": "log2"}),
-    ("Log10", "unary", ("log10",), {}, {"log10": "log10"}, {"log10": "log10"}),
-    ("Exp2", "unary", ("exp2",), {}, {}, {"exp2": "exp2"}),
-    ("Sqrt", "unary", ("sqrt",), {"Sqrt": "sqrt"}, {"sqrt": "sqrt"}, {"sqrt": "sqrt"}),
-    ("Rsqrt", "unary", ("rsqrt",), {"Rsqrt": "rsqrt"}, {"rsqrt": "rsqrt"}, {"rsqrt": "rsqrt"}),
-    ("Square", "unary", ("square",), {"Square": "square"}, {"square": "square"}, {"square": "square"}),
-    ("Sin", "unary", ("sin",), {"Sin": "sin"}, {"sin": "sin"}, {"sin": "sin"}),
-    ("Cos", "unary", ("cos",), {"Cos": "cos"}, {"cos": "cos"}, {"cos": "cos"}),
-    ("Tan", "unary", ("tan",), {"Tan": "tan"}, {"tan": "tan"}, {"tan": "tan"}),
-    (
-        "Asin",
-        "unary",
-        ("asin", "arcsin"),
-        {"Asin": "asin"},
-        {"asin": "asin", "arcsin": "arcsin"},
-        {"arcsin": "asin", "asin": "asin"},
-    ),
-    (
-        "ACos",
-        "unary",
-        ("acos", "arccos"),
-        {"ACos": "acos"},
-        {"acos": "acos", "arccos": "arccos"},
-        {"acos": "acos", "arccos": "acos"},
-    ),
-    (
-        "Atan",
-        "unary",
-        ("atan", "arctan"),
-        {"Atan": "atan"},
-        {"atan": "atan", "arctan": "arctan"},
-        {"arctan": "atan", "atan": "atan"},
-    ),
-    ("Sinh", "unary", ("sinh",), {"Sinh": "sinh"}, {"sinh": "sinh"}, {"sinh": "sinh"}),
-    ("Cosh", "unary", ("cosh",), {"Cosh": "cosh"}, {"cosh": "cosh"}, {"cosh": "cosh"}),
-    ("Tanh", "unary", ("tanh",), {"Tanh": "tanh"}, {"tanh": "tanh"}, {}),
-    ("Asinh", "unary", ("asinh", "arcsinh"), {"Asinh": "asinh"}, {}, {"arcsinh": "asinh", "asinh": "asinh"}),
-    ("Acosh", "unary", ("acosh", "arccosh"), {"Acosh": "acosh"}, {}, {"acosh": "acosh", "arccosh": "acosh"}),
-    ("Atanh", "unary", ("atanh", "arctanh"), {"Atanh": "atanh"}, {}, {"arctanh": "atanh", "atanh": "atanh"}),
-    ("Erf", "unary", ("erf",), {"Erf": "erf"}, {"erf": "erf"}, {"erf": "erf"}),
-    ("Erfc", "unary", ("erfc",), {"Erfc": "erfc"}, {"erfc": "erfc"}, {"erfc": "erfc"}),
-    ("Erfinv", "unary", ("erfinv",), {"Erfinv": "erfinv"}, {}, {"erfinv": "erfinv"}),
-    ("Lgamma", "unary", ("lgamma",), {"Lgamma": "lgamma"}, {}, {}),
-    ("Digamma", "unary", ("digamma",), {"Digamma": "digamma"}, {}, {}),
-    ("Floor", "unary", ("floor",), {"Floor": "floor"}, {"floor": "floor"}, {"floor": "floor"}),
-    ("Ceil", "unary", ("ceil",), {"Ceil": "ceil"}, {"ceil": "ceil"}, {"ceil": "ceil"}),
-    ("Round", "unary", ("round",), {"Round": "round"}, {}, {}),
-    ("Trunc", "unary", ("trunc",), {"Trunc": "trunc"}, {"trunc": "trunc"}, {"fix": "trunc", "trunc": "trunc"}),
-    ("Sign", "unary", ("sign",), {"Sign": "sign"}, {"sign": "sign"}, {"sign": "sign"}),
-    (
-        "Reciprocal",
-        "unary",
-        ("reciprocal",),
-        {"Reciprocal": "reciprocal"},
-        {"reciprocal": "reciprocal"},
-        {"reciprocal": "reciprocal"},
-    ),
-    (
-        "LogicalNot",
-        "unary",
-        ("logical_not",),
-        {"LogicalNot": "logical_not"},
-        {"logical_not": "logical_not"},
-        {"logical_not": "logical_not"},
-    ),
-    ("BitwiseNot", "unary", ("bitwise_not",), {}, {"bitwise_not": "bitwise_not"}, {"bitwise_not": "bitwise_not"}),
-    ("IsNan", "unary", ("isnan",), {"IsNan": "isnan"}, {"isnan": "isnan"}, {"isnan": "isnan"}),
-    ("IsInf", "unary", ("isinf",), {"IsInf": "isinf"}, {"isinf": "isinf"}, {"isinf": "isinf"}),
-    ("IsFinite", "unary", ("isfinite",), {"IsFinite": "isfinite"}, {"isfinite": "isfinite"}, {"isfinite": "isfinite"}),
-    ("Real", "unary", ("real",), {"Real": "real"}, {"real": "real"}, {"real": "real"}),
-    ("Imag", "unary", ("imag",), {"Imag": "imag"}, {"imag": "imag"}, {"imag": "imag"}),
-    ("Conj", "unary", ("conj",), {"Conj": "conj"}, {"conj": "conj"}, {}),
-    ("Add", "binary", ("add",), {"Add": "add"}, {}, {}),
-    ("Sub", "binary", ("sub", "subtract"), {"Sub": "sub"}, {"subtract": "subtract"}, {}),
-    ("Mul", "binary", ("mul", "multiply"), {"Mul": "mul"}, {"mul": "mul", "multiply": "multiply"}, {"mul": "mul"}),
-    ("Div", "binary", ("true_divide",), {}, {"true_divide": "true_divide"}, {}),
-    (
-        "FloorDiv",
-        "binary",
-        ("floor_div", "floor_divide"),
-        {"FloorDiv": "floor_div"},
-        {"floor_divide": "floor_divide"},
-        {"floor_divide": "floor_divide"},
-    ),
-    (
-        "FloorMod",
-        "binary",
-        ("floor_mod", "remainder"),
-        {"FloorMod": "floor_mod"},
-        {"remainder": "remainder"},
-        {"remainder": "remainder"},
-    ),
-    ("TruncateDiv", "binary", ("truncate_div",), {"TruncateDiv": "truncate_div"}, {}, {}),
-    ("Mod", "binary", ("fmod",), {"Mod": "fmod"}, {"fmod": "fmod"}, {"fmod": "fmod"}),
-    ("Pow", "binary", ("pow",), {"Pow": "pow"}, {"pow": "pow"}, {}),
-    ("Maximum", "binary", ("maximum",), {"Maximum": "maximum"}, {"maximum": "maximum"}, {"maximum": "maximum"}),
-    ("Minimum", "binary", ("minimum",), {"Minimum": "minimum"}, {"minimum": "minimum"}, {"minimum": "minimum"}),
-    (
-        "Atan2",
-        "binary",
-        ("atan2", "arctan2"),
-        {"Atan2": "atan2"},
-        {"atan2": "atan2"},
-        {"arctan2": "atan2", "atan2": "atan2"},
-    ),
-    ("Hypot", "binary", ("hypot",), {"Hypot": "hypot"}, {"hypot": "hypot"}, {}),
-    (
-        "SquaredDifference",
-        "binary",
-        ("squared_difference",),
-        {"SquaredDifference": "squared_difference"},
-        {"squared_difference": "squared_difference"},
-        {},
-    ),
-    ("Xdivy", "binary", ("xdivy",), {"Xdivy": "xdivy"}, {}, {}),
-    ("Xlogy", "binary", ("xlogy",), {"Xlogy": "xlogy"}, {"xlogy": "xlogy"}, {"xlogy": "xlogy"}),
-    ("Equal", "binary", ("equal", "eq"), {"Equal": "equal"}, {"equal": "equal", "eq": "eq"}, {"eq": "equal"}),
-    (
-        "NotEqual",
-        "binary",
-        ("not_equal", "ne"),
-        {"NotEqual": "not_equal"},
-        {"not_equal": "not_equal", "ne": "ne"},
-        {"ne": "not_equal", "not_equal": "not_equal"},
-    ),
-    (
-        "Greater",
-        "binary",
-        ("greater", "gt"),
-        {"Greater": "greater"},
-        {"greater": "greater", "gt": "gt"},
-        {"greater": "greater", "gt": "greater"},
-    ),
-    (
-        "GreaterEqual",
-        "binary",
-        ("greater_equal", "ge"),
-        {"GreaterEqual": "greater_equal"},
-        {"greater_equal": "greater_equal", "ge": "ge"},
-        {"ge": "greater_equal", "greater_equal": "greater_equal"},
-    ),
-    ("Less", "binary", ("less", "lt"), {"Less": "less"}, {"less": "less", "lt": "lt"}, {"less": "less", "lt": "less"}),
-    (
-        "LessEqual",
-        "binary",
-        ("less_equal", "le"),
-        {"LessEqual": "less_equal"},
-        {"less_equal": "less_equal", "le": "le"},
-        {"le": "less_equal", "less_equal": "less_equal"},
-    ),
-    (
-        "LogicalAnd",
-        "binary",
-        ("logical_and",),
-        {"LogicalAnd": "logical_and"},
-        {"logical_and": "logical_and"},
-        {"logical_and": "logical_and"},
-    ),
-    (
-        "LogicalOr",
-        "binary",
-        ("logical_or",),
-        {"LogicalOr": "logical_or"},
-        {"logical_or": "logical_or"},
-        {"logical_or": "logical_or"},
-    ),
-    (
-        "LogicalXor",
-        "binary",
-        ("logical_xor",),
-        {"LogicalXor": "logical_xor"},
-        {"logical_xor": "logical_xor"},
-        {"logical_xor": "logical_xor"},
-    ),
-    (
-        "BitwiseAnd",
-        "binary",
-        ("bitwise_and",),
-        {"BitwiseAnd": "bitwise_and"},
-        {"bitwise_and": "bitwise_and"},
-        {"bitwise_and": "bitwise_and"},
-    ),
-    (
-        "BitwiseOr",
-        "binary",
-        ("bitwise_or",),
-        {"BitwiseOr": "bitwise_or"},
-        {"bitwise_or": "bitwise_or"},
-        {"bitwise_or": "bitwise_or"},
-    ),
-    (
-        "BitwiseXor",
-        "binary",
-        ("bitwise_xor",),
-        {"BitwiseXor": "bitwise_xor"},
-        {"bitwise_xor": "bitwise_xor"},
-        {"bitwise_xor": "bitwise_xor"},
-    ),
-    ("LeftShift", "binary", ("bitwise_left_shift",), {"LeftShift": "bitwise_left_shift"}, {}, {}),
-    ("RightShift", "binary", ("bitwise_right_shift",), {"RightShift": "bitwise_right_shift"}, {}, {}),
-]
-
-
-# the faces of the rows above beyond their columns: ops aliases (the same object), Tensor methods forwarding to the
-# functional face, Tensor operators, adapters, and kiln.numpy names
+# The faces of the elementwise rows (below) beyond their columns: ops aliases (the same object), Tensor methods
+# forwarding to the functional face, Tensor operators, adapters, and kiln.numpy names
 def _swap_pair(op: str, name: str) -> dict:
     return {f"__{op}__": name, f"__r{op}__": name}
 
@@ -1631,10 +1412,104 @@ _ELEMENTWISE_FACES = {
     "Xdivy": dict(forwarded=("xdivy",)),
 }
 
-ROWS: list[Row] = [
-    Row(p, kind, names, classes=cls, methods=meths, mint=mints, **_ELEMENTWISE_FACES.get(p, {}))
-    for p, kind, names, cls, meths, mints in _ELEMENTWISE_ROWS
-] + [
+
+def _unary(prim: str, functional: str, *, cls=None, methods="", mint="") -> Row:
+    """An elementwise row over one input (names space-separated; a mint name `a=b` is the functional face `b`)."""
+    return _elementwise(prim, "unary", functional, cls, methods, mint)
+
+
+def _binary(prim: str, functional: str, *, cls=None, methods="", mint="") -> Row:
+    """An elementwise row over two inputs (broadcast); written as `_unary`'s."""
+    return _elementwise(prim, "binary", functional, cls, methods, mint)
+
+
+def _elementwise(prim: str, kind: str, functional: str, cls: str | None, methods: str, mint: str) -> Row:
+    names = tuple(functional.split())
+    classes = dict.fromkeys((prim if cls is None else cls).split(), names[0])  # each class calls the first name
+    mints = dict(m.split("=") if "=" in m else (m, m) for m in mint.split())
+    faces = _ELEMENTWISE_FACES.get(prim, {})
+    return Row(prim, kind, names, classes=classes, methods={m: m for m in methods.split()}, mint=mints, **faces)
+
+
+# The elementwise ops: the primitive, its functional names (each its own function), its Primitive class (the
+# primitive's name unless `cls`), Tensor methods that are the functional face of the same name, and mint names.
+_ELEMENTWISE_ROWS = [
+    _unary("Abs", "abs absolute", methods="abs", mint="abs absolute=abs"),
+    _unary("Neg", "neg negative", methods="neg negative", mint="neg negative=neg"),
+    _unary("Exp", "exp", methods="exp", mint="exp"),
+    _unary("Log", "log", methods="log", mint="log"),
+    _unary("Log1p", "log1p", methods="log1p", mint="log1p"),
+    _unary("Expm1", "expm1", methods="expm1", mint="expm1"),
+    _unary("Log2", "log2", cls="", methods="log2", mint="log2"),
+    _unary("Log10", "log10", cls="", methods="log10", mint="log10"),
+    _unary("Exp2", "exp2", cls="", mint="exp2"),
+    _unary("Sqrt", "sqrt", methods="sqrt", mint="sqrt"),
+    _unary("Rsqrt", "rsqrt", methods="rsqrt", mint="rsqrt"),
+    _unary("Square", "square", methods="square", mint="square"),
+    _unary("Sin", "sin", methods="sin", mint="sin"),
+    _unary("Cos", "cos", methods="cos", mint="cos"),
+    _unary("Tan", "tan", methods="tan", mint="tan"),
+    _unary("Asin", "asin arcsin", methods="asin arcsin", mint="arcsin=asin asin"),
+    _unary("ACos", "acos arccos", methods="acos arccos", mint="acos arccos=acos"),
+    _unary("Atan", "atan arctan", methods="atan arctan", mint="arctan=atan atan"),
+    _unary("Sinh", "sinh", methods="sinh", mint="sinh"),
+    _unary("Cosh", "cosh", methods="cosh", mint="cosh"),
+    _unary("Tanh", "tanh", methods="tanh"),
+    _unary("Asinh", "asinh arcsinh", mint="arcsinh=asinh asinh"),
+    _unary("Acosh", "acosh arccosh", mint="acosh arccosh=acosh"),
+    _unary("Atanh", "atanh arctanh", mint="arctanh=atanh atanh"),
+    _unary("Erf", "erf", methods="erf", mint="erf"),
+    _unary("Erfc", "erfc", methods="erfc", mint="erfc"),
+    _unary("Erfinv", "erfinv", mint="erfinv"),
+    _unary("Lgamma", "lgamma"),
+    _unary("Digamma", "digamma"),
+    _unary("Floor", "floor", methods="floor", mint="floor"),
+    _unary("Ceil", "ceil", methods="ceil", mint="ceil"),
+    _unary("Round", "round"),
+    _unary("Trunc", "trunc", methods="trunc", mint="fix=trunc trunc"),
+    _unary("Sign", "sign", methods="sign", mint="sign"),
+    _unary("Reciprocal", "reciprocal", methods="reciprocal", mint="reciprocal"),
+    _unary("LogicalNot", "logical_not", methods="logical_not", mint="logical_not"),
+    _unary("BitwiseNot", "bitwise_not", cls="", methods="bitwise_not", mint="bitwise_not"),
+    _unary("IsNan", "isnan", methods="isnan", mint="isnan"),
+    _unary("IsInf", "isinf", methods="isinf", mint="isinf"),
+    _unary("IsFinite", "isfinite", methods="isfinite", mint="isfinite"),
+    _unary("Real", "real", methods="real", mint="real"),
+    _unary("Imag", "imag", methods="imag", mint="imag"),
+    _unary("Conj", "conj", methods="conj"),
+    _binary("Add", "add"),
+    _binary("Sub", "sub subtract", methods="subtract"),
+    _binary("Mul", "mul multiply", methods="mul multiply", mint="mul"),
+    _binary("Div", "true_divide", cls="", methods="true_divide"),
+    _binary("FloorDiv", "floor_div floor_divide", methods="floor_divide", mint="floor_divide"),
+    _binary("FloorMod", "floor_mod remainder", methods="remainder", mint="remainder"),
+    _binary("TruncateDiv", "truncate_div"),
+    _binary("Mod", "fmod", methods="fmod", mint="fmod"),
+    _binary("Pow", "pow", methods="pow"),
+    _binary("Maximum", "maximum", methods="maximum", mint="maximum"),
+    _binary("Minimum", "minimum", methods="minimum", mint="minimum"),
+    _binary("Atan2", "atan2 arctan2", methods="atan2", mint="arctan2=atan2 atan2"),
+    _binary("Hypot", "hypot", methods="hypot"),
+    _binary("SquaredDifference", "squared_difference", methods="squared_difference"),
+    _binary("Xdivy", "xdivy"),
+    _binary("Xlogy", "xlogy", methods="xlogy", mint="xlogy"),
+    _binary("Equal", "equal eq", methods="equal eq", mint="eq=equal"),
+    _binary("NotEqual", "not_equal ne", methods="not_equal ne", mint="ne=not_equal not_equal"),
+    _binary("Greater", "greater gt", methods="greater gt", mint="greater gt=greater"),
+    _binary("GreaterEqual", "greater_equal ge", methods="greater_equal ge", mint="ge=greater_equal greater_equal"),
+    _binary("Less", "less lt", methods="less lt", mint="less lt=less"),
+    _binary("LessEqual", "less_equal le", methods="less_equal le", mint="le=less_equal less_equal"),
+    _binary("LogicalAnd", "logical_and", methods="logical_and", mint="logical_and"),
+    _binary("LogicalOr", "logical_or", methods="logical_or", mint="logical_or"),
+    _binary("LogicalXor", "logical_xor", methods="logical_xor", mint="logical_xor"),
+    _binary("BitwiseAnd", "bitwise_and", methods="bitwise_and", mint="bitwise_and"),
+    _binary("BitwiseOr", "bitwise_or", methods="bitwise_or", mint="bitwise_or"),
+    _binary("BitwiseXor", "bitwise_xor", methods="bitwise_xor", mint="bitwise_xor"),
+    _binary("LeftShift", "bitwise_left_shift"),
+    _binary("RightShift", "bitwise_right_shift"),
+]
+
+ROWS: list[Row] = _ELEMENTWISE_ROWS + [
     Row("Gather", "custom", ("gather",), impl=gather, classes={"Gather": "gather"}, methods={"gather": "gather"}),
     Row(
         "GatherD",
