@@ -1220,6 +1220,10 @@ _CAST_METHODS = {
 }
 
 
+def _not_2d(name):
+    raise ValueError(f"Tensor.{name} is defined for 2-D tensors only; use Tensor.mH for batches of matrices.")
+
+
 def _round_method(self, decimals=0):
     """Tensor.round: `decimals` places (MindSpore's method takes them, the functional face does not)."""
     if decimals == 0:
@@ -1316,6 +1320,36 @@ _METHOD_ADAPTERS = {
     "floor": {"floor_": _inplace_method(lambda self: ops.floor(self))},
     "log": {"log_": _inplace_method(lambda self: ops.log(self))},
     "sign": {"sign_": _inplace_method(lambda self: ops.sign(self))},
+    "is_complex": {"is_complex": lambda self: self.dtype.is_complex},
+    "is_floating_point": {"is_floating_point": lambda self: self.dtype.is_floating},
+    "numel": {"numel": lambda self: self.size},
+    "positive": {"positive": lambda self: self},
+    "random_categorical": {
+        "random_categorical": lambda self, num_sample, seed=0, dtype=mstype.int64: ops.RandomCategorical(dtype)(
+            self, num_sample, seed
+        )
+    },
+    "tensor_scatter_add": {
+        "scatter_sub": lambda self, indices, updates: ops.tensor_scatter_add(self, indices, -updates)
+    },
+    "tensor_scatter_update": {
+        "scatter_mul": lambda self, indices, updates: ops.tensor_scatter_update(
+            self, indices, ops.gather_nd(self, indices) * updates
+        ),
+        "scatter_div": lambda self, indices, updates: ops.tensor_scatter_update(
+            self, indices, ops.gather_nd(self, indices) / updates
+        ),
+    },
+    "tensor_scatter_max": {
+        "scatter_max": lambda self, indices, updates: ops.tensor_scatter_max(self, indices, updates)
+    },
+    "tensor_scatter_min": {
+        "scatter_min": lambda self, indices, updates: ops.tensor_scatter_min(self, indices, updates)
+    },
+    "adjoint": {
+        "H": property(lambda self: ops.adjoint(self) if self.ndim == 2 else _not_2d("H")),
+        "mH": property(lambda self: ops.adjoint(self)),
+    },
 }  # fmt: skip
 
 
@@ -1641,7 +1675,7 @@ ROWS += [
     _family("addmv", forwarded=("addmv",), mint=("addmv",)),
     _family("addn", methods=("addn",)),
     _family("addr", forwarded=("addr",)),
-    _family("adjoint", forwarded=("adjoint",)),
+    _family("adjoint", method_impl=_METHOD_ADAPTERS["adjoint"], forwarded=("adjoint",)),
     _family("all", method_impl={"all": _bool_reduction_method("all")}, mint_impl={"all": _mint_all}),
     _family("allclose", methods=("allclose",), mint=("allclose",)),
     _family("amax", methods=("amax",), mint_impl={"amax": _mint_amax}),
@@ -2008,7 +2042,7 @@ ROWS += [
     _family("pad", classes=("Pad",)),
     _family("polygamma", classes=("Polygamma",)),
     _family("population_count", classes=("PopulationCount",)),
-    _family("random_categorical", classes=("RandomCategorical",)),
+    _family("random_categorical", method_impl=_METHOD_ADAPTERS["random_categorical"], classes=("RandomCategorical",)),
     _family("range", classes=("Range",)),
     _family("rank", classes=("Rank",)),
     _family("reduce_all", classes=("ReduceAll",)),
@@ -2034,9 +2068,11 @@ ROWS += [
     _family("stft", classes=("STFT",)),
     _family("stop_gradient", classes=("StopGradient",)),
     _family("strided_slice", classes=("StridedSlice",)),
-    _family("tensor_scatter_add", classes=("TensorScatterAdd",)),
+    _family("tensor_scatter_add", method_impl=_METHOD_ADAPTERS["tensor_scatter_add"], classes=("TensorScatterAdd",)),
     _family("tensor_scatter_elements", classes=("TensorScatterElements",)),
-    _family("tensor_scatter_update", classes=("TensorScatterUpdate",)),
+    _family(
+        "tensor_scatter_update", method_impl=_METHOD_ADAPTERS["tensor_scatter_update"], classes=("TensorScatterUpdate",)
+    ),
     _family("tril_indices", classes=("TrilIndices",)),
     _family("triu_indices", classes=("TriuIndices",)),
     _family("truncate_mod", classes=("TruncateMod",)),
@@ -2045,6 +2081,12 @@ ROWS += [
     _family("unsorted_segment_sum", classes=("UnsortedSegmentSum",)),
     _family("unstack", classes=("Unstack",)),
     _family("zeta", classes=("Zeta",)),
+    _family("is_complex", method_impl=_METHOD_ADAPTERS["is_complex"]),
+    _family("is_floating_point", method_impl=_METHOD_ADAPTERS["is_floating_point"]),
+    _family("numel", method_impl=_METHOD_ADAPTERS["numel"]),
+    _family("positive", method_impl=_METHOD_ADAPTERS["positive"]),
+    _family("tensor_scatter_max", method_impl=_METHOD_ADAPTERS["tensor_scatter_max"]),
+    _family("tensor_scatter_min", method_impl=_METHOD_ADAPTERS["tensor_scatter_min"]),
 ]
 
 

@@ -58,7 +58,6 @@ METHODS = {
     "zero_": lambda self: _fill_(self, 0),
     "dim": lambda self: self.ndim,
     "ndimension": lambda self: self.ndim,
-    "numel": lambda self: self.size,
     "nelement": lambda self: self.size,
     # shapes
     # math
@@ -89,10 +88,6 @@ FROM_OPS = tuple(name for row in FACE_ROWS for name in row.forwarded)
 def _more_linalg():
 
     return linalg
-
-
-def _not_2d(name):
-    raise ValueError(f"Tensor.{name} is defined for 2-D tensors only; use Tensor.mH for batches of matrices.")
 
 
 def _set_data(self, value):
@@ -223,9 +218,6 @@ def _itemset(self, *args):
 
 def _install_from_ops(ops) -> None:
     extra = {
-        "positive": lambda self: self,
-        "is_floating_point": lambda self: self.dtype.is_floating,
-        "is_complex": lambda self: self.dtype.is_complex,
         "is_signed": lambda self: self.dtype.kind in "fic",
         "ptp": lambda self, axis=None, keepdims=False: ops.amax(self, axis, keepdims) - ops.amin(self, axis, keepdims),
         "approximate_equal": lambda self, other, tolerance=1e-05: ops.abs(self - other) < tolerance,
@@ -234,18 +226,6 @@ def _install_from_ops(ops) -> None:
         "index_put": _index_put,
         "quantile": lambda self, q, axis=None, keepdims=False: _quantile(self, q, axis, keepdims),
         "nanquantile": lambda self, q, axis=None, keepdims=False: _quantile(self, q, axis, keepdims, ignore_nan=True),
-        "random_categorical": lambda self, num_sample, seed=0, dtype=mstype.int64: ops.RandomCategorical(dtype)(
-            self, num_sample, seed
-        ),
-        "scatter_sub": lambda self, indices, updates: ops.tensor_scatter_add(self, indices, -updates),
-        "scatter_mul": lambda self, indices, updates: ops.tensor_scatter_update(
-            self, indices, ops.gather_nd(self, indices) * updates
-        ),
-        "scatter_div": lambda self, indices, updates: ops.tensor_scatter_update(
-            self, indices, ops.gather_nd(self, indices) / updates
-        ),
-        "scatter_max": lambda self, indices, updates: ops.tensor_scatter_max(self, indices, updates),
-        "scatter_min": lambda self, indices, updates: ops.tensor_scatter_min(self, indices, updates),
         "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False: (
             _more_linalg().triangular_solve(self, A, upper, transpose, unitriangular)
         ),
@@ -270,8 +250,6 @@ def _install_from_ops(ops) -> None:
             fn.__name__ = fn.__qualname__ = name
             setattr(Tensor, name, fn)
     for name, prop in {
-        "H": property(lambda self: ops.adjoint(self) if self.ndim == 2 else _not_2d("H")),
-        "mH": property(lambda self: ops.adjoint(self)),
         "data": property(lambda self: self, _set_data),
     }.items():
         if not hasattr(Tensor, name):
