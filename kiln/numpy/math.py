@@ -25,6 +25,7 @@ def _unary(name: str, fn, floats: bool = False):
         return finish(fn(as_float(x) if floats else x), dtype)
 
     f.__name__ = f.__qualname__ = name
+    f.op = fn  # the functional op it wraps
     f.__doc__ = f"""Elementwise `{name}` of `x` (NumPy's `{name}`).
 
     Args:
