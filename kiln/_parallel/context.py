@@ -17,7 +17,8 @@ The options MindSpore 2.10 knows are all accepted and read back. What Kiln acts 
   (`_parallel/batch.py`): its slice of the global batch (the default), the whole batch, or per-input strategies.
 - `enable_parallel_optimizer`, `optimizer_weight_shard_size`: in those modes, optimizer states split over the
   devices (`_parallel/batch.py`).
-- `pipeline_stages` > 1: refused (NotImplementedError), since Kiln does not build pipeline parallelism.
+- `pipeline_stages`: in those modes, `nn.PipelineCell` runs its network's stages on that many disjoint groups of
+  the job's devices in a GPipe schedule (`_parallel/pipeline.py`); outside them a PipelineCell refuses it.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ _ACTED_ON = frozenset(
         "dataset_strategy",
         "enable_parallel_optimizer",
         "optimizer_weight_shard_size",
+        "pipeline_stages",
     }  # fmt: skip
 )
 _context: dict[str, Any] = copy.deepcopy(_DEFAULTS)
@@ -140,13 +142,6 @@ def _check(key: str, value) -> Any:
     return value
 
 
-# Options whose non-default values ask for a kind of parallelism Kiln does not build: refused, since running
-# without it would train something other than what the script asked for.
-_NOT_BUILT = {
-    "pipeline_stages": "pipeline parallelism (stages on separate devices) is not implemented in Kiln",
-}
-
-
 def set_auto_parallel_context(**kwargs) -> None:
     """Set options of distributed training (see the module docstring for what Kiln acts on).
 
@@ -156,17 +151,12 @@ def set_auto_parallel_context(**kwargs) -> None:
     Raises:
         ValueError: an unknown option, or a value out of range.
         TypeError: a value of the wrong type.
-        NotImplementedError: an option asking for a kind of parallelism Kiln does not build.
     """
     checked = {}
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
             raise ValueError(f"set_auto_parallel_context: unknown option '{key}'.")
         checked[key] = _check(key, value)
-        if key in _NOT_BUILT and checked[key] != _DEFAULTS[key]:
-            raise NotImplementedError(
-                f"set_auto_parallel_context({key}={value!r}): {_NOT_BUILT[key]}; leave it at {_DEFAULTS[key]!r}."
-            )
     for key in checked:
         if key not in _ACTED_ON and checked[key] != _DEFAULTS[key] and key not in _warned:
             _warned.add(key)
