@@ -153,17 +153,23 @@ model.train(1, rows.batch(GLOBAL_BATCH if args.full_batch else GLOBAL_BATCH // s
 for p in net.trainable_params():
     results[f"model_train/{p.name}"] = p.asnumpy()
 
-# Checkpoints: each rank saves the trained MLP (a parameter split across processes is gathered: every file holds
-# the whole values); they load into an MLP split the other way (rows of w1, columns of w2), which keeps its split.
+# Checkpoints: each rank saves the trained MLP (a parameter split across processes as the slice this rank holds,
+# with no collective: rank 0 also saves once alone); the files merge into one, and load into an MLP split the other
+# way (rows of w1, columns of w2), which keeps its split.
 ckpt_dir = os.path.join(args.out, "ckpt")
 os.makedirs(ckpt_dir, exist_ok=True)
 ms.save_checkpoint(trained_mlp, os.path.join(ckpt_dir, f"rank_{rank}.ckpt"))
+if rank == 0:
+    ms.save_checkpoint(trained_mlp, os.path.join(ckpt_dir, "rank0_alone.ckpt"))
 if size > 1:
     barrier()  # every rank's file is written
+files = [os.path.join(ckpt_dir, f"rank_{r}.ckpt") for r in range(size)]
+if rank == 0:
+    merged = ms.load_distributed_checkpoint(None, files, return_param_dict=True)
+    ms.save_checkpoint(merged, os.path.join(ckpt_dir, "merged.ckpt"))
 reloaded = MegatronMLP()
 reloaded.mm1 = ops.MatMul().shard(((1, 2), (2, 1)))
 reloaded.mm2 = ops.MatMul().shard(((1, 1), (1, 2)))
-files = [os.path.join(ckpt_dir, f"rank_{r}.ckpt") for r in range(size)]
 ms.load_distributed_checkpoint(reloaded, files)
 out = reloaded(Tensor(X[0]))  # the whole batch on every rank: a forward pass outside a training step
 results["reloaded/out"] = out.asnumpy()
