@@ -20,7 +20,7 @@ from kiln._core.tensor import Parameter, Tensor
 from kiln._parallel import context as PC
 from kiln._pynative.dispatch import apply
 
-__all__ = ["StagePlan", "pipelined", "run_stages"]
+__all__ = ["StagePlan", "pipelined", "refuse_unstaged_step", "run_stages"]
 
 
 def pipelined() -> bool:
@@ -39,6 +39,24 @@ def pipelined() -> bool:
             f"{PC.parallel_mode()!r}."
         )
     return True
+
+
+def refuse_unstaged_step(network) -> None:
+    """Refuse a training step over `network` when `pipeline_stages` > 1 asks for stages no PipelineCell in it makes
+    (it would train unpipelined, not as asked).
+
+    Raises:
+        ValueError: no cell of `network` is a PipelineCell (marked `runs_pipeline_stages`).
+    """
+    stages = PC._context["pipeline_stages"]
+    if stages == 1 or PC.parallel_mode() not in (PC.SEMI_AUTO_PARALLEL, PC.AUTO_PARALLEL):
+        return
+    if not any(getattr(cell, "runs_pipeline_stages", False) for _, cell in network.cells_and_names()):
+        raise ValueError(
+            f"set_auto_parallel_context(pipeline_stages={stages}): the training step's network has no "
+            "nn.PipelineCell, which is what cuts a network into stages; wrap the network with its loss: "
+            "nn.PipelineCell(nn.WithLossCell(net, loss_fn), micro_size)."
+        )
 
 
 def stage_count() -> int:

@@ -19,6 +19,7 @@ import pytest
 import kiln as ms
 from kiln import nn
 from kiln.cli.msrun import free_port
+from kiln.parallel import nn as parallel_nn
 from tests.parallel.test_model_parallel import JOB_SECONDS, ROOT, _env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -126,3 +127,22 @@ def test_pipeline_stages_outside_the_semi_auto_modes_is_refused():
             cell(*_batch())
     finally:
         ms.reset_auto_parallel_context()
+
+
+def test_a_training_step_without_a_pipeline_cell_is_refused(two_stages):
+    net = nn.SequentialCell(nn.Dense(8, 8), nn.Dense(8, 8))
+    with pytest.raises(ValueError, match=r"pipeline_stages=2\): the training step's network has no nn.PipelineCell"):
+        nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+
+
+def test_mindspore_2_10_parallel_nn_names():
+    """`mindspore.parallel.nn`'s `Pipeline` / `GradAccumulation` are PipelineCell / GradAccumulationCell under their
+    newer names; without pipeline stages they are the micro-batch loop (the outputs summed)."""
+    assert issubclass(parallel_nn.Pipeline, nn.PipelineCell)
+    assert issubclass(parallel_nn.GradAccumulation, nn.GradAccumulationCell)
+    assert parallel_nn.PipelineGradReducer is nn.PipelineGradReducer
+    net = nn.WithLossCell(nn.SequentialCell(nn.Dense(8, 8)), nn.MSELoss())
+    x, y = ms.Tensor(np.arange(32, dtype=np.float32).reshape(4, 8)), ms.Tensor(np.ones((4, 8), np.float32))
+    expected = net(x[:2], y[:2]).asnumpy() + net(x[2:], y[2:]).asnumpy()
+    for cls in (parallel_nn.Pipeline, parallel_nn.GradAccumulation):
+        np.testing.assert_allclose(cls(net, 2)(x, y).asnumpy(), expected, rtol=1e-6)

@@ -87,6 +87,8 @@ class PipelineCell(_MicroBatchSum):
         KeyError: `stage_config` names a cell the network does not have.
     """
 
+    runs_pipeline_stages = True  # what a training step looks for when pipeline_stages > 1
+
     def __init__(self, network, micro_size, stage_config=None, segment_config=None) -> None:
         super().__init__(network, micro_size)
         pending = dict(stage_config or {})
