@@ -9,7 +9,8 @@ __all__ = ["GradAccumulation", "MicroBatchInterleaved", "Pipeline", "PipelineCel
 
 class Pipeline(PipelineCell):
     """MindSpore 2.10's name for `nn.PipelineCell` (the same arguments and behaviour): with `pipeline_stages` > 1 the
-    network's stages run on disjoint device groups in a GPipe schedule, else the micro-batches run one by one."""
+    network's stages run on disjoint device groups in a 1F1B or GPipe schedule, else the micro-batches run one by
+    one."""
 
 
 class GradAccumulation(GradAccumulationCell):

@@ -1,6 +1,6 @@
 """A MindSpore-style pipeline-parallel training script: a 2-stage MLP (`pipeline_stage` 0 and 1 on its Dense layers)
 in `nn.PipelineCell(nn.WithLossCell(...), micro_size=4)`, 3 `TrainOneStepCell` steps with Momentum, in PyNative
-and in Graph mode.
+and in Graph mode, each with the 1F1B schedule (MindSpore's default, and asked for by name) and with GPipe.
 
 Run with `pipeline_stages=2` under SEMI_AUTO_PARALLEL: in one process over 2 virtual devices (`kiln run`), or by
 `kiln msrun --worker_num=2` with 2 virtual CPU devices per worker (stage 0 on worker 0's devices, stage 1 on worker
@@ -34,9 +34,15 @@ data = np.random.default_rng(5)
 X = data.standard_normal((3, GLOBAL_BATCH, D_IN)).astype(np.float32)
 Y = data.standard_normal((3, GLOBAL_BATCH, D_IN)).astype(np.float32)
 
+# (mode, pipeline_config): None leaves MindSpore's default scheduler, 1F1B.
+RUNS = (("pynative", {"pipeline_scheduler": "1f1b"}), ("pynative", {"pipeline_scheduler": "gpipe"}),
+        ("graph", None), ("graph", {"pipeline_scheduler": "gpipe"}))  # fmt: skip
 results = {}
-for mode in ("pynative", "graph"):
+for mode, config in RUNS:
+    name = f"{mode}_{'1f1b' if config is None else config['pipeline_scheduler']}"
     ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    if not args.single:
+        ms.set_auto_parallel_context(pipeline_config=config)
     rng = np.random.default_rng(7)
     first, second = nn.Dense(D_IN, D_HID), nn.Dense(D_HID, D_IN)
     for p in (*first.trainable_params(), *second.trainable_params()):
@@ -49,11 +55,11 @@ for mode in ("pynative", "graph"):
     outs = [step(Tensor(X[i]), Tensor(Y[i])) for i in range(3)]
     losses = [float(o.asnumpy()) for o in outs]
     # How many devices computed the loss (Kiln's array): the stages' devices when pipelined, else one.
-    results[f"{mode}/loss/devices"] = np.array(len(outs[-1]._data.sharding.device_set))
-    results[f"{mode}/loss"] = np.array(losses, np.float32)
+    results[f"{name}/loss/devices"] = np.array(len(outs[-1]._data.sharding.device_set))
+    results[f"{name}/loss"] = np.array(losses, np.float32)
     for p in net.trainable_params():
-        results[f"{mode}/{p.name}"] = p.asnumpy()
-    print(f"rank {rank} {mode} losses {losses}", flush=True)
+        results[f"{name}/{p.name}"] = p.asnumpy()
+    print(f"rank {rank} {name} losses {losses}", flush=True)
 
 os.makedirs(args.out, exist_ok=True)
 np.savez(os.path.join(args.out, "single.npz" if args.single else f"rank{rank}.npz"), **results)

@@ -1,10 +1,12 @@
 """Pipeline parallelism: `pipeline_stages=2` with `nn.PipelineCell` runs a 2-stage MLP's stages on disjoint device
-groups (a GPipe schedule, one program) and ends 3 training steps with the values of the one-device run.
+groups (1F1B or GPipe, one program) and ends 3 training steps with the values of the one-device run.
 
 pipeline_script.py runs in one process over 2 virtual CPU devices, and as a `kiln msrun` job of 2 workers x 2
 virtual devices (a stage per worker: activations and cotangents cross between the processes); each is compared
-with the one-device run of the same script, in PyNative and in Graph mode. A network Kiln cannot cut into stages,
-and pipeline_stages outside the semi-auto modes, are refused with one clear error each.
+with the one-device run of the same script, in PyNative and in Graph mode, for both schedules. The 1F1B tables
+are checked here, and what Kiln does not build is refused with one clear error each: a network it cannot cut into
+stages, a stage drawing random numbers, 1F1B without a scalar loss, other schedulers, and pipeline_stages outside
+the semi-auto modes.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 
 import kiln as ms
 from kiln import nn
+from kiln._backend import pipeline as BP
 from kiln.cli.msrun import free_port
 from kiln.parallel import nn as parallel_nn
 from tests.parallel.test_model_parallel import JOB_SECONDS, ROOT, _env
@@ -61,7 +64,7 @@ def single(tmp_path_factory):
 
 
 def _assert_equal_to(single: dict, runs: list[dict], devices: int) -> None:
-    assert {k.split("/")[0] for k in single} == {"pynative", "graph"}
+    assert {k.split("/")[0] for k in single} == {"pynative_1f1b", "pynative_gpipe", "graph_1f1b", "graph_gpipe"}
     for values in runs:
         assert sorted(values) == sorted(single)
         for key, expected in single.items():
@@ -146,3 +149,53 @@ def test_mindspore_2_10_parallel_nn_names():
     expected = net(x[:2], y[:2]).asnumpy() + net(x[2:], y[2:]).asnumpy()
     for cls in (parallel_nn.Pipeline, parallel_nn.GradAccumulation):
         np.testing.assert_allclose(cls(net, 2)(x, y).asnumpy(), expected, rtol=1e-6)
+
+
+def test_a_stage_drawing_random_numbers_is_refused(two_stages):
+    first, second = nn.Dense(8, 8), nn.Dense(8, 8)
+    second.pipeline_stage = 1
+    net = nn.SequentialCell(first, nn.Dropout(p=0.5), second)
+    net.set_train()
+    with pytest.raises(NotImplementedError, match="a stage draws random numbers"):
+        nn.PipelineCell(nn.WithLossCell(net, nn.MSELoss()), 2)(*_batch())
+
+
+def test_one_f_one_b_needs_a_scalar_loss_and_other_schedulers_are_refused(two_stages):
+    first, second = nn.Dense(8, 8), nn.Dense(8, 8)
+    second.pipeline_stage = 1
+    ms.set_auto_parallel_context(pipeline_config={"pipeline_scheduler": "1f1b"})
+    with pytest.raises(
+        ValueError, match=r"1F1B schedule needs the last stage to return a scalar \(a loss\), not \(2, 8\)"
+    ):
+        nn.PipelineCell(nn.SequentialCell(first, second), 2)(_batch()[0])
+    with pytest.raises(NotImplementedError, match="'seqpipe' pipeline scheduler is not built in Kiln"):
+        ms.set_auto_parallel_context(pipeline_config={"pipeline_scheduler": "seqpipe"})
+    with pytest.raises(NotImplementedError, match="interleaved \\(virtual\\) pipeline stages are not built"):
+        ms.set_auto_parallel_context(pipeline_config={"pipeline_interleave": True, "pipeline_scheduler": "1f1b"})
+
+
+@pytest.mark.parametrize("stages, micro_size", [(2, 4), (4, 8), (4, 2), (3, 5)])
+def test_the_one_f_one_b_schedule(stages, micro_size):
+    """Every stage runs each micro-batch forward once and backward once, each after its input arrived (a tick after
+    the neighbour produced it), alternating after its warm-up, with at most `stages - s` micro-batches in flight."""
+    table = BP.one_f_one_b_schedule(stages, micro_size)
+    op, micro = table["op"], table["micro"]
+    done = {}
+    for t in range(len(op)):
+        for s in range(stages):
+            if op[t, s] != BP.IDLE:
+                done[(int(op[t, s]), s, int(micro[t, s]))] = t
+    for s in range(stages):
+        for m in range(micro_size):
+            f, b = done[(BP.FORWARD, s, m)], done[(BP.BACKWARD, s, m)]
+            assert s == 0 or done[(BP.FORWARD, s - 1, m)] < f
+            assert (done[(BP.BACKWARD, s + 1, m)] if s < stages - 1 else f) < b
+        order = [int(o) for o in op[:, s] if o != BP.IDLE]
+        warm = min(stages - s - 1, micro_size)
+        assert order[:warm] == [BP.FORWARD] * warm
+        steady = [BP.FORWARD, BP.BACKWARD] if micro_size > warm else [BP.BACKWARD] * min(2, micro_size)
+        assert order[warm : warm + 2] == steady
+        in_flight = max(sum(done[(BP.FORWARD, s, m)] <= t < done[(BP.BACKWARD, s, m)] for m in range(micro_size))
+                        for t in range(len(op)))  # fmt: skip
+        assert in_flight <= stages - s
+    assert table["act_slots"] <= stages and table["cot_slots"] <= stages

@@ -5,7 +5,7 @@ GradAccumulationCell and MicroBatchInterleaved run the micro-batches one after t
 graph, one program): the gradient of the summed output is the accumulated gradient, and the optimizer steps once.
 
 PipelineCell with `set_auto_parallel_context(pipeline_stages=N)` (semi-auto modes) runs its network's stages on N
-disjoint groups of the job's devices in a GPipe schedule (`kiln._parallel.pipeline`). The network is an
+disjoint groups of the job's devices in a 1F1B or GPipe schedule (`kiln._parallel.pipeline`). The network is an
 `nn.SequentialCell`, or an `nn.WithLossCell` around one (the loss then runs on the last stage); each cell of the
 sequence belongs to the stage its `pipeline_stage` names, or else to the stage of the cell before it. Stages hold
 no state updated by the forward pass (no BatchNorm statistics) and draw no random numbers. With
@@ -18,6 +18,7 @@ import contextlib
 
 from kiln import ops
 from kiln._compiler.ir import graph as G
+from kiln._core import random_state
 from kiln._core.tensor import Tensor
 from kiln._parallel import pipeline as PP
 from kiln._pynative import tape
@@ -74,8 +75,8 @@ class PipelineCell(_MicroBatchSum):
     """MindSpore's pipeline-parallel wrapper: the batch split into `micro_size` micro-batches, the network's outputs
     on them summed.
 
-    With `pipeline_stages` > 1 (semi-auto modes) the network's stages run on disjoint groups of devices in a GPipe
-    schedule (see the module docstring); otherwise the micro-batches run one after the other.
+    With `pipeline_stages` > 1 (semi-auto modes) the network's stages run on disjoint groups of devices in a 1F1B
+    or GPipe schedule (see the module docstring); otherwise the micro-batches run one after the other.
 
     Args:
         network (Cell): an `nn.SequentialCell`, or an `nn.WithLossCell` around one, when pipelined.
@@ -106,8 +107,7 @@ class PipelineCell(_MicroBatchSum):
         plan = self.__dict__["_stage_plan"]
         if plan is None or plan[0].micro_size != self.micro_size or len(plan[1]) != PP.stage_count():
             plan = self.__dict__["_stage_plan"] = _plan(self.network, self.micro_size, len(inputs))
-        per_micro_batch = PP.run_stages(plan[0], inputs, plan[1])
-        return per_micro_batch.sum(0)
+        return PP.run_stages(plan[0], inputs, plan[1])
 
 
 def _stage_of(cell, index: int, previous: int) -> int:
@@ -164,6 +164,7 @@ def _stage_fn(cells: list, params: list, loss, first: bool):
 
     def run(param_arrays, carried, micro_inputs):
         with _eagerly():
+            key = random_state._key  # the global generator: a stage drawing from it would bake its numbers in
             saved = [p._data for p in params]
             for p, a in zip(params, param_arrays, strict=True):
                 p._data = a
@@ -177,6 +178,13 @@ def _stage_fn(cells: list, params: list, loss, first: bool):
             finally:
                 for p, value in zip(params, saved, strict=True):
                     p._data = value
+                drew = random_state._key is not key
+                random_state._key = key
+        if drew:
+            raise NotImplementedError(
+                "For 'PipelineCell', a stage draws random numbers (e.g. Dropout in training), which Kiln's pipeline "
+                "schedule does not carry between steps."
+            )
         if written:
             raise NotImplementedError(
                 f"For 'PipelineCell', a stage writes its parameters {written} in the forward pass (e.g. BatchNorm "
