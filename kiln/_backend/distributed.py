@@ -63,6 +63,7 @@ __all__ = [
     "to_host",
     "private_copy",
     "process_block",
+    "settle",
 ]
 
 RANK_AXIS = "rank"
@@ -711,6 +712,23 @@ def to_host(x) -> np.ndarray:
     if spans_processes(x) and not x.is_fully_replicated:
         return np.asarray(multihost_utils.process_allgather(x, tiled=True))
     return np.asarray(x)
+
+
+def settle(result) -> None:
+    """In a job of several processes, wait until `result` (the outputs of one program) is computed on every device
+    of this process; nothing in a single process.
+
+    XLA's CPU client starts a program on each local device from a thread pool. PyNative dispatches the next program
+    as soon as the call returns, so a program's launch on one device could overtake the previous program's launch
+    on another device of the same process: the first device then waits inside the new program's collective while
+    the second still owes the old one's (seen as one process in an all-gather and the other in an all-reduce, a
+    device's launch blocked on its in-flight semaphore). Waiting for every output keeps the programs in order.
+    """
+    if not _state["initialized"]:
+        return
+    for leaf in result if isinstance(result, (tuple, list)) else (result,):
+        if isinstance(leaf, jax.Array) and not isinstance(leaf, jax.core.Tracer) and not leaf.is_fully_addressable:
+            leaf.block_until_ready()
 
 
 def process_block(x) -> tuple[np.ndarray, list[list[int]] | None] | None:

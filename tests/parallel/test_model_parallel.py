@@ -73,7 +73,7 @@ def trained(tmp_path_factory):
     results = {}
     # The Graph-mode job sets device_num=2, the number of ranks, as MindSpore scripts do (get_group_size()).
     # The attention block is trained in Graph mode only: in PyNative its stream of small programs with gloo
-    # collectives across processes sometimes deadlocks (a known, unsolved issue; see the README).
+    # collectives across processes sometimes deadlocked (see the README: a fix is in, not yet confirmed by enough runs).
     graph = ("graph", "--mode", "graph", "--optimizer_shard", "2", "--device_num", "2")
     pynative = ("pynative", "--mode", "pynative", "--optimizer_shard", "4", "--no_attention")
     for wave in ((("single", "--single"), pynative),
