@@ -62,6 +62,8 @@ __all__ = [
     "from_process_parts",
     "to_host",
     "private_copy",
+    "process_block",
+    "settle",
 ]
 
 RANK_AXIS = "rank"
@@ -710,6 +712,57 @@ def to_host(x) -> np.ndarray:
     if spans_processes(x) and not x.is_fully_replicated:
         return np.asarray(multihost_utils.process_allgather(x, tiled=True))
     return np.asarray(x)
+
+
+def settle(result) -> None:
+    """In a job of several processes, wait until `result` (the outputs of one program) is computed on every device
+    of this process; nothing in a single process.
+
+    XLA's CPU client starts a program on each local device from a thread pool. PyNative dispatches the next program
+    as soon as the call returns, so a program's launch on one device could overtake the previous program's launch
+    on another device of the same process: the first device then waits inside the new program's collective while
+    the second still owes the old one's (seen as one process in an all-gather and the other in an all-reduce, a
+    device's launch blocked on its in-flight semaphore). Waiting for every output keeps the programs in order.
+    """
+    if not _state["initialized"]:
+        return
+    for leaf in result if isinstance(result, (tuple, list)) else (result,):
+        if isinstance(leaf, jax.Array) and not isinstance(leaf, jax.core.Tracer) and not leaf.is_fully_addressable:
+            leaf.block_until_ready()
+
+
+def process_block(x) -> tuple[np.ndarray, list[list[int]] | None] | None:
+    """What this process holds of a global array over several processes' devices, read without a collective.
+
+    Returns:
+        None for an array of this process alone; else (the block this process's devices hold, its [start, stop)
+        per dimension), with None for the position when the block is the whole array.
+
+    Raises:
+        ValueError: this process's shards do not make one rectangular block (they are saved as one).
+    """
+    if not spans_processes(x):
+        return None
+    shards = {}
+    for shard in x.addressable_shards:
+        index = tuple(
+            (0 if s.start is None else s.start, n if s.stop is None else s.stop)
+            for s, n in zip(shard.index, x.shape, strict=True)
+        )
+        shards.setdefault(index, shard.data)
+    box = [(min(i[d][0] for i in shards), max(i[d][1] for i in shards)) for d in range(x.ndim)]
+    block = np.empty(tuple(b - a for a, b in box), dtype=x.dtype)
+    covered = 0
+    for index, data in shards.items():
+        block[tuple(slice(a - b0, b - b0) for (a, b), (b0, _) in zip(index, box, strict=True))] = np.asarray(data)
+        covered += int(np.prod([b - a for a, b in index], dtype=np.int64))
+    if covered != block.size:
+        raise ValueError(
+            f"this process holds parts {sorted(shards)} of an array of shape {x.shape}, which are not one block"
+        )
+    if all(a == 0 and b == n for (a, b), n in zip(box, x.shape, strict=True)):
+        return block, None
+    return block, [[a, b] for a, b in box]
 
 
 def private_copy(x):

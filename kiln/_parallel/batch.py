@@ -12,6 +12,8 @@ array over those devices:
 - a parameter with no strategy is copied onto every device; one a strategy splits is placed split when the
   strategy first meets it (`shard.constrain`), so each device keeps its slice only.
 
+Training steps (`nn.TrainOneStepCell`, so `Model.train`) and `Model.eval` (`job_wide`) read their inputs so.
+
 Optimizer parallelism (`enable_parallel_optimizer=True`, in those modes, one process or several): each optimizer
 state (moments and the like) is split along its first dimension over `optimizer_weight_shard_size` devices (all
 of them by default; a dimension the size does not divide is split as far as it divides). The update is
@@ -30,7 +32,10 @@ from kiln._core.tensor import Tensor
 from kiln._parallel import context as PC
 from kiln._parallel.shard import spec_for
 
-__all__ = ["global_inputs", "global_parameters", "shard_optimizer_state", "shards_optimizer_state", "spans_processes"]
+__all__ = [
+    "global_inputs", "global_parameters", "job_wide", "shard_optimizer_state", "shards_optimizer_state",
+    "spans_processes",
+]  # fmt: skip
 
 
 def spans_processes() -> bool:
@@ -92,6 +97,23 @@ def global_parameters(parameters) -> None:
     for p in parameters:
         if not G.is_symbolic(p._data) and not D.spans_processes(p._data):
             p._data = D.replicate_on_world(p._data, _whole(p))
+
+
+def job_wide(network, inputs: tuple) -> tuple:
+    """A step that is not a training step (`Model.eval`) across processes: `network`'s parameters and this rank's
+    inputs as global arrays, as a training step reads them (see the module docstring); otherwise the inputs.
+
+    Args:
+        network: the cell about to be called (its parameters are placed over every device of the job).
+        inputs: this rank's inputs of the call.
+
+    Returns:
+        The inputs to call `network` with.
+    """
+    if not spans_processes():
+        return tuple(inputs)
+    global_parameters(network.get_parameters())
+    return global_inputs(tuple(inputs))
 
 
 def shards_optimizer_state() -> bool:

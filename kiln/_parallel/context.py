@@ -17,7 +17,10 @@ The options MindSpore 2.10 knows are all accepted and read back. What Kiln acts 
   (`_parallel/batch.py`): its slice of the global batch (the default), the whole batch, or per-input strategies.
 - `enable_parallel_optimizer`, `optimizer_weight_shard_size`: in those modes, optimizer states split over the
   devices (`_parallel/batch.py`).
-- `pipeline_stages` > 1: refused (NotImplementedError), since Kiln does not build pipeline parallelism.
+- `pipeline_stages`: in those modes, `nn.PipelineCell` runs its network's stages on that many disjoint groups of
+  the job's devices (`_parallel/pipeline.py`); outside them a PipelineCell refuses it. `pipeline_config`'s
+  "pipeline_scheduler" picks the schedule, "1f1b" (MindSpore's default) or "gpipe"; other schedulers and
+  "pipeline_interleave" (virtual stages) are refused.
 """
 
 from __future__ import annotations
@@ -100,6 +103,8 @@ _ACTED_ON = frozenset(
         "dataset_strategy",
         "enable_parallel_optimizer",
         "optimizer_weight_shard_size",
+        "pipeline_stages",
+        "pipeline_config",
     }  # fmt: skip
 )
 _context: dict[str, Any] = copy.deepcopy(_DEFAULTS)
@@ -137,14 +142,42 @@ def _check(key: str, value) -> Any:
         if key == "pipeline_stages" and value < 1:
             raise ValueError(f"set_auto_parallel_context: 'pipeline_stages' must be at least 1, got {value}.")
         return value
+    if key == "pipeline_config":
+        return _check_pipeline_config(value)
     return value
 
 
-# Options whose non-default values ask for a kind of parallelism Kiln does not build: refused, since running
-# without it would train something other than what the script asked for.
-_NOT_BUILT = {
-    "pipeline_stages": "pipeline parallelism (stages on separate devices) is not implemented in Kiln",
-}
+PIPELINE_SCHEDULERS = ("1f1b", "gpipe")  # the schedules Kiln builds (MindSpore 2.10 also names seqpipe, zbv, ...)
+_MINDSPORE_SCHEDULERS = ("seqpipe", "seqvpp", "seqsmartvpp", "zero_bubble_v")
+
+
+def _check_pipeline_config(value):
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(f"set_auto_parallel_context: 'pipeline_config' must be a dict, but got {type(value).__name__}.")
+    unknown = sorted(set(value) - {"pipeline_interleave", "pipeline_scheduler"})
+    if unknown:
+        raise ValueError(f"set_auto_parallel_context: 'pipeline_config' has unknown keys {unknown}.")
+    interleave = value.get("pipeline_interleave", False)
+    if not isinstance(interleave, bool):
+        raise TypeError("set_auto_parallel_context: 'pipeline_config' 'pipeline_interleave' must be a bool.")
+    if interleave:
+        raise NotImplementedError(
+            "set_auto_parallel_context(pipeline_config={'pipeline_interleave': True}): interleaved (virtual) pipeline "
+            "stages are not built in Kiln; each stage is one group of cells."
+        )
+    scheduler = value.get("pipeline_scheduler", "1f1b")
+    if scheduler in _MINDSPORE_SCHEDULERS:
+        raise NotImplementedError(
+            f"set_auto_parallel_context(pipeline_config): the {scheduler!r} pipeline scheduler is not built in Kiln; "
+            f"it builds {' and '.join(map(repr, PIPELINE_SCHEDULERS))}."
+        )
+    if scheduler not in PIPELINE_SCHEDULERS:
+        raise ValueError(
+            f"set_auto_parallel_context: 'pipeline_scheduler' must be one of {PIPELINE_SCHEDULERS}, got {scheduler!r}."
+        )
+    return dict(value)
 
 
 def set_auto_parallel_context(**kwargs) -> None:
@@ -156,17 +189,12 @@ def set_auto_parallel_context(**kwargs) -> None:
     Raises:
         ValueError: an unknown option, or a value out of range.
         TypeError: a value of the wrong type.
-        NotImplementedError: an option asking for a kind of parallelism Kiln does not build.
     """
     checked = {}
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
             raise ValueError(f"set_auto_parallel_context: unknown option '{key}'.")
         checked[key] = _check(key, value)
-        if key in _NOT_BUILT and checked[key] != _DEFAULTS[key]:
-            raise NotImplementedError(
-                f"set_auto_parallel_context({key}={value!r}): {_NOT_BUILT[key]}; leave it at {_DEFAULTS[key]!r}."
-            )
     for key in checked:
         if key not in _ACTED_ON and checked[key] != _DEFAULTS[key] and key not in _warned:
             _warned.add(key)

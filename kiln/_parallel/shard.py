@@ -303,7 +303,8 @@ def constrain(x, strategy, name: str, what: str, layout: tuple | None = None):
     except D.DifferingValueError as err:
         raise ValueError(
             f"For '{name}', {what}: {err}. Across processes feed each rank's batch through a training step "
-            "(nn.TrainOneStepCell, Model.train), which reads it as 'dataset_strategy' and 'full_batch' say."
+            "(nn.TrainOneStepCell, Model.train) or Model.eval, which read it as 'dataset_strategy' and 'full_batch' "
+            "say."
         ) from None
 
 

@@ -11,6 +11,7 @@ import re
 import sys
 
 from kiln import _backend as B
+from kiln._backend import distributed as BD
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.primitive import REGISTRY, PrimitiveDef, checks_enabled, op_error
@@ -111,6 +112,7 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
         result = fn(*arrays)
     except Exception as err:  # the backend's message is rewritten in the op's terms
         raise diagnose(prim, args, attrs, err) from None
+    BD.settle(result)  # across processes: this program done on every local device before the next
     if prim.bounds is not None:
         _bounds_checked(prim, attrs, arrays)
     if prim.multiple_results:

@@ -1,7 +1,8 @@
 """Distributed training settings (MindSpore's `mindspore.parallel`): the auto-parallel context, ParallelMode,
 and semi-auto parallelism's `Layout` and `shard` (implemented in `kiln._parallel`, below `nn`);
 `load_distributed_checkpoint` and `merge_sliced_parameter` for checkpoints saved by several ranks (in
-`kiln.train.checkpoint.distributed`)."""
+`kiln.train.checkpoint.distributed`); `kiln.parallel.nn` (imported on its own) has the pipeline and
+accumulation wrappers."""
 
 from kiln._parallel.context import (
     ParallelMode,

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from kiln._core.tensor import Tensor
+from kiln._parallel.batch import job_wide
 from kiln.context import GRAPH_MODE, get_context
 from kiln.nn.cell import Cell
 from kiln.nn.wrap.cell_wrapper import WithEvalCell, WithLossCell
@@ -425,7 +426,7 @@ class Model:
         manager.on_eval_begin(run_context)
         manager.on_eval_epoch_begin(run_context)
         for row in valid_dataset.create_tuple_iterator(num_epochs=1):
-            inputs = _as_tensors(row)
+            inputs = job_wide(network, _as_tensors(row))  # across processes: each rank's batch joined (semi-auto)
             cb_params.cur_step_num += 1
             cb_params.eval_dataset_element = inputs
             manager.on_eval_step_begin(run_context)

@@ -236,11 +236,13 @@ def test_auto_parallel_context():
             ms.set_auto_parallel_context(device_num=0)
         with pytest.warns(UserWarning, match="no effect"):
             ms.set_auto_parallel_context(enable_alltoall=True)
-        with pytest.raises(NotImplementedError, match=r"pipeline_stages=2\): pipeline parallelism"):
-            ms.set_auto_parallel_context(pipeline_stages=2)
+        with pytest.raises(ValueError, match="'pipeline_stages' must be at least 1"):
+            ms.set_auto_parallel_context(pipeline_stages=0)
         with pytest.raises(ValueError, match="'optimizer_weight_shard_size' must be -1 or > 1"):
             ms.set_auto_parallel_context(optimizer_weight_shard_size=1)
-        assert ms.get_auto_parallel_context("pipeline_stages") == 1  # a refused option is not recorded
+        assert ms.get_auto_parallel_context("optimizer_weight_shard_size") == -1  # a refused value is not recorded
+        ms.set_auto_parallel_context(pipeline_stages=2)  # acted on by nn.PipelineCell (tests/parallel/test_pipeline.py)
+        assert ms.get_auto_parallel_context("pipeline_stages") == 2
         ms.reset_auto_parallel_context()
         assert ms.get_auto_parallel_context("parallel_mode") == "stand_alone"
         assert ms.get_auto_parallel_context("device_num") == 1

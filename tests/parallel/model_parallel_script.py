@@ -1,7 +1,7 @@
 """A MindSpore-style SEMI_AUTO_PARALLEL training script: a Megatron-style MLP (column- then row-split MatMuls),
 the same MLP written with a `Layout` and `Cell.shard`, and a sharded attention block, 3 `TrainOneStepCell` steps
-each, and `Model.train` on a sharded dataset; the MLP's checkpoints (one file per rank) loaded into the MLP split
-another way; Adam on an MLP without strategies, optimizer parallelism on request.
+each, `Model.train` and `Model.eval` on a sharded dataset; the MLP's checkpoints (one file per rank) loaded into
+the MLP split another way; Adam on an MLP without strategies, optimizer parallelism on request.
 
 Run by `kiln msrun --worker_num=2` with 2 virtual CPU devices per worker (4 devices in all), or with
 `--single` in one process on one device with the same global batch; each rank saves its losses and final
@@ -148,22 +148,31 @@ for name, net, inputs in (("mlp", MegatronMLP(), X), ("layout_mlp", LayoutMLP(),
 shard = {} if size == 1 or args.full_batch else {"num_shards": size, "shard_id": rank}
 rows = ds.NumpySlicesDataset((X.reshape(-1, D_IN), Y.reshape(-1, D_IN)), ["x", "y"], shuffle=False, **shard)
 net = MegatronMLP()
-model = ms.Model(net, loss_fn=nn.MSELoss(), optimizer=nn.Momentum(net.trainable_params(), 0.1, 0.9))
-model.train(1, rows.batch(GLOBAL_BATCH if args.full_batch else GLOBAL_BATCH // size), dataset_sink_mode=False)
+model = ms.Model(net, loss_fn=nn.MSELoss(), optimizer=nn.Momentum(net.trainable_params(), 0.1, 0.9), metrics={"mse"})
+batches = rows.batch(GLOBAL_BATCH if args.full_batch else GLOBAL_BATCH // size)
+model.train(1, batches, dataset_sink_mode=False)
 for p in net.trainable_params():
     results[f"model_train/{p.name}"] = p.asnumpy()
+# Model.eval reads each rank's shard as Model.train does: the metric is the one-device metric of the global batches.
+results["model_eval/mse"] = np.array(model.eval(batches, dataset_sink_mode=False)["mse"], np.float32)
 
-# Checkpoints: each rank saves the trained MLP (a parameter split across processes is gathered: every file holds
-# the whole values); they load into an MLP split the other way (rows of w1, columns of w2), which keeps its split.
+# Checkpoints: each rank saves the trained MLP (a parameter split across processes as the slice this rank holds,
+# with no collective: rank 0 also saves once alone); the files merge into one, and load into an MLP split the other
+# way (rows of w1, columns of w2), which keeps its split.
 ckpt_dir = os.path.join(args.out, "ckpt")
 os.makedirs(ckpt_dir, exist_ok=True)
 ms.save_checkpoint(trained_mlp, os.path.join(ckpt_dir, f"rank_{rank}.ckpt"))
+if rank == 0:
+    ms.save_checkpoint(trained_mlp, os.path.join(ckpt_dir, "rank0_alone.ckpt"))
 if size > 1:
     barrier()  # every rank's file is written
+files = [os.path.join(ckpt_dir, f"rank_{r}.ckpt") for r in range(size)]
+if rank == 0:
+    merged = ms.load_distributed_checkpoint(None, files, return_param_dict=True)
+    ms.save_checkpoint(merged, os.path.join(ckpt_dir, "merged.ckpt"))
 reloaded = MegatronMLP()
 reloaded.mm1 = ops.MatMul().shard(((1, 2), (2, 1)))
 reloaded.mm2 = ops.MatMul().shard(((1, 1), (1, 2)))
-files = [os.path.join(ckpt_dir, f"rank_{r}.ckpt") for r in range(size)]
 ms.load_distributed_checkpoint(reloaded, files)
 out = reloaded(Tensor(X[0]))  # the whole batch on every rank: a forward pass outside a training step
 results["reloaded/out"] = out.asnumpy()

@@ -14,6 +14,7 @@ from kiln import ops
 from kiln._core.tensor import Parameter, ParameterTuple
 from kiln._parallel import context as PC
 from kiln._parallel.batch import shards_optimizer_state, spans_processes
+from kiln._parallel.pipeline import refuse_unstaged_step
 from kiln.nn.cell import Cell
 from kiln.nn.wrap.grad_reducer import data_parallel_reducer, spread_batch, spreads_batches
 
@@ -166,6 +167,7 @@ class TrainOneStepCell(Cell):
             raise TypeError(f"TrainOneStepCell: 'sens' must be a float or None, but got {type(sens).__name__}.")
         if sens == 0:
             raise ValueError("TrainOneStepCell: 'sens' is 0, which would make every gradient 0; pass None for 1.")
+        refuse_unstaged_step(network)
         self.network = network
         self.network.set_grad()
         self.optimizer = optimizer

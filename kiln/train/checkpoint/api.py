@@ -3,6 +3,7 @@ asynchronous forms' helpers `load_checkpoint_async` and `async_ckpt_thread_statu
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections import OrderedDict
@@ -11,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from kiln._backend import distributed as D
 from kiln._core.tensor import Parameter, Tensor
 from kiln._core.unsupported import ignore_argument
 from kiln.nn.cell import Cell
@@ -19,6 +21,8 @@ from kiln.train.checkpoint._atomic import atomic_write
 from kiln.train.checkpoint.loading import load_param_into_net
 
 _FORMATS = ("ckpt", "safetensors")
+# The entry naming, as JSON {name: {"shape", "index"}}, the parameters a rank saved only its slice of (below).
+PROCESS_SLICES = "kiln_process_slices"
 _async_writes: list[threading.Thread] = []
 _async_errors: list[BaseException] = []
 
@@ -77,13 +81,19 @@ def _entries(save_obj, append_dict, choice_func) -> list[tuple[str, np.ndarray |
             f"For 'save_checkpoint', 'save_obj' must be a Cell, a list of {{'name', 'data'}} dicts or a dict, "
             f"but got {type(save_obj).__name__}."
         )
-    entries = []
+    entries, slices = [], {}
     for name, value in pairs:
         if not isinstance(name, str):
             raise TypeError(f"For 'save_checkpoint', parameter names must be str, but got {name!r}.")
         if choice_func is not None and not choice_func(name):
             continue
-        entries.append((name, _host(value, f"the value of '{name}'")))
+        # A value split over several processes' devices: this rank saves what it holds (no collective).
+        block = D.process_block(value._data) if isinstance(value, Tensor) else None
+        if block is not None and block[1] is not None:
+            slices[name] = {"shape": list(value.shape), "index": block[1]}
+        entries.append((name, _host(value, f"the value of '{name}'") if block is None else block[0]))
+    if slices:
+        entries.append((PROCESS_SLICES, json.dumps(slices)))
     if append_dict is not None:
         if not isinstance(append_dict, dict):
             raise TypeError(
@@ -118,7 +128,9 @@ def save_checkpoint(
         save_obj: a Cell (all its parameters), a list of {'name': str, 'data': Tensor}
             dicts, or a dict {name: Tensor}.
         ckpt_file_name: the file; ".ckpt" / ".safetensors" is appended when missing.
-        integrated_save: kept for compatibility (Kiln saves whole tensors).
+        integrated_save: kept for compatibility. Across processes (SEMI_AUTO_PARALLEL) a parameter split over
+            several processes' devices is saved as this rank's slice, without a collective (so one rank may save
+            alone); the file records where the slice lies, and `load_distributed_checkpoint` merges the files.
         async_save: write on a background thread (the values are copied first).
         append_dict: extra entries {name: int, float, bool, str or Tensor}
             (e.g. epoch_num), stored after the parameters.

@@ -4,17 +4,19 @@ file helpers `build_searched_strategy` and `get_ckpt_path_with_strategy`.
 How a job saves (with `save_checkpoint`, atomic: each file is complete or absent):
 
 - each rank its own: `save_checkpoint(net, f"ckpt/rank_{get_rank()}.ckpt")`. In data-parallel training every
-  rank holds the whole parameters, so the N files agree; a parameter a rank holds only a slice of (saved
-  by the rank as that slice) differs between the files and is put back together from its layout.
-- rank 0 the merged parameters: `if get_rank() == 0: save_checkpoint(net, "ckpt/net.ckpt")` (gather a
-  sliced parameter first, e.g. with `comm_func.all_gather_into_tensor`). In SEMI_AUTO_PARALLEL across
-  processes a parameter split over the job's devices is one global array: saving gathers it, so every rank's
-  file holds the whole value (every rank must save, since the gather is a collective).
+  rank holds the whole parameters, so the N files agree. In SEMI_AUTO_PARALLEL across processes a parameter
+  split over several processes' devices is saved as the part this rank's devices hold, with no collective (a
+  rank may save alone); the file's `kiln_process_slices` entry records where each such slice lies in the whole.
+  A parameter a script sliced itself (saved as that slice) is put back together from its layout.
+- rank 0 the merged parameters: `if get_rank() == 0: save_checkpoint(net, "ckpt/net.ckpt")` after gathering a
+  sliced parameter (e.g. `comm_func.all_gather_into_tensor`); or, after the job, merge the N files into one:
+  `save_checkpoint(load_distributed_checkpoint(None, files, return_param_dict=True), "net.ckpt")`.
 
 Loading into a job of M ranks (M need not be N): every rank calls `load_distributed_checkpoint(net,
-[the N files in rank order], train_strategy_filename=...)`; it rebuilds each whole parameter and loads it.
-A parameter that the new job splits over devices (`Cell.shard(parameter_plan=...)`, SEMI_AUTO_PARALLEL)
-keeps its split: the whole value is placed with the parameter's sharding.
+[the N files in rank order], train_strategy_filename=...)`; it rebuilds each whole parameter (from the files'
+recorded slices, or from the layouts given) and loads it. A parameter that the new job splits over devices
+(shard strategies, `Cell.shard(parameter_plan=...)`, SEMI_AUTO_PARALLEL) keeps its split: the whole value is
+placed with the parameter's sharding.
 
 The layouts of sliced parameters are a dict {name: Layout or Layout.to_dict()}, or a JSON file of such
 dicts (Kiln's own format: MindSpore's protobuf strategy files are not read).
@@ -32,7 +34,7 @@ from kiln._backend import distributed as D
 from kiln._core.tensor import Parameter, Tensor
 from kiln._core.unsupported import ignore_argument
 from kiln._parallel.shard import Layout
-from kiln.train.checkpoint.api import load_checkpoint
+from kiln.train.checkpoint.api import PROCESS_SLICES, load_checkpoint
 from kiln.train.checkpoint.loading import load_param_into_net
 
 __all__ = [
@@ -175,10 +177,15 @@ def load_distributed_checkpoint(
         raise ValueError("load_distributed_checkpoint: 'checkpoint_filenames' must be a non-empty list of files.")
     layouts = _strategies(train_strategy_filename)
     per_rank = [load_checkpoint(f, format=format) for f in checkpoint_filenames]
+    sliced = [json.loads(entries.pop(PROCESS_SLICES, "{}")) for entries in per_rank]
     merged: dict = {}
     for name, first in per_rank[0].items():
         if isinstance(first, str):
             merged[name] = first
+            continue
+        if any(name in s for s in sliced):
+            whole = _from_process_slices(name, checkpoint_filenames, per_rank, sliced)
+            merged[name] = Parameter(Tensor(whole), name=name, requires_grad=first.requires_grad)
             continue
         values = []
         for f, entries in zip(checkpoint_filenames, per_rank, strict=True):
@@ -203,6 +210,38 @@ def load_distributed_checkpoint(
         if shardings.get(p.name) is not None:
             p._data = D.place(p._data, shardings[p.name])  # the new job's split of the parameter
     return None
+
+
+def _from_process_slices(name: str, files, per_rank: list[dict], sliced: list[dict]) -> np.ndarray:
+    """The whole value of `name` from the slices ranks saved of it (each file's `kiln_process_slices` says where
+    its slice lies; a file without an entry for it holds the whole value)."""
+    shape = next(tuple(s[name]["shape"]) for s in sliced if name in s)
+    first = per_rank[0][name].asnumpy()
+    whole = np.zeros(shape, dtype=first.dtype)
+    filled = np.zeros(shape, dtype=bool)
+    for f, entries, where in zip(files, per_rank, sliced, strict=True):
+        if name not in entries:
+            raise ValueError(f"load_distributed_checkpoint: '{name}' is in {files[0]} but not {f}.")
+        value = entries[name].asnumpy()
+        if name in where:
+            if tuple(where[name]["shape"]) != shape:
+                raise ValueError(f"load_distributed_checkpoint: the files give '{name}' different shapes.")
+            index = tuple(slice(a, b) for a, b in where[name]["index"])
+        else:
+            index = tuple(slice(0, n) for n in shape)
+        if whole[index].shape != value.shape:
+            raise ValueError(
+                f"load_distributed_checkpoint: {f} holds '{name}' of shape {value.shape}, which does not fit its "
+                f"recorded place {where.get(name)}."
+            )
+        whole[index] = value
+        filled[index] = True
+    if not filled.all():
+        raise ValueError(
+            f"load_distributed_checkpoint: the files cover {int(filled.sum())} of the {filled.size} elements of "
+            f"'{name}': pass every rank's file."
+        )
+    return whole
 
 
 def build_searched_strategy(strategy_filename):
