@@ -16,7 +16,8 @@ Training steps (`nn.TrainOneStepCell`, so `Model.train`) and `Model.eval` (`job_
 
 Optimizer parallelism (`enable_parallel_optimizer=True`, in those modes, one process or several): each optimizer
 state (moments and the like) is split along its first dimension over `optimizer_weight_shard_size` devices (all
-of them by default; a dimension the size does not divide is split as far as it divides). The update is
+of them by default; a dimension the size does not divide is split as far as it divides); a state smaller than
+`parallel_optimizer_config`'s "parallel_optimizer_threshold" KiB stays whole. The update is
 elementwise, so XLA's partitioner computes each slice of it where that slice of the state lives, reads the
 matching slice of the gradient and gathers the updated parameter back to its own layout: ZeRO stage 1/2
 through sharding constraints, with no transport of Kiln's own.
@@ -130,7 +131,8 @@ def _state_layout(p) -> tuple | None:
             f"set_auto_parallel_context(optimizer_weight_shard_size={size}) must divide the number of devices "
             f"({D.device_count()})."
         )
-    if p.ndim == 0:
+    threshold_kib = (PC._context["parallel_optimizer_config"] or {}).get("parallel_optimizer_threshold", 0)
+    if p.ndim == 0 or p.nbytes < threshold_kib * 1024:
         return None
     pieces = math.gcd(size, p.shape[0])
     if pieces == 1:

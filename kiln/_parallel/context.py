@@ -16,7 +16,8 @@ The options MindSpore 2.10 knows are all accepted and read back. What Kiln acts 
 - `full_batch`, `dataset_strategy`: in those modes across processes, how each rank's batch is read
   (`_parallel/batch.py`): its slice of the global batch (the default), the whole batch, or per-input strategies.
 - `enable_parallel_optimizer`, `optimizer_weight_shard_size`: in those modes, optimizer states split over the
-  devices (`_parallel/batch.py`).
+  devices (`_parallel/batch.py`); `parallel_optimizer_config`'s "parallel_optimizer_threshold" (KiB) keeps smaller
+  states whole (0 when not given); other optimizer levels are refused.
 - `pipeline_stages`: in those modes, `nn.PipelineCell` runs its network's stages on that many disjoint groups of
   the job's devices (`_parallel/pipeline.py`); outside them a PipelineCell refuses it. `pipeline_config`'s
   "pipeline_scheduler" picks the schedule, "1f1b" (MindSpore's default) or "gpipe"; other schedulers and
@@ -105,6 +106,7 @@ _ACTED_ON = frozenset(
         "optimizer_weight_shard_size",
         "pipeline_stages",
         "pipeline_config",
+        "parallel_optimizer_config",
     }  # fmt: skip
 )
 _context: dict[str, Any] = copy.deepcopy(_DEFAULTS)
@@ -144,7 +146,34 @@ def _check(key: str, value) -> Any:
         return value
     if key == "pipeline_config":
         return _check_pipeline_config(value)
+    if key == "parallel_optimizer_config":
+        return _check_optimizer_config(value)
     return value
+
+
+def _check_optimizer_config(value):
+    """`parallel_optimizer_config`: the size below which a state stays whole; the other keys Kiln does not build."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(
+            f"set_auto_parallel_context: 'parallel_optimizer_config' must be a dict, but got {type(value).__name__}."
+        )
+    built = {"parallel_optimizer_threshold", "optimizer_level", "gradient_accumulation_shard"}
+    unknown = sorted(set(value) - built)
+    if unknown:
+        raise ValueError(f"set_auto_parallel_context: 'parallel_optimizer_config' has unknown keys {unknown}.")
+    threshold = value.get("parallel_optimizer_threshold", 0)
+    if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 0:
+        raise ValueError(
+            f"set_auto_parallel_context: 'parallel_optimizer_threshold' must be an int >= 0, got {threshold!r}."
+        )
+    if value.get("optimizer_level", "level1") != "level1" or value.get("gradient_accumulation_shard", False):
+        raise NotImplementedError(
+            "set_auto_parallel_context(parallel_optimizer_config): only optimizer_level 'level1' (the optimizer "
+            "states split) is built in Kiln, without gradient_accumulation_shard."
+        )
+    return dict(value)
 
 
 PIPELINE_SCHEDULERS = ("1f1b", "gpipe")  # the schedules Kiln builds (MindSpore 2.10 also names seqpipe, zbv, ...)

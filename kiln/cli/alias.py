@@ -58,6 +58,7 @@ RENAMED: dict[str, str] = {
     "mindspore.train.callback._lambda_callback": "kiln.train.callback._lambda",
     "mindspore.train.callback._lr_scheduler_callback": "kiln.train.callback._lr_scheduler",
     "mindspore.parallel._auto_parallel_context": "kiln._parallel.context",
+    "mindspore.nn.utils": "kiln.nn.wrap.deferred_init",  # MindSpore 2.10's home of no_init_parameters
     "mindspore.train.train_thor.dataset_helper": "kiln.train.dataset_helper",
 }
 

@@ -41,15 +41,15 @@ def _env(devices: int) -> dict[str, str]:
     return env
 
 
-def _start(tmp, name: str, *script_args: str) -> tuple:
-    """A 2-worker `kiln msrun` job (2 devices per worker) of the script, or the one-device run (`--single`)."""
+def _start(tmp, name: str, *script_args: str, script: str = SCRIPT) -> tuple:
+    """A 2-worker `kiln msrun` job (2 devices per worker) of `script`, or the one-device run (`--single`)."""
     out = str(tmp / name)
     if "--single" in script_args:
-        args, env = [sys.executable, "-m", "kiln", "run", SCRIPT, *script_args, "--out", out], _env(1)
+        args, env = [sys.executable, "-m", "kiln", "run", script, *script_args, "--out", out], _env(1)
     else:
         args = [sys.executable, "-m", "kiln", "msrun", "--worker_num=2", "--local_worker_num=2",
                 "--master_addr=127.0.0.1", f"--master_port={free_port()}", f"--log_dir={tmp / (name + '_logs')}",
-                "--join=True", "--cluster_time_out=60", SCRIPT, *script_args, "--out", out]  # fmt: skip
+                "--join=True", "--cluster_time_out=60", script, *script_args, "--out", out]  # fmt: skip
         env = _env(2)
     proc = subprocess.Popen(args, cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return proc, time.monotonic(), out
