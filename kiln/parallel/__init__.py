@@ -2,7 +2,7 @@
 and semi-auto parallelism's `Layout` and `shard` (implemented in `kiln._parallel`, below `nn`);
 `load_distributed_checkpoint` and `merge_sliced_parameter` for checkpoints saved by several ranks (in
 `kiln.train.checkpoint.distributed`); `kiln.parallel.nn` (imported on its own) has the pipeline and
-accumulation wrappers."""
+accumulation wrappers, and `kiln.parallel.auto_parallel` (imported on its own) MindSpore 2.10's `AutoParallel`."""
 
 from kiln._parallel.context import (
     ParallelMode,
