@@ -357,6 +357,8 @@ def _zeros(shape, dtype) -> Tensor:
 
 def _placeholder(v):
     """A value of `v`'s type for an exit not taken: zeros for Tensors, other values as they are."""
+    if isinstance(v, HostScalar):
+        return HostScalar.of(_zeros((), np.dtype(v._data.dtype))._data, v.py_type)
     if isinstance(v, Tensor):
         return _zeros(v._data.shape, np.dtype(v._data.dtype))
     if isinstance(v, TensorRange):
@@ -547,11 +549,24 @@ def _type_join_error(v1, v2, where):
 class _Retry(Exception):
     """The loop must be traced again with more loop-carried state."""
 
-    def __init__(self, indices=(), params=(), exits=(), undefined=None, widened=None) -> None:
+    def __init__(self, indices=(), params=(), exits=(), undefined=None, widened=None, changed_exits=()) -> None:
         super().__init__("retry")
         self.indices, self.params, self.exits = set(indices), list(params), list(exits)
+        self.changed_exits = list(changed_exits)  # exits whose payload has a new structure
         self.undefined = undefined or {}  # index -> the body's value of a variable unassigned before the loop
         self.widened = widened or {}  # index -> the dtype the body gives a variable that enters as another
+
+
+def _with_scalar_types(template, value):
+    """`template` (of `value`) with each `HostScalar` leaf marked by its Python type, so that a number a loop
+    leaves with by `break` or `return` is that Python number after the loop."""
+    if template == ("t",):
+        return ("t", value.py_type) if isinstance(value, HostScalar) else template
+    if template[0] in ("s", "n"):
+        return (template[0], template[1], tuple(map(_with_scalar_types, template[2], value)))
+    if template[0] == "d":
+        return ("d", template[1], tuple(map(_with_scalar_types, template[2], value.values())))
+    return template
 
 
 class _LoopExit:
@@ -562,7 +577,7 @@ class _LoopExit:
     def __init__(self, out) -> None:
         self.key, self.out = _exit_key(out), out
         leaves: list = []
-        self.template = flatten(_payload(out), leaves)
+        self.template = _with_scalar_types(flatten(_payload(out), leaves), _payload(out))
         self.avals = [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves]
 
 
@@ -585,6 +600,8 @@ def tensor_loop(ctx, hframe: Frame, node, pred: Tensor):
             dynamic |= r.indices
             state += [e for e in r.params if all(e[0] is not k for k, _ in state)]
             exits += r.exits
+            for changed in r.changed_exits:
+                exits[[e.key for e in exits].index(changed.key)] = changed
             for i, v in r.undefined.items():  # first assigned in the body: enters as zeros of its type
                 carried[i] = _placeholder(v)
             for i, dt in r.widened.items():
@@ -764,7 +781,8 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list, e
                     got: list = []
                     flatten(_payload(by_key[e.key]), got)
                     if len(got) != len(e.avals):
-                        raise GraphCompileError("the values this loop leaves with change their structure.")
+                        # a value that was a constant the first time is now carried (a Python number): again
+                        raise _Retry(changed_exits=[_LoopExit(by_key[e.key])])
                     out += got
                     for _ in e.avals:
                         next(it)
@@ -804,5 +822,5 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list, e
     if not exits:
         return final, None, []
     rest = iter(results[n_state + 1 :])
-    payloads = [unflatten(e.template, rest) for e in exits]
+    payloads = [_rebuild(e.template, [next(rest) for _ in e.avals]) for e in exits]
     return final, Tensor._wrap(results[n_state]), payloads

