@@ -20,7 +20,7 @@ import numpy as np
 
 from kiln._compiler.errors import GraphCompileError, UnassignedVariable
 from kiln._compiler.frontend.ast import values as V
-from kiln._compiler.frontend.ast.effects import HostScalar
+from kiln._compiler.frontend.ast.effects import HostScalar, scalar_type
 from kiln._compiler.frontend.ast.node import Const
 from kiln._compiler.frontend.ast.parser import UNDEF
 from kiln._compiler.frontend.ast.values import Exits, Frame, Goto, Raises, Return, TensorRange
@@ -126,7 +126,7 @@ def _pair(a, b, where, out1: list, out2: list):
             raise _type_join_error(a, b, where)
         out1.append(da)
         out2.append(db)
-        types = (_scalar_type(a), _scalar_type(b))
+        types = (scalar_type(a), scalar_type(b))
         return ("t", _joined_scalar_type(*types)) if None not in types else ("t",)
     if isinstance(a, (bool, int, float)) and isinstance(b, (bool, int, float)):
         if type(a) is type(b) and a == b:
@@ -159,13 +159,6 @@ def _pair(a, b, where, out1: list, out2: list):
         except Exception:  # noqa: BLE001
             pass
     raise _type_join_error(a, b, where)
-
-
-def _scalar_type(v) -> type | None:
-    """The Python scalar type `v` leaves a graph as (a Python number, or a `HostScalar`), else None."""
-    if isinstance(v, HostScalar):
-        return v.py_type
-    return type(v) if type(v) in (bool, int, float) else None
 
 
 def _joined_scalar_type(a: type, b: type) -> type:

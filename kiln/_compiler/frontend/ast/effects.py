@@ -225,7 +225,7 @@ class HostScalar(Tensor):
         return t
 
 
-def _scalar_type(v) -> type | None:
+def scalar_type(v) -> type | None:
     """The Python scalar type `v` stands for in a graph (a number, or a `HostScalar`), else None."""
     if isinstance(v, HostScalar):
         return v.py_type
@@ -239,7 +239,7 @@ def _scalar_arithmetic(name: str, py_op, reflected: bool = False):
 
     def op(self, other):
         out = getattr(Tensor, name)(self, other)
-        other_type = _scalar_type(other)
+        other_type = scalar_type(other)
         if other_type is None or not isinstance(out, Tensor):
             return out
         a, b = self.py_type(1), other if type(other) is other_type else other_type(1)
