@@ -263,7 +263,8 @@ def _scalar_unary(name: str, py_op):
 
 _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
            "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow}  # fmt: skip
-_COMPARE = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge}
+_COMPARE = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
+            "ne": operator.ne}  # fmt: skip
 for _n, _f in _BINARY.items():
     setattr(HostScalar, f"__{_n}__", _scalar_arithmetic(f"__{_n}__", _f))
     setattr(HostScalar, f"__r{_n}__", _scalar_arithmetic(f"__r{_n}__", _f, reflected=True))
@@ -271,6 +272,7 @@ for _n, _f in _COMPARE.items():
     setattr(HostScalar, f"__{_n}__", _scalar_arithmetic(f"__{_n}__", _f))
 for _n, _f in {"neg": operator.neg, "pos": operator.pos, "abs": operator.abs}.items():
     setattr(HostScalar, f"__{_n}__", _scalar_unary(f"__{_n}__", _f))
+HostScalar.__hash__ = Tensor.__hash__  # an __eq__ of its own must not make it unhashable
 
 _PYTHON_TYPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graph value -> its Python scalar type
 

@@ -1,6 +1,6 @@
 """Python numbers carried through a loop whose condition is a Tensor, or joined across a Tensor `if`, keep
 Python's types and values in PyNative, GRAPH_MODE, `@jit` and bytecode capture (held-out probes), also when the
-loop is left by `break` or `return`, and `not` of such a number is a Python bool: a counter
+loop is left by `break` or `return`, and `not` or `==` of such a number is a Python bool: a counter
 stays an int, a number that becomes a float in the body is carried as a float (an int carry truncated it every
 trip, so `z = 0; while z < x: z = z + 0.7` never ended)."""
 
@@ -115,11 +115,12 @@ def test_python_numbers_a_tensor_while_leaves_with_by_break_or_return(mode):
 
 def _negations(x):
     b = bool(x.sum() > 1)
-    return not b, not (3.0 in x), 7.0 not in x
+    found = 3.0 in x
+    return not b, not found, 7.0 not in x, b == 1, b != 1
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_not_of_a_python_bool_known_at_run_time_is_a_python_bool(mode):
     # held-out probe bool_of_tensor_and_python: `not bool(t)` left GRAPH_MODE and @jit as a 0-d Tensor
     out = compiled(mode, _negations)(Tensor(np.array([1.0, 2.0], np.float32)))
-    assert out == (False, True, True) and all(type(v) is bool for v in out)
+    assert out == (False, True, True, True, False) and all(type(v) is bool for v in out)
