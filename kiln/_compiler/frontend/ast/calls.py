@@ -247,6 +247,8 @@ def call(ctx, fn, args, kwargs, node):
         return effects.print_(ctx, args, {}, numpy_values=True)
     elif fn is builtins.range and any(is_symbolic(a) for a in args):
         return _tensor_range(args)
+    elif fn in (builtins.any, builtins.all) and len(args) == 1 and not kwargs and _holds_symbolic(args[0]):
+        return _any_all(fn is builtins.any, args[0])
     elif getattr(fn, "_kiln_fn", None) is not None:  # a jit-wrapped function: inline it
         inner = fn._kiln_fn
         bound = getattr(fn, "_kiln_self", None)
@@ -256,6 +258,31 @@ def call(ctx, fn, args, kwargs, node):
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
         return fn(*args, **(kwargs or {}))
     return _opaque(ctx, fn, args, kwargs, node)
+
+
+def _holds_symbolic(items) -> bool:
+    return isinstance(items, (tuple, list)) and any(is_symbolic(v) for v in items)
+
+
+def _any_all(is_any: bool, items):
+    """`any(...)` / `all(...)` of a list or tuple holding Tensors whose values are known only when the graph
+    runs: the truth of each item (`bool()` of a one-element Tensor), or-ed / and-ed into a bool that leaves the
+    graph as a Python bool (MindSpore's graph mode computes it too)."""
+    result = None
+    for v in items:
+        if not isinstance(v, Tensor):
+            if bool(v) is is_any:  # a constant decides it, as Python's short circuit does
+                return is_any
+            continue
+        if v.size != 1:
+            raise ValueError(
+                f"the truth value of a Tensor with {v.size} elements is ambiguous in {'any' if is_any else 'all'}()."
+            )
+        truth = (v != 0).reshape(())
+        result = truth if result is None else (result | truth if is_any else result & truth)
+    if result is None:
+        return not is_any
+    return effects.HostScalar.of(result._data, bool)
 
 
 def _is_print_primitive(fn) -> bool:

@@ -20,6 +20,7 @@ import numpy as np
 
 from kiln._compiler.errors import GraphCompileError, UnassignedVariable
 from kiln._compiler.frontend.ast import values as V
+from kiln._compiler.frontend.ast.effects import HostScalar, scalar_type
 from kiln._compiler.frontend.ast.node import Const
 from kiln._compiler.frontend.ast.parser import UNDEF
 from kiln._compiler.frontend.ast.values import Exits, Frame, Goto, Raises, Return, TensorRange
@@ -125,7 +126,8 @@ def _pair(a, b, where, out1: list, out2: list):
             raise _type_join_error(a, b, where)
         out1.append(da)
         out2.append(db)
-        return ("t",)
+        types = (scalar_type(a), scalar_type(b))
+        return ("t", _joined_scalar_type(*types)) if None not in types else ("t",)
     if isinstance(a, (bool, int, float)) and isinstance(b, (bool, int, float)):
         if type(a) is type(b) and a == b:
             return ("c", a)
@@ -137,7 +139,7 @@ def _pair(a, b, where, out1: list, out2: list):
             dt = np.int64
         out1.append(np.asarray(a, dt))
         out2.append(np.asarray(b, dt))
-        return ("t",)
+        return ("t", _joined_scalar_type(type(a), type(b)))
     if isinstance(a, TensorRange) and isinstance(b, TensorRange):
         fields = zip((a.index, a.stop, a.step), (b.index, b.stop, b.step), strict=True)
         return ("n", TensorRange, tuple(_pair(x, y, where, out1, out2) for x, y in fields))
@@ -157,6 +159,33 @@ def _pair(a, b, where, out1: list, out2: list):
         except Exception:  # noqa: BLE001
             pass
     raise _type_join_error(a, b, where)
+
+
+def _joined_scalar_type(a: type, b: type) -> type:
+    """The Python type of a number that is an `a` on one path and a `b` on the other (bool, int, float)."""
+    return a if a is b else float if float in (a, b) else int
+
+
+def _typed(template) -> list:
+    """The Python scalar type of each leaf of a join or loop template (None for a Tensor), in walking order."""
+    found: list = []
+
+    def walk(t):
+        if t[0] == "t":
+            found.append(t[1] if len(t) > 1 else None)
+        elif t[0] in ("s", "n", "d"):
+            for x in t[2]:
+                walk(x)
+
+    walk(template)
+    return found
+
+
+def _rebuild(template, results) -> object:
+    """`unflatten` of a join's results, where a leaf typed as a Python scalar is a `HostScalar` (it leaves the
+    graph as that Python number, as in PyNative: `n = 1 if x.sum() > 0 else 2` is an int)."""
+    leaves = (r if t is None else HostScalar.of(r, t) for r, t in zip(results, _typed(template), strict=True))
+    return unflatten(template, iter(leaves), wrap=lambda v: v if isinstance(v, Tensor) else Tensor._wrap(v))
 
 
 def _shared_captures(*traces: G.Trace):
@@ -195,7 +224,7 @@ def emit_cond(pred: Tensor, s1: G.Trace, s2: G.Trace, v1, v2, where):
     n = len(results) - len(keys)
     for k, r in zip(keys, results[n:], strict=True):
         parent.write_state(k, objs[k], r)
-    return unflatten(template, iter(results[:n]))
+    return _rebuild(template, results[:n])
 
 
 # -- if ---------------------------------------------------------------------------------------
@@ -321,6 +350,8 @@ def _zeros(shape, dtype) -> Tensor:
 
 def _placeholder(v):
     """A value of `v`'s type for an exit not taken: zeros for Tensors, other values as they are."""
+    if isinstance(v, HostScalar):
+        return HostScalar.of(_zeros((), np.dtype(v._data.dtype))._data, v.py_type)
     if isinstance(v, Tensor):
         return _zeros(v._data.shape, np.dtype(v._data.dtype))
     if isinstance(v, TensorRange):
@@ -511,10 +542,24 @@ def _type_join_error(v1, v2, where):
 class _Retry(Exception):
     """The loop must be traced again with more loop-carried state."""
 
-    def __init__(self, indices=(), params=(), exits=(), undefined=None) -> None:
+    def __init__(self, indices=(), params=(), exits=(), undefined=None, widened=None, changed_exits=()) -> None:
         super().__init__("retry")
         self.indices, self.params, self.exits = set(indices), list(params), list(exits)
+        self.changed_exits = list(changed_exits)  # exits whose payload has a new structure
         self.undefined = undefined or {}  # index -> the body's value of a variable unassigned before the loop
+        self.widened = widened or {}  # index -> the dtype the body gives a variable that enters as another
+
+
+def _with_scalar_types(template, value):
+    """`template` (of `value`) with each `HostScalar` leaf marked by its Python type, so that a number a loop
+    leaves with by `break` or `return` is that Python number after the loop."""
+    if template == ("t",):
+        return ("t", value.py_type) if isinstance(value, HostScalar) else template
+    if template[0] in ("s", "n"):
+        return (template[0], template[1], tuple(map(_with_scalar_types, template[2], value)))
+    if template[0] == "d":
+        return ("d", template[1], tuple(map(_with_scalar_types, template[2], value.values())))
+    return template
 
 
 class _LoopExit:
@@ -525,7 +570,7 @@ class _LoopExit:
     def __init__(self, out) -> None:
         self.key, self.out = _exit_key(out), out
         leaves: list = []
-        self.template = flatten(_payload(out), leaves)
+        self.template = _with_scalar_types(flatten(_payload(out), leaves), _payload(out))
         self.avals = [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves]
 
 
@@ -548,8 +593,12 @@ def tensor_loop(ctx, hframe: Frame, node, pred: Tensor):
             dynamic |= r.indices
             state += [e for e in r.params if all(e[0] is not k for k, _ in state)]
             exits += r.exits
+            for changed in r.changed_exits:
+                exits[[e.key for e in exits].index(changed.key)] = changed
             for i, v in r.undefined.items():  # first assigned in the body: enters as zeros of its type
                 carried[i] = _placeholder(v)
+            for i, dt in r.widened.items():
+                carried[i] = _widened(carried[i], dt)
     else:  # pragma: no cover - bounded by the state size
         raise GraphCompileError("the loop-carried state of this loop does not settle.")
     new_h = ctx.enter(header, hframe.parent, final, hframe.ns)
@@ -574,7 +623,7 @@ def _to_leaves(v, out: list):
     """Flatten a carried value into arrays (symbolic or constant); returns a rebuild description."""
     if isinstance(v, Tensor):
         out.append(v._data)
-        return ("t",)
+        return ("t", v.py_type) if isinstance(v, HostScalar) else ("t",)
     if isinstance(v, TensorRange):
         # A Python step stays static: the loop's direction must be known when it is compiled.
         step = ("c", v.step) if not isinstance(v.step, Tensor) else _to_leaves(v.step, out)
@@ -583,7 +632,7 @@ def _to_leaves(v, out: list):
         return ("s", type(v), tuple(_to_leaves(x, out) for x in v))
     if isinstance(v, (bool, int, float)):
         out.append(_as_array(v))
-        return ("t",)
+        return ("t", type(v))
     if v is UNDEF:
         raise UnassignedVariable(
             "a variable first assigned inside a loop whose condition is a Tensor is used after it; the loop may run "
@@ -592,10 +641,41 @@ def _to_leaves(v, out: list):
     raise GraphCompileError(f"a loop whose condition is a Tensor cannot carry a value of type {type(v).__name__}.")
 
 
+def _widened(v, dt: np.dtype):
+    """A loop variable's entry value as the dtype the body gives it (`z = 0` then `z = z + 0.7` in the body is a
+    float from the first trip on, as in Python; carrying it as an int would truncate every trip)."""
+    if isinstance(v, (bool, int, float)):
+        as_python = float if dt.kind == "f" else int if dt.kind in "iu" else bool if dt.kind == "b" else None
+        if as_python is not None and _as_array(as_python(v)).dtype == dt:
+            return as_python(v)
+        return Tensor(np.asarray(v, dt))
+    if isinstance(v, Tensor):
+        return (
+            Tensor._wrap(G.current().bind(REGISTRY["Cast"], (dt,), [v._data]))
+            if G.is_symbolic(v._data)
+            else (Tensor(np.asarray(v.asnumpy(), dt)))
+        )
+    return v
+
+
+def _same_scalar_types(entry, body):
+    """A loop variable's description, where a leaf stays a Python scalar only if the body keeps it one of the
+    same type (`n += 1` keeps an int; `n = n + x.sum()` makes it a Tensor)."""
+    if entry == body or entry[0] != body[0]:
+        return entry
+    if entry[0] == "t":
+        return ("t",)
+    if entry[0] == "s" and len(entry[2]) == len(body[2]):
+        return ("s", entry[1], tuple(_same_scalar_types(a, b) for a, b in zip(entry[2], body[2], strict=True)))
+    if entry[0] == "r":
+        return ("r", *(_same_scalar_types(a, b) for a, b in zip(entry[1:], body[1:], strict=True)))
+    return entry
+
+
 def _from_leaves(desc, it):
     kind = desc[0]
     if kind == "t":
-        return Tensor._wrap(next(it))
+        return Tensor._wrap(next(it)) if len(desc) == 1 else HostScalar.of(next(it), desc[1])
     if kind == "c":
         return desc[1]
     if kind == "r":
@@ -676,8 +756,14 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list, e
             undefined = {i: new[i] for i in retry if carried[i] is UNDEF and _has_tensor(new[i])}
             raise _Retry(retry, new_state, new_exits, undefined)
         out: list = []
+        widened = {}
         for i in sorted(dynamic):
-            _to_leaves(new[i], out)
+            start = len(out)
+            descs[i] = _same_scalar_types(descs[i], _to_leaves(new[i], out))
+            if descs[i][0] == "t" and len(out) == start + 1 and np.dtype(out[start].dtype) != avals[start][1]:
+                widened[i] = np.dtype(out[start].dtype)
+        if widened:
+            raise _Retry(widened=widened)
         out += [trace.state[k] for k, _ in state]
         if exits:
             table = [0 if k == header_key else 1 + [e.key for e in exits].index(k) for k in by_key]
@@ -688,7 +774,8 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list, e
                     got: list = []
                     flatten(_payload(by_key[e.key]), got)
                     if len(got) != len(e.avals):
-                        raise GraphCompileError("the values this loop leaves with change their structure.")
+                        # a value that was a constant the first time is now carried (a Python number): again
+                        raise _Retry(changed_exits=[_LoopExit(by_key[e.key])])
                     out += got
                     for _ in e.avals:
                         next(it)
@@ -728,5 +815,5 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list, e
     if not exits:
         return final, None, []
     rest = iter(results[n_state + 1 :])
-    payloads = [unflatten(e.template, rest) for e in exits]
+    payloads = [_rebuild(e.template, [next(rest) for _ in e.avals]) for e in exits]
     return final, Tensor._wrap(results[n_state]), payloads

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import operator
 import weakref
 
 import numpy as np
@@ -223,6 +224,55 @@ class HostScalar(Tensor):
         _PYTHON_TYPES[data] = py_type
         return t
 
+
+def scalar_type(v) -> type | None:
+    """The Python scalar type `v` stands for in a graph (a number, or a `HostScalar`), else None."""
+    if isinstance(v, HostScalar):
+        return v.py_type
+    return type(v) if type(v) in (bool, int, float) else None
+
+
+def _scalar_arithmetic(name: str, py_op, reflected: bool = False):
+    """`HostScalar.<name>`: the Tensor operation, whose result stays a Python number of Python's result type
+    when the other operand is one too (`float(x) * 2` is a float, as in PyNative). Tensor's operators are
+    installed by kiln.ops after this module loads, so they are looked up at the call."""
+
+    def op(self, other):
+        out = getattr(Tensor, name)(self, other)
+        other_type = scalar_type(other)
+        if other_type is None or not isinstance(out, Tensor):
+            return out
+        a, b = self.py_type(1), other if type(other) is other_type else other_type(1)
+        try:
+            py = type(py_op(b, a) if reflected else py_op(a, b))
+        except (ZeroDivisionError, OverflowError):
+            return out
+        return HostScalar.of(out._data, py)
+
+    op.__name__ = name
+    return op
+
+
+def _scalar_unary(name: str, py_op):
+    def op(self):
+        return HostScalar.of(getattr(Tensor, name)(self)._data, type(py_op(self.py_type(1))))
+
+    op.__name__ = name
+    return op
+
+
+_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+           "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow}  # fmt: skip
+_COMPARE = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
+            "ne": operator.ne}  # fmt: skip
+for _n, _f in _BINARY.items():
+    setattr(HostScalar, f"__{_n}__", _scalar_arithmetic(f"__{_n}__", _f))
+    setattr(HostScalar, f"__r{_n}__", _scalar_arithmetic(f"__r{_n}__", _f, reflected=True))
+for _n, _f in _COMPARE.items():
+    setattr(HostScalar, f"__{_n}__", _scalar_arithmetic(f"__{_n}__", _f))
+for _n, _f in {"neg": operator.neg, "pos": operator.pos, "abs": operator.abs}.items():
+    setattr(HostScalar, f"__{_n}__", _scalar_unary(f"__{_n}__", _f))
+HostScalar.__hash__ = Tensor.__hash__  # an __eq__ of its own must not make it unhashable
 
 _PYTHON_TYPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graph value -> its Python scalar type
 

@@ -86,15 +86,21 @@ def _in(ctx, frame, node, args):
 def _not_in(ctx, frame, node, args):
     _check_defined(node, args)
     found = _contains(*args)
-    return found.logical_not() if isinstance(found, Tensor) else not found
+    return _negated(found) if isinstance(found, Tensor) else not found
 
 
 @_impl(O.OPS["Not"])
 def _not(ctx, frame, node, args):
     (x,) = args
     if isinstance(x, Tensor) and (is_symbolic(x) or x.size != 1):
-        return x.logical_not() if x.dtype.kind == "b" else x == 0
+        return _negated(x)
     return not x
+
+
+def _negated(x: Tensor) -> Tensor:
+    """`not x` of a run-time Tensor; of a Python number known only at run time (`not bool(t)`), a Python bool."""
+    out = x.logical_not() if x.dtype.kind == "b" else x == 0
+    return effects.HostScalar.of(out._data, bool) if isinstance(x, effects.HostScalar) else out
 
 
 @_impl(O.RESOLVE)

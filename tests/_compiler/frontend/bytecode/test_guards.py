@@ -199,3 +199,19 @@ def test_a_reused_segment_writes_the_closure_of_the_current_call():
         want = _counter_after_a_break(x, Tensor(np.float32(start)))
         got = g(x, Tensor(np.float32(start)))
         np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6)
+
+
+def test_a_library_cell_called_in_a_capture_follows_its_training_mode():
+    # nn.BatchNorm1d runs as Python inside the capture: its choice of batch or moving statistics must be
+    # guarded, or set_train(False) keeps running the training graph (a held-out program found this).
+    bn = ms.nn.BatchNorm1d(2, momentum=0.9)
+    g = _jit(lambda x: bn(x))
+    x = Tensor(np.array([[1.0, 2.0], [3.0, 6.0], [5.0, 1.0]], np.float32))
+    bn.set_train(True)
+    g(x)
+    bn.set_train(False)
+    got = g(x).asnumpy()
+    want = bn(x).asnumpy()  # PyNative, moving statistics
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    batch = (x.asnumpy() - x.asnumpy().mean(0)) / np.sqrt(x.asnumpy().var(0) + 1e-5)
+    assert not np.allclose(got, batch, atol=1e-3)
