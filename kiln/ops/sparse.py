@@ -10,6 +10,8 @@ eagerly; the values still flow through differentiable ops.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from kiln._compiler.ir import graph as G
@@ -322,9 +324,7 @@ class RowTensor:
     def dense_shape(self) -> tuple:
         return self._shape
 
-    @property
-    def shape(self) -> tuple:
-        return self._shape
+    shape = dense_shape  # MindSpore gives a RowTensor's dense shape under both names
 
     @property
     def dtype(self):
@@ -357,44 +357,28 @@ def make_row_tensor(indices, values, dense_shape) -> RowTensor:
     return RowTensor(indices, values, dense_shape)
 
 
-def coo_tensor_get_indices(x: COOTensor) -> Tensor:
-    return x.indices
+def _accessor(name: str, attr: str, kind: str, result: str) -> Callable:
+    """MindSpore's functional read-out `name` of a sparse tensor of class `kind`: its attribute `attr`."""
+
+    def get(x):
+        return getattr(x, attr)
+
+    get.__name__ = get.__qualname__ = name
+    get.__annotations__ = {"x": kind, "return": result}  # as a `def` would show them (postponed annotations)
+    get.__doc__ = f"The `{attr}` of a {kind}."
+    return get
 
 
-def coo_tensor_get_values(x: COOTensor) -> Tensor:
-    return x.values
-
-
-def coo_tensor_get_dense_shape(x: COOTensor) -> tuple:
-    return x.shape
-
-
-def csr_tensor_get_indptr(x: CSRTensor) -> Tensor:
-    return x.indptr
-
-
-def csr_tensor_get_indices(x: CSRTensor) -> Tensor:
-    return x.indices
-
-
-def csr_tensor_get_values(x: CSRTensor) -> Tensor:
-    return x.values
-
-
-def csr_tensor_get_dense_shape(x: CSRTensor) -> tuple:
-    return x.shape
-
-
-def row_tensor_get_indices(x: RowTensor) -> Tensor:
-    return x.indices
-
-
-def row_tensor_get_values(x: RowTensor) -> Tensor:
-    return x.values
-
-
-def row_tensor_get_dense_shape(x: RowTensor) -> tuple:
-    return x.dense_shape
+coo_tensor_get_indices = _accessor("coo_tensor_get_indices", "indices", "COOTensor", "Tensor")
+coo_tensor_get_values = _accessor("coo_tensor_get_values", "values", "COOTensor", "Tensor")
+coo_tensor_get_dense_shape = _accessor("coo_tensor_get_dense_shape", "shape", "COOTensor", "tuple")
+csr_tensor_get_indptr = _accessor("csr_tensor_get_indptr", "indptr", "CSRTensor", "Tensor")
+csr_tensor_get_indices = _accessor("csr_tensor_get_indices", "indices", "CSRTensor", "Tensor")
+csr_tensor_get_values = _accessor("csr_tensor_get_values", "values", "CSRTensor", "Tensor")
+csr_tensor_get_dense_shape = _accessor("csr_tensor_get_dense_shape", "shape", "CSRTensor", "tuple")
+row_tensor_get_indices = _accessor("row_tensor_get_indices", "indices", "RowTensor", "Tensor")
+row_tensor_get_values = _accessor("row_tensor_get_values", "values", "RowTensor", "Tensor")
+row_tensor_get_dense_shape = _accessor("row_tensor_get_dense_shape", "dense_shape", "RowTensor", "tuple")
 
 
 def row_tensor_add(x: RowTensor, y) -> RowTensor:
