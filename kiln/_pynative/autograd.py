@@ -126,20 +126,27 @@ def _describe(fn) -> str:
     return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code is not None else name
 
 
+def _tensor_hook_gradient(hook: Callable, new) -> Tensor | None:
+    """What a tensor hook returned, as the new gradient (a one-element tuple unpacked), or None to keep it."""
+    if new is None:
+        return None
+    if isinstance(new, tuple) and len(new) == 1:
+        new = new[0]
+    if not isinstance(new, Tensor):
+        raise TypeError(
+            f"the tensor hook {_describe(hook)} returned {type(new).__name__}: a hook returns the new "
+            f"gradient as a Tensor, or None to keep it."
+        )
+    return new
+
+
 def run_tensor_hooks(tables: list[dict], grad: Tensor) -> Tensor:
     """Run a tensor's hooks (Tensor.register_hook) on its gradient, each on the previous one's result."""
     for table in tables:
         for hook in list(table.values()):
-            new = hook(grad)
+            new = _tensor_hook_gradient(hook, hook(grad))
             if new is None:
                 continue
-            if isinstance(new, tuple) and len(new) == 1:
-                new = new[0]
-            if not isinstance(new, Tensor):
-                raise TypeError(
-                    f"the tensor hook {_describe(hook)} returned {type(new).__name__}: a hook returns the new "
-                    f"gradient as a Tensor, or None to keep it."
-                )
             if new.shape != grad.shape:
                 raise ValueError(
                     f"the tensor hook {_describe(hook)} returned a gradient of shape {list(new.shape)} for a tensor "
@@ -376,14 +383,8 @@ def _pack(grad_position, weights, return_ids, in_grads, w_grads, ws):
 
 
 def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False):
-    """A function returning `(fn(*args), gradients)`.
-
-    Args:
-        fn: the function (or Cell) to differentiate.
-        grad_position: int or tuple of ints: which arguments to differentiate; None for none.
-        weights: a Parameter or a list of Parameters whose gradients are also returned.
-        has_aux: `fn` returns (output, *aux); only `output` is differentiated.
-        return_ids: pair each gradient with its argument position or parameter name.
+    """A function returning `(fn(*args), gradients)`, taken on the tape (arguments as `kiln.ops.value_and_grad`,
+    which hands this transform to `jit` in GRAPH_MODE).
 
     Returns:
         A function of the same arguments as `fn`.
@@ -706,17 +707,8 @@ def _tensor_hook_in_graph(x: Tensor, hook: Callable) -> Tensor:
     trace = G.current()
 
     def bprop(x_, out, dout):
-        new = hook(dout)
-        if new is None:
-            return (dout,)
-        if isinstance(new, tuple) and len(new) == 1:
-            new = new[0]
-        if not isinstance(new, Tensor):
-            raise TypeError(
-                f"the tensor hook {_describe(hook)} returned {type(new).__name__}: a hook returns the new "
-                f"gradient as a Tensor, or None to keep it."
-            )
-        return (new,)
+        new = _tensor_hook_gradient(hook, hook(dout))
+        return (dout,) if new is None else (new,)
 
     return _custom_bprop_in_graph(trace, hook, bprop, lambda a: a, (x,))
 

@@ -16,33 +16,29 @@ from kiln import _backend as B
 from kiln._compiler.ir import graph as G
 from kiln._core.primitive import op_error
 from kiln._core.tensor import Parameter, Tensor
-from kiln._core.tree import flatten
+from kiln._core.tree import flatten, unflatten
 from kiln._pynative import autograd, tape
 from kiln._pynative.nested import call_with_graph_semantics, record
 
 __all__ = ["get_grad", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
 
 
+def _same(x):
+    return x
+
+
 def _to_arrays(value):
-    """`value` with every Tensor replaced by its backend array (tuples, lists and dicts kept)."""
-    if isinstance(value, Tensor):
-        return value._data
-    if isinstance(value, (tuple, list)):
-        return type(value)(_to_arrays(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _to_arrays(v) for k, v in value.items()}
-    return value
+    """`value` with every Tensor replaced by its backend array (containers kept)."""
+    leaves: list = []
+    return unflatten(flatten(value, leaves), iter(leaves), _same)
 
 
 def _to_tensors(value):
-    """`value` with every backend array wrapped as a Tensor."""
-    if B.is_array(value):
-        return Tensor._wrap(value)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_to_tensors(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _to_tensors(v) for k, v in value.items()}
-    return value
+    """`value`, as a backend transform returns it, with every backend array wrapped as a Tensor.
+
+    Such a value is the backend's own pytree (its containers rebuilt by the backend), so the backend's tree
+    map walks it; Kiln's `flatten` walks values holding Tensors."""
+    return B.tree_util.tree_map(lambda x: Tensor._wrap(x) if B.is_array(x) else x, value)
 
 
 def _pure(fn: Callable, what: str) -> Callable:
@@ -80,7 +76,7 @@ def _run(transformed: Callable, args: tuple):
     tensors = _tensor_leaves(args)
 
     def on_leaves(*flat):
-        return transformed(*unflatten_arrays(template, iter(flat)))
+        return transformed(*unflatten(template, iter(flat), _same))
 
     if not tape.recording or not any(t._nodes for t in tensors):
         return _to_tensors(on_leaves(*leaves))
@@ -91,34 +87,19 @@ def _run(transformed: Callable, args: tuple):
     fresh = tuple(Tensor._wrap(x) for x in out_leaves)
 
     def rule(cots):
-        cot = unflatten_arrays(out_template, (c._data for c in cots))
+        cot = unflatten(out_template, (c._data for c in cots), _same)
         grads = pullback(cot)
         return tuple(Tensor._wrap(g) if g.dtype != B.float0 else None for g in grads)
 
     tape.record_custom(tuple(tensors), fresh, rule)
-    return unflatten_arrays(out_template, iter(fresh))  # the recorded Tensors themselves
+    return unflatten(out_template, iter(fresh), _same)  # the recorded Tensors themselves
 
 
 def _tensor_leaves(value) -> list[Tensor]:
-    if isinstance(value, Tensor):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [t for v in value for t in _tensor_leaves(v)]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _tensor_leaves(v)]
-    return []
-
-
-def unflatten_arrays(template, it):
-    """Like `nested.unflatten`, with backend arrays (not Tensors) at the leaves."""
-    kind = template[0]
-    if kind == "t":
-        return next(it)
-    if kind == "c":
-        return template[1]
-    if kind == "s":
-        return template[1](unflatten_arrays(t, it) for t in template[2])
-    return dict(zip(template[1], (unflatten_arrays(t, it) for t in template[2]), strict=True))
+    """The Tensors of a nested value, in `flatten`'s walking order."""
+    tensors: list = []
+    flatten(value, tensors, _same)
+    return tensors
 
 
 # ---------------------------------------------------------------------------------------------- vmap
@@ -213,13 +194,7 @@ class _Aval:
 
 def _replace_leaves(value, it):
     """`value` with each Tensor leaf (in `_tensor_leaves` order) replaced by the next item of `it`."""
-    if isinstance(value, Tensor):
-        return next(it)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_replace_leaves(v, it) for v in value)
-    if isinstance(value, dict):
-        return {k: _replace_leaves(v, it) for k, v in value.items()}
-    return value
+    return unflatten(flatten(value, []), it, _same)
 
 
 def _axes_like(axes, value, what: str):
