@@ -357,28 +357,31 @@ def make_row_tensor(indices, values, dense_shape) -> RowTensor:
     return RowTensor(indices, values, dense_shape)
 
 
-def _accessor(name: str, attr: str, kind: str, result: str) -> Callable:
-    """MindSpore's functional read-out `name` of a sparse tensor of class `kind`: its attribute `attr`."""
+def _accessor(kind: type, field: str, attr: str | None = None) -> Callable:
+    """MindSpore's functional read-out of `field` of a sparse tensor of class `kind`, named as MindSpore names it
+    (`coo_tensor_get_indices` for COOTensor's `indices`): the attribute `attr` (by default `field`)."""
+    attr = attr or field
 
     def get(x):
         return getattr(x, attr)
 
-    get.__name__ = get.__qualname__ = name
-    get.__annotations__ = {"x": kind, "return": result}  # as a `def` would show them (postponed annotations)
-    get.__doc__ = f"The `{attr}` of a {kind}."
+    get.__name__ = get.__qualname__ = f"{kind.__name__.removesuffix('Tensor').lower()}_tensor_get_{field}"
+    # the annotations a `def` shows under postponed evaluation
+    get.__annotations__ = {"x": kind.__name__, "return": "tuple" if field == "dense_shape" else "Tensor"}
+    get.__doc__ = f"The `{field}` of a {kind.__name__}."
     return get
 
 
-coo_tensor_get_indices = _accessor("coo_tensor_get_indices", "indices", "COOTensor", "Tensor")
-coo_tensor_get_values = _accessor("coo_tensor_get_values", "values", "COOTensor", "Tensor")
-coo_tensor_get_dense_shape = _accessor("coo_tensor_get_dense_shape", "shape", "COOTensor", "tuple")
-csr_tensor_get_indptr = _accessor("csr_tensor_get_indptr", "indptr", "CSRTensor", "Tensor")
-csr_tensor_get_indices = _accessor("csr_tensor_get_indices", "indices", "CSRTensor", "Tensor")
-csr_tensor_get_values = _accessor("csr_tensor_get_values", "values", "CSRTensor", "Tensor")
-csr_tensor_get_dense_shape = _accessor("csr_tensor_get_dense_shape", "shape", "CSRTensor", "tuple")
-row_tensor_get_indices = _accessor("row_tensor_get_indices", "indices", "RowTensor", "Tensor")
-row_tensor_get_values = _accessor("row_tensor_get_values", "values", "RowTensor", "Tensor")
-row_tensor_get_dense_shape = _accessor("row_tensor_get_dense_shape", "dense_shape", "RowTensor", "tuple")
+coo_tensor_get_indices = _accessor(COOTensor, "indices")
+coo_tensor_get_values = _accessor(COOTensor, "values")
+coo_tensor_get_dense_shape = _accessor(COOTensor, "dense_shape", "shape")
+csr_tensor_get_indptr = _accessor(CSRTensor, "indptr")
+csr_tensor_get_indices = _accessor(CSRTensor, "indices")
+csr_tensor_get_values = _accessor(CSRTensor, "values")
+csr_tensor_get_dense_shape = _accessor(CSRTensor, "dense_shape", "shape")
+row_tensor_get_indices = _accessor(RowTensor, "indices")
+row_tensor_get_values = _accessor(RowTensor, "values")
+row_tensor_get_dense_shape = _accessor(RowTensor, "dense_shape")
 
 
 def row_tensor_add(x: RowTensor, y) -> RowTensor:
