@@ -59,6 +59,24 @@ def flatten(value, leaves: list, take: Callable = _data) -> tuple:
     return ("c", value)
 
 
+def _same(x):
+    return x
+
+
+def tensor_leaves(value) -> list[Tensor]:
+    """The Tensors of a nested value themselves (not their data), in `flatten`'s walking order.
+
+    Args:
+        value: the nested value.
+
+    Returns:
+        The list of Tensors.
+    """
+    tensors: list = []
+    flatten(value, tensors, _same)
+    return tensors
+
+
 def _holds_tensors(attrs: dict) -> bool:
     return any(isinstance(v, (Tensor, tuple, list, dict)) and _leaves_in(v) for v in attrs.values())
 
@@ -100,4 +118,4 @@ def unflatten(template, it, wrap: Callable = Tensor._wrap):
     return dict(zip(template[1], (unflatten(t, it, wrap) for t in template[2]), strict=True))
 
 
-__all__ = ["LEAF", "flatten", "unflatten"]
+__all__ = ["LEAF", "flatten", "tensor_leaves", "unflatten"]

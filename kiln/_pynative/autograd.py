@@ -15,7 +15,7 @@ from kiln._compiler.ir import graph as G
 from kiln._core import tensor as _tensor_module
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
-from kiln._core.tree import flatten, unflatten
+from kiln._core.tree import flatten, tensor_leaves, unflatten
 from kiln._prims.math import add_p
 from kiln._pynative import backward_program, tape
 from kiln._pynative.dispatch import apply
@@ -166,16 +166,6 @@ def _positions(grad_position, nargs: int) -> tuple[int, ...]:
     return tuple(p % nargs for p in pos)
 
 
-def _flatten_outputs(out) -> list[Tensor]:
-    if isinstance(out, Tensor):
-        return [out]
-    if isinstance(out, (tuple, list)):
-        return [t for o in out for t in _flatten_outputs(o)]
-    if isinstance(out, dict):
-        return [t for v in out.values() for t in _flatten_outputs(v)]
-    return []
-
-
 _ONES: dict = {}
 
 
@@ -205,7 +195,7 @@ def _cast(t: Tensor, dtype) -> Tensor:
 
 def _strip(value, level: int):
     """Drop `level`'s history from returned values so finished graphs can be freed."""
-    for t in _flatten_outputs(value):
+    for t in tensor_leaves(value):
         if t._nodes and level in t._nodes:
             nodes = dict(t._nodes)
             del nodes[level]
@@ -266,9 +256,9 @@ def run_with_grad(
         if has_aux:
             if not isinstance(out, (tuple, list)) or not out:
                 raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
-            targets_out = _flatten_outputs(out[0])
+            targets_out = tensor_leaves(out[0])
         else:
-            targets_out = _flatten_outputs(out)
+            targets_out = tensor_leaves(out)
         if not targets_out:  # nothing depends on the inputs: zero gradients (as MindSpore)
             n = len(positions)
             zeros = [_zeros_like(leaf) for leaf in [call_args[p] for p in positions] + list(weights)]
@@ -276,7 +266,7 @@ def run_with_grad(
         if sens is None:
             pairs = [(t, _ones_like(t)) for t in targets_out]
         else:
-            sens_list = _flatten_outputs(sens)
+            sens_list = tensor_leaves(sens)
             if len(sens_list) != len(targets_out):
                 raise ValueError(
                     f"sens has {len(sens_list)} tensor(s) but the function returned {len(targets_out)} output(s)."
@@ -332,7 +322,7 @@ def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):
     out = nested.result
     if has_aux and (not isinstance(out, (tuple, list)) or not out):
         raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
-    n_targets = len(_flatten_outputs(out[0] if has_aux else out))
+    n_targets = len(tensor_leaves(out[0] if has_aux else out))
     if not n_targets:  # no Tensor output (a constant): zero gradients, as MindSpore
         zeros = tuple(_zeros_like(a) for a in [args[p] for p in positions] + list(weights))
         return out, zeros[: len(positions)], zeros[len(positions) :]
@@ -505,7 +495,7 @@ def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tup
         return out
     with tape.pause():
         out = construct(*args)
-    outs = tuple(_flatten_outputs(out))
+    outs = tuple(tensor_leaves(out))
     single = isinstance(out, Tensor)
 
     def rule(cots):

@@ -16,7 +16,7 @@ from kiln import _backend as B
 from kiln._compiler.ir import graph as G
 from kiln._core.primitive import op_error
 from kiln._core.tensor import Parameter, Tensor
-from kiln._core.tree import flatten, unflatten
+from kiln._core.tree import flatten, tensor_leaves, unflatten
 from kiln._pynative import autograd, tape
 from kiln._pynative.nested import call_with_graph_semantics, record
 
@@ -73,7 +73,7 @@ def _run(transformed: Callable, args: tuple):
     """
     leaves: list = []
     template = flatten(tuple(args), leaves)
-    tensors = _tensor_leaves(args)
+    tensors = tensor_leaves(args)
 
     def on_leaves(*flat):
         return transformed(*unflatten(template, iter(flat), _same))
@@ -95,22 +95,15 @@ def _run(transformed: Callable, args: tuple):
     return unflatten(out_template, iter(fresh), _same)  # the recorded Tensors themselves
 
 
-def _tensor_leaves(value) -> list[Tensor]:
-    """The Tensors of a nested value, in `flatten`'s walking order."""
-    tensors: list = []
-    flatten(value, tensors, _same)
-    return tensors
-
-
 # ---------------------------------------------------------------------------------------------- vmap
 
 
 def _leaf_axes(axes, value, what: str) -> list:
-    """The batch axis of each Tensor leaf of `value` (in `_tensor_leaves` order), from MindSpore's nested `axes`."""
+    """The batch axis of each Tensor leaf of `value` (in `tensor_leaves` order), from MindSpore's nested `axes`."""
 
     def walk(a, v) -> list:
         if a is None or isinstance(a, int):
-            return [a] * len(_tensor_leaves(v))
+            return [a] * len(tensor_leaves(v))
         return [x for sub, item in zip(a, v, strict=True) for x in walk(sub, item)]
 
     return walk(_axes_like(axes, value, what), value)
@@ -125,7 +118,7 @@ def _vmap_in_graph(trace, fn: Callable, args: tuple, in_axes, out_axes):
     """
 
     args = tuple(args)
-    tensors = _tensor_leaves(args)
+    tensors = tensor_leaves(args)
     axes = _leaf_axes(in_axes, args, "in_axes")
     sizes = set()
     for t, a in zip(tensors, axes, strict=True):
@@ -193,7 +186,7 @@ class _Aval:
 
 
 def _replace_leaves(value, it):
-    """`value` with each Tensor leaf (in `_tensor_leaves` order) replaced by the next item of `it`."""
+    """`value` with each Tensor leaf (in `tensor_leaves` order) replaced by the next item of `it`."""
     return unflatten(flatten(value, []), it, _same)
 
 
