@@ -9,10 +9,10 @@ A template records a value's structure with Tensors taken out as leaves:
 - `("d", keys, children)`: a dict;
 - `("o", object, {attribute: child})`: an object of a user class whose attributes hold Tensors (a shallow copy).
 
-Graph recording (`_pynative.nested`, the compiler's branches and exits) and the compile cache's argument
-templates (`_compiler.cache.memory`) use these; the bytecode frontend's frame-state encoder
-(`_compiler/frontend/bytecode/state.py`) keeps its own walk because it tracks aliasing, paths and frame
-objects (cells, iterators, bound methods), not just containers.
+Graph recording (`_pynative.nested`, the compiler's branches and exits), the compile cache's argument
+templates (`_compiler.cache.memory`) and the function transforms (`ops.transforms`) use these; the bytecode
+frontend's frame-state encoder (`_compiler/frontend/bytecode/state.py`) keeps its own walk because it tracks
+aliasing, paths and frame objects (cells, iterators, bound methods), not just containers.
 """
 
 from __future__ import annotations
@@ -25,8 +25,12 @@ from kiln._core.tensor import Tensor
 LEAF = ("t",)
 
 
-def flatten(value, leaves: list) -> tuple:
-    """A template of `value` with each Tensor's data appended to `leaves`.
+def _data(t: Tensor):
+    return t._data
+
+
+def flatten(value, leaves: list, take: Callable = _data) -> tuple:
+    """A template of `value` with each Tensor's data (or `take(tensor)`) appended to `leaves`.
 
     Tensors, tuples (named ones too), lists and dicts are walked; so is an object of a user class whose
     attributes hold Tensors (it comes back as a shallow copy with the new Tensors). Anything else is a
@@ -35,22 +39,42 @@ def flatten(value, leaves: list) -> tuple:
     Args:
         value: the nested value.
         leaves: receives the Tensors' data, in walking order.
+        take: what of each Tensor goes to `leaves`: its backend data by default (the Tensor itself for a
+            caller that needs the objects, e.g. to record them on the tape).
 
     Returns:
         The template (see the module docstring).
     """
     if isinstance(value, Tensor):
-        leaves.append(value._data)
+        leaves.append(take(value))
         return LEAF
     if isinstance(value, (tuple, list)):
         kind = "n" if isinstance(value, tuple) and hasattr(value, "_fields") else "s"
-        return (kind, type(value), tuple(flatten(v, leaves) for v in value))
+        return (kind, type(value), tuple(flatten(v, leaves, take) for v in value))
     if isinstance(value, dict):
-        return ("d", tuple(value), tuple(flatten(v, leaves) for v in value.values()))
+        return ("d", tuple(value), tuple(flatten(v, leaves, take) for v in value.values()))
     attrs = getattr(value, "__dict__", None)
     if type(attrs) is dict and not isinstance(value, type) and _holds_tensors(attrs):
-        return ("o", value, {k: flatten(v, leaves) for k, v in attrs.items()})
+        return ("o", value, {k: flatten(v, leaves, take) for k, v in attrs.items()})
     return ("c", value)
+
+
+def _same(x):
+    return x
+
+
+def tensor_leaves(value) -> list[Tensor]:
+    """The Tensors of a nested value themselves (not their data), in `flatten`'s walking order.
+
+    Args:
+        value: the nested value.
+
+    Returns:
+        The list of Tensors.
+    """
+    tensors: list = []
+    flatten(value, tensors, _same)
+    return tensors
 
 
 def _holds_tensors(attrs: dict) -> bool:
@@ -94,4 +118,4 @@ def unflatten(template, it, wrap: Callable = Tensor._wrap):
     return dict(zip(template[1], (unflatten(t, it, wrap) for t in template[2]), strict=True))
 
 
-__all__ = ["LEAF", "flatten", "unflatten"]
+__all__ = ["LEAF", "flatten", "tensor_leaves", "unflatten"]

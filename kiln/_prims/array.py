@@ -9,7 +9,7 @@ import numpy as np
 from kiln._backend import jax, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims import _bounds
-from kiln._prims._checks import normalize_axis, shape_of
+from kiln._prims._checks import broadcast_shapes, normalize_axis, shape_of
 from kiln._prims._promote import float32_scalars
 
 
@@ -243,8 +243,6 @@ ScatterElements = PrimitiveDef(
 
 
 def _check_select(cond, x, y):
-    from kiln._prims._checks import broadcast_shapes  # noqa: PLC0415  (same package, avoids a cycle)
-
     broadcast_shapes("Select", broadcast_shapes("Select", shape_of(cond), shape_of(x)), shape_of(y))
 
 

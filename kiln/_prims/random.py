@@ -37,21 +37,19 @@ def _check_sampler(op: str):
     return check
 
 
-StandardNormal = PrimitiveDef(
-    "StandardNormal",
-    lambda key, shape, dtype: jrandom.normal(_key(key), shape, dtype),
-    attrs={"shape": (), "dtype": np.dtype(np.float32)},
-    check=_check_sampler("StandardNormal"),
-    random=True,
-)
+def _float_sampler(name: str, draw) -> PrimitiveDef:
+    """The random primitive `name`: `draw(key, shape, dtype)` of a float `dtype` (float32 by default)."""
+    return PrimitiveDef(
+        name,
+        lambda key, shape, dtype: draw(_key(key), shape, dtype),
+        attrs={"shape": (), "dtype": np.dtype(np.float32)},
+        check=_check_sampler(name),
+        random=True,
+    )
 
-UniformReal = PrimitiveDef(
-    "UniformReal",
-    lambda key, shape, dtype: jrandom.uniform(_key(key), shape, dtype),
-    attrs={"shape": (), "dtype": np.dtype(np.float32)},
-    check=_check_sampler("UniformReal"),
-    random=True,
-)
+
+StandardNormal = _float_sampler("StandardNormal", jrandom.normal)
+UniformReal = _float_sampler("UniformReal", jrandom.uniform)
 
 
 def _uniform_int(key, minval, maxval, shape, dtype):

@@ -111,20 +111,20 @@ def _max_with_index(reducer, arg):
     return impl
 
 
-ArgMaxWithValue = PrimitiveDef(
-    "ArgMaxWithValue",
-    lambda x, axis, keep_dims: _max_with_index(jnp.max, jnp.argmax)(x, axis, keep_dims)[::-1],
-    attrs={"axis": 0, "keep_dims": False},
-    multiple_results=True,
-    check=_check_one_axis("ArgMaxWithValue"),
-)
-ArgMinWithValue = PrimitiveDef(
-    "ArgMinWithValue",
-    lambda x, axis, keep_dims: _max_with_index(jnp.min, jnp.argmin)(x, axis, keep_dims)[::-1],
-    attrs={"axis": 0, "keep_dims": False},
-    multiple_results=True,
-    check=_check_one_axis("ArgMinWithValue"),
-)
+def _index_with_value(name: str, reducer, arg) -> PrimitiveDef:
+    """ArgMaxWithValue / ArgMinWithValue: (index, value) along one checked axis."""
+    value_and_index = _max_with_index(reducer, arg)
+    return PrimitiveDef(
+        name,
+        lambda x, axis, keep_dims: value_and_index(x, axis, keep_dims)[::-1],
+        attrs={"axis": 0, "keep_dims": False},
+        multiple_results=True,
+        check=_check_one_axis(name),
+    )
+
+
+ArgMaxWithValue = _index_with_value("ArgMaxWithValue", jnp.max, jnp.argmax)
+ArgMinWithValue = _index_with_value("ArgMinWithValue", jnp.min, jnp.argmin)
 MaxDim = PrimitiveDef(
     "MaxDim", _max_with_index(jnp.max, jnp.argmax), attrs={"axis": 0, "keep_dims": False}, multiple_results=True
 )

@@ -15,7 +15,7 @@ from kiln._compiler.ir import graph as G
 from kiln._core import tensor as _tensor_module
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
-from kiln._core.tree import flatten, unflatten
+from kiln._core.tree import flatten, tensor_leaves, unflatten
 from kiln._prims.math import add_p
 from kiln._pynative import backward_program, tape
 from kiln._pynative.dispatch import apply
@@ -126,20 +126,27 @@ def _describe(fn) -> str:
     return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code is not None else name
 
 
+def _tensor_hook_gradient(hook: Callable, new) -> Tensor | None:
+    """What a tensor hook returned, as the new gradient (a one-element tuple unpacked), or None to keep it."""
+    if new is None:
+        return None
+    if isinstance(new, tuple) and len(new) == 1:
+        new = new[0]
+    if not isinstance(new, Tensor):
+        raise TypeError(
+            f"the tensor hook {_describe(hook)} returned {type(new).__name__}: a hook returns the new "
+            f"gradient as a Tensor, or None to keep it."
+        )
+    return new
+
+
 def run_tensor_hooks(tables: list[dict], grad: Tensor) -> Tensor:
     """Run a tensor's hooks (Tensor.register_hook) on its gradient, each on the previous one's result."""
     for table in tables:
         for hook in list(table.values()):
-            new = hook(grad)
+            new = _tensor_hook_gradient(hook, hook(grad))
             if new is None:
                 continue
-            if isinstance(new, tuple) and len(new) == 1:
-                new = new[0]
-            if not isinstance(new, Tensor):
-                raise TypeError(
-                    f"the tensor hook {_describe(hook)} returned {type(new).__name__}: a hook returns the new "
-                    f"gradient as a Tensor, or None to keep it."
-                )
             if new.shape != grad.shape:
                 raise ValueError(
                     f"the tensor hook {_describe(hook)} returned a gradient of shape {list(new.shape)} for a tensor "
@@ -157,16 +164,6 @@ def _positions(grad_position, nargs: int) -> tuple[int, ...]:
                 f"grad_position {grad_position!r} is out of range: the function was called with {nargs} argument(s)."
             )
     return tuple(p % nargs for p in pos)
-
-
-def _flatten_outputs(out) -> list[Tensor]:
-    if isinstance(out, Tensor):
-        return [out]
-    if isinstance(out, (tuple, list)):
-        return [t for o in out for t in _flatten_outputs(o)]
-    if isinstance(out, dict):
-        return [t for v in out.values() for t in _flatten_outputs(v)]
-    return []
 
 
 _ONES: dict = {}
@@ -198,7 +195,7 @@ def _cast(t: Tensor, dtype) -> Tensor:
 
 def _strip(value, level: int):
     """Drop `level`'s history from returned values so finished graphs can be freed."""
-    for t in _flatten_outputs(value):
+    for t in tensor_leaves(value):
         if t._nodes and level in t._nodes:
             nodes = dict(t._nodes)
             del nodes[level]
@@ -259,9 +256,9 @@ def run_with_grad(
         if has_aux:
             if not isinstance(out, (tuple, list)) or not out:
                 raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
-            targets_out = _flatten_outputs(out[0])
+            targets_out = tensor_leaves(out[0])
         else:
-            targets_out = _flatten_outputs(out)
+            targets_out = tensor_leaves(out)
         if not targets_out:  # nothing depends on the inputs: zero gradients (as MindSpore)
             n = len(positions)
             zeros = [_zeros_like(leaf) for leaf in [call_args[p] for p in positions] + list(weights)]
@@ -269,7 +266,7 @@ def run_with_grad(
         if sens is None:
             pairs = [(t, _ones_like(t)) for t in targets_out]
         else:
-            sens_list = _flatten_outputs(sens)
+            sens_list = tensor_leaves(sens)
             if len(sens_list) != len(targets_out):
                 raise ValueError(
                     f"sens has {len(sens_list)} tensor(s) but the function returned {len(targets_out)} output(s)."
@@ -325,7 +322,7 @@ def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):
     out = nested.result
     if has_aux and (not isinstance(out, (tuple, list)) or not out):
         raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
-    n_targets = len(_flatten_outputs(out[0] if has_aux else out))
+    n_targets = len(tensor_leaves(out[0] if has_aux else out))
     if not n_targets:  # no Tensor output (a constant): zero gradients, as MindSpore
         zeros = tuple(_zeros_like(a) for a in [args[p] for p in positions] + list(weights))
         return out, zeros[: len(positions)], zeros[len(positions) :]
@@ -376,14 +373,8 @@ def _pack(grad_position, weights, return_ids, in_grads, w_grads, ws):
 
 
 def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False):
-    """A function returning `(fn(*args), gradients)`.
-
-    Args:
-        fn: the function (or Cell) to differentiate.
-        grad_position: int or tuple of ints: which arguments to differentiate; None for none.
-        weights: a Parameter or a list of Parameters whose gradients are also returned.
-        has_aux: `fn` returns (output, *aux); only `output` is differentiated.
-        return_ids: pair each gradient with its argument position or parameter name.
+    """A function returning `(fn(*args), gradients)`, taken on the tape (arguments as `kiln.ops.value_and_grad`,
+    which hands this transform to `jit` in GRAPH_MODE).
 
     Returns:
         A function of the same arguments as `fn`.
@@ -504,7 +495,7 @@ def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tup
         return out
     with tape.pause():
         out = construct(*args)
-    outs = tuple(_flatten_outputs(out))
+    outs = tuple(tensor_leaves(out))
     single = isinstance(out, Tensor)
 
     def rule(cots):
@@ -706,17 +697,8 @@ def _tensor_hook_in_graph(x: Tensor, hook: Callable) -> Tensor:
     trace = G.current()
 
     def bprop(x_, out, dout):
-        new = hook(dout)
-        if new is None:
-            return (dout,)
-        if isinstance(new, tuple) and len(new) == 1:
-            new = new[0]
-        if not isinstance(new, Tensor):
-            raise TypeError(
-                f"the tensor hook {_describe(hook)} returned {type(new).__name__}: a hook returns the new "
-                f"gradient as a Tensor, or None to keep it."
-            )
-        return (new,)
+        new = _tensor_hook_gradient(hook, hook(dout))
+        return (dout,) if new is None else (new,)
 
     return _custom_bprop_in_graph(trace, hook, bprop, lambda a: a, (x,))
 

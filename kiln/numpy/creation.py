@@ -426,21 +426,14 @@ def meshgrid(*xi, sparse: bool = False, indexing: str = "xy") -> tuple:
     if indexing not in ("xy", "ij"):
         raise ValueError(f"kiln.numpy.meshgrid: 'indexing' must be 'xy' or 'ij', but got {indexing!r}.")
     arrs = [ops.reshape(to_tensor(x), (-1,)) for x in xi]
+    if not sparse:
+        return ops.meshgrid(*arrs, indexing=indexing)
+    # sparse: input i lies along grid axis i (axes 0 and 1 swapped for 'xy'), with length 1 on the others
     n = len(arrs)
-    sizes = [a.shape[0] for a in arrs]
-    out = []
-    for i, a in enumerate(arrs):
-        shape = [1] * n
-        shape[i] = sizes[i]
-        if indexing == "xy" and n >= 2 and i < 2:
-            shape[0], shape[1] = shape[1], shape[0]
-        out.append(ops.reshape(a, tuple(shape)))
-    if sparse:
-        return tuple(out)
-    full_shape = list(sizes)
-    if indexing == "xy" and n >= 2:
-        full_shape[0], full_shape[1] = full_shape[1], full_shape[0]
-    return tuple(ops.broadcast_to(o, tuple(full_shape)) for o in out)
+    grid_axis = [1, 0, *range(2, n)] if indexing == "xy" and n >= 2 else list(range(n))
+    return tuple(
+        ops.reshape(a, tuple(a.shape[0] if d == grid_axis[i] else 1 for d in range(n))) for i, a in enumerate(arrs)
+    )
 
 
 def _slice_values(s) -> Tensor:

@@ -604,22 +604,24 @@ def amin(input, axis=None, keepdims: bool = False) -> Tensor:
     return _amin(input, axis, keepdims)
 
 
+def _extreme(op: str, whole, along, input, axis, keepdims: bool, initial, where):
+    """The body of `max`/`min`: `whole` over all elements when `axis` is None, else primitive `along`'s
+    (values, indices) on that axis."""
+    refuse_argument(op, "initial", initial, reason="no starting value is folded into the reduction")
+    refuse_argument(op, "where", where, reason="every element takes part in the reduction")
+    if axis is None:
+        return whole(input, None, keepdims)
+    return apply(along, (input,), (axis, bool(keepdims)))
+
+
 def max(input, axis=None, keepdims: bool = False, *, initial=None, where=None):
     """With `axis=None`, the largest element; with an int axis, (values, indices) like MindSpore 2.x."""
-    refuse_argument("ops.max", "initial", initial, reason="no starting value is folded into the reduction")
-    refuse_argument("ops.max", "where", where, reason="every element takes part in the reduction")
-    if axis is None:
-        return _amax(input, None, keepdims)
-    return apply(R.MaxDim, (input,), (axis, bool(keepdims)))
+    return _extreme("ops.max", _amax, R.MaxDim, input, axis, keepdims, initial, where)
 
 
 def min(input, axis=None, keepdims: bool = False, *, initial=None, where=None):
     """With `axis=None`, the smallest element; with an int axis, (values, indices)."""
-    refuse_argument("ops.min", "initial", initial, reason="no starting value is folded into the reduction")
-    refuse_argument("ops.min", "where", where, reason="every element takes part in the reduction")
-    if axis is None:
-        return _amin(input, None, keepdims)
-    return apply(R.MinDim, (input,), (axis, bool(keepdims)))
+    return _extreme("ops.min", _amin, R.MinDim, input, axis, keepdims, initial, where)
 
 
 def all(input, axis=None, keep_dims: bool = False) -> Tensor:
@@ -1193,15 +1195,7 @@ def addcdiv(input, tensor1, tensor2, value=1) -> Tensor:
 
 
 def addcmul(input, tensor1, tensor2, value=1) -> Tensor:
-    """`input + value * tensor1 * tensor2`.
-
-    Args:
-        input, tensor1, tensor2 (Tensor): broadcast together.
-        value (number | Tensor): the multiplier.
-
-    Returns:
-        Tensor.
-    """
+    """`input + value * tensor1 * tensor2`; arguments as in `addcdiv`."""
     return add(input, mul(mul(tensor1, tensor2), value))
 
 

@@ -1,8 +1,10 @@
-"""Kernel descriptions for custom operators (MindSpore's `mindspore.ops.op_info_register`).
+"""Kernel descriptions for custom operators (MindSpore's `mindspore.ops.op_info_register`): `op_info_register`,
+`DataType`, the description builders (`TBERegOp`, `CpuRegOp`, `CustomRegOp`, ...), `custom_info_register`, `kernel`.
 
-MindSpore registers, for each hand-written Ascend (TBE) kernel, which dtypes and memory formats its inputs and
-outputs take. Kiln compiles every op through XLA and keeps no kernel table, so registration records the description
-(`registered_op_info`) and changes nothing else: the decorated function is returned as it is.
+MindSpore registers, for each hand-written kernel, which dtypes and memory formats its inputs and outputs take.
+Kiln compiles every op through XLA and keeps no kernel table, so registration records the description
+(`registered_op_info`, and on the function) and changes nothing else: the decorated function is returned as it is.
+`kiln.ops` exports these names (through `kiln.ops.python_ops`); this module is their one definition.
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["DataType", "TBERegOp", "op_info_register", "registered_op_info"]
+__all__ = [
+    "AiCPURegOp", "AkgAscendRegOp", "AkgGpuRegOp", "CpuRegOp", "CustomRegOp", "DataType", "TBERegOp",
+    "custom_info_register", "kernel", "op_info_register", "registered_op_info",
+]  # fmt: skip
 
 _registry: dict[str, dict] = {}
 
 
 def op_info_register(op_info: dict | str) -> Callable[[Callable], Callable]:
-    """Record `op_info` (a `TBERegOp(...).get_op_info()` dict) for the kernel function it decorates.
+    """Record `op_info` (a `TBERegOp(...).get_op_info()` dict) for the kernel function it decorates (in the
+    registry and as `fn.op_info`).
 
     Args:
         op_info: the kernel's description.
@@ -29,6 +35,10 @@ def op_info_register(op_info: dict | str) -> Callable[[Callable], Callable]:
     def register(fn: Callable) -> Callable:
         name = op_info.get("op_name", fn.__name__) if isinstance(op_info, dict) else fn.__name__
         _registry[name] = op_info if isinstance(op_info, dict) else {"op_name": name, "info": op_info}
+        try:
+            fn.op_info = op_info
+        except AttributeError:  # a builtin or slotted callable keeps only the registry entry
+            pass
         return fn
 
     return register
@@ -110,3 +120,89 @@ _FORMATS = {
 }  # fmt: skip
 for (_short, _dtype), (_fmt_short, _fmt) in itertools.product(_DTYPES.items(), _FORMATS.items()):
     setattr(DataType, f"{_short}_{_fmt_short}", (_dtype, _fmt))
+
+
+# The builders of the other kernel kinds take any field: the description they collect describes nothing Kiln uses,
+# so they keep MindSpore's builder interface and return what was collected.
+class _RegOp:
+    """Builder of a custom op's kernel description (`.input(...)`, `.output(...)`, `.attr(...)`, `.get_op_info()`)."""
+
+    def __init__(self, op_name: str = "Custom") -> None:
+        self.op_name = op_name
+        self.info: dict = {"op_name": op_name, "inputs": [], "outputs": [], "attr": [], "dtype_format": []}
+
+    def _add(self, key, *args, **kwargs):
+        self.info[key].append({"args": args, **kwargs})
+        return self
+
+    def input(self, *args, **kwargs):  # noqa: A003
+        return self._add("inputs", *args, **kwargs)
+
+    def output(self, *args, **kwargs):
+        return self._add("outputs", *args, **kwargs)
+
+    def attr(self, *args, **kwargs):
+        return self._add("attr", *args, **kwargs)
+
+    def dtype_format(self, *args):
+        self.info["dtype_format"].append(args)
+        return self
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def setter(*args, **kwargs):
+            self.info[name] = args[0] if len(args) == 1 and not kwargs else (args, kwargs)
+            return self
+
+        return setter
+
+    def get_op_info(self) -> dict:
+        return self.info
+
+
+class CpuRegOp(_RegOp):
+    """Kernel description builder for a CPU custom op."""
+
+
+class AiCPURegOp(_RegOp):
+    """Kernel description builder for an AICPU custom op."""
+
+
+class AkgGpuRegOp(_RegOp):
+    """Kernel description builder for an AKG GPU custom op."""
+
+
+class AkgAscendRegOp(_RegOp):
+    """Kernel description builder for an AKG Ascend custom op."""
+
+
+class CustomRegOp(_RegOp):
+    """Kernel description builder for `ops.Custom`."""
+
+
+def custom_info_register(*reg_info):
+    """Decorator recording kernel descriptions on a custom op's function (`fn.reg_info`)."""
+
+    def register(fn):
+        try:
+            fn.reg_info = list(reg_info)
+        except AttributeError:
+            pass
+        return fn
+
+    return register
+
+
+def kernel(fn=None, reg_info=None, compile_attrs=None):
+    """Decorator marking a function as a custom kernel; Kiln runs it as ordinary Python on Tensors."""
+
+    def mark(f):
+        try:
+            f.reg_info, f.compile_attrs = reg_info, compile_attrs
+        except AttributeError:
+            pass
+        return f
+
+    return mark if fn is None else mark(fn)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 
 from kiln._core.unsupported import ignore_argument
+from kiln._parallel.shard import shard_primitive
 from kiln.ops.multitype import constexpr, primexpr  # noqa: F401  (MindSpore's ops.primitive module holds them too)
 
 __all__ = ["Primitive", "PrimitiveWithCheck", "PrimitiveWithInfer", "prim_arg_register", "prim_attr_register"]
@@ -46,8 +47,6 @@ class Primitive:
             {},
             reason="XLA's partitioner lays out the rest; there is no device kind or search level to choose",
         )
-        from kiln._parallel.shard import shard_primitive  # noqa: PLC0415
-
         return shard_primitive(self, in_strategy, out_strategy)
 
     def __repr__(self) -> str:

@@ -1,5 +1,6 @@
 """MindSpore's functional names for Python-level operations (`ops.scalar_add`, `ops.tuple_getitem`, `ops.bool_and`,
-`ops.make_list`, `ops.typeof`, ...) and the custom-op registration helpers (`op_info_register`, `CpuRegOp`, ...).
+`ops.make_list`, `ops.typeof`, ...); it also exports the custom-op registration helpers (`op_info_register`,
+`CpuRegOp`, ...) defined in `kiln.ops.op_info_register`.
 
 MindSpore's graph compiler uses these as the nodes for Python values; programs call some of them directly. In Kiln
 they are the Python operations themselves: on Python values they fold to constants while a graph is compiled, and on
@@ -15,6 +16,18 @@ import operator as _op
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
+from kiln.ops.op_info_register import (
+    AiCPURegOp,
+    AkgAscendRegOp,
+    AkgGpuRegOp,
+    CpuRegOp,
+    CustomRegOp,
+    DataType,
+    TBERegOp,
+    custom_info_register,
+    kernel,
+    op_info_register,
+)
 
 __all__ = [
     "scalar_add", "scalar_sub", "scalar_mul", "scalar_div", "scalar_floordiv", "scalar_mod", "scalar_pow",
@@ -346,119 +359,3 @@ def environ_add(a, b):
 
 
 env_get = environ_get
-
-
-# Custom-op registration. Kiln compiles every op through XLA, so the kernel information these builders collect
-# describes nothing that Kiln uses: they keep MindSpore's builder interface and return the collected description.
-class _RegOp:
-    """Builder of a custom op's kernel description (`.input(...)`, `.output(...)`, `.attr(...)`, `.get_op_info()`)."""
-
-    def __init__(self, op_name: str = "Custom") -> None:
-        self.op_name = op_name
-        self.info: dict = {"op_name": op_name, "inputs": [], "outputs": [], "attr": [], "dtype_format": []}
-
-    def _add(self, key, *args, **kwargs):
-        self.info[key].append({"args": args, **kwargs})
-        return self
-
-    def input(self, *args, **kwargs):  # noqa: A003
-        return self._add("inputs", *args, **kwargs)
-
-    def output(self, *args, **kwargs):
-        return self._add("outputs", *args, **kwargs)
-
-    def attr(self, *args, **kwargs):
-        return self._add("attr", *args, **kwargs)
-
-    def dtype_format(self, *args):
-        self.info["dtype_format"].append(args)
-        return self
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-
-        def setter(*args, **kwargs):
-            self.info[name] = args[0] if len(args) == 1 and not kwargs else (args, kwargs)
-            return self
-
-        return setter
-
-    def get_op_info(self) -> dict:
-        return self.info
-
-
-class CpuRegOp(_RegOp):
-    """Kernel description builder for a CPU custom op."""
-
-
-class AiCPURegOp(_RegOp):
-    """Kernel description builder for an AICPU custom op."""
-
-
-class AkgGpuRegOp(_RegOp):
-    """Kernel description builder for an AKG GPU custom op."""
-
-
-class AkgAscendRegOp(_RegOp):
-    """Kernel description builder for an AKG Ascend custom op."""
-
-
-class TBERegOp(_RegOp):
-    """Kernel description builder for a TBE custom op."""
-
-
-class CustomRegOp(_RegOp):
-    """Kernel description builder for `ops.Custom`."""
-
-
-class DataType:
-    """Names of (dtype, format) pairs used in kernel descriptions (`DataType.F32_Default`)."""
-
-    def __getattr__(self, name):
-        return (name,)
-
-
-for _n in ("None", "BOOL", "I8", "U8", "I16", "U16", "I32", "U32", "I64", "U64", "F16", "F32", "F64", "BF16", "C64",
-           "C128"):  # fmt: skip
-    for _f in ("None", "Default", "5HD", "FracZ", "FracNZ", "C1HWNCoC0", "NCHW", "NHWC", "ChannelLast", "NDHWC"):
-        setattr(DataType, f"{_n}_{_f}", (_n, _f))
-
-
-def op_info_register(op_info):
-    """Decorator recording a kernel description on the decorated function (`fn.op_info`)."""
-
-    def register(fn):
-        try:
-            fn.op_info = op_info
-        except AttributeError:
-            pass
-        return fn
-
-    return register
-
-
-def custom_info_register(*reg_info):
-    """Decorator recording kernel descriptions on a custom op's function (`fn.reg_info`)."""
-
-    def register(fn):
-        try:
-            fn.reg_info = list(reg_info)
-        except AttributeError:
-            pass
-        return fn
-
-    return register
-
-
-def kernel(fn=None, reg_info=None, compile_attrs=None):
-    """Decorator marking a function as a custom kernel; Kiln runs it as ordinary Python on Tensors."""
-
-    def mark(f):
-        try:
-            f.reg_info, f.compile_attrs = reg_info, compile_attrs
-        except AttributeError:
-            pass
-        return f
-
-    return mark if fn is None else mark(fn)

@@ -79,39 +79,27 @@ def laplace(shape, mean, lambda_param, seed=None) -> Tensor:
     return standard_laplace(shape, seed) * lambda_param + mean
 
 
+def _fill_draws(op: str, input, generator, dtype=mstype.float32) -> Tensor:
+    """U[0, 1) draws of `input`'s shape for the in-place fill `op` (its `generator` is not used)."""
+    ignore_argument(op, "generator", generator, reason=GLOBAL_STREAM)
+    return _unit_uniform(input.shape, dtype)
+
+
 def uniform_(input, from_=0, to=1, *, generator=None) -> Tensor:
     """Fill `input` in place with samples of U[from_, to)."""
-    ignore_argument(
-        "ops.uniform_",
-        "generator",
-        generator,
-        reason=GLOBAL_STREAM,
-    )
-    u = _unit_uniform(input.shape, input.dtype if input.dtype.is_floating else mstype.float32)
+    u = _fill_draws("ops.uniform_", input, generator, input.dtype if input.dtype.is_floating else mstype.float32)
     return input.assign_value(math.cast(u * (to - from_) + from_, input.dtype))
 
 
 def exponential_(input, lambd=1, *, generator=None) -> Tensor:
     """Fill `input` in place with samples of the exponential distribution of rate `lambd`."""
-    ignore_argument(
-        "ops.exponential_",
-        "generator",
-        generator,
-        reason=GLOBAL_STREAM,
-    )
-    u = _unit_uniform(input.shape, input.dtype)
+    u = _fill_draws("ops.exponential_", input, generator, input.dtype)
     return input.assign_value(math.neg(math.log1p(-u)) / lambd)
 
 
 def bernoulli_(input, p=0.5, *, generator=None) -> Tensor:
     """Fill `input` in place with 0/1 samples that are 1 with probability `p`."""
-    ignore_argument(
-        "ops.bernoulli_",
-        "generator",
-        generator,
-        reason=GLOBAL_STREAM,
-    )
-    u = _unit_uniform(input.shape)
+    u = _fill_draws("ops.bernoulli_", input, generator)
     prob = math.cast(p, mstype.float32) if isinstance(p, Tensor) else p
     return input.assign_value(math.cast(math.less(u, prob), input.dtype))
 
@@ -401,16 +389,7 @@ def rand(*size, dtype=None, seed: int | None = None) -> Tensor:
 
 
 def randn(*size, dtype=None, seed: int | None = None) -> Tensor:
-    """Samples from N(0, 1).
-
-    Args:
-        *size (int | tuple[int]): the output shape, as ints or one tuple.
-        dtype (mindspore.dtype, optional): a float type. Default: float32.
-        seed (int, optional): a private stream's seed.
-
-    Returns:
-        Tensor of `size`.
-    """
+    """Samples from N(0, 1); arguments and result as in `rand`."""
     dt = _dtype("randn", dtype, mstype.float32, "float")
     return _standard_normal(_size("randn", size), dt, _key("randn", seed))
 

@@ -10,6 +10,8 @@ eagerly; the values still flow through differentiable ops.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from kiln._compiler.ir import graph as G
@@ -322,9 +324,7 @@ class RowTensor:
     def dense_shape(self) -> tuple:
         return self._shape
 
-    @property
-    def shape(self) -> tuple:
-        return self._shape
+    shape = dense_shape  # MindSpore gives a RowTensor's dense shape under both names
 
     @property
     def dtype(self):
@@ -357,44 +357,31 @@ def make_row_tensor(indices, values, dense_shape) -> RowTensor:
     return RowTensor(indices, values, dense_shape)
 
 
-def coo_tensor_get_indices(x: COOTensor) -> Tensor:
-    return x.indices
+def _accessor(kind: type, field: str, attr: str | None = None) -> Callable:
+    """MindSpore's functional read-out of `field` of a sparse tensor of class `kind`, named as MindSpore names it
+    (`coo_tensor_get_indices` for COOTensor's `indices`): the attribute `attr` (by default `field`)."""
+    attr = attr or field
+
+    def get(x):
+        return getattr(x, attr)
+
+    get.__name__ = get.__qualname__ = f"{kind.__name__.removesuffix('Tensor').lower()}_tensor_get_{field}"
+    # the annotations a `def` shows under postponed evaluation
+    get.__annotations__ = {"x": kind.__name__, "return": "tuple" if field == "dense_shape" else "Tensor"}
+    get.__doc__ = f"The `{field}` of a {kind.__name__}."
+    return get
 
 
-def coo_tensor_get_values(x: COOTensor) -> Tensor:
-    return x.values
-
-
-def coo_tensor_get_dense_shape(x: COOTensor) -> tuple:
-    return x.shape
-
-
-def csr_tensor_get_indptr(x: CSRTensor) -> Tensor:
-    return x.indptr
-
-
-def csr_tensor_get_indices(x: CSRTensor) -> Tensor:
-    return x.indices
-
-
-def csr_tensor_get_values(x: CSRTensor) -> Tensor:
-    return x.values
-
-
-def csr_tensor_get_dense_shape(x: CSRTensor) -> tuple:
-    return x.shape
-
-
-def row_tensor_get_indices(x: RowTensor) -> Tensor:
-    return x.indices
-
-
-def row_tensor_get_values(x: RowTensor) -> Tensor:
-    return x.values
-
-
-def row_tensor_get_dense_shape(x: RowTensor) -> tuple:
-    return x.dense_shape
+coo_tensor_get_indices = _accessor(COOTensor, "indices")
+coo_tensor_get_values = _accessor(COOTensor, "values")
+coo_tensor_get_dense_shape = _accessor(COOTensor, "dense_shape", "shape")
+csr_tensor_get_indptr = _accessor(CSRTensor, "indptr")
+csr_tensor_get_indices = _accessor(CSRTensor, "indices")
+csr_tensor_get_values = _accessor(CSRTensor, "values")
+csr_tensor_get_dense_shape = _accessor(CSRTensor, "dense_shape", "shape")
+row_tensor_get_indices = _accessor(RowTensor, "indices")
+row_tensor_get_values = _accessor(RowTensor, "values")
+row_tensor_get_dense_shape = _accessor(RowTensor, "dense_shape")
 
 
 def row_tensor_add(x: RowTensor, y) -> RowTensor:

@@ -25,49 +25,31 @@ def _check_value(op: str, value) -> None:
         raise op_error(op, f"'value' must be a Tensor or a number, but got {type(value).__name__}.", TypeError)
 
 
-def assign(variable: Parameter, value) -> Tensor:
-    """Set `variable` to `value` (broadcast to its shape, cast to its dtype).
+def _assignment(prim, name: str, summary: str, value_meaning: str):
+    """The functional face `name` of the write primitive `prim`: the operands checked, the result stored in the
+    Parameter (assign, assign_add and assign_sub differ only in their primitive and their words)."""
+
+    def face(variable: Parameter, value) -> Tensor:
+        _check_target(prim.name, variable)
+        _check_value(prim.name, value)
+        return apply(prim, (variable, value))
+
+    face.__name__ = face.__qualname__ = name
+    face.__doc__ = f"""{summary} (value broadcast to the variable's shape, cast to its dtype).
 
     Args:
         variable (Parameter): the target.
-        value (Union[Tensor, number]): the new value.
+        value (Union[Tensor, number]): {value_meaning}.
 
     Returns:
         Tensor, the new value of `variable`.
     """
-    _check_target("Assign", variable)
-    _check_value("Assign", value)
-    return apply(S.Assign, (variable, value))
+    return face
 
 
-def assign_add(variable: Parameter, value) -> Tensor:
-    """`variable += value` in place (value broadcast to the variable's shape, cast to its dtype).
-
-    Args:
-        variable (Parameter): the target.
-        value (Union[Tensor, number]): the increment.
-
-    Returns:
-        Tensor, the new value of `variable`.
-    """
-    _check_target("AssignAdd", variable)
-    _check_value("AssignAdd", value)
-    return apply(S.AssignAdd, (variable, value))
-
-
-def assign_sub(variable: Parameter, value) -> Tensor:
-    """`variable -= value` in place (value broadcast to the variable's shape, cast to its dtype).
-
-    Args:
-        variable (Parameter): the target.
-        value (Union[Tensor, number]): the decrement.
-
-    Returns:
-        Tensor, the new value of `variable`.
-    """
-    _check_target("AssignSub", variable)
-    _check_value("AssignSub", value)
-    return apply(S.AssignSub, (variable, value))
+assign = _assignment(S.Assign, "assign", "Set `variable` to `value`", "the new value")
+assign_add = _assignment(S.AssignAdd, "assign_add", "`variable += value` in place", "the increment")
+assign_sub = _assignment(S.AssignSub, "assign_sub", "`variable -= value` in place", "the decrement")
 
 
 class Assign(Primitive):

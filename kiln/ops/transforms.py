@@ -16,33 +16,29 @@ from kiln import _backend as B
 from kiln._compiler.ir import graph as G
 from kiln._core.primitive import op_error
 from kiln._core.tensor import Parameter, Tensor
-from kiln._core.tree import flatten
+from kiln._core.tree import flatten, tensor_leaves, unflatten
 from kiln._pynative import autograd, tape
 from kiln._pynative.nested import call_with_graph_semantics, record
 
 __all__ = ["get_grad", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
 
 
+def _same(x):
+    return x
+
+
 def _to_arrays(value):
-    """`value` with every Tensor replaced by its backend array (tuples, lists and dicts kept)."""
-    if isinstance(value, Tensor):
-        return value._data
-    if isinstance(value, (tuple, list)):
-        return type(value)(_to_arrays(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _to_arrays(v) for k, v in value.items()}
-    return value
+    """`value` with every Tensor replaced by its backend array (containers kept)."""
+    leaves: list = []
+    return unflatten(flatten(value, leaves), iter(leaves), _same)
 
 
 def _to_tensors(value):
-    """`value` with every backend array wrapped as a Tensor."""
-    if B.is_array(value):
-        return Tensor._wrap(value)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_to_tensors(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _to_tensors(v) for k, v in value.items()}
-    return value
+    """`value`, as a backend transform returns it, with every backend array wrapped as a Tensor.
+
+    Such a value is the backend's own pytree (its containers rebuilt by the backend), so the backend's tree
+    map walks it; Kiln's `flatten` walks values holding Tensors."""
+    return B.tree_util.tree_map(lambda x: Tensor._wrap(x) if B.is_array(x) else x, value)
 
 
 def _pure(fn: Callable, what: str) -> Callable:
@@ -77,10 +73,10 @@ def _run(transformed: Callable, args: tuple):
     """
     leaves: list = []
     template = flatten(tuple(args), leaves)
-    tensors = _tensor_leaves(args)
+    tensors = tensor_leaves(args)
 
     def on_leaves(*flat):
-        return transformed(*unflatten_arrays(template, iter(flat)))
+        return transformed(*unflatten(template, iter(flat), _same))
 
     if not tape.recording or not any(t._nodes for t in tensors):
         return _to_tensors(on_leaves(*leaves))
@@ -91,45 +87,23 @@ def _run(transformed: Callable, args: tuple):
     fresh = tuple(Tensor._wrap(x) for x in out_leaves)
 
     def rule(cots):
-        cot = unflatten_arrays(out_template, (c._data for c in cots))
+        cot = unflatten(out_template, (c._data for c in cots), _same)
         grads = pullback(cot)
         return tuple(Tensor._wrap(g) if g.dtype != B.float0 else None for g in grads)
 
     tape.record_custom(tuple(tensors), fresh, rule)
-    return unflatten_arrays(out_template, iter(fresh))  # the recorded Tensors themselves
-
-
-def _tensor_leaves(value) -> list[Tensor]:
-    if isinstance(value, Tensor):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [t for v in value for t in _tensor_leaves(v)]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _tensor_leaves(v)]
-    return []
-
-
-def unflatten_arrays(template, it):
-    """Like `nested.unflatten`, with backend arrays (not Tensors) at the leaves."""
-    kind = template[0]
-    if kind == "t":
-        return next(it)
-    if kind == "c":
-        return template[1]
-    if kind == "s":
-        return template[1](unflatten_arrays(t, it) for t in template[2])
-    return dict(zip(template[1], (unflatten_arrays(t, it) for t in template[2]), strict=True))
+    return unflatten(out_template, iter(fresh), _same)  # the recorded Tensors themselves
 
 
 # ---------------------------------------------------------------------------------------------- vmap
 
 
 def _leaf_axes(axes, value, what: str) -> list:
-    """The batch axis of each Tensor leaf of `value` (in `_tensor_leaves` order), from MindSpore's nested `axes`."""
+    """The batch axis of each Tensor leaf of `value` (in `tensor_leaves` order), from MindSpore's nested `axes`."""
 
     def walk(a, v) -> list:
         if a is None or isinstance(a, int):
-            return [a] * len(_tensor_leaves(v))
+            return [a] * len(tensor_leaves(v))
         return [x for sub, item in zip(a, v, strict=True) for x in walk(sub, item)]
 
     return walk(_axes_like(axes, value, what), value)
@@ -144,7 +118,7 @@ def _vmap_in_graph(trace, fn: Callable, args: tuple, in_axes, out_axes):
     """
 
     args = tuple(args)
-    tensors = _tensor_leaves(args)
+    tensors = tensor_leaves(args)
     axes = _leaf_axes(in_axes, args, "in_axes")
     sizes = set()
     for t, a in zip(tensors, axes, strict=True):
@@ -212,14 +186,8 @@ class _Aval:
 
 
 def _replace_leaves(value, it):
-    """`value` with each Tensor leaf (in `_tensor_leaves` order) replaced by the next item of `it`."""
-    if isinstance(value, Tensor):
-        return next(it)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_replace_leaves(v, it) for v in value)
-    if isinstance(value, dict):
-        return {k: _replace_leaves(v, it) for k, v in value.items()}
-    return value
+    """`value` with each Tensor leaf (in `tensor_leaves` order) replaced by the next item of `it`."""
+    return unflatten(flatten(value, []), it, _same)
 
 
 def _axes_like(axes, value, what: str):

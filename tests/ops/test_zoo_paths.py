@@ -1,11 +1,13 @@
 """Names zoo operators import from MindSpore's ops modules: op_info_register, ops.P, the Ascend float-status
 Primitives (stand-ins that raise when built) and common.dtype's QuantDtype."""
 
+import sys
+
 import pytest
 
 from kiln import ops
 from kiln._core.dtype import QuantDtype
-from kiln.ops import operations
+from kiln.ops import operations, python_ops
 from kiln.ops.op_info_register import DataType, TBERegOp, op_info_register, registered_op_info
 
 
@@ -34,6 +36,20 @@ def test_tbe_description_is_recorded_and_the_kernel_kept():
     assert DataType.None_None == ("", "") and DataType.I32_NCHW == ("int32", "NCHW")
     with pytest.raises(AttributeError):
         getattr(TBERegOp("X"), "no_such_field")  # noqa: B009
+
+
+def test_registration_helpers_have_one_definition():
+    module = sys.modules["kiln.ops.op_info_register"]
+    for name in set(module.__all__) - {"registered_op_info"}:
+        assert getattr(ops, name) is getattr(python_ops, name) is getattr(module, name), name
+    assert ops.DataType.F32_Default == ("float32", "DefaultFormat")
+    info = ops.CpuRegOp("MyCpuOp").input(0, "x").dtype_format(ops.DataType.F32_Default).get_op_info()
+
+    @ops.op_info_register(info)
+    def my_cpu_op(x):
+        return x
+
+    assert my_cpu_op.op_info is info and registered_op_info("MyCpuOp") is info
 
 
 def test_ops_p_and_float_status_stand_ins():

@@ -151,24 +151,21 @@ def _nll_loss(x, target, weight, *, reduction, ignore_index, label_smoothing):
     return _class_loss(x, target, weight, reduction, ignore_index, label_smoothing)
 
 
-_CLASS_ATTRS = {"reduction": "mean", "ignore_index": -100, "label_smoothing": 0.0}
-CrossEntropy = declare(
-    "CrossEntropy",
-    _cross_entropy,
-    _check_class_loss("CrossEntropy", "input"),
-    attrs=_CLASS_ATTRS,
-    nondiff=(2,),
-    bounds=_bounds.class_loss_bounds,
-)
-NLLLoss = declare(
-    "NLLLoss",
-    _nll_loss,
-    _check_class_loss("NLLLoss", "logits"),
-    attrs=_CLASS_ATTRS,
-    nondiff=(2,),
-    multiple_results=True,
-    bounds=_bounds.class_loss_bounds,
-)
+def _declare_class_loss(name: str, impl, input_name: str, **options) -> PrimitiveDef:
+    """A class-index loss: (input, target, weight) with the attributes reduction, ignore_index, label_smoothing."""
+    return declare(
+        name,
+        impl,
+        _check_class_loss(name, input_name),
+        attrs={"reduction": "mean", "ignore_index": -100, "label_smoothing": 0.0},
+        nondiff=(2,),
+        bounds=_bounds.class_loss_bounds,
+        **options,
+    )
+
+
+CrossEntropy = _declare_class_loss("CrossEntropy", _cross_entropy, "input")
+NLLLoss = _declare_class_loss("NLLLoss", _nll_loss, "logits", multiple_results=True)
 
 
 # ---- binary cross-entropy ------------------------------------------------------------------------

@@ -54,6 +54,18 @@ def pool_geometry(sizes, kernel, strides, dilation, mode, pad, ceil):
     ]
 
 
+def _check_pool_rank(op: str, x, nd: int) -> tuple:
+    """Check that `x` is a pooling input with `nd` spatial dims, batched or not; its shape."""
+    xs = shape_of(x)
+    if len(xs) not in (nd + 1, nd + 2):
+        raise op_error(
+            op,
+            f"the input must be {nd + 1}-D or {nd + 2}-D (batch, channels and {nd} spatial "
+            f"dims), but got shape {list(xs)}.",
+        )
+    return xs
+
+
 def _check_pool(op):
     def check(x, *, kernel_size, strides, pad_mode, pad, ceil_mode, dilation=None, **_):
         nd = len(kernel_size)
@@ -65,13 +77,7 @@ def _check_pool(op):
         non_negative_ints(op, "pad", pad)
         if pad_mode != "pad" and any(pad):
             raise op_error(op, f"'pad' must be all zero unless pad_mode is 'pad', but got {pad}.")
-        xs = shape_of(x)
-        if len(xs) not in (nd + 1, nd + 2):
-            raise op_error(
-                op,
-                f"the input must be {nd + 1}-D or {nd + 2}-D (batch, channels and {nd} spatial "
-                f"dims), but got shape {list(xs)}.",
-            )
+        xs = _check_pool_rank(op, x, nd)
         for i, (k, d) in enumerate(zip(kernel_size, dilation)):
             if max(pad[2 * i], pad[2 * i + 1]) > (d * (k - 1) + 1) // 2:
                 raise op_error(
@@ -242,13 +248,7 @@ def _check_adaptive(op):
         nd = len(output_size)
         if any(o is not None and (not isinstance(o, (int, np.integer)) or o <= 0) for o in output_size):
             raise op_error(op, f"'output_size' entries must be positive ints or None, but got {output_size}.")
-        xs = shape_of(x)
-        if len(xs) not in (nd + 1, nd + 2):
-            raise op_error(
-                op,
-                f"the input must be {nd + 1}-D or {nd + 2}-D (batch, channels and {nd} spatial "
-                f"dims), but got shape {list(xs)}.",
-            )
+        _check_pool_rank(op, x, nd)
         dt = dtype_of(x)
         if op.startswith("AdaptiveAvg"):
             require_float(op, "x", x)

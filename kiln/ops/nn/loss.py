@@ -156,16 +156,7 @@ def mse_loss(input, target, reduction="mean") -> Tensor:
 
 
 def l1_loss(input, target, reduction="mean") -> Tensor:
-    """|input - target|, broadcast, then reduced.
-
-    Args:
-        input (Tensor): predictions.
-        target (Tensor): targets (broadcastable with `input`).
-        reduction (str): 'mean', 'sum' or 'none'. Default: 'mean'.
-
-    Returns:
-        Tensor: a scalar, or the elementwise losses for reduction 'none'.
-    """
+    """|input - target|, broadcast, then reduced; arguments and result as in `mse_loss`."""
     check_reduction("L1Loss", reduction)
     return apply(L.L1Loss, (input, target), (reduction,))
 

@@ -84,19 +84,11 @@ def avg_pool(
 
 
 def max_pool1d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
-    """1-D max pooling over (N, C, L) or (C, L).
-
-    Args:
-        x (Tensor): the input.
-        kernel_size (Union[int, tuple[int]]): window size.
-        stride (Union[int, tuple[int]], optional): window step; defaults to `kernel_size`.
-        padding (Union[int, tuple[int]]): implicit -inf padding on both sides (at most half the window).
-        dilation (Union[int, tuple[int]]): spacing of the window taps. Default: 1.
-        return_indices (bool): also return the position of each maximum (flat over L, int64).
-        ceil_mode (bool): round the output size up instead of down.
+    """1-D max pooling over (N, C, L) or (C, L); arguments as in `max_pool2d`, each size one value (`padding` on
+    both sides, at most half the window).
 
     Returns:
-        Tensor, or (Tensor, indices) when `return_indices`.
+        Tensor, or (Tensor, indices) when `return_indices` (the position of each maximum along L, int64).
     """
     return max_pool(x, 1, kernel_size, stride, "pad", padding, dilation, ceil_mode, return_indices)
 

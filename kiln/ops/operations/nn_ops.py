@@ -194,22 +194,26 @@ def _amsgrad(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilo
     )
 
 
-def _apply_rms_prop(s, var, mean_square, moment, lr, grad, decay, momentum, epsilon):
+def _rms_prop_step(var, mean_grad, mean_square, moment, grad, lr, decay, momentum, epsilon):
+    """One RMSProp update in place; centred (the squared running mean of the gradient taken off the running mean
+    square) when `mean_grad` is given, plain when it is None."""
     ms_new = decay * mean_square + (1 - decay) * math.square(grad)
-    mom_new = momentum * moment + lr * grad / math.sqrt(ms_new + epsilon)
+    mg_new = None if mean_grad is None else decay * mean_grad + (1 - decay) * grad
+    spread = ms_new if mg_new is None else ms_new - math.square(mg_new)
+    mom_new = momentum * moment + lr * grad / math.sqrt(spread + epsilon)
+    if mg_new is not None:
+        assign_if_parameter(mean_grad, mg_new)
     assign_if_parameter(mean_square, ms_new)
     assign_if_parameter(moment, mom_new)
     return assign_if_parameter(var, var - mom_new)
+
+
+def _apply_rms_prop(s, var, mean_square, moment, lr, grad, decay, momentum, epsilon):
+    return _rms_prop_step(var, None, mean_square, moment, grad, lr, decay, momentum, epsilon)
 
 
 def _apply_centered_rms_prop(s, var, mean_grad, mean_square, moment, grad, lr, decay, momentum, epsilon):
-    mg_new = decay * mean_grad + (1 - decay) * grad
-    ms_new = decay * mean_square + (1 - decay) * math.square(grad)
-    mom_new = momentum * moment + lr * grad / math.sqrt(ms_new - math.square(mg_new) + epsilon)
-    assign_if_parameter(mean_grad, mg_new)
-    assign_if_parameter(mean_square, ms_new)
-    assign_if_parameter(moment, mom_new)
-    return assign_if_parameter(var, var - mom_new)
+    return _rms_prop_step(var, mean_grad, mean_square, moment, grad, lr, decay, momentum, epsilon)
 
 
 def _adam_weight_decay(s, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
@@ -281,7 +285,10 @@ def _fixed(op: str, name: str, value, nd: int) -> tuple[int, ...]:
     return v
 
 
-def _fractional(op: str, x, kernel_size, output_size, output_ratio, samples, nd: int):
+def _fractional(op: str, input, kernel_size, output_size, output_ratio, samples, return_indices: bool, nd: int):
+    """Fractional max pooling over the last `nd` dims of a batched (or, one dim fewer, unbatched) input."""
+    unbatched = input.ndim == nd + 1
+    x = array.expand_dims(input, 0) if unbatched else input
     ksize = _fixed(op, "kernel_size", kernel_size, nd)
     if output_size is None:
         if output_ratio is None:
@@ -295,7 +302,10 @@ def _fractional(op: str, x, kernel_size, output_size, output_ratio, samples, nd:
     if samples is None:
         samples = math.cast(_uniform01((x.shape[0], x.shape[1], nd), mstype.float32, random_state.next_key()),
                             x.dtype if x.dtype.is_floating else mstype.float32)  # fmt: skip
-    return apply(prims_pool.FractionalMaxPool, (x, samples), (ksize, out))
+    y, index = apply(prims_pool.FractionalMaxPool, (x, samples), (ksize, out))
+    if unbatched:
+        y, index = array.squeeze(y, 0), array.squeeze(index, 0)
+    return (y, index) if return_indices else y
 
 
 def _nchw4(op: str, name: str, value) -> tuple[int, int]:
@@ -672,7 +682,7 @@ class DropoutDoMask(Primitive):
         return math.div(math.mul(x, kept), math.cast(p, x.dtype))
 
 
-class ROIAlign(Primitive):
+class ROIAlign(_NNPrimitive):
     """`ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1)(features, rois)`:
     (R, C, pooled_height, pooled_width) features of each roi (batch index, x1, y1, x2, y2), each bin the mean of
     bilinear samples on a sample_num x sample_num lattice (sample_num <= 0: floor(roi size / pooled size))."""
@@ -682,14 +692,8 @@ class ROIAlign(Primitive):
         super().__init__("ROIAlign")
         if roi_end_mode not in (0, 1):
             raise op_error(self.name, f"'roi_end_mode' must be 0 or 1, but got {roi_end_mode!r}.")
-        for k, v in (
-            ("pooled_height", pooled_height),
-            ("pooled_width", pooled_width),
-            ("spatial_scale", spatial_scale),
-            ("sample_num", sample_num),
-            ("roi_end_mode", roi_end_mode),
-        ):
-            self.add_prim_attr(k, v)  # fmt: skip
+        self._record(pooled_height=pooled_height, pooled_width=pooled_width, spatial_scale=spatial_scale,
+                     sample_num=sample_num, roi_end_mode=roi_end_mode)  # fmt: skip
 
     def __call__(self, features, rois):
         n_rois = rois.shape[0]
@@ -757,24 +761,18 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     """2-D fractional max pooling of (N, C, H, W) (or (C, H, W)): `kernel_size` windows at pseudo-random steps
     reaching `output_size` (or input size * `output_ratio`). `_random_samples` (N, C, 2) in [0, 1) fixes the
     steps (drawn from the global generator when omitted). Returns the values (and int64 flat H*W indices)."""
-    squeeze = input.ndim == 3
-    x = array.expand_dims(input, 0) if squeeze else input
-    y, index = _fractional("FractionalMaxPool2d", x, kernel_size, output_size, output_ratio, _random_samples, 2)
-    if squeeze:
-        y, index = array.squeeze(y, 0), array.squeeze(index, 0)
-    return (y, index) if return_indices else y
+    return _fractional(
+        "FractionalMaxPool2d", input, kernel_size, output_size, output_ratio, _random_samples, return_indices, 2
+    )
 
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
                           _random_samples=None):  # fmt: skip
     """3-D fractional max pooling of (N, C, D, H, W) (or (C, D, H, W)); `_random_samples` (N, C, 3). See
     `fractional_max_pool2d`."""
-    squeeze = input.ndim == 4
-    x = array.expand_dims(input, 0) if squeeze else input
-    y, index = _fractional("FractionalMaxPool3d", x, kernel_size, output_size, output_ratio, _random_samples, 3)
-    if squeeze:
-        y, index = array.squeeze(y, 0), array.squeeze(index, 0)
-    return (y, index) if return_indices else y
+    return _fractional(
+        "FractionalMaxPool3d", input, kernel_size, output_size, output_ratio, _random_samples, return_indices, 3
+    )
 
 
 class _FractionalMaxPoolWithFixedKsize(Primitive):
@@ -812,7 +810,7 @@ class FractionalMaxPool3DWithFixedKsize(_FractionalMaxPoolWithFixedKsize):
         super().__init__(ksize, output_shape, data_format)
 
 
-class DeformableOffsets(Primitive):
+class DeformableOffsets(_NNPrimitive):
     """`DeformableOffsets(strides, pads, ksize, dilations=(1, 1, 1, 1), data_format="NCHW", deformable_groups=1,
     modulated=True)(x, offsets)`: the input sampled at the deformed kernel positions, (N, C, out_h * kh,
     out_w * kw), ready for a convolution with stride (kh, kw) (see `ops.deformable_conv2d`)."""
@@ -831,16 +829,8 @@ class DeformableOffsets(Primitive):
             raise op_error(op, f"'modulated' must be a bool, but got {modulated!r}.", TypeError)
         self._attrs = (_nchw4(op, "strides", strides), pads, ksize, _nchw4(op, "dilations", dilations),
                        int(deformable_groups), modulated)  # fmt: skip
-        for k, v in (
-            ("strides", strides),
-            ("pads", pads),
-            ("ksize", ksize),
-            ("dilations", dilations),
-            ("data_format", data_format),
-            ("deformable_groups", deformable_groups),
-            ("modulated", modulated),
-        ):
-            self.add_prim_attr(k, v)  # fmt: skip
+        self._record(strides=strides, pads=pads, ksize=ksize, dilations=dilations, data_format=data_format,
+                     deformable_groups=deformable_groups, modulated=modulated)  # fmt: skip
 
     def __call__(self, x, offsets):
         return apply(prims_conv.DeformableOffsets, (x, offsets), self._attrs)
@@ -870,12 +860,13 @@ class Conv3D(ConvPrimitive):
 
 
 class _ConvTranspose(_NNPrimitive):
-    """A transposed convolution over `_nd` spatial dims; `_geometry` checks the constructor's window arguments."""
+    """A transposed convolution over `_nd` spatial dims; `_geometry` checks and records the constructor's window
+    arguments."""
 
     _nd = 2
 
-    def _geometry(self, mode, kernel_size, stride, dilation, pad, pad_mode) -> tuple:
-        """(kernel, strides, dilations, pad pairs, pad mode), each checked."""
+    def _geometry(self, mode, kernel_size, stride, dilation, pad, pad_mode, group: int) -> tuple:
+        """(strides, dilations, pad pairs, pad mode), each checked; recorded as attributes with kernel and group."""
         name, nd = self.name, self._nd
         refuse_argument(name, "mode", mode, 1, reason="mode 1 (a plain convolution) is the only mode")
         kernel = ntuple(name, "kernel_size", kernel_size, nd)
@@ -885,7 +876,9 @@ class _ConvTranspose(_NNPrimitive):
         check_positive(name, "dilation", dilation_t)
         pads = pad_pairs(name, pad, nd)
         check_non_negative(name, "pad", pads)
-        return kernel, stride_t, dilation_t, pads, pad_mode_of(name, pad_mode)
+        mode_ = pad_mode_of(name, pad_mode)
+        self._record(kernel_size=kernel, pad_mode=mode_, pad=pads, stride=stride_t, dilation=dilation_t, group=group)
+        return stride_t, dilation_t, pads, mode_
 
 
 class Conv2DTranspose(_ConvTranspose):
@@ -917,19 +910,11 @@ class Conv2DTranspose(_ConvTranspose):
         data_format: str = "NCHW",
     ) -> None:
         super().__init__()
-        kernel, stride_t, dilation_t, pads, mode_ = self._geometry(
-            mode, kernel_size, stride, dilation, pad_list if pad_list is not None else pad, pad_mode
+        self._record(out_channel=out_channel)
+        stride_t, dilation_t, pads, mode_ = self._geometry(
+            mode, kernel_size, stride, dilation, pad_list if pad_list is not None else pad, pad_mode, group
         )
-        self._record(
-            out_channel=out_channel,
-            kernel_size=kernel,
-            pad_mode=mode_,
-            pad=pads,
-            stride=stride_t,
-            dilation=dilation_t,
-            group=group,
-            data_format=data_format,
-        )
+        self._record(data_format=data_format)
         self._fixed = (stride_t, mode_, pads, dilation_t, group, (0, 0))
 
     def __call__(self, dout, weight, input_size):
@@ -973,19 +958,10 @@ class Conv3DTranspose(_ConvTranspose):
         data_format: str = "NCDHW",
     ) -> None:
         super().__init__()
-        kernel, stride_t, dilation_t, pads, mode_ = self._geometry(mode, kernel_size, stride, dilation, pad, pad_mode)
+        self._record(in_channel=in_channel, out_channel=out_channel)
+        stride_t, dilation_t, pads, mode_ = self._geometry(mode, kernel_size, stride, dilation, pad, pad_mode, group)
         out_pad = ntuple(self.name, "output_padding", output_padding, 3)
-        self._record(
-            in_channel=in_channel,
-            out_channel=out_channel,
-            kernel_size=kernel,
-            pad_mode=mode_,
-            pad=pads,
-            stride=stride_t,
-            dilation=dilation_t,
-            group=group,
-            output_padding=out_pad,
-        )
+        self._record(output_padding=out_pad)
         self._attrs = (stride_t, mode_, pads, dilation_t, group, out_pad, None, data_format)
 
     def __call__(self, dout, weight):
