@@ -1,6 +1,6 @@
 """`kiln.mint`'s functions: PyTorch-style signatures (dim=, keepdim=, dtype=) over Kiln's ops.
 
-They are faces of the faces table (kiln/ops/faces.py), which holds each beside its op's row; this module shows
+They are faces of the faces table (kiln/ops/faces/), which holds each beside its op's row; this module shows
 the ones mint.nn.functional does not, plus `triangular_solve`, written here because it calls `kiln.ops.linalg`'s
 solver, which is not a public op the table's adapters can reach.
 """
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from kiln import ops
 from kiln.ops import linalg
-from kiln.ops.faces import MINT, _cast, _channel_shape, _inplace, _norm_dim  # noqa: F401  (mint.nn.functional's)
+from kiln.ops.faces import MINT
+from kiln.ops.faces.mint_args import _cast, _channel_shape, _inplace, _norm_dim  # noqa: F401  (mint.nn.functional's)
 
 # the faces table's mint faces shown by this module (mint.nn.functional shows the nn ones)
 _TABLE_FACES = (

@@ -33,7 +33,8 @@ from kiln.ops._args import (
     pad_pairs,
 )
 from kiln.ops._helpers import REGISTRY, apply, op_error, prim
-from kiln.ops.faces import CLASSES, ConvPrimitive
+from kiln.ops.faces import CLASSES
+from kiln.ops.faces.custom import ConvPrimitive
 from kiln.ops.nn import activation, loss, normalization
 from kiln.ops.nn.normalization import update_moving_stats
 from kiln.ops.nn.pooling import adaptive_output_size

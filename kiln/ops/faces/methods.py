@@ -1,0 +1,297 @@
+"""Tensor-method adapters: MindSpore's (and NumPy's and PyTorch's) method forms over the functional ops, read
+by the rows that own each method."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kiln._core import dtype as mstype
+from kiln._core.tensor import Tensor
+from kiln.ops.faces.row import FUNCTIONAL, ops
+
+__all__ = [
+    "_CAST_METHODS",
+    "_METHOD_ADAPTERS",
+    "_argmax_method",
+    "_argmin_method",
+    "_bool_reduction_method",
+    "_cumsum_method",
+    "_index_select_method",
+    "_log_softmax_method",
+    "_max_method",
+    "_mean_method",
+    "_min_method",
+    "_prod_method",
+    "_relu_method",
+    "_round_method",
+    "_sigmoid_method",
+    "_softmax_method",
+    "_sort_method",
+    "_std_method",
+    "_sum_method",
+    "_var_method",
+]
+
+
+# ---- Tensor-method adapters: MindSpore's (and NumPy's) method forms over the functional ops -------------------------
+def _shape_args(shape):
+    """`t.reshape(2, 3)` and `t.reshape((2, 3))` both name the shape (2, 3)."""
+    return shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+
+
+def _cast_to(dtype) -> Callable:
+    """`t.float()`, `t.half()`, ...: a cast to a fixed dtype."""
+
+    def method(self):
+        return ops.cast(self, dtype)
+
+    return method
+
+
+def _astype_to(dtype) -> Callable:
+    """`t.byte()`, `t.short()`, `t.bfloat16()`: `t.astype(dtype)`."""
+
+    def method(self):
+        return self.astype(dtype)
+
+    return method
+
+
+def _inplace_method(fn: Callable) -> Callable:
+    """A method `t.op_(...)`: `t` takes the value of `fn(t, ...)` (its dtype kept) and is returned."""
+
+    def method(self, *args, **kwargs):
+        out = fn(self, *args, **kwargs)
+        return self.assign_value(out.astype(self.dtype) if out.dtype != self.dtype else out)
+
+    return method
+
+
+_CAST_METHODS = {
+    "astype": lambda self, dtype, copy=True: ops.cast(self, dtype),
+    "to": lambda self, dtype: ops.cast(self, dtype),
+    "float": _cast_to(mstype.float32),
+    "half": _cast_to(mstype.float16),
+    "double": _cast_to(mstype.float64),
+    "int": _cast_to(mstype.int32),
+    "long": _cast_to(mstype.int64),
+    "bool": _cast_to(mstype.bool_),
+    "type_as": lambda self, other: self.astype(other.dtype),
+    "byte": _astype_to(mstype.uint8),
+    "short": _astype_to(mstype.int16),
+    "bfloat16": _astype_to(mstype.bfloat16),
+}
+
+
+def _not_2d(name):
+    raise ValueError(f"Tensor.{name} is defined for 2-D tensors only; use Tensor.mH for batches of matrices.")
+
+
+def _round_method(self, decimals=0):
+    """Tensor.round: `decimals` places (MindSpore's method takes them, the functional face does not)."""
+    if decimals == 0:
+        return ops.round(self)
+    scale = 10.0**decimals
+    return ops.div(ops.round(ops.mul(self, scale)), scale)
+
+
+def _index_select_method(self, axis=None, index=None, *, dim=None):
+    """Tensor.index_select: MindSpore's `axis` or PyTorch's `dim`."""
+    return ops.index_select(self, dim if dim is not None else axis, index)
+
+
+def _softmax_method(self, axis=-1):
+    return ops.softmax(self, axis)
+
+
+def _log_softmax_method(self, axis=-1):
+    return ops.log_softmax(self, axis)
+
+
+def _relu_method(self):
+    return ops.relu(self)
+
+
+def _sigmoid_method(self):
+    return ops.sigmoid(self)
+
+
+# {functional name: {Tensor method: adapter}}, read by that op's row: MindSpore's methods take the shape as
+# varargs (`t.reshape(2, 3)`) or another Tensor's shape, PyTorch's spellings (`permute`, `expand`), or write in place
+_METHOD_ADAPTERS = {
+    "reshape": {"reshape": lambda self, *shape: ops.reshape(self, _shape_args(shape)),
+                "view_as": lambda self, other: ops.reshape(self, other.shape),
+                "reshape_as": lambda self, other: ops.reshape(self, other.shape),
+                "ravel": lambda self: ops.reshape(self, (-1,))},
+    "view": {"view": lambda self, *shape: ops.view(self, *shape)},
+    "transpose": {
+        "transpose": lambda self, *axes: ops.transpose(self, _shape_args(axes) or tuple(reversed(range(self.ndim)))),
+        "permute": lambda self, *axes: ops.transpose(self, _shape_args(axes)),
+        "T": property(lambda self: ops.transpose(self, tuple(reversed(range(self.ndim))))),
+        "t": lambda self: self if self.ndim < 2 else ops.transpose(self, (1, 0)),
+    },
+    "swapaxes": {"mT": property(lambda self: ops.swapaxes(self, -1, -2)),
+                 "swapdims": lambda self, dim0, dim1: ops.swapaxes(self, dim0, dim1)},
+    "moveaxis": {"movedim": lambda self, source, destination: ops.moveaxis(self, source, destination)},
+    "flatten": {"flatten": lambda self, order="C", *, start_dim=0, end_dim=-1: ops.flatten(
+        self, order, start_dim=start_dim, end_dim=end_dim
+    )},
+    "broadcast_to": {
+        "expand_as": lambda self, other: ops.broadcast_to(self, other.shape),
+        "expand": lambda self, size: ops.broadcast_to(self, tuple(size) if not isinstance(size, int) else (size,)),
+    },
+    "tile": {"tile": lambda self, *reps: ops.tile(self, _shape_args(reps))},
+    "repeat_interleave": {"repeat": lambda self, repeats, axis=None: ops.repeat_interleave(self, repeats, axis)},
+    "split": {"split": lambda self, split_size_or_sections, axis=0: ops.split(self, split_size_or_sections, axis)},
+    "select": {"where": lambda self, condition, y: ops.select(condition, self, y)},
+    "clamp": {"clip": lambda self, xmin=None, xmax=None: ops.clamp(self, xmin, xmax),
+              "clamp": lambda self, min=None, max=None: ops.clamp(self, min, max),
+              "clamp_": _inplace_method(lambda self, min=None, max=None: ops.clamp(self, min, max))},
+    "identity": {"copy": lambda self: ops.identity(self),  # a recorded op: gradients flow through the copy
+                 "clone": lambda self: ops.identity(self)},
+    "zeros": {"new_zeros": lambda self, size, dtype=None: ops.zeros(size, dtype or self.dtype),
+              "new_empty": lambda self, size, dtype=None, device=None: ops.zeros(size, dtype or self.dtype)},
+    "ones": {"new_ones": lambda self, size, dtype=None: ops.ones(size, dtype or self.dtype)},
+    "full": {
+        "new_full": lambda self, size, fill_value, dtype=None: ops.full(size, fill_value, dtype=dtype or self.dtype)
+    },
+    "full_like": {"fill": lambda self, value: ops.full_like(self, value)},
+    "outer": {"ger": lambda self, vec2: ops.outer(self, vec2)},
+    "index_add": {
+        "index_add": lambda self, dim, index, source, *, alpha=1: ops.index_add(self, index, source * alpha, dim)
+    },
+    "qr": {"qr": lambda self, some=True: ops.qr(self, "reduced" if some else "complete")},
+    "clip_by_value": {"clip_by_value": lambda self, clip_value_min=None, clip_value_max=None: ops.clip_by_value(
+        self, clip_value_min, clip_value_max
+    )},
+    "masked_fill": {"masked_fill_": _inplace_method(lambda self, mask, value: ops.masked_fill(self, mask, value))},
+    "addmm": {"addmm_": _inplace_method(
+        lambda self, mat1, mat2, *, beta=1, alpha=1: ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    )},
+    "div": {"div_": _inplace_method(
+        lambda self, value, *, rounding_mode=None: ops.div(self, value, rounding_mode=rounding_mode)
+    )},
+    "sigmoid": {"sigmoid_": _inplace_method(lambda self: ops.sigmoid(self))},
+    "add": {
+        "add_": _inplace_method(lambda self, other, *, alpha=1: ops.add(self, other * alpha if alpha != 1 else other))
+    },
+    "sub": {
+        "sub_": _inplace_method(lambda self, other, *, alpha=1: ops.sub(self, other * alpha if alpha != 1 else other))
+    },
+    "erfinv": {"erfinv_": _inplace_method(lambda self: ops.erfinv(self))},
+    "exp": {"exp_": _inplace_method(lambda self: ops.exp(self))},
+    "floor": {"floor_": _inplace_method(lambda self: ops.floor(self))},
+    "log": {"log_": _inplace_method(lambda self: ops.log(self))},
+    "sign": {"sign_": _inplace_method(lambda self: ops.sign(self))},
+    "is_complex": {"is_complex": lambda self: self.dtype.is_complex},
+    "is_floating_point": {"is_floating_point": lambda self: self.dtype.is_floating},
+    "numel": {"numel": lambda self: self.size},
+    "positive": {"positive": lambda self: self},
+    "random_categorical": {
+        "random_categorical": lambda self, num_sample, seed=0, dtype=mstype.int64: ops.RandomCategorical(dtype)(
+            self, num_sample, seed
+        )
+    },
+    "tensor_scatter_add": {
+        "scatter_sub": lambda self, indices, updates: ops.tensor_scatter_add(self, indices, -updates)
+    },
+    "tensor_scatter_update": {
+        "scatter_mul": lambda self, indices, updates: ops.tensor_scatter_update(
+            self, indices, ops.gather_nd(self, indices) * updates
+        ),
+        "scatter_div": lambda self, indices, updates: ops.tensor_scatter_update(
+            self, indices, ops.gather_nd(self, indices) / updates
+        ),
+    },
+    "tensor_scatter_max": {
+        "scatter_max": lambda self, indices, updates: ops.tensor_scatter_max(self, indices, updates)
+    },
+    "tensor_scatter_min": {
+        "scatter_min": lambda self, indices, updates: ops.tensor_scatter_min(self, indices, updates)
+    },
+    "adjoint": {
+        "H": property(lambda self: ops.adjoint(self) if self.ndim == 2 else _not_2d("H")),
+        "mH": property(lambda self: ops.adjoint(self)),
+    },
+}  # fmt: skip
+
+
+# ---- Tensor-method adapters of the reductions: MindSpore's methods take NumPy's extra arguments ----------------------
+def _extremum(self, kind: str, axis, keepdims, initial, where, return_indices):
+    """Tensor.max/min: `where` limits the elements compared and `initial` joins every result (as NumPy)."""
+    if where is not None:
+        if initial is None:
+            raise ValueError(f"Tensor.{kind}(): 'where' needs 'initial' (the value of an output with no element).")
+        self = FUNCTIONAL["select"](where, self, Tensor(initial, self.dtype))
+    if initial is not None and return_indices:
+        raise ValueError(f"Tensor.{kind}(): 'initial' and 'return_indices' cannot be used together.")
+    if axis is None:
+        out = FUNCTIONAL["amax" if kind == "max" else "amin"](self, None, keepdims)
+    else:
+        out = FUNCTIONAL[kind](self, axis, keepdims)
+        if return_indices:
+            return out
+        out = out[0]
+    if initial is not None:
+        out = FUNCTIONAL["maximum" if kind == "max" else "minimum"](out, Tensor(initial, self.dtype))
+    return out
+
+
+def _max_method(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
+    return _extremum(self, "max", axis, keepdims, initial, where, return_indices)
+
+
+def _min_method(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
+    return _extremum(self, "min", axis, keepdims, initial, where, return_indices)
+
+
+def _sum_method(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
+    if out is not None:  # NumPy's np.sum(tensor) passes out=None
+        raise TypeError("Tensor.sum(): 'out' is not supported; use the returned Tensor.")
+    out = FUNCTIONAL["sum"](self, axis, keepdims, dtype=dtype)
+    return out if initial is None else out + initial
+
+
+def _bool_reduction_method(name: str) -> Callable:
+    """Tensor.all / Tensor.any: MindSpore's `keep_dims` and PyTorch's `dim`/`keepdim` spellings both work."""
+
+    def method(self, axis=None, keep_dims=False, *, dim=None, keepdim=None):
+        axis = dim if dim is not None else axis
+        keep = keepdim if keepdim is not None else keep_dims
+        return FUNCTIONAL[name](self, axis, keep)
+
+    return method
+
+
+# MindSpore's Tensor methods name the reduction arguments positionally (axis, keep_dims / keepdims, ddof)
+def _mean_method(self, axis=None, keep_dims=False):
+    return FUNCTIONAL["mean"](self, axis, keep_dims)
+
+
+def _prod_method(self, axis=None, keep_dims=False):
+    return FUNCTIONAL["prod"](self, axis, keep_dims)
+
+
+def _argmax_method(self, axis=None, keepdims=False):
+    return FUNCTIONAL["argmax"](self, axis, keepdims)
+
+
+def _argmin_method(self, axis=None, keepdims=False):
+    return FUNCTIONAL["argmin"](self, axis, keepdims)
+
+
+def _std_method(self, axis=None, ddof=0, keepdims=False):
+    return FUNCTIONAL["std"](self, axis, ddof, keepdims)
+
+
+def _var_method(self, axis=None, ddof=0, keepdims=False):
+    return FUNCTIONAL["var"](self, axis, ddof, keepdims)
+
+
+def _cumsum_method(self, axis=None, dtype=None):
+    """Tensor.cumsum: axis None scans the flattened Tensor (as NumPy)."""
+    return FUNCTIONAL["cumsum"](self if axis is not None else self.ravel(), axis or 0, dtype)
+
+
+def _sort_method(self, axis=-1, descending=False):
+    return FUNCTIONAL["sort"](self, axis, descending)
