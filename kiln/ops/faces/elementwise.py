@@ -85,10 +85,14 @@ _ELEMENTWISE_FACES = {
         aliases={"tensor_floordiv": "floor_divide"},
         operators=_swap_pair("floordiv", "floor_divide"),
         numpy=("floor_divide",),
+        method_impl=_METHOD_ADAPTERS["floor_divide"],
     ),  # fmt: skip
     "FloorMod": dict(
-        aliases={"tensor_mod": "floor_mod"}, operators=_swap_pair("mod", "floor_mod"), numpy=("mod", "remainder")
-    ),
+        aliases={"tensor_mod": "floor_mod"},
+        operators=_swap_pair("mod", "floor_mod"),
+        numpy=("mod", "remainder"),
+        method_impl=_METHOD_ADAPTERS["remainder"],
+    ),  # fmt: skip
     "Greater": dict(aliases={"tensor_gt": "greater"}, operators={"__gt__": "greater"}),
     "GreaterEqual": dict(aliases={"tensor_ge": "greater_equal"}, operators={"__ge__": "greater_equal"}),
     "Hypot": dict(numpy=("hypot",)),
@@ -105,7 +109,10 @@ _ELEMENTWISE_FACES = {
     "Maximum": dict(numpy=("maximum",)),
     "Minimum": dict(numpy=("minimum",)),
     "Mul": dict(
-        aliases={"tensor_mul": "mul", "tensor_muls": "mul"}, operators=_swap_pair("mul", "mul"), numpy=("multiply",)
+        aliases={"tensor_mul": "mul", "tensor_muls": "mul"},
+        operators=_swap_pair("mul", "mul"),
+        numpy=("multiply",),
+        method_impl=_METHOD_ADAPTERS["mul"],
     ),  # fmt: skip
     "Neg": dict(operators={"__neg__": "neg"}, numpy=("negative",)),
     "NotEqual": dict(operators={"__ne__": "not_equal"}),
@@ -132,7 +139,7 @@ _ELEMENTWISE_FACES = {
         numpy=("subtract",),
     ),
     "Tan": dict(numpy=("tan",)),
-    "Tanh": dict(numpy=("tanh",)),
+    "Tanh": dict(numpy=("tanh",), method_impl=_METHOD_ADAPTERS["tanh"]),
     "Trunc": dict(numpy=("trunc",)),
     "Xdivy": dict(forwarded=("xdivy",)),
 }

@@ -189,6 +189,7 @@ FAMILY_ROWS: list[Row] = [
     _family("argwhere", forwarded=("argwhere",)),
     _family("baddbmm", forwarded=("baddbmm",), mint=("baddbmm",)),
     _family("bernoulli", classes=("Bernoulli",), forwarded=("bernoulli",), mint_impl={"bernoulli": _mint_bernoulli}),
+    _family("bernoulli_", methods=("bernoulli_",)),
     _family("bincount", classes=("Bincount",), forwarded=("bincount",), mint_impl={"bincount": _mint_bincount}),
     _family("bmm", aliases=("batch_matmul",), forwarded=("bmm",), mint_impl={"bmm": _mint_bmm}),
     _family(
@@ -286,7 +287,9 @@ FAMILY_ROWS: list[Row] = [
         method_impl=_METHOD_ADAPTERS["index_add"],
         mint_impl={"index_add": _mint_index_add},
     ),
-    _family("index_fill", classes=("IndexFill",), forwarded=("index_fill",)),
+    _family(
+        "index_fill", classes=("IndexFill",), forwarded=("index_fill",), method_impl=_METHOD_ADAPTERS["index_fill"]
+    ),
     _family(
         "index_select",
         method_impl={"index_select": _index_select_method},
@@ -321,7 +324,12 @@ FAMILY_ROWS: list[Row] = [
     _family(
         "masked_fill", classes=("MaskedFill",), method_impl=_METHOD_ADAPTERS["masked_fill"], methods=("masked_fill",)
     ),
-    _family("masked_scatter", classes=("MaskedScatter",), forwarded=("masked_scatter",)),
+    _family(
+        "masked_scatter",
+        classes=("MaskedScatter",),
+        forwarded=("masked_scatter",),
+        method_impl=_METHOD_ADAPTERS["masked_scatter"],
+    ),  # fmt: skip
     _family(
         "masked_select",
         classes=("MaskedSelect",),
@@ -393,9 +401,15 @@ FAMILY_ROWS: list[Row] = [
     _family("reverse_sequence", classes=("ReverseSequence",), forwarded=("reverse_sequence",)),
     _family("roll", classes=("Roll",), methods=("roll",), mint_impl={"roll": _mint_roll}),
     _family("rot90", forwarded=("rot90",)),
-    _family("scatter", methods=("scatter",), mint_impl={"scatter": _mint_scatter}),
     _family(
-        "scatter_add", classes=("ScatterAdd",), methods=("scatter_add",), mint_impl={"scatter_add": _mint_scatter_add}
+        "scatter", methods=("scatter",), mint_impl={"scatter": _mint_scatter}, method_impl=_METHOD_ADAPTERS["scatter"]
+    ),
+    _family(
+        "scatter_add",
+        classes=("ScatterAdd",),
+        methods=("scatter_add",),
+        mint_impl={"scatter_add": _mint_scatter_add},
+        method_impl=_METHOD_ADAPTERS["scatter_add"],
     ),
     _family("searchsorted", forwarded=("searchsorted",), mint_impl={"searchsorted": _mint_searchsorted}),
     _family("select", classes=("Select",), method_impl=_METHOD_ADAPTERS["select"], mint_impl={"select": _mint_select}),
@@ -443,6 +457,7 @@ FAMILY_ROWS: list[Row] = [
     _family("unbind", methods=("unbind",), mint_impl={"unbind": _mint_unbind}),
     _family("unfold", forwarded=("unfold",)),
     _family("unique", classes=("Unique",), forwarded=("unique",), mint_impl={"unique": _mint_unique}),
+    _family("uniform_", methods=("uniform_",)),
     _family(
         "unique_consecutive",
         classes=("UniqueConsecutive",),
@@ -516,6 +531,7 @@ FAMILY_ROWS: list[Row] = [
     _family("eig", classes=("Eig",)),
     _family("elu", classes=("Elu",)),
     _family("expand", classes=("Expand",)),
+    _family("exponential_", methods=("exponential_",)),
     _family("fast_gelu", classes=("FastGelu",)),
     _family("fill", classes=("Fill",)),
     _family("gelu", classes=("Gelu",)),

@@ -57,6 +57,23 @@ def _astype_to(dtype) -> Callable:
     return method
 
 
+def _copy_source(self, src) -> Tensor:
+    """`src` (a Tensor, array or number) broadcast to `self`'s shape: what `t.copy_(src)` writes."""
+    src = src if isinstance(src, Tensor) else Tensor(src, dtype=self.dtype)
+    return ops.broadcast_to(src, self.shape)
+
+
+def _scatter(self, dim, index, src, reduce) -> Tensor:
+    """`t.scatter_(dim, index, src)`: `src` a Tensor or a number written at every index; `reduce` None or "add"."""
+    if not isinstance(src, Tensor):
+        src = ops.full(tuple(index.shape), src, dtype=self.dtype)
+    if reduce is None:
+        return ops.scatter(self, dim, index, src)
+    if reduce == "add":
+        return ops.scatter_add(self, dim, index, src)
+    raise ValueError(f"Tensor.scatter_: reduce must be None or 'add', but got {reduce!r}.")
+
+
 def _inplace_method(fn: Callable) -> Callable:
     """A method `t.op_(...)`: `t` takes the value of `fn(t, ...)` (its dtype kept) and is returned."""
 
@@ -148,7 +165,8 @@ _METHOD_ADAPTERS = {
               "clamp": lambda self, min=None, max=None: ops.clamp(self, min, max),
               "clamp_": _inplace_method(lambda self, min=None, max=None: ops.clamp(self, min, max))},
     "identity": {"copy": lambda self: ops.identity(self),  # a recorded op: gradients flow through the copy
-                 "clone": lambda self: ops.identity(self)},
+                 "clone": lambda self: ops.identity(self),
+                 "copy_": _inplace_method(lambda self, src, non_blocking=False: _copy_source(self, src))},
     "zeros": {"new_zeros": lambda self, size, dtype=None: ops.zeros(size, dtype or self.dtype),
               "new_empty": lambda self, size, dtype=None, device=None: ops.zeros(size, dtype or self.dtype)},
     "ones": {"new_ones": lambda self, size, dtype=None: ops.ones(size, dtype or self.dtype)},
@@ -158,8 +176,29 @@ _METHOD_ADAPTERS = {
     "full_like": {"fill": lambda self, value: ops.full_like(self, value)},
     "outer": {"ger": lambda self, vec2: ops.outer(self, vec2)},
     "index_add": {
-        "index_add": lambda self, dim, index, source, *, alpha=1: ops.index_add(self, index, source * alpha, dim)
+        "index_add": lambda self, dim, index, source, *, alpha=1: ops.index_add(self, index, source * alpha, dim),
+        "index_add_": _inplace_method(
+            lambda self, dim, index, source, *, alpha=1: ops.index_add(self, index, source * alpha, dim)
+        ),
     },
+    "index_fill": {
+        "index_fill_": _inplace_method(lambda self, dim, index, value: ops.index_fill(self, dim, index, value))
+    },
+    "masked_scatter": {
+        "masked_scatter_": _inplace_method(lambda self, mask, source: ops.masked_scatter(self, mask, source))
+    },
+    "scatter": {
+        "scatter_": _inplace_method(
+            lambda self, dim, index, src, *, reduce=None: _scatter(self, dim, index, src, reduce)
+        )
+    },
+    "scatter_add": {
+        "scatter_add_": _inplace_method(lambda self, dim, index, src: ops.scatter_add(self, dim, index, src))
+    },
+    "mul": {"mul_": _inplace_method(lambda self, other: ops.mul(self, other))},
+    "tanh": {"tanh_": _inplace_method(lambda self: ops.tanh(self))},
+    "floor_divide": {"floor_divide_": _inplace_method(lambda self, other: ops.floor_divide(self, other))},
+    "remainder": {"remainder_": _inplace_method(lambda self, other: ops.remainder(self, other))},
     "qr": {"qr": lambda self, some=True: ops.qr(self, "reduced" if some else "complete")},
     "clip_by_value": {"clip_by_value": lambda self, clip_value_min=None, clip_value_max=None: ops.clip_by_value(
         self, clip_value_min, clip_value_max
