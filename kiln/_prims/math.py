@@ -26,8 +26,22 @@ def _float_fn(fn):
     return lambda x: fn(float_of(x))
 
 
+@jax.custom_jvp
+def _abs(x):
+    return jnp.abs(x)
+
+
+@_abs.defjvp
+def _abs_jvp(primals, tangents):
+    # at 0 the derivative is 0 (sign), as MindSpore and PyTorch give; the backend's own rule gives 1 there
+    (x,), (t,) = primals, tangents
+    if not jnp.issubdtype(x.dtype, jnp.floating):  # complex and integer inputs keep the backend's rule
+        return jax.jvp(jnp.abs, (x,), (t,))
+    return jnp.abs(x), jnp.sign(x) * t
+
+
 UNARY = {
-    "Abs": jnp.abs,
+    "Abs": _abs,
     "Neg": jnp.negative,
     "Exp": _float_fn(jnp.exp),
     "Log": _float_fn(jnp.log),
