@@ -81,7 +81,8 @@ def _build_faces(row: Row) -> None:
         ROW_OF[("functional", alias)] = row
     for cls, name in row.classes.items():
         # a family row's Primitive class is written by hand in kiln.ops.operations; the table builds the others
-        CLASSES[cls] = getattr(ops, cls) if row.kind == "family" else _build_class(row, cls, FUNCTIONAL[name])
+        hand_written = row.kind in ("family", "primitive")
+        CLASSES[cls] = getattr(ops, cls) if hand_written else _build_class(row, cls, FUNCTIONAL[name])
         ROW_OF[("class", cls)] = row
     faces = {
         "method": {
@@ -105,7 +106,7 @@ def _build_faces(row: Row) -> None:
 
 
 for _row in ROWS:
-    if _row.kind != "family":
+    if _row.kind not in ("family", "primitive"):
         for _name in _row.functional:
             FUNCTIONAL[_name] = _build_functional(_row, _name)
             ROW_OF[("functional", _name)] = _row
@@ -123,6 +124,8 @@ def bind_family_faces(names: dict[str, object]) -> None:
     """
     ops.__dict__.update(names)
     for row in ROWS:
+        if row.kind == "primitive":
+            _build_faces(row)
         if row.kind == "family":
             if ("functional", row.functional[0]) in ROW_OF:
                 raise ImportError(f"kiln.ops.faces: two rows for ops.{row.functional[0]} (or bound twice)")

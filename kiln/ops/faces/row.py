@@ -17,7 +17,8 @@ class Row:
         prim: the `PrimitiveDef` name (`kiln._prims`); None for a "family" row whose op composes others.
         kind: "unary" or "binary" (the functional face is one apply over its inputs), "custom" (`impl` is),
             "family" (the functional face is hand-written in its `kiln.ops` family module, over its primitives,
-            and bound here by `bind_family_faces`; the row names its other faces), or "mint" (an op only mint has).
+            and bound here by `bind_family_faces`; the row names its other faces), "mint" (an op only mint has), or
+            "primitive" (an op whose one face is its Primitive class, hand-written in kiln.ops.operations).
         functional: the `kiln.ops` names; each unary/binary name gets its own function, named for it.
         impl: the functional face of a "custom" row (its argument adapter over the primitive).
         aliases: {further `kiln.ops` name: functional name} (the same object).
