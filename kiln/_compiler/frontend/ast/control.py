@@ -567,6 +567,8 @@ def _has_tensor(v) -> bool:
         return True
     if isinstance(v, (tuple, list)):
         return any(_has_tensor(x) for x in v)
+    if type(v) is dict:
+        return any(_has_tensor(x) for x in v.values())
     return False
 
 
@@ -581,6 +583,8 @@ def _to_leaves(v, out: list):
         return ("r", _to_leaves(v.index, out), _to_leaves(v.stop, out), step)
     if isinstance(v, (tuple, list)):
         return ("s", type(v), tuple(_to_leaves(x, out) for x in v))
+    if type(v) is dict:  # its keys are part of the loop's type: each trip must leave the same keys
+        return ("d", tuple(v), tuple(_to_leaves(x, out) for x in v.values()))
     if isinstance(v, (bool, int, float)):
         out.append(_as_array(v))
         return ("t",)
@@ -600,6 +604,8 @@ def _from_leaves(desc, it):
         return desc[1]
     if kind == "r":
         return TensorRange(_from_leaves(desc[1], it), _from_leaves(desc[2], it), _from_leaves(desc[3], it))
+    if kind == "d":
+        return {k: _from_leaves(d, it) for k, d in zip(desc[1], desc[2], strict=True)}
     return desc[1](_from_leaves(d, it) for d in desc[2])
 
 
@@ -677,7 +683,12 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list, e
             raise _Retry(retry, new_state, new_exits, undefined)
         out: list = []
         for i in sorted(dynamic):
-            _to_leaves(new[i], out)
+            desc = _to_leaves(new[i], out)
+            if descs[i][0] == "d" and desc[1] != descs[i][1]:
+                raise GraphCompileError(
+                    f"a dict carried through a loop whose condition is a Tensor must keep its keys; a trip changes "
+                    f"them from {list(descs[i][1])} to {list(desc[1])}."
+                )
         out += [trace.state[k] for k, _ in state]
         if exits:
             table = [0 if k == header_key else 1 + [e.key for e in exits].index(k) for k in by_key]
