@@ -19,6 +19,25 @@ def _swap(fn):
     return lambda self, other: fn(other, self)
 
 
+def _not_numeric(other) -> bool:
+    """None, a str or a dict, or a tuple/list holding one: a value no Tensor equals."""
+    if other is None or isinstance(other, (str, dict)):
+        return True
+    return isinstance(other, (tuple, list)) and any(_not_numeric(x) for x in other)
+
+
+def _equality(compare, unequal: bool):
+    """`t == other` / `t != other`: a str, None or dict (or a sequence holding one) is never equal to a Tensor: a
+    Python bool, as MindSpore gives and as Python compares unrelated objects (`list.count(t)` compares this way)."""
+
+    def method(self, other):
+        if _not_numeric(other):
+            return unequal
+        return compare(self, other)
+
+    return method
+
+
 def _logical_or_bitwise(logical, bitwise):
     def op(a, b):  # either side may be the Python value (`1 & t` swaps the operands)
         t, other = (a, b) if isinstance(a, Tensor) else (b, a)
@@ -151,8 +170,8 @@ METHODS = {
     "__rxor__": _swap(_logical_or_bitwise(math.logical_xor, math.bitwise_xor)),
     "__lshift__": math.bitwise_left_shift,
     "__rshift__": math.bitwise_right_shift,
-    "__eq__": math.equal,
-    "__ne__": math.not_equal,
+    "__eq__": _equality(math.equal, False),
+    "__ne__": _equality(math.not_equal, True),
     "__lt__": math.less,
     "__le__": math.less_equal,
     "__gt__": math.greater,
