@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln import _backend as B
-from kiln._compiler.errors import where
+from kiln._compiler.errors import GraphCompileError, where
 from kiln._compiler.ir.graph import Graph, Var
 from kiln._prims.control import raise_p, raised
 
@@ -206,7 +206,22 @@ def _dim_value(e, ins, checks):
 @_rule("host_call")
 def _host_call(e, ins, checks):
     structs = tuple(B.ShapeDtypeStruct(o.shape, o.dtype) for o in e.outputs)
-    return list(B.io_callback(e.params["fn"], structs, *ins, ordered=True))
+
+    @jax.custom_jvp
+    def call(*values):
+        return tuple(B.io_callback(e.params["fn"], structs, *values, ordered=True))
+
+    @call.defjvp
+    def _no_derivative(primals, tangents):
+        # A host step is opaque Python: differentiating through it would need its own derivative.
+        name = e.params.get("name", "a host step")
+        raise GraphCompileError(
+            f"'{name}' runs on the host when the graph runs (it needs Tensor values known only then), and a host "
+            f"step has no derivative: this gradient cannot be compiled. Take it in PyNative mode, or write the "
+            f"computation with Tensor operations.\n{where(e.loc)}"
+        )
+
+    return list(call(*ins))
 
 
 @_rule("while")

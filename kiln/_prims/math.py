@@ -212,6 +212,7 @@ Cdist = PrimitiveDef("Cdist", _cdist, attrs={"p": 2.0}, check=_check_cdist)
 
 def _check_bincount(x, weights, length):
     dt = getattr(x, "dtype", None)
+    dt = getattr(dt, "np", dt)  # a constant Tensor in a graph carries Kiln's dtype
     if dt is not None and not jnp.issubdtype(jnp.dtype(dt), jnp.integer):
         raise op_error("Bincount", f"'input' must be an integer tensor, but got {dt}.", TypeError)
     if len(getattr(x, "shape", ())) != 1:

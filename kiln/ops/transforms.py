@@ -20,7 +20,7 @@ from kiln._core.tree import flatten, tensor_leaves, unflatten
 from kiln._pynative import autograd, tape
 from kiln._pynative.nested import call_with_graph_semantics, record
 
-__all__ = ["get_grad", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
+__all__ = ["get_grad", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "vjp", "vmap"]
 
 
 def _same(x):
@@ -298,6 +298,27 @@ def jvp(fn: Callable, inputs, v, has_aux: bool = False):
         return (out, cast, value[1]) if has_aux else (out, cast)
 
     return _run(transformed, xs + vs)
+
+
+def linearize(fn: Callable, inputs):
+    """`fn` at `inputs` and its linear map there: `(fn(*inputs), jvp_fn)`, `jvp_fn(v)` giving J·v.
+
+    Args:
+        fn: function (or Cell) of Tensors returning a Tensor or a tuple of Tensors.
+        inputs: a Tensor or a tuple/list of Tensors (the point).
+
+    Returns:
+        The output of `fn(*inputs)`, and `jvp_fn(v)` (v: tangents shaped as `inputs`, a Tensor or a tuple)
+        returning the tangent of the output (each call runs the forward derivative again).
+    """
+    xs = _as_tuple(inputs)
+    _require_tensors("linearize", inputs=xs)
+    output = fn(*xs)
+
+    def jvp_fn(v):
+        return jvp(fn, xs, v)[1]
+
+    return output, jvp_fn
 
 
 def _jvp_in_graph(trace, fn: Callable, xs: tuple, vs: tuple, has_aux: bool):

@@ -73,10 +73,7 @@ SEMANTIC_ENTRY_POINTS = ["jit_value_and_grad", "graph_grad", "jit_of_grad", "gra
 PER_CATEGORY = max(1, N_PROGRAMS // 10 // len(SEMANTIC))
 N_ARITH = N_PROGRAMS - PER_CATEGORY * len(SEMANTIC)
 # A category Kiln's graph mode fails today: a strict xfail (it must fail; when it passes, the entry goes).
-SEMANTIC_XFAIL = {
-    "container_in_while": "a dict or list carried through a tensor `while` is a GraphCompileError in AST graph mode "
-    "('a loop whose condition is a Tensor cannot carry a value of type dict')",
-}
+SEMANTIC_XFAIL: dict[str, str] = {}
 INPUT_SETS = 2  # each compiled batch runs on two sets of inputs (compiling is the cost, running is cheap)
 FD_EVERY = 10  # finite differences on every 10th program
 VALUE_RTOL, GRAD_RTOL = 1e-4, 1e-3

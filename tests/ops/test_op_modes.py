@@ -26,6 +26,7 @@ import pytest
 import kiln
 from kiln import Tensor, nn
 from kiln._compiler.cache import memory as cache
+from kiln._compiler.errors import GraphCompileError
 from tests.ops.op_checks import (
     as_tuple,
     check_against_reference,
@@ -48,27 +49,22 @@ VALUE_MODES = ("graph", "jit", "bytecode")
 GRAD_CELLS = (("graph", "grad"), ("jit", "jit_grad"), ("jit", "grad_jit"), ("bytecode", "jit_grad"),
               ("bytecode", "grad_jit"))  # fmt: skip
 
-# Why cells fail today (from the full KILN_OP_MODES=all run); each listed cell is a strict xfail (it must fail, or
-# its entry goes).
-_HOST_SHAPE = (
-    "kiln.jit (AST capture) reads the value on the host for a data-dependent output shape (asnumpy() of a "
-    "symbolic Tensor; issue 18 point 11); GRAPH_MODE and bytecode capture run it"
-)
-_HOST_OP_GRAD = (
-    "ValueError 'IO callbacks do not support JVP': bincount reads its input's values for a data-dependent length, "
-    "so the AST frontend runs the whole call, the weights too, as a host step, which has no gradient; only the "
-    "length should be read on the host"
+# Why cells fail today (from the full KILN_OP_MODES=all run); each listed cell is a strict xfail (it must fail with
+# the error named, or its entry goes).
+_HOST_STEP_GRAD = (
+    "the op reads its input's values for a data-dependent output shape, so the AST frontend runs the whole call as "
+    "a host step, which has no derivative: Kiln raises GraphCompileError naming the op (a documented limit)"
 )
 _ZEROS_TYPED = (
     "ValueError 'x.shape=[0], y.shape=[6]': under a gradient transform the AST frontend types masked_select's host "
-    "step by a run on zeros of its inputs (an all-false mask), so its result is empty; and a host step has no "
-    "gradient"
+    "step by a run on zeros of its inputs (an all-false mask), so its result is empty before the host step's "
+    "GraphCompileError (no derivative) can be raised"
 )
 _GRAD_MODES = (("graph", "grad"), ("jit", "jit_grad"), ("jit", "grad_jit"), ("bytecode", "grad_jit"))
-KNOWN_FAILURES: dict[tuple[str, str, str], str] = {
-    **{("value", "jit", n): _HOST_SHAPE for n in ("masked_select", "argwhere", "unique")},
-    **{(t, m, "bincount_weights"): _HOST_OP_GRAD for m, t in (*_GRAD_MODES, ("bytecode", "jit_grad"))},
-    **{(t, m, "masked_select"): _ZEROS_TYPED for m, t in _GRAD_MODES},
+KNOWN_FAILURES: dict[tuple[str, str, str], tuple[str, type]] = {
+    **{(t, m, "bincount_weights"): (_HOST_STEP_GRAD, GraphCompileError)
+       for m, t in (*_GRAD_MODES, ("bytecode", "jit_grad"))},
+    **{(t, m, "masked_select"): (_ZEROS_TYPED, ValueError) for m, t in _GRAD_MODES},
 }  # fmt: skip
 
 
@@ -85,8 +81,8 @@ class _RecordCell(nn.Cell):
 
 def _param(check: str, mode: str, record: OpRecord, *values):
     """A test parameter for one cell, with its strict xfail if KNOWN_FAILURES lists it."""
-    reason = KNOWN_FAILURES.get((check, mode, record.name))
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    reason, error = KNOWN_FAILURES.get((check, mode, record.name), (None, None))
+    marks = [pytest.mark.xfail(strict=True, reason=reason, raises=error)] if reason else []
     return pytest.param(record, *values, id="-".join([*values, record.name]), marks=marks)
 
 

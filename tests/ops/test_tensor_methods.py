@@ -32,3 +32,18 @@ def test_parameter_set_dtype():
     assert p.set_dtype(kiln.float16) is p
     assert p.dtype == kiln.float16 and p.name == "w"
     np.testing.assert_allclose(p.asnumpy(), [1.5, 2.5])
+
+
+def test_a_tensor_is_never_equal_to_a_str_none_or_a_sequence_holding_one():
+    """MindSpore 2.10 answers a Python bool (it was a Kiln internal error); `list.count` compares this way."""
+    t = Tensor(np.array(1, np.int64))
+    assert (t == "a", "a" == t, t != "a", t == None, t != None) == (False, False, True, False, True)  # noqa: E711
+    assert (t == ("M", 1), t != {"k": 1}) == (False, True)
+    assert ["a", ("M", "B"), 20, t, Tensor(np.array(1, np.int64))].count(t) == 2
+
+    @kiln.jit
+    def count_in_a_graph():
+        one = Tensor(1)
+        return Tensor(["a", ("M", "B"), 20, one, Tensor(1)].count(one))
+
+    assert count_in_a_graph().asnumpy() == 2

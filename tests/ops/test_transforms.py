@@ -174,3 +174,31 @@ def test_jvp_and_vjp_want_tensors():
         ops.jvp(lambda a: a * 2, _t([1.0]), 1.0)
     with pytest.raises(TypeError, match=r"vjp: 'inputs' must be a Tensor"):
         ops.vjp(lambda a: a * 2, 1)
+
+
+class _TwoOutputs(nn.Cell):
+    def construct(self, x, y):
+        return 2 * x, y**3
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph", "jit"])
+def test_linearize_gives_the_output_and_a_jvp_function(mode):
+    x, y = _t([[1, 2], [3, 4]]), _t([[0.5, 1], [2, 3]])
+    v1, v2 = _t(np.ones((2, 2))), _t([[0, 1], [2, 3]])
+    net = _TwoOutputs()
+    want_out, want_tangent = ops.jvp(net, (x, y), (v1, v2))
+
+    class Linearized(nn.Cell):
+        def construct(self, a, b, ta, tb):
+            out, jvp_fn = ops.linearize(net, (a, b))
+            return out, jvp_fn((ta, tb))
+
+    run = Linearized()
+    if mode == "graph":
+        kiln.set_context(mode=kiln.GRAPH_MODE)
+    try:
+        out, tangent = (kiln.jit(run.construct) if mode == "jit" else run)(x, y, v1, v2)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    for got, want in zip([*out, *tangent], [*want_out, *want_tangent], strict=True):
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6)

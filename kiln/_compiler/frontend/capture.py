@@ -23,7 +23,9 @@ def capture_ast(ctx, fn, args: list, kwargs: dict | None):
     """Compile user code from its source; call library code as Python."""
     if calls.is_user_function(calls.unwrap(fn)) or calls.is_cell(fn):
         return calls.call(ctx, fn, list(args), kwargs or None, None)
-    return fn(*args, **(kwargs or {}))
+    # Library code passed straight to jit (jit(ops.masked_select)) runs as Python on the symbolic Tensors, as it
+    # would when called from user code: a value-dependent call becomes a host step under jit_syntax_level LAX.
+    return calls.run_library(ctx, fn, list(args), kwargs or None)
 
 
 def capture_trace(ctx, fn, args: list, kwargs: dict | None):

@@ -75,7 +75,7 @@ _ELEMENTWISE_FACES = {
     "Cos": dict(numpy=("cos",)),
     "Cosh": dict(numpy=("cosh",)),
     "Digamma": dict(forwarded=("digamma",)),
-    "Equal": dict(operators={"__eq__": "equal"}),
+    "Equal": dict(method_impl=_METHOD_ADAPTERS["equal"]),
     "Erfinv": dict(method_impl=_METHOD_ADAPTERS["erfinv"], forwarded=("erfinv",)),
     "Exp": dict(method_impl=_METHOD_ADAPTERS["exp"], aliases={"tensor_exp": "exp"}, numpy=("exp",)),
     "Exp2": dict(numpy=("exp2",)),
@@ -115,7 +115,7 @@ _ELEMENTWISE_FACES = {
         method_impl=_METHOD_ADAPTERS["mul"],
     ),  # fmt: skip
     "Neg": dict(operators={"__neg__": "neg"}, numpy=("negative",)),
-    "NotEqual": dict(operators={"__ne__": "not_equal"}),
+    "NotEqual": dict(method_impl=_METHOD_ADAPTERS["not_equal"]),
     "Pow": dict(
         mint_impl={"pow": _mint_pow},
         aliases={"tensor_pow": "pow"},

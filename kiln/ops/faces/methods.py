@@ -57,6 +57,25 @@ def _astype_to(dtype) -> Callable:
     return method
 
 
+def _not_numeric(other) -> bool:
+    """None, a str or a dict, or a tuple/list holding one: a value no Tensor equals."""
+    if other is None or isinstance(other, (str, dict)):
+        return True
+    return isinstance(other, (tuple, list)) and any(_not_numeric(x) for x in other)
+
+
+def _equality(name: str, unequal: bool) -> Callable:
+    """`t == other` / `t != other` (the op `name`): a str, None or dict (or a sequence holding one) is never equal to
+    a Tensor: a Python bool, as MindSpore gives and as Python compares unrelated objects (`list.count(t)`)."""
+
+    def method(self, other):
+        if _not_numeric(other):
+            return unequal
+        return FUNCTIONAL[name](self, other)
+
+    return method
+
+
 def _copy_source(self, src) -> Tensor:
     """`src` (a Tensor, array or number) broadcast to `self`'s shape: what `t.copy_(src)` writes."""
     src = src if isinstance(src, Tensor) else Tensor(src, dtype=self.dtype)
@@ -196,6 +215,8 @@ _METHOD_ADAPTERS = {
         "scatter_add_": _inplace_method(lambda self, dim, index, src: ops.scatter_add(self, dim, index, src))
     },
     "mul": {"mul_": _inplace_method(lambda self, other: ops.mul(self, other))},
+    "equal": {"__eq__": _equality("equal", False)},
+    "not_equal": {"__ne__": _equality("not_equal", True)},
     "tanh": {"tanh_": _inplace_method(lambda self: ops.tanh(self))},
     "floor_divide": {"floor_divide_": _inplace_method(lambda self, other: ops.floor_divide(self, other))},
     "remainder": {"remainder_": _inplace_method(lambda self, other: ops.remainder(self, other))},

@@ -45,6 +45,7 @@ NOT_OPS: dict[str, tuple[str, ...]] = {
         "ops.jacrev",
         "ops.jet",
         "ops.jvp",
+        "ops.linearize",
         "ops.value_and_grad",
         "ops.vjp",
         "ops.vmap",

@@ -70,7 +70,7 @@ def call_user(ctx, fn, args, kwargs):
         return _without_source(ctx, fn, args, kwargs)
     except GraphSyntaxError:
         if ctx.lax and ctx.frames:
-            return _opaque(ctx, fn, args, kwargs, None)  # LAX: run it as Python on the Tensors
+            return run_library(ctx, fn, args, kwargs)  # LAX: run it as Python on the Tensors
         raise
     if pf not in ctx.parsed:
         ctx.parsed.append(pf)
@@ -257,7 +257,7 @@ def call(ctx, fn, args, kwargs, node):
         return _construct(ctx, fn, args, kwargs)
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
         return fn(*args, **(kwargs or {}))
-    return _opaque(ctx, fn, args, kwargs, node)
+    return run_library(ctx, fn, args, kwargs)
 
 
 def _holds_symbolic(items) -> bool:
@@ -339,8 +339,17 @@ def concretization_errors() -> tuple:
     return _CONCRETE_ERRORS
 
 
-def _opaque(ctx, fn, args, kwargs, node):
-    """Library code (ops, Primitives, builtins): run it on the Tensors as Python."""
+def run_library(ctx, fn, args: list, kwargs: dict | None):
+    """Library code (ops, Primitives, builtins): run it on the Tensors as Python.
+
+    Args:
+        ctx: the compile's interpreter context.
+        fn: the library callable.
+        args, kwargs: its arguments (symbolic Tensors and Python values).
+
+    Returns:
+        fn's value; a call that needs a Tensor's run-time value becomes a host step under LAX.
+    """
     args = [_wrap_callable(ctx, a) for a in args]
     if kwargs:
         kwargs = {k: _wrap_callable(ctx, v) for k, v in kwargs.items()}
@@ -359,4 +368,4 @@ def _opaque(ctx, fn, args, kwargs, node):
         ) from None
 
 
-__all__ = ["GraphCallable", "call", "call_cell", "call_user", "is_user_function", "parsed"]
+__all__ = ["GraphCallable", "call", "call_cell", "call_user", "is_user_function", "parsed", "run_library"]

@@ -616,6 +616,8 @@ def _has_tensor(v) -> bool:
         return True
     if isinstance(v, (tuple, list)):
         return any(_has_tensor(x) for x in v)
+    if type(v) is dict:
+        return any(_has_tensor(x) for x in v.values())
     return False
 
 
@@ -630,6 +632,8 @@ def _to_leaves(v, out: list):
         return ("r", _to_leaves(v.index, out), _to_leaves(v.stop, out), step)
     if isinstance(v, (tuple, list)):
         return ("s", type(v), tuple(_to_leaves(x, out) for x in v))
+    if type(v) is dict:  # its keys are part of the loop's type: each trip must leave the same keys
+        return ("d", tuple(v), tuple(_to_leaves(x, out) for x in v.values()))
     if isinstance(v, (bool, int, float)):
         out.append(_as_array(v))
         return ("t", type(v))
@@ -669,6 +673,8 @@ def _same_scalar_types(entry, body):
         return ("s", entry[1], tuple(_same_scalar_types(a, b) for a, b in zip(entry[2], body[2], strict=True)))
     if entry[0] == "r":
         return ("r", *(_same_scalar_types(a, b) for a, b in zip(entry[1:], body[1:], strict=True)))
+    if entry[0] == "d" and entry[1] == body[1]:
+        return ("d", entry[1], tuple(_same_scalar_types(a, b) for a, b in zip(entry[2], body[2], strict=True)))
     return entry
 
 
@@ -680,6 +686,8 @@ def _from_leaves(desc, it):
         return desc[1]
     if kind == "r":
         return TensorRange(_from_leaves(desc[1], it), _from_leaves(desc[2], it), _from_leaves(desc[3], it))
+    if kind == "d":
+        return {k: _from_leaves(d, it) for k, d in zip(desc[1], desc[2], strict=True)}
     return desc[1](_from_leaves(d, it) for d in desc[2])
 
 
@@ -759,7 +767,13 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list, e
         widened = {}
         for i in sorted(dynamic):
             start = len(out)
-            descs[i] = _same_scalar_types(descs[i], _to_leaves(new[i], out))
+            desc = _to_leaves(new[i], out)
+            if descs[i][0] == "d" and desc[1] != descs[i][1]:
+                raise GraphCompileError(
+                    f"a dict carried through a loop whose condition is a Tensor must keep its keys; a trip changes "
+                    f"them from {list(descs[i][1])} to {list(desc[1])}."
+                )
+            descs[i] = _same_scalar_types(descs[i], desc)
             if descs[i][0] == "t" and len(out) == start + 1 and np.dtype(out[start].dtype) != avals[start][1]:
                 widened[i] = np.dtype(out[start].dtype)
         if widened:

@@ -165,9 +165,9 @@ def host_call(ctx, fn, args, kwargs):
                 return shaped(result)
         return shaped(_result_spec(call_host(*values), concrete=True)[1])
 
-    outs = trace.emit(
-        "host_call", arrays, [(st.shape, st.dtype) for st in out_structs], {"fn": host, "first": first_flat}
-    )
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    params = {"fn": host, "first": first_flat, "name": name}
+    outs = trace.emit("host_call", arrays, [(st.shape, st.dtype) for st in out_structs], params)
     return _rebuild(out_template, iter(outs))
 
 

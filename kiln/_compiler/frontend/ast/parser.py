@@ -347,13 +347,17 @@ class _Builder:
             self.stmt(s)
 
     def stmt(self, s: ast.stmt) -> None:
-        kind = type(s)
-        if kind in _UNSUPPORTED_STMT:
-            self.fail(s, _UNSUPPORTED_STMT[kind])
-        method = getattr(self, f"s_{kind.__name__}", None)
+        self._visit(s, "s", _UNSUPPORTED_STMT, "statement")
+
+    def _visit(self, tree: ast.AST, prefix: str, unsupported: dict, what: str):
+        """Parse `tree` with its method (`s_If`, `e_Call`...); a syntax graph mode refuses fails at its line."""
+        kind = type(tree)
+        if kind in unsupported:
+            self.fail(tree, unsupported[kind])
+        method = getattr(self, f"{prefix}_{kind.__name__}", None)
         if method is None:
-            self.fail(s, f"'{kind.__name__}' statement")
-        method(s)
+            self.fail(tree, f"'{kind.__name__}' {what}")
+        return method(tree)
 
     def s_Expr(self, s: ast.Expr) -> None:
         if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
@@ -448,15 +452,7 @@ class _Builder:
         for n in carried:
             self.env[n] = header.add_param(n)
         has = self.emit(O.ITER_HAS, [it], s.iter)
-        body = self.new_graph("loop_body", s.body[0])
-        exit_g = self.new_graph("loop_exit", s)
-        hnode = self.tail(O.IF, [has, Const(body), Const(exit_g)], s.iter)
-        hnode.meta = {"loop": True, "header": header, "after": after, "join": None}
-        header_env = dict(self.env)
-        self.g, self.env = exit_g, dict(header_env)
-        self.jump(after, carried, s)
-        # body
-        self.g, self.env, self.terminated = body, dict(header_env), False
+        self._test_loop(s, has, s.iter, header, after, carried)
         item = self.emit(O.ITER_GET, [it], s.target)
         it_next = self.emit(O.ITER_NEXT, [it], s.iter)
         self.store(s.target, item, s)
@@ -476,20 +472,25 @@ class _Builder:
         for n in carried:
             self.env[n] = header.add_param(n)
         cond = self.expr(s.test)
-        body = self.new_graph("loop_body", s.body[0])
-        exit_g = self.new_graph("loop_exit", s)
-        hnode = self.tail(O.IF, [cond, Const(body), Const(exit_g)], s.test)
-        hnode.meta = {"loop": True, "header": header, "after": after, "join": None}
-        header_env = dict(self.env)
-        self.g, self.env = exit_g, dict(header_env)
-        self.jump(after, carried, s)
-        self.g, self.env, self.terminated = body, dict(header_env), False
+        self._test_loop(s, cond, s.test, header, after, carried)
         self.loops.append(_Loop(header, after, carried, None))
         self.stmts(s.body)
         self.loops.pop()
         if not self.terminated:
             self.jump(header, carried, s.body[-1])
         self._enter_after(after, env0, carried)
+
+    def _test_loop(self, s, test, where, header: FuncGraph, after: FuncGraph, carried: list[str]) -> None:
+        """End a loop header with `if test` between the body and an exit that jumps to `after` (the carried
+        variables as they are in the header); continue in the body."""
+        body = self.new_graph("loop_body", s.body[0])
+        exit_g = self.new_graph("loop_exit", s)
+        hnode = self.tail(O.IF, [test, Const(body), Const(exit_g)], where)
+        hnode.meta = {"loop": True, "header": header, "after": after, "join": None}
+        header_env = dict(self.env)
+        self.g, self.env = exit_g, dict(header_env)
+        self.jump(after, carried, s)
+        self.g, self.env, self.terminated = body, dict(header_env), False
 
     def _enter_after(self, after: FuncGraph, env0: dict, carried: list[str]) -> None:
         self.g, self.env, self.terminated = after, dict(env0), False
@@ -530,13 +531,7 @@ class _Builder:
 
     # -- expressions ---------------------------------------------------------------------------
     def expr(self, e: ast.expr) -> Node:
-        kind = type(e)
-        if kind in _UNSUPPORTED_EXPR:
-            self.fail(e, _UNSUPPORTED_EXPR[kind])
-        method = getattr(self, f"e_{kind.__name__}", None)
-        if method is None:
-            self.fail(e, f"'{kind.__name__}' expression")
-        return method(e)
+        return self._visit(e, "e", _UNSUPPORTED_EXPR, "expression")
 
     def e_Constant(self, e: ast.Constant) -> Node:
         return Const(e.value, self.loc(e))

@@ -143,6 +143,8 @@ def _getattr(ctx, frame, node, args):
         written = attributes.read_attribute(ctx, obj, name)
         if written is not MISSING:
             return written
+    if type(obj) is dict and name == "has_key":  # MindSpore's graph syntax documents dict.has_key(key)
+        return obj.__contains__
     v = getattr(obj, name)
     if isinstance(obj, (Tensor, types.ModuleType, type)):
         return v

@@ -1,7 +1,8 @@
 """Python effects under Tensor control flow, as a user sees them in PyNative, GRAPH_MODE, `@jit` and bytecode
 capture (issue 18, point 8): lists mutated in both branches of a Tensor `if`, a Tensor appended to a global list,
 `ops.Print` in a Tensor `while` (once per trip, as MindSpore 2.10 prints), branches whose shapes differ (a Kiln
-error at the user's `if`), second-order gradients through a Tensor `while`."""
+error at the user's `if`), second-order gradients through a Tensor `while`, a dict carried through a Tensor
+`while` (its keys fixed)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, ops
+from kiln._compiler.errors import GraphCompileError
 from tests._compiler.frontend.ast.modes import MODES, compiled
 
 
@@ -136,3 +138,39 @@ def _second_derivative(x):
 def test_second_order_gradient_through_a_tensor_while(mode):
     x = np.array([1.0, 2.0, 0.5], np.float32)
     np.testing.assert_allclose(compiled(mode, _second_derivative)(Tensor(x)).asnumpy(), 6 * x, rtol=1e-6)
+
+
+def _dict_through_a_while(v, w):
+    box = {"a": v, "b": w}
+    i = Tensor(0, ms.int32)
+    while i < ops.cast(ops.abs(w).sum(), ms.int32) % 3 + 1:
+        box["a"] = box["a"] * 0.75 + ops.tanh(box["b"]) * 0.25
+        i = i + 1
+    return box["a"], box["b"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_dict_carried_through_a_tensor_while(mode):
+    v, w = Tensor(np.array([1.0, 2.0], np.float32)), Tensor(np.array([0.5, 1.0], np.float32))
+    a, b = compiled(mode, _dict_through_a_while)(v, w)
+    want_a, want_b = _dict_through_a_while(v, w)
+    np.testing.assert_allclose(a.asnumpy(), want_a.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(b.asnumpy(), want_b.asnumpy())
+    grad = ms.grad(compiled(mode, lambda x, y: _dict_through_a_while(x, y)[0].sum()))(v, w)
+    want = ms.grad(lambda x, y: _dict_through_a_while(x, y)[0].sum())(v, w)
+    np.testing.assert_allclose(grad.asnumpy(), want.asnumpy(), rtol=1e-5)
+
+
+def _dict_grows_in_a_while(x):
+    box = {"a": x}
+    i = Tensor(0, ms.int32)
+    while i < ops.cast(x.sum(), ms.int32):
+        box["b"] = box["a"] * 2
+        i = i + 1
+    return box["a"]
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_a_dict_whose_keys_change_in_a_tensor_while_is_a_kiln_error(mode):
+    with pytest.raises(GraphCompileError, match="must keep its keys"):
+        compiled(mode, _dict_grows_in_a_while)(Tensor(np.array([1.0], np.float32)))

@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kiln import Tensor
+import kiln as ms
+from kiln import Tensor, ops
+from kiln._compiler.errors import GraphCompileError
 from tests._compiler.frontend.ast.modes import MODES, compiled
 
 
@@ -103,3 +105,41 @@ def test_any_and_all_of_run_time_tensor_conditions(mode):
     y, a, b, c = fn(Tensor(np.array([0.5, 1.0], np.float32)))
     np.testing.assert_allclose(y.asnumpy(), [-0.5, 0.0])
     assert (a, b, c) == (False, False, True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("op", "expected"),
+    [
+        (ops.masked_select, [1.0, 3.0, -4.0]),
+        (ops.argwhere, [[0, 0], [0, 1], [1, 0], [1, 1]]),
+    ],
+    ids=["masked_select", "argwhere"],
+)
+def test_a_library_op_with_a_value_dependent_shape_passed_straight_to_jit(mode, op, expected):
+    x = Tensor(np.array([[1.0, -2.0], [3.0, -4.0]], np.float32))
+    args = (x, Tensor(np.array([[True, False], [True, True]]))) if op is ops.masked_select else (x,)
+    np.testing.assert_array_equal(compiled(mode, op)(*args).asnumpy(), expected)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_unique_passed_straight_to_jit(mode):
+    values, positions = compiled(mode, ops.unique)(Tensor(np.array([3, 1, 3, 2], np.int32)))
+    np.testing.assert_array_equal(values.asnumpy(), [3, 1, 2])
+    np.testing.assert_array_equal(positions.asnumpy(), [0, 1, 0, 2])
+
+
+def _weighted_count(x, w):
+    return ops.bincount(x, w, minlength=8).sum()
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit", "bytecode"])
+def test_the_gradient_through_a_host_step_is_a_kiln_error_naming_the_op(mode):
+    x = Tensor(np.array([1, 3, 2, 3], np.int32))
+    w = Tensor(np.array([0.5, 1.0, 2.0, 3.0], np.float32))
+    np.testing.assert_allclose(ms.grad(_weighted_count, 1)(x, w).asnumpy(), [1, 1, 1, 1])  # PyNative
+    grad = ms.grad(compiled(mode, _weighted_count), 1) if mode == "graph" else ms.jit(ms.grad(_weighted_count, 1))
+    if mode == "bytecode":
+        grad = ms.jit(ms.grad(_weighted_count, 1), capture_mode="bytecode")
+    with pytest.raises(GraphCompileError, match=r"'bincount' runs on the host .* has no derivative"):
+        grad(x, w)
