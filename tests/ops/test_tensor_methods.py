@@ -34,11 +34,14 @@ def test_parameter_set_dtype():
     np.testing.assert_allclose(p.asnumpy(), [1.5, 2.5])
 
 
-def test_a_tensor_is_never_equal_to_a_str_none_or_a_sequence_holding_one():
+def test_a_tensor_is_never_equal_to_a_str_none_dict_or_sequence():
     """MindSpore 2.10 answers a Python bool (it was a Kiln internal error); `list.count` compares this way."""
     t = Tensor(np.array(1, np.int64))
     assert (t == "a", "a" == t, t != "a", t == None, t != None) == (False, False, True, False, True)  # noqa: E711
     assert (t == ("M", 1), t != {"k": 1}) == (False, True)
+    # a tuple or list of numbers too, even one holding the same values (MindSpore 2.10: False / True)
+    pair = Tensor(np.array([1, 2], np.int64))
+    assert (pair == (1, 2), pair != (1, 2), pair == [1, 2], pair != [1, 3]) == (False, True, False, True)
     assert ["a", ("M", "B"), 20, t, Tensor(np.array(1, np.int64))].count(t) == 2
 
     @kiln.jit

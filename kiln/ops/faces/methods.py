@@ -58,15 +58,14 @@ def _astype_to(dtype) -> Callable:
 
 
 def _not_numeric(other) -> bool:
-    """None, a str or a dict, or a tuple/list holding one: a value no Tensor equals."""
-    if other is None or isinstance(other, (str, dict)):
-        return True
-    return isinstance(other, (tuple, list)) and any(_not_numeric(x) for x in other)
+    """None, a str, a dict, a tuple or a list: a value no Tensor equals (MindSpore 2.10 compares a Tensor with a
+    tuple or list of numbers as unequal objects too, in PyNative and in graphs)."""
+    return other is None or isinstance(other, (str, dict, tuple, list))
 
 
 def _equality(name: str, unequal: bool) -> Callable:
-    """`t == other` / `t != other` (the op `name`): a str, None or dict (or a sequence holding one) is never equal to
-    a Tensor: a Python bool, as MindSpore gives and as Python compares unrelated objects (`list.count(t)`)."""
+    """`t == other` / `t != other` (the op `name`): a str, None, dict, tuple or list is never equal to a Tensor: a
+    Python bool, as MindSpore gives and as Python compares unrelated objects (`list.count(t)`)."""
 
     def method(self, other):
         if _not_numeric(other):
