@@ -127,7 +127,9 @@ def unread_parameters(fn: Callable, method: bool = False) -> list[str]:
         source = inspect.getsource(fn)
     except (OSError, TypeError):
         return []
-    return unread_parameters_in_source(source, fn.__name__, method)
+    # the name the source defines: a face renamed for its public name (`_mint_argsort` -> `argsort`) keeps its code's
+    code = getattr(fn, "__code__", None)
+    return unread_parameters_in_source(source, code.co_name if code is not None else fn.__name__, method)
 
 
 def unread_parameters_in_source(source: str, name: str, method: bool = False) -> list[str]:
