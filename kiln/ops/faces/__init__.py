@@ -80,6 +80,8 @@ def _build_faces(row: Row) -> None:
         FUNCTIONAL[alias] = FUNCTIONAL[name]
         ROW_OF[("functional", alias)] = row
     for cls, name in row.classes.items():
+        if ("class", cls) in ROW_OF:
+            raise ImportError(f"kiln.ops.faces: two rows give the class face {cls!r}")
         # a family row's Primitive class is written by hand in kiln.ops.operations; the table builds the others
         hand_written = row.kind in ("family", "primitive")
         CLASSES[cls] = getattr(ops, cls) if hand_written else _build_class(row, cls, FUNCTIONAL[name])
@@ -126,7 +128,7 @@ def bind_family_faces(names: dict[str, object]) -> None:
     for row in ROWS:
         if row.kind == "primitive":
             _build_faces(row)
-        if row.kind == "family":
+        elif row.kind == "family":
             if ("functional", row.functional[0]) in ROW_OF:
                 raise ImportError(f"kiln.ops.faces: two rows for ops.{row.functional[0]} (or bound twice)")
             for name in row.functional:
