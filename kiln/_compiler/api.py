@@ -160,14 +160,14 @@ class JitFunction:
         self._bound: dict = {}
         functools.update_wrapper(self, fn)
 
-    def _compile_fn(self, template, leaves, params, cells, shapes=None):
+    def _compile_fn(self, template, leaves, params, cells, shapes=None, plan=None):
         fn, capture = self._kiln_fn, frontend(self.capture_mode)
 
         def body(*a, **k):
             return capture(interp.active(), fn, list(a), k)
 
         lax = _syntax_level(self.options, self.jit_config)
-        return build(self._cache.name, body, template, leaves, params, cells, lax, fn, shapes)
+        return build(self._cache.name, body, template, leaves, params, cells, lax, fn, shapes, plan)
 
     def _new_cache(self, name: str) -> C.JitCache:
         cache = C.JitCache(name)
@@ -305,12 +305,12 @@ def run_cell(cell, args: tuple, kwargs: dict):
         raise for_user(err) from None
 
 
-def _compile_cell(cache, cell, template, leaves, params, cells, shapes=None):
+def _compile_cell(cache, cell, template, leaves, params, cells, shapes=None, plan=None):
     def body(c, *a, **k):
         return calls.call_cell(interp.active(), c, list(a), k)
 
     lax = _syntax_level({}, None, cell)
-    return build(cache.name, body, template, leaves, params, cells, lax, shapes=shapes)
+    return build(cache.name, body, template, leaves, params, cells, lax, shapes=shapes, plan=plan)
 
 
 def _check_signature(signature, args) -> None:

@@ -28,7 +28,8 @@ from kiln._compiler.frontend.ast.effects import HostScalar, python_type_of
 from kiln._compiler.frontend.ast.interp import Context
 from kiln._compiler.frontend.ast.values import Closure
 from kiln._compiler.ir import graph as G
-from kiln._compiler.lower import check_error, eval_graph, fold_checks, has_checks
+from kiln._compiler.lower import CHECK_SITES, check_error, eval_graph, fold_checks, has_checks
+from kiln._compiler.specialise import SITES, BranchGuardFailed, ShapeJoinError, guard_p, refused
 from kiln._core import random_state
 from kiln._core.primitive import checks_enabled
 from kiln._core.tensor import Tensor
@@ -43,7 +44,7 @@ class Executable:
     __slots__ = (
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
         "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
-        "checks_inputs",
+        "checks_inputs", "plan", "restorable",
     )  # fmt: skip
 
     @property
@@ -86,9 +87,26 @@ class Executable:
         if self.checked:
             code = int(outs[-2])
             if code >= 0:
+                prim, kw, _, _ = CHECK_SITES[code + self.code_shift]
+                if prim is guard_p:  # the run assumed the other branch of an if: nothing of it is applied
+                    self._restore(outs)
+                    raise BranchGuardFailed(SITES[kw["site"]])
                 self._write_back(outs)  # the graph returned the state unchanged (its buffers were donated)
                 raise check_error(code + self.code_shift, outs[-1])
         return self._write_back(outs)
+
+    def _restore(self, outs) -> None:
+        """Put back the state a failed run returned unchanged (the inputs' buffers were donated); state the
+        program only wrote (an attribute set to a Python value) is left as it was."""
+        n = self.n_out
+        for k, obj in enumerate(self.written):
+            if self.restorable[k]:
+                if obj is G.RNG:
+                    random_state.swap_key(outs[n + k])
+                else:
+                    obj._data = outs[n + k]
+        for k, i in enumerate(self.donated):
+            self.owned[k] = self.state_objs[i]._data
 
     def _write_back(self, outs):
         n = self.n_out
@@ -187,12 +205,14 @@ def graph_mode():
         _context["mode"] = old
 
 
-def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, fn=None, shapes=None):
+def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, fn=None, shapes=None, plan=None):
     """Run the frontend on symbolic inputs; returns (graph, trace, ctx, output description).
 
     `shapes` (one per leaf) replaces the leaves' shapes, e.g. with symbolic dimensions (`Cell.set_inputs`).
+    `plan` (site key -> branch) are the Tensor ifs to specialise (see `specialise`); None: none may be.
     """
     ctx = Context(lax=lax, tracing=True)
+    ctx.branch_plan = plan
     if fn is not None:
         cells = [*cells, *prescan(fn)[0]]
     for c in cells:
@@ -227,6 +247,7 @@ def build(
     lax: bool,
     fn=None,
     shapes=None,
+    plan: dict | None = None,
 ):
     """Record `body` as a Kiln graph on symbolic inputs, optimise it and compile it.
 
@@ -241,6 +262,12 @@ def build(
         fn: the user's function (its globals are scanned for Cells to guard).
         shapes: input shapes with symbolic dimensions (`Cell.set_inputs` with None): the program is recorded
             once and exported shape-polymorphic; XLA compiles it for each concrete shape it is called with.
+        plan: the branches assumed at Tensor ifs whose branches give different shapes (site key -> True for the
+            true branch); ifs found while tracing are added, assuming the true branch. None: no if is specialised
+            (such an if is a TypeError). See `specialise`.
+
+    Returns:
+        The Executable; its `plan` holds the (site, assumed branch) pairs it checks, in program order.
     """
     t0 = time.perf_counter()
     key = None
@@ -254,8 +281,16 @@ def build(
                 return _loaded_executable(loaded, name, t0, retrace)
             # what the trace must leave as it found it (a jit(...) made and kept on first use is a cache)
             probe = persistent.graph_key(name, body, template, leaves, lax, memo_none=True)
+    if shapes is not None:
+        plan = None  # one program for every size: its ifs cannot be specialised per call
     with persistent.watch_output() as watch:
-        graph, trace, ctx, (desc, n_out, written) = trace_program(name, body, template, leaves, cells, lax, fn, shapes)
+        graph, trace, ctx, (desc, n_out, written) = _trace_specialised(
+            name, body, template, leaves, cells, lax, fn, shapes, plan
+        )
+    if ctx.guarded:
+        if has_host_effects(graph):
+            raise refused([s for s, _ in ctx.guarded], "its prints or host calls would run in a run that is redone")
+        key = None  # a specialised program is not kept on disk (its key does not say which branches it assumed)
     if key is not None:
         # A trace that changed what the key was computed from (a frontend collecting results on the side, a
         # Cell building state lazily) has effects a process loading the executable would miss: not kept.
@@ -276,7 +311,8 @@ def build(
     state_objs = [trace.state_objs[k] for k in state_keys]
     donated = tuple(i for i, k in enumerate(state_keys) if k in written and k is not G.RNG)
 
-    checked = has_checks(graph) and (checks_enabled() or has_checks(graph, raise_p))  # a user's raise always runs
+    # a user's raise and a branch guard always run
+    checked = has_checks(graph) and (checks_enabled() or has_checks(graph, raise_p) or has_checks(graph, guard_p))
     state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]
     # the recorded input types (none with symbolic shapes: that program serves every size)
     leaf_types = [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves] if shapes is None else []
@@ -335,6 +371,8 @@ def build(
     ex.code_shift = 0
     ex.loaded = False
     ex.checks_inputs = checks_inputs
+    ex.plan = tuple(ctx.guarded)
+    ex.restorable = [pos is not None for pos in state_pos]
     if stages:
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
@@ -362,7 +400,29 @@ def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:
     ex.code_shift = loaded.code_shift
     ex.loaded = True
     ex.checks_inputs = True  # a compiled executable refuses inputs of other types (StaleExecutable)
+    ex.plan = ()
+    ex.restorable = [True] * len(loaded.written)
     return ex
+
+
+def _trace_specialised(name, body, template, leaves, cells, lax, fn, shapes, plan):
+    """`trace_program`, traced again with each Tensor if whose branches cannot join specialised (`plan`)."""
+    plan = None if plan is None else dict(plan)
+    while True:
+        try:
+            return trace_program(name, body, template, leaves, cells, lax, fn, shapes, plan)
+        except ShapeJoinError as err:
+            if plan is None or err.site is None or err.site in plan or len(plan) >= MAX_SPECIALISED:
+                raise
+            plan[err.site] = True  # the true branch first; a call taking the other one compiles that one
+
+
+MAX_SPECIALISED = 32  # Tensor ifs one program may be specialised on
+
+
+def has_host_effects(graph) -> bool:
+    """True when `graph` (nested graphs included) prints or calls the host when it runs."""
+    return any(e.prim in ("callback", "host_call") or any(map(has_host_effects, e.subgraphs())) for e in graph.eqns)
 
 
 def _retrace(name, body, template, specs, cells, lax, fn):

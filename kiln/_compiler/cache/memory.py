@@ -22,6 +22,7 @@ from kiln._compiler.cache import persistent
 from kiln._compiler.errors import user_stacklevel
 from kiln._compiler.frontend.ast.values import FIRST_UNROLL, UNROLL, RecursionCut, is_cell
 from kiln._compiler.guards import check_guards, compile_guards
+from kiln._compiler.specialise import BranchGuardFailed, describe, refused, respecialised
 from kiln._core import tree
 from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Tensor
@@ -182,7 +183,7 @@ class JitCache:
     """Executables of one function (or one Cell), by input signature, least recently used first."""
 
     __slots__ = ("name", "entries", "compiles", "last_reason", "extra_key", "compile_once", "size", "warned",
-                 "dynamic", "dynamic_off", "fast", "__weakref__")  # fmt: skip
+                 "dynamic", "dynamic_off", "fast", "pending", "__weakref__")  # fmt: skip
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -200,6 +201,7 @@ class JitCache:
         # or _NO_LEAD) then plain Tensors": such a call skips the key build and lets the executable check the
         # Tensors' shapes and dtypes itself (it raises InputsDiffer on others).
         self.fast = None
+        self.pending = None  # (executable, BranchGuardFailed) when `hit` ran a program assuming the other branch
 
     def call(self, args: tuple, kwargs: dict, compile_fn):
         """Run the cached executable for these inputs, compiling it first when needed."""
@@ -207,7 +209,8 @@ class JitCache:
             out = self.hit(args)
             if out is not MISS:
                 return out
-        if not kwargs and not self.extra_key and _CHECKS["on"]:
+        pending, self.pending = self.pending, None  # (executable, BranchGuardFailed) of a run just redone
+        if not kwargs and not self.extra_key and _CHECKS["on"] and pending is None:
             # Tensors only, several executables: the key built from shapes and dtypes alone (as below).
             arrays = [a._data for a in args if type(a) is Tensor]
             if len(arrays) == len(args):
@@ -220,6 +223,8 @@ class JitCache:
                         return bucket[0](arrays)
                     except (RecursionCut, persistent.StaleExecutable):
                         pass  # compiled again (deeper; or traced) below
+                    except BranchGuardFailed as failed:  # run again below, with the branch taken
+                        pending = (bucket[0], failed)
         leaves: list = []
         sig: list = []
         params: list = []
@@ -253,9 +258,18 @@ class JitCache:
         if ex is None:
             ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
         self.fast = self._fast_entry(args, kwargs, sig, ex)
+        failure = pending[1] if pending is not None and pending[0] is ex else None
+        tried: set = set()  # the plans this call ran whose branch guards failed
         while True:
             try:
+                if failure is not None:
+                    raise failure
                 return ex(leaves)
+            except BranchGuardFailed as failed:  # nothing was applied: run the program for the branch taken
+                failure = None
+                ex = self._respecialise(key, ex, failed, tried, (args_t, kw_t), leaves, params, cells, refs, compile_fn)
+                self.fast = self._fast_entry(args, kwargs, sig, ex)
+                continue
             except RecursionCut as cut:  # nothing was written back: compile the recursion deeper, run again
                 self._deepen(cut)
                 reason = "a recursion on Tensor values went deeper than compiled"
@@ -263,8 +277,29 @@ class JitCache:
                 reason = "the executable loaded from disk does not fit these inputs"
             self.entries[key].remove(ex)
             with persistent.loading_suspended():  # traced again (an executable on disk would be the same one)
-                ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+                ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason, ex.plan)
             self.fast = self._fast_entry(args, kwargs, sig, ex)
+
+    def _respecialise(self, key, ex, failed: BranchGuardFailed, tried: set, template, leaves, params, cells, refs,
+                      compile_fn):  # fmt: skip
+        """The executable for the branch this call takes at `failed.site`, where `ex` assumed the other one:
+        one held for that plan (moved first: the one last taken is tried first), else compiled."""
+        tried.add(ex.plan)
+        plan = respecialised(ex.plan, failed.site)
+        n = len(plan)
+        bucket = self.entries[key]
+        for other in bucket:
+            if other.plan[:n] == plan and other.plan not in tried:
+                if self.compile_once or check_guards(other.guards) is None:
+                    bucket.remove(other)
+                    bucket.insert(0, other)
+                    self.fast = None
+                    return other
+        if any(p[:n] == plan for p in tried):
+            raise refused([failed.site], "one call failed the assumption of each branch (a condition that differs "
+                          "between the examples of a vmap takes both)")  # fmt: skip
+        reason = f"the Tensor if at {describe(failed.site)} took the branch this program did not assume"
+        return self._compile(key, template, leaves, params, cells, refs, compile_fn, reason, plan)
 
     def hit(self, args: tuple):
         """The outputs of the cache's one executable called on `args` without building their key (see `fast`).
@@ -292,6 +327,9 @@ class JitCache:
             if direct is not None:
                 return _wrap(direct(*arrays)[0])
             return ex(arrays)
+        except BranchGuardFailed as failed:  # nothing was applied: `call` runs the program for the branch taken
+            self.pending = (ex, failed)
+            return MISS
         except (InputsDiffer, RecursionCut, persistent.StaleExecutable):
             return MISS  # other shapes or dtypes (a new key), a deeper recursion, a stale load: `call` sees to it
 
@@ -393,9 +431,9 @@ class JitCache:
             ) from None
         UNROLL[cut.graph] = depth
 
-    def _compile(self, key, template, leaves, params, cells, refs, compile_fn, reason):
+    def _compile(self, key, template, leaves, params, cells, refs, compile_fn, reason, plan: tuple = ()):
         t0 = time.perf_counter()
-        ex = compile_fn(template, leaves, params, cells)
+        ex = compile_fn(template, leaves, params, cells, plan=dict(plan))  # Tensor ifs may be specialised
         ex.refs = refs  # keeps objects keyed by identity alive
         self.compiles += 1
         STATS["compiles"] += 1

@@ -25,6 +25,8 @@ from kiln._compiler.frontend.ast.node import Const
 from kiln._compiler.frontend.ast.parser import UNDEF
 from kiln._compiler.frontend.ast.values import Exits, Frame, Goto, Raises, Return, TensorRange
 from kiln._compiler.ir import graph as G
+from kiln._compiler.specialise import SHAPES, ShapeJoinError, guard_p, site_key
+from kiln._compiler.specialise import register as register_guard
 from kiln._core import dtype as mstype
 from kiln._core import random_state
 from kiln._core.primitive import REGISTRY
@@ -122,7 +124,11 @@ def _pair(a, b, where, out1: list, out2: list):
             raise _type_join_error(a, b, where)
         da = a._data if ta else _as_array(a, b._data.dtype)
         db = b._data if tb else _as_array(b, a._data.dtype)
-        if tuple(da.shape) != tuple(db.shape) or np.dtype(da.dtype) != np.dtype(db.dtype):
+        if tuple(da.shape) != tuple(db.shape):
+            loc = where[0].loc
+            at = f"{loc.file}:{loc.line}" if loc is not None else "this if"
+            raise ShapeJoinError(str(_type_join_error(a, b, where)), (at, _describe(a), _describe(b)))
+        if np.dtype(da.dtype) != np.dtype(db.dtype):
             raise _type_join_error(a, b, where)
         out1.append(da)
         out2.append(db)
@@ -243,6 +249,50 @@ def _branch(ctx, graph, frame):
 
 def tensor_if(ctx, frame: Frame, node, pred: Tensor):
     tg, fg = node.inputs[2].value, node.inputs[3].value
+    site = _site(ctx, node)
+    if site is not None and site in ctx.branch_plan:
+        target = tg if _assume(ctx, site, pred) else fg
+        return Frame(target, ctx.find(frame, target.parent), frame.ns)
+    try:
+        return _joined_if(ctx, frame, node, pred, tg, fg)
+    except ShapeJoinError as err:
+        _claim(err, site)
+        raise
+
+
+# -- an if specialised on the branch taken (see kiln/_compiler/specialise.py) ------------------------
+
+
+def _site(ctx, node):
+    """The site key of this arrival at a Tensor `if` when the program may be specialised on it (outside every
+    Tensor branch and loop, and the compile allows it), else None."""
+    if ctx.region_depth > 0 or ctx.branch_plan is None:
+        return None
+    visits = ctx.if_visits.get(node, 0)
+    ctx.if_visits[node] = visits + 1
+    site = site_key(node.loc, visits)
+    ctx.last_site[node] = site
+    return site
+
+
+def _assume(ctx, site, pred: Tensor) -> bool:
+    """The branch the plan assumes at `site`, checked by a BranchGuard equation when the program runs."""
+    assumed = ctx.branch_plan[site]
+    G.current().bind(guard_p, (register_guard(site), assumed), [pred._data])
+    ctx.guarded.append((site, assumed))
+    return assumed
+
+
+def _claim(err: ShapeJoinError, site) -> None:
+    """Name `site` as the if to specialise for `err` (the outermost region around the failure decides: an
+    enclosing Tensor branch or loop claims it after, None where it cannot be specialised)."""
+    err.site = site
+    if site is not None:
+        SHAPES.setdefault(site, err.found)
+
+
+def _joined_if(ctx, frame: Frame, node, pred: Tensor, tg, fg):
+    """Both branches recorded and joined into a `cond` (the if's outcome in the current graph)."""
     outer_journal = ctx.list_journal
     ctx.list_journal = j1 = {}
     try:
@@ -474,7 +524,11 @@ def _switch_cases(ctx, which: Tensor, cases: list, node):
 
         return run
 
-    out = _switch(which, [(i, in_region(c)) for i, c in cases], (node, None, None))
+    try:
+        out = _switch(which, [(i, in_region(c)) for i, c in cases], (node, None, None))
+    except ShapeJoinError as err:  # an item chosen by a Tensor index: not specialised
+        _claim(err, None)
+        raise
     if isinstance(out, Raises):
         raise RaisedInGraph(out.exc, out.loc)
     return out
@@ -507,15 +561,26 @@ def resolve(ctx, exits: Exits, region, ns):
 
         return go_on
 
-    return _switch(exits.which, [(i, case(o)) for i, o in enumerate(exits.outs)], exits.where)
+    try:
+        return _switch(exits.which, [(i, case(o)) for i, o in enumerate(exits.outs)], exits.where)
+    except ShapeJoinError as err:  # the continuations of an if's exits: specialise that if
+        _claim(err, ctx.last_site.get(exits.where[0]) if ctx.region_depth == 0 else None)
+        raise
 
 
 def select_both(ctx, node, cond, then_fn, else_fn):
     """`a if cond else b` with a Tensor condition: a `cond` of the two expressions."""
     pred = as_predicate(cond)
-    a, s1 = _subtrace("then", then_fn)
-    b, s2 = _subtrace("else", else_fn)
-    return emit_cond(pred, s1, s2, a, b, (node, None, None))
+    site = _site(ctx, node)
+    if site is not None and site in ctx.branch_plan:
+        return then_fn() if _assume(ctx, site, pred) else else_fn()
+    try:
+        a, s1 = _subtrace("then", then_fn)
+        b, s2 = _subtrace("else", else_fn)
+        return emit_cond(pred, s1, s2, a, b, (node, None, None))
+    except ShapeJoinError as err:
+        _claim(err, site)
+        raise
 
 
 def _describe(v) -> str:
@@ -589,6 +654,9 @@ def tensor_loop(ctx, hframe: Frame, node, pred: Tensor):
         try:
             final, which, payloads = _while(ctx, hframe, node, carried, dynamic, state, exits)
             break
+        except ShapeJoinError as err:  # a body's trips may take either branch: not specialised
+            _claim(err, None)
+            raise
         except _Retry as r:
             dynamic |= r.indices
             state += [e for e in r.params if all(e[0] is not k for k, _ in state)]

@@ -6,6 +6,7 @@ import os
 
 from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, UnassignedVariable, where
 from kiln._compiler.frontend.ast.printer import print_graphs
+from kiln._compiler.specialise import ShapeJoinError
 from kiln.context import _context
 
 _PASS_THROUGH = ("_Retry",)
@@ -79,6 +80,8 @@ def _same_kind(err: BaseException, text: str) -> BaseException:
     kind = type(err)
     if isinstance(err, UnassignedVariable):
         return UnboundLocalError(text)
+    if isinstance(err, ShapeJoinError):  # still names the if a retrace may specialise
+        return err.with_text(text)
     if kind in (ValueError, TypeError, NameError, AttributeError, IndexError, KeyError, AssertionError,
                 RuntimeError, ZeroDivisionError, NotImplementedError, GraphCompileError):  # fmt: skip
         return kind(text)

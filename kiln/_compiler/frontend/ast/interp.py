@@ -77,6 +77,13 @@ class Context:
         self.attr_slots: dict = {}  # (kind, id(obj), name) -> TensorAttribute of an attribute set to a Tensor
         self.list_journal: dict | None = None  # id -> (list, items before) of lists a Tensor branch mutates
         self.attr_undo: list = []  # (obj, name, old value) of attributes set to Python values, undone on failure
+        # Tensor ifs whose branches give different shapes (kiln/_compiler/specialise.py): site key -> the branch
+        # this compile assumes (None: the compile may not specialise), arrivals per if node, the last site key of
+        # each if node, and the (site, assumed branch) pairs guarded, in program order
+        self.branch_plan: dict | None = None
+        self.if_visits: dict = {}
+        self.last_site: dict = {}
+        self.guarded: list = []
 
     def __enter__(self):
         _ACTIVE.append(self)
