@@ -12,7 +12,8 @@ entering each of the first K iterations into a buffer (K chosen so the buffer
 stays under ~64 MiB, at most 1024); the backward pass walks the iterations in
 reverse, taking the vjp of one body step at each recorded state. Iterations
 past K are recomputed from the K-th state, so any trip count is exact: cost
-O(n) up to K iterations, O(n^2) body steps beyond.
+O(n) up to K iterations, O(n^2) body steps beyond. The forward and backward
+passes' own loops are built the same way, so gradients of gradients work too.
 """
 
 from __future__ import annotations
@@ -263,7 +264,13 @@ def _merge(values, mask, floats):
 
 
 def differentiable_while(cond_f, body_f, consts: tuple, init: tuple):
-    """`while cond_f(consts, c): c = body_f(consts, c)`, reverse-differentiable in `consts` and `init`."""
+    """`while cond_f(consts, c): c = body_f(consts, c)`, reverse-differentiable in `consts` and `init`, to any
+    order: the loops of its own forward and backward passes are `differentiable_while`s too (a gradient of a
+    gradient differentiates them), each a plain `while_loop` when no further gradient is taken.
+
+    `cond_f` and `body_f` receive every value they depend on through their arguments (a value they closed
+    over would be a constant to the derivative).
+    """
     consts = tuple(jnp.asarray(c) for c in consts)
     init = tuple(jnp.asarray(c) for c in init)
 
@@ -272,53 +279,68 @@ def differentiable_while(cond_f, body_f, consts: tuple, init: tuple):
 
     loop = jax.custom_vjp(plain)
     k_len = _buffer_len(init)
+    n_c = len(init)
 
     def fwd(consts, init):
         buf = tuple(jnp.zeros((k_len, *c.shape), c.dtype) for c in init)
 
-        def step(s):
-            i, c, buf = s
+        def step(consts, s):  # s: the trip count, the carry, the buffer of recorded carries
+            i, c, buf = s[0], s[1 : 1 + n_c], s[1 + n_c :]
             idx = jnp.minimum(i, k_len - 1)
             keep = i < k_len
             buf = tuple(
                 lax.dynamic_update_index_in_dim(b, jnp.where(keep, x, b[k_len - 1]), idx, 0)
                 for b, x in zip(buf, c, strict=True)
             )
-            return i + 1, body_f(consts, c), buf
+            return (i + 1, *body_f(consts, c), *buf)
 
-        n, final, buf = lax.while_loop(lambda s: cond_f(consts, s[1]), step, (jnp.int64(0), init, buf))
+        out = differentiable_while(
+            lambda consts, s: cond_f(consts, s[1 : 1 + n_c]), step, consts, (jnp.int64(0), *init, *buf)
+        )
+        n, final, buf = out[0], out[1 : 1 + n_c], out[1 + n_c :]
         return final, (consts, buf, n)
 
     def bwd(res, ct):
         consts, buf, n = res
+        n_k = len(consts)
         kmask = tuple(_inexact(c) for c in consts)
         cmask = tuple(_inexact(b) for b in buf)
+        n_ct = sum(cmask)
 
-        def state_at(i):
+        def state_at(consts, buf, i):
             def stored():
                 return tuple(lax.dynamic_index_in_dim(b, i, 0, keepdims=False) for b in buf)
 
-            def recompute():
+            def recompute():  # trips past the buffer: from the last recorded carry
                 start = tuple(b[k_len - 1] for b in buf)
-                return lax.fori_loop(k_len - 1, i, lambda _, c: body_f(consts, c), start)
+                out = differentiable_while(
+                    lambda ki, s: s[0] < ki[-1],
+                    lambda ki, s: (s[0] + 1, *body_f(ki[:-1], s[1:])),
+                    (*consts, i),
+                    (jnp.asarray(k_len - 1, i.dtype), *start),
+                )
+                return tuple(out[1:])
 
             return lax.cond(i < k_len, stored, recompute)
 
-        def back(j, acc):
-            ct_c, ct_k = acc
-            c_i = state_at(n - 1 - j)
+        def back(kb, s):  # kb: consts, buffer, trip count; s: j, the carry's cotangent, the consts' cotangent
+            consts, buf, n = kb[:n_k], kb[n_k:-1], kb[-1]
+            j, ct_c, ct_k = s[0], s[1 : 1 + n_ct], s[1 + n_ct :]
+            c_i = state_at(consts, buf, n - 1 - j)
 
             def one_step(kf, cf):
                 return _split(body_f(_merge(consts, kmask, kf), _merge(c_i, cmask, cf)), cmask)
 
             _, pull = jax.vjp(one_step, _split(consts, kmask), _split(c_i, cmask))
-            d_k, d_c = pull(ct_c)
-            return d_c, tuple(a + b for a, b in zip(ct_k, d_k, strict=True))
+            d_k, d_c = pull(tuple(ct_c))
+            return (j + 1, *d_c, *(a + b for a, b in zip(ct_k, d_k, strict=True)))
 
         ct_c = tuple(jnp.asarray(c, b.dtype) for c, b in zip(_split(ct, cmask), _split(buf, cmask), strict=True))
         zero_k = tuple(jnp.zeros_like(c) for c in _split(consts, kmask))
-        d_c, d_k = lax.fori_loop(jnp.int64(0), n, back, (ct_c, zero_k))
-        itk, itc = iter(d_k), iter(d_c)
+        out = differentiable_while(
+            lambda kb, s: s[0] < kb[-1], back, (*consts, *buf, n), (jnp.zeros_like(n), *ct_c, *zero_k)
+        )
+        itc, itk = iter(out[1 : 1 + n_ct]), iter(out[1 + n_ct :])
         return (
             tuple(next(itk) if m else None for m in kmask),
             tuple(next(itc) if m else None for m in cmask),

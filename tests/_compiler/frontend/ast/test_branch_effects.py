@@ -1,8 +1,8 @@
 """Python effects under Tensor control flow, as a user sees them in PyNative, GRAPH_MODE, `@jit` and bytecode
 capture (issue 18, point 8): lists mutated in both branches of a Tensor `if`, a Tensor appended to a global list,
 `ops.Print` in a Tensor `while` (once per trip, as MindSpore 2.10 prints), branches whose shapes differ (they run,
-as in MindSpore; more in tests/_compiler/test_specialise.py), second-order gradients through a Tensor `while`, a
-dict carried through a Tensor `while` (its keys fixed)."""
+as in MindSpore; more in tests/_compiler/test_specialise.py), second-order gradients through a Tensor `while` (as
+MindSpore 2.10 gives them), a dict carried through a Tensor `while` (its keys fixed)."""
 
 from __future__ import annotations
 
@@ -142,6 +142,49 @@ def _second_derivative(x):
 def test_second_order_gradient_through_a_tensor_while(mode):
     x = np.array([1.0, 2.0, 0.5], np.float32)
     np.testing.assert_allclose(compiled(mode, _second_derivative)(Tensor(x)).asnumpy(), 6 * x, rtol=1e-6)
+
+
+def _halved_squares(x, trips):
+    i = trips * 0  # a Tensor counter: one compiled loop, not unrolled
+    while i < trips:
+        x = x * x * 0.5
+        i = i + 1
+    return x.sum()
+
+
+def _scaled_sines(x, w, trips):
+    i = trips * 0
+    while i < trips:
+        x = ops.sin(x * w) + x * 0.5
+        i = i + 1
+    return (x * x).sum()
+
+
+def _second(fn, wrt):
+    return ms.grad(ms.grad(fn, grad_position=wrt), grad_position=wrt)
+
+
+@pytest.mark.parametrize("how", ("graph", "jit", "bytecode", "grad_of_jit"))
+def test_second_order_gradient_through_a_compiled_tensor_while(how):
+    """MindSpore 2.10's graph mode gives [0.4375, 4.9833984] for `_halved_squares` at [1, 1.5], 3 trips."""
+    x, trips = Tensor(np.array([1.0, 1.5], np.float32)), Tensor(3)
+    want = _second(_halved_squares, 0)(x, trips).asnumpy()
+    np.testing.assert_allclose(want, [0.4375, 4.9833984], rtol=1e-6)
+    if how == "grad_of_jit":
+        got = _second(ms.jit(_halved_squares), 0)(x, trips)
+    else:
+        got = compiled(how, _second(_halved_squares, 0))(x, trips)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("trips", (5, 1030))  # 1030: past the 1024 recorded trips (recomputed from the last)
+def test_second_order_gradient_in_a_loop_constant_and_past_the_buffer(trips):
+    x = Tensor(np.array([0.3, -0.2], np.float32))
+    w = Tensor(np.array([0.9, 1.1], np.float32))
+    n = Tensor(trips)
+    want = _second(_scaled_sines, 1)(x, w, n).asnumpy()
+    got = ms.jit(_second(_scaled_sines, 1))(x, w, n).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
 
 
 def _dict_through_a_while(v, w):
