@@ -271,7 +271,7 @@ def build(
     """
     t0 = time.perf_counter()
     key = None
-    if shapes is None and dump.level() == 0:
+    if shapes is None and dump.level() == 0 and not plan:  # a specialised program is not kept (below)
         key = persistent.graph_key(name, body, template, leaves, lax)
         if key is not None:
             specs = [B.ShapeDtypeStruct(x.shape, x.dtype) for x in leaves]
@@ -281,8 +281,10 @@ def build(
                 return _loaded_executable(loaded, name, t0, retrace)
             # what the trace must leave as it found it (a jit(...) made and kept on first use is a cache)
             probe = persistent.graph_key(name, body, template, leaves, lax, memo_none=True)
-    if shapes is not None:
-        plan = None  # one program for every size: its ifs cannot be specialised per call
+    if shapes is not None or any(B.is_tracer(x) for x in leaves):
+        # one program for every size, or one run inside a backend transformation (a PyNative vmap of a jit):
+        # its ifs cannot be specialised per call
+        plan = None
     with persistent.watch_output() as watch:
         graph, trace, ctx, (desc, n_out, written) = _trace_specialised(
             name, body, template, leaves, cells, lax, fn, shapes, plan
@@ -413,7 +415,9 @@ def _trace_specialised(name, body, template, leaves, cells, lax, fn, shapes, pla
             return trace_program(name, body, template, leaves, cells, lax, fn, shapes, plan)
         except ShapeJoinError as err:
             if plan is None or err.site is None or err.site in plan or len(plan) >= MAX_SPECIALISED:
-                raise
+                plain = TypeError(str(err))  # the user's error: the type the message has always had
+                plain._kiln_annotated = True
+                raise plain from None
             plan[err.site] = True  # the true branch first; a call taking the other one compiles that one
 
 

@@ -18,6 +18,7 @@ from tests._compiler.frontend.ast.modes import MODES, compiled
 
 POS = np.array([1.0, 2.0, 3.0], np.float32)
 NEG = np.array([-1.0, 2.0, -3.0], np.float32)
+MIXED = np.array([-1.0, 2.0, 3.0], np.float32)  # positive sum, negative first item
 
 
 def _prefix_if_positive(x):
@@ -53,12 +54,29 @@ def _in_helper(x):
     return (y.exp()).sum()
 
 
-CASES = [
-    (_prefix_if_positive, 1),
-    (_returns_in_branch, 1),
-    (_ternary, 1),
-    (_in_helper, 1),
-]
+def _nested(x):
+    if x.sum() > 0:  # specialised because the inner if cannot join; then the inner one is
+        if x[0] > 0:
+            y = x[:1]
+        else:
+            y = x[:2]
+    else:
+        y = x
+    return y * 2
+
+
+def _helper_twice(x):  # one if reached twice per call: two sites
+    return _returns_in_branch(x).sum() + _returns_in_branch(-x).sum(), _returns_in_branch(x)
+
+
+def _unrolled(x):  # a Python loop unrolled at compile time: one site per trip
+    for k in range(2):
+        if x.sum() > k:
+            x = x[:2]
+    return x
+
+
+CASES = [_prefix_if_positive, _returns_in_branch, _ternary, _in_helper, _nested, _helper_twice, _unrolled]
 
 
 def _first(out):
@@ -74,10 +92,10 @@ def _assert_same(got, want):
 
 
 @pytest.mark.parametrize("mode", MODES[1:])
-@pytest.mark.parametrize("fn", [c[0] for c in CASES], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)
 def test_values_and_shapes_match_pynative(mode, fn):
     run = compiled(mode, fn)
-    for x in (POS, NEG, POS, NEG):  # each branch, twice: the executable for the branch taken is reused
+    for x in (POS, NEG, MIXED, POS, NEG, MIXED):  # each path, twice: the executable for the path taken is reused
         _assert_same(run(Tensor(x)), fn(Tensor(x)))
 
 
@@ -238,3 +256,12 @@ def test_random_draw_before_the_if_is_not_drawn_twice():
     # the run redone for NEG (the true branch was assumed first) draws what one run draws
     np.testing.assert_array_equal(graph[0], eager[0])
     np.testing.assert_array_equal(graph[1], eager[1])
+
+
+def test_a_condition_that_differs_between_vmap_examples_is_refused():
+    def per_row(x):
+        return ms.vmap(lambda r: _returns_in_branch(r).sum())(x)
+
+    rows = Tensor(np.stack([POS, NEG]))
+    with pytest.raises(GraphCompileError, match="each branch"):
+        ms.jit(per_row)(rows)
