@@ -265,3 +265,23 @@ def test_a_condition_that_differs_between_vmap_examples_is_refused():
     rows = Tensor(np.stack([POS, NEG]))
     with pytest.raises(GraphCompileError, match="each branch"):
         ms.jit(per_row)(rows)
+
+
+def _raises_only_in_the_true_branch(x):
+    if x.sum() > 0:
+        y = x[:2]
+        if y.sum() < 2:
+            raise ValueError("small prefix")
+    else:
+        y = x
+    return y
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_raise_in_the_branch_not_taken_does_not_fire(mode):
+    run = compiled(mode, _raises_only_in_the_true_branch)
+    # NEG takes the false branch; the program first compiled assumes the true one, where [-1, 2] would raise
+    np.testing.assert_allclose(run(Tensor(NEG)).asnumpy(), NEG)
+    np.testing.assert_allclose(run(Tensor(POS)).asnumpy(), POS[:2])
+    with pytest.raises(ValueError, match="small prefix"):
+        run(Tensor(np.array([0.5, 0.5, 3.0], np.float32)))
