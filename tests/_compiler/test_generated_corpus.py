@@ -435,11 +435,6 @@ def _same_outcomes(graph, pynative) -> str | None:
     return None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 18 point 7: GRAPH_MODE rolls back a Parameter written before a raise under a tensor condition; "
-    "PyNative (and MindSpore's graph mode) keep the write",
-)
 def test_parameter_writes_before_a_raise_equal_pynative(tmp_path):
     """A Cell writes its Parameter, then raises under a tensor condition: in GRAPH_MODE the raised type, the outputs
     and the Parameter after each call equal PyNative's."""

@@ -223,6 +223,17 @@ class Trace:
         """State keys whose value changed in this graph."""
         return [k for k, v in self.state.items() if self.state_in.get(k) is not v]
 
+    def written_so_far(self) -> list:
+        """(key, value in this graph) of the state this graph and the graphs enclosing it have written up to
+        this point: what a `raise` here leaves in the Parameters (the writes before it happened)."""
+        objs: dict = {}
+        trace = self
+        while trace is not None:
+            for k in trace.written():
+                objs.setdefault(k, trace.state_objs[k])
+            trace = trace.parent
+        return [(k, self.read_state(k, obj, None)) for k, obj in objs.items()]
+
     # -- finishing -----------------------------------------------------------------------------
     def graph(self, outputs: list, extra_inputs: list | None = None) -> Graph:
         """The recorded graph; inputs are the explicit inputs, then captured values (see `captured`)."""
