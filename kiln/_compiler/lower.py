@@ -121,13 +121,32 @@ def no_error() -> tuple:
     return (*NO_ERROR, *_no_kept())
 
 
+def _never(flag) -> bool:
+    """True when `flag` is a constant False (an error that keeps no state: an op's check, no failure)."""
+    return not B.is_tracer(flag) and not bool(flag)
+
+
 def fold_checks(checks: list, first=None) -> tuple:
     """One error: the first failing check in program order (after `first`, if given)."""
-    acc = tuple(first) if first is not None else no_error()
+    acc = list(first) if first is not None else list(no_error())
+    n_kept = (len(acc) - len(NO_ERROR)) // 2
     for err in checks:
         earlier = acc[0] >= 0
-        acc = tuple(jnp.where(earlier, a, b) for a, b in zip(acc, err, strict=True))
+        for i, (a, b) in enumerate(zip(acc, err, strict=True)):
+            value_slot = len(NO_ERROR) <= i < len(NO_ERROR) + n_kept
+            # a kept value matters only where its flag is set: an error that never sets it leaves the slot alone
+            if not (value_slot and _never(err[i + n_kept])):
+                acc[i] = jnp.where(earlier, a, b)
     return (jnp.asarray(acc[0], jnp.int32), jnp.asarray(acc[1], jnp.int64), *acc[2:])
+
+
+def _failed_so_far(checks: list | None):
+    """The first failure among the checks lowered so far at this level (None: none yet, or checks are off).
+    The list is folded in place to that one entry, so later folds do not repeat the work."""
+    if not checks:
+        return None
+    checks[:] = [fold_checks(checks)]
+    return checks[0]
 
 
 def check_error(code: int, detail) -> Exception:
@@ -219,11 +238,13 @@ def _cond(e, ins, checks):
     then_g, else_g = e.params["then"], e.params["else"]
     pred, operands = ins[0], tuple(ins[1:])
 
+    earlier = _failed_so_far(checks)  # a loop in a branch does not start after an earlier failure
+
     def branch(g):
         def run(ops):
             if checks is None:
                 return tuple(eval_graph(g, ops)), NO_ERROR
-            inner: list = []
+            inner: list = [] if earlier is None else [earlier]
             outs = tuple(eval_graph(g, ops, inner))
             return outs, fold_checks(inner)
 
@@ -275,7 +296,10 @@ def _while(e, ins, checks):
     extra = 0 if checks is None else len(no_error())  # the loop carries the first failed check
 
     def cond_f(consts, carry):
-        return eval_graph(cond_g, (*consts, *carry[: len(carry) - extra]))[0]
+        go = eval_graph(cond_g, (*consts, *carry[: len(carry) - extra]))[0]
+        # A failed check (a `raise`) ends the program there: the loop takes no further trip. A raising branch's
+        # values are placeholders, so running on could repeat the failing trip forever.
+        return go if not extra else jnp.logical_and(go, carry[len(carry) - extra] < 0)
 
     def body_f(consts, carry):
         values = carry[: len(carry) - extra]
@@ -284,7 +308,9 @@ def _while(e, ins, checks):
         out = tuple(jnp.asarray(o, c.dtype) for o, c in zip(out, values, strict=True))
         return out if inner is None else (*out, *fold_checks(inner, carry[len(carry) - extra :]))
 
-    init = tuple(ins[n:]) + (tuple(jnp.asarray(x) for x in no_error()) if extra else ())
+    earlier = _failed_so_far(checks)  # a failure before the loop: it takes no trip
+    first_err = no_error() if earlier is None else earlier
+    init = tuple(ins[n:]) + (tuple(jnp.asarray(x) for x in first_err) if extra else ())
     outs = list(differentiable_while(cond_f, body_f, tuple(ins[:n]), init))
     if extra:
         checks.append(tuple(outs[-extra:]))
