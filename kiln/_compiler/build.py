@@ -28,7 +28,7 @@ from kiln._compiler.frontend.ast.effects import HostScalar, python_type_of
 from kiln._compiler.frontend.ast.interp import Context
 from kiln._compiler.frontend.ast.values import Closure
 from kiln._compiler.ir import graph as G
-from kiln._compiler.lower import CHECK_SITES, check_error, eval_graph, fold_checks, has_checks
+from kiln._compiler.lower import CHECK_SITES, check_error, eval_graph, fold_checks, has_checks, kept_keys, kept_state
 from kiln._compiler.specialise import SITES, BranchGuardFailed, ShapeJoinError, guard_p, refused
 from kiln._core import random_state
 from kiln._core.primitive import checks_enabled
@@ -316,6 +316,10 @@ def build(
     # a user's raise and a branch guard always run
     checked = has_checks(graph) and (checks_enabled() or has_checks(graph, raise_p) or has_checks(graph, guard_p))
     state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]
+    # the written state a `raise` keeps when it fails (the writes before it), one slot each in the error
+    kept = kept_keys(graph) if checked else set()
+    kept_pos = [j for j, k in enumerate(written) if k in kept]
+    kept_avals = [(graph.outvars[n_out + j].shape, graph.outvars[n_out + j].dtype) for j in kept_pos]
     # the recorded input types (none with symbolic shapes: that program serves every size)
     leaf_types = [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves] if shapes is None else []
 
@@ -328,14 +332,20 @@ def build(
         if not checked:
             return eval_graph(graph, arrays)
         checks: list = []
-        outs = eval_graph(graph, arrays, checks)
-        code, detail = fold_checks(checks)
-        # A failed check leaves every Parameter and the random key as they were before the call.
+        with kept_state([written[j] for j in kept_pos], kept_avals):
+            outs = eval_graph(graph, arrays, checks)
+            code, detail, *kept_values = fold_checks(checks)
+        # A failed check leaves every Parameter and the random key as they were before the call, except what a
+        # failed `raise` keeps: the values written before it (as PyNative has them when it raises).
         ok = code < 0
+        flags = kept_values[len(kept_pos) :]
         for j, pos in enumerate(state_pos):
-            if pos is not None:
-                i = n_out + j
-                outs[i] = B.jnp.where(ok, outs[i], arrays[pos])
+            i = n_out + j
+            before = arrays[pos] if pos is not None else outs[i]
+            if j in kept_pos:
+                slot = kept_pos.index(j)
+                before = B.jnp.where(flags[slot], kept_values[slot], before)
+            outs[i] = B.jnp.where(ok, outs[i], before)
         return [*outs, code, detail]
 
     checks_inputs = shapes is None

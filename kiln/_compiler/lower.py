@@ -18,12 +18,14 @@ passes' own loops are built the same way, so gradients of gradients work too.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from kiln import _backend as B
 from kiln._compiler.errors import GraphCompileError, where
 from kiln._compiler.ir.graph import Graph, Var
-from kiln._prims.control import raise_p, raised
+from kiln._prims.control import KEPT, raise_p, raised
 
 jax, jnp, lax = B.jax, B.jnp, B.lax
 
@@ -58,11 +60,41 @@ def eval_graph(graph: Graph, args, checks: list | None = None, replay: bool = Fa
 
 
 # -- value checks in compiled graphs ----------------------------------------------------------------
-# A checked equation yields (code, detail): code is -1 when its values are in range, else the index of
-# its site in CHECK_SITES (primitive, attributes, source location); the first failure wins.
+# A checked equation yields its error: (code, detail, *kept values, *kept flags). code is -1 when its values
+# are in range, else the index of its site in CHECK_SITES (primitive, attributes, source location); the first
+# failure wins. A user's `raise` also carries what the Parameters written before it hold at that point: one
+# slot per state a raise of the program keeps (`kept_state`), flagged when this raise sets it.
 
 DETAIL_LEN = 16
 CHECK_SITES: list = []
+_KEPT_LAYOUT: list = [None]  # while a program is lowered: ({state key: slot}, [(shape, dtype) per slot])
+
+
+@contextlib.contextmanager
+def kept_state(keys: list, avals: list):
+    """Lower with one kept-value slot per state key in `keys` (shapes and dtypes `avals`) in every error."""
+    previous = _KEPT_LAYOUT[0]
+    _KEPT_LAYOUT[0] = ({k: i for i, k in enumerate(keys)}, list(avals))
+    try:
+        yield
+    finally:
+        _KEPT_LAYOUT[0] = previous
+
+
+def kept_keys(graph: Graph) -> set:
+    """The state keys some `raise` of `graph` (nested graphs included) keeps when it fails."""
+    keys: set = set()
+    for e in graph.eqns:
+        if e.prim is raise_p:
+            keys.update(KEPT[e.attrs[0]])
+        for g in e.subgraphs():
+            keys |= kept_keys(g)
+    return keys
+
+
+def _no_kept() -> tuple:
+    avals = _KEPT_LAYOUT[0][1] if _KEPT_LAYOUT[0] is not None else []
+    return (*(jnp.zeros(shape, dtype) for shape, dtype in avals), *(jnp.asarray(False) for _ in avals))
 
 
 def _run_check(e, ins):
@@ -72,19 +104,50 @@ def _run_check(e, ins):
     n = int(detail.shape[0])
     CHECK_SITES.append((e.prim, kw, e.loc, n))
     detail = jnp.pad(detail[:DETAIL_LEN], (0, max(DETAIL_LEN - n, 0)))
-    return jnp.where(ok, -1, len(CHECK_SITES) - 1).astype(jnp.int32), detail
+    kept = list(_no_kept())
+    if e.prim is raise_p and _KEPT_LAYOUT[0] is not None:
+        slots, avals = _KEPT_LAYOUT[0]
+        for key, value in zip(KEPT[kw["site"]], ins[1:], strict=True):
+            i = slots.get(key)
+            if i is not None:
+                kept[i], kept[len(avals) + i] = jnp.asarray(value, avals[i][1]), jnp.asarray(True)
+    return (jnp.where(ok, -1, len(CHECK_SITES) - 1).astype(jnp.int32), detail, *kept)
 
 
 NO_ERROR = (np.int32(-1), np.zeros(DETAIL_LEN, np.int64))
 
 
-def fold_checks(checks: list, first=None):
-    """One (code, detail) pair: the first failing check in program order (after `first`, if given)."""
-    acc = first if first is not None else NO_ERROR
-    for code, detail in checks:
+def no_error() -> tuple:
+    """The error of a program part where nothing failed (with the kept-value slots of the program lowered)."""
+    return (*NO_ERROR, *_no_kept())
+
+
+def _never(flag) -> bool:
+    """True when `flag` is a constant False (an error that keeps no state: an op's check, no failure)."""
+    return not B.is_tracer(flag) and not bool(flag)
+
+
+def fold_checks(checks: list, first=None) -> tuple:
+    """One error: the first failing check in program order (after `first`, if given)."""
+    acc = list(first) if first is not None else list(no_error())
+    n_kept = (len(acc) - len(NO_ERROR)) // 2
+    for err in checks:
         earlier = acc[0] >= 0
-        acc = (jnp.where(earlier, acc[0], code), jnp.where(earlier, acc[1], detail))
-    return jnp.asarray(acc[0], jnp.int32), jnp.asarray(acc[1], jnp.int64)
+        for i, (a, b) in enumerate(zip(acc, err, strict=True)):
+            value_slot = len(NO_ERROR) <= i < len(NO_ERROR) + n_kept
+            # a kept value matters only where its flag is set: an error that never sets it leaves the slot alone
+            if not (value_slot and _never(err[i + n_kept])):
+                acc[i] = jnp.where(earlier, a, b)
+    return (jnp.asarray(acc[0], jnp.int32), jnp.asarray(acc[1], jnp.int64), *acc[2:])
+
+
+def _failed_so_far(checks: list | None):
+    """The first failure among the checks lowered so far at this level (None: none yet, or checks are off).
+    The list is folded in place to that one entry, so later folds do not repeat the work."""
+    if not checks:
+        return None
+    checks[:] = [fold_checks(checks)]
+    return checks[0]
 
 
 def check_error(code: int, detail) -> Exception:
@@ -176,11 +239,13 @@ def _cond(e, ins, checks):
     then_g, else_g = e.params["then"], e.params["else"]
     pred, operands = ins[0], tuple(ins[1:])
 
+    earlier = _failed_so_far(checks)  # a loop in a branch does not start after an earlier failure
+
     def branch(g):
         def run(ops):
             if checks is None:
                 return tuple(eval_graph(g, ops)), NO_ERROR
-            inner: list = []
+            inner: list = [] if earlier is None else [earlier]
             outs = tuple(eval_graph(g, ops, inner))
             return outs, fold_checks(inner)
 
@@ -229,23 +294,28 @@ def _host_call(e, ins, checks):
 def _while(e, ins, checks):
     n = e.params["n_consts"]
     cond_g, body_g = e.params["cond"], e.params["body"]
-    extra = 0 if checks is None else 2  # the loop carries the first failed check
+    extra = 0 if checks is None else len(no_error())  # the loop carries the first failed check
 
     def cond_f(consts, carry):
-        return eval_graph(cond_g, (*consts, *carry[: len(carry) - extra]))[0]
+        go = eval_graph(cond_g, (*consts, *carry[: len(carry) - extra]))[0]
+        # A failed check (a `raise`) ends the program there: the loop takes no further trip. A raising branch's
+        # values are placeholders, so running on could repeat the failing trip forever.
+        return go if not extra else jnp.logical_and(go, carry[len(carry) - extra] < 0)
 
     def body_f(consts, carry):
         values = carry[: len(carry) - extra]
         inner: list | None = None if checks is None else []
         out = eval_graph(body_g, (*consts, *values), inner)
         out = tuple(jnp.asarray(o, c.dtype) for o, c in zip(out, values, strict=True))
-        return out if inner is None else (*out, *fold_checks(inner, carry[-2:]))
+        return out if inner is None else (*out, *fold_checks(inner, carry[len(carry) - extra :]))
 
-    init = tuple(ins[n:]) + (tuple(jnp.asarray(x) for x in NO_ERROR) if extra else ())
+    earlier = _failed_so_far(checks)  # a failure before the loop: it takes no trip
+    first_err = no_error() if earlier is None else earlier
+    init = tuple(ins[n:]) + (tuple(jnp.asarray(x) for x in first_err) if extra else ())
     outs = list(differentiable_while(cond_f, body_f, tuple(ins[:n]), init))
     if extra:
-        checks.append((outs[-2], outs[-1]))
-        outs = outs[:-2]
+        checks.append(tuple(outs[-extra:]))
+        outs = outs[:-extra]
     return outs
 
 
@@ -389,12 +459,12 @@ def _vmap(e, ins, checks):
     def body(*xs):
         return _eval_checked(graph, xs, checks)
 
-    err_axes = None if checks is None else (0, 0)
+    err_axes = None if checks is None else tuple(0 for _ in no_error())
     outs, err = jax.vmap(body, in_axes=in_axes, out_axes=(out_axes, err_axes))(*ins)
     if err is not None:
         # One check result per example: report the first example that failed.
         first = jnp.argmax(err[0] >= 0)
-        checks.append((err[0][first], err[1][first]))
+        checks.append(tuple(x[first] for x in err))
     return list(outs)
 
 
@@ -470,4 +540,15 @@ def _custom_vjp(e, ins, checks):
     return list(outs)
 
 
-__all__ = ["CHECK_SITES", "RULES", "check_error", "differentiable_while", "eval_graph", "fold_checks", "has_checks"]
+__all__ = [
+    "CHECK_SITES",
+    "RULES",
+    "check_error",
+    "differentiable_while",
+    "eval_graph",
+    "fold_checks",
+    "has_checks",
+    "kept_keys",
+    "kept_state",
+    "no_error",
+]

@@ -14,15 +14,26 @@ from kiln._backend import jnp
 from kiln._core.primitive import Bounds, PrimitiveDef
 
 RAISED: list[BaseException] = []  # the `site` attribute of a Raise equation indexes this list
+KEPT: list[tuple] = []  # per site: the state keys whose values (the equation's inputs after the token) it keeps
 
 
-def register(exc: BaseException) -> int:
-    """The site number of a compiled `raise exc`."""
+def register(exc: BaseException, kept: tuple = ()) -> int:
+    """The site number of a compiled `raise exc`.
+
+    Args:
+        exc: the exception the call raises when the equation runs.
+        kept: the state keys (Parameters, the random key) written before the raise: their values at the raise,
+            the equation's inputs after its token, are what the call leaves in them (as PyNative does).
+
+    Returns:
+        The site number (the equation's `site` attribute).
+    """
     RAISED.append(exc)
+    KEPT.append(tuple(kept))
     return len(RAISED) - 1
 
 
-def _always_fails(token, xp=jnp, site: int = 0):
+def _always_fails(token, *kept_values, xp=jnp, site: int = 0):
     return xp.asarray(False), xp.asarray(np.array([site], np.int64))
 
 
@@ -32,7 +43,7 @@ def _message(detail, site: int = 0) -> str:
 
 raise_p = PrimitiveDef(
     "Raise",
-    lambda token, site: token,
+    lambda token, *kept_values, site: token,
     attrs={"site": 0},
     nondiff=(0,),
     effect="raise",  # never removed as dead code: its effect is the failure

@@ -21,7 +21,8 @@ the `y` inputs (for `value_and_grad(..., weights=...)`).
 `make_batch(seed, count, category=...)` also writes the semantic categories (CATEGORIES: op-table ops with their
 dtypes and gradient rules, containers mutated under tensor control flow, asserts, prints, closures and methods),
 whose statements join the arithmetic ones, one of them first in every program; `make_parameter_raise_program`
-and `make_dynamic_shape_program` write Cells (a Parameter written before a raise; `set_inputs` with a None dim).
+and `make_dynamic_shape_program` write Cells (a Parameter written before a raise, straight, in a tensor `if` or
+in a tensor `while`; `set_inputs` with a None dim).
 
 `make_batch(seed, count)` is deterministic. The reference variant of the source (`ref_source`) also records, with
 `_hit(...)` calls, which branch each `if` took and how many iterations each `while` ran, so that a test can show
@@ -572,18 +573,35 @@ def _chain(rng: np.random.Generator, names: list[str], steps: int) -> list[str]:
 
 
 def make_parameter_raise_program(seed: int) -> CellProgram:
-    """A Cell that writes its Parameter (`ops.assign` or `ops.assign_add`) and then raises ValueError
-    under a tensor condition that holds for the first input and not the second; returns a value that reads the
-    Parameter. After each call the Parameter holds what the call wrote before the raise."""
+    """A Cell that writes its Parameter (`ops.assign`, `ops.assign_add` or `+=`) and raises ValueError under a tensor
+    condition that holds for the first input and not the second; returns a value that reads the Parameter. The write
+    comes straight before the raise, inside an earlier Tensor `if`, or in each trip of a Tensor `while` whose body
+    raises under a Tensor `if` (a later write in the trip too), and a write may follow the raise. After each call
+    the Parameter holds what the call wrote before the raise."""
     rng = np.random.default_rng(seed)
     x_hi = rng.choice(GRID[GRID > 0], N).astype(np.float32)
     x_lo = rng.choice(GRID[GRID < 0], N).astype(np.float32)
     body = _chain(rng, ["x", "self.p"], int(rng.integers(1, 4)))
     last = f"v{len(body)}"
-    write = ["ops.assign(self.p, {v})", "ops.assign_add(self.p, {v} * 0.5)"]
+    write = ["ops.assign(self.p, {v})", "ops.assign_add(self.p, {v} * 0.5)", "self.p += {v} * 0.25"]
+    write = write[rng.integers(len(write))].format(v=last)
     guard = [f"if x.sum() > {float(x_lo.sum() + x_hi.sum()) / 2!r}:", f"if x.min() > {float(x_lo.min())!r}:"]
-    lines = [*body, write[rng.integers(len(write))].format(v=last), guard[rng.integers(len(guard))],
-             '    raise ValueError("x is too large")', f"return {last} * 2.0 + self.p"]  # fmt: skip
+    guard = guard[rng.integers(len(guard))]
+    shape = ["straight", "branch", "loop"][rng.integers(3)]
+    if shape == "straight":
+        lines = [*body, write, guard, '    raise ValueError("x is too large")']
+    elif shape == "branch":  # the write in a Tensor `if` whose condition holds for some inputs only
+        lines = [*body, f"if x.max() > {float(rng.choice(GRID))!r}:", f"    {write}", guard,
+                 '    raise ValueError("x is too large")']  # fmt: skip
+    else:  # the raise fires in trip `k` of 3: the trips before keep both writes, trip k the first only
+        k = int(rng.integers(3))
+        counter = ["i = Tensor(0, ms.int32)", "i = x.min() * 0"][rng.integers(2)]  # known when compiled, or not
+        lines = [*body, counter, "while i < 3:", f"    {write}", f"    if i == {k}:",
+                 f"        {guard}", '            raise ValueError("x is too large")',
+                 "    self.p += 0.125", "    i = i + 1"]  # fmt: skip
+    if rng.random() < 0.5:  # a write after the raise: applied only when nothing raised
+        lines.append("ops.assign(self.p, self.p * 3.0)")
+    lines.append(f"return {last} * 2.0 + self.p")
     init = ["    def __init__(self):", "        super().__init__()",
             '        self.p = Parameter(Tensor(np.full(4, 0.25, np.float32)), name="p")', ""]  # fmt: skip
     source = "\n".join(["import numpy as np", HEADER, "", "class Net(nn.Cell):", *init, "    def construct(self, x):",

@@ -24,8 +24,9 @@ The other tenth are the semantic categories (program_gen.CATEGORIES), shared equ
 inside a tensor `if` (or appended to in both branches; failing today, carried through a tensor `while`),
 asserts and prints in branches and loops, closures, methods and lambdas. Each of their batches is compiled through
 every SEMANTIC_ENTRY_POINTS entry: values, and the gradient by grad, jit(grad) and grad(jit). Beside them,
-N_CELL_PROGRAMS generated Cells write a Parameter before a raise under a tensor condition, and others run with
-`set_inputs` None dims. A category that Kiln fails today is a strict xfail with its reason.
+N_CELL_PROGRAMS generated Cells write a Parameter before a raise under a tensor condition (straight, in a tensor
+`if`, in a tensor `while`; GRAPH_MODE and @jit), and others run with `set_inputs` None dims. A category that Kiln
+fails today is a strict xfail with its reason.
 
 The reference is PyNative: each program's output, its loss and `ms.value_and_grad(loss, grad_position=(0, 1))`.
 Values compare with rtol 1e-4, gradients with rtol 1e-3 (plus an atol of a tenth of that, scaled by the largest
@@ -435,27 +436,26 @@ def _same_outcomes(graph, pynative) -> str | None:
     return None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 18 point 7: GRAPH_MODE rolls back a Parameter written before a raise under a tensor condition; "
-    "PyNative (and MindSpore's graph mode) keep the write",
-)
 def test_parameter_writes_before_a_raise_equal_pynative(tmp_path):
-    """A Cell writes its Parameter, then raises under a tensor condition: in GRAPH_MODE the raised type, the outputs
-    and the Parameter after each call equal PyNative's."""
+    """A Cell writes its Parameter (straight, in a Tensor `if`, or in a Tensor `while` whose body raises), then
+    raises under a tensor condition: in GRAPH_MODE and under `@jit` the raised type, the outputs and the Parameter
+    after each call equal PyNative's."""
     failures = []
     for k in range(N_CELL_PROGRAMS):
         prog = program_gen.make_parameter_raise_program(SEED * 100 + k)
         module = _load_cell_program(tmp_path, f"kiln_corpus_param_raise_{SEED}_{k}", prog.source)
         results = {}
-        for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-            ms.set_context(mode=mode)
+        for mode in ("pynative", "graph", "jit"):
+            ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+            net = module.Net()
+            call = ms.jit(net.construct) if mode == "jit" else net
             try:
-                results[mode] = _outcomes(module.Net(), prog.inputs, lambda net: net.p.asnumpy().copy())
+                results[mode] = _outcomes(call, prog.inputs, lambda _, net=net: net.p.asnumpy().copy())
             finally:
                 ms.set_context(mode=ms.PYNATIVE_MODE)
-        if why := _same_outcomes(results[ms.GRAPH_MODE], results[ms.PYNATIVE_MODE]):
-            failures.append(f"program seed {prog.seed}: {why}\n{prog.source.split('class Net')[-1]}")
+        for mode in ("graph", "jit"):
+            if why := _same_outcomes(results[mode], results["pynative"]):
+                failures.append(f"program seed {prog.seed}, {mode}: {why}\n{prog.source.split('class Net')[-1]}")
     assert not failures, f"{len(failures)} of {N_CELL_PROGRAMS} programs differ; the first:\n" + "\n".join(failures[:2])
 
 

@@ -85,7 +85,7 @@ def test_gradient_through_a_function_that_may_raise():
 
 
 class Guarded(nn.Cell):
-    """A raise in construct after a Parameter write: a failed call leaves the Parameter as it was."""
+    """A raise in construct after a Parameter write: a failed call keeps the write made before the raise."""
 
     def __init__(self):
         super().__init__()
@@ -98,13 +98,67 @@ class Guarded(nn.Cell):
         return x.sqrt()
 
 
-def test_failed_call_writes_nothing_back():
-    ms.set_context(mode=ms.GRAPH_MODE)
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_a_failed_call_keeps_the_writes_made_before_its_raise(mode):
+    """Issue 18 point 7: the write before the raise happened (PyNative, MindSpore's graph mode)."""
+    ms.set_context(mode=mode)
     net = Guarded()
     net(_t([1.0, 4.0]))
     with pytest.raises(ValueError, match="negative input"):
         net(_t([-1.0, 4.0]))
-    assert float(net.calls.asnumpy()) == 1.0
+    assert float(net.calls.asnumpy()) == 2.0
+    net(_t([1.0, 4.0]))
+    assert float(net.calls.asnumpy()) == 3.0
+
+
+class WritesAroundChecks(nn.Cell):
+    """Writes before, inside and after Tensor-conditioned raises and asserts, and inside a Tensor loop."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = Parameter(Tensor(np.zeros(2), ms.float32), name="a", requires_grad=False)
+        self.b = Parameter(Tensor(np.zeros(2), ms.float32), name="b", requires_grad=False)
+
+    def construct(self, x):
+        self.a = x * 2
+        if x.sum() > 10:
+            self.b = x + 1
+            raise ValueError("sum above 10")
+        self.b = x * 3
+        i = Tensor(0, ms.int32)
+        while i < 3:
+            self.a = self.a + 1
+            if self.a.max() > 20:
+                raise RuntimeError("a passed 20 in the loop")
+            i = i + 1
+        assert x.min() > -5, "x below -5"
+        self.b = self.b * 0
+        return self.a
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph", "jit"])
+@pytest.mark.parametrize(
+    ("x", "error", "a_after", "b_after"),
+    [
+        ([6.0, 5.0], ValueError, [12.0, 10.0], [7.0, 6.0]),  # the write inside the raising branch is kept
+        ([9.0, 0.0], RuntimeError, [21.0, 3.0], [27.0, 0.0]),  # raised in the loop's third trip: two trips kept
+        ([1.0, -6.0], AssertionError, [5.0, -9.0], [3.0, -18.0]),  # the assert keeps what came before it only
+        ([1.0, 2.0], None, [5.0, 7.0], [0.0, 0.0]),
+    ],
+    ids=["raise_in_branch", "raise_in_loop", "assert", "no_raise"],
+)
+def test_writes_before_a_raise_are_kept_and_writes_after_it_are_not(mode, x, error, a_after, b_after):
+    net = WritesAroundChecks()
+    if mode == "graph":
+        ms.set_context(mode=ms.GRAPH_MODE)
+    call = ms.jit(net.construct) if mode == "jit" else net
+    if error is None:
+        call(_t(x))
+    else:
+        with pytest.raises(error):
+            call(_t(x))
+    np.testing.assert_allclose(net.a.asnumpy(), a_after)
+    np.testing.assert_allclose(net.b.asnumpy(), b_after)
 
 
 # -- recursion ----------------------------------------------------------------------------------------

@@ -223,6 +223,26 @@ class Trace:
         """State keys whose value changed in this graph."""
         return [k for k, v in self.state.items() if self.state_in.get(k) is not v]
 
+    def carried(self) -> list:
+        """State keys this nested graph takes as its own inputs rather than reading them from its parent: a loop
+        body's carried Parameters, which earlier trips may have written."""
+        if self.parent is None:
+            return []
+        captured = {id(inner) for _, inner in self.captures.values()}
+        return [k for k, v in self.state_in.items() if type(v) is Var and id(v) not in captured]
+
+    def written_so_far(self) -> list:
+        """(key, value in this graph) of the state this graph and the graphs enclosing it have written up to
+        this point (in a loop body, in earlier trips too): what a `raise` here leaves in the Parameters (the
+        writes before it happened)."""
+        objs: dict = {}
+        trace = self
+        while trace is not None:
+            for k in [*trace.written(), *trace.carried()]:
+                objs.setdefault(k, trace.state_objs[k])
+            trace = trace.parent
+        return [(k, self.read_state(k, obj, None)) for k, obj in objs.items()]
+
     # -- finishing -----------------------------------------------------------------------------
     def graph(self, outputs: list, extra_inputs: list | None = None) -> Graph:
         """The recorded graph; inputs are the explicit inputs, then captured values (see `captured`)."""

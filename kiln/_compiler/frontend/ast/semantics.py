@@ -424,6 +424,15 @@ def _join_str(ctx, frame, node, args):
     return "".join(str(a) for a in args)
 
 
+def bind_raise(trace: G.Trace, exc: BaseException) -> None:
+    """A Raise equation for the user's `raise exc` (or failed assert) under a Tensor condition. The Parameters
+    and the random key written before it keep their values at this point when it fails, as in PyNative: the
+    equation takes those values as inputs, and the call leaves them in the Parameters before raising."""
+    kept = trace.written_so_far()
+    site = register_raise(exc, tuple(k for k, _ in kept))
+    trace.bind(raise_p, (site,), [np.int32(0), *(v for _, v in kept)])
+
+
 @_impl(O.ASSERT)
 def _assert(ctx, frame, node, args):
     test, msg = args
@@ -432,12 +441,7 @@ def _assert(ctx, frame, node, args):
     if static is False:
         raise exc
     if static is None:  # a Tensor condition: checked when the graph runs, as a raise under `if not test`
-        site = register_raise(exc)
-
-        def fails() -> None:
-            G.current().bind(raise_p, (site,), [np.int32(0)])
-
-        control.select_both(ctx, node, test, lambda: None, fails)
+        control.select_both(ctx, node, test, lambda: None, lambda: bind_raise(G.current(), exc))
     return None
 
 
@@ -449,8 +453,7 @@ def _raise(ctx, frame, node, args):
     if isinstance(exc, type) and issubclass(exc, BaseException):
         exc = exc()
     if ctx.region_depth > 0:  # whether it happens is known at run time: the branch compiles to a Raise
-        trace = G.current()
-        trace.bind(raise_p, (register_raise(exc),), [np.int32(0)])
+        bind_raise(G.current(), exc)
         raise RaisedInGraph(exc, node.loc)
     raise exc
 
