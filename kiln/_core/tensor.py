@@ -168,6 +168,11 @@ class Tensor:
             self._data = _initialize(init, shape, dtype or mstype.float32)._data
             return
         if isinstance(input_data, Tensor):
+            # shared, even while pending in the lazy window (a Parameter is read through its `_data`: in a graph
+            # being recorded, that is its traced value)
+            if not isinstance(input_data, Parameter) and (dtype is None or input_data._buf.dtype == dtype.np):
+                self._buf = input_data._buf
+                return
             arr = input_data._data
             self._data = arr if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
             return

@@ -196,7 +196,7 @@ def run(outputs: list, order: list, useful: set, level: int) -> dict[int, Tensor
         return None
     if dispatch.deferring():
         try:
-            grads = dispatch.defer(_primitive(the_plan), tuple(tensors))
+            grads = dispatch.defer(_primitive(the_plan), tuple(tensors), (), _leaf_avals(order, leaves))
         except Exception:  # noqa: BLE001  (the plan does not trace: the op-by-op walk says why in the op's terms)
             return None
         if grads is not None:
@@ -208,6 +208,12 @@ def run(outputs: list, order: list, useful: set, level: int) -> dict[int, Tensor
         _single_use.discard(the_plan)
         return None
     return {nid: Tensor._wrap(g) for nid, g in zip(leaves, grads, strict=True)}
+
+
+def _leaf_avals(order: list, leaves: list) -> tuple:
+    """The gradients' types: each leaf's own (a cotangent has its primal's shape and dtype)."""
+    nodes = {id(node): node for node in order}
+    return tuple(B.ShapeDtypeStruct(*nodes[nid].out_avals[0]) for nid in leaves)
 
 
 _primitives: dict[tuple, PrimitiveDef] = {}  # plan -> the primitive the lazy window records for it

@@ -8,6 +8,7 @@ one launch.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sys
@@ -189,9 +190,10 @@ def deferring() -> bool:
     return LAZY and lazy.on_main_thread() and not BD.is_initialized() and not (G._TRACES and G._TRACES[-1] is not None)
 
 
-def defer(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
-    """Record `prim` in the lazy window (see `deferring`): its output Tensor(s), or None when it runs at once."""
-    return _defer(prim, args, attrs) if (prim in _deferrable or _can_defer(prim)) else None
+def defer(prim: PrimitiveDef, args: tuple, attrs: tuple = (), avals: tuple | None = None):
+    """Record `prim` in the lazy window (see `deferring`): its output Tensor(s), or None when it runs at once.
+    `avals`: the outputs' ShapeDtypeStructs when the caller knows them (no abstract evaluation then)."""
+    return _defer(prim, args, attrs, avals) if (prim in _deferrable or _can_defer(prim)) else None
 
 
 WINDOW = lazy.Window(_run_recorded, _kernel_name)
@@ -199,7 +201,7 @@ lazy.register(WINDOW)
 _avals: dict[tuple, tuple] = {}  # (prim, attrs, input types) -> output abstract values
 
 
-def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple):
+def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = None):
     """Record `prim` in the lazy window and return its output Tensor(s), or None when an input cannot wait."""
     window = WINDOW
     with window.lock:
@@ -218,7 +220,7 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple):
             del window.args[n_args:]
             return None
         key = (prim, attrs, tuple(sig))
-        avals = _avals.get(key)
+        avals = _avals.get(key) if known is None else known
         if avals is None:
             try:
                 avals = _abstract_outputs(prim, attrs, args)
@@ -267,7 +269,9 @@ def _bounds_checked_ahead(prim: PrimitiveDef, attrs: tuple, args: tuple) -> bool
 
 
 def _abstract_outputs(prim: PrimitiveDef, attrs: tuple, args: tuple) -> tuple:
-    """The output ShapeDtypeStructs of `prim` on `args`, as a tuple."""
+    """The output ShapeDtypeStructs of `prim` on `args`, as a tuple: read from the cache folder when an earlier
+    process evaluated the same op on the same input types (a warm first step traces nothing), else evaluated
+    (and stored for the next process)."""
     kw = prim.attrs_dict(attrs)
     specs = []
     for a in args:
@@ -277,8 +281,54 @@ def _abstract_outputs(prim: PrimitiveDef, attrs: tuple, args: tuple) -> tuple:
             specs.append(B.ShapeDtypeStruct(tuple(d.shape), d.dtype, weak_type=weak))
         else:
             specs.append(a)
+    entry = _avals_entry(prim, attrs, specs)
+    if entry is not None:
+        stored = B.cache.read(entry)
+        if stored is not None:
+            try:
+                return _avals_from_text(stored.decode())
+            except (ValueError, TypeError, UnicodeDecodeError):
+                B.cache.discard(entry)
     out = B.eval_shape(lambda *xs: prim.impl(*xs, **kw), *specs)
-    return tuple(out) if prim.multiple_results else (out,)
+    out = tuple(out) if prim.multiple_results else (out,)
+    if entry is not None:
+        B.cache.write_later(entry, lambda: _avals_text(out).encode())
+    return out
+
+
+def _avals_entry(prim: PrimitiveDef, attrs: tuple, specs: list) -> str | None:
+    """The cache folder's entry name for `prim`'s output types on inputs `specs`, or None (no name across
+    processes: `_disk_key`)."""
+    name = _disk_key(prim, attrs)
+    if name is None:
+        return None
+    parts = []
+    for s in specs:
+        if type(s) is B.ShapeDtypeStruct:
+            parts.append(f"{s.dtype.str}{list(s.shape)}{'w' if s.weak_type else ''}")
+        elif s is None or type(s) in (bool, int, float, complex):
+            parts.append(type(s).__name__)
+        else:
+            return None
+    text = f"{name}|{','.join(parts)}|{B.cache.env_key()}"
+    return "kiln-aval-" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _avals_text(avals: tuple) -> str:
+    return ";".join(f"{a.dtype.name}:{','.join(map(str, a.shape))}:{int(bool(a.weak_type))}" for a in avals)
+
+
+def _avals_from_text(text: str) -> tuple:
+    out = []
+    for part in text.split(";"):
+        dtype, shape, weak = part.split(":")
+        dims = tuple(int(d) for d in shape.split(",")) if shape else ()
+        out.append(
+            B.ShapeDtypeStruct(
+                dims, B.np.dtype(dtype) if dtype != "bfloat16" else B.jnp.bfloat16, weak_type=weak == "1"
+            )
+        )
+    return tuple(out)
 
 
 def _casts_float_to_integer(x, out) -> bool:

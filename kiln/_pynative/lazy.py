@@ -34,6 +34,7 @@ MAX_PROGRAMS = 256  # compiled window programs kept (one per structure); the old
 MAX_SINGLE_USE = 16
 
 _SCALARS = (bool, int, float, complex)
+_concrete_types: set[type] = set()  # backend array classes seen (a tracer is never one)
 _MAIN_THREAD = threading.main_thread().ident
 
 
@@ -72,8 +73,11 @@ class Window:
                 if d.array is None and d.window is self:
                     return ("v", d.index)
                 d = d.resolve()
-            if not B.is_array(d) or B.is_tracer(d):
-                raise TypeError
+            t = type(d)
+            if t not in _concrete_types:
+                if not B.is_array(d) or B.is_tracer(d):
+                    raise TypeError
+                _concrete_types.add(t)
             return self._arg(d)
         if a is None:
             return ("c", None)
