@@ -6,6 +6,7 @@ layer), so this file only knows how to hold, convert and show data.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -88,20 +89,13 @@ class Pending:
     when it holds one runs the window (`resolve`), and the Tensor then holds the array.
     """
 
-    __slots__ = ("shape", "dtype", "weak_type", "window", "index", "array", "__weakref__")
+    __slots__ = ("shape", "dtype", "weak_type", "ndim", "size", "window", "index", "array", "__weakref__")
 
     def __init__(self, shape: tuple, dtype, weak_type: bool, window, index: int) -> None:
         self.shape, self.dtype, self.weak_type = shape, dtype, weak_type
+        self.ndim, self.size = len(shape), math.prod(shape)
         self.window, self.index = window, index  # the window computing it, its output position there
         self.array = None
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
 
     def resolve(self):
         """The computed array (running the window that records it, if it has not run yet)."""
