@@ -18,9 +18,12 @@ PyNative's per-primitive kernels are kept on disk by kiln/_backend/cache.py's pe
 executables under primitive, attributes, input signature, device and versions: a warm process loads them
 without tracing, lowering or compiling), and the tape's backward pass runs as one compiled program per tape
 structure (kiln/_pynative/backward_program.py: one compile for the whole backward instead of one per op).
-Rows for the same process with parts of that switched off:
+With the lazy window (kiln/_pynative/lazy.py) the whole step is recorded and runs as ONE program (forward, loss,
+backward, optimizer update), kept on disk the same way, and the output types of each op are kept there too (a
+warm process traces nothing). Rows for the same process with parts of that switched off:
 
-- "backward op by op": KILN_FUSED_BACKWARD=0: each recorded op's backward kernel is dispatched on its own,
+- "KILN_LAZY=0": each op's kernel launched at once, the backward as one program (what Kiln did before the window);
+- "backward op by op": KILN_LAZY=0 KILN_FUSED_BACKWARD=0: each recorded op's backward kernel is dispatched on its own,
   and compiled ahead on a worker thread while the forward runs (what Kiln did before the one program);
 
 - "before: jax.jit kernels": dispatch's kernels are plain jax.jit functions again (what Kiln did before the
@@ -39,10 +42,10 @@ Each worker also counts the XLA compiles its process ran (a load from the cache 
 took (summed over threads: the compile-ahead and optimising threads run beside the main one) and the entries and
 bytes it read from the cache folder: figures that do not depend on how busy the machine is. Every cold/warm
 pair gets its own KILN_CACHE_SOURCE_KEY, so an edit of Kiln's sources between the two processes (a shared
-working tree) cannot turn the warm run into a cold one. A cold "Kiln PyNative" process compiles 15 programs: 13
-forward kernels, the backward program and FusedMomentum (set_seed builds its key on the host, and the CPU
-compile-option question is answered by the first kernel's compile); tests/pynative/test_cold_step_compiles.py
-fails when the count grows.
+working tree) cannot turn the warm run into a cold one. A cold "Kiln PyNative" process compiles 1 program (the
+step's window); with KILN_LAZY=0, 15: 13 forward kernels, the backward program and FusedMomentum (set_seed builds
+its key on the host, and the CPU compile-option question is answered by the first compile);
+tests/pynative/test_cold_step_compiles.py fails when either count grows.
 
 MindSpore 2.10 (PyNative) runs the same code in its own interpreter ($KILN_MINDSPORE_PYTHON, default
 /tmp/msvenv/bin/python or /work/msenv/bin/python) when it exists. The best of --tries processes is shown
@@ -205,19 +208,28 @@ def steady_costs(repeat: int) -> list[Row]:
     from kiln._pynative import dispatch, tape
 
     def state():
-        return dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD, tape.FUSED_BACKWARD
+        return (
+            dispatch._compiled,
+            dispatch._compile,
+            dispatch.COMPILE_BACKWARD_AHEAD,
+            tape.FUSED_BACKWARD,
+            dispatch.LAZY,
+        )
 
     def restore(values):
-        dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD, tape.FUSED_BACKWARD = values
+        (dispatch._compiled, dispatch._compile, dispatch.COMPILE_BACKWARD_AHEAD, tape.FUSED_BACKWARD, dispatch.LAZY) = (
+            values
+        )
 
     saved = state()
     variants = {
-        "now": ({}, dispatch._compile, True, True),
-        "backward op by op": ({}, dispatch._compile, True, False),
-        "compile-ahead off": ({}, dispatch._compile, False, False),
+        "now": ({}, dispatch._compile, True, True, True),
+        "KILN_LAZY=0": ({}, dispatch._compile, True, True, False),
+        "backward op by op": ({}, dispatch._compile, True, False, False),
+        "compile-ahead off": ({}, dispatch._compile, False, False, False),
     }
     _dispatch_through_plain_jit()
-    variants["before: jax.jit kernels"] = ({}, dispatch._compile, False, False)
+    variants["before: jax.jit kernels"] = ({}, dispatch._compile, False, False, False)
 
     @contextmanager
     def around(name):
@@ -258,9 +270,10 @@ def _spawn(which: str, cache_dir: str, python: str = sys.executable, env_extra: 
 
 CASES = (  # (worker, row name, cache on, environment)
     ("pynative", "Kiln PyNative", True, {}),
-    ("pynative-before", "before: jax.jit kernels", True, {}),
-    ("pynative", "backward op by op", True, {"KILN_FUSED_BACKWARD": "0"}),
-    ("pynative", "compile-ahead off", True, {"KILN_FUSED_BACKWARD": "0", "KILN_COMPILE_AHEAD": "0"}),
+    ("pynative", "KILN_LAZY=0", True, {"KILN_LAZY": "0"}),
+    ("pynative-before", "before: jax.jit kernels", True, {"KILN_LAZY": "0"}),
+    ("pynative", "backward op by op", True, {"KILN_LAZY": "0", "KILN_FUSED_BACKWARD": "0"}),
+    ("pynative", "compile-ahead off", True, {"KILN_LAZY": "0", "KILN_FUSED_BACKWARD": "0", "KILN_COMPILE_AHEAD": "0"}),
     ("pynative", "quick compile off", True, {"KILN_QUICK_COMPILE": "0"}),
     ("pynative", "cache off", False, {}),
     ("graph", "Kiln GRAPH_MODE", True, {}),
@@ -270,6 +283,7 @@ CASES = (  # (worker, row name, cache on, environment)
 
 
 PYNATIVE_VARIANTS = (  # the PyNative rows besides "Kiln PyNative", in the table's order
+    "KILN_LAZY=0",
     "before: jax.jit kernels",
     "backward op by op",
     "compile-ahead off",

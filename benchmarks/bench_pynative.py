@@ -22,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script (the MindSpore worker): make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import Row, measure, print_table  # noqa: E402
+from benchmarks.common import Row, measure, measure_interleaved, print_table  # noqa: E402
 
 MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON", "/work/msenv/bin/python")
 BATCH, CLASSES = 32, 10
@@ -57,22 +58,61 @@ def bench_dispatch(repeat: int) -> list[Row]:
     if torch is not None:
         tx, ty = torch.from_numpy(a), torch.from_numpy(a + 1)
         t_torch = measure(lambda: torch.add(tx, ty), number=number, repeat=repeat)
-    t_kiln = measure(lambda: ops.add(x, y), number=number, repeat=repeat)
-    t_op = measure(lambda: x + y, number=number, repeat=repeat)
+    from kiln._backend import cache
+    from kiln._pynative import dispatch
+
     add = ops.Add()  # a Primitive is built once, as in a Cell's __init__
-    t_prim = measure(lambda: add(x, y), number=number, repeat=repeat)
+    chain = {"y": y}
+
+    def add_chain():  # each add depends on the one before: the lazy window computes every one
+        chain["y"] = ops.add(chain["y"], x)
+        return chain["y"]
+
+    kiln_cases = {
+        "Kiln ops.add": lambda: ops.add(x, y),
+        "Kiln x + y": lambda: x + y,
+        "Kiln ops.Add() instance": lambda: add(x, y),
+        "Kiln ops.add, KILN_LAZY=0": lambda: ops.add(x, y),
+        "Kiln y = ops.add(y, x) chain": add_chain,
+        "Kiln ops.matmul": lambda: ops.matmul(x, y),
+    }
+
+    @contextmanager
+    def mode(name):
+        saved = dispatch.LAZY
+        dispatch.LAZY = saved and not name.endswith("KILN_LAZY=0")
+        try:
+            yield
+        finally:
+            dispatch.LAZY = saved
+
+    # Kiln's kernels reach their steady state first: the first calls compile a quick executable, the optimised
+    # one is compiled in the background from the second call and the entries are written to disk meanwhile; a
+    # case timed while that runs pays for it (the 163 us of `ops.add`, timed first, against 15.6 us for `x + y`).
+    for name, fn in kiln_cases.items():
+        with mode(name):
+            for _ in range(3 * number):
+                out = fn()
+            out.asnumpy()
+    cache.wait_optimized()
+    cache.flush_writes()
+    times = measure_interleaved(kiln_cases, number=number, repeat=repeat, around=mode)
+    t_kiln, t_op, t_prim = times["Kiln ops.add"], times["Kiln x + y"], times["Kiln ops.Add() instance"]
     t_matmul_jax = measure(lambda: jnp.matmul(jx, jy), number=number, repeat=repeat)
-    t_matmul = measure(lambda: ops.matmul(x, y), number=number, repeat=repeat)
+    t_matmul = times["Kiln ops.matmul"]
 
     def taped():
         return kiln.grad(lambda u: ops.add(u, y).sum())(x)
 
     t_taped = measure(taped, number=200, repeat=repeat)
+    lazy_note = "lazy window: a call records the op; an unread result is never computed"
     return [
         Row(case, "JAX jnp.add", t_jax),
         Row(case, "JAX jax.jit(jnp.add)", t_jit, None, "", "a jitted call: the backend's launch floor"),
         Row(case, "PyTorch torch.add", t_torch, None, "", "" if t_torch is not None else "PyTorch not installed"),
-        Row(case, "Kiln ops.add", t_kiln, "JAX jnp.add", "<= 1.5x"),
+        Row(case, "Kiln ops.add", t_kiln, "JAX jnp.add", "<= 1.5x", lazy_note),
+        Row(case, "Kiln ops.add, KILN_LAZY=0", times["Kiln ops.add, KILN_LAZY=0"], "JAX jnp.add", "", "launched"),
+        Row(case, "Kiln y = ops.add(y, x) chain", times["Kiln y = ops.add(y, x) chain"], "JAX jnp.add", "", "computed"),
         Row(case, "Kiln ops.add, vs jit", t_kiln, "JAX jax.jit(jnp.add)", "", "the same figure, other base"),
         Row(case, "Kiln ops.add, vs torch", t_kiln, "PyTorch torch.add", "", "the same figure, other base"),
         Row(case, "Kiln x + y", t_op, "JAX jnp.add"),
@@ -134,23 +174,37 @@ def _lenet_steps(step, steps: int, repeat: int) -> float:
     return measure(step, number=steps, repeat=repeat, warmup=3)
 
 
-def bench_lenet_kiln(steps: int, repeat: int, fused_backward: bool = True) -> float:
-    """Kiln PyNative; `fused_backward=False`: the backward dispatched op by op (KILN_FUSED_BACKWARD=0)."""
+def lenet_kiln_steps() -> dict:
+    """Kiln PyNative steps by dispatch mode: {case: (step, lazy window on, backward as one program)}."""
     import kiln
     from kiln._backend import cache
-    from kiln._pynative import tape
 
     kiln.set_context(mode=kiln.PYNATIVE_MODE)
     kiln.set_seed(0)
-    saved, tape.FUSED_BACKWARD = tape.FUSED_BACKWARD, fused_backward
+    cases = {
+        "Kiln (PyNative)": (lenet_train_step(kiln), True, True),
+        "Kiln, KILN_LAZY=0": (lenet_train_step(kiln), False, True),
+        "Kiln, op by op": (lenet_train_step(kiln), False, False),
+    }
+    for name in cases:
+        with _kiln_mode(cases, name):
+            for _ in range(3):  # quick kernels: their optimised executables are asked for at the second call
+                cases[name][0]().asnumpy()
+    cache.wait_optimized()  # a steady state: nothing compiling in the background
+    return cases
+
+
+@contextmanager
+def _kiln_mode(cases: dict, name: str):
+    from kiln._pynative import dispatch, tape
+
+    saved = dispatch.LAZY, tape.FUSED_BACKWARD
+    if name in cases:
+        dispatch.LAZY, tape.FUSED_BACKWARD = cases[name][1], cases[name][2]
     try:
-        step = lenet_train_step(kiln)
-        for _ in range(3):  # quick kernels: their optimised executables are asked for at the second call
-            step().asnumpy()
-        cache.wait_optimized()  # a steady state: nothing compiling in the background
-        return _lenet_steps(step, steps, repeat)
+        yield
     finally:
-        tape.FUSED_BACKWARD = saved
+        dispatch.LAZY, tape.FUSED_BACKWARD = saved
 
 
 def bench_lenet_mindspore(steps: int, repeat: int) -> tuple[float | None, str]:
@@ -174,17 +228,16 @@ def _mindspore_worker(steps: int, repeat: int) -> None:
     print(json.dumps({"seconds_per_step": seconds}))
 
 
-def bench_lenet_torch(steps: int, repeat: int, threads: int | None) -> tuple[float | None, str]:
-    """PyTorch eager on `threads` intra-op threads (None: its default)."""
+def lenet_torch_step(threads: int | None):
+    """PyTorch eager's LeNet5 step on `threads` intra-op threads (None: its default, as at import): (step, note),
+    or (None, why). The step sets its thread count itself, so that it can be interleaved with another."""
     try:
         import torch
     except ImportError:
         return None, "PyTorch not installed"
     from torch import nn as tnn
 
-    saved = torch.get_num_threads()
-    if threads is not None:
-        torch.set_num_threads(threads)
+    wanted = threads or _TORCH_DEFAULT_THREADS.setdefault("n", torch.get_num_threads())
     torch.manual_seed(0)
     net = tnn.Sequential(
         tnn.Conv2d(1, 6, 5), tnn.ReLU(), tnn.MaxPool2d(2, 2),
@@ -198,17 +251,18 @@ def bench_lenet_torch(steps: int, repeat: int, threads: int | None) -> tuple[flo
     label = torch.from_numpy(rng.integers(0, CLASSES, BATCH).astype(np.int64))
 
     def step():
+        if torch.get_num_threads() != wanted:
+            torch.set_num_threads(wanted)
         opt.zero_grad()
         loss = loss_fn(net(data), label)
         loss.backward()
         opt.step()
         return loss.detach()
 
-    try:
-        seconds = _lenet_steps(step, steps, repeat)
-        return seconds, f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)"
-    finally:
-        torch.set_num_threads(saved)
+    return step, f"torch {torch.__version__}, {wanted} thread(s)"
+
+
+_TORCH_DEFAULT_THREADS: dict = {}
 
 
 def _jax_lenet():
@@ -262,26 +316,36 @@ def bench_lenet_jax(steps: int, repeat: int) -> tuple[float, float]:
 
 
 def bench_lenet(steps: int, repeat: int) -> list[Row]:
+    """Kiln's dispatch modes and PyTorch eager (its default threads and one thread), rounds interleaved."""
     case = "(b) LeNet5 train step, batch 32, PyNative"
-    t_kiln = bench_lenet_kiln(steps, repeat)
-    t_kiln_per_op = bench_lenet_kiln(steps, repeat, fused_backward=False)
-    # PyTorch's default thread count can collapse on a busy 2-core machine (spinning workers):
-    # measure it on its default and on one thread, and compare Kiln with the faster.
-    t_torch, torch_note = bench_lenet_torch(steps, repeat, None)
-    t_torch1, torch1_note = bench_lenet_torch(steps, repeat, 1)
+    kiln_cases = lenet_kiln_steps()
+    cases = {name: step for name, (step, _, _) in kiln_cases.items()}
+    torch_default, torch_note = lenet_torch_step(None)
+    torch_one, torch1_note = lenet_torch_step(1)
+    if torch_default is not None:
+        # PyTorch's default thread count can collapse on a busy 2-core machine (spinning workers): measure it on
+        # its default and on one thread, and compare Kiln with the faster
+        cases["PyTorch eager"], cases["PyTorch eager, 1 thread"] = torch_default, torch_one
+    times = measure_interleaved(
+        cases, number=steps, repeat=repeat, warmup=3, around=lambda name: _kiln_mode(kiln_cases, name)
+    )
     best = None
-    if t_torch is not None:
-        best = "PyTorch eager" if t_torch <= t_torch1 else "PyTorch eager, 1 thread"
+    if torch_default is not None:
+        best = (
+            "PyTorch eager" if times["PyTorch eager"] <= times["PyTorch eager, 1 thread"] else "PyTorch eager, 1 thread"
+        )
     t_ms, ms_note = bench_lenet_mindspore(steps, repeat)
     t_jax_eager, t_jax_jit = bench_lenet_jax(steps, repeat)
+    k = "Kiln (PyNative)"
     return [
-        Row(case, "Kiln (PyNative)", t_kiln, best, "<= 1.2x PyTorch eager (the faster)"),
-        Row(case, "Kiln, backward op by op", t_kiln_per_op, "Kiln (PyNative)", "", "KILN_FUSED_BACKWARD=0"),
-        Row(case, "PyTorch eager", t_torch, None, "", torch_note),
-        Row(case, "PyTorch eager, 1 thread", t_torch1, None, "", torch1_note),
-        Row(case, "MindSpore 2.10 PyNative", t_ms, "Kiln (PyNative)", ">= 10x Kiln", ms_note),
-        Row(case, "JAX eager (hand-written)", t_jax_eager, "Kiln (PyNative)", "", "context"),
-        Row(case, "JAX jax.jit (hand-written)", t_jax_jit, "Kiln (PyNative)", "", "context: whole step compiled"),
+        Row(case, k, times[k], best, "<= 1.2x PyTorch eager (the faster)", "lazy window: the step is one program"),
+        Row(case, "Kiln, KILN_LAZY=0", times["Kiln, KILN_LAZY=0"], k, "", "ops launched one by one"),
+        Row(case, "Kiln, op by op", times["Kiln, op by op"], k, "", "KILN_LAZY=0 KILN_FUSED_BACKWARD=0"),
+        Row(case, "PyTorch eager", times.get("PyTorch eager"), None, "", torch_note),
+        Row(case, "PyTorch eager, 1 thread", times.get("PyTorch eager, 1 thread"), None, "", torch1_note),
+        Row(case, "MindSpore 2.10 PyNative", t_ms, k, ">= 10x Kiln", ms_note),
+        Row(case, "JAX eager (hand-written)", t_jax_eager, k, "", "context"),
+        Row(case, "JAX jax.jit (hand-written)", t_jax_jit, k, "", "context: whole step compiled"),
     ]
 
 

@@ -200,8 +200,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     print_device()
     import kiln as ms
+    from kiln._pynative import dispatch
 
     py_step, init = kiln_cell_step(ms.PYNATIVE_MODE)
+    eager_step, _ = kiln_cell_step(ms.PYNATIVE_MODE)
     graph_step, _ = kiln_cell_step(ms.GRAPH_MODE)
     ms.set_context(mode=ms.PYNATIVE_MODE)
     jit_step = kiln_jit_step()
@@ -210,6 +212,7 @@ def main(argv: list[str] | None = None) -> None:
 
     cases = {
         "Kiln PyNative": py_step,
+        "Kiln PyNative, KILN_LAZY=0": eager_step,
         "Kiln GRAPH_MODE": graph_step,
         "Kiln @jit": jit_step,
         "JAX jax.jit": jax_jit,
@@ -221,10 +224,12 @@ def main(argv: list[str] | None = None) -> None:
     @contextmanager
     def in_mode(name):  # GRAPH_MODE is a context setting: it holds while that case's rounds run
         ms.set_context(mode=ms.GRAPH_MODE if name == "Kiln GRAPH_MODE" else ms.PYNATIVE_MODE)
+        saved, dispatch.LAZY = dispatch.LAZY, dispatch.LAZY and name != "Kiln PyNative, KILN_LAZY=0"
         try:
             yield
         finally:
             ms.set_context(mode=ms.PYNATIVE_MODE)
+            dispatch.LAZY = saved
 
     firsts, losses = {}, {}
     for name, fn in cases.items():  # the first call of each (compiles the compiled ones)
@@ -237,7 +242,8 @@ def main(argv: list[str] | None = None) -> None:
     times = measure_interleaved(cases, number=args.steps, repeat=args.repeat, warmup=2, around=in_mode)
     case = "transformer train step, batch 32"
     rows = [
-        Row(case, "Kiln PyNative", times["Kiln PyNative"], "Kiln GRAPH_MODE", "", "x GRAPH_MODE"),
+        Row(case, "Kiln PyNative", times["Kiln PyNative"], "Kiln GRAPH_MODE", "", "x GRAPH_MODE (lazy window)"),
+        Row(case, "Kiln PyNative, KILN_LAZY=0", times["Kiln PyNative, KILN_LAZY=0"], "Kiln PyNative", "", "op by op"),
         Row(case, "Kiln GRAPH_MODE", times["Kiln GRAPH_MODE"], "JAX jax.jit", "<= 0.9x jax.jit"),
         Row(case, "Kiln @jit", times["Kiln @jit"], "JAX jax.jit", "<= 1.10x jax.jit"),
         Row(case, "JAX jax.jit", times["JAX jax.jit"]),
@@ -252,13 +258,17 @@ def main(argv: list[str] | None = None) -> None:
         ),
     ]
     versus_torch = "transformer train step, vs PyTorch"
+    rows.append(Row(versus_torch, "Kiln PyNative", times["Kiln PyNative"], "PyTorch eager", "<= 1.0x torch"))
     rows.append(Row(versus_torch, "Kiln GRAPH_MODE", times["Kiln GRAPH_MODE"], "PyTorch eager", "<= 0.5x torch"))
     rows.append(Row(versus_torch, "PyTorch eager", times.get("PyTorch eager"), None, "", torch_note))
     first_case = "transformer step, first call (cache off)"
     for name in ("Kiln GRAPH_MODE", "Kiln @jit", "JAX jax.jit"):
         base = None if name == "JAX jax.jit" else "JAX jax.jit"
         rows.append(Row(first_case, name, firsts[name], base, "", "trace + compile + run"))
-    rows.append(Row(first_case, "Kiln PyNative", firsts["Kiln PyNative"], None, "", "compiles each op's kernel"))
+    rows.append(Row(first_case, "Kiln PyNative", firsts["Kiln PyNative"], None, "", "compiles the step's program"))
+    rows.append(
+        Row(first_case, "Kiln PyNative, KILN_LAZY=0", firsts["Kiln PyNative, KILN_LAZY=0"], None, "", "kernels warm")
+    )
     print_table(f"Transformer training step (median of {args.repeat} interleaved rounds of {args.steps} steps)", rows)
 
 

@@ -6,6 +6,7 @@ layer), so this file only knows how to hold, convert and show data.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -81,6 +82,35 @@ class _Placeholder:
         raise ValueError(f"a Tensor with dynamic shape {list(self.shape)} holds no data; it only declares inputs.")
 
 
+class Pending:
+    """The value of an op that PyNative's lazy window (kiln/_pynative/lazy.py) has recorded but not run yet.
+
+    Its shape, dtype and weak type are known at once (the op's abstract evaluation); reading a Tensor's `_data`
+    when it holds one runs the window (`resolve`), and the Tensor then holds the array.
+    """
+
+    __slots__ = ("shape", "dtype", "weak_type", "ndim", "size", "window", "index", "array", "__weakref__")
+
+    def __init__(self, shape: tuple, dtype, weak_type: bool, window, index: int) -> None:
+        self.shape, self.dtype, self.weak_type = shape, dtype, weak_type
+        self.ndim, self.size = len(shape), math.prod(shape)
+        self.window, self.index = window, index  # the window computing it, its output position there
+        self.array = None
+
+    def resolve(self):
+        """The computed array (running the window that records it, if it has not run yet)."""
+        if self.array is None:
+            self.window.flush()
+            if self.array is None:
+                raise self.window.failure(self)
+        return self.array
+
+
+# The open lazy window (kiln/_pynative/lazy.py registers it, from above): a Parameter read outside dispatch runs
+# it first, so no recorded op can hold a Parameter's buffer that a compiled graph then donates
+LAZY_WINDOWS: list = []
+
+
 class Tensor:
     """A multi-dimensional array on the current device.
 
@@ -91,8 +121,21 @@ class Tensor:
         shape, init: build a tensor of `shape` from an initializer instead of data.
     """
 
-    __slots__ = ("_data", "_nodes", "_hooks", "__weakref__")  # _hooks: set by register_hook only
+    # _buf: the array, or a Pending value of the lazy window (read through `_data`); _hooks: set by register_hook
+    __slots__ = ("_buf", "_nodes", "_hooks", "__weakref__")
     __array_priority__ = 100
+
+    @property
+    def _data(self):
+        """The backend array (an op still pending in the lazy window runs first)."""
+        d = self._buf
+        if type(d) is Pending:
+            d = self._buf = d.resolve()
+        return d
+
+    @_data.setter
+    def _data(self, value) -> None:
+        self._buf = value
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False) -> None:
         self._nodes = None
@@ -119,6 +162,11 @@ class Tensor:
             self._data = _initialize(init, shape, dtype or mstype.float32)._data
             return
         if isinstance(input_data, Tensor):
+            # shared, even while pending in the lazy window (a Parameter is read through its `_data`: in a graph
+            # being recorded, that is its traced value)
+            if not isinstance(input_data, Parameter) and (dtype is None or input_data._buf.dtype == dtype.np):
+                self._buf = input_data._buf
+                return
             arr = input_data._data
             self._data = arr if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
             return
@@ -133,34 +181,34 @@ class Tensor:
     def _wrap(cls, array) -> Tensor:
         """Wrap a backend array without copying or checking (the dispatch fast path)."""
         t = object.__new__(Tensor)
-        t._data = array
+        t._buf = array
         t._nodes = None
         return t
 
-    # -- metadata -----------------------------------------------------------------
+    # -- metadata (known without running a pending op) -------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self._data.shape)
+        return tuple(self._buf.shape)
 
     @property
     def dtype(self) -> mstype.DType:
-        return mstype.from_np(self._data.dtype)
+        return mstype.from_np(self._buf.dtype)
 
     @property
     def ndim(self) -> int:
-        return self._data.ndim
+        return self._buf.ndim
 
     @property
     def size(self) -> int:
-        return int(self._data.size)
+        return int(self._buf.size)
 
     @property
     def itemsize(self) -> int:
-        return self._data.dtype.itemsize
+        return self._buf.dtype.itemsize
 
     @property
     def nbytes(self) -> int:
-        return int(self._data.size) * self._data.dtype.itemsize
+        return int(self._buf.size) * self._buf.dtype.itemsize
 
     @property
     def strides(self) -> tuple[int, ...]:
@@ -251,10 +299,10 @@ class Tensor:
         return str(self)
 
     def __copy__(self) -> Tensor:
-        return Tensor._wrap(self._data)
+        return Tensor._wrap(self._buf)
 
     def __deepcopy__(self, memo) -> Tensor:
-        return Tensor._wrap(self._data)
+        return Tensor._wrap(self._buf)
 
     def __reduce__(self):
         return (Tensor, (self.asnumpy(),))
@@ -347,7 +395,18 @@ class HookHandle:
             CELL_HOOKS["generation"] += 1
 
 
-_slot = Tensor._data  # the storage slot; Parameter routes its reads and writes through the active trace
+_slot = Tensor._buf  # the storage slot; Parameter routes its reads and writes through the active trace
+
+
+def _stored(p: Parameter):
+    """A Parameter's own array; recorded ops of the lazy window run first (see LAZY_WINDOWS)."""
+    if LAZY_WINDOWS and LAZY_WINDOWS[0].ops:
+        LAZY_WINDOWS[0].flush()
+    d = _slot.__get__(p, Parameter)
+    if type(d) is Pending:
+        d = d.resolve()
+        _slot.__set__(p, d)
+    return d
 
 
 class Parameter(Tensor):
@@ -389,8 +448,8 @@ class Parameter(Tensor):
     def _data(self):
         trace = G._TRACES[-1] if G._TRACES else None
         if trace is None or id(self) in trace.const_ids:
-            return _slot.__get__(self, Parameter)
-        return trace.read_state(id(self), self, _slot.__get__(self, Parameter))
+            return _stored(self)
+        return trace.read_state(id(self), self, _stored(self))
 
     @_data.setter
     def _data(self, value) -> None:
@@ -399,6 +458,27 @@ class Parameter(Tensor):
             _slot.__set__(self, value)
         else:
             trace.write_state(id(self), self, value)
+
+    # Inside a graph being recorded, a Parameter's metadata is its traced value's; outside, its own array's (read
+    # without running the lazy window)
+    def _meta(self):
+        return _slot.__get__(self, Parameter) if not G._TRACES or G._TRACES[-1] is None else self._data
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._meta().shape)
+
+    @property
+    def dtype(self) -> mstype.DType:
+        return mstype.from_np(self._meta().dtype)
+
+    @property
+    def ndim(self) -> int:
+        return self._meta().ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._meta().size)
 
     def __repr__(self) -> str:
         return (

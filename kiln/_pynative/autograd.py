@@ -172,7 +172,7 @@ _ONES: dict = {}
 def _ones_like(t: Tensor) -> Tensor:
     """The default sensitivity; cached, since eager `ones` costs a backend call per step. Made on the host and
     moved to the device: a compiled `ones` would be one more compile on a network's first step."""
-    key = (t.shape, t._data.dtype)
+    key = (t.shape, t._buf.dtype)
     ones = _ONES.get(key)
     if ones is None:
         ones = B.as_array(np.ones(*key))
@@ -273,7 +273,7 @@ def run_with_grad(
                 )
             # A sensitivity of another dtype is taken in the output's (MindSpore casts it)
             pairs = [
-                (t, _cast(s, t._data.dtype) if isinstance(s, Tensor) and s._data.dtype != t._data.dtype else s)
+                (t, _cast(s, t._buf.dtype) if isinstance(s, Tensor) and s._buf.dtype != t._buf.dtype else s)
                 for t, s in zip(targets_out, sens_list, strict=True)
             ]
         leaves = [call_args[p] for p in positions] + list(weights)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from kiln import _backend as B
 from kiln._compiler.ir import graph as G
+from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Tensor
 from kiln._prims.math import add_p
 from kiln._pynative import dispatch
@@ -60,12 +61,12 @@ def plan(outputs: list, order: list, useful: set, level: int) -> tuple[tuple, li
 
     def ref(x):
         if isinstance(x, Tensor):
-            if type(x._data) is G.Var:
+            if type(x._buf) is G.Var:
                 raise NotFusable
             r = refs.get(id(x))
             if r is None:
                 r = refs[id(x)] = len(arrays)
-                arrays.append(x._data)
+                arrays.append(x)
             return r
         try:
             hash(x)
@@ -184,15 +185,58 @@ def _disk_key(the_plan: tuple) -> str | None:
 def run(outputs: list, order: list, useful: set, level: int) -> dict[int, Tensor] | None:
     """The leaves' gradients ({leaf node id: gradient}) computed by one compiled program, or None when the
     tape cannot be run that way (the caller then walks it op by op, which also raises any error in the op's
-    own words)."""
+    own words).
+
+    With the lazy window on, the program is recorded there as one op: the forward ops still pending, the
+    backward and what follows it (the optimizer's update) then run as one program.
+    """
     try:
-        the_plan, arrays, leaves = plan(outputs, order, useful, level)
+        the_plan, tensors, leaves = plan(outputs, order, useful, level)
     except NotFusable:
         return None
+    if dispatch.deferring():
+        try:
+            grads = dispatch.defer(_primitive(the_plan), tuple(tensors), (), _leaf_avals(order, leaves))
+        except Exception:  # noqa: BLE001  (the plan does not trace: the op-by-op walk says why in the op's terms)
+            return None
+        if grads is not None:
+            return dict(zip(leaves, grads, strict=True))
     try:
-        grads = _program(the_plan)(*arrays)
+        grads = _program(the_plan)(*(t._data for t in tensors))
     except Exception:  # noqa: BLE001  (NotFusable; or the op-by-op walk reports the failure in the op's terms)
         _programs.pop(the_plan, None)
         _single_use.discard(the_plan)
         return None
     return {nid: Tensor._wrap(g) for nid, g in zip(leaves, grads, strict=True)}
+
+
+def _leaf_avals(order: list, leaves: list) -> tuple:
+    """The gradients' types: each leaf's own (a cotangent has its primal's shape and dtype)."""
+    nodes = {id(node): node for node in order}
+    return tuple(B.ShapeDtypeStruct(*nodes[nid].out_avals[0]) for nid in leaves)
+
+
+_primitives: dict[tuple, PrimitiveDef] = {}  # plan -> the primitive the lazy window records for it
+
+
+def _primitive(the_plan: tuple) -> PrimitiveDef:
+    """The plan as one primitive (unregistered, like a derived backward primitive) for the lazy window; its
+    name across processes is the plan's text (`dispatch.PROGRAM_NAMES`)."""
+    prim = _primitives.get(the_plan)
+    if prim is not None:
+        return prim
+    if len(_primitives) >= MAX_PROGRAMS:
+        dispatch.forget_program(_primitives.pop(next(iter(_primitives))))
+    prim = PrimitiveDef.__new__(PrimitiveDef)
+    prim.name = "BackwardProgram"
+    prim.impl = _runner(the_plan)
+    prim.attr_names, prim.attr_defaults = (), ()
+    prim.check = prim.custom_vjp = prim.bounds = None
+    prim.nondiff = frozenset()
+    prim.multiple_results = True
+    prim.effect = None
+    prim.random = prim.check_eagerly = False
+    prim._backward = {}
+    dispatch.PROGRAM_NAMES[prim] = _disk_key(the_plan)
+    _primitives[the_plan] = prim
+    return prim

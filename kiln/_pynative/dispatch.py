@@ -1,11 +1,14 @@
-"""Eager dispatch: every primitive call runs one cached, jitted backend function.
+"""Eager dispatch: a primitive call is recorded in the lazy window, or runs one cached, jitted backend function.
 
-The cache key is (primitive, attribute values); the backend caches again on
-input shapes and dtypes, so a repeated call costs one lookup and one launch.
+An op that can be deferred goes into the lazy window (kiln/_pynative/lazy.py), which runs the recorded ops as
+one compiled program when a value is needed. Any other op runs at once: its kernel's cache key is (primitive,
+attribute values); the backend caches again on input shapes and dtypes, so a repeated call costs one lookup and
+one launch.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sys
@@ -15,8 +18,8 @@ from kiln._backend import distributed as BD
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.primitive import REGISTRY, PrimitiveDef, checks_enabled, op_error
-from kiln._core.tensor import Tensor
-from kiln._pynative import tape
+from kiln._core.tensor import Pending, Tensor
+from kiln._pynative import lazy, tape
 
 _compiled: dict[tuple, object] = {}
 
@@ -95,13 +98,24 @@ def _bounds_checked(prim: PrimitiveDef, attrs: tuple, arrays: list) -> None:
 def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     """Run `prim` on `args` (Tensors, Python scalars, None) and wrap the result.
 
-    While a graph is recorded and an input is symbolic, the op is appended to the graph instead.
+    While a graph is recorded and an input is symbolic, the op is appended to the graph instead. Otherwise an
+    op that can wait is recorded in the lazy window (its outputs' shapes and dtypes are known at once).
     """
     if G._TRACES and G._TRACES[-1] is not None:
         trace = G._TRACES[-1]
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         if any(type(x) is G.Var for x in arrays):
             return _record(trace, prim, args, arrays, attrs)
+    elif LAZY and prim not in _eager_only and lazy.on_main_thread() and not BD.is_initialized():
+        if prim in _deferrable or _can_defer(prim):
+            out = _defer(prim, args, attrs)
+            if out is not None:
+                return out
+    return run_now(prim, args, attrs)
+
+
+def run_now(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
+    """Run `prim` on `args` through its own kernel at once (recording it on the tape), and wrap the result."""
     fn = _compiled.get((prim, attrs))
     if fn is None:
         fn = _compile(prim, attrs)
@@ -132,13 +146,198 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     return out
 
 
+# Off in a job of several processes (each program waits for the one before: `BD.settle`)
+LAZY = lazy.ENABLED
+_deferrable: set[PrimitiveDef] = set()
+_eager_only: set[PrimitiveDef] = set()
+
+
+def _can_defer(prim: PrimitiveDef) -> bool:
+    """Whether `prim` may wait in the lazy window: not when it checks inputs eagerly or writes an input in place
+    (a state update must be visible at once). Remembered per primitive. (An op with value bounds waits only when
+    the inputs its check reads are computed: `_defer`.)"""
+    ok = prim.effect is None and not prim.check_eagerly
+    (_deferrable if ok else _eager_only).add(prim)
+    return ok
+
+
+def _run_recorded(prim: PrimitiveDef, attrs: tuple, args: tuple):
+    """Run one op of a failed window at once, without recording it on the tape again."""
+    with tape.pause():
+        return run_now(prim, args, attrs)
+
+
+# Primitives made at run time for a whole compiled program (a backward plan): their names across processes
+PROGRAM_NAMES: dict[PrimitiveDef, str | None] = {}
+
+
+def _kernel_name(prim: PrimitiveDef, attrs: tuple) -> str | None:
+    return PROGRAM_NAMES[prim] if prim in PROGRAM_NAMES else _disk_key(prim, attrs)
+
+
+def forget_program(prim: PrimitiveDef) -> None:
+    """Drop what dispatch keeps for a run-time primitive that is no longer used."""
+    PROGRAM_NAMES.pop(prim, None)
+    _deferrable.discard(prim)
+    for key in [k for k in _avals if k[0] is prim]:
+        del _avals[key]
+    for key in [k for k in _compiled if k[0] is prim]:
+        del _compiled[key]
+
+
+def deferring() -> bool:
+    """Whether an op dispatched now may go into the lazy window."""
+    return LAZY and lazy.on_main_thread() and not BD.is_initialized() and not (G._TRACES and G._TRACES[-1] is not None)
+
+
+def defer(prim: PrimitiveDef, args: tuple, attrs: tuple = (), avals: tuple | None = None):
+    """Record `prim` in the lazy window (see `deferring`): its output Tensor(s), or None when it runs at once.
+    `avals`: the outputs' ShapeDtypeStructs when the caller knows them (no abstract evaluation then)."""
+    return _defer(prim, args, attrs, avals) if (prim in _deferrable or _can_defer(prim)) else None
+
+
+WINDOW = lazy.Window(_run_recorded, _kernel_name)
+lazy.register(WINDOW)
+_avals: dict[tuple, tuple] = {}  # (prim, attrs, input types) -> output abstract values
+
+
+def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = None):
+    """Record `prim` in the lazy window and return its output Tensor(s), or None when an input cannot wait."""
+    window = WINDOW
+    with window.lock:
+        n_args = len(window.args)
+        sig = []
+        refs = []
+        try:
+            for a in args:
+                refs.append(window.ref(a))
+                if isinstance(a, Tensor):
+                    d = a._buf
+                    sig.append((d.shape, d.dtype, d.weak_type))
+                else:
+                    sig.append(type(a) if a is not None else None)
+        except (TypeError, AttributeError):
+            del window.args[n_args:]
+            return None
+        key = (prim, attrs, tuple(sig))
+        avals = _avals.get(key) if known is None else known
+        if avals is None:
+            try:
+                avals = _abstract_outputs(prim, attrs, args)
+            except Exception as err:  # the op's own check, or the backend's shape rule in the op's terms
+                del window.args[n_args:]
+                raise diagnose(prim, args, attrs, err) from None
+            if len(_avals) < 4096:
+                _avals[key] = avals
+        try:
+            ahead = prim.bounds is None or _bounds_checked_ahead(prim, attrs, args)
+        except BaseException:
+            del window.args[n_args:]
+            raise
+        if not ahead:
+            del window.args[n_args:]
+            return None
+        pending = window.record(prim, attrs, tuple(refs), avals)
+        if prim.multiple_results:
+            out = tuple(Tensor._wrap(p) for p in pending)
+        else:
+            out = Tensor._wrap(pending[0])
+        if tape.recording:
+            if prim.name == "Cast" and _casts_float_to_integer(args[0], out):
+                _record_cast_to_integer(args[0], out)
+            else:
+                tape.record(prim, attrs, args, out)
+        if len(window.ops) >= lazy.MAX_OPS:
+            window.flush()
+    return out
+
+
+def _bounds_checked_ahead(prim: PrimitiveDef, attrs: tuple, args: tuple) -> bool:
+    """Run `prim`'s value bounds check before the op is recorded (raising the op's own error); False when an
+    input the check reads is itself still pending (the op then runs at once)."""
+    if not checks_enabled():
+        return True
+    reads = prim.bounds.reads
+    arrays = []
+    for i, a in enumerate(args):
+        d = a._buf if isinstance(a, Tensor) else a
+        if type(d) is Pending and d.array is None and (reads is None or i in reads) and d.dtype.kind in "iu":
+            return False
+        arrays.append(d.resolve() if type(d) is Pending and d.array is not None else d)
+    _bounds_checked(prim, attrs, arrays)
+    return True
+
+
+def _abstract_outputs(prim: PrimitiveDef, attrs: tuple, args: tuple) -> tuple:
+    """The output ShapeDtypeStructs of `prim` on `args`, as a tuple: read from the cache folder when an earlier
+    process evaluated the same op on the same input types (a warm first step traces nothing), else evaluated
+    (and stored for the next process)."""
+    kw = prim.attrs_dict(attrs)
+    specs = []
+    for a in args:
+        if isinstance(a, Tensor):
+            d = a._buf
+            weak = d.weak_type if type(d) is Pending else getattr(d, "weak_type", False)
+            specs.append(B.ShapeDtypeStruct(tuple(d.shape), d.dtype, weak_type=weak))
+        else:
+            specs.append(a)
+    entry = _avals_entry(prim, attrs, specs)
+    if entry is not None:
+        stored = B.cache.read(entry)
+        if stored is not None:
+            try:
+                return _avals_from_text(stored.decode())
+            except (ValueError, TypeError, UnicodeDecodeError):
+                B.cache.discard(entry)
+    out = B.eval_shape(lambda *xs: prim.impl(*xs, **kw), *specs)
+    out = tuple(out) if prim.multiple_results else (out,)
+    if entry is not None:
+        B.cache.write_later(entry, lambda: _avals_text(out).encode())
+    return out
+
+
+def _avals_entry(prim: PrimitiveDef, attrs: tuple, specs: list) -> str | None:
+    """The cache folder's entry name for `prim`'s output types on inputs `specs`, or None (no name across
+    processes: `_disk_key`)."""
+    name = _disk_key(prim, attrs)
+    if name is None:
+        return None
+    parts = []
+    for s in specs:
+        if type(s) is B.ShapeDtypeStruct:
+            parts.append(f"{s.dtype.str}{list(s.shape)}{'w' if s.weak_type else ''}")
+        elif s is None or type(s) in (bool, int, float, complex):
+            parts.append(type(s).__name__)
+        else:
+            return None
+    text = f"{name}|{','.join(parts)}|{B.cache.env_key()}"
+    return "kiln-aval-" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _avals_text(avals: tuple) -> str:
+    return ";".join(f"{a.dtype.name}:{','.join(map(str, a.shape))}:{int(bool(a.weak_type))}" for a in avals)
+
+
+def _avals_from_text(text: str) -> tuple:
+    out = []
+    for part in text.split(";"):
+        dtype, shape, weak = part.split(":")
+        dims = tuple(int(d) for d in shape.split(",")) if shape else ()
+        out.append(
+            B.ShapeDtypeStruct(
+                dims, B.np.dtype(dtype) if dtype != "bfloat16" else B.jnp.bfloat16, weak_type=weak == "1"
+            )
+        )
+    return tuple(out)
+
+
 def _casts_float_to_integer(x, out) -> bool:
     return isinstance(x, Tensor) and x.dtype.kind in "fc" and out.dtype.kind not in "fc"
 
 
 def _record_cast_to_integer(x: Tensor, out: Tensor) -> None:
     """A float cast to an integer type passes its gradient through, cast back (as MindSpore)."""
-    dtype = x._data.dtype
+    dtype = x._buf.dtype
 
     def rule(cots):
         return (apply(REGISTRY["Cast"], (cots[0],), (dtype,)),)

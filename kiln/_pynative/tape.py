@@ -89,8 +89,8 @@ def is_differentiable(t: Tensor) -> bool:
 
 def watch(t: Tensor, level: int, *, in_place: bool = False) -> Tensor:
     """Mark `t` as a leaf of `level`; a new alias unless `in_place` (Parameters)."""
-    leaf = Node(None, (), (), (), ((t.shape, t._data.dtype),))
-    target = t if in_place else Tensor._wrap(t._data)
+    leaf = Node(None, (), (), (), ((t.shape, t._buf.dtype),))
+    target = t if in_place else Tensor._wrap(t._buf)
     hooks = getattr(t, "_hooks", None)
     if hooks is not None:  # Tensor.register_hook before the gradient was asked for
         leaf.add_hooks(0, hooks)
@@ -112,7 +112,7 @@ def record(prim: PrimitiveDef, attrs: tuple, args: tuple, out) -> None:
     if levels is None:
         return
     outs = out if prim.multiple_results else (out,)
-    avals = tuple((o.shape, o._data.dtype) for o in outs)
+    avals = tuple((o.shape, o._buf.dtype) for o in outs)
     for lv in levels:
         links = tuple(a._nodes.get(lv) if isinstance(a, Tensor) and a._nodes else None for a in args)
         node = Node(prim, attrs, args, links, avals)
@@ -132,7 +132,7 @@ def record_custom(inputs: tuple, outs: tuple, rule: Callable, *, anchor: bool = 
         levels = list(_active) if recording else []
     else:
         levels = sorted({lv for a in inputs if isinstance(a, Tensor) and a._nodes for lv in a._nodes if lv in _active})
-    avals = tuple((o.shape, o._data.dtype) for o in outs)
+    avals = tuple((o.shape, o._buf.dtype) for o in outs)
     for lv in levels:
         links = tuple(a._nodes.get(lv) if isinstance(a, Tensor) and a._nodes else None for a in inputs)
         node = Node(None, (), inputs, links, avals, rule, anchor)

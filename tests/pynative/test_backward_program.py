@@ -14,6 +14,10 @@ import kiln
 from kiln import Parameter, Tensor, nn, ops
 from kiln._pynative import backward_program, dispatch, tape
 
+# The backward program compiled and cached on its own, ops launched at once; recorded in the lazy window as one
+# op with the forward, it is tested in test_lazy_window.py
+DISPATCH_MODES = ("eager",)
+
 
 @pytest.fixture(autouse=True)
 def _fresh_programs(monkeypatch):

@@ -1,0 +1,221 @@
+"""PyNative's lazy window: eager ops recorded and run together as one compiled program.
+
+`dispatch.apply` records an op here instead of launching its kernel when it can be deferred (no value bounds to
+check on the host, no in-place write, no eager check, only Tensors, backend arrays, Python scalars and None as
+inputs). Its output Tensors hold `Pending` values whose shape and dtype come from the op's abstract evaluation
+(cached per primitive, attributes and input types), so a shape or type error still raises at the user's line,
+in the op's own words. The window runs as ONE program when a value is needed: a Tensor's `_data` is read (asnumpy,
+printing, `if tensor`, an op that is not deferred, the backward pass), a Parameter is read outside dispatch (a
+compiled graph may donate its buffer), or the window holds `MAX_OPS` ops.
+
+The program is cached by the window's structure (the ops, how their inputs connect, which outputs are still
+referenced): a training step repeats it, so from the second step on a flush is one lookup and one launch, and
+the first step compiles one program instead of one kernel per op. When the program fails, the window runs op
+by op through the eager kernels, which raise in the op's own words. `KILN_LAZY=0` turns the window off.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from collections.abc import Callable
+
+from kiln import _backend as B
+from kiln._core.primitive import PrimitiveDef
+from kiln._core.tensor import LAZY_WINDOWS, Pending, Tensor
+
+ENABLED = os.environ.get("KILN_LAZY", "1").strip().lower() not in ("0", "off", "false", "no")
+MAX_OPS = 256  # ops in one window: a longer run of deferred ops is flushed in pieces of this size
+MAX_PROGRAMS = 256  # compiled window programs kept (one per structure); the oldest goes first
+# A program whose window structure changes every flush (data-dependent control flow) would compile anew each
+# time where per-op kernels are reused: while this many programs have run only once, a window whose program is
+# not compiled yet runs op by op.
+MAX_SINGLE_USE = 16
+
+_SCALARS = (bool, int, float, complex)
+_concrete_types: set[type] = set()  # backend array classes seen (a tracer is never one)
+_MAIN_THREAD = threading.main_thread().ident
+
+
+class Window:
+    """The ops recorded since the last flush.
+
+    Args:
+        run_eagerly: `run_eagerly(prim, attrs, args)` runs one op on concrete Tensors (and scalars) through its
+            own kernel, raising in the op's words; used when the compiled window fails.
+        kernel_name: `kernel_name(prim, attrs)` -> text naming the op across processes, or None (`dispatch._disk_key`).
+    """
+
+    def __init__(self, run_eagerly: Callable, kernel_name: Callable) -> None:
+        self.run_eagerly = run_eagerly
+        self.kernel_name = kernel_name
+        self.lock = threading.RLock()
+        self._reset()
+        self.programs: dict[tuple, Callable] = {}
+        self.single_use: set[tuple] = set()  # programs run once only
+        self.errors: dict[int, BaseException] = {}  # id(Pending) -> why it has no value (a failed window)
+        self.flushes = 0  # windows run (tests and benchmarks read it)
+
+    def _reset(self) -> None:
+        self.ops: list[tuple] = []  # (prim, attrs, input refs, number of outputs): the structure
+        self.args: list = []  # the arrays and scalars the program takes
+        self.arg_pos: dict[int, int] = {}  # id(array) -> its position in args
+        self.outs: list[weakref.ref] = []  # every output's Pending, in output order
+
+    # -- recording ------------------------------------------------------------------------------------
+    def ref(self, a):
+        """How the program reaches input `a`: an output position ("v", i), an argument position (int), or a
+        constant ("c", None); raises TypeError for an input the window does not take."""
+        if isinstance(a, Tensor):
+            d = a._buf
+            if type(d) is Pending:
+                if d.array is None and d.window is self:
+                    return ("v", d.index)
+                d = d.resolve()
+            t = type(d)
+            if t not in _concrete_types:
+                if not B.is_array(d) or B.is_tracer(d):
+                    raise TypeError
+                _concrete_types.add(t)
+            return self._arg(d)
+        if a is None:
+            return ("c", None)
+        if type(a) in _SCALARS:
+            self.args.append(a)  # passed, not baked in: a changing scalar must not compile a new program
+            return ("s", type(a), len(self.args) - 1)
+        if B.is_array(a) and not B.is_tracer(a):
+            return self._arg(a)
+        raise TypeError
+
+    def _arg(self, array) -> int:
+        pos = self.arg_pos.get(id(array))
+        if pos is None or pos >= len(self.args) or self.args[pos] is not array:
+            pos = self.arg_pos[id(array)] = len(self.args)
+            self.args.append(array)
+        return pos
+
+    def record(self, prim: PrimitiveDef, attrs: tuple, refs: tuple, avals: tuple) -> list[Pending]:
+        """Append `prim` on inputs `refs` (from `ref`) with output abstract values `avals`; its Pending outputs."""
+        base = len(self.outs)
+        outs = [Pending(tuple(a.shape), a.dtype, a.weak_type, self, base + i) for i, a in enumerate(avals)]
+        self.ops.append((prim, attrs, refs, len(avals)))
+        self.outs.extend(weakref.ref(p) for p in outs)
+        return outs
+
+    # -- running --------------------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Run the recorded ops as one program and give each Pending output still referenced its array."""
+        with self.lock:
+            if not self.ops:
+                return
+            ops, args, outs = tuple(self.ops), self.args, self.outs
+            self._reset()
+            live = [(i, p) for i, w in enumerate(outs) if (p := w()) is not None]
+            if not live:
+                return
+            self.flushes += 1
+            key = (ops, tuple(i for i, _ in live))
+            program = self.programs.get(key)
+            if program is not None:
+                self.single_use.discard(key)
+            elif len(self.single_use) >= MAX_SINGLE_USE:
+                self._run_op_by_op(ops, args, live)
+                return
+            try:
+                if program is None:
+                    program = self._compile(key)
+                results = program(*args)
+            except Exception:  # noqa: BLE001  (the op-by-op run raises in the failing op's words)
+                self.programs.pop(key, None)
+                self.single_use.discard(key)
+                self._run_op_by_op(ops, args, live)
+                return
+            for (_, p), r in zip(live, results, strict=True):
+                p.array = r
+                p.window = None
+
+    def _compile(self, key: tuple):
+        if len(self.programs) >= MAX_PROGRAMS:
+            oldest = next(iter(self.programs))
+            del self.programs[oldest]
+            self.single_use.discard(oldest)
+        fn = B.cache.persistent_jit(_runner(*key), self._disk_key(key))
+        self.programs[key] = fn
+        self.single_use.add(key)
+        return fn
+
+    def _disk_key(self, key: tuple) -> str | None:
+        ops, live = key
+        parts = []
+        for prim, attrs, refs, _ in ops:
+            name = self.kernel_name(prim, attrs)
+            if name is None:
+                return None
+            parts.append(f"{name}{list(refs)}")
+        return f"Window{{{';'.join(parts)}}}->{list(live)}"
+
+    def _run_op_by_op(self, ops: tuple, args: list, live: list) -> None:
+        values: list = []
+        try:
+            for prim, attrs, refs, _ in ops:
+                inputs = tuple(_eager_input(r, args, values) for r in refs)
+                out = self.run_eagerly(prim, attrs, inputs)
+                values.extend(out if prim.multiple_results else (out,))
+        except Exception as err:  # noqa: BLE001  (every output not computed keeps the error for whoever reads it)
+            for i, p in live:
+                if i < len(values):
+                    p.array, p.window = values[i]._data, None
+                else:
+                    self.errors[id(p)] = err
+                    weakref.finalize(p, self.errors.pop, id(p), None)
+            raise
+        for i, p in live:
+            p.array, p.window = values[i]._data, None
+
+    def failure(self, pending: Pending) -> BaseException:
+        """The error to raise for `pending`, left without a value by a window that failed."""
+        err = self.errors.get(id(pending))
+        if err is None:
+            return RuntimeError("Kiln internal error: a lazily recorded value was lost before its window ran.")
+        return type(err)(*err.args)
+
+
+def _eager_input(r, args: list, values: list):
+    if type(r) is int:
+        return Tensor._wrap(args[r])
+    if r[0] == "v":
+        return values[r[1]]
+    if r[0] == "s":
+        return args[r[2]]
+    return r[1]
+
+
+def _runner(ops: tuple, live: tuple):
+    """The function of the window's arguments computing its referenced outputs (traced once per signature)."""
+
+    def run(*args):
+        values: list = []
+        for prim, attrs, refs, _ in ops:
+            inputs = [
+                args[r] if type(r) is int else values[r[1]] if r[0] == "v" else args[r[2]] if r[0] == "s" else r[1]
+                for r in refs
+            ]
+            out = prim.impl(*inputs, **prim.attrs_dict(attrs)) if attrs else prim.impl(*inputs)
+            if prim.multiple_results:
+                values.extend(out)
+            else:
+                values.append(out)
+        return tuple(values[i] for i in live)
+
+    return run
+
+
+def on_main_thread() -> bool:
+    """The window records the main thread's ops only (a data-loading thread runs its ops at once)."""
+    return threading.get_ident() == _MAIN_THREAD
+
+
+def register(window: Window) -> None:
+    """Make `window` the one that Parameter reads outside dispatch run first (`tensor.LAZY_WINDOWS`)."""
+    LAZY_WINDOWS[:] = [window]

@@ -1,0 +1,244 @@
+"""PyNative's lazy window (kiln/_pynative/lazy.py): ops recorded, then run as one compiled program.
+
+Each case compares with the same code run op by op (`dispatch.LAZY` off) and checks when the window runs: a value
+read on the host, a Parameter read outside dispatch, an op that cannot wait, the size bound.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln import Parameter, Tensor, nn, ops
+from kiln._core.tensor import Pending
+from kiln._pynative import backward_program, dispatch, lazy, tape
+
+DISPATCH_MODES = ("lazy",)
+
+
+@pytest.fixture
+def window(monkeypatch):
+    """The dispatch window, empty, with no compiled program and no single-use count."""
+    w = dispatch.WINDOW
+    w.flush()
+    monkeypatch.setattr(w, "programs", {})
+    monkeypatch.setattr(w, "single_use", set())
+    return w
+
+
+def _both(run):
+    """`run()` with the window, then op by op: (lazy result as NumPy, eager result as NumPy)."""
+    lazy_out = [np.asarray(t.asnumpy()) for t in run()]
+    dispatch.LAZY = False
+    try:
+        eager_out = [np.asarray(t.asnumpy()) for t in run()]
+    finally:
+        dispatch.LAZY = True
+    return lazy_out, eager_out
+
+
+def _pending(t: Tensor) -> bool:
+    return type(t._buf) is Pending and t._buf.array is None
+
+
+def test_ops_wait_with_their_shapes_known_until_a_value_is_read(window):
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    y = ops.relu(ops.matmul(x, ops.transpose(x, (1, 0))) - 10.0)
+    assert _pending(y) and y.shape == (2, 2) and y.dtype == kiln.float32 and y.ndim == 2
+    before = window.flushes
+    np.testing.assert_allclose(y.asnumpy(), np.maximum(x.asnumpy() @ x.asnumpy().T - 10.0, 0))
+    assert window.flushes == before + 1 and not _pending(y)
+
+
+@pytest.mark.parametrize(
+    "read", [lambda t: t.asnumpy(), lambda t: repr(t), lambda t: bool(t.sum() > 0), lambda t: t.tolist()]
+)
+def test_host_reads_run_the_window(window, read):
+    t = ops.exp(Tensor(np.ones((2,), np.float32)))
+    assert _pending(t)
+    read(t)
+    assert not window.ops
+
+
+def test_shape_errors_raise_at_the_op_in_the_same_words():
+    def bad():
+        return ops.matmul(Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones((2, 3), np.float32)))
+
+    with pytest.raises(ValueError) as lazy_err:
+        bad()
+    dispatch.LAZY = False
+    try:
+        with pytest.raises(ValueError) as eager_err:
+            bad()
+    finally:
+        dispatch.LAZY = True
+    assert str(lazy_err.value) == str(eager_err.value)
+    assert not dispatch.WINDOW.ops  # nothing recorded
+
+
+def test_value_bounds_still_raise_at_the_op():
+    with pytest.raises(IndexError) as err:
+        ops.gather(Tensor(np.ones((3, 2), np.float32)), Tensor(np.array([0, 5], np.int32)), 0)
+    assert "Gather" in str(err.value)
+
+
+class _Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(4, 8)
+        self.fc2 = nn.Dense(8, 3)
+
+    def construct(self, x):
+        return self.fc2(ops.relu(self.fc1(x)))
+
+
+def _train_steps(n: int):
+    kiln.set_seed(0)
+    net = _Net()
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    grad_fn = kiln.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+    x = Tensor(np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32))
+    label = Tensor(np.array([0, 2, 1, 1, 0], np.int32))
+    losses = []
+    for _ in range(n):
+        loss, grads = grad_fn(x, label)
+        opt(grads)
+        losses.append(loss)
+    return losses + list(net.trainable_params())
+
+
+def test_a_training_step_is_one_program_reused_by_later_steps(window):
+    _train_steps(1)
+    assert len(window.programs) == 1
+    ((ops_, _),) = window.programs
+    names = [prim.name for prim, *_ in ops_]
+    assert "BackwardProgram" in names and names[-1] == "FusedMomentum", names
+    flushes = window.flushes
+    _train_steps(3)
+    assert len(window.programs) == 1  # steps 2 and 3 (and a new network of the same structure) hit the cache
+    assert window.flushes == flushes + 3
+
+
+def test_training_computes_what_op_by_op_computes(window):
+    lazy_out, eager_out = _both(lambda: _train_steps(3))
+    for a, b in zip(lazy_out, eager_out, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_hooks_retain_graph_and_higher_order_gradients(window):
+    def run():
+        x = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+        seen = []
+
+        def f(x):
+            y = x * x
+            y.register_hook(lambda g: seen.append(g.asnumpy()) or g * 2)
+            return y.sum()
+
+        g = kiln.grad(f)(x)
+        second = kiln.grad(kiln.grad(lambda x: (x * x * x).sum()))(x)
+        assert len(seen) == 1
+        return [g, second]
+
+    lazy_out, eager_out = _both(run)
+    np.testing.assert_allclose(lazy_out[0], [4.0, 8.0, 12.0])
+    np.testing.assert_allclose(lazy_out[1], [6.0, 12.0, 18.0])
+    for a, b in zip(lazy_out, eager_out, strict=True):
+        np.testing.assert_allclose(a, b)
+
+
+def test_parameter_value_and_in_place_writes(window):
+    def run():
+        w = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+        g = kiln.grad(lambda x: (w.value() * x).sum(), None, [w])(Tensor(np.array([3.0, 4.0], np.float32)))
+        t = ops.exp(Tensor(np.zeros((2,), np.float32)))  # pending
+        ops.assign(w, t * 5.0)  # an in-place write runs at once, on the window's value
+        out = ops.relu(w) + 1.0
+        return [g[0], w, out]
+
+    lazy_out, eager_out = _both(run)
+    np.testing.assert_allclose(lazy_out[0], [3.0, 4.0])
+    np.testing.assert_allclose(lazy_out[1], [5.0, 5.0])
+    for a, b in zip(lazy_out, eager_out, strict=True):
+        np.testing.assert_allclose(a, b)
+
+
+def test_random_ops_draw_the_same_numbers(window):
+    def run():
+        kiln.set_seed(3)
+        a = ops.uniform((3,), Tensor(0.0), Tensor(1.0))
+        b = ops.standard_normal((2, 2)) * 2.0
+        return [a, b]
+
+    lazy_out, eager_out = _both(run)
+    for a, b in zip(lazy_out, eager_out, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_parameter_read_outside_dispatch_runs_the_window_first(window):
+    w = Parameter(Tensor(np.ones((2,), np.float32)), name="w")
+    t = ops.exp(Tensor(np.zeros((2,), np.float32)))
+    assert window.ops
+    _ = w._data  # a compiled graph reads it this way and may donate the buffer
+    assert not window.ops and not _pending(t)
+
+
+def test_the_window_runs_at_its_size_bound(window, monkeypatch):
+    monkeypatch.setattr(lazy, "MAX_OPS", 4)
+    t = Tensor(np.zeros((2,), np.float32))
+    for _ in range(9):
+        t = t + 1.0
+    assert len(window.ops) == 1
+    np.testing.assert_allclose(t.asnumpy(), [9.0, 9.0])
+
+
+def test_a_window_whose_structure_changes_every_time_goes_op_by_op(window, monkeypatch):
+    monkeypatch.setattr(lazy, "MAX_SINGLE_USE", 2)
+    x = Tensor(np.array([2.0], np.float32))
+    for n in range(1, 6):
+        y = x
+        for _ in range(n):
+            y = y * x
+        np.testing.assert_allclose(y.asnumpy(), [2.0 ** (n + 1)])
+    assert len(window.programs) == 2
+
+
+def test_a_failing_program_runs_op_by_op(window, monkeypatch):
+    def broken(key):
+        raise RuntimeError("no program")
+
+    monkeypatch.setattr(window, "_compile", broken)
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_allclose(
+        kiln.grad(lambda x: (ops.sin(x) * x).sum())(x).asnumpy(), np.sin([1, 2]) + np.cos([1, 2]) * [1, 2], rtol=1e-6
+    )
+
+
+def test_other_threads_run_their_ops_at_once(window):
+    found = []
+
+    def work():
+        found.append(ops.exp(Tensor(np.zeros((2,), np.float32))))
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert not _pending(found[0]) and not window.ops
+
+
+def test_off_switch_launches_each_op(window, monkeypatch):
+    monkeypatch.setattr(dispatch, "LAZY", False)
+    t = ops.exp(Tensor(np.zeros((2,), np.float32)))
+    assert not _pending(t) and not window.ops
+
+
+def test_backward_program_is_recorded_only_without_an_outer_level(window):
+    backward_program._primitives.clear()
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    kiln.grad(lambda x: (x * x).sum())(x)
+    assert len(backward_program._primitives) == 1
+    assert not tape.recording
