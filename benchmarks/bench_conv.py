@@ -1,6 +1,7 @@
 """Convolution lowerings on the CPU: XLA's convolution against im2col + one dot, per layer and direction.
 
     python -m benchmarks.bench_conv [--layers lenet,thin,resnet] [--only xla_nchw,shifted] [--repeat 5] [--flags]
+    python -m benchmarks.bench_conv --step [--repeat 9]
 
 Pure JAX, one process, every candidate's rounds interleaved with the others' and with a
 (512x512)@(512x512) float32 dot, so each figure is also printed as a fraction of the matmul
@@ -16,6 +17,12 @@ and weight gradient of:
   shifted input slices times per-offset weights, one fused elementwise loop (gradients by `jax.vjp` here;
   Kiln keeps XLA's convolutions for the gradients);
 - matmul: a 1x1 convolution as one dot (1x1 layers only).
+
+`--step` times a whole LeNet5 train step (batch 32, value_and_grad + momentum, jitted with Kiln's CPU compile
+options) with each lowering choice of the first convolution (XLA's, shifted) and of the 2x2 max pools
+(`reduce_window` with XLA's select-and-scatter gradient, Kiln's tiled reshape + first-maximum mask), rounds
+interleaved, as ratios to the all-XLA step: a layer's lowering is chosen by what it does to the step, where
+XLA fuses it with its neighbours, not by its time alone.
 
 `--flags` reruns the XLA candidates in subprocesses under each XLA CPU flag this jaxlib accepts
 (flags are read when jax is imported) and prints their ratios to the matmul of their own process.
@@ -156,6 +163,88 @@ def run_layers(layers, only, repeat):
             print(f"{layer[0]:30s} {direction:3s} " + " ".join(cells) + f"   {peak:6.1f}", flush=True)
 
 
+def lenet_step(jax, first_conv: str, pooling: str):
+    """A jitted LeNet5 train step (params, momenta, x, y) -> (loss, params, momenta) with the given lowerings."""
+    from kiln._backend.cache import _CPU_OPTIONS  # noqa: PLC0415  (Kiln is imported only in the main process)
+    from kiln._prims.nn import conv as kconv  # noqa: PLC0415
+    from kiln._prims.nn import pool as kpool  # noqa: PLC0415
+
+    jnp, lax = jax.numpy, jax.lax
+
+    def xla_conv(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+    @jax.custom_vjp
+    def shifted(x, w):  # Kiln's forward, XLA's gradients: as Conv2D's primitive lowers it
+        return kconv.shifted_conv(x, w, (1, 1), [(0, 0), (0, 0)], (1, 1), 1)
+
+    def shifted_fwd(x, w):
+        return shifted(x, w), (x, w)
+
+    def shifted_bwd(res, dy):
+        return jax.vjp(xla_conv, *res)[1](dy)
+
+    shifted.defvjp(shifted_fwd, shifted_bwd)
+
+    def reduce_window(x):
+        return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    @jax.custom_vjp
+    def tiled(x):
+        return kpool.tiled_max_pool(x, (2, 2), (x.shape[2] // 2, x.shape[3] // 2))
+
+    def tiled_fwd(x):
+        y = tiled(x)
+        return y, (x, y)
+
+    def tiled_bwd(res, dy):
+        x, y = res
+        return (kpool.tiled_max_pool_grad(x, y, dy, (2, 2), y.shape[2:]),)
+
+    tiled.defvjp(tiled_fwd, tiled_bwd)
+    conv1 = {"xla": xla_conv, "shifted": shifted}[first_conv]
+    pool = {"reduce_window": reduce_window, "tiled": tiled}[pooling]
+
+    def loss_fn(ws, x, y):
+        k1, k2, w1, b1, w2, b2, w3, b3 = ws
+        h = pool(jax.nn.relu(conv1(x, k1)))
+        h = pool(jax.nn.relu(xla_conv(h, k2)))
+        h = h.reshape(h.shape[0], -1)
+        h = jax.nn.relu(h @ w1.T + b1)
+        h = jax.nn.relu(h @ w2.T + b2)
+        logp = jax.nn.log_softmax(h @ w3.T + b3)
+        return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
+
+    def step(ws, moms, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(ws, x, y)
+        moms = [0.9 * m + g for m, g in zip(moms, grads, strict=True)]
+        return loss, [w - 0.01 * m for w, m in zip(ws, moms, strict=True)], moms
+
+    return jax.jit(step, compiler_options=_CPU_OPTIONS)
+
+
+def run_step(repeat: int) -> None:
+    """Print the LeNet5 train step's time under each (first conv, pooling) lowering, as a ratio to all-XLA."""
+    import jax  # noqa: PLC0415
+
+    rng = np.random.default_rng(0)
+    shapes = [(6, 1, 5, 5), (16, 6, 5, 5), (120, 400), (120,), (84, 120), (84,), (10, 84), (10,)]
+    ws = [jax.numpy.asarray(rng.standard_normal(s).astype(np.float32) * 0.1) for s in shapes]
+    moms = [jax.numpy.zeros_like(w) for w in ws]
+    x = jax.numpy.asarray(rng.standard_normal((32, 1, 32, 32)).astype(np.float32))
+    y = jax.numpy.asarray(rng.integers(0, 10, 32).astype(np.int32))
+    steps = {
+        f"conv1 {c}, pool {p}": lenet_step(jax, c, p) for c in ("xla", "shifted") for p in ("reduce_window", "tiled")
+    }
+    losses = {name: float(step(ws, moms, x, y)[0]) for name, step in steps.items()}
+    cases = {name: (lambda step=step: step(ws, moms, x, y)[0]) for name, step in steps.items()}
+    times = measure_interleaved(cases, number=20, repeat=repeat, warmup=2)
+    base = times["conv1 xla, pool reduce_window"]
+    print(f"LeNet5 train step, batch 32 (median of {repeat} interleaved rounds of 20 steps)")
+    for name, t in times.items():
+        print(f"{name:36s} {t * 1e3:8.2f} ms  {t / base:5.2f}x   loss {losses[name]:.6f}")
+
+
 def sweep_flags(args) -> None:
     """Rerun the XLA candidates under each flag set in a subprocess; flags the jaxlib rejects are reported."""
     for flags in ["", *XLA_FLAG_SETS]:
@@ -176,8 +265,12 @@ def main() -> None:
     parser.add_argument("--only", default="xla_nchw,xla_nhwc,patches,im2col,shifted,matmul", help="candidates to run")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--flags", action="store_true", help="also sweep XLA CPU flags in subprocesses")
+    parser.add_argument("--step", action="store_true", help="time the LeNet5 train step per lowering choice instead")
     args = parser.parse_args()
     print_device()
+    if args.step:
+        run_step(args.repeat)
+        return
     layers = [
         layer for group in args.layers.split(",") for layer in {"lenet": LENET, "thin": THIN, "resnet": RESNET}[group]
     ]
