@@ -2,6 +2,7 @@
 
     python -m benchmarks.bench_conv [--layers lenet,thin,resnet] [--only xla_nchw,shifted] [--repeat 5] [--flags]
     python -m benchmarks.bench_conv --step [--repeat 9]
+    python -m benchmarks.bench_conv --pool [--repeat 9]
 
 Pure JAX, one process, every candidate's rounds interleaved with the others' and with a
 (512x512)@(512x512) float32 dot, so each figure is also printed as a fraction of the matmul
@@ -23,6 +24,9 @@ options) with each lowering choice of the first convolution (XLA's, shifted) and
 (`reduce_window` with XLA's select-and-scatter gradient, Kiln's tiled reshape + first-maximum mask), rounds
 interleaved, as ratios to the all-XLA step: a layer's lowering is chosen by what it does to the step, where
 XLA fuses it with its neighbours, not by its time alone.
+
+`--pool` times max pooling forward + gradient of LeNet5's and ResNet-50's pools: XLA's `reduce_window` with
+its select-and-scatter derivative against Kiln's MaxPool primitive (its CPU lowering and hand-written gradient).
 
 `--flags` reruns the XLA candidates in subprocesses under each XLA CPU flag this jaxlib accepts
 (flags are read when jax is imported) and prints their ratios to the matmul of their own process.
@@ -245,6 +249,58 @@ def run_step(repeat: int) -> None:
         print(f"{name:36s} {t * 1e3:8.2f} ms  {t / base:5.2f}x   loss {losses[name]:.6f}")
 
 
+def kiln_max_pool(jax, attrs: dict):
+    """Kiln's MaxPool lowering with its hand-written gradient, as one differentiable JAX function."""
+    from kiln._prims.nn import pool as kpool  # noqa: PLC0415  (Kiln is imported only in the main process)
+
+    @jax.custom_vjp
+    def max_pool(t):
+        return kpool.MaxPool.impl(t, **attrs)
+
+    def forward(t):
+        out = kpool.MaxPool.impl(t, **attrs)
+        return out, (t, out)
+
+    def backward(res, dout):
+        return tuple(kpool.MaxPool.custom_vjp(res[0], out=res[1], dout=dout, **attrs))
+
+    max_pool.defvjp(forward, backward)
+    return max_pool
+
+
+POOLS = [  # (name, input shape, kernel, stride, padding)
+    ("lenet pool1 2x2/2 @28", (32, 6, 28, 28), 2, 2, 0),
+    ("lenet pool2 2x2/2 @10", (32, 16, 10, 10), 2, 2, 0),
+    ("r50 stem pool 3x3/2 pad 1 @112", (8, 64, 112, 112), 3, 2, 1),
+]
+
+
+def run_pool(repeat: int) -> None:
+    """Print each pool's forward + gradient time: reduce_window against Kiln's MaxPool, rounds interleaved."""
+    import jax  # noqa: PLC0415
+
+    jnp, lax = jax.numpy, jax.lax
+    print(f"max pool forward + gradient (median of {repeat} interleaved rounds)")
+    for name, shape, k, s, p in POOLS:
+        x = jnp.asarray(np.maximum(np.random.default_rng(0).standard_normal(shape), 0).astype(np.float32))
+        attrs = {"kernel_size": (k, k), "strides": (s, s), "pad_mode": "pad", "pad": (p,) * 4}
+        attrs |= {"dilation": (1, 1), "ceil_mode": False}
+
+        def reduce_window(t, k=k, s=s, p=p):
+            return lax.reduce_window(t, -jnp.inf, lax.max, (1, 1, k, k), (1, 1, s, s), [(0, 0), (0, 0), (p, p), (p, p)])
+
+        grads = {"reduce_window": reduce_window, "kiln": kiln_max_pool(jax, attrs)}
+        grads = {label: jax.jit(jax.grad(lambda t, fn=fn: (fn(t) * 1.5).sum())) for label, fn in grads.items()}
+        cases = {label: (lambda f=f, x=x: f(x)) for label, f in grads.items()}
+        times = measure_interleaved(cases, number=max(1, int(2e6 // x.size)), repeat=repeat, warmup=2)
+        ratio = times["kiln"] / times["reduce_window"]
+        print(
+            f"{name:32s} reduce_window {times['reduce_window'] * 1e3:8.2f} ms   Kiln {times['kiln'] * 1e3:8.2f} ms"
+            f"   {ratio:5.2f}x",
+            flush=True,
+        )
+
+
 def sweep_flags(args) -> None:
     """Rerun the XLA candidates under each flag set in a subprocess; flags the jaxlib rejects are reported."""
     for flags in ["", *XLA_FLAG_SETS]:
@@ -266,10 +322,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--flags", action="store_true", help="also sweep XLA CPU flags in subprocesses")
     parser.add_argument("--step", action="store_true", help="time the LeNet5 train step per lowering choice instead")
+    parser.add_argument("--pool", action="store_true", help="time max pooling forward + gradient instead")
     args = parser.parse_args()
     print_device()
-    if args.step:
-        run_step(args.repeat)
+    if args.step or args.pool:
+        run_step(args.repeat) if args.step else run_pool(args.repeat)
         return
     layers = [
         layer for group in args.layers.split(",") for layer in {"lenet": LENET, "thin": THIN, "resnet": RESNET}[group]

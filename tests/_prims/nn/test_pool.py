@@ -1,5 +1,6 @@
-"""Pooling over windows that tile the input (reshape + reduce, first-maximum mask gradient) against XLA's
-reduce_window and its derivative, and when MaxPool/AvgPool use it."""
+"""The CPU's pooling lowerings against XLA's reduce_window and its derivative: windows that tile the input
+(reshape + reduce, first-maximum mask gradient), overlapping or padded windows (strided slices, their shares
+placed back by pads), and when MaxPool/AvgPool use which."""
 
 from __future__ import annotations
 
@@ -10,6 +11,12 @@ import kiln
 from kiln import ops
 from kiln._backend import jax, jnp, lax
 from kiln._prims.nn import pool
+
+
+@pytest.fixture(autouse=True)
+def _on_cpu(monkeypatch):
+    monkeypatch.setattr(pool, "default_platform", lambda: "cpu")  # the CPU's rules, on any machine
+
 
 # (x shape, kernel): strides equal the kernel; sizes that the windows do not divide leave a remainder
 CASES = [
@@ -62,21 +69,59 @@ def _lowered_ops(fn, *args) -> set[str]:
     return {str(eqn.primitive) for eqn in jax.make_jaxpr(fresh)(*args).jaxpr.eqns}
 
 
-def test_max_pool_takes_the_tiled_form_only_for_disjoint_unpadded_windows():
+# (x shape, kernel, strides, (lo, hi) pads): overlapping, padded or gapped windows
+WINDOWED = [
+    ((2, 3, 9, 9), (3, 3), (2, 2), [(1, 1), (1, 1)]),  # ResNet's stem pool
+    ((2, 3, 8, 7), (3, 2), (1, 1), [(0, 0), (0, 0)]),  # stride 1
+    ((2, 3, 10, 9), (2, 2), (3, 3), [(0, 0), (0, 0)]),  # windows with gaps between them
+    ((2, 3, 7, 7), (2, 2), (2, 2), [(0, 1), (0, 1)]),  # ceil mode's last partial window
+    ((3, 9), (3,), (2,), [(1, 1)]),  # 1-D, unbatched
+    ((1, 2, 5, 6, 5), (2, 3, 2), (1, 2, 2), [(1, 0), (1, 1), (0, 1)]),  # 3-D
+]
+
+
+def _windowed_reference(x, kernel, strides, pads):
+    lead = x.ndim - len(kernel)
+    return lax.reduce_window(
+        x, -jnp.inf, lax.max, (1,) * lead + kernel, (1,) * lead + strides, [(0, 0)] * lead + list(pads)
+    )
+
+
+@pytest.mark.parametrize(("shape", "kernel", "strides", "pads"), WINDOWED, ids=[str(c[:3]) for c in WINDOWED])
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+def test_windowed_max_pool_and_gradient_equal_reduce_window(shape, kernel, strides, pads, ties):
+    x = _with_ties(shape) if ties else jnp.asarray(np.random.default_rng(0).standard_normal(shape), jnp.float32)
+    want, pull = jax.vjp(lambda t: _windowed_reference(t, kernel, strides, pads), x)
+    outs = want.shape[-len(kernel) :]
+    got = pool.windowed_max_pool(x, kernel, strides, pads, outs)
+    np.testing.assert_array_equal(got, want)
+    dy = jnp.asarray(np.random.default_rng(1).standard_normal(want.shape), jnp.float32)
+    got_grad = pool.windowed_max_pool_grad(x, got, dy, kernel, strides, pads, outs)
+    # An entry that is the maximum of several overlapping windows sums their shares in another order.
+    np.testing.assert_allclose(got_grad, pull(dy)[0], rtol=1e-6, atol=1e-6)
+
+
+def test_max_pool_lowering_by_window_shape_and_platform(monkeypatch):
     x = jnp.ones((2, 3, 8, 8), jnp.float32)
-    assert "reduce_window_max" not in _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2)), x)
-    assert "reduce_window_max" not in _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2), pad_mode="same"), x)
+    tiled = _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2), pad_mode="same"), x)
+    assert "reduce_max" in tiled and "reduce_window_max" not in tiled
     overlapping = _lowered_ops(lambda t: _max_pool(t, (3, 3), (2, 2)), x)
     padded = _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2), pad_mode="pad", pad=(1, 1, 1, 1)), x)
     ceil = _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2), ceil_mode=True), jnp.ones((1, 1, 7, 7)))
-    assert all("reduce_window_max" in ops_ for ops_ in (overlapping, padded, ceil))
+    for lowered in (overlapping, padded, ceil):
+        assert "max" in lowered and not lowered & {"reduce_window_max", "reduce_max"}
+    monkeypatch.setattr(pool, "default_platform", lambda: "gpu")
+    for kernel, strides in (((2, 2), (2, 2)), ((3, 3), (2, 2))):
+        assert "reduce_window_max" in _lowered_ops(lambda t, k=kernel, s=strides: _max_pool(t, k, s), x)
 
 
 @pytest.mark.parametrize(
     ("shape", "kernel", "stride", "pad_mode"),
     [((2, 3, 8, 8), 2, 2, "valid"), ((2, 3, 9, 9), 2, 2, "valid"), ((2, 3, 9, 9), 3, 2, "same")],
 )
-def test_max_pool_gradient_through_kiln_matches_reduce_window(shape, kernel, stride, pad_mode):
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_max_pool_gradient_through_kiln_matches_reduce_window(shape, kernel, stride, pad_mode, platform, monkeypatch):
+    monkeypatch.setattr(pool, "default_platform", lambda: platform)
     x = _with_ties(shape, seed=3)
     window, strides = (1, 1, kernel, kernel), (1, 1, stride, stride)
     want = jax.grad(lambda t: (lax.reduce_window(t, -jnp.inf, lax.max, window, strides, pad_mode.upper()) ** 2).sum())
