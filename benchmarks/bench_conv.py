@@ -10,7 +10,8 @@ GFLOP/s measured beside it (load-independent on a shared machine). For each conv
 LeNet5 (batch 32) and of ResNet-50's stages (batch 8 at 56/28/14/7), forward, input gradient
 and weight gradient of:
 
-- xla_nchw: `lax.conv_general_dilated` in NCHW/OIHW, as Kiln lowered Conv2D before (gradients by `jax.vjp`);
+- kiln: Kiln's Conv2D primitive as it lowers on this platform (`kiln._prims.nn.conv`), its gradients its own;
+- xla_nchw: `lax.conv_general_dilated` in NCHW/OIHW (gradients by `jax.vjp`);
 - xla_nhwc: the same in NHWC/HWIO with the data already in that layout (what the layout alone buys);
 - patches: `lax.conv_general_dilated_patches` + one dot;
 - im2col: strided slices stacked into columns + one dot (gradients by `jax.vjp`);
@@ -122,8 +123,19 @@ def candidates(jax, layer, only):
         dw = jax.jit(lambda a_, b_, g_: jax.vjp(lambda t: conv(a_, t), b_)[1](g_)[0])
         return (lambda: fwd(a, b), lambda: dx(a, b, g), lambda: dw(a, b, g))
 
+    attrs = {"stride": (s, s), "pad_mode": "pad", "pad": (p,) * 4, "dilation": (1, 1), "group": g}
+    attrs |= {"data_format": "NCHW"}
+
+    def kiln_directions():  # Conv2D's primitive: its lowering on this platform and its hand-written gradients
+        fwd = jax.jit(lambda a_, b_: kconv.Conv2D.impl(a_, b_, None, **attrs))
+        grads = jax.jit(lambda a_, b_, g_: kconv.Conv2D.custom_vjp(a_, b_, None, out=None, dout=g_, **attrs)[:2])
+        dx = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[0])
+        dw = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[1])
+        return (lambda: fwd(x, w), lambda: dx(x, w, dy), lambda: dw(x, w, dy))
+
     x_nhwc, w_hwio, dy_nhwc = x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), dy.transpose(0, 2, 3, 1)
     table = {
+        "kiln": kiln_directions,
         "xla_nchw": lambda: directions(xla(("NCHW", "OIHW", "NCHW")), x, w, dy),
         "xla_nhwc": lambda: directions(xla(("NHWC", "HWIO", "NHWC")), x_nhwc, w_hwio, dy_nhwc),
         "patches": lambda: directions(patches, x, w, dy),
@@ -307,7 +319,7 @@ def sweep_flags(args) -> None:
         env = dict(os.environ, XLA_FLAGS=flags)
         print(f"\n--- XLA_FLAGS={flags!r}", flush=True)
         cmd = [sys.executable, "-m", "benchmarks.bench_conv", "--layers", args.layers, "--repeat", str(args.repeat)]
-        cmd += ["--only", "xla_nchw,xla_nhwc,shifted"]
+        cmd += ["--only", "kiln,xla_nchw,xla_nhwc,shifted"]
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         if proc.returncode:
             print(f"rejected or failed (rc {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}")
@@ -318,7 +330,9 @@ def sweep_flags(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", default="lenet,thin,resnet", help="comma-separated: lenet, thin, resnet")
-    parser.add_argument("--only", default="xla_nchw,xla_nhwc,patches,im2col,shifted,matmul", help="candidates to run")
+    parser.add_argument(
+        "--only", default="kiln,xla_nchw,xla_nhwc,patches,im2col,shifted,matmul", help="candidates to run"
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--flags", action="store_true", help="also sweep XLA CPU flags in subprocesses")
     parser.add_argument("--step", action="store_true", help="time the LeNet5 train step per lowering choice instead")
