@@ -1,6 +1,8 @@
 """Convolution lowerings on the CPU: XLA's convolution against im2col + one dot, per layer and direction.
 
     python -m benchmarks.bench_conv [--layers lenet,thin,resnet] [--only xla_nchw,shifted] [--repeat 5] [--flags]
+    python -m benchmarks.bench_conv --step [--repeat 9]
+    python -m benchmarks.bench_conv --pool [--repeat 9]
 
 Pure JAX, one process, every candidate's rounds interleaved with the others' and with a
 (512x512)@(512x512) float32 dot, so each figure is also printed as a fraction of the matmul
@@ -8,7 +10,8 @@ GFLOP/s measured beside it (load-independent on a shared machine). For each conv
 LeNet5 (batch 32) and of ResNet-50's stages (batch 8 at 56/28/14/7), forward, input gradient
 and weight gradient of:
 
-- xla_nchw: `lax.conv_general_dilated` in NCHW/OIHW, as Kiln lowered Conv2D before (gradients by `jax.vjp`);
+- kiln: Kiln's Conv2D primitive as it lowers on this platform (`kiln._prims.nn.conv`), its gradients its own;
+- xla_nchw: `lax.conv_general_dilated` in NCHW/OIHW (gradients by `jax.vjp`);
 - xla_nhwc: the same in NHWC/HWIO with the data already in that layout (what the layout alone buys);
 - patches: `lax.conv_general_dilated_patches` + one dot;
 - im2col: strided slices stacked into columns + one dot (gradients by `jax.vjp`);
@@ -16,6 +19,15 @@ and weight gradient of:
   shifted input slices times per-offset weights, one fused elementwise loop (gradients by `jax.vjp` here;
   Kiln keeps XLA's convolutions for the gradients);
 - matmul: a 1x1 convolution as one dot (1x1 layers only).
+
+`--step` times a whole LeNet5 train step (batch 32, value_and_grad + momentum, jitted with Kiln's CPU compile
+options) with each lowering choice of the first convolution (XLA's, shifted) and of the 2x2 max pools
+(`reduce_window` with XLA's select-and-scatter gradient, Kiln's tiled reshape + first-maximum mask), rounds
+interleaved, as ratios to the all-XLA step: a layer's lowering is chosen by what it does to the step, where
+XLA fuses it with its neighbours, not by its time alone.
+
+`--pool` times max pooling forward + gradient of LeNet5's and ResNet-50's pools: XLA's `reduce_window` with
+its select-and-scatter derivative against Kiln's MaxPool primitive (its CPU lowering and hand-written gradient).
 
 `--flags` reruns the XLA candidates in subprocesses under each XLA CPU flag this jaxlib accepts
 (flags are read when jax is imported) and prints their ratios to the matmul of their own process.
@@ -111,8 +123,19 @@ def candidates(jax, layer, only):
         dw = jax.jit(lambda a_, b_, g_: jax.vjp(lambda t: conv(a_, t), b_)[1](g_)[0])
         return (lambda: fwd(a, b), lambda: dx(a, b, g), lambda: dw(a, b, g))
 
+    attrs = {"stride": (s, s), "pad_mode": "pad", "pad": (p,) * 4, "dilation": (1, 1), "group": g}
+    attrs |= {"data_format": "NCHW"}
+
+    def kiln_directions():  # Conv2D's primitive: its lowering on this platform and its hand-written gradients
+        fwd = jax.jit(lambda a_, b_: kconv.Conv2D.impl(a_, b_, None, **attrs))
+        grads = jax.jit(lambda a_, b_, g_: kconv.Conv2D.custom_vjp(a_, b_, None, out=None, dout=g_, **attrs)[:2])
+        dx = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[0])
+        dw = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[1])
+        return (lambda: fwd(x, w), lambda: dx(x, w, dy), lambda: dw(x, w, dy))
+
     x_nhwc, w_hwio, dy_nhwc = x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), dy.transpose(0, 2, 3, 1)
     table = {
+        "kiln": kiln_directions,
         "xla_nchw": lambda: directions(xla(("NCHW", "OIHW", "NCHW")), x, w, dy),
         "xla_nhwc": lambda: directions(xla(("NHWC", "HWIO", "NHWC")), x_nhwc, w_hwio, dy_nhwc),
         "patches": lambda: directions(patches, x, w, dy),
@@ -156,13 +179,147 @@ def run_layers(layers, only, repeat):
             print(f"{layer[0]:30s} {direction:3s} " + " ".join(cells) + f"   {peak:6.1f}", flush=True)
 
 
+def lenet_step(jax, first_conv: str, pooling: str):
+    """A jitted LeNet5 train step (params, momenta, x, y) -> (loss, params, momenta) with the given lowerings."""
+    from kiln._backend.cache import _CPU_OPTIONS  # noqa: PLC0415  (Kiln is imported only in the main process)
+    from kiln._prims.nn import conv as kconv  # noqa: PLC0415
+    from kiln._prims.nn import pool as kpool  # noqa: PLC0415
+
+    jnp, lax = jax.numpy, jax.lax
+
+    def xla_conv(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+    @jax.custom_vjp
+    def shifted(x, w):  # Kiln's forward, XLA's gradients: as Conv2D's primitive lowers it
+        return kconv.shifted_conv(x, w, (1, 1), [(0, 0), (0, 0)], (1, 1), 1)
+
+    def shifted_fwd(x, w):
+        return shifted(x, w), (x, w)
+
+    def shifted_bwd(res, dy):
+        return jax.vjp(xla_conv, *res)[1](dy)
+
+    shifted.defvjp(shifted_fwd, shifted_bwd)
+
+    def reduce_window(x):
+        return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    @jax.custom_vjp
+    def tiled(x):
+        return kpool.tiled_max_pool(x, (2, 2), (x.shape[2] // 2, x.shape[3] // 2))
+
+    def tiled_fwd(x):
+        y = tiled(x)
+        return y, (x, y)
+
+    def tiled_bwd(res, dy):
+        x, y = res
+        return (kpool.tiled_max_pool_grad(x, y, dy, (2, 2), y.shape[2:]),)
+
+    tiled.defvjp(tiled_fwd, tiled_bwd)
+    conv1 = {"xla": xla_conv, "shifted": shifted}[first_conv]
+    pool = {"reduce_window": reduce_window, "tiled": tiled}[pooling]
+
+    def loss_fn(ws, x, y):
+        k1, k2, w1, b1, w2, b2, w3, b3 = ws
+        h = pool(jax.nn.relu(conv1(x, k1)))
+        h = pool(jax.nn.relu(xla_conv(h, k2)))
+        h = h.reshape(h.shape[0], -1)
+        h = jax.nn.relu(h @ w1.T + b1)
+        h = jax.nn.relu(h @ w2.T + b2)
+        logp = jax.nn.log_softmax(h @ w3.T + b3)
+        return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
+
+    def step(ws, moms, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(ws, x, y)
+        moms = [0.9 * m + g for m, g in zip(moms, grads, strict=True)]
+        return loss, [w - 0.01 * m for w, m in zip(ws, moms, strict=True)], moms
+
+    return jax.jit(step, compiler_options=_CPU_OPTIONS)
+
+
+def run_step(repeat: int) -> None:
+    """Print the LeNet5 train step's time under each (first conv, pooling) lowering, as a ratio to all-XLA."""
+    import jax  # noqa: PLC0415
+
+    rng = np.random.default_rng(0)
+    shapes = [(6, 1, 5, 5), (16, 6, 5, 5), (120, 400), (120,), (84, 120), (84,), (10, 84), (10,)]
+    ws = [jax.numpy.asarray(rng.standard_normal(s).astype(np.float32) * 0.1) for s in shapes]
+    moms = [jax.numpy.zeros_like(w) for w in ws]
+    x = jax.numpy.asarray(rng.standard_normal((32, 1, 32, 32)).astype(np.float32))
+    y = jax.numpy.asarray(rng.integers(0, 10, 32).astype(np.int32))
+    steps = {
+        f"conv1 {c}, pool {p}": lenet_step(jax, c, p) for c in ("xla", "shifted") for p in ("reduce_window", "tiled")
+    }
+    losses = {name: float(step(ws, moms, x, y)[0]) for name, step in steps.items()}
+    cases = {name: (lambda step=step: step(ws, moms, x, y)[0]) for name, step in steps.items()}
+    times = measure_interleaved(cases, number=20, repeat=repeat, warmup=2)
+    base = times["conv1 xla, pool reduce_window"]
+    print(f"LeNet5 train step, batch 32 (median of {repeat} interleaved rounds of 20 steps)")
+    for name, t in times.items():
+        print(f"{name:36s} {t * 1e3:8.2f} ms  {t / base:5.2f}x   loss {losses[name]:.6f}")
+
+
+def kiln_max_pool(jax, attrs: dict):
+    """Kiln's MaxPool lowering with its hand-written gradient, as one differentiable JAX function."""
+    from kiln._prims.nn import pool as kpool  # noqa: PLC0415  (Kiln is imported only in the main process)
+
+    @jax.custom_vjp
+    def max_pool(t):
+        return kpool.MaxPool.impl(t, **attrs)
+
+    def forward(t):
+        out = kpool.MaxPool.impl(t, **attrs)
+        return out, (t, out)
+
+    def backward(res, dout):
+        return tuple(kpool.MaxPool.custom_vjp(res[0], out=res[1], dout=dout, **attrs))
+
+    max_pool.defvjp(forward, backward)
+    return max_pool
+
+
+POOLS = [  # (name, input shape, kernel, stride, padding)
+    ("lenet pool1 2x2/2 @28", (32, 6, 28, 28), 2, 2, 0),
+    ("lenet pool2 2x2/2 @10", (32, 16, 10, 10), 2, 2, 0),
+    ("r50 stem pool 3x3/2 pad 1 @112", (8, 64, 112, 112), 3, 2, 1),
+]
+
+
+def run_pool(repeat: int) -> None:
+    """Print each pool's forward + gradient time: reduce_window against Kiln's MaxPool, rounds interleaved."""
+    import jax  # noqa: PLC0415
+
+    jnp, lax = jax.numpy, jax.lax
+    print(f"max pool forward + gradient (median of {repeat} interleaved rounds)")
+    for name, shape, k, s, p in POOLS:
+        x = jnp.asarray(np.maximum(np.random.default_rng(0).standard_normal(shape), 0).astype(np.float32))
+        attrs = {"kernel_size": (k, k), "strides": (s, s), "pad_mode": "pad", "pad": (p,) * 4}
+        attrs |= {"dilation": (1, 1), "ceil_mode": False}
+
+        def reduce_window(t, k=k, s=s, p=p):
+            return lax.reduce_window(t, -jnp.inf, lax.max, (1, 1, k, k), (1, 1, s, s), [(0, 0), (0, 0), (p, p), (p, p)])
+
+        grads = {"reduce_window": reduce_window, "kiln": kiln_max_pool(jax, attrs)}
+        grads = {label: jax.jit(jax.grad(lambda t, fn=fn: (fn(t) * 1.5).sum())) for label, fn in grads.items()}
+        cases = {label: (lambda f=f, x=x: f(x)) for label, f in grads.items()}
+        times = measure_interleaved(cases, number=max(1, int(2e6 // x.size)), repeat=repeat, warmup=2)
+        ratio = times["kiln"] / times["reduce_window"]
+        print(
+            f"{name:32s} reduce_window {times['reduce_window'] * 1e3:8.2f} ms   Kiln {times['kiln'] * 1e3:8.2f} ms"
+            f"   {ratio:5.2f}x",
+            flush=True,
+        )
+
+
 def sweep_flags(args) -> None:
     """Rerun the XLA candidates under each flag set in a subprocess; flags the jaxlib rejects are reported."""
     for flags in ["", *XLA_FLAG_SETS]:
         env = dict(os.environ, XLA_FLAGS=flags)
         print(f"\n--- XLA_FLAGS={flags!r}", flush=True)
         cmd = [sys.executable, "-m", "benchmarks.bench_conv", "--layers", args.layers, "--repeat", str(args.repeat)]
-        cmd += ["--only", "xla_nchw,xla_nhwc,shifted"]
+        cmd += ["--only", "kiln,xla_nchw,xla_nhwc,shifted"]
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         if proc.returncode:
             print(f"rejected or failed (rc {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}")
@@ -173,11 +330,18 @@ def sweep_flags(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", default="lenet,thin,resnet", help="comma-separated: lenet, thin, resnet")
-    parser.add_argument("--only", default="xla_nchw,xla_nhwc,patches,im2col,shifted,matmul", help="candidates to run")
+    parser.add_argument(
+        "--only", default="kiln,xla_nchw,xla_nhwc,patches,im2col,shifted,matmul", help="candidates to run"
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--flags", action="store_true", help="also sweep XLA CPU flags in subprocesses")
+    parser.add_argument("--step", action="store_true", help="time the LeNet5 train step per lowering choice instead")
+    parser.add_argument("--pool", action="store_true", help="time max pooling forward + gradient instead")
     args = parser.parse_args()
     print_device()
+    if args.step or args.pool:
+        run_step(args.repeat) if args.step else run_pool(args.repeat)
+        return
     layers = [
         layer for group in args.layers.split(",") for layer in {"lenet": LENET, "thin": THIN, "resnet": RESNET}[group]
     ]

@@ -166,33 +166,47 @@ def _forward(x, w, stride, pads, dilation, group, data_format):
 
 
 # ---- CPU lowering of thin convolutions ---------------------------------------------------
-# XLA's CPU convolution runs layers with one or a few input channels per group (a network's first layer,
-# depthwise layers) at 1-4% of the machine's matmul speed: no GEMM has enough work per output. Written as
-# a sum of shifted input slices times per-offset weights, XLA fuses the forward into one elementwise loop,
-# 4-5x faster on LeNet5's first layer and 5-25x on depthwise 3x3/5x5 (benchmarks/bench_conv.py). Past
-# ~75 terms XLA's convolution wins again (RGB 7x7 stems, LeNet5's second layer: 2.6x slower train step at
-# 150), and im2col + dot never beat it; the gradients stay XLA's (`_conv_vjp`): autodiff of the sum is slower.
+# XLA's CPU convolution runs grouped layers with one or a few input channels per group (depthwise layers) at
+# 0-1% of the machine's matmul speed: no GEMM has enough work per output. Written as a sum of shifted input
+# slices times per-offset weights, XLA fuses the forward into one elementwise loop, 5-25x faster on depthwise
+# 3x3/5x5 (`python -m benchmarks.bench_conv --layers thin`). The rule, measured:
+#   - groups of one: XLA's convolution. LeNet5's first layer (1 -> 6, 5x5) alone is 4-5x faster shifted, but
+#     in the train step XLA fuses the 25-term sum into its consumers (ReLU, the pool and the pool's gradient
+#     mask) and computes it again in each: the step, tiled pooling in both, took 1.3-2x the time shifted
+#     (`python -m benchmarks.bench_conv --step`; Kiln's GRAPH_MODE LeNet5 step 1.35-1.42x jax.jit's shifted
+#     against 0.65-0.71x with XLA's convolution).
+#   - grouped layers with at most SHIFTED_MAX_TERMS input-channel x kernel-tap terms per output: shifted. Past
+#     ~75 terms XLA's convolution wins again (RGB 7x7 stems at 147).
+# For kernels larger than 1x1, im2col + one dot (bench_conv's `patches` and `im2col` columns: strided slices
+# stacked into columns, their gradients a scatter-add of the columns) was at best level with XLA's convolution
+# on LeNet5's and ResNet-50's layers, and slower in LeNet5's step: its second layer's input gradient as a dot +
+# col2im took the step 1.31-1.45x, its weight gradient as patches^T @ dout 1.10x, NHWC convolutions between
+# transposes 1.04-1.13x (an interleaved experiment, session 8 of issue 22). So their gradients stay XLA's
+# (`_conv_vjp`); autodiff of the shifted sum is slower still.
 SHIFTED_MAX_TERMS = 75  # input channels per group x kernel taps
-_SHIFTED_DTYPES = ("float32", "float64")  # half precision keeps XLA's wider accumulation
+_REWRITTEN_DTYPES = ("float32", "float64")  # half precision keeps XLA's wider accumulation
 
 
-def use_shifted_conv(x, w, data_format: str) -> bool:
+def use_shifted_conv(x, w, group: int, data_format: str) -> bool:
     """Whether a forward convolution lowers to `shifted_conv` on this platform.
 
     Args:
         x: the input (or its abstract value).
         w: the weight (C_out, C_in / group, *kernel).
+        group: the number of channel groups.
         data_format: the input's layout; only channels-first layouts are rewritten.
 
     Returns:
-        True on the CPU for a float32/float64 channels-first convolution of at most `SHIFTED_MAX_TERMS`
-        input-channel x kernel-tap terms per output; False elsewhere (the GPU keeps XLA's convolution).
+        True on the CPU for a grouped (group > 1) float32/float64 channels-first convolution of at most
+        `SHIFTED_MAX_TERMS` input-channel x kernel-tap terms per output; False elsewhere (the GPU keeps XLA's
+        convolution).
     """
     kernel_taps = int(np.prod(w.shape[2:]))
     return (
         default_platform() == "cpu"
+        and group > 1
         and data_format not in _CHANNELS_LAST
-        and x.dtype.name in _SHIFTED_DTYPES
+        and x.dtype.name in _REWRITTEN_DTYPES
         and w.shape[1] * kernel_taps <= SHIFTED_MAX_TERMS
     )
 
@@ -235,11 +249,72 @@ def shifted_conv(x, w, stride, pads, dilation, group):
     return total.reshape((n, c_out, *outs))
 
 
+# ---- CPU lowering of pointwise convolutions ----------------------------------------------
+# A 1x1 convolution is a matrix product over channels. On ResNet-50's 1x1 layers (batch 8, two loaded runs of
+# `python -m benchmarks.bench_conv --layers resnet`, the `matmul` column against `xla_nchw`, as fractions of the
+# matmul GFLOP/s of the same rounds) XLA's CPU convolution ran the forward at 13-27% and the weight gradient at
+# 8-13%; one dot (after a strided slice when strided) ran them at 23-71% and 31-60%, the input gradient at
+# 28-34% against 18% strided and within noise of XLA's at stride 1. So on the CPU an ungrouped float32/float64
+# 1x1 convolution is a dot in all three directions; 3x3 and larger layers stay XLA's, which beat every im2col
+# form there (`patches`, `im2col`).
+def use_pointwise_dot(x, w, group: int) -> bool:
+    """Whether a convolution and its gradients lower to `pointwise_conv` on this platform.
+
+    Args:
+        x: the input (or its abstract value).
+        w: the weight (C_out, C_in / group, *kernel).
+        group: the number of channel groups.
+
+    Returns:
+        True on the CPU for an ungrouped float32/float64 convolution whose kernel is 1 in every spatial
+        dimension; False elsewhere (the GPU keeps XLA's convolution).
+    """
+    return (
+        default_platform() == "cpu"
+        and group == 1
+        and all(k == 1 for k in w.shape[2:])
+        and x.dtype.name in _REWRITTEN_DTYPES
+    )
+
+
+def pointwise_conv(x, w, stride, pads, data_format: str):
+    """A convolution with a 1x1 kernel as one dot over the channels.
+
+    Args:
+        x: input (N, C, *spatial), or (N, *spatial, C) for a channels-last `data_format`.
+        w: weight (C_out, C, 1, ...).
+        stride: one int per spatial dimension.
+        pads: (lo, hi) per spatial dimension.
+        data_format: the input's layout.
+
+    Returns:
+        The convolution, equal to `lax.conv_general_dilated` with the same arguments (no dilation matters).
+    """
+    last = data_format in _CHANNELS_LAST
+    first = 1 if last else 2
+    if any(lo or hi for lo, hi in pads):
+        config = [(0, 0, 0)] * x.ndim
+        for i, (lo, hi) in enumerate(pads):
+            config[first + i] = (lo, hi, 0)
+        x = lax.pad(x, jnp.zeros((), x.dtype), config)
+    if any(s > 1 for s in stride):
+        strides = [1] * x.ndim
+        strides[first : first + len(stride)] = stride
+        x = lax.slice(x, (0,) * x.ndim, x.shape, strides)
+    w2 = w.astype(x.dtype).reshape(w.shape[:2])  # (C_out, C)
+    if last:
+        return lax.dot_general(x, w2, (((x.ndim - 1,), (1,)), ((), ())))
+    y = lax.dot_general(x, w2, (((1,), (1,)), ((), ())))  # (N, *spatial, C_out)
+    return jnp.moveaxis(y, -1, 1)
+
+
 def _conv_impl(nd):
     def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
         w = _squeeze_1d(w, nd)
         pads, _ = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
-        if use_shifted_conv(x, w, data_format):
+        if use_pointwise_dot(x, w, group):
+            y = pointwise_conv(x, w, stride, pads, data_format)
+        elif use_shifted_conv(x, w, group, data_format):
             y = shifted_conv(x, w, stride, pads, dilation, group)
         else:
             y = _forward(x, w, stride, pads, dilation, group, data_format)
@@ -249,15 +324,22 @@ def _conv_impl(nd):
 
 
 def _conv_vjp(nd):
-    """Gradients of a convolution; the input gradient is a transposed convolution (see `_dilated_conv`)."""
+    """Gradients of a convolution: of its dot for pointwise layers on the CPU (`use_pointwise_dot`); otherwise
+    the input gradient is a transposed convolution (see `_dilated_conv`) and the weight gradient XLA's."""
 
     def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, data_format):
         w_full, w = w, _squeeze_1d(w, nd)
         sizes = _spatial(x, data_format)
         pads, _ = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
-        dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format).astype(x.dtype)
-        _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)
-        dw = pull(dout)[0].reshape(w_full.shape).astype(w_full.dtype)
+        if use_pointwise_dot(x, w, group):
+            _, pull = vjp(lambda x_, w_: pointwise_conv(x_, w_, stride, pads, data_format), x, w)
+            dx, dw = pull(dout)
+        else:
+            dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
+            _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)
+            dw = pull(dout)[0]
+        dx = dx.astype(x.dtype)
+        dw = dw.reshape(w_full.shape).astype(w_full.dtype)
         db = None
         if b is not None:
             ch = dout.ndim - 1 if data_format in _CHANNELS_LAST else 1

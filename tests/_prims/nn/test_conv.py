@@ -1,4 +1,4 @@
-"""The CPU lowering of thin convolutions (`shifted_conv`) against XLA's convolution, and when Conv2D uses it."""
+"""The CPU lowering of thin grouped convolutions (`shifted_conv`) against XLA's convolution, and when Conv2D uses it."""
 
 from __future__ import annotations
 
@@ -64,12 +64,11 @@ def _lowered_ops(fn, *args) -> set[str]:
 @pytest.mark.parametrize(
     ("x_shape", "w_shape", "attrs"),
     [
-        ((4, 1, 32, 32), (6, 1, 5, 5), {}),
-        ((2, 3, 12, 12), (8, 3, 3, 3), {"stride": (2, 2), "pad_mode": "pad", "pad": (1, 2, 0, 1)}),
-        ((2, 4, 9, 9), (4, 1, 3, 3), {"pad_mode": "same", "group": 4, "dilation": (2, 1)}),
+        ((2, 4, 9, 9), (4, 1, 3, 3), {"pad_mode": "same", "group": 4, "dilation": (2, 1)}),  # depthwise
+        ((2, 6, 12, 12), (12, 2, 3, 3), {"stride": (2, 2), "pad_mode": "pad", "pad": (1, 2, 0, 1), "group": 3}),
     ],
 )
-def test_conv2d_lowers_thin_layers_to_shifted_slices_on_cpu(x_shape, w_shape, attrs, monkeypatch):
+def test_conv2d_lowers_thin_grouped_layers_to_shifted_slices_on_cpu(x_shape, w_shape, attrs, monkeypatch):
     monkeypatch.setattr(conv, "default_platform", lambda: "cpu")  # the rule under test, on any machine
     x, w = _data(x_shape, w_shape)
     pads, _ = conv.conv_geometry(
@@ -85,21 +84,29 @@ def test_conv2d_lowers_thin_layers_to_shifted_slices_on_cpu(x_shape, w_shape, at
     assert "conv_general_dilated" not in _lowered_ops(lambda a, b: _conv2d(a, b, **attrs), x, w)
 
 
-def test_conv2d_keeps_xla_convolution_for_wide_layers_and_other_dtypes(monkeypatch):
+def test_conv2d_keeps_xla_convolution_for_ungrouped_wide_layers_and_other_dtypes(monkeypatch):
     monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
-    x, w = _data((2, 16, 8, 8), (8, 16, 3, 3))  # 16 x 9 terms: past the threshold
+    x, w = _data((4, 1, 32, 32), (6, 1, 5, 5))  # LeNet5's first layer: ungrouped, so XLA's (slower shifted in a step)
     assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
-    x, w = _data((2, 1, 8, 8), (4, 1, 3, 3))
-    assert "conv_general_dilated" not in _lowered_ops(_conv2d, x, w)
+    x, w = _data(
+        (2, 16, 8, 8),
+        (16, 2, 5, 5),
+    )  # grouped, 2 x 25 terms: shifted
+    assert "conv_general_dilated" not in _lowered_ops(lambda a, b: _conv2d(a, b, group=8), x, w)
+    x, w = _data((2, 16, 8, 8), (16, 4, 5, 5))  # grouped, 4 x 25 terms: past the threshold
+    assert "conv_general_dilated" in _lowered_ops(lambda a, b: _conv2d(a, b, group=4), x, w)
+    x, w = _data((2, 4, 8, 8), (4, 1, 3, 3))
     half = (x.astype(jnp.float16), w.astype(jnp.float16))  # low precision keeps XLA's accumulation
-    assert "conv_general_dilated" in _lowered_ops(_conv2d, *half)
+    assert "conv_general_dilated" in _lowered_ops(lambda a, b: _conv2d(a, b, group=4), *half)
 
 
 def test_conv2d_keeps_xla_convolution_on_gpu(monkeypatch):
-    x, w = _data((2, 1, 8, 8), (4, 1, 3, 3))
+    x, w = _data((2, 4, 8, 8), (4, 1, 3, 3))
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    assert conv.use_shifted_conv(x, w, 4, "NCHW")
     monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
-    assert not conv.use_shifted_conv(x, w, "NCHW")
-    assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
+    assert not conv.use_shifted_conv(x, w, 4, "NCHW")
+    assert "conv_general_dilated" in _lowered_ops(lambda a, b: _conv2d(a, b, group=4), x, w)
 
 
 def test_conv2d_gradients_through_kiln_match_xla():
@@ -119,3 +126,132 @@ def test_conv2d_gradients_through_kiln_match_xla():
 
     for g, e in zip(grads, jax.grad(ref, argnums=(0, 1, 2))(x, w, b), strict=True):
         np.testing.assert_allclose(g.asnumpy(), e, rtol=1e-4, atol=1e-4)
+
+
+# ---- every lowering of the Conv primitives, values and both gradients ---------------------------------
+# (x shape, weight shape, attrs, data_format): which lowering each takes on the CPU is in the comment
+PRIMITIVE_CASES = [
+    ((2, 3, 9, 9), (4, 3, 3, 3), {"stride": (2, 1), "pad_mode": "pad", "pad": (1, 0, 2, 1)}, "NCHW"),  # XLA
+    ((2, 5, 6, 7), (4, 5, 1, 1), {}, "NCHW"),  # pointwise dot
+    ((2, 5, 7, 7), (6, 5, 1, 1), {"stride": (2, 3)}, "NCHW"),  # strided pointwise
+    ((2, 5, 6, 6), (6, 5, 1, 1), {"pad_mode": "pad", "pad": (1, 0, 0, 2), "dilation": (2, 2)}, "NCHW"),
+    ((2, 6, 7, 5), (3, 5, 1, 1), {"stride": (2, 1)}, "NHWC"),  # pointwise, channels last
+    ((2, 7, 7, 3), (4, 3, 3, 3), {"pad_mode": "same"}, "NHWC"),  # XLA, channels last
+    ((2, 4, 9, 9), (8, 1, 3, 3), {"pad_mode": "same", "group": 4}, "NCHW"),  # shifted (depthwise, 2 per group)
+    ((2, 6, 8, 10), (6, 1, 5, 3), {"pad_mode": "valid", "group": 6, "dilation": (1, 2)}, "NCHW"),  # shifted
+    ((2, 6, 8, 8), (4, 3, 3, 3), {"group": 2}, "NCHW"),  # XLA, grouped
+]
+ND_CASES = [  # (primitive, x shape, weight shape, attrs)
+    ("Conv1D", (2, 3, 11), (4, 3, 1), {"stride": (2,), "pad": (1, 1), "pad_mode": "pad"}),  # pointwise 1-D
+    ("Conv1D", (2, 3, 11), (4, 3, 1, 3), {"dilation": (2,)}),  # MindSpore's (C_out, C_in, 1, K) 1-D weight
+    ("Conv3D", (1, 3, 4, 5, 6), (2, 3, 1, 1, 1), {"stride": (1, 2, 1)}),  # pointwise 3-D
+    ("Conv3D", (1, 2, 4, 5, 6), (4, 1, 2, 2, 3), {"group": 2, "pad_mode": "same"}),  # shifted 3-D
+]
+
+
+def _run_primitive(prim, x, w, b, attrs, data_format):
+    """The primitive's value and its hand-written (dx, dw, db) for an all-ones-free random cotangent."""
+    nd = x.ndim - 2
+    kw = {"stride": (1,) * nd, "pad_mode": "valid", "pad": (0,) * (2 * nd), "dilation": (1,) * nd, "group": 1}
+    kw |= attrs
+    out = prim.impl(x, w, b, data_format=data_format, **kw)
+    dout = jnp.asarray(np.random.default_rng(2).standard_normal(out.shape).astype(x.dtype))
+    return out, dout, prim.custom_vjp(x, w, b, out=out, dout=dout, data_format=data_format, **kw)
+
+
+def _reference(x, w, b, attrs, data_format, dout):
+    """lax.conv_general_dilated and its jax.vjp with the same geometry."""
+    nd = x.ndim - 2
+    w_nd = w.reshape(w.shape[:2] + w.shape[3:]) if w.ndim == nd + 3 else w
+    last = data_format in ("NWC", "NHWC", "NDHWC")
+    sizes = x.shape[1:-1] if last else x.shape[2:]
+    stride, dilation = attrs.get("stride", (1,) * nd), attrs.get("dilation", (1,) * nd)
+    pads, _ = conv.conv_geometry(
+        sizes, w_nd.shape[2:], stride, dilation, attrs.get("pad_mode", "valid"), attrs.get("pad", (0,) * 2 * nd)
+    )
+    sp = "DHW"[3 - nd :]
+    dn = (f"N{sp}C" if last else f"NC{sp}", f"OI{sp}", f"N{sp}C" if last else f"NC{sp}")
+
+    def fn(x_, w_, b_):
+        y = lax.conv_general_dilated(
+            x_, w_.reshape(w_nd.shape), stride, pads, rhs_dilation=dilation,
+            feature_group_count=attrs.get("group", 1), dimension_numbers=dn,
+        )  # fmt: skip
+        return y + (b_ if last else b_.reshape((1, -1) + (1,) * nd))
+
+    want, pull = jax.vjp(fn, x, w, b)
+    return want, pull(dout)
+
+
+def _check_against_reference(prim, x_shape, w_shape, attrs, data_format, dtype=np.float32, tol=1e-4):
+    x, w = _data(x_shape, w_shape)
+    x, w = x.astype(dtype), w.astype(dtype)
+    channels = w_shape[0]
+    b = jnp.asarray(np.linspace(-1, 1, channels), dtype)
+    out, dout, grads = _run_primitive(prim, x, w, b, attrs, data_format)
+    want, want_grads = _reference(x, w, b, attrs, data_format, dout)
+    assert out.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(out, np.float64), np.asarray(want, np.float64), rtol=tol, atol=tol)
+    for got, expect in zip(grads, want_grads, strict=True):
+        assert got.shape == expect.shape and got.dtype == expect.dtype
+        np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(expect, np.float64), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+@pytest.mark.parametrize("case", PRIMITIVE_CASES, ids=[f"{c[0]}{c[1]}{c[3]}" for c in PRIMITIVE_CASES])
+def test_conv2d_every_lowering_equals_xla_values_and_gradients(case, platform, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)  # gpu: XLA's convolution everywhere
+    x_shape, w_shape, attrs, data_format = case
+    _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, data_format)
+
+
+@pytest.mark.parametrize("case", ND_CASES, ids=[f"{c[0]}{c[1]}{c[2]}" for c in ND_CASES])
+def test_conv1d_and_conv3d_lowerings_equal_xla_values_and_gradients(case, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    name, x_shape, w_shape, attrs = case
+    _check_against_reference(getattr(conv, name), x_shape, w_shape, attrs, "NCHW")
+
+
+@pytest.mark.parametrize("dtype", [jnp.float16, jnp.bfloat16, np.float64])
+def test_conv2d_other_dtypes_equal_xla(dtype, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    tol = 1e-9 if dtype == np.float64 else 5e-2
+    for x_shape, w_shape, attrs, data_format in PRIMITIVE_CASES[1:2] + PRIMITIVE_CASES[6:7]:
+        _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, data_format, dtype=dtype, tol=tol)
+
+
+def test_conv2d_pointwise_rule(monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    x, w = _data((2, 5, 6, 6), (4, 5, 1, 1))
+    lowered = _lowered_ops(_conv2d, x, w)
+    assert "dot_general" in lowered and "conv_general_dilated" not in lowered
+    x8, w8 = _data((2, 8, 6, 6), (4, 4, 1, 1))  # grouped: not a dot (shifted: 4 terms)
+    assert "dot_general" not in _lowered_ops(lambda a, b: _conv2d(a, b, group=2), x8, w8)
+    half = (x.astype(jnp.float16), w.astype(jnp.float16))  # half precision: XLA's
+    assert "conv_general_dilated" in _lowered_ops(_conv2d, *half)
+    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
+    assert not conv.use_pointwise_dot(x, w, 1)
+    assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
+
+
+def test_conv2d_gradients_match_finite_differences(monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    rng = np.random.default_rng(5)
+    for w_shape, attrs in [((3, 2, 1, 1), {"stride": (2, 1)}), ((3, 2, 3, 3), {"pad_mode": "same"})]:
+        x = jnp.asarray(rng.standard_normal((1, 2, 5, 5)))  # float64: differences without rounding noise
+        w = jnp.asarray(rng.standard_normal(w_shape))
+        b = jnp.zeros((3,), jnp.float64)
+        out, dout, (dx, dw, _) = _run_primitive(conv.Conv2D, x, w, b, attrs, "NCHW")
+
+        def loss(x_, w_, b=b, attrs=attrs, dout=dout):
+            return float(jnp.sum(_run_primitive(conv.Conv2D, x_, w_, b, attrs, "NCHW")[0] * dout))
+
+        eps = 1e-6
+        for arr, grad, which in ((x, dx, 0), (w, dw, 1)):
+            for index in [(0,) * arr.ndim, tuple(s - 1 for s in arr.shape), tuple(s // 2 for s in arr.shape)]:
+                bump = jnp.zeros_like(arr).at[index].set(eps)
+                args = [x, w]
+                plus, minus = list(args), list(args)
+                plus[which], minus[which] = arr + bump, arr - bump
+                numeric = (loss(*plus) - loss(*minus)) / (2 * eps)
+                np.testing.assert_allclose(float(grad[index]), numeric, rtol=1e-5, atol=1e-7)

@@ -1,0 +1,157 @@
+"""The CPU's pooling lowerings against XLA's reduce_window and its derivative: windows that tile the input
+(reshape + reduce, first-maximum mask gradient), overlapping or padded windows (strided slices, their shares
+placed back by pads), and when MaxPool/AvgPool use which."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln import ops
+from kiln._backend import jax, jnp, lax
+from kiln._prims.nn import pool
+
+
+@pytest.fixture(autouse=True)
+def _on_cpu(monkeypatch):
+    monkeypatch.setattr(pool, "default_platform", lambda: "cpu")  # the CPU's rules, on any machine
+
+
+# (x shape, kernel): strides equal the kernel; sizes that the windows do not divide leave a remainder
+CASES = [
+    ((2, 3, 8, 8), (2, 2)),  # LeNet5's pools
+    ((2, 3, 9, 7), (2, 2)),  # a remainder row and column that no window reads
+    ((2, 2, 12, 9), (3, 3)),
+    ((3, 6, 10), (4, 2)),  # unbatched 2-D (C, H, W)
+    ((2, 3, 11), (2,)),  # 1-D
+    ((1, 2, 4, 6, 5), (2, 3, 2)),  # 3-D
+    ((2, 3, 6, 6), (1, 2)),  # a unit kernel along one axis
+]
+
+
+def _reference(x, kernel):
+    nd = len(kernel)
+    lead = (1,) * (x.ndim - nd)
+    return lax.reduce_window(x, -jnp.inf, lax.max, lead + kernel, lead + kernel, "VALID")
+
+
+def _outs(x, kernel):
+    return tuple(n // k for n, k in zip(x.shape[-len(kernel) :], kernel))
+
+
+def _with_ties(shape, seed=0):
+    """ReLU'd values rounded to a few levels: most windows hold repeated maxima, as after a ReLU."""
+    rng = np.random.default_rng(seed)
+    return jnp.asarray(np.maximum(np.round(rng.standard_normal(shape), 0), 0).astype(np.float32))
+
+
+@pytest.mark.parametrize(("shape", "kernel"), CASES, ids=[f"{s}k{k}" for s, k in CASES])
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+def test_tiled_max_pool_and_gradient_equal_reduce_window(shape, kernel, ties):
+    x = _with_ties(shape) if ties else jnp.asarray(np.random.default_rng(0).standard_normal(shape), jnp.float32)
+    outs = _outs(x, kernel)
+    want, pull = jax.vjp(lambda t: _reference(t, kernel), x)
+    got = pool.tiled_max_pool(x, kernel, outs)
+    np.testing.assert_array_equal(got, want)
+    dy = jnp.asarray(np.random.default_rng(1).standard_normal(want.shape), jnp.float32)
+    np.testing.assert_array_equal(pool.tiled_max_pool_grad(x, got, dy, kernel, outs), pull(dy)[0])
+
+
+def _max_pool(x, kernel, strides, **attrs):
+    kw = {"pad_mode": "valid", "pad": (0,) * (2 * len(kernel)), "dilation": (1,) * len(kernel), "ceil_mode": False}
+    kw.update(attrs)
+    return pool.MaxPool.impl(x, kernel_size=kernel, strides=strides, **kw)
+
+
+def _lowered_ops(fn, *args) -> set[str]:
+    fresh = lambda *a: fn(*a)  # noqa: E731  (a new function each call: jax caches traces per function)
+    return {str(eqn.primitive) for eqn in jax.make_jaxpr(fresh)(*args).jaxpr.eqns}
+
+
+# (x shape, kernel, strides, (lo, hi) pads): overlapping, padded or gapped windows
+WINDOWED = [
+    ((2, 3, 9, 9), (3, 3), (2, 2), [(1, 1), (1, 1)]),  # ResNet's stem pool
+    ((2, 3, 8, 7), (3, 2), (1, 1), [(0, 0), (0, 0)]),  # stride 1
+    ((2, 3, 10, 9), (2, 2), (3, 3), [(0, 0), (0, 0)]),  # windows with gaps between them
+    ((2, 3, 7, 7), (2, 2), (2, 2), [(0, 1), (0, 1)]),  # ceil mode's last partial window
+    ((3, 9), (3,), (2,), [(1, 1)]),  # 1-D, unbatched
+    ((1, 2, 5, 6, 5), (2, 3, 2), (1, 2, 2), [(1, 0), (1, 1), (0, 1)]),  # 3-D
+]
+
+
+def _windowed_reference(x, kernel, strides, pads):
+    lead = x.ndim - len(kernel)
+    return lax.reduce_window(
+        x, -jnp.inf, lax.max, (1,) * lead + kernel, (1,) * lead + strides, [(0, 0)] * lead + list(pads)
+    )
+
+
+@pytest.mark.parametrize(("shape", "kernel", "strides", "pads"), WINDOWED, ids=[str(c[:3]) for c in WINDOWED])
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+def test_windowed_max_pool_and_gradient_equal_reduce_window(shape, kernel, strides, pads, ties):
+    x = _with_ties(shape) if ties else jnp.asarray(np.random.default_rng(0).standard_normal(shape), jnp.float32)
+    want, pull = jax.vjp(lambda t: _windowed_reference(t, kernel, strides, pads), x)
+    outs = want.shape[-len(kernel) :]
+    got = pool.windowed_max_pool(x, kernel, strides, pads, outs)
+    np.testing.assert_array_equal(got, want)
+    dy = jnp.asarray(np.random.default_rng(1).standard_normal(want.shape), jnp.float32)
+    got_grad = pool.windowed_max_pool_grad(x, got, dy, kernel, strides, pads, outs)
+    # An entry that is the maximum of several overlapping windows sums their shares in another order.
+    np.testing.assert_allclose(got_grad, pull(dy)[0], rtol=1e-6, atol=1e-6)
+
+
+def test_max_pool_lowering_by_window_shape_and_platform(monkeypatch):
+    x = jnp.ones((2, 3, 8, 8), jnp.float32)
+    tiled = _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2), pad_mode="same"), x)
+    assert "reduce_max" in tiled and "reduce_window_max" not in tiled
+    overlapping = _lowered_ops(lambda t: _max_pool(t, (3, 3), (2, 2)), x)
+    padded = _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2), pad_mode="pad", pad=(1, 1, 1, 1)), x)
+    ceil = _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2), ceil_mode=True), jnp.ones((1, 1, 7, 7)))
+    for lowered in (overlapping, padded, ceil):
+        assert "max" in lowered and not lowered & {"reduce_window_max", "reduce_max"}
+    monkeypatch.setattr(pool, "default_platform", lambda: "gpu")
+    for kernel, strides in (((2, 2), (2, 2)), ((3, 3), (2, 2))):
+        assert "reduce_window_max" in _lowered_ops(lambda t, k=kernel, s=strides: _max_pool(t, k, s), x)
+
+
+@pytest.mark.parametrize(
+    ("shape", "kernel", "stride", "pad_mode"),
+    [((2, 3, 8, 8), 2, 2, "valid"), ((2, 3, 9, 9), 2, 2, "valid"), ((2, 3, 9, 9), 3, 2, "same")],
+)
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_max_pool_gradient_through_kiln_matches_reduce_window(shape, kernel, stride, pad_mode, platform, monkeypatch):
+    monkeypatch.setattr(pool, "default_platform", lambda: platform)
+    x = _with_ties(shape, seed=3)
+    window, strides = (1, 1, kernel, kernel), (1, 1, stride, stride)
+    want = jax.grad(lambda t: (lax.reduce_window(t, -jnp.inf, lax.max, window, strides, pad_mode.upper()) ** 2).sum())
+    max_pool = ops.MaxPool(kernel_size=kernel, strides=stride, pad_mode=pad_mode)
+    got = kiln.grad(lambda t: (max_pool(t) ** 2).sum())(kiln.Tensor(np.asarray(x)))
+    np.testing.assert_array_equal(got.asnumpy(), want(x))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int32])
+def test_tiled_pools_keep_the_dtype(dtype):
+    x = jnp.asarray(np.arange(2 * 3 * 6 * 6).reshape(2, 3, 6, 6) % 7, dtype)
+    got = _max_pool(x, (2, 2), (2, 2))
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(got, lax.reduce_window(x, np.array(-1000, dtype), lax.max, (1, 1, 2, 2),
+                                                         (1, 1, 2, 2), "VALID"))  # fmt: skip
+
+
+@pytest.mark.parametrize(("shape", "kernel", "pad_mode"), [((2, 3, 8, 8), 2, "valid"), ((2, 3, 9, 7), 3, "valid")])
+def test_tiled_avg_pool_and_gradient_equal_reduce_window(shape, kernel, pad_mode):
+    x = jnp.asarray(np.random.default_rng(0).standard_normal(shape), jnp.float32)
+    attrs = {"kernel_size": (kernel, kernel), "strides": (kernel, kernel), "pad_mode": pad_mode, "pad": (0,) * 4}
+    attrs |= {"ceil_mode": False, "count_include_pad": True, "divisor_override": 0}
+    assert "reduce_window_sum" not in _lowered_ops(lambda t: pool.AvgPool.impl(t, **attrs), x)
+
+    def reference(t):
+        window = (1, 1, kernel, kernel)
+        return lax.reduce_window(t, 0.0, lax.add, window, window, "VALID") / kernel**2
+
+    want, pull = jax.vjp(reference, x)
+    got, got_pull = jax.vjp(lambda t: pool.AvgPool.impl(t, **attrs), x)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    dy = jnp.ones_like(want)
+    np.testing.assert_allclose(got_pull(dy)[0], pull(dy)[0], rtol=1e-6, atol=1e-6)
