@@ -301,9 +301,9 @@ def test_gradient_of_a_bool_input_is_zeros():
     np.testing.assert_array_equal(_np(g), [False, False])
 
 
-def test_gradient_of_a_python_number_is_a_type_error():
-    with pytest.raises(TypeError):
-        kiln.grad(lambda x: x * 2)(3.0)
+def test_gradient_of_a_python_number_is_left_out():
+    # MindSpore 2.10 (PyNative and graph): a position holding no Tensor gets no gradient, so none at all is ()
+    assert kiln.grad(lambda x: x * 2)(3.0) == ()
 
 
 def test_integer_inputs_not_differentiated_are_fine(xy):
