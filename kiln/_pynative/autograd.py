@@ -156,11 +156,6 @@ def run_tensor_hooks(tables: list[dict], grad: Tensor) -> Tensor:
     return grad
 
 
-class GradPositionError(IndexError, ValueError):
-    """A `grad_position` naming an argument the call does not have (an index out of range; a ValueError too,
-    as Kiln raised before)."""
-
-
 def check_grad_position(grad_position) -> None:
     """Refuse an empty `grad_position` when the transform is made: it asks for the gradients of no argument.
 
@@ -181,7 +176,7 @@ def _positions(grad_position, args: tuple) -> tuple[int, ...]:
     pos = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position)
     for p in pos:
         if not isinstance(p, int) or not -nargs <= p < nargs:
-            raise GradPositionError(
+            raise IndexError(
                 f"grad_position {grad_position!r} is out of range: the function was called with {nargs} argument(s)."
             )
     return tuple(p % nargs for p in pos if isinstance(args[p], Tensor) or tensor_leaves(args[p]))
@@ -492,8 +487,9 @@ class GradOperation:
                     args, sens = args[:-1], args[-1]
             ws = _weights_list(weights) if self.get_by_list else []  # no weights given: an empty tuple
             call, kw_tensors = fn, [k for k, v in kwargs.items() if isinstance(v, Tensor)]
-            if self.get_all and kw_tensors:
-                # get_all also differentiates the Tensors passed by keyword, after the positional ones
+            if (self.get_all or not args) and kw_tensors:
+                # get_all also differentiates the Tensors passed by keyword, after the positional ones; with no
+                # positional argument, the first keyword Tensor is the first input (MindSpore, in both modes)
                 n_pos, rest = len(args), {k: v for k, v in kwargs.items() if k not in kw_tensors}
                 args = (*args, *(kwargs[k] for k in kw_tensors))
 

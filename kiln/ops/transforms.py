@@ -401,12 +401,25 @@ def hessian(fn: Callable, grad_position=0, has_aux: bool = False) -> Callable:
 
 
 def get_grad(gradients, identifier):
-    """The gradient of argument position or Parameter `identifier` from a `grad(..., return_ids=True)` result."""
+    """The gradient of argument position or Parameter `identifier` from a `grad(..., return_ids=True)` result.
+
+    Args:
+        gradients: what `grad(..., return_ids=True)` returned.
+        identifier: an argument position (int) or a Parameter.
+
+    Returns:
+        The gradient paired with `identifier`.
+
+    Raises:
+        RuntimeError: no gradient is paired with `identifier` (the error MindSpore documents for get_grad).
+    """
     key = identifier.name if isinstance(identifier, Parameter) else identifier
     found = _find_grad(gradients, key)
     if found is None:
         raise op_error(
-            "get_grad", f"no gradient is identified by {identifier!r}: the gradients hold no such position or name."
+            "get_grad",
+            f"no gradient is identified by {identifier!r}: the gradients hold no such position or name.",
+            RuntimeError,
         )
     return found[0]
 

@@ -225,3 +225,54 @@ def test_gradient_values_agree_with_numpy_for_integer_parameters():
         np.testing.assert_array_equal(gw.asnumpy(), [x.sum()])
         np.testing.assert_array_equal(gb.asnumpy(), [y.sum()])
         assert gw.dtype == kiln.int32 and gb.dtype == kiln.int32
+
+
+class _GradInConstruct(nn.Cell):
+    """grad with return_ids and get_grad, both inside construct."""
+
+    def __init__(self, net, identifier):
+        super().__init__()
+        self.net = net
+        self.identifier = identifier
+
+    def construct(self, x, y):
+        return ops.get_grad(kiln.grad(self.net, 0, self.net.w, return_ids=True)(x, y), self.identifier)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_get_grad_of_an_identifier_not_there_is_a_runtime_error_in_construct_too(mode):
+    kiln.set_context(mode=mode)
+    net = _Affine(kiln.float32)
+    x, y = Tensor([10.0]), Tensor([20.0])
+    assert _shape_of(_GradInConstruct(net, net.w)(x, y)) == _f32(10)
+    with pytest.raises(RuntimeError, match="no gradient is identified by 1"):
+        _GradInConstruct(net, 1)(x, y)
+
+
+class _GradOfNoArgs(nn.Cell):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def construct(self, x, y):
+        return kiln.grad(self.net, 0)()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_position_past_the_arguments_is_an_index_error_in_construct_too(mode):
+    kiln.set_context(mode=mode)
+    with pytest.raises(IndexError, match="grad_position 0 is out of range"):
+        _GradOfNoArgs(_NoInput(kiln.float32))(Tensor([1.0]), Tensor([2.0]))
+
+
+class _KeywordsOnly(nn.Cell):
+    def construct(self, *, a, b):
+        return a * b
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_grad_operation_with_keyword_arguments_only_differentiates_the_first(mode):
+    kiln.set_context(mode=mode)
+    a, b = Tensor([2.0]), Tensor([3.0])
+    assert _shape_of(GradOperation()(_KeywordsOnly())(a=a, b=b)) == _f32(3)
+    assert _shape_of(GradOperation(get_all=True)(_KeywordsOnly())(a=a, b=b)) == (_f32(3), _f32(2))
