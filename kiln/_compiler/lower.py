@@ -359,6 +359,26 @@ def _grad(e, ins, checks):
     return [*targets, *others, *grads]
 
 
+@_rule("jacobian")
+def _jacobian(e, ins, checks):
+    """jacfwd/jacrev of a nested graph: its outputs, then one Jacobian per (differentiated output, input) pair,
+    output-major (`kiln.ops.jacfwd`/`jacrev` rebuild the structure)."""
+    p = e.params
+    g: Graph = p["graph"]
+    n_diff, n_targets = p["n_diff"], p["n_targets"]
+    diff, rest = ins[:n_diff], ins[n_diff:]
+
+    def f(*d):
+        outs, err = _eval_checked(g, (*d, *rest), checks)
+        return outs[:n_targets], (outs, err)
+
+    transform = jax.jacfwd if p["kind"] == "jacfwd" else jax.jacrev
+    jac, (outs, err) = transform(f, argnums=tuple(range(n_diff)), has_aux=True)(*diff)
+    if err is not None:
+        checks.append(err)
+    return [*outs, *(j for per_output in jac for j in per_output)]
+
+
 @_rule("vmap")
 def _vmap(e, ins, checks):
     p = e.params

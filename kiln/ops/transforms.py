@@ -59,13 +59,6 @@ def _any_symbolic(args) -> bool:
     return any(G.is_symbolic(x) for x in leaves)
 
 
-def _check_eager(what: str, args) -> None:
-    if G.current() is not None and _any_symbolic(args):
-        raise RuntimeError(
-            f"{what} is not supported inside a compiled graph (GRAPH_MODE or @jit) yet: call it in PyNative mode."
-        )
-
-
 def _run(transformed: Callable, args: tuple):
     """Call backend function `transformed` on `args` (Tensors inside containers); Tensors out.
 
@@ -370,10 +363,12 @@ def _jacobian(kind: str, fn: Callable, grad_position, has_aux: bool) -> Callable
     argnums = grad_position if isinstance(grad_position, int) else tuple(grad_position)
 
     def jac(*args):
-        _check_eager(kind, args)
         for p in _as_tuple(argnums):
             if not isinstance(args[p], Tensor):
                 raise TypeError(f"{kind}: argument {p} must be a Tensor, but got {type(args[p]).__name__}.")
+        trace = G.current()
+        if trace is not None and _any_symbolic(args):
+            return _jacobian_in_graph(trace, kind, fn, args, argnums, has_aux)
         pure = _pure(fn, kind)
         if has_aux:
             transformed = transform(_split_aux(pure), argnums=argnums, has_aux=True)
@@ -382,6 +377,40 @@ def _jacobian(kind: str, fn: Callable, grad_position, has_aux: bool) -> Callable
         return _run(transformed, args)
 
     jac.__wrapped__ = fn
+    return jac
+
+
+def _jacobian_in_graph(trace, kind: str, fn: Callable, args: tuple, argnums, has_aux: bool):
+    """Inside a graph being recorded: `fn` recorded as a nested graph, one `jacobian` equation (the backend's
+    jacfwd/jacrev over it when lowered), the result in the structure the eager path gives."""
+    positions = _as_tuple(argnums)
+    nested = record(trace, kind, lambda *a: call_with_graph_semantics(G.current(), fn, a), list(args), list(positions))
+    if nested.written:
+        raise RuntimeError(
+            f"{kind}: inside a compiled graph the function must not write Parameters or draw random numbers."
+        )
+    result = nested.result
+    if has_aux and (not isinstance(result, (tuple, list)) or len(result) < 2):
+        raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
+    output = result[0] if has_aux else result
+    targets = tensor_leaves(output)
+    outs = nested.graph.outvars
+    inputs = [args[p] for p in positions]
+    avals = [(tuple(o.shape), o.dtype) for o in outs]
+    avals += [(tuple(t.shape) + tuple(x.shape), t._data.dtype) for t in targets for x in inputs]
+    params = {"graph": nested.graph, "n_diff": len(inputs), "n_targets": len(targets), "kind": kind}
+    results = trace.emit("jacobian", [x._data for x in inputs] + list(nested.captured), avals, params)
+    value = nested.finish(trace, results[: len(outs)])
+    jacs = iter(Tensor._wrap(j) for j in results[len(outs) :])
+    per_output = [tuple(next(jacs) for _ in inputs) for _ in targets]
+    if isinstance(argnums, int):
+        per_output = [row[0] for row in per_output]
+    else:
+        per_output = [tuple(row) for row in per_output]
+    # The Jacobian has the structure of the differentiated output, each leaf replaced by its row
+    jac = unflatten(flatten(output, []), iter(per_output), _same)
+    if has_aux:
+        return jac, value[1] if len(value) == 2 else tuple(value[1:])
     return jac
 
 

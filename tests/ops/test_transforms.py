@@ -203,3 +203,58 @@ def test_linearize_gives_the_output_and_a_jvp_function(mode):
         kiln.set_context(mode=kiln.PYNATIVE_MODE)
     for got, want in zip([*out, *tangent], [*want_out, *want_tangent], strict=True):
         np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6)
+
+
+def _jacobian_cases():
+    x = _t([[1.0, 2.0], [3.0, 4.0]])
+    y = _t([[-2.0, 3.0], [-1.0, 2.0]])
+    return [
+        (lambda a, b: a * a * b, 0, False, (x, y)),
+        (lambda a, b: a * a * b, (0, 1), False, (x, y)),
+        (lambda a, b: (a * b, (a + b).sum()), (1, 0), False, (x, y)),
+        (lambda a, b: (ops.sin(a) * b, a - b, b.sum()), 0, True, (x, y)),
+        (lambda a, k: a * k, 0, False, (x, 3)),
+    ]
+
+
+def _leaves(value) -> list:
+    if isinstance(value, (tuple, list)):
+        return [type(value).__name__] + [leaf for v in value for leaf in _leaves(v)]
+    return [np.asarray(value.asnumpy())] if isinstance(value, Tensor) else [value]
+
+
+@pytest.mark.parametrize("kind", ["jacfwd", "jacrev"])
+@pytest.mark.parametrize("case", range(5))
+def test_jacobians_in_graphs_match_pynative(kind, case):
+    fn, position, has_aux, args = _jacobian_cases()[case]
+    transform = getattr(ops, kind)(fn, position, has_aux)
+    eager = _leaves(transform(*args))
+
+    class Net(nn.Cell):
+        def construct(self, *a):
+            return transform(*a)
+
+    compiled = [_leaves(kiln.jit(transform)(*args))]
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+    try:
+        compiled.append(_leaves(Net()(*args)))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    for got in compiled:
+        assert len(got) == len(eager)
+        for g, e in zip(got, eager, strict=True):
+            if isinstance(e, np.ndarray):
+                np.testing.assert_allclose(g, e, rtol=1e-6)
+            else:
+                assert g == e
+
+
+def test_jacobian_in_a_graph_of_a_function_writing_a_parameter_is_refused():
+    w = kiln.Parameter(_t([1.0, 2.0]), name="w")
+
+    def writes(a):
+        ops.assign(w, a)
+        return a * w
+
+    with pytest.raises(RuntimeError, match="jacrev: inside a compiled graph the function must not write"):
+        kiln.jit(ops.jacrev(writes))(_t([3.0, 4.0]))
