@@ -17,6 +17,8 @@ O(n) up to K iterations, O(n^2) body steps beyond.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from kiln import _backend as B
@@ -377,6 +379,26 @@ def _jacobian(e, ins, checks):
     if err is not None:
         checks.append(err)
     return [*outs, *(j for per_output in jac for j in per_output)]
+
+
+@_rule("taylor")
+def _taylor(e, ins, checks):
+    """Taylor mode (`kiln.ops.jet`/`derivative`) over a nested graph: its outputs, then each output's series
+    stacked (order, *shape)."""
+    p = e.params
+    g: Graph = p["graph"]
+    n = p["n_primals"]
+    primals, series, rest = ins[:n], ins[n : 2 * n], ins[2 * n :]
+    if checks is not None:  # the graph's value checks, on the primal values
+        checks.append(_eval_checked(g, (*primals, *rest), checks)[1])
+    jet = importlib.import_module("jax.experimental.jet").jet  # the backend's Taylor mode (loaded when used)
+
+    def f(*xs):
+        return tuple(eval_graph(g, (*xs, *rest)))
+
+    terms = tuple([term for term in jnp.asarray(s, x.dtype)] for x, s in zip(primals, series, strict=True))
+    outs, out_series = jet(f, tuple(primals), terms)
+    return [*outs, *(jnp.stack(t) for t in out_series)]
 
 
 @_rule("vmap")
