@@ -9,7 +9,8 @@ The rules (MindSpore 2.10's, checked with script files against it):
   integer inputs are; one used where only an integer will do (an index) gets zeros;
 - an empty grad_position is refused when the transform is made; a position past the arguments is an IndexError.
 
-Each case runs in both modes, called directly and from a Cell's construct, and must give the same result.
+Each case runs in both modes, called directly and from a Cell's construct, and under `jit` (AST and bytecode
+capture), and must give the same result.
 """
 
 from __future__ import annotations
@@ -96,6 +97,10 @@ def _same_in_every_mode(make, args, expected, in_construct=True):
         assert _run(mode, make, args) == expected, f"mode {mode}"
         if in_construct:
             assert _run(mode, make, args, in_construct=True) == expected, f"mode {mode}, in construct"
+    kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    for capture in ("ast", "bytecode"):
+        got = _shape_of(kiln.jit(lambda *a: make()(*a), capture_mode=capture)(*args))
+        assert got == expected, f"jit, capture_mode={capture}"
 
 
 @pytest.mark.parametrize("dtype", [kiln.int32, kiln.float32])
