@@ -340,19 +340,38 @@ def _jvp_in_graph(trace, fn: Callable, xs: tuple, vs: tuple, has_aux: bool):
     return value, tangent
 
 
+def _parameters_of(fn) -> list:
+    """The Parameters of `fn` when it is a Cell or a Cell's bound method (none for a plain function)."""
+    owner = fn if callable(getattr(fn, "get_parameters", None)) else getattr(fn, "__self__", None)
+    get = getattr(owner, "get_parameters", None)
+    return list(get()) if callable(get) else []
+
+
 def vjp(fn: Callable, *inputs, weights=None, has_aux: bool = False):
     """Reverse-mode derivative: `(fn(*inputs), vjp_fn)`; `vjp_fn(v)` gives the tuple of input cotangents
     (and the weights' when `weights` are given); with `has_aux`, `(output, vjp_fn, aux)`."""
     _require_tensors("vjp", inputs=inputs)
+    ws = autograd._weights_list(weights) if weights is not None else []
+    # Each vjp_fn call runs `fn` again on the tape, from the Parameter values the forward started from, and puts
+    # back the values the forward left: the forward's state writes (a BatchNorm's moving statistics) happen
+    # once, however often vjp_fn is called.
+    state = list({id(p): p for p in [*_parameters_of(fn), *ws]}.values())
+    before = [p._data for p in state]
     out = fn(*inputs)
+    after = [p._data for p in state]
     value, aux = (out[0], out[1] if len(out) == 2 else tuple(out[1:])) if has_aux else (out, None)
     positions = tuple(i for i, a in enumerate(inputs) if isinstance(a, Tensor))
-    ws = autograd._weights_list(weights) if weights is not None else []
 
     def vjp_fn(*v):
         sens = v[0] if len(v) == 1 else tuple(v)
         target = (lambda *a: fn(*a)[0]) if has_aux else fn
-        _, in_grads, w_grads = autograd.run_with_grad(target, inputs, positions, ws, sens=sens)
+        for p, data in zip(state, before, strict=True):
+            p._data = data
+        try:
+            _, in_grads, w_grads = autograd.run_with_grad(target, inputs, positions, ws, sens=sens)
+        finally:
+            for p, data in zip(state, after, strict=True):
+                p._data = data
         return (in_grads, w_grads) if weights is not None else in_grads
 
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)

@@ -258,3 +258,39 @@ def test_jacobian_in_a_graph_of_a_function_writing_a_parameter_is_refused():
 
     with pytest.raises(RuntimeError, match="jacrev: inside a compiled graph the function must not write"):
         kiln.jit(ops.jacrev(writes))(_t([3.0, 4.0]))
+
+
+class _Counted(nn.Cell):
+    """out = 2 * x, counting its calls in a Parameter (as a BatchNorm's moving statistics are written)."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = kiln.Parameter(_t([0.0]), name="calls", requires_grad=False)
+
+    def construct(self, x):
+        ops.assign_add(self.calls, _t([1.0]))
+        return x * 2
+
+
+class _VjpTwice(nn.Cell):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def construct(self, x):
+        out, vjp_fn = ops.vjp(self.net, x)
+        return out, vjp_fn(ops.ones_like(out)), vjp_fn(ops.ones_like(out) * 3)
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_vjp_fn_repeats_no_state_write_of_the_forward(mode):
+    kiln.set_context(mode=mode)
+    try:
+        net = _Counted()
+        out, g1, g3 = _VjpTwice(net)(_t([1.0, 5.0]))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    np.testing.assert_allclose(out.asnumpy(), [2.0, 10.0])
+    np.testing.assert_allclose(g1[0].asnumpy(), [2.0, 2.0])
+    np.testing.assert_allclose(g3[0].asnumpy(), [6.0, 6.0])
+    np.testing.assert_allclose(net.calls.asnumpy(), [1.0])  # the forward's write, once (it was 3: once per call)
