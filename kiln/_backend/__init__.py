@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jax.experimental import io_callback
+from jax.experimental.jet import jet as taylor_jet
 from jax.extend.core import jaxpr_as_fun as as_fun
 
 from kiln._backend import cache  # noqa: F401  (turns on the on-disk executable cache)
@@ -38,6 +39,7 @@ __all__ = [
     "devices",
     "eval_shape",
     "float0",
+    "taylor_jet",
     "io_callback",
     "is_array",
     "is_symbolic_dim",

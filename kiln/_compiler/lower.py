@@ -451,6 +451,45 @@ def _grad(e, ins, checks):
     return [*targets, *others, *grads]
 
 
+@_rule("jacobian")
+def _jacobian(e, ins, checks):
+    """jacfwd/jacrev of a nested graph: its outputs, then one Jacobian per (differentiated output, input) pair,
+    output-major (`kiln.ops.jacfwd`/`jacrev` rebuild the structure)."""
+    p = e.params
+    g: Graph = p["graph"]
+    n_diff, n_targets = p["n_diff"], p["n_targets"]
+    diff, rest = ins[:n_diff], ins[n_diff:]
+
+    def f(*d):
+        outs, err = _eval_checked(g, (*d, *rest), checks)
+        return outs[:n_targets], (outs, err)
+
+    transform = jax.jacfwd if p["kind"] == "jacfwd" else jax.jacrev
+    jac, (outs, err) = transform(f, argnums=tuple(range(n_diff)), has_aux=True)(*diff)
+    if err is not None:
+        checks.append(err)
+    return [*outs, *(j for per_output in jac for j in per_output)]
+
+
+@_rule("taylor")
+def _taylor(e, ins, checks):
+    """Taylor mode (`kiln.ops.jet`/`derivative`) over a nested graph: its outputs, then each output's series
+    stacked (order, *shape)."""
+    p = e.params
+    g: Graph = p["graph"]
+    n = p["n_primals"]
+    primals, series, rest = ins[:n], ins[n : 2 * n], ins[2 * n :]
+    if checks is not None:  # the graph's value checks, on the primal values
+        checks.append(_eval_checked(g, (*primals, *rest), checks)[1])
+
+    def f(*xs):
+        return tuple(eval_graph(g, (*xs, *rest)))
+
+    terms = tuple([term for term in jnp.asarray(s, x.dtype)] for x, s in zip(primals, series, strict=True))
+    outs, out_series = B.taylor_jet(f, tuple(primals), terms)
+    return [*outs, *(jnp.stack(t) for t in out_series)]
+
+
 @_rule("vmap")
 def _vmap(e, ins, checks):
     p = e.params

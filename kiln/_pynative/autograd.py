@@ -156,14 +156,30 @@ def run_tensor_hooks(tables: list[dict], grad: Tensor) -> Tensor:
     return grad
 
 
-def _positions(grad_position, nargs: int) -> tuple[int, ...]:
+def check_grad_position(grad_position) -> None:
+    """Refuse an empty `grad_position` when the transform is made: it asks for the gradients of no argument.
+
+    Raises:
+        RuntimeError: `grad_position` is an empty tuple or list (None, not `()`, asks for no input gradients).
+    """
+    if isinstance(grad_position, (tuple, list)) and not grad_position:
+        raise RuntimeError(
+            "grad_position is empty: give the index (or indices) of the arguments to differentiate, or None to "
+            "differentiate only the weights."
+        )
+
+
+def _positions(grad_position, args: tuple) -> tuple[int, ...]:
+    """The argument indices to differentiate: in range, and only Tensors (as MindSpore, an argument holding no
+    Tensor, such as a Python number, gets no gradient: it is left out of the result)."""
+    nargs = len(args)
     pos = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position)
     for p in pos:
         if not isinstance(p, int) or not -nargs <= p < nargs:
-            raise ValueError(
+            raise IndexError(
                 f"grad_position {grad_position!r} is out of range: the function was called with {nargs} argument(s)."
             )
-    return tuple(p % nargs for p in pos)
+    return tuple(p % nargs for p in pos if isinstance(args[p], Tensor) or tensor_leaves(args[p]))
 
 
 _ONES: dict = {}
@@ -222,6 +238,8 @@ def run_with_grad(
             )
     if any(not tape.is_differentiable(args[p]) for p in positions):
         return _grad_of_integers(fn, args, positions, weights, has_aux=has_aux, sens=sens, kwargs=kwargs)
+    if any(w.dtype.kind in "iub" for w in weights):
+        return _grad_of_integer_weights(fn, args, positions, weights, has_aux=has_aux, sens=sens, kwargs=kwargs)
     if G.current() is None and any(not w.requires_grad for w in weights):
         # MindSpore's PyNative gives a frozen Parameter asked for zeros (its graph mode differentiates it anyway)
         live = [w for w in weights if w.requires_grad]
@@ -314,6 +332,35 @@ def _grad_of_integers(fn: Callable, args: tuple, positions: tuple, weights, **op
     return out, tuple(found[p] if p in found else _zeros_like(args[p]) for p in positions), w_grads
 
 
+def _grad_of_integer_weights(fn: Callable, args: tuple, positions: tuple, weights, **options):
+    """Gradients with respect to integer (and bool) Parameters, as for integer arguments (`_grad_of_integers`).
+
+    For the call, each such Parameter holds its float32 value; its gradient is cast back to its dtype and its
+    value restored (a value `fn` wrote is kept, in the Parameter's dtype). Where `fn` cannot take the float
+    value, the gradient is zeros.
+    """
+    ints = [w for w in weights if w.dtype.kind in "iub"]
+    saved = [(w, w._data) for w in ints]
+    floats = [_cast(w, np.float32)._data for w in ints]
+    for w, f in zip(ints, floats, strict=True):
+        w._data = f
+    try:
+        out, in_grads, w_grads = run_with_grad(fn, args, positions, weights, **options)
+    except Exception:  # noqa: BLE001  (an integer Parameter used where only an integer will do: zeros)
+        out = None
+    finally:
+        for (w, data), f in zip(saved, floats, strict=True):
+            written = w._data
+            w._data = data if written is f else _cast(Tensor._wrap(written), data.dtype)._data
+    if out is None:
+        live = [w for w in weights if w.dtype.kind not in "iub"]
+        out, in_grads, some = run_with_grad(fn, args, positions, live, **options)
+        found = dict(zip(map(id, live), some, strict=True))
+        return out, in_grads, tuple(found.get(id(w)) or _zeros_like(w) for w in weights)
+    cast = tuple(_cast(g, w._data.dtype) if w.dtype.kind in "iub" else g for w, g in zip(weights, w_grads, strict=True))
+    return out, in_grads, cast
+
+
 def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):
     """Inside a graph being recorded: record `fn` as a nested graph and emit one `grad` equation."""
     nested = record(
@@ -357,13 +404,14 @@ def _weights_list(weights) -> list[Parameter]:
     return ws
 
 
-def _pack(grad_position, weights, return_ids, in_grads, w_grads, ws):
+def _pack(grad_position, weights, return_ids, positions, in_grads, w_grads, ws):
+    """The gradients in MindSpore's structure: the inputs' part is the bare gradient when one input is
+    differentiated, a tuple otherwise (`()` when no Tensor was at the positions asked for); the weights' part is
+    bare for a single Parameter, a tuple for a list; both parts make a pair when both were asked for."""
     if return_ids:
-        pos = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position or ())
-        in_grads = tuple((p, g) for p, g in zip(pos, in_grads, strict=True))
+        in_grads = tuple((p, g) for p, g in zip(positions, in_grads, strict=True))
         w_grads = tuple((w.name, g) for w, g in zip(ws, w_grads, strict=True))
-    # A single position, as an int or a one-element tuple, gives the bare gradient (MindSpore 2.x).
-    in_part = in_grads[0] if len(in_grads) == 1 and grad_position is not None else in_grads
+    in_part = in_grads[0] if len(in_grads) == 1 else in_grads
     if weights is None:
         return in_part
     w_part = w_grads[0] if isinstance(weights, Parameter) else w_grads
@@ -381,12 +429,13 @@ def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = 
     """
     if grad_position is None and weights is None:
         raise ValueError("value_and_grad needs grad_position or weights (both were None).")
+    check_grad_position(grad_position)
 
     def wrapper(*args, **kwargs):
-        positions = () if grad_position is None else _positions(grad_position, len(args))
+        positions = () if grad_position is None else _positions(grad_position, args)
         ws = _weights_list(weights)
         out, in_grads, w_grads = run_with_grad(fn, args, positions, ws, has_aux=has_aux, kwargs=kwargs)
-        return out, _pack(grad_position, weights, return_ids, in_grads, w_grads, ws)
+        return out, _pack(grad_position, weights, return_ids, positions, in_grads, w_grads, ws)
 
     wrapper.__wrapped__ = fn
     return wrapper
@@ -438,8 +487,9 @@ class GradOperation:
                     args, sens = args[:-1], args[-1]
             ws = _weights_list(weights) if self.get_by_list else []  # no weights given: an empty tuple
             call, kw_tensors = fn, [k for k, v in kwargs.items() if isinstance(v, Tensor)]
-            if self.get_all and kw_tensors:
-                # get_all also differentiates the Tensors passed by keyword, after the positional ones
+            if (self.get_all or not args) and kw_tensors:
+                # get_all also differentiates the Tensors passed by keyword, after the positional ones; with no
+                # positional argument, the first keyword Tensor is the first input (MindSpore, in both modes)
                 n_pos, rest = len(args), {k: v for k, v in kwargs.items() if k not in kw_tensors}
                 args = (*args, *(kwargs[k] for k in kw_tensors))
 
@@ -454,6 +504,8 @@ class GradOperation:
             _, in_grads, w_grads = run_with_grad(call, args, positions, ws, sens=sens, kwargs=kwargs)
             if not self.get_all and not positions:  # the first argument is not a Tensor: no gradient (MindSpore)
                 in_grads = ((),)
+            if self.get_by_list and isinstance(weights, Parameter):
+                w_grads = w_grads[0]  # one Parameter given (not in a list): its bare gradient, as MindSpore
             if self.get_by_list and not self.get_all:
                 return w_grads
             in_part = in_grads if self.get_all else in_grads[0]

@@ -66,8 +66,9 @@ def record(trace: G.Trace, name: str, fn: Callable, args: list, positions, state
             ) from None
         leaves: list = []
         template = flatten(result, leaves)
-    seeded = {id(p) for p in state}
-    written = [k for k in sub.written() if k not in seeded]
+    # A Parameter given in `state` and written by `fn` is written back too (its write is the function's effect;
+    # its gradient is taken at the value it had on entry).
+    written = sub.written()
     nested = Nested()
     nested.graph = sub.graph([*leaves, *(sub.state[k] for k in written)])
     nested.template = template

@@ -10,7 +10,9 @@ import functools
 import numbers
 from collections.abc import Callable
 
+from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Tensor
+from kiln._pynative.nested import call_with_graph_semantics
 
 __all__ = ["HyperMap", "Map", "MultitypeFuncGraph", "constexpr", "depend", "partial", "primexpr"]
 
@@ -68,6 +70,24 @@ class MultitypeFuncGraph:
 
         return deco
 
+    def names_sequences_of(self, args) -> bool:
+        """Whether an implementation takes `args` as they are, naming each tuple or list among them by its type
+        (`HyperMap` then calls it with the sequences instead of mapping over them).
+
+        Args:
+            args: the arguments of one call.
+
+        Returns:
+            True when some registered signature fits every argument and says Tuple/List where one is a sequence.
+        """
+        for types, _ in self.entries:
+            if len(types) != len(args):
+                continue
+            scores = [_matches(t, a) for t, a in zip(types, args, strict=True)]
+            if all(scores) and all(s == 2 for s, a in zip(scores, args, strict=True) if isinstance(a, (tuple, list))):
+                return True
+        return False
+
     def __call__(self, *args):
         best, best_score = None, -1
         for types, fn in self.entries:
@@ -82,6 +102,9 @@ class MultitypeFuncGraph:
                 f"For '{self.name}', no registered implementation takes ({found}); registered: "
                 f"{[list(t) for t, _ in self.entries]}."
             )
+        trace = G.current()
+        if trace is not None:  # user code: compiled as the graph's own (a Tensor `if` in it becomes a branch)
+            return call_with_graph_semantics(trace, best, args)
         return best(*args)
 
     def __repr__(self) -> str:
@@ -90,8 +113,8 @@ class MultitypeFuncGraph:
 
 def _apply_over(fn, args, reverse: bool, deep: bool):
     seqs = [a for a in args if isinstance(a, (tuple, list))]
-    if not seqs:
-        return fn(*args)
+    if not seqs or (isinstance(fn, MultitypeFuncGraph) and fn.names_sequences_of(args)):
+        return fn(*args)  # (an implementation registered for these sequences takes them whole, as MindSpore)
     n = len(seqs[0])
     if any(len(s) != n for s in seqs):
         raise ValueError(f"HyperMap/Map: the sequences have different lengths {[len(s) for s in seqs]}.")

@@ -7,15 +7,16 @@ standing for its symbolic values, as `ops.jvp` runs on the backend's forward mod
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
 import numpy as np
 
-from kiln._backend import jnp
+from kiln._backend import jnp, taylor_jet
+from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Tensor
+from kiln._pynative.nested import call_with_graph_semantics, record
 from kiln.ops._helpers import op_error
-from kiln.ops.transforms import _pure, _to_tensors
+from kiln.ops.transforms import _pure
 
 __all__ = ["derivative", "jet"]
 
@@ -26,20 +27,52 @@ def _float(t, op: str, name: str) -> Tensor:
     return t if t.dtype.is_floating else Tensor._wrap(t._data.astype(np.float32))
 
 
-def _taylor(fn: Callable, primals: tuple, series: tuple, op: str):
-    jet_fn = importlib.import_module("jax.experimental.jet").jet  # the backend's Taylor mode (loaded when used)
-    pure = _pure(fn, op)
+def _outputs(out, op: str) -> tuple:
+    """The function's output as a tuple of Tensors (one Tensor, or a tuple or list of them)."""
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if not outs or not all(isinstance(o, Tensor) for o in outs):
+        raise op_error(op, "the function must return a Tensor or a tuple of Tensors.", TypeError)
+    return outs
 
-    def single(*arrays):
+
+def _taylor(fn: Callable, primals: tuple, series: tuple, op: str):
+    """(fn(*primals), its series): one Tensor each for a single output, tuples of them for a tuple output."""
+    trace = G.current()
+    if trace is not None and any(G.is_symbolic(t._data) for t in primals + series):
+        return _taylor_in_graph(trace, fn, primals, series, op)
+    pure = _pure(fn, op)
+    several = []
+
+    def arrays_out(*arrays):
         out = pure(*arrays)
-        if isinstance(out, (tuple, list)):
-            raise op_error(op, "the function must return one Tensor.", TypeError)
-        return out
+        several.append(isinstance(out, (tuple, list)))
+        return tuple(out) if several[-1] else (out,)
 
     p = tuple(x._data for x in primals)
     s = tuple([term for term in jnp.asarray(ser._data, x._data.dtype)] for x, ser in zip(primals, series, strict=True))
-    out, out_series = jet_fn(single, p, s)
-    return _to_tensors(out), Tensor._wrap(jnp.stack(out_series))
+    out, out_series = taylor_jet(arrays_out, p, s)
+    values = tuple(Tensor._wrap(o) for o in out)
+    terms = tuple(Tensor._wrap(jnp.stack(t)) for t in out_series)
+    return (values, terms) if several[0] else (values[0], terms[0])
+
+
+def _taylor_in_graph(trace, fn: Callable, primals: tuple, series: tuple, op: str):
+    """Inside a graph being recorded: `fn` recorded as a nested graph, one `taylor` equation (the backend's
+    Taylor mode over the nested graph when lowered)."""
+    positions = list(range(len(primals)))
+    nested = record(trace, op, lambda *a: call_with_graph_semantics(G.current(), fn, a), list(primals), positions)
+    if nested.written:
+        raise op_error(op, "inside a compiled graph the function must not write Parameters or draw random numbers.")
+    outs = _outputs(nested.result, op)
+    order = series[0].shape[0]
+    avals = [(tuple(o.shape), o._data.dtype) for o in outs]
+    avals += [((order, *o.shape), o._data.dtype) for o in outs]
+    ins = [x._data for x in primals] + [t._data for t in series] + list(nested.captured)
+    results = trace.emit("taylor", ins, avals, {"graph": nested.graph, "n_primals": len(primals)})
+    values = tuple(Tensor._wrap(r) for r in results[: len(outs)])
+    terms = tuple(Tensor._wrap(r) for r in results[len(outs) :])
+    several = isinstance(nested.result, (tuple, list))
+    return (values, terms) if several else (values[0], terms[0])
 
 
 def jet(fn: Callable, primals, series):
@@ -81,4 +114,6 @@ def derivative(fn: Callable, primals, order: int):
     xs = tuple(_float(x, op, "primals") for x in ((primals,) if single else primals))
     ss = tuple(Tensor._wrap(jnp.zeros((order, *x.shape), x._data.dtype).at[0].set(1)) for x in xs)
     out, out_series = _taylor(fn, xs, ss, op)
-    return out, Tensor._wrap(out_series._data[-1])
+    if isinstance(out_series, tuple):
+        return out, tuple(t[-1] for t in out_series)
+    return out, out_series[-1]

@@ -59,13 +59,6 @@ def _any_symbolic(args) -> bool:
     return any(G.is_symbolic(x) for x in leaves)
 
 
-def _check_eager(what: str, args) -> None:
-    if G.current() is not None and _any_symbolic(args):
-        raise RuntimeError(
-            f"{what} is not supported inside a compiled graph (GRAPH_MODE or @jit) yet: call it in PyNative mode."
-        )
-
-
 def _run(transformed: Callable, args: tuple):
     """Call backend function `transformed` on `args` (Tensors inside containers); Tensors out.
 
@@ -347,19 +340,38 @@ def _jvp_in_graph(trace, fn: Callable, xs: tuple, vs: tuple, has_aux: bool):
     return value, tangent
 
 
+def _parameters_of(fn) -> list:
+    """The Parameters of `fn` when it is a Cell or a Cell's bound method (none for a plain function)."""
+    owner = fn if callable(getattr(fn, "get_parameters", None)) else getattr(fn, "__self__", None)
+    get = getattr(owner, "get_parameters", None)
+    return list(get()) if callable(get) else []
+
+
 def vjp(fn: Callable, *inputs, weights=None, has_aux: bool = False):
     """Reverse-mode derivative: `(fn(*inputs), vjp_fn)`; `vjp_fn(v)` gives the tuple of input cotangents
     (and the weights' when `weights` are given); with `has_aux`, `(output, vjp_fn, aux)`."""
     _require_tensors("vjp", inputs=inputs)
+    ws = autograd._weights_list(weights) if weights is not None else []
+    # Each vjp_fn call runs `fn` again on the tape, from the Parameter values the forward started from, and puts
+    # back the values the forward left: the forward's state writes (a BatchNorm's moving statistics) happen
+    # once, however often vjp_fn is called.
+    state = list({id(p): p for p in [*_parameters_of(fn), *ws]}.values())
+    before = [p._data for p in state]
     out = fn(*inputs)
+    after = [p._data for p in state]
     value, aux = (out[0], out[1] if len(out) == 2 else tuple(out[1:])) if has_aux else (out, None)
     positions = tuple(i for i, a in enumerate(inputs) if isinstance(a, Tensor))
-    ws = autograd._weights_list(weights) if weights is not None else []
 
     def vjp_fn(*v):
         sens = v[0] if len(v) == 1 else tuple(v)
         target = (lambda *a: fn(*a)[0]) if has_aux else fn
-        _, in_grads, w_grads = autograd.run_with_grad(target, inputs, positions, ws, sens=sens)
+        for p, data in zip(state, before, strict=True):
+            p._data = data
+        try:
+            _, in_grads, w_grads = autograd.run_with_grad(target, inputs, positions, ws, sens=sens)
+        finally:
+            for p, data in zip(state, after, strict=True):
+                p._data = data
         return (in_grads, w_grads) if weights is not None else in_grads
 
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
@@ -370,10 +382,12 @@ def _jacobian(kind: str, fn: Callable, grad_position, has_aux: bool) -> Callable
     argnums = grad_position if isinstance(grad_position, int) else tuple(grad_position)
 
     def jac(*args):
-        _check_eager(kind, args)
         for p in _as_tuple(argnums):
             if not isinstance(args[p], Tensor):
                 raise TypeError(f"{kind}: argument {p} must be a Tensor, but got {type(args[p]).__name__}.")
+        trace = G.current()
+        if trace is not None and _any_symbolic(args):
+            return _jacobian_in_graph(trace, kind, fn, args, argnums, has_aux)
         pure = _pure(fn, kind)
         if has_aux:
             transformed = transform(_split_aux(pure), argnums=argnums, has_aux=True)
@@ -382,6 +396,40 @@ def _jacobian(kind: str, fn: Callable, grad_position, has_aux: bool) -> Callable
         return _run(transformed, args)
 
     jac.__wrapped__ = fn
+    return jac
+
+
+def _jacobian_in_graph(trace, kind: str, fn: Callable, args: tuple, argnums, has_aux: bool):
+    """Inside a graph being recorded: `fn` recorded as a nested graph, one `jacobian` equation (the backend's
+    jacfwd/jacrev over it when lowered), the result in the structure the eager path gives."""
+    positions = _as_tuple(argnums)
+    nested = record(trace, kind, lambda *a: call_with_graph_semantics(G.current(), fn, a), list(args), list(positions))
+    if nested.written:
+        raise RuntimeError(
+            f"{kind}: inside a compiled graph the function must not write Parameters or draw random numbers."
+        )
+    result = nested.result
+    if has_aux and (not isinstance(result, (tuple, list)) or len(result) < 2):
+        raise TypeError("has_aux=True expects the function to return a tuple (output, *aux).")
+    output = result[0] if has_aux else result
+    targets = tensor_leaves(output)
+    outs = nested.graph.outvars
+    inputs = [args[p] for p in positions]
+    avals = [(tuple(o.shape), o.dtype) for o in outs]
+    avals += [(tuple(t.shape) + tuple(x.shape), t._data.dtype) for t in targets for x in inputs]
+    params = {"graph": nested.graph, "n_diff": len(inputs), "n_targets": len(targets), "kind": kind}
+    results = trace.emit("jacobian", [x._data for x in inputs] + list(nested.captured), avals, params)
+    value = nested.finish(trace, results[: len(outs)])
+    jacs = iter(Tensor._wrap(j) for j in results[len(outs) :])
+    per_output = [tuple(next(jacs) for _ in inputs) for _ in targets]
+    if isinstance(argnums, int):
+        per_output = [row[0] for row in per_output]
+    else:
+        per_output = [tuple(row) for row in per_output]
+    # The Jacobian has the structure of the differentiated output, each leaf replaced by its row
+    jac = unflatten(flatten(output, []), iter(per_output), _same)
+    if has_aux:
+        return jac, value[1] if len(value) == 2 else tuple(value[1:])
     return jac
 
 
@@ -401,12 +449,25 @@ def hessian(fn: Callable, grad_position=0, has_aux: bool = False) -> Callable:
 
 
 def get_grad(gradients, identifier):
-    """The gradient of argument position or Parameter `identifier` from a `grad(..., return_ids=True)` result."""
+    """The gradient of argument position or Parameter `identifier` from a `grad(..., return_ids=True)` result.
+
+    Args:
+        gradients: what `grad(..., return_ids=True)` returned.
+        identifier: an argument position (int) or a Parameter.
+
+    Returns:
+        The gradient paired with `identifier`.
+
+    Raises:
+        RuntimeError: no gradient is paired with `identifier` (the error MindSpore documents for get_grad).
+    """
     key = identifier.name if isinstance(identifier, Parameter) else identifier
     found = _find_grad(gradients, key)
     if found is None:
         raise op_error(
-            "get_grad", f"no gradient is identified by {identifier!r}: the gradients hold no such position or name."
+            "get_grad",
+            f"no gradient is identified by {identifier!r}: the gradients hold no such position or name.",
+            RuntimeError,
         )
     return found[0]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import kiln
 from kiln import Tensor, nn, ops
 
 X = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
@@ -49,3 +50,56 @@ def test_errors():
         ops.derivative(_ExpSin(), Tensor(X), 0)
     with pytest.raises(ValueError, match="series"):
         ops.jet(_ExpSin(), Tensor(X), Tensor(np.ones((2, 3), np.float32)))
+
+
+def _sin_cos(a, b):
+    return ops.sin(a), ops.cos(b)
+
+
+def test_a_function_of_several_outputs_gives_a_series_per_output():
+    ones = np.stack([np.ones_like(X), np.zeros_like(X), np.zeros_like(X)])
+    (sa, cb), (s_series, c_series) = ops.jet(_sin_cos, (Tensor(X), Tensor(Y)), (Tensor(ones), Tensor(ones)))
+    np.testing.assert_allclose(sa.asnumpy(), np.sin(X), rtol=1e-6)
+    np.testing.assert_allclose(cb.asnumpy(), np.cos(Y), rtol=1e-6)
+    np.testing.assert_allclose(s_series.asnumpy(), np.stack([np.cos(X), -np.sin(X), -np.cos(X)]), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c_series.asnumpy(), np.stack([-np.sin(Y), -np.cos(Y), np.sin(Y)]), rtol=1e-5, atol=1e-6)
+    _, (s3, c3) = ops.derivative(_sin_cos, (Tensor(X), Tensor(Y)), 3)
+    np.testing.assert_allclose(s3.asnumpy(), -np.cos(X), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c3.asnumpy(), np.sin(Y), rtol=1e-5, atol=1e-6)
+
+
+class _JetInConstruct(nn.Cell):
+    def __init__(self, net, order=None):
+        super().__init__()
+        self.net = net
+        self.order = order
+
+    def construct(self, x, y):
+        if self.order is None:
+            return ops.jet(self.net, x, y)
+        return ops.derivative(self.net, (x, y), self.order)
+
+
+def _flat(value):
+    if isinstance(value, tuple):
+        return [leaf for v in value for leaf in _flat(v)]
+    return [value.asnumpy()]
+
+
+@pytest.mark.parametrize("how", ["graph_mode", "jit"])
+def test_taylor_mode_in_graphs_matches_pynative(how):
+    series = Tensor(np.stack([np.ones_like(X), np.zeros_like(X), np.zeros_like(X)]))
+    cases = [(_JetInConstruct(_ExpSin()), (Tensor(X), series)), (_JetInConstruct(_sin_cos, 3), (Tensor(X), Tensor(Y)))]
+    for net, args in cases:
+        eager = _flat(net(*args))
+        if how == "jit":
+            got = _flat(kiln.jit(lambda *a, net=net: net(*a))(*args))
+        else:
+            kiln.set_context(mode=kiln.GRAPH_MODE)
+            try:
+                got = _flat(net(*args))
+            finally:
+                kiln.set_context(mode=kiln.PYNATIVE_MODE)
+        assert len(got) == len(eager)
+        for g, e in zip(got, eager, strict=True):
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)

@@ -58,7 +58,8 @@ def test_grad_one_element_tuple_position_gives_the_gradient_itself(xy):
 
 
 def test_grad_position_out_of_range(xy):
-    with pytest.raises(ValueError, match="grad_position"):
+    # an index past the arguments: IndexError, as Python's sequences and MindSpore's graph mode raise
+    with pytest.raises(IndexError, match="grad_position"):
         kiln.grad(f, 2)(*xy)
 
 
@@ -301,9 +302,9 @@ def test_gradient_of_a_bool_input_is_zeros():
     np.testing.assert_array_equal(_np(g), [False, False])
 
 
-def test_gradient_of_a_python_number_is_a_type_error():
-    with pytest.raises(TypeError):
-        kiln.grad(lambda x: x * 2)(3.0)
+def test_gradient_of_a_python_number_is_left_out():
+    # MindSpore 2.10 (PyNative and graph): a position holding no Tensor gets no gradient, so none at all is ()
+    assert kiln.grad(lambda x: x * 2)(3.0) == ()
 
 
 def test_integer_inputs_not_differentiated_are_fine(xy):
