@@ -16,8 +16,10 @@ __all__ = ["Adam", "ApplyMomentum", "Assign", "AssignAdd", "AssignSub", "SGD", "
 
 
 def _check_target(op: str, variable) -> None:
-    if not isinstance(variable, Parameter):
-        raise op_error(op, f"'variable' must be a Parameter, but got {type(variable).__name__}.", TypeError)
+    # A plain Tensor is written in place too, as MindSpore 2.10 does in both modes (its other aliases see it).
+    if not isinstance(variable, Tensor):
+        raise op_error(op, f"'variable' must be a Parameter or a Tensor, but got {type(variable).__name__}.",
+                       TypeError)  # fmt: skip
 
 
 def _check_value(op: str, value) -> None:
@@ -29,7 +31,7 @@ def _assignment(prim, name: str, summary: str, value_meaning: str):
     """The functional face `name` of the write primitive `prim`: the operands checked, the result stored in the
     Parameter (assign, assign_add and assign_sub differ only in their primitive and their words)."""
 
-    def face(variable: Parameter, value) -> Tensor:
+    def face(variable: Tensor, value) -> Tensor:
         _check_target(prim.name, variable)
         _check_value(prim.name, value)
         return apply(prim, (variable, value))
@@ -38,7 +40,7 @@ def _assignment(prim, name: str, summary: str, value_meaning: str):
     face.__doc__ = f"""{summary} (value broadcast to the variable's shape, cast to its dtype).
 
     Args:
-        variable (Parameter): the target.
+        variable (Union[Parameter, Tensor]): the target, written in place.
         value (Union[Tensor, number]): {value_meaning}.
 
     Returns:

@@ -849,6 +849,8 @@ FAMILY_ROWS: list[Row] = [
     _primitive("ApplyCenteredRMSProp"),
     _primitive("ApplyGradientDescent"),
     _primitive("ApplyMomentum"),
+    _primitive("InplaceAddExt"),
+    _primitive("InplaceSubExt"),
     _primitive("ApplyProximalAdagrad"),
     _primitive("ApplyRMSProp"),
     _primitive("ApproximateEqual"),

@@ -67,6 +67,8 @@ __all__ = [
     "IndexAdd",
     "InplaceAdd",
     "InplaceSub",
+    "InplaceAddExt",
+    "InplaceSubExt",
     "InplaceUpdateV2",
     "InplaceIndexAdd",
     "IsClose",
@@ -349,6 +351,13 @@ IndexAdd = attr_class(
 )
 InplaceAdd = attr_class("InplaceAdd", {"indices": 0}, lambda s, x, v: math.inplace_add(x, v, s.indices))
 InplaceSub = attr_class("InplaceSub", {"indices": 0}, lambda s, x, v: math.inplace_sub(x, v, s.indices))
+# `input += alpha * other` in place (the Tensor methods add_/sub_), MindSpore's generated in-place Primitives
+InplaceAddExt = attr_class(
+    "InplaceAddExt", {}, lambda s, x, y, alpha=1: x.add_(y, alpha=alpha), "Primitive InplaceAddExt: `x.add_(y, alpha)`."
+)
+InplaceSubExt = attr_class(
+    "InplaceSubExt", {}, lambda s, x, y, alpha=1: x.sub_(y, alpha=alpha), "Primitive InplaceSubExt: `x.sub_(y, alpha)`."
+)
 InplaceUpdateV2 = attr_class("InplaceUpdateV2", {}, lambda s, x, idx, v: math.inplace_update(x, v, idx))
 InplaceIndexAdd = attr_class(
     "InplaceIndexAdd", {"axis": 0}, lambda s, var, idx, u: array.inplace_index_add(var, idx, u, s.axis)
