@@ -213,6 +213,10 @@ class _RNNBase(Cell):
             hx = (zeros, zeros) if self.is_lstm else zeros
         elif self.is_lstm and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
             raise TypeError(f"For '{cls}', 'hx' must be a tuple (h_0, c_0).")
+        else:
+            # The layer computes in x's dtype (its weights are cast to it): so does the initial state, as under
+            # `to_float`, where MindSpore casts every op's inputs (a float32 state given to a float16 layer).
+            hx = tuple(ops.cast(h, x.dtype) for h in hx) if self.is_lstm else ops.cast(hx, x.dtype)
         if seq_length is not None:
             if tuple(seq_length.shape) != (batch,):
                 raise ValueError(f"For '{cls}' batch size of x and seq_length must be equal, but got {batch} of x "
