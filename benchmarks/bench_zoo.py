@@ -10,9 +10,10 @@ CRNN with CTC (OCR). Every (network, framework, mode) cell is a fresh interprete
 MindSpore script: Kiln through `kiln run` (the `mindspore` alias), MindSpore 2.10 with its own Python
 ($KILN_MINDSPORE_PYTHON, default /work/msvenv/bin/python; left out when absent). The first step is build,
 trace, compile and run (what a user waits for the first time: Kiln's graph cache and its on-disk cache of compiled
-executables are off, KILN_GRAPH_CACHE=0 and KILN_CACHE_DIR=off), the steady step
-the median of the following steps. Issue 21's bounds: Kiln's GRAPH_MODE first step at most MindSpore's and its
-steady step at most half of MindSpore's; Kiln's PyNative step at most MindSpore's PyNative step.
+executables are off, KILN_GRAPH_CACHE=0 and KILN_CACHE_DIR=off), the steady step the median of the following
+steps. The last column says how much of Kiln's first step was XLA compiling (JAX's own compile events: total,
+count, the largest). Issue 21's bounds: Kiln's GRAPH_MODE first step at most MindSpore's and its steady step at
+most half of MindSpore's; Kiln's PyNative step at most MindSpore's PyNative step.
 """
 
 from __future__ import annotations
@@ -154,23 +155,44 @@ NETWORKS: dict[str, tuple[str, Callable]] = {
 }
 
 
+def _xla_compiles() -> list:
+    """A list that collects (seconds, function name) of every XLA compile from now on (JAX's own timing
+    events; Kiln's backend is JAX)."""
+    from kiln._backend import jax
+
+    compiles: list = []
+
+    def listen(event: str, duration: float, **kw) -> None:
+        if event == "/jax/core/compile/backend_compile_duration":
+            compiles.append((duration, kw.get("fun_name")))
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    return compiles
+
+
 def _worker(network: str, mode: str, repeat: int) -> dict:
     """Build `network` in `mode`, time its first and following train steps (runs under MindSpore or Kiln)."""
     ms = importlib.import_module("mindspore")  # Kiln under `kiln run`
+    compiles = _xla_compiles() if ms.__name__.startswith("kiln") else None
     ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
     ms.set_seed(0)
     np.random.seed(0)  # zoo initialisers that draw from NumPy
     t0 = time.perf_counter()
     step = NETWORKS[network][1](ms, np.random.default_rng(0))
     t1 = time.perf_counter()
+    n_build = len(compiles) if compiles is not None else 0
     sync(step())
     t2 = time.perf_counter()
+    first_step = compiles[n_build:] if compiles is not None else []
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
         sync(step())
         times.append(time.perf_counter() - t)
-    return {"build": t1 - t0, "first": t2 - t1, "step": statistics.median(times)}
+    result = {"build": t1 - t0, "first": t2 - t1, "step": statistics.median(times)}
+    if compiles is not None:  # where the first step's time went: XLA's compiles of it, and the largest one
+        result["xla"] = [sum(d for d, _ in first_step), len(first_step), max((d for d, _ in first_step), default=0)]
+    return result
 
 
 def _spawn(framework: str, network: str, mode: str, repeat: int) -> dict | None:
@@ -207,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
     have_ms = Path(MINDSPORE_PYTHON).exists()
     print(f"MindSpore: {MINDSPORE_PYTHON if have_ms else 'not found (set KILN_MINDSPORE_PYTHON): Kiln only'}")
     print(f"{'network':<34} {'mode':<9} {'Kiln first':>11} {'Kiln step':>11} {'MS first':>10} {'MS step':>10} "
-          f"{'first/MS':>9} {'step/MS':>8}")  # fmt: skip
+          f"{'first/MS':>9} {'step/MS':>8}  Kiln first step's XLA compiles: total/count (largest)")  # fmt: skip
     for network in args.nets.split(","):
         for mode in args.modes.split(","):
             kiln = _spawn("kiln", network, mode, args.repeat)
@@ -216,8 +238,11 @@ def main(argv: list[str] | None = None) -> None:
                      for r in (kiln, ms)]  # fmt: skip
             if not have_ms:
                 cells[1] = f"{'':>10} {'':>10}"
+            xla = ""
+            if kiln and "xla" in kiln:
+                xla = f"{kiln['xla'][0]:.1f}s/{kiln['xla'][1]} ({kiln['xla'][2]:.1f}s)"
             print(f"{NETWORKS[network][0]:<34} {mode:<9} {cells[0]} {cells[1]} {_ratio(kiln, ms, 'first'):>9} "
-                  f"{_ratio(kiln, ms, 'step'):>8}", flush=True)  # fmt: skip
+                  f"{_ratio(kiln, ms, 'step'):>8}  {xla}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -179,3 +179,26 @@ def test_cells_step_as_before():
     out, (h_n, c_n) = layer(ops.expand_dims(x, 0))
     np.testing.assert_allclose(h.asnumpy(), h_n.asnumpy()[0], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(c.asnumpy(), c_n.asnumpy()[0], rtol=1e-6, atol=1e-6)
+
+
+def test_float32_state_into_a_float16_layer_trains():
+    # As under `to_float(float16)` with a float32 initial state (the zoo's CRNN): the state is cast to the
+    # layer's dtype, so the gradients exist and equal those of a float16 state.
+    kiln.set_seed(6)
+    layer = nn.LSTM(3, 4, bidirectional=True).to_float(kiln.float16)
+    rng = np.random.default_rng(6)
+    x = kiln.Tensor(rng.standard_normal((5, 2, 3)).astype(np.float16))
+    state = rng.standard_normal((2, 2, 4)).astype(np.float32)
+
+    def grads(dtype):
+        h0, c0 = kiln.Tensor(state.astype(dtype)), kiln.Tensor(state.astype(dtype) * 0.5)
+
+        def loss(x):
+            out, _ = layer(x, (h0, c0))
+            return ops.cast(out, kiln.float32).sum()
+
+        return kiln.grad(loss, grad_position=None, weights=layer.trainable_params())(x)
+
+    for a, b in zip(grads(np.float32), grads(np.float16), strict=True):
+        assert np.isfinite(a.asnumpy()).all() and np.abs(a.asnumpy()).sum() > 0
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())

@@ -299,6 +299,9 @@ def _check_ctc(log_probs, targets, input_lengths, target_lengths, blank, zero_in
 
 
 def _ctc(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    out_dtype = log_probs.dtype
+    if jnp.finfo(out_dtype).bits < 32:  # _NEG is -inf in float16 (and NaN gradients come back): run in float32
+        log_probs = log_probs.astype(jnp.float32)
     steps, n, _ = log_probs.shape
     width = 2 * targets.shape[1] + 1
     ext = jnp.full((n, width), blank, jnp.int32).at[:, 1::2].set(targets.astype(jnp.int32))
@@ -328,12 +331,12 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
     end = 2 * target_lengths.astype(jnp.int32)
     ll = jnp.logaddexp(last[rows, end], jnp.where(target_lengths > 0, last[rows, jnp.maximum(end - 1, 0)], neg))
     impossible = ll <= _NEG / 2
-    nll = jnp.where(impossible, jnp.inf, -ll).astype(log_probs.dtype)
+    nll = jnp.where(impossible, jnp.inf, -ll).astype(out_dtype)
     if zero_infinity:
-        nll = jnp.where(impossible, 0, nll).astype(log_probs.dtype)
+        nll = jnp.where(impossible, 0, nll).astype(out_dtype)
     past = jnp.arange(steps)[:, None, None] >= input_lengths[None, :, None]  # rows past a sample's input length
     log_alpha = jnp.where((alphas <= _NEG / 2) | past, -jnp.inf, alphas)
-    return nll, jnp.transpose(log_alpha, (1, 0, 2)).astype(log_probs.dtype)
+    return nll, jnp.transpose(log_alpha, (1, 0, 2)).astype(out_dtype)
 
 
 CTCLoss = PrimitiveDef(

@@ -56,6 +56,11 @@ def _step(mode: str, x, state, w_ih, w_hh, b_ih, b_hh):
     return ops.relu(pre) if mode == "RNN_RELU" else ops.tanh(pre)
 
 
+def _in_dtype(t, dtype):
+    """`t` cast to `dtype` (no cast when it already has it)."""
+    return t if t.dtype == dtype else ops.cast(t, dtype)
+
+
 def _check_dims(cls: str, input_size, hidden_size) -> None:
     for name, v in (("input_size", input_size), ("hidden_size", hidden_size)):
         if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
@@ -213,6 +218,10 @@ class _RNNBase(Cell):
             hx = (zeros, zeros) if self.is_lstm else zeros
         elif self.is_lstm and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
             raise TypeError(f"For '{cls}', 'hx' must be a tuple (h_0, c_0).")
+        else:
+            # The layer computes in x's dtype (its weights are cast to it): so does the initial state, as under
+            # `to_float`, where MindSpore casts every op's inputs (a float32 state given to a float16 layer).
+            hx = tuple(_in_dtype(h, x.dtype) for h in hx) if self.is_lstm else _in_dtype(hx, x.dtype)
         if seq_length is not None:
             if tuple(seq_length.shape) != (batch,):
                 raise ValueError(f"For '{cls}' batch size of x and seq_length must be equal, but got {batch} of x "
