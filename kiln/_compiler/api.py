@@ -194,8 +194,9 @@ class JitFunction:
 
     def __call__(self, *args, **kwargs):
         try:
-            if not kwargs and self._direct and not interp._ACTIVE and not tape.recording:
-                out = self._cache.hit(args)  # the cache-hit path: no key built (JitCache.fast)
+            fast = self._cache.fast  # the cache-hit path: no key built (one generated function, JitCache.fast)
+            if fast is not None and self._direct and not kwargs and not interp._ACTIVE and not tape.recording:
+                out = fast(args)
                 if out is not C.MISS:
                     return out
             return _invoke(self, self._cache, None, args, kwargs)

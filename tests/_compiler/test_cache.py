@@ -253,6 +253,22 @@ def test_the_key_free_hit_path_still_tells_shapes_dtypes_globals_and_cells_apart
     assert h.compile_count == 2
 
 
+def test_the_key_free_hit_path_refuses_a_parameter_a_scalar_or_another_count_where_tensors_were():
+    x, y = _x(), _x(seed=1)
+    w = ms.Parameter(Tensor(np.full((2, 3), 3.0, np.float32)), name="w")
+    for other, expected in ((w, x.asnumpy() * 3.0), (4.0, x.asnumpy() * 4.0), (None, x.asnumpy() * 2.0)):
+
+        @jit
+        def f(x, y=None):
+            return x * 2 if y is None else x * y
+
+        f(x, y)
+        assert f._cache.fast is not None  # the next call is offered to the key-free hit first
+        got = f(x) if other is None else f(x, other)  # a Parameter is state, a float a constant: a new key each
+        np.testing.assert_allclose(got.asnumpy(), expected, rtol=1e-6)
+        assert f.compile_count == 2
+
+
 def test_a_graph_mode_cell_sharing_its_cache_with_another_runs_its_own_parameters():
     class Net(nn.Cell):
         def __init__(self):

@@ -135,12 +135,56 @@ def rebuild(template, it):
 _STATIC = object()  # "use the per-shape programs" (JitCache._call_dynamic)
 _NO_LEAD = object()  # JitCache.fast: the call has no Cell or object before its Tensors
 MISS = object()  # JitCache.hit: no executable could be called without building the key
-_wrap = Tensor._wrap
+_new = object.__new__
 
 
 class InputsDiffer(Exception):
     """Raised while tracing an executable's program for inputs of other shapes or dtypes than it was built
     for (JitCache.fast called it without building the key): the call builds its key and compiles."""
+
+
+def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards):
+    """One generated function for `JitCache.fast`: `args` -> outputs, or MISS when the call needs its key built.
+
+    It is written for this entry's argument count, lead object, guards and output so that a hit runs no loop,
+    builds no list and calls no other Python function (a hit costs about as much as the backend's launch).
+
+    Args:
+        cache: the cache holding `ex` (a run assuming the other branch of a Tensor if is noted on it).
+        lead: the Cell or object every call passes first, or _NO_LEAD.
+        n: the number of plain Tensors after it.
+        ex: the executable.
+        direct: its backend function when the call is `Tensor(direct(*arrays)[0])`, else None.
+        guards: its guards' compiled check, or None.
+
+    Returns:
+        The function of one argument, the call's positional arguments.
+    """
+    names = [f"a{i}" for i in range(n)]
+    ns = {"MISS": MISS, "T": Tensor, "CHECKS": _CHECKS, "LEAD": lead, "EX": ex, "DIRECT": direct, "GUARDS": guards,
+          "CACHE": cache, "NEW": _new, "BRANCH": BranchGuardFailed,
+          "REDO": (InputsDiffer, RecursionCut, persistent.StaleExecutable)}  # fmt: skip
+    unpacked = (["lead_arg"] if lead is not _NO_LEAD else []) + names
+    lines = ["def hit(args):", f"    if len(args) != {len(unpacked)} or not CHECKS['on']:", "        return MISS"]
+    if unpacked:
+        lines.append(f"    {', '.join(unpacked)}, = args")
+    tests = (["lead_arg is not LEAD"] if lead is not _NO_LEAD else []) + [f"type({a}) is not T" for a in names]
+    if guards is not None:
+        tests.append("not GUARDS()")
+    if tests:
+        lines += [f"    if {' or '.join(tests)}:", "        return MISS"]
+    arrays = ", ".join(f"{a}._data" for a in names)
+    lines.append("    try:")
+    if direct is not None:  # Tensor._wrap inlined
+        lines += [f"        out = DIRECT({arrays})[0]", "    except REDO:", "        return MISS",
+                  "    t = NEW(T)", "    t._data = out", "    t._nodes = None", "    return t"]  # fmt: skip
+    else:
+        lines += [f"        return EX([{arrays}])",
+                  "    except BRANCH as failed:  # nothing was applied: `call` runs the program for the branch taken",
+                  "        CACHE.pending = (EX, failed)", "        return MISS",
+                  "    except REDO:", "        return MISS"]  # fmt: skip
+    exec(compile("\n".join(lines), "<kiln cache hit>", "exec"), ns)  # noqa: S102  (generated from the entry above)
+    return ns["hit"]
 
 
 _SYMBOLS: list = []
@@ -196,10 +240,9 @@ class JitCache:
         self.warned = False
         self.dynamic = None  # per positional Tensor argument: (shape with None for any size, dtype), from set_inputs
         self.dynamic_off = ""  # why the dynamic-shape program could not be built (then: one per shape)
-        # (lead, number of Tensors, executable, its direct backend function or None, its guards' compiled check
-        # or None) while the cache holds one executable whose key is "`lead` (a Cell or object keyed by identity,
-        # or _NO_LEAD) then plain Tensors": such a call skips the key build and lets the executable check the
-        # Tensors' shapes and dtypes itself (it raises InputsDiffer on others).
+        # A generated function (`_hit_function`) while the cache holds one executable whose key is "`lead` (a
+        # Cell or object keyed by identity, or _NO_LEAD) then plain Tensors": such a call skips the key build and
+        # lets the executable check the Tensors' shapes and dtypes itself (it raises InputsDiffer on others).
         self.fast = None
         self.pending = None  # (executable, BranchGuardFailed) when `hit` ran a program assuming the other branch
 
@@ -311,27 +354,7 @@ class JitCache:
             The outputs, or MISS when the call needs its key built (`call`).
         """
         fast = self.fast
-        if fast is None or not _CHECKS["on"]:
-            return MISS
-        lead, n, ex, direct, guards = fast
-        if lead is not _NO_LEAD:
-            if not args or args[0] is not lead:
-                return MISS
-            args = args[1:]
-        arrays = [a._data for a in args if type(a) is Tensor]
-        if len(arrays) != n or len(args) != n:
-            return MISS
-        if guards is not None and not guards():
-            return MISS
-        try:
-            if direct is not None:
-                return _wrap(direct(*arrays)[0])
-            return ex(arrays)
-        except BranchGuardFailed as failed:  # nothing was applied: `call` runs the program for the branch taken
-            self.pending = (ex, failed)
-            return MISS
-        except (InputsDiffer, RecursionCut, persistent.StaleExecutable):
-            return MISS  # other shapes or dtypes (a new key), a deeper recursion, a stale load: `call` sees to it
+        return MISS if fast is None else fast(args)
 
     def _fast_entry(self, args: tuple, kwargs: dict, sig: list, ex):
         """The `fast` entry for a call that ran `ex`, or None when the next call must build its key."""
@@ -351,7 +374,7 @@ class JitCache:
         if any(type(a) is not Tensor for a in args[len(args) - n :]):
             return None
         guards = None if self.compile_once or not ex.guards else compile_guards(ex.guards)
-        return (lead, n, ex, ex.direct(), guards)
+        return _hit_function(self, lead, n, ex, ex.direct(), guards)
 
     def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn):
         shapes, key = dynamic
