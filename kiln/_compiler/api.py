@@ -307,7 +307,7 @@ def run_cell(cell, args: tuple, kwargs: dict):
 
 
 def _compile_cell(cache, cell, template, leaves, params, cells, shapes=None, plan=None):
-    def body(c, *a, **k):
+    def body(c, /, *a, **k):
         return calls.call_cell(interp.active(), c, list(a), k)
 
     lax = _syntax_level({}, None, cell)

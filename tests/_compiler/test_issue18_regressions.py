@@ -168,3 +168,20 @@ def test_starred_assignment_unpacks_as_python_does(mode):
     x = Tensor(np.array([1.0, 5.0], np.float32))
     out = _run(mode, _starred, x)
     np.testing.assert_allclose(out.asnumpy(), [6 + 1 + 5 + 5 + 4, 30 + 1 + 5 + 5 + 4])
+
+
+def test_construct_inputs_named_like_the_compilers_own_are_passed_by_keyword():
+    # `construct(self, x, c)` called as net(x, c=...): the compiled body took the Cell as its own first
+    # parameter named `c`, so a keyword `c` clashed ("got multiple values for argument 'c'").
+    class Net(nn.Cell):
+        def construct(self, x, c):
+            return x * 2 + c
+
+    x, c = Tensor(np.float32([1, 2])), Tensor(np.float32([10, 20]))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        out = Net()(x, c=c)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_array_equal(out.asnumpy(), Net()(x, c=c).asnumpy())
+    np.testing.assert_array_equal(out.asnumpy(), [12, 24])
