@@ -111,6 +111,16 @@ class Pending:
 LAZY_WINDOWS: list = []
 
 
+def _made_outside(t: Tensor, trace: G.Trace) -> bool:
+    """Whether `t` holds a value from outside the nested graph `trace` (a Tensor being built holds none)."""
+    buf = getattr(t, "_buf", None)
+    if buf is None:
+        return False
+    if trace.written_tensor(id(t), t) is not None:
+        return True
+    return type(buf) is not G.Var or buf.trace is not trace
+
+
 class Tensor:
     """A multi-dimensional array on the current device.
 
@@ -127,7 +137,14 @@ class Tensor:
 
     @property
     def _data(self):
-        """The backend array (an op still pending in the lazy window runs first)."""
+        """The backend array (an op still pending in the lazy window runs first); inside a nested graph (a Tensor
+        `if` branch, a `while` body), the value that graph wrote to this Tensor, if it did."""
+        if G._TRACES:
+            trace = G._TRACES[-1]
+            if trace is not None and trace.parent is not None:
+                v = trace.written_tensor(id(self), self)
+                if v is not None:
+                    return v
         d = self._buf
         if type(d) is Pending:
             d = self._buf = d.resolve()
@@ -135,6 +152,13 @@ class Tensor:
 
     @_data.setter
     def _data(self, value) -> None:
+        # A nested graph writing a Tensor made outside it records the write as its state, which the `cond` or
+        # `while` joins at its end: the array itself must not become a value of the nested graph.
+        if G._TRACES:
+            trace = G._TRACES[-1]
+            if trace is not None and trace.parent is not None and _made_outside(self, trace):
+                trace.write_tensor(id(self), self, value)
+                return
         self._buf = value
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False) -> None:

@@ -157,6 +157,9 @@ class Trace:
         self.frontend = parent.frontend if parent is not None else None
         self.host_values: dict = {}  # state key -> concrete value, outermost trace only
         self.const_ids: set = parent.const_ids if parent is not None else set()
+        # key -> plain Tensor written in a nested graph (joined like state; a `raise` does not keep it); holding the
+        # Tensor keeps its id from being reused while the graph is recorded
+        self.tensor_keys: dict = parent.tensor_keys if parent is not None else {}
 
     # -- values ------------------------------------------------------------------------------
     def new_input(self, shape, dtype) -> Var:
@@ -216,8 +219,32 @@ class Trace:
         return v
 
     def write_state(self, key, obj, value) -> None:
+        """Set the current value of a state entry; a plain Tensor written in a nested graph holds its joined
+        value itself once it reaches the outermost graph (only nested graphs keep such writes as state)."""
+        if self.parent is None and self.tensor_keys.get(key) is obj:
+            obj._buf = value  # the Tensor's own array (its `_data` setter would ask the current trace again)
+            return
         self.state[key] = value
         self.state_objs[key] = obj
+
+    def write_tensor(self, key, obj, value) -> None:
+        """Record a write to the plain Tensor `obj` made in this nested graph as state, joined at its end."""
+        self.tensor_keys[key] = obj
+        self.write_state(key, obj, value)
+
+    def written_tensor(self, key, obj):
+        """The value this graph or an enclosing nested one wrote to the plain Tensor `obj`, as a value of this
+        graph; None where none did (the Tensor's own array holds it)."""
+        v = self.state.get(key)
+        if v is not None or self.parent is None:
+            return v
+        v = self.parent.written_tensor(key, obj)
+        if v is not None:
+            v = self.lift(v)
+            self.state_in[key] = v
+            self.state[key] = v
+            self.state_objs[key] = obj
+        return v
 
     def written(self) -> list:
         """State keys whose value changed in this graph."""
@@ -239,6 +266,8 @@ class Trace:
         trace = self
         while trace is not None:
             for k in [*trace.written(), *trace.carried()]:
+                if k in trace.tensor_keys:
+                    continue
                 objs.setdefault(k, trace.state_objs[k])
             trace = trace.parent
         return [(k, self.read_state(k, obj, None)) for k, obj in objs.items()]
