@@ -9,6 +9,7 @@ one launch.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import sys
@@ -229,6 +230,9 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
                 raise diagnose(prim, args, attrs, err) from None
             if len(_avals) < 4096:
                 _avals[key] = avals
+        if sum(math.prod(a.shape) * a.dtype.itemsize for a in avals) > lazy.MAX_DEFERRED_BYTES:
+            del window.args[n_args:]
+            return None
         try:
             ahead = prim.bounds is None or _bounds_checked_ahead(prim, attrs, args)
         except BaseException:

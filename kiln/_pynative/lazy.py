@@ -27,6 +27,9 @@ from kiln._core.tensor import LAZY_WINDOWS, Pending, Tensor
 
 ENABLED = os.environ.get("KILN_LAZY", "1").strip().lower() not in ("0", "off", "false", "no")
 MAX_OPS = 256  # ops in one window: a longer run of deferred ops is flushed in pieces of this size
+# An op whose outputs hold more bytes runs at once: it gains nothing from waiting, and an allocation that fails
+# is then raised at the op's own line
+MAX_DEFERRED_BYTES = 64 << 20
 MAX_PROGRAMS = 256  # compiled window programs kept (one per structure); the oldest goes first
 # A program whose window structure changes every flush (data-dependent control flow) would compile anew each
 # time where per-op kernels are reused: while this many programs have run only once, a window whose program is
@@ -156,22 +159,30 @@ class Window:
         return f"Window{{{';'.join(parts)}}}->{list(live)}"
 
     def _run_op_by_op(self, ops: tuple, args: list, live: list) -> None:
+        """Run the window's ops one at a time. An op that fails keeps its error for its own outputs and for the
+        outputs of the ops that read them; every other output is computed, so reading an unrelated value later
+        does not raise another op's error."""
         values: list = []
-        try:
-            for prim, attrs, refs, _ in ops:
-                inputs = tuple(_eager_input(r, args, values) for r in refs)
-                out = self.run_eagerly(prim, attrs, inputs)
-                values.extend(out if prim.multiple_results else (out,))
-        except Exception as err:  # noqa: BLE001  (every output not computed keeps the error for whoever reads it)
-            for i, p in live:
-                if i < len(values):
-                    p.array, p.window = values[i]._data, None
-                else:
-                    self.errors[id(p)] = err
-                    weakref.finalize(p, self.errors.pop, id(p), None)
-            raise
+        failed: dict[int, BaseException] = {}  # value index -> the error that left it without a value
+        for prim, attrs, refs, n_out in ops:
+            base = len(values)
+            err = next((failed[r[1]] for r in refs if type(r) is not int and r[0] == "v" and r[1] in failed), None)
+            if err is None:
+                try:
+                    inputs = tuple(_eager_input(r, args, values) for r in refs)
+                    out = self.run_eagerly(prim, attrs, inputs)
+                    values.extend(out if prim.multiple_results else (out,))
+                    continue
+                except Exception as raised:  # noqa: BLE001  (kept for whoever reads this op's outputs)
+                    err = raised
+            values.extend([None] * n_out)
+            failed.update(dict.fromkeys(range(base, base + n_out), err))
         for i, p in live:
-            p.array, p.window = values[i]._data, None
+            if i in failed:
+                self.errors[id(p)] = failed[i]
+                weakref.finalize(p, self.errors.pop, id(p), None)
+            else:
+                p.array, p.window = values[i]._data, None
 
     def failure(self, pending: Pending) -> BaseException:
         """The error to raise for `pending`, left without a value by a window that failed."""

@@ -242,3 +242,27 @@ def test_backward_program_is_recorded_only_without_an_outer_level(window):
     kiln.grad(lambda x: (x * x).sum())(x)
     assert len(backward_program._primitives) == 1
     assert not tape.recording
+
+
+def test_a_huge_output_runs_at_once_and_its_error_is_raised_at_its_line(window):
+    # more bytes than any machine has: raised by the call itself, not by a later, unrelated read
+    with pytest.raises(MemoryError, match="Fill"):
+        ops.zeros((1 << 22, 1 << 22, 1 << 10), kiln.float32)
+    x = Tensor(np.arange(3, dtype=np.float32))
+    np.testing.assert_array_equal((x + 1).asnumpy(), [1, 2, 3])
+
+
+def test_a_failed_window_gives_each_value_its_own_error(window, monkeypatch):
+    # the huge op waits here (bound lifted), so its window fails as one program and is replayed op by op:
+    # an unrelated value is still computed, the failed op's value and what reads it raise its error
+    monkeypatch.setattr(lazy, "MAX_DEFERRED_BYTES", 1 << 62)
+    x = Tensor(np.arange(3, dtype=np.float32))
+    huge = ops.zeros((1 << 22, 1 << 22, 1 << 10), kiln.float32)
+    reads_huge = huge + 1
+    unrelated = x * 2
+    assert _pending(huge) and _pending(unrelated)
+    np.testing.assert_array_equal(unrelated.asnumpy(), [0, 2, 4])
+    with pytest.raises(MemoryError, match="Fill"):
+        huge.asnumpy()
+    with pytest.raises(MemoryError, match="Fill"):
+        reads_huge.asnumpy()

@@ -249,72 +249,14 @@ def shifted_conv(x, w, stride, pads, dilation, group):
     return total.reshape((n, c_out, *outs))
 
 
-# ---- CPU lowering of pointwise convolutions ----------------------------------------------
-# A 1x1 convolution is a matrix product over channels. On ResNet-50's 1x1 layers (batch 8, two loaded runs of
-# `python -m benchmarks.bench_conv --layers resnet`, the `matmul` column against `xla_nchw`, as fractions of the
-# matmul GFLOP/s of the same rounds) XLA's CPU convolution ran the forward at 13-27% and the weight gradient at
-# 8-13%; one dot (after a strided slice when strided) ran them at 23-71% and 31-60%, the input gradient at
-# 28-34% against 18% strided and within noise of XLA's at stride 1. So on the CPU an ungrouped float32/float64
-# 1x1 convolution is a dot in all three directions; 3x3 and larger layers stay XLA's, which beat every im2col
-# form there (`patches`, `im2col`).
-def use_pointwise_dot(x, w, group: int) -> bool:
-    """Whether a convolution and its gradients lower to `pointwise_conv` on this platform.
-
-    Args:
-        x: the input (or its abstract value).
-        w: the weight (C_out, C_in / group, *kernel).
-        group: the number of channel groups.
-
-    Returns:
-        True on the CPU for an ungrouped float32/float64 convolution whose kernel is 1 in every spatial
-        dimension; False elsewhere (the GPU keeps XLA's convolution).
-    """
-    return (
-        default_platform() == "cpu"
-        and group == 1
-        and all(k == 1 for k in w.shape[2:])
-        and x.dtype.name in _REWRITTEN_DTYPES
-    )
-
-
-def pointwise_conv(x, w, stride, pads, data_format: str):
-    """A convolution with a 1x1 kernel as one dot over the channels.
-
-    Args:
-        x: input (N, C, *spatial), or (N, *spatial, C) for a channels-last `data_format`.
-        w: weight (C_out, C, 1, ...).
-        stride: one int per spatial dimension.
-        pads: (lo, hi) per spatial dimension.
-        data_format: the input's layout.
-
-    Returns:
-        The convolution, equal to `lax.conv_general_dilated` with the same arguments (no dilation matters).
-    """
-    last = data_format in _CHANNELS_LAST
-    first = 1 if last else 2
-    if any(lo or hi for lo, hi in pads):
-        config = [(0, 0, 0)] * x.ndim
-        for i, (lo, hi) in enumerate(pads):
-            config[first + i] = (lo, hi, 0)
-        x = lax.pad(x, jnp.zeros((), x.dtype), config)
-    if any(s > 1 for s in stride):
-        strides = [1] * x.ndim
-        strides[first : first + len(stride)] = stride
-        x = lax.slice(x, (0,) * x.ndim, x.shape, strides)
-    w2 = w.astype(x.dtype).reshape(w.shape[:2])  # (C_out, C)
-    if last:
-        return lax.dot_general(x, w2, (((x.ndim - 1,), (1,)), ((), ())))
-    y = lax.dot_general(x, w2, (((1,), (1,)), ((), ())))  # (N, *spatial, C_out)
-    return jnp.moveaxis(y, -1, 1)
-
-
+# 1x1 convolutions stay XLA's: lowered as one dot (2-3x faster on ResNet-50's 1x1 layers in
+# `benchmarks/bench_conv.py`'s `matmul` column) the zoo MobileNetV2's BatchNorm state after three steps moved by up
+# to 11% from MindSpore 2.10's golden (tests/zoo/mobilenetv2), with its losses unchanged; not understood yet.
 def _conv_impl(nd):
     def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
         w = _squeeze_1d(w, nd)
         pads, _ = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
-        if use_pointwise_dot(x, w, group):
-            y = pointwise_conv(x, w, stride, pads, data_format)
-        elif use_shifted_conv(x, w, group, data_format):
+        if use_shifted_conv(x, w, group, data_format):
             y = shifted_conv(x, w, stride, pads, dilation, group)
         else:
             y = _forward(x, w, stride, pads, dilation, group, data_format)
@@ -324,20 +266,16 @@ def _conv_impl(nd):
 
 
 def _conv_vjp(nd):
-    """Gradients of a convolution: of its dot for pointwise layers on the CPU (`use_pointwise_dot`); otherwise
-    the input gradient is a transposed convolution (see `_dilated_conv`) and the weight gradient XLA's."""
+    """Gradients of a convolution: the input gradient is a transposed convolution (see `_dilated_conv`), the
+    weight gradient XLA's."""
 
     def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, data_format):
         w_full, w = w, _squeeze_1d(w, nd)
         sizes = _spatial(x, data_format)
         pads, _ = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
-        if use_pointwise_dot(x, w, group):
-            _, pull = vjp(lambda x_, w_: pointwise_conv(x_, w_, stride, pads, data_format), x, w)
-            dx, dw = pull(dout)
-        else:
-            dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
-            _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)
-            dw = pull(dout)[0]
+        dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
+        _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)
+        dw = pull(dout)[0]
         dx = dx.astype(x.dtype)
         dw = dw.reshape(w_full.shape).astype(w_full.dtype)
         db = None

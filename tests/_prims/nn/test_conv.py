@@ -220,20 +220,6 @@ def test_conv2d_other_dtypes_equal_xla(dtype, monkeypatch):
         _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, data_format, dtype=dtype, tol=tol)
 
 
-def test_conv2d_pointwise_rule(monkeypatch):
-    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
-    x, w = _data((2, 5, 6, 6), (4, 5, 1, 1))
-    lowered = _lowered_ops(_conv2d, x, w)
-    assert "dot_general" in lowered and "conv_general_dilated" not in lowered
-    x8, w8 = _data((2, 8, 6, 6), (4, 4, 1, 1))  # grouped: not a dot (shifted: 4 terms)
-    assert "dot_general" not in _lowered_ops(lambda a, b: _conv2d(a, b, group=2), x8, w8)
-    half = (x.astype(jnp.float16), w.astype(jnp.float16))  # half precision: XLA's
-    assert "conv_general_dilated" in _lowered_ops(_conv2d, *half)
-    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
-    assert not conv.use_pointwise_dot(x, w, 1)
-    assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
-
-
 def test_conv2d_gradients_match_finite_differences(monkeypatch):
     monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
     rng = np.random.default_rng(5)
