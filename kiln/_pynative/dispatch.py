@@ -199,7 +199,8 @@ def defer(prim: PrimitiveDef, args: tuple, attrs: tuple = (), avals: tuple | Non
 
 WINDOW = lazy.Window(_run_recorded, _kernel_name)
 lazy.register(WINDOW)
-_avals: dict[tuple, tuple] = {}  # (prim, attrs, input types) -> output abstract values
+_avals: dict[tuple, tuple] = {}  # (prim, attrs, input types) -> output abstract values, or _AT_ONCE
+_AT_ONCE = ()  # cached for an op whose outputs are too big to wait (`_too_big`); an op has at least one output
 
 
 def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = None):
@@ -228,9 +229,13 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
             except Exception as err:  # the op's own check, or the backend's shape rule in the op's terms
                 del window.args[n_args:]
                 raise diagnose(prim, args, attrs, err) from None
+            if _too_big(avals):
+                avals = _AT_ONCE
             if len(_avals) < 4096:
                 _avals[key] = avals
-        if sum(math.prod(a.shape) * a.dtype.itemsize for a in avals) > lazy.MAX_DEFERRED_BYTES:
+        elif known is not None and _too_big(avals):
+            avals = _AT_ONCE
+        if avals is _AT_ONCE:
             del window.args[n_args:]
             return None
         try:
@@ -254,6 +259,12 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
         if len(window.ops) >= lazy.MAX_OPS:
             window.flush()
     return out
+
+
+def _too_big(avals: tuple) -> bool:
+    """Whether outputs `avals` hold more than `lazy.MAX_DEFERRED_BYTES` (the op then runs at once). Checked when the
+    output types are evaluated, so a cached op pays nothing for it."""
+    return sum(math.prod(a.shape) * a.dtype.itemsize for a in avals) > lazy.MAX_DEFERRED_BYTES
 
 
 def _bounds_checked_ahead(prim: PrimitiveDef, attrs: tuple, args: tuple) -> bool:
