@@ -16,7 +16,10 @@ from jax.experimental import io_callback
 from jax.experimental.jet import jet as taylor_jet
 from jax.extend.core import jaxpr_as_fun as as_fun
 
-from kiln._backend import cache  # noqa: F401  (turns on the on-disk executable cache)
+from kiln._backend import (
+    cache,  # noqa: F401  (turns on the on-disk executable cache)
+    tiers,  # noqa: F401  (tiered compilation of whole programs)
+)
 
 # Python ints are int64 in MindSpore; float32 stays the default float because
 # Kiln always passes explicit dtypes when it builds arrays from Python values.

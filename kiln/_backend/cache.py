@@ -46,6 +46,8 @@ import jax
 import jaxlib
 from jax.experimental.serialize_executable import deserialize_and_load, serialize
 
+from kiln._backend import tiers
+
 try:
     from jax._src import compilation_cache as _jax_compilation_cache  # the store is internal to JAX
 except ImportError:  # another JAX: its own store
@@ -63,6 +65,7 @@ __all__ = [
     "cache_dir",
     "clear",
     "compile_fresh",
+    "compile_program",
     "device_text",
     "discard",
     "enable",
@@ -281,9 +284,9 @@ class PersistentJit:
             functions with the same key and signature must compute the same thing.
     """
 
-    __slots__ = ("_jitted", "_key", "_mem", "__wrapped__")
+    __slots__ = ("_jitted", "_key", "_mem", "_tiered", "__wrapped__")
 
-    def __init__(self, fun, key: str, donate_argnums: tuple[int, ...] = ()) -> None:
+    def __init__(self, fun, key: str, donate_argnums: tuple[int, ...] = (), tiered: bool = False) -> None:
         # A function object of its own: JAX's in-memory caches (keyed by function and by program object)
         # then never hand back an executable that JAX read from its on-disk cache, which would not
         # serialize whole on CPU (its functions are missing when loaded again).
@@ -291,6 +294,7 @@ class PersistentJit:
         self._jitted = jax.jit(lambda *args: fun(*args), donate_argnums=donate_argnums)
         self._key = f"{key}|donate{list(donate_argnums)}" if donate_argnums else key
         self._mem: dict = {}
+        self._tiered = tiered
         self.__wrapped__ = fun
 
     def __call__(self, *args):
@@ -359,6 +363,8 @@ class PersistentJit:
                 # loaded back crashes the process. Such programs go through jax.jit (and JAX's own cache).
                 return self._jitted
             quick = device.platform == "cpu" and QUICK_FIRST_COMPILE and _tier_invariant(text)
+            if not quick and self._tiered and tiers.worth_tiering(text):
+                return self._tiered_executable(lowered, sig, name, device, store)
             # An executable JAX read back from its own cache does not serialize whole on CPU (its
             # functions are missing when loaded again), so this compile neither reads nor writes that cache
             # (the entry written below is the only copy on disk).
@@ -368,12 +374,29 @@ class PersistentJit:
         _write_later(store, name, compiled, quick)
         return _Quick(compiled, self, sig, args, lowered, name, device) if quick else compiled
 
+    def _tiered_executable(self, lowered, sig, name: str, device, store: DiskCache):
+        """A quick executable now, the optimised one from the tier-up thread (only that one is stored)."""
+        platform = device.platform
+        quick = _compile_with_options(lowered, platform, quick=True)
+
+        def swap(better) -> None:  # the caller's thread: later calls find the optimised executable directly
+            if self._mem.get(sig) is tiered:
+                self._mem[sig] = better
+
+        tiered = tiers.Tiered(
+            quick,
+            lambda: _compile_with_options(lowered, platform),
+            lambda better: _write(store, name, better, False, replace=True),
+            swap,
+        )
+        return tiered
+
     def lower(self, *args, **kwargs):
         return self._jitted.lower(*args, **kwargs)
 
 
-def persistent_jit(fun, key: str | None, donate_argnums: tuple[int, ...] = ()):
-    """`PersistentJit(fun, key, donate_argnums)` when the cache is on (with Kiln's store behind JAX's) and
+def persistent_jit(fun, key: str | None, donate_argnums: tuple[int, ...] = (), tiered: bool = False):
+    """`PersistentJit(fun, key, donate_argnums, tiered)` when the cache is on (with Kiln's store behind JAX's) and
     `key` names the program, else `jax.jit(fun, donate_argnums=donate_argnums)` compiling with the same XLA
     options as PersistentJit (`_CPU_OPTIONS`: on CPU the classic emitters compile PyNative's kernels several
     times faster, to the same numbers).
@@ -384,12 +407,14 @@ def persistent_jit(fun, key: str | None, donate_argnums: tuple[int, ...] = ()):
             primitive's name and attributes, or a hash of a whole graph's text with its constants); None for
             a program that has no such name (kept in memory only).
         donate_argnums: positions whose buffers the executable may reuse for its outputs.
+        tiered: a program large enough (`tiers.worth_tiering`) runs a quickly compiled executable until the
+            optimised one, compiled in the background, takes over (whole programs: the lazy window's).
 
     Returns:
         A callable with jax.jit's behaviour (and its `lower`).
     """
     if key is not None and _store is not None and _ours:
-        return PersistentJit(fun, key, donate_argnums)
+        return PersistentJit(fun, key, donate_argnums, tiered)
     # XLA's debug options are one set for every platform: a CPU option is ignored by a GPU compile
     options = _compiler_options("cpu") if jax.default_backend() == "cpu" else None
     return jax.jit(fun, donate_argnums=tuple(donate_argnums), compiler_options=options)
@@ -460,7 +485,7 @@ def _compile_with_options(lowered, platform: str, quick: bool = False):
 # compile is a quick -O0 one; once the kernel runs a second time, the optimised executable is compiled on
 # a background thread and takes over (and replaces the entry on disk). KILN_QUICK_COMPILE=0 turns this off.
 QUICK_FIRST_COMPILE = os.environ.get("KILN_QUICK_COMPILE", "1").strip().lower() not in ("0", "off", "false", "no")
-_QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
+_QUICK_OPTIONS = tiers.QUICK_OPTIONS
 _TIER_INVARIANT = frozenset(
     "stablehlo." + op
     for op in (
@@ -527,10 +552,11 @@ class _Quick:
 
 def wait_optimized(timeout: float | None = None) -> None:
     """Wait until the optimised executables asked for so far (quick kernels run twice) are compiled and in use
-    (benchmarks measuring a steady state, tests)."""
+    (benchmarks measuring a steady state, tests), and the optimised tiers of whole programs (`tiers.wait`)."""
     pool = _threads.get(_OPTIMIZER)
     if pool is not None:
         pool.submit(lambda: None).result(timeout)  # one worker: what came before is done
+    tiers.wait(timeout)
 
 
 def _abstract(a):
@@ -732,6 +758,33 @@ def compile_fresh(lowered, options: dict | None = None):
         return lowered.compile(options)
     finally:
         _fresh.on = False
+
+
+def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap=None, cached: bool = False):
+    """Compile a whole program (a GRAPH_MODE or @jit step): tiered when `tiers.worth_tiering` says so.
+
+    Args:
+        lowered: the lowered program.
+        text: its text (`lowered.as_text()`), when the caller has it already.
+        on_optimized: `on_optimized(executable)` once the optimised executable is compiled (on the tier-up
+            thread when tiered, here otherwise): e.g. to store it on disk.
+        on_swap: `on_swap(executable)` when the optimised executable takes over from the quick one (caller's thread).
+        cached: compile the optimised executable through JAX's own persistent cache (read and written) instead
+            of `compile_fresh` (for a program Kiln does not store itself).
+
+    Returns:
+        A `tiers.Tiered` (quick first) or the optimised executable.
+    """
+    full = lowered.compile if cached else (lambda: compile_fresh(lowered))
+    if text is None and tiers.mode() != "off":
+        text = lowered.as_text()
+    if text is None or not tiers.worth_tiering(text):
+        compiled = full()
+        if on_optimized is not None:
+            on_optimized(compiled)
+        return compiled
+    quick = compile_fresh(lowered, tiers.quick_options(None))
+    return tiers.Tiered(quick, full, on_optimized, on_swap)
 
 
 def serialize_executable(compiled) -> bytes:

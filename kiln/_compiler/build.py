@@ -359,10 +359,13 @@ def build(
         exe = B.jax.jit(exported.call, donate_argnums=tuple(n_leaves + i for i in donated))
     else:
         exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
+        kept = None
         if key is not None and not watch.noisy:
             kept = persistent.keep(key, exe, leaves, state_objs, [trace.state_objs[k] for k in written], ctx.guards,
                          {"donated": donated, "n_out": n_out, "desc": desc, "checked": checked})  # fmt: skip
-            exe = kept if kept is not None else exe
+        if kept is None:
+            kept = _compiled_tiered(exe, leaves, state_objs)
+        exe = kept if kept is not None else exe
     ex = Executable()
     ex.exe = exe
     ex.state_objs = state_objs
@@ -389,6 +392,25 @@ def build(
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
     return ex
+
+
+def _compiled_tiered(jitted, leaves: list, state_objs: list):
+    """A program not kept on disk, compiled now for this call with a quick tier first when it is large enough
+    (`B.tiers`); None when tiering is off, an input is traced or the program is small (then `jitted` compiles
+    it at its first call, as always). The optimised executable goes through JAX's own persistent cache."""
+    if B.tiers.mode() == "off" or any(B.is_tracer(x) for x in leaves):
+        return None
+    state = [random_state.current_key() if obj is G.RNG else obj._data for obj in state_objs]
+    try:
+        lowered = jitted.lower(*leaves, *state)
+        text = lowered.as_text()
+        if not B.tiers.worth_tiering(text):
+            return None  # jax.jit's first call reuses this trace and lowering
+        direct = persistent.DirectExecutable(None, jitted)
+        direct.compiled = B.cache.compile_program(lowered, text, on_swap=direct.swap, cached=True)
+    except Exception:  # noqa: BLE001  (jax.jit raises the error in its own words at the call)
+        return None
+    return direct
 
 
 def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:

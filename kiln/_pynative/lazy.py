@@ -143,7 +143,8 @@ class Window:
             oldest = next(iter(self.programs))
             del self.programs[oldest]
             self.single_use.discard(oldest)
-        fn = B.cache.persistent_jit(_runner(*key), self._disk_key(key))
+        # tiered: a large window (a training step) runs quickly compiled until its optimised program is ready
+        fn = B.cache.persistent_jit(_runner(*key), self._disk_key(key), tiered=True)
         self.programs[key] = fn
         self.single_use.add(key)
         return fn

@@ -632,15 +632,21 @@ class _Tap:
         return getattr(self._stream, name)
 
 
-class _Kept:
+class DirectExecutable:
     """A compiled executable called directly; inputs it was not compiled for (a weak type, another device, a
     Parameter whose shape changed) go to `fallback` (jax.jit of the same function), or, for an executable
-    loaded from disk (no function to trace), raise StaleExecutable: the cache compiles the call again."""
+    loaded from disk (no function to trace), raise StaleExecutable: the cache compiles the call again.
+
+    `compiled` may be a quick tier (`B.tiers.Tiered`): `swap` puts the optimised executable in its place."""
 
     __slots__ = ("compiled", "fallback", "fast")
 
     def __init__(self, compiled, fallback) -> None:
         self.compiled, self.fallback, self.fast = compiled, fallback, None
+
+    def swap(self, better) -> None:
+        """Call `better` from now on (the optimised executable that took over from the quick tier)."""
+        self.compiled, self.fast = better, None
 
     def __call__(self, *args):
         call = self.fast or self.compiled
@@ -690,7 +696,8 @@ def keep(key: GraphKey, jitted, leaves: list, state_objs: list, written: list, g
     first_site = len(CHECK_SITES)
     try:
         lowered = jitted.lower(*leaves, *state)
-        if "custom_call" in lowered.as_text():  # a LAPACK call, a host callback: not loadable in another process
+        text = lowered.as_text()
+        if "custom_call" in text:  # a LAPACK call, a host callback: not loadable in another process
             not_kept(key.label, "the program has a custom call (LAPACK, a host callback)")
             return None
         sites = []
@@ -700,15 +707,20 @@ def keep(key: GraphKey, jitted, leaves: list, state_objs: list, written: list, g
                 not_kept(key.label, f"the program checks values with '{pname}'")
                 return None
             sites.append((pname, pickle.dumps((kw, loc)), n))
-        compiled = B.cache.compile_fresh(lowered)
+        record = {**fields, "guards": described[0], "globals": described[1], "state": state_ix,
+                  "written": written_ix, "sites": sites, "first_site": first_site}  # fmt: skip
+
+        def store(compiled) -> None:  # only the optimised executable is kept (a quick tier never is)
+            B.cache.write_later(
+                key.name, lambda: pickle.dumps({**record, "exe": B.cache.serialize_executable(compiled)}), replace=True
+            )
+
+        kept = DirectExecutable(None, jitted)
+        kept.compiled = B.cache.compile_program(lowered, text, on_optimized=store, on_swap=kept.swap)
     except Exception as err:  # noqa: BLE001  (jax.jit reports the error in its own words at the call)
         not_kept(key.label, f"{type(err).__name__} while compiling it")
         return None
-    record = {**fields, "guards": described[0], "globals": described[1], "state": state_ix, "written": written_ix,
-              "sites": sites, "first_site": first_site}  # fmt: skip
-    B.cache.write_later(key.name, lambda: pickle.dumps({**record, "exe": B.cache.serialize_executable(compiled)}),
-                        replace=True)  # fmt: skip
-    return _Kept(compiled, jitted)
+    return kept
 
 
 def _plain(desc) -> bool:
@@ -760,7 +772,7 @@ def load(key: GraphKey) -> Loaded | None:
     out = Loaded()
     out.code_shift = len(CHECK_SITES) - rec["first_site"]
     CHECK_SITES.extend(sites)
-    out.exe = _Kept(compiled, None)
+    out.exe = DirectExecutable(compiled, None)
     out.state_objs = state_objs
     out.written = written
     out.donated = tuple(rec["donated"])

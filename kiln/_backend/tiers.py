@@ -1,0 +1,181 @@
+"""Tiered compilation: a new program's first calls run a quickly compiled executable, the optimised one takes over.
+
+XLA's CPU compile of a whole training step is mostly LLVM optimising the code it emits. A program large enough
+for that to matter (`worth_tiering`: at least `MIN_OPS` StableHLO operations) is first compiled with LLVM's
+optimisation off (`QUICK_OPTIONS` on top of the program's own options), which compiles 1.6-5x faster and runs
+2-4x slower; the fully optimised executable is compiled from the same lowered program on a background thread
+(`kiln-tier-up`) and replaces the quick one at the next call boundary, on the caller's thread. Both come from
+one lowered program, so they take the same inputs, donate the same buffers and give the same values within
+floating-point rounding (LLVM's optimisations may contract a multiply and an add, or reassociate a reduction).
+
+Only the optimised executable is ever written to the on-disk cache (the caller's `on_optimized` does that on the
+background thread), so a later process loads it and compiles nothing.
+
+`KILN_TIERED=0` (or `off`) compiles every program fully at once, as before. `KILN_TIERED=quick` keeps the quick
+executable for good (tests compare both tiers' values with it). `stats` counts quick compiles, optimised
+compiles and swaps; `wait()` blocks until every optimised executable asked for so far is ready.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import weakref
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+__all__ = [
+    "MIN_OPS",
+    "QUICK_OPTIONS",
+    "Tiered",
+    "count_ops",
+    "mode",
+    "quick_options",
+    "stats",
+    "wait",
+    "worth_tiering",
+]
+
+ENV = "KILN_TIERED"
+QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
+
+# Programs below this many StableHLO operations compile fully at once. Measured on this 2-core CPU (loaded, the
+# ratio is what holds; see benchmarks/bench_firstcall.py): a 14-op program compiles in tens of milliseconds
+# either way, while from ~200 ops (the LeNet5 PyNative window has 280, its GRAPH_MODE step 385, MobileNetV2's
+# thousands) the quick compile takes 0.2-0.6x the optimised one's time. Below the bound the saving is smaller
+# than the cost of a second compile on a shared core.
+MIN_OPS = 128
+_OP_LINE = re.compile(r"= (?:stablehlo|chlo|mhlo)\.|^\s*(?:stablehlo|chlo|mhlo)\.", re.M)
+
+
+def mode() -> str:
+    """ "on" (the default), "off" (`KILN_TIERED=0`) or "quick" (`KILN_TIERED=quick`: never swap)."""
+    raw = os.environ.get(ENV, "1").strip().lower()
+    if raw in ("0", "off", "false", "no"):
+        return "off"
+    return "quick" if raw == "quick" else "on"
+
+
+def count_ops(text: str) -> int:
+    """The number of StableHLO (and CHLO/MHLO) operations in a lowered program's text."""
+    return len(_OP_LINE.findall(text))
+
+
+def worth_tiering(text: str) -> bool:
+    """Whether the lowered program `text` gets a quick tier: tiering on, and at least MIN_OPS operations."""
+    m = mode()
+    return m != "off" and (m == "quick" or count_ops(text) >= MIN_OPS)
+
+
+def quick_options(options: dict | None) -> dict:
+    """The quick tier's XLA options: the program's own (`options`) with LLVM's optimisation turned off."""
+    return {**(options or {}), **QUICK_OPTIONS}
+
+
+stats = {"quick": 0, "optimized": 0, "swaps": 0, "failed": 0}  # counts since the process started
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_pending: list[Future] = []
+
+
+def _thread() -> ThreadPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-tier-up")
+            # At exit the compile under way finishes (its executable reaches the disk); queued ones are dropped.
+            register = getattr(threading, "_register_atexit", None)
+            if register is not None:
+                register(_pool.shutdown, wait=True, cancel_futures=True)
+        return _pool
+
+
+class Tiered:
+    """A quick executable that hands over to the optimised one, compiled on the background thread.
+
+    Args:
+        quick: the quick executable (called with the program's arguments).
+        compile_optimized: `compile_optimized()` -> the optimised executable of the same lowered program; runs on
+            the background thread.
+        on_optimized: `on_optimized(executable)`, run on the background thread once it is compiled (e.g. to write
+            it to the on-disk cache); its failures are ignored.
+        on_swap: `on_swap(executable)`, run on the caller's thread when the optimised executable takes over (e.g.
+            to put it where the caller looks executables up, so later calls skip this wrapper).
+    """
+
+    __slots__ = ("run", "tier", "_future", "_on_swap", "__weakref__")
+
+    def __init__(
+        self,
+        quick,
+        compile_optimized: Callable,
+        on_optimized: Callable | None = None,
+        on_swap: Callable | None = None,
+    ) -> None:
+        self.run = quick
+        self.tier = "quick"  # "optimized" once the optimised executable runs the calls
+        self._on_swap = on_swap
+        with _lock:
+            stats["quick"] += 1
+        self._future: Future | None = None
+        if mode() != "quick":
+            future = _thread().submit(_tier_up, weakref.ref(self), compile_optimized, on_optimized)
+            self._future = future
+            with _lock:
+                _pending.append(future)
+                if len(_pending) > 64:
+                    _pending[:] = [f for f in _pending if not f.done()]
+
+    def __call__(self, *args):
+        future = self._future
+        if future is not None and future.done():
+            self._swap(future)
+        return self.run(*args)
+
+    def _swap(self, future: Future) -> None:
+        self._future = None
+        try:
+            better = future.result()
+        except BaseException:  # noqa: BLE001  (cancelled at exit or failed: the quick executable computes the same)
+            better = None
+        on_swap, self._on_swap = self._on_swap, None
+        if better is None:
+            return
+        self.run = better
+        self.tier = "optimized"
+        with _lock:
+            stats["swaps"] += 1
+        if on_swap is not None:
+            on_swap(better)
+
+
+def _tier_up(ref: weakref.ref, compile_optimized: Callable, on_optimized: Callable | None):
+    if ref() is None:
+        return None  # the program was dropped before its turn: nothing would call the optimised executable
+    try:
+        better = compile_optimized()
+    except Exception:  # noqa: BLE001  (the quick executable stays)
+        with _lock:
+            stats["failed"] += 1
+        return None
+    with _lock:
+        stats["optimized"] += 1
+    if on_optimized is not None:
+        try:
+            on_optimized(better)
+        except Exception:  # noqa: BLE001  (not written to disk: still used in this process)
+            pass
+    return better
+
+
+def wait(timeout: float | None = None) -> None:
+    """Block until every optimised executable asked for so far is compiled (benchmarks timing a steady state,
+    tests); the swap itself happens at each program's next call."""
+    with _lock:
+        pending, _pending[:] = list(_pending), []
+    for f in pending:
+        try:
+            f.result(timeout)
+        except BaseException:  # noqa: BLE001
+            pass
