@@ -32,6 +32,10 @@ warm process traces nothing). Rows for the same process with parts of that switc
 - "compile-ahead off": KILN_FUSED_BACKWARD=0 and KILN_COMPILE_AHEAD=0 (backward op by op, nothing ahead);
 - "quick compile off": KILN_QUICK_COMPILE=0 (kernels whose results cannot depend on LLVM's optimisation level
   are otherwise compiled at -O0 first, and optimised on a background thread from their second call);
+- "tiered off", "graph tiered off": KILN_TIERED=0 (a whole program of at least 128 operations, the step's window or
+  GRAPH_MODE step, otherwise runs first at XLA optimisation level 0 while the optimised executable compiles on
+  a background thread; kiln/_backend/tiers.py). A tiered cold step counts 2 compiles once the optimised one
+  is done (the quick one on the step's path, the optimised one beside it);
 - "cache off": KILN_CACHE_DIR=off: nothing reaches the disk, so its warm run is another cold one.
 
 Graph mode keeps its executables on disk under a key computed before tracing (kiln/_compiler/cache/persistent.py
@@ -275,8 +279,10 @@ CASES = (  # (worker, row name, cache on, environment)
     ("pynative", "backward op by op", True, {"KILN_LAZY": "0", "KILN_FUSED_BACKWARD": "0"}),
     ("pynative", "compile-ahead off", True, {"KILN_LAZY": "0", "KILN_FUSED_BACKWARD": "0", "KILN_COMPILE_AHEAD": "0"}),
     ("pynative", "quick compile off", True, {"KILN_QUICK_COMPILE": "0"}),
+    ("pynative", "tiered off", True, {"KILN_TIERED": "0"}),
     ("pynative", "cache off", False, {}),
     ("graph", "Kiln GRAPH_MODE", True, {}),
+    ("graph", "graph tiered off", True, {"KILN_TIERED": "0"}),
     ("graph", "graph cache off", True, {"KILN_GRAPH_CACHE": "0"}),
     ("jax", "JAX jax.jit", True, {}),
 )
@@ -288,6 +294,7 @@ PYNATIVE_VARIANTS = (  # the PyNative rows besides "Kiln PyNative", in the table
     "backward op by op",
     "compile-ahead off",
     "quick compile off",
+    "tiered off",
     "cache off",
 )
 
@@ -355,6 +362,9 @@ def main(argv: list[str] | None = None) -> None:
         rows.append(Row(case_p, "MindSpore 2.10 PyNative", get(msp, "total"), "Kiln PyNative", "", _split(msp)))
         target_g = "<= 1.10x JAX" if temp == "cold" else "<= 0.25 s"
         rows.append(Row(case_g, "Kiln GRAPH_MODE", get(graph, "total"), "JAX jax.jit", target_g, _split(graph)))
+        tiers_off = results["graph tiered off"][idx]
+        note = "KILN_TIERED=0: " + _split(tiers_off)
+        rows.append(Row(case_g, "graph tiered off", get(tiers_off, "total"), "JAX jax.jit", "", note))
         off = results["graph cache off"][idx]
         rows.append(
             Row(case_g, "graph cache off", get(off, "total"), "JAX jax.jit", "", "KILN_GRAPH_CACHE=0: " + _split(off))

@@ -15,8 +15,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 # With the lazy window the whole step (forward, loss, the backward program, FusedMomentum) is one program; op by op
 # (KILN_LAZY=0) it is 13 forward kernels, the backward program and FusedMomentum. set_seed and the compile-option
-# probe compile nothing since issue 22's cold-step work; the target is 10.
-COLD_STEP_MAX_COMPILES = {"lazy": 1, "eager": 15}
+# probe compile nothing since issue 22's cold-step work; the target is 10. The lazy step's program is tiered
+# (kiln/_backend/tiers.py): its quick compile is on the step's path, and its optimised compile, on the tier-up
+# thread, is counted too when it ends before the step does.
+COLD_STEP_MAX_COMPILES = {"lazy": 2, "eager": 15}
 
 
 def _first_step(cache_dir: Path) -> dict:

@@ -1,0 +1,197 @@
+"""Tiered compilation (kiln/_backend/tiers.py): a large program first runs a quickly compiled executable, and the
+optimised one, compiled on the tier-up thread, takes over at a call boundary with the same values.
+
+The swap is observed through `tiers.stats` and each executable's `tier`, never through time. Each case compares
+values with the program compiled once, fully (`KILN_TIERED=0`): in GRAPH_MODE with a Parameter written in place
+(donated and written back), in a PyNative lazy window, and through the on-disk cache, which keeps only the
+optimised executable.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import kiln
+from kiln import Parameter, Tensor, nn, ops
+from kiln._backend import cache, tiers
+from kiln._compiler.cache import persistent
+from kiln._pynative import dispatch
+
+RNG = np.random.default_rng(0)
+
+
+def _chain(x, w):
+    # a few hundred operations (the rule's bound is MIN_OPS) with multiplies and adds LLVM may contract
+    for _ in range(24):
+        x = jnp.tanh(x @ w + 0.5) * 0.9 + x * 0.1
+    return x.sum(), x
+
+
+def _args():
+    return jnp.asarray(RNG.standard_normal((16, 32)), jnp.float32), jnp.asarray(
+        RNG.standard_normal((32, 32)) * 0.1, jnp.float32
+    )
+
+
+def test_the_rule_counts_operations_and_the_switch_turns_it_off(monkeypatch):
+    small = jax.jit(lambda x: x + 1).lower(1.0).as_text()
+    large = jax.jit(_chain).lower(*_args()).as_text()
+    assert tiers.count_ops(small) < tiers.MIN_OPS <= tiers.count_ops(large)
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    assert not tiers.worth_tiering(small) and tiers.worth_tiering(large)
+    monkeypatch.setenv(tiers.ENV, "0")
+    assert not tiers.worth_tiering(large)
+    monkeypatch.setenv(tiers.ENV, "quick")
+    assert tiers.worth_tiering(small)
+
+
+def test_quick_then_optimized_same_values_and_the_swap_is_counted(monkeypatch):
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    args = _args()
+    lowered = jax.jit(_chain).lower(*args)
+    swapped = []
+    program = cache.compile_program(lowered, on_swap=swapped.append)
+    assert isinstance(program, tiers.Tiered) and program.tier == "quick"
+    before = dict(tiers.stats)
+    quick = program(*args)
+    tiers.wait()
+    optimized = program(*args)  # the call boundary after the optimised executable is ready
+    assert program.tier == "optimized" and len(swapped) == 1
+    assert tiers.stats["swaps"] == before["swaps"] + 1
+    assert tiers.stats["optimized"] >= before["optimized"] + 1
+    for a, b in zip(jax.tree_util.tree_leaves(quick), jax.tree_util.tree_leaves(optimized), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
+
+
+def test_small_programs_compile_fully_at_once(monkeypatch):
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    program = cache.compile_program(jax.jit(lambda x: x * 2).lower(jnp.ones(3)))
+    assert not isinstance(program, tiers.Tiered)
+
+
+def test_quick_mode_never_swaps(monkeypatch):
+    monkeypatch.setenv(tiers.ENV, "quick")
+    args = _args()
+    program = cache.compile_program(jax.jit(_chain).lower(*args))
+    program(*args)
+    tiers.wait()
+    program(*args)
+    assert program.tier == "quick"
+
+
+class _Deep(nn.Cell):
+    """A step that writes its Parameter in place (donated, written back) and is large enough to be tiered."""
+
+    def __init__(self):
+        super().__init__()
+        w = np.random.default_rng(1).standard_normal((32, 32)).astype(np.float32) * 0.1
+        self.w = Parameter(Tensor(w), name="w")
+        self.count = Parameter(Tensor(np.zeros((), np.float32)), name="count")
+
+    def construct(self, x):
+        for _ in range(24):
+            x = ops.tanh(ops.matmul(x, self.w) + 0.5) * 0.9 + x * 0.1
+        ops.assign_add(self.count, ops.ones((), kiln.float32))
+        ops.assign(self.w, self.w * 0.999)
+        return x.sum()
+
+
+def _graph_run(steps: int, settle_after: int | None):
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+    try:
+        net = _Deep()
+        x = Tensor(np.linspace(-1, 1, 16 * 32, dtype=np.float32).reshape(16, 32))
+        out = []
+        for i in range(steps):
+            if i == settle_after:
+                tiers.wait()
+            out.append(float(net(x).asnumpy()))
+        return out, net.w.asnumpy(), float(net.count.asnumpy())
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+
+
+def test_graph_step_both_tiers_agree_with_a_full_compile_and_write_state_back(monkeypatch):
+    monkeypatch.setenv(tiers.ENV, "0")
+    full, w_full, n_full = _graph_run(4, None)
+    monkeypatch.delenv(tiers.ENV)
+    swaps = tiers.stats["swaps"]
+    tiered, w_tiered, n_tiered = _graph_run(4, settle_after=2)  # steps 0-1 quick, 2-3 optimised
+    assert tiers.stats["swaps"] == swaps + 1
+    np.testing.assert_allclose(tiered, full, rtol=1e-5)
+    np.testing.assert_allclose(w_tiered, w_full, rtol=1e-5, atol=1e-7)
+    assert n_tiered == n_full == 4.0
+
+
+def _pynative_run():
+    w = Tensor(np.random.default_rng(2).standard_normal((32, 32)).astype(np.float32) * 0.1)
+    x = Tensor(np.linspace(-1, 1, 16 * 32, dtype=np.float32).reshape(16, 32))
+    out = []
+    for _ in range(3):
+        y = x
+        for _ in range(48):
+            y = ops.tanh(ops.matmul(y, w) + 0.5) * 0.9 + y * 0.1
+        out.append(y.sum().asnumpy())
+        tiers.wait()
+    return np.array(out)
+
+
+def test_lazy_window_program_is_tiered_and_swaps(monkeypatch, tmp_path):
+    if not dispatch.LAZY or cache.enabled_dir() is None:
+        pytest.skip("needs the lazy window and the on-disk cache (PersistentJit)")
+    w = dispatch.WINDOW
+    w.flush()
+    monkeypatch.setattr(w, "programs", {})
+    monkeypatch.setattr(w, "single_use", set())
+    monkeypatch.setenv(cache.ENV_SOURCE_KEY, f"tiers-test-{tmp_path}")  # a program no earlier run stored
+    monkeypatch.setattr(cache, "_fingerprint", None)
+    monkeypatch.setattr(cache, "_env_keys", {})
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    before = dict(tiers.stats)
+    tiered = _pynative_run()
+    assert tiers.stats["quick"] > before["quick"] and tiers.stats["swaps"] > before["swaps"]
+    monkeypatch.setenv(tiers.ENV, "0")
+    monkeypatch.setenv(cache.ENV_SOURCE_KEY, f"tiers-test-full-{tmp_path}")
+    monkeypatch.setattr(cache, "_env_keys", {})
+    monkeypatch.setattr(w, "programs", {})
+    full = _pynative_run()
+    np.testing.assert_allclose(tiered, full, rtol=1e-5)
+
+
+def test_only_the_optimized_executable_is_stored(monkeypatch):
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    if cache.enabled_dir() is None:
+        pytest.skip("the on-disk cache is off")
+    args = _args()
+    stored = []
+    program = cache.compile_program(jax.jit(_chain).lower(*args), on_optimized=stored.append)
+    assert stored == []  # the quick tier is never handed to the store
+    program(*args)
+    tiers.wait()
+    assert len(stored) == 1
+    program(*args)
+    assert program.tier == "optimized" and program.run is stored[0]
+    data = cache.serialize_executable(stored[0])
+    again = cache.load_executable(data, jax.devices()[0])
+    for a, b in zip(jax.tree_util.tree_leaves(again(*args)), jax.tree_util.tree_leaves(program(*args)), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+    assert pickle.loads(data)
+
+
+def test_a_kept_graph_program_swaps_in_place(monkeypatch):
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    args = _args()
+    direct = persistent.DirectExecutable(None, jax.jit(_chain))
+    direct.compiled = cache.compile_program(jax.jit(_chain).lower(*args), on_swap=direct.swap)
+    tiered = direct.compiled
+    direct(*args)
+    tiers.wait()
+    direct(*args)
+    assert direct.compiled is not tiered and tiered.tier == "optimized"
+    direct(*args)  # from now on the optimised executable's own entry point
+    assert direct.fast is not None
