@@ -32,7 +32,7 @@ warm process traces nothing). Rows for the same process with parts of that switc
 - "compile-ahead off": KILN_FUSED_BACKWARD=0 and KILN_COMPILE_AHEAD=0 (backward op by op, nothing ahead);
 - "quick compile off": KILN_QUICK_COMPILE=0 (kernels whose results cannot depend on LLVM's optimisation level
   are otherwise compiled at -O0 first, and optimised on a background thread from their second call);
-- "tiered off", "graph tiered off": KILN_TIERED=0 (a whole program of at least 128 operations, the step's window or
+- "tiered off", "graph tiered off": KILN_TIERED=0 (a whole program of at least 256 operations, the step's window or
   GRAPH_MODE step, otherwise runs first at XLA optimisation level 0 while the optimised executable compiles on
   a background thread; kiln/_backend/tiers.py). A tiered cold step counts 2 compiles once the optimised one
   is done (the quick one on the step's path, the optimised one beside it);

@@ -363,7 +363,7 @@ class PersistentJit:
                 # loaded back crashes the process. Such programs go through jax.jit (and JAX's own cache).
                 return self._jitted
             quick = device.platform == "cpu" and QUICK_FIRST_COMPILE and _tier_invariant(text)
-            if not quick and self._tiered and tiers.worth_tiering(text):
+            if not quick and self._tiered and device.platform == "cpu" and tiers.worth_tiering(text):
                 return self._tiered_executable(lowered, sig, name, device, store)
             # An executable JAX read back from its own cache does not serialize whole on CPU (its
             # functions are missing when loaded again), so this compile neither reads nor writes that cache
@@ -761,7 +761,7 @@ def compile_fresh(lowered, options: dict | None = None):
 
 
 def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap=None, cached: bool = False):
-    """Compile a whole program (a GRAPH_MODE or @jit step): tiered when `tiers.worth_tiering` says so.
+    """Compile a whole program (a GRAPH_MODE or @jit step): tiered on the CPU when `tiers.worth_tiering` says so.
 
     Args:
         lowered: the lowered program.
@@ -776,9 +776,11 @@ def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap
         A `tiers.Tiered` (quick first) or the optimised executable.
     """
     full = lowered.compile if cached else (lambda: compile_fresh(lowered))
-    if text is None and tiers.mode() != "off":
+    # the rule and the quick options were measured on the CPU: other platforms compile once, as before
+    on_cpu = jax.default_backend() == "cpu"
+    if text is None and on_cpu and tiers.mode() != "off":
         text = lowered.as_text()
-    if text is None or not tiers.worth_tiering(text):
+    if text is None or not on_cpu or not tiers.worth_tiering(text):
         compiled = full()
         if on_optimized is not None:
             on_optimized(compiled)
@@ -826,7 +828,9 @@ def _submit(fn, *args) -> None:
 
 
 def flush_writes(timeout: float | None = None) -> None:
-    """Wait until every executable PersistentJit compiled so far is on disk (or failed to be written)."""
+    """Wait until every executable PersistentJit compiled so far is on disk (or failed to be written), the
+    optimised tiers of whole programs included (`tiers.wait`: they are stored once compiled)."""
+    tiers.wait(timeout)
     with _writer_lock:
         pending, _pending[:] = list(_pending), []
     for f in pending:

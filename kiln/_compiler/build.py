@@ -398,7 +398,7 @@ def _compiled_tiered(jitted, leaves: list, state_objs: list):
     """A program not kept on disk, compiled now for this call with a quick tier first when it is large enough
     (`B.tiers`); None when tiering is off, an input is traced or the program is small (then `jitted` compiles
     it at its first call, as always). The optimised executable goes through JAX's own persistent cache."""
-    if B.tiers.mode() == "off" or any(B.is_tracer(x) for x in leaves):
+    if B.tiers.mode() == "off" or B.default_platform() != "cpu" or any(B.is_tracer(x) for x in leaves):
         return None
     state = [random_state.current_key() if obj is G.RNG else obj._data for obj in state_objs]
     try:
