@@ -6,6 +6,7 @@ are symbolic and the recorded backward becomes part of the one executable.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -606,6 +607,33 @@ def _fit_to_input(g, x):
     return g
 
 
+_WARNED_EXTRA_GRADIENTS: set[type] = set()
+
+
+def _bprop_gradients(cell, result, n_inputs: int) -> tuple:
+    """A Cell bprop's result as one gradient per input. Gradients past the inputs are dropped, with a warning
+    once per Cell class (MindSpore ignores them too); fewer gradients than inputs is an error.
+
+    Raises:
+        ValueError: the bprop returned fewer gradients than the Cell has inputs.
+    """
+    result = (result,) if isinstance(result, Tensor) else tuple(result)
+    if len(result) < n_inputs:
+        raise ValueError(
+            f"The bprop of {type(cell).__name__} returned {len(result)} gradient(s) for {n_inputs} input(s)."
+        )
+    if len(result) > n_inputs:
+        if type(cell) not in _WARNED_EXTRA_GRADIENTS:
+            _WARNED_EXTRA_GRADIENTS.add(type(cell))
+            warnings.warn(
+                f"The bprop of {type(cell).__name__} returned {len(result)} values for {n_inputs} input(s); the "
+                f"values after the first {n_inputs} are ignored.",
+                stacklevel=2,
+            )
+        result = result[:n_inputs]
+    return result
+
+
 def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tuple):
     """Run a Cell whose user-defined `bprop(*inputs, out, dout)` replaces its backward."""
     trace = G.current()
@@ -627,12 +655,7 @@ def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tup
 
     def rule(cots):
         dout = cots[0] if single else type(out)(cots) if isinstance(out, (tuple, list)) else cots
-        result = bprop(*args, out, dout)
-        result = (result,) if isinstance(result, Tensor) else tuple(result)
-        if len(result) != len(args):
-            raise ValueError(
-                f"The bprop of {type(cell).__name__} returned {len(result)} gradient(s) for {len(args)} input(s)."
-            )
+        result = _bprop_gradients(cell, bprop(*args, out, dout), len(args))
         return tuple(_fit_to_input(g, x) for g, x in zip(result, args, strict=True))
 
     fresh = tuple(Tensor._wrap(o._data) for o in outs)
@@ -661,12 +684,7 @@ def _custom_bprop_in_graph(trace, cell, bprop: Callable, construct: Callable, ar
             full[i] = x
         out = unflatten(fwd.template, (t._data for t in flat[n_in : n_in + n_out]))
         dout = unflatten(fwd.template, (t._data for t in flat[n_in + n_out :]))
-        result = bprop(*full, out, dout)
-        result = (result,) if isinstance(result, Tensor) else tuple(result)
-        if len(result) != len(args):
-            raise ValueError(
-                f"The bprop of {type(cell).__name__} returned {len(result)} gradient(s) for {len(args)} input(s)."
-            )
+        result = _bprop_gradients(cell, bprop(*full, out, dout), len(args))
         return [
             _fit_to_input(result[i], full[i])
             if isinstance(result[i], Tensor)
