@@ -17,6 +17,7 @@ __all__ = [
     "Tensor",
     "apply",
     "as_axes",
+    "sequence_tensor",
     "as_np_dtype",
     "make_binary",
     "make_unary",
@@ -75,10 +76,30 @@ def make_unary(prim_name: str, public_name: str):
     return op
 
 
+def sequence_tensor(value):
+    """A tuple or list operand (of numbers, Tensors, or such sequences) as the Tensor it spells, stacked along a
+    new first axis (NumPy's and MindSpore's reading of `t + (a, b)`); any other value as it is.
+
+    Args:
+        value: an operand.
+
+    Returns:
+        A Tensor for a tuple or list, else `value`.
+    """
+    if not isinstance(value, (tuple, list)):
+        return value
+    items = [sequence_tensor(x) for x in value]
+    if not any(isinstance(x, Tensor) for x in items):
+        return Tensor(value)
+    return apply(REGISTRY["Stack"], tuple(x if isinstance(x, Tensor) else Tensor(x) for x in items), (0,))
+
+
 def make_binary(prim_name: str, public_name: str):
     p = REGISTRY[prim_name]
 
     def op(input, other):
+        if isinstance(other, (tuple, list)) or isinstance(input, (tuple, list)):
+            input, other = sequence_tensor(input), sequence_tensor(other)
         return apply(p, (input, other))
 
     op.__name__ = op.__qualname__ = public_name
