@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from kiln._backend import is_symbolic_dim
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
@@ -55,6 +57,9 @@ def as_shape(op: str, shape) -> tuple[int, ...]:
         return tuple(int(s) for s in shape.asnumpy().reshape(-1))
     if not isinstance(shape, Sequence):
         raise op_error(op, f"'shape' must be a tuple or list of ints, but got {type(shape).__name__}.", TypeError)
+    for s in shape:
+        if isinstance(s, (float, np.floating)):  # int() would truncate it silently
+            raise op_error(op, f"'shape' must hold ints, but {list(shape)} holds the float {s!r}.", TypeError)
     return tuple(s if is_symbolic_dim(s) else int(s) for s in shape)
 
 
