@@ -21,6 +21,7 @@ from kiln._compiler.errors import for_user
 from kiln._compiler.frontend.ast import calls, interp
 from kiln._compiler.frontend.bytecode import run_jit
 from kiln._compiler.frontend.capture import frontend
+from kiln._core.mutable import MutableDict, MutableFloat, MutableInt, MutableList, MutableTuple
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 from kiln.context import _context
@@ -112,15 +113,15 @@ def mutable(input_data, dynamic_len: bool = False):
     if isinstance(input_data, bool):
         raise TypeError("mutable() does not accept bool; pass an int, float, tuple, list, dict or Tensor.")
     if isinstance(input_data, int):
-        return C.MutableInt(input_data)
+        return MutableInt(input_data)
     if isinstance(input_data, float):
-        return C.MutableFloat(input_data)
+        return MutableFloat(input_data)
     if isinstance(input_data, tuple):
-        return C.MutableTuple(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
+        return MutableTuple(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
     if isinstance(input_data, list):
-        return C.MutableList(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
+        return MutableList(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
     if isinstance(input_data, dict):
-        return C.MutableDict({k: mutable(v) if isinstance(v, (int, float)) else v for k, v in input_data.items()})
+        return MutableDict({k: mutable(v) if isinstance(v, (int, float)) else v for k, v in input_data.items()})
     raise TypeError(f"mutable() accepts int, float, tuple, list, dict or Tensor, but got {type(input_data).__name__}.")
 
 

@@ -161,7 +161,7 @@ def _mark_leaves(desc, types):
     if kind == "o":
         return (kind, desc[1], {k: _mark_leaves(d, types) for k, d in desc[2].items()})
     if kind == "d":
-        return (kind, desc[1], tuple(_mark_leaves(d, types) for d in desc[2]))
+        return (kind, desc[1], tuple(_mark_leaves(d, types) for d in desc[2]), *desc[3:])
     return desc
 
 

@@ -6,7 +6,7 @@ A template records a value's structure with Tensors taken out as leaves:
 - `("c", value)`: a constant, given back as it is;
 - `("s", type, children)`: a tuple or list (rebuilt by calling `type` on the children);
 - `("n", type, children)`: a namedtuple (its fields as arguments);
-- `("d", keys, children)`: a dict;
+- `("d", keys, children)`: a dict (`("d", keys, children, type)` for a dict subclass to rebuild);
 - `("o", object, {attribute: child})`: an object of a user class whose attributes hold Tensors (a shallow copy).
 
 Graph recording (`_pynative.nested`, the compiler's branches and exits), the compile cache's argument
@@ -115,7 +115,8 @@ def unflatten(template, it, wrap: Callable = Tensor._wrap):
         obj = copy.copy(template[1])
         obj.__dict__.update({k: unflatten(t, it, wrap) for k, t in template[2].items()})
         return obj
-    return dict(zip(template[1], (unflatten(t, it, wrap) for t in template[2]), strict=True))
+    kind_of_dict = template[3] if len(template) > 3 else dict  # a dict subclass the template names (mutable's)
+    return kind_of_dict(zip(template[1], (unflatten(t, it, wrap) for t in template[2]), strict=True))
 
 
 __all__ = ["LEAF", "flatten", "tensor_leaves", "unflatten"]

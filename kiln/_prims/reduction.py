@@ -90,15 +90,24 @@ def _check_one_axis(op):
     return check
 
 
+def _arg_extremum(arg):
+    def impl(x, axis, keep_dims, output_type):
+        if jnp.ndim(x) == 0 and axis in (0, -1):  # a 0-d input: index 0 (as torch, MindSpore)
+            return jnp.zeros((), output_type)
+        return arg(x, axis=axis, keepdims=keep_dims).astype(output_type)
+
+    return impl
+
+
 Argmax = PrimitiveDef(
     "Argmax",
-    lambda x, axis, keep_dims, output_type: jnp.argmax(x, axis=axis, keepdims=keep_dims).astype(output_type),
+    _arg_extremum(jnp.argmax),
     attrs={"axis": -1, "keep_dims": False, "output_type": jnp.int64},
     check=_check_one_axis("Argmax"),
 )
 Argmin = PrimitiveDef(
     "Argmin",
-    lambda x, axis, keep_dims, output_type: jnp.argmin(x, axis=axis, keepdims=keep_dims).astype(output_type),
+    _arg_extremum(jnp.argmin),
     attrs={"axis": -1, "keep_dims": False, "output_type": jnp.int64},
     check=_check_one_axis("Argmin"),
 )
@@ -106,6 +115,8 @@ Argmin = PrimitiveDef(
 
 def _max_with_index(reducer, arg):
     def impl(x, axis, keep_dims):
+        if jnp.ndim(x) == 0 and axis in (0, -1):  # a 0-d input is its own extreme, at index 0 (as torch, MindSpore)
+            return x, jnp.zeros((), jnp.int64)
         return reducer(x, axis=axis, keepdims=keep_dims), arg(x, axis=axis, keepdims=keep_dims).astype(jnp.int64)
 
     return impl

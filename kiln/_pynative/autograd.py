@@ -6,6 +6,7 @@ are symbolic and the recorded backward becomes part of the one executable.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 from kiln import _backend as B
 from kiln._compiler.ir import graph as G
 from kiln._core import tensor as _tensor_module
+from kiln._core.mutable import is_mutable
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
 from kiln._core.tree import flatten, tensor_leaves, unflatten
@@ -180,6 +182,74 @@ def _positions(grad_position, args: tuple) -> tuple[int, ...]:
                 f"grad_position {grad_position!r} is out of range: the function was called with {nargs} argument(s)."
             )
     return tuple(p % nargs for p in pos if isinstance(args[p], Tensor) or tensor_leaves(args[p]))
+
+
+def _is_mutable_container(value) -> bool:
+    """A tuple, list or dict marked by `mutable()` holding Tensors: differentiated as one argument, its gradient
+    has its structure (MindSpore's documented contract of `mutable`; Kiln keeps it in every mode)."""
+    return isinstance(value, (tuple, list, dict)) and is_mutable(value) and bool(tensor_leaves(value))
+
+
+def _identity(x):
+    return x
+
+
+def _plain(container):
+    """A gradient container as a plain tuple, list or dict (not the argument's mutable() type)."""
+    if isinstance(container, dict):
+        return dict(container)
+    return tuple(container) if isinstance(container, tuple) else list(container)
+
+
+def _spread_mutable(fn: Callable, args: tuple, positions: tuple[int, ...]):
+    """Differentiate each mutable() container at `positions` through its Tensors.
+
+    Args:
+        fn: the function to differentiate.
+        args: its positional arguments.
+        positions: the argument indices to differentiate.
+
+    Returns:
+        `(call, flat_args, flat_positions, regroup)`: `call(*flat_args)` is `fn(*args)` with each such container
+        given as its Tensors (rebuilt before `fn` sees it); `regroup(grads)` turns the gradients of
+        `flat_positions` back into one gradient per entry of `positions` (a container's in its structure).
+        Without such a container the inputs come back unchanged and `regroup` is None.
+    """
+    spread = {p for p in positions if _is_mutable_container(args[p])}
+    if not spread:
+        return fn, args, positions, None
+    flat_args: list = []
+    slots: list[tuple[int, int, tuple | None]] = []  # per argument: first flat index, count, container template
+    for i, a in enumerate(args):
+        if i in spread:
+            tensors: list = []
+            template = flatten(a, tensors, _identity)
+            slots.append((len(flat_args), len(tensors), template))
+            flat_args.extend(tensors)
+        else:
+            slots.append((len(flat_args), 1, None))
+            flat_args.append(a)
+
+    def call(*flat, **kwargs):
+        rebuilt = [
+            flat[start] if template is None else unflatten(template, iter(flat[start : start + count]), _identity)
+            for start, count, template in slots
+        ]
+        return fn(*rebuilt, **kwargs)
+
+    flat_positions = tuple(slots[p][0] + k for p in positions for k in range(slots[p][1]))
+
+    def regroup(grads: tuple) -> tuple:
+        it, out = iter(grads), []
+        for p in positions:
+            _, count, template = slots[p]
+            if template is None:
+                out.append(next(it))
+            else:
+                out.append(_plain(unflatten(template, iter([next(it) for _ in range(count)]), _identity)))
+        return tuple(out)
+
+    return call, tuple(flat_args), flat_positions, regroup
 
 
 _ONES: dict = {}
@@ -434,7 +504,10 @@ def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = 
     def wrapper(*args, **kwargs):
         positions = () if grad_position is None else _positions(grad_position, args)
         ws = _weights_list(weights)
-        out, in_grads, w_grads = run_with_grad(fn, args, positions, ws, has_aux=has_aux, kwargs=kwargs)
+        call, flat_args, flat_positions, regroup = _spread_mutable(fn, args, positions)
+        out, in_grads, w_grads = run_with_grad(call, flat_args, flat_positions, ws, has_aux=has_aux, kwargs=kwargs)
+        if regroup is not None:
+            in_grads = regroup(in_grads)
         return out, _pack(grad_position, weights, return_ids, positions, in_grads, w_grads, ws)
 
     wrapper.__wrapped__ = fn
@@ -498,10 +571,13 @@ class GradOperation:
 
                 kwargs = {}
             if self.get_all:
-                positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+                positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor) or _is_mutable_container(a))
             else:
-                positions = (0,) if args and isinstance(args[0], Tensor) else ()
-            _, in_grads, w_grads = run_with_grad(call, args, positions, ws, sens=sens, kwargs=kwargs)
+                positions = (0,) if args and (isinstance(args[0], Tensor) or _is_mutable_container(args[0])) else ()
+            call, flat_args, flat_positions, regroup = _spread_mutable(call, args, positions)
+            _, in_grads, w_grads = run_with_grad(call, flat_args, flat_positions, ws, sens=sens, kwargs=kwargs)
+            if regroup is not None:
+                in_grads = regroup(in_grads)
             if not self.get_all and not positions:  # the first argument is not a Tensor: no gradient (MindSpore)
                 in_grads = ((),)
             if self.get_by_list and isinstance(weights, Parameter):
@@ -531,6 +607,33 @@ def _fit_to_input(g, x):
     return g
 
 
+_WARNED_EXTRA_GRADIENTS: set[type] = set()
+
+
+def _bprop_gradients(cell, result, n_inputs: int) -> tuple:
+    """A Cell bprop's result as one gradient per input. Gradients past the inputs are dropped, with a warning
+    once per Cell class (MindSpore ignores them too); fewer gradients than inputs is an error.
+
+    Raises:
+        ValueError: the bprop returned fewer gradients than the Cell has inputs.
+    """
+    result = (result,) if isinstance(result, Tensor) else tuple(result)
+    if len(result) < n_inputs:
+        raise ValueError(
+            f"The bprop of {type(cell).__name__} returned {len(result)} gradient(s) for {n_inputs} input(s)."
+        )
+    if len(result) > n_inputs:
+        if type(cell) not in _WARNED_EXTRA_GRADIENTS:
+            _WARNED_EXTRA_GRADIENTS.add(type(cell))
+            warnings.warn(
+                f"The bprop of {type(cell).__name__} returned {len(result)} values for {n_inputs} input(s); the "
+                f"values after the first {n_inputs} are ignored.",
+                stacklevel=2,
+            )
+        result = result[:n_inputs]
+    return result
+
+
 def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tuple):
     """Run a Cell whose user-defined `bprop(*inputs, out, dout)` replaces its backward."""
     trace = G.current()
@@ -552,12 +655,7 @@ def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tup
 
     def rule(cots):
         dout = cots[0] if single else type(out)(cots) if isinstance(out, (tuple, list)) else cots
-        result = bprop(*args, out, dout)
-        result = (result,) if isinstance(result, Tensor) else tuple(result)
-        if len(result) != len(args):
-            raise ValueError(
-                f"The bprop of {type(cell).__name__} returned {len(result)} gradient(s) for {len(args)} input(s)."
-            )
+        result = _bprop_gradients(cell, bprop(*args, out, dout), len(args))
         return tuple(_fit_to_input(g, x) for g, x in zip(result, args, strict=True))
 
     fresh = tuple(Tensor._wrap(o._data) for o in outs)
@@ -586,12 +684,7 @@ def _custom_bprop_in_graph(trace, cell, bprop: Callable, construct: Callable, ar
             full[i] = x
         out = unflatten(fwd.template, (t._data for t in flat[n_in : n_in + n_out]))
         dout = unflatten(fwd.template, (t._data for t in flat[n_in + n_out :]))
-        result = bprop(*full, out, dout)
-        result = (result,) if isinstance(result, Tensor) else tuple(result)
-        if len(result) != len(args):
-            raise ValueError(
-                f"The bprop of {type(cell).__name__} returned {len(result)} gradient(s) for {len(args)} input(s)."
-            )
+        result = _bprop_gradients(cell, bprop(*full, out, dout), len(args))
         return [
             _fit_to_input(result[i], full[i])
             if isinstance(result[i], Tensor)

@@ -450,12 +450,13 @@ def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> E
             prim.check(*abstract, **kw)
         except (TypeError, ValueError, IndexError) as checked:
             return checked
-    else:
-        for i, a in enumerate(args):
-            if not (a is None or isinstance(a, (Tensor, bool, int, float, complex, tuple, list)) or B.is_array(a)):
-                return op_error(
-                    prim.name, f"input {i} must be a Tensor or a number, but got {type(a).__name__}.", TypeError
-                )
+    # an input of no kind an op takes (a str, an object) is the caller's error, whether or not the op has a check
+    for i, a in enumerate(args):
+        if not (a is None or isinstance(a, (Tensor, bool, int, float, complex, tuple, list)) or B.is_array(a)):
+            return op_error(
+                prim.name, f"input {i} must be a Tensor or a number, but got {type(a).__name__}.", TypeError
+            )
+    if prim.check is None:
         try:
             B.eval_shape(lambda *xs: prim.impl(*xs, **kw), *(_spec(a) for a in abstract))
         except Exception as static:  # noqa: BLE001  (any failure here means the shapes or dtypes do not fit)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from kiln._backend import is_symbolic_dim
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
@@ -17,6 +19,7 @@ __all__ = [
     "Tensor",
     "apply",
     "as_axes",
+    "sequence_tensor",
     "as_np_dtype",
     "make_binary",
     "make_unary",
@@ -54,6 +57,9 @@ def as_shape(op: str, shape) -> tuple[int, ...]:
         return tuple(int(s) for s in shape.asnumpy().reshape(-1))
     if not isinstance(shape, Sequence):
         raise op_error(op, f"'shape' must be a tuple or list of ints, but got {type(shape).__name__}.", TypeError)
+    for s in shape:
+        if isinstance(s, (float, np.floating)):  # int() would truncate it silently
+            raise op_error(op, f"'shape' must hold ints, but {list(shape)} holds the float {s!r}.", TypeError)
     return tuple(s if is_symbolic_dim(s) else int(s) for s in shape)
 
 
@@ -75,10 +81,30 @@ def make_unary(prim_name: str, public_name: str):
     return op
 
 
+def sequence_tensor(value):
+    """A tuple or list operand (of numbers, Tensors, or such sequences) as the Tensor it spells, stacked along a
+    new first axis (NumPy's and MindSpore's reading of `t + (a, b)`); any other value as it is.
+
+    Args:
+        value: an operand.
+
+    Returns:
+        A Tensor for a tuple or list, else `value`.
+    """
+    if not isinstance(value, (tuple, list)):
+        return value
+    items = [sequence_tensor(x) for x in value]
+    if not any(isinstance(x, Tensor) for x in items):
+        return Tensor(value)
+    return apply(REGISTRY["Stack"], tuple(x if isinstance(x, Tensor) else Tensor(x) for x in items), (0,))
+
+
 def make_binary(prim_name: str, public_name: str):
     p = REGISTRY[prim_name]
 
     def op(input, other):
+        if isinstance(other, (tuple, list)) or isinstance(input, (tuple, list)):
+            input, other = sequence_tensor(input), sequence_tensor(other)
         return apply(p, (input, other))
 
     op.__name__ = op.__qualname__ = public_name

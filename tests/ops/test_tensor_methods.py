@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import kiln
 from kiln import Parameter, Tensor, ops
@@ -50,3 +51,13 @@ def test_a_tensor_is_never_equal_to_a_str_none_dict_or_sequence():
         return Tensor(["a", ("M", "B"), 20, one, Tensor(1)].count(one))
 
     assert count_in_a_graph().asnumpy() == 2
+
+
+@pytest.mark.parametrize("mode", ["pynative", "jit"])
+@pytest.mark.parametrize(
+    "call", [lambda x: x.reshape(1, 1.5), lambda x: ops.reshape(x, (1, 1.0)), lambda x: ops.zeros((2, 2.0))]
+)
+def test_a_float_in_a_shape_is_a_type_error_not_truncated(mode, call):
+    # NumPy and MindSpore 2.10 refuse it; int() would have made 1.5 a 1 silently
+    with pytest.raises(TypeError, match="'shape' must hold ints"):
+        (call if mode == "pynative" else kiln.jit(call))(Tensor(np.float32(1.0)))

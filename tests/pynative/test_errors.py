@@ -112,3 +112,18 @@ def test_errors_of_later_calls_are_independent():
     with pytest.raises(ValueError):
         ops.matmul(T(2, 3), T(4, 5))
     np.testing.assert_allclose(ops.matmul(T(2, 3), T(3, 5)).asnumpy(), np.full((2, 5), 3.0))
+
+
+@pytest.mark.parametrize("mode", ["pynative", "jit"])
+@pytest.mark.parametrize(
+    ("op", "call"),
+    [
+        ("Add", lambda x: x.add("1")),  # an op with its own check
+        ("ReduceMean", lambda x: ops.mean("1", 0)),
+    ],
+)
+def test_a_string_input_is_a_type_error_naming_the_op(mode, op, call):
+    run = call if mode == "pynative" else kiln.jit(call)
+    with pytest.raises(TypeError, match=f"For '{op}', input . must be a Tensor or a number, but got str") as info:
+        run(Tensor(np.int64(2)))
+    _no_backend_chain(info.value)

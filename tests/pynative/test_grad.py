@@ -6,6 +6,8 @@ them); the structure of the returned values follows MindSpore 2.x.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -352,6 +354,56 @@ def test_custom_bprop_inside_a_larger_graph():
     # chain: d/dx sin(u) with du/dv := 10 (user rule), v = 3x
     u = (3 * X) ** 2
     np.testing.assert_allclose(_np(kiln.grad(fn)(x)), np.cos(u) * 10 * 3, rtol=1e-5)
+
+
+def _extra_gradients_cell() -> nn.Cell:
+    """A Cell, of a class of its own (the warning is once per class), whose bprop returns two values past its two
+    inputs' gradients (MindSpore 2.10 ignores them)."""
+
+    class _ExtraGradients(nn.Cell):
+        def construct(self, x, y):
+            return x * y * y
+
+        def bprop(self, x, y, out, dout):
+            return x + y, x * y, out, dout
+
+    return _ExtraGradients()
+
+
+class _TooFewGradients(nn.Cell):
+    def construct(self, x, y):
+        return x * y
+
+    def bprop(self, x, y, out, dout):
+        return (dout,)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph", "jit", "bytecode"])
+def test_gradients_a_bprop_returns_past_its_inputs_are_ignored_with_one_warning(mode):
+    net = _extra_gradients_cell()
+    grad_all = ops.GradOperation(get_all=True)
+    if mode == "graph":
+        kiln.set_context(mode=kiln.GRAPH_MODE)
+        run = grad_all(net)
+    elif mode == "pynative":
+        run = grad_all(net)
+    else:
+        run = kiln.jit(lambda x, y: grad_all(net)(x, y), capture_mode="ast" if mode == "jit" else "bytecode")
+    x, y = Tensor(np.float32(1.0)), Tensor(np.float32(2.0))
+    with pytest.warns(UserWarning, match="_ExtraGradients returned 4 values for 2 input"):
+        gx, gy = run(x, y)
+    assert (float(gx.asnumpy()), float(gy.asnumpy())) == (3.0, 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run(x, y + 1)  # once per Cell class
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_a_bprop_returning_fewer_gradients_than_inputs_is_an_error(mode):
+    if mode == "graph":
+        kiln.set_context(mode=kiln.GRAPH_MODE)
+    with pytest.raises(ValueError, match="_TooFewGradients returned 1 gradient"):
+        ops.GradOperation(get_all=True)(_TooFewGradients())(Tensor([1.0]), Tensor([2.0]))
 
 
 class _PartlyFrozen(nn.Cell):

@@ -24,6 +24,7 @@ from kiln._compiler.frontend.ast.values import FIRST_UNROLL, UNROLL, RecursionCu
 from kiln._compiler.guards import check_guards, compile_guards
 from kiln._compiler.specialise import BranchGuardFailed, describe, refused, respecialised
 from kiln._core import tree
+from kiln._core.mutable import MutableDict, MutableFloat, MutableInt, MutableValue
 from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Tensor
 from kiln.context import _context
@@ -34,32 +35,6 @@ STATS = {"compiles": 0}  # every compile of every cache (tests count recompiles 
 
 def log_enabled() -> bool:
     return _LOG or "compiles" in os.environ.get("KILN_LOG", "")
-
-
-class _Mutable:
-    """Marker base: values wrapped by `mutable()` are graph variables, not constants."""
-
-    __slots__ = ()
-
-
-class MutableInt(int, _Mutable):
-    __slots__ = ()
-
-
-class MutableFloat(float, _Mutable):
-    __slots__ = ()
-
-
-class MutableTuple(tuple, _Mutable):
-    __slots__ = ()
-
-
-class MutableList(list, _Mutable):
-    pass
-
-
-class MutableDict(dict, _Mutable):
-    pass
 
 
 _SCALARS = (int, float, bool, str, type(None), complex)
@@ -97,17 +72,19 @@ def flatten(x, leaves: list, sig: list, params: list, cells: list, refs: list, m
         sig.append((t, x))
         return ("c", x)
     if isinstance(x, (tuple, list)):
-        m = mut or isinstance(x, _Mutable)
+        m = mut or isinstance(x, MutableValue)
         sig.append((t, len(x)))
         if isinstance(x, tuple) and hasattr(x, "_fields"):  # a namedtuple keeps its type and field names
             return ("n", t, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x))
-        kind = tuple if isinstance(x, tuple) else list
+        # a mutable() container keeps its type inside the graph: the gradient transforms differentiate it
+        kind = t if isinstance(x, MutableValue) else tuple if isinstance(x, tuple) else list
         return ("s", kind, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x))
     if isinstance(x, dict):
-        m = mut or isinstance(x, _Mutable)
+        marked = isinstance(x, MutableValue)
         keys = tuple(x)
-        sig.append(("dict", keys))
-        return ("d", keys, tuple(flatten(v, leaves, sig, params, cells, refs, m) for v in x.values()))
+        sig.append(("mutable dict" if marked else "dict", keys))
+        children = tuple(flatten(v, leaves, sig, params, cells, refs, mut or marked) for v in x.values())
+        return ("d", keys, children, MutableDict) if marked else ("d", keys, children)
     if is_cell(x):
         cells.append(x)
     refs.append(x)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
@@ -151,10 +153,17 @@ class Morph(Primitive):
             raise TypeError(f"Morph: 'fn' must be callable, but got {type(fn).__name__}.")
         self.fn, self.infer_shape, self.infer_dtype, self.bprop_fn = fn, infer_shape, infer_dtype, bprop_fn
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         if self.bprop_fn is None:
-            return self.fn(*args)
-
+            return self.fn(*args, **kwargs)
+        if kwargs:  # bprop_fn takes the inputs by position: keywords go to their places, as fn binds them
+            bound = inspect.signature(self.fn).bind(*args, **kwargs)
+            if bound.kwargs:
+                raise TypeError(
+                    f"Morph: bprop_fn takes the inputs by position, but {', '.join(bound.kwargs)} can only be "
+                    f"given by keyword to {getattr(self.fn, '__name__', 'fn')}."
+                )
+            args = bound.args
         with tape.pause():
             out = self.fn(*args)
         several = isinstance(out, (tuple, list))

@@ -66,3 +66,45 @@ def test_functional_reductions_take_axes_as_a_tensor():
     got = ops.reduce_sum(Tensor(x), Tensor(np.array([0, 1])))
     np.testing.assert_allclose(got.asnumpy(), x.sum((0, 1)))
     np.testing.assert_allclose(ops.reduce_max(Tensor(x), ()).asnumpy(), x.max())
+
+
+_TWO, _THREE = Tensor(2.0), Tensor(3.0)
+
+
+def _scaled(a, b=_TWO, c=_THREE):
+    return a * b * c
+
+
+class _MorphNet(nn.Cell):
+    def __init__(self, morph):
+        super().__init__()
+        self.morph = morph
+
+    def construct(self, x):
+        return self.morph(x, c=Tensor(5.0)) + self.morph(x)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_morph_takes_keyword_arguments_as_its_function_does(mode):
+    if mode == "graph":
+        kiln.set_context(mode=kiln.GRAPH_MODE)
+    try:
+        x = Tensor([1.0, 2.0])
+        net = _MorphNet(ops.Morph(_scaled, lambda *s: s[0], lambda *d: d[0]))
+        np.testing.assert_allclose(net(x).asnumpy(), [16.0, 32.0])  # 10x + 6x
+        np.testing.assert_allclose(ops.GradOperation()(net)(x).asnumpy(), [16.0, 16.0])
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+
+
+def test_a_morph_input_given_by_keyword_reaches_bprop_fn_in_its_position():
+    seen = []
+
+    def bprop(a, b, c, out, dout):
+        seen.append(float(c.asnumpy()))
+        return dout * c, ops.zeros_like(b), ops.zeros_like(c)
+
+    custom = ops.Morph(_scaled, lambda *s: s[0], lambda *d: d[0], bprop_fn=bprop)
+    g = ops.grad(lambda a: custom(a, Tensor(2.0), c=Tensor(7.0)).sum())(Tensor([1.0, 2.0]))
+    np.testing.assert_allclose(g.asnumpy(), [7.0, 7.0])
+    assert seen == [7.0]

@@ -209,7 +209,10 @@ def drop_unused_params(graphs: list[FuncGraph]) -> int:
 
 
 def dce(graphs: list[FuncGraph]) -> int:
-    """Remove unused pure applies until none is left; returns how many were removed."""
+    """Remove unused pure applies until none is left; returns how many were removed.
+
+    A name lookup stays even when its value is unused: `undefined_name` alone on a line is a NameError in Python.
+    """
     removed = 0
     while True:
         counts = use_counts(graphs)
@@ -218,7 +221,7 @@ def dce(graphs: list[FuncGraph]) -> int:
             keep = []
             for a in g.nodes:
                 op = op_of(a)
-                if op is not None and op.pure and counts.get(a.id, 0) == 0:
+                if op is not None and op.pure and op is not O.RESOLVE and counts.get(a.id, 0) == 0:
                     changed = True
                     removed += 1
                     continue

@@ -14,9 +14,9 @@ import types
 
 import numpy as np
 
-from kiln._compiler.cache.memory import MutableFloat, MutableInt, _Mutable
 from kiln._compiler.frontend.ast.values import MISSING
 from kiln._compiler.frontend.bytecode.instructions import NULL, SeqIter
+from kiln._core.mutable import MutableFloat, MutableInt, MutableValue
 from kiln._core.tensor import Parameter, Tensor
 
 
@@ -77,7 +77,7 @@ def flatten(values: list):
             sig.append((t, x))
             names.append(path)
             return ("c", x)
-        if isinstance(x, _Mutable) and t in (MutableInt, MutableFloat):
+        if isinstance(x, MutableValue) and t in (MutableInt, MutableFloat):
             return flat(Tensor(x), path)
         if x is NULL:
             sig.append("NULL")

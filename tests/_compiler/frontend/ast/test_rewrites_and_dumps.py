@@ -4,6 +4,7 @@ dumps."""
 import os
 
 import numpy as np
+import pytest
 
 import kiln as ms
 from kiln import Tensor, nn, ops
@@ -20,6 +21,7 @@ from kiln._compiler.frontend.ast.rewrites import (
     op_of,
     optimize,
 )
+from tests._compiler.frontend.ast.modes import MODES, compiled
 
 
 def _ops(pf):
@@ -181,3 +183,40 @@ def test_pass_dumps_show_what_each_pass_changed(tmp_path):
     assert node_lines and all("Tensor[Float32][3]" in line for line in node_lines), stages["analyze"]
     tensor = stages["tensor_record"]
     assert tensor.count("= Add(") == 1 and tensor.count("= Mul(") == 1 and "f32[3]" in tensor, tensor
+
+
+def _bare_undefined_name(x):
+    undefined_in_this_module  # noqa: B018, F821  (a statement that only looks the name up)
+    return x + x
+
+
+def _unused_sum_with_undefined_name(x):
+    undefined_in_this_module + x  # noqa: B018, F821
+    return x + x
+
+
+def _bare_undefined_name_in_a_loop(x):
+    for i in (1, 2):
+        undefined_in_this_module  # noqa: B018, F821
+        x = x + i
+    return x
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fn", [_bare_undefined_name, _unused_sum_with_undefined_name, _bare_undefined_name_in_a_loop])
+def test_an_unused_lookup_of_an_undefined_name_is_still_a_name_error(mode, fn):
+    # dce drops unused pure applies, but a name lookup raises in Python even when its value is unused
+    with pytest.raises(NameError, match="undefined_in_this_module"):
+        compiled(mode, fn)(Tensor([1.0, 2.0]))
+
+
+def _bare_defined_names(x):
+    x  # noqa: B018
+    x - x  # noqa: B018
+    ops  # noqa: B018
+    return x + x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_unused_lookups_of_defined_names_still_run(mode):
+    np.testing.assert_allclose(compiled(mode, _bare_defined_names)(Tensor([1.0, 2.0])).asnumpy(), [2.0, 4.0])
