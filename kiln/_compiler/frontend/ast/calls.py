@@ -256,8 +256,15 @@ def call(ctx, fn, args, kwargs, node):
     elif isinstance(fn, type) and ctx.tracing and fn.__module__ != "builtins":
         return _construct(ctx, fn, args, kwargs)
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
-        return fn(*args, **(kwargs or {}))
+        return call_python(fn, args, kwargs)
     return run_library(ctx, fn, args, kwargs)
+
+
+def call_python(fn, args, kwargs):
+    """`fn(*args, **kwargs)` for a callable the program calls as Python (a builtin, library code): an error
+    raised in this frame (getattr's AttributeError, list.pop's IndexError) is the program's, not Kiln's
+    (`diagnose` reads it so)."""
+    return fn(*args, **(kwargs or {}))
 
 
 def _holds_symbolic(items) -> bool:
@@ -354,7 +361,7 @@ def run_library(ctx, fn, args: list, kwargs: dict | None):
     if kwargs:
         kwargs = {k: _wrap_callable(ctx, v) for k, v in kwargs.items()}
     try:
-        return fn(*args, **(kwargs or {}))
+        return call_python(fn, args, kwargs)
     except (*concretization_errors(), RuntimeError) as err:
         if isinstance(err, RuntimeError) and "symbolic inside a compiled graph" not in str(err):
             raise
