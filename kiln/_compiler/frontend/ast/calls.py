@@ -249,6 +249,9 @@ def call(ctx, fn, args, kwargs, node):
         return _tensor_range(args)
     elif fn in (builtins.any, builtins.all) and len(args) == 1 and not kwargs and _holds_symbolic(args[0]):
         return _any_all(fn is builtins.any, args[0])
+    elif t is types.BuiltinMethodType and fn.__name__ == "count" and type(fn.__self__) in (list, tuple):
+        if len(args) == 1 and not kwargs and _holds_symbolic([*fn.__self__, args[0]]):
+            return _count(fn.__self__, args[0])
     elif getattr(fn, "_kiln_fn", None) is not None:  # a jit-wrapped function: inline it
         inner = fn._kiln_fn
         bound = getattr(fn, "_kiln_self", None)
@@ -290,6 +293,23 @@ def _any_all(is_any: bool, items):
     if result is None:
         return not is_any
     return effects.HostScalar.of(result._data, bool)
+
+
+def _count(items, value):
+    """`seq.count(value)` where an item or `value` is a Tensor whose value is known only when the graph runs:
+    Python's rule (an item that is `value` or equals it counts), each such comparison's truth added when the
+    graph runs; the count leaves the graph as a Python int."""
+    known, counted = 0, None
+    for item in items:
+        eq = True if item is value else item == value
+        if not is_symbolic(eq):
+            known += bool(eq)  # Python's truth (a multi-element Tensor's is ambiguous: ValueError)
+            continue
+        if eq.size != 1:
+            raise ValueError(f"the truth value of a Tensor with {eq.size} elements is ambiguous in count().")
+        hit = eq.reshape(()).astype(mstype.int64)
+        counted = hit if counted is None else counted + hit
+    return known if counted is None else effects.HostScalar.of((counted + known)._data, int)
 
 
 def _is_print_primitive(fn) -> bool:
