@@ -23,8 +23,10 @@ from kiln._compiler.frontend.ast.rewrites import optimize
 from kiln._compiler.frontend.ast.values import Closure, SwitchedCallable, TensorRange, is_cell, is_symbolic
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
+from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
+from kiln._pynative.dispatch import apply
 from kiln._pynative.nested import record
 
 _user_code: dict = {}
@@ -319,6 +321,9 @@ def _is_print_primitive(fn) -> bool:
 
 def _construct(ctx, cls, args, kwargs):
     """Instantiate a class at compile time (a Cell built inside a graph is a constant of it)."""
+    if issubclass(cls, Tensor) and G.current() is not None:
+        # `Tensor(float(x))` is a Tensor, as in PyNative: a value of its own in the graph, not the Python number's
+        args = [apply(REGISTRY["Identity"], (a,)) if isinstance(a, effects.HostScalar) else a for a in args]
     # Initialisers run eagerly and draw from the host generator, outside the graph being recorded.
     with G.recording(None):
         obj = cls(*args, **(kwargs or {}))
