@@ -391,3 +391,11 @@ def test_class_digest_of_a_self_referring_class_covers_its_content():
     first, second = make("__hash__()"), make("__repr__()")
     assert cache._class_digest(first) != cache._class_digest(second)
     assert cache._class_digest(first) == cache._class_digest(make("__hash__()"))
+
+
+def test_a_program_returning_a_numpy_array_runs(store):
+    """The output description holds the array: deciding whether the graph can be kept must not compare it."""
+    f = jit(_module("import numpy as np\ndef f(x):\n    return x + 1, np.linspace(1, 10, 4)\n", name="kiln_np_out").f)
+    out, arr = f(_x())
+    np.testing.assert_array_equal(arr, np.linspace(1, 10, 4))
+    np.testing.assert_allclose(out.asnumpy(), _x().asnumpy() + 1)

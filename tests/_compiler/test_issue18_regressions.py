@@ -106,6 +106,21 @@ def test_arithmetic_on_python_scalars_of_a_tensor_stays_python_arithmetic(mode):
     assert out == (8.0, 3, 1.0, -2, -1.0, True, 8.0)
 
 
+def _tensors_of_scalars_of(x):
+    v = float(x.sum())
+    n = int(x.max())
+    return Tensor(v), Tensor(n + 1), v
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_tensor_made_of_a_python_scalar_of_a_tensor_is_a_tensor(mode):
+    # Tensor(float(x)) left GRAPH_MODE and @jit as the Python float it was made from
+    out = _run(mode, _tensors_of_scalars_of, Tensor(np.array([1.5, 2.5], np.float32)))
+    assert [type(v) for v in out] == [Tensor, Tensor, float]
+    assert [o.dtype for o in out[:2]] == [ms.float32, ms.int64]
+    assert [o.item() for o in out[:2]] == [4.0, 3] and out[2] == 4.0
+
+
 class _Sizes(nn.Cell):
     def construct(self, x):
         y = ops.concat((x, x, x))

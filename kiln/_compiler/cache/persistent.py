@@ -729,7 +729,8 @@ def _plain(desc) -> bool:
         return all(_plain(x) for x in desc)
     if isinstance(desc, dict):
         return all(_plain(k) and _plain(v) for k, v in desc.items())
-    return desc is None or type(desc) in (str, int, float, bool) or desc in (tuple, list)
+    # `is`, not `in`: a NumPy array returned by the program compares element by element
+    return desc is None or type(desc) in (str, int, float, bool) or desc is tuple or desc is list
 
 
 class Loaded:

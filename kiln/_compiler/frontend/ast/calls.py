@@ -23,8 +23,10 @@ from kiln._compiler.frontend.ast.rewrites import optimize
 from kiln._compiler.frontend.ast.values import Closure, SwitchedCallable, TensorRange, is_cell, is_symbolic
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
+from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
+from kiln._pynative.dispatch import apply
 from kiln._pynative.nested import record
 
 _user_code: dict = {}
@@ -249,6 +251,9 @@ def call(ctx, fn, args, kwargs, node):
         return _tensor_range(args)
     elif fn in (builtins.any, builtins.all) and len(args) == 1 and not kwargs and _holds_symbolic(args[0]):
         return _any_all(fn is builtins.any, args[0])
+    elif t is types.BuiltinMethodType and fn.__name__ == "count" and type(fn.__self__) in (list, tuple):
+        if len(args) == 1 and not kwargs and _holds_symbolic([*fn.__self__, args[0]]):
+            return _count(fn.__self__, args[0])
     elif getattr(fn, "_kiln_fn", None) is not None:  # a jit-wrapped function: inline it
         inner = fn._kiln_fn
         bound = getattr(fn, "_kiln_self", None)
@@ -256,8 +261,15 @@ def call(ctx, fn, args, kwargs, node):
     elif isinstance(fn, type) and ctx.tracing and fn.__module__ != "builtins":
         return _construct(ctx, fn, args, kwargs)
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
-        return fn(*args, **(kwargs or {}))
+        return call_python(fn, args, kwargs)
     return run_library(ctx, fn, args, kwargs)
+
+
+def call_python(fn, args, kwargs):
+    """`fn(*args, **kwargs)` for a callable the program calls as Python (a builtin, library code): an error
+    raised in this frame (getattr's AttributeError, list.pop's IndexError) is the program's, not Kiln's
+    (`diagnose` reads it so)."""
+    return fn(*args, **(kwargs or {}))
 
 
 def _holds_symbolic(items) -> bool:
@@ -285,6 +297,23 @@ def _any_all(is_any: bool, items):
     return effects.HostScalar.of(result._data, bool)
 
 
+def _count(items, value):
+    """`seq.count(value)` where an item or `value` is a Tensor whose value is known only when the graph runs:
+    Python's rule (an item that is `value` or equals it counts), each such comparison's truth added when the
+    graph runs; the count leaves the graph as a Python int."""
+    known, counted = 0, None
+    for item in items:
+        eq = True if item is value else item == value
+        if not is_symbolic(eq):
+            known += bool(eq)  # Python's truth (a multi-element Tensor's is ambiguous: ValueError)
+            continue
+        if eq.size != 1:
+            raise ValueError(f"the truth value of a Tensor with {eq.size} elements is ambiguous in count().")
+        hit = eq.reshape(()).astype(mstype.int64)
+        counted = hit if counted is None else counted + hit
+    return known if counted is None else effects.HostScalar.of((counted + known)._data, int)
+
+
 def _is_print_primitive(fn) -> bool:
     """`ops.Print()` (or a subclass), known by its class: the compiler does not import `ops`."""
     return any(c.__name__ == "Print" and c.__module__.startswith("kiln.ops.") for c in type(fn).__mro__)
@@ -292,6 +321,9 @@ def _is_print_primitive(fn) -> bool:
 
 def _construct(ctx, cls, args, kwargs):
     """Instantiate a class at compile time (a Cell built inside a graph is a constant of it)."""
+    if issubclass(cls, Tensor) and G.current() is not None:
+        # `Tensor(float(x))` is a Tensor, as in PyNative: a value of its own in the graph, not the Python number's
+        args = [apply(REGISTRY["Identity"], (a,)) if isinstance(a, effects.HostScalar) else a for a in args]
     # Initialisers run eagerly and draw from the host generator, outside the graph being recorded.
     with G.recording(None):
         obj = cls(*args, **(kwargs or {}))
@@ -354,7 +386,7 @@ def run_library(ctx, fn, args: list, kwargs: dict | None):
     if kwargs:
         kwargs = {k: _wrap_callable(ctx, v) for k, v in kwargs.items()}
     try:
-        return fn(*args, **(kwargs or {}))
+        return call_python(fn, args, kwargs)
     except (*concretization_errors(), RuntimeError) as err:
         if isinstance(err, RuntimeError) and "symbolic inside a compiled graph" not in str(err):
             raise

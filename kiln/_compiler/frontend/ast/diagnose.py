@@ -51,6 +51,8 @@ def annotate(ctx, node, err: BaseException) -> BaseException:
 
 _COMPILER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _GRAPH_FILE = os.path.join(os.path.dirname(os.path.dirname(_COMPILER_DIR)), "_core", "graph.py")
+_USER_OPS = os.path.join(_COMPILER_DIR, "ast", "semantics.py")
+_CALLS = os.path.join(_COMPILER_DIR, "ast", "calls.py")
 _BUG_TYPES = (AttributeError, KeyError, IndexError, AssertionError, UnboundLocalError, ZeroDivisionError)
 
 
@@ -61,11 +63,15 @@ def _internal_failure(err: BaseException) -> bool:
     tb = err.__traceback__
     last = None
     while tb is not None:
-        last = tb.tb_frame.f_code.co_filename
+        last = tb.tb_frame.f_code
         tb = tb.tb_next
-    # semantics.py evaluates the user's own getattr/getitem/arithmetic: its errors are the program's.
-    user_ops = os.path.join(_COMPILER_DIR, "ast", "semantics.py")
-    return last is not None and last != user_ops and (last.startswith(_COMPILER_DIR) or last == _GRAPH_FILE)
+    if last is None:
+        return False
+    # semantics.py evaluates the user's own getattr/getitem/arithmetic, and calls.call_python the builtins the
+    # program calls (getattr, list.pop): their errors are the program's.
+    if last.co_filename == _USER_OPS or (last.co_filename == _CALLS and last.co_name == "call_python"):
+        return False
+    return last.co_filename.startswith(_COMPILER_DIR) or last.co_filename == _GRAPH_FILE
 
 
 def _first_message(err: BaseException) -> str:

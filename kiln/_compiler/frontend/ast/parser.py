@@ -653,7 +653,9 @@ class _Builder:
         elt = self.thunk(elt_build, e, ("__item",), bind)
         cond = Const(None)
         if gen.ifs:
-            test = gen.ifs[0] if len(gen.ifs) == 1 else ast.BoolOp(op=ast.And(), values=gen.ifs, **_pos(gen.ifs[0]))
+            test = gen.ifs[0]
+            if len(gen.ifs) > 1:  # `if a if b`: `a and b`, spanning both
+                test = ast.BoolOp(op=ast.And(), values=gen.ifs, **_pos(gen.ifs[0], gen.ifs[-1]))
             cond = self.thunk(lambda: self.expr(test), test, ("__item",), bind)
         return self.emit(O.COMPREHENSION, [Const(kind), iterable, elt, cond], e)
 
@@ -709,8 +711,11 @@ def _as_load(t: ast.expr) -> ast.expr:
     return t
 
 
-def _pos(node: ast.AST) -> dict:
-    return {"lineno": node.lineno, "col_offset": node.col_offset}
+def _pos(first: ast.AST, last: ast.AST | None = None) -> dict:
+    """The source span from `first`'s start to `last`'s end (`first`'s by default), for a node Kiln builds."""
+    last = first if last is None else last
+    return {"lineno": first.lineno, "col_offset": first.col_offset, "end_lineno": last.end_lineno,
+            "end_col_offset": last.end_col_offset}  # fmt: skip
 
 
 BUILTINS = builtins

@@ -355,26 +355,35 @@ def _thunk(ctx, clo, *args):
     return ctx.call_closure(clo, args, None)
 
 
+def _check_single(a, op: str) -> None:
+    if isinstance(a, Tensor) and a.size != 1:  # as bool(a) in Python: ValueError
+        raise ValueError(
+            f"the truth value of a Tensor with shape {list(a.shape)} is ambiguous, so '{op}' cannot use it; "
+            f"use .any() or .all()."
+        )
+
+
 @_impl(O.AND)
 def _and(ctx, frame, node, args):
+    """`a and b` as Python: `b` when `a` is true, else `a` itself (a Tensor of many elements has no truth value);
+    with `a` known only at run time, `b if a else a`, `b` evaluated only on that branch."""
     a, rest = args
-    if isinstance(a, Tensor) and (is_symbolic(a) or a.size != 1):
-        b = _thunk(ctx, rest)
-        return a.logical_and(b) if isinstance(b, Tensor) else (a if b else a & False)
-    if not a:
-        return a
-    return _thunk(ctx, rest)
+    _check_single(a, "and")
+    static = control.static_bool(a)
+    if static is not None:
+        return _thunk(ctx, rest) if static else a
+    return control.select_both(ctx, node, a, lambda: _thunk(ctx, rest), lambda: a)
 
 
 @_impl(O.OR)
 def _or(ctx, frame, node, args):
+    """`a or b` as Python: `a` when it is true, else `b` (`a if a else b` with `a` known only at run time)."""
     a, rest = args
-    if isinstance(a, Tensor) and (is_symbolic(a) or a.size != 1):
-        b = _thunk(ctx, rest)
-        return a.logical_or(b) if isinstance(b, Tensor) else (a | True if b else a)
-    if a:
-        return a
-    return _thunk(ctx, rest)
+    _check_single(a, "or")
+    static = control.static_bool(a)
+    if static is not None:
+        return a if static else _thunk(ctx, rest)
+    return control.select_both(ctx, node, a, lambda: a, lambda: _thunk(ctx, rest))
 
 
 @_impl(O.IFEXP)

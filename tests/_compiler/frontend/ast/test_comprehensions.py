@@ -1,0 +1,39 @@
+"""Comprehensions with several `if` clauses (`[x for x in xs if a if b]`) in graph mode, as Python runs them: every
+clause must hold (kiln/_compiler/frontend/ast/parser.py joins them into one `and`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kiln import Tensor
+from tests._compiler.frontend.ast.modes import MODES, compiled
+
+
+def _list_two_ifs():
+    return tuple([x * x for x in range(1, 11) if x > 5 if x % 2 == 0])
+
+
+def _generator_three_ifs():
+    return tuple(x for x in range(20) if x > 2 if x % 3 == 0 if x != 9)
+
+
+def _dict_two_ifs():
+    return {k: v for k, v in (("a", 1), ("b", 2), ("c", 3)) if v > 1 if k != "c"}
+
+
+def _tensor_items_two_ifs(x):
+    return tuple(x[i] * 2 for i in range(4) if i > 0 if i != 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fn", [_list_two_ifs, _generator_three_ifs, _dict_two_ifs], ids=lambda f: f.__name__)
+def test_several_if_clauses_all_hold(mode, fn):
+    assert compiled(mode, fn)() == fn()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_several_if_clauses_over_tensor_items(mode):
+    x = Tensor(np.arange(4, dtype=np.float32))
+    got = compiled(mode, _tensor_items_two_ifs)(x)
+    assert [float(v) for v in got] == [2.0, 6.0]
