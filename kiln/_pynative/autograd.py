@@ -279,6 +279,14 @@ def _cast(t: Tensor, dtype) -> Tensor:
     return apply(REGISTRY["Cast"], (t,), (np.dtype(dtype),))
 
 
+def _scalar_sens(out: Tensor, sens):
+    """`sens` for the scalar output `out` when it is a one-element Tensor of another shape (`(1,)`, as zoo train
+    cells build it with `F.tuple_to_array((sens,))`): MindSpore takes it as that scalar in both modes."""
+    if isinstance(sens, Tensor) and out.shape == () and sens.shape != () and int(np.prod(sens.shape)) == 1:
+        return apply(REGISTRY["Reshape"], (sens,), ((),))
+    return sens
+
+
 def _strip(value, level: int):
     """Drop `level`'s history from returned values so finished graphs can be freed."""
     for t in tensor_leaves(value):
@@ -359,6 +367,7 @@ def run_with_grad(
                 raise ValueError(
                     f"sens has {len(sens_list)} tensor(s) but the function returned {len(targets_out)} output(s)."
                 )
+            sens_list = [_scalar_sens(t, s) for t, s in zip(targets_out, sens_list, strict=True)]
             # A sensitivity of another dtype is taken in the output's (MindSpore casts it)
             pairs = [
                 (t, _cast(s, t._buf.dtype) if isinstance(s, Tensor) and s._buf.dtype != t._buf.dtype else s)
@@ -445,9 +454,11 @@ def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):
         return out, zeros[: len(positions)], zeros[len(positions) :]
     sens_raw: list = []
     if sens is not None:
-        flatten(sens, sens_raw)
-        if len(sens_raw) != n_targets:
-            raise ValueError(f"sens has {len(sens_raw)} tensor(s) but the function returned {n_targets} output(s).")
+        sens_list = tensor_leaves(sens)
+        if len(sens_list) != n_targets:
+            raise ValueError(f"sens has {len(sens_list)} tensor(s) but the function returned {n_targets} output(s).")
+        outs = tensor_leaves(out[0] if has_aux else out)
+        flatten([_scalar_sens(t, s) for t, s in zip(outs, sens_list, strict=True)], sens_raw)
     graph = nested.graph
     avals = [(tuple(o.shape), o.dtype) for o in graph.outvars] + [(tuple(x.shape), x.dtype) for x in nested.inputs]
     params = {"graph": graph, "n_diff": len(nested.inputs), "n_targets": n_targets, "n_sens": len(sens_raw)}

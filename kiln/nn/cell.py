@@ -48,6 +48,7 @@ class Cell:
         d["_backward_pre_hooks"] = OrderedDict()
         d["_hooks_with_kwargs"] = set()  # keys of forward (pre-)hooks registered with_kwargs=True
         d["_cell_name"] = ""
+        d["_phase"] = "train"  # MindSpore's compile phase name: "train" until set_train(False) says "predict"
         d["_flags"] = dict(flags or {})
 
     # -- attribute registration ----------------------------------------------------
@@ -69,8 +70,7 @@ class Cell:
             else:
                 self.insert_child_to_cell(name, value)
         elif isinstance(value, ParameterTuple) and value:
-            for i, p in enumerate(value):
-                self.insert_param_to_cell(f"{name}.{i}", p, check_name_contain_dot=False)
+            self._insert_param_tuple(value)
             object.__setattr__(self, name, value)
         elif name in d["_params"]:
             if value is None:
@@ -119,6 +119,18 @@ class Cell:
             param.name = param_name
         self._params[param_name] = param
 
+    def _insert_param_tuple(self, params: ParameterTuple) -> None:
+        # Each item is registered under its own name (as MindSpore does), so that a tuple of another cell's
+        # parameters (an optimizer's, a train cell's `weights`) keeps their names when a parent renames them.
+        names: set[str] = set()
+        for p in dict.fromkeys(params):  # the same object twice is registered once
+            if p.name == _DEFAULT_PARAM_NAME:
+                p.name = f"{_DEFAULT_PARAM_NAME}${len(self._params)}"
+            if p.name in names:
+                raise ValueError(f"two Parameters of one ParameterTuple are both named '{p.name}': rename one.")
+            names.add(p.name)
+            self.insert_param_to_cell(p.name, p, check_name_contain_dot=False)
+
     def insert_child_to_cell(self, child_name: str, child_cell: Cell) -> None:
         """Register `child_cell` under `child_name`; its parameter names get `child_name.` as prefix."""
         if not child_name or "." in child_name:
@@ -132,9 +144,17 @@ class Cell:
         self._cells[child_name] = child_cell
 
     def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
-        """Prepend `prefix` to the name of every parameter of this cell (and its children)."""
-        for _, p in self.parameters_and_names(expand=recurse):
-            p.name = prefix + p.name
+        """Name every parameter of this cell (and its children) `prefix` + its path in this cell.
+
+        The name is rebuilt from the path, not prefixed to the old name: a cell attached to a second parent
+        (a GAN's discriminator in both train cells) gets its path under the last parent, not both prefixes.
+
+        Args:
+            prefix: put before each path, e.g. `"backbone."`.
+            recurse: also the parameters of the descendant cells.
+        """
+        for path, p in self.parameters_and_names(expand=recurse):
+            p.name = prefix + path
 
     # -- calling ------------------------------------------------------------------------
     def construct(self, *args, **kwargs):
@@ -291,22 +311,26 @@ class Cell:
 
     # -- traversal ------------------------------------------------------------------------
     def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator[tuple[str, Parameter]]:
-        """Yield (name, Parameter) once per distinct parameter, in registration order.
+        """Yield (path, Parameter) once per distinct parameter, in registration order.
+
+        The path is the attribute path from this cell (`layer1.0.conv1.weight`), as in MindSpore; it equals the
+        Parameter's name unless the parameter was named otherwise (a cell with auto_prefix=False, a shared cell,
+        `Parameter.name` set by hand). Checkpoints use `Parameter.name`.
 
         Args:
-            name_prefix: put before every name, with a dot ("" for none).
+            name_prefix: the path of this cell, put before every path with a dot ("" for none).
             expand: also the parameters of the descendant cells.
 
         Returns:
-            An iterator of (the Parameter's name, prefixed; the Parameter).
+            An iterator of (path, Parameter).
         """
         seen: set[int] = set()
-        cells = self.cells_and_names() if expand else [("", self)]
-        for _, cell in cells:
-            for p in cell._params.values():
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else [(name_prefix, self)]
+        for cell_path, cell in cells:
+            for key, p in cell._params.items():
                 if p is not None and id(p) not in seen:
                     seen.add(id(p))
-                    yield (f"{name_prefix}.{p.name}" if name_prefix else p.name), p
+                    yield (f"{cell_path}.{key}" if cell_path else key), p
 
     def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
         for _, p in self.parameters_and_names(expand=expand):
@@ -320,7 +344,8 @@ class Cell:
         return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
 
     def parameters_dict(self, recurse: bool = True) -> OrderedDict:
-        return OrderedDict(self.parameters_and_names(expand=recurse))
+        """{Parameter.name: Parameter} for every distinct parameter (of the descendants too with `recurse`)."""
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
 
     def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict[Parameter, Parameter]:
         """Make sure every parameter of this cell and its descendants holds its data, before a program reads or
@@ -387,7 +412,9 @@ class Cell:
 
     # -- modes ---------------------------------------------------------------------------
     def set_train(self, mode: bool = True) -> Cell:
-        """Training mode (dropout active, batch statistics) for this cell and its children."""
+        """Training mode (dropout active, batch statistics) for this cell and its children; this cell's phase
+        becomes "train" or "predict"."""
+        self.__dict__["_phase"] = "train" if mode else "predict"
         for _, cell in self.cells_and_names():
             cell.__dict__["training"] = mode
         return self
@@ -420,7 +447,15 @@ class Cell:
 
     @property
     def phase(self) -> str:
-        return "train" if self.training else "predict"
+        """This cell's phase name: "train" when built, then what `set_train` (this cell's own call) or an
+        assignment made it; zoo cells assign their own (`self.phase = phase`) and branch on it."""
+        return self.__dict__.get("_phase", "train")
+
+    @phase.setter
+    def phase(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"Cell.phase must be a str, but got {type(value).__name__}.")
+        self.__dict__["_phase"] = value
 
     def set_inputs(self, *inputs) -> None:
         """Declare the input signature (shapes may contain None for dynamic sizes)."""

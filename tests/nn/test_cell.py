@@ -1,4 +1,5 @@
-"""Cell attribute registration and container rules, checked against MindSpore 2.10 (cell_goldens_mindspore.json)."""
+"""Cell attribute registration, container rules and parameter names, checked against MindSpore 2.10
+(cell_goldens_mindspore.json, param_name_goldens_mindspore.json)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 import os
 
 import kiln
-from tests.nn import cell_cases
+from tests.nn import cell_cases, param_name_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -16,3 +17,14 @@ def test_cell_rules_match_mindspore():
         golden = json.load(f)["cases"]
     mine = cell_cases.run(kiln)
     assert mine == golden
+
+
+def test_parameter_names_paths_and_phase_match_mindspore():
+    # the zoo's DCGAN: both train cells hold both networks; names are rebuilt from the path under the last parent
+    # (they were `stepG.stepD.netD.netD.conv.weight`, so MindSpore checkpoints did not load), and a zoo cell may
+    # assign its own `phase`
+    with open(os.path.join(HERE, "param_name_goldens_mindspore.json")) as f:
+        golden = json.load(f)["cases"]
+    mine = param_name_cases.run(kiln)
+    for case, want in golden.items():
+        assert mine[case] == want, case

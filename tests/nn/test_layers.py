@@ -384,7 +384,9 @@ def test_embedding():
     pad = Embedding(5, 3, padding_idx=1)
     assert not pad.embedding_table.asnumpy()[1].any()
     g = kiln.value_and_grad(lambda i: pad(i).sum(), None, [pad.embedding_table])(Tensor(np.array([1, 2, 2])))[1][0]
-    np.testing.assert_array_equal(g.asnumpy()[:, 0], [0, 0, 2, 0, 0])
+    # MindSpore 2.10 (both modes) trains the padding row: only its initial value is zero (the zoo's FastText
+    # starts its whole table at zero and relies on it)
+    np.testing.assert_array_equal(g.asnumpy()[:, 0], [0, 1, 2, 0, 0])
     with pytest.raises(TypeError, match=r"For 'Embedding'.*integer"):
         emb(Tensor(np.array([1.0], np.float32)))
 

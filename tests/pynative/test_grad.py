@@ -204,6 +204,29 @@ def test_grad_operation_sens_param(xy):
     np.testing.assert_allclose(_np(g2), 2 * X * np.array([1, 2, 3]))
 
 
+class _GradWithArraySens(nn.Cell):
+    """The zoo's FastText train cell: the sensitivity of a scalar loss is `F.tuple_to_array((sens,))`, shape (1,)."""
+
+    def __init__(self, shape):
+        super().__init__()
+        self.grad = ops.GradOperation(sens_param=True)
+        self.shape = shape
+
+    def construct(self, x):
+        sens = ops.reshape(ops.tuple_to_array((3.0,)), self.shape)
+        return self.grad(lambda v: (v * v).mean())(x, sens)
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+@pytest.mark.parametrize("shape", [(1,), (1, 1)])
+def test_one_element_sensitivity_of_a_scalar_output_is_taken_as_the_scalar(mode, shape):
+    # MindSpore 2.10 accepts it in both modes; Kiln rejected it (PyNative: the backward program's input check,
+    # GRAPH_MODE: JAX's vjp)
+    kiln.set_context(mode=mode)
+    g = _GradWithArraySens(shape)(Tensor(X))
+    np.testing.assert_allclose(_np(g), 3.0 * 2 * X / X.size, rtol=1e-6)
+
+
 def test_grad_operation_get_by_list_without_weights(xy):
     # MindSpore: a Cell's trainable parameters are the default weights; a plain function has none: an empty tuple.
     net = Scale()

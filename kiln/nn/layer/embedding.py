@@ -26,7 +26,9 @@ class Embedding(Cell):
         embedding_table: how the table starts: a Tensor, an initializer's name, an Initializer or a number.
             Default: 'normal' (N(0, 0.01^2)).
         dtype (mindspore.dtype): the table's dtype when floating point. Default: float32.
-        padding_idx (int, optional): this row starts at zero and is never updated.
+        padding_idx (int, optional): this row starts at zero; it is trained like any other row (as in
+            MindSpore's nn.Embedding, unlike `mint.nn.Embedding` and `ops.embedding`, whose padding row gets no
+            gradient).
 
     Inputs:
         x (Tensor): integer ids of any shape.
@@ -67,7 +69,7 @@ class Embedding(Cell):
         self.embedding_table = Parameter(table, name="embedding_table")
 
     def construct(self, ids):
-        return ops.embedding(ids, self.embedding_table, self.padding_idx)
+        return ops.embedding(ids, self.embedding_table)
 
     def extend_repr(self) -> str:
         return (

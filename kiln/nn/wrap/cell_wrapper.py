@@ -171,8 +171,9 @@ class TrainOneStepCell(Cell):
         self.network = network
         self.network.set_grad()
         self.optimizer = optimizer
-        # Not registered a second time: the parameters already belong to the network.
-        object.__setattr__(self, "weights", ParameterTuple(weights))
+        # Registered under their own names, as in MindSpore: its parameter traversal then meets them here first,
+        # so a parent that prefixes this cell names them `<prefix>.<name>`, not by their path in the network.
+        self.weights = ParameterTuple(weights)
         self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
         self.grad_no_sens = ops.GradOperation(get_by_list=True)
         self.sense_flag = sens is not None

@@ -61,7 +61,7 @@ def _host(value, where: str) -> np.ndarray | str:
 
 def _entries(save_obj, append_dict, choice_func) -> list[tuple[str, np.ndarray | str]]:
     if isinstance(save_obj, Cell):
-        pairs = list(save_obj.parameters_and_names())
+        pairs = [(p.name, p) for p in save_obj.get_parameters()]  # keyed by Parameter.name, as in MindSpore
     elif isinstance(save_obj, dict):
         pairs = list(save_obj.items())
     elif isinstance(save_obj, list):

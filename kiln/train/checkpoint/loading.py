@@ -55,7 +55,8 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
     plan: list[tuple] = []  # (parameter, value)
     param_not_load: list[str] = []
     pending: list = []
-    for name, param in net.parameters_and_names():
+    for param in net.get_parameters():  # checkpoints are keyed by Parameter.name, as in MindSpore
+        name = param.name
         if name in tensors:
             plan.append((param, name))
             unused.discard(name)
