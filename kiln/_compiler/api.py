@@ -167,7 +167,7 @@ class JitFunction:
             return capture(interp.active(), fn, list(a), k)
 
         lax = _syntax_level(self.options, self.jit_config)
-        return build(self._cache.name, body, template, leaves, params, cells, lax, fn, shapes, plan)
+        return build(self._cache.name, body, template, leaves, params, cells, lax, fn, shapes, plan, write_inputs=True)
 
     def _new_cache(self, name: str) -> C.JitCache:
         cache = C.JitCache(name)
@@ -311,7 +311,7 @@ def _compile_cell(cache, cell, template, leaves, params, cells, shapes=None, pla
         return calls.call_cell(interp.active(), c, list(a), k)
 
     lax = _syntax_level({}, None, cell)
-    return build(cache.name, body, template, leaves, params, cells, lax, shapes=shapes, plan=plan)
+    return build(cache.name, body, template, leaves, params, cells, lax, shapes=shapes, plan=plan, write_inputs=True)
 
 
 def _check_signature(signature, args) -> None:
