@@ -285,8 +285,9 @@ def run_cell(cell, args: tuple, kwargs: dict):
         if getattr(ctx, "trace_only", False) or not user:
             return NotImplemented
         return calls.call_cell(ctx, cell, list(args), kwargs)
-    if tape.recording:
-        # A PyNative gradient is being recorded: run with graph semantics, eagerly, so the tape sees every op.
+    if tape.recording or _hooked(args):
+        # A PyNative gradient is being recorded, or an argument has hooks (which a gradient taken inside construct
+        # runs, and the compiled graph would not see): run with graph semantics, eagerly, so the tape sees every op.
         if not user:
             return NotImplemented
         with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
@@ -304,6 +305,11 @@ def run_cell(cell, args: tuple, kwargs: dict):
         return cache.call((cell, *args), kwargs or {}, lambda *parts, **kw: _compile_cell(cache, cell, *parts, **kw))
     except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
         raise for_user(err) from None
+
+
+def _hooked(args: tuple) -> bool:
+    """True when a Tensor argument has hooks registered (`Tensor.register_hook`)."""
+    return any(isinstance(a, Tensor) and getattr(a, "_hooks", None) for a in args)
 
 
 def _compile_cell(cache, cell, template, leaves, params, cells, shapes=None, plan=None):

@@ -361,7 +361,7 @@ class Tensor:
             )
         if G.current() is not None and (isinstance(self, Parameter) or _symbolic(self._data)):
             if isinstance(self, Parameter) or not _GRAPH_TENSOR_HOOK:
-                raise RuntimeError(
+                raise ValueError(  # MindSpore's type for this user error
                     f"Tensor.register_hook({_describe(hook)}) on a Parameter inside a compiled graph (GRAPH_MODE "
                     f"or @jit): register it outside the graph (PyNative), where it lasts until removed."
                 )
