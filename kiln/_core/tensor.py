@@ -457,11 +457,14 @@ class Parameter(Tensor):
         layerwise_parallel: bool = False,
         parallel_optimizer: bool = True,
     ) -> None:
+        # A new Parameter holds its value itself, also when made while a graph is recorded (a Cell built inside a
+        # function traced as Python): its value never goes through the trace's state.
         if isinstance(default_input, Tensor):
-            self._data = default_input._data
+            _slot.__set__(self, default_input._data)
             self._nodes = None
         else:
-            Tensor.__init__(self, default_input)
+            with G.recording(None):
+                Tensor.__init__(self, default_input)
         self._user_named = name is not None
         self.name = name if name is not None else "Parameter"
         self.requires_grad = requires_grad
