@@ -13,13 +13,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jax.experimental import io_callback
-from jax.experimental.jet import jet as taylor_jet
 from jax.extend.core import jaxpr_as_fun as as_fun
 
 from kiln._backend import (
     cache,  # noqa: F401  (turns on the on-disk executable cache)
     tiers,  # noqa: F401  (tiered compilation of whole programs)
 )
+from kiln._backend.taylor import taylor_jet
 
 # Python ints are int64 in MindSpore; float32 stays the default float because
 # Kiln always passes explicit dtypes when it builds arrays from Python values.

@@ -168,7 +168,7 @@ class JitFunction:
             return capture(interp.active(), fn, list(a), k)
 
         lax = _syntax_level(self.options, self.jit_config)
-        return build(self._cache.name, body, template, leaves, params, cells, lax, fn, shapes, plan)
+        return build(self._cache.name, body, template, leaves, params, cells, lax, fn, shapes, plan, write_inputs=True)
 
     def _new_cache(self, name: str) -> C.JitCache:
         cache = C.JitCache(name)
@@ -286,8 +286,9 @@ def run_cell(cell, args: tuple, kwargs: dict):
         if getattr(ctx, "trace_only", False) or not user:
             return NotImplemented
         return calls.call_cell(ctx, cell, list(args), kwargs)
-    if tape.recording:
-        # A PyNative gradient is being recorded: run with graph semantics, eagerly, so the tape sees every op.
+    if tape.recording or _hooked(args):
+        # A PyNative gradient is being recorded, or an argument has hooks (which a gradient taken inside construct
+        # runs, and the compiled graph would not see): run with graph semantics, eagerly, so the tape sees every op.
         if not user:
             return NotImplemented
         with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
@@ -307,12 +308,17 @@ def run_cell(cell, args: tuple, kwargs: dict):
         raise for_user(err) from None
 
 
+def _hooked(args: tuple) -> bool:
+    """True when a Tensor argument has hooks registered (`Tensor.register_hook`)."""
+    return any(isinstance(a, Tensor) and getattr(a, "_hooks", None) for a in args)
+
+
 def _compile_cell(cache, cell, template, leaves, params, cells, shapes=None, plan=None):
     def body(c, /, *a, **k):
         return calls.call_cell(interp.active(), c, list(a), k)
 
     lax = _syntax_level({}, None, cell)
-    return build(cache.name, body, template, leaves, params, cells, lax, shapes=shapes, plan=plan)
+    return build(cache.name, body, template, leaves, params, cells, lax, shapes=shapes, plan=plan, write_inputs=True)
 
 
 def _check_signature(signature, args) -> None:

@@ -6,7 +6,9 @@ graph into a backend function with one loop over its equations; nested graphs
 become `cond`, `while_loop` and `vjp` of their own lowered functions. The whole
 is compiled once with `jax.jit`, the buffers of written Parameters donated.
 Parameters and the random key are inputs; their new values are outputs,
-written back after each call.
+written back after each call. So is a Tensor argument the program writes in
+place (`x.add_(y)`, `ops.assign(x, v)`): its new value is an output, written
+back to the caller's Tensor after the call, as PyNative leaves it.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ class Executable:
     __slots__ = (
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
         "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
-        "checks_inputs", "plan", "restorable",
+        "checks_inputs", "plan", "restorable", "input_writes",
     )  # fmt: skip
 
     @property
@@ -64,6 +66,7 @@ class Executable:
         if (
             self.state_objs
             or self.written
+            or self.input_writes
             or self.checked
             or self.out_types is not None
             or self.out_desc is not _SINGLE
@@ -71,8 +74,10 @@ class Executable:
             return None
         return self.exe
 
-    def __call__(self, leaves: list):
-        if not self.state_objs and not self.written and not self.checked:  # pure: no state to pass or write back
+    def __call__(self, leaves: list, inputs: list | None = None):
+        """Run the program on the input arrays `leaves`; `inputs` (the caller's Tensor behind each leaf, None for
+        a `mutable()` scalar) is needed when the program writes some of them (`input_writes`)."""
+        if not self.state_objs and not self.written and not self.checked and not self.input_writes:  # pure
             outs = self.exe(*leaves)
             if self.out_types is not None:
                 return _with_python_scalars(self.out_desc, outs, self.out_types)
@@ -91,9 +96,9 @@ class Executable:
                 if prim is guard_p:  # the run assumed the other branch of an if: nothing of it is applied
                     self._restore(outs)
                     raise BranchGuardFailed(SITES[kw["site"]])
-                self._write_back(outs)  # the graph returned the state unchanged (its buffers were donated)
+                self._write_back(outs, inputs)  # the graph returned the state unchanged (its buffers were donated)
                 raise check_error(code + self.code_shift, outs[-1])
-        return self._write_back(outs)
+        return self._write_back(outs, inputs)
 
     def _restore(self, outs) -> None:
         """Put back the state a failed run returned unchanged (the inputs' buffers were donated); state the
@@ -108,7 +113,7 @@ class Executable:
         for k, i in enumerate(self.donated):
             self.owned[k] = self.state_objs[i]._data
 
-    def _write_back(self, outs):
+    def _write_back(self, outs, inputs):
         n = self.n_out
         for k, obj in enumerate(self.written):
             new = outs[n + k]
@@ -116,6 +121,10 @@ class Executable:
                 random_state.swap_key(new)
             else:
                 obj._data = new
+        n += len(self.written)
+        for k, i in enumerate(self.input_writes):
+            if inputs[i] is not None:  # None: a `mutable()` scalar, which has no Tensor to write
+                inputs[i]._data = outs[n + k]
         for k, i in enumerate(self.donated):
             self.owned[k] = self.state_objs[i]._data
         desc = self.out_desc
@@ -205,11 +214,24 @@ def graph_mode():
         _context["mode"] = old
 
 
-def trace_program(name: str, body, template, leaves: list, cells: list, lax: bool, fn=None, shapes=None, plan=None):
+def trace_program(
+    name: str,
+    body,
+    template,
+    leaves: list,
+    cells: list,
+    lax: bool,
+    fn=None,
+    shapes=None,
+    plan=None,
+    write_inputs: bool = False,
+):
     """Run the frontend on symbolic inputs; returns (graph, trace, ctx, output description).
 
     `shapes` (one per leaf) replaces the leaves' shapes, e.g. with symbolic dimensions (`Cell.set_inputs`).
     `plan` (site key -> branch) are the Tensor ifs to specialise (see `specialise`); None: none may be.
+    `write_inputs`: the input Tensors the program writes in place are outputs after the written state (the output
+    description's last item lists their leaf indices); else such writes stay inside the program.
     """
     ctx = Context(lax=lax, tracing=True)
     ctx.branch_plan = plan
@@ -224,8 +246,17 @@ def trace_program(name: str, body, template, leaves: list, cells: list, lax: boo
     ctx.example_leaves = leaves if shapes is None else None
     shapes = shapes or [x.shape for x in leaves]
     in_vars = [trace.new_input(shape, x.dtype) for x, shape in zip(leaves, shapes, strict=True)]
+    made: list = []  # the input Tensors, one per leaf
+
+    def wrap(var):
+        t = Tensor._wrap(var)
+        made.append(t)
+        return t
+
     with G.recording(trace), ctx, graph_mode():
-        args, kwargs = rebuild(template, iter(in_vars))
+        args, kwargs = rebuild(template, iter(in_vars), wrap)
+        if write_inputs:
+            trace.input_tensors.update((id(t), (t, v)) for t, v in zip(made, in_vars, strict=True))
         try:
             out = body(*args, **kwargs)
         except RaisedInGraph:  # every path raises at run time: the graph's Raise equations say which
@@ -233,8 +264,11 @@ def trace_program(name: str, body, template, leaves: list, cells: list, lax: boo
         out_leaves: list = []
         desc = _describe_out(out, out_leaves)
     written = trace.written()
-    graph = trace.graph([*out_leaves, *(trace.state[k] for k in written)])
-    return graph, trace, ctx, (desc, len(out_leaves), written)
+    input_writes = []
+    if write_inputs:
+        input_writes = [i for i, (t, v) in enumerate(zip(made, in_vars, strict=True)) if t._buf is not v]
+    graph = trace.graph([*out_leaves, *(trace.state[k] for k in written), *(made[i]._buf for i in input_writes)])
+    return graph, trace, ctx, (desc, len(out_leaves), written, tuple(input_writes), [id(made[i]) for i in input_writes])
 
 
 def build(
@@ -248,6 +282,7 @@ def build(
     fn=None,
     shapes=None,
     plan: dict | None = None,
+    write_inputs: bool = False,
 ):
     """Record `body` as a Kiln graph on symbolic inputs, optimise it and compile it.
 
@@ -265,6 +300,9 @@ def build(
         plan: the branches assumed at Tensor ifs whose branches give different shapes (site key -> True for the
             true branch); ifs found while tracing are added, assuming the true branch. None: no if is specialised
             (such an if is a TypeError). See `specialise`.
+        write_inputs: a Tensor argument the program writes in place is written back to the caller's Tensor after
+            each call (the Executable's `input_writes`; a call passes the caller's Tensors). False: the caller
+            keeps such writes itself (bytecode capture replays them).
 
     Returns:
         The Executable; its `plan` holds the (site, assumed branch) pairs it checks, in program order.
@@ -286,8 +324,8 @@ def build(
         # its ifs cannot be specialised per call
         plan = None
     with persistent.watch_output() as watch:
-        graph, trace, ctx, (desc, n_out, written) = _trace_specialised(
-            name, body, template, leaves, cells, lax, fn, shapes, plan
+        graph, trace, ctx, (desc, n_out, written, input_writes, input_keys) = _trace_specialised(
+            name, body, template, leaves, cells, lax, fn, shapes, plan, write_inputs
         )
     if ctx.guarded:
         if has_host_effects(graph):
@@ -301,6 +339,8 @@ def build(
             changed = "could not be fingerprinted again" if after is None or probe is None else "changed"
             persistent.not_kept(name, f"the objects the key was computed from {changed} while tracing")
             key = None
+    if key is not None and input_writes:
+        key = None  # the Tensors to write back are the caller's of each call, which a kept executable does not know
     if key is not None and watch.noisy:
         persistent.not_kept(name, "tracing printed or warned (a process loading the executable would not)")
     front_s = time.perf_counter() - t0
@@ -315,10 +355,13 @@ def build(
 
     # a user's raise and a branch guard always run
     checked = has_checks(graph) and (checks_enabled() or has_checks(graph, raise_p) or has_checks(graph, guard_p))
+    # the position of each written value's input (None: the program only writes it); written inputs after state
     state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]
+    state_pos += list(input_writes)
+    all_written = [*written, *input_keys]
     # the written state a `raise` keeps when it fails (the writes before it), one slot each in the error
     kept = kept_keys(graph) if checked else set()
-    kept_pos = [j for j, k in enumerate(written) if k in kept]
+    kept_pos = [j for j, k in enumerate(all_written) if k in kept]
     kept_avals = [(graph.outvars[n_out + j].shape, graph.outvars[n_out + j].dtype) for j in kept_pos]
     # the recorded input types (none with symbolic shapes: that program serves every size)
     leaf_types = [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves] if shapes is None else []
@@ -332,11 +375,12 @@ def build(
         if not checked:
             return eval_graph(graph, arrays)
         checks: list = []
-        with kept_state([written[j] for j in kept_pos], kept_avals):
+        with kept_state([all_written[j] for j in kept_pos], kept_avals):
             outs = eval_graph(graph, arrays, checks)
             code, detail, *kept_values = fold_checks(checks)
-        # A failed check leaves every Parameter and the random key as they were before the call, except what a
-        # failed `raise` keeps: the values written before it (as PyNative has them when it raises).
+        # A failed check leaves every Parameter, the random key and each written input as they were before the
+        # call, except what a failed `raise` keeps: the values written before it (as PyNative has them when it
+        # raises).
         ok = code < 0
         flags = kept_values[len(kept_pos) :]
         for j, pos in enumerate(state_pos):
@@ -387,7 +431,8 @@ def build(
     ex.loaded = False
     ex.checks_inputs = checks_inputs
     ex.plan = tuple(ctx.guarded)
-    ex.restorable = [pos is not None for pos in state_pos]
+    ex.restorable = [pos is not None for pos in state_pos[: len(written)]]
+    ex.input_writes = input_writes
     if stages:
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
@@ -436,15 +481,16 @@ def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:
     ex.checks_inputs = True  # a compiled executable refuses inputs of other types (StaleExecutable)
     ex.plan = ()
     ex.restorable = [True] * len(loaded.written)
+    ex.input_writes = ()
     return ex
 
 
-def _trace_specialised(name, body, template, leaves, cells, lax, fn, shapes, plan):
+def _trace_specialised(name, body, template, leaves, cells, lax, fn, shapes, plan, write_inputs):
     """`trace_program`, traced again with each Tensor if whose branches cannot join specialised (`plan`)."""
     plan = None if plan is None else dict(plan)
     while True:
         try:
-            return trace_program(name, body, template, leaves, cells, lax, fn, shapes, plan)
+            return trace_program(name, body, template, leaves, cells, lax, fn, shapes, plan, write_inputs)
         except ShapeJoinError as err:
             if plan is None or err.site is None or err.site in plan or len(plan) >= MAX_SPECIALISED:
                 plain = TypeError(str(err))  # the user's error: the type the message has always had

@@ -361,7 +361,7 @@ class Tensor:
             )
         if G.current() is not None and (isinstance(self, Parameter) or _symbolic(self._data)):
             if isinstance(self, Parameter) or not _GRAPH_TENSOR_HOOK:
-                raise RuntimeError(
+                raise ValueError(  # MindSpore's type for this user error
                     f"Tensor.register_hook({_describe(hook)}) on a Parameter inside a compiled graph (GRAPH_MODE "
                     f"or @jit): register it outside the graph (PyNative), where it lasts until removed."
                 )
@@ -457,11 +457,14 @@ class Parameter(Tensor):
         layerwise_parallel: bool = False,
         parallel_optimizer: bool = True,
     ) -> None:
+        # A new Parameter holds its value itself, also when made while a graph is recorded (a Cell built inside a
+        # function traced as Python): its value never goes through the trace's state.
         if isinstance(default_input, Tensor):
-            self._data = default_input._data
+            _slot.__set__(self, default_input._data)
             self._nodes = None
         else:
-            Tensor.__init__(self, default_input)
+            with G.recording(None):
+                Tensor.__init__(self, default_input)
         self._user_named = name is not None
         self.name = name if name is not None else "Parameter"
         self.requires_grad = requires_grad

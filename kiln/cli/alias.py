@@ -33,6 +33,9 @@ RENAMED: dict[str, str] = {
     # MindSpore's cell_wrapper also holds the micro-batch cells, which Kiln keeps in nn.wrap.micro_batch.
     "mindspore.nn.wrap.cell_wrapper": "kiln.nn.wrap",
     "mindspore.ops.function": "kiln.ops.functional",
+    # MindSpore's package of gradient functions (its `grad_func` has custom_vjp): Kiln's gradient transforms
+    "mindspore.ops.function.grad": "kiln.ops._grad",
+    "mindspore.ops.function.grad.grad_func": "kiln.ops._grad",
     "mindspore.ops.operations._inner_ops": "kiln.ops.operations.inner_ops",
     "mindspore.ops.auto_generate": "kiln.ops",
     "mindspore.dataset.core": "kiln.dataset",

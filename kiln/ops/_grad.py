@@ -7,6 +7,7 @@ already inside a graph and runs it eagerly when an outer gradient is recording.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from kiln._compiler.api import jit
@@ -68,3 +69,36 @@ class GradOperation(autograd.GradOperation):
         if self.get_by_list and weights is None and callable(getattr(fn, "trainable_params", None)):
             weights = fn.trainable_params()  # MindSpore: the Cell's parameters that require gradients
         return _graph_mode_aware(super().__call__(fn, weights))
+
+
+class CustomVjp:
+    """A function whose backward is the user's (`custom_vjp`): `defbwd(bwd)` sets `bwd(*inputs, out, dout)`,
+    which returns one gradient per input. Before `defbwd`, the function is differentiated as written."""
+
+    def __init__(self, fwd: Callable) -> None:
+        self.fwd = fwd
+        self.bwd = None
+        functools.update_wrapper(self, fwd)
+
+    def defbwd(self, bwd: Callable) -> None:
+        """Set the backward: `bwd(*inputs, out, dout)` -> the gradients of the inputs."""
+        self.bwd = bwd
+
+    def __call__(self, *args):
+        if self.bwd is None:
+            return self.fwd(*args)
+        return autograd.call_with_custom_bprop(self, self.bwd, self.fwd, args)
+
+
+def custom_vjp(fn: Callable | None = None):
+    """Give `fn` a user-defined backward (MindSpore's `ops.function.grad.grad_func.custom_vjp`).
+
+    Args:
+        fn: the function; None to use `custom_vjp` as a decorator factory.
+
+    Returns:
+        A `CustomVjp` (its `defbwd(bwd)` sets the backward), or a decorator making one.
+    """
+    if fn is None:
+        return CustomVjp
+    return CustomVjp(fn)

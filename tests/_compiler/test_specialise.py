@@ -285,3 +285,20 @@ def test_a_raise_in_the_branch_not_taken_does_not_fire(mode):
     np.testing.assert_allclose(run(Tensor(POS)).asnumpy(), POS[:2])
     with pytest.raises(ValueError, match="small prefix"):
         run(Tensor(np.array([0.5, 0.5, 3.0], np.float32)))
+
+
+def _lists_of_two_lengths(x):
+    short, long = [1, 2], [3, 4, 5]
+    chosen = short if x.sum() > 0 else long
+    return chosen[1] + chosen[0], chosen, x * len(chosen)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_lists_of_different_lengths_from_the_branches_run_as_in_pynative(mode):
+    """MindSpore's control/test_list_join_to_dyn_len_list.py: it joins them into a list of dynamic length (3 for the
+    true branch); a program specialised on the branch taken gives each branch's own list."""
+    for x in (POS, NEG, POS):
+        want = _lists_of_two_lengths(Tensor(x))
+        got = compiled(mode, _lists_of_two_lengths)(Tensor(x))
+        assert (got[0], got[1]) == (want[0], want[1])
+        np.testing.assert_array_equal(got[2].asnumpy(), want[2].asnumpy())

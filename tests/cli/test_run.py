@@ -68,6 +68,9 @@ def test_renamed_paths():
         from mindspore.train.serialization import export, load
 
         assert export is kiln.export and load is kiln.load
+        from mindspore.ops.function.grad.grad_func import custom_vjp
+
+        assert custom_vjp is kiln.ops._grad.custom_vjp
 
 
 def test_missing_counterpart_is_a_clear_error():

@@ -6,6 +6,7 @@ import pytest
 import kiln
 from kiln import nn, ops
 from kiln._compiler.cache import memory as cache
+from kiln.ops._grad import custom_vjp
 
 
 class _Net(nn.Cell):
@@ -112,3 +113,36 @@ def test_stop_gradient_on_a_detached_target_in_a_cell_loss():
     eager, graph = loss(kiln.PYNATIVE_MODE), loss(kiln.GRAPH_MODE)
     for e, g in zip(eager, graph, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+class _ScaledMatMul(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.z = kiln.Parameter(kiln.Tensor(np.array([1.0], np.float32)), name="z")
+
+    def construct(self, x, y):
+        return ops.matmul(x * self.z, y)
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_custom_vjp_of_a_function_that_builds_a_cell(mode):
+    """MindSpore's gradient/test_custom_fn_bprop.py (`ops.function.grad.grad_func.custom_vjp`): the backward given
+    by `defbwd` replaces the function's own, also when the function builds a Cell with a Parameter on each call."""
+
+    @custom_vjp
+    def fn(x, y):
+        return _ScaledMatMul()(x, y)
+
+    x = kiln.Tensor(np.array([[0.5, 0.6, 0.4], [1.2, 1.3, 1.1]], np.float32))
+    y = kiln.Tensor(np.arange(9, dtype=np.float32).reshape(3, 3))
+    kiln.set_context(mode=mode)
+    try:
+        grad_all = ops.GradOperation(get_all=True)
+        own = grad_all(fn)(x, y)  # no defbwd yet: the function's own gradient
+        np.testing.assert_allclose(own[0].asnumpy(), np.ones((2, 3)) @ y.asnumpy().T, rtol=1e-6)
+        fn.defbwd(lambda x, y, out, dout: (x + x, y * 3))
+        dx, dy = grad_all(fn)(x, y)
+        np.testing.assert_allclose(dx.asnumpy(), 2 * x.asnumpy())
+        np.testing.assert_allclose(dy.asnumpy(), 3 * y.asnumpy())
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)

@@ -238,8 +238,44 @@ def test_graph_mode_refuses_hooks_it_cannot_run(pynative):
             return x * self.w
 
     kiln.set_context(mode=kiln.GRAPH_MODE)
-    with pytest.raises(RuntimeError, match="register_hook.*on a Parameter inside a compiled graph"):
+    with pytest.raises(ValueError, match="register_hook.*on a Parameter inside a compiled graph"):  # MindSpore's type
         HooksItsWeight()(Tensor(X))
+
+
+def test_a_hook_on_an_argument_of_a_graph_mode_cell_runs_in_a_gradient_taken_inside_it():
+    """MindSpore's test_one_tensor_cell_construct: a hook registered on a Tensor outside, which a GRAPH_MODE Cell
+    differentiates with respect to inside construct, doubles that gradient (the Cell runs through the tape)."""
+
+    class Scale(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+
+        def construct(self, x, y):
+            return x * self.w * y
+
+    class GradNet(nn.Cell):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+            self.params = net.trainable_params()
+            self.grad_op = ops.GradOperation(get_all=True, get_by_list=True)
+
+        def construct(self, x, y):
+            return self.grad_op(self.net, self.params)(x, y)
+
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+    try:
+        grad_net = GradNet(Scale())
+        x, y = Tensor(np.array([3.0, 4.0], np.float32)), Tensor(np.array([5.0, 6.0], np.float32))
+        np.testing.assert_allclose(grad_net(x, y)[0][0].asnumpy(), [5.0, 12.0])
+        handle = x.register_hook(lambda g: g * 2)
+        np.testing.assert_allclose(grad_net(x, y)[0][0].asnumpy(), [10.0, 24.0])
+        np.testing.assert_allclose(grad_net(x, y)[1][0].asnumpy(), [15.0, 24.0])  # the weight's is not hooked
+        handle.remove()
+        np.testing.assert_allclose(grad_net(x, y)[0][0].asnumpy(), [5.0, 12.0])
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
 
 
 def _keep(g):

@@ -101,12 +101,44 @@ def _hashable_value(x) -> bool:
     return type(x).__hash__ is not object.__hash__ and not callable(x)
 
 
-def rebuild(template, it):
-    """(args, kwargs) from a template and an iterator over symbolic input arrays."""
+def rebuild(template, it, wrap=Tensor._wrap):
+    """(args, kwargs) from a template and an iterator over symbolic input arrays (`wrap` makes each a Tensor)."""
     args_t, kw_t = template
-    args = [tree.unflatten(t, it) for t in args_t]
-    kwargs = {k: tree.unflatten(t, it) for k, t in kw_t}
+    args = [tree.unflatten(t, it, wrap) for t in args_t]
+    kwargs = {k: tree.unflatten(t, it, wrap) for k, t in kw_t}
     return args, kwargs
+
+
+def leaf_tensors(args: tuple, kwargs: dict) -> list:
+    """The caller's Tensor behind each leaf `flatten` takes from (args, kwargs), in the same order (None for a
+    `mutable()` scalar): where a program's writes to its input Tensors are written back."""
+    out: list = []
+
+    def walk(x, mut: bool) -> None:
+        t = type(x)
+        if t is Tensor or (isinstance(x, Tensor) and not isinstance(x, Parameter)):
+            out.append(x)
+        elif t is MutableInt or t is MutableFloat or (mut and t in (int, float)):
+            out.append(None)
+        elif isinstance(x, (tuple, list)):
+            for v in x:
+                walk(v, mut or isinstance(x, _Mutable))
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v, mut or isinstance(x, _Mutable))
+
+    for a in args:
+        walk(a, False)
+    for v in kwargs.values():
+        walk(v, False)
+    return out
+
+
+def run(ex, leaves: list, args: tuple, kwargs: dict):
+    """`ex(leaves)`, with the caller's Tensors when the program writes some of its inputs back to them."""
+    if ex.input_writes:
+        return ex(leaves, leaf_tensors(args, kwargs))
+    return ex(leaves)
 
 
 _STATIC = object()  # "use the per-shape programs" (JitCache._call_dynamic)
@@ -156,7 +188,8 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards):
         lines += [f"        out = DIRECT({arrays})[0]", "    except REDO:", "        return MISS",
                   "    t = NEW(T)", "    t._data = out", "    t._nodes = None", "    return t"]  # fmt: skip
     else:
-        lines += [f"        return EX([{arrays}])",
+        inputs = f", [{', '.join(names)}]" if ex.input_writes else ""  # written back to the caller's Tensors
+        lines += [f"        return EX([{arrays}]{inputs})",
                   "    except BRANCH as failed:  # nothing was applied: `call` runs the program for the branch taken",
                   "        CACHE.pending = (EX, failed)", "        return MISS",
                   "    except REDO:", "        return MISS"]  # fmt: skip
@@ -240,7 +273,7 @@ class JitCache:
                     if len(self.entries) > 1:
                         self.entries[key] = self.entries.pop(key)
                     try:
-                        return bucket[0](arrays)
+                        return bucket[0](arrays, args)
                     except (RecursionCut, persistent.StaleExecutable):
                         pass  # compiled again (deeper; or traced) below
                     except BranchGuardFailed as failed:  # run again below, with the branch taken
@@ -260,7 +293,7 @@ class JitCache:
         if self.dynamic is not None and not self.dynamic_off and not kwargs:
             dynamic = self._dynamic_shapes(args, leaves, sig)
             if dynamic is not None:
-                out = self._call_dynamic(dynamic, (args_t, kw_t), leaves, params, cells, refs, compile_fn)
+                out = self._call_dynamic(dynamic, (args_t, kw_t), leaves, params, cells, refs, compile_fn, args)
                 if out is not _STATIC:
                     return out
         bucket = self.entries.get(key)
@@ -284,7 +317,7 @@ class JitCache:
             try:
                 if failure is not None:
                     raise failure
-                return ex(leaves)
+                return run(ex, leaves, args, kwargs)
             except BranchGuardFailed as failed:  # nothing was applied: run the program for the branch taken
                 failure = None
                 ex = self._respecialise(key, ex, failed, tried, (args_t, kw_t), leaves, params, cells, refs, compile_fn)
@@ -353,7 +386,7 @@ class JitCache:
         guards = None if self.compile_once or not ex.guards else compile_guards(ex.guards)
         return _hit_function(self, lead, n, ex, ex.direct(), guards)
 
-    def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn):
+    def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn, args):
         shapes, key = dynamic
         bucket = self.entries.get(key)
         ex = bucket[0] if bucket and (self.compile_once or check_guards(bucket[0].guards) is None) else None
@@ -383,7 +416,7 @@ class JitCache:
             ex.shapes_seen.add(concrete)
             if log_enabled():
                 sys.stderr.write(f"[kiln] '{self.name}': XLA compiles the recorded program for shapes {concrete}\n")
-        return ex(leaves)
+        return run(ex, leaves, args, {})
 
     def set_dynamic(self, signature) -> None:
         """Declared input shapes (`Cell.set_inputs`, `jit(input_signature=...)`): with None sizes, one

@@ -160,6 +160,8 @@ class Trace:
         # key -> plain Tensor written in a nested graph (joined like state; a `raise` does not keep it); holding the
         # Tensor keeps its id from being reused while the graph is recorded
         self.tensor_keys: dict = parent.tensor_keys if parent is not None else {}
+        # key -> (input Tensor, its input Var) of a program that writes its input Tensors back to the caller's
+        self.input_tensors: dict = parent.input_tensors if parent is not None else {}
 
     # -- values ------------------------------------------------------------------------------
     def new_input(self, shape, dtype) -> Var:
@@ -260,8 +262,8 @@ class Trace:
 
     def written_so_far(self) -> list:
         """(key, value in this graph) of the state this graph and the graphs enclosing it have written up to
-        this point (in a loop body, in earlier trips too): what a `raise` here leaves in the Parameters (the
-        writes before it happened)."""
+        this point (in a loop body, in earlier trips too): what a `raise` here leaves in the Parameters and in
+        the input Tensors written in place (the writes before it happened)."""
         objs: dict = {}
         trace = self
         while trace is not None:
@@ -270,7 +272,14 @@ class Trace:
                     continue
                 objs.setdefault(k, trace.state_objs[k])
             trace = trace.parent
-        return [(k, self.read_state(k, obj, None)) for k, obj in objs.items()]
+        kept = [(k, self.read_state(k, obj, None)) for k, obj in objs.items()]
+        for k, (obj, start) in self.input_tensors.items():
+            v = self.written_tensor(k, obj) if self.parent is not None else None
+            if v is None:
+                v = obj._buf
+            if v is not start:
+                kept.append((k, v))
+        return kept
 
     # -- finishing -----------------------------------------------------------------------------
     def graph(self, outputs: list, extra_inputs: list | None = None) -> Graph:

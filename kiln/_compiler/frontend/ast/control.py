@@ -125,9 +125,7 @@ def _pair(a, b, where, out1: list, out2: list):
         da = a._data if ta else _as_array(a, b._data.dtype)
         db = b._data if tb else _as_array(b, a._data.dtype)
         if tuple(da.shape) != tuple(db.shape):
-            loc = where[0].loc
-            at = f"{loc.file}:{loc.line}" if loc is not None else "this if"
-            raise ShapeJoinError(str(_type_join_error(a, b, where)), (at, _describe(a), _describe(b)))
+            raise _shape_join_error(a, b, where)
         if np.dtype(da.dtype) != np.dtype(db.dtype):
             raise _type_join_error(a, b, where)
         out1.append(da)
@@ -150,8 +148,8 @@ def _pair(a, b, where, out1: list, out2: list):
         fields = zip((a.index, a.stop, a.step), (b.index, b.stop, b.step), strict=True)
         return ("n", TensorRange, tuple(_pair(x, y, where, out1, out2) for x, y in fields))
     if isinstance(a, (tuple, list)) and type(a) is type(b):
-        if len(a) != len(b):
-            raise _type_join_error(a, b, where)
+        if len(a) != len(b):  # a program specialised on the branch taken gives each length (MindSpore: dynamic)
+            raise _shape_join_error(a, b, where)
         kind = "n" if hasattr(a, "_fields") else "s"
         return (kind, type(a), tuple(_pair(x, y, where, out1, out2) for x, y in zip(a, b, strict=True)))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -165,6 +163,14 @@ def _pair(a, b, where, out1: list, out2: list):
         except Exception:  # noqa: BLE001
             pass
     raise _type_join_error(a, b, where)
+
+
+def _shape_join_error(a, b, where) -> ShapeJoinError:
+    """The branches give Tensors of different shapes, or sequences of different lengths: the `if` may be
+    specialised on the branch taken (`specialise`), else this is the user's TypeError."""
+    loc = where[0].loc
+    at = f"{loc.file}:{loc.line}" if loc is not None else "this if"
+    return ShapeJoinError(str(_type_join_error(a, b, where)), (at, _describe(a), _describe(b)))
 
 
 def _joined_scalar_type(a: type, b: type) -> type:

@@ -154,15 +154,29 @@ def _key_of(x):
     return ("n", x.id)
 
 
+def _escaping(graphs: list[FuncGraph]) -> set:
+    """Ids of the nodes some call or other impure apply takes: their objects may be written in place there
+    (`z.add_(y)`, `AssignAdd()(z, y)`), so two equal expressions must stay two objects, as in Python."""
+    out: set = set()
+    for g in graphs:
+        for a in applies(g):
+            op = op_of(a)
+            if op is None or not op.pure:
+                out.update(x.id for x in a.inputs)
+    return out
+
+
 def cse(graphs: list[FuncGraph]) -> int:
-    """Share identical pure applies (same op, same inputs) in each graph; returns how many were removed."""
+    """Share identical pure applies (same op, same inputs) in each graph, except values passed to a call or other
+    impure apply; returns how many were removed."""
     removed = 0
+    escaping = _escaping(graphs)
     for g in graphs:
         seen: dict = {}
         keep = []
         for a in g.nodes:
             op = op_of(a)
-            if op is None or not op.pure or op in _NEVER_SHARED:
+            if op is None or not op.pure or op in _NEVER_SHARED or a.id in escaping:
                 keep.append(a)
                 continue
             key = (op.name, a.kw, tuple(_key_of(x) for x in a.inputs[1:]))

@@ -57,6 +57,15 @@ def flatten(values: list):
 
     def flat(x, path):
         t = type(x)
+        if isinstance(x, Tensor) and not isinstance(x, Parameter):
+            # one Tensor reached by two paths (a local and a bound method's `__self__` on the stack) is one graph
+            # input, so a write through either path is seen through the other
+            seen = memo.get(id(x))
+            if seen is not None:
+                sig.append(("alias", seen))
+                names.append(path)
+                return ("ref", seen)
+            memo[id(x)] = path
         if t is Tensor:
             leaves.append(x._data)
             d = x._data
@@ -162,7 +171,7 @@ def rebuild(templates: list, tensors: list, tx) -> list:
         if kind == "c":
             return t[1]
         if kind == "t":
-            v = tensors[t[1]]
+            v = memo[t[2]] = tensors[t[1]]
             tx.entry_tensors[id(v)] = (t[2], v, v._data)
             return v
         if kind == "ref":
@@ -223,7 +232,9 @@ class Encoder:
             if isinstance(v, Parameter):
                 return ("c", v)
             ent = tx.entry_tensors.get(id(v))
-            if ent is not None and ent[1] is v and v._data is ent[2]:
+            if ent is not None and ent[1] is v:
+                # the caller's own Tensor stays itself past the break; a write to it is replayed into it (a
+                # "tensor" effect, applied before the frame is decoded), so later pieces write the same object
                 return ("entry", ent[0])
             return self.tensor(v)
         ext = tx.external.get(id(v))

@@ -1,11 +1,10 @@
 """In-place writes to a plain Tensor inside a Tensor `if` branch or a Tensor `while` body (issue 18): `add_`,
-`AssignAdd` and `ops.assign` in the then-branch, the else-branch, both, and a loop body, in GRAPH_MODE and `@jit`,
-give what PyNative (and MindSpore 2.10) gives: the write is joined like a Parameter's.
+`AssignAdd` and `ops.assign` in the then-branch, the else-branch, both, and a loop body, in GRAPH_MODE, `@jit` and
+bytecode capture, give what PyNative (and MindSpore 2.10) gives: the write is joined like a Parameter's.
 
-Bytecode capture is not among the modes here: it breaks the graph at the Tensor `if` and runs the branch in
-separate pieces, and a piece resumed with `x.add_` half-called (the bound method on the stack) writes the caller's
-Tensor instead of the piece's value of it, so later reads in that piece see the old value (a defect of the
-bytecode runtime's resume state, not of the branch join tested here)."""
+Bytecode capture breaks the graph at the Tensor `if` and resumes with `x.add_` half-called: the bound method's
+`__self__` on the stack and the local `x` are one graph input of the resumed piece, so later reads see the write.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from kiln import Tensor, ops
 from kiln.ops import operations as P
 from tests._compiler.frontend.ast.modes import compiled
 
-AST_MODES = ("pynative", "graph", "jit")
+MODES = ("pynative", "graph", "jit", "bytecode")
 
 WRITES = {
     "add_": lambda x, y: x.add_(y),
@@ -103,7 +102,7 @@ CASES = [
 
 @pytest.mark.parametrize("write", list(WRITES))
 @pytest.mark.parametrize("make, a, b, expected", CASES, ids=[f"{c[0].__name__}-{c[1]}-{c[2]}" for c in CASES])
-@pytest.mark.parametrize("mode", AST_MODES)
+@pytest.mark.parametrize("mode", MODES)
 def test_a_write_to_a_plain_tensor_under_tensor_control_flow_is_joined(mode, make, a, b, expected, write):
     assert _run("pynative", make, write, a, b) == expected
     assert _run(mode, make, write, a, b) == expected
@@ -119,7 +118,7 @@ def _nested(x, y):
     return x, y - x
 
 
-@pytest.mark.parametrize("mode", AST_MODES)
+@pytest.mark.parametrize("mode", MODES)
 def test_a_write_in_a_nested_if_reaches_the_outer_graph(mode):
     for a, b, expected in ((2, 3, [105, -102]), (0, 3, [1003, -1000]), (5, 3, [5, -2])):
         out = compiled(mode, _nested)(Tensor(a, dtype=ms.int32), Tensor(b, dtype=ms.int32))

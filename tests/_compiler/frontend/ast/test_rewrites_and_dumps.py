@@ -70,6 +70,27 @@ def test_cse_and_dce():
     np.testing.assert_allclose(jit(common)(x).asnumpy(), common(x).asnumpy())
 
 
+def two_differences_one_written(x, y):
+    z = x - y
+    z1 = x - y
+    ops.assign(z, z + y)  # a write in place to one of two equal expressions
+    return z + y, z1
+
+
+def test_cse_keeps_two_equal_expressions_apart_when_one_is_passed_to_a_call():
+    """MindSpore's tensor_inplace test_tensor_inplace_sub_inplace_add_add_twice: sharing `x - y` made the write to
+    `z` reach `z1` (2 instead of -1)."""
+    graphs = list(parse_function(two_differences_one_written).graph.walk())
+    assert cse(graphs) == 0
+    x, y = Tensor(2, ms.int32), Tensor(3, ms.int32)
+    expected = [int(t.asnumpy()) for t in two_differences_one_written(x, y)]
+    assert expected == [5, -1]
+    for mode in ("graph", "jit", "bytecode"):
+        fn = compiled(mode, two_differences_one_written)
+        assert [int(t.asnumpy()) for t in fn(x, y)] == expected, mode
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
 def test_inline_and_unused_params():
     pf = parse_function(branches)
     graphs = list(pf.graph.walk())
