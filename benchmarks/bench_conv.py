@@ -3,6 +3,7 @@
     python -m benchmarks.bench_conv [--layers lenet,thin,resnet] [--only xla_nchw,shifted] [--repeat 5] [--flags]
     python -m benchmarks.bench_conv --step [--repeat 9]
     python -m benchmarks.bench_conv --pool [--repeat 9]
+    python -m benchmarks.bench_conv --transpose [--repeat 3]
 
 Pure JAX, one process, every candidate's rounds interleaved with the others' and with a
 (512x512)@(512x512) float32 dot, so each figure is also printed as a fraction of the matmul
@@ -28,6 +29,11 @@ XLA fuses it with its neighbours, not by its time alone.
 
 `--pool` times max pooling forward + gradient of LeNet5's and ResNet-50's pools: XLA's `reduce_window` with
 its select-and-scatter derivative against Kiln's MaxPool primitive (its CPU lowering and hand-written gradient).
+
+`--transpose` compiles and times UNet++'s four 2x2 / 2 up-convolutions (forward and both gradients, one
+jitted program) as the dilated convolution XLA is given on the GPU and as Kiln's CPU lowering of transposed
+convolutions whose kernels tile the output (one dot, `kiln._prims.nn.conv.tiling_transpose`): the compile's
+CPU time (all threads; steadier than wall time on a loaded machine) and the fastest of 20 runs, per round.
 
 `--flags` reruns the XLA candidates in subprocesses under each XLA CPU flag this jaxlib accepts
 (flags are read when jax is imported) and prints their ratios to the matmul of their own process.
@@ -313,6 +319,59 @@ def run_pool(repeat: int) -> None:
         )
 
 
+UP_CONVS = [
+    ((2, 64, 2, 2), (64, 32, 2, 2)),
+    ((2, 32, 4, 4), (32, 16, 2, 2)),
+    ((2, 16, 8, 8), (16, 8, 2, 2)),
+    ((2, 8, 16, 16), (8, 4, 2, 2)),
+]  # fmt: skip  (x, weight (C_in, C_out, kh, kw)) of UNet++ at 32x32
+
+
+def run_transpose(repeat: int) -> None:
+    """Print compile CPU time and run time of the up-convolutions, dilated convolution against one dot."""
+    import time  # noqa: PLC0415
+
+    import jax  # noqa: PLC0415
+
+    from kiln._prims.nn import conv  # noqa: PLC0415
+
+    jax.config.update("jax_enable_compilation_cache", False)  # every round compiles
+    jnp = jax.numpy
+    rng = np.random.default_rng(0)
+    params = [tuple(jnp.asarray(rng.standard_normal(s).astype(np.float32)) for s in shapes) for shapes in UP_CONVS]
+
+    def dilated(x, w):
+        kernel = w.shape[2:]
+        pads, outs = conv.transpose_geometry(x.shape[2:], kernel, kernel, (1, 1), "valid", (0,) * 4, (0, 0), None)
+        return conv._transpose(x, w, kernel, pads, (1, 1), 1, tuple(outs), "NCHW")
+
+    def one_dot(x, w):
+        return conv.tiling_transpose(x, w, "NCHW")
+
+    def program(up):
+        return jax.jit(jax.value_and_grad(lambda ps: sum((up(x, w) ** 2).sum() for x, w in ps)))
+
+    results: dict = {"dilated convolution": [], "one dot": []}
+    for _ in range(repeat):
+        for label, up in (("dilated convolution", dilated), ("one dot", one_dot)):
+            lowered = program(up).lower(params)
+            cpu = time.process_time()
+            compiled = lowered.compile()
+            cpu = time.process_time() - cpu
+            jax.block_until_ready(compiled(params))
+            runs = []
+            for _ in range(20):
+                start = time.perf_counter()
+                jax.block_until_ready(compiled(params))
+                runs.append(time.perf_counter() - start)
+            results[label].append((cpu, min(runs), lowered.as_text().count("\n")))
+    print("UNet++ up-convolutions 2x2 / 2, forward + both gradients: compile CPU s and fastest run per round")
+    for label, rounds in results.items():
+        compiles = " ".join(f"{c:5.2f}" for c, _, _ in rounds)
+        runs = " ".join(f"{1e6 * r:7.0f}" for _, r, _ in rounds)
+        print(f"{label:20s} compile CPU {compiles} s   run {runs} us   {rounds[0][2]} MLIR lines", flush=True)
+
+
 def sweep_flags(args) -> None:
     """Rerun the XLA candidates under each flag set in a subprocess; flags the jaxlib rejects are reported."""
     for flags in ["", *XLA_FLAG_SETS]:
@@ -337,8 +396,12 @@ def main() -> None:
     parser.add_argument("--flags", action="store_true", help="also sweep XLA CPU flags in subprocesses")
     parser.add_argument("--step", action="store_true", help="time the LeNet5 train step per lowering choice instead")
     parser.add_argument("--pool", action="store_true", help="time max pooling forward + gradient instead")
+    parser.add_argument("--transpose", action="store_true", help="compile and time UNet++'s up-convolutions instead")
     args = parser.parse_args()
     print_device()
+    if args.transpose:
+        run_transpose(args.repeat)
+        return
     if args.step or args.pool:
         run_step(args.repeat) if args.step else run_pool(args.repeat)
         return

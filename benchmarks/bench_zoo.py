@@ -12,7 +12,9 @@ MindSpore script: Kiln through `kiln run` (the `mindspore` alias), MindSpore 2.1
 trace, compile and run (what a user waits for the first time: Kiln's graph cache and its on-disk cache of compiled
 executables are off, KILN_GRAPH_CACHE=0 and KILN_CACHE_DIR=off), the steady step the median of the following
 steps. The last column says how much of Kiln's first step was XLA compiling (JAX's own compile events: total,
-count, the largest), and, when Kiln's first step ran quickly compiled programs (tiered compilation,
+count, the largest), the first step's CPU time (all threads: on a loaded machine a steadier measure of compile
+work than wall time), the size of the train step's program in MLIR lines (JAX's IR dump, the largest module
+compiled during the first step), and, when Kiln's first step ran quickly compiled programs (tiered compilation,
 kiln/_backend/tiers.py), one step on them and how long the optimised ones took to be ready: Kiln's steady step
 is timed after they took over. Issue 21's bounds: Kiln's GRAPH_MODE first step at most MindSpore's and its steady
 step at most half of MindSpore's; Kiln's PyNative step at most MindSpore's PyNative step.
@@ -26,6 +28,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -183,8 +186,11 @@ def _worker(network: str, mode: str, repeat: int) -> dict:
     step = NETWORKS[network][1](ms, np.random.default_rng(0))
     t1 = time.perf_counter()
     n_build = len(compiles) if compiles is not None else 0
+    dumped = _dumped_programs()
+    cpu = time.process_time()
     sync(step())
     t2 = time.perf_counter()
+    cpu = time.process_time() - cpu
     first_step = compiles[n_build:] if compiles is not None else []
     tiered = {}
     if compiles is not None:
@@ -208,7 +214,20 @@ def _worker(network: str, mode: str, repeat: int) -> dict:
     result = {"build": t1 - t0, "first": t2 - t1, "step": statistics.median(times), **tiered}
     if compiles is not None:  # where the first step's time went: XLA's compiles of it, and the largest one
         result["xla"] = [sum(d for d, _ in first_step), len(first_step), max((d for d, _ in first_step), default=0)]
+        result["first_cpu"] = cpu
+        result["program_lines"] = max((_lines(p) for p in _dumped_programs() - dumped), default=0)
     return result
+
+
+def _dumped_programs() -> set:
+    """The MLIR modules JAX has dumped so far (JAX_DUMP_IR_TO, set for Kiln's workers)."""
+    folder = os.environ.get("JAX_DUMP_IR_TO")
+    return set(Path(folder).glob("*_compile.mlir")) if folder else set()
+
+
+def _lines(path: Path) -> int:
+    with path.open() as f:
+        return sum(1 for _ in f)
 
 
 def _spawn(framework: str, network: str, mode: str, repeat: int) -> dict | None:
@@ -223,7 +242,9 @@ def _spawn(framework: str, network: str, mode: str, repeat: int) -> dict | None:
     }
     if framework == "mindspore":
         return run_worker("benchmarks.bench_zoo", args, MINDSPORE_PYTHON, env)
-    return run_worker("kiln", ["run", str(Path(__file__).resolve()), *args], sys.executable, env)
+    with tempfile.TemporaryDirectory(prefix="kiln-zoo-ir-") as dump:  # the programs, to measure their size
+        return run_worker("kiln", ["run", str(Path(__file__).resolve()), *args], sys.executable,
+                          {**env, "JAX_DUMP_IR_TO": dump})  # fmt: skip
 
 
 def _ratio(mine: dict | None, theirs: dict | None, key: str) -> str:
@@ -245,7 +266,8 @@ def main(argv: list[str] | None = None) -> None:
     have_ms = Path(MINDSPORE_PYTHON).exists()
     print(f"MindSpore: {MINDSPORE_PYTHON if have_ms else 'not found (set KILN_MINDSPORE_PYTHON): Kiln only'}")
     print(f"{'network':<34} {'mode':<9} {'Kiln first':>11} {'Kiln step':>11} {'MS first':>10} {'MS step':>10} "
-          f"{'first/MS':>9} {'step/MS':>8}  Kiln first step's XLA compiles: total/count (largest)")  # fmt: skip
+          f"{'first/MS':>9} {'step/MS':>8}  Kiln first step: XLA compiles total/count (largest), CPU time, "
+          "program lines")  # fmt: skip
     for network in args.nets.split(","):
         for mode in args.modes.split(","):
             kiln = _spawn("kiln", network, mode, args.repeat)
@@ -257,6 +279,7 @@ def main(argv: list[str] | None = None) -> None:
             xla = ""
             if kiln and "xla" in kiln:
                 xla = f"{kiln['xla'][0]:.1f}s/{kiln['xla'][1]} ({kiln['xla'][2]:.1f}s)"
+                xla += f", CPU {kiln['first_cpu']:.1f}s, {kiln['program_lines']} lines"
             if kiln and kiln.get("swaps"):
                 xla += (f"; quick-tier step {1000 * kiln['quick_step']:.1f}ms, {kiln['swaps']} swap(s) "
                         f"after {kiln['tier_wait']:.1f}s more")  # fmt: skip

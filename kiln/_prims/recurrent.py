@@ -9,6 +9,10 @@ The derivative is written out (`_time_loop`): the backend's own reverse of a sca
 weight gradient `dgh_t^T h_t` to a carried (gates x hidden) sum, one small product per step; here the
 reverse loop carries only the state's gradients and keeps each step's `dgh_t`, and the weight gradient is
 one product over all steps after it. Forward values are the same operations as a plain scan's.
+The forward loop of a differentiated layer keeps each step's pullback (its gate activations), so the reverse
+loop only scales and adds gradients: a differentiated layer is two loops per direction, not three (reverse
+mode goes through `_time_loop`'s forward-mode rule, whose linearisation otherwise ran a third loop to
+recompute the gates).
 """
 
 from __future__ import annotations
@@ -53,50 +57,68 @@ STEPS = {
 }
 
 
-def _forward_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length):
-    """((outputs, h, c), (h entering each step, c entering each step, each step's gh)) of the masked loop."""
-    times = jnp.arange(gates_x.shape[0], dtype=seq_length.dtype)
+def _live_steps(steps: int, seq_length):
+    """(T, N, 1) booleans: whether each sample is still running at each step."""
+    return (jnp.arange(steps, dtype=seq_length.dtype)[:, None] < seq_length)[:, :, None]
+
+
+def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, seq_length, save: bool = False):
+    """((outputs, h, c), (h entering each step, each step's pullback)) of the masked loop.
+
+    `loop` is (step function, reverse): a reverse loop runs from the last step to the first, each output kept
+    at its own step, and a sample's steps from its `seq_length` on are still skipped (they come first).
+
+    With `save`, the loop also keeps each step's pullback (the backend's vjp of `step`, a pytree of the
+    step's residuals: its gate activations), so that the reverse loop is linear in the gradients alone.
+    """
+    step, reverse = loop
 
     def body(carry, inputs):
-        g, t = inputs
+        g, live = inputs
         gh = carry[0] @ w_hh.T + b_hh
-        h, c = step(carry, g, gh)
-        live = (t < seq_length)[:, None]
+        if save:
+            (h, c), pull = jax.vjp(step, carry, g, gh)
+        else:
+            (h, c), pull = step(carry, g, gh), None
         new = (jnp.where(live, h, carry[0]), jnp.where(live, c, carry[1]))
-        return new, (jnp.where(live, h, jnp.zeros_like(h)), carry[0], carry[1], gh)
+        return new, (jnp.where(live, h, jnp.zeros_like(h)), carry[0], pull)
 
-    (h, c), (ys, hs, cs, ghs) = lax.scan(body, (h0, c0), (gates_x, times))
-    return (ys, h, c), (hs, cs, ghs)
+    live = _live_steps(gates_x.shape[0], seq_length)
+    (h, c), (ys, hs, pulls) = lax.scan(body, (h0, c0), (gates_x, live), reverse=reverse)
+    return (ys, h, c), (hs, pulls)
 
 
 @partial(jax.custom_vjp, nondiff_argnums=(0,))
-def _reverse_fast_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length):
-    return _forward_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length)[0]
+def _reverse_fast_loop(loop, gates_x, h0, c0, w_hh, b_hh, seq_length):
+    return _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, seq_length)[0]
 
 
-def _loop_fwd(step, gates_x, h0, c0, w_hh, b_hh, seq_length):
-    out, saved = _forward_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length)
-    return out, (gates_x, *saved, w_hh, seq_length)
+def _loop_fwd(loop, gates_x, h0, c0, w_hh, b_hh, seq_length):
+    out, (hs, pulls) = _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, seq_length, save=True)
+    return out, (hs, pulls, w_hh, seq_length)
 
 
-def _loop_bwd(step, saved, cotangents):
-    gates_x, hs, cs, ghs, w_hh, seq_length = saved
+def _loop_bwd(loop, saved, cotangents):
+    # Every non-linear value of a step comes from the forward loop's saved pullbacks: this loop only scales
+    # and adds gradients, so differentiating it again (forward mode, second order) adds no loop that
+    # recomputes the gates.
+    hs, pulls, w_hh, seq_length = saved
     d_ys, d_h, d_c = cotangents
-    times = jnp.arange(gates_x.shape[0], dtype=seq_length.dtype)
 
     def body(carry, inputs):
         d_h, d_c = carry
-        d_y, g, gh, h_prev, c_prev, t = inputs
-        live = (t < seq_length)[:, None]
+        d_y, pull, live = inputs
         zero = jnp.zeros_like(d_h)
-        _, pull = jax.vjp(step, (h_prev, c_prev), g, gh)
         (d_h_step, d_c_step), d_g, d_gh = pull((jnp.where(live, d_h + d_y, zero), jnp.where(live, d_c, zero)))
         # a finished sample passes its state's gradient through unchanged
         d_h_prev = jnp.where(live, zero, d_h) + d_h_step + d_gh @ w_hh
         d_c_prev = jnp.where(live, zero, d_c) + d_c_step
         return (d_h_prev, d_c_prev), (d_g, d_gh)
 
-    (d_h0, d_c0), (d_gates_x, d_ghs) = lax.scan(body, (d_h, d_c), (d_ys, gates_x, ghs, hs, cs, times), reverse=True)
+    # the masks at the gradients' full shape: a broadcast inside the body would be recomputed by a loop of its
+    # own whenever this loop is differentiated
+    lives = jnp.broadcast_to(_live_steps(d_ys.shape[0], seq_length), d_ys.shape)
+    (d_h0, d_c0), (d_gates_x, d_ghs) = lax.scan(body, (d_h, d_c), (d_ys, pulls, lives), reverse=not loop[1])
     d_w_hh = jnp.einsum("tng,tnh->gh", d_ghs, hs)  # every step's weight gradient in one product
     return d_gates_x, d_h0, d_c0, d_w_hh, d_ghs.sum((0, 1)), None
 
@@ -105,32 +127,33 @@ _reverse_fast_loop.defvjp(_loop_fwd, _loop_bwd)
 
 
 @partial(jax.custom_jvp, nondiff_argnums=(0,))
-def _time_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length):
+def _time_loop(loop, gates_x, h0, c0, w_hh, b_hh, seq_length):
     """The masked loop: (outputs (T, N, H), final h, final c), differentiable in both modes."""
-    return _reverse_fast_loop(step, gates_x, h0, c0, w_hh, b_hh, seq_length)
+    return _reverse_fast_loop(loop, gates_x, h0, c0, w_hh, b_hh, seq_length)
 
 
 @_time_loop.defjvp
-def _time_loop_jvp(step, primals, tangents):
+def _time_loop_jvp(loop, primals, tangents):
     # Forward mode from the reverse rule: the pullback is linear in the output cotangent u, so the vjp of
     # u -> pullback(u) at the input tangents is the Jacobian times them (reverse mode still uses _loop_bwd).
     seq_length = primals[-1]
-    out, pull = jax.vjp(lambda *d: _reverse_fast_loop(step, *d, seq_length), *primals[:-1])
+    out, pull = jax.vjp(lambda *d: _reverse_fast_loop(loop, *d, seq_length), *primals[:-1])
     _, pull_twice = jax.vjp(pull, jax.tree.map(jnp.zeros_like, out))
     (out_tangents,) = pull_twice(tuple(tangents[:-1]))
     return out, out_tangents
 
 
-def _recurrent_scan(x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode: str = "LSTM"):
+def _recurrent_scan(x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode: str = "LSTM", reverse: bool = False):
     """Outputs (T, N, H), final h (N, H) and final c (N, H; c0 unchanged for RNN and GRU) of one direction.
 
     x is time-major (T, N, I). A sample's state stops changing after its `seq_length` steps and its later
-    outputs are zero.
+    outputs are zero. `reverse` runs a sample's steps from its last (`seq_length` - 1) to its first: a
+    bidirectional layer's backward direction, without reversing its input and output.
     """
     gates_x = x @ w_ih.T + b_ih  # every step's input projection in one product
-    return _time_loop(STEPS[mode], gates_x, h0, c0, w_hh, b_hh, seq_length)
+    return _time_loop((STEPS[mode], reverse), gates_x, h0, c0, w_hh, b_hh, seq_length)
 
 
 recurrent_scan_p = PrimitiveDef(
-    "RecurrentScan", _recurrent_scan, attrs={"mode": "LSTM"}, nondiff=(7,), multiple_results=True
+    "RecurrentScan", _recurrent_scan, attrs={"mode": "LSTM", "reverse": False}, nondiff=(7,), multiple_results=True
 )

@@ -75,3 +75,30 @@ def test_forward_mode_and_second_order_match_the_plain_scan(mode):
 
     _close(jax.jvp(jax.grad(on_h0(new)), (h0,), (h0,)), jax.jvp(jax.grad(on_h0(ref)), (h0,), (h0,)))
     _close(jax.grad(lambda h: jax.grad(on_h0(new))(h).sum())(h0), jax.grad(lambda h: jax.grad(on_h0(ref))(h).sum())(h0))
+
+
+def _reversed_in_place(x, seq_length):
+    """Each sample's first seq_length steps of time-major x in reverse order; its later steps stay."""
+    t = jnp.arange(x.shape[0])[:, None]
+    index = jnp.where(t < seq_length[None, :], seq_length[None, :] - 1 - t, t)
+    return jnp.take_along_axis(x, index.reshape(index.shape + (1,) * (x.ndim - 2)), axis=0)
+
+
+def _plain_reverse_scan(x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode):
+    """The backward direction as a bidirectional layer used to run it: reverse, run forward, reverse back."""
+    ys, h, c = _plain_scan(_reversed_in_place(x, seq_length), h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode)
+    return _reversed_in_place(ys, seq_length), h, c
+
+
+@pytest.mark.parametrize("mode", sorted(STEPS))
+def test_a_reverse_loop_equals_the_loop_over_each_reversed_sequence(mode):
+    diff, seq_length, probes = _inputs(mode)
+
+    def new(*args):
+        return _recurrent_scan(*args[:-1], mode=args[-1], reverse=True)
+
+    argnums = tuple(range(len(diff)))
+    loss, ref = _loss(new, mode, seq_length, probes), _loss(_plain_reverse_scan, mode, seq_length, probes)
+    _close(jax.value_and_grad(loss, argnums)(*diff), jax.value_and_grad(ref, argnums)(*diff))
+    tangents = tuple(jnp.ones_like(d) * 0.1 for d in diff)
+    _close(jax.jvp(loss, diff, tangents), jax.jvp(ref, diff, tangents))

@@ -138,17 +138,6 @@ class GRUCell(_CellBase):
         return self._run(x, hx)
 
 
-def _reverse_sequence(x, seq_length):
-    """Reverse the first seq_length[b] steps of each sample b of time-major x (T, N, ...); the rest stay."""
-    steps = x.shape[0]
-    t = np.arange(steps)
-    lengths = ops.reshape(ops.cast(seq_length, mstype.int64), (1, -1))
-    tt = Tensor(t.reshape(-1, 1))
-    idx = ops.select(tt < lengths, lengths - 1 - tt, ops.broadcast_to(tt, (steps, lengths.shape[1])))
-    idx = ops.broadcast_to(ops.reshape(idx, idx.shape + (1,) * (x.ndim - 2)), x.shape)
-    return ops.gather_elements(x, 0, idx)
-
-
 class _RNNBase(Cell):
     def __init__(self, mode, input_size, hidden_size, num_layers=1, has_bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, dtype=mstype.float32) -> None:  # fmt: skip
@@ -194,15 +183,19 @@ class _RNNBase(Cell):
             return (*cast, ops.cast(self.b_ih_list[k], dtype), ops.cast(self.b_hh_list[k], dtype))
         return (*cast, None, None)
 
-    def _direction(self, x, state, seq_length, weights):
-        """Run one direction over time-major x as one RecurrentScan; returns (outputs (T, N, H), final state)."""
+    def _direction(self, x, state, seq_length, weights, reverse: bool):
+        """Run one direction over time-major x as one RecurrentScan; returns (outputs (T, N, H), final state).
+
+        The backward direction (`reverse`) runs each sample's steps from its last to its first in the loop
+        itself: no reversed copy of the input or the outputs (nor their gradients) is made.
+        """
         w_ih, w_hh, b_ih, b_hh = weights
         if b_ih is None:  # adding zero leaves every value as it is
             b_ih, b_hh = ops.zeros((w_ih.shape[0],), x.dtype), ops.zeros((w_hh.shape[0],), x.dtype)
         h0, c0 = state if self.is_lstm else (state, ops.zeros_like(state))
         if seq_length is None:
             seq_length = ops.fill(mstype.int32, (x.shape[1],), x.shape[0])
-        ys, h, c = apply(prim("RecurrentScan"), (x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length), (self.mode,))
+        ys, h, c = apply(prim("RecurrentScan"), (x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length), (self.mode, reverse))
         return ys, ((h, c) if self.is_lstm else h)
 
     def construct(self, x, hx=None, seq_length=None):
@@ -234,12 +227,7 @@ class _RNNBase(Cell):
             for direction in range(self.num_directions):
                 k = layer * self.num_directions + direction
                 state = (hx[0][k], hx[1][k]) if self.is_lstm else hx[k]
-                inp = layer_in
-                if direction == 1:
-                    inp = ops.flip(inp, (0,)) if seq_length is None else _reverse_sequence(inp, seq_length)
-                out, final = self._direction(inp, state, seq_length, self._weights(k, x.dtype))
-                if direction == 1:
-                    out = ops.flip(out, (0,)) if seq_length is None else _reverse_sequence(out, seq_length)
+                out, final = self._direction(layer_in, state, seq_length, self._weights(k, x.dtype), direction == 1)
                 outs.append(out)
                 if self.is_lstm:
                     h_n.append(final[0])

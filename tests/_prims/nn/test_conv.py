@@ -241,3 +241,58 @@ def test_conv2d_gradients_match_finite_differences(monkeypatch):
                 plus[which], minus[which] = arr + bump, arr - bump
                 numeric = (loss(*plus) - loss(*minus)) / (2 * eps)
                 np.testing.assert_allclose(float(grad[index]), numeric, rtol=1e-5, atol=1e-7)
+
+
+# ---- transposed convolutions whose kernels tile the output (UNet's 2x2 / 2 upsampling) -----------------
+# (primitive, x shape, weight shape (C_in, C_out, *k), attrs, data_format)
+TILING_CASES = [
+    ("Conv2DTranspose", (2, 6, 3, 4), (6, 5, 2, 2), {"stride": (2, 2), "pad_mode": "same"}, "NCHW"),  # UNet's
+    ("Conv2DTranspose", (2, 3, 5, 4), (3, 4, 3, 2), {"stride": (3, 2), "pad_mode": "valid"}, "NCHW"),
+    ("Conv2DTranspose", (2, 5, 4, 3), (3, 6, 2, 2), {"stride": (2, 2), "pad_mode": "same"}, "NHWC"),
+    ("Conv1DTranspose", (2, 3, 7), (3, 4, 3), {"stride": (3,), "pad_mode": "valid"}, "NCW"),
+    ("Conv3DTranspose", (1, 2, 3, 4, 2), (2, 3, 2, 1, 2), {"stride": (2, 1, 2), "pad_mode": "same"}, "NCDHW"),
+]
+
+
+def _transpose_attrs(nd, attrs, data_format):
+    kw = {"stride": (1,) * nd, "pad_mode": "valid", "pad": (0,) * (2 * nd), "dilation": (1,) * nd, "group": 1}
+    return kw | {"output_padding": (0,) * nd, "output_size": None, "data_format": data_format} | attrs
+
+
+@pytest.mark.parametrize("case", TILING_CASES, ids=[f"{c[0]}{c[1]}{c[4]}" for c in TILING_CASES])
+def test_tiling_transposed_convolution_equals_the_dilated_convolution(case, monkeypatch):
+    name, x_shape, w_shape, attrs, data_format = case
+    prim = getattr(conv, name)
+    x, w = _data(x_shape, w_shape)
+    b = jnp.asarray(np.linspace(-1, 1, w_shape[1]), np.float32)
+    kw = _transpose_attrs(len(w_shape) - 2, attrs, data_format)
+    sizes = x_shape[1:-1] if data_format in ("NHWC", "NWC", "NDHWC") else x_shape[2:]
+    pads, outs = conv.transpose_geometry(sizes, w_shape[2:], kw["stride"], kw["dilation"], kw["pad_mode"],
+                                         kw["pad"], kw["output_padding"], None)  # fmt: skip
+    assert conv.is_tiling_transpose(sizes, w_shape[2:], kw["stride"], kw["dilation"], pads, outs, 1)
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    calls = []
+    monkeypatch.setattr(conv, "tiling_transpose", lambda *a, f=conv.tiling_transpose: calls.append(1) or f(*a))
+    got, pull = jax.vjp(lambda *a: prim.impl(*a, **kw), x, w, b)
+    assert calls  # the CPU lowers it as one dot
+    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")  # the dilated convolution, XLA's everywhere
+    want, want_pull = jax.vjp(lambda *a: prim.impl(*a, **kw), x, w, b)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    dout = jnp.asarray(np.random.default_rng(3).standard_normal(got.shape).astype(np.float32))
+    for g, e in zip(pull(dout), want_pull(dout), strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4)
+
+
+def test_only_non_overlapping_unpadded_single_group_transposes_tile():
+    def tiles(kernel, stride, dilation=(1, 1), pad_mode="valid", pad=(0, 0, 0, 0), output_padding=(0, 0), group=1):
+        pads, outs = conv.transpose_geometry((4, 4), kernel, stride, dilation, pad_mode, pad, output_padding, None)
+        return conv.is_tiling_transpose((4, 4), kernel, stride, dilation, pads, outs, group)
+
+    assert tiles((2, 2), (2, 2)) and tiles((2, 2), (2, 2), pad_mode="same") and tiles((3, 1), (3, 1))
+    assert not tiles((3, 3), (2, 2))  # overlapping kernels
+    assert not tiles((2, 2), (3, 3))  # gaps between them
+    assert not tiles((2, 2), (2, 2), pad_mode="pad", pad=(1, 0, 0, 0))
+    assert not tiles((2, 2), (2, 2), pad_mode="pad", output_padding=(1, 0))
+    assert not tiles((2, 2), (2, 2), dilation=(2, 1))
+    assert not tiles((2, 2), (2, 2), group=2)
