@@ -19,7 +19,7 @@ import numpy as np
 
 from kiln import _backend as B
 from kiln._backend import distributed as _distributed
-from kiln._compiler import dump
+from kiln._compiler import dump, input_checks
 from kiln._compiler import passes as tensor_passes
 from kiln._compiler.cache import persistent
 from kiln._compiler.cache.memory import InputsDiffer, rebuild
@@ -44,7 +44,7 @@ class Executable:
     __slots__ = (
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
         "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
-        "checks_inputs", "plan", "restorable",
+        "checks_inputs", "plan", "restorable", "input_tests", "build_checked", "checked_program",
     )  # fmt: skip
 
     @property
@@ -65,6 +65,7 @@ class Executable:
             self.state_objs
             or self.written
             or self.checked
+            or self.input_tests is not None
             or self.out_types is not None
             or self.out_desc is not _SINGLE
         ):
@@ -72,6 +73,12 @@ class Executable:
         return self.exe
 
     def __call__(self, leaves: list):
+        if self.input_tests is not None:
+            passed = input_checks.passes(self.input_tests, leaves)
+            if not passed:
+                if passed is None:  # an argument of another type: the call builds its key (see JitCache.fast)
+                    raise InputsDiffer()
+                return self._run_checked(leaves)
         if not self.state_objs and not self.written and not self.checked:  # pure: no state to pass or write back
             outs = self.exe(*leaves)
             if self.out_types is not None:
@@ -94,6 +101,16 @@ class Executable:
                 self._write_back(outs)  # the graph returned the state unchanged (its buffers were donated)
                 raise check_error(code + self.code_shift, outs[-1])
         return self._write_back(outs)
+
+    def _run_checked(self, leaves: list):
+        """Run the program with every check compiled in (built on first need): a test of the inputs failed, and
+        this program gives the error, and leaves the state, exactly as the checked program always did."""
+        STATS["checked_runs"] += 1
+        full = self.checked_program
+        if full is None:
+            STATS["checked_builds"] += 1
+            full = self.checked_program = self.build_checked(leaves)
+        return full(leaves)
 
     def _restore(self, outs) -> None:
         """Put back the state a failed run returned unchanged (the inputs' buffers were donated); state the
@@ -127,6 +144,9 @@ class Executable:
 
 
 _SINGLE = ("t",)
+# Programs whose value checks are tested on the inputs before launch (input_checks): runs and builds of the
+# program with the checks compiled in, after a failed test (tests count them).
+STATS = {"checked_runs": 0, "checked_builds": 0}
 
 
 def _describe_out(v, leaves: list):
@@ -248,6 +268,7 @@ def build(
     fn=None,
     shapes=None,
     plan: dict | None = None,
+    test_inputs: bool = True,
 ):
     """Record `body` as a Kiln graph on symbolic inputs, optimise it and compile it.
 
@@ -265,20 +286,24 @@ def build(
         plan: the branches assumed at Tensor ifs whose branches give different shapes (site key -> True for the
             true branch); ifs found while tracing are added, assuming the true branch. None: no if is specialised
             (such an if is a TypeError). See `specialise`.
+        test_inputs: when every value check of the program reads only its arguments, compile it without them
+            and test the arguments on the host before each launch (`input_checks`); False: compile the checks in
+            (the program a failed test runs; never kept on disk).
 
     Returns:
         The Executable; its `plan` holds the (site, assumed branch) pairs it checks, in program order.
     """
     t0 = time.perf_counter()
     key = None
-    if shapes is None and dump.level() == 0 and not plan:  # a specialised program is not kept (below)
+    if shapes is None and dump.level() == 0 and not plan and test_inputs:  # a specialised program is not kept (below)
         key = persistent.graph_key(name, body, template, leaves, lax)
         if key is not None:
             specs = [B.ShapeDtypeStruct(x.shape, x.dtype) for x in leaves]
             loaded = persistent.load(key)
             if loaded is not None:
                 retrace = lambda: _retrace(name, body, template, specs, cells, lax, fn)  # noqa: E731
-                return _loaded_executable(loaded, name, t0, retrace)
+                build_checked = _checked_builder(name, body, template, param_args, cells, lax, fn, plan)
+                return _loaded_executable(loaded, name, t0, retrace, build_checked)
             # what the trace must leave as it found it (a jit(...) made and kept on first use is a cache)
             probe = persistent.graph_key(name, body, template, leaves, lax, memo_none=True)
     if shapes is not None or any(B.is_tracer(x) for x in leaves):
@@ -315,6 +340,13 @@ def build(
 
     # a user's raise and a branch guard always run
     checked = has_checks(graph) and (checks_enabled() or has_checks(graph, raise_p) or has_checks(graph, guard_p))
+    spmd = _distributed.spmd_needed(graph)
+    tests = None
+    if checked and test_inputs and shapes is None and not spmd and not any(B.is_tracer(x) for x in leaves):
+        # every check reads only the arguments: tested on the host before each launch, the program runs without
+        # them (no error code to read back, no select over the state outputs)
+        tests = input_checks.find(graph, n_leaves)
+        checked = tests is None
     state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]
     # the written state a `raise` keeps when it fails (the writes before it), one slot each in the error
     kept = kept_keys(graph) if checked else set()
@@ -349,7 +381,7 @@ def build(
         return [*outs, code, detail]
 
     checks_inputs = shapes is None
-    if _distributed.spmd_needed(graph):
+    if spmd:
         # Collectives between ranks: one program over every rank's devices, per-rank inputs and outputs.
         donated, exe = (), _distributed.spmd_jit(fun)
         checks_inputs = False
@@ -359,9 +391,13 @@ def build(
         exe = B.jax.jit(exported.call, donate_argnums=tuple(n_leaves + i for i in donated))
     else:
         exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
-        if key is not None and not watch.noisy:
+        named_tests = None if tests is None else input_checks.to_names(tests)
+        if tests is not None and named_tests is None:
+            persistent.not_kept(name, "a value check's primitive is not registered under its name")
+        elif key is not None and not watch.noisy:
+            fields = {"donated": donated, "n_out": n_out, "desc": desc, "checked": checked, "input_tests": named_tests}
             kept = persistent.keep(key, exe, leaves, state_objs, [trace.state_objs[k] for k in written], ctx.guards,
-                         {"donated": donated, "n_out": n_out, "desc": desc, "checked": checked})  # fmt: skip
+                                   fields)  # fmt: skip
             exe = kept if kept is not None else exe
     ex = Executable()
     ex.exe = exe
@@ -385,13 +421,21 @@ def build(
     ex.checks_inputs = checks_inputs
     ex.plan = tuple(ctx.guarded)
     ex.restorable = [pos is not None for pos in state_pos]
+    ex.input_tests = tests
+    ex.build_checked = _checked_builder(name, body, template, param_args, cells, lax, fn, plan) if tests else None
+    ex.checked_program = None
     if stages:
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
     return ex
 
 
-def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:
+def _checked_builder(name, body, template, param_args, cells, lax, fn, plan):
+    """A function of a call's leaves that builds the program with its value checks compiled in."""
+    return lambda leaves: build(name, body, template, leaves, param_args, cells, lax, fn, None, plan, test_inputs=False)
+
+
+def _loaded_executable(loaded, name: str, t0: float, retrace, build_checked) -> Executable:
     """An Executable around one read back from disk (its graph is recorded again only when asked for)."""
     ex = Executable()
     ex.exe = loaded.exe
@@ -414,6 +458,9 @@ def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:
     ex.checks_inputs = True  # a compiled executable refuses inputs of other types (StaleExecutable)
     ex.plan = ()
     ex.restorable = [True] * len(loaded.written)
+    ex.input_tests = input_checks.from_names(loaded.input_tests)
+    ex.build_checked = build_checked if ex.input_tests is not None else None
+    ex.checked_program = None
     return ex
 
 
