@@ -44,7 +44,7 @@ class Executable:
     __slots__ = (
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
         "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
-        "checks_inputs", "plan", "restorable", "input_tests", "build_checked", "checked_program",
+        "checks_inputs", "plan", "restorable", "input_tests", "build_checked", "checked_program", "donated_out",
     )  # fmt: skip
 
     @property
@@ -133,8 +133,9 @@ class Executable:
                 random_state.swap_key(new)
             else:
                 obj._data = new
-        for k, i in enumerate(self.donated):
-            self.owned[k] = self.state_objs[i]._data
+        owned = self.owned
+        for k, j in enumerate(self.donated_out):  # the buffers just written are the next call's donated inputs
+            owned[k] = outs[n + j]
         desc = self.out_desc
         if self.out_types is not None:
             return _with_python_scalars(desc, outs, self.out_types)
@@ -405,6 +406,7 @@ def build(
     ex.written = [trace.state_objs[k] for k in written]
     ex.donated = donated
     ex.owned = [None] * len(donated)
+    ex.donated_out = _donated_out(state_objs, ex.written, donated)
     ex.n_out = n_out
     ex.out_desc = desc if desc != _SINGLE else _SINGLE
     ex.out_types = _leaf_types(desc)
@@ -430,6 +432,11 @@ def build(
     return ex
 
 
+def _donated_out(state_objs: list, written: list, donated: tuple) -> tuple:
+    """For each donated state input, the position of its new value among the written outputs."""
+    return tuple(next(j for j, obj in enumerate(written) if obj is state_objs[i]) for i in donated)
+
+
 def _checked_builder(name, body, template, param_args, cells, lax, fn, plan):
     """A function of a call's leaves that builds the program with its value checks compiled in."""
     return lambda leaves: build(name, body, template, leaves, param_args, cells, lax, fn, None, plan, test_inputs=False)
@@ -443,6 +450,7 @@ def _loaded_executable(loaded, name: str, t0: float, retrace, build_checked) -> 
     ex.written = loaded.written
     ex.donated = loaded.donated
     ex.owned = [None] * len(loaded.donated)
+    ex.donated_out = _donated_out(loaded.state_objs, loaded.written, ex.donated)
     ex.n_out = loaded.n_out
     ex.out_desc = _SINGLE if loaded.desc == _SINGLE else loaded.desc
     ex.out_types = _leaf_types(loaded.desc)
