@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln import _backend as B
 from kiln._compiler.ir.graph import Graph, Var
 from kiln._compiler.specialise import guard_p
 from kiln._core.primitive import REGISTRY
@@ -37,7 +36,7 @@ def find(graph: Graph, n_leaves: int) -> tuple | None:
         A tuple of (primitive, attributes, input specs), one per check; None when some check (a user's raise,
         a branch guard, or an op check on a computed value or inside a loop or a vmap) cannot be tested before
         the launch. An input spec is ("leaf", index, shape, dtype, steps) for a value read from an argument
-        (steps: ("reshape", shape) or ("cast", dtype) applied in order), ("shape", shape, dtype) for an input
+        (steps: ("reshape", shape) or ("cast", dtype) applied in order), ("shape", ShapeOnly) for an input
         the check only looks at, or ("value", constant).
     """
     origin = {v: ("leaf", i, tuple(v.shape), np.dtype(v.dtype), ()) for i, v in enumerate(graph.invars[:n_leaves])}
@@ -120,15 +119,27 @@ def _test_of(e, origin: dict) -> tuple | None:
                     return None
                 specs.append(spec)
             else:
-                specs.append(("shape", tuple(x.shape), np.dtype(x.dtype)))
+                specs.append(("shape", ShapeOnly(tuple(x.shape), np.dtype(x.dtype))))
         elif hasattr(x, "dtype") and not isinstance(x, np.ndarray):  # a backend constant
             if read and np.dtype(x.dtype).kind in "iu":
                 specs.append(("value", np.asarray(x)))
             else:
-                specs.append(("shape", tuple(x.shape), np.dtype(x.dtype)))
+                specs.append(("shape", ShapeOnly(tuple(x.shape), np.dtype(x.dtype))))
         else:
             specs.append(("value", x))
     return (prim, kw, tuple(specs))
+
+
+class ShapeOnly:
+    """The shape and dtype of an input a check only looks at (`Bounds.host_check` reads nothing else of it)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype) -> None:
+        self.shape, self.dtype = shape, dtype
+
+    def __repr__(self) -> str:
+        return f"ShapeOnly({self.shape}, {self.dtype})"
 
 
 def passes(tests: tuple, leaves: list) -> bool | None:
@@ -144,14 +155,13 @@ def passes(tests: tuple, leaves: list) -> bool | None:
                 a = leaves[i]
                 if a.shape != shape or a.dtype != dtype:
                     return None
-                if B.is_tracer(a):
+                try:
+                    v = np.asarray(a)  # a backend array keeps its host copy: a second read copies nothing
+                except Exception:  # noqa: BLE001  (a value being traced: the checked program decides)
                     return False
-                v = np.asarray(a)
                 for step, arg in steps:
                     v = v.reshape(arg) if step == "reshape" else v.astype(arg)
                 args.append(v)
-            elif kind == "shape":
-                args.append(B.ShapeDtypeStruct(spec[1], spec[2]))
             else:
                 args.append(spec[1])
         try:
@@ -178,4 +188,4 @@ def from_names(named) -> tuple | None:
     return tuple((REGISTRY[name], kw, specs) for name, kw, specs in named)
 
 
-__all__ = ["find", "from_names", "passes", "to_names"]
+__all__ = ["ShapeOnly", "find", "from_names", "passes", "to_names"]
