@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln._compiler.ir.graph import Graph, Var
+from kiln._compiler.lower import has_checks
 from kiln._compiler.specialise import guard_p
 from kiln._core.primitive import REGISTRY
 from kiln._prims.control import raise_p
@@ -85,21 +86,12 @@ def _walk_nested(e, origin: dict, found: list) -> bool:
     elif e.prim == "custom_vjp":  # the bprop graph runs without checks
         nested = [(p["fwd"], list(ins[: p["n_in"] + p["n_fwd_captures"]]))]
     else:
-        return not any(_has_checks(g) for g in e.subgraphs())
+        return not any(has_checks(g) for g in e.subgraphs())
     for g, outer in nested:
         inner = {v: origin[x] for v, x in zip(g.invars, outer, strict=True) if type(x) is Var and x in origin}
         if not _walk(g, inner, found):
             return False
     return True
-
-
-def _has_checks(graph: Graph) -> bool:
-    for e in graph.eqns:
-        if type(e.prim) is not str and e.prim.bounds is not None:
-            return True
-        if any(_has_checks(g) for g in e.subgraphs()):
-            return True
-    return False
 
 
 def _test_of(e, origin: dict) -> tuple | None:
