@@ -88,6 +88,8 @@ def _walk_nested(e, origin: dict, found: list) -> bool:
     else:
         return not any(has_checks(g) for g in e.subgraphs())
     for g, outer in nested:
+        if len(g.invars) != len(outer):  # a layout this walk does not know: the checks stay in the program
+            return False
         inner = {v: origin[x] for v, x in zip(g.invars, outer, strict=True) if type(x) is Var and x in origin}
         if not _walk(g, inner, found):
             return False
