@@ -29,6 +29,9 @@ from kiln.context import _context
 __all__ = ["JitConfig", "install_cell_runner", "jit", "mutable", "run_cell"]
 
 _SYNTAX = {"STRICT": False, "LAX": True, "COMPATIBLE": True}
+# read on every cache hit, bound once: the stack of compile contexts (a list never rebound) and the miss marker
+_COMPILING = interp._ACTIVE
+_MISS = C.MISS
 
 
 class JitConfig:
@@ -196,9 +199,9 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         try:
             fast = self._cache.fast  # the cache-hit path: no key built (one generated function, JitCache.fast)
-            if fast is not None and self._direct and not kwargs and not interp._ACTIVE and not tape.recording:
+            if fast is not None and self._direct and not kwargs and not _COMPILING and not tape.recording:
                 out = fast(args)
-                if out is not C.MISS:
+                if out is not _MISS:
                     return out
             return _invoke(self, self._cache, None, args, kwargs)
         except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)

@@ -21,7 +21,7 @@ import numpy as np
 
 from kiln import _backend as B
 from kiln._backend import distributed as _distributed
-from kiln._compiler import dump
+from kiln._compiler import dump, input_checks
 from kiln._compiler import passes as tensor_passes
 from kiln._compiler.cache import persistent
 from kiln._compiler.cache.memory import InputsDiffer, rebuild
@@ -46,7 +46,8 @@ class Executable:
     __slots__ = (
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
         "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
-        "checks_inputs", "plan", "restorable", "input_writes",
+        "checks_inputs", "plan", "restorable", "input_writes", "input_tests", "build_checked", "checked_program",
+        "donated_out",
     )  # fmt: skip
 
     @property
@@ -68,6 +69,7 @@ class Executable:
             or self.written
             or self.input_writes
             or self.checked
+            or self.input_tests is not None
             or self.out_types is not None
             or self.out_desc is not _SINGLE
         ):
@@ -77,6 +79,12 @@ class Executable:
     def __call__(self, leaves: list, inputs: list | None = None):
         """Run the program on the input arrays `leaves`; `inputs` (the caller's Tensor behind each leaf, None for
         a `mutable()` scalar) is needed when the program writes some of them (`input_writes`)."""
+        if self.input_tests is not None:
+            passed = input_checks.passes(self.input_tests, leaves)
+            if not passed:
+                if passed is None:  # an argument of another type: the call builds its key (see JitCache.fast)
+                    raise InputsDiffer()
+                return self._run_checked(leaves, inputs)
         if not self.state_objs and not self.written and not self.checked and not self.input_writes:  # pure
             outs = self.exe(*leaves)
             if self.out_types is not None:
@@ -100,6 +108,16 @@ class Executable:
                 raise check_error(code + self.code_shift, outs[-1])
         return self._write_back(outs, inputs)
 
+    def _run_checked(self, leaves: list, inputs: list | None):
+        """Run the program with every check compiled in (built on first need): a test of the inputs failed, and
+        this program gives the error, and leaves the state, exactly as the checked program always did."""
+        STATS["checked_runs"] += 1
+        full = self.checked_program
+        if full is None:
+            STATS["checked_builds"] += 1
+            full = self.checked_program = self.build_checked(leaves)
+        return full(leaves, inputs)
+
     def _restore(self, outs) -> None:
         """Put back the state a failed run returned unchanged (the inputs' buffers were donated); state the
         program only wrote (an attribute set to a Python value) is left as it was."""
@@ -121,12 +139,13 @@ class Executable:
                 random_state.swap_key(new)
             else:
                 obj._data = new
+        owned = self.owned
+        for k, j in enumerate(self.donated_out):  # the buffers just written are the next call's donated inputs
+            owned[k] = outs[n + j]
         n += len(self.written)
         for k, i in enumerate(self.input_writes):
             if inputs[i] is not None:  # None: a `mutable()` scalar, which has no Tensor to write
                 inputs[i]._data = outs[n + k]
-        for k, i in enumerate(self.donated):
-            self.owned[k] = self.state_objs[i]._data
         desc = self.out_desc
         if self.out_types is not None:
             return _with_python_scalars(desc, outs, self.out_types)
@@ -136,6 +155,9 @@ class Executable:
 
 
 _SINGLE = ("t",)
+# Programs whose value checks are tested on the inputs before launch (input_checks): runs and builds of the
+# program with the checks compiled in, after a failed test (tests count them).
+STATS = {"checked_runs": 0, "checked_builds": 0}
 
 
 def _describe_out(v, leaves: list):
@@ -283,6 +305,7 @@ def build(
     shapes=None,
     plan: dict | None = None,
     write_inputs: bool = False,
+    test_inputs: bool = True,
 ):
     """Record `body` as a Kiln graph on symbolic inputs, optimise it and compile it.
 
@@ -303,20 +326,24 @@ def build(
         write_inputs: a Tensor argument the program writes in place is written back to the caller's Tensor after
             each call (the Executable's `input_writes`; a call passes the caller's Tensors). False: the caller
             keeps such writes itself (bytecode capture replays them).
+        test_inputs: when every value check of the program reads only its arguments, compile it without them
+            and test the arguments on the host before each launch (`input_checks`); False: compile the checks in
+            (the program a failed test runs; never kept on disk).
 
     Returns:
         The Executable; its `plan` holds the (site, assumed branch) pairs it checks, in program order.
     """
     t0 = time.perf_counter()
     key = None
-    if shapes is None and dump.level() == 0 and not plan:  # a specialised program is not kept (below)
+    if shapes is None and dump.level() == 0 and not plan and test_inputs:  # a specialised program is not kept (below)
         key = persistent.graph_key(name, body, template, leaves, lax)
         if key is not None:
             specs = [B.ShapeDtypeStruct(x.shape, x.dtype) for x in leaves]
             loaded = persistent.load(key)
             if loaded is not None:
                 retrace = lambda: _retrace(name, body, template, specs, cells, lax, fn)  # noqa: E731
-                return _loaded_executable(loaded, name, t0, retrace)
+                build_checked = _checked_builder(name, body, template, param_args, cells, lax, fn, plan, write_inputs)
+                return _loaded_executable(loaded, name, t0, retrace, build_checked)
             # what the trace must leave as it found it (a jit(...) made and kept on first use is a cache)
             probe = persistent.graph_key(name, body, template, leaves, lax, memo_none=True)
     if shapes is not None or any(B.is_tracer(x) for x in leaves):
@@ -355,6 +382,13 @@ def build(
 
     # a user's raise and a branch guard always run
     checked = has_checks(graph) and (checks_enabled() or has_checks(graph, raise_p) or has_checks(graph, guard_p))
+    spmd = _distributed.spmd_needed(graph)
+    tests = None
+    if checked and test_inputs and shapes is None and not spmd and not any(B.is_tracer(x) for x in leaves):
+        # every check reads only the arguments: tested on the host before each launch, the program runs without
+        # them (no error code to read back, no select over the state outputs)
+        tests = input_checks.find(graph, n_leaves)
+        checked = tests is None
     # the position of each written value's input (None: the program only writes it); written inputs after state
     state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]
     state_pos += list(input_writes)
@@ -393,7 +427,7 @@ def build(
         return [*outs, code, detail]
 
     checks_inputs = shapes is None
-    if _distributed.spmd_needed(graph):
+    if spmd:
         # Collectives between ranks: one program over every rank's devices, per-rank inputs and outputs.
         donated, exe = (), _distributed.spmd_jit(fun)
         checks_inputs = False
@@ -403,10 +437,14 @@ def build(
         exe = B.jax.jit(exported.call, donate_argnums=tuple(n_leaves + i for i in donated))
     else:
         exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
+        named_tests = None if tests is None else input_checks.to_names(tests)
         kept = None
-        if key is not None and not watch.noisy:
+        if tests is not None and named_tests is None:
+            persistent.not_kept(name, "a value check's primitive is not registered under its name")
+        elif key is not None and not watch.noisy:
+            fields = {"donated": donated, "n_out": n_out, "desc": desc, "checked": checked, "input_tests": named_tests}
             kept = persistent.keep(key, exe, leaves, state_objs, [trace.state_objs[k] for k in written], ctx.guards,
-                         {"donated": donated, "n_out": n_out, "desc": desc, "checked": checked})  # fmt: skip
+                                   fields)  # fmt: skip
         if kept is None:
             kept = _compiled_tiered(exe, leaves, state_objs)
         exe = kept if kept is not None else exe
@@ -416,6 +454,7 @@ def build(
     ex.written = [trace.state_objs[k] for k in written]
     ex.donated = donated
     ex.owned = [None] * len(donated)
+    ex.donated_out = _donated_out(state_objs, ex.written, donated)
     ex.n_out = n_out
     ex.out_desc = desc if desc != _SINGLE else _SINGLE
     ex.out_types = _leaf_types(desc)
@@ -433,6 +472,11 @@ def build(
     ex.plan = tuple(ctx.guarded)
     ex.restorable = [pos is not None for pos in state_pos[: len(written)]]
     ex.input_writes = input_writes
+    ex.input_tests = tests
+    ex.build_checked = (
+        _checked_builder(name, body, template, param_args, cells, lax, fn, plan, write_inputs) if tests else None
+    )
+    ex.checked_program = None
     if stages:
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
@@ -458,7 +502,19 @@ def _compiled_tiered(jitted, leaves: list, state_objs: list):
     return direct
 
 
-def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:
+def _donated_out(state_objs: list, written: list, donated: tuple) -> tuple:
+    """For each donated state input, the position of its new value among the written outputs."""
+    return tuple(next(j for j, obj in enumerate(written) if obj is state_objs[i]) for i in donated)
+
+
+def _checked_builder(name, body, template, param_args, cells, lax, fn, plan, write_inputs):
+    """A function of a call's leaves that builds the program with its value checks compiled in."""
+    return lambda leaves: build(
+        name, body, template, leaves, param_args, cells, lax, fn, None, plan, write_inputs, test_inputs=False
+    )
+
+
+def _loaded_executable(loaded, name: str, t0: float, retrace, build_checked) -> Executable:
     """An Executable around one read back from disk (its graph is recorded again only when asked for)."""
     ex = Executable()
     ex.exe = loaded.exe
@@ -466,6 +522,7 @@ def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:
     ex.written = loaded.written
     ex.donated = loaded.donated
     ex.owned = [None] * len(loaded.donated)
+    ex.donated_out = _donated_out(loaded.state_objs, loaded.written, ex.donated)
     ex.n_out = loaded.n_out
     ex.out_desc = _SINGLE if loaded.desc == _SINGLE else loaded.desc
     ex.out_types = _leaf_types(loaded.desc)
@@ -482,6 +539,9 @@ def _loaded_executable(loaded, name: str, t0: float, retrace) -> Executable:
     ex.plan = ()
     ex.restorable = [True] * len(loaded.written)
     ex.input_writes = ()
+    ex.input_tests = input_checks.from_names(loaded.input_tests)
+    ex.build_checked = build_checked if ex.input_tests is not None else None
+    ex.checked_program = None
     return ex
 
 

@@ -341,6 +341,26 @@ def test_value_checks_of_a_loaded_executable_report_the_same_error(store):
     assert errors[0] == errors[1] and "7" in errors[0][1]
 
 
+def test_a_loaded_executable_tests_its_labels_before_the_launch(store):
+    """Kept with its argument tests: loaded, a good label runs no checked program; a bad one builds it once."""
+    from kiln import nn
+
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    logits = Tensor(np.zeros((4, 3), np.float32))
+    good, bad = Tensor(np.array([0, 1, 2, 1], np.int32)), Tensor(np.array([0, 1, 7, 1], np.int32))
+    jit(_module(CHECKED, LOSS=loss).f)(logits, good)
+    backend_cache.flush_writes()
+    f = jit(_module(CHECKED, LOSS=loss).f)
+    runs, builds = build_mod.STATS["checked_runs"], build_mod.STATS["checked_builds"]
+    np.testing.assert_allclose(f(logits, good).asnumpy(), np.log(3.0), rtol=1e-6)
+    assert _loaded(f) == [True]
+    assert build_mod.STATS["checked_runs"] == runs
+    for _ in range(2):
+        with pytest.raises(ValueError, match="7"):
+            f(logits, bad)
+    assert (build_mod.STATS["checked_runs"], build_mod.STATS["checked_builds"]) == (runs + 2, builds + 1)
+
+
 TRAIN_STEP = """
 import numpy as np
 import kiln as ms

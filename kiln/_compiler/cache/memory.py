@@ -22,11 +22,12 @@ from kiln._compiler.cache import persistent
 from kiln._compiler.errors import user_stacklevel
 from kiln._compiler.frontend.ast.values import FIRST_UNROLL, UNROLL, RecursionCut, is_cell
 from kiln._compiler.guards import check_guards, compile_guards
+from kiln._compiler.ir import graph as G
 from kiln._compiler.specialise import BranchGuardFailed, describe, refused, respecialised
 from kiln._core import tree
 from kiln._core.mutable import MutableDict, MutableFloat, MutableInt, MutableValue
 from kiln._core.primitive import _checks as _CHECKS
-from kiln._core.tensor import Parameter, Tensor
+from kiln._core.tensor import Parameter, Pending, Tensor
 from kiln.context import _context
 
 _LOG = "compiles" in os.environ.get("KILN_LOG", "")
@@ -122,10 +123,10 @@ def leaf_tensors(args: tuple, kwargs: dict) -> list:
             out.append(None)
         elif isinstance(x, (tuple, list)):
             for v in x:
-                walk(v, mut or isinstance(x, _Mutable))
+                walk(v, mut or isinstance(x, MutableValue))
         elif isinstance(x, dict):
             for v in x.values():
-                walk(v, mut or isinstance(x, _Mutable))
+                walk(v, mut or isinstance(x, MutableValue))
 
     for a in args:
         walk(a, False)
@@ -171,7 +172,7 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards):
     """
     names = [f"a{i}" for i in range(n)]
     ns = {"MISS": MISS, "T": Tensor, "CHECKS": _CHECKS, "LEAD": lead, "EX": ex, "DIRECT": direct, "GUARDS": guards,
-          "CACHE": cache, "NEW": _new, "BRANCH": BranchGuardFailed,
+          "CACHE": cache, "NEW": _new, "BRANCH": BranchGuardFailed, "PENDING": Pending, "TRACES": G._TRACES,
           "REDO": (InputsDiffer, RecursionCut, persistent.StaleExecutable)}  # fmt: skip
     unpacked = (["lead_arg"] if lead is not _NO_LEAD else []) + names
     lines = ["def hit(args):", f"    if len(args) != {len(unpacked)} or not CHECKS['on']:", "        return MISS"]
@@ -180,13 +181,17 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards):
     tests = (["lead_arg is not LEAD"] if lead is not _NO_LEAD else []) + [f"type({a}) is not T" for a in names]
     if guards is not None:
         tests.append("not GUARDS()")
-    if tests:
-        lines += [f"    if {' or '.join(tests)}:", "        return MISS"]
-    arrays = ", ".join(f"{a}._data" for a in names)
+    # a Tensor's array read from its slot (`Tensor._data` without the property): recorded ops of the lazy window
+    # run first; while a graph is recorded the call builds its key (a nested graph may have written a Tensor)
+    tests.append("TRACES")
+    lines += [f"    if {' or '.join(tests)}:", "        return MISS"]
+    for a in names:
+        lines += [f"    d{a} = {a}._buf", f"    if type(d{a}) is PENDING:", f"        d{a} = {a}._data"]
+    arrays = ", ".join(f"d{a}" for a in names)
     lines.append("    try:")
     if direct is not None:  # Tensor._wrap inlined
         lines += [f"        out = DIRECT({arrays})[0]", "    except REDO:", "        return MISS",
-                  "    t = NEW(T)", "    t._data = out", "    t._nodes = None", "    return t"]  # fmt: skip
+                  "    t = NEW(T)", "    t._buf = out", "    t._nodes = None", "    return t"]  # fmt: skip
     else:
         inputs = f", [{', '.join(names)}]" if ex.input_writes else ""  # written back to the caller's Tensors
         lines += [f"        return EX([{arrays}]{inputs})",

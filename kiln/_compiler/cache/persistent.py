@@ -672,7 +672,7 @@ def keep(key: GraphKey, jitted, leaves: list, state_objs: list, written: list, g
         state_objs: the Parameters (or the random key) the program reads, in input order.
         written: those it writes, in output order.
         guards: the AST guards of the trace.
-        fields: what `build.Executable` needs besides (donated, n_out, desc, checked).
+        fields: what `build.Executable` needs besides (donated, n_out, desc, checked, input_tests).
 
     Returns:
         The compiled executable (called directly), or None.
@@ -736,7 +736,8 @@ def _plain(desc) -> bool:
 class Loaded:
     """An executable read back from disk, with what a call needs to run it (see `build.Executable`)."""
 
-    __slots__ = ("exe", "state_objs", "written", "donated", "n_out", "desc", "guards", "checked", "code_shift")
+    __slots__ = ("exe", "state_objs", "written", "donated", "n_out", "desc", "guards", "checked", "code_shift",
+                 "input_tests")  # fmt: skip
 
 
 def load(key: GraphKey) -> Loaded | None:
@@ -781,4 +782,5 @@ def load(key: GraphKey) -> Loaded | None:
     out.desc = rec["desc"]
     out.guards = guards
     out.checked = rec["checked"]
+    out.input_tests = rec.get("input_tests")
     return out

@@ -1,0 +1,185 @@
+"""Value checks that depend only on a program's inputs, found in its graph and tested on the host before launch.
+
+A compiled program with value checks (`Bounds`: label and index ranges) returns an error code that the host
+must read after every call, and selects over each state output so that a failed check leaves the state as
+it was. Both cost a step its overlap with the next one. When every check of a program reads only the
+program's own inputs (the labels passed in, possibly through reshapes and integer casts), the checks can run
+first, on the host with NumPy as PyNative runs them, and the program can be compiled without them. When such
+a test fails, the caller runs the program with every check compiled in, so the error and the state it leaves
+are exactly those of the checked program.
+
+`find(graph, n_leaves)` gives the tests (or None when some check reads a computed value); `passes(tests,
+leaves)` runs them on a call's inputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln._compiler.ir.graph import Graph, Var
+from kiln._compiler.lower import has_checks
+from kiln._compiler.specialise import guard_p
+from kiln._core.primitive import REGISTRY
+from kiln._prims.control import raise_p
+
+# Primitives that hand their input's values on unchanged but for the layout: the host applies them as a reshape.
+_RESHAPES = frozenset({"Reshape", "ExpandDims", "Squeeze", "Flatten", "Identity", "StopGradient"})
+
+
+def find(graph: Graph, n_leaves: int) -> tuple | None:
+    """The value checks of `graph` as host tests over its first `n_leaves` inputs, in program order.
+
+    Args:
+        graph: the optimised program graph.
+        n_leaves: how many of its inputs are the call's arguments (the rest are Parameters and the random key).
+
+    Returns:
+        A tuple of (primitive, attributes, input specs), one per check; None when some check (a user's raise,
+        a branch guard, or an op check on a computed value or inside a loop or a vmap) cannot be tested before
+        the launch. An input spec is ("leaf", index, shape, dtype, steps) for a value read from an argument
+        (steps: ("reshape", shape) or ("cast", dtype) applied in order), ("shape", ShapeOnly) for an input
+        the check only looks at, or ("value", constant).
+    """
+    origin = {v: ("leaf", i, tuple(v.shape), np.dtype(v.dtype), ()) for i, v in enumerate(graph.invars[:n_leaves])}
+    found: list = []
+    return tuple(found) if _walk(graph, origin, found) else None
+
+
+def _walk(graph: Graph, origin: dict, found: list) -> bool:
+    """Add the checks of `graph` to `found`; False as soon as one cannot be tested on the inputs."""
+    for e in graph.eqns:
+        prim = e.prim
+        if type(prim) is str:
+            if not _walk_nested(e, origin, found):
+                return False
+            continue
+        if prim.bounds is not None:
+            test = _test_of(e, origin)
+            if test is None:
+                return False
+            found.append(test)
+        if len(e.inputs) == 1 and len(e.outputs) == 1 and type(e.inputs[0]) is Var and e.inputs[0] in origin:
+            _follow(prim.name, origin, e.inputs[0], e.outputs[0])
+    return True
+
+
+def _follow(name: str, origin: dict, src: Var, out: Var) -> None:
+    """Record `out` as computed from an argument when `name` keeps its input's values (a reshape, an integer cast)."""
+    kind, i, shape, dtype, steps = origin[src]
+    if name in _RESHAPES:
+        origin[out] = (kind, i, shape, dtype, (*steps, ("reshape", tuple(out.shape))))
+    elif name == "Cast" and src.dtype.kind in "iu" and out.dtype.kind in "iu":
+        origin[out] = (kind, i, shape, dtype, (*steps, ("cast", np.dtype(out.dtype))))
+
+
+def _walk_nested(e, origin: dict, found: list) -> bool:
+    """The checks of a structural equation's nested graphs that run on values the outer graph passes in as is."""
+    p = e.params
+    ins = e.inputs
+    if e.prim == "grad":  # the graph's inputs: the differentiated ones, then the rest (after the sensitivities)
+        n_diff, n_sens = p["n_diff"], p["n_sens"]
+        nested = [(p["graph"], [*ins[:n_diff], *ins[n_diff + n_sens :]])]
+    elif e.prim in ("jacobian", "remat"):
+        nested = [(p["graph"], list(ins))]
+    elif e.prim == "cond":  # a check in a branch not taken fails its test too: the checked program then decides
+        nested = [(p["then"], list(ins[1:])), (p["else"], list(ins[1:]))]
+    elif e.prim == "custom_vjp":  # the bprop graph runs without checks
+        nested = [(p["fwd"], list(ins[: p["n_in"] + p["n_fwd_captures"]]))]
+    else:
+        return not any(has_checks(g) for g in e.subgraphs())
+    for g, outer in nested:
+        if len(g.invars) != len(outer):  # a layout this walk does not know: the checks stay in the program
+            return False
+        inner = {v: origin[x] for v, x in zip(g.invars, outer, strict=True) if type(x) is Var and x in origin}
+        if not _walk(g, inner, found):
+            return False
+    return True
+
+
+def _test_of(e, origin: dict) -> tuple | None:
+    """(primitive, attributes, input specs) of check equation `e`, or None when it reads a computed value."""
+    prim = e.prim
+    if prim is raise_p or prim is guard_p:
+        return None
+    kw = prim.attrs_dict(e.attrs) if e.attrs else {}
+    reads = prim.bounds.reads
+    specs = []
+    for i, x in enumerate(e.inputs):
+        read = reads is None or i in reads
+        if type(x) is Var:
+            if read and x.dtype.kind in "iu":
+                spec = origin.get(x)
+                if spec is None:
+                    return None
+                specs.append(spec)
+            else:
+                specs.append(("shape", ShapeOnly(tuple(x.shape), np.dtype(x.dtype))))
+        elif hasattr(x, "dtype") and not isinstance(x, np.ndarray):  # a backend constant
+            if read and np.dtype(x.dtype).kind in "iu":
+                specs.append(("value", np.asarray(x)))
+            else:
+                specs.append(("shape", ShapeOnly(tuple(x.shape), np.dtype(x.dtype))))
+        else:
+            specs.append(("value", x))
+    return (prim, kw, tuple(specs))
+
+
+class ShapeOnly:
+    """The shape and dtype of an input a check only looks at (`Bounds.host_check` reads nothing else of it)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype) -> None:
+        self.shape, self.dtype = shape, dtype
+
+    def __repr__(self) -> str:
+        return f"ShapeOnly({self.shape}, {self.dtype})"
+
+
+def passes(tests: tuple, leaves: list) -> bool | None:
+    """Run the tests on a call's input arrays: True when every value is in range, False when one is not (or
+    cannot be read on the host: a value being traced), None when an argument read has another shape or dtype
+    than the program was recorded for."""
+    for prim, kw, specs in tests:
+        args = []
+        for spec in specs:
+            kind = spec[0]
+            if kind == "leaf":
+                _, i, shape, dtype, steps = spec
+                a = leaves[i]
+                if a.shape != shape or a.dtype != dtype:
+                    return None
+                try:
+                    v = np.asarray(a)  # a backend array keeps its host copy: a second read copies nothing
+                except Exception:  # noqa: BLE001  (a value being traced: the checked program decides)
+                    return False
+                for step, arg in steps:
+                    v = v.reshape(arg) if step == "reshape" else v.astype(arg)
+                args.append(v)
+            else:
+                args.append(spec[1])
+        try:
+            ok, _ = prim.bounds.host_check(args, kw)
+        except Exception:  # noqa: BLE001  (a test the host cannot run: the checked program decides)
+            return False
+        if not ok:
+            return False
+    return True
+
+
+def to_names(tests: tuple) -> list | None:
+    """The tests with each primitive by its registered name (kept on disk with the executable); None when one is
+    not registered under its name."""
+    if any(REGISTRY.get(prim.name) is not prim for prim, _, _ in tests):
+        return None
+    return [(prim.name, kw, specs) for prim, kw, specs in tests]
+
+
+def from_names(named) -> tuple | None:
+    """The inverse of `to_names` (None stays None)."""
+    if named is None:
+        return None
+    return tuple((REGISTRY[name], kw, specs) for name, kw, specs in named)
+
+
+__all__ = ["ShapeOnly", "find", "from_names", "passes", "to_names"]

@@ -1,0 +1,129 @@
+"""Value checks that read only a program's arguments are tested on the host before the launch (input_checks).
+
+A training step whose only check is the sparse cross-entropy's label range runs without the check compiled in;
+an out-of-range label raises at the failing call, through the program with every check compiled in, and leaves
+every Parameter as it was. A check on a computed value stays in the program.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Tensor, nn, ops
+from kiln._compiler import build
+
+LOGITS_IN = Tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6))
+GOOD = np.array([0, 2, 1, 2], np.int32)
+BAD = np.array([0, 2, 7, 2], np.int32)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(6, 3, weight_init="ones", bias_init="zeros")
+
+    def construct(self, x):
+        return self.fc(x) * 0.5
+
+
+def _train_step(mode):
+    """A Momentum training step over `Net` with a sparse cross-entropy, called as `mode` runs it."""
+    net = Net()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    if mode == "graph":
+        ms.set_context(mode=ms.GRAPH_MODE)
+        return nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt), opt
+    grad_fn = ms.value_and_grad(lambda x, y: loss(net(x), y), None, opt.parameters)
+
+    @ms.jit
+    def step(x, y):
+        value, grads = grad_fn(x, y)
+        opt(grads)
+        return value
+
+    return step, opt
+
+
+def _state(opt) -> dict:
+    """Every Parameter the step writes (weights and momenta), by position."""
+    return {f"{k}:{p.name}": p.asnumpy().copy() for k, p in enumerate([*opt.parameters, *opt.moments])}
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_good_labels_run_without_the_checked_program(mode):
+    step, _ = _train_step(mode)
+    runs = build.STATS["checked_runs"]
+    losses = [float(step(LOGITS_IN, Tensor(GOOD)).asnumpy()) for _ in range(3)]
+    assert build.STATS["checked_runs"] == runs
+    assert losses[0] > losses[1] > losses[2]  # the steps trained
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_a_bad_label_raises_at_the_call_and_leaves_the_parameters(mode):
+    step, opt = _train_step(mode)
+    step(LOGITS_IN, Tensor(GOOD))
+    before = _state(opt)
+    runs, builds = build.STATS["checked_runs"], build.STATS["checked_builds"]
+    for _ in range(2):
+        with pytest.raises(ValueError, match="7"):
+            step(LOGITS_IN, Tensor(BAD))
+        after = _state(opt)
+        assert after.keys() == before.keys()
+        for name, value in before.items():
+            np.testing.assert_array_equal(after[name], value, err_msg=name)
+    assert build.STATS["checked_runs"] == runs + 2
+    assert build.STATS["checked_builds"] == builds + 1  # built once, on first need
+    # a good call after the failures continues from the state the first step left
+    expected_step, expected_opt = _train_step(mode)
+    expected_step(LOGITS_IN, Tensor(GOOD))
+    np.testing.assert_allclose(
+        step(LOGITS_IN, Tensor(GOOD)).asnumpy(), expected_step(LOGITS_IN, Tensor(GOOD)).asnumpy(), rtol=1e-6
+    )
+    for name, value in _state(expected_opt).items():
+        np.testing.assert_allclose(_state(opt)[name], value, rtol=1e-6, err_msg=name)
+
+
+class ReshapedLabels(nn.Cell):
+    """The labels reach the loss through an integer cast and a reshape."""
+
+    def __init__(self):
+        super().__init__()
+        self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+
+    def construct(self, logits, labels):
+        return self.loss(logits, ops.reshape(labels.astype(ms.int32), (-1,)))
+
+
+def test_labels_through_a_cast_and_a_reshape_are_tested_before_the_launch():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = ReshapedLabels()
+    good, bad = Tensor(GOOD.astype(np.int8).reshape(4, 1)), Tensor(BAD.astype(np.int8).reshape(4, 1))
+    runs = build.STATS["checked_runs"]
+    value = net(LOGITS_IN, good).asnumpy()
+    assert build.STATS["checked_runs"] == runs
+    with pytest.raises(ValueError, match="7"):
+        net(LOGITS_IN, bad)
+    assert build.STATS["checked_runs"] == runs + 1
+    np.testing.assert_allclose(net(LOGITS_IN, good).asnumpy(), value)
+
+
+class ShiftedGather(nn.Cell):
+    """The index checked is computed in the program (i + shift): it cannot be tested before the launch."""
+
+    def construct(self, x, i, shift):
+        return ops.gather(x, i + shift, 0).sum()
+
+
+def test_a_check_on_a_computed_index_stays_in_the_program():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = ShiftedGather()
+    x = Tensor(np.arange(4.0, dtype=np.float32))
+    i, shift = Tensor(np.array([0, 1], np.int32)), Tensor(np.array([1, 2], np.int32))
+    runs = build.STATS["checked_runs"]
+    assert float(net(x, i, shift).asnumpy()) == 4.0
+    with pytest.raises(IndexError, match="out of range"):
+        net(x, Tensor(np.array([0, 2], np.int32)), shift)  # every argument in range, the sum is not
+    assert build.STATS["checked_runs"] == runs  # the program's own check raised
