@@ -181,3 +181,24 @@ def test_pass_dumps_show_what_each_pass_changed(tmp_path):
     assert node_lines and all("Tensor[Float32][3]" in line for line in node_lines), stages["analyze"]
     tensor = stages["tensor_record"]
     assert tensor.count("= Add(") == 1 and tensor.count("= Mul(") == 1 and "f32[3]" in tensor, tensor
+
+
+def test_ms_dev_save_graphs_set_after_import_dumps_the_next_compile(tmp_path, monkeypatch):
+    # MindSpore reads MS_DEV_SAVE_GRAPHS(_PATH) when a graph compiles, so a program may set them after importing
+    monkeypatch.setenv("MS_DEV_SAVE_GRAPHS", "1")
+    monkeypatch.setenv("MS_DEV_SAVE_GRAPHS_PATH", str(tmp_path / "env"))
+    x = Tensor(np.arange(3, dtype=np.float32))
+
+    def twice(v):
+        return v * 2
+
+    for capture_mode in ("ast", "bytecode"):
+        np.testing.assert_allclose(jit(twice, capture_mode=capture_mode)(x).asnumpy(), x.asnumpy() * 2)
+    files = os.listdir(tmp_path / "env")
+    # the program handed to the backend is the `tensor_validate` stage (MindSpore's name for its last stage)
+    validated = sorted(f for f in files if "_tensor_validate_" in f and f.endswith(".ir"))
+    assert len(validated) == 2, files
+    assert "Mul(" in (tmp_path / "env" / validated[0]).read_text()
+    monkeypatch.delenv("MS_DEV_SAVE_GRAPHS")
+    jit(twice)(Tensor(np.arange(4, dtype=np.float32)))
+    assert len(os.listdir(tmp_path / "env")) == len(files)  # off again: nothing more written
