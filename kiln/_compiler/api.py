@@ -10,6 +10,7 @@ so the tape sees every op; other calls go through the compile cache.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import types
 import warnings
@@ -126,6 +127,12 @@ def mutable(input_data, dynamic_len: bool = False):
     if isinstance(input_data, dict):
         return MutableDict({k: mutable(v) if isinstance(v, (int, float)) else v for k, v in input_data.items()})
     raise TypeError(f"mutable() accepts int, float, tuple, list, dict or Tensor, but got {type(input_data).__name__}.")
+
+
+def _precompile_only() -> bool:
+    """MindSpore's MS_DEV_PRECOMPILE_ONLY=1: graph calls compile and return None without running (read on every
+    call that is not a fast cache hit; a fast hit is only set up by a call that ran)."""
+    return os.environ.get("MS_DEV_PRECOMPILE_ONLY") == "1"
 
 
 def _syntax_level(options: dict, jit_config, cell=None) -> bool:
@@ -251,7 +258,7 @@ def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
     if jf.input_signature is not None:
         _check_signature(jf.input_signature, args)
         cache.set_dynamic(jf.input_signature)
-    return cache.call(full, kwargs, jf._compile_fn)
+    return cache.call(full, kwargs, jf._compile_fn, run=not _precompile_only())
 
 
 # -- GRAPH_MODE for Cells: `Cell.__call__` hands the call to `run_cell` ------------------------------
@@ -306,7 +313,12 @@ def run_cell(cell, args: tuple, kwargs: dict):
         _check_signature(signature, args)
         cache.set_dynamic(signature)
     try:
-        return cache.call((cell, *args), kwargs or {}, lambda *parts, **kw: _compile_cell(cache, cell, *parts, **kw))
+        return cache.call(
+            (cell, *args),
+            kwargs or {},
+            lambda *parts, **kw: _compile_cell(cache, cell, *parts, **kw),
+            run=not _precompile_only(),
+        )
     except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
         raise for_user(err) from None
 
@@ -358,7 +370,8 @@ def jit(
 ):
     """Compile `function` into a static graph (MindSpore's `jit`).
 
-    Use as `@jit`, `@jit(...)` or `jit(fn)`, on functions, methods and `construct`.
+    Use as `@jit`, `@jit(...)` or `jit(fn)`, on functions, methods and `construct`; on a Cell class it compiles
+    the class's `construct` and returns the class.
 
     Args:
         function: the function to compile.
@@ -408,6 +421,9 @@ def jit(
 
     def wrap(fn):
         if isinstance(fn, JitFunction):
+            return fn
+        if isinstance(fn, type) and callable(getattr(fn, "construct", None)):  # @jit on a Cell class
+            fn.construct = JitFunction(fn.construct, capture_mode, options, jit_config, input_signature)
             return fn
         if not callable(fn):
             raise TypeError(f"jit expects a function, but got {type(fn).__name__}.")

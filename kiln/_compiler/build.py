@@ -375,6 +375,8 @@ def build(
     for pass_name, changes in _run_passes(graph):
         if stages and changes:
             stages.append((f"{pass_name}", str(graph)))
+    if stages:  # the program handed to the backend (MindSpore's dump name for its last frontend stage)
+        stages.append(("validate", str(graph)))
     n_leaves = len(leaves)
     state_keys = list(trace.state_in)
     state_objs = [trace.state_objs[k] for k in state_keys]

@@ -13,7 +13,14 @@ _seq = itertools.count()
 
 
 def _settings() -> tuple[int, str]:
-    return int(_context.get("save_graphs") or 0), _context.get("save_graphs_path") or "."
+    """The level and folder: `set_context`'s, else MS_DEV_SAVE_GRAPHS(_PATH) as the environment holds them when
+    the graph compiles (MindSpore reads them then too, so a program may set them after importing)."""
+    level = int(_context.get("save_graphs") or 0)
+    if level:
+        return level, _context.get("save_graphs_path") or "."
+    env = os.environ.get("MS_DEV_SAVE_GRAPHS", "")
+    level = int(env) if env.isdigit() else 0
+    return level, os.environ.get("MS_DEV_SAVE_GRAPHS_PATH") or _context.get("save_graphs_path") or "."
 
 
 def level() -> int:

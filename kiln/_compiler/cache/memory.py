@@ -261,14 +261,18 @@ class JitCache:
         self.fast = None
         self.pending = None  # (executable, BranchGuardFailed) when `hit` ran a program assuming the other branch
 
-    def call(self, args: tuple, kwargs: dict, compile_fn):
-        """Run the cached executable for these inputs, compiling it first when needed."""
-        if not kwargs:
+    def call(self, args: tuple, kwargs: dict, compile_fn, run: bool = True):
+        """Run the cached executable for these inputs, compiling it first when needed.
+
+        With `run` False the executable is only compiled (or found) and None is returned (MindSpore's
+        MS_DEV_PRECOMPILE_ONLY): nothing runs and no Parameter is written.
+        """
+        if not kwargs and run:
             out = self.hit(args)
             if out is not MISS:
                 return out
         pending, self.pending = self.pending, None  # (executable, BranchGuardFailed) of a run just redone
-        if not kwargs and not self.extra_key and _CHECKS["on"] and pending is None:
+        if not kwargs and not self.extra_key and _CHECKS["on"] and pending is None and run:
             # Tensors only, several executables: the key built from shapes and dtypes alone (as below).
             arrays = [a._data for a in args if type(a) is Tensor]
             if len(arrays) == len(args):
@@ -295,7 +299,7 @@ class JitCache:
             key = (key, self.extra_key)
         if not _CHECKS["on"]:  # graphs compiled with value checks are not reused without them
             key = (key, "unchecked")
-        if self.dynamic is not None and not self.dynamic_off and not kwargs:
+        if self.dynamic is not None and not self.dynamic_off and not kwargs and run:
             dynamic = self._dynamic_shapes(args, leaves, sig)
             if dynamic is not None:
                 out = self._call_dynamic(dynamic, (args_t, kw_t), leaves, params, cells, refs, compile_fn, args)
@@ -315,6 +319,9 @@ class JitCache:
                 reason = failed
         if ex is None:
             ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
+        if not run:
+            self.fast = None
+            return None
         self.fast = self._fast_entry(args, kwargs, sig, ex)
         failure = pending[1] if pending is not None and pending[0] is ex else None
         tried: set = set()  # the plans this call ran whose branch guards failed

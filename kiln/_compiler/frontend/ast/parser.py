@@ -188,10 +188,28 @@ def parse_function(fn) -> ParsedFunction:
         cells = dict(zip(code.co_freevars, fn.__closure__, strict=True))
     ns = Namespace(fn.__globals__, cells, fn.__qualname__)
     b = _Builder(file, first - 1, indent, fn.__qualname__)
+    b.read = _read_names(tree)
     if isinstance(tree, ast.AsyncFunctionDef):
         b.fail(tree, "async function")
     graph = b.function(tree, fn.__name__, None, ns)
     return ParsedFunction(graph, fn, file)
+
+
+# Calls that read local variables by name at run time: with one of them, every assigned name counts as read.
+_READS_LOCALS = frozenset({"locals", "vars", "eval", "exec"})
+
+
+def _read_names(tree: ast.AST) -> frozenset[str] | None:
+    """Names the function (nested functions included) ever reads or deletes; None when it may read any local."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            if node.id in _READS_LOCALS:
+                return None
+            names.add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):  # `n += 1` reads n
+            names.add(node.target.id)
+    return frozenset(names)
 
 
 def _assigned(stmts: list[ast.stmt]) -> list[str]:
@@ -238,8 +256,15 @@ class _Builder:
         self.terminated = False
         self.loops: list[_Loop] = []
         self.globals_declared: set[str] = set()
+        self.read: frozenset[str] | None = None  # names the function ever reads (None: any)
 
     # -- helpers ---------------------------------------------------------------------------
+    def _carried(self, body: list[ast.stmt]) -> list[str]:
+        """The variables a loop carries: those its body assigns, less any the function never reads (an inner
+        `for _ in ...` target need not be carried, and is not an unassigned variable after a Tensor loop)."""
+        names = _assigned(body)
+        return names if self.read is None else [n for n in names if n in self.read]
+
     def loc(self, node: ast.AST) -> Loc | None:
         if not hasattr(node, "lineno"):
             return None
@@ -442,7 +467,7 @@ class _Builder:
     def s_For(self, s: ast.For) -> None:
         iterable = self.expr(s.iter)
         it0 = self.emit(O.ITER_INIT, [iterable], s.iter)
-        carried = _assigned([s])
+        carried = self._carried([s])
         owner, header, after = self._loop(s, carried, True)
         env0 = dict(self.env)
         self.jump(header, carried, s, extra=(it0,))
@@ -464,7 +489,7 @@ class _Builder:
         self._enter_after(after, env0, carried)
 
     def s_While(self, s: ast.While) -> None:
-        carried = _assigned(s.body)
+        carried = self._carried(s.body)
         owner, header, after = self._loop(s, carried, False)
         env0 = dict(self.env)
         self.jump(header, carried, s)

@@ -241,3 +241,24 @@ def _bare_defined_names(x):
 @pytest.mark.parametrize("mode", MODES)
 def test_unused_lookups_of_defined_names_still_run(mode):
     np.testing.assert_allclose(compiled(mode, _bare_defined_names)(Tensor([1.0, 2.0])).asnumpy(), [2.0, 4.0])
+
+
+def test_ms_dev_save_graphs_set_after_import_dumps_the_next_compile(tmp_path, monkeypatch):
+    # MindSpore reads MS_DEV_SAVE_GRAPHS(_PATH) when a graph compiles, so a program may set them after importing
+    monkeypatch.setenv("MS_DEV_SAVE_GRAPHS", "1")
+    monkeypatch.setenv("MS_DEV_SAVE_GRAPHS_PATH", str(tmp_path / "env"))
+    x = Tensor(np.arange(3, dtype=np.float32))
+
+    def twice(v):
+        return v * 2
+
+    for capture_mode in ("ast", "bytecode"):
+        np.testing.assert_allclose(jit(twice, capture_mode=capture_mode)(x).asnumpy(), x.asnumpy() * 2)
+    files = os.listdir(tmp_path / "env")
+    # the program handed to the backend is the `tensor_validate` stage (MindSpore's name for its last stage)
+    validated = sorted(f for f in files if "_tensor_validate_" in f and f.endswith(".ir"))
+    assert len(validated) == 2, files
+    assert "Mul(" in (tmp_path / "env" / validated[0]).read_text()
+    monkeypatch.delenv("MS_DEV_SAVE_GRAPHS")
+    jit(twice)(Tensor(np.arange(4, dtype=np.float32)))
+    assert len(os.listdir(tmp_path / "env")) == len(files)  # off again: nothing more written

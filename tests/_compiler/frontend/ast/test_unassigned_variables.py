@@ -9,6 +9,7 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, nn
+from tests._compiler.frontend.ast.modes import MODES, compiled
 
 
 def _returns_one_branch(x):
@@ -71,3 +72,32 @@ def test_a_variable_not_assigned_on_every_path_is_unbound(mode, fn, line):
     assert shown.strip().startswith(line)
     with pytest.raises(UnboundLocalError):  # as Python itself
         fn(x)
+
+
+def _return_from_a_for_inside_a_tensor_while(x, p):
+    while x < 5:
+        p = p + 1
+        x = x + 1
+        for _ in range(3):  # `_` is assigned only in the loop and never read: not an unassigned variable
+            p = p + 2
+            if p > 2:
+                return x * 10
+        x = x + p
+    return x
+
+
+def _unread_counter_after_a_tensor_while(x):
+    while x < 4:
+        x = x + 1
+        k = 2  # noqa: F841  (assigned only in the body, never read: the loop does not carry it)
+    return x
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("p0", (-4, -20, 5))
+def test_a_name_assigned_in_a_tensor_loop_and_never_read_needs_no_value_before_it(mode, p0):
+    x, p = Tensor(np.array(1, np.int32)), Tensor(np.array(p0, np.int32))
+    want = _return_from_a_for_inside_a_tensor_while(x, p).asnumpy()
+    got = compiled(mode, _return_from_a_for_inside_a_tensor_while)(x, p)
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    assert compiled(mode, _unread_counter_after_a_tensor_while)(x).asnumpy() == 4
