@@ -135,7 +135,7 @@ def leaf_tensors(args: tuple, kwargs: dict) -> list:
     return out
 
 
-def run(ex, leaves: list, args: tuple, kwargs: dict):
+def run_executable(ex, leaves: list, args: tuple, kwargs: dict):
     """`ex(leaves)`, with the caller's Tensors when the program writes some of its inputs back to them."""
     if ex.input_writes:
         return ex(leaves, leaf_tensors(args, kwargs))
@@ -329,7 +329,7 @@ class JitCache:
             try:
                 if failure is not None:
                     raise failure
-                return run(ex, leaves, args, kwargs)
+                return run_executable(ex, leaves, args, kwargs)
             except BranchGuardFailed as failed:  # nothing was applied: run the program for the branch taken
                 failure = None
                 ex = self._respecialise(key, ex, failed, tried, (args_t, kw_t), leaves, params, cells, refs, compile_fn)
@@ -428,7 +428,7 @@ class JitCache:
             ex.shapes_seen.add(concrete)
             if log_enabled():
                 sys.stderr.write(f"[kiln] '{self.name}': XLA compiles the recorded program for shapes {concrete}\n")
-        return run(ex, leaves, args, {})
+        return run_executable(ex, leaves, args, {})
 
     def set_dynamic(self, signature) -> None:
         """Declared input shapes (`Cell.set_inputs`, `jit(input_signature=...)`): with None sizes, one
