@@ -23,10 +23,24 @@ COMPOSITE = ("base", "math_ops", "multitype_ops", "env_ops")
 AUTO_GENERATE = ("gen_ops_def", "gen_ops_prim", "pyboost_inner_prim")  # mindspore.ops.auto_generate.* is kiln.ops
 
 
+class _Face(types.ModuleType):
+    """A face module whose functions win over its submodules of the same name: importing `ops.functional.grad`
+    (the import system sets the submodule on its parent) leaves `ops.functional.grad` the function, as in
+    MindSpore, where the package's star-import rebinds the name after the submodule is imported."""
+
+    def __setattr__(self, name: str, value) -> None:
+        held = self.__dict__.get(name)
+        if isinstance(value, types.ModuleType) and held is not None and not isinstance(held, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
 def register(face: types.ModuleType, names: tuple[str, ...]) -> None:
     """Register `face.<name>` for each of `names` as a module serving `face`'s public names."""
     if not hasattr(face, "__path__"):
         face.__path__ = []  # a package to the import system, so that its registered submodules import
+    if type(face) is types.ModuleType:
+        face.__class__ = _Face
     for name in names:
         full = f"{face.__name__}.{name}"
         if full in sys.modules:

@@ -71,6 +71,10 @@ def test_renamed_paths():
         from mindspore.ops.function.grad.grad_func import custom_vjp
 
         assert custom_vjp is kiln.ops._grad.custom_vjp
+        # importing the submodule `grad` leaves the function of that name in its parent, as MindSpore's star-import does
+        from mindspore.ops.function import grad
+
+        assert grad is kiln.ops.functional.grad and callable(grad) and kiln.ops.grad is grad
 
 
 def test_missing_counterpart_is_a_clear_error():

@@ -322,12 +322,12 @@ def _is_print_primitive(fn) -> bool:
 def _construct(ctx, cls, args, kwargs):
     """Instantiate a class at compile time (a Cell built inside a graph is a constant of it)."""
     if issubclass(cls, Tensor) and not issubclass(cls, Parameter):
-        # `Tensor(x)` copies x's value in this graph: one written in place in an enclosing Tensor `if` branch or
-        # `while` body is held by that graph's trace, which the eager constructor below does not see
-        args = [Tensor._wrap(a._data) if isinstance(a, Tensor) else a for a in args]
         if G.current() is not None:
             # `Tensor(float(x))` is a Tensor, as in PyNative: a value of its own in the graph, not the Python number's
             args = [apply(REGISTRY["Identity"], (a,)) if isinstance(a, effects.HostScalar) else a for a in args]
+        # `Tensor(x)` copies x's value in this graph: one written in place in an enclosing Tensor `if` branch or
+        # `while` body is held by that graph's trace, which the eager constructor below does not see
+        args = [Tensor._wrap(a._data) if isinstance(a, Tensor) else a for a in args]
     # Initialisers run eagerly and draw from the host generator, outside the graph being recorded.
     with G.recording(None):
         obj = cls(*args, **(kwargs or {}))
