@@ -121,6 +121,19 @@ def test_a_tensor_made_of_a_python_scalar_of_a_tensor_is_a_tensor(mode):
     assert [o.item() for o in out[:2]] == [4.0, 3] and out[2] == 4.0
 
 
+def _tensor_of_a_run_time_value_with_a_dtype(x):
+    return Tensor(x * 2, ms.int32) + 1, Tensor(x, dtype=ms.float16)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_tensor_of_a_run_time_value_with_a_dtype_is_cast(mode):
+    # Tensor(x, dtype) of a Tensor computed in the graph was "'Var' object has no attribute 'astype'"
+    x = Tensor(np.array([1.5, 2.5], np.float32))
+    ints, halves = _run(mode, _tensor_of_a_run_time_value_with_a_dtype, x)
+    assert ints.dtype == ms.int32 and ints.asnumpy().tolist() == [4, 6]
+    assert halves.dtype == ms.float16 and halves.asnumpy().tolist() == [1.5, 2.5]
+
+
 class _Sizes(nn.Cell):
     def construct(self, x):
         y = ops.concat((x, x, x))

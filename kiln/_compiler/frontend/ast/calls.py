@@ -328,6 +328,10 @@ def _construct(ctx, cls, args, kwargs):
         # `Tensor(x)` copies x's value in this graph: one written in place in an enclosing Tensor `if` branch or
         # `while` body is held by that graph's trace, which the eager constructor below does not see
         args = [Tensor._wrap(a._data) if isinstance(a, Tensor) else a for a in args]
+        dtype = (kwargs or {}).get("dtype", args[1] if len(args) > 1 else None)
+        if dtype is not None and args and is_symbolic(args[0]):
+            # `Tensor(x, dtype)` of a run-time value: a cast in the graph (the constructor casts only arrays)
+            args = [args[0].astype(dtype), *args[1:]]
     # Initialisers run eagerly and draw from the host generator, outside the graph being recorded.
     with G.recording(None):
         obj = cls(*args, **(kwargs or {}))
