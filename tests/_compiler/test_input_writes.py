@@ -13,15 +13,9 @@ import numpy as np
 import pytest
 
 import kiln as ms
-from kiln import Tensor, mutable, nn, ops
+from kiln import Tensor, mutable, nn
 from kiln.ops import operations as P
-from tests._compiler.frontend.ast.modes import MODES, compiled
-
-WRITES = {
-    "add_": lambda x, y: x.add_(y),
-    "AssignAdd": lambda x, y: P.AssignAdd()(x, y),
-    "assign": lambda x, y: ops.assign(x, x + y),
-}
+from tests._compiler.frontend.ast.modes import MODES, WRITES, compiled
 
 
 def _straight(write):

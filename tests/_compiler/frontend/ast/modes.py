@@ -4,9 +4,17 @@ and `@jit(capture_mode="bytecode")`."""
 from __future__ import annotations
 
 import kiln as ms
-from kiln import nn
+from kiln import nn, ops
+from kiln.ops import operations as P
 
 MODES = ("pynative", "graph", "jit", "bytecode")
+
+# the in-place writes of a plain Tensor that graphs must join as state and write back to the caller
+WRITES = {
+    "add_": lambda x, y: x.add_(y),
+    "AssignAdd": lambda x, y: P.AssignAdd()(x, y),
+    "assign": lambda x, y: ops.assign(x, x + y),
+}
 
 
 class Wrap(nn.Cell):

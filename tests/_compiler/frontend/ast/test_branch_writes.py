@@ -12,17 +12,9 @@ import numpy as np
 import pytest
 
 import kiln as ms
-from kiln import Tensor, ops
+from kiln import Tensor
 from kiln.ops import operations as P
-from tests._compiler.frontend.ast.modes import compiled
-
-MODES = ("pynative", "graph", "jit", "bytecode")
-
-WRITES = {
-    "add_": lambda x, y: x.add_(y),
-    "AssignAdd": lambda x, y: P.AssignAdd()(x, y),
-    "assign": lambda x, y: ops.assign(x, x + y),
-}
+from tests._compiler.frontend.ast.modes import MODES, WRITES, compiled
 
 
 def _in_then(write):
