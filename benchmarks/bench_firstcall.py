@@ -72,7 +72,8 @@ if __package__ in (None, ""):  # run as a script (the MindSpore worker): make `b
 from benchmarks.common import Row, format_time, print_device, print_table, run_worker  # noqa: E402
 
 MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON") or next(
-    (p for p in ("/tmp/msvenv/bin/python", "/work/msenv/bin/python") if Path(p).exists()), "/tmp/msvenv/bin/python"
+    (p for p in ("/tmp/msvenv/bin/python", "/work/msvenv/bin/python", "/work/msenv/bin/python") if Path(p).exists()),
+    "/tmp/msvenv/bin/python",
 )
 REPO = Path(__file__).resolve().parent.parent
 
