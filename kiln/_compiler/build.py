@@ -14,8 +14,10 @@ back to the caller's Tensor after the call, as PyNative leaves it.
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import time
+from collections import deque
 
 import numpy as np
 
@@ -47,7 +49,7 @@ class Executable:
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
         "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
         "checks_inputs", "plan", "restorable", "input_writes", "input_tests", "build_checked", "checked_program",
-        "donated_out", "plain_state",
+        "donated_out", "donated_in", "donated_new", "slot_writes",
     )  # fmt: skip
 
     @property
@@ -92,7 +94,7 @@ class Executable:
             return Tensor._wrap(outs[0]) if self.out_desc is _SINGLE else unflatten(self.out_desc, iter(outs))
         state = self._read_state()
         owned = self.owned
-        for k, i in enumerate(self.donated):
+        for k, i in enumerate(self.donated) if any(map(operator.is_not, self.donated_in(state), owned)) else ():
             if state[i] is not owned[k]:
                 # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
                 state[i] = _distributed.private_copy(state[i])
@@ -139,7 +141,7 @@ class Executable:
         and a pending value takes the property's path, as before.
         """
         objs = self.state_objs
-        if self.plain_state and (not G._TRACES or G._TRACES[-1] is None):
+        if self.slot_writes is not None and (not G._TRACES or G._TRACES[-1] is None):
             if LAZY_WINDOWS and LAZY_WINDOWS[0].ops:
                 LAZY_WINDOWS[0].flush()
             state = [random_state.current_key() if obj is G.RNG else obj._buf for obj in objs]
@@ -150,18 +152,20 @@ class Executable:
     def _write_back(self, outs, inputs):
         n = self.n_out
         written = self.written
-        # a plain Parameter's array is set in its slot, what its `_data` setter does outside a recorded graph
-        direct = self.plain_state and (not G._TRACES or G._TRACES[-1] is None)
-        for obj, new in zip(written, outs[n : n + len(written)], strict=True):
-            if obj is G.RNG:
-                random_state.swap_key(new)
-            elif direct:
-                obj._buf = new
-            else:
-                obj._data = new
-        owned = self.owned
-        for k, j in enumerate(self.donated_out):  # the buffers just written are the next call's donated inputs
-            owned[k] = outs[n + j]
+        if self.slot_writes is not None and (not G._TRACES or G._TRACES[-1] is None):
+            # each plain Parameter's array set in its slot (what its `_data` setter does outside a recorded graph)
+            params, new_values, rng_at = self.slot_writes
+            deque(map(_SET_SLOT, params, new_values(outs)), maxlen=0)
+            if rng_at is not None:
+                random_state.swap_key(outs[rng_at])
+        else:
+            for k, obj in enumerate(written):
+                new = outs[n + k]
+                if obj is G.RNG:
+                    random_state.swap_key(new)
+                else:
+                    obj._data = new
+        self.owned[:] = self.donated_new(outs)  # the buffers just written are the next call's donated inputs
         n += len(written)
         for k, i in enumerate(self.input_writes):
             if inputs[i] is not None:  # None: a `mutable()` scalar, which has no Tensor to write
@@ -477,7 +481,6 @@ def build(
     ex.donated = donated
     ex.owned = [None] * len(donated)
     ex.donated_out = _donated_out(state_objs, ex.written, donated)
-    ex.plain_state = _plain_state(state_objs, ex.written)
     ex.n_out = n_out
     ex.out_desc = desc if desc != _SINGLE else _SINGLE
     ex.out_types = _leaf_types(desc)
@@ -500,6 +503,7 @@ def build(
         _checked_builder(name, body, template, param_args, cells, lax, fn, plan, write_inputs) if tests else None
     )
     ex.checked_program = None
+    _plan_state_access(ex)
     if stages:
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
@@ -530,10 +534,32 @@ def _donated_out(state_objs: list, written: list, donated: tuple) -> tuple:
     return tuple(next(j for j, obj in enumerate(written) if obj is state_objs[i]) for i in donated)
 
 
-def _plain_state(state_objs: list, written: list) -> bool:
-    """True when the state is Parameters of the class itself and the random key (their arrays are read and
-    written in their slots outside a recorded graph: `Executable._read_state`)."""
-    return all(obj is G.RNG or type(obj) is Parameter for obj in (*state_objs, *written))
+def _items(positions):
+    """`seq -> tuple(seq[i] for i in positions)`, in C (`operator.itemgetter`) for two or more positions."""
+    positions = tuple(positions)
+    if len(positions) > 1:
+        return operator.itemgetter(*positions)
+    if positions:
+        (i,) = positions
+        return lambda seq: (seq[i],)
+    return lambda seq: ()
+
+
+_SET_SLOT = Tensor._buf.__set__  # a Tensor's (or Parameter's) array slot, set without the `_data` setter
+
+
+def _plan_state_access(ex: Executable) -> None:
+    """Set `ex`'s getters of its donated inputs and their new values, and `slot_writes`: when its state is
+    Parameters of the class itself and the random key, (the Parameters it writes, the getter of their new
+    values among the outputs, the random key's output position or None), else None (`_read_state`)."""
+    n = ex.n_out
+    ex.donated_in = _items(ex.donated)
+    ex.donated_new = _items(n + j for j in ex.donated_out)
+    ex.slot_writes = None
+    if all(obj is G.RNG or type(obj) is Parameter for obj in (*ex.state_objs, *ex.written)):
+        at = [k for k, obj in enumerate(ex.written) if obj is not G.RNG]
+        rng = [n + k for k, obj in enumerate(ex.written) if obj is G.RNG]
+        ex.slot_writes = (tuple(ex.written[k] for k in at), _items(n + k for k in at), rng[0] if rng else None)
 
 
 def _checked_builder(name, body, template, param_args, cells, lax, fn, plan, write_inputs):
@@ -552,7 +578,6 @@ def _loaded_executable(loaded, name: str, t0: float, retrace, build_checked) -> 
     ex.donated = loaded.donated
     ex.owned = [None] * len(loaded.donated)
     ex.donated_out = _donated_out(loaded.state_objs, loaded.written, ex.donated)
-    ex.plain_state = _plain_state(loaded.state_objs, loaded.written)
     ex.n_out = loaded.n_out
     ex.out_desc = _SINGLE if loaded.desc == _SINGLE else loaded.desc
     ex.out_types = _leaf_types(loaded.desc)
@@ -572,6 +597,7 @@ def _loaded_executable(loaded, name: str, t0: float, retrace, build_checked) -> 
     ex.input_tests = input_checks.from_names(loaded.input_tests)
     ex.build_checked = build_checked if ex.input_tests is not None else None
     ex.checked_program = None
+    _plan_state_access(ex)
     return ex
 
 
