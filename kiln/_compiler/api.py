@@ -289,17 +289,15 @@ def run_cell(cell, args: tuple, kwargs: dict):
     Returns:
         The outputs of `construct`, or NotImplemented.
     """
-    construct = calls.unwrap(type(cell).construct)
-    user = calls.is_user_function(construct)
     if interp._ACTIVE:  # inside a compile: inline user cells, run library cells on the symbolic tensors
         ctx = interp._ACTIVE[-1]
-        if getattr(ctx, "trace_only", False) or not user:
+        if getattr(ctx, "trace_only", False) or not _user_construct(cell):
             return NotImplemented
         return calls.call_cell(ctx, cell, list(args), kwargs)
     if tape.recording or _hooked(args):
         # A PyNative gradient is being recorded, or an argument has hooks (which a gradient taken inside construct
         # runs, and the compiled graph would not see): run with graph semantics, eagerly, so the tape sees every op.
-        if not user:
+        if not _user_construct(cell):
             return NotImplemented
         with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
             return calls.call_cell(ectx, cell, list(args), kwargs)
@@ -313,6 +311,11 @@ def run_cell(cell, args: tuple, kwargs: dict):
         _check_signature(signature, args)
         cache.set_dynamic(signature)
     try:
+        fast = cache.fast  # the cache-hit path first: only a call that ran set it up (see _precompile_only)
+        if fast is not None and not kwargs:
+            out = fast((cell, *args))
+            if out is not _MISS:
+                return out
         return cache.call(
             (cell, *args),
             kwargs or {},
@@ -321,6 +324,11 @@ def run_cell(cell, args: tuple, kwargs: dict):
         )
     except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
         raise for_user(err) from None
+
+
+def _user_construct(cell) -> bool:
+    """Whether the Cell's `construct` is compiled from its source (a user's), not run on symbolic tensors."""
+    return calls.is_user_function(calls.unwrap(type(cell).construct))
 
 
 def _hooked(args: tuple) -> bool:

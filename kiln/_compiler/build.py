@@ -14,8 +14,10 @@ back to the caller's Tensor after the call, as PyNative leaves it.
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import time
+from collections import deque
 
 import numpy as np
 
@@ -34,7 +36,7 @@ from kiln._compiler.lower import CHECK_SITES, check_error, eval_graph, fold_chec
 from kiln._compiler.specialise import SITES, BranchGuardFailed, ShapeJoinError, guard_p, refused
 from kiln._core import random_state
 from kiln._core.primitive import checks_enabled
-from kiln._core.tensor import Tensor
+from kiln._core.tensor import LAZY_WINDOWS, Parameter, Pending, Tensor
 from kiln._core.tree import flatten, unflatten
 from kiln._prims.control import RaisedInGraph, raise_p
 from kiln.context import GRAPH_MODE, _context
@@ -47,7 +49,7 @@ class Executable:
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
         "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
         "checks_inputs", "plan", "restorable", "input_writes", "input_tests", "build_checked", "checked_program",
-        "donated_out",
+        "donated_out", "donated_in", "donated_new", "slot_writes",
     )  # fmt: skip
 
     @property
@@ -90,9 +92,9 @@ class Executable:
             if self.out_types is not None:
                 return _with_python_scalars(self.out_desc, outs, self.out_types)
             return Tensor._wrap(outs[0]) if self.out_desc is _SINGLE else unflatten(self.out_desc, iter(outs))
-        state = [random_state.current_key() if obj is G.RNG else obj._data for obj in self.state_objs]
+        state = self._read_state()
         owned = self.owned
-        for k, i in enumerate(self.donated):
+        for k, i in enumerate(self.donated) if any(map(operator.is_not, self.donated_in(state), owned)) else ():
             if state[i] is not owned[k]:
                 # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
                 state[i] = _distributed.private_copy(state[i])
@@ -131,18 +133,40 @@ class Executable:
         for k, i in enumerate(self.donated):
             self.owned[k] = self.state_objs[i]._data
 
+    def _read_state(self) -> list:
+        """The arrays of the state the program reads, in input order.
+
+        Outside a recorded graph, a plain Parameter's array is read from its slot (the `_data` property asks
+        the active trace first, about 1-2 us each: 79 reads per transformer step); the lazy window runs first,
+        and a pending value takes the property's path, as before.
+        """
+        objs = self.state_objs
+        if self.slot_writes is not None and (not G._TRACES or G._TRACES[-1] is None):
+            if LAZY_WINDOWS and LAZY_WINDOWS[0].ops:
+                LAZY_WINDOWS[0].flush()
+            state = [random_state.current_key() if obj is G.RNG else obj._buf for obj in objs]
+            if Pending not in map(type, state):
+                return state
+        return [random_state.current_key() if obj is G.RNG else obj._data for obj in objs]
+
     def _write_back(self, outs, inputs):
         n = self.n_out
-        for k, obj in enumerate(self.written):
-            new = outs[n + k]
-            if obj is G.RNG:
-                random_state.swap_key(new)
-            else:
-                obj._data = new
-        owned = self.owned
-        for k, j in enumerate(self.donated_out):  # the buffers just written are the next call's donated inputs
-            owned[k] = outs[n + j]
-        n += len(self.written)
+        written = self.written
+        if self.slot_writes is not None and (not G._TRACES or G._TRACES[-1] is None):
+            # each plain Parameter's array set in its slot (what its `_data` setter does outside a recorded graph)
+            params, new_values, rng_at = self.slot_writes
+            deque(map(_SET_SLOT, params, new_values(outs)), maxlen=0)
+            if rng_at is not None:
+                random_state.swap_key(outs[rng_at])
+        else:
+            for k, obj in enumerate(written):
+                new = outs[n + k]
+                if obj is G.RNG:
+                    random_state.swap_key(new)
+                else:
+                    obj._data = new
+        self.owned[:] = self.donated_new(outs)  # the buffers just written are the next call's donated inputs
+        n += len(written)
         for k, i in enumerate(self.input_writes):
             if inputs[i] is not None:  # None: a `mutable()` scalar, which has no Tensor to write
                 inputs[i]._data = outs[n + k]
@@ -479,6 +503,7 @@ def build(
         _checked_builder(name, body, template, param_args, cells, lax, fn, plan, write_inputs) if tests else None
     )
     ex.checked_program = None
+    _plan_state_access(ex)
     if stages:
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
@@ -507,6 +532,34 @@ def _compiled_tiered(jitted, leaves: list, state_objs: list):
 def _donated_out(state_objs: list, written: list, donated: tuple) -> tuple:
     """For each donated state input, the position of its new value among the written outputs."""
     return tuple(next(j for j, obj in enumerate(written) if obj is state_objs[i]) for i in donated)
+
+
+def _items(positions):
+    """`seq -> tuple(seq[i] for i in positions)`, in C (`operator.itemgetter`) for two or more positions."""
+    positions = tuple(positions)
+    if len(positions) > 1:
+        return operator.itemgetter(*positions)
+    if positions:
+        (i,) = positions
+        return lambda seq: (seq[i],)
+    return lambda seq: ()
+
+
+_SET_SLOT = Tensor._buf.__set__  # a Tensor's (or Parameter's) array slot, set without the `_data` setter
+
+
+def _plan_state_access(ex: Executable) -> None:
+    """Set `ex`'s getters of its donated inputs and their new values, and `slot_writes`: when its state is
+    Parameters of the class itself and the random key, (the Parameters it writes, the getter of their new
+    values among the outputs, the random key's output position or None), else None (`_read_state`)."""
+    n = ex.n_out
+    ex.donated_in = _items(ex.donated)
+    ex.donated_new = _items(n + j for j in ex.donated_out)
+    ex.slot_writes = None
+    if all(obj is G.RNG or type(obj) is Parameter for obj in (*ex.state_objs, *ex.written)):
+        at = [k for k, obj in enumerate(ex.written) if obj is not G.RNG]
+        rng = [n + k for k, obj in enumerate(ex.written) if obj is G.RNG]
+        ex.slot_writes = (tuple(ex.written[k] for k in at), _items(n + k for k in at), rng[0] if rng else None)
 
 
 def _checked_builder(name, body, template, param_args, cells, lax, fn, plan, write_inputs):
@@ -544,6 +597,7 @@ def _loaded_executable(loaded, name: str, t0: float, retrace, build_checked) -> 
     ex.input_tests = input_checks.from_names(loaded.input_tests)
     ex.build_checked = build_checked if ex.input_tests is not None else None
     ex.checked_program = None
+    _plan_state_access(ex)
     return ex
 
 

@@ -13,6 +13,9 @@ contract (compile counts and the messages users see):
 
 from __future__ import annotations
 
+import operator
+from collections import OrderedDict
+
 from kiln._compiler.frontend.ast.values import MISSING
 
 # -- AST guards: (kind, container, key, value, snapshot); kind 0 reads container[key], 1 a closure cell --
@@ -67,8 +70,15 @@ def check_guards(guards: list) -> str | None:
     return None
 
 
+_PLAIN_DICTS = (dict, OrderedDict)  # `d[k]` reads what `d.get(k)` does (no __missing__)
+
+
 def compile_guards(guards: list):
     """One generated function that is True while every AST guard holds (`check_guards` without its loop).
+
+    The identity guards on one plain dict (a Cell's `_params`, its `__dict__`: about 190 guards per transformer
+    step) are checked together: one `itemgetter` reads their keys, and `map(is_not, ...)` compares the objects,
+    both in C (a missing key fails the check, as `get` returning MISSING would).
 
     Args:
         guards: the guards of one compiled graph (`dict_guard`, `cell_guard` tuples).
@@ -76,9 +86,21 @@ def compile_guards(guards: list):
     Returns:
         A function of no arguments returning a bool; `check_guards` says which guard failed.
     """
-    ns: dict = {"M": MISSING}
+    ns: dict = {"M": MISSING, "IS_NOT": operator.is_not}
     lines = ["def holds():"]
+    grouped: dict = {}  # id of a plain dict -> (the dict, [(key, value)])
+    for kind, container, key, value, snap in guards:
+        if kind == 0 and snap is None and value is not MISSING and type(container) in _PLAIN_DICTS:
+            grouped.setdefault(id(container), (container, []))[1].append((key, value))
+    for i, (container, items) in enumerate(g for g in grouped.values() if len(g[1]) > 1):
+        ns[f"D{i}"], ns[f"G{i}"] = container, operator.itemgetter(*(k for k, _ in items))
+        ns[f"W{i}"] = tuple(v for _, v in items)
+        lines.append(f"    try:\n        if any(map(IS_NOT, G{i}(D{i}), W{i})):\n            return False")
+        lines.append("    except KeyError:\n        return False")
+    together = {id(c) for c, items in grouped.values() if len(items) > 1}
     for i, (kind, container, key, value, snap) in enumerate(guards):
+        if kind == 0 and snap is None and value is not MISSING and id(container) in together:
+            continue
         ns[f"C{i}"], ns[f"K{i}"], ns[f"V{i}"], ns[f"S{i}"] = container, key, value, snap
         if kind == 0:
             lines.append(f"    v = C{i}.get(K{i}, M)")

@@ -290,3 +290,26 @@ def test_a_graph_mode_cell_sharing_its_cache_with_another_runs_its_own_parameter
         np.testing.assert_allclose(net(x).asnumpy(), first, rtol=1e-6)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_a_compiled_step_reads_and_writes_parameters_after_the_lazy_window_and_other_steps():
+    w = ms.Parameter(Tensor(np.ones((2, 3), np.float32)), name="w")
+
+    @jit
+    def step(x):
+        ms.ops.assign(w, w * 2 + x)
+        return w.sum()
+
+    x = _x()
+    expected = np.ones((2, 3), np.float32)
+    for _ in range(3):  # the first call compiles; the others are cache hits reading the arrays the last one wrote
+        expected = expected * 2 + x.asnumpy()
+        np.testing.assert_allclose(step(x).asnumpy(), expected.sum(), rtol=1e-5)
+        np.testing.assert_allclose(w.asnumpy(), expected, rtol=1e-5)
+    doubled = w * 2  # PyNative: recorded by the lazy window; it must run before the step donates w's buffer
+    expected_doubled = expected * 2
+    expected = expected * 2 + x.asnumpy()
+    np.testing.assert_allclose(step(x).asnumpy(), expected.sum(), rtol=1e-5)
+    np.testing.assert_allclose(doubled.asnumpy(), expected_doubled, rtol=1e-5)
+    np.testing.assert_allclose(w.asnumpy(), expected, rtol=1e-5)
+    assert step.compile_count == 1
