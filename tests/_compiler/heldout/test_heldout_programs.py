@@ -21,6 +21,13 @@ with open(os.path.join(harness.HERE, "goldens_mindspore.json")) as _f:
 
 LOW_PRECISION = ("Float16", "BFloat16")
 
+# Differences found and not fixed yet (strict: each fails today, and passes once its cause is fixed)
+KNOWN_GAPS = {
+    "gradients.grad_by_list_weights_omitted": "GradOperation(get_by_list=True) called without weights: MindSpore's "
+    "PyNative orders the gradients by each Parameter's first use in the forward (its GRAPH_MODE refuses, its bytecode "
+    "capture uses declaration order); Kiln uses trainable_params() order in every mode",
+}
+
 
 def tolerance(want) -> dict:
     """Looser bounds where the golden holds a low-precision float anywhere."""
@@ -43,7 +50,13 @@ def test_every_program_has_a_golden():
     assert set(GOLDEN["python_wins"]) <= set(PROGRAMS)
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_GAPS[n], strict=True)) if n in KNOWN_GAPS else n
+        for n in sorted(PROGRAMS)
+    ],
+)
 def test_program_matches_mindspore_in_every_mode(name):
     differences = []
     kiln_pynative = harness.run_program(PROGRAMS[name], "pynative")
