@@ -94,6 +94,22 @@ PYTHON_WINS: dict[str, dict] = {
         "why": "MindSpore's AST capture refuses `nonlocal`; Kiln runs a nested function it cannot parse as Python "
         "(GRAPH_MODE here: the function is called from construct) and refuses it at the top of a jit, as MindSpore does",
     },
+    "training.cell_set_grad_and_loss_scale": {
+        "modes": ["pynative", "graph", "jit", "bytecode"],
+        "follow": "kiln-pynative",
+        "why": _NO_KERNEL + ": TrainOneStepWithLossScaleCell's overflow check (loss 0.09, no overflow, weight "
+        "[0.04, -0.02] after one SGD step)",
+    },
+    "training.gradient_accumulation_in_python_loop": {
+        "modes": ["graph", "jit", "bytecode"],
+        "follow": "pynative",
+        "why": "MindSpore's AST capture refuses the lambda; its bytecode capture returns a zero bias gradient",
+    },
+    "training.momentum_in_graph_loop": {
+        "modes": ["graph", "jit"],
+        "follow": "pynative",
+        "why": "MindSpore's AST capture refuses the lambda passed to value_and_grad; PyNative runs it",
+    },
     "transforms.mutable_list_grad": {
         "modes": ["pynative", "bytecode"],
         "follow": "graph",
