@@ -110,6 +110,11 @@ PYTHON_WINS: dict[str, dict] = {
         "follow": "pynative",
         "why": "MindSpore's AST capture refuses the lambda passed to value_and_grad; PyNative runs it",
     },
+    "host_values.celllist_index_with_tensor": {
+        "modes": ["pynative", "bytecode"],
+        "follow": "graph",
+        "why": "MindSpore indexes a CellList with a Tensor only in its AST graph mode; Python runs it in every mode",
+    },
     "transforms.mutable_list_grad": {
         "modes": ["pynative", "bytecode"],
         "follow": "graph",
