@@ -131,11 +131,7 @@ def close(got, want, rtol: float = 1e-5, atol: float = 1e-6) -> str | None:
     if isinstance(want, list):
         if len(want) != len(got):
             return f"length {len(got)} != {len(want)}"
-        for g, w in zip(got, want, strict=True):
-            reason = close(g, w, rtol, atol)
-            if reason:
-                return reason
-        return None
+        return first_reason(close(g, w, rtol, atol) for g, w in zip(got, want, strict=True))
     if isinstance(want, float):
         return None if math.isclose(got, want, rel_tol=rtol, abs_tol=atol) else f"{got} != {want}"
     return None if got == want else f"{got!r} != {want!r}"
@@ -146,11 +142,12 @@ def close_values(got, want, rtol: float, atol: float) -> str | None:
     if isinstance(want, list) or isinstance(got, list):
         if not (isinstance(want, list) and isinstance(got, list)) or len(got) != len(want):
             return f"{got} != {want}"
-        for g, w in zip(got, want, strict=True):
-            reason = close_values(g, w, rtol, atol)
-            if reason:
-                return reason
-        return None
+        return first_reason(close_values(g, w, rtol, atol) for g, w in zip(got, want, strict=True))
     if isinstance(want, str) or isinstance(got, str) or isinstance(want, bool):
         return None if got == want else f"{got!r} != {want!r}"
     return None if math.isclose(got, want, rel_tol=rtol, abs_tol=atol) else f"{got} != {want}"
+
+
+def first_reason(reasons) -> str | None:
+    """The first difference among item-by-item comparisons (evaluated lazily), or None when all agree."""
+    return next((r for r in reasons if r), None)
