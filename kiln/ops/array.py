@@ -21,6 +21,7 @@ from kiln.ops._helpers import REGISTRY, apply, as_np_dtype, as_shape, op_error
 from kiln.ops.faces import functional
 
 __all__ = [
+    "switch",
     "reshape",
     "view",
     "transpose",
@@ -338,6 +339,23 @@ def narrow(input, axis: int, start: int, length: int) -> Tensor:
 def select(cond, x, y) -> Tensor:
     """Elementwise `x` where `cond` is true, else `y`."""
     return apply(A.Select, (cond, x, y))
+
+
+def switch(cond, true_value, false_value):
+    """`true_value` if `cond` holds, else `false_value` (MindSpore's `F.switch`).
+
+    Args:
+        cond: a Python bool or a one-element bool Tensor (its value may be known only when a graph runs).
+        true_value, false_value: the two candidates; Tensors (or numbers) when `cond` is a run-time Tensor.
+
+    Returns:
+        The chosen value; for a run-time `cond`, a Tensor selected when the graph runs.
+    """
+    if not isinstance(cond, Tensor):
+        return true_value if cond else false_value
+    if isinstance(true_value, Tensor | int | float) and isinstance(false_value, Tensor | int | float):
+        return select(cond.reshape(()), true_value, false_value)
+    return true_value if bool(cond) else false_value
 
 
 def where(condition, x=None, y=None):

@@ -19,6 +19,7 @@ from kiln._core.tensor import Parameter, Tensor
 from kiln._core.tree import flatten, tensor_leaves, unflatten
 from kiln._pynative import autograd, tape
 from kiln._pynative.nested import call_with_graph_semantics, record
+from kiln.ops.array import stack
 
 __all__ = ["get_grad", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "vjp", "vmap"]
 
@@ -206,6 +207,8 @@ def vmap(fn: Callable, in_axes=0, out_axes=0) -> Callable:
     Returns:
         The batched function.
     """
+    if _is_cell_list(fn):
+        return _ensemble(fn, in_axes, out_axes)
     if not callable(fn):
         raise TypeError(f"vmap: 'fn' must be callable, but got {type(fn).__name__}.")
 
@@ -226,6 +229,34 @@ def vmap(fn: Callable, in_axes=0, out_axes=0) -> Callable:
             raise
 
     batched.__wrapped__ = fn
+    return batched
+
+
+def _is_cell_list(fn) -> bool:
+    """A CellList (by its class, which kiln.ops cannot import): vmap runs its i-th Cell on the i-th slice."""
+    return any(c.__name__ == "CellList" for c in type(fn).__mro__)
+
+
+def _ensemble(cells, in_axes, out_axes) -> Callable:
+    """vmap over a CellList (a model ensemble): Cell i runs on slice i of each batched argument, and the outputs
+    are stacked along `out_axes`; the Cells' count is the batch size."""
+
+    def batched(*args):
+        axes = _axes_like(in_axes, args, "in_axes") if isinstance(in_axes, (tuple, list)) else in_axes
+        per_arg = axes if isinstance(axes, (tuple, list)) else (axes,) * len(args)
+        outs = []
+        for i, cell in enumerate(cells):
+            sliced = [
+                a if ax is None else a[(slice(None),) * (ax % a.ndim) + (i,)]
+                for a, ax in zip(args, per_arg, strict=True)
+            ]
+            outs.append(cell(*sliced))
+        if isinstance(outs[0], (tuple, list)):
+            out_ax = out_axes if isinstance(out_axes, (tuple, list)) else (out_axes,) * len(outs[0])
+            return tuple(stack([o[k] for o in outs], ax) for k, ax in enumerate(out_ax))
+        return stack(outs, out_axes)
+
+    batched.__wrapped__ = cells
     return batched
 
 

@@ -68,11 +68,21 @@ def u_nonlocal(x):
     return x
 
 
-def u_while_else(x):
+def while_else(x):
     while False:
         pass
     else:
         x = x + 1
+    return x
+
+
+def for_else_with_break(x):
+    for i in range(3):
+        if i == 1:
+            break
+        x = x * 2
+    else:
+        x = x - 100
     return x
 
 
@@ -95,7 +105,6 @@ CASES = [
     (u_class, "class definition", "class A:"),
     (u_import, "import statement", "import os"),
     (u_nonlocal, "nonlocal statement", "nonlocal v"),
-    (u_while_else, "'else' clause of a 'while' loop", "x = x + 1"),
     (u_walrus, "assignment expression", "(n := 3) > 2"),
     (u_set, "set display", "{1, 2}"),
 ]
@@ -109,6 +118,13 @@ def test_unsupported_syntax(fn, construct, line):
     assert construct in msg
     assert "test_errors.py" in msg and line in msg
     assert "^" in msg.split(line, 1)[1].splitlines()[1]
+
+
+def test_loop_else_clauses_compile_as_python_runs_them():
+    # a loop's `else` runs when the loop ends by its condition, not by `break` (was a GraphSyntaxError)
+    x = _x()
+    np.testing.assert_allclose(jit(while_else)(x).asnumpy(), x.asnumpy() + 1)
+    np.testing.assert_allclose(jit(for_else_with_break)(x).asnumpy(), x.asnumpy() * 2)
 
 
 def test_type_join_error_cites_both_branches():

@@ -296,11 +296,15 @@ def _extremum(self, kind: str, axis, keepdims, initial, where, return_indices):
     return out
 
 
-def _max_method(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
+def _max_method(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False, out=None):
+    if out is not None:  # NumPy's np.max(tensor) passes out=None
+        raise TypeError("Tensor.max(): 'out' is not supported; use the returned Tensor.")
     return _extremum(self, "max", axis, keepdims, initial, where, return_indices)
 
 
-def _min_method(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
+def _min_method(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False, out=None):
+    if out is not None:  # NumPy's np.min(tensor) passes out=None
+        raise TypeError("Tensor.min(): 'out' is not supported; use the returned Tensor.")
     return _extremum(self, "min", axis, keepdims, initial, where, return_indices)
 
 

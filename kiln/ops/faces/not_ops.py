@@ -22,6 +22,7 @@ NOT_OPS: dict[str, tuple[str, ...]] = {
         "ops.prim_arg_register",
         "ops.prim_attr_register",
         "ops.primexpr",
+        "ops.switch",
     ),
     "custom-kernel registration (MindSpore's op-info API)": (
         "ops.AiCPURegOp",

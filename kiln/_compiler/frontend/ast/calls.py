@@ -260,6 +260,8 @@ def call(ctx, fn, args, kwargs, node):
         return call(ctx, inner, [bound, *args] if bound is not None else args, kwargs, node)
     elif isinstance(fn, type) and ctx.tracing and fn.__module__ != "builtins":
         return _construct(ctx, fn, args, kwargs)
+    elif fn is len and len(args) == 1 and isinstance(args[0], effects.RunTimeString):
+        return run_library(ctx, fn, args, kwargs)  # its length needs the Tensors' values: a host step under LAX
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
         return call_python(fn, args, kwargs)
     return run_library(ctx, fn, args, kwargs)

@@ -118,6 +118,8 @@ def _pair(a, b, where, out1: list, out2: list):
     tensors/scalars appended as outputs."""
     if a is b or a is UNDEF or b is UNDEF:
         return ("c", a if a is b else UNDEF)
+    if (a is None) != (b is None):  # `return x` on one path, `return None` on the other: specialised on the path
+        raise _shape_join_error(a, b, where)
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta or tb:
         if not ta and not isinstance(a, (int, float, bool)) or not tb and not isinstance(b, (int, float, bool)):

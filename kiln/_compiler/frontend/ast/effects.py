@@ -46,6 +46,10 @@ class RunTimeString:
     def __str__(self) -> str:  # what it reads as while compiling (e.g. in an error message)
         return "".join(p if isinstance(p, str) else str(p[0]) for p in self.parts)
 
+    def __len__(self) -> int:
+        # its length depends on the Tensors' values: under LAX the call becomes a host step (calls.run_library)
+        raise RuntimeError("len() of an f-string of Tensors needs their values, symbolic inside a compiled graph.")
+
 
 def format_value(value, conversion: int, spec: str) -> str:
     """One f-string field: `value` converted (`!s`, `!r`, `!a` by their code points; -1 for none), then formatted."""

@@ -457,8 +457,6 @@ class _Builder:
 
     def _loop(self, s, carried: list[str], iterate: bool):
         """Header/body/exit/after graphs of a loop; returns (header, body, after)."""
-        if s.orelse:
-            self.fail(s.orelse[0], f"'else' clause of a '{'for' if iterate else 'while'}' loop")
         owner = self.g
         header = self.new_graph("loop_header", s)
         after = self.new_graph("loop_after", s, parent=owner)
@@ -489,7 +487,7 @@ class _Builder:
         self._enter_after(after, env0, carried)
 
     def s_While(self, s: ast.While) -> None:
-        carried = self._carried(s.body)
+        carried = self._carried(s.body + s.orelse)
         owner, header, after = self._loop(s, carried, False)
         env0 = dict(self.env)
         self.jump(header, carried, s)
@@ -513,8 +511,11 @@ class _Builder:
         hnode = self.tail(O.IF, [test, Const(body), Const(exit_g)], where)
         hnode.meta = {"loop": True, "header": header, "after": after, "join": None}
         header_env = dict(self.env)
-        self.g, self.env = exit_g, dict(header_env)
-        self.jump(after, carried, s)
+        self.g, self.env, self.terminated = exit_g, dict(header_env), False
+        # the loop's `else` runs on this exit only (a `break` jumps to `after` past it)
+        self.stmts(s.orelse)
+        if not self.terminated:
+            self.jump(after, carried, s.orelse[-1] if s.orelse else s)
         self.g, self.env, self.terminated = body, dict(header_env), False
 
     def _enter_after(self, after: FuncGraph, env0: dict, carried: list[str]) -> None:

@@ -205,7 +205,11 @@ def _setitem(ctx, frame, node, args):
         new = Tensor._wrap(obj._data)
         new._nodes = obj._nodes
         new[idx] = value
-        return new
+        # Inside a Tensor branch or loop body a Tensor holding an outer value records an in-place write as the
+        # nested graph's state (joined at its end): the updated value is that state, read while still inside.
+        out = Tensor._wrap(new._data)
+        out._nodes = new._nodes
+        return out
     if isinstance(obj, list):
         new = list(obj)
         new[idx] = value

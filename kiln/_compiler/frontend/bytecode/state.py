@@ -16,6 +16,7 @@ import numpy as np
 
 from kiln._compiler.frontend.ast.values import MISSING
 from kiln._compiler.frontend.bytecode.instructions import NULL, SeqIter
+from kiln._compiler.ir import graph as G
 from kiln._core.mutable import MutableFloat, MutableInt, MutableValue
 from kiln._core.tensor import Parameter, Tensor
 
@@ -207,6 +208,13 @@ def rebuild(templates: list, tensors: list, tx) -> list:
     return [build(t) for t in templates]
 
 
+def _holds_graph_values(v) -> bool:
+    """A list or dict made by code run whole during the capture (a gradient transform's result) that holds
+    values of the graph: rebuilt from the graph's outputs, not kept as a constant."""
+    items = v.values() if type(v) is dict else v if type(v) is list else ()
+    return any(isinstance(x, Tensor) and G.is_symbolic(x._data) for x in items)
+
+
 class Encoder:
     """Templates for values leaving a capture; Tensors are collected as the graph's outputs."""
 
@@ -249,7 +257,7 @@ class Encoder:
             return ("meth", v.__func__, self(v.__self__))
         if t is types.BuiltinMethodType and type(getattr(v, "__self__", None)) in (list, dict, set):
             return ("bmeth", v.__name__, self(v.__self__))
-        if not tx.is_local(v):
+        if not tx.is_local(v) and not _holds_graph_values(v):
             return ("c", v)
         n = self.memo[id(v)] = len(self.memo)
         if t is list:
