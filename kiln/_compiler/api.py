@@ -29,7 +29,11 @@ from kiln.context import _context
 
 __all__ = ["JitConfig", "install_cell_runner", "jit", "mutable", "run_cell"]
 
-_SYNTAX = {"STRICT": False, "LAX": True, "COMPATIBLE": True}
+# whether the level runs what graph mode cannot compile on the host: only LAX does (COMPATIBLE compiles more
+# Python than STRICT, e.g. containers and scalars, but not host steps, as MindSpore documents the levels)
+_SYNTAX = {"STRICT": False, "LAX": True, "COMPATIBLE": False}
+# MindSpore's MS_DEV_JIT_SYNTAX_LEVEL numbers the levels
+_SYNTAX_BY_NUMBER = {"0": "STRICT", "1": "COMPATIBLE", "2": "LAX"}
 # read on every cache hit, bound once: the stack of compile contexts (a list never rebound) and the miss marker
 _COMPILING = interp._ACTIVE
 _MISS = C.MISS
@@ -136,8 +140,11 @@ def _precompile_only() -> bool:
 
 
 def _syntax_level(options: dict, jit_config, cell=None) -> bool:
-    """True for LAX (the default, as in MindSpore)."""
+    """True for LAX (the default, as in MindSpore). The environment's MS_DEV_JIT_SYNTAX_LEVEL (0, 1, 2 or a level's
+    name), read at each compile, overrides every other setting, as MindSpore documents it."""
+    env = os.environ.get("MS_DEV_JIT_SYNTAX_LEVEL", "").strip()
     for source in (
+        _SYNTAX_BY_NUMBER.get(env, env),
         options.get("jit_syntax_level"),
         jit_config.jit_config_dict.get("jit_syntax_level") if jit_config is not None else None,
         cell.__dict__.get("_jit_config").jit_config_dict.get("jit_syntax_level")

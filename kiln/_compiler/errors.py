@@ -22,6 +22,12 @@ class GraphCompileError(RuntimeError):
     """A program that parses but cannot be compiled (type join, unsupported use of a value)."""
 
 
+class TensorMethodUnavailable(GraphCompileError, AttributeError):
+    """A Tensor method that reads the Tensor's value on the host (`asnumpy()`, `item()`, ...) called in a graph
+    under jit_syntax_level STRICT or COMPATIBLE: such a graph's Tensors have no such method (LAX runs it as a
+    host step)."""
+
+
 class UnassignedVariable(UnboundLocalError):
     """The program reads a local variable on a path where it is not assigned (Python's UnboundLocalError),
     found while compiling: one branch of a Tensor `if` assigns it, or only the body of a Tensor loop."""
