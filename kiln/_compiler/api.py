@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from kiln._compiler.build import build
 from kiln._compiler.cache import memory as C
-from kiln._compiler.errors import for_user
+from kiln._compiler.errors import RaisesWithRunTimeMessage, for_user
 from kiln._compiler.frontend.ast import calls, interp
 from kiln._compiler.frontend.bytecode import run_jit
 from kiln._compiler.frontend.capture import frontend
@@ -265,7 +265,13 @@ def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
     if jf.input_signature is not None:
         _check_signature(jf.input_signature, args)
         cache.set_dynamic(jf.input_signature)
-    return cache.call(full, kwargs, jf._compile_fn, run=not _precompile_only())
+    try:
+        return cache.call(full, kwargs, jf._compile_fn, run=not _precompile_only())
+    except RaisesWithRunTimeMessage:  # every path raises with run-time values in the message: raise it eagerly
+        if jf.capture_mode == "trace" or not calls.is_user_function(fn):
+            return fn(*full, **kwargs)
+        with interp.Context(lax=_syntax_level(jf.options, jf.jit_config), tracing=False) as ectx:
+            return calls.call_user(ectx, fn, list(full), kwargs)
 
 
 # -- GRAPH_MODE for Cells: `Cell.__call__` hands the call to `run_cell` ------------------------------
@@ -320,12 +326,16 @@ def run_cell(cell, args: tuple, kwargs: dict):
         _check_signature(signature, args)
         cache.set_dynamic(signature)
     try:
-        return cache.call(
-            (cell, *args),
-            kwargs or {},
-            lambda *parts, **kw: _compile_cell(cache, cell, *parts, **kw),
-            run=not _precompile_only(),
-        )
+        try:
+            return cache.call(
+                (cell, *args),
+                kwargs or {},
+                lambda *parts, **kw: _compile_cell(cache, cell, *parts, **kw),
+                run=not _precompile_only(),
+            )
+        except RaisesWithRunTimeMessage:  # every path raises with run-time values in the message: raise it eagerly
+            with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
+                return calls.call_cell(ectx, cell, list(args), kwargs)
     except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
         raise for_user(err) from None
 

@@ -28,6 +28,17 @@ class TensorMethodUnavailable(GraphCompileError, AttributeError):
     host step)."""
 
 
+class RaisesWithRunTimeMessage(Exception):  # noqa: N818  (control flow of the compiler, not an error the user sees)
+    """Every path of the call raises the user's exception, whose arguments hold Tensor values known only at run time
+    (`raise ValueError(f"bad {x}")`): the call runs eagerly instead, so the exception carries the real values."""
+
+    _kiln_annotated = True  # passes through the interpreter's error annotation unchanged
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__("a raise whose message is known at run time")
+        self.exc = exc
+
+
 class UnassignedVariable(UnboundLocalError):
     """The program reads a local variable on a path where it is not assigned (Python's UnboundLocalError),
     found while compiling: one branch of a Tensor `if` assigns it, or only the body of a Tensor loop."""

@@ -143,3 +143,31 @@ def test_the_gradient_through_a_host_step_is_a_kiln_error_naming_the_op(mode):
         grad = ms.jit(ms.grad(_weighted_count, 1), capture_mode="bytecode")
     with pytest.raises(GraphCompileError, match=r"'bincount' runs on the host .* has no derivative"):
         grad(x, w)
+
+
+def _raise_with_values(x):
+    y = x * 2
+    if y.shape[0] > 1:  # known while compiling: every call of this shape raises
+        raise ValueError(f"y holds {y}")
+    return y
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_raise_on_every_path_shows_the_run_time_values_in_its_message(mode):
+    # was "y holds Tensor(shape=[2], ..., value=<symbolic>)" in graphs
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    with pytest.raises(ValueError, match=r"y holds \[2\. 4\.\]"):
+        compiled(mode, _raise_with_values)(x)
+
+
+def _raise_in_differentiated(x):
+    if x.shape[0] > 1:
+        raise ValueError(f"x is {x}")
+    return x * x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_raise_with_run_time_values_inside_a_gradient(mode):
+    fn = compiled(mode, lambda x: ms.grad(_raise_in_differentiated)(x))
+    with pytest.raises(ValueError, match=r"x is \[3\. 4\.\]"):
+        fn(Tensor(np.array([3.0, 4.0], np.float32)))
