@@ -393,6 +393,11 @@ def run_library(ctx, fn, args: list, kwargs: dict | None):
     args = [_wrap_callable(ctx, a) for a in args]
     if kwargs:
         kwargs = {k: _wrap_callable(ctx, v) for k, v in kwargs.items()}
+    if ctx.lax and ctx.tracing and type(getattr(fn, "__self__", None)) is str and fn.__name__ == "format":
+        # `"...".format(x)` of a run-time Tensor: formatted on the host, as an f-string of it is
+        formatted = effects.RunTimeString.str_format(fn.__self__, args, kwargs or {})
+        if formatted is not None and not all(isinstance(p, str) for p in formatted.parts):
+            return formatted
     try:
         return call_python(fn, args, kwargs)
     except (*concretization_errors(), RuntimeError) as err:

@@ -171,3 +171,28 @@ def test_a_raise_with_run_time_values_inside_a_gradient(mode):
     fn = compiled(mode, lambda x: ms.grad(_raise_in_differentiated)(x))
     with pytest.raises(ValueError, match=r"x is \[3\. 4\.\]"):
         fn(Tensor(np.array([3.0, 4.0], np.float32)))
+
+
+def _returns_text(x, y):
+    return x + 1, "x {} and {:>4}".format(x, y * 2), f"y={y!r}"  # noqa: UP032  (str.format is the point)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_str_formatted_from_run_time_tensors_leaves_the_graph_as_pynative_gives_it(mode):
+    # str.format and f-strings of run-time Tensors returned from a graph: were "Tensor(..., value=<symbolic>)"
+    fn = compiled(mode, _returns_text)
+    for x, y in ((Tensor([1]), Tensor(3)), (Tensor([5]), Tensor(-1))):
+        got, want = fn(x, y), _returns_text(x, y)
+        np.testing.assert_array_equal(got[0].asnumpy(), want[0].asnumpy())
+        assert got[1:] == want[1:]
+        assert isinstance(got[1], str)
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_str_format_with_named_fields_of_run_time_tensors(mode):
+    # bytecode capture loses the keyword names of a call that becomes a Python step (KeyError, also before)
+    def fn(x):
+        return "{a!r}|{b:>3}|{0}".format(x, a=x * 2, b=x + 1)  # noqa: UP032  (str.format is the point)
+
+    x = Tensor(4)
+    assert compiled(mode, fn)(x) == fn(x)
