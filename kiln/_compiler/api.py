@@ -27,7 +27,7 @@ from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 from kiln.context import _context
 
-__all__ = ["JitConfig", "install_cell_runner", "jit", "mutable", "run_cell"]
+__all__ = ["JitConfig", "compile_cell", "install_cell_runner", "jit", "mutable", "run_cell"]
 
 # whether the level runs what graph mode cannot compile on the host: only LAX does (COMPATIBLE compiles more
 # Python than STRICT, e.g. containers and scalars, but not host steps, as MindSpore documents the levels)
@@ -316,6 +316,17 @@ def run_cell(cell, args: tuple, kwargs: dict):
             return NotImplemented
         with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
             return calls.call_cell(ectx, cell, list(args), kwargs)
+    try:
+        try:
+            return _call_cell_graph(cell, args, kwargs, run=not _precompile_only())
+        except RaisesWithRunTimeMessage:  # every path raises with run-time values in the message: raise it eagerly
+            with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
+                return calls.call_cell(ectx, cell, list(args), kwargs)
+    except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
+        raise for_user(err) from None
+
+
+def _call_cell_graph(cell, args: tuple, kwargs: dict | None, run: bool):
     d = cell.__dict__
     cache = d.get("_kiln_graph_cache")
     if cache is None:
@@ -325,17 +336,22 @@ def run_cell(cell, args: tuple, kwargs: dict):
     if signature:
         _check_signature(signature, args)
         cache.set_dynamic(signature)
+    return cache.call(
+        (cell, *args), kwargs or {}, lambda *parts, **kw: _compile_cell(cache, cell, *parts, **kw), run=run
+    )
+
+
+def compile_cell(cell, args: tuple, kwargs: dict | None = None) -> None:
+    """Compile `cell`'s construct for these arguments as GRAPH_MODE does, without running it (in any mode).
+
+    Args:
+        cell: the Cell.
+        args, kwargs: its arguments.
+    """
     try:
-        try:
-            return cache.call(
-                (cell, *args),
-                kwargs or {},
-                lambda *parts, **kw: _compile_cell(cache, cell, *parts, **kw),
-                run=not _precompile_only(),
-            )
-        except RaisesWithRunTimeMessage:  # every path raises with run-time values in the message: raise it eagerly
-            with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
-                return calls.call_cell(ectx, cell, list(args), kwargs)
+        _call_cell_graph(cell, tuple(args), kwargs, run=False)
+    except RaisesWithRunTimeMessage as signal:  # every path raises: the compile says so, with what it knows
+        raise signal.exc from None
     except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
         raise for_user(err) from None
 

@@ -35,7 +35,11 @@ BACKEND_ONLY_HELPERS = ("tests/vm_impl/",)
 
 # Private MindSpore names that Kiln offers a compatible stand-in for (kiln/common/api.py): a file that imports only
 # these is measured. `_pynative_executor` is imported for its `sync()` (wait for queued device work).
-STAND_INS = {"mindspore.common.api._pynative_executor"}
+STAND_INS = {
+    "mindspore.common.api._pynative_executor",
+    "mindspore.common.api._cell_graph_executor",
+    "mindspore.common.api._no_recursive",
+}
 
 
 def results_path(side: str, kiln_results: Path | None = None) -> Path:
