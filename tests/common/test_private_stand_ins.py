@@ -1,6 +1,6 @@
 """The stand-ins kiln/common/api.py offers for private names of `mindspore.common.api` that test scripts use:
 `_cell_graph_executor.compile(net, *inputs)` compiles a Cell as GRAPH_MODE does without running it, and
-`_no_recursive` leaves what it marks unchanged."""
+`_no_recursive` leaves what it marks unchanged; `mindspore.ops.primitive._primexpr` is `primexpr`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 import kiln as ms
 from kiln import Parameter, Tensor, nn
 from kiln.common.api import _cell_graph_executor, _no_recursive
+from kiln.ops.primitive import _primexpr
 
 
 class _Counter(nn.Cell):
@@ -58,3 +59,15 @@ def test_no_recursive_leaves_a_cell_class_or_function_unchanged():
     assert net_cls is _Counter
     np.testing.assert_array_equal(net_cls()(Tensor(np.ones(2, np.float32))).asnumpy(), [2, 2])
     np.testing.assert_array_equal(ms.jit(_no_recursive(double))(Tensor(np.ones(2, np.float32))).asnumpy(), [2, 2])
+
+
+def test_primexpr_under_its_private_name_folds_at_compile_time():
+    @_primexpr
+    def count_none(seq):
+        return sum(1 for e in seq if e is None)
+
+    @ms.jit
+    def f(x):
+        return x + count_none((None, 1, None))
+
+    np.testing.assert_array_equal(f(Tensor(np.zeros(2, np.float32))).asnumpy(), [2, 2])
