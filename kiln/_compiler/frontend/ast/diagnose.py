@@ -102,6 +102,11 @@ def _same_kind(err: BaseException, text: str) -> BaseException:
         return TypeError(text)
     if isinstance(err, ValueError):
         return ValueError(text)
+    if kind.__module__ == "builtins" and isinstance(err, Exception):  # the program's own `raise RuntimeWarning(...)`
+        try:
+            return kind(text)
+        except TypeError:  # a builtin exception with required arguments (UnicodeDecodeError)
+            pass
     return GraphCompileError(text)
 
 
