@@ -119,18 +119,29 @@ def unflatten(template, it, wrap: Callable = Tensor._wrap):
         obj.__dict__.update({k: unflatten(t, it, wrap) for k, t in template[2].items()})
         return obj
     if kind == "f":
-        return "".join(p if isinstance(p, str) else _field(unflatten(p[0], it, wrap), p[1], p[2]) for p in template[1])
+        return "".join(
+            p if isinstance(p, str) else format_field(unflatten(p[0], it, wrap), p[1], p[2]) for p in template[1]
+        )
     kind_of_dict = template[3] if len(template) > 3 else dict  # a dict subclass the template names (mutable's)
     return kind_of_dict(zip(template[1], (unflatten(t, it, wrap) for t in template[2]), strict=True))
-
-
-__all__ = ["LEAF", "flatten", "tensor_leaves", "unflatten"]
 
 
 _CONVERT = {115: str, 114: repr, 97: ascii}
 
 
-def _field(value, conversion: int, spec: str) -> str:
-    """One f-string field: `value` converted (`!s`, `!r`, `!a` by their code points; -1 for none), then formatted."""
+def format_field(value, conversion: int, spec: str) -> str:
+    """One f-string field, as Python formats `f"{value!conversion:spec}"`.
+
+    Args:
+        value: the field's value.
+        conversion: the code point of `s`, `r` or `a` (`!s`, `!r`, `!a`), or -1 for none.
+        spec: the format spec.
+
+    Returns:
+        The formatted text.
+    """
     convert = _CONVERT.get(conversion)
     return format(convert(value) if convert is not None else value, spec)
+
+
+__all__ = ["LEAF", "flatten", "format_field", "tensor_leaves", "unflatten"]

@@ -13,6 +13,7 @@ from kiln._compiler.errors import GraphCompileError
 from kiln._compiler.ir import graph as G
 from kiln._compiler.lower import eval_graph
 from kiln._core.tensor import Tensor
+from kiln._core.tree import format_field
 
 
 class _Struct:
@@ -77,15 +78,9 @@ _FORMATTER = string.Formatter()
 _CONVERSIONS = {None: -1, "s": 115, "r": 114, "a": 97}  # str.format's conversions as f-strings' codes
 
 
-def format_value(value, conversion: int, spec: str) -> str:
-    """One f-string field: `value` converted (`!s`, `!r`, `!a` by their code points; -1 for none), then formatted."""
-    if conversion == 115:
-        value = str(value)
-    elif conversion == 114:
-        value = repr(value)
-    elif conversion == 97:
-        value = ascii(value)
-    return format(value, spec)
+# One f-string field: `value` converted (`!s`, `!r`, `!a` by their code points; -1 for none), then formatted (the
+# pytrees' ("f", pieces) templates format a graph's returned strs the same way)
+format_value = format_field
 
 
 def _split(values):
