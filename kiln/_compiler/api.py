@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from kiln._compiler.build import build
 from kiln._compiler.cache import memory as C
-from kiln._compiler.errors import for_user
+from kiln._compiler.errors import RaisesWithRunTimeMessage, for_user
 from kiln._compiler.frontend.ast import calls, interp
 from kiln._compiler.frontend.bytecode import run_jit
 from kiln._compiler.frontend.capture import frontend
@@ -27,9 +27,13 @@ from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 from kiln.context import _context
 
-__all__ = ["JitConfig", "install_cell_runner", "jit", "mutable", "run_cell"]
+__all__ = ["JitConfig", "compile_cell", "install_cell_runner", "jit", "mutable", "run_cell"]
 
-_SYNTAX = {"STRICT": False, "LAX": True, "COMPATIBLE": True}
+# whether the level runs what graph mode cannot compile on the host: only LAX does (COMPATIBLE compiles more
+# Python than STRICT, e.g. containers and scalars, but not host steps, as MindSpore documents the levels)
+_SYNTAX = {"STRICT": False, "LAX": True, "COMPATIBLE": False}
+# MindSpore's MS_DEV_JIT_SYNTAX_LEVEL numbers the levels
+_SYNTAX_BY_NUMBER = {"0": "STRICT", "1": "COMPATIBLE", "2": "LAX"}
 # read on every cache hit, bound once: the stack of compile contexts (a list never rebound) and the miss marker
 _COMPILING = interp._ACTIVE
 _MISS = C.MISS
@@ -136,8 +140,11 @@ def _precompile_only() -> bool:
 
 
 def _syntax_level(options: dict, jit_config, cell=None) -> bool:
-    """True for LAX (the default, as in MindSpore)."""
+    """True for LAX (the default, as in MindSpore). The environment's MS_DEV_JIT_SYNTAX_LEVEL (0, 1, 2 or a level's
+    name), read at each compile, overrides every other setting, as MindSpore documents it."""
+    env = os.environ.get("MS_DEV_JIT_SYNTAX_LEVEL", "").strip()
     for source in (
+        _SYNTAX_BY_NUMBER.get(env, env),
         options.get("jit_syntax_level"),
         jit_config.jit_config_dict.get("jit_syntax_level") if jit_config is not None else None,
         cell.__dict__.get("_jit_config").jit_config_dict.get("jit_syntax_level")
@@ -258,7 +265,13 @@ def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
     if jf.input_signature is not None:
         _check_signature(jf.input_signature, args)
         cache.set_dynamic(jf.input_signature)
-    return cache.call(full, kwargs, jf._compile_fn, run=not _precompile_only())
+    try:
+        return cache.call(full, kwargs, jf._compile_fn, run=not _precompile_only())
+    except RaisesWithRunTimeMessage:  # every path raises with run-time values in the message: raise it eagerly
+        if jf.capture_mode == "trace" or not calls.is_user_function(fn):
+            return fn(*full, **kwargs)
+        with interp.Context(lax=_syntax_level(jf.options, jf.jit_config), tracing=False) as ectx:
+            return calls.call_user(ectx, fn, list(full), kwargs)
 
 
 # -- GRAPH_MODE for Cells: `Cell.__call__` hands the call to `run_cell` ------------------------------
@@ -301,6 +314,18 @@ def run_cell(cell, args: tuple, kwargs: dict):
             return NotImplemented
         with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
             return calls.call_cell(ectx, cell, list(args), kwargs)
+    try:
+        try:
+            return _call_cell_graph(cell, args, kwargs, run=None)
+        except RaisesWithRunTimeMessage:  # every path raises with run-time values in the message: raise it eagerly
+            with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
+                return calls.call_cell(ectx, cell, list(args), kwargs)
+    except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
+        raise for_user(err) from None
+
+
+def _call_cell_graph(cell, args: tuple, kwargs: dict | None, run: bool | None):
+    """Call (run=None: unless MS_DEV_PRECOMPILE_ONLY) or only compile (run=False) `cell`'s graph for `args`."""
     d = cell.__dict__
     cache = d.get("_kiln_graph_cache")
     if cache is None:
@@ -310,18 +335,29 @@ def run_cell(cell, args: tuple, kwargs: dict):
     if signature:
         _check_signature(signature, args)
         cache.set_dynamic(signature)
-    try:
+    if run is None:
         fast = cache.fast  # the cache-hit path first: only a call that ran set it up (see _precompile_only)
         if fast is not None and not kwargs:
             out = fast((cell, *args))
             if out is not _MISS:
                 return out
-        return cache.call(
-            (cell, *args),
-            kwargs or {},
-            lambda *parts, **kw: _compile_cell(cache, cell, *parts, **kw),
-            run=not _precompile_only(),
-        )
+        run = not _precompile_only()
+    return cache.call(
+        (cell, *args), kwargs or {}, lambda *parts, **kw: _compile_cell(cache, cell, *parts, **kw), run=run
+    )
+
+
+def compile_cell(cell, args: tuple, kwargs: dict | None = None) -> None:
+    """Compile `cell`'s construct for these arguments as GRAPH_MODE does, without running it (in any mode).
+
+    Args:
+        cell: the Cell.
+        args, kwargs: its arguments.
+    """
+    try:
+        _call_cell_graph(cell, tuple(args), kwargs, run=False)
+    except RaisesWithRunTimeMessage as signal:  # every path raises: the compile says so, with what it knows
+        raise signal.exc from None
     except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
         raise for_user(err) from None
 

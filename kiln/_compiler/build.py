@@ -28,7 +28,7 @@ from kiln._compiler import passes as tensor_passes
 from kiln._compiler.cache import persistent
 from kiln._compiler.cache.memory import InputsDiffer, rebuild
 from kiln._compiler.frontend.ast.calls import prescan
-from kiln._compiler.frontend.ast.effects import HostScalar, python_type_of
+from kiln._compiler.frontend.ast.effects import HostScalar, RunTimeString, python_type_of
 from kiln._compiler.frontend.ast.interp import Context
 from kiln._compiler.frontend.ast.values import Closure
 from kiln._compiler.ir import graph as G
@@ -37,7 +37,7 @@ from kiln._compiler.specialise import SITES, BranchGuardFailed, ShapeJoinError, 
 from kiln._core import random_state
 from kiln._core.primitive import checks_enabled
 from kiln._core.tensor import LAZY_WINDOWS, Parameter, Pending, Tensor
-from kiln._core.tree import flatten, unflatten
+from kiln._core.tree import LEAF, flatten, unflatten
 from kiln._prims.control import RaisedInGraph, raise_p
 from kiln.context import GRAPH_MODE, _context
 
@@ -188,8 +188,50 @@ def _describe_out(v, leaves: list):
     if isinstance(v, Closure) or (isinstance(v, (tuple, list)) and any(isinstance(x, Closure) for x in v)):
         raise TypeError("a graph cannot return a function defined inside it.")
     desc = flatten(_dims_as_values(v), leaves)
+    if _has_text(desc):
+        desc = _texts_as_templates(desc, leaves)
     types = [python_type_of(x) for x in leaves]
     return desc if not any(types) else _mark_leaves(desc, iter(types))
+
+
+def _has_text(desc) -> bool:
+    kind = desc[0]
+    if kind == "c":
+        return isinstance(desc[1], RunTimeString)
+    if kind in ("s", "n", "d"):
+        return any(_has_text(d) for d in desc[2])
+    return kind == "o" and any(_has_text(d) for d in desc[2].values())
+
+
+def _texts_as_templates(desc, leaves: list):
+    """`desc` with each str formatted from run-time Tensors (a `RunTimeString` constant) made an ("f", pieces)
+    template, its Tensors taken out as leaves in walking order: it leaves the graph as the str PyNative gives."""
+    given, out = iter(list(leaves)), []
+
+    def walk(d):
+        kind = d[0]
+        if kind == "t":
+            out.append(next(given))
+            return d
+        if kind == "c" and isinstance(d[1], RunTimeString):
+            pieces = []
+            for p in d[1].parts:
+                if not isinstance(p, str):
+                    out.append(p[0]._data)
+                    p = (LEAF, p[1], p[2])
+                pieces.append(p)
+            return ("f", tuple(pieces))
+        if kind in ("s", "n"):
+            return (kind, d[1], tuple(walk(x) for x in d[2]))
+        if kind == "d":
+            return (kind, d[1], tuple(walk(x) for x in d[2]), *d[3:])
+        if kind == "o":
+            return (kind, d[1], {k: walk(x) for k, x in d[2].items()})
+        return d
+
+    new = walk(desc)
+    leaves[:] = out
+    return new
 
 
 def _dims_as_values(v):
@@ -217,6 +259,8 @@ def _mark_leaves(desc, types):
         return (kind, desc[1], {k: _mark_leaves(d, types) for k, d in desc[2].items()})
     if kind == "d":
         return (kind, desc[1], tuple(_mark_leaves(d, types) for d in desc[2]), *desc[3:])
+    if kind == "f":
+        return (kind, tuple(p if isinstance(p, str) else (_mark_leaves(p[0], types), *p[1:]) for p in desc[1]))
     return desc
 
 
@@ -234,6 +278,10 @@ def _leaf_types(desc) -> list | None:
         elif kind == "o":
             for x in d[2].values():
                 walk(x)
+        elif kind == "f":
+            for p in d[1]:
+                if not isinstance(p, str):
+                    walk(p[0])
 
     walk(desc)
     return found if any(t is not None for t in found) else None

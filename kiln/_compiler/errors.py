@@ -22,6 +22,23 @@ class GraphCompileError(RuntimeError):
     """A program that parses but cannot be compiled (type join, unsupported use of a value)."""
 
 
+class TensorMethodUnavailable(GraphCompileError, AttributeError):
+    """A Tensor method that reads the Tensor's value on the host (`asnumpy()`, `item()`, ...) called in a graph
+    under jit_syntax_level STRICT or COMPATIBLE: such a graph's Tensors have no such method (LAX runs it as a
+    host step)."""
+
+
+class RaisesWithRunTimeMessage(Exception):  # noqa: N818  (control flow of the compiler, not an error the user sees)
+    """Every path of the call raises the user's exception, whose arguments hold Tensor values known only at run time
+    (`raise ValueError(f"bad {x}")`): the call runs eagerly instead, so the exception carries the real values."""
+
+    _kiln_annotated = True  # passes through the interpreter's error annotation unchanged
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__("a raise whose message is known at run time")
+        self.exc = exc
+
+
 class UnassignedVariable(UnboundLocalError):
     """The program reads a local variable on a path where it is not assigned (Python's UnboundLocalError),
     found while compiling: one branch of a Tensor `if` assigns it, or only the body of a Tensor loop."""

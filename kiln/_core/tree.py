@@ -7,7 +7,10 @@ A template records a value's structure with Tensors taken out as leaves:
 - `("s", type, children)`: a tuple or list (rebuilt by calling `type` on the children);
 - `("n", type, children)`: a namedtuple (its fields as arguments);
 - `("d", keys, children)`: a dict (`("d", keys, children, type)` for a dict subclass to rebuild);
-- `("o", object, {attribute: child})`: an object of a user class whose attributes hold Tensors (a shallow copy).
+- `("o", object, {attribute: child})`: an object of a user class whose attributes hold Tensors (a shallow copy);
+- `("f", pieces)`: a str formatted from Tensors (a graph's f-string of run-time values): each piece is text or
+  `(child, conversion, spec)`, the child formatted as an f-string field (`conversion`: the code point of `s`,
+  `r` or `a`, -1 for none). `flatten` never makes it; the compiler writes it for such a str.
 
 Graph recording (`_pynative.nested`, the compiler's branches and exits), the compile cache's argument
 templates (`_compiler.cache.memory`) and the function transforms (`ops.transforms`) use these; the bytecode
@@ -115,8 +118,30 @@ def unflatten(template, it, wrap: Callable = Tensor._wrap):
         obj = copy.copy(template[1])
         obj.__dict__.update({k: unflatten(t, it, wrap) for k, t in template[2].items()})
         return obj
+    if kind == "f":
+        return "".join(
+            p if isinstance(p, str) else format_field(unflatten(p[0], it, wrap), p[1], p[2]) for p in template[1]
+        )
     kind_of_dict = template[3] if len(template) > 3 else dict  # a dict subclass the template names (mutable's)
     return kind_of_dict(zip(template[1], (unflatten(t, it, wrap) for t in template[2]), strict=True))
 
 
-__all__ = ["LEAF", "flatten", "tensor_leaves", "unflatten"]
+_CONVERT = {115: str, 114: repr, 97: ascii}
+
+
+def format_field(value, conversion: int, spec: str) -> str:
+    """One f-string field, as Python formats `f"{value!conversion:spec}"`.
+
+    Args:
+        value: the field's value.
+        conversion: the code point of `s`, `r` or `a` (`!s`, `!r`, `!a`), or -1 for none.
+        spec: the format spec.
+
+    Returns:
+        The formatted text.
+    """
+    convert = _CONVERT.get(conversion)
+    return format(convert(value) if convert is not None else value, spec)
+
+
+__all__ = ["LEAF", "flatten", "format_field", "tensor_leaves", "unflatten"]

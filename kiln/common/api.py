@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 
-from kiln._compiler.api import JitConfig, jit, mutable
+from kiln._compiler.api import JitConfig, compile_cell, jit, mutable
 from kiln._core import random_state
 from kiln._core.random_state import get_seed
 from kiln._core.tensor import Tensor
@@ -116,3 +116,21 @@ class _PynativeExecutorStandIn:
 
 
 _pynative_executor = _PynativeExecutorStandIn()  # private, as in MindSpore: not in __all__
+
+
+class _CellGraphExecutorStandIn:
+    """What test scripts use of MindSpore's private `mindspore.common.api._cell_graph_executor`: `compile()`."""
+
+    def compile(self, obj, *args, phase: str = "predict", **kwargs) -> str:
+        """Compile Cell `obj`'s construct for `args` as GRAPH_MODE does, without running it; returns `phase`."""
+        compile_cell(obj, args, kwargs)
+        return phase
+
+
+def _no_recursive(obj):
+    """MindSpore's private `_no_recursive` mark (compile each called function on its own): Kiln inlines the
+    functions a graph calls either way, with the same result, so `obj` comes back unchanged."""
+    return obj
+
+
+_cell_graph_executor = _CellGraphExecutorStandIn()  # private, as in MindSpore: not in __all__

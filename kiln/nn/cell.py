@@ -159,7 +159,7 @@ class Cell:
     # -- calling ------------------------------------------------------------------------
     def construct(self, *args, **kwargs):
         """The computation; subclasses override it."""
-        raise AttributeError(f"{type(self).__name__} must define construct().")
+        raise AttributeError(f"construct() is not defined in {type(self).__name__}: a Cell computes in its construct.")
 
     def __call__(self, *args, **kwargs):
         try:

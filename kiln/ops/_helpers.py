@@ -104,6 +104,13 @@ def make_binary(prim_name: str, public_name: str):
 
     def op(input, other):
         if isinstance(other, (tuple, list)) or isinstance(input, (tuple, list)):
+            # a sequence is stacked into a Tensor only beside one: two sequences (or a sequence and a number)
+            # have no elementwise meaning (Python's `+` of two lists concatenates them)
+            if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+                raise TypeError(
+                    f"ops.{public_name} takes a list or tuple only beside a Tensor, but got "
+                    f"{type(input).__name__} and {type(other).__name__}."
+                )
             input, other = sequence_tensor(input), sequence_tensor(other)
         return apply(p, (input, other))
 

@@ -624,13 +624,21 @@ def min(input, axis=None, keepdims: bool = False, *, initial=None, where=None):
     return _extreme("ops.min", _amin, R.MinDim, input, axis, keepdims, initial, where)
 
 
+def _require_tensor(name: str, input) -> None:
+    # a number or a list has no axes to reduce over: a TypeError, also when reached as `Tensor.all(1)`
+    if not isinstance(input, Tensor):
+        raise TypeError(f"ops.{name} reduces a Tensor, but its input is {type(input).__name__}.")
+
+
 def all(input, axis=None, keep_dims: bool = False) -> Tensor:
     """Logical AND over `axis`."""
+    _require_tensor("all", input)
     return _all(input, axis, keep_dims)
 
 
 def any(input, axis=None, keep_dims: bool = False) -> Tensor:
     """Logical OR over `axis`."""
+    _require_tensor("any", input)
     return _any(input, axis, keep_dims)
 
 

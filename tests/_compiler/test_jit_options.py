@@ -1,6 +1,7 @@
 """`jit`'s forms and switches: `@jit` on a Cell class (its `construct` compiled, as MindSpore does), and
 MindSpore's MS_DEV_PRECOMPILE_ONLY=1 (a graph call, `@jit` or a GRAPH_MODE Cell, compiles and returns None without
-running, so nothing is written; PyNative ops still run, and unsetting it runs graphs again)."""
+running, so nothing is written; PyNative ops still run, and unsetting it runs graphs again), and the syntax level
+(only LAX runs host steps; MindSpore's MS_DEV_JIT_SYNTAX_LEVEL overrides every other setting)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 import kiln as ms
 from kiln import Parameter, Tensor, nn, ops
+from kiln._compiler.errors import GraphCompileError
 
 
 @pytest.fixture
@@ -88,3 +90,60 @@ def test_jit_on_a_cell_class_compiles_its_construct(capture_mode):
     np.testing.assert_allclose(net(x, y).asnumpy(), Plain(3.0)(x, y).asnumpy())
     np.testing.assert_allclose(net(y, x).asnumpy(), Plain(3.0)(y, x).asnumpy())
     assert isinstance(Compiled.__dict__["construct"], ms.jit(lambda v: v).__class__)  # compiled, not plain Python
+
+
+class _HostReader:
+    """A plain Python object whose method reads a Tensor's value on the host."""
+
+    def __init__(self):
+        self.number = 2
+
+    def twice(self, x):
+        return self.number * x.asnumpy()
+
+
+class _ReadsOnHost(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.reader = _HostReader()
+
+    def construct(self, x):
+        return self.reader.twice(x)
+
+
+def _reads_on_host(x):
+    return _HostReader().twice(x)
+
+
+def _compiled_reader(kind: str, level: str | None):
+    config = ms.JitConfig(jit_syntax_level=level) if level else None
+    if kind == "jit":
+        return ms.jit(_reads_on_host, jit_config=config)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = _ReadsOnHost()
+    if config is not None:
+        net.set_jit_config(config)
+    return net
+
+
+@pytest.mark.parametrize("kind", ["jit", "graph"])
+@pytest.mark.parametrize("level", ["STRICT", "COMPATIBLE"])
+def test_only_lax_reads_a_tensor_on_the_host(monkeypatch, kind, level):
+    monkeypatch.delenv("MS_DEV_JIT_SYNTAX_LEVEL", raising=False)
+    assert _compiled_reader(kind, "LAX")(Tensor(2)) == 4
+    # the graph's Tensors have no host-reading methods at the stricter levels: an AttributeError, at the user's line
+    with pytest.raises(AttributeError, match="jit_syntax_level") as info:
+        _compiled_reader(kind, level)(Tensor(2))
+    assert isinstance(info.value, GraphCompileError)
+    assert "x.asnumpy()" in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["jit", "graph"])
+def test_ms_dev_jit_syntax_level_overrides_every_setting(monkeypatch, kind):
+    monkeypatch.setenv("MS_DEV_JIT_SYNTAX_LEVEL", "0")
+    with pytest.raises(AttributeError, match="STRICT"):
+        _compiled_reader(kind, "LAX")(Tensor(2))
+    monkeypatch.setenv("MS_DEV_JIT_SYNTAX_LEVEL", "LAX")
+    assert _compiled_reader(kind, "STRICT")(Tensor(2)) == 4
+    monkeypatch.setenv("MS_DEV_JIT_SYNTAX_LEVEL", "2")
+    assert ms.jit(_reads_on_host, fullgraph=True)(Tensor(3)) == 6  # fullgraph=True alone would be STRICT

@@ -12,6 +12,7 @@ import pytest
 
 import kiln as ms
 from kiln import Parameter, Tensor, nn
+from tests._compiler.frontend.ast.modes import MODES, compiled
 
 
 def _t(values, dtype=np.float32):
@@ -231,3 +232,16 @@ def test_recursion_deeper_than_max_call_depth_is_a_recursion_error():
 def test_recursion_that_never_ends_is_a_compile_error():
     with pytest.raises(RuntimeError, match="endless"):
         ms.jit(endless)(Tensor([5], ms.int32))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", [RuntimeWarning, UserWarning, ImportError, LookupError])
+def test_a_builtin_exception_raised_while_compiling_keeps_its_type(mode, kind):
+    # a Python-int condition raises while compiling: RuntimeWarning and others became a GraphCompileError
+    def fn(x, n):
+        if n == 1:
+            raise kind("n should not be 1")
+        return x
+
+    with pytest.raises(kind, match="n should not be 1"):
+        compiled(mode, fn)(_t([1.0]), 1)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 import kiln
 from tests.nn import cell_cases, param_name_cases
 
@@ -28,3 +30,14 @@ def test_parameter_names_paths_and_phase_match_mindspore():
     mine = param_name_cases.run(kiln)
     for case, want in golden.items():
         assert mine[case] == want, case
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_a_cell_without_construct_says_construct_is_not_defined(mode):
+    class NoConstruct(kiln.nn.Cell):
+        def forward(self, x):
+            return x
+
+    kiln.set_context(mode=mode)
+    with pytest.raises(AttributeError, match=r"construct\(\) is not defined in NoConstruct"):
+        NoConstruct()(kiln.Tensor([1.0]))

@@ -8,6 +8,7 @@ import pytest
 import kiln
 from kiln import Parameter, Tensor, ops
 from kiln.ops import tensor_methods
+from tests._compiler.frontend.ast.modes import MODES, compiled
 
 
 def test_every_listed_method_is_the_functional_op():
@@ -61,3 +62,23 @@ def test_a_float_in_a_shape_is_a_type_error_not_truncated(mode, call):
     # NumPy and MindSpore 2.10 refuse it; int() would have made 1.5 a 1 silently
     with pytest.raises(TypeError, match="'shape' must hold ints"):
         (call if mode == "pynative" else kiln.jit(call))(Tensor(np.float32(1.0)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "call, args",
+    [
+        (lambda x, y: Tensor.add(x, y), ([1], [2])),  # a list as self: was "'list' object has no attribute 'dtype'"
+        (lambda x, y: ops.add(x, y), ([1], (2,))),  # two sequences: Python's + would concatenate them
+        (lambda x, y: Tensor.all(x, keep_dims=y), (1, True)),  # an int has no axes to reduce: was True
+        (lambda x, y: ops.any(x, y), ([True, False], None)),
+    ],
+)
+def test_a_tensor_method_or_reduction_given_no_tensor_is_a_type_error(mode, call, args):
+    with pytest.raises(TypeError, match=r"Tensor\.add|ops\.add|ops\.all|ops\.any"):
+        compiled(mode, call)(*args)
+
+
+def test_a_sequence_beside_a_tensor_still_broadcasts():
+    np.testing.assert_array_equal(Tensor.add(Tensor([1, 2]), [3, 4]).asnumpy(), [4, 6])
+    np.testing.assert_array_equal(ops.add((1, 2), Tensor([3, 4])).asnumpy(), [4, 6])

@@ -18,6 +18,8 @@ def _alpha_method(name: str) -> Callable:
     """Tensor.add / Tensor.sub: MindSpore's methods take `alpha` (a list or tuple `other` becomes self's dtype)."""
 
     def method(self, other, *, alpha=1) -> Tensor:
+        if not isinstance(self, Tensor):  # called on the class, `Tensor.add([1], [2])`
+            raise TypeError(f"Tensor.{name} is a method of Tensor, but it was called on a {type(self).__name__}.")
         other = Tensor(other, dtype=self.dtype) if isinstance(other, (list, tuple)) else other
         return FUNCTIONAL[name](self, other if alpha == 1 else FUNCTIONAL["mul"](other, alpha))
 

@@ -16,7 +16,7 @@ import sys
 import types
 
 from kiln import _backend as B
-from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, SourceUnavailable
+from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, SourceUnavailable, TensorMethodUnavailable
 from kiln._compiler.frontend.ast import control, effects
 from kiln._compiler.frontend.ast.parser import Namespace, parse_function
 from kiln._compiler.frontend.ast.rewrites import optimize
@@ -395,6 +395,11 @@ def run_library(ctx, fn, args: list, kwargs: dict | None):
     args = [_wrap_callable(ctx, a) for a in args]
     if kwargs:
         kwargs = {k: _wrap_callable(ctx, v) for k, v in kwargs.items()}
+    if ctx.lax and ctx.tracing and type(getattr(fn, "__self__", None)) is str and fn.__name__ == "format":
+        # `"...".format(x)` of a run-time Tensor: formatted on the host, as an f-string of it is
+        formatted = effects.RunTimeString.str_format(fn.__self__, args, kwargs or {})
+        if formatted is not None and not all(isinstance(p, str) for p in formatted.parts):
+            return formatted
     try:
         return call_python(fn, args, kwargs)
     except (*concretization_errors(), RuntimeError) as err:
@@ -403,10 +408,12 @@ def run_library(ctx, fn, args: list, kwargs: dict | None):
         if ctx.lax and ctx.tracing:
             return effects.host_call(ctx, fn, args, kwargs or {})
         name = getattr(fn, "__qualname__", None) or type(fn).__name__
-        raise GraphCompileError(
+        # a method of the Tensor itself (x.asnumpy()) is an attribute the graph's Tensors lack at this level
+        error = TensorMethodUnavailable if isinstance(getattr(fn, "__self__", None), Tensor) else GraphCompileError
+        raise error(
             f"'{name}' needs the value of a Tensor, but in graph mode that value is only known when the graph "
-            f"runs (jit_syntax_level STRICT). Use Tensor operations, or set jit_syntax_level LAX to run it on the "
-            f"host. ({type(err).__name__})"
+            f"runs (jit_syntax_level STRICT or COMPATIBLE). Use Tensor operations, or set jit_syntax_level LAX to "
+            f"run it on the host. ({type(err).__name__})"
         ) from None
 
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import os
 
-from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, UnassignedVariable, where
+from kiln._compiler.errors import (
+    GraphCompileError,
+    GraphSyntaxError,
+    TensorMethodUnavailable,
+    UnassignedVariable,
+    where,
+)
 from kiln._compiler.frontend.ast.printer import print_graphs
 from kiln._compiler.specialise import ShapeJoinError
 from kiln.context import _context
@@ -58,7 +64,7 @@ _BUG_TYPES = (AttributeError, KeyError, IndexError, AssertionError, UnboundLocal
 
 def _internal_failure(err: BaseException) -> bool:
     """A failure of the compiler itself: a Python error type raised from the compiler's own code."""
-    if not isinstance(err, _BUG_TYPES) or isinstance(err, UnassignedVariable):
+    if not isinstance(err, _BUG_TYPES) or isinstance(err, (UnassignedVariable, GraphCompileError)):
         return False
     tb = err.__traceback__
     last = None
@@ -89,12 +95,18 @@ def _same_kind(err: BaseException, text: str) -> BaseException:
     if isinstance(err, ShapeJoinError):  # still names the if a retrace may specialise
         return err.with_text(text)
     if kind in (ValueError, TypeError, NameError, AttributeError, IndexError, KeyError, AssertionError,
-                RuntimeError, ZeroDivisionError, NotImplementedError, GraphCompileError):  # fmt: skip
+                RuntimeError, ZeroDivisionError, NotImplementedError, GraphCompileError,
+                TensorMethodUnavailable):  # fmt: skip
         return kind(text)
     if isinstance(err, TypeError):
         return TypeError(text)
     if isinstance(err, ValueError):
         return ValueError(text)
+    if kind.__module__ == "builtins" and isinstance(err, Exception):  # the program's own `raise RuntimeWarning(...)`
+        try:
+            return kind(text)
+        except TypeError:  # a builtin exception with required arguments (UnicodeDecodeError)
+            pass
     return GraphCompileError(text)
 
 

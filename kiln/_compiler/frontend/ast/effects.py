@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import string
 import weakref
 
 import numpy as np
@@ -12,6 +13,7 @@ from kiln._compiler.errors import GraphCompileError
 from kiln._compiler.ir import graph as G
 from kiln._compiler.lower import eval_graph
 from kiln._core.tensor import Tensor
+from kiln._core.tree import format_field
 
 
 class _Struct:
@@ -43,6 +45,31 @@ class RunTimeString:
             parts.extend(p.parts if isinstance(p, RunTimeString) else [str(p)])
         return cls(parts)
 
+    @classmethod
+    def str_format(cls, template: str, args: list, kwargs: dict) -> RunTimeString | None:
+        """`template.format(*args, **kwargs)` with Tensors whose values are known only at run time; None when a
+        field is more than an index or a name (`{0.attr}`, `{x[1]}`, a nested spec): the caller formats as usual.
+        """
+        parts: list = []
+        auto = iter(range(len(args)))
+        for literal, field, spec, conversion in _FORMATTER.parse(template):
+            if literal:
+                parts.append(literal)
+            if field is None:
+                continue
+            if "{" in (spec or "") or any(c in field for c in ".["):
+                return None
+            key = next(auto, None) if field == "" else int(field) if field.isdigit() else field
+            if key is None or (key not in kwargs if isinstance(key, str) else key >= len(args)):
+                return None  # Python's own error, from the usual call
+            value = kwargs[key] if isinstance(key, str) else args[key]
+            code = _CONVERSIONS[conversion]
+            if isinstance(value, Tensor) and type(value._data) is G.Var:
+                parts.append((value, code, spec or ""))
+            else:
+                parts.append(format_value(value, code, spec or ""))
+        return cls(parts)
+
     def __str__(self) -> str:  # what it reads as while compiling (e.g. in an error message)
         return "".join(p if isinstance(p, str) else str(p[0]) for p in self.parts)
 
@@ -51,15 +78,13 @@ class RunTimeString:
         raise RuntimeError("len() of an f-string of Tensors needs their values, symbolic inside a compiled graph.")
 
 
-def format_value(value, conversion: int, spec: str) -> str:
-    """One f-string field: `value` converted (`!s`, `!r`, `!a` by their code points; -1 for none), then formatted."""
-    if conversion == 115:
-        value = str(value)
-    elif conversion == 114:
-        value = repr(value)
-    elif conversion == 97:
-        value = ascii(value)
-    return format(value, spec)
+_FORMATTER = string.Formatter()
+_CONVERSIONS = {None: -1, "s": 115, "r": 114, "a": 97}  # str.format's conversions as f-strings' codes
+
+
+# One f-string field: `value` converted (`!s`, `!r`, `!a` by their code points; -1 for none), then formatted (the
+# pytrees' ("f", pieces) templates format a graph's returned strs the same way)
+format_value = format_field
 
 
 def _split(values):

@@ -7,7 +7,7 @@ import types
 
 import numpy as np
 
-from kiln._compiler.errors import GraphCompileError, UnassignedVariable
+from kiln._compiler.errors import GraphCompileError, RaisesWithRunTimeMessage, UnassignedVariable
 from kiln._compiler.frontend.ast import attributes, calls, control, effects
 from kiln._compiler.frontend.ast import ops as O
 from kiln._compiler.frontend.ast import values as V
@@ -468,6 +468,8 @@ def _raise(ctx, frame, node, args):
     if ctx.region_depth > 0:  # whether it happens is known at run time: the branch compiles to a Raise
         bind_raise(G.current(), exc)
         raise RaisedInGraph(exc, node.loc)
+    if ctx.tracing and any(isinstance(a, effects.RunTimeString) or is_symbolic(a) for a in exc.args):
+        raise RaisesWithRunTimeMessage(exc)  # the caller runs the call eagerly for the message's values
     raise exc
 
 

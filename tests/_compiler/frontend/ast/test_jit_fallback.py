@@ -143,3 +143,56 @@ def test_the_gradient_through_a_host_step_is_a_kiln_error_naming_the_op(mode):
         grad = ms.jit(ms.grad(_weighted_count, 1), capture_mode="bytecode")
     with pytest.raises(GraphCompileError, match=r"'bincount' runs on the host .* has no derivative"):
         grad(x, w)
+
+
+def _raise_with_values(x):
+    y = x * 2
+    if y.shape[0] > 1:  # known while compiling: every call of this shape raises
+        raise ValueError(f"y holds {y}")
+    return y
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_raise_on_every_path_shows_the_run_time_values_in_its_message(mode):
+    # was "y holds Tensor(shape=[2], ..., value=<symbolic>)" in graphs
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    with pytest.raises(ValueError, match=r"y holds \[2\. 4\.\]"):
+        compiled(mode, _raise_with_values)(x)
+
+
+def _raise_in_differentiated(x):
+    if x.shape[0] > 1:
+        raise ValueError(f"x is {x}")
+    return x * x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_raise_with_run_time_values_inside_a_gradient(mode):
+    fn = compiled(mode, lambda x: ms.grad(_raise_in_differentiated)(x))
+    with pytest.raises(ValueError, match=r"x is \[3\. 4\.\]"):
+        fn(Tensor(np.array([3.0, 4.0], np.float32)))
+
+
+def _returns_text(x, y):
+    return x + 1, "x {} and {:>4}".format(x, y * 2), f"y={y!r}"  # noqa: UP032  (str.format is the point)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_str_formatted_from_run_time_tensors_leaves_the_graph_as_pynative_gives_it(mode):
+    # str.format and f-strings of run-time Tensors returned from a graph: were "Tensor(..., value=<symbolic>)"
+    fn = compiled(mode, _returns_text)
+    for x, y in ((Tensor([1]), Tensor(3)), (Tensor([5]), Tensor(-1))):
+        got, want = fn(x, y), _returns_text(x, y)
+        np.testing.assert_array_equal(got[0].asnumpy(), want[0].asnumpy())
+        assert got[1:] == want[1:]
+        assert isinstance(got[1], str)
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_str_format_with_named_fields_of_run_time_tensors(mode):
+    # bytecode capture loses the keyword names of a call that becomes a Python step (KeyError, also before)
+    def fn(x):
+        return "{a!r}|{b:>3}|{0}".format(x, a=x * 2, b=x + 1)  # noqa: UP032  (str.format is the point)
+
+    x = Tensor(4)
+    assert compiled(mode, fn)(x) == fn(x)
