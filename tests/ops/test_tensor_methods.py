@@ -8,6 +8,7 @@ import pytest
 import kiln
 from kiln import Parameter, Tensor, ops
 from kiln.ops import tensor_methods
+from tests._compiler.frontend.ast.modes import MODES, compiled
 
 
 def test_every_listed_method_is_the_functional_op():
@@ -61,3 +62,25 @@ def test_a_float_in_a_shape_is_a_type_error_not_truncated(mode, call):
     # NumPy and MindSpore 2.10 refuse it; int() would have made 1.5 a 1 silently
     with pytest.raises(TypeError, match="'shape' must hold ints"):
         (call if mode == "pynative" else kiln.jit(call))(Tensor(np.float32(1.0)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda x: x.transpose(1.0, 0), TypeError),  # NumPy refuses a float axis; int() would have truncated it
+        (lambda x: ops.transpose(x, (1, 0.0)), TypeError),
+        (lambda x: x.flatten(order="X"), ValueError),
+        (lambda x: x.flatten(order=123), TypeError),
+    ],
+)
+def test_a_bad_axis_or_order_is_the_users_error_in_every_mode(mode, call, error):
+    with pytest.raises(error):
+        compiled(mode, call)(Tensor(np.ones((2, 3), np.float32)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_flatten_in_fortran_order_in_every_mode(mode):
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    out = compiled(mode, lambda t: t.flatten(order="F"))(Tensor(x))
+    np.testing.assert_array_equal(out.asnumpy(), x.flatten(order="F"))
