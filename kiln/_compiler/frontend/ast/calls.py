@@ -260,6 +260,9 @@ def call(ctx, fn, args, kwargs, node):
         return call(ctx, inner, [bound, *args] if bound is not None else args, kwargs, node)
     elif isinstance(fn, type) and ctx.tracing and fn.__module__ != "builtins":
         return _construct(ctx, fn, args, kwargs)
+    elif fn is isinstance and len(args) == 2 and isinstance(args[0], effects.HostScalar):
+        # a Python number computed in the graph (`float(x)`, a `mutable()` int) is an instance of its Python type
+        return call_python(fn, [args[0].py_type(), args[1]], kwargs)
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
         return call_python(fn, args, kwargs)
     return run_library(ctx, fn, args, kwargs)

@@ -178,8 +178,9 @@ def _joined_scalar_type(a: type, b: type) -> type:
     return a if a is b else float if float in (a, b) else int
 
 
-def _typed(template) -> list:
-    """The Python scalar type of each leaf of a join or loop template (None for a Tensor), in walking order."""
+def leaf_scalar_types(template) -> list:
+    """The Python scalar type of each leaf of a template (None for a Tensor), in walking order: a join's or loop's,
+    or a graph's inputs (`mutable()` scalars)."""
     found: list = []
 
     def walk(t):
@@ -196,7 +197,9 @@ def _typed(template) -> list:
 def _rebuild(template, results) -> object:
     """`unflatten` of a join's results, where a leaf typed as a Python scalar is a `HostScalar` (it leaves the
     graph as that Python number, as in PyNative: `n = 1 if x.sum() > 0 else 2` is an int)."""
-    leaves = (r if t is None else HostScalar.of(r, t) for r, t in zip(results, _typed(template), strict=True))
+    leaves = (
+        r if t is None else HostScalar.of(r, t) for r, t in zip(results, leaf_scalar_types(template), strict=True)
+    )
     return unflatten(template, iter(leaves), wrap=lambda v: v if isinstance(v, Tensor) else Tensor._wrap(v))
 
 
