@@ -162,6 +162,8 @@ def _pair(a, b, where, out1: list, out2: list):
                 return ("c", a)
         except Exception:  # noqa: BLE001
             pass
+        else:  # two unequal constants of one type (dtypes, strings): the program specialised on the branch taken
+            raise _shape_join_error(a, b, where)
     raise _type_join_error(a, b, where)
 
 
