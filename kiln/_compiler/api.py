@@ -22,7 +22,7 @@ from kiln._compiler.errors import RaisesWithRunTimeMessage, for_user
 from kiln._compiler.frontend.ast import calls, interp
 from kiln._compiler.frontend.bytecode import run_jit
 from kiln._compiler.frontend.capture import frontend
-from kiln._core.mutable import MutableDict, MutableFloat, MutableInt, MutableList, MutableTuple
+from kiln._core.mutable import MutableBool, MutableDict, MutableFloat, MutableInt, MutableList, MutableTuple
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 from kiln.context import _context
@@ -110,7 +110,7 @@ def mutable(input_data, dynamic_len: bool = False):
     """Mark a Python scalar, tuple, list or dict as a graph variable (a new value does not recompile).
 
     Args:
-        input_data: int, float, tuple/list/dict of them or of Tensors, or a Tensor (returned as is).
+        input_data: bool, int, float, tuple/list/dict of them or of Tensors, or a Tensor (returned as is).
         dynamic_len: accepted for compatibility; the length still specialises the graph.
 
     Returns:
@@ -119,7 +119,7 @@ def mutable(input_data, dynamic_len: bool = False):
     if isinstance(input_data, Tensor):
         return input_data
     if isinstance(input_data, bool):
-        raise TypeError("mutable() does not accept bool; pass an int, float, tuple, list, dict or Tensor.")
+        return MutableBool(input_data)
     if isinstance(input_data, int):
         return MutableInt(input_data)
     if isinstance(input_data, float):
@@ -130,7 +130,9 @@ def mutable(input_data, dynamic_len: bool = False):
         return MutableList(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
     if isinstance(input_data, dict):
         return MutableDict({k: mutable(v) if isinstance(v, (int, float)) else v for k, v in input_data.items()})
-    raise TypeError(f"mutable() accepts int, float, tuple, list, dict or Tensor, but got {type(input_data).__name__}.")
+    raise TypeError(
+        f"mutable() accepts bool, int, float, tuple, list, dict or Tensor, but got {type(input_data).__name__}."
+    )
 
 
 def _precompile_only() -> bool:

@@ -28,6 +28,7 @@ from kiln._compiler import passes as tensor_passes
 from kiln._compiler.cache import persistent
 from kiln._compiler.cache.memory import InputsDiffer, rebuild
 from kiln._compiler.frontend.ast.calls import prescan
+from kiln._compiler.frontend.ast.control import leaf_scalar_types
 from kiln._compiler.frontend.ast.effects import HostScalar, RunTimeString, python_type_of
 from kiln._compiler.frontend.ast.interp import Context
 from kiln._compiler.frontend.ast.values import Closure
@@ -341,9 +342,12 @@ def trace_program(
     shapes = shapes or [x.shape for x in leaves]
     in_vars = [trace.new_input(shape, x.dtype) for x, shape in zip(leaves, shapes, strict=True)]
     made: list = []  # the input Tensors, one per leaf
+    # a `mutable()` scalar is a Python number of its type in the graph, as in MindSpore (isinstance, results)
+    types = iter([t for part in (*template[0], *(t for _, t in template[1])) for t in leaf_scalar_types(part)])
 
     def wrap(var):
-        t = Tensor._wrap(var)
+        py_type = next(types)
+        t = Tensor._wrap(var) if py_type is None else HostScalar.of(var, py_type)
         made.append(t)
         return t
 

@@ -28,14 +28,23 @@ def level() -> int:
     return _settings()[0]
 
 
-def _write(stage: str, name: str, text: str, ext: str = "ir") -> str:
+def _wanted(filename: str) -> bool:
+    """MS_DEV_DUMP_IR_PASSES (comma-separated parts of file names, read at each compile as MindSpore does): only
+    the files whose names hold one of them are written; unset or empty, every file is."""
+    wanted = [part for part in os.environ.get("MS_DEV_DUMP_IR_PASSES", "").split(",") if part]
+    return not wanted or any(part in filename for part in wanted)
+
+
+def _write(stage: str, name: str, text: str, ext: str = "ir") -> None:
     directory = _settings()[1]
-    os.makedirs(directory, exist_ok=True)
     safe = re.sub(r"[^A-Za-z0-9_.]+", "_", name)
-    path = os.path.join(directory, f"{next(_seq):02d}_{stage}_{safe}.{ext}")
+    filename = f"{next(_seq):02d}_{stage}_{safe}.{ext}"
+    if not _wanted(filename):
+        return
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, filename)
     with open(path, "w") as fh:
         fh.write(text)
-    return path
 
 
 def record_stage(pf, stage: str) -> None:

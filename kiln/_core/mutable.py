@@ -7,7 +7,16 @@ Tensors as one argument (`_pynative/autograd.py`). They live here, below both, a
 
 from __future__ import annotations
 
-__all__ = ["MutableDict", "MutableFloat", "MutableInt", "MutableList", "MutableTuple", "MutableValue", "is_mutable"]
+__all__ = [
+    "MutableBool",
+    "MutableDict",
+    "MutableFloat",
+    "MutableInt",
+    "MutableList",
+    "MutableTuple",
+    "MutableValue",
+    "is_mutable",
+]
 
 
 class MutableValue:
@@ -22,6 +31,18 @@ class MutableInt(int, MutableValue):
 
 class MutableFloat(float, MutableValue):
     __slots__ = ()
+
+
+class MutableBool(int, MutableValue):
+    """`mutable(True)`: Python's bool cannot be subclassed, so an int 0/1 that reads and prints as a bool (in
+    graphs it is a bool graph variable)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return repr(bool(self))
+
+    __str__ = __repr__
 
 
 class MutableTuple(tuple, MutableValue):

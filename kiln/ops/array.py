@@ -8,12 +8,12 @@ from __future__ import annotations
 import builtins
 import itertools
 import math
+import operator
 
 import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
-from kiln._core.unsupported import refuse_argument
 from kiln._prims import array as A
 from kiln._prims import array as prims_array
 from kiln.ops import state
@@ -154,8 +154,8 @@ def view(input, *shape) -> Tensor:
 
 
 def transpose(input, input_perm) -> Tensor:
-    """Permute the axes of `input` by `input_perm`."""
-    return apply(A.Transpose, (input,), (tuple(int(p) for p in input_perm),))
+    """Permute the axes of `input` by `input_perm` (integers: a float axis is a TypeError, as in NumPy)."""
+    return apply(A.Transpose, (input,), (tuple(operator.index(p) for p in input_perm),))
 
 
 def permute(input, axis) -> Tensor:
@@ -197,8 +197,24 @@ def squeeze(input, axis=None) -> Tensor:
 
 
 def flatten(input, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -> Tensor:
-    """Merge axes start_dim..end_dim into one (MindSpore's default keeps the batch axis)."""
-    refuse_argument("ops.flatten", "order", order, "C", reason="axes are merged in row-major (C) order only")
+    """Merge axes start_dim..end_dim into one (MindSpore's default keeps the batch axis).
+
+    Args:
+        input: the Tensor.
+        order: "C" merges in row-major order; "F" (column-major) reverses the axes first, as NumPy's
+            `flatten(order="F")` reads them.
+        start_dim: the first axis merged.
+        end_dim: the last axis merged.
+
+    Returns:
+        The Tensor with axes start_dim..end_dim merged.
+    """
+    if not isinstance(order, str):
+        raise op_error("Flatten", f"'order' must be a str, but got {type(order).__name__}.", TypeError)
+    if order not in ("C", "F"):
+        raise op_error("Flatten", f"'order' must be 'C' or 'F', but got {order!r}.", ValueError)
+    if order == "F" and input.ndim > 1:
+        input = transpose(input, tuple(builtins.range(input.ndim - 1, -1, -1)))
     shape = input.shape
     if not shape:
         return reshape(input, (1,))

@@ -51,8 +51,19 @@ def test_mutable_tuple():
     for t in ((1.0, 2.0), (3.0, 4.0)):
         np.testing.assert_allclose(f(x, mutable(t)).asnumpy(), x.asnumpy() * t[0] + t[1], rtol=1e-6)
     assert f.compile_count == 1
-    with pytest.raises(TypeError):
-        mutable(True)
+
+
+def test_mutable_bool_is_a_graph_variable():
+    # MindSpore documents mutable() for every scalar, bool included (this test asserted a TypeError before)
+    @jit
+    def f(x, flag):
+        return x + 1 if flag else x - 1
+
+    x = _x()
+    for flag in (True, False):
+        np.testing.assert_allclose(f(x, mutable(flag)).asnumpy(), x.asnumpy() + (1 if flag else -1), rtol=1e-6)
+    assert f.compile_count == 1
+    assert repr(mutable(False)) == "False" and mutable(True) == 1
 
 
 def test_new_shape_recompiles():

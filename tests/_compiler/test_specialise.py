@@ -302,3 +302,20 @@ def test_lists_of_different_lengths_from_the_branches_run_as_in_pynative(mode):
         got = compiled(mode, _lists_of_two_lengths)(Tensor(x))
         assert (got[0], got[1]) == (want[0], want[1])
         np.testing.assert_array_equal(got[2].asnumpy(), want[2].asnumpy())
+
+
+def _pick_constants(x):
+    dtype = ms.int32 if x.sum() > 0 else ms.int64
+    name = "pos" if x.sum() > 0 else "neg"
+    return dtype, name, x.astype(dtype)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_unequal_constants_of_one_type_specialise_on_the_branch_taken(mode):
+    # two dtypes or two strings cannot be one graph value; each program takes its branch, as Python does
+    run = compiled(mode, _pick_constants)
+    for x in (POS, NEG):
+        dtype, name, cast = run(Tensor(x))
+        want = _pick_constants(Tensor(x))
+        assert (dtype, name) == want[:2] and cast.dtype == want[0]
+        np.testing.assert_allclose(cast.asnumpy(), x.astype(np.int64 if name == "neg" else np.int32))

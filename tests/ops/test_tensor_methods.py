@@ -82,3 +82,25 @@ def test_a_tensor_method_or_reduction_given_no_tensor_is_a_type_error(mode, call
 def test_a_sequence_beside_a_tensor_still_broadcasts():
     np.testing.assert_array_equal(Tensor.add(Tensor([1, 2]), [3, 4]).asnumpy(), [4, 6])
     np.testing.assert_array_equal(ops.add((1, 2), Tensor([3, 4])).asnumpy(), [4, 6])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda x: x.transpose(1.0, 0), TypeError),  # NumPy refuses a float axis; int() would have truncated it
+        (lambda x: ops.transpose(x, (1, 0.0)), TypeError),
+        (lambda x: x.flatten(order="X"), ValueError),
+        (lambda x: x.flatten(order=123), TypeError),
+    ],
+)
+def test_a_bad_axis_or_order_is_the_users_error_in_every_mode(mode, call, error):
+    with pytest.raises(error):
+        compiled(mode, call)(Tensor(np.ones((2, 3), np.float32)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_flatten_in_fortran_order_in_every_mode(mode):
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    out = compiled(mode, lambda t: t.flatten(order="F"))(Tensor(x))
+    np.testing.assert_array_equal(out.asnumpy(), x.flatten(order="F"))

@@ -25,7 +25,7 @@ from kiln._compiler.guards import check_guards, compile_guards
 from kiln._compiler.ir import graph as G
 from kiln._compiler.specialise import BranchGuardFailed, describe, refused, respecialised
 from kiln._core import tree
-from kiln._core.mutable import MutableDict, MutableFloat, MutableInt, MutableValue
+from kiln._core.mutable import MutableBool, MutableDict, MutableFloat, MutableInt, MutableValue
 from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Pending, Tensor
 from kiln.context import _context
@@ -63,12 +63,12 @@ def flatten(x, leaves: list, sig: list, params: list, cells: list, refs: list, m
         leaves.append(d)
         sig.append((d.shape, d.dtype))
         return tree.LEAF
-    if t is MutableInt or t is MutableFloat or (mut and t in (int, float)):
-        base = float if isinstance(x, float) else int
-        arr = B.jnp.asarray(base(x), dtype="float32" if base is float else "int64")
+    if t in _MUTABLE_SCALARS or (mut and t in (bool, int, float)):
+        base = bool if t is bool or t is MutableBool else float if isinstance(x, float) else int
+        arr = B.jnp.asarray(base(x), dtype=_MUTABLE_DTYPES[base])
         leaves.append(arr)
         sig.append(("M", base))
-        return tree.LEAF
+        return ("t", base)  # a leaf that is a Python number of `base` in the graph (a HostScalar)
     if t in _SCALARS:
         sig.append((t, x))
         return ("c", x)
@@ -97,6 +97,10 @@ def flatten(x, leaves: list, sig: list, params: list, cells: list, refs: list, m
     return ("c", x)
 
 
+_MUTABLE_SCALARS = (MutableBool, MutableInt, MutableFloat)
+_MUTABLE_DTYPES = {bool: "bool", int: "int64", float: "float32"}
+
+
 def _hashable_value(x) -> bool:
     # dtypes, enums and similar small immutable values are keyed by value, other objects by identity.
     return type(x).__hash__ is not object.__hash__ and not callable(x)
@@ -119,7 +123,7 @@ def leaf_tensors(args: tuple, kwargs: dict) -> list:
         t = type(x)
         if t is Tensor or (isinstance(x, Tensor) and not isinstance(x, Parameter)):
             out.append(x)
-        elif t is MutableInt or t is MutableFloat or (mut and t in (int, float)):
+        elif t in _MUTABLE_SCALARS or (mut and t in (bool, int, float)):
             out.append(None)
         elif isinstance(x, (tuple, list)):
             for v in x:

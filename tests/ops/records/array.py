@@ -191,6 +191,8 @@ SHAPES = [
     _rec("flatten", lambda x: ops.flatten(x), lambda x: x.reshape(x.shape[0], -1), ((2, 3, 4),), grad=False),
     _rec("flatten_dims", lambda x: ops.flatten(x, start_dim=0, end_dim=1), lambda x: x.reshape(6, 4), ((2, 3, 4),),
          grad=False),
+    # order="F" reads the axes reversed (column-major), as NumPy's flatten(order="F")
+    _rec("flatten_fortran", lambda x: ops.flatten(x, "F", start_dim=0), lambda x: x.flatten(order="F"), ((2, 3, 4),)),
     _rec("broadcast_to", lambda x: ops.broadcast_to(x, (2, 3, 4)), lambda x: np.broadcast_to(x, (2, 3, 4)),
          ((3, 1),), cases=(((4,),),)),
     _rec("broadcast_to_keep", lambda x: ops.broadcast_to(x, (2, -1, 4)), lambda x: np.broadcast_to(x, (2, 3, 4)),

@@ -262,6 +262,9 @@ def call(ctx, fn, args, kwargs, node):
         return _construct(ctx, fn, args, kwargs)
     elif fn is len and len(args) == 1 and isinstance(args[0], effects.RunTimeString):
         return run_library(ctx, fn, args, kwargs)  # its length needs the Tensors' values: a host step under LAX
+    elif fn is isinstance and len(args) == 2 and isinstance(args[0], effects.HostScalar):
+        # a Python number computed in the graph (`float(x)`, a `mutable()` int) is an instance of its Python type
+        return call_python(fn, [args[0].py_type(), args[1]], kwargs)
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
         return call_python(fn, args, kwargs)
     return run_library(ctx, fn, args, kwargs)

@@ -164,6 +164,8 @@ def _pair(a, b, where, out1: list, out2: list):
                 return ("c", a)
         except Exception:  # noqa: BLE001
             pass
+        else:  # two unequal constants of one type (dtypes, strings): the program specialised on the branch taken
+            raise _shape_join_error(a, b, where)
     raise _type_join_error(a, b, where)
 
 
@@ -180,8 +182,9 @@ def _joined_scalar_type(a: type, b: type) -> type:
     return a if a is b else float if float in (a, b) else int
 
 
-def _typed(template) -> list:
-    """The Python scalar type of each leaf of a join or loop template (None for a Tensor), in walking order."""
+def leaf_scalar_types(template) -> list:
+    """The Python scalar type of each leaf of a template (None for a Tensor), in walking order: a join's or loop's,
+    or a graph's inputs (`mutable()` scalars)."""
     found: list = []
 
     def walk(t):
@@ -198,7 +201,9 @@ def _typed(template) -> list:
 def _rebuild(template, results) -> object:
     """`unflatten` of a join's results, where a leaf typed as a Python scalar is a `HostScalar` (it leaves the
     graph as that Python number, as in PyNative: `n = 1 if x.sum() > 0 else 2` is an int)."""
-    leaves = (r if t is None else HostScalar.of(r, t) for r, t in zip(results, _typed(template), strict=True))
+    leaves = (
+        r if t is None else HostScalar.of(r, t) for r, t in zip(results, leaf_scalar_types(template), strict=True)
+    )
     return unflatten(template, iter(leaves), wrap=lambda v: v if isinstance(v, Tensor) else Tensor._wrap(v))
 
 

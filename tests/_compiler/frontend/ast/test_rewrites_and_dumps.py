@@ -21,7 +21,7 @@ from kiln._compiler.frontend.ast.rewrites import (
     op_of,
     optimize,
 )
-from tests._compiler.frontend.ast.modes import MODES, compiled
+from tests._compiler.frontend.ast.modes import MODES, Wrap, compiled
 
 
 def _ops(pf):
@@ -262,3 +262,18 @@ def test_ms_dev_save_graphs_set_after_import_dumps_the_next_compile(tmp_path, mo
     monkeypatch.delenv("MS_DEV_SAVE_GRAPHS")
     jit(twice)(Tensor(np.arange(4, dtype=np.float32)))
     assert len(os.listdir(tmp_path / "env")) == len(files)  # off again: nothing more written
+
+
+def test_ms_dev_dump_ir_passes_writes_only_the_named_stages(tmp_path, monkeypatch):
+    # MS_DEV_DUMP_IR_PASSES names parts of the dump files' names, comma-separated; other stages are not written
+    monkeypatch.setenv("MS_DEV_SAVE_GRAPHS", "1")
+    monkeypatch.setenv("MS_DEV_SAVE_GRAPHS_PATH", str(tmp_path))
+    monkeypatch.setenv("MS_DEV_DUMP_IR_PASSES", "_validate,lower")
+
+    def plus_one(v):
+        return v + 1
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    np.testing.assert_allclose(Wrap(plus_one)(Tensor([1.0, 2.0])).asnumpy(), [2.0, 3.0])
+    stages = sorted(f.split("_", 1)[1].split("_Wrap")[0] for f in os.listdir(tmp_path))
+    assert stages == ["lower", "tensor_validate"], os.listdir(tmp_path)
