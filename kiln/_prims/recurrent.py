@@ -6,8 +6,11 @@ flat in the length, step time linear). The step functions are named in `STEPS`, 
 declares its step there and shares the primitive.
 
 A bidirectional layer's two directions run in the same loop, batched along a direction axis: half the
-loops to compile (a 2-layer bidirectional LSTM's train step: 4 while loops instead of 8, 42% less XLA compile
-CPU time) for the same step time (each iteration does twice the work).
+loops to compile. The LSTM step's pullback is written out (`_lstm_step_vjp`): the forward loop keeps four
+arrays of gradient factors per step where the backend's vjp kept eleven activations, and the reverse loop
+only multiplies. Together, on the gradient of a 2-layer bidirectional LSTM(32, 32), batch 4, length 500
+(jax.jit with Kiln's CPU options, interleaved with one loop per direction and the backend's vjp): 4 while
+loops instead of 8, HLO 1,670 lines instead of 3,263, XLA compile CPU about 0.7x, steady step 0.69-0.76x.
 
 The derivative is written out (`_time_loop`): the backend's own reverse of a scan would add each step's
 weight gradient `dgh_t^T h_t` to a carried (gates x hidden) sum, one small product per step; here the
@@ -37,6 +40,32 @@ def _lstm_step(carry, gates_x, gh):
     return lax.logistic(o) * jnp.tanh(c), c
 
 
+def _lstm_step_vjp(carry, gates_x, gh):
+    """`_lstm_step` and its pullback, a pytree of four arrays: the factors that scale each gradient.
+
+    The backend's vjp keeps about twice as many arrays, each written by the loop at every step. The factors
+    are products of the activations computed here, so the pullback only multiplies: a product inside it would
+    be computed by a loop of its own whenever the reverse loop is differentiated (forward mode).
+    """
+    c = carry[1]
+    i, f, g, o = jnp.split(gates_x + gh, 4, axis=-1)
+    i, f, g, o = lax.logistic(i), lax.logistic(f), jnp.tanh(g), lax.logistic(o)
+    c_new = f * c + i * g
+    tanh_c = jnp.tanh(c_new)
+    # d c_new / d (i, f, g) pre-activations, d h / d o pre-activation, d h / d c_new
+    to_ifg = jnp.concatenate([g * i * (1 - i), c * f * (1 - f), i * (1 - g * g)], axis=-1)
+    to_o, to_c = tanh_c * o * (1 - o), o * (1 - tanh_c * tanh_c)
+    return (o * tanh_c, c_new), jax.tree_util.Partial(_lstm_pullback, to_ifg, to_o, to_c, f)
+
+
+def _lstm_pullback(to_ifg, to_o, to_c, f, cotangents):
+    """Gradients (of h and c, gates_x, gh) of one LSTM step from its factors; linear in `cotangents`."""
+    d_h, d_c = cotangents
+    d_c_new = d_c + d_h * to_c
+    d_gates = jnp.concatenate([jnp.tile(d_c_new, 3) * to_ifg, d_h * to_o], axis=-1)
+    return (jnp.zeros_like(d_h), d_c_new * f), d_gates, d_gates
+
+
 def _gru_step(carry, gates_x, gh):
     h, c = carry
     i_r, i_z, i_n = jnp.split(gates_x, 3, axis=-1)
@@ -61,6 +90,10 @@ STEPS = {
 }
 
 
+# Steps with a hand-written vjp: the step's new state and its pullback, a pytree of the activations it keeps.
+STEP_VJPS = {_lstm_step: _lstm_step_vjp}
+
+
 def _live_steps(steps: int, seq_length):
     """(T, N, 1) booleans: whether each sample is still running at each step."""
     return (jnp.arange(steps, dtype=seq_length.dtype)[:, None] < seq_length)[:, :, None]
@@ -83,7 +116,7 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
         g, live = inputs
         gh = jnp.einsum("dnh,dgh->dng", carry[0], w_hh) + b_hh[:, None, :]
         if save:
-            (h, c), pull = jax.vjp(step, carry, g, gh)
+            (h, c), pull = STEP_VJPS[step](carry, g, gh) if step in STEP_VJPS else jax.vjp(step, carry, g, gh)
         else:
             (h, c), pull = step(carry, g, gh), None
         new = (jnp.where(live, h, carry[0]), jnp.where(live, c, carry[1]))
@@ -110,6 +143,8 @@ def _loop_bwd(loop, saved, cotangents):
     hs, pulls, w_hh, lives = saved
     d_ys, d_h, d_c = cotangents
 
+    shared = []  # whether a step's gradient of gates_x is the same array as that of gh (an LSTM or RNN step)
+
     def body(carry, inputs):
         d_h, d_c = carry
         d_y, pull, live = inputs
@@ -118,12 +153,15 @@ def _loop_bwd(loop, saved, cotangents):
         # a finished sample passes its state's gradient through unchanged
         d_h_prev = jnp.where(live, zero, d_h) + d_h_step + jnp.einsum("dng,dgh->dnh", d_gh, w_hh)
         d_c_prev = jnp.where(live, zero, d_c) + d_c_step
-        return (d_h_prev, d_c_prev), (d_g, d_gh)
+        shared.append(d_g is d_gh)
+        return (d_h_prev, d_c_prev), (None if d_g is d_gh else d_g, d_gh)
 
     # the masks at the gradients' full shape: a broadcast inside the body would be recomputed by a loop of its
     # own whenever this loop is differentiated
     lives = jnp.broadcast_to(lives, d_ys.shape)
     (d_h0, d_c0), (d_gates_x, d_ghs) = lax.scan(body, (d_h, d_c), (d_ys, pulls, lives), reverse=not loop[1])
+    if shared[0]:  # the step's pullback gave one array for both: the loop kept it once
+        d_gates_x = d_ghs
     d_w_hh = jnp.einsum("tdng,tdnh->dgh", d_ghs, hs)  # every step's weight gradient in one product
     return d_gates_x, d_h0, d_c0, d_w_hh, d_ghs.sum((0, 2)), None
 
