@@ -1,5 +1,6 @@
 """RecurrentScan's written-out derivative: the same gradients as the backend's reverse of the plain scan, in
-reverse mode, forward mode and second order, with `seq_length` masking, for every step kind."""
+reverse mode, forward mode and second order, with `seq_length` masking, for every step kind; a bidirectional
+layer's two directions batched in one loop give what each direction gives alone."""
 
 from __future__ import annotations
 
@@ -28,6 +29,12 @@ def _plain_scan(x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode):
     return ys, h, c
 
 
+def _one_direction(x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode, reverse=False):
+    """One direction through `_recurrent_scan` (whose states carry a direction axis)."""
+    ys, h, c = _recurrent_scan(x, seq_length, h0[None], c0[None], w_ih, w_hh, b_ih, b_hh, mode=mode, reverse=(reverse,))
+    return ys, h[0], c[0]
+
+
 def _inputs(mode):
     rng = np.random.default_rng(0)
     g = _GATES[mode] * H
@@ -42,7 +49,7 @@ def _inputs(mode):
 
 def _loss(scan, mode, seq_length, probes):
     def loss(*diff):
-        ys, h, c = scan(*diff, seq_length, mode=mode) if scan is _recurrent_scan else scan(*diff, seq_length, mode)
+        ys, h, c = scan(*diff, seq_length, mode)
         return (ys * probes[0]).sum() + (h * probes[1]).sum() + (jnp.tanh(c) * probes[2]).sum()
 
     return loss
@@ -56,7 +63,7 @@ def _close(a, b):
 @pytest.mark.parametrize("mode", sorted(STEPS))
 def test_values_and_reverse_gradients_match_the_plain_scan(mode):
     diff, seq_length, probes = _inputs(mode)
-    new, ref = _loss(_recurrent_scan, mode, seq_length, probes), _loss(_plain_scan, mode, seq_length, probes)
+    new, ref = _loss(_one_direction, mode, seq_length, probes), _loss(_plain_scan, mode, seq_length, probes)
     argnums = tuple(range(len(diff)))
     _close(jax.value_and_grad(new, argnums)(*diff), jax.value_and_grad(ref, argnums)(*diff))
     assert float(jnp.abs(jax.grad(new, 1)(*diff)[2]).sum()) > 0  # a finished sample's state still has a gradient
@@ -65,7 +72,7 @@ def test_values_and_reverse_gradients_match_the_plain_scan(mode):
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 def test_forward_mode_and_second_order_match_the_plain_scan(mode):
     diff, seq_length, probes = _inputs(mode)
-    new, ref = _loss(_recurrent_scan, mode, seq_length, probes), _loss(_plain_scan, mode, seq_length, probes)
+    new, ref = _loss(_one_direction, mode, seq_length, probes), _loss(_plain_scan, mode, seq_length, probes)
     tangents = tuple(jnp.ones_like(d) * 0.1 for d in diff)
     _close(jax.jvp(new, diff, tangents), jax.jvp(ref, diff, tangents))
     h0 = diff[1]
@@ -95,10 +102,45 @@ def test_a_reverse_loop_equals_the_loop_over_each_reversed_sequence(mode):
     diff, seq_length, probes = _inputs(mode)
 
     def new(*args):
-        return _recurrent_scan(*args[:-1], mode=args[-1], reverse=True)
+        return _one_direction(*args, reverse=True)
 
     argnums = tuple(range(len(diff)))
     loss, ref = _loss(new, mode, seq_length, probes), _loss(_plain_reverse_scan, mode, seq_length, probes)
+    _close(jax.value_and_grad(loss, argnums)(*diff), jax.value_and_grad(ref, argnums)(*diff))
+    tangents = tuple(jnp.ones_like(d) * 0.1 for d in diff)
+    _close(jax.jvp(loss, diff, tangents), jax.jvp(ref, diff, tangents))
+
+
+def _both_directions(x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode):
+    """A bidirectional layer in one loop; the backward direction's weights are the forward's, scaled."""
+    back = (w_ih * 0.7, w_hh * -0.9, b_ih * 1.3, b_hh * 0.5)
+    ys, h, c = _recurrent_scan(
+        x, seq_length, jnp.stack([h0, -h0]), jnp.stack([c0, c0 * 0.5]), w_ih, w_hh, b_ih, b_hh, *back, mode=mode,
+        reverse=(False, True),
+    )  # fmt: skip
+    return ys, h, c
+
+
+def _directions_apart(x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode):
+    """The same two directions, each in a loop of its own (the reference)."""
+    back = (w_ih * 0.7, w_hh * -0.9, b_ih * 1.3, b_hh * 0.5)
+    forward = _one_direction(x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length, mode)
+    backward = _one_direction(x, -h0, c0 * 0.5, *back, seq_length, mode, reverse=True)
+    return (
+        jnp.concatenate([forward[0], backward[0]], -1),
+        jnp.stack([forward[1], backward[1]]),
+        jnp.stack([forward[2], backward[2]]),
+    )
+
+
+@pytest.mark.parametrize("mode", sorted(STEPS))
+def test_both_directions_in_one_loop_equal_each_direction_alone(mode):
+    diff, seq_length, (probe_ys, probe_h, probe_c) = _inputs(mode)
+    probes = (jnp.concatenate([probe_ys, probe_ys[::-1] * 0.5], -1), jnp.stack([probe_h, -probe_h]),
+              jnp.stack([probe_c, probe_c * 2]))  # fmt: skip
+    loss = _loss(_both_directions, mode, seq_length, probes)
+    ref = _loss(_directions_apart, mode, seq_length, probes)
+    argnums = tuple(range(len(diff)))
     _close(jax.value_and_grad(loss, argnums)(*diff), jax.value_and_grad(ref, argnums)(*diff))
     tangents = tuple(jnp.ones_like(d) * 0.1 for d in diff)
     _close(jax.jvp(loss, diff, tangents), jax.jvp(ref, diff, tangents))

@@ -153,7 +153,7 @@ def test_graph_equals_pynative(how, mode):
         np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-4, atol=1e-5)
 
 
-def test_one_loop_equation_per_direction_whatever_the_length():
+def test_one_loop_equation_per_layer_whatever_the_length():
     layer = _layer("LSTM", num_layers=2, bidirectional=True)
 
     def equations(steps):
@@ -164,7 +164,7 @@ def test_one_loop_equation_per_direction_whatever_the_length():
         return len(names), names.count("RecurrentScan")
 
     short, long = equations(3), equations(40)
-    assert short == long and short[1] == 4  # 2 layers x 2 directions, one scan each
+    assert short == long and short[1] == 2  # 2 layers, one scan each running both directions
 
 
 def test_cells_step_as_before():

@@ -5,9 +5,10 @@ Parameter names, shapes, order and initialisation are MindSpore's: `weight_ih_l{
 weights, then the biases), `weight_ih` / `weight_hh` / `bias_ih` / `bias_hh` for the cells, all drawn from
 U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)). Gate order: LSTM (i, f, g, o), GRU (r, z, n).
 
-A layer's time loop is one `RecurrentScan` primitive per layer and direction (the backend's scan): compiled
-once whatever the sequence length, the same in PyNative and in graph mode, differentiated as a loop;
-`seq_length` freezes each sample's state after its length and zeroes its later outputs.
+A layer's time loop is one `RecurrentScan` primitive per layer (the backend's scan; a bidirectional layer's
+two directions advance together in it, one batched step per time step): compiled once whatever the sequence
+length, the same in PyNative and in graph mode, differentiated as a loop; `seq_length` freezes each
+sample's state after its length and zeroes its later outputs.
 """
 
 from __future__ import annotations
@@ -183,20 +184,25 @@ class _RNNBase(Cell):
             return (*cast, ops.cast(self.b_ih_list[k], dtype), ops.cast(self.b_hh_list[k], dtype))
         return (*cast, None, None)
 
-    def _direction(self, x, state, seq_length, weights, reverse: bool):
-        """Run one direction over time-major x as one RecurrentScan; returns (outputs (T, N, H), final state).
+    def _layer(self, x, state, seq_length, layer: int):
+        """Run every direction of `layer` over time-major x as one RecurrentScan.
 
-        The backward direction (`reverse`) runs each sample's steps from its last to its first in the loop
-        itself: no reversed copy of the input or the outputs (nor their gradients) is made.
+        Returns (outputs (T, N, D * H), final h (D, N, H), final c (D, N, H); c is zeros for RNN and GRU).
+        The directions advance together, one batched step per time step; the backward direction runs each
+        sample's steps from its last to its first in the loop itself.
         """
-        w_ih, w_hh, b_ih, b_hh = weights
-        if b_ih is None:  # adding zero leaves every value as it is
-            b_ih, b_hh = ops.zeros((w_ih.shape[0],), x.dtype), ops.zeros((w_hh.shape[0],), x.dtype)
+        first = layer * self.num_directions
+        weights = []
+        for k in range(first, first + self.num_directions):
+            w_ih, w_hh, b_ih, b_hh = self._weights(k, x.dtype)
+            if b_ih is None:  # adding zero leaves every value as it is
+                b_ih, b_hh = ops.zeros((w_ih.shape[0],), x.dtype), ops.zeros((w_hh.shape[0],), x.dtype)
+            weights += [w_ih, w_hh, b_ih, b_hh]
         h0, c0 = state if self.is_lstm else (state, ops.zeros_like(state))
         if seq_length is None:
             seq_length = ops.fill(mstype.int32, (x.shape[1],), x.shape[0])
-        ys, h, c = apply(prim("RecurrentScan"), (x, h0, c0, w_ih, w_hh, b_ih, b_hh, seq_length), (self.mode, reverse))
-        return ys, ((h, c) if self.is_lstm else h)
+        reverse = (False, True)[: self.num_directions]
+        return apply(prim("RecurrentScan"), (x, seq_length, h0, c0, *weights), (self.mode, reverse))
 
     def construct(self, x, hx=None, seq_length=None):
         cls = type(self).__name__
@@ -223,26 +229,21 @@ class _RNNBase(Cell):
         layer_in = x
         h_n, c_n = [], []
         for layer in range(self.num_layers):
-            outs = []
-            for direction in range(self.num_directions):
-                k = layer * self.num_directions + direction
-                state = (hx[0][k], hx[1][k]) if self.is_lstm else hx[k]
-                out, final = self._direction(layer_in, state, seq_length, self._weights(k, x.dtype), direction == 1)
-                outs.append(out)
-                if self.is_lstm:
-                    h_n.append(final[0])
-                    c_n.append(final[1])
-                else:
-                    h_n.append(final)
-            output = outs[0] if len(outs) == 1 else ops.concat(outs, 2)
+            first = layer * self.num_directions
+            last = first + self.num_directions
+            state = (hx[0][first:last], hx[1][first:last]) if self.is_lstm else hx[first:last]
+            output, h, c = self._layer(layer_in, state, seq_length, layer)
+            h_n.append(h)
+            c_n.append(c)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 output = ops.dropout(output, float(self.dropout))
             layer_in = output
         if self.batch_first:
             output = ops.swapaxes(output, 0, 1)
+        h_n = h_n[0] if len(h_n) == 1 else ops.concat(h_n, 0)
         if self.is_lstm:
-            return output, (ops.stack(h_n), ops.stack(c_n))
-        return output, ops.stack(h_n)
+            return output, (h_n, c_n[0] if len(c_n) == 1 else ops.concat(c_n, 0))
+        return output, h_n
 
 
 class RNN(_RNNBase):
