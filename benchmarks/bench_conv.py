@@ -78,12 +78,18 @@ RESNET = [  # batch 8 here; `--batch` (default 32) replaces it
     ("r50 s4 3x3 512->512 @7", 8, 512, 7, 512, 3, 1, 1),
     ("r50 s4 1x1 512->2048 @7", 8, 512, 7, 2048, 1, 1, 0),
 ]
+# jaxlib 0.10.2's XLA hands dots and NHWC convolutions to YNNPACK by default (`__ynn_fusion` in the optimised HLO;
+# a channels-first convolution gets a transpose in and out); its library-fusion flags take LIBRARY_FUSION_TYPE_*
+# values (DOT, ELTWISE, REDUCE, INDIVIDUAL_DOT, INDIVIDUAL_CONVOLUTION), and an empty YNN list turns YNNPACK off.
 XLA_FLAG_SETS = [
     "--xla_cpu_use_thunk_runtime=false",
     "--xla_cpu_use_onednn=true",
     "--xla_cpu_experimental_onednn_custom_call=true",
+    "--xla_cpu_experimental_onednn_fusion_type=LIBRARY_FUSION_TYPE_INDIVIDUAL_CONVOLUTION",
     "--xla_cpu_use_xnnpack=true",
-    "--xla_cpu_experimental_xnn_fusion_type=XNN_FUSION_TYPE_DOT,XNN_FUSION_TYPE_ELTWISE",
+    "--xla_cpu_experimental_xnn_fusion_type=LIBRARY_FUSION_TYPE_INDIVIDUAL_CONVOLUTION",
+    "--xla_cpu_experimental_xnn_graph_fusion_mode=XNN_GRAPH_FUSION_MODE_GREEDY",
+    "--xla_cpu_experimental_ynn_fusion_type=",
     "--xla_cpu_multi_thread_eigen=false",
     "--xla_cpu_enable_fast_math=true",
 ]
