@@ -181,8 +181,10 @@ def _forward(x, w, stride, pads, dilation, group, data_format):
 # stacked into columns, their gradients a scatter-add of the columns) was at best level with XLA's convolution
 # on LeNet5's and ResNet-50's layers, and slower in LeNet5's step: its second layer's input gradient as a dot +
 # col2im took the step 1.31-1.45x, its weight gradient as patches^T @ dout 1.10x, NHWC convolutions between
-# transposes 1.04-1.13x (an interleaved experiment, session 8 of issue 22). So their gradients stay XLA's
-# (`_conv_vjp`); autodiff of the shifted sum is slower still.
+# transposes 1.04-1.13x (an interleaved experiment, session 8 of issue 22). So the shifted sum's gradients stay
+# XLA's (`_conv_vjp`); autodiff of the shifted sum is slower still. (Session 10: the forward as im2col + a batched
+# dot in NCHW was 0.3-0.6x XLA's on ResNet-50's 3x3 layers and LeNet5's second layer; only the weight gradient of
+# large layers moved to dots, `dot_directions` below.)
 SHIFTED_MAX_TERMS = 75  # input channels per group x kernel taps
 _REWRITTEN_DTYPES = ("float32", "float64")  # half precision keeps XLA's wider accumulation
 
