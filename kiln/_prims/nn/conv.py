@@ -508,27 +508,21 @@ def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format)
     The dilation is written out with an interior pad instead of the convolution's
     lhs_dilation: XLA's CPU simplifier aborts the process on some convolutions that
     combine lhs_dilation with a kernel larger than the input (jax 0.10 / XLA 2026),
-    which jax's own transpose rules produce for strided convolutions. On the CPU a
-    kernel no larger than the input keeps lhs_dilation: written out, the convolution
-    also multiplies the zeros (ResNet-50's 3x3 / 2 input gradient at batch 32 ran at
-    15% of the matmul GFLOP/s against 60% with lhs_dilation, same bench_conv run).
+    which jax's own transpose rules produce for strided convolutions.
     """
     nd = len(lhs_dilation)
-    kernel_fits = all(d * (k - 1) + 1 <= n for n, k, d in zip(_spatial(x, data_format), w.shape[2:], rhs_dilation))
-    if any(s > 1 for s in lhs_dilation) and not (default_platform() == "cpu" and kernel_fits):
+    if any(s > 1 for s in lhs_dilation):
         first = 1 if data_format in _CHANNELS_LAST else 2
         config = [(0, 0, 0)] * x.ndim
         for i, (s, (lo, hi)) in enumerate(zip(lhs_dilation, padding)):
             config[first + i] = (lo, hi, s - 1)
         x = lax.pad(x, jnp.zeros((), x.dtype), config)
         padding = [(0, 0)] * nd
-        lhs_dilation = (1,) * nd
     return lax.conv_general_dilated(
         x,
         w.astype(x.dtype),
         (1,) * nd,
         padding,
-        lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation,
         feature_group_count=group,
         dimension_numbers=_specs(nd, data_format),

@@ -308,20 +308,6 @@ def test_conv2d_lowers_large_pointwise_layers_to_dots_on_cpu(monkeypatch):
     assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
 
 
-@pytest.mark.parametrize("platform", ["cpu", "gpu"])
-def test_strided_input_gradient_keeps_lhs_dilation_on_cpu_when_the_kernel_fits(platform, monkeypatch):
-    monkeypatch.setattr(conv, "default_platform", lambda: platform)
-    attrs = {"stride": (2, 2), "pad_mode": "pad", "pad": (1, 1, 1, 1)}
-    for x_shape, w_shape, fits in [((2, 3, 9, 8), (4, 3, 3, 3), True), ((2, 3, 5, 5), (4, 3, 5, 5), False)]:
-        _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, "NCHW")
-        x, w = _data(x_shape, w_shape)
-        out = conv.Conv2D.impl(x, w, None, data_format="NCHW", dilation=(1, 1), group=1, **attrs)
-        kw = {"data_format": "NCHW", "dilation": (1, 1), "group": 1, "out": None, **attrs}
-        ops_ = _lowered_ops(lambda a, b, g, kw=kw: conv.Conv2D.custom_vjp(a, b, None, dout=g, **kw)[0], x, w, out)
-        # an interior pad writes the zeros out: only where XLA could abort (a kernel larger than the input) or off CPU
-        assert ("pad" in ops_) == (platform == "gpu" or not fits)
-
-
 # ---- transposed convolutions whose kernels tile the output (UNet's 2x2 / 2 upsampling) -----------------
 # (primitive, x shape, weight shape (C_in, C_out, *k), attrs, data_format)
 TILING_CASES = [
