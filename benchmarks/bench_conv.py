@@ -1,6 +1,7 @@
 """Convolution lowerings on the CPU: XLA's convolution against im2col + one dot, per layer and direction.
 
-    python -m benchmarks.bench_conv [--layers lenet,thin,resnet] [--only xla_nchw,shifted] [--repeat 5] [--flags]
+    python -m benchmarks.bench_conv [--layers lenet,thin,resnet] [--only xla_nchw,shifted] [--batch 32]
+        [--repeat 5] [--flags]
     python -m benchmarks.bench_conv --step [--repeat 9]
     python -m benchmarks.bench_conv --pool [--repeat 9]
     python -m benchmarks.bench_conv --transpose [--repeat 3]
@@ -8,8 +9,8 @@
 Pure JAX, one process, every candidate's rounds interleaved with the others' and with a
 (512x512)@(512x512) float32 dot, so each figure is also printed as a fraction of the matmul
 GFLOP/s measured beside it (load-independent on a shared machine). For each conv layer of
-LeNet5 (batch 32) and of ResNet-50's stages (batch 8 at 56/28/14/7), forward, input gradient
-and weight gradient of:
+LeNet5 (batch 32) and of ResNet-50's stages (at 56/28/14/7; batch `--batch`, default 32 as issue 22 asks),
+forward, input gradient and weight gradient of:
 
 - kiln: Kiln's Conv2D primitive as it lowers on this platform (`kiln._prims.nn.conv`), its gradients its own;
 - xla_nchw: `lax.conv_general_dilated` in NCHW/OIHW (gradients by `jax.vjp`);
@@ -37,6 +38,9 @@ CPU time (all threads; steadier than wall time on a loaded machine) and the fast
 
 `--flags` reruns the XLA candidates in subprocesses under each XLA CPU flag this jaxlib accepts
 (flags are read when jax is imported) and prints their ratios to the matmul of their own process.
+After the per-direction lines, a table per layer and candidate of forward + backward (the three directions'
+FLOPs over their summed times) GFLOP/s and its fraction of the matmul's, and a final line: how many layers meet
+the target with Kiln's lowering.
 Target (issue 22): every layer forward + backward at >= 50% of the matmul GFLOP/s.
 """
 
@@ -62,7 +66,7 @@ THIN = [  # the shapes the shifted-slice lowering is for, at and beyond its thre
     ("depthwise 3x3 x64 @56", 8, 64, 56, 64, 3, 1, 1, 64),
     ("depthwise 5x5 x128 @28", 8, 128, 28, 128, 5, 1, 2, 128),
 ]
-RESNET = [
+RESNET = [  # batch 8 here; `--batch` (default 32) replaces it
     ("r50 s1 1x1 64->256 @56", 8, 64, 56, 256, 1, 1, 0),
     ("r50 s1 1x1 256->64 @56", 8, 256, 56, 64, 1, 1, 0),
     ("r50 s1 3x3 64->64 @56", 8, 64, 56, 64, 3, 1, 1),
@@ -74,12 +78,18 @@ RESNET = [
     ("r50 s4 3x3 512->512 @7", 8, 512, 7, 512, 3, 1, 1),
     ("r50 s4 1x1 512->2048 @7", 8, 512, 7, 2048, 1, 1, 0),
 ]
+# jaxlib 0.10.2's XLA hands dots and NHWC convolutions to YNNPACK by default (`__ynn_fusion` in the optimised HLO;
+# a channels-first convolution gets a transpose in and out); its library-fusion flags take LIBRARY_FUSION_TYPE_*
+# values (DOT, ELTWISE, REDUCE, INDIVIDUAL_DOT, INDIVIDUAL_CONVOLUTION), and an empty YNN list turns YNNPACK off.
 XLA_FLAG_SETS = [
     "--xla_cpu_use_thunk_runtime=false",
     "--xla_cpu_use_onednn=true",
     "--xla_cpu_experimental_onednn_custom_call=true",
+    "--xla_cpu_experimental_onednn_fusion_type=LIBRARY_FUSION_TYPE_INDIVIDUAL_CONVOLUTION",
     "--xla_cpu_use_xnnpack=true",
-    "--xla_cpu_experimental_xnn_fusion_type=XNN_FUSION_TYPE_DOT,XNN_FUSION_TYPE_ELTWISE",
+    "--xla_cpu_experimental_xnn_fusion_type=LIBRARY_FUSION_TYPE_INDIVIDUAL_CONVOLUTION",
+    "--xla_cpu_experimental_xnn_graph_fusion_mode=XNN_GRAPH_FUSION_MODE_GREEDY",
+    "--xla_cpu_experimental_ynn_fusion_type=",
     "--xla_cpu_multi_thread_eigen=false",
     "--xla_cpu_enable_fast_math=true",
 ]
@@ -153,19 +163,29 @@ def candidates(jax, layer, only):
     return {name: make() for name, make in table.items() if name in only}
 
 
+def with_batch(layers, batch: int) -> list:
+    """The layers with their batch replaced by `batch`."""
+    return [(layer[0], batch, *layer[2:]) for layer in layers]
+
+
 def layer_flop(layer) -> int:
     _, n, c, size, o, k, s, p, g = (*layer, 1)[:9]
     out = (size + 2 * p - k) // s + 1
     return 2 * n * out * out * o * (c // g) * k * k
 
 
+TARGET_FRACTION = 0.5  # issue 22: forward + backward at >= 50% of the matmul GFLOP/s
+
+
 def run_layers(layers, only, repeat):
-    """Print one line per layer and direction: each candidate's GFLOP/s and its fraction of the matmul's."""
+    """Print one line per layer and direction: each candidate's GFLOP/s and its fraction of the matmul's; then
+    forward + backward per layer and how many layers meet `TARGET_FRACTION` with Kiln's lowering."""
     import jax  # noqa: PLC0415  (after XLA_FLAGS is final)
 
     a = jax.numpy.ones((512, 512), np.float32)
     dot = jax.jit(lambda u: u @ u)
     print(f"{'layer':30s} {'dir':3s} " + " ".join(f"{name:>17s}" for name in only) + "   matmul GFLOP/s")
+    totals = {}  # layer name -> {candidate: summed seconds of the three directions}, and "matmul512": seconds
     for layer in layers:
         flop = layer_flop(layer)
         number = max(1, min(50, int(3e7 // flop)))
@@ -174,6 +194,9 @@ def run_layers(layers, only, repeat):
             cases = {name: fns[d] for name, fns in table.items()}
             cases["matmul512"] = lambda: dot(a)
             times = measure_interleaved(cases, number=number, repeat=repeat, warmup=2)
+            summed = totals.setdefault(layer[0], {})
+            for name, t in times.items():
+                summed[name] = summed.get(name, 0.0) + t
             peak = MATMUL_FLOP / times.pop("matmul512") / 1e9
             cells = []
             for name in only:
@@ -183,6 +206,28 @@ def run_layers(layers, only, repeat):
                 else:
                     cells.append(f"{'-':>17s}")
             print(f"{layer[0]:30s} {direction:3s} " + " ".join(cells) + f"   {peak:6.1f}", flush=True)
+    print_fwd_bwd(layers, only, totals)
+
+
+def print_fwd_bwd(layers, only, totals) -> None:
+    """Per layer, forward + backward GFLOP/s (3x the forward's FLOPs over the three directions' summed times)."""
+    print(f"\nforward + backward, GFLOP/s (fraction of the matmul's); target >= {TARGET_FRACTION:.0%}")
+    print(f"{'layer':30s}     " + " ".join(f"{name:>17s}" for name in only) + "   matmul GFLOP/s")
+    met = 0
+    for layer in layers:
+        summed = totals[layer[0]]
+        peak = 3 * MATMUL_FLOP / summed["matmul512"] / 1e9
+        cells = []
+        for name in only:
+            if name not in summed:
+                cells.append(f"{'-':>17s}")
+                continue
+            rate = 3 * layer_flop(layer) / summed[name] / 1e9
+            cells.append(f"{rate:7.1f} ({rate / peak:5.0%})")
+            met += name == "kiln" and rate / peak >= TARGET_FRACTION
+        print(f"{layer[0]:30s} f+b " + " ".join(cells) + f"   {peak:6.1f}", flush=True)
+    if "kiln" in only:
+        print(f"layers at >= {TARGET_FRACTION:.0%} of the matmul with Kiln's lowering: {met} of {len(layers)}")
 
 
 def lenet_step(jax, first_conv: str, pooling: str):
@@ -378,6 +423,7 @@ def sweep_flags(args) -> None:
         env = dict(os.environ, XLA_FLAGS=flags)
         print(f"\n--- XLA_FLAGS={flags!r}", flush=True)
         cmd = [sys.executable, "-m", "benchmarks.bench_conv", "--layers", args.layers, "--repeat", str(args.repeat)]
+        cmd += ["--batch", str(args.batch)]
         cmd += ["--only", "kiln,xla_nchw,xla_nhwc,shifted"]
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         if proc.returncode:
@@ -393,6 +439,7 @@ def main() -> None:
         "--only", default="kiln,xla_nchw,xla_nhwc,patches,im2col,shifted,matmul", help="candidates to run"
     )
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--batch", type=int, default=32, help="batch of the ResNet-50 layers")
     parser.add_argument("--flags", action="store_true", help="also sweep XLA CPU flags in subprocesses")
     parser.add_argument("--step", action="store_true", help="time the LeNet5 train step per lowering choice instead")
     parser.add_argument("--pool", action="store_true", help="time max pooling forward + gradient instead")
@@ -405,9 +452,8 @@ def main() -> None:
     if args.step or args.pool:
         run_step(args.repeat) if args.step else run_pool(args.repeat)
         return
-    layers = [
-        layer for group in args.layers.split(",") for layer in {"lenet": LENET, "thin": THIN, "resnet": RESNET}[group]
-    ]
+    groups = {"lenet": LENET, "thin": THIN, "resnet": with_batch(RESNET, args.batch)}
+    layers = [layer for group in args.layers.split(",") for layer in groups[group]]
     print("GFLOP/s (fraction of the 512^3 matmul's GFLOP/s in the same rounds)")
     run_layers(layers, args.only.split(","), args.repeat)
     if args.flags:

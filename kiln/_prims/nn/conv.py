@@ -181,8 +181,10 @@ def _forward(x, w, stride, pads, dilation, group, data_format):
 # stacked into columns, their gradients a scatter-add of the columns) was at best level with XLA's convolution
 # on LeNet5's and ResNet-50's layers, and slower in LeNet5's step: its second layer's input gradient as a dot +
 # col2im took the step 1.31-1.45x, its weight gradient as patches^T @ dout 1.10x, NHWC convolutions between
-# transposes 1.04-1.13x (an interleaved experiment, session 8 of issue 22). So their gradients stay XLA's
-# (`_conv_vjp`); autodiff of the shifted sum is slower still.
+# transposes 1.04-1.13x (an interleaved experiment, session 8 of issue 22). So the shifted sum's gradients stay
+# XLA's (`_conv_vjp`); autodiff of the shifted sum is slower still. (Session 10: the forward as im2col + a batched
+# dot in NCHW was 0.3-0.6x XLA's on ResNet-50's 3x3 layers and LeNet5's second layer; only the weight gradient of
+# large layers moved to dots, `dot_directions` below.)
 SHIFTED_MAX_TERMS = 75  # input channels per group x kernel taps
 _REWRITTEN_DTYPES = ("float32", "float64")  # half precision keeps XLA's wider accumulation
 
@@ -249,14 +251,156 @@ def shifted_conv(x, w, stride, pads, dilation, group):
     return total.reshape((n, c_out, *outs))
 
 
-# 1x1 convolutions stay XLA's: lowered as one dot (2-3x faster on ResNet-50's 1x1 layers in
-# `benchmarks/bench_conv.py`'s `matmul` column) the zoo MobileNetV2's BatchNorm state after three steps moved by up
-# to 11% from MindSpore 2.10's golden (tests/zoo/mobilenetv2), with its losses unchanged; not understood yet.
+# ---- CPU lowering of ungrouped channels-first 2-D convolutions as dots ------------------------------------
+# This XLA (jaxlib 0.10.2) hands a convolution to YNNPACK in NHWC: a channels-first one is transposed in and out
+# around it on every call, and its weight gradient (a convolution whose window is the whole image) runs at 2-8% of
+# the matmul GFLOP/s on ResNet-50's 56x56 layers. Written as dots over the channels, in NCHW, with the batch as
+# the dot's batch dimension (the weight broadcast over it), none of them needs a transpose. Measured at batch 32,
+# interleaved with a 512^3 matmul, as fractions of its GFLOP/s (load 14-16, 2026-11-28; /tmp probes of session 10
+# that `python -m benchmarks.bench_conv --layers resnet` repeats per layer):
+#   - 1x1, per-image output pixels P >= DOT_MIN_PIXELS (56x56, and 28x28 after a stride of 2): forward 41-60%
+#     against XLA's 12-26%, input gradient 31-74% against 14-24%, weight gradient 34-145% against 4-6%.
+#   - 1x1, P < DOT_MIN_PIXELS (14x14, 7x7): the batched dots fall to 5-48% (short rows); the forward and input
+#     gradient stay XLA's (43-59%); the weight gradient as one dot contracting batch and pixels 54-69% against
+#     16-24%.
+#   - kxk weight gradient, P >= DOT_MIN_PIXELS: one batched dot per kernel tap over that tap's strided window,
+#     summed over the batch: 3x3 at 56x56 13% against 3%, 128 /2 45% against 22%, 28x28 81% against 38%. Below it
+#     XLA's (3x3 at 14x14 and 7x7 within noise of it), and with fewer than TAP_MIN_CHANNELS input channels
+#     (LeNet5's first layer, 1 channel: 10% against 13%); kxk forward and input gradient stay XLA's (YNNPACK).
+# The GPU keeps XLA's convolution in every direction; float16/bfloat16 keep XLA's wider accumulation.
+DOT_MIN_PIXELS = 784  # per-image output pixels from which the batched dots beat XLA's convolution
+TAP_MIN_CHANNELS = 16  # input channels from which a kxk weight gradient's per-tap dots beat XLA's
+
+
+def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozenset[str]:
+    """Which directions of a convolution lower to dots on this platform (see the measured rule above).
+
+    Args:
+        x: the input (or its abstract value).
+        w: the weight (C_out, C_in / group, *kernel).
+        outs: the output's spatial sizes.
+        dilation: one int per spatial dimension.
+        group: the number of channel groups.
+        data_format: the input's layout.
+
+    Returns:
+        A subset of {"forward", "input", "weight"}: empty off the CPU, for grouped, dilated, channels-last, 1-D,
+        3-D or half-precision convolutions.
+    """
+    if not (
+        default_platform() == "cpu"
+        and group == 1
+        and data_format == "NCHW"
+        and len(outs) == 2
+        and all(d == 1 for d in dilation)
+        and x.dtype.name in _REWRITTEN_DTYPES
+    ):
+        return frozenset()
+    large = int(np.prod(outs)) >= DOT_MIN_PIXELS
+    if all(k == 1 for k in w.shape[2:]):
+        return frozenset(("forward", "input", "weight") if large else ("weight",))
+    return frozenset(("weight",) if large and w.shape[1] >= TAP_MIN_CHANNELS else ())
+
+
+def _tap_windows(x, kernel, stride, pads, outs):
+    """Each kernel tap's strided window of the zero-padded input (N, C, *outs), taps in row-major order."""
+    if any(lo or hi for lo, hi in pads):
+        x = lax.pad(x, jnp.zeros((), x.dtype), [(0, 0, 0), (0, 0, 0)] + [(lo, hi, 0) for lo, hi in pads])
+    n, c = x.shape[:2]
+    for offset in np.ndindex(*kernel):
+        limit = [n, c] + [i + s * (o - 1) + 1 for i, s, o in zip(offset, stride, outs, strict=True)]
+        yield lax.slice(x, [0, 0, *offset], limit, [1, 1, *stride])
+
+
+def _batched_weight_dot(w2, rows):
+    """(C_a, C_b) weight times rows (N, C_b, P) per image: (N, C_a, P), the weight broadcast over the batch."""
+    wb = jnp.broadcast_to(w2.astype(rows.dtype), (rows.shape[0], *w2.shape))
+    return lax.dot_general(wb, rows, (((2,), (1,)), ((0,), (0,))))
+
+
+def pointwise_conv(x, w, stride, pads, outs):
+    """A 1x1 channels-first 2-D convolution as one dot per image over the channels.
+
+    Args:
+        x: input (N, C, H, W).
+        w: weight (C_out, C, 1, 1).
+        stride: one int per spatial dimension.
+        pads: (lo, hi) per spatial dimension.
+        outs: the output's spatial sizes.
+
+    Returns:
+        (N, C_out, *outs), equal to `lax.conv_general_dilated` with the same arguments.
+    """
+    window = next(_tap_windows(x, (1, 1), stride, pads, outs))
+    rows = window.reshape(*window.shape[:2], -1)
+    return _batched_weight_dot(w.reshape(w.shape[:2]), rows).reshape(x.shape[0], w.shape[0], *outs)
+
+
+def pointwise_conv_input_grad(dout, w, stride, pads, sizes):
+    """The input gradient of `pointwise_conv`: the weight's transpose times dout per image, put back at the
+    strided positions of the padded input.
+
+    Args:
+        dout: the output's cotangent (N, C_out, *outs).
+        w: weight (C_out, C, 1, 1).
+        stride: one int per spatial dimension.
+        pads: (lo, hi) per spatial dimension.
+        sizes: the input's spatial sizes.
+
+    Returns:
+        (N, C, *sizes).
+    """
+    n, c_out = dout.shape[:2]
+    outs = dout.shape[2:]
+    grad = _batched_weight_dot(w.reshape(w.shape[:2]).T, dout.reshape(n, c_out, -1)).reshape(n, -1, *outs)
+    if any(s > 1 for s in stride) or any(lo or hi for lo, hi in pads):
+        padded = [size + lo + hi for size, (lo, hi) in zip(sizes, pads, strict=True)]
+        config = [(0, 0, 0), (0, 0, 0)]
+        config += [(0, p - s * (o - 1) - 1, s - 1) for p, s, o in zip(padded, stride, outs, strict=True)]
+        grad = lax.pad(grad, jnp.zeros((), grad.dtype), config)
+        grad = lax.slice(
+            grad,
+            [0, 0, *(lo for lo, _ in pads)],
+            [n, grad.shape[1], *(lo + size for (lo, _), size in zip(pads, sizes, strict=True))],
+        )
+    return grad
+
+
+def tap_weight_grad(x, dout, kernel, stride, pads):
+    """The weight gradient of an ungrouped channels-first 2-D convolution as one dot per kernel tap.
+
+    Args:
+        x: input (N, C, H, W).
+        dout: the output's cotangent (N, C_out, *outs).
+        kernel, stride: one int per spatial dimension.
+        pads: (lo, hi) per spatial dimension.
+
+    Returns:
+        (C_out, C, *kernel): for each tap, dout times that tap's strided input window, contracted over the
+        pixels per image and summed over the batch when an image has at least `DOT_MIN_PIXELS` output pixels
+        (long rows), contracted over batch and pixels in one dot otherwise.
+    """
+    n, c_out = dout.shape[:2]
+    outs = dout.shape[2:]
+    rows = dout.reshape(n, c_out, -1).astype(x.dtype)
+    batched = int(np.prod(outs)) >= DOT_MIN_PIXELS
+    taps = []
+    for window in _tap_windows(x, kernel, stride, pads, outs):
+        window = window.reshape(n, x.shape[1], -1)
+        if batched:
+            taps.append(lax.dot_general(rows, window, (((2,), (2,)), ((0,), (0,)))).sum(0))
+        else:
+            taps.append(lax.dot_general(rows, window, (((0, 2), (0, 2)), ((), ()))))
+    return jnp.stack(taps, axis=-1).reshape(c_out, x.shape[1], *kernel)
+
+
 def _conv_impl(nd):
     def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
         w = _squeeze_1d(w, nd)
-        pads, _ = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
-        if use_shifted_conv(x, w, group, data_format):
+        pads, outs = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
+        if "forward" in dot_directions(x, w, outs, dilation, group, data_format):
+            y = pointwise_conv(x, w, stride, pads, outs)
+        elif use_shifted_conv(x, w, group, data_format):
             y = shifted_conv(x, w, stride, pads, dilation, group)
         else:
             y = _forward(x, w, stride, pads, dilation, group, data_format)
@@ -266,16 +410,23 @@ def _conv_impl(nd):
 
 
 def _conv_vjp(nd):
-    """Gradients of a convolution: the input gradient is a transposed convolution (see `_dilated_conv`), the
-    weight gradient XLA's."""
+    """Gradients of a convolution: as dots where `dot_directions` says so; otherwise the input gradient is a
+    transposed convolution (see `_dilated_conv`), the weight gradient XLA's."""
 
     def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, data_format):
         w_full, w = w, _squeeze_1d(w, nd)
         sizes = _spatial(x, data_format)
-        pads, _ = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
-        dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
-        _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)
-        dw = pull(dout)[0]
+        pads, outs = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
+        dots = dot_directions(x, w, outs, dilation, group, data_format)
+        if "input" in dots:
+            dx = pointwise_conv_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))
+        else:
+            dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
+        if "weight" in dots:
+            dw = tap_weight_grad(x, dout, w.shape[2:], stride, pads)
+        else:
+            _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)
+            dw = pull(dout)[0]
         dx = dx.astype(x.dtype)
         dw = dw.reshape(w_full.shape).astype(w_full.dtype)
         db = None
@@ -358,6 +509,9 @@ def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format)
     lhs_dilation: XLA's CPU simplifier aborts the process on some convolutions that
     combine lhs_dilation with a kernel larger than the input (jax 0.10 / XLA 2026),
     which jax's own transpose rules produce for strided convolutions.
+    On the CPU, keeping lhs_dilation where the kernel fits ran ResNet-50's 3x3 / 2 input gradient at 60% of the
+    matmul GFLOP/s against 15% (the zeros are multiplied too), but moved tests/zoo/mobilenetv2's BatchNorm state
+    off MindSpore's golden exactly as session 8's 1x1-dot rule did (0.2665 against 0.2395): not taken until understood.
     """
     nd = len(lhs_dilation)
     if any(s > 1 for s in lhs_dilation):

@@ -1,4 +1,5 @@
-"""The CPU lowering of thin grouped convolutions (`shifted_conv`) against XLA's convolution, and when Conv2D uses it."""
+"""The CPU lowerings of convolutions (thin grouped layers as shifted slices, ungrouped channels-first layers as
+dots, tiling transposes as one dot) against XLA's convolution, and when each is used."""
 
 from __future__ import annotations
 
@@ -241,6 +242,70 @@ def test_conv2d_gradients_match_finite_differences(monkeypatch):
                 plus[which], minus[which] = arr + bump, arr - bump
                 numeric = (loss(*plus) - loss(*minus)) / (2 * eps)
                 np.testing.assert_allclose(float(grad[index]), numeric, rtol=1e-5, atol=1e-7)
+
+
+# ---- ungrouped channels-first 2-D convolutions as dots (`dot_directions`) ------------------------------
+DOT_CASES = [  # (x shape, weight shape, attrs)
+    ((3, 5, 6, 7), (4, 5, 1, 1), {}),  # 1x1
+    ((2, 5, 7, 9), (6, 5, 1, 1), {"stride": (2, 3)}),  # strided 1x1, sizes not multiples of the stride
+    ((2, 4, 6, 6), (3, 4, 1, 1), {"pad_mode": "pad", "pad": (1, 0, 0, 2), "stride": (2, 1)}),  # padded 1x1
+    ((2, 3, 8, 8), (4, 3, 3, 3), {"pad_mode": "pad", "pad": (1, 1, 1, 1)}),  # ResNet's 3x3
+    ((2, 3, 9, 8), (4, 3, 3, 3), {"pad_mode": "pad", "pad": (1, 1, 1, 1), "stride": (2, 2)}),  # 3x3 / 2
+    ((2, 6, 14, 14), (16, 6, 5, 5), {}),  # LeNet5's second layer
+    ((2, 3, 9, 10), (4, 3, 3, 2), {"pad_mode": "same", "stride": (2, 3)}),  # asymmetric 'same' pads
+]
+
+
+@pytest.mark.parametrize("min_pixels", [1, 10**9], ids=["batched", "short rows"])
+@pytest.mark.parametrize("case", DOT_CASES, ids=[f"{c[0]}{c[1]}" for c in DOT_CASES])
+def test_dot_lowering_equals_xla_values_and_gradients(case, min_pixels, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    monkeypatch.setattr(conv, "DOT_MIN_PIXELS", min_pixels)  # both forms of the rule on small shapes
+    monkeypatch.setattr(conv, "TAP_MIN_CHANNELS", 1)
+    x_shape, w_shape, attrs = case
+    _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, "NCHW")
+    _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, "NCHW", dtype=np.float64, tol=1e-9)
+
+
+def test_dot_lowering_functions_equal_lax_and_its_vjp():
+    x, w = _data((2, 4, 9, 7), (5, 4, 1, 1))
+    stride, pads = (2, 2), [(1, 0), (0, 2)]
+    want, pull = jax.vjp(lambda a, b: _xla(a, b, stride, pads, (1, 1), 1), x, w)
+    outs = want.shape[2:]
+    np.testing.assert_allclose(conv.pointwise_conv(x, w, stride, pads, outs), want, rtol=1e-5, atol=1e-5)
+    dy = jnp.asarray(np.random.default_rng(3).standard_normal(want.shape).astype(np.float32))
+    dx, dw = pull(dy)
+    np.testing.assert_allclose(conv.pointwise_conv_input_grad(dy, w, stride, pads, x.shape[2:]), dx, atol=1e-5)
+    np.testing.assert_allclose(conv.tap_weight_grad(x, dy, (1, 1), stride, pads), dw, rtol=1e-5, atol=1e-4)
+
+
+def test_dot_directions_rule(monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    f32 = jnp.zeros((1, 64, 1, 1), jnp.float32)
+    w1, w3 = jnp.zeros((64, 64, 1, 1)), jnp.zeros((64, 64, 3, 3))
+    everything = {"forward", "input", "weight"}
+    assert conv.dot_directions(f32, w1, (56, 56), (1, 1), 1, "NCHW") == everything  # ResNet-50 stage 1
+    assert conv.dot_directions(f32, w1, (28, 28), (1, 1), 1, "NCHW") == everything  # 56 -> 28, stride 2
+    assert conv.dot_directions(f32, w1, (14, 14), (1, 1), 1, "NCHW") == {"weight"}  # short rows: one dot
+    assert conv.dot_directions(f32, w3, (56, 56), (1, 1), 1, "NCHW") == {"weight"}
+    assert conv.dot_directions(f32, w3, (14, 14), (1, 1), 1, "NCHW") == set()
+    lenet1 = jnp.zeros((6, 1, 5, 5))
+    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (28, 28), (1, 1), 1, "NCHW") == set()
+    assert conv.dot_directions(f32, w1, (56, 56), (2, 2), 1, "NCHW") == set()  # dilated
+    assert conv.dot_directions(f32, w1[:, :32], (56, 56), (1, 1), 2, "NCHW") == set()  # grouped
+    assert conv.dot_directions(f32, w1, (56, 56), (1, 1), 1, "NHWC") == set()
+    assert conv.dot_directions(f32.astype(jnp.float16), w1, (56, 56), (1, 1), 1, "NCHW") == set()
+    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
+    assert conv.dot_directions(f32, w1, (56, 56), (1, 1), 1, "NCHW") == set()
+
+
+def test_conv2d_lowers_large_pointwise_layers_to_dots_on_cpu(monkeypatch):
+    monkeypatch.setattr(conv, "DOT_MIN_PIXELS", 16)
+    x, w = _data((2, 8, 6, 6), (4, 8, 1, 1))
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    assert "conv_general_dilated" not in _lowered_ops(_conv2d, x, w)
+    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
+    assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
 
 
 # ---- transposed convolutions whose kernels tile the output (UNet's 2x2 / 2 upsampling) -----------------
