@@ -239,18 +239,22 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
     window = WINDOW
     with window.lock:
         n_args = len(window.args)
-        sig = []
-        refs = []
+        ref = window.ref
+        sig = []  # the inputs' types: with (prim, attrs), the key of the op's output types (unless `known`)
         try:
-            for a in args:
-                refs.append(window.ref(a))
-                if isinstance(a, Tensor):
-                    d = a._buf
-                    if type(d) is not Pending:
-                        d = d.aval  # (`window.ref` took it: a concrete backend array) plain attributes, no properties
-                    sig.append((d.shape, d.dtype, d.weak_type))
-                else:
-                    sig.append(type(a) if a is not None else None)
+            if known is None:
+                refs = []
+                for a in args:
+                    refs.append(ref(a))
+                    if isinstance(a, Tensor):
+                        d = a._buf
+                        if type(d) is not Pending:
+                            d = d.aval  # (`ref` took it: a concrete backend array) plain attributes, no properties
+                        sig.append((d.shape, d.dtype, d.weak_type))
+                    else:
+                        sig.append(type(a) if a is not None else None)
+            else:
+                refs = [ref(a) for a in args]
         except (TypeError, AttributeError):
             del window.args[n_args:]
             return None
