@@ -300,7 +300,7 @@ class PersistentJit:
     def __call__(self, *args):
         try:
             # JAX's settings in force here (x64, matmul precision...: what jax.jit keys its own cache on too)
-            sig = (_trace_context(), *[(a.aval, a.sharding) if type(a) in _array_types else _describe(a) for a in args])
+            sig = _signature(args)
         except _Unknown:
             return self._jitted(*args)
         ex = self._mem.get(sig)
@@ -321,7 +321,7 @@ class PersistentJit:
         """Start loading or compiling, on a worker thread, the executable a later call with arguments of the
         same signature as `args` will need (a call that comes before it is ready waits for it)."""
         try:
-            sig = (_trace_context(), *[(a.aval, a.sharding) if type(a) in _array_types else _describe(a) for a in args])
+            sig = _signature(args)
         except _Unknown:
             return
         if sig in self._mem or _store is None:
@@ -337,7 +337,7 @@ class PersistentJit:
 
     def _load_or_compile(self, sig, args):
         store = _store
-        placements = {d[1] for d in sig[1:] if type(d) is tuple}
+        placements = {d[3] for d in sig[1:] if type(d) is tuple}
         if store is None or len(placements) != 1:
             return self._jitted
         devices = next(iter(placements)).device_set
@@ -592,13 +592,31 @@ _SCALARS = frozenset({bool, int, float, complex, type(None)})
 _array_types: set[type] = set()  # concrete array classes seen (tracers never get in)
 
 
+def _signature(args: tuple) -> tuple:
+    """What an executable is specialised on: JAX's settings in force (x64, matmul precision...: what jax.jit keys
+    its own cache on too), then per argument (shape, dtype, weak type, sharding) for an array, the type for a
+    Python scalar or None. Raises _Unknown for anything else.
+
+    Shape, dtype and weak type are read off the array's abstract value: tuples of them compare in C, where two
+    abstract values (a new object per array) would compare through Python on every lookup."""
+    sig = [_trace_context()]
+    for a in args:
+        if type(a) in _array_types:
+            aval = a.aval
+            sig.append((aval.shape, aval.dtype, aval.weak_type, a.sharding))
+        else:
+            sig.append(_describe(a))
+    return tuple(sig)
+
+
 def _describe(x):
     t = type(x)
     if t in _SCALARS:
         return t
     if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
         _array_types.add(t)
-        return (x.aval, x.sharding)
+        aval = x.aval
+        return (aval.shape, aval.dtype, aval.weak_type, x.sharding)
     raise _Unknown
 
 
@@ -608,8 +626,8 @@ def _entry_text(key: str, sig: tuple, device) -> str:
     parts = []
     for d in sig:
         if type(d) is tuple:
-            aval, sharding = d
-            parts.append(f"{aval.dtype.str}{list(aval.shape)}{'w' if aval.weak_type else ''}@{sharding.memory_kind}")
+            shape, dtype, weak_type, sharding = d
+            parts.append(f"{dtype.str}{list(shape)}{'w' if weak_type else ''}@{sharding.memory_kind}")
         else:
             parts.append(d.__name__)
     where = f"{device.platform}/{device.device_kind}/{getattr(device.client, 'platform_version', '')}"

@@ -69,8 +69,10 @@ def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Ten
     # Only nodes with a path to a requested leaf need their backward run.
     useful = set(leaf_ids) | {id(node) for node in order if node.anchor}
     for node in order:
-        if any(link is not None and id(link[0]) in useful for link in node.links):
-            useful.add(id(node))
+        for link in node.links:
+            if link is not None and id(link[0]) in useful:
+                useful.add(id(node))
+                break
     leaf_grads: dict[int, Tensor] = {}
     if tape.FUSED_BACKWARD and not tape.recording:  # no outer level needs to see the backward op by op
         fused = backward_program.run(outputs, order, useful, level)

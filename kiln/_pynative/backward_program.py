@@ -101,7 +101,7 @@ def plan(outputs: list, order: list, useful: set, level: int) -> tuple[tuple, li
             if w:
                 targets.append((position[id(link[0])], link[1]))
                 has_grad.add(id(link[0]))
-        inputs = tuple(ref(a) for a in node.inputs)
+        inputs = tuple([ref(a) for a in node.inputs])
         steps.append((pos, node.prim.backward(wanted), node.attrs, inputs, node.out_avals, tuple(targets)))
     return (tuple(seeds), tuple(steps)), arrays, leaves
 
@@ -212,8 +212,21 @@ def run(outputs: list, order: list, useful: set, level: int) -> dict[int, Tensor
 
 def _leaf_avals(order: list, leaves: list) -> tuple:
     """The gradients' types: each leaf's own (a cotangent has its primal's shape and dtype)."""
-    nodes = {id(node): node for node in order}
-    return tuple(B.ShapeDtypeStruct(*nodes[nid].out_avals[0]) for nid in leaves)
+    wanted = set(leaves)
+    avals = {id(node): node.out_avals[0] for node in order if node.prim is None and id(node) in wanted}
+    return tuple(_struct(*avals[nid]) for nid in leaves)
+
+
+_structs: dict[tuple, object] = {}  # (shape, dtype) -> its ShapeDtypeStruct (immutable: one per type is enough)
+
+
+def _struct(shape: tuple, dtype):
+    struct = _structs.get((shape, dtype))
+    if struct is None:
+        struct = B.ShapeDtypeStruct(shape, dtype)
+        if len(_structs) < 4096:
+            _structs[(shape, dtype)] = struct
+    return struct
 
 
 _primitives: dict[tuple, PrimitiveDef] = {}  # plan -> the primitive the lazy window records for it

@@ -95,6 +95,24 @@ def test_signature_and_device_are_part_of_the_entry_name():
     assert dev.platform in text(x32)
 
 
+def test_weak_and_strong_inputs_get_their_own_executables(tmp_path, monkeypatch):
+    # A weak-typed input traces to another program (its result is weak too): in memory and on disk it is kept
+    # apart from a strong input of the same shape and dtype.
+    monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
+    weak = jax.numpy.asarray(2.0)  # (made the same way: the same placement)
+    strong = jax.numpy.asarray(np.array(2.0, weak.dtype))
+    assert weak.weak_type and not strong.weak_type
+    fn = cache.PersistentJit(lambda a: a + 1, "test-weak")
+    outs = [fn(x) for x in (strong, weak, strong, weak)]
+    assert [o.weak_type for o in outs] == [False, True, False, True]
+    assert len(fn._mem) == 2
+    dev = jax.devices()[0]
+    assert cache._entry_text("k", (cache._describe(weak),), dev) != cache._entry_text(
+        "k", (cache._describe(strong),), dev
+    )
+    cache.flush_writes()
+
+
 def test_source_fingerprint_follows_the_sources(tmp_path, monkeypatch):
     (tmp_path / "pkg").mkdir()
     src = tmp_path / "pkg" / "mod.py"

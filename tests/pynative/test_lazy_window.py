@@ -85,6 +85,25 @@ def test_value_bounds_still_raise_at_the_op():
     assert "Gather" in str(err.value)
 
 
+def test_a_passed_bounds_check_is_not_taken_for_other_inputs():
+    # The host check of the same index array is skipped when it passed just before; any other array, or the same
+    # array against a smaller table, is checked again.
+    table = Tensor(np.ones((3, 2), np.float32))
+    good = Tensor(np.array([0, 2], np.int32))
+    for _ in range(2):
+        ops.gather(table, good, 0).asnumpy()
+    with pytest.raises(IndexError):
+        ops.gather(table, Tensor(np.array([0, 3], np.int32)), 0)
+    with pytest.raises(IndexError):
+        ops.gather(Tensor(np.ones((2, 2), np.float32)), good, 0)
+    labels = Tensor(np.array([0, 2], np.int32))
+    for reduction in ("none", "mean"):  # a one-hot, then the sparse cross-entropy's own label check
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction=reduction)
+        loss(Tensor(np.zeros((2, 3), np.float32)), labels).asnumpy()
+        with pytest.raises((IndexError, ValueError), match="out of range"):
+            loss(Tensor(np.zeros((2, 2), np.float32)), labels)
+
+
 class _Net(nn.Cell):
     def __init__(self):
         super().__init__()
