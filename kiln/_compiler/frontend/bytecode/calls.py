@@ -28,6 +28,7 @@ PURE_BUILTINS = {
     builtins.bytes, builtins.ascii,
 }  # fmt: skip
 CONVERTERS = {builtins.int, builtins.float, builtins.bool, builtins.complex}
+TEXT_BUILTINS = {builtins.str, builtins.repr, builtins.format, builtins.ascii}  # a Tensor's text is its value
 PURE_MODULES = ("math", "operator", "itertools", "functools", "collections", "dataclasses", "enum", "typing",
                 "numbers", "copy", "abc", "string", "re", "keyword")  # fmt: skip
 FRESH_RESULT = {builtins.list, builtins.dict, builtins.set, builtins.sorted}
@@ -103,6 +104,8 @@ def classify(fn, args, kwargs) -> tuple:
         return ("print", None)
     if fn in CONVERTERS and args and isinstance(args[0], Tensor):
         return ("break", (f"{fn.__name__}() of a Tensor reads its value on the host", HOST_HINT))
+    if fn in TEXT_BUILTINS and has_tensor([*args, *kwargs.values()]):
+        return ("break", (f"{fn.__name__}() of a Tensor reads its value on the host", HOST_HINT))
     if fn in PURE_BUILTINS:
         return ("direct", None)
     if t in (types.BuiltinMethodType, types.MethodWrapperType) or t.__name__ == "method_descriptor":
@@ -112,6 +115,9 @@ def classify(fn, args, kwargs) -> tuple:
             if name in _MUTATORS:
                 return ("mutate", (owner, name))
             return ("direct", None)
+        if isinstance(owner, (str, bytes)) and has_tensor([*args, *kwargs.values()]):
+            # "...".format(x), "-".join(...): the text holds the Tensor's value, known only when the graph runs
+            return ("break", (f"str.{fn.__name__}() of a Tensor reads its value on the host", HOST_HINT))
         if isinstance(owner, (str, bytes, tuple, int, float, frozenset, range)):
             return ("direct", None)
         if isinstance(owner, Tensor):

@@ -213,6 +213,7 @@ class Frame:
                 if h is None:
                     raise
                 target, depth, lasti = h
+                self.kw_names = ()
                 del self.stack[depth:]
                 if lasti:
                     self.push(ins.offset)
@@ -617,8 +618,10 @@ class Frame:
         self.kw_pc = self.cur  # a segment ending at the CALL ends here instead (the names are not on the stack)
 
     def CALL(self, ins):  # noqa: N802
-        names, self.kw_names = self.kw_names, ()
-        self._call(ins.arg, names)
+        # the names stay set while the call runs: a graph break inside it resumes at KW_NAMES (kw_pc), not at a
+        # CALL that would take the keyword arguments as positional ones
+        self._call(ins.arg, self.kw_names)
+        self.kw_names = ()
 
     def CALL_KW(self, ins):  # noqa: N802
         names = self.pop()

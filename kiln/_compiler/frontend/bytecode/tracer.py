@@ -376,6 +376,9 @@ class SymbolicRun(Run):
         for a in args:
             if type(a) in (list, dict, set):
                 self.read_container(a)
+        if isinstance(args[0], (str, bytes)) and len(args) == 2 and C.has_tensor([args[1]]):
+            # "%s" % x: the text holds the Tensor's value, known only when the graph runs
+            raise GraphBreak("formatting a Tensor as text reads its value", C.HOST_HINT)
         return op(*args)
 
     def subscript(self, obj, key):

@@ -116,3 +116,22 @@ def test_fullgraph_names_file_line_and_reason():
 def test_fullgraph_without_break_runs():
     f = ms.jit(lambda x: x * 2 + 1, capture_mode="bytecode", fullgraph=True)
     np.testing.assert_allclose(f(t(2)).asnumpy(), (t(2) * 2 + 1).asnumpy())
+
+
+def text_of_tensors(x):
+    y = x + 1
+    return (
+        "{}".format(y),  # noqa: UP032  (the str.format call is what is tested)
+        "{k}|{0}".format(x, k=y),  # noqa: UP032  (keyword arguments survive the call becoming a Python step)
+        str(y),
+        repr(y),
+        "%s" % (y,),  # noqa: UP031
+        "-".join(["a", format(y)]),
+        y * 2,
+    )
+
+
+def test_text_of_a_tensor_holds_its_value_not_a_symbolic_placeholder():
+    # each formatting call reads the Tensor's value: a graph break, never the text of a symbolic Tensor
+    f = check(text_of_tensors, (t(3),), (t(3, seed=1),))
+    assert all("symbolic" not in s for s in f(t(3))[:6])
