@@ -104,3 +104,12 @@ def test_flatten_in_fortran_order_in_every_mode(mode):
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     out = compiled(mode, lambda t: t.flatten(order="F"))(Tensor(x))
     np.testing.assert_array_equal(out.asnumpy(), x.flatten(order="F"))
+
+
+@pytest.mark.parametrize("reduce", [np.all, np.any])
+@pytest.mark.parametrize("kwargs", [{}, {"axis": 0}, {"axis": 1, "keepdims": True}])
+def test_numpy_all_and_any_of_a_tensor_match_numpy(reduce, kwargs):
+    # NumPy calls Tensor.all/any with out=None (and keepdims when given): was "unexpected keyword argument 'out'"
+    a = np.array([[1, 0, 2], [3, 4, 0]], np.float32)
+    got = reduce(Tensor(a), **kwargs)
+    np.testing.assert_array_equal(np.asarray(got.asnumpy() if isinstance(got, Tensor) else got), reduce(a, **kwargs))

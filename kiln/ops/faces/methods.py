@@ -316,11 +316,14 @@ def _sum_method(self, axis=None, dtype=None, keepdims=False, initial=None, out=N
 
 
 def _bool_reduction_method(name: str) -> Callable:
-    """Tensor.all / Tensor.any: MindSpore's `keep_dims` and PyTorch's `dim`/`keepdim` spellings both work."""
+    """Tensor.all / Tensor.any: MindSpore's `keep_dims`, PyTorch's `dim`/`keepdim` and NumPy's `keepdims` spellings
+    all work (`np.all(tensor)` calls the method with `out=None`)."""
 
-    def method(self, axis=None, keep_dims=False, *, dim=None, keepdim=None):
+    def method(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, keepdims=None, out=None):
+        if out is not None:
+            raise TypeError(f"Tensor.{name}(): 'out' is not supported; use the returned Tensor.")
         axis = dim if dim is not None else axis
-        keep = keepdim if keepdim is not None else keep_dims
+        keep = next((k for k in (keepdim, keepdims) if k is not None), keep_dims)
         return FUNCTIONAL[name](self, axis, keep)
 
     return method
