@@ -106,7 +106,7 @@ def make_binary(prim_name: str, public_name: str):
         if isinstance(other, (tuple, list)) or isinstance(input, (tuple, list)):
             # a sequence is stacked into a Tensor only beside one: two sequences (or a sequence and a number)
             # have no elementwise meaning (Python's `+` of two lists concatenates them)
-            if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            if not any(isinstance(v, Tensor) for v in (input, other)):
                 raise TypeError(
                     f"ops.{public_name} takes a list or tuple only beside a Tensor, but got "
                     f"{type(input).__name__} and {type(other).__name__}."
