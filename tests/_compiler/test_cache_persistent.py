@@ -307,7 +307,10 @@ def test_train_step_in_a_second_process_loads_and_computes_the_same(tmp_path):
     losses and weights bit for bit."""
     folder = tmp_path / "xla"
     cold = [_result(p) for p in [_spawn(folder), _spawn(folder)]]
-    assert cold[0]["loaded"] == [False] and cold[0]["compiles"] > 0
+    # Started together, each compiles; one that starts late (a loaded machine) may load the other's entry instead
+    # (seen once in a full run). Either way it is whole: compiled and not loaded, or loaded with no compile.
+    assert all(c["loaded"] in ([False], [True]) and (c["compiles"] > 0) != (c["loaded"] == [True]) for c in cold)
+    assert any(c["loaded"] == [False] for c in cold)
     assert len(_entries(folder)) == 1
     warm = _result(_spawn(folder))
     assert warm["loaded"] == [True] and warm["compiles"] == 0
