@@ -296,21 +296,24 @@ def _extremum(self, kind: str, axis, keepdims, initial, where, return_indices):
     return out
 
 
+def _refuse_out(name: str, out) -> None:
+    # NumPy's np.max/min/sum/all/any(tensor) call the method with out=None; an array to write into is refused
+    if out is not None:
+        raise TypeError(f"Tensor.{name}(): 'out' is not supported; use the returned Tensor.")
+
+
 def _max_method(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False, out=None):
-    if out is not None:  # NumPy's np.max(tensor) passes out=None
-        raise TypeError("Tensor.max(): 'out' is not supported; use the returned Tensor.")
+    _refuse_out("max", out)
     return _extremum(self, "max", axis, keepdims, initial, where, return_indices)
 
 
 def _min_method(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False, out=None):
-    if out is not None:  # NumPy's np.min(tensor) passes out=None
-        raise TypeError("Tensor.min(): 'out' is not supported; use the returned Tensor.")
+    _refuse_out("min", out)
     return _extremum(self, "min", axis, keepdims, initial, where, return_indices)
 
 
 def _sum_method(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
-    if out is not None:  # NumPy's np.sum(tensor) passes out=None
-        raise TypeError("Tensor.sum(): 'out' is not supported; use the returned Tensor.")
+    _refuse_out("sum", out)
     out = FUNCTIONAL["sum"](self, axis, keepdims, dtype=dtype)
     return out if initial is None else out + initial
 
@@ -320,8 +323,7 @@ def _bool_reduction_method(name: str) -> Callable:
     all work (`np.all(tensor)` calls the method with `out=None`)."""
 
     def method(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, keepdims=None, out=None):
-        if out is not None:
-            raise TypeError(f"Tensor.{name}(): 'out' is not supported; use the returned Tensor.")
+        _refuse_out(name, out)
         axis = dim if dim is not None else axis
         keep = next((k for k in (keepdim, keepdims) if k is not None), keep_dims)
         return FUNCTIONAL[name](self, axis, keep)
