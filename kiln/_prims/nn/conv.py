@@ -213,6 +213,13 @@ def use_shifted_conv(x, w, group: int, data_format: str) -> bool:
     )
 
 
+def _pad_spatial(x, pads):
+    """`x` (N, C, *spatial) zero-padded by (lo, hi) per spatial dimension (as is when every pad is 0)."""
+    if not any(lo or hi for lo, hi in pads):
+        return x
+    return lax.pad(x, jnp.zeros((), x.dtype), [(0, 0, 0), (0, 0, 0)] + [(lo, hi, 0) for lo, hi in pads])
+
+
 def shifted_conv(x, w, stride, pads, dilation, group):
     """A channels-first convolution as a sum over input channels and kernel offsets of scaled input slices.
 
@@ -229,8 +236,7 @@ def shifted_conv(x, w, stride, pads, dilation, group):
     n, c = x.shape[:2]
     c_out, c_group = w.shape[:2]
     kernel = w.shape[2:]
-    if any(lo or hi for lo, hi in pads):
-        x = lax.pad(x, jnp.zeros((), x.dtype), [(0, 0, 0), (0, 0, 0)] + [(lo, hi, 0) for lo, hi in pads])
+    x = _pad_spatial(x, pads)
     sizes = x.shape[2:]
     outs = [(size - d * (k - 1) - 1) // s + 1 for size, k, s, d in zip(sizes, kernel, stride, dilation)]
     # (N, group, 1, C / group, *spatial) against (1, group, C_out / group, C / group, *1): every term of
@@ -304,8 +310,7 @@ def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozen
 
 def _tap_windows(x, kernel, stride, pads, outs):
     """Each kernel tap's strided window of the zero-padded input (N, C, *outs), taps in row-major order."""
-    if any(lo or hi for lo, hi in pads):
-        x = lax.pad(x, jnp.zeros((), x.dtype), [(0, 0, 0), (0, 0, 0)] + [(lo, hi, 0) for lo, hi in pads])
+    x = _pad_spatial(x, pads)
     n, c = x.shape[:2]
     for offset in np.ndindex(*kernel):
         limit = [n, c] + [i + s * (o - 1) + 1 for i, s, o in zip(offset, stride, outs, strict=True)]
