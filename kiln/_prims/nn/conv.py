@@ -267,8 +267,9 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #   - 1x1, per-image output pixels P >= DOT_MIN_PIXELS (56x56, and 28x28 after a stride of 2): forward 41-60%
 #     against XLA's 12-26%, input gradient 31-74% against 14-24%, weight gradient 34-145% against 4-6%.
 #   - 1x1, P < DOT_MIN_PIXELS (14x14, 7x7): the batched dots fall to 5-48% (short rows); the forward and input
-#     gradient stay XLA's (43-59%); the weight gradient as one dot contracting batch and pixels 54-69% against
-#     16-24%.
+#     gradient stay XLA's (43-59%). The weight gradient as one dot contracting batch and pixels ran at 54-69%
+#     against 16-24%, but it is XLA's too: its different summation order flipped tests/zoo/mobilenetv2's BatchNorm
+#     state [32] from MindSpore's 0.2395 to 0.2665 under the optimised executable (the quick tier hid it).
 #   - kxk weight gradient, P >= DOT_MIN_PIXELS: one batched dot per kernel tap over that tap's strided window,
 #     summed over the batch: 3x3 at 56x56 13% against 3%, 128 /2 45% against 22%, 28x28 81% against 38%. Below it
 #     XLA's (3x3 at 14x14 and 7x7 within noise of it), and with fewer than TAP_MIN_CHANNELS input channels
@@ -304,7 +305,7 @@ def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozen
         return frozenset()
     large = int(np.prod(outs)) >= DOT_MIN_PIXELS
     if all(k == 1 for k in w.shape[2:]):
-        return frozenset(("forward", "input", "weight") if large else ("weight",))
+        return frozenset(("forward", "input", "weight") if large else ())
     return frozenset(("weight",) if large and w.shape[1] >= TAP_MIN_CHANNELS else ())
 
 
@@ -382,20 +383,15 @@ def tap_weight_grad(x, dout, kernel, stride, pads):
 
     Returns:
         (C_out, C, *kernel): for each tap, dout times that tap's strided input window, contracted over the
-        pixels per image and summed over the batch when an image has at least `DOT_MIN_PIXELS` output pixels
-        (long rows), contracted over batch and pixels in one dot otherwise.
+        pixels per image and summed over the batch.
     """
     n, c_out = dout.shape[:2]
     outs = dout.shape[2:]
     rows = dout.reshape(n, c_out, -1).astype(x.dtype)
-    batched = int(np.prod(outs)) >= DOT_MIN_PIXELS
     taps = []
     for window in _tap_windows(x, kernel, stride, pads, outs):
         window = window.reshape(n, x.shape[1], -1)
-        if batched:
-            taps.append(lax.dot_general(rows, window, (((2,), (2,)), ((0,), (0,)))).sum(0))
-        else:
-            taps.append(lax.dot_general(rows, window, (((0, 2), (0, 2)), ((), ()))))
+        taps.append(lax.dot_general(rows, window, (((2,), (2,)), ((0,), (0,)))).sum(0))
     return jnp.stack(taps, axis=-1).reshape(c_out, x.shape[1], *kernel)
 
 
