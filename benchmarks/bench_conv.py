@@ -25,8 +25,9 @@ forward, input gradient and weight gradient of:
 `--step` times a whole LeNet5 train step (batch 32, value_and_grad + momentum, jitted with Kiln's CPU compile
 options) with each lowering choice of the first convolution (XLA's, shifted) and of the 2x2 max pools
 (`reduce_window` with XLA's select-and-scatter gradient, Kiln's tiled reshape + first-maximum mask), rounds
-interleaved, as ratios to the all-XLA step: a layer's lowering is chosen by what it does to the step, where
-XLA fuses it with its neighbours, not by its time alone.
+interleaved, as ratios to the all-XLA step, and Kiln's own step (both convolutions through Conv2D's primitive as it
+lowers on this platform, tiled pools): a layer's lowering is chosen by what it does to the step, where XLA fuses it
+with its neighbours, not by its time alone.
 
 `--pool` times max pooling forward + gradient of LeNet5's and ResNet-50's pools: XLA's `reduce_window` with
 its select-and-scatter derivative against Kiln's MaxPool primitive (its CPU lowering and hand-written gradient).
@@ -230,8 +231,29 @@ def print_fwd_bwd(layers, only, totals) -> None:
         print(f"layers at >= {TARGET_FRACTION:.0%} of the matmul with Kiln's lowering: {met} of {len(layers)}")
 
 
-def lenet_step(jax, first_conv: str, pooling: str):
-    """A jitted LeNet5 train step (params, momenta, x, y) -> (loss, params, momenta) with the given lowerings."""
+def kiln_conv2d(jax, attrs: dict):
+    """Kiln's Conv2D primitive (its lowering on this platform and its hand-written gradients) as one
+    differentiable JAX function of (x, w)."""
+    from kiln._prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
+
+    @jax.custom_vjp
+    def conv2d(x, w):
+        return kconv.Conv2D.impl(x, w, None, **attrs)
+
+    def forward(x, w):
+        return conv2d(x, w), (x, w)
+
+    def backward(res, dout):
+        return tuple(kconv.Conv2D.custom_vjp(*res, None, out=None, dout=dout, **attrs)[:2])
+
+    conv2d.defvjp(forward, backward)
+    return conv2d
+
+
+def lenet_step(jax, first_conv: str, pooling: str, second_conv: str = "xla"):
+    """A jitted LeNet5 train step (params, momenta, x, y) -> (loss, params, momenta) with the given lowerings:
+    `first_conv` xla, shifted or kiln (Conv2D's primitive), `second_conv` xla or kiln, `pooling` reduce_window or
+    tiled."""
     from kiln._backend.cache import _CPU_OPTIONS  # noqa: PLC0415  (Kiln is imported only in the main process)
     from kiln._prims.nn import conv as kconv  # noqa: PLC0415
     from kiln._prims.nn import pool as kpool  # noqa: PLC0415
@@ -269,13 +291,16 @@ def lenet_step(jax, first_conv: str, pooling: str):
         return (kpool.tiled_max_pool_grad(x, y, dy, (2, 2), y.shape[2:]),)
 
     tiled.defvjp(tiled_fwd, tiled_bwd)
-    conv1 = {"xla": xla_conv, "shifted": shifted}[first_conv]
+    valid = {"stride": (1, 1), "pad_mode": "valid", "pad": (0,) * 4, "dilation": (1, 1), "group": 1}
+    kiln = kiln_conv2d(jax, valid | {"data_format": "NCHW"})
+    conv1 = {"xla": xla_conv, "shifted": shifted, "kiln": kiln}[first_conv]
+    conv2 = {"xla": xla_conv, "kiln": kiln}[second_conv]
     pool = {"reduce_window": reduce_window, "tiled": tiled}[pooling]
 
     def loss_fn(ws, x, y):
         k1, k2, w1, b1, w2, b2, w3, b3 = ws
         h = pool(jax.nn.relu(conv1(x, k1)))
-        h = pool(jax.nn.relu(xla_conv(h, k2)))
+        h = pool(jax.nn.relu(conv2(h, k2)))
         h = h.reshape(h.shape[0], -1)
         h = jax.nn.relu(h @ w1.T + b1)
         h = jax.nn.relu(h @ w2.T + b2)
@@ -303,6 +328,7 @@ def run_step(repeat: int) -> None:
     steps = {
         f"conv1 {c}, pool {p}": lenet_step(jax, c, p) for c in ("xla", "shifted") for p in ("reduce_window", "tiled")
     }
+    steps["conv1+2 kiln, pool tiled"] = lenet_step(jax, "kiln", "tiled", "kiln")  # Kiln's step: every rule as is
     losses = {name: float(step(ws, moms, x, y)[0]) for name, step in steps.items()}
     cases = {name: (lambda step=step: step(ws, moms, x, y)[0]) for name, step in steps.items()}
     times = measure_interleaved(cases, number=20, repeat=repeat, warmup=2)

@@ -274,9 +274,15 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     summed over the batch: 3x3 at 56x56 13% against 3%, 128 /2 45% against 22%, 28x28 81% against 38%. Below it
 #     XLA's (3x3 at 14x14 and 7x7 within noise of it), and with fewer than TAP_MIN_CHANNELS input channels
 #     (LeNet5's first layer, 1 channel: 10% against 13%); kxk forward and input gradient stay XLA's (YNNPACK).
+#   - kxk forward with at most PATCH_MAX_CHANNELS input channel (LeNet5's first layer, 1 -> 6 5x5 @32): the
+#     kernel taps' windows stacked into (N, taps, P) patches and one batched dot. XLA's own convolution (Eigen: no
+#     GEMM depth with one channel) took 1.59-1.63 ms of one core per batch of 32 against 0.63 ms for PyTorch's;
+#     the patches and dot removed it from the step's profile (kernel sum on one core 6.28 -> 5.20 ms, session 11,
+#     load 10-15). With 6 channels (LeNet5's second layer) the patches cost what the dot saves (0.38 -> 0.45 ms).
 # The GPU keeps XLA's convolution in every direction; float16/bfloat16 keep XLA's wider accumulation.
 DOT_MIN_PIXELS = 784  # per-image output pixels from which the batched dots beat XLA's convolution
 TAP_MIN_CHANNELS = 16  # input channels from which a kxk weight gradient's per-tap dots beat XLA's
+PATCH_MAX_CHANNELS = 1  # input channels up to which a kxk forward runs as patches + one dot
 
 
 def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozenset[str]:
@@ -306,7 +312,10 @@ def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozen
     large = int(np.prod(outs)) >= DOT_MIN_PIXELS
     if all(k == 1 for k in w.shape[2:]):
         return frozenset(("forward", "input", "weight") if large else ())
-    return frozenset(("weight",) if large and w.shape[1] >= TAP_MIN_CHANNELS else ())
+    directions = {"forward"} if w.shape[1] <= PATCH_MAX_CHANNELS else set()
+    if large and w.shape[1] >= TAP_MIN_CHANNELS:
+        directions.add("weight")
+    return frozenset(directions)
 
 
 def _tap_windows(x, kernel, stride, pads, outs):
@@ -324,12 +333,13 @@ def _batched_weight_dot(w2, rows):
     return lax.dot_general(wb, rows, (((2,), (1,)), ((0,), (0,))))
 
 
-def pointwise_conv(x, w, stride, pads, outs):
-    """A 1x1 channels-first 2-D convolution as one dot per image over the channels.
+def patch_conv(x, w, stride, pads, outs):
+    """An ungrouped channels-first 2-D convolution as one dot per image: the weight (C_out, C x taps) times the
+    kernel taps' strided windows stacked into patches (C x taps, P); a 1x1 kernel's one window is used as is.
 
     Args:
         x: input (N, C, H, W).
-        w: weight (C_out, C, 1, 1).
+        w: weight (C_out, C, *kernel).
         stride: one int per spatial dimension.
         pads: (lo, hi) per spatial dimension.
         outs: the output's spatial sizes.
@@ -337,13 +347,14 @@ def pointwise_conv(x, w, stride, pads, outs):
     Returns:
         (N, C_out, *outs), equal to `lax.conv_general_dilated` with the same arguments.
     """
-    window = next(_tap_windows(x, (1, 1), stride, pads, outs))
-    rows = window.reshape(*window.shape[:2], -1)
-    return _batched_weight_dot(w.reshape(w.shape[:2]), rows).reshape(x.shape[0], w.shape[0], *outs)
+    windows = list(_tap_windows(x, w.shape[2:], stride, pads, outs))
+    patches = windows[0] if len(windows) == 1 else jnp.stack(windows, axis=2)  # (N, C[, taps], *outs)
+    rows = patches.reshape(x.shape[0], -1, int(np.prod(outs)))
+    return _batched_weight_dot(w.reshape(w.shape[0], -1), rows).reshape(x.shape[0], w.shape[0], *outs)
 
 
 def pointwise_conv_input_grad(dout, w, stride, pads, sizes):
-    """The input gradient of `pointwise_conv`: the weight's transpose times dout per image, put back at the
+    """The input gradient of a 1x1 `patch_conv`: the weight's transpose times dout per image, put back at the
     strided positions of the padded input.
 
     Args:
@@ -400,7 +411,7 @@ def _conv_impl(nd):
         w = _squeeze_1d(w, nd)
         pads, outs = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
         if "forward" in dot_directions(x, w, outs, dilation, group, data_format):
-            y = pointwise_conv(x, w, stride, pads, outs)
+            y = patch_conv(x, w, stride, pads, outs)
         elif use_shifted_conv(x, w, group, data_format):
             y = shifted_conv(x, w, stride, pads, dilation, group)
         else:
@@ -503,6 +514,9 @@ def _check_transpose(op, nd):
     return check
 
 
+EXPLICIT_PAD_MIN = 4  # spatial padding from which the CPU's input gradient pads with lax.pad first (`_dilated_conv`)
+
+
 def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format):
     """A stride-1 convolution of `x` dilated by `lhs_dilation` (zeros between entries).
 
@@ -513,9 +527,13 @@ def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format)
     On the CPU, keeping lhs_dilation where the kernel fits ran ResNet-50's 3x3 / 2 input gradient at 60% of the
     matmul GFLOP/s against 15% (the zeros are multiplied too), but moved tests/zoo/mobilenetv2's BatchNorm state
     off MindSpore's golden exactly as session 8's 1x1-dot rule did (0.2665 against 0.2395): not taken until understood.
+    On the CPU a padding of at least EXPLICIT_PAD_MIN on a side is also written out: XLA's convolution pads inside
+    its loop (Eigen), and LeNet5's second layer's input gradient (16 -> 6, 5x5, padding 4) took 1.07-1.10 ms of one
+    core padded first against 1.41-1.65 ms (0.58 against 0.71-0.81 ms on two; session 11, load 10-15).
     """
     nd = len(lhs_dilation)
-    if any(s > 1 for s in lhs_dilation):
+    wide_pad = default_platform() == "cpu" and any(max(lo, hi) >= EXPLICIT_PAD_MIN for lo, hi in padding)
+    if wide_pad or any(s > 1 for s in lhs_dilation):
         first = 1 if data_format in _CHANNELS_LAST else 2
         config = [(0, 0, 0)] * x.ndim
         for i, (s, (lo, hi)) in enumerate(zip(lhs_dilation, padding)):

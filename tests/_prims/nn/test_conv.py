@@ -87,8 +87,10 @@ def test_conv2d_lowers_thin_grouped_layers_to_shifted_slices_on_cpu(x_shape, w_s
 
 def test_conv2d_keeps_xla_convolution_for_ungrouped_wide_layers_and_other_dtypes(monkeypatch):
     monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
-    x, w = _data((4, 1, 32, 32), (6, 1, 5, 5))  # LeNet5's first layer: ungrouped, so XLA's (slower shifted in a step)
+    x, w = _data((4, 6, 14, 14), (16, 6, 5, 5))  # LeNet5's second layer: ungrouped, 6 channels, so XLA's
     assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
+    x, w = _data((4, 1, 32, 32), (6, 1, 5, 5))  # its first layer (1 channel): patches + a dot, never shifted
+    assert "conv_general_dilated" not in _lowered_ops(_conv2d, x, w) and "dot_general" in _lowered_ops(_conv2d, x, w)
     x, w = _data(
         (2, 16, 8, 8),
         (16, 2, 5, 5),
@@ -272,7 +274,7 @@ def test_dot_lowering_functions_equal_lax_and_its_vjp():
     stride, pads = (2, 2), [(1, 0), (0, 2)]
     want, pull = jax.vjp(lambda a, b: _xla(a, b, stride, pads, (1, 1), 1), x, w)
     outs = want.shape[2:]
-    np.testing.assert_allclose(conv.pointwise_conv(x, w, stride, pads, outs), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(conv.patch_conv(x, w, stride, pads, outs), want, rtol=1e-5, atol=1e-5)
     dy = jnp.asarray(np.random.default_rng(3).standard_normal(want.shape).astype(np.float32))
     dx, dw = pull(dy)
     np.testing.assert_allclose(conv.pointwise_conv_input_grad(dy, w, stride, pads, x.shape[2:]), dx, atol=1e-5)
@@ -289,14 +291,62 @@ def test_dot_directions_rule(monkeypatch):
     assert conv.dot_directions(f32, w1, (14, 14), (1, 1), 1, "NCHW") == set()  # short rows: XLA's
     assert conv.dot_directions(f32, w3, (56, 56), (1, 1), 1, "NCHW") == {"weight"}
     assert conv.dot_directions(f32, w3, (14, 14), (1, 1), 1, "NCHW") == set()
-    lenet1 = jnp.zeros((6, 1, 5, 5))
-    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (28, 28), (1, 1), 1, "NCHW") == set()
+    lenet1, lenet2 = jnp.zeros((6, 1, 5, 5)), jnp.zeros((16, 6, 5, 5))
+    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (28, 28), (1, 1), 1, "NCHW") == {"forward"}
+    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (5, 5), (1, 1), 1, "NCHW") == {"forward"}
+    assert conv.dot_directions(jnp.zeros((1, 6, 1, 1)), lenet2, (10, 10), (1, 1), 1, "NCHW") == set()
     assert conv.dot_directions(f32, w1, (56, 56), (2, 2), 1, "NCHW") == set()  # dilated
     assert conv.dot_directions(f32, w1[:, :32], (56, 56), (1, 1), 2, "NCHW") == set()  # grouped
     assert conv.dot_directions(f32, w1, (56, 56), (1, 1), 1, "NHWC") == set()
     assert conv.dot_directions(f32.astype(jnp.float16), w1, (56, 56), (1, 1), 1, "NCHW") == set()
     monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
     assert conv.dot_directions(f32, w1, (56, 56), (1, 1), 1, "NCHW") == set()
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ((3, 1, 12, 12), (6, 1, 5, 5), {}),  # LeNet5's first layer
+        ((2, 1, 9, 8), (4, 1, 3, 2), {"pad_mode": "pad", "pad": (1, 0, 2, 1), "stride": (2, 3)}),
+        ((2, 1, 7, 7), (3, 1, 3, 3), {"pad_mode": "same"}),
+    ],
+    ids=["lenet1", "strided padded", "same"],
+)
+def test_one_channel_patch_forward_equals_lax_and_its_gradients(case, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    x_shape, w_shape, attrs = case
+    x, w = _data(x_shape, w_shape)
+    assert "conv_general_dilated" not in _lowered_ops(lambda a, b: _conv2d(a, b, **attrs), x, w)
+    _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, "NCHW")
+    _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, "NCHW", dtype=np.float64, tol=1e-9)
+
+
+def test_patch_conv_equals_lax_for_kxk_kernels():
+    for x_shape, w_shape, stride, pads in [
+        ((2, 1, 11, 10), (6, 1, 5, 5), (1, 1), [(0, 0), (0, 0)]),
+        ((2, 3, 9, 8), (4, 3, 3, 3), (2, 1), [(1, 2), (0, 1)]),  # several channels: rows ordered (channel, tap)
+    ]:
+        x, w = _data(x_shape, w_shape)
+        want = _xla(x, w, stride, pads, (1, 1), 1)
+        got = conv.patch_conv(x, w, stride, pads, want.shape[2:])
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_wide_padded_input_gradient_pads_first_on_cpu_and_equals_lax(platform, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)
+    x_shape, w_shape = (2, 6, 14, 14), (16, 6, 5, 5)  # LeNet5's second layer: its input gradient pads by 4
+    x, w = _data(x_shape, w_shape)
+    dy = jnp.asarray(np.random.default_rng(4).standard_normal((2, 16, 10, 10)).astype(np.float32))
+    attrs = {"stride": (1, 1), "pad_mode": "valid", "pad": (0,) * 4, "dilation": (1, 1), "group": 1}
+    attrs |= {"data_format": "NCHW"}
+
+    def input_grad(dy_, w_):
+        return conv.Conv2D.custom_vjp(x, w_, None, out=None, dout=dy_, **attrs)[0]
+
+    assert ("pad" in _lowered_ops(input_grad, dy, w)) == (platform == "cpu")  # the GPU: the convolution's own
+    want = jax.vjp(lambda t: _xla(t, w, (1, 1), [(0, 0), (0, 0)], (1, 1), 1), x)[1](dy)[0]
+    np.testing.assert_allclose(jax.jit(input_grad)(dy, w), want, rtol=1e-5, atol=1e-5)
 
 
 def test_conv2d_lowers_large_pointwise_layers_to_dots_on_cpu(monkeypatch):
