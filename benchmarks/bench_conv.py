@@ -2,7 +2,7 @@
 
     python -m benchmarks.bench_conv [--layers lenet,thin,resnet] [--only xla_nchw,shifted] [--batch 32]
         [--repeat 5] [--flags]
-    python -m benchmarks.bench_conv --step [--repeat 9]
+    python -m benchmarks.bench_conv --step [--repeat 9] [--profile]
     python -m benchmarks.bench_conv --pool [--repeat 9]
     python -m benchmarks.bench_conv --transpose [--repeat 3]
 
@@ -27,7 +27,8 @@ options) with each lowering choice of the first convolution (XLA's, shifted) and
 (`reduce_window` with XLA's select-and-scatter gradient, Kiln's tiled reshape + first-maximum mask), rounds
 interleaved, as ratios to the all-XLA step, and Kiln's own step (both convolutions through Conv2D's primitive as it
 lowers on this platform, tiled pools): a layer's lowering is chosen by what it does to the step, where XLA fuses it
-with its neighbours, not by its time alone.
+with its neighbours, not by its time alone. With `--profile`, the XLA kernels of the all-XLA (tiled pools) and of
+Kiln's step, each kernel's 10th-percentile time per step from `jax.profiler` (under `taskset -c 0`: one core's).
 
 `--pool` times max pooling forward + gradient of LeNet5's and ResNet-50's pools: XLA's `reduce_window` with
 its select-and-scatter derivative against Kiln's MaxPool primitive (its CPU lowering and hand-written gradient).
@@ -315,8 +316,44 @@ def lenet_step(jax, first_conv: str, pooling: str, second_conv: str = "xla"):
     return jax.jit(step, compiler_options=_CPU_OPTIONS)
 
 
-def run_step(repeat: int) -> None:
-    """Print the LeNet5 train step's time under each (first conv, pooling) lowering, as a ratio to all-XLA."""
+def kernel_profile(jax, run, steps: int = 60) -> dict[str, float]:
+    """{XLA kernel (thunk) name: 10th-percentile microseconds per step} of `run()` (one step, blocking), from
+    `jax.profiler`'s host trace; kernels that ran in fewer than half the steps are left out. The low percentile
+    of each kernel is its own time with the machine's other load mostly filtered out; run under `taskset -c 0`
+    for one core's time per kernel, free of XLA's intra-op threads."""
+    import glob  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    for _ in range(5):
+        run()
+    options = jax.profiler.ProfileOptions()
+    options.python_tracer_level = 0
+    with tempfile.TemporaryDirectory() as folder:
+        with jax.profiler.trace(folder, profiler_options=options):
+            for _ in range(steps):
+                run()
+        data = jax.profiler.ProfileData.from_file(glob.glob(f"{folder}/**/*.xplane.pb", recursive=True)[0])
+    spans: dict[str, list] = {}
+    for plane in data.planes:
+        for line in plane.lines:
+            for event in line.events:
+                if not event.name.startswith(("$", "Thunk", "Pjit", "CommonPjRt")):
+                    spans.setdefault(event.name, []).append(event.duration_ns / 1e3)
+    return {name: float(np.percentile(us, 10)) for name, us in spans.items() if len(us) >= steps // 2}
+
+
+def print_kernel_profile(jax, steps: dict, run_args: tuple, top: int = 12) -> None:
+    """Print each step's XLA kernels (10th-percentile us per step), largest first, and their sum."""
+    for name, step in steps.items():
+        kernels = kernel_profile(jax, lambda step=step: step(*run_args)[0].block_until_ready())
+        print(f"{name}: kernel sum {sum(kernels.values()):8.1f} us")
+        for kernel, us in sorted(kernels.items(), key=lambda kv: -kv[1])[:top]:
+            print(f"    {us:8.1f} us  {kernel}")
+
+
+def run_step(repeat: int, profile: bool = False) -> None:
+    """Print the LeNet5 train step's time under each (first conv, pooling) lowering, as a ratio to all-XLA, and
+    with `profile` the kernels of the all-XLA step and of Kiln's."""
     import jax  # noqa: PLC0415
 
     rng = np.random.default_rng(0)
@@ -336,6 +373,9 @@ def run_step(repeat: int) -> None:
     print(f"LeNet5 train step, batch 32 (median of {repeat} interleaved rounds of 20 steps)")
     for name, t in times.items():
         print(f"{name:36s} {t * 1e3:8.2f} ms  {t / base:5.2f}x   loss {losses[name]:.6f}")
+    if profile:
+        chosen = ("conv1 xla, pool tiled", "conv1+2 kiln, pool tiled")
+        print_kernel_profile(jax, {name: steps[name] for name in chosen}, (ws, moms, x, y))
 
 
 def kiln_max_pool(jax, attrs: dict):
@@ -468,6 +508,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=32, help="batch of the ResNet-50 layers")
     parser.add_argument("--flags", action="store_true", help="also sweep XLA CPU flags in subprocesses")
     parser.add_argument("--step", action="store_true", help="time the LeNet5 train step per lowering choice instead")
+    parser.add_argument("--profile", action="store_true", help="with --step: also each step's XLA kernels")
     parser.add_argument("--pool", action="store_true", help="time max pooling forward + gradient instead")
     parser.add_argument("--transpose", action="store_true", help="compile and time UNet++'s up-convolutions instead")
     args = parser.parse_args()
@@ -476,7 +517,7 @@ def main() -> None:
         run_transpose(args.repeat)
         return
     if args.step or args.pool:
-        run_step(args.repeat) if args.step else run_pool(args.repeat)
+        run_step(args.repeat, args.profile) if args.step else run_pool(args.repeat)
         return
     groups = {"lenet": LENET, "thin": THIN, "resnet": with_batch(RESNET, args.batch)}
     layers = [layer for group in args.layers.split(",") for layer in groups[group]]

@@ -276,9 +276,10 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     (LeNet5's first layer, 1 channel: 10% against 13%); kxk forward and input gradient stay XLA's (YNNPACK).
 #   - kxk forward with at most PATCH_MAX_CHANNELS input channel (LeNet5's first layer, 1 -> 6 5x5 @32): the
 #     kernel taps' windows stacked into (N, taps, P) patches and one batched dot. XLA's own convolution (Eigen: no
-#     GEMM depth with one channel) took 1.59-1.63 ms of one core per batch of 32 against 0.63 ms for PyTorch's;
-#     the patches and dot removed it from the step's profile (kernel sum on one core 6.28 -> 5.20 ms, session 11,
-#     load 10-15). With 6 channels (LeNet5's second layer) the patches cost what the dot saves (0.38 -> 0.45 ms).
+#     GEMM depth with one channel) took 1.59-1.65 ms of one core per batch of 32 against 0.63 ms for PyTorch's;
+#     the patches (0.18-0.28 ms) and dot (0.14-0.17 ms) replace it (`python -m benchmarks.bench_conv --step
+#     --profile` under `taskset -c 0`, session 11, load 10-15). With 6 channels (LeNet5's second layer) the patches
+#     cost what the dot saves (0.38-0.44 ms against 0.43-0.72 ms for patches + dot).
 # The GPU keeps XLA's convolution in every direction; float16/bfloat16 keep XLA's wider accumulation.
 DOT_MIN_PIXELS = 784  # per-image output pixels from which the batched dots beat XLA's convolution
 TAP_MIN_CHANNELS = 16  # input channels from which a kxk weight gradient's per-tap dots beat XLA's
@@ -528,8 +529,9 @@ def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format)
     matmul GFLOP/s against 15% (the zeros are multiplied too), but moved tests/zoo/mobilenetv2's BatchNorm state
     off MindSpore's golden exactly as session 8's 1x1-dot rule did (0.2665 against 0.2395): not taken until understood.
     On the CPU a padding of at least EXPLICIT_PAD_MIN on a side is also written out: XLA's convolution pads inside
-    its loop (Eigen), and LeNet5's second layer's input gradient (16 -> 6, 5x5, padding 4) took 1.07-1.10 ms of one
-    core padded first against 1.41-1.65 ms (0.58 against 0.71-0.81 ms on two; session 11, load 10-15).
+    its loop (Eigen), and LeNet5's second layer's input gradient (16 -> 6, 5x5, padding 4) took 1.03-1.10 ms of one
+    core padded first against 1.41-1.65 ms (0.58 against 0.67-0.81 ms on two; per-kernel profiles of the train step,
+    `python -m benchmarks.bench_conv --step --profile`, session 11, load 10-15).
     """
     nd = len(lhs_dilation)
     wide_pad = default_platform() == "cpu" and any(max(lo, hi) >= EXPLICIT_PAD_MIN for lo, hi in padding)
