@@ -278,8 +278,8 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     kernel taps' windows stacked into (N, taps, P) patches and one batched dot. XLA's own convolution (Eigen: no
 #     GEMM depth with one channel) took 1.59-1.65 ms of one core per batch of 32 against 0.63 ms for PyTorch's;
 #     the patches (0.18-0.28 ms) and dot (0.14-0.17 ms) replace it (`python -m benchmarks.bench_conv --step
-#     --profile` under `taskset -c 0`, session 11, load 10-15). With 6 channels (LeNet5's second layer) the patches
-#     cost what the dot saves (0.38-0.44 ms against 0.43-0.72 ms for patches + dot).
+#     --profile` under `taskset -c 0`, session 11, load 10-15). With 6 channels (LeNet5's second layer) XLA's stays:
+#     0.11-0.14 ms on two cores against 0.22 ms of patches + 0.23 ms of dot.
 # The GPU keeps XLA's convolution in every direction; float16/bfloat16 keep XLA's wider accumulation.
 DOT_MIN_PIXELS = 784  # per-image output pixels from which the batched dots beat XLA's convolution
 TAP_MIN_CHANNELS = 16  # input channels from which a kxk weight gradient's per-tap dots beat XLA's
