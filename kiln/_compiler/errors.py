@@ -45,11 +45,14 @@ class UnassignedVariable(UnboundLocalError):
 
 
 def where(loc, header: str = "") -> str:
-    """`File "x.py", line 3, in f` plus the source line and a caret under the expression."""
+    """`x.py:3, in f` plus the source line and a caret under the expression.
+
+    The place is written `file:line`, without quotes: a message holding both quote characters is shown escaped
+    by `repr` (and so by pytest's `str(excinfo)`), and Python's own messages often hold `'`."""
     if loc is None:
         return ""
     func = f", in {loc.func}" if loc.func else ""
-    head = f'{header}  File "{loc.file}", line {loc.line}{func}\n'
+    head = f"{header}  {loc.file}:{loc.line}{func}\n"
     return head + loc.caret()
 
 

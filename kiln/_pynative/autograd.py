@@ -86,7 +86,7 @@ def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Ten
         if node.hooks:
             for i, tables in node.hooks.items():
                 if slot[i] is not None:
-                    slot[i] = run_tensor_hooks(tables, slot[i])
+                    slot[i] = conj_complex(run_tensor_hooks(tables, conj_complex(slot[i])))
         if node.prim is None and node.rule is None:  # a leaf
             leaf_grads[nid] = slot[0]
             continue
@@ -119,7 +119,7 @@ def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Ten
         entry = t._nodes.get(level) if t._nodes else None
         g = leaf_grads.get(id(entry[0])) if entry else None
         if g is None and entry is not None and entry[0].hooks:  # a hooked leaf the output does not reach
-            g = run_tensor_hooks(entry[0].hooks[0], _zeros_like(t))
+            g = conj_complex(run_tensor_hooks(entry[0].hooks[0], _zeros_like(t)))
         result.append(g)
     return result
 
@@ -128,6 +128,19 @@ def _describe(fn) -> str:
     code = getattr(fn, "__code__", None)
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code is not None else name
+
+
+def conj_complex(value):
+    """`value` conjugated where it is a complex Tensor (anything else as it is), recorded like any op.
+
+    The tape and the backend carry complex cotangents in the backend's convention, the conjugate of
+    MindSpore's (and PyTorch's): MindSpore's gradient of a real loss is the steepest-ascent direction
+    `dL/dx + i dL/dy`, so `p - lr * grad` descends. Every place where a gradient meets the user (a sensitivity
+    given, a gradient returned, a hook's or a custom bprop's view of the cotangents) conjugates complex ones.
+    """
+    if isinstance(value, Tensor) and value.dtype.kind == "c":
+        return apply(REGISTRY["Conj"], (value,))
+    return value
 
 
 def _tensor_hook_gradient(hook: Callable, new) -> Tensor | None:
@@ -376,8 +389,8 @@ def run_with_grad(
                 for t, s in zip(targets_out, sens_list, strict=True)
             ]
         leaves = [call_args[p] for p in positions] + list(weights)
-        grads = backward(level, pairs, leaves)
-        grads = [g if g is not None else _zeros_like(leaf) for g, leaf in zip(grads, leaves, strict=True)]
+        grads = backward(level, [(t, conj_complex(s)) for t, s in pairs], leaves)
+        grads = [conj_complex(g) if g is not None else _zeros_like(leaf) for g, leaf in zip(grads, leaves, strict=True)]
         n = len(positions)
         for i, w in enumerate(weights):  # frozen during the forward (requires_grad = False): zeros, as MindSpore
             if not w.requires_grad:
@@ -460,13 +473,13 @@ def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):
         if len(sens_list) != n_targets:
             raise ValueError(f"sens has {len(sens_list)} tensor(s) but the function returned {n_targets} output(s).")
         outs = tensor_leaves(out[0] if has_aux else out)
-        flatten([_scalar_sens(t, s) for t, s in zip(outs, sens_list, strict=True)], sens_raw)
+        flatten([conj_complex(_scalar_sens(t, s)) for t, s in zip(outs, sens_list, strict=True)], sens_raw)
     graph = nested.graph
     avals = [(tuple(o.shape), o.dtype) for o in graph.outvars] + [(tuple(x.shape), x.dtype) for x in nested.inputs]
     params = {"graph": graph, "n_diff": len(nested.inputs), "n_targets": n_targets, "n_sens": len(sens_raw)}
     results = trace.emit("grad", [*nested.inputs, *sens_raw, *nested.captured], avals, params)
     value = nested.finish(trace, results)
-    grads = [Tensor._wrap(g) for g in results[len(graph.outvars) :]]
+    grads = [conj_complex(Tensor._wrap(g)) for g in results[len(graph.outvars) :]]
     n = len(positions)
     for i, leaf in enumerate([args[p] for p in positions] + list(weights)):
         hooks = getattr(leaf, "_hooks", None)
@@ -667,9 +680,10 @@ def call_with_custom_bprop(cell, bprop: Callable, construct: Callable, args: tup
     single = isinstance(out, Tensor)
 
     def rule(cots):
+        cots = tuple(conj_complex(c) for c in cots)
         dout = cots[0] if single else type(out)(cots) if isinstance(out, (tuple, list)) else cots
         result = _bprop_gradients(cell, bprop(*args, out, dout), len(args))
-        return tuple(_fit_to_input(g, x) for g, x in zip(result, args, strict=True))
+        return tuple(conj_complex(_fit_to_input(g, x)) for g, x in zip(result, args, strict=True))
 
     fresh = tuple(Tensor._wrap(o._data) for o in outs)
     tape.record_custom(args, fresh, rule)
@@ -696,10 +710,10 @@ def _custom_bprop_in_graph(trace, cell, bprop: Callable, construct: Callable, ar
         for i, x in zip(positions, flat[:n_in], strict=True):
             full[i] = x
         out = unflatten(fwd.template, (t._data for t in flat[n_in : n_in + n_out]))
-        dout = unflatten(fwd.template, (t._data for t in flat[n_in + n_out :]))
+        dout = unflatten(fwd.template, (conj_complex(t)._data for t in flat[n_in + n_out :]))
         result = _bprop_gradients(cell, bprop(*full, out, dout), len(args))
         return [
-            _fit_to_input(result[i], full[i])
+            conj_complex(_fit_to_input(result[i], full[i]))
             if isinstance(result[i], Tensor)
             else Tensor(B.np.zeros(args[i].shape, args[i]._data.dtype))
             for i in positions
@@ -783,13 +797,13 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
     in_f = [i for i, t in enumerate(ins) if t.dtype.kind in "fc"]
 
     def input_rule(cots):
-        grad_input = _spread(len(ins), in_f, cots)
+        grad_input = _spread(len(ins), in_f, [conj_complex(c) for c in cots])
         if "grad_output" in state:
             for hook in list(cell._backward_hooks.values()):
                 new = hook(cell, grad_input, state["grad_output"])
                 if new is not None:
                     grad_input = _hook_result(cell, hook, new, len(grad_input), "backward hook")
-        return tuple(grad_input[i] for i in in_f)
+        return tuple(conj_complex(grad_input[i]) for i in in_f)
 
     fresh_ins = list(ins)
     for i in in_f:
@@ -801,13 +815,13 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
     out_f = [i for i, t in enumerate(outs) if t.dtype.kind in "fc"]
 
     def output_rule(cots):
-        grad_output = _spread(len(outs), out_f, cots)
+        grad_output = _spread(len(outs), out_f, [conj_complex(c) for c in cots])
         for hook in list(cell._backward_pre_hooks.values()):
             new = hook(cell, grad_output)
             if new is not None:
                 grad_output = _hook_result(cell, hook, new, len(grad_output), "backward pre-hook")
         state["grad_output"] = grad_output
-        return tuple(grad_output[i] for i in out_f)
+        return tuple(conj_complex(grad_output[i]) for i in out_f)
 
     fresh_outs = list(outs)
     for i in out_f:

@@ -185,6 +185,34 @@ def test_shape_error_points_at_line(tmp_path):
     assert "------------------------> here" in (tmp_path / "analyze_fail.ir").read_text()
 
 
+def _list_times_float():
+    return [1, 2] * 2.0
+
+
+class _TupleTimesFloat(nn.Cell):
+    def construct(self, x):
+        return (x, x) * 1.5
+
+
+def test_python_message_with_a_quote_reads_unescaped_with_its_place(tmp_path):
+    # the place is `file:line`: a double-quoted path next to Python's `can't ... 'float'` made repr escape the text
+    ms.set_context(save_graphs_path=str(tmp_path))
+    line = _list_times_float.__code__.co_firstlineno + 1
+    for call in (lambda: jit(_list_times_float)(), lambda: ms.jit(_list_times_float, capture_mode="ast")()):
+        with pytest.raises(TypeError) as info:
+            call()
+        assert "can't multiply sequence by non-int of type 'float'" in str(info)  # pytest's repr of the exception
+        assert f"test_errors.py:{line}, in _list_times_float" in str(info.value)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with pytest.raises(TypeError) as info:
+            _TupleTimesFloat()(_x())
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert "can't multiply sequence by non-int of type 'float'" in str(info)
+    assert "return (x, x) * 1.5" in str(info.value)
+
+
 def test_error_in_nested_call_shows_call_chain():
     def inner(a):
         return ops.matmul(a, a)
