@@ -10,6 +10,7 @@ so the tape sees every op; other calls go through the compile cache.
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import sys
 import types
@@ -179,6 +180,9 @@ class JitFunction:
         self._direct = capture_mode != "bytecode" and input_signature is None
         self._bound: dict = {}
         functools.update_wrapper(self, fn)
+        self._entry = types.MethodType(JitFunction._call, self)  # what a call runs (see __call__)
+        if self._direct:
+            self._cache.caller = C.CallerEntry(JitFunction._call, _COMPILING, tape, self._set_entry, for_user)
 
     def _compile_fn(self, template, leaves, params, cells, shapes=None, plan=None):
         fn, capture = self._kiln_fn, frontend(self.capture_mode)
@@ -212,16 +216,21 @@ class JitFunction:
             return bound
         return entry[1]
 
-    def __call__(self, *args, **kwargs):
+    # `f(...)` runs `f._entry(...)`: while the cache holds one executable for Tensors only, its generated hit
+    # (C.CallerEntry), else `_call`. Read by a property in C, so a hit runs no Python frame before the hit itself.
+    __call__ = property(operator.attrgetter("_entry"))
+
+    def _call(self, *args, **kwargs):
+        """The call that builds the key (or finds the executable from a compile in progress, or records a
+        gradient): the general path of `__call__`."""
         try:
-            fast = self._cache.fast  # the cache-hit path: no key built (one generated function, JitCache.fast)
-            if fast is not None and self._direct and not kwargs and not _COMPILING and not tape.recording:
-                out = fast(args)
-                if out is not _MISS:
-                    return out
             return _invoke(self, self._cache, None, args, kwargs)
         except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
             raise for_user(err) from None
+
+    def _set_entry(self, hit) -> None:
+        """Make `hit(self, *args, **kwargs)` what a call runs, or `_call` for None (C.CallerEntry.install)."""
+        self._entry = types.MethodType(hit if hit is not None else JitFunction._call, self)
 
 
 class _BoundJit:

@@ -228,6 +228,27 @@ def test_cache_hit_runs_neither_frontend_nor_backend_compile(monkeypatch):
     assert f.compile_count == 1
 
 
+def test_a_jit_functions_hit_is_its_call_and_the_general_call_comes_back():
+    @jit
+    def f(x, y):
+        return x * y + GAIN
+
+    x, y = _x(), _x(seed=1)
+    assert f._entry.__func__ is type(f)._call  # before the first call: the general call
+    f(x, y)
+    assert f._entry.__func__.__code__.co_filename == "<kiln cache hit>"  # the cache's generated hit is the call
+    np.testing.assert_allclose(f(x, y).asnumpy(), x.asnumpy() * y.asnumpy() + GAIN, rtol=1e-6)
+    np.testing.assert_allclose(f(x, y=y).asnumpy(), x.asnumpy() * y.asnumpy() + GAIN, rtol=1e-6)  # keywords
+    with pytest.raises(TypeError):
+        f(x)  # another argument count goes to the general call, which says what is wrong
+    z = _x((4,), seed=2)
+    np.testing.assert_allclose(f(z, z).asnumpy(), z.asnumpy() ** 2 + GAIN, rtol=1e-6)
+    assert f.compile_count >= 2 and f._entry.__func__ is type(f)._call  # two executables: the general call
+    assert isinstance(f, type(jit(lambda v: v)))  # every jit function keeps one class
+    grads = ms.grad(lambda a: f(a, y).sum())(x)  # a recorded gradient sees the ops
+    np.testing.assert_allclose(grads.asnumpy(), y.asnumpy(), rtol=1e-6)
+
+
 def test_the_key_free_hit_path_still_tells_shapes_dtypes_globals_and_cells_apart():
     @jit
     def f(x, y):

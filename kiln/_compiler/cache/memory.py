@@ -11,6 +11,7 @@ short guard loop and the executable launch.
 
 from __future__ import annotations
 
+import operator
 import os
 import sys
 import time
@@ -157,7 +158,7 @@ class InputsDiffer(Exception):
     for (JitCache.fast called it without building the key): the call builds its key and compiles."""
 
 
-def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards):
+def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards, caller: CallerEntry | None = None):
     """One generated function for `JitCache.fast`: `args` -> outputs, or MISS when the call needs its key built.
 
     It is written for this entry's argument count, lead object, guards and output so that a hit runs no loop,
@@ -170,16 +171,27 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards):
         ex: the executable.
         direct: its backend function when the call is `Tensor(direct(*arrays)[0])`, else None.
         guards: its guards' compiled check, or None.
+        caller: None for `hit(args)`; else the function is `hit(self, *args, **kwargs)`, the call of the cache's
+            owner `self` (see CallerEntry), which goes to `caller.slow(self, *args, **kwargs)` where `hit` returns
+            MISS.
 
     Returns:
-        The function of one argument, the call's positional arguments.
+        The generated function.
     """
     names = [f"a{i}" for i in range(n)]
     ns = {"MISS": MISS, "T": Tensor, "CHECKS": _CHECKS, "LEAD": lead, "EX": ex, "DIRECT": direct, "GUARDS": guards,
           "CACHE": cache, "NEW": _new, "BRANCH": BranchGuardFailed, "PENDING": Pending, "TRACES": G._TRACES,
           "REDO": (InputsDiffer, RecursionCut, persistent.StaleExecutable)}  # fmt: skip
     unpacked = (["lead_arg"] if lead is not _NO_LEAD else []) + names
-    lines = ["def hit(args):", f"    if len(args) != {len(unpacked)} or not CHECKS['on']:", "        return MISS"]
+    if caller is None:
+        miss = "MISS"
+        lines = ["def hit(args):", f"    if len(args) != {len(unpacked)} or not CHECKS['on']:"]
+    else:  # keyword arguments, a call from a graph being compiled or a recorded gradient take the general path
+        ns.update(SLOW=caller.slow, COMPILING=caller.compiling, TAPE=caller.tape)
+        miss = "SLOW(self, *args, **kwargs)"
+        gate = f"kwargs or len(args) != {len(unpacked)} or not CHECKS['on'] or COMPILING or TAPE.recording"
+        lines = ["def hit(self, *args, **kwargs):", f"    if {gate}:"]
+    lines.append(f"        return {miss}")
     if unpacked:
         lines.append(f"    {', '.join(unpacked)}, = args")
     tests = (["lead_arg is not LEAD"] if lead is not _NO_LEAD else []) + [f"type({a}) is not T" for a in names]
@@ -188,22 +200,45 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards):
     # a Tensor's array read from its slot (`Tensor._data` without the property): recorded ops of the lazy window
     # run first; while a graph is recorded the call builds its key (a nested graph may have written a Tensor)
     tests.append("TRACES")
-    lines += [f"    if {' or '.join(tests)}:", "        return MISS"]
+    lines += [f"    if {' or '.join(tests)}:", f"        return {miss}"]
     for a in names:
         lines += [f"    d{a} = {a}._buf", f"    if type(d{a}) is PENDING:", f"        d{a} = {a}._data"]
     arrays = ", ".join(f"d{a}" for a in names)
     lines.append("    try:")
     if direct is not None:  # Tensor._wrap inlined
-        lines += [f"        out = DIRECT({arrays})[0]", "    except REDO:", "        return MISS",
+        lines += [f"        out = DIRECT({arrays})[0]", "    except REDO:", f"        return {miss}",
                   "    t = NEW(T)", "    t._buf = out", "    t._nodes = None", "    return t"]  # fmt: skip
     else:
         inputs = f", [{', '.join(names)}]" if ex.input_writes else ""  # written back to the caller's Tensors
         lines += [f"        return EX([{arrays}]{inputs})",
                   "    except BRANCH as failed:  # nothing was applied: `call` runs the program for the branch taken",
-                  "        CACHE.pending = (EX, failed)", "        return MISS",
-                  "    except REDO:", "        return MISS"]  # fmt: skip
+                  "        CACHE.pending = (EX, failed)", f"        return {miss}",
+                  "    except REDO:", f"        return {miss}"]  # fmt: skip
+    if caller is not None:  # errors reach the user as from the owner's general call
+        ns["FOR_USER"] = caller.for_user
+        lines = [lines[0], "    try:", *("    " + line for line in lines[1:]),
+                 "    except Exception as err:", "        raise FOR_USER(err) from None"]  # fmt: skip
     exec(compile("\n".join(lines), "<kiln cache hit>", "exec"), ns)  # noqa: S102  (generated from the entry above)
     return ns["hit"]
+
+
+class CallerEntry:
+    """How a cache's owner (a `jit` function) is called without a Python frame of its own on a hit: the cache
+    generates its hit as `hit(owner, *args, **kwargs)` and hands it to `install`, which makes it what a call of
+    the owner runs (`install(None)` when the next call must build its key).
+
+    Args:
+        slow: `slow(owner, *args, **kwargs)`, the owner's general call.
+        compiling: a list that is not empty while a graph is compiled (such a call is inlined, not run).
+        tape: the module whose `recording` is true while a PyNative gradient is recorded (the call is recorded).
+        install: `install(hit)`, or `install(None)`.
+        for_user: `for_user(err)`, the error as the owner's general call raises it.
+    """
+
+    __slots__ = ("slow", "compiling", "tape", "install", "for_user")
+
+    def __init__(self, slow, compiling: list, tape, install, for_user) -> None:
+        self.slow, self.compiling, self.tape, self.install, self.for_user = slow, compiling, tape, install, for_user
 
 
 _SYMBOLS: list = []
@@ -246,7 +281,7 @@ class JitCache:
     """Executables of one function (or one Cell), by input signature, least recently used first."""
 
     __slots__ = ("name", "entries", "compiles", "last_reason", "extra_key", "compile_once", "size", "warned",
-                 "dynamic", "dynamic_off", "fast", "pending", "__weakref__")  # fmt: skip
+                 "dynamic", "dynamic_off", "fast", "written_for", "caller", "pending", "__weakref__")  # fmt: skip
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -263,6 +298,8 @@ class JitCache:
         # Cell or object keyed by identity, or _NO_LEAD) then plain Tensors": such a call skips the key build and
         # lets the executable check the Tensors' shapes and dtypes itself (it raises InputsDiffer on others).
         self.fast = None
+        self.written_for = None  # the `_fast_entry` `fast` was written for
+        self.caller = None  # a CallerEntry when the owner's `__call__` is the hit itself
         self.pending = None  # (executable, BranchGuardFailed) when `hit` ran a program assuming the other branch
 
     def call(self, args: tuple, kwargs: dict, compile_fn, run: bool = True):
@@ -324,9 +361,9 @@ class JitCache:
         if ex is None:
             ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason)
         if not run:
-            self.fast = None
+            self._set_fast(None)
             return None
-        self.fast = self._fast_entry(args, kwargs, sig, ex)
+        self._set_fast(self._fast_entry(args, kwargs, sig, ex))
         failure = pending[1] if pending is not None and pending[0] is ex else None
         tried: set = set()  # the plans this call ran whose branch guards failed
         while True:
@@ -337,7 +374,7 @@ class JitCache:
             except BranchGuardFailed as failed:  # nothing was applied: run the program for the branch taken
                 failure = None
                 ex = self._respecialise(key, ex, failed, tried, (args_t, kw_t), leaves, params, cells, refs, compile_fn)
-                self.fast = self._fast_entry(args, kwargs, sig, ex)
+                self._set_fast(self._fast_entry(args, kwargs, sig, ex))
                 continue
             except RecursionCut as cut:  # nothing was written back: compile the recursion deeper, run again
                 self._deepen(cut)
@@ -347,7 +384,7 @@ class JitCache:
             self.entries[key].remove(ex)
             with persistent.loading_suspended():  # traced again (an executable on disk would be the same one)
                 ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason, ex.plan)
-            self.fast = self._fast_entry(args, kwargs, sig, ex)
+            self._set_fast(self._fast_entry(args, kwargs, sig, ex))
 
     def _respecialise(self, key, ex, failed: BranchGuardFailed, tried: set, template, leaves, params, cells, refs,
                       compile_fn):  # fmt: skip
@@ -362,7 +399,7 @@ class JitCache:
                 if self.compile_once or check_guards(other.guards) is None:
                     bucket.remove(other)
                     bucket.insert(0, other)
-                    self.fast = None
+                    self._set_fast(None)
                     return other
         if any(p[:n] == plan for p in tried):
             raise refused([failed.site], "one call failed the assumption of each branch (a condition that differs "
@@ -383,7 +420,8 @@ class JitCache:
         return MISS if fast is None else fast(args)
 
     def _fast_entry(self, args: tuple, kwargs: dict, sig: list, ex):
-        """The `fast` entry for a call that ran `ex`, or None when the next call must build its key."""
+        """The `fast` entry for a call that ran `ex` as `_hit_function`'s (lead, n, ex, direct, guards), or None
+        when the next call must build its key."""
         if kwargs or self.extra_key or self.dynamic is not None or not _CHECKS["on"]:
             return None
         if len(self.entries) != 1 or self.size != 1:
@@ -400,7 +438,23 @@ class JitCache:
         if any(type(a) is not Tensor for a in args[len(args) - n :]):
             return None
         guards = None if self.compile_once or not ex.guards else compile_guards(ex.guards)
-        return _hit_function(self, lead, n, ex, ex.direct(), guards)
+        return lead, n, ex, ex.direct(), guards
+
+    def _set_fast(self, entry) -> None:
+        """Write `fast` (and the caller's `__call__`, see CallerEntry) for `_fast_entry`'s `entry`, or drop them
+        for None. The same entry as the last one keeps the functions written for it."""
+        if entry is None:
+            if self.fast is not None:
+                self.fast = self.written_for = None
+                if self.caller is not None:
+                    self.caller.install(None)
+            return
+        last = self.written_for
+        if self.fast is not None and last is not None and all(map(operator.is_, entry[:3], last[:3])):
+            return
+        self.fast, self.written_for = _hit_function(self, *entry), entry
+        if self.caller is not None:
+            self.caller.install(_hit_function(self, *entry, self.caller))
 
     def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn, args):
         shapes, key = dynamic
@@ -509,7 +563,7 @@ class JitCache:
 
     def _hold(self, key, bucket: list) -> None:
         """Keep `bucket` (newest executable first) under `key`, within the limits."""
-        self.fast = None
+        self._set_fast(None)
         self.entries[key] = bucket
         self.size = sum(len(b) for b in self.entries.values())
         _LIVE.add(self)
@@ -528,7 +582,7 @@ class JitCache:
             total -= 1
 
     def _evict_oldest(self) -> None:
-        self.fast = None
+        self._set_fast(None)
         key = next(iter(self.entries))
         bucket = self.entries[key]
         bucket.pop()

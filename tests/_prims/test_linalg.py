@@ -1,0 +1,99 @@
+"""The CPU lowering of small batched matrix products (kiln/_prims/linalg.py): the same values and derivatives as
+`jnp.matmul`, and no dot contracting the left operand over its rows in the gradient."""
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Tensor, ops
+from kiln._backend import jax, jnp
+from kiln._prims import linalg
+
+RNG = np.random.default_rng(0)
+
+
+def _pair(dtype, w_batch=(3, 2)):
+    x = jnp.asarray(RNG.standard_normal((3, 2, 5, 4)), dtype)
+    w = jnp.asarray(RNG.standard_normal((*w_batch, 4, 6)), dtype)
+    return x, w
+
+
+def _loss(matmul):
+    return lambda x, w: jnp.sum(jnp.sin(matmul(x, w)))
+
+
+TRANSFORMS = {
+    "grad": lambda f: jax.grad(f, (0, 1)),
+    "jit(grad)": lambda f: jax.jit(jax.grad(f, (0, 1))),
+    "jvp": lambda f: lambda x, w: jax.jvp(f, (x, w), (0.3 * x, 0.7 * w)),
+    "hessian x": lambda f: jax.hessian(f, 0),
+    "hessian w": lambda f: jax.hessian(f, 1),
+    "jacfwd": lambda f: jax.jacfwd(f, 1),
+    "grad of grad": lambda f: jax.grad(lambda x, w: jnp.sum(jax.grad(f, 1)(x, w) ** 2), 0),
+    "vmap(grad)": lambda f: jax.vmap(jax.grad(f, 1)),
+}
+
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64])
+@pytest.mark.parametrize("name", list(TRANSFORMS))
+def test_small_batched_matmul_derivatives_are_matmuls(name, dtype):
+    x, w = _pair(dtype)
+    want = TRANSFORMS[name](_loss(jnp.matmul))(x, w)
+    got = TRANSFORMS[name](_loss(linalg._small_batched_matmul))(x, w)
+    tol = 1e-5 if dtype == jnp.float32 else 1e-12
+    for g, e in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=tol, atol=tol)
+
+
+def test_small_batched_matmul_broadcasts_batch_dimensions():
+    x, w = _pair(jnp.float32, w_batch=(1, 2))
+    want = jax.grad(_loss(jnp.matmul), (0, 1))(x, w)
+    got = jax.grad(_loss(linalg._small_batched_matmul), (0, 1))(x, w)
+    for g, e in zip(got, want, strict=True):
+        assert g.shape == e.shape
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-5, atol=1e-5)
+
+
+def _row_contracting_dots(fn, *args) -> list[str]:
+    """The compiled program's dots that contract their left operand over a dimension other than its last."""
+    text = jax.jit(fn).lower(*args).compile().as_text()
+    dots = []
+    for line in text.splitlines():
+        if " dot(" in line and "lhs_contracting_dims={" in line:
+            dims = line.split("[", 1)[1].split("]", 1)[0]  # the output's shape: the operands' rank
+            rank_of_out = dims.count(",") + 1
+            contracted = int(line.split("lhs_contracting_dims={")[1].split("}")[0].split(",")[0])
+            if "lhs_batch_dims" in line and contracted != rank_of_out - 1:
+                dots.append(line.strip())
+    return dots
+
+
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="the rule is the CPU's")
+def test_attention_sized_gradient_has_no_row_contracting_dot():
+    x = jnp.ones((32, 4, 8, 16), jnp.float32)
+    w = jnp.ones((32, 4, 16, 8), jnp.float32)
+    assert _row_contracting_dots(jax.grad(_loss(jnp.matmul), 1), x, w)  # the backend's own rule has one
+    assert not _row_contracting_dots(jax.grad(_loss(linalg._small_batched_matmul), 1), x, w)
+
+
+def test_rule_keeps_large_integer_and_unbatched_products_as_matmul():
+    big = jnp.ones((2, 64, 64), jnp.float32)
+    assert not linalg._small_batched(big, big)  # 64^3 > SMALL_BATCHED_MAX: the dot is faster
+    assert linalg._small_batched(jnp.ones((2, 8, 16), jnp.float32), jnp.ones((2, 16, 8), jnp.float32))
+    assert not linalg._small_batched(jnp.ones((2, 8, 16), jnp.int32), jnp.ones((2, 16, 8), jnp.int32))
+    assert not linalg._small_batched(jnp.ones((8, 16), jnp.float32), jnp.ones((16, 8), jnp.float32))
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_batched_matmul_gradient_through_ops_matches_numpy(mode):
+    x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    w = RNG.standard_normal((2, 3, 5, 6)).astype(np.float32)
+    g = RNG.standard_normal((2, 3, 4, 6)).astype(np.float32)
+    ms.set_context(mode=mode)
+    try:
+        fn = ms.grad(lambda a, b: (ops.matmul(a, b) * Tensor(g)).sum(), grad_position=(0, 1))
+        dx, dw = fn(Tensor(x), Tensor(w))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(dx.asnumpy(), g @ np.swapaxes(w, -1, -2), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dw.asnumpy(), np.swapaxes(x, -1, -2) @ g, rtol=1e-5, atol=1e-5)
