@@ -113,18 +113,24 @@ Argmin = PrimitiveDef(
 )
 
 
-def _max_with_index(reducer, arg):
+def _max_with_index(arg):
     def impl(x, axis, keep_dims):
         if jnp.ndim(x) == 0 and axis in (0, -1):  # a 0-d input is its own extreme, at index 0 (as torch, MindSpore)
             return x, jnp.zeros((), jnp.int64)
-        return reducer(x, axis=axis, keepdims=keep_dims), arg(x, axis=axis, keepdims=keep_dims).astype(jnp.int64)
+        index = arg(x, axis=axis, keepdims=True)
+        # the value is read at the index, so that its gradient goes to that one element, as MindSpore's does; a
+        # max/min reduction would share it among tied elements (PointNet's max over points ties)
+        value = jnp.take_along_axis(x, index, axis=axis)
+        if not keep_dims:
+            value, index = jnp.squeeze(value, axis), jnp.squeeze(index, axis)
+        return value, index.astype(jnp.int64)
 
     return impl
 
 
-def _index_with_value(name: str, reducer, arg) -> PrimitiveDef:
+def _index_with_value(name: str, arg) -> PrimitiveDef:
     """ArgMaxWithValue / ArgMinWithValue: (index, value) along one checked axis."""
-    value_and_index = _max_with_index(reducer, arg)
+    value_and_index = _max_with_index(arg)
     return PrimitiveDef(
         name,
         lambda x, axis, keep_dims: value_and_index(x, axis, keep_dims)[::-1],
@@ -134,13 +140,13 @@ def _index_with_value(name: str, reducer, arg) -> PrimitiveDef:
     )
 
 
-ArgMaxWithValue = _index_with_value("ArgMaxWithValue", jnp.max, jnp.argmax)
-ArgMinWithValue = _index_with_value("ArgMinWithValue", jnp.min, jnp.argmin)
+ArgMaxWithValue = _index_with_value("ArgMaxWithValue", jnp.argmax)
+ArgMinWithValue = _index_with_value("ArgMinWithValue", jnp.argmin)
 MaxDim = PrimitiveDef(
-    "MaxDim", _max_with_index(jnp.max, jnp.argmax), attrs={"axis": 0, "keep_dims": False}, multiple_results=True
+    "MaxDim", _max_with_index(jnp.argmax), attrs={"axis": 0, "keep_dims": False}, multiple_results=True
 )
 MinDim = PrimitiveDef(
-    "MinDim", _max_with_index(jnp.min, jnp.argmin), attrs={"axis": 0, "keep_dims": False}, multiple_results=True
+    "MinDim", _max_with_index(jnp.argmin), attrs={"axis": 0, "keep_dims": False}, multiple_results=True
 )
 
 
