@@ -23,8 +23,8 @@ def _check_matmul(x, w, transpose_a=False, transpose_b=False):
     if k1 != k2:
         raise op_error(
             "MatMul",
-            f"the input dimensions must be equal, but got 'x1_col': {k1} and 'x2_row': {k2}. "
-            f"And 'x' shape {list(xs)}(transpose_a={transpose_a}), 'y' shape {list(ws)}(transpose_b={transpose_b}).",
+            f"the contracted dimensions differ: {k1} in the first input, shape {list(xs)} (transpose_a={transpose_a}), "
+            f"against {k2} in the second, shape {list(ws)} (transpose_b={transpose_b}).",
         )
 
 
