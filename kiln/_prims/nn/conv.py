@@ -274,15 +274,13 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     summed over the batch: 3x3 at 56x56 13% against 3%, 128 /2 45% against 22%, 28x28 81% against 38%. Below it
 #     XLA's (3x3 at 14x14 and 7x7 within noise of it), and with fewer than TAP_MIN_CHANNELS input channels
 #     (LeNet5's first layer, 1 channel: 10% against 13%); kxk forward and input gradient stay XLA's (YNNPACK).
-#   - kxk weight gradient of under TAP_MIN_MACS multiply-adds: XLA's. The taps cost a slice and a dot each (about
-#     19 kernels for a 3x3 against XLA's 4), and their (N, C, pixels) reshapes pin the activations to NCHW in
-#     memory, so XLA transposes them around every neighbouring convolution. UNet++ (zoo, batch 2, 32x32, 16-40
-#     channels: 2-6 M multiply-adds per layer) compiled 833 kernels with the taps against 728 without; XLA's
-#     compile took 0.76-0.90x the time, and the steady step was level (1.008x, interleaved; session 11, issue 21).
+#     The taps cost compile time: a slice and a dot per tap, and their (N, C, pixels) reshapes pin activations to
+#     NCHW in memory. Zoo UNet++ (batch 2, 32x32) with its small kxk weight gradients left to XLA compiled 728
+#     kernels instead of 833 (first-step CPU about 0.9x) but its steady step was 1.01-1.24x slower (interleaved,
+#     session 11): kept as it is.
 # The GPU keeps XLA's convolution in every direction; float16/bfloat16 keep XLA's wider accumulation.
 DOT_MIN_PIXELS = 784  # per-image output pixels from which the batched dots beat XLA's convolution
 TAP_MIN_CHANNELS = 16  # input channels from which a kxk weight gradient's per-tap dots beat XLA's
-TAP_MIN_MACS = 2**26  # multiply-adds (N x pixels x C_out x C x taps) from which the per-tap dots pay their kernels
 
 
 def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozenset[str]:
@@ -312,8 +310,7 @@ def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozen
     large = int(np.prod(outs)) >= DOT_MIN_PIXELS
     if all(k == 1 for k in w.shape[2:]):
         return frozenset(("forward", "input", "weight") if large else ())
-    macs = x.shape[0] * int(np.prod(outs)) * int(np.prod(w.shape))
-    return frozenset(("weight",) if large and w.shape[1] >= TAP_MIN_CHANNELS and macs >= TAP_MIN_MACS else ())
+    return frozenset(("weight",) if large and w.shape[1] >= TAP_MIN_CHANNELS else ())
 
 
 def _tap_windows(x, kernel, stride, pads, outs):
