@@ -274,6 +274,10 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     summed over the batch: 3x3 at 56x56 13% against 3%, 128 /2 45% against 22%, 28x28 81% against 38%. Below it
 #     XLA's (3x3 at 14x14 and 7x7 within noise of it), and with fewer than TAP_MIN_CHANNELS input channels
 #     (LeNet5's first layer, 1 channel: 10% against 13%); kxk forward and input gradient stay XLA's (YNNPACK).
+#     The taps cost compile time: a slice and a dot per tap, and their (N, C, pixels) reshapes pin activations to
+#     NCHW in memory. Zoo UNet++ (batch 2, 32x32) with its small kxk weight gradients left to XLA compiled 728
+#     kernels instead of 833 (first-step CPU about 0.9x) but its steady step was 1.01-1.24x slower (interleaved,
+#     session 11): kept as it is.
 #   - kxk forward with at most PATCH_MAX_CHANNELS input channel (LeNet5's first layer, 1 -> 6 5x5 @32): the
 #     kernel taps' windows stacked into (N, taps, P) patches and one batched dot. XLA's own convolution (Eigen: no
 #     GEMM depth with one channel) took 1.59-1.65 ms of one core per batch of 32 against 0.63 ms for PyTorch's;
