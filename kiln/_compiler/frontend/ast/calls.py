@@ -23,6 +23,7 @@ from kiln._compiler.frontend.ast.rewrites import optimize
 from kiln._compiler.frontend.ast.values import Closure, SwitchedCallable, TensorRange, is_cell, is_symbolic
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
+from kiln._core.mutable import dynamic_length_copy
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
@@ -265,6 +266,8 @@ def call(ctx, fn, args, kwargs, node):
     elif fn is isinstance and len(args) == 2 and isinstance(args[0], effects.HostScalar):
         # a Python number computed in the graph (`float(x)`, a `mutable()` int) is an instance of its Python type
         return call_python(fn, [args[0].py_type(), args[1]], kwargs)
+    elif (copy := dynamic_length_copy(fn, args, kwargs)) is not None:
+        return copy  # tuple()/list() of a sequence declared variable-length stays so
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
         return call_python(fn, args, kwargs)
     return run_library(ctx, fn, args, kwargs)
