@@ -357,6 +357,12 @@ def _tensor_range(args):
     def as_t(v):
         return v if isinstance(v, Tensor) else Tensor(v, mstype.int64)
 
+    for v in args:  # the checks PyNative's range() makes through Tensor.__index__, with the same error types
+        if isinstance(v, Tensor) and not v.dtype.is_integer:
+            raise TypeError(f"range() needs integer bounds, but got a Tensor of dtype {v.dtype}.")
+        if isinstance(v, Tensor) and v.size != 1:
+            raise ValueError(f"range() needs single-element Tensors as bounds, but got one of shape {list(v.shape)}.")
+
     if len(args) == 1:
         start, stop, step = 0, args[0], 1
     elif len(args) == 2:
