@@ -228,7 +228,7 @@ _LIST_MUTATORS = frozenset(("append", "extend", "insert", "pop", "remove", "clea
 def call(ctx, fn, args, kwargs, node):
     """Call `fn(*args, **kwargs)` with graph semantics."""
     t = type(fn)
-    if t is types.BuiltinMethodType and ctx.list_journal is not None and type(fn.__self__) is list:
+    if t is types.BuiltinMethodType and ctx.list_journal is not None and isinstance(fn.__self__, list):
         if fn.__name__ in _LIST_MUTATORS:  # inside a Tensor branch: remember the list as it was before
             ctx.list_journal.setdefault(id(fn.__self__), (fn.__self__, list(fn.__self__)))
     if t is Closure:
