@@ -61,39 +61,38 @@ class MutableDict(dict, MutableValue):
     pass
 
 
-class DynamicLengthTuple(MutableTuple):
+class _DeclaredLength:
+    """What keeps a sequence's declared-variable length through `+` and slices (`_kind`: its plain base type)."""
+
+    __slots__ = ()
+    _kind: type = tuple
+
+    def __add__(self, other):
+        joined = super().__add__(other)
+        return joined if joined is NotImplemented else type(self)(joined)
+
+    def __radd__(self, other):
+        return type(self)(self._kind(other) + self._kind(self)) if isinstance(other, self._kind) else NotImplemented
+
+    def __getitem__(self, index):
+        item = super().__getitem__(index)
+        return type(self)(item) if isinstance(index, slice) else item
+
+
+class DynamicLengthTuple(_DeclaredLength, MutableTuple):
     """`mutable(tuple, dynamic_len=True)`: a tuple whose length the program declares variable. Kiln still compiles
     a graph per length; the mark is what `is_sequence_shape_unknown` reads inside a graph, and `tuple()`/`list()`,
     `+` and slices of such a sequence keep it."""
 
     __slots__ = ()
-
-    def __add__(self, other):
-        joined = tuple.__add__(self, other)
-        return joined if joined is NotImplemented else DynamicLengthTuple(joined)
-
-    def __radd__(self, other):
-        return DynamicLengthTuple(tuple.__add__(tuple(other), self)) if isinstance(other, tuple) else NotImplemented
-
-    def __getitem__(self, index):
-        item = tuple.__getitem__(self, index)
-        return DynamicLengthTuple(item) if isinstance(index, slice) else item
+    _kind = tuple
 
 
-class DynamicLengthList(MutableList):
+class DynamicLengthList(_DeclaredLength, MutableList):
     """`mutable(list, dynamic_len=True)`: a list whose length the program declares variable (see
     `DynamicLengthTuple`)."""
 
-    def __add__(self, other):
-        joined = list.__add__(self, other)
-        return joined if joined is NotImplemented else DynamicLengthList(joined)
-
-    def __radd__(self, other):
-        return DynamicLengthList(list.__add__(list(other), self)) if isinstance(other, list) else NotImplemented
-
-    def __getitem__(self, index):
-        item = list.__getitem__(self, index)
-        return DynamicLengthList(item) if isinstance(index, slice) else item
+    _kind = list
 
 
 def dynamic_length_copy(fn, args, kwargs):
