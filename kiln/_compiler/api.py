@@ -23,7 +23,16 @@ from kiln._compiler.errors import RaisesWithRunTimeMessage, for_user
 from kiln._compiler.frontend.ast import calls, interp
 from kiln._compiler.frontend.bytecode import run_jit
 from kiln._compiler.frontend.capture import frontend
-from kiln._core.mutable import MutableBool, MutableDict, MutableFloat, MutableInt, MutableList, MutableTuple
+from kiln._core.mutable import (
+    DynamicLengthList,
+    DynamicLengthTuple,
+    MutableBool,
+    MutableDict,
+    MutableFloat,
+    MutableInt,
+    MutableList,
+    MutableTuple,
+)
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
 from kiln.context import _context
@@ -112,7 +121,8 @@ def mutable(input_data, dynamic_len: bool = False):
 
     Args:
         input_data: bool, int, float, tuple/list/dict of them or of Tensors, or a Tensor (returned as is).
-        dynamic_len: accepted for compatibility; the length still specialises the graph.
+        dynamic_len: mark a tuple or list's length as variable: `is_sequence_shape_unknown` says so inside a
+            graph (Kiln still compiles a graph per length it meets).
 
     Returns:
         The same value, marked.
@@ -126,9 +136,11 @@ def mutable(input_data, dynamic_len: bool = False):
     if isinstance(input_data, float):
         return MutableFloat(input_data)
     if isinstance(input_data, tuple):
-        return MutableTuple(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
+        kind = DynamicLengthTuple if dynamic_len else MutableTuple
+        return kind(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
     if isinstance(input_data, list):
-        return MutableList(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
+        kind = DynamicLengthList if dynamic_len else MutableList
+        return kind(mutable(x) if isinstance(x, (int, float)) else x for x in input_data)
     if isinstance(input_data, dict):
         return MutableDict({k: mutable(v) if isinstance(v, (int, float)) else v for k, v in input_data.items()})
     raise TypeError(

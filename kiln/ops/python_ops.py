@@ -15,6 +15,7 @@ import operator as _op
 
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
+from kiln._core.mutable import has_dynamic_length
 from kiln._core.tensor import Tensor
 from kiln.ops.op_info_register import (
     AiCPURegOp,
@@ -220,11 +221,13 @@ def is_sequence_shape_unknown(seq) -> bool:
         seq: a tuple or list.
 
     Returns:
-        False: Kiln compiles a graph for each length it meets (`mutable(..., dynamic_len=True)` included).
+        True inside a graph for a sequence the program declared variable-length (`mutable(..., dynamic_len=True)`
+        and the `tuple()`, `list()`, `+` and slices of one); False otherwise, and always in PyNative. Kiln
+        compiles a graph for each length it meets either way.
     """
     if not isinstance(seq, (tuple, list)):
         raise TypeError(f"is_sequence_shape_unknown expects a tuple or list, but got {type(seq).__name__}.")
-    return False
+    return has_dynamic_length(seq) and G.current() is not None
 
 
 def dtype(x):

@@ -23,6 +23,7 @@ from kiln._compiler.frontend.ast.rewrites import optimize
 from kiln._compiler.frontend.ast.values import Closure, SwitchedCallable, TensorRange, is_cell, is_symbolic
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
+from kiln._core.mutable import dynamic_length_copy
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
@@ -227,7 +228,7 @@ _LIST_MUTATORS = frozenset(("append", "extend", "insert", "pop", "remove", "clea
 def call(ctx, fn, args, kwargs, node):
     """Call `fn(*args, **kwargs)` with graph semantics."""
     t = type(fn)
-    if t is types.BuiltinMethodType and ctx.list_journal is not None and type(fn.__self__) is list:
+    if t is types.BuiltinMethodType and ctx.list_journal is not None and isinstance(fn.__self__, list):
         if fn.__name__ in _LIST_MUTATORS:  # inside a Tensor branch: remember the list as it was before
             ctx.list_journal.setdefault(id(fn.__self__), (fn.__self__, list(fn.__self__)))
     if t is Closure:
@@ -265,6 +266,8 @@ def call(ctx, fn, args, kwargs, node):
     elif fn is isinstance and len(args) == 2 and isinstance(args[0], effects.HostScalar):
         # a Python number computed in the graph (`float(x)`, a `mutable()` int) is an instance of its Python type
         return call_python(fn, [args[0].py_type(), args[1]], kwargs)
+    elif (copy := dynamic_length_copy(fn, args, kwargs)) is not None:
+        return copy  # tuple()/list() of a sequence declared variable-length stays so
     elif fn is isinstance or fn is len or fn is getattr or fn is hasattr:
         return call_python(fn, args, kwargs)
     return run_library(ctx, fn, args, kwargs)
@@ -353,6 +356,12 @@ def _construct(ctx, cls, args, kwargs):
 def _tensor_range(args):
     def as_t(v):
         return v if isinstance(v, Tensor) else Tensor(v, mstype.int64)
+
+    for v in args:  # the checks PyNative's range() makes through Tensor.__index__, with the same error types
+        if isinstance(v, Tensor) and not v.dtype.is_integer:
+            raise TypeError(f"range() needs integer bounds, but got a Tensor of dtype {v.dtype}.")
+        if isinstance(v, Tensor) and v.size != 1:
+            raise ValueError(f"range() needs single-element Tensors as bounds, but got one of shape {list(v.shape)}.")
 
     if len(args) == 1:
         start, stop, step = 0, args[0], 1

@@ -664,10 +664,9 @@ class _Builder:
     def e_FormattedValue(self, e: ast.FormattedValue) -> Node:
         return self.e_JoinedStr(ast.JoinedStr(values=[e], lineno=e.lineno, col_offset=e.col_offset))
 
-    def _comprehension(self, e, kind: str, elt_build) -> Node:
-        if len(e.generators) != 1:
-            self.fail(e, "a comprehension with more than one 'for'")
-        gen = e.generators[0]
+    def _comprehension(self, e, kind: str, elt_build, generators: list | None = None) -> Node:
+        generators = e.generators if generators is None else generators
+        gen = generators[0]
         if gen.is_async:
             self.fail(e, "async comprehension")
         iterable = self.expr(gen.iter)
@@ -676,7 +675,14 @@ class _Builder:
             item = self.env["__item"]
             self.store(gen.target, item, e)
 
-        elt = self.thunk(elt_build, e, ("__item",), bind)
+        if len(generators) > 1:
+            # `for a in x for b in a`: each item of the first loop gives the list of the inner loops' items,
+            # spliced in order ("*"), with the first loop's variables in scope as Python nests them
+            inner = generators[1:]
+            elt = self.thunk(lambda: self._comprehension(e, "list", elt_build, inner), e, ("__item",), bind)
+            kind += "*"
+        else:
+            elt = self.thunk(elt_build, e, ("__item",), bind)
         cond = Const(None)
         if gen.ifs:
             test = gen.ifs[0]

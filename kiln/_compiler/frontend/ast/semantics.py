@@ -402,6 +402,7 @@ def _ifexp(ctx, frame, node, args):
 @_impl(O.COMPREHENSION)
 def _comprehension(ctx, frame, node, args):
     kind, iterable, elt, cond = args
+    kind, nested = kind.rstrip("*"), kind.endswith("*")  # nested: each item gives a list of items (more 'for's)
     out = []
     for item in iterate(iterable):
         if cond is not None:
@@ -410,7 +411,10 @@ def _comprehension(ctx, frame, node, args):
                 raise GraphCompileError("a comprehension's 'if' must be known at compile time, not a Tensor.")
             if not keep:
                 continue
-        out.append(_thunk(ctx, elt, item))
+        if nested:
+            out.extend(_thunk(ctx, elt, item))
+        else:
+            out.append(_thunk(ctx, elt, item))
     if kind == "list":
         return control.fresh_list(ctx, out)
     if kind == "dict":

@@ -16,6 +16,7 @@ from kiln._compiler.frontend.ast.interp import active
 from kiln._compiler.frontend.ast.values import MISSING, is_cell
 from kiln._compiler.frontend.bytecode import calls as C
 from kiln._compiler.frontend.bytecode.instructions import NULL, Frame, GraphBreak, SeqIter
+from kiln._core.mutable import dynamic_length_copy
 from kiln._core.tensor import Tensor
 
 MAX_DEPTH = 24
@@ -445,6 +446,9 @@ class SymbolicRun(Run):
             # A library Cell runs as Python: its branches on the training mode are baked into the graph.
             for _, c in fn.cells_and_names():
                 self.guards.attr(c, "training", c.training)
+        copy = dynamic_length_copy(fn, args, kwargs)
+        if copy is not None:  # tuple()/list() of a sequence declared variable-length stays so
+            return self.fresh_obj(copy)
         out = fn(*args, **kwargs)
         if type(out) in (list, dict, set) and (fn in C.FRESH_RESULT or C._kiln(fn)):
             self.fresh_obj(out)

@@ -1,8 +1,8 @@
 """Python effects under Tensor control flow, as a user sees them in PyNative, GRAPH_MODE, `@jit` and bytecode
-capture (issue 18, point 8): lists mutated in both branches of a Tensor `if`, a Tensor appended to a global list,
-`ops.Print` in a Tensor `while` (once per trip, as MindSpore 2.10 prints), branches whose shapes differ (they run,
-as in MindSpore; more in tests/_compiler/test_specialise.py), second-order gradients through a Tensor `while` (as
-MindSpore 2.10 gives them), a dict carried through a Tensor `while` (its keys fixed)."""
+capture (issue 18, point 8): lists (`mutable()` ones too) mutated in both branches of a Tensor `if`, a Tensor
+appended to a global list, `ops.Print` in a Tensor `while` (once per trip, as MindSpore 2.10 prints), branches whose
+shapes differ (they run, as in MindSpore; more in tests/_compiler/test_specialise.py), second-order gradients through
+a Tensor `while` (as MindSpore 2.10 gives them), a dict carried through a Tensor `while` (its keys fixed)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import kiln as ms
-from kiln import Tensor, ops
+from kiln import Tensor, mutable, ops
 from kiln._compiler.errors import GraphCompileError
 from tests._compiler.frontend.ast.modes import MODES, compiled
 
@@ -36,6 +36,29 @@ def test_list_append_in_both_branches_of_a_tensor_if(mode):
     y, n = fn(Tensor(-x))
     np.testing.assert_allclose(y.asnumpy(), (-x - 1) * 2 - x)
     assert n == 2
+
+
+def _append_to_a_marked_list_in_both_branches(x, marked):
+    out = list(mutable([x * 0], True)) if marked is None else marked
+    if x.sum() > 0:
+        out.append(x + 1)
+    else:
+        out.append(x - 1)
+    return out[-1] * 2, len(out)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("make", ["mutable", "dynamic_len", "copy_inside"])
+def test_a_mutable_list_appended_in_both_branches_of_a_tensor_if(mode, make):
+    """A `mutable()` list (a list subclass), given or made inside the graph, joins its branches as a list does;
+    it raised "value does not belong to this graph"."""
+    fn = compiled(mode, _append_to_a_marked_list_in_both_branches)
+    x = np.array([1.0, 2.0], np.float32)
+    for sign in (1, -1):
+        marked = {"mutable": mutable([Tensor(x)]), "dynamic_len": mutable([Tensor(x)], True)}.get(make)
+        y, n = fn(Tensor(sign * x), marked)
+        np.testing.assert_allclose(y.asnumpy(), (sign * x + sign) * 2)
+        assert n == 2
 
 
 def _list_made_and_grown_in_one_branch(x):

@@ -70,3 +70,25 @@ def test_builtin_error_is_the_programs(mode, fn, args, kind, text):
     assert "internal error" not in message
     if mode in ("graph", "jit"):  # the AST frontend names the user's line
         assert fn.__name__ in message and __file__ in message
+
+
+def _sum_of_range(n):
+    total = 0
+    for i in range(n):
+        total = total + i
+    return total
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("bound", "kind"),
+    [(Tensor(4.0), TypeError), (Tensor([2, 3]), ValueError)],
+    ids=["float", "two_elements"],
+)
+def test_range_of_a_tensor_that_is_not_one_integer_raises_as_in_pynative(mode, bound, kind):
+    """`range(x)` takes a Tensor as Python's range takes an index: a float Tensor is a TypeError and a Tensor of
+    several elements a ValueError in every mode (graphs used to loop over a float bound, or fail on the loop's
+    condition instead)."""
+    with pytest.raises(kind):
+        compiled(mode, _sum_of_range)(bound)
+    assert int(compiled(mode, _sum_of_range)(Tensor(4))) == 6
