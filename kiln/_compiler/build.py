@@ -18,6 +18,7 @@ import operator
 import os
 import time
 from collections import deque
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -188,7 +189,7 @@ STATS = {"checked_runs": 0, "checked_builds": 0}
 def _describe_out(v, leaves: list):
     if isinstance(v, Closure) or (isinstance(v, (tuple, list)) and any(isinstance(x, Closure) for x in v)):
         raise TypeError("a graph cannot return a function defined inside it.")
-    desc = flatten(_dims_as_values(v), leaves)
+    desc = flatten(_dims_as_values(_iterators_as_tuples(v)), leaves)
     if _has_text(desc):
         desc = _texts_as_templates(desc, leaves)
     types = [python_type_of(x) for x in leaves]
@@ -233,6 +234,19 @@ def _texts_as_templates(desc, leaves: list):
     new = walk(desc)
     leaves[:] = out
     return new
+
+
+def _iterators_as_tuples(v):
+    """`v` with each iterator it holds (`map`, `zip`, `filter`, a generator) run to its end inside the graph, as a
+    tuple: an iterator leaving the graph would run its body later, in Python, after the graph is gone."""
+    if isinstance(v, Iterator):
+        return tuple(_iterators_as_tuples(x) for x in v)
+    if isinstance(v, (tuple, list)) and not hasattr(v, "_fields"):
+        new = [_iterators_as_tuples(x) for x in v]
+        return v if all(a is b for a, b in zip(new, v, strict=True)) else type(v)(new)
+    if isinstance(v, dict):
+        return {k: _iterators_as_tuples(x) for k, x in v.items()}
+    return v
 
 
 def _dims_as_values(v):

@@ -213,3 +213,21 @@ def test_construct_inputs_named_like_the_compilers_own_are_passed_by_keyword():
         ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_array_equal(out.asnumpy(), Net()(x, c=c).asnumpy())
     np.testing.assert_array_equal(out.asnumpy(), [12, 24])
+
+
+def _iterators_out(x):
+    return map(lambda a: a * 2, (x, x + 1)), zip((1, 2), (3, 4)), filter(lambda a: a > 1, (1, 2, 3)), [x]
+
+
+@pytest.mark.parametrize("mode", ("graph", "jit"))
+def test_an_iterator_a_graph_returns_is_run_inside_it_and_leaves_as_a_tuple(mode):
+    """A `map`/`zip`/`filter` leaving a graph used to come out lazy: iterating it later called into a compiler that
+    had finished. It runs inside the graph and leaves as a tuple, with PyNative's items; a list stays a list."""
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    mapped, zipped, filtered, listed = _run(mode, _iterators_out, x)
+    expected = [a.asnumpy() for a in _iterators_out(x)[0]]
+    assert type(mapped) is tuple and len(mapped) == 2
+    for got, want in zip(mapped, expected, strict=True):
+        np.testing.assert_allclose(got.asnumpy(), want)
+    assert zipped == ((1, 3), (2, 4)) and filtered == (2, 3)
+    assert type(listed) is list
