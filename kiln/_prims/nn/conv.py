@@ -281,10 +281,13 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     --profile` under `taskset -c 0`, session 11, load 10-15). With 6 channels (LeNet5's second layer) XLA's stays:
 #     0.11-0.14 ms on two cores against 0.22 ms of patches + 0.23 ms of dot.
 #     Its weight gradient from the same patches (`patch_weight_grad`: a batched dot with dout, summed over the
-#     batch) replaces XLA's convolution (0.65-0.82 ms) and the transpose it needed (0.33-0.34 ms): the Kiln step's
-#     kernel sum 4.15 -> 3.65 ms (session 11, same command). Contracting batch and pixels in one dot instead
-#     transposed the patches first (1.03 ms). LeNet5's second layer's input gradient as patches of the padded dout
-#     (16 x 25 rows, 196 pixels) + one dot: the patches alone took 1.29 ms against XLA's 1.03 ms: XLA's stays.
+#     batch) replaces XLA's convolution and the transpose it needed (0.33-0.37 ms); ReLU/pool's gradient mask is
+#     then written out (0.31 ms). Interleaved in one process against XLA's weight gradient (6 rounds, one core,
+#     load 5-8): kernel sum 0.90-0.94x (one round 1.31x under load), step 0.82-1.03x (median 0.93x). Rejected:
+#     contracting batch and pixels in one dot (XLA transposed the patches first: 1.03 ms), (C x taps, N x P)
+#     patches with single GEMMs for the forward and weight gradient (dout's transpose to (C_out, N x P) 1.21 ms),
+#     and the second layer's input gradient as patches of the padded dout + one dot (patches 1.29 ms against
+#     XLA's whole convolution's 1.03 ms).
 # The GPU keeps XLA's convolution in every direction; float16/bfloat16 keep XLA's wider accumulation.
 DOT_MIN_PIXELS = 784  # per-image output pixels from which the batched dots beat XLA's convolution
 TAP_MIN_CHANNELS = 16  # input channels from which a kxk weight gradient's per-tap dots beat XLA's
