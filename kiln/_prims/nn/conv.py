@@ -284,10 +284,18 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     the patches (0.18-0.28 ms) and dot (0.14-0.17 ms) replace it (`python -m benchmarks.bench_conv --step
 #     --profile` under `taskset -c 0`, session 11, load 10-15). With 6 channels (LeNet5's second layer) XLA's stays:
 #     0.11-0.14 ms on two cores against 0.22 ms of patches + 0.23 ms of dot.
+#     Its weight gradient from the same patches (`patch_weight_grad`: a batched dot with dout, summed over the
+#     batch) replaces XLA's convolution and the transpose it needed (0.33-0.37 ms); ReLU/pool's gradient mask is
+#     then written out (0.31 ms). Interleaved in one process against XLA's weight gradient (6 rounds, one core,
+#     load 5-8): kernel sum 0.90-0.94x (one round 1.31x under load), step 0.82-1.03x (median 0.93x). Rejected:
+#     contracting batch and pixels in one dot (XLA transposed the patches first: 1.03 ms), (C x taps, N x P)
+#     patches with single GEMMs for the forward and weight gradient (dout's transpose to (C_out, N x P) 1.21 ms),
+#     and the second layer's input gradient as patches of the padded dout + one dot (patches 1.29 ms against
+#     XLA's whole convolution's 1.03 ms).
 # The GPU keeps XLA's convolution in every direction; float16/bfloat16 keep XLA's wider accumulation.
 DOT_MIN_PIXELS = 784  # per-image output pixels from which the batched dots beat XLA's convolution
 TAP_MIN_CHANNELS = 16  # input channels from which a kxk weight gradient's per-tap dots beat XLA's
-PATCH_MAX_CHANNELS = 1  # input channels up to which a kxk forward runs as patches + one dot
+PATCH_MAX_CHANNELS = 1  # input channels up to which a kxk forward (and its weight gradient) runs as patches + one dot
 
 
 def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozenset[str]:
@@ -317,7 +325,7 @@ def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozen
     large = int(np.prod(outs)) >= DOT_MIN_PIXELS
     if all(k == 1 for k in w.shape[2:]):
         return frozenset(("forward", "input", "weight") if large else ())
-    directions = {"forward"} if w.shape[1] <= PATCH_MAX_CHANNELS else set()
+    directions = {"forward", "weight"} if w.shape[1] <= PATCH_MAX_CHANNELS else set()
     if large and w.shape[1] >= TAP_MIN_CHANNELS:
         directions.add("weight")
     return frozenset(directions)
@@ -388,6 +396,26 @@ def pointwise_conv_input_grad(dout, w, stride, pads, sizes):
     return grad
 
 
+def patch_weight_grad(x, dout, kernel, stride, pads):
+    """The weight gradient of a kxk `patch_conv`: dout (N, C_out, P) times the patches (N, C x taps, P) in one
+    batched dot contracting the pixels, summed over the batch.
+
+    Args:
+        x: input (N, C, H, W).
+        dout: the output's cotangent (N, C_out, *outs).
+        kernel, stride: one int per spatial dimension.
+        pads: (lo, hi) per spatial dimension.
+
+    Returns:
+        (C_out, C, *kernel).
+    """
+    n, c_out = dout.shape[:2]
+    outs = dout.shape[2:]
+    patches = jnp.stack(list(_tap_windows(x, kernel, stride, pads, outs)), axis=2).reshape(n, -1, int(np.prod(outs)))
+    rows = dout.reshape(n, c_out, -1).astype(x.dtype)
+    return lax.dot_general(rows, patches, (((2,), (2,)), ((0,), (0,)))).sum(0).reshape(c_out, x.shape[1], *kernel)
+
+
 def tap_weight_grad(x, dout, kernel, stride, pads):
     """The weight gradient of an ungrouped channels-first 2-D convolution as one dot per kernel tap.
 
@@ -439,7 +467,9 @@ def _conv_vjp(nd):
             dx = pointwise_conv_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))
         else:
             dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
-        if "weight" in dots:
+        if "weight" in dots and w.shape[1] <= PATCH_MAX_CHANNELS and any(k > 1 for k in w.shape[2:]):
+            dw = patch_weight_grad(x, dout, w.shape[2:], stride, pads)
+        elif "weight" in dots:
             dw = tap_weight_grad(x, dout, w.shape[2:], stride, pads)
         else:
             _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)

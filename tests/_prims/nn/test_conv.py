@@ -292,8 +292,8 @@ def test_dot_directions_rule(monkeypatch):
     assert conv.dot_directions(f32, w3, (56, 56), (1, 1), 1, "NCHW") == {"weight"}
     assert conv.dot_directions(f32, w3, (14, 14), (1, 1), 1, "NCHW") == set()
     lenet1, lenet2 = jnp.zeros((6, 1, 5, 5)), jnp.zeros((16, 6, 5, 5))
-    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (28, 28), (1, 1), 1, "NCHW") == {"forward"}
-    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (5, 5), (1, 1), 1, "NCHW") == {"forward"}
+    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (28, 28), (1, 1), 1, "NCHW") == {"forward", "weight"}
+    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (5, 5), (1, 1), 1, "NCHW") == {"forward", "weight"}
     assert conv.dot_directions(jnp.zeros((1, 6, 1, 1)), lenet2, (10, 10), (1, 1), 1, "NCHW") == set()
     assert conv.dot_directions(f32, w1, (56, 56), (2, 2), 1, "NCHW") == set()  # dilated
     assert conv.dot_directions(f32, w1[:, :32], (56, 56), (1, 1), 2, "NCHW") == set()  # grouped
@@ -330,6 +330,34 @@ def test_patch_conv_equals_lax_for_kxk_kernels():
         want = _xla(x, w, stride, pads, (1, 1), 1)
         got = conv.patch_conv(x, w, stride, pads, want.shape[2:])
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_patch_weight_grad_equals_lax_vjp_and_replaces_the_convolution(dtype, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    tol = 1e-4 if dtype == np.float32 else 1e-9
+    for x_shape, w_shape, stride, pads in [
+        ((3, 1, 12, 12), (6, 1, 5, 5), (1, 1), [(0, 0), (0, 0)]),  # LeNet5's first layer
+        ((2, 1, 9, 8), (4, 1, 3, 2), (2, 3), [(1, 0), (2, 1)]),  # strided, padded
+        ((2, 3, 9, 8), (4, 3, 3, 3), (2, 1), [(1, 2), (0, 1)]),  # several channels: rows ordered (channel, tap)
+    ]:
+        x, w = (a.astype(dtype) for a in _data(x_shape, w_shape))
+        want, pull = jax.vjp(lambda b, x=x, stride=stride, pads=pads: _xla(x, b, stride, pads, (1, 1), 1), w)
+        dy = jnp.asarray(np.random.default_rng(5).standard_normal(want.shape).astype(dtype))
+        got = conv.patch_weight_grad(x, dy, w_shape[2:], stride, pads)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, pull(dy)[0], rtol=tol, atol=tol)
+    x, w = _data((3, 1, 12, 12), (6, 1, 5, 5))
+    attrs = {"stride": (1, 1), "pad_mode": "valid", "pad": (0,) * 4, "dilation": (1, 1), "group": 1}
+    calls = []
+    monkeypatch.setattr(conv, "patch_weight_grad", lambda *a, f=conv.patch_weight_grad: calls.append(1) or f(*a))
+    dy = jnp.ones((3, 6, 8, 8), jnp.float32)
+    for platform, used in [("cpu", [1]), ("gpu", [1])]:  # the GPU keeps XLA's weight gradient: no new call
+        monkeypatch.setattr(conv, "default_platform", lambda platform=platform: platform)
+        dw = conv.Conv2D.custom_vjp(x, w, None, out=None, dout=dy, **attrs, data_format="NCHW")[1]
+        want = jax.vjp(lambda b: _xla(x, b, (1, 1), [(0, 0), (0, 0)], (1, 1), 1), w)[1](dy)[0]
+        np.testing.assert_allclose(dw, want, rtol=1e-4, atol=1e-4)
+        assert calls == used
 
 
 @pytest.mark.parametrize("platform", ["cpu", "gpu"])
