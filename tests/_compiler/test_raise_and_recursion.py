@@ -207,6 +207,15 @@ def test_recursion_with_a_tensor_stop_condition(n):
     assert f.compile_count <= 3
 
 
+@pytest.mark.parametrize("fn, n", [(count_down, 0), (count_down, 11), (three_ways, 5)])
+def test_recursion_under_bytecode_capture_computes_what_python_does(fn, n):
+    """Issue 18 point 9: recursion with a Tensor stop condition, which AST graphs compile, runs under bytecode
+    capture too (an internal cut of the recursion must never reach the user)."""
+    x = Tensor([n], ms.int32)
+    got = ms.jit(fn, capture_mode="bytecode")(x)
+    np.testing.assert_array_equal(got.asnumpy(), fn(x).asnumpy())
+
+
 def test_recursion_with_several_recursive_calls():
     x = Tensor([5], ms.int32)
     np.testing.assert_array_equal(ms.jit(three_ways)(x).asnumpy(), three_ways(x).asnumpy())
