@@ -306,7 +306,11 @@ PATCH_MAX_CHANNELS = 1  # input channels up to which a kxk forward (and its weig
 # alone). In the step, interleaved (`taskset -c 0 python -m benchmarks.bench_conv --step --profile`, 5 rounds):
 # XLA's convolution.1 1,020 us -> the dot 304 us + the row shifts in the mask +135 us + two relayout copies 247 us;
 # kernel sum 3,796 -> 3,488 us (0.92x), step 4.41 -> 4.20 ms (0.95x). 16+ channels (ResNet's) stay XLA's (YNNPACK).
+# The banded dot does (ow + kw - 1) / kw times the convolution's multiply-adds and its weight grows with ow^2
+# (a 3-channel 3x3 stem at 224 columns would build a 350 MB weight), so only narrow outputs take it: measured at
+# LeNet5's 10 columns only.
 BANDED_MAX_CHANNELS = 15  # input channels up to which a kxk stride-1 input gradient runs as one banded dot
+BANDED_MAX_COLUMNS = 16  # output columns up to which it does
 
 
 def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -> frozenset[str]:
@@ -337,7 +341,7 @@ def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -
     if all(k == 1 for k in w.shape[2:]):
         return frozenset(("forward", "input", "weight") if large else ())
     directions = {"forward", "weight"} if w.shape[1] <= PATCH_MAX_CHANNELS else set()
-    if 1 < w.shape[1] <= BANDED_MAX_CHANNELS and all(s == 1 for s in stride):
+    if 1 < w.shape[1] <= BANDED_MAX_CHANNELS and all(s == 1 for s in stride) and outs[-1] <= BANDED_MAX_COLUMNS:
         directions.add("input")
     if large and w.shape[1] >= TAP_MIN_CHANNELS:
         directions.add("weight")

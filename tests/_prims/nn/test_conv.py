@@ -319,6 +319,7 @@ def test_dot_directions_rule(monkeypatch):
     six = jnp.zeros((1, 6, 1, 1))
     assert conv.dot_directions(six, lenet2, (10, 10), (1, 1), (1, 1), 1, "NCHW") == {"input"}  # banded dot
     assert conv.dot_directions(six, lenet2, (5, 5), (2, 2), (1, 1), 1, "NCHW") == set()  # strided: XLA's
+    assert conv.dot_directions(six, lenet2, (10, 17), (1, 1), (1, 1), 1, "NCHW") == set()  # wide: XLA's
     assert conv.dot_directions(f32[:, :16], w3[:, :16], (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()  # 16 channels
     assert conv.dot_directions(f32, w1, (56, 56), (1, 1), (2, 2), 1, "NCHW") == set()  # dilated
     assert conv.dot_directions(f32, w1[:, :32], (56, 56), (1, 1), (1, 1), 2, "NCHW") == set()  # grouped
