@@ -303,9 +303,14 @@ PATCH_MAX_CHANNELS = 1  # input channels up to which a kxk forward (and its weig
 # core (batch 32, load 5, session 11): 0.57-0.60 ms against XLA's padded-first convolution's 1.09-1.19 ms. Rejected:
 # the columns (C x taps, P) of one dot per image then col2im by 25 zero-padded adds (0.69-0.76 ms alone, but the 25
 # adds fused into the mask took it from 0.30 to 1.15 ms: step 1.19x slower), 25 per-tap dots summed (0.82-0.87 ms
-# alone). In the step, interleaved (`taskset -c 0 python -m benchmarks.bench_conv --step --profile`, 5 rounds):
-# XLA's convolution.1 1,020 us -> the dot 304 us + the row shifts in the mask +135 us + two relayout copies 247 us;
-# kernel sum 3,796 -> 3,488 us (0.92x), step 4.41 -> 4.20 ms (0.95x). 16+ channels (ResNet's) stay XLA's (YNNPACK).
+# alone), the band along the rows instead (dout used as is, (C x kw x ph, C_out x oh) x (C_out x oh, ow) per image:
+# 8-12 ms, the 10-column dot's slow path). In the step, interleaved (`taskset -c 0 python -m benchmarks.bench_conv
+# --step --profile`, 5 and 7 rounds, load 5): XLA's convolution.1 1,020-1,078 us -> the dot 301-304 us + the row
+# shifts fused into c1's mask (+135 us) + the banded weight's transpose copy (118-126 us) + c2's ReLU/pool mask now
+# written in the dot's (N, oh, C_out, ow) row order (121-126 us); kernel sum 3,796 -> 3,488 and 3,909 -> 3,457 us
+# (0.92x, 0.88x), step 4.41 -> 4.20 and 4.45 -> 3.90 ms (0.95x, 0.88x). Building the banded weight as kw broadcast
+# products (142 us) or contracting dout's (C_out, ow) in place (XLA copies it the same) did not remove a copy.
+# 16+ channels (ResNet's) stay XLA's (YNNPACK).
 # The banded dot does (ow + kw - 1) / kw times the convolution's multiply-adds and its weight grows with ow^2
 # (a 3-channel 3x3 stem at 224 columns would build a 350 MB weight), so only narrow outputs take it: measured at
 # LeNet5's 10 columns only.
