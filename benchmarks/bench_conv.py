@@ -26,9 +26,11 @@ forward, input gradient and weight gradient of:
 options) with each lowering choice of the first convolution (XLA's, shifted) and of the 2x2 max pools
 (`reduce_window` with XLA's select-and-scatter gradient, Kiln's tiled reshape + first-maximum mask), rounds
 interleaved, as ratios to the all-XLA step, and Kiln's own step (both convolutions through Conv2D's primitive as it
-lowers on this platform, tiled pools): a layer's lowering is chosen by what it does to the step, where XLA fuses it
-with its neighbours, not by its time alone. With `--profile`, the XLA kernels of the all-XLA (tiled pools) and of
-Kiln's step, each kernel's 10th-percentile time per step from `jax.profiler` (under `taskset -c 0`: one core's).
+lowers on this platform, tiled pools; once more with the second layer's input gradient left to XLA's
+convolution, the step before the banded-dot rule): a layer's lowering is chosen by what it does to the step, where
+XLA fuses it with its neighbours, not by its time alone. With `--profile`, the XLA kernels of the all-XLA (tiled
+pools) and of Kiln's two steps, each kernel's 10th-percentile time per step from `jax.profiler` (under
+`taskset -c 0`: one core's).
 
 `--pool` times max pooling forward + gradient of LeNet5's and ResNet-50's pools: XLA's `reduce_window` with
 its select-and-scatter derivative against Kiln's MaxPool primitive (its CPU lowering and hand-written gradient).
@@ -49,6 +51,7 @@ Target (issue 22): every layer forward + backward at >= 50% of the matmul GFLOP/
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -232,29 +235,46 @@ def print_fwd_bwd(layers, only, totals) -> None:
         print(f"layers at >= {TARGET_FRACTION:.0%} of the matmul with Kiln's lowering: {met} of {len(layers)}")
 
 
-def kiln_conv2d(jax, attrs: dict):
+@contextlib.contextmanager
+def rule_constants(module, values: dict):
+    """`module`'s constants set to `values` for the duration (a lowering rule switched while a step traces)."""
+    saved = {name: getattr(module, name) for name in values}
+    for name, value in values.items():
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
+
+
+def kiln_conv2d(jax, attrs: dict, rules: dict | None = None):
     """Kiln's Conv2D primitive (its lowering on this platform and its hand-written gradients) as one
-    differentiable JAX function of (x, w)."""
+    differentiable JAX function of (x, w); `rules` overrides conv.py's rule constants while it traces."""
     from kiln._prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
+
+    rules = rules or {}
 
     @jax.custom_vjp
     def conv2d(x, w):
-        return kconv.Conv2D.impl(x, w, None, **attrs)
+        with rule_constants(kconv, rules):
+            return kconv.Conv2D.impl(x, w, None, **attrs)
 
     def forward(x, w):
         return conv2d(x, w), (x, w)
 
     def backward(res, dout):
-        return tuple(kconv.Conv2D.custom_vjp(*res, None, out=None, dout=dout, **attrs)[:2])
+        with rule_constants(kconv, rules):
+            return tuple(kconv.Conv2D.custom_vjp(*res, None, out=None, dout=dout, **attrs)[:2])
 
     conv2d.defvjp(forward, backward)
     return conv2d
 
 
-def lenet_step(jax, first_conv: str, pooling: str, second_conv: str = "xla"):
+def lenet_step(jax, first_conv: str, pooling: str, second_conv: str = "xla", rules: dict | None = None):
     """A jitted LeNet5 train step (params, momenta, x, y) -> (loss, params, momenta) with the given lowerings:
     `first_conv` xla, shifted or kiln (Conv2D's primitive), `second_conv` xla or kiln, `pooling` reduce_window or
-    tiled."""
+    tiled; `rules` overrides conv.py's rule constants for the kiln convolutions."""
     from kiln._backend.cache import _CPU_OPTIONS  # noqa: PLC0415  (Kiln is imported only in the main process)
     from kiln._prims.nn import conv as kconv  # noqa: PLC0415
     from kiln._prims.nn import pool as kpool  # noqa: PLC0415
@@ -293,7 +313,7 @@ def lenet_step(jax, first_conv: str, pooling: str, second_conv: str = "xla"):
 
     tiled.defvjp(tiled_fwd, tiled_bwd)
     valid = {"stride": (1, 1), "pad_mode": "valid", "pad": (0,) * 4, "dilation": (1, 1), "group": 1}
-    kiln = kiln_conv2d(jax, valid | {"data_format": "NCHW"})
+    kiln = kiln_conv2d(jax, valid | {"data_format": "NCHW"}, rules)
     conv1 = {"xla": xla_conv, "shifted": shifted, "kiln": kiln}[first_conv]
     conv2 = {"xla": xla_conv, "kiln": kiln}[second_conv]
     pool = {"reduce_window": reduce_window, "tiled": tiled}[pooling]
@@ -366,6 +386,8 @@ def run_step(repeat: int, profile: bool = False) -> None:
         f"conv1 {c}, pool {p}": lenet_step(jax, c, p) for c in ("xla", "shifted") for p in ("reduce_window", "tiled")
     }
     steps["conv1+2 kiln, pool tiled"] = lenet_step(jax, "kiln", "tiled", "kiln")  # Kiln's step: every rule as is
+    # The same with conv2's input gradient left to XLA's convolution (the banded-dot rule off): its step before it.
+    steps["kiln, conv2 dx xla"] = lenet_step(jax, "kiln", "tiled", "kiln", {"BANDED_MAX_CHANNELS": 0})
     losses = {name: float(step(ws, moms, x, y)[0]) for name, step in steps.items()}
     cases = {name: (lambda step=step: step(ws, moms, x, y)[0]) for name, step in steps.items()}
     times = measure_interleaved(cases, number=20, repeat=repeat, warmup=2)
@@ -374,7 +396,7 @@ def run_step(repeat: int, profile: bool = False) -> None:
     for name, t in times.items():
         print(f"{name:36s} {t * 1e3:8.2f} ms  {t / base:5.2f}x   loss {losses[name]:.6f}")
     if profile:
-        chosen = ("conv1 xla, pool tiled", "conv1+2 kiln, pool tiled")
+        chosen = ("conv1 xla, pool tiled", "kiln, conv2 dx xla", "conv1+2 kiln, pool tiled")
         print_kernel_profile(jax, {name: steps[name] for name in chosen}, (ws, moms, x, y))
 
 

@@ -296,16 +296,36 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 DOT_MIN_PIXELS = 784  # per-image output pixels from which the batched dots beat XLA's convolution
 TAP_MIN_CHANNELS = 16  # input channels from which a kxk weight gradient's per-tap dots beat XLA's
 PATCH_MAX_CHANNELS = 1  # input channels up to which a kxk forward (and its weight gradient) runs as patches + one dot
+# A kxk stride-1 input gradient with 2 to BANDED_MAX_CHANNELS input channels (LeNet5's second layer, 16 -> 6, 5x5,
+# 10x10 -> 14x14; XLA's Eigen convolution, no GEMM depth) as one dot with a banded weight (`banded_input_grad`):
+# dout's rows (N x oh, C_out x ow) times the weight laid along the padded input's columns, the kh kernel rows' results
+# shifted into place and summed (XLA fuses the sum into its consumer, c1's ReLU/pool gradient mask). Isolated, one
+# core (batch 32, load 5, session 11): 0.57-0.60 ms against XLA's padded-first convolution's 1.09-1.19 ms. Rejected:
+# the columns (C x taps, P) of one dot per image then col2im by 25 zero-padded adds (0.69-0.76 ms alone, but the 25
+# adds fused into the mask took it from 0.30 to 1.15 ms: step 1.19x slower), 25 per-tap dots summed (0.82-0.87 ms
+# alone), the band along the rows instead (dout used as is, (C x kw x ph, C_out x oh) x (C_out x oh, ow) per image:
+# 8-12 ms, the 10-column dot's slow path). In the step, interleaved (`taskset -c 0 python -m benchmarks.bench_conv
+# --step --profile`, 5 and 7 rounds, load 5): XLA's convolution.1 1,020-1,078 us -> the dot 301-304 us + the row
+# shifts fused into c1's mask (+135 us) + the banded weight's transpose copy (118-126 us) + c2's ReLU/pool mask now
+# written in the dot's (N, oh, C_out, ow) row order (121-126 us); kernel sum 3,796 -> 3,488 and 3,909 -> 3,457 us
+# (0.92x, 0.88x), step 4.41 -> 4.20 and 4.45 -> 3.90 ms (0.95x, 0.88x). Building the banded weight as kw broadcast
+# products (142 us) or contracting dout's (C_out, ow) in place (XLA copies it the same) did not remove a copy.
+# 16+ channels (ResNet's) stay XLA's (YNNPACK).
+# The banded dot does (ow + kw - 1) / kw times the convolution's multiply-adds and its weight grows with ow^2
+# (a 3-channel 3x3 stem at 224 columns would build a 350 MB weight), so only narrow outputs take it: measured at
+# LeNet5's 10 columns only.
+BANDED_MAX_CHANNELS = 15  # input channels up to which a kxk stride-1 input gradient runs as one banded dot
+BANDED_MAX_COLUMNS = 16  # output columns up to which it does
 
 
-def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozenset[str]:
+def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -> frozenset[str]:
     """Which directions of a convolution lower to dots on this platform (see the measured rule above).
 
     Args:
         x: the input (or its abstract value).
         w: the weight (C_out, C_in / group, *kernel).
         outs: the output's spatial sizes.
-        dilation: one int per spatial dimension.
+        stride, dilation: one int per spatial dimension.
         group: the number of channel groups.
         data_format: the input's layout.
 
@@ -326,6 +346,8 @@ def dot_directions(x, w, outs, dilation, group: int, data_format: str) -> frozen
     if all(k == 1 for k in w.shape[2:]):
         return frozenset(("forward", "input", "weight") if large else ())
     directions = {"forward", "weight"} if w.shape[1] <= PATCH_MAX_CHANNELS else set()
+    if 1 < w.shape[1] <= BANDED_MAX_CHANNELS and all(s == 1 for s in stride) and outs[-1] <= BANDED_MAX_COLUMNS:
+        directions.add("input")
     if large and w.shape[1] >= TAP_MIN_CHANNELS:
         directions.add("weight")
     return frozenset(directions)
@@ -396,6 +418,39 @@ def pointwise_conv_input_grad(dout, w, stride, pads, sizes):
     return grad
 
 
+def banded_input_grad(dout, w, pads, sizes):
+    """The input gradient of a stride-1 kxk 2-D convolution as one dot with a banded weight: dout's rows
+    (N x out rows, C_out x out columns) times the weight laid out along the padded input's columns
+    (C_out x out columns, C x kernel rows x padded columns), then the kernel rows' results shifted into place and
+    summed; the padding is then sliced off.
+
+    Args:
+        dout: the output's cotangent (N, C_out, oh, ow).
+        w: weight (C_out, C, kh, kw).
+        pads: (lo, hi) per spatial dimension.
+        sizes: the input's spatial sizes.
+
+    Returns:
+        (N, C, *sizes).
+    """
+    n, c_out, oh, ow = dout.shape
+    c, kh, kw = w.shape[1:]
+    width = ow + kw - 1  # the padded input's columns
+    band = np.zeros((kw, ow, width))
+    for j in range(kw):
+        band[j, np.arange(ow), np.arange(ow) + j] = 1  # kernel column j maps output column p to input column p + j
+    banded = jnp.einsum("ocij,jpx->opcix", w, jnp.asarray(band, w.dtype)).reshape(c_out * ow, c * kh * width)
+    rows = dout.transpose(0, 2, 1, 3).reshape(n * oh, c_out * ow)
+    per_row = (rows @ banded).reshape(n, oh, c, kh, width)
+    zero = jnp.zeros((), per_row.dtype)
+    total = None
+    for i in range(kh):  # kernel row i maps output row y to input row y + i
+        term = lax.pad(per_row[:, :, :, i], zero, [(0, 0, 0), (i, kh - 1 - i, 0), (0, 0, 0), (0, 0, 0)])
+        total = term if total is None else total + term
+    (top, _), (left, _) = pads
+    return total.transpose(0, 2, 1, 3)[:, :, top : top + sizes[0], left : left + sizes[1]]
+
+
 def patch_weight_grad(x, dout, kernel, stride, pads):
     """The weight gradient of a kxk `patch_conv`: dout (N, C_out, P) times the patches (N, C x taps, P) in one
     batched dot contracting the pixels, summed over the batch.
@@ -443,7 +498,7 @@ def _conv_impl(nd):
     def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
         w = _squeeze_1d(w, nd)
         pads, outs = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
-        if "forward" in dot_directions(x, w, outs, dilation, group, data_format):
+        if "forward" in dot_directions(x, w, outs, stride, dilation, group, data_format):
             y = patch_conv(x, w, stride, pads, outs)
         elif use_shifted_conv(x, w, group, data_format):
             y = shifted_conv(x, w, stride, pads, dilation, group)
@@ -462,8 +517,10 @@ def _conv_vjp(nd):
         w_full, w = w, _squeeze_1d(w, nd)
         sizes = _spatial(x, data_format)
         pads, outs = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
-        dots = dot_directions(x, w, outs, dilation, group, data_format)
-        if "input" in dots:
+        dots = dot_directions(x, w, outs, stride, dilation, group, data_format)
+        if "input" in dots and any(k > 1 for k in w.shape[2:]):
+            dx = banded_input_grad(dout, w.astype(dout.dtype), pads, tuple(sizes))
+        elif "input" in dots:
             dx = pointwise_conv_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))
         else:
             dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)

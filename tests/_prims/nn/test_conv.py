@@ -281,26 +281,52 @@ def test_dot_lowering_functions_equal_lax_and_its_vjp():
     np.testing.assert_allclose(conv.tap_weight_grad(x, dy, (1, 1), stride, pads), dw, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "pads"),
+    [((2, 6, 14, 14), (16, 6, 5, 5), [(0, 0), (0, 0)]), ((2, 3, 7, 9), (4, 3, 3, 2), [(1, 2), (0, 1)])],
+    ids=["lenet2", "padded"],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_banded_input_grad_equals_lax_vjp(x_shape, w_shape, pads, dtype):
+    x, w = (a.astype(dtype) for a in _data(x_shape, w_shape))
+    want, pull = jax.vjp(lambda a, b: _xla(a, b, (1, 1), pads, (1, 1), 1), x, w)
+    dy = jnp.asarray(np.random.default_rng(4).standard_normal(want.shape).astype(dtype))
+    got = conv.banded_input_grad(dy, w, pads, x.shape[2:])
+    assert got.dtype == dtype
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, pull(dy)[0], rtol=tol, atol=tol)
+
+
 def test_dot_directions_rule(monkeypatch):
     monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
     f32 = jnp.zeros((1, 64, 1, 1), jnp.float32)
     w1, w3 = jnp.zeros((64, 64, 1, 1)), jnp.zeros((64, 64, 3, 3))
     everything = {"forward", "input", "weight"}
-    assert conv.dot_directions(f32, w1, (56, 56), (1, 1), 1, "NCHW") == everything  # ResNet-50 stage 1
-    assert conv.dot_directions(f32, w1, (28, 28), (1, 1), 1, "NCHW") == everything  # 56 -> 28, stride 2
-    assert conv.dot_directions(f32, w1, (14, 14), (1, 1), 1, "NCHW") == set()  # short rows: XLA's
-    assert conv.dot_directions(f32, w3, (56, 56), (1, 1), 1, "NCHW") == {"weight"}
-    assert conv.dot_directions(f32, w3, (14, 14), (1, 1), 1, "NCHW") == set()
+    assert conv.dot_directions(f32, w1, (56, 56), (1, 1), (1, 1), 1, "NCHW") == everything  # ResNet-50 stage 1
+    assert conv.dot_directions(f32, w1, (28, 28), (2, 2), (1, 1), 1, "NCHW") == everything  # 56 -> 28, stride 2
+    assert conv.dot_directions(f32, w1, (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()  # short rows: XLA's
+    assert conv.dot_directions(f32, w3, (56, 56), (1, 1), (1, 1), 1, "NCHW") == {"weight"}
+    assert conv.dot_directions(f32, w3, (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()
     lenet1, lenet2 = jnp.zeros((6, 1, 5, 5)), jnp.zeros((16, 6, 5, 5))
-    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (28, 28), (1, 1), 1, "NCHW") == {"forward", "weight"}
-    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (5, 5), (1, 1), 1, "NCHW") == {"forward", "weight"}
-    assert conv.dot_directions(jnp.zeros((1, 6, 1, 1)), lenet2, (10, 10), (1, 1), 1, "NCHW") == set()
-    assert conv.dot_directions(f32, w1, (56, 56), (2, 2), 1, "NCHW") == set()  # dilated
-    assert conv.dot_directions(f32, w1[:, :32], (56, 56), (1, 1), 2, "NCHW") == set()  # grouped
-    assert conv.dot_directions(f32, w1, (56, 56), (1, 1), 1, "NHWC") == set()
-    assert conv.dot_directions(f32.astype(jnp.float16), w1, (56, 56), (1, 1), 1, "NCHW") == set()
+    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (28, 28), (2, 2), (1, 1), 1, "NCHW") == {
+        "forward",
+        "weight",
+    }
+    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (5, 5), (1, 1), (1, 1), 1, "NCHW") == {
+        "forward",
+        "weight",
+    }
+    six = jnp.zeros((1, 6, 1, 1))
+    assert conv.dot_directions(six, lenet2, (10, 10), (1, 1), (1, 1), 1, "NCHW") == {"input"}  # banded dot
+    assert conv.dot_directions(six, lenet2, (5, 5), (2, 2), (1, 1), 1, "NCHW") == set()  # strided: XLA's
+    assert conv.dot_directions(six, lenet2, (10, 17), (1, 1), (1, 1), 1, "NCHW") == set()  # wide: XLA's
+    assert conv.dot_directions(f32[:, :16], w3[:, :16], (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()  # 16 channels
+    assert conv.dot_directions(f32, w1, (56, 56), (1, 1), (2, 2), 1, "NCHW") == set()  # dilated
+    assert conv.dot_directions(f32, w1[:, :32], (56, 56), (1, 1), (1, 1), 2, "NCHW") == set()  # grouped
+    assert conv.dot_directions(f32, w1, (56, 56), (1, 1), (1, 1), 1, "NHWC") == set()
+    assert conv.dot_directions(f32.astype(jnp.float16), w1, (56, 56), (1, 1), (1, 1), 1, "NCHW") == set()
     monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
-    assert conv.dot_directions(f32, w1, (56, 56), (1, 1), 1, "NCHW") == set()
+    assert conv.dot_directions(f32, w1, (56, 56), (1, 1), (1, 1), 1, "NCHW") == set()
 
 
 @pytest.mark.parametrize(
