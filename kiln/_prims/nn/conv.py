@@ -362,6 +362,14 @@ def _tap_windows(x, kernel, stride, pads, outs):
         yield lax.slice(x, [0, 0, *offset], limit, [1, 1, *stride])
 
 
+def _patches(x, kernel, stride, pads, outs):
+    """The kernel taps' strided windows of `x` (N, C, H, W) as patches (N, C x taps, P), channel-major; a 1x1
+    kernel's one window as is."""
+    windows = list(_tap_windows(x, kernel, stride, pads, outs))
+    patches = windows[0] if len(windows) == 1 else jnp.stack(windows, axis=2)  # (N, C[, taps], *outs)
+    return patches.reshape(x.shape[0], -1, int(np.prod(outs)))
+
+
 def _batched_weight_dot(w2, rows):
     """(C_a, C_b) weight times rows (N, C_b, P) per image: (N, C_a, P), the weight broadcast over the batch."""
     wb = jnp.broadcast_to(w2.astype(rows.dtype), (rows.shape[0], *w2.shape))
@@ -382,9 +390,7 @@ def patch_conv(x, w, stride, pads, outs):
     Returns:
         (N, C_out, *outs), equal to `lax.conv_general_dilated` with the same arguments.
     """
-    windows = list(_tap_windows(x, w.shape[2:], stride, pads, outs))
-    patches = windows[0] if len(windows) == 1 else jnp.stack(windows, axis=2)  # (N, C[, taps], *outs)
-    rows = patches.reshape(x.shape[0], -1, int(np.prod(outs)))
+    rows = _patches(x, w.shape[2:], stride, pads, outs)
     return _batched_weight_dot(w.reshape(w.shape[0], -1), rows).reshape(x.shape[0], w.shape[0], *outs)
 
 
@@ -465,8 +471,7 @@ def patch_weight_grad(x, dout, kernel, stride, pads):
         (C_out, C, *kernel).
     """
     n, c_out = dout.shape[:2]
-    outs = dout.shape[2:]
-    patches = jnp.stack(list(_tap_windows(x, kernel, stride, pads, outs)), axis=2).reshape(n, -1, int(np.prod(outs)))
+    patches = _patches(x, kernel, stride, pads, dout.shape[2:])
     rows = dout.reshape(n, c_out, -1).astype(x.dtype)
     return lax.dot_general(rows, patches, (((2,), (2,)), ((0,), (0,)))).sum(0).reshape(c_out, x.shape[1], *kernel)
 
