@@ -189,7 +189,7 @@ STATS = {"checked_runs": 0, "checked_builds": 0}
 def _describe_out(v, leaves: list):
     if isinstance(v, Closure) or (isinstance(v, (tuple, list)) and any(isinstance(x, Closure) for x in v)):
         raise TypeError("a graph cannot return a function defined inside it.")
-    desc = flatten(_dims_as_values(_iterators_as_tuples(v)), leaves)
+    desc = flatten(_output_values(v), leaves)
     if _has_text(desc):
         desc = _texts_as_templates(desc, leaves)
     types = [python_type_of(x) for x in leaves]
@@ -236,28 +236,22 @@ def _texts_as_templates(desc, leaves: list):
     return new
 
 
-def _iterators_as_tuples(v):
-    """`v` with each iterator it holds (`map`, `zip`, `filter`, a generator) run to its end inside the graph, as a
-    tuple: an iterator leaving the graph would run its body later, in Python, after the graph is gone."""
-    if isinstance(v, Iterator):
-        return tuple(_iterators_as_tuples(x) for x in v)
-    if isinstance(v, (tuple, list)) and not hasattr(v, "_fields"):
-        new = [_iterators_as_tuples(x) for x in v]
-        return v if all(a is b for a, b in zip(new, v, strict=True)) else type(v)(new)
-    if isinstance(v, dict):
-        return {k: _iterators_as_tuples(x) for k, x in v.items()}
-    return v
-
-
-def _dims_as_values(v):
-    """`v` with each symbolic dimension (a shape under `set_inputs` None dims) computed by the graph: it leaves
-    the graph as the int it is in that call, never as the backend's symbolic expression."""
+def _output_values(v):
+    """`v` as it leaves the graph, walked once: each symbolic dimension (a shape under `set_inputs` None dims)
+    computed by the graph, so it leaves as the int it is in that call, never as the backend's symbolic expression;
+    each iterator (`map`, `zip`, `filter`, a generator) run to its end inside the graph, as a tuple, since an
+    iterator leaving the graph would run its body later, in Python, after the graph is gone."""
     if B.is_symbolic_dim(v):
         (out,) = G.current().emit("dim_value", [], [((), np.dtype(np.int64))], {"dim": v})
         return HostScalar.of(out, int)
+    if isinstance(v, Iterator):
+        return tuple(_output_values(x) for x in v)
     if isinstance(v, (tuple, list)) and not hasattr(v, "_fields"):
-        new = [_dims_as_values(x) for x in v]
+        new = [_output_values(x) for x in v]
         return v if all(a is b for a, b in zip(new, v, strict=True)) else type(v)(new)
+    if isinstance(v, dict):
+        new = {k: _output_values(x) for k, x in v.items()}
+        return v if all(new[k] is x for k, x in v.items()) else new
     return v
 
 

@@ -152,6 +152,23 @@ def test_shapes_leaving_a_graph_with_none_dims_are_ints(mode):
         assert n + 1 == 3 * batch + 1  # usable as a Python int
 
 
+class _SizesInADict(nn.Cell):
+    def construct(self, x):
+        return {"rows": ops.concat((x, x)).shape[0], "x": x}
+
+
+def test_a_shape_in_a_returned_dict_with_none_dims_is_an_int():
+    net = _SizesInADict()
+    net.set_inputs(Tensor(shape=[None, 2], dtype=ms.float32))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        for batch in (1, 3):
+            out = net(Tensor(np.ones((batch, 2), np.float32)))
+            assert type(out["rows"]) is int and out["rows"] == 2 * batch
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
 def _checked_double(x):
     assert x.sum() > 0, "the sum must be positive"
     return x * 2
