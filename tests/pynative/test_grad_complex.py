@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import kiln
-from kiln import GradOperation, Parameter, Tensor, jit, nn, ops
+from kiln import GradOperation, Parameter, Tensor, nn, ops
+from tests._compiler.frontend.ast.modes import MODES, compiled
 
 Z = np.array([1.3 + 0.4j, -0.5 + 2.0j], np.complex64)
 W = np.array([2.0 + 3.0j, 0.5 - 1.0j], np.complex64)
-MODES = ["pynative", "graph", "jit", "bytecode"]
 
 
 @pytest.fixture(autouse=True)
@@ -26,23 +26,8 @@ def _pynative_after():
     kiln.set_context(mode=kiln.PYNATIVE_MODE)
 
 
-class _GradCell(nn.Cell):
-    def __init__(self, grad_fn):
-        super().__init__()
-        self.grad_fn = grad_fn
-
-    def construct(self, *args):
-        return self.grad_fn(*args)
-
-
 def _run(mode: str, grad_fn, *args):
-    if mode == "pynative":
-        return grad_fn(*args)
-    if mode == "graph":
-        kiln.set_context(mode=kiln.GRAPH_MODE)
-        return _GradCell(grad_fn)(*args)
-    capture = {"jit": "ast", "bytecode": "bytecode"}[mode]
-    return jit(lambda *a: grad_fn(*a), capture_mode=capture)(*args)
+    return compiled(mode, lambda *a: grad_fn(*a))(*args)
 
 
 def _imag_sum(z):
