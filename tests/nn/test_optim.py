@@ -317,18 +317,42 @@ def test_errors():
 
 
 # -- cost ---------------------------------------------------------------------------------------------------
-def test_one_backend_call_per_step(monkeypatch):
+def _ten_parameter_net():
     net = nn.SequentialCell(nn.Dense(8, 16), nn.Dense(16, 16), nn.Dense(16, 16), nn.Dense(16, 16), nn.Dense(16, 4))
     grads = tuple(ops.ones_like(p) for p in net.trainable_params())
     assert len(grads) == 10
+    return net, grads
+
+
+def test_one_backend_call_per_step(monkeypatch):
+    # Op by op: with the lazy window on, whether a step reaches these kernels depends on the window's state
+    # (it runs op by op after many single-use programs), which made this test depend on the tests before it.
+    monkeypatch.setattr(dispatch, "LAZY", False)
+    net, grads = _ten_parameter_net()
     for opt in (nn.Momentum(net.trainable_params(), 0.1, 0.9), nn.Adam(net.trainable_params())):
         opt(grads)  # compile
         calls = []
-        for key, fn in list(dispatch._compiled.items()):
+        compiled = dict(dispatch._compiled)
+        for key, fn in compiled.items():
             monkeypatch.setitem(dispatch._compiled, key, lambda *a, _fn=fn, _k=key, _c=calls: _c.append(_k) or _fn(*a))
         opt(grads)
         assert len(calls) == 1, [k[0].name for k in calls]
-        monkeypatch.undo()
+        dispatch._compiled.update(compiled)
+
+
+def test_one_op_per_step_in_the_lazy_window(monkeypatch):
+    monkeypatch.setattr(dispatch, "LAZY", True)
+    window, flushed = dispatch.WINDOW, []
+    flush = window.flush
+    monkeypatch.setattr(window, "flush", lambda: flushed.append([op[0].name for op in window.ops]) or flush())
+    net, grads = _ten_parameter_net()
+    for opt, name in ((nn.Momentum(net.trainable_params(), 0.1, 0.9), "FusedMomentum"),
+                      (nn.Adam(net.trainable_params()), "FusedAdam")):  # fmt: skip
+        window.flush()
+        flushed.clear()
+        opt(grads)
+        window.flush()
+        assert [names for names in flushed if names] == [[name]]
 
 
 # -- end to end -------------------------------------------------------------------------------------------
