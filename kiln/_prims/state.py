@@ -139,6 +139,15 @@ SGD = PrimitiveDef(
 #   outputs (global_step + 1, *new_params, *new_state_0, ..., *new_state_k, *new_scalar_state)
 # Static per-parameter settings (weight decay, gradient centralization) are attributes; a
 # learning rate given as a 1-D table is indexed by the step inside the call.
+#
+# The update stays one elementwise expression per Parameter, on purpose. XLA's CPU backend makes one
+# kernel per output buffer (it has no multi-output fusion) and compiles identical kernels once, so
+# Adam costs three distinct kernels per distinct parameter shape whatever the lowering. Concatenating
+# the parameters does not make one loop: XLA fuses the concatenation and the update into every slice
+# that writes a Parameter back. Measured on UNet++'s 64 Adam parameters alone (2026-11-29, loaded):
+# per Parameter 2.6-3.4 s compile CPU, 91 distinct kernels; all concatenated 7.1-7.8 s (193 distinct),
+# and its step slower; only the 1-D ones concatenated 4.7-5.1 s (136 distinct); each flattened to 1-D
+# 2.9-3.0 s (91).
 
 
 def _lr_at(lr, step, like):
