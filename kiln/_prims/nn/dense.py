@@ -31,10 +31,20 @@ def _dense(x, w, b):
     return y if b is None else y + b.astype(y.dtype)
 
 
+# Most output features whose gradient `_rows_dense` transposes by a dot with the identity (out x out multiply-adds
+# per row). The transformer benchmark's GRAPH_MODE step, in one process, the matmul's derivative against this
+# rule for every Dense and for out <= 64 only: 1.04/0.90/0.84/0.94x and 1.04/0.77/0.77/0.85x; its 128-wide MLP
+# layer's identity dot took 95-111 us, more than the copy it replaced (whose chain is one GELU derivative).
+IDENTITY_TRANSPOSE_MAX_OUT = 64
+
+
 def _gradient_transposed_by_dot(x, w) -> bool:
-    """Whether `x @ w.T` takes `_rows_dense`'s derivative: on the CPU, a 2-D weight over static batches of rows
-    of floats. A 2-D `x` keeps the matmul: there this XLA's dot reads the output gradient's rows without a copy."""
+    """Whether `x @ w.T` takes `_rows_dense`'s derivative: on the CPU, a 2-D weight of at most
+    `IDENTITY_TRANSPOSE_MAX_OUT` rows over static batches of rows of floats. A 2-D `x` keeps the matmul: there
+    this XLA's dot reads the output gradient's rows without a copy."""
     if w.ndim != 2 or x.ndim < 3 or not jnp.issubdtype(x.dtype, jnp.floating):
+        return False
+    if w.shape[0] > IDENTITY_TRANSPOSE_MAX_OUT:
         return False
     return all(type(d) is int for d in x.shape) and default_platform() == "cpu"
 

@@ -79,20 +79,22 @@ def _looped_gradient_copies(fn, *args, shape: str) -> int:
 @pytest.mark.skipif(jax.default_backend() != "cpu", reason="the rule is the CPU's")
 def test_weight_gradient_transposes_the_output_gradient_by_a_dot():
     x = jnp.ones((32, 8, 64), jnp.float32)  # a batch of sequences: the backend reshapes g to rows, then copies
-    w = jnp.ones((128, 64), jnp.float32)
+    w = jnp.ones((64, 64), jnp.float32)
 
     def chained(product):  # the output gradient is an elementwise chain XLA can fuse into its consumers
         return lambda a, b: jnp.sum(jnp.tanh(jnp.sin(product(a, b)) * 3.0))
 
-    shape = "f32[128,256]{1,0}"
+    shape = "f32[64,256]{1,0}"
     assert _looped_gradient_copies(jax.grad(chained(_matmul), 1), x, w, shape=shape)  # the backend's own rule
     assert not _looped_gradient_copies(jax.grad(chained(dense._rows_dense), 1), x, w, shape=shape)
 
 
-def test_rule_keeps_matrices_vectors_integers_and_1d_weights_as_matmul():
+def test_rule_keeps_matrices_vectors_integers_wide_and_1d_weights_as_matmul():
     rows, w = jnp.ones((2, 8, 4), jnp.float32), jnp.ones((6, 4), jnp.float32)
     assert dense._gradient_transposed_by_dot(rows, w) == (jax.default_backend() == "cpu")
     assert not dense._gradient_transposed_by_dot(jnp.ones((8, 4), jnp.float32), w)
+    wide = jnp.ones((dense.IDENTITY_TRANSPOSE_MAX_OUT + 1, 4), jnp.float32)
+    assert not dense._gradient_transposed_by_dot(rows, wide)
     assert not dense._gradient_transposed_by_dot(jnp.ones((4,), jnp.float32), w)
     assert not dense._gradient_transposed_by_dot(rows, jnp.ones((4,), jnp.float32))
     assert not dense._gradient_transposed_by_dot(jnp.ones((8, 4), jnp.int32), jnp.ones((6, 4), jnp.int32))
