@@ -803,7 +803,7 @@ def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap
         if on_optimized is not None:
             on_optimized(compiled)
         return compiled
-    quick = compile_fresh(lowered, tiers.quick_options(None))
+    quick = _compile_with_options(lowered, "cpu", quick=True)
     return tiers.Tiered(quick, full, on_optimized, on_swap)
 
 

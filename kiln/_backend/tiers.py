@@ -2,8 +2,9 @@
 
 XLA's CPU compile of a whole training step is mostly LLVM optimising the code it emits. A program large enough
 for that to matter (`worth_tiering`: at least `MIN_OPS` StableHLO operations) is first compiled with LLVM's
-optimisation off (`QUICK_OPTIONS` on top of the program's own options), which compiles 1.6-5x faster and runs
-2-4x slower; the fully optimised executable is compiled from the same lowered program on a background thread
+optimisation off (`QUICK_OPTIONS`) and, where XLA still has them, its classic LLVM IR emitters instead of the MLIR
+fusion emitters (the CPU options of kiln/_backend/cache.py, `_CPU_OPTIONS`), which compiles several times faster and
+runs 2-4x slower; the fully optimised executable is compiled from the same lowered program on a background thread
 (`kiln-tier-up`) and replaces the quick one at the next call boundary, on the caller's thread. Both come from
 one lowered program, so they take the same inputs, donate the same buffers and give the same values within
 floating-point rounding (LLVM's optimisations may contract a multiply and an add, or reassociate a reduction).
@@ -31,7 +32,6 @@ __all__ = [
     "Tiered",
     "count_ops",
     "mode",
-    "quick_options",
     "stats",
     "wait",
     "worth_tiering",
@@ -39,6 +39,11 @@ __all__ = [
 
 ENV = "KILN_TIERED"
 QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
+# With the classic emitters as well, zoo UNet++'s step (3,333 StableHLO ops, 844 kernels) compiled its quick tier in
+# 1.5-2.2 s of CPU against 8.1-9.2 s with the fusion emitters at level 0, and that executable ran its step in the same
+# time (172 against 183 ms, interleaved, load 9); its GRAPH_MODE first step took 5.7 s of CPU against 11.0 s. The
+# optimised tier keeps the fusion emitters: with the classic ones MobileNetV2 compiled slower and stepped 1.2-2x
+# slower (session 8).
 
 # Programs below this many StableHLO operations compile fully at once. Measured on the 2-core CPU, loaded (the
 # ratios hold, not the seconds): a chain of dots and tanh of 194 ops compiled in 0.85 s optimised against
@@ -68,11 +73,6 @@ def worth_tiering(text: str) -> bool:
     """Whether the lowered program `text` gets a quick tier: tiering on, and at least MIN_OPS operations."""
     m = mode()
     return m != "off" and (m == "quick" or count_ops(text) >= MIN_OPS)
-
-
-def quick_options(options: dict | None) -> dict:
-    """The quick tier's XLA options: the program's own (`options`) with LLVM's optimisation turned off."""
-    return {**(options or {}), **QUICK_OPTIONS}
 
 
 stats = {"quick": 0, "optimized": 0, "swaps": 0, "failed": 0}  # counts since the process started

@@ -9,6 +9,7 @@ optimised executable.
 
 from __future__ import annotations
 
+import os
 import pickle
 
 import jax
@@ -66,6 +67,30 @@ def test_quick_then_optimized_same_values_and_the_swap_is_counted(monkeypatch):
     assert tiers.stats["optimized"] >= before["optimized"] + 1
     for a, b in zip(jax.tree_util.tree_leaves(quick), jax.tree_util.tree_leaves(optimized), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
+
+
+def test_the_quick_tier_of_a_whole_program_compiles_with_kilns_quick_cpu_options(monkeypatch):
+    """A GRAPH_MODE or @jit step's quick tier: LLVM's optimisation off and, where XLA has them, the classic emitters
+    (several times faster to compile a zoo network's step than the fusion emitters at level 0)."""
+    if jax.default_backend() != "cpu":
+        pytest.skip("the quick tier is the CPU's")
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    cache._cpu_options_accepted()  # XLA is asked once a process, before the spy goes in
+    seen = []
+    original = cache.compile_fresh
+    monkeypatch.setattr(
+        cache, "compile_fresh", lambda lowered, options=None: seen.append(options) or original(lowered, options)
+    )
+    args = _args()
+    program = cache.compile_program(jax.jit(_chain).lower(*args))
+    assert isinstance(program, tiers.Tiered)
+    tiers.wait()
+    quick = seen[0]
+    assert quick == cache._compiler_options("cpu", quick=True)
+    assert quick["xla_backend_optimization_level"] == 0
+    if cache._cpu_options_accepted() and "xla_cpu_use_fusion_emitters" not in os.environ.get("XLA_FLAGS", ""):
+        assert quick["xla_cpu_use_fusion_emitters"] is False
+    np.testing.assert_allclose(np.asarray(program(*args)[0]), np.asarray(jax.jit(_chain)(*args)[0]), rtol=1e-5)
 
 
 def test_small_programs_compile_fully_at_once(monkeypatch):
