@@ -194,7 +194,7 @@ class JitFunction:
         functools.update_wrapper(self, fn)
         self._entry = types.MethodType(JitFunction._call, self)  # what a call runs (see __call__)
         if self._direct:
-            self._cache.caller = C.CallerEntry(JitFunction._call, _COMPILING, tape, self._set_entry, for_user)
+            self._cache.caller = C.CallerEntry(self, JitFunction._call, _COMPILING, tape, self._set_entry, for_user)
 
     def _compile_fn(self, template, leaves, params, cells, shapes=None, plan=None):
         fn, capture = self._kiln_fn, frontend(self.capture_mode)
@@ -229,7 +229,8 @@ class JitFunction:
         return entry[1]
 
     # `f(...)` runs `f._entry(...)`: while the cache holds one executable for Tensors only, its generated hit
-    # (C.CallerEntry), else `_call`. Read by a property in C, so a hit runs no Python frame before the hit itself.
+    # (C.CallerEntry, a plain function written for `f`), else `_call` bound to `f`. Read by a property in C, so a
+    # hit runs no Python frame before the hit itself.
     __call__ = property(operator.attrgetter("_entry"))
 
     def _call(self, *args, **kwargs):
@@ -241,8 +242,9 @@ class JitFunction:
             raise for_user(err) from None
 
     def _set_entry(self, hit) -> None:
-        """Make `hit(self, *args, **kwargs)` what a call runs, or `_call` for None (C.CallerEntry.install)."""
-        self._entry = types.MethodType(hit if hit is not None else JitFunction._call, self)
+        """Make `hit(*args, **kwargs)` (written for this function) what a call runs, or `_call` for None
+        (C.CallerEntry.install)."""
+        self._entry = hit if hit is not None else types.MethodType(JitFunction._call, self)
 
 
 class _BoundJit:

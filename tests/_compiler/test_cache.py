@@ -236,7 +236,7 @@ def test_a_jit_functions_hit_is_its_call_and_the_general_call_comes_back():
     x, y = _x(), _x(seed=1)
     assert f._entry.__func__ is type(f)._call  # before the first call: the general call
     f(x, y)
-    assert f._entry.__func__.__code__.co_filename == "<kiln cache hit>"  # the cache's generated hit is the call
+    assert f._entry.__code__.co_filename == "<kiln cache hit>"  # the cache's generated hit is the call
     np.testing.assert_allclose(f(x, y).asnumpy(), x.asnumpy() * y.asnumpy() + GAIN, rtol=1e-6)
     np.testing.assert_allclose(f(x, y=y).asnumpy(), x.asnumpy() * y.asnumpy() + GAIN, rtol=1e-6)  # keywords
     with pytest.raises(TypeError):
@@ -247,6 +247,30 @@ def test_a_jit_functions_hit_is_its_call_and_the_general_call_comes_back():
     assert isinstance(f, type(jit(lambda v: v)))  # every jit function keeps one class
     grads = ms.grad(lambda a: f(a, y).sum())(x)  # a recorded gradient sees the ops
     np.testing.assert_allclose(grads.asnumpy(), y.asnumpy(), rtol=1e-6)
+
+
+def test_a_jit_functions_hit_hands_every_other_argument_count_to_the_general_call_as_passed():
+    @jit
+    def f(x, y, z=None):
+        return x * y if z is None else x * y + z
+
+    @jit
+    def const():
+        return Tensor(np.ones(2, np.float32)) * GAIN
+
+    x, y = _x(), _x(seed=1)
+    f(x, y)
+    assert f._entry.__code__.co_filename == "<kiln cache hit>"
+    np.testing.assert_allclose(f(x, y, x).asnumpy(), x.asnumpy() * y.asnumpy() + x.asnumpy(), rtol=1e-6)
+    with pytest.raises(TypeError):
+        f(x, y, x, x)  # one argument too many: the general call says what is wrong
+    with pytest.raises(TypeError):
+        f()
+    for _ in range(2):
+        np.testing.assert_allclose(const().asnumpy(), np.full(2, GAIN, np.float32))
+    assert const._entry.__code__.co_filename == "<kiln cache hit>"  # no arguments: a hit too
+    with pytest.raises(TypeError):
+        const(x)
 
 
 def test_the_key_free_hit_path_still_tells_shapes_dtypes_globals_and_cells_apart():

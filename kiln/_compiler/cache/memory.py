@@ -150,6 +150,7 @@ def run_executable(ex, leaves: list, args: tuple, kwargs: dict):
 _STATIC = object()  # "use the per-shape programs" (JitCache._call_dynamic)
 _NO_LEAD = object()  # JitCache.fast: the call has no Cell or object before its Tensors
 MISS = object()  # JitCache.hit: no executable could be called without building the key
+_NOARG = object()  # a caller's hit (CallerEntry): the default of a positional argument the call did not pass
 _new = object.__new__
 
 
@@ -171,9 +172,8 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards, caller: Cal
         ex: the executable.
         direct: its backend function when the call is `Tensor(direct(*arrays)[0])`, else None.
         guards: its guards' compiled check, or None.
-        caller: None for `hit(args)`; else the function is `hit(self, *args, **kwargs)`, the call of the cache's
-            owner `self` (see CallerEntry), which goes to `caller.slow(self, *args, **kwargs)` where `hit` returns
-            MISS.
+        caller: None for `hit(args)`; else the function is `hit(*args, **kwargs)`, the call of the cache's owner
+            (see CallerEntry), which goes to `caller.slow(caller.owner, *args, **kwargs)` where `hit` returns MISS.
 
     Returns:
         The generated function.
@@ -185,15 +185,21 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards, caller: Cal
     unpacked = (["lead_arg"] if lead is not _NO_LEAD else []) + names
     if caller is None:
         miss = "MISS"
-        lines = ["def hit(args):", f"    if len(args) != {len(unpacked)} or not CHECKS['on']:"]
-    else:  # keyword arguments, a call from a graph being compiled or a recorded gradient take the general path
-        ns.update(SLOW=caller.slow, COMPILING=caller.compiling, TAPE=caller.tape)
-        miss = "SLOW(self, *args, **kwargs)"
-        gate = f"kwargs or len(args) != {len(unpacked)} or not CHECKS['on'] or COMPILING or TAPE.recording"
-        lines = ["def hit(self, *args, **kwargs):", f"    if {gate}:"]
-    lines.append(f"        return {miss}")
-    if unpacked:
-        lines.append(f"    {', '.join(unpacked)}, = args")
+        lines = ["def hit(args):", f"    if len(args) != {len(unpacked)} or not CHECKS['on']:", "        return MISS"]
+        if unpacked:
+            lines.append(f"    {', '.join(unpacked)}, = args")
+    else:
+        # The arguments arrive as positional-only parameters (no tuple of them is built); NOARG marks one not
+        # passed. Keyword arguments, another count, a call from a graph being compiled or a recorded gradient
+        # take the general path, with the arguments as the caller passed them.
+        ns.update(SLOW=caller.slow, OWNER=caller.owner, COMPILING=caller.compiling, TAPE=caller.tape, NOARG=_NOARG)
+        miss = f"SLOW(OWNER, {''.join(a + ', ' for a in unpacked)})"
+        given = f"*[a for a in ({''.join(a + ', ' for a in unpacked)}) if a is not NOARG], " if unpacked else ""
+        params = "".join(f"{a}=NOARG, " for a in unpacked) + ("/, " if unpacked else "")
+        short = [f"{unpacked[-1]} is NOARG"] if unpacked else []
+        gate = " or ".join(["more", "kwargs", *short, "not CHECKS['on']", "COMPILING", "TAPE.recording"])
+        lines = [f"def hit({params}*more, **kwargs):", f"    if {gate}:",
+                 f"        return SLOW(OWNER, {given}*more, **kwargs)"]  # fmt: skip
     tests = (["lead_arg is not LEAD"] if lead is not _NO_LEAD else []) + [f"type({a}) is not T" for a in names]
     if guards is not None:
         tests.append("not GUARDS()")
@@ -224,10 +230,11 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards, caller: Cal
 
 class CallerEntry:
     """How a cache's owner (a `jit` function) is called without a Python frame of its own on a hit: the cache
-    generates its hit as `hit(owner, *args, **kwargs)` and hands it to `install`, which makes it what a call of
-    the owner runs (`install(None)` when the next call must build its key).
+    generates its hit as `hit(*args, **kwargs)` for this owner and hands it to `install`, which makes it what a
+    call of the owner runs (`install(None)` when the next call must build its key).
 
     Args:
+        owner: the `jit` function whose calls the hit runs.
         slow: `slow(owner, *args, **kwargs)`, the owner's general call.
         compiling: a list that is not empty while a graph is compiled (such a call is inlined, not run).
         tape: the module whose `recording` is true while a PyNative gradient is recorded (the call is recorded).
@@ -235,10 +242,11 @@ class CallerEntry:
         for_user: `for_user(err)`, the error as the owner's general call raises it.
     """
 
-    __slots__ = ("slow", "compiling", "tape", "install", "for_user")
+    __slots__ = ("owner", "slow", "compiling", "tape", "install", "for_user")
 
-    def __init__(self, slow, compiling: list, tape, install, for_user) -> None:
-        self.slow, self.compiling, self.tape, self.install, self.for_user = slow, compiling, tape, install, for_user
+    def __init__(self, owner, slow, compiling: list, tape, install, for_user) -> None:
+        self.owner, self.slow, self.compiling, self.tape = owner, slow, compiling, tape
+        self.install, self.for_user = install, for_user
 
 
 _SYMBOLS: list = []

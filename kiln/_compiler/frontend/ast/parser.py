@@ -15,6 +15,7 @@ import ast
 import builtins
 import inspect
 import linecache
+import re
 import textwrap
 from dataclasses import dataclass, field
 
@@ -134,12 +135,38 @@ def _lambda_in_file(code) -> ast.Lambda | None:
     return min(inside, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
 
 
+# where a code object's source block starts, walking back from its first line (inspect.findsource's rule)
+_BLOCK_START = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
+
+
+def _source_lines(code, module_globals: dict) -> tuple[list, int]:
+    """`inspect.getsourcelines(code)` for a function's code, read through `linecache` with the function's own
+    module globals (a loader's source included). inspect first finds the module by walking every loaded module
+    and resolving its file's real path, which took a third of a fresh process's front end for LeNet5; code
+    without a readable file goes to inspect, which raises OSError in its own words."""
+    file = code.co_filename
+    if file.startswith("<") and file.endswith(">"):
+        return inspect.getsourcelines(code)
+    linecache.checkcache(file)
+    lines = linecache.getlines(file, module_globals)
+    if not lines:
+        return inspect.getsourcelines(code)
+    start = code.co_firstlineno - 1
+    while start > 0:
+        if start >= len(lines):
+            raise OSError("lineno is out of bounds")
+        if _BLOCK_START.match(lines[start]):
+            break
+        start -= 1
+    return inspect.getblock(lines[start:]), start + 1
+
+
 def _source_of(fn) -> tuple[ast.AST, str, int, int]:
     """(function/lambda AST, file, first line, indent) of `fn`."""
     code = fn.__code__
     file = code.co_filename
     try:
-        lines, first = inspect.getsourcelines(code)  # its own code: a @wraps wrapper is not its __wrapped__
+        lines, first = _source_lines(code, fn.__globals__)  # its own code: a @wraps wrapper is not its __wrapped__
     except (OSError, TypeError) as err:
         raise SourceUnavailable(
             f"graph mode needs the source of '{fn.__qualname__}' ({file}:{code.co_firstlineno}), "
