@@ -287,15 +287,17 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     Its weight gradient from the same patches (`patch_weight_grad`: a batched dot with dout, summed over the
 #     batch) replaces XLA's convolution and the transpose it needed (0.33-0.37 ms); ReLU/pool's gradient mask is
 #     then written out (0.31 ms). Interleaved in one process against XLA's weight gradient (6 rounds, one core,
-#     load 5-8): kernel sum 0.90-0.94x (one round 1.31x under load), step 0.82-1.03x (median 0.93x). The dot takes
-#     the patches as its left operand, per image (taps, P) x (P, C_out): this XLA hands both orders to its dot
-#     library (YNNPACK), which ran the (6, 784) x (784, 25) order at 2.5x the time (alone, 25 interleaved rounds on
-#     one core: 4.94 against 1.94 ms under load 9); in the step (`taskset -c 0 python -m benchmarks.bench_conv
-#     --step --profile`, 15 rounds, load 9, session 12) the weight-gradient kernel 872 -> 260 us, the step 0.90x.
-#     Rejected with it: the batch folded into the dot's columns, (C_out, N x P) x (N x P, taps) in one dot (the
-#     ReLU/pool mask then written transposed, 1.7 ms, and the one dot no faster), and pixel-major (N x P, taps)
-#     patches with dout (N x P, C_out) for a K-major dot (the dot 0.44 ms, but the taps stacked along the minor axis
-#     1.2 ms and dout's transpose 0.7 ms). Rejected:
+#     load 5-8): kernel sum 0.90-0.94x (one round 1.31x under load), step 0.82-1.03x (median 0.93x). Not taken
+#     (session 12, load 8-13): the patches as the dot's left operand, (taps, P) x (P, C_out) per image. On one core
+#     YNNPACK ran it at 0.4x the time alone (1.94 against 4.94 ms, 25 interleaved rounds) and Kiln's @jit LeNet5
+#     step took 0.83x (bench_conv --step: the kernel 872 -> 260 us, the step 0.90x), but unpinned, on the two cores
+#     the done-when line is measured on, Kiln's step took 1.05x and 1.07x (15 and 21 interleaved rounds, one
+#     process, old and new steps side by side): worth a quiet re-measure. Also rejected then: the batch folded into
+#     the dot's columns, (C_out, N x P) x (N x P, taps) in one dot (the ReLU/pool mask then written transposed,
+#     1.7 ms, and the one dot no faster), and pixel-major (N x P, taps) patches with dout (N x P, C_out) for a
+#     K-major dot (the dot 0.44 ms, but the taps stacked along the minor axis 1.2 ms and dout's transpose 0.7 ms),
+#     and LeNet5's second layer's forward and weight gradient from shared patches (PATCH_MAX_CHANNELS = 6: step
+#     1.09x). Rejected:
 #     contracting batch and pixels in one dot (XLA transposed the patches first: 1.03 ms), (C x taps, N x P)
 #     patches with single GEMMs for the forward and weight gradient (dout's transpose to (C_out, N x P) 1.21 ms),
 #     and the second layer's input gradient as patches of the padded dout + one dot (patches 1.29 ms against
@@ -481,11 +483,7 @@ def patch_weight_grad(x, dout, kernel, stride, pads):
     n, c_out = dout.shape[:2]
     patches = _patches(x, kernel, stride, pads, dout.shape[2:])
     rows = dout.reshape(n, c_out, -1).astype(x.dtype)
-    # The patches as the dot's left operand: (C x taps, P) x (P, C_out) per image runs 2.5x faster in this XLA's
-    # dot library than (C_out, P) x (P, C x taps) (see PATCH_MAX_CHANNELS); the small (C x taps, C_out) sum is
-    # transposed after.
-    per_image = lax.dot_general(patches, rows, (((2,), (2,)), ((0,), (0,))))  # (N, C x taps, C_out)
-    return per_image.sum(0).T.reshape(c_out, x.shape[1], *kernel)
+    return lax.dot_general(rows, patches, (((2,), (2,)), ((0,), (0,)))).sum(0).reshape(c_out, x.shape[1], *kernel)
 
 
 def tap_weight_grad(x, dout, kernel, stride, pads):
