@@ -287,7 +287,18 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     Its weight gradient from the same patches (`patch_weight_grad`: a batched dot with dout, summed over the
 #     batch) replaces XLA's convolution and the transpose it needed (0.33-0.37 ms); ReLU/pool's gradient mask is
 #     then written out (0.31 ms). Interleaved in one process against XLA's weight gradient (6 rounds, one core,
-#     load 5-8): kernel sum 0.90-0.94x (one round 1.31x under load), step 0.82-1.03x (median 0.93x). Rejected:
+#     load 5-8): kernel sum 0.90-0.94x (one round 1.31x under load), step 0.82-1.03x (median 0.93x). The dot takes
+#     the patches as its left operand, (taps, P) x (P, C_out) per image (session 12, load 5-13): YNNPACK ran the
+#     (C_out, P) x (P, taps) order alone at 2.5x the time on one core (4.94 against 1.94 ms, 25 interleaved rounds)
+#     and 1.9-2.0x on two (0.90-1.27 against 0.46-0.67 ms); in the step (`python -m benchmarks.bench_conv --step`)
+#     the kernel 872 -> 260 us, the step 0.90x pinned to one core and 0.86x on two (means of two copies of each,
+#     15 rounds). Kiln's own @jit step, old and new side by side in one process, gave 0.83x on one core and
+#     1.05-1.07x on two, but two identical programs in that harness differed by 1.26x at load 8: noise. Rejected
+#     then: the batch folded into the dot's columns, (C_out, N x P) x (N x P, taps) in one dot (the ReLU/pool mask
+#     then written transposed, 1.7 ms, and the one dot no faster), pixel-major (N x P, taps) patches with dout
+#     (N x P, C_out) for a K-major dot (the dot 0.44 ms, but the taps stacked along the minor axis 1.2 ms and dout's
+#     transpose 0.7 ms), and LeNet5's second layer's forward and weight gradient from shared patches
+#     (PATCH_MAX_CHANNELS = 6: step 1.09x). Rejected:
 #     contracting batch and pixels in one dot (XLA transposed the patches first: 1.03 ms), (C x taps, N x P)
 #     patches with single GEMMs for the forward and weight gradient (dout's transpose to (C_out, N x P) 1.21 ms),
 #     and the second layer's input gradient as patches of the padded dout + one dot (patches 1.29 ms against
@@ -473,7 +484,10 @@ def patch_weight_grad(x, dout, kernel, stride, pads):
     n, c_out = dout.shape[:2]
     patches = _patches(x, kernel, stride, pads, dout.shape[2:])
     rows = dout.reshape(n, c_out, -1).astype(x.dtype)
-    return lax.dot_general(rows, patches, (((2,), (2,)), ((0,), (0,)))).sum(0).reshape(c_out, x.shape[1], *kernel)
+    # The patches as the dot's left operand, (C x taps, P) x (P, C_out) per image, the small sum transposed after:
+    # YNNPACK runs the other order at about twice the time (see PATCH_MAX_CHANNELS).
+    per_image = lax.dot_general(patches, rows, (((2,), (2,)), ((0,), (0,))))  # (N, C x taps, C_out)
+    return per_image.sum(0).T.reshape(c_out, x.shape[1], *kernel)
 
 
 def tap_weight_grad(x, dout, kernel, stride, pads):

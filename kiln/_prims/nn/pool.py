@@ -162,25 +162,47 @@ def _first_max_shares(taps, out, dout):
 
 
 def tiled_max_pool_grad(x, out, dout, kernel, outs):
-    """The gradient of `tiled_max_pool` (see `_first_max_shares`): (..., *spatial) like `x`."""
+    """The gradient of `tiled_max_pool`: all of a window's `dout` at its first maximum in row-major window order,
+    as XLA's select-and-scatter gives it (ties, e.g. the zeros after a ReLU, get one share, not each), zero
+    elsewhere; (..., *spatial) like `x`.
+
+    Each window's first-maximum tap is found by one min-reduction over its taps' codes (an int32 array the size
+    of the output), and the gradient is one select of each input entry's tap code against it over the blocks'
+    (..., out_0, k_0, out_1, k_1, ...) view. Stacking the taps' shares and transposing them into place instead
+    (`_first_max_shares`, as the overlapping windows still do) made XLA compute the whole tie chain and the
+    stack's index arithmetic for every input entry inside its consumer, LeNet5's c1 ReLU/pool gradient mask:
+    that kernel 447-499 -> 263-310 us plus 110-124 us for the reduction; the train step 0.96-0.98x in 21- and
+    11-round interleaved runs, 0.86x and 0.99x in two 9-round ones (`taskset -c 0 python -m benchmarks.bench_conv
+    --step --profile`, one core, load 9-10, session 12). Computing the first tap elementwise from the taps'
+    strided slices instead was fused back into the mask and recomputed per entry (step 1.10-1.16x the shares');
+    int8 codes were slower (1.34x).
+
+    Args:
+        x: the pool's input (..., *spatial).
+        out: its output (..., *outs).
+        dout: the output's cotangent (..., *outs).
+        kernel: the window (= stride) per spatial dimension.
+        outs: the output's spatial sizes.
+
+    Returns:
+        The input's cotangent, shaped like `x` (zero in a remainder no window reads).
+    """
     nd = len(kernel)
     lead = x.shape[:-nd]
-    n_lead = len(lead)
+    blocks = _blocks(x, kernel, outs)  # (*lead, out_0, k_0, out_1, k_1, ...)
+    per_window = lead + tuple(v for o in outs for v in (o, 1))
+    taps = int(np.prod(kernel))
+    code = np.arange(taps, dtype=np.int32).reshape((1,) * len(lead) + tuple(v for k in kernel for v in (1, k)))
+    hit = blocks == out.reshape(per_window)
+    first = jnp.min(jnp.where(hit, code, np.int32(taps)), axis=_window_axes(blocks.ndim - nd, nd), keepdims=True)
+    grad = jnp.where(code == first, dout.reshape(per_window), jnp.zeros((), dout.dtype))
     covered = tuple(o * k for o, k in zip(outs, kernel))
-    # The entry at `offset` of every window: a strided slice with the windows' shape.
-    taps = (
-        lax.slice(x, (0,) * n_lead + offset, lead + covered, (1,) * n_lead + tuple(kernel))
-        for offset in np.ndindex(*kernel)
-    )
-    # (k_0 * k_1 ..., *lead, *outs) -> (*lead, out_0, k_0, out_1, k_1, ...) -> (*lead, *covered)
-    grad = jnp.stack(_first_max_shares(taps, out, dout)).reshape(tuple(kernel) + lead + tuple(outs))
-    order = tuple(range(nd, nd + n_lead)) + tuple(a for i in range(nd) for a in (nd + n_lead + i, i))
-    grad = grad.transpose(order).reshape(lead + covered)
+    grad = grad.reshape(lead + covered)
     if covered != x.shape[-nd:]:
         grad = lax.pad(
             grad,
             jnp.zeros((), grad.dtype),
-            [(0, 0, 0)] * n_lead + [(0, n - c, 0) for n, c in zip(x.shape[-nd:], covered)],
+            [(0, 0, 0)] * len(lead) + [(0, n - c, 0) for n, c in zip(x.shape[-nd:], covered)],
         )
     return grad
 

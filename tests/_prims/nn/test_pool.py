@@ -48,14 +48,31 @@ def _with_ties(shape, seed=0):
 
 @pytest.mark.parametrize(("shape", "kernel"), CASES, ids=[f"{s}k{k}" for s, k in CASES])
 @pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
-def test_tiled_max_pool_and_gradient_equal_reduce_window(shape, kernel, ties):
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tiled_max_pool_and_gradient_equal_reduce_window(shape, kernel, ties, dtype):
     x = _with_ties(shape) if ties else jnp.asarray(np.random.default_rng(0).standard_normal(shape), jnp.float32)
+    x = jnp.asarray(np.asarray(x, dtype))
     outs = _outs(x, kernel)
     want, pull = jax.vjp(lambda t: _reference(t, kernel), x)
     got = pool.tiled_max_pool(x, kernel, outs)
     np.testing.assert_array_equal(got, want)
-    dy = jnp.asarray(np.random.default_rng(1).standard_normal(want.shape), jnp.float32)
-    np.testing.assert_array_equal(pool.tiled_max_pool_grad(x, got, dy, kernel, outs), pull(dy)[0])
+    dy = jnp.asarray(np.random.default_rng(1).standard_normal(want.shape).astype(dtype))
+    grad = pool.tiled_max_pool_grad(x, got, dy, kernel, outs)
+    assert grad.dtype == x.dtype
+    np.testing.assert_array_equal(grad, pull(dy)[0])
+
+
+def test_tiled_max_pool_gradient_of_windows_holding_infinities_equals_reduce_window():
+    x = np.random.default_rng(2).standard_normal((1, 2, 4, 6)).astype(np.float32)
+    x[0, 0, 2, 2:4] = -np.inf  # a window of two -inf and two finite values
+    x[0, 1, 0:2, 0:2] = -np.inf  # a window of -inf only: its first entry takes the gradient
+    x[0, 1, 2:4, 4:6] = np.inf  # a window of +inf only
+    x = jnp.asarray(x)
+    want, pull = jax.vjp(lambda t: _reference(t, (2, 2)), x)
+    got = pool.tiled_max_pool(x, (2, 2), (2, 3))
+    np.testing.assert_array_equal(got, want)
+    dy = jnp.asarray(np.random.default_rng(3).standard_normal(want.shape).astype(np.float32))
+    np.testing.assert_array_equal(pool.tiled_max_pool_grad(x, got, dy, (2, 2), (2, 3)), pull(dy)[0])
 
 
 def _max_pool(x, kernel, strides, **attrs):
