@@ -8,6 +8,7 @@ import kiln as ms
 from kiln import Tensor, ops
 from kiln._backend import jax, jnp
 from kiln._prims import linalg
+from tests._prims.derivative_transforms import TWO_ARGUMENT_TRANSFORMS
 
 RNG = np.random.default_rng(0)
 
@@ -23,13 +24,7 @@ def _loss(matmul):
 
 
 TRANSFORMS = {
-    "grad": lambda f: jax.grad(f, (0, 1)),
-    "jit(grad)": lambda f: jax.jit(jax.grad(f, (0, 1))),
-    "jvp": lambda f: lambda x, w: jax.jvp(f, (x, w), (0.3 * x, 0.7 * w)),
-    "hessian x": lambda f: jax.hessian(f, 0),
-    "hessian w": lambda f: jax.hessian(f, 1),
-    "jacfwd": lambda f: jax.jacfwd(f, 1),
-    "grad of grad": lambda f: jax.grad(lambda x, w: jnp.sum(jax.grad(f, 1)(x, w) ** 2), 0),
+    **TWO_ARGUMENT_TRANSFORMS,
     "vmap(grad)": lambda f: jax.vmap(jax.grad(f, 1)),
 }
 
