@@ -1,13 +1,15 @@
 """Tiered compilation: a new program's first calls run a quickly compiled executable, the optimised one takes over.
 
-XLA's CPU compile of a whole training step is mostly LLVM optimising the code it emits. A program large enough
-for that to matter (`worth_tiering`: at least `MIN_OPS` StableHLO operations) is first compiled with LLVM's
-optimisation off (`QUICK_OPTIONS`) and, where XLA still has them, its classic LLVM IR emitters instead of the MLIR
-fusion emitters (the CPU options of kiln/_backend/cache.py, `_CPU_OPTIONS`), which compiles several times faster and
-runs 2-4x slower; the fully optimised executable is compiled from the same lowered program on a background thread
-(`kiln-tier-up`) and replaces the quick one at the next call boundary, on the caller's thread. Both come from
-one lowered program, so they take the same inputs, donate the same buffers and give the same values within
-floating-point rounding (LLVM's optimisations may contract a multiply and an add, or reassociate a reduction).
+XLA's CPU compile of a whole training step is mostly LLVM optimising the code it emits. A program large enough for
+that to matter (`worth_tiering`: at least `MIN_OPS` StableHLO operations) is first compiled with LLVM's optimisation
+off (`QUICK_OPTIONS`; at level 1 up to `LEVEL1_MAX_OPS` operations, where level 0 ran convolutions and dots several
+times slower for little compile time saved) and, where XLA still has them, its classic LLVM IR emitters instead of
+the MLIR fusion emitters (the CPU options of kiln/_backend/cache.py, `_CPU_OPTIONS`), which compiles several times
+faster and runs 2-4x slower; the fully optimised executable is compiled from the same lowered program on a
+background thread (`kiln-tier-up`) and replaces the quick one at the next call boundary, on the caller's thread.
+Both come from one lowered program, so they take the same inputs, donate the same buffers and give the same values
+within floating-point rounding (LLVM's optimisations may contract a multiply and an add, or reassociate a
+reduction).
 
 Only the optimised executable is ever written to the on-disk cache (the caller's `on_optimized` does that on the
 background thread), so a later process loads it and compiles nothing.
@@ -29,9 +31,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 __all__ = [
     "MIN_OPS",
     "QUICK_OPTIONS",
+    "LEVEL1_MAX_OPS",
     "Tiered",
     "count_ops",
     "mode",
+    "quick_options",
     "stats",
     "wait",
     "worth_tiering",
@@ -44,6 +48,13 @@ QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
 # time (172 against 183 ms, interleaved, load 9); its GRAPH_MODE first step took 5.7 s of CPU against 11.0 s. The
 # optimised tier keeps the fusion emitters: with the classic ones MobileNetV2 compiled slower and stepped 1.2-2x
 # slower (session 8).
+# Programs up to this many operations take a quick tier at LLVM optimisation level 1: at level 0 the demo's LeNet5
+# step (559 ops) ran its quick executable at 25-49 ms a step against 4 ms optimised, and the demo's transformer
+# (2,110 ops) at 14-23 ms against 3.5 ms, most of a 132-step run (the optimised compile shares the two cores with
+# the training), so Graph mode showed 0.2x and 0.5x of PyNative's speed; at level 1 their quick steps ran at 4-7
+# and 5-8 ms, for about the same quick compile (LeNet5) and 1 s more (the transformer). Zoo networks stay at level
+# 0: level 1 made UNet++'s quick compile (3,333 ops) 4.2 s against 1.2 s, and MobileNetV2's first step 2.5x longer.
+LEVEL1_MAX_OPS = 2500
 
 # Programs below this many StableHLO operations compile fully at once. Measured on the 2-core CPU, loaded (the
 # ratios hold, not the seconds): a chain of dots and tanh of 194 ops compiled in 0.85 s optimised against
@@ -67,6 +78,12 @@ def mode() -> str:
 def count_ops(text: str) -> int:
     """The number of StableHLO (and CHLO/MHLO) operations in a lowered program's text."""
     return len(_OP_LINE.findall(text))
+
+
+def quick_options(text: str) -> dict:
+    """The quick tier's XLA options for the lowered program `text`: `QUICK_OPTIONS`, at LLVM's optimisation level 1
+    instead of 0 below `LEVEL1_MAX_OPS` operations."""
+    return QUICK_OPTIONS if count_ops(text) > LEVEL1_MAX_OPS else {**QUICK_OPTIONS, "xla_backend_optimization_level": 1}
 
 
 def worth_tiering(text: str) -> bool:
