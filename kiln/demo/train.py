@@ -97,6 +97,9 @@ def train(spec: ModelSpec, mode: int, seed: int, chunk: int = 8) -> RunResult:
     params = net.trainable_params()
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), spec.optimizer(params))
+    # training mode from the first step, as a MindSpore loop sets it: the evaluation after each epoch switches it
+    # off and on, and a first epoch traced in the other mode would compile the step a second time
+    step.set_train(True)
     n_batches = len(x_train) // spec.batch_size
     result.steps_per_epoch = n_batches
     shuffle = np.random.default_rng(seed)  # the same batches, in the same order, in both modes
