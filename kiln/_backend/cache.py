@@ -363,8 +363,9 @@ class PersistentJit:
                 # loaded back crashes the process. Such programs go through jax.jit (and JAX's own cache).
                 return self._jitted
             quick = device.platform == "cpu" and QUICK_FIRST_COMPILE and _tier_invariant(text)
-            if not quick and self._tiered and device.platform == "cpu" and tiers.worth_tiering(text):
-                return self._tiered_executable(lowered, text, sig, name, device, store)
+            tier = tiers.quick_options(text) if not quick and self._tiered and device.platform == "cpu" else None
+            if tier is not None:
+                return self._tiered_executable(lowered, tier, sig, name, device, store)
             # An executable JAX read back from its own cache does not serialize whole on CPU (its
             # functions are missing when loaded again), so this compile neither reads nor writes that cache
             # (the entry written below is the only copy on disk).
@@ -374,10 +375,11 @@ class PersistentJit:
         _write_later(store, name, compiled, quick)
         return _Quick(compiled, self, sig, args, lowered, name, device) if quick else compiled
 
-    def _tiered_executable(self, lowered, text: str, sig, name: str, device, store: DiskCache):
-        """A quick executable now, the optimised one from the tier-up thread (only that one is stored)."""
+    def _tiered_executable(self, lowered, quick_options: dict, sig, name: str, device, store: DiskCache):
+        """A quick executable (compiled with `quick_options`) now, the optimised one from the tier-up thread (only
+        that one is stored)."""
         platform = device.platform
-        quick = _compile_with_options(lowered, platform, quick=tiers.quick_options(text))
+        quick = _compile_with_options(lowered, platform, quick=quick_options)
 
         def swap(better) -> None:  # the caller's thread: later calls find the optimised executable directly
             if self._mem.get(sig) is tiered:
@@ -799,12 +801,13 @@ def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap
     on_cpu = jax.default_backend() == "cpu"
     if text is None and on_cpu and tiers.mode() != "off":
         text = lowered.as_text()
-    if text is None or not on_cpu or not tiers.worth_tiering(text):
+    quick_options = tiers.quick_options(text) if text is not None and on_cpu else None
+    if quick_options is None:
         compiled = full()
         if on_optimized is not None:
             on_optimized(compiled)
         return compiled
-    quick = _compile_with_options(lowered, "cpu", quick=tiers.quick_options(text))
+    quick = _compile_with_options(lowered, "cpu", quick=quick_options)
     return tiers.Tiered(quick, full, on_optimized, on_swap)
 
 

@@ -43,11 +43,13 @@ __all__ = [
 
 ENV = "KILN_TIERED"
 QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
+
 # With the classic emitters as well, zoo UNet++'s step (3,333 StableHLO ops, 844 kernels) compiled its quick tier in
 # 1.5-2.2 s of CPU against 8.1-9.2 s with the fusion emitters at level 0, and that executable ran its step in the same
 # time (172 against 183 ms, interleaved, load 9); its GRAPH_MODE first step took 5.7 s of CPU against 11.0 s. The
 # optimised tier keeps the fusion emitters: with the classic ones MobileNetV2 compiled slower and stepped 1.2-2x
 # slower (session 8).
+
 # Programs up to this many operations take a quick tier at LLVM optimisation level 1: at level 0 the demo's LeNet5
 # step (559 ops) ran its quick executable at 25-49 ms a step against 4 ms optimised, and the demo's transformer
 # (2,110 ops) at 14-23 ms against 3.5 ms, most of a 132-step run (the optimised compile shares the two cores with
@@ -82,16 +84,22 @@ def count_ops(text: str) -> int:
     return len(_OP_LINE.findall(text))
 
 
-def quick_options(text: str) -> dict:
-    """The quick tier's XLA options for the lowered program `text`: `QUICK_OPTIONS`, at LLVM's optimisation level 1
-    instead of 0 below `LEVEL1_MAX_OPS` operations."""
-    return QUICK_OPTIONS if count_ops(text) > LEVEL1_MAX_OPS else {**QUICK_OPTIONS, "xla_backend_optimization_level": 1}
+def quick_options(text: str) -> dict | None:
+    """The quick tier's XLA options for the lowered program `text` (`QUICK_OPTIONS`, at LLVM's optimisation level 1
+    up to `LEVEL1_MAX_OPS` operations), or None when it compiles fully at once: tiering off, or fewer than
+    `MIN_OPS` operations. The program's operations are counted once."""
+    m = mode()
+    if m == "off":
+        return None
+    n_ops = count_ops(text)
+    if m != "quick" and n_ops < MIN_OPS:
+        return None
+    return QUICK_OPTIONS if n_ops > LEVEL1_MAX_OPS else {**QUICK_OPTIONS, "xla_backend_optimization_level": 1}
 
 
 def worth_tiering(text: str) -> bool:
     """Whether the lowered program `text` gets a quick tier: tiering on, and at least MIN_OPS operations."""
-    m = mode()
-    return m != "off" and (m == "quick" or count_ops(text) >= MIN_OPS)
+    return quick_options(text) is not None
 
 
 stats = {"quick": 0, "optimized": 0, "swaps": 0, "failed": 0}  # counts since the process started

@@ -94,12 +94,15 @@ def test_the_quick_tier_of_a_whole_program_compiles_with_kilns_quick_cpu_options
     np.testing.assert_allclose(np.asarray(program(*args)[0]), np.asarray(jax.jit(_chain)(*args)[0]), rtol=1e-5)
 
 
-def test_the_quick_tier_optimises_at_level_1_up_to_level1_max_ops():
+def test_the_quick_tier_optimises_at_level_1_up_to_level1_max_ops(monkeypatch):
+    monkeypatch.delenv(tiers.ENV, raising=False)
+
     def program(n_ops):
         return "\n".join(f"  %{i} = stablehlo.add %a, %b : tensor<4xf32>" for i in range(n_ops))
 
     assert tiers.quick_options(program(tiers.LEVEL1_MAX_OPS))["xla_backend_optimization_level"] == 1
     assert tiers.quick_options(program(tiers.LEVEL1_MAX_OPS + 1))["xla_backend_optimization_level"] == 0
+    assert tiers.quick_options(program(tiers.MIN_OPS - 1)) is None  # compiled fully at once
     assert tiers.QUICK_OPTIONS["xla_backend_optimization_level"] == 0  # the per-kernel quick compile's, unchanged
 
 
