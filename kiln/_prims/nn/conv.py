@@ -373,9 +373,25 @@ def _tap_windows(x, kernel, stride, pads, outs):
         yield lax.slice(x, [0, 0, *offset], limit, [1, 1, *stride])
 
 
+def _strided_windows(x, axis: int, k: int, s: int, o: int):
+    """The k windows of `x` along `axis` (offsets 0 to k - 1, o entries at stride s each), stacked as axis 2."""
+    return jnp.stack([lax.slice_in_dim(x, i, i + s * (o - 1) + 1, s, axis) for i in range(k)], axis=2)
+
+
 def _patches(x, kernel, stride, pads, outs):
-    """The kernel taps' strided windows of `x` (N, C, H, W) as patches (N, C x taps, P), channel-major; a 1x1
-    kernel's one window as is."""
+    """The kernel taps' strided windows of `x` (N, C, H, W) as patches (N, C x taps, P), channel-major, taps in
+    row-major order; a 1x1 kernel's one window as is.
+
+    A kxk kernel's patches are two stacks, the kernel columns' windows (N, C, kw, H, ow), then the kernel rows'
+    windows of those (N, C, kh, kw, oh, ow): XLA's CPU fusion makes each stack of k slices one loop, but left one
+    stack of LeNet5's 25 slices as 25 slice kernels and a copy (see PATCH_MAX_CHANNELS).
+    """
+    if len(kernel) == 2 and min(kernel) > 1:
+        x = _pad_spatial(x, pads)
+        (kh, kw), (sh, sw), (oh, ow) = kernel, stride, outs
+        columns = _strided_windows(x, 3, kw, sw, ow)  # (N, C, kw, H, ow)
+        patches = _strided_windows(columns, 3, kh, sh, oh)  # (N, C, kh, kw, oh, ow)
+        return patches.reshape(x.shape[0], -1, oh * ow)
     windows = list(_tap_windows(x, kernel, stride, pads, outs))
     patches = windows[0] if len(windows) == 1 else jnp.stack(windows, axis=2)  # (N, C[, taps], *outs)
     return patches.reshape(x.shape[0], -1, int(np.prod(outs)))

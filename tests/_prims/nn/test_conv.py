@@ -358,6 +358,27 @@ def test_patch_conv_equals_lax_for_kxk_kernels():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    ("x_shape", "kernel", "stride", "pads"),
+    [
+        ((2, 1, 32, 32), (5, 5), (1, 1), [(0, 0), (0, 0)]),  # LeNet5's first layer
+        ((2, 3, 9, 8), (3, 2), (2, 3), [(1, 2), (0, 1)]),  # several channels, strided, padded
+    ],
+)
+def test_kxk_patches_equal_jax_patches_and_are_two_stacks(x_shape, kernel, stride, pads):
+    x = jnp.asarray(np.random.default_rng(3).standard_normal(x_shape).astype(np.float32))
+    outs = conv.conv_geometry(x_shape[2:], kernel, stride, (1, 1), "pad", [p for pair in pads for p in pair])[1]
+    got = conv._patches(x, kernel, stride, pads, outs)
+    # JAX's patches are (N, C x taps, *outs), channel-major, taps row-major: the same copy of the same entries.
+    want = lax.conv_general_dilated_patches(x, kernel, stride, pads, precision=lax.Precision.HIGHEST)
+    np.testing.assert_array_equal(got, np.asarray(want).reshape(got.shape))
+    # One stack per kernel axis (kw, then kh slices): XLA's CPU fusion makes each one loop, where one stack of
+    # kh x kw slices stayed kh x kw slice kernels and a copy.
+    jaxpr = jax.make_jaxpr(lambda a: conv._patches(a, kernel, stride, pads, outs))(x).jaxpr
+    stacked = sorted(len(eqn.invars) for eqn in jaxpr.eqns if str(eqn.primitive) in ("stack", "concatenate"))
+    assert stacked == sorted(kernel)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_patch_weight_grad_equals_lax_vjp_and_replaces_the_convolution(dtype, monkeypatch):
     monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
