@@ -298,7 +298,8 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     then written transposed, 1.7 ms, and the one dot no faster), pixel-major (N x P, taps) patches with dout
 #     (N x P, C_out) for a K-major dot (the dot 0.44 ms, but the taps stacked along the minor axis 1.2 ms and dout's
 #     transpose 0.7 ms), and LeNet5's second layer's forward and weight gradient from shared patches
-#     (PATCH_MAX_CHANNELS = 6: step 1.09x). Rejected:
+#     (PATCH_MAX_CHANNELS = 6: step 1.09x, its patches one stack of 25 slices; taken since: PATCH_SMALL_MAX_CHANNELS).
+#     Rejected:
 #     contracting batch and pixels in one dot (XLA transposed the patches first: 1.03 ms), (C x taps, N x P)
 #     patches with single GEMMs for the forward and weight gradient (dout's transpose to (C_out, N x P) 1.21 ms),
 #     and the second layer's input gradient as patches of the padded dout + one dot (patches 1.29 ms against
@@ -307,6 +308,18 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 DOT_MIN_PIXELS = 784  # per-image output pixels from which the batched dots beat XLA's convolution
 TAP_MIN_CHANNELS = 16  # input channels from which a kxk weight gradient's per-tap dots beat XLA's
 PATCH_MAX_CHANNELS = 1  # input channels up to which a kxk forward (and its weight gradient) runs as patches + one dot
+# With the patches built in two stacks (`_patches`: 2 loops where one stack of 25 slices was 25 kernels and a copy),
+# LeNet5's second layer (6 -> 16, 5x5, 14x14 -> 10x10) also runs its forward and weight gradient as patches + dots:
+# XLA's convolution (252 us of one core), its NHWC transposes and its weight-gradient convolution (200 us) against
+# the patches (94-134 us), the forward dot (65-71 us) and the weight-gradient dot (99 us); Kiln's @jit step's kernel
+# sum 2,001 -> 1,594-1,678 us (10th-percentile profile, `taskset -c 0`, load 12). Step A/B in one process, two copies
+# of each rule, rounds interleaved, pinned to one core (10 rounds of 20 steps, load 10-12): process CPU per step
+# 2.52 and 2.50 -> 2.37 and 2.42 ms (0.94x, 0.97x), wall 6.27 and 6.13 -> 5.92 and 5.96 ms (0.95x, 0.97x); against
+# one stack of 25 slices and XLA's second layer (before both) 0.91x and 0.93x CPU. Measured at stride 1 and LeNet5's
+# sizes only, so bounded to them: a stride of 1 and at most PATCH_MAX_ENTRIES patch entries (C x taps x P) per image (a 3-channel
+# 3x3 /2 stem, MobileNetV2's, keeps XLA's; a 224-pixel RGB stem would build hundreds of MB of patches).
+PATCH_SMALL_MAX_CHANNELS = 6  # input channels up to which a small stride-1 kxk layer runs as patches + dots
+PATCH_MAX_ENTRIES = 19_600  # per-image patch entries up to which it does (LeNet5's layers: 25 x 784 and 150 x 100)
 # A kxk stride-1 input gradient with 2 to BANDED_MAX_CHANNELS input channels (LeNet5's second layer, 16 -> 6, 5x5,
 # 10x10 -> 14x14; XLA's Eigen convolution, no GEMM depth) as one dot with a banded weight (`banded_input_grad`):
 # dout's rows (N x oh, C_out x ow) times the weight laid along the padded input's columns, the kh kernel rows' results
@@ -327,6 +340,25 @@ PATCH_MAX_CHANNELS = 1  # input channels up to which a kxk forward (and its weig
 # LeNet5's 10 columns only.
 BANDED_MAX_CHANNELS = 15  # input channels up to which a kxk stride-1 input gradient runs as one banded dot
 BANDED_MAX_COLUMNS = 16  # output columns up to which it does
+
+
+def uses_patches(w, outs, stride) -> bool:
+    """Whether an ungrouped kxk layer's forward and weight gradient run as patches + dots on the CPU.
+
+    Args:
+        w: the weight (C_out, C_in, *kernel).
+        outs: the output's spatial sizes.
+        stride: one int per spatial dimension.
+
+    Returns:
+        True for at most PATCH_MAX_CHANNELS input channels, or at most PATCH_SMALL_MAX_CHANNELS at stride 1 with at
+        most PATCH_MAX_ENTRIES patch entries per image (see the rule above); `dot_directions` decides the platform.
+    """
+    channels = w.shape[1]
+    if channels <= PATCH_MAX_CHANNELS:
+        return True
+    entries = channels * int(np.prod(w.shape[2:])) * int(np.prod(outs))
+    return channels <= PATCH_SMALL_MAX_CHANNELS and all(s == 1 for s in stride) and entries <= PATCH_MAX_ENTRIES
 
 
 def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -> frozenset[str]:
@@ -356,7 +388,7 @@ def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -
     large = int(np.prod(outs)) >= DOT_MIN_PIXELS
     if all(k == 1 for k in w.shape[2:]):
         return frozenset(("forward", "input", "weight") if large else ())
-    directions = {"forward", "weight"} if w.shape[1] <= PATCH_MAX_CHANNELS else set()
+    directions = {"forward", "weight"} if uses_patches(w, outs, stride) else set()
     if 1 < w.shape[1] <= BANDED_MAX_CHANNELS and all(s == 1 for s in stride) and outs[-1] <= BANDED_MAX_COLUMNS:
         directions.add("input")
     if large and w.shape[1] >= TAP_MIN_CHANNELS:
@@ -559,7 +591,7 @@ def _conv_vjp(nd):
             dx = pointwise_conv_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))
         else:
             dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
-        if "weight" in dots and w.shape[1] <= PATCH_MAX_CHANNELS and any(k > 1 for k in w.shape[2:]):
+        if "weight" in dots and uses_patches(w, outs, stride) and any(k > 1 for k in w.shape[2:]):
             dw = patch_weight_grad(x, dout, w.shape[2:], stride, pads)
         elif "weight" in dots:
             dw = tap_weight_grad(x, dout, w.shape[2:], stride, pads)

@@ -87,8 +87,10 @@ def test_conv2d_lowers_thin_grouped_layers_to_shifted_slices_on_cpu(x_shape, w_s
 
 def test_conv2d_keeps_xla_convolution_for_ungrouped_wide_layers_and_other_dtypes(monkeypatch):
     monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
-    x, w = _data((4, 6, 14, 14), (16, 6, 5, 5))  # LeNet5's second layer: ungrouped, 6 channels, so XLA's
+    x, w = _data((4, 16, 14, 14), (16, 16, 5, 5))  # ungrouped, 16 channels: XLA's
     assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
+    x, w = _data((4, 6, 14, 14), (16, 6, 5, 5))  # LeNet5's second layer at a stride of 2: XLA's
+    assert "conv_general_dilated" in _lowered_ops(lambda a, b: _conv2d(a, b, stride=(2, 2)), x, w)
     x, w = _data((4, 1, 32, 32), (6, 1, 5, 5))  # its first layer (1 channel): patches + a dot, never shifted
     assert "conv_general_dilated" not in _lowered_ops(_conv2d, x, w) and "dot_general" in _lowered_ops(_conv2d, x, w)
     x, w = _data(
@@ -317,9 +319,12 @@ def test_dot_directions_rule(monkeypatch):
         "weight",
     }
     six = jnp.zeros((1, 6, 1, 1))
-    assert conv.dot_directions(six, lenet2, (10, 10), (1, 1), (1, 1), 1, "NCHW") == {"input"}  # banded dot
+    assert conv.dot_directions(six, lenet2, (10, 10), (1, 1), (1, 1), 1, "NCHW") == everything  # patches, banded
     assert conv.dot_directions(six, lenet2, (5, 5), (2, 2), (1, 1), 1, "NCHW") == set()  # strided: XLA's
     assert conv.dot_directions(six, lenet2, (10, 17), (1, 1), (1, 1), 1, "NCHW") == set()  # wide: XLA's
+    stem = jnp.zeros((32, 3, 3, 3))  # MobileNetV2's stem at 32x32: stride 2, XLA's
+    assert conv.dot_directions(jnp.zeros((1, 3, 1, 1)), stem, (16, 16), (2, 2), (1, 1), 1, "NCHW") == set()
+    assert conv.uses_patches(lenet2, (10, 10), (1, 1)) and not conv.uses_patches(lenet2, (12, 12), (1, 1))  # entries
     assert conv.dot_directions(f32[:, :16], w3[:, :16], (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()  # 16 channels
     assert conv.dot_directions(f32, w1, (56, 56), (1, 1), (2, 2), 1, "NCHW") == set()  # dilated
     assert conv.dot_directions(f32, w1[:, :32], (56, 56), (1, 1), (1, 1), 2, "NCHW") == set()  # grouped
@@ -345,6 +350,20 @@ def test_one_channel_patch_forward_equals_lax_and_its_gradients(case, monkeypatc
     assert "conv_general_dilated" not in _lowered_ops(lambda a, b: _conv2d(a, b, **attrs), x, w)
     _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, "NCHW")
     _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, "NCHW", dtype=np.float64, tol=1e-9)
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_lenet_second_layer_runs_as_patches_on_cpu_and_equals_lax(platform, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)
+    x_shape, w_shape = (3, 6, 14, 14), (16, 6, 5, 5)  # LeNet5's second layer
+    x, w = _data(x_shape, w_shape)
+    lowered = _lowered_ops(lambda a, b: _conv2d(a, b), x, w)
+    assert ("conv_general_dilated" in lowered) == (platform == "gpu")  # the GPU keeps XLA's convolution
+    calls = []
+    monkeypatch.setattr(conv, "patch_weight_grad", lambda *a, f=conv.patch_weight_grad: calls.append(1) or f(*a))
+    _check_against_reference(conv.Conv2D, x_shape, w_shape, {}, "NCHW")
+    _check_against_reference(conv.Conv2D, x_shape, w_shape, {}, "NCHW", dtype=np.float64, tol=1e-9)
+    assert bool(calls) == (platform == "cpu")
 
 
 def test_patch_conv_equals_lax_for_kxk_kernels():
