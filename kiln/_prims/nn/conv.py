@@ -315,8 +315,12 @@ PATCH_MAX_CHANNELS = 1  # input channels up to which a kxk forward (and its weig
 # sum 2,001 -> 1,594-1,678 us (10th-percentile profile, `taskset -c 0`, load 12). Step A/B in one process, two copies
 # of each rule, rounds interleaved, pinned to one core (10 rounds of 20 steps, load 10-12): process CPU per step
 # 2.52 and 2.50 -> 2.37 and 2.42 ms (0.94x, 0.97x), wall 6.27 and 6.13 -> 5.92 and 5.96 ms (0.95x, 0.97x); against
-# one stack of 25 slices and XLA's second layer (before both) 0.91x and 0.93x CPU. Measured at stride 1 and LeNet5's
-# sizes only, so bounded to them: a stride of 1 and at most PATCH_MAX_ENTRIES patch entries (C x taps x P) per image (a 3-channel
+# one stack of 25 slices and XLA's second layer (before both) 0.91x and 0.93x CPU. Unpinned on two cores, where issue
+# 22's line is measured (load 12-15, 40 rounds, two copies of each rule): the two-stack patches alone 0.98x process CPU
+# (wall 0.92-1.04x, two copies of one rule up to 1.07x apart), this rule on top of them 0.95-0.97x CPU and 0.95-0.99x
+# wall; isolated (bench_conv --layers lenet, load 12) XLA's two-threaded convolution is faster on this layer than the
+# patches + dots, so the win is the step's: no NHWC transposes. Measured at stride 1 and LeNet5's sizes only, so
+# bounded to them: a stride of 1 and at most PATCH_MAX_ENTRIES patch entries (C x taps x P) per image (a 3-channel
 # 3x3 /2 stem, MobileNetV2's, keeps XLA's; a 224-pixel RGB stem would build hundreds of MB of patches).
 PATCH_SMALL_MAX_CHANNELS = 6  # input channels up to which a small stride-1 kxk layer runs as patches + dots
 PATCH_MAX_ENTRIES = 19_600  # per-image patch entries up to which it does (LeNet5's layers: 25 x 784 and 150 x 100)
@@ -334,6 +338,8 @@ PATCH_MAX_ENTRIES = 19_600  # per-image patch entries up to which it does (LeNet
 # written in the dot's (N, oh, C_out, ow) row order (121-126 us); kernel sum 3,796 -> 3,488 and 3,909 -> 3,457 us
 # (0.92x, 0.88x), step 4.41 -> 4.20 and 4.45 -> 3.90 ms (0.95x, 0.88x). Building the banded weight as kw broadcast
 # products (142 us) or contracting dout's (C_out, ow) in place (XLA copies it the same) did not remove a copy.
+# Session 13: that col2im in two stages (kw then kh shifted adds, each one loop) still had its second stage fused into
+# c1's mask (157 -> 464 us): step 1.11x and 1.16x process CPU, pinned to one core, load 12 (two copies of each rule).
 # 16+ channels (ResNet's) stay XLA's (YNNPACK).
 # The banded dot does (ow + kw - 1) / kw times the convolution's multiply-adds and its weight grows with ow^2
 # (a 3-channel 3x3 stem at 224 columns would build a 350 MB weight), so only narrow outputs take it: measured at
