@@ -19,7 +19,11 @@ from kiln._backend import (
     cache,  # noqa: F401  (turns on the on-disk executable cache)
     tiers,  # noqa: F401  (tiered compilation of whole programs)
 )
+from kiln._backend.host_memory import keep_freed_memory
 from kiln._backend.taylor import taylor_jet
+
+# an executable's temporary buffers reuse the pages of the previous run's (see host_memory)
+keep_freed_memory()
 
 # Python ints are int64 in MindSpore; float32 stays the default float because
 # Kiln always passes explicit dtypes when it builds arrays from Python values.

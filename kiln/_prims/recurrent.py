@@ -15,7 +15,9 @@ loops instead of 8, HLO 1,670 lines instead of 3,263, XLA compile CPU about 0.7x
 The derivative is written out (`_time_loop`): the backend's own reverse of a scan would add each step's
 weight gradient `dgh_t^T h_t` to a carried (gates x hidden) sum, one small product per step; here the
 reverse loop carries only the state's gradients and keeps each step's `dgh_t`, and the weight gradient is
-one product over all steps after it. Forward values are the same operations as a plain scan's.
+one product over all steps after it. Every direction's input projection is one product, (T, N, D * G),
+read by the loop at each direction's own time (a reverse direction from the last time to the first: no
+reversed or stacked copy), and the LSTM's and RNN's input bias is added to the hidden one inside the loop.
 The forward loop of a differentiated layer keeps each step's pullback (its gate activations), so the reverse
 loop only scales and adds gradients: a differentiated layer is two loops, not three (reverse
 mode goes through `_time_loop`'s forward-mode rule, whose linearisation otherwise ran a third loop to
@@ -99,21 +101,38 @@ def _live_steps(steps: int, seq_length):
     return (jnp.arange(steps, dtype=seq_length.dtype)[:, None] < seq_length)[:, :, None]
 
 
+def _step_inputs(gates_x, t, flips):
+    """(D, N, G): each direction's input projection at loop step `t` of the (T, N, D * G) product; a flipped
+    direction reads time T - 1 - t, so no reversed copy of the product is made."""
+    steps = gates_x.shape[0]
+    size = gates_x.shape[-1] // len(flips)
+    rows = [
+        lax.dynamic_index_in_dim(gates_x, steps - 1 - t if flip else t, 0, keepdims=False)[:, d * size : (d + 1) * size]
+        for d, flip in enumerate(flips)
+    ]
+    return jnp.stack(rows)
+
+
 def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     """((outputs, h, c), (h entering each step, each step's pullback)) of the masked loop.
 
-    Every array has a direction axis D after time: gates_x (T, D, N, G), h0 and c0 (D, N, H), w_hh (D, G, H),
-    b_hh (D, G), lives (T, D, N, 1), so the directions of a bidirectional layer advance together, one batched
-    step per time step. `loop` is (step function, reverse): a reverse loop runs from the last step to the first,
-    each output kept at its own step; a step whose `lives` entry is False leaves the state as it is.
+    Every state has a direction axis D: h0 and c0 (D, N, H), w_hh (D, G, H), b_hh (D, G), lives (T, D, N, 1),
+    so the directions of a bidirectional layer advance together, one batched step per time step. gates_x is
+    the input projection of all directions in one product, (T, N, D * G), in time order. `loop` is (step
+    function, reverse, flips): a reverse loop runs from the last step to the first, each output kept at its own
+    step; a direction with `flips` set reads its inputs from the last time to the first (its `lives` and
+    outputs are in loop order); a step whose `lives` entry is False leaves the state as it is.
 
     With `save`, the loop also keeps each step's pullback (the backend's vjp of `step`, a pytree of the
     step's residuals: its gate activations), so that the reverse loop is linear in the gradients alone.
+    This loop is never differentiated by the backend (the derivative is `_loop_bwd`), so it may read its
+    inputs by index.
     """
-    step, reverse = loop
+    step, reverse, flips = loop
 
     def body(carry, inputs):
-        g, live = inputs
+        t, live = inputs
+        g = _step_inputs(gates_x, t, flips)
         gh = jnp.einsum("dnh,dgh->dng", carry[0], w_hh) + b_hh[:, None, :]
         if save:
             (h, c), pull = STEP_VJPS[step](carry, g, gh) if step in STEP_VJPS else jax.vjp(step, carry, g, gh)
@@ -122,7 +141,8 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
         new = (jnp.where(live, h, carry[0]), jnp.where(live, c, carry[1]))
         return new, (jnp.where(live, h, jnp.zeros_like(h)), carry[0], pull)
 
-    (h, c), (ys, hs, pulls) = lax.scan(body, (h0, c0), (gates_x, lives), reverse=reverse)
+    times = jnp.arange(gates_x.shape[0])
+    (h, c), (ys, hs, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
     return (ys, h, c), (hs, pulls)
 
 
@@ -163,6 +183,11 @@ def _loop_bwd(loop, saved, cotangents):
     if shared[0]:  # the step's pullback gave one array for both: the loop kept it once
         d_gates_x = d_ghs
     d_w_hh = jnp.einsum("tdng,tdnh->dgh", d_ghs, hs)  # every step's weight gradient in one product
+    # back to the input projection's (T, N, D * G) layout, a flipped direction's steps in time order: one
+    # select between the array and its reverse, so the backend makes one pass over it
+    flips = jnp.asarray(loop[2])[None, :, None, None]
+    d_gates_x = jnp.where(flips, d_gates_x[::-1], d_gates_x) if any(loop[2]) else d_gates_x
+    d_gates_x = d_gates_x.transpose(0, 2, 1, 3).reshape(d_gates_x.shape[0], d_gates_x.shape[2], -1)
     return d_gates_x, d_h0, d_c0, d_w_hh, d_ghs.sum((0, 2)), None
 
 
@@ -193,23 +218,28 @@ def _recurrent_scan(x, seq_length, h0, c0, *weights, mode: str = "LSTM", reverse
     x is time-major (T, N, I); `weights` are each direction's (w_ih, w_hh, b_ih, b_hh) in turn. A sample's
     state stops changing after its `seq_length` steps and its later outputs are zero. A direction with
     `reverse` set runs a sample's steps from its last (`seq_length` - 1) to its first: a bidirectional
-    layer's backward direction. The loop runs backwards when every direction does (no reversed copies then);
-    otherwise the reverse directions' input projections and outputs are reversed in time outside the loop.
+    layer's backward direction. The loop runs backwards when every direction does; otherwise the loop reads
+    a reverse direction's input projection from the last time to the first and its outputs are reversed in
+    time outside the loop.
     """
     per_direction = [weights[i : i + 4] for i in range(0, len(weights), 4)]
     scan_reverse = all(reverse)
+    flips = tuple(backward != scan_reverse for backward in reverse)
     live = _live_steps(x.shape[0], seq_length)
-    gates_x, lives = [], []
-    for (w_ih, _, b_ih, _), backward in zip(per_direction, reverse, strict=True):
-        g = x @ w_ih.T + b_ih  # every step's input projection in one product
-        flip = backward != scan_reverse
-        gates_x.append(g[::-1] if flip else g)
-        lives.append(live[::-1] if flip else live)
+    # every direction's input projection in one product, (T, N, D * G); the loop reads a flipped direction's
+    # steps from the last time to the first, so no reversed or stacked copy of it is made
+    gates_x = x @ jnp.concatenate([w[0] for w in per_direction]).T
+    lives = jnp.stack([live[::-1] if flip else live for flip in flips], 1)
     w_hh = jnp.stack([w[1] for w in per_direction])
-    b_hh = jnp.stack([w[3] for w in per_direction])
-    loop = (STEPS[mode], scan_reverse)
-    ys, h, c = _time_loop(loop, jnp.stack(gates_x, 1), h0, c0, w_hh, b_hh, jnp.stack(lives, 1))
-    outs = [ys[:, d][::-1] if backward != scan_reverse else ys[:, d] for d, backward in enumerate(reverse)]
+    # the input bias joins the hidden one inside the loop (the GRU's new-gate input bias must stay outside r *)
+    if mode == "GRU":
+        gates_x = gates_x + jnp.concatenate([w[2] for w in per_direction])
+        b_hh = jnp.stack([w[3] for w in per_direction])
+    else:
+        b_hh = jnp.stack([w[2] + w[3] for w in per_direction])
+    loop = (STEPS[mode], scan_reverse, flips)
+    ys, h, c = _time_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives)
+    outs = [ys[:, d][::-1] if flip else ys[:, d] for d, flip in enumerate(flips)]
     return (outs[0] if len(outs) == 1 else jnp.concatenate(outs, -1)), h, c
 
 

@@ -1,0 +1,76 @@
+"""Host memory between runs (kiln/_backend/host_memory.py): once Kiln is imported, an executable whose temporary
+buffer is 48 MB reuses the previous run's pages instead of faulting fresh ones in at every run; with
+`KILN_HOST_MEMORY=system` (glibc's own thresholds, which never keep a block over 32 MB) every run faults about all
+of that buffer's pages again.
+
+Each case runs in a fresh interpreter (the setting is made once, at import) and counts the process's minor page
+faults in each of a few runs of the same executable (the median run is compared); the values are checked against
+NumPy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TEMP_PAGES = 48 * 2**20 // 4096  # the program's temporary buffer: a (12288, 1024) float32 product
+
+_SCRIPT = """
+import json, resource
+import numpy as np
+import kiln  # noqa: F401  (the backend's import makes the setting)
+from kiln._backend import host_memory, jax, jnp
+
+rng = np.random.default_rng(0)
+x = rng.standard_normal((12288, 64)).astype(np.float32)
+w = rng.standard_normal((64, 1024)).astype(np.float32)
+
+def f(x, w):
+    y = x @ w  # read by two reductions: kept whole in the temporary buffer
+    return y.sum(0), y.max(1)
+
+run = jax.jit(f).lower(x, w).compile()
+assert run.memory_analysis().temp_size_in_bytes >= 48 * 2**20
+xd, wd = jnp.asarray(x), jnp.asarray(w)
+for _ in range(10):  # glibc adapts its own threshold after the first frees
+    out = jax.block_until_ready(run(xd, wd))
+per_run = []
+for _ in range(7):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    out = jax.block_until_ready(run(xd, wd))
+    per_run.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+# the median run: a run on a thread whose heap has not held the buffer yet faults it in once
+faults = sorted(per_run)[3]
+y = x.astype(np.float64) @ w
+ok = np.allclose(out[0], y.sum(0), rtol=1e-3, atol=1e-2) and np.allclose(out[1], y.max(1), rtol=1e-4, atol=1e-3)
+print(json.dumps({"faults": faults, "values": bool(ok), "kept": host_memory.keep_freed_memory()}))
+"""
+
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="the setting is glibc's (mallopt)"
+)
+
+
+def _median_run_faults(**env) -> dict:
+    environ = {**os.environ, "PYTHONPATH": str(REPO), **env}
+    done = subprocess.run([sys.executable, "-c", _SCRIPT], env=environ, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_runs_reuse_the_temporary_buffers_pages():
+    result = _median_run_faults(KILN_HOST_MEMORY="")
+    assert result["values"] and result["kept"]
+    assert result["faults"] < TEMP_PAGES / 10, result
+
+
+def test_system_setting_faults_the_buffer_in_at_every_run():
+    result = _median_run_faults(KILN_HOST_MEMORY="system")
+    assert result["values"] and not result["kept"]
+    assert result["faults"] > TEMP_PAGES / 2, result
