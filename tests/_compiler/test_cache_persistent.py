@@ -110,6 +110,37 @@ def test_same_function_in_a_fresh_module_loads_without_tracing(store):
     assert graph is not None and len(graph.eqns) > 0
 
 
+def test_a_kept_programs_hit_calls_its_entry_point_and_other_inputs_still_reach_the_wrapper(store, monkeypatch):
+    """A hit of a kept executable (a DirectExecutable, loaded or compiled now) calls the backend's C++ entry point
+    without the wrapper's Python frame; inputs the executable was not compiled for (another shape, another dtype)
+    still reach the wrapper, whose fallback sends the call to its key (compiled again), and a hit made before the
+    first call set the entry point goes through the wrapper."""
+    calls = []
+    original = cache.DirectExecutable.__call__
+    monkeypatch.setattr(cache.DirectExecutable, "__call__", lambda self, *a: calls.append(1) or original(self, *a))
+    module = _module(SOURCE, GAIN=2.0)
+    for f in (jit(module.f), jit(module.f)):  # compiled and kept, then loaded from disk
+        x = _x()
+        expected = np.maximum(x.asnumpy() * 2.0, 0.0) + 1.0
+        np.testing.assert_allclose(f(x).asnumpy(), expected, rtol=1e-6)
+        backend_cache.flush_writes()
+        assert type(f._cache.written_for[3]) is cache.DirectExecutable and f._cache.written_for[3].fast is not None
+        calls.clear()
+        for _ in range(3):
+            np.testing.assert_allclose(f(x).asnumpy(), expected, rtol=1e-6)
+        assert calls == []  # the hit called the entry point itself
+        z = _x((4,))
+        np.testing.assert_allclose(f(z).asnumpy(), np.maximum(z.asnumpy() * 2.0, 0.0) + 1.0, rtol=1e-6)
+        assert calls and f.compile_count == 2
+        backend_cache.flush_writes()
+    assert _loaded(f) == [True, True]
+    fresh = cache.DirectExecutable(None, None)
+    entry = (memory._NO_LEAD, 0, None, fresh, None)
+    fresh.compiled = lambda: (x._data,)  # no entry point yet: the hit calls the wrapper, which makes none
+    calls.clear()
+    assert memory._hit_function(f._cache, *entry)(())._buf is x._data and calls == [1]
+
+
 def test_changed_source_compiles_again(store):
     _cold_then_warm(store, GAIN=2.0)
     changed = jit(_module(SOURCE.replace("+ 1", "+ 10"), GAIN=2.0).f)

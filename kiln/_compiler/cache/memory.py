@@ -211,8 +211,17 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards, caller: Cal
         lines += [f"    d{a} = {a}._buf", f"    if type(d{a}) is PENDING:", f"        d{a} = {a}._data"]
     arrays = ", ".join(f"d{a}" for a in names)
     lines.append("    try:")
+    if type(direct) is persistent.DirectExecutable:
+        # its C++ entry point (`fast`, made by its first call) called without the wrapper's Python frame; inputs the
+        # executable refuses go to the wrapper, whose fallback takes them
+        lines += ["        fast = DIRECT.fast", "        try:",
+                  f"            out = (DIRECT if fast is None else fast)({arrays})[0]",
+                  "        except (TypeError, ValueError):", "            if fast is None:", "                raise",
+                  f"            out = DIRECT({arrays})[0]"]  # fmt: skip
+    elif direct is not None:
+        lines.append(f"        out = DIRECT({arrays})[0]")
     if direct is not None:  # Tensor._wrap inlined
-        lines += [f"        out = DIRECT({arrays})[0]", "    except REDO:", f"        return {miss}",
+        lines += ["    except REDO:", f"        return {miss}",
                   "    t = NEW(T)", "    t._buf = out", "    t._nodes = None", "    return t"]  # fmt: skip
     else:
         inputs = f", [{', '.join(names)}]" if ex.input_writes else ""  # written back to the caller's Tensors
