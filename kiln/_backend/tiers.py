@@ -2,10 +2,9 @@
 
 XLA's CPU compile of a whole training step is mostly LLVM optimising the code it emits. A program large enough for
 that to matter (`worth_tiering`: at least `MIN_OPS` StableHLO operations) is first compiled with LLVM's optimisation
-off (`QUICK_OPTIONS`; at level 1 up to `LEVEL1_MAX_OPS` operations, where level 0 ran convolutions and dots several
-times slower for little compile time saved) and, where XLA still has them, its classic LLVM IR emitters instead of
+off (`QUICK_OPTIONS`) and, where XLA still has them, its classic LLVM IR emitters instead of
 the MLIR fusion emitters (the CPU options of kiln/_backend/cache.py, `_CPU_OPTIONS`), which compiles several times
-faster and runs 2-4x slower; the fully optimised executable is compiled from the same lowered program on a
+faster and runs 2-10x slower; the fully optimised executable is compiled from the same lowered program on a
 background thread (`kiln-tier-up`) and replaces the quick one at the next call boundary, on the caller's thread.
 Both come from one lowered program, so they take the same inputs, donate the same buffers and give the same values
 within floating-point rounding (LLVM's optimisations may contract a multiply and an add, or reassociate a
@@ -31,7 +30,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 __all__ = [
     "MIN_OPS",
     "QUICK_OPTIONS",
-    "LEVEL1_MAX_OPS",
     "Tiered",
     "count_ops",
     "mode",
@@ -50,15 +48,12 @@ QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
 # optimised tier keeps the fusion emitters: with the classic ones MobileNetV2 compiled slower and stepped 1.2-2x
 # slower (session 8).
 
-# Programs up to this many operations take a quick tier at LLVM optimisation level 1: at level 0 the demo's LeNet5
-# step (559 ops) ran its quick executable at 25-49 ms a step against 4 ms optimised, and the demo's transformer
-# (2,110 ops) at 14-23 ms against 3.5 ms, most of a 132-step run (the optimised compile shares the two cores with
-# the training), so Graph mode showed 0.2x and 0.5x of PyNative's speed; at level 1 their quick steps ran at 4-7
-# and 5-8 ms, for about the same quick compile (LeNet5) and 1 s more (the transformer). The trade: the zoo's
-# Deep&Cross (1,091 ops) and WGAN (1,123 and 1,331) first steps took 1.80 and 3.47 s against 1.06 and 2.67 s at
-# level 0 (their quick steps 1.8 against 4.2 ms and 40 against 78 ms). Larger programs stay at level 0: level 1
-# made UNet++'s quick compile (3,333 ops) 4.2 s against 1.2 s, and MobileNetV2's first step 2.5x longer.
-LEVEL1_MAX_OPS = 2500
+# The quick tier stays at LLVM level 0 whatever the program's size. Level 1 up to 2,500 operations (session 12)
+# ran the demo's quick steps 4-10x faster but compiled 3-5x slower: the zoo's Deep&Cross and WGAN first steps
+# took 1.50-1.81x MindSpore's against 0.53-0.98x at level 0, the cold first PyNative LeNet5 step 2.7-2.9 s against
+# 1.05-1.41 s and its first GRAPH_MODE call 2.8-3.2 s against 0.9-1.3 s (session 13, load 9-17). No rule from the
+# program's content separated them (WGAN's generator is as slow at level 0 as LeNet5); a first step is what a
+# user waits for, and the demo now times its steps once the optimised programs have taken over.
 
 # Programs below this many StableHLO operations compile fully at once. Measured on the 2-core CPU, loaded (the
 # ratios hold, not the seconds): a chain of dots and tanh of 194 ops compiled in 0.85 s optimised against
@@ -85,16 +80,14 @@ def count_ops(text: str) -> int:
 
 
 def quick_options(text: str) -> dict | None:
-    """The quick tier's XLA options for the lowered program `text` (`QUICK_OPTIONS`, at LLVM's optimisation level 1
-    up to `LEVEL1_MAX_OPS` operations), or None when it compiles fully at once: tiering off, or fewer than
-    `MIN_OPS` operations. The program's operations are counted once."""
+    """The quick tier's XLA options for the lowered program `text` (`QUICK_OPTIONS`), or None when it compiles
+    fully at once: tiering off, or fewer than `MIN_OPS` operations."""
     m = mode()
     if m == "off":
         return None
-    n_ops = count_ops(text)
-    if m != "quick" and n_ops < MIN_OPS:
+    if m != "quick" and count_ops(text) < MIN_OPS:
         return None
-    return QUICK_OPTIONS if n_ops > LEVEL1_MAX_OPS else {**QUICK_OPTIONS, "xla_backend_optimization_level": 1}
+    return QUICK_OPTIONS
 
 
 def worth_tiering(text: str) -> bool:

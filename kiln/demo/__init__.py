@@ -71,7 +71,8 @@ def _summary(results: list[RunResult], diffs: dict[str, float]) -> None:
         )
     print(
         "step time: median over chunks of steps, each chunk timed until its results and parameters are computed;"
-        "\ncompile: the first step's time beyond a steady step; final loss: mean over the last epoch."
+        "\ncompile: the first step's time beyond a steady step, plus the wait for the optimised programs;"
+        "\nfinal loss: mean over the last epoch."
     )
     for model, diff in diffs.items():
         print(f"{model}: max |parameter difference| between PyNative and Graph mode after training: {diff:.2e}")

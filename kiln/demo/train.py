@@ -9,7 +9,10 @@ rules of a fair benchmark:
   parameter* have been computed (a device synchronisation), with no host synchronisation inside the chunk,
   so asynchronous dispatch can neither hide work nor be defeated;
 - the step time is the median over chunks of (chunk time / steps), leaving out the first chunk (warm-up);
-- the first step (which compiles in Graph mode, and compiles each op's kernel in PyNative) is timed alone.
+- the first step (which compiles the step's program) is timed alone; a program large enough to be tiered
+  (kiln/_backend/tiers.py) first runs a quickly compiled executable while the optimised one compiles in the
+  background, and the demo waits for the optimised one after the first step (`tier_up_seconds`), so the step
+  times compare the two modes' optimised programs and "compile" counts all the compiling.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from tqdm.auto import tqdm
 
 import kiln
 from kiln import Tensor, nn
+from kiln._backend.cache import wait_optimized
 
 
 @dataclass
@@ -49,6 +53,7 @@ class RunResult:
     epoch_accuracy: list[float] = field(default_factory=list)
     chunk_seconds_per_step: list[float] = field(default_factory=list)
     first_step_seconds: float = 0.0
+    tier_up_seconds: float = 0.0  # after the first step, the wait for the optimised programs
     steps_per_epoch: int = 0
     params: dict[str, np.ndarray] = field(default_factory=dict)
     network: object = None
@@ -61,8 +66,9 @@ class RunResult:
 
     @property
     def compile_seconds(self) -> float:
-        """What the first step took beyond a steady-state step: compilation (and first-use costs)."""
-        return max(0.0, self.first_step_seconds - self.step_seconds)
+        """What the first step took beyond a steady-state step, plus the wait for the optimised programs:
+        compilation (and first-use costs)."""
+        return max(0.0, self.first_step_seconds + self.tier_up_seconds - self.step_seconds)
 
     @property
     def accuracy(self) -> float:
@@ -116,6 +122,9 @@ def train(spec: ModelSpec, mode: int, seed: int, chunk: int = 8) -> RunResult:
                 losses.append(step(*batches[0]))
                 _sync([losses[-1], *params])
                 result.first_step_seconds = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                wait_optimized()
+                result.tier_up_seconds = time.perf_counter() - t0
                 bar.update(1)
                 start = 1
             for lo in range(start, n_batches, chunk):

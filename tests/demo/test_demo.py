@@ -51,7 +51,8 @@ def test_table_has_every_model_and_mode(demo_run):
     rows = {(m["model"], m["mode"]): m for m in ROW.finditer(out)}
     assert set(rows) == {(a, b) for a in ("LeNet5", "Transformer") for b in ("PyNative", "Graph")}, out
     for (model, mode), m in rows.items():
-        assert float(m["ms"]) > 0 and float(m["first"]) >= float(m["compile"])
+        # compile may exceed the first step: it counts the wait for the optimised programs after it too
+        assert float(m["ms"]) > 0 and float(m["first"]) > 0 and float(m["compile"]) >= 0
         if mode == "PyNative":
             assert m["speedup"] == "1.0"
         else:  # the speedup printed is the ratio of the printed step times
@@ -110,6 +111,8 @@ def test_timing_and_difference_helpers():
     a = RunResult("m", "PyNative", chunk_seconds_per_step=[9.0, 2.0, 1.0, 3.0], first_step_seconds=5.0)
     assert a.step_seconds == 2.0  # the median without the warm-up chunk
     assert a.compile_seconds == 3.0
+    a.tier_up_seconds = 1.5  # the wait for the optimised programs after the first step is compiling too
+    assert a.compile_seconds == 4.5
     a.params = {"w": np.array([1.0, 2.0]), "b": np.array([0.5])}
     b = RunResult("m", "Graph", params={"w": np.array([1.0, 2.5]), "b": np.array([0.25])})
     assert max_param_difference(a, b) == 0.5
