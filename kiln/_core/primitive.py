@@ -173,11 +173,13 @@ class PrimitiveDef:
         random: input 0 is a PRNG key supplied by the random-state owner.
         bounds: a `Bounds` check of input values (indices, labels) that runs with every call
             while checks are enabled; a failure raises before any result or state is visible.
+        shapes: `shapes(*structs, **attrs) -> ShapeDtypeStruct | tuple`, the output types computed more cheaply
+            than by tracing `impl` (abstract evaluation traces `impl` without it); it must give `impl`'s types.
     """
 
     __slots__ = (
         "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
-        "multiple_results", "effect", "random", "check_eagerly", "bounds", "_backward",
+        "multiple_results", "effect", "random", "check_eagerly", "bounds", "shapes", "_backward",
     )  # fmt: skip
 
     def __init__(
@@ -194,6 +196,7 @@ class PrimitiveDef:
         random: bool = False,
         check_eagerly: bool = False,
         bounds: Bounds | None = None,
+        shapes: Callable | None = None,
     ) -> None:
         if name in REGISTRY:
             raise RuntimeError(f"primitive {name!r} is declared twice")
@@ -210,6 +213,7 @@ class PrimitiveDef:
         self.random = random
         self.check_eagerly = check_eagerly
         self.bounds = bounds
+        self.shapes = shapes
         self._backward: dict[tuple, PrimitiveDef] = {}
         REGISTRY[name] = self
 
@@ -228,7 +232,10 @@ class PrimitiveDef:
         if self.check is not None:
             self.check(*abstract, **kw)
         structs = tuple(ShapeDtypeStruct(a.shape, a.dtype.np) if isinstance(a, AbstractTensor) else a for a in abstract)
-        out = eval_shape(lambda *xs: self.impl(*xs, **kw), *structs)
+        if self.shapes is not None:
+            out = self.shapes(*structs, **kw)
+        else:
+            out = eval_shape(lambda *xs: self.impl(*xs, **kw), *structs)
         if self.multiple_results:
             return tuple(AbstractTensor(tuple(o.shape), mstype.from_np(o.dtype)) for o in out)
         return AbstractTensor(tuple(out.shape), mstype.from_np(out.dtype))

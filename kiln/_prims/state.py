@@ -8,7 +8,7 @@ their functional wrappers write them back.
 
 from __future__ import annotations
 
-from kiln._backend import jnp
+from kiln._backend import eval_shape, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import shape_of
 
@@ -209,11 +209,47 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
                     "must match the optimizer's parameters one to one.",
                 )
 
+    def shapes(step, *xs, n, weight_decay, grad_centralization, loss_scale, options):
+        # Each parameter's outputs depend only on its own inputs and settings and on the shared scalars, so `impl`
+        # is traced on one parameter per distinct kind instead of all of them (Adam over the zoo transformer's
+        # 130 parameters took 0.4-0.6 s of its 1.2-1.6 s graph trace; its parameters are of 18 kinds).
+        per_param = [tuple(xs[c * n + i] for c in range(3 + n_states)) for i in range(n)]  # p, g, states, lr
+        rest = xs[(3 + n_states) * n :]
+        scalars, dynamic = rest[:n_scalars], iter(rest[n_scalars:])
+        kinds: dict = {}  # kind -> (first parameter, its dynamic weight decay or None, the parameters of it)
+        for i in range(n):
+            dyn = next(dynamic) if weight_decay[i] is None else None
+            kind = (per_param[i], dyn, weight_decay[i], grad_centralization[i])
+            try:
+                hash(kind)
+            except TypeError:  # an unhashable Python input: a kind of its own
+                kind = i
+            kinds.setdefault(kind, (i, dyn, []))[2].append(i)
+        reps = list(kinds.values())
+        k = len(reps)
+        attrs = {
+            "n": k,
+            "weight_decay": tuple(weight_decay[i] for i, _, _ in reps),
+            "grad_centralization": tuple(grad_centralization[i] for i, _, _ in reps),
+            "loss_scale": loss_scale,
+            "options": options,
+        }
+        columns = [per_param[i][c] for c in range(3 + n_states) for i, _, _ in reps]
+        dyn_in = [d for i, d, _ in reps if weight_decay[i] is None]
+        out = eval_shape(lambda *a: impl(*a, **attrs), step, *columns, *scalars, *dyn_in)
+        full = [out[0], *([None] * ((1 + n_states) * n))]
+        for j, (_, _, members) in enumerate(reps):
+            for group in range(1 + n_states):  # the new parameter, then each state
+                for i in members:
+                    full[1 + group * n + i] = out[1 + group * k + j]
+        return (*full, *out[1 + (1 + n_states) * k :])
+
     return PrimitiveDef(
         name,
         impl,
         attrs={"n": 0, "weight_decay": (), "grad_centralization": (), "loss_scale": 1.0, "options": ()},
         check=check,
+        shapes=shapes,
         multiple_results=True,
         nondiff=(0,),
     )

@@ -1,0 +1,85 @@
+"""The multi-tensor optimizer steps' declared output types (`shapes`): the types JAX gives their `impl`, traced once
+per kind of parameter instead of once per parameter."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+from kiln._prims import state as S
+
+F32, F16 = np.dtype(np.float32), np.dtype(np.float16)
+# (primitive, number of per-parameter states, number of shared scalars)
+FUSED = [
+    (S.FusedMomentum, 1, 1),
+    (S.FusedSGD, 2, 1),
+    (S.FusedAdam, 2, 5),
+    (S.FusedAdamAmsgrad, 3, 5),
+    (S.FusedAdamWeightDecay, 2, 3),
+]
+# parameters of repeated kinds, two dtypes, a 1-D learning-rate table, a gradient of another dtype
+PARAMS = [
+    ((4, 16), F32, ()),
+    ((16,), F32, ()),
+    ((4, 16), F32, ()),
+    ((3,), F16, ()),
+    ((4, 16), F32, (5,)),
+    ((16,), F32, ()),
+]
+
+
+def _inputs(n_states: int, n_scalars: int, weight_decay: tuple, grad_dtype=None):
+    s = jax.ShapeDtypeStruct
+    params = [s(shape, dt) for shape, dt, _ in PARAMS]
+    grads = [s(shape, grad_dtype or dt) for shape, dt, _ in PARAMS]
+    states = [s(shape, dt) for _ in range(n_states) for shape, dt, _ in PARAMS]
+    lrs = [s(lr, F32) for _, _, lr in PARAMS]
+    scalars = [s((), F32) for _ in range(n_scalars)]
+    dynamic = [s((1,), F32) for wd in weight_decay if wd is None]
+    return (s((1,), np.dtype(np.int32)), *params, *grads, *states, *lrs, *scalars, *dynamic)
+
+
+def _attrs(weight_decay: tuple, centralize: tuple, loss_scale: float, prim) -> dict:
+    options = {"FusedSGD": (0.0, False)}.get(prim.name, (False,))
+    if prim is S.FusedAdamAmsgrad or prim is S.FusedAdamWeightDecay:
+        options = ()
+    return {"n": len(PARAMS), "weight_decay": weight_decay, "grad_centralization": centralize,
+            "loss_scale": loss_scale, "options": options}  # fmt: skip
+
+
+def _types(tree) -> list:
+    return [(tuple(x.shape), np.dtype(x.dtype)) for x in jax.tree_util.tree_leaves(tree)]
+
+
+@pytest.mark.parametrize(("prim", "n_states", "n_scalars"), FUSED, ids=[p.name for p, _, _ in FUSED])
+@pytest.mark.parametrize(
+    ("weight_decay", "centralize", "loss_scale", "grad_dtype"),
+    [
+        ((0.0,) * 6, (False,) * 6, 1.0, None),
+        ((0.1, None, 0.0, 0.1, None, 0.0), (True, False, False, False, True, False), 128.0, None),
+        ((0.0,) * 6, (False,) * 6, 1.0, F16),
+    ],
+    ids=["plain", "decay-centralize-scale", "f16-gradients"],
+)
+def test_declared_types_are_the_traced_types(prim, n_states, n_scalars, weight_decay, centralize, loss_scale,
+                                             grad_dtype):  # fmt: skip
+    args = _inputs(n_states, n_scalars, weight_decay, grad_dtype)
+    attrs = _attrs(weight_decay, centralize, loss_scale, prim)
+    traced = jax.eval_shape(lambda *a: prim.impl(*a, **attrs), *args)
+    assert _types(prim.shapes(*args, **attrs)) == _types(traced)
+
+
+def test_one_trace_per_kind_of_parameter(monkeypatch):
+    calls = []
+    adam = S._adam
+
+    def counted(*a):
+        calls.append(a[0].shape)
+        return adam(*a)
+
+    monkeypatch.setattr(S, "_adam", counted)
+    weight_decay = (0.0,) * 6
+    S.FusedAdam.shapes(*_inputs(2, 5, weight_decay), **_attrs(weight_decay, (False,) * 6, 1.0, S.FusedAdam))
+    # four kinds: (4, 16) float32 twice, (16,) twice, (3,) float16, and (4, 16) with a 1-D learning-rate table
+    assert sorted(calls) == sorted([(4, 16), (16,), (3,), (4, 16)])
