@@ -1,5 +1,5 @@
 """JAX transformations of a scalar function `f(x, w)` of two arrays, by name: the derivatives a lowering with its own
-derivative rule must give exactly as the plain expression does (tests/_prims/test_linalg.py, nn/test_dense.py)."""
+derivative rule must give exactly as the plain expression does (tests/_prims/test_linalg.py, nn/test_norm.py)."""
 
 from kiln._backend import jax, jnp
 

@@ -7,6 +7,8 @@ moving variance of BatchNorm is updated with the unbiased batch variance.
 
 from __future__ import annotations
 
+import math
+
 from kiln._backend import jnp, lax
 from kiln._prims.nn._common import declare, op_error, require_float, shape_of
 
@@ -99,6 +101,19 @@ def _check_layer_norm(x, gamma, beta, *, begin_norm_axis, begin_params_axis, eps
 
 def _layer_norm(x, gamma, beta, *, begin_norm_axis, begin_params_axis, epsilon):
     """(y, mean, variance); the statistics keep the normalised axes as size 1."""
+    nd = x.ndim
+    first = begin_norm_axis % nd if nd else 0
+    if nd > 2 and first == begin_params_axis % nd and all(type(d) is int for d in x.shape):
+        # Normalised as a matrix of rows (one per position), the view Dense's dots take: on the CPU, XLA then
+        # computes each residual gradient once. Over (batch, tokens, features) its fusion built it twice, for the
+        # bias and LayerNorm parameter sums in 3-D and for the dots in 2-D (the transformer step: 334 -> 331
+        # kernels, 0.92-0.93x the step's CPU and wall time, interleaved in one process).
+        lead, norm = x.shape[:first], x.shape[first:]
+        rows = (math.prod(lead), math.prod(norm))
+        flat = [None if t is None else t.reshape(rows[1:]) for t in (gamma, beta)]
+        y, mean, var = _layer_norm(x.reshape(rows), *flat, begin_norm_axis=1, begin_params_axis=1, epsilon=epsilon)
+        kept = lead + (1,) * len(norm)
+        return y.reshape(x.shape), mean.reshape(kept), var.reshape(kept)
     ct = _compute_dtype(x.dtype)
     xc = x.astype(ct)
     axes = tuple(range(begin_norm_axis % x.ndim, x.ndim))
