@@ -6,7 +6,9 @@ Each cell is a fresh interpreter: build the network (LSTM, a Dense head on the l
 entropy, Adam) as nn.TrainOneStepCell(nn.WithLossCell(...)), then the first step (trace, compile, run: what a
 user waits for) and the median of the following steps. Kiln in GRAPH_MODE and PyNative, MindSpore 2.10 in
 both modes in its own interpreter ($KILN_MINDSPORE_PYTHON, default /tmp/msvenv/bin/python; left out when
-absent). Kiln's graph cache is off (KILN_GRAPH_CACHE=0) so every first step compiles. Kiln's first steps run
+absent). Kiln's caches are off (KILN_GRAPH_CACHE=0 and KILN_CACHE_DIR=off, as in bench_zoo.py) so every first
+step compiles everything: with the executable cache folder on, an earlier run's optimised programs were loaded
+from it instead of compiled. Kiln's first steps run
 quickly compiled programs (kiln/_backend/tiers.py): as in benchmarks/bench_zoo.py, one more step runs on them
 (its time is printed), then the steady steps are timed once the optimised programs have taken over. Issue 21's
 bound: Kiln's GRAPH_MODE first step at most MindSpore's and flat in length, its steady step at most half of
@@ -101,7 +103,7 @@ def _worker(framework: str, mode: str, steps: int, repeat: int) -> dict:
 
 def _spawn(framework: str, mode: str, steps: int, repeat: int) -> dict | None:
     python = MINDSPORE_PYTHON if framework == "mindspore" else sys.executable
-    env = {**os.environ, "PYTHONPATH": str(REPO), "KILN_GRAPH_CACHE": "0"}
+    env = {**os.environ, "PYTHONPATH": str(REPO), "KILN_GRAPH_CACHE": "0", "KILN_CACHE_DIR": "off"}
     return run_worker("benchmarks.bench_rnn", ["--worker", framework, mode, str(steps), str(repeat)], python, env)
 
 
