@@ -25,6 +25,7 @@ import numpy as np
 from kiln import _backend as B
 from kiln._compiler.errors import GraphCompileError, where
 from kiln._compiler.ir.graph import Graph, Var
+from kiln._prims import recurrent
 from kiln._prims.control import KEPT, raise_p, raised
 
 jax, jnp, lax = B.jax, B.jnp, B.lax
@@ -222,7 +223,9 @@ def _shared_impl(prim, attrs: tuple, ins: list):
     """The jitted function of `prim`'s array inputs (the other inputs fixed), or None when a Python input or an
     attribute is not hashable."""
     statics = tuple(None if _is_array(x) else (type(x), x) for x in ins)
-    key = (prim, attrs, statics)
+    # the backend keeps the trace of the primitive it made first: a trace for reverse mode alone is not reused where
+    # forward mode may differentiate it
+    key = (prim, attrs, statics, recurrent.reverse_only_state())
     try:
         fn = _SHARED.get(key)
     except TypeError:
@@ -496,7 +499,10 @@ def _grad(e, ins, checks):
         outs, err = _eval_checked(g, (*d, *rest), checks)
         return outs[:n_targets], (outs[n_targets:], err)
 
-    targets, pull, (others, err) = jax.vjp(f, *diff, has_aux=True)
+    # reverse mode alone, unless a forward-mode transformation encloses this gradient (then its loops keep their
+    # forward-mode rule); the rules of forward-mode transformations inside `g` set it off for what they trace
+    with recurrent.reverse_only(recurrent.reverse_only_state() is not False):
+        targets, pull, (others, err) = jax.vjp(f, *diff, has_aux=True)
     if err is not None:
         checks.append(err)
     if n_sens:
@@ -522,7 +528,8 @@ def _jacobian(e, ins, checks):
         return outs[:n_targets], (outs, err)
 
     transform = jax.jacfwd if p["kind"] == "jacfwd" else jax.jacrev
-    jac, (outs, err) = transform(f, argnums=tuple(range(n_diff)), has_aux=True)(*diff)
+    with recurrent.reverse_only(p["kind"] != "jacfwd" and recurrent.reverse_only_state() is not False):
+        jac, (outs, err) = transform(f, argnums=tuple(range(n_diff)), has_aux=True)(*diff)
     if err is not None:
         checks.append(err)
     return [*outs, *(j for per_output in jac for j in per_output)]
@@ -543,7 +550,8 @@ def _taylor(e, ins, checks):
         return tuple(eval_graph(g, (*xs, *rest)))
 
     terms = tuple([term for term in jnp.asarray(s, x.dtype)] for x, s in zip(primals, series, strict=True))
-    outs, out_series = B.taylor_jet(f, tuple(primals), terms)
+    with recurrent.reverse_only(False):
+        outs, out_series = B.taylor_jet(f, tuple(primals), terms)
     return [*outs, *(jnp.stack(t) for t in out_series)]
 
 
@@ -572,16 +580,17 @@ def _jvp(e, ins, checks):
     def f(*p):
         return _eval_checked(graph, (*p, *captured), checks)
 
-    if all(_inexact(p) for p in primals):
-        tangents = [jnp.asarray(t, p.dtype) for p, t in zip(primals, tangents, strict=True)]
-        outs, out_tangents, err = jax.jvp(f, tuple(primals), tuple(tangents), has_aux=True)
-    else:
-        # As MindSpore (and Kiln's grad): integer inputs are differentiated as real numbers, in float32, and
-        # each output's tangent is cast back to the output's dtype; the values come from the inputs as given.
-        outs, err = f(*primals)
-        real = [p if _inexact(p) else jnp.asarray(p, jnp.float32) for p in primals]
-        tangents = [jnp.asarray(t, r.dtype) for r, t in zip(real, tangents, strict=True)]
-        _, out_tangents, _ = jax.jvp(f, tuple(real), tuple(tangents), has_aux=True)
+    with recurrent.reverse_only(False):
+        if all(_inexact(p) for p in primals):
+            tangents = [jnp.asarray(t, p.dtype) for p, t in zip(primals, tangents, strict=True)]
+            outs, out_tangents, err = jax.jvp(f, tuple(primals), tuple(tangents), has_aux=True)
+        else:
+            # As MindSpore (and Kiln's grad): integer inputs are differentiated as real numbers, in float32, and
+            # each output's tangent is cast back to the output's dtype; the values come from the inputs as given.
+            outs, err = f(*primals)
+            real = [p if _inexact(p) else jnp.asarray(p, jnp.float32) for p in primals]
+            tangents = [jnp.asarray(t, r.dtype) for r, t in zip(real, tangents, strict=True)]
+            _, out_tangents, _ = jax.jvp(f, tuple(real), tuple(tangents), has_aux=True)
     out_tangents = [
         jnp.zeros(o.shape, o.dtype) if t.dtype == B.float0 else jnp.asarray(t, o.dtype)
         for o, t in zip(outs, out_tangents, strict=True)

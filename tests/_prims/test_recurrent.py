@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from kiln._backend import jax, jnp, lax
+from kiln._prims import recurrent
 from kiln._prims.recurrent import STEPS, _recurrent_scan
 
 T, N, I, H = 7, 3, 4, 5
@@ -67,6 +68,23 @@ def test_values_and_reverse_gradients_match_the_plain_scan(mode):
     argnums = tuple(range(len(diff)))
     _close(jax.value_and_grad(new, argnums)(*diff), jax.value_and_grad(ref, argnums)(*diff))
     assert float(jnp.abs(jax.grad(new, 1)(*diff)[2]).sum()) > 0  # a finished sample's state still has a gradient
+
+
+@pytest.mark.parametrize("mode", sorted(STEPS))
+def test_reverse_only_gradients_match_the_plain_scan(mode):
+    """Under `reverse_only(True)` a layer is differentiated by the loop's reverse rule alone (no forward-mode rule
+    is traced), with the same values and gradients, and a gradient of that gradient still runs."""
+    diff, seq_length, probes = _inputs(mode)
+    new, ref = _loss(_one_direction, mode, seq_length, probes), _loss(_plain_scan, mode, seq_length, probes)
+    argnums = tuple(range(len(diff)))
+    with recurrent.reverse_only(True):
+        got = jax.value_and_grad(new, argnums)(*diff)
+        text = str(jax.make_jaxpr(new)(*diff))
+        twice = jax.grad(lambda h: jax.grad(new, 1)(diff[0], h, *diff[2:]).sum())(diff[1])
+    assert "custom_vjp_call" in text and "custom_jvp_call" not in text
+    _close(got, jax.value_and_grad(ref, argnums)(*diff))
+    _close(twice, jax.grad(lambda h: jax.grad(ref, 1)(diff[0], h, *diff[2:]).sum())(diff[1]))
+    assert recurrent.reverse_only_state() is None
 
 
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])

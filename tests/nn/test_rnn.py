@@ -7,6 +7,7 @@ import pytest
 import kiln
 from kiln import nn, ops
 from kiln._compiler.api import jit
+from kiln._prims import recurrent
 
 LAYERS = {"LSTM": nn.LSTM, "GRU": nn.GRU, "RNN_TANH": nn.RNN, "RNN_RELU": nn.RNN}
 
@@ -150,6 +151,38 @@ def test_graph_equals_pynative(how, mode):
         kiln.set_context(mode=kiln.PYNATIVE_MODE)
     np.testing.assert_allclose(float(graph[0]), float(eager[0]), rtol=1e-5, atol=1e-6)
     for g, e in zip([graph[1][0], *graph[1][1]], [eager[1][0], *eager[1][1]], strict=True):
+        np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_graph_gradients_use_the_reverse_rule_and_forward_mode_over_them_still_works(monkeypatch):
+    """A GRAPH_MODE gradient lowers each layer's loop through its reverse rule alone (the forward-mode rule,
+    `_time_loop`, is not traced: half the tracing); forward mode over a gradient keeps that rule and gives what
+    PyNative gives."""
+    calls = []  # the forward-mode rule's uses by a backend derivative (recording a graph only evaluates shapes)
+    time_loop = recurrent._time_loop
+
+    def spy(*args):
+        calls.extend(type(a).__name__ for a in args if type(a).__name__ in ("JVPTracer", "LinearizeTracer"))
+        return time_loop(*args)
+
+    monkeypatch.setattr(recurrent, "_time_loop", spy)
+    layer = _layer("LSTM", num_layers=2, bidirectional=True)
+    rng = np.random.default_rng(4)
+    x = kiln.Tensor(rng.standard_normal((5, 2, 3)).astype(np.float32))
+    probe = kiln.Tensor(rng.standard_normal((5, 2, 8)).astype(np.float32))
+    v = kiln.Tensor(rng.standard_normal((5, 2, 3)).astype(np.float32))
+
+    def grad_x(x):
+        return ops.grad(lambda x: (layer(x)[0] * probe).sum())(x)
+
+    eager = grad_x(x), ops.jvp(grad_x, x, v)
+    calls.clear()
+    graph_grad = jit(grad_x)(x)
+    assert not calls  # reverse mode alone: the reverse rule, not the forward-mode one
+    graph_jvp = jit(lambda x, v: ops.jvp(grad_x, x, v))(x, v)
+    assert calls  # forward mode over the gradient: the forward-mode rule
+    np.testing.assert_allclose(graph_grad.asnumpy(), eager[0].asnumpy(), rtol=1e-4, atol=1e-5)
+    for g, e in zip(graph_jvp, eager[1], strict=True):
         np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-4, atol=1e-5)
 
 
