@@ -682,35 +682,55 @@ def _check_transpose(op, nd):
 EXPLICIT_PAD_MIN = 4  # spatial padding from which the CPU's input gradient pads with lax.pad first (`_dilated_conv`)
 
 
+def kernel_fits(sizes, kernel, dilation) -> bool:
+    """Whether a (dilated) kernel is no larger than the undilated input in every spatial dimension.
+
+    Args:
+        sizes: the input's spatial sizes, before any lhs_dilation.
+        kernel, dilation: one int per spatial dimension.
+
+    Returns:
+        True when d * (k - 1) + 1 <= n everywhere: XLA's CPU simplifier then handles lhs_dilation (see `_dilated_conv`).
+    """
+    return all(d * (k - 1) + 1 <= n for n, k, d in zip(sizes, kernel, dilation, strict=True))
+
+
 def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format):
     """A stride-1 convolution of `x` dilated by `lhs_dilation` (zeros between entries).
 
-    The dilation is written out with an interior pad instead of the convolution's
-    lhs_dilation: XLA's CPU simplifier aborts the process on some convolutions that
-    combine lhs_dilation with a kernel larger than the input (jax 0.10 / XLA 2026),
-    which jax's own transpose rules produce for strided convolutions.
-    On the CPU, keeping lhs_dilation where the kernel fits ran ResNet-50's 3x3 / 2 input gradient at 60% of the
-    matmul GFLOP/s against 15% (the zeros are multiplied too), but moved tests/zoo/mobilenetv2's BatchNorm state
-    off MindSpore's golden exactly as session 8's 1x1-dot rule did (0.2665 against 0.2395): not taken until understood.
+    On the CPU, for one group where the (undilated) kernel fits in `x`, the convolution keeps lhs_dilation: written
+    out as an interior pad, the convolution also multiplies the zeros (ResNet-50's 3x3 / 2 input gradient at batch 32:
+    0.16x and 0.15x the time, two copies of each rule, 8 interleaved rounds, load 7-8, session 13). Grouped
+    (depthwise) ones keep the interior pad: MobileNetV2's 3x3 / 2 x96 at 16x16 ran 2.2-2.5x slower with lhs_dilation
+    in the same run. Elsewhere the dilation is written out: XLA's CPU simplifier aborts the process on some
+    convolutions that combine lhs_dilation with a kernel larger than the input (jax 0.10 / XLA 2026), which jax's own
+    transpose rules produce for strided convolutions; the GPU keeps what it was measured with. Either way only the
+    summation order differs (session 12's move of tests/zoo/mobilenetv2's state [32] was one ReLU6 input at -9.4e-7
+    changing sign: see that test).
     On the CPU a padding of at least EXPLICIT_PAD_MIN on a side is also written out: XLA's convolution pads inside
     its loop (Eigen), and LeNet5's second layer's input gradient (16 -> 6, 5x5, padding 4) took 1.03-1.10 ms of one
     core padded first against 1.41-1.65 ms (0.58 against 0.67-0.81 ms on two; per-kernel profiles of the train step,
     `python -m benchmarks.bench_conv --step --profile`, session 11, load 10-15).
     """
     nd = len(lhs_dilation)
-    wide_pad = default_platform() == "cpu" and any(max(lo, hi) >= EXPLICIT_PAD_MIN for lo, hi in padding)
-    if wide_pad or any(s > 1 for s in lhs_dilation):
+    cpu = default_platform() == "cpu"
+    wide_pad = cpu and any(max(lo, hi) >= EXPLICIT_PAD_MIN for lo, hi in padding)
+    strided = any(s > 1 for s in lhs_dilation)
+    dilate_in_conv = cpu and group == 1 and kernel_fits(_spatial(x, data_format), w.shape[2:], rhs_dilation)
+    if wide_pad or (strided and not dilate_in_conv):
         first = 1 if data_format in _CHANNELS_LAST else 2
         config = [(0, 0, 0)] * x.ndim
         for i, (s, (lo, hi)) in enumerate(zip(lhs_dilation, padding)):
             config[first + i] = (lo, hi, s - 1)
         x = lax.pad(x, jnp.zeros((), x.dtype), config)
         padding = [(0, 0)] * nd
+        lhs_dilation = (1,) * nd
     return lax.conv_general_dilated(
         x,
         w.astype(x.dtype),
         (1,) * nd,
         padding,
+        lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation,
         feature_group_count=group,
         dimension_numbers=_specs(nd, data_format),
