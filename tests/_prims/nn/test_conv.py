@@ -281,6 +281,7 @@ def test_dot_lowering_functions_equal_lax_and_its_vjp():
     dx, dw = pull(dy)
     np.testing.assert_allclose(conv.pointwise_conv_input_grad(dy, w, stride, pads, x.shape[2:]), dx, atol=1e-5)
     np.testing.assert_allclose(conv.tap_weight_grad(x, dy, (1, 1), stride, pads), dw, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(conv.pointwise_weight_grad(x, dy, stride, pads), dw, rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.parametrize(
@@ -306,7 +307,7 @@ def test_dot_directions_rule(monkeypatch):
     everything = {"forward", "input", "weight"}
     assert conv.dot_directions(f32, w1, (56, 56), (1, 1), (1, 1), 1, "NCHW") == everything  # ResNet-50 stage 1
     assert conv.dot_directions(f32, w1, (28, 28), (2, 2), (1, 1), 1, "NCHW") == everything  # 56 -> 28, stride 2
-    assert conv.dot_directions(f32, w1, (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()  # short rows: XLA's
+    assert conv.dot_directions(f32, w1, (14, 14), (1, 1), (1, 1), 1, "NCHW") == {"weight"}  # short rows: one dot
     assert conv.dot_directions(f32, w3, (56, 56), (1, 1), (1, 1), 1, "NCHW") == {"weight"}
     assert conv.dot_directions(f32, w3, (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()
     lenet1, lenet2 = jnp.zeros((6, 1, 5, 5)), jnp.zeros((16, 6, 5, 5))
@@ -450,6 +451,19 @@ def test_conv2d_lowers_large_pointwise_layers_to_dots_on_cpu(monkeypatch):
     assert "conv_general_dilated" not in _lowered_ops(_conv2d, x, w)
     monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
     assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_small_pointwise_weight_gradient_is_one_dot_on_cpu(platform, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)
+    x, w = _data((3, 8, 7, 7), (4, 8, 1, 1))  # 49 pixels < DOT_MIN_PIXELS: forward and input gradient stay XLA's
+    kw = {"data_format": "NCHW", "stride": (1, 1), "pad_mode": "valid", "pad": (0,) * 4, "dilation": (1, 1)}
+    kw |= {"group": 1, "out": None}
+    dy = jnp.asarray(np.random.default_rng(5).standard_normal((3, 4, 7, 7)).astype(np.float32))
+    weight_grad = lambda a, b, g: conv.Conv2D.custom_vjp(a, b, None, dout=g, **kw)[1]  # noqa: E731
+    assert ("dot_general" in _lowered_ops(weight_grad, x, w, dy)) == (platform == "cpu")  # the GPU: convolutions
+    want = jax.vjp(lambda b: _xla(x, b, (1, 1), [(0, 0), (0, 0)], (1, 1), 1), w)[1](dy)[0]
+    np.testing.assert_allclose(jax.jit(weight_grad)(x, w, dy), want, rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
