@@ -729,7 +729,7 @@ def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format)
     in the same run. Elsewhere the dilation is written out: XLA's CPU simplifier aborts the process on some
     convolutions that combine lhs_dilation with a kernel larger than the input (jax 0.10 / XLA 2026), which jax's own
     transpose rules produce for strided convolutions; the GPU keeps what it was measured with. Either way only the
-    summation order differs (session 12's move of tests/zoo/mobilenetv2's state [32] was one ReLU6 input at -9.4e-7
+    summation order differs (session 12's move of tests/zoo/mobilenetv2's state [32] was one ReLU6 input near 0
     changing sign: see that test).
     On the CPU a padding of at least EXPLICIT_PAD_MIN on a side is also written out: XLA's convolution pads inside
     its loop (Eigen), and LeNet5's second layer's input gradient (16 -> 6, 5x5, padding 4) took 1.03-1.10 ms of one
