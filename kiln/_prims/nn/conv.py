@@ -267,9 +267,12 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #   - 1x1, per-image output pixels P >= DOT_MIN_PIXELS (56x56, and 28x28 after a stride of 2): forward 41-60%
 #     against XLA's 12-26%, input gradient 31-74% against 14-24%, weight gradient 34-145% against 4-6%.
 #   - 1x1, P < DOT_MIN_PIXELS (14x14, 7x7): the batched dots fall to 5-48% (short rows); the forward and input
-#     gradient stay XLA's (43-59%). The weight gradient as one dot contracting batch and pixels ran at 54-69%
-#     against 16-24%, but it is XLA's too: its different summation order flipped tests/zoo/mobilenetv2's BatchNorm
-#     state [32] from MindSpore's 0.2395 to 0.2665 under the optimised executable (the quick tier hid it).
+#     gradient stay XLA's (43-59%). The weight gradient is one dot contracting batch and pixels
+#     (`pointwise_weight_grad`): ResNet-50's 1x1 layers at 14x14 and 7x7, batch 32, 0.20-0.29x the time of XLA's
+#     (34-49% of the matmul against 9-12%; two copies of each, 6 shuffled rounds, load 12-14, session 13), and
+#     MobileNetV2's at batch 4 0.42-0.70x. Session 8 had kept it out because it moved tests/zoo/mobilenetv2's state
+#     [32] from 0.2395 to 0.2665: a ReLU6 input within 1e-6 of 0 changing sign, as far as MindSpore's own run moves
+#     it under a relative 1e-6 perturbation; that test now bounds each state sum by MindSpore's measured move.
 #   - kxk weight gradient, P >= DOT_MIN_PIXELS: one batched dot per kernel tap over that tap's strided window,
 #     summed over the batch: 3x3 at 56x56 13% against 3%, 128 /2 45% against 22%, 28x28 81% against 38%. Below it
 #     XLA's (3x3 at 14x14 and 7x7 within noise of it), and with fewer than TAP_MIN_CHANNELS input channels
@@ -393,7 +396,7 @@ def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -
         return frozenset()
     large = int(np.prod(outs)) >= DOT_MIN_PIXELS
     if all(k == 1 for k in w.shape[2:]):
-        return frozenset(("forward", "input", "weight") if large else ())
+        return frozenset(("forward", "input", "weight") if large else ("weight",))
     directions = {"forward", "weight"} if uses_patches(w, outs, stride) else set()
     if 1 < w.shape[1] <= BANDED_MAX_CHANNELS and all(s == 1 for s in stride) and outs[-1] <= BANDED_MAX_COLUMNS:
         directions.add("input")
@@ -544,6 +547,25 @@ def patch_weight_grad(x, dout, kernel, stride, pads):
     return per_image.sum(0).T.reshape(c_out, x.shape[1], *kernel)
 
 
+def pointwise_weight_grad(x, dout, stride, pads):
+    """The weight gradient of a 1x1 convolution as one dot contracting the batch and the pixels together.
+
+    Args:
+        x: input (N, C, H, W).
+        dout: the output's cotangent (N, C_out, *outs).
+        stride: one int per spatial dimension.
+        pads: (lo, hi) per spatial dimension.
+
+    Returns:
+        (C_out, C, 1, 1).
+    """
+    n, c_out = dout.shape[:2]
+    (window,) = _tap_windows(x, (1, 1), stride, pads, dout.shape[2:])
+    rows = dout.reshape(n, c_out, -1).astype(x.dtype)
+    dw = lax.dot_general(rows, window.reshape(n, x.shape[1], -1), (((0, 2), (0, 2)), ((), ())))
+    return dw.reshape(c_out, x.shape[1], 1, 1)
+
+
 def tap_weight_grad(x, dout, kernel, stride, pads):
     """The weight gradient of an ungrouped channels-first 2-D convolution as one dot per kernel tap.
 
@@ -599,6 +621,8 @@ def _conv_vjp(nd):
             dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
         if "weight" in dots and uses_patches(w, outs, stride) and any(k > 1 for k in w.shape[2:]):
             dw = patch_weight_grad(x, dout, w.shape[2:], stride, pads)
+        elif "weight" in dots and int(np.prod(outs)) < DOT_MIN_PIXELS and all(k == 1 for k in w.shape[2:]):
+            dw = pointwise_weight_grad(x, dout, stride, pads)
         elif "weight" in dots:
             dw = tap_weight_grad(x, dout, w.shape[2:], stride, pads)
         else:
@@ -682,35 +706,55 @@ def _check_transpose(op, nd):
 EXPLICIT_PAD_MIN = 4  # spatial padding from which the CPU's input gradient pads with lax.pad first (`_dilated_conv`)
 
 
+def kernel_fits(sizes, kernel, dilation) -> bool:
+    """Whether a (dilated) kernel is no larger than the undilated input in every spatial dimension.
+
+    Args:
+        sizes: the input's spatial sizes, before any lhs_dilation.
+        kernel, dilation: one int per spatial dimension.
+
+    Returns:
+        True when d * (k - 1) + 1 <= n everywhere: XLA's CPU simplifier then handles lhs_dilation (see `_dilated_conv`).
+    """
+    return all(d * (k - 1) + 1 <= n for n, k, d in zip(sizes, kernel, dilation, strict=True))
+
+
 def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format):
     """A stride-1 convolution of `x` dilated by `lhs_dilation` (zeros between entries).
 
-    The dilation is written out with an interior pad instead of the convolution's
-    lhs_dilation: XLA's CPU simplifier aborts the process on some convolutions that
-    combine lhs_dilation with a kernel larger than the input (jax 0.10 / XLA 2026),
-    which jax's own transpose rules produce for strided convolutions.
-    On the CPU, keeping lhs_dilation where the kernel fits ran ResNet-50's 3x3 / 2 input gradient at 60% of the
-    matmul GFLOP/s against 15% (the zeros are multiplied too), but moved tests/zoo/mobilenetv2's BatchNorm state
-    off MindSpore's golden exactly as session 8's 1x1-dot rule did (0.2665 against 0.2395): not taken until understood.
+    On the CPU, for one group where the (undilated) kernel fits in `x`, the convolution keeps lhs_dilation: written
+    out as an interior pad, the convolution also multiplies the zeros (ResNet-50's 3x3 / 2 input gradient at batch 32:
+    0.16x and 0.15x the time, two copies of each rule, 8 interleaved rounds, load 7-8, session 13). Grouped
+    (depthwise) ones keep the interior pad: MobileNetV2's 3x3 / 2 x96 at 16x16 ran 2.2-2.5x slower with lhs_dilation
+    in the same run. Elsewhere the dilation is written out: XLA's CPU simplifier aborts the process on some
+    convolutions that combine lhs_dilation with a kernel larger than the input (jax 0.10 / XLA 2026), which jax's own
+    transpose rules produce for strided convolutions; the GPU keeps what it was measured with. Either way only the
+    summation order differs (session 12's move of tests/zoo/mobilenetv2's state [32] was one ReLU6 input near 0
+    changing sign: see that test).
     On the CPU a padding of at least EXPLICIT_PAD_MIN on a side is also written out: XLA's convolution pads inside
     its loop (Eigen), and LeNet5's second layer's input gradient (16 -> 6, 5x5, padding 4) took 1.03-1.10 ms of one
     core padded first against 1.41-1.65 ms (0.58 against 0.67-0.81 ms on two; per-kernel profiles of the train step,
     `python -m benchmarks.bench_conv --step --profile`, session 11, load 10-15).
     """
     nd = len(lhs_dilation)
-    wide_pad = default_platform() == "cpu" and any(max(lo, hi) >= EXPLICIT_PAD_MIN for lo, hi in padding)
-    if wide_pad or any(s > 1 for s in lhs_dilation):
+    cpu = default_platform() == "cpu"
+    wide_pad = cpu and any(max(lo, hi) >= EXPLICIT_PAD_MIN for lo, hi in padding)
+    strided = any(s > 1 for s in lhs_dilation)
+    dilate_in_conv = cpu and group == 1 and kernel_fits(_spatial(x, data_format), w.shape[2:], rhs_dilation)
+    if wide_pad or (strided and not dilate_in_conv):
         first = 1 if data_format in _CHANNELS_LAST else 2
         config = [(0, 0, 0)] * x.ndim
         for i, (s, (lo, hi)) in enumerate(zip(lhs_dilation, padding)):
             config[first + i] = (lo, hi, s - 1)
         x = lax.pad(x, jnp.zeros((), x.dtype), config)
         padding = [(0, 0)] * nd
+        lhs_dilation = (1,) * nd
     return lax.conv_general_dilated(
         x,
         w.astype(x.dtype),
         (1,) * nd,
         padding,
+        lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation,
         feature_group_count=group,
         dimension_numbers=_specs(nd, data_format),

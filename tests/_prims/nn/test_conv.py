@@ -281,6 +281,7 @@ def test_dot_lowering_functions_equal_lax_and_its_vjp():
     dx, dw = pull(dy)
     np.testing.assert_allclose(conv.pointwise_conv_input_grad(dy, w, stride, pads, x.shape[2:]), dx, atol=1e-5)
     np.testing.assert_allclose(conv.tap_weight_grad(x, dy, (1, 1), stride, pads), dw, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(conv.pointwise_weight_grad(x, dy, stride, pads), dw, rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.parametrize(
@@ -306,7 +307,7 @@ def test_dot_directions_rule(monkeypatch):
     everything = {"forward", "input", "weight"}
     assert conv.dot_directions(f32, w1, (56, 56), (1, 1), (1, 1), 1, "NCHW") == everything  # ResNet-50 stage 1
     assert conv.dot_directions(f32, w1, (28, 28), (2, 2), (1, 1), 1, "NCHW") == everything  # 56 -> 28, stride 2
-    assert conv.dot_directions(f32, w1, (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()  # short rows: XLA's
+    assert conv.dot_directions(f32, w1, (14, 14), (1, 1), (1, 1), 1, "NCHW") == {"weight"}  # short rows: one dot
     assert conv.dot_directions(f32, w3, (56, 56), (1, 1), (1, 1), 1, "NCHW") == {"weight"}
     assert conv.dot_directions(f32, w3, (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()
     lenet1, lenet2 = jnp.zeros((6, 1, 5, 5)), jnp.zeros((16, 6, 5, 5))
@@ -450,6 +451,45 @@ def test_conv2d_lowers_large_pointwise_layers_to_dots_on_cpu(monkeypatch):
     assert "conv_general_dilated" not in _lowered_ops(_conv2d, x, w)
     monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
     assert "conv_general_dilated" in _lowered_ops(_conv2d, x, w)
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_small_pointwise_weight_gradient_is_one_dot_on_cpu(platform, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)
+    x, w = _data((3, 8, 7, 7), (4, 8, 1, 1))  # 49 pixels < DOT_MIN_PIXELS: forward and input gradient stay XLA's
+    kw = {"data_format": "NCHW", "stride": (1, 1), "pad_mode": "valid", "pad": (0,) * 4, "dilation": (1, 1)}
+    kw |= {"group": 1, "out": None}
+    dy = jnp.asarray(np.random.default_rng(5).standard_normal((3, 4, 7, 7)).astype(np.float32))
+    weight_grad = lambda a, b, g: conv.Conv2D.custom_vjp(a, b, None, dout=g, **kw)[1]  # noqa: E731
+    assert ("dot_general" in _lowered_ops(weight_grad, x, w, dy)) == (platform == "cpu")  # the GPU: convolutions
+    want = jax.vjp(lambda b: _xla(x, b, (1, 1), [(0, 0), (0, 0)], (1, 1), 1), w)[1](dy)[0]
+    np.testing.assert_allclose(jax.jit(weight_grad)(x, w, dy), want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_strided_input_gradient_keeps_lhs_dilation_on_cpu_when_the_kernel_fits(platform, dtype, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)
+    attrs = {"stride": (2, 2), "pad_mode": "pad", "pad": (1, 1, 1, 1)}
+    # (x, weight, kernel fits in the output gradient): ResNet-50's 3x3 / 2 shape, odd sizes, and the guarded case (a
+    # 5x5 kernel over a 2x2 output gradient, the kind XLA's CPU simplifier can abort on with lhs_dilation)
+    cases = [((2, 16, 12, 12), (16, 16, 3, 3), 1, True), ((2, 3, 9, 8), (4, 3, 3, 3), 1, True)]
+    cases.append(((2, 3, 5, 5), (4, 3, 5, 5), 1, False))
+    cases.append(((2, 8, 9, 9), (8, 1, 3, 3), 8, True))  # depthwise: the interior pad (faster there)
+    for x_shape, w_shape, group, fits in cases:
+        attrs_g = {**attrs, "group": group}
+        _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs_g, "NCHW", dtype=dtype)
+        x, w = _data(x_shape, w_shape)
+        x, w = x.astype(dtype), w.astype(dtype)
+        out = conv.Conv2D.impl(x, w, None, data_format="NCHW", dilation=(1, 1), **attrs_g)
+        kw = {"data_format": "NCHW", "dilation": (1, 1), "out": None, **attrs_g}
+        dx = lambda a, b, g, kw=kw: conv.Conv2D.custom_vjp(a, b, None, dout=g, **kw)[0]  # noqa: E731
+        # the interior pad writes the zeros out: where XLA could abort (a kernel larger than the input), for grouped
+        # layers and off the CPU
+        assert ("pad" in _lowered_ops(dx, x, w, out)) == (platform == "gpu" or not fits or group > 1)
+        # compiled and run for real (the guarded case included), against jax.vjp of XLA's convolution
+        want = jax.vjp(lambda a, w=w, g=group: _xla(a, w, (2, 2), [(1, 1), (1, 1)], (1, 1), g), x)[1](out)[0]
+        np.testing.assert_allclose(np.asarray(jax.jit(dx)(x, w, out)), np.asarray(want), rtol=1e-4, atol=1e-4)
 
 
 # ---- transposed convolutions whose kernels tile the output (UNet's 2x2 / 2 upsampling) -----------------

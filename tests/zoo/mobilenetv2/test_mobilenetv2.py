@@ -13,10 +13,24 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
 
 
+def _state_bounds(want: list[float]) -> np.ndarray:
+    """Per state sum: the tight tolerance plus MindSpore's own measured move (mobilenetv2_sensitivity_mindspore.json).
+
+    A few sums sit on knife edges: ReLU6 inputs within ~1e-6 of 0 whose sign float rounding flips, switching that
+    unit's gradient (relu6_knife_edges.py finds them). MindSpore's own run, input or initial weights perturbed by a
+    relative 1e-6 (sensitivity_mobilenetv2_mindspore.py, 5 seeds each), moves the stem weight's momentum sum [32]
+    by 0.027 and [44] by 0.040 that way; any other summation order (Kiln's lowerings) may flip the same units.
+    """
+    with open(os.path.join(HERE, "mobilenetv2_sensitivity_mindspore.json")) as f:
+        moves = json.load(f)["moves"]
+    own = np.maximum(moves["input state"], moves["weights state"])
+    return 1e-4 + 1e-4 * np.abs(want) + own
+
+
 def test_zoo_mobilenetv2_losses_and_state_match_mindspore():
     # both modes in one `kiln run` (one interpreter start and import for the two); at this configuration the
-    # float32 trajectory is well conditioned (MindSpore's own losses move by ~1e-6 when the input does), so
-    # every step is compared tightly, and the state sums catch a wrong BatchNorm statistic or momentum update
+    # float32 losses are well conditioned (MindSpore's own move by < 1e-5 when the input or weights do), so every
+    # step is compared tightly; the state sums catch a wrong BatchNorm statistic or momentum update
     got = run_script(os.path.join(HERE, "train_mobilenetv2.py"), *MODES)
     with open(os.path.join(HERE, "mobilenetv2_goldens_mindspore.json")) as f:
         want = json.load(f)["printed"]
@@ -24,4 +38,6 @@ def test_zoo_mobilenetv2_losses_and_state_match_mindspore():
         np.testing.assert_allclose(got[f"{mode} losses"], want[f"{mode} losses"], rtol=2e-5, atol=0, err_msg=mode)
         assert len(want[f"{mode} losses"]) == 3
         assert len(got[f"{mode} state"]) == len(want[f"{mode} state"])
-        np.testing.assert_allclose(got[f"{mode} state"], want[f"{mode} state"], rtol=1e-4, atol=1e-4, err_msg=mode)
+        off = np.abs(np.subtract(got[f"{mode} state"], want[f"{mode} state"]))
+        bounds = _state_bounds(want[f"{mode} state"])
+        assert np.all(off <= bounds), (mode, [(i, off[i], bounds[i]) for i in np.flatnonzero(off > bounds)])
