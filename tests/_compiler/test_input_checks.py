@@ -12,7 +12,7 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, nn, ops
-from kiln._compiler import build
+from kiln._compiler import build, input_checks
 
 LOGITS_IN = Tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6))
 GOOD = np.array([0, 2, 1, 2], np.int32)
@@ -127,3 +127,46 @@ def test_a_check_on_a_computed_index_stays_in_the_program():
     with pytest.raises(IndexError, match="out of range"):
         net(x, Tensor(np.array([0, 2], np.int32)), shift)  # every argument in range, the sum is not
     assert build.STATS["checked_runs"] == runs  # the program's own check raised
+
+
+class GatherRows(nn.Cell):
+    """The index is an argument: the gather's check reads it, and only the shape of `x`."""
+
+    def construct(self, x, i):
+        return ops.gather(x, i, 0)
+
+
+def _executable(cell):
+    (bucket,) = cell.__dict__["_kiln_graph_cache"].entries.values()
+    return bucket[0]
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["sparse_ce", "cast_reshape", "gather"],
+)
+def test_the_compiled_tester_agrees_with_passes(case):
+    """`tester(tests)` (what a call runs) against `passes(tests, leaves)` on inputs in range, out of range, and of
+    another shape or dtype (None: the call builds its key)."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    rng = np.random.default_rng(0)
+    if case == "gather":
+        net, first = GatherRows(), Tensor(np.arange(12.0, dtype=np.float32).reshape(4, 3))
+        labels = [np.array(v, np.int32) for v in ([0, 3, 1], [0, 4, 1], [-1, 2, 0], [3, 3, 3])]
+        other = [np.array([0, 1], np.int32), np.array([0, 1, 2], np.int64)]
+    else:
+        net = ReshapedLabels() if case == "cast_reshape" else nn.SoftmaxCrossEntropyWithLogits(sparse=True)
+        first, dtype = LOGITS_IN, np.int8 if case == "cast_reshape" else np.int32
+        shape = (4, 1) if case == "cast_reshape" else (4,)
+        labels = [rng.integers(lo, hi, 4).astype(dtype).reshape(shape) for lo, hi in ((0, 6), (0, 9), (-3, 6), (5, 6))]
+        other = [GOOD.reshape(2, 2).astype(dtype), GOOD.astype(np.int16).reshape(shape)]
+    net(first, Tensor(labels[0]))
+    ex = _executable(net)
+    assert ex.input_tests is not None and ex.tester is not None
+    verdicts = set()
+    for value in [*labels, *other]:
+        leaves = [first._data, Tensor(value)._data]
+        expected = input_checks.passes(ex.input_tests, leaves)
+        assert ex.tester(leaves) is expected, value
+        verdicts.add(expected)
+    assert verdicts == {True, False, None}  # each outcome met
