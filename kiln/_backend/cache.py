@@ -807,7 +807,8 @@ def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap
         if on_optimized is not None:
             on_optimized(compiled)
         return compiled
-    quick = _compile_with_options(lowered, "cpu", quick=quick_options)
+    with tiers.foreground():
+        quick = _compile_with_options(lowered, "cpu", quick=quick_options)
     return tiers.Tiered(quick, full, on_optimized, on_swap)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -32,6 +33,7 @@ __all__ = [
     "QUICK_OPTIONS",
     "Tiered",
     "count_ops",
+    "foreground",
     "mode",
     "quick_options",
     "stats",
@@ -100,6 +102,61 @@ _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pending: list[Future] = []
 
+# The tier-up gate. On a 2-core machine an optimised compile running beside the foreground's next build (a network
+# whose first step builds several programs: WGAN's discriminator and generator steps) halves the core that build
+# gets, and the first step waits for it. An optimised compile therefore starts only while no foreground build is in
+# progress (`foreground`), and only once the foreground has been quiet for `QUIET_S`, or has called a quick program
+# a second time (its loop has come round: no new program is coming), or someone waits for it (`wait`). A compile
+# under way is never interrupted (XLA cannot be paused).
+QUIET_S = 0.5
+_gate = threading.Condition(threading.Lock())
+_busy = 0  # foreground builds in progress (all threads)
+_last_busy = 0.0  # time.monotonic() when the last one ended
+_cycled = False  # a quick program was called again since the last foreground build started
+_waiters = 0  # threads in wait()
+
+
+class foreground:  # noqa: N801  (a context manager, used as `with tiers.foreground():`)
+    """Marks a foreground build (a GRAPH_MODE trace, lowering and quick compile): no optimised compile starts
+    while one is in progress, nor within `QUIET_S` after (see the tier-up gate above). Nests; any thread."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        global _busy, _cycled
+        with _gate:
+            _busy += 1
+            _cycled = False
+
+    def __exit__(self, *exc) -> None:
+        global _busy, _last_busy
+        with _gate:
+            _busy -= 1
+            _last_busy = time.monotonic()
+            _gate.notify_all()
+
+
+def _cycle() -> None:
+    global _cycled
+    with _gate:
+        _cycled = True
+        _gate.notify_all()
+
+
+def _await_gate() -> None:
+    """Block the tier-up thread until an optimised compile may start (the gate above)."""
+    with _gate:
+        while True:
+            if _waiters or (_busy == 0 and _cycled):
+                return
+            if _busy == 0:
+                left = _last_busy + QUIET_S - time.monotonic()
+                if left <= 0:
+                    return
+                _gate.wait(left)
+            else:
+                _gate.wait()
+
 
 def _thread() -> ThreadPoolExecutor:
     global _pool
@@ -126,7 +183,7 @@ class Tiered:
             to put it where the caller looks executables up, so later calls skip this wrapper).
     """
 
-    __slots__ = ("run", "tier", "_future", "_on_swap", "__weakref__")
+    __slots__ = ("run", "tier", "_future", "_on_swap", "_calls", "__weakref__")
 
     def __init__(
         self,
@@ -138,6 +195,7 @@ class Tiered:
         self.run = quick
         self.tier = "quick"  # "optimized" once the optimised executable runs the calls
         self._on_swap = on_swap
+        self._calls = 0
         with _lock:
             stats["quick"] += 1
         self._future: Future | None = None
@@ -151,8 +209,13 @@ class Tiered:
 
     def __call__(self, *args):
         future = self._future
-        if future is not None and future.done():
-            self._swap(future)
+        if future is not None:
+            if future.done():
+                self._swap(future)
+            elif self._calls < 2:
+                self._calls += 1
+                if self._calls == 2:  # the foreground's loop came round to this program again: the gate opens
+                    _cycle()
         return self.run(*args)
 
     def _swap(self, future: Future) -> None:
@@ -175,6 +238,9 @@ class Tiered:
 def _tier_up(ref: weakref.ref, compile_optimized: Callable, on_optimized: Callable | None):
     if ref() is None:
         return None  # the program was dropped before its turn: nothing would call the optimised executable
+    _await_gate()
+    if ref() is None:
+        return None
     try:
         better = compile_optimized()
     except Exception:  # noqa: BLE001  (the quick executable stays)
@@ -194,10 +260,18 @@ def _tier_up(ref: weakref.ref, compile_optimized: Callable, on_optimized: Callab
 def wait(timeout: float | None = None) -> None:
     """Block until every optimised executable asked for so far is compiled (benchmarks timing a steady state,
     tests); the swap itself happens at each program's next call."""
+    global _waiters
     with _lock:
         pending, _pending[:] = list(_pending), []
-    for f in pending:
-        try:
-            f.result(timeout)
-        except BaseException:  # noqa: BLE001
-            pass
+    with _gate:
+        _waiters += 1
+        _gate.notify_all()
+    try:
+        for f in pending:
+            try:
+                f.result(timeout)
+            except BaseException:  # noqa: BLE001
+                pass
+    finally:
+        with _gate:
+            _waiters -= 1

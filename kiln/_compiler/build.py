@@ -412,6 +412,12 @@ def build(
     Returns:
         The Executable; its `plan` holds the (site, assumed branch) pairs it checks, in program order.
     """
+    # no optimised compile of an earlier program starts on the tier-up thread while this one is built (B.tiers)
+    with B.tiers.foreground():
+        return _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, plan, write_inputs, test_inputs)
+
+
+def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, plan, write_inputs, test_inputs):
     t0 = time.perf_counter()
     key = None
     if shapes is None and dump.level() == 0 and not plan and test_inputs:  # a specialised program is not kept (below)

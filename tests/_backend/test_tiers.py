@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -20,6 +21,7 @@ import pytest
 import kiln
 from kiln import Parameter, Tensor, nn, ops
 from kiln._backend import cache, tiers
+from kiln._compiler import build
 from kiln._compiler.cache import persistent
 from kiln._pynative import dispatch
 
@@ -232,3 +234,54 @@ def test_a_kept_graph_program_swaps_in_place(monkeypatch):
     assert direct.compiled is not tiered and tiered.tier == "optimized"
     direct(*args)  # from now on the optimised executable's own entry point
     assert direct.fast is not None
+
+
+def _watched():
+    """A Tiered program whose optimised compile sets `started` when it begins (the tier-up gate let it start)."""
+    started = threading.Event()
+
+    def optimized():
+        started.set()
+        return lambda *args: "optimized"
+
+    return tiers.Tiered(lambda *args: "quick", optimized), started
+
+
+def test_no_optimized_compile_starts_while_a_foreground_build_holds_the_gate(monkeypatch):
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    with tiers.foreground():  # a GRAPH_MODE build in progress
+        program, started = _watched()
+        assert program() == "quick"
+        assert not started.wait(tiers.QUIET_S + 0.5)
+    tiers.wait()  # waiting opens the gate
+    assert started.is_set() and program() == "optimized"
+
+
+def test_waiting_opens_the_gate_even_during_a_build(monkeypatch):
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    with tiers.foreground():
+        program, started = _watched()
+        tiers.wait(timeout=60)
+        assert started.is_set()
+    assert program() == "optimized"
+
+
+def test_the_gate_waits_for_quiet_unless_a_quick_program_is_called_again(monkeypatch):
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    monkeypatch.setattr(tiers, "QUIET_S", 60.0)
+    with tiers.foreground():
+        program, started = _watched()
+    program()  # its first call: another program may be built next (WGAN's generator after its discriminator)
+    assert not started.wait(0.5)
+    program()  # the foreground's loop came round: the optimised compile starts at once
+    assert started.wait(30)
+    tiers.wait()
+
+
+def test_a_graph_mode_build_holds_the_gate(monkeypatch):
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    held = []
+    passes = build._run_passes
+    monkeypatch.setattr(build, "_run_passes", lambda graph: held.append(tiers._busy) or passes(graph))
+    _graph_run(1, None)
+    assert held and all(n > 0 for n in held)
