@@ -140,6 +140,20 @@ class ShapeOnly:
         return f"ShapeOnly({self.shape}, {self.dtype})"
 
 
+def _host_value(a, shape, dtype, steps):
+    """The input array `a` on the host after its recorded steps (reshape, astype); None when it has another shape or
+    dtype than the program was recorded for, False when it cannot be read on the host (a value being traced)."""
+    if a.shape != shape or a.dtype != dtype:
+        return None
+    try:
+        v = np.asarray(a)  # a backend array keeps its host copy: a second read copies nothing
+    except Exception:  # noqa: BLE001  (a value being traced: the checked program decides)
+        return False
+    for step, arg in steps:
+        v = v.reshape(arg) if step == "reshape" else v.astype(arg)
+    return v
+
+
 def passes(tests: tuple, leaves: list) -> bool | None:
     """Run the tests on a call's input arrays: True when every value is in range, False when one is not (or
     cannot be read on the host: a value being traced), None when an argument read has another shape or dtype
@@ -150,15 +164,9 @@ def passes(tests: tuple, leaves: list) -> bool | None:
             kind = spec[0]
             if kind == "leaf":
                 _, i, shape, dtype, steps = spec
-                a = leaves[i]
-                if a.shape != shape or a.dtype != dtype:
-                    return None
-                try:
-                    v = np.asarray(a)  # a backend array keeps its host copy: a second read copies nothing
-                except Exception:  # noqa: BLE001  (a value being traced: the checked program decides)
-                    return False
-                for step, arg in steps:
-                    v = v.reshape(arg) if step == "reshape" else v.astype(arg)
+                v = _host_value(leaves[i], shape, dtype, steps)
+                if v is None or v is False:
+                    return v
                 args.append(v)
             else:
                 args.append(spec[1])
@@ -187,15 +195,9 @@ def tester(tests: tuple):
         for test, kw, fixed, reads in plans:
             args = fixed.copy()
             for j, i, shape, dtype, steps in reads:
-                a = leaves[i]
-                if a.shape != shape or a.dtype != dtype:
-                    return None
-                try:
-                    v = np.asarray(a)  # a backend array keeps its host copy: a second read copies nothing
-                except Exception:  # noqa: BLE001  (a value being traced: the checked program decides)
-                    return False
-                for step, arg in steps:
-                    v = v.reshape(arg) if step == "reshape" else v.astype(arg)
+                v = _host_value(leaves[i], shape, dtype, steps)
+                if v is None or v is False:
+                    return v
                 args[j] = v
             try:
                 ok, _ = test(*args, **kw)
