@@ -363,9 +363,8 @@ class PersistentJit:
                 # loaded back crashes the process. Such programs go through jax.jit (and JAX's own cache).
                 return self._jitted
             quick = device.platform == "cpu" and QUICK_FIRST_COMPILE and _tier_invariant(text)
-            tier = tiers.quick_options(text) if not quick and self._tiered and device.platform == "cpu" else None
-            if tier is not None:
-                return self._tiered_executable(lowered, tier, sig, name, device, store)
+            if not quick and self._tiered and device.platform == "cpu" and tiers.worth_tiering(text):
+                return self._tiered_executable(lowered, sig, name, device, store)
             # An executable JAX read back from its own cache does not serialize whole on CPU (its
             # functions are missing when loaded again), so this compile neither reads nor writes that cache
             # (the entry written below is the only copy on disk).
@@ -375,11 +374,10 @@ class PersistentJit:
         _write_later(store, name, compiled, quick)
         return _Quick(compiled, self, sig, args, lowered, name, device) if quick else compiled
 
-    def _tiered_executable(self, lowered, quick_options: dict, sig, name: str, device, store: DiskCache):
-        """A quick executable (compiled with `quick_options`) now, the optimised one from the tier-up thread (only
-        that one is stored)."""
+    def _tiered_executable(self, lowered, sig, name: str, device, store: DiskCache):
+        """A quick executable now, the optimised one from the tier-up thread (only that one is stored)."""
         platform = device.platform
-        quick = _compile_with_options(lowered, platform, quick=quick_options)
+        quick = _compile_with_options(lowered, platform, quick=True)
 
         def swap(better) -> None:  # the caller's thread: later calls find the optimised executable directly
             if self._mem.get(sig) is tiered:
@@ -447,19 +445,18 @@ def _cpu_options_accepted() -> bool:
     return _cpu_options_known
 
 
-def _compiler_options(platform: str, quick: bool | dict = False, cpu_accepted: bool | None = None) -> dict | None:
-    """XLA's options for a kernel on `platform` (`quick`: True for `_QUICK_OPTIONS`, or the quick options to use;
-    `cpu_accepted`: whether to pass `_CPU_OPTIONS`; None: ask)."""
+def _compiler_options(platform: str, quick: bool = False, cpu_accepted: bool | None = None) -> dict | None:
+    """XLA's options for a kernel on `platform` (`cpu_accepted`: whether to pass `_CPU_OPTIONS`; None: ask)."""
     if platform != "cpu":
         return None
     flags = os.environ.get("XLA_FLAGS", "")
     accepted = _cpu_options_accepted() if cpu_accepted is None else cpu_accepted
     cpu = _CPU_OPTIONS if accepted else {}
-    options = {**cpu, **(_QUICK_OPTIONS if quick is True else quick)} if quick else cpu
+    options = {**cpu, **_QUICK_OPTIONS} if quick else cpu
     return {k: v for k, v in options.items() if k not in flags} or None
 
 
-def _compile_with_options(lowered, platform: str, quick: bool | dict = False):
+def _compile_with_options(lowered, platform: str, quick: bool = False):
     """`compile_fresh` with Kiln's options. While nobody knows yet whether XLA accepts `_CPU_OPTIONS`, this
     compile tries them and its outcome answers (an XLA without them fails before compiling anything, and the
     kernel compiles again without them): a cold process spends no compile on asking."""
@@ -801,14 +798,13 @@ def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap
     on_cpu = jax.default_backend() == "cpu"
     if text is None and on_cpu and tiers.mode() != "off":
         text = lowered.as_text()
-    quick_options = tiers.quick_options(text) if text is not None and on_cpu else None
-    if quick_options is None:
+    if text is None or not on_cpu or not tiers.worth_tiering(text):
         compiled = full()
         if on_optimized is not None:
             on_optimized(compiled)
         return compiled
     with tiers.foreground():
-        quick = _compile_with_options(lowered, "cpu", quick=quick_options)
+        quick = _compile_with_options(lowered, "cpu", quick=True)
     return tiers.Tiered(quick, full, on_optimized, on_swap)
 
 

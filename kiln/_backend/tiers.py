@@ -2,13 +2,12 @@
 
 XLA's CPU compile of a whole training step is mostly LLVM optimising the code it emits. A program large enough for
 that to matter (`worth_tiering`: at least `MIN_OPS` StableHLO operations) is first compiled with LLVM's optimisation
-off (`QUICK_OPTIONS`) and, where XLA still has them, its classic LLVM IR emitters instead of
-the MLIR fusion emitters (the CPU options of kiln/_backend/cache.py, `_CPU_OPTIONS`), which compiles several times
-faster and runs 2-10x slower; the fully optimised executable is compiled from the same lowered program on a
-background thread (`kiln-tier-up`) and replaces the quick one at the next call boundary, on the caller's thread.
-Both come from one lowered program, so they take the same inputs, donate the same buffers and give the same values
-within floating-point rounding (LLVM's optimisations may contract a multiply and an add, or reassociate a
-reduction).
+off (`QUICK_OPTIONS`) and, where XLA still has them, its classic LLVM IR emitters instead of the MLIR fusion
+emitters (the CPU options of kiln/_backend/cache.py, `_CPU_OPTIONS`), which compiles several times faster and runs
+2-10x slower; the fully optimised executable is compiled from the same lowered program on a background thread
+(`kiln-tier-up`) and replaces the quick one at the next call boundary, on the caller's thread. Both come from one
+lowered program, so they take the same inputs, donate the same buffers and give the same values within
+floating-point rounding (LLVM's optimisations may contract a multiply and an add, or reassociate a reduction).
 
 Only the optimised executable is ever written to the on-disk cache (the caller's `on_optimized` does that on the
 background thread), so a later process loads it and compiles nothing.
@@ -35,7 +34,6 @@ __all__ = [
     "count_ops",
     "foreground",
     "mode",
-    "quick_options",
     "stats",
     "wait",
     "worth_tiering",
@@ -81,20 +79,11 @@ def count_ops(text: str) -> int:
     return len(_OP_LINE.findall(text))
 
 
-def quick_options(text: str) -> dict | None:
-    """The quick tier's XLA options for the lowered program `text` (`QUICK_OPTIONS`), or None when it compiles
-    fully at once: tiering off, or fewer than `MIN_OPS` operations."""
-    m = mode()
-    if m == "off":
-        return None
-    if m != "quick" and count_ops(text) < MIN_OPS:
-        return None
-    return QUICK_OPTIONS
-
-
 def worth_tiering(text: str) -> bool:
-    """Whether the lowered program `text` gets a quick tier: tiering on, and at least MIN_OPS operations."""
-    return quick_options(text) is not None
+    """Whether the lowered program `text` gets a quick tier (compiled with `QUICK_OPTIONS`): tiering on, and at
+    least MIN_OPS operations."""
+    m = mode()
+    return m != "off" and (m == "quick" or count_ops(text) >= MIN_OPS)
 
 
 stats = {"quick": 0, "optimized": 0, "swaps": 0, "failed": 0}  # counts since the process started

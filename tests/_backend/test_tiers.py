@@ -89,7 +89,7 @@ def test_the_quick_tier_of_a_whole_program_compiles_with_kilns_quick_cpu_options
     assert isinstance(program, tiers.Tiered)
     tiers.wait()
     quick = seen[0]
-    assert quick == cache._compiler_options("cpu", quick=tiers.quick_options(lowered.as_text()))
+    assert quick == cache._compiler_options("cpu", quick=True)
     assert quick["xla_backend_optimization_level"] == 0
     if cache._cpu_options_accepted() and "xla_cpu_use_fusion_emitters" not in os.environ.get("XLA_FLAGS", ""):
         assert quick["xla_cpu_use_fusion_emitters"] is False
@@ -103,8 +103,9 @@ def test_the_quick_tier_compiles_at_level_0_whatever_the_programs_size(monkeypat
         return "\n".join(f"  %{i} = stablehlo.add %a, %b : tensor<4xf32>" for i in range(n_ops))
 
     for n_ops in (tiers.MIN_OPS, 2500, 10_000):  # a first step waits for this compile: the cheapest one
-        assert tiers.quick_options(program(n_ops))["xla_backend_optimization_level"] == 0
-    assert tiers.quick_options(program(tiers.MIN_OPS - 1)) is None  # compiled fully at once
+        assert tiers.worth_tiering(program(n_ops))
+    assert tiers.QUICK_OPTIONS["xla_backend_optimization_level"] == 0
+    assert not tiers.worth_tiering(program(tiers.MIN_OPS - 1))  # compiled fully at once
 
 
 def test_small_programs_compile_fully_at_once(monkeypatch):
