@@ -167,6 +167,27 @@ def _first_max_shares(taps, out, dout):
     return shares
 
 
+def materialized(a):
+    """`a` as is (bit for bit, NaNs and signed zeros included), but computed once into memory by XLA's CPU fusion.
+
+    The gradient below reads each window's `dout` once per window entry. XLA fuses a cheap producer of `dout` into
+    that loop and computes it again for every entry (and an optimization barrier is removed before fusion on the
+    CPU): LeNet5's c1 ReLU/pool gradient mask recomputed c2's banded input gradient's five shifted row sums four
+    times per pooled entry. A reduction is never duplicated into a consumer that reuses its elements, so `a` goes
+    through one that changes nothing: the maximum of its bits (as integers of its width) and the lowest integer,
+    which YNNPACK (floats only) leaves to XLA's own loop. In the step (`python -m benchmarks.bench_conv --step
+    --profile`, one core, load 7-9) the mask 148-150 -> 66-67 us plus 17 us for the reduction that now holds the
+    row sums; kernel sum 1,269 -> 1,130 us; process CPU per step 0.93-0.96x (two copies of each rule, 30
+    interleaved rounds, one core, load 9). Kiln's own @jit step, two copies of each rule, 30 interleaved rounds of
+    20 steps (load 7-8, session 14): median process CPU 2.08 and 2.09 -> 2.04 and 1.98 ms on two cores, 1.59 and
+    1.65 -> 1.52 and 1.57 ms pinned to one.
+    """
+    bits_type = jnp.dtype(f"int{8 * a.dtype.itemsize}")
+    bits = lax.bitcast_convert_type(a, bits_type)
+    lowest = jnp.full_like(bits, jnp.iinfo(bits_type).min)
+    return lax.bitcast_convert_type(jnp.max(jnp.stack([bits, lowest]), axis=0), a.dtype)
+
+
 def tiled_max_pool_grad(x, out, dout, kernel, outs):
     """The gradient of `tiled_max_pool`: all of a window's `dout` at its first maximum in row-major window order,
     as XLA's select-and-scatter gives it (ties, e.g. the zeros after a ReLU, get one share, not each), zero
@@ -198,6 +219,8 @@ def tiled_max_pool_grad(x, out, dout, kernel, outs):
     blocks = _blocks(x, kernel, outs)  # (*lead, out_0, k_0, out_1, k_1, ...)
     per_window = lead + tuple(v for o in outs for v in (o, 1))
     taps = int(np.prod(kernel))
+    if taps > 1 and jnp.issubdtype(dout.dtype, jnp.floating):
+        dout = materialized(dout)
     code = np.arange(taps, dtype=np.int32).reshape((1,) * len(lead) + tuple(v for k in kernel for v in (1, k)))
     hit = blocks == out.reshape(per_window)
     first = jnp.min(jnp.where(hit, code, np.int32(taps)), axis=_window_axes(blocks.ndim - nd, nd), keepdims=True)
