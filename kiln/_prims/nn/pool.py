@@ -110,11 +110,11 @@ def _lowest(dt):
 
 # ---- pooling over windows that tile the input ---------------------------------------------------
 # When the windows neither overlap nor reach into padding (stride == kernel, no dilation: LeNet5's and most
-# CNNs' 2x2 stride-2 pools), a pool is a reshape of the input into (..., out, k, ...) blocks and a reduction
-# over the k axes. XLA fuses that into one loop, and the max's gradient becomes an elementwise mask instead of
-# XLA's select-and-scatter, which the CPU backend runs slowly: the LeNet5 train step took 0.69x the time with
-# it (`python -m benchmarks.bench_conv --step`). Both rewrites here are the CPU's; other platforms keep
-# reduce_window and its derivative.
+# CNNs' 2x2 stride-2 pools), a max pool is the maximum of the kernel taps' strided slices (an average pool a
+# reshape of the input into (..., out, k, ...) blocks and a sum over the k axes), and the max's gradient an
+# elementwise mask over the blocks instead of XLA's select-and-scatter, which the CPU backend runs slowly: the
+# LeNet5 train step took 0.69x the time with it (`python -m benchmarks.bench_conv --step`). Both rewrites here
+# are the CPU's; other platforms keep reduce_window and its derivative.
 def tiled_outputs(geo, kernel, strides, dilation) -> tuple[int, ...] | None:
     """On the CPU, the output sizes when every window is a disjoint block of the input; None on other platforms
     and when windows overlap, skip input, are dilated or read padding (a remainder no window reads is allowed)."""

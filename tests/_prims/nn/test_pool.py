@@ -209,3 +209,11 @@ def test_tiled_max_pool_gradient_of_a_computed_cotangent_equals_reduce_window_co
     np.testing.assert_array_equal(kiln_grad(x, rows), reference_grad(x, rows))
     loss = jax.grad(lambda t: jnp.sum(_reference(t, kernel) * cotangent(rows)))(x)
     np.testing.assert_array_equal(kiln_grad(x, rows), loss)
+
+
+def test_materialized_stays_a_reduction_after_xla_optimises():
+    # What makes XLA compute the value once (see `materialized`): a simplifier that folded the reduction away would
+    # bring back the recomputation inside the pool gradient's mask without changing a number.
+    x = jnp.ones((4, 6), jnp.float32)
+    text = jax.jit(lambda a: pool.materialized(a * 2.0)).lower(x).compile().as_text()
+    assert "reduce(" in text
