@@ -110,11 +110,11 @@ def _lowest(dt):
 
 # ---- pooling over windows that tile the input ---------------------------------------------------
 # When the windows neither overlap nor reach into padding (stride == kernel, no dilation: LeNet5's and most
-# CNNs' 2x2 stride-2 pools), a pool is a reshape of the input into (..., out, k, ...) blocks and a reduction
-# over the k axes. XLA fuses that into one loop, and the max's gradient becomes an elementwise mask instead of
-# XLA's select-and-scatter, which the CPU backend runs slowly: the LeNet5 train step took 0.69x the time with
-# it (`python -m benchmarks.bench_conv --step`). Both rewrites here are the CPU's; other platforms keep
-# reduce_window and its derivative.
+# CNNs' 2x2 stride-2 pools), a max pool is the maximum of the kernel taps' strided slices (an average pool a
+# reshape of the input into (..., out, k, ...) blocks and a sum over the k axes), and the max's gradient an
+# elementwise mask over the blocks instead of XLA's select-and-scatter, which the CPU backend runs slowly: the
+# LeNet5 train step took 0.69x the time with it (`python -m benchmarks.bench_conv --step`). Both rewrites here
+# are the CPU's; other platforms keep reduce_window and its derivative.
 def tiled_outputs(geo, kernel, strides, dilation) -> tuple[int, ...] | None:
     """On the CPU, the output sizes when every window is a disjoint block of the input; None on other platforms
     and when windows overlap, skip input, are dilated or read padding (a remainder no window reads is allowed)."""
@@ -141,15 +141,48 @@ def _window_axes(x_ndim: int, nd: int) -> tuple[int, ...]:
     return tuple(first + 2 * i + 1 for i in range(nd))
 
 
+def materialized(a):
+    """`a` as is (bit for bit, NaNs and signed zeros included), but computed once into memory by XLA's CPU fusion
+    (booleans and complex values as they are).
+
+    XLA fuses a cheap producer into each consumer, and computes it again for every element the consumer reads it at
+    (an optimization barrier does not stop it: the CPU removes barriers before fusion). The tiled pools' gradient
+    reads each window's `dout` once per window entry: LeNet5's c1 ReLU/pool gradient mask recomputed c2's banded
+    input gradient's five shifted row sums four times per pooled entry. A reduction is never duplicated into a
+    consumer that reuses its elements, so `a` goes through one that changes nothing: the maximum of its bits (as
+    integers of its width) and the lowest integer, which YNNPACK (floats only) leaves to XLA's own loop. In the
+    step (`python -m benchmarks.bench_conv --step --profile`, one core, load 7-9) the mask 148-150 -> 66-67 us plus
+    17 us for the reduction that now holds the row sums; kernel sum 1,269 -> 1,130 us; process CPU per step
+    0.93-0.96x (two copies of each rule, 30 interleaved rounds, one core, load 9). Kiln's own @jit step, two copies
+    of each rule, 30 interleaved rounds of 20 steps (load 7-8, session 14): median process CPU 2.08 and 2.09 -> 2.04
+    and 1.98 ms on two cores, 1.59 and 1.65 -> 1.52 and 1.57 ms pinned to one.
+    """
+    if a.dtype == jnp.bool_ or jnp.issubdtype(a.dtype, jnp.complexfloating):
+        return a
+    bits_type = jnp.dtype(f"int{8 * a.dtype.itemsize}")
+    bits = lax.bitcast_convert_type(a, bits_type)
+    lowest = jnp.full_like(bits, jnp.iinfo(bits_type).min)
+    return lax.bitcast_convert_type(jnp.max(jnp.stack([bits, lowest]), axis=0), a.dtype)
+
+
 def tiled_max_pool(x, kernel, outs):
     """Max pooling over disjoint blocks: `x` (..., *spatial) -> (..., *outs).
 
-    One reduction over the blocks (YNNPACK's on the CPU). As the maximum of the kernel taps' strided slices (one loop
-    with the ReLU before it) XLA recomputed it inside the gradient's first-maximum reduction (LeNet5's c1: 44 -> 156
-    us), step 1.04-1.05x process CPU; with an optimization barrier 1.04x; rows then columns 0.96-0.97x, within the
-    0.97x between two copies of one rule (Kiln's @jit step, pinned to one core, load 12, session 13).
+    The elementwise maximum of the kernel taps' strided slices, computed once into memory (`materialized`): one
+    loop that reads the ReLU's input where one comes before it. As one reduction over the blocks (YNNPACK's on the
+    CPU), the ReLU before it was a loop of its own (LeNet5's c1: 35 us, then the reduction 80 us, one core); as the
+    taps' maximum left to XLA's fusion it was recomputed inside the gradient's first-maximum reduction (c1: 44 ->
+    156 us, step 1.04-1.05x process CPU; with an optimization barrier 1.04x, which the CPU removes before fusion;
+    session 13). Through `materialized` c1's pool is one 71 us loop and c2's 24 us (against 12 + 35 us), kernel sum
+    1,280 -> 1,159 us (bench_conv-style step, one core, load 7, session 14); Kiln's @jit step's median process CPU
+    0.94x (two copies of each rule, 30 interleaved rounds of 20 steps, one core, load 7-8).
     """
-    return jnp.max(_blocks(x, kernel, outs), axis=_window_axes(x.ndim, len(kernel)))
+    nd = len(kernel)
+    _, taps = _padded_taps(x, kernel, kernel, [(0, 0)] * nd, outs)
+    result = None
+    for tap in taps():
+        result = tap if result is None else jnp.maximum(result, tap)
+    return materialized(result) if int(np.prod(kernel)) > 1 else result
 
 
 def _first_max_shares(taps, out, dout):
@@ -198,6 +231,8 @@ def tiled_max_pool_grad(x, out, dout, kernel, outs):
     blocks = _blocks(x, kernel, outs)  # (*lead, out_0, k_0, out_1, k_1, ...)
     per_window = lead + tuple(v for o in outs for v in (o, 1))
     taps = int(np.prod(kernel))
+    if taps > 1:
+        dout = materialized(dout)
     code = np.arange(taps, dtype=np.int32).reshape((1,) * len(lead) + tuple(v for k in kernel for v in (1, k)))
     hit = blocks == out.reshape(per_window)
     first = jnp.min(jnp.where(hit, code, np.int32(taps)), axis=_window_axes(blocks.ndim - nd, nd), keepdims=True)

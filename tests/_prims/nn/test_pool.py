@@ -172,3 +172,48 @@ def test_tiled_avg_pool_and_gradient_equal_reduce_window(shape, kernel, pad_mode
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
     dy = jnp.ones_like(want)
     np.testing.assert_allclose(got_pull(dy)[0], pull(dy)[0], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [jnp.float16, jnp.bfloat16, np.float32, np.float64])
+def test_materialized_keeps_every_bit(dtype):
+    special = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.25, 1e-30, -1e30]
+    values = np.concatenate([special, np.random.default_rng(4).standard_normal(30)]).reshape(4, 10)
+    a = jnp.asarray(values).astype(dtype)
+    bits = jnp.dtype(f"uint{8 * a.dtype.itemsize}")
+    want = np.asarray(lax.bitcast_convert_type(a, bits))
+    np.testing.assert_array_equal(np.asarray(lax.bitcast_convert_type(pool.materialized(a), bits)), want)
+    got = jax.jit(pool.materialized)(a)
+    np.testing.assert_array_equal(np.asarray(lax.bitcast_convert_type(got, bits)), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tiled_max_pool_gradient_of_a_computed_cotangent_equals_reduce_window_compiled(dtype):
+    # The cotangent is a sum of shifted rows (as c2's input gradient reaches c1's pool in LeNet5): compiled, the
+    # gradient reads it through `materialized`, and must still equal reduce_window's derivative (and jax.grad).
+    x = jnp.asarray(np.asarray(_with_ties((2, 3, 12, 12)), dtype))
+    rows = jnp.asarray(np.random.default_rng(5).standard_normal((2, 3, 4, 6)).astype(dtype))
+    kernel, outs = (2, 2), (6, 6)
+
+    def cotangent(r):
+        zero = jnp.zeros((), r.dtype)
+        return sum(lax.pad(r, zero, [(0, 0, 0)] * 2 + [(i, 2 - i, 0), (0, 0, 0)]) for i in range(3))
+
+    @jax.jit
+    def kiln_grad(x, r):
+        return pool.tiled_max_pool_grad(x, pool.tiled_max_pool(x, kernel, outs), cotangent(r), kernel, outs)
+
+    @jax.jit
+    def reference_grad(x, r):
+        return jax.vjp(lambda t: _reference(t, kernel), x)[1](cotangent(r))[0]
+
+    np.testing.assert_array_equal(kiln_grad(x, rows), reference_grad(x, rows))
+    loss = jax.grad(lambda t: jnp.sum(_reference(t, kernel) * cotangent(rows)))(x)
+    np.testing.assert_array_equal(kiln_grad(x, rows), loss)
+
+
+def test_materialized_stays_a_reduction_after_xla_optimises():
+    # What makes XLA compute the value once (see `materialized`): a simplifier that folded the reduction away would
+    # bring back the recomputation inside the pool gradient's mask without changing a number.
+    x = jnp.ones((4, 6), jnp.float32)
+    text = jax.jit(lambda a: pool.materialized(a * 2.0)).lower(x).compile().as_text()
+    assert "reduce(" in text
