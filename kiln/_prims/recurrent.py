@@ -132,11 +132,14 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     inputs by index.
     """
     step, reverse, flips = loop
+    # the weight as (D, H, G), transposed once before the loop: the backend's small dot contracting the weight's
+    # leading axis took 2.6-3.1 us a step against 5.0-5.7 us contracting its last (D=2, N=8, H=64, G=256)
+    w_hg = jnp.swapaxes(w_hh, 1, 2)
 
     def body(carry, inputs):
         t, live = inputs
         g = _step_inputs(gates_x, t, flips)
-        gh = jnp.einsum("dnh,dgh->dng", carry[0], w_hh) + b_hh[:, None, :]
+        gh = jnp.einsum("dnh,dhg->dng", carry[0], w_hg) + b_hh[:, None, :]
         if save:
             (h, c), pull = STEP_VJPS[step](carry, g, gh) if step in STEP_VJPS else jax.vjp(step, carry, g, gh)
         else:
@@ -186,11 +189,10 @@ def _loop_bwd(loop, saved, cotangents):
     if shared[0]:  # the step's pullback gave one array for both: the loop kept it once
         d_gates_x = d_ghs
     d_w_hh = jnp.einsum("tdng,tdnh->dgh", d_ghs, hs)  # every step's weight gradient in one product
-    # back to the input projection's (T, N, D * G) layout, a flipped direction's steps in time order: one
-    # select between the array and its reverse, so the backend makes one pass over it
-    flips = jnp.asarray(loop[2])[None, :, None, None]
-    d_gates_x = jnp.where(flips, d_gates_x[::-1], d_gates_x) if any(loop[2]) else d_gates_x
-    d_gates_x = d_gates_x.transpose(0, 2, 1, 3).reshape(d_gates_x.shape[0], d_gates_x.shape[2], -1)
+    # back to the input projection's (T, N, D * G) layout, a flipped direction's steps in time order: each
+    # direction's slice, reversed alone, side by side (a select between the array and its reverse read both at
+    # every element of the transposed copies the input weight's gradient takes)
+    d_gates_x = jnp.concatenate([d_gates_x[::-1, d] if flip else d_gates_x[:, d] for d, flip in enumerate(loop[2])], -1)
     return d_gates_x, d_h0, d_c0, d_w_hh, d_ghs.sum((0, 2)), None
 
 
