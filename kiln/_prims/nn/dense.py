@@ -28,6 +28,7 @@ def _dense(x, w, b):
     # transposed by a dot with the identity) stopped paying once LayerNorm worked on rows: the transformer step ran
     # at 0.96x CPU and 0.94-0.95x wall (p10) without it (each built twice, interleaved in one process, 12 rounds,
     # load 5); XLA's transposed copies now mostly read gradients computed once, not whole recomputed chains.
+    # Over 2-D rows, as LayerNorm, the step had 19 fewer kernels but the same CPU time (1.000x; session 14, load 9).
     y = jnp.matmul(x, w.astype(x.dtype).T)
     return y if b is None else y + b.astype(y.dtype)
 
