@@ -295,10 +295,16 @@ def _cast(t: Tensor, dtype) -> Tensor:
 
 
 def _scalar_sens(out: Tensor, sens):
-    """`sens` for the scalar output `out` when it is a one-element Tensor of another shape (`(1,)`, as zoo train
-    cells build it with `F.tuple_to_array((sens,))`): MindSpore takes it as that scalar in both modes."""
-    if isinstance(sens, Tensor) and out.shape == () and sens.shape != () and int(np.prod(sens.shape)) == 1:
-        return apply(REGISTRY["Reshape"], (sens,), ((),))
+    """`sens` for the one-element output `out` when it is a one-element Tensor of another shape, reshaped to
+    `out`'s: zoo train cells pass `F.tuple_to_array((sens,))` for a scalar loss (FastText; MindSpore takes it in
+    both modes) and a scalar loss-scale Parameter for a `(1,)` loss (BERT; MindSpore's GRAPH_MODE takes it)."""
+    if (
+        isinstance(sens, Tensor)
+        and sens.shape != out.shape
+        and int(np.prod(out.shape)) == 1
+        and int(np.prod(sens.shape)) == 1
+    ):
+        return apply(REGISTRY["Reshape"], (sens,), (tuple(out.shape),))
     return sens
 
 

@@ -227,6 +227,29 @@ def test_one_element_sensitivity_of_a_scalar_output_is_taken_as_the_scalar(mode,
     np.testing.assert_allclose(_np(g), 3.0 * 2 * X / X.size, rtol=1e-6)
 
 
+class _LossScaleGrad(nn.Cell):
+    """The zoo's BERT loss-scale cell: a `(1,)` loss (its masked-LM denominator adds `tuple_to_array((1e-5,))`)
+    differentiated with the loss scale, a scalar Parameter, as its sensitivity."""
+
+    def __init__(self, sens_shape):
+        super().__init__()
+        self.scale = Parameter(Tensor(np.full(sens_shape, 4.0, np.float32)), name="scale")
+        self.grad = ops.GradOperation(sens_param=True)
+
+    def construct(self, x):
+        return self.grad(lambda v: ops.reshape((v * v).sum(), (1,)) / ops.tuple_to_array((2.0,)))(x, self.scale)
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+@pytest.mark.parametrize("sens_shape", [(), (1, 1)])
+def test_one_element_sensitivity_of_a_one_element_output_takes_its_shape(mode, sens_shape):
+    # MindSpore 2.10's GRAPH_MODE takes it (its PyNative refuses it); Kiln rejected it in both modes (PyNative: the
+    # backward program's input check, GRAPH_MODE: JAX's vjp), so the zoo's BERT loss-scale cell did not run
+    kiln.set_context(mode=mode)
+    g = _LossScaleGrad(sens_shape)(Tensor(X))
+    np.testing.assert_allclose(_np(g), 4.0 * X, rtol=1e-6)  # d/dx of sum(x^2)/2 is x
+
+
 def test_grad_operation_get_by_list_without_weights(xy):
     # MindSpore: a Cell's trainable parameters are the default weights; a plain function has none: an empty tuple.
     net = Scale()
