@@ -295,10 +295,16 @@ def _cast(t: Tensor, dtype) -> Tensor:
 
 
 def _scalar_sens(out: Tensor, sens):
-    """`sens` for the scalar output `out` when it is a one-element Tensor of another shape (`(1,)`, as zoo train
-    cells build it with `F.tuple_to_array((sens,))`): MindSpore takes it as that scalar in both modes."""
-    if isinstance(sens, Tensor) and out.shape == () and sens.shape != () and int(np.prod(sens.shape)) == 1:
-        return apply(REGISTRY["Reshape"], (sens,), ((),))
+    """`sens` for the one-element output `out` when it is a one-element Tensor of another shape, reshaped to
+    `out`'s: zoo train cells pass `F.tuple_to_array((sens,))` for a scalar loss (FastText; MindSpore takes it in
+    both modes) and a scalar loss-scale Parameter for a `(1,)` loss (BERT; MindSpore's GRAPH_MODE takes it)."""
+    if (
+        isinstance(sens, Tensor)
+        and sens.shape != out.shape
+        and int(np.prod(out.shape)) == 1
+        and int(np.prod(sens.shape)) == 1
+    ):
+        return apply(REGISTRY["Reshape"], (sens,), (tuple(out.shape),))
     return sens
 
 
@@ -312,6 +318,40 @@ def _strip(value, level: int):
     return value
 
 
+# How many gradients are being taken (their forward calls leave no `note_forward` record)
+_GRAD_DEPTH = [0]
+
+
+def note_forward(cell, args: tuple) -> None:
+    """Before a forward call of `cell`, a Cell marked `set_grad()`, outside any gradient: keep its state (its
+    Parameters that take no gradient: BatchNorm's moving statistics) as it is now, with the call's arguments.
+
+    MindSpore's GradOperation of that Cell on the same arguments reuses this forward, so a train cell that runs
+    `loss = net(*x)` then `grad(net, weights)(*x, sens)` updates the state once per step; Kiln runs the forward
+    again, so `run_with_grad` first puts this state back (`_replay_last_forward`).
+    """
+    if _GRAD_DEPTH[0]:
+        return
+    state = cell.untrainable_params()
+    if state:
+        saved = [(p, apply(REGISTRY["Identity"], (p,), ())) for p in state]  # copies (a later write may donate)
+        cell.__dict__["_last_forward"] = (G.current(), tuple(args), saved)
+
+
+def _replay_last_forward(fn, args: tuple) -> None:
+    """Put back the state `note_forward` kept for `fn`'s last forward call when this gradient's arguments are
+    that call's (the same objects, in the same graph being recorded, if any); the record is used once."""
+    d = getattr(fn, "__dict__", None)
+    record = d.pop("_last_forward", None) if isinstance(d, dict) else None
+    if record is None:
+        return
+    trace, forward_args, saved = record
+    if trace is G.current() and len(forward_args) == len(args):
+        if all(a is b for a, b in zip(forward_args, args, strict=True)):
+            for p, value in saved:
+                apply(REGISTRY["Assign"], (p, value), ())
+
+
 def run_with_grad(
     fn: Callable,
     args: tuple,
@@ -323,6 +363,24 @@ def run_with_grad(
     kwargs: dict | None = None,
 ):
     """Call `fn(*args)` on a fresh tape level and return (output, input grads, weight grads)."""
+    _replay_last_forward(fn, args)
+    _GRAD_DEPTH[0] += 1
+    try:
+        return _run_with_grad(fn, args, positions, weights, has_aux=has_aux, sens=sens, kwargs=kwargs)
+    finally:
+        _GRAD_DEPTH[0] -= 1
+
+
+def _run_with_grad(
+    fn: Callable,
+    args: tuple,
+    positions: tuple[int, ...],
+    weights: Sequence[Parameter],
+    *,
+    has_aux: bool = False,
+    sens=None,
+    kwargs: dict | None = None,
+):
     for p in positions:
         a = args[p]
         if not isinstance(a, Tensor):

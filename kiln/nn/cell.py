@@ -11,7 +11,7 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor
 from kiln._core.unsupported import ignore_argument
 from kiln._parallel.shard import shard_cell
-from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
+from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, note_forward
 from kiln.context import GRAPH_MODE, _context
 
 __all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
@@ -185,6 +185,8 @@ class Cell:
                 args, kwargs = self._forward_pre(args, kwargs)
             if "_float_dtype" in d:
                 args = self._cast_inputs(args)
+            if d.get("requires_grad"):
+                note_forward(self, args)
             bprop = getattr(type(self), "bprop", None)
             if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
                 if bprop is not None:

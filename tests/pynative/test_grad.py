@@ -227,6 +227,79 @@ def test_one_element_sensitivity_of_a_scalar_output_is_taken_as_the_scalar(mode,
     np.testing.assert_allclose(_np(g), 3.0 * 2 * X / X.size, rtol=1e-6)
 
 
+class _LossScaleGrad(nn.Cell):
+    """The zoo's BERT loss-scale cell: a `(1,)` loss (its masked-LM denominator adds `tuple_to_array((1e-5,))`)
+    differentiated with the loss scale, a scalar Parameter, as its sensitivity."""
+
+    def __init__(self, sens_shape):
+        super().__init__()
+        self.scale = Parameter(Tensor(np.full(sens_shape, 4.0, np.float32)), name="scale")
+        self.grad = ops.GradOperation(sens_param=True)
+
+    def construct(self, x):
+        return self.grad(lambda v: ops.reshape((v * v).sum(), (1,)) / ops.tuple_to_array((2.0,)))(x, self.scale)
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+@pytest.mark.parametrize("sens_shape", [(), (1, 1)])
+def test_one_element_sensitivity_of_a_one_element_output_takes_its_shape(mode, sens_shape):
+    # MindSpore 2.10's GRAPH_MODE takes it (its PyNative refuses it); Kiln rejected it in both modes (PyNative: the
+    # backward program's input check, GRAPH_MODE: JAX's vjp), so the zoo's BERT loss-scale cell did not run
+    kiln.set_context(mode=mode)
+    g = _LossScaleGrad(sens_shape)(Tensor(X))
+    np.testing.assert_allclose(_np(g), 4.0 * X, rtol=1e-6)  # d/dx of sum(x^2)/2 is x
+
+
+class _BatchNormNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(3, momentum=0.9)
+        self.conv = nn.Conv2d(3, 2, 1, has_bias=True)
+
+    def construct(self, x):
+        return self.conv(self.bn(x)).sum()
+
+
+class _ForwardThenGrad(nn.Cell):
+    """The zoo's train cells (SSD's TrainingWrapper, GCN's TrainOneStepCell): the loss from a forward call, then
+    GradOperation of the same network on the same inputs."""
+
+    def __init__(self, net, forward_first):
+        super().__init__(auto_prefix=False)
+        self.network = net
+        self.network.set_grad()
+        self.weights = kiln.ParameterTuple(net.trainable_params())
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+        self.forward_first = forward_first
+
+    def construct(self, x):
+        sens = ops.ones((), kiln.float32)
+        if self.forward_first:
+            loss = self.network(x)
+            return loss, self.grad(self.network, self.weights)(x, sens)
+        return self.grad(self.network, self.weights)(x, sens)
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+@pytest.mark.parametrize("forward_first", [True, False])
+def test_forward_then_grad_of_the_same_inputs_updates_batchnorm_statistics_once(mode, forward_first):
+    # MindSpore 2.10's GradOperation reuses the forward just run on the same inputs (both modes): the moving
+    # statistics move once per step. Kiln ran the forward twice and moved them twice (SSD's BatchNorm heads).
+    kiln.set_context(mode=mode)
+    net = _BatchNormNet()
+    step = _ForwardThenGrad(net, forward_first)
+    step.set_train()
+    x = np.random.RandomState(0).standard_normal((2, 3, 4, 4)).astype(np.float32)
+    t = Tensor(x)
+    mean, var = np.zeros(3), np.ones(3)
+    for _ in range(3):  # the same input Tensor every step: each step still moves them once
+        step(t)
+        mean = 0.9 * mean + 0.1 * x.mean((0, 2, 3))
+        var = 0.9 * var + 0.1 * x.var((0, 2, 3), ddof=1)
+    np.testing.assert_allclose(_np(net.bn.moving_mean), mean, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(_np(net.bn.moving_variance), var, rtol=1e-5, atol=1e-7)
+
+
 def test_grad_operation_get_by_list_without_weights(xy):
     # MindSpore: a Cell's trainable parameters are the default weights; a plain function has none: an empty tuple.
     net = Scale()

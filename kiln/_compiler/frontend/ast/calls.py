@@ -26,7 +26,7 @@ from kiln._core import dtype as mstype
 from kiln._core.mutable import dynamic_length_copy
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
-from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop
+from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, note_forward
 from kiln._pynative.dispatch import apply
 from kiln._pynative.nested import record
 
@@ -166,6 +166,8 @@ def call_cell(ctx, cell, args, kwargs):
     args, kwargs = cell._forward_pre(tuple(args), kwargs or {})
     if "_float_dtype" in d:
         args = cell._cast_inputs(tuple(args))
+    if d.get("requires_grad"):
+        note_forward(cell, tuple(args))
 
     def run_construct(*a, **k):
         return call_user(ctx, construct, (cell, *a), k or kwargs)

@@ -1,0 +1,1 @@
+"""Stand-in for the zoo's model_utils package (only `config`)."""
