@@ -294,10 +294,11 @@ def _cast(t: Tensor, dtype) -> Tensor:
     return apply(REGISTRY["Cast"], (t,), (np.dtype(dtype),))
 
 
-def _scalar_sens(out: Tensor, sens):
-    """`sens` for the one-element output `out` when it is a one-element Tensor of another shape, reshaped to
-    `out`'s: zoo train cells pass `F.tuple_to_array((sens,))` for a scalar loss (FastText; MindSpore takes it in
-    both modes) and a scalar loss-scale Parameter for a `(1,)` loss (BERT; MindSpore's GRAPH_MODE takes it)."""
+def _sens_for(out: Tensor, sens):
+    """`sens` for the output `out`; raises ValueError when its shape is not `out`'s. A one-element Tensor of
+    another shape for a one-element output is reshaped to `out`'s: zoo train cells pass
+    `F.tuple_to_array((sens,))` for a scalar loss (FastText; MindSpore takes it in both modes) and a scalar
+    loss-scale Parameter for a `(1,)` loss (BERT; MindSpore's GRAPH_MODE takes it)."""
     if (
         isinstance(sens, Tensor)
         and sens.shape != out.shape
@@ -305,6 +306,12 @@ def _scalar_sens(out: Tensor, sens):
         and int(np.prod(sens.shape)) == 1
     ):
         return apply(REGISTRY["Reshape"], (sens,), (tuple(out.shape),))
+    if isinstance(sens, Tensor) and tuple(sens.shape) != tuple(out.shape):
+        # said here, where the user passed it: deferred, it surfaced as the backward program's input error
+        raise ValueError(
+            f"sens has shape {tuple(sens.shape)} but the output it weighs has shape {tuple(out.shape)}: a "
+            "sensitivity must have its output's shape."
+        )
     return sens
 
 
@@ -440,7 +447,7 @@ def _run_with_grad(
                 raise ValueError(
                     f"sens has {len(sens_list)} tensor(s) but the function returned {len(targets_out)} output(s)."
                 )
-            sens_list = [_scalar_sens(t, s) for t, s in zip(targets_out, sens_list, strict=True)]
+            sens_list = [_sens_for(t, s) for t, s in zip(targets_out, sens_list, strict=True)]
             # A sensitivity of another dtype is taken in the output's (MindSpore casts it)
             pairs = [
                 (t, _cast(s, t._buf.dtype) if isinstance(s, Tensor) and s._buf.dtype != t._buf.dtype else s)
@@ -531,7 +538,7 @@ def _grad_in_graph(trace, fn, args, positions, weights, has_aux, sens, kwargs):
         if len(sens_list) != n_targets:
             raise ValueError(f"sens has {len(sens_list)} tensor(s) but the function returned {n_targets} output(s).")
         outs = tensor_leaves(out[0] if has_aux else out)
-        flatten([conj_complex(_scalar_sens(t, s)) for t, s in zip(outs, sens_list, strict=True)], sens_raw)
+        flatten([conj_complex(_sens_for(t, s)) for t, s in zip(outs, sens_list, strict=True)], sens_raw)
     graph = nested.graph
     avals = [(tuple(o.shape), o.dtype) for o in graph.outvars] + [(tuple(x.shape), x.dtype) for x in nested.inputs]
     params = {"graph": graph, "n_diff": len(nested.inputs), "n_targets": n_targets, "n_sens": len(sens_raw)}

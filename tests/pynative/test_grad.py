@@ -250,6 +250,25 @@ def test_one_element_sensitivity_of_a_one_element_output_takes_its_shape(mode, s
     np.testing.assert_allclose(_np(g), 4.0 * X, rtol=1e-6)  # d/dx of sum(x^2)/2 is x
 
 
+class _WrongShapeSens(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.grad = ops.GradOperation(sens_param=True)
+
+    def construct(self, x, sens):
+        return self.grad(lambda v: ops.matmul(v, v.T))(x, sens)
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_a_sensitivity_of_another_shape_is_refused_where_it_is_passed(mode):
+    # MindSpore 2.10 refuses it at the gradient call; Kiln's PyNative took it and failed later, when the result was
+    # read, as an input error of its backward program
+    kiln.set_context(mode=mode)
+    x = Tensor(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"sens has shape \(3, 2\) but the output it weighs has shape \(2, 2\)"):
+        _np(_WrongShapeSens()(x, Tensor(np.ones((3, 2), np.float32))))
+
+
 class _BatchNormNet(nn.Cell):
     def __init__(self):
         super().__init__()
