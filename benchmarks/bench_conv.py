@@ -274,9 +274,12 @@ def kiln_conv2d(jax, attrs: dict, rules: dict | None = None):
 def lenet_step(jax, first_conv: str, pooling: str, second_conv: str = "xla", rules: dict | None = None):
     """A jitted LeNet5 train step (params, momenta, x, y) -> (loss, params, momenta) with the given lowerings:
     `first_conv` xla, shifted or kiln (Conv2D's primitive), `second_conv` xla or kiln, `pooling` reduce_window or
-    tiled; `rules` overrides conv.py's rule constants for the kiln convolutions."""
-    from kiln._backend.cache import _CPU_OPTIONS  # noqa: PLC0415  (Kiln is imported only in the main process)
-    from kiln._prims.nn import conv as kconv  # noqa: PLC0415
+    tiled; `rules` overrides conv.py's rule constants for the kiln convolutions.
+
+    Compiled with XLA's default options, as Kiln's optimised tier compiles a GRAPH_MODE/@jit step (`cache.
+    compile_program`): with PyNative's classic emitters (`_CPU_OPTIONS`, what this step used until session 14) the
+    patches' stacks took 22-28 us where Kiln's own step spent 65-99 us on them."""
+    from kiln._prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
     from kiln._prims.nn import pool as kpool  # noqa: PLC0415
 
     jnp, lax = jax.numpy, jax.lax
@@ -333,7 +336,7 @@ def lenet_step(jax, first_conv: str, pooling: str, second_conv: str = "xla", rul
         moms = [0.9 * m + g for m, g in zip(moms, grads, strict=True)]
         return loss, [w - 0.01 * m for w, m in zip(ws, moms, strict=True)], moms
 
-    return jax.jit(step, compiler_options=_CPU_OPTIONS)
+    return jax.jit(step)
 
 
 def kernel_profile(jax, run, steps: int = 60) -> dict[str, float]:

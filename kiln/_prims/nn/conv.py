@@ -425,17 +425,36 @@ def _patches(x, kernel, stride, pads, outs):
 
     A kxk kernel's patches are two stacks, the kernel columns' windows (N, C, kw, H, ow), then the kernel rows'
     windows of those (N, C, kh, kw, oh, ow): XLA's CPU fusion makes each stack of k slices one loop, but left one
-    stack of LeNet5's 25 slices as 25 slice kernels and a copy (see PATCH_MAX_CHANNELS).
+    stack of LeNet5's 25 slices as 25 slice kernels and a copy (see PATCH_MAX_CHANNELS). With one channel and
+    row stride 1, each kernel row's windows are one contiguous slice of the flat column windows (`_row_windows`).
     """
     if len(kernel) == 2 and min(kernel) > 1:
         x = _pad_spatial(x, pads)
         (kh, kw), (sh, sw), (oh, ow) = kernel, stride, outs
         columns = _strided_windows(x, 3, kw, sw, ow)  # (N, C, kw, H, ow)
+        if x.shape[1] == 1 and sh == 1:
+            return _row_windows(columns.reshape(x.shape[0], kw, -1), kh, oh * ow, ow)
         patches = _strided_windows(columns, 3, kh, sh, oh)  # (N, C, kh, kw, oh, ow)
         return patches.reshape(x.shape[0], -1, oh * ow)
     windows = list(_tap_windows(x, kernel, stride, pads, outs))
     patches = windows[0] if len(windows) == 1 else jnp.stack(windows, axis=2)  # (N, C[, taps], *outs)
     return patches.reshape(x.shape[0], -1, int(np.prod(outs)))
+
+
+def _row_windows(columns, kh: int, pixels: int, ow: int):
+    """A one-channel image's patches (N, kh x kw, P) from its flat column windows `columns` (N, kw, H x ow): kernel
+    row i's windows are the contiguous pixels [i x ow, i x ow + P) of each, concatenated along the taps.
+
+    XLA's CPU fusion emitters (the optimised tier's) write a concatenate of such slices as one vectorised loop, but
+    the same values as a stack of (N, 1, kw, oh, ow) row windows reshaped to (N, taps, P) as an element-by-element
+    one: LeNet5's c1 patches 64-86 -> 44 us, the step's kernel sum 1,122-1,291 -> 1,090-1,116 us (pinned to one
+    core, load 5-7, session 14). Kiln's @jit step, two copies of each rule, 40 interleaved rounds of 20 steps on two
+    cores: process CPU 0.965x and 0.971x against 1.000x and 0.999x (load 5), 0.975x and 0.960x against 1.000x and
+    1.017x (load 7); pinned to one core within noise (1.008x and 1.018x against 1.000x and 1.020x).
+    `python -m benchmarks.bench_conv --step` compiles with Kiln's PyNative options (the classic emitters, which write
+    both forms alike: there the old form took 22-28 us), hence its c1 patches' 22-28 us against the step's 65-99.
+    """
+    return lax.concatenate([lax.slice_in_dim(columns, i * ow, i * ow + pixels, 1, 2) for i in range(kh)], 1)
 
 
 def _batched_weight_dot(w2, rows):

@@ -341,8 +341,9 @@ def test_dot_directions_rule(monkeypatch):
         ((3, 1, 12, 12), (6, 1, 5, 5), {}),  # LeNet5's first layer
         ((2, 1, 9, 8), (4, 1, 3, 2), {"pad_mode": "pad", "pad": (1, 0, 2, 1), "stride": (2, 3)}),
         ((2, 1, 7, 7), (3, 1, 3, 3), {"pad_mode": "same"}),
+        ((2, 1, 9, 8), (4, 1, 3, 2), {"pad_mode": "pad", "pad": (1, 0, 2, 1), "stride": (1, 2)}),
     ],
-    ids=["lenet1", "strided padded", "same"],
+    ids=["lenet1", "strided padded", "same", "row stride 1, column stride 2"],
 )
 def test_one_channel_patch_forward_equals_lax_and_its_gradients(case, monkeypatch):
     monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
@@ -397,6 +398,32 @@ def test_kxk_patches_equal_jax_patches_and_are_two_stacks(x_shape, kernel, strid
     jaxpr = jax.make_jaxpr(lambda a: conv._patches(a, kernel, stride, pads, outs))(x).jaxpr
     stacked = sorted(len(eqn.invars) for eqn in jaxpr.eqns if str(eqn.primitive) in ("stack", "concatenate"))
     assert stacked == sorted(kernel)
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "kernel", "stride", "pads"),
+    [
+        ((2, 1, 32, 32), (5, 5), (1, 1), [(0, 0), (0, 0)]),  # LeNet5's first layer
+        ((2, 1, 9, 8), (3, 2), (1, 3), [(1, 2), (0, 1)]),  # padded, column stride 3
+        ((2, 1, 9, 8), (3, 3), (2, 1), [(1, 1), (1, 1)]),  # row stride 2: the rows' windows are not contiguous
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_channel_patches_are_contiguous_slices_of_the_flat_column_windows(x_shape, kernel, stride, pads, dtype):
+    """With one channel and row stride 1 the patches are the concatenate of kh contiguous slices of the flat
+    column windows (no reshape after it: XLA's fusion emitters write that concatenate as one vectorised loop)."""
+    x = jnp.asarray(np.random.default_rng(4).standard_normal(x_shape).astype(dtype))
+    outs = conv.conv_geometry(x_shape[2:], kernel, stride, (1, 1), "pad", [p for pair in pads for p in pair])[1]
+    got = conv._patches(x, kernel, stride, pads, outs)
+    want = lax.conv_general_dilated_patches(x, kernel, stride, pads, precision=lax.Precision.HIGHEST)
+    assert got.dtype == x.dtype == dtype
+    np.testing.assert_array_equal(got, np.asarray(want).reshape(got.shape))
+    last = jax.make_jaxpr(lambda a: conv._patches(a, kernel, stride, pads, outs))(x).jaxpr.eqns[-1]
+    if stride[0] == 1:
+        assert str(last.primitive) == "concatenate" and len(last.invars) == kernel[0]
+        assert last.params["dimension"] == 1
+    else:
+        assert str(last.primitive) == "reshape"
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
