@@ -20,7 +20,13 @@ forward, input gradient and weight gradient of:
 - shifted: Kiln's CPU lowering of thin layers (`kiln._prims.nn.conv.shifted_conv`): a sum of
   shifted input slices times per-offset weights, one fused elementwise loop (gradients by `jax.vjp` here;
   Kiln keeps XLA's convolutions for the gradients);
-- matmul: a 1x1 convolution as one dot (1x1 layers only).
+- matmul: a 1x1 convolution as one dot (1x1 layers only);
+- kiln_eigen: `kiln` compiled with XLA's YNNPACK fusion types less its convolutions (`EIGEN_CONVOLUTIONS`): every
+  convolution XLA's own (Eigen) one, dots still YNNPACK's (a per-program option: XLA has no per-convolution one);
+- s2d (stride-2 layers): space-to-depth, the padded input's four stride-2 phases as 4C channels, and one stride-1
+  convolution with the kernel zero-padded to even sides and split the same way (more FLOPs, no stride);
+- phases (stride-2 layers): the four phases' stride-1 convolutions with the kernel's taps of that phase, summed
+  (the convolution's own FLOPs).
 
 `--step` times a whole LeNet5 train step (batch 32, value_and_grad + momentum, jitted with Kiln's CPU compile
 options) with each lowering choice of the first convolution (XLA's, shifted) and of the 2x2 max pools
@@ -99,6 +105,11 @@ XLA_FLAG_SETS = [
     "--xla_cpu_enable_fast_math=true",
 ]
 MATMUL_FLOP = 2 * 512**3
+# jaxlib 0.10.2's default YNNPACK fusion types are individual dots, individual convolutions and reductions: without
+# the convolutions XLA runs them itself (Eigen). A compile option, so per program, not per convolution.
+EIGEN_CONVOLUTIONS = {
+    "xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"
+}
 
 
 def candidates(jax, layer, only):
@@ -138,6 +149,28 @@ def candidates(jax, layer, only):
     def shifted(a, b):
         return kconv.shifted_conv(a, b, (s, s), pads, (1, 1), g)
 
+    half = -(-k // 2)  # kernel taps per phase along an axis (stride-2 layers)
+    side = 2 * (out + half - 1)  # the padded input's side whose phases hold every window
+
+    def phase_split(a):  # (N, C, H, W) -> (N, C, 2, 2, side / 2, side / 2): the padded input's stride-2 phases
+        a = jnp.pad(a, ((0, 0), (0, 0), (p, max(side - size - p, 0)), (p, max(side - size - p, 0))))[..., :side, :side]
+        return a.reshape(n, c, side // 2, 2, side // 2, 2).transpose(0, 1, 3, 5, 2, 4)
+
+    def s2d(a, b):
+        xs = phase_split(a).reshape(n, 4 * c, side // 2, side // 2)
+        b = jnp.pad(b, ((0, 0), (0, 0), (0, 2 * half - k), (0, 2 * half - k)))
+        b = b.reshape(o, c, half, 2, half, 2).transpose(0, 1, 3, 5, 2, 4).reshape(o, 4 * c, half, half)
+        return lax.conv_general_dilated(xs, b, (1, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+    def phases(a, b):
+        split, total = phase_split(a), None
+        for i, j in [(i, j) for i in range(min(k, 2)) for j in range(min(k, 2))]:  # phases with kernel taps
+            sub = b[:, :, i::2, j::2]
+            xs = split[:, :, i, j, : out + sub.shape[2] - 1, : out + sub.shape[3] - 1]
+            y = lax.conv_general_dilated(xs, sub, (1, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"))
+            total = y if total is None else total + y
+        return total
+
     def directions(conv, a, b, g):
         fwd = jax.jit(conv)
         dx = jax.jit(lambda a_, b_, g_: jax.vjp(lambda t: conv(t, b_), a_)[1](g_)[0])
@@ -147,11 +180,11 @@ def candidates(jax, layer, only):
     attrs = {"stride": (s, s), "pad_mode": "pad", "pad": (p,) * 4, "dilation": (1, 1), "group": g}
     attrs |= {"data_format": "NCHW"}
 
-    def kiln_directions():  # Conv2D's primitive: its lowering on this platform and its hand-written gradients
-        fwd = jax.jit(lambda a_, b_: kconv.Conv2D.impl(a_, b_, None, **attrs))
+    def kiln_directions(options=None):  # Conv2D's primitive: its lowering on this platform and its own gradients
+        fwd = jax.jit(lambda a_, b_: kconv.Conv2D.impl(a_, b_, None, **attrs), compiler_options=options)
         grads = jax.jit(lambda a_, b_, g_: kconv.Conv2D.custom_vjp(a_, b_, None, out=None, dout=g_, **attrs)[:2])
-        dx = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[0])
-        dw = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[1])
+        dx = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[0], compiler_options=options)
+        dw = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[1], compiler_options=options)
         return (lambda: fwd(x, w), lambda: dx(x, w, dy), lambda: dw(x, w, dy))
 
     x_nhwc, w_hwio, dy_nhwc = x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), dy.transpose(0, 2, 3, 1)
@@ -163,8 +196,12 @@ def candidates(jax, layer, only):
         "im2col": lambda: directions(im2col, x, w, dy),
         "shifted": lambda: directions(shifted, x, w, dy),
     }
+    table["kiln_eigen"] = lambda: kiln_directions(EIGEN_CONVOLUTIONS)
     if k == 1 and g == 1:
         table["matmul"] = lambda: directions(matmul, x, w, dy)
+    if s == 2 and g == 1:
+        table["s2d"] = lambda: directions(s2d, x, w, dy)
+        table["phases"] = lambda: directions(phases, x, w, dy)
     return {name: make() for name, make in table.items() if name in only}
 
 
