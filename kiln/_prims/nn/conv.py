@@ -349,6 +349,46 @@ PATCH_MAX_ENTRIES = 19_600  # per-image patch entries up to which it does (LeNet
 # LeNet5's 10 columns only.
 BANDED_MAX_CHANNELS = 15  # input channels up to which a kxk stride-1 input gradient runs as one banded dot
 BANDED_MAX_COLUMNS = 16  # output columns up to which it does
+# A stride-2 kxk input gradient (ResNet-50's 3x3 / 2 layers) as the gradients of the four stride-1 convolutions of the
+# padded input's stride-2 phases with that phase's kernel taps (`phase_input_grad`), interleaved back: the same FLOPs,
+# no lhs_dilation, and XLA runs them itself (each full correlation's output is larger than its input, which its
+# YNNPACK rule refuses). Kiln's input gradient under this rule against `_dilated_conv`'s lhs-dilated convolution,
+# batch 32, two copies of each rule, rounds interleaved in one process (session 14, 2 cores): 128 channels 56 -> 28
+# 0.64/0.71x the time (load 9), 0.61/0.62x (load 6), 0.42/0.51x (load 4.5), 0.74/0.79x (load 5-6), bench_conv's own
+# thunks 0.59x XLA's jax.vjp (15 rounds, load 6); 256 28 -> 14 0.66/0.67x (load 9), 0.88/0.94x (load 6); 64 5x5
+# 32 -> 16 noisy, 0.67-1.16x (median 0.86x). Slower, so left to the lhs-dilated convolution: 512 14 -> 7 (1.16-1.17x),
+# 32 16 -> 8 (1.16-1.17x), a 3-channel stem 64 -> 32 (2.1-2.6x).
+PHASE_MIN_CHANNELS = 64  # input channels from which a stride-2 kxk input gradient runs as four phase convolutions
+PHASE_MIN_PIXELS = 196  # per-image output pixels from which it does
+
+
+def uses_phase_input_grad(x, w, outs, stride, dilation, group: int, data_format: str) -> bool:
+    """Whether a convolution's input gradient lowers to `phase_input_grad` on this platform.
+
+    Args:
+        x: the input (or its abstract value).
+        w: the weight (C_out, C_in / group, *kernel).
+        outs: the output's spatial sizes.
+        stride, dilation: one int per spatial dimension.
+        group: the number of channel groups.
+        data_format: the input's layout.
+
+    Returns:
+        True on the CPU for an ungrouped, undilated float32/float64 NCHW 2-D convolution of stride 2 with a kernel
+        larger than 1 on both sides, at least PHASE_MIN_CHANNELS input channels and PHASE_MIN_PIXELS output pixels.
+    """
+    return (
+        default_platform() == "cpu"
+        and group == 1
+        and data_format == "NCHW"
+        and len(outs) == 2
+        and tuple(stride) == (2, 2)
+        and all(d == 1 for d in dilation)
+        and min(w.shape[2:]) > 1
+        and x.dtype.name in _REWRITTEN_DTYPES
+        and w.shape[1] >= PHASE_MIN_CHANNELS
+        and int(np.prod(outs)) >= PHASE_MIN_PIXELS
+    )
 
 
 def uses_patches(w, outs, stride) -> bool:
@@ -525,6 +565,39 @@ def banded_input_grad(dout, w, pads, sizes):
     return total.transpose(0, 2, 1, 3)[:, :, top : top + sizes[0], left : left + sizes[1]]
 
 
+def phase_input_grad(dout, w, pads, sizes):
+    """The input gradient of a stride-2 2-D convolution from its four stride-2 phases: the padded input's rows and
+    columns of parity (i, j) see only the kernel taps of that parity, at stride 1, so each phase's gradient is a
+    stride-1 transposed convolution of dout with those taps; the phases are then interleaved and the padding cropped.
+
+    Args:
+        dout: the output's cotangent (N, C_out, oh, ow).
+        w: weight (C_out, C, kh, kw), kh and kw at least 2.
+        pads: (lo, hi) per spatial dimension.
+        sizes: the input's spatial sizes.
+
+    Returns:
+        (N, C, *sizes).
+    """
+    oh, ow = dout.shape[2:]
+    kh, kw = w.shape[2:]
+    ph, pw = oh + (kh + 1) // 2 - 1, ow + (kw + 1) // 2 - 1  # the phases' sizes: every tap's window fits
+    dn = ("NCHW", "OIHW", "NCHW")
+    rows = []
+    for i in (0, 1):
+        row = []
+        for j in (0, 1):
+            taps = jnp.flip(w[:, :, i::2, j::2], (2, 3)).transpose(1, 0, 2, 3)  # (C, C_out, taps of parity i, j)
+            th, tw = taps.shape[2:]
+            padding = [(th - 1, ph - oh), (tw - 1, pw - ow)]  # a full correlation, zero rows up to the phase size
+            row.append(lax.conv_general_dilated(dout, taps, (1, 1), padding, dimension_numbers=dn))
+        rows.append(jnp.stack(row, axis=-1))  # (N, C, ph, pw, 2)
+    padded = jnp.stack(rows, axis=3).reshape(dout.shape[0], w.shape[1], 2 * ph, 2 * pw)  # (N, C, ph, 2, pw, 2)
+    # Crop the padding; input rows past the last window (2 x phase size) get no gradient.
+    crop = [(-lo, lo + n - 2 * p, 0) for (lo, _), n, p in zip(pads, sizes, (ph, pw), strict=True)]
+    return lax.pad(padded, jnp.zeros((), padded.dtype), [(0, 0, 0), (0, 0, 0), *crop])
+
+
 def patch_weight_grad(x, dout, kernel, stride, pads):
     """The weight gradient of a kxk `patch_conv`: dout (N, C_out, P) times the patches (N, C x taps, P) in one
     batched dot contracting the pixels, summed over the batch.
@@ -605,15 +678,18 @@ def _conv_impl(nd):
 
 
 def _conv_vjp(nd):
-    """Gradients of a convolution: as dots where `dot_directions` says so; otherwise the input gradient is a
-    transposed convolution (see `_dilated_conv`), the weight gradient XLA's."""
+    """Gradients of a convolution: as dots where `dot_directions` says so, a stride-2 input gradient as four phase
+    convolutions where `uses_phase_input_grad` says so; otherwise the input gradient is a transposed convolution
+    (see `_dilated_conv`), the weight gradient XLA's."""
 
     def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, data_format):
         w_full, w = w, _squeeze_1d(w, nd)
         sizes = _spatial(x, data_format)
         pads, outs = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
         dots = dot_directions(x, w, outs, stride, dilation, group, data_format)
-        if "input" in dots and any(k > 1 for k in w.shape[2:]):
+        if uses_phase_input_grad(x, w, outs, stride, dilation, group, data_format):
+            dx = phase_input_grad(dout, w.astype(dout.dtype), pads, tuple(sizes))
+        elif "input" in dots and any(k > 1 for k in w.shape[2:]):
             dx = banded_input_grad(dout, w.astype(dout.dtype), pads, tuple(sizes))
         elif "input" in dots:
             dx = pointwise_conv_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))
