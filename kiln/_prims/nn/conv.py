@@ -651,6 +651,15 @@ def tap_weight_grad(x, dout, kernel, stride, pads):
     Returns:
         (C_out, C, *kernel): for each tap, dout times that tap's strided input window, contracted over the
         pixels per image and summed over the batch.
+
+    Session 14, ResNet-50's 3x3 / 2 (128 channels, 56 -> 28, batch 32; /tmp probes, 2 cores, load 7-9): against
+    XLA's weight gradient these taps were 0.94x, 1.03x, 1.12-1.18x and 0.86-0.93x the time in four interleaved runs
+    (7-15 rounds; two copies of one rule differed by up to 1.08x, single rounds 0.47-1.28x): a tie, so kept. Slower:
+    one dot per tap contracting batch and pixels (1.04x), per-tap NHWC dots (1.17x), phase-split windows (1.19x),
+    patches + one dot (1.43x), XLA's 2x2 weight gradient on the space-to-depth input (2.71x) or its four stride-1
+    phase sub-convolutions' (1.37x). Its forward stays XLA's (YNNPACK's strided convolution is 75% of it): per-tap
+    dots 1.97x, patches 2.05x, NHWC taps 1.97x, NHWC patches 2.31x, the four phase sub-convolutions 1.37-1.40x,
+    space-to-depth (a 2x2 convolution over 4 x 128 channels) 3.3-4.3x.
     """
     n, c_out = dout.shape[:2]
     outs = dout.shape[2:]
