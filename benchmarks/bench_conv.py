@@ -5,6 +5,7 @@
     python -m benchmarks.bench_conv --step [--repeat 9] [--profile]
     python -m benchmarks.bench_conv --pool [--repeat 9]
     python -m benchmarks.bench_conv --transpose [--repeat 3]
+    python -m benchmarks.bench_conv --phases [--repeat 10]
 
 Pure JAX, one process, every candidate's rounds interleaved with the others' and with a
 (512x512)@(512x512) float32 dot, so each figure is also printed as a fraction of the matmul
@@ -40,6 +41,11 @@ pools) and of Kiln's two steps, each kernel's 10th-percentile time per step from
 
 `--pool` times max pooling forward + gradient of LeNet5's and ResNet-50's pools: XLA's `reduce_window` with
 its select-and-scatter derivative against Kiln's MaxPool primitive (its CPU lowering and hand-written gradient).
+
+`--phases` times Kiln's input gradient of stride-2 layers (batch 32) under conv.py's rule as it is and with the
+phase rule off (`PHASE_MIN_CHANNELS` out of reach: the lhs-dilated convolution), two copies of each, rounds
+interleaved: the median ratio per pair of copies, each round's ratios, and each as a fraction of the matmul. A layer
+the rule leaves out runs one program both ways: its ratios are the run's noise.
 
 `--transpose` compiles and times UNet++'s four 2x2 / 2 up-convolutions (forward and both gradients, one
 jitted program) as the dilated convolution XLA is given on the GPU and as Kiln's CPU lowering of transposed
@@ -489,6 +495,68 @@ def run_pool(repeat: int) -> None:
         )
 
 
+STRIDED = [  # (name, batch, C_in, H=W, C_out, kernel, stride, padding): ResNet-50's 3x3 / 2 layers and others
+    ("r50 3x3 128 /2 @56", 32, 128, 56, 128, 3, 2, 1),
+    ("r50 3x3 256 /2 @28", 32, 256, 28, 256, 3, 2, 1),
+    ("r50 3x3 512 /2 @14", 32, 512, 14, 512, 3, 2, 1),
+    ("5x5 64 /2 @32", 32, 64, 32, 64, 5, 2, 2),
+]
+
+
+def run_phases(repeat: int) -> None:
+    """Print, per stride-2 layer, Kiln's input gradient with the phase rule against without it (see --phases)."""
+    import time  # noqa: PLC0415
+
+    import jax  # noqa: PLC0415
+
+    from kiln._prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
+
+    jnp = jax.numpy
+    a = jnp.ones((512, 512), np.float32)
+    dot = jax.jit(lambda u: u @ u)
+    off = {"PHASE_MIN_CHANNELS": 10**9}
+    print(f"Kiln's stride-2 input gradient, phase rule on / off (two copies each, {repeat} interleaved rounds)")
+    for layer in STRIDED:
+        name, n, c, size, o, k, s, p = layer
+        rng = np.random.default_rng(0)
+        x = jnp.asarray(rng.standard_normal((n, c, size, size), np.float32))
+        w = jnp.asarray((rng.standard_normal((o, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32))
+        out = (size + 2 * p - k) // s + 1
+        dy = jnp.asarray(rng.standard_normal((n, o, out, out), np.float32))
+        attrs = {"stride": (s, s), "pad_mode": "pad", "pad": (p,) * 4, "dilation": (1, 1), "group": 1}
+        attrs |= {"data_format": "NCHW"}
+
+        def make(rules, attrs=attrs, x=x, w=w, dy=dy):
+            fn = jax.jit(lambda a_, b_, g_: kconv.Conv2D.custom_vjp(a_, b_, None, out=None, dout=g_, **attrs)[0])
+            with rule_constants(kconv, rules):
+                fn(x, w, dy).block_until_ready()  # traced, and compiled, under these rules
+            return lambda: fn(x, w, dy)
+
+        fns = {"on": make({}), "off": make(off), "on_b": make({}), "off_b": make(off)}
+        rounds: dict = {label: [] for label in fns}
+        matmul = []
+        for _ in range(repeat):
+            for label, fn in fns.items():
+                start = time.perf_counter()
+                fn().block_until_ready()
+                rounds[label].append(time.perf_counter() - start)
+            start = time.perf_counter()
+            for _ in range(20):
+                result = dot(a)
+            result.block_until_ready()
+            matmul.append((time.perf_counter() - start) / 20)
+        med = {label: float(np.median(t)) for label, t in rounds.items()}
+        peak = MATMUL_FLOP / float(np.median(matmul))
+        flop = layer_flop(layer)
+        per = " ".join(f"{u / v:.2f}/{y / z:.2f}" for u, v, y, z in zip(*rounds.values(), strict=True))
+        print(
+            f"{name:20s} on/off {med['on'] / med['off']:.2f} and {med['on_b'] / med['off_b']:.2f}"
+            f" (copies {med['off_b'] / med['off']:.2f}, {med['on_b'] / med['on']:.2f}); of the matmul"
+            f" on {flop / med['on'] / peak:.0%}, off {flop / med['off'] / peak:.0%}; rounds {per}",
+            flush=True,
+        )
+
+
 UP_CONVS = [
     ((2, 64, 2, 2), (64, 32, 2, 2)),
     ((2, 32, 4, 4), (32, 16, 2, 2)),
@@ -570,8 +638,12 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="with --step: also each step's XLA kernels")
     parser.add_argument("--pool", action="store_true", help="time max pooling forward + gradient instead")
     parser.add_argument("--transpose", action="store_true", help="compile and time UNet++'s up-convolutions instead")
+    parser.add_argument("--phases", action="store_true", help="time stride-2 input gradients, phase rule on and off")
     args = parser.parse_args()
     print_device()
+    if args.phases:
+        run_phases(args.repeat)
+        return
     if args.transpose:
         run_transpose(args.repeat)
         return

@@ -353,13 +353,14 @@ BANDED_MAX_COLUMNS = 16  # output columns up to which it does
 # padded input's stride-2 phases with that phase's kernel taps (`phase_input_grad`), interleaved back: the same FLOPs,
 # no lhs_dilation, and XLA runs them itself (each full correlation's output is larger than its input, which its
 # YNNPACK rule refuses). Kiln's input gradient under this rule against `_dilated_conv`'s lhs-dilated convolution,
-# batch 32, two copies of each rule, rounds interleaved in one process (session 14, 2 cores): 128 channels 56 -> 28
-# 0.64/0.71x the time (load 9), 0.61/0.62x (load 6), 0.42/0.51x (load 4.5), 0.74/0.79x (load 5-6), bench_conv's own
-# thunks 0.59x XLA's jax.vjp (15 rounds, load 6); 256 28 -> 14 0.66/0.67x (load 9), 0.88/0.94x (load 6); 64 5x5
-# 32 -> 16 noisy, 0.67-1.16x (median 0.86x). Slower, so left to the lhs-dilated convolution: 512 14 -> 7 (1.16-1.17x),
-# 32 16 -> 8 (1.16-1.17x), a 3-channel stem 64 -> 32 (2.1-2.6x).
+# batch 32, two copies of each rule, rounds interleaved in one process (`python -m benchmarks.bench_conv --phases`
+# and /tmp probes before it, session 14, 2 cores): 128 channels 56 -> 28 0.64/0.71x the time (load 9), 0.61/0.62x
+# (load 6), 0.42/0.51x (load 4.5), 0.74/0.79x (load 5-6), 0.63/0.62x and 0.55/0.53x (--phases, load 7-8). Below
+# PHASE_MIN_PIXELS no clear win: 256 28 -> 14 0.66/0.67x (load 9), 0.88/0.94x (load 6) but 1.10/1.12x and 1.11/1.05x
+# (--phases, load 7-8); 64 5x5 32 -> 16 0.67-1.16x, 0.94/0.78x, 0.38/0.75x (copies 0.54x apart); 512 14 -> 7 1.16x
+# as phases, 1.01/1.03x and 0.94/1.05x under the rule's earlier bound; 32 16 -> 8 1.16x; a 3-channel stem 2.1-2.6x.
 PHASE_MIN_CHANNELS = 64  # input channels from which a stride-2 kxk input gradient runs as four phase convolutions
-PHASE_MIN_PIXELS = 196  # per-image output pixels from which it does
+PHASE_MIN_PIXELS = 784  # per-image output pixels from which it does
 
 
 def uses_phase_input_grad(x, w, outs, stride, dilation, group: int, data_format: str) -> bool:
