@@ -277,6 +277,7 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     summed over the batch: 3x3 at 56x56 13% against 3%, 128 /2 45% against 22%, 28x28 81% against 38%. Below it
 #     XLA's (3x3 at 14x14 and 7x7 within noise of it), and with fewer than TAP_MIN_CHANNELS input channels
 #     (LeNet5's first layer, 1 channel: 10% against 13%); kxk forward and input gradient stay XLA's (YNNPACK).
+#     Strided ones are XLA's since session 14 (see `tap_weight_grad`): at 128 /2 the taps took 1.31-1.37x its time.
 #     The taps cost compile time: a slice and a dot per tap, and their (N, C, pixels) reshapes pin activations to
 #     NCHW in memory. Zoo UNet++ (batch 2, 32x32) with its small kxk weight gradients left to XLA compiled 728
 #     kernels instead of 833 (first-step CPU about 0.9x) but its steady step was 1.01-1.24x slower (interleaved,
@@ -441,7 +442,7 @@ def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -
     directions = {"forward", "weight"} if uses_patches(w, outs, stride) else set()
     if 1 < w.shape[1] <= BANDED_MAX_CHANNELS and all(s == 1 for s in stride) and outs[-1] <= BANDED_MAX_COLUMNS:
         directions.add("input")
-    if large and w.shape[1] >= TAP_MIN_CHANNELS:
+    if large and w.shape[1] >= TAP_MIN_CHANNELS and all(s == 1 for s in stride):
         directions.add("weight")
     return frozenset(directions)
 
@@ -653,9 +654,11 @@ def tap_weight_grad(x, dout, kernel, stride, pads):
         (C_out, C, *kernel): for each tap, dout times that tap's strided input window, contracted over the
         pixels per image and summed over the batch.
 
-    Session 14, ResNet-50's 3x3 / 2 (128 channels, 56 -> 28, batch 32; /tmp probes, 2 cores, load 7-9): against
-    XLA's weight gradient these taps were 0.94x, 1.03x, 1.12-1.18x and 0.86-0.93x the time in four interleaved runs
-    (7-15 rounds; two copies of one rule differed by up to 1.08x, single rounds 0.47-1.28x): a tie, so kept. Slower:
+    Used at stride 1 only. Session 14, ResNet-50's 3x3 / 2 (128 channels, 56 -> 28, batch 32, 2 cores): against XLA's
+    weight gradient these taps were 0.94x, 1.03x, 1.12-1.18x and 0.86-0.93x the time in four interleaved runs at load
+    7-9 (/tmp probes, 7-15 rounds, two copies of one rule up to 1.08x apart), then 1.12-1.16x (12 rounds, copies
+    1.11-1.16x apart) and, with bench_conv's own thunks, 1.31-1.37x (16 rounds, order alternated, 29 of 32 round
+    ratios above 1) at load 6.4; every three-round bench_conv run had XLA's ahead (1.2-1.3x). So XLA's. Slower:
     one dot per tap contracting batch and pixels (1.04x), per-tap NHWC dots (1.17x), phase-split windows (1.19x),
     patches + one dot (1.43x), XLA's 2x2 weight gradient on the space-to-depth input (2.71x) or its four stride-1
     phase sub-convolutions' (1.37x). Its forward stays XLA's (YNNPACK's strided convolution is 75% of it): per-tap

@@ -365,6 +365,7 @@ def test_dot_directions_rule(monkeypatch):
     assert conv.dot_directions(f32, w1, (28, 28), (2, 2), (1, 1), 1, "NCHW") == everything  # 56 -> 28, stride 2
     assert conv.dot_directions(f32, w1, (14, 14), (1, 1), (1, 1), 1, "NCHW") == {"weight"}  # short rows: one dot
     assert conv.dot_directions(f32, w3, (56, 56), (1, 1), (1, 1), 1, "NCHW") == {"weight"}
+    assert conv.dot_directions(f32, w3, (28, 28), (2, 2), (1, 1), 1, "NCHW") == set()  # 56 -> 28 / 2: XLA's
     assert conv.dot_directions(f32, w3, (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()
     lenet1, lenet2 = jnp.zeros((6, 1, 5, 5)), jnp.zeros((16, 6, 5, 5))
     assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (28, 28), (2, 2), (1, 1), 1, "NCHW") == {
