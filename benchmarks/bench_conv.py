@@ -5,6 +5,7 @@
     python -m benchmarks.bench_conv --step [--repeat 9] [--profile]
     python -m benchmarks.bench_conv --pool [--repeat 9]
     python -m benchmarks.bench_conv --transpose [--repeat 3]
+    python -m benchmarks.bench_conv --phases [--repeat 10]
 
 Pure JAX, one process, every candidate's rounds interleaved with the others' and with a
 (512x512)@(512x512) float32 dot, so each figure is also printed as a fraction of the matmul
@@ -20,7 +21,13 @@ forward, input gradient and weight gradient of:
 - shifted: Kiln's CPU lowering of thin layers (`kiln._prims.nn.conv.shifted_conv`): a sum of
   shifted input slices times per-offset weights, one fused elementwise loop (gradients by `jax.vjp` here;
   Kiln keeps XLA's convolutions for the gradients);
-- matmul: a 1x1 convolution as one dot (1x1 layers only).
+- matmul: a 1x1 convolution as one dot (1x1 layers only);
+- kiln_eigen: `kiln` compiled with XLA's YNNPACK fusion types less its convolutions (`EIGEN_CONVOLUTIONS`): every
+  convolution XLA's own (Eigen) one, dots still YNNPACK's (a per-program option: XLA has no per-convolution one);
+- s2d (stride-2 layers): space-to-depth, the padded input's four stride-2 phases as 4C channels, and one stride-1
+  convolution with the kernel zero-padded to even sides and split the same way (more FLOPs, no stride);
+- phases (stride-2 layers): the four phases' stride-1 convolutions with the kernel's taps of that phase, summed
+  (the convolution's own FLOPs).
 
 `--step` times a whole LeNet5 train step (batch 32, value_and_grad + momentum, jitted with Kiln's CPU compile
 options) with each lowering choice of the first convolution (XLA's, shifted) and of the 2x2 max pools
@@ -34,6 +41,11 @@ pools) and of Kiln's two steps, each kernel's 10th-percentile time per step from
 
 `--pool` times max pooling forward + gradient of LeNet5's and ResNet-50's pools: XLA's `reduce_window` with
 its select-and-scatter derivative against Kiln's MaxPool primitive (its CPU lowering and hand-written gradient).
+
+`--phases` times Kiln's input gradient of stride-2 layers (batch 32) under conv.py's rule as it is and with the
+phase rule off (`PHASE_MIN_CHANNELS` out of reach: the lhs-dilated convolution), two copies of each, rounds
+interleaved: the median ratio per pair of copies, each round's ratios, and each as a fraction of the matmul. A layer
+the rule leaves out runs one program both ways: its ratios are the run's noise.
 
 `--transpose` compiles and times UNet++'s four 2x2 / 2 up-convolutions (forward and both gradients, one
 jitted program) as the dilated convolution XLA is given on the GPU and as Kiln's CPU lowering of transposed
@@ -99,6 +111,11 @@ XLA_FLAG_SETS = [
     "--xla_cpu_enable_fast_math=true",
 ]
 MATMUL_FLOP = 2 * 512**3
+# jaxlib 0.10.2's default YNNPACK fusion types are individual dots, individual convolutions and reductions: without
+# the convolutions XLA runs them itself (Eigen). A compile option, so per program, not per convolution.
+EIGEN_CONVOLUTIONS = {
+    "xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"
+}
 
 
 def candidates(jax, layer, only):
@@ -138,6 +155,28 @@ def candidates(jax, layer, only):
     def shifted(a, b):
         return kconv.shifted_conv(a, b, (s, s), pads, (1, 1), g)
 
+    half = -(-k // 2)  # kernel taps per phase along an axis (stride-2 layers)
+    side = 2 * (out + half - 1)  # the padded input's side whose phases hold every window
+
+    def phase_split(a):  # (N, C, H, W) -> (N, C, 2, 2, side / 2, side / 2): the padded input's stride-2 phases
+        a = jnp.pad(a, ((0, 0), (0, 0), (p, max(side - size - p, 0)), (p, max(side - size - p, 0))))[..., :side, :side]
+        return a.reshape(n, c, side // 2, 2, side // 2, 2).transpose(0, 1, 3, 5, 2, 4)
+
+    def s2d(a, b):
+        xs = phase_split(a).reshape(n, 4 * c, side // 2, side // 2)
+        b = jnp.pad(b, ((0, 0), (0, 0), (0, 2 * half - k), (0, 2 * half - k)))
+        b = b.reshape(o, c, half, 2, half, 2).transpose(0, 1, 3, 5, 2, 4).reshape(o, 4 * c, half, half)
+        return lax.conv_general_dilated(xs, b, (1, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+    def phases(a, b):
+        split, total = phase_split(a), None
+        for i, j in [(i, j) for i in range(min(k, 2)) for j in range(min(k, 2))]:  # phases with kernel taps
+            sub = b[:, :, i::2, j::2]
+            xs = split[:, :, i, j, : out + sub.shape[2] - 1, : out + sub.shape[3] - 1]
+            y = lax.conv_general_dilated(xs, sub, (1, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"))
+            total = y if total is None else total + y
+        return total
+
     def directions(conv, a, b, g):
         fwd = jax.jit(conv)
         dx = jax.jit(lambda a_, b_, g_: jax.vjp(lambda t: conv(t, b_), a_)[1](g_)[0])
@@ -147,11 +186,11 @@ def candidates(jax, layer, only):
     attrs = {"stride": (s, s), "pad_mode": "pad", "pad": (p,) * 4, "dilation": (1, 1), "group": g}
     attrs |= {"data_format": "NCHW"}
 
-    def kiln_directions():  # Conv2D's primitive: its lowering on this platform and its hand-written gradients
-        fwd = jax.jit(lambda a_, b_: kconv.Conv2D.impl(a_, b_, None, **attrs))
+    def kiln_directions(options=None):  # Conv2D's primitive: its lowering on this platform and its own gradients
+        fwd = jax.jit(lambda a_, b_: kconv.Conv2D.impl(a_, b_, None, **attrs), compiler_options=options)
         grads = jax.jit(lambda a_, b_, g_: kconv.Conv2D.custom_vjp(a_, b_, None, out=None, dout=g_, **attrs)[:2])
-        dx = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[0])
-        dw = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[1])
+        dx = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[0], compiler_options=options)
+        dw = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[1], compiler_options=options)
         return (lambda: fwd(x, w), lambda: dx(x, w, dy), lambda: dw(x, w, dy))
 
     x_nhwc, w_hwio, dy_nhwc = x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), dy.transpose(0, 2, 3, 1)
@@ -163,8 +202,12 @@ def candidates(jax, layer, only):
         "im2col": lambda: directions(im2col, x, w, dy),
         "shifted": lambda: directions(shifted, x, w, dy),
     }
+    table["kiln_eigen"] = lambda: kiln_directions(EIGEN_CONVOLUTIONS)
     if k == 1 and g == 1:
         table["matmul"] = lambda: directions(matmul, x, w, dy)
+    if s == 2 and g == 1:
+        table["s2d"] = lambda: directions(s2d, x, w, dy)
+        table["phases"] = lambda: directions(phases, x, w, dy)
     return {name: make() for name, make in table.items() if name in only}
 
 
@@ -455,6 +498,68 @@ def run_pool(repeat: int) -> None:
         )
 
 
+STRIDED = [  # (name, batch, C_in, H=W, C_out, kernel, stride, padding): ResNet-50's 3x3 / 2 layers and others
+    ("r50 3x3 128 /2 @56", 32, 128, 56, 128, 3, 2, 1),
+    ("r50 3x3 256 /2 @28", 32, 256, 28, 256, 3, 2, 1),
+    ("r50 3x3 512 /2 @14", 32, 512, 14, 512, 3, 2, 1),
+    ("5x5 64 /2 @32", 32, 64, 32, 64, 5, 2, 2),
+]
+
+
+def run_phases(repeat: int) -> None:
+    """Print, per stride-2 layer, Kiln's input gradient with the phase rule against without it (see --phases)."""
+    import time  # noqa: PLC0415
+
+    import jax  # noqa: PLC0415
+
+    from kiln._prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
+
+    jnp = jax.numpy
+    a = jnp.ones((512, 512), np.float32)
+    dot = jax.jit(lambda u: u @ u)
+    off = {"PHASE_MIN_CHANNELS": 10**9}
+    print(f"Kiln's stride-2 input gradient, phase rule on / off (two copies each, {repeat} interleaved rounds)")
+    for layer in STRIDED:
+        name, n, c, size, o, k, s, p = layer
+        rng = np.random.default_rng(0)
+        x = jnp.asarray(rng.standard_normal((n, c, size, size), np.float32))
+        w = jnp.asarray((rng.standard_normal((o, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32))
+        out = (size + 2 * p - k) // s + 1
+        dy = jnp.asarray(rng.standard_normal((n, o, out, out), np.float32))
+        attrs = {"stride": (s, s), "pad_mode": "pad", "pad": (p,) * 4, "dilation": (1, 1), "group": 1}
+        attrs |= {"data_format": "NCHW"}
+
+        def make(rules, attrs=attrs, x=x, w=w, dy=dy):
+            fn = jax.jit(lambda a_, b_, g_: kconv.Conv2D.custom_vjp(a_, b_, None, out=None, dout=g_, **attrs)[0])
+            with rule_constants(kconv, rules):
+                fn(x, w, dy).block_until_ready()  # traced, and compiled, under these rules
+            return lambda: fn(x, w, dy)
+
+        fns = {"on": make({}), "off": make(off), "on_b": make({}), "off_b": make(off)}
+        rounds: dict = {label: [] for label in fns}
+        matmul = []
+        for _ in range(repeat):
+            for label, fn in fns.items():
+                start = time.perf_counter()
+                fn().block_until_ready()
+                rounds[label].append(time.perf_counter() - start)
+            start = time.perf_counter()
+            for _ in range(20):
+                result = dot(a)
+            result.block_until_ready()
+            matmul.append((time.perf_counter() - start) / 20)
+        med = {label: float(np.median(t)) for label, t in rounds.items()}
+        peak = MATMUL_FLOP / float(np.median(matmul))
+        flop = layer_flop(layer)
+        per = " ".join(f"{u / v:.2f}/{y / z:.2f}" for u, v, y, z in zip(*rounds.values(), strict=True))
+        print(
+            f"{name:20s} on/off {med['on'] / med['off']:.2f} and {med['on_b'] / med['off_b']:.2f}"
+            f" (copies {med['off_b'] / med['off']:.2f}, {med['on_b'] / med['on']:.2f}); of the matmul"
+            f" on {flop / med['on'] / peak:.0%}, off {flop / med['off'] / peak:.0%}; rounds {per}",
+            flush=True,
+        )
+
+
 UP_CONVS = [
     ((2, 64, 2, 2), (64, 32, 2, 2)),
     ((2, 32, 4, 4), (32, 16, 2, 2)),
@@ -536,8 +641,12 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="with --step: also each step's XLA kernels")
     parser.add_argument("--pool", action="store_true", help="time max pooling forward + gradient instead")
     parser.add_argument("--transpose", action="store_true", help="compile and time UNet++'s up-convolutions instead")
+    parser.add_argument("--phases", action="store_true", help="time stride-2 input gradients, phase rule on and off")
     args = parser.parse_args()
     print_device()
+    if args.phases:
+        run_phases(args.repeat)
+        return
     if args.transpose:
         run_transpose(args.repeat)
         return

@@ -277,6 +277,7 @@ def shifted_conv(x, w, stride, pads, dilation, group):
 #     summed over the batch: 3x3 at 56x56 13% against 3%, 128 /2 45% against 22%, 28x28 81% against 38%. Below it
 #     XLA's (3x3 at 14x14 and 7x7 within noise of it), and with fewer than TAP_MIN_CHANNELS input channels
 #     (LeNet5's first layer, 1 channel: 10% against 13%); kxk forward and input gradient stay XLA's (YNNPACK).
+#     Strided ones are XLA's since session 14 (see `tap_weight_grad`): at 128 /2 the taps took 1.31-1.37x its time.
 #     The taps cost compile time: a slice and a dot per tap, and their (N, C, pixels) reshapes pin activations to
 #     NCHW in memory. Zoo UNet++ (batch 2, 32x32) with its small kxk weight gradients left to XLA compiled 728
 #     kernels instead of 833 (first-step CPU about 0.9x) but its steady step was 1.01-1.24x slower (interleaved,
@@ -349,6 +350,47 @@ PATCH_MAX_ENTRIES = 19_600  # per-image patch entries up to which it does (LeNet
 # LeNet5's 10 columns only.
 BANDED_MAX_CHANNELS = 15  # input channels up to which a kxk stride-1 input gradient runs as one banded dot
 BANDED_MAX_COLUMNS = 16  # output columns up to which it does
+# A stride-2 kxk input gradient (ResNet-50's 3x3 / 2 layers) as the gradients of the four stride-1 convolutions of the
+# padded input's stride-2 phases with that phase's kernel taps (`phase_input_grad`), interleaved back: the same FLOPs,
+# no lhs_dilation, and XLA runs them itself (each full correlation's output is larger than its input, which its
+# YNNPACK rule refuses). Kiln's input gradient under this rule against `_dilated_conv`'s lhs-dilated convolution,
+# batch 32, two copies of each rule, rounds interleaved in one process (`python -m benchmarks.bench_conv --phases`
+# and /tmp probes before it, session 14, 2 cores): 128 channels 56 -> 28 0.64/0.71x the time (load 9), 0.61/0.62x
+# (load 6), 0.42/0.51x (load 4.5), 0.74/0.79x (load 5-6), 0.63/0.62x and 0.55/0.53x (--phases, load 7-8). Below
+# PHASE_MIN_PIXELS no clear win: 256 28 -> 14 0.66/0.67x (load 9), 0.88/0.94x (load 6) but 1.10/1.12x and 1.11/1.05x
+# (--phases, load 7-8); 64 5x5 32 -> 16 0.67-1.16x, 0.94/0.78x, 0.38/0.75x (copies 0.54x apart); 512 14 -> 7 1.16x
+# as phases, 1.01/1.03x and 0.94/1.05x under the rule's earlier bound; 32 16 -> 8 1.16x; a 3-channel stem 2.1-2.6x.
+PHASE_MIN_CHANNELS = 64  # input channels from which a stride-2 kxk input gradient runs as four phase convolutions
+PHASE_MIN_PIXELS = 784  # per-image output pixels from which it does
+
+
+def uses_phase_input_grad(x, w, outs, stride, dilation, group: int, data_format: str) -> bool:
+    """Whether a convolution's input gradient lowers to `phase_input_grad` on this platform.
+
+    Args:
+        x: the input (or its abstract value).
+        w: the weight (C_out, C_in / group, *kernel).
+        outs: the output's spatial sizes.
+        stride, dilation: one int per spatial dimension.
+        group: the number of channel groups.
+        data_format: the input's layout.
+
+    Returns:
+        True on the CPU for an ungrouped, undilated float32/float64 NCHW 2-D convolution of stride 2 with a kernel
+        larger than 1 on both sides, at least PHASE_MIN_CHANNELS input channels and PHASE_MIN_PIXELS output pixels.
+    """
+    return (
+        default_platform() == "cpu"
+        and group == 1
+        and data_format == "NCHW"
+        and len(outs) == 2
+        and tuple(stride) == (2, 2)
+        and all(d == 1 for d in dilation)
+        and min(w.shape[2:]) > 1
+        and x.dtype.name in _REWRITTEN_DTYPES
+        and w.shape[1] >= PHASE_MIN_CHANNELS
+        and int(np.prod(outs)) >= PHASE_MIN_PIXELS
+    )
 
 
 def uses_patches(w, outs, stride) -> bool:
@@ -400,7 +442,7 @@ def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -
     directions = {"forward", "weight"} if uses_patches(w, outs, stride) else set()
     if 1 < w.shape[1] <= BANDED_MAX_CHANNELS and all(s == 1 for s in stride) and outs[-1] <= BANDED_MAX_COLUMNS:
         directions.add("input")
-    if large and w.shape[1] >= TAP_MIN_CHANNELS:
+    if large and w.shape[1] >= TAP_MIN_CHANNELS and all(s == 1 for s in stride):
         directions.add("weight")
     return frozenset(directions)
 
@@ -544,6 +586,39 @@ def banded_input_grad(dout, w, pads, sizes):
     return total.transpose(0, 2, 1, 3)[:, :, top : top + sizes[0], left : left + sizes[1]]
 
 
+def phase_input_grad(dout, w, pads, sizes):
+    """The input gradient of a stride-2 2-D convolution from its four stride-2 phases: the padded input's rows and
+    columns of parity (i, j) see only the kernel taps of that parity, at stride 1, so each phase's gradient is a
+    stride-1 transposed convolution of dout with those taps; the phases are then interleaved and the padding cropped.
+
+    Args:
+        dout: the output's cotangent (N, C_out, oh, ow).
+        w: weight (C_out, C, kh, kw), kh and kw at least 2.
+        pads: (lo, hi) per spatial dimension.
+        sizes: the input's spatial sizes.
+
+    Returns:
+        (N, C, *sizes).
+    """
+    oh, ow = dout.shape[2:]
+    kh, kw = w.shape[2:]
+    ph, pw = oh + (kh + 1) // 2 - 1, ow + (kw + 1) // 2 - 1  # the phases' sizes: every tap's window fits
+    dn = ("NCHW", "OIHW", "NCHW")
+    rows = []
+    for i in (0, 1):
+        row = []
+        for j in (0, 1):
+            taps = jnp.flip(w[:, :, i::2, j::2], (2, 3)).transpose(1, 0, 2, 3)  # (C, C_out, taps of parity i, j)
+            th, tw = taps.shape[2:]
+            padding = [(th - 1, ph - oh), (tw - 1, pw - ow)]  # a full correlation, zero rows up to the phase size
+            row.append(lax.conv_general_dilated(dout, taps, (1, 1), padding, dimension_numbers=dn))
+        rows.append(jnp.stack(row, axis=-1))  # (N, C, ph, pw, 2)
+    padded = jnp.stack(rows, axis=3).reshape(dout.shape[0], w.shape[1], 2 * ph, 2 * pw)  # (N, C, ph, 2, pw, 2)
+    # Crop the padding; input rows past the last window (2 x phase size) get no gradient.
+    crop = [(-lo, lo + n - 2 * p, 0) for (lo, _), n, p in zip(pads, sizes, (ph, pw), strict=True)]
+    return lax.pad(padded, jnp.zeros((), padded.dtype), [(0, 0, 0), (0, 0, 0), *crop])
+
+
 def patch_weight_grad(x, dout, kernel, stride, pads):
     """The weight gradient of a kxk `patch_conv`: dout (N, C_out, P) times the patches (N, C x taps, P) in one
     batched dot contracting the pixels, summed over the batch.
@@ -597,6 +672,17 @@ def tap_weight_grad(x, dout, kernel, stride, pads):
     Returns:
         (C_out, C, *kernel): for each tap, dout times that tap's strided input window, contracted over the
         pixels per image and summed over the batch.
+
+    Used at stride 1 only. Session 14, ResNet-50's 3x3 / 2 (128 channels, 56 -> 28, batch 32, 2 cores): against XLA's
+    weight gradient these taps were 0.94x, 1.03x, 1.12-1.18x and 0.86-0.93x the time in four interleaved runs at load
+    7-9 (/tmp probes, 7-15 rounds, two copies of one rule up to 1.08x apart), then 1.12-1.16x (12 rounds, copies
+    1.11-1.16x apart) and, with bench_conv's own thunks, 1.31-1.37x (16 rounds, order alternated, 29 of 32 round
+    ratios above 1) at load 6.4; every three-round bench_conv run had XLA's ahead (1.2-1.3x). So XLA's. Slower:
+    one dot per tap contracting batch and pixels (1.04x), per-tap NHWC dots (1.17x), phase-split windows (1.19x),
+    patches + one dot (1.43x), XLA's 2x2 weight gradient on the space-to-depth input (2.71x) or its four stride-1
+    phase sub-convolutions' (1.37x). Its forward stays XLA's (YNNPACK's strided convolution is 75% of it): per-tap
+    dots 1.97x, patches 2.05x, NHWC taps 1.97x, NHWC patches 2.31x, the four phase sub-convolutions 1.37-1.40x,
+    space-to-depth (a 2x2 convolution over 4 x 128 channels) 3.3-4.3x.
     """
     n, c_out = dout.shape[:2]
     outs = dout.shape[2:]
@@ -624,15 +710,18 @@ def _conv_impl(nd):
 
 
 def _conv_vjp(nd):
-    """Gradients of a convolution: as dots where `dot_directions` says so; otherwise the input gradient is a
-    transposed convolution (see `_dilated_conv`), the weight gradient XLA's."""
+    """Gradients of a convolution: as dots where `dot_directions` says so, a stride-2 input gradient as four phase
+    convolutions where `uses_phase_input_grad` says so; otherwise the input gradient is a transposed convolution
+    (see `_dilated_conv`), the weight gradient XLA's."""
 
     def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, data_format):
         w_full, w = w, _squeeze_1d(w, nd)
         sizes = _spatial(x, data_format)
         pads, outs = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
         dots = dot_directions(x, w, outs, stride, dilation, group, data_format)
-        if "input" in dots and any(k > 1 for k in w.shape[2:]):
+        if uses_phase_input_grad(x, w, outs, stride, dilation, group, data_format):
+            dx = phase_input_grad(dout, w.astype(dout.dtype), pads, tuple(sizes))
+        elif "input" in dots and any(k > 1 for k in w.shape[2:]):
             dx = banded_input_grad(dout, w.astype(dout.dtype), pads, tuple(sizes))
         elif "input" in dots:
             dx = pointwise_conv_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))

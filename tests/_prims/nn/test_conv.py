@@ -300,6 +300,62 @@ def test_banded_input_grad_equals_lax_vjp(x_shape, w_shape, pads, dtype):
     np.testing.assert_allclose(got, pull(dy)[0], rtol=tol, atol=tol)
 
 
+PHASE_CASES = [  # (x shape, weight shape, pads) of stride-2 convolutions
+    ((2, 3, 8, 8), (4, 3, 3, 3), [(1, 1), (1, 1)]),  # ResNet's 3x3 / 2, even sizes
+    ((2, 3, 9, 7), (4, 3, 3, 3), [(1, 1), (1, 1)]),  # odd sizes: the last row and column are in no window
+    ((2, 3, 8, 9), (4, 3, 3, 3), [(0, 1), (0, 0)]),  # 'same' pads, asymmetric; no padding
+    ((2, 2, 11, 10), (3, 2, 5, 5), [(2, 2), (3, 1)]),  # 5x5
+    ((2, 2, 7, 9), (3, 2, 2, 4), [(0, 0), (1, 2)]),  # even kernels: both parities have as many taps
+    ((1, 2, 6, 6), (3, 2, 3, 3), [(4, 3), (2, 5)]),  # padding wider than the kernel
+]
+
+
+@pytest.mark.parametrize(("x_shape", "w_shape", "pads"), PHASE_CASES, ids=[f"{c[0]}{c[1]}" for c in PHASE_CASES])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_phase_input_grad_equals_lax_vjp(x_shape, w_shape, pads, dtype):
+    x, w = (a.astype(dtype) for a in _data(x_shape, w_shape))
+    want, pull = jax.vjp(lambda a: _xla(a, w, (2, 2), pads, (1, 1), 1), x)
+    dy = jnp.asarray(np.random.default_rng(6).standard_normal(want.shape).astype(dtype))
+    got = conv.phase_input_grad(dy, w, pads, x.shape[2:])
+    assert got.shape == x.shape and got.dtype == dtype
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, pull(dy)[0], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_strided_input_gradient_runs_as_phases_on_cpu_and_equals_lax(platform, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)
+    monkeypatch.setattr(conv, "PHASE_MIN_CHANNELS", 1)  # the rule on small shapes
+    monkeypatch.setattr(conv, "PHASE_MIN_PIXELS", 1)
+    calls = []
+    monkeypatch.setattr(conv, "phase_input_grad", lambda *a, f=conv.phase_input_grad: calls.append(1) or f(*a))
+    attrs = {"pad_mode": "pad", "pad": (1, 1, 1, 1), "stride": (2, 2)}
+    _check_against_reference(conv.Conv2D, (2, 3, 9, 8), (4, 3, 3, 3), attrs, "NCHW")
+    _check_against_reference(conv.Conv2D, (2, 3, 9, 8), (4, 3, 3, 3), attrs, "NCHW", dtype=np.float64, tol=1e-9)
+    _check_against_reference(conv.Conv2D, (2, 3, 9, 10), (4, 3, 3, 3), {"pad_mode": "same", "stride": (2, 2)}, "NCHW")
+    assert len(calls) == (3 if platform == "cpu" else 0)
+
+
+def test_phase_input_grad_rule(monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    x = jnp.zeros((1, 128, 1, 1), jnp.float32)
+    w3 = jnp.zeros((128, 128, 3, 3))
+    assert conv.uses_phase_input_grad(x, w3, (28, 28), (2, 2), (1, 1), 1, "NCHW")  # ResNet-50's 56 -> 28
+    assert not conv.uses_phase_input_grad(x, w3, (14, 14), (2, 2), (1, 1), 1, "NCHW")  # 28 -> 14: no clear win
+    assert not conv.uses_phase_input_grad(x, w3, (28, 28), (1, 1), (1, 1), 1, "NCHW")  # stride 1
+    assert not conv.uses_phase_input_grad(x, w3, (28, 28), (2, 1), (1, 1), 1, "NCHW")
+    assert not conv.uses_phase_input_grad(x, w3[:, :, :1], (28, 28), (2, 2), (1, 1), 1, "NCHW")  # a 1-tap side
+    assert not conv.uses_phase_input_grad(x, jnp.zeros((128, 128, 1, 1)), (28, 28), (2, 2), (1, 1), 1, "NCHW")
+    stem = jnp.zeros((32, 3, 3, 3))  # few input channels: slower
+    assert not conv.uses_phase_input_grad(jnp.zeros((1, 3, 1, 1)), stem, (32, 32), (2, 2), (1, 1), 1, "NCHW")
+    assert not conv.uses_phase_input_grad(x, w3, (28, 28), (2, 2), (2, 2), 1, "NCHW")  # dilated
+    assert not conv.uses_phase_input_grad(x, w3[:, :64], (28, 28), (2, 2), (1, 1), 2, "NCHW")  # grouped
+    assert not conv.uses_phase_input_grad(x, w3, (28, 28), (2, 2), (1, 1), 1, "NHWC")
+    assert not conv.uses_phase_input_grad(x.astype(jnp.float16), w3, (28, 28), (2, 2), (1, 1), 1, "NCHW")
+    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
+    assert not conv.uses_phase_input_grad(x, w3, (28, 28), (2, 2), (1, 1), 1, "NCHW")
+
+
 def test_dot_directions_rule(monkeypatch):
     monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
     f32 = jnp.zeros((1, 64, 1, 1), jnp.float32)
@@ -309,6 +365,7 @@ def test_dot_directions_rule(monkeypatch):
     assert conv.dot_directions(f32, w1, (28, 28), (2, 2), (1, 1), 1, "NCHW") == everything  # 56 -> 28, stride 2
     assert conv.dot_directions(f32, w1, (14, 14), (1, 1), (1, 1), 1, "NCHW") == {"weight"}  # short rows: one dot
     assert conv.dot_directions(f32, w3, (56, 56), (1, 1), (1, 1), 1, "NCHW") == {"weight"}
+    assert conv.dot_directions(f32, w3, (28, 28), (2, 2), (1, 1), 1, "NCHW") == set()  # 56 -> 28 / 2: XLA's
     assert conv.dot_directions(f32, w3, (14, 14), (1, 1), (1, 1), 1, "NCHW") == set()
     lenet1, lenet2 = jnp.zeros((6, 1, 5, 5)), jnp.zeros((16, 6, 5, 5))
     assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (28, 28), (2, 2), (1, 1), 1, "NCHW") == {
