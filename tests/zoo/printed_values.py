@@ -5,6 +5,7 @@ mode first, `GRAPH_MODE losses: ...`); only the standard library is used here, s
 can import it under MindSpore's Python.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -47,3 +48,17 @@ def run_script(script: str, *args: str, python: str | None = None, timeout: floa
     printed = parse(proc.stdout)
     assert any(key.endswith("losses") for key in printed), proc.stdout
     return printed
+
+
+def write_goldens(script: str, golden: str, *args: str, version: str) -> None:
+    """Run `script` (a path) with `args` once per mode under this interpreter (MindSpore's) and write what it
+    printed in both modes to the JSON file `golden`, with MindSpore's `version`: the golden scripts' one job.
+
+    Each mode runs in a process of its own, as a MindSpore user runs it (MindSpore's mode is best set once per
+    process).
+    """
+    printed = {}
+    for mode in ("PYNATIVE_MODE", "GRAPH_MODE"):
+        printed.update(run_script(script, *args, mode, python=sys.executable))
+    with open(golden, "w") as f:
+        json.dump({"mindspore": version, "printed": printed}, f, indent=1)

@@ -1,7 +1,6 @@
 """Write fasttext_goldens_mindspore.json: what MindSpore 2.10 prints for train_fasttext.py (step losses and
 state sums) in both modes. Run: /work/msvenv/bin/python tests/zoo/fasttext/make_fasttext_goldens_mindspore.py"""
 
-import json
 import os
 import sys
 
@@ -10,19 +9,11 @@ import mindspore as ms
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(HERE))))  # the repository root
 
-from tests.zoo.printed_values import run_script  # noqa: E402
-
-MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
-
-
-def main():
-    # one process per mode, as a MindSpore user runs it (MindSpore's mode is best set once per process)
-    printed = {}
-    for mode in MODES:
-        printed.update(run_script(os.path.join(HERE, "train_fasttext.py"), mode, python=sys.executable))
-    with open(os.path.join(HERE, "fasttext_goldens_mindspore.json"), "w") as f:
-        json.dump({"mindspore": ms.__version__, "printed": printed}, f, indent=1)
-
+from tests.zoo.printed_values import write_goldens  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    write_goldens(
+        os.path.join(HERE, "train_fasttext.py"),
+        os.path.join(HERE, "fasttext_goldens_mindspore.json"),
+        version=ms.__version__,
+    )
