@@ -117,7 +117,8 @@ def _step_inputs(gates_x, t, flips):
 
 
 def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
-    """((outputs, h, c), (h entering each step, each step's pullback)) of the masked loop.
+    """((outputs, h, c), each step's pullback or None) of the masked loop (h entering each step is not kept: the
+    reverse rule rebuilds it from the outputs, `_entering_states`).
 
     Every state has a direction axis D: h0 and c0 (D, N, H), w_hh (D, G, H), b_hh (D, G), lives (T, D, N, 1),
     so the directions of a bidirectional layer advance together, one batched step per time step. gates_x is
@@ -145,11 +146,28 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
         else:
             (h, c), pull = step(carry, g, gh), None
         new = (jnp.where(live, h, carry[0]), jnp.where(live, c, carry[1]))
-        return new, (jnp.where(live, h, jnp.zeros_like(h)), carry[0], pull)
+        return new, (jnp.where(live, h, jnp.zeros_like(h)), pull)
 
     times = jnp.arange(gates_x.shape[0])
-    (h, c), (ys, hs, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
-    return (ys, h, c), (hs, pulls)
+    (h, c), (ys, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
+    return (ys, h, c), pulls
+
+
+def _entering_states(ys, h0, lives, reverse: bool):
+    """h entering each loop step, rebuilt from the outputs: the previous loop step's output where that step ran,
+    else h0.
+
+    Exact at every step that runs (a sample's running steps are contiguous: a prefix of the loop, or a suffix for
+    a flipped direction, so a running step's predecessor either ran or left h0 in place); a step that does not
+    run gets a finite stand-in, which its zero gradient multiplies in the weight's gradient. The forward loop so
+    writes one array a step fewer.
+    """
+    never = jnp.zeros_like(lives[:1])
+    if reverse:
+        ran, before = jnp.concatenate([lives[1:], never]), jnp.concatenate([ys[1:], h0[None]])
+    else:
+        ran, before = jnp.concatenate([never, lives[:-1]]), jnp.concatenate([h0[None], ys[:-1]])
+    return jnp.where(ran, before, h0)
 
 
 @partial(jax.custom_vjp, nondiff_argnums=(0,))
@@ -158,8 +176,8 @@ def _reverse_fast_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives):
 
 
 def _loop_fwd(loop, gates_x, h0, c0, w_hh, b_hh, lives):
-    out, (hs, pulls) = _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save=True)
-    return out, (hs, pulls, w_hh, lives)
+    out, pulls = _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save=True)
+    return out, (_entering_states(out[0], h0, lives, loop[1]), pulls, w_hh, lives)
 
 
 def _loop_bwd(loop, saved, cotangents):
