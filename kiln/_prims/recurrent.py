@@ -46,28 +46,30 @@ def _lstm_step(carry, gates_x, gh):
 
 
 def _lstm_step_vjp(carry, gates_x, gh):
-    """`_lstm_step` and its pullback, a pytree of four arrays: the factors that scale each gradient.
+    """`_lstm_step` and its pullback, a pytree of six arrays: the factors that scale each gradient.
 
     The backend's vjp keeps about twice as many arrays, each written by the loop at every step. The factors
     are products of the activations computed here, so the pullback only multiplies: a product inside it would
-    be computed by a loop of its own whenever the reverse loop is differentiated (forward mode).
+    be computed by a loop of its own whenever the reverse loop is differentiated (forward mode). They are kept
+    apart: the backend's CPU compiler leaves a concatenate of computed values as a kernel of its own, and the
+    loop writes each factor straight from the kernel that computes it.
     """
     c = carry[1]
     i, f, g, o = jnp.split(gates_x + gh, 4, axis=-1)
     i, f, g, o = lax.logistic(i), lax.logistic(f), jnp.tanh(g), lax.logistic(o)
     c_new = f * c + i * g
     tanh_c = jnp.tanh(c_new)
-    # d c_new / d (i, f, g) pre-activations, d h / d o pre-activation, d h / d c_new
-    to_ifg = jnp.concatenate([g * i * (1 - i), c * f * (1 - f), i * (1 - g * g)], axis=-1)
+    # d c_new / d i, f, g pre-activations; d h / d o pre-activation; d h / d c_new
+    to_i, to_f, to_g = g * i * (1 - i), c * f * (1 - f), i * (1 - g * g)
     to_o, to_c = tanh_c * o * (1 - o), o * (1 - tanh_c * tanh_c)
-    return (o * tanh_c, c_new), jax.tree_util.Partial(_lstm_pullback, to_ifg, to_o, to_c, f)
+    return (o * tanh_c, c_new), jax.tree_util.Partial(_lstm_pullback, to_i, to_f, to_g, to_o, to_c, f)
 
 
-def _lstm_pullback(to_ifg, to_o, to_c, f, cotangents):
+def _lstm_pullback(to_i, to_f, to_g, to_o, to_c, f, cotangents):
     """Gradients (of h and c, gates_x, gh) of one LSTM step from its factors; linear in `cotangents`."""
     d_h, d_c = cotangents
     d_c_new = d_c + d_h * to_c
-    d_gates = jnp.concatenate([jnp.tile(d_c_new, 3) * to_ifg, d_h * to_o], axis=-1)
+    d_gates = jnp.concatenate([d_c_new * to_i, d_c_new * to_f, d_c_new * to_g, d_h * to_o], axis=-1)
     return (jnp.zeros_like(d_h), d_c_new * f), d_gates, d_gates
 
 
