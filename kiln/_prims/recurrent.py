@@ -55,6 +55,9 @@ def _lstm_step_vjp(carry, gates_x, gh):
     loop writes each factor straight from the kernel that computes it.
     """
     c = carry[1]
+    # four slices, four kernels: one kernel over the whole row made the train step no faster (session 14, load
+    # 4-8): a select between tanh and sigmoid 1.14x at length 50 and 1.02x at 500, tanh of the row scaled per gate
+    # 1.00x and 1.02x
     i, f, g, o = jnp.split(gates_x + gh, 4, axis=-1)
     i, f, g, o = lax.logistic(i), lax.logistic(f), jnp.tanh(g), lax.logistic(o)
     c_new = f * c + i * g
@@ -69,6 +72,7 @@ def _lstm_pullback(to_i, to_f, to_g, to_o, to_c, f, cotangents):
     """Gradients (of h and c, gates_x, gh) of one LSTM step from its factors; linear in `cotangents`."""
     d_h, d_c = cotangents
     d_c_new = d_c + d_h * to_c
+    # a kernel of its own; a sum of the parts zero-padded to the row, one kernel, made the step 1.2x (session 14)
     d_gates = jnp.concatenate([d_c_new * to_i, d_c_new * to_f, d_c_new * to_g, d_h * to_o], axis=-1)
     return (jnp.zeros_like(d_h), d_c_new * f), d_gates, d_gates
 
