@@ -364,7 +364,7 @@ class PersistentJit:
                 return self._jitted
             quick = device.platform == "cpu" and QUICK_FIRST_COMPILE and _tier_invariant(text)
             if not quick and self._tiered and device.platform == "cpu" and tiers.worth_tiering(text):
-                return self._tiered_executable(lowered, text, sig, name, device, store)
+                return self._tiered_executable(lowered, sig, name, device, store)
             # An executable JAX read back from its own cache does not serialize whole on CPU (its
             # functions are missing when loaded again), so this compile neither reads nor writes that cache
             # (the entry written below is the only copy on disk).
@@ -374,15 +374,15 @@ class PersistentJit:
         _write_later(store, name, compiled, quick)
         return _Quick(compiled, self, sig, args, lowered, name, device) if quick else compiled
 
-    def _tiered_executable(self, lowered, text: str, sig, name: str, device, store: DiskCache):
+    def _tiered_executable(self, lowered, sig, name: str, device, store: DiskCache):
         """A quick executable now, the optimised one from the tier-up thread (only that one is stored)."""
         platform = device.platform
         quick = _compile_with_options(lowered, platform, quick=True)
-        # The optimised tier is off the caller's path: the classic emitters' faster compile buys nothing there.
-        # Without a convolution it takes XLA's defaults, as GRAPH_MODE's optimised tier does (the transformer's
-        # PyNative step in 0.85x the CPU time); LeNet5's convolution window keeps the classic emitters (1.02-1.04x
-        # the CPU time with the defaults). In-process A/Bs of both options, session 14, load 8-9 (commit message).
-        defaults = _CONVOLUTION not in text
+        # The optimised tier is off the caller's path: the classic emitters' faster compile buys nothing there, so it
+        # takes XLA's defaults, as GRAPH_MODE's optimised tier does: the transformer's PyNative step in 0.85x the CPU
+        # time, LeNet5's in 1.02-1.04x (in-process A/Bs of both options, session 14, load 8-9). LeNet5's window holds
+        # no convolution on the CPU (its layers are Kiln's dot rewrites), so no rule from the program's text
+        # separates the two.
 
         def swap(better) -> None:  # the caller's thread: later calls find the optimised executable directly
             if self._mem.get(sig) is tiered:
@@ -390,7 +390,7 @@ class PersistentJit:
 
         tiered = tiers.Tiered(
             quick,
-            (lambda: compile_fresh(lowered)) if defaults else (lambda: _compile_with_options(lowered, platform)),
+            lambda: compile_fresh(lowered),
             lambda better: _write(store, name, better, False, replace=True),
             swap,
         )
@@ -426,7 +426,6 @@ def persistent_jit(fun, key: str | None, donate_argnums: tuple[int, ...] = (), t
 
 
 MAX_SIGNATURES = 256  # executables one PersistentJit keeps in memory (one per input signature)
-_CONVOLUTION = "stablehlo.convolution"  # a tiered program holding one keeps the classic emitters
 
 # XLA options for the small executables PersistentJit compiles. On CPU, XLA's newer MLIR fusion emitters
 # take about twice as long to compile PyNative's kernels as the classic LLVM IR emitters and give the same

@@ -244,44 +244,6 @@ def test_a_lazy_windows_optimized_tier_compiles_with_xlas_defaults(monkeypatch, 
     np.testing.assert_allclose(tiered, full, rtol=1e-5)
 
 
-def test_a_tiered_program_with_a_convolution_keeps_the_classic_emitters_in_its_optimized_tier(monkeypatch, tmp_path):
-    """LeNet5's window (convolutions) ran 1.02-1.04x the CPU time with XLA's defaults: its optimised tier keeps
-    Kiln's CPU options. Values against jax.jit."""
-    if cache.enabled_dir() is None or jax.default_backend() != "cpu":
-        pytest.skip("needs the on-disk cache (PersistentJit) and the CPU")
-    monkeypatch.setenv(cache.ENV_SOURCE_KEY, f"tiers-conv-test-{tmp_path}")
-    monkeypatch.setattr(cache, "_fingerprint", None)
-    monkeypatch.setattr(cache, "_env_keys", {})
-    monkeypatch.delenv(tiers.ENV, raising=False)
-    cache._cpu_options_accepted()
-    seen = []
-    original = cache.compile_fresh
-
-    def spy(lowered, options=None):
-        seen.append((threading.current_thread().name, options))
-        return original(lowered, options)
-
-    monkeypatch.setattr(cache, "compile_fresh", spy)
-
-    def conv_chain(img, k, x, w):
-        y = jax.lax.conv_general_dilated(img, k, (1, 1), "SAME")
-        return y.sum() + _chain(x, w)[0]
-
-    img = jnp.asarray(RNG.standard_normal((1, 2, 8, 8)), jnp.float32)
-    k = jnp.asarray(RNG.standard_normal((3, 2, 3, 3)), jnp.float32)
-    args = (img, k, *_args())
-    program = cache.persistent_jit(conv_chain, f"conv-chain-{tmp_path}", tiered=True)
-    assert isinstance(program, cache.PersistentJit)
-    first = program(*args)
-    tiers.wait()
-    again = program(*args)
-    optimized = [o for name, o in seen if name.startswith("kiln-tier-up")]
-    assert len(optimized) == 1 and optimized[0] == cache._compiler_options("cpu")
-    expected = jax.jit(conv_chain)(*args)
-    np.testing.assert_allclose(np.asarray(first), np.asarray(expected), rtol=1e-5)
-    np.testing.assert_allclose(np.asarray(again), np.asarray(expected), rtol=1e-5)
-
-
 def test_only_the_optimized_executable_is_stored(monkeypatch):
     monkeypatch.delenv(tiers.ENV, raising=False)
     if cache.enabled_dir() is None:
