@@ -72,6 +72,27 @@ def user_stacklevel() -> int:
     return level
 
 
+def user_frame(skip: int = 0):
+    """The innermost frame outside Kiln on the stack (None when all are Kiln's): while the call into Kiln runs, its
+    `f_lasti` is the user's expression. `skip`: how many frames, from the caller up, are known to be Kiln's: passed
+    over without reading them (each frame read costs a frame object)."""
+    try:
+        frame = sys._getframe(1 + skip)
+    except ValueError:  # a shallower stack than the caller expects
+        frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_KILN_DIR):
+        frame = frame.f_back
+    return frame
+
+
+def line_of(code: types.CodeType, lasti: int) -> int | None:
+    """The source line of the instruction at byte offset `lasti` of `code`."""
+    for start, end, line in code.co_lines():
+        if start <= lasti < end:
+            return line
+    return None
+
+
 def for_user(err: BaseException) -> BaseException:
     """`err` with Kiln's and the backend's frames removed from its traceback (all kept with KILN_DEBUG=1).
 

@@ -94,7 +94,8 @@ class Pending:
     def __init__(self, shape: tuple, dtype, weak_type: bool, window, index: int) -> None:
         self.shape, self.dtype, self.weak_type = shape, dtype, weak_type
         self.ndim, self.size = len(shape), math.prod(shape)
-        self.window, self.index = window, index  # the window computing it, its output position there
+        # the window computing it (after a failed run, a lazy.Failed that raises the op's error), its output position
+        self.window, self.index = window, index
         self.array = None
 
     def resolve(self):

@@ -143,6 +143,40 @@ def _runner(the_plan: tuple):
     return run
 
 
+def _walk(the_plan: tuple):
+    """The BackwardProgram's `check`, which `dispatch.diagnose` calls on the arrays of a program that failed: the
+    plan walked op by op, each backward primitive through its own kernel, so the failure is raised in the failing
+    op's words, as the op-by-op backward walk (`KILN_LAZY=0`) raises it, not as the whole program's."""
+    seeds, steps = the_plan
+
+    def check(*arrays) -> None:
+        grads: dict[tuple[int, int], Tensor] = {}
+
+        def accumulate(pos, idx, value):
+            old = grads.get((pos, idx))
+            grads[(pos, idx)] = value if old is None else dispatch.run_now(add_p, (old, value))
+
+        def value(r):
+            return r[2] if type(r) is tuple else Tensor._wrap(arrays[r])
+
+        for pos, idx, r in seeds:
+            accumulate(pos, idx, Tensor._wrap(arrays[r]))
+        for step in steps:
+            if step[0] == "leaf":
+                continue
+            pos, bwd, attrs, inputs, out_avals, targets = step
+            cots = [grads.get((pos, i)) for i in range(len(out_avals))]
+            cots = [
+                c if c is not None else Tensor._wrap(_zeros(*aval)) for c, aval in zip(cots, out_avals, strict=True)
+            ]
+            partial = dispatch.run_now(bwd, (*(value(r) for r in inputs), *cots), attrs)
+            for (parent, idx), g in zip(targets, partial, strict=True):
+                if g is not None:
+                    accumulate(parent, idx, g)
+
+    return check
+
+
 def _program(the_plan: tuple):
     fn = _programs.get(the_plan)
     if fn is not None:
@@ -244,7 +278,8 @@ def _primitive(the_plan: tuple) -> PrimitiveDef:
     prim.name = "BackwardProgram"
     prim.impl = _runner(the_plan)
     prim.attr_names, prim.attr_defaults = (), ()
-    prim.check = prim.custom_vjp = prim.bounds = None
+    prim.custom_vjp = prim.bounds = None
+    prim.check = _walk(the_plan)  # read only when the program fails (check_eagerly is False)
     prim.nondiff = frozenset()
     prim.multiple_results = True
     prim.effect = None

@@ -258,6 +258,9 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
         except (TypeError, AttributeError):
             del window.args[n_args:]
             return None
+        except BaseException:  # an input whose op failed in an earlier window raises that op's error
+            del window.args[n_args:]
+            raise
         key = (prim, attrs, tuple(sig))
         avals = _avals.get(key) if known is None else known
         if avals is None:

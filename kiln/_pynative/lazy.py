@@ -11,17 +11,23 @@ compiled graph may donate its buffer), or the window holds `MAX_OPS` ops.
 The program is cached by the window's structure (the ops, how their inputs connect, which outputs are still
 referenced): a training step repeats it, so from the second step on a flush is one lookup and one launch, and
 the first step compiles one program instead of one kernel per op. When the program fails, the window runs op
-by op through the eager kernels, which raise in the op's own words. `KILN_LAZY=0` turns the window off.
+by op through the eager kernels, which raise in the op's own words: the first failure is raised by the flush itself
+(an eager run would not have gone past that op), with a traceback ending at the user's line that called the op
+(recorded with each op), and a value the failed op left without one raises the same error when read. Values
+computed before the failure keep them. `KILN_LAZY=0` turns the window off.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
+import types
 import weakref
 from collections.abc import Callable
 
 from kiln import _backend as B
+from kiln._compiler.errors import line_of, user_frame
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import LAZY_WINDOWS, Pending, Tensor
 
@@ -57,7 +63,6 @@ class Window:
         self._reset()
         self.programs: dict[tuple, Callable] = {}
         self.single_use: set[tuple] = set()  # programs run once only
-        self.errors: dict[int, BaseException] = {}  # id(Pending) -> why it has no value (a failed window)
         self.flushes = 0  # windows run (tests and benchmarks read it)
 
     def _reset(self) -> None:
@@ -65,6 +70,7 @@ class Window:
         self.args: list = []  # the arrays and scalars the program takes
         self.arg_pos: dict[int, int] = {}  # id(array) -> its position in args
         self.outs: list[weakref.ref] = []  # every output's Pending, in output order
+        self.sites: list = []  # each op's user expression, (frame, f_lasti) or None: where a failure points
 
     # -- recording ------------------------------------------------------------------------------------
     def ref(self, a):
@@ -104,6 +110,10 @@ class Window:
         outs = [Pending(tuple(a.shape), a.dtype, a.weak_type, self, base + i) for i, a in enumerate(avals)]
         self.ops.append((prim, attrs, refs, len(avals)))
         self.outs.extend(weakref.ref(p) for p in outs)
+        # this frame, _defer, apply (or defer) and the face calling it are Kiln's: read from the face's caller up
+        # (reading the face's frame too makes it a frame object, copied when it returns: +13% on an add, not +9%)
+        f = user_frame(4)
+        self.sites.append(None if f is None else (f, f.f_lasti))
         return outs
 
     # -- running --------------------------------------------------------------------------------------
@@ -112,7 +122,7 @@ class Window:
         with self.lock:
             if not self.ops:
                 return
-            ops, args, outs = tuple(self.ops), self.args, self.outs
+            ops, args, outs, sites = tuple(self.ops), self.args, self.outs, self.sites
             self._reset()
             live = [(i, p) for i, w in enumerate(outs) if (p := w()) is not None]
             if not live:
@@ -123,7 +133,7 @@ class Window:
             if program is not None:
                 self.single_use.discard(key)
             elif len(self.single_use) >= MAX_SINGLE_USE:
-                self._run_op_by_op(ops, args, live)
+                self._run_op_by_op(ops, args, live, sites)
                 return
             try:
                 if program is None:
@@ -132,7 +142,7 @@ class Window:
             except Exception:  # noqa: BLE001  (the op-by-op run raises in the failing op's words)
                 self.programs.pop(key, None)
                 self.single_use.discard(key)
-                self._run_op_by_op(ops, args, live)
+                self._run_op_by_op(ops, args, live, sites)
                 return
             for (_, p), r in zip(live, results, strict=True):
                 p.array = r
@@ -159,38 +169,74 @@ class Window:
             parts.append(f"{name}{list(refs)}")
         return f"Window{{{';'.join(parts)}}}->{list(live)}"
 
-    def _run_op_by_op(self, ops: tuple, args: list, live: list) -> None:
-        """Run the window's ops one at a time. An op that fails keeps its error for its own outputs and for the
-        outputs of the ops that read them; every other output is computed, so reading an unrelated value later
-        does not raise another op's error."""
+    def _run_op_by_op(self, ops: tuple, args: list, live: list, sites: list) -> None:
+        """Run the window's ops one at a time and raise the first failure, at the failed op's line (`Failed`).
+
+        An op that fails leaves its error, with its line, to its own outputs and to the outputs of the ops that
+        read them (reading one raises it again); every other output is computed and kept."""
         values: list = []
-        failed: dict[int, BaseException] = {}  # value index -> the error that left it without a value
-        for prim, attrs, refs, n_out in ops:
+        failed: dict[int, Failed] = {}  # value index -> why it has no value
+        first = None
+        for (prim, attrs, refs, n_out), site in zip(ops, sites, strict=True):
             base = len(values)
-            err = next((failed[r[1]] for r in refs if type(r) is not int and r[0] == "v" and r[1] in failed), None)
-            if err is None:
+            why = next((failed[r[1]] for r in refs if type(r) is not int and r[0] == "v" and r[1] in failed), None)
+            if why is None:
                 try:
                     inputs = tuple(_eager_input(r, args, values) for r in refs)
                     out = self.run_eagerly(prim, attrs, inputs)
                     values.extend(out if prim.multiple_results else (out,))
                     continue
-                except Exception as raised:  # noqa: BLE001  (kept for whoever reads this op's outputs)
-                    err = raised
+                except Exception as raised:  # noqa: BLE001  (raised below, and kept for whoever reads this op's outputs)
+                    raised.__context__ = None  # neither it nor its traceback keeps this window's arrays alive
+                    why = Failed(raised.with_traceback(None), site)
+                    first = first or why
             values.extend([None] * n_out)
-            failed.update(dict.fromkeys(range(base, base + n_out), err))
+            failed.update(dict.fromkeys(range(base, base + n_out), why))
         for i, p in live:
             if i in failed:
-                self.errors[id(p)] = failed[i]
-                weakref.finalize(p, self.errors.pop, id(p), None)
+                p.window = failed[i]  # no longer this window's: a later op reading it is not wired to its index
             else:
                 p.array, p.window = values[i]._data, None
+        if first is not None:
+            raise first.failure(None)
 
     def failure(self, pending: Pending) -> BaseException:
-        """The error to raise for `pending`, left without a value by a window that failed."""
-        err = self.errors.get(id(pending))
-        if err is None:
-            return RuntimeError("Kiln internal error: a lazily recorded value was lost before its window ran.")
-        return type(err)(*err.args)
+        """The error to raise for `pending` when this window ran and left it without a value (never expected: a
+        failed op's outputs point at their `Failed`)."""
+        return RuntimeError("Kiln internal error: a lazily recorded value was lost before its window ran.")
+
+
+class Failed:
+    """The `window` of a Pending value whose op failed when its window ran: reading the value raises the op's error
+    again, as a copy whose traceback ends at the user's line that called the op (`site`)."""
+
+    __slots__ = ("error", "site")
+
+    def __init__(self, error: BaseException, site: tuple | None) -> None:
+        self.error, self.site = error, site
+
+    def flush(self) -> None:
+        """Nothing is left to run."""
+
+    def failure(self, pending: Pending | None) -> BaseException:
+        """A fresh copy of the op's error (raising one object twice would grow its traceback), located at its line."""
+        err = self.error
+        try:
+            new = copy.copy(err)
+        except Exception:  # noqa: BLE001  (an exception that cannot be rebuilt from its arguments is raised itself)
+            new = err
+        new.__cause__, new.__suppress_context__ = None, True  # the compiled window's failure is Kiln's business
+        if self.site is None:
+            return new
+        frame, lasti = self.site
+        line = line_of(frame.f_code, lasti) or frame.f_lineno  # the line then (f_lineno is the frame's line now)
+        if new is not err:  # (the copy shares the original's list of notes)
+            new.__notes__ = [
+                *getattr(err, "__notes__", ()),
+                f"(Kiln's PyNative ran this op later than line {line}, in its lazy window, when a value was needed; "
+                "KILN_LAZY=0 runs each op at its line.)",
+            ]
+        return new.with_traceback(types.TracebackType(None, frame, lasti, line))
 
 
 def _eager_input(r, args: list, values: list):

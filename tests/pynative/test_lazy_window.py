@@ -271,9 +271,10 @@ def test_a_huge_output_runs_at_once_and_its_error_is_raised_at_its_line(window):
     np.testing.assert_array_equal((x + 1).asnumpy(), [1, 2, 3])
 
 
-def test_a_failed_window_gives_each_value_its_own_error(window, monkeypatch):
-    # the huge op waits here (bound lifted), so its window fails as one program and is replayed op by op:
-    # an unrelated value is still computed, the failed op's value and what reads it raise its error
+def test_a_failed_window_raises_its_failure_and_gives_each_value_its_own(window, monkeypatch):
+    # the huge op waits here (bound lifted), so its window fails as one program and is replayed op by op: the run
+    # raises the failure whatever value is read (an eager run stops at that op's line, tests/pynative/
+    # test_lazy_errors.py); an unrelated value is still computed, the failed op's value and what reads it raise
     monkeypatch.setattr(lazy, "MAX_DEFERRED_BYTES", 1 << 62)
     monkeypatch.setattr(dispatch, "_avals", {})  # the size decision is cached with the output types
     x = Tensor(np.arange(3, dtype=np.float32))
@@ -281,6 +282,8 @@ def test_a_failed_window_gives_each_value_its_own_error(window, monkeypatch):
     reads_huge = huge + 1
     unrelated = x * 2
     assert _pending(huge) and _pending(unrelated)
+    with pytest.raises(MemoryError, match="Fill"):
+        unrelated.asnumpy()
     np.testing.assert_array_equal(unrelated.asnumpy(), [0, 2, 4])
     with pytest.raises(MemoryError, match="Fill"):
         huge.asnumpy()
