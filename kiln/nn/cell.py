@@ -448,6 +448,11 @@ class Cell:
         return self
 
     @property
+    def cls_name(self) -> str:
+        """The class's name, as MindSpore's Cell gives it (the zoo's cells put it in their checks' messages)."""
+        return type(self).__name__
+
+    @property
     def phase(self) -> str:
         """This cell's phase name: "train" when built, then what `set_train` (this cell's own call) or an
         assignment made it; zoo cells assign their own (`self.phase = phase`) and branch on it."""

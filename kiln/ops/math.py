@@ -827,8 +827,12 @@ def stop_gradient(value):
     return apply(REGISTRY["StopGradient"], (value,))
 
 
-def identity(input) -> Tensor:
-    """Return `input` unchanged (a new Tensor)."""
+def identity(input):
+    """Return `input` unchanged: a Tensor as a new Tensor, any other value (a tuple of gradients) as it is, as
+    MindSpore 2.10's `ops.identity` (its deprecated `identity` primitive) returns any argument; the zoo's train
+    cells use it as their no-op gradient reducer (DIEN's `grad_reducer = F.identity`)."""
+    if not isinstance(input, Tensor):
+        return input
     return apply(REGISTRY["Identity"], (input,))
 
 

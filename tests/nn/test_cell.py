@@ -41,3 +41,17 @@ def test_a_cell_without_construct_says_construct_is_not_defined(mode):
     kiln.set_context(mode=mode)
     with pytest.raises(AttributeError, match=r"construct\(\) is not defined in NoConstruct"):
         NoConstruct()(kiln.Tensor([1.0]))
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_cls_name_is_the_class_name_in_construct(mode):
+    # MindSpore's Cell.cls_name: the zoo's DIEN GRU (research/recommend/DIEN/src/gru.py) passes self.cls_name to its
+    # dtype check in construct; an AttributeError under Kiln.
+    class Named(kiln.nn.Cell):
+        def construct(self, x):
+            return x * len(self.cls_name)
+
+    net = Named()
+    assert net.cls_name == "Named" and kiln.nn.Dense(2, 3).cls_name == "Dense"
+    fn = kiln.jit(net.construct) if mode == "graph" else net
+    assert fn(kiln.Tensor([1.0, 2.0], kiln.float32)).asnumpy().tolist() == [5.0, 10.0]

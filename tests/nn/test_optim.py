@@ -424,3 +424,43 @@ def test_graph_mode_matches_pynative(make):
     np.testing.assert_allclose(l1, l2, rtol=1e-5, atol=1e-6)
     for a, b in zip(p1, p2):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_custom_optimizer_maps_mindspores_weight_decay_tensors(mode):
+    # MindSpore's Optimizer keeps `weight_decay` as float32 Tensors of weight_decay * loss_scale (a tuple with groups)
+    # and `use_parallel` False off Ascend: the zoo's VIT AdamW maps them through a MultitypeFuncGraph registered
+    # for ("Tensor", ...) and reads `self.use_parallel` in its construct; Kiln kept Python floats (no registered
+    # implementation) and had no `use_parallel`.
+    step = ops.MultitypeFuncGraph("step")
+
+    @step.register("Tensor", "Tensor", "Tensor", "Tensor", "Bool")
+    def _(lr, wd, param, grad, decay):
+        update = grad + wd * param if decay else grad
+        return ops.assign(param, param - lr * update)
+
+    class WDSGD(nn.Optimizer):
+        def construct(self, gradients):
+            out = self.hyper_map(
+                ops.partial(step, self.get_lr()), self.weight_decay, self.parameters, gradients, self.decay_flags
+            )
+            if self.use_parallel:
+                out = self.broadcast_params(out)
+            return out
+
+    params = _params()
+    groups = [{"params": params[:2], "weight_decay": 0.1}, {"params": params[2:]}]
+    opt = WDSGD(0.05, groups, weight_decay=0.0, loss_scale=2.0)
+    assert not opt.use_parallel
+    assert all(isinstance(w, Tensor) and w.dtype == ms.float32 for w in opt.weight_decay)
+    np.testing.assert_allclose([w.asnumpy() for w in opt.get_weight_decay()], [0.2, 0.2, 0.0])
+    single = nn.Momentum(_params(), 0.05, 0.9, weight_decay=0.1, loss_scale=4.0)
+    np.testing.assert_allclose(single.get_weight_decay().asnumpy(), 0.4, rtol=1e-7)
+    if mode == "graph":
+        opt.construct = ms.jit(opt.construct)
+    got = _run(opt, params, 3)
+    ref = [p.asnumpy().astype(np.float64) for p in _params()]
+    for t in range(3):
+        for i, g in enumerate(_grads(t)):
+            ref[i] = ref[i] - 0.05 * (g + (0.2 * ref[i] if i < 2 else 0.0))
+    _close(got, ref)

@@ -93,13 +93,16 @@ class Optimizer(Cell):
         self.parameters = ParameterTuple(params)
         object.__setattr__(self, "_parameters", self.parameters)  # an alias, not a second registration
         self._weight_decays = wds
+        # The public `weight_decay` is MindSpore's: weight_decay * loss_scale as a float32 Tensor (a dynamic one
+        # stays its Cell), a tuple of them with groups; user-written optimizers map it as Tensors (the zoo's VIT
+        # AdamW). `_weight_decays` keeps the unscaled numbers the built-in steps read.
         if self.is_group:
             self.decay_flags = tuple(isinstance(w, Cell) or w > 0 for w in wds)
-            self.weight_decay = tuple(wds)
+            self.weight_decay = tuple(self._scaled_weight_decay(w) for w in wds)
         else:
             # Without groups MindSpore leaves normalization parameters (gamma/beta) undecayed.
             self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
-            self.weight_decay = wds[0] if params else 0.0
+            self.weight_decay = self._scaled_weight_decay(wds[0] if params else 0.0)
         self.dynamic_weight_decay = any(isinstance(w, Cell) for w in wds)
         self.exec_weight_decay = any(f and (isinstance(w, Cell) or w > 0) for f, w in zip(self.decay_flags, wds))
         self.grad_centralization_flags = tuple(gcs)
@@ -107,6 +110,9 @@ class Optimizer(Cell):
         self.reciprocal_scale = 1.0 / loss_scale
         self.param_length = len(params)
         self.optim_filter = (True,) * len(params)
+        # MindSpore's flag for a user-written construct to call broadcast_params (its parallel optimizer, Ascend
+        # only); Kiln splits optimizer states outside construct (_parallel/batch.py), so a construct never does.
+        self.use_parallel = False
         # What MindSpore's base class offers to user-written optimizers' `construct`.
         self.global_step_increase_tensor = Tensor(np.array([1], np.int32))
         self.map_, self.map_reverse = Map(), Map(None, True)
@@ -295,15 +301,22 @@ class Optimizer(Cell):
             out.append(src.learning_rate if isinstance(src, _TableLR) else src)
         return out if isinstance(param, list) else out[0]
 
+    def _scaled_weight_decay(self, weight_decay):
+        """MindSpore's stored weight decay: a number times loss_scale as a float32 Tensor; a Cell as it is."""
+        if isinstance(weight_decay, Cell):
+            return weight_decay
+        return Tensor(np.float32(weight_decay * self.loss_scale))
+
     def get_weight_decay(self):
-        """The weight decay of the current step: a float, a Tensor (dynamic), or a tuple with groups."""
+        """The weight decay of the current step times loss_scale (as MindSpore's): a float32 Tensor, or a tuple of
+        them with groups."""
 
         def value(w):
-            return w(self.global_step) if isinstance(w, Cell) else w
+            return ops.mul(w(self.global_step), self.loss_scale) if isinstance(w, Cell) else w
 
         if self.is_group:
-            return tuple(value(w) for w in self._weight_decays)
-        return value(self._weight_decays[0])
+            return tuple(value(w) for w in self.weight_decay)
+        return value(self.weight_decay)
 
     # -- gradient transforms (for user-defined optimizers; built-ins do these inside their step) --------
     def decay_weight(self, gradients):

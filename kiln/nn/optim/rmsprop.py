@@ -37,6 +37,8 @@ class RMSProp(PerParameterOptimizer):
             mg = self.decay * ops.cast(self.mg[i], mstype.float32) + (1 - self.decay) * g
             self._store(self.mg[i], mg)
             denom = ms - mg * mg
+        # The documented sqrt(ms + eps). MindSpore 2.10's CPU ApplyRMSProp computes sqrt(ms) + eps in its 8-wide
+        # vector loop and sqrt(ms + eps) only on the tail elements (measured): not followed.
         mom = self.momentum * ops.cast(self.moment[i], mstype.float32) + lr * g / ops.sqrt(denom + self.epsilon)
         self._store(self.ms[i], ms)
         self._store(self.moment[i], mom)

@@ -1,0 +1,1 @@
+"""Kiln's: the zoo's official/cv/VIT/src package marker (its own is the licence header only)."""
