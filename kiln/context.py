@@ -18,6 +18,7 @@ from typing import Any
 
 from kiln import _backend as B
 from kiln._core import primitive as _primitive
+from kiln._core.tensor import LAZY_WINDOWS
 from kiln._parallel.context import (  # noqa: F401  (mindspore.context has these too)
     ParallelMode,
     get_auto_parallel_context,
@@ -371,6 +372,8 @@ def set_context(**kwargs) -> None:
         if key == "device_target":
             B.set_platform(value)
         elif key == "runtime_checks":
+            for window in LAZY_WINDOWS:  # ops PyNative recorded under the old setting run under it
+                window.flush()
             _primitive.set_checks(value)
         _context[key] = value
         if key in _NO_EFFECT and key not in _warned and not _kiln_does_it(key, value):
