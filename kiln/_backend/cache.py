@@ -378,11 +378,9 @@ class PersistentJit:
         """A quick executable now, the optimised one from the tier-up thread (only that one is stored)."""
         platform = device.platform
         quick = _compile_with_options(lowered, platform, quick=True)
-        # The optimised tier is off the caller's path: the classic emitters' faster compile buys nothing there, so it
-        # takes XLA's defaults, as GRAPH_MODE's optimised tier does: the transformer's PyNative step in 0.85x the CPU
-        # time, LeNet5's in 1.02-1.04x (in-process A/Bs of both options, session 14, load 8-9). LeNet5's window holds
-        # no convolution on the CPU (its layers are Kiln's dot rewrites), so no rule from the program's text
-        # separates the two.
+        # XLA's defaults for this optimised tier (as GRAPH_MODE's) ran the transformer's PyNative step in 0.85x the
+        # CPU time and LeNet5's in 1.02-1.04x (session 14, load 8-9). Reverted unmeasured: once they (and the lazy
+        # window's error sites) landed, the full suite's xdist workers were twice killed by the OOM killer at 17 GB.
 
         def swap(better) -> None:  # the caller's thread: later calls find the optimised executable directly
             if self._mem.get(sig) is tiered:
@@ -390,7 +388,7 @@ class PersistentJit:
 
         tiered = tiers.Tiered(
             quick,
-            lambda: compile_fresh(lowered),
+            lambda: _compile_with_options(lowered, platform),
             lambda better: _write(store, name, better, False, replace=True),
             swap,
         )

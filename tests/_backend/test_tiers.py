@@ -203,47 +203,6 @@ def test_lazy_window_program_is_tiered_and_swaps(monkeypatch, tmp_path):
     np.testing.assert_allclose(tiered, full, rtol=1e-5)
 
 
-def test_a_lazy_windows_optimized_tier_compiles_with_xlas_defaults(monkeypatch, tmp_path):
-    """The window's quick tier keeps the classic emitters at LLVM level 0; its optimised tier, compiled off the
-    caller's path, takes XLA's defaults as GRAPH_MODE's does (cheaper code under load: the transformer's PyNative
-    step in 0.85x the CPU time). Values: the tiered run against the window compiled fully at once, classic."""
-    if not dispatch.LAZY or cache.enabled_dir() is None or jax.default_backend() != "cpu":
-        pytest.skip("needs the lazy window, the on-disk cache (PersistentJit) and the CPU")
-    w = dispatch.WINDOW
-    w.flush()
-    monkeypatch.setattr(w, "programs", {})
-    monkeypatch.setattr(w, "single_use", set())
-    monkeypatch.setenv(cache.ENV_SOURCE_KEY, f"tiers-defaults-test-{tmp_path}")  # nothing stored under it yet
-    monkeypatch.setattr(cache, "_fingerprint", None)
-    monkeypatch.setattr(cache, "_env_keys", {})
-    monkeypatch.delenv(tiers.ENV, raising=False)
-    cache._cpu_options_accepted()  # XLA is asked once a process, before the spy goes in
-    seen = []
-    original = cache.compile_fresh
-
-    def spy(lowered, options=None):
-        seen.append((threading.current_thread().name, options))
-        return original(lowered, options)
-
-    monkeypatch.setattr(cache, "compile_fresh", spy)
-    before = dict(tiers.stats)
-    tiered = _pynative_run()
-    assert tiers.stats["swaps"] > before["swaps"]
-    quick = [o for name, o in seen if o and o.get("xla_backend_optimization_level") == 0]
-    optimized = [o for name, o in seen if name.startswith("kiln-tier-up")]
-    assert quick and optimized
-    assert all(o is None for o in optimized)
-    if cache._cpu_options_accepted() and "xla_cpu_use_fusion_emitters" not in os.environ.get("XLA_FLAGS", ""):
-        assert all(o["xla_cpu_use_fusion_emitters"] is False for o in quick)
-    monkeypatch.setattr(cache, "compile_fresh", original)
-    monkeypatch.setenv(tiers.ENV, "0")
-    monkeypatch.setenv(cache.ENV_SOURCE_KEY, f"tiers-defaults-test-full-{tmp_path}")
-    monkeypatch.setattr(cache, "_env_keys", {})
-    monkeypatch.setattr(w, "programs", {})
-    full = _pynative_run()
-    np.testing.assert_allclose(tiered, full, rtol=1e-5)
-
-
 def test_only_the_optimized_executable_is_stored(monkeypatch):
     monkeypatch.delenv(tiers.ENV, raising=False)
     if cache.enabled_dir() is None:
