@@ -18,6 +18,8 @@ reverse loop carries only the state's gradients and keeps each step's `dgh_t`, a
 one product over all steps after it. Every direction's input projection is one product, (T, N, D * G),
 read by the loop at each direction's own time (a reverse direction from the last time to the first: no
 reversed or stacked copy), and the LSTM's and RNN's input bias is added to the hidden one inside the loop.
+The reverse loop writes the gates gradient as (D * G, T, N) in time order, the layout in which the weight
+gradients' products read it without a transposed copy.
 The forward loop of a differentiated layer keeps each step's pullback (its gate activations), so the reverse
 loop only scales and adds gradients: a differentiated layer is two loops, not three (reverse
 mode goes through `_time_loop`'s forward-mode rule, whose linearisation otherwise ran a third loop to
