@@ -18,6 +18,8 @@ reverse loop carries only the state's gradients and keeps each step's `dgh_t`, a
 one product over all steps after it. Every direction's input projection is one product, (T, N, D * G),
 read by the loop at each direction's own time (a reverse direction from the last time to the first: no
 reversed or stacked copy), and the LSTM's and RNN's input bias is added to the hidden one inside the loop.
+The reverse loop writes the gates gradient as (D * G, T, N) in time order, the layout in which the weight
+gradients' products read it without a transposed copy.
 The forward loop of a differentiated layer keeps each step's pullback (its gate activations), so the reverse
 loop only scales and adds gradients: a differentiated layer is two loops, not three (reverse
 mode goes through `_time_loop`'s forward-mode rule, whose linearisation otherwise ran a third loop to
@@ -192,32 +194,50 @@ def _loop_bwd(loop, saved, cotangents):
     # recomputes the gates.
     hs, pulls, w_hh, lives = saved
     d_ys, d_h, d_c = cotangents
+    steps, directions, batch, _ = d_ys.shape
+    gates = w_hh.shape[1]
+    flips = loop[2]
 
     shared = []  # whether a step's gradient of gates_x is the same array as that of gh (an LSTM or RNN step)
 
     def body(carry, inputs):
-        d_h, d_c = carry
-        d_y, pull, live = inputs
+        d_h, d_c, d_gates_x = carry
+        d_y, pull, live, t = inputs
         zero = jnp.zeros_like(d_h)
         (d_h_step, d_c_step), d_g, d_gh = pull((jnp.where(live, d_h + d_y, zero), jnp.where(live, d_c, zero)))
         # a finished sample passes its state's gradient through unchanged
         d_h_prev = jnp.where(live, zero, d_h) + d_h_step + jnp.einsum("dng,dgh->dnh", d_gh, w_hh)
         d_c_prev = jnp.where(live, zero, d_c) + d_c_step
         shared.append(d_g is d_gh)
-        return (d_h_prev, d_c_prev), (None if d_g is d_gh else d_g, d_gh)
+        # each direction's gates gradient into its rows of the (D * G, T, N) array at its own time (a flipped
+        # direction's at T - 1 - t): the weight gradients' products read it as it is
+        d_g = jnp.swapaxes(d_g, 1, 2)
+        for d, flip in enumerate(flips):
+            at = (d * gates, steps - 1 - t if flip else t, 0)
+            d_gates_x = lax.dynamic_update_slice(d_gates_x, d_g[d][:, None, :], at)
+        return (d_h_prev, d_c_prev, d_gates_x), (None if shared[-1] else d_gh)
 
     # the masks at the gradients' full shape: a broadcast inside the body would be recomputed by a loop of its
     # own whenever this loop is differentiated
     lives = jnp.broadcast_to(lives, d_ys.shape)
-    (d_h0, d_c0), (d_gates_x, d_ghs) = lax.scan(body, (d_h, d_c), (d_ys, pulls, lives), reverse=not loop[1])
-    if shared[0]:  # the step's pullback gave one array for both: the loop kept it once
-        d_gates_x = d_ghs
-    d_w_hh = jnp.einsum("tdng,tdnh->dgh", d_ghs, hs)  # every step's weight gradient in one product
-    # back to the input projection's (T, N, D * G) layout, a flipped direction's steps in time order: each
-    # direction's slice, reversed alone, side by side (a select between the array and its reverse read both at
-    # every element of the transposed copies the input weight's gradient takes)
-    d_gates_x = jnp.concatenate([d_gates_x[::-1, d] if flip else d_gates_x[:, d] for d, flip in enumerate(loop[2])], -1)
-    return d_gates_x, d_h0, d_c0, d_w_hh, d_ghs.sum((0, 2)), None
+    # The gates gradient is kept as (D * G, T, N), in time order, not as the loop's (T, D, N, G) outputs: the
+    # input weight's gradient (the product of its transpose and the layer's input) and, for an LSTM or RNN
+    # step, the hidden weight's read it without the transposed copies the backend's CPU dot made of the
+    # outputs (two arrays of T * N * D * G floats per layer, and a concatenate putting a flipped direction
+    # back in time order)
+    buffer = jnp.zeros((directions * gates, steps, batch), d_ys.dtype)
+    inputs = (d_ys, pulls, lives, jnp.arange(steps))
+    (d_h0, d_c0, d_gates_x), d_ghs = lax.scan(body, (d_h, d_c, buffer), inputs, reverse=not loop[1])
+    by_direction = d_gates_x.reshape(directions, gates, steps * batch)
+    if shared[0]:  # the step's pullback gave one array for both: the loop kept it once, in time order
+        hs = jnp.stack([hs[::-1, d] if flip else hs[:, d] for d, flip in enumerate(flips)])
+        d_w_hh = jnp.einsum("dgk,dkh->dgh", by_direction, hs.reshape(directions, steps * batch, -1))
+        d_b_hh = by_direction.sum(2)
+    else:
+        d_w_hh = jnp.einsum("tdng,tdnh->dgh", d_ghs, hs)  # every step's weight gradient in one product
+        d_b_hh = d_ghs.sum((0, 2))
+    # the input projection's (T, N, D * G) layout: a transpose the input weight's product folds away
+    return jnp.transpose(d_gates_x, (1, 2, 0)), d_h0, d_c0, d_w_hh, d_b_hh, None
 
 
 _reverse_fast_loop.defvjp(_loop_fwd, _loop_bwd)
