@@ -1,7 +1,7 @@
 """Convolution lowerings on the CPU: XLA's convolution against im2col + one dot, per layer and direction.
 
     python -m benchmarks.bench_conv [--layers lenet,thin,resnet] [--only xla_nchw,shifted] [--batch 32]
-        [--repeat 5] [--flags]
+        [--repeat 5] [--match 3x3] [--flags]
     python -m benchmarks.bench_conv --step [--repeat 9] [--profile]
     python -m benchmarks.bench_conv --pool [--repeat 9]
     python -m benchmarks.bench_conv --transpose [--repeat 3]
@@ -22,6 +22,9 @@ forward, input gradient and weight gradient of:
   shifted input slices times per-offset weights, one fused elementwise loop (gradients by `jax.vjp` here;
   Kiln keeps XLA's convolutions for the gradients);
 - matmul: a 1x1 convolution as one dot (1x1 layers only);
+- kiln_no_winograd: `kiln` with its Winograd rule off (`WINOGRAD_MIN_CHANNELS` out of reach): Kiln before it;
+- winograd, winograd4 (3x3 stride-1 layers): Winograd F(2x2, 3x3) and F(4x4, 3x3) in all three directions, over the
+  batch in chunks (`kiln._prims.nn.conv.winograd_conv`, `winograd_input_grad`, `winograd_weight_grad`);
 - kiln_eigen: `kiln` compiled with XLA's YNNPACK fusion types less its convolutions (`EIGEN_CONVOLUTIONS`): every
   convolution XLA's own (Eigen) one, dots still YNNPACK's (a per-program option: XLA has no per-convolution one);
 - s2d (stride-2 layers): space-to-depth, the padded input's four stride-2 phases as 4C channels, and one stride-1
@@ -186,12 +189,20 @@ def candidates(jax, layer, only):
     attrs = {"stride": (s, s), "pad_mode": "pad", "pad": (p,) * 4, "dilation": (1, 1), "group": g}
     attrs |= {"data_format": "NCHW"}
 
-    def kiln_directions(options=None):  # Conv2D's primitive: its lowering on this platform and its own gradients
+    def kiln_directions(options=None, rules=None):  # Conv2D's primitive: its lowering here and its own gradients
         fwd = jax.jit(lambda a_, b_: kconv.Conv2D.impl(a_, b_, None, **attrs), compiler_options=options)
         grads = jax.jit(lambda a_, b_, g_: kconv.Conv2D.custom_vjp(a_, b_, None, out=None, dout=g_, **attrs)[:2])
         dx = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[0], compiler_options=options)
         dw = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[1], compiler_options=options)
+        with rule_constants(kconv, rules or {}):  # traced under these rules
+            jax.block_until_ready((fwd(x, w), dx(x, w, dy), dw(x, w, dy)))
         return (lambda: fwd(x, w), lambda: dx(x, w, dy), lambda: dw(x, w, dy))
+
+    def winograd(tile):  # F(tile x tile, 3x3) in every direction (`kiln._prims.nn.conv.winograd_*`)
+        fwd = jax.jit(lambda a_, b_: kconv.winograd_conv(a_, b_, pads, tile))
+        dx = jax.jit(lambda b_, g_: kconv.winograd_input_grad(g_, b_, pads, (size, size), tile))
+        dw = jax.jit(lambda a_, g_: kconv.winograd_weight_grad(a_, g_, pads, tile))
+        return (lambda: fwd(x, w), lambda: dx(w, dy), lambda: dw(x, dy))
 
     x_nhwc, w_hwio, dy_nhwc = x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), dy.transpose(0, 2, 3, 1)
     table = {
@@ -203,6 +214,10 @@ def candidates(jax, layer, only):
         "shifted": lambda: directions(shifted, x, w, dy),
     }
     table["kiln_eigen"] = lambda: kiln_directions(EIGEN_CONVOLUTIONS)
+    table["kiln_no_winograd"] = lambda: kiln_directions(rules={"WINOGRAD_MIN_CHANNELS": 10**9})  # Kiln before it
+    if k == 3 and s == 1 and g == 1:
+        table["winograd"] = lambda: winograd(2)
+        table["winograd4"] = lambda: winograd(4)
     if k == 1 and g == 1:
         table["matmul"] = lambda: directions(matmul, x, w, dy)
     if s == 2 and g == 1:
@@ -636,6 +651,7 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--batch", type=int, default=32, help="batch of the ResNet-50 layers")
+    parser.add_argument("--match", default="", help="only the layers whose name contains this (e.g. 3x3)")
     parser.add_argument("--flags", action="store_true", help="also sweep XLA CPU flags in subprocesses")
     parser.add_argument("--step", action="store_true", help="time the LeNet5 train step per lowering choice instead")
     parser.add_argument("--profile", action="store_true", help="with --step: also each step's XLA kernels")
@@ -654,7 +670,7 @@ def main() -> None:
         run_step(args.repeat, args.profile) if args.step else run_pool(args.repeat)
         return
     groups = {"lenet": LENET, "thin": THIN, "resnet": with_batch(RESNET, args.batch)}
-    layers = [layer for group in args.layers.split(",") for layer in groups[group]]
+    layers = [layer for group in args.layers.split(",") for layer in groups[group] if args.match in layer[0]]
     print("GFLOP/s (fraction of the 512^3 matmul's GFLOP/s in the same rounds)")
     run_layers(layers, args.only.split(","), args.repeat)
     if args.flags:
