@@ -6,6 +6,7 @@
     python -m benchmarks.bench_conv --pool [--repeat 9]
     python -m benchmarks.bench_conv --transpose [--repeat 3]
     python -m benchmarks.bench_conv --phases [--repeat 10]
+    python -m benchmarks.bench_conv --winograd [--repeat 10] [--batch 32]
 
 Pure JAX, one process, every candidate's rounds interleaved with the others' and with a
 (512x512)@(512x512) float32 dot, so each figure is also printed as a fraction of the matmul
@@ -49,6 +50,12 @@ its select-and-scatter derivative against Kiln's MaxPool primitive (its CPU lowe
 phase rule off (`PHASE_MIN_CHANNELS` out of reach: the lhs-dilated convolution), two copies of each, rounds
 interleaved: the median ratio per pair of copies, each round's ratios, and each as a fraction of the matmul. A layer
 the rule leaves out runs one program both ways: its ratios are the run's noise.
+
+`--winograd` times Kiln's weight gradient of ResNet-50's 3x3 stride-1 layers (batch `--batch`) with the Winograd rule
+as it is and off (`WINOGRAD_MIN_CHANNELS` out of reach), then a ResNet-50-like train step (five bottleneck blocks at
+56 and 28, no BatchNorm, batch `--batch` / 2, every convolution through Kiln's Conv2D primitive) the same two ways: two
+copies of each, rounds interleaved in alternating order, the median ratio per pair of copies and each round's. A layer
+the rule leaves out (7x7) runs one program both ways: its ratios are the run's noise.
 
 `--transpose` compiles and times UNet++'s four 2x2 / 2 up-convolutions (forward and both gradients, one
 jitted program) as the dilated convolution XLA is given on the GPU and as Kiln's CPU lowering of transposed
@@ -521,6 +528,92 @@ STRIDED = [  # (name, batch, C_in, H=W, C_out, kernel, stride, padding): ResNet-
 ]
 
 
+WINOGRAD_LAYERS = [(64, 56), (128, 28), (256, 14), (512, 7)]  # ResNet-50's 3x3 stride-1 layers (C -> C, side)
+# A ResNet-50-like train step: (C_in, mid, C_out, stride of the first 1x1) bottleneck blocks, no BatchNorm
+BOTTLENECKS = [(256, 64, 256, 1), (256, 64, 256, 1), (256, 128, 512, 2), (512, 128, 512, 1), (512, 128, 512, 1)]
+
+
+def _on_off(fns: dict, repeat: int) -> str:
+    """Time `fns` ({on, off, on_b, off_b}: thunks) in rounds of alternating order; the on/off ratios as a line."""
+    import time  # noqa: PLC0415
+
+    rounds: dict = {label: [] for label in fns}
+    for r in range(repeat):
+        for label, fn in list(fns.items())[:: 1 if r % 2 == 0 else -1]:
+            start = time.perf_counter()
+            fn().block_until_ready()
+            rounds[label].append(time.perf_counter() - start)
+    med = {label: float(np.median(t)) for label, t in rounds.items()}
+    per = " ".join(f"{a / b:.2f}" for a, b in zip(rounds["on"], rounds["off"], strict=True))
+    return (
+        f"on/off {med['on'] / med['off']:.2f} and {med['on_b'] / med['off_b']:.2f} (copies: off"
+        f" {med['off_b'] / med['off']:.2f}, on {med['on_b'] / med['on']:.2f}); on {med['on'] * 1e3:.0f} ms,"
+        f" off {med['off'] * 1e3:.0f} ms; rounds {per}"
+    )
+
+
+def run_winograd(repeat: int, batch: int) -> None:
+    """Print Kiln's 3x3 stride-1 weight gradient with the Winograd rule on / off per layer (batch `batch`), then a
+    ResNet-50-like bottleneck train step (batch `batch` / 2, every convolution Kiln's) on / off: two copies of each,
+    rounds interleaved in alternating order."""
+    import jax  # noqa: PLC0415
+
+    from kiln._prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
+
+    jnp = jax.numpy
+    off = {"WINOGRAD_MIN_CHANNELS": 10**9}
+    rng = np.random.default_rng(0)
+    print(f"Kiln's weight gradient, Winograd rule on / off (two copies each, {repeat} rounds)")
+    for c, size in WINOGRAD_LAYERS:
+        x = jnp.asarray(rng.standard_normal((batch, c, size, size)), jnp.float32)
+        w = jnp.asarray(rng.standard_normal((c, c, 3, 3)) / np.sqrt(9 * c), jnp.float32)
+        dy = jnp.asarray(rng.standard_normal((batch, c, size, size)), jnp.float32)
+        attrs = {"stride": (1, 1), "pad_mode": "pad", "pad": (1,) * 4, "dilation": (1, 1), "group": 1}
+        attrs |= {"data_format": "NCHW"}
+
+        def make(rules, attrs=attrs, x=x, w=w, dy=dy):
+            fn = jax.jit(lambda a_, b_, g_: kconv.Conv2D.custom_vjp(a_, b_, None, out=None, dout=g_, **attrs)[1])
+            with rule_constants(kconv, rules):
+                fn(x, w, dy).block_until_ready()  # traced, and compiled, under these rules
+            return lambda: fn(x, w, dy)
+
+        fns = {"on": make({}), "off": make(off), "on_b": make({}), "off_b": make(off)}
+        print(f"3x3 {c} -> {c} @{size:<3d} {_on_off(fns, repeat)}", flush=True)
+
+    def conv_attrs(k, s):
+        pad = (k // 2,) * 4
+        return {"stride": (s, s), "pad_mode": "pad", "pad": pad, "dilation": (1, 1), "group": 1, "data_format": "NCHW"}
+
+    ws = []
+    for c_in, mid, c_out, _ in BOTTLENECKS:
+        for shape in ((mid, c_in, 1, 1), (mid, mid, 3, 3), (c_out, mid, 1, 1)):
+            ws.append(jnp.asarray(rng.standard_normal(shape) / np.sqrt(np.prod(shape[1:])), jnp.float32))
+    x = jnp.asarray(rng.standard_normal((batch // 2, 256, 56, 56)), jnp.float32)
+
+    def make_step(rules):
+        convs = [
+            [kiln_conv2d(jax, conv_attrs(k, s), rules) for k, s in ((1, stride), (3, 1), (1, 1))]
+            for _, _, _, stride in BOTTLENECKS
+        ]
+
+        def loss(ws, h):
+            for i, ((c1, c3, c1b), (_, _, _, stride)) in enumerate(zip(convs, BOTTLENECKS, strict=True)):
+                y = c1b(jax.nn.relu(c3(jax.nn.relu(c1(h, ws[3 * i])), ws[3 * i + 1])), ws[3 * i + 2])
+                h = jax.nn.relu(y + (h if stride == 1 else h[:, :, ::2, ::2].repeat(2, 1)))
+            return (h.mean((2, 3)) ** 2).mean()
+
+        def step(ws, h):
+            value, grads = jax.value_and_grad(loss)(ws, h)
+            return value, [w - 0.01 * g for w, g in zip(ws, grads, strict=True)]
+
+        step = jax.jit(step)
+        jax.block_until_ready(step(ws, x))
+        return lambda: step(ws, x)[0]
+
+    fns = {"on": make_step({}), "off": make_step(off), "on_b": make_step({}), "off_b": make_step(off)}
+    print(f"bottleneck step, batch {batch // 2}: {_on_off(fns, repeat)}", flush=True)
+
+
 def run_phases(repeat: int) -> None:
     """Print, per stride-2 layer, Kiln's input gradient with the phase rule against without it (see --phases)."""
     import time  # noqa: PLC0415
@@ -658,8 +751,12 @@ def main() -> None:
     parser.add_argument("--pool", action="store_true", help="time max pooling forward + gradient instead")
     parser.add_argument("--transpose", action="store_true", help="compile and time UNet++'s up-convolutions instead")
     parser.add_argument("--phases", action="store_true", help="time stride-2 input gradients, phase rule on and off")
+    parser.add_argument("--winograd", action="store_true", help="3x3 weight gradients and a step, Winograd on and off")
     args = parser.parse_args()
     print_device()
+    if args.winograd:
+        run_winograd(args.repeat, args.batch)
+        return
     if args.phases:
         run_phases(args.repeat)
         return
