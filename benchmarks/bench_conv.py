@@ -1,11 +1,12 @@
 """Convolution lowerings on the CPU: XLA's convolution against im2col + one dot, per layer and direction.
 
     python -m benchmarks.bench_conv [--layers lenet,thin,resnet] [--only xla_nchw,shifted] [--batch 32]
-        [--repeat 5] [--flags]
+        [--repeat 5] [--match 3x3] [--flags]
     python -m benchmarks.bench_conv --step [--repeat 9] [--profile]
     python -m benchmarks.bench_conv --pool [--repeat 9]
     python -m benchmarks.bench_conv --transpose [--repeat 3]
     python -m benchmarks.bench_conv --phases [--repeat 10]
+    python -m benchmarks.bench_conv --winograd [--repeat 10] [--batch 32]
 
 Pure JAX, one process, every candidate's rounds interleaved with the others' and with a
 (512x512)@(512x512) float32 dot, so each figure is also printed as a fraction of the matmul
@@ -22,6 +23,9 @@ forward, input gradient and weight gradient of:
   shifted input slices times per-offset weights, one fused elementwise loop (gradients by `jax.vjp` here;
   Kiln keeps XLA's convolutions for the gradients);
 - matmul: a 1x1 convolution as one dot (1x1 layers only);
+- kiln_no_winograd: `kiln` with its Winograd rule off (`WINOGRAD_MIN_CHANNELS` out of reach): Kiln before it;
+- winograd, winograd4 (3x3 stride-1 layers): Winograd F(2x2, 3x3) and F(4x4, 3x3) in all three directions, over the
+  batch in chunks (`kiln._prims.nn.conv.winograd_conv`, `winograd_input_grad`, `winograd_weight_grad`);
 - kiln_eigen: `kiln` compiled with XLA's YNNPACK fusion types less its convolutions (`EIGEN_CONVOLUTIONS`): every
   convolution XLA's own (Eigen) one, dots still YNNPACK's (a per-program option: XLA has no per-convolution one);
 - s2d (stride-2 layers): space-to-depth, the padded input's four stride-2 phases as 4C channels, and one stride-1
@@ -46,6 +50,12 @@ its select-and-scatter derivative against Kiln's MaxPool primitive (its CPU lowe
 phase rule off (`PHASE_MIN_CHANNELS` out of reach: the lhs-dilated convolution), two copies of each, rounds
 interleaved: the median ratio per pair of copies, each round's ratios, and each as a fraction of the matmul. A layer
 the rule leaves out runs one program both ways: its ratios are the run's noise.
+
+`--winograd` times Kiln's weight gradient of ResNet-50's 3x3 stride-1 layers (batch `--batch`) with the Winograd rule
+as it is and off (`WINOGRAD_MIN_CHANNELS` out of reach), then a ResNet-50-like train step (five bottleneck blocks at
+56 and 28, no BatchNorm, batch `--batch` / 2, every convolution through Kiln's Conv2D primitive) the same two ways: two
+copies of each, rounds interleaved in alternating order, the median ratio per pair of copies and each round's. A layer
+the rule leaves out (7x7) runs one program both ways: its ratios are the run's noise.
 
 `--transpose` compiles and times UNet++'s four 2x2 / 2 up-convolutions (forward and both gradients, one
 jitted program) as the dilated convolution XLA is given on the GPU and as Kiln's CPU lowering of transposed
@@ -186,12 +196,20 @@ def candidates(jax, layer, only):
     attrs = {"stride": (s, s), "pad_mode": "pad", "pad": (p,) * 4, "dilation": (1, 1), "group": g}
     attrs |= {"data_format": "NCHW"}
 
-    def kiln_directions(options=None):  # Conv2D's primitive: its lowering on this platform and its own gradients
+    def kiln_directions(options=None, rules=None):  # Conv2D's primitive: its lowering here and its own gradients
         fwd = jax.jit(lambda a_, b_: kconv.Conv2D.impl(a_, b_, None, **attrs), compiler_options=options)
         grads = jax.jit(lambda a_, b_, g_: kconv.Conv2D.custom_vjp(a_, b_, None, out=None, dout=g_, **attrs)[:2])
         dx = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[0], compiler_options=options)
         dw = jax.jit(lambda a_, b_, g_: grads(a_, b_, g_)[1], compiler_options=options)
+        with rule_constants(kconv, rules or {}):  # traced under these rules
+            jax.block_until_ready((fwd(x, w), dx(x, w, dy), dw(x, w, dy)))
         return (lambda: fwd(x, w), lambda: dx(x, w, dy), lambda: dw(x, w, dy))
+
+    def winograd(tile):  # F(tile x tile, 3x3) in every direction (`kiln._prims.nn.conv.winograd_*`)
+        fwd = jax.jit(lambda a_, b_: kconv.winograd_conv(a_, b_, pads, tile))
+        dx = jax.jit(lambda b_, g_: kconv.winograd_input_grad(g_, b_, pads, (size, size), tile))
+        dw = jax.jit(lambda a_, g_: kconv.winograd_weight_grad(a_, g_, pads, tile))
+        return (lambda: fwd(x, w), lambda: dx(w, dy), lambda: dw(x, dy))
 
     x_nhwc, w_hwio, dy_nhwc = x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), dy.transpose(0, 2, 3, 1)
     table = {
@@ -203,6 +221,10 @@ def candidates(jax, layer, only):
         "shifted": lambda: directions(shifted, x, w, dy),
     }
     table["kiln_eigen"] = lambda: kiln_directions(EIGEN_CONVOLUTIONS)
+    table["kiln_no_winograd"] = lambda: kiln_directions(rules={"WINOGRAD_MIN_CHANNELS": 10**9})  # Kiln before it
+    if k == 3 and s == 1 and g == 1:
+        table["winograd"] = lambda: winograd(2)
+        table["winograd4"] = lambda: winograd(4)
     if k == 1 and g == 1:
         table["matmul"] = lambda: directions(matmul, x, w, dy)
     if s == 2 and g == 1:
@@ -506,6 +528,92 @@ STRIDED = [  # (name, batch, C_in, H=W, C_out, kernel, stride, padding): ResNet-
 ]
 
 
+WINOGRAD_LAYERS = [(64, 56), (128, 28), (256, 14), (512, 7)]  # ResNet-50's 3x3 stride-1 layers (C -> C, side)
+# A ResNet-50-like train step: (C_in, mid, C_out, stride of the first 1x1) bottleneck blocks, no BatchNorm
+BOTTLENECKS = [(256, 64, 256, 1), (256, 64, 256, 1), (256, 128, 512, 2), (512, 128, 512, 1), (512, 128, 512, 1)]
+
+
+def _on_off(fns: dict, repeat: int) -> str:
+    """Time `fns` ({on, off, on_b, off_b}: thunks) in rounds of alternating order; the on/off ratios as a line."""
+    import time  # noqa: PLC0415
+
+    rounds: dict = {label: [] for label in fns}
+    for r in range(repeat):
+        for label, fn in list(fns.items())[:: 1 if r % 2 == 0 else -1]:
+            start = time.perf_counter()
+            fn().block_until_ready()
+            rounds[label].append(time.perf_counter() - start)
+    med = {label: float(np.median(t)) for label, t in rounds.items()}
+    per = " ".join(f"{a / b:.2f}" for a, b in zip(rounds["on"], rounds["off"], strict=True))
+    return (
+        f"on/off {med['on'] / med['off']:.2f} and {med['on_b'] / med['off_b']:.2f} (copies: off"
+        f" {med['off_b'] / med['off']:.2f}, on {med['on_b'] / med['on']:.2f}); on {med['on'] * 1e3:.0f} ms,"
+        f" off {med['off'] * 1e3:.0f} ms; rounds {per}"
+    )
+
+
+def run_winograd(repeat: int, batch: int) -> None:
+    """Print Kiln's 3x3 stride-1 weight gradient with the Winograd rule on / off per layer (batch `batch`), then a
+    ResNet-50-like bottleneck train step (batch `batch` / 2, every convolution Kiln's) on / off: two copies of each,
+    rounds interleaved in alternating order."""
+    import jax  # noqa: PLC0415
+
+    from kiln._prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
+
+    jnp = jax.numpy
+    off = {"WINOGRAD_MIN_CHANNELS": 10**9}
+    rng = np.random.default_rng(0)
+    print(f"Kiln's weight gradient, Winograd rule on / off (two copies each, {repeat} rounds)")
+    for c, size in WINOGRAD_LAYERS:
+        x = jnp.asarray(rng.standard_normal((batch, c, size, size)), jnp.float32)
+        w = jnp.asarray(rng.standard_normal((c, c, 3, 3)) / np.sqrt(9 * c), jnp.float32)
+        dy = jnp.asarray(rng.standard_normal((batch, c, size, size)), jnp.float32)
+        attrs = {"stride": (1, 1), "pad_mode": "pad", "pad": (1,) * 4, "dilation": (1, 1), "group": 1}
+        attrs |= {"data_format": "NCHW"}
+
+        def make(rules, attrs=attrs, x=x, w=w, dy=dy):
+            fn = jax.jit(lambda a_, b_, g_: kconv.Conv2D.custom_vjp(a_, b_, None, out=None, dout=g_, **attrs)[1])
+            with rule_constants(kconv, rules):
+                fn(x, w, dy).block_until_ready()  # traced, and compiled, under these rules
+            return lambda: fn(x, w, dy)
+
+        fns = {"on": make({}), "off": make(off), "on_b": make({}), "off_b": make(off)}
+        print(f"3x3 {c} -> {c} @{size:<3d} {_on_off(fns, repeat)}", flush=True)
+
+    def conv_attrs(k, s):
+        pad = (k // 2,) * 4
+        return {"stride": (s, s), "pad_mode": "pad", "pad": pad, "dilation": (1, 1), "group": 1, "data_format": "NCHW"}
+
+    ws = []
+    for c_in, mid, c_out, _ in BOTTLENECKS:
+        for shape in ((mid, c_in, 1, 1), (mid, mid, 3, 3), (c_out, mid, 1, 1)):
+            ws.append(jnp.asarray(rng.standard_normal(shape) / np.sqrt(np.prod(shape[1:])), jnp.float32))
+    x = jnp.asarray(rng.standard_normal((batch // 2, 256, 56, 56)), jnp.float32)
+
+    def make_step(rules):
+        convs = [
+            [kiln_conv2d(jax, conv_attrs(k, s), rules) for k, s in ((1, stride), (3, 1), (1, 1))]
+            for _, _, _, stride in BOTTLENECKS
+        ]
+
+        def loss(ws, h):
+            for i, ((c1, c3, c1b), (_, _, _, stride)) in enumerate(zip(convs, BOTTLENECKS, strict=True)):
+                y = c1b(jax.nn.relu(c3(jax.nn.relu(c1(h, ws[3 * i])), ws[3 * i + 1])), ws[3 * i + 2])
+                h = jax.nn.relu(y + (h if stride == 1 else h[:, :, ::2, ::2].repeat(2, 1)))
+            return (h.mean((2, 3)) ** 2).mean()
+
+        def step(ws, h):
+            value, grads = jax.value_and_grad(loss)(ws, h)
+            return value, [w - 0.01 * g for w, g in zip(ws, grads, strict=True)]
+
+        step = jax.jit(step)
+        jax.block_until_ready(step(ws, x))
+        return lambda: step(ws, x)[0]
+
+    fns = {"on": make_step({}), "off": make_step(off), "on_b": make_step({}), "off_b": make_step(off)}
+    print(f"bottleneck step, batch {batch // 2}: {_on_off(fns, repeat)}", flush=True)
+
+
 def run_phases(repeat: int) -> None:
     """Print, per stride-2 layer, Kiln's input gradient with the phase rule against without it (see --phases)."""
     import time  # noqa: PLC0415
@@ -636,14 +744,19 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--batch", type=int, default=32, help="batch of the ResNet-50 layers")
+    parser.add_argument("--match", default="", help="only the layers whose name contains this (e.g. 3x3)")
     parser.add_argument("--flags", action="store_true", help="also sweep XLA CPU flags in subprocesses")
     parser.add_argument("--step", action="store_true", help="time the LeNet5 train step per lowering choice instead")
     parser.add_argument("--profile", action="store_true", help="with --step: also each step's XLA kernels")
     parser.add_argument("--pool", action="store_true", help="time max pooling forward + gradient instead")
     parser.add_argument("--transpose", action="store_true", help="compile and time UNet++'s up-convolutions instead")
     parser.add_argument("--phases", action="store_true", help="time stride-2 input gradients, phase rule on and off")
+    parser.add_argument("--winograd", action="store_true", help="3x3 weight gradients and a step, Winograd on and off")
     args = parser.parse_args()
     print_device()
+    if args.winograd:
+        run_winograd(args.repeat, args.batch)
+        return
     if args.phases:
         run_phases(args.repeat)
         return
@@ -654,7 +767,7 @@ def main() -> None:
         run_step(args.repeat, args.profile) if args.step else run_pool(args.repeat)
         return
     groups = {"lenet": LENET, "thin": THIN, "resnet": with_batch(RESNET, args.batch)}
-    layers = [layer for group in args.layers.split(",") for layer in groups[group]]
+    layers = [layer for group in args.layers.split(",") for layer in groups[group] if args.match in layer[0]]
     print("GFLOP/s (fraction of the 512^3 matmul's GFLOP/s in the same rounds)")
     run_layers(layers, args.only.split(","), args.repeat)
     if args.flags:

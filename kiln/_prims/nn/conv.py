@@ -694,6 +694,238 @@ def tap_weight_grad(x, dout, kernel, stride, pads):
     return jnp.stack(taps, axis=-1).reshape(c_out, x.shape[1], *kernel)
 
 
+# ---- Winograd F(m x m, 3x3) on the CPU ----------------------------------------------------------------------------
+# A 3x3 stride-1 convolution over m x m output tiles: each (m + 2) x (m + 2) input tile and each kernel transformed by
+# small constant matrices (B^T d B, G g G^T), one batched dot per tile position ((m + 2)^2 products of (tiles x C) by
+# (C x C_out)), and the output transform A^T M A; F(2x2, 3x3) does 16 multiplies per 4 outputs where the direct
+# convolution does 36 (2.25x fewer). Its weight gradient is the same algorithm's adjoint: dout's tiles transformed
+# by A, one dot contracting the tiles against the input's transformed tiles, then G^T dU G.
+# The transformed tiles are (m + 2)^2 / m^2 times the input (4x for F(2x2)): over a whole batch of 32 at 64 x 56 x 56
+# they are 100 MB, and this machine writes such a buffer at 1-2 GB/s (a stack of four 27 MB slices took 106-140 ms
+# against 10 ms for one 27 MB elementwise op, load 14): the unblocked algorithm took 2.7x XLA's forward time and
+# 2.7x the per-tap weight gradient's. So it runs over the batch in chunks (`lax.map` / `lax.scan`) whose transformed
+# tiles stay within WINOGRAD_CHUNK_BYTES, in cache. ResNet-50's 3x3 stride-1 layers at batch 32, 2 cores (session 15):
+#   - weight gradient, F(2x2) against Kiln's before (per-tap dots at 56x56, XLA's below DOT_MIN_PIXELS), two copies of
+#     each rule, 10 rounds alternating in order, load 23-26: 64@56 0.38x and 0.60x the time (copies of the old rule
+#     0.96x apart), 128@28 0.22x and 0.29x (1.06x), 256@14 0.63x and 0.69x (0.96x), 512@7 0.80x and 0.96x (copies
+#     0.88x apart: within noise, so 7x7 keeps XLA's: WINOGRAD_MIN_PIXELS).
+#   - forward and input gradient: no clear win over XLA's (YNNPACK) convolution. Chunked F(2x2) forward against it
+#     0.54-1.71x at 64@56 (four probes), 0.86x at 128@28, 1.18x at 256@14, 1.47x at 512@7; input gradient 1.09-1.70x,
+#     0.62x, 1.17x, 1.68x (load 14-16); `python -m benchmarks.bench_conv --layers resnet --match 3x3` (load 24) gave
+#     81-191% of XLA's GFLOP/s by layer and direction. F(4x4) (36 products per 16 outputs) was faster only in the
+#     forward at 28 and 56 in one run (3.7x and 1.7x XLA's GFLOP/s) and 2-3x slower in the others, with 10x F(2x2)'s
+#     float32 error (see tests/_prims/nn/test_conv.py's WINOGRAD_F32_BOUND). They stay XLA's; `winograd_conv` and
+#     `winograd_input_grad` are kept for bench_conv's candidates.
+#   - unchunked (the whole batch at once): forward 2.7x XLA's time, weight gradient 2.7x the per-tap dots' (load 13).
+WINOGRAD_CHUNK_BYTES = 4 << 20  # transformed tiles per chunk of the batch
+WINOGRAD_MIN_CHANNELS = 64  # input and output channels from which a 3x3 stride-1 weight gradient runs as Winograd
+WINOGRAD_MIN_PIXELS = 196  # per-image output pixels from which it does (14x14; 7x7 within noise)
+# (B^T, G, A^T) of F(m x m, 3x3), m = 2 and 4 (Lavin and Gray's points 0, +-1, +-2 for m = 4).
+WINOGRAD_MATRICES = {
+    2: (
+        np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64),
+        np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]], np.float64),
+        np.array([[1, 1, 1, 0], [0, 1, -1, -1]], np.float64),
+    ),
+    4: (
+        np.array(
+            [
+                [4, 0, -5, 0, 1, 0],
+                [0, -4, -4, 1, 1, 0],
+                [0, 4, -4, -1, 1, 0],
+                [0, -2, -1, 2, 1, 0],
+                [0, 2, -1, -2, 1, 0],
+                [0, 4, 0, -5, 0, 1],
+            ],
+            np.float64,
+        ),
+        np.array(
+            [
+                [1 / 4, 0, 0],
+                [-1 / 6, -1 / 6, -1 / 6],
+                [-1 / 6, 1 / 6, -1 / 6],
+                [1 / 24, 1 / 12, 1 / 6],
+                [1 / 24, -1 / 12, 1 / 6],
+                [0, 0, 1],
+            ],
+            np.float64,
+        ),
+        np.array([[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]], np.float64),
+    ),
+}
+
+
+def winograd_directions(x, w, outs, stride, dilation, group: int, data_format: str) -> frozenset[str]:
+    """Which directions of a convolution lower to Winograd F(2x2, 3x3) on this platform.
+
+    Args:
+        x: the input (or its abstract value).
+        w: the weight (C_out, C_in / group, *kernel).
+        outs: the output's spatial sizes.
+        stride, dilation: one int per spatial dimension.
+        group: the number of channel groups.
+        data_format: the input's layout.
+
+    Returns:
+        {"weight"} on the CPU for an ungrouped, undilated, stride-1 float32/float64 NCHW 3x3 convolution with at least
+        WINOGRAD_MIN_CHANNELS input and output channels and WINOGRAD_MIN_PIXELS output pixels; empty elsewhere (the
+        GPU keeps XLA's convolution).
+    """
+    if not (
+        default_platform() == "cpu"
+        and group == 1
+        and data_format == "NCHW"
+        and len(outs) == 2
+        and tuple(w.shape[2:]) == (3, 3)
+        and tuple(stride) == (1, 1)
+        and all(d == 1 for d in dilation)
+        and x.dtype.name in _REWRITTEN_DTYPES
+        and min(w.shape[:2]) >= WINOGRAD_MIN_CHANNELS
+        and int(np.prod(outs)) >= WINOGRAD_MIN_PIXELS
+    ):
+        return frozenset()
+    return frozenset(("weight",))
+
+
+def _combine(coefficients, terms):
+    """The sum of `terms` scaled by constant `coefficients`, zero terms left out and +-1 as an add or subtract."""
+    total = None
+    for coefficient, term in zip(coefficients, terms, strict=True):
+        if coefficient == 0:
+            continue
+        if coefficient == -1:
+            term = -term
+        elif coefficient != 1:
+            term = term * float(coefficient)  # a Python float keeps the term's dtype (weak typing)
+        total = term if total is None else total + term
+    return total
+
+
+def _winograd_tiles(x, pads, tile: int, grid):
+    """The transformed input tiles B^T d B of `x` (n, C, H, W) zero-padded by `pads` and up to the tile grid's
+    (tile x rows + 2, tile x columns + 2): ((tile + 2)^2, n x rows x columns, C), channels last for the dot."""
+    bt = WINOGRAD_MATRICES[tile][0]
+    size = tile + 2
+    (rows, columns), (h, w) = grid, x.shape[2:]
+    (top, _), (left, _) = pads
+    zero = jnp.zeros((), x.dtype)
+    x = lax.pad(
+        x, zero, [(0, 0, 0), (0, 0, 0), (top, tile * rows + 2 - h - top, 0), (left, tile * columns + 2 - w - left, 0)]
+    )
+    row_windows = [lax.slice_in_dim(x, i, i + tile * (rows - 1) + 1, tile, 2) for i in range(size)]
+    transformed = []
+    for k in range(size):  # rows first, then each row combination's column windows
+        combined = _combine(bt[k], row_windows)
+        column_windows = [lax.slice_in_dim(combined, j, j + tile * (columns - 1) + 1, tile, 3) for j in range(size)]
+        transformed += [_combine(bt[q], column_windows) for q in range(size)]
+    v = jnp.stack(transformed, 0)  # (size^2, n, C, rows, columns)
+    return v.transpose(0, 1, 3, 4, 2).reshape(size * size, -1, x.shape[1])
+
+
+def _batch_chunk(n: int, tile_bytes: int) -> int:
+    """The largest divisor of the batch `n` whose transformed tiles (`tile_bytes` per image) fit
+    WINOGRAD_CHUNK_BYTES (1 when none does)."""
+    return max(d for d in range(1, n + 1) if n % d == 0 and (d == 1 or d * tile_bytes <= WINOGRAD_CHUNK_BYTES))
+
+
+def _tile_grid(outs, tile: int) -> tuple[int, int]:
+    return -(-outs[0] // tile), -(-outs[1] // tile)
+
+
+def winograd_conv(x, w, pads, tile: int = 2):
+    """A stride-1 3x3 channels-first convolution by Winograd F(tile x tile, 3x3), over the batch in chunks.
+
+    Args:
+        x: input (N, C, H, W).
+        w: weight (C_out, C, 3, 3).
+        pads: (lo, hi) per spatial dimension.
+        tile: the output tile's side, 2 or 4.
+
+    Returns:
+        (N, C_out, out_h, out_w), equal to `lax.conv_general_dilated` with the same arguments up to rounding.
+    """
+    _, g, at = WINOGRAD_MATRICES[tile]
+    size = tile + 2
+    n, c, h, wd = x.shape
+    c_out = w.shape[0]
+    outs = [s + lo + hi - 2 for s, (lo, hi) in zip((h, wd), pads, strict=True)]
+    grid = _tile_grid(outs, tile)
+    gm = jnp.asarray(g, w.dtype)
+    u = jnp.einsum("kr,ocrs,qs->kqoc", gm, w, gm).reshape(size * size, c_out, c).astype(x.dtype)
+    chunk = _batch_chunk(n, size * size * grid[0] * grid[1] * max(c, c_out) * x.dtype.itemsize)
+
+    def one_chunk(xc):
+        products = lax.dot_general(_winograd_tiles(xc, pads, tile, grid), u, (((2,), (2,)), ((0,), (0,))))
+        products = products.reshape(size, size, chunk, *grid, c_out)
+        out_rows = []
+        for i in range(tile):
+            row = [_combine(at[i], [products[k, q] for k in range(size)]) for q in range(size)]
+            out_rows.append(jnp.stack([_combine(at[j], row) for j in range(tile)], -1))  # (chunk, rows, cols, C_out, j)
+        y = jnp.stack(out_rows, -2).transpose(0, 3, 1, 4, 2, 5)  # (chunk, C_out, rows, i, cols, j)
+        return y.reshape(chunk, c_out, grid[0] * tile, grid[1] * tile)[:, :, : outs[0], : outs[1]]
+
+    return lax.map(one_chunk, x.reshape(n // chunk, chunk, c, h, wd)).reshape(n, c_out, *outs)
+
+
+def winograd_input_grad(dout, w, pads, sizes, tile: int = 2):
+    """The input gradient of a stride-1 3x3 convolution: `winograd_conv` of dout with the flipped, transposed kernel.
+
+    Args:
+        dout: the output's cotangent (N, C_out, oh, ow).
+        w: weight (C_out, C, 3, 3).
+        pads: the forward's (lo, hi) per spatial dimension.
+        sizes: the input's spatial sizes.
+        tile: the output tile's side, 2 or 4.
+
+    Returns:
+        (N, C, *sizes).
+    """
+    flipped = jnp.flip(w, (2, 3)).transpose(1, 0, 2, 3)
+    padding = [(2 - lo, size - o + lo) for (lo, _), size, o in zip(pads, sizes, dout.shape[2:], strict=True)]
+    return winograd_conv(dout, flipped, padding, tile)
+
+
+def winograd_weight_grad(x, dout, pads, tile: int = 2):
+    """The weight gradient of a stride-1 3x3 convolution by Winograd's adjoint, summed over the batch in chunks:
+    G^T (sum over tiles of (A dY A^T) x (B^T d B)) G, the sum one dot contracting the tiles.
+
+    Args:
+        x: input (N, C, H, W).
+        dout: the output's cotangent (N, C_out, oh, ow).
+        pads: (lo, hi) per spatial dimension.
+        tile: the output tile's side, 2 or 4.
+
+    Returns:
+        (C_out, C, 3, 3).
+    """
+    _, g, at = WINOGRAD_MATRICES[tile]
+    size = tile + 2
+    n, c = x.shape[:2]
+    c_out, oh, ow = dout.shape[1:]
+    grid = _tile_grid((oh, ow), tile)
+    chunk = _batch_chunk(n, size * size * grid[0] * grid[1] * max(c, c_out) * x.dtype.itemsize)
+    fill = [(0, 0, 0), (0, 0, 0), (0, grid[0] * tile - oh, 0), (0, grid[1] * tile - ow, 0)]
+
+    def add_chunk(total, chunk_args):
+        xc, dc = chunk_args
+        dc = lax.pad(dc, jnp.zeros((), dc.dtype), fill).reshape(chunk, c_out, grid[0], tile, grid[1], tile)
+        parts = [[dc[:, :, :, i, :, j] for j in range(tile)] for i in range(tile)]
+        rows = [[_combine(at[:, k], [parts[i][j] for i in range(tile)]) for j in range(tile)] for k in range(size)]
+        dm = jnp.stack([_combine(at[:, q], rows[k]) for k in range(size) for q in range(size)], 0)
+        dm = dm.transpose(0, 1, 3, 4, 2).reshape(size * size, -1, c_out)  # (size^2, tiles, C_out)
+        v = _winograd_tiles(xc, pads, tile, grid)
+        return total + lax.dot_general(dm, v, (((1,), (1,)), ((0,), (0,)))), None  # (size^2, C_out, C)
+
+    split = (n // chunk, chunk)
+    total, _ = lax.scan(
+        add_chunk,
+        jnp.zeros((size * size, c_out, c), x.dtype),
+        (x.reshape(*split, *x.shape[1:]), dout.astype(x.dtype).reshape(*split, *dout.shape[1:])),
+    )
+    gm = jnp.asarray(g, x.dtype)
+    return jnp.einsum("kr,kqoc,qs->ocrs", gm, total.reshape(size, size, c_out, c), gm)
+
+
 def _conv_impl(nd):
     def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
         w = _squeeze_1d(w, nd)
@@ -731,6 +963,8 @@ def _conv_vjp(nd):
             dw = patch_weight_grad(x, dout, w.shape[2:], stride, pads)
         elif "weight" in dots and int(np.prod(outs)) < DOT_MIN_PIXELS and all(k == 1 for k in w.shape[2:]):
             dw = pointwise_weight_grad(x, dout, stride, pads)
+        elif "weight" in winograd_directions(x, w, outs, stride, dilation, group, data_format):
+            dw = winograd_weight_grad(x, dout, pads)
         elif "weight" in dots:
             dw = tap_weight_grad(x, dout, w.shape[2:], stride, pads)
         else:

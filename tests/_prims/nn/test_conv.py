@@ -629,3 +629,109 @@ def test_only_non_overlapping_unpadded_single_group_transposes_tile():
     assert not tiles((2, 2), (2, 2), pad_mode="pad", output_padding=(1, 0))
     assert not tiles((2, 2), (2, 2), dilation=(2, 1))
     assert not tiles((2, 2), (2, 2), group=2)
+
+
+# ---- Winograd F(2x2, 3x3) and F(4x4, 3x3): 3x3 stride-1 convolutions --------------------------------------------
+# (x shape, C_out, pads): odd and non-square sizes, padding 0, 1 and 2, batch 1 and a batch split into chunks
+WINOGRAD_CASES = [  # + the chunk budget in bytes: 1 runs the batch image by image (lax.map / lax.scan steps)
+    ((2, 5, 9, 9), 4, [(1, 1), (1, 1)], 1),
+    ((1, 3, 7, 10), 6, [(0, 0), (0, 0)], 1 << 22),
+    ((3, 4, 6, 5), 5, [(1, 0), (2, 1)], 1 << 22),
+    ((4, 8, 11, 8), 3, [(2, 2), (1, 1)], 1),
+]
+# float32 against the float64 reference, relative to the largest value: XLA's own float32 convolution is at 1e-7 to
+# 6e-7 on these shapes, F(2x2) at 1e-7 to 3e-7 and F(4x4) at 8e-7 to 3e-6 (its larger transform constants).
+WINOGRAD_F32_BOUND = {2: 1e-6, 4: 1e-5}
+
+
+def _max_rel(got, want) -> float:
+    return float(np.abs(np.asarray(got, np.float64) - np.asarray(want)).max() / np.abs(np.asarray(want)).max())
+
+
+@pytest.mark.parametrize("tile", [2, 4])
+@pytest.mark.parametrize(
+    ("x_shape", "c_out", "pads", "chunk_bytes"), WINOGRAD_CASES, ids=[str(c[0]) for c in WINOGRAD_CASES]
+)
+def test_winograd_equals_lax_and_its_vjp(x_shape, c_out, pads, chunk_bytes, tile, monkeypatch):
+    monkeypatch.setattr(conv, "WINOGRAD_CHUNK_BYTES", chunk_bytes)
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(x_shape)
+    w = rng.standard_normal((c_out, x_shape[1], 3, 3))
+    with jax.enable_x64(True):
+        want, pull = jax.vjp(lambda a, b: _xla(a, b, (1, 1), pads, (1, 1), 1), jnp.asarray(x), jnp.asarray(w))
+        dy = rng.standard_normal(want.shape)
+        want_dx, want_dw = pull(jnp.asarray(dy))
+        x64, w64, dy64 = jnp.asarray(x), jnp.asarray(w), jnp.asarray(dy)
+        got64 = (
+            conv.winograd_conv(x64, w64, pads, tile),
+            conv.winograd_input_grad(dy64, w64, pads, x_shape[2:], tile),
+            conv.winograd_weight_grad(x64, dy64, pads, tile),
+        )
+        for got, expect in zip(got64, (want, want_dx, want_dw), strict=True):
+            assert got.dtype == jnp.float64 and got.shape == expect.shape
+            assert _max_rel(got, expect) < 1e-13
+        x32, w32, dy32 = (jnp.asarray(a, jnp.float32) for a in (x, w, dy))
+        got32 = (
+            conv.winograd_conv(x32, w32, pads, tile),
+            conv.winograd_input_grad(dy32, w32, pads, x_shape[2:], tile),
+            conv.winograd_weight_grad(x32, dy32, pads, tile),
+        )
+        for got, expect in zip(got32, (want, want_dx, want_dw), strict=True):
+            assert got.dtype == jnp.float32 and got.shape == expect.shape
+            assert _max_rel(got, expect) < WINOGRAD_F32_BOUND[tile]
+
+
+def test_winograd_directions_rule(monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    x = jnp.zeros((1, 64, 1, 1), jnp.float32)
+    w3 = jnp.zeros((64, 64, 3, 3))
+    for outs in [(56, 56), (28, 28), (14, 14)]:  # ResNet-50's 3x3 stride-1 layers' sizes
+        assert conv.winograd_directions(x, w3, outs, (1, 1), (1, 1), 1, "NCHW") == {"weight"}
+    assert not conv.winograd_directions(x, w3, (7, 7), (1, 1), (1, 1), 1, "NCHW")  # within noise: XLA's
+    assert conv.winograd_directions(x.astype(jnp.float64), w3, (56, 56), (1, 1), (1, 1), 1, "NCHW") == {"weight"}
+    assert not conv.winograd_directions(x, w3, (28, 28), (2, 2), (1, 1), 1, "NCHW")  # strided
+    assert not conv.winograd_directions(x, w3, (56, 56), (1, 1), (2, 2), 1, "NCHW")  # dilated
+    assert not conv.winograd_directions(x, w3[:, :32], (56, 56), (1, 1), (1, 1), 2, "NCHW")  # grouped
+    assert not conv.winograd_directions(x, jnp.zeros((64, 64, 5, 5)), (56, 56), (1, 1), (1, 1), 1, "NCHW")
+    assert not conv.winograd_directions(x, jnp.zeros((64, 64, 1, 1)), (56, 56), (1, 1), (1, 1), 1, "NCHW")
+    assert not conv.winograd_directions(x[:, :32], w3[:, :32], (56, 56), (1, 1), (1, 1), 1, "NCHW")  # 32 in
+    assert not conv.winograd_directions(x, w3[:32], (56, 56), (1, 1), (1, 1), 1, "NCHW")  # 32 out
+    assert not conv.winograd_directions(x, w3, (56, 56), (1, 1), (1, 1), 1, "NHWC")
+    assert not conv.winograd_directions(x.astype(jnp.float16), w3, (56, 56), (1, 1), (1, 1), 1, "NCHW")
+    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
+    assert not conv.winograd_directions(x, w3, (56, 56), (1, 1), (1, 1), 1, "NCHW")
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_3x3_weight_gradient_runs_as_winograd_on_cpu_and_equals_lax(platform, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)
+    monkeypatch.setattr(conv, "WINOGRAD_MIN_CHANNELS", 4)  # the rule on small shapes
+    monkeypatch.setattr(conv, "WINOGRAD_MIN_PIXELS", 1)
+    calls = []
+    monkeypatch.setattr(conv, "winograd_weight_grad", lambda *a, f=conv.winograd_weight_grad: calls.append(1) or f(*a))
+    # more than PATCH_SMALL_MAX_CHANNELS input channels: fewer run as patches + dots
+    _check_against_reference(conv.Conv2D, (2, 8, 9, 7), (9, 8, 3, 3), {"pad_mode": "same"}, "NCHW")
+    _check_against_reference(conv.Conv2D, (1, 7, 5, 8), (4, 7, 3, 3), {}, "NCHW", dtype=np.float64, tol=1e-9)
+    pad = {"pad_mode": "pad", "pad": (1, 0, 0, 2)}
+    _check_against_reference(conv.Conv2D, (3, 8, 6, 6), (4, 8, 3, 3), pad, "NCHW")
+    assert len(calls) == (3 if platform == "cpu" else 0)
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_winograd_layer_through_nn_conv2d_equals_lax_in_both_modes(mode):
+    # 64 -> 64 channels at 15 x 14 (odd: a partial tile row), batch 2: the rule as it is
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 64, 15, 14)).astype(np.float32)
+    g = rng.standard_normal((2, 64, 15, 14)).astype(np.float32)
+    net = kiln.nn.Conv2d(64, 64, 3, pad_mode="same", has_bias=False)
+    w = net.weight.asnumpy()
+    loss = lambda a: (net(a) * kiln.Tensor(g)).sum()  # noqa: E731
+    kiln.set_context(mode=mode)
+    try:
+        dx, (dw,) = kiln.grad(loss, grad_position=0, weights=net.trainable_params())(kiln.Tensor(x))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    _, pull = jax.vjp(lambda a, b: _xla(a, b, (1, 1), [(1, 1), (1, 1)], (1, 1), 1), jnp.asarray(x), jnp.asarray(w))
+    want_dx, want_dw = pull(jnp.asarray(g))
+    np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-4, atol=1e-4)
