@@ -9,6 +9,11 @@ cotangent is summed), and the plan is compiled once as a single program: the fir
 compiles one backward kernel instead of one per op, and every later step with the same tape structure
 launches it once (XLA fuses across the ops and the accumulations).
 
+A plan longer than `lazy.MAX_OPS` steps is split into pieces of at most that many steps, each its own program:
+XLA's compile time grows faster than the program (DIEN's 3117-step backward, its auxiliary network unrolled over
+the time steps, compiled for 9 minutes as one program). A piece takes the gradients still being summed when the
+pieces before it end as arrays (as the plan's seeds) and returns those the pieces after it need.
+
 The plan is a pure function of the tape's structure, so it is also the cache key; the arrays (the recorded
 inputs and the output sensitivities) are the program's arguments. The backend caches again on their shapes
 and dtypes. `KILN_FUSED_BACKWARD=0` turns this off (`tape.FUSED_BACKWARD`: every backward op dispatched
@@ -22,7 +27,7 @@ from kiln._compiler.ir import graph as G
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Tensor
 from kiln._prims.math import add_p
-from kiln._pynative import dispatch
+from kiln._pynative import dispatch, lazy
 
 MAX_PROGRAMS = 128  # compiled backward programs kept (one per tape structure); the oldest goes first
 # A network whose tape changes shape every step (data-dependent control flow, ever new input shapes) would
@@ -48,8 +53,9 @@ def plan(outputs: list, order: list, useful: set, level: int) -> tuple[tuple, li
         level: the grad level being differentiated.
 
     Returns:
-        (plan, arrays, leaf ids): the plan; the arrays it runs on, in argument order; the ids of the leaf
-        nodes whose gradients the program returns, in its output order.
+        (plan, arrays, leaf ids): the plan (seeds, steps, and no gradient carried out: `split`); the arrays it
+        runs on, in argument order; the ids of the leaf nodes whose gradients the program returns, in its output
+        order.
 
     Raises:
         NotFusable: a node with hooks, a custom rule or an anchor; an input that is neither a Tensor nor a
@@ -103,7 +109,57 @@ def plan(outputs: list, order: list, useful: set, level: int) -> tuple[tuple, li
                 has_grad.add(id(link[0]))
         inputs = tuple([ref(a) for a in node.inputs])
         steps.append((pos, node.prim.backward(wanted), node.attrs, inputs, node.out_avals, tuple(targets)))
-    return (tuple(seeds), tuple(steps)), arrays, leaves
+    return (tuple(seeds), tuple(steps), ()), arrays, leaves
+
+
+def split(the_plan: tuple, n_arrays: int) -> list[tuple[tuple, tuple, int]]:
+    """`the_plan` as pieces of at most `lazy.MAX_OPS` steps, run one after the other.
+
+    Returns:
+        [(piece, sources, number of leaves)]: each piece is a plan whose arguments are the gradients the piece
+        before it carries out (its seeds, first) then its own arrays; `sources` names them, an int for the
+        whole plan's array and ("carry", i) for the i-th carried gradient of the piece before; the piece returns
+        its leaves' gradients, then the gradients it carries (its plan's third part, (position, index) each).
+    """
+    seeds, steps, _ = the_plan
+    if len(steps) <= lazy.MAX_OPS:
+        return [(the_plan, tuple(range(n_arrays)), sum(1 for s in steps if s[0] == "leaf"))]
+    pieces = []
+    live: dict[tuple[int, int], None] = {(pos, idx): None for pos, idx, _ in seeds}  # gradients being summed
+    for start in range(0, len(steps), lazy.MAX_OPS):
+        chunk = steps[start : start + lazy.MAX_OPS]
+        sources: list = []
+        local: dict[int, int] = {}  # the whole plan's array position -> this piece's argument position
+
+        def arg(r, sources=sources, local=local):
+            if type(r) is not int:
+                return r
+            if r not in local:
+                local[r] = len(sources)
+                sources.append(r)
+            return local[r]
+
+        if start == 0:
+            piece_seeds = [(pos, idx, arg(r)) for pos, idx, r in seeds]
+        else:
+            piece_seeds = [(pos, idx, i) for i, (pos, idx) in enumerate(live)]  # the carried gradients come first
+            sources.extend(("carry", i) for i in range(len(live)))
+        piece_steps = []
+        n_leaves = 0
+        for step in chunk:
+            if step[0] == "leaf":
+                live.pop((step[1], 0), None)
+                n_leaves += 1
+                piece_steps.append(step)
+                continue
+            pos, bwd, attrs, inputs, out_avals, targets = step
+            for i in range(len(out_avals)):
+                live.pop((pos, i), None)
+            live.update(dict.fromkeys(targets))
+            piece_steps.append((pos, bwd, attrs, tuple(arg(r) for r in inputs), out_avals, targets))
+        carry = tuple(live)
+        pieces.append(((tuple(piece_seeds), tuple(piece_steps), carry), tuple(sources), n_leaves))
+    return pieces
 
 
 def _zeros(shape, dtype):
@@ -111,8 +167,9 @@ def _zeros(shape, dtype):
 
 
 def _runner(the_plan: tuple):
-    """The function of the plan's arrays that returns the leaves' gradients (traced once per signature)."""
-    seeds, steps = the_plan
+    """The function of the plan's arrays that returns the leaves' gradients, then the gradients it carries to the
+    next piece (traced once per signature)."""
+    seeds, steps, carry = the_plan
 
     def run(*arrays):
         grads: dict[tuple[int, int], object] = {}
@@ -138,7 +195,7 @@ def _runner(the_plan: tuple):
             for (parent, idx), g in zip(targets, partial, strict=True):
                 if g is not None:  # a custom rule's "no gradient": a leaf left without one fails the plan
                     accumulate(parent, idx, g)
-        return tuple(found)
+        return (*found, *(grads[k] for k in carry))
 
     return run
 
@@ -147,7 +204,7 @@ def _walk(the_plan: tuple):
     """The BackwardProgram's `check`, which `dispatch.diagnose` calls on the arrays of a program that failed: the
     plan walked op by op, each backward primitive through its own kernel, so the failure is raised in the failing
     op's words, as the op-by-op backward walk (`KILN_LAZY=0`) raises it, not as the whole program's."""
-    seeds, steps = the_plan
+    seeds, steps, _ = the_plan
 
     def check(*arrays) -> None:
         grads: dict[tuple[int, int], Tensor] = {}
@@ -197,7 +254,7 @@ def _program(the_plan: tuple):
 def _disk_key(the_plan: tuple) -> str | None:
     """The plan as text that means the same program in every process, or None (kept in memory only) when a
     primitive or a constant has no such text (`dispatch._disk_key`)."""
-    seeds, steps = the_plan
+    seeds, steps, carry = the_plan
     parts = [f"seeds{list(seeds)}"]
     for step in steps:
         if step[0] == "leaf":
@@ -213,35 +270,49 @@ def _disk_key(the_plan: tuple) -> str | None:
             return None
         avals = ",".join(f"{dt.str}{list(shape)}" for shape, dt in out_avals)
         parts.append(f"{pos}:{name}({ins})[{avals}]->{list(targets)}")
+    if carry:
+        parts.append(f"carry{list(carry)}")
     return "Backward{" + ";".join(parts) + "}"
 
 
 def run(outputs: list, order: list, useful: set, level: int) -> dict[int, Tensor] | None:
-    """The leaves' gradients ({leaf node id: gradient}) computed by one compiled program, or None when the
-    tape cannot be run that way (the caller then walks it op by op, which also raises any error in the op's
-    own words).
+    """The leaves' gradients ({leaf node id: gradient}) computed by one compiled program (by one per piece for a
+    plan longer than `lazy.MAX_OPS` steps, `split`), or None when the tape cannot be run that way (the caller then
+    walks it op by op, which also raises any error in the op's own words).
 
     With the lazy window on, the program is recorded there as one op: the forward ops still pending, the
-    backward and what follows it (the optimizer's update) then run as one program.
+    backward and what follows it (the optimizer's update) then run as one program, unless that would take the
+    window past its bound (a piece of a long plan then runs in a window of its own).
     """
     try:
         the_plan, tensors, leaves = plan(outputs, order, useful, level)
     except NotFusable:
         return None
-    if dispatch.deferring():
-        try:
-            grads = dispatch.defer(_primitive(the_plan), tuple(tensors), (), _leaf_avals(order, leaves))
-        except Exception:  # noqa: BLE001  (the plan does not trace: the op-by-op walk says why in the op's terms)
-            return None
-        if grads is not None:
-            return dict(zip(leaves, grads, strict=True))
-    try:
-        grads = _program(the_plan)(*(t._data for t in tensors))
-    except Exception:  # noqa: BLE001  (NotFusable; or the op-by-op walk reports the failure in the op's terms)
-        _programs.pop(the_plan, None)
-        _single_use.discard(the_plan)
-        return None
-    return {nid: Tensor._wrap(g) for nid, g in zip(leaves, grads, strict=True)}
+    pieces = split(the_plan, len(tensors))
+    grads: list[Tensor] = []
+    carried: tuple = ()
+    for piece, sources, n_leaves in pieces:
+        args = tuple(carried[s[1]] if type(s) is tuple else tensors[s] for s in sources)
+        if len(pieces) == 1:  # the gradients' types are the leaves' own: no abstract evaluation
+            avals = _leaf_avals(order, leaves)
+        else:
+            avals = None  # (the carried gradients' types too: `defer` evaluates them, once per piece and signature)
+        out = None
+        if dispatch.deferring():
+            try:
+                out = dispatch.defer(_primitive(piece), args, (), avals)
+            except Exception:  # noqa: BLE001  (the plan does not trace: the op-by-op walk says why in the op's terms)
+                return None
+        if out is None:
+            try:
+                out = tuple(Tensor._wrap(g) for g in _program(piece)(*(t._data for t in args)))
+            except Exception:  # noqa: BLE001  (NotFusable; or the op-by-op walk reports the failure in the op's terms)
+                _programs.pop(piece, None)
+                _single_use.discard(piece)
+                return None
+        grads.extend(out[:n_leaves])
+        carried = out[n_leaves:]
+    return dict(zip(leaves, grads, strict=True))
 
 
 def _leaf_avals(order: list, leaves: list) -> tuple:
@@ -286,5 +357,6 @@ def _primitive(the_plan: tuple) -> PrimitiveDef:
     prim.random = prim.check_eagerly = False
     prim._backward = {}
     dispatch.PROGRAM_NAMES[prim] = _disk_key(the_plan)
+    lazy.WEIGHTS[prim] = len(the_plan[1])  # the window's bound counts the steps it runs
     _primitives[the_plan] = prim
     return prim

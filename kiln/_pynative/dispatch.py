@@ -210,6 +210,7 @@ def _kernel_name(prim: PrimitiveDef, attrs: tuple) -> str | None:
 def forget_program(prim: PrimitiveDef) -> None:
     """Drop what dispatch keeps for a run-time primitive that is no longer used."""
     PROGRAM_NAMES.pop(prim, None)
+    lazy.WEIGHTS.pop(prim, None)
     _deferrable.discard(prim)
     for key in [k for k in _avals if k[0] is prim]:
         del _avals[key]
@@ -238,6 +239,9 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
     """Record `prim` in the lazy window and return its output Tensor(s), or None when an input cannot wait."""
     window = WINDOW
     with window.lock:
+        heavy = lazy.WEIGHTS.get(prim)
+        if heavy is not None and window.ops and window.weight + heavy > lazy.MAX_OPS:
+            window.flush()  # before the inputs are referenced: they may be this window's outputs
         n_args = len(window.args)
         ref = window.ref
         sig = []  # the inputs' types: with (prim, attrs), the key of the op's output types (unless `known`)
@@ -296,7 +300,7 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
                 _record_cast_to_integer(args[0], out)
             else:
                 tape.record(prim, attrs, args, out)
-        if len(window.ops) >= lazy.MAX_OPS:
+        if window.weight >= lazy.MAX_OPS:
             window.flush()
     return out
 

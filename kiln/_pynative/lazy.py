@@ -6,7 +6,8 @@ inputs). Its output Tensors hold `Pending` values whose shape and dtype come fro
 (cached per primitive, attributes and input types), so a shape or type error still raises at the user's line,
 in the op's own words. The window runs as ONE program when a value is needed: a Tensor's `_data` is read (asnumpy,
 printing, `if tensor`, an op that is not deferred, the backward pass), a Parameter is read outside dispatch (a
-compiled graph may donate its buffer), or the window holds `MAX_OPS` ops.
+compiled graph may donate its buffer), or the window holds `MAX_OPS` ops' worth (an op standing for a whole compiled
+piece of a backward pass weighs its steps, `WEIGHTS`: a window never grows past the bound XLA compiles quickly).
 
 The program is cached by the window's structure (the ops, how their inputs connect, which outputs are still
 referenced): a training step repeats it, so from the second step on a flush is one lookup and one launch, and
@@ -32,7 +33,14 @@ from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import LAZY_WINDOWS, Pending, Tensor
 
 ENABLED = os.environ.get("KILN_LAZY", "1").strip().lower() not in ("0", "off", "false", "no")
-MAX_OPS = 256  # ops in one window: a longer run of deferred ops is flushed in pieces of this size
+# Ops in one window: a longer run of deferred ops is flushed in pieces of this size. Also the bound on any compiled
+# program PyNative builds (a backward plan is split into pieces of at most this many steps, backward_program.py):
+# XLA's CPU compile time per op grows with the program (a chain of small Dense/sigmoid networks' step, quick tier,
+# load 10: 15 ms/op at 100 ops, 30 at 400, 50 at 550-1100, and DIEN's 3117-step backward took 9 minutes).
+MAX_OPS = 256
+# The weight of a run-time primitive that stands for several ops (a piece of a backward plan: its steps); any other
+# op weighs 1. A window holding a heavy op runs first when the op would take it past MAX_OPS.
+WEIGHTS: dict[PrimitiveDef, int] = {}
 # An op whose outputs hold more bytes runs at once: it gains nothing from waiting, and an allocation that fails
 # is then raised at the op's own line
 MAX_DEFERRED_BYTES = 64 << 20
@@ -70,6 +78,7 @@ class Window:
         self.args: list = []  # the arrays and scalars the program takes
         self.arg_pos: dict[int, int] = {}  # id(array) -> its position in args
         self.outs: list[weakref.ref] = []  # every output's Pending, in output order
+        self.weight = 0  # the ops recorded, a heavy op counting its WEIGHTS
         self.sites: list = []  # each op's user expression, (frame, f_lasti) or None: where a failure points
 
     # -- recording ------------------------------------------------------------------------------------
@@ -109,6 +118,7 @@ class Window:
         base = len(self.outs)
         outs = [Pending(tuple(a.shape), a.dtype, a.weak_type, self, base + i) for i, a in enumerate(avals)]
         self.ops.append((prim, attrs, refs, len(avals)))
+        self.weight += WEIGHTS.get(prim, 1)
         self.outs.extend(weakref.ref(p) for p in outs)
         # this frame, _defer, apply (or defer) and the face calling it are Kiln's: read from the face's caller up
         # (reading the face's frame too makes it a frame object, copied when it returns: +13% on an add, not +9%)

@@ -1,0 +1,120 @@
+"""The bound on what one compiled PyNative program holds (`lazy.MAX_OPS`): a backward plan longer than the bound
+runs as several pieces (kiln/_pynative/backward_program.py `split`), and a lazy window holding a piece never grows
+past the bound.
+
+The network is a Python loop over N small networks (DIEN's auxiliary network, unrolled over its time steps, made
+one 3117-step backward program that XLA compiled for 9 minutes). Values and gradients are compared with the same
+code run op by op (`KILN_LAZY=0`, backward walked op by op); the size of every compiled program is read from the
+caches that hold them (the window's `programs`, the backward program's `_programs`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln import Tensor, nn, ops
+from kiln._pynative import backward_program, dispatch, lazy, tape
+
+DISPATCH_MODES = ("lazy",)
+BOUND = 24  # small, so that a short chain passes it (and its pieces compile quickly)
+
+
+class _Chain(nn.Cell):
+    def __init__(self, n: int):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(3, 3) for _ in range(n)])
+
+    def construct(self, x):
+        for dense in self.layers:
+            x = ops.sigmoid(dense(x)) * x + x * 0.5  # (values stay near 1)
+        return (x * x).sum()
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """An empty window and no compiled window or backward program, with the bound at BOUND."""
+    w = dispatch.WINDOW
+    w.flush()
+    monkeypatch.setattr(w, "programs", {})
+    monkeypatch.setattr(w, "single_use", set())
+    monkeypatch.setattr(backward_program, "_programs", {})
+    monkeypatch.setattr(backward_program, "_single_use", set())
+    monkeypatch.setattr(lazy, "MAX_OPS", BOUND)
+    monkeypatch.setattr(tape, "FUSED_BACKWARD", True)
+    return w
+
+
+def _plan_steps(prim) -> int | None:
+    """The steps of the backward plan `prim` runs (a window's op recorded for a whole plan), else None."""
+    return next((len(p[1]) for p, q in backward_program._primitives.items() if q is prim), None)
+
+
+def _window_program_sizes(window) -> list[int]:
+    """Each compiled window program's ops, an op standing for a backward plan counted as the plan's steps."""
+    return [sum(_plan_steps(prim) or 1 for prim, *_ in key[0]) for key in window.programs]
+
+
+def _step(n: int):
+    kiln.set_seed(0)
+    net = _Chain(n)
+    x = Tensor(np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32))
+    grad_fn = kiln.value_and_grad(net, 0, net.trainable_params())
+
+    def run():
+        loss, (gx, gw) = grad_fn(x)
+        return [loss, gx, *gw]
+
+    return run
+
+
+def _op_by_op(run) -> list[np.ndarray]:
+    saved = dispatch.LAZY, tape.FUSED_BACKWARD
+    dispatch.LAZY, tape.FUSED_BACKWARD = False, False
+    try:
+        return [t.asnumpy() for t in run()]
+    finally:
+        dispatch.LAZY, tape.FUSED_BACKWARD = saved
+
+
+def _assert_same(got, want):
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)  # (a compiled program fuses: float32 rounding)
+
+
+def test_a_long_backward_in_the_window_compiles_bounded_programs(fresh):
+    run = _step(12)  # 12 x (matmul, bias, sigmoid, mul, mul, add) forward: a backward plan of over 100 steps
+    want = _op_by_op(run)
+    for _ in range(2):  # the second step reuses the first one's programs
+        _assert_same([t.asnumpy() for t in run()], want)
+    sizes = _window_program_sizes(fresh)
+    assert max(sizes) <= BOUND, sizes
+    pieces = [p for p in backward_program._primitives if len(p[2])]  # pieces that carry gradients onwards
+    assert len(pieces) >= 3, "the plan is split into pieces"
+    programs = len(fresh.programs)
+    run()[0].asnumpy()
+    assert len(fresh.programs) == programs
+
+
+def test_a_long_backward_run_at_once_compiles_bounded_programs(fresh):
+    dispatch_lazy = dispatch.LAZY
+    run = _step(12)
+    want = _op_by_op(run)
+    dispatch.LAZY = False  # the backward plan runs through its own cache (`_program`), not the window
+    try:
+        _assert_same([t.asnumpy() for t in run()], want)
+    finally:
+        dispatch.LAZY = dispatch_lazy
+    steps = [len(p[1]) for p in backward_program._programs]
+    assert len(steps) >= 3 and max(steps) <= BOUND, steps
+
+
+def test_a_short_backward_stays_one_program_with_its_forward(fresh):
+    run = _step(1)  # a plan under the bound: forward, backward and its gradients' reads are one window
+    want = _op_by_op(run)
+    _assert_same([t.asnumpy() for t in run()], want)
+    assert len(fresh.programs) == 1
+    ((ops_, _),) = fresh.programs
+    assert [prim.name for prim, *_ in ops_].count("BackwardProgram") == 1
