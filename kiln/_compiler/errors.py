@@ -6,6 +6,8 @@ import os
 import sys
 import types
 
+from kiln._backend import callbacks
+
 
 class GraphSyntaxError(SyntaxError):
     """Python syntax that graph mode (STRICT) cannot compile; the message names file, line and construct."""
@@ -93,16 +95,9 @@ def line_of(code: types.CodeType, lasti: int) -> int | None:
     return None
 
 
-def for_user(err: BaseException) -> BaseException:
-    """`err` with Kiln's and the backend's frames removed from its traceback (all kept with KILN_DEBUG=1).
-
-    Chained backend exceptions (the backend's own traceback notes) are dropped too: the message already
-    says what happened and where in the user's code.
-    """
-    if os.environ.get("KILN_DEBUG", "") not in ("", "0"):
-        return err
+def outside_frames(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """The frames of `tb` outside Kiln and the backend (the user's), chained in the same order."""
     frames = []
-    tb = err.__traceback__
     while tb is not None:
         if not _internal(tb.tb_frame.f_code.co_filename):
             frames.append(tb)
@@ -110,6 +105,22 @@ def for_user(err: BaseException) -> BaseException:
     new = None
     for t in reversed(frames):
         new = types.TracebackType(new, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return new
+
+
+def for_user(err: BaseException) -> BaseException:
+    """`err` with Kiln's and the backend's frames removed from its traceback (all kept with KILN_DEBUG=1).
+
+    Chained backend exceptions (the backend's own traceback notes) are dropped too: the message already
+    says what happened and where in the user's code. The backend's failure of a user's function that a
+    compiled program called on the host is that function's own exception.
+    """
+    user = callbacks.user_error(err)
+    if user is not None:
+        err = user
+    if os.environ.get("KILN_DEBUG", "") not in ("", "0"):
+        return err
+    new = outside_frames(err.__traceback__)
     err.__cause__ = None
     err.__suppress_context__ = True
     notes = getattr(err, "__notes__", None)

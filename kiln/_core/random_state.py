@@ -57,6 +57,33 @@ def swap_key(key):
     return old
 
 
+_UNREAD = object()  # key_mark in a graph that has not used the key yet: its value is the graph's input
+
+
+def key_mark():
+    """The generator's state now, to go back to with `key_restore` (a gradient replaying a forward call draws
+    that call's numbers again). In a graph being recorded it reads nothing: a graph that has not used the key
+    yet is marked as such, and takes no key input for it."""
+    trace = G._TRACES[-1] if G._TRACES else None
+    if trace is None:
+        return _host_key()
+    return trace.state.get(G.RNG, _UNREAD)
+
+
+def key_restore(mark) -> None:
+    """Put the generator back to `mark` (from `key_mark`, in the same graph being recorded, or outside any)."""
+    global _key
+    trace = G._TRACES[-1] if G._TRACES else None
+    if trace is None:
+        _key = mark
+        return
+    if mark is _UNREAD:
+        mark = trace.state_in.get(G.RNG)
+        if mark is None:  # not read since either: nothing drew from it
+            return
+    trace.write_state(G.RNG, G.RNG, mark)
+
+
 def next_key():
     """Advance the generator and return a fresh raw key for one random op."""
     global _key

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._backend import jax
+from kiln._backend import callbacks, jax
 from kiln._core.primitive import PrimitiveDef
 
 
@@ -25,6 +25,8 @@ def _pyfunc(*xs, fn, out_shapes, out_dtypes):
             results.append(value.astype(st.dtype))
         return tuple(results)
 
+    # the user's exception in `fn` (or in what it returned) is raised as theirs, not as the backend's failure
+    run = callbacks.guarded(run, "the 'PyFunc' op", owner=fn)
     return tuple(jax.pure_callback(run, structs, *xs, vmap_method="sequential"))
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from kiln import _backend as B
 from kiln._compiler.ir import graph as G
+from kiln._core import random_state
 from kiln._core import tensor as _tensor_module
 from kiln._core.mutable import is_mutable
 from kiln._core.primitive import REGISTRY
@@ -330,33 +331,44 @@ _GRAD_DEPTH = [0]
 
 
 def note_forward(cell, args: tuple) -> None:
-    """Before a forward call of `cell`, a Cell marked `set_grad()`, outside any gradient: keep its state (its
-    Parameters that take no gradient: BatchNorm's moving statistics) as it is now, with the call's arguments.
+    """Before a forward call of `cell` outside any gradient, keep its state as it is now, with the call's
+    arguments: its Parameters that take no gradient (BatchNorm's moving statistics) and the random generator
+    (Dropout's masks). PyNative calls this for a Cell marked `set_grad()`, a graph being recorded for every Cell
+    it calls (MindSpore 2.10's GRAPH_MODE reuses the forward without set_grad too).
 
     MindSpore's GradOperation of that Cell on the same arguments reuses this forward, so a train cell that runs
-    `loss = net(*x)` then `grad(net, weights)(*x, sens)` updates the state once per step; Kiln runs the forward
-    again, so `run_with_grad` first puts this state back (`_replay_last_forward`).
+    `loss = net(*x)` then `grad(net, weights)(*x, sens)` updates the state once per step and differentiates the
+    loss it returned (the same dropout mask); Kiln runs the forward again, so `run_with_grad` first puts this
+    state back (`_replay_last_forward`).
     """
     if _GRAD_DEPTH[0]:
         return
-    state = cell.untrainable_params()
-    if state:
-        saved = [(p, apply(REGISTRY["Identity"], (p,), ())) for p in state]  # copies (a later write may donate)
-        cell.__dict__["_last_forward"] = (G.current(), tuple(args), saved)
+    saved = [(p, apply(REGISTRY["Identity"], (p,), ())) for p in cell.untrainable_params()]  # (a write may donate)
+    record = (tuple(args), saved, random_state.key_mark())
+    trace = G.current()
+    if trace is None:
+        cell.__dict__["_last_forward"] = record
+    else:
+        trace.forwards[id(cell)] = (cell, record)
 
 
 def _replay_last_forward(fn, args: tuple) -> None:
-    """Put back the state `note_forward` kept for `fn`'s last forward call when this gradient's arguments are
-    that call's (the same objects, in the same graph being recorded, if any); the record is used once."""
-    d = getattr(fn, "__dict__", None)
-    record = d.pop("_last_forward", None) if isinstance(d, dict) else None
+    """Put back the state `note_forward` kept for `fn`'s last forward call (in the graph being recorded, if any)
+    when this gradient's arguments are that call's (the same objects); the record is used once."""
+    trace = G.current()
+    if trace is None:
+        d = getattr(fn, "__dict__", None)
+        record = d.pop("_last_forward", None) if isinstance(d, dict) else None
+    else:
+        entry = trace.forwards.pop(id(fn), None)
+        record = entry[1] if entry is not None and entry[0] is fn else None
     if record is None:
         return
-    trace, forward_args, saved = record
-    if trace is G.current() and len(forward_args) == len(args):
-        if all(a is b for a, b in zip(forward_args, args, strict=True)):
-            for p, value in saved:
-                apply(REGISTRY["Assign"], (p, value), ())
+    forward_args, saved, key = record
+    if len(forward_args) == len(args) and all(a is b for a, b in zip(forward_args, args, strict=True)):
+        for p, value in saved:
+            apply(REGISTRY["Assign"], (p, value), ())
+        random_state.key_restore(key)
 
 
 def run_with_grad(

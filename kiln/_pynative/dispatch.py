@@ -467,11 +467,15 @@ def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> E
     - RecursionError stays a RecursionError;
     - the inputs are at fault (the primitive's `check` rejects them, or, for a primitive without
       a check, their shapes and dtypes do not even trace) -> that TypeError / ValueError;
+    - a user's function the op ran on the host (a pyfunc) raised -> that exception, as the user raised it;
     - anything else is Kiln's own failure -> RuntimeError "internal error" with a one-line repro.
 
     The backend's text never reaches the message (it stays on `__context__`, and `KILN_DEBUG=1`
     appends its first line).
     """
+    user = B.callbacks.user_error(err)
+    if user is not None:  # the user's own function, run by the op on the host, raised it
+        return user
     text = str(err)
     inputs = describe(args)
     if isinstance(err, RecursionError):

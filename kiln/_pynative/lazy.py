@@ -28,7 +28,7 @@ import weakref
 from collections.abc import Callable
 
 from kiln import _backend as B
-from kiln._compiler.errors import line_of, user_frame
+from kiln._compiler.errors import line_of, outside_frames, user_frame
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import LAZY_WINDOWS, Pending, Tensor
 
@@ -198,7 +198,9 @@ class Window:
                     continue
                 except Exception as raised:  # noqa: BLE001  (raised below, and kept for whoever reads this op's outputs)
                     raised.__context__ = None  # neither it nor its traceback keeps this window's arrays alive
-                    why = Failed(raised.with_traceback(None), site)
+                    # (only the frames of the user's own function the op ran, a pyfunc's, are kept: they say where)
+                    frames = outside_frames(raised.__traceback__)
+                    why = Failed(raised.with_traceback(None), site, frames)
                     first = first or why
             values.extend([None] * n_out)
             failed.update(dict.fromkeys(range(base, base + n_out), why))
@@ -220,10 +222,11 @@ class Failed:
     """The `window` of a Pending value whose op failed when its window ran: reading the value raises the op's error
     again, as a copy whose traceback ends at the user's line that called the op (`site`)."""
 
-    __slots__ = ("error", "site")
+    __slots__ = ("error", "site", "frames")
 
-    def __init__(self, error: BaseException, site: tuple | None) -> None:
-        self.error, self.site = error, site
+    def __init__(self, error: BaseException, site: tuple | None, frames: types.TracebackType | None = None) -> None:
+        # frames: the user's frames below the op (a pyfunc's function that raised), after the op's line
+        self.error, self.site, self.frames = error, site, frames
 
     def flush(self) -> None:
         """Nothing is left to run."""
@@ -237,7 +240,7 @@ class Failed:
             new = err
         new.__cause__, new.__suppress_context__ = None, True  # the compiled window's failure is Kiln's business
         if self.site is None:
-            return new
+            return new.with_traceback(self.frames)
         frame, lasti = self.site
         line = line_of(frame.f_code, lasti) or frame.f_lineno  # the line then (f_lineno is the frame's line now)
         if new is not err:  # (the copy shares the original's list of notes)
@@ -246,7 +249,7 @@ class Failed:
                 f"(Kiln's PyNative ran this op later than line {line}, in its lazy window, when a value was needed; "
                 "KILN_LAZY=0 runs each op at its line.)",
             ]
-        return new.with_traceback(types.TracebackType(None, frame, lasti, line))
+        return new.with_traceback(types.TracebackType(self.frames, frame, lasti, line))
 
 
 def _eager_input(r, args: list, values: list):

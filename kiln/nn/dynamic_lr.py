@@ -29,6 +29,8 @@ def _positive_int(op: str, name: str, value) -> None:
 def _float(op: str, name: str, value, *, positive: bool) -> None:
     if not isinstance(value, float):
         raise TypeError(f"For '{op}', '{name}' must be a float, but got {type(value).__name__}.")
+    if not math.isfinite(value):  # MindSpore refuses nan and inf too; nan would pass every comparison below
+        raise ValueError(f"For '{op}', '{name}' must be a finite float, but got {value}.")
     if value < 0 or (positive and value == 0):
         raise ValueError(f"For '{op}', '{name}' must be {'positive' if positive else 'non-negative'}, but got {value}.")
 
@@ -55,6 +57,11 @@ def piecewise_constant_lr(milestone, learning_rates) -> list[float]:
     op = "piecewise_constant_lr"
     if not isinstance(milestone, (list, tuple)) or not isinstance(learning_rates, (list, tuple)):
         raise TypeError(f"For '{op}', 'milestone' and 'learning_rates' must be lists or tuples.")
+    if not milestone:  # an empty schedule gives an optimizer nothing to read at its first step
+        raise ValueError(
+            f"For '{op}', 'milestone' and 'learning_rates' must hold at least one segment, but got "
+            f"milestone={milestone!r}, learning_rates={learning_rates!r}."
+        )
     if len(milestone) != len(learning_rates):
         raise ValueError(
             f"For '{op}', 'milestone' and 'learning_rates' must have the same length, but got "
@@ -66,6 +73,8 @@ def piecewise_constant_lr(milestone, learning_rates) -> list[float]:
         _positive_int(op, f"milestone[{i}]", edge)
         if not isinstance(rate, float):
             raise TypeError(f"For '{op}', 'learning_rates[{i}]' must be a float, but got {type(rate).__name__}.")
+        if not math.isfinite(rate):
+            raise ValueError(f"For '{op}', 'learning_rates[{i}]' must be a finite float, but got {rate}.")
         if edge < last:
             raise ValueError(f"For '{op}', 'milestone' must be increasing, but milestone[{i}]={edge} < {last}.")
         out.extend([rate] * (edge - last))

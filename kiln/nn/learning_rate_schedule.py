@@ -7,6 +7,7 @@ costs one dispatch in PyNative and one node in a compiled graph.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 from kiln._core.tensor import Tensor
@@ -42,6 +43,8 @@ def _positive_int(cls: str, name: str, value) -> None:
 def _float(cls: str, name: str, value, *, positive: bool) -> None:
     if not isinstance(value, float):
         raise TypeError(f"For '{cls}', '{name}' must be a float, but got {type(value).__name__}.")
+    if not math.isfinite(value):  # MindSpore refuses nan and inf too; nan would pass every comparison below
+        raise ValueError(f"For '{cls}', '{name}' must be a finite float, but got {value}.")
     if value < 0 or (positive and value == 0):
         raise ValueError(
             f"For '{cls}', '{name}' must be {'positive' if positive else 'non-negative'}, but got {value}."

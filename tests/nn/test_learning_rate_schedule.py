@@ -1,6 +1,7 @@
 """Learning-rate schedules (Cells) and dynamic_lr lists against their formulas."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -116,3 +117,45 @@ class TestDynamicLR:
             nn.warmup_lr(1, 10, 2, 3)
         with pytest.raises(ValueError, match="max_lr"):
             nn.cosine_decay_lr(0.2, 0.1, 10, 2, 3)
+
+
+# -- bad input refused with MindSpore 2.10's exception type (ValueError for a value, as its checks) -------------------
+NAN, INF = float("nan"), float("inf")
+# every float argument of every schedule, with the other arguments valid: (call with the bad value, its name)
+FLOAT_ARGUMENTS = {
+    "exponential_decay_lr": (lambda v: nn.exponential_decay_lr(v, 0.9, 4, 2, 1), "learning_rate"),
+    "exponential_decay_lr rate": (lambda v: nn.exponential_decay_lr(0.1, v, 4, 2, 1), "decay_rate"),
+    "natural_exp_decay_lr": (lambda v: nn.natural_exp_decay_lr(v, 0.9, 4, 2, 1), "learning_rate"),
+    "inverse_decay_lr rate": (lambda v: nn.inverse_decay_lr(0.1, v, 4, 2, 1), "decay_rate"),
+    "cosine_decay_lr min": (lambda v: nn.cosine_decay_lr(v, 0.1, 4, 2, 1), "min_lr"),
+    "cosine_decay_lr max": (lambda v: nn.cosine_decay_lr(0.0, v, 4, 2, 1), "max_lr"),
+    "polynomial_decay_lr": (lambda v: nn.polynomial_decay_lr(v, 0.01, 4, 2, 1, 1.0), "learning_rate"),
+    "polynomial_decay_lr end": (lambda v: nn.polynomial_decay_lr(0.1, v, 4, 2, 1, 1.0), "end_learning_rate"),
+    "polynomial_decay_lr power": (lambda v: nn.polynomial_decay_lr(0.1, 0.01, 4, 2, 1, v), "power"),
+    "warmup_lr": (lambda v: nn.warmup_lr(v, 4, 2, 1), "learning_rate"),
+    "piecewise_constant_lr": (lambda v: nn.piecewise_constant_lr([2, 4], [0.1, v]), "learning_rates[1]"),
+    "ExponentialDecayLR": (lambda v: nn.ExponentialDecayLR(v, 0.9, 4), "learning_rate"),
+    "NaturalExpDecayLR rate": (lambda v: nn.NaturalExpDecayLR(0.1, v, 4), "decay_rate"),
+    "InverseDecayLR": (lambda v: nn.InverseDecayLR(v, 0.9, 4), "learning_rate"),
+    "CosineDecayLR max": (lambda v: nn.CosineDecayLR(0.0, v, 4), "max_lr"),
+    "CosineDecayLR min": (lambda v: nn.CosineDecayLR(v, 0.1, 4), "min_lr"),
+    "PolynomialDecayLR power": (lambda v: nn.PolynomialDecayLR(0.1, 0.01, 4, v), "power"),
+    "WarmUpLR": (lambda v: nn.WarmUpLR(v, 4), "learning_rate"),
+}
+
+
+@pytest.mark.parametrize("value", [NAN, INF], ids=["nan", "inf"])
+@pytest.mark.parametrize("case", list(FLOAT_ARGUMENTS))
+def test_a_rate_that_is_not_finite_is_refused(case, value):
+    # MindSpore: "The '<name>' must be a legal value, but got 'nan'"; nan passed every sign check and filled the table
+    call, name = FLOAT_ARGUMENTS[case]
+    call(0.05)  # valid with a finite value
+    with pytest.raises(ValueError, match=rf"'{re.escape(name)}' must be a finite float, but got {value}"):
+        call(value)
+
+
+@pytest.mark.parametrize("milestone, rates", [([], []), ((), ())])
+def test_an_empty_piecewise_schedule_is_refused(milestone, rates):
+    # MindSpore returns [] and the optimizer given it fails at its first step (Kiln: "failed internally")
+    with pytest.raises(ValueError, match=r"'milestone' and 'learning_rates' must hold at least one segment"):
+        nn.piecewise_constant_lr(milestone, rates)

@@ -464,3 +464,51 @@ def test_custom_optimizer_maps_mindspores_weight_decay_tensors(mode):
         for i, g in enumerate(_grads(t)):
             ref[i] = ref[i] - 0.05 * (g + (0.2 * ref[i] if i < 2 else 0.0))
     _close(got, ref)
+
+
+# -- learning_rate that cannot give a rate for every step: refused when the optimizer is built -----------------------
+# MindSpore 2.10 accepts an empty table and fails at the first step (RuntimeError from its Gather: index 0 out of
+# [0, 0)); Kiln failed there too, as "Kiln failed internally" in FusedMomentum. Refused with ValueError, as
+# MindSpore refuses a bad float learning_rate (its type for this argument's bad values).
+EMPTY_TABLES = {
+    "list": [],
+    "tuple": (),
+    "range": range(0),
+    "numpy": np.zeros(0, np.float32),
+    "Tensor": Tensor(np.zeros(0, np.float32)),
+}
+
+
+@pytest.mark.parametrize("opt_class", [nn.Momentum, nn.SGD, nn.Adam])
+@pytest.mark.parametrize("name", list(EMPTY_TABLES))
+def test_an_empty_rate_table_is_refused(opt_class, name):
+    kw = {"momentum": 0.9} if opt_class is nn.Momentum else {}
+    with pytest.raises(ValueError, match=r"'learning_rate' with a rate per step must hold at least one rate"):
+        opt_class(_params(), learning_rate=EMPTY_TABLES[name], **kw)
+    with pytest.raises(ValueError, match=rf"For '{opt_class.__name__}', 'learning_rate'"):  # a group's rate too
+        opt_class([{"params": _params(), "lr": EMPTY_TABLES[name]}], learning_rate=0.1, **kw)
+
+
+@pytest.mark.parametrize("lr", [[[0.1, 0.2]], ["a"], [0.1, "fast"]], ids=["nested", "text", "mixed"])
+def test_a_table_that_is_not_one_number_per_step_is_refused(lr):
+    with pytest.raises(ValueError, match=r"For 'SGD', a sequence 'learning_rate' must hold one number per step"):
+        nn.SGD(_params(), learning_rate=lr)
+
+
+@pytest.mark.parametrize("lr", [float("nan"), float("inf"), -float("inf")])
+def test_a_rate_that_is_not_finite_is_refused(lr):
+    # MindSpore: "the 'learning rate' must be a legal value" (ValueError); nan passed Kiln's sign check
+    with pytest.raises(ValueError, match=rf"'learning_rate' must be finite, but got {lr}"):
+        nn.Momentum(_params(), lr, 0.9)
+    with pytest.raises(ValueError, match="'learning_rate' must be finite"):
+        nn.Momentum([{"params": _params(), "lr": lr}], 0.1, 0.9)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_a_one_step_table_still_trains(mode):
+    # the smallest table the checks accept: its one rate, then repeated (as any table past its end)
+    if mode == "graph":
+        ms.set_context(mode=ms.GRAPH_MODE)
+    params = _params()
+    got = _run(nn.Momentum(params, [0.05], 0.9), params, 3)
+    _close(got, ref_momentum(3, None, 0.9, lrs=[0.05, 0.05, 0.05])[0])

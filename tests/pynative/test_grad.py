@@ -319,6 +319,88 @@ def test_forward_then_grad_of_the_same_inputs_updates_batchnorm_statistics_once(
     np.testing.assert_allclose(_np(net.bn.moving_variance), var, rtol=1e-5, atol=1e-7)
 
 
+class _DropoutNet(nn.Cell):
+    """sum(dropout(w * x)): the gradient with respect to w is the mask / keep_prob times x, so it shows the mask."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(n, np.float32)), name="w")
+        self.drop = nn.Dropout(p=0.5)
+
+    def construct(self, x):
+        return self.drop(self.w * x).sum()
+
+
+class _ForwardThenGradOf(nn.Cell):
+    """_ForwardThenGrad without its set_grad() (the caller decides)."""
+
+    def __init__(self, net):
+        super().__init__(auto_prefix=False)
+        self.network = net
+        self.weights = kiln.ParameterTuple(net.trainable_params())
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+
+    def construct(self, x):
+        loss = self.network(x)
+        return loss, self.grad(self.network, self.weights)(x, ops.ones_like(loss))
+
+
+# MindSpore 2.10 (its own runs of this net): GRAPH_MODE differentiates the loss it returned (the forward's mask),
+# set_grad or not; PyNative does when the network is marked set_grad(), and draws a second mask when it is not.
+@pytest.mark.parametrize(
+    "mode, set_grad, same_mask",
+    [
+        (kiln.GRAPH_MODE, True, True),
+        (kiln.GRAPH_MODE, False, True),
+        (kiln.PYNATIVE_MODE, True, True),
+        (kiln.PYNATIVE_MODE, False, False),
+    ],  # fmt: skip
+)
+def test_forward_then_grad_differentiates_the_loss_it_returned_with_its_dropout_mask(mode, set_grad, same_mask):
+    kiln.set_context(mode=mode)
+    n = 256
+    net = _DropoutNet(n)
+    if set_grad:
+        net.set_grad()
+    step = _ForwardThenGradOf(net)
+    step.set_train()
+    x = np.arange(1, n + 1, dtype=np.float32)
+    t = Tensor(x)
+    kiln.set_seed(3)
+    draws = []
+    for _ in range(3):
+        loss, (gw,) = step(t)
+        g = _np(gw)
+        kept = g != 0
+        np.testing.assert_allclose(g[kept], 2 * x[kept])  # the gradient of a dropout: mask / keep_prob times x
+        draws.append(float(_np(loss)))
+        # the loss the gradient implies (its mask applied to this w and x), against the loss returned
+        implied = float((g * _np(net.w)).sum())
+        assert (abs(implied - draws[-1]) < 1e-3 * abs(draws[-1])) is same_mask
+    # a step draws once when the gradient reuses the forward's mask (twice when not): the next step's mask is new
+    assert len(set(draws)) == 3
+    # the same draws as a network with no gradient taken at all (one mask per step, the generator's own sequence)
+    if same_mask:
+        kiln.set_seed(3)
+        plain = _DropoutNet(n)
+        plain.set_train()
+        if mode == kiln.GRAPH_MODE:
+            plain = kiln.jit(plain)
+        np.testing.assert_allclose([float(_np(plain(t))) for _ in range(3)], draws, rtol=1e-6)
+
+
+def test_forward_then_grad_without_set_grad_moves_batchnorm_statistics_once_in_graph_mode():
+    # MindSpore 2.10's GRAPH_MODE reuses the forward whether or not the network is marked set_grad(); Kiln's graph
+    # recorded the forward only for a set_grad() network and moved the statistics twice
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+    net = _BatchNormNet()
+    step = _ForwardThenGradOf(net)
+    step.set_train()
+    x = np.random.RandomState(0).standard_normal((2, 3, 4, 4)).astype(np.float32)
+    step(Tensor(x))
+    np.testing.assert_allclose(_np(net.bn.moving_mean), 0.1 * x.mean((0, 2, 3)), rtol=1e-5, atol=1e-7)
+
+
 def test_grad_operation_get_by_list_without_weights(xy):
     # MindSpore: a Cell's trainable parameters are the default weights; a plain function has none: an empty tuple.
     net = Scale()

@@ -162,6 +162,9 @@ class Trace:
         self.tensor_keys: dict = parent.tensor_keys if parent is not None else {}
         # key -> (input Tensor, its input Var) of a program that writes its input Tensors back to the caller's
         self.input_tensors: dict = parent.input_tensors if parent is not None else {}
+        # id(Cell) -> (Cell, record): the last forward call of each Cell in this graph, for a gradient of it on the
+        # same arguments to replay (autograd.note_forward); kept here, it goes with the graph once recorded
+        self.forwards: dict = {}
 
     # -- values ------------------------------------------------------------------------------
     def new_input(self, shape, dtype) -> Var:

@@ -9,6 +9,7 @@ Parameters in place.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -139,6 +140,8 @@ class Optimizer(Cell):
     def _preprocess_lr(self, learning_rate):
         """A float, a 0-D float32 Tensor, a 1-D float32 Tensor (per step) or a schedule."""
         if isinstance(learning_rate, (int, float)) and not isinstance(learning_rate, bool):
+            if not math.isfinite(learning_rate):  # as MindSpore: nan passes the sign check and poisons every step
+                raise ValueError(f"For '{self.cls_name}', 'learning_rate' must be finite, but got {learning_rate}.")
             if learning_rate < 0:
                 raise ValueError(
                     f"For '{self.cls_name}', 'learning_rate' must be non-negative, but got {learning_rate}."
@@ -155,14 +158,34 @@ class Optimizer(Cell):
                 )
             if learning_rate.ndim == 1:
                 self.dynamic_lr = True
+                self._check_table(learning_rate.shape, f"a Tensor of shape {list(learning_rate.shape)}")
             return Tensor(learning_rate.asnumpy().astype(np.float32))
         if isinstance(learning_rate, Iterable) and not isinstance(learning_rate, (str, bytes)):
             self.dynamic_lr = True
-            return Tensor(np.asarray(list(learning_rate), np.float32))
+            values = list(learning_rate)
+            try:
+                table = np.asarray(values, np.float32)
+            except (TypeError, ValueError):
+                table = None
+            if table is None or table.ndim > 1:
+                raise ValueError(
+                    f"For '{self.cls_name}', a sequence 'learning_rate' must hold one number per step, but got "
+                    f"{values!r}."
+                )
+            self._check_table(table.shape, repr(values))
+            return Tensor(table)
         raise TypeError(
             f"For '{self.cls_name}', 'learning_rate' must be a float, int, Tensor, Iterable or "
             f"LearningRateSchedule, but got {type(learning_rate).__name__}."
         )
+
+    def _check_table(self, shape: tuple, shown: str) -> None:
+        """A rate per step needs a rate for the first step (MindSpore fails at that step, reading past the end)."""
+        if shape[0] == 0:
+            raise ValueError(
+                f"For '{self.cls_name}', 'learning_rate' with a rate per step must hold at least one rate, but got "
+                f"{shown}."
+            )
 
     @staticmethod
     def _build_lr(lr, name: str):

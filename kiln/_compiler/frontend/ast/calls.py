@@ -166,8 +166,8 @@ def call_cell(ctx, cell, args, kwargs):
     args, kwargs = cell._forward_pre(tuple(args), kwargs or {})
     if "_float_dtype" in d:
         args = cell._cast_inputs(tuple(args))
-    if d.get("requires_grad"):
-        note_forward(cell, tuple(args))
+    # as MindSpore's GRAPH_MODE, a gradient of this Cell on these arguments reuses this forward, set_grad or not
+    note_forward(cell, tuple(args))
 
     def run_construct(*a, **k):
         return call_user(ctx, construct, (cell, *a), k or kwargs)
