@@ -110,7 +110,7 @@ class Window:
         base = len(self.outs)
         outs = [Pending(tuple(a.shape), a.dtype, a.weak_type, self, base + i) for i, a in enumerate(avals)]
         self.ops.append((prim, attrs, refs, len(avals)))
-        self.outs.extend(weakref.ref(p) for p in outs)
+        self.outs.extend(map(weakref.ref, outs))
         # this frame, _defer, apply (or defer) and the face calling it are Kiln's: read from the face's caller up
         # (reading the face's frame too makes it a frame object, copied when it returns: +13% on an add, not +9%).
         # The op at this position of the last window was reached the same way, most likely: looked for there first.
