@@ -74,17 +74,42 @@ def user_stacklevel() -> int:
     return level
 
 
-def user_frame(skip: int = 0):
+def user_frame(skip: int = 0, hint: tuple | None = None) -> tuple:
     """The innermost frame outside Kiln on the stack (None when all are Kiln's): while the call into Kiln runs, its
     `f_lasti` is the user's expression. `skip`: how many frames, from the caller up, are known to be Kiln's: passed
-    over without reading them (each frame read costs a frame object)."""
+    over without reading them. Returns (frame or None, the hint to pass next time).
+
+    A caller that reaches Kiln the same way call after call (a training step's ops) passes the hint its last call
+    returned: the frame is looked for there first.
+
+    `hint` is (depth, code of the frame below the user's, code of the user's frame). A frame read is a frame object,
+    copied when its function returns, so the hint reads at most two frames where the walk reads every Kiln frame
+    up to the user's (some twenty under a network of Cells). When the user's frame is right above the `skip` frames
+    known to be Kiln's, the hint is exact (the walk would stop at that frame); deeper, the two frames at the
+    boundary must be running the same code as when the walk found them."""
+    if hint is not None:
+        depth, below_code, user_code = hint
+        try:
+            if below_code is None:  # the user's frame is the first one the walk reads
+                frame = sys._getframe(depth)
+            else:
+                below = sys._getframe(depth - 1)
+                frame = below.f_back if below.f_code is below_code else None
+        except ValueError:  # a shallower stack
+            frame = None
+        if frame is not None and frame.f_code is user_code:
+            return frame, hint
+    depth = 1 + skip
     try:
-        frame = sys._getframe(1 + skip)
+        frame = sys._getframe(depth)
     except ValueError:  # a shallower stack than the caller expects
-        frame = sys._getframe(1)
+        frame, depth = sys._getframe(1), 1
+    below = None
     while frame is not None and frame.f_code.co_filename.startswith(_KILN_DIR):
-        frame = frame.f_back
-    return frame
+        below, frame, depth = frame, frame.f_back, depth + 1
+    if frame is None:
+        return None, None
+    return frame, (depth, None if below is None else below.f_code, frame.f_code)
 
 
 def line_of(code: types.CodeType, lasti: int) -> int | None:

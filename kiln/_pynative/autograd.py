@@ -139,7 +139,7 @@ def conj_complex(value):
     `dL/dx + i dL/dy`, so `p - lr * grad` descends. Every place where a gradient meets the user (a sensitivity
     given, a gradient returned, a hook's or a custom bprop's view of the cotangents) conjugates complex ones.
     """
-    if isinstance(value, Tensor) and value.dtype.kind == "c":
+    if isinstance(value, Tensor) and value._buf.dtype.kind == "c":  # (the backend dtype's kind: no Kiln dtype made)
         return apply(REGISTRY["Conj"], (value,))
     return value
 

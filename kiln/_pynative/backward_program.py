@@ -90,6 +90,7 @@ def plan(outputs: list, order: list, useful: set, level: int) -> tuple[tuple, li
         seeds.append((position[id(node)], idx, ref(sens)))
         has_grad.add(id(node))
     steps, leaves = [], []
+    # (run once per backward pass over every node of the tape: `ref` and the comprehensions are written out inline)
     for node in reversed(order):
         nid = id(node)
         if nid not in has_grad or nid not in useful:
@@ -101,14 +102,31 @@ def plan(outputs: list, order: list, useful: set, level: int) -> tuple[tuple, li
             leaves.append(nid)
             steps.append(("leaf", pos))
             continue
-        wanted = tuple(link is not None and id(link[0]) in useful for link in node.links)
-        targets = []
-        for link, w in zip(node.links, wanted, strict=True):
-            if w:
-                targets.append((position[id(link[0])], link[1]))
-                has_grad.add(id(link[0]))
-        inputs = tuple([ref(a) for a in node.inputs])
-        steps.append((pos, node.prim.backward(wanted), node.attrs, inputs, node.out_avals, tuple(targets)))
+        wanted, targets = [], []
+        for link in node.links:
+            if link is not None:
+                pid = id(link[0])
+                if pid in useful:
+                    wanted.append(True)
+                    targets.append((position[pid], link[1]))
+                    has_grad.add(pid)
+                    continue
+            wanted.append(False)
+        inputs = []
+        for a in node.inputs:
+            if type(a) is Tensor or isinstance(a, Tensor):
+                r = refs.get(id(a))
+                if r is None:
+                    if type(a._buf) is G.Var:
+                        raise NotFusable
+                    r = refs[id(a)] = len(arrays)
+                    arrays.append(a)
+                inputs.append(r)
+            else:
+                inputs.append(ref(a))
+        steps.append(
+            (pos, node.prim.backward(tuple(wanted)), node.attrs, tuple(inputs), node.out_avals, tuple(targets))
+        )
     return (tuple(seeds), tuple(steps), ()), arrays, leaves
 
 
@@ -335,16 +353,22 @@ def _struct(shape: tuple, dtype):
 
 
 _primitives: dict[tuple, PrimitiveDef] = {}  # plan -> the primitive the lazy window records for it
+_last: list = [None, None]  # the plan `_primitive` returned last, and its primitive
 
 
 def _primitive(the_plan: tuple) -> PrimitiveDef:
     """The plan as one primitive (unregistered, like a derived backward primitive) for the lazy window; its
     name across processes is the plan's text (`dispatch.PROGRAM_NAMES`)."""
+    last_plan, last_prim = _last
+    if last_prim is not None and the_plan == last_plan:  # a training step's plan, step after step: compared, not
+        return last_prim  # hashed as well (a tuple does not keep its hash: each lookup walks the whole plan)
     prim = _primitives.get(the_plan)
     if prim is not None:
+        _last[:] = [the_plan, prim]
         return prim
     if len(_primitives) >= MAX_PROGRAMS:
         dispatch.forget_program(_primitives.pop(next(iter(_primitives))))
+        _last[:] = [None, None]
     prim = PrimitiveDef.__new__(PrimitiveDef)
     prim.name = "BackwardProgram"
     prim.impl = _runner(the_plan)
@@ -359,4 +383,5 @@ def _primitive(the_plan: tuple) -> PrimitiveDef:
     dispatch.PROGRAM_NAMES[prim] = _disk_key(the_plan)
     lazy.WEIGHTS[prim] = len(the_plan[1])  # the window's bound counts the steps it runs
     _primitives[the_plan] = prim
+    _last[:] = [the_plan, prim]
     return prim

@@ -72,6 +72,7 @@ class Window:
         self.programs: dict[tuple, Callable] = {}
         self.single_use: set[tuple] = set()  # programs run once only
         self.flushes = 0  # windows run (tests and benchmarks read it)
+        self.site_hints: list = []  # per op position: where the last op there found its user frame (`record`)
 
     def _reset(self) -> None:
         self.ops: list[tuple] = []  # (prim, attrs, input refs, number of outputs): the structure
@@ -119,10 +120,18 @@ class Window:
         outs = [Pending(tuple(a.shape), a.dtype, a.weak_type, self, base + i) for i, a in enumerate(avals)]
         self.ops.append((prim, attrs, refs, len(avals)))
         self.weight += WEIGHTS.get(prim, 1)
-        self.outs.extend(weakref.ref(p) for p in outs)
+        self.outs.extend(map(weakref.ref, outs))
         # this frame, _defer, apply (or defer) and the face calling it are Kiln's: read from the face's caller up
-        # (reading the face's frame too makes it a frame object, copied when it returns: +13% on an add, not +9%)
-        f = user_frame(4)
+        # (reading the face's frame too makes it a frame object, copied when it returns: +13% on an add, not +9%).
+        # The op at this position of the last window was reached the same way, most likely: looked for there first.
+        pos, hints = len(self.ops) - 1, self.site_hints
+        hint = hints[pos] if pos < len(hints) else None
+        f, found = user_frame(4, hint)
+        if found is not hint:
+            if pos < len(hints):
+                hints[pos] = found
+            else:
+                hints.extend([None] * (pos - len(hints)) + [found])
         self.sites.append(None if f is None else (f, f.f_lasti))
         return outs
 

@@ -104,23 +104,44 @@ def watch(t: Tensor, level: int, *, in_place: bool = False) -> Tensor:
 def record(prim: PrimitiveDef, attrs: tuple, args: tuple, out) -> None:
     """Called by dispatch after each op while recording."""
     levels = None
-    for a in args:
-        if isinstance(a, Tensor) and a._nodes:
-            for lv in a._nodes:
-                if lv in _active and (levels is None or lv not in levels):
-                    levels = (levels or []) + [lv]
+    if len(_active) == 1:  # one gradient taken (no higher order): is any input watched at its level?
+        only = _active[0]
+        for a in args:
+            if isinstance(a, Tensor) and a._nodes and only in a._nodes:
+                levels = _active
+                break
+    else:
+        for a in args:
+            if isinstance(a, Tensor) and a._nodes:
+                for lv in a._nodes:
+                    if lv in _active and (levels is None or lv not in levels):
+                        levels = (levels or []) + [lv]
     if levels is None:
         return
     outs = out if prim.multiple_results else (out,)
-    avals = tuple((o.shape, o._buf.dtype) for o in outs)
+    avals = []
+    differentiable = []  # per output
+    for o in outs:
+        d = o._buf
+        dtype = d.dtype
+        avals.append((tuple(d.shape), dtype))
+        diff = _differentiable.get(dtype)
+        if diff is None:
+            diff = _differentiable[dtype] = o.dtype.kind in "fc"  # (the Tensor's dtype: NumPy gives bfloat16 kind "V")
+        differentiable.append(diff)
+    avals = tuple(avals)
     for lv in levels:
-        links = tuple(a._nodes.get(lv) if isinstance(a, Tensor) and a._nodes else None for a in args)
+        links = tuple([a._nodes.get(lv) if isinstance(a, Tensor) and a._nodes else None for a in args])
         node = Node(prim, attrs, args, links, avals)
         for i, o in enumerate(outs):
-            if o.dtype.kind in "fc":  # (the Tensor's dtype: NumPy gives bfloat16 kind "V")
+            if differentiable[i]:
                 if o._nodes is None:
-                    o._nodes = {}
-                o._nodes[lv] = (node, i)
+                    o._nodes = {lv: (node, i)}
+                else:
+                    o._nodes[lv] = (node, i)
+
+
+_differentiable: dict = {}  # backend dtype -> whether a gradient flows through values of it
 
 
 def record_custom(inputs: tuple, outs: tuple, rule: Callable, *, anchor: bool = False) -> None:

@@ -134,6 +134,14 @@ def write_back(targets: Sequence[Parameter], values: Sequence[Tensor]) -> None:
     traced the values are symbolic, so each store goes through the `Assign`
     primitive, where the compiler sees it as a state update.
     """
+    if not G._TRACES or G._TRACES[-1] is None:  # no graph recorded (an optimizer's step in PyNative): a target is
+        for target, value in zip(targets, values, strict=True):  # checked by its own slot, not read through `_data`
+            data = value._data
+            if type(data) is G.Var or type(target._buf) is G.Var:
+                apply(S.Assign, (target, value))
+            else:
+                target._data = data
+        return
     for target, value in zip(targets, values, strict=True):
         if G.is_symbolic(value._data) or G.is_symbolic(target._data):
             apply(S.Assign, (target, value))

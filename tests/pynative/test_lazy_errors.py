@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import kiln
-from kiln import Parameter, Tensor, nn, ops
+from kiln import Parameter, Tensor, mint, nn, ops
 from kiln._pynative import autograd, dispatch, lazy
 
 DISPATCH_MODES = ("lazy",)  # each case runs both modes itself, to compare them
@@ -145,6 +145,40 @@ def test_a_deferred_failure_says_what_an_eager_run_says(name, monkeypatch, reque
     assert not dispatch.WINDOW.ops  # the window is usable: empty, and the next ops run
     x = Tensor(np.arange(3, dtype=np.float32))
     np.testing.assert_array_equal((x * 2 + 1).asnumpy(), [1, 3, 5])
+
+
+class _Zeros(nn.Cell):
+    def construct(self, shape):
+        return ops.zeros(shape, kiln.float32)
+
+
+def test_an_op_reached_another_way_at_the_same_position_fails_at_its_own_line(huge_waits, monkeypatch):
+    # the window looks for an op's user frame where the op at its position found it last time (`errors.user_frame`'s
+    # hint): each way of reaching the op below runs a window of its own (the op at position 0), the last one failing;
+    # mint.zeros reaches the op through one more frame of Kiln's than ops.zeros
+    def from_a_helper(shape):
+        return ops.zeros(shape, kiln.float32)
+
+    ways = {
+        "a helper": from_a_helper,
+        "this frame": lambda shape: ops.zeros(shape, kiln.float32),
+        "this frame, through mint": lambda shape: mint.zeros(shape),
+        "a Cell of Kiln's around a user's Cell": nn.SequentialCell([_Zeros()]),
+        "a user's Cell": _Zeros(),
+    }
+    for failing in ways:
+        for name, way in ways.items():
+            if name != failing:
+                np.testing.assert_array_equal(way((2, 3)).asnumpy(), np.zeros((2, 3), np.float32))
+        errors = []
+        for lazy_on in (False, True):
+            monkeypatch.setattr(dispatch, "LAZY", lazy_on)
+            with pytest.raises(MemoryError) as err:
+                ways[failing](HUGE).asnumpy()
+            errors.append(err)
+        monkeypatch.setattr(dispatch, "LAZY", True)
+        eager, lazy_err = errors
+        assert _user_frames(lazy_err)[-1] == _user_frames(eager)[-1], failing
 
 
 def test_a_failed_value_raises_its_error_again_and_earlier_values_stay(huge_waits):
