@@ -17,6 +17,8 @@ from kiln.context import GRAPH_MODE, _context
 __all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
 
 _DEFAULT_PARAM_NAME = "Parameter"
+# MindSpore's mixed-precision flags (`Cell.add_flags`), in the order MindSpore applies them: the last True one wins.
+_MIXED_PRECISION_FLAGS = (("fp16", mstype.float16), ("fp32", mstype.float32), ("bf16", mstype.bfloat16))
 
 
 class Cell:
@@ -423,10 +425,17 @@ class Cell:
 
     def add_flags(self, **flags) -> Cell:
         """Record flags on this Cell (MindSpore's compiler hints): kept in `get_flags()` and as attributes.
-        Kiln's compiler reads none of them."""
+
+        Kiln's compiler reads none of them except MindSpore's mixed-precision flags: `fp16=True`, `fp32=True` or
+        `bf16=True` set this Cell's (not its children's) run dtype as `to_float` does (MindSpore's `to_float` is
+        `add_flags_recursive` of these flags); when several are True, the last of fp16, fp32, bf16 wins, as there.
+        """
         self.__dict__["_flags"].update(flags)
         for name, value in flags.items():
             object.__setattr__(self, name, value)
+        for flag, dt in _MIXED_PRECISION_FLAGS:
+            if flags.get(flag):
+                self.__dict__["_float_dtype"] = dt
         return self
 
     def add_flags_recursive(self, **flags) -> Cell:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 import pytest
 
 import kiln
@@ -55,3 +56,36 @@ def test_cls_name_is_the_class_name_in_construct(mode):
     assert net.cls_name == "Named" and kiln.nn.Dense(2, 3).cls_name == "Dense"
     fn = kiln.jit(net.construct) if mode == "graph" else net
     assert fn(kiln.Tensor([1.0, 2.0], kiln.float32)).asnumpy().tolist() == [5.0, 10.0]
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_mixed_precision_flags_cast_a_cells_inputs_as_to_float(mode):
+    # The zoo's GAT (research/gnn/gat/train.py) runs `gat_net.add_flags_recursive(fp16=True)`: MindSpore's add_flags
+    # sets the Cell's mixed-precision type (its to_float is add_flags_recursive of these flags); Kiln recorded the
+    # flag and ran in float32.
+    class Scale(kiln.nn.Cell):
+        def construct(self, x):
+            return x * 3.0
+
+    class Outer(kiln.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.inner = Scale()
+
+        def construct(self, x):
+            return self.inner(x) + 0.0
+
+    kiln.set_context(mode=mode)
+    x = np.full((2,), 1 / 3, np.float32)
+    want16 = (x.astype(np.float16) * np.float16(3.0)).astype(np.float32)
+    flagged = Scale().add_flags(fp16=True)
+    assert flagged(kiln.Tensor(x)).dtype == kiln.float16
+    np.testing.assert_array_equal(flagged(kiln.Tensor(x)).asnumpy().astype(np.float32), want16)
+    both = Scale().add_flags(fp16=True, fp32=True)  # the last True of fp16, fp32, bf16 wins, as in MindSpore
+    assert both(kiln.Tensor(x.astype(np.float16))).dtype == kiln.float32
+    assert Scale().add_flags(fp16=False)(kiln.Tensor(x)).dtype == kiln.float32
+    outer = Outer()
+    outer.add_flags(fp16=True)  # this Cell only: its child runs in the dtype it is given
+    assert outer.inner.get_flags() == {} and outer(kiln.Tensor(x)).dtype == kiln.float16
+    recursive = Outer().add_flags_recursive(bf16=True)
+    assert recursive(kiln.Tensor(x)).dtype == kiln.bfloat16
