@@ -446,3 +446,23 @@ def test_a_graph_mode_cell_without_parameters_launches_its_executable_and_still_
         assert c.compiles == 2
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_a_graph_mode_cells_hit_path_still_honours_a_later_signature_and_a_recorded_gradient():
+    class Mul(nn.Cell):
+        def construct(self, x, y):
+            return x * y + GAIN
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net, x, y = Mul(), _x(), _x(seed=1)
+        net(x, y)
+        assert net.__dict__["_kiln_graph_cache"].fast is not None  # the next call takes the hit path first
+        np.testing.assert_allclose(net(x, y).asnumpy(), x.asnumpy() * y.asnumpy() + GAIN, rtol=1e-6)
+        grads = ms.grad(lambda a: net(a, y).sum())(x)  # recorded: the tape sees each op of construct
+        np.testing.assert_allclose(grads.asnumpy(), y.asnumpy(), rtol=1e-6)
+        net.set_inputs(SimpleNamespace(shape=(3, 3), dtype=ms.float32), SimpleNamespace(shape=(3, 3), dtype=ms.float32))
+        with pytest.raises(ValueError, match=r"signature"):
+            net(x, y)  # declared after the hit path was set up: still checked
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
