@@ -13,16 +13,18 @@ import jax
 
 try:  # JAX's dispatch is internal to it: another JAX keeps its own call
     from jax._src import dispatch
+    from jax._src.array import ArrayImpl
     from jax._src.interpreters.pxla import ExecuteReplicated
 except ImportError:
-    dispatch = ExecuteReplicated = None
+    dispatch = ExecuteReplicated = ArrayImpl = None
 
 __all__ = ["Launch", "array_type", "launch_of"]
 
 
 def array_type() -> type:
-    """The type of a concrete device array (a launch takes only these)."""
-    return type(jax.numpy.zeros(()))
+    """The type of a concrete device array (a launch takes only these; no array is made to find it: making one
+    compiles a program)."""
+    return ArrayImpl if ArrayImpl is not None else type(jax.device_put(0))
 
 
 class Launch:
