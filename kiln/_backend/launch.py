@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 import jax
 
 try:  # JAX's dispatch is internal to it: another JAX keeps its own call
-    from jax._src import dispatch
+    from jax._src import dispatch, xla_bridge
     from jax._src.array import ArrayImpl
     from jax._src.interpreters.pxla import ExecuteReplicated
 except ImportError:
-    dispatch = ExecuteReplicated = ArrayImpl = None
+    dispatch = xla_bridge = ExecuteReplicated = ArrayImpl = None
 
 __all__ = ["Launch", "array_type", "launch_of"]
 
@@ -44,8 +44,8 @@ class Launch:
 
 def launch_of(program, arrays: Sequence) -> Launch | None:
     """The `Launch` of `program` (a jax.jit already called on `arrays`, or a compiled executable) for inputs like
-    `arrays`, or None when a launch could skip something its call does: more than one device, effects or host
-    callbacks, hoisted constants, unused inputs, NaN checks (jax_debug_nans), mutable arrays.
+    `arrays`, or None when a launch could skip something its call does: more than one device (on any platform),
+    effects or host callbacks, hoisted constants, unused inputs, NaN checks (jax_debug_nans), mutable arrays.
 
     Args:
         program: a `jax.jit` function (its executable for these inputs is the one its calls compiled) or a
@@ -58,8 +58,10 @@ def launch_of(program, arrays: Sequence) -> Launch | None:
     if (
         ExecuteReplicated is None
         or jax.process_count() != 1
-        or len(jax.local_devices()) != 1
         or dispatch.needs_check_special()
+        # one device in all: jax.jit's call would place (or compile for) another default device, e.g. after
+        # set_context(device_target=...) on a machine with a GPU; a launch has no such choice to make
+        or sum(len(backend.local_devices()) for backend in xla_bridge.backends().values()) != 1
     ):
         return None
     at = array_type()
