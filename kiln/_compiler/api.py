@@ -332,6 +332,20 @@ def run_cell(cell, args: tuple, kwargs: dict):
         if getattr(ctx, "trace_only", False) or not _user_construct(cell):
             return NotImplemented
         return calls.call_cell(ctx, cell, list(args), kwargs)
+    d = cell.__dict__
+    cache = d.get("_kiln_graph_cache")
+    if cache is not None and not tape.recording and not kwargs and not d.get("_input_signature"):
+        # the cache-hit path first (as `_call_cell_graph`'s, inlined: a GRAPH_MODE call's one Python frame here)
+        fast = cache.fast
+        if fast is not None and not _hooked(args):
+            try:
+                out = fast((cell, *args))
+            except RaisesWithRunTimeMessage:  # the general call below raises it eagerly
+                out = _MISS
+            except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
+                raise for_user(err) from None
+            if out is not _MISS:
+                return out
     if tape.recording or _hooked(args):
         # A PyNative gradient is being recorded, or an argument has hooks (which a gradient taken inside construct
         # runs, and the compiled graph would not see): run with graph semantics, eagerly, so the tape sees every op.
@@ -394,7 +408,10 @@ def _user_construct(cell) -> bool:
 
 def _hooked(args: tuple) -> bool:
     """True when a Tensor argument has hooks registered (`Tensor.register_hook`)."""
-    return any(isinstance(a, Tensor) and getattr(a, "_hooks", None) for a in args)
+    for a in args:  # a loop, not any(generator): it runs on every GRAPH_MODE call
+        if isinstance(a, Tensor) and getattr(a, "_hooks", None):
+            return True
+    return False
 
 
 def _compile_cell(cache, cell, template, leaves, params, cells, shapes=None, plan=None):

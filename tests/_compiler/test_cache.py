@@ -7,6 +7,7 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, nn
+from kiln._backend import jax
 from kiln._compiler.api import jit, mutable
 from kiln._compiler.cache import memory as cache
 
@@ -369,3 +370,99 @@ def test_a_compiled_step_reads_and_writes_parameters_after_the_lazy_window_and_o
     np.testing.assert_allclose(doubled.asnumpy(), expected_doubled, rtol=1e-5)
     np.testing.assert_allclose(w.asnumpy(), expected, rtol=1e-5)
     assert step.compile_count == 1
+
+
+def _launched(c) -> bool:
+    """Whether the cache's hit runs its executable itself (a `Launch`), not through jax.jit's call."""
+    return c.written_for is not None and isinstance(c.written_for[5], cache.Launch)
+
+
+def test_a_hit_that_launches_the_executable_checks_what_jax_jits_call_checked():
+    @jit
+    def f(x, y):
+        return x * y + GAIN
+
+    x, y = _x(), _x(seed=1)
+    f(x, y)
+    assert _launched(f._cache)  # the call that ran the program found its launch
+    ref = jax.jit(lambda a, b: a * b + GAIN)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x, y).asnumpy(), np.asarray(ref(x._data, y._data)))
+    out = f(f(x, y), y)  # an output of a launch is an input of the next one
+    np.testing.assert_allclose(out.asnumpy(), (x.asnumpy() * y.asnumpy() + GAIN) * y.asnumpy() + GAIN, rtol=1e-6)
+    pending = x + 1  # a value the lazy window holds: run before the launch reads it
+    np.testing.assert_allclose(f(pending, y).asnumpy(), (x.asnumpy() + 1) * y.asnumpy() + GAIN, rtol=1e-6)
+    assert f.compile_count == 1
+    # the XLA executable takes any buffer of the same size: an int32 (2, 3) where a float32 (2, 3) was compiled
+    # must not reach it (its bits read as floats), nor a float64 where a float32 was
+    i, j = (Tensor(np.arange(6, dtype=np.int32).reshape(2, 3) + k) for k in (0, 7))
+    np.testing.assert_array_equal(f(i, j).asnumpy(), i.asnumpy() * j.asnumpy() + 2)
+    assert f.compile_count == 2
+
+    @jit
+    def g(x):
+        return x * 3
+
+    d = Tensor(np.linspace(0, 1, 6).reshape(2, 3))  # float64
+    g(_x())
+    assert _launched(g._cache)
+    np.testing.assert_allclose(g(d).asnumpy(), d.asnumpy() * 3, rtol=1e-12)
+    assert g(d).dtype == ms.float64 and g.compile_count == 2
+
+
+def test_a_hit_that_launches_the_executable_takes_weak_types_and_another_shape_to_jax_jits_call():
+    @jit
+    def f(x):
+        return x * 2
+
+    x = Tensor(np.full((2, 3), 1.5, np.float64))
+    f(x)
+    assert _launched(f._cache)
+    weak = Tensor._wrap(jax.lax.full((2, 3), 1.5))  # float64, weakly typed: another aval than the compiled one
+    assert weak._data.weak_type
+    np.testing.assert_array_equal(f(weak).asnumpy(), np.full((2, 3), 3.0))
+    np.testing.assert_array_equal(f(Tensor(np.ones((3, 2)))).asnumpy(), np.full((3, 2), 2.0))
+    assert f.compile_count == 2
+
+
+def test_a_graph_mode_cell_without_parameters_launches_its_executable_and_still_retraces_on_its_attribute():
+    class Scale(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.k = 2.0
+
+        def construct(self, x):
+            return x * self.k
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net, x = Scale(), _x()
+        np.testing.assert_allclose(net(x).asnumpy(), x.asnumpy() * 2.0, rtol=1e-6)
+        c = net.__dict__["_kiln_graph_cache"]
+        assert _launched(c)
+        np.testing.assert_allclose(net(x).asnumpy(), x.asnumpy() * 2.0, rtol=1e-6)
+        net.k = 5.0  # a Cell attribute the graph read: compiled again
+        np.testing.assert_allclose(net(x).asnumpy(), x.asnumpy() * 5.0, rtol=1e-6)
+        assert c.compiles == 2
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_a_graph_mode_cells_hit_path_still_honours_a_later_signature_and_a_recorded_gradient():
+    class Mul(nn.Cell):
+        def construct(self, x, y):
+            return x * y + GAIN
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net, x, y = Mul(), _x(), _x(seed=1)
+        net(x, y)
+        assert net.__dict__["_kiln_graph_cache"].fast is not None  # the next call takes the hit path first
+        np.testing.assert_allclose(net(x, y).asnumpy(), x.asnumpy() * y.asnumpy() + GAIN, rtol=1e-6)
+        grads = ms.grad(lambda a: net(a, y).sum())(x)  # recorded: the tape sees each op of construct
+        np.testing.assert_allclose(grads.asnumpy(), y.asnumpy(), rtol=1e-6)
+        net.set_inputs(SimpleNamespace(shape=(3, 3), dtype=ms.float32), SimpleNamespace(shape=(3, 3), dtype=ms.float32))
+        with pytest.raises(ValueError, match=r"signature"):
+            net(x, y)  # declared after the hit path was set up: still checked
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -19,6 +19,7 @@ import warnings
 import weakref
 
 from kiln import _backend as B
+from kiln._backend.launch import Launch, array_type, launch_of
 from kiln._compiler.cache import persistent
 from kiln._compiler.errors import user_stacklevel
 from kiln._compiler.frontend.ast.values import FIRST_UNROLL, UNROLL, RecursionCut, is_cell
@@ -159,7 +160,10 @@ class InputsDiffer(Exception):
     for (JitCache.fast called it without building the key): the call builds its key and compiles."""
 
 
-def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards, caller: CallerEntry | None = None):
+def _hit_function(
+    cache: JitCache, lead, n: int, ex, direct, guards, launch: Launch | bool | None = None,
+    caller: CallerEntry | None = None,
+):  # fmt: skip
     """One generated function for `JitCache.fast`: `args` -> outputs, or MISS when the call needs its key built.
 
     It is written for this entry's argument count, lead object, guards and output so that a hit runs no loop,
@@ -172,6 +176,8 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards, caller: Cal
         ex: the executable.
         direct: its backend function when the call is `Tensor(direct(*arrays)[0])`, else None.
         guards: its guards' compiled check, or None.
+        launch: a `Launch` of `direct` (its executable run without jax.jit's dispatch, once the arrays' avals
+            are checked here), or None / False (`direct` is called).
         caller: None for `hit(args)`; else the function is `hit(*args, **kwargs)`, the call of the cache's owner
             (see CallerEntry), which goes to `caller.slow(caller.owner, *args, **kwargs)` where `hit` returns MISS.
 
@@ -210,8 +216,20 @@ def _hit_function(cache: JitCache, lead, n: int, ex, direct, guards, caller: Cal
     for a in names:
         lines += [f"    d{a} = {a}._buf", f"    if type(d{a}) is PENDING:", f"        d{a} = {a}._data"]
     arrays = ", ".join(f"d{a}" for a in names)
+    if direct is not None and isinstance(launch, Launch):
+        # jax.jit's own signature check, made here: a concrete array of the aval compiled for (shape, dtype, weak
+        # type; avals are interned, so `is` decides unless an equal one was made apart)
+        ns.update(ARRAY=array_type(), EXECUTE=launch.execute, HANDLERS=launch.handlers)
+        fits = []
+        for i, a in enumerate(names):
+            ns[f"A{i}"] = launch.avals[i]
+            fits.append(f"type(d{a}) is not ARRAY or (d{a}.aval is not A{i} and d{a}.aval != A{i})")
+        if fits:
+            lines += [f"    if {' or '.join(fits)}:", f"        return {miss}"]
     lines.append("    try:")
-    if type(direct) is persistent.DirectExecutable:
+    if direct is not None and isinstance(launch, Launch):
+        lines.append(f"        out = EXECUTE([{arrays}]).consume_with_handlers(HANDLERS)[0]")
+    elif type(direct) is persistent.DirectExecutable:
         # its C++ entry point (`fast`, made by its first call) called without the wrapper's Python frame; inputs the
         # executable refuses go to the wrapper, whose fallback takes them
         lines += ["        fast = DIRECT.fast", "        try:",
@@ -387,7 +405,9 @@ class JitCache:
             try:
                 if failure is not None:
                     raise failure
-                return run_executable(ex, leaves, args, kwargs)
+                out = run_executable(ex, leaves, args, kwargs)
+                self._find_launch(ex, leaves)
+                return out
             except BranchGuardFailed as failed:  # nothing was applied: run the program for the branch taken
                 failure = None
                 ex = self._respecialise(key, ex, failed, tried, (args_t, kw_t), leaves, params, cells, refs, compile_fn)
@@ -455,7 +475,7 @@ class JitCache:
         if any(type(a) is not Tensor for a in args[len(args) - n :]):
             return None
         guards = None if self.compile_once or not ex.guards else compile_guards(ex.guards)
-        return lead, n, ex, ex.direct(), guards
+        return lead, n, ex, ex.direct(), guards, None
 
     def _set_fast(self, entry) -> None:
         """Write `fast` (and the caller's `__call__`, see CallerEntry) for `_fast_entry`'s `entry`, or drop them
@@ -468,10 +488,22 @@ class JitCache:
             return
         last = self.written_for
         if self.fast is not None and last is not None and all(map(operator.is_, entry[:3], last[:3])):
-            return
+            if entry[5] is None or entry[5] is last[5]:  # the functions written for it stay (a launch found too)
+                return
         self.fast, self.written_for = _hit_function(self, *entry), entry
         if self.caller is not None:
             self.caller.install(_hit_function(self, *entry, self.caller))
+
+    def _find_launch(self, ex, leaves: list) -> None:
+        """Write the hit functions again with a `Launch` of the fast entry's direct function, once per entry, after
+        a call ran `ex` on `leaves` (a jax.jit has then compiled its executable for them)."""
+        entry = self.written_for
+        if self.fast is None or entry is None or entry[2] is not ex or entry[3] is None or entry[5] is not None:
+            return
+        direct = entry[3]
+        program = direct.compiled if type(direct) is persistent.DirectExecutable else direct
+        launch = launch_of(program, leaves) if len(leaves) == entry[1] else None
+        self._set_fast((*entry[:5], False if launch is None else launch))
 
     def _call_dynamic(self, dynamic, template, leaves, params, cells, refs, compile_fn, args):
         shapes, key = dynamic
