@@ -55,25 +55,31 @@ def launch_of(program, arrays: Sequence) -> Launch | None:
     Returns:
         The launch, or None.
     """
-    if (
-        ExecuteReplicated is None
-        or jax.process_count() != 1
-        or dispatch.needs_check_special()
-        # one device in all: jax.jit's call would place (or compile for) another default device, e.g. after
-        # set_context(device_target=...) on a machine with a GPU; a launch has no such choice to make
-        or sum(len(backend.local_devices()) for backend in xla_bridge.backends().values()) != 1
-    ):
+    if ExecuteReplicated is None:
         return None
-    at = array_type()
-    if any(type(a) is not at for a in arrays):
-        return None
-    try:
+    try:  # JAX's internals: another JAX whose fields differ keeps its own call
+        if (
+            jax.process_count() != 1
+            or dispatch.needs_check_special()
+            # one device in all: jax.jit's call would place (or compile for) another default device, e.g. after
+            # set_context(device_target=...) on a machine with a GPU; a launch has no such choice to make
+            or sum(len(backend.local_devices()) for backend in xla_bridge.backends().values()) != 1
+        ):
+            return None
+        at = array_type()
+        if any(type(a) is not at for a in arrays):
+            return None
         compiled = program if isinstance(program, jax.stages.Compiled) else program.lower(*arrays).compile()
         executable = compiled._executable
         params = compiled._params
         call = executable.unsafe_call
+        return _launch(executable, params, call, arrays)
     except Exception:  # noqa: BLE001  (not a program of this kind: its own call stays the way in)
         return None
+
+
+def _launch(executable, params, call, arrays: Sequence) -> Launch | None:
+    """`launch_of`'s answer for one compiled executable: None when its call does more than run it."""
     if (
         type(call) is not ExecuteReplicated
         or call.has_unordered_effects
