@@ -47,7 +47,7 @@ import jax
 import jaxlib
 from jax.experimental.serialize_executable import deserialize_and_load, serialize
 
-from kiln._backend import tiers
+from kiln._backend import host_memory, tiers
 
 try:
     from jax._src import compilation_cache as _jax_compilation_cache  # the store is internal to JAX
@@ -844,6 +844,7 @@ def compile_fresh(lowered, options: dict | None = None):
         return lowered.compile(options)
     finally:
         _fresh.on = False
+        host_memory.release_idle_heap()
 
 
 def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap=None, cached: bool = False):
