@@ -23,6 +23,8 @@ def store(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
     monkeypatch.setattr(dispatch, "LAZY", False)
     yield tmp_path
+    cache.wait_optimized()  # what a background thread still stores goes into this folder, not the next test's
+    cache.flush_writes()
 
 
 def _live_executables() -> int:
