@@ -37,6 +37,7 @@ import re
 import tempfile
 import threading
 import time
+import weakref
 from concurrent.futures import Future as _Future
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ import jax
 import jaxlib
 from jax.experimental.serialize_executable import deserialize_and_load, serialize
 
-from kiln._backend import tiers
+from kiln._backend import host_memory, tiers
 
 try:
     from jax._src import compilation_cache as _jax_compilation_cache  # the store is internal to JAX
@@ -59,6 +60,7 @@ except ImportError:  # not POSIX: eviction runs without the inter-process lock
     fcntl = None
 
 __all__ = [
+    "MAX_EXECUTABLES",
     "CacheInfo",
     "DiskCache",
     "PersistentJit",
@@ -77,6 +79,7 @@ __all__ = [
     "max_bytes",
     "persistent_jit",
     "read",
+    "resident",
     "serialize_executable",
     "source_fingerprint",
     "wait_optimized",
@@ -284,7 +287,7 @@ class PersistentJit:
             functions with the same key and signature must compute the same thing.
     """
 
-    __slots__ = ("_jitted", "_key", "_mem", "_tiered", "__wrapped__")
+    __slots__ = ("_jitted", "_donate", "_key", "_mem", "_tiered", "_ref", "__wrapped__", "__weakref__")
 
     def __init__(self, fun, key: str, donate_argnums: tuple[int, ...] = (), tiered: bool = False) -> None:
         # A function object of its own: JAX's in-memory caches (keyed by function and by program object)
@@ -292,9 +295,11 @@ class PersistentJit:
         # serialize whole on CPU (its functions are missing when loaded again).
         donate_argnums = tuple(sorted(donate_argnums))
         self._jitted = jax.jit(lambda *args: fun(*args), donate_argnums=donate_argnums)
+        self._donate = donate_argnums
         self._key = f"{key}|donate{list(donate_argnums)}" if donate_argnums else key
         self._mem: dict = {}
         self._tiered = tiered
+        self._ref = weakref.ref(self, _owner_gone)
         self.__wrapped__ = fun
 
     def __call__(self, *args):
@@ -312,6 +317,7 @@ class PersistentJit:
                 del self._mem[next(iter(self._mem))]
         else:  # started by compile_ahead: wait for it (None: it did not run, or under other settings)
             ex = _outcome(ex, None) or self._load_or_compile(sig, args)
+        _admit(self, sig)
         out = ex(*args)
         # A compiled executable's C++ entry point (made by its first call) skips a Python frame per call.
         self._mem[sig] = getattr(ex, "_call", None) or ex
@@ -329,6 +335,7 @@ class PersistentJit:
         if len(self._mem) >= MAX_SIGNATURES:
             del self._mem[next(iter(self._mem))]
         self._mem[sig] = _ahead().submit(self._ahead_task, sig, args)
+        _admit(self, sig)
 
     def _ahead_task(self, sig, args):
         # A setting the caller changed for its own thread only (a context manager) does not hold on the
@@ -352,11 +359,11 @@ class PersistentJit:
             try:
                 quick, triple = pickle.loads(data)
                 ex = deserialize_and_load(*triple, backend=device.client, execution_devices=[device])
-                return _Quick(ex, self, sig, args, None, name, device) if quick else ex
+                return _Quick(ex, self, sig, args, name, device) if quick else ex
             except Exception:  # noqa: BLE001  (damaged: drop it and compile again)
                 _unlink(store.path / f"{name}{SUFFIX}")
         try:
-            lowered = self._jitted.lower(*args)
+            lowered = self.lower(*args)
             text = lowered.as_text()
             if "custom_call" in text:
                 # A custom call (LAPACK on CPU, cuSOLVER...) does not survive serialization: the executable
@@ -372,7 +379,7 @@ class PersistentJit:
         except Exception:  # noqa: BLE001  (jax.jit raises its own error, in its own words, at the call)
             return self._jitted
         _write_later(store, name, compiled, quick)
-        return _Quick(compiled, self, sig, args, lowered, name, device) if quick else compiled
+        return _Quick(compiled, self, sig, args, name, device) if quick else compiled
 
     def _tiered_executable(self, lowered, sig, name: str, device, store: DiskCache):
         """A quick executable now, the optimised one from the tier-up thread (only that one is stored)."""
@@ -394,8 +401,12 @@ class PersistentJit:
         )
         return tiered
 
-    def lower(self, *args, **kwargs):
-        return self._jitted.lower(*args, **kwargs)
+    def lower(self, *args):
+        """`jax.jit(fun).lower(*args)` through a jax.jit of its own: JAX keeps what it traced and lowered (about
+        0.6 MB for a small kernel) in caches keyed weakly on the function, and `_jitted` lives as long as this
+        object, so lowering through it would keep that for every signature ever compiled."""
+        fun = self.__wrapped__
+        return jax.jit(lambda *a: fun(*a), donate_argnums=self._donate).lower(*args)
 
 
 def persistent_jit(fun, key: str | None, donate_argnums: tuple[int, ...] = (), tiered: bool = False):
@@ -424,6 +435,59 @@ def persistent_jit(fun, key: str | None, donate_argnums: tuple[int, ...] = (), t
 
 
 MAX_SIGNATURES = 256  # executables one PersistentJit keeps in memory (one per input signature)
+
+
+# Executables all PersistentJits keep in memory together (PyNative's kernels, lazy window and backward programs);
+# past it the one admitted longest ago goes, and a later call loads it back from disk (about a millisecond for a
+# kernel). Each holds 0.1-0.3 MB for a small kernel and more for a whole step; without a bound a process that
+# meets ever new shapes grows without end (the test suite's workers did). A training step of the benchmarks
+# needs tens to a few hundred (`resident`).
+def _env_count(name: str, default: int) -> int:
+    try:
+        return max(1, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+MAX_EXECUTABLES = _env_count("KILN_MAX_PYNATIVE_EXECUTABLES", 1024)
+_resident: dict = {}  # (id(owner), signature) -> weakref to the owner: every executable kept, oldest first
+_resident_lock = threading.Lock()
+_gone = [0]  # owners collected since the last sweep (their entries still count)
+
+
+def _owner_gone(_ref) -> None:
+    _gone[0] += 1
+
+
+def _admit(owner: PersistentJit, sig: tuple) -> None:
+    """Count `owner`'s executable for `sig` against MAX_EXECUTABLES (as the newest); evict the oldest past it."""
+    key = (id(owner), sig)
+    with _resident_lock:
+        _resident.pop(key, None)
+        _resident[key] = owner._ref
+        if len(_resident) <= MAX_EXECUTABLES:
+            return
+        if _gone[0]:  # collected owners' entries hold nothing: drop them before evicting live ones
+            _gone[0] = 0
+            for k in [k for k, r in _resident.items() if r() is None]:
+                del _resident[k]
+        while len(_resident) > MAX_EXECUTABLES:
+            (_, old_sig), ref = _pop_oldest()
+            old = ref()
+            if old is not None:
+                old._mem.pop(old_sig, None)
+
+
+def _pop_oldest():
+    k = next(iter(_resident))
+    return k, _resident.pop(k)
+
+
+def resident() -> int:
+    """How many executables the PersistentJits of this process keep in memory (at most MAX_EXECUTABLES)."""
+    with _resident_lock:
+        return sum(1 for (_, sig), r in _resident.items() if (o := r()) is not None and sig in o._mem)
+
 
 # XLA options for the small executables PersistentJit compiles. On CPU, XLA's newer MLIR fusion emitters
 # take about twice as long to compile PyNative's kernels as the classic LLVM IR emitters and give the same
@@ -512,12 +576,13 @@ class _Quick:
     """A quick (-O0) executable that hands over to the optimised one: at its UPGRADE_AFTER-th call it starts
     compiling that on the background thread; once ready, the owner's memory holds the optimised executable."""
 
-    __slots__ = ("ex", "owner", "sig", "args", "lowered", "name", "device", "calls", "better")
+    __slots__ = ("ex", "owner", "sig", "args", "name", "device", "calls", "better")
 
-    def __init__(self, ex, owner, sig, args, lowered, name, device) -> None:
-        self.ex, self.owner, self.sig, self.lowered, self.name, self.device = ex, owner, sig, lowered, name, device
-        # what lowering needs again (a loaded entry has no lowered program): abstract values, not the buffers
-        self.args = None if lowered is not None else tuple(_abstract(a) for a in args)
+    def __init__(self, ex, owner, sig, args, name, device) -> None:
+        self.ex, self.owner, self.sig, self.name, self.device = ex, owner, sig, name, device
+        # What lowering needs again: abstract values, not the buffers, nor the lowered program (its module is
+        # several times the executable's size, and most kernels never run the UPGRADE_AFTER-th time).
+        self.args = tuple(_abstract(a) for a in args)
         self.calls = 0
         self.better = None
 
@@ -539,14 +604,14 @@ class _Quick:
         return out
 
     def _upgrade(self) -> None:
-        if self.lowered is None and _trace_context() != self.sig[0]:
+        if _trace_context() != self.sig[0]:
             return  # settings the caller set for its own thread do not hold here: stay quick (same results)
         try:
-            lowered = self.lowered or self.owner._jitted.lower(*self.args)
+            lowered = self.owner.lower(*self.args)
             compiled = _compile_with_options(lowered, self.device.platform)
         except Exception:  # noqa: BLE001  (the quick executable stays: it computes the same)
             return
-        self.lowered = self.args = None
+        self.args = None
         self.better = compiled
         store = _store
         if store is not None:
@@ -779,6 +844,7 @@ def compile_fresh(lowered, options: dict | None = None):
         return lowered.compile(options)
     finally:
         _fresh.on = False
+        host_memory.release_idle_heap()
 
 
 def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap=None, cached: bool = False):

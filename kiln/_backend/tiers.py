@@ -27,6 +27,8 @@ import weakref
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from kiln._backend import host_memory
+
 __all__ = [
     "MIN_OPS",
     "QUICK_OPTIONS",
@@ -123,6 +125,7 @@ class foreground:  # noqa: N801  (a context manager, used as `with tiers.foregro
             _busy -= 1
             _last_busy = time.monotonic()
             _gate.notify_all()
+        host_memory.release_idle_heap()  # a build's scratch memory lies free now
 
 
 def _cycle() -> None:

@@ -23,6 +23,9 @@ from kiln._core.tensor import Pending, Tensor
 from kiln._pynative import lazy, tape
 
 _compiled: dict[tuple, object] = {}
+# (primitive, attributes) kernels kept; the oldest goes first (its executables with it: the backend bounds those
+# too). Attributes may hold shapes, so a process meeting ever new shapes would otherwise keep one per shape.
+MAX_KERNELS = 4096
 
 
 def _compile(prim: PrimitiveDef, attrs: tuple):
@@ -33,6 +36,8 @@ def _compile(prim: PrimitiveDef, attrs: tuple):
     fun = (lambda *xs: impl(*xs, **kw)) if kw else impl
     key = _disk_key(prim, attrs)
     fn = B.cache.persistent_jit(fun, key)
+    if len(_compiled) >= MAX_KERNELS:
+        del _compiled[next(iter(_compiled))]
     _compiled[(prim, attrs)] = fn
     return fn
 

@@ -126,7 +126,8 @@ def test_loaded_quick_entry_is_optimised_too(store):
     fn = make()  # another process: loads the quick entry
     out = [np.asarray(fn(a)) for _ in range(2)]
     (held,) = fn._mem.values()
-    assert isinstance(held, cache._Quick) and held.lowered is None
+    # what it lowers again from: abstract values, not the buffers (nor a lowered program: no quick executable keeps one)
+    assert isinstance(held, cache._Quick) and all(isinstance(x, jax.ShapeDtypeStruct) for x in held.args)
     _wait_for_upgrades()
     out.append(np.asarray(fn(a)))
     assert held.better is not None

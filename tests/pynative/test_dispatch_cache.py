@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kiln import Tensor, ops
 from kiln._backend import cache, jax
 from kiln._core import dtype as mstype
 from kiln._core.primitive import REGISTRY, PrimitiveDef
@@ -134,6 +135,24 @@ def test_memory_is_bounded_per_kernel(tmp_path, monkeypatch):
     for n in range(1, 5):
         np.testing.assert_array_equal(np.asarray(fn(jax.device_put(np.zeros(n, np.float32)))), np.ones(n))
         assert len(fn._mem) <= 2
+    cache.flush_writes()
+
+
+def test_kernels_are_bounded_across_attributes(tmp_path, monkeypatch):
+    """Attributes may hold shapes (Reshape's): a process meeting ever new ones keeps at most MAX_KERNELS kernels, the
+    oldest dropped, and a dropped kernel computes the same when it is needed again."""
+    monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
+    monkeypatch.setattr(dispatch, "LAZY", False)
+    monkeypatch.setattr(dispatch, "MAX_KERNELS", 3, raising=False)
+    monkeypatch.setattr(dispatch, "_compiled", dict(dispatch._compiled))
+    a = np.arange(24, dtype=np.float32)
+    shapes = [(2, 12), (3, 8), (4, 6), (6, 4), (8, 3), (12, 2), (24, 1)]
+    for shape in [*shapes, shapes[0]]:
+        before = len(dispatch._compiled)
+        np.testing.assert_array_equal(ops.reshape(Tensor(a), shape).asnumpy(), a.reshape(shape))
+        assert len(dispatch._compiled) <= max(3, before)
+    # the kernel run twice is optimised on a background thread and stored: into this test's folder, not the next's
+    cache.wait_optimized()
     cache.flush_writes()
 
 
