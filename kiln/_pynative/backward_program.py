@@ -22,6 +22,8 @@ on its own, each kernel compiled ahead on a worker thread while the forward runs
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kiln import _backend as B
 from kiln._compiler.ir import graph as G
 from kiln._core.primitive import PrimitiveDef
@@ -184,36 +186,47 @@ def _zeros(shape, dtype):
     return B.jnp.zeros(shape, dtype if dtype.kind in "fc" else B.np.float32)
 
 
+def _sum_gradients(the_plan: tuple, arrays: tuple, wrap: Callable, run_op: Callable) -> dict:
+    """Walk the plan's steps over its `arrays`: {(position, output index): the gradient summed there}.
+
+    `wrap` turns one of `arrays` (or a zero cotangent) into what `run_op(prim, inputs, attrs)` takes, and
+    `run_op` runs a backward primitive or the add that sums two gradients: traced backend functions for the
+    program (`_runner`), eager kernels for its diagnosis (`_walk`)."""
+    seeds, steps, _ = the_plan
+    grads: dict[tuple[int, int], object] = {}
+
+    def accumulate(pos, idx, value):
+        old = grads.get((pos, idx))
+        grads[(pos, idx)] = value if old is None else run_op(add_p, (old, value), ())
+
+    for pos, idx, r in seeds:
+        accumulate(pos, idx, wrap(arrays[r]))
+    for step in steps:
+        if step[0] == "leaf":
+            continue
+        pos, bwd, attrs, inputs, out_avals, targets = step
+        cots = [grads.get((pos, i)) for i in range(len(out_avals))]
+        cots = [c if c is not None else wrap(_zeros(*aval)) for c, aval in zip(cots, out_avals, strict=True)]
+        ins = (*(r[2] if type(r) is tuple else wrap(arrays[r]) for r in inputs), *cots)
+        for (parent, idx), g in zip(targets, run_op(bwd, ins, attrs), strict=True):
+            if g is not None:  # a custom rule's "no gradient": a leaf left without one fails the plan
+                accumulate(parent, idx, g)
+    return grads
+
+
+def _traced(prim: PrimitiveDef, inputs: tuple, attrs: tuple):
+    return prim.impl(*inputs, **prim.attrs_dict(attrs))
+
+
 def _runner(the_plan: tuple):
     """The function of the plan's arrays that returns the leaves' gradients, then the gradients it carries to the
     next piece (traced once per signature)."""
-    seeds, steps, carry = the_plan
+    steps, carry = the_plan[1], the_plan[2]
+    leaves = [(step[1], 0) for step in steps if step[0] == "leaf"]
 
     def run(*arrays):
-        grads: dict[tuple[int, int], object] = {}
-
-        def accumulate(pos, idx, value):
-            old = grads.get((pos, idx))
-            grads[(pos, idx)] = value if old is None else add_p.impl(old, value)
-
-        def value(r):
-            return r[2] if type(r) is tuple else arrays[r]
-
-        for pos, idx, r in seeds:
-            accumulate(pos, idx, arrays[r])
-        found = []
-        for step in steps:
-            if step[0] == "leaf":
-                found.append(grads[(step[1], 0)])
-                continue
-            pos, bwd, attrs, inputs, out_avals, targets = step
-            cots = [grads.get((pos, i)) for i in range(len(out_avals))]
-            cots = [c if c is not None else _zeros(*aval) for c, aval in zip(cots, out_avals, strict=True)]
-            partial = bwd.impl(*(value(r) for r in inputs), *cots, **bwd.attrs_dict(attrs))
-            for (parent, idx), g in zip(targets, partial, strict=True):
-                if g is not None:  # a custom rule's "no gradient": a leaf left without one fails the plan
-                    accumulate(parent, idx, g)
-        return (*found, *(grads[k] for k in carry))
+        grads = _sum_gradients(the_plan, arrays, lambda a: a, _traced)
+        return (*(grads[k] for k in leaves), *(grads[k] for k in carry))
 
     return run
 
@@ -222,32 +235,9 @@ def _walk(the_plan: tuple):
     """The BackwardProgram's `check`, which `dispatch.diagnose` calls on the arrays of a program that failed: the
     plan walked op by op, each backward primitive through its own kernel, so the failure is raised in the failing
     op's words, as the op-by-op backward walk (`KILN_LAZY=0`) raises it, not as the whole program's."""
-    seeds, steps, _ = the_plan
 
     def check(*arrays) -> None:
-        grads: dict[tuple[int, int], Tensor] = {}
-
-        def accumulate(pos, idx, value):
-            old = grads.get((pos, idx))
-            grads[(pos, idx)] = value if old is None else dispatch.run_now(add_p, (old, value))
-
-        def value(r):
-            return r[2] if type(r) is tuple else Tensor._wrap(arrays[r])
-
-        for pos, idx, r in seeds:
-            accumulate(pos, idx, Tensor._wrap(arrays[r]))
-        for step in steps:
-            if step[0] == "leaf":
-                continue
-            pos, bwd, attrs, inputs, out_avals, targets = step
-            cots = [grads.get((pos, i)) for i in range(len(out_avals))]
-            cots = [
-                c if c is not None else Tensor._wrap(_zeros(*aval)) for c, aval in zip(cots, out_avals, strict=True)
-            ]
-            partial = dispatch.run_now(bwd, (*(value(r) for r in inputs), *cots), attrs)
-            for (parent, idx), g in zip(targets, partial, strict=True):
-                if g is not None:
-                    accumulate(parent, idx, g)
+        _sum_gradients(the_plan, arrays, Tensor._wrap, dispatch.run_now)
 
     return check
 
