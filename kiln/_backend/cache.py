@@ -72,6 +72,7 @@ __all__ = [
     "discard",
     "enable",
     "enabled_dir",
+    "env_count",
     "env_key",
     "flush_writes",
     "info",
@@ -442,14 +443,15 @@ MAX_SIGNATURES = 256  # executables one PersistentJit keeps in memory (one per i
 # kernel). Each holds 0.1-0.3 MB for a small kernel and more for a whole step; without a bound a process that
 # meets ever new shapes grows without end (the test suite's workers did). A training step of the benchmarks
 # needs tens to a few hundred (`resident`).
-def _env_count(name: str, default: int) -> int:
+def env_count(name: str, default: int) -> int:
+    """The positive int the environment variable `name` sets, else `default` (also for a value that is no int)."""
     try:
         return max(1, int(os.environ.get(name, default)))
     except ValueError:
         return default
 
 
-MAX_EXECUTABLES = _env_count("KILN_MAX_PYNATIVE_EXECUTABLES", 1024)
+MAX_EXECUTABLES = env_count("KILN_MAX_PYNATIVE_EXECUTABLES", 1024)
 _resident: dict = {}  # (id(owner), signature) -> weakref to the owner: every executable kept, oldest first
 _resident_lock = threading.Lock()
 _gone = [0]  # owners collected since the last sweep (their entries still count)

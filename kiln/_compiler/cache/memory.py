@@ -286,18 +286,11 @@ def _symbol(axis: int):
     return _SYMBOLS[axis]
 
 
-def _env_int(name: str, default: int) -> int:
-    try:
-        return max(1, int(os.environ.get(name, default)))
-    except ValueError:
-        return default
-
-
 # Bounds on executables kept in memory (each holds a compiled XLA program): per function and in all.
 LIMITS = {
-    "per_function": _env_int("KILN_MAX_EXECUTABLES_PER_FUNCTION", 64),
-    "total": _env_int("KILN_MAX_EXECUTABLES", 1024),
-    "warn_after": _env_int("KILN_RECOMPILE_WARNING", 16),  # compiles of one function before a warning
+    "per_function": B.cache.env_count("KILN_MAX_EXECUTABLES_PER_FUNCTION", 64),
+    "total": B.cache.env_count("KILN_MAX_EXECUTABLES", 1024),
+    "warn_after": B.cache.env_count("KILN_RECOMPILE_WARNING", 16),  # compiles of one function before a warning
 }
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # every JitCache holding executables
 
