@@ -62,3 +62,9 @@ def write_goldens(script: str, golden: str, *args: str, version: str) -> None:
         printed.update(run_script(script, *args, mode, python=sys.executable))
     with open(golden, "w") as f:
         json.dump({"mindspore": version, "printed": printed}, f, indent=1)
+
+
+def read_goldens(golden: str) -> dict[str, list[float]]:
+    """What MindSpore printed, as `write_goldens` kept it in the JSON file `golden`: {name: values}."""
+    with open(golden) as f:
+        return json.load(f)["printed"]

@@ -2,12 +2,11 @@
 norm through a MultitypeFuncGraph, AdamWeightDecay with decay groups and its warm-up schedule) trains four steps
 to MindSpore 2.10's numbers in both modes (issue 21, held-out networks). Goldens: make_bert_goldens_mindspore.py."""
 
-import json
 import os
 
 import numpy as np
 
-from tests.zoo.printed_values import run_script
+from tests.zoo.printed_values import read_goldens, run_script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
@@ -20,8 +19,7 @@ def test_zoo_bert_loss_scale_cell_trains_to_mindspore_numbers():
     # unscaled gradients. Losses agree to 6e-7 (float32 rounding of the summation order); the parameter sums to
     # 2e-5 relative, where MindSpore's own two modes differ by 6e-6 (sums of values that partly cancel).
     got = run_script(os.path.join(HERE, "train_bert.py"), "lossscale", *MODES)
-    with open(os.path.join(HERE, "bert_goldens_mindspore.json")) as f:
-        want = json.load(f)["printed"]
+    want = read_goldens(os.path.join(HERE, "bert_goldens_mindspore.json"))
     for mode in MODES:
         assert len(want[f"{mode} losses"]) == 4
         np.testing.assert_allclose(got[f"{mode} losses"], want[f"{mode} losses"], rtol=5e-6, atol=0, err_msg=mode)

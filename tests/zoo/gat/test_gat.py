@@ -3,13 +3,12 @@ heads in CellList joined by Concat/AddN, the masked softmax loss with L2Loss, it
 steps to MindSpore 2.10's numbers in both modes (issue 21, held-out networks). Goldens: make_gat_goldens_mindspore.py.
 """
 
-import json
 import os
 
 import numpy as np
 import pytest
 
-from tests.zoo.printed_values import run_script
+from tests.zoo.printed_values import read_goldens, run_script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # float32 first: the zoo's shared default-argument activation Cells keep the float16 flag once it is set
@@ -19,8 +18,7 @@ MODES = ("PYNATIVE_MODE:fp32", "GRAPH_MODE:fp32", "PYNATIVE_MODE", "GRAPH_MODE")
 @pytest.fixture(scope="module")
 def printed():
     got = run_script(os.path.join(HERE, "train_gat.py"), *MODES)
-    with open(os.path.join(HERE, "gat_goldens_mindspore.json")) as f:
-        return got, json.load(f)["printed"]
+    return got, read_goldens(os.path.join(HERE, "gat_goldens_mindspore.json"))
 
 
 def test_zoo_gat_losses_and_state_match_mindspore_in_float32(printed):

@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from tests.zoo.printed_values import run_script
+from tests.zoo.printed_values import read_goldens, run_script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
@@ -32,8 +32,7 @@ def test_zoo_mobilenetv2_losses_and_state_match_mindspore():
     # float32 losses are well conditioned (MindSpore's own move by < 1e-5 when the input or weights do), so every
     # step is compared tightly; the state sums catch a wrong BatchNorm statistic or momentum update
     got = run_script(os.path.join(HERE, "train_mobilenetv2.py"), *MODES)
-    with open(os.path.join(HERE, "mobilenetv2_goldens_mindspore.json")) as f:
-        want = json.load(f)["printed"]
+    want = read_goldens(os.path.join(HERE, "mobilenetv2_goldens_mindspore.json"))
     for mode in MODES:
         np.testing.assert_allclose(got[f"{mode} losses"], want[f"{mode} losses"], rtol=2e-5, atol=0, err_msg=mode)
         assert len(want[f"{mode} losses"]) == 3

@@ -2,13 +2,12 @@
 TrainingWrapper with global-norm clipping or Momentum's loss scale) train four steps to MindSpore 2.10's numbers
 in both modes (issue 21, held-out networks). Goldens: make_ssd_goldens_mindspore.py."""
 
-import json
 import os
 
 import numpy as np
 import pytest
 
-from tests.zoo.printed_values import run_script
+from tests.zoo.printed_values import read_goldens, run_script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
@@ -18,8 +17,7 @@ RUNS = [f"{variant} {mode}" for mode in MODES for variant in ("globalnorm", "los
 @pytest.fixture(scope="module")
 def printed():
     got = run_script(os.path.join(HERE, "train_ssd.py"), *MODES)
-    with open(os.path.join(HERE, "ssd_goldens_mindspore.json")) as f:
-        return got, json.load(f)["printed"]
+    return got, read_goldens(os.path.join(HERE, "ssd_goldens_mindspore.json"))
 
 
 def test_zoo_ssd_losses_and_state_match_mindspore(printed):

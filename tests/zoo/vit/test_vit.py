@@ -3,13 +3,12 @@ AdamW with a @jit construct over decay groups, CrossEntropySmoothMixup, the cosi
 steps to MindSpore 2.10's numbers in both modes (issue 21, held-out networks). Goldens: make_vit_goldens_mindspore.py.
 """
 
-import json
 import os
 
 import numpy as np
 import pytest
 
-from tests.zoo.printed_values import run_script
+from tests.zoo.printed_values import read_goldens, run_script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
@@ -18,8 +17,7 @@ MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
 @pytest.fixture(scope="module")
 def printed():
     got = run_script(os.path.join(HERE, "train_vit.py"), *MODES)
-    with open(os.path.join(HERE, "vit_goldens_mindspore.json")) as f:
-        return got, json.load(f)["printed"]
+    return got, read_goldens(os.path.join(HERE, "vit_goldens_mindspore.json"))
 
 
 def test_zoo_vit_losses_and_state_match_mindspore(printed):
