@@ -375,8 +375,10 @@ def _call_cell_graph(cell, args: tuple, kwargs: dict | None, run: bool | None):
         _check_signature(signature, args)
         cache.set_dynamic(signature)
     if run is None:
-        fast = cache.fast  # the cache-hit path first: only a call that ran set it up (see _precompile_only)
-        if fast is not None and not kwargs:
+        # the cache-hit path first: only a call that ran set it up (see _precompile_only); without a signature
+        # run_cell has tried it already
+        fast = cache.fast
+        if fast is not None and not kwargs and signature:
             out = fast((cell, *args))
             if out is not _MISS:
                 return out
