@@ -6,10 +6,13 @@ closure constant, a global the graph read, an input's dtype or shape, a JAX sett
 damaged entry never fails a call.
 """
 
+import atexit
+import functools
 import importlib.util
 import json
 import linecache
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,13 +53,19 @@ def store(tmp_path, monkeypatch):
     backend_cache.flush_writes()
 
 
-_SRC = Path(tempfile.mkdtemp(prefix="kiln-persist-src-"))
+@functools.cache
+def _source_dir() -> Path:
+    """The folder of the test modules' source files, made when first needed and removed when the process ends
+    (made at import time, every collecting worker left an empty folder behind)."""
+    path = Path(tempfile.mkdtemp(prefix="kiln-persist-src-"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def _module(source: str, name: str = "kiln_persist_case", **globals_):
     """A fresh module imported from a file holding `source` (what a second process importing the same file
     would have; from a file, so that the graph frontend parses its source and guards what it reads)."""
-    path = _SRC / f"{name}.py"
+    path = _source_dir() / f"{name}.py"
     text = textwrap.dedent(source)
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
