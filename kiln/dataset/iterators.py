@@ -12,8 +12,8 @@ import types
 import warnings
 import weakref
 from collections import deque
-from concurrent import futures
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent import futures
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
