@@ -162,3 +162,15 @@ def test_a_users_function_in_a_gradient_runs_once_per_call(lazy, monkeypatch):
     assert CALLS == ["forward", "backward"]  # before any value is read
     np.testing.assert_allclose(grad.asnumpy(), np.full(3, 2.0))
     assert CALLS == ["forward", "backward"]
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_a_users_function_called_for_its_side_effect_runs(lazy, monkeypatch):
+    # the lazy window computed only the outputs still referenced when it ran: a pyfunc whose result was dropped
+    # never ran (MindSpore 2.10 PyNative and KILN_LAZY=0 run it at its line)
+    monkeypatch.setattr(dispatch, "LAZY", lazy)
+    CALLS.clear()
+    x = Tensor(np.arange(3, dtype=np.float32))
+    _counted("logged", False)(x * 2)
+    np.testing.assert_array_equal((x + 1).asnumpy(), np.arange(3) + 1)
+    assert CALLS == ["logged"]
