@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import types
@@ -44,6 +45,29 @@ class RaisesWithRunTimeMessage(Exception):  # noqa: N818  (control flow of the c
 class UnassignedVariable(UnboundLocalError):
     """The program reads a local variable on a path where it is not assigned (Python's UnboundLocalError),
     found while compiling: one branch of a Tensor `if` assigns it, or only the body of a Tensor loop."""
+
+
+def located(err: BaseException, location: str, message: str | None = None) -> BaseException:
+    """A new exception of `err`'s type saying `message` (`str(err)` by default), then the `location` lines.
+
+    An exception whose str() is the repr of its argument (KeyError) would show those lines escaped, on one line:
+    it keeps `err`'s arguments (what the user raised) and takes the location as a note, printed as written.
+    Raises what the type's constructor raises for a single text argument (a class with its own signature)."""
+    kind = type(err)
+    if _repr_like(kind):
+        new = kind(*err.args)
+        new.add_note(location)
+        return new
+    return kind(f"{str(err) if message is None else message}\n\n{location}")
+
+
+@functools.cache
+def _repr_like(kind: type) -> bool:
+    text = "a\nb"
+    try:
+        return str(kind(text)) != text
+    except Exception:  # noqa: BLE001  (a constructor with its own signature: its text is taken as it comes)
+        return False
 
 
 def where(loc, header: str = "") -> str:

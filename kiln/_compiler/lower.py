@@ -23,7 +23,7 @@ import contextlib
 import numpy as np
 
 from kiln import _backend as B
-from kiln._compiler.errors import GraphCompileError, where
+from kiln._compiler.errors import GraphCompileError, located, where
 from kiln._compiler.ir.graph import Graph, Var
 from kiln._prims import recurrent
 from kiln._prims.control import KEPT, raise_p, raised
@@ -158,7 +158,7 @@ def check_error(code: int, detail) -> Exception:
     err = raised(kw["site"]) if prim is raise_p else prim.bounds.error(prim.name, np.asarray(detail)[:n], kw)
     if loc is not None and getattr(loc, "line", None):
         try:
-            err = type(err)(f"{err}\n\nThe failing expression (graph mode):\n{where(loc)}")
+            err = located(err, f"The failing expression (graph mode):\n{where(loc)}")
         except Exception:  # noqa: BLE001  (a user exception class with its own constructor: as raised)
             pass
     return err

@@ -7,6 +7,7 @@ in a traced key (`swap_key`) so a compiled graph threads the same state.
 from __future__ import annotations
 
 import time
+import weakref
 
 from kiln._backend import is_tracer, jit, random_key_data
 from kiln._backend import random as jrandom
@@ -57,31 +58,44 @@ def swap_key(key):
     return old
 
 
-_UNREAD = object()  # key_mark in a graph that has not used the key yet: its value is the graph's input
+_UNREAD = object()  # key_mark in a graph that has not used a key yet: its value is the graph's input
+# Every private generator (KeyStream) alive: a mark keeps each one's state too (an op with its own seed draws the
+# forward's numbers again when a gradient replays that forward, as one drawing from the global generator does)
+_STREAMS: weakref.WeakSet = weakref.WeakSet()
 
 
 def key_mark():
-    """The generator's state now, to go back to with `key_restore` (a gradient replaying a forward call draws
-    that call's numbers again). In a graph being recorded it reads nothing: a graph that has not used the key
-    yet is marked as such, and takes no key input for it."""
+    """The generators' state now (the global one and every private stream), to go back to with `key_restore`: a
+    gradient replaying a forward call draws that call's numbers again. In a graph being recorded it reads
+    nothing: a generator the graph has not used yet is marked as such, and takes no key input for it."""
     trace = G._TRACES[-1] if G._TRACES else None
     if trace is None:
-        return _host_key()
-    return trace.state.get(G.RNG, _UNREAD)
+        return _host_key(), {s: s._data for s in _STREAMS}
+    return trace.state.get(G.RNG, _UNREAD), {s: trace.state.get(id(s), _UNREAD) for s in _STREAMS}
 
 
 def key_restore(mark) -> None:
-    """Put the generator back to `mark` (from `key_mark`, in the same graph being recorded, or outside any)."""
+    """Put the generators back to `mark` (from `key_mark`, in the same graph being recorded, or outside any). A
+    private stream made since the mark goes back to its first state (it drew only after the mark)."""
     global _key
+    key, streams = mark
     trace = G._TRACES[-1] if G._TRACES else None
     if trace is None:
-        _key = mark
+        _key = key
+        for s in list(_STREAMS):
+            s._data = streams.get(s, s.first)
         return
+    _restore_in_graph(trace, G.RNG, G.RNG, key)
+    for s in list(_STREAMS):
+        _restore_in_graph(trace, id(s), s, streams.get(s, _UNREAD))
+
+
+def _restore_in_graph(trace, key, obj, mark) -> None:
     if mark is _UNREAD:
-        mark = trace.state_in.get(G.RNG)
+        mark = trace.state_in.get(key)
         if mark is None:  # not read since either: nothing drew from it
             return
-    trace.write_state(G.RNG, G.RNG, mark)
+    trace.write_state(key, obj, mark)
 
 
 def next_key():
@@ -101,10 +115,11 @@ class KeyStream:
     """A private generator (a random Primitive's own seeds): its raw key is state, read and advanced through
     compiled graphs as a Parameter is, so a graph draws new numbers on each call, as PyNative does."""
 
-    __slots__ = ("_data", "__weakref__")
+    __slots__ = ("_data", "first", "__weakref__")
 
     def __init__(self, raw) -> None:
-        self._data = raw
+        self._data = self.first = raw
+        _STREAMS.add(self)
 
 
 def stream_next_key(stream: KeyStream):

@@ -36,4 +36,5 @@ PyFunc = PrimitiveDef(
     attrs={"fn": None, "out_shapes": (), "out_dtypes": ()},
     multiple_results=True,
     nondiff=tuple(range(64)),
+    effect="host",  # the user's function runs once per call, as in MindSpore (a failed lazy window reruns its ops)
 )

@@ -190,9 +190,10 @@ _eager_only: set[PrimitiveDef] = set()
 
 
 def _can_defer(prim: PrimitiveDef) -> bool:
-    """Whether `prim` may wait in the lazy window: not when it checks inputs eagerly or writes an input in place
-    (a state update must be visible at once). Remembered per primitive. (An op with value bounds waits only when
-    the inputs its check reads are computed: `_defer`.)"""
+    """Whether `prim` may wait in the lazy window: not when it checks inputs eagerly, writes an input in place (a
+    state update must be visible at once) or has another effect (a user's function run on the host runs at its line,
+    once: a window runs an op whose output is dropped never, and a failed window's ops twice). Remembered per
+    primitive. (An op with value bounds waits only when the inputs its check reads are computed: `_defer`.)"""
     ok = prim.effect is None and not prim.check_eagerly
     (_deferrable if ok else _eager_only).add(prim)
     return ok

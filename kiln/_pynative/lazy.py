@@ -1,13 +1,14 @@
 """PyNative's lazy window: eager ops recorded and run together as one compiled program.
 
 `dispatch.apply` records an op here instead of launching its kernel when it can be deferred (no value bounds to
-check on the host, no in-place write, no eager check, only Tensors, backend arrays, Python scalars and None as
-inputs). Its output Tensors hold `Pending` values whose shape and dtype come from the op's abstract evaluation
-(cached per primitive, attributes and input types), so a shape or type error still raises at the user's line,
-in the op's own words. The window runs as ONE program when a value is needed: a Tensor's `_data` is read (asnumpy,
-printing, `if tensor`, an op that is not deferred, the backward pass), a Parameter is read outside dispatch (a
-compiled graph may donate its buffer), or the window holds `MAX_OPS` ops' worth (an op standing for a whole compiled
-piece of a backward pass weighs its steps, `WEIGHTS`: a window never grows past the bound XLA compiles quickly).
+check on the host, no in-place write, no user's function run on the host, no eager check, only Tensors, backend
+arrays, Python scalars and None as inputs). Its output Tensors hold `Pending` values whose shape and dtype come from
+the op's abstract evaluation (cached per primitive, attributes and input types), so a shape or type error still
+raises at the user's line, in the op's own words. The window runs as ONE program when a value is needed: a Tensor's
+`_data` is read (asnumpy, printing, `if tensor`, an op that is not deferred, the backward pass), a Parameter is read
+outside dispatch (a compiled graph may donate its buffer), or the window holds `MAX_OPS` ops' worth (an op standing for
+a whole compiled piece of a backward pass weighs its steps, `WEIGHTS`: a window never grows past the bound XLA
+compiles quickly).
 
 The program is cached by the window's structure (the ops, how their inputs connect, which outputs are still
 referenced): a training step repeats it, so from the second step on a flush is one lookup and one launch, and

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import queue
 import threading
 import traceback
+import types
 import warnings
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent import futures
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
@@ -97,6 +100,29 @@ def _put(q: queue.Queue, item, stop: threading.Event) -> bool:
     return False
 
 
+_DATASET_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# The pipeline's machinery (this package's own modules and its sources' readers); a transform's frames are the op's
+# (and the process pool's frames that carry a worker's failure back)
+_PIPELINE_DIRS = (
+    _DATASET_DIR,
+    os.path.join(_DATASET_DIR, "sources") + os.sep,
+    os.path.dirname(os.path.abspath(futures.__file__)) + os.sep,
+)
+
+
+def _debug() -> bool:
+    """KILN_DEBUG: the pipeline thread's own frames are shown too, as a note."""
+    return os.environ.get("KILN_DEBUG", "") not in ("", "0")
+
+
+def _past_pipeline(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """`tb` from its first frame outside the pipeline's machinery on (the user's function, or a transform): the
+    thread's frames that led there say nothing to the user, and the consumer's `raise` adds where they asked."""
+    while tb is not None and os.path.dirname(tb.tb_frame.f_code.co_filename) + os.sep in _PIPELINE_DIRS:
+        tb = tb.tb_next
+    return tb
+
+
 def _produce(make_rows: Callable[[], Iterator], q: queue.Queue, stop: threading.Event) -> None:
     # A module function, not a method: the thread must not keep the iterator
     # alive, or dropping the iterator could never stop the thread.
@@ -108,7 +134,7 @@ def _produce(make_rows: Callable[[], Iterator], q: queue.Queue, stop: threading.
                 return
         _put(q, (_END, None, None), stop)
     except BaseException as exc:  # noqa: BLE001  (everything goes back to the consumer)
-        _put(q, (_ERROR, exc, traceback.format_exc()), stop)
+        _put(q, (_ERROR, exc, traceback.format_exc() if _debug() else None), stop)
     finally:
         if rows is not None:
             rows.close()
@@ -221,8 +247,12 @@ class TupleIterator:
         self._prefetcher.close()
         self._prefetcher = None
         if kind == _ERROR:
-            payload.add_note(f"The exception above was raised in the kiln.dataset pipeline thread:\n{tb}")
-            raise payload
+            if tb is not None:  # KILN_DEBUG
+                payload.add_note(f"The exception above was raised in the kiln.dataset pipeline thread:\n{tb}")
+                raise payload
+            if type(payload.__cause__).__name__ == "_RemoteTraceback":  # a worker process's frames, as text: the
+                payload.__cause__, payload.__suppress_context__ = None, True  # worker's note keeps the user's ones
+            raise payload.with_traceback(_past_pipeline(payload.__traceback__))
         raise StopIteration
 
     def _values(self) -> list:
@@ -272,7 +302,14 @@ def _set_worker_fn(fn: Callable) -> None:
 
 
 def _run_worker_chunk(part: list) -> list:
-    return [_worker_fn[0](item) for item in part]
+    try:
+        return [_worker_fn[0](item) for item in part]
+    except Exception as exc:
+        # its frames do not cross to the parent process: where the user's function raised goes as a note
+        if not _debug():
+            where = traceback.format_list(traceback.extract_tb(_past_pipeline(exc.__traceback__)))
+            exc.add_note("(raised in a dataset worker process:\n" + "".join(where).rstrip() + ")")
+        raise
 
 
 def process_ordered_map(fn: Callable, items: Iterable, workers: int, chunk: int = 8) -> Iterator:

@@ -97,3 +97,80 @@ def test_an_internal_failure_is_still_reported_as_kilns():
     out = dispatch.diagnose(dispatch.REGISTRY["Neg"], (Tensor(np.ones(2)),), (), err)
     assert isinstance(out, RuntimeError)
     assert "failed internally" in str(out)
+
+
+CALLS: list[str] = []
+
+
+def _counted(name: str, fails: bool):
+    def fn(v):
+        CALLS.append(name)  # the user's side effect: must happen once per call of the op
+        if fails:
+            raise UserProblem(name)
+        return v
+
+    return ops.Custom(fn, out_shape=lambda s: s, out_dtype=lambda t: t, func_type="pyfunc")
+
+
+@pytest.mark.parametrize("how", ["lazy", "op by op", "graph", "jit"])
+def test_a_failing_users_function_runs_once_per_call(how, monkeypatch):
+    # the lazy window ran its program (the functions ran), failed, then reran its ops one by one to find the
+    # failing one (they ran again): a counter counted 2 where KILN_LAZY=0 and MindSpore 2.10 count 1
+    CALLS.clear()
+    passes, fails = _counted("passes", False), _counted("fails", True)
+
+    def step(v):
+        return fails(passes(v * 2) + 1) + 1
+
+    x = Tensor(np.arange(3, dtype=np.float32))
+    if how in ("graph", "jit"):
+        kiln.set_context(mode=kiln.GRAPH_MODE if how == "graph" else kiln.PYNATIVE_MODE)
+        step = kiln.jit(step)
+    else:
+        monkeypatch.setattr(dispatch, "LAZY", how == "lazy")
+    try:
+        with pytest.raises(UserProblem, match="fails"):
+            Tensor(step(x)).asnumpy()
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    assert CALLS == ["passes", "fails"]
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_a_users_function_in_a_gradient_runs_once_per_call(lazy, monkeypatch):
+    # the lazy window ran a pyfunc when a value was needed, after the line that called it (here: after the gradient
+    # returned); MindSpore 2.10 PyNative and KILN_LAZY=0 run it at its line, once per call
+    monkeypatch.setattr(dispatch, "LAZY", lazy)
+    CALLS.clear()
+    forward, backward = _counted("forward", False), _counted("backward", False)
+    c = Tensor(np.ones(3, np.float32))
+
+    class Doubled(nn.Cell):
+        def construct(self, v):
+            return v * 2
+
+        def bprop(self, v, out, dout):
+            return (backward(dout) * 2,)
+
+    doubled = Doubled()
+
+    def loss(v):
+        return (forward(c) * doubled(v)).sum()
+
+    x = Tensor(np.arange(3, dtype=np.float32))
+    grad = kiln.grad(loss)(x)
+    assert CALLS == ["forward", "backward"]  # before any value is read
+    np.testing.assert_allclose(grad.asnumpy(), np.full(3, 2.0))
+    assert CALLS == ["forward", "backward"]
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_a_users_function_called_for_its_side_effect_runs(lazy, monkeypatch):
+    # the lazy window computed only the outputs still referenced when it ran: a pyfunc whose result was dropped
+    # never ran (MindSpore 2.10 PyNative and KILN_LAZY=0 run it at its line)
+    monkeypatch.setattr(dispatch, "LAZY", lazy)
+    CALLS.clear()
+    x = Tensor(np.arange(3, dtype=np.float32))
+    _counted("logged", False)(x * 2)
+    np.testing.assert_array_equal((x + 1).asnumpy(), np.arange(3) + 1)
+    assert CALLS == ["logged"]

@@ -1,5 +1,8 @@
 """Every unsupported construct and bad input gives an error naming the file, line and expression."""
 
+import inspect
+import traceback
+
 import numpy as np
 import pytest
 
@@ -323,3 +326,51 @@ def test_input_signature_mismatch():
     f = jit(lambda x: x + 1, input_signature=(Tensor(np.ones((2, 3), np.float32)),))
     with pytest.raises(ValueError, match="input signature"):
         f(Tensor(np.ones((3, 3), np.float32)))
+
+
+class _KeyErrorBprop(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+    def bprop(self, x, out, dout):
+        table = {}
+        return (table["missing"],)  # the user's KeyError
+
+
+class _GradOfKeyErrorBprop(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = _KeyErrorBprop()
+        self.grad = ops.GradOperation()
+
+    def construct(self, x):
+        return self.grad(self.inner)(x)
+
+
+class _KeyErrorAtRunTime(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            raise KeyError("missing")  # a Tensor condition: raised when the compiled graph runs
+        return x
+
+
+@pytest.mark.parametrize(
+    "net, raiser", [(_GradOfKeyErrorBprop, _KeyErrorBprop), (_KeyErrorAtRunTime, _KeyErrorAtRunTime)]
+)
+def test_a_users_key_error_shows_its_location_as_lines(net, raiser, tmp_path):
+    # KeyError's str() is the repr of its argument: with the location in its message, the lines printed escaped
+    # ('missing'\n\nThe failing expression...) on one line. The user's KeyError and its location, as written.
+    ms.set_context(mode=ms.GRAPH_MODE, save_graphs_path=str(tmp_path))
+    try:
+        with pytest.raises(KeyError) as info:
+            net()(Tensor(np.ones(3, np.float32)))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs_path="")
+    err = info.value
+    assert err.args == KeyError("missing").args and str(err) == str(KeyError("missing"))  # as Python shows it
+    shown = "".join(traceback.format_exception_only(err))
+    assert "\\n" not in shown
+    source, first = inspect.getsourcelines(raiser)
+    line = first + next(i for i, text in enumerate(source) if '"missing"' in text)
+    assert f"{__file__}:{line}" in shown
+    assert "\nThe failing expression (graph mode):\n" in shown

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 import threading
 import time
+import traceback
 
 import numpy as np
 import pytest
@@ -227,8 +231,10 @@ def test_worker_exception_reaches_consumer_with_traceback():
         for (i,) in it:
             seen.append(int(i))
     assert seen == [0, 1, 2, 3]
-    notes = "\n".join(info.value.__notes__)
-    assert "pipeline thread" in notes and "exploding_source" in notes
+    # the user's frame is in the traceback itself (the pipeline thread's frames before it are not)
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert frames[-1].name == "exploding_source"
+    assert not any(f.filename.endswith(("engine.py", "sources/python.py")) for f in frames)
 
     def bad_op(x):
         raise ValueError("op failed")
@@ -236,6 +242,45 @@ def test_worker_exception_reaches_consumer_with_traceback():
     with pytest.raises(ValueError, match="op failed") as info:
         rows(numbers().map(bad_op, "n", num_parallel_workers=2))
     assert "bad_op" in "\n".join(info.value.__notes__)
+
+
+_FAILING_MAP = """
+import numpy as np
+import kiln.dataset as ds
+
+
+def scale(x):
+    if x[0] > 2:
+        raise KeyError("no scale for this row")  # the user's failing line
+    return x * 2
+
+
+d = ds.NumpySlicesDataset({"pixels": np.arange(6, dtype=np.float32).reshape(6, 1)}, shuffle=False)
+d = d.map(scale, input_columns=["pixels"], num_parallel_workers=WORKERS, python_multiprocessing=PROCESSES)
+for row in d.create_tuple_iterator():
+    pass
+"""
+
+
+@pytest.mark.parametrize("workers, processes", [(1, False), (2, False), (2, True)])
+def test_a_failing_map_function_is_reported_once(tmp_path, workers, processes):
+    # the report repeated the pipeline thread's traceback in a note (58 lines for a one-line failure), and a worker
+    # process's failure came with the pool's remote traceback as its cause: one report, the user's frames only
+    script = tmp_path / "user_pipeline.py"
+    script.write_text(_FAILING_MAP.replace("WORKERS", str(workers)).replace("PROCESSES", str(processes)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env.pop("KILN_DEBUG", None)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 1
+    report = run.stderr
+    line = next(i for i, text in enumerate(_FAILING_MAP.splitlines(), 1) if "the user's failing line" in text)
+    assert f'File "{script}", line {line}, in scale' in report
+    assert "KeyError: 'no scale for this row'" in report
+    assert "map operation <function scale" in report and "['pixels']" in report  # the dataset op and its column
+    assert report.count("Traceback (most recent call last)") == 1
+    assert report.count("KeyError: ") == 1 and report.count("in scale") == 1
+    assert "engine.py" not in report and "pipeline thread" not in report and "concurrent" not in report
+    assert len(report.splitlines()) <= 20, report
 
 
 def _prefetch_threads():

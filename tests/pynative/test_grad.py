@@ -389,6 +389,60 @@ def test_forward_then_grad_differentiates_the_loss_it_returned_with_its_dropout_
         np.testing.assert_allclose([float(_np(plain(t))) for _ in range(3)], draws, rtol=1e-6)
 
 
+class _SeededDrawNet(nn.Cell):
+    """sum(w * draw) from a random op with its own seed: the gradient with respect to w is the draw itself."""
+
+    def __init__(self, n, kind):
+        super().__init__()
+        self.n, self.kind = n, kind
+        self.w = Parameter(Tensor(np.ones(n, np.float32)), name="w")
+        self.normal = ops.StandardNormal(5, 6)
+
+    def construct(self, x):
+        if self.kind == "uniform":
+            lo, hi = Tensor(0.0, kiln.float32), Tensor(1.0, kiln.float32)
+            draw = ops.uniform((self.n,), lo, hi, seed=9)
+        else:
+            draw = self.normal((self.n,))
+        return (self.w * draw * x).sum()
+
+
+# MindSpore 2.10 (its own runs of this net, both kinds): a seeded op's stream is replayed like the global generator,
+# the same mask cases as the Dropout test above; Kiln's gradient drew the seeded stream's next numbers instead
+@pytest.mark.parametrize("kind", ["uniform", "StandardNormal"])
+@pytest.mark.parametrize(
+    "mode, set_grad, same_draw",
+    [
+        (kiln.GRAPH_MODE, True, True),
+        (kiln.GRAPH_MODE, False, True),
+        (kiln.PYNATIVE_MODE, True, True),
+        (kiln.PYNATIVE_MODE, False, False),
+    ],  # fmt: skip
+)
+def test_forward_then_grad_replays_a_seeded_random_ops_draw(kind, mode, set_grad, same_draw):
+    kiln.set_context(mode=mode)
+    n = 64
+    net = _SeededDrawNet(n, kind)
+    if set_grad:
+        net.set_grad()
+    step = _ForwardThenGradOf(net)
+    step.set_train()
+    t = Tensor(np.ones(n, np.float32))
+    losses = []
+    for _ in range(3):
+        loss, (gw,) = step(t)
+        losses.append(float(_np(loss)))
+        implied = float((_np(gw) * _np(net.w)).sum())  # the loss of the draw the gradient saw
+        assert (abs(implied - losses[-1]) < 1e-4 * (1 + abs(losses[-1]))) is same_draw
+    if kind == "StandardNormal":  # a fresh Primitive's stream: without a gradient, the same draws, one per step
+        plain = _SeededDrawNet(n, kind)
+        if mode == kiln.GRAPH_MODE:
+            plain = kiln.jit(plain)
+        plain_losses = [float(_np(plain(t))) for _ in range(5)]
+        want = plain_losses[:3] if same_draw else plain_losses[0:5:2]  # (without the replay, two draws a step)
+        np.testing.assert_allclose(losses, want, rtol=1e-5)
+
+
 def test_forward_then_grad_without_set_grad_moves_batchnorm_statistics_once_in_graph_mode():
     # MindSpore 2.10's GRAPH_MODE reuses the forward whether or not the network is marked set_grad(); Kiln's graph
     # recorded the forward only for a set_grad() network and moved the statistics twice

@@ -9,6 +9,7 @@ from kiln._compiler.errors import (
     GraphSyntaxError,
     TensorMethodUnavailable,
     UnassignedVariable,
+    located,
     where,
 )
 from kiln._compiler.frontend.ast.printer import print_graphs
@@ -48,8 +49,9 @@ def annotate(ctx, node, err: BaseException) -> BaseException:
         lines.append(c if isinstance(c, str) else where(c.loc, "  called from:\n"))
     if path:
         lines.append(f"The IR with the failing node marked is in {path}.")
-    text = "\n".join(x for x in lines if x is not None)
-    new = GraphCompileError(text) if internal else _same_kind(err, text)
+    location = "\n".join(x for x in lines[2:] if x is not None)
+    text = f"{msg}\n\n{location}"
+    new = GraphCompileError(text) if internal else _same_kind(err, msg, location)
     new._kiln_annotated = True
     new.__cause__ = None
     return new
@@ -88,13 +90,15 @@ def _first_message(err: BaseException) -> str:
     return text or type(err).__name__
 
 
-def _same_kind(err: BaseException, text: str) -> BaseException:
-    kind = type(err)
+def _same_kind(err: BaseException, msg: str, location: str) -> BaseException:
+    kind, text = type(err), f"{msg}\n\n{location}"
     if isinstance(err, UnassignedVariable):
         return UnboundLocalError(text)
     if isinstance(err, ShapeJoinError):  # still names the if a retrace may specialise
         return err.with_text(text)
-    if kind in (ValueError, TypeError, NameError, AttributeError, IndexError, KeyError, AssertionError,
+    if kind is KeyError:  # (its str() quotes its argument: the location lines would print escaped)
+        return located(err, location)
+    if kind in (ValueError, TypeError, NameError, AttributeError, IndexError, AssertionError,
                 RuntimeError, ZeroDivisionError, NotImplementedError, GraphCompileError,
                 TensorMethodUnavailable):  # fmt: skip
         return kind(text)
@@ -104,7 +108,7 @@ def _same_kind(err: BaseException, text: str) -> BaseException:
         return ValueError(text)
     if kind.__module__ == "builtins" and isinstance(err, Exception):  # the program's own `raise RuntimeWarning(...)`
         try:
-            return kind(text)
+            return located(err, location, msg)
         except TypeError:  # a builtin exception with required arguments (UnicodeDecodeError)
             pass
     return GraphCompileError(text)
