@@ -146,13 +146,6 @@ def _scatter_elements_test(x, index, src, *, dim, reduce, xp=jnp):
 scatter_elements_bounds = Bounds(_scatter_elements_test, index_message("indices", "input_x"), reads=(1,))
 
 
-def _one_hot_test(indices, on_value, off_value, *, depth, axis, xp=jnp):
-    return first_outside(indices, 0, depth, axis, xp=xp)
-
-
-one_hot_bounds = Bounds(_one_hot_test, index_message("indices", "depth", "'depth' is {hi}"), reads=(0,))
-
-
 def _embedding_test(indices, weight, *, padding_idx, xp=jnp):
     n = weight.shape[0]
     return first_outside(indices, -n, n, 0, xp=xp)

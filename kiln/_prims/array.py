@@ -257,6 +257,8 @@ MaskedFill = PrimitiveDef(
 
 
 def _one_hot(indices, on_value, off_value, depth, axis):
+    # an index outside [0, depth) (-1, an ignore label such as 255) gives a row of off_value, as MindSpore's OneHot:
+    # segmentation losses (the zoo's DeepLabV3) mask their ignored pixels this way
     hot = jax.nn.one_hot(indices, depth, axis=axis, dtype=jnp.bool_)
     on = jnp.asarray(on_value)
     return jnp.where(hot, on, jnp.asarray(off_value, on.dtype))
@@ -277,7 +279,6 @@ OneHot = PrimitiveDef(
     nondiff=(0,),
     check=_check_one_hot,
     check_eagerly=True,
-    bounds=_bounds.one_hot_bounds,
 )
 
 

@@ -36,6 +36,11 @@ def _unique_points(rng, dtype, shapes):
     return [idx, rng.uniform(-2, 2, size=6).astype(dtype)]
 
 
+def _out_of_range_labels(rng, dtype, shapes):
+    """make_inputs for one_hot of depth 3: labels in [0, 3) mixed with -1, 3 and the ignore label 255."""
+    return [rng.choice(np.array([0, 1, 2, -1, 3, 255], np.int32), size=shapes[0])]
+
+
 def _np_scatter_nd(idx, upd, shape):
     out = np.zeros(shape, upd.dtype)
     np.add.at(out, tuple(np.moveaxis(idx, -1, 0)), upd)
@@ -299,6 +304,10 @@ SELECTION = [
          int_inputs=(0,), int_high=3, grad=False, extra={"int_dtype": np.int32}),
     _rec("one_hot_axis0", lambda i: ops.one_hot(i, 3, 1.0, 0.0, axis=0),
          lambda i: np.eye(3, dtype=np.float32)[i].T, ((4,),), int_inputs=(0,), int_high=3, grad=False),
+    # indices outside [0, depth): rows of off_value, as MindSpore's OneHot (ignore labels, -1)
+    _rec("one_hot_out_of_range", lambda i: ops.one_hot(i, 3, kiln.Tensor(2.0), kiln.Tensor(-1.0)),
+         lambda i: np.where(i[..., None] == np.arange(3), 2.0, -1.0).astype(np.float32), ((2, 4),), grad=False,
+         extra={"make_inputs": _out_of_range_labels}),
     _rec("pad_constant", lambda x: ops.pad(x, (1, 2)), lambda x: _np_pad(x, [(1, 2)], "constant"), ((3, 4),),
          dtypes=F32_I32),
     _rec("pad_constant_value", lambda x: ops.pad(x, (1, 0, 0, 2), value=1.5),
