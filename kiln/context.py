@@ -106,8 +106,6 @@ _NO_EFFECT = {
     "device_id": "Kiln computes on the first device of the target platform",
     "jit_level": "XLA applies its full optimisation at every level",
     "enable_graph_kernel": "XLA fuses kernels on its own",
-    "deterministic": "XLA on CPU is deterministic; on GPU, start Python with "
-    "XLA_FLAGS=--xla_gpu_deterministic_ops=true",
     "pynative_synchronize": "Kiln's backend orders launches itself; read a value (asnumpy) to wait for it",
     "max_device_memory": "XLA manages device memory (see XLA_PYTHON_CLIENT_MEM_FRACTION)",
     "memory_optimize_level": "XLA manages device memory",
@@ -337,6 +335,12 @@ _VALIDATE: dict[str, Callable] = {
 }
 
 
+_GPU_DETERMINISM = (
+    "set_context(deterministic='ON'): XLA reads its GPU switch for deterministic kernels when the process starts; "
+    "start Python with XLA_FLAGS=--xla_gpu_deterministic_ops=true for bit-identical GPU runs."
+)
+
+
 def _kiln_does_it(key: str, value) -> bool:
     """True when `value` asks for what Kiln does anyway (the option's default)."""
     if key == "jit_config":
@@ -371,6 +375,12 @@ def set_context(**kwargs) -> None:
     for key, value in kwargs.items():
         if key == "device_target":
             B.set_platform(value)
+        elif key == "deterministic":
+            B.tiers.set_reproducible(value == "ON")
+            if value == "ON" and "deterministic" not in _warned and B.default_platform() == "gpu":
+                if "xla_gpu_deterministic_ops" not in os.environ.get("XLA_FLAGS", ""):
+                    _warned.add("deterministic")
+                    warnings.warn(_GPU_DETERMINISM, stacklevel=2)
         elif key == "runtime_checks":
             for window in LAZY_WINDOWS:  # ops PyNative recorded under the old setting run under it
                 window.flush()
@@ -401,3 +411,4 @@ def reset_context() -> None:
     _context.clear()
     _context.update(_DEFAULTS)
     _primitive.set_checks(_DEFAULTS["runtime_checks"])
+    B.tiers.set_reproducible(False)

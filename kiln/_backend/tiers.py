@@ -12,6 +12,10 @@ floating-point rounding (LLVM's optimisations may contract a multiply and an add
 Only the optimised executable is ever written to the on-disk cache (the caller's `on_optimized` does that on the
 background thread), so a later process loads it and compiles nothing.
 
+When the optimised executable takes over depends on when its background compile ends, so a run's last bits can
+differ from another run's of the same seeded script; `set_context(deterministic="ON")` (`set_reproducible`) turns
+tiering off, so every program runs optimised from its first call, cold or from the disk cache.
+
 `KILN_TIERED=0` (or `off`) compiles every program fully at once, as before. `KILN_TIERED=quick` keeps the quick
 executable for good (tests compare both tiers' values with it). `stats` counts quick compiles, optimised
 compiles and swaps; `wait()` blocks until every optimised executable asked for so far is ready.
@@ -36,6 +40,7 @@ __all__ = [
     "count_ops",
     "foreground",
     "mode",
+    "set_reproducible",
     "stats",
     "wait",
     "worth_tiering",
@@ -68,12 +73,22 @@ MIN_OPS = 256
 _OP_LINE = re.compile(r"= (?:stablehlo|chlo|mhlo)\.|^\s*(?:stablehlo|chlo|mhlo)\.", re.M)
 
 
+_reproducible = False
+
+
+def set_reproducible(on: bool) -> None:
+    """Whether every run of a program must give the same bits: tiering off (no timing-dependent swap)."""
+    global _reproducible
+    _reproducible = bool(on)
+
+
 def mode() -> str:
-    """ "on" (the default), "off" (`KILN_TIERED=0`) or "quick" (`KILN_TIERED=quick`: never swap)."""
+    """ "on" (the default), "off" (`KILN_TIERED=0`, or `set_reproducible(True)`) or "quick" (`KILN_TIERED=quick`:
+    never swap)."""
     raw = os.environ.get(ENV, "1").strip().lower()
-    if raw in ("0", "off", "false", "no"):
-        return "off"
-    return "quick" if raw == "quick" else "on"
+    if raw == "quick":
+        return "quick"
+    return "off" if _reproducible or raw in ("0", "off", "false", "no") else "on"
 
 
 def count_ops(text: str) -> int:

@@ -342,8 +342,9 @@ def set_kernel_launch_capture(enable_capture_graph: bool, op_capture_skip=None) 
 
 
 def set_deterministic(deterministic: bool) -> None:
-    """Deterministic kernels (the same as set_context(deterministic='ON'/'OFF')): XLA on CPU is deterministic;
-    on GPU, XLA reads `--xla_gpu_deterministic_ops=true` from XLA_FLAGS when the process starts."""
+    """Bit-identical runs (the same as set_context(deterministic='ON'/'OFF')): every program runs fully optimised
+    from its first call (no quick tier handing over at a time that varies); on GPU, XLA also needs
+    `--xla_gpu_deterministic_ops=true` in XLA_FLAGS when the process starts."""
     if not isinstance(deterministic, bool):
         raise TypeError(f"set_deterministic: 'deterministic' must be a bool, but got {deterministic!r}.")
     set_context(deterministic="ON" if deterministic else "OFF")

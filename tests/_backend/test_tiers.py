@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import pickle
 import threading
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -166,6 +167,26 @@ def test_graph_step_both_tiers_agree_with_a_full_compile_and_write_state_back(mo
     np.testing.assert_allclose(tiered, full, rtol=1e-5)
     np.testing.assert_allclose(w_tiered, w_full, rtol=1e-5, atol=1e-7)
     assert n_tiered == n_full == 4.0
+
+
+def test_deterministic_on_runs_every_call_optimised_bit_for_bit(monkeypatch):
+    """set_context(deterministic='ON'): no quick tier, so a run's bits do not depend on when a background compile
+    ends; the values equal a full compile's exactly, and the option no longer warns that it does nothing."""
+    monkeypatch.setenv(tiers.ENV, "0")
+    full, w_full, _ = _graph_run(3, None)
+    monkeypatch.delenv(tiers.ENV)
+    quick = tiers.stats["quick"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kiln.set_context(deterministic="ON")
+    try:
+        assert tiers.mode() == "off"
+        same, w_same, _ = _graph_run(3, None)
+    finally:
+        kiln.set_context(deterministic="OFF")
+    assert tiers.stats["quick"] == quick and tiers.mode() == "on"
+    assert same == full
+    np.testing.assert_array_equal(w_same, w_full)
 
 
 def _pynative_run():
