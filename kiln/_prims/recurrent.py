@@ -25,8 +25,6 @@ loop only scales and adds gradients: a differentiated layer is two loops, not th
 mode goes through `_time_loop`'s forward-mode rule, whose linearisation otherwise ran a third loop to
 recompute the gates). A compiled gradient that no forward-mode transformation encloses (`reverse_only`) calls
 the reverse rule directly instead: the same two loops, for about half the tracing.
-The loops' per-step buffers start from fills of their own (`_fill`), not from the scan's one broadcast of zero,
-which XLA copied into every buffer of every loop.
 """
 
 from __future__ import annotations
@@ -147,7 +145,8 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     # leading axis took 2.6-3.1 us a step against 5.0-5.7 us contracting its last (D=2, N=8, H=64, G=256)
     w_hg = jnp.swapaxes(w_hh, 1, 2)
 
-    def body(carry, t, live):
+    def body(carry, inputs):
+        t, live = inputs
         g = _step_inputs(gates_x, t, flips)
         gh = jnp.einsum("dnh,dhg->dng", carry[0], w_hg) + b_hh[:, None, :]
         if save:
@@ -157,35 +156,9 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
         new = (jnp.where(live, h, carry[0]), jnp.where(live, c, carry[1]))
         return new, (jnp.where(live, h, jnp.zeros_like(h)), pull)
 
-    # Each step's outputs go into buffers the loop carries (what the backend's scan does with its outputs), each
-    # filled beforehand with its own scalar of the input projection: the loop overwrites every element, and with
-    # distinct fills XLA writes each buffer in place, where the scan's one shared broadcast of zero was copied into
-    # every buffer (14 copies of 2 MB at length 500 in bench_rnn's step, 14 MB more temporary memory)
-    steps = gates_x.shape[0]
-    start = jnp.asarray(steps - 1 if reverse else 0)  # the scan's own counter's type: XLA merges the two
-    outs, tree = jax.tree.flatten(jax.eval_shape(lambda: body((h0, c0), start, lives[0])[1]))
-    buffers = [jnp.broadcast_to(_fill(gates_x, k, o.dtype), (steps, *o.shape)) for k, o in enumerate(outs)]
-
-    def filled(carry, live):
-        t, state, buffers = carry
-        state, outs = body(state, t, live)
-        # t never negative: no wrap-around select for the index
-        buffers = [
-            lax.dynamic_update_slice(b, o[None], (t,) + (jnp.zeros_like(t),) * o.ndim, allow_negative_indices=False)
-            for b, o in zip(buffers, jax.tree.leaves(outs), strict=True)
-        ]
-        return (t - 1 if reverse else t + 1, state, buffers), None
-
-    (_, (h, c), buffers), _ = lax.scan(filled, (start, (h0, c0), buffers), lives, reverse=reverse)
-    ys, pulls = jax.tree.unflatten(tree, buffers)
+    times = jnp.arange(gates_x.shape[0])
+    (h, c), (ys, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
     return (ys, h, c), pulls
-
-
-def _fill(source, k: int, dtype):
-    """A scalar of `dtype` read from element `k` (wrapped) of `source`, zero when it is empty: the value a buffer
-    that a loop overwrites whole starts from, distinct per `k` so that XLA gives each buffer its own fill."""
-    flat = source.reshape(-1)
-    return (flat[k % flat.shape[0]] if flat.shape[0] else jnp.zeros((), source.dtype)).astype(dtype)
 
 
 def _entering_states(ys, h0, lives, reverse: bool):
@@ -252,9 +225,7 @@ def _loop_bwd(loop, saved, cotangents):
     # step, the hidden weight's read it without the transposed copies the backend's CPU dot made of the
     # outputs (two arrays of T * N * D * G floats per layer, and a concatenate putting a flipped direction
     # back in time order)
-    # (filled with a scalar of the outputs' gradient, not zero: every element is written, and a broadcast of zero
-    # that another loop's buffer shares is copied into each)
-    buffer = jnp.broadcast_to(_fill(d_ys, 0, d_ys.dtype), (directions * gates, steps, batch))
+    buffer = jnp.zeros((directions * gates, steps, batch), d_ys.dtype)
     inputs = (d_ys, pulls, lives, jnp.arange(steps))
     (d_h0, d_c0, d_gates_x), d_ghs = lax.scan(body, (d_h, d_c, buffer), inputs, reverse=not loop[1])
     by_direction = d_gates_x.reshape(directions, gates, steps * batch)
