@@ -96,23 +96,25 @@ class Executable:
             return Tensor._wrap(outs[0]) if self.out_desc is _SINGLE else unflatten(self.out_desc, iter(outs))
         state = self._read_state()
         owned = self.owned
+        launch = None
         if any(map(operator.is_not, self.donated_in(state), owned)):
             for k, i in enumerate(self.donated):
                 if state[i] is not owned[k]:
                     # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
                     state[i] = _distributed.private_copy(state[i])
-            outs = self.exe(*leaves, *state)
         else:
-            launch = self.launch
-            if launch is None:
-                launch = self._find_launch(leaves, state)
-            arrays = [*leaves, *state]
             # every donated input is this program's own output of its last call (its aval is the one compiled for):
             # the other inputs' avals are checked here, as jax.jit's call would
-            if launch and all(type(arrays[i]) is at and arrays[i].aval == a for at, i, a in self.fresh_in):
-                outs = launch.execute(arrays).consume_with_handlers(launch.handlers)
-            else:
-                outs = self.exe(*arrays)
+            launch = self.launch
+            if launch is None and self.fresh_in is not None:  # it ran: jax.jit has compiled it for such inputs
+                launch = self._find_launch([*leaves, *state], len(leaves))
+        arrays = [*leaves, *state]
+        if launch and all(type(arrays[i]) is at and arrays[i].aval == a for at, i, a in self.fresh_in):
+            outs = launch.execute(arrays).consume_with_handlers(launch.handlers)
+        else:
+            outs = self.exe(*arrays)
+            if self.fresh_in is None:
+                self.fresh_in = ()  # the next call looks for a launch
         if self.checked:
             code = int(outs[-2])
             if code >= 0:
@@ -124,21 +126,21 @@ class Executable:
                 raise check_error(code + self.code_shift, outs[-1])
         return self._write_back(outs, inputs)
 
-    def _find_launch(self, leaves: list, state: list):
-        """The `Launch` of the optimised executable (run without jax.jit's dispatch), or False when its call does
-        more than run it (see `launch_of`) or the program checks values; None while a quick tier runs the calls or
-        an input is traced (looked for again at the next call). Sets `launch`, and `fresh_in`: (array type, position,
-        aval) of each input that is not a donated buffer of the program's own making (checked before each launch)."""
+    def _find_launch(self, arrays: list, n_leaves: int):
+        """The `Launch` of the optimised executable for inputs like `arrays` (the call's leaves, then its state), or
+        False when its call does more than run it (see `launch_of`) or the program checks values; None while a quick
+        tier runs the calls or an input is traced (looked for again at the next call). Sets `launch`, and `fresh_in`:
+        (array type, position, aval) of each input that is not a donated buffer of the program's own making
+        (checked before each launch)."""
         exe = self.exe
         program = exe.compiled if type(exe) is persistent.DirectExecutable else exe
-        arrays = [*leaves, *state]
         if isinstance(program, B.tiers.Tiered) or any(B.is_tracer(a) for a in arrays):
             return None
         launch = False if self.checked else launch_of(program, arrays)
         if launch is None:
             launch = False
         if launch:
-            donated = {len(leaves) + i for i in self.donated}
+            donated = {n_leaves + i for i in self.donated}
             at = array_type()
             self.fresh_in = tuple((at, i, a) for i, a in enumerate(launch.avals) if i not in donated)
         self.launch = launch

@@ -114,6 +114,26 @@ def test_a_state_input_of_another_shape_is_not_launched(graph_mode):
     np.testing.assert_allclose(net.w.asnumpy(), w * 0.5 + 1.0, rtol=1e-6)
 
 
+class Affine(nn.Cell):
+    """Reads Parameters and writes none (nothing donated: every input's aval is checked before a launch)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.linspace(-1.0, 1.0, 6, dtype=np.float32).reshape(3, 2)), name="w")
+
+    def construct(self, x):
+        return ops.matmul(x, self.w) + 1.0
+
+
+def test_a_program_that_only_reads_parameters_launches_from_its_second_call(graph_mode):
+    net = Affine()
+    xs = [np.arange(6, dtype=np.float32).reshape(2, 3) * k for k in (1.0, 0.5, -2.0)]
+    outs = [net(Tensor(x)).asnumpy() for x in xs]
+    assert isinstance(_executable(net).launch, Launch)
+    for x, out in zip(xs, outs, strict=True):
+        np.testing.assert_allclose(out, x @ net.w.asnumpy() + 1.0, rtol=1e-6)
+
+
 def _train(mode: str, steps: int = 4):
     ms.set_context(mode=mode)
     ms.set_seed(1)
