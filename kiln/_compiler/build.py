@@ -23,6 +23,7 @@ import numpy as np
 
 from kiln import _backend as B
 from kiln._backend import distributed as _distributed
+from kiln._backend.launch import array_type, launch_of
 from kiln._compiler import dump, input_checks
 from kiln._compiler import passes as tensor_passes
 from kiln._compiler.cache import persistent
@@ -50,7 +51,7 @@ class Executable:
         "exe", "state_objs", "written", "donated", "owned", "n_out", "out_desc", "guards", "refs", "name",
         "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
         "checks_inputs", "plan", "restorable", "input_writes", "input_tests", "build_checked", "checked_program",
-        "donated_out", "donated_in", "donated_new", "read_slots", "write_slots", "tester",
+        "donated_out", "donated_in", "donated_new", "read_slots", "write_slots", "tester", "launch", "fresh_in",
     )  # fmt: skip
 
     @property
@@ -95,11 +96,25 @@ class Executable:
             return Tensor._wrap(outs[0]) if self.out_desc is _SINGLE else unflatten(self.out_desc, iter(outs))
         state = self._read_state()
         owned = self.owned
-        for k, i in enumerate(self.donated) if any(map(operator.is_not, self.donated_in(state), owned)) else ():
-            if state[i] is not owned[k]:
-                # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
-                state[i] = _distributed.private_copy(state[i])
-        outs = self.exe(*leaves, *state)
+        launch = None
+        if any(map(operator.is_not, self.donated_in(state), owned)):
+            for k, i in enumerate(self.donated):
+                if state[i] is not owned[k]:
+                    # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
+                    state[i] = _distributed.private_copy(state[i])
+        else:
+            # every donated input is this program's own output of its last call (its aval is the one compiled for):
+            # the other inputs' avals are checked here, as jax.jit's call would
+            launch = self.launch
+            if launch is None and self.fresh_in is not None:  # it ran: jax.jit has compiled it for such inputs
+                launch = self._find_launch([*leaves, *state], len(leaves))
+        arrays = [*leaves, *state]
+        if launch and all(type(arrays[i]) is at and arrays[i].aval == a for at, i, a in self.fresh_in):
+            outs = launch.execute(arrays).consume_with_handlers(launch.handlers)
+        else:
+            outs = self.exe(*arrays)
+            if self.fresh_in is None:
+                self.fresh_in = ()  # the next call looks for a launch
         if self.checked:
             code = int(outs[-2])
             if code >= 0:
@@ -110,6 +125,26 @@ class Executable:
                 self._write_back(outs, inputs)  # the graph returned the state unchanged (its buffers were donated)
                 raise check_error(code + self.code_shift, outs[-1])
         return self._write_back(outs, inputs)
+
+    def _find_launch(self, arrays: list, n_leaves: int):
+        """The `Launch` of the optimised executable for inputs like `arrays` (the call's leaves, then its state), or
+        False when its call does more than run it (see `launch_of`) or the program checks values; None while a quick
+        tier runs the calls or an input is traced (looked for again at the next call). Sets `launch`, and `fresh_in`:
+        (array type, position, aval) of each input that is not a donated buffer of the program's own making
+        (checked before each launch)."""
+        exe = self.exe
+        program = exe.compiled if type(exe) is persistent.DirectExecutable else exe
+        if isinstance(program, B.tiers.Tiered) or any(B.is_tracer(a) for a in arrays):
+            return None
+        launch = False if self.checked else launch_of(program, arrays)
+        if launch is None:
+            launch = False
+        if launch:
+            donated = {n_leaves + i for i in self.donated}
+            at = array_type()
+            self.fresh_in = tuple((at, i, a) for i, a in enumerate(launch.avals) if i not in donated)
+        self.launch = launch
+        return launch
 
     def _run_checked(self, leaves: list, inputs: list | None):
         """Run the program with every check compiled in (built on first need): a test of the inputs failed, and
@@ -569,6 +604,7 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         _checked_builder(name, body, template, param_args, cells, lax, fn, plan, write_inputs) if tests else None
     )
     ex.checked_program = None
+    ex.launch = ex.fresh_in = None
     _plan_state_access(ex)
     if stages:
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
@@ -681,6 +717,7 @@ def _loaded_executable(loaded, name: str, t0: float, retrace, build_checked) -> 
     ex.tester = None if ex.input_tests is None else input_checks.tester(ex.input_tests)
     ex.build_checked = build_checked if ex.input_tests is not None else None
     ex.checked_program = None
+    ex.launch = ex.fresh_in = None
     _plan_state_access(ex)
     return ex
 
