@@ -12,7 +12,10 @@ launches it once (XLA fuses across the ops and the accumulations).
 A plan longer than `lazy.MAX_OPS` steps is split into pieces of at most that many steps, each its own program:
 XLA's compile time grows faster than the program (DIEN's 3117-step backward, its auxiliary network unrolled over
 the time steps, compiled for 9 minutes as one program). A piece takes the gradients still being summed when the
-pieces before it end as arrays (as the plan's seeds) and returns those the pieces after it need.
+pieces before it end as arrays (as the plan's seeds) and returns those the pieces after it need. A plan that
+repeats a block (a network called in a Python loop) is cut at multiples of the block's period, and each piece names
+the tape positions it touches in their order of appearance: the pieces inside the repetition are then one plan, one
+primitive and one compiled program (`_cuts`, `_renumbered`).
 
 The plan is a pure function of the tape's structure, so it is also the cache key; the arrays (the recorded
 inputs and the output sensitivities) are the program's arguments. The backend caches again on their shapes
@@ -23,6 +26,8 @@ on its own, each kernel compiled ahead on a worker thread while the forward runs
 from __future__ import annotations
 
 from collections.abc import Callable
+
+import numpy as np
 
 from kiln import _backend as B
 from kiln._compiler.ir import graph as G
@@ -146,8 +151,9 @@ def split(the_plan: tuple, n_arrays: int) -> list[tuple[tuple, tuple, int]]:
         return [(the_plan, tuple(range(n_arrays)), sum(1 for s in steps if s[0] == "leaf"))]
     pieces = []
     live: dict[tuple[int, int], None] = {(pos, idx): None for pos, idx, _ in seeds}  # gradients being summed
-    for start in range(0, len(steps), lazy.MAX_OPS):
-        chunk = steps[start : start + lazy.MAX_OPS]
+    bounds = _cuts(steps, lazy.MAX_OPS)
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        chunk = steps[start:end]
         sources: list = []
         local: dict[int, int] = {}  # the whole plan's array position -> this piece's argument position
 
@@ -178,8 +184,72 @@ def split(the_plan: tuple, n_arrays: int) -> list[tuple[tuple, tuple, int]]:
             live.update(dict.fromkeys(targets))
             piece_steps.append((pos, bwd, attrs, tuple(arg(r) for r in inputs), out_avals, targets))
         carry = tuple(live)
-        pieces.append(((tuple(piece_seeds), tuple(piece_steps), carry), tuple(sources), n_leaves))
+        pieces.append((_renumbered(piece_seeds, piece_steps, carry), tuple(sources), n_leaves))
     return pieces
+
+
+_last_cuts: list = [None, 0, None]  # the steps and bound `_cuts` saw last, and its answer (a training step's plan)
+
+
+def _cuts(steps: tuple, bound: int) -> list[int]:
+    """Where to cut `steps` into pieces of at most `bound`: [0, ..., len(steps)].
+
+    A plan that repeats a block of P steps (a network called in a Python loop: DIEN's auxiliary network, run per
+    sample) is cut at multiples of P inside the repetition, in pieces of P * (bound // P) steps, so that those
+    pieces are the same plan (once `_renumbered`) and compile once; elsewhere every `bound` steps."""
+    if _last_cuts[1] == bound and _last_cuts[0] == steps:
+        return _last_cuts[2]
+    n = len(steps)
+    kinds: dict = {}
+    # a step's kind: its backward primitive, attributes and output types (or a leaf); the wiring is compared by
+    # the pieces' plans themselves
+    ids = np.array([kinds.setdefault(s[1:3] + s[4:5] if s[0] != "leaf" else "leaf", len(kinds)) for s in steps])
+    best = (0, 0, 0)  # (length of the run where step i is of step i + P's kind, -P, its start)
+    for period in range(1, bound // 2 + 1):
+        same = np.concatenate(([False], ids[:-period] == ids[period:], [False]))
+        edges = np.flatnonzero(same[1:] != same[:-1])  # run starts and ends, alternating
+        if len(edges):
+            lengths = edges[1::2] - edges[::2]
+            i = int(lengths.argmax())
+            best = max(best, (int(lengths[i]), -period, int(edges[2 * i])))
+    run, period, first = best[0], -best[1], best[2]
+    length = period * (bound // period) if period else 0
+    cuts = [0]
+    if period and run + period >= 2 * length:  # at least two pieces of the repetition
+        end = first + run + period  # steps [first, end) repeat with this period
+        pos = 0
+        while pos < n:
+            if first <= pos and pos + length <= end:
+                pos += length
+            elif pos < first < pos + bound:  # the first cut inside the repetition falls on a period's start
+                pos = min(first + period * ((pos + bound - first) // period), n)
+            else:
+                pos = min(pos + bound, n)
+            cuts.append(pos)
+    else:
+        cuts.extend(range(bound, n, bound))
+        cuts.append(n)
+    _last_cuts[:] = [steps, bound, cuts]
+    return cuts
+
+
+def _renumbered(seeds: list, steps: list, carry: tuple) -> tuple:
+    """A piece's plan with each tape position it names replaced by the order in which the piece first names it:
+    two pieces that do the same thing at different places of the tape are then the same plan."""
+    names: dict[int, int] = {}
+    name = names.setdefault
+    new_seeds = tuple((name(pos, len(names)), idx, r) for pos, idx, r in seeds)
+    new_steps = []
+    for step in steps:
+        if step[0] == "leaf":
+            new_steps.append(("leaf", name(step[1], len(names))))
+            continue
+        pos, bwd, attrs, inputs, out_avals, targets = step
+        pos = name(pos, len(names))
+        targets = tuple((name(p, len(names)), i) for p, i in targets)
+        new_steps.append((pos, bwd, attrs, inputs, out_avals, targets))
+    new_carry = tuple((name(pos, len(names)), idx) for pos, idx in carry)
+    return new_seeds, tuple(new_steps), new_carry
 
 
 def _zeros(shape, dtype):

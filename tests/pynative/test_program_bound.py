@@ -84,15 +84,23 @@ def _assert_same(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)  # (a compiled program fuses: float32 rounding)
 
 
-def test_a_long_backward_in_the_window_compiles_bounded_programs(fresh):
+@pytest.fixture
+def pieces(monkeypatch):
+    """The pieces `backward_program.split` returned, call after call."""
+    calls: list = []
+    split = backward_program.split
+    monkeypatch.setattr(backward_program, "split", lambda *args: calls.append(split(*args)) or calls[-1])
+    return calls
+
+
+def test_a_long_backward_in_the_window_compiles_bounded_programs(fresh, pieces):
     run = _step(12)  # 12 x (matmul, bias, sigmoid, mul, mul, add) forward: a backward plan of over 100 steps
     want = _op_by_op(run)
     for _ in range(2):  # the second step reuses the first one's programs
         _assert_same([t.asnumpy() for t in run()], want)
     sizes = _window_program_sizes(fresh)
     assert max(sizes) <= BOUND, sizes
-    pieces = [p for p in backward_program._primitives if len(p[2])]  # pieces that carry gradients onwards
-    assert len(pieces) >= 3, "the plan is split into pieces"
+    assert len(pieces[-1]) >= 3, "the plan is split into pieces"
     programs = len(fresh.programs)
     run()[0].asnumpy()
     assert len(fresh.programs) == programs
@@ -118,3 +126,36 @@ def test_a_short_backward_stays_one_program_with_its_forward(fresh):
     assert len(fresh.programs) == 1
     ((ops_, _),) = fresh.programs
     assert [prim.name for prim, *_ in ops_].count("BackwardProgram") == 1
+
+
+@pytest.mark.parametrize("n", [12, 30])
+def test_the_pieces_of_a_repeated_block_compile_once(fresh, pieces, n):
+    run = _step(n)  # the same block n times: its backward repeats a period of steps
+    want = _op_by_op(run)
+    _assert_same([t.asnumpy() for t in run()], want)
+    plans = [piece for piece, _, _ in pieces[-1]]
+    inner = plans[1:-1]  # (the first piece starts at the loss, the last ends at the leaves)
+    assert len(inner) >= 2 and all(len(p[1]) <= BOUND for p in plans)
+    assert len(set(inner)) == 1, [len(p[1]) for p in plans]  # cut at the period: one plan, one program
+    prim = backward_program._primitives[inner[0]]
+    holding = [key for key in fresh.programs if any(op[0] is prim for op in key[0])]
+    # every inner piece ran as one compiled window program (the last one may share its window with what follows)
+    assert len(holding) <= 2, len(holding)
+    programs = len(fresh.programs)
+    _assert_same([t.asnumpy() for t in run()], want)
+    assert len(fresh.programs) == programs
+
+
+def test_cuts_fall_on_the_period_of_a_repetition():
+    period, bound = 7, 24
+    steps = tuple(("leaf", i) for i in range(3)) + tuple(
+        (i, f"op{i % period}", (), (), (((2,), "f4"),), ()) for i in range(10 * period)
+    )
+    cuts = backward_program._cuts(steps, bound)
+    sizes = [b - a for a, b in zip(cuts, cuts[1:], strict=False)]
+    assert cuts[0] == 0 and cuts[-1] == len(steps) and max(sizes) <= bound, cuts
+    inner = cuts[1:-1]
+    assert all((c - 3) % period == 0 for c in inner), cuts  # every cut at the start of a period
+    assert sizes[1:-1] == [period * (bound // period)] * (len(sizes) - 2), sizes
+    plain = tuple((i, f"op{i}", (), (), (((2,), "f4"),), ()) for i in range(60))  # no repetition: every `bound` steps
+    assert backward_program._cuts(plain, bound) == [0, 24, 48, 60]
