@@ -35,6 +35,6 @@ PyFunc = PrimitiveDef(
     _pyfunc,
     attrs={"fn": None, "out_shapes": (), "out_dtypes": ()},
     multiple_results=True,
-    nondiff=tuple(range(64)),
+    differentiable=False,  # a gradient through it raises, as MindSpore's "bprop not defined" (Custom takes a bprop)
     effect="host",  # the user's function runs once per call, as in MindSpore (a failed lazy window reruns its ops)
 )
