@@ -57,10 +57,10 @@ def eval_graph(graph: Graph, args, checks: list | None = None, replay: bool = Fa
             if prim.nondiff and prim.differentiable:  # no gradient flows to these inputs (zero, as on the tape)
                 ins = [lax.stop_gradient(x) if i in prim.nondiff and _is_array(x) and _inexact(x) else x
                        for i, x in enumerate(ins)]  # fmt: skip
-            if prim.differentiable:
-                out = _impl(prim, e.attrs, ins, e in repeated)
+            if prim.effect == "host":  # the user's Python: once per call, in order, never dropped (as in PyNative)
+                out = _host_effect(e, ins)
             else:
-                out = _no_derivative(e, ins)
+                out = _impl(prim, e.attrs, ins, e in repeated)
             outs = out if prim.multiple_results else (out,)
         for o, val in zip(e.outputs, outs, strict=True):
             env[o] = val
@@ -287,11 +287,14 @@ def _with_custom_vjp(prim, kw: dict, ins: list):
     return f(*(ins[i] for i in pos))
 
 
-def _no_derivative(e, ins: list):
-    """An op with no derivative (a user's Python function): a gradient that reaches it fails, naming its line; one
-    cut by stop_gradient or flowing elsewhere never calls the backward rule."""
+def _host_effect(e, ins: list):
+    """A host op (effect "host") as the ordered effect its `impl` gives with `ordered=True`; with no derivative
+    (a user's Python function), a gradient that reaches it fails, naming its line, and one cut by stop_gradient or
+    flowing elsewhere never calls the backward rule."""
     pos = [i for i, x in enumerate(ins) if _is_array(x)]
-    kw = e.prim.attrs_dict(e.attrs)
+    kw = {**e.prim.attrs_dict(e.attrs), "ordered": True}
+    if e.prim.differentiable:
+        return e.prim.impl(*ins, **kw)
 
     def full(arrays):
         args = list(ins)

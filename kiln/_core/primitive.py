@@ -174,7 +174,8 @@ class PrimitiveDef:
         multiple_results: `impl` returns a tuple.
         effect: "write0" for state updates: the result replaces input 0 (a Parameter); "host" for an op that runs
             the user's Python on the host (its side effects happen once per call: PyNative runs it at its line,
-            never in the lazy window, whose failure reruns the window op by op); "raise" for a check whose
+            never in the lazy window, whose failure reruns the window op by op; in a compiled graph `impl` is called
+            with `ordered=True` and must then be an effect the backend keeps, in order); "raise" for a check whose
             failure is its effect.
         random: input 0 is a PRNG key supplied by the random-state owner.
         bounds: a `Bounds` check of input values (indices, labels) that runs with every call

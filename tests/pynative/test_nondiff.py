@@ -1,5 +1,5 @@
 """Inputs that get no gradient (`PrimitiveDef.nondiff`) and ops with no derivative (a user's pyfunc), on PyNative's
-tape and in GRAPH_MODE (issue 21).
+tape and in GRAPH_MODE; a pyfunc's host effect kept by graph passes (issue 21).
 
 MindSpore 2.10 (checked with its CPU build): `stop_gradient(pyfunc(x)) * x` differentiates; a gradient reaching a
 pyfunc with no bprop raises RuntimeError ("bprop not defined") in both modes; Custom with a bprop uses it; a nondiff
@@ -14,6 +14,7 @@ import pytest
 
 import kiln
 from kiln import Tensor, nn, ops
+from kiln._pynative import dispatch
 
 X = np.array([1.0, -2.0, 3.0], np.float32)
 
@@ -123,3 +124,59 @@ def test_roialign_gives_rois_no_gradient_in_both_modes():
     assert np.abs(img_py).sum() > 0
     np.testing.assert_array_equal(rois_py, np.zeros_like(rois_py))  # MindSpore 2.10's bprop: zeros for rois
     np.testing.assert_array_equal(rois_graph, np.zeros_like(rois_graph))
+
+
+# -- a pyfunc's host effect -------------------------------------------------------------------------
+
+
+def _counting():
+    seen: list[float] = []
+
+    def fn(a):
+        seen.append(float(a.sum()))
+        return a * 2
+
+    return seen, ops.PyFunc(fn, [kiln.float32], [(3,)], [kiln.float32], [(3,)])
+
+
+class _Calls(nn.Cell):
+    def __init__(self, op) -> None:
+        super().__init__()
+        self.op = op
+
+    def construct(self, x):
+        a = self.op(x)[0]
+        b = self.op(x)[0]  # the same input again: not merged with the call above
+        self.op(x + 1)  # its result unused: still runs
+        return a + b
+
+
+@pytest.mark.parametrize("how", ["lazy", "op by op", "graph", "jit"])
+def test_a_pyfunc_runs_at_each_call_in_order(how, monkeypatch):
+    seen, op = _counting()
+    monkeypatch.setattr(dispatch, "LAZY", how == "lazy")
+    if how == "graph":
+        kiln.set_context(mode=kiln.GRAPH_MODE)
+    run = kiln.jit(_Calls(op).construct) if how == "jit" else _Calls(op)
+    try:
+        for _ in range(2):
+            out = run(Tensor(X)).asnumpy()
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    np.testing.assert_allclose(out, 4 * X)
+    # PyNative's count and order (and MindSpore 2.10's in both modes): three calls per step, in program order
+    assert seen == [float(X.sum()), float(X.sum()), float(X.sum() + 3)] * 2
+
+
+def test_a_pyfunc_under_vmap_in_a_graph_runs_once_per_row_in_order():
+    seen: list[list[float]] = []
+
+    def fn(a):
+        seen.append(a.tolist())
+        return a * 2
+
+    op = ops.Custom(fn, out_shape=lambda s: s, out_dtype=lambda d: d, func_type="pyfunc")
+    rows = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = kiln.jit(lambda x: ops.vmap(lambda r: op(r))(x))(Tensor(rows))
+    np.testing.assert_allclose(out.asnumpy(), rows * 2)
+    assert seen == rows.tolist()
