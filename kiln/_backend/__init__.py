@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.custom_batching import custom_vmap
 from jax.experimental import io_callback
 from jax.extend.core import jaxpr_as_fun as as_fun
 
@@ -49,6 +50,7 @@ __all__ = [
     "float0",
     "taylor_jet",
     "io_callback",
+    "custom_vmap",
     "is_array",
     "is_symbolic_dim",
     "is_tracer",

@@ -54,7 +54,13 @@ def eval_graph(graph: Graph, args, checks: list | None = None, replay: bool = Fa
         else:
             if checks is not None and prim.bounds is not None:
                 checks.append(_run_check(e, ins))
-            out = _impl(prim, e.attrs, ins, e in repeated)
+            if prim.nondiff and prim.differentiable:  # no gradient flows to these inputs (zero, as on the tape)
+                ins = [lax.stop_gradient(x) if i in prim.nondiff and _is_array(x) and _inexact(x) else x
+                       for i, x in enumerate(ins)]  # fmt: skip
+            if prim.effect == "host":  # the user's Python: once per call, in order, never dropped (as in PyNative)
+                out = _host_effect(e, ins)
+            else:
+                out = _impl(prim, e.attrs, ins, e in repeated)
             outs = out if prim.multiple_results else (out,)
         for o, val in zip(e.outputs, outs, strict=True):
             env[o] = val
@@ -276,6 +282,39 @@ def _with_custom_vjp(prim, kw: dict, ins: list):
             g = grads[i] if i < len(grads) else None
             result.append(None if g is None or not _inexact(a) else jnp.asarray(g, a.dtype).reshape(a.shape))
         return tuple(result)
+
+    f.defvjp(fwd, bwd)
+    return f(*(ins[i] for i in pos))
+
+
+def _host_effect(e, ins: list):
+    """A host op (effect "host") as the ordered effect its `impl` gives with `ordered=True`; with no derivative
+    (a user's Python function), a gradient that reaches it fails, naming its line, and one cut by stop_gradient or
+    flowing elsewhere never calls the backward rule."""
+    pos = [i for i, x in enumerate(ins) if _is_array(x)]
+    kw = {**e.prim.attrs_dict(e.attrs), "ordered": True}
+    if e.prim.differentiable:
+        return e.prim.impl(*ins, **kw)
+
+    def full(arrays):
+        args = list(ins)
+        for i, a in zip(pos, arrays, strict=True):
+            args[i] = a
+        return args
+
+    @jax.custom_vjp
+    def f(*arrays):
+        return e.prim.impl(*full(arrays), **kw)
+
+    def fwd(*arrays):
+        return f(*arrays), None
+
+    def bwd(res, dout):
+        raise GraphCompileError(
+            f"For '{e.prim.name}': the gradient reaches an op that has no derivative (it runs the user's Python "
+            "function; MindSpore: its bprop is not defined). Cut the gradient with ops.stop_gradient on its output, "
+            f"or give ops.Custom a 'bprop'.\n{where(e.loc)}"
+        )
 
     f.defvjp(fwd, bwd)
     return f(*(ins[i] for i in pos))

@@ -167,11 +167,15 @@ class PrimitiveDef:
         vjp: hand-written derivative `vjp(*inputs, out, dout, **attrs) -> tuple`
             of backend arrays (one cotangent per input, None where not differentiable).
             Omitted: derived from the backend's own vjp of `impl`.
-        nondiff: input positions that never get gradients (indices, keys, masks).
+        nondiff: input positions that never get gradients (indices, keys, masks): no cotangent flows there, the
+            gradient of a Tensor given there is zero (as MindSpore's bprop returns zeros for them).
+        differentiable: False for an op with no derivative at all (a user's Python function): a gradient asked
+            through it raises (MindSpore: "bprop not defined"); every input is then nondiff.
         multiple_results: `impl` returns a tuple.
         effect: "write0" for state updates: the result replaces input 0 (a Parameter); "host" for an op that runs
             the user's Python on the host (its side effects happen once per call: PyNative runs it at its line,
-            never in the lazy window, whose failure reruns the window op by op); "raise" for a check whose
+            never in the lazy window, whose failure reruns the window op by op; in a compiled graph `impl` is called
+            with `ordered=True` and must then be an effect the backend keeps, in order); "raise" for a check whose
             failure is its effect.
         random: input 0 is a PRNG key supplied by the random-state owner.
         bounds: a `Bounds` check of input values (indices, labels) that runs with every call
@@ -182,7 +186,7 @@ class PrimitiveDef:
 
     __slots__ = (
         "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
-        "multiple_results", "effect", "random", "check_eagerly", "bounds", "shapes", "_backward",
+        "differentiable", "multiple_results", "effect", "random", "check_eagerly", "bounds", "shapes", "_backward",
     )  # fmt: skip
 
     def __init__(
@@ -194,6 +198,7 @@ class PrimitiveDef:
         check: Callable | None = None,
         vjp: Callable | None = None,
         nondiff: tuple[int, ...] = (),
+        differentiable: bool = True,
         multiple_results: bool = False,
         effect: str | None = None,
         random: bool = False,
@@ -210,7 +215,9 @@ class PrimitiveDef:
         self.attr_defaults = tuple(attrs.values())
         self.check = check
         self.custom_vjp = vjp
-        self.nondiff = frozenset(nondiff) | ({0} if random else frozenset())
+        # (an op with no derivative: every position its inputs may take)
+        self.nondiff = frozenset(range(64) if not differentiable else nondiff) | ({0} if random else frozenset())
+        self.differentiable = differentiable
         self.multiple_results = multiple_results
         self.effect = effect
         self.random = random
@@ -308,6 +315,7 @@ def _make_backward(prim: PrimitiveDef, diff_mask: tuple[bool, ...]) -> Primitive
     bwd.check = None
     bwd.custom_vjp = None
     bwd.nondiff = frozenset()
+    bwd.differentiable = True
     bwd.multiple_results = True
     bwd.effect = None
     bwd.random = False

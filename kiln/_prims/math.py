@@ -175,9 +175,8 @@ DEFS["Clamp"] = PrimitiveDef("Clamp", float32_scalars(lambda x, lo, hi: jnp.clip
 DEFS["Lerp"] = PrimitiveDef("Lerp", float32_scalars(lambda x, end, weight: x + weight * (end - x)))
 DEFS["AddN"] = PrimitiveDef("AddN", lambda *xs: sum(xs[1:], xs[0]))
 DEFS["Identity"] = PrimitiveDef("Identity", lambda x: x)
-DEFS["StopGradient"] = PrimitiveDef(
-    "StopGradient", lambda x: lax.stop_gradient(x), vjp=lambda x, out, dout: (jnp.zeros_like(x),)
-)
+# (nondiff: the tape links nothing through it, so the op that made its input is never differentiated)
+DEFS["StopGradient"] = PrimitiveDef("StopGradient", lambda x: lax.stop_gradient(x), nondiff=(0,))
 DEFS["Cast"] = PrimitiveDef("Cast", lambda x, dtype: jnp.asarray(x).astype(dtype), attrs={"dtype": None})
 
 add_p = DEFS["Add"]
@@ -262,7 +261,11 @@ SearchSorted = PrimitiveDef(
 )
 
 
-NextAfter = PrimitiveDef("NextAfter", lambda x, y: jnp.nextafter(x, y), nondiff=(0, 1))
+# MindSpore 2.10's derivative: the cotangent itself for x1 (the step is below the resolution of the gradient), zero
+# for x2; the backend has none.
+NextAfter = PrimitiveDef(
+    "NextAfter", lambda x, y: jnp.nextafter(x, y), vjp=lambda x, y, out, dout: (dout, None), nondiff=(1,)
+)
 
 
 def _check_int(op):

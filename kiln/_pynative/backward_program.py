@@ -436,6 +436,7 @@ def _primitive(the_plan: tuple) -> PrimitiveDef:
     prim.custom_vjp = prim.bounds = None
     prim.check = _walk(the_plan)  # read only when the program fails (check_eagerly is False)
     prim.nondiff = frozenset()
+    prim.differentiable = True
     prim.multiple_results = True
     prim.effect = None
     prim.random = prim.check_eagerly = False

@@ -10,9 +10,11 @@ what makes higher-order gradients work without re-tracing the user's function.
 
 from __future__ import annotations
 
+import linecache
 import os
 from collections.abc import Callable
 
+from kiln._compiler.errors import line_of, user_frame
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Tensor
 
@@ -130,9 +132,20 @@ def record(prim: PrimitiveDef, attrs: tuple, args: tuple, out) -> None:
             diff = _differentiable[dtype] = o.dtype.kind in "fc"  # (the Tensor's dtype: NumPy gives bfloat16 kind "V")
         differentiable.append(diff)
     avals = tuple(avals)
+    nondiff = prim.nondiff
     for lv in levels:
         links = tuple([a._nodes.get(lv) if isinstance(a, Tensor) and a._nodes else None for a in args])
-        node = Node(prim, attrs, args, links, avals)
+        if nondiff:  # no cotangent flows to these inputs: no link, so the backward never reaches them
+            for i, link in enumerate(links):
+                if link is not None and i in nondiff:  # (an integer index has no link: mostly none is found)
+                    node = _without_nondiff(prim, attrs, args, links, avals)
+                    break
+            else:
+                node = Node(prim, attrs, args, links, avals)
+            if node is None:
+                continue
+        else:
+            node = Node(prim, attrs, args, links, avals)
         for i, o in enumerate(outs):
             if differentiable[i]:
                 if o._nodes is None:
@@ -142,6 +155,40 @@ def record(prim: PrimitiveDef, attrs: tuple, args: tuple, out) -> None:
 
 
 _differentiable: dict = {}  # backend dtype -> whether a gradient flows through values of it
+
+
+def _without_nondiff(prim: PrimitiveDef, attrs: tuple, args: tuple, links: tuple, avals: tuple) -> Node | None:
+    """The node of an op with nondiff inputs: their links dropped (None when no link is left). An op with no
+    derivative keeps its links in a node whose rule raises, so only a gradient that reaches it fails."""
+    kept = tuple([None if i in prim.nondiff else link for i, link in enumerate(links)])
+    if not prim.differentiable and any(link is not None for link in links):
+        return Node(None, (), args, links, avals, _no_derivative(prim, user_site()))
+    if all(link is None for link in kept):
+        return None
+    return Node(prim, attrs, args, kept, avals)
+
+
+def user_site() -> str:
+    """'file:line: source' of the user's expression running the current op (the innermost frame outside Kiln)."""
+    frame, _ = user_frame()
+    if frame is None:
+        return "an unknown line"
+    line = line_of(frame.f_code, frame.f_lasti) or frame.f_lineno
+    source = linecache.getline(frame.f_code.co_filename, line).strip()
+    return f'File "{frame.f_code.co_filename}", line {line}, in {frame.f_code.co_name}' + (
+        f"\n    {source}" if source else ""
+    )
+
+
+def _no_derivative(prim: PrimitiveDef, site: str) -> Callable:
+    def rule(cotangents):
+        raise RuntimeError(
+            f"For '{prim.name}': the gradient reaches an op that has no derivative (it runs the user's Python "
+            f"function; MindSpore: its bprop is not defined). The op was called at:\n  {site}\n"
+            "Cut the gradient with ops.stop_gradient on its output, or give ops.Custom a 'bprop'."
+        )
+
+    return rule
 
 
 def record_custom(inputs: tuple, outs: tuple, rule: Callable, *, anchor: bool = False) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kiln._compiler.ir.graph import Graph, Var
-from kiln._compiler.passes.util import substitute
+from kiln._compiler.passes.util import is_host_effect, substitute
 
 
 def _key(e):
@@ -26,7 +26,7 @@ def cse(graph: Graph) -> int:
     for e in graph.eqns:
         if mapping:
             e.inputs = [mapping.get(x, x) if type(x) is Var else x for x in e.inputs]
-        if isinstance(e.prim, str):
+        if isinstance(e.prim, str) or is_host_effect(e):
             kept.append(e)
             continue
         try:

@@ -14,7 +14,16 @@ def is_pure(e: Eqn) -> bool:
     """True when the equation's only effect is its outputs (nested graphs included)."""
     if isinstance(e.prim, str):
         return e.prim not in EFFECTFUL and all(all(is_pure(x) for x in g.eqns) for g in e.subgraphs())
-    return e.prim.effect != "raise"
+    return e.prim.effect not in _EFFECTS
+
+
+# A failing check's effect is its raise; a host op runs the user's Python, once per call at its place (as PyNative).
+_EFFECTS = frozenset({"raise", "host"})
+
+
+def is_host_effect(e: Eqn) -> bool:
+    """True for an equation that runs the user's Python on the host: never merged with another call."""
+    return e.prim in EFFECTFUL if isinstance(e.prim, str) else e.prim.effect == "host"
 
 
 def is_const(x) -> bool:

@@ -8,8 +8,8 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
+from kiln._pynative.autograd import call_with_custom_bprop
 from kiln.ops._helpers import apply, prim
-from kiln.ops.operations._build import with_bprop
 from kiln.ops.primitive import Primitive
 
 __all__ = [
@@ -34,7 +34,8 @@ def _run_pyfunc(fn, inputs, out_shapes, out_dtypes):
 class PyFunc(Primitive):
     """`PyFunc(fn, in_types, in_shapes, out_types, out_shapes)(*inputs)`: run the Python function `fn` on NumPy
     copies of the inputs (on the host, also inside compiled graphs) and return its outputs as Tensors of the
-    declared dtypes and shapes (a tuple). No gradient flows through it."""
+    declared dtypes and shapes (a tuple). It has no derivative: a gradient reaching it raises RuntimeError (cut it
+    with ops.stop_gradient). It runs at every call, also in graphs (never merged or dropped as unused)."""
 
     def __init__(self, fn, in_types, in_shapes, out_types, out_shapes, stateful: bool = True) -> None:
         super().__init__("PyFunc")
@@ -93,7 +94,12 @@ class Custom(Primitive):
 
     def __call__(self, *inputs):
         shapes, dtypes, several = self._declared(inputs)
-        outs = _run_pyfunc(self.func, inputs, shapes, dtypes)
-        if self.bprop is not None:
-            outs = with_bprop(self.bprop, inputs, outs, several)
-        return outs if several else outs[0]
+
+        def forward(*xs):
+            outs = _run_pyfunc(self.func, xs, shapes, dtypes)
+            return outs if several else outs[0]
+
+        if self.bprop is None:
+            return forward(*inputs)
+        # as a Cell's bprop: on the tape in PyNative, one custom_vjp equation in a graph (the pyfunc has no derivative)
+        return call_with_custom_bprop(self, self.bprop, forward, inputs)
