@@ -175,11 +175,15 @@ class PrimitiveDef:
             while checks are enabled; a failure raises before any result or state is visible.
         shapes: `shapes(*structs, **attrs) -> ShapeDtypeStruct | tuple`, the output types computed more cheaply
             than by tracing `impl` (abstract evaluation traces `impl` without it); it must give `impl`'s types.
+        amp_cast: inside a Cell run in low precision (`to_float`, the fp16/bf16 flags), the op's floating-point
+            Tensor inputs are cast to the Cell's dtype first, as MindSpore's PyNative does. False for the ops
+            MindSpore leaves as given there: Cast (its own dtype decides), the views (Reshape, Transpose,
+            ExpandDims, ...) and the *Like fills.
     """
 
     __slots__ = (
         "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
-        "multiple_results", "effect", "random", "check_eagerly", "bounds", "shapes", "_backward",
+        "multiple_results", "effect", "random", "check_eagerly", "bounds", "shapes", "amp_cast", "_backward",
     )  # fmt: skip
 
     def __init__(
@@ -197,6 +201,7 @@ class PrimitiveDef:
         check_eagerly: bool = False,
         bounds: Bounds | None = None,
         shapes: Callable | None = None,
+        amp_cast: bool = True,
     ) -> None:
         if name in REGISTRY:
             raise RuntimeError(f"primitive {name!r} is declared twice")
@@ -214,6 +219,7 @@ class PrimitiveDef:
         self.check_eagerly = check_eagerly
         self.bounds = bounds
         self.shapes = shapes
+        self.amp_cast = amp_cast
         self._backward: dict[tuple, PrimitiveDef] = {}
         REGISTRY[name] = self
 

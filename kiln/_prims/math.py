@@ -178,7 +178,9 @@ DEFS["Identity"] = PrimitiveDef("Identity", lambda x: x)
 DEFS["StopGradient"] = PrimitiveDef(
     "StopGradient", lambda x: lax.stop_gradient(x), vjp=lambda x, out, dout: (jnp.zeros_like(x),)
 )
-DEFS["Cast"] = PrimitiveDef("Cast", lambda x, dtype: jnp.asarray(x).astype(dtype), attrs={"dtype": None})
+DEFS["Cast"] = PrimitiveDef(
+    "Cast", lambda x, dtype: jnp.asarray(x).astype(dtype), attrs={"dtype": None}, amp_cast=False
+)
 
 add_p = DEFS["Add"]
 

@@ -137,7 +137,10 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
 
     While a graph is recorded and an input is symbolic, the op is appended to the graph instead. Otherwise an
     op that can wait is recorded in the lazy window (its outputs' shapes and dtypes are known at once).
+    Inside a Cell run in low precision (`running_in`), the floating-point inputs are cast to its dtype first.
     """
+    if RUN_DTYPE is not None and prim.amp_cast:
+        args = _in_run_dtype(args, prim.effect == "write0")
     if G._TRACES and G._TRACES[-1] is not None:
         trace = G._TRACES[-1]
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -181,6 +184,42 @@ def run_now(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
         if COMPILE_BACKWARD_AHEAD and not tape.FUSED_BACKWARD:
             _backward_ahead(prim, attrs, args, arrays, result)
     return out
+
+
+# The dtype of the innermost `to_float` Cell running now (None outside any): MindSpore's PyNative casts every
+# op's floating-point inputs inside such a Cell. One global, so that `apply` pays one test when none runs.
+RUN_DTYPE: mstype.DType | None = None
+
+
+class running_in:  # noqa: N801  (a context manager, used as a function)
+    """`with running_in(dtype):` the ops dispatched inside cast their floating-point inputs to `dtype` (None:
+    no cast, as in a gradient's backward); the dtype outside is restored on exit."""
+
+    __slots__ = ("dtype", "outer")
+
+    def __init__(self, dtype: mstype.DType | None) -> None:
+        self.dtype = dtype
+
+    def __enter__(self) -> None:
+        global RUN_DTYPE
+        self.outer = RUN_DTYPE
+        RUN_DTYPE = self.dtype
+
+    def __exit__(self, *exc) -> None:
+        global RUN_DTYPE
+        RUN_DTYPE = self.outer
+
+
+def _in_run_dtype(args: tuple, keep_target: bool) -> tuple:
+    """`args` with each floating-point Tensor cast to `RUN_DTYPE` (a state update's target, input 0, stays)."""
+    dt, cast = RUN_DTYPE, REGISTRY["Cast"]
+    out = list(args)
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and not (keep_target and i == 0):
+            have = a.dtype
+            if have != dt and have.is_floating:
+                out[i] = apply(cast, (a,), (dt.np,))
+    return tuple(out)
 
 
 # Off in a job of several processes (each program waits for the one before: `BD.settle`)
