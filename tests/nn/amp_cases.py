@@ -88,6 +88,14 @@ def run(ms, mode: str) -> dict:
         def construct(self, x, i, d):
             return i + 1, d * 1.0, x + i, ops.cast(d, ms.float64) + 0
 
+    @ms.jit
+    def jitted(x, y):
+        return x * y + 1.0
+
+    class CallsJit(nn.Cell):  # a jit function is compiled apart: PyNative does not cast inside it
+        def construct(self, x):
+            return jitted(x, x), ops.exp(x)
+
     class Grad(nn.Cell):
         def __init__(self):
             super().__init__()
@@ -138,6 +146,8 @@ def run(ms, mode: str) -> dict:
     i3 = Tensor(np.array([1, -2, 3], np.int32))
     d3 = Tensor(np.array([V, 0.25, -3.5], np.float64))
     case("integer and float64 inputs", lambda: _dtypes_values(Kinds().to_float(half)(x3, i3, d3)))
+
+    case("jit function inside", lambda: _dtypes_values((*CallsJit().to_float(half)(x3), jitted(x3, x3))))
 
     def grads():
         net = Grad().to_float(half)

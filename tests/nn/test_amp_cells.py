@@ -55,7 +55,8 @@ def test_graph_mode_differs_from_mindspore_graph_mode_only_where_it_casts_fewer(
         != (graph[n] if isinstance(graph[n], str) else graph[n]["dtypes"])
     }
     assert differ == {"ops", "returns", "nested float32 in float16", "flag on the parent only",
-                      "integer and float64 inputs", "amp O2", "amp O3", "custom black list"}  # fmt: skip
+                      "integer and float64 inputs", "jit function inside", "amp O2", "amp O3",
+                      "custom black list"}  # fmt: skip
     assert {graph[n] for n in ("ops", "amp O2", "amp O3", "custom black list")} == {"TypeError"}
 
 

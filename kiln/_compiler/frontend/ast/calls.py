@@ -261,7 +261,9 @@ def call(ctx, fn, args, kwargs, node):
     elif getattr(fn, "_kiln_fn", None) is not None:  # a jit-wrapped function: inline it
         inner = fn._kiln_fn
         bound = getattr(fn, "_kiln_self", None)
-        return call(ctx, inner, [bound, *args] if bound is not None else args, kwargs, node)
+        # without the calling `to_float` Cell's casts, as a PyNative call (`api._invoke`) compiles it apart
+        with running_in(getattr(bound, "__dict__", {}).get("_float_dtype") if bound is not None else None):
+            return call(ctx, inner, [bound, *args] if bound is not None else args, kwargs, node)
     elif isinstance(fn, type) and ctx.tracing and fn.__module__ != "builtins":
         return _construct(ctx, fn, args, kwargs)
     elif fn is len and len(args) == 1 and isinstance(args[0], effects.RunTimeString):
