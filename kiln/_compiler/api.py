@@ -272,7 +272,7 @@ def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
     # MindSpore compiles a jit function apart: called inside a `to_float` Cell, its ops are not cast (a jit
     # construct of such a Cell is, as the Cell's); its compiled graph holds the casts it was traced with
     own = None if obj is None else getattr(obj, "__dict__", {}).get("_float_dtype")
-    if own is not dispatch.RUN_DTYPE:
+    if own is not dispatch.RUN.dtype:
         with dispatch.running_in(own):
             return _invoke(jf, cache, obj, args, kwargs)
     fn = jf._kiln_fn

@@ -4,6 +4,7 @@ modes; gradients against float32 finite differences and against JAX on the same 
 
 import json
 import os
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -122,3 +123,25 @@ def test_to_float_after_a_graph_mode_call_compiles_again():
     finally:
         kiln.set_context(mode=kiln.PYNATIVE_MODE)
     assert dtypes == [kiln.float32, kiln.float16, kiln.float32]
+
+
+def test_another_threads_ops_are_not_cast():
+    # a data-loading thread runs its ops while the network runs: a float16 Cell's casts are its own thread's
+    seen, go, done = [], threading.Event(), threading.Event()
+
+    def worker():
+        go.wait()
+        seen.append((kiln.Tensor(np.ones(2, np.float32)) * 2.0).dtype)
+        done.set()
+
+    class Waits(nn.Cell):
+        def construct(self, x):
+            go.set()
+            done.wait(timeout=60)
+            return x * 2.0
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    out = Waits().to_float(kiln.float16)(kiln.Tensor(np.ones(2, np.float32)))
+    thread.join()
+    assert (out.dtype, seen) == (kiln.float16, [kiln.float32])
