@@ -12,7 +12,7 @@ from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple,
 from kiln._core.unsupported import ignore_argument
 from kiln._parallel.shard import shard_cell
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, note_forward
-from kiln._pynative.dispatch import running_in
+from kiln._pynative.dispatch import RUN, running_in
 from kiln.context import GRAPH_MODE, _context
 
 __all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
@@ -187,7 +187,7 @@ class Cell:
             if d.get("_forward_pre_hooks"):
                 args, kwargs = self._forward_pre(args, kwargs)
             run_dtype = d.get("_float_dtype")
-            if run_dtype is None:
+            if run_dtype is None or run_dtype is RUN.dtype:  # (a to_float child of a Cell of its dtype)
                 out = self._construct_call(args, kwargs)
             else:  # MindSpore's PyNative: every op inside casts its floating-point inputs, the Cell's own none
                 with running_in(run_dtype):
