@@ -316,6 +316,7 @@ def _make_backward(prim: PrimitiveDef, diff_mask: tuple[bool, ...]) -> Primitive
     bwd.random = False
     bwd.check_eagerly = False
     bwd.bounds = None  # the forward call already checked the same inputs
+    bwd.amp_cast = False  # a backward takes the forward's dtypes as they were
     bwd._backward = {}
     return bwd
 

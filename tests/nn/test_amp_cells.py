@@ -145,3 +145,12 @@ def test_another_threads_ops_are_not_cast():
     out = Waits().to_float(kiln.float16)(kiln.Tensor(np.ones(2, np.float32)))
     thread.join()
     assert (out.dtype, seen) == (kiln.float16, [kiln.float32])
+
+
+def test_gradients_after_a_float16_cell_ran():
+    # once a to_float Cell has run, every op tests its primitive's amp_cast: the derived backward primitives
+    # and the fused backward program carry it too
+    _Scale().to_float(kiln.float16)(kiln.Tensor(np.ones(2, np.float32)))
+    x = np.array([0.5, -1.25, 2.0], np.float32)
+    got = kiln.grad(lambda t: (ops.sin(t) * t).sum())(kiln.Tensor(x))
+    np.testing.assert_allclose(got.asnumpy(), jax.grad(lambda t: (jnp.sin(t) * t).sum())(x), rtol=1e-6)
