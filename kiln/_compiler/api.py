@@ -34,7 +34,7 @@ from kiln._core.mutable import (
     MutableTuple,
 )
 from kiln._core.tensor import Tensor
-from kiln._pynative import tape
+from kiln._pynative import dispatch, tape
 from kiln.context import _context
 
 __all__ = ["JitConfig", "compile_cell", "install_cell_runner", "jit", "mutable", "run_cell"]
@@ -269,6 +269,12 @@ class _BoundJit:
 
 
 def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
+    # MindSpore compiles a jit function apart: called inside a `to_float` Cell, its ops are not cast (a jit
+    # construct of such a Cell is, as the Cell's); its compiled graph holds the casts it was traced with
+    own = None if obj is None else getattr(obj, "__dict__", {}).get("_float_dtype")
+    if own is not dispatch.RUN.dtype:
+        with dispatch.running_in(own):
+            return _invoke(jf, cache, obj, args, kwargs)
     fn = jf._kiln_fn
     full = (obj, *args) if obj is not None else args
     if jf.capture_mode == "bytecode" and not interp._ACTIVE:

@@ -120,6 +120,8 @@ def _describe_guard(kind, container, key) -> str:
         return f"global '{key}' changed"
     if key == "training":
         return "the Cell's training mode changed (set_train)"
+    if key == "_float_dtype":
+        return "the Cell's run dtype changed (to_float, the fp16/fp32/bf16 flags)"
     return f"attribute '{key}' changed"
 
 

@@ -182,11 +182,16 @@ class PrimitiveDef:
             while checks are enabled; a failure raises before any result or state is visible.
         shapes: `shapes(*structs, **attrs) -> ShapeDtypeStruct | tuple`, the output types computed more cheaply
             than by tracing `impl` (abstract evaluation traces `impl` without it); it must give `impl`'s types.
+        amp_cast: inside a Cell run in low precision (`to_float`, the fp16/bf16 flags), the op's floating-point
+            Tensor inputs are cast to the Cell's dtype first, as MindSpore's PyNative does. False for the ops
+            MindSpore leaves as given there: Cast (its own dtype decides), the views (Reshape, Transpose,
+            ExpandDims, ...) and the *Like fills.
     """
 
     __slots__ = (
         "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
-        "differentiable", "multiple_results", "effect", "random", "check_eagerly", "bounds", "shapes", "_backward",
+        "differentiable", "multiple_results", "effect", "random", "check_eagerly", "bounds", "shapes", "amp_cast",
+        "_backward",
     )  # fmt: skip
 
     def __init__(
@@ -205,6 +210,7 @@ class PrimitiveDef:
         check_eagerly: bool = False,
         bounds: Bounds | None = None,
         shapes: Callable | None = None,
+        amp_cast: bool = True,
     ) -> None:
         if name in REGISTRY:
             raise RuntimeError(f"primitive {name!r} is declared twice")
@@ -224,6 +230,7 @@ class PrimitiveDef:
         self.check_eagerly = check_eagerly
         self.bounds = bounds
         self.shapes = shapes
+        self.amp_cast = amp_cast
         self._backward: dict[tuple, PrimitiveDef] = {}
         REGISTRY[name] = self
 
@@ -321,6 +328,7 @@ def _make_backward(prim: PrimitiveDef, diff_mask: tuple[bool, ...]) -> Primitive
     bwd.random = False
     bwd.check_eagerly = False
     bwd.bounds = None  # the forward call already checked the same inputs
+    bwd.amp_cast = False  # a backward takes the forward's dtypes as they were
     bwd._backward = {}
     return bwd
 

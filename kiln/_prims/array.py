@@ -29,7 +29,12 @@ def _check_reshape(x, shape):
 
 
 Reshape = PrimitiveDef(
-    "Reshape", lambda x, shape: jnp.reshape(x, shape), attrs={"shape": ()}, check=_check_reshape, check_eagerly=False
+    "Reshape",
+    lambda x, shape: jnp.reshape(x, shape),
+    attrs={"shape": ()},
+    check=_check_reshape,
+    check_eagerly=False,
+    amp_cast=False,
 )
 
 
@@ -42,12 +47,15 @@ def _check_perm(x, perm):
         )
 
 
-Transpose = PrimitiveDef("Transpose", lambda x, perm: jnp.transpose(x, perm), attrs={"perm": ()}, check=_check_perm)
+Transpose = PrimitiveDef(
+    "Transpose", lambda x, perm: jnp.transpose(x, perm), attrs={"perm": ()}, check=_check_perm, amp_cast=False
+)
 ExpandDims = PrimitiveDef(
     "ExpandDims",
     lambda x, axis: jnp.expand_dims(x, axis),
     attrs={"axis": 0},
     check=lambda x, axis: normalize_axis("ExpandDims", axis, len(shape_of(x)) + 1),
+    amp_cast=False,
 )
 
 
@@ -68,6 +76,7 @@ Squeeze = PrimitiveDef(
     lambda x, axis: jnp.squeeze(x, axis if axis else None),
     attrs={"axis": ()},
     check=_check_squeeze,
+    amp_cast=False,
 )
 
 
@@ -110,7 +119,7 @@ def _split(x, axis, sections):
     return tuple(jnp.split(x, np.cumsum(sections)[:-1].tolist(), axis=axis))
 
 
-Split = PrimitiveDef("Split", _split, attrs={"axis": 0, "sections": ()}, multiple_results=True)
+Split = PrimitiveDef("Split", _split, attrs={"axis": 0, "sections": ()}, multiple_results=True, amp_cast=False)
 Unstack = PrimitiveDef(
     "Unstack",
     lambda x, axis: tuple(jnp.moveaxis(x, axis, 0)),
@@ -135,7 +144,7 @@ def _broadcast_to(x, shape):
     return jnp.broadcast_to(x, full)
 
 
-BroadcastTo = PrimitiveDef("BroadcastTo", _broadcast_to, attrs={"shape": ()}, check=_check_broadcast_to)
+BroadcastTo = PrimitiveDef("BroadcastTo", _broadcast_to, attrs={"shape": ()}, check=_check_broadcast_to, amp_cast=False)
 Flip = PrimitiveDef("Flip", lambda x, dims: jnp.flip(x, dims), attrs={"dims": ()})
 Roll = PrimitiveDef("Roll", lambda x, shifts, dims: jnp.roll(x, shifts, dims), attrs={"shifts": 0, "dims": None})
 Tril = PrimitiveDef("Tril", lambda x, diagonal: jnp.tril(x, diagonal), attrs={"diagonal": 0})
@@ -286,8 +295,8 @@ OneHot = PrimitiveDef(
 Fill = PrimitiveDef(
     "Fill", lambda value, shape, dtype: jnp.full(shape, value, dtype), attrs={"shape": (), "dtype": None}
 )
-ZerosLike = PrimitiveDef("ZerosLike", lambda x: jnp.zeros_like(x))
-OnesLike = PrimitiveDef("OnesLike", lambda x: jnp.ones_like(x))
+ZerosLike = PrimitiveDef("ZerosLike", lambda x: jnp.zeros_like(x), amp_cast=False)
+OnesLike = PrimitiveDef("OnesLike", lambda x: jnp.ones_like(x), amp_cast=False)
 FullLike = PrimitiveDef("FullLike", lambda x, value: jnp.full_like(x, value))
 Eye = PrimitiveDef("Eye", lambda n, m, dtype: jnp.eye(n, m, dtype=dtype), attrs={"n": 1, "m": None, "dtype": None})
 Range = PrimitiveDef(

@@ -177,7 +177,9 @@ DEFS["AddN"] = PrimitiveDef("AddN", lambda *xs: sum(xs[1:], xs[0]))
 DEFS["Identity"] = PrimitiveDef("Identity", lambda x: x)
 # (nondiff: the tape links nothing through it, so the op that made its input is never differentiated)
 DEFS["StopGradient"] = PrimitiveDef("StopGradient", lambda x: lax.stop_gradient(x), nondiff=(0,))
-DEFS["Cast"] = PrimitiveDef("Cast", lambda x, dtype: jnp.asarray(x).astype(dtype), attrs={"dtype": None})
+DEFS["Cast"] = PrimitiveDef(
+    "Cast", lambda x, dtype: jnp.asarray(x).astype(dtype), attrs={"dtype": None}, amp_cast=False
+)
 
 add_p = DEFS["Add"]
 

@@ -21,7 +21,7 @@ from kiln._core.tensor import Parameter, Tensor
 from kiln._core.tree import flatten, tensor_leaves, unflatten
 from kiln._prims.math import add_p
 from kiln._pynative import backward_program, tape
-from kiln._pynative.dispatch import apply
+from kiln._pynative.dispatch import apply, running_in
 from kiln._pynative.nested import call_with_graph_semantics, record
 
 
@@ -50,8 +50,14 @@ def backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Ten
 
     Each node's backward primitive is dispatched like any op, so an outer level records it; when no outer
     level records and no hook or custom rule needs the intermediate gradients, the whole walk runs as one
-    compiled program instead (`backward_program`).
+    compiled program instead (`backward_program`). A gradient taken inside a `to_float` Cell runs its backward
+    in the forward's dtypes (the forward's casts are on the tape), not cast again.
     """
+    with running_in(None):
+        return _backward(level, outputs, targets)
+
+
+def _backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Tensor]) -> list[Tensor | None]:
 
     def accumulate(slot: list, i: int, value: Tensor) -> None:
         slot[i] = value if slot[i] is None else apply(add_p, (slot[i], value))

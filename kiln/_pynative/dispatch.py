@@ -13,6 +13,7 @@ import math
 import os
 import re
 import sys
+import threading
 
 from kiln import _backend as B
 from kiln._backend import distributed as BD
@@ -137,7 +138,10 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
 
     While a graph is recorded and an input is symbolic, the op is appended to the graph instead. Otherwise an
     op that can wait is recorded in the lazy window (its outputs' shapes and dtypes are known at once).
+    Inside a Cell run in low precision (`running_in`), the floating-point inputs are cast to its dtype first.
     """
+    if PRECISION_USED and prim.amp_cast and RUN.dtype is not None:
+        args = _in_run_dtype(args, prim.effect == "write0")
     if G._TRACES and G._TRACES[-1] is not None:
         trace = G._TRACES[-1]
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -181,6 +185,52 @@ def run_now(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
         if COMPILE_BACKWARD_AHEAD and not tape.FUSED_BACKWARD:
             _backward_ahead(prim, attrs, args, arrays, result)
     return out
+
+
+class _RunState(threading.local):
+    """Per thread (a data-loading thread's ops are not the network's): `dtype`, that of the innermost `to_float`
+    Cell running now, None outside any. MindSpore's PyNative casts every op's floating-point inputs inside such
+    a Cell."""
+
+    dtype: mstype.DType | None = None
+
+
+RUN = _RunState()
+# Set once a `to_float` Cell has run in this process: until then `apply` tests this global only (a thread-local
+# attribute costs 25 ns more, 1% of a recorded op)
+PRECISION_USED = False
+
+
+class running_in:  # noqa: N801  (a context manager, used as a function)
+    """`with running_in(dtype):` the ops this thread dispatches inside cast their floating-point inputs to `dtype`
+    (None: no cast, as in a gradient's backward); the dtype outside is restored on exit."""
+
+    __slots__ = ("dtype", "outer")
+
+    def __init__(self, dtype: mstype.DType | None) -> None:
+        self.dtype = dtype
+
+    def __enter__(self) -> None:
+        global PRECISION_USED
+        self.outer = RUN.dtype
+        RUN.dtype = self.dtype
+        if self.dtype is not None:
+            PRECISION_USED = True
+
+    def __exit__(self, *exc) -> None:
+        RUN.dtype = self.outer
+
+
+def _in_run_dtype(args: tuple, keep_target: bool) -> tuple:
+    """`args` with each floating-point Tensor cast to `RUN.dtype` (a state update's target, input 0, stays)."""
+    dt, cast = RUN.dtype, REGISTRY["Cast"]
+    out = list(args)
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and not (keep_target and i == 0):
+            have = a.dtype
+            if have != dt and have.is_floating:
+                out[i] = apply(cast, (a,), (dt.np,))
+    return tuple(out)
 
 
 # Off in a job of several processes (each program waits for the one before: `BD.settle`)

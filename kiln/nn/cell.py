@@ -12,6 +12,7 @@ from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple,
 from kiln._core.unsupported import ignore_argument
 from kiln._parallel.shard import shard_cell
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, note_forward
+from kiln._pynative.dispatch import RUN, running_in
 from kiln.context import GRAPH_MODE, _context
 
 __all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
@@ -185,26 +186,12 @@ class Cell:
         try:
             if d.get("_forward_pre_hooks"):
                 args, kwargs = self._forward_pre(args, kwargs)
-            if "_float_dtype" in d:
-                args = self._cast_inputs(args)
-            if d.get("requires_grad"):
-                note_forward(self, args)
-            bprop = getattr(type(self), "bprop", None)
-            if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
-                if bprop is not None:
-
-                    def run(*a):
-                        return call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, a)
-                else:
-
-                    def run(*a):
-                        return self.construct(*a, **kwargs)
-
-                out = call_with_backward_hooks(self, args, run)
-            elif bprop is not None:
-                out = call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, args)
-            else:
-                out = self.construct(*args, **kwargs)
+            run_dtype = d.get("_float_dtype")
+            if run_dtype is None or run_dtype is RUN.dtype:  # (a to_float child of a Cell of its dtype)
+                out = self._construct_call(args, kwargs)
+            else:  # MindSpore's PyNative: every op inside casts its floating-point inputs, the Cell's own none
+                with running_in(run_dtype):
+                    out = self._construct_call(args, kwargs)
             if d.get("_forward_hooks"):
                 out = self._forward_post(args, kwargs, out, ran)
             return out
@@ -224,6 +211,27 @@ class Cell:
                         stacklevel=3,
                     )
             raise
+
+    def _construct_call(self, args: tuple, kwargs: dict):
+        """The construct on `args`, with the backward hooks or custom bprop the Cell has."""
+        d = self.__dict__
+        if d.get("requires_grad"):
+            note_forward(self, args)
+        bprop = getattr(type(self), "bprop", None)
+        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            if bprop is not None:
+
+                def run(*a):
+                    return call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, a)
+            else:
+
+                def run(*a):
+                    return self.construct(*a, **kwargs)
+
+            return call_with_backward_hooks(self, args, run)
+        if bprop is not None:
+            return call_with_custom_bprop(self, lambda *b: bprop(self, *b), self.construct, args)
+        return self.construct(*args, **kwargs)
 
     def _forward_pre(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Run the forward pre-hooks: the (possibly new) args and kwargs."""
@@ -427,8 +435,9 @@ class Cell:
         """Record flags on this Cell (MindSpore's compiler hints): kept in `get_flags()` and as attributes.
 
         Kiln's compiler reads none of them except MindSpore's mixed-precision flags: `fp16=True`, `fp32=True` or
-        `bf16=True` set this Cell's (not its children's) run dtype as `to_float` does (MindSpore's `to_float` is
-        `add_flags_recursive` of these flags); when several are True, the last of fp16, fp32, bf16 wins, as there.
+        `bf16=True` set this Cell's run dtype as `to_float` does (MindSpore's `to_float` is `add_flags_recursive`
+        of these flags); when several are True, the last of fp16, fp32, bf16 wins, as there. A child without a
+        flag of its own runs in the dtype of the flagged Cell that calls it.
         """
         self.__dict__["_flags"].update(flags)
         for name, value in flags.items():
@@ -484,7 +493,10 @@ class Cell:
         self.__dict__["_jit_config"] = jit_config
 
     def to_float(self, dst_type) -> Cell:
-        """Run this Cell and its children in `dst_type`: floating-point Tensor inputs are cast on each call.
+        """Run this Cell and its children in `dst_type`: while one of them runs, every op casts its floating-point
+        Tensor inputs (Parameters included) to the innermost such Cell's dtype, as MindSpore's PyNative does (its
+        GRAPH_MODE casts fewer: see tests/nn/make_amp_goldens_mindspore.py). Outputs keep the dtype their op gave;
+        a Parameter stays float32 and so does its gradient.
 
         Args:
             dst_type: float16, bfloat16 or float32.
@@ -498,13 +510,6 @@ class Cell:
         for _, c in self.cells_and_names():
             c.__dict__["_float_dtype"] = dt
         return self
-
-    def _cast_inputs(self, args: tuple) -> tuple:
-        """The inputs cast to the `to_float` dtype (floating-point Tensors only)."""
-        dt = self.__dict__.get("_float_dtype")
-        if dt is None:
-            return args
-        return tuple(a.astype(dt) if isinstance(a, Tensor) and a.dtype.is_floating else a for a in args)
 
     def recompute(self, **kwargs) -> Cell:
         """In graph mode, recompute this Cell's forward pass during backward instead of keeping its activations

@@ -4,9 +4,9 @@
 `auto_mixed_precision` marks Cells with `Cell.to_float` as MindSpore's levels say: O1 the white-list layers
 (convolutions, Dense, RNN cells), each returning float32 again, as MindSpore's cast-inserting pass makes them;
 O2 the whole network except the black-list normalisations, O3 everything, both with the network's outputs cast
-back to float32. A marked Cell casts its floating-point inputs to the
-low-precision dtype; the arithmetic then follows the inputs' and parameters' dtypes (Kiln does not rewrite
-individual operators as MindSpore's `rewrite` pass does).
+back to float32. Inside a marked Cell every op casts its floating-point inputs (Parameters included) to the
+innermost marked Cell's dtype, as MindSpore's PyNative does (`Cell.to_float`); Kiln does not rewrite the source
+of individual operators as MindSpore's `rewrite` pass does for O1.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ runs through the compiler.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import sys
 import types
 
@@ -27,7 +28,7 @@ from kiln._core.mutable import dynamic_length_copy
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, note_forward
-from kiln._pynative.dispatch import apply
+from kiln._pynative.dispatch import apply, running_in
 from kiln._pynative.nested import record
 
 _user_code: dict = {}
@@ -164,8 +165,6 @@ def call_cell(ctx, cell, args, kwargs):
     if not is_user_function(construct):
         return cell(*args, **(kwargs or {}))  # Cell.__call__ -> library construct on symbolic tensors
     args, kwargs = cell._forward_pre(tuple(args), kwargs or {})
-    if "_float_dtype" in d:
-        args = cell._cast_inputs(tuple(args))
     # as MindSpore's GRAPH_MODE, a gradient of this Cell on these arguments reuses this forward, set_grad or not
     note_forward(cell, tuple(args))
 
@@ -180,10 +179,12 @@ def call_cell(ctx, cell, args, kwargs):
             return call_with_custom_bprop(cell, user_bprop, run_construct, a)
     else:
         run = run_construct
-    if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
-        out = call_with_backward_hooks(cell, tuple(args), run)
-    else:
-        out = run(*args)
+    # a `to_float` Cell: the ops recorded inside cast their inputs as PyNative's do (Cell._call)
+    with running_in(d["_float_dtype"]) if "_float_dtype" in d else contextlib.nullcontext():
+        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            out = call_with_backward_hooks(cell, tuple(args), run)
+        else:
+            out = run(*args)
     return cell._forward_post(tuple(args), kwargs, out)
 
 
@@ -260,7 +261,9 @@ def call(ctx, fn, args, kwargs, node):
     elif getattr(fn, "_kiln_fn", None) is not None:  # a jit-wrapped function: inline it
         inner = fn._kiln_fn
         bound = getattr(fn, "_kiln_self", None)
-        return call(ctx, inner, [bound, *args] if bound is not None else args, kwargs, node)
+        # without the calling `to_float` Cell's casts, as a PyNative call (`api._invoke`) compiles it apart
+        with running_in(getattr(bound, "__dict__", {}).get("_float_dtype") if bound is not None else None):
+            return call(ctx, inner, [bound, *args] if bound is not None else args, kwargs, node)
     elif isinstance(fn, type) and ctx.tracing and fn.__module__ != "builtins":
         return _construct(ctx, fn, args, kwargs)
     elif fn is len and len(args) == 1 and isinstance(args[0], effects.RunTimeString):

@@ -22,6 +22,7 @@ from kiln._compiler.frontend.ast.node import Apply, Const, FuncGraph
 from kiln._compiler.frontend.ast.parser import UNDEF
 from kiln._compiler.frontend.ast.values import (
     FIRST_UNROLL,
+    MISSING,
     UNROLL,
     Closure,
     Exits,
@@ -105,6 +106,8 @@ class Context:
                 if p is not None:
                     self.guard(c._params, name, p)
             self.guard(c.__dict__, "training", c.__dict__.get("training"))
+            # its ops are cast to its run dtype (`to_float`): setting another one compiles the graph again
+            self.guard(c.__dict__, "_float_dtype", c.__dict__.get("_float_dtype", MISSING))
         # Cell hooks are traced into the graph: registering or removing one compiles it again
         self.guard(CELL_HOOKS, "generation", CELL_HOOKS["generation"])
 

@@ -1,0 +1,166 @@
+"""Mixed precision inside a Cell (`to_float`, the fp16/bf16 flags, amp levels), run on MindSpore 2.10 and Kiln
+(`run(ms, mode)`): each case gives its outputs' dtypes and values, or the exception type.
+make_amp_goldens_mindspore.py writes amp_goldens_mindspore.json from MindSpore, one process per mode.
+
+What the goldens show (MindSpore 2.10, CPU): PyNative casts the floating-point inputs of every op run inside a
+Cell with a low-precision flag (Parameters, float32 constants, float64 Tensors) to the innermost flagged Cell's
+dtype, except Cast and the views; an input or Parameter returned as it is keeps its dtype, and the gradients of
+float32 Parameters and inputs are float32. GRAPH_MODE casts the Cell's inputs, and Parameters and constant
+Tensors only where the Cell's own code hands them to an operator or Primitive (not to a functional op such as
+`ops.matmul`), so a float16 input meets a float32 Parameter there and MatMul refuses it (TypeError). Kiln
+does what PyNative does in both modes.
+"""
+
+import numpy as np
+
+X = np.array([[0.3, -1.2, 2.5, 0.7], [1.1, 0.45, -0.8, 1.9]], np.float32)
+W = np.array([[0.5, -0.25, 1.5], [0.75, 1.25, -0.5], [-1.0, 0.3, 0.6], [0.2, -0.7, 0.9]], np.float32)
+V = np.float32(1 + 2**-12)  # rounds to 1 in float16: tells whether a value went through float16
+
+
+def _dtypes_values(out):
+    out = out if isinstance(out, (tuple, list)) else (out,)
+    values = [(o.float() if str(o.dtype) == "BFloat16" else o).asnumpy().astype(np.float64).tolist() for o in out]
+    return {"dtypes": [str(o.dtype) for o in out], "values": values}
+
+
+def run(ms, mode: str) -> dict:
+    """The cases' results on framework `ms` (mindspore or kiln) in `mode` ("pynative" or "graph")."""
+    nn, ops, Tensor, Parameter = ms.nn, ms.ops, ms.Tensor, ms.Parameter
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    out = {}
+
+    def case(name, fn):
+        try:
+            out[name] = fn()
+        except Exception as e:  # noqa: BLE001
+            out[name] = type(e).__name__
+
+    class Ops(nn.Cell):  # a functional op on a Parameter, a float32 constant, a Python float, a cast kept
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(W), name="w")
+            self.b = Tensor(np.array([0.1, 0.2, 0.3], np.float32))
+
+        def construct(self, x):
+            y = ops.matmul(x, self.w)
+            return y, y + self.b, x * 2.0, ops.exp(ops.cast(x, ms.float32))
+
+    class Operators(nn.Cell):  # the same through operators and a Primitive: MindSpore's GRAPH_MODE casts these
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(W), name="w")
+            self.b = Tensor(np.array([0.1, 0.2, 0.3], np.float32))
+            self.mm = ops.MatMul()
+
+        def construct(self, x):
+            y = self.mm(x, self.w)
+            return y, y + self.b, x * 2.0
+
+    class Returns(nn.Cell):  # what leaves the Cell untouched by an op keeps its dtype
+        def __init__(self):
+            super().__init__()
+            self.p = Parameter(Tensor(np.full((3,), V, np.float32)), name="p")
+
+        def construct(self, x):
+            c = ops.cast(x, ms.float32)
+            return x, self.p, c, ops.reshape(x, (3, 1)), c + 0.0, ops.exp(c)
+
+    class Inner(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.array([0.5, -1.5, 2.0], np.float32)), name="iw")
+
+        def construct(self, x):
+            return x * self.w, ops.exp(x)
+
+    class Outer(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+            self.w = Parameter(Tensor(np.array([1.25, 0.75, -0.5], np.float32)), name="ow")
+
+        def construct(self, x):
+            a, b = self.inner(x * self.w)
+            return a, b, a + b, ops.exp(a)
+
+    class Kinds(nn.Cell):  # integer inputs stay, float64 ones are cast too
+        def construct(self, x, i, d):
+            return i + 1, d * 1.0, x + i, ops.cast(d, ms.float64) + 0
+
+    @ms.jit
+    def jitted(x, y):
+        return x * y + 1.0
+
+    class CallsJit(nn.Cell):  # a jit function is compiled apart: PyNative does not cast inside it
+        def construct(self, x):
+            return jitted(x, x), ops.exp(x)
+
+    class Grad(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.array([0.3, -0.6, 0.9], np.float32)), name="w")
+
+        def construct(self, x):
+            return (ops.exp(x * self.w) * 1.5 + ops.sin(x)).sum()
+
+    class Amp(nn.Cell):  # a user Cell with a functional MatMul, a Dense and a BatchNorm, under the amp levels
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(W[:, :2]), name="uw")
+            self.dense = nn.Dense(4, 2, weight_init=Tensor(W[:, :2].T.copy()), bias_init="zeros")
+            self.bn = nn.BatchNorm1d(2)
+
+        def construct(self, x):
+            m = ops.matmul(x, self.w)
+            d = self.dense(x)
+            return m, d, self.bn(d), ops.exp(x), m + d
+
+    x = Tensor(X)
+    x3 = Tensor(np.array([V, -0.5, 1.75], np.float32))
+    half = ms.float16
+    case("ops", lambda: _dtypes_values(Ops().to_float(half)(x)))
+    case("operators", lambda: _dtypes_values(Operators().to_float(half)(x)))
+    case("operators fp16 flag", lambda: _dtypes_values(Operators().add_flags_recursive(fp16=True)(x)))
+    case("float32 Cell on float16", lambda: _dtypes_values(Operators().to_float(ms.float32)(x.astype(half))))
+    case("returns", lambda: _dtypes_values(Returns().to_float(half)(x3)))
+
+    def nested_override():
+        net = Outer().to_float(half)
+        net.inner.to_float(ms.float32)
+        return _dtypes_values(net(x3))
+
+    def parent_flag_only():
+        net = Outer()
+        net.add_flags(fp16=True)
+        return _dtypes_values(net(x3))
+
+    def child_flag_only():
+        net = Outer()
+        net.inner.to_float(half)
+        return _dtypes_values(net(x3))
+
+    case("nested float32 in float16", nested_override)
+    case("flag on the parent only", parent_flag_only)
+    case("flag on the child only", child_flag_only)
+    i3 = Tensor(np.array([1, -2, 3], np.int32))
+    d3 = Tensor(np.array([V, 0.25, -3.5], np.float64))
+    case("integer and float64 inputs", lambda: _dtypes_values(Kinds().to_float(half)(x3, i3, d3)))
+
+    case("jit function inside", lambda: _dtypes_values((*CallsJit().to_float(half)(x3), jitted(x3, x3))))
+
+    def grads():
+        net = Grad().to_float(half)
+        gx, gw = ms.grad(net, grad_position=0, weights=net.trainable_params())(x3)
+        return {**_dtypes_values((net(x3), gx, gw[0])), "parameter": str(net.w.dtype)}
+
+    case("gradients", grads)
+    # (level O1 and white lists are left out: MindSpore recompiles the construct from source there, which cannot
+    # see this function's names)
+    for level in ("O2", "O3"):
+        case(f"amp {level}", lambda level=level: _dtypes_values(ms.amp.auto_mixed_precision(Amp(), level)(x)))
+    case(
+        "custom black list",
+        lambda: _dtypes_values(ms.amp.custom_mixed_precision(Amp(), black_list=[nn.BatchNorm1d])(x)),
+    )
+    return out

@@ -1,0 +1,159 @@
+"""Mixed precision inside a Cell against MindSpore 2.10 (amp_goldens_mindspore.json, from amp_cases.py): Kiln runs
+MindSpore's PyNative semantics, every op inside a `to_float` Cell casting its floating-point inputs, in both
+modes; gradients against float32 finite differences and against JAX on the same float16 casts."""
+
+import json
+import os
+import threading
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import kiln
+from kiln import nn, ops
+from tests.nn import amp_cases
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "amp_goldens_mindspore.json")) as f:
+    GOLDENS = json.load(f)
+
+
+@pytest.fixture(params=["pynative", "graph"])
+def results(request):
+    try:
+        yield request.param, amp_cases.run(kiln, request.param)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+
+
+def test_dtypes_and_values_as_mindspore_pynative(results):
+    mode, got = results
+    want = GOLDENS["pynative"]
+    assert got.keys() == want.keys()
+    for name, w in want.items():
+        g = got[name]
+        assert not isinstance(g, str), (mode, name, g)
+        assert g["dtypes"] == w["dtypes"], (mode, name)
+        # float16 results (and the float32 gradients, whose backward runs on float16 values): both frameworks
+        # round the same float16 inputs; one float16 ulp (2**-10 relative) is the most a different order of
+        # summation inside a MatMul, a reduction or a fused program moves them. Float32 ones are exact.
+        for gv, wv, dt in zip(g["values"], w["values"], w["dtypes"], strict=True):
+            rtol = 1e-3 if dt == "Float16" or name == "gradients" else 1e-6
+            np.testing.assert_allclose(gv, wv, rtol=rtol, atol=1e-6, err_msg=f"{mode} {name}")
+
+
+def test_graph_mode_differs_from_mindspore_graph_mode_only_where_it_casts_fewer():
+    # MindSpore's GRAPH_MODE casts the Cell's inputs and the Parameters and constants its own code hands to an
+    # operator, not to a functional op: there a float16 input meets a float32 Parameter and MatMul refuses it.
+    # Kiln runs PyNative's casts in both modes: these are the cases where the goldens of the two modes differ.
+    pyn, graph = GOLDENS["pynative"], GOLDENS["graph"]
+    differ = {
+        n
+        for n in pyn
+        if (pyn[n] if isinstance(pyn[n], str) else pyn[n]["dtypes"])
+        != (graph[n] if isinstance(graph[n], str) else graph[n]["dtypes"])
+    }
+    assert differ == {"ops", "returns", "nested float32 in float16", "flag on the parent only",
+                      "integer and float64 inputs", "jit function inside", "amp O2", "amp O3",
+                      "custom black list"}  # fmt: skip
+    assert {graph[n] for n in ("ops", "amp O2", "amp O3", "custom black list")} == {"TypeError"}
+
+
+class _Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = kiln.Parameter(kiln.Tensor(np.array([0.3, -0.6, 0.9], np.float32)), name="w")
+
+    def construct(self, x):
+        return (ops.exp(x * self.w) * 1.5 + ops.sin(x)).sum()
+
+
+def _jax_loss(x, w, dtype):
+    # the same ops with their inputs cast as a `to_float(dtype)` Cell casts them
+    h = (x.astype(dtype) * w.astype(dtype)).astype(dtype)
+    return (jnp.exp(h) * dtype(1.5) + jnp.sin(x.astype(dtype))).sum()
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_gradients_of_a_float16_cell(mode):
+    kiln.set_context(mode=kiln.GRAPH_MODE if mode == "graph" else kiln.PYNATIVE_MODE)
+    try:
+        net = _Net().to_float(kiln.float16)
+        x = np.array([0.8, -0.5, 1.75], np.float32)
+        gx, (gw,) = kiln.grad(net, grad_position=0, weights=net.trainable_params())(kiln.Tensor(x))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    w = net.w.asnumpy()
+    assert (gx.dtype, gw.dtype, net.w.dtype) == (kiln.float32, kiln.float32, kiln.float32)
+    # JAX on the same float16 casts: the cast's gradient returns each cotangent to float32 as Kiln's does
+    jx, jw = jax.grad(_jax_loss, argnums=(0, 1))(jnp.asarray(x), jnp.asarray(w), jnp.float16)
+    np.testing.assert_allclose(gx.asnumpy(), jx, rtol=2e-3, atol=0)
+    np.testing.assert_allclose(gw.asnumpy(), jw, rtol=2e-3, atol=0)
+    # float32 central differences on a float32 copy: the float16 forward rounds each op's inputs and outputs
+    # (unit roundoff 2**-11 = 4.9e-4) through about four ops on each path, so 4e-3 relative bounds the gap
+    f32 = jax.jit(lambda x, w: _jax_loss(x, w, jnp.float32))
+    eps = np.float32(1e-3)
+    for got, arg in ((gx.asnumpy(), 0), (gw.asnumpy(), 1)):
+        fd = []
+        for i in range(3):
+            step = [np.zeros(3, np.float32), np.zeros(3, np.float32)]
+            step[arg][i] = eps
+            plus, minus = f32(x + step[0], w + step[1]), f32(x - step[0], w - step[1])
+            fd.append((float(plus) - float(minus)) / (2 * float(eps)))
+        np.testing.assert_allclose(got, fd, rtol=4e-3, atol=1e-3)
+
+
+class _Scale(nn.Cell):
+    def construct(self, x):
+        return x * 2.0
+
+
+def test_to_float_after_a_graph_mode_call_compiles_again():
+    # the compiled graph holds the casts: a new run dtype (or none) must not reuse it
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+    try:
+        net, x = _Scale(), kiln.Tensor(np.array([1.0, 2.0], np.float32))
+        dtypes = [net(x).dtype]
+        net.to_float(kiln.float16)
+        dtypes.append(net(x).dtype)
+        net.to_float(kiln.float32)
+        dtypes.append(net(x).dtype)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    assert dtypes == [kiln.float32, kiln.float16, kiln.float32]
+
+
+def test_another_threads_ops_are_not_cast():
+    # a data-loading thread runs its ops while the network runs: a float16 Cell's casts are its own thread's
+    seen, go, done = [], threading.Event(), threading.Event()
+
+    def worker():
+        go.wait()
+        seen.append((kiln.Tensor(np.ones(2, np.float32)) * 2.0).dtype)
+        done.set()
+
+    class Waits(nn.Cell):
+        def construct(self, x):
+            go.set()
+            done.wait(timeout=60)
+            return x * 2.0
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    out = Waits().to_float(kiln.float16)(kiln.Tensor(np.ones(2, np.float32)))
+    thread.join()
+    assert (out.dtype, seen) == (kiln.float16, [kiln.float32])
+
+
+def test_gradients_after_a_float16_cell_ran():
+    # once a to_float Cell has run, every op tests its primitive's amp_cast: the derived backward primitives
+    # and the fused backward program carry it too
+    _Scale().to_float(kiln.float16)(kiln.Tensor(np.ones(2, np.float32)))
+    x = np.array([0.5, -1.25, 2.0], np.float32)
+    # a second-order gradient: the outer level records the inner backward, which then runs op by op
+    first = kiln.grad(lambda t: (ops.sin(t) * t).sum())
+    got = kiln.grad(lambda t: first(t).sum())(kiln.Tensor(x))
+    want = jax.grad(lambda t: jax.grad(lambda u: (jnp.sin(u) * u).sum())(t).sum())(x)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
