@@ -155,7 +155,11 @@ def test_the_compiled_tester_agrees_with_passes(case):
         labels = [np.array(v, np.int32) for v in ([0, 3, 1], [0, 4, 1], [-1, 2, 0], [3, 3, 3])]
         other = [np.array([0, 1], np.int32), np.array([0, 1, 2], np.int64)]
     else:
-        net = ReshapedLabels() if case == "cast_reshape" else nn.SoftmaxCrossEntropyWithLogits(sparse=True)
+        net = (
+            ReshapedLabels()
+            if case == "cast_reshape"
+            else nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        )
         first, dtype = LOGITS_IN, np.int8 if case == "cast_reshape" else np.int32
         shape = (4, 1) if case == "cast_reshape" else (4,)
         labels = [rng.integers(lo, hi, 4).astype(dtype).reshape(shape) for lo, hi in ((0, 6), (0, 9), (-3, 6), (5, 6))]
