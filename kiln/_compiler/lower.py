@@ -19,6 +19,7 @@ passes' own loops are built the same way, so gradients of gradients work too.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 
@@ -256,15 +257,19 @@ def _inexact(x) -> bool:
     return jnp.issubdtype(x.dtype, jnp.inexact)
 
 
+def _with_arrays(ins: list, pos: list, arrays) -> list:
+    """`ins` with its arrays (at `pos`) replaced by `arrays`: the traced values a custom derivative's function gets,
+    the Python arguments kept static."""
+    args = list(ins)
+    for i, a in zip(pos, arrays, strict=True):
+        args[i] = a
+    return args
+
+
 def _with_custom_vjp(prim, kw: dict, ins: list):
     """The primitive with its declared derivative (Python arguments stay static)."""
     pos = [i for i, x in enumerate(ins) if _is_array(x)]
-
-    def full(arrays):
-        args = list(ins)
-        for i, a in zip(pos, arrays, strict=True):
-            args[i] = a
-        return args
+    full = functools.partial(_with_arrays, ins, pos)
 
     @jax.custom_vjp
     def f(*arrays):
@@ -295,12 +300,7 @@ def _host_effect(e, ins: list):
     kw = {**e.prim.attrs_dict(e.attrs), "ordered": True}
     if e.prim.differentiable:
         return e.prim.impl(*ins, **kw)
-
-    def full(arrays):
-        args = list(ins)
-        for i, a in zip(pos, arrays, strict=True):
-            args[i] = a
-        return args
+    full = functools.partial(_with_arrays, ins, pos)
 
     @jax.custom_vjp
     def f(*arrays):
