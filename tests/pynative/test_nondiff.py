@@ -180,3 +180,35 @@ def test_a_pyfunc_under_vmap_in_a_graph_runs_once_per_row_in_order():
     out = kiln.jit(lambda x: ops.vmap(lambda r: op(r))(x))(Tensor(rows))
     np.testing.assert_allclose(out.asnumpy(), rows * 2)
     assert seen == rows.tolist()
+
+
+def test_batch_norm_running_statistics_get_zero_gradients_and_class_weights_do_not(mode):
+    """MindSpore 2.10: BatchNorm's bprop gives zeros for the running mean and variance (declared nondiff), while a
+    class-weighted cross-entropy differentiates its weight (it is not nondiff): checked with its CPU build."""
+    rng = np.random.RandomState(0)
+    x = Tensor(rng.randn(3, 2, 2, 2).astype(np.float32))
+    w, b = Tensor(np.array([1.2, 0.8], np.float32)), Tensor(np.array([0.1, 0.3], np.float32))
+    stats = (np.array([0.1, -0.2], np.float32), np.array([1.5, 0.7], np.float32))
+
+    def bn(m, v):
+        return (ops.batch_norm(x, m, v, w, b, training=False) ** 2).sum()
+
+    for g in kiln.grad(bn, grad_position=(0, 1))(*(Tensor(s) for s in stats)):
+        np.testing.assert_array_equal(g.asnumpy(), np.zeros(2, np.float32))
+
+    logits = rng.randn(3, 4).astype(np.float32)
+    target = rng.rand(3, 4).astype(np.float32)
+    weight = np.array([0.5, 1.0, 1.5, 2.0], np.float32)
+
+    def ce(cw):
+        return ops.cross_entropy(Tensor(logits), Tensor(target), cw, label_smoothing=0.3)
+
+    def ce_numpy(cw: np.ndarray) -> float:
+        logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+        smoothed = target * 0.7 + 0.3 / 4
+        return float(-(smoothed * logp * cw).sum(-1).mean())
+
+    grad = kiln.grad(ce)(Tensor(weight)).asnumpy()
+    fd = _finite_difference(ce_numpy, weight.astype(np.float64))
+    assert np.abs(fd).sum() > 0
+    np.testing.assert_allclose(grad, fd, rtol=1e-3, atol=1e-4)

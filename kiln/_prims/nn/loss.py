@@ -167,7 +167,6 @@ def _declare_class_loss(name: str, impl, input_name: str, **options) -> Primitiv
         impl,
         _check_class_loss(name, input_name),
         attrs={"reduction": "mean", "ignore_index": -100, "label_smoothing": 0.0},
-        nondiff=(2,),
         bounds=_bounds.class_loss_bounds,
         **options,
     )

@@ -558,7 +558,7 @@ POOL = [
 NORM = [
     OpRecord("batch_norm_eval", lambda x, m, v, w, b: ops.batch_norm(x, m, v, w, b, training=False),
              lambda x, m, v, w, b: np_batch_norm(x, m, v, w, b, False), shapes=((3, 2, 2, 2), (2,), (2,), (2,), (2,)),
-             extra={"make_inputs": _bn_eval_inputs}),
+             extra={"make_inputs": _bn_eval_inputs, "grad_positions": (0, 3, 4)}),  # running stats: no gradient
     OpRecord("batch_norm_train", lambda x, w, b: ops.batch_norm(x, ops.zeros_like(w), ops.ones_like(w), w, b,
                                                                 training=True, eps=1e-3),
              lambda x, w, b: np_batch_norm(x, None, None, w, b, True, eps=1e-3),
