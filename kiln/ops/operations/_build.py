@@ -9,7 +9,6 @@ import numpy as np
 
 from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Parameter, Tensor
-from kiln._pynative import tape
 from kiln.ops import array, state
 from kiln.ops import nn as nn_ops
 from kiln.ops.primitive import Primitive, WithAttrs
@@ -124,23 +123,6 @@ def asymmetric_linear(image, hw):
 
 def scalar_value(v):
     return float(v.asnumpy()) if isinstance(v, Tensor) else float(v)
-
-
-def with_bprop(bprop, inputs, outs, several):
-
-    tensors = tuple(x for x in inputs if isinstance(x, Tensor))
-    if not tape.recording or G.current() is not None:
-        return outs
-    fresh = tuple(Tensor._wrap(o._data) for o in outs)
-
-    def rule(cots):
-        dout = tuple(cots) if several else cots[0]
-        grads = bprop(*inputs, fresh if several else fresh[0], dout)
-        grads = (grads,) if isinstance(grads, Tensor) else tuple(grads)
-        return tuple(g for g, x in zip(grads, inputs, strict=False) if isinstance(x, Tensor))
-
-    tape.record_custom(tensors, fresh, rule)
-    return fresh
 
 
 def host_array(t, op: str) -> np.ndarray:

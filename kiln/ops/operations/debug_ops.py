@@ -7,10 +7,10 @@ import inspect
 from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Tensor
 from kiln._pynative import tape
-from kiln._pynative.autograd import _custom_bprop_in_graph
+from kiln._pynative.autograd import _custom_bprop_in_graph, call_with_custom_bprop
 from kiln.ops import array
 from kiln.ops._helpers import op_error
-from kiln.ops.operations._build import attr_class, with_bprop
+from kiln.ops.operations._build import attr_class
 from kiln.ops.primitive import Primitive
 
 __all__ = [
@@ -164,11 +164,8 @@ class Morph(Primitive):
                     f"given by keyword to {getattr(self.fn, '__name__', 'fn')}."
                 )
             args = bound.args
-        with tape.pause():
-            out = self.fn(*args)
-        several = isinstance(out, (tuple, list))
-        outs = with_bprop(self.bprop_fn, args, tuple(out) if several else (out,), several)
-        return outs if several else outs[0]
+        # the same path as a Cell's bprop: the tape in PyNative, a custom_vjp equation in a graph
+        return call_with_custom_bprop(self, self.bprop_fn, self.fn, tuple(args))
 
 
 ScalarSummary = _summary_class("ScalarSummary", "scalar")

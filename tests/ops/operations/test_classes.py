@@ -108,3 +108,30 @@ def test_a_morph_input_given_by_keyword_reaches_bprop_fn_in_its_position():
     g = ops.grad(lambda a: custom(a, Tensor(2.0), c=Tensor(7.0)).sum())(Tensor([1.0, 2.0]))
     np.testing.assert_allclose(g.asnumpy(), [7.0, 7.0])
     assert seen == [7.0]
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_a_morph_bprop_fn_replaces_the_gradient_in_graphs_as_in_pynative(mode):
+    """bprop_fn is the gradient in every mode (a graph used fn's own derivative: 2a instead of 7)."""
+    custom = ops.Morph(lambda a: a * a, lambda s: s, lambda d: d, bprop_fn=lambda a, out, dout: (dout * 7,))
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+
+    def loss(a):
+        return custom(a).sum()
+
+    pynative = ops.grad(loss)(x).asnumpy()
+    if mode == "jit":
+        graph = kiln.jit(ops.grad(loss))(x).asnumpy()
+    else:
+        kiln.set_context(mode=kiln.GRAPH_MODE)
+        try:
+
+            class Net(nn.Cell):
+                def construct(self, a):
+                    return custom(a).sum()
+
+            graph = ops.grad(Net())(x).asnumpy()
+        finally:
+            kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    np.testing.assert_allclose(pynative, [7.0, 7.0])
+    np.testing.assert_allclose(graph, pynative)
