@@ -70,6 +70,16 @@ def _repr_like(kind: type) -> bool:
         return False
 
 
+def no_derivative(op: str, site: str) -> str:
+    """The message of a gradient that reaches `op`, a user's Python function with no bprop, called at `site` (the
+    tape's and a compiled graph's words for one error)."""
+    return (
+        f"For '{op}': the gradient reaches an op that has no derivative (it runs the user's Python function; "
+        f"MindSpore: its bprop is not defined). The op was called at:\n{site}\n"
+        "Cut the gradient with ops.stop_gradient on its output, or give ops.Custom a 'bprop'."
+    )
+
+
 def where(loc, header: str = "") -> str:
     """`x.py:3, in f` plus the source line and a caret under the expression.
 

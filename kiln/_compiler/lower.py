@@ -24,7 +24,7 @@ import functools
 import numpy as np
 
 from kiln import _backend as B
-from kiln._compiler.errors import GraphCompileError, located, where
+from kiln._compiler.errors import GraphCompileError, located, no_derivative, where
 from kiln._compiler.ir.graph import Graph, Var
 from kiln._prims import recurrent
 from kiln._prims.control import KEPT, raise_p, raised
@@ -310,11 +310,7 @@ def _host_effect(e, ins: list):
         return f(*arrays), None
 
     def bwd(res, dout):
-        raise GraphCompileError(
-            f"For '{e.prim.name}': the gradient reaches an op that has no derivative (it runs the user's Python "
-            "function; MindSpore: its bprop is not defined). Cut the gradient with ops.stop_gradient on its output, "
-            f"or give ops.Custom a 'bprop'.\n{where(e.loc)}"
-        )
+        raise GraphCompileError(no_derivative(e.prim.name, where(e.loc)))
 
     f.defvjp(fwd, bwd)
     return f(*(ins[i] for i in pos))

@@ -14,7 +14,7 @@ import linecache
 import os
 from collections.abc import Callable
 
-from kiln._compiler.errors import line_of, user_frame
+from kiln._compiler.errors import line_of, no_derivative, user_frame
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Tensor
 
@@ -182,11 +182,7 @@ def user_site() -> str:
 
 def _no_derivative(prim: PrimitiveDef, site: str) -> Callable:
     def rule(cotangents):
-        raise RuntimeError(
-            f"For '{prim.name}': the gradient reaches an op that has no derivative (it runs the user's Python "
-            f"function; MindSpore: its bprop is not defined). The op was called at:\n  {site}\n"
-            "Cut the gradient with ops.stop_gradient on its output, or give ops.Custom a 'bprop'."
-        )
+        raise RuntimeError(no_derivative(prim.name, "  " + site))
 
     return rule
 
