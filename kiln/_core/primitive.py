@@ -186,12 +186,14 @@ class PrimitiveDef:
             Tensor inputs are cast to the Cell's dtype first, as MindSpore's PyNative does. False for the ops
             MindSpore leaves as given there: Cast (its own dtype decides), the views (Reshape, Transpose,
             ExpandDims, ...) and the *Like fills.
+        amp_keep: input positions holding state the op updates (BatchNorm's moving statistics; an in-place
+            write's target is always kept): never cast there, as MindSpore leaves a written Parameter's dtype.
     """
 
     __slots__ = (
         "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
         "differentiable", "multiple_results", "effect", "random", "check_eagerly", "bounds", "shapes", "amp_cast",
-        "_backward",
+        "amp_keep", "_backward",
     )  # fmt: skip
 
     def __init__(
@@ -211,6 +213,7 @@ class PrimitiveDef:
         bounds: Bounds | None = None,
         shapes: Callable | None = None,
         amp_cast: bool = True,
+        amp_keep: tuple[int, ...] = (),
     ) -> None:
         if name in REGISTRY:
             raise RuntimeError(f"primitive {name!r} is declared twice")
@@ -231,6 +234,7 @@ class PrimitiveDef:
         self.bounds = bounds
         self.shapes = shapes
         self.amp_cast = amp_cast
+        self.amp_keep = frozenset(amp_keep) | ({0} if effect == "write0" else frozenset())
         self._backward: dict[tuple, PrimitiveDef] = {}
         REGISTRY[name] = self
 
@@ -329,6 +333,7 @@ def _make_backward(prim: PrimitiveDef, diff_mask: tuple[bool, ...]) -> Primitive
     bwd.check_eagerly = False
     bwd.bounds = None  # the forward call already checked the same inputs
     bwd.amp_cast = False  # a backward takes the forward's dtypes as they were
+    bwd.amp_keep = frozenset()
     bwd._backward = {}
     return bwd
 

@@ -349,7 +349,8 @@ def note_forward(cell, args: tuple) -> None:
     """
     if _GRAD_DEPTH[0]:
         return
-    saved = [(p, apply(REGISTRY["Identity"], (p,), ())) for p in cell.untrainable_params()]  # (a write may donate)
+    with running_in(None):  # Kiln's copies, not the user's ops: never cast to a `to_float` Cell's dtype
+        saved = [(p, apply(REGISTRY["Identity"], (p,), ())) for p in cell.untrainable_params()]  # (a write may donate)
     record = (tuple(args), saved, random_state.key_mark())
     trace = G.current()
     if trace is None:
@@ -372,8 +373,9 @@ def _replay_last_forward(fn, args: tuple) -> None:
         return
     forward_args, saved, key = record
     if len(forward_args) == len(args) and all(a is b for a, b in zip(forward_args, args, strict=True)):
-        for p, value in saved:
-            apply(REGISTRY["Assign"], (p, value), ())
+        with running_in(None):
+            for p, value in saved:
+                apply(REGISTRY["Assign"], (p, value), ())
         random_state.key_restore(key)
 
 

@@ -440,6 +440,7 @@ def _primitive(the_plan: tuple) -> PrimitiveDef:
     prim.multiple_results = True
     prim.effect = None
     prim.random = prim.check_eagerly = prim.amp_cast = False
+    prim.amp_keep = frozenset()
     prim._backward = {}
     dispatch.PROGRAM_NAMES[prim] = _disk_key(the_plan)
     lazy.WEIGHTS[prim] = len(the_plan[1])  # the window's bound counts the steps it runs

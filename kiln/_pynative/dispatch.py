@@ -141,7 +141,7 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     Inside a Cell run in low precision (`running_in`), the floating-point inputs are cast to its dtype first.
     """
     if PRECISION_USED and prim.amp_cast and RUN.dtype is not None:
-        args = _in_run_dtype(args, prim.effect == "write0")
+        args = _in_run_dtype(args, prim.amp_keep)
     if G._TRACES and G._TRACES[-1] is not None:
         trace = G._TRACES[-1]
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -221,12 +221,13 @@ class running_in:  # noqa: N801  (a context manager, used as a function)
         RUN.dtype = self.outer
 
 
-def _in_run_dtype(args: tuple, keep_target: bool) -> tuple:
-    """`args` with each floating-point Tensor cast to `RUN.dtype` (a state update's target, input 0, stays)."""
+def _in_run_dtype(args: tuple, keep: frozenset) -> tuple:
+    """`args` with each floating-point Tensor cast to `RUN.dtype`, but at the positions `keep` (the state the op
+    updates: `PrimitiveDef.amp_keep`)."""
     dt, cast = RUN.dtype, REGISTRY["Cast"]
     out = list(args)
     for i, a in enumerate(args):
-        if isinstance(a, Tensor) and not (keep_target and i == 0):
+        if isinstance(a, Tensor) and i not in keep:
             have = a.dtype
             if have != dt and have.is_floating:
                 out[i] = apply(cast, (a,), (dt.np,))

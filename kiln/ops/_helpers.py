@@ -132,18 +132,21 @@ def write_back(targets: Sequence[Parameter], values: Sequence[Tensor]) -> None:
 
     Eagerly this is a plain buffer swap (no dispatch). While a graph is being
     traced the values are symbolic, so each store goes through the `Assign`
-    primitive, where the compiler sees it as a state update.
+    primitive, where the compiler sees it as a state update; so does a value of
+    another dtype (BatchNorm's statistics computed in a `to_float` Cell's float16),
+    as Assign keeps the Parameter's dtype.
     """
     if not G._TRACES or G._TRACES[-1] is None:  # no graph recorded (an optimizer's step in PyNative): a target is
         for target, value in zip(targets, values, strict=True):  # checked by its own slot, not read through `_data`
-            data = value._data
-            if type(data) is G.Var or type(target._buf) is G.Var:
-                apply(S.Assign, (target, value))
+            data, buf = value._data, target._buf
+            if type(data) is G.Var or type(buf) is G.Var or data.dtype != buf.dtype:
+                apply(S.Assign, (target, value))  # (Assign keeps the Parameter's dtype: a float16 value is cast)
             else:
                 target._data = data
         return
     for target, value in zip(targets, values, strict=True):
-        if G.is_symbolic(value._data) or G.is_symbolic(target._data):
+        data = value._data
+        if G.is_symbolic(data) or G.is_symbolic(target._data) or data.dtype != target._buf.dtype:
             apply(S.Assign, (target, value))
         else:
-            target._data = value._data
+            target._data = data

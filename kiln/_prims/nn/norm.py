@@ -77,6 +77,7 @@ BatchNorm = declare(
     attrs={"is_training": False, "epsilon": 1e-5, "momentum": 0.1, "data_format": "NCHW"},
     nondiff=(3, 4),
     multiple_results=True,
+    amp_keep=(3, 4),  # the moving statistics: updated in float32 inside a float16 Cell, as MindSpore does
 )
 
 
