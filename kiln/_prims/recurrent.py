@@ -160,7 +160,12 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     # slab written by one dynamic-update-slice of their stack took the forward body from 19 kernels to 13 but ran
     # the step 1.06x CPU (the fused stack is evaluated element by element); each output in a buffer of its own fill
     # instead of the scan's shared broadcast of zero, which XLA copies into each (14 copies of 2 MB), ran Kiln's
-    # step about 0.99x (0.97-0.99 new built second, 0.99-1.00 swapped) and made the forward-mode rule's compile 1.17x
+    # step about 0.99x (0.97-0.99 new built second, 0.99-1.00 swapped) and made the forward-mode rule's compile 1.17x.
+    # Session 17: XLA's CPU runtime runs a loop body of at most 8 kernels in the caller thread (about 0.4 us an
+    # iteration saved in a bare loop), but the forms that reach it cost more: this body at 7 kernels (h and c as
+    # one stacked slab, gates by one tanh of the row) with the reverse body at 7 ran the pure-JAX step 1.64x CPU;
+    # the slab alone with the factors rebuilt after the loop (one product for every step) 1.31x; one tanh of the
+    # row here alone 1.29x; h and c written into one slab by two updates made XLA copy the whole slab each step
     times = jnp.arange(gates_x.shape[0])
     (h, c), (ys, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
     return (ys, h, c), pulls
