@@ -416,14 +416,17 @@ def take(a, indices, axis: int | None = None, mode: str = "clip") -> Tensor:
         a (Tensor | list): the input.
         indices (Tensor | list | int): the indices.
         axis (int | None): the axis.
-        mode (str): out-of-range indices: 'clip' (to the ends; also for 'raise') or 'wrap'.
+        mode (str): out-of-range indices: 'clip' (indices in [-n, n) count as Python's, the others go to the nearer
+            end, as mindspore.numpy; also for 'raise') or 'wrap'.
 
     Returns:
         Tensor.
     """
-    a, axis = _along(a, axis)
-    idx = _fix_index(to_tensor(indices), a.shape[axis], mode)
-    return ops.gather(a, idx, axis)
+    if mode not in ("clip", "wrap", "raise"):
+        raise ValueError(f"kiln.numpy: 'mode' must be 'clip', 'wrap' or 'raise', but got {mode!r}.")
+    idx = to_tensor(indices)
+    idx = cast(idx, mstype.int32) if idx.dtype != mstype.int64 else idx
+    return to_tensor(a).take(idx, axis, "wrap" if mode == "wrap" else "clip")
 
 
 def take_along_axis(arr, indices, axis) -> Tensor:

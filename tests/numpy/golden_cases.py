@@ -83,4 +83,7 @@ CASES = [
     "n.isscalar(3)",
     "n.float_power(f, 2)",
     "n.rad2deg(x)",
+    # clip keeps indices in [-n, n) as Python's (NumPy's clip sends every negative index to 0)
+    "n.take(f, n.asarray([-1, -13, 13, 5, -12]), mode='clip')",
+    "n.take(f, n.asarray([[-1, -5], [4, -4]]), axis=1)",
 ]

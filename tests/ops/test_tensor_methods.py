@@ -113,3 +113,58 @@ def test_numpy_all_and_any_of_a_tensor_match_numpy(reduce, kwargs):
     a = np.array([[1, 0, 2], [3, 4, 0]], np.float32)
     got = reduce(Tensor(a), **kwargs)
     np.testing.assert_array_equal(np.asarray(got.asnumpy() if isinstance(got, Tensor) else got), reduce(a, **kwargs))
+
+
+def _ms_take(x: np.ndarray, idx: np.ndarray, axis, mode: str) -> np.ndarray:
+    """MindSpore 2.10's Tensor.take in NumPy: 'clip' keeps [-n, n) as Python indices and moves the rest to the
+    nearer end (NumPy's own 'clip' moves every negative index to 0); 'wrap' takes them modulo n."""
+    x = x.ravel() if axis is None else x
+    n = x.shape[0 if axis is None else axis]
+    fixed = np.mod(idx, n) if mode == "wrap" else np.where(idx < -n, 0, np.minimum(idx, n - 1))
+    return np.take(x, fixed, axis=0 if axis is None else axis)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("axis, take_mode", [(None, "clip"), (1, "clip"), (None, "wrap"), (1, "wrap"), (-2, "clip")])
+def test_take_has_mindspores_axis_and_mode_in_every_mode(mode, axis, take_mode):
+    # the zoo's ReID Strong Baseline calls dist.take(pos, axis=-1): Kiln's method took no axis (TypeError) and
+    # refused an index past the end where MindSpore 2.10 clips it (x.take([-13, -5, -1, 5, 13]) -> [0, 7, 11, 5, 11])
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    idx = np.array([[-13, -5, -1], [5, 13, 2]], np.int32)
+    out = compiled(mode, lambda t, i: t.take(i, axis, take_mode))(Tensor(x), Tensor(idx))
+    np.testing.assert_array_equal(out.asnumpy(), _ms_take(x, idx, axis, take_mode))
+
+
+def test_take_along_an_axis_differentiates_as_numpy():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    idx = np.array([3, 3, -1, 0, 9], np.int32)
+    grad = ops.grad(lambda t: (t.take(Tensor(idx), axis=1) * 2).sum())(Tensor(x))
+    want = np.zeros_like(x)
+    np.add.at(want, (slice(None), np.where(idx < -4, 0, np.minimum(idx, 3)) % 4), 2.0)
+    np.testing.assert_array_equal(grad.asnumpy(), want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "call, reps",
+    [
+        (lambda t: t.repeat(2, 1), (2, 1)),
+        (lambda t: t.repeat((2, 1, 3)), (2, 1, 3)),
+        (lambda t: t.repeat(repeats=[1, 2]), (1, 2)),
+    ],
+)
+def test_repeat_is_mindspores_tile_in_every_mode(mode, call, reps):
+    # MindSpore 2.10's Tensor.repeat(*repeats) is PyTorch's (a tile); Kiln's was NumPy's element repeat, so
+    # t.repeat(2, 1) of a (2, 3) Tensor gave (2, 6) where MindSpore gives (4, 3). NumPy's is t.repeat_interleave.
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(compiled(mode, call)(Tensor(x)).asnumpy(), np.tile(x, reps))
+
+
+@pytest.mark.parametrize(
+    "call, error", [(lambda t: t.repeat(2), ValueError), (lambda t: t.repeat(2, axis=1), TypeError)]
+)
+def test_repeat_refuses_numpys_arguments_as_mindspore(call, error):
+    # fewer counts than axes, or NumPy's axis keyword: MindSpore 2.10 raises these (the zoo's ReID code, written
+    # for MindSpore 2.0's NumPy-style repeat, fails there the same way)
+    with pytest.raises(error):
+        call(Tensor(np.ones((2, 3), np.float32)))

@@ -23,11 +23,13 @@ __all__ = [
     "_min_method",
     "_prod_method",
     "_relu_method",
+    "_repeat_method",
     "_round_method",
     "_sigmoid_method",
     "_softmax_method",
     "_sort_method",
     "_std_method",
+    "_take_method",
     "_sum_method",
     "_var_method",
 ]
@@ -176,7 +178,6 @@ _METHOD_ADAPTERS = {
         "expand": lambda self, size: ops.broadcast_to(self, tuple(size) if not isinstance(size, int) else (size,)),
     },
     "tile": {"tile": lambda self, *reps: ops.tile(self, _shape_args(reps))},
-    "repeat_interleave": {"repeat": lambda self, repeats, axis=None: ops.repeat_interleave(self, repeats, axis)},
     "split": {"split": lambda self, split_size_or_sections, axis=0: ops.split(self, split_size_or_sections, axis)},
     "select": {"where": lambda self, condition, y: ops.select(condition, self, y)},
     "clamp": {"clip": lambda self, xmin=None, xmax=None: ops.clamp(self, xmin, xmax),
@@ -342,6 +343,44 @@ def _prod_method(self, axis=None, keep_dims=False):
 
 def _argmax_method(self, axis=None, keepdims=False):
     return FUNCTIONAL["argmax"](self, axis, keepdims)
+
+
+def _repeat_method(self, *repeats, **kwargs):
+    """Tensor.repeat(*repeats) as MindSpore 2.10: PyTorch's repeat (a tile, one count per axis, at least one per
+    axis of the Tensor); NumPy's element repeat is Tensor.repeat_interleave."""
+    if kwargs.keys() - {"repeats"}:
+        raise TypeError(f"repeat() got an unexpected keyword argument {sorted(kwargs.keys() - {'repeats'})[0]!r}.")
+    if "repeats" in kwargs:
+        if repeats:
+            raise TypeError("repeat() got multiple values for argument 'repeats'.")
+        repeats = (kwargs["repeats"],)
+    counts = tuple(_shape_args(repeats)) if not isinstance(_shape_args(repeats), int) else (repeats[0],)
+    if len(counts) < self.ndim:
+        raise ValueError(
+            f"For repeat, number of items of repeats can not be smaller than the number of dimensions of self tensor, "
+            f"but got repeats with {len(counts)} items and rank of self Tensor is {self.ndim}."
+        )
+    return ops.tile(self, counts)
+
+
+def _take_method(self, indices, axis=None, mode="clip"):
+    """Tensor.take as MindSpore 2.10 (NumPy's form): the elements at `indices` along `axis` (None: of the flattened
+    Tensor); 'clip' keeps indices in [-n, n) and moves the others to the nearer end, 'wrap' takes them modulo n."""
+    if mode not in ("clip", "wrap", "raise"):
+        raise ValueError(f"For 'Tensor.take', 'mode' must be 'raise', 'wrap' or 'clip', but got {mode!r}.")
+    if mode == "raise":
+        raise NotImplementedError("For 'Tensor.take', mode 'raise' is not implemented (as in MindSpore 2.10).")
+    source = self.ravel() if axis is None else self
+    axis = 0 if axis is None else axis
+    if not -source.ndim <= axis < source.ndim:
+        raise ValueError(f"For 'Tensor.take', 'axis' must be in [{-source.ndim}, {source.ndim}), but got {axis}.")
+    n = source.shape[axis]
+    indices = indices if isinstance(indices, Tensor) else Tensor(indices)
+    if mode == "wrap":
+        fixed = ops.floor_mod(indices, n)
+    else:
+        fixed = ops.clamp(ops.select(indices < -n, ops.zeros_like(indices), indices), None, n - 1)
+    return ops.gather(source, fixed, axis)
 
 
 def _argmin_method(self, axis=None, keepdims=False):
