@@ -21,7 +21,7 @@ forward, input gradient and weight gradient of:
 - im2col: strided slices stacked into columns + one dot (gradients by `jax.vjp`);
 - shifted: Kiln's CPU lowering of thin layers (`kiln._prims.nn.conv.shifted_conv`): a sum of
   shifted input slices times per-offset weights, one fused elementwise loop (gradients by `jax.vjp` here;
-  Kiln keeps XLA's convolutions for the gradients);
+  Kiln's own are shifted sums too, `shifted_input_grad` and `shifted_weight_grad`);
 - matmul: a 1x1 convolution as one dot (1x1 layers only);
 - kiln_no_winograd: `kiln` with its Winograd rule off (`WINOGRAD_MIN_CHANNELS` out of reach): Kiln before it;
 - winograd, winograd4 (3x3 stride-1 layers): Winograd F(2x2, 3x3) and F(4x4, 3x3) in all three directions, over the

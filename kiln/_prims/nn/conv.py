@@ -181,8 +181,9 @@ def _forward(x, w, stride, pads, dilation, group, data_format):
 # stacked into columns, their gradients a scatter-add of the columns) was at best level with XLA's convolution
 # on LeNet5's and ResNet-50's layers, and slower in LeNet5's step: its second layer's input gradient as a dot +
 # col2im took the step 1.31-1.45x, its weight gradient as patches^T @ dout 1.10x, NHWC convolutions between
-# transposes 1.04-1.13x (an interleaved experiment, session 8 of issue 22). So the shifted sum's gradients stay
-# XLA's (`_conv_vjp`); autodiff of the shifted sum is slower still. (Session 10: the forward as im2col + a batched
+# transposes 1.04-1.13x (an interleaved experiment, session 8 of issue 22). So those gradients stayed XLA's; autodiff
+# of the shifted sum is slower still. A shifted layer's own gradients are shifted sums and per-tap reductions since
+# session 17 (`shifted_input_grad`, `shifted_weight_grad`). (Session 10: the forward as im2col + a batched
 # dot in NCHW was 0.3-0.6x XLA's on ResNet-50's 3x3 layers and LeNet5's second layer; only the weight gradient of
 # large layers moved to dots, `dot_directions` below.)
 SHIFTED_MAX_TERMS = 75  # input channels per group x kernel taps
@@ -255,6 +256,149 @@ def shifted_conv(x, w, stride, pads, dilation, group):
             term = term * tap
             total = term if total is None else total + term
     return total.reshape((n, c_out, *outs))
+
+
+# The gradients of a shifted layer (session 17, issue 21). XLA's own gradients of a depthwise convolution were most of
+# MobileNetV2's GRAPH_MODE step (w0.5, 64x64, batch 8; jax.profiler, load 8): the input gradients (grouped
+# convolutions that YNNPACK or Eigen run at ~0.5 GFLOP/s, between NCHW <-> NHWC transposes) 46% of the kernel time, the
+# weight gradients 18% (XLA expands batch_group_count into a full C x C convolution and keeps its diagonal, C times the
+# work), their transposes most of another 24%. Written as shifted sums (the input gradient: the phases of dout times
+# per-offset weights, one fused loop each) and per-tap reductions (the weight gradient: one window x dout reduction per
+# input channel and tap), MobileNetV2's 17 depthwise layers, batch 8, XLA's time against these (/tmp probe, two copies
+# of XLA's 0.95-1.10x apart, 5 shuffled rounds, load 9): input gradients 0.01-0.04x at 32x32 and 16x16, 0.02-0.04x
+# below, all layers 65.9 -> 1.9 ms; weight gradients 0.77-0.83x at 32x32, 0.26-0.40x at 16x16 and 8x8, 0.05-0.10x at
+# 4x4 and 2x2, all layers 29.3 -> 4.9 ms. One stacked reduction for the weight gradient (7.4 ms) and a dot with the
+# channel as batch (6.8 ms) were slower; the input gradient as one shifted sum over the stride-dilated dout (2.4 ms) did
+# at stride 2 up to 8x the phases' work.
+def uses_shifted_input_grad(x, w, group: int, data_format: str) -> bool:
+    """Whether a convolution's input gradient lowers to `shifted_input_grad` on this platform.
+
+    Args:
+        x: the input (or its abstract value).
+        w: the weight (C_out, C_in / group, *kernel).
+        group: the number of channel groups.
+        data_format: the input's layout.
+
+    Returns:
+        True where the forward is shifted (`use_shifted_conv`) and the gradient's sum has at most SHIFTED_MAX_TERMS
+        output-channel x kernel-tap terms per input entry (C_out / group x taps); the weight gradient of every
+        shifted layer is `shifted_weight_grad`.
+    """
+    taps = int(np.prod(w.shape[2:]))
+    return use_shifted_conv(x, w, group, data_format) and w.shape[0] // group * taps <= SHIFTED_MAX_TERMS
+
+
+def _phase_input_grad_shifted(dout, wt, stride, pads, sizes, group):
+    """The input gradient of an undilated grouped convolution from its stride phases, each a stride-1 shifted sum.
+
+    The padded input's entries at q = s x Q + r (per spatial dimension, phase r < s) see the kernel taps r + s x a
+    applied to dout[Q - a], so phase r is a stride-1 correlation of dout, zero-padded by A - 1 in front, with those taps
+    reversed; the phases are interleaved and the padding cropped.
+
+    Args:
+        dout: the output's cotangent (N, C_out, *outs).
+        wt: the weight with each group's channels swapped, (C, C_out / group, *kernel).
+        stride: one int per spatial dimension.
+        pads: the forward's (lo, hi) per spatial dimension.
+        sizes: the input's spatial sizes.
+        group: the number of channel groups.
+
+    Returns:
+        (N, C, *sizes).
+    """
+    n = dout.shape[0]
+    outs = dout.shape[2:]
+    kernel = wt.shape[2:]
+    nd = len(stride)
+    phase_sizes = [-(-(size + lo + hi) // s) for size, (lo, hi), s in zip(sizes, pads, stride, strict=True)]
+    reach = [-(-k // s) for k, s in zip(kernel, stride, strict=True)]  # taps per phase, at most
+    zero = jnp.zeros((), dout.dtype)
+    config = [(0, 0, 0), (0, 0, 0)]
+    config += [(a - 1, max(p - o, 0), 0) for a, p, o in zip(reach, phase_sizes, outs, strict=True)]
+    dpad = lax.pad(dout, zero, config)
+    phases = []
+    for phase in np.ndindex(*stride):
+        index = tuple(slice(r, None, s) for r, s in zip(phase, stride, strict=True))
+        taps = wt[(slice(None), slice(None), *index)]
+        if 0 in taps.shape[2:]:  # a kernel smaller than the stride leaves this phase without taps
+            phases.append(jnp.zeros((n, wt.shape[0], *phase_sizes), dout.dtype))
+            continue
+        taps = jnp.flip(taps, tuple(range(2, 2 + nd)))
+        start = [0, 0] + [a - t for a, t in zip(reach, taps.shape[2:], strict=True)]
+        limit = [n, dpad.shape[1]] + [b + p + t - 1 for b, p, t in zip(start[2:], phase_sizes, taps.shape[2:])]
+        part = lax.slice(dpad, start, limit)
+        phases.append(shifted_conv(part, taps, (1,) * nd, [(0, 0)] * nd, (1,) * nd, group))
+    # (N, C, *phase sizes, *stride) -> (N, C, P0, s0, P1, s1, ...) -> (N, C, s0 x P0, ...), then the padding cropped
+    stacked = jnp.stack(phases, -1).reshape(n, wt.shape[0], *phase_sizes, *stride)
+    order = [0, 1] + [a for i in range(nd) for a in (2 + i, 2 + nd + i)]
+    padded = stacked.transpose(order).reshape(n, wt.shape[0], *(p * s for p, s in zip(phase_sizes, stride)))
+    crop = [(-lo, lo + size - p * s, 0) for (lo, _), size, p, s in zip(pads, sizes, phase_sizes, stride, strict=True)]
+    return lax.pad(padded, zero, [(0, 0, 0), (0, 0, 0), *crop])
+
+
+def shifted_input_grad(dout, w, stride, pads, dilation, group, sizes):
+    """The input gradient of a grouped channels-first convolution as shifted sums of dout times per-offset weights.
+
+    Args:
+        dout: the output's cotangent (N, C_out, *outs).
+        w: weight (C_out, C / group, *kernel).
+        stride, dilation: one int per spatial dimension.
+        pads: the forward's (lo, hi) per spatial dimension.
+        group: the number of channel groups.
+        sizes: the input's spatial sizes.
+
+    Returns:
+        (N, C, *sizes), equal to the vjp of `lax.conv_general_dilated` up to float rounding. Undilated layers sum each
+        stride phase on its own (`_phase_input_grad_shifted`); dilated ones correlate the stride-dilated dout.
+    """
+    c_out, c_group = w.shape[:2]
+    kernel = w.shape[2:]
+    wt = w.astype(dout.dtype).reshape((group, c_out // group, c_group, *kernel))
+    wt = jnp.swapaxes(wt, 1, 2).reshape((group * c_group, c_out // group, *kernel))
+    if all(d == 1 for d in dilation):
+        return _phase_input_grad_shifted(dout, wt, stride, pads, sizes, group)
+    wf = jnp.flip(wt, tuple(range(2, wt.ndim)))
+    outs = dout.shape[2:]
+    config = [(0, 0, 0), (0, 0, 0)]
+    config += [
+        (d * (k - 1) - lo, size - (o - 1) * s - 1 + lo, s - 1)
+        for size, k, s, d, (lo, _), o in zip(sizes, kernel, stride, dilation, pads, outs, strict=True)
+    ]
+    dpad = lax.pad(dout, jnp.zeros((), dout.dtype), config)
+    return shifted_conv(dpad, wf, (1,) * len(stride), [(0, 0)] * len(stride), dilation, group)
+
+
+def shifted_weight_grad(x, dout, kernel, stride, pads, dilation, group):
+    """The weight gradient of a grouped channels-first convolution as one reduction per input channel and kernel tap:
+    that tap's strided input window times dout, summed over the batch and the pixels.
+
+    Args:
+        x: input (N, C, *spatial).
+        dout: the output's cotangent (N, C_out, *outs).
+        kernel, stride, dilation: one int per spatial dimension.
+        pads: (lo, hi) per spatial dimension.
+        group: the number of channel groups.
+
+    Returns:
+        (C_out, C / group, *kernel).
+    """
+    n, c = x.shape[:2]
+    c_out = dout.shape[1]
+    c_group, outs = c // group, dout.shape[2:]
+    x = _pad_spatial(x, pads)
+    x = x.reshape((n, group, 1, c_group, *x.shape[2:]))
+    rows = dout.astype(x.dtype).reshape((n, group, c_out // group, *outs))
+    axes = (0, *range(3, 3 + len(outs)))
+    sums = []
+    for ci in range(c_group):
+        for offset in np.ndindex(*kernel):
+            start = [0, 0, 0, ci] + [i * d for i, d in zip(offset, dilation, strict=True)]
+            limit = [n, group, 1, ci + 1] + [
+                i * d + s * (o - 1) + 1 for i, d, s, o in zip(offset, dilation, stride, outs, strict=True)
+            ]
+            window = lax.slice(x, start, limit, [1, 1, 1, 1, *stride]).reshape((n, group, 1, *outs))
+            sums.append(jnp.sum(window * rows, axis=axes))  # (group, C_out / group)
+    return jnp.stack(sums, -1).reshape((c_out, c_group, *kernel))
 
 
 # ---- CPU lowering of ungrouped channels-first 2-D convolutions as dots ------------------------------------
@@ -942,16 +1086,20 @@ def _conv_impl(nd):
 
 
 def _conv_vjp(nd):
-    """Gradients of a convolution: as dots where `dot_directions` says so, a stride-2 input gradient as four phase
-    convolutions where `uses_phase_input_grad` says so; otherwise the input gradient is a transposed convolution
-    (see `_dilated_conv`), the weight gradient XLA's."""
+    """Gradients of a convolution: shifted sums and per-tap reductions for a shifted (thin grouped) layer on the CPU,
+    as dots where `dot_directions` says so, a stride-2 input gradient as four phase convolutions where
+    `uses_phase_input_grad` says so; otherwise the input gradient is a transposed convolution (see `_dilated_conv`),
+    the weight gradient XLA's."""
 
     def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, data_format):
         w_full, w = w, _squeeze_1d(w, nd)
         sizes = _spatial(x, data_format)
         pads, outs = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
         dots = dot_directions(x, w, outs, stride, dilation, group, data_format)
-        if uses_phase_input_grad(x, w, outs, stride, dilation, group, data_format):
+        shifted = use_shifted_conv(x, w, group, data_format)
+        if uses_shifted_input_grad(x, w, group, data_format):
+            dx = shifted_input_grad(dout, w, stride, pads, dilation, group, tuple(sizes))
+        elif uses_phase_input_grad(x, w, outs, stride, dilation, group, data_format):
             dx = phase_input_grad(dout, w.astype(dout.dtype), pads, tuple(sizes))
         elif "input" in dots and any(k > 1 for k in w.shape[2:]):
             dx = banded_input_grad(dout, w.astype(dout.dtype), pads, tuple(sizes))
@@ -959,7 +1107,9 @@ def _conv_vjp(nd):
             dx = pointwise_conv_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))
         else:
             dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
-        if "weight" in dots and uses_patches(w, outs, stride) and any(k > 1 for k in w.shape[2:]):
+        if shifted:
+            dw = shifted_weight_grad(x, dout, w.shape[2:], stride, pads, dilation, group)
+        elif "weight" in dots and uses_patches(w, outs, stride) and any(k > 1 for k in w.shape[2:]):
             dw = patch_weight_grad(x, dout, w.shape[2:], stride, pads)
         elif "weight" in dots and int(np.prod(outs)) < DOT_MIN_PIXELS and all(k == 1 for k in w.shape[2:]):
             dw = pointwise_weight_grad(x, dout, stride, pads)

@@ -735,3 +735,84 @@ def test_winograd_layer_through_nn_conv2d_equals_lax_in_both_modes(mode):
     want_dx, want_dw = pull(jnp.asarray(g))
     np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-4, atol=1e-4)
+
+
+# ---- the gradients of shifted (thin grouped) layers -------------------------------------------------------------
+# (x shape, weight shape, stride, pads, dilation, group): MobileNetV2's depthwise 3x3 at strides 1 and 2, strides larger
+# than the kernel (phases without taps), a multiplier of 2 and 2 input channels per group, dilation with a stride,
+# asymmetric pads, 1-D and 3-D
+SHIFTED_GRAD_CASES = [
+    ((2, 6, 9, 9), (6, 1, 3, 3), (1, 1), [(1, 1), (1, 1)], (1, 1), 6),
+    ((2, 6, 10, 9), (6, 1, 3, 3), (2, 2), [(0, 1), (1, 1)], (1, 1), 6),  # 'same' at stride 2, odd and even sizes
+    ((2, 4, 11, 9), (4, 1, 1, 2), (3, 2), [(0, 0), (1, 0)], (1, 1), 4),
+    ((2, 4, 8, 9), (8, 1, 3, 2), (2, 3), [(2, 0), (0, 1)], (1, 1), 4),  # 2 outputs per group
+    ((2, 6, 9, 8), (6, 2, 2, 3), (1, 2), [(0, 1), (1, 2)], (1, 1), 3),  # 2 inputs per group
+    ((2, 4, 10, 9), (4, 1, 3, 3), (2, 1), [(1, 1), (2, 2)], (2, 2), 4),  # dilated and strided
+    ((2, 4, 13), (4, 1, 5), (2,), [(2, 2)], (1,), 4),
+    ((1, 4, 5, 6, 4), (4, 1, 2, 3, 2), (2, 1, 2), [(1, 0), (0, 1), (1, 1)], (1, 1, 1), 4),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "case", SHIFTED_GRAD_CASES, ids=[str(c[0]) + str(c[1]) + str(c[2]) for c in SHIFTED_GRAD_CASES]
+)
+def test_shifted_gradients_equal_lax_vjp(case, dtype):
+    x_shape, w_shape, stride, pads, dilation, group = case
+    x, w = (a.astype(dtype) for a in _data(x_shape, w_shape))
+    sp = "DHW"[3 - len(stride) :]
+    dn = (f"NC{sp}", f"OI{sp}", f"NC{sp}")
+    want, pull = jax.vjp(
+        lambda a, b: lax.conv_general_dilated(
+            a, b, stride, pads, rhs_dilation=dilation, feature_group_count=group, dimension_numbers=dn,
+            precision=lax.Precision.HIGHEST,
+        ), x, w,
+    )  # fmt: skip
+    dy = jnp.asarray(np.random.default_rng(3).standard_normal(want.shape), dtype)
+    want_dx, want_dw = pull(dy)
+    dx = jax.jit(lambda g, b: conv.shifted_input_grad(g, b, stride, pads, dilation, group, x.shape[2:]))(dy, w)
+    dw = jax.jit(lambda a, g: conv.shifted_weight_grad(a, g, w.shape[2:], stride, pads, dilation, group))(x, dy)
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    for got, expect in ((dx, want_dx), (dw, want_dw)):
+        assert got.shape == expect.shape and got.dtype == expect.dtype
+        np.testing.assert_allclose(got, expect, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_depthwise_gradients_run_as_shifted_sums_on_cpu_and_equal_lax(platform, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)
+    kw = {"data_format": "NCHW", "stride": (2, 2), "pad_mode": "same", "pad": (0,) * 4, "dilation": (1, 1)}
+    kw |= {"group": 8, "out": None}
+    x, w = _data((2, 8, 9, 10), (8, 1, 3, 3))
+    dy = jnp.asarray(np.random.default_rng(4).standard_normal((2, 8, 5, 5)).astype(np.float32))
+    grads = lambda a, b, g: conv.Conv2D.custom_vjp(a, b, None, dout=g, **kw)[:2]  # noqa: E731
+    assert ("conv_general_dilated" in _lowered_ops(grads, x, w, dy)) == (platform == "gpu")
+    _check_against_reference(
+        conv.Conv2D, (2, 8, 9, 10), (8, 1, 3, 3), {"stride": (2, 2), "pad_mode": "same", "group": 8}, "NCHW"
+    )
+    # a grouped layer whose input gradient would sum more than SHIFTED_MAX_TERMS terms keeps XLA's for it
+    x, w = _data((2, 2, 6, 6), (18, 1, 3, 3))  # 9 outputs per group x 9 taps = 81
+    assert conv.use_shifted_conv(x, w, 2, "NCHW") == (platform == "cpu")
+    assert not conv.uses_shifted_input_grad(x, w, 2, "NCHW")
+    _check_against_reference(conv.Conv2D, (2, 2, 6, 6), (18, 1, 3, 3), {"group": 2, "pad_mode": "same"}, "NCHW")
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_depthwise_layer_through_nn_conv2d_equals_lax_in_both_modes(mode):
+    # MobileNetV2's depthwise 3x3 / 2 (48 channels, 16 x 15: odd), batch 2: the rule as it is
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((2, 48, 16, 15)).astype(np.float32)
+    g = rng.standard_normal((2, 48, 8, 8)).astype(np.float32)
+    net = kiln.nn.Conv2d(48, 48, 3, stride=2, pad_mode="same", group=48, has_bias=False)
+    w = net.weight.asnumpy()
+    loss = lambda a: (net(a) * kiln.Tensor(g)).sum()  # noqa: E731
+    kiln.set_context(mode=mode)
+    try:
+        dx, (dw,) = kiln.grad(loss, grad_position=0, weights=net.trainable_params())(kiln.Tensor(x))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    pads, _ = conv.conv_geometry((16, 15), (3, 3), (2, 2), (1, 1), "same", (0,) * 4)
+    _, pull = jax.vjp(lambda a, b: _xla(a, b, (2, 2), pads, (1, 1), 48), jnp.asarray(x), jnp.asarray(w))
+    want_dx, want_dw = pull(jnp.asarray(g))
+    np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-5, atol=1e-4)
