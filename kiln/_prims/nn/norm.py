@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 
-from kiln._backend import jnp, lax
+from kiln._backend import jax, jnp, lax
 from kiln._prims.nn._common import declare, op_error, require_float, shape_of
+from kiln._prims.recurrent import reverse_only_state
 
 
 def _compute_dtype(dt):
@@ -102,6 +103,34 @@ def _check_layer_norm(x, gamma, beta, *, begin_norm_axis, begin_params_axis, eps
 
 def _layer_norm(x, gamma, beta, *, begin_norm_axis, begin_params_axis, epsilon):
     """(y, mean, variance); the statistics keep the normalised axes as size 1."""
+    attrs = {"begin_norm_axis": begin_norm_axis, "begin_params_axis": begin_params_axis, "epsilon": epsilon}
+    if reverse_only_state():
+        return _with_written_derivative(attrs)(x, gamma, beta)
+    return _layer_norm_values(x, gamma, beta, **attrs)
+
+
+def _with_written_derivative(attrs: dict):
+    """LayerNorm with `_layer_norm_vjp` as its derivative, for a compiled gradient that reverse mode alone
+    differentiates (`reverse_only_state`): a backend custom derivative has no forward mode, so ops.jvp, jacfwd
+    and the Taylor modes keep the backend's derivative of `_layer_norm_values`."""
+
+    @jax.custom_vjp
+    def layer_norm(x, gamma, beta):
+        return _layer_norm_values(x, gamma, beta, **attrs)
+
+    def forward(x, gamma, beta):
+        out = _layer_norm_values(x, gamma, beta, **attrs)
+        return out, (x, gamma, beta, out)
+
+    def backward(saved, dout):
+        x, gamma, beta, out = saved
+        return _layer_norm_vjp(x, gamma, beta, out=out, dout=dout, **attrs)
+
+    layer_norm.defvjp(forward, backward)
+    return layer_norm
+
+
+def _layer_norm_values(x, gamma, beta, *, begin_norm_axis, begin_params_axis, epsilon):
     nd = x.ndim
     first = begin_norm_axis % nd if nd else 0
     if nd > 2 and first == begin_params_axis % nd and all(type(d) is int for d in x.shape):
@@ -112,7 +141,9 @@ def _layer_norm(x, gamma, beta, *, begin_norm_axis, begin_params_axis, epsilon):
         lead, norm = x.shape[:first], x.shape[first:]
         rows = (math.prod(lead), math.prod(norm))
         flat = [None if t is None else t.reshape(rows[1:]) for t in (gamma, beta)]
-        y, mean, var = _layer_norm(x.reshape(rows), *flat, begin_norm_axis=1, begin_params_axis=1, epsilon=epsilon)
+        y, mean, var = _layer_norm_values(
+            x.reshape(rows), *flat, begin_norm_axis=1, begin_params_axis=1, epsilon=epsilon
+        )
         kept = lead + (1,) * len(norm)
         return y.reshape(x.shape), mean.reshape(kept), var.reshape(kept)
     ct = _compute_dtype(x.dtype)
@@ -126,6 +157,47 @@ def _layer_norm(x, gamma, beta, *, begin_norm_axis, begin_params_axis, epsilon):
     if beta is not None:
         y = y + beta.astype(ct)
     return y.astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype)
+
+
+def _layer_norm_vjp(x, gamma, beta, *, out, dout, begin_norm_axis, begin_params_axis, epsilon):
+    """LayerNorm's derivative written out: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma.
+
+    The backend's own derivative of `_layer_norm` differentiates the mean and the variance separately (three row
+    reductions and their broadcasts per LayerNorm); this form needs two. The cotangents of the mean and variance
+    outputs (MindSpore's LayerNorm returns them) add their own terms.
+    """
+    nd = x.ndim
+    first = begin_norm_axis % nd if nd else 0
+    params = begin_params_axis % nd if nd else 0
+    _, mean, var = out
+    dy, dmean, dvar = dout
+    ct = _compute_dtype(x.dtype)
+    shape, params_shape = x.shape, None if gamma is None else gamma.shape
+    if nd > 2 and first == params and all(type(d) is int for d in shape):
+        # over rows, as the forward (see `_layer_norm`)
+        rows = (math.prod(shape[:first]), math.prod(shape[first:]))
+        x, dy = x.reshape(rows), dy.reshape(rows)
+        mean, var, dmean, dvar = (t.reshape(rows[0], 1) for t in (mean, var, dmean, dvar))
+        gamma = None if gamma is None else gamma.reshape(rows[1:])
+        first = params = 1
+        nd = 2
+    axes = tuple(range(first, nd))
+    count = math.prod(x.shape[first:])
+    xc = x.astype(ct)
+    if ct != x.dtype:  # the statistics the forward returned are rounded to x's dtype: computed again in ct
+        mean = jnp.mean(xc, axis=axes, keepdims=True)
+        var = jnp.mean(jnp.square(xc - mean), axis=axes, keepdims=True)
+    centred = xc - mean.astype(ct)
+    rstd = lax.rsqrt(var.astype(ct) + epsilon)
+    xhat = centred * rstd
+    dyc = dy.astype(ct)
+    g = dyc if gamma is None else dyc * gamma.astype(ct)
+    dx = rstd * (g - jnp.mean(g, axis=axes, keepdims=True) - xhat * jnp.mean(g * xhat, axis=axes, keepdims=True))
+    dx = dx + (dmean.astype(ct) + 2.0 * centred * dvar.astype(ct)) / count
+    lead = tuple(range(params))
+    dgamma = None if gamma is None else jnp.sum(dyc * xhat, axis=lead).astype(gamma.dtype).reshape(params_shape)
+    dbeta = None if beta is None else jnp.sum(dyc, axis=lead).astype(beta.dtype).reshape(beta.shape)
+    return dx.astype(x.dtype).reshape(shape), dgamma, dbeta
 
 
 LayerNorm = declare(

@@ -1,5 +1,7 @@
 """LayerNorm's lowering (kiln/_prims/nn/norm.py): inputs of more than two axes are normalised as a matrix of rows,
-with the values and every derivative of the plain formula over the original axes, in both execution modes."""
+with the values and every derivative of the plain formula over the original axes, in both execution modes; a
+compiled gradient that reverse mode alone differentiates takes its written derivative (`_layer_norm_vjp`), with the
+values of the backend's derivative of the plain formula, and forward mode keeps working."""
 
 import numpy as np
 import pytest
@@ -7,6 +9,7 @@ import pytest
 import kiln as ms
 from kiln import Tensor, ops
 from kiln._backend import jax, jnp, lax
+from kiln._prims import recurrent
 from kiln._prims.nn import norm
 from tests._prims.derivative_transforms import TWO_ARGUMENT_TRANSFORMS
 
@@ -113,3 +116,159 @@ def test_layer_norm_gradient_through_ops_matches_jax(mode):
     want = jax.grad(lambda a, c, d: jnp.sum(_plain(a, c, d, 2)[0] * g), (0, 1, 2))(x, gamma, beta)
     for t, e in zip(got, want, strict=True):
         np.testing.assert_allclose(t.asnumpy(), np.asarray(e), rtol=1e-5, atol=1e-5)
+
+
+# (x shape, begin_norm_axis, begin_params_axis, affine): rows of a sequence batch, two trailing axes, parameters over
+# fewer or more axes than normalised, every axis, a matrix, no gamma and beta
+WRITTEN_CASES = [
+    ((3, 4, 6), 2, 2, True),
+    ((2, 3, 4, 5), 2, 2, True),
+    ((2, 3, 4), 1, 2, True),
+    ((2, 3, 4), 2, 1, True),
+    ((2, 3, 4), 0, 0, True),
+    ((5, 7), 1, 1, True),
+    ((3, 4, 6), -1, -1, False),
+]
+
+
+def _general(x, gamma, beta, first, params, eps=1e-5):
+    """The formula over the original axes, parameters over axes `params`..."""
+    axes = tuple(range(first % x.ndim, x.ndim))
+    mean = jnp.mean(x, axis=axes, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+    y = (x - mean) * lax.rsqrt(var + eps)
+    return (y if gamma is None else y * gamma + beta), mean, var
+
+
+def _inputs(shape, params, affine, dtype):
+    x = jnp.asarray(RNG.standard_normal(shape) * 3 + 1, dtype)
+    if not affine:
+        return x, None, None
+    gamma, beta = (jnp.asarray(RNG.standard_normal(shape[params % len(shape) :]), dtype) for _ in range(2))
+    return x, gamma, beta
+
+
+def _every_output_loss(layer_norm):
+    def loss(x, gamma, beta):  # the statistics' cotangents reach the written derivative too
+        y, mean, var = layer_norm(x, gamma, beta)
+        return jnp.sum(jnp.sin(y)) + jnp.sum(mean**2) + jnp.sum(jnp.cos(var))
+
+    return loss
+
+
+@pytest.mark.parametrize("shape,first,params,affine", WRITTEN_CASES)
+@pytest.mark.parametrize("order", ["grad", "grad of grad"])
+def test_written_derivative_is_the_formulas(shape, first, params, affine, order):
+    x, gamma, beta = _inputs(shape, params, affine, jnp.float64)
+    argnums = (0, 1, 2) if affine else (0,)
+
+    def lowered(a, c, d):
+        return norm._layer_norm(a, c, d, begin_norm_axis=first, begin_params_axis=params, epsilon=1e-5)
+
+    def derivative(loss):
+        grad = jax.grad(loss, argnums)
+        if order == "grad":
+            return grad
+        return jax.grad(lambda a, c, d: sum(jnp.sum(jnp.tanh(t)) for t in grad(a, c, d)), argnums)
+
+    want = derivative(_every_output_loss(lambda a, c, d: _general(a, c, d, first, params)))(x, gamma, beta)
+    with recurrent.reverse_only(True):
+        got = derivative(_every_output_loss(lowered))(x, gamma, beta)
+    for g, e in zip(got, want, strict=True):
+        assert g.shape == e.shape and g.dtype == e.dtype
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float16])
+def test_written_derivative_of_low_precision_inputs(dtype):
+    """Half-precision statistics are rounded: the written derivative computes them again in float32, as the
+    backend's derivative of the formula does."""
+    x, gamma, beta = _inputs((4, 3, 16), 2, True, dtype)
+
+    def lowered(a, c, d):
+        return norm._layer_norm(a, c, d, begin_norm_axis=2, begin_params_axis=2, epsilon=1e-5)
+
+    def loss(a, c, d):
+        y, mean, var = lowered(a, c, d)
+        return jnp.sum(jnp.sin(y.astype(jnp.float32))) + jnp.sum(mean.astype(jnp.float32) ** 2)
+
+    want = jax.grad(loss, (0, 1, 2))(x, gamma, beta)
+    with recurrent.reverse_only(True):
+        got = jax.grad(loss, (0, 1, 2))(x, gamma, beta)
+    tol = 1e-5 if dtype == jnp.float32 else 2e-3
+    for g, e in zip(got, want, strict=True):
+        assert g.dtype == dtype
+        scale = float(np.max(np.abs(np.asarray(e, np.float64))))
+        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64), atol=tol * scale)
+
+
+def _full_row_sums(jaxpr) -> int:
+    """How many reduce_sums of the program (nested ones included) sum the rows of a matrix wider than 1."""
+    count = 0
+    for eqn in jaxpr.eqns:
+        shape = eqn.invars[0].aval.shape if eqn.invars and hasattr(eqn.invars[0].aval, "shape") else ()
+        if eqn.primitive.name == "reduce_sum" and len(shape) == 2 and shape[1] > 1 and eqn.params["axes"] == (1,):
+            count += 1
+        for p in eqn.params.values():
+            inner = getattr(p, "jaxpr", p)
+            if hasattr(inner, "eqns"):
+                count += _full_row_sums(inner)
+    return count
+
+
+def test_compiled_gradient_sums_each_row_four_times():
+    """Two row sums forward (mean, variance) and two backward (mean(g), mean(g * xhat)); the backend's derivative of
+    the formula sums the rows three times backward."""
+    x, gamma, beta = _inputs((4, 3, 8), 2, True, jnp.float32)
+
+    def loss(a, c):
+        return jnp.sum(jnp.sin(norm._layer_norm(a, c, beta, begin_norm_axis=2, begin_params_axis=2, epsilon=1e-5)[0]))
+
+    with recurrent.reverse_only(True):
+        jaxpr = jax.make_jaxpr(jax.grad(loss, (0, 1)))(x, gamma)
+    assert _full_row_sums(jaxpr.jaxpr) == 4
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_forward_mode_through_layer_norm_in_both_modes(mode):
+    """ops.jvp and jacfwd differentiate LayerNorm in forward mode: a compiled graph keeps the backend's derivative
+    there (a custom reverse derivative has no forward mode)."""
+    x = RNG.standard_normal((2, 3, 5)).astype(np.float32)
+    t = RNG.standard_normal((2, 3, 5)).astype(np.float32)
+    ln = ms.nn.LayerNorm((5,), epsilon=1e-5)
+
+    def plain(a):
+        return jnp.sin(_plain(a, 1.0, 0.0, 2)[0])
+
+    want_jvp = jax.jvp(plain, (x,), (t,))[1]
+    want_jac = jax.jacfwd(lambda a: jnp.sum(plain(a)))(x)
+    ms.set_context(mode=mode)
+    try:
+        jvp = ms.jit(lambda a, b: ops.jvp(lambda c: ln(c).sin(), a, b)[1])
+        jac = ms.jit(lambda a: ops.jacfwd(lambda c: ln(c).sin().sum())(a))
+        got_jvp, got_jac = jvp(Tensor(x), Tensor(t)), jac(Tensor(x))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(got_jvp.asnumpy(), np.asarray(want_jvp), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got_jac.asnumpy(), np.asarray(want_jac), rtol=1e-4, atol=1e-5)
+
+
+def test_graph_gradient_of_a_layer_norm_network_is_pynative_s():
+    """A LayerNorm between two Dense layers: GRAPH_MODE's compiled gradient (the written derivative) against
+    PyNative's tape (the backend's derivative), every parameter."""
+    x = Tensor(RNG.standard_normal((4, 3, 8)).astype(np.float32))
+
+    def grads(mode):
+        ms.set_context(mode=mode)
+        ms.set_seed(3)
+        net = ms.nn.SequentialCell(ms.nn.Dense(8, 16), ms.nn.LayerNorm((16,)), ms.nn.Dense(16, 2))
+        params = net.trainable_params()
+        fn = ms.value_and_grad(lambda a: (net(a) ** 2).sum(), None, params)
+        try:
+            loss, g = fn(x)
+            return [loss.asnumpy()] + [t.asnumpy() for t in g]
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+
+    for got, want in zip(grads(ms.GRAPH_MODE), grads(ms.PYNATIVE_MODE), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
