@@ -214,7 +214,9 @@ def _impl(prim, attrs: tuple, ins: list, shared: bool = False):
 
 def _direct_impl(prim, attrs: tuple, ins: list):
     kw = prim.attrs_dict(attrs) if attrs else {}
-    if prim.custom_vjp is None:
+    # A backend custom derivative has no forward mode: inside ops.jvp / jacfwd the backend differentiates the
+    # primitive's own implementation (it raised "can't apply forward-mode autodiff" for Conv2D, MaxPool, ...)
+    if prim.custom_vjp is None or recurrent.reverse_only_state() is False:
         return prim.impl(*ins, **kw)
     return _with_custom_vjp(prim, kw, ins)
 

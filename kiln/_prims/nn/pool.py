@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._backend import default_platform, jnp, lax, vjp
+from kiln._backend import default_platform, jax, jnp, lax, vjp
 from kiln._core.primitive import PrimitiveDef
 from kiln._prims.nn._common import (
     declare,
@@ -159,10 +159,22 @@ def materialized(a):
     """
     if a.dtype == jnp.bool_ or jnp.issubdtype(a.dtype, jnp.complexfloating):
         return a
+    return _materialized(a)
+
+
+# The identity's derivative, declared: through the bit cast the backend's own derivative is zero, which made forward
+# mode (ops.jvp) through a tiled MaxPool 0 and dropped the second-order term through its gradient's dout.
+@jax.custom_jvp
+def _materialized(a):
     bits_type = jnp.dtype(f"int{8 * a.dtype.itemsize}")
     bits = lax.bitcast_convert_type(a, bits_type)
     lowest = jnp.full_like(bits, jnp.iinfo(bits_type).min)
     return lax.bitcast_convert_type(jnp.max(jnp.stack([bits, lowest]), axis=0), a.dtype)
+
+
+@_materialized.defjvp
+def _materialized_jvp(primals, tangents):
+    return _materialized(primals[0]), tangents[0]
 
 
 def tiled_max_pool(x, kernel, outs):

@@ -83,7 +83,16 @@ def _max_pool(x, kernel, strides, **attrs):
 
 def _lowered_ops(fn, *args) -> set[str]:
     fresh = lambda *a: fn(*a)  # noqa: E731  (a new function each call: jax caches traces per function)
-    return {str(eqn.primitive) for eqn in jax.make_jaxpr(fresh)(*args).jaxpr.eqns}
+    found: set[str] = set()
+
+    def walk(jaxpr):  # into nested calls too (`materialized` is a custom-derivative call)
+        for eqn in jaxpr.eqns:
+            found.add(str(eqn.primitive))
+            for inner in jax.extend.core.jaxprs_in_params(eqn.params):
+                walk(inner)
+
+    walk(jax.make_jaxpr(fresh)(*args).jaxpr)
+    return found
 
 
 # (x shape, kernel, strides, (lo, hi) pads): overlapping, padded or gapped windows
@@ -217,3 +226,62 @@ def test_materialized_stays_a_reduction_after_xla_optimises():
     x = jnp.ones((4, 6), jnp.float32)
     text = jax.jit(lambda a: pool.materialized(a * 2.0)).lower(x).compile().as_text()
     assert "reduce(" in text
+
+
+# Forward mode and second order go through the backend's derivative of the lowering (ops.jvp, jacfwd, a gradient
+# of a gradient): `materialized`'s bit cast had a zero derivative there, so ops.jvp through a tiled MaxPool was 0
+# and a gradient penalty through one lost the term through its gradient's dout (half the reference).
+@pytest.mark.parametrize("kernel, stride", [((2, 2), (2, 2)), ((3, 3), (2, 2))])  # tiled; overlapping
+def test_max_pool_forward_mode_equals_reduce_window(kernel, stride):
+    rng = np.random.default_rng(0)
+    x, v = (rng.standard_normal((2, 3, 8, 8)).astype(np.float32) for _ in range(2))
+    pool_op = ops.MaxPool(kernel, stride)
+
+    def ref(a):
+        return lax.reduce_window(a, -jnp.inf, lax.max, (1, 1, *kernel), (1, 1, *stride), "VALID")
+
+    _, expected = jax.jvp(ref, (x,), (v,))
+    _, got = ops.jvp(pool_op, kiln.Tensor(x), kiln.Tensor(v))
+    np.testing.assert_allclose(got.asnumpy(), expected, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "jit"])
+def test_gradient_penalty_through_max_pool_equals_jax(mode):
+    rng = np.random.default_rng(1)
+    x, w = (rng.standard_normal((2, 3, 8, 8)).astype(np.float32) for _ in range(2))
+    pool_op = ops.MaxPool(2, 2)
+
+    def penalty(a, b):
+        inner = ops.grad(lambda a, b: (pool_op(a * b) ** 2).sum(), grad_position=0)(a, b)
+        return (inner**2).sum()
+
+    def ref_penalty(a, b):
+        inner = jax.grad(lambda a: (_reference(a * b, (2, 2)) ** 2).sum())(a)
+        return (inner**2).sum()
+
+    fn = ops.grad(penalty, grad_position=1)
+    if mode == "jit":
+        fn = kiln.jit(fn)
+    got = fn(kiln.Tensor(x), kiln.Tensor(w)).asnumpy()
+    np.testing.assert_allclose(got, jax.grad(ref_penalty, argnums=1)(x, w), rtol=1e-5, atol=1e-4)
+
+
+def test_forward_mode_through_conv_and_max_pool_in_a_graph_equals_jax():
+    # a primitive's declared reverse rule has no forward mode: inside ops.jvp / jacfwd the graph lowers the
+    # primitive's own implementation (this raised "can't apply forward-mode autodiff" for Conv2D and MaxPool)
+    rng = np.random.default_rng(2)
+    x, v = (rng.standard_normal((1, 2, 6, 6)).astype(np.float32) for _ in range(2))
+    w = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    conv, pool_op, weight = ops.Conv2D(3, 3), ops.MaxPool(2, 2), kiln.Tensor(w)
+
+    def net(a):
+        return pool_op(ops.relu(conv(a, weight)))
+
+    def ref(a):
+        y = jax.nn.relu(lax.conv_general_dilated(a, w, (1, 1), "VALID"))
+        return lax.reduce_window(y, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    _, tangent = kiln.jit(lambda a, t: ops.jvp(net, a, t))(kiln.Tensor(x), kiln.Tensor(v))
+    np.testing.assert_allclose(tangent.asnumpy(), jax.jvp(ref, (x,), (v,))[1], rtol=1e-5, atol=1e-5)
+    jacobian = kiln.jit(lambda a: ops.jacfwd(net)(a))(kiln.Tensor(x))
+    np.testing.assert_allclose(jacobian.asnumpy(), jax.jacfwd(ref)(x), rtol=1e-5, atol=1e-5)
