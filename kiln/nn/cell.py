@@ -493,10 +493,12 @@ class Cell:
         self.__dict__["_jit_config"] = jit_config
 
     def to_float(self, dst_type) -> Cell:
-        """Run this Cell and its children in `dst_type`: while one of them runs, every op casts its floating-point
-        Tensor inputs (Parameters included) to the innermost such Cell's dtype, as MindSpore's PyNative does (its
-        GRAPH_MODE casts fewer: see tests/nn/make_amp_goldens_mindspore.py). Outputs keep the dtype their op gave;
-        a Parameter stays float32 and so does its gradient.
+        """Run this Cell and its children in `dst_type`, as MindSpore 2.10 does in each mode. PyNative: while one of
+        them runs, every op casts its floating-point Tensor inputs (Parameters included) to the innermost such Cell's
+        dtype. GRAPH_MODE: each such Cell casts its floating-point inputs, its Tensor constants, and the Parameters
+        its code hands to an operator or a Primitive; a value computed inside (a cast to float32 included) keeps its
+        dtype (kiln/_compiler/frontend/ast/precision.py). Outputs keep the dtype their op gave; a Parameter stays
+        float32 and so does its gradient.
 
         Args:
             dst_type: float16, bfloat16 or float32.

@@ -5,10 +5,11 @@ make_amp_goldens_mindspore.py writes amp_goldens_mindspore.json from MindSpore, 
 What the goldens show (MindSpore 2.10, CPU): PyNative casts the floating-point inputs of every op run inside a
 Cell with a low-precision flag (Parameters, float32 constants, float64 Tensors) to the innermost flagged Cell's
 dtype, except Cast and the views; an input or Parameter returned as it is keeps its dtype, and the gradients of
-float32 Parameters and inputs are float32. GRAPH_MODE casts the Cell's inputs, and Parameters and constant
-Tensors only where the Cell's own code hands them to an operator or Primitive (not to a functional op such as
-`ops.matmul`), so a float16 input meets a float32 Parameter there and MatMul refuses it (TypeError). Kiln
-does what PyNative does in both modes.
+float32 Parameters and inputs are float32. GRAPH_MODE casts the Cell's inputs, its Tensor constants (an attribute,
+a global) where its code reads them, and Parameters only where its own code hands them to an operator, a Primitive
+instance or a tuple/list display (not to a functional op such as `ops.matmul` or a plain function, graphs of their
+own), so a float16 input meets a float32 Parameter there and MatMul refuses it (TypeError); a value computed inside,
+a user's cast to float32 included, is never cast. Kiln follows each mode's rule in that mode.
 """
 
 import numpy as np
@@ -16,6 +17,10 @@ import numpy as np
 X = np.array([[0.3, -1.2, 2.5, 0.7], [1.1, 0.45, -0.8, 1.9]], np.float32)
 W = np.array([[0.5, -0.25, 1.5], [0.75, 1.25, -0.5], [-1.0, 0.3, 0.6], [0.2, -0.7, 0.9]], np.float32)
 V = np.float32(1 + 2**-12)  # rounds to 1 in float16: tells whether a value went through float16
+
+
+def _plus(x, p):  # a plain function: MindSpore's GRAPH_MODE makes it a graph of its own, not flagged
+    return x + p, p + p
 
 
 def _dtypes_values(out):
@@ -116,8 +121,31 @@ def run(ms, mode: str) -> dict:
             d = self.dense(x)
             return m, d, self.bn(d), ops.exp(x), m + d
 
+    class Float32Inside(nn.Cell):  # a user's cast to float32 before the ops that need it (zoo networks do this)
+        def __init__(self):
+            super().__init__()
+            self.p = Parameter(Tensor(np.array([0.5, V, -2.0], np.float32)), name="fp")
+            self.c = Tensor(np.array([0.25, -1.5, V], np.float32))
+
+        def construct(self, x):
+            c = ops.cast(x, ms.float32)
+            m = ops.matmul(ops.reshape(c, (1, 3)), ops.reshape(self.p, (3, 1)))
+            return c * 2.0, c + x, c + self.p, c + self.c, ops.softmax(c, -1), c.sum(), ops.exp(c), m
+
+    class ParameterUses(nn.Cell):  # a Parameter handed to an operator, a functional op, a function, a list
+        def __init__(self):
+            super().__init__()
+            self.p = Parameter(Tensor(np.array([0.5, V, -2.0], np.float32)), name="up")
+            self.c = Tensor(np.array([0.25, -1.5, V], np.float32))
+
+        def construct(self, x):
+            a, b = _plus(x, self.p)
+            return self.p + self.p, ops.mul(x, self.p), ops.exp(self.p), self.p.sum(), [self.p][0], self.c, a, b
+
     x = Tensor(X)
     x3 = Tensor(np.array([V, -0.5, 1.75], np.float32))
+    case("float32 inside", lambda: _dtypes_values(Float32Inside().to_float(ms.float16)(x3)))
+    case("parameter uses", lambda: _dtypes_values(ParameterUses().to_float(ms.float16)(x3)))
     half = ms.float16
     case("ops", lambda: _dtypes_values(Ops().to_float(half)(x)))
     case("operators", lambda: _dtypes_values(Operators().to_float(half)(x)))

@@ -12,13 +12,12 @@ runs through the compiler.
 from __future__ import annotations
 
 import builtins
-import contextlib
 import sys
 import types
 
 from kiln import _backend as B
 from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, SourceUnavailable, TensorMethodUnavailable
-from kiln._compiler.frontend.ast import control, effects
+from kiln._compiler.frontend.ast import control, effects, precision
 from kiln._compiler.frontend.ast.parser import Namespace, parse_function
 from kiln._compiler.frontend.ast.rewrites import optimize
 from kiln._compiler.frontend.ast.values import Closure, SwitchedCallable, TensorRange, is_cell, is_symbolic
@@ -168,8 +167,14 @@ def call_cell(ctx, cell, args, kwargs):
     # as MindSpore's GRAPH_MODE, a gradient of this Cell on these arguments reuses this forward, set_grad or not
     note_forward(cell, tuple(args))
 
+    own = d.get("_float_dtype")
+
     def run_construct(*a, **k):
-        return call_user(ctx, construct, (cell, *a), k or kwargs)
+        k = k or kwargs
+        if own is not None:  # MindSpore's GRAPH_MODE: a `to_float` Cell casts its floating-point inputs at its call
+            a = [precision.cast(v, own) for v in a]
+            k = {n: precision.cast(v, own) for n, v in k.items()} if k else k
+        return _in_precision(ctx, own, lambda: call_user(ctx, construct, (cell, *a), k))
 
     bprop = getattr(type(cell), "bprop", None)
     if bprop is not None:
@@ -179,13 +184,28 @@ def call_cell(ctx, cell, args, kwargs):
             return call_with_custom_bprop(cell, user_bprop, run_construct, a)
     else:
         run = run_construct
-    # a `to_float` Cell: the ops recorded inside cast their inputs as PyNative's do (Cell._call)
-    with running_in(d["_float_dtype"]) if "_float_dtype" in d else contextlib.nullcontext():
-        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
-            out = call_with_backward_hooks(cell, tuple(args), run)
-        else:
-            out = run(*args)
+    if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+        out = call_with_backward_hooks(cell, tuple(args), run)
+    else:
+        out = run(*args)
     return cell._forward_post(tuple(args), kwargs, out)
+
+
+def _in_precision(ctx, dt, thunk):
+    """`thunk()` with `ctx.amp_dtype` set to `dt` (a flagged construct's casts, precision.py) and no per-op cast
+    (`running_in(None)`: that is PyNative's rule; a library Cell called inside sets its own, Cell._call)."""
+    outer = ctx.amp_dtype
+    ctx.amp_dtype = dt
+    try:
+        with running_in(None):
+            return thunk()
+    finally:
+        ctx.amp_dtype = outer
+
+
+def _uncast(ctx, run, fn, args, kwargs):
+    """`run(ctx, fn, args, kwargs)` outside the flagged construct's casts."""
+    return _in_precision(ctx, None, lambda: run(ctx, fn, args, kwargs))
 
 
 def _recomputed(ctx, cell, args, kwargs):
@@ -236,11 +256,17 @@ def call(ctx, fn, args, kwargs, node):
             ctx.list_journal.setdefault(id(fn.__self__), (fn.__self__, list(fn.__self__)))
     if t is Closure:
         return ctx.call_closure(fn, args, kwargs)
+    if ctx.amp_dtype is not None and precision.is_primitive(fn):  # MindSpore casts the Parameters it takes
+        args = precision.parameters_cast(ctx.amp_dtype, args)
+        if kwargs:
+            kwargs = dict(zip(kwargs, precision.parameters_cast(ctx.amp_dtype, kwargs.values()), strict=True))
     if t is SwitchedCallable:
         return control.call_switched(ctx, fn, lambda f: call(ctx, f, list(args), kwargs, node))
     if t is types.FunctionType:
         if is_user_function(fn):
-            return call_user(ctx, fn, args, kwargs)
+            if ctx.amp_dtype is None:
+                return call_user(ctx, fn, args, kwargs)
+            return _uncast(ctx, call_user, fn, args, kwargs)  # MindSpore: a graph of its own, not flagged
     elif t is types.MethodType:
         f = unwrap(fn.__func__)
         if is_user_function(f):
@@ -261,9 +287,11 @@ def call(ctx, fn, args, kwargs, node):
     elif getattr(fn, "_kiln_fn", None) is not None:  # a jit-wrapped function: inline it
         inner = fn._kiln_fn
         bound = getattr(fn, "_kiln_self", None)
-        # without the calling `to_float` Cell's casts, as a PyNative call (`api._invoke`) compiles it apart
-        with running_in(getattr(bound, "__dict__", {}).get("_float_dtype") if bound is not None else None):
-            return call(ctx, inner, [bound, *args] if bound is not None else args, kwargs, node)
+        # compiled apart (as a PyNative call, `api._invoke`): without the calling `to_float` Cell's casts; a jit
+        # method of a flagged Cell as the Cell's construct
+        own = getattr(bound, "__dict__", {}).get("_float_dtype") if bound is not None else None
+        full = [bound, *args] if bound is not None else args
+        return _in_precision(ctx, own, lambda: call(ctx, inner, full, kwargs, node))
     elif isinstance(fn, type) and ctx.tracing and fn.__module__ != "builtins":
         return _construct(ctx, fn, args, kwargs)
     elif fn is len and len(args) == 1 and isinstance(args[0], effects.RunTimeString):

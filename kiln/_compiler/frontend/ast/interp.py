@@ -76,6 +76,8 @@ class Context:
         self.unrolled_calls = 0  # recursive calls unrolled under Tensor conditions
         self.max_call_depth = int(_context.get("max_call_depth") or 1000)
         self.attr_slots: dict = {}  # (kind, id(obj), name) -> TensorAttribute of an attribute set to a Tensor
+        # the dtype of the `to_float` Cell whose construct runs now, None outside one (frontend/ast/precision.py)
+        self.amp_dtype = None
         self.list_journal: dict | None = None  # id -> (list, items before) of lists a Tensor branch mutates
         self.attr_undo: list = []  # (obj, name, old value) of attributes set to Python values, undone on failure
         # Tensor ifs whose branches give different shapes (kiln/_compiler/specialise.py): site key -> the branch

@@ -8,7 +8,7 @@ import types
 import numpy as np
 
 from kiln._compiler.errors import GraphCompileError, RaisesWithRunTimeMessage, UnassignedVariable
-from kiln._compiler.frontend.ast import attributes, calls, control, effects
+from kiln._compiler.frontend.ast import attributes, calls, control, effects, precision
 from kiln._compiler.frontend.ast import ops as O
 from kiln._compiler.frontend.ast import values as V
 from kiln._compiler.frontend.ast.parser import UNDEF
@@ -45,6 +45,8 @@ def _arith(op):
         for a in args:
             if a is UNDEF:
                 _check_defined(node, args)
+        if ctx.amp_dtype is not None:  # MindSpore's GRAPH_MODE casts a Parameter an operator takes
+            args = precision.parameters_cast(ctx.amp_dtype, args)
         return fold(*args)
 
     return impl
@@ -120,7 +122,7 @@ def _resolve(ctx, frame, node, args):
     if v is not MISSING:
         if not isinstance(v, types.ModuleType):
             ctx.guard(g, name, v)
-        return _seen(ctx, v)
+        return precision.constant_cast(ctx.amp_dtype, _seen(ctx, v))
     v = getattr(builtins, name, MISSING)
     if v is MISSING:
         raise NameError(f"name '{name}' is not defined.")
@@ -152,7 +154,8 @@ def _getattr(ctx, frame, node, args):
         d = obj.__dict__
         if name in d:
             ctx.guard(d, name, v)
-        elif name in d["_params"]:
+            return precision.constant_cast(ctx.amp_dtype, _seen(ctx, v))
+        if name in d["_params"]:
             ctx.guard(d["_params"], name, v)
         elif name in d["_cells"]:
             ctx.guard(d["_cells"], name, v)
@@ -223,11 +226,15 @@ def _setitem(ctx, frame, node, args):
 
 @_impl(O.MAKE_TUPLE)
 def _make_tuple(ctx, frame, node, args):
+    if ctx.amp_dtype is not None:  # MindSpore's MakeTuple is an operator of the flagged graph: it casts them too
+        args = precision.parameters_cast(ctx.amp_dtype, args)
     return tuple(args)
 
 
 @_impl(O.MAKE_LIST)
 def _make_list(ctx, frame, node, args):
+    if ctx.amp_dtype is not None:
+        args = precision.parameters_cast(ctx.amp_dtype, args)
     return control.fresh_list(ctx, list(args))
 
 

@@ -1,0 +1,50 @@
+"""Mixed precision in a compiled graph, as MindSpore 2.10's GRAPH_MODE runs it (PyNative's rule, every op casting
+its inputs, is `dispatch.running_in`'s).
+
+Inside the construct of a Cell flagged by `to_float` or an fp16/fp32/bf16 flag (and the Cell's own methods it
+calls; `Context.amp_dtype`), MindSpore's GRAPH_MODE casts to the flag's dtype:
+  - the Cell's floating-point inputs, at its call (`calls.call_cell`);
+  - a floating-point Tensor constant (a Cell attribute, a global), where the code reads it;
+  - a Parameter, where the code hands it to an operator (`+`, `*`, ...), a Primitive instance's call or a tuple or
+    list display, not where it passes it to a functional op or a function (graphs of their own) or returns it.
+A value computed inside (an op's result, a user's `ops.cast(x, float32)`) is never cast: it keeps its dtype, and
+a float32 value meeting a float16 one promotes. A plain function called from the construct runs uncast. Measured
+differences left: MindSpore casts a Parameter some Tensor methods take (`p.exp()`, not `p.sum()`), Kiln none; where
+MindSpore refuses a program (`ops.matmul(float16 input, float32 Parameter)`: TypeError), Kiln runs it, promoting.
+Kiln's library Cells (nn.Dense, nn.LayerNorm, ...) run their construct as Python on the symbolic Tensors, not
+through this frontend: they keep PyNative's per-op casts, the same values where their code computes nothing in
+float32 on purpose.
+"""
+
+from __future__ import annotations
+
+from kiln._core import dtype as mstype
+from kiln._core.primitive import REGISTRY
+from kiln._core.tensor import Parameter, Tensor
+from kiln._pynative.dispatch import apply
+
+
+def cast(value, dt: mstype.DType):
+    """`value` cast to `dt` when it is a floating-point Tensor of another dtype; any other value as it is."""
+    if isinstance(value, Tensor):
+        have = value.dtype
+        if have != dt and have.is_floating:
+            return apply(REGISTRY["Cast"], (value,), (dt.np,))
+    return value
+
+
+def parameters_cast(dt: mstype.DType, values) -> list:
+    """`values` with each Parameter cast to `dt` (the operands an operator or a Primitive takes)."""
+    return [cast(v, dt) if isinstance(v, Parameter) else v for v in values]
+
+
+def constant_cast(dt: mstype.DType | None, value):
+    """A Tensor constant read inside a flagged construct (`dt` not None), cast; a Parameter or other value kept."""
+    if dt is None or not isinstance(value, Tensor) or isinstance(value, Parameter):
+        return value
+    return cast(value, dt)
+
+
+def is_primitive(fn) -> bool:
+    """Whether `fn` is a Primitive instance (`ops.MatMul()`), known by its class: the compiler does not import ops."""
+    return any(c.__name__ == "Primitive" and c.__module__ == "kiln.ops.primitive" for c in type(fn).__mro__)
