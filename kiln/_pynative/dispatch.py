@@ -141,7 +141,7 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     Inside a Cell run in low precision (`running_in`), the floating-point inputs are cast to its dtype first.
     """
     if PRECISION_USED and prim.amp_cast and RUN.dtype is not None:
-        args = _in_run_dtype(args, prim.amp_keep)
+        args = _in_run_dtype(args, prim.amp_kept(attrs))
     if G._TRACES and G._TRACES[-1] is not None:
         trace = G._TRACES[-1]
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
