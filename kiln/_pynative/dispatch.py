@@ -36,7 +36,7 @@ def _compile(prim: PrimitiveDef, attrs: tuple):
     impl = prim.impl
     fun = (lambda *xs: impl(*xs, **kw)) if kw else impl
     key = _disk_key(prim, attrs)
-    fn = B.cache.persistent_jit(fun, key)
+    fn = B.cache.persistent_jit(fun, key, label=lazy.LABELS.get(prim) or f"the PyNative kernel of {prim.name}")
     if len(_compiled) >= MAX_KERNELS:
         del _compiled[next(iter(_compiled))]
     _compiled[(prim, attrs)] = fn
@@ -268,6 +268,7 @@ def forget_program(prim: PrimitiveDef) -> None:
     """Drop what dispatch keeps for a run-time primitive that is no longer used."""
     PROGRAM_NAMES.pop(prim, None)
     lazy.WEIGHTS.pop(prim, None)
+    lazy.LABELS.pop(prim, None)
     _deferrable.discard(prim)
     for key in [k for k in _avals if k[0] is prim]:
         del _avals[key]
