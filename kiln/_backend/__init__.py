@@ -19,6 +19,7 @@ from jax.extend.core import jaxpr_as_fun as as_fun
 from kiln._backend import (
     cache,  # noqa: F401  (turns on the on-disk executable cache)
     callbacks,  # noqa: F401  (user functions called from compiled programs: their exceptions)
+    compile_log,  # noqa: F401  (KILN_LOG=compiles: every XLA compile, named)
     tiers,  # noqa: F401  (tiered compilation of whole programs)
 )
 from kiln._backend.host_memory import keep_freed_memory

@@ -30,6 +30,7 @@ Graph mode's whole programs are stored the same way by kiln/_compiler (`kiln-g1-
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -47,7 +48,7 @@ import jax
 import jaxlib
 from jax.experimental.serialize_executable import deserialize_and_load, serialize
 
-from kiln._backend import host_memory, tiers
+from kiln._backend import compile_log, host_memory, tiers
 
 try:
     from jax._src import compilation_cache as _jax_compilation_cache  # the store is internal to JAX
@@ -286,16 +287,20 @@ class PersistentJit:
         fun: the function (its positional arguments are arrays, Python scalars or None).
         key: what identifies `fun` across processes (e.g. a primitive's name and attributes): two
             functions with the same key and signature must compute the same thing.
+        label: what `fun` computes, in words, for the compile log (`KILN_LOG=compiles`).
     """
 
-    __slots__ = ("_jitted", "_donate", "_key", "_mem", "_tiered", "_ref", "__wrapped__", "__weakref__")
+    __slots__ = ("_jitted", "_donate", "_key", "_mem", "_tiered", "_ref", "_label", "__wrapped__", "__weakref__")
 
-    def __init__(self, fun, key: str, donate_argnums: tuple[int, ...] = (), tiered: bool = False) -> None:
+    def __init__(
+        self, fun, key: str, donate_argnums: tuple[int, ...] = (), tiered: bool = False, label: str = "a kernel"
+    ) -> None:
         # A function object of its own: JAX's in-memory caches (keyed by function and by program object)
         # then never hand back an executable that JAX read from its on-disk cache, which would not
         # serialize whole on CPU (its functions are missing when loaded again).
         donate_argnums = tuple(sorted(donate_argnums))
-        self._jitted = jax.jit(lambda *args: fun(*args), donate_argnums=donate_argnums)
+        self._label = label
+        self._jitted = jax.jit(compile_log.named(fun, label), donate_argnums=donate_argnums)
         self._donate = donate_argnums
         self._key = f"{key}|donate{list(donate_argnums)}" if donate_argnums else key
         self._mem: dict = {}
@@ -406,11 +411,13 @@ class PersistentJit:
         """`jax.jit(fun).lower(*args)` through a jax.jit of its own: JAX keeps what it traced and lowered (about
         0.6 MB for a small kernel) in caches keyed weakly on the function, and `_jitted` lives as long as this
         object, so lowering through it would keep that for every signature ever compiled."""
-        fun = self.__wrapped__
-        return jax.jit(lambda *a: fun(*a), donate_argnums=self._donate).lower(*args)
+        fun = compile_log.named(self.__wrapped__, self._label)
+        return jax.jit(fun, donate_argnums=self._donate).lower(*args)
 
 
-def persistent_jit(fun, key: str | None, donate_argnums: tuple[int, ...] = (), tiered: bool = False):
+def persistent_jit(
+    fun, key: str | None, donate_argnums: tuple[int, ...] = (), tiered: bool = False, label: str = "a kernel"
+):
     """`PersistentJit(fun, key, donate_argnums, tiered)` when the cache is on (with Kiln's store behind JAX's) and
     `key` names the program, else `jax.jit(fun, donate_argnums=donate_argnums)` compiling with the same XLA
     options as PersistentJit (`_CPU_OPTIONS`: on CPU the classic emitters compile PyNative's kernels several
@@ -424,15 +431,16 @@ def persistent_jit(fun, key: str | None, donate_argnums: tuple[int, ...] = (), t
         donate_argnums: positions whose buffers the executable may reuse for its outputs.
         tiered: a program large enough (`tiers.worth_tiering`) runs a quickly compiled executable until the
             optimised one, compiled in the background, takes over (whole programs: the lazy window's).
+        label: what `fun` computes, in words, for the compile log (`KILN_LOG=compiles`).
 
     Returns:
         A callable with jax.jit's behaviour (and its `lower`).
     """
     if key is not None and _store is not None and _ours:
-        return PersistentJit(fun, key, donate_argnums, tiered)
+        return PersistentJit(fun, key, donate_argnums, tiered, label)
     # XLA's debug options are one set for every platform: a CPU option is ignored by a GPU compile
     options = _compiler_options("cpu") if jax.default_backend() == "cpu" else None
-    return jax.jit(fun, donate_argnums=tuple(donate_argnums), compiler_options=options)
+    return jax.jit(compile_log.named(fun, label), donate_argnums=tuple(donate_argnums), compiler_options=options)
 
 
 MAX_SIGNATURES = 256  # executables one PersistentJit keeps in memory (one per input signature)
@@ -533,13 +541,15 @@ def _compile_with_options(lowered, platform: str, quick: bool = False):
     known = _cpu_options_known
     options = _compiler_options(platform, quick, cpu_accepted=True if known is None else known)
     try:
-        compiled = compile_fresh(lowered, options)
+        with compile_log.quick_tier() if quick else contextlib.nullcontext():
+            compiled = compile_fresh(lowered, options)
     except Exception as err:
         tried = options is not None and options.keys() & _CPU_OPTIONS.keys()
         if known is not None or not tried or _UNKNOWN_OPTION not in str(err):
             raise
         _cpu_options_known = False
-        return compile_fresh(lowered, _compiler_options(platform, quick, cpu_accepted=False))
+        with compile_log.quick_tier() if quick else contextlib.nullcontext():
+            return compile_fresh(lowered, _compiler_options(platform, quick, cpu_accepted=False))
     if known is None and options is not None and options.keys() & _CPU_OPTIONS.keys():
         _cpu_options_known = True
     return compiled

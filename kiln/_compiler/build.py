@@ -553,6 +553,7 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         return [*outs, code, detail]
 
     checks_inputs = shapes is None
+    fun = B.compile_log.named(fun, f"the graph '{name}'")  # (what the compile log says XLA compiled)
     if spmd:
         # Collectives between ranks: one program over every rank's devices, per-rank inputs and outputs.
         donated, exe = (), _distributed.spmd_jit(fun)
@@ -560,7 +561,10 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
     elif shapes is not None:
         specs = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         exported = B.jax.export.export(B.jax.jit(fun))(*specs)
-        exe = B.jax.jit(exported.call, donate_argnums=tuple(n_leaves + i for i in donated))
+        exe = B.jax.jit(
+            B.compile_log.named(exported.call, f"the graph '{name}' (dynamic shapes)"),
+            donate_argnums=tuple(n_leaves + i for i in donated),
+        )
     else:
         exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
         named_tests = None if tests is None else input_checks.to_names(tests)

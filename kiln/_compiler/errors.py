@@ -52,13 +52,18 @@ def located(err: BaseException, location: str, message: str | None = None) -> Ba
 
     An exception whose str() is the repr of its argument (KeyError) would show those lines escaped, on one line:
     it keeps `err`'s arguments (what the user raised) and takes the location as a note, printed as written.
-    Raises what the type's constructor raises for a single text argument (a class with its own signature)."""
+    A class whose constructor takes no single text (a user's class with its own signature, UnicodeDecodeError)
+    cannot be made again: `err` itself is returned, the location added as a note."""
     kind = type(err)
-    if _repr_like(kind):
-        new = kind(*err.args)
-        new.add_note(location)
-        return new
-    return kind(f"{str(err) if message is None else message}\n\n{location}")
+    try:
+        if _repr_like(kind):
+            new = kind(*err.args)
+            new.add_note(location)
+            return new
+        return kind(f"{str(err) if message is None else message}\n\n{location}")
+    except Exception:  # noqa: BLE001  (whatever the class's own constructor raises)
+        err.add_note(location)
+        return err
 
 
 @functools.cache

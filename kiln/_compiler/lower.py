@@ -164,10 +164,7 @@ def check_error(code: int, detail) -> Exception:
     prim, kw, loc, n = CHECK_SITES[code]
     err = raised(kw["site"]) if prim is raise_p else prim.bounds.error(prim.name, np.asarray(detail)[:n], kw)
     if loc is not None and getattr(loc, "line", None):
-        try:
-            err = located(err, f"The failing expression (graph mode):\n{where(loc)}")
-        except Exception:  # noqa: BLE001  (a user exception class with its own constructor: as raised)
-            pass
+        err = located(err, f"The failing expression (graph mode):\n{where(loc)}")
     return err
 
 

@@ -12,7 +12,7 @@ describes an op.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,8 +186,10 @@ class PrimitiveDef:
             Tensor inputs are cast to the Cell's dtype first, as MindSpore's PyNative does. False for the ops
             MindSpore leaves as given there: Cast (its own dtype decides), the views (Reshape, Transpose,
             ExpandDims, ...) and the *Like fills.
-        amp_keep: input positions holding state the op updates (BatchNorm's moving statistics; an in-place
-            write's target is always kept): never cast there, as MindSpore leaves a written Parameter's dtype.
+        amp_keep: input positions holding state the op updates (BatchNorm's moving statistics, an optimizer's
+            parameters and moments; an in-place write's target is always kept): never cast there, as MindSpore
+            leaves a written Parameter's dtype. A function of the attributes when the positions depend on them
+            (a multi-tensor optimizer step: `amp_keep(**attrs) -> positions`).
     """
 
     __slots__ = (
@@ -213,7 +215,7 @@ class PrimitiveDef:
         bounds: Bounds | None = None,
         shapes: Callable | None = None,
         amp_cast: bool = True,
-        amp_keep: tuple[int, ...] = (),
+        amp_keep: tuple[int, ...] | Callable[..., Iterable[int]] = (),
     ) -> None:
         if name in REGISTRY:
             raise RuntimeError(f"primitive {name!r} is declared twice")
@@ -234,7 +236,12 @@ class PrimitiveDef:
         self.bounds = bounds
         self.shapes = shapes
         self.amp_cast = amp_cast
-        self.amp_keep = frozenset(amp_keep) | ({0} if effect == "write0" else frozenset())
+        written = frozenset({0} if effect == "write0" else ())
+        self.amp_keep = (
+            (lambda **kw: frozenset(amp_keep(**kw)) | written)
+            if callable(amp_keep)
+            else (frozenset(amp_keep) | written)
+        )
         self._backward: dict[tuple, PrimitiveDef] = {}
         REGISTRY[name] = self
 
@@ -244,6 +251,11 @@ class PrimitiveDef:
     # -- attributes ---------------------------------------------------------------
     def attrs_dict(self, values: tuple) -> dict[str, Any]:
         return dict(zip(self.attr_names, values, strict=True))
+
+    def amp_kept(self, attrs: tuple) -> frozenset:
+        """The input positions `amp_keep` declares for a call with attribute values `attrs`."""
+        keep = self.amp_keep
+        return keep if type(keep) is frozenset else keep(**self.attrs_dict(attrs))
 
     # -- abstract evaluation ---------------------------------------------------------
     def abstract_eval(self, inputs: tuple, attrs: tuple) -> Any:

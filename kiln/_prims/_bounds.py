@@ -215,6 +215,23 @@ def label_message(label_name: str):
     return message
 
 
+def _one_hot_message(detail, **attrs) -> str:
+    value, lo, hi, _axis_, *position = detail
+    return (
+        f"the class value {value} at tensor{_where(position)} is out of range: num_classes is {hi}, so each class "
+        f"value must be in [{lo}, {hi})."
+    )
+
+
+# mint's one_hot (PyTorch's): an index outside [0, num_classes) is an error (ops.one_hot gives a row of off_value)
+one_hot_ext_bounds = Bounds(
+    lambda indices, *, num_classes, xp=jnp: first_outside(indices, 0, num_classes, 0, xp=xp),
+    _one_hot_message,
+    RuntimeError,
+    reads=(0,),
+)
+
+
 def _sparse_sce_test(logits, labels, *, is_grad, xp=jnp):
     c = logits.shape[-1]
     return first_outside(labels, 0, c, len(logits.shape) - 1, xp=xp)

@@ -291,6 +291,26 @@ OneHot = PrimitiveDef(
 )
 
 
+def _check_one_hot_ext(indices, num_classes):
+    dt = np.dtype(getattr(indices.dtype, "np", indices.dtype))  # (an abstract input's dtype is Kiln's)
+    if dt.kind not in "iu":
+        raise op_error("OneHotExt", f"'tensor' must hold integers (class indices), but got {dt}.", TypeError)
+    if num_classes < 0:
+        raise op_error("OneHotExt", f"'num_classes' must be non-negative, but got {num_classes}.")
+
+
+# mint.nn.functional.one_hot: int64 rows along a new last axis; an index outside [0, num_classes) raises (its
+# value check, in PyNative and in a compiled graph) where OneHot gives off_value rows
+OneHotExt = PrimitiveDef(
+    "OneHotExt",
+    lambda indices, num_classes: jax.nn.one_hot(indices, num_classes, dtype=jnp.int64),
+    attrs={"num_classes": 1},
+    nondiff=(0,),
+    check=_check_one_hot_ext,
+    bounds=_bounds.one_hot_ext_bounds,
+)
+
+
 # ---- creation -------------------------------------------------------------------
 Fill = PrimitiveDef(
     "Fill", lambda value, shape, dtype: jnp.full(shape, value, dtype), attrs={"shape": (), "dtype": None}

@@ -83,6 +83,7 @@ ApplyMomentum = PrimitiveDef(
     attrs={"use_nesterov": False, "gradient_scale": 1.0},
     check=_check_apply_momentum,
     multiple_results=True,
+    amp_keep=(0, 1),  # the variable and its accumulation: updated in their own dtype inside a float16 Cell
 )
 
 
@@ -101,7 +102,13 @@ def _check_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, 
 
 
 Adam = PrimitiveDef(
-    "Adam", _adam, attrs={"use_nesterov": False}, check=_check_adam, multiple_results=True, nondiff=tuple(range(10))
+    "Adam",
+    _adam,
+    attrs={"use_nesterov": False},
+    check=_check_adam,
+    multiple_results=True,
+    nondiff=tuple(range(10)),
+    amp_keep=(0, 1, 2),  # var, m, v
 )
 
 
@@ -129,6 +136,7 @@ SGD = PrimitiveDef(
     check=_check_sgd,
     multiple_results=True,
     nondiff=tuple(range(6)),
+    amp_keep=(0, 3, 5),  # parameters, accum, stat
 )
 
 
@@ -171,6 +179,11 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
     begin(scalars, options) -> (shared, scalar_outputs): once per step (e.g. Adam's beta powers).
     decoupled: weight decay is applied by `update`, not added to the gradient first.
     """
+
+    def amp_keep(n, **_):
+        # the parameters and each kind of per-parameter state. (Adam's beta powers are computed in the Cell's
+        # dtype, as MindSpore 2.10's nn.Adam multiplies them in its own construct: float16-rounded there too.)
+        return (*range(1, 1 + n), *range(1 + 2 * n, 1 + (2 + n_states) * n))
 
     def impl(step, *xs, n, weight_decay, grad_centralization, loss_scale, options):
         params, grads = xs[:n], xs[n : 2 * n]
@@ -252,6 +265,7 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
         shapes=shapes,
         multiple_results=True,
         nondiff=(0,),
+        amp_keep=amp_keep,
     )
 
 

@@ -359,9 +359,10 @@ def note_forward(cell, args: tuple) -> None:
         trace.forwards[id(cell)] = (cell, record)
 
 
-def _replay_last_forward(fn, args: tuple) -> None:
+def _replay_last_forward(fn, args: tuple):
     """Put back the state `note_forward` kept for `fn`'s last forward call (in the graph being recorded, if any)
-    when this gradient's arguments are that call's (the same objects); the record is used once."""
+    when this gradient's arguments are that call's (the same objects); the record is used once. Returns the
+    generators' state before the replay (None when nothing was replayed), to resume once the gradient is taken."""
     trace = G.current()
     if trace is None:
         d = getattr(fn, "__dict__", None)
@@ -370,13 +371,16 @@ def _replay_last_forward(fn, args: tuple) -> None:
         entry = trace.forwards.pop(id(fn), None)
         record = entry[1] if entry is not None and entry[0] is fn else None
     if record is None:
-        return
+        return None
     forward_args, saved, key = record
-    if len(forward_args) == len(args) and all(a is b for a, b in zip(forward_args, args, strict=True)):
-        with running_in(None):
-            for p, value in saved:
-                apply(REGISTRY["Assign"], (p, value), ())
-        random_state.key_restore(key)
+    if len(forward_args) != len(args) or any(a is not b for a, b in zip(forward_args, args, strict=True)):
+        return None
+    with running_in(None):
+        for p, value in saved:
+            apply(REGISTRY["Assign"], (p, value), ())
+    resume = random_state.key_mark()
+    random_state.key_restore(key)
+    return resume
 
 
 def run_with_grad(
@@ -390,12 +394,16 @@ def run_with_grad(
     kwargs: dict | None = None,
 ):
     """Call `fn(*args)` on a fresh tape level and return (output, input grads, weight grads)."""
-    _replay_last_forward(fn, args)
+    resume = _replay_last_forward(fn, args)
     _GRAD_DEPTH[0] += 1
     try:
         return _run_with_grad(fn, args, positions, weights, has_aux=has_aux, sens=sens, kwargs=kwargs)
     finally:
         _GRAD_DEPTH[0] -= 1
+        if resume is not None:
+            # MindSpore's gradient reuses the forward and draws nothing: every generator goes on from where it was
+            # before this call, so a draw between the forward and the gradient is not drawn again
+            random_state.key_restore(resume)
 
 
 def _run_with_grad(

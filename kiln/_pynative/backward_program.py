@@ -312,14 +312,14 @@ def _walk(the_plan: tuple):
     return check
 
 
-def _program(the_plan: tuple):
+def _program(the_plan: tuple, label: str):
     fn = _programs.get(the_plan)
     if fn is not None:
         _single_use.discard(the_plan)
         return fn
     if len(_single_use) >= MAX_SINGLE_USE:
         raise NotFusable
-    fn = B.cache.persistent_jit(_runner(the_plan), _disk_key(the_plan))
+    fn = B.cache.persistent_jit(_runner(the_plan), _disk_key(the_plan), label=label)
     if len(_programs) >= MAX_PROGRAMS:
         oldest = next(iter(_programs))
         del _programs[oldest]
@@ -369,8 +369,9 @@ def run(outputs: list, order: list, useful: set, level: int) -> dict[int, Tensor
     pieces = split(the_plan, len(tensors))
     grads: list[Tensor] = []
     carried: tuple = ()
-    for piece, sources, n_leaves in pieces:
+    for k, (piece, sources, n_leaves) in enumerate(pieces):
         args = tuple(carried[s[1]] if type(s) is tuple else tensors[s] for s in sources)
+        label = f"backward piece {k + 1} of {len(pieces)}, {len(piece[1])} steps"
         if len(pieces) == 1:  # the gradients' types are the leaves' own: no abstract evaluation
             avals = _leaf_avals(order, leaves)
         else:
@@ -378,12 +379,12 @@ def run(outputs: list, order: list, useful: set, level: int) -> dict[int, Tensor
         out = None
         if dispatch.deferring():
             try:
-                out = dispatch.defer(_primitive(piece), args, (), avals)
+                out = dispatch.defer(_primitive(piece, label), args, (), avals)
             except Exception:  # noqa: BLE001  (the plan does not trace: the op-by-op walk says why in the op's terms)
                 return None
         if out is None:
             try:
-                out = tuple(Tensor._wrap(g) for g in _program(piece)(*(t._data for t in args)))
+                out = tuple(Tensor._wrap(g) for g in _program(piece, label)(*(t._data for t in args)))
             except Exception:  # noqa: BLE001  (NotFusable; or the op-by-op walk reports the failure in the op's terms)
                 _programs.pop(piece, None)
                 _single_use.discard(piece)
@@ -416,9 +417,9 @@ _primitives: dict[tuple, PrimitiveDef] = {}  # plan -> the primitive the lazy wi
 _last: list = [None, None]  # the plan `_primitive` returned last, and its primitive
 
 
-def _primitive(the_plan: tuple) -> PrimitiveDef:
+def _primitive(the_plan: tuple, label: str) -> PrimitiveDef:
     """The plan as one primitive (unregistered, like a derived backward primitive) for the lazy window; its
-    name across processes is the plan's text (`dispatch.PROGRAM_NAMES`)."""
+    name across processes is the plan's text (`dispatch.PROGRAM_NAMES`); `label` names it in the compile log."""
     last_plan, last_prim = _last
     if last_prim is not None and the_plan == last_plan:  # a training step's plan, step after step: compared, not
         return last_prim  # hashed as well (a tuple does not keep its hash: each lookup walks the whole plan)
@@ -444,6 +445,7 @@ def _primitive(the_plan: tuple) -> PrimitiveDef:
     prim._backward = {}
     dispatch.PROGRAM_NAMES[prim] = _disk_key(the_plan)
     lazy.WEIGHTS[prim] = len(the_plan[1])  # the window's bound counts the steps it runs
+    lazy.LABELS[prim] = label
     _primitives[the_plan] = prim
     _last[:] = [the_plan, prim]
     return prim

@@ -36,7 +36,7 @@ def _compile(prim: PrimitiveDef, attrs: tuple):
     impl = prim.impl
     fun = (lambda *xs: impl(*xs, **kw)) if kw else impl
     key = _disk_key(prim, attrs)
-    fn = B.cache.persistent_jit(fun, key)
+    fn = B.cache.persistent_jit(fun, key, label=lazy.LABELS.get(prim) or f"the PyNative kernel of {prim.name}")
     if len(_compiled) >= MAX_KERNELS:
         del _compiled[next(iter(_compiled))]
     _compiled[(prim, attrs)] = fn
@@ -141,7 +141,7 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     Inside a Cell run in low precision (`running_in`), the floating-point inputs are cast to its dtype first.
     """
     if PRECISION_USED and prim.amp_cast and RUN.dtype is not None:
-        args = _in_run_dtype(args, prim.amp_keep)
+        args = _in_run_dtype(args, prim.amp_kept(attrs))
     if G._TRACES and G._TRACES[-1] is not None:
         trace = G._TRACES[-1]
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -268,6 +268,7 @@ def forget_program(prim: PrimitiveDef) -> None:
     """Drop what dispatch keeps for a run-time primitive that is no longer used."""
     PROGRAM_NAMES.pop(prim, None)
     lazy.WEIGHTS.pop(prim, None)
+    lazy.LABELS.pop(prim, None)
     _deferrable.discard(prim)
     for key in [k for k in _avals if k[0] is prim]:
         del _avals[key]

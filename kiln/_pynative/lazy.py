@@ -42,6 +42,8 @@ MAX_OPS = 256
 # The weight of a run-time primitive that stands for several ops (a piece of a backward plan: its steps); any other
 # op weighs 1. A window holding a heavy op runs first when the op would take it past MAX_OPS.
 WEIGHTS: dict[PrimitiveDef, int] = {}
+# What such an op is, in the compile log (KILN_LOG=compiles): "backward piece 2 of 3"
+LABELS: dict[PrimitiveDef, str] = {}
 # An op whose outputs hold more bytes runs at once: it gains nothing from waiting, and an allocation that fails
 # is then raised at the op's own line
 MAX_DEFERRED_BYTES = 64 << 20
@@ -174,7 +176,7 @@ class Window:
             del self.programs[oldest]
             self.single_use.discard(oldest)
         # tiered: a large window (a training step) runs quickly compiled until its optimised program is ready
-        fn = B.cache.persistent_jit(_runner(*key), self._disk_key(key), tiered=True)
+        fn = B.cache.persistent_jit(_runner(*key), self._disk_key(key), tiered=True, label=_label(key[0]))
         self.programs[key] = fn
         self.single_use.add(key)
         return fn
@@ -270,6 +272,12 @@ def _eager_input(r, args: list, values: list):
     if r[0] == "s":
         return args[r[2]]
     return r[1]
+
+
+def _label(ops: tuple) -> str:
+    """What a window's program computes, for the compile log: its ops, and the backward pieces among them."""
+    pieces = [LABELS[op[0]] for op in ops if op[0] in LABELS]
+    return f"a lazy window of {len(ops)} ops" + (f" ({', '.join(pieces)})" if pieces else "")
 
 
 def _runner(ops: tuple, live: tuple):

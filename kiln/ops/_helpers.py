@@ -12,7 +12,7 @@ from kiln._core import dtype as mstype
 from kiln._core.primitive import REGISTRY, op_error
 from kiln._core.tensor import Parameter, Tensor
 from kiln._prims import state as S
-from kiln._pynative.dispatch import apply
+from kiln._pynative.dispatch import apply, running_in
 
 __all__ = [
     "REGISTRY",
@@ -134,19 +134,23 @@ def write_back(targets: Sequence[Parameter], values: Sequence[Tensor]) -> None:
     traced the values are symbolic, so each store goes through the `Assign`
     primitive, where the compiler sees it as a state update; so does a value of
     another dtype (BatchNorm's statistics computed in a `to_float` Cell's float16),
-    as Assign keeps the Parameter's dtype.
+    as Assign keeps the Parameter's dtype. The store is Kiln's, not one of the user's
+    ops: inside a `to_float` Cell the value is not cast to the Cell's dtype first
+    (an optimizer's float32 update would be rounded to float16 on its way in).
     """
     if not G._TRACES or G._TRACES[-1] is None:  # no graph recorded (an optimizer's step in PyNative): a target is
         for target, value in zip(targets, values, strict=True):  # checked by its own slot, not read through `_data`
             data, buf = value._data, target._buf
             if type(data) is G.Var or type(buf) is G.Var or data.dtype != buf.dtype:
-                apply(S.Assign, (target, value))  # (Assign keeps the Parameter's dtype: a float16 value is cast)
+                with running_in(None):
+                    apply(S.Assign, (target, value))  # (Assign keeps the Parameter's dtype: a float16 value is cast)
             else:
                 target._data = data
         return
     for target, value in zip(targets, values, strict=True):
         data = value._data
         if G.is_symbolic(data) or G.is_symbolic(target._data) or data.dtype != target._buf.dtype:
-            apply(S.Assign, (target, value))
+            with running_in(None):
+                apply(S.Assign, (target, value))
         else:
             target._data = data

@@ -255,3 +255,96 @@ def test_a_float16_cells_gradient_replays_its_forward_state_exactly():
     after_forward = net[1].moving_mean.asnumpy().copy()
     ops.GradOperation(get_by_list=True)(loss, loss.trainable_params())(x)
     np.testing.assert_array_equal(net[1].moving_mean.asnumpy(), after_forward)
+
+
+class _Train(nn.Cell):
+    """A user's train cell, optimizer included, made float16 as a whole (`to_float` reaches the optimizer's ops)."""
+
+    def __init__(self, kind):
+        super().__init__()
+        rng = np.random.RandomState(0)
+        self.net = nn.Dense(4, 3)
+        self.net.weight.set_data(kiln.Tensor(rng.randn(3, 4).astype(np.float32)))
+        self.net.bias.set_data(kiln.Tensor(rng.randn(3).astype(np.float32)))
+        self.x = kiln.Tensor(rng.randn(5, 4).astype(np.float32))
+        self.weights = kiln.ParameterTuple(self.net.trainable_params())
+        self.grad = ops.GradOperation(get_by_list=True)
+        self.kind = kind
+        if kind == "nn.Momentum":
+            self.opt = nn.Momentum(self.weights, 0.0123, 0.9)
+        else:
+            shaped = [np.full(p.shape, v, np.float32) for p in self.weights for v in (0.1, 0.2)]
+            self.a = kiln.ParameterTuple(
+                [kiln.Parameter(kiln.Tensor(s), name=f"a{i}") for i, s in enumerate(shaped[::2])]
+            )
+            self.b = kiln.ParameterTuple(
+                [kiln.Parameter(kiln.Tensor(s), name=f"b{i}") for i, s in enumerate(shaped[1::2])]
+            )
+            self.op = ops.ApplyMomentum() if kind == "ops.ApplyMomentum" else ops.Adam()
+
+    def loss(self, x):
+        y = self.net(x)
+        return (y * y).sum() * 0.01
+
+    def construct(self):
+        grads = self.grad(self.loss, self.weights)(self.x)
+        if self.kind == "nn.Momentum":
+            self.opt(grads)
+            return self.opt.moments[0]
+        lr, f32 = kiln.Tensor(0.0123, kiln.float32), kiln.float32
+        for i in range(len(self.weights)):
+            if self.kind == "ops.ApplyMomentum":
+                self.op(self.weights[i], self.a[i], lr, grads[i], kiln.Tensor(0.9, f32))
+            else:
+                b1, b2 = kiln.Tensor(0.9, f32), kiln.Tensor(0.999, f32)
+                self.op(self.weights[i], self.a[i], self.b[i], b1, b2, lr, b1, b2, kiln.Tensor(1e-8, f32), grads[i])
+        return self.a[0]
+
+
+# MindSpore 2.10 PyNative's values on `_Train` (its own run, `mindspore` for `kiln`, three steps): the weight and its
+# first state after the update. A state Parameter is written in place (MindSpore casts no input it writes): the
+# update runs in float32 on the float16-rounded gradient. Kiln cast the Parameters: every update rounded to float16.
+_OPTIMIZER_GOLDENS = {
+    "nn.Momentum": (
+        [1.7644822597503662, 0.39299139380455017, 0.9665570259094238, 2.2375400066375732, 1.8647668361663818,
+         -0.9542233347892761, 0.9390518069267273, -0.15242134034633636, -0.1007762998342514, 0.402324914932251,
+         0.1411767303943634, 1.4518824815750122],
+        [-0.016802527010440826, 0.2808901071548462, 0.4778679311275482, 0.1316041350364685, 0.10965843498706818,
+         -0.9032629132270813, 0.43273696303367615, 0.041616782546043396, -0.09588906168937683, 0.3241810202598572,
+         0.11256859451532364, 0.09387968480587006],
+    ),
+    "ops.ApplyMomentum": (
+        [1.7614823579788208, 0.39001068472862244, 0.9635639190673828, 2.2345433235168457, 1.8617674112319946,
+         -0.9572019577026367, 0.9360615015029907, -0.1554185301065445, -0.10377529263496399, 0.3993455767631531,
+         0.13818398118019104, 1.448885202407837],
+        [0.05610426142811775, 0.35264337062835693, 0.5503902435302734, 0.20436443388462067, 0.18256521224975586,
+         -0.8315584659576416, 0.5051493644714355, 0.11439921706914902, -0.023012783378362656, 0.3959464728832245,
+         0.18506035208702087, 0.16667050123214722],
+    ),
+    "ops.Adam": (
+        [1.7619870901107788, 0.3975597620010376, 0.9757895469665527, 2.238562822341919, 1.8652671575546265,
+         -0.9777536988258362, 0.9472196698188782, -0.15352752804756165, -0.10514339059591293, 0.40792322158813477,
+         0.14174771308898926, 1.4520107507705688],
+        [0.07117857038974762, 0.10106419026851654, 0.12082947790622711, 0.08607061207294464, 0.08384977281093597,
+         -0.018156487494707108, 0.1163351908326149, 0.07707569003105164, 0.0632660835981369, 0.10544027388095856,
+         0.08412671089172363, 0.08227371424436569],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+@pytest.mark.parametrize("kind", list(_OPTIMIZER_GOLDENS))
+def test_an_optimizer_inside_a_float16_cell_updates_its_state_in_float32(kind, mode):
+    kiln.set_context(mode=kiln.GRAPH_MODE if mode == "graph" else kiln.PYNATIVE_MODE)
+    try:
+        train = _Train(kind)
+        train.to_float(kiln.float16)
+        for _ in range(3):
+            state = train()
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    weight, want_state = _OPTIMIZER_GOLDENS[kind]
+    assert train.net.weight.dtype == kiln.float32 and state.dtype == kiln.float32
+    # (the float16 gradients' rounding agrees to about 1e-7 relative; an update in float16 is off by 3e-4 and more)
+    np.testing.assert_allclose(train.net.weight.asnumpy().ravel(), weight, rtol=1e-5)
+    np.testing.assert_allclose(state.asnumpy().ravel(), want_state, rtol=1e-5, atol=1e-7)

@@ -443,6 +443,69 @@ def test_forward_then_grad_replays_a_seeded_random_ops_draw(kind, mode, set_grad
         np.testing.assert_allclose(losses, want, rtol=1e-5)
 
 
+class _DrawsAroundForwardThenGrad(nn.Cell):
+    """A draw before the forward, the forward, a draw between the forward and the gradient, the gradient (or none,
+    `grad=False`: the same draws with no gradient taken). A draw comes from the network's own generator ("same":
+    its StandardNormal's stream, or the global generator under its Dropout), from a stream nothing else uses
+    ("other"), or is skipped (None)."""
+
+    def __init__(self, net, before, between, grad=True):
+        super().__init__(auto_prefix=False)
+        self.network = net
+        net.set_grad()
+        self.weights = kiln.ParameterTuple(net.trainable_params())
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+        self.other = ops.StandardNormal(7, 8)
+        self.before, self.between, self.take_grad = before, between, grad
+
+    def _draw(self, source):
+        if source is None:
+            return ops.zeros((), kiln.float32)
+        if source == "other":
+            return self.other((4,)).sum()
+        if isinstance(self.network, _SeededDrawNet):
+            return self.network.normal((4,)).sum()
+        return ops.uniform((4,), Tensor(0.0, kiln.float32), Tensor(1.0, kiln.float32)).sum()  # the global one
+
+    def construct(self, x):
+        pre = self._draw(self.before)
+        loss = self.network(x)
+        mid = self._draw(self.between)
+        if not self.take_grad:
+            return pre, loss, mid, loss
+        (gw,) = self.grad(self.network, self.weights)(x, ops.ones_like(loss))
+        return pre, loss, mid, (gw * self.weights[0]).sum()  # the loss of the draw the gradient saw
+
+
+# MindSpore 2.10's PyNative (its own runs of these steps, a StandardNormal net or a global-generator one, each draw
+# from the same or another generator): the gradient reuses the forward's draw and draws nothing itself, so every
+# draw outside the gradient is the one the same step without a gradient makes. Kiln's replay rewound the
+# generators to before the forward: a draw between the forward and the gradient came again at the next step.
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+@pytest.mark.parametrize("kind", ["StandardNormal", "Dropout"])
+@pytest.mark.parametrize(
+    "before, between",
+    [(None, "same"), (None, "other"), ("same", "same"), ("other", "same")],
+)
+def test_forward_then_grad_draws_nothing_again_outside_the_replayed_forward(mode, kind, before, between):
+    kiln.set_context(mode=mode)
+    n = 64
+
+    def run(grad):
+        kiln.set_seed(3)
+        net = _SeededDrawNet(n, kind) if kind == "StandardNormal" else _DropoutNet(n)
+        step = _DrawsAroundForwardThenGrad(net, before, between, grad)
+        step.set_train()
+        t = Tensor(np.arange(1, n + 1, dtype=np.float32))
+        return np.array([[float(_np(v)) for v in step(t)] for _ in range(3)])
+
+    with_grad, plain = run(True), run(False)
+    np.testing.assert_allclose(with_grad[:, 3], with_grad[:, 1], rtol=1e-5)  # the gradient saw the forward's draw
+    np.testing.assert_allclose(with_grad[:, :3], plain[:, :3], rtol=1e-5)
+    drawn = [v for v in with_grad[:, :3].ravel() if v != 0]
+    assert len(set(drawn)) == len(drawn)  # nothing outside the gradient drew the same numbers twice
+
+
 def test_forward_then_grad_without_set_grad_moves_batchnorm_statistics_once_in_graph_mode():
     # MindSpore 2.10's GRAPH_MODE reuses the forward whether or not the network is marked set_grad(); Kiln's graph
     # recorded the forward only for a set_grad() network and moved the statistics twice

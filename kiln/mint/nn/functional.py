@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from kiln import ops as _ops
-from kiln._core import dtype as _mstype
 from kiln._core.tensor import Tensor
+from kiln._prims import array as _prims_array
 from kiln.mint import _ops as _mint_ops
 from kiln.ops import image as _image
 from kiln.ops import nn as _nn_ops
 from kiln.ops._args import split_padding as _split_padding
+from kiln.ops._helpers import apply as _apply
 from kiln.ops.faces import MINT as _MINT
 from kiln.ops.nn import conv as _conv
 
@@ -373,10 +374,16 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 def one_hot(tensor, num_classes: int = -1) -> Tensor:
-    """int64 one-hot encoding along a new last dimension (num_classes -1: max(tensor) + 1, eager only)."""
+    """int64 one-hot encoding along a new last dimension (num_classes -1: max(tensor) + 1, eager only).
+
+    As PyTorch's, a class value outside [0, num_classes) raises a RuntimeError naming it and num_classes, in
+    PyNative at the call and in GRAPH_MODE when the graph runs (its value checks, on by default); with a
+    graph's value checks turned off, such a value gives a row of zeros. (`ops.one_hot` and `nn.OneHot` give
+    MindSpore's off_value rows instead, without an error.)
+    """
     if num_classes == -1:
         num_classes = int(_ops.amax(tensor).item()) + 1
-    return _ops.cast(_ops.one_hot(tensor, int(num_classes), 1, 0, -1), _mstype.int64)
+    return _apply(_prims_array.OneHotExt, (tensor,), (int(num_classes),))
 
 
 # ---------------------------------------------------------------------------------------------- losses

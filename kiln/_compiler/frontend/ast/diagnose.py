@@ -68,6 +68,8 @@ def _internal_failure(err: BaseException) -> bool:
     """A failure of the compiler itself: a Python error type raised from the compiler's own code."""
     if not isinstance(err, _BUG_TYPES) or isinstance(err, (UnassignedVariable, GraphCompileError)):
         return False
+    if _users_class(type(err)):  # the compiler raises no class of the program's
+        return False
     tb = err.__traceback__
     last = None
     while tb is not None:
@@ -102,16 +104,23 @@ def _same_kind(err: BaseException, msg: str, location: str) -> BaseException:
                 RuntimeError, ZeroDivisionError, NotImplementedError, GraphCompileError,
                 TensorMethodUnavailable):  # fmt: skip
         return kind(text)
+    if _users_class(kind):  # the program's own exception class (a KeyError subclass too) reaches it as raised
+        return located(err, location, msg)
     if isinstance(err, TypeError):
         return TypeError(text)
     if isinstance(err, ValueError):
         return ValueError(text)
     if kind.__module__ == "builtins" and isinstance(err, Exception):  # the program's own `raise RuntimeWarning(...)`
-        try:
-            return located(err, location, msg)
-        except TypeError:  # a builtin exception with required arguments (UnicodeDecodeError)
-            pass
+        return located(err, location, msg)
     return GraphCompileError(text)
+
+
+# Where exception classes the program did not write come from (the backend's errors become Python's own kinds)
+_LIBRARIES = frozenset({"builtins", "kiln", "jax", "jaxlib", "numpy", "ml_dtypes"})
+
+
+def _users_class(kind: type) -> bool:
+    return kind.__module__.partition(".")[0] not in _LIBRARIES
 
 
 def _write_fail_ir(frames, marked: set[int]) -> str | None:
