@@ -331,6 +331,27 @@ _OPTIMIZER_GOLDENS = {
     ),
 }  # fmt: skip
 
+# The same on MindSpore 2.10's GRAPH_MODE (its own run of `_Train` under GRAPH_MODE; the state read as `a[0]` after
+# the three steps, since its graph returned None for `self.a[0]` there).
+_OPTIMIZER_GOLDENS_GRAPH = {
+    "ops.ApplyMomentum": (
+        [1.7614816427230835, 0.39000841975212097, 0.9635607600212097, 2.234541654586792, 1.8617668151855469,
+         -0.9571987390518188, 0.9360600113868713, -0.1554197072982788, -0.10377653688192368, 0.3993416726589203,
+         0.13818074762821198, 1.4488838911056519],
+        [0.05612741783261299, 0.3526955544948578, 0.5504622459411621, 0.20440146327018738, 0.1825389713048935,
+         -0.8316263556480408, 0.5050947666168213, 0.11442716419696808, -0.02297127991914749, 0.39605796337127686,
+         0.18514762818813324, 0.1667037010192871],
+    ),
+    "ops.Adam": (
+        [1.7619595527648926, 0.3975260555744171, 0.975751519203186, 2.238532304763794, 1.8652369976043701,
+         -0.9777619242668152, 0.9471826553344727, -0.153556227684021, -0.10516910254955292, 0.40788838267326355,
+         0.14171743392944336, 1.4519808292388916],
+        [0.0712062194943428, 0.10105228424072266, 0.12079905718564987, 0.08607974648475647, 0.08386389911174774,
+         -0.018053151667118073, 0.11630991846323013, 0.07709573954343796, 0.06329821795225143, 0.10542880743741989,
+         0.08414306491613388, 0.08228921890258789],
+    ),
+}  # fmt: skip
+
 
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 @pytest.mark.parametrize("kind", list(_OPTIMIZER_GOLDENS))
@@ -343,8 +364,17 @@ def test_an_optimizer_inside_a_float16_cell_updates_its_state_in_float32(kind, m
             state = train()
     finally:
         kiln.set_context(mode=kiln.PYNATIVE_MODE)
-    weight, want_state = _OPTIMIZER_GOLDENS[kind]
     assert train.net.weight.dtype == kiln.float32 and state.dtype == kiln.float32
+    if mode == "graph" and kind in _OPTIMIZER_GOLDENS_GRAPH:
+        # MindSpore's GRAPH_MODE casts the Parameters a Primitive takes, not the gradient it computed: the loss's
+        # float16 rounding differs from PyNative's, and one float16 ulp of a gradient moves a state by ~3e-4 (an
+        # update in float16 moves the weights by 3e-4 and more)
+        weight, want_state = _OPTIMIZER_GOLDENS_GRAPH[kind]
+        np.testing.assert_allclose(train.net.weight.asnumpy().ravel(), weight, rtol=2e-5)
+        np.testing.assert_allclose(state.asnumpy().ravel(), want_state, rtol=1e-3, atol=5e-5)
+        return
+    # (nn.Momentum is a library Cell: its ops keep PyNative's per-op casts in a graph, frontend/ast/precision.py)
+    weight, want_state = _OPTIMIZER_GOLDENS[kind]
     # (the float16 gradients' rounding agrees to about 1e-7 relative; an update in float16 is off by 3e-4 and more)
     np.testing.assert_allclose(train.net.weight.asnumpy().ravel(), weight, rtol=1e-5)
     np.testing.assert_allclose(state.asnumpy().ravel(), want_state, rtol=1e-5, atol=1e-7)

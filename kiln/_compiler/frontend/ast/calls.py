@@ -257,7 +257,7 @@ def call(ctx, fn, args, kwargs, node):
     if t is Closure:
         return ctx.call_closure(fn, args, kwargs)
     if ctx.amp_dtype is not None and precision.is_primitive(fn):  # MindSpore casts the Parameters it takes
-        args = precision.parameters_cast(ctx.amp_dtype, args)
+        args = precision.primitive_arguments_cast(ctx.amp_dtype, fn, args)
         if kwargs:
             kwargs = dict(zip(kwargs, precision.parameters_cast(ctx.amp_dtype, kwargs.values()), strict=True))
     if t is SwitchedCallable:

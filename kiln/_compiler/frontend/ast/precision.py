@@ -38,6 +38,15 @@ def parameters_cast(dt: mstype.DType, values) -> list:
     return [cast(v, dt) if isinstance(v, Parameter) else v for v in values]
 
 
+def primitive_arguments_cast(dt: mstype.DType, primitive, args) -> list:
+    """A Primitive instance's arguments with each Parameter cast to `dt`, except the state its definition declares
+    it updates (`PrimitiveDef.amp_keep`: an optimizer's variables, BatchNorm's moving statistics, an Assign's
+    target), which it must write in their own dtype, as MindSpore's signatures mark them written."""
+    definition = REGISTRY.get(getattr(primitive, "name", None))
+    keep = definition.amp_keep if definition is not None and type(definition.amp_keep) is frozenset else frozenset()
+    return [v if i in keep else cast(v, dt) if isinstance(v, Parameter) else v for i, v in enumerate(args)]
+
+
 def constant_cast(dt: mstype.DType | None, value):
     """A Tensor constant read inside a flagged construct (`dt` not None), cast; a Parameter or other value kept."""
     if dt is None or not isinstance(value, Tensor) or isinstance(value, Parameter):
