@@ -19,12 +19,15 @@ _key = None
 
 
 def set_seed(seed: int) -> None:
-    """Reset the global generator; the same seed replays the same draws."""
+    """Reset the global generator and restart the functional ops' seeded streams; the same seed replays the same
+    draws."""
     global _seed, _key
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"The seed must be a non-negative int, but got {seed!r}.")
     _seed = seed
     _key = random_key_data(seed)
+    for stream in SEEDED_STREAMS.values():
+        stream._data = stream.first
 
 
 def get_seed() -> int | None:
@@ -120,6 +123,11 @@ class KeyStream:
     def __init__(self, raw) -> None:
         self._data = self.first = raw
         _STREAMS.add(self)
+
+
+# The functional random ops' streams by (op, seed) (`ops.uniform(..., seed=5)`): set_seed restarts them, as MindSpore
+# 2.10's does; a Primitive instance's own stream (`StandardNormal(3, 4)`) carries on across set_seed, as there.
+SEEDED_STREAMS: dict[tuple, KeyStream] = {}
 
 
 def stream_next_key(stream: KeyStream):

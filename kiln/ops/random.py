@@ -210,7 +210,7 @@ def log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, uniqu
                                         lambda c: math.log((c + 2) / (c + 1)) / norm))  # fmt: skip
 
 
-_streams: dict[tuple, random_state.KeyStream] = {}
+_streams = random_state.SEEDED_STREAMS
 
 
 def _key_size() -> int:
@@ -237,7 +237,8 @@ def _key(op: str, seed) -> object:
         return random_state.next_key()
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
         raise op_error(op, f"'seed' must be an int or None, but got {type(seed).__name__}.", TypeError)
-    return _stream_key(zlib.crc32(op.encode()), int(seed))  # crc32: stable across runs, unlike hash()
+    # crc32: stable across runs, unlike hash(); the global seed too, as MindSpore combines it with the op's
+    return _stream_key(zlib.crc32(op.encode()), int(seed), random_state.get_seed() or 0)
 
 
 def _shape(op: str, shape) -> tuple[int, ...]:
