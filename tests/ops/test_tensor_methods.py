@@ -113,3 +113,16 @@ def test_numpy_all_and_any_of_a_tensor_match_numpy(reduce, kwargs):
     a = np.array([[1, 0, 2], [3, 4, 0]], np.float32)
     got = reduce(Tensor(a), **kwargs)
     np.testing.assert_array_equal(np.asarray(got.asnumpy() if isinstance(got, Tensor) else got), reduce(a, **kwargs))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("kwargs", [{"dim": -1}, {"dim": 0, "keepdim": True}, {"dim": None}, {"axis": 1}])
+def test_argmax_and_argmin_take_dim_and_keepdim(mode, name, kwargs):
+    # MindSpore 2.10's Tensor.argmax/argmin also take its PyTorch-style overload's dim/keepdim (its own tests call
+    # tokens.argmax(dim=-1) in GRAPH_MODE); was "unexpected keyword argument 'dim'"
+    a = np.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]], np.float32)
+    got = compiled(mode, lambda t: getattr(t, name)(**kwargs))(Tensor(a)).asnumpy()
+    axis = kwargs.get("dim", kwargs.get("axis"))
+    want = getattr(np, name)(a, axis=axis, keepdims=kwargs.get("keepdim", False) and axis is not None)
+    np.testing.assert_array_equal(got, want)
