@@ -439,7 +439,7 @@ def ones(shape, dtype=None) -> Tensor:
 def full(size, fill_value, *, dtype=None) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value)."""
     if dtype is None:
-        dtype = mstype.pytype_to_dtype(fill_value) if not isinstance(fill_value, Tensor) else fill_value.dtype
+        dtype = mstype.scalar_dtype(fill_value) if not isinstance(fill_value, Tensor) else fill_value.dtype
     return apply(A.Fill, (fill_value,), (as_shape("Full", size), as_np_dtype(dtype)))
 
 
