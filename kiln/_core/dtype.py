@@ -129,8 +129,9 @@ def promote(a: DType, b: DType) -> DType:
 _PYTHON_SCALAR_DTYPES = (((bool, np.bool_), bool_), (int, int64), (float, float32), (complex, complex64))
 
 
-def pytype_to_dtype(value) -> DType:
-    """MindSpore's dtype for a Python scalar: bool, int64, float32, complex64."""
+def scalar_dtype(value) -> DType:
+    """The dtype of a Python scalar in an op: bool, int64, float32, complex64 (MindSpore's `pytype_to_dtype`, which
+    maps a type, is `kiln.common.types.pytype_to_dtype`)."""
     for types, dtype in _PYTHON_SCALAR_DTYPES:
         if isinstance(value, types):
             return dtype

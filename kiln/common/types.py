@@ -176,6 +176,26 @@ def get_py_obj_dtype(obj):
     raise TypeError(f"get_py_obj_dtype: cannot give a type for an object of type {type(obj).__name__}.")
 
 
+def pytype_to_dtype(obj):
+    """The MindSpore type of a Python or NumPy type (MindSpore's `mstype.pytype_to_dtype`): int gives int64, float
+    float64, bool bool_, complex complex128, str string, list list_, tuple tuple_, np.int8 int8; a NumPy dtype
+    gives its scalar type's; a MindSpore type is returned as it is.
+
+    Raises:
+        TypeError: `obj` is not a type (a value such as 1.0).
+        NotImplementedError: no MindSpore type for it.
+    """
+    if isinstance(obj, np.dtype):
+        obj = obj.type
+    if isinstance(obj, (mstype.DType, Type)):
+        return obj
+    if not isinstance(obj, type):
+        raise TypeError(
+            f"pytype_to_dtype: 'obj' must be a type such as int or np.float32, but got a {type(obj).__name__}."
+        )
+    return get_py_obj_dtype(obj)
+
+
 def frombuffer(buffer, dtype, count: int = -1, offset: int = 0) -> Tensor:
     """A 1-D Tensor read from an object exposing the buffer protocol (bytes, bytearray, memoryview...)."""
     return Tensor(np.frombuffer(buffer, dtype=mstype.to_dtype(dtype).np, count=count, offset=offset).copy())
@@ -211,7 +231,8 @@ def to_dlpack(tensor: Tensor):
 _MSTYPE_EXTRAS = {
     "Int": Int, "Number": Number, "TensorType": TensorType, "Type": Type, "dtype_to_nptype": dtype_to_nptype,
     "dtype_to_pytype": dtype_to_pytype, "get_py_obj_dtype": get_py_obj_dtype, "list_": list_, "number": number,
-    "string": string, "tensor_type": tensor_type, "tuple_": tuple_, "type_none": type_none,
+    "pytype_to_dtype": pytype_to_dtype, "string": string, "tensor_type": tensor_type, "tuple_": tuple_,
+    "type_none": type_none,
     # not `float`, `int`, `bool`: as module globals they would replace the builtins that module's code calls
     **{k: v for k, v in ALIASES.items() if not hasattr(builtins, k)},
 }  # fmt: skip

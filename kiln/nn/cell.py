@@ -458,8 +458,9 @@ class Cell:
         return dict(self.__dict__["_flags"])
 
     def get_scope(self):
-        """The name scope of this Cell in a graph dump: None (Kiln's dumps name Cells by their path)."""
-        return None
+        """The name scope of this Cell: 'recompute_' once `recompute()` marked it or a Cell above it, as MindSpore's
+        before a compile names the rest; else None (Kiln's graph dumps name Cells by their path)."""
+        return self.__dict__.get("_scope")
 
     def set_grad(self, requires_grad: bool = True) -> Cell:
         self.__dict__["requires_grad"] = requires_grad
@@ -522,6 +523,7 @@ class Cell:
         """
         for _, c in self.cells_and_names():
             c.__dict__["_recompute"] = True
+            c.__dict__["_scope"] = "recompute_"
         return self
 
     def shard(self, in_strategy, out_strategy=None, parameter_plan=None, **kwargs) -> Cell:

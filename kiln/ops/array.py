@@ -439,7 +439,7 @@ def ones(shape, dtype=None) -> Tensor:
 def full(size, fill_value, *, dtype=None) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value)."""
     if dtype is None:
-        dtype = mstype.pytype_to_dtype(fill_value) if not isinstance(fill_value, Tensor) else fill_value.dtype
+        dtype = mstype.scalar_dtype(fill_value) if not isinstance(fill_value, Tensor) else fill_value.dtype
     return apply(A.Fill, (fill_value,), (as_shape("Full", size), as_np_dtype(dtype)))
 
 
@@ -871,7 +871,7 @@ def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True) -> Ten
 def inplace_index_add(var, indices, updates, axis) -> Tensor:
     """`var[..., indices, ...] += updates` along `axis`, written into the Parameter `var`."""
 
-    return state.assign(var, index_add(var, indices, updates, axis))
+    return state.store(var, index_add(var, indices, updates, axis))
 
 
 def slice_scatter(input, src, axis=0, start=None, end=None, step=1) -> Tensor:
@@ -892,7 +892,7 @@ def select_scatter(input, src, axis, index) -> Tensor:
 def _param_update(var, value):
 
     if isinstance(var, Parameter):
-        return state.assign(var, value)
+        return state.store(var, value)
     return value
 
 

@@ -33,6 +33,7 @@ from kiln.ops.op_info_register import (
 __all__ = [
     "scalar_add", "scalar_sub", "scalar_mul", "scalar_div", "scalar_floordiv", "scalar_mod", "scalar_pow",
     "scalar_eq", "scalar_ne", "scalar_lt", "scalar_le", "scalar_gt", "scalar_ge", "scalar_max", "scalar_min",
+    "scalar_cast",
     "scalar_log", "scalar_uadd", "scalar_usub", "scalar_to_tensor", "scalar_to_array", "tuple_to_array",
     "bool_and", "bool_or", "bool_not", "bool_eq", "string_concat", "string_eq", "tuple_getitem", "list_getitem",
     "dict_getitem", "tuple_setitem", "list_setitem", "dict_setitem", "tuple_len", "list_len", "tuple_equal",
@@ -56,6 +57,28 @@ tuple_getitem = list_getitem = dict_getitem = _op.getitem
 tuple_equal = list_equal = bool_eq = string_eq = _op.eq
 string_concat = _op.add
 is_, is_not = _op.is_, _op.is_not
+
+
+# MindSpore's ScalarCast converts to these three types only
+_SCALAR_CASTS = {mstype.int64: int, mstype.float64: float, mstype.bool_: bool}
+
+
+def scalar_cast(x, t):
+    """The Python number `x` as int64 (an int, truncated toward zero), float64 (a float) or bool_ (a bool).
+
+    Args:
+        x (Union[bool, int, float]): the number.
+        t (mindspore.dtype): int64, float64 or bool_.
+
+    Raises:
+        TypeError: `x` is not a Python number.
+        ValueError: `t` is another dtype.
+    """
+    if not isinstance(x, (bool, int, float)):
+        raise TypeError(f"For 'ScalarCast', 'x' must be a bool or a number, but got {type(x).__name__}.")
+    if t not in _SCALAR_CASTS:
+        raise ValueError(f"For 'ScalarCast', 't' must be int64, float64 or bool_, but got {t}.")
+    return _SCALAR_CASTS[t](x)
 
 
 def scalar_max(x, y):

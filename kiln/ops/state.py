@@ -7,6 +7,7 @@ state tensors at once; `write_back` stores their results.
 
 from __future__ import annotations
 
+from kiln._core.dtype import promote
 from kiln._core.tensor import Parameter, Tensor
 from kiln._prims import state as S
 from kiln.ops._helpers import apply, op_error, write_back
@@ -27,6 +28,32 @@ def _check_value(op: str, value) -> None:
         raise op_error(op, f"'value' must be a Tensor or a number, but got {type(value).__name__}.", TypeError)
 
 
+def _check_no_conversion(op: str, variable: Tensor, value) -> None:
+    # MindSpore 2.10 refuses a Tensor value whose promotion with the variable's dtype is another dtype (an int16 300
+    # into int8 wrapped to 44 silently): the target keeps its dtype, so the user casts the value.
+    if isinstance(value, Tensor) and (wider := promote(variable.dtype, value.dtype)) != variable.dtype:
+        raise op_error(
+            op,
+            f"'variable' ({variable.dtype}) cannot be converted to {wider}, the dtype it would share with 'value' "
+            f"({value.dtype}): a Parameter or a Tensor written in place keeps its dtype; cast 'value' first.",
+            TypeError,
+        )
+
+
+def store(variable: Tensor, value) -> Tensor:
+    """Write `value` into `variable` in place, cast to its dtype: Kiln's own updates (the state-updating Primitives,
+    scatter into a Parameter) store results computed in a wider dtype, which the public `assign` refuses.
+
+    Args:
+        variable (Union[Parameter, Tensor]): the target.
+        value (Union[Tensor, number]): the new value.
+
+    Returns:
+        Tensor, the new value of `variable`.
+    """
+    return apply(S.Assign, (variable, value))
+
+
 def _assignment(prim, name: str, summary: str, value_meaning: str):
     """The functional face `name` of the write primitive `prim`: the operands checked, the result stored in the
     Parameter (assign, assign_add and assign_sub differ only in their primitive and their words)."""
@@ -34,10 +61,13 @@ def _assignment(prim, name: str, summary: str, value_meaning: str):
     def face(variable: Tensor, value) -> Tensor:
         _check_target(prim.name, variable)
         _check_value(prim.name, value)
+        _check_no_conversion(prim.name, variable, value)
         return apply(prim, (variable, value))
 
     face.__name__ = face.__qualname__ = name
     face.__doc__ = f"""{summary} (value broadcast to the variable's shape, cast to its dtype).
+
+    A Tensor value whose dtype promotes the variable's to another is a TypeError, as in MindSpore.
 
     Args:
         variable (Union[Parameter, Tensor]): the target, written in place.

@@ -303,8 +303,12 @@ class Model:
         cb_params.dataset_sink_mode = use_sink
         cb_params.sink_size = steps_per_epoch
         run_context = RunContext(cb_params)
-        iterator = train_dataset.create_tuple_iterator(num_epochs=-1 if sink_mode else epoch - initial_epoch)
-        if sink_mode:
+        # The iterator counts epochs from the dataset's start, as set_init_step does (MindSpore's num_epochs=epoch):
+        # a resumed run reads the rest of its epochs. A sink_size of its own makes epochs that run on across the
+        # dataset's; otherwise an epoch ends with the data, also when it was resumed mid-epoch.
+        endless = sink_mode and sink_size > 0
+        iterator = train_dataset.create_tuple_iterator(num_epochs=-1 if endless else epoch)
+        if endless:
             iterator = _endless(iterator)
         self._train_network.set_train(True)
         with CallbackManager(callbacks) as manager:
@@ -315,9 +319,9 @@ class Model:
                 self._current_step_num = 0
                 manager.on_train_epoch_begin(run_context)
                 if use_sink:
-                    self._sink_epoch(iterator, steps_per_epoch, manager, run_context)
+                    self._sink_epoch(iterator, steps_per_epoch if endless else None, manager, run_context)
                 else:
-                    self._epoch(iterator, steps_per_epoch if sink_mode else None, manager, run_context)
+                    self._epoch(iterator, steps_per_epoch if endless else None, manager, run_context)
                 if valid is not None and self._should_eval(i + 1, valid[1]):
                     self._eval_in_fit(valid[0], manager, cb_params)
                 manager.on_train_epoch_end(run_context)
@@ -328,7 +332,7 @@ class Model:
             manager.on_train_end(run_context)
 
     def _epoch(self, iterator, limit, manager, run_context) -> None:
-        """One epoch, one step per batch (`limit` steps in non-graph sink mode, else until the data ends)."""
+        """One epoch, one step per batch (`limit` steps when sink_size sets the epoch, else until the data ends)."""
         cb_params = run_context.original_args()
         step_fn = self._train_network
         steps = 0
@@ -349,14 +353,16 @@ class Model:
             if run_context.get_stop_requested() or (limit is not None and steps >= limit):
                 break
 
-    def _sink_epoch(self, iterator, steps: int, manager, run_context) -> None:
+    def _sink_epoch(self, iterator, steps: int | None, manager, run_context) -> None:
         """Sink mode in GRAPH_MODE: chunks of several steps per compiled call; callbacks see one step per chunk."""
         if self._sink_runner is None:
             self._sink_runner = SinkRunner(self._train_network)
         cb_params = run_context.original_args()
+        rows = iter(iterator)  # one epoch's rows (a dataset iterator is its own; a plain iterable restarts)
         done = 0
-        while done < steps:
-            chunk = self._sink_runner.next_chunk(iterator, steps - done, self._loss_fn is not None)
+        while steps is None or done < steps:
+            wanted = self._sink_runner.k if steps is None else min(self._sink_runner.k, steps - done)
+            chunk = self._sink_runner.next_chunk(rows, wanted, self._loss_fn is not None)
             if chunk is None:
                 break
             cb_params.cur_step_num += chunk.size
@@ -365,7 +371,8 @@ class Model:
             manager.on_train_step_begin(run_context)
             cb_params.net_outputs = self._sink_runner.run(chunk)
             manager.on_train_step_end(run_context)
-            if run_context.get_stop_requested():
+            # A short chunk means the epoch's data ended (a resumed epoch is short); the next row is the next epoch's.
+            if run_context.get_stop_requested() or chunk.size < wanted:
                 break
 
     @staticmethod

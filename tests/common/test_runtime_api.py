@@ -206,7 +206,22 @@ def test_mstype_module_and_runtime_path():
         mstype.get_py_obj_dtype(type)
     assert kiln_name("mindspore.runtime") == "kiln.common.runtime"
     assert mstype.long is ms.int64 and not hasattr(mstype, "bool")  # its code calls the builtin bool
-    assert mstype.pytype_to_dtype(True) is ms.bool_ and ops.full((2, 2), 1).dtype is ms.int64
+    assert ops.full((2, 2), 1).dtype is ms.int64
+
+
+def test_mstype_pytype_to_dtype_maps_a_type():
+    # MindSpore 2.10's table (mindspore.common.dtype._simple_types): a type, not a value; float is float64. Kiln's
+    # took a value (pytype_to_dtype(np.int8) was "expected a Python number"; 1.0 gave float32).
+    from kiln._core import dtype as mstype  # noqa: PLC0415  (what `import mindspore.common.dtype` gives)
+
+    table = {bool: ms.bool_, int: ms.int64, float: ms.float64, complex: ms.complex128, str: ms.string,
+             list: ms.list_, tuple: ms.tuple_, type(None): ms.type_none, np.int8: ms.int8, np.uint16: ms.uint16,
+             np.float16: ms.float16, np.bool_: ms.bool_}  # fmt: skip
+    for py, want in table.items():
+        assert mstype.pytype_to_dtype(py) is want, py
+    assert mstype.pytype_to_dtype(np.dtype(np.int32)) is ms.int32 and mstype.pytype_to_dtype(ms.float16) is ms.float16
+    with pytest.raises(TypeError, match="must be a type"):
+        mstype.pytype_to_dtype(1.0)
 
 
 def test_common_package_and_star_imports():

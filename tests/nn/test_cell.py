@@ -89,3 +89,13 @@ def test_mixed_precision_flags_cast_a_cells_inputs_as_to_float(mode):
     assert outer.inner.get_flags() == {} and outer(kiln.Tensor(x)).dtype == kiln.float16
     recursive = Outer().add_flags_recursive(bf16=True)
     assert recursive(kiln.Tensor(x)).dtype == kiln.bfloat16
+
+
+def test_recompute_sets_the_scope_of_the_cell_and_those_below():
+    # MindSpore 2.10 (checked with its CPU build): net.pool.recompute() makes pool.get_scope() 'recompute_' (its own
+    # tests assert it), the Cells inside it too, and leaves the parent's None until a compile names it.
+    net = kiln.nn.SequentialCell([kiln.nn.Dense(2, 2), kiln.nn.SequentialCell([kiln.nn.ReLU()])])
+    assert net.get_scope() is None
+    net[1].recompute()
+    assert (net.get_scope(), net[0].get_scope(), net[1].get_scope(), net[1][0].get_scope()) == (
+        None, None, "recompute_", "recompute_")  # fmt: skip

@@ -239,6 +239,18 @@ def test_pool_values_match_numpy():
     close(MaxPool3d(2, 2)(Tensor(x3)), np_max_pool(x3, (2, 2, 2)))
 
 
+def test_pool_window_attributes_keep_the_arguments():
+    # MindSpore 2.10's MaxPool2d(3, 3).kernel_size is 3 and (2, 3) stays (2, 3) (its own tests assert the int);
+    # the pooling itself still runs per dimension (a NumPy reference on the same layer).
+    x = rand(1, 2, 6, 7)
+    for layer, k, s in ((MaxPool2d(3, 3), 3, 3), (AvgPool2d(3, 2), 3, 2), (MaxPool2d((2, 3), 1), (2, 3), 1),
+                        (MaxPool3d(2, 2), 2, 2)):  # fmt: skip
+        assert layer.kernel_size == k and layer.stride == s
+        assert type(layer.kernel_size) is type(k)
+    close(MaxPool2d((2, 3), 1)(Tensor(x)), np_max_pool(x, (2, 3), (1, 1)))
+    assert "kernel_size=(2, 3), stride=1" in repr(MaxPool2d((2, 3), 1))
+
+
 def test_avg_pool_same_padding_is_not_counted():
     ones = Tensor(np.ones((1, 1, 5, 5), np.float32))
     close(AvgPool2d(3, 2, pad_mode="same")(ones), np.ones((1, 1, 3, 3)))

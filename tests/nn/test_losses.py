@@ -169,6 +169,21 @@ def test_loss_errors():
 
 
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_gaussian_nll_loss_full_must_be_a_bool(mode):
+    # MindSpore 2.10's ops.gaussian_nll_loss refuses full=1 (TypeError, its own tests assert it in both modes);
+    # Kiln read it as True. full=True still adds 0.5 log(2 pi) to the NumPy value.
+    x, t, v = rand(4, 2), rand(4, 2), np.ones((4, 1), np.float32)
+    kiln.set_context(mode=kiln.GRAPH_MODE if mode == "graph" else kiln.PYNATIVE_MODE)
+    try:
+        with pytest.raises(TypeError, match="'full' must be a bool"):
+            ops.gaussian_nll_loss(Tensor(x), Tensor(t), Tensor(v), full=1)
+        want = (0.5 * (np.log(v) + (x - t) ** 2 / v) + 0.5 * np.log(2 * np.pi)).mean()
+        close(ops.gaussian_nll_loss(Tensor(x), Tensor(t), Tensor(v), full=True), want)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
 def test_softmax_cross_entropy_with_logits_gradient_is_mindspores_backprop(mode):
     # MindSpore's rule: d/dlogits = (softmax - labels) * dloss, d/dlabels = 0; the true gradient only where a row's
     # labels sum to 1. The zoo's VIT (CrossEntropySmoothMixup) feeds rows summing to 1.033: the old autodiff gave

@@ -231,6 +231,27 @@ def test_groups_lr_weight_decay_and_order():
     _close(got, want)
 
 
+def test_group_rates_per_step_must_have_one_length():
+    # MindSpore 2.10 refuses per-step tables of other lengths (ValueError); Kiln took them and repeated the shorter
+    # table's last rate, so the groups ran different schedules from the one the user's steps counted.
+    w, b, gamma = _params()
+    with pytest.raises(ValueError, match="one length"):
+        nn.Momentum([{"params": [w], "lr": (0.1, 0.2, 0.3)}, {"params": [b, gamma]}], (0.1, 0.2), 0.9)
+    with pytest.raises(ValueError, match="one length"):
+        nn.SGD([{"params": [w], "lr": [0.1, 0.2]}, {"params": [b, gamma], "lr": [0.1, 0.2, 0.3]}])
+    opt = nn.SGD([{"params": [w], "lr": [0.1, 0.2]}, {"params": [b, gamma]}], learning_rate=[0.3, 0.4])
+    assert opt.dynamic_lr and opt.is_group_lr
+
+
+def test_get_lr_parameter_refuses_what_is_not_a_parameter():
+    # MindSpore 2.10: TypeError; Kiln failed on `1.name` (AttributeError)
+    w, b, gamma = _params()
+    opt = nn.SGD([{"params": [w], "weight_decay": 0.8}, {"params": [b, gamma]}])
+    assert [p.name for p in opt.get_lr_parameter([w, b])] == ["learning_rate", "learning_rate"]
+    with pytest.raises(TypeError, match="Parameters"):
+        opt.get_lr_parameter([1, 2, 3])
+
+
 def test_group_weight_decay_applies_to_gamma_when_asked():
     params = _params()
     opt = nn.Momentum([{"params": params, "weight_decay": 0.1}], 0.05, 0.9)

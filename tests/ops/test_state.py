@@ -77,6 +77,43 @@ def test_assign_errors():
         ops.assign(_param([1.0]), "x")
 
 
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("face", [ops.assign, ops.assign_add, ops.assign_sub])
+def test_a_value_that_would_widen_the_target_is_refused(mode, face):
+    # MindSpore 2.10 (both modes, checked with its CPU build) refuses a Tensor value whose dtype promotes the
+    # target's to another (float16 <- float32, int8 <- uint8 or int16, int32 <- float32); Kiln cast it into the
+    # target, so an int16 300 became an int8 44 without a word. A value the target's dtype holds still casts.
+    class Net(ms.nn.Cell):
+        def __init__(self, p):
+            super().__init__()
+            self.p = p
+
+        def construct(self, v):
+            return face(self.p, v)
+
+    ms.set_context(mode=mode)
+    try:
+        for target, value in (
+            (np.float16, np.float32),
+            (np.int8, np.uint8),
+            (np.int8, np.int16),
+            (np.int32, np.float32),
+        ):
+            p = _param([1, 2], dtype=target)
+            with pytest.raises(TypeError, match="cast 'value' first"):
+                Net(p)(Tensor(np.array([3, 300]).astype(value)))
+            np.testing.assert_array_equal(p.asnumpy(), [1, 2])
+        p = _param([1, 2], dtype=np.float32)
+        Net(p)(Tensor(np.array([3, 4], np.int32)))
+        sign = {"assign": None, "assign_add": 1, "assign_sub": -1}[face.__name__]
+        want = np.array([3, 4], np.float32) if sign is None else np.array([1, 2], np.float32) + sign * np.array([3, 4])
+        np.testing.assert_array_equal(p.asnumpy(), want)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(TypeError, match="cast 'value' first"):  # a plain Tensor written in place too
+        face(Tensor(np.ones(2, np.int8)), Tensor(np.ones(2, np.uint8)))
+
+
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_apply_momentum(nesterov):
     rng = np.random.default_rng(0)

@@ -168,3 +168,16 @@ def test_repeat_refuses_numpys_arguments_as_mindspore(call, error):
     # for MindSpore 2.0's NumPy-style repeat, fails there the same way)
     with pytest.raises(error):
         call(Tensor(np.ones((2, 3), np.float32)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("kwargs", [{"dim": -1}, {"dim": 0, "keepdim": True}, {"dim": None}, {"axis": 1}])
+def test_argmax_and_argmin_take_dim_and_keepdim(mode, name, kwargs):
+    # MindSpore 2.10's Tensor.argmax/argmin also take its PyTorch-style overload's dim/keepdim (its own tests call
+    # tokens.argmax(dim=-1) in GRAPH_MODE); was "unexpected keyword argument 'dim'"
+    a = np.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]], np.float32)
+    got = compiled(mode, lambda t: getattr(t, name)(**kwargs))(Tensor(a)).asnumpy()
+    axis = kwargs.get("dim", kwargs.get("axis"))
+    want = getattr(np, name)(a, axis=axis, keepdims=kwargs.get("keepdim", False) and axis is not None)
+    np.testing.assert_array_equal(got, want)

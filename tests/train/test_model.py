@@ -254,6 +254,54 @@ def test_sink_size_sets_the_epoch_length():
     assert steps == [3, 6, 9]
 
 
+class _Square(nn.Cell):
+    def construct(self, v):
+        return v * v
+
+
+@pytest.mark.parametrize("sink", [False, True])
+@pytest.mark.parametrize("init_step", [10, 15])
+def test_train_resumes_at_the_dataset_init_step(mode, sink, init_step):
+    # MindSpore's resume: set_init_step(k) and initial_epoch=k // size run the steps k.. of the full run (a step in
+    # the middle of an epoch resumes there; the epoch ends with the data). The full run's per-step losses are the
+    # NumPy squares of the rows; Kiln ran no step at all (the iterator counted epochs from the resumed one).
+    rows = np.arange(10, dtype=np.float32)
+    losses = []
+
+    class Losses(Callback):
+        def on_train_step_end(self, rc):
+            losses.append(float(rc.original_args().net_outputs.asnumpy()))
+
+    data = ds.NumpySlicesDataset(rows, shuffle=False)
+    Model(_Square()).train(2, data, callbacks=Losses(), dataset_sink_mode=sink)
+    full = np.concatenate([rows, rows]) ** 2
+    np.testing.assert_array_equal(losses, full)
+    losses.clear()
+    data.set_init_step(init_step)
+    Model(_Square()).train(2, data, callbacks=Losses(), dataset_sink_mode=sink, initial_epoch=init_step // 10)
+    np.testing.assert_array_equal(losses, full[init_step:])
+
+
+def test_sink_mode_resumed_mid_epoch_ends_with_the_data():
+    # GRAPH_MODE sink runs chunks of steps: a resumed epoch of 5 rows is 5 steps, not 5 more from the next epoch.
+    set_mode(ms.GRAPH_MODE)
+    try:
+        x, y = make_data()
+        data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)  # 12 batches an epoch
+        steps = []
+
+        class Count(Callback):
+            def on_train_end(self, rc):
+                steps.append(rc.original_args().cur_step_num)
+
+        data.set_init_step(19)
+        _, model = _model()
+        model.train(2, data, callbacks=Count(), dataset_sink_mode=True, initial_epoch=1)
+        assert steps == [12 + 5]  # the 12 steps of epoch 1, then rows 7..11 of epoch 2
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
 def test_without_optimizer_and_without_loss():
     x, y = make_data()
     net = Linear()

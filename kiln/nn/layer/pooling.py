@@ -42,10 +42,13 @@ class _Pool(Cell):
 
     def _setup(self, kernel_size, stride, pad_mode, padding, ceil_mode) -> None:
         op, nd = type(self).__name__, self._nd
-        self.kernel_size = ntuple(op, "kernel_size", kernel_size, nd)
-        self.stride = ntuple(op, "stride", stride, nd)
-        check_positive(op, "kernel_size", self.kernel_size)
-        check_positive(op, "stride", self.stride)
+        # The public attributes hold the arguments as given (an int stays an int), as MindSpore's layers keep
+        # them; the per-dimension tuples the pooling runs on are private.
+        self.kernel_size, self.stride = kernel_size, stride
+        self._kernel = ntuple(op, "kernel_size", kernel_size, nd)
+        self._stride = ntuple(op, "stride", stride, nd)
+        check_positive(op, "kernel_size", self._kernel)
+        check_positive(op, "stride", self._stride)
         self.pad_mode = pad_mode_of(op, pad_mode)
         self.padding = padding
         self._pads = pad_pairs(op, padding, nd)
@@ -54,7 +57,7 @@ class _Pool(Cell):
 
     def extend_repr(self) -> str:
         shown = lambda t: t[0] if len(set(t)) == 1 else t
-        s = f"kernel_size={shown(self.kernel_size)}, stride={shown(self.stride)}, pad_mode={self.pad_mode.upper()}"
+        s = f"kernel_size={shown(self._kernel)}, stride={shown(self._stride)}, pad_mode={self.pad_mode.upper()}"
         if self.pad_mode == "pad":
             s += f", padding={self.padding}, ceil_mode={self.ceil_mode}"
         return s
@@ -82,8 +85,8 @@ class _MaxPool(_Pool):
         return max_pool(
             x,
             self._nd,
-            self.kernel_size,
-            self.stride,
+            self._kernel,
+            self._stride,
             self.pad_mode,
             self._pads,
             self.dilation,
@@ -162,8 +165,8 @@ class _AvgPool(_Pool):
         return avg_pool(
             x,
             self._nd,
-            self.kernel_size,
-            self.stride,
+            self._kernel,
+            self._stride,
             self.pad_mode,
             self._pads,
             self.ceil_mode,

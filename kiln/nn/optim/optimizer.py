@@ -226,10 +226,21 @@ class Optimizer(Cell):
             elif "lr" in g:
                 self.is_group_lr = True
         default = self._build_lr(default_lr, "learning_rate")
+        # Rates per step must cover the same steps in every group (MindSpore refuses tables of other lengths).
+        tables = {len(default_lr)} if isinstance(default_lr, Tensor) and default_lr.ndim == 1 else set()
         params, lrs, wds, gcs = [], [], [], []
         for i, g in enumerate(groups):
             if "order_params" in g:
                 continue
+            if "lr" in g:
+                group_lr = self._preprocess_lr(g["lr"])
+                if isinstance(group_lr, Tensor) and group_lr.ndim == 1:
+                    tables.add(len(group_lr))
+                    if len(tables) > 1:
+                        raise ValueError(
+                            f"For '{self.cls_name}', the rates per step of every group must have one length, but "
+                            f"got lengths {sorted(tables)}."
+                        )
             members = self._parameters_base_check(g["params"], "group 'params'")
             for j, p in enumerate(members):
                 if not isinstance(p, Parameter):
@@ -237,7 +248,7 @@ class Optimizer(Cell):
                         f"For '{self.cls_name}', group {i} 'params' must hold Parameters, but element {j} is "
                         f"{type(p).__name__}."
                     )
-            lr = self._build_lr(self._preprocess_lr(g["lr"]), f"learning_rate_group_{i}") if "lr" in g else default
+            lr = self._build_lr(group_lr, f"learning_rate_group_{i}") if "lr" in g else default
             wd = self._preprocess_weight_decay(g.get("weight_decay", weight_decay))
             gc = g.get("grad_centralization", False)
             if not isinstance(gc, bool):
@@ -318,6 +329,8 @@ class Optimizer(Cell):
         ids = [id(p) for p in self._parameters]
         out = []
         for p in plist:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For 'get_lr_parameter', 'param' must hold Parameters, but got {type(p).__name__}.")
             if id(p) not in ids:
                 raise ValueError(f"For 'get_lr_parameter', the parameter '{p.name}' is not in this optimizer.")
             src = self._lr_sources[ids.index(id(p))]

@@ -341,8 +341,9 @@ def _prod_method(self, axis=None, keep_dims=False):
     return FUNCTIONAL["prod"](self, axis, keep_dims)
 
 
-def _argmax_method(self, axis=None, keepdims=False):
-    return FUNCTIONAL["argmax"](self, axis, keepdims)
+def _argmax_method(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    """Tensor.argmax: MindSpore's `axis`/`keepdims` or its PyTorch-style overload's `dim`/`keepdim`."""
+    return FUNCTIONAL["argmax"](self, dim if dim is not None else axis, keepdims if keepdim is None else keepdim)
 
 
 def _repeat_method(self, *repeats, **kwargs):
@@ -383,8 +384,9 @@ def _take_method(self, indices, axis=None, mode="clip"):
     return ops.gather(source, fixed, axis)
 
 
-def _argmin_method(self, axis=None, keepdims=False):
-    return FUNCTIONAL["argmin"](self, axis, keepdims)
+def _argmin_method(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    """Tensor.argmin: MindSpore's `axis`/`keepdims` or its PyTorch-style overload's `dim`/`keepdim`."""
+    return FUNCTIONAL["argmin"](self, dim if dim is not None else axis, keepdims if keepdim is None else keepdim)
 
 
 def _std_method(self, axis=None, ddof=0, keepdims=False):

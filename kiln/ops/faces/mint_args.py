@@ -61,8 +61,8 @@ def _size(args, name: str) -> tuple[int, ...]:
 
 def _inplace(target, value):
     """Write `value` into `target` (the in-place `x_` ops) and return `target`."""
-    if isinstance(target, Parameter):
-        ops.assign(target, value)
+    if isinstance(target, Parameter):  # the result keeps the target's dtype, as PyTorch's in-place ops
+        ops.assign(target, ops.cast(value, target.dtype) if isinstance(value, Tensor) else value)
     elif G.is_symbolic(target._data) or G.is_symbolic(value._data):
         raise RuntimeError("an in-place mint op on a tensor that is not a Parameter is not supported in graph mode")
     else:

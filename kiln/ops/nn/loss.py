@@ -216,6 +216,8 @@ def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean") -> Tenso
 
 def gaussian_nll_loss(x, target, var, full=False, eps=1e-6, reduction="mean") -> Tensor:
     """0.5 * (log(max(var, eps)) + (x - target)^2 / max(var, eps)), plus 0.5 * log(2 pi) when `full`."""
+    if not isinstance(full, bool):  # an int would pick the constant term by its truth value
+        raise op_error("GaussianNLLLoss", f"'full' must be a bool, but got {type(full).__name__}.", TypeError)
     if not isinstance(eps, float) or eps <= 0:
         raise op_error("GaussianNLLLoss", f"'eps' must be a positive float, but got {eps!r}.")
     v = math.maximum(var, eps)

@@ -69,7 +69,7 @@ def as_ints(v):
 
 
 def assign_if_parameter(var, value):
-    return state.assign(var, value) if isinstance(var, Parameter) else value
+    return state.store(var, value) if isinstance(var, Parameter) else value
 
 
 def resize_call(mode):

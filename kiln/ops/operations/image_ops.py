@@ -94,8 +94,8 @@ ResizeLinear1D = attr_class(
 CropAndResize = attr_class(
     "CropAndResize",
     {"method": "bilinear", "extrapolation_value": 0.0},
-    lambda s, image, boxes, box_index, crop_size: image.crop_and_resize(
-        image, boxes, box_index, crop_size, s.method, s.extrapolation_value
+    lambda s, x, boxes, box_index, crop_size: image.crop_and_resize(  # `image` is the module: the input is `x`
+        x, boxes, box_index, crop_size, s.method, s.extrapolation_value
     ),
 )
 

@@ -38,6 +38,8 @@ DCN_OFF = np.concatenate([_RNG.normal(size=(1, 18, 3, 4)) * 0.7, _RNG.uniform(0,
 )
 DCN_W = _RNG.normal(size=(3, 2, 3, 3)).astype(np.float32)
 DCN_B = _RNG.normal(size=(3,)).astype(np.float32)
+CROP_IMAGE = np.random.default_rng(21).normal(size=(2, 7, 9, 3)).astype(np.float32)
+CROP_BOXES = np.array([[0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9], [0.5, -0.2, 1.3, 0.7]], np.float32)
 DCN_X4 = _RNG.normal(size=(2, 4, 6, 7)).astype(np.float32)
 DCN_OFF2 = np.concatenate([_RNG.normal(size=(2, 24, 3, 7)) * 1.5, _RNG.uniform(0, 1, size=(2, 12, 3, 7))], 1).astype(
     np.float32
@@ -78,6 +80,13 @@ CASES = {
         _t(m, np.array([1, 3, 3, 2], np.int32)), _t(m, np.array([6, 4], np.int32)),
     ),
     **{f"bessel_{n.lower()}": _bessel_case(n) for n in ("K0", "K0e", "K1", "K1e", "Y0", "Y1")},
+    # the Primitive class, beside ops.crop_and_resize: was an AttributeError (its argument hid the image module)
+    "crop_and_resize": lambda m: m.ops.operations.CropAndResize(method="bilinear", extrapolation_value=0.5)(
+        _t(m, CROP_IMAGE), _t(m, CROP_BOXES), _t(m, np.array([0, 1, 1], np.int32)), (5, 4)
+    ),
+    "crop_and_resize_nearest": lambda m: m.ops.operations.CropAndResize(method="nearest")(
+        _t(m, CROP_IMAGE), _t(m, CROP_BOXES), _t(m, np.array([1, 0, 1], np.int32)), (3, 6)
+    ),
     "resize_bicubic": lambda m: m.ops.operations.ResizeBicubic()(_t(m, FEATURES), _t(m, np.array([9, 5], np.int32))),
     "resize_bicubic_align": lambda m: m.ops.operations.ResizeBicubic(align_corners=True)(
         _t(m, FEATURES), _t(m, np.array([4, 10], np.int32))
