@@ -164,15 +164,20 @@ def _kiln_frames(err: BaseException) -> list[str]:
         (lambda net: kiln.value_and_grad(net, grad_position=2), ((4, 6),), IndexError),
     ],
 )
-def test_a_gradients_error_in_pynative_shows_the_users_frames(make, args, kind, monkeypatch):
-    """A mistake found inside the PyNative gradient (its sens, its grad_position) shows the user's call and at most
-    the one Kiln frame where the call entered Kiln, as a Cell's call does (it showed 6 frames of autograd)."""
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_a_gradients_error_shows_the_users_frames(make, args, kind, mode, monkeypatch):
+    """A mistake found inside the gradient (its sens, its grad_position) shows the user's call and at most the one
+    Kiln frame where the call entered Kiln, as a Cell's call does (PyNative showed 6 frames of autograd, GRAPH_MODE
+    2)."""
     monkeypatch.delenv("KILN_DEBUG", raising=False)
-    kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    kiln.set_context(mode=mode)
     fn = make(_Net())
     tensors = [kiln.Tensor(np.ones(shape, np.float32)) for shape in args]
-    with pytest.raises(kind) as info:
-        fn(*tensors)  # the user's line
+    try:
+        with pytest.raises(kind) as info:
+            fn(*tensors)  # the user's line
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
     assert len(_kiln_frames(info.value)) <= 1, "".join(traceback.format_exception(info.value))
     last_user = [f for f in traceback.extract_tb(info.value.__traceback__) if f.filename == __file__][-1]
     assert last_user.line == "fn(*tensors)  # the user's line"
