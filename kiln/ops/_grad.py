@@ -11,6 +11,7 @@ import functools
 from collections.abc import Callable
 
 from kiln._compiler.api import jit
+from kiln._compiler.errors import for_user
 from kiln._pynative import autograd
 from kiln.context import GRAPH_MODE, _context
 
@@ -20,12 +21,15 @@ def _graph_mode_aware(eager: Callable) -> Callable:
 
     def call(*args, **kwargs):
         nonlocal compiled
-        if _context["mode"] != GRAPH_MODE or any(getattr(a, "_hooks", None) for a in args):
-            # (a Tensor argument with hooks: they would not reach the compiled graph; PyNative runs them)
-            return eager(*args, **kwargs)
-        if compiled is None:
-            compiled = jit(eager)
-        return compiled(*args, **kwargs)
+        try:
+            if _context["mode"] != GRAPH_MODE or any(getattr(a, "_hooks", None) for a in args):
+                # (a Tensor argument with hooks: they would not reach the compiled graph; PyNative runs them)
+                return eager(*args, **kwargs)
+            if compiled is None:
+                compiled = jit(eager)
+            return compiled(*args, **kwargs)
+        except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only, as a Cell's call)
+            raise for_user(err) from None
 
     call.__wrapped__ = getattr(eager, "__wrapped__", eager)
     call.__doc__ = eager.__doc__

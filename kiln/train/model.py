@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 
 import numpy as np
 
+from kiln._compiler.errors import for_user
 from kiln._core.tensor import Tensor
 from kiln._parallel.batch import job_wide
 from kiln.context import GRAPH_MODE, get_context
@@ -25,6 +27,20 @@ __all__ = ["Model"]
 _AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
 # The keywords Model takes besides its named arguments (MindSpore's set).
 _MODEL_KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict", "acc_level")
+
+
+def _users_frames(method):
+    """`method` re-raising any error with the user's frames only (their callbacks' included), as a Cell's call:
+    a bad dataset column failed four Model frames deep."""
+
+    @functools.wraps(method)
+    def run(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except Exception as err:  # noqa: BLE001  (KILN_DEBUG=1 keeps every frame)
+            raise for_user(err) from None
+
+    return run
 
 
 def _check_dataset(dataset, what: str) -> None:
@@ -223,6 +239,7 @@ class Model:
         )
 
     # -- training -------------------------------------------------------------------------------------
+    @_users_frames
     def train(
         self,
         epoch: int,
@@ -244,6 +261,7 @@ class Model:
         """
         self._run_train(epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch, None)
 
+    @_users_frames
     def fit(
         self,
         epoch: int,
@@ -394,6 +412,7 @@ class Model:
         cb_params.update(saved)
 
     # -- evaluation and prediction -----------------------------------------------------------------
+    @_users_frames
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode: bool = False) -> dict:
         """Evaluate the metrics on a dataset.
 
@@ -455,6 +474,7 @@ class Model:
         self._train_network.set_train(True)
         return metrics
 
+    @_users_frames
     def predict(self, *predict_data, backend=None, config=None):
         """The network's output for the given inputs (in inference mode).
 

@@ -453,3 +453,84 @@ def test_a_users_own_exception_class_reaches_it_located(net, kind, tmp_path):
     line = first + next(i for i, text in enumerate(source) if text.endswith(mark) or mark in text)
     assert f"{__file__}:{line}" in shown
     assert "\nThe failing expression (graph mode):\n" in shown
+
+
+class _PicksFromList(nn.Cell):
+    def construct(self, x, i):
+        xs = [x, x + 1, x + 2]
+        return xs[i]
+
+
+class _PicksComputedIndex(nn.Cell):
+    def construct(self, x, i):
+        xs = (x, x * 2, x * 3)
+        return xs[i * 2 - 1]
+
+
+class _PicksLayer(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.ReLU(), nn.Tanh(), nn.Sigmoid()])
+
+    def construct(self, x, i):
+        return self.layers[i](x)
+
+
+def _eager(net, x, i):
+    # PyNative: Python indexes the list with int(i): negative counts from the end, outside [-n, n) raises
+    return net(x, Tensor(np.int32(i)))
+
+
+@pytest.mark.parametrize("net_type", [_PicksFromList, _PicksComputedIndex, _PicksLayer])
+@pytest.mark.parametrize("how", ["graph", "jit"])
+def test_list_indexed_by_a_run_time_tensor_matches_python(net_type, how):
+    """A list, tuple or CellList indexed by a Tensor known only at run time: a negative index counts from the
+    end and one outside [-n, n) raises IndexError at the user's line, as in PyNative (it was clamped: xs[-1] gave
+    xs[0] and xs[5] gave xs[2] without a word)."""
+    x = Tensor(np.linspace(-1.0, 1.0, 4).astype(np.float32))
+    net = net_type()
+    call = jit(lambda a, i: net(a, i)) if how == "jit" else net
+    for i in (0, 1, 2, -1, -3):
+        try:
+            expected = _eager(net, x, i).asnumpy()
+        except IndexError:
+            expected = None
+        ms.set_context(mode=ms.GRAPH_MODE if how == "graph" else ms.PYNATIVE_MODE)
+        try:
+            if expected is None:
+                with pytest.raises(IndexError, match=r"index out of range"):
+                    call(x, Tensor(np.int32(i)))
+            else:
+                np.testing.assert_allclose(call(x, Tensor(np.int32(i))).asnumpy(), expected, rtol=1e-6)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    for i in (3, 5, -4, -9):
+        with pytest.raises(IndexError):
+            _eager(net, x, i)
+        ms.set_context(mode=ms.GRAPH_MODE if how == "graph" else ms.PYNATIVE_MODE)
+        try:
+            with pytest.raises(IndexError, match=r"index out of range: the \w+ has 3 items") as info:
+                call(x, Tensor(np.int32(i)))
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        source, first = inspect.getsourcelines(net_type.construct)
+        line = first + next(k for k, text in enumerate(source) if "[i" in text)
+        assert f"{__file__}:{line}" in str(info.value)
+
+
+class _DictByTensor(nn.Cell):
+    def construct(self, x, i):
+        table = {"a": x, "b": x + 1}
+        return table[i]
+
+
+def test_dict_indexed_by_a_run_time_tensor_says_why(tmp_path):
+    # a KeyError quoting 'Tensor(..., value=<symbolic>)' told the user nothing: the key never matches in a graph
+    ms.set_context(mode=ms.GRAPH_MODE, save_graphs_path=str(tmp_path))
+    try:
+        with pytest.raises(TypeError, match=r"dict cannot be indexed by a Tensor.*\['a', 'b'\]") as info:
+            _DictByTensor()(_x(), Tensor(1))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs_path="")
+    source, first = inspect.getsourcelines(_DictByTensor.construct)
+    assert f"{__file__}:{first + 2}" in str(info.value)

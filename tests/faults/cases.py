@@ -404,6 +404,144 @@ prim = REGISTRY.get("FaultNoCheck") or PrimitiveDef("FaultNoCheck", lambda x, y:
 apply(prim, (T(2, 3), T(4)))
 """, "TypeError", ("FaultNoCheck", "[2, 3]", "[4]", "do not fit"), "n/a: Kiln primitive without a check",
       kiln_only=True),
+    # ---- whole networks: a user's mistake in a Cell (tests/faults/network_faults.py runs each in PyNative,
+    # GRAPH_MODE and under @jit; these are their PyNative halves) ------------------------------------------------
+    F("net-conv2d-in-channels", "networks", "nn.Conv2d(3, 8, 3)(T(1, 1, 8, 8))", "ValueError",
+      ("Conv2D", "[1, 1, 8, 8]", "[8, 3, 3, 3]"),
+      "RuntimeError: For 'Conv2D', 'C_in' of input 'x' shape divide by parameter 'group' must be equal to 'C_in' of "
+      "input 'weight' shape: 3, but got 'C_in' of input 'x' shape: 1, and 'group': 1."),
+    F("net-flatten-forgotten", "networks", """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, pad_mode="valid")
+        self.fc = nn.Dense(4 * 6 * 6, 10)
+
+    def construct(self, x):
+        return self.fc(self.conv(x))
+
+Net()(T(2, 1, 8, 8))
+""", "ValueError", ("Dense", "144", "[2, 4, 6, 6]"),
+      "ValueError: For 'MatMul' the input dimensions must be equal, but got 'x1_col': 6 and 'x2_row': 144."),
+    F("net-sce-sparse-onehot-labels", "networks",
+      "nn.SoftmaxCrossEntropyWithLogits(sparse=True)(T(3, 4), T(3, 4, dtype=np.int32))", "ValueError",
+      ("SoftmaxCrossEntropyWithLogits", "sparse=True", "[3]", "labels [3, 4]"),
+      "ValueError: For primitive[SoftmaxCrossEntropyWithLogits], the dimension of labels must be equal to 2, but "
+      "got 3 (the one-hot labels' rank)"),
+    F("net-sce-dense-int-labels", "networks",
+      "nn.SoftmaxCrossEntropyWithLogits(sparse=False)(T(3, 4), T(3, dtype=np.int32))", "ValueError",
+      ("SoftmaxCrossEntropyWithLogits", "[3, 4]", "[3]"),
+      "TypeError: For primitive[SoftmaxCrossEntropyWithLogits], the input type must be same (label Int32, logits "
+      "Float32)"),
+    F("net-sce-dense-shape", "networks", "nn.SoftmaxCrossEntropyWithLogits()(T(3, 4), T(3, 5))", "ValueError",
+      ("SoftmaxCrossEntropyWithLogits", "[3, 4]", "[3, 5]"),
+      "ValueError: For 'SoftmaxCrossEntropyWithLogits', ... 'label' shape: (3, 5), 'logits' shape: (3, 4)"),
+    F("net-sce-sparse-float-labels", "networks", "nn.SoftmaxCrossEntropyWithLogits(sparse=True)(T(3, 4), T(3))",
+      "TypeError", ("SoftmaxCrossEntropyWithLogits", "integer", "Float32", "[3]"),
+      "TypeError: For primitive[OneHot], the input argument[indices] must be a type of {Tensor[Int32], "
+      "Tensor[Int64]}, but got Tensor[Float32]"),
+    F("net-nll-float-labels", "networks", "nn.NLLLoss()(T(3, 4), T(3))", "TypeError",
+      ("NLLLoss", "Float32", "integer", "[3]"),
+      "TypeError: For primitive[GatherD], the input argument[index] must be a type of {Tensor[Int32], "
+      "Tensor[Int64]}, but got Tensor[Float32]"),
+    F("net-cross-entropy-float-labels", "networks", "nn.CrossEntropyLoss()(T(3, 4), T(3))", "TypeError",
+      ("CrossEntropy", "Float32", "integer"),
+      "TypeError: For 'CrossEntropyLoss', the 'labels' should be Int32, but got 'mindspore.float32'."),
+    F("net-nll-labels-shape", "networks", "nn.NLLLoss()(T(3, 4), T(3, 4, dtype=np.int32))", "ValueError",
+      ("NLLLoss", "[3]", "[3, 4]"), "runs: -1.0 (labels of the logits' shape are accepted)"),
+    F("net-cross-entropy-labels-shape", "networks", "nn.CrossEntropyLoss()(T(3, 4), T(2, dtype=np.int32))",
+      "ValueError", ("CrossEntropy", "[3, 4]", "[2]"),
+      "ValueError: For 'CrossEntropyLoss', ... 'logits' shape: (3, 4) and 'labels' shape: (2,)"),
+    F("net-batchnorm2d-on-2d", "networks", "nn.BatchNorm2d(4)(T(3, 4))", "ValueError", ("BatchNorm2d", "[3, 4]"),
+      "ValueError: For 'BatchNorm2d', the in_shape must have 4 dims, but got 2."),
+    F("net-embedding-float-index", "networks", "nn.Embedding(10, 4)(T(2, 3))", "TypeError",
+      ("Embedding", "integer", "float32"),
+      "TypeError: Kernel select failed: Select CPU operator[Gather] fail! Unsupported data type!"),
+    F("net-tensor-as-bool", "networks", """
+class Net(nn.Cell):
+    def construct(self, x):
+        if x:
+            return x + 1
+        return x - 1
+
+Net()(T(3))
+""", "ValueError", ("[3]", ".any()"),
+      "ValueError: The tensor should have only one element, but got 3, more than one element is ambiguous."),
+    F("net-undefined-attribute", "networks", """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(3, 3)
+
+    def construct(self, x):
+        return self.fc2(x)
+
+Net()(T(2, 3))
+""", "AttributeError", ("'Net'", "fc2"), "AttributeError: The 'Net' object has no attribute 'fc2'."),
+    F("net-ops-typo", "networks", "ops.reducesum(T(2, 3))", "AttributeError", ("reducesum",),
+      "AttributeError: module 'mindspore.ops' has no attribute 'reducesum'"),
+    F("net-construct-too-many-args", "networks", """
+class Net(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+Net()(T(2), T(2))
+""", "TypeError", ("construct()", "2 positional"),
+      "TypeError: Net.construct() takes 2 positional arguments but 3 were given"),
+    F("net-assign-parameter-shape", "networks", """
+w = ms.Parameter(T(2, 2), name="w")
+ops.assign(w, T(3, 3))
+""", "ValueError", ("Assign", "[3, 3]", "[2, 2]"),
+      "ValueError: For 'Assign','value' must have the same shape as 'variable' ... (3, 3), (2, 2)"),
+    F("net-set-data-shape", "networks", "nn.Dense(3, 2).weight.set_data(T(3, 3))", "ValueError",
+      ("weight", "[2, 3]", "[3, 3]"),
+      "runs: set_data takes the new shape; the next call fails in BiasAdd (bias {2}, input {1, 3})"),
+    F("net-value-and-grad-position", "networks", "ms.value_and_grad(nn.Dense(3, 2), grad_position=2)(T(1, 3))",
+      "IndexError", ("grad_position 2", "1 argument"), "RuntimeError: Position index 2 is exceed input size."),
+    F("net-sens-shape", "networks", "ops.GradOperation(sens_param=True)(nn.Dense(3, 2))(T(4, 3), T(4, 5))",
+      "ValueError", ("(4, 5)", "(4, 2)"), "ValueError: The shape should be {4, 2}, but got {4, 5}, sens gradient ..."),
+    F("net-optimizer-empty", "networks", "nn.Momentum([], 0.1, 0.9)", "ValueError", ("Optimizer", "empty"),
+      "ValueError: For 'Optimizer', the argument parameters must not be empty."),
+    F("net-optimizer-tensors", "networks", "nn.SGD([T(2, 2)], 0.1)", "TypeError", ("SGD", "Parameters"),
+      "TypeError: For 'Optimizer', all elements of the argument 'parameters' must be 'Parameter' or 'dict'"),
+    F("net-train-one-step-tensor-sens", "networks", """
+net = nn.WithLossCell(nn.Dense(3, 2), nn.MSELoss())
+nn.TrainOneStepCell(net, nn.SGD(net.trainable_params(), 0.1), sens=T(2, 2))
+""", "TypeError", ("sens", "float"),
+      "ValueError: The tensor should have only one element, but got 4 (at the first step)"),
+    F("net-load-param-shapes", "networks", """
+small, big = nn.Dense(3, 2), nn.Dense(4, 2)
+ms.load_param_into_net(big, {p.name: p for p in small.get_parameters()}, strict_load=True)
+""", "ValueError", ("load_param_into_net", "[2, 3]", "[2, 4]"),
+      "RuntimeError: For 'load_param_into_net', weight ... shape (2, 4) in the argument 'net' and shape (2, 3) in "
+      "the argument 'parameter_dict'"),
+    F("net-model-train-float-labels", "networks", """
+net = nn.Dense(3, 2)
+data = {"x": np.ones((4, 3), np.float32), "y": np.zeros((4,), np.float32)}
+ds = ms.dataset.NumpySlicesDataset(data, shuffle=False).batch(2)
+loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+ms.train.Model(net, loss, nn.SGD(net.trainable_params(), 0.1)).train(1, ds)
+""", "TypeError", ("SparseSoftmaxCrossEntropyWithLogits", "integer", "float32"),
+      "TypeError: For primitive[SparseSoftmaxCrossEntropyWithLogits], the input argument[labels_type] must be a "
+      "type of {Tensor[Int32], Tensor[Int64]}, but got Tensor[Float32]"),
+    F("net-forgot-super-init", "networks", """
+class Net(nn.Cell):
+    def __init__(self):
+        self.fc = nn.Dense(3, 2)
+
+Net()
+""", "AttributeError", ("super().__init__()",),
+      "AttributeError: The 'Net' object has no attribute '_auto_prefix'."),
+    F("net-maxpool-kernel-too-big", "networks", "nn.MaxPool2d(kernel_size=5, stride=1)(T(1, 1, 3, 3))",
+      "ValueError", ("MaxPool", "[1, 1, 3, 3]"),
+      "ValueError: For 'MaxPool', the each element of the output shape must be larger than 0 ... {1, 1, -1, -1}"),
+    F("net-dense-int-input", "networks", "nn.Dense(3, 2)(T(2, 3, dtype=np.int32))", "TypeError", ("Dense", "Int32"),
+      "TypeError: For 'MatMul', the type of 'x2' should be same as 'x1' ... Tensor[Int32] and Tensor[Float32]"),
+    F("net-grad-weights-not-in-net", "networks", """
+net, other = nn.Dense(3, 2), nn.Dense(3, 2)
+out = ops.GradOperation(get_by_list=True)(net, ms.ParameterTuple(other.trainable_params()))(T(1, 3))
+""", None, mindspore="runs: zero gradients for weights the network does not use (PyNative)",
+      check="all(not g.asnumpy().any() for g in out)"),
     F("checks-off-switch", "indices", """
 ms.set_context(runtime_checks=False)
 out = ops.gather(x6, Tensor([1, 2]), 0)

@@ -1,5 +1,8 @@
 """Gradient transforms in GRAPH_MODE: one compiled graph per call signature, same numbers as PyNative."""
 
+import os
+import traceback
+
 import numpy as np
 import pytest
 
@@ -146,3 +149,35 @@ def test_custom_vjp_of_a_function_that_builds_a_cell(mode):
         np.testing.assert_allclose(dy.asnumpy(), 3 * y.asnumpy())
     finally:
         kiln.set_context(mode=kiln.PYNATIVE_MODE)
+
+
+def _kiln_frames(err: BaseException) -> list[str]:
+    kiln_dir = os.path.dirname(os.path.abspath(kiln.__file__)) + os.sep
+    frames = [os.path.abspath(f.filename) for f in traceback.extract_tb(err.__traceback__)]
+    return [f for f in frames if f.startswith(kiln_dir)]
+
+
+@pytest.mark.parametrize(
+    "make, args, kind",
+    [
+        (lambda net: ops.GradOperation(sens_param=True)(net), ((4, 6), (4, 5)), ValueError),  # sens (4, 5) != (4, 3)
+        (lambda net: kiln.value_and_grad(net, grad_position=2), ((4, 6),), IndexError),
+    ],
+)
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_a_gradients_error_shows_the_users_frames(make, args, kind, mode, monkeypatch):
+    """A mistake found inside the gradient (its sens, its grad_position) shows the user's call and at most the one
+    Kiln frame where the call entered Kiln, as a Cell's call does (PyNative showed 6 frames of autograd, GRAPH_MODE
+    2)."""
+    monkeypatch.delenv("KILN_DEBUG", raising=False)
+    kiln.set_context(mode=mode)
+    fn = make(_Net())
+    tensors = [kiln.Tensor(np.ones(shape, np.float32)) for shape in args]
+    try:
+        with pytest.raises(kind) as info:
+            fn(*tensors)  # the user's line
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    assert len(_kiln_frames(info.value)) <= 1, "".join(traceback.format_exception(info.value))
+    last_user = [f for f in traceback.extract_tb(info.value.__traceback__) if f.filename == __file__][-1]
+    assert last_user.line == "fn(*tensors)  # the user's line"

@@ -2,6 +2,7 @@
 
 import os
 import re
+import traceback
 
 import numpy as np
 import pytest
@@ -353,3 +354,35 @@ def test_bad_input_is_clear():
         Model(lambda v: v)
     with pytest.raises(ValueError, match="amp_level"):
         Model(Linear(), amp_level="O9")
+
+
+class _RaisesAtStepEnd(ms.train.Callback):
+    def on_train_step_end(self, run_context):
+        raise RuntimeError("the user's callback failed")  # the callback's line
+
+
+def _kiln_frames(err: BaseException) -> list[str]:
+    kiln_dir = os.path.dirname(os.path.abspath(ms.__file__)) + os.sep
+    return [
+        f.filename for f in traceback.extract_tb(err.__traceback__) if os.path.abspath(f.filename).startswith(kiln_dir)
+    ]
+
+
+@pytest.mark.parametrize(
+    "labels, callbacks, kind", [(np.float32, None, TypeError), (np.int32, _RaisesAtStepEnd, RuntimeError)]
+)
+def test_a_training_error_shows_the_users_frames(labels, callbacks, kind, monkeypatch):
+    """A bad dataset column (float labels for a sparse loss) fails with one Kiln frame, where Model.train was
+    entered (it was four: train, _run_train, _epoch, the Cell's call); a user's callback keeps its own frame."""
+    monkeypatch.delenv("KILN_DEBUG", raising=False)
+    net = nn.Dense(3, 2)
+    data = {"x": np.ones((4, 3), np.float32), "y": np.zeros((4,), labels)}
+    data_set = ms.dataset.NumpySlicesDataset(data, shuffle=False).batch(2)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    model = ms.train.Model(net, loss, nn.SGD(net.trainable_params(), 0.1))
+    with pytest.raises(kind) as info:
+        model.train(1, data_set, callbacks=callbacks() if callbacks else None)
+    assert len(_kiln_frames(info.value)) <= 1, "".join(traceback.format_exception(info.value))
+    if callbacks:
+        lines = [f.line for f in traceback.extract_tb(info.value.__traceback__)]
+        assert "raise RuntimeError(\"the user's callback failed\")  # the callback's line" in lines

@@ -36,7 +36,8 @@ def dtype_of(x) -> np.dtype | None:
     return np.dtype(getattr(dt, "np", dt))
 
 
-def _dtype_name(dt: np.dtype) -> str:
+def dtype_name(dt: np.dtype) -> str:
+    """MindSpore's spelling of a dtype in messages (Float32, Int64, BFloat16)."""
     return "BFloat16" if dt.name == "bfloat16" else dt.name.capitalize()
 
 
@@ -44,7 +45,7 @@ def require_float(op: str, name: str, x) -> None:
     """Raise a TypeError unless `x` is a floating-point tensor."""
     dt = dtype_of(x)
     if dt is not None and not (dt.kind == "f" or dt.name == "bfloat16"):
-        raise op_error(op, f"'{name}' must be a floating-point tensor, but got {_dtype_name(dt)}.", TypeError)
+        raise op_error(op, f"'{name}' must be a floating-point tensor, but got {dtype_name(dt)}.", TypeError)
 
 
 def require_rank(op: str, name: str, x, ranks: tuple[int, ...]) -> tuple[int, ...]:

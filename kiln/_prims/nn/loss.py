@@ -10,7 +10,7 @@ from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef
 from kiln._prims import _bounds
 from kiln._prims._checks import broadcast_shapes
-from kiln._prims.nn._common import declare, dtype_of, one_of, op_error, require_float, shape_of
+from kiln._prims.nn._common import declare, dtype_name, dtype_of, one_of, op_error, require_float, shape_of
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -103,8 +103,16 @@ def _check_class_loss(op, input_name):
         if len(xs) == 0:
             raise op_error(op, f"'{input_name}' must have a class axis, but got a scalar.")
         c = xs[1] if len(xs) >= 2 else xs[0]
+        want = tuple(xs[:1] + xs[2:]) if len(xs) >= 2 else ()
+        if not _is_int(target) and tuple(ts) == want != tuple(xs):  # labels left as floats (a dataset's column)
+            raise op_error(
+                op,
+                f"'target' has the shape of class indices {list(ts)} but dtype {dtype_name(dtype_of(target))}: "
+                f"class indices must be an integer tensor (a floating-point 'target' holds class probabilities, "
+                f"with the shape of {input_name} {list(xs)}).",
+                TypeError,
+            )
         if _is_int(target):
-            want = tuple(xs[:1] + xs[2:]) if len(xs) >= 2 else ()
             if tuple(ts) != want:
                 raise op_error(
                     op,

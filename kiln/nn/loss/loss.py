@@ -146,8 +146,25 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         if self.sparse:
             if self.reduction == "mean":
                 return self._sparse_mean(logits, labels)
+            _check_class_indices(logits, labels)  # before one_hot, whose (N, C, C) would be the shape blamed
             labels = ops.one_hot(labels, logits.shape[-1], 1.0, 0.0).astype(logits.dtype)
         return self.get_loss(self._sce(logits, labels)[0])
+
+
+def _check_class_indices(logits, labels) -> None:
+    """Sparse labels are integer class indices, one per row of `logits`."""
+    want = tuple(logits.shape[:-1])
+    if labels.dtype.kind not in "iu":
+        raise TypeError(
+            f"For 'SoftmaxCrossEntropyWithLogits', with sparse=True 'labels' must be integer class indices, but got "
+            f"{labels.dtype} labels of shape {list(labels.shape)} (logits {list(logits.shape)})."
+        )
+    if tuple(labels.shape) != want:
+        raise ValueError(
+            f"For 'SoftmaxCrossEntropyWithLogits', with sparse=True 'labels' must have the shape of 'logits' "
+            f"without its class axis, {list(want)}, but got logits {list(logits.shape)} and labels "
+            f"{list(labels.shape)}."
+        )
 
 
 class CrossEntropyLoss(LossBase):

@@ -495,8 +495,9 @@ def _switch(which: Tensor, cases: list, where):
 
 
 def select_item(ctx, items, index: Tensor, node):
-    """`items[index]` with an index Tensor known only at run time (clamped to the items, as MindSpore's
-    switch_layer): the item chosen when the graph runs; functions and Cells become a `SwitchedCallable`."""
+    """`items[index]` with an index Tensor known only at run time: the item chosen when the graph runs;
+    functions and Cells become a `SwitchedCallable`. `index` is in range (`index_inside`); the clamp only
+    keeps the backend's switch in bounds."""
     items = tuple(items)
     if not items:
         raise IndexError("cannot index an empty sequence with a Tensor.")
@@ -513,10 +514,28 @@ def call_switched(ctx, fn: V.SwitchedCallable, call):
     return _switch_cases(ctx, fn.index, cases, fn.node).value
 
 
-def _clamped_index(index: Tensor, n: int) -> Tensor:
+def index_inside(index: Tensor, n: int) -> tuple[Tensor, Tensor]:
+    """(inside, wrapped) for a run-time index into `n` items: whether it lies in [-n, n), as Python's, and the
+    index with a negative one counted from the end. The caller raises when it is outside: clamping it would
+    pick a wrong item without a word."""
+    _check_index_type(index)
+    bind = G.current().bind
+    i32 = bind(REGISTRY["Cast"], (np.dtype(np.int32),), [index._data])
+    negative = bind(REGISTRY["Less"], (), [i32, np.int32(0)])
+    wrapped = bind(REGISTRY["Select"], (), [negative, bind(REGISTRY["Add"], (), [i32, np.int32(n)]), i32])
+    above = bind(REGISTRY["GreaterEqual"], (), [wrapped, np.int32(0)])
+    inside = bind(REGISTRY["LogicalAnd"], (), [above, bind(REGISTRY["Less"], (), [wrapped, np.int32(n)])])
+    return Tensor._wrap(inside), Tensor._wrap(wrapped)
+
+
+def _check_index_type(index: Tensor) -> None:
     if index.ndim != 0 or index.dtype.kind not in "iu":
         raise TypeError(f"a tuple or list index must be a 0-d integer Tensor, not {index.dtype} of shape "
                         f"{list(index.shape)}.")  # fmt: skip
+
+
+def _clamped_index(index: Tensor, n: int) -> Tensor:
+    _check_index_type(index)
     i32 = Tensor._wrap(G.current().bind(REGISTRY["Cast"], (np.dtype(np.int32),), [index._data]))
     lo = Tensor._wrap(G.current().bind(REGISTRY["Maximum"], (), [i32._data, np.int32(0)]))
     return Tensor._wrap(G.current().bind(REGISTRY["Minimum"], (), [lo._data, np.int32(n - 1)]))

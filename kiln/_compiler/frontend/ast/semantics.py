@@ -190,10 +190,32 @@ def _getitem(ctx, frame, node, args):
         _check_defined(node, args)
     if isinstance(idx, Tensor) and (isinstance(obj, (tuple, list)) or _is_cell_sequence(obj)):
         if is_symbolic(idx):  # the item is chosen when the graph runs (switch_layer)
-            return control.select_item(ctx, obj, idx, node)
+            return control.select_item(ctx, obj, _index_in_range(ctx, node, obj, idx), node)
         idx = int(idx)
+    if isinstance(obj, dict) and is_symbolic(idx):  # a Tensor hashes by identity: the lookup could never hit
+        raise TypeError(
+            f"a dict cannot be indexed by a Tensor whose value is known only when the graph runs (shape "
+            f"{list(idx.shape)}, {idx.dtype}); its keys are {_keys(obj)}: index it with a Python key, or put the "
+            f"values in a tuple or list and index that with the Tensor."
+        )
     v = obj[idx]
     return _seen(ctx, v) if isinstance(v, Parameter) or is_cell(v) else v
+
+
+def _keys(d: dict) -> str:
+    keys = [repr(k) for k in list(d)[:6]]
+    return "[" + ", ".join(keys) + (", ...]" if len(d) > 6 else "]")
+
+
+def _index_in_range(ctx, node, obj, idx: Tensor) -> Tensor:
+    """The run-time index `idx` into `obj`, negative ones counted from the end; an index outside [-n, n)
+    raises IndexError when the graph runs, as `obj[int(idx)]` does in PyNative."""
+    n = len(obj)
+    inside, wrapped = control.index_inside(idx, n)
+    kind = type(obj).__name__
+    exc = IndexError(f"{kind} index out of range: the {kind} has {n} items, so a Tensor index must be in [{-n}, {n}).")
+    control.select_both(ctx, node, inside, lambda: None, lambda: bind_raise(G.current(), exc))
+    return wrapped
 
 
 def _is_cell_sequence(obj) -> bool:
