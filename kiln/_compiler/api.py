@@ -34,6 +34,7 @@ from kiln._core.mutable import (
     MutableTuple,
 )
 from kiln._core.tensor import Tensor
+from kiln._prims import recurrent
 from kiln._pynative import dispatch, tape
 from kiln.context import _context
 
@@ -352,7 +353,8 @@ def run_cell(cell, args: tuple, kwargs: dict):
                 raise for_user(err) from None
             if out is not _MISS:
                 return out
-    if tape.recording or _hooked(args):
+    if tape.recording or _hooked(args) or recurrent.reverse_only_state() is False:
+        # (or inside PyNative's ops.jvp / jacfwd: a compiled graph's declared derivatives have no forward mode)
         # A PyNative gradient is being recorded, or an argument has hooks (which a gradient taken inside construct
         # runs, and the compiled graph would not see): run with graph semantics, eagerly, so the tape sees every op.
         if not _user_construct(cell):

@@ -17,6 +17,7 @@ from kiln._compiler.ir import graph as G
 from kiln._core.primitive import op_error
 from kiln._core.tensor import Parameter, Tensor
 from kiln._core.tree import flatten, tensor_leaves, unflatten
+from kiln._prims.recurrent import reverse_only
 from kiln._pynative import autograd, tape
 from kiln._pynative.nested import call_with_graph_semantics, record
 from kiln.ops.array import stack
@@ -313,7 +314,8 @@ def jvp(fn: Callable, inputs, v, has_aux: bool = False):
         real = tuple(p if B.jnp.issubdtype(p.dtype, B.jnp.inexact) else p.astype(B.jnp.float32) for p in primals)
         tangents = tuple(t.astype(r.dtype) for r, t in zip(real, tangents, strict=True))
         target = _split_aux(pure) if has_aux else pure
-        res = B.jax.jvp(target, real, tangents, has_aux=has_aux)
+        with reverse_only(False):  # a GRAPH_MODE Cell called inside runs its ops, which forward mode can see
+            res = B.jax.jvp(target, real, tangents, has_aux=has_aux)
         if all(r is p for r, p in zip(real, primals, strict=True)):
             return res
         value = target(*primals)
@@ -424,7 +426,10 @@ def _jacobian(kind: str, fn: Callable, grad_position, has_aux: bool) -> Callable
             transformed = transform(_split_aux(pure), argnums=argnums, has_aux=True)
         else:
             transformed = transform(pure, argnums=argnums)
-        return _run(transformed, args)
+        if kind != "jacfwd":
+            return _run(transformed, args)
+        with reverse_only(False):  # as in jvp
+            return _run(transformed, args)
 
     jac.__wrapped__ = fn
     return jac

@@ -8,6 +8,7 @@ import pytest
 
 import kiln
 from kiln import Tensor, nn, ops
+from kiln._backend import jax
 
 
 def _t(a, dtype=np.float32):
@@ -294,3 +295,35 @@ def test_vjp_fn_repeats_no_state_write_of_the_forward(mode):
     np.testing.assert_allclose(g1[0].asnumpy(), [2.0, 2.0])
     np.testing.assert_allclose(g3[0].asnumpy(), [6.0, 6.0])
     np.testing.assert_allclose(net.calls.asnumpy(), [1.0])  # the forward's write, once (it was 3: once per call)
+
+
+class _ConvPool(nn.Cell):
+    def __init__(self, weight):
+        super().__init__()
+        self.conv, self.pool, self.weight = ops.Conv2D(3, 3), ops.MaxPool(2, 2), Tensor(weight)
+
+    def construct(self, x):
+        return self.pool(ops.relu(self.conv(x, self.weight)))
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_forward_mode_of_a_cell_with_declared_derivatives_equals_jax(mode):
+    # Conv2D and MaxPool declare their reverse rules; in GRAPH_MODE the Cell's compiled graph used them as a backend
+    # custom_vjp, which has no forward mode: ops.jvp / jacfwd of the Cell raised the backend's error
+    rng = np.random.default_rng(3)
+    x, v = (rng.standard_normal((1, 2, 6, 6)).astype(np.float32) for _ in range(2))
+    w = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    net = _ConvPool(w)
+
+    def ref(a):
+        y = jax.nn.relu(jax.lax.conv_general_dilated(a, w, (1, 1), "VALID"))
+        return jax.lax.reduce_window(y, -np.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    kiln.set_context(mode=kiln.GRAPH_MODE if mode == "graph" else kiln.PYNATIVE_MODE)
+    try:
+        _, tangent = ops.jvp(net, Tensor(x), Tensor(v))
+        jacobian = ops.jacfwd(net)(Tensor(x))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    np.testing.assert_allclose(tangent.asnumpy(), jax.jvp(ref, (x,), (v,))[1], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(jacobian.asnumpy(), jax.jacfwd(ref)(x), rtol=1e-5, atol=1e-5)
