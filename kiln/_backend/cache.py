@@ -385,7 +385,9 @@ class PersistentJit:
     def _tiered_executable(self, lowered, sig, name: str, device, store: DiskCache):
         """A quick executable now, the optimised one from the tier-up thread (only that one is stored)."""
         platform = device.platform
+        started = time.perf_counter()
         quick = _compile_with_options(lowered, platform, quick=True)
+        compile_s = time.perf_counter() - started
         # XLA's defaults for this optimised tier (as GRAPH_MODE's) ran the transformer's PyNative step in 0.85x the
         # CPU time and LeNet5's in 1.02-1.04x (session 14, load 8-9). Reverted unmeasured: once they (and the lazy
         # window's error sites) landed, the full suite's xdist workers were twice killed by the OOM killer at 17 GB.
@@ -399,6 +401,7 @@ class PersistentJit:
             lambda: _compile_with_options(lowered, platform),
             lambda better: _write(store, name, better, False, replace=True),
             swap,
+            compile_s,
         )
         return tiered
 
@@ -874,9 +877,10 @@ def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap
         if on_optimized is not None:
             on_optimized(compiled)
         return compiled
+    started = time.perf_counter()
     with tiers.foreground():
         quick = _compile_with_options(lowered, "cpu", quick=True)
-    return tiers.Tiered(quick, full, on_optimized, on_swap)
+    return tiers.Tiered(quick, full, on_optimized, on_swap, time.perf_counter() - started)
 
 
 def serialize_executable(compiled) -> bytes:
