@@ -359,8 +359,10 @@ class PersistentJit:
         if data is not None:
             try:
                 quick, triple = pickle.loads(data)
-                ex = deserialize_and_load(*triple, backend=device.client, execution_devices=[device])
-                return _Quick(ex, self, sig, args, name, device) if quick else ex
+                # a tiered program's quick tier gives other last bits: not where every call must run optimised
+                if not (quick and self._tiered and tiers.mode() == "off"):
+                    ex = deserialize_and_load(*triple, backend=device.client, execution_devices=[device])
+                    return _Quick(ex, self, sig, args, name, device) if quick else ex
             except Exception:  # noqa: BLE001  (damaged: drop it and compile again)
                 _unlink(store.path / f"{name}{SUFFIX}")
         try:
@@ -391,6 +393,10 @@ class PersistentJit:
         # XLA's defaults for this optimised tier (as GRAPH_MODE's) ran the transformer's PyNative step in 0.85x the
         # CPU time and LeNet5's in 1.02-1.04x (session 14, load 8-9). Reverted unmeasured: once they (and the lazy
         # window's error sites) landed, the full suite's xdist workers were twice killed by the OOM killer at 17 GB.
+
+        # Until an optimised executable replaces it, the quick one is what a later process loads (and upgrades from
+        # its second call, as a quick kernel): a short run asks for no optimised compile (tiers.TIER_UP_AFTER).
+        _write_later(store, name, quick, True)
 
         def swap(better) -> None:  # the caller's thread: later calls find the optimised executable directly
             if self._mem.get(sig) is tiered:

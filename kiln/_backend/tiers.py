@@ -10,8 +10,9 @@ boundary, on the caller's thread. Both come from one lowered program, so they ta
 buffers and give the same values within floating-point rounding (LLVM's optimisations may contract a multiply and an
 add, or reassociate a reduction).
 
-Only the optimised executable is ever written to the on-disk cache (the caller's `on_optimized` does that on the
-background thread), so a later process loads it and compiles nothing.
+Only the optimised executable of a GRAPH_MODE program is written to the on-disk cache (the caller's `on_optimized`
+does that on the background thread), so a later process loads it and compiles nothing. A PyNative lazy window's
+quick executable is stored at once and its optimised one, asked for later (`TIER_UP_AFTER`), replaces it.
 
 When the optimised executable takes over depends on when its background compile ends, so a run's last bits can
 differ from another run's of the same seeded script; `set_context(deterministic="ON")` (`set_reproducible`) turns
@@ -190,8 +191,8 @@ def _thread() -> ThreadPoolExecutor:
 class Tiered:
     """A quick executable that hands over to the optimised one, compiled on the background thread.
 
-    The optimised compile is asked for once the program has been called again and its first call lies
-    `TIER_UP_AFTER` times its quick compile's duration in the past (or when someone `wait`s): see the rule above.
+    Given `compile_s`, the optimised compile is asked for once the program has been called again and its first call
+    lies `TIER_UP_AFTER` times its quick compile's duration in the past (or when someone `wait`s): see the rule above.
 
     Args:
         quick: the quick executable (called with the program's arguments).
@@ -201,11 +202,12 @@ class Tiered:
             it to the on-disk cache); its failures are ignored.
         on_swap: `on_swap(executable)`, run on the caller's thread when the optimised executable takes over (e.g.
             to put it where the caller looks executables up, so later calls skip this wrapper).
-        compile_s: how long the quick compile took (seconds of wall time); 0 asks for the optimised compile at the
-            second call.
+        compile_s: how long the quick compile took (seconds of wall time), for a program whose quick executable
+            the caller keeps on disk itself; None asks for the optimised compile at once (it alone reaches the disk,
+            GRAPH_MODE's programs: a warm process then compiles nothing).
     """
 
-    __slots__ = ("run", "tier", "_future", "_on_swap", "_ask", "_first", "_after", "__weakref__")
+    __slots__ = ("run", "tier", "_future", "_on_swap", "_calls", "_ask", "_first", "_after", "__weakref__")
 
     def __init__(
         self,
@@ -213,13 +215,14 @@ class Tiered:
         compile_optimized: Callable,
         on_optimized: Callable | None = None,
         on_swap: Callable | None = None,
-        compile_s: float = 0.0,
+        compile_s: float | None = None,
     ) -> None:
         self.run = quick
         self.tier = "quick"  # "optimized" once the optimised executable runs the calls
         self._on_swap = on_swap
+        self._calls = 0
         self._first: float | None = None  # time.monotonic() of the first call
-        self._after = TIER_UP_AFTER * max(0.0, compile_s)
+        self._after = 0.0 if compile_s is None else TIER_UP_AFTER * max(0.0, compile_s)
         with _lock:
             stats["quick"] += 1
         self._future: Future | None = None
@@ -228,12 +231,18 @@ class Tiered:
             self._ask = (compile_optimized, on_optimized)
             with _lock:
                 _unasked.add(self)
+            if compile_s is None:
+                self._request()
 
     def __call__(self, *args):
         future = self._future
         if future is not None:
             if future.done():
                 self._swap(future)
+            elif self._calls < 2:
+                self._calls += 1
+                if self._calls == 2:  # the foreground's loop came round to this program again: the gate opens
+                    _cycle()
         elif self._ask is not None:
             now = time.monotonic()
             if self._first is None:
