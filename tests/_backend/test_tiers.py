@@ -73,6 +73,18 @@ def test_quick_then_optimized_same_values_and_the_swap_is_counted(monkeypatch):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
 
 
+def test_a_graph_programs_optimised_executable_is_stored_without_a_second_call(monkeypatch):
+    """compile_program (GRAPH_MODE, @jit) stores only the optimised executable: a one-call process must still
+    compile and store it (at exit at the latest), or the next process compiles again."""
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    monkeypatch.setattr(tiers, "QUIET_S", 0.0)
+    args = _args()
+    stored = threading.Event()
+    program = cache.compile_program(jax.jit(_chain).lower(*args), on_optimized=lambda ex: stored.set())
+    program(*args)  # one call, no tiers.wait()
+    assert stored.wait(60)
+
+
 def test_the_quick_tier_of_a_whole_program_compiles_with_kilns_quick_cpu_options(monkeypatch):
     """A GRAPH_MODE or @jit step's quick tier: LLVM's optimisation off and, where XLA has them, the classic emitters
     (several times faster to compile a zoo network's step than the fusion emitters at level 0)."""
