@@ -123,6 +123,7 @@ def unread_parameters(fn: Callable, method: bool = False) -> list[str]:
 
     With `method`, the first positional parameter is the receiver (`self`, `cls`, or a row-built class's `s`).
     """
+    fn = inspect.unwrap(fn)  # a decorated method (functools.wraps) is checked by its own code
     try:
         source = inspect.getsource(fn)
     except (OSError, TypeError):

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from kiln._compiler.api import jit
 from kiln._compiler.errors import for_user
+from kiln._compiler.ir import graph as G
 from kiln._pynative import autograd
 from kiln.context import GRAPH_MODE, _context
 
@@ -19,15 +20,22 @@ from kiln.context import GRAPH_MODE, _context
 def _graph_mode_aware(eager: Callable) -> Callable:
     compiled = None
 
-    def call(*args, **kwargs):
+    def run(args, kwargs):
         nonlocal compiled
+        if _context["mode"] != GRAPH_MODE or any(getattr(a, "_hooks", None) for a in args):
+            # (a Tensor argument with hooks: they would not reach the compiled graph; PyNative runs them)
+            return eager(*args, **kwargs)
+        if compiled is None:
+            compiled = jit(eager)
+        return compiled(*args, **kwargs)
+
+    def call(*args, **kwargs):
+        if G.current() is not None:
+            # inside a graph being captured (bytecode capture runs this very function): its errors are the
+            # compiler's to place, and a Tensor if it must specialise is retried, not reported
+            return run(args, kwargs)
         try:
-            if _context["mode"] != GRAPH_MODE or any(getattr(a, "_hooks", None) for a in args):
-                # (a Tensor argument with hooks: they would not reach the compiled graph; PyNative runs them)
-                return eager(*args, **kwargs)
-            if compiled is None:
-                compiled = jit(eager)
-            return compiled(*args, **kwargs)
+            return run(args, kwargs)
         except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only, as a Cell's call)
             raise for_user(err) from None
 
