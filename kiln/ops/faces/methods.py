@@ -358,8 +358,8 @@ def _repeat_method(self, *repeats, **kwargs):
     counts = tuple(_shape_args(repeats)) if not isinstance(_shape_args(repeats), int) else (repeats[0],)
     if len(counts) < self.ndim:
         raise ValueError(
-            f"For repeat, number of items of repeats can not be smaller than the number of dimensions of self tensor, "
-            f"but got repeats with {len(counts)} items and rank of self Tensor is {self.ndim}."
+            f"Tensor.repeat: give one count per axis (the Tensor has {self.ndim} axes), but got {len(counts)} "
+            f"count(s) {list(counts)}; NumPy's element repeat is Tensor.repeat_interleave."
         )
     return ops.tile(self, counts)
 
