@@ -245,17 +245,24 @@ def shifted_conv(x, w, stride, pads, dilation, group):
     x = x.reshape((n, group, 1, c_group, *sizes))
     w = w.astype(x.dtype).reshape((1, group, c_out // group, c_group, *kernel))
     total = None
-    for ci in range(c_group):
-        for offset in np.ndindex(*kernel):
-            start = [0, 0, 0, ci] + [i * d for i, d in zip(offset, dilation)]
-            limit = [n, group, 1, ci + 1] + [
-                i * d + s * (o - 1) + 1 for i, d, s, o in zip(offset, dilation, stride, outs)
-            ]
-            term = lax.slice(x, start, limit, [1, 1, 1, 1, *stride])
-            tap = lax.slice(w, [0, 0, 0, ci, *offset], [1, group, c_out // group, ci + 1, *(i + 1 for i in offset)])
-            term = term * tap
-            total = term if total is None else total + term
+    for ci, offset, term in _tap_windows_by_channel(x, kernel, stride, dilation, outs):
+        tap = lax.slice(w, [0, 0, 0, ci, *offset], [1, group, c_out // group, ci + 1, *(i + 1 for i in offset)])
+        term = term * tap
+        total = term if total is None else total + term
     return total.reshape((n, c_out, *outs))
+
+
+def _tap_windows_by_channel(x, kernel, stride, dilation, outs):
+    """Per input channel of a group and kernel offset, in that order: (channel, offset, the strided window of `x`
+    that tap reads for every output), `x` being the padded input as (N, group, 1, C / group, *spatial)."""
+    n, group = x.shape[:2]
+    for ci in range(x.shape[3]):
+        for offset in np.ndindex(*kernel):
+            start = [0, 0, 0, ci] + [i * d for i, d in zip(offset, dilation, strict=True)]
+            limit = [n, group, 1, ci + 1] + [
+                i * d + s * (o - 1) + 1 for i, d, s, o in zip(offset, dilation, stride, outs, strict=True)
+            ]
+            yield ci, offset, lax.slice(x, start, limit, [1, 1, 1, 1, *stride])
 
 
 # The gradients of a shifted layer (session 17, issue 21). XLA's own gradients of a depthwise convolution were most of
@@ -390,14 +397,8 @@ def shifted_weight_grad(x, dout, kernel, stride, pads, dilation, group):
     rows = dout.astype(x.dtype).reshape((n, group, c_out // group, *outs))
     axes = (0, *range(3, 3 + len(outs)))
     sums = []
-    for ci in range(c_group):
-        for offset in np.ndindex(*kernel):
-            start = [0, 0, 0, ci] + [i * d for i, d in zip(offset, dilation, strict=True)]
-            limit = [n, group, 1, ci + 1] + [
-                i * d + s * (o - 1) + 1 for i, d, s, o in zip(offset, dilation, stride, outs, strict=True)
-            ]
-            window = lax.slice(x, start, limit, [1, 1, 1, 1, *stride]).reshape((n, group, 1, *outs))
-            sums.append(jnp.sum(window * rows, axis=axes))  # (group, C_out / group)
+    for _, _, window in _tap_windows_by_channel(x, kernel, stride, dilation, outs):
+        sums.append(jnp.sum(window.reshape((n, group, 1, *outs)) * rows, axis=axes))  # (group, C_out / group)
     return jnp.stack(sums, -1).reshape((c_out, c_group, *kernel))
 
 

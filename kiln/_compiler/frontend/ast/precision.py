@@ -33,9 +33,10 @@ def cast(value, dt: mstype.DType):
     return value
 
 
-def parameters_cast(dt: mstype.DType, values) -> list:
-    """`values` with each Parameter cast to `dt` (the operands an operator or a Primitive takes)."""
-    return [cast(v, dt) if isinstance(v, Parameter) else v for v in values]
+def parameters_cast(dt: mstype.DType, values, keep: frozenset = frozenset()) -> list:
+    """`values` with each Parameter cast to `dt` (the operands an operator or a Primitive takes), except at the
+    positions in `keep`."""
+    return [cast(v, dt) if isinstance(v, Parameter) and i not in keep else v for i, v in enumerate(values)]
 
 
 def primitive_arguments_cast(dt: mstype.DType, primitive, args) -> list:
@@ -44,7 +45,7 @@ def primitive_arguments_cast(dt: mstype.DType, primitive, args) -> list:
     target), which it must write in their own dtype, as MindSpore's signatures mark them written."""
     definition = REGISTRY.get(getattr(primitive, "name", None))
     keep = definition.amp_keep if definition is not None and type(definition.amp_keep) is frozenset else frozenset()
-    return [v if i in keep else cast(v, dt) if isinstance(v, Parameter) else v for i, v in enumerate(args)]
+    return parameters_cast(dt, args, keep)
 
 
 def constant_cast(dt: mstype.DType | None, value):
