@@ -65,8 +65,9 @@ CPU time (all threads; steadier than wall time on a loaded machine) and the fast
 `--flags` reruns the XLA candidates in subprocesses under each XLA CPU flag this jaxlib accepts
 (flags are read when jax is imported) and prints their ratios to the matmul of their own process.
 After the per-direction lines, a table per layer and candidate of forward + backward (the three directions'
-FLOPs over their summed times) GFLOP/s and its fraction of the matmul's, and a final line: how many layers meet
-the target with Kiln's lowering.
+FLOPs over their summed times) GFLOP/s and its fraction of the matmul's (for LeNet5's first layer, whose input is data,
+also forward + weight gradient alone, `f+w`: a train step never computes its input gradient), and a final line: how
+many layers meet the target with Kiln's lowering.
 Target (issue 22): every layer forward + backward at >= 50% of the matmul GFLOP/s.
 """
 
@@ -245,6 +246,9 @@ def layer_flop(layer) -> int:
 
 
 TARGET_FRACTION = 0.5  # issue 22: forward + backward at >= 50% of the matmul GFLOP/s
+# Layers whose input is the network's data: a train step never computes their input gradient (the f+b line counts it;
+# an extra f+w line gives forward + weight gradient alone).
+DATA_INPUT_LAYERS = ("lenet c1 1->6 5x5 @32",)
 
 
 def run_layers(layers, only, repeat):
@@ -267,6 +271,8 @@ def run_layers(layers, only, repeat):
             summed = totals.setdefault(layer[0], {})
             for name, t in times.items():
                 summed[name] = summed.get(name, 0.0) + t
+                if direction == "dx":
+                    summed[(name, "dx")] = t
             peak = MATMUL_FLOP / times.pop("matmul512") / 1e9
             cells = []
             for name in only:
@@ -296,8 +302,24 @@ def print_fwd_bwd(layers, only, totals) -> None:
             cells.append(f"{rate:7.1f} ({rate / peak:5.0%})")
             met += name == "kiln" and rate / peak >= TARGET_FRACTION
         print(f"{layer[0]:30s} f+b " + " ".join(cells) + f"   {peak:6.1f}", flush=True)
+        if layer[0] in DATA_INPUT_LAYERS:
+            print_forward_and_weight_grad(layer, only, summed)
     if "kiln" in only:
         print(f"layers at >= {TARGET_FRACTION:.0%} of the matmul with Kiln's lowering: {met} of {len(layers)}")
+
+
+def print_forward_and_weight_grad(layer, only, summed) -> None:
+    """A first layer's forward + weight gradient (2x the forward's FLOPs over their two summed times): what a train
+    step computes of it, its input gradient dropped (XLA removes it from the step's program)."""
+    cells = []
+    peak = 2 * MATMUL_FLOP / (summed["matmul512"] - summed[("matmul512", "dx")]) / 1e9
+    for name in only:
+        if name not in summed:
+            cells.append(f"{'-':>17s}")
+            continue
+        rate = 2 * layer_flop(layer) / (summed[name] - summed[(name, "dx")]) / 1e9
+        cells.append(f"{rate:7.1f} ({rate / peak:5.0%})")
+    print(f"{'  (no dx: a train step)':30s} f+w " + " ".join(cells) + f"   {peak:6.1f}", flush=True)
 
 
 @contextlib.contextmanager

@@ -495,6 +495,19 @@ PATCH_MAX_ENTRIES = 19_600  # per-image patch entries up to which it does (LeNet
 # LeNet5's 10 columns only.
 BANDED_MAX_CHANNELS = 15  # input channels up to which a kxk stride-1 input gradient runs as one banded dot
 BANDED_MAX_COLUMNS = 16  # output columns up to which it does
+# Session 18: one input channel too (1 -> 6 5x5 at 10 and 16 columns, 1 -> 6 3x3 at 16, 1 -> 16 5x5 at 16: 0.06-0.27x
+# the time of XLA's convolution, 3 rounds, load 11), and up to BANDED_WIDE_MAX_COLUMNS output columns for kernels at
+# least BANDED_WIDE_MIN_KERNEL wide (the dot's extra multiply-adds, (ow + kw - 1) / kw, at most 6.4x there) with at most
+# BANDED_WIDE_MAX_ENTRIES banded weight entries. XLA's convolution of a few-channel input gradient at 28 columns has no
+# GEMM depth (its output has 1-3 channels): LeNet5's first layer (1 -> 6, 5x5, 28 columns: band 26,880 entries) 2.2-6.2
+# -> 0.35-0.99 ms (0.06-0.34x, 7 rounds in 3 runs), 2 -> 6 5x5 0.16-0.24x, 3 -> 6 5x5 0.36-0.55x (batch 32, 2 cores,
+# interleaved with XLA's, load 10-11, /tmp probes). Training never computes a first layer's input gradient (its input is
+# data: XLA drops it from the step), so this is for layers behind a generator or an input gradient. Slower or mixed,
+# hence the bounds: 3x3 kernels at 28-32 columns (8 -> 8 0.64-2.80x, 1 -> 32 0.41-1.56x, 3 -> 16 0.76-0.88x: 10-11x the
+# multiply-adds) and 15 -> 64 5x5 at 24 columns, padded (3.2 M entries, 3.1-4.2x).
+BANDED_WIDE_MAX_COLUMNS = 28  # output columns up to which a kernel BANDED_WIDE_MIN_KERNEL wide runs as a banded dot
+BANDED_WIDE_MIN_KERNEL = 5  # kernel columns from which wider outputs do
+BANDED_WIDE_MAX_ENTRIES = 100_000  # banded weight entries (C_out x ow by C x kh x (ow + kw - 1)) up to which they do
 # A stride-2 kxk input gradient (ResNet-50's 3x3 / 2 layers) as the gradients of the four stride-1 convolutions of the
 # padded input's stride-2 phases with that phase's kernel taps (`phase_input_grad`), interleaved back: the same FLOPs,
 # no lhs_dilation, and XLA runs them itself (each full correlation's output is larger than its input, which its
@@ -557,6 +570,29 @@ def uses_patches(w, outs, stride) -> bool:
     return channels <= PATCH_SMALL_MAX_CHANNELS and all(s == 1 for s in stride) and entries <= PATCH_MAX_ENTRIES
 
 
+def uses_banded_input_grad(w, outs, stride) -> bool:
+    """Whether an ungrouped kxk layer's input gradient runs as one banded dot on the CPU (`banded_input_grad`).
+
+    Args:
+        w: the weight (C_out, C_in, *kernel).
+        outs: the output's spatial sizes.
+        stride: one int per spatial dimension.
+
+    Returns:
+        True at stride 1 for 1 to BANDED_MAX_CHANNELS input channels and at most BANDED_MAX_COLUMNS output columns,
+        or up to BANDED_WIDE_MAX_COLUMNS with a kernel at least BANDED_WIDE_MIN_KERNEL wide and at most
+        BANDED_WIDE_MAX_ENTRIES banded weight entries (see the rule above); `dot_directions` decides the platform.
+    """
+    if not (w.shape[1] <= BANDED_MAX_CHANNELS and all(s == 1 for s in stride)):
+        return False
+    c_out, c, kh, kw = w.shape
+    ow = outs[-1]
+    entries = c_out * ow * c * kh * (ow + kw - 1)
+    return ow <= BANDED_MAX_COLUMNS or (
+        ow <= BANDED_WIDE_MAX_COLUMNS and kw >= BANDED_WIDE_MIN_KERNEL and entries <= BANDED_WIDE_MAX_ENTRIES
+    )
+
+
 def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -> frozenset[str]:
     """Which directions of a convolution lower to dots on this platform (see the measured rule above).
 
@@ -585,7 +621,7 @@ def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -
     if all(k == 1 for k in w.shape[2:]):
         return frozenset(("forward", "input", "weight") if large else ("weight",))
     directions = {"forward", "weight"} if uses_patches(w, outs, stride) else set()
-    if 1 < w.shape[1] <= BANDED_MAX_CHANNELS and all(s == 1 for s in stride) and outs[-1] <= BANDED_MAX_COLUMNS:
+    if uses_banded_input_grad(w, outs, stride):
         directions.add("input")
     if large and w.shape[1] >= TAP_MIN_CHANNELS and all(s == 1 for s in stride):
         directions.add("weight")

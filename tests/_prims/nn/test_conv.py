@@ -372,10 +372,15 @@ def test_dot_directions_rule(monkeypatch):
         "forward",
         "weight",
     }
-    assert conv.dot_directions(jnp.zeros((1, 1, 1, 1)), lenet1, (5, 5), (1, 1), (1, 1), 1, "NCHW") == {
-        "forward",
-        "weight",
-    }
+    one = jnp.zeros((1, 1, 1, 1))
+    assert conv.dot_directions(one, lenet1, (5, 5), (1, 1), (1, 1), 1, "NCHW") == everything  # banded: one channel
+    assert conv.dot_directions(one, lenet1, (28, 28), (1, 1), (1, 1), 1, "NCHW") == everything  # 28 columns, 5x5
+    assert conv.dot_directions(one, lenet1, (29, 29), (1, 1), (1, 1), 1, "NCHW") == {"forward", "weight"}  # wider
+    three = jnp.zeros((32, 1, 3, 3))  # 3x3 at 28 columns: 10x the multiply-adds, XLA's
+    assert conv.dot_directions(one, three, (28, 28), (1, 1), (1, 1), 1, "NCHW") == {"forward", "weight"}
+    big = jnp.zeros((64, 15, 5, 5))  # 28 columns, a band of 3.2 M entries: XLA's
+    assert conv.dot_directions(jnp.zeros((1, 15, 1, 1)), big, (24, 24), (1, 1), (1, 1), 1, "NCHW") == set()
+    assert conv.uses_banded_input_grad(big, (16, 16), (1, 1))  # up to 16 columns whatever its size (session 11)
     six = jnp.zeros((1, 6, 1, 1))
     assert conv.dot_directions(six, lenet2, (10, 10), (1, 1), (1, 1), 1, "NCHW") == everything  # patches, banded
     assert conv.dot_directions(six, lenet2, (5, 5), (2, 2), (1, 1), 1, "NCHW") == set()  # strided: XLA's
@@ -423,6 +428,27 @@ def test_lenet_second_layer_runs_as_patches_on_cpu_and_equals_lax(platform, monk
     _check_against_reference(conv.Conv2D, x_shape, w_shape, {}, "NCHW")
     _check_against_reference(conv.Conv2D, x_shape, w_shape, {}, "NCHW", dtype=np.float64, tol=1e-9)
     assert bool(calls) == (platform == "cpu")
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "attrs"),
+    [
+        ((3, 1, 32, 32), (6, 1, 5, 5), {}),  # LeNet5's first layer: 28 columns
+        ((2, 1, 12, 11), (4, 1, 3, 3), {"pad_mode": "same"}),  # one channel, padded
+        ((2, 3, 30, 27), (5, 3, 5, 5), {"pad_mode": "pad", "pad": (2, 1, 0, 3)}),  # RGB, asymmetric pads, 26 columns
+    ],
+    ids=["lenet1", "one channel same", "rgb 5x5"],
+)
+def test_few_channel_input_gradient_runs_as_a_banded_dot_on_cpu_and_equals_lax(
+    x_shape, w_shape, attrs, platform, monkeypatch
+):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)
+    calls = []
+    monkeypatch.setattr(conv, "banded_input_grad", lambda *a, f=conv.banded_input_grad: calls.append(1) or f(*a))
+    _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, "NCHW")
+    _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, "NCHW", dtype=np.float64, tol=1e-9)
+    assert len(calls) == (2 if platform == "cpu" else 0)
 
 
 def test_patch_conv_equals_lax_for_kxk_kernels():
