@@ -181,3 +181,22 @@ def test_argmax_and_argmin_take_dim_and_keepdim(mode, name, kwargs):
     axis = kwargs.get("dim", kwargs.get("axis"))
     want = getattr(np, name)(a, axis=axis, keepdims=kwargs.get("keepdim", False) and axis is not None)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "kwargs", [{"min": -0.5, "max": 0.5}, {"max": 1.0}, {"min": None, "max": 0.5}, {"min": -0.5}], ids=str
+)
+def test_clip_takes_mindspore_2s_min_and_max(mode, kwargs):
+    # MindSpore 2.10's Tensor.clip(min=None, max=None) is clamp's alias; Kiln's took MindSpore 1.x's xmin/xmax, so
+    # clip(max=1) raised "unexpected keyword argument 'max'" (found by the zoo's HAKE, whose clip(xmin=None, xmax=1)
+    # MindSpore 2.10 refuses in both modes)
+    a = np.array([[-2.0, -0.25, 0.5], [0.75, 1.5, -0.5]], np.float32)
+    got = compiled(mode, lambda t: t.clip(**kwargs))(Tensor(a)).asnumpy()
+    np.testing.assert_array_equal(got, np.clip(a, kwargs.get("min"), kwargs.get("max")))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_clip_refuses_mindspore_1s_xmin_and_xmax(mode):
+    with pytest.raises(TypeError):
+        compiled(mode, lambda t: t.clip(xmin=None, xmax=1))(Tensor(np.ones(3, np.float32)))

@@ -180,7 +180,7 @@ _METHOD_ADAPTERS = {
     "tile": {"tile": lambda self, *reps: ops.tile(self, _shape_args(reps))},
     "split": {"split": lambda self, split_size_or_sections, axis=0: ops.split(self, split_size_or_sections, axis)},
     "select": {"where": lambda self, condition, y: ops.select(condition, self, y)},
-    "clamp": {"clip": lambda self, xmin=None, xmax=None: ops.clamp(self, xmin, xmax),
+    "clamp": {"clip": lambda self, min=None, max=None: ops.clamp(self, min, max),  # MindSpore 2.x's names
               "clamp": lambda self, min=None, max=None: ops.clamp(self, min, max),
               "clamp_": _inplace_method(lambda self, min=None, max=None: ops.clamp(self, min, max))},
     "identity": {"copy": lambda self: ops.identity(self),  # a recorded op: gradients flow through the copy
