@@ -10,6 +10,11 @@
     (target: >= 10x faster than MindSpore), against PyTorch eager (target: <= 1.2x) and
     hand-written JAX (eager and jit, for context).
 
+Each LeNet5 row's note gives the process CPU per step and, for Kiln, the CPU Kiln's background threads (tier-up,
+kernel upgrades, cache writes) used during its timed rounds: 0 in a steady state (the rounds start after
+`cache.wait_optimized()` and `cache.flush_writes()`). A row slower than in bench_graph with the same CPU per step waited
+for a busy machine; the @jit row's note gives the load average over the rounds.
+
 Peers that are not installed are reported as n/a. MindSpore runs as a subprocess with the
 interpreter in $KILN_MINDSPORE_PYTHON (default /work/msenv/bin/python) when it exists.
 """
@@ -203,7 +208,9 @@ def lenet_kiln_steps() -> dict:
         with _kiln_mode(cases, name):
             for _ in range(3):  # quick kernels: their optimised executables are asked for at the second call
                 cases[name][0]().asnumpy()
-    cache.wait_optimized()  # a steady state: nothing compiling in the background
+    # a steady state: nothing compiling or writing in the background (measure_interleaved's `cpu` shows it stayed so)
+    cache.wait_optimized()
+    cache.flush_writes()
     return cases
 
 
@@ -337,11 +344,16 @@ def bench_lenet(steps: int, repeat: int) -> list[Row]:
     torch_one, torch1_note = lenet_torch_step(1)
     if torch_default is not None:
         # PyTorch's default thread count can collapse on a busy 2-core machine (spinning workers): measure it on
-        # its default and on one thread, and compare Kiln with the faster
+        # its default and on one thread, and compare Kiln with the faster. Its 1-thread round follows its default
+        # one, not a Kiln case: PyTorch's OpenMP worker keeps spinning after a round (a @jit round run right after a
+        # 2-thread PyTorch round took 2.7x the wall time, its worker using 0.75 ms of CPU per step; load 14)
         cases["PyTorch eager"], cases["PyTorch eager, 1 thread"] = torch_default, torch_one
+    cpu: dict = {}
+    load_before = os.getloadavg()[0]
     times = measure_interleaved(
-        cases, number=steps, repeat=repeat, warmup=3, around=lambda name: _kiln_mode(kiln_cases, name)
+        cases, number=steps, repeat=repeat, warmup=3, around=lambda name: _kiln_mode(kiln_cases, name), cpu=cpu
     )
+    load = f"load average {load_before:.1f} -> {os.getloadavg()[0]:.1f} over the rounds"
     best = None
     if torch_default is not None:
         best = (
@@ -350,13 +362,32 @@ def bench_lenet(steps: int, repeat: int) -> list[Row]:
     t_ms, ms_note = bench_lenet_mindspore(steps, repeat)
     t_jax_eager, t_jax_jit = bench_lenet_jax(steps, repeat)
     k = "Kiln (PyNative)"
+
+    def used(name: str, note: str) -> str:
+        # Process CPU per step says whether a slow round did more work or waited for a busy machine; Kiln's
+        # background threads' CPU during the rounds (0 in a steady state) says whether Kiln was still compiling
+        # or writing beside them.
+        process, background = cpu[name]
+        text = f"{note}; CPU {process * 1e3:.2f} ms/step"
+        return text + (f", Kiln background {background * 1e3:.2f} ms/step" if name in kiln_cases else "")
+
+    jit_, t1 = "Kiln @jit (graph)", "PyTorch eager, 1 thread"
+    notes = {
+        k: "lazy window: the step is one program",
+        "Kiln, KILN_LAZY=0": "ops launched one by one",
+        "Kiln, op by op": "KILN_LAZY=0 KILN_FUSED_BACKWARD=0",
+        jit_: f"the step compiled; {load}",
+        "PyTorch eager": torch_note,
+        t1: torch1_note,
+    }
+    notes = {name: used(name, note) if name in cpu else note for name, note in notes.items()}
     return [
-        Row(case, k, times[k], best, "<= 1.2x PyTorch eager (the faster)", "lazy window: the step is one program"),
-        Row(case, "Kiln, KILN_LAZY=0", times["Kiln, KILN_LAZY=0"], k, "", "ops launched one by one"),
-        Row(case, "Kiln, op by op", times["Kiln, op by op"], k, "", "KILN_LAZY=0 KILN_FUSED_BACKWARD=0"),
-        Row(case, "Kiln @jit (graph)", times["Kiln @jit (graph)"], best, "<= 0.8x PyTorch eager", "the step compiled"),
-        Row(case, "PyTorch eager", times.get("PyTorch eager"), None, "", torch_note),
-        Row(case, "PyTorch eager, 1 thread", times.get("PyTorch eager, 1 thread"), None, "", torch1_note),
+        Row(case, k, times[k], best, "<= 1.2x PyTorch eager (the faster)", notes[k]),
+        Row(case, "Kiln, KILN_LAZY=0", times["Kiln, KILN_LAZY=0"], k, "", notes["Kiln, KILN_LAZY=0"]),
+        Row(case, "Kiln, op by op", times["Kiln, op by op"], k, "", notes["Kiln, op by op"]),
+        Row(case, jit_, times[jit_], best, "<= 0.8x PyTorch eager", notes[jit_]),
+        Row(case, "PyTorch eager", times.get("PyTorch eager"), None, "", notes["PyTorch eager"]),
+        Row(case, t1, times.get(t1), None, "", notes[t1]),
         Row(case, "MindSpore 2.10 PyNative", t_ms, k, ">= 10x Kiln", ms_note),
         Row(case, "JAX eager (hand-written)", t_jax_eager, k, "", "context"),
         Row(case, "JAX jax.jit (hand-written)", t_jax_jit, k, "", "context: whole step compiled"),

@@ -8,9 +8,11 @@ repeat, so asynchronous dispatch cannot hide work in the next repeat.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -55,6 +57,33 @@ def measure(fn: Callable[[], object], *, number: int, repeat: int = 7, warmup: i
     return statistics.median(rounds)
 
 
+def thread_cpu() -> dict[int, tuple[str, int]]:
+    """CPU time of each thread of this process so far: {native thread id: (name, nanoseconds)}, read from Linux's
+    /proc/self/task/*/schedstat ({} where there is none). A Python thread carries its `threading` name (Kiln's
+    background threads are named `kiln-...`), any other thread its OS name."""
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    out = {}
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                ns = int(f.read().split()[0])
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                comm = f.read().strip()
+        except (OSError, ValueError, IndexError):
+            continue  # the thread ended meanwhile
+        out[int(tid)] = (names.get(int(tid), comm), ns)
+    return out
+
+
+def _background_ns(before: dict, after: dict, prefix: str = "kiln-") -> int:
+    """CPU nanoseconds the threads named `prefix...` used between two `thread_cpu` readings."""
+    return sum(ns - before.get(tid, (name, 0))[1] for tid, (name, ns) in after.items() if name.startswith(prefix))
+
+
 def measure_interleaved(
     cases: dict[str, Callable[[], object]],
     *,
@@ -62,12 +91,17 @@ def measure_interleaved(
     repeat: int = 7,
     warmup: int = 3,
     around: Callable[[str], AbstractContextManager] | None = None,
+    cpu: dict | None = None,
 ) -> dict[str, float]:
     """Median seconds per call of each case, its rounds interleaved with the other cases' rounds.
 
     On a shared machine the load changes from second to second; taking round k of every case before
     round k+1 of any case spreads that drift over all of them, so their ratios stay meaningful.
     `around(name)`, when given, is a context manager entered around each round of that case (e.g. a mode).
+    `cpu`, when given, receives {case: (median process CPU seconds per call, CPU seconds per call of Kiln's
+    background threads during its rounds)}: the second is 0 when nothing of Kiln (tier-up compiles, kernel
+    upgrades, cache writes) ran beside the timed calls, and the first tells a slow round on a busy machine (CPU
+    as before, wall longer) from a step that does more work.
     """
     around = around or (lambda name: nullcontext())
     for name, fn in cases.items():
@@ -77,14 +111,23 @@ def measure_interleaved(
                 out = fn()
             sync(out)
     rounds: dict[str, list[float]] = {name: [] for name in cases}
+    process: dict[str, list[float]] = {name: [] for name in cases}
+    background = dict.fromkeys(cases, 0)
     for _ in range(repeat):
         for name, fn in cases.items():
             with around(name):
-                t0 = time.perf_counter()
+                threads = thread_cpu() if cpu is not None else None
+                c0, t0 = time.process_time(), time.perf_counter()
                 for _ in range(number):
                     out = fn()
                 sync(out)
                 rounds[name].append((time.perf_counter() - t0) / number)
+                if threads is not None:
+                    process[name].append((time.process_time() - c0) / number)
+                    background[name] += _background_ns(threads, thread_cpu())
+    if cpu is not None:
+        for name in cases:
+            cpu[name] = (statistics.median(process[name]), background[name] * 1e-9 / (number * repeat))
     return {name: statistics.median(r) for name, r in rounds.items()}
 
 

@@ -364,8 +364,12 @@ class PersistentJit:
         if data is not None:
             try:
                 quick, triple = pickle.loads(data)
-                ex = deserialize_and_load(*triple, backend=device.client, execution_devices=[device])
-                return _Quick(ex, self, sig, args, name, device) if quick else ex
+                # a tiered program's quick tier gives other last bits: not where every call must run optimised
+                if not (quick and self._tiered and tiers.mode() == "off"):
+                    ex = deserialize_and_load(*triple, backend=device.client, execution_devices=[device])
+                    if type(quick) is float:  # a tiered program's quick tier, with its compile's duration
+                        return self._tiered_run(ex, sig, args, name, device, store, quick)
+                    return _Quick(ex, self, sig, args, name, device) if quick else ex
             except Exception:  # noqa: BLE001  (damaged: drop it and compile again)
                 _unlink(store.path / f"{name}{SUFFIX}")
         try:
@@ -390,10 +394,27 @@ class PersistentJit:
     def _tiered_executable(self, lowered, sig, name: str, device, store: DiskCache):
         """A quick executable now, the optimised one from the tier-up thread (only that one is stored)."""
         platform = device.platform
+        started = time.perf_counter()
         quick = _compile_with_options(lowered, platform, quick=True)
+        compile_s = time.perf_counter() - started
         # XLA's defaults for this optimised tier (as GRAPH_MODE's) ran the transformer's PyNative step in 0.85x the
         # CPU time and LeNet5's in 1.02-1.04x (session 14, load 8-9). Reverted unmeasured: once they (and the lazy
         # window's error sites) landed, the full suite's xdist workers were twice killed by the OOM killer at 17 GB.
+
+        # Until an optimised executable replaces it, the quick one is what a later process loads, with the quick
+        # compile's duration (a float where a quick kernel's entry says True): that process tiers up by the same rule.
+        _write_later(store, name, quick, max(compile_s, 1e-6))
+        return self._tiered_run(quick, sig, (), name, device, store, compile_s, lambda: lowered)
+
+    def _tiered_run(self, quick, sig, args, name: str, device, store: DiskCache, compile_s: float, lowered=None):
+        """The Tiered program over the quick executable `quick`; its optimised compile lowers again (from abstract
+        values) when the program was loaded from disk."""
+        platform = device.platform
+        if lowered is None:
+            abstract = tuple(_abstract(a) for a in args)
+
+            def lowered():
+                return self.lower(*abstract)
 
         def swap(better) -> None:  # the caller's thread: later calls find the optimised executable directly
             if self._mem.get(sig) is tiered:
@@ -401,9 +422,10 @@ class PersistentJit:
 
         tiered = tiers.Tiered(
             quick,
-            lambda: _compile_with_options(lowered, platform),
+            lambda: _compile_with_options(lowered(), platform),
             lambda better: _write(store, name, better, False, replace=True),
             swap,
+            compile_s,
         )
         return tiered
 
@@ -886,6 +908,7 @@ def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap
         return compiled
     with tiers.foreground():
         quick = _compile_with_options(lowered, "cpu", quick=True)
+    # only the optimised executable reaches the disk here: asked for at once, so a warm process compiles nothing
     return tiers.Tiered(quick, full, on_optimized, on_swap)
 
 

@@ -4,13 +4,15 @@ XLA's CPU compile of a whole training step is mostly LLVM optimising the code it
 that to matter (`worth_tiering`: at least `MIN_OPS` StableHLO operations) is first compiled with LLVM's optimisation
 off (`QUICK_OPTIONS`) and, where XLA still has them, its classic LLVM IR emitters instead of the MLIR fusion
 emitters (the CPU options of kiln/_backend/cache.py, `_CPU_OPTIONS`), which compiles several times faster and runs
-2-10x slower; the fully optimised executable is compiled from the same lowered program on a background thread
-(`kiln-tier-up`) and replaces the quick one at the next call boundary, on the caller's thread. Both come from one
-lowered program, so they take the same inputs, donate the same buffers and give the same values within
-floating-point rounding (LLVM's optimisations may contract a multiply and an add, or reassociate a reduction).
+2-10x slower; once the program has run for a while (`TIER_UP_AFTER`), the fully optimised executable is compiled
+from the same lowered program on a background thread (`kiln-tier-up`) and replaces the quick one at the next call
+boundary, on the caller's thread. Both come from one lowered program, so they take the same inputs, donate the same
+buffers and give the same values within floating-point rounding (LLVM's optimisations may contract a multiply and an
+add, or reassociate a reduction).
 
-Only the optimised executable is ever written to the on-disk cache (the caller's `on_optimized` does that on the
-background thread), so a later process loads it and compiles nothing.
+Only the optimised executable of a GRAPH_MODE program is written to the on-disk cache (the caller's `on_optimized`
+does that on the background thread), so a later process loads it and compiles nothing. A PyNative lazy window's
+quick executable is stored at once and its optimised one, asked for later (`TIER_UP_AFTER`), replaces it.
 
 When the optimised executable takes over depends on when its background compile ends, so a run's last bits can
 differ from another run's of the same seeded script; `set_context(deterministic="ON")` (`set_reproducible`) turns
@@ -107,14 +109,23 @@ stats = {"quick": 0, "optimized": 0, "swaps": 0, "failed": 0}  # counts since th
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pending: list[Future] = []
+_unasked: weakref.WeakSet = weakref.WeakSet()  # quick programs whose optimised compile nobody asked for yet
 
 # The tier-up gate. On a 2-core machine an optimised compile running beside the foreground's next build (a network
 # whose first step builds several programs: WGAN's discriminator and generator steps) halves the core that build
 # gets, and the first step waits for it. An optimised compile therefore starts only while no foreground build is in
-# progress (`foreground`), and only once the foreground has been quiet for `QUIET_S`, or has called a quick program
-# a second time (its loop has come round: no new program is coming), or someone waits for it (`wait`). A compile
-# under way is never interrupted (XLA cannot be paused).
+# progress (`foreground`), and only once the foreground has been quiet for `QUIET_S`, or a quick program has asked
+# for its optimised compile (its loop has come round: no new program is coming), or someone waits for it (`wait`).
+# A compile under way is never interrupted (XLA cannot be paused).
 QUIET_S = 0.5
+
+# When the optimised compile is asked for at all (ski rental). It costs about 3x the quick compile (CPU, loaded:
+# CycleGAN's 5,543-op PyNative step 8.5 s against 2.6 s, its 2,180-op one 2.6 s against 0.8 s, LeNet5's window
+# 7.4 s against 2.0 s), and repays at most the time the program's loop has run since. A program is therefore tiered
+# up at a call at least TIER_UP_AFTER quick-compile durations after its first call, not at its second call. A 4-step
+# PyNative CycleGAN run spent about half its CPU on optimised compiles nobody used (the process also waits at exit
+# for the one under way): 25.2-27.8 s of CPU before, 12.7-13.9 s with this rule (3 alternating rounds, load 7-10).
+TIER_UP_AFTER = 3.0
 _gate = threading.Condition(threading.Lock())
 _busy = 0  # foreground builds in progress (all threads)
 _last_busy = 0.0  # time.monotonic() when the last one ended
@@ -180,6 +191,9 @@ def _thread() -> ThreadPoolExecutor:
 class Tiered:
     """A quick executable that hands over to the optimised one, compiled on the background thread.
 
+    Given `compile_s`, the optimised compile is asked for once the program has been called again and its first call
+    lies `TIER_UP_AFTER` times its quick compile's duration in the past (or when someone `wait`s): see the rule above.
+
     Args:
         quick: the quick executable (called with the program's arguments).
         compile_optimized: `compile_optimized()` -> the optimised executable of the same lowered program; runs on
@@ -188,9 +202,12 @@ class Tiered:
             it to the on-disk cache); its failures are ignored.
         on_swap: `on_swap(executable)`, run on the caller's thread when the optimised executable takes over (e.g.
             to put it where the caller looks executables up, so later calls skip this wrapper).
+        compile_s: how long the quick compile took (seconds of wall time), for a program whose quick executable
+            the caller keeps on disk itself; None asks for the optimised compile at once (it alone reaches the disk,
+            GRAPH_MODE's programs: a warm process then compiles nothing).
     """
 
-    __slots__ = ("run", "tier", "_future", "_on_swap", "_calls", "__weakref__")
+    __slots__ = ("run", "tier", "_future", "_on_swap", "_calls", "_ask", "_first", "_after", "__weakref__")
 
     def __init__(
         self,
@@ -198,21 +215,24 @@ class Tiered:
         compile_optimized: Callable,
         on_optimized: Callable | None = None,
         on_swap: Callable | None = None,
+        compile_s: float | None = None,
     ) -> None:
         self.run = quick
         self.tier = "quick"  # "optimized" once the optimised executable runs the calls
         self._on_swap = on_swap
         self._calls = 0
+        self._first: float | None = None  # time.monotonic() of the first call
+        self._after = 0.0 if compile_s is None else TIER_UP_AFTER * max(0.0, compile_s)
         with _lock:
             stats["quick"] += 1
         self._future: Future | None = None
+        self._ask: tuple | None = None  # what the tier-up thread needs, until the optimised compile is asked for
         if mode() != "quick":
-            future = _thread().submit(_tier_up, weakref.ref(self), compile_optimized, on_optimized)
-            self._future = future
+            self._ask = (compile_optimized, on_optimized)
             with _lock:
-                _pending.append(future)
-                if len(_pending) > 64:
-                    _pending[:] = [f for f in _pending if not f.done()]
+                _unasked.add(self)
+            if compile_s is None:
+                self._request()
 
     def __call__(self, *args):
         future = self._future
@@ -223,7 +243,29 @@ class Tiered:
                 self._calls += 1
                 if self._calls == 2:  # the foreground's loop came round to this program again: the gate opens
                     _cycle()
+        elif self._ask is not None:
+            now = time.monotonic()
+            if self._first is None:
+                self._first = now
+            elif now - self._first >= self._after:
+                # the foreground's loop came round to this program again, long enough after its first call
+                self._request()
+                _cycle()
         return self.run(*args)
+
+    def _request(self) -> None:
+        """Ask the tier-up thread for the optimised executable (once)."""
+        with _lock:
+            ask, self._ask = self._ask, None
+            _unasked.discard(self)
+        if ask is None:
+            return
+        future = _thread().submit(_tier_up, weakref.ref(self), *ask)
+        self._future = future
+        with _lock:
+            _pending.append(future)
+            if len(_pending) > 64:
+                _pending[:] = [f for f in _pending if not f.done()]
 
     def _swap(self, future: Future) -> None:
         self._future = None
@@ -268,6 +310,10 @@ def wait(timeout: float | None = None) -> None:
     """Block until every optimised executable asked for so far is compiled (benchmarks timing a steady state,
     tests); the swap itself happens at each program's next call."""
     global _waiters
+    with _lock:
+        unasked = list(_unasked)
+    for program in unasked:
+        program._request()
     with _lock:
         pending, _pending[:] = list(_pending), []
     with _gate:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import pickle
 import threading
+import time
 import warnings
 
 import jax
@@ -70,6 +71,18 @@ def test_quick_then_optimized_same_values_and_the_swap_is_counted(monkeypatch):
     assert tiers.stats["optimized"] >= before["optimized"] + 1
     for a, b in zip(jax.tree_util.tree_leaves(quick), jax.tree_util.tree_leaves(optimized), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
+
+
+def test_a_graph_programs_optimised_executable_is_stored_without_a_second_call(monkeypatch):
+    """compile_program (GRAPH_MODE, @jit) stores only the optimised executable: a one-call process must still
+    compile and store it (at exit at the latest), or the next process compiles again."""
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    monkeypatch.setattr(tiers, "QUIET_S", 0.0)
+    args = _args()
+    stored = threading.Event()
+    program = cache.compile_program(jax.jit(_chain).lower(*args), on_optimized=lambda ex: stored.set())
+    program(*args)  # one call, no tiers.wait()
+    assert stored.wait(60)
 
 
 def test_the_quick_tier_of_a_whole_program_compiles_with_kilns_quick_cpu_options(monkeypatch):
@@ -258,7 +271,7 @@ def test_a_kept_graph_program_swaps_in_place(monkeypatch):
     assert direct.fast is not None
 
 
-def _watched():
+def _watched(compile_s: float = 0.0):
     """A Tiered program whose optimised compile sets `started` when it begins (the tier-up gate let it start)."""
     started = threading.Event()
 
@@ -266,7 +279,26 @@ def _watched():
         started.set()
         return lambda *args: "optimized"
 
-    return tiers.Tiered(lambda *args: "quick", optimized), started
+    return tiers.Tiered(lambda *args: "quick", optimized, compile_s=compile_s), started
+
+
+def test_the_optimised_compile_is_asked_for_once_the_loop_has_run_longer_than_its_cost(monkeypatch):
+    """A program called again soon after its first call (a short run: CycleGAN's 4 steps) compiles no optimised
+    executable; one whose loop has run TIER_UP_AFTER times its quick compile's duration does."""
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    monkeypatch.setattr(tiers, "QUIET_S", 0.0)
+    short, short_started = _watched(compile_s=60.0)
+    for _ in range(4):
+        assert short() == "quick"
+    assert not short_started.wait(1.0)
+    monkeypatch.setattr(tiers, "TIER_UP_AFTER", 1.0)
+    long, long_started = _watched(compile_s=0.2)
+    long()
+    time.sleep(0.3)
+    long()
+    assert long_started.wait(30)
+    tiers.wait()  # still compiles what nobody asked for: a benchmark's steady state
+    assert short_started.is_set() and short() == "optimized" and long() == "optimized"
 
 
 def test_no_optimized_compile_starts_while_a_foreground_build_holds_the_gate(monkeypatch):
