@@ -291,3 +291,58 @@ def run_optimizers(ms, mode: str) -> dict:
         except Exception as e:  # noqa: BLE001
             out[name] = type(e).__name__
     return out
+
+
+def run_library(ms, mode: str) -> dict:
+    """Library Cells inside a user's float16 Cell: each output's dtype and values, or the exception type. (MindSpore's
+    GRAPH_MODE parses their construct under its GRAPH rule; Kiln runs them as Python with PyNative's per-op casts.)"""
+    nn, ops, Tensor = ms.nn, ms.ops, ms.Tensor
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    rng = np.random.RandomState(1)
+    x = Tensor((rng.randn(4, 16) * 3).astype(np.float32))
+    y = Tensor((rng.randn(4, 16) * 3).astype(np.float32))
+    img = Tensor(rng.randn(2, 3, 6, 6).astype(np.float32))
+    labels = Tensor(np.array([1, 5, 0, 15], np.int32))
+
+    class Wrap(nn.Cell):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def construct(self, *args):
+            return self.inner(*args)
+
+    w = lambda *s: Tensor(rng.randn(*s).astype(np.float32))  # noqa: E731
+    cases = {
+        "Dense": (lambda: nn.Dense(16, 8, weight_init=w(8, 16), bias_init=w(8)), (x,)),
+        "LayerNorm": (lambda: nn.LayerNorm((16,)), (x,)),
+        "BatchNorm1d": (lambda: nn.BatchNorm1d(16), (x,)),
+        "GroupNorm": (lambda: nn.GroupNorm(1, 3), (img,)),
+        "Softmax": (lambda: nn.Softmax(), (x,)),
+        "LogSoftmax": (lambda: nn.LogSoftmax(), (x,)),
+        "Conv2d": (lambda: nn.Conv2d(3, 4, 3, weight_init=w(4, 3, 3, 3)), (img,)),
+        "MSELoss": (lambda: nn.MSELoss(), (x, y)),
+        "L1Loss": (lambda: nn.L1Loss(), (x, y)),
+        "SmoothL1Loss": (lambda: nn.SmoothL1Loss(), (x, y)),
+        "SoftmaxCrossEntropyWithLogits": (
+            lambda: nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+            (x, labels),
+        ),
+        "BCEWithLogitsLoss": (lambda: nn.BCEWithLogitsLoss(), (x, ops.sigmoid(y))),
+        "CrossEntropyLoss": (lambda: nn.CrossEntropyLoss(), (x, labels)),
+        "ClipByNorm": (lambda: nn.ClipByNorm(), (x, Tensor(np.array([2.0], np.float32)))),
+        "Norm": (lambda: nn.Norm(axis=1), (x,)),
+        "GELU": (lambda: nn.GELU(), (x,)),
+        "Sigmoid": (lambda: nn.Sigmoid(), (x,)),
+        "Embedding": (lambda: nn.Embedding(16, 4, embedding_table=w(16, 4)), (labels,)),
+    }
+    out = {}
+    for name, (make, args) in cases.items():
+        try:
+            cell = Wrap(make())
+            cell.set_train()
+            cell.to_float(ms.float16)
+            out[name] = _dtypes_values(cell(*args))
+        except Exception as e:  # noqa: BLE001
+            out[name] = type(e).__name__
+    return out
