@@ -49,6 +49,7 @@ __all__ = [
     "devices",
     "eval_shape",
     "float0",
+    "forward_mode_refused",
     "taylor_jet",
     "io_callback",
     "custom_vmap",
@@ -69,6 +70,15 @@ __all__ = [
 ]
 
 _Tracer = jax.core.Tracer
+
+
+def forward_mode_refused(err: BaseException) -> bool:
+    """Whether `err` is the backend refusing forward-mode differentiation (a jvp) of a function whose derivative
+    is declared for reverse mode only (a custom vjp) or of a host callback."""
+    text = str(err)
+    return (isinstance(err, TypeError) and "forward-mode autodiff (jvp) to a custom_vjp" in text) or (
+        isinstance(err, ValueError) and "callbacks do not support JVP" in text
+    )
 
 
 def is_array(value: object) -> bool:

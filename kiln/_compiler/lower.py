@@ -26,6 +26,7 @@ import numpy as np
 from kiln import _backend as B
 from kiln._compiler.errors import GraphCompileError, located, no_derivative, where
 from kiln._compiler.ir.graph import Graph, Var
+from kiln._core.primitive import forward_mode_error
 from kiln._prims import recurrent
 from kiln._prims.control import KEPT, raise_p, raised
 
@@ -202,11 +203,24 @@ def _impl(prim, attrs: tuple, ins: list, shared: bool = False):
     # A Python float reaches the primitive as PyNative's jitted kernel sees it: a weak float64 array, so
     # the primitive's scalar promotion (int Tensor + 0.5 -> float32) is the same in both modes.
     ins = [jnp.asarray(x) if type(x) is float else x for x in ins]
-    if shared and any(map(B.is_tracer, ins)):
-        fn = _shared_impl(prim, attrs, ins)
-        if fn is not None:
-            return fn(*(x for x in ins if _is_array(x)))
-    return _direct_impl(prim, attrs, ins)
+    with _forward_mode_named(prim.name):
+        if shared and any(map(B.is_tracer, ins)):
+            fn = _shared_impl(prim, attrs, ins)
+            if fn is not None:
+                return fn(*(x for x in ins if _is_array(x)))
+        return _direct_impl(prim, attrs, ins)
+
+
+@contextlib.contextmanager
+def _forward_mode_named(op: str):
+    """Inside ops.jvp / jacfwd, the backend's refusal to differentiate `op` forward (a host op, a derivative for
+    reverse mode only) as Kiln's error naming the op: the backend's words name none."""
+    try:
+        yield
+    except (TypeError, ValueError) as err:
+        if B.forward_mode_refused(err):
+            raise forward_mode_error(op) from None
+        raise
 
 
 def _direct_impl(prim, attrs: tuple, ins: list):

@@ -44,6 +44,19 @@ def op_error(op: str, message: str, kind: type[Exception] = ValueError) -> Excep
     return kind(f"For '{op}', {message}")
 
 
+def forward_mode_error(op: str) -> NotImplementedError:
+    """The error of forward-mode differentiation (ops.jvp, jacfwd, ...) through `op`, which the backend cannot
+    differentiate forward: computed on the host (the Bessel K and Y functions, a PyFunc), or its derivative written
+    for reverse mode only. PyNative's dispatch and the compiled graph's lowering raise it in the same words."""
+    return op_error(
+        op,
+        "forward-mode differentiation (ops.jvp, jacfwd, linearize, the Taylor modes) is not implemented: the op "
+        "runs on the host or has a reverse-mode derivative only. Take the derivative in reverse mode (ops.grad, "
+        "ops.vjp, jacrev) instead.",
+        NotImplementedError,
+    )
+
+
 class Bounds:
     """A check of input *values* (indices, class labels) that a primitive declares beside its `impl`.
 

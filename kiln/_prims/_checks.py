@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from kiln._core.primitive import op_error
 
 
@@ -39,3 +41,28 @@ def normalize_axis(op: str, axis: int, ndim: int, name: str = "axis") -> int:
     if not lo <= axis < hi:
         raise op_error(op, f"the '{name}' must be in range [{lo}, {hi}), but got {axis}.")
     return axis % max(ndim, 1)
+
+
+def same_float_dtype(op: str, **named) -> None:
+    """A TypeError naming both inputs and their dtypes when two floating-point inputs of `op` differ in dtype.
+
+    MindSpore 2.10 converts no input of MatMul, BatchMatMul, BiasAdd, Dense or the convolutions (float64 data into an
+    nn.Dense of float32 weights raises there, both modes), where elementwise ops promote; Kiln follows it rather
+    than run the product silently in float64."""
+    seen = None
+    for name, x in named.items():
+        dt = getattr(x, "dtype", None)
+        if dt is None:
+            continue
+        dt = np.dtype(getattr(dt, "np", dt))
+        if not (dt.kind == "f" or dt.name == "bfloat16"):
+            continue
+        if seen is not None and dt != seen[1]:
+            spell = {d: "BFloat16" if d.name == "bfloat16" else d.name.capitalize() for d in (seen[1], dt)}
+            raise op_error(
+                op,
+                f"'{seen[0]}' ({spell[seen[1]]}) and '{name}' ({spell[dt]}) must have the same dtype; it converts "
+                f"neither (as MindSpore's {op}): cast one to the other's dtype, e.g. {seen[0]}.astype(kiln.{dt.name}).",
+                TypeError,
+            )
+        seen = seen or (name, dt)

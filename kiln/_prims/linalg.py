@@ -9,12 +9,13 @@ import math
 
 from kiln._backend import default_platform, jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
-from kiln._prims._checks import shape_of
+from kiln._prims._checks import same_float_dtype, shape_of
 
 _la = jax.scipy.linalg
 
 
 def _check_matmul(x, w, transpose_a=False, transpose_b=False):
+    same_float_dtype("MatMul", x1=x, x2=w)
     xs, ws = shape_of(x), shape_of(w)
     if len(xs) < 1 or len(ws) < 1:
         raise op_error("MatMul", f"inputs must have at least 1 dimension, but got {list(xs)} and {list(ws)}.")
@@ -29,6 +30,7 @@ def _check_matmul(x, w, transpose_a=False, transpose_b=False):
 
 
 def _matmul(x, w, transpose_a, transpose_b):
+    same_float_dtype("MatMul", x1=x, x2=w)  # here too: PyNative's lazy window traces the op without its check
     if transpose_a:
         x = jnp.swapaxes(x, -1, -2)
     if transpose_b:

@@ -155,9 +155,29 @@ for _name, _fn in BINARY.items():
 DEFS["Elu"] = PrimitiveDef("Elu", lambda x, alpha: jax.nn.elu(x, alpha), attrs={"alpha": 1.0})
 DEFS["CeLU"] = PrimitiveDef("CeLU", lambda x, alpha: jax.nn.celu(x, alpha), attrs={"alpha": 1.0})
 DEFS["LeakyReLU"] = PrimitiveDef("LeakyReLU", lambda x, alpha: jnp.where(x >= 0, x, x * alpha), attrs={"alpha": 0.01})
-DEFS["GeLU"] = PrimitiveDef(
-    "GeLU", lambda x, approximate: jax.nn.gelu(float_of(x), approximate=approximate), attrs={"approximate": False}
-)
+
+
+def _gelu(x, approximate: bool):
+    x = float_of(x)
+    if x.dtype in (jnp.float16, jnp.bfloat16):
+        # computed in float32 and rounded once, as MindSpore's kernel: in half precision the tanh form's 1 + tanh(..)
+        # cancels on the negative tail (GELU(-3.1) came out -2.27e-3 against -2.63e-3)
+        return jax.nn.gelu(x.astype(jnp.float32), approximate=approximate).astype(x.dtype)
+    return jax.nn.gelu(x, approximate=approximate)
+
+
+DEFS["GeLU"] = PrimitiveDef("GeLU", _gelu, attrs={"approximate": False})
+
+
+def _clip_by_norm(x, clip_norm, axis):
+    # one kernel in float32, as MindSpore's ClipByNorm: inside a float16 Cell only its inputs are rounded
+    x32 = jnp.asarray(x).astype(jnp.float32)
+    clip = jnp.asarray(clip_norm).astype(jnp.float32)
+    l2 = jnp.sqrt(jnp.sum(x32 * x32, axis=axis, keepdims=True))
+    return x32 * clip / jnp.maximum(l2, clip)
+
+
+DEFS["ClipByNorm"] = PrimitiveDef("ClipByNorm", _clip_by_norm, attrs={"axis": ()})
 DEFS["Softplus"] = PrimitiveDef(
     "Softplus",
     lambda x, beta, threshold: jnp.where(x * beta > threshold, x, jax.nn.softplus(float_of(x) * beta) / beta),

@@ -140,6 +140,106 @@ SGD = PrimitiveDef(
 )
 
 
+# -- per-parameter optimizer updates (MindSpore's Apply* primitives, which nn.Adagrad, nn.RMSProp, ... call) ------
+#
+# Each updates a variable and its state in place. The state is declared kept (`amp_keep`), so inside a float16 Cell
+# the update runs in float32 on the float16-rounded gradient, learning rate and hyper-parameter Tensors, as MindSpore
+# 2.10 runs these primitives (measured: nn.Adagrad's accumulator in a to_float(float16) train cell, both modes).
+# The update is computed in float32 at least and each result stored in its input's dtype.
+
+
+def _declare_update(name: str, n_state: int, update, attrs: dict | None = None):
+    """A per-parameter optimizer update `name` whose first `n_state` inputs are the variable and its state.
+
+    update(*inputs, **attrs) -> the new values of those `n_state` inputs, computed on inputs cast to one dtype."""
+
+    def impl(*xs, **kw):
+        dt = jnp.promote_types(xs[0].dtype, jnp.float32)
+        new = update(*(jnp.asarray(x).astype(dt) for x in xs), **kw)
+        return tuple(n.astype(x.dtype) for n, x in zip(new, xs[:n_state], strict=True))
+
+    def check(*xs, **_):
+        _check_same_shapes(name, **{f"input {i}": x for i, x in enumerate(xs[:n_state])})
+
+    return PrimitiveDef(
+        name,
+        impl,
+        attrs=attrs or {},
+        check=check,
+        multiple_results=True,
+        differentiable=False,
+        amp_keep=range(n_state),
+    )
+
+
+def _adagrad(var, accum, lr, grad, update_slots):
+    accum = accum + grad * grad if update_slots else accum
+    return var - lr * grad / jnp.sqrt(accum), accum
+
+
+ApplyAdagrad = _declare_update("ApplyAdagrad", 2, _adagrad, {"update_slots": True})
+
+
+def _adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
+    accum = rho * accum + (1 - rho) * grad * grad
+    update = jnp.sqrt(accum_update + epsilon) / jnp.sqrt(accum + epsilon) * grad
+    return var - lr * update, accum, rho * accum_update + (1 - rho) * update * update
+
+
+ApplyAdadelta = _declare_update("ApplyAdadelta", 3, _adadelta)
+
+
+def _proximal_adagrad(var, accum, lr, l1, l2, grad):
+    accum = accum + grad * grad
+    rate = lr / jnp.sqrt(accum)  # the adaptive rate also scales the proximal step
+    v = var - rate * grad
+    return jnp.sign(v) * jnp.maximum(jnp.abs(v) - rate * l1, 0) / (1 + rate * l2), accum
+
+
+ApplyProximalAdagrad = _declare_update("ApplyProximalAdagrad", 2, _proximal_adagrad)
+
+
+def _ada_max(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
+    m = beta1 * m + (1 - beta1) * grad
+    v = jnp.maximum(beta2 * v, jnp.abs(grad))
+    return var - lr / (1 - beta1_power) * m / (v + epsilon), m, v
+
+
+ApplyAdaMax = _declare_update("ApplyAdaMax", 3, _ada_max)
+
+
+def _ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
+    # FTRL-Proximal's published rule (MindSpore 2.10's CPU kernel moves var away from 0 by l1 / quad where z < 0)
+    n = accum + grad * grad
+    p = -lr_power
+    z = linear + grad - (jnp.power(n, p) - jnp.power(accum, p)) / lr * var
+    quad = jnp.power(n, p) / lr + 2.0 * l2
+    return jnp.where(jnp.abs(z) > l1, (jnp.sign(z) * l1 - z) / quad, jnp.zeros_like(z)), n, z
+
+
+ApplyFtrl = _declare_update("ApplyFtrl", 3, _ftrl)
+
+
+def _rms_prop(var, mean_square, moment, lr, grad, decay, momentum, epsilon):
+    # the documented sqrt(ms + eps) (MindSpore 2.10's CPU kernel computes sqrt(ms) + eps on its 8-wide vector loop)
+    ms = decay * mean_square + (1 - decay) * grad * grad
+    mom = momentum * moment + lr * grad / jnp.sqrt(ms + epsilon)
+    return var - mom, ms, mom
+
+
+ApplyRMSProp = _declare_update("ApplyRMSProp", 3, _rms_prop)
+
+
+def _centered_rms_prop(var, mean_grad, mean_square, moment, grad, lr, decay, momentum, epsilon):
+    mg = decay * mean_grad + (1 - decay) * grad
+    ms = decay * mean_square + (1 - decay) * grad * grad
+    mom = momentum * moment + lr * grad / jnp.sqrt(ms - mg * mg + epsilon)
+    return var - mom, mg, ms, mom
+
+
+ApplyCenteredRMSProp = _declare_update("ApplyCenteredRMSProp", 4, _centered_rms_prop)
+
+
 # -- multi-tensor optimizer steps ----------------------------------------------------------------
 #
 # One primitive updates every parameter of an optimizer in one backend call:

@@ -19,7 +19,7 @@ from kiln import _backend as B
 from kiln._backend import distributed as BD
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
-from kiln._core.primitive import REGISTRY, PrimitiveDef, checks_enabled, op_error
+from kiln._core.primitive import REGISTRY, PrimitiveDef, checks_enabled, forward_mode_error, op_error
 from kiln._core.tensor import Pending, Tensor
 from kiln._pynative import lazy, tape
 
@@ -526,6 +526,7 @@ def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> E
     - the inputs are at fault (the primitive's `check` rejects them, or, for a primitive without
       a check, their shapes and dtypes do not even trace) -> that TypeError / ValueError;
     - a user's function the op ran on the host (a pyfunc) raised -> that exception, as the user raised it;
+    - forward-mode differentiation through an op with a reverse-mode derivative only -> NotImplementedError;
     - anything else is Kiln's own failure -> RuntimeError "internal error" with a one-line repro.
 
     The backend's text never reaches the message (it stays on `__context__`, and `KILN_DEBUG=1`
@@ -573,6 +574,8 @@ def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> E
                 "supported together." + _debug_suffix(err),
                 kind,
             )
+    if B.forward_mode_refused(err):
+        return forward_mode_error(prim.name)
     return RuntimeError(
         f"For '{prim.name}', Kiln failed internally running the op on ({inputs}){_attrs_text(kw)}. "
         "This is a bug in Kiln, not in your program; please report it with this repro: "

@@ -192,3 +192,157 @@ def run(ms, mode: str) -> dict:
         lambda: _dtypes_values(ms.amp.custom_mixed_precision(Amp(), black_list=[nn.BatchNorm1d])(x)),
     )
     return out
+
+
+# Each optimizer of nn, built on a Dense(4, 3)'s Parameters, stepped three times inside a train cell made float16 as
+# a whole (`to_float` reaches the optimizer's own ops): name -> (class, keyword arguments)
+OPTIMIZERS = {
+    "RMSProp": ("RMSProp", dict(learning_rate=0.01)),
+    "RMSProp centered": ("RMSProp", dict(learning_rate=0.01, momentum=0.9, centered=True)),
+    "Adagrad": ("Adagrad", dict(learning_rate=0.05)),
+    "Adadelta": ("Adadelta", dict(learning_rate=1.0)),
+    "ProximalAdagrad": ("ProximalAdagrad", dict(learning_rate=0.05, l1=0.01, l2=0.02)),
+    "AdaMax": ("AdaMax", dict(learning_rate=0.01)),
+    "FTRL": ("FTRL", dict(learning_rate=0.05)),
+    "Rprop": ("Rprop", dict(learning_rate=0.01)),
+    "ASGD": ("ASGD", dict(learning_rate=0.01)),
+    "AdaFactor": ("AdaFactor", dict()),
+    "Lamb": ("Lamb", dict(learning_rate=0.01)),
+    "Adam amsgrad": ("Adam", dict(learning_rate=0.01, use_amsgrad=True)),
+    "Adam": ("Adam", dict(learning_rate=0.01)),
+    "AdamWeightDecay": ("AdamWeightDecay", dict(learning_rate=0.01, weight_decay=0.1)),
+    "SGD": ("SGD", dict(learning_rate=0.01, momentum=0.9)),
+}
+
+
+def optimizer_data():
+    """The Dense's weight and bias and the input of `run_optimizers`' train cell."""
+    rng = np.random.RandomState(0)
+    w0, b0 = rng.randn(3, 4).astype(np.float32), rng.randn(3).astype(np.float32)
+    # eighths, and a loss linear in the output: the gradients are exact in float16 and the same in both frameworks,
+    # so the states show only how the optimizer computes (in float32, or in float16)
+    x0 = (rng.randint(-8, 9, (5, 4)) / 8).astype(np.float32)
+    return w0, b0, x0
+
+
+def run_optimizers(ms, mode: str) -> dict:
+    """Each of OPTIMIZERS after three steps inside a float16 train cell (and three Apply* Primitives a float16 Cell
+    calls): every Parameter of the cell (the network's and the optimizer's state, by name) as its dtype and values,
+    or the exception type."""
+    nn, ops, Tensor = ms.nn, ms.ops, ms.Tensor
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    w0, b0, x0 = optimizer_data()
+
+    class Train(nn.Cell):
+        def __init__(self, kind, kwargs):
+            super().__init__()
+            self.net = nn.Dense(4, 3, weight_init=Tensor(w0), bias_init=Tensor(b0))
+            self.x = Tensor(x0)
+            self.weights = ms.ParameterTuple(self.net.trainable_params())
+            self.grad = ops.GradOperation(get_by_list=True)
+            self.opt = getattr(nn, kind)(self.weights, **kwargs)
+
+        def loss(self, x):
+            return self.net(x).sum() * 0.25
+
+        def construct(self):
+            grads = self.grad(self.loss, self.weights)(self.x)
+            self.opt(grads)
+            return grads[0]
+
+    class Primitives(nn.Cell):  # the Apply* Primitives called by a user's float16 Cell
+        def __init__(self):
+            super().__init__()
+            self.v = ms.Parameter(Tensor(w0[0]), name="v")
+            self.a = ms.Parameter(Tensor(np.abs(w0[2]) + 0.1), name="a")
+            self.b = ms.Parameter(Tensor(np.abs(w0[1])), name="b")
+            self.adagrad, self.proximal, self.adadelta = (
+                ops.ApplyAdagrad(),
+                ops.ApplyProximalAdagrad(),
+                ops.ApplyAdadelta(),
+            )
+
+        def construct(self, g):
+            lr = Tensor(0.05, ms.float32)
+            self.adagrad(self.v, self.a, lr, g)
+            self.proximal(self.v, self.a, lr, Tensor(0.01, ms.float32), Tensor(0.02, ms.float32), g)
+            self.adadelta(self.v, self.a, self.b, lr, Tensor(0.9, ms.float32), Tensor(1e-6, ms.float32), g)
+            return g
+
+    def make(name):
+        if name == "ops.Apply*":
+            cell = Primitives()
+            return lambda: cell(Tensor(x0[0])), cell
+        cell = Train(*OPTIMIZERS[name])
+        return cell, cell
+
+    out = {}
+    for name in (*OPTIMIZERS, "ops.Apply*"):
+        try:
+            step, train = make(name)
+            train.to_float(ms.float16)
+            for _ in range(3):
+                step()
+            out[name] = {
+                p.name: {"dtype": str(p.dtype), "values": p.asnumpy().astype(np.float64).ravel().tolist()}
+                for p in train.get_parameters()
+                if p.dtype in (ms.float16, ms.float32)
+            }
+        except Exception as e:  # noqa: BLE001
+            out[name] = type(e).__name__
+    return out
+
+
+def run_library(ms, mode: str) -> dict:
+    """Library Cells inside a user's float16 Cell: each output's dtype and values, or the exception type. (MindSpore's
+    GRAPH_MODE parses their construct under its GRAPH rule; Kiln runs them as Python with PyNative's per-op casts.)"""
+    nn, ops, Tensor = ms.nn, ms.ops, ms.Tensor
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    rng = np.random.RandomState(1)
+    x = Tensor((rng.randn(4, 16) * 3).astype(np.float32))
+    y = Tensor((rng.randn(4, 16) * 3).astype(np.float32))
+    img = Tensor(rng.randn(2, 3, 6, 6).astype(np.float32))
+    labels = Tensor(np.array([1, 5, 0, 15], np.int32))
+
+    class Wrap(nn.Cell):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def construct(self, *args):
+            return self.inner(*args)
+
+    w = lambda *s: Tensor(rng.randn(*s).astype(np.float32))  # noqa: E731
+    cases = {
+        "Dense": (lambda: nn.Dense(16, 8, weight_init=w(8, 16), bias_init=w(8)), (x,)),
+        "LayerNorm": (lambda: nn.LayerNorm((16,)), (x,)),
+        "BatchNorm1d": (lambda: nn.BatchNorm1d(16), (x,)),
+        "GroupNorm": (lambda: nn.GroupNorm(1, 3), (img,)),
+        "Softmax": (lambda: nn.Softmax(), (x,)),
+        "LogSoftmax": (lambda: nn.LogSoftmax(), (x,)),
+        "Conv2d": (lambda: nn.Conv2d(3, 4, 3, weight_init=w(4, 3, 3, 3)), (img,)),
+        "MSELoss": (lambda: nn.MSELoss(), (x, y)),
+        "L1Loss": (lambda: nn.L1Loss(), (x, y)),
+        "SmoothL1Loss": (lambda: nn.SmoothL1Loss(), (x, y)),
+        "SoftmaxCrossEntropyWithLogits": (
+            lambda: nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+            (x, labels),
+        ),
+        "BCEWithLogitsLoss": (lambda: nn.BCEWithLogitsLoss(), (x, ops.sigmoid(y))),
+        "CrossEntropyLoss": (lambda: nn.CrossEntropyLoss(), (x, labels)),
+        "ClipByNorm": (lambda: nn.ClipByNorm(), (x, Tensor(np.array([2.0], np.float32)))),
+        "Norm": (lambda: nn.Norm(axis=1), (x,)),
+        "GELU": (lambda: nn.GELU(), (x,)),
+        "Sigmoid": (lambda: nn.Sigmoid(), (x,)),
+        "Embedding": (lambda: nn.Embedding(16, 4, embedding_table=w(16, 4)), (labels,)),
+    }
+    out = {}
+    for name, (make, args) in cases.items():
+        try:
+            cell = Wrap(make())
+            cell.set_train()
+            cell.to_float(ms.float16)
+            out[name] = _dtypes_values(cell(*args))
+        except Exception as e:  # noqa: BLE001
+            out[name] = type(e).__name__
+    return out

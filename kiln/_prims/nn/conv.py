@@ -13,6 +13,7 @@ import numpy as np
 
 from kiln._backend import default_platform, jnp, lax, vjp
 from kiln._core.primitive import PrimitiveDef
+from kiln._prims._checks import same_float_dtype
 from kiln._prims.nn._common import (
     declare,
     non_negative_ints,
@@ -102,6 +103,7 @@ def _check_conv(op, nd):
     def check(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
         _check_common(op, nd, stride, pad_mode, pad, dilation, group)
         require_float(op, "x", x)
+        same_float_dtype(op, x=x, weight=w, bias=b)
         channels, sizes = _layout(op, x, nd, data_format)
         ws = _kernel_shape(op, tuple(shape_of(w)), nd)
         if channels % group or channels // group != ws[1]:
@@ -1109,6 +1111,7 @@ def winograd_weight_grad(x, dout, pads, tile: int = 2):
 
 def _conv_impl(nd):
     def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
+        same_float_dtype(f"Conv{nd}D", x=x, weight=w, bias=b)  # here too: PyNative's lazy window runs no check
         w = _squeeze_1d(w, nd)
         pads, outs = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
         if "forward" in dot_directions(x, w, outs, stride, dilation, group, data_format):

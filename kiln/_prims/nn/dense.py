@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kiln._backend import jnp
 from kiln._core.primitive import PrimitiveDef, op_error
-from kiln._prims._checks import shape_of
+from kiln._prims._checks import same_float_dtype, shape_of
 from kiln._prims.nn._common import declare, require_float
 
 
@@ -12,6 +12,7 @@ def _check_dense(x, w, b):
     op = "Dense"
     xs, ws = shape_of(x), shape_of(w)
     require_float(op, "input", x)
+    same_float_dtype(op, input=x, weight=w, bias=b)
     if len(ws) not in (1, 2) or len(xs) < 1 or xs[-1] != ws[-1]:
         raise op_error(
             op,
@@ -31,6 +32,7 @@ def _dense(x, w, b):
     # Over 2-D rows, as LayerNorm, the step had 19 fewer kernels but the same CPU time (1.000x; session 14, load 9).
     # Sibling Dense layers on one input (attention's q, k, v) merged into one product over concatenated weights: 12
     # fewer dots in the hand-written JAX step but 1.017-1.029x its CPU time (A/A 0.999-1.008; session 17, load 5-8).
+    same_float_dtype("Dense", input=x, weight=w, bias=b)  # here too: PyNative's lazy window runs no check
     y = jnp.matmul(x, w.astype(x.dtype).T)
     return y if b is None else y + b.astype(y.dtype)
 
@@ -39,6 +41,7 @@ Dense = declare("Dense", _dense, _check_dense)
 
 
 def _check_bias_add(x, b, data_format="NCHW"):
+    same_float_dtype("BiasAdd", input_x=x, bias=b)
     xs, bs = shape_of(x), shape_of(b)
     if len(bs) != 1:
         raise op_error("BiasAdd", f"the dimension of 'bias' must be 1, but got shape {list(bs)}.")

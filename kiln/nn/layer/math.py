@@ -7,6 +7,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
+from kiln.ops._helpers import REGISTRY, apply
 
 __all__ = [
     "MatMul", "Norm", "OneHot", "Roll", "Tril", "Triu", "Range", "ReduceLogSumExp", "Moments", "L1Regularizer",
@@ -198,18 +199,17 @@ class MatrixDiagPart(Cell):
 
 
 class ClipByNorm(Cell):
-    """Scale `x` so that its L2 norm over `axis` (all axes when None) is at most `clip_norm`."""
+    """Scale `x` so that its L2 norm over `axis` (all axes when None) is at most `clip_norm`; the result is float32
+    (MindSpore's ClipByNorm primitive: computed in float32 whatever the input's dtype)."""
 
     def __init__(self, axis=None):
         super().__init__()
         self.axis = () if axis is None else axis
 
     def construct(self, x, clip_norm):
-        x32 = ops.cast(x, mstype.float32)
         axis = tuple(range(x.ndim)) if self.axis in ((), None) else self.axis
-        l2 = ops.sqrt(ops.sum(x32 * x32, axis, keepdim=True))
-        clip = ops.cast(clip_norm, mstype.float32)
-        return ops.cast(x32 * clip / ops.maximum(l2, clip), x.dtype)
+        axis = (axis,) if isinstance(axis, int) else tuple(axis)
+        return apply(REGISTRY["ClipByNorm"], (x, clip_norm), (axis,))
 
 
 class MatrixSetDiag(Cell):

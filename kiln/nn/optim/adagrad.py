@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from kiln import ops
-from kiln._core import dtype as mstype
+import numpy as np
+
+from kiln._core.tensor import Tensor
+from kiln._prims import state as S
 from kiln.nn.optim.optimizer import PerParameterOptimizer, check_bool, check_float
 
 __all__ = ["Adagrad", "Adadelta", "ProximalAdagrad"]
@@ -31,13 +33,7 @@ class Adagrad(PerParameterOptimizer):
         self.accum = self._parameters.clone(prefix="accum", init=accum)
 
     def _update(self, i, param, grad, lr):
-        accum = self.accum[i]
-        g = ops.cast(grad, mstype.float32)
-        acc = ops.cast(accum, mstype.float32)
-        if self.update_slots:
-            acc = acc + g * g
-            self._store(accum, acc)
-        self._store(param, ops.cast(param, mstype.float32) - lr * g / ops.sqrt(acc))
+        self._apply_update(S.ApplyAdagrad, (param, self.accum[i]), (lr, grad), (self.update_slots,))
 
 
 class Adadelta(PerParameterOptimizer):
@@ -53,13 +49,8 @@ class Adadelta(PerParameterOptimizer):
         self.accum_update = self._parameters.clone(prefix="accum_update", init="zeros")
 
     def _update(self, i, param, grad, lr):
-        g = ops.cast(grad, mstype.float32)
-        acc = self.rho * ops.cast(self.accum[i], mstype.float32) + (1 - self.rho) * g * g
-        acc_up = ops.cast(self.accum_update[i], mstype.float32)
-        update = ops.sqrt(acc_up + self.epsilon) / ops.sqrt(acc + self.epsilon) * g
-        self._store(self.accum[i], acc)
-        self._store(self.accum_update[i], self.rho * acc_up + (1 - self.rho) * update * update)
-        self._store(param, ops.cast(param, mstype.float32) - lr * update)
+        self._apply_update(S.ApplyAdadelta, (param, self.accum[i], self.accum_update[i]), (lr, self.rho, self.epsilon,
+                                                                                           grad))  # fmt: skip
 
 
 class ProximalAdagrad(PerParameterOptimizer):
@@ -76,10 +67,6 @@ class ProximalAdagrad(PerParameterOptimizer):
         self.l1, self.l2, self.use_locking = l1, l2, use_locking
 
     def _update(self, i, param, grad, lr):
-        g = ops.cast(grad, mstype.float32)
-        acc = ops.cast(self.accum[i], mstype.float32) + g * g
-        self._store(self.accum[i], acc)
-        rate = lr / ops.sqrt(acc)
-        v = ops.cast(param, mstype.float32) - rate * g
-        shrunk = ops.maximum(ops.abs(v) - rate * self.l1, ops.zeros_like(v))
-        self._store(param, ops.sign(v) * shrunk / (1.0 + rate * self.l2))
+        # l1 and l2 as float32 Tensors, as MindSpore passes them (a float16 Cell rounds them to float16)
+        l1, l2 = Tensor(np.float32(self.l1)), Tensor(np.float32(self.l2))
+        self._apply_update(S.ApplyProximalAdagrad, (param, self.accum[i]), (lr, l1, l2, grad))

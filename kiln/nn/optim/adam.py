@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from kiln import ops
-from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln._prims import state as S
 from kiln.nn.optim.optimizer import Optimizer, PerParameterOptimizer, check_bool, check_float
@@ -153,13 +152,10 @@ class AdaMax(PerParameterOptimizer):
         return super().construct(gradients)
 
     def _update(self, i, param, grad, lr):
-        g = ops.cast(grad, mstype.float32)
-        m = self.beta1 * ops.cast(self.moment1[i], mstype.float32) + (1 - self.beta1) * g
-        v = ops.maximum(self.beta2 * ops.cast(self.moment2[i], mstype.float32), ops.abs(g))
-        self._store(self.moment1[i], m)
-        self._store(self.moment2[i], v)
-        step = lr / (1 - ops.reshape(self.beta1_power, ())) * m / (v + self.eps)
-        self._store(param, ops.cast(param, mstype.float32) - step)
+        # beta1, beta2 and eps as float32 Tensors, as MindSpore passes them (a float16 Cell rounds them to float16)
+        hyper = (Tensor(np.float32(v)) for v in (self.beta1, self.beta2, self.eps))
+        power = ops.reshape(self.beta1_power, ())
+        self._apply_update(S.ApplyAdaMax, (param, self.moment1[i], self.moment2[i]), (power, lr, *hyper, grad))
 
 
 class LazyAdam(Adam):

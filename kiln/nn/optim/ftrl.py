@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from kiln import ops
-from kiln._core import dtype as mstype
+from kiln._prims import state as S
 from kiln.nn.optim.optimizer import PerParameterOptimizer, check_bool, check_float
 
 __all__ = ["FTRL"]
@@ -36,13 +35,5 @@ class FTRL(PerParameterOptimizer):
             )
 
     def _update(self, i, param, grad, lr):
-        g, w = ops.cast(grad, mstype.float32), ops.cast(param, mstype.float32)
-        n = ops.cast(self.moments[i], mstype.float32)
-        n_new = n + g * g
-        p = -self.lr_power
-        z = ops.cast(self.linear[i], mstype.float32) + g - (ops.pow(n_new, p) - ops.pow(n, p)) / lr * w
-        quad = ops.pow(n_new, p) / lr + 2.0 * self.l2
-        new = ops.select(ops.abs(z) > self.l1, (ops.sign(z) * self.l1 - z) / quad, ops.zeros_like(z))
-        self._store(self.moments[i], n_new)
-        self._store(self.linear[i], z)
-        self._store(param, new)
+        self._apply_update(S.ApplyFtrl, (param, self.moments[i], self.linear[i]), (grad, lr, self.l1, self.l2,
+                                                                                   self.lr_power))  # fmt: skip

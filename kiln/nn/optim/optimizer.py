@@ -498,6 +498,13 @@ class PerParameterOptimizer(Optimizer):
     def _store(target, value) -> None:
         ops.assign(target, ops.cast(value, target.dtype))
 
+    @staticmethod
+    def _apply_update(prim: PrimitiveDef, state: Sequence[Parameter], inputs: Sequence, attrs: tuple = ()) -> None:
+        """Run the per-parameter update `prim` (kiln/_prims/state.py) on the variable and its state `state` and the
+        other `inputs`, and store the new values in place. Inside a float16 Cell the state keeps its dtype and the
+        update runs in float32 (`PrimitiveDef.amp_keep`), as MindSpore's Apply* primitives do."""
+        write_back(tuple(state), apply(prim, (*state, *inputs), attrs))
+
 
 def check_bool(cls: str, **values) -> None:
     """Each keyword argument of `values` must be a bool (TypeError naming it otherwise)."""

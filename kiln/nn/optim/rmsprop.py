@@ -3,8 +3,7 @@ ApplyCenteredRMSProp) and state names (`mean_square`, `mean_grad`, `moment`)."""
 
 from __future__ import annotations
 
-from kiln import ops
-from kiln._core import dtype as mstype
+from kiln._prims import state as S
 from kiln.nn.optim.optimizer import PerParameterOptimizer, check_float
 
 __all__ = ["RMSProp"]
@@ -30,16 +29,9 @@ class RMSProp(PerParameterOptimizer):
         self.moment = self._parameters.clone(prefix="moment", init="zeros")
 
     def _update(self, i, param, grad, lr):
-        g = ops.cast(grad, mstype.float32)
-        ms = self.decay * ops.cast(self.ms[i], mstype.float32) + (1 - self.decay) * g * g
-        denom = ms
+        hyper = (self.decay, self.momentum, self.epsilon)
         if self.centered:
-            mg = self.decay * ops.cast(self.mg[i], mstype.float32) + (1 - self.decay) * g
-            self._store(self.mg[i], mg)
-            denom = ms - mg * mg
-        # The documented sqrt(ms + eps). MindSpore 2.10's CPU ApplyRMSProp computes sqrt(ms) + eps in its 8-wide
-        # vector loop and sqrt(ms + eps) only on the tail elements (measured): not followed.
-        mom = self.momentum * ops.cast(self.moment[i], mstype.float32) + lr * g / ops.sqrt(denom + self.epsilon)
-        self._store(self.ms[i], ms)
-        self._store(self.moment[i], mom)
-        self._store(param, ops.cast(param, mstype.float32) - mom)
+            state = (param, self.mg[i], self.ms[i], self.moment[i])
+            self._apply_update(S.ApplyCenteredRMSProp, state, (grad, lr, *hyper))
+        else:
+            self._apply_update(S.ApplyRMSProp, (param, self.ms[i], self.moment[i]), (lr, grad, *hyper))

@@ -12,7 +12,7 @@ from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core import random_state
 from kiln._core.random_state import next_key
-from kiln._core.tensor import Tensor
+from kiln._core.tensor import Parameter, Tensor
 from kiln._core.unsupported import refuse_argument
 from kiln._prims import image as prims_image
 from kiln._prims.nn import activation as prims_activation
@@ -32,7 +32,7 @@ from kiln.ops._args import (
     pad_mode_of,
     pad_pairs,
 )
-from kiln.ops._helpers import REGISTRY, apply, op_error, prim
+from kiln.ops._helpers import REGISTRY, apply, op_error, prim, write_back
 from kiln.ops.faces import CLASSES
 from kiln.ops.faces.custom import ConvPrimitive
 from kiln.ops.nn import activation, loss, normalization
@@ -158,27 +158,26 @@ def _rows_update(var, indices, rows):
     return assign_if_parameter(var, array.tensor_scatter_update(var, array.expand_dims(indices, -1), rows))
 
 
+def _state_update(name: str, state: tuple, inputs: tuple, attrs: tuple = ()) -> tuple:
+    """Run the per-parameter optimizer update `name` (kiln/_prims/state.py: its state kept in its dtype inside a
+    float16 Cell) and store each new value into its Parameter; the new values. (`write_back`, not an Assign: inside
+    a float16 Cell an Assign would round the float32 value to float16 on its way in.)"""
+    new = apply(prim(name), (*state, *inputs), attrs)
+    kept = [(t, v) for t, v in zip(state, new, strict=True) if isinstance(t, Parameter)]
+    write_back([t for t, _ in kept], [v for _, v in kept])
+    return new
+
+
 def _apply_ada_max(s, var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
-    m_new = beta1 * m + (1 - beta1) * grad
-    v_new = math.maximum(beta2 * v, math.abs(grad))
-    var_new = var - lr / (1 - beta1_power) * m_new / (v_new + epsilon)
-    return assign_if_parameter(var, var_new), assign_if_parameter(m, m_new), assign_if_parameter(v, v_new)
+    return _state_update("ApplyAdaMax", (var, m, v), (beta1_power, lr, beta1, beta2, epsilon, grad))
 
 
 def _apply_adadelta(s, var, accum, accum_update, lr, rho, epsilon, grad):
-    accum_new = rho * accum + (1 - rho) * math.square(grad)
-    update = math.sqrt(accum_update + epsilon) / math.sqrt(accum_new + epsilon) * grad
-    acc_up_new = rho * accum_update + (1 - rho) * math.square(update)
-    return (
-        assign_if_parameter(var, var - lr * update),
-        assign_if_parameter(accum, accum_new),
-        assign_if_parameter(accum_update, acc_up_new),
-    )
+    return _state_update("ApplyAdadelta", (var, accum, accum_update), (lr, rho, epsilon, grad))
 
 
 def _apply_adagrad(s, var, accum, lr, grad):
-    accum_new = accum + math.square(grad) if s.update_slots else accum
-    return assign_if_parameter(var, var - lr * grad / math.sqrt(accum_new)), assign_if_parameter(accum, accum_new)
+    return _state_update("ApplyAdagrad", (var, accum), (lr, grad), (bool(s.update_slots),))
 
 
 def _amsgrad(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
@@ -195,26 +194,13 @@ def _amsgrad(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilo
     )
 
 
-def _rms_prop_step(var, mean_grad, mean_square, moment, grad, lr, decay, momentum, epsilon):
-    """One RMSProp update in place; centred (the squared running mean of the gradient taken off the running mean
-    square) when `mean_grad` is given, plain when it is None."""
-    ms_new = decay * mean_square + (1 - decay) * math.square(grad)
-    mg_new = None if mean_grad is None else decay * mean_grad + (1 - decay) * grad
-    spread = ms_new if mg_new is None else ms_new - math.square(mg_new)
-    mom_new = momentum * moment + lr * grad / math.sqrt(spread + epsilon)
-    if mg_new is not None:
-        assign_if_parameter(mean_grad, mg_new)
-    assign_if_parameter(mean_square, ms_new)
-    assign_if_parameter(moment, mom_new)
-    return assign_if_parameter(var, var - mom_new)
-
-
 def _apply_rms_prop(s, var, mean_square, moment, lr, grad, decay, momentum, epsilon):
-    return _rms_prop_step(var, None, mean_square, moment, grad, lr, decay, momentum, epsilon)
+    return _state_update("ApplyRMSProp", (var, mean_square, moment), (lr, grad, decay, momentum, epsilon))[0]
 
 
 def _apply_centered_rms_prop(s, var, mean_grad, mean_square, moment, grad, lr, decay, momentum, epsilon):
-    return _rms_prop_step(var, mean_grad, mean_square, moment, grad, lr, decay, momentum, epsilon)
+    state = (var, mean_grad, mean_square, moment)
+    return _state_update("ApplyCenteredRMSProp", state, (grad, lr, decay, momentum, epsilon))[0]
 
 
 def _adam_weight_decay(s, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
@@ -240,11 +226,7 @@ def _apply_adagrad_v2(s, var, accum, lr, grad):
 
 
 def _apply_proximal_adagrad(s, var, accum, lr, l1, l2, grad):
-    accum_new = accum + math.square(grad)
-    lr_t = lr / math.sqrt(accum_new)  # the adaptive rate also scales the proximal step
-    prox = var - lr_t * grad
-    var_new = math.sign(prox) / (1 + lr_t * l2) * math.maximum(math.abs(prox) - lr_t * l1, 0)
-    return assign_if_parameter(var, var_new), assign_if_parameter(accum, accum_new)
+    return _state_update("ApplyProximalAdagrad", (var, accum), (lr, l1, l2, grad))
 
 
 def _sparse_apply_rms_prop(s, var, mean_square, moment, lr, grad, indices):

@@ -9,8 +9,9 @@ calls; `Context.amp_dtype`), MindSpore's GRAPH_MODE casts to the flag's dtype:
     list display, not where it passes it to a functional op or a function (graphs of their own) or returns it.
 A value computed inside (an op's result, a user's `ops.cast(x, float32)`) is never cast: it keeps its dtype, and
 a float32 value meeting a float16 one promotes. A plain function called from the construct runs uncast. Measured
-differences left: MindSpore casts a Parameter some Tensor methods take (`p.exp()`, not `p.sum()`), Kiln none; where
-MindSpore refuses a program (`ops.matmul(float16 input, float32 Parameter)`: TypeError), Kiln runs it, promoting.
+differences left: MindSpore casts a Parameter some Tensor methods take (`p.exp()`, not `p.sum()`), Kiln none. Both
+refuse `ops.matmul(float16 input, float32 Parameter)` (TypeError: MatMul, Dense, BiasAdd and the convolutions convert
+no input, `_prims/_checks.same_float_dtype`).
 Kiln's library Cells (nn.Dense, nn.LayerNorm, ...) run their construct as Python on the symbolic Tensors, not
 through this frontend: they keep PyNative's per-op casts, the same values where their code computes nothing in
 float32 on purpose.
