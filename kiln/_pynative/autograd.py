@@ -353,7 +353,10 @@ def note_forward(cell, args: tuple) -> None:
         return
     with running_in(None):  # Kiln's copies, not the user's ops: never cast to a `to_float` Cell's dtype
         saved = [(p, apply(REGISTRY["Identity"], (p,), ())) for p in cell.untrainable_params()]  # (a write may donate)
-        weights = [(p, value_mark(p), apply(REGISTRY["Identity"], (p,), ())) for p in cell.trainable_params()]
+        if G.current() is None:  # a copy: a later write may donate the array
+            weights = [(p, value_mark(p), apply(REGISTRY["Identity"], (p,), ())) for p in cell.trainable_params()]
+        else:  # in a graph the mark is the value itself (a Var, never written over)
+            weights = [(p, mark, Tensor._wrap(mark)) for p in cell.trainable_params() for mark in (value_mark(p),)]
     record = (tuple(args), saved, weights, random_state.key_mark())
     trace = G.current()
     if trace is None:
