@@ -434,6 +434,15 @@ def _stored(p: Parameter):
     return d
 
 
+def value_mark(p: Parameter):
+    """What identifies `p`'s current value without reading it: its Var in the graph being recorded, else its own
+    array (or the lazy window's pending value). Any write replaces it; compare marks with `is`."""
+    trace = G._TRACES[-1] if G._TRACES else None
+    if trace is None or id(p) in trace.const_ids:
+        return _slot.__get__(p, Parameter)
+    return p._data
+
+
 class Parameter(Tensor):
     """A Tensor that is network state: trainable weights, moving statistics.
 

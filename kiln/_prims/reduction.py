@@ -59,8 +59,31 @@ ReduceSum = PrimitiveDef("ReduceSum", _reduce(_sum), attrs=_REDUCE_ATTRS, check=
 ReduceMean = PrimitiveDef(
     "ReduceMean", _reduce(jnp.mean, as_float=True), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceMean")
 )
-ReduceMax = PrimitiveDef("ReduceMax", _reduce(jnp.max), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceMax"))
-ReduceMin = PrimitiveDef("ReduceMin", _reduce(jnp.min), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceMin"))
+
+
+def _chooser_vjp(pick):
+    """The derivative of a max/min reduction: `dout` split equally among the elements equal to the result (ties
+    share it, as MindSpore's and the backend's rules do). `x` passes an optimization barrier and the result is
+    taken again from it: in a compiled graph the backend may otherwise compute `x` twice, in the reduction's
+    fusion and in the comparison's, and a last-bit difference between the two leaves no element equal to the
+    result: 0/0 = NaN (the zoo's CBAM attention in GRAPH_MODE)."""
+
+    def vjp(x, out, dout, axis, keep_dims):
+        x = lax.optimization_barrier(x)
+        picked = pick(x, axis=axis, keepdims=True)
+        mask = x == picked
+        dout = dout if keep_dims else jnp.reshape(dout, picked.shape)
+        return (jnp.where(mask, dout / jnp.sum(mask, axis=axis, keepdims=True, dtype=x.dtype), 0).astype(x.dtype),)
+
+    return vjp
+
+
+ReduceMax = PrimitiveDef(
+    "ReduceMax", _reduce(jnp.max), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceMax"), vjp=_chooser_vjp(jnp.max)
+)
+ReduceMin = PrimitiveDef(
+    "ReduceMin", _reduce(jnp.min), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceMin"), vjp=_chooser_vjp(jnp.min)
+)
 ReduceProd = PrimitiveDef("ReduceProd", _reduce(_prod), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceProd"))
 ReduceAll = PrimitiveDef("ReduceAll", _reduce(jnp.all), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceAll"))
 ReduceAny = PrimitiveDef("ReduceAny", _reduce(jnp.any), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceAny"))

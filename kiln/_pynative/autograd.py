@@ -17,7 +17,7 @@ from kiln._core import random_state
 from kiln._core import tensor as _tensor_module
 from kiln._core.mutable import is_mutable
 from kiln._core.primitive import REGISTRY
-from kiln._core.tensor import Parameter, Tensor
+from kiln._core.tensor import Parameter, Tensor, value_mark
 from kiln._core.tree import flatten, tensor_leaves, unflatten
 from kiln._prims.math import add_p
 from kiln._pynative import backward_program, tape
@@ -338,20 +338,26 @@ _GRAD_DEPTH = [0]
 
 def note_forward(cell, args: tuple) -> None:
     """Before a forward call of `cell` outside any gradient, keep its state as it is now, with the call's
-    arguments: its Parameters that take no gradient (BatchNorm's moving statistics) and the random generator
-    (Dropout's masks). PyNative calls this for a Cell marked `set_grad()`, a graph being recorded for every Cell
-    it calls (MindSpore 2.10's GRAPH_MODE reuses the forward without set_grad too).
+    arguments: its Parameters that take no gradient (BatchNorm's moving statistics), its trainable Parameters
+    with the mark of their value (`value_mark`) and the random generator (Dropout's masks). PyNative calls this
+    for a Cell marked `set_grad()`, a graph being recorded for every Cell it calls (MindSpore 2.10's GRAPH_MODE
+    reuses the forward without set_grad too).
 
     MindSpore's GradOperation of that Cell on the same arguments reuses this forward, so a train cell that runs
     `loss = net(*x)` then `grad(net, weights)(*x, sens)` updates the state once per step and differentiates the
-    loss it returned (the same dropout mask); Kiln runs the forward again, so `run_with_grad` first puts this
-    state back (`_replay_last_forward`).
+    loss it returned (the same dropout mask, the weights as they were then, even where another optimizer has
+    stepped them since: Pix2Pix's D step between G's loss and G's gradient); Kiln runs the forward again, so
+    `run_with_grad` first puts this state back (`_replay_last_forward`).
     """
     if _GRAD_DEPTH[0]:
         return
     with running_in(None):  # Kiln's copies, not the user's ops: never cast to a `to_float` Cell's dtype
         saved = [(p, apply(REGISTRY["Identity"], (p,), ())) for p in cell.untrainable_params()]  # (a write may donate)
-    record = (tuple(args), saved, random_state.key_mark())
+        if G.current() is None:  # a copy: a later write may donate the array
+            weights = [(p, value_mark(p), apply(REGISTRY["Identity"], (p,), ())) for p in cell.trainable_params()]
+        else:  # in a graph the mark is the value itself (a Var, never written over)
+            weights = [(p, mark, Tensor._wrap(mark)) for p in cell.trainable_params() for mark in (value_mark(p),)]
+    record = (tuple(args), saved, weights, random_state.key_mark())
     trace = G.current()
     if trace is None:
         cell.__dict__["_last_forward"] = record
@@ -361,8 +367,9 @@ def note_forward(cell, args: tuple) -> None:
 
 def _replay_last_forward(fn, args: tuple):
     """Put back the state `note_forward` kept for `fn`'s last forward call (in the graph being recorded, if any)
-    when this gradient's arguments are that call's (the same objects); the record is used once. Returns the
-    generators' state before the replay (None when nothing was replayed), to resume once the gradient is taken."""
+    when this gradient's arguments are that call's (the same objects); the record is used once. Returns None when
+    nothing was replayed, else what to resume once the gradient is taken: the generators' state before the replay
+    and each trainable Parameter written since the forward with its value now (the gradient runs on the old)."""
     trace = G.current()
     if trace is None:
         d = getattr(fn, "__dict__", None)
@@ -372,15 +379,20 @@ def _replay_last_forward(fn, args: tuple):
         record = entry[1] if entry is not None and entry[0] is fn else None
     if record is None:
         return None
-    forward_args, saved, key = record
+    forward_args, saved, weights, key = record
     if len(forward_args) != len(args) or any(a is not b for a, b in zip(forward_args, args, strict=True)):
         return None
+    written = []
     with running_in(None):
         for p, value in saved:
             apply(REGISTRY["Assign"], (p, value), ())
+        for p, mark, value in weights:
+            if value_mark(p) is not mark:
+                written.append((p, apply(REGISTRY["Identity"], (p,), ())))
+                apply(REGISTRY["Assign"], (p, value), ())
     resume = random_state.key_mark()
     random_state.key_restore(key)
-    return resume
+    return resume, written
 
 
 def run_with_grad(
@@ -403,7 +415,11 @@ def run_with_grad(
         if resume is not None:
             # MindSpore's gradient reuses the forward and draws nothing: every generator goes on from where it was
             # before this call, so a draw between the forward and the gradient is not drawn again
-            random_state.key_restore(resume)
+            key, written = resume
+            random_state.key_restore(key)
+            with running_in(None):
+                for p, value in written:
+                    apply(REGISTRY["Assign"], (p, value), ())
 
 
 def _run_with_grad(

@@ -58,6 +58,11 @@ class Cell:
     def __setattr__(self, name: str, value) -> None:
         d = self.__dict__
         if "_params" not in d:
+            # as MindSpore, a plain value may come first (the zoo's CBAM ResNet sets `self.in_channels = 64` and
+            # then calls super().__init__()); a Parameter or a Cell needs the registries __init__ makes
+            if not isinstance(value, (Parameter, Cell, ParameterTuple)):
+                object.__setattr__(self, name, value)
+                return
             raise AttributeError(
                 f"cannot set '{name}' on {type(self).__name__} before Cell.__init__() has run: "
                 f"call super().__init__() first."

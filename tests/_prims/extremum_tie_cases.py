@@ -28,7 +28,22 @@ def run(ms) -> dict:
                 out = self.op(x)
             return (out[self.pick] * self.w).sum()
 
+    class Reduced(ms.nn.Cell):
+        """(op(x, axis) * weights).sum() for ReduceMax/ReduceMin: MindSpore splits a tie's gradient equally."""
+
+        def __init__(self, op, axis, keep_dims):
+            super().__init__()
+            self.op, self.axis = op(keep_dims=keep_dims), axis
+            w = WEIGHTS.reshape(-1, 1) if keep_dims else WEIGHTS
+            self.w = ms.Tensor(w if axis == 1 else w[:1].reshape(()))
+
+        def construct(self, x):
+            return (self.op(x, self.axis) * self.w).sum()
+
     cases = {
+        "ReduceMax": lambda: Reduced(ops.ReduceMax, 1, False),
+        "ReduceMin_keep_dims": lambda: Reduced(ops.ReduceMin, 1, True),
+        "ReduceMax_all": lambda: Reduced(ops.ReduceMax, (), False),
         "ArgMaxWithValue": lambda: Picked(ops.ArgMaxWithValue(axis=1), 1, False, False),
         "ArgMaxWithValue_keep_dims": lambda: Picked(ops.ArgMaxWithValue(axis=1, keep_dims=True), 1, True, False),
         "ArgMinWithValue": lambda: Picked(ops.ArgMinWithValue(axis=1), 1, False, False),

@@ -128,4 +128,22 @@ def run(ms):
         ]
 
     case("init_parameters_data", init_parameters_data)
+
+    def attr_before_init(value):
+        # the zoo's CBAM ResNet sets `self.in_channels = 64` before super().__init__()
+        class Early(nn.Cell):
+            def __init__(self):
+                self.early = value()
+                super().__init__()
+                self.dense = nn.Dense(2, 3)
+
+            def construct(self, x):
+                return self.dense(x) * self.early
+
+        net = Early()
+        return [net.early, list(net(Tensor(np.ones((1, 2), np.float32))).shape), sorted(net.parameters_dict())]
+
+    case("int before __init__", lambda: attr_before_init(lambda: 3))
+    case("Parameter before __init__", lambda: attr_before_init(lambda: Parameter(ta, name="w")))
+    case("Cell before __init__", lambda: attr_before_init(A))
     return out

@@ -518,6 +518,58 @@ def test_forward_then_grad_without_set_grad_moves_batchnorm_statistics_once_in_g
     np.testing.assert_allclose(_np(net.bn.moving_mean), 0.1 * x.mean((0, 2, 3)), rtol=1e-5, atol=1e-7)
 
 
+class _TwoWeights(nn.Cell):
+    """sum(tanh(a * x) * b): d/db = tanh(a x), d/da = b x (1 - tanh(a x)^2)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = Parameter(Tensor(np.array([0.5, -1.0, 2.0], np.float32)), name="a")
+        self.b = Parameter(Tensor(np.array([1.5, 0.25, -2.0], np.float32)), name="b")
+
+    def construct(self, x):
+        return (ops.tanh(self.a * x) * self.b).sum()
+
+
+class _ForwardStepThenGrad(nn.Cell):
+    """Pix2Pix's TrainOneStepCell: the loss from a forward call, another optimizer writes a weight of the network
+    (D's step), then GradOperation of the network on the same inputs (G's gradient)."""
+
+    def __init__(self, net, forward_first):
+        super().__init__(auto_prefix=False)
+        self.network = net
+        self.network.set_grad()
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+        self.forward_first = forward_first
+
+    def construct(self, x, new_a):
+        loss = self.network(x) if self.forward_first else ops.zeros((), kiln.float32)
+        ops.assign(self.network.a, new_a)
+        weights = kiln.ParameterTuple([self.network.a, self.network.b])
+        return loss, self.grad(self.network, weights)(x, ops.ones_like(loss))
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+@pytest.mark.parametrize("forward_first", [True, False])
+def test_forward_then_grad_differentiates_at_the_weights_of_the_forward(mode, forward_first):
+    # MindSpore 2.10's GRAPH_MODE (Pix2Pix: G's loss, D's Adam step, then G's gradient through D) differentiates at
+    # the weights its reused forward read; Kiln ran the forward again on the stepped weights. The write stays.
+    kiln.set_context(mode=mode)
+    net = _ForwardStepThenGrad(_TwoWeights(), forward_first)
+    x = np.array([0.3, -1.2, 0.7], np.float32)
+    a0, b = _np(net.network.a).copy(), _np(net.network.b).copy()
+    for step in range(2):
+        new_a = a0 + 0.5 * (step + 1)
+        loss, (ga, gb) = net(Tensor(x), Tensor(new_a.astype(np.float32)))
+        at = a0 if forward_first else new_a  # without a forward first there is nothing to reuse
+        t = np.tanh(at * x)
+        if forward_first:
+            np.testing.assert_allclose(_np(loss), (t * b).sum(), rtol=1e-6)
+        np.testing.assert_allclose(_np(gb), t, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(_np(ga), b * x * (1 - t * t), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(_np(net.network.a), new_a, rtol=1e-7)
+        a0 = new_a
+
+
 def test_grad_operation_get_by_list_without_weights(xy):
     # MindSpore: a Cell's trainable parameters are the default weights; a plain function has none: an empty tuple.
     net = Scale()
