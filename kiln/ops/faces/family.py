@@ -981,6 +981,7 @@ FAMILY_ROWS: list[Row] = [
     _primitive("SpaceToDepth"),
     _primitive("SparseApplyAdagrad"),
     _primitive("SparseApplyAdagradV2"),
+    _primitive("SparseApplyFtrl"),
     _primitive("SparseApplyRMSProp"),
     _primitive("SparseGatherV2"),
     _primitive("SparseSoftmaxCrossEntropyWithLogits"),
