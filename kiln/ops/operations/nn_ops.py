@@ -249,12 +249,21 @@ def _apply_proximal_adagrad(s, var, accum, lr, l1, l2, grad):
 
 
 def _sparse_apply_rms_prop(s, var, mean_square, moment, lr, grad, indices):
+    # MindSpore 2.10's kernel leaves the mean square where the gradient is 0 (only the momentum decays there) and
+    # computes float16 in float32, rounding each stored value once.
     idx = array.expand_dims(indices, -1)
-    ms_rows = s.rho * array.gather_nd(mean_square, idx) + (1 - s.rho) * math.square(grad)
-    mom_rows = s.momentum * array.gather_nd(moment, idx) + lr * grad / math.sqrt(ms_rows + s.epsilon)
-    var_rows = array.gather_nd(var, idx) - mom_rows
-    return (_rows_update(var, indices, var_rows), _rows_update(mean_square, indices, ms_rows),
-            _rows_update(moment, indices, mom_rows))  # fmt: skip
+    dtype = var.dtype
+    wide = mstype.float32 if dtype == mstype.float16 else dtype
+    g, lr = math.cast(grad, wide), math.cast(lr, wide) if isinstance(lr, Tensor) else lr
+    ms_old, mom_old, var_old = (math.cast(array.gather_nd(t, idx), wide) for t in (mean_square, moment, var))
+    ms_rows = array.select(g == 0, ms_old, s.rho * ms_old + (1 - s.rho) * math.square(g))
+    mom_rows = math.cast(s.momentum * mom_old + lr * g / math.sqrt(ms_rows + s.epsilon), dtype)
+    var_rows = var_old - math.cast(mom_rows, wide)  # the step as stored
+    return (
+        _rows_update(var, indices, math.cast(var_rows, dtype)),
+        _rows_update(mean_square, indices, math.cast(ms_rows, dtype)),
+        _rows_update(moment, indices, mom_rows),
+    )
 
 
 def _sparse_apply_adagrad_v2(s, var, accum, grad, indices):
