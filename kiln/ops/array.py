@@ -182,7 +182,9 @@ def expand_dims(input_x, axis: int) -> Tensor:
     return apply(A.ExpandDims, (input_x,), (axis,))
 
 
-unsqueeze = expand_dims
+def unsqueeze(input, dim: int) -> Tensor:
+    """Insert a size-1 axis at `dim` (`expand_dims` under MindSpore's other argument name)."""
+    return expand_dims(input, dim)
 
 
 def squeeze(input, axis=None) -> Tensor:

@@ -1,0 +1,23 @@
+"""Argument names and input checks of array ops' faces (kiln/ops/array.py) as MindSpore 2.10 has them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Tensor, ops
+
+X = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unsqueeze_takes_dim_in_every_face(dim):
+    # ops.unsqueeze(input, dim) and Tensor.unsqueeze(dim) name the axis `dim`; ops.expand_dims names it `axis`
+    want = np.expand_dims(X, dim)
+    t = Tensor(X)
+    compiled = ms.jit(lambda a: ops.unsqueeze(a, dim=dim))
+    outs = [ops.unsqueeze(t, dim=dim), ops.unsqueeze(t, dim), t.unsqueeze(dim=dim), ms.mint.unsqueeze(t, dim=dim),
+            ops.expand_dims(t, axis=dim), t.expand_dims(axis=dim), compiled(t)]  # fmt: skip
+    for out in outs:
+        np.testing.assert_array_equal(out.asnumpy(), want)
