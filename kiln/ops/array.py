@@ -554,11 +554,15 @@ def size(input_x) -> int:
 
 def shape(input_x) -> tuple:
     """The shape as a tuple of ints."""
+    if not isinstance(input_x, Tensor):
+        raise op_error("Shape", f"the input must be a Tensor, but got {type(input_x).__name__}.", TypeError)
     return input_x.shape
 
 
 def rank(input_x) -> int:
     """Number of axes."""
+    if not isinstance(input_x, Tensor):
+        raise op_error("Rank", f"the input must be a Tensor, but got {type(input_x).__name__}.", TypeError)
     return input_x.ndim
 
 

@@ -21,3 +21,16 @@ def test_unsqueeze_takes_dim_in_every_face(dim):
             ops.expand_dims(t, axis=dim), t.expand_dims(axis=dim), compiled(t)]  # fmt: skip
     for out in outs:
         np.testing.assert_array_equal(out.asnumpy(), want)
+
+
+@pytest.mark.parametrize("face", [ops.shape, ops.rank, ops.Shape(), ops.Rank()], ids=["shape", "rank", "Shape", "Rank"])
+@pytest.mark.parametrize("value", [[Tensor(X), Tensor(X)], 3, X], ids=["list", "int", "ndarray"])
+def test_shape_and_rank_refuse_what_is_not_a_tensor(face, value):
+    with pytest.raises(TypeError):
+        face(value)
+
+
+def test_shape_and_rank_of_a_tensor():
+    t = Tensor(X)
+    assert ops.shape(t) == ops.Shape()(t) == X.shape
+    assert ops.rank(t) == ops.Rank()(t) == X.ndim
