@@ -34,3 +34,13 @@ def test_shape_and_rank_of_a_tensor():
     t = Tensor(X)
     assert ops.shape(t) == ops.Shape()(t) == X.shape
     assert ops.rank(t) == ops.Rank()(t) == X.ndim
+
+
+@pytest.mark.parametrize("face", [ops.ones, ops.zeros], ids=["ones", "zeros"])
+def test_a_size_tensor_is_a_scalar_or_a_list_of_ints(face):
+    # MindSpore 2.10 refuses a 2-D or float size Tensor (TypeError); flattening or truncating it gave another shape
+    for size in (np.array(3, np.int64), np.array([2, 3], np.int32)):
+        assert face(Tensor(size), ms.int32).shape == tuple(np.atleast_1d(size))
+    for size in (np.array([[2, 3], [4, 5]], np.int64), np.array([2.0, 3.0])):
+        with pytest.raises(TypeError):
+            face(Tensor(size), ms.int32)
