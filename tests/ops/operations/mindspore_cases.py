@@ -49,6 +49,9 @@ RMS_MS = _RNG.uniform(0.1, 5, size=(4, 2, 2))
 RMS_MOM = _RNG.uniform(0.1, 5, size=(4, 2, 2))
 RMS_GRAD = _RNG.uniform(-5, 5, size=(4, 2, 2))  # MindSpore asks for the shape of var
 RMS_GRAD[0, 1] = 0.0  # MindSpore keeps the mean square where the gradient is 0
+LP_X = np.array([[0.33854103], [-0.13209231]], np.float32)
+LP_X2 = np.array([[0.3, 0.1, -0.45], [-0.2, 0.5, 0.05]], np.float32)
+LP_TINY = np.array([[1e-13, 0.0], [0.0, 0.0]], np.float32)
 BESSEL_X = np.array([-1.0, 0.0, 1e-3, 0.5, 1.0, 2.5, 7.0, 30.0], np.float32)
 
 
@@ -152,6 +155,11 @@ CASES = {
         _t(m, np.array([[0, 2, 0, 1], [1, 0, 1, 2]], np.int64)), _t(m, np.array([1.0, 2.0, 3.0, 4.0], np.float32)),
         _t(m, np.array([3, 3], np.int64)),
     ),
+    # a large p: |x|^p underflows unless scaled; a norm below epsilon gives epsilon
+    "lp_norm_high_pow": lambda m: m.ops.operations.LpNorm(0, 90, False)(_t(m, LP_X)),
+    "lp_norm_high_pow_axes": lambda m: m.ops.operations.LpNorm((0, 1), 60, True)(_t(m, LP_X2)),
+    "lp_norm_epsilon": lambda m: m.ops.operations.LpNorm(0, 1, False, 1e-4)(_t(m, LP_TINY)),
+    "norm_high_pow": lambda m: m.ops.norm(_t(m, LP_X), 90, dim=0),
     "sparse_apply_rms_prop_fp32": lambda m: _sparse_rms_prop(m, np.float32),
     "sparse_apply_rms_prop_fp16": lambda m: _sparse_rms_prop(m, np.float16),
 }  # fmt: skip
