@@ -570,6 +570,7 @@ FAMILY_ROWS: list[Row] = [
     _family("pad", classes=("Pad",)),
     _family("polygamma", classes=("Polygamma",)),
     _family("population_count", classes=("PopulationCount",)),
+    _family("random_poisson"),
     _family("random_categorical", method_impl=_METHOD_ADAPTERS["random_categorical"], classes=("RandomCategorical",)),
     _family("range", classes=("Range",)),
     _family("rank", classes=("Rank",)),
