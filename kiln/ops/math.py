@@ -1805,7 +1805,16 @@ def unravel_index(indices, dims) -> Tensor:
 
 
 def square_sum_all(x, y):
-    """(sum(x ** 2), sum(y ** 2))."""
+    """(sum(x ** 2), sum(y ** 2)) of two float16 or float32 tensors of one shape and dtype (MindSpore's
+    SquareSumAll)."""
+    for name, t in (("x", x), ("y", y)):
+        if t.dtype not in (mstype.float16, mstype.float32):
+            raise op_error("SquareSumAll", f"'{name}' must be float16 or float32, but got {t.dtype}.", TypeError)
+    if x.dtype != y.dtype:
+        raise op_error("SquareSumAll", f"'x' and 'y' must have one dtype, but got {x.dtype} and {y.dtype}.", TypeError)
+    if tuple(x.shape) != tuple(y.shape):
+        raise op_error("SquareSumAll", f"'x' and 'y' must have one shape, but got {tuple(x.shape)} and "
+                                       f"{tuple(y.shape)}.")  # fmt: skip
     return sum(square(x)), sum(square(y))
 
 

@@ -193,3 +193,17 @@ def test_sparse_apply_ftrl_checks_attributes_and_shapes():
            Tensor(np.array([0], np.int32)))  # fmt: skip
     with pytest.raises(ValueError):  # two gradient rows for one index
         op(var, other, other, Tensor(np.ones((2, 2), np.float32)), Tensor(np.array([0], np.int32)))
+
+
+def test_square_sum_all_values_and_checks():
+    # MindSpore 2.10's SquareSumAll: float16/float32 only, one dtype, one shape (TypeError, TypeError, ValueError)
+    x, y = np.array([1.0, 2.0, 4.0], np.float32), np.array([0.5, -1.0, -3.0], np.float32)
+    sx, sy = ops.operations.SquareSumAll()(Tensor(x), Tensor(y))
+    np.testing.assert_allclose([sx.asnumpy(), sy.asnumpy()], [np.sum(x * x), np.sum(y * y)], rtol=1e-6)
+    op = ops.operations.SquareSumAll()
+    with pytest.raises(TypeError):
+        op(Tensor(x.astype(np.float16)), Tensor(y))
+    with pytest.raises(TypeError):
+        op(Tensor(x.astype(np.float64)), Tensor(y.astype(np.float64)))
+    with pytest.raises(ValueError):
+        op(Tensor(x), Tensor(y[:2]))
