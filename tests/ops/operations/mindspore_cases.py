@@ -52,6 +52,7 @@ RMS_GRAD[0, 1] = 0.0  # MindSpore keeps the mean square where the gradient is 0
 LP_X = np.array([[0.33854103], [-0.13209231]], np.float32)
 LP_X2 = np.array([[0.3, 0.1, -0.45], [-0.2, 0.5, 0.05]], np.float32)
 LP_TINY = np.array([[1e-13, 0.0], [0.0, 0.0]], np.float32)
+STFT_X = np.random.default_rng(22).normal(size=(2, 9)).astype(np.float32)
 BESSEL_X = np.array([-1.0, 0.0, 1e-3, 0.5, 1.0, 2.5, 7.0, 30.0], np.float32)
 
 
@@ -160,6 +161,11 @@ CASES = {
     "lp_norm_high_pow_axes": lambda m: m.ops.operations.LpNorm((0, 1), 60, True)(_t(m, LP_X2)),
     "lp_norm_epsilon": lambda m: m.ops.operations.LpNorm(0, 1, False, 1e-4)(_t(m, LP_TINY)),
     "norm_high_pow": lambda m: m.ops.norm(_t(m, LP_X), 90, dim=0),
+    # return_complex left None: a real signal and window give the (..., 2) real view, a complex window complex
+    "stft_real_default": lambda m: m.ops.stft(_t(m, STFT_X), 4, center=False, onesided=True),
+    "stft_complex_window": lambda m: m.ops.stft(
+        _t(m, STFT_X), 4, 2, window=_t(m, np.array([1, 1j, -1, 0.5], np.complex64)), center=False, onesided=False
+    ),
     "sparse_apply_rms_prop_fp32": lambda m: _sparse_rms_prop(m, np.float32),
     "sparse_apply_rms_prop_fp16": lambda m: _sparse_rms_prop(m, np.float16),
 }  # fmt: skip
