@@ -422,7 +422,7 @@ TriuIndices = attr_class(
     {"row": 1, "col": 1, "offset": 0, "dtype": mstype.int32},
     lambda s: array.triu_indices(s.row, s.col, s.offset, dtype=s.dtype),
 )
-TruncateMod = attr_class("TruncateMod", {}, lambda s, x, y: math.fmod(x, y))
+TruncateMod = attr_class("TruncateMod", {}, lambda s, x, y: math.truncate_mod(x, y))
 Zeta = attr_class("Zeta", {}, lambda s, x, q: math.zeta(x, q))
 Bucketize = attr_class("Bucketize", {"boundaries": ()}, lambda s, x: math.bucketize(x, s.boundaries, right=True))
 Cauchy = attr_class(

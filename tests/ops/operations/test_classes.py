@@ -207,3 +207,12 @@ def test_square_sum_all_values_and_checks():
         op(Tensor(x.astype(np.float64)), Tensor(y.astype(np.float64)))
     with pytest.raises(ValueError):
         op(Tensor(x), Tensor(y[:2]))
+
+
+def test_truncate_mod_refuses_booleans():
+    # MindSpore 2.10's TruncateMod and ops.truncate_mod raise TypeError on bool tensors (ops.fmod accepts them)
+    x, y = np.array([7.5, -7.5, 3.0], np.float32), np.array([2.0, 2.0, -2.0], np.float32)
+    for face in (ops.truncate_mod, ops.operations.TruncateMod()):
+        np.testing.assert_allclose(face(Tensor(x), Tensor(y)).asnumpy(), np.fmod(x, y))
+        with pytest.raises(TypeError):
+            face(Tensor(np.array([True, False])), Tensor(np.array([True])))
