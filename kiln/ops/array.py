@@ -555,14 +555,14 @@ def size(input_x) -> int:
 def shape(input_x) -> tuple:
     """The shape as a tuple of ints."""
     if not isinstance(input_x, Tensor):
-        raise op_error("Shape", f"the input must be a Tensor, but got {type(input_x).__name__}.", TypeError)
+        raise op_error("Shape", f"only a Tensor has a shape here; {type(input_x).__name__} was given.", TypeError)
     return input_x.shape
 
 
 def rank(input_x) -> int:
     """Number of axes."""
     if not isinstance(input_x, Tensor):
-        raise op_error("Rank", f"the input must be a Tensor, but got {type(input_x).__name__}.", TypeError)
+        raise op_error("Rank", f"only a Tensor has a rank here; {type(input_x).__name__} was given.", TypeError)
     return input_x.ndim
 
 
