@@ -1612,11 +1612,10 @@ def trapz(y, x=None, *, dx=1.0, dim=-1) -> Tensor:
 
 
 def truncate_mod(x, y) -> Tensor:
-    """Remainder of truncated division (the sign of `x`), `ops.fmod` of numbers (booleans are refused, as in
-    MindSpore's TruncateMod)."""
-    for name, v in (("x", x), ("y", y)):
-        if isinstance(v, bool) or (isinstance(v, Tensor) and v.dtype == mstype.bool_):
-            raise op_error("TruncateMod", f"'{name}' must be a number or a Tensor of numbers, but got bool.", TypeError)
+    """Remainder of truncated division (the sign of `x`), `ops.fmod` of numbers (two booleans are refused, as in
+    MindSpore's TruncateMod; one is promoted with the other input)."""
+    if builtins.all(isinstance(v, bool) or (isinstance(v, Tensor) and v.dtype == mstype.bool_) for v in (x, y)):
+        raise op_error("TruncateMod", "'x' and 'y' are both bool; at least one must hold numbers.", TypeError)
     return fmod(x, y)
 
 

@@ -210,9 +210,12 @@ def test_square_sum_all_values_and_checks():
 
 
 def test_truncate_mod_refuses_booleans():
-    # MindSpore 2.10's TruncateMod and ops.truncate_mod raise TypeError on bool tensors (ops.fmod accepts them)
+    # MindSpore 2.10's TruncateMod and ops.truncate_mod raise TypeError on two bool tensors (ops.fmod accepts them);
+    # one bool input is promoted with the other
     x, y = np.array([7.5, -7.5, 3.0], np.float32), np.array([2.0, 2.0, -2.0], np.float32)
+    xi = np.array([1, 4, -7], np.int32)
     for face in (ops.truncate_mod, ops.operations.TruncateMod()):
         np.testing.assert_allclose(face(Tensor(x), Tensor(y)).asnumpy(), np.fmod(x, y))
+        np.testing.assert_array_equal(face(Tensor(xi), Tensor(np.array([True]))).asnumpy(), np.fmod(xi, 1))
         with pytest.raises(TypeError):
             face(Tensor(np.array([True, False])), Tensor(np.array([True])))
