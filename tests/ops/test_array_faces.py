@@ -44,3 +44,17 @@ def test_a_size_tensor_is_a_scalar_or_a_list_of_ints(face):
     for size in (np.array([[2, 3], [4, 5]], np.int64), np.array([2.0, 3.0])):
         with pytest.raises(TypeError):
             face(Tensor(size), ms.int32)
+
+
+@pytest.mark.parametrize("shape", [(-1, 3), (4, -1, 3), (1, -1, -1)])
+def test_broadcast_to_minus_one_keeps_the_aligned_size(shape):
+    want = np.broadcast_to(X, tuple(X.shape[i - len(shape) + X.ndim] if d == -1 else d for i, d in enumerate(shape)))
+    for out in (ops.broadcast_to(Tensor(X), shape), ops.BroadcastTo(shape)(Tensor(X))):
+        np.testing.assert_array_equal(out.asnumpy(), want)
+
+
+@pytest.mark.parametrize("shape", [(2, -1, 2, 3), (-1, 1, -1, -1)])
+def test_broadcast_to_refuses_minus_one_on_a_new_axis(shape):
+    # MindSpore 2.10 raises ValueError; Kiln read a size from the wrong end of the input's shape
+    with pytest.raises(ValueError):
+        ops.BroadcastTo(shape)(Tensor(X))
