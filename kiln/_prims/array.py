@@ -136,10 +136,17 @@ def _check_broadcast_to(x, shape):
     for a, b in zip(reversed(xs), reversed(shape)):
         if a != b and a != 1 and b != -1:
             raise op_error("BroadcastTo", f"cannot broadcast shape {list(xs)} to {list(shape)}.")
+    # -1 keeps the input's size, so it has a meaning only where the input has an axis (the shapes align right)
+    new_axes = len(shape) - len(xs)
+    if -1 in tuple(shape)[:new_axes]:
+        at = tuple(shape).index(-1)
+        raise op_error("BroadcastTo", f"-1 at position {at} of {list(shape)} has no axis of the input {list(xs)} "
+                                      f"to take its size from.")  # fmt: skip
 
 
 def _broadcast_to(x, shape):
     x = jnp.asarray(x)
+    _check_broadcast_to(x, shape)  # at trace time: a -1 on a new axis would read a size from the wrong end
     full = tuple(x.shape[i - len(shape) + x.ndim] if d == -1 else d for i, d in enumerate(shape))
     return jnp.broadcast_to(x, full)
 

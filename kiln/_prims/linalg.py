@@ -92,9 +92,27 @@ Outer = PrimitiveDef("Outer", lambda x, y: jnp.outer(x, y))
 Diag = PrimitiveDef("Diag", lambda x: jnp.diag(x) if jnp.ndim(x) == 1 else jnp.diagflat(x).reshape(x.shape * 2))
 Trace = PrimitiveDef("Trace", lambda x: jnp.trace(x))
 MatrixInverse = PrimitiveDef("MatrixInverse", lambda x: jnp.linalg.inv(x))
+
+
+def _norm(x, ord, axis, keepdims):
+    """jnp.linalg.norm, with a vector p-norm (p > 0 other than 1, 2, inf) scaled by the largest |x|: x^p underflows
+    for a large p (0.34^90 is below float32's range) where the scaled terms stay in [0, 1]."""
+    axes = (axis,) if isinstance(axis, int) else axis
+    vector = (axes is None and jnp.ndim(x) == 1) or (axes is not None and len(axes) == 1)
+    if not (vector and isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord > 0
+            and ord not in (1, 2, float("inf"))):  # fmt: skip
+        return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    a = jnp.abs(x)
+    axes = (0,) if axes is None else axes
+    m = jnp.max(a, axis=axes, keepdims=True)
+    safe = jnp.where((m == 0) | jnp.isinf(m), jnp.ones_like(m), m)
+    out = jnp.where(jnp.isinf(m), m, safe * jnp.sum((a / safe) ** ord, axis=axes, keepdims=True) ** (1.0 / ord))
+    return out if keepdims else jnp.squeeze(out, axis=axes)
+
+
 Norm = PrimitiveDef(
     "Norm",
-    lambda x, ord, axis, keepdims: jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims),
+    _norm,
     attrs={"ord": None, "axis": None, "keepdims": False},
 )
 

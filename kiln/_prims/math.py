@@ -26,6 +26,13 @@ def _float_fn(fn):
     return lambda x: fn(float_of(x))
 
 
+def _sign(x):
+    # MindSpore's Sign (like PyTorch's) gives 0 for NaN where jnp.sign propagates it; complex NaN stays NaN.
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return jnp.where(jnp.isnan(x), jnp.zeros_like(x), jnp.sign(x))
+    return jnp.sign(x)
+
+
 @jax.custom_jvp
 def _abs(x):
     return jnp.abs(x)
@@ -74,7 +81,7 @@ UNARY = {
     "Ceil": jnp.ceil,
     "Round": jnp.round,
     "Trunc": jnp.trunc,
-    "Sign": jnp.sign,
+    "Sign": _sign,
     "Reciprocal": _float_fn(jnp.reciprocal),
     "LogicalNot": jnp.logical_not,
     "BitwiseNot": jnp.bitwise_not,

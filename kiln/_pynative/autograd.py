@@ -523,16 +523,32 @@ def _grad_of_integers(fn: Callable, args: tuple, positions: tuple, weights, **op
     if ints and all(tape.is_differentiable(as_float[p]) for p in positions):
         try:
             out, grads, w_grads = run_with_grad(fn, as_float, positions, weights, **options)
-        except Exception:  # noqa: BLE001  (used where only an integer will do: zeros, as below)
+        except Exception:  # noqa: BLE001  (some integer is used where only an integer will do: below)
             pass
         else:
             pairs = zip(positions, grads, strict=True)
             cast = tuple(_cast(g, args[p]._data.dtype) if p in ints else g for p, g in pairs)
             return out, cast, w_grads
-    real = tuple(p for p in positions if tape.is_differentiable(args[p]))
-    out, some, w_grads = run_with_grad(fn, args, real, weights, **options)
-    found = dict(zip(real, some, strict=True))
+    # An index or a shape beside a differentiable integer value: each integer that runs alone as a float is
+    # differentiated so, the others get zeros.
+    floats = {p for p in sorted(ints) if len(ints) > 1 and _runs_as_float(fn, args, p, weights, options)}
+    as_float = tuple(_cast(a, np.float32) if i in floats else a for i, a in enumerate(args))
+    real = tuple(p for p in positions if tape.is_differentiable(as_float[p]))
+    out, some, w_grads = run_with_grad(fn, as_float, real, weights, **options)
+    found = {p: _cast(g, args[p]._data.dtype) if p in floats else g for p, g in zip(real, some, strict=True)}
     return out, tuple(found[p] if p in found else _zeros_like(args[p]) for p in positions), w_grads
+
+
+def _runs_as_float(fn: Callable, args: tuple, p: int, weights, options: dict) -> bool:
+    """Whether `fn` can be differentiated with its integer argument `p` as float32."""
+    trial = tuple(_cast(a, np.float32) if i == p else a for i, a in enumerate(args))
+    if not tape.is_differentiable(trial[p]):
+        return False
+    try:
+        run_with_grad(fn, trial, (p,), weights, **options)
+    except Exception:  # noqa: BLE001  (the argument is used where only an integer will do)
+        return False
+    return True
 
 
 def _grad_of_integer_weights(fn: Callable, args: tuple, positions: tuple, weights, **options):

@@ -150,6 +150,11 @@ def _fmod(a: Tensor, b: Tensor) -> Tensor:
     return ops.fmod(a, b)
 
 
+def _nan_sign(x: Tensor) -> Tensor:
+    # NumPy's sign keeps NaN; ops.sign (MindSpore's Sign) maps it to 0.
+    return ops.select(ops.isnan(x), x, ops.sign(x)) if is_float(x) else ops.sign(x)
+
+
 _LN2 = _math.log(2.0)
 
 abs = _unary("abs", ops.abs)  # noqa: A001
@@ -157,7 +162,8 @@ absolute = _unary("absolute", ops.abs)
 fabs = _unary("fabs", ops.abs, floats=True)
 negative = _unary("negative", ops.neg)
 positive = _unary("positive", _positive)
-sign = _unary("sign", ops.sign)
+sign = _unary("sign", _nan_sign)
+sign.op = ops.sign  # the functional it wraps (NaN aside)
 square = _unary("square", ops.square)
 sqrt = _unary("sqrt", ops.sqrt, floats=True)
 cbrt = _unary("cbrt", _cbrt, floats=True)

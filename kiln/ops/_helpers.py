@@ -54,6 +54,11 @@ def as_shape(op: str, shape) -> tuple[int, ...]:
     if isinstance(shape, int):
         return (shape,)
     if isinstance(shape, Tensor):
+        # A size Tensor is a scalar or a 1-D list of ints, as MindSpore converts it; flattening a 2-D one or
+        # truncating floats would give another shape without a word.
+        if shape.ndim > 1 or not np.issubdtype(shape.dtype.np, np.integer):
+            raise op_error(op, f"a size Tensor must be a 0-D or 1-D Tensor of ints, but got shape "
+                               f"{tuple(shape.shape)} and dtype {shape.dtype}.", TypeError)  # fmt: skip
         return tuple(int(s) for s in shape.asnumpy().reshape(-1))
     if not isinstance(shape, Sequence):
         raise op_error(op, f"'shape' must be a tuple or list of ints, but got {type(shape).__name__}.", TypeError)

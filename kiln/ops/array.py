@@ -182,7 +182,9 @@ def expand_dims(input_x, axis: int) -> Tensor:
     return apply(A.ExpandDims, (input_x,), (axis,))
 
 
-unsqueeze = expand_dims
+def unsqueeze(input, dim: int) -> Tensor:
+    """Insert a size-1 axis at `dim` (`expand_dims` under MindSpore's other argument name)."""
+    return expand_dims(input, dim)
 
 
 def squeeze(input, axis=None) -> Tensor:
@@ -552,11 +554,15 @@ def size(input_x) -> int:
 
 def shape(input_x) -> tuple:
     """The shape as a tuple of ints."""
+    if not isinstance(input_x, Tensor):
+        raise op_error("Shape", f"only a Tensor has a shape here; {type(input_x).__name__} was given.", TypeError)
     return input_x.shape
 
 
 def rank(input_x) -> int:
     """Number of axes."""
+    if not isinstance(input_x, Tensor):
+        raise op_error("Rank", f"only a Tensor has a rank here; {type(input_x).__name__} was given.", TypeError)
     return input_x.ndim
 
 

@@ -78,7 +78,22 @@ def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None) -> Tensor:
         raise op_error("vector_norm", f"'ord' must be a number, but got {ord!r}.", TypeError)
     if ord == 2:
         return math.sqrt(math.sum(math.square(a), axis, keepdims))
+    if ord > 0:
+        return _scaled_pnorm(a, ord, axis, keepdims)
     return math.pow(math.sum(math.pow(a, ord), axis, keepdims), 1.0 / ord)
+
+
+def _scaled_pnorm(a: Tensor, p: float, axis, keepdims: bool) -> Tensor:
+    """(sum a^p)^(1/p) of |x| values `a` as m * (sum (a / m)^p)^(1/p), m = max a: a^p underflows to 0 (or
+    overflows) for a large p (0.34^90 is below float32's range) where the scaled terms stay in [0, 1]."""
+    m = math.amax(a, axis, True)
+    safe = array.where(math.logical_or(m == 0, math.isinf(m)), array.ones_like(m), m)
+    scaled = math.pow(math.sum(math.pow(a / safe, p), axis, True), 1.0 / p) * safe
+    out = array.where(math.isinf(m), m, scaled)  # an infinite entry makes the norm infinite
+    if keepdims:
+        return out
+    axes = tuple(range(a.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    return array.squeeze(out, tuple(ax % a.ndim for ax in axes)) if a.ndim else out
 
 
 def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None) -> Tensor:

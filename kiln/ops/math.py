@@ -1612,7 +1612,10 @@ def trapz(y, x=None, *, dx=1.0, dim=-1) -> Tensor:
 
 
 def truncate_mod(x, y) -> Tensor:
-    """Remainder of truncated division (the sign of `x`), `ops.fmod`."""
+    """Remainder of truncated division (the sign of `x`), `ops.fmod` of numbers (two booleans are refused, as in
+    MindSpore's TruncateMod; one is promoted with the other input)."""
+    if builtins.all(isinstance(v, bool) or (isinstance(v, Tensor) and v.dtype == mstype.bool_) for v in (x, y)):
+        raise op_error("TruncateMod", "'x' and 'y' are both bool; at least one must hold numbers.", TypeError)
     return fmod(x, y)
 
 
@@ -1805,7 +1808,16 @@ def unravel_index(indices, dims) -> Tensor:
 
 
 def square_sum_all(x, y):
-    """(sum(x ** 2), sum(y ** 2))."""
+    """(sum(x ** 2), sum(y ** 2)) of two float16 or float32 tensors of one shape and dtype (MindSpore's
+    SquareSumAll)."""
+    for name, t in (("x", x), ("y", y)):
+        if t.dtype not in (mstype.float16, mstype.float32):
+            raise op_error("SquareSumAll", f"'{name}' must be float16 or float32, but got {t.dtype}.", TypeError)
+    if x.dtype != y.dtype:
+        raise op_error("SquareSumAll", f"'x' and 'y' must have one dtype, but got {x.dtype} and {y.dtype}.", TypeError)
+    if tuple(x.shape) != tuple(y.shape):
+        raise op_error("SquareSumAll", f"'x' and 'y' must have one shape, but got {tuple(x.shape)} and "
+                                       f"{tuple(y.shape)}.")  # fmt: skip
     return sum(square(x)), sum(square(y))
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "exponential_",
     "bernoulli_",
     "random_categorical",
+    "random_poisson",
     "multinomial_with_replacement",
     "uniform_candidate_sampler",
     "log_uniform_candidate_sampler",
@@ -239,6 +240,42 @@ def _key(op: str, seed) -> object:
         raise op_error(op, f"'seed' must be an int or None, but got {type(seed).__name__}.", TypeError)
     # crc32: stable across runs, unlike hash(); the global seed too, as MindSpore combines it with the op's
     return _stream_key(zlib.crc32(op.encode()), int(seed), random_state.get_seed() or 0)
+
+
+_POISSON_DTYPES = (mstype.float16, mstype.float32, mstype.float64, mstype.int32, mstype.int64)
+
+
+def random_poisson(shape: Tensor, rate: Tensor, seed: int | None = None, dtype=mstype.float32) -> Tensor:
+    """Poisson(rate) counts of shape `shape + rate.shape`: for each index of `shape`, one draw per entry of `rate`.
+
+    Args:
+        shape (Tensor): a 1-D int32/int64 Tensor of non-negative sizes.
+        rate (Tensor): the means (float16/32/64, int32 or int64).
+        seed (int, optional): a non-negative int naming a private stream; None draws from the global one.
+        dtype: the result's dtype (float16/32/64, int32 or int64; default float32).
+
+    Returns:
+        Tensor of shape `(*shape, *rate.shape)` and dtype `dtype`.
+    """
+    op = "random_poisson"
+    if not isinstance(shape, Tensor):
+        raise op_error(op, f"'shape' must be a Tensor, but got {type(shape).__name__}.", TypeError)
+    if shape.dtype not in (mstype.int32, mstype.int64):
+        raise op_error(op, f"'shape' must hold int32 or int64, but got {shape.dtype}.", TypeError)
+    if shape.ndim != 1:
+        raise op_error(op, f"'shape' must be 1-D, but got {shape.ndim}-D.")
+    if not isinstance(rate, Tensor):
+        raise op_error(op, f"'rate' must be a Tensor, but got {type(rate).__name__}.", TypeError)
+    for name, dt in (("rate", rate.dtype), ("dtype", mstype.to_dtype(dtype))):
+        if dt not in _POISSON_DTYPES:
+            raise op_error(op, f"'{name}' must be float16, float32, float64, int32 or int64, but got {dt}.", TypeError)
+    if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0):
+        raise op_error(op, f"'seed' must be a non-negative int or None, but got {seed!r}.", TypeError)
+    sizes = tuple(int(s) for s in shape.asnumpy())
+    if any(s < 0 for s in sizes):
+        raise op_error(op, f"'shape' must hold non-negative sizes, but got {list(sizes)}.")
+    out_shape = sizes + tuple(rate.shape)
+    return apply(R.RandomPoissonRate, (_key(op, seed or None), rate), (out_shape, mstype.to_dtype(dtype).np))
 
 
 def _shape(op: str, shape) -> tuple[int, ...]:

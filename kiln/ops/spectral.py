@@ -107,7 +107,8 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
         center (bool): pad the signal by n_fft // 2 on both sides first (`pad_mode` 'REFLECT' or 'CONSTANT').
         normalized (bool): multiply by n_fft ** -0.5.
         onesided (bool, optional): only the n_fft // 2 + 1 non-negative frequencies (default for real input).
-        return_complex (bool, optional): complex (..., F, T) output, else (..., F, T, 2) real.
+        return_complex (bool, optional): complex (..., F, T) output, else (..., F, T, 2) real; by default complex
+            when `x` or `window` is complex.
 
     Returns:
         Tensor.
@@ -144,6 +145,8 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
     spec = array.swapaxes(spec, -1, -2)  # (B, F, T)
     if single:
         spec = array.squeeze(spec, 0)
-    if return_complex is False:
+    if return_complex is None:  # MindSpore's default: complex only when the signal or the window is
+        return_complex = complex_in or (window is not None and window.dtype.is_complex)
+    if not return_complex:
         return array.stack((math.real(spec), math.imag(spec)), -1)
     return spec

@@ -1,5 +1,5 @@
-"""The CPU lowering of small batched matrix products (kiln/_prims/linalg.py): the same values and derivatives as
-`jnp.matmul`, and no dot contracting the left operand over its rows in the gradient."""
+"""kiln/_prims/linalg.py: the CPU lowering of small batched matrix products (the same values and derivatives as
+`jnp.matmul`, and no dot contracting the left operand over its rows in the gradient); vector p-norms of a large p."""
 
 import numpy as np
 import pytest
@@ -92,3 +92,17 @@ def test_batched_matmul_gradient_through_ops_matches_numpy(mode):
         ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_allclose(dx.asnumpy(), g @ np.swapaxes(w, -1, -2), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(dw.asnumpy(), np.swapaxes(x, -1, -2) @ g, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("p", [3.0, 7.0, 90.0])
+def test_large_p_vector_norms_do_not_underflow(p):
+    # |x|^p underflows float32 for a large p (0.34^90 ~ 1e-42); the norm and its gradient are computed scaled by
+    # the largest |x|. NumPy in float64 is the reference; the gradient is sign(x) |x|^(p-1) / norm^(p-1).
+    a = np.array([[0.33854103, -0.13209231, 0.2], [0.05, -0.5, 0.45]], np.float32)
+    want = (np.abs(a.astype(np.float64)) ** p).sum(1) ** (1 / p)
+    x = ms.Tensor(a)
+    for out in (ms.ops.norm(x, p, dim=1), ms.ops.vector_norm(x, p, 1), ms.ops.LpNorm(1, int(p), False)(x)):
+        np.testing.assert_allclose(out.asnumpy(), want, rtol=2e-6)
+    grad = ms.grad(lambda t: ms.ops.norm(t, p, dim=1).sum())(x).asnumpy()
+    want_grad = np.sign(a) * np.abs(a.astype(np.float64)) ** (p - 1) / want[:, None] ** (p - 1)
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-6)

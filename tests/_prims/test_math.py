@@ -1,5 +1,5 @@
-"""Derivatives of the elementwise primitives (kiln/_prims/math.py) where the backend's own rule differs from
-MindSpore's: abs at 0."""
+"""Elementwise primitives (kiln/_prims/math.py) where the backend's own rule differs from MindSpore's: the
+derivative of abs at 0, the sign of NaN."""
 
 import numpy as np
 import pytest
@@ -33,3 +33,20 @@ def test_abs_second_derivative_through_its_rule():
 def test_abs_of_integers_and_complex_numbers_keeps_its_values():
     np.testing.assert_array_equal(ops.abs(Tensor(np.array([-2, 3], np.int32))).asnumpy(), [2, 3])
     np.testing.assert_allclose(ops.abs(Tensor(np.array([3 + 4j], np.complex64))).asnumpy(), [5.0])
+
+
+NAN_ROW = np.array([-1.0, 0.0, np.inf, 4.0, np.nan, -np.inf], np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+def test_sign_of_nan_is_zero_in_every_face_but_numpy(dtype):
+    # MindSpore 2.10 (ops.sign, Tensor.sign, Sign, mint.sign) and PyTorch give 0 for NaN; NumPy (and MindSpore's
+    # numpy.sign) keep NaN
+    x = NAN_ROW.astype(dtype)
+    want = np.nan_to_num(np.sign(x), nan=0.0)
+    faces = [ops.sign(Tensor(x)), Tensor(x).sign(), ops.Sign()(Tensor(x)), ms.mint.sign(Tensor(x)),
+             ms.jit(ops.sign)(Tensor(x))]  # fmt: skip
+    for out in faces:
+        np.testing.assert_array_equal(out.asnumpy(), want)
+    np.testing.assert_array_equal(ms.numpy.sign(Tensor(x)).asnumpy(), np.sign(x))
+    np.testing.assert_array_equal(ops.sign(Tensor(np.array([3, -2, 0], np.int32))).asnumpy(), [1, -1, 0])

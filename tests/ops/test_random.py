@@ -246,3 +246,24 @@ def test_seeded_functional_op_in_graph_mode_draws_as_pynative():
     compiled = ms.jit(draw)
     for e in expected:
         np.testing.assert_array_equal(_np(compiled()), e)
+
+
+def test_random_poisson_shape_dtype_moments_and_checks():
+    # MindSpore's ops.random_poisson: shape + rate.shape, one draw per rate entry; a Poisson's mean and variance are
+    # both its rate
+    rates = np.array([0.5, 7.0], np.float32)
+    out = ops.random_poisson(Tensor(np.array([20000, 1]), ms.int64), Tensor(rates), seed=3, dtype=ms.int32)
+    assert out.shape == (20000, 1, 2) and out.dtype == ms.int32
+    draws = out.asnumpy().reshape(-1, 2)
+    np.testing.assert_allclose(draws.mean(0), rates, rtol=0.05)
+    np.testing.assert_allclose(draws.var(0), rates, rtol=0.1)
+    assert (draws >= 0).all()
+    assert ms.ops.functional.random_func.random_poisson is ops.random_poisson  # MindSpore's module path
+    shape, rate = Tensor(np.array([3, 5]), ms.int32), Tensor(np.array([0.5]), ms.float32)
+    for kwargs in ({"shape": (3, 5)}, {"shape": Tensor(np.array([3.0, 5.0]))}, {"rate": [0.5]},
+                   {"rate": Tensor(np.array([True]))}, {"seed": 0.5}, {"dtype": ms.bool_}):  # fmt: skip
+        with pytest.raises(TypeError):
+            ops.random_poisson(**{"shape": shape, "rate": rate, "seed": 1, **kwargs})
+    for bad in (Tensor(np.array([[1, 2], [3, 5]]), ms.int32), Tensor(np.array([-3, 5]), ms.int32)):
+        with pytest.raises(ValueError):
+            ops.random_poisson(bad, rate, seed=1)

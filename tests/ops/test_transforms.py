@@ -169,6 +169,18 @@ def test_jvp_in_graph_of_integer_inputs_differentiates_them_as_reals():
         assert tangent.dtype == kiln.int32
 
 
+def test_grad_of_an_integer_value_beside_integer_indices():
+    # MindSpore differentiates an integer value as a real even when another integer argument is an index (zeros):
+    # ScatterNd's updates get ones (the indices cannot be floats), in PyNative and in a graph
+    idx = Tensor(np.array([[1, 0], [1, 1], [1, 0], [0, 1]], np.int32))
+    upd = Tensor(np.array([-13, -3, 5, 2], np.int32))
+    for run in (lambda f: f, kiln.jit):
+        g_idx, g_upd = run(kiln.grad(lambda i, u: ops.scatter_nd(i, u * u, (2, 2)), (0, 1)))(idx, upd)
+        np.testing.assert_array_equal(g_idx.asnumpy(), np.zeros((4, 2)))
+        np.testing.assert_array_equal(g_upd.asnumpy(), 2 * upd.asnumpy())  # d(u^2)/du
+        assert g_upd.dtype == kiln.int32
+
+
 def test_jvp_and_vjp_want_tensors():
     with pytest.raises(TypeError, match=r"jvp: 'inputs' must be a Tensor"):
         ops.jvp(lambda a: a * 2, 1, 1)

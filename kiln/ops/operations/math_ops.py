@@ -294,10 +294,21 @@ Cdist = attr_class("Cdist", {"p": 2.0}, lambda self, x1, x2: math.cdist(x1, x2, 
 ApproximateEqual = attr_class(
     "ApproximateEqual", {"tolerance": 1e-5}, lambda self, x, y: math.less(math.abs(math.sub(x, y)), self.tolerance)
 )
+
+
+def _lp_norm(s, x):
+    # MindSpore's LpNorm scales by the largest |x| (exact for large p) and gives at least `epsilon`.
+    if s.p > 0:
+        norm = linalg.vector_norm(x, float(s.p), s.axis, s.keep_dims)
+    else:
+        norm = math.pow(math.sum(math.pow(math.abs(x), s.p), s.axis, s.keep_dims), 1.0 / s.p)
+    return math.maximum(norm, s.epsilon)
+
+
 LpNorm = attr_class(
     "LpNorm",
     {"axis": 0, "p": 2, "keep_dims": False, "epsilon": 1e-12},
-    lambda self, x: math.pow(math.sum(math.pow(math.abs(x), self.p), self.axis, self.keep_dims), 1.0 / self.p),
+    lambda self, x: _lp_norm(self, x),
 )
 LinSpace = simple_class("LinSpace", lambda start, stop, num: array.linspace(start, stop, int(num)))
 NextAfter = simple_class("NextAfter", lambda x, y: math.nextafter(x, y))
@@ -411,7 +422,7 @@ TriuIndices = attr_class(
     {"row": 1, "col": 1, "offset": 0, "dtype": mstype.int32},
     lambda s: array.triu_indices(s.row, s.col, s.offset, dtype=s.dtype),
 )
-TruncateMod = attr_class("TruncateMod", {}, lambda s, x, y: math.fmod(x, y))
+TruncateMod = attr_class("TruncateMod", {}, lambda s, x, y: math.truncate_mod(x, y))
 Zeta = attr_class("Zeta", {}, lambda s, x, q: math.zeta(x, q))
 Bucketize = attr_class("Bucketize", {"boundaries": ()}, lambda s, x: math.bucketize(x, s.boundaries, right=True))
 Cauchy = attr_class(

@@ -97,6 +97,7 @@ __all__ = [
     "ApplyAdagradV2",
     "ApplyProximalAdagrad",
     "SparseApplyRMSProp",
+    "SparseApplyFtrl",
     "TripletMarginLoss",
     "MultilabelMarginLoss",
     "MaxUnpool2D",
@@ -230,12 +231,21 @@ def _apply_proximal_adagrad(s, var, accum, lr, l1, l2, grad):
 
 
 def _sparse_apply_rms_prop(s, var, mean_square, moment, lr, grad, indices):
+    # MindSpore 2.10's kernel leaves the mean square where the gradient is 0 (only the momentum decays there) and
+    # computes float16 in float32, rounding each stored value once.
     idx = array.expand_dims(indices, -1)
-    ms_rows = s.rho * array.gather_nd(mean_square, idx) + (1 - s.rho) * math.square(grad)
-    mom_rows = s.momentum * array.gather_nd(moment, idx) + lr * grad / math.sqrt(ms_rows + s.epsilon)
-    var_rows = array.gather_nd(var, idx) - mom_rows
-    return (_rows_update(var, indices, var_rows), _rows_update(mean_square, indices, ms_rows),
-            _rows_update(moment, indices, mom_rows))  # fmt: skip
+    dtype = var.dtype
+    wide = mstype.float32 if dtype == mstype.float16 else dtype
+    g, lr = math.cast(grad, wide), math.cast(lr, wide) if isinstance(lr, Tensor) else lr
+    ms_old, mom_old, var_old = (math.cast(array.gather_nd(t, idx), wide) for t in (mean_square, moment, var))
+    ms_rows = array.select(g == 0, ms_old, s.rho * ms_old + (1 - s.rho) * math.square(g))
+    mom_rows = math.cast(s.momentum * mom_old + lr * g / math.sqrt(ms_rows + s.epsilon), dtype)
+    var_rows = var_old - math.cast(mom_rows, wide)  # the step as stored
+    return (
+        _rows_update(var, indices, math.cast(var_rows, dtype)),
+        _rows_update(mean_square, indices, math.cast(ms_rows, dtype)),
+        _rows_update(moment, indices, mom_rows),
+    )
 
 
 def _sparse_apply_adagrad_v2(s, var, accum, grad, indices):
@@ -244,6 +254,52 @@ def _sparse_apply_adagrad_v2(s, var, accum, grad, indices):
     acc_rows = acc_rows + math.square(grad) if s.update_slots else acc_rows
     var_rows = array.gather_nd(var, idx) - s.lr * grad / (math.sqrt(acc_rows) + s.epsilon)
     return _rows_update(var, indices, var_rows), _rows_update(accum, indices, acc_rows)
+
+
+class SparseApplyFtrl(Primitive):
+    """FTRL-Proximal (McMahan et al. 2013) on the rows `indices` of `var`, `accum` and `linear`:
+    n' = n + g^2; z += g - (n'^-p - n^-p) / lr * w; w = (sign(z) l1 - z) / (n'^-p / lr + 2 l2) where |z| > l1, else
+    0 (p = lr_power). Returns the three updated tensors; Parameters are written in place. (`use_locking` guards
+    concurrent writers; Kiln's updates are functional.)"""
+
+    def __init__(self, lr: float, l1: float, l2: float, lr_power: float, use_locking: bool = False) -> None:
+        super().__init__()
+        for name, value in (("lr", lr), ("l1", l1), ("l2", l2), ("lr_power", lr_power)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise op_error(self.name, f"'{name}' must be a float, but got {type(value).__name__}.", TypeError)
+        if not isinstance(use_locking, bool):
+            raise op_error(self.name, f"'use_locking' must be a bool, but got {type(use_locking).__name__}.", TypeError)
+        # The rate is > 0, the penalties >= 0 and the power <= 0 (the accumulator's root shrinks the step).
+        bad = [(n, v, rule) for n, v, rule in (("lr", lr, "> 0"), ("l1", l1, ">= 0"), ("l2", l2, ">= 0"),
+                                               ("lr_power", lr_power, "<= 0"))
+               if not {"> 0": v > 0, ">= 0": v >= 0, "<= 0": v <= 0}[rule]]  # fmt: skip
+        if bad:
+            name, value, rule = bad[0]
+            raise op_error(self.name, f"'{name}' must be {rule}, but got {value}.")
+        for k, v in (("lr", lr), ("l1", l1), ("l2", l2), ("lr_power", lr_power), ("use_locking", use_locking)):
+            self.add_prim_attr(k, v)
+
+    def __call__(self, var, accum, linear, grad, indices):
+        for name, other in (("accum", accum), ("linear", linear)):
+            if tuple(other.shape) != tuple(var.shape):
+                raise op_error(self.name, f"'{name}' must have the shape of 'var' {tuple(var.shape)}, but got "
+                                          f"{tuple(other.shape)}.")  # fmt: skip
+        if len(indices.shape) != 1:
+            raise op_error(self.name, f"'indices' must be 1-D, but got shape {tuple(indices.shape)}.")
+        if len(grad.shape) == 0 or grad.shape[0] != indices.shape[0] or tuple(grad.shape[1:]) != tuple(var.shape[1:]):
+            raise op_error(self.name, f"'grad' must have one row per index and the row shape of 'var' "
+                                      f"{tuple(var.shape[1:])}, but got {tuple(grad.shape)} for "
+                                      f"{indices.shape[0]} indices.")  # fmt: skip
+        idx = array.expand_dims(indices, -1)
+        w, n, z = (array.gather_nd(t, idx) for t in (var, accum, linear))
+        n_new = n + math.square(grad)
+        p = -self.lr_power
+        z_new = z + grad - (math.pow(n_new, p) - math.pow(n, p)) / self.lr * w
+        quad = math.pow(n_new, p) / self.lr + 2.0 * self.l2
+        w_new = array.select(math.abs(z_new) > self.l1, (math.sign(z_new) * self.l1 - z_new) / quad,
+                            array.zeros_like(z_new))  # fmt: skip
+        return (_rows_update(var, indices, w_new), _rows_update(accum, indices, n_new),
+                _rows_update(linear, indices, z_new))  # fmt: skip
 
 
 def _channel_dropout(fn, s, x):

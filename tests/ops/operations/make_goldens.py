@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main() -> None:
-    m = types.SimpleNamespace(ops=ms.ops, Tensor=ms.Tensor, int64=ms.int64, int32=ms.int32)
+    m = types.SimpleNamespace(ops=ms.ops, Tensor=ms.Tensor, int64=ms.int64, int32=ms.int32, Parameter=ms.Parameter)
     arrays = {}
     for name, build in cases.CASES.items():
         for i, out in enumerate(cases.outputs(build(m))):

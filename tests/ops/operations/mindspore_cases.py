@@ -44,6 +44,15 @@ DCN_X4 = _RNG.normal(size=(2, 4, 6, 7)).astype(np.float32)
 DCN_OFF2 = np.concatenate([_RNG.normal(size=(2, 24, 3, 7)) * 1.5, _RNG.uniform(0, 1, size=(2, 12, 3, 7))], 1).astype(
     np.float32
 )
+RMS_VAR = _RNG.uniform(0.1, 4, size=(4, 2, 2))
+RMS_MS = _RNG.uniform(0.1, 5, size=(4, 2, 2))
+RMS_MOM = _RNG.uniform(0.1, 5, size=(4, 2, 2))
+RMS_GRAD = _RNG.uniform(-5, 5, size=(4, 2, 2))  # MindSpore asks for the shape of var
+RMS_GRAD[0, 1] = 0.0  # MindSpore keeps the mean square where the gradient is 0
+LP_X = np.array([[0.33854103], [-0.13209231]], np.float32)
+LP_X2 = np.array([[0.3, 0.1, -0.45], [-0.2, 0.5, 0.05]], np.float32)
+LP_TINY = np.array([[1e-13, 0.0], [0.0, 0.0]], np.float32)
+STFT_X = np.random.default_rng(22).normal(size=(2, 9)).astype(np.float32)
 BESSEL_X = np.array([-1.0, 0.0, 1e-3, 0.5, 1.0, 2.5, 7.0, 30.0], np.float32)
 
 
@@ -147,7 +156,29 @@ CASES = {
         _t(m, np.array([[0, 2, 0, 1], [1, 0, 1, 2]], np.int64)), _t(m, np.array([1.0, 2.0, 3.0, 4.0], np.float32)),
         _t(m, np.array([3, 3], np.int64)),
     ),
+    # a large p: |x|^p underflows unless scaled; a norm below epsilon gives epsilon
+    "lp_norm_high_pow": lambda m: m.ops.operations.LpNorm(0, 90, False)(_t(m, LP_X)),
+    "lp_norm_high_pow_axes": lambda m: m.ops.operations.LpNorm((0, 1), 60, True)(_t(m, LP_X2)),
+    "lp_norm_epsilon": lambda m: m.ops.operations.LpNorm(0, 1, False, 1e-4)(_t(m, LP_TINY)),
+    "norm_high_pow": lambda m: m.ops.norm(_t(m, LP_X), 90, dim=0),
+    # return_complex left None: a real signal and window give the (..., 2) real view, a complex window complex
+    "stft_real_default": lambda m: m.ops.stft(_t(m, STFT_X), 4, center=False, onesided=True),
+    "stft_complex_window": lambda m: m.ops.stft(
+        _t(m, STFT_X), 4, 2, window=_t(m, np.array([1, 1j, -1, 0.5], np.complex64)), center=False, onesided=False
+    ),
+    "sparse_apply_rms_prop_fp32": lambda m: _sparse_rms_prop(m, np.float32),
+    "sparse_apply_rms_prop_fp16": lambda m: _sparse_rms_prop(m, np.float16),
 }  # fmt: skip
+
+
+def _sparse_rms_prop(m, dtype):
+    """SparseApplyRMSProp on the rows, permuted, of Parameters of `dtype`; the outputs and the Parameters after."""
+    v, ms_, mom = (m.Parameter(_t(m, a.astype(dtype)), name=n) for a, n in ((RMS_VAR, "v"), (RMS_MS, "ms"),
+                                                                           (RMS_MOM, "mom")))  # fmt: skip
+    lr = _t(m, np.array(0.01, dtype))
+    out = m.ops.operations.SparseApplyRMSProp(0.2, 0.01, 1e-6)(v, ms_, mom, lr, _t(m, RMS_GRAD.astype(dtype)),
+                                                               _t(m, np.array([3, 0, 2, 1], np.int32)))  # fmt: skip
+    return (*out, v, ms_, mom)
 
 
 def outputs(value) -> list[np.ndarray]:

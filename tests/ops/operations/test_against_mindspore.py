@@ -20,7 +20,7 @@ _GOLDENS = np.load(os.path.join(os.path.dirname(__file__), "goldens.npz"))
 
 @pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_against_mindspore(name):
-    m = types.SimpleNamespace(ops=ops, Tensor=Tensor, int64=ms.int64, int32=ms.int32)
+    m = types.SimpleNamespace(ops=ops, Tensor=Tensor, int64=ms.int64, int32=ms.int32, Parameter=ms.Parameter)
     got = cases.outputs(cases.CASES[name](m))
     want = [_GOLDENS[k] for k in sorted((k for k in _GOLDENS.files if k.startswith(f"{name}/")),
                                         key=lambda k: int(k.split("/")[1]))]  # fmt: skip

@@ -135,3 +135,87 @@ def test_a_morph_bprop_fn_replaces_the_gradient_in_graphs_as_in_pynative(mode):
             kiln.set_context(mode=kiln.PYNATIVE_MODE)
     np.testing.assert_allclose(pynative, [7.0, 7.0])
     np.testing.assert_allclose(graph, pynative)
+
+
+def _ftrl_reference(w, n, z, g, lr, l1, l2, p):  # p is lr_power (<= 0)
+    """The published FTRL-Proximal row update in NumPy (MindSpore 2.10's SparseApplyFtrl matched it to 2e-6 on the
+    cases below, l1 > 0 included)."""
+    n2 = n + g * g
+    z2 = z + g - (n2 ** (-p) - n ** (-p)) / lr * w
+    w2 = np.where(np.abs(z2) > l1, (np.sign(z2) * l1 - z2) / (n2 ** (-p) / lr + 2 * l2), 0)
+    return w2, n2, z2
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+@pytest.mark.parametrize("l1, l2, lr_power", [(0.0, 0.0, -0.5), (0.3, 0.2, -0.5), (0.1, 0.0, -0.3)])
+def test_sparse_apply_ftrl_updates_the_indexed_rows(mode, l1, l2, lr_power):
+    rng = np.random.default_rng(0)
+    var, lin = rng.normal(size=(5, 3)).astype(np.float32), rng.normal(size=(5, 3)).astype(np.float32)
+    acc = rng.uniform(0.1, 1.1, (5, 3)).astype(np.float32)
+    grad, idx = rng.normal(size=(3, 3)).astype(np.float32), np.array([4, 0, 2], np.int32)
+    op = ops.operations.SparseApplyFtrl(lr=0.05, l1=l1, l2=l2, lr_power=lr_power)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.var, self.accum = kiln.Parameter(Tensor(var), "var"), kiln.Parameter(Tensor(acc), "accum")
+            self.linear = kiln.Parameter(Tensor(lin), "linear")
+
+        def construct(self, g, i):
+            return op(self.var, self.accum, self.linear, g, i)
+
+    kiln.set_context(mode=mode)
+    try:
+        net = Net()
+        out = net(Tensor(grad), Tensor(idx))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    want = [var.copy(), acc.copy(), lin.copy()]
+    for t, rows in zip(want, _ftrl_reference(var[idx], acc[idx], lin[idx], grad, 0.05, l1, l2, lr_power),
+                       strict=True):  # fmt: skip
+        t[idx] = rows
+    for got, param, w in zip(out, (net.var, net.accum, net.linear), want, strict=True):
+        np.testing.assert_allclose(got.asnumpy(), w, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(param.asnumpy(), w, rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_apply_ftrl_checks_attributes_and_shapes():
+    P = ops.operations
+    with pytest.raises(TypeError):
+        P.SparseApplyFtrl(lr="0.1", l1=0.0, l2=0.0, lr_power=-0.5)
+    with pytest.raises(ValueError):
+        P.SparseApplyFtrl(lr=0.1, l1=0.0, l2=0.0, lr_power=0.5)
+    op = P.SparseApplyFtrl(lr=0.1, l1=0.0, l2=0.0, lr_power=-0.5)
+    var = kiln.Parameter(Tensor(np.ones((3, 2), np.float32)), "v")
+    other = kiln.Parameter(Tensor(np.ones((3, 2), np.float32)), "o")
+    with pytest.raises(ValueError):  # accum's shape differs from var's
+        op(var, kiln.Parameter(Tensor(np.ones((2, 2), np.float32)), "a"), other, Tensor(np.ones((1, 2), np.float32)),
+           Tensor(np.array([0], np.int32)))  # fmt: skip
+    with pytest.raises(ValueError):  # two gradient rows for one index
+        op(var, other, other, Tensor(np.ones((2, 2), np.float32)), Tensor(np.array([0], np.int32)))
+
+
+def test_square_sum_all_values_and_checks():
+    # MindSpore 2.10's SquareSumAll: float16/float32 only, one dtype, one shape (TypeError, TypeError, ValueError)
+    x, y = np.array([1.0, 2.0, 4.0], np.float32), np.array([0.5, -1.0, -3.0], np.float32)
+    sx, sy = ops.operations.SquareSumAll()(Tensor(x), Tensor(y))
+    np.testing.assert_allclose([sx.asnumpy(), sy.asnumpy()], [np.sum(x * x), np.sum(y * y)], rtol=1e-6)
+    op = ops.operations.SquareSumAll()
+    with pytest.raises(TypeError):
+        op(Tensor(x.astype(np.float16)), Tensor(y))
+    with pytest.raises(TypeError):
+        op(Tensor(x.astype(np.float64)), Tensor(y.astype(np.float64)))
+    with pytest.raises(ValueError):
+        op(Tensor(x), Tensor(y[:2]))
+
+
+def test_truncate_mod_refuses_booleans():
+    # MindSpore 2.10's TruncateMod and ops.truncate_mod raise TypeError on two bool tensors (ops.fmod accepts them);
+    # one bool input is promoted with the other
+    x, y = np.array([7.5, -7.5, 3.0], np.float32), np.array([2.0, 2.0, -2.0], np.float32)
+    xi = np.array([1, 4, -7], np.int32)
+    for face in (ops.truncate_mod, ops.operations.TruncateMod()):
+        np.testing.assert_allclose(face(Tensor(x), Tensor(y)).asnumpy(), np.fmod(x, y))
+        np.testing.assert_array_equal(face(Tensor(xi), Tensor(np.array([True]))).asnumpy(), np.fmod(xi, 1))
+        with pytest.raises(TypeError):
+            face(Tensor(np.array([True, False])), Tensor(np.array([True])))
