@@ -8,7 +8,12 @@ PyNative's), and stores the entries itself:
 
 - **where**: `KILN_CACHE_DIR` (default `~/.cache/kiln/xla`); `off` (or an empty value) disables the cache.
 - **bounded**: `KILN_CACHE_MAX_MB` (default 1024). When the folder grows past it, the least recently used
-  entries (by modification time, refreshed on every hit) are deleted down to 90% of the bound.
+  entries (by modification time, refreshed on every hit) are deleted down to 90% of the bound. A usage
+  record (in `<dir>/.lock`: the folder's bytes as of its last full scan, plus every write since) spares a
+  process the full scan of a big folder on its first write; it is trusted for `USAGE_MAX_AGE` seconds after
+  that scan, so bytes it misses (a writer killed between its write and its credit, an older Kiln sharing the
+  folder, a writer that found the lock taken: at most 5% of the bound each) overshoot the bound only until
+  the next scan.
 - **safe with concurrent processes**: an entry is written to a private temporary file and renamed into
   place, so a reader sees either the whole entry or none; eviction runs under an exclusive `flock` on
   `<dir>/.lock` (a process that finds it taken skips its turn); a reader whose entry was just evicted
@@ -39,6 +44,7 @@ import tempfile
 import threading
 import time
 import weakref
+import zlib
 from concurrent.futures import Future as _Future
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -93,6 +99,7 @@ ENV_MAX_MB = "KILN_CACHE_MAX_MB"
 DEFAULT_MAX_MB = 1024
 SUFFIX = "-cache"  # JAX's own file naming: `<key>-cache`
 LOCK_NAME = ".lock"
+USAGE_MAX_AGE = 600.0  # seconds a usage record is trusted after the scan it started from
 TMP_PREFIX = ".tmp-"
 LOW_WATER = 0.9  # eviction goes down to this share of the bound
 STALE_TMP_SECONDS = 3600  # temporary files older than this were left by a killed writer
@@ -122,8 +129,10 @@ class DiskCache:
     """The store behind JAX's persistent compilation cache: atomic writes, LRU eviction by total size.
 
     Implements JAX's cache interface (`get`, `put`, `_path`). Entries are `<key>-cache` files; a hit refreshes
-    the entry's modification time, which is the LRU order. Eviction scans the folder at the first write of a
-    process and again after every 5% of the bound written since the last scan.
+    the entry's modification time, which is the LRU order. Every write is credited to the folder's usage
+    record (kept in the lock file, read and written under the lock); the folder is scanned (and evicted from
+    when over the bound) only when the record is missing, stale or damaged, when the credit takes it over the
+    bound, or, while the lock is taken by others, after 5% of the bound written without a credit.
     """
 
     def __init__(self, path: str | os.PathLike, max_size: int) -> None:
@@ -131,7 +140,7 @@ class DiskCache:
         self.path.mkdir(parents=True, exist_ok=True)
         self.max_size = max_size
         self._lock = threading.Lock()
-        self._written_since_scan: int | None = None  # None: this process has not scanned yet
+        self._uncredited = 0  # bytes this store wrote that no usage record or scan has counted yet
 
     def get(self, key: str) -> bytes | None:
         if not key:
@@ -169,8 +178,26 @@ class DiskCache:
             _unlink(Path(tmp))
             raise
         with self._lock:
-            due = self._written_since_scan is None or self._written_since_scan + len(value) > self.max_size // 20
-            self._written_since_scan = (self._written_since_scan or 0) + len(value)
+            self._uncredited += len(value)
+        self._credit()
+
+    def _credit(self) -> None:
+        """Add what this store wrote to the usage record; scan and evict instead when the record is not
+        trusted or the bytes take it over the bound."""
+        flock = _Flock(self.path / LOCK_NAME, blocking=False)
+        with flock as held:
+            if held:
+                with self._lock:
+                    written, self._uncredited = self._uncredited, 0
+                usage = _read_usage(flock.fd)
+                if usage is not None and usage[0] + written <= self.max_size:
+                    if _write_usage(flock.fd, usage[0] + written, usage[1]):
+                        return
+                self._evict_locked(None, flock.fd)
+                return
+        # Another process (or thread) holds the lock: credit later, but scan after 5% of the bound regardless.
+        with self._lock:
+            due = self._uncredited > self.max_size // 20
         if due:
             self.evict()
 
@@ -178,23 +205,26 @@ class DiskCache:
         """Delete least recently used entries until the folder is at most `target` bytes (default: 90% of
         the bound, only when over the bound). Returns the bytes freed; 0 when another process holds the lock.
         """
+        flock = _Flock(self.path / LOCK_NAME, blocking=False)
+        with flock as held:
+            return self._evict_locked(target, flock.fd) if held else 0
+
+    def _evict_locked(self, target: int | None, lock_fd: int | None) -> int:
+        # The scan counts every entry on disk, this store's uncredited ones too.
         with self._lock:
-            self._written_since_scan = 0
-        with _Flock(self.path / LOCK_NAME, blocking=False) as held:
-            if not held:
-                return 0
-            entries, total = _scan(self.path)
-            if target is None:
-                if total <= self.max_size:
-                    return 0
-                target = int(self.max_size * LOW_WATER)
-            freed = 0
+            self._uncredited = 0
+        scanned_at = time.time()
+        entries, total = _scan(self.path)
+        freed = 0
+        if target is not None or total > self.max_size:
+            target = int(self.max_size * LOW_WATER) if target is None else target
             for _mtime, size, p in sorted(entries):
                 if total - freed <= target:
                     break
                 if _unlink(p):
                     freed += size
-            return freed
+        _write_usage(lock_fd, total - freed, scanned_at)
+        return freed
 
 
 @dataclass
@@ -996,7 +1026,10 @@ def clear(path: Path | None = None) -> int:
     if path is None or not path.is_dir():
         return 0
     freed = 0
-    with _Flock(path / LOCK_NAME, blocking=True):
+    flock = _Flock(path / LOCK_NAME, blocking=True)
+    with flock:
+        if flock.fd is not None:
+            os.ftruncate(flock.fd, 0)  # the usage record goes too: the next writer scans the emptied folder
         for p in sorted(path.rglob("*"), key=lambda q: len(q.parts), reverse=True):
             if p.name == LOCK_NAME and p.parent == path:
                 continue
@@ -1033,6 +1066,44 @@ def _scan(path: Path) -> tuple[list[tuple[float, int, Path]], int]:
                 entries.append((st.st_mtime, st.st_size, Path(e.path)))
                 total += st.st_size
     return entries, total
+
+
+def _usage_text(total: int, scanned: float) -> str:
+    body = f"{total} {scanned!r}"
+    return f"kiln-usage {body} {zlib.crc32(body.encode())}"
+
+
+def _read_usage(lock_fd: int | None) -> tuple[int, float] | None:
+    """(bytes, time of the scan it started from) of the usage record in the lock file; None when it is missing,
+    damaged (a torn write fails its checksum), older than USAGE_MAX_AGE or dated in the future."""
+    if lock_fd is None:
+        return None
+    try:
+        raw = os.pread(lock_fd, 256, 0)
+        _, total_text, scanned_text, _ = raw.decode().split()
+        total, scanned = int(total_text), float(scanned_text)
+    except (OSError, ValueError):
+        return None
+    if _usage_text(total, scanned).encode() != raw:
+        return None
+    age = time.time() - scanned
+    if total < 0 or not 0 <= age <= USAGE_MAX_AGE:
+        return None
+    return total, scanned
+
+
+def _write_usage(lock_fd: int | None, total: int, scanned: float) -> bool:
+    """Replace the usage record in the lock file (held: no reader sees it half written); False when it failed.
+    In place, not renamed: a rename over a file waits for its data to reach the disk on ext4 (~2 ms a write)."""
+    if lock_fd is None:
+        return False
+    data = _usage_text(total, scanned).encode()
+    try:
+        os.pwrite(lock_fd, data, 0)
+        os.ftruncate(lock_fd, len(data))
+        return True
+    except OSError:
+        return False
 
 
 def _unlink(p: Path) -> bool:

@@ -32,7 +32,11 @@ def fresh(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
     monkeypatch.setattr(dispatch, "_compiled", {})
     monkeypatch.setattr(dispatch.WINDOW, "programs", {})
+    # Programs earlier tests ran once only: MAX_SINGLE_USE of them would make a new window (or backward plan)
+    # run op by op, uncompiled, whatever ran before in this process.
+    monkeypatch.setattr(dispatch.WINDOW, "single_use", set())
     monkeypatch.setattr(backward_program, "_programs", {})
+    monkeypatch.setattr(backward_program, "_single_use", set())
     monkeypatch.setattr(backward_program, "_primitives", {})
     monkeypatch.setattr(backward_program, "_last", [None, None])
     monkeypatch.setenv("KILN_LOG", "compiles")
