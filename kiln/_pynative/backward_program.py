@@ -39,11 +39,14 @@ from kiln._pynative import dispatch, lazy
 MAX_PROGRAMS = 128  # compiled backward programs kept (one per tape structure); the oldest goes first
 # A network whose tape changes shape every step (data-dependent control flow, ever new input shapes) would
 # compile a whole new program per step where the op-by-op walk reuses its per-op kernels: while this many
-# programs have run only once, a plan not compiled yet goes op by op.
+# programs have run only once, a plan not compiled yet goes op by op. A plan refused so that comes again is not a
+# one-off: it is compiled in place of the oldest single-use mark (up to MAX_REFUSED refused plans are remembered).
 MAX_SINGLE_USE = 16
+MAX_REFUSED = 256
 
 _programs: dict[tuple, object] = {}
 _single_use: set[tuple] = set()  # plans whose program has run once only
+_refused: dict[tuple, None] = {}  # plans walked op by op while _single_use was full (insertion-ordered)
 
 
 class NotFusable(Exception):
@@ -318,7 +321,13 @@ def _program(the_plan: tuple, label: str):
         _single_use.discard(the_plan)
         return fn
     if len(_single_use) >= MAX_SINGLE_USE:
-        raise NotFusable
+        if _refused.pop(the_plan, False) is False:
+            _refused[the_plan] = None
+            if len(_refused) > MAX_REFUSED:
+                del _refused[next(iter(_refused))]
+            raise NotFusable
+        # it came again: not a one-off; the oldest single-use program gives up its mark
+        _single_use.discard(next(k for k in _programs if k in _single_use))
     fn = B.cache.persistent_jit(_runner(the_plan), _disk_key(the_plan), label=label)
     if len(_programs) >= MAX_PROGRAMS:
         oldest = next(iter(_programs))

@@ -50,8 +50,11 @@ MAX_DEFERRED_BYTES = 64 << 20
 MAX_PROGRAMS = 256  # compiled window programs kept (one per structure); the oldest goes first
 # A program whose window structure changes every flush (data-dependent control flow) would compile anew each
 # time where per-op kernels are reused: while this many programs have run only once, a window whose program is
-# not compiled yet runs op by op.
+# not compiled yet runs op by op. Such a window is remembered (up to MAX_REFUSED of them): one that comes again is
+# not a one-off, and is compiled in place of the oldest single-use mark, so a long-lived process (a notebook) whose
+# first 16 windows each ran once still compiles its later training loop.
 MAX_SINGLE_USE = 16
+MAX_REFUSED = 256
 
 _SCALARS = (bool, int, float, complex)
 _concrete_types: set[type] = set()  # backend array classes seen (a tracer is never one)
@@ -74,6 +77,7 @@ class Window:
         self._reset()
         self.programs: dict[tuple, Callable] = {}
         self.single_use: set[tuple] = set()  # programs run once only
+        self.refused: dict[tuple, None] = {}  # windows run op by op while single_use was full (insertion-ordered)
         self.flushes = 0  # windows run (tests and benchmarks read it)
         self.site_hints: list = []  # per op position: where the last op there found its user frame (`record`)
 
@@ -155,8 +159,14 @@ class Window:
             if program is not None:
                 self.single_use.discard(key)
             elif len(self.single_use) >= MAX_SINGLE_USE:
-                self._run_op_by_op(ops, args, live, sites)
-                return
+                if self.refused.pop(key, False) is False:
+                    self.refused[key] = None
+                    if len(self.refused) > MAX_REFUSED:
+                        del self.refused[next(iter(self.refused))]
+                    self._run_op_by_op(ops, args, live, sites)
+                    return
+                # it came again: not a one-off; the oldest single-use program gives up its mark
+                self.single_use.discard(next(k for k in self.programs if k in self.single_use))
             try:
                 if program is None:
                     program = self._compile(key)

@@ -35,8 +35,10 @@ def fresh(tmp_path, monkeypatch):
     # Programs earlier tests ran once only: MAX_SINGLE_USE of them would make a new window (or backward plan)
     # run op by op, uncompiled, whatever ran before in this process.
     monkeypatch.setattr(dispatch.WINDOW, "single_use", set())
+    monkeypatch.setattr(dispatch.WINDOW, "refused", {})
     monkeypatch.setattr(backward_program, "_programs", {})
     monkeypatch.setattr(backward_program, "_single_use", set())
+    monkeypatch.setattr(backward_program, "_refused", {})
     monkeypatch.setattr(backward_program, "_primitives", {})
     monkeypatch.setattr(backward_program, "_last", [None, None])
     monkeypatch.setenv("KILN_LOG", "compiles")

@@ -222,6 +222,7 @@ def test_lazy_window_program_is_tiered_and_swaps(monkeypatch, tmp_path):
     w.flush()
     monkeypatch.setattr(w, "programs", {})
     monkeypatch.setattr(w, "single_use", set())
+    monkeypatch.setattr(w, "refused", {})
     monkeypatch.setenv(cache.ENV_SOURCE_KEY, f"tiers-test-{tmp_path}")  # a program no earlier run stored
     monkeypatch.setattr(cache, "_fingerprint", None)
     monkeypatch.setattr(cache, "_env_keys", {})

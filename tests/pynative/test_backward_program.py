@@ -24,6 +24,7 @@ def _fresh_programs(monkeypatch):
     """Each case starts with no compiled backward program (and no single-use ones counted)."""
     monkeypatch.setattr(backward_program, "_programs", {})
     monkeypatch.setattr(backward_program, "_single_use", set())
+    monkeypatch.setattr(backward_program, "_refused", {})
 
 
 def _both(run):
@@ -168,3 +169,14 @@ def test_programs_that_run_again_do_not_count_against_new_ones(monkeypatch):
     cube(x)
     assert len(backward_program._programs) == 2
     np.testing.assert_allclose(cube(x).asnumpy(), [12.0])
+
+
+def test_a_plan_that_comes_again_is_compiled_once_the_single_use_marks_are_full(monkeypatch):
+    monkeypatch.setattr(tape, "FUSED_BACKWARD", True)
+    monkeypatch.setattr(backward_program, "MAX_SINGLE_USE", 1)
+    x = Tensor(np.array([2.0], np.float32))
+    kiln.grad(lambda x: (x * x).sum())(x)  # run once: the single-use mark is full
+    cube = kiln.grad(lambda x: (x * x * x).sum())
+    for _ in range(3):
+        np.testing.assert_allclose(cube(x).asnumpy(), [12.0])
+    assert len(backward_program._programs) == 2

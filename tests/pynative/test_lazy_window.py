@@ -26,6 +26,7 @@ def window(monkeypatch):
     w.flush()
     monkeypatch.setattr(w, "programs", {})
     monkeypatch.setattr(w, "single_use", set())
+    monkeypatch.setattr(w, "refused", {})
     return w
 
 
@@ -225,6 +226,25 @@ def test_a_window_whose_structure_changes_every_time_goes_op_by_op(window, monke
             y = y * x
         np.testing.assert_allclose(y.asnumpy(), [2.0 ** (n + 1)])
     assert len(window.programs) == 2
+
+
+def test_a_window_that_comes_again_is_compiled_once_the_single_use_marks_are_full(window, monkeypatch):
+    # a long-lived process: its first windows each ran once; a later loop's window must still compile
+    monkeypatch.setattr(lazy, "MAX_SINGLE_USE", 2)
+    x = Tensor(np.array([2.0], np.float32))
+
+    def power(n: int) -> Tensor:
+        y = x
+        for _ in range(n):
+            y = y * x
+        return y
+
+    for n in (1, 2):
+        power(n).asnumpy()
+    for _ in range(3):
+        np.testing.assert_allclose(power(7).asnumpy(), [2.0**8])
+    assert len(window.programs) == 3
+    assert len(window.single_use) == 1  # power(7) ran again; power(1) gave up its mark
 
 
 def test_a_failing_program_runs_op_by_op(window, monkeypatch):

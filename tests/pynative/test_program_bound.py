@@ -39,8 +39,10 @@ def fresh(monkeypatch):
     w.flush()
     monkeypatch.setattr(w, "programs", {})
     monkeypatch.setattr(w, "single_use", set())
+    monkeypatch.setattr(w, "refused", {})
     monkeypatch.setattr(backward_program, "_programs", {})
     monkeypatch.setattr(backward_program, "_single_use", set())
+    monkeypatch.setattr(backward_program, "_refused", {})
     monkeypatch.setattr(lazy, "MAX_OPS", BOUND)
     monkeypatch.setattr(tape, "FUSED_BACKWARD", True)
     return w
