@@ -249,3 +249,33 @@ def test_a_repeated_check_is_tested_once():
     assert len(_executable(net).input_tests) == 1
     with pytest.raises(IndexError, match="out of bounds"):
         net(Tensor(x), Tensor(np.array([2, 3, 0], np.int32))).asnumpy()
+
+
+def test_arrays_that_passed_are_not_tested_again(monkeypatch):
+    """The same (immutable) argument arrays pass again without a host read; new arrays, a failing one included,
+    and NumPy arrays (which may change in place) are tested at each call."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = EdgeMean()
+    x = Tensor(np.arange(12.0, dtype=np.float32).reshape(4, 3))
+    good = np.array([[0, 1, 3, 2, 3], [1, 2, 0, 0, 2]], np.int32)
+    net(x, Tensor(good))
+    ex = _executable(net)
+    reads = []
+    host_value = input_checks._host_value
+    monkeypatch.setattr(input_checks, "_host_value", lambda a, *rest: reads.append(a) or host_value(a, *rest))
+    run = input_checks.tester(ex.input_tests)
+    leaves = [x._data, Tensor(good)._data]
+    assert run(leaves) is True
+    first = len(reads)
+    assert first > 0
+    assert run(list(leaves)) is True
+    assert len(reads) == first  # nothing read again
+    bad = good.copy()
+    bad[1, 0] = 9
+    assert run([x._data, Tensor(bad)._data]) is False
+    assert run([x._data, Tensor(good)._data]) is True  # a new array of the same values: tested
+    assert len(reads) > first + 1
+    mutable = good.copy()
+    assert run([x._data, mutable]) is True
+    mutable[0, 0] = 7
+    assert run([x._data, mutable]) is False
