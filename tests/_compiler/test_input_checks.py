@@ -174,3 +174,108 @@ def test_the_compiled_tester_agrees_with_passes(case):
         assert ex.tester(leaves) is expected, value
         verdicts.add(expected)
     assert verdicts == {True, False, None}  # each outcome met
+
+
+class EdgeMean(nn.Cell):
+    """A graph layer's neighbour sum, as the zoo's SGCN writes it: self loops from an arange joined to the argument
+    `edge_index` by Concat, `row, col = edge_index`, the gathered rows `x[col]` scattered by ScatterNd at
+    `ExpandDims(row.astype(int32), 0).T`. Every index is the argument moved about: tested before the launch."""
+
+    def construct(self, x, edge_index):
+        loops = ops.Tile()(ops.ExpandDims()(ms.numpy.arange(0, x.shape[0], dtype=ms.int32), 0), (2, 1))
+        edge_index = ops.Concat(1)((edge_index, loops))
+        row, col = edge_index
+        indices = ops.ExpandDims()(row.astype("int32"), 0).T
+        return ops.ScatterNd()(indices, x[col], (x.shape[0], x.shape[1]))
+
+
+def _edge_mean_numpy(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    edges = np.concatenate([edges, np.tile(np.arange(x.shape[0]), (2, 1))], axis=1)
+    out = np.zeros_like(x)
+    np.add.at(out, edges[0], x[edges[1]])
+    return out
+
+
+def test_indices_moved_by_index_transpose_and_concat_are_tested_before_the_launch():
+    x = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    good = np.array([[0, 1, 3, 2, 3], [1, 2, 0, 0, 2]], np.int32)
+    bad_col, bad_row = good.copy(), good.copy()
+    bad_col[1, 2], bad_row[0, 4] = 4, -5
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    eager = EdgeMean()
+    pynative = {}
+    for name, edges in (("col", bad_col), ("row", bad_row)):
+        with pytest.raises(Exception) as err:  # noqa: PT011  (the error PyNative raises is the reference)
+            eager(Tensor(x), Tensor(edges)).asnumpy()
+        pynative[name] = err
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = EdgeMean()
+    runs = build.STATS["checked_runs"]
+    got = net(Tensor(x), Tensor(good)).asnumpy()
+    np.testing.assert_array_equal(got, _edge_mean_numpy(x, good))
+    ex = _executable(net)
+    assert not ex.checked and ex.input_tests is not None  # the program runs without its checks
+    assert build.STATS["checked_runs"] == runs
+    for name, edges in (("col", bad_col), ("row", bad_row)):
+        with pytest.raises(pynative[name].type) as err:
+            net(Tensor(x), Tensor(edges)).asnumpy()
+        value = str(edges[1, 2] if name == "col" else edges[0, 4])
+        assert value in str(err.value) and value in str(pynative[name].value), (err.value, pynative[name].value)
+    assert build.STATS["checked_runs"] == runs + 2  # each failed test ran the program with its checks compiled in
+    # the host tests give the verdicts of `passes`, and NumPy's (every index within the 4 rows)
+    for edges in (good, bad_col, bad_row, np.array([[3, 3], [0, -4]], np.int32), good.astype(np.int64)):
+        leaves = [Tensor(x)._data, Tensor(edges)._data]
+        expected = input_checks.passes(ex.input_tests, leaves)
+        assert ex.tester(leaves) is expected
+        if edges.dtype == good.dtype and edges.shape == good.shape:
+            assert expected is bool(((edges >= -4) & (edges < 4)).all()), edges
+        else:  # another shape or dtype: the call builds its key
+            assert expected is None, edges
+
+
+class TwiceIndexed(nn.Cell):
+    """Two tensors of one shape indexed by the same argument: one host test serves both checks."""
+
+    def construct(self, x, i):
+        return x[i].sum() + (x * 2)[i].sum()
+
+
+def test_a_repeated_check_is_tested_once():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = TwiceIndexed()
+    x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    i = np.array([2, 0, 2], np.int32)
+    assert float(net(Tensor(x), Tensor(i)).asnumpy()) == 3 * x[i].sum()
+    assert len(_executable(net).input_tests) == 1
+    with pytest.raises(IndexError, match="out of bounds"):
+        net(Tensor(x), Tensor(np.array([2, 3, 0], np.int32))).asnumpy()
+
+
+def test_arrays_that_passed_are_not_tested_again(monkeypatch):
+    """The same (immutable) argument arrays pass again without a host read; new arrays, a failing one included,
+    and NumPy arrays (which may change in place) are tested at each call."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = EdgeMean()
+    x = Tensor(np.arange(12.0, dtype=np.float32).reshape(4, 3))
+    good = np.array([[0, 1, 3, 2, 3], [1, 2, 0, 0, 2]], np.int32)
+    net(x, Tensor(good))
+    ex = _executable(net)
+    reads = []
+    host_value = input_checks._host_value
+    monkeypatch.setattr(input_checks, "_host_value", lambda a, *rest: reads.append(a) or host_value(a, *rest))
+    run = input_checks.tester(ex.input_tests)
+    leaves = [x._data, Tensor(good)._data]
+    assert run(leaves) is True
+    first = len(reads)
+    assert first > 0
+    assert run(list(leaves)) is True
+    assert len(reads) == first  # nothing read again
+    bad = good.copy()
+    bad[1, 0] = 9
+    assert run([x._data, Tensor(bad)._data]) is False
+    assert run([x._data, Tensor(good)._data]) is True  # a new array of the same values: tested
+    assert len(reads) > first + 1
+    mutable = good.copy()
+    assert run([x._data, mutable]) is True
+    mutable[0, 0] = 7
+    assert run([x._data, mutable]) is False
