@@ -117,6 +117,12 @@ def make_binary(prim_name: str, public_name: str):
                     f"{type(input).__name__} and {type(other).__name__}."
                 )
             input, other = sequence_tensor(input), sequence_tensor(other)
+        # a NumPy scalar (`1.0 / np.sqrt(d)`) is a number to MindSpore, as a Python float is: it takes the
+        # Tensor's dtype instead of promoting a float32 Tensor to its own float64
+        if isinstance(other, np.generic):
+            other = other.item()
+        if isinstance(input, np.generic):
+            input = input.item()
         return apply(p, (input, other))
 
     op.__name__ = op.__qualname__ = public_name

@@ -71,3 +71,31 @@ def test_elementwise_ops_still_promote(mode):
         assert got.dtype == kiln.float64
         np.testing.assert_allclose(got.asnumpy(), w, rtol=1e-15)
     assert outs[2].dtype == kiln.float64
+
+
+class _NumpyScalars(nn.Cell):
+    """A float32 Tensor beside NumPy scalars: `1.0 / np.sqrt(d)` kept as an attribute, a literal np.float64, an
+    np.int64 on the left."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = 1.0 / np.sqrt(16)
+
+    def construct(self, x):
+        return x * self.scale, ops.mul(x, np.float64(0.5)), np.int64(1) + x, self.scale * x
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_numpy_scalars_take_the_tensors_dtype(mode):
+    # MindSpore 2.10, both modes: a NumPy scalar is a number there, as a Python float is, so a float32 Tensor stays
+    # float32 (Kiln promoted it to float64, and a product after it then met the float32 weights)
+    kiln.set_context(mode=kiln.GRAPH_MODE if mode == "graph" else kiln.PYNATIVE_MODE)
+    try:
+        x = np.arange(1, 3, dtype=np.float32)
+        outs = _NumpyScalars()(kiln.Tensor(x))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    for out, expected in zip(outs, (x * 0.25, x * 0.5, x + 1, x * 0.25), strict=True):
+        assert out.dtype == kiln.float32
+        np.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-7)
+    assert (kiln.Tensor(np.ones(2, np.int32)) * np.float64(0.5)).dtype == kiln.float32
