@@ -25,6 +25,7 @@ on its own, each kernel compiled ahead on a worker thread while the forward runs
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import numpy as np
@@ -321,13 +322,15 @@ def _program(the_plan: tuple, label: str):
         _single_use.discard(the_plan)
         return fn
     if len(_single_use) >= MAX_SINGLE_USE:
-        if _refused.pop(the_plan, False) is False:
+        # a forked child never compiles it (XLA's compiler threads do not survive fork): it walks the plan with
+        # the kernels its parent walked it with
+        if _refused.pop(the_plan, False) is False or os.getpid() != lazy.PID_AT_IMPORT:
             _refused[the_plan] = None
             if len(_refused) > MAX_REFUSED:
                 del _refused[next(iter(_refused))]
             raise NotFusable
         # it came again: not a one-off; the oldest single-use program gives up its mark
-        _single_use.discard(next(k for k in _programs if k in _single_use))
+        _single_use.remove(lazy.oldest_single_use(_programs, _single_use))
     fn = B.cache.persistent_jit(_runner(the_plan), _disk_key(the_plan), label=label)
     if len(_programs) >= MAX_PROGRAMS:
         oldest = next(iter(_programs))

@@ -55,6 +55,13 @@ MAX_PROGRAMS = 256  # compiled window programs kept (one per structure); the old
 # first 16 windows each ran once still compiles its later training loop.
 MAX_SINGLE_USE = 16
 MAX_REFUSED = 256
+PID_AT_IMPORT = os.getpid()  # a forked child inherits it: `os.getpid() != PID_AT_IMPORT` there
+
+
+def oldest_single_use(programs: dict, single_use: set):
+    """The earliest compiled of the programs marked single-use (any of them if none is still compiled)."""
+    return next((k for k in programs if k in single_use), next(iter(single_use)))
+
 
 _SCALARS = (bool, int, float, complex)
 _concrete_types: set[type] = set()  # backend array classes seen (a tracer is never one)
@@ -159,14 +166,16 @@ class Window:
             if program is not None:
                 self.single_use.discard(key)
             elif len(self.single_use) >= MAX_SINGLE_USE:
-                if self.refused.pop(key, False) is False:
+                # a forked child never compiles it (XLA's compiler threads do not survive fork): it runs the
+                # kernels its parent ran the window with
+                if self.refused.pop(key, False) is False or os.getpid() != PID_AT_IMPORT:
                     self.refused[key] = None
                     if len(self.refused) > MAX_REFUSED:
                         del self.refused[next(iter(self.refused))]
                     self._run_op_by_op(ops, args, live, sites)
                     return
                 # it came again: not a one-off; the oldest single-use program gives up its mark
-                self.single_use.discard(next(k for k in self.programs if k in self.single_use))
+                self.single_use.remove(oldest_single_use(self.programs, self.single_use))
             try:
                 if program is None:
                     program = self._compile(key)
