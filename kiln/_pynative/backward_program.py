@@ -25,7 +25,6 @@ on its own, each kernel compiled ahead on a worker thread while the forward runs
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import numpy as np
@@ -41,9 +40,8 @@ MAX_PROGRAMS = 128  # compiled backward programs kept (one per tape structure); 
 # A network whose tape changes shape every step (data-dependent control flow, ever new input shapes) would
 # compile a whole new program per step where the op-by-op walk reuses its per-op kernels: while this many
 # programs have run only once, a plan not compiled yet goes op by op. A plan refused so that comes again is not a
-# one-off: it is compiled in place of the oldest single-use mark (up to MAX_REFUSED refused plans are remembered).
+# one-off: it is compiled in place of the oldest single-use mark (`lazy.compiles_again`).
 MAX_SINGLE_USE = 16
-MAX_REFUSED = 256
 
 _programs: dict[tuple, object] = {}
 _single_use: set[tuple] = set()  # plans whose program has run once only
@@ -321,16 +319,8 @@ def _program(the_plan: tuple, label: str):
     if fn is not None:
         _single_use.discard(the_plan)
         return fn
-    if len(_single_use) >= MAX_SINGLE_USE:
-        # a forked child never compiles it (XLA's compiler threads do not survive fork): it walks the plan with
-        # the kernels its parent walked it with
-        if _refused.pop(the_plan, False) is False or os.getpid() != lazy.PID_AT_IMPORT:
-            _refused[the_plan] = None
-            if len(_refused) > MAX_REFUSED:
-                del _refused[next(iter(_refused))]
-            raise NotFusable
-        # it came again: not a one-off; the oldest single-use program gives up its mark
-        _single_use.remove(lazy.oldest_single_use(_programs, _single_use))
+    if len(_single_use) >= MAX_SINGLE_USE and not lazy.compiles_again(the_plan, _programs, _single_use, _refused):
+        raise NotFusable
     fn = B.cache.persistent_jit(_runner(the_plan), _disk_key(the_plan), label=label)
     if len(_programs) >= MAX_PROGRAMS:
         oldest = next(iter(_programs))

@@ -58,9 +58,18 @@ MAX_REFUSED = 256
 PID_AT_IMPORT = os.getpid()  # a forked child inherits it: `os.getpid() != PID_AT_IMPORT` there
 
 
-def oldest_single_use(programs: dict, single_use: set):
-    """The earliest compiled of the programs marked single-use (any of them if none is still compiled)."""
-    return next((k for k in programs if k in single_use), next(iter(single_use)))
+def compiles_again(key, programs: dict, single_use: set, refused: dict) -> bool:
+    """Whether `key`, not compiled while the single-use marks are full, is compiled now: only when it was refused
+    before (it came again: not a one-off), and never in a forked child (XLA's compiler threads do not survive fork:
+    the child runs the kernels its parent ran). A refused key is remembered, up to MAX_REFUSED of them; an admitted
+    one takes the mark of the earliest compiled single-use program (any if none is still compiled)."""
+    if refused.pop(key, False) is False or os.getpid() != PID_AT_IMPORT:
+        refused[key] = None
+        if len(refused) > MAX_REFUSED:
+            del refused[next(iter(refused))]
+        return False
+    single_use.remove(next((k for k in programs if k in single_use), next(iter(single_use))))
+    return True
 
 
 _SCALARS = (bool, int, float, complex)
@@ -165,17 +174,11 @@ class Window:
             program = self.programs.get(key)
             if program is not None:
                 self.single_use.discard(key)
-            elif len(self.single_use) >= MAX_SINGLE_USE:
-                # a forked child never compiles it (XLA's compiler threads do not survive fork): it runs the
-                # kernels its parent ran the window with
-                if self.refused.pop(key, False) is False or os.getpid() != PID_AT_IMPORT:
-                    self.refused[key] = None
-                    if len(self.refused) > MAX_REFUSED:
-                        del self.refused[next(iter(self.refused))]
-                    self._run_op_by_op(ops, args, live, sites)
-                    return
-                # it came again: not a one-off; the oldest single-use program gives up its mark
-                self.single_use.remove(oldest_single_use(self.programs, self.single_use))
+            elif len(self.single_use) >= MAX_SINGLE_USE and not compiles_again(
+                key, self.programs, self.single_use, self.refused
+            ):
+                self._run_op_by_op(ops, args, live, sites)
+                return
             try:
                 if program is None:
                     program = self._compile(key)
