@@ -291,13 +291,9 @@ class SparseApplyFtrl(Primitive):
                                       f"{tuple(var.shape[1:])}, but got {tuple(grad.shape)} for "
                                       f"{indices.shape[0]} indices.")  # fmt: skip
         idx = array.expand_dims(indices, -1)
-        w, n, z = (array.gather_nd(t, idx) for t in (var, accum, linear))
-        n_new = n + math.square(grad)
-        p = -self.lr_power
-        z_new = z + grad - (math.pow(n_new, p) - math.pow(n, p)) / self.lr * w
-        quad = math.pow(n_new, p) / self.lr + 2.0 * self.l2
-        w_new = array.select(math.abs(z_new) > self.l1, (math.sign(z_new) * self.l1 - z_new) / quad,
-                            array.zeros_like(z_new))  # fmt: skip
+        rows = tuple(array.gather_nd(t, idx) for t in (var, accum, linear))
+        # the indexed rows through ApplyFtrl's own update (kiln/_prims/state.py), the dense op's rule
+        w_new, n_new, z_new = apply(prim("ApplyFtrl"), (*rows, grad, self.lr, self.l1, self.l2, self.lr_power))
         return (_rows_update(var, indices, w_new), _rows_update(accum, indices, n_new),
                 _rows_update(linear, indices, z_new))  # fmt: skip
 
