@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from kiln._core import dtype as mstype
 from kiln._core.primitive import op_error
 
 
@@ -54,14 +53,13 @@ def same_float_dtype(op: str, **named) -> None:
         dt = getattr(x, "dtype", None)
         if dt is None:
             continue
-        dt = np.dtype(getattr(dt, "np", dt))
-        if not (dt.kind == "f" or dt.name == "bfloat16"):
+        dt = mstype.from_np(getattr(dt, "np", dt))  # Kiln's dtype: bfloat16 is a float, its name as users read it
+        if not dt.is_floating:
             continue
-        if seen is not None and dt != seen[1]:
-            spell = {d: "BFloat16" if d.name == "bfloat16" else d.name.capitalize() for d in (seen[1], dt)}
+        if seen is not None and dt is not seen[1]:
             raise op_error(
                 op,
-                f"'{seen[0]}' ({spell[seen[1]]}) and '{name}' ({spell[dt]}) must have the same dtype; it converts "
+                f"'{seen[0]}' ({seen[1]}) and '{name}' ({dt}) must have the same dtype; it converts "
                 f"neither (as MindSpore's {op}): cast one to the other's dtype, e.g. {seen[0]}.astype(kiln.{dt.name}).",
                 TypeError,
             )
