@@ -592,15 +592,14 @@ def _compile_with_options(lowered, platform: str, quick: bool = False):
     global _cpu_options_known
     known = _cpu_options_known
     options = _compiler_options(platform, quick, cpu_accepted=True if known is None else known)
-    try:
-        with compile_log.quick_tier() if quick else contextlib.nullcontext():
+    with compile_log.quick_tier() if quick else contextlib.nullcontext():
+        try:
             compiled = compile_fresh(lowered, options)
-    except Exception as err:
-        tried = options is not None and options.keys() & _CPU_OPTIONS.keys()
-        if known is not None or not tried or _UNKNOWN_OPTION not in str(err):
-            raise
-        _cpu_options_known = False
-        with compile_log.quick_tier() if quick else contextlib.nullcontext():
+        except Exception as err:
+            tried = options is not None and options.keys() & _CPU_OPTIONS.keys()
+            if known is not None or not tried or _UNKNOWN_OPTION not in str(err):
+                raise
+            _cpu_options_known = False
             return compile_fresh(lowered, _compiler_options(platform, quick, cpu_accepted=False))
     if known is None and options is not None and options.keys() & _CPU_OPTIONS.keys():
         _cpu_options_known = True
