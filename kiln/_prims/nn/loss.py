@@ -368,12 +368,13 @@ CTCLoss = PrimitiveDef(
 
 def _ctc_tf(logits, targets, input_lengths, target_lengths, keep, blank):
     """(loss (N,), gradient (T, N, C)): the CTC loss of softmax(logits) per sample and its gradient w.r.t. the
-    logits (0 for samples where `keep` is False)."""
+    logits. A sample with no alignment (or where `keep` is False) gets an infinite loss and a zero gradient, as
+    MindSpore 2.10's kernel gives them."""
 
     def total(z):
-        nll, _ = _ctc(jax.nn.log_softmax(z, axis=2), targets, input_lengths, target_lengths, blank, True)
-        nll = jnp.where(keep, nll, 0)
-        return nll.sum(), nll
+        nll, _ = _ctc(jax.nn.log_softmax(z, axis=2), targets, input_lengths, target_lengths, blank, False)
+        possible = keep & jnp.isfinite(nll)
+        return jnp.where(possible, nll, 0).sum(), jnp.where(possible, nll, jnp.inf).astype(nll.dtype)
 
     (_, nll), grad = jax.value_and_grad(total, has_aux=True)(logits)
     return nll, grad

@@ -638,7 +638,11 @@ class CTCGreedyDecoder(WithAttrs):
 class CTCLoss(WithAttrs):
     """The TensorFlow-style CTC loss: `CTCLoss()(inputs, labels_indices, labels_values, sequence_length)` with
     (T, B, C) logits (softmax is applied inside; the blank is class C - 1) and sparse labels. Returns
-    (loss (B,), gradient (T, B, C)): each sample's negative log-likelihood and its gradient w.r.t. the logits."""
+    (loss (B,), gradient (T, B, C)): each sample's negative log-likelihood and its gradient w.r.t. the logits.
+
+    As MindSpore 2.10's kernel, a label value outside [0, C - 1) (the blank included) ends its sample's labels: the
+    zoo pads label rows with the blank. A sample that cannot be aligned (labels longer than its sequence, kept by
+    ignore_longer_outputs_than_inputs=True) gets an infinite loss and a zero gradient."""
 
     _defaults = {"preprocess_collapse_repeated": False, "ctc_merge_repeated": True,
                  "ignore_longer_outputs_than_inputs": False}  # fmt: skip
@@ -651,29 +655,48 @@ class CTCLoss(WithAttrs):
             raise op_error(op, f"'inputs' must be a 3-D (T, B, C) Tensor, but got {getattr(inputs, 'shape', inputs)}.")
         steps, batch, classes = inputs.shape
         if self.preprocess_collapse_repeated:
-            targets, target_lengths = self._collapsed(labels_indices, labels_values, batch)
+            targets, target_lengths = self._collapsed(labels_indices, labels_values, batch, classes)
         else:  # static shapes (runs in graphs too): (B, n_labels) targets, scattered at their positions
+            if not any(G.is_symbolic(getattr(t, "_data", None)) for t in (labels_indices, labels_values)):
+                self._collapsed(labels_indices, labels_values, batch, classes)  # only its check of blanks
             n_labels = labels_values.shape[0]
             idx = math.cast(labels_indices, mstype.int32)
-            targets = array.scatter_nd(idx, math.cast(labels_values, mstype.int32), (batch, max(n_labels, 1)))
-            ones = array.ones((n_labels,), mstype.int32)
-            target_lengths = math.unsorted_segment_sum(ones, array.gather(idx, Tensor(np.int32(0)), 1), batch)
+            vals = math.cast(labels_values, mstype.int32)
+            is_label = math.logical_and(math.greater_equal(vals, 0), math.less(vals, classes - 1))
+            kept = math.mul(vals, math.cast(is_label, mstype.int32))  # in range for the gather (unused past the end)
+            targets = array.scatter_nd(idx, kept, (batch, max(n_labels, 1)))
+            target_lengths = math.unsorted_segment_sum(
+                math.cast(is_label, mstype.int32), array.gather(idx, Tensor(np.int32(0)), 1), batch
+            )
         lengths = math.cast(sequence_length, mstype.int32)
         keep = math.less_equal(target_lengths, lengths)
         if not self.ignore_longer_outputs_than_inputs and not G.is_symbolic(keep._data):
             if not bool(math.all(keep).asnumpy()):
                 raise op_error(op, "a label sequence is longer than its input sequence; set "
-                               "ignore_longer_outputs_than_inputs=True to give those samples 0 loss.")  # fmt: skip
+                               "ignore_longer_outputs_than_inputs=True to give those samples an infinite loss and "
+                               "a zero gradient.")  # fmt: skip
         return apply(prims_loss.CTCLossTF, (inputs, targets, lengths, target_lengths, keep), (classes - 1,))
 
     @staticmethod
-    def _collapsed(labels_indices, labels_values, batch):
-        """Dense targets with repeated labels merged (decided on the host: PyNative only)."""
+    def _collapsed(labels_indices, labels_values, batch, classes):
+        """Dense targets (decided on the host: PyNative only), each sample's labels up to its first value outside
+        [0, classes - 1), repeated labels merged; a label after such a value is refused, as MindSpore's kernel."""
         idx = host_array(labels_indices, "CTCLoss").reshape(-1, 2)
         vals = host_array(labels_values, "CTCLoss").reshape(-1)
         rows: list[list[int]] = [[] for _ in range(batch)]
+        previous: list[int | None] = [None] * batch
+        ended = [False] * batch
         for (b, _), v in sorted(zip(map(tuple, idx.tolist()), vals.tolist(), strict=True)):
-            if not rows[b] or rows[b][-1] != int(v):
+            merged = previous[b] == int(v)
+            previous[b] = int(v)
+            if merged:
+                continue
+            if not 0 <= v < classes - 1:
+                ended[b] = True
+            elif ended[b]:
+                raise op_error("CTCLoss", f"a label ({v}) of sample {b} follows a blank or out-of-range label "
+                               f"(values outside [0, {classes - 1}) end a sample's labels).")  # fmt: skip
+            else:
                 rows[b].append(int(v))
         width = max(1, max(len(r) for r in rows))
         targets = np.zeros((batch, width), np.int32)
