@@ -6,6 +6,7 @@ from __future__ import annotations
 from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import check_binary
+from kiln._prims._low_precision import sums_broadcasts_in_float32
 from kiln._prims._promote import float32_scalars
 
 
@@ -156,7 +157,7 @@ DEFS: dict[str, PrimitiveDef] = {}
 for _name, _fn in UNARY.items():
     DEFS[_name] = PrimitiveDef(_name, _fn)
 for _name, _fn in BINARY.items():
-    DEFS[_name] = PrimitiveDef(_name, float32_scalars(_fn), check=check_binary(_name))
+    DEFS[_name] = PrimitiveDef(_name, float32_scalars(sums_broadcasts_in_float32(_fn)), check=check_binary(_name))
 
 # Activations with attributes.
 DEFS["Elu"] = PrimitiveDef("Elu", lambda x, alpha: jax.nn.elu(x, alpha), attrs={"alpha": 1.0})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kiln._backend import jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import same_float_dtype, shape_of
+from kiln._prims._low_precision import broadcast_in_float32
 from kiln._prims.nn._common import declare, require_float
 
 
@@ -34,7 +35,7 @@ def _dense(x, w, b):
     # fewer dots in the hand-written JAX step but 1.017-1.029x its CPU time (A/A 0.999-1.008; session 17, load 5-8).
     same_float_dtype("Dense", input=x, weight=w, bias=b)  # here too: PyNative's lazy window runs no check
     y = jnp.matmul(x, w.astype(x.dtype).T)
-    return y if b is None else y + b.astype(y.dtype)
+    return y if b is None else y + broadcast_in_float32(b.astype(y.dtype), y.shape)  # float16: db sums in float32
 
 
 Dense = declare("Dense", _dense, _check_dense)
@@ -58,9 +59,9 @@ def _check_bias_add(x, b, data_format="NCHW"):
 
 
 def _bias_add(x, b, data_format):
-    if data_format == "NHWC" or x.ndim == 2:
-        return x + b
-    return x + b.reshape((1, -1) + (1,) * (x.ndim - 2))
+    if data_format != "NHWC" and x.ndim > 2:
+        b = b.reshape((1, -1) + (1,) * (x.ndim - 2))
+    return x + broadcast_in_float32(b, x.shape)  # float16: the bias gradient sums in float32
 
 
 BiasAdd = PrimitiveDef("BiasAdd", _bias_add, attrs={"data_format": "NCHW"}, check=_check_bias_add, check_eagerly=True)
