@@ -16,8 +16,11 @@ count, the largest), the first step's CPU time (all threads: on a loaded machine
 work than wall time), the size of the train step's program in MLIR lines (JAX's IR dump, the largest module
 compiled during the first step), and, when Kiln's first step ran quickly compiled programs (tiered compilation,
 kiln/_backend/tiers.py), one step on them and how long the optimised ones took to be ready: Kiln's steady step
-is timed after they took over. Issue 21's bounds: Kiln's GRAPH_MODE first step at most MindSpore's and its steady
-step at most half of MindSpore's; Kiln's PyNative step at most MindSpore's PyNative step.
+is timed after they took over. Kiln's cells run under `kiln run`, which starts them with glibc's huge pages
+(GLIBC_TUNABLES=glibc.malloc.hugetlb=1, kiln/cli/hugepages.py) unless this process already has GLIBC_TUNABLES or
+KILN_HUGEPAGES=0; MindSpore's run with this process's environment; the table says which. Issue 21's bounds: Kiln's
+GRAPH_MODE first step at most MindSpore's and its steady step at most half of MindSpore's; Kiln's PyNative step at
+most MindSpore's PyNative step.
 """
 
 from __future__ import annotations
@@ -212,6 +215,7 @@ def _worker(network: str, mode: str, repeat: int) -> dict:
         sync(step())
         times.append(time.perf_counter() - t)
     result = {"build": t1 - t0, "first": t2 - t1, "step": statistics.median(times), **tiered}
+    result["malloc"] = os.environ.get("GLIBC_TUNABLES", "")  # the allocator setting this cell started with
     if compiles is not None:  # where the first step's time went: XLA's compiles of it, and the largest one
         result["xla"] = [sum(d for d, _ in first_step), len(first_step), max((d for d, _ in first_step), default=0)]
         result["first_cpu"] = cpu
@@ -265,6 +269,7 @@ def main(argv: list[str] | None = None) -> None:
     print_device()
     have_ms = Path(MINDSPORE_PYTHON).exists()
     print(f"MindSpore: {MINDSPORE_PYTHON if have_ms else 'not found (set KILN_MINDSPORE_PYTHON): Kiln only'}")
+    print("Kiln's cells run under `kiln run` (their allocator setting ends each line); MindSpore's with this process's")
     print(f"{'network':<34} {'mode':<9} {'Kiln first':>11} {'Kiln step':>11} {'MS first':>10} {'MS step':>10} "
           f"{'first/MS':>9} {'step/MS':>8}  Kiln first step: XLA compiles total/count (largest), CPU time, "
           "program lines")  # fmt: skip
@@ -283,6 +288,8 @@ def main(argv: list[str] | None = None) -> None:
             if kiln and kiln.get("swaps"):
                 xla += (f"; quick-tier step {1000 * kiln['quick_step']:.1f}ms, {kiln['swaps']} swap(s) "
                         f"after {kiln['tier_wait']:.1f}s more")  # fmt: skip
+            if kiln:
+                xla += f"; malloc: {kiln.get('malloc') or 'glibc defaults'}"
             print(f"{NETWORKS[network][0]:<34} {mode:<9} {cells[0]} {cells[1]} {_ratio(kiln, ms, 'first'):>9} "
                   f"{_ratio(kiln, ms, 'step'):>8}  {xla}", flush=True)  # fmt: skip
 

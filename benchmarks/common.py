@@ -195,9 +195,19 @@ def device_description() -> str:
     return f"{where}, jax {jax.__version__}"
 
 
+def host_malloc() -> str:
+    """The C allocator's setting this process started with: `kiln run` adds glibc's huge pages
+    (kiln/cli/hugepages.py), a plain `python train.py` has glibc's defaults; both change large CPU buffers' cost."""
+    tunables = os.environ.get("GLIBC_TUNABLES")
+    if tunables is not None:
+        return f"GLIBC_TUNABLES={tunables}"
+    return "glibc's defaults, as a plain `python train.py` (`kiln run` adds GLIBC_TUNABLES=glibc.malloc.hugetlb=1)"
+
+
 def print_device() -> None:
-    """Print the line naming the device (every benchmark prints it first)."""
+    """Print the lines naming the device and the process's allocator setting (every benchmark prints them first)."""
     print(f"device: {device_description()}", flush=True)
+    print(f"host malloc: {host_malloc()}", flush=True)
 
 
 def _cpu_model() -> str:

@@ -11,7 +11,11 @@ glibc's own dynamic threshold keeps blocks up to 32 MB after their first free; t
 It does not reach blocks of 64 MB or more allocated on a thread other than the main one (glibc's heaps for other
 threads are 64 MB, so such a block is still mapped at each run): the same LSTM step at length 2000 still takes
 about 58,600 page faults a step. `MALLOC_ARENA_MAX=1` in the environment removed an 80 MB block's faults in a
-test program, not that step's kernel time; left as it is.
+test program, not that step's kernel time; left as it is. Set from here (`mallopt(M_ARENA_MAX, 1)` with mmap off,
+before the backend's threads start) it halves the zoo's ResNet-50 step's faults (GRAPH_MODE, batch 16, 112x112:
+213,000 -> 106,000 a step, process CPU 0.85-0.87x) but raises its peak RSS from 1.8 GB to 2.5-3.4 GB: not done.
+`kiln run` starts the process with glibc's huge pages instead (kiln/cli/hugepages.py): about 2,000 faults a step
+there, the same peak RSS; a plain `python train.py` needs `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` set by hand.
 
 It runs once, when the backend is imported. `KILN_HOST_MEMORY=system` leaves glibc's defaults; other C libraries
 (no `mallopt`) are left as they are.
