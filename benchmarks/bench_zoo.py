@@ -17,8 +17,8 @@ work than wall time), the size of the train step's program in MLIR lines (JAX's 
 compiled during the first step), and, when Kiln's first step ran quickly compiled programs (tiered compilation,
 kiln/_backend/tiers.py), one step on them and how long the optimised ones took to be ready: Kiln's steady step
 is timed after they took over. Kiln's cells run under `kiln run`, which starts them with glibc's huge pages
-(GLIBC_TUNABLES=glibc.malloc.hugetlb=1, kiln/cli/hugepages.py) unless this process already has GLIBC_TUNABLES or
-KILN_HUGEPAGES=0; MindSpore's run with this process's environment; the table says which. Issue 21's bounds: Kiln's
+(GLIBC_TUNABLES=glibc.malloc.hugetlb=1, kiln/cli/hugepages.py) only under KILN_HUGEPAGES=1 (off by default);
+MindSpore's run with this process's environment; the table says which. Issue 21's bounds: Kiln's
 GRAPH_MODE first step at most MindSpore's and its steady step at most half of MindSpore's; Kiln's PyNative step at
 most MindSpore's PyNative step.
 """

@@ -196,12 +196,12 @@ def device_description() -> str:
 
 
 def host_malloc() -> str:
-    """The C allocator's setting this process started with: `kiln run` adds glibc's huge pages
+    """The C allocator's setting this process started with: `KILN_HUGEPAGES=1 kiln run` adds glibc's huge pages
     (kiln/cli/hugepages.py), a plain `python train.py` has glibc's defaults; both change large CPU buffers' cost."""
     tunables = os.environ.get("GLIBC_TUNABLES")
     if tunables is not None:
         return f"GLIBC_TUNABLES={tunables}"
-    return "glibc's defaults, as a plain `python train.py` (`kiln run` adds GLIBC_TUNABLES=glibc.malloc.hugetlb=1)"
+    return "glibc's defaults, as a plain `python train.py` (`KILN_HUGEPAGES=1 kiln run` adds glibc.malloc.hugetlb=1)"
 
 
 def print_device() -> None:

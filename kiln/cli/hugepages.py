@@ -1,4 +1,4 @@
-"""`kiln run` starts the script with glibc's transparent huge pages for large allocations (`glibc.malloc.hugetlb=1`).
+"""`KILN_HUGEPAGES=1 kiln run` starts the script with glibc's transparent huge pages for large allocations.
 
 XLA's CPU client allocates every output and every run's temporaries with malloc. A block of 64 MB or more allocated
 on one of XLA's threads is a fresh mmap at each run, returned at free (glibc's heaps for threads other than the main
@@ -9,9 +9,11 @@ peak memory. glibc reads tunables only when a process starts, and `mallopt` has 
 the setting to the environment and re-executes itself once, before Kiln is imported (`import kiln` calls
 this module first, whose import calls `reexec_launcher`: nothing happens unless the process is `kiln run`).
 
-It is left out when the user has set `GLIBC_TUNABLES` (their settings win; after the re-exec the variable is set, so
-it never loops), under `KILN_HUGEPAGES=0`, with a C library other than glibc 2.35 or later (earlier ones do not know
-the tunable) and where the kernel's transparent huge pages are `never`.
+It is opt-in (`KILN_HUGEPAGES=1`): where the kernel's THP defrag is `madvise` (the default), a huge-page fault that
+finds no free huge page compacts memory synchronously, and one run on a busy, fragmented machine spent 20x the system
+time. It is left out when the user has set `GLIBC_TUNABLES` (their settings win; after the re-exec the variable is
+set, so it never loops), with a C library other than glibc 2.35 or later (earlier ones do not know the tunable) and
+where the kernel's transparent huge pages are `never`.
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-__all__ = ["OPT_OUT", "TUNABLE", "glibc_version", "launcher_command", "launcher_environment", "reexec_launcher"]
+__all__ = ["SWITCH", "TUNABLE", "glibc_version", "launcher_command", "launcher_environment", "reexec_launcher"]
 
 TUNABLE = "glibc.malloc.hugetlb=1"
-OPT_OUT = "KILN_HUGEPAGES"  # "0": `kiln run` leaves the environment as it is
+SWITCH = "KILN_HUGEPAGES"  # "1": `kiln run` adds the tunable
 THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 MIN_GLIBC = (2, 35)  # the first glibc with glibc.malloc.hugetlb
 
@@ -65,7 +67,7 @@ def launcher_environment(
         glibc: glibc's (major, minor) version, None for another C library.
         thp: the kernel's transparent huge page mode, None when unknown.
     """
-    if environ.get(OPT_OUT, "").strip() == "0" or "GLIBC_TUNABLES" in environ:
+    if environ.get(SWITCH, "").strip() != "1" or "GLIBC_TUNABLES" in environ:
         return None
     if glibc is None or glibc < MIN_GLIBC or thp in (None, "never"):
         return None
@@ -99,7 +101,7 @@ def launcher_command(orig_argv: Sequence[str]) -> str | None:
 
 
 def reexec_launcher() -> None:
-    """Re-execute this process with `TUNABLE` added to its environment when it is `kiln run` and the setting applies.
+    """Re-execute this process with `TUNABLE` added to its environment when it is `kiln run` and asked for it.
 
     Same interpreter, same command line, same process id (stdin, stdout and the exit status are the process's own).
     Returns when nothing is to be done.

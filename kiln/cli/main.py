@@ -30,10 +30,10 @@ def _parser() -> argparse.ArgumentParser:
         "run",
         help="run an unmodified MindSpore script on Kiln",
         description="Run SCRIPT with `import mindspore` (and all its submodules) resolved to Kiln.",
-        epilog="Large CPU buffers: on Linux with glibc 2.35 or later and transparent huge pages not `never`, "
-        f"kiln run starts the script with GLIBC_TUNABLES={hugepages.TUNABLE} (it re-executes itself once with that "
-        "variable), so that XLA's buffers of 64 MB or more are mapped with 2 MB pages instead of faulting in 4 KB at "
-        f"a time at every step. Left out when GLIBC_TUNABLES is already set or under {hugepages.OPT_OUT}=0.",
+        epilog=f"Large CPU buffers: with {hugepages.SWITCH}=1, on Linux with glibc 2.35 or later and transparent huge "
+        f"pages not `never`, kiln run starts the script with GLIBC_TUNABLES={hugepages.TUNABLE} (it re-executes itself "
+        "once with that variable), so that XLA's buffers of 64 MB or more are mapped with 2 MB pages instead of "
+        "faulting in 4 KB at a time at every step. Left out when GLIBC_TUNABLES is already set.",
     )
     run.add_argument(
         "--nproc", type=int, default=None, metavar="N", help="run N workers of a data-parallel job on this machine"

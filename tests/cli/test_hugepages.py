@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from kiln.cli import hugepages
-from kiln.cli.hugepages import OPT_OUT, TUNABLE, launcher_command, launcher_environment, reexec_launcher
+from kiln.cli.hugepages import SWITCH, TUNABLE, launcher_command, launcher_environment, reexec_launcher
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GLIBC = (2, 36)
@@ -18,17 +18,18 @@ GLIBC = (2, 36)
 @pytest.mark.parametrize(
     ("environ", "glibc", "thp", "applies"),
     [
-        ({"HOME": "/h"}, GLIBC, "madvise", True),
-        ({"HOME": "/h"}, GLIBC, "always", True),
-        ({"HOME": "/h"}, (2, 35), "madvise", True),
-        ({"HOME": "/h"}, (2, 34), "madvise", False),  # no such tunable before 2.35
-        ({"HOME": "/h"}, None, "madvise", False),  # not glibc
-        ({"HOME": "/h"}, GLIBC, "never", False),
-        ({"HOME": "/h"}, GLIBC, None, False),  # THP mode unreadable
-        ({"GLIBC_TUNABLES": "glibc.malloc.arena_max=2"}, GLIBC, "madvise", False),  # the user's own setting wins
-        ({"GLIBC_TUNABLES": ""}, GLIBC, "madvise", False),
-        ({OPT_OUT: "0"}, GLIBC, "madvise", False),
-        ({OPT_OUT: "1"}, GLIBC, "madvise", True),
+        ({"HOME": "/h"}, GLIBC, "madvise", False),  # off unless asked for
+        ({SWITCH: "0"}, GLIBC, "madvise", False),
+        ({SWITCH: "1"}, GLIBC, "madvise", True),
+        ({SWITCH: "1"}, GLIBC, "always", True),
+        ({SWITCH: "1"}, (2, 35), "madvise", True),
+        ({SWITCH: "1"}, (2, 34), "madvise", False),  # no such tunable before 2.35
+        ({SWITCH: "1"}, None, "madvise", False),  # not glibc
+        ({SWITCH: "1"}, GLIBC, "never", False),
+        ({SWITCH: "1"}, GLIBC, None, False),  # THP mode unreadable
+        # the user's own setting wins
+        ({SWITCH: "1", "GLIBC_TUNABLES": "glibc.malloc.arena_max=2"}, GLIBC, "madvise", False),
+        ({SWITCH: "1", "GLIBC_TUNABLES": ""}, GLIBC, "madvise", False),
     ],
 )
 def test_launcher_environment(environ, glibc, thp, applies):
@@ -76,7 +77,7 @@ def test_reexec_once_with_the_same_command_line(monkeypatch):
     monkeypatch.setattr(hugepages, "glibc_version", lambda: GLIBC)
     monkeypatch.setattr(hugepages, "thp_mode", lambda path=None: "madvise")
     monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
-    monkeypatch.delenv(OPT_OUT, raising=False)
+    monkeypatch.setenv(SWITCH, "1")
     argv = ["/usr/bin/python3", "-X", "utf8", "-m", "kiln", "run", "train.py", "--lr", "0.1"]
     monkeypatch.setattr(sys, "orig_argv", argv)
     with pytest.raises(_Exec):
@@ -88,9 +89,11 @@ def test_reexec_once_with_the_same_command_line(monkeypatch):
     monkeypatch.setenv("GLIBC_TUNABLES", env["GLIBC_TUNABLES"])
     reexec_launcher()
     monkeypatch.delenv("GLIBC_TUNABLES")
-    monkeypatch.setenv(OPT_OUT, "0")
+    monkeypatch.setenv(SWITCH, "0")
     reexec_launcher()
-    monkeypatch.delenv(OPT_OUT)
+    monkeypatch.delenv(SWITCH)
+    reexec_launcher()  # off unless asked for
+    monkeypatch.setenv(SWITCH, "1")
     for other in (["python", "-m", "kiln", "cache", "info"], ["python", "-m", "pytest"], ["python", "train.py"]):
         monkeypatch.setattr(sys, "orig_argv", other)
         reexec_launcher()
@@ -123,7 +126,7 @@ SCRIPT = textwrap.dedent(
 def _kiln_run(tmp_path, **env_changes):
     script = tmp_path / "show_env.py"
     script.write_text(SCRIPT)
-    env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", OPT_OUT)}
+    env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", SWITCH)}
     env.update(PYTHONPATH=REPO + os.pathsep + env.get("PYTHONPATH", ""), KILN_PROGRESS="0", **env_changes)
     proc = subprocess.run(
         [sys.executable, "-m", "kiln", "run", str(script), "a b", "--flag", "-m"],
@@ -139,7 +142,7 @@ def _kiln_run(tmp_path, **env_changes):
 
 
 def test_kiln_run_passes_argv_stdin_and_exit_status(tmp_path):
-    proc, lines = _kiln_run(tmp_path)
+    proc, lines = _kiln_run(tmp_path, **{SWITCH: "1"})
     assert proc.returncode == 7, proc.stderr
     assert lines["argv"] == repr(["a b", "--flag", "-m"]) and lines["stdin"] == repr("line 1\nline 2\n")
     assert lines["tunables"] == repr("glibc.malloc.hugetlb=1" if _machine_qualifies() else None)
@@ -147,9 +150,13 @@ def test_kiln_run_passes_argv_stdin_and_exit_status(tmp_path):
 
 @pytest.mark.parametrize(
     ("env_changes", "seen"),
-    [({"GLIBC_TUNABLES": "glibc.malloc.arena_max=2"}, "glibc.malloc.arena_max=2"), ({OPT_OUT: "0"}, None)],
+    [
+        ({SWITCH: "1", "GLIBC_TUNABLES": "glibc.malloc.arena_max=2"}, "glibc.malloc.arena_max=2"),
+        ({SWITCH: "0"}, None),
+        ({}, None),
+    ],
 )
-def test_kiln_run_respects_the_users_variable_and_the_opt_out(tmp_path, env_changes, seen):
+def test_kiln_run_is_off_by_default_and_respects_the_users_variable(tmp_path, env_changes, seen):
     proc, lines = _kiln_run(tmp_path, **env_changes)
     assert proc.returncode == 7, proc.stderr
     assert lines["tunables"] == repr(seen)
