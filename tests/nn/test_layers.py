@@ -322,6 +322,45 @@ def test_batchnorm_use_batch_statistics_and_ranks():
         BatchNorm2d(3, momentum=1.5)
 
 
+@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
+def test_batchnorm3d_names_its_parameters_as_mindspore_and_normalises_like_numpy(mode):
+    # MindSpore's BatchNorm3d holds a BatchNorm2d child `bn2d`: its checkpoints name the parameters
+    # bn2d.gamma, ... (found by tests/zoo's R(2+1)D: Kiln named them gamma, ..., and a MindSpore checkpoint of a
+    # 3-D network did not load).
+    bn = BatchNorm3d(3, momentum=0.8)
+    names = [p.name for p in bn.get_parameters()]
+    assert names == ["bn2d.moving_mean", "bn2d.moving_variance", "bn2d.gamma", "bn2d.beta"]
+    x = rand(2, 3, 2, 3, 4) * 2 + 1
+    gamma, beta = rand(3) + 1, rand(3)
+    bn.bn2d.gamma.set_data(Tensor(gamma.astype(np.float32)))
+    bn.bn2d.beta.set_data(Tensor(beta.astype(np.float32)))
+    bn.set_train()
+
+    class Loss(Cell):
+        def __init__(self, cell):
+            super().__init__()
+            self.cell = cell
+
+        def construct(self, x):
+            y = self.cell(x)
+            return (y * y).sum() * 0.5
+
+    try:
+        kiln.set_context(mode=getattr(kiln, mode))
+        loss, (grad_gamma,) = kiln.value_and_grad(Loss(bn), None, [bn.bn2d.gamma])(Tensor(x))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    mean, var = x.mean(axis=(0, 2, 3, 4)), x.var(axis=(0, 2, 3, 4))
+    xhat = (x - mean[None, :, None, None, None]) / np.sqrt(var[None, :, None, None, None] + 1e-5)
+    y = gamma[None, :, None, None, None] * xhat + beta[None, :, None, None, None]
+    close(loss, (y * y).sum() * 0.5, 1e-4)
+    close(grad_gamma, (y * xhat).sum(axis=(0, 2, 3, 4)), 1e-4)
+    close(bn.bn2d.moving_mean, 0.2 * mean)
+    close(bn.bn2d.moving_variance, 0.8 + 0.2 * var * 48 / 47)
+    with pytest.raises(ValueError, match=r"For 'BatchNorm3d'.*5-D.*\[4, 3, 2, 2\]"):
+        BatchNorm3d(3)(Tensor(rand(4, 3, 2, 2)))
+
+
 def test_batchnorm_gradients_reach_gamma_and_beta():
     bn = BatchNorm2d(2)
     bn.set_train()
