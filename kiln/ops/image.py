@@ -69,7 +69,7 @@ def bounding_box_encode(anchor_box, groundtruth_box, means=(0.0, 0.0, 0.0, 0.0),
 def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0), stds=(1.0, 1.0, 1.0, 1.0),
                         wh_ratio_clip=0.016):  # fmt: skip
     """Boxes (x1, y1, x2, y2) from anchors and deltas (the inverse of `bounding_box_encode`), clipped to
-    `max_shape` (height, width)."""
+    `max_shape` (height, width): x to [0, width], y to [0, height]."""
     d = deltas * Tensor(np.asarray(stds, np.float32)) + Tensor(np.asarray(means, np.float32))
     limit = abs(float(np.log(wh_ratio_clip)))
     dw = math.clamp(d[:, 2], -limit, limit)
@@ -81,10 +81,11 @@ def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0
     gw, gh = aw * math.exp(dw), ah * math.exp(dh)
     gx, gy = ax + aw * d[:, 0], ay + ah * d[:, 1]
     h, w = max_shape
-    x1 = math.clamp(gx - gw * 0.5 + 0.5, 0, w - 1)
-    y1 = math.clamp(gy - gh * 0.5 + 0.5, 0, h - 1)
-    x2 = math.clamp(gx + gw * 0.5 - 0.5, 0, w - 1)
-    y2 = math.clamp(gy + gh * 0.5 - 0.5, 0, h - 1)
+    # MindSpore's kernels (CPU and GPU) clip x to [0, width] and y to [0, height], not to the last pixel
+    x1 = math.clamp(gx - gw * 0.5 + 0.5, 0, w)
+    y1 = math.clamp(gy - gh * 0.5 + 0.5, 0, h)
+    x2 = math.clamp(gx + gw * 0.5 - 0.5, 0, w)
+    y2 = math.clamp(gy + gh * 0.5 - 0.5, 0, h)
     return array.stack((x1, y1, x2, y2), 1)
 
 

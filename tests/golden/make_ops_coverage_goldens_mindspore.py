@@ -181,8 +181,13 @@ PROBES = {
     " Tensor(np.array([[1, 2, 1, 4], [1, 2, 1, 4]], np.float32)), (0., 0., 0., 0.), (1., 1., 1., 1.))",
     "bounding_box_decode": "out = ops.bounding_box_decode(Tensor(np.array([[4, 1, 2, 1], [2, 2, 2, 3]], np.float32)),"
     " Tensor(np.array([[3, 1, 2, 2], [1, 2, 1, 4]], np.float32)), (768, 1280), (0., 0., 0., 0.), (1., 1., 1., 1.))",
+    "interpolate_bicubic": _R + "out = ops.interpolate(r4, size=(7, 3), mode='bicubic')",
+    "interpolate_bicubic_align_corners": _R + "out = ops.interpolate(r4, size=(7, 3), mode='bicubic', align_corners=True)",
+    "interpolate_bicubic_scale": _R + "out = ops.interpolate(r4, scale_factor=(1.5, 0.75), mode='bicubic', recompute_scale_factor=True)",
     "check_valid": "out = ops.check_valid(Tensor(np.array([[1, 1, 3, 3], [2, 2, 9, 4], [-1, 1, 2, 2]], np.float32)),"
     " Tensor(np.array([4, 8, 1], np.float32)))",
+    "CheckValid": "out = ops.CheckValid()(Tensor(np.array([[0, 0, 3, 3], [1, 1, 8, 4], [-1, 1, 2, 2], [0, 0, 7, 3], [0, 0, 7.5, 3],"
+    " [0, 0, 7, 3.5]], np.float32)), Tensor(np.array([2, 4, 2], np.float32)))",
     "lrn": "rng = np.random.default_rng(3)\nout = ops.lrn(Tensor(rng.random((1, 5, 2, 2)).astype(np.float32)), 2, 1.0,"
     " 0.5, 0.75)",
     # ---- linear algebra

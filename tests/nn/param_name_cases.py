@@ -1,6 +1,7 @@
 """Parameter names and paths, and `Cell.phase`, run on MindSpore 2.10 and Kiln (`run(ms)`): a GAN's two train
 cells sharing both networks (the zoo's DCGAN), a cell with auto_prefix=False in the middle, a ParameterTuple
-attribute and a shared child. make_param_name_goldens_mindspore.py writes param_name_goldens_mindspore.json."""
+attribute, a shared child and BatchNorm3d's parameters. make_param_name_goldens_mindspore.py writes
+param_name_goldens_mindspore.json."""
 
 import numpy as np
 
@@ -107,4 +108,15 @@ def run(ms) -> dict:
     except TypeError:
         phases.append("TypeError")
     out["phase"] = phases
+
+    class Video(nn.Cell):  # BatchNorm3d keeps its parameters in a BatchNorm2d child (R(2+1)D's checkpoints)
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv3d(1, 2, 3)
+            self.bn = nn.BatchNorm3d(2)
+
+        def construct(self, x):
+            return self.bn(self.conv(x))
+
+    out["BatchNorm3d"] = names(Video())
     return out

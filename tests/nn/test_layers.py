@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import sliding_window_view
 
 import kiln
 from kiln import Parameter, Tensor, nn, ops
@@ -260,6 +261,53 @@ def test_avg_pool_same_padding_is_not_counted():
     close(AvgPool2d(3, 2, pad_mode="pad", padding=1, count_include_pad=False)(ones), np.ones((1, 1, 3, 3)))
 
 
+def np_same_avg_pool(x, k, s, include_pad):
+    """'same' average pooling: zero-pad as MindSpore's 'same', sum each window, divide by the whole window
+    (include_pad) or by its input positions."""
+    nd = len(k)
+    pads = [same_pads(n, kk, ss, 1) for n, kk, ss in zip(x.shape[-nd:], k, s, strict=True)]
+    lead = [(0, 0)] * (x.ndim - nd)
+    sums = [np.pad(a, lead + pads) for a in (x.astype(np.float64), np.ones_like(x, np.float64))]
+    for axis, (kk, ss) in enumerate(zip(k, s, strict=True)):
+        axis += x.ndim - nd
+        sums = [sliding_window_view(a, kk, axis=axis).sum(-1).take(range(0, a.shape[axis] - kk + 1, ss), axis)
+                for a in sums]  # fmt: skip
+    total, count = sums
+    return total / (np.prod(k) if include_pad else count)
+
+
+@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
+def test_avg_pool_same_padding_counts_as_mindspore(mode):
+    # MindSpore 2.10: AvgPool3D counts 'same' padding unless count_include_pad=False; AvgPool never does, nor do
+    # AvgPool1d/2d on their plain path, but ceil_mode sends them to AvgPool3D, which does (Kiln never counted it).
+    x3, x2, x1 = rand(1, 2, 4, 5, 6), rand(2, 3, 5, 7), rand(2, 3, 7)
+    cases = [
+        (ops.AvgPool3D(3, 2, pad_mode="same"), x3, (3, 3, 3), (2, 2, 2), True),
+        (ops.AvgPool3D((2, 3, 2), 1, pad_mode="same", count_include_pad=False), x3, (2, 3, 2), (1, 1, 1), False),
+        (nn.AvgPool3d(3, 2, pad_mode="same"), x3, (3, 3, 3), (2, 2, 2), True),
+        (ops.AvgPool(3, 2, pad_mode="same"), x2, (3, 3), (2, 2), False),
+        (AvgPool2d(3, 2, pad_mode="same"), x2, (3, 3), (2, 2), False),
+        (AvgPool2d(3, 2, pad_mode="same", ceil_mode=True), x2, (3, 3), (2, 2), True),
+        (AvgPool2d(3, 2, pad_mode="same", ceil_mode=True, count_include_pad=False), x2, (3, 3), (2, 2), False),
+        (AvgPool1d(3, 1, pad_mode="same", ceil_mode=True), x1, (3,), (1,), True),
+    ]
+
+    class Pool(Cell):
+        def __init__(self, pool):
+            super().__init__()
+            self.pool = pool
+
+        def construct(self, x):
+            return self.pool(x)
+
+    try:
+        kiln.set_context(mode=getattr(kiln, mode))
+        for pool, x, k, s, include in cases:
+            close(Pool(pool)(Tensor(x)), np_same_avg_pool(x, k, s, include))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+
+
 def test_adaptive_pools():
     x = rand(2, 3, 7, 5)
     close(AdaptiveAvgPool2d((3, None))(Tensor(x)), np_adaptive(x, (3, 5), "avg"))
@@ -320,6 +368,45 @@ def test_batchnorm_use_batch_statistics_and_ranks():
         BatchNorm2d(3)(Tensor(rand(4, 2, 2, 2)))
     with pytest.raises(ValueError, match=r"For 'BatchNorm2d'.*'momentum'"):
         BatchNorm2d(3, momentum=1.5)
+
+
+@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
+def test_batchnorm3d_names_its_parameters_as_mindspore_and_normalises_like_numpy(mode):
+    # MindSpore's BatchNorm3d holds a BatchNorm2d child `bn2d`: its checkpoints name the parameters
+    # bn2d.gamma, ... (found by tests/zoo's R(2+1)D: Kiln named them gamma, ..., and a MindSpore checkpoint of a
+    # 3-D network did not load).
+    bn = BatchNorm3d(3, momentum=0.8)
+    names = [p.name for p in bn.get_parameters()]
+    assert names == ["bn2d.moving_mean", "bn2d.moving_variance", "bn2d.gamma", "bn2d.beta"]
+    x = rand(2, 3, 2, 3, 4) * 2 + 1
+    gamma, beta = rand(3) + 1, rand(3)
+    bn.bn2d.gamma.set_data(Tensor(gamma.astype(np.float32)))
+    bn.bn2d.beta.set_data(Tensor(beta.astype(np.float32)))
+    bn.set_train()
+
+    class Loss(Cell):
+        def __init__(self, cell):
+            super().__init__()
+            self.cell = cell
+
+        def construct(self, x):
+            y = self.cell(x)
+            return (y * y).sum() * 0.5
+
+    try:
+        kiln.set_context(mode=getattr(kiln, mode))
+        loss, (grad_gamma,) = kiln.value_and_grad(Loss(bn), None, [bn.bn2d.gamma])(Tensor(x))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    mean, var = x.mean(axis=(0, 2, 3, 4)), x.var(axis=(0, 2, 3, 4))
+    xhat = (x - mean[None, :, None, None, None]) / np.sqrt(var[None, :, None, None, None] + 1e-5)
+    y = gamma[None, :, None, None, None] * xhat + beta[None, :, None, None, None]
+    close(loss, (y * y).sum() * 0.5, 1e-4)
+    close(grad_gamma, (y * xhat).sum(axis=(0, 2, 3, 4)), 1e-4)
+    close(bn.bn2d.moving_mean, 0.2 * mean)
+    close(bn.bn2d.moving_variance, 0.8 + 0.2 * var * 48 / 47)
+    with pytest.raises(ValueError, match=r"For 'BatchNorm3d'.*5-D.*\[4, 3, 2, 2\]"):
+        BatchNorm3d(3)(Tensor(rand(4, 3, 2, 2)))
 
 
 def test_batchnorm_gradients_reach_gamma_and_beta():

@@ -366,8 +366,9 @@ def _avg_pool(x, *, kernel_size, strides, pad_mode, pad, ceil_mode, count_includ
         total = lax.reduce_window(x, np.array(0, x.dtype), lax.add, **w)
     if divisor_override:
         return total / jnp.array(divisor_override, x.dtype)
-    # 'same' padding never counts (MindSpore); explicit padding counts when count_include_pad.
-    include = count_include_pad and pad_mode == "pad"
+    # 'same' and explicit padding count when count_include_pad (MindSpore's AvgPool3D); its 2-D AvgPool never
+    # counts 'same' padding: the faces that stand for it pass count_include_pad False.
+    include = count_include_pad and pad_mode != "valid"
     divisor = np.ones((), np.float64)
     for (out, lo, _, hi), n, k, s in zip(geo, x.shape[-nd:], kernel_size, strides):
         divisor = np.multiply.outer(divisor, _counts(n, k, s, lo, hi, out, include))

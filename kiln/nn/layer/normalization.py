@@ -114,10 +114,12 @@ class BatchNorm2d(_BatchNorm):
     _ranks = (4,)
 
 
-class BatchNorm3d(_BatchNorm):
-    """Batch normalisation of (N, C, D, H, W) over N, D, H and W; arguments as in BatchNorm1d."""
+class BatchNorm3d(Cell):
+    """Batch normalisation of (N, C, D, H, W) over N, D, H and W; arguments as in BatchNorm1d.
 
-    _ranks = (5,)
+    As MindSpore's, a BatchNorm2d child `bn2d` holds the parameters and normalises the input viewed as
+    (N, C, D * H, W): their names are `bn2d.gamma`, `bn2d.moving_mean`, ..., as in MindSpore's checkpoints.
+    """
 
     def __init__(
         self,
@@ -132,7 +134,8 @@ class BatchNorm3d(_BatchNorm):
         use_batch_statistics=None,
         dtype=mstype.float32,
     ) -> None:
-        super().__init__(
+        super().__init__()
+        self.bn2d = BatchNorm2d(
             num_features,
             eps,
             momentum,
@@ -145,6 +148,12 @@ class BatchNorm3d(_BatchNorm):
             "NCHW",
             dtype,
         )
+
+    def construct(self, x):
+        if x.ndim != 5:
+            raise ValueError(f"For 'BatchNorm3d', the input must be 5-D, but got shape {list(x.shape)}.")
+        n, c, d, h, w = x.shape
+        return self.bn2d(x.reshape(n, c, d * h, w)).reshape(n, c, d, h, w)
 
 
 class LayerNorm(Cell):

@@ -162,6 +162,9 @@ class _AvgPool(_Pool):
         self.divisor_override = divisor_override or 0
 
     def construct(self, x):
+        # MindSpore runs AvgPool1d/2d on its AvgPool (never counting 'same' padding) unless padding, ceil_mode,
+        # count_include_pad=False or divisor_override asks for its AvgPool3D, which counts it as AvgPool3d does.
+        plain = self._nd < 3 and self.pad_mode != "pad" and not self.ceil_mode
         return avg_pool(
             x,
             self._nd,
@@ -170,7 +173,7 @@ class _AvgPool(_Pool):
             self.pad_mode,
             self._pads,
             self.ceil_mode,
-            self.count_include_pad,
+            self.count_include_pad and not plain,
             self.divisor_override,
             "AvgPool3D" if self._nd == 3 else "AvgPool",
         )

@@ -672,7 +672,7 @@ FAMILY_ROWS: list[Row] = [
     _family("bidense"),
     _family("block_diag"),
     _family("cartesian_prod"),
-    _family("check_valid"),
+    _family("check_valid", classes=("CheckValid",)),
     _family("choice_with_mask"),
     _family("clip_by_global_norm"),
     _family("clip_by_norm"),

@@ -1,10 +1,12 @@
-"""Functional resizing: `interpolate` (nearest, linear / bilinear / trilinear, area) and its older name `upsample`."""
+"""Functional resizing: `interpolate` (nearest, linear / bilinear / trilinear, bicubic, area) and its older name
+`upsample`."""
 
 from __future__ import annotations
 
 import math
 import numbers
 
+from kiln._prims import image as prims_image
 from kiln._prims.nn import resize as R
 from kiln.ops._helpers import apply, op_error
 from kiln.ops.nn.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -17,7 +19,7 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
 
 
-_LINEAR_RANK = {"linear": 3, "bilinear": 4, "trilinear": 5}
+_LINEAR_RANK = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
 
 
 def _per_dim(value, nd: int, name: str) -> tuple:
@@ -35,10 +37,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         input (Tensor): (N, C, L), (N, C, H, W) or (N, C, D, H, W).
         size (Union[int, tuple[int]], optional): output spatial size.
         scale_factor (Union[float, tuple[float]], optional): output size = floor(size * scale_factor).
-        mode (str): 'nearest', 'linear' (3-D), 'bilinear' (4-D), 'trilinear' (5-D) or 'area'. Default: 'nearest'.
-        align_corners (bool, optional): linear modes only: map the corner pixels onto each other. Default: False.
+        mode (str): 'nearest', 'linear' (3-D), 'bilinear' (4-D), 'trilinear' (5-D), 'bicubic' (4-D) or 'area'.
+            Default: 'nearest'.
+        align_corners (bool, optional): linear and bicubic modes only: map the corner pixels onto each other.
+            Default: False.
         recompute_scale_factor (bool, optional): with `scale_factor`, map coordinates with the ratio of the
-            sizes instead of the given factor.
+            sizes instead of the given factor ('bicubic' takes `scale_factor` only with it).
 
     Returns:
         Tensor (N, C, *output size).
@@ -52,8 +56,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise op_error("interpolate", f"mode '{mode}' needs a {_LINEAR_RANK[mode]}-D input, but got shape "
                                       f"{list(input.shape)}.")  # fmt: skip
     if mode not in ("nearest", "area", *_LINEAR_RANK):
-        raise op_error("interpolate", f"mode must be 'nearest', 'linear', 'bilinear', 'trilinear' or 'area', but "
-                                      f"got {mode!r}.", NotImplementedError)  # fmt: skip
+        raise op_error("interpolate", f"mode must be 'nearest', 'linear', 'bilinear', 'trilinear', 'bicubic' or "
+                                      f"'area', but got {mode!r}.", NotImplementedError)  # fmt: skip
+    if mode == "bicubic" and scale_factor is not None and not recompute_scale_factor:
+        raise op_error("interpolate", "mode 'bicubic' takes 'scale_factor' only with recompute_scale_factor=True "
+                                      "(the output size computed from it), as MindSpore; or give 'size'.")  # fmt: skip
     if align_corners and mode in ("nearest", "area"):
         raise op_error("interpolate", f"'align_corners' only applies to the linear modes, not '{mode}'.")
     spatial = input.shape[2:]
@@ -68,5 +75,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         scales = (None,) * nd if recompute_scale_factor else tuple(1.0 / f for f in factors)
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1](input, sizes)
+    if mode == "bicubic":  # MindSpore's: ResizeBicubic, half-pixel centres unless align_corners
+        return apply(prims_image.ResizeBicubic, (input,), (sizes, bool(align_corners), not align_corners))
     prim_mode = "nearest" if mode == "nearest" else "linear"
     return apply(R.Interpolate, (input,), (sizes, scales, prim_mode, bool(align_corners)))

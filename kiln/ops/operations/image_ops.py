@@ -17,6 +17,7 @@ __all__ = [
     "IOU",
     "BoundingBoxEncode",
     "BoundingBoxDecode",
+    "CheckValid",
     "ResizeBilinearV2",
     "ResizeLinear1D",
     "CropAndResize",
@@ -81,6 +82,7 @@ BoundingBoxDecode = attr_class(
     {"max_shape": None, "means": (0.0, 0.0, 0.0, 0.0), "stds": (1.0, 1.0, 1.0, 1.0), "wh_ratio_clip": 0.016},
     lambda s, a, d: image.bounding_box_decode(a, d, s.max_shape, s.means, s.stds, s.wh_ratio_clip),
 )
+CheckValid = attr_class("CheckValid", {}, lambda s, bboxes, img_metas: image.check_valid(bboxes, img_metas))
 ResizeBilinearV2 = attr_class(
     "ResizeBilinearV2", {"align_corners": False, "half_pixel_centers": False}, resize_call("bilinear")
 )

@@ -1048,7 +1048,8 @@ class AvgPool(_Pool):
 
     def __init__(self, kernel_size=1, strides=1, pad_mode: str = "valid", data_format: str = "NCHW") -> None:
         super().__init__()
-        self._setup(kernel_size, strides, pad_mode, data_format=data_format)
+        # MindSpore's AvgPool never counts 'same' padding in the divisor (AvgPool3D does, by default)
+        self._setup(kernel_size, strides, pad_mode, include_pad=False, data_format=data_format)
 
 
 class MaxPool3D(_Pool):

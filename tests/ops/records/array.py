@@ -137,6 +137,28 @@ def _iou_ref(a, g):
     return (inter / (area(a) + area(g) - inter)).astype(a.dtype)
 
 
+def _decode_inputs(rng, dtype, shapes):
+    # anchors straddling the 6x8 image's edges and deltas that push boxes past them: the clipping is exercised
+    lo = rng.uniform(-3, 6, size=(shapes[0][0], 2))
+    anchors = np.concatenate([lo, lo + rng.uniform(1, 6, size=lo.shape)], 1).astype(dtype)
+    return [anchors, rng.uniform(-1, 1, size=shapes[1]).astype(dtype)]
+
+
+def _decode_ref(anchors, deltas, max_shape=(6, 8), stds=(0.1, 0.1, 0.2, 0.2), wh_ratio_clip=0.016):
+    """MindSpore 2.10's BoundingBoxDecode kernel (CPU and GPU): x clipped to [0, width], y to [0, height]."""
+    d = deltas * np.asarray(stds, anchors.dtype)
+    limit = abs(np.log(wh_ratio_clip))
+    dw, dh = np.clip(d[:, 2], -limit, limit), np.clip(d[:, 3], -limit, limit)
+    pw, ph = anchors[:, 2] - anchors[:, 0] + 1, anchors[:, 3] - anchors[:, 1] + 1
+    gx = (anchors[:, 0] + anchors[:, 2]) * 0.5 + pw * d[:, 0]
+    gy = (anchors[:, 1] + anchors[:, 3]) * 0.5 + ph * d[:, 1]
+    gw, gh = pw * np.exp(dw), ph * np.exp(dh)
+    height, width = max_shape
+    boxes = (gx - gw * 0.5 + 0.5, gy - gh * 0.5 + 0.5, gx + gw * 0.5 - 0.5, gy + gh * 0.5 - 0.5)
+    limits = (width, height, width, height)
+    return np.stack([np.clip(b, 0, m) for b, m in zip(boxes, limits, strict=True)], 1).astype(anchors.dtype)
+
+
 def _take_inputs(rng, dtype, shapes):
     return [rng.uniform(-2, 2, size=shapes[0]).astype(dtype), np.array([[0, 7], [-1, 3]], np.int64)]
 
@@ -416,6 +438,14 @@ INDEX_HELPERS = [
     ),  # fmt: skip
     R("lrn", lambda x: ops.lrn(x, 2, 1.0, 0.5, 0.75), _lrn_ref, shapes=((1, 5, 2, 2),), rtol=1e-5),
     R("iou", ops.iou, _iou_ref, shapes=((3, 4), (2, 4)), rtol=1e-5, extra={"make_inputs": _boxes}),
+    R(
+        "bounding_box_decode",
+        lambda a, d: ops.bounding_box_decode(a, d, (6, 8), (0.0, 0.0, 0.0, 0.0), (0.1, 0.1, 0.2, 0.2)),
+        _decode_ref,
+        shapes=((12, 4), (12, 4)),
+        grad=False,
+        extra={"make_inputs": _decode_inputs},
+    ),
     R(
         "space_to_batch_nd",
         lambda x: ops.space_to_batch_nd(x, 2, ((0, 0), (1, 1))),
