@@ -45,6 +45,7 @@ import threading
 import time
 import weakref
 import zlib
+from collections.abc import Callable
 from concurrent.futures import Future as _Future
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -316,14 +317,24 @@ class PersistentJit:
     Args:
         fun: the function (its positional arguments are arrays, Python scalars or None).
         key: what identifies `fun` across processes (e.g. a primitive's name and attributes): two
-            functions with the same key and signature must compute the same thing.
+            functions with the same key and signature must compute the same thing. None: kept in memory only.
         label: what `fun` computes, in words, for the compile log (`KILN_LOG=compiles`).
+        first_call: called with the arguments before the first run of each signature (every call of one that
+            has none: a tracer, a NumPy array); what it raises, the call raises.
     """
 
-    __slots__ = ("_jitted", "_donate", "_key", "_mem", "_tiered", "_ref", "_label", "__wrapped__", "__weakref__")
+    __slots__ = (
+        "_jitted", "_donate", "_key", "_mem", "_tiered", "_ref", "_label", "_first", "__wrapped__", "__weakref__"
+    )  # fmt: skip
 
     def __init__(
-        self, fun, key: str, donate_argnums: tuple[int, ...] = (), tiered: bool = False, label: str = "a kernel"
+        self,
+        fun,
+        key: str | None,
+        donate_argnums: tuple[int, ...] = (),
+        tiered: bool = False,
+        label: str = "a kernel",
+        first_call: Callable | None = None,
     ) -> None:
         # A function object of its own: JAX's in-memory caches (keyed by function and by program object)
         # then never hand back an executable that JAX read from its on-disk cache, which would not
@@ -332,7 +343,8 @@ class PersistentJit:
         self._label = label
         self._jitted = jax.jit(compile_log.named(fun, label), donate_argnums=donate_argnums)
         self._donate = donate_argnums
-        self._key = f"{key}|donate{list(donate_argnums)}" if donate_argnums else key
+        self._key = f"{key}|donate{list(donate_argnums)}" if donate_argnums and key is not None else key
+        self._first = first_call
         self._mem: dict = {}
         self._tiered = tiered
         self._ref = weakref.ref(self, _owner_gone)
@@ -343,10 +355,14 @@ class PersistentJit:
             # JAX's settings in force here (x64, matmul precision...: what jax.jit keys its own cache on too)
             sig = _signature(args)
         except _Unknown:
+            if self._first is not None:
+                self._first(*args)
             return self._jitted(*args)
         ex = self._mem.get(sig)
         if ex is not None and type(ex) is not _Future:
             return ex(*args)
+        if self._first is not None:
+            self._first(*args)
         if ex is None:
             ex = self._load_or_compile(sig, args)
             if len(self._mem) >= MAX_SIGNATURES:  # bounded: the oldest signature's executable goes
@@ -381,7 +397,7 @@ class PersistentJit:
     def _load_or_compile(self, sig, args):
         store = _store
         placements = {d[3] for d in sig[1:] if type(d) is tuple}
-        if store is None or len(placements) != 1:
+        if store is None or self._key is None or len(placements) != 1:
             return self._jitted
         devices = next(iter(placements)).device_set
         if len(devices) != 1:
@@ -468,12 +484,18 @@ class PersistentJit:
 
 
 def persistent_jit(
-    fun, key: str | None, donate_argnums: tuple[int, ...] = (), tiered: bool = False, label: str = "a kernel"
+    fun,
+    key: str | None,
+    donate_argnums: tuple[int, ...] = (),
+    tiered: bool = False,
+    label: str = "a kernel",
+    first_call: Callable | None = None,
 ):
     """`PersistentJit(fun, key, donate_argnums, tiered)` when the cache is on (with Kiln's store behind JAX's) and
     `key` names the program, else `jax.jit(fun, donate_argnums=donate_argnums)` compiling with the same XLA
     options as PersistentJit (`_CPU_OPTIONS`: on CPU the classic emitters compile PyNative's kernels several
-    times faster, to the same numbers).
+    times faster, to the same numbers); a PersistentJit that stores nothing when `first_call` is given without
+    the cache.
 
     Args:
         fun: a function of positional arrays, Python scalars and None.
@@ -484,12 +506,15 @@ def persistent_jit(
         tiered: a program large enough (`tiers.worth_tiering`) runs a quickly compiled executable until the
             optimised one, compiled in the background, takes over (whole programs: the lazy window's).
         label: what `fun` computes, in words, for the compile log (`KILN_LOG=compiles`).
+        first_call: called with the arguments of the first call of each input signature, before anything runs
+            (a primitive's input check); what it raises, the call raises.
 
     Returns:
         A callable with jax.jit's behaviour (and its `lower`).
     """
-    if key is not None and _store is not None and _ours:
-        return PersistentJit(fun, key, donate_argnums, tiered, label)
+    stored = key is not None and _store is not None and _ours
+    if stored or first_call is not None:
+        return PersistentJit(fun, key if stored else None, donate_argnums, tiered, label, first_call)
     # XLA's debug options are one set for every platform: a CPU option is ignored by a GPU compile
     options = _compiler_options("cpu") if jax.default_backend() == "cpu" else None
     return jax.jit(compile_log.named(fun, label), donate_argnums=tuple(donate_argnums), compiler_options=options)

@@ -173,10 +173,10 @@ class PrimitiveDef:
         name: MindSpore's name for the op ("MatMul", "BiasAdd").
         impl: backend function `impl(*arrays, **attrs) -> array | tuple[array, ...]`.
         attrs: attribute names with their defaults, in declaration order.
-        check: `check(*abstract_inputs, **attrs)`; raises `op_error(...)` on bad input.
-            Runs in graph analysis always and in PyNative when the backend fails,
-            or before every call when `check_eagerly` is set (cheap checks where the
-            backend would silently accept what MindSpore rejects).
+        check: `check(*abstract_inputs, **attrs)`; raises `op_error(...)` on bad input. It may read the inputs'
+            shapes and dtypes, the attributes and the types of Python scalar inputs (not their values: a check of
+            values is `bounds`). GRAPH_MODE runs it when the op is traced; PyNative the first time each input
+            signature meets the op (`validate`), so the backend never runs an input the check refuses.
         vjp: hand-written derivative `vjp(*inputs, out, dout, **attrs) -> tuple`
             of backend arrays (one cotangent per input, None where not differentiable).
             Omitted: derived from the backend's own vjp of `impl`.
@@ -207,7 +207,7 @@ class PrimitiveDef:
 
     __slots__ = (
         "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
-        "differentiable", "multiple_results", "effect", "random", "check_eagerly", "bounds", "shapes", "amp_cast",
+        "differentiable", "multiple_results", "effect", "random", "bounds", "shapes", "amp_cast",
         "amp_keep", "_backward",
     )  # fmt: skip
 
@@ -224,7 +224,6 @@ class PrimitiveDef:
         multiple_results: bool = False,
         effect: str | None = None,
         random: bool = False,
-        check_eagerly: bool = False,
         bounds: Bounds | None = None,
         shapes: Callable | None = None,
         amp_cast: bool = True,
@@ -245,7 +244,6 @@ class PrimitiveDef:
         self.multiple_results = multiple_results
         self.effect = effect
         self.random = random
-        self.check_eagerly = check_eagerly
         self.bounds = bounds
         self.shapes = shapes
         self.amp_cast = amp_cast
@@ -271,12 +269,19 @@ class PrimitiveDef:
         return keep if type(keep) is frozenset else keep(**self.attrs_dict(attrs))
 
     # -- abstract evaluation ---------------------------------------------------------
-    def abstract_eval(self, inputs: tuple, attrs: tuple) -> Any:
-        """Output AbstractTensor(s) for abstract or concrete inputs; runs `check` first."""
-        kw = self.attrs_dict(attrs)
+    def validate(self, inputs: tuple, kw: dict[str, Any]) -> tuple:
+        """Run `check` (when declared) on `inputs` (Tensors, backend arrays, tracers, abstract values, Python
+        scalars) seen as GRAPH_MODE's trace sees them: arrays as AbstractTensors, anything else as given. Returns
+        the abstract inputs."""
         abstract = tuple(_to_abstract(x) for x in inputs)
         if self.check is not None:
             self.check(*abstract, **kw)
+        return abstract
+
+    def abstract_eval(self, inputs: tuple, attrs: tuple) -> Any:
+        """Output AbstractTensor(s) for abstract or concrete inputs; runs `check` first."""
+        kw = self.attrs_dict(attrs)
+        abstract = self.validate(inputs, kw)
         structs = tuple(ShapeDtypeStruct(a.shape, a.dtype.np) if isinstance(a, AbstractTensor) else a for a in abstract)
         if self.shapes is not None:
             out = self.shapes(*structs, **kw)
@@ -355,7 +360,6 @@ def _make_backward(prim: PrimitiveDef, diff_mask: tuple[bool, ...]) -> Primitive
     bwd.multiple_results = True
     bwd.effect = None
     bwd.random = False
-    bwd.check_eagerly = False
     bwd.bounds = None  # the forward call already checked the same inputs
     bwd.amp_cast = False  # a backward takes the forward's dtypes as they were
     bwd.amp_keep = frozenset()

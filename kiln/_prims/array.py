@@ -33,7 +33,6 @@ Reshape = PrimitiveDef(
     lambda x, shape: jnp.reshape(x, shape),
     attrs={"shape": ()},
     check=_check_reshape,
-    check_eagerly=False,
     amp_cast=False,
 )
 
@@ -146,7 +145,6 @@ def _check_broadcast_to(x, shape):
 
 def _broadcast_to(x, shape):
     x = jnp.asarray(x)
-    _check_broadcast_to(x, shape)  # at trace time: a -1 on a new axis would read a size from the wrong end
     full = tuple(x.shape[i - len(shape) + x.ndim] if d == -1 else d for i, d in enumerate(shape))
     return jnp.broadcast_to(x, full)
 
@@ -294,7 +292,6 @@ OneHot = PrimitiveDef(
     attrs={"depth": 1, "axis": -1},
     nondiff=(0,),
     check=_check_one_hot,
-    check_eagerly=True,
 )
 
 

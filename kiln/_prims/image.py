@@ -32,7 +32,6 @@ ExtractImagePatches = PrimitiveDef(
     _patches,
     attrs={"ksizes": (1, 1), "strides": (1, 1), "rates": (1, 1), "padding": "VALID"},
     check=_check_patches,
-    check_eagerly=True,
 )
 
 
@@ -86,10 +85,8 @@ def _adjust_saturation(image, scale):
     return _hsv_to_rgb(h, jnp.clip(s * scale.astype(work.dtype), 0, 1), v).astype(image.dtype)
 
 
-AdjustHue = PrimitiveDef("AdjustHue", _adjust_hue, check=_check_rgb("AdjustHue"), check_eagerly=True)
-AdjustSaturation = PrimitiveDef(
-    "AdjustSaturation", _adjust_saturation, check=_check_rgb("AdjustSaturation"), check_eagerly=True
-)
+AdjustHue = PrimitiveDef("AdjustHue", _adjust_hue, check=_check_rgb("AdjustHue"))
+AdjustSaturation = PrimitiveDef("AdjustSaturation", _adjust_saturation, check=_check_rgb("AdjustSaturation"))
 
 
 def bicubic_weights(n_in: int, n_out: int, align_corners: bool, half_pixel_centers: bool) -> np.ndarray:
@@ -149,7 +146,6 @@ ResizeBicubic = PrimitiveDef(
     _resize_bicubic,
     attrs={"size": (1, 1), "align_corners": False, "half_pixel_centers": False},
     check=_check_resize_bicubic,
-    check_eagerly=True,
 )
 
 
@@ -232,7 +228,6 @@ ROIAlign = PrimitiveDef(
     _roi_align,
     attrs={"pooled_h": 1, "pooled_w": 1, "spatial_scale": 1.0, "grid_max": 2, "roi_end_mode": 1},
     check=_check_roi_align,
-    check_eagerly=True,
     nondiff=(1, 2),
 )
 
@@ -354,5 +349,4 @@ GridSampler3D = PrimitiveDef(
     _grid_sample_3d,
     attrs={"mode": "bilinear", "padding_mode": "zeros", "align_corners": False},
     check=_check_grid_sample_3d,
-    check_eagerly=True,
 )

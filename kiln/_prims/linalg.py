@@ -31,7 +31,6 @@ def _check_matmul(x, w, transpose_a=False, transpose_b=False):
 
 
 def _matmul(x, w, transpose_a, transpose_b):
-    same_float_dtype("MatMul", x1=x, x2=w)  # here too: PyNative's lazy window traces the op without its check
     if transpose_a:
         x = jnp.swapaxes(x, -1, -2)
     if transpose_b:

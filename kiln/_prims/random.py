@@ -157,7 +157,6 @@ Multinomial = PrimitiveDef(
     _multinomial,
     attrs={"num_samples": 1, "replacement": True},
     check=_check_multinomial,
-    check_eagerly=True,
     nondiff=(1,),
     random=True,
 )
@@ -195,7 +194,6 @@ RandomChoiceWithMask = PrimitiveDef(
     _choice_with_mask,
     attrs={"count": 256},
     check=_check_choice,
-    check_eagerly=True,
     multiple_results=True,
     nondiff=(1,),
     random=True,

@@ -437,12 +437,12 @@ def _primitive(the_plan: tuple, label: str) -> PrimitiveDef:
     prim.impl = _runner(the_plan)
     prim.attr_names, prim.attr_defaults = (), ()
     prim.custom_vjp = prim.bounds = None
-    prim.check = _walk(the_plan)  # read only when the program fails (check_eagerly is False)
+    prim.check = _walk(the_plan)  # read only when the program fails (dispatch: `PROGRAM_NAMES`)
     prim.nondiff = frozenset()
     prim.differentiable = True
     prim.multiple_results = True
     prim.effect = None
-    prim.random = prim.check_eagerly = prim.amp_cast = False
+    prim.random = prim.amp_cast = False
     prim.amp_keep = frozenset()
     prim._backward = {}
     dispatch.PROGRAM_NAMES[prim] = _disk_key(the_plan)

@@ -31,16 +31,28 @@ MAX_KERNELS = 4096
 
 def _compile(prim: PrimitiveDef, attrs: tuple):
     """The backend function running `prim` with `attrs`: jitted, and kept on disk between processes when the
-    primitive and its attributes have a name that means the same program in every process (`_disk_key`)."""
+    primitive and its attributes have a name that means the same program in every process (`_disk_key`).
+
+    The primitive's `check` runs on the first call of each input signature, before the backend sees the inputs
+    (a shape that broadcasts, an axis that wraps, a dtype JAX promotes would otherwise run); later calls with that
+    signature find the executable and pay nothing for it."""
     kw = prim.attrs_dict(attrs)
     impl = prim.impl
     fun = (lambda *xs: impl(*xs, **kw)) if kw else impl
     key = _disk_key(prim, attrs)
-    fn = B.cache.persistent_jit(fun, key, label=lazy.LABELS.get(prim) or f"the PyNative kernel of {prim.name}")
+    first = (lambda *xs: prim.validate(xs, kw)) if _checked_ahead(prim) else None
+    label = lazy.LABELS.get(prim) or f"the PyNative kernel of {prim.name}"
+    fn = B.cache.persistent_jit(fun, key, label=label, first_call=first)
     if len(_compiled) >= MAX_KERNELS:
         del _compiled[next(iter(_compiled))]
     _compiled[(prim, attrs)] = fn
     return fn
+
+
+def _checked_ahead(prim: PrimitiveDef) -> bool:
+    """Whether `prim`'s check runs before the op on each new input signature: every declared check, but a run-time
+    program's (`PROGRAM_NAMES`: a backward plan replayed op by op), which only explains a failure."""
+    return prim.check is not None and prim not in PROGRAM_NAMES
 
 
 def _disk_key(prim: PrimitiveDef, attrs: tuple) -> str | None:
@@ -161,10 +173,8 @@ def run_now(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     if fn is None:
         fn = _compile(prim, attrs)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    if prim.check_eagerly:
-        prim.check(*(_abstract(a) for a in args), **prim.attrs_dict(attrs))
     try:
-        result = fn(*arrays)
+        result = fn(*arrays)  # (its first call with these input types runs the op's check: `_compile`)
     except Exception as err:  # the backend's message is rewritten in the op's terms
         raise diagnose(prim, args, attrs, err) from None
     BD.settle(result)  # across processes: this program done on every local device before the next
@@ -241,11 +251,11 @@ _eager_only: set[PrimitiveDef] = set()
 
 
 def _can_defer(prim: PrimitiveDef) -> bool:
-    """Whether `prim` may wait in the lazy window: not when it checks inputs eagerly, writes an input in place (a
-    state update must be visible at once) or has another effect (a user's function run on the host runs at its line,
-    once: a window runs an op whose output is dropped never, and a failed window's ops twice). Remembered per
-    primitive. (An op with value bounds waits only when the inputs its check reads are computed: `_defer`.)"""
-    ok = prim.effect is None and not prim.check_eagerly
+    """Whether `prim` may wait in the lazy window: not when it writes an input in place (a state update must be
+    visible at once) or has another effect (a user's function run on the host runs at its line, once: a window runs
+    an op whose output is dropped never, and a failed window's ops twice). Remembered per primitive. (An op with
+    value bounds waits only when the inputs its check reads are computed: `_defer`.)"""
+    ok = prim.effect is None
     (_deferrable if ok else _eager_only).add(prim)
     return ok
 
@@ -325,8 +335,10 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
             raise
         key = (prim, attrs, tuple(sig))
         avals = _avals.get(key) if known is None else known
-        if avals is None:
+        if avals is None:  # a new input signature: the op's check first (a cached one passed it)
             try:
+                if _checked_ahead(prim):
+                    prim.validate(args, prim.attrs_dict(attrs))
                 avals = _abstract_outputs(prim, attrs, args)
             except Exception as err:  # the op's own check, or the backend's shape rule in the op's terms
                 del window.args[n_args:]
@@ -554,7 +566,10 @@ def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> E
     abstract = tuple(_abstract(a) for a in args)
     if prim.check is not None:
         try:
-            prim.check(*abstract, **kw)
+            if prim in PROGRAM_NAMES:  # a run-time program's check replays it op by op on the arrays themselves
+                prim.check(*abstract, **kw)
+            else:
+                prim.validate(args, kw)
         except (TypeError, ValueError, IndexError) as checked:
             return checked
     # an input of no kind an op takes (a str, an object) is the caller's error, whether or not the op has a check

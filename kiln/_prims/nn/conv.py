@@ -1111,7 +1111,6 @@ def winograd_weight_grad(x, dout, pads, tile: int = 2):
 
 def _conv_impl(nd):
     def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
-        same_float_dtype(f"Conv{nd}D", x=x, weight=w, bias=b)  # here too: PyNative's lazy window runs no check
         w = _squeeze_1d(w, nd)
         pads, outs = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
         if "forward" in dot_directions(x, w, outs, stride, dilation, group, data_format):
@@ -1449,5 +1448,4 @@ DeformableOffsets = PrimitiveDef(
         "modulated": True,
     },  # fmt: skip
     check=_check_deformable,
-    check_eagerly=True,
 )

@@ -615,7 +615,6 @@ FractionalMaxPool = PrimitiveDef(
     _fractional_max_pool,
     attrs={"ksize": (1, 1), "output_shape": (1, 1)},
     check=_check_fractional,
-    check_eagerly=True,
     multiple_results=True,
     nondiff=(1,),
 )
