@@ -314,6 +314,16 @@ def _host_effect(e, ins: list):
     if e.prim.differentiable:
         return e.prim.impl(*ins, **kw)
     full = functools.partial(_with_arrays, ins, pos)
+    if recurrent.reverse_only_state() is False:
+        # inside ops.jvp / jacfwd: the backend refuses a custom vjp only when the program compiles, in words that name
+        # no op; a custom jvp refuses at once, and only when a tangent reaches the op
+        g = jax.custom_jvp(lambda *arrays: e.prim.impl(*full(arrays), **kw))
+
+        @g.defjvp
+        def _forward(primals, tangents):
+            raise forward_mode_error(e.prim.name)
+
+        return g(*(ins[i] for i in pos))
 
     @jax.custom_vjp
     def f(*arrays):

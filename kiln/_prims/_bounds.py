@@ -157,7 +157,7 @@ embedding_bounds = Bounds(_embedding_test, index_message("input", "weight", "'we
 # ---- Tensor indexing ------------------------------------------------------------------------------
 def _tensor_dims(spec: tuple, ndim: int, tensors: tuple) -> list[tuple[int, int]]:
     """(position in `tensors`, axis of the indexed tensor) for every integer index tensor in `spec`."""
-    items = [it for it in spec if not (it[0] == "n" or (it[0] == "t" and not _integer(tensors[it[1]])))]
+    items = [it for it in spec if not (it[0] in "nb" or (it[0] == "t" and not _integer(tensors[it[1]])))]
     if any(it[0] == "e" for it in items):
         cut = next(i for i, it in enumerate(items) if it[0] == "e")
         head, tail = items[:cut], items[cut + 1 :]

@@ -337,7 +337,7 @@ LinSpace = PrimitiveDef(
 
 # ---- indexing ---------------------------------------------------------------------
 # An index is encoded statically as a tuple of items:
-#   ("i", n) int, ("s", start, stop, step) slice, ("n",) None, ("e",) Ellipsis,
+#   ("i", n) int, ("s", start, stop, step) slice, ("n",) None, ("e",) Ellipsis, ("b", flag) a scalar bool,
 #   ("t", k) the k-th dynamic index tensor (passed as an input after the data).
 def build_index(spec: tuple, tensors: tuple) -> tuple:
     out = []
@@ -351,6 +351,8 @@ def build_index(spec: tuple, tensors: tuple) -> tuple:
             out.append(None)
         elif tag == "e":
             out.append(Ellipsis)
+        elif tag == "b":
+            out.append(item[1])
         else:
             out.append(tensors[item[1]])
     return tuple(out)
@@ -367,7 +369,13 @@ GetItem = PrimitiveDef(
 
 def _set_item(x, value, *idx, spec):
     x = jnp.asarray(x)
-    return x.at[build_index(spec, idx)].set(jnp.asarray(value).astype(x.dtype))
+    index = build_index(spec, idx)
+    value = jnp.asarray(value)
+    # NumPy drops a value's leading axes of size 1 beyond the selection's rank (x[...] = v[None])
+    extra = value.ndim - jnp.ndim(jax.eval_shape(lambda a: a[index], x))
+    if extra > 0 and value.shape[:extra] == (1,) * extra:
+        value = value.reshape(value.shape[extra:])
+    return x.at[index].set(value.astype(x.dtype))
 
 
 SetItem = PrimitiveDef(

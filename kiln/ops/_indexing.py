@@ -27,21 +27,76 @@ def _encode(index) -> tuple[tuple, tuple]:
             parts = tuple(int(v) if isinstance(v, Tensor) else v for v in (item.start, item.stop, item.step))
             spec.append(("s", *parts))
         elif _is_scalar_bool(item):
-            # A scalar bool adds an axis, as None does (NumPy): of size 1 for True, 0 for False.
-            spec.append(("n",) if bool(item) else ("n0",))
+            # a scalar bool is NumPy's 0-d mask: a new axis of 1 (True) or 0 (False) entries, which broadcasts with
+            # the index tensors as an advanced index would; the backend's indexing places it as NumPy does
+            spec.append(("b", bool(item)))
         elif isinstance(item, (int, np.integer)):
             spec.append(("i", int(item)))
+        elif isinstance(item, (float, np.floating)):
+            raise IndexError(f"an index must be an int, slice, None, Ellipsis, bool, list or Tensor, not {item!r}.")
         else:
-            t = item if isinstance(item, Tensor) else Tensor(np.asarray(item))
+            t = item if isinstance(item, Tensor) else _list_index(item)
             if t.dtype.kind == "b":
                 # A boolean mask selects a data-dependent number of entries: resolve it on the host.
                 for coord in np.nonzero(t.asnumpy()):
                     spec.append(("t", len(tensors)))
                     tensors.append(Tensor(coord.astype(np.int64)))
                 continue
+            if t.dtype.kind not in "iu":
+                raise IndexError(f"an index tensor must hold integers or booleans, but got {t.dtype}.")
             spec.append(("t", len(tensors)))
             tensors.append(t)
+    if sum(item[0] == "e" for item in spec) > 1:
+        raise IndexError("an index may hold at most one Ellipsis ('...').")
     return tuple(spec), tuple(tensors)
+
+
+def _list_index(item) -> Tensor:
+    """A list (or NumPy array) index as a Tensor; an empty one indexes with integers, as NumPy's does."""
+    arr = np.asarray(item)
+    if arr.size == 0 and arr.dtype.kind == "f":
+        arr = arr.astype(np.int64)
+    return Tensor(arr)
+
+
+def _selects_nothing(index) -> bool:
+    """A list index that selects no entry ([] or all False): MindSpore refuses it in a read."""
+    items = index if isinstance(index, tuple) else (index,)
+    return any(
+        isinstance(item, list) and all(isinstance(v, (bool, np.bool_)) and not v for v in item) for item in items
+    )
+
+
+def _check_masks(index, shape: tuple) -> None:
+    """A boolean mask indexes as many axes as it has, and must have their sizes (a shorter axis would be read as
+    the first entries of a longer one, silently)."""
+    items = index if isinstance(index, tuple) else (index,)
+    masks = [_mask_shape(item) for item in items]
+    if all(m is None for m in masks):
+        return
+    widths = [0 if item is None or item is Ellipsis or _is_scalar_bool(item) else 1 for item in items]
+    widths = [len(m) if m is not None else w for m, w in zip(masks, widths, strict=True)]
+    cut = next((k for k, item in enumerate(items) if item is Ellipsis), len(items))
+    axis = 0
+    for k, (mask, width) in enumerate(zip(masks, widths, strict=True)):
+        if k == cut:
+            axis = len(shape) - sum(widths[k + 1 :])
+        if mask is not None and tuple(shape[axis : axis + width]) != mask:
+            raise ValueError(
+                f"a boolean mask of shape {list(mask)} indexes axes {axis}..{axis + width - 1} of a tensor of shape "
+                f"{list(shape)}, whose sizes there are {list(shape[axis : axis + width])}: they must be equal."
+            )
+        axis += width
+
+
+def _mask_shape(item) -> tuple | None:
+    """The shape of a boolean mask index (a Tensor, array or list of bools of at least one axis), else None."""
+    if isinstance(item, Tensor):
+        return tuple(item.shape) if item.dtype.kind == "b" and item.ndim > 0 else None
+    if isinstance(item, (list, np.ndarray)):
+        arr = np.asarray(item)
+        return arr.shape if arr.dtype.kind == "b" and arr.ndim > 0 else None
+    return None
 
 
 def _is_scalar_bool(item) -> bool:
@@ -52,7 +107,7 @@ def _is_scalar_bool(item) -> bool:
 
 def _check_int_bounds(spec: tuple, shape: tuple) -> None:
     """Integer indices are checked like Python sequences (the backend would clamp them)."""
-    consuming = [item for item in spec if item[0] != "n"]
+    consuming = [item for item in spec if item[0] not in "nb"]
     if sum(item[0] != "e" for item in consuming) > len(shape):
         raise IndexError(f"too many indices for a tensor of shape {list(shape)}: {len(consuming)} were given.")
     dims = []
@@ -70,46 +125,13 @@ def _check_int_bounds(spec: tuple, shape: tuple) -> None:
 
 
 def getitem(x: Tensor, index) -> Tensor:
+    """`x[index]`: NumPy's basic and advanced indexing."""
+    if _selects_nothing(index):
+        raise IndexError("a list index must select at least one entry, but it is empty or all False.")
+    _check_masks(index, x.shape)
     spec, tensors = _encode(index)
-    _check_scalar_bools(index, spec)
-    empty = [k for k, item in enumerate(spec) if item[0] == "n0"]
-    if empty:
-        spec = tuple(("n",) if item[0] == "n0" else item for item in spec)
     _check_int_bounds(spec, x.shape)
-    out = apply(A.GetItem, (x, *tensors), (spec,))
-    for k in empty:  # x[False]: the new axis holds nothing
-        if tensors:
-            raise IndexError("a False index together with index tensors is not supported; index in two steps.")
-        axis = _output_axis(spec, k, x.ndim)
-        out = getitem(out, (slice(None),) * axis + (slice(0, 0),))
-    return out
-
-
-def _check_scalar_bools(index, spec: tuple) -> None:
-    """Scalar bools index as NumPy's advanced indices do; Kiln supports the cases where that is one new axis at
-    the bool's place (one bool, next to the integers if any), and says so for the others."""
-    items = index if isinstance(index, tuple) else (index,)
-    bools = [k for k, item in enumerate(items) if _is_scalar_bool(item)]
-    if not bools:
-        return
-    advanced = [k for k, item in enumerate(spec) if item[0] == "i" or k in bools]
-    if len(bools) > 1 or advanced != list(range(advanced[0], advanced[0] + len(advanced))):
-        raise IndexError(
-            "indexing with several scalar booleans, or a scalar boolean apart from the integer indices, is not "
-            "supported: index in two steps."
-        )
-
-
-def _output_axis(spec: tuple, k: int, ndim: int) -> int:
-    """The axis of the result that basic index item `k` (a new axis) becomes."""
-    consumed = sum(item[0] in "is" for item in spec)
-    axis = 0
-    for item in spec[:k]:
-        if item[0] in ("n", "s"):
-            axis += 1
-        elif item[0] == "e":
-            axis += ndim - consumed
-    return axis
+    return apply(A.GetItem, (x, *tensors), (spec,))
 
 
 def setitem(x: Tensor, index, value) -> None:
@@ -117,11 +139,21 @@ def setitem(x: Tensor, index, value) -> None:
     if isinstance(index, Tensor) and index.dtype.kind == "b" and index.shape == x.shape:
         out = apply(A.MaskedSet, (_snapshot(x), index, value))
     else:
+        _check_masks(index, x.shape)
         spec, tensors = _encode(index)
         _check_int_bounds(spec, x.shape)
-        out = apply(A.SetItem, (_snapshot(x), value, *tensors), (spec,))
+        out = apply(A.SetItem, (_snapshot(x), _value(value), *tensors), (spec,))
     x._data = out._data
     x._nodes = out._nodes
+
+
+def _value(value):
+    """A tuple or list of values holding Tensors is written as their stack (NumPy reads it as one array)."""
+    if isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value):
+        parts = tuple(_value(v) if isinstance(v, (tuple, list)) else v for v in value)
+        dtype = next(v.dtype for v in parts if isinstance(v, Tensor))
+        return apply(A.Stack, tuple(v if isinstance(v, Tensor) else Tensor(v, dtype) for v in parts), (0,))
+    return value
 
 
 def _snapshot(x: Tensor) -> Tensor:

@@ -147,6 +147,7 @@ __all__ = [
     "matmul",
     "mm",
     "bmm",
+    "batch_dot",
     "batch_matmul",
     "bias_add",
     "einsum",
@@ -762,6 +763,34 @@ def bmm(input_x, mat2) -> Tensor:
 
 
 batch_matmul = bmm
+
+
+def batch_dot(x1, x2, axes=None) -> Tensor:
+    """For each entry of axis 0 (the batch, of equal size in both), contract axis `axes[0]` of `x1` with axis
+    `axes[1]` of `x2` (an int: the same axis of both; None: the last of `x1` with the last of a 2-D `x2`, else its
+    second-to-last). The result has the batch, then `x1`'s other axes, then `x2`'s; a batch of scalars is (B, 1)."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise op_error("batch_dot", f"'x1' and 'x2' need at least 2 axes, but have {x1.ndim} and {x2.ndim}.")
+    if axes is None:
+        axes = (x1.ndim - 1, x2.ndim - 1 if x2.ndim == 2 else x2.ndim - 2)
+    elif isinstance(axes, int):
+        axes = (axes, axes)
+    a1, a2 = (int(a) + n if int(a) < 0 else int(a) for a, n in zip(axes, (x1.ndim, x2.ndim), strict=True))
+    if not (0 < a1 < x1.ndim and 0 < a2 < x2.ndim):
+        raise op_error("batch_dot", f"'axes' must name a non-batch axis of each input, but got {tuple(axes)}.")
+    if x1.shape[0] != x2.shape[0] or x1.shape[a1] != x2.shape[a2]:
+        raise op_error(
+            "batch_dot",
+            f"the batch sizes and contracted axes must agree: x1 {list(x1.shape)} axis {a1}, "
+            f"x2 {list(x2.shape)} axis {a2}.",
+        )
+    free1 = [i for i in builtins.range(1, x1.ndim) if i != a1]
+    free2 = [i for i in builtins.range(1, x2.ndim) if i != a2]
+    b, k = x1.shape[0], x1.shape[a1]
+    left = array.reshape(array.transpose(x1, (0, *free1, a1)), (b, -1, k))
+    right = array.reshape(array.transpose(x2, (0, a2, *free2)), (b, k, -1))
+    shape = (b, *(x1.shape[i] for i in free1), *(x2.shape[i] for i in free2))
+    return array.reshape(bmm(left, right), shape if len(shape) > 1 else (b, 1))
 
 
 def bias_add(input_x, bias, data_format: str = "NCHW") -> Tensor:

@@ -40,6 +40,17 @@ class Primitive:
     def set_device(self, device_target: str) -> Primitive:
         return self
 
+    def set_user_data(self, key: str, value) -> None:
+        """Keep `value` under `key` on this primitive instance (data of the caller's own; the op never reads it)."""
+        self.__dict__.setdefault("_user_data", {})[key] = value
+
+    def get_user_data(self, key: str):
+        """The value `set_user_data` kept under `key`; a key never set is a KeyError."""
+        data = self.__dict__.get("_user_data", {})
+        if key not in data:
+            raise KeyError(f"{self.name} holds no user data under {key!r}.")
+        return data[key]
+
     def shard(self, in_strategy=None, out_strategy=None, **kwargs) -> Primitive:
         """Split this primitive's inputs (and outputs) over the devices (SEMI_AUTO_PARALLEL; see kiln.parallel)."""
         ignore_argument(

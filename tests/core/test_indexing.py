@@ -40,6 +40,14 @@ READS = [
     ("True next to an int", lambda x: x[..., True, 3, 0:2, None]),
     ("False after None", lambda x: x[None, False, 1]),
     ("0-d bool tensor", lambda x: x[Tensor(True) if isinstance(x, Tensor) else np.array(True), 0]),
+    # a scalar bool beside index lists broadcasts with them as NumPy's 0-d mask (it was placed as a None)
+    ("True after an index list", lambda x: x[[0, 2], True]),
+    ("True before an index list", lambda x: x[True, [0, 2]]),
+    ("True between an int and a list", lambda x: x[1, True, [0, 1]]),
+    ("True beside a 2-d index list", lambda x: x[[[0, 1]], True]),
+    ("two scalar bools", lambda x: x[True, True]),
+    ("False apart from an int", lambda x: x[1, ..., False]),
+    ("True, False", lambda x: x[True, False]),
 ]
 
 
@@ -128,7 +136,90 @@ def test_gradient_flows_through_getitem_and_setitem():
     np.testing.assert_allclose(g, want, rtol=1e-6)
 
 
-def test_scalar_bools_kiln_cannot_place_are_an_index_error():
-    for index in ((True, True), (1, ..., False)):
-        with pytest.raises(IndexError, match="scalar boolean"):
-            Tensor(A)[index]
+WRITES = [
+    # (name, index, value as NumPy): NumPy's assignment is the reference
+    ("value with a leading axis of 1", (Ellipsis,), A[None] + 1),
+    ("value with two leading axes of 1", (slice(0, 2),), A[None, None, :2] * 2),
+    ("True after an index list", ([0, 2], True), np.ones((2, 4, 5), np.float32)),
+    ("scalar False writes nothing", (False,), 1.0),
+    ("False beside an int writes nothing", (False, 1), A[False, 1] + 1),
+    ("empty list writes nothing", ([],), 2.0),
+]
+
+
+@pytest.mark.parametrize(("name", "index", "value"), WRITES, ids=[w[0] for w in WRITES])
+def test_write_numpy_cases(name, index, value):
+    t = Tensor(A)
+    t[index] = Tensor(value) if isinstance(value, np.ndarray) else value
+    want = A.copy()
+    want[index] = value
+    np.testing.assert_array_equal(t.asnumpy(), want)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_write_a_tuple_of_tensors_is_their_stack(mode):
+    # NumPy reads the tuple as one array: rows 0..2 of the last two axes get the three vectors
+    idx = np.array([[0, 2], [1, 1]], np.int32)
+    vals = [np.full((5,), k, np.float32) for k in range(4)]
+
+    def write(x, i, v0, v1, v2, v3):
+        x = x * 1
+        x[i] = (v0, v1, v2, v3)
+        return x
+
+    fn = kiln.jit(write) if mode == "graph" else write
+    got = fn(Tensor(A), Tensor(idx), *(Tensor(v) for v in vals))
+    want = A.copy()
+    want[idx] = tuple(vals)
+    np.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_graph_mode_scalar_bool_beside_an_index_tensor():
+    fn = kiln.jit(lambda x, i: x[i, True] * 2)
+    idx = np.array([2, 0], np.int64)
+    np.testing.assert_array_equal(fn(Tensor(A), Tensor(idx)).asnumpy(), A[idx, True] * 2)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [3.4, (1, 2.0), np.float32(1.0), [0.5, 1.0], (0, ..., ...)],
+    ids=["float", "float in tuple", "numpy float", "float list", "two Ellipsis"],
+)
+def test_indices_numpy_refuses_are_an_index_error(index):
+    with pytest.raises(IndexError):
+        A[index]
+    with pytest.raises(IndexError):
+        Tensor(A)[index]
+    with pytest.raises(IndexError):
+        Tensor(A)[index] = 1.0
+
+
+@pytest.mark.parametrize("index", [[], [False, False, False], ([], 1)], ids=repr)
+def test_reading_by_a_list_that_selects_nothing_is_an_index_error(index):
+    # MindSpore 2.10 refuses these reads (IndexError, probed); NumPy would return an empty array
+    with pytest.raises(IndexError):
+        Tensor(A)[index]
+
+
+@pytest.mark.parametrize(
+    "index",
+    [np.array([True, True]), (slice(None), np.array([True, False])), (Ellipsis, np.ones(4, bool)), MASK_FULL[None]],
+    ids=["2 of 3 rows", "2 of 4 on axis 1", "4 of 5 after Ellipsis", "a mask of more axes"],
+)
+def test_a_mask_whose_shape_is_not_its_axes_is_refused(index):
+    # NumPy refuses these too; Kiln used to read a short mask as the first entries of the axis, silently.
+    # MindSpore 2.10 raises ValueError for a Tensor mask of the wrong size (probed); the class follows it.
+    items = index if isinstance(index, tuple) else (index,)
+    as_tensors = tuple(Tensor(i) if isinstance(i, np.ndarray) else i for i in items)
+    with pytest.raises(IndexError):
+        A[index]
+    with pytest.raises(ValueError, match="boolean mask"):
+        Tensor(A)[as_tensors]
+    t = Tensor(A)
+    with pytest.raises(ValueError, match="boolean mask"):
+        t[as_tensors] = 1.0
+
+
+def test_a_mask_after_an_ellipsis_reads_the_last_axes():
+    mask = np.array([True, False, True, False, True])
+    np.testing.assert_array_equal(Tensor(A)[..., Tensor(mask)].asnumpy(), A[..., mask])

@@ -827,6 +827,7 @@ FAMILY_ROWS: list[Row] = [
     _family("shuffle"),
     _family("swapdims"),
     _family("tanh_"),
+    _family("batch_dot"),
     _family("tensor_dot"),
     _family("tensor_range"),
     _family("tensor_slice"),

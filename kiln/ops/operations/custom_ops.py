@@ -34,8 +34,9 @@ def _run_pyfunc(fn, inputs, out_shapes, out_dtypes):
 class PyFunc(Primitive):
     """`PyFunc(fn, in_types, in_shapes, out_types, out_shapes)(*inputs)`: run the Python function `fn` on NumPy
     copies of the inputs (on the host, also inside compiled graphs) and return its outputs as Tensors of the
-    declared dtypes and shapes (a tuple). It has no derivative: a gradient reaching it raises RuntimeError (cut it
-    with ops.stop_gradient). It runs at every call, also in graphs (never merged or dropped as unused)."""
+    declared dtypes and shapes (a tuple); the inputs may also come as one tuple or list. It has no derivative: a
+    gradient reaching it raises RuntimeError (cut it with ops.stop_gradient). It runs at every call, also in graphs
+    (never merged or dropped as unused)."""
 
     def __init__(self, fn, in_types, in_shapes, out_types, out_shapes, stateful: bool = True) -> None:
         super().__init__("PyFunc")
@@ -51,6 +52,8 @@ class PyFunc(Primitive):
             raise ValueError(f"PyFunc: {len(self._out_types)} out_types but {len(self._out_shapes)} out_shapes.")
 
     def __call__(self, *inputs):
+        if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):  # PyFunc((x1, x2)): the tuple holds the inputs
+            inputs = tuple(inputs[0])
         return _run_pyfunc(self.fn, inputs, self._out_shapes, self._out_types)
 
 

@@ -52,6 +52,19 @@ def test_pyfunc_and_custom_eager_and_graph():
         ops.Custom(lambda a: a, (3,), ms.float32, func_type="nope")
 
 
+@pytest.mark.parametrize("graph", [False, True], ids=["pynative", "graph"])
+def test_pyfunc_takes_its_inputs_as_one_tuple(graph):
+    # MindSpore's GPU tests call PyFunc((x1, x2)): the tuple holds the inputs (it reached the function as one array)
+    f = P.PyFunc(lambda a, b: a - b, [ms.float32] * 2, [(3,)] * 2, [ms.float32], [(3,)])
+    a, b = np.array([1.0, 5.0, -2.0], np.float32), np.array([4.0, 2.0, 1.0], np.float32)
+
+    def run(x, y):
+        return f((x, y))[0] * 2
+
+    out = (ms.jit(run) if graph else run)(Tensor(a), Tensor(b))
+    np.testing.assert_array_equal(out.asnumpy(), (a - b) * 2)
+
+
 def test_custom_bprop():
     def bprop(x, out, dout):
         return (dout * 10,)
