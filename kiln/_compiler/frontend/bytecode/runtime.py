@@ -17,7 +17,7 @@ import weakref
 
 from kiln._compiler.build import build
 from kiln._compiler.cache import memory as jit_cache
-from kiln._compiler.errors import user_stacklevel
+from kiln._compiler.errors import HostShapeChanged, user_stacklevel
 from kiln._compiler.frontend.bytecode import breaks, state
 from kiln._compiler.frontend.bytecode.instructions import Code, GraphBreak
 from kiln._compiler.frontend.bytecode.tracer import (
@@ -172,7 +172,11 @@ def call(fc: FunctionCache, fn, args: list, kwargs: dict):
                     return _eager(fc, fn, entry)
             if seg.ex is not None:
                 graphs += 1
-            out = seg.run(entry.values, leaves)
+            try:
+                out = seg.run(entry.values, leaves)
+            except HostShapeChanged:  # nothing was applied: this segment is captured again for the new shapes
+                fc.segments[key].remove(seg)
+                continue
             if seg.kind == "return":
                 return out
             steps += 1
