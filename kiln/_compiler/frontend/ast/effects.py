@@ -11,6 +11,7 @@ import numpy as np
 
 from kiln._backend.callbacks import guarded
 from kiln._compiler.errors import GraphCompileError, HostShapeChanged
+from kiln._compiler.guards import HOST_SHAPES
 from kiln._compiler.ir import graph as G
 from kiln._compiler.lower import eval_graph
 from kiln._core.tensor import Tensor
@@ -218,10 +219,6 @@ def host_call(ctx, fn, args, kwargs):
     params = {"fn": guarded(host, f"the host step '{name}'", fn), "first": first_flat, "name": name, "vjp": vjp}
     outs = trace.emit("host_call", arrays, [(st.shape, st.dtype) for st in out_structs], params)
     return _rebuild(out_template, iter(outs))
-
-
-# host step site -> the result shapes the latest program compiled for it assumed (a program guards that entry)
-HOST_SHAPES: dict = {}
 
 
 def _host_site(ctx, trace: G.Trace, name: str) -> tuple:
