@@ -394,6 +394,7 @@ class JitCache:
         self._set_fast(self._fast_entry(args, kwargs, sig, ex))
         failure = pending[1] if pending is not None and pending[0] is ex else None
         tried: set = set()  # the plans this call ran whose branch guards failed
+        reshaped = 0  # retraces of this call for host steps' new result shapes
         while True:
             try:
                 if failure is not None:
@@ -412,6 +413,9 @@ class JitCache:
             except persistent.StaleExecutable:  # loaded from disk for other inputs: trace and compile this call
                 reason = "the executable loaded from disk does not fit these inputs"
             except HostShapeChanged as changed:  # nothing was applied: compile for the shapes it gave, run again
+                reshaped += 1
+                if reshaped > changed.MAX_RETRACES:
+                    raise changed.refused() from None
                 reason = str(changed)
             self.entries[key].remove(ex)
             with persistent.loading_suspended():  # traced again (an executable on disk would be the same one)

@@ -148,6 +148,7 @@ def call(fc: FunctionCache, fn, args: list, kwargs: dict):
             fc.breaks.append(breaks.BreakInfo(why, (fn.__code__.co_filename, line), "", fn.__qualname__))
             if fc.fullgraph:
                 raise Unsupported(_fullgraph_message(fc.breaks[-1]))
+    reshaped = 0  # segments captured again for host steps' new result shapes
     try:
         while True:
             pc = entry.pc
@@ -174,8 +175,11 @@ def call(fc: FunctionCache, fn, args: list, kwargs: dict):
                 graphs += 1
             try:
                 out = seg.run(entry.values, leaves)
-            except HostShapeChanged:  # nothing was applied: this segment is captured again for the new shapes
+            except HostShapeChanged as changed:  # nothing applied: captured again for the new shapes
                 fc.segments[key].remove(seg)
+                reshaped += 1
+                if reshaped > changed.MAX_RETRACES:
+                    raise changed.refused() from None
                 continue
             if seg.kind == "return":
                 return out

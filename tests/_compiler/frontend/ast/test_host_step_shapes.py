@@ -11,6 +11,7 @@ import pytest
 
 import kiln as ms
 from kiln import Parameter, Tensor, nn, ops
+from kiln._compiler.errors import GraphCompileError
 from tests._compiler.frontend.ast.modes import compiled
 
 COMPILED = ("graph", "jit", "bytecode")
@@ -133,3 +134,19 @@ def test_a_compiled_training_step_on_masks_of_new_counts_matches_pynative():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_allclose(runs[ms.GRAPH_MODE][0], runs[ms.PYNATIVE_MODE][0], rtol=1e-5)
     np.testing.assert_allclose(runs[ms.GRAPH_MODE][1], runs[ms.PYNATIVE_MODE][1], rtol=1e-5)
+
+
+def _selected_per_trip(x, n):
+    total = x.sum() * 0.0
+    i = Tensor(0)
+    while i < n:  # a Tensor loop: each trip's selection has another count
+        total = total + ops.masked_select(x, x > i.astype(x.dtype)).sum()
+        i = i + 1
+    return total
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_a_host_step_changing_shape_within_one_call_is_a_kiln_error_not_a_hang(mode):
+    x = Tensor(np.arange(6, dtype=np.float32))
+    with pytest.raises(GraphCompileError, match=r"host step 'masked_select' .* recompiles"):
+        compiled(mode, _selected_per_trip)(x, Tensor(3))
