@@ -44,6 +44,13 @@ def guarded(fn: Callable, what: str, owner: Callable | None = None) -> Callable:
     return call
 
 
+def held(err: BaseException) -> BaseException | None:
+    """The exception `user_error(err)` would give back, left held."""
+    m = _TOKEN_RE.search(str(err))
+    entry = _HELD.get(int(m.group(1))) if m else None
+    return None if entry is None else entry[0]
+
+
 def user_error(err: BaseException) -> BaseException | None:
     """The user's exception that a guarded callback raised, when `err` is the backend's error reporting it."""
     m = _TOKEN_RE.search(str(err))

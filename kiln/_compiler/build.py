@@ -28,6 +28,7 @@ from kiln._compiler import dump, input_checks
 from kiln._compiler import passes as tensor_passes
 from kiln._compiler.cache import persistent
 from kiln._compiler.cache.memory import InputsDiffer, rebuild
+from kiln._compiler.errors import host_shape_changed
 from kiln._compiler.frontend.ast.calls import prescan
 from kiln._compiler.frontend.ast.control import leaf_scalar_types
 from kiln._compiler.frontend.ast.effects import HostScalar, RunTimeString, python_type_of
@@ -505,6 +506,8 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
     # updates (an optimization barrier putting every update after every gradient left all 22). Its option
     # xla_cpu_copy_insertion_use_region_analysis removes them, step time unchanged (session 14, load 6-9).
     donated = tuple(i for i, k in enumerate(state_keys) if k in written and k is not G.RNG)
+    if has_host_calls(graph):
+        donated = ()  # a run whose host step changes shape applies nothing: the state must outlive it
 
     # a user's raise and a branch guard always run
     checked = has_checks(graph) and (checks_enabled() or has_checks(graph, raise_p) or has_checks(graph, guard_p))
@@ -578,6 +581,8 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         if kept is None:
             kept = _compiled_tiered(exe, leaves, state_objs)
         exe = kept if kept is not None else exe
+    if has_host_calls(graph):
+        exe = _host_shapes_checked(exe)
     ex = Executable()
     ex.exe = exe
     ex.state_objs = state_objs
@@ -740,7 +745,28 @@ def _trace_specialised(name, body, template, leaves, cells, lax, fn, shapes, pla
             plan[err.site] = True  # the true branch first; a call taking the other one compiles that one
 
 
+def _host_shapes_checked(exe):
+    """`exe`, raising HostShapeChanged itself when a host step's result changed shape (the backend reports it as
+    its own runtime error): the compile cache then traces the call again."""
+
+    def run(*arrays):
+        try:
+            return exe(*arrays)
+        except Exception as err:
+            changed = host_shape_changed(err)
+            if changed is not None:
+                raise changed from None
+            raise
+
+    return run
+
+
 MAX_SPECIALISED = 32  # Tensor ifs one program may be specialised on
+
+
+def has_host_calls(graph) -> bool:
+    """True when `graph` (nested graphs included) has a host step (whose result may change shape)."""
+    return any(e.prim == "host_call" or any(map(has_host_calls, e.subgraphs())) for e in graph.eqns)
 
 
 def has_host_effects(graph) -> bool:

@@ -25,6 +25,30 @@ class GraphCompileError(RuntimeError):
     """A program that parses but cannot be compiled (type join, unsupported use of a value)."""
 
 
+class HostShapeChanged(Exception):  # noqa: N818  (control flow of the compile cache, not an error the user sees)
+    """A host step gave a result of another shape than its program was compiled for (a data-dependent shape, e.g.
+    masked_select's count): nothing of the run is applied, and the call is traced and compiled again."""
+
+    # one call compiled again this many times (a host step in a loop whose shape changes per trip) is refused
+    MAX_RETRACES = 4
+
+    def refused(self) -> GraphCompileError:
+        """The error of a call whose host step changes shape again after each retrace."""
+        return GraphCompileError(
+            f"{self.args[0]}, again after {self.MAX_RETRACES} recompiles of one call: a host step whose result shape "
+            f"differs between its runs in one call (e.g. in a loop) cannot be compiled. Run it in PyNative mode, or "
+            f"give its result a fixed shape (e.g. a mask instead of a selection)."
+        )
+
+
+def host_shape_changed(err: BaseException) -> HostShapeChanged | None:
+    """The HostShapeChanged a host step raised, when `err` is the backend's report of it."""
+    if isinstance(err, HostShapeChanged):
+        return err
+    held = callbacks.held(err)
+    return callbacks.user_error(err) if isinstance(held, HostShapeChanged) else None
+
+
 class TensorMethodUnavailable(GraphCompileError, AttributeError):
     """A Tensor method that reads the Tensor's value on the host (`asnumpy()`, `item()`, ...) called in a graph
     under jit_syntax_level STRICT or COMPATIBLE: such a graph's Tensors have no such method (LAX runs it as a

@@ -113,9 +113,16 @@ def compile_guards(guards: list):
     return ns["holds"]
 
 
+# host step site (name, file, line, col, arrival) -> the result shapes the latest program compiled for it assumed:
+# a program guards its entry, which a run that gets other shapes replaces (frontend/ast/effects.host_call)
+HOST_SHAPES: dict = {}
+
+
 def _describe_guard(kind, container, key) -> str:
     if kind == 1:
         return "a closure variable changed"
+    if container is HOST_SHAPES:
+        return f"the host step '{key[0]}' at {key[1]}:{key[2]} gave a result of another shape"
     if "__builtins__" in container or "__name__" in container:
         return f"global '{key}' changed"
     if key == "training":

@@ -390,22 +390,57 @@ def _dim_value(e, ins, checks):
 @_rule("host_call")
 def _host_call(e, ins, checks):
     structs = tuple(B.ShapeDtypeStruct(o.shape, o.dtype) for o in e.outputs)
+    name = e.params.get("name", "a host step")
+    run = _opaque(
+        e.params["fn"],
+        structs,
+        e,
+        f"'{name}' runs on the host when the graph runs (it needs Tensor values known only then), and",
+    )
+    pullback = e.params.get("vjp")
+    if pullback is None:
+        return list(run(*ins))
+    # The host step's derivative runs on the host too (effects.host_call's pullback of the step's Python)
+    call = jax.custom_vjp(run)
+
+    def fwd(*values):
+        # `call` itself: a second gradient differentiates this forward by the same host pullback
+        return call(*values), values
+
+    def bwd(values, cts):
+        wanted = [i for i, v in enumerate(values) if _inexact(v)]
+        sens = [c for c, s in zip(cts, structs, strict=True) if jnp.issubdtype(s.dtype, jnp.inexact)]
+        back = _opaque(
+            pullback, tuple(structs_of(values[i]) for i in wanted), e, f"the gradient of '{name}' runs on the host, and"
+        )
+        grads = iter(back(*values, *sens))
+        return tuple(next(grads) if _inexact(v) else None for v in values)
+
+    call.defvjp(fwd, bwd)
+    return list(call(*ins))
+
+
+def _opaque(fn, structs: tuple, e, what: str):
+    """`fn` called on the host in program order, with no derivative of its own (one raises a GraphCompileError
+    naming the user's line: `what` says which host step)."""
 
     @jax.custom_jvp
     def call(*values):
-        return tuple(B.io_callback(e.params["fn"], structs, *values, ordered=True))
+        return tuple(B.io_callback(fn, structs, *values, ordered=True))
 
     @call.defjvp
     def _no_derivative(primals, tangents):
-        # A host step is opaque Python: differentiating through it would need its own derivative.
-        name = e.params.get("name", "a host step")
         raise GraphCompileError(
-            f"'{name}' runs on the host when the graph runs (it needs Tensor values known only then), and a host "
-            f"step has no derivative: this gradient cannot be compiled. Take it in PyNative mode, or write the "
-            f"computation with Tensor operations.\n{where(e.loc)}"
+            f"{what} a host step has no derivative: this gradient cannot be compiled. Take it in PyNative mode, or "
+            f"write the computation with Tensor operations.\n{where(e.loc)}"
         )
 
-    return list(call(*ins))
+    return call
+
+
+def structs_of(x):
+    """The backend's shape-and-dtype description of `x`."""
+    return B.ShapeDtypeStruct(x.shape, x.dtype)
 
 
 @_rule("while")

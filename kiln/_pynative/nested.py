@@ -50,6 +50,7 @@ def record(trace: G.Trace, name: str, fn: Callable, args: list, positions, state
     sub = G.Trace(trace, name)
     inputs = [args[p]._data for p in positions] + [p._data for p in state]
     xs = [sub.new_input(x.shape, x.dtype) for x in inputs]
+    sub.outer_inputs = inputs
     call_args = list(args)
     for p, x in zip(positions, xs, strict=False):
         call_args[p] = Tensor._wrap(x)

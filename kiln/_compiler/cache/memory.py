@@ -21,7 +21,7 @@ import weakref
 from kiln import _backend as B
 from kiln._backend.launch import Launch, array_type, launch_of
 from kiln._compiler.cache import persistent
-from kiln._compiler.errors import user_stacklevel
+from kiln._compiler.errors import HostShapeChanged, user_stacklevel
 from kiln._compiler.frontend.ast.values import FIRST_UNROLL, UNROLL, RecursionCut, is_cell
 from kiln._compiler.guards import check_guards, compile_guards
 from kiln._compiler.ir import graph as G
@@ -187,7 +187,7 @@ def _hit_function(
     names = [f"a{i}" for i in range(n)]
     ns = {"MISS": MISS, "T": Tensor, "CHECKS": _CHECKS, "LEAD": lead, "EX": ex, "DIRECT": direct, "GUARDS": guards,
           "CACHE": cache, "NEW": _new, "BRANCH": BranchGuardFailed, "PENDING": Pending, "TRACES": G._TRACES,
-          "REDO": (InputsDiffer, RecursionCut, persistent.StaleExecutable)}  # fmt: skip
+          "REDO": (InputsDiffer, RecursionCut, persistent.StaleExecutable, HostShapeChanged)}  # fmt: skip
     unpacked = (["lead_arg"] if lead is not _NO_LEAD else []) + names
     if caller is None:
         miss = "MISS"
@@ -352,8 +352,8 @@ class JitCache:
                         self.entries[key] = self.entries.pop(key)
                     try:
                         return bucket[0](arrays, args)
-                    except (RecursionCut, persistent.StaleExecutable):
-                        pass  # compiled again (deeper; or traced) below
+                    except (RecursionCut, persistent.StaleExecutable, HostShapeChanged):
+                        pass  # compiled again (deeper; or traced; its host step's shape guard fails) below
                     except BranchGuardFailed as failed:  # run again below, with the branch taken
                         pending = (bucket[0], failed)
         leaves: list = []
@@ -394,6 +394,7 @@ class JitCache:
         self._set_fast(self._fast_entry(args, kwargs, sig, ex))
         failure = pending[1] if pending is not None and pending[0] is ex else None
         tried: set = set()  # the plans this call ran whose branch guards failed
+        reshaped = 0  # retraces of this call for host steps' new result shapes
         while True:
             try:
                 if failure is not None:
@@ -411,6 +412,11 @@ class JitCache:
                 reason = "a recursion on Tensor values went deeper than compiled"
             except persistent.StaleExecutable:  # loaded from disk for other inputs: trace and compile this call
                 reason = "the executable loaded from disk does not fit these inputs"
+            except HostShapeChanged as changed:  # nothing was applied: compile for the shapes it gave, run again
+                reshaped += 1
+                if reshaped > changed.MAX_RETRACES:
+                    raise changed.refused() from None
+                reason = str(changed)
             self.entries[key].remove(ex)
             with persistent.loading_suspended():  # traced again (an executable on disk would be the same one)
                 ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason, ex.plan)

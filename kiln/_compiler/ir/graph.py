@@ -149,6 +149,9 @@ class Trace:
         self.name = name
         self.eqns: list[Eqn] = []
         self.invars: list[Var] = []
+        # the enclosing graph's values its first inputs stand for, when it records a call on them (not a branch or
+        # loop body, whose inputs are known only at run time): a host step inside reads their compile-time values
+        self.outer_inputs: list | None = None
         self.captures: dict[int, tuple[Any, Var]] = {}  # id(outer var) -> (outer var, inner var)
         self.state_in: dict = {}  # state key -> Var read on entry (inner)
         self.state: dict = {}  # state key -> current value (Var or array)

@@ -9,11 +9,14 @@ import weakref
 
 import numpy as np
 
-from kiln._compiler.errors import GraphCompileError
+from kiln._backend.callbacks import guarded
+from kiln._compiler.errors import GraphCompileError, HostShapeChanged
+from kiln._compiler.guards import HOST_SHAPES
 from kiln._compiler.ir import graph as G
 from kiln._compiler.lower import eval_graph
 from kiln._core.tensor import Tensor
 from kiln._core.tree import format_field
+from kiln._pynative.autograd import run_with_grad
 
 
 class _Struct:
@@ -151,6 +154,10 @@ def host_call(ctx, fn, args, kwargs):
     that first run, so `fn` runs exactly once per call, in program order. Inside a branch or loop whose
     condition is a Tensor, whose inputs are known only at run time, that one typing run is on zeros of
     the inputs' shapes and dtypes, and every run when the graph runs calls `fn` again.
+
+    The result's shape may depend on the values (masked_select): the program holds a guard on the shapes it was
+    compiled for (`HOST_SHAPES`), and a run whose host step gives other shapes applies nothing, records them and
+    raises HostShapeChanged, so that the call is traced and compiled again, as for an input of a new shape.
     """
     owner = getattr(fn, "__self__", None)
     if isinstance(owner, Tensor):  # a Tensor method (t.asnumpy()): the Tensor is an input too
@@ -165,7 +172,7 @@ def host_call(ctx, fn, args, kwargs):
         filled = _fill(template, values)
         return fn(*filled[:n_pos], **dict(zip(keys, filled[n_pos:], strict=True)))
 
-    if trace.parent is None and ctx.example_leaves is not None:
+    if _knowable(ctx, trace):
         inputs = _concrete(ctx, trace, arrays)
     else:
         # Inside a branch or loop whose condition is a Tensor the call's real inputs are not known while
@@ -181,11 +188,25 @@ def host_call(ctx, fn, args, kwargs):
         first = call_host(*inputs)
     out_template, out_structs = _result_spec(first)
     _, first_flat = _result_spec(first, concrete=True)
-    # the first run's result, already computed (never reused from a run on zeros)
-    pending = [(inputs, first_flat)] if trace.parent is None and ctx.example_leaves is not None else []
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    site = _host_site(ctx, trace, name)
+    seen = HOST_SHAPES.get(site)
+    if not _knowable(ctx, trace) and seen is not None and len(seen) == len(out_structs):
+        # typed on zeros: the shapes its runs gave are the better guess (a new one compiles again)
+        out_structs = [_Struct(shape, s.dtype) for shape, s in zip(seen, out_structs, strict=True)]
+        first_flat = [np.zeros(s.shape, s.dtype) for s in out_structs]
+    shapes = tuple(s.shape for s in out_structs)
+    if seen != shapes:
+        HOST_SHAPES[site] = seen = shapes
+    ctx.guard(HOST_SHAPES, site, seen)
+    # the first run's result, already computed (never reused from a run on zeros); a new shape compiles again
+    pending = [(inputs, first_flat)] if _knowable(ctx, trace) else []
 
     def shaped(flat):
-        return tuple(np.asarray(x, dtype=s.dtype).reshape(s.shape) for x, s in zip(flat, out_structs, strict=True))
+        if any(np.shape(x) != s.shape for x, s in zip(flat, out_structs, strict=True)):
+            HOST_SHAPES[site] = tuple(np.shape(x) for x in flat)
+            raise HostShapeChanged(f"the host step '{name}' gave results of shapes {HOST_SHAPES[site]}, not {shapes}")
+        return tuple(np.asarray(x, dtype=s.dtype) for x, s in zip(flat, out_structs, strict=True))
 
     def host(*values):
         if pending:
@@ -194,22 +215,102 @@ def host_call(ctx, fn, args, kwargs):
                 return shaped(result)
         return shaped(_result_spec(call_host(*values), concrete=True)[1])
 
-    name = getattr(fn, "__qualname__", None) or type(fn).__name__
-    params = {"fn": host, "first": first_flat, "name": name}
+    vjp = _host_vjp(fn, template, n_pos, keys, [np.dtype(a.dtype) for a in arrays], out_structs)
+    params = {"fn": guarded(host, f"the host step '{name}'", fn), "first": first_flat, "name": name, "vjp": vjp}
     outs = trace.emit("host_call", arrays, [(st.shape, st.dtype) for st in out_structs], params)
     return _rebuild(out_template, iter(outs))
 
 
+def _host_site(ctx, trace: G.Trace, name: str) -> tuple:
+    """The key of this host step: the user's line that called it, and how many times this compile reached it."""
+    loc = trace.loc
+    where_ = (loc.file, loc.line, loc.col) if loc is not None else ("?", 0, 0)
+    key = (name, *where_)
+    visits = ctx.host_visits.get(key, 0)
+    ctx.host_visits[key] = visits + 1
+    return (*key, visits)
+
+
+def _inexact(dtype) -> bool:
+    return np.issubdtype(dtype, np.inexact)
+
+
+def _host_vjp(fn, template: list, n_pos: int, keys: list, in_dtypes: list, out_structs: list):
+    """The host step's pullback, run on the host too: `fn` again on the step's inputs under a PyNative gradient,
+    weighted by the cotangents of its float results. A data-dependent-shape op with a known pullback (masked_select,
+    a boolean-mask or nonzero-indexed gather) differentiates this way: its result shape is known when it runs.
+
+    The returned function takes the step's inputs, then the cotangents of its float results, and gives the
+    gradients of its float inputs (integer and boolean inputs, e.g. a mask, have none)."""
+    wanted = [i for i, d in enumerate(in_dtypes) if _inexact(d)]
+    float_out = [s for s in out_structs if _inexact(s.dtype)]
+    n_in = len(in_dtypes)
+
+    def vjp(*values_and_cts):
+        values, cts = values_and_cts[:n_in], values_and_cts[n_in:]
+        tensors = tuple(Tensor(np.asarray(v)) for v in values)
+
+        def forward(*ts):
+            filled = _fill(template, values)
+            for i, entry in enumerate(template):  # the watched Tensors themselves: the tape follows them through fn
+                if entry[0] == "t":
+                    filled[i] = ts[entry[1]]
+            out = fn(*filled[:n_pos], **dict(zip(keys, filled[n_pos:], strict=True)))
+            leaves: list = []
+            _float_leaves(out, leaves)
+            return tuple(leaves)
+
+        sens = tuple(Tensor(np.asarray(c, dtype=s.dtype)) for c, s in zip(cts, float_out, strict=True))
+        with G.recording(None):
+            _, grads, _ = run_with_grad(forward, tensors, tuple(wanted), [], sens=sens)
+        return tuple(np.asarray(g.asnumpy(), dtype=in_dtypes[i]) for g, i in zip(grads, wanted, strict=True))
+
+    return vjp
+
+
+def _float_leaves(value, found: list) -> None:
+    """The float leaves of a host step's result as Tensors, in `_result_spec`'s flat order (a leaf that is not a
+    Tensor is a constant: its gradient is zero)."""
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            _float_leaves(v, found)
+    elif isinstance(value, Tensor):
+        if value.dtype.kind in "fc":
+            found.append(value)
+    elif isinstance(value, float) or (isinstance(value, (np.ndarray, np.generic)) and _inexact(value.dtype)):
+        found.append(Tensor(np.asarray(value, np.float32 if isinstance(value, float) else value.dtype)))
+
+
 def _concrete(ctx, trace: G.Trace, arrays: list) -> list:
     """The values `arrays` have in the call being compiled: the graph so far, evaluated on its inputs."""
-    wanted = [a for a in arrays if G.is_symbolic(a)]
-    if not wanted:
-        return list(arrays)
-    state = [trace.host_values[k] for k in trace.state_in]
-    prefix = G.Graph(list(trace.invars), list(trace.eqns), wanted)
-    with G.recording(None):
-        values = iter(eval_graph(prefix, [*ctx.example_leaves, *state], replay=True))
+    wanted = [trace.lift(a) for a in arrays if G.is_symbolic(a)]
+    values = iter(_values_of(ctx, trace, wanted))
     return [np.asarray(next(values)) if G.is_symbolic(a) else np.asarray(a) for a in arrays]
+
+
+def _knowable(ctx, trace: G.Trace) -> bool:
+    """True when the compile-time values of `trace`'s Vars are known: the outermost graph of a call's compile,
+    or a call recorded in such a graph (a gradient's forward), not a Tensor branch or loop body."""
+    if trace.parent is None:
+        return ctx.example_leaves is not None
+    return trace.outer_inputs is not None and _knowable(ctx, trace.parent)
+
+
+def _values_of(ctx, trace: G.Trace, wanted: list) -> list:
+    """The compile-time values of `wanted` (Vars of `trace`): its equations so far, run on its inputs' values."""
+    if not wanted:
+        return []
+    if trace.parent is None:
+        invars, ins = list(trace.invars), [*ctx.example_leaves, *(trace.host_values[k] for k in trace.state_in)]
+    else:
+        captured = list(trace.captures.values())
+        outer = [trace.parent.lift(o) for o in [*trace.outer_inputs, *(o for o, _ in captured)]]
+        got = iter(_values_of(ctx, trace.parent, [o for o in outer if G.is_symbolic(o)]))
+        ins = [next(got) if G.is_symbolic(o) else o for o in outer]
+        invars = [*trace.invars[: len(trace.outer_inputs)], *(inner for _, inner in captured)]
+    prefix = G.Graph(invars, list(trace.eqns), wanted)
+    with G.recording(None):
+        return [np.asarray(v) for v in eval_graph(prefix, ins, replay=True)]
 
 
 def _result_spec(value, concrete: bool = False):

@@ -87,6 +87,7 @@ class Context:
         self.if_visits: dict = {}
         self.last_site: dict = {}
         self.guarded: list = []
+        self.host_visits: dict = {}  # host step (name, file, line, col) -> arrivals so far (effects.host_call)
 
     def __enter__(self):
         _ACTIVE.append(self)

@@ -17,7 +17,7 @@ import weakref
 
 from kiln._compiler.build import build
 from kiln._compiler.cache import memory as jit_cache
-from kiln._compiler.errors import user_stacklevel
+from kiln._compiler.errors import HostShapeChanged, user_stacklevel
 from kiln._compiler.frontend.bytecode import breaks, state
 from kiln._compiler.frontend.bytecode.instructions import Code, GraphBreak
 from kiln._compiler.frontend.bytecode.tracer import (
@@ -148,6 +148,7 @@ def call(fc: FunctionCache, fn, args: list, kwargs: dict):
             fc.breaks.append(breaks.BreakInfo(why, (fn.__code__.co_filename, line), "", fn.__qualname__))
             if fc.fullgraph:
                 raise Unsupported(_fullgraph_message(fc.breaks[-1]))
+    reshaped = 0  # segments captured again for host steps' new result shapes
     try:
         while True:
             pc = entry.pc
@@ -172,7 +173,14 @@ def call(fc: FunctionCache, fn, args: list, kwargs: dict):
                     return _eager(fc, fn, entry)
             if seg.ex is not None:
                 graphs += 1
-            out = seg.run(entry.values, leaves)
+            try:
+                out = seg.run(entry.values, leaves)
+            except HostShapeChanged as changed:  # nothing applied: captured again for the new shapes
+                fc.segments[key].remove(seg)
+                reshaped += 1
+                if reshaped > changed.MAX_RETRACES:
+                    raise changed.refused() from None
+                continue
             if seg.kind == "return":
                 return out
             steps += 1
