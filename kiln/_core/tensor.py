@@ -288,12 +288,6 @@ class Tensor:
             raise TypeError("len() of a 0-d Tensor")
         return self.shape[0]
 
-    def __iter__(self):
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d Tensor")
-        for i in range(self.shape[0]):
-            yield self[i]
-
     def __hash__(self) -> int:
         return id(self)
 
