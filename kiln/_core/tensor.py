@@ -428,6 +428,17 @@ def _stored(p: Parameter):
     return d
 
 
+def stored_value(p: Parameter):
+    """`p`'s own array, or the lazy window's pending value, read without running the window or asking a trace."""
+    return _slot.__get__(p, Parameter)
+
+
+def store_value(p: Parameter, value) -> None:
+    """Make `value` (an array or a pending value) `p`'s own, with no kernel and no trace (PyNative's replay of a
+    forward's state puts back arrays nothing else holds)."""
+    _slot.__set__(p, value)
+
+
 def value_mark(p: Parameter):
     """What identifies `p`'s current value without reading it: its Var in the graph being recorded, else its own
     array (or the lazy window's pending value). Any write replaces it; compare marks with `is`."""
