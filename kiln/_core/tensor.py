@@ -288,12 +288,6 @@ class Tensor:
             raise TypeError("len() of a 0-d Tensor")
         return self.shape[0]
 
-    def __iter__(self):
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d Tensor")
-        for i in range(self.shape[0]):
-            yield self[i]
-
     def __hash__(self) -> int:
         return id(self)
 
@@ -432,6 +426,17 @@ def _stored(p: Parameter):
         d = d.resolve()
         _slot.__set__(p, d)
     return d
+
+
+def stored_value(p: Parameter):
+    """`p`'s own array, or the lazy window's pending value, read without running the window or asking a trace."""
+    return _slot.__get__(p, Parameter)
+
+
+def store_value(p: Parameter, value) -> None:
+    """Make `value` (an array or a pending value) `p`'s own, with no kernel and no trace (PyNative's replay of a
+    forward's state puts back arrays nothing else holds)."""
+    _slot.__set__(p, value)
 
 
 def value_mark(p: Parameter):

@@ -385,14 +385,39 @@ def _replay_last_forward(fn, args: tuple):
     written = []
     with running_in(None):
         for p, value in saved:
-            apply(REGISTRY["Assign"], (p, value), ())
+            _put_back(p, value)
         for p, mark, value in weights:
             if value_mark(p) is not mark:
-                written.append((p, apply(REGISTRY["Identity"], (p,), ())))
-                apply(REGISTRY["Assign"], (p, value), ())
+                written.append((p, _taken_out(p)))
+                _put_back(p, value)
     resume = random_state.key_mark()
     random_state.key_restore(key)
     return resume, written
+
+
+def _swaps(p: Parameter, value: Tensor | None = None) -> bool:
+    """Whether the replay moves arrays between `p` and its record by hand: in PyNative, no gradient being taken of
+    the replay itself, the same dtype. Otherwise it goes through Assign (and Identity), whose kernels PyNative
+    compiles once per shape (Pix2Pix's D weights: 16 kernels and 8 one-op windows in its first step)."""
+    if G.current() is not None or tape.recording:
+        return False
+    return value is None or (type(value._buf) is not G.Var and value.dtype == p.dtype)
+
+
+def _taken_out(p: Parameter) -> Tensor:
+    """`p`'s value now, to put back once the gradient is taken: its own array (pending or not) where `_swaps`,
+    else a copy (an Assign may donate the array)."""
+    if _swaps(p):
+        return Tensor._wrap(_tensor_module.stored_value(p))
+    return apply(REGISTRY["Identity"], (p,), ())
+
+
+def _put_back(p: Parameter, value: Tensor) -> None:
+    """Store `value` in `p`: its array itself where `_swaps` (a record's copy nothing else holds), else Assign."""
+    if _swaps(p, value):
+        _tensor_module.store_value(p, value._buf)
+    else:
+        apply(REGISTRY["Assign"], (p, value), ())
 
 
 def run_with_grad(
@@ -419,7 +444,7 @@ def run_with_grad(
             random_state.key_restore(key)
             with running_in(None):
                 for p, value in written:
-                    apply(REGISTRY["Assign"], (p, value), ())
+                    _put_back(p, value)
 
 
 def _run_with_grad(

@@ -138,7 +138,7 @@ def make_binary(prim_name: str, public_name: str):
     return op
 
 
-def write_back(targets: Sequence[Parameter], values: Sequence[Tensor]) -> None:
+def write_back(targets: Sequence[Parameter], values: Sequence[Tensor], *, wait: bool = False) -> None:
     """Store `values[i]` into Parameter `targets[i]` in place.
 
     Eagerly this is a plain buffer swap (no dispatch). While a graph is being
@@ -148,10 +148,14 @@ def write_back(targets: Sequence[Parameter], values: Sequence[Tensor]) -> None:
     as Assign keeps the Parameter's dtype. The store is Kiln's, not one of the user's
     ops: inside a `to_float` Cell the value is not cast to the Cell's dtype first
     (an optimizer's float32 update would be rounded to float16 on its way in).
+
+    With `wait`, a value PyNative's lazy window has not computed yet is stored as it is (the Parameter runs the
+    window when it is read): BatchNorm's moving statistics, which ran the window at every BatchNorm otherwise.
+    Without it the window runs here, so an optimizer step whose window fails raises at its call and writes nothing.
     """
     if not G._TRACES or G._TRACES[-1] is None:  # no graph recorded (an optimizer's step in PyNative): a target is
         for target, value in zip(targets, values, strict=True):  # checked by its own slot, not read through `_data`
-            data, buf = value._data, target._buf
+            data, buf = value._buf if wait else value._data, target._buf
             if type(data) is G.Var or type(buf) is G.Var or data.dtype != buf.dtype:
                 with running_in(None):
                     apply(S.Assign, (target, value))  # (Assign keeps the Parameter's dtype: a float16 value is cast)

@@ -34,6 +34,22 @@ def _assign_value(self, value):
     return self
 
 
+# Rows one Unstack gives at most when a Tensor is iterated: a longer first axis is unstacked in slices of this many
+# rows, so no program gets thousands of outputs
+ROWS_PER_UNSTACK = 1024
+
+
+def _iter(self):
+    """The rows of `self` (`for row in t`, `list(t)`, `a, b = t`): one Unstack per ROWS_PER_UNSTACK rows, not a
+    getitem per row (SGCN's `list(weight)` of 192 rows was 192 ops, in PyNative 192 kernels or lazy ops)."""
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d Tensor")
+    n = self.shape[0]
+    for start in range(0, n, ROWS_PER_UNSTACK):
+        part = self if n <= ROWS_PER_UNSTACK else self[start : start + ROWS_PER_UNSTACK]
+        yield from array.unstack(part, 0)
+
+
 def _fill_(self, value):
     return _assign_value(self, array.full(self.shape, value, dtype=self.dtype))
 
@@ -50,6 +66,7 @@ METHODS = {
     "__rxor__": _swap(_logical_or_bitwise(math.logical_xor, math.bitwise_xor)),
     "__getitem__": _indexing.getitem,
     "__setitem__": _indexing.setitem,
+    "__iter__": _iter,
     # conversions
     "contiguous": lambda self: self,
     "is_contiguous": lambda self: True,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import kiln
 from kiln import Parameter, Tensor, ops
+from kiln._pynative import dispatch
 from kiln.ops import tensor_methods
 from tests._compiler.frontend.ast.modes import MODES, compiled
 
@@ -200,3 +203,53 @@ def test_clip_takes_mindspore_2s_min_and_max(mode, kwargs):
 def test_clip_refuses_mindspore_1s_xmin_and_xmax(mode):
     with pytest.raises(TypeError):
         compiled(mode, lambda t: t.clip(xmin=None, xmax=1))(Tensor(np.ones(3, np.float32)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("shape", [(5,), (4, 3), (0, 2)])
+def test_iterating_a_tensor_gives_its_rows_in_every_mode(mode, shape):
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+    def rows(t):
+        a = [r * 2.0 for r in t]
+        b = tuple(t)
+        return (*a, *b)
+
+    out = compiled(mode, rows)(Tensor(x))
+    expected = [r * 2.0 for r in x] + list(x)
+    assert len(out) == len(expected)
+    for got, want in zip(out, expected, strict=True):
+        np.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_iterating_a_tensor_is_one_unstack_however_many_rows():
+    """`list(weight)` (the zoo's SGCN) was one getitem per row: 192 ops in PyNative's window, 192 kernels eagerly."""
+    dispatch.WINDOW.flush()
+    rows = list(Tensor(np.arange(12, dtype=np.float32).reshape(6, 2)) * 1.0)
+    assert [prim.name for prim, *_ in dispatch.WINDOW.ops] == ["Mul", "Unstack"]
+    np.testing.assert_array_equal(np.stack([r.asnumpy() for r in rows]), np.arange(12).reshape(6, 2))
+
+
+def test_a_long_first_axis_is_unstacked_in_slices(monkeypatch):
+    monkeypatch.setattr(tensor_methods, "ROWS_PER_UNSTACK", 2)
+    x = np.arange(10, dtype=np.float32).reshape(5, 2)
+    rows = list(Tensor(x))
+    assert len(rows) == 5 and all(r.shape == (2,) for r in rows)
+    np.testing.assert_array_equal(np.stack([r.asnumpy() for r in rows]), x)
+
+
+def test_iterating_a_0d_tensor_is_a_type_error():
+    with pytest.raises(TypeError, match="iteration over a 0-d Tensor"):
+        list(Tensor(np.float32(1.0)))
+
+
+def test_the_gradient_through_iterated_rows_matches_jax():
+    x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+
+    def f(t):
+        return sum((float(i + 1) * ops.sin(r)).sum() for i, r in enumerate(t))
+
+    def f_ref(t):
+        return sum((float(i + 1) * jnp.sin(t[i])).sum() for i in range(t.shape[0]))
+
+    np.testing.assert_allclose(kiln.grad(f)(Tensor(x)).asnumpy(), jax.grad(f_ref)(x), rtol=1e-6)

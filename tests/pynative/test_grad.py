@@ -13,6 +13,7 @@ import pytest
 
 import kiln
 from kiln import Parameter, Tensor, nn, ops
+from kiln._pynative import autograd
 
 X = np.array([1.0, 2.0, -0.5], np.float32)
 Y = np.array([3.0, 4.0, 0.25], np.float32)
@@ -568,6 +569,22 @@ def test_forward_then_grad_differentiates_at_the_weights_of_the_forward(mode, fo
         np.testing.assert_allclose(_np(ga), b * x * (1 - t * t), rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(_np(net.network.a), new_a, rtol=1e-7)
         a0 = new_a
+
+
+def test_the_pynative_replay_puts_the_forward_state_back_without_assign_kernels(monkeypatch):
+    # the replay moves the arrays it kept back into the Parameters: an Assign per weight and statistic (and an
+    # Identity per stepped weight) compiled a kernel per shape in Pix2Pix's first step. The values are the tests'
+    # above (both modes); here only that PyNative's replay dispatches no Assign.
+    calls = []
+    real = autograd.apply
+    monkeypatch.setattr(autograd, "apply", lambda prim, *args: calls.append(prim.name) or real(prim, *args))
+    x = np.array([0.3, -1.2, 0.7], np.float32)
+    net = _ForwardStepThenGrad(_TwoWeights(), True)
+    net(Tensor(x), Tensor(np.ones(3, np.float32)))
+    bn_step = _ForwardThenGrad(_BatchNormNet(), True)
+    bn_step.set_train()
+    bn_step(Tensor(np.random.RandomState(0).standard_normal((2, 3, 4, 4)).astype(np.float32)))
+    assert "Identity" in calls and "Assign" not in calls, calls  # (the forward's copies are Identity ops)
 
 
 def test_grad_operation_get_by_list_without_weights(xy):

@@ -56,10 +56,11 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
 
 
 def update_moving_stats(mean, var, new_mean: Tensor, new_var: Tensor) -> None:
-    """Write BatchNorm's updated moving statistics into the Parameters that hold them."""
+    """Write BatchNorm's updated moving statistics into the Parameters that hold them. In PyNative they may wait in
+    the lazy window (`write_back`'s `wait`): reading them runs it, and a failed op's error is raised again then."""
     targets = [(t, v) for t, v in ((mean, new_mean), (var, new_var)) if isinstance(t, Parameter)]
     if targets:
-        write_back([t for t, _ in targets], [v for _, v in targets])
+        write_back([t for t, _ in targets], [v for _, v in targets], wait=True)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5) -> Tensor:
