@@ -409,10 +409,9 @@ def _host_call(e, ins, checks):
 
     def bwd(values, cts):
         wanted = [i for i, v in enumerate(values) if _inexact(v)]
-        sens = [c for c, s in zip(cts, structs, strict=True) if jnp.issubdtype(s.dtype, jnp.inexact)]
-        back = _opaque(
-            pullback, tuple(structs_of(values[i]) for i in wanted), e, f"the gradient of '{name}' runs on the host, and"
-        )
+        sens = [c for c, s in zip(cts, structs, strict=True) if _inexact(s)]
+        grad_structs = tuple(B.ShapeDtypeStruct(values[i].shape, values[i].dtype) for i in wanted)
+        back = _opaque(pullback, grad_structs, e, f"the gradient of '{name}' runs on the host, and")
         grads = iter(back(*values, *sens))
         return tuple(next(grads) if _inexact(v) else None for v in values)
 
@@ -436,11 +435,6 @@ def _opaque(fn, structs: tuple, e, what: str):
         )
 
     return call
-
-
-def structs_of(x):
-    """The backend's shape-and-dtype description of `x`."""
-    return B.ShapeDtypeStruct(x.shape, x.dtype)
 
 
 @_rule("while")
