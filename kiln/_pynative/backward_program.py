@@ -410,8 +410,9 @@ def _struct(shape: tuple, dtype):
     struct = _structs.get((shape, dtype))
     if struct is None:
         struct = B.ShapeDtypeStruct(shape, dtype)
-        if len(_structs) < 4096:
-            _structs[(shape, dtype)] = struct
+        if len(_structs) >= 4096:  # the oldest goes: a full cache keeps caching the types now in use
+            del _structs[next(iter(_structs))]
+        _structs[(shape, dtype)] = struct
     return struct
 
 

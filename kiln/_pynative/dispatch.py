@@ -345,8 +345,9 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
                 raise diagnose(prim, args, attrs, err) from None
             if _too_big(avals):
                 avals = _AT_ONCE
-            if len(_avals) < 4096:
-                _avals[key] = avals
+            if len(_avals) >= MAX_KERNELS:  # the oldest signature goes: a full cache must not stop caching
+                del _avals[next(iter(_avals))]
+            _avals[key] = avals
         elif known is not None and _too_big(avals):
             avals = _AT_ONCE
         if avals is _AT_ONCE:

@@ -14,6 +14,7 @@ import pytest
 import kiln
 from kiln import Tensor
 from kiln._core.primitive import REGISTRY, PrimitiveDef
+from kiln._pynative import dispatch
 from kiln._pynative.dispatch import apply
 
 # (primitive, attributes, inputs: ("T", shape, dtype) for a Tensor, ("S", value) for anything else)
@@ -116,3 +117,12 @@ def test_check_runs_once_per_input_signature():
     assert ((n,), (n,)) in _calls[seen:]
     with pytest.raises(ValueError, match="CountedCheck"):
         apply(COUNTED, (a, Tensor(np.ones((3,), np.float32)))).asnumpy()
+
+
+def test_a_full_signature_cache_keeps_caching(monkeypatch):
+    """A process that has met MAX_KERNELS signatures still caches the new ones (the oldest goes): the check does not
+    come back at every call of a long-running program (CI's earlier tests once filled the cache and it did)."""
+    full = {("filler", i): None for i in range(dispatch.MAX_KERNELS)}
+    monkeypatch.setattr(dispatch, "_avals", full)
+    test_check_runs_once_per_input_signature()
+    assert len(dispatch._avals) <= dispatch.MAX_KERNELS
