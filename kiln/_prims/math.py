@@ -48,6 +48,18 @@ def _abs_jvp(primals, tangents):
     return jnp.abs(x), jnp.sign(x) * t
 
 
+def _hard_swish(x):
+    """x * relu6(x + 3) / 6 with MindSpore's derivative at the kinks: (2x + 3) / 6 on [-3, 3], ends included."""
+    return jnp.where((x >= -3) & (x <= 3), x * (x + 3) / 6, jax.nn.hard_swish(x))
+
+
+def _clamp(x, lo, hi):
+    """x clipped into [lo, hi] (hi wins when lo > hi), with MindSpore's derivative: x takes the gradient inside
+    [lo, hi], bounds included, and a bound takes it where x passes it (no sharing at a tie)."""
+    out = x if lo is None else jnp.where(x < lo, lo, x)
+    return out if hi is None else jnp.where(out > hi, hi, out)
+
+
 UNARY = {
     "Abs": _abs,
     "Neg": jnp.negative,
@@ -95,10 +107,10 @@ UNARY = {
     # activations
     "Sigmoid": _float_fn(jax.nn.sigmoid),
     "ReLU": jax.nn.relu,
-    "ReLU6": jax.nn.relu6,
+    "ReLU6": lambda x: jnp.where(x <= 6, jax.nn.relu(x), jax.nn.relu6(x)),  # MindSpore's derivative: 1 at x = 6
     "SiLU": _float_fn(jax.nn.silu),
     "Softsign": _float_fn(jax.nn.soft_sign),
-    "HSwish": _float_fn(jax.nn.hard_swish),
+    "HSwish": _float_fn(_hard_swish),
     "HSigmoid": _float_fn(jax.nn.hard_sigmoid),
     "Mish": _float_fn(lambda x: x * jnp.tanh(jax.nn.softplus(x))),
     "SeLU": _float_fn(jax.nn.selu),
@@ -162,7 +174,12 @@ for _name, _fn in BINARY.items():
 # Activations with attributes.
 DEFS["Elu"] = PrimitiveDef("Elu", lambda x, alpha: jax.nn.elu(x, alpha), attrs={"alpha": 1.0})
 DEFS["CeLU"] = PrimitiveDef("CeLU", lambda x, alpha: jax.nn.celu(x, alpha), attrs={"alpha": 1.0})
-DEFS["LeakyReLU"] = PrimitiveDef("LeakyReLU", lambda x, alpha: jnp.where(x >= 0, x, x * alpha), attrs={"alpha": 0.01})
+# max(x, alpha * x) (min when alpha > 1), as MindSpore: at x = 0 the two tie and share the gradient, (1 + alpha) / 2
+DEFS["LeakyReLU"] = PrimitiveDef(
+    "LeakyReLU",
+    lambda x, alpha: jnp.maximum(x, x * alpha) if alpha <= 1 else jnp.minimum(x, x * alpha),
+    attrs={"alpha": 0.01},
+)
 
 
 def _gelu(x, approximate: bool):
@@ -199,7 +216,7 @@ DEFS["SoftShrink"] = PrimitiveDef(
     lambda x, lambd: jnp.where(x > lambd, x - lambd, jnp.where(x < -lambd, x + lambd, 0)).astype(jnp.asarray(x).dtype),
     attrs={"lambd": 0.5},
 )
-DEFS["Clamp"] = PrimitiveDef("Clamp", float32_scalars(lambda x, lo, hi: jnp.clip(x, lo, hi)))
+DEFS["Clamp"] = PrimitiveDef("Clamp", float32_scalars(_clamp))
 DEFS["Lerp"] = PrimitiveDef("Lerp", float32_scalars(lambda x, end, weight: x + weight * (end - x)))
 DEFS["AddN"] = PrimitiveDef("AddN", lambda *xs: sum(xs[1:], xs[0]))
 DEFS["Identity"] = PrimitiveDef("Identity", lambda x: x)

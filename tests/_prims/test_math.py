@@ -1,11 +1,16 @@
 """Elementwise primitives (kiln/_prims/math.py) where the backend's own rule differs from MindSpore's: the
-derivative of abs at 0, the sign of NaN."""
+derivative of abs at 0, the sign of NaN, the derivatives of clipping and piecewise activations at their kinks."""
+
+import json
+import os
 
 import numpy as np
 import pytest
 
+import kiln
 import kiln as ms
 from kiln import Tensor, ops
+from tests._prims import kink_derivative_cases
 
 X = np.array([-2.0, 0.0, 3.0], np.float32)
 
@@ -50,3 +55,18 @@ def test_sign_of_nan_is_zero_in_every_face_but_numpy(dtype):
         np.testing.assert_array_equal(out.asnumpy(), want)
     np.testing.assert_array_equal(ms.numpy.sign(Tensor(x)).asnumpy(), np.sign(x))
     np.testing.assert_array_equal(ops.sign(Tensor(np.array([3, -2, 0], np.int32))).asnumpy(), [1, -1, 0])
+
+
+def test_kink_derivatives_match_mindspore():
+    # Clamp/clip, ReLU6, HSwish and LeakyReLU with inputs exactly on their kinks, PyNative and GRAPH_MODE, against
+    # MindSpore 2.10 (goldens: make_kink_derivative_goldens_mindspore.py, cases: kink_derivative_cases.py). Kiln
+    # shared a clamp bound's tie (0.5) where MindSpore gives x the whole gradient, gave ReLU6 0 at 6 (MindSpore 1),
+    # HSwish 0 and 1 at -3 and 3 (MindSpore -0.5 and 1.5) and LeakyReLU 1 at 0 (MindSpore (1 + alpha) / 2).
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "kink_derivative_goldens_mindspore.json")) as f:
+        want = json.load(f)["cases"]
+    got = kink_derivative_cases.run(kiln)
+    assert sorted(got) == sorted(want)
+    for case, grads in want.items():
+        assert len(got[case]) == len(grads), case
+        for g, w in zip(got[case], grads, strict=True):
+            np.testing.assert_allclose(np.array(g), np.array(w), rtol=1e-6, atol=0, err_msg=case)

@@ -1,0 +1,70 @@
+"""Derivatives of clipping and piecewise activations at their kinks (an input exactly on a bound), written once
+for both frameworks: `run(ms)` takes the `mindspore` module (for the goldens) or `kiln`, and returns
+{"MODE case": gradients as nested lists} for PyNative and GRAPH_MODE."""
+
+import numpy as np
+
+# each input sits on, inside and outside the kinks of the op it is used with
+X = np.array([0.0, 1.0, 0.5, -1.0, 2.0, 0.0, 1.0, -0.25], np.float32)
+X6 = np.array([0.0, 6.0, 3.0, -1.0, 7.0, 6.0, -0.0, 5.5], np.float32)
+X3 = np.array([-3.0, 3.0, 0.0, -4.0, 4.0, -3.0, 1.5, 3.0], np.float32)
+WEIGHTS = np.arange(1, 9, dtype=np.float32)
+
+
+def run(ms) -> dict:
+    """Each case's input gradients in both modes."""
+    ops, nn, Tensor = ms.ops, ms.nn, ms.Tensor
+    lo, hi = Tensor(np.zeros(8, np.float32)), Tensor(np.ones(8, np.float32))
+
+    class Weighted(nn.Cell):
+        """(fn(*inputs) * weights).sum()."""
+
+        def __init__(self, fn):
+            super().__init__()
+            self.fn, self.w = fn, Tensor(WEIGHTS)
+
+        def construct(self, *inputs):
+            return (self.fn(*inputs) * self.w).sum()
+
+    # named functions: MindSpore's GRAPH_MODE parses a lambda only when it stands on a line of its own
+    def clamp_scalars(x):
+        return ops.clamp(x, 0.0, 1.0)
+
+    def clamp_tensors(x, a, b):
+        return ops.clamp(x, a, b)
+
+    def clamp_min_tensor(x, a):
+        return ops.clamp(x, a, None)
+
+    def clamp_max_only(x):
+        return ops.clamp(x, None, 1.0)
+
+    def tensor_clip(x):
+        return x.clip(0.0, 1.0)
+
+    def leaky_relu(x):
+        return ops.leaky_relu(x, 0.2)
+
+    cases = {
+        "clamp scalars": (clamp_scalars, X),
+        "clamp tensors": (clamp_tensors, X, lo, hi),
+        "clamp min tensor": (clamp_min_tensor, X, lo),
+        "clamp max only": (clamp_max_only, X),
+        "Tensor.clip": (tensor_clip, X),
+        "relu6": (ops.relu6, X6),
+        "nn.ReLU6": (nn.ReLU6(), X6),
+        "hardswish": (ops.hardswish, X3),
+        "nn.HSwish": (nn.HSwish(), X3),
+        "leaky_relu": (leaky_relu, X),
+        "nn.LeakyReLU": (nn.LeakyReLU(0.2), X),
+        "nn.LeakyReLU alpha 1.5": (nn.LeakyReLU(1.5), X),
+    }
+    out = {}
+    for mode in ("PYNATIVE_MODE", "GRAPH_MODE"):
+        ms.set_context(mode=getattr(ms, mode))
+        for name, (fn, *inputs) in cases.items():
+            inputs = [a if isinstance(a, Tensor) else Tensor(a) for a in inputs]
+            grads = ops.GradOperation(get_all=True)(Weighted(fn))(*inputs)
+            out[f"{mode} {name}"] = [g.asnumpy().tolist() for g in grads]
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    return out
