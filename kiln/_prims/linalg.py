@@ -10,6 +10,7 @@ import math
 from kiln._backend import default_platform, jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import same_float_dtype, shape_of
+from kiln._prims.math import absolute
 
 _la = jax.scipy.linalg
 
@@ -98,6 +99,9 @@ def _norm(x, ord, axis, keepdims):
     for a large p (0.34^90 is below float32's range) where the scaled terms stay in [0, 1]."""
     axes = (axis,) if isinstance(axis, int) else axis
     vector = (axes is None and jnp.ndim(x) == 1) or (axes is not None and len(axes) == 1)
+    if vector and ord == 1 and not isinstance(ord, bool) and not jnp.iscomplexobj(x):
+        # the sum of |x| with MindSpore's derivative at 0: 0 (the backend's 1-norm gives 1 there)
+        return jnp.sum(absolute(x), axis=axes if axes is not None else 0, keepdims=keepdims)
     if not (vector and isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord > 0
             and ord not in (1, 2, float("inf"))):  # fmt: skip
         return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)

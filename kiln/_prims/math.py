@@ -35,11 +35,12 @@ def _sign(x):
 
 
 @jax.custom_jvp
-def _abs(x):
+def absolute(x):
+    """|x| whose derivative at 0 is 0 (the sign), as MindSpore's Abs, L1Loss and 1-norm take it."""
     return jnp.abs(x)
 
 
-@_abs.defjvp
+@absolute.defjvp
 def _abs_jvp(primals, tangents):
     # at 0 the derivative is 0 (sign), as MindSpore and PyTorch give; the backend's own rule gives 1 there
     (x,), (t,) = primals, tangents
@@ -61,7 +62,7 @@ def _clamp(x, lo, hi):
 
 
 UNARY = {
-    "Abs": _abs,
+    "Abs": absolute,
     "Neg": jnp.negative,
     "Exp": _float_fn(jnp.exp),
     "Log": _float_fn(jnp.log),

@@ -1,6 +1,7 @@
-"""Derivatives of clipping and piecewise activations at their kinks (an input exactly on a bound), written once
-for both frameworks: `run(ms)` takes the `mindspore` module (for the goldens) or `kiln`, and returns
-{"MODE case": gradients as nested lists} for PyNative and GRAPH_MODE."""
+"""Derivatives of clipping, piecewise activations, L1Loss and the 1-norm at their kinks (an input exactly on a
+bound, a prediction equal to its target, a zero in a 1-norm), written once for both frameworks: `run(ms)` takes the
+`mindspore` module (for the goldens) or `kiln`, and returns {"MODE case": gradients as nested lists} for PyNative
+and GRAPH_MODE."""
 
 import numpy as np
 
@@ -45,6 +46,12 @@ def run(ms) -> dict:
     def leaky_relu(x):
         return ops.leaky_relu(x, 0.2)
 
+    def l1_loss_at_target(x):  # the input equals the target where X is 1.0
+        return nn.L1Loss(reduction="none")(x, Tensor(np.ones(8, np.float32)))
+
+    def norm_1(x):  # a 1-norm over rows holding zeros, per row and of the flat vector
+        return ops.norm(x.reshape(2, 4), 1, dim=1).sum() + ops.norm(x, 1) * ops.ones(8, ms.float32)
+
     cases = {
         "clamp scalars": (clamp_scalars, X),
         "clamp tensors": (clamp_tensors, X, lo, hi),
@@ -58,6 +65,8 @@ def run(ms) -> dict:
         "leaky_relu": (leaky_relu, X),
         "nn.LeakyReLU": (nn.LeakyReLU(0.2), X),
         "nn.LeakyReLU alpha 1.5": (nn.LeakyReLU(1.5), X),
+        "L1Loss at the target": (l1_loss_at_target, X),
+        "norm p=1": (norm_1, X),
     }
     out = {}
     for mode in ("PYNATIVE_MODE", "GRAPH_MODE"):

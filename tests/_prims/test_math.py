@@ -61,7 +61,8 @@ def test_kink_derivatives_match_mindspore():
     # Clamp/clip, ReLU6, HSwish and LeakyReLU with inputs exactly on their kinks, PyNative and GRAPH_MODE, against
     # MindSpore 2.10 (goldens: make_kink_derivative_goldens_mindspore.py, cases: kink_derivative_cases.py). Kiln
     # shared a clamp bound's tie (0.5) where MindSpore gives x the whole gradient, gave ReLU6 0 at 6 (MindSpore 1),
-    # HSwish 0 and 1 at -3 and 3 (MindSpore -0.5 and 1.5) and LeakyReLU 1 at 0 (MindSpore (1 + alpha) / 2).
+    # HSwish 0 and 1 at -3 and 3 (MindSpore -0.5 and 1.5), LeakyReLU 1 at 0 (MindSpore (1 + alpha) / 2), and L1Loss
+    # at its target and the 1-norm at a zero 1 (MindSpore 0, the sign).
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "kink_derivative_goldens_mindspore.json")) as f:
         want = json.load(f)["cases"]
     got = kink_derivative_cases.run(kiln)

@@ -10,6 +10,7 @@ from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef
 from kiln._prims import _bounds
 from kiln._prims._checks import broadcast_shapes
+from kiln._prims.math import absolute
 from kiln._prims.nn._common import declare, dtype_name, dtype_of, one_of, op_error, require_float, shape_of
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -261,7 +262,8 @@ def _mse(x, y, *, reduction):
 
 
 def _l1(x, y, *, reduction):
-    return _reduce(jnp.abs(x - y.astype(x.dtype)), reduction)
+    # derivative 0 where the input equals the target, as MindSpore's L1Loss (the backend's abs gives 1 there)
+    return _reduce(absolute(x - y.astype(x.dtype)), reduction)
 
 
 def _smooth_l1(x, y, *, beta, reduction):
