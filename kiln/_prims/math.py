@@ -3,6 +3,8 @@ counting and sorted search (Cdist, Bincount, SearchSorted)."""
 
 from __future__ import annotations
 
+import functools
+
 from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import check_binary
@@ -47,6 +49,23 @@ def _abs_jvp(primals, tangents):
     if not jnp.issubdtype(x.dtype, jnp.floating):  # complex and integer inputs keep the backend's rule
         return jax.jvp(jnp.abs, (x,), (t,))
     return jnp.abs(x), jnp.sign(x) * t
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _leaky_relu(x, alpha):
+    """x where x >= 0, alpha * x elsewhere, with MindSpore's derivative (max(x, alpha x)'s): alpha and 1 share the
+    tie at 0, (1 + alpha) / 2."""
+    return jnp.where(x >= 0, x, x * alpha)
+
+
+@_leaky_relu.defjvp
+def _leaky_relu_jvp(alpha, primals, tangents):
+    # The slope tests x's sign, not x == max(x, alpha x) as the backend's maximum rule does: XLA recomputes x (a
+    # BatchNorm's affine) in the fusions of that test with another FMA contraction, so the test failed on elements
+    # off the tie and gave them gradient 0 (the zoo's DKT and Pix2Pix left MindSpore's numbers).
+    (x,), (t,) = primals, tangents
+    slope = jnp.where(x > 0, 1.0, jnp.where(x < 0, alpha, (1 + alpha) / 2))
+    return _leaky_relu(x, alpha), t * slope.astype(t.dtype)
 
 
 def _hard_swish(x):
@@ -175,12 +194,7 @@ for _name, _fn in BINARY.items():
 # Activations with attributes.
 DEFS["Elu"] = PrimitiveDef("Elu", lambda x, alpha: jax.nn.elu(x, alpha), attrs={"alpha": 1.0})
 DEFS["CeLU"] = PrimitiveDef("CeLU", lambda x, alpha: jax.nn.celu(x, alpha), attrs={"alpha": 1.0})
-# max(x, alpha * x) (min when alpha > 1), as MindSpore: at x = 0 the two tie and share the gradient, (1 + alpha) / 2
-DEFS["LeakyReLU"] = PrimitiveDef(
-    "LeakyReLU",
-    lambda x, alpha: jnp.maximum(x, x * alpha) if alpha <= 1 else jnp.minimum(x, x * alpha),
-    attrs={"alpha": 0.01},
-)
+DEFS["LeakyReLU"] = PrimitiveDef("LeakyReLU", lambda x, alpha: _leaky_relu(x, alpha), attrs={"alpha": 0.01})
 
 
 def _gelu(x, approximate: bool):
