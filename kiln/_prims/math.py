@@ -68,16 +68,47 @@ def _leaky_relu_jvp(alpha, primals, tangents):
     return _leaky_relu(x, alpha), t * slope.astype(t.dtype)
 
 
+@jax.custom_jvp
 def _hard_swish(x):
-    """x * relu6(x + 3) / 6 with MindSpore's derivative at the kinks: (2x + 3) / 6 on [-3, 3], ends included."""
-    return jnp.where((x >= -3) & (x <= 3), x * (x + 3) / 6, jax.nn.hard_swish(x))
+    """x * relu6(x + 3) / 6 (the backend's value) with MindSpore's derivative at the kinks: (2x + 3) / 6 on [-3, 3],
+    ends included (-0.5 and 1.5 at -3 and 3, where the backend's gives 0 and 1)."""
+    return jax.nn.hard_swish(x)
 
 
+@_hard_swish.defjvp
+def _hard_swish_jvp(primals, tangents):
+    # elsewhere the backend's own derivative, so that gradients off the two ends keep its arithmetic
+    (x,), (t,) = primals, tangents
+    out, t_out = jax.jvp(jax.nn.hard_swish, (x,), (t,))
+    return out, jnp.where(x == 3, 1.5 * t, jnp.where(x == -3, -0.5 * t, t_out))
+
+
+@jax.custom_jvp
 def _clamp(x, lo, hi):
-    """x clipped into [lo, hi] (hi wins when lo > hi), with MindSpore's derivative: x takes the gradient inside
-    [lo, hi], bounds included, and a bound takes it where x passes it (no sharing at a tie)."""
-    out = x if lo is None else jnp.where(x < lo, lo, x)
-    return out if hi is None else jnp.where(out > hi, hi, out)
+    """x clipped into [lo, hi] (hi wins when lo > hi), the backend's clip value (a NaN bound gives NaN), with
+    MindSpore's derivative: x takes the gradient inside [lo, hi], bounds included, and a bound takes it where x
+    passes it (no sharing at a tie)."""
+    return jnp.clip(x, lo, hi)
+
+
+@_clamp.defjvp
+def _clamp_jvp(primals, tangents):
+    (x, lo, hi), (t_x, t_lo, t_hi) = primals, tangents
+    out = _clamp(x, lo, hi)
+    if not jnp.issubdtype(out.dtype, jnp.inexact):
+        return out, jnp.zeros(out.shape, jax.dtypes.float0)
+    t, passed = _tangent_like(t_x, out), x
+    if lo is not None:
+        below = x < lo
+        t, passed = jnp.where(below, _tangent_like(t_lo, out), t), jnp.where(below, lo, x)
+    if hi is not None:
+        t = jnp.where(passed > hi, _tangent_like(t_hi, out), t)
+    return out, jnp.broadcast_to(t, out.shape).astype(out.dtype)
+
+
+def _tangent_like(t, out):
+    # an integer input's tangent (float0) contributes nothing
+    return jnp.zeros((), out.dtype) if t.dtype == jax.dtypes.float0 else t.astype(out.dtype)
 
 
 UNARY = {

@@ -10,6 +10,7 @@ import pytest
 import kiln
 import kiln as ms
 from kiln import Tensor, ops
+from kiln._backend import jax, jnp
 from tests._prims import kink_derivative_cases
 
 X = np.array([-2.0, 0.0, 3.0], np.float32)
@@ -71,3 +72,56 @@ def test_kink_derivatives_match_mindspore():
         assert len(got[case]) == len(grads), case
         for g, w in zip(got[case], grads, strict=True):
             np.testing.assert_allclose(np.array(g), np.array(w), rtol=1e-6, atol=0, err_msg=case)
+
+
+def _off_and_on_kinks(dtype) -> np.ndarray:
+    rng = np.random.RandomState(0)
+    special = [0.0, -0.0, 1.0, -3.0, 3.0, 6.0, 1e-45, -1e-45, np.nan, np.inf, -np.inf]
+    x = np.concatenate([rng.randn(4000) * 4, rng.uniform(-3.01, 3.01, 4000), rng.uniform(5.99, 6.01, 200), special])
+    return x.astype(dtype)
+
+
+# each kink op's face in Kiln and the backend's own formula, which was Kiln's forward before the kink rules
+KINK_FORWARDS = {
+    "clamp": (lambda x, b: ops.clamp(x, -0.5, 0.7), lambda x, b: jnp.clip(x, -0.5, 0.7)),
+    "clamp min > max": (lambda x, b: ops.clamp(x, 0.7, -0.5), lambda x, b: jnp.clip(x, 0.7, -0.5)),
+    "clamp min only": (lambda x, b: ops.clamp(x, 0.0, None), lambda x, b: jnp.clip(x, 0.0, None)),
+    "clamp Tensor bounds with NaN": (lambda x, b: ops.clamp(x, b, b + 1), lambda x, b: jnp.clip(x, b, b + 1)),
+    "relu6": (lambda x, b: ops.relu6(x), lambda x, b: jax.nn.relu6(x)),
+    "hardswish": (lambda x, b: ops.hardswish(x), lambda x, b: jax.nn.hard_swish(x)),
+    "leaky_relu": (lambda x, b: ops.leaky_relu(x, 0.2), lambda x, b: jnp.where(x >= 0, x, x * 0.2)),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("case", sorted(KINK_FORWARDS))
+def test_kink_ops_forward_is_the_backends_bit_for_bit(case, dtype):
+    # The kink rules change derivatives only: the values are the backend's formula's, bit for bit, on and off the
+    # kinks (NaN bounds, signed zeros, subnormals; a NaN is a NaN). 16baa2f's where-forms were not: HSwish's
+    # x * (x + 3) / 6 rounded differently from x * (relu6(x + 3) / 6) on a quarter of the inputs, a NaN Tensor bound
+    # gave x, and clamp and LeakyReLU kept the subnormals that the backend's max flushes.
+    x = _off_and_on_kinks(dtype)
+    bound = x[::-1] * 0.1
+    kiln_fn, backend_fn = KINK_FORWARDS[case]
+    want = np.asarray(jax.jit(backend_fn)(jnp.asarray(x), jnp.asarray(bound)))
+    bits = np.uint16 if dtype == np.float16 else np.uint32
+    for got in (kiln_fn(Tensor(x), Tensor(bound)), ms.jit(kiln_fn)(Tensor(x), Tensor(bound))):
+        got = got.asnumpy()
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=case)
+        number = ~np.isnan(want)  # a NaN's sign bit is the kernel's choice
+        np.testing.assert_array_equal(got[number].view(bits), want[number].view(bits), err_msg=case)
+
+
+@pytest.mark.parametrize("case", sorted(KINK_FORWARDS))
+def test_kink_ops_gradients_off_the_kinks_are_the_backends(case):
+    # off the kinks the derivative rules give the backend's own derivative, to each input (x and a Tensor bound)
+    x = _off_and_on_kinks(np.float32)[:8200]
+    x = x[(np.abs(x) != 0.5) & (x != 0.7) & (x != 0) & (np.abs(x) != 3) & (x != 6)]
+    bound = np.float32(-0.2) + np.zeros_like(x)
+    w = np.linspace(-1, 1, x.size, dtype=np.float32)
+    kiln_fn, backend_fn = KINK_FORWARDS[case]
+    want = jax.grad(lambda a, b: jnp.sum(backend_fn(a, b) * w), argnums=(0, 1))(jnp.asarray(x), jnp.asarray(bound))
+    grad = ms.grad(lambda a, b: (kiln_fn(a, b) * Tensor(w)).sum(), grad_position=(0, 1))
+    for got in (grad(Tensor(x), Tensor(bound)), ms.jit(grad)(Tensor(x), Tensor(bound))):
+        for g, v in zip(got, want, strict=True):
+            np.testing.assert_allclose(g.asnumpy(), np.asarray(v), rtol=1e-6, atol=0, err_msg=case)
