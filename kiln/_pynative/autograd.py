@@ -336,6 +336,12 @@ def _strip(value, level: int):
 _GRAD_DEPTH = [0]
 
 
+def _cell_params(cell, method: str) -> list:
+    """`cell.<method>()` looked up on its class: a Cell may keep a value under a method's name (the zoo's FiBiNET
+    TrainStepWrap keeps its list as `self.trainable_params`), which MindSpore's own machinery never calls."""
+    return getattr(type(cell), method)(cell)
+
+
 def note_forward(cell, args: tuple) -> None:
     """Before a forward call of `cell` outside any gradient, keep its state as it is now, with the call's
     arguments: its Parameters that take no gradient (BatchNorm's moving statistics), its trainable Parameters
@@ -352,11 +358,12 @@ def note_forward(cell, args: tuple) -> None:
     if _GRAD_DEPTH[0]:
         return
     with running_in(None):  # Kiln's copies, not the user's ops: never cast to a `to_float` Cell's dtype
-        saved = [(p, apply(REGISTRY["Identity"], (p,), ())) for p in cell.untrainable_params()]  # (a write may donate)
+        saved = [(p, apply(REGISTRY["Identity"], (p,), ())) for p in _cell_params(cell, "untrainable_params")]
+        trainable = _cell_params(cell, "trainable_params")
         if G.current() is None:  # a copy: a later write may donate the array
-            weights = [(p, value_mark(p), apply(REGISTRY["Identity"], (p,), ())) for p in cell.trainable_params()]
+            weights = [(p, value_mark(p), apply(REGISTRY["Identity"], (p,), ())) for p in trainable]
         else:  # in a graph the mark is the value itself (a Var, never written over)
-            weights = [(p, mark, Tensor._wrap(mark)) for p in cell.trainable_params() for mark in (value_mark(p),)]
+            weights = [(p, mark, Tensor._wrap(mark)) for p in trainable for mark in (value_mark(p),)]
     record = (tuple(args), saved, weights, random_state.key_mark())
     trace = G.current()
     if trace is None:
@@ -983,7 +990,7 @@ def call_with_backward_hooks(cell, args: tuple, run: Callable):
 def _backward_hooks_in_graph(trace, cell, args: tuple, run: Callable):
     """In a graph: the cell call as one `custom_vjp` whose backward runs the pre-hooks, the cell's own
     backward (a nested gradient) and the backward hooks on the symbolic gradients."""
-    trainable = [p.name for p in cell.get_parameters() if p.requires_grad]
+    trainable = [p.name for p in _cell_params(cell, "get_parameters") if p.requires_grad]
     if trainable:
         raise RuntimeError(
             f"{type(cell).__name__} has backward hooks and trainable Parameters ({', '.join(trainable[:3])}"

@@ -7,7 +7,13 @@ lists; the family modules bind them by name. The Primitive classes live in `kiln
 
 import sys as _sys
 
-from kiln.ops import _submodules, functional, operations, tensor_methods
+from kiln.ops import (
+    _submodules,
+    composite,  # noqa: F401  (`ops.composite`, bound as MindSpore's ops package binds it)
+    functional,
+    operations,
+    tensor_methods,
+)
 from kiln.ops import op_info_register as _op_info_register_module  # noqa: F401  (loaded before the names below)
 from kiln.ops._namespace import NAMES as _NAMES
 

@@ -1,6 +1,8 @@
-"""Names zoo operators import from MindSpore's ops modules: op_info_register, ops.P, the Ascend float-status
-Primitives (stand-ins that raise when built) and common.dtype's QuantDtype."""
+"""Names zoo operators import from MindSpore's ops modules: op_info_register, ops.P, ops.composite, the Ascend
+float-status Primitives (stand-ins that raise when built) and common.dtype's QuantDtype."""
 
+import os
+import subprocess
 import sys
 
 import pytest
@@ -57,6 +59,22 @@ def test_ops_p_and_float_status_stand_ins():
     for name in ("NPUAllocFloatStatus", "NPUGetFloatStatus", "NPUClearFloatStatus"):
         with pytest.raises(NotImplementedError, match="Ascend"):
             getattr(operations, name)()
+
+
+def test_ops_composite_is_bound_by_importing_ops():
+    # The zoo's EcapaTDNN writes `ops.composite.MultitypeFuncGraph(...)` after `from mindspore import ops`, which
+    # MindSpore's ops package binds; a fresh process, since any earlier import of kiln.ops.composite binds it too.
+    code = (
+        "import sys\n"
+        "from kiln import ops\n"
+        "assert ops.composite is sys.modules['kiln.ops.composite'], ops.composite\n"
+        "assert ops.composite.MultitypeFuncGraph is ops.MultitypeFuncGraph\n"
+        "assert ops.composite.HyperMap is ops.HyperMap\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_quant_dtype_values():

@@ -809,3 +809,34 @@ def test_frozen_parameter_asked_for_gets_zeros_in_pynative_and_its_gradient_in_g
     kiln.set_context(mode=kiln.GRAPH_MODE)
     grads = ops.GradOperation(get_by_list=True)(net, [net.p1, net.p2])(x)
     np.testing.assert_allclose([g.asnumpy()[0] for g in grads], [15.0, 10.0])
+
+
+class _ShadowingTrainCell(nn.Cell):
+    """The zoo's FiBiNET TrainStepWrap keeps its Parameter list as `self.trainable_params`, over the Cell method."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.network = net
+        self.network.set_grad()
+        self.trainable_params = net.trainable_params()
+        self.weights = kiln.ParameterTuple(self.trainable_params)
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+
+    def construct(self, x):
+        loss = self.network(x)
+        return loss, self.grad(self.network, self.weights)(x, ops.ones_like(loss))
+
+
+@pytest.mark.parametrize("mode", [kiln.GRAPH_MODE, kiln.PYNATIVE_MODE])
+def test_a_cell_attribute_named_like_a_cell_method_is_not_called_by_the_gradient(mode):
+    # Kiln's record of a forward (note_forward) called cell.trainable_params(), which GRAPH_MODE makes for every Cell
+    # it runs: TypeError: 'list' object is not callable (MindSpore 2.10 runs the zoo's FiBiNET in both modes).
+    kiln.set_context(mode=mode)
+    net = _DropoutNet(4)
+    net.drop = nn.Identity()
+    w = np.array([0.5, -1.0, 2.0, 3.0], np.float32)
+    net.w.set_data(Tensor(w))
+    x = np.array([1.0, 2.0, -3.0, 4.0], np.float32)
+    loss, (gw,) = _ShadowingTrainCell(net)(Tensor(x))
+    np.testing.assert_allclose(float(_np(loss)), float((w * x).sum()), rtol=1e-6)
+    np.testing.assert_allclose(_np(gw), x)  # d sum(w * x) / dw
