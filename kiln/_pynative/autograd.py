@@ -7,7 +7,9 @@ are symbolic and the recorded backward becomes part of the one executable.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -334,6 +336,11 @@ def _strip(value, level: int):
 
 # How many gradients are being taken (their forward calls leave no `note_forward` record)
 _GRAD_DEPTH = [0]
+# What the @constexpr functions returned (MindSpore runs them in the forward only; its gradient reuses that forward):
+# each forward being noted logs them, as (function, value), in call order; the gradient that replays a forward hands
+# them back in that order (the innermost replay; a nested gradient without a replay of its own goes on with it).
+_CONSTEXPR_LOGS: list[list] = []
+_CONSTEXPR_REPLAYS: list[deque | None] = []
 
 
 def _cell_params(cell, method: str) -> list:
@@ -342,7 +349,7 @@ def _cell_params(cell, method: str) -> list:
     return getattr(type(cell), method)(cell)
 
 
-def note_forward(cell, args: tuple) -> None:
+def note_forward(cell, args: tuple) -> list | None:
     """Before a forward call of `cell` outside any gradient, keep its state as it is now, with the call's
     arguments: its Parameters that take no gradient (BatchNorm's moving statistics), its trainable Parameters
     with the mark of their value (`value_mark`) and the random generator (Dropout's masks). PyNative calls this
@@ -353,10 +360,12 @@ def note_forward(cell, args: tuple) -> None:
     `loss = net(*x)` then `grad(net, weights)(*x, sens)` updates the state once per step and differentiates the
     loss it returned (the same dropout mask, the weights as they were then, even where another optimizer has
     stepped them since: Pix2Pix's D step between G's loss and G's gradient); Kiln runs the forward again, so
-    `run_with_grad` first puts this state back (`_replay_last_forward`).
+    `run_with_grad` first puts this state back (`_replay_last_forward`), and hands back the values the forward's
+    @constexpr functions returned (NumPy draws in the zoo's PointNet++): returns the list that logs them, for the
+    caller to pass to `logging_constexprs` around the forward (None when nothing is noted).
     """
     if _GRAD_DEPTH[0]:
-        return
+        return None
     with running_in(None):  # Kiln's copies, not the user's ops: never cast to a `to_float` Cell's dtype
         saved = [(p, apply(REGISTRY["Identity"], (p,), ())) for p in _cell_params(cell, "untrainable_params")]
         trainable = _cell_params(cell, "trainable_params")
@@ -364,12 +373,40 @@ def note_forward(cell, args: tuple) -> None:
             weights = [(p, value_mark(p), apply(REGISTRY["Identity"], (p,), ())) for p in trainable]
         else:  # in a graph the mark is the value itself (a Var, never written over)
             weights = [(p, mark, Tensor._wrap(mark)) for p in trainable for mark in (value_mark(p),)]
-    record = (tuple(args), saved, weights, random_state.key_mark())
+    constexprs: list = []
+    record = (tuple(args), saved, weights, random_state.key_mark(), constexprs)
     trace = G.current()
     if trace is None:
         cell.__dict__["_last_forward"] = record
     else:
         trace.forwards[id(cell)] = (cell, record)
+    return constexprs
+
+
+@contextmanager
+def logging_constexprs(log: list | None) -> Iterator[None]:
+    """Log into `log` (from `note_forward`; None: nothing) what @constexpr functions return until the block ends."""
+    if log is None:
+        yield
+        return
+    _CONSTEXPR_LOGS.append(log)
+    try:
+        yield
+    finally:
+        _CONSTEXPR_LOGS.pop()
+
+
+def constexpr_value(fn: Callable, args: tuple, kwargs: dict):
+    """`fn(*args, **kwargs)` for a @constexpr function `fn`; inside a gradient's replay of a noted forward, the value
+    that forward's call got instead (MindSpore differentiates its forward: a host draw is not drawn again)."""
+    replay = _CONSTEXPR_REPLAYS[-1] if _CONSTEXPR_REPLAYS else None
+    if replay and replay[0][0] is fn:
+        value = replay.popleft()[1]
+    else:
+        value = fn(*args, **kwargs)
+    for log in _CONSTEXPR_LOGS:
+        log.append((fn, value))
+    return value
 
 
 def _replay_last_forward(fn, args: tuple):
@@ -386,7 +423,7 @@ def _replay_last_forward(fn, args: tuple):
         record = entry[1] if entry is not None and entry[0] is fn else None
     if record is None:
         return None
-    forward_args, saved, weights, key = record
+    forward_args, saved, weights, key, constexprs = record
     if len(forward_args) != len(args) or any(a is not b for a, b in zip(forward_args, args, strict=True)):
         return None
     written = []
@@ -399,7 +436,7 @@ def _replay_last_forward(fn, args: tuple):
                 _put_back(p, value)
     resume = random_state.key_mark()
     random_state.key_restore(key)
-    return resume, written
+    return resume, written, constexprs
 
 
 def _swaps(p: Parameter, value: Tensor | None = None) -> bool:
@@ -440,14 +477,19 @@ def run_with_grad(
     """Call `fn(*args)` on a fresh tape level and return (output, input grads, weight grads)."""
     resume = _replay_last_forward(fn, args)
     _GRAD_DEPTH[0] += 1
+    if resume is not None:
+        _CONSTEXPR_REPLAYS.append(deque(resume[2]))
+    else:
+        _CONSTEXPR_REPLAYS.append(_CONSTEXPR_REPLAYS[-1] if _CONSTEXPR_REPLAYS else None)
     try:
         return _run_with_grad(fn, args, positions, weights, has_aux=has_aux, sens=sens, kwargs=kwargs)
     finally:
         _GRAD_DEPTH[0] -= 1
+        _CONSTEXPR_REPLAYS.pop()
         if resume is not None:
             # MindSpore's gradient reuses the forward and draws nothing: every generator goes on from where it was
             # before this call, so a draw between the forward and the gradient is not drawn again
-            key, written = resume
+            key, written, _ = resume
             random_state.key_restore(key)
             with running_in(None):
                 for p, value in written:

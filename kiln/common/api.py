@@ -12,6 +12,7 @@ from kiln._core.random_state import get_seed
 from kiln._core.tensor import Tensor
 from kiln.common.runtime import synchronize
 from kiln.dataset import config as dataset_config
+from kiln.ops.multitype import constexpr as ops_constexpr
 
 __all__ = [
     "JitConfig", "from_numpy", "get_seed", "is_tensor", "jit", "jit_class", "lazy_inline", "mutable", "no_inline",
@@ -83,19 +84,13 @@ def recompute(block, *args, use_reentrant: bool = True, output_recompute: bool =
 
 
 def constexpr(fn=None, get_instance: bool = True, name=None, reuse_result: bool = True, check: bool = True):
-    """Mark `fn` as computed on constants at compile time (MindSpore's `constexpr`).
+    """Mark `fn` as computed on constants at compile time (MindSpore's `constexpr`): the `ops.constexpr` mark.
 
     Kiln's graph capture evaluates Python functions of constant arguments while compiling, so the marked
-    function is called as it is; eagerly it simply runs. `@constexpr` and `@constexpr(...)` both work.
+    function is called as it is; eagerly it simply runs, and a gradient reusing a forward gets that forward's
+    values (`ops.multitype.ConstExpr`). `@constexpr` and `@constexpr(...)` both work.
     """
-
-    def mark(f):
-        if not callable(f):
-            raise TypeError(f"constexpr: expected a function, but got {type(f).__name__}.")
-        f.__kiln_constexpr__ = True
-        return f
-
-    return mark if fn is None else mark(fn)
+    return ops_constexpr(fn)
 
 
 def swap_tensors(t1, t2) -> None:

@@ -11,7 +11,7 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor
 from kiln._core.unsupported import ignore_argument
 from kiln._parallel.shard import shard_cell
-from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, note_forward
+from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, logging_constexprs, note_forward
 from kiln._pynative.dispatch import RUN, running_in
 from kiln.context import GRAPH_MODE, _context
 
@@ -220,9 +220,15 @@ class Cell:
     def _construct_call(self, args: tuple, kwargs: dict):
         """The construct on `args`, with the backward hooks or custom bprop the Cell has."""
         d = self.__dict__
-        if d.get("requires_grad"):
-            note_forward(self, args)
+        if not d.get("requires_grad"):
+            return self._construct_run(args, kwargs)
+        with logging_constexprs(note_forward(self, args)):
+            return self._construct_run(args, kwargs)
+
+    def _construct_run(self, args: tuple, kwargs: dict):
+        """`_construct_call` after the forward is noted."""
         bprop = getattr(type(self), "bprop", None)
+        d = self.__dict__
         if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
             if bprop is not None:
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Tensor
+from kiln._pynative.autograd import constexpr_value
 from kiln._pynative.nested import call_with_graph_semantics
 
 __all__ = ["HyperMap", "Map", "MultitypeFuncGraph", "constexpr", "depend", "partial", "primexpr"]
@@ -164,15 +165,27 @@ def depend(value, expr):
     return value
 
 
-def constexpr(fn=None, get_instance: bool = True, reuse_result: bool = True, check: bool = True):
-    """Mark a function evaluated on constants at compile time (MindSpore's `constexpr`).
+class ConstExpr:
+    """A function marked `@constexpr`: called as it is (Kiln's graph capture runs Python functions of constants while
+    compiling), except inside a gradient that reuses a forward, where each call returns what that forward's call
+    returned (MindSpore runs the function in the forward only; `autograd.constexpr_value`)."""
 
-    Kiln's graph capture calls plain Python functions on constant arguments while compiling, so the mark
-    returns the function itself (usable as `@constexpr` or `@constexpr(...)`).
-    """
+    def __init__(self, fn: Callable):
+        if not callable(fn):
+            raise TypeError(f"constexpr: expected a function, but got {type(fn).__name__}.")
+        self.fn = fn
+        functools.update_wrapper(self, fn, assigned=("__name__", "__qualname__", "__doc__"), updated=())
+
+    def __call__(self, *args, **kwargs):
+        return constexpr_value(self.fn, args, kwargs)
+
+
+def constexpr(fn=None, get_instance: bool = True, reuse_result: bool = True, check: bool = True):
+    """Mark a function evaluated on constants at compile time (MindSpore's `constexpr`): returns a `ConstExpr`
+    (usable as `@constexpr` or `@constexpr(...)`)."""
     if fn is None:
-        return lambda f: f
-    return fn
+        return ConstExpr
+    return ConstExpr(fn)
 
 
 primexpr = constexpr

@@ -444,6 +444,50 @@ def test_forward_then_grad_replays_a_seeded_random_ops_draw(kind, mode, set_grad
         np.testing.assert_allclose(losses, want, rtol=1e-5)
 
 
+@kiln.constexpr
+def _numpy_draw(n):
+    return Tensor(np.random.uniform(size=(n,)).astype(np.float32))
+
+
+class _ConstexprDrawNet(nn.Cell):
+    """w * x * d summed, d drawn from NumPy's global generator by a @constexpr function (the zoo's PointNet++ draws its
+    farthest-point-sampling starts so)."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(n, np.float32)), name="w")
+
+    def construct(self, x):
+        return (self.w * x * _numpy_draw(self.w.shape[0])).sum()
+
+
+# MindSpore 2.10 (its own runs of this net): the gradient reuses the forward's @constexpr value, as it does a random
+# op's draw (GRAPH_MODE, set_grad or not; PyNative when set_grad); PyNative without set_grad runs the function again.
+# Kiln's gradient ran the forward again in every case, so it differentiated the next NumPy draw.
+@pytest.mark.parametrize(
+    "mode, set_grad, same_draw",
+    [
+        (kiln.GRAPH_MODE, True, True),
+        (kiln.GRAPH_MODE, False, True),
+        (kiln.PYNATIVE_MODE, True, True),
+        (kiln.PYNATIVE_MODE, False, False),
+    ],  # fmt: skip
+)
+def test_forward_then_grad_reuses_the_forwards_constexpr_value(mode, set_grad, same_draw):
+    kiln.set_context(mode=mode)
+    net = _ConstexprDrawNet(3)
+    if set_grad:
+        net.set_grad()
+    step = _ForwardThenGradOf(net)
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    draws = np.random.RandomState(0).uniform(size=6).astype(np.float32)  # the forward's draw, then the next
+    for _ in range(2):
+        np.random.seed(0)
+        loss, (gw,) = step(Tensor(x))
+        np.testing.assert_allclose(_np(loss), (x * draws[:3]).sum(), rtol=1e-6)
+        np.testing.assert_allclose(_np(gw), x * (draws[:3] if same_draw else draws[3:]), rtol=1e-6)
+
+
 class _DrawsAroundForwardThenGrad(nn.Cell):
     """A draw before the forward, the forward, a draw between the forward and the gradient, the gradient (or none,
     `grad=False`: the same draws with no gradient taken). A draw comes from the network's own generator ("same":

@@ -26,7 +26,7 @@ from kiln._core import dtype as mstype
 from kiln._core.mutable import dynamic_length_copy
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
-from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, note_forward
+from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, logging_constexprs, note_forward
 from kiln._pynative.dispatch import apply, running_in
 from kiln._pynative.nested import record
 
@@ -165,7 +165,7 @@ def call_cell(ctx, cell, args, kwargs):
         return cell(*args, **(kwargs or {}))  # Cell.__call__ -> library construct on symbolic tensors
     args, kwargs = cell._forward_pre(tuple(args), kwargs or {})
     # as MindSpore's GRAPH_MODE, a gradient of this Cell on these arguments reuses this forward, set_grad or not
-    note_forward(cell, tuple(args))
+    log = note_forward(cell, tuple(args))
 
     own = d.get("_float_dtype")
 
@@ -184,10 +184,11 @@ def call_cell(ctx, cell, args, kwargs):
             return call_with_custom_bprop(cell, user_bprop, run_construct, a)
     else:
         run = run_construct
-    if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
-        out = call_with_backward_hooks(cell, tuple(args), run)
-    else:
-        out = run(*args)
+    with logging_constexprs(log):
+        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            out = call_with_backward_hooks(cell, tuple(args), run)
+        else:
+            out = run(*args)
     return cell._forward_post(tuple(args), kwargs, out)
 
 
