@@ -397,12 +397,19 @@ class PersistentJit:
     def _load_or_compile(self, sig, args):
         store = _store
         placements = {d[3] for d in sig[1:] if type(d) is tuple}
-        if store is None or self._key is None or len(placements) != 1:
+        if len(placements) != 1:
             return self._jitted
         devices = next(iter(placements)).device_set
         if len(devices) != 1:
             return self._jitted
         device = next(iter(devices))
+        if store is None or self._key is None:
+            # Nothing is stored; a whole program (a lazy window) still gets its quick tier: without it, the cache
+            # off (bench_zoo's cold first steps) or an op without a name across processes compiled every PyNative
+            # window fully optimised (MobileNetV2's backward pieces: tens of seconds)
+            if self._tiered and device.platform == "cpu" and tiers.mode() != "off":
+                return self._unstored(args, device)
+            return self._jitted
         # "k3": entries of programs without custom calls only, a (quick, executable) pair (older entries may
         # hold custom calls, or no tier: never read them)
         name = "kiln-k3-" + hashlib.sha256(_entry_text(self._key, sig[1:], device).encode()).hexdigest()
@@ -436,6 +443,21 @@ class PersistentJit:
             return self._jitted
         _write_later(store, name, compiled, quick)
         return _Quick(compiled, self, sig, args, name, device) if quick else compiled
+
+    def _unstored(self, args, device):
+        """The executable of a tiered program that is kept in memory only: quick first when `tiers.worth_tiering`,
+        else optimised, both compiled with Kiln's options as a stored program's are."""
+        try:
+            lowered = self.lower(*args)
+            text = lowered.as_text()
+            if not tiers.worth_tiering(text):
+                return _compile_with_options(lowered, device.platform)
+            started = time.perf_counter()
+            quick = _compile_with_options(lowered, device.platform, quick=True)
+        except Exception:  # noqa: BLE001  (jax.jit raises its own error, in its own words, at the call)
+            return self._jitted
+        compile_s = time.perf_counter() - started
+        return tiers.Tiered(quick, lambda: _compile_with_options(lowered, device.platform), None, None, compile_s)
 
     def _tiered_executable(self, lowered, sig, name: str, device, store: DiskCache):
         """A quick executable now, the optimised one from the tier-up thread (only that one is stored)."""
@@ -494,8 +516,8 @@ def persistent_jit(
     """`PersistentJit(fun, key, donate_argnums, tiered)` when the cache is on (with Kiln's store behind JAX's) and
     `key` names the program, else `jax.jit(fun, donate_argnums=donate_argnums)` compiling with the same XLA
     options as PersistentJit (`_CPU_OPTIONS`: on CPU the classic emitters compile PyNative's kernels several
-    times faster, to the same numbers); a PersistentJit that stores nothing when `first_call` is given without
-    the cache.
+    times faster, to the same numbers); a PersistentJit that stores nothing when `first_call` or `tiered` is given
+    without the cache.
 
     Args:
         fun: a function of positional arrays, Python scalars and None.
@@ -513,7 +535,7 @@ def persistent_jit(
         A callable with jax.jit's behaviour (and its `lower`).
     """
     stored = key is not None and _store is not None and _ours
-    if stored or first_call is not None:
+    if stored or first_call is not None or tiered:
         return PersistentJit(fun, key if stored else None, donate_argnums, tiered, label, first_call)
     # XLA's debug options are one set for every platform: a CPU option is ignored by a GPU compile
     options = _compiler_options("cpu") if jax.default_backend() == "cpu" else None

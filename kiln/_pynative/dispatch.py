@@ -254,7 +254,7 @@ def _can_defer(prim: PrimitiveDef) -> bool:
     """Whether `prim` may wait in the lazy window: not when it writes an input in place (a state update must be
     visible at once) or has another effect (a user's function run on the host runs at its line, once: a window runs
     an op whose output is dropped never, and a failed window's ops twice). Remembered per primitive. (An op with
-    value bounds waits only when the inputs its check reads are computed: `_defer`.)"""
+    value bounds checks computed inputs before it waits, pending ones once the window has run: `_defer`.)"""
     ok = prim.effect is None
     (_deferrable if ok else _eager_only).add(prim)
     return ok
@@ -354,14 +354,11 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
             del window.args[n_args:]
             return None
         try:
-            ahead = prim.bounds is None or _bounds_checked_ahead(prim, attrs, args)
+            later = None if prim.bounds is None else _bounds_checked_ahead(prim, attrs, args, window)
         except BaseException:
             del window.args[n_args:]
             raise
-        if not ahead:
-            del window.args[n_args:]
-            return None
-        pending = window.record(prim, attrs, tuple(refs), avals)
+        pending = window.record(prim, attrs, tuple(refs), avals, later)
         if prim.multiple_results:
             out = tuple(Tensor._wrap(p) for p in pending)
         else:
@@ -382,20 +379,41 @@ def _too_big(avals: tuple) -> bool:
     return sum(math.prod(a.shape) * a.dtype.itemsize for a in avals) > lazy.MAX_DEFERRED_BYTES
 
 
-def _bounds_checked_ahead(prim: PrimitiveDef, attrs: tuple, args: tuple) -> bool:
-    """Run `prim`'s value bounds check before the op is recorded (raising the op's own error); False when an
-    input the check reads is itself still pending (the op then runs at once)."""
+def _bounds_checked_ahead(prim: PrimitiveDef, attrs: tuple, args: tuple, window: lazy.Window) -> tuple | None:
+    """Run `prim`'s value bounds check before the op is recorded (raising the op's own error) and return None; or,
+    when an integer input the check reads is still pending in `window`, the check to run once the window has run,
+    as `(check, value indices)`: `check(values)`, given those values' arrays, says whether the inputs are in range.
+    The window then keeps the op (a check that ended it would cut a step into one program per indexing op), and a
+    failed check makes it run op by op, which raises the op's own error at the user's line before any value is read."""
     if not checks_enabled():
-        return True
+        return None
     reads = prim.bounds.reads
-    arrays = []
+    arrays, later = [], []
     for i, a in enumerate(args):
         d = a._buf if isinstance(a, Tensor) else a
         if type(d) is Pending and d.array is None and (reads is None or i in reads) and d.dtype.kind in "iu":
-            return False
+            if d.window is not window:  # a value whose op failed: reading it raises that op's error
+                arrays.append(d.resolve())
+                continue
+            later.append((i, d.index))
+            arrays.append(None)
+            continue
         arrays.append(d.resolve() if type(d) is Pending and d.array is not None else d)
-    _bounds_checked(prim, attrs, arrays)
-    return True
+    if not later:
+        _bounds_checked(prim, attrs, arrays)
+        return None
+    kw = prim.attrs_dict(attrs)
+    for i, a in enumerate(arrays):  # what the check does not read is a shape and dtype (no pending value kept alive)
+        if type(a) is Pending:
+            arrays[i] = B.ShapeDtypeStruct(a.shape, a.dtype)
+
+    def check(values) -> bool:
+        full = list(arrays)
+        for (i, _), v in zip(later, values, strict=True):
+            full[i] = v
+        return bool(prim.bounds.host_check(full, kw)[0])
+
+    return check, tuple(index for _, index in later)
 
 
 def _abstract_outputs(prim: PrimitiveDef, attrs: tuple, args: tuple) -> tuple:

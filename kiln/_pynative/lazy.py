@@ -1,13 +1,14 @@
 """PyNative's lazy window: eager ops recorded and run together as one compiled program.
 
-`dispatch.apply` records an op here instead of launching its kernel when it can be deferred (no value bounds to
-check on the host, no in-place write, no user's function run on the host, no eager check, only Tensors, backend
-arrays, Python scalars and None as inputs). Its output Tensors hold `Pending` values whose shape and dtype come from
-the op's abstract evaluation (cached per primitive, attributes and input types), so a shape or type error still
-raises at the user's line, in the op's own words. The window runs as ONE program when a value is needed: a Tensor's
-`_data` is read (asnumpy, printing, `if tensor`, an op that is not deferred, the backward pass), a Parameter is read
-outside dispatch (a compiled graph may donate its buffer), or the window holds `MAX_OPS` ops' worth (an op standing for
-a whole compiled piece of a backward pass weighs its steps, `WEIGHTS`: a window never grows past the bound XLA
+`dispatch.apply` records an op here instead of launching its kernel when it can be deferred (no in-place write, no
+user's function run on the host, no eager check, only Tensors, backend arrays, Python scalars and None as inputs; an op
+with value bounds whose index input is itself pending has its check run on the host once the program has run, and a
+failed check runs the window op by op, as a failed program does). Its output Tensors hold `Pending` values whose shape
+and dtype come from the op's abstract evaluation (cached per primitive, attributes and input types), so a shape or type
+error still raises at the user's line, in the op's own words. The window runs as ONE program when a value is needed: a
+Tensor's `_data` is read (asnumpy, printing, `if tensor`, an op that is not deferred, the backward pass), a Parameter is
+read outside dispatch (a compiled graph may donate its buffer), or the window holds `MAX_OPS` ops' worth (an op standing
+for a whole compiled piece of a backward pass weighs its steps, `WEIGHTS`: a window never grows past the bound XLA
 compiles quickly).
 
 The program is cached by the window's structure (the ops, how their inputs connect, which outputs are still
@@ -104,6 +105,8 @@ class Window:
         self.outs: list[weakref.ref] = []  # every output's Pending, in output order
         self.weight = 0  # the ops recorded, a heavy op counting its WEIGHTS
         self.sites: list = []  # each op's user expression, (frame, f_lasti) or None: where a failure points
+        # value checks run on the host once the program has run: (check, indices of the values it reads)
+        self.checks: list[tuple[Callable, tuple]] = []
 
     # -- recording ------------------------------------------------------------------------------------
     def ref(self, a):
@@ -137,8 +140,14 @@ class Window:
             self.args.append(array)
         return pos
 
-    def record(self, prim: PrimitiveDef, attrs: tuple, refs: tuple, avals: tuple) -> list[Pending]:
-        """Append `prim` on inputs `refs` (from `ref`) with output abstract values `avals`; its Pending outputs."""
+    def record(
+        self, prim: PrimitiveDef, attrs: tuple, refs: tuple, avals: tuple, check: tuple | None = None
+    ) -> list[Pending]:
+        """Append `prim` on inputs `refs` (from `ref`) with output abstract values `avals`; its Pending outputs.
+        `check`: `(check, indices)`, a test of the op's inputs run on the host once the program has computed the values
+        at `indices` (`check(arrays)` -> whether they are in range); when one fails the window runs op by op."""
+        if check is not None:
+            self.checks.append(check)
         base = len(self.outs)
         outs = [Pending(tuple(a.shape), a.dtype, a.weak_type, self, base + i) for i, a in enumerate(avals)]
         self.ops.append((prim, attrs, refs, len(avals)))
@@ -164,13 +173,16 @@ class Window:
         with self.lock:
             if not self.ops:
                 return
-            ops, args, outs, sites = tuple(self.ops), self.args, self.outs, self.sites
+            ops, args, outs, sites, checks = tuple(self.ops), self.args, self.outs, self.sites, self.checks
             self._reset()
             live = [(i, p) for i, w in enumerate(outs) if (p := w()) is not None]
-            if not live:
+            if not live and not checks:  # (an op whose inputs are checked runs: eagerly its failure stops the run)
                 return
             self.flushes += 1
-            key = (ops, tuple(i for i, _ in live))
+            returned = [i for i, _ in live]
+            if checks:  # the values the checks read come out of the program too
+                returned = sorted(set(returned).union(*(indices for _, indices in checks)))
+            key = (ops, tuple(returned))
             program = self.programs.get(key)
             if program is not None:
                 self.single_use.discard(key)
@@ -188,6 +200,12 @@ class Window:
                 self.single_use.discard(key)
                 self._run_op_by_op(ops, args, live, sites)
                 return
+            if checks:
+                values = dict(zip(returned, results, strict=True))
+                results = [values[i] for i, _ in live]
+                if not all(check([values[i] for i in indices]) for check, indices in checks):
+                    self._run_op_by_op(ops, args, live, sites)  # raises the op's own error, at its line
+                    return
             for (_, p), r in zip(live, results, strict=True):
                 p.array = r
                 p.window = None

@@ -451,7 +451,7 @@ def fill(type, shape, value) -> Tensor:
 
 
 def _cast(x, dtype):
-    if isinstance(x, Tensor) and x._data.dtype == as_np_dtype(dtype):
+    if isinstance(x, Tensor) and x.dtype.np == as_np_dtype(dtype):  # (reads no pending value)
         return x
     return apply(REGISTRY["Cast"], (x,), (as_np_dtype(dtype),))
 

@@ -533,7 +533,7 @@ def lerp(input, end, weight) -> Tensor:
 
 def cast(input, dtype) -> Tensor:
     """Convert `input` to `dtype` (a kiln dtype, NumPy dtype or Python type)."""
-    if isinstance(input, Tensor) and input._data.dtype == as_np_dtype(dtype):
+    if isinstance(input, Tensor) and input.dtype.np == as_np_dtype(dtype):  # (reads no pending value)
         return input
     return apply(REGISTRY["Cast"], (input,), (as_np_dtype(dtype),))
 

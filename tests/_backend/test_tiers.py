@@ -340,3 +340,30 @@ def test_a_graph_mode_build_holds_the_gate(monkeypatch):
     monkeypatch.setattr(build, "_run_passes", lambda graph: held.append(tiers._busy) or passes(graph))
     _graph_run(1, None)
     assert held and all(n > 0 for n in held)
+
+
+def test_lazy_window_program_is_tiered_with_the_cache_off(monkeypatch):
+    # nothing stored (KILN_CACHE_DIR=off, bench_zoo's cold first steps, or a window without a name across processes):
+    # the window's program still runs quickly compiled first (it used to compile fully optimised at once), and its
+    # values agree with the full compile's
+    if not dispatch.LAZY:
+        pytest.skip("needs the lazy window")
+    w = dispatch.WINDOW
+    w.flush()
+    monkeypatch.setattr(cache, "_store", None)
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    for env in (None, "0"):
+        if env is not None:
+            monkeypatch.setenv(tiers.ENV, env)
+        monkeypatch.setattr(w, "programs", {})
+        monkeypatch.setattr(w, "single_use", set())
+        monkeypatch.setattr(w, "refused", {})
+        before = dict(tiers.stats)
+        values = _pynative_run()
+        if env is None:
+            tiered = values
+            assert tiers.stats["quick"] > before["quick"] and tiers.stats["swaps"] > before["swaps"]
+            assert all(type(p) is cache.PersistentJit for p in w.programs.values())
+        else:
+            assert tiers.stats["quick"] == before["quick"]
+            np.testing.assert_allclose(tiered, values, rtol=1e-5)

@@ -50,6 +50,21 @@ def _index_computed_in_the_window():
     return ops.gather(Tensor(np.ones((3, 2), np.float32)), index, 0)  # the failing line
 
 
+def _scattered_with_a_computed_index():
+    index = (Tensor(np.array([[0], [2]], np.int32)) * 2).astype("int32")  # pending: [[0], [4]], 4 is out of range
+    values = Tensor(np.ones((2, 3), np.float32))
+    scattered = ops.ScatterNd()(index, values, (3, 3))  # the failing line
+    return scattered * 2
+
+
+def _dropped_result_of_a_checked_op():
+    # eager stops at the gather; the window runs its check although nothing reads the gather's result
+    x = Tensor(np.arange(3, dtype=np.float32))
+    index = Tensor(np.array([0, 1], np.int32)) * 3
+    ops.gather(Tensor(np.ones((3, 2), np.float32)), index, 0)  # the failing line
+    return x + 1
+
+
 def _backward_program_fails(monkeypatch):
     # the code before 9927908 took a sensitivity of the wrong shape; the backward program (one op of the window)
     # then failed when it ran: the error names the backward op that fails, as the op-by-op walk does
@@ -98,6 +113,8 @@ CASES = {
     "allocation at run time": (_allocation_fails_at_run_time, True),
     "index checked at run time (a pyfunc)": (_index_checked_at_run_time, False),
     "index computed in the window": (_index_computed_in_the_window, False),
+    "index computed in the window, ScatterNd": (_scattered_with_a_computed_index, False),
+    "index computed in the window, result dropped": (_dropped_result_of_a_checked_op, False),
     "backward program": (_backward_program_fails, False),
     "in a Cell's construct": (_fails_in_a_cells_construct, True),
     "in the second of two windows": (_fails_in_the_second_window, True),

@@ -86,6 +86,32 @@ def test_value_bounds_still_raise_at_the_op():
     assert "Gather" in str(err.value)
 
 
+def test_an_index_computed_in_the_window_keeps_it_open(window):
+    # the bounds check of a gather or scatter whose index is still pending runs on the host once the window has run:
+    # the op waits (it used to run the window and then itself, cutting a step into one program per indexing op)
+    table = Tensor(np.arange(12, dtype=np.float32).reshape(4, 3))
+    raw = np.array([3, 0, 2], np.int32)
+
+    def run():
+        index = (Tensor(raw) - 1).abs().astype("int32")  # [2, 1, 1]; astype to its own dtype reads nothing
+        rows = table[index]
+        picked = ops.gather(rows, index - 1, 0)
+        cells = ops.ScatterNd()(ops.expand_dims(index, 1), picked, (4, 3))
+        return [ops.tanh(cells) + rows.sum()]
+
+    before = window.flushes
+    out = run()[0]
+    assert _pending(out) and window.flushes == before
+    index = np.abs(raw - 1)
+    rows = table.asnumpy()[index]
+    cells = np.zeros((4, 3), np.float32)
+    np.add.at(cells, index, rows[index - 1])
+    np.testing.assert_allclose(out.asnumpy(), np.tanh(cells) + rows.sum(), rtol=1e-6)
+    assert window.flushes == before + 1
+    lazy_out, eager_out = _both(run)
+    np.testing.assert_array_equal(lazy_out[0], eager_out[0])
+
+
 def test_a_passed_bounds_check_is_not_taken_for_other_inputs():
     # The host check of the same index array is skipped when it passed just before; any other array, or the same
     # array against a smaller table, is checked again.
