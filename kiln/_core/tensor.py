@@ -537,7 +537,9 @@ class Parameter(Tensor):
                 f"{list(self.shape)} to {list(new.shape)}."
             )
         if new.dtype != self._data.dtype:
-            new = new.astype(self._data.dtype)
+            # inside a graph the value is a Var (a float16 input of a to_float Cell written into a float32
+            # Parameter): the installed Tensor.astype records the cast; an array casts itself
+            new = data.astype(self.dtype)._data if G.is_symbolic(new) else new.astype(self._data.dtype)
         self._data = new
         return self
 

@@ -334,22 +334,30 @@ class WeightedRandomSampler(BuiltinSampler):
     """Rows drawn with probability proportional to `weights`.
 
     Args:
-        weights: one non-negative weight per row (row i gets weights[i]).
+        weights (list[float]): one non-negative weight per row (row i gets weights[i]), a list as MindSpore requires.
         num_samples: samples per epoch (None: len(weights)).
         replacement: draw with replacement (default True).
     """
 
     _salt = 5
 
-    def __init__(self, weights: Sequence[float], num_samples: int | None = None, replacement: bool = True) -> None:
+    def __init__(self, weights: list[float], num_samples: int | None = None, replacement: bool = True) -> None:
         super().__init__(num_samples)
-        w = np.asarray(list(weights), dtype=np.float64)
-        if w.ndim != 1 or w.size == 0:
-            raise ValueError("WeightedRandomSampler: weights must be a non-empty list of numbers.")
+        # MindSpore's classes: a TypeError for what is not a list of numbers (a tuple or a str too), a RuntimeError
+        # (its pipeline's, raised here at once) for an empty list, a negative weight or all weights zero
+        items = weights if isinstance(weights, list) else [weights]
+        for i, v in enumerate(items):
+            if not isinstance(v, (int, float, np.integer, np.floating)):
+                raise TypeError(
+                    f"WeightedRandomSampler: weights must be a list of numbers, but weights[{i}] is {type(v).__name__}."
+                )
+        w = np.asarray(items, dtype=np.float64)
+        if w.size == 0:
+            raise RuntimeError("WeightedRandomSampler: weights must not be empty.")
         if (w < 0).any():
-            raise ValueError("WeightedRandomSampler: weights must not be negative.")
+            raise RuntimeError("WeightedRandomSampler: weights must not be negative.")
         if not (w > 0).any():
-            raise ValueError("WeightedRandomSampler: at least one weight must be positive.")
+            raise RuntimeError("WeightedRandomSampler: at least one weight must be positive.")
         if not isinstance(replacement, bool):
             raise TypeError(f"WeightedRandomSampler: replacement must be a bool, but got {replacement!r}.")
         self.weights = w.tolist()

@@ -359,6 +359,12 @@ def add_flags(fn=None, **flags):
     return apply if fn is None else apply(fn)
 
 
+def core(fn=None, **flags):
+    """MindSpore's `ops.composite.base.core`: `add_flags` with `core=True` (a core graph; flags such as
+    `loop_can_uroll` ask its compiler to unroll loops, which Kiln's graph frontend does for Python loops anyway)."""
+    return add_flags(fn, **{"core": True, **flags})
+
+
 _ENV: dict = {}
 
 

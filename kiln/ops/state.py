@@ -28,7 +28,8 @@ def _check_value(op: str, value) -> None:
         raise op_error(op, f"'value' must be a Tensor or a number, but got {type(value).__name__}.", TypeError)
 
 
-def _check_no_conversion(op: str, variable: Tensor, value) -> None:
+def check_no_conversion(op: str, variable: Tensor, value) -> None:
+    """TypeError when `value` (a Tensor) would promote `variable`'s dtype to another: a written target keeps it."""
     # MindSpore 2.10 refuses a Tensor value whose promotion with the variable's dtype is another dtype (an int16 300
     # into int8 wrapped to 44 silently): the target keeps its dtype, so the user casts the value.
     if isinstance(value, Tensor) and (wider := promote(variable.dtype, value.dtype)) != variable.dtype:
@@ -61,7 +62,7 @@ def _assignment(prim, name: str, summary: str, value_meaning: str):
     def face(variable: Tensor, value) -> Tensor:
         _check_target(prim.name, variable)
         _check_value(prim.name, value)
-        _check_no_conversion(prim.name, variable, value)
+        check_no_conversion(prim.name, variable, value)
         return apply(prim, (variable, value))
 
     face.__name__ = face.__qualname__ = name

@@ -160,3 +160,19 @@ def test_error_samples_modes_other_than_return_warn():
             ds.config.set_error_samples_mode(ds.config.ErrorSamplesMode.SKIP)
     finally:
         ds.config.set_error_samples_mode(ds.config.ErrorSamplesMode.RETURN)
+
+
+def test_weighted_random_sampler_error_classes_as_mindspore():
+    # MindSpore 2.10 (its CPU build): TypeError for '' , a tuple or a non-number element; RuntimeError for [],
+    # a negative weight or all zeros (Kiln raised ValueError for each); a list of numbers, bools among them, is taken
+    for bad in ("", (0.9, 0.8, 1.1), ["a", 1]):
+        with pytest.raises(TypeError, match="WeightedRandomSampler"):
+            ds.WeightedRandomSampler(bad)
+    for bad in ([], [1.0, 0.1, -0.4], [0, 0, 0]):
+        with pytest.raises(RuntimeError, match="WeightedRandomSampler"):
+            ds.WeightedRandomSampler(bad)
+    data = np.arange(4, dtype=np.int32)
+    for weights, only in (([0, 0, 0, 2], 3), ([False, False, True, 0], 2)):
+        sampler = ds.WeightedRandomSampler(weights, num_samples=3)
+        pipeline = ds.NumpySlicesDataset(data, sampler=sampler)
+        assert [int(r[0]) for r in pipeline.create_tuple_iterator(output_numpy=True)] == [only] * 3

@@ -179,3 +179,17 @@ def test_mnist_training_pipeline_seed_003(tmp_path):
     ds.config.set_seed(3)
     again = [lab.asnumpy().tolist() for _, lab in pipeline().create_tuple_iterator()]
     assert sum(again, []) == labels_seen
+
+
+@pytest.mark.parametrize("fn", [vision.get_image_size, vision.get_image_num_channels])
+def test_image_queries_refuse_what_is_not_an_image_with_type_error(fn):
+    # MindSpore 2.10 raises TypeError for a number or a list (checked with its CPU build); Kiln turned them into
+    # arrays and raised a RuntimeError about their shape. Arrays and PIL images are read as before.
+    for bad in (1, [[1, 2], [3, 4]]):
+        with pytest.raises(TypeError, match=fn.__name__):
+            fn(bad)
+    img = np.zeros((7, 9, 3), np.uint8)
+    want = {"get_image_size": [7, 9], "get_image_num_channels": 3}[fn.__name__]
+    assert fn(img) == want
+    pil = pytest.importorskip("PIL.Image")
+    assert fn(pil.fromarray(img)) == want

@@ -476,3 +476,31 @@ def test_library_cells_inside_a_float16_cell_as_mindspore(mode):
         rtol = 4e-3 if name == "LayerNorm" else 1e-3
         for gv, wv in zip(g["values"], w["values"], strict=True):
             np.testing.assert_allclose(gv, wv, rtol=rtol, atol=1e-4, err_msg=f"{mode} {name}")
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_a_float16_cell_writes_its_input_into_a_float32_parameter(mode):
+    # `self.b = w` in a to_float(float16) Cell (MindSpore's tests/ut/python/ops/test_signature.py
+    # test_assign_by_operator): MindSpore 2.10 returns w (float16 in GRAPH_MODE, where the Cell's input is cast;
+    # float32 in PyNative) and keeps b float32 with w's values in both modes. Kiln's GRAPH_MODE failed in
+    # Parameter.set_data, which cast the graph's symbolic value with an array method.
+    class AssignOp(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.b = kiln.Parameter(kiln.Tensor(np.ones([5], np.float32)), name="b")
+
+        def construct(self, w):
+            self.b = w
+            return w
+
+    kiln.set_context(mode=mode)
+    try:
+        net = AssignOp()
+        net.to_float(kiln.float16)
+        w = np.array([0.5, 1.0, 2.5, -3.0, 4.0], np.float32)  # exact in float16
+        out = net(kiln.Tensor(w))
+        want_dtype = kiln.float16 if mode == kiln.GRAPH_MODE else kiln.float32
+        assert out.dtype == want_dtype and net.b.dtype == kiln.float32
+        np.testing.assert_array_equal(net.b.asnumpy(), w)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)

@@ -243,6 +243,32 @@ def test_group_rates_per_step_must_have_one_length():
     assert opt.dynamic_lr and opt.is_group_lr
 
 
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("table_in_group", [False, True])
+def test_fixed_group_rate_beside_rates_per_step_becomes_a_table(mode, table_in_group):
+    # MindSpore 2.10 turns every fixed rate into a rate per step when another group has one: each entry of
+    # `learning_rate` is then a schedule whose `learning_rate` Parameter holds the table (its
+    # test_optimizer_with_parameter_groups reads `lr.learning_rate`); Kiln kept a bare Parameter for the fixed rate.
+    ms.set_context(mode=mode)
+    params = _params()
+    w, b, gamma = params
+    table, fixed = (0.1, 0.2, 0.3), 0.05
+    group_lr, default_lr = (table, fixed) if table_in_group else (fixed, table)
+    opt = nn.SGD([{"params": [w], "lr": group_lr}, {"params": [b, gamma]}], learning_rate=default_lr)
+    assert opt.dynamic_lr and opt.is_group_lr
+    rates = [table, [fixed] * 3, [fixed] * 3] if table_in_group else [[fixed] * 3, table, table]
+    for source, want in zip(opt.learning_rate, rates, strict=True):
+        np.testing.assert_allclose(source.learning_rate.asnumpy(), want, rtol=1e-6)
+    got = _run(opt, params, 4)
+    start = [p.asnumpy().astype(np.float64) for p in _params()]
+    want = []
+    for i, (p, per_step) in enumerate(zip(start, rates, strict=True)):
+        for t in range(4):
+            p = p - per_step[min(t, 2)] * _grads(t)[i]
+        want.append(p)
+    _close(got, want)
+
+
 def test_get_lr_parameter_refuses_what_is_not_a_parameter():
     # MindSpore 2.10: TypeError; Kiln failed on `1.name` (AttributeError)
     w, b, gamma = _params()

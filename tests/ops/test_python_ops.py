@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from kiln.ops.composite.base import core
 
 import kiln as ms
 from kiln.ops import functional as F
@@ -28,3 +30,27 @@ def test_scalar_cast_converts_to_int64_float64_or_bool(mode):
     for bad in ("a", ms.Tensor(2.5)):
         with pytest.raises(TypeError, match="bool or a number"):
             F.scalar_cast(bad, ms.int64)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_composite_base_core_marks_a_function_that_still_runs(mode):
+    # MindSpore 2.10's `ops.composite.base.core(fn=None, **flags)` marks a function as a core graph (flags
+    # {'core': True, 'loop_can_uroll': True} for its test_ops_attr_infer); Kiln had no such name, so the import
+    # failed. The marked function, looping over a list of closures inside a jit, keeps its values.
+    ms.set_context(mode=mode)
+
+    @core(loop_can_uroll=True)
+    def inner(x, fns):
+        return tuple(fn(x) for fn in fns)
+
+    @ms.jit
+    def outer(a, x):
+        return inner(x, [lambda y: a * y, lambda y: a - y])
+
+    assert inner._kiln_flags == {"core": True, "loop_can_uroll": True}
+    assert core(inner)._kiln_flags["core"] is True
+    a, x = np.random.default_rng(0).standard_normal((2, 3, 3)).astype(np.float32)
+    got = outer(ms.Tensor(a), ms.Tensor(x))
+    np.testing.assert_allclose(got[0].asnumpy(), a * x, rtol=1e-6)
+    np.testing.assert_allclose(got[1].asnumpy(), a - x, rtol=1e-6)
+    assert not hasattr(ms.ops, "core")

@@ -114,6 +114,53 @@ def test_a_value_that_would_widen_the_target_is_refused(mode, face):
         face(Tensor(np.ones(2, np.int8)), Tensor(np.ones(2, np.uint8)))
 
 
+_SCATTERS = {  # class -> NumPy's rule on the indexed rows
+    "ScatterAdd": lambda row, u: row + u,
+    "ScatterSub": lambda row, u: row - u,
+    "ScatterMul": lambda row, u: row * u,
+    "ScatterDiv": lambda row, u: row / u,
+    "ScatterMax": np.maximum,
+    "ScatterMin": np.minimum,
+    "ScatterUpdate": lambda row, u: u,
+    "ScatterNdAdd": lambda row, u: row + u,
+    "ScatterNdSub": lambda row, u: row - u,
+    "ScatterNdUpdate": lambda row, u: u,
+}
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("name", list(_SCATTERS))
+def test_scatter_into_a_parameter_refuses_updates_that_would_widen_it(mode, name):
+    # MindSpore 2.10 (both modes, its CPU build) raises TypeError when the updates' dtype promotes the Parameter's
+    # (int32 <- float32, float16 <- float32, int8 <- int32) and casts narrower updates up (float32 <- float16);
+    # Kiln cast the updates down, so ScatterDiv of an int8 row by 2.0 wrote 0 without a word.
+    class Net(ms.nn.Cell):
+        def __init__(self, p):
+            super().__init__()
+            self.p, self.op = p, getattr(ops.operations, name)()
+
+        def construct(self, idx, u):
+            return self.op(self.p, idx, u)
+
+    idx = Tensor(np.array([[1]] if "Nd" in name else [1], np.int32))
+    ms.set_context(mode=mode)
+    try:
+        for target, value in ((np.int32, np.float32), (np.float16, np.float32), (np.int8, np.int32)):
+            p = _param(np.ones((3, 2)), dtype=target)
+            with pytest.raises(TypeError, match="cast 'value' first"):
+                Net(p)(idx, Tensor(np.full((1, 2), 2).astype(value)))
+            np.testing.assert_array_equal(p.asnumpy(), np.ones((3, 2)))
+        start = np.arange(6, dtype=np.float32).reshape(3, 2) + 1
+        p = _param(start, dtype=np.float32)
+        u = np.array([[0.5, 4.0]], np.float16)
+        Net(p)(idx, Tensor(u))
+        want = start.copy()
+        want[1] = _SCATTERS[name](start[1], u[0].astype(np.float32))
+        np.testing.assert_allclose(p.asnumpy(), want, rtol=1e-6)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_apply_momentum(nesterov):
     rng = np.random.default_rng(0)

@@ -27,6 +27,7 @@ from kiln.dataset.audio.utils import (
     ScaleType,
     WindowType,
     create_dct,
+    enum_arg,
     linear_fbanks,
     melscale_fbanks,
 )
@@ -459,7 +460,7 @@ class Vol:
 
     def __init__(self, gain, gain_type=GainType.AMPLITUDE) -> None:
         _num(gain, "gain", "Vol")
-        gain_type = GainType(gain_type)
+        gain_type = enum_arg(GainType, gain_type, "gain_type", "Vol")
         if gain_type in (GainType.AMPLITUDE, GainType.POWER) and gain < 0:
             raise ValueError(f"Vol: gain must be >= 0 for gain_type {gain_type.name}, but got {gain}.")
         if gain_type == GainType.POWER and gain == 0:
@@ -587,7 +588,7 @@ class AmplitudeToDB:
     """Power (or magnitude) spectrogram to decibels, floored at `top_db` below the maximum."""
 
     def __init__(self, stype=ScaleType.POWER, ref_value=1.0, amin=1e-10, top_db=80.0) -> None:
-        self.stype = ScaleType(stype)
+        self.stype = enum_arg(ScaleType, stype, "stype", "AmplitudeToDB")
         self.ref_value = float(_num(ref_value, "ref_value", "AmplitudeToDB", 0, low_open=True))
         self.amin = float(_num(amin, "amin", "AmplitudeToDB", 0, low_open=True))
         self.top_db = None if top_db is None else float(_num(top_db, "top_db", "AmplitudeToDB", 0, low_open=True))
@@ -652,7 +653,7 @@ class ComputeDeltas:
 
     def __init__(self, win_length=5, pad_mode=BorderType.EDGE) -> None:
         self.win_length = _num(win_length, "win_length", "ComputeDeltas", 3, integer=True)
-        self.pad_mode = BorderType(pad_mode)
+        self.pad_mode = enum_arg(BorderType, pad_mode, "pad_mode", "ComputeDeltas")
 
     def __call__(self, x):
         arr = _float(x, "ComputeDeltas")
@@ -841,8 +842,10 @@ class Spectrogram:
         self.win_length, self.hop_length = _window_and_hop(self.n_fft, win_length, hop_length, "Spectrogram", True)
         self.pad = _num(pad, "pad", "Spectrogram", 0, integer=True)
         _num(power, "power", "Spectrogram", 0)
-        self.window, self.power, self.normalized = WindowType(window), power, bool(normalized)
-        self.center, self.pad_mode, self.onesided = bool(center), BorderType(pad_mode), bool(onesided)
+        self.window = enum_arg(WindowType, window, "window", "Spectrogram")
+        self.power, self.normalized = power, bool(normalized)
+        self.center, self.onesided = bool(center), bool(onesided)
+        self.pad_mode = enum_arg(BorderType, pad_mode, "pad_mode", "Spectrogram")
 
     def _complex(self, arr):
         x = arr.astype(np.float64)
@@ -919,7 +922,8 @@ class MelScale:
         self.f_min = float(f_min)
         self.f_max = float(sample_rate // 2 if f_max is None else f_max)
         self.n_stft = _num(n_stft, "n_stft", "MelScale", 1, integer=True)
-        self.norm, self.mel_type = NormType(norm), MelType(mel_type)
+        self.norm = enum_arg(NormType, norm, "norm", "MelScale")
+        self.mel_type = enum_arg(MelType, mel_type, "mel_type", "MelScale")
         self._fb = melscale_fbanks(
             self.n_stft, self.f_min, self.f_max, self.n_mels, self.sample_rate, self.norm, self.mel_type
         ).astype(np.float64)
@@ -1111,8 +1115,10 @@ class InverseSpectrogram:
         self.n_fft = _num(n_fft, "n_fft", "InverseSpectrogram", 1, integer=True)
         self.win_length, self.hop_length = _window_and_hop(self.n_fft, win_length, hop_length, "InverseSpectrogram")
         self.pad = _num(pad, "pad", "InverseSpectrogram", 0, integer=True)
-        self.window, self.normalized, self.center = WindowType(window), bool(normalized), bool(center)
-        self.pad_mode, self.onesided = BorderType(pad_mode), bool(onesided)
+        self.window = enum_arg(WindowType, window, "window", "InverseSpectrogram")
+        self.normalized, self.center = bool(normalized), bool(center)
+        self.pad_mode = enum_arg(BorderType, pad_mode, "pad_mode", "InverseSpectrogram")
+        self.onesided = bool(onesided)
 
     def __call__(self, x):
         arr, re_, im = _complex_parts(x, "InverseSpectrogram")
@@ -1144,7 +1150,7 @@ class GriffinLim:
         self.n_fft = _num(n_fft, "n_fft", "GriffinLim", 1, integer=True)
         self.n_iter = _num(n_iter, "n_iter", "GriffinLim", 1, integer=True)
         self.win_length, self.hop_length = _window_and_hop(self.n_fft, win_length, hop_length, "GriffinLim")
-        self.window = WindowType(window_type)
+        self.window = enum_arg(WindowType, window_type, "window_type", "GriffinLim")
         self.power = float(_num(power, "power", "GriffinLim", 0, low_open=True))
         self.momentum = float(_num(momentum, "momentum", "GriffinLim", 0))
         self.length = None if length is None else _num(length, "length", "GriffinLim", 0, integer=True)
@@ -1539,7 +1545,7 @@ class PitchShift:
                                                                   integer=True)  # fmt: skip
         self.hop_length = n_fft // 4 if hop_length is None else _num(hop_length, "hop_length", "PitchShift", 1,
                                                                        integer=True)  # fmt: skip
-        self.window = WindowType(window)
+        self.window = enum_arg(WindowType, window, "window", "PitchShift")
 
     def __call__(self, waveform):
         arr = _float(waveform, "PitchShift")

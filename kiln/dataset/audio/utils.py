@@ -48,6 +48,15 @@ ScaleType = _modes("ScaleType", "Whether a spectrogram holds magnitudes or power
 WindowType = _modes("WindowType", "STFT windows.", "bartlett", "blackman", "hamming", "hann", "kaiser")
 
 
+def enum_arg(cls: type[enum.StrEnum], value, name: str, op: str) -> enum.StrEnum:
+    """`value` as a member of the audio enum `cls` (a member, or its string value as Kiln also takes); anything
+    else is a TypeError naming the argument, the class MindSpore's argument check raises (not a ValueError)."""
+    try:
+        return cls(value)
+    except ValueError:
+        raise TypeError(f"{op}: {name} must be a {cls.__name__}, but got {value!r}.") from None
+
+
 def _hz_to_mel(freq, mel_type: MelType):
     if mel_type == MelType.HTK:
         return 2595.0 * np.log10(1.0 + np.asarray(freq, dtype=np.float64) / 700.0)
@@ -80,8 +89,9 @@ def _triangular(all_freqs: np.ndarray, f_pts: np.ndarray) -> np.ndarray:
 _INT32_MAX = 2**31 - 1
 
 
-def _check_fbank_args(op: str, n_freqs, f_min, f_max, n_filters, sample_rate) -> None:
-    for name, v in (("n_freqs", n_freqs), ("n_filters", n_filters), ("sample_rate", sample_rate)):
+def _check_fbank_args(op: str, n_freqs, f_min, f_max, filters: tuple[str, object], sample_rate) -> None:
+    # `filters` is (the caller's argument name, its value): a message names the argument the user passed
+    for name, v in (("n_freqs", n_freqs), filters, ("sample_rate", sample_rate)):
         if isinstance(v, bool) or not isinstance(v, int):
             raise TypeError(f"{op}: {name} must be an int, but got {type(v).__name__}.")
         if not 1 <= v <= _INT32_MAX:
@@ -104,21 +114,21 @@ def melscale_fbanks(n_freqs, f_min, f_max, n_mels, sample_rate, norm=NormType.NO
         norm: NormType.SLANEY divides each filter by its width (area normalization).
         mel_type: MelType.HTK or MelType.SLANEY.
     """
-    _check_fbank_args("melscale_fbanks", n_freqs, f_min, f_max, n_mels, sample_rate)
-    NormType(norm)
-    MelType(mel_type)
+    _check_fbank_args("melscale_fbanks", n_freqs, f_min, f_max, ("n_mels", n_mels), sample_rate)
+    norm = enum_arg(NormType, norm, "norm", "melscale_fbanks")
+    mel_type = enum_arg(MelType, mel_type, "mel_type", "melscale_fbanks")
     all_freqs = np.linspace(0, sample_rate // 2, n_freqs)
     m_pts = np.linspace(_hz_to_mel(f_min, mel_type), _hz_to_mel(f_max, mel_type), n_mels + 2)
     f_pts = _mel_to_hz(m_pts, mel_type)
     fb = _triangular(all_freqs, f_pts)
-    if NormType(norm) == NormType.SLANEY:
+    if norm == NormType.SLANEY:
         fb *= (2.0 / (f_pts[2 : n_mels + 2] - f_pts[:n_mels]))[None, :]
     return fb.astype(np.float32)
 
 
 def linear_fbanks(n_freqs, f_min, f_max, n_filter, sample_rate):
     """Triangular filter bank with linearly spaced centers, shape (n_freqs, n_filter), float32."""
-    _check_fbank_args("linear_fbanks", n_freqs, f_min, f_max, n_filter, sample_rate)
+    _check_fbank_args("linear_fbanks", n_freqs, f_min, f_max, ("n_filter", n_filter), sample_rate)
     all_freqs = np.linspace(0, sample_rate // 2, n_freqs)
     f_pts = np.linspace(f_min, f_max, n_filter + 2)
     return _triangular(all_freqs, f_pts).astype(np.float32)
@@ -129,7 +139,7 @@ def create_dct(n_mfcc, n_mels, norm=NormMode.NONE):
     n = np.arange(n_mels, dtype=np.float64)
     k = np.arange(n_mfcc, dtype=np.float64)[:, None]
     dct = np.cos(math.pi / n_mels * (n + 0.5) * k)
-    if NormMode(norm) == NormMode.NONE:
+    if enum_arg(NormMode, norm, "norm", "create_dct") == NormMode.NONE:
         dct *= 2.0
     else:
         dct[0] *= 1.0 / math.sqrt(2.0)

@@ -225,6 +225,16 @@ def write_png(filename: str, image, compression_level: int = 6) -> None:
     write_file(filename, encode_png(image, compression_level))
 
 
+def _is_pil(image, op: str) -> bool:
+    """Whether `image` is a PIL image; anything but one or a NumPy array is a TypeError, as MindSpore raises (a
+    number or a list became a 0-d or nested array and failed later with a RuntimeError about its shape)."""
+    if hasattr(image, "getbands"):
+        return True
+    if not isinstance(image, np.ndarray):
+        raise TypeError(f"{op}: the image must be a NumPy array or a PIL image, but got {type(image).__name__}.")
+    return False
+
+
 def get_image_size(image) -> list[int]:
     """[height, width] of an HW/HWC array or a PIL image.
 
@@ -234,7 +244,7 @@ def get_image_size(image) -> list[int]:
     Returns:
         [height, width].
     """
-    if hasattr(image, "size") and not isinstance(image, np.ndarray):
+    if _is_pil(image, "get_image_size"):
         w, h = image.size
         return [h, w]
     arr = as_image(image, "get_image_size")
@@ -250,7 +260,7 @@ def get_image_num_channels(image) -> int:
     Returns:
         The channel count.
     """
-    if hasattr(image, "getbands"):
+    if _is_pil(image, "get_image_num_channels"):
         return len(image.getbands())
     arr = as_image(image, "get_image_num_channels")
     return 1 if arr.ndim == 2 else int(arr.shape[2])

@@ -92,12 +92,31 @@ class _AxisActivation(Cell):
         return type(self)._fn(x, self.axis)
 
 
-Softmax, LogSoftmax, Softmin = op_variants(
-    _AxisActivation,
-    ("Softmax", ops.softmax, "exp(x) / sum(exp(x)) along `axis` (Default: -1)."),
-    ("LogSoftmax", ops.log_softmax, "log(softmax(x)) along `axis` (Default: -1)."),
-    ("Softmin", ops.softmin, "softmax(-x) along `axis` (Default: -1)."),
-)
+class Softmax(_AxisActivation):
+    """exp(x) / sum(exp(x)) along `axis` (Default: -1), through its Primitive `self.softmax` (MindSpore's layer
+    holds one, and code reads `layer.softmax.axis`)."""
+
+    def __init__(self, axis=-1) -> None:
+        super().__init__(axis)
+        self.softmax = ops.Softmax(self.axis)
+
+    def construct(self, x):
+        return self.softmax(x)
+
+
+class LogSoftmax(_AxisActivation):
+    """log(softmax(x)) along `axis` (Default: -1), through its Primitive `self.log_softmax` (as MindSpore's
+    layer)."""
+
+    def __init__(self, axis=-1) -> None:
+        super().__init__(axis)
+        self.log_softmax = ops.LogSoftmax(self.axis)
+
+    def construct(self, x):
+        return self.log_softmax(x)
+
+
+(Softmin,) = op_variants(_AxisActivation, ("Softmin", ops.softmin, "softmax(-x) along `axis` (Default: -1)."))
 
 
 class ELU(Cell):

@@ -42,6 +42,17 @@ class _TableLR(LearningRateSchedule):
         return ops.gather(self.learning_rate, step, 0)
 
 
+def _is_table(lr) -> bool:
+    return isinstance(lr, Tensor) and lr.ndim == 1
+
+
+def _as_table(lr, steps: int):
+    """A fixed rate (a number or a 0-d Tensor) as a rate per step repeated `steps` times; other rates as they are."""
+    if isinstance(lr, float) or (isinstance(lr, Tensor) and lr.ndim == 0):
+        return Tensor(np.full([steps], float(lr), np.float32))
+    return lr
+
+
 class Optimizer(Cell):
     """Base class of optimizers: subclasses define `construct(gradients)`.
 
@@ -225,22 +236,28 @@ class Optimizer(Cell):
                 self.is_group_params_ordered = True
             elif "lr" in g:
                 self.is_group_lr = True
-        default = self._build_lr(default_lr, "learning_rate")
         # Rates per step must cover the same steps in every group (MindSpore refuses tables of other lengths).
-        tables = {len(default_lr)} if isinstance(default_lr, Tensor) and default_lr.ndim == 1 else set()
-        params, lrs, wds, gcs = [], [], [], []
+        tables = {len(default_lr)} if _is_table(default_lr) else set()
+        group_lrs = {}
         for i, g in enumerate(groups):
-            if "order_params" in g:
-                continue
             if "lr" in g:
-                group_lr = self._preprocess_lr(g["lr"])
-                if isinstance(group_lr, Tensor) and group_lr.ndim == 1:
-                    tables.add(len(group_lr))
+                group_lrs[i] = self._preprocess_lr(g["lr"])
+                if _is_table(group_lrs[i]):
+                    tables.add(len(group_lrs[i]))
                     if len(tables) > 1:
                         raise ValueError(
                             f"For '{self.cls_name}', the rates per step of every group must have one length, but "
                             f"got lengths {sorted(tables)}."
                         )
+        if tables:  # a fixed rate beside rates per step becomes a table too, as MindSpore makes it
+            (steps,) = tables
+            default_lr = _as_table(default_lr, steps)
+            group_lrs = {i: _as_table(lr, steps) for i, lr in group_lrs.items()}
+        default = self._build_lr(default_lr, "learning_rate")
+        params, lrs, wds, gcs = [], [], [], []
+        for i, g in enumerate(groups):
+            if "order_params" in g:
+                continue
             members = self._parameters_base_check(g["params"], "group 'params'")
             for j, p in enumerate(members):
                 if not isinstance(p, Parameter):
@@ -248,7 +265,7 @@ class Optimizer(Cell):
                         f"For '{self.cls_name}', group {i} 'params' must hold Parameters, but element {j} is "
                         f"{type(p).__name__}."
                     )
-            lr = self._build_lr(group_lr, f"learning_rate_group_{i}") if "lr" in g else default
+            lr = self._build_lr(group_lrs[i], f"learning_rate_group_{i}") if "lr" in g else default
             wd = self._preprocess_weight_decay(g.get("weight_decay", weight_decay))
             gc = g.get("grad_centralization", False)
             if not isinstance(gc, bool):

@@ -6,7 +6,7 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
-from kiln.ops import array, image, linalg, math, python_ops
+from kiln.ops import array, image, linalg, math, python_ops, state
 from kiln.ops import sparse as _sparse
 from kiln.ops._helpers import apply, prim
 from kiln.ops.faces import CLASSES
@@ -146,6 +146,16 @@ def _nearest_index(n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
     if align_corners and n_out > 1:
         return np.floor(np.arange(n_out) * (n_in - 1) / (n_out - 1) + 0.5).astype(np.int64)
     return np.minimum(np.floor(np.arange(n_out) * n_in / n_out), n_in - 1).astype(np.int64)
+
+
+def _keeping_var_dtype(name: str, call):
+    """`call(self, var, indices, updates)` after refusing updates that would change the dtype of `var`."""
+
+    def checked(self, var, indices, updates):
+        state.check_no_conversion(name, var, updates)
+        return call(self, var, indices, updates)
+
+    return checked
 
 
 def _scatter_rows(scatter):
@@ -399,6 +409,11 @@ ScatterNdSub = attr_class(
     {"use_locking": False},
     lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_add(var, idx, math.neg(u))),
 )
+# MindSpore refuses updates whose dtype would promote the written variable's (float updates into an int Parameter
+# were cast down silently: ScatterDiv of an int8 row by 2.0 gave 0); the variable keeps its dtype.
+for _cls in (ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMax, ScatterMin, ScatterUpdate, ScatterNdAdd,
+             ScatterNdUpdate, ScatterNdSub):  # fmt: skip
+    _cls.__call__ = _keeping_var_dtype(_cls.__name__, _cls.__call__)
 SpaceToBatchND = attr_class(
     "SpaceToBatchND",
     {"block_shape": 1, "paddings": ()},

@@ -419,7 +419,26 @@ Elu = simple_class("Elu", nn_ops.elu)
 GeLU = simple_class("GeLU", nn_ops.gelu)
 Softplus = simple_class("Softplus", nn_ops.softplus)
 BiasAdd = attr_class("BiasAdd", {"data_format": "NCHW"}, lambda self, x, b: math.bias_add(x, b, self.data_format))
-Softmax = attr_class("Softmax", {"axis": -1}, lambda self, x: nn_ops.softmax(x, self.axis))
+
+
+class Softmax(WithAttrs):
+    """Softmax along `axis`; the attribute is kept as a tuple of ints (an int axis becomes a 1-tuple), as
+    MindSpore stores it, so code reading `Softmax(1).axis` sees `(1,)`."""
+
+    _defaults = {"axis": -1}
+
+    def __init__(self, axis=-1) -> None:
+        if isinstance(axis, int):
+            axis = (axis,)
+        if not isinstance(axis, tuple) or not all(isinstance(a, int) for a in axis):
+            raise op_error("Softmax", f"'axis' must be an int or a tuple of ints, but got {type(axis).__name__}.",
+                           TypeError)  # fmt: skip
+        super().__init__(axis)
+
+    def __call__(self, x):
+        return nn_ops.softmax(x, self.axis)
+
+
 LogSoftmax = attr_class("LogSoftmax", {"axis": -1}, lambda self, x: nn_ops.log_softmax(x, self.axis))
 LeakyReLU = attr_class("LeakyReLU", {"alpha": 0.2}, lambda self, x: nn_ops.leaky_relu(x, self.alpha))
 Flatten = attr_class("Flatten", {}, lambda self, x: array.flatten(x))
