@@ -107,13 +107,13 @@ def _clamp_jvp(primals, tangents):
 
 
 @jax.custom_jvp
-def _maximum(x, y):
+def maximum(x, y):
     """The backend's maximum (values unchanged) with MindSpore 2.10's derivative, which compares x with y."""
     return jnp.maximum(x, y)
 
 
 @jax.custom_jvp
-def _minimum(x, y):
+def minimum(x, y):
     """The backend's minimum (values unchanged) with MindSpore 2.10's derivative, which compares x with y."""
     return jnp.minimum(x, y)
 
@@ -132,8 +132,8 @@ def _extremum_jvp(pick, wins, primals, tangents):
     return out, jnp.broadcast_to(t, out.shape).astype(out.dtype)
 
 
-_maximum.defjvp(functools.partial(_extremum_jvp, jnp.maximum, jnp.greater))
-_minimum.defjvp(functools.partial(_extremum_jvp, jnp.minimum, jnp.less))
+maximum.defjvp(functools.partial(_extremum_jvp, jnp.maximum, jnp.greater))
+minimum.defjvp(functools.partial(_extremum_jvp, jnp.minimum, jnp.less))
 
 
 def _tangent_like(t, out):
@@ -209,8 +209,8 @@ BINARY = {
     "TruncateDiv": lambda x, y: _trunc_div(x, y),
     "Mod": jnp.fmod,
     "Pow": jnp.power,
-    "Maximum": _maximum,
-    "Minimum": _minimum,
+    "Maximum": maximum,
+    "Minimum": minimum,
     "Atan2": lambda x, y: jnp.arctan2(float_of(x), float_of(y)),
     "Hypot": lambda x, y: jnp.hypot(float_of(x), float_of(y)),
     "SquaredDifference": lambda x, y: jnp.square(jnp.subtract(x, y)),

@@ -65,6 +65,9 @@ def run(ms) -> dict:
     def clip_by_value(x, a, b):
         return ops.clip_by_value(x, a, b)
 
+    def hardtanh(x):
+        return ops.hardtanh(x, -0.5, 1.0)
+
     cases = {
         "maximum": (ops.maximum, X, Y),
         "minimum": (ops.minimum, X, Y),
@@ -73,6 +76,8 @@ def run(ms) -> dict:
         "maximum x 0.2x": (maximum_leaky, X),
         "maximum 0-d tensor": (maximum_scalar_tensor, X),
         "clip_by_value tensors": (clip_by_value, X, lo, hi),
+        "nn.Hardtanh": (nn.Hardtanh(-1.0, 1.0), X),
+        "hardtanh": (hardtanh, X),
         "clamp scalars": (clamp_scalars, X),
         "clamp tensors": (clamp_tensors, X, lo, hi),
         "clamp min tensor": (clamp_min_tensor, X, lo),

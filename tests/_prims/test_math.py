@@ -98,6 +98,7 @@ KINK_FORWARDS = {
     "mint.minimum": (lambda x, b: ms.mint.minimum(x, b), lambda x, b: jnp.minimum(x, b)),
     "maximum x 0.2x": (lambda x, b: ops.maximum(x, 0.2 * x), lambda x, b: jnp.maximum(x, 0.2 * x)),
     "maximum broadcast": (lambda x, b: ops.maximum(x, b[:1]), lambda x, b: jnp.maximum(x, b[:1])),
+    "hardtanh": (lambda x, b: ops.hardtanh(x, -0.5, 0.7), lambda x, b: jnp.clip(x, -0.5, 0.7)),
     "clip_by_value": (
         lambda x, b: ops.clip_by_value(x, b, b + 1),
         lambda x, b: jnp.minimum(jnp.maximum(x, b), b + 1),
