@@ -65,6 +65,13 @@ def run(ms) -> dict:
     def clip_by_value(x, a, b):
         return ops.clip_by_value(x, a, b)
 
+    def clip_by_global_norm(clip):  # the inputs' global norm is 5: at, above and below the clip
+        def fn(a, b):
+            y = ops.clip_by_global_norm((a, b), clip)
+            return y[0] * 3.0 + y[1] * 8.0
+
+        return fn
+
     def hardtanh(x):
         return ops.hardtanh(x, -0.5, 1.0)
 
@@ -77,6 +84,9 @@ def run(ms) -> dict:
         "maximum 0-d tensor": (maximum_scalar_tensor, X),
         "clip_by_value tensors": (clip_by_value, X, lo, hi),
         "nn.Hardtanh": (nn.Hardtanh(-1.0, 1.0), X),
+        "clip_by_global_norm at the clip": (clip_by_global_norm(5.0), np.float32([3.0]), np.float32([4.0])),
+        "clip_by_global_norm above the clip": (clip_by_global_norm(4.0), np.float32([3.0]), np.float32([4.0])),
+        "clip_by_global_norm below the clip": (clip_by_global_norm(6.0), np.float32([3.0]), np.float32([4.0])),
         "hardtanh": (hardtanh, X),
         "clamp scalars": (clamp_scalars, X),
         "clamp tensors": (clamp_tensors, X, lo, hi),

@@ -65,7 +65,8 @@ def test_kink_derivatives_match_mindspore():
     # shared a clamp bound's tie (0.5) where MindSpore gives x the whole gradient, gave ReLU6 0 at 6 (MindSpore 1),
     # HSwish 0 and 1 at -3 and 3 (MindSpore -0.5 and 1.5), LeakyReLU 1 at 0 (MindSpore (1 + alpha) / 2), and L1Loss
     # at its target and the 1-norm at a zero 1 (MindSpore 0, the sign). Maximum and minimum share a tie (x == y) as
-    # the backend does, but pass a NaN in either input to both, where the backend's rule gave neither anything.
+    # the backend does, but pass a NaN in either input to both, where the backend's rule gave neither anything;
+    # clip_by_global_norm at norm == clip_norm gives the norm the whole gradient (a select), not a maximum's half.
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "kink_derivative_goldens_mindspore.json")) as f:
         want = json.load(f)["cases"]
     got = kink_derivative_cases.run(kiln)
