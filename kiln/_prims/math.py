@@ -136,6 +136,23 @@ maximum.defjvp(functools.partial(_extremum_jvp, jnp.maximum, jnp.greater))
 minimum.defjvp(functools.partial(_extremum_jvp, jnp.minimum, jnp.less))
 
 
+@jax.custom_jvp
+def _fmax(x, y):
+    """The backend's fmax (values unchanged) with MindSpore 2.10's derivative: x's where x >= y or y is NaN."""
+    return jnp.fmax(x, y)
+
+
+@_fmax.defjvp
+def _fmax_jvp(primals, tangents):
+    # the backend's gives a tie (x == y) to y; MindSpore to x
+    (x, y), (t_x, t_y) = primals, tangents
+    out = _fmax(x, y)
+    if not jnp.issubdtype(out.dtype, jnp.floating):
+        return jax.jvp(jnp.fmax, (x, y), (t_x, t_y))
+    t = jnp.where((x >= y) | jnp.isnan(y), _tangent_like(t_x, out), _tangent_like(t_y, out))
+    return out, jnp.broadcast_to(t, out.shape).astype(out.dtype)
+
+
 def _tangent_like(t, out):
     # an integer input's tangent (float0) contributes nothing
     return jnp.zeros((), out.dtype) if t.dtype == jax.dtypes.float0 else t.astype(out.dtype)
@@ -423,7 +440,7 @@ MATH_BINARY = {
     "CopySign": lambda x, y: jnp.copysign(float_of(x), float_of(y)),
     "LogAddExp": lambda x, y: jnp.logaddexp(float_of(x), float_of(y)),
     "LogAddExp2": lambda x, y: jnp.logaddexp2(float_of(x), float_of(y)),
-    "Fmax": jnp.fmax,
+    "Fmax": _fmax,
     "Fmin": jnp.fmin,
     "Complex": lambda re, im: lax.complex(*jnp.broadcast_arrays(re, im)),
     "Polar": lambda r, theta: lax.complex(r * jnp.cos(theta), r * jnp.sin(theta)),

@@ -81,6 +81,8 @@ def run(ms) -> dict:
         "maximum NaN in x": (ops.maximum, XN, Y),
         "minimum NaN in x": (ops.minimum, XN, Y),
         "maximum x 0.2x": (maximum_leaky, X),
+        "fmax": (ops.fmax, X, Y),
+        "fmax NaN in x": (ops.fmax, XN, Y),
         "maximum 0-d tensor": (maximum_scalar_tensor, X),
         "clip_by_value tensors": (clip_by_value, X, lo, hi),
         "nn.Hardtanh": (nn.Hardtanh(-1.0, 1.0), X),

@@ -66,7 +66,8 @@ def test_kink_derivatives_match_mindspore():
     # HSwish 0 and 1 at -3 and 3 (MindSpore -0.5 and 1.5), LeakyReLU 1 at 0 (MindSpore (1 + alpha) / 2), and L1Loss
     # at its target and the 1-norm at a zero 1 (MindSpore 0, the sign). Maximum and minimum share a tie (x == y) as
     # the backend does, but pass a NaN in either input to both, where the backend's rule gave neither anything;
-    # clip_by_global_norm at norm == clip_norm gives the norm the whole gradient (a select), not a maximum's half.
+    # fmax gives a tie to x (the backend's to y); clip_by_global_norm at norm == clip_norm gives the norm the whole
+    # gradient (a select), not a maximum's half.
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "kink_derivative_goldens_mindspore.json")) as f:
         want = json.load(f)["cases"]
     got = kink_derivative_cases.run(kiln)
@@ -97,6 +98,7 @@ KINK_FORWARDS = {
     "minimum": (lambda x, b: ops.minimum(x, b), lambda x, b: jnp.minimum(x, b)),
     "Tensor.maximum": (lambda x, b: x.maximum(b), lambda x, b: jnp.maximum(x, b)),
     "mint.minimum": (lambda x, b: ms.mint.minimum(x, b), lambda x, b: jnp.minimum(x, b)),
+    "fmax": (lambda x, b: ops.fmax(x, b), lambda x, b: jnp.fmax(x, b)),
     "maximum x 0.2x": (lambda x, b: ops.maximum(x, 0.2 * x), lambda x, b: jnp.maximum(x, 0.2 * x)),
     "maximum broadcast": (lambda x, b: ops.maximum(x, b[:1]), lambda x, b: jnp.maximum(x, b[:1])),
     "hardtanh": (lambda x, b: ops.hardtanh(x, -0.5, 0.7), lambda x, b: jnp.clip(x, -0.5, 0.7)),
