@@ -106,6 +106,53 @@ def _clamp_jvp(primals, tangents):
     return out, jnp.broadcast_to(t, out.shape).astype(out.dtype)
 
 
+@jax.custom_jvp
+def maximum(x, y):
+    """The backend's maximum (values unchanged) with MindSpore 2.10's derivative, which compares x with y."""
+    return jnp.maximum(x, y)
+
+
+@jax.custom_jvp
+def minimum(x, y):
+    """The backend's minimum (values unchanged) with MindSpore 2.10's derivative, which compares x with y."""
+    return jnp.minimum(x, y)
+
+
+def _extremum_jvp(pick, wins, primals, tangents):
+    # The backend's rule tests x == max(x, y): XLA recomputed x (a BatchNorm's affine) in that test's fusion with
+    # another FMA contraction, both tests failed and the element got no gradient. x against y flips only at a tie.
+    # MindSpore: the winner takes the tangent, a tie (x == y) shares it equally, a NaN in either passes both.
+    (x, y), (t_x, t_y) = primals, tangents
+    out = pick(x, y)
+    if not jnp.issubdtype(out.dtype, jnp.floating):  # integer (float0 tangents) and complex keep the backend's rule
+        return jax.jvp(pick, (x, y), (t_x, t_y))
+    t_x, t_y = _tangent_like(t_x, out), _tangent_like(t_y, out)
+    tie = jnp.where(x == y, (t_x + t_y) / 2, t_x + t_y)
+    t = jnp.where(wins(x, y), t_x, jnp.where(wins(y, x), t_y, tie))
+    return out, jnp.broadcast_to(t, out.shape).astype(out.dtype)
+
+
+maximum.defjvp(functools.partial(_extremum_jvp, jnp.maximum, jnp.greater))
+minimum.defjvp(functools.partial(_extremum_jvp, jnp.minimum, jnp.less))
+
+
+@jax.custom_jvp
+def _fmax(x, y):
+    """The backend's fmax (values unchanged) with MindSpore 2.10's derivative: x's where x >= y or y is NaN."""
+    return jnp.fmax(x, y)
+
+
+@_fmax.defjvp
+def _fmax_jvp(primals, tangents):
+    # the backend's gives a tie (x == y) to y; MindSpore to x
+    (x, y), (t_x, t_y) = primals, tangents
+    out = _fmax(x, y)
+    if not jnp.issubdtype(out.dtype, jnp.floating):
+        return jax.jvp(jnp.fmax, (x, y), (t_x, t_y))
+    t = jnp.where((x >= y) | jnp.isnan(y), _tangent_like(t_x, out), _tangent_like(t_y, out))
+    return out, jnp.broadcast_to(t, out.shape).astype(out.dtype)
+
+
 def _tangent_like(t, out):
     # an integer input's tangent (float0) contributes nothing
     return jnp.zeros((), out.dtype) if t.dtype == jax.dtypes.float0 else t.astype(out.dtype)
@@ -179,8 +226,8 @@ BINARY = {
     "TruncateDiv": lambda x, y: _trunc_div(x, y),
     "Mod": jnp.fmod,
     "Pow": jnp.power,
-    "Maximum": jnp.maximum,
-    "Minimum": jnp.minimum,
+    "Maximum": maximum,
+    "Minimum": minimum,
     "Atan2": lambda x, y: jnp.arctan2(float_of(x), float_of(y)),
     "Hypot": lambda x, y: jnp.hypot(float_of(x), float_of(y)),
     "SquaredDifference": lambda x, y: jnp.square(jnp.subtract(x, y)),
@@ -393,7 +440,7 @@ MATH_BINARY = {
     "CopySign": lambda x, y: jnp.copysign(float_of(x), float_of(y)),
     "LogAddExp": lambda x, y: jnp.logaddexp(float_of(x), float_of(y)),
     "LogAddExp2": lambda x, y: jnp.logaddexp2(float_of(x), float_of(y)),
-    "Fmax": jnp.fmax,
+    "Fmax": _fmax,
     "Fmin": jnp.fmin,
     "Complex": lambda re, im: lax.complex(*jnp.broadcast_arrays(re, im)),
     "Polar": lambda r, theta: lax.complex(r * jnp.cos(theta), r * jnp.sin(theta)),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kiln._core.tensor import Tensor
-from kiln.ops import math
+from kiln.ops import array, math
 from kiln.ops._helpers import op_error
 
 __all__ = ["clip_by_global_norm", "clip_by_norm", "clip_by_value"]
@@ -61,7 +61,9 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     if use_norm is not None:
         raise op_error("clip_by_global_norm", f"'use_norm' only supports None (as in MindSpore), but got {use_norm!r}.")
     norm = _global_norm(x)
-    scale = math.div(clip_norm, math.maximum(norm, clip_norm))
+    # MindSpore's select(norm >= clip_norm, norm, clip_norm), not a maximum: at norm == clip_norm the norm takes the
+    # whole gradient (a maximum shares it), and a NaN norm gives clip_norm (scale 1)
+    scale = math.div(clip_norm, array.select(math.greater_equal(norm, clip_norm), norm, clip_norm))
     return tuple(math.cast(math.mul(t, scale), t.dtype) for t in x)
 
 

@@ -1,5 +1,6 @@
-"""Derivatives of clipping, piecewise activations, L1Loss and the 1-norm at their kinks (an input exactly on a
-bound, a prediction equal to its target, a zero in a 1-norm), written once for both frameworks: `run(ms)` takes the
+"""Derivatives of clipping, maximum/minimum, piecewise activations, L1Loss and the 1-norm at their kinks (an input
+exactly on a bound, two equal inputs or a NaN of maximum/minimum, a prediction equal to its target, a zero in a
+1-norm), written once for both frameworks: `run(ms)` takes the
 `mindspore` module (for the goldens) or `kiln`, and returns {"MODE case": gradients as nested lists} for PyNative
 and GRAPH_MODE."""
 
@@ -9,6 +10,9 @@ import numpy as np
 X = np.array([0.0, 1.0, 0.5, -1.0, 2.0, 0.0, 1.0, -0.25], np.float32)
 X6 = np.array([0.0, 6.0, 3.0, -1.0, 7.0, 6.0, -0.0, 5.5], np.float32)
 X3 = np.array([-3.0, 3.0, 0.0, -4.0, 4.0, -3.0, 1.5, 3.0], np.float32)
+# Y ties X at 0, 2, 4 and 5 (0.0 against -0.0), holds a NaN at 6; XN holds a NaN at 3
+Y = np.array([0.0, 0.5, 0.5, 1.0, 2.0, -0.0, np.nan, -1.0], np.float32)
+XN = np.array([0.0, 1.0, 0.5, np.nan, 2.0, 0.0, 1.0, -0.25], np.float32)
 WEIGHTS = np.arange(1, 9, dtype=np.float32)
 
 
@@ -52,7 +56,40 @@ def run(ms) -> dict:
     def norm_1(x):  # a 1-norm over rows holding zeros, per row and of the flat vector
         return ops.norm(x.reshape(2, 4), 1, dim=1).sum() + ops.norm(x, 1) * ops.ones(8, ms.float32)
 
+    def maximum_leaky(x):  # LeakyReLU written as max(x, 0.2 x), as the zoo's DKT does
+        return ops.maximum(x, 0.2 * x)
+
+    def maximum_scalar_tensor(x):  # a 0-d y broadcast against x: its gradient sums over x's shape
+        return ops.maximum(x, Tensor(np.float32(0.5)))
+
+    def clip_by_value(x, a, b):
+        return ops.clip_by_value(x, a, b)
+
+    def clip_by_global_norm(clip):  # the inputs' global norm is 5: at, above and below the clip
+        def fn(a, b):
+            y = ops.clip_by_global_norm((a, b), clip)
+            return y[0] * 3.0 + y[1] * 8.0
+
+        return fn
+
+    def hardtanh(x):
+        return ops.hardtanh(x, -0.5, 1.0)
+
     cases = {
+        "maximum": (ops.maximum, X, Y),
+        "minimum": (ops.minimum, X, Y),
+        "maximum NaN in x": (ops.maximum, XN, Y),
+        "minimum NaN in x": (ops.minimum, XN, Y),
+        "maximum x 0.2x": (maximum_leaky, X),
+        "fmax": (ops.fmax, X, Y),
+        "fmax NaN in x": (ops.fmax, XN, Y),
+        "maximum 0-d tensor": (maximum_scalar_tensor, X),
+        "clip_by_value tensors": (clip_by_value, X, lo, hi),
+        "nn.Hardtanh": (nn.Hardtanh(-1.0, 1.0), X),
+        "clip_by_global_norm at the clip": (clip_by_global_norm(5.0), np.float32([3.0]), np.float32([4.0])),
+        "clip_by_global_norm above the clip": (clip_by_global_norm(4.0), np.float32([3.0]), np.float32([4.0])),
+        "clip_by_global_norm below the clip": (clip_by_global_norm(6.0), np.float32([3.0]), np.float32([4.0])),
+        "hardtanh": (hardtanh, X),
         "clamp scalars": (clamp_scalars, X),
         "clamp tensors": (clamp_tensors, X, lo, hi),
         "clamp min tensor": (clamp_min_tensor, X, lo),

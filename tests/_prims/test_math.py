@@ -1,5 +1,6 @@
 """Elementwise primitives (kiln/_prims/math.py) where the backend's own rule differs from MindSpore's: the
-derivative of abs at 0, the sign of NaN, the derivatives of clipping and piecewise activations at their kinks."""
+derivative of abs at 0, the sign of NaN, the derivatives of clipping, maximum/minimum and piecewise activations at
+their kinks."""
 
 import json
 import os
@@ -63,7 +64,10 @@ def test_kink_derivatives_match_mindspore():
     # MindSpore 2.10 (goldens: make_kink_derivative_goldens_mindspore.py, cases: kink_derivative_cases.py). Kiln
     # shared a clamp bound's tie (0.5) where MindSpore gives x the whole gradient, gave ReLU6 0 at 6 (MindSpore 1),
     # HSwish 0 and 1 at -3 and 3 (MindSpore -0.5 and 1.5), LeakyReLU 1 at 0 (MindSpore (1 + alpha) / 2), and L1Loss
-    # at its target and the 1-norm at a zero 1 (MindSpore 0, the sign).
+    # at its target and the 1-norm at a zero 1 (MindSpore 0, the sign). Maximum and minimum share a tie (x == y) as
+    # the backend does, but pass a NaN in either input to both, where the backend's rule gave neither anything;
+    # fmax gives a tie to x (the backend's to y); clip_by_global_norm at norm == clip_norm gives the norm the whole
+    # gradient (a select), not a maximum's half.
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "kink_derivative_goldens_mindspore.json")) as f:
         want = json.load(f)["cases"]
     got = kink_derivative_cases.run(kiln)
@@ -90,6 +94,18 @@ KINK_FORWARDS = {
     "relu6": (lambda x, b: ops.relu6(x), lambda x, b: jax.nn.relu6(x)),
     "hardswish": (lambda x, b: ops.hardswish(x), lambda x, b: jax.nn.hard_swish(x)),
     "leaky_relu": (lambda x, b: ops.leaky_relu(x, 0.2), lambda x, b: jnp.where(x >= 0, x, x * 0.2)),
+    "maximum": (lambda x, b: ops.maximum(x, b), lambda x, b: jnp.maximum(x, b)),
+    "minimum": (lambda x, b: ops.minimum(x, b), lambda x, b: jnp.minimum(x, b)),
+    "Tensor.maximum": (lambda x, b: x.maximum(b), lambda x, b: jnp.maximum(x, b)),
+    "mint.minimum": (lambda x, b: ms.mint.minimum(x, b), lambda x, b: jnp.minimum(x, b)),
+    "fmax": (lambda x, b: ops.fmax(x, b), lambda x, b: jnp.fmax(x, b)),
+    "maximum x 0.2x": (lambda x, b: ops.maximum(x, 0.2 * x), lambda x, b: jnp.maximum(x, 0.2 * x)),
+    "maximum broadcast": (lambda x, b: ops.maximum(x, b[:1]), lambda x, b: jnp.maximum(x, b[:1])),
+    "hardtanh": (lambda x, b: ops.hardtanh(x, -0.5, 0.7), lambda x, b: jnp.clip(x, -0.5, 0.7)),
+    "clip_by_value": (
+        lambda x, b: ops.clip_by_value(x, b, b + 1),
+        lambda x, b: jnp.minimum(jnp.maximum(x, b), b + 1),
+    ),
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kiln._backend import jax, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import normalize_axis, shape_of
+from kiln._prims.math import maximum, minimum
 from kiln._prims.nn._common import declare, require_float
 
 
@@ -58,7 +59,9 @@ def _check_hardtanh(x, *, min_val, max_val):
 
 Hardtanh = declare(
     "Hardtanh",
-    lambda x, *, min_val, max_val: jnp.clip(x, min_val, max_val).astype(x.dtype),
+    # jnp.clip's maximum and minimum, in its argument order (the same bits), with the rule that compares x with the
+    # bounds: the backend's compared x with max(lo, x), which fails off the bounds where XLA recomputes x differently
+    lambda x, *, min_val, max_val: minimum(max_val, maximum(min_val, x)).astype(x.dtype),
     _check_hardtanh,
     attrs={"min_val": -1.0, "max_val": 1.0},
 )
