@@ -203,12 +203,16 @@ class PrimitiveDef:
             parameters and moments; an in-place write's target is always kept): never cast there, as MindSpore
             leaves a written Parameter's dtype. A function of the attributes when the positions depend on them
             (a multi-tensor optimizer step: `amp_keep(**attrs) -> positions`).
+        amp_auto: what amp level 'auto' does to the op's floating-point inputs (MindSpore 2.10's op lists, set by
+            kiln/_prims/amp_auto.py): "low" casts them to the low-precision dtype, "full" casts half-precision ones
+            to float32, "promote" casts them to the widest floating-point dtype among them; None runs the op on
+            its inputs as given.
     """
 
     __slots__ = (
         "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
         "differentiable", "multiple_results", "effect", "random", "bounds", "shapes", "amp_cast",
-        "amp_keep", "_backward",
+        "amp_keep", "amp_auto", "_backward",
     )  # fmt: skip
 
     def __init__(
@@ -247,6 +251,7 @@ class PrimitiveDef:
         self.bounds = bounds
         self.shapes = shapes
         self.amp_cast = amp_cast
+        self.amp_auto: str | None = None
         written = frozenset({0} if effect == "write0" else ())
         self.amp_keep = (
             (lambda **kw: frozenset(amp_keep(**kw)) | written)
@@ -362,6 +367,7 @@ def _make_backward(prim: PrimitiveDef, diff_mask: tuple[bool, ...]) -> Primitive
     bwd.random = False
     bwd.bounds = None  # the forward call already checked the same inputs
     bwd.amp_cast = False  # a backward takes the forward's dtypes as they were
+    bwd.amp_auto = None
     bwd.amp_keep = frozenset()
     bwd._backward = {}
     return bwd

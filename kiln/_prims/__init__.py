@@ -24,3 +24,6 @@ from kiln._prims import (  # noqa: F401
     special,
     state,
 )
+
+# isort: split
+from kiln._prims import amp_auto  # noqa: F401  (after the families: it marks their declarations)

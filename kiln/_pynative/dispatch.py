@@ -152,8 +152,11 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     op that can wait is recorded in the lazy window (its outputs' shapes and dtypes are known at once).
     Inside a Cell run in low precision (`running_in`), the floating-point inputs are cast to its dtype first.
     """
-    if PRECISION_USED and prim.amp_cast and RUN.dtype is not None:
-        args = _in_run_dtype(args, prim.amp_kept(attrs))
+    if PRECISION_USED:
+        if prim.amp_cast and RUN.dtype is not None:
+            args = _in_run_dtype(args, prim.amp_kept(attrs))
+        elif RUN.auto is not None and prim.amp_auto is not None and RUN.dtype is None:
+            args = _in_auto_dtype(args, prim.amp_auto, prim.amp_kept(attrs))
     if G._TRACES and G._TRACES[-1] is not None:
         trace = G._TRACES[-1]
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -203,6 +206,8 @@ class _RunState(threading.local):
     a Cell."""
 
     dtype: mstype.DType | None = None
+    # the low-precision dtype of the innermost network run at amp level 'auto' (`auto_precision`), None outside one
+    auto: mstype.DType | None = None
 
 
 RUN = _RunState()
@@ -229,6 +234,57 @@ class running_in:  # noqa: N801  (a context manager, used as a function)
 
     def __exit__(self, *exc) -> None:
         RUN.dtype = self.outer
+
+
+class auto_precision:  # noqa: N801  (a context manager, used as a function)
+    """`with auto_precision(dtype):` the ops this thread dispatches inside follow amp level 'auto' with low-precision
+    `dtype` (None: not), as MindSpore's op-level strategy does inside a network given that level
+    (`PrimitiveDef.amp_auto`); a `to_float` Cell inside keeps its own rule. The outer strategy is restored on exit."""
+
+    __slots__ = ("dtype", "outer")
+
+    def __init__(self, dtype: mstype.DType | None) -> None:
+        self.dtype = dtype
+
+    def __enter__(self) -> None:
+        global PRECISION_USED
+        self.outer = RUN.auto
+        RUN.auto = self.dtype
+        if self.dtype is not None:
+            PRECISION_USED = True
+
+    def __exit__(self, *exc) -> None:
+        RUN.auto = self.outer
+
+
+def auto_dtype() -> mstype.DType | None:
+    """The low-precision dtype when amp level 'auto' casts the ops dispatched now, else None (outside such a
+    network, or inside a `to_float` Cell, whose own rule wins)."""
+    return RUN.auto if RUN.dtype is None else None
+
+
+def _in_auto_dtype(args: tuple, kind: str, keep: frozenset) -> tuple:
+    """`args` cast as amp level 'auto' casts an op of `kind` ("low", "full" or "promote"; PrimitiveDef.amp_auto),
+    but at the positions `keep`."""
+    if kind == "low":
+        dt = RUN.auto
+    elif kind == "full":
+        dt = mstype.float32
+    else:
+        tensors = [a for i, a in enumerate(args) if isinstance(a, Tensor) and i not in keep]
+        floats = [a.dtype for a in tensors if a.dtype.is_floating]
+        if not floats:
+            return args
+        dt = max(floats, key=lambda d: (d.np.itemsize, d != mstype.bfloat16))
+    cast = REGISTRY["Cast"]
+    out = list(args)
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and i not in keep:
+            have = a.dtype
+            # "full" lifts only the half-precision dtypes: a float64 input stays float64
+            if have != dt and have.is_floating and (kind != "full" or have.np.itemsize == 2):
+                out[i] = apply(cast, (a,), (dt.np,))
+    return tuple(out)
 
 
 def _in_run_dtype(args: tuple, keep: frozenset) -> tuple:

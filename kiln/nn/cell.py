@@ -12,7 +12,7 @@ from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple,
 from kiln._core.unsupported import ignore_argument
 from kiln._parallel.shard import shard_cell
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, logging_constexprs, note_forward
-from kiln._pynative.dispatch import RUN, running_in
+from kiln._pynative.dispatch import RUN, auto_precision, running_in
 from kiln.context import GRAPH_MODE, _context
 
 __all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
@@ -192,11 +192,12 @@ class Cell:
             if d.get("_forward_pre_hooks"):
                 args, kwargs = self._forward_pre(args, kwargs)
             run_dtype = d.get("_float_dtype")
-            if run_dtype is None or run_dtype is RUN.dtype:  # (a to_float child of a Cell of its dtype)
-                out = self._construct_call(args, kwargs)
-            else:  # MindSpore's PyNative: every op inside casts its floating-point inputs, the Cell's own none
-                with running_in(run_dtype):
-                    out = self._construct_call(args, kwargs)
+            auto = d.get("_amp_auto")
+            if auto is not None and auto is not RUN.auto:  # amp level 'auto': MindSpore's op-level strategy
+                with auto_precision(auto):
+                    out = self._construct_in(run_dtype, args, kwargs)
+            else:
+                out = self._construct_in(run_dtype, args, kwargs)
             if d.get("_forward_hooks"):
                 out = self._forward_post(args, kwargs, out, ran)
             return out
@@ -503,6 +504,13 @@ class Cell:
 
     def set_jit_config(self, jit_config) -> None:
         self.__dict__["_jit_config"] = jit_config
+
+    def _construct_in(self, run_dtype, args: tuple, kwargs: dict):
+        """The construct call, its ops cast to `run_dtype` (the Cell's `to_float` dtype, None for none)."""
+        if run_dtype is None or run_dtype is RUN.dtype:  # (a to_float child of a Cell of its dtype)
+            return self._construct_call(args, kwargs)
+        with running_in(run_dtype):  # MindSpore's PyNative: every op inside casts its floating-point inputs
+            return self._construct_call(args, kwargs)
 
     def to_float(self, dst_type) -> Cell:
         """Run this Cell and its children in `dst_type`, as MindSpore 2.10 does in each mode. PyNative: while one of

@@ -7,10 +7,17 @@ O2 the whole network except the black-list normalisations, O3 everything, both w
 back to float32. Inside a marked Cell every op casts its floating-point inputs (Parameters included) to the
 innermost marked Cell's dtype, as MindSpore's PyNative does (`Cell.to_float`); Kiln does not rewrite the source
 of individual operators as MindSpore's `rewrite` pass does for O1.
+
+Level "auto" is MindSpore's op-level strategy, not O1: while the network's construct runs (both modes), each op
+of its white list (convolutions, matrix products, Dense) casts its floating-point inputs to the low-precision
+dtype and returns that dtype, each of its black list (exp, log, softmax, the normalisations, several losses)
+casts half-precision inputs to float32, each of its promote list (BiasAdd, Concat, AddN, ...) casts to the widest
+float dtype among its inputs, and every other op runs on its inputs as given (kiln/_prims/amp_auto.py).
 """
 
 from __future__ import annotations
 
+import functools
 import numbers
 import warnings
 
@@ -19,6 +26,7 @@ import numpy as np
 from kiln import nn, ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
+from kiln._pynative.dispatch import auto_precision
 from kiln.nn.cell import Cell
 from kiln.nn.wrap.loss_scale import TrainOneStepWithLossScaleCell
 from kiln.train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
@@ -102,9 +110,25 @@ def _mark(network: Cell, dtype, white=None, black=None) -> None:
                 cell.register_forward_hook(_OutputCast(dtype))
 
 
+class _AutoPrecision:
+    """A function run at amp level 'auto' (MindSpore's decorator of a function given that level)."""
+
+    def __init__(self, fn, dtype) -> None:
+        self.__wrapped__ = fn
+        self._amp_auto = dtype
+        self._amp_level = "auto"
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        with auto_precision(self._amp_auto):
+            return self.__wrapped__(*args, **kwargs)
+
+
 def auto_mixed_precision(network, amp_level: str = "O0", dtype=mstype.float16):
     """Run `network` in mixed precision at `amp_level` ("O0" none, "O1" white list, "O2" all but the black list,
-    "O3" all, "auto" as O1) with low-precision `dtype` (float16 or bfloat16). Returns the network to use."""
+    "O3" all, "auto" MindSpore's op-level lists: see the module's docstring) with low-precision `dtype` (float16
+    or bfloat16). Returns the network to use: the Cell itself at "O1" and "auto", a wrapper at "O2"/"O3", and at
+    "auto" a function given in place of a Cell is returned wrapped."""
     if not isinstance(amp_level, str) or amp_level not in _LEVELS:
         raise ValueError(f"The amp level {amp_level!r} is not supported: use one of {list(_LEVELS)}.")
     if not isinstance(network, Cell) and amp_level != "auto":
@@ -115,9 +139,13 @@ def auto_mixed_precision(network, amp_level: str = "O0", dtype=mstype.float16):
     dtype = mstype.to_dtype(dtype)
     if dtype not in (mstype.float16, mstype.bfloat16):
         raise ValueError(f"auto_mixed_precision: the low-precision dtype is float16 or bfloat16, not {dtype}.")
-    if amp_level == "O0" or not isinstance(network, Cell):
+    if amp_level == "O0":
         return network
-    if amp_level in ("O1", "auto"):
+    if amp_level == "auto":
+        if not isinstance(network, Cell):
+            return _AutoPrecision(network, dtype)
+        network.__dict__["_amp_auto"] = dtype  # read by Cell._call (PyNative) and calls.call_cell (GRAPH_MODE)
+    elif amp_level == "O1":
         _mark(network, dtype, white=get_white_list())
     elif amp_level == "O2":
         _mark(network, dtype, black=get_black_list())
@@ -299,8 +327,9 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
         network: the network (its output goes to `loss_fn`), or a Cell returning the loss when `loss_fn` is None.
         optimizer: the optimizer of the network's parameters.
         loss_fn: the loss, `loss_fn(logits, label)`; with a float16 cast it runs in float32.
-        level: "O0" (none), "O1"/"auto" (the white-list Cells in float16), "O2" (all but the normalisations in
-            float16, a DynamicLossScaleManager), "O3" (all in float16).
+        level: "O0" (none), "O1" (the white-list Cells in float16), "O2" (all but the normalisations in
+            float16, a DynamicLossScaleManager), "O3" (all in float16), "auto" (MindSpore's op lists, see
+            `auto_mixed_precision`).
         boost_level: "O0", "O1" or "O2". Kiln has no boost algorithms: "O1"/"O2" warn and train as "O0".
         **kwargs: `cast_model_type` (float16 or float32), `keep_batchnorm_fp32` (bool) and `loss_scale_manager`
             (a LossScaleManager or None), each overriding what `level` sets.

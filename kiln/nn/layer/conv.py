@@ -13,6 +13,7 @@ import numbers
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
+from kiln._pynative.dispatch import auto_dtype
 from kiln.common.initializer import HeUniform, Initializer, Uniform, initializer
 from kiln.nn.cell import Cell
 from kiln.nn.layer._checks import positive_int
@@ -31,6 +32,15 @@ def _init_repr(init) -> str:
 def _arguments(init_locals: dict) -> dict:
     """A public layer's constructor arguments (its `locals()`), passed on to the N-d base by keyword."""
     return {k: v for k, v in init_locals.items() if k not in ("self", "__class__")}
+
+
+def _bias_of(conv) -> tuple:
+    """(the bias to hand the convolution, whether to add `conv.bias` after it instead). MindSpore's layers run the
+    convolution then BiasAdd, which amp level 'auto' casts apart (the convolution in the low dtype, the bias added in
+    float32); Kiln's convolutions add it inside, so under that level the bias is added after."""
+    if conv.bias is not None and auto_dtype() is not None:
+        return None, True
+    return conv.bias, False
 
 
 class _Conv(Cell):
@@ -152,9 +162,9 @@ class Conv1d(_Conv):
         super().__init__(**_arguments(locals()))
 
     def construct(self, x):
-        return ops.conv1d(
-            x, self.weight, self.bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group
-        )
+        bias, apart = _bias_of(self)
+        y = ops.conv1d(x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
+        return ops.bias_add(y, self.bias) if apart else y
 
 
 class Conv2d(_Conv):
@@ -184,10 +194,11 @@ class Conv2d(_Conv):
     """
 
     def construct(self, x):
-        return ops.conv2d(
+        bias, apart = _bias_of(self)
+        y = ops.conv2d(
             x,
             self.weight,
-            self.bias,
+            bias,
             self.stride,
             self.pad_mode,
             self.padding,
@@ -195,6 +206,7 @@ class Conv2d(_Conv):
             self.group,
             data_format=self.data_format,
         )
+        return ops.bias_add(y, self.bias, self.data_format) if apart else y
 
 
 class Conv3d(_Conv):
@@ -215,9 +227,9 @@ class Conv3d(_Conv):
         super().__init__(**_arguments(locals()))
 
     def construct(self, x):
-        return ops.conv3d(
-            x, self.weight, self.bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group
-        )
+        bias, apart = _bias_of(self)
+        y = ops.conv3d(x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
+        return ops.bias_add(y, self.bias) if apart else y
 
 
 class _ConvTranspose(_Conv):
@@ -227,13 +239,14 @@ class _ConvTranspose(_Conv):
     def construct(self, x):
         zero_pad = self._zero_output_padding and any(self.output_padding)
         out_pad = (0,) * self._nd if zero_pad else self.output_padding
+        bias, apart = _bias_of(self)
         y = conv_transpose(
-            x, self.weight, self.bias, self._nd, self.stride, self.pad_mode, self.padding, out_pad, self.group,
+            x, self.weight, bias, self._nd, self.stride, self.pad_mode, self.padding, out_pad, self.group,
             self.dilation,
         )  # fmt: skip
         if zero_pad:
             y = ops.pad(y, tuple(v for p in reversed(self.output_padding) for v in (0, p)))
-        return y
+        return ops.bias_add(y, self.bias) if apart else y
 
 
 class Conv1dTranspose(_ConvTranspose):

@@ -27,7 +27,7 @@ from kiln._core.mutable import dynamic_length_copy
 from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, logging_constexprs, note_forward
-from kiln._pynative.dispatch import apply, running_in
+from kiln._pynative.dispatch import RUN, apply, auto_precision, running_in
 from kiln._pynative.nested import record
 
 _user_code: dict = {}
@@ -168,13 +168,17 @@ def call_cell(ctx, cell, args, kwargs):
     log = note_forward(cell, tuple(args))
 
     own = d.get("_float_dtype")
+    auto = d.get("_amp_auto")
 
     def run_construct(*a, **k):
         k = k or kwargs
         if own is not None:  # MindSpore's GRAPH_MODE: a `to_float` Cell casts its floating-point inputs at its call
             a = [precision.cast(v, own) for v in a]
             k = {n: precision.cast(v, own) for n, v in k.items()} if k else k
-        return _in_precision(ctx, own, lambda: call_user(ctx, construct, (cell, *a), k))
+        if auto is None:
+            return _in_precision(ctx, own, lambda: call_user(ctx, construct, (cell, *a), k))
+        with auto_precision(auto):  # amp level 'auto': each op recorded inside casts as its op list says
+            return _in_precision(ctx, own, lambda: call_user(ctx, construct, (cell, *a), k))
 
     bprop = getattr(type(cell), "bprop", None)
     if bprop is not None:
@@ -197,8 +201,8 @@ def _in_precision(ctx, dt, thunk):
     (`running_in(None)`: that is PyNative's rule; a library Cell called inside sets its own, Cell._call)."""
     outer = ctx.amp_dtype
     ctx.amp_dtype = dt
-    try:
-        with running_in(None):
+    try:  # (a flagged construct's own casts win over amp level 'auto', as in MindSpore)
+        with running_in(None), auto_precision(None if dt is not None else RUN.auto):
             return thunk()
     finally:
         ctx.amp_dtype = outer

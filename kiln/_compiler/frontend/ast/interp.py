@@ -111,6 +111,7 @@ class Context:
             self.guard(c.__dict__, "training", c.__dict__.get("training"))
             # its ops are cast to its run dtype (`to_float`): setting another one compiles the graph again
             self.guard(c.__dict__, "_float_dtype", c.__dict__.get("_float_dtype", MISSING))
+            self.guard(c.__dict__, "_amp_auto", c.__dict__.get("_amp_auto", MISSING))
         # Cell hooks are traced into the graph: registering or removing one compiles it again
         self.guard(CELL_HOOKS, "generation", CELL_HOOKS["generation"])
 

@@ -162,6 +162,7 @@ def _has_hooks(cell) -> bool:
         or getattr(type(cell), "bprop", None)
         or d.get("_recompute")
         or "_float_dtype" in d
+        or "_amp_auto" in d
     )
 
 
