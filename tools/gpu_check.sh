@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.." || exit 1
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 KILN_CORPUS_PROGRAMS=50
 # one JAX process per pytest worker and per benchmark: none may take 75% of the GPU's memory up front
 export XLA_PYTHON_CLIENT_PREALLOCATE=false
-[ -z "$DRY" ] && export JAX_PLATFORMS=cuda
+# cuda first (the default device), cpu beside it: Kiln's host steps (io_callback: asnumpy, print, data-dependent
+# shapes in a compiled program) need JAX's CPU platform; JAX_PLATFORMS=cuda alone failed 41 more tests (session 20)
+[ -z "$DRY" ] && export JAX_PLATFORMS=cuda,cpu
 OUT=${OUT:-/tmp/gpu_check}
 mkdir -p "$OUT"
 PY=${PY:-python3}
@@ -29,12 +31,12 @@ T_GRAPH=${T_GRAPH:-50} T_FIRSTCALL=${T_FIRSTCALL:-60}
     nproc
 } 2>&1 | tee "$OUT/log.txt"
 
-# Tests: -v lists every result as it comes, so a slice cut by its time limit still says what passed and failed
+# Tests: -vv (pyproject's -q takes one v back) lists every result as it comes, so a slice cut by its time limit still says what passed and failed
 # (SIGINT first: pytest then prints its summary of what ran).
 timeout_opt=$($PY -c "import pytest_timeout" 2>/dev/null && echo "--timeout=60")
 echo "== tests ($TESTS), limit ${T_TESTS}s" | tee -a "$OUT/log.txt"
 # shellcheck disable=SC2086
-timeout -s INT -k 20 "$T_TESTS" $PY -m pytest -p no:cacheprovider -n 4 -v -rfE --tb=short $timeout_opt $TESTS \
+timeout -s INT -k 20 "$T_TESTS" $PY -m pytest -p no:cacheprovider -n 4 -vv -rfE --tb=short $timeout_opt $TESTS \
     >"$OUT/tests.txt" 2>&1
 echo "pytest rc $?" | tee -a "$OUT/tests.txt" "$OUT/log.txt"
 

@@ -1235,10 +1235,6 @@ def _check_transpose(op, nd):
 
 
 EXPLICIT_PAD_MIN = 4  # spatial padding from which the CPU's input gradient pads with lax.pad first (`_dilated_conv`)
-# Platforms on which every strided input gradient (and strided transposed convolution) keeps lhs_dilation, as jax's
-# own transpose rule does (the CPU decides per layer, `_dilated_conv`). None yet: the GPU's interior pad multiplies
-# its zeros too, but no GPU has measured the change (`python -m benchmarks.bench_conv --versus-lax`, column gpu_lhs).
-LHS_DILATION_PLATFORMS: tuple[str, ...] = ()
 
 
 def kernel_fits(sizes, kernel, dilation) -> bool:
@@ -1272,12 +1268,10 @@ def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format)
     `python -m benchmarks.bench_conv --step --profile`, session 11, load 10-15).
     """
     nd = len(lhs_dilation)
-    platform = default_platform()
-    cpu = platform == "cpu"
+    cpu = default_platform() == "cpu"
     wide_pad = cpu and any(max(lo, hi) >= EXPLICIT_PAD_MIN for lo, hi in padding)
     strided = any(s > 1 for s in lhs_dilation)
-    fits = group == 1 and kernel_fits(_spatial(x, data_format), w.shape[2:], rhs_dilation)
-    dilate_in_conv = platform in LHS_DILATION_PLATFORMS or (cpu and fits)
+    dilate_in_conv = cpu and group == 1 and kernel_fits(_spatial(x, data_format), w.shape[2:], rhs_dilation)
     if wide_pad or (strided and not dilate_in_conv):
         first = 1 if data_format in _CHANNELS_LAST else 2
         config = [(0, 0, 0)] * x.ndim

@@ -602,24 +602,6 @@ def test_strided_input_gradient_keeps_lhs_dilation_on_cpu_when_the_kernel_fits(p
         np.testing.assert_allclose(np.asarray(jax.jit(dx)(x, w, out)), np.asarray(want), rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_lhs_dilation_platforms_keep_it_in_every_strided_input_gradient(dtype, monkeypatch):
-    """`LHS_DILATION_PLATFORMS` (the GPU candidate bench_conv --versus-lax measures as gpu_lhs): on such a platform a
-    strided input gradient is one lhs-dilated convolution, grouped layers and large kernels too, and equals jax.vjp."""
-    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
-    monkeypatch.setattr(conv, "LHS_DILATION_PLATFORMS", ("gpu",))
-    attrs = {"stride": (2, 2), "pad_mode": "pad", "pad": (1, 1, 1, 1), "dilation": (1, 1)}
-    cases = [((2, 16, 12, 12), (16, 16, 3, 3), 1), ((2, 3, 5, 5), (4, 3, 5, 5), 1), ((2, 8, 9, 9), (8, 1, 3, 3), 8)]
-    for x_shape, w_shape, group in cases:
-        x, w = (a.astype(dtype) for a in _data(x_shape, w_shape))
-        out = conv.Conv2D.impl(x, w, None, data_format="NCHW", group=group, **attrs)
-        kw = {"data_format": "NCHW", "out": None, "group": group, **attrs}
-        dx = lambda a, b, g, kw=kw: conv.Conv2D.custom_vjp(a, b, None, dout=g, **kw)[0]  # noqa: E731
-        assert "pad" not in _lowered_ops(dx, x, w, out)
-        want = jax.vjp(lambda a, w=w, g=group: _xla(a, w, (2, 2), [(1, 1), (1, 1)], (1, 1), g), x)[1](out)[0]
-        np.testing.assert_allclose(np.asarray(jax.jit(dx)(x, w, out)), np.asarray(want), rtol=1e-4, atol=1e-4)
-
-
 # bench_conv's layers that the CPU rewrites, batch 2 (C_in, H = W, C_out, kernel, stride, padding, group)
 BENCH_LAYERS = [
     (1, 32, 6, 5, 1, 0, 1),  # LeNet5's first layer (patches on the CPU)
