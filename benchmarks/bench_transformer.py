@@ -191,7 +191,9 @@ def _first(fn) -> tuple[float, float]:
     out = fn()
     sync(out)
     seconds = time.perf_counter() - t0
-    return seconds, float(np.asarray(out.asnumpy() if hasattr(out, "asnumpy") else out))
+    if hasattr(out, "asnumpy"):
+        return seconds, float(np.asarray(out.asnumpy()))
+    return seconds, float(out.item())  # a JAX array or a torch tensor (on CUDA, where np.asarray refuses it)
 
 
 def main(argv: list[str] | None = None) -> None:
