@@ -1,6 +1,7 @@
 """Time to first result: import, the first PyNative LeNet5 step, the first Graph-mode call; cold and warm.
 
-    python -m benchmarks firstcall            (or: python -m benchmarks.bench_firstcall [--tries N])
+    python -m benchmarks firstcall            (or: python -m benchmarks.bench_firstcall [--tries N] [--cases A,B]
+                                                   [--no-steady])
 
 Every figure comes from a fresh interpreter. "cold" runs on an empty cache folder (KILN_CACHE_DIR set to a
 new temporary folder), "warm" is a second fresh process on the folder the cold one filled. Each process
@@ -81,7 +82,7 @@ REPO = Path(__file__).resolve().parent.parent
 # ---- workers: one measurement in this fresh process ----------------------------------------------------
 def _count_compiles() -> list:
     """The XLA compiles of this process, each as its duration in seconds (JAX's compile entry point, wrapped;
-    compiles on worker threads included); [] when it cannot."""
+    compiles on worker threads included, refused ones left out); [] when it cannot."""
     compiles: list = []
     try:
         from jax._src import compiler
@@ -91,10 +92,10 @@ def _count_compiles() -> list:
 
     def counted(*args, **kwargs):
         t = time.perf_counter()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            compiles.append(time.perf_counter() - t)
+        executable = original(*args, **kwargs)
+        # a compile XLA refused compiled nothing: jaxlib 0.11 rejects Kiln's first kernel's CPU option once
+        compiles.append(time.perf_counter() - t)
+        return executable
 
     compiler.backend_compile_and_load = counted
     return compiles
@@ -305,13 +306,14 @@ def _folder_size(folder: str) -> tuple[int, int]:
     return len(files), sum(p.stat().st_size for p in files)
 
 
-def run_cases(tries: int) -> tuple[dict, dict]:
+def run_cases(tries: int, only: frozenset[str] | None = None) -> tuple[dict, dict]:
     """{row name: (cold, warm)}, each the best (smallest total) of `tries`; the cases' process pairs are
     interleaved (try 1 of every case, then try 2...), so a busy spell of the machine hits them alike.
-    Also {row name: (files, bytes)} the cold process left in its cache folder."""
-    runs: dict[str, tuple[list, list]] = {name: ([], []) for _, name, _, _ in CASES}
+    Also {row name: (files, bytes)} the cold process left in its cache folder. `only`: the row names to run
+    (None: all); the others are left out of the result."""
+    cases = [case for case in CASES if only is None or case[1] in only]
+    runs: dict[str, tuple[list, list]] = {name: ([], []) for _, name, _, _ in cases}
     sizes = {}
-    cases = list(CASES)
     if Path(MINDSPORE_PYTHON).exists():
         cases.append(("mindspore", "MindSpore 2.10 PyNative", True, {}))
         runs["MindSpore 2.10 PyNative"] = ([], [])
@@ -337,13 +339,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tries", type=int, default=2, help="cold+warm process pairs per case (best shown)")
     parser.add_argument("--repeat", type=int, default=7, help="rounds of the steady-state comparison")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--cases", help="comma-separated row names to run (default: all), e.g. 'Kiln PyNative,JAX jax.jit'"
+    )
+    parser.add_argument("--no-steady", action="store_true", help="leave out the in-process steady-state table")
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(_worker(args.worker)))
         return
     print_device()
-    results, sizes = run_cases(args.tries)
+    results, sizes = run_cases(args.tries, frozenset(args.cases.split(",")) if args.cases else None)
     none = (None, None)
+    results = {name: results.get(name, none) for _, name, _, _ in CASES} | results  # a case not run: n/a
     rows = []
     get = lambda r, k: r[k] if r else None  # noqa: E731
     for temp, idx in (("cold", 0), ("warm", 1)):
@@ -375,10 +382,11 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("Kiln PyNative", "before: jax.jit kernels", "Kiln GRAPH_MODE", "graph cache off"):
         files, size = sizes.get(name, (0, 0))
         print(f"cache folder after one cold {name} process: {files} files, {size / 2**20:.2f} MiB")
-    print_table(
-        "What the executable store and compile-ahead cost once warm (this process, rounds interleaved, median)",
-        steady_costs(args.repeat),
-    )
+    if not args.no_steady:
+        print_table(
+            "What the executable store and compile-ahead cost once warm (this process, rounds interleaved, median)",
+            steady_costs(args.repeat),
+        )
 
 
 def _split(r: dict | None) -> str:

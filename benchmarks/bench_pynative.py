@@ -9,6 +9,7 @@
     code run by Kiln in PyNative mode and by MindSpore 2.10 PyNative in its own environment
     (target: >= 10x faster than MindSpore), against PyTorch eager (target: <= 1.2x) and
     hand-written JAX (eager and jit, for context).
+PyTorch runs on CUDA when Kiln runs on a GPU and torch sees one (each torch row's note names its device).
 
 Each LeNet5 row's note gives the process CPU per step and, for Kiln, the CPU Kiln's background threads (tier-up,
 kernel upgrades, cache writes) used during its timed rounds: 0 in a steady state (the rounds start after
@@ -35,7 +36,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script (the MindSpore worker): make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import Row, measure, measure_interleaved, print_table  # noqa: E402
+from benchmarks.common import Row, measure, measure_interleaved, print_table, torch_device  # noqa: E402
 
 MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON") or next(
     (p for p in ("/work/msvenv/bin/python", "/work/msenv/bin/python") if Path(p).exists()), "/work/msenv/bin/python"
@@ -63,7 +64,7 @@ def bench_dispatch(repeat: int) -> list[Row]:
     except ImportError:
         torch = None
     if torch is not None:
-        tx, ty = torch.from_numpy(a), torch.from_numpy(a + 1)
+        tx, ty = (torch.from_numpy(v).to(torch_device(torch)) for v in (a, a + 1))
         t_torch = measure(lambda: torch.add(tx, ty), number=number, repeat=repeat)
     from kiln._backend import cache
     from kiln._pynative import dispatch
@@ -264,11 +265,13 @@ def lenet_torch_step(threads: int | None):
         tnn.Conv2d(6, 16, 5), tnn.ReLU(), tnn.MaxPool2d(2, 2), tnn.Flatten(),
         tnn.Linear(400, 120), tnn.ReLU(), tnn.Linear(120, 84), tnn.ReLU(), tnn.Linear(84, CLASSES),
     )  # fmt: skip
+    device = torch_device(torch)
+    net = net.to(device)
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
     loss_fn = tnn.CrossEntropyLoss()
     rng = np.random.default_rng(0)
-    data = torch.from_numpy(rng.standard_normal((BATCH, 1, 32, 32)).astype(np.float32))
-    label = torch.from_numpy(rng.integers(0, CLASSES, BATCH).astype(np.int64))
+    data = torch.from_numpy(rng.standard_normal((BATCH, 1, 32, 32)).astype(np.float32)).to(device)
+    label = torch.from_numpy(rng.integers(0, CLASSES, BATCH).astype(np.int64)).to(device)
 
     def step():
         if torch.get_num_threads() != wanted:
@@ -279,7 +282,7 @@ def lenet_torch_step(threads: int | None):
         opt.step()
         return loss.detach()
 
-    return step, f"torch {torch.__version__}, {wanted} thread(s)"
+    return step, f"torch {torch.__version__} on {device}, {wanted} thread(s)"
 
 
 _TORCH_DEFAULT_THREADS: dict = {}

@@ -12,7 +12,7 @@ d_model 64), LayerNorm, mean pooling, a linear head; batch 32; softmax cross-ent
 - Kiln @jit: MindSpore 2.x's idiom, `value_and_grad` + optimizer inside an `@ms.jit` function;
 - JAX: the same step hand-written (jax.value_and_grad, the same initial weights), eager and under jax.jit;
 - PyTorch eager: the same step hand-written with torch functions and torch.optim.SGD(momentum=0.9), if torch
-  is installed.
+  is installed (on CUDA when Kiln runs on a GPU and torch sees one).
 
 All cases run in this one process with their timing rounds interleaved (the median of --repeat rounds of
 --steps steps, each round waited for), so the ratios hold even on a busy machine. The first step's loss
@@ -31,7 +31,7 @@ import numpy as np
 
 os.environ.setdefault("KILN_CACHE_DIR", "off")  # first-call figures must not come from the on-disk cache
 
-from benchmarks.common import Row, measure_interleaved, print_device, print_table, sync  # noqa: E402
+from benchmarks.common import Row, measure_interleaved, print_device, print_table, sync, torch_device  # noqa: E402
 
 BATCH, TOKENS, FEATURES, CLASSES = 32, 8, 8, 10
 D_MODEL, HEADS, D_FF, LAYERS = 64, 4, 128, 2
@@ -148,9 +148,10 @@ def torch_step(init: dict):
         import torch.nn.functional as F
     except ImportError:
         return None, "PyTorch not installed"
-    p = {k: torch.tensor(v, requires_grad=True) for k, v in init.items()}
+    device = torch_device(torch)
+    p = {k: torch.tensor(v, requires_grad=True, device=device) for k, v in init.items()}
     opt = torch.optim.SGD(p.values(), lr=LR, momentum=MOMENTUM)
-    x, y = (torch.from_numpy(a) for a in _data())
+    x, y = (torch.from_numpy(a).to(device) for a in _data())
     y = y.long()
 
     def attention(pre, h):
@@ -181,7 +182,7 @@ def torch_step(init: dict):
         opt.step()
         return loss.detach()
 
-    return once, f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)"
+    return once, f"torch {torch.__version__} on {device}, {torch.get_num_threads()} thread(s)"
 
 
 def _first(fn) -> tuple[float, float]:
@@ -190,7 +191,9 @@ def _first(fn) -> tuple[float, float]:
     out = fn()
     sync(out)
     seconds = time.perf_counter() - t0
-    return seconds, float(np.asarray(out.asnumpy() if hasattr(out, "asnumpy") else out))
+    if hasattr(out, "asnumpy"):
+        return seconds, float(np.asarray(out.asnumpy()))
+    return seconds, float(out.item())  # a JAX array or a torch tensor (on CUDA, where np.asarray refuses it)
 
 
 def main(argv: list[str] | None = None) -> None:

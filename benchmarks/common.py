@@ -195,6 +195,14 @@ def device_description() -> str:
     return f"{where}, jax {jax.__version__}"
 
 
+def torch_device(torch) -> str:
+    """The device PyTorch's peers run on: 'cuda' when Kiln runs on a GPU and PyTorch sees one (like against like),
+    else 'cpu'."""
+    from kiln._backend import default_platform  # noqa: PLC0415  (Kiln is imported only where a benchmark runs)
+
+    return "cuda" if default_platform() == "gpu" and torch.cuda.is_available() else "cpu"
+
+
 def host_malloc() -> str:
     """The C allocator's setting this process started with: `KILN_HUGEPAGES=1 kiln run` adds glibc's huge pages
     (kiln/cli/hugepages.py), a plain `python train.py` has glibc's defaults; both change large CPU buffers' cost."""

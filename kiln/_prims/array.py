@@ -240,7 +240,8 @@ TensorScatterMin = PrimitiveDef(
 def _scatter_dim(x, index, src, dim, reduce):
     x = jnp.asarray(x)
     index = jnp.asarray(index)
-    grids = jnp.meshgrid(*[jnp.arange(s) for s in index.shape], indexing="ij")
+    # a list: jax >= 0.11 returns meshgrid's grids as a tuple (NumPy's type), 0.10 as a list
+    grids = list(jnp.meshgrid(*[jnp.arange(s) for s in index.shape], indexing="ij"))
     grids[dim] = index
     src = jnp.broadcast_to(src, index.shape) if jnp.ndim(src) == 0 else src[tuple(slice(0, s) for s in index.shape)]
     ref = x.at[tuple(grids)]

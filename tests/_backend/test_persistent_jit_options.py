@@ -28,7 +28,8 @@ def test_kernel_without_a_key_compiles_with_kilns_options(monkeypatch):
     expected = cache._compiler_options("cpu") if jax.default_backend() == "cpu" else None
     assert seen == [expected]
     if jax.default_backend() == "cpu" and "xla_cpu_use_fusion_emitters" not in os.environ.get("XLA_FLAGS", ""):
-        assert expected == {"xla_cpu_use_fusion_emitters": False}
+        # an XLA that no longer knows the flag (jaxlib 0.11) compiles with its defaults
+        assert expected == ({"xla_cpu_use_fusion_emitters": False} if cache._cpu_options_accepted() else None)
 
 
 def test_cache_off_compiles_with_kilns_options(monkeypatch):

@@ -52,7 +52,9 @@ VARIANT = {  # results may differ between -O0 and -O2: never compiled quick
 
 def _outputs(fn, args, level):
     jax.clear_caches()
-    options = {**cache._CPU_OPTIONS, "xla_backend_optimization_level": level}
+    # Kiln's CPU options where this XLA knows them (jaxlib 0.11 dropped `xla_cpu_use_fusion_emitters`), as Kiln compiles
+    cpu = cache._CPU_OPTIONS if cache._cpu_options_accepted() else {}
+    options = {**cpu, "xla_backend_optimization_level": level}
     compiled = jax.jit(fn).lower(*args).compile(options)
     return [np.asarray(x) for x in jax.tree_util.tree_leaves(compiled(*args))]
 

@@ -602,6 +602,46 @@ def test_strided_input_gradient_keeps_lhs_dilation_on_cpu_when_the_kernel_fits(p
         np.testing.assert_allclose(np.asarray(jax.jit(dx)(x, w, out)), np.asarray(want), rtol=1e-4, atol=1e-4)
 
 
+# bench_conv's layers that the CPU rewrites, batch 2 (C_in, H = W, C_out, kernel, stride, padding, group)
+BENCH_LAYERS = [
+    (1, 32, 6, 5, 1, 0, 1),  # LeNet5's first layer (patches on the CPU)
+    (6, 14, 16, 5, 1, 0, 1),  # LeNet5's second (patches, banded input gradient)
+    (64, 56, 64, 3, 1, 1, 64),  # depthwise 3x3 (shifted)
+    (128, 28, 128, 5, 1, 2, 128),  # depthwise 5x5 (shifted)
+    (64, 56, 256, 1, 1, 0, 1),  # ResNet-50 1x1 (dots)
+    (64, 56, 64, 3, 1, 1, 1),  # ResNet-50 3x3 (Winograd weight gradient)
+    (128, 56, 128, 3, 2, 1, 1),  # ResNet-50 3x3 / 2 (phases)
+    (256, 56, 512, 1, 2, 0, 1),  # ResNet-50 1x1 / 2
+]
+
+
+@pytest.mark.parametrize("layer", BENCH_LAYERS, ids=[str(layer) for layer in BENCH_LAYERS])
+def test_off_the_cpu_each_direction_is_one_xla_convolution(layer, monkeypatch):
+    """The CPU rewrites never reach the GPU: there each direction of a layer is one XLA convolution (cuDNN's),
+    with no dot, no shifted sum and no Winograd transform beside it; on the CPU these layers are rewritten."""
+    c, size, c_out, k, s, p, g = layer
+    x, w = _data((2, c, size, size), (c_out, c // g, k, k))
+    attrs = {"stride": (s, s), "pad_mode": "pad", "pad": (p,) * 4, "dilation": (1, 1), "group": g}
+    out = conv.Conv2D.impl(x, w, None, data_format="NCHW", **attrs)
+
+    def directions(a, b, dy):
+        return (conv.Conv2D.impl(a, b, None, data_format="NCHW", **attrs),) + tuple(
+            conv.Conv2D.custom_vjp(a, b, None, out=None, dout=dy, data_format="NCHW", **attrs)[:2]
+        )
+
+    def program():  # the jaxpr's text, nested jaxprs included; a new function each call (jax caches traces)
+        return str(jax.make_jaxpr(lambda *a: directions(*a))(x, w, out))
+
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    cpu = program()
+    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
+    gpu = program()
+    assert cpu != gpu  # the layer is one the CPU rewrites
+    # forward, input gradient, weight gradient by jax.vjp (which traces the forward again; XLA drops it unused)
+    assert gpu.count("conv_general_dilated[") == 4
+    assert not any(name in gpu for name in ("dot_general", "reduce_window", "scan[", "while[")), gpu
+
+
 # ---- transposed convolutions whose kernels tile the output (UNet's 2x2 / 2 upsampling) -----------------
 # (primitive, x shape, weight shape (C_in, C_out, *k), attrs, data_format)
 TILING_CASES = [
