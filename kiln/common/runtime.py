@@ -19,7 +19,7 @@ import numpy as np
 
 from kiln import ops
 from kiln._backend import default_platform, devices, jax
-from kiln._core.tensor import Tensor
+from kiln._core.tensor import LAZY_WINDOWS, Tensor
 from kiln._core.unsupported import ignore_argument
 from kiln.context import set_context
 from kiln.version import __version__
@@ -40,7 +40,10 @@ def _device():
 
 
 def synchronize() -> None:
-    """Wait until every computation queued on the device so far has finished."""
+    """Wait until every computation queued so far has finished: PyNative's recorded ops (the lazy window) run
+    first, so an error of one of them is raised here at the latest."""
+    if LAZY_WINDOWS and LAZY_WINDOWS[0].ops:
+        LAZY_WINDOWS[0].flush()
     jax.effects_barrier()
     for array in jax.live_arrays():
         try:

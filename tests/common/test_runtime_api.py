@@ -7,6 +7,8 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, ops
+from kiln._core.tensor import LAZY_WINDOWS
+from kiln._pynative import dispatch
 
 
 def test_rng_state_roundtrip_and_seeds():
@@ -234,3 +236,21 @@ def test_common_package_and_star_imports():
         exec(f"from {module} import *", scope)
         assert "float" not in scope and "int" not in scope and "bool" not in scope  # the builtins stay
         assert scope["long"] is ms.int64
+
+
+def test_synchronize_runs_the_recorded_ops_and_raises_their_errors(monkeypatch):
+    """`synchronize` waits for PyNative's recorded ops too: a pending result is computed, and an op whose bounds
+    check waits for its window (an index computed in it) raises there at the latest, not at a later unrelated read."""
+    monkeypatch.setattr(dispatch, "LAZY", True)
+    monkeypatch.setenv("KILN_LAZY", "1")
+    a = Tensor(np.arange(6, dtype=np.float32))
+    y = ops.add(a, a)
+    assert LAZY_WINDOWS and LAZY_WINDOWS[0].ops  # recorded, not run
+    ms.synchronize()
+    assert not LAZY_WINDOWS[0].ops
+    np.testing.assert_array_equal(y.asnumpy(), np.arange(6, dtype=np.float32) * 2)
+    index = ops.add(Tensor(np.array([1, 2], np.int32)), Tensor(np.array([0, 7], np.int32)))  # 9: past 6
+    ops.gather(a, index, 0)
+    with pytest.raises(IndexError):
+        ms.synchronize()
+    np.testing.assert_array_equal(ops.add(a, a).asnumpy(), np.arange(6, dtype=np.float32) * 2)  # nothing left over
