@@ -26,7 +26,7 @@ RENAMED: dict[str, str] = {
     "mindspore.common.seed": "kiln.common.op_seed",
     "mindspore.common.jit_config": "kiln._compiler.api",
     "mindspore.common.mutable": "kiln._compiler.api",
-    "mindspore.runtime": "kiln.common.runtime",
+    "mindspore.runtime": "kiln.runtime",
     "mindspore.profiler": "kiln.common.runtime",
     "mindspore._extends": "kiln.nn.init_args",
     "mindspore.nn.metrics": "kiln.train.metrics",
