@@ -451,6 +451,7 @@ def fill(type, shape, value) -> Tensor:
 
 
 def _cast(x, dtype):
+    """`x` as `dtype`; `x` itself when it has that dtype already (`ops.cast`'s rule)."""
     if isinstance(x, Tensor) and x.dtype.np == as_np_dtype(dtype):  # (reads no pending value)
         return x
     return apply(REGISTRY["Cast"], (x,), (as_np_dtype(dtype),))

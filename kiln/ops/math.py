@@ -18,7 +18,7 @@ from kiln._core.unsupported import refuse_argument
 from kiln._prims import math as prims_math
 from kiln._prims import reduction as R
 from kiln.ops import array
-from kiln.ops._helpers import REGISTRY, apply, as_axes, as_np_dtype, op_error
+from kiln.ops._helpers import REGISTRY, apply, as_axes, op_error
 from kiln.ops.array import _t, atleast_2d, gather_elements, reshape
 from kiln.ops.faces import functional
 
@@ -533,9 +533,7 @@ def lerp(input, end, weight) -> Tensor:
 
 def cast(input, dtype) -> Tensor:
     """Convert `input` to `dtype` (a kiln dtype, NumPy dtype or Python type)."""
-    if isinstance(input, Tensor) and input.dtype.np == as_np_dtype(dtype):  # (reads no pending value)
-        return input
-    return apply(REGISTRY["Cast"], (input,), (as_np_dtype(dtype),))
+    return array._cast(input, dtype)
 
 
 def _reducer(p):
