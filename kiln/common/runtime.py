@@ -18,7 +18,16 @@ import time
 import numpy as np
 
 from kiln import ops
-from kiln._backend import default_platform, devices, jax
+from kiln._backend import default_platform, devices
+from kiln._backend.device_work import (
+    devices_idle,
+    drop_compiled_programs,
+    on_device,
+    start_trace,
+    stop_trace,
+    unfinished_arrays,
+    wait_for_devices,
+)
 from kiln._core.tensor import LAZY_WINDOWS, Tensor
 from kiln._core.unsupported import ignore_argument
 from kiln.context import set_context
@@ -44,12 +53,7 @@ def synchronize() -> None:
     first, so an error of one of them is raised here at the latest."""
     if LAZY_WINDOWS and LAZY_WINDOWS[0].ops:
         LAZY_WINDOWS[0].flush()
-    jax.effects_barrier()
-    for array in jax.live_arrays():
-        try:
-            array.block_until_ready()
-        except RuntimeError:  # deleted between listing and waiting
-            pass
+    wait_for_devices()
 
 
 # -- streams and events ---------------------------------------------------------------------------------------
@@ -72,7 +76,7 @@ class Stream:
 
     def query(self) -> bool:
         """True when the work queued so far has finished."""
-        return all(a.is_ready() for a in jax.live_arrays())
+        return devices_idle()
 
     def wait_event(self, event: Event) -> None:
         """Make later work on this stream wait for `event` (one stream: already in order)."""
@@ -154,7 +158,7 @@ class Event:
             self._time = time.perf_counter()
             self._pending = []
         else:
-            self._pending = [a for a in jax.live_arrays() if not a.is_ready()]
+            self._pending = unfinished_arrays()
         self._recorded = True
 
     def query(self) -> bool:
@@ -415,13 +419,13 @@ class Profiler:
     def start(self) -> None:
         if not self._running:
             os.makedirs(self.output_path, exist_ok=True)
-            jax.profiler.start_trace(self.output_path)
+            start_trace(self.output_path)
             self._running = True
 
     def stop(self) -> None:
         if self._running:
             synchronize()
-            jax.profiler.stop_trace()
+            stop_trace()
             self._running = False
 
     def step(self) -> None:
@@ -544,7 +548,7 @@ def enable_dynamic(**kwargs):
 
 def ms_memory_recycle() -> None:
     """Release memory cached for compiled programs (their executables are compiled again when next needed)."""
-    jax.clear_caches()
+    drop_compiled_programs()
     gc.collect()
 
 
@@ -565,7 +569,7 @@ class DeviceCtx:
         self.name, self.device_id, self._device, self._ctx = name, index, found[index], None
 
     def __enter__(self) -> DeviceCtx:
-        self._ctx = jax.default_device(self._device)
+        self._ctx = on_device(self._device)
         self._ctx.__enter__()
         return self
 
