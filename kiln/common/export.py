@@ -21,8 +21,9 @@ import struct
 import numpy as np
 
 from kiln import context
-from kiln._backend import jax
+from kiln._backend.stablehlo import export_program, load_program, shape_struct
 from kiln._core import dtype as mstype
+from kiln._core.atomic_files import atomic_write
 from kiln._core.tensor import Tensor
 
 __all__ = ["ExportedGraph", "export", "load"]
@@ -34,9 +35,9 @@ _SUFFIX = {"MINDIR": ".mindir", "STABLEHLO": ".stablehlo"}
 
 def _as_struct(value):
     if isinstance(value, Tensor):
-        return jax.ShapeDtypeStruct(tuple(value.shape), value.dtype.np)
+        return shape_struct(value.shape, value.dtype.np)
     if isinstance(value, np.ndarray):
-        return jax.ShapeDtypeStruct(value.shape, value.dtype)
+        return shape_struct(value.shape, value.dtype)
     raise TypeError(f"export: the inputs must be Tensors (their shapes and dtypes are exported), but got "
                     f"{type(value).__name__}.")  # fmt: skip
 
@@ -84,39 +85,20 @@ def export(net, *inputs, file_name: str, file_format: str = "MINDIR", **kwargs) 
     mode = context.get_context("mode")
     context.set_context(mode=context.PYNATIVE_MODE)
     try:
-        try:
-            exported = jax.export.export(jax.jit(program), platforms=("cpu", "cuda"))(*structs)
-        except Exception:  # noqa: BLE001  (a lowering missing for CUDA: export for this machine's platform)
-            exported = jax.export.export(jax.jit(program))(*structs)
+        facts, module = export_program(program, structs)
     finally:
         context.set_context(mode=mode)
-    if any(s is not None for s in (*exported.in_shardings_hlo, *exported.out_shardings_hlo)):
-        raise NotImplementedError("export: sharded (multi-device) programs are not exported by Kiln.")
-    if exported.ordered_effects or exported.unordered_effects:
-        raise NotImplementedError("export: the network has side effects (callbacks, prints) that cannot be exported.")
-    header = {
-        "fun_name": exported.fun_name,
-        "inputs": [[list(a.shape), np.dtype(a.dtype).name] for a in exported.in_avals],
-        "outputs": [[list(a.shape), np.dtype(a.dtype).name] for a in exported.out_avals],
-        "tuple_output": bool(shape["multi"]),
-        "nr_devices": exported.nr_devices,
-        "platforms": list(exported.platforms),
-        "calling_convention_version": exported.calling_convention_version,
-        "module_kept_var_idx": list(exported.module_kept_var_idx),
-        "uses_global_constants": exported.uses_global_constants,
-        "format": fmt,
-    }
+    header = {**facts, "tuple_output": bool(shape["multi"]), "format": fmt}
     path = file_name if os.path.splitext(file_name)[1] in _SUFFIX.values() else file_name + _SUFFIX[fmt]
     text = json.dumps(header).encode()
-    with open(path, "wb") as f:
-        f.write(_MAGIC + struct.pack("<Q", len(text)) + text + exported.mlir_module_serialized)
+    atomic_write(path, (_MAGIC, struct.pack("<Q", len(text)), text, module))
 
 
 class ExportedGraph:
     """A program read by `load`: call it with Tensors of the exported shapes and dtypes."""
 
-    def __init__(self, exported, header: dict) -> None:
-        self._exported = exported
+    def __init__(self, run, header: dict) -> None:
+        self._run = run
         self.header = header
 
     @property
@@ -134,7 +116,7 @@ class ExportedGraph:
                 raise ValueError(f"input {i} must be {mstype.from_np(np.dtype(dtype))}{list(shape)}, "
                                  f"but got {x.dtype}{list(x.shape)}.")  # fmt: skip
             arrays.append(x._data)
-        out = tuple(Tensor._wrap(o) for o in self._exported.call(*arrays))
+        out = tuple(Tensor._wrap(o) for o in self._run(*arrays))
         return out if self.header["tuple_output"] else out[0]
 
     def __repr__(self) -> str:
@@ -156,29 +138,4 @@ def load(file_name: str, **kwargs) -> ExportedGraph:
     start = len(_MAGIC) + 8
     header = json.loads(blob[start : start + size].decode())
     module = blob[start + size :]
-    in_avals = tuple(jax.core.ShapedArray(tuple(s), np.dtype(d)) for s, d in header["inputs"])
-    out_avals = tuple(jax.core.ShapedArray(tuple(s), np.dtype(d)) for s, d in header["outputs"])
-    tree = jax.tree_util.tree_structure
-    exported = jax.export.Exported(
-        fun_name=header["fun_name"],
-        in_tree=tree((tuple(range(len(in_avals))), {})),
-        in_avals=in_avals,
-        out_tree=tree(tuple(range(len(out_avals)))),
-        out_avals=out_avals,
-        _has_named_shardings=False,
-        _in_named_shardings=(None,) * len(in_avals),
-        _out_named_shardings=(None,) * len(out_avals),
-        in_shardings_hlo=(None,) * len(in_avals),
-        out_shardings_hlo=(None,) * len(out_avals),
-        nr_devices=header["nr_devices"],
-        platforms=tuple(header["platforms"]),
-        ordered_effects=(),
-        unordered_effects=(),
-        disabled_safety_checks=(),
-        mlir_module_serialized=module,
-        calling_convention_version=header["calling_convention_version"],
-        module_kept_var_idx=tuple(header["module_kept_var_idx"]),
-        uses_global_constants=header["uses_global_constants"],
-        _get_vjp=None,
-    )
-    return ExportedGraph(exported, header)
+    return ExportedGraph(load_program(header, module), header)

@@ -40,3 +40,24 @@ def test_tuple_outputs_and_formats(tmp_path):
     (tmp_path / "bad.mindir").write_bytes(b"\x08\x01protobuf")
     with pytest.raises(ValueError, match="not a graph exported by Kiln"):
         ms.load(str(tmp_path / "bad.mindir"))
+
+
+def test_failed_write_leaves_old_file(tmp_path, monkeypatch):
+    """A write that fails half-way keeps the previous export whole and leaves no partial file."""
+    a, b = Tensor(np.full(3, 2, np.float32)), Tensor(np.full(3, 3, np.float32))
+    path = tmp_path / "two.stablehlo"
+    ms.export(_TwoOut(), a, b, file_name=str(path), file_format="STABLEHLO")
+    before = path.read_bytes()
+    written = []
+
+    def fail_after_first(f, chunk):
+        if written:
+            raise OSError("disk full")
+        written.append(chunk)
+        f.write(chunk)
+
+    monkeypatch.setattr("kiln._core.atomic_files._write", fail_after_first)
+    with pytest.raises(OSError, match="disk full"):
+        ms.export(_TwoOut(), b, a, file_name=str(path), file_format="STABLEHLO")
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["two.stablehlo"]

@@ -178,7 +178,7 @@ def test_kill_mid_save_leaves_the_old_checkpoint(tmp_path):
         import os, signal
         import numpy as np
         import kiln
-        from kiln.train.checkpoint import _atomic
+        from kiln._core import atomic_files as _atomic
 
         real_write = _atomic._write
 

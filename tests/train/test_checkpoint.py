@@ -10,8 +10,9 @@ import pytest
 
 import kiln as ms
 from kiln import Parameter, Tensor, nn, train
+from kiln._core import atomic_files as _atomic
 from kiln.train import load_checkpoint, load_param_into_net, save_checkpoint
-from kiln.train.checkpoint import _atomic, _ckpt_format, wait_async_saves
+from kiln.train.checkpoint import _ckpt_format, wait_async_saves
 from tests.train.golden.golden_values import APPEND, golden_values
 from tests.train.helpers import Linear
 

@@ -13,11 +13,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from kiln._backend import distributed as D
+from kiln._core.atomic_files import atomic_write
 from kiln._core.tensor import Parameter, Tensor
 from kiln._core.unsupported import ignore_argument
 from kiln.nn.cell import Cell
 from kiln.train.checkpoint import _ckpt_format, _safetensors_format
-from kiln.train.checkpoint._atomic import atomic_write
 from kiln.train.checkpoint.loading import load_param_into_net
 
 _FORMATS = ("ckpt", "safetensors")

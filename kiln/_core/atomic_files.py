@@ -1,4 +1,4 @@
-"""Atomic file writes: a temporary file in the target's directory, fsync, then `os.replace`.
+"""Atomic file writes (checkpoints, exported graphs): a temporary file beside the target, fsync, `os.replace`.
 
 Readers see either the old file or the complete new one, never a prefix; on any
 failure (an exception, a full disk, KeyboardInterrupt) the temporary file is
