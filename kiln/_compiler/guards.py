@@ -113,9 +113,23 @@ def compile_guards(guards: list):
     return ns["holds"]
 
 
-# host step site (name, file, line, col, arrival) -> the result shapes the latest program compiled for it assumed:
-# a program guards its entry, which a run that gets other shapes replaces (frontend/ast/effects.host_call)
+# host step site (name, file, line, col, arrival) -> the result shapes its latest run gave (or its latest compile
+# assumed): a program guards its entry, which a run that gets other shapes replaces (frontend/ast/effects.host_call).
+# The shapes are interned (`host_shapes`), so that a program compiled for a count seen before holds its guard again
+# when that count comes back, and the cache runs it instead of compiling (cache/memory.JitCache.call).
 HOST_SHAPES: dict = {}
+_INTERNED_SHAPES: dict = {}
+
+
+def host_shapes(shapes: tuple) -> tuple:
+    """The one object standing for these host step result shapes (the guards on `HOST_SHAPES` compare identity)."""
+    return _INTERNED_SHAPES.setdefault(shapes, shapes)
+
+
+def holds_but_host_shapes(guards: list) -> bool:
+    """True when every guard holds except, perhaps, some on `HOST_SHAPES`: a program compiled for another count of a
+    host step, which serves again when that count comes back."""
+    return check_guards([g for g in guards if g[1] is not HOST_SHAPES]) is None
 
 
 def _describe_guard(kind, container, key) -> str:
