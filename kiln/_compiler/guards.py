@@ -126,6 +126,19 @@ def host_shapes(shapes: tuple) -> tuple:
     return _INTERNED_SHAPES.setdefault(shapes, shapes)
 
 
+def host_shapes_hold(guards: list, site: tuple) -> bool:
+    """True when `guards` assumed the result shapes that host step `site` gave last (see `HOST_SHAPES`)."""
+    return any(g[1] is HOST_SHAPES and g[2] == site and g[3] is HOST_SHAPES.get(site) for g in guards)
+
+
+def assume_host_shapes(guards: list) -> None:
+    """Take the host step shapes that `guards` assumed as the latest (steps that did not run in a run stopped at an
+    earlier one): a run that finds others stops there in turn and records them."""
+    for g in guards:
+        if g[1] is HOST_SHAPES:
+            HOST_SHAPES[g[2]] = g[3]
+
+
 def holds_but_host_shapes(guards: list) -> bool:
     """True when every guard holds except, perhaps, some on `HOST_SHAPES`: a program compiled for another count of a
     host step, which serves again when that count comes back."""

@@ -23,7 +23,13 @@ from kiln._backend.launch import Launch, array_type, launch_of
 from kiln._compiler.cache import persistent
 from kiln._compiler.errors import HostShapeChanged, user_stacklevel
 from kiln._compiler.frontend.ast.values import FIRST_UNROLL, UNROLL, RecursionCut, is_cell
-from kiln._compiler.guards import check_guards, compile_guards, holds_but_host_shapes
+from kiln._compiler.guards import (
+    assume_host_shapes,
+    check_guards,
+    compile_guards,
+    holds_but_host_shapes,
+    host_shapes_hold,
+)
 from kiln._compiler.ir import graph as G
 from kiln._compiler.specialise import BranchGuardFailed, describe, refused, respecialised
 from kiln._core import tree
@@ -355,8 +361,10 @@ class JitCache:
                         self.entries[key] = self.entries.pop(key)
                     try:
                         return bucket[0](arrays, args)
-                    except (RecursionCut, persistent.StaleExecutable, HostShapeChanged):
-                        pass  # compiled again (deeper; or traced; its host step's shape guard fails) below
+                    except (RecursionCut, persistent.StaleExecutable):
+                        pass  # compiled again (deeper; or traced) below
+                    except HostShapeChanged as changed:  # below: the program kept for its new shapes, or a compile
+                        self._host_variant(key, bucket[0], changed.site)
                     except BranchGuardFailed as failed:  # run again below, with the branch taken
                         pending = (bucket[0], failed)
         leaves: list = []
@@ -421,7 +429,7 @@ class JitCache:
                 reshaped += 1
                 if reshaped > changed.MAX_RETRACES:
                     raise changed.refused() from None
-                other = self._host_variant(key, ex)
+                other = self._host_variant(key, ex, changed.site)
                 if other is not None:  # compiled for these shapes before: no compile
                     ex = other
                     self._set_fast(self._fast_entry(args, kwargs, sig, ex))
@@ -431,16 +439,25 @@ class JitCache:
                 ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason, ex.plan)
             self._set_fast(self._fast_entry(args, kwargs, sig, ex))
 
-    def _host_variant(self, key, ran):
-        """The executable of `key` compiled for the result shapes the host steps of `ran`'s run just gave (a count
-        seen before), moved first; None when there is none (the call compiles one)."""
+    def _host_variant(self, key, ran, site):
+        """The executable of `key` compiled for the result shapes host step `site` just gave in `ran`'s run (a count
+        seen before), moved first; None when there is none (the call compiles one).
+
+        The steps after `site` did not run: their latest shapes are the old run's, so a program whose guards hold
+        except on those serves too (a padded batch's masks select the same count at each step), and its shapes for
+        them are taken as the latest. If one of them gives other shapes, that run stops there in turn and the call
+        looks again (up to MAX_RETRACES)."""
         bucket = self.entries.get(key, [])
-        for other in bucket:
-            if other is not ran and check_guards(other.guards) is None:
-                bucket.remove(other)
-                bucket.insert(0, other)
-                return other
-        return None
+        fits = [
+            e for e in bucket if e is not ran and holds_but_host_shapes(e.guards) and host_shapes_hold(e.guards, site)
+        ]
+        if not fits:
+            return None
+        other = next((e for e in fits if check_guards(e.guards) is None), fits[0])
+        assume_host_shapes(other.guards)
+        bucket.remove(other)
+        bucket.insert(0, other)
+        return other
 
     def _respecialise(self, key, ex, failed: BranchGuardFailed, tried: set, template, leaves, params, cells, refs,
                       compile_fn):  # fmt: skip

@@ -205,7 +205,11 @@ def host_call(ctx, fn, args, kwargs):
     def shaped(flat):
         if any(np.shape(x) != s.shape for x, s in zip(flat, out_structs, strict=True)):
             HOST_SHAPES[site] = host_shapes(tuple(np.shape(x) for x in flat))
-            raise HostShapeChanged(f"the host step '{name}' gave results of shapes {HOST_SHAPES[site]}, not {shapes}")
+            raise HostShapeChanged(
+                f"the host step '{name}' gave results of shapes {HOST_SHAPES[site]}, not {shapes}", site
+            )
+        # the shapes of this run (a kept program may have run after another's): the next call's guards pick it
+        HOST_SHAPES[site] = shapes
         return tuple(np.asarray(x, dtype=s.dtype) for x, s in zip(flat, out_structs, strict=True))
 
     def host(*values):

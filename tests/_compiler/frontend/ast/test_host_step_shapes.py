@@ -178,6 +178,30 @@ def test_a_count_seen_before_runs_its_program_again_without_a_compile(mode):
     assert memory.STATS["compiles"] - compiles == 3
 
 
+def _selected_pair(x, y, mask):
+    """Two host steps of one count (the zoo's DKT selects its outputs and its labels with one mask)."""
+    rows = ops.masked_select(x, ops.expand_dims(mask, -1)).reshape((-1, x.shape[-1]))
+    labels = ops.masked_select(y, mask)
+    return rows.sum(axis=1) * labels
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_two_host_steps_of_one_count_switch_together_without_a_compile(mode):
+    # the run stops at the first step; the second still holds the old count when the kept program is looked for
+    rng = np.random.RandomState(10)
+    x = rng.randn(6, 7, 3).astype(np.float32)
+    y = rng.randn(6, 7).astype(np.float32)
+    masks = _cycled_masks(rng, 3)
+    fn = compiled(mode, _selected_pair)
+    compiles = memory.STATS["compiles"]
+    for step in range(9):
+        mask = masks[step % 3]
+        got = fn(Tensor(x), Tensor(y), Tensor(mask)).asnumpy()
+        np.testing.assert_allclose(got, _selected_pair(Tensor(x), Tensor(y), Tensor(mask)).asnumpy(), rtol=1e-6)
+        np.testing.assert_allclose(got, x[mask].sum(axis=1) * y[mask], rtol=1e-5)
+    assert memory.STATS["compiles"] - compiles == 3
+
+
 def test_the_programs_kept_for_other_counts_are_bounded(monkeypatch):
     # with room for one program besides the latest, a cycle of three counts never finds its count's program
     monkeypatch.setitem(memory.LIMITS, "host_variants", 1)
