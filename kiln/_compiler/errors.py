@@ -32,6 +32,10 @@ class HostShapeChanged(Exception):  # noqa: N818  (control flow of the compile c
     # one call compiled again this many times (a host step in a loop whose shape changes per trip) is refused
     MAX_RETRACES = 4
 
+    def __init__(self, message: str, site: tuple | None = None) -> None:
+        super().__init__(message)
+        self.site = site  # the host step's key in guards.HOST_SHAPES
+
     def refused(self) -> GraphCompileError:
         """The error of a call whose host step changes shape again after each retrace."""
         return GraphCompileError(

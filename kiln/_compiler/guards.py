@@ -113,9 +113,36 @@ def compile_guards(guards: list):
     return ns["holds"]
 
 
-# host step site (name, file, line, col, arrival) -> the result shapes the latest program compiled for it assumed:
-# a program guards its entry, which a run that gets other shapes replaces (frontend/ast/effects.host_call)
+# host step site (name, file, line, col, arrival) -> the result shapes its latest run gave (or its latest compile
+# assumed): a program guards its entry, which a run that gets other shapes replaces (frontend/ast/effects.host_call).
+# The shapes are interned (`host_shapes`), so that a program compiled for a count seen before holds its guard again
+# when that count comes back, and the cache runs it instead of compiling (cache/memory.JitCache.call).
 HOST_SHAPES: dict = {}
+_INTERNED_SHAPES: dict = {}
+
+
+def host_shapes(shapes: tuple) -> tuple:
+    """The one object standing for these host step result shapes (the guards on `HOST_SHAPES` compare identity)."""
+    return _INTERNED_SHAPES.setdefault(shapes, shapes)
+
+
+def host_shapes_hold(guards: list, site: tuple) -> bool:
+    """True when `guards` assumed the result shapes that host step `site` gave last (see `HOST_SHAPES`)."""
+    return any(g[1] is HOST_SHAPES and g[2] == site and g[3] is HOST_SHAPES.get(site) for g in guards)
+
+
+def assume_host_shapes(guards: list) -> None:
+    """Take the host step shapes that `guards` assumed as the latest (steps that did not run in a run stopped at an
+    earlier one): a run that finds others stops there in turn and records them."""
+    for g in guards:
+        if g[1] is HOST_SHAPES:
+            HOST_SHAPES[g[2]] = g[3]
+
+
+def holds_but_host_shapes(guards: list) -> bool:
+    """True when every guard holds except, perhaps, some on `HOST_SHAPES`: a program compiled for another count of a
+    host step, which serves again when that count comes back."""
+    return check_guards([g for g in guards if g[1] is not HOST_SHAPES]) is None
 
 
 def _describe_guard(kind, container, key) -> str:

@@ -23,7 +23,13 @@ from kiln._backend.launch import Launch, array_type, launch_of
 from kiln._compiler.cache import persistent
 from kiln._compiler.errors import HostShapeChanged, user_stacklevel
 from kiln._compiler.frontend.ast.values import FIRST_UNROLL, UNROLL, RecursionCut, is_cell
-from kiln._compiler.guards import check_guards, compile_guards
+from kiln._compiler.guards import (
+    assume_host_shapes,
+    check_guards,
+    compile_guards,
+    holds_but_host_shapes,
+    host_shapes_hold,
+)
 from kiln._compiler.ir import graph as G
 from kiln._compiler.specialise import BranchGuardFailed, describe, refused, respecialised
 from kiln._core import tree
@@ -291,6 +297,9 @@ LIMITS = {
     "per_function": B.cache.env_count("KILN_MAX_EXECUTABLES_PER_FUNCTION", 64),
     "total": B.cache.env_count("KILN_MAX_EXECUTABLES", 1024),
     "warn_after": B.cache.env_count("KILN_RECOMPILE_WARNING", 16),  # compiles of one function before a warning
+    # programs of one input signature kept for host step result shapes other than the latest (a masked_select's
+    # counts): one comes back into use without a compile when its count does (least recently used dropped)
+    "host_variants": B.cache.env_count("KILN_HOST_SHAPE_VARIANTS", 16),
 }
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # every JitCache holding executables
 
@@ -352,8 +361,10 @@ class JitCache:
                         self.entries[key] = self.entries.pop(key)
                     try:
                         return bucket[0](arrays, args)
-                    except (RecursionCut, persistent.StaleExecutable, HostShapeChanged):
-                        pass  # compiled again (deeper; or traced; its host step's shape guard fails) below
+                    except (RecursionCut, persistent.StaleExecutable):
+                        pass  # compiled again (deeper; or traced) below
+                    except HostShapeChanged as changed:  # below: the program kept for its new shapes, or a compile
+                        self._host_variant(key, bucket[0], changed.site)
                     except BranchGuardFailed as failed:  # run again below, with the branch taken
                         pending = (bucket[0], failed)
         leaves: list = []
@@ -410,17 +421,43 @@ class JitCache:
             except RecursionCut as cut:  # nothing was written back: compile the recursion deeper, run again
                 self._deepen(cut)
                 reason = "a recursion on Tensor values went deeper than compiled"
+                self.entries[key].remove(ex)
             except persistent.StaleExecutable:  # loaded from disk for other inputs: trace and compile this call
                 reason = "the executable loaded from disk does not fit these inputs"
-            except HostShapeChanged as changed:  # nothing was applied: compile for the shapes it gave, run again
+                self.entries[key].remove(ex)
+            except HostShapeChanged as changed:  # nothing was applied: run the program for the shapes it gave
                 reshaped += 1
                 if reshaped > changed.MAX_RETRACES:
                     raise changed.refused() from None
-                reason = str(changed)
-            self.entries[key].remove(ex)
+                other = self._host_variant(key, ex, changed.site)
+                if other is not None:  # compiled for these shapes before: no compile
+                    ex = other
+                    self._set_fast(self._fast_entry(args, kwargs, sig, ex))
+                    continue
+                reason = str(changed)  # the program of the old shapes stays: it serves when they come back
             with persistent.loading_suspended():  # traced again (an executable on disk would be the same one)
                 ex = self._compile(key, (args_t, kw_t), leaves, params, cells, refs, compile_fn, reason, ex.plan)
             self._set_fast(self._fast_entry(args, kwargs, sig, ex))
+
+    def _host_variant(self, key, ran, site):
+        """The executable of `key` compiled for the result shapes host step `site` just gave in `ran`'s run (a count
+        seen before), moved first; None when there is none (the call compiles one).
+
+        The steps after `site` did not run: their latest shapes are the old run's, so a program whose guards hold
+        except on those serves too (a padded batch's masks select the same count at each step), and its shapes for
+        them are taken as the latest. If one of them gives other shapes, that run stops there in turn and the call
+        looks again (up to MAX_RETRACES)."""
+        bucket = self.entries.get(key, [])
+        fits = [
+            e for e in bucket if e is not ran and holds_but_host_shapes(e.guards) and host_shapes_hold(e.guards, site)
+        ]
+        if not fits:
+            return None
+        other = next((e for e in fits if check_guards(e.guards) is None), fits[0])
+        assume_host_shapes(other.guards)
+        bucket.remove(other)
+        bucket.insert(0, other)
+        return other
 
     def _respecialise(self, key, ex, failed: BranchGuardFailed, tried: set, template, leaves, params, cells, refs,
                       compile_fn):  # fmt: skip
@@ -591,8 +628,12 @@ class JitCache:
         self.last_reason = reason
         bucket = self.entries.pop(key, [])
         if reason not in ("first call", "new input signature"):
-            # A failed guard means the old entry can never be valid again for this key.
-            bucket[:] = [e for e in bucket if check_guards(e.guards) is None]
+            # A failed guard means the old entry can never be valid again for this key, except one on a host
+            # step's result shapes: that program serves again when its count comes back (the latest few are kept).
+            bucket[:] = [e for e in bucket if holds_but_host_shapes(e.guards)]
+            stale = [e for e in bucket if check_guards(e.guards) is not None]
+            for e in stale[LIMITS["host_variants"] :]:
+                bucket.remove(e)
         bucket.insert(0, ex)
         self._hold(key, bucket)
         if log_enabled():

@@ -11,7 +11,7 @@ import numpy as np
 
 from kiln._backend.callbacks import guarded
 from kiln._compiler.errors import GraphCompileError, HostShapeChanged
-from kiln._compiler.guards import HOST_SHAPES
+from kiln._compiler.guards import HOST_SHAPES, host_shapes
 from kiln._compiler.ir import graph as G
 from kiln._compiler.lower import eval_graph
 from kiln._core.tensor import Tensor
@@ -195,8 +195,8 @@ def host_call(ctx, fn, args, kwargs):
         # typed on zeros: the shapes its runs gave are the better guess (a new one compiles again)
         out_structs = [_Struct(shape, s.dtype) for shape, s in zip(seen, out_structs, strict=True)]
         first_flat = [np.zeros(s.shape, s.dtype) for s in out_structs]
-    shapes = tuple(s.shape for s in out_structs)
-    if seen != shapes:
+    shapes = host_shapes(tuple(s.shape for s in out_structs))
+    if seen is not shapes:
         HOST_SHAPES[site] = seen = shapes
     ctx.guard(HOST_SHAPES, site, seen)
     # the first run's result, already computed (never reused from a run on zeros); a new shape compiles again
@@ -204,8 +204,12 @@ def host_call(ctx, fn, args, kwargs):
 
     def shaped(flat):
         if any(np.shape(x) != s.shape for x, s in zip(flat, out_structs, strict=True)):
-            HOST_SHAPES[site] = tuple(np.shape(x) for x in flat)
-            raise HostShapeChanged(f"the host step '{name}' gave results of shapes {HOST_SHAPES[site]}, not {shapes}")
+            HOST_SHAPES[site] = host_shapes(tuple(np.shape(x) for x in flat))
+            raise HostShapeChanged(
+                f"the host step '{name}' gave results of shapes {HOST_SHAPES[site]}, not {shapes}", site
+            )
+        # the shapes of this run (a kept program may have run after another's): the next call's guards pick it
+        HOST_SHAPES[site] = shapes
         return tuple(np.asarray(x, dtype=s.dtype) for x, s in zip(flat, out_structs, strict=True))
 
     def host(*values):

@@ -1,6 +1,7 @@
 """Host steps with data-dependent result shapes inside compiled programs (issue 21, the zoo's KTScripts DKT and
 GRU4Rec): masked_select and a boolean-mask getitem differentiate (their pullback runs on the host, as the step
-does), and a call whose mask selects another count traces again instead of reusing a program of the old shape."""
+does), and a call whose mask selects another count traces again instead of reusing a program of the old shape; the
+program of a count seen before is kept and runs again when that count comes back (no compile per step)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 import kiln as ms
 from kiln import Parameter, Tensor, nn, ops
+from kiln._compiler.cache import memory
 from kiln._compiler.errors import GraphCompileError
 from tests._compiler.frontend.ast.modes import compiled
 
@@ -150,3 +152,89 @@ def test_a_host_step_changing_shape_within_one_call_is_a_kiln_error_not_a_hang(m
     x = Tensor(np.arange(6, dtype=np.float32))
     with pytest.raises(GraphCompileError, match=r"host step 'masked_select' .* recompiles"):
         compiled(mode, _selected_per_trip)(x, Tensor(3))
+
+
+def _cycled_masks(rng, counts: int) -> list:
+    """Masks of `counts` different counts (rows of a batch of 6 sequences of 7 steps, as a padded batch's)."""
+    masks: dict = {}
+    while len(masks) < counts:
+        mask = np.arange(7)[None, :] < rng.randint(1, 8, size=6)[:, None]
+        masks.setdefault(int(mask.sum()), mask)
+    return list(masks.values())
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_a_count_seen_before_runs_its_program_again_without_a_compile(mode):
+    # each change of count compiled again (the program of the old count was dropped): 3 counts cycled over 12 calls
+    # compiled 11 times; each count's program is kept now, so it compiles 3 times and switches without compiling
+    rng = np.random.RandomState(7)
+    x = rng.randn(6, 7, 3).astype(np.float32)
+    masks = _cycled_masks(rng, 3)
+    fn = compiled(mode, _selected_rows)
+    compiles = memory.STATS["compiles"]
+    for step in range(12):
+        mask = masks[step % 3]
+        np.testing.assert_allclose(fn(Tensor(x), Tensor(mask)).asnumpy(), x[mask].sum(axis=1) * 2.0, rtol=1e-5)
+    assert memory.STATS["compiles"] - compiles == 3
+
+
+def _selected_pair(x, y, mask):
+    """Two host steps of one count (the zoo's DKT selects its outputs and its labels with one mask)."""
+    rows = ops.masked_select(x, ops.expand_dims(mask, -1)).reshape((-1, x.shape[-1]))
+    labels = ops.masked_select(y, mask)
+    return rows.sum(axis=1) * labels
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_two_host_steps_of_one_count_switch_together_without_a_compile(mode):
+    # the run stops at the first step; the second still holds the old count when the kept program is looked for
+    rng = np.random.RandomState(10)
+    x = rng.randn(6, 7, 3).astype(np.float32)
+    y = rng.randn(6, 7).astype(np.float32)
+    masks = _cycled_masks(rng, 3)
+    fn = compiled(mode, _selected_pair)
+    compiles = memory.STATS["compiles"]
+    for step in range(9):
+        mask = masks[step % 3]
+        got = fn(Tensor(x), Tensor(y), Tensor(mask)).asnumpy()
+        np.testing.assert_allclose(got, _selected_pair(Tensor(x), Tensor(y), Tensor(mask)).asnumpy(), rtol=1e-6)
+        np.testing.assert_allclose(got, x[mask].sum(axis=1) * y[mask], rtol=1e-5)
+    assert memory.STATS["compiles"] - compiles == 3
+
+
+def test_the_programs_kept_for_other_counts_are_bounded(monkeypatch):
+    # with room for one program besides the latest, a cycle of three counts never finds its count's program
+    monkeypatch.setitem(memory.LIMITS, "host_variants", 1)
+    rng = np.random.RandomState(8)
+    x = rng.randn(6, 7, 3).astype(np.float32)
+    masks = _cycled_masks(rng, 3)
+    fn = compiled("jit", _selected_rows)
+    compiles = memory.STATS["compiles"]
+    for step in range(6):
+        mask = masks[step % 3]
+        np.testing.assert_allclose(fn(Tensor(x), Tensor(mask)).asnumpy(), x[mask].sum(axis=1) * 2.0, rtol=1e-5)
+    assert memory.STATS["compiles"] - compiles == 6
+    # two counts fit: after their first compiles they alternate without compiling
+    compiles = memory.STATS["compiles"]
+    for step in range(6):
+        mask = masks[step % 2]
+        np.testing.assert_allclose(fn(Tensor(x), Tensor(mask)).asnumpy(), x[mask].sum(axis=1) * 2.0, rtol=1e-5)
+    assert memory.STATS["compiles"] - compiles <= 2
+
+
+def test_a_training_step_over_changing_counts_matches_pynative_and_compiles_once_per_count():
+    rng = np.random.RandomState(9)
+    x = rng.randn(6, 7, 3).astype(np.float32)
+    masks = _cycled_masks(rng, 4)
+    order = [0, 1, 2, 1, 3, 0, 0, 2, 3, 1, 2, 0, 3, 3, 1, 0, 2, 1, 3, 2]
+    runs = {}
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        step = _Step()
+        compiles = memory.STATS["compiles"]
+        losses = [float(step(Tensor(x), Tensor(masks[i])).asnumpy()) for i in order]
+        runs[mode] = (losses, step.w.asnumpy().copy(), memory.STATS["compiles"] - compiles)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(runs[ms.GRAPH_MODE][0], runs[ms.PYNATIVE_MODE][0], rtol=1e-5)
+    np.testing.assert_allclose(runs[ms.GRAPH_MODE][1], runs[ms.PYNATIVE_MODE][1], rtol=1e-5)
+    assert runs[ms.GRAPH_MODE][2] == 4  # one per count (the old rule: one per change of count, 18 here)
