@@ -592,7 +592,8 @@ def unique(input):
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     idx_dtype = np.int64 if data.dtype == np.int64 else np.int32
-    out = Tensor(data[np.sort(first)])
+    # the values gathered from the input (not a constant): a gradient reaches each value's first occurrence
+    out = gather(reshape(input, (-1,)), Tensor(np.sort(first).astype(np.int64)), 0)
     return out, Tensor(rank[inv.reshape(-1)].reshape(input.shape).astype(idx_dtype))
 
 
@@ -1071,16 +1072,17 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         flat = x.reshape(-1)
         change = np.ones(flat.shape[0], bool)
         change[1:] = flat[1:] != flat[:-1]
-        out = flat[change]
         inverse = (np.cumsum(change) - 1).reshape(x.shape)
     else:
         moved = np.moveaxis(x, dim, 0)
         change = np.ones(moved.shape[0], bool)
         change[1:] = np.any((moved[1:] != moved[:-1]).reshape(moved.shape[0] - 1, -1), axis=1)
-        out = np.moveaxis(moved[change], 0, dim)
         inverse = np.cumsum(change) - 1
-    counts = np.diff(np.append(np.nonzero(change)[0], change.shape[0]))
-    res = [Tensor(out, input.dtype)]
+    starts = np.nonzero(change)[0]
+    counts = np.diff(np.append(starts, change.shape[0]))
+    # the kept values gathered from the input (not a constant): a gradient reaches the first of each run
+    kept = Tensor(starts.astype(np.int64))
+    res = [gather(reshape(input, (-1,)), kept, 0) if dim is None else gather(input, kept, dim)]
     if return_inverse:
         res.append(Tensor(inverse.astype(np.int64)))
     if return_counts:

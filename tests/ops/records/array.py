@@ -36,6 +36,25 @@ def _unique_points(rng, dtype, shapes):
     return [idx, rng.uniform(-2, 2, size=6).astype(dtype)]
 
 
+def _repeated_values(rng, dtype, shapes):
+    """make_inputs: a (3, 4) input drawn from three values, so that values and runs repeat."""
+    return [rng.choice(np.array([-1.5, 0.5, 2.0]), size=shapes[0]).astype(dtype)]
+
+
+def _np_unique_first(x):
+    """The distinct values of `x` in the order they first appear."""
+    flat = x.reshape(-1)
+    return flat[np.sort(np.unique(flat, return_index=True)[1])]
+
+
+def _np_runs(x):
+    """The first value of each run of equal values in `x` flattened, each element's run, and the run lengths."""
+    flat = x.reshape(-1)
+    starts = np.flatnonzero(np.r_[True, flat[1:] != flat[:-1]])
+    runs = (np.cumsum(np.r_[True, flat[1:] != flat[:-1]]) - 1).reshape(x.shape)
+    return flat[starts], runs.astype(np.int64), np.diff(np.r_[starts, flat.size]).astype(np.int64)
+
+
 def _out_of_range_labels(rng, dtype, shapes):
     """make_inputs for one_hot of depth 3: labels in [0, 3) mixed with -1, 3 and the ignore label 255."""
     return [rng.choice(np.array([0, 1, 2, -1, 3, 255], np.int32), size=shapes[0])]
@@ -344,6 +363,14 @@ SELECTION = [
          lambda x: _np_pad(x, [(2, 0), (1, 2)], "circular"), ((1, 3, 4),)),
     _rec("masked_select", ops.masked_select, lambda x, m: x[np.broadcast_to(m, x.shape)], ((3, 4), (3, 4)),
          extra={"bool_inputs": (1,)}),
+    # distinct random values: the kept values are the input in order, each gathered (so differentiable; the
+    # "unique" record of math.py checks repeated values)
+    _rec("unique_values", lambda x: ops.unique(x)[0], _np_unique_first, ((3, 4),)),
+    _rec("unique_consecutive", lambda x: ops.unique_consecutive(x, False, False, None), lambda x: x.reshape(-1),
+         ((3, 4),)),
+    _rec("unique_consecutive_dim", lambda x: ops.unique_consecutive(x, False, False, 1), lambda x: x, ((3, 4),)),
+    _rec("unique_consecutive_repeats", lambda x: ops.unique_consecutive(x, True, True, None), _np_runs, ((3, 4),),
+         grad=False, extra={"make_inputs": _repeated_values}),
     _rec("nonzero", lambda x: ops.nonzero(x), lambda x: np.stack(np.nonzero(x), -1).astype(np.int64), ((3, 4),),
          dtypes=(np.int32,), domain=(-1, 1), grad=False),
 ]  # fmt: skip
