@@ -52,7 +52,7 @@ def _close(got, want, name, whole_float16=False):
     np.testing.assert_allclose(got, want, rtol=0, atol=atol, err_msg=name)
 
 
-CASES = [c for c, r in WANT.items() if "error" not in r and c not in KNOWN_GAPS]
+CASES = [c for c, r in WANT.items() if "error" not in r and c not in KNOWN_GAPS and c != "train"]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -67,9 +67,19 @@ def test_outputs_and_gradients_as_mindspore(results, case):
         _close(g, w, f"{case} ({mode}) gradient {i}", case in WHOLE_FLOAT16)
 
 
+def test_training_steps_as_mindspore(results):
+    """Three SGD steps through build_train_network(level='O1'): Kiln's losses and weights against MindSpore's
+    PyNative (measured: equal to the bit in PyNative; before, the losses 1.5e-5 to 3.2e-5 off)."""
+    mode, got = results
+    for name in ("losses", "fc"):
+        _close(got["train"][name], WANT["train"][name], f"train {name} ({mode})")
+
+
 def test_mindspore_modes_part_by_one_float16_step_at_most():
     """The goldens' GRAPH_MODE against their PyNative: the same results but for one float16 step (see above)."""
     for case, want in WANT.items():
+        if case == "train":
+            continue
         other = GOLDENS["graph"][case]
         assert ("error" in want) == ("error" in other), case
         if "error" in want:
