@@ -157,7 +157,7 @@ def _describe_guard(kind, container, key) -> str:
     if key == "_float_dtype":
         return "the Cell's run dtype changed (to_float, the fp16/fp32/bf16 flags)"
     if key == "_amp_auto":
-        return "the Cell's amp level 'auto' changed (auto_mixed_precision)"
+        return "the Cell's amp level 'auto' or O1 changed (auto_mixed_precision, custom_mixed_precision)"
     return f"attribute '{key}' changed"
 
 

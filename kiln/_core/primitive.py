@@ -207,12 +207,15 @@ class PrimitiveDef:
             kiln/_prims/amp_auto.py): "low" casts them to the low-precision dtype, "full" casts half-precision ones
             to float32, "promote" casts them to the widest floating-point dtype among them; None runs the op on
             its inputs as given.
+        amp_o1: whether amp level O1 casts the op (MindSpore 2.10's AMP_WHITE_LIST primitives, set by
+            kiln/_prims/amp_auto.py): inside such a network its floating-point inputs go to the low-precision
+            dtype and its floating-point outputs come back as float32.
     """
 
     __slots__ = (
         "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
         "differentiable", "multiple_results", "effect", "random", "bounds", "shapes", "amp_cast",
-        "amp_keep", "amp_auto", "_backward",
+        "amp_keep", "amp_auto", "amp_o1", "_backward",
     )  # fmt: skip
 
     def __init__(
@@ -252,6 +255,7 @@ class PrimitiveDef:
         self.shapes = shapes
         self.amp_cast = amp_cast
         self.amp_auto: str | None = None
+        self.amp_o1 = False
         written = frozenset({0} if effect == "write0" else ())
         self.amp_keep = (
             (lambda **kw: frozenset(amp_keep(**kw)) | written)
@@ -368,6 +372,7 @@ def _make_backward(prim: PrimitiveDef, diff_mask: tuple[bool, ...]) -> Primitive
     bwd.bounds = None  # the forward call already checked the same inputs
     bwd.amp_cast = False  # a backward takes the forward's dtypes as they were
     bwd.amp_auto = None
+    bwd.amp_o1 = False
     bwd.amp_keep = frozenset()
     bwd._backward = {}
     return bwd

@@ -445,6 +445,7 @@ def _primitive(the_plan: tuple, label: str) -> PrimitiveDef:
     prim.effect = None
     prim.random = prim.amp_cast = False
     prim.amp_auto = None
+    prim.amp_o1 = False
     prim.amp_keep = frozenset()
     prim._backward = {}
     dispatch.PROGRAM_NAMES[prim] = _disk_key(the_plan)

@@ -145,18 +145,25 @@ def _passed_key(arrays, reads) -> tuple | None:
     return tuple(key)
 
 
-def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
+def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = (), amp_listed: bool = True):
     """Run `prim` on `args` (Tensors, Python scalars, None) and wrap the result.
 
     While a graph is recorded and an input is symbolic, the op is appended to the graph instead. Otherwise an
     op that can wait is recorded in the lazy window (its outputs' shapes and dtypes are known at once).
     Inside a Cell run in low precision (`running_in`), the floating-point inputs are cast to its dtype first.
+    `amp_listed` False: the calling face is, in MindSpore, another Primitive class than the one amp level O1
+    lists (ops.matmul is its MatMulExt, not MatMul), so O1 leaves the call as given.
     """
     if PRECISION_USED:
         if prim.amp_cast and RUN.dtype is not None:
             args = _in_run_dtype(args, prim.amp_kept(attrs))
-        elif RUN.auto is not None and prim.amp_auto is not None and RUN.dtype is None:
-            args = _in_auto_dtype(args, prim.amp_auto, prim.amp_kept(attrs))
+        elif RUN.auto is not None and RUN.dtype is None:
+            strategy = RUN.auto
+            if type(strategy) is Listed:
+                if amp_listed and prim.name in strategy.names:
+                    return _run_listed(prim, args, attrs, strategy.dtype)
+            elif prim.amp_auto is not None:
+                args = _in_auto_dtype(args, prim.amp_auto, prim.amp_kept(attrs))
     if G._TRACES and G._TRACES[-1] is not None:
         trace = G._TRACES[-1]
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -200,14 +207,51 @@ def run_now(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     return out
 
 
+class Listed:
+    """Amp level O1's strategy (also `custom_mixed_precision`'s white list of Primitive classes): each call of a
+    primitive named in `names` runs on its floating-point inputs cast to `dtype` and returns float32 outputs, as
+    MindSpore 2.10's O1 rewrites a call of a listed Primitive into casts around it. Equal lists compare equal (a
+    compiled graph's guard reads it); names, not declarations, so that the on-disk graph cache can key on it."""
+
+    __slots__ = ("dtype", "names")
+
+    def __init__(self, dtype: mstype.DType, names: frozenset[str]) -> None:
+        self.dtype = dtype
+        self.names = names
+
+    def __eq__(self, other) -> bool:
+        return type(other) is Listed and other.dtype == self.dtype and other.names == self.names
+
+    def __hash__(self) -> int:
+        return hash((self.dtype, self.names))
+
+
+def _run_listed(prim: PrimitiveDef, args: tuple, attrs: tuple, dtype: mstype.DType):
+    """`prim` as amp level O1 runs a listed op: its floating-point inputs (but the state it updates) cast to
+    `dtype`, its floating-point outputs cast to float32."""
+    keep, cast = prim.amp_kept(attrs), REGISTRY["Cast"]
+    args = tuple(
+        apply(cast, (a,), (dtype.np,)) if isinstance(a, Tensor) and i not in keep and a.dtype.is_floating else a
+        for i, a in enumerate(args)
+    )
+    with auto_precision(None):
+        out = apply(prim, args, attrs)
+
+    def back(t):
+        return apply(cast, (t,), (mstype.float32.np,)) if isinstance(t, Tensor) and t.dtype.is_floating else t
+
+    return tuple(back(t) for t in out) if prim.multiple_results else back(out)
+
+
 class _RunState(threading.local):
     """Per thread (a data-loading thread's ops are not the network's): `dtype`, that of the innermost `to_float`
     Cell running now, None outside any. MindSpore's PyNative casts every op's floating-point inputs inside such
     a Cell."""
 
     dtype: mstype.DType | None = None
-    # the low-precision dtype of the innermost network run at amp level 'auto' (`auto_precision`), None outside one
-    auto: mstype.DType | None = None
+    # the strategy of the innermost network run at amp level 'auto' (its low-precision dtype) or O1 (a `Listed`),
+    # None outside one (`auto_precision`)
+    auto: mstype.DType | Listed | None = None
 
 
 RUN = _RunState()
@@ -239,7 +283,8 @@ class running_in:  # noqa: N801  (a context manager, used as a function)
 class auto_precision:  # noqa: N801  (a context manager, used as a function)
     """`with auto_precision(dtype):` the ops this thread dispatches inside follow amp level 'auto' with low-precision
     `dtype` (None: not), as MindSpore's op-level strategy does inside a network given that level
-    (`PrimitiveDef.amp_auto`); a `to_float` Cell inside keeps its own rule. The outer strategy is restored on exit."""
+    (`PrimitiveDef.amp_auto`), or level O1's casts when `dtype` is a `Listed`; a `to_float` Cell inside keeps its own
+    rule. The outer strategy is restored on exit."""
 
     __slots__ = ("dtype", "outer")
 
@@ -259,8 +304,9 @@ class auto_precision:  # noqa: N801  (a context manager, used as a function)
 
 def auto_dtype() -> mstype.DType | None:
     """The low-precision dtype when amp level 'auto' casts the ops dispatched now, else None (outside such a
-    network, or inside a `to_float` Cell, whose own rule wins)."""
-    return RUN.auto if RUN.dtype is None else None
+    network, at level O1, or inside a `to_float` Cell, whose own rule wins)."""
+    strategy = RUN.auto
+    return strategy if RUN.dtype is None and type(strategy) is not Listed else None
 
 
 def _in_auto_dtype(args: tuple, kind: str, keep: frozenset) -> tuple:

@@ -747,7 +747,8 @@ def argsort(input, axis: int = -1, descending: bool = False) -> Tensor:
 
 def matmul(input, other) -> Tensor:
     """Matrix product with NumPy's batching and broadcasting rules."""
-    return apply(REGISTRY["BatchMatMul"], (input, other), (False, False))
+    # MindSpore's MatMulExt, which amp level O1 does not list (its MatMul and BatchMatMul it does)
+    return apply(REGISTRY["BatchMatMul"], (input, other), (False, False), amp_listed=False)
 
 
 def mm(input, mat2) -> Tensor:

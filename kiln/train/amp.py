@@ -5,8 +5,11 @@
 (convolutions, Dense, RNN cells), each returning float32 again, as MindSpore's cast-inserting pass makes them;
 O2 the whole network except the black-list normalisations, O3 everything, both with the network's outputs cast
 back to float32. Inside a marked Cell every op casts its floating-point inputs (Parameters included) to the
-innermost marked Cell's dtype, as MindSpore's PyNative does (`Cell.to_float`); Kiln does not rewrite the source
-of individual operators as MindSpore's `rewrite` pass does for O1.
+innermost marked Cell's dtype, as MindSpore's PyNative does (`Cell.to_float`). O1 also casts each call of a listed
+primitive (ReLU, MatMul, BatchMatMul, the convolutions, PReLU: `PrimitiveDef.amp_o1`) made while the network runs,
+whichever face calls it: its inputs to the low-precision dtype, its outputs back to float32, as MindSpore's
+`rewrite` pass does to the network's source (`custom_mixed_precision` does so for the Primitive classes of its
+white list).
 
 Level "auto" is MindSpore's op-level strategy, not O1: while the network's construct runs (both modes), each op
 of its white list (convolutions, matrix products, Dense) casts its floating-point inputs to the low-precision
@@ -25,10 +28,12 @@ import numpy as np
 
 from kiln import nn, ops
 from kiln._core import dtype as mstype
+from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Parameter, Tensor
-from kiln._pynative.dispatch import auto_precision
+from kiln._pynative.dispatch import Listed, auto_precision
 from kiln.nn.cell import Cell
 from kiln.nn.wrap.loss_scale import TrainOneStepWithLossScaleCell
+from kiln.ops.primitive import Primitive
 from kiln.train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 
 __all__ = [
@@ -147,6 +152,8 @@ def auto_mixed_precision(network, amp_level: str = "O0", dtype=mstype.float16):
         network.__dict__["_amp_auto"] = dtype  # read by Cell._call (PyNative) and calls.call_cell (GRAPH_MODE)
     elif amp_level == "O1":
         _mark(network, dtype, white=get_white_list())
+        # read by Cell._call (PyNative) and calls.call_cell (GRAPH_MODE), as level 'auto's dtype
+        network.__dict__["_amp_auto"] = Listed(dtype, frozenset(n for n, p in REGISTRY.items() if p.amp_o1))
     elif amp_level == "O2":
         _mark(network, dtype, black=get_black_list())
         network = _OutputTo32(network)
@@ -157,15 +164,66 @@ def auto_mixed_precision(network, amp_level: str = "O0", dtype=mstype.float16):
     return network
 
 
+def _check_list(classes, name: str) -> None:
+    """MindSpore's checks of a custom list: a list of classes, Cells or Primitives in a white list, Cells only in a
+    black list (a warning for each of the black list's normalisations left out)."""
+    if not isinstance(classes, list):
+        raise TypeError(f"The type of {name} should be list, but got {type(classes)}")
+    for c in classes:
+        if not isinstance(c, type):
+            raise TypeError(f"The element in {name} should be a class, but got {c}")
+        kinds = (Cell, Primitive) if name == "white_list" else (Cell,)
+        if not issubclass(c, kinds):
+            allowed = "one of 'Cell' and 'Primitive'" if name == "white_list" else "one of 'Cell'"
+            raise TypeError(f"The subclass of element in {name} should be {allowed}, but got {c}")
+    if name == "black_list":
+        for c in get_black_list():
+            if c not in classes:
+                warnings.warn(f"{c} is removed from internal black list.", stacklevel=3)
+
+
+def _declarations(classes) -> frozenset:
+    """The names of the declarations of the Primitive classes in `classes`; one with none warns and is not cast."""
+    prims = set()
+    for c in classes:
+        if not issubclass(c, Primitive):
+            continue
+        if c.__name__ in REGISTRY:
+            prims.add(c.__name__)
+        else:
+            warnings.warn(
+                f"custom_mixed_precision: Kiln has no primitive named {c.__name__!r} (a Primitive class of your own "
+                "or one Kiln composes from others); its calls are not cast.",
+                stacklevel=3,
+            )
+    return frozenset(prims)
+
+
 def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=mstype.float16):
-    """Mixed precision with your own lists: the Cells of `white_list` in `dtype`, or everything but `black_list`."""
-    if (white_list is None) == (black_list is None):
-        raise ValueError("custom_mixed_precision: give exactly one of 'white_list' and 'black_list'.")
+    """Mixed precision with your own lists: the Cells of `white_list` in `dtype` (each returning float32) and each
+    call of its Primitive classes cast as amp level O1 casts its listed primitives; or everything but the Cells of
+    `black_list` in `dtype`, the network's outputs cast back to float32."""
+    if not isinstance(network, Cell):
+        raise TypeError("The network type should be Cell.")
+    if white_list is None and black_list is None:
+        raise ValueError("For custom_mixed_precision, one of white_list and black_list must be provided.")
+    if white_list is not None and black_list is not None:
+        raise ValueError(
+            "For custom_mixed_precision, the white_list or black_list cannot be provided at the same time, "
+            "please provide one or the other."
+        )
     dtype = mstype.to_dtype(dtype)
+    if dtype not in (mstype.float16, mstype.bfloat16):
+        raise ValueError(f"The dtype should be one of (mstype.float16, mstype.bfloat16), but got {dtype}.")
     if white_list is not None:
-        _mark(network, dtype, white=[c for c in white_list if isinstance(c, type) and issubclass(c, Cell)])
+        _check_list(white_list, "white_list")
+        _mark(network, dtype, white=[c for c in white_list if issubclass(c, Cell)])
+        prims = _declarations(white_list)
+        if prims:
+            network.__dict__["_amp_auto"] = Listed(dtype, prims)
         return network
-    _mark(network, dtype, black=[c for c in black_list if isinstance(c, type) and issubclass(c, Cell)])
+    _check_list(black_list, "black_list")
+    _mark(network, dtype, black=black_list)
     return _OutputTo32(network)
 
 

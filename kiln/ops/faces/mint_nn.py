@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from kiln._core.primitive import REGISTRY
 from kiln._core.tensor import Tensor
+from kiln._pynative.dispatch import apply
 from kiln.ops.faces.mint_args import _channel_shape, _inplace
 from kiln.ops.faces.row import _named, ops
 
@@ -32,7 +34,8 @@ def _mint_cdist(x1, x2, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_d
 @_named("bmm")
 def _mint_bmm(input, mat2) -> Tensor:
     """Batched matrix product of (b, n, m) and (b, m, p)."""
-    return ops.bmm(input, mat2)
+    # MindSpore's BatchMatMulExt, which amp level O1 does not list (ops.bmm's BatchMatMul it does)
+    return apply(REGISTRY["BatchMatMul"], (input, mat2), (False, False), amp_listed=False)
 
 
 @_named("mv")
