@@ -168,18 +168,25 @@ def _check_list(classes, name: str) -> None:
     """MindSpore's checks of a custom list: a list of classes, Cells or Primitives in a white list, Cells only in a
     black list (a warning for each of the black list's normalisations left out)."""
     if not isinstance(classes, list):
-        raise TypeError(f"The type of {name} should be list, but got {type(classes)}")
+        kind = type(classes).__name__
+        raise TypeError(f"custom_mixed_precision: '{name}' must be a list of classes, but got a {kind}.")
     for c in classes:
         if not isinstance(c, type):
-            raise TypeError(f"The element in {name} should be a class, but got {c}")
+            raise TypeError(
+                f"custom_mixed_precision: '{name}' holds {c!r}, which is not a class (list the class, not an instance)."
+            )
         kinds = (Cell, Primitive) if name == "white_list" else (Cell,)
         if not issubclass(c, kinds):
-            allowed = "one of 'Cell' and 'Primitive'" if name == "white_list" else "one of 'Cell'"
-            raise TypeError(f"The subclass of element in {name} should be {allowed}, but got {c}")
+            allowed = "Cell or Primitive classes" if name == "white_list" else "Cell classes"
+            raise TypeError(f"custom_mixed_precision: '{name}' takes {allowed}, but holds {c.__name__}.")
     if name == "black_list":
-        for c in get_black_list():
-            if c not in classes:
-                warnings.warn(f"{c} is removed from internal black list.", stacklevel=3)
+        left_out = [c.__name__ for c in get_black_list() if c not in classes]
+        if left_out:
+            warnings.warn(
+                f"custom_mixed_precision: your black_list leaves out {', '.join(left_out)}, which the default black "
+                "list keeps in float32; they will run in the low-precision dtype.",
+                stacklevel=3,
+            )
 
 
 def _declarations(classes) -> frozenset:
@@ -204,17 +211,14 @@ def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=m
     call of its Primitive classes cast as amp level O1 casts its listed primitives; or everything but the Cells of
     `black_list` in `dtype`, the network's outputs cast back to float32."""
     if not isinstance(network, Cell):
-        raise TypeError("The network type should be Cell.")
+        raise TypeError(f"custom_mixed_precision: the network must be a Cell, but got {type(network).__name__}.")
     if white_list is None and black_list is None:
-        raise ValueError("For custom_mixed_precision, one of white_list and black_list must be provided.")
+        raise ValueError("custom_mixed_precision: give a white_list or a black_list.")
     if white_list is not None and black_list is not None:
-        raise ValueError(
-            "For custom_mixed_precision, the white_list or black_list cannot be provided at the same time, "
-            "please provide one or the other."
-        )
+        raise ValueError("custom_mixed_precision: give a white_list or a black_list, not both.")
     dtype = mstype.to_dtype(dtype)
     if dtype not in (mstype.float16, mstype.bfloat16):
-        raise ValueError(f"The dtype should be one of (mstype.float16, mstype.bfloat16), but got {dtype}.")
+        raise ValueError(f"custom_mixed_precision: 'dtype' must be float16 or bfloat16, but got {dtype}.")
     if white_list is not None:
         _check_list(white_list, "white_list")
         _mark(network, dtype, white=[c for c in white_list if issubclass(c, Cell)])
