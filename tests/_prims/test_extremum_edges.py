@@ -103,8 +103,9 @@ def test_edge_ops_forward_is_the_former_formula_bit_for_bit(case):
 
 
 def test_rnn_relu_step_and_ctc_forward_are_the_former_bit_for_bit(monkeypatch):
-    # the ReLU RNN's step takes jax.nn.relu (the backend's maximum with 0 inside) and CTC's floor math.maximum
-    gx, gh = (jnp.asarray(np.concatenate([_VEC, -_VEC]).reshape(8, 11)) for _ in range(2))
+    # the ReLU RNN's step takes the backend's maximum with 0 where v <= 0 and v elsewhere, CTC's floor math.maximum
+    gx = jnp.asarray(np.concatenate([_VEC, -_VEC, [np.nan, -np.nan]]).astype(np.float32).reshape(10, 9))
+    gh = gx[::-1]
     new, _ = recurrent.STEPS["RNN_RELU"]((gh, gh), gx, gh * 0.5)
     np.testing.assert_array_equal(
         np.asarray(new).view(np.uint32), np.asarray(jnp.maximum(gx + gh * 0.5, 0)).view(np.uint32)
