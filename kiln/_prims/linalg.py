@@ -102,12 +102,21 @@ def _norm(x, ord, axis, keepdims):
     if vector and ord == 1 and not isinstance(ord, bool) and not jnp.iscomplexobj(x):
         # the sum of |x| with MindSpore's derivative at 0: 0 (the backend's 1-norm gives 1 there)
         return jnp.sum(absolute(x), axis=axes if axes is not None else 0, keepdims=keepdims)
+    if vector and ord in (float("inf"), float("-inf")) and not isinstance(ord, bool) and not jnp.iscomplexobj(x):
+        # the |x| read at its first maximum (minimum): MindSpore 2.10 gives that one element the gradient, where the
+        # backend's max rule shares it among ties (and tests each |x| against the result)
+        a, ax = absolute(x), (axes or (0,))[0]  # sign(0) = 0: a zero vector gets no gradient, as MindSpore
+        index = (jnp.argmax if ord > 0 else jnp.argmin)(a, axis=ax, keepdims=True)
+        out = jnp.take_along_axis(a, index, axis=ax)
+        return out if keepdims else jnp.squeeze(out, axis=ax)
     if not (vector and isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord > 0
             and ord not in (1, 2, float("inf"))):  # fmt: skip
         return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
     a = jnp.abs(x)
     axes = (0,) if axes is None else axes
-    m = jnp.max(a, axis=axes, keepdims=True)
+    # a stabiliser: the result's total derivative in m is zero, so m passes none (the backend's max rule tested each
+    # |x| against m, and its 0/0 where no test held gave NaN)
+    m = lax.stop_gradient(jnp.max(a, axis=axes, keepdims=True))
     safe = jnp.where((m == 0) | jnp.isinf(m), jnp.ones_like(m), m)
     out = jnp.where(jnp.isinf(m), m, safe * jnp.sum((a / safe) ** ord, axis=axes, keepdims=True) ** (1.0 / ord))
     return out if keepdims else jnp.squeeze(out, axis=axes)

@@ -118,22 +118,27 @@ def minimum(x, y):
     return jnp.minimum(x, y)
 
 
-def _extremum_jvp(pick, wins, primals, tangents):
+def _extremum_jvp(pick, wins, ignores_nan, primals, tangents):
     # The backend's rule tests x == max(x, y): XLA recomputed x (a BatchNorm's affine) in that test's fusion with
     # another FMA contraction, both tests failed and the element got no gradient. x against y flips only at a tie.
-    # MindSpore: the winner takes the tangent, a tie (x == y) shares it equally, a NaN in either passes both.
+    # Maximum/Minimum, as MindSpore: the winner takes the tangent, a tie (x == y) shares it equally, a NaN in either
+    # passes both. Fmax/Fmin (ignores_nan): y's tangent where y wins or only x is NaN, x's elsewhere, a tie included
+    # (MindSpore's Fmax; the backend's gives a tie to y).
     (x, y), (t_x, t_y) = primals, tangents
     out = pick(x, y)
     if not jnp.issubdtype(out.dtype, jnp.floating):  # integer (float0 tangents) and complex keep the backend's rule
         return jax.jvp(pick, (x, y), (t_x, t_y))
     t_x, t_y = _tangent_like(t_x, out), _tangent_like(t_y, out)
-    tie = jnp.where(x == y, (t_x + t_y) / 2, t_x + t_y)
-    t = jnp.where(wins(x, y), t_x, jnp.where(wins(y, x), t_y, tie))
+    if ignores_nan:
+        t = jnp.where(wins(y, x) | (jnp.isnan(x) & ~jnp.isnan(y)), t_y, t_x)
+    else:
+        tie = jnp.where(x == y, (t_x + t_y) / 2, t_x + t_y)
+        t = jnp.where(wins(x, y), t_x, jnp.where(wins(y, x), t_y, tie))
     return out, jnp.broadcast_to(t, out.shape).astype(out.dtype)
 
 
-maximum.defjvp(functools.partial(_extremum_jvp, jnp.maximum, jnp.greater))
-minimum.defjvp(functools.partial(_extremum_jvp, jnp.minimum, jnp.less))
+maximum.defjvp(functools.partial(_extremum_jvp, jnp.maximum, jnp.greater, False))
+minimum.defjvp(functools.partial(_extremum_jvp, jnp.minimum, jnp.less, False))
 
 
 @jax.custom_jvp
@@ -142,15 +147,15 @@ def _fmax(x, y):
     return jnp.fmax(x, y)
 
 
-@_fmax.defjvp
-def _fmax_jvp(primals, tangents):
-    # the backend's gives a tie (x == y) to y; MindSpore to x
-    (x, y), (t_x, t_y) = primals, tangents
-    out = _fmax(x, y)
-    if not jnp.issubdtype(out.dtype, jnp.floating):
-        return jax.jvp(jnp.fmax, (x, y), (t_x, t_y))
-    t = jnp.where((x >= y) | jnp.isnan(y), _tangent_like(t_x, out), _tangent_like(t_y, out))
-    return out, jnp.broadcast_to(t, out.shape).astype(out.dtype)
+@jax.custom_jvp
+def _fmin(x, y):
+    """The backend's fmin (values unchanged) with Fmax's derivative mirrored: x's where x <= y or y is NaN (PyTorch's;
+    MindSpore 2.10 has no CPU Fmin)."""
+    return jnp.fmin(x, y)
+
+
+_fmax.defjvp(functools.partial(_extremum_jvp, jnp.fmax, jnp.greater, True))
+_fmin.defjvp(functools.partial(_extremum_jvp, jnp.fmin, jnp.less, True))
 
 
 def _tangent_like(t, out):
@@ -292,7 +297,7 @@ def _clip_by_norm(x, clip_norm, axis):
     x32 = jnp.asarray(x).astype(jnp.float32)
     clip = jnp.asarray(clip_norm).astype(jnp.float32)
     l2 = jnp.sqrt(jnp.sum(x32 * x32, axis=axis, keepdims=True))
-    return x32 * clip / jnp.maximum(l2, clip)
+    return x32 * clip / maximum(l2, clip)  # MindSpore shares the tie l2 == clip_norm, as Maximum
 
 
 DEFS["ClipByNorm"] = PrimitiveDef("ClipByNorm", _clip_by_norm, attrs={"axis": ()})
@@ -334,12 +339,31 @@ def _check_cdist(x1, x2, p):
         raise op_error("Cdist", f"'p' must be non-negative, but got {p}.")
 
 
+@jax.custom_jvp
+def _chebyshev(x1, x2):
+    """The p=inf distance: max |x1 - x2| over the last axis, (..., P, M) x (..., R, M) -> (..., P, R)."""
+    return jnp.max(jnp.abs(x1[..., :, None, :] - x2[..., None, :, :]), axis=-1)
+
+
+@_chebyshev.defjvp
+def _chebyshev_jvp(primals, tangents):
+    # MindSpore 2.10's CdistGrad: each coordinate at the maximum takes the whole sign(x1 - x2) gradient (tied ones
+    # too; the backend's max rule split a tie). The difference passes an optimization barrier, so the comparison
+    # reads the values the maximum was taken of (see reduction._chooser_vjp), not a recomputation.
+    (x1, x2), (t1, t2) = primals, tangents
+    diff = lax.optimization_barrier(x1[..., :, None, :] - x2[..., None, :, :])
+    d = jnp.abs(diff)
+    out = jnp.max(d, axis=-1)
+    t = jnp.where(d == out[..., None], jnp.sign(diff) * (t1[..., :, None, :] - t2[..., None, :, :]), 0)
+    return out, jnp.sum(t, axis=-1).astype(out.dtype)
+
+
 def _cdist(x1, x2, p):
+    if p == float("inf"):
+        return _chebyshev(x1, x2)
     d = jnp.abs(x1[..., :, None, :] - x2[..., None, :, :])
     if p == 0:
         return jnp.sum((d != 0).astype(d.dtype), axis=-1)
-    if p == float("inf"):
-        return jnp.max(d, axis=-1)
     s = jnp.sum(d**p, axis=-1)
     # At zero distance the p-th root has no derivative: there the gradient is 0 (as MindSpore gives), not NaN.
     pos = s > 0
@@ -441,7 +465,7 @@ MATH_BINARY = {
     "LogAddExp": lambda x, y: jnp.logaddexp(float_of(x), float_of(y)),
     "LogAddExp2": lambda x, y: jnp.logaddexp2(float_of(x), float_of(y)),
     "Fmax": _fmax,
-    "Fmin": jnp.fmin,
+    "Fmin": _fmin,
     "Complex": lambda re, im: lax.complex(*jnp.broadcast_arrays(re, im)),
     "Polar": lambda r, theta: lax.complex(r * jnp.cos(theta), r * jnp.sin(theta)),
 }

@@ -10,7 +10,7 @@ from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef
 from kiln._prims import _bounds
 from kiln._prims._checks import broadcast_shapes
-from kiln._prims.math import absolute
+from kiln._prims.math import absolute, maximum
 from kiln._prims.nn._common import declare, dtype_name, dtype_of, one_of, op_error, require_float, shape_of
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -208,10 +208,28 @@ def _check_binary(op, extra=("weight",)):
 _LOG_EPS = 1e-12  # probabilities are clamped here before the log, so 0 and 1 give finite losses
 
 
-def _bce(p, y, weight, *, reduction):
-    y = y.astype(p.dtype)
+@jax.custom_jvp
+def _bce_terms(p, y):
+    """-(y log p + (1 - y) log(1 - p)), each probability clamped at 1e-12 before its log, with MindSpore 2.10's
+    derivative (its BinaryCrossEntropyGrad, also PyTorch's): (p - y) / max(p (1 - p), 1e-12) for p, log(1 - p) -
+    log(p) for y (no clamp: inf at p = 0)."""
     eps = jnp.asarray(_LOG_EPS, p.dtype)
-    loss = -(y * jnp.log(jnp.maximum(p, eps)) + (1 - y) * jnp.log(jnp.maximum(1 - p, eps)))
+    return -(y * jnp.log(jnp.maximum(p, eps)) + (1 - y) * jnp.log(jnp.maximum(1 - p, eps)))
+
+
+@_bce_terms.defjvp
+def _bce_terms_jvp(primals, tangents):
+    # The clamps' own derivative gave p = 0 and p = 1 no gradient (MindSpore: -1e12 and 1e12 for a label 1 and 0),
+    # shared the tie p = 1e-12, and tested p against the clamped value (see math.maximum): the loss's derivative is
+    # MindSpore's formula instead, whose one bound compares p (1 - p) with eps.
+    (p, y), (t_p, t_y) = primals, tangents
+    eps = jnp.asarray(_LOG_EPS, p.dtype)
+    d_p = (p - y) / maximum(p * (1 - p), eps)
+    return _bce_terms(p, y), d_p * t_p + (jnp.log(1 - p) - jnp.log(p)) * t_y
+
+
+def _bce(p, y, weight, *, reduction):
+    loss = _bce_terms(p, y.astype(p.dtype))
     if weight is not None:
         loss = loss * weight.astype(p.dtype)
     return _reduce(loss, reduction)
@@ -339,7 +357,8 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
         a3 = jnp.concatenate([jnp.full((n, 2), neg, alpha.dtype), alpha[:, :-2]], axis=1)
         a3 = jnp.where(skip, a3, neg)
         new = jnp.logaddexp(jnp.logaddexp(alpha, a2), a3) + emit[:, t, :]
-        new = jnp.where(reach, jnp.maximum(new, neg), neg)
+        # a floor, not a stabiliser: its derivative reaches the loss (math.maximum compares new with the floor)
+        new = jnp.where(reach, maximum(new, neg), neg)
         new = jnp.where((t < input_lengths)[:, None], new, alpha)  # past its input length a sample stays put
         return new, new
 

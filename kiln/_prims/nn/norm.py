@@ -7,9 +7,11 @@ moving variance of BatchNorm is updated with the unbiased batch variance.
 
 from __future__ import annotations
 
+import functools
 import math
 
 from kiln._backend import jax, jnp, lax
+from kiln._prims.math import maximum
 from kiln._prims.nn._common import declare, op_error, require_float, shape_of
 from kiln._prims.recurrent import reverse_only_state
 
@@ -259,9 +261,25 @@ def _check_axes(op):
     return check
 
 
-def _l2_normalize(x, *, axis, epsilon):
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2))
+def _l2_normalized(x, axis, epsilon):
     sq = jnp.sum(jnp.square(x), axis=axis, keepdims=True)
     return x * lax.rsqrt(jnp.maximum(sq, epsilon))
+
+
+@_l2_normalized.defjvp
+def _l2_normalized_jvp(axis, epsilon, primals, tangents):
+    # MindSpore 2.10's L2NormalizeGrad, (t - y sum(y t)) / max(||x||, epsilon) with y the output: the derivative
+    # above the bound; below it the norm, not its square, meets epsilon (a zero row: t / epsilon). The backend's
+    # maximum rule shared the tie sum(x^2) == epsilon and tested sum(x^2) against the clamped value.
+    (x,), (t,) = primals, tangents
+    y = _l2_normalized(x, axis, epsilon)
+    norm = jnp.sqrt(jnp.sum(jnp.square(x), axis=axis, keepdims=True))
+    return y, (t - y * jnp.sum(y * t, axis=axis, keepdims=True)) / maximum(norm, jnp.asarray(epsilon, norm.dtype))
+
+
+def _l2_normalize(x, *, axis, epsilon):
+    return _l2_normalized(x, axis, epsilon)
 
 
 def _lp_normalize(x, *, axis, p, eps):
@@ -270,7 +288,7 @@ def _lp_normalize(x, *, axis, p, eps):
         if len(axis) == 1
         else jnp.sum(jnp.abs(x) ** p, axis=axis, keepdims=True) ** (1.0 / p)
     )
-    return x / jnp.maximum(norm, eps)
+    return x / maximum(norm, jnp.asarray(eps, norm.dtype))  # the norm compared with eps (see math.maximum)
 
 
 L2Normalize = declare("L2Normalize", _l2_normalize, _check_axes("L2Normalize"), attrs={"axis": (0,), "epsilon": 1e-4})

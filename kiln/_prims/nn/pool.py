@@ -321,7 +321,7 @@ def _max_pool(x, *, kernel_size, strides, pad_mode, pad, dilation, ceil_mode):
         return tiled_max_pool(x, kernel_size, tiled)
     if any(d > 1 for d in dilation):  # the backend cannot differentiate a dilated max window: gather it instead
         vals, _ = gather_windows(x, window_positions(geo, kernel_size, strides, dilation))
-        return jnp.max(vals, axis=-1)
+        return first_max(vals)
     if default_platform() == "cpu":
         return windowed_max_pool(x, kernel_size, strides, [(g[1], g[2]) for g in geo], [g[0] for g in geo])
     # A concrete NumPy init value lets the backend recognise max pooling (and differentiate it).
@@ -435,12 +435,20 @@ def gather_windows(x, positions):
     return vals, flat
 
 
+def first_max(vals, arg=None):
+    """Max over the last axis, read at its first maximum (`arg`, the argmax, when known): the gradient goes to that
+    one entry, as MindSpore 2.10's dilated, adaptive and with-argmax max pools give it (a max reduction's derivative
+    shares a tie, e.g. the zeros after a ReLU, and tests each entry against the result)."""
+    arg = jnp.argmax(vals, axis=-1) if arg is None else arg
+    return jnp.take_along_axis(vals, arg[..., None], axis=-1)[..., 0]
+
+
 def max_with_index(vals, flat):
-    """Max over the last axis and the flat input index where it was found (int64)."""
+    """Max over the last axis (`first_max`) and the flat input index where it was found (int64)."""
     arg = jnp.argmax(vals, axis=-1)
     table = jnp.broadcast_to(jnp.asarray(flat), arg.shape + flat.shape[-1:])
     index = jnp.take_along_axis(table, arg[..., None], axis=-1)[..., 0]
-    return jnp.max(vals, axis=-1), index.astype(jnp.int64)
+    return first_max(vals, arg), index.astype(jnp.int64)
 
 
 def _max_pool_argmax(x, *, kernel_size, strides, pad_mode, pad, dilation, ceil_mode):
