@@ -1,6 +1,7 @@
 """Write tacotron2_goldens_mindspore.json: what MindSpore 2.10 prints for `train_tacotron2.py` (step losses, parameter,
 moving-statistic and Adam moment sums, the loss scale) in both modes. MindSpore's GRAPH_MODE fails on this network
-(its analysis of MSELoss's axis tuple in the gradient: "The pointer[seq_abs] is null"), so the file holds PyNative's.
+(its analysis of MSELoss's axis tuple, in the train cell's forward: "The pointer[seq_abs] is null"), so the file
+holds PyNative's.
 Run: /work/msvenv/bin/python tests/zoo/tacotron2/make_tacotron2_goldens_mindspore.py"""
 
 import json
