@@ -23,6 +23,7 @@ __all__ = [
     "as_np_dtype",
     "make_binary",
     "make_unary",
+    "numpy_scalars_as_numbers",
     "op_error",
     "prim",
     "write_back",
@@ -104,6 +105,15 @@ def sequence_tensor(value):
     return apply(REGISTRY["Stack"], tuple(x if isinstance(x, Tensor) else Tensor(x) for x in items), (0,))
 
 
+def numpy_scalars_as_numbers(*operands) -> tuple:
+    """`operands` with each NumPy scalar replaced by the Python number it holds.
+
+    A NumPy scalar (`1.0 / np.sqrt(d)`, `x / np.power(d, 0.5)`) is a number to MindSpore, as a Python float is: it
+    takes the Tensor's dtype instead of promoting a float32 Tensor to its own float64.
+    """
+    return tuple(v.item() if isinstance(v, np.generic) else v for v in operands)
+
+
 def make_binary(prim_name: str, public_name: str):
     p = REGISTRY[prim_name]
 
@@ -117,13 +127,7 @@ def make_binary(prim_name: str, public_name: str):
                     f"{type(input).__name__} and {type(other).__name__}."
                 )
             input, other = sequence_tensor(input), sequence_tensor(other)
-        # a NumPy scalar (`1.0 / np.sqrt(d)`) is a number to MindSpore, as a Python float is: it takes the
-        # Tensor's dtype instead of promoting a float32 Tensor to its own float64
-        if isinstance(other, np.generic):
-            other = other.item()
-        if isinstance(input, np.generic):
-            input = input.item()
-        return apply(p, (input, other))
+        return apply(p, numpy_scalars_as_numbers(input, other))
 
     op.__name__ = op.__qualname__ = public_name
     op.__doc__ = f"""Elementwise `{prim_name}` of `input` and `other`, with NumPy broadcasting.

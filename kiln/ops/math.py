@@ -18,7 +18,7 @@ from kiln._core.unsupported import refuse_argument
 from kiln._prims import math as prims_math
 from kiln._prims import reduction as R
 from kiln.ops import array
-from kiln.ops._helpers import REGISTRY, apply, as_axes, op_error
+from kiln.ops._helpers import REGISTRY, apply, as_axes, numpy_scalars_as_numbers, op_error
 from kiln.ops.array import _t, atleast_2d, gather_elements, reshape
 from kiln.ops.faces import functional
 
@@ -503,7 +503,7 @@ def div(input, other, *, rounding_mode: str | None = None) -> Tensor:
     name = {None: "Div", "floor": "FloorDiv", "trunc": "TruncateDiv"}.get(rounding_mode)
     if name is None:
         raise op_error("Div", f"'rounding_mode' must be None, 'floor' or 'trunc', but got {rounding_mode!r}.")
-    return apply(REGISTRY[name], (input, other))
+    return apply(REGISTRY[name], numpy_scalars_as_numbers(input, other))
 
 
 divide = div

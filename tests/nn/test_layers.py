@@ -109,6 +109,29 @@ def test_conv_weight_init_options():
         Conv2d(2, 3, 2, weight_init=Tensor(rand(3, 2, 3, 3)))
 
 
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_conv1d_takes_a_three_dimensional_weight_init_as_mindspore(mode):
+    # The zoo's FastSpeech (research/audio/FastSpeech/src/modules.py) builds nn.Conv1d with
+    # weight_init=initializer(XavierUniform(), [in, out, k]): MindSpore 2.10 takes a 3-D Tensor and expands it to its
+    # 4-D weight (out, in, 1, k), and refuses a 4-D one; Kiln required the 4-D shape and refused the 3-D.
+    kiln.set_context(mode=mode)
+    w = rand(4, 3, 3)
+    conv = Conv1d(3, 4, 3, pad_mode="pad", padding=1, weight_init=Tensor(w))
+    assert conv.weight.shape == (4, 3, 1, 3)
+    np.testing.assert_array_equal(conv.weight.asnumpy()[:, :, 0, :], w)
+    x = rand(2, 3, 7)
+    close(kiln.jit(conv.construct)(Tensor(x)) if mode == kiln.GRAPH_MODE else conv(Tensor(x)),
+          np_conv(x, w[:, :, None, :], pads=1))  # fmt: skip
+    made = Conv1d(3, 4, 3, weight_init=kiln.common.initializer.initializer("ones", [4, 3, 3], kiln.float32))
+    assert made.weight.shape == (4, 3, 1, 3) and (made.weight.asnumpy() == 1).all()
+    wt = rand(4, 6, 3)  # transposed: (in, out, k)
+    np.testing.assert_array_equal(Conv1dTranspose(4, 6, 3, weight_init=Tensor(wt)).weight.asnumpy()[:, :, 0], wt)
+    with pytest.raises(ValueError, match=r"For 'Conv1d'.*3-D Tensor.*\[4, 3, 1, 3\]"):
+        Conv1d(3, 4, 3, weight_init=Tensor(rand(4, 3, 1, 3)))
+    with pytest.raises(ValueError, match=r"For 'Conv1d'.*'weight_init' must have shape \[4, 3, 1, 3\]"):
+        Conv1d(3, 4, 3, weight_init=Tensor(rand(3, 4, 3)))
+
+
 @pytest.mark.parametrize(
     ("kw", "expected"),
     [

@@ -99,3 +99,36 @@ def test_numpy_scalars_take_the_tensors_dtype(mode):
         assert out.dtype == kiln.float32
         np.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-7)
     assert (kiln.Tensor(np.ones(2, np.int32)) * np.float64(0.5)).dtype == kiln.float32
+
+
+class _NumpyScalarDivisions(nn.Cell):
+    """The zoo's FastSpeech attention divides by `temperature = np.power(d_k, 0.5)` (an np.float64 attribute), then
+    meets float32 values in BatchMatMul."""
+
+    def __init__(self):
+        super().__init__()
+        self.temperature = np.power(16, 0.5)
+        self.realdiv = ops.RealDiv()
+
+    def construct(self, x):
+        floor = ops.div(x, np.float64(2.0), rounding_mode="floor")
+        trunc = ops.div(x, np.float32(2.0), rounding_mode="trunc")
+        return x / self.temperature, ops.div(x, np.float64(4.0)), self.realdiv(x, np.float64(4.0)), floor, trunc
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_division_by_numpy_scalars_keeps_the_tensors_dtype(mode):
+    # MindSpore 2.10, both modes: float32 (float16 for a float16 Tensor); Kiln's division took the NumPy scalar's
+    # float64 (the products and sums above already took the Tensor's dtype)
+    kiln.set_context(mode=kiln.GRAPH_MODE if mode == "graph" else kiln.PYNATIVE_MODE)
+    try:
+        x = np.array([1.0, 2.0, 5.0], np.float32)
+        outs = _NumpyScalarDivisions()(kiln.Tensor(x))
+        half = _NumpyScalarDivisions()(kiln.Tensor(x.astype(np.float16)))[0]
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    for out, expected in zip(outs, (x / 4, x / 4, x / 4, np.floor(x / 2), np.trunc(x / 2)), strict=True):
+        assert out.dtype == kiln.float32
+        np.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-7)
+    assert half.dtype == kiln.float16
+    assert (kiln.Tensor(x) / np.float64(4.0)).dtype == kiln.float32

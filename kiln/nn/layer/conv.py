@@ -98,6 +98,15 @@ class _Conv(Cell):
         self.has_bias = has_bias
         self.data_format = data_format
         shape = self._weight_shape()
+        if isinstance(weight_init, Tensor) and self._nd == 1:
+            # MindSpore's 1-D convolutions take a Tensor weight_init of the 3-D shape (out, in, k) (transposed: in,
+            # out, k) and expand it to their 4-D weight (out, in, 1, k); a 4-D Tensor is refused.
+            if weight_init.ndim != 3:
+                raise ValueError(
+                    f"For '{op}', 'weight_init' must be a 3-D Tensor (its weight of shape {list(shape)} without the "
+                    f"axis of length 1), but got shape {list(weight_init.shape)}."
+                )
+            weight_init = weight_init.expand_dims(2)
         if isinstance(weight_init, Tensor) and tuple(weight_init.shape) != shape:
             raise ValueError(
                 f"For '{op}', 'weight_init' must have shape {list(shape)}, but got {list(weight_init.shape)}."

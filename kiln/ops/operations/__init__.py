@@ -12,7 +12,6 @@ which programs written against Kiln may use. MindSpore's other inner paths of th
 import sys as _sys
 
 from kiln.ops import _families, _submodules
-from kiln.ops.float_status import NPUAllocFloatStatus, NPUClearFloatStatus, NPUGetFloatStatus
 from kiln.ops.operations import (
     array_ops,
     control_ops,
@@ -35,7 +34,6 @@ __all__ = [name for family in FAMILIES for name in family.__all__]
 if len(set(__all__)) != len(__all__):
     raise ImportError("kiln.ops.operations: two family modules export the same name")
 globals().update({name: getattr(family, name) for family in FAMILIES for name in family.__all__})
-__all__ += ["NPUAllocFloatStatus", "NPUClearFloatStatus", "NPUGetFloatStatus"]
 __all__ += [name for name in _families.NAMES if name not in globals()]
 globals().update({name: _families.NAMES[name] for name in __all__ if name not in globals()})
 

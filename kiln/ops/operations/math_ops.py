@@ -12,10 +12,14 @@ from kiln._prims import special as prims_special
 from kiln.ops import array, linalg, math, random, spectral
 from kiln.ops._helpers import apply, op_error, prim
 from kiln.ops.faces import CLASSES
+from kiln.ops.float_status import NPUAllocFloatStatus, NPUClearFloatStatus, NPUGetFloatStatus
 from kiln.ops.operations._build import as_int, assign_if_parameter, attr_class, host_array, simple_class
 from kiln.ops.primitive import Primitive, WithAttrs
 
 __all__ = [
+    "NPUAllocFloatStatus",  # MindSpore's math_ops holds them; `ops.NPUAllocFloatStatus()` builds one
+    "NPUClearFloatStatus",
+    "NPUGetFloatStatus",
     "Div",
     "RealDiv",
     "AddN",
