@@ -50,12 +50,12 @@ tests cuda "$(cuda cuda)" "$T_FILES" $FILES
 tests cudacpu "$(cuda cuda,cpu)" "$T_FILES2" $FILES
 tests slice "$(cuda cuda)" "$T_SLICE" tests/pynative tests/_compiler tests/_backend tests/nn
 # full tracebacks of (up to) three failures of the first run
-ids=$(grep -E "^FAILED " "$OUT/tests_cuda.txt" "$OUT/tests_slice.txt" | sed -E 's/^[^ ]* FAILED //; s/^FAILED //; s/ - .*//' | sort -u | head -3)
-if [ -n "$ids" ]; then
-    echo "== long tracebacks: $ids" | tee -a "$LOG"
-    # shellcheck disable=SC2086
-    JAX_PLATFORMS=$(cuda cuda) timeout -s INT -k 10 "$T_TB" $PY -m pytest -p no:cacheprovider -p no:xdist --tb=long -rfE $ids \
-        >"$OUT/tb_long.txt" 2>&1
+mapfile -t ids < <(grep -hE "^FAILED " "$OUT/tests_cuda.txt" "$OUT/tests_slice.txt" | sed -E 's/^FAILED //; s/ - .*//' |
+    sort -u | head -3)  # (a test id may hold spaces: one array element each)
+if [ ${#ids[@]} -gt 0 ]; then
+    echo "== long tracebacks: ${ids[*]}" | tee -a "$LOG"
+    JAX_PLATFORMS=$(cuda cuda) timeout -s INT -k 10 "$T_TB" $PY -m pytest -p no:cacheprovider -p no:xdist --tb=long -rfE \
+        "${ids[@]}" >"$OUT/tb_long.txt" 2>&1
 fi
 bench() {  # bench NAME LIMIT ARGS...
     local name=$1 limit=$2
