@@ -11,7 +11,7 @@ import importlib
 
 # first of Kiln's own imports: `kiln run` re-executes itself there (glibc's huge pages), before the others take seconds
 import kiln.cli.hugepages as _hugepages  # noqa: F401
-from kiln import _backend, _compiler, amp, dataset, experimental, mint, nn, ops, runtime, train  # noqa: F401
+from kiln import _backend, _compiler, amp, dataset, device_context, experimental, mint, nn, ops, runtime, train  # noqa: F401
 from kiln._compiler.api import JitConfig, jit, mutable
 from kiln._core import dtype
 from kiln._core.dtype import *  # noqa: F403

@@ -20,6 +20,9 @@ from kiln._backend import (
     cache,  # noqa: F401  (turns on the on-disk executable cache)
     callbacks,  # noqa: F401  (user functions called from compiled programs: their exceptions)
     compile_log,  # noqa: F401  (KILN_LOG=compiles: every XLA compile, named)
+    late_errors,  # noqa: F401  (failures a GPU reports at a read)
+    platforms,  # noqa: F401  (JAX's CPU platform beside an accelerator: host callbacks need it)
+    precision,  # noqa: F401  (float32 matmuls and convolutions on a GPU: full float32 or TF32)
     tiers,  # noqa: F401  (tiered compilation of whole programs)
 )
 from kiln._backend.host_memory import keep_freed_memory

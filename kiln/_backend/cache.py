@@ -55,7 +55,7 @@ import jax
 import jaxlib
 from jax.experimental.serialize_executable import deserialize_and_load, serialize
 
-from kiln._backend import compile_log, host_memory, tiers
+from kiln._backend import compile_log, host_memory, precision, tiers
 
 try:
     from jax._src import compilation_cache as _jax_compilation_cache  # the store is internal to JAX
@@ -592,6 +592,21 @@ def _pop_oldest():
     return k, _resident.pop(k)
 
 
+def forget_executables() -> None:
+    """Drop every executable the PersistentJits of this process keep in memory, and JAX's own caches: the next call
+    of each traces and compiles again (after a setting that changes programs but no argument, e.g. TF32 on a GPU)."""
+    with _resident_lock:
+        owners = [r() for r in _resident.values()]
+        _resident.clear()
+    for owner in owners:
+        if owner is not None:
+            owner._mem.clear()
+    jax.clear_caches()
+
+
+precision.on_change(forget_executables)
+
+
 def resident() -> int:
     """How many executables the PersistentJits of this process keep in memory (at most MAX_EXECUTABLES)."""
     with _resident_lock:
@@ -826,7 +841,7 @@ _JAX_SETTINGS = (  # JAX settings that change what a function traces to
 
 def _env_key() -> str:
     """What else an executable depends on: versions, JAX settings, XLA flags, Kiln's sources."""
-    settings = (_trace_context(), *(getattr(jax.config, s, None) for s in _JAX_SETTINGS))
+    settings = (_trace_context(), *(getattr(jax.config, s, None) for s in _JAX_SETTINGS), precision.key())
     key = _env_keys.get(settings)
     if key is None:
         # Every setting jax.jit keys on, as text the same in every process (an object shown by its

@@ -14,6 +14,9 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable
 
+import jax
+from jax._src import dispatch as _jax_dispatch  # JAX's tokens of ordered host effects (no public name for them)
+
 _HELD: OrderedDict[int, tuple[BaseException, str]] = OrderedDict()  # token -> (the user's exception, what ran fn)
 _MAX_HELD = 32  # a failure the backend swallows (a window rerun op by op) leaves its entry: keep only the latest
 _TOKENS = itertools.count()
@@ -62,6 +65,29 @@ def user_error(err: BaseException) -> BaseException | None:
         exc.add_note(note)
     exc.__cause__, exc.__suppress_context__ = None, True
     return exc
+
+
+def settle(result=None) -> None:
+    """Wait for `result` and for the host callbacks of the programs launched so far, raising a failed one's error
+    here, where the caller turns it into the user's.
+
+    On a GPU a program runs after its launch returns: a host step's failure (the user's exception, a host step's
+    new result shape) surfaced at a later read, as the backend's error. And JAX hands the last token of each ordered
+    effect to the next program with one: a failed token failed that program and every later one with a host step
+    (a GPU process failed all its prints after one). A failed token is dropped here. On the CPU a callback runs
+    during its launch, so this finds everything done."""
+    leaves = jax.tree_util.tree_leaves(result)
+    if any(isinstance(x, jax.core.Tracer) for x in leaves):
+        return  # called inside another trace: nothing has run yet
+    try:
+        if leaves:
+            jax.block_until_ready(leaves)
+        jax.effects_barrier()
+    except Exception:
+        tokens = getattr(_jax_dispatch, "runtime_tokens", None)
+        if tokens is not None:
+            tokens.clear()
+        raise
 
 
 def _from_owner(tb, owner: Callable):

@@ -39,6 +39,8 @@ from jax.extend import backend as jax_backend
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
+from kiln._backend import late_errors
+
 __all__ = [
     "ClusterError",
     "DifferingValueError",
@@ -709,9 +711,15 @@ def from_process_parts(x, layout: tuple):
 
 def to_host(x) -> np.ndarray:
     """The whole value of `x` on this host: a global array split across processes is gathered first."""
-    if spans_processes(x) and not x.is_fully_replicated:
-        return np.asarray(multihost_utils.process_allgather(x, tiled=True))
-    return np.asarray(x)
+    try:
+        if spans_processes(x) and not x.is_fully_replicated:
+            return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+        return np.asarray(x)
+    except Exception as err:
+        late = late_errors.at_read(err)  # a GPU's failure reported at this read (an allocation, a host callback)
+        if late is None:
+            raise
+        raise late from None
 
 
 def settle(result) -> None:

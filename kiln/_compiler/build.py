@@ -581,8 +581,8 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         if kept is None:
             kept = _compiled_tiered(exe, leaves, state_objs)
         exe = kept if kept is not None else exe
-    if has_host_calls(graph):
-        exe = _host_shapes_checked(exe)
+    if has_host_effects(graph):
+        exe = _host_steps_settled(exe)
     ex = Executable()
     ex.exe = exe
     ex.state_objs = state_objs
@@ -745,13 +745,16 @@ def _trace_specialised(name, body, template, leaves, cells, lax, fn, shapes, pla
             plan[err.site] = True  # the true branch first; a call taking the other one compiles that one
 
 
-def _host_shapes_checked(exe):
-    """`exe`, raising HostShapeChanged itself when a host step's result changed shape (the backend reports it as
-    its own runtime error): the compile cache then traces the call again."""
+def _host_steps_settled(exe):
+    """`exe`, returning once its host steps ran (`callbacks.settle`: on a GPU they run after the launch returns), and
+    raising HostShapeChanged itself when a host step's result changed shape (the backend reports it as its own
+    runtime error): the compile cache then traces the call again."""
 
     def run(*arrays):
         try:
-            return exe(*arrays)
+            out = exe(*arrays)
+            B.callbacks.settle(out)
+            return out
         except Exception as err:
             changed = host_shape_changed(err)
             if changed is not None:

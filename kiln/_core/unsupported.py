@@ -57,6 +57,30 @@ def ignore_argument(where: str, name: str, value: Any, default: Any = None, *, r
     warnings.warn(f"{where}: {name}={shown} has no effect in Kiln ({reason}).", UserWarning, stacklevel=3)
 
 
+def ignored(name: str, reason: str) -> Callable[..., Any]:
+    """A stand-in for MindSpore's setting function `name` that accepts any arguments, does nothing, and warns once.
+
+    For settings that steer something Kiln does not have (an Ascend compiler option, a cuDNN algorithm choice that
+    XLA makes itself) and whose absence leaves every computed value as it is.
+
+    Args:
+        name: the name as MindSpore spells it (`"device_context.gpu.op_tuning.conv_fprop_algo"`).
+        reason: what Kiln does instead.
+
+    Returns:
+        A function that warns once (per name) and returns None.
+    """
+
+    def stand_in(*args: Any, **kwargs: Any) -> None:
+        if (name, "") not in _warned:
+            _warned.add((name, ""))
+            warnings.warn(f"{name} has no effect in Kiln ({reason}).", UserWarning, stacklevel=2)
+
+    stand_in.__name__ = stand_in.__qualname__ = name.rsplit(".", 1)[-1]
+    stand_in.__doc__ = f"Has no effect in Kiln ({reason}); warns once when called."
+    return stand_in
+
+
 def unavailable(name: str, reason: str) -> Callable[..., Any]:
     """A stand-in for MindSpore's function `name` that imports, and raises NotImplementedError when called.
 

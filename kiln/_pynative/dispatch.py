@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import re
 import sys
 import threading
 
@@ -185,6 +184,8 @@ def run_now(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     try:
         result = fn(*arrays)  # (its first call with these input types runs the op's check: `_compile`)
+        if prim.effect == "host":  # the user's function raises at its line, not at a later read (on a GPU)
+            B.callbacks.settle(result)
     except Exception as err:  # the backend's message is rewritten in the op's terms
         raise diagnose(prim, args, attrs, err) from None
     BD.settle(result)  # across processes: this program done on every local device before the next
@@ -675,9 +676,9 @@ def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> E
             f"For '{prim.name}', the maximum recursion depth ({sys.getrecursionlimit()}) was exceeded while "
             f"running the op on ({inputs}): a recursive function went too deep or does not stop."
         )
-    if isinstance(err, MemoryError) or any(m in text for m in _OOM_MARKERS):
-        asked = _bytes_asked(text)
-        size = f" while allocating {_show_bytes(asked)}" if asked else ""
+    if B.late_errors.is_out_of_memory(err):
+        asked = B.late_errors.bytes_asked(text)
+        size = f" while allocating {B.late_errors.show_bytes(asked)}" if asked else ""
         return MemoryError(
             f"For '{prim.name}', the device ran out of memory{size} running the op on ({inputs})"
             f"{_attrs_text(prim.attrs_dict(attrs))}. "
@@ -717,28 +718,6 @@ def diagnose(prim: PrimitiveDef, args: tuple, attrs: tuple, err: Exception) -> E
         "This is a bug in Kiln, not in your program; please report it with this repro: "
         f"{_repro(prim, args, attrs)}" + _debug_suffix(err)
     )
-
-
-_OOM_MARKERS = ("RESOURCE_EXHAUSTED", "Out of memory", "out of memory", "OOM when allocating")
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-
-
-def _bytes_asked(text: str) -> int | None:
-    """The allocation size an out-of-memory message mentions: '123 bytes', '(123B)', '16.00GiB'."""
-    m = re.search(r"(\d+)\s*bytes", text) or re.search(r"\((\d+)B\)", text)
-    if m:
-        return int(m.group(1))
-    m = re.search(r"(\d+(?:\.\d+)?)\s*([KMGT])i?B\b", text)
-    if m:
-        return int(float(m.group(1)) * _UNITS[m.group(2)])
-    return None
-
-
-def _show_bytes(n: int) -> str:
-    for unit in ("T", "G", "M", "K"):
-        if n >= _UNITS[unit]:
-            return f"{n / _UNITS[unit]:.2f} {unit}iB ({n} bytes)"
-    return f"{n} bytes"
 
 
 def _spec(a):

@@ -304,6 +304,18 @@ LIMITS = {
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # every JitCache holding executables
 
 
+def forget_all() -> None:
+    """Drop every compiled graph of every function: the next call of each compiles again (a backend setting that
+    changes programs, not their inputs, was switched: TF32 on a GPU)."""
+    for cache in list(_LIVE):
+        cache._set_fast(None)
+        cache.entries.clear()
+        cache.size = 0
+
+
+B.precision.on_change(forget_all)
+
+
 def set_limits(per_function: int | None = None, total: int | None = None, warn_after: int | None = None) -> None:
     """Change the in-memory executable bounds (also `KILN_MAX_EXECUTABLES_PER_FUNCTION`, `KILN_MAX_EXECUTABLES`,
     and `KILN_RECOMPILE_WARNING` in the environment). The least recently used executables go first."""

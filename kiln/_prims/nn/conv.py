@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._backend import default_platform, jnp, lax, vjp
+from kiln._backend import default_platform, jnp, lax, precision, vjp
 from kiln._core.primitive import PrimitiveDef
 from kiln._prims._checks import same_float_dtype
 from kiln._prims.nn._common import (
@@ -164,6 +164,7 @@ def _forward(x, w, stride, pads, dilation, group, data_format):
         rhs_dilation=dilation,
         feature_group_count=group,
         dimension_numbers=_specs(nd, data_format),
+        precision=precision.conv_precision(),
     )
 
 
@@ -794,7 +795,11 @@ def phase_input_grad(dout, w, pads, sizes):
             taps = jnp.flip(w[:, :, i::2, j::2], (2, 3)).transpose(1, 0, 2, 3)  # (C, C_out, taps of parity i, j)
             th, tw = taps.shape[2:]
             padding = [(th - 1, ph - oh), (tw - 1, pw - ow)]  # a full correlation, zero rows up to the phase size
-            row.append(lax.conv_general_dilated(dout, taps, (1, 1), padding, dimension_numbers=dn))
+            row.append(
+                lax.conv_general_dilated(
+                    dout, taps, (1, 1), padding, dimension_numbers=dn, precision=precision.conv_precision()
+                )
+            )
         rows.append(jnp.stack(row, axis=-1))  # (N, C, ph, pw, 2)
     padded = jnp.stack(rows, axis=3).reshape(dout.shape[0], w.shape[1], 2 * ph, 2 * pw)  # (N, C, ph, 2, pw, 2)
     # Crop the padding; input rows past the last window (2 x phase size) get no gradient.
@@ -1289,6 +1294,7 @@ def _dilated_conv(x, w, lhs_dilation, padding, rhs_dilation, group, data_format)
         rhs_dilation=rhs_dilation,
         feature_group_count=group,
         dimension_numbers=_specs(nd, data_format),
+        precision=precision.conv_precision(),
     )
 
 
