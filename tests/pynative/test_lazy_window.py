@@ -214,6 +214,32 @@ def test_parameter_value_and_in_place_writes(window):
         np.testing.assert_allclose(a, b)
 
 
+def test_parameter_value_keeps_the_window_open(window):
+    # an embedding cell returning `table.value()` beside its lookup (the zoo's Transformer and Deep&Cross) ran the
+    # window at each value(): its step was cut into several programs. The value is the Parameter's at the call and
+    # its gradient reaches the Parameter
+    w = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+    x = np.array([3.0, 4.0], np.float32)
+
+    def run():
+        w.set_data(Tensor(np.array([1.0, 2.0], np.float32)))
+        y = ops.exp(Tensor(x)) * w
+        v = w.value()
+        before = window.flushes
+        loss, g = kiln.value_and_grad(lambda t: (ops.tanh(t) * w.value() * w.value()).sum(), None, [w])(Tensor(x))
+        if dispatch.LAZY:
+            assert window.flushes == before and _pending(loss) and _pending(g[0])
+        ops.assign(w, y)  # a write after the read: the value read keeps the old one
+        ops.assign(w, w.value() + v)
+        return [loss, g[0], v, w, w.value()]
+
+    lazy_out, eager_out = _both(run)
+    np.testing.assert_allclose(lazy_out[1], np.tanh(x) * 2 * np.array([1.0, 2.0]), rtol=1e-6)
+    np.testing.assert_allclose(lazy_out[3], np.exp(x) * [1.0, 2.0] + [1.0, 2.0], rtol=1e-6)
+    for a, b in zip(lazy_out, eager_out, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_random_ops_draw_the_same_numbers(window):
     def run():
         kiln.set_seed(3)
