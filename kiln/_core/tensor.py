@@ -561,7 +561,9 @@ class Parameter(Tensor):
         # The PyNative tape knows a tensor by its `_nodes` (its recorded producer per grad level); a fresh Tensor
         # over the same data would be a constant to it. The dict is copied: the Parameter's own entry changes when
         # the Parameter is written or watched again, and this read must keep the value it had.
-        out = Tensor._wrap(self._data)
+        # Outside a graph the slot is taken as it is: a value the lazy window computes stays pending (wrapping it
+        # uses no array; running the window here cut an embedding's step, which returns its table, in pieces).
+        out = Tensor._wrap(self._meta())
         out._nodes = dict(self._nodes) if self._nodes else None
         return out
 

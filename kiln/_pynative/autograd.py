@@ -797,6 +797,11 @@ class GradOperation:
                 kwargs = {}
             if self.get_all:
                 positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor) or _is_mutable_container(a))
+            elif self.get_by_list:
+                # only the Parameters' gradients are returned: no input is differentiated (an integer first input
+                # would otherwise be tried as float32 first, running the forward twice, its weights' gradients
+                # taken at the float values when that run succeeded)
+                positions = ()
             else:
                 positions = (0,) if args and (isinstance(args[0], Tensor) or _is_mutable_container(args[0])) else ()
             call, flat_args, flat_positions, regroup = _spread_mutable(call, args, positions)

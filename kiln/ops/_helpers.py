@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -10,7 +11,7 @@ from kiln._backend import is_symbolic_dim
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.primitive import REGISTRY, op_error
-from kiln._core.tensor import Parameter, Tensor
+from kiln._core.tensor import Parameter, Pending, Tensor, store_value, stored_value
 from kiln._prims import state as S
 from kiln._pynative.dispatch import apply, running_in
 
@@ -21,6 +22,7 @@ __all__ = [
     "as_axes",
     "sequence_tensor",
     "as_np_dtype",
+    "batched_writes",
     "make_binary",
     "make_unary",
     "numpy_scalars_as_numbers",
@@ -155,11 +157,15 @@ def write_back(targets: Sequence[Parameter], values: Sequence[Tensor], *, wait: 
 
     With `wait`, a value PyNative's lazy window has not computed yet is stored as it is (the Parameter runs the
     window when it is read): BatchNorm's moving statistics, which ran the window at every BatchNorm otherwise.
-    Without it the window runs here, so an optimizer step whose window fails raises at its call and writes nothing.
+    Without it the window runs here, so an optimizer step whose window fails raises at its call and writes nothing;
+    inside `batched_writes` it runs once at the block's end, with the same outcome.
     """
     if not G._TRACES or G._TRACES[-1] is None:  # no graph recorded (an optimizer's step in PyNative): a target is
-        for target, value in zip(targets, values, strict=True):  # checked by its own slot, not read through `_data`
-            data, buf = value._buf if wait else value._data, target._buf
+        batch = _BATCH.saved  # checked by its own slot, not read through `_data`
+        for target, value in zip(targets, values, strict=True):
+            data, buf = value._buf if wait or batch is not None else value._data, target._buf
+            if batch is not None and id(target) not in batch:
+                batch[id(target)] = (target, buf)
             if type(data) is G.Var or type(buf) is G.Var or data.dtype != buf.dtype:
                 with running_in(None):
                     apply(S.Assign, (target, value))  # (Assign keeps the Parameter's dtype: a float16 value is cast)
@@ -173,3 +179,40 @@ def write_back(targets: Sequence[Parameter], values: Sequence[Tensor], *, wait: 
                 apply(S.Assign, (target, value))
         else:
             target._data = data
+
+
+class _Batch(threading.local):
+    # inside `batched_writes` (per thread): id(target) -> (target, the value it held before its first write there)
+    saved: dict | None = None
+
+
+_BATCH = _Batch()
+
+
+class batched_writes:  # noqa: N801  (a context manager, used as `with batched_writes():`)
+    """`with batched_writes():` PyNative's `write_back`s inside store the lazy window's pending values as they are and
+    the window runs once at the end of the block: an optimizer's per-parameter updates become one program (each
+    write ran the window, one program per parameter). When that run fails, every target written in the block gets
+    back the value it had before and the error is raised, so nothing is written, as before. A block that raises
+    leaves the writes made so far (each had run before the error, as before). Nested blocks run at the outermost
+    end; while a graph is recorded `write_back` does not look at it."""
+
+    __slots__ = ("outer",)
+
+    def __enter__(self) -> None:
+        self.outer = _BATCH.saved
+        _BATCH.saved = {} if self.outer is None else self.outer
+
+    def __exit__(self, kind, err, tb) -> None:
+        saved, _BATCH.saved = _BATCH.saved, self.outer
+        if self.outer is not None or kind is not None or not saved:
+            return
+        try:
+            for target, _ in saved.values():
+                d = stored_value(target)
+                if type(d) is Pending:  # the first one runs the window
+                    store_value(target, d.resolve())
+        except BaseException:
+            for target, old in saved.values():
+                store_value(target, old)
+            raise

@@ -7,9 +7,11 @@ state tensors at once; `write_back` stores their results.
 
 from __future__ import annotations
 
+from kiln._compiler.ir import graph as G
 from kiln._core.dtype import promote
-from kiln._core.tensor import Parameter, Tensor
+from kiln._core.tensor import Parameter, Tensor, stored_value
 from kiln._prims import state as S
+from kiln._pynative import tape
 from kiln.ops._helpers import apply, op_error, write_back
 from kiln.ops.primitive import Primitive
 
@@ -55,6 +57,21 @@ def store(variable: Tensor, value) -> Tensor:
     return apply(S.Assign, (variable, value))
 
 
+def _stores_as_is(variable: Tensor, value) -> bool:
+    """Whether PyNative's Assign of `value` into `variable` is the value's own array (a Parameter of its shape and
+    dtype, no graph recorded, no gradient taken): stored without the Assign kernel, which would only broadcast and
+    cast, and compiled once per shape (the zoo's WGAN clips its discriminator's weights with `ops.assign`: 6 kernels
+    compiled in its first step). The value is still computed at this line, so an error is raised here as before."""
+    return (
+        isinstance(variable, Parameter)
+        and isinstance(value, Tensor)
+        and (not G._TRACES or G._TRACES[-1] is None)
+        and not tape.recording
+        and value.shape == variable.shape
+        and value.dtype == variable.dtype
+    )
+
+
 def _assignment(prim, name: str, summary: str, value_meaning: str):
     """The functional face `name` of the write primitive `prim`: the operands checked, the result stored in the
     Parameter (assign, assign_add and assign_sub differ only in their primitive and their words)."""
@@ -63,6 +80,9 @@ def _assignment(prim, name: str, summary: str, value_meaning: str):
         _check_target(prim.name, variable)
         _check_value(prim.name, value)
         check_no_conversion(prim.name, variable, value)
+        if prim is S.Assign and _stores_as_is(variable, value):
+            write_back((variable,), (value,))
+            return Tensor._wrap(stored_value(variable))
         return apply(prim, (variable, value))
 
     face.__name__ = face.__qualname__ = name

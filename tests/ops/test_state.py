@@ -5,6 +5,8 @@ import pytest
 
 import kiln as ms
 from kiln import Parameter, Tensor, ops
+from kiln._prims import state as S
+from kiln._pynative import dispatch
 
 
 def _param(values, name="p", dtype=np.float32):
@@ -22,6 +24,37 @@ def test_assign_replaces_in_place_with_cast_and_broadcast():
     q = _param(np.zeros((2, 3)))
     ops.Assign()(q, Tensor(np.arange(3, dtype=np.float32)))
     np.testing.assert_array_equal(q.asnumpy(), np.broadcast_to(np.arange(3), (2, 3)))
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_assign_of_a_value_of_the_targets_shape_and_dtype_compiles_no_kernel(monkeypatch, lazy):
+    # PyNative stores such a value's array as it is (the kernel only broadcasts and casts; each shape compiled one:
+    # the zoo's WGAN clips its weights through ops.assign); a gradient through the write and a cast or broadcast
+    # value still take the kernel
+    monkeypatch.setattr(dispatch, "LAZY", lazy)
+    monkeypatch.setattr(dispatch, "_compiled", {})
+    p = _param(np.zeros((3, 2)))
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    value = ops.clip_by_value(Tensor(x) - 2.0, Tensor(np.float32(-1.0)), Tensor(np.float32(1.5)))
+    out = ops.assign(p, value)
+    assert not [k for k in dispatch._compiled if k[0] is S.Assign]
+    expected = np.clip(x - 2.0, -1.0, 1.5)
+    np.testing.assert_array_equal(p.asnumpy(), expected)
+    np.testing.assert_array_equal(out.asnumpy(), expected)
+    np.testing.assert_array_equal((p * 2.0).asnumpy(), expected * 2.0)  # later ops read the new value
+    ops.assign(p, Tensor(np.ones(2, np.float32)))  # broadcast: the kernel
+    np.testing.assert_array_equal(p.asnumpy(), np.ones((3, 2)))
+    assert [k for k in dispatch._compiled if k[0] is S.Assign]
+    monkeypatch.setattr(dispatch, "_compiled", {})
+    w = _param([1.0, 2.0], "w")
+
+    def f(t):
+        ops.assign(w, t * 3.0)  # recorded on the tape: the kernel
+        return (w * t).sum()
+
+    ms.grad(f)(Tensor(np.array([1.0, 2.0], np.float32)))
+    np.testing.assert_array_equal(w.asnumpy(), [3.0, 6.0])
+    assert [k for k in dispatch._compiled if k[0] is S.Assign]
 
 
 def test_assign_add_sub():

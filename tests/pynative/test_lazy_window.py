@@ -142,11 +142,11 @@ class _Net(nn.Cell):
         return self.fc2(ops.relu(self.fc1(x)))
 
 
-def _train_steps(n: int):
+def _train_steps(n: int, make_opt=lambda params: nn.Momentum(params, 0.1, 0.9)):
     kiln.set_seed(0)
     net = _Net()
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    opt = make_opt(net.trainable_params())
     grad_fn = kiln.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
     x = Tensor(np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32))
     label = Tensor(np.array([0, 2, 1, 1, 0], np.int32))
@@ -174,6 +174,48 @@ def test_training_computes_what_op_by_op_computes(window):
     lazy_out, eager_out = _both(lambda: _train_steps(3))
     for a, b in zip(lazy_out, eager_out, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+# optimizers whose step is an update per parameter (PerParameterOptimizer); Rprop and ASGD store through `_store`
+_PER_PARAMETER = {
+    "rmsprop": lambda params: nn.RMSProp(params, 0.01, momentum=0.9, centered=True),
+    "adagrad": lambda params: nn.Adagrad(params, learning_rate=0.1),
+    "rprop": lambda params: nn.Rprop(params, learning_rate=0.1),
+    "asgd": lambda params: nn.ASGD(params, learning_rate=0.1, t0=1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PER_PARAMETER))
+def test_a_per_parameter_optimizer_step_is_one_program(window, name):
+    # each parameter's update ran the window (and the global step's AssignAdd ran it before them): WGAN's RMSProp
+    # steps were 21 windows. The step is one program, and computes what op by op computes
+    flushes = window.flushes
+    _train_steps(1, _PER_PARAMETER[name])
+    assert window.flushes == flushes + 1
+    lazy_out, eager_out = _both(lambda: _train_steps(3, _PER_PARAMETER[name]))
+    for a, b in zip(lazy_out, eager_out, strict=True):  # (one program: XLA may fuse a multiply-add)
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_a_per_parameter_optimizer_step_whose_window_fails_writes_nothing(window, monkeypatch):
+    # as when each write ran the window: the step raises the failing op's error and no Parameter (weights, optimizer
+    # state, global step) changes
+    monkeypatch.setattr(lazy, "MAX_DEFERRED_BYTES", 1 << 62)
+    monkeypatch.setattr(dispatch, "_avals", {})
+    net = _Net()
+    opt = nn.RMSProp(net.trainable_params(), 0.01, momentum=0.9)
+    before = {p.name: p.asnumpy().copy() for p in opt.get_parameters()}
+    before["global_step"] = opt.global_step.asnumpy().copy()
+    huge = ops.zeros((1 << 22, 1 << 22, 1 << 10), kiln.float32)
+    grads = tuple(ops.ones_like(p) + huge[0, 0, 0] for p in opt.parameters)
+    assert _pending(grads[0])
+    with pytest.raises(MemoryError, match="Fill"):
+        opt(grads)
+    after = {p.name: p.asnumpy() for p in opt.get_parameters()}
+    after["global_step"] = opt.global_step.asnumpy()
+    assert before.keys() == after.keys()
+    for k, v in before.items():
+        np.testing.assert_array_equal(after[k], v, err_msg=k)
 
 
 def test_hooks_retain_graph_and_higher_order_gradients(window):
@@ -212,6 +254,32 @@ def test_parameter_value_and_in_place_writes(window):
     np.testing.assert_allclose(lazy_out[1], [5.0, 5.0])
     for a, b in zip(lazy_out, eager_out, strict=True):
         np.testing.assert_allclose(a, b)
+
+
+def test_parameter_value_keeps_the_window_open(window):
+    # an embedding cell returning `table.value()` beside its lookup (the zoo's Transformer and Deep&Cross) ran the
+    # window at each value(): its step was cut into several programs. The value is the Parameter's at the call and
+    # its gradient reaches the Parameter
+    w = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+    x = np.array([3.0, 4.0], np.float32)
+
+    def run():
+        w.set_data(Tensor(np.array([1.0, 2.0], np.float32)))
+        y = ops.exp(Tensor(x)) * w
+        v = w.value()
+        before = window.flushes
+        loss, g = kiln.value_and_grad(lambda t: (ops.tanh(t) * w.value() * w.value()).sum(), None, [w])(Tensor(x))
+        if dispatch.LAZY:
+            assert window.flushes == before and _pending(loss) and _pending(g[0])
+        ops.assign(w, y)  # a write after the read: the value read keeps the old one
+        ops.assign(w, w.value() + v)
+        return [loss, g[0], v, w, w.value()]
+
+    lazy_out, eager_out = _both(run)
+    np.testing.assert_allclose(lazy_out[1], np.tanh(x) * 2 * np.array([1.0, 2.0]), rtol=1e-6)
+    np.testing.assert_allclose(lazy_out[3], np.exp(x) * [1.0, 2.0] + [1.0, 2.0], rtol=1e-6)
+    for a, b in zip(lazy_out, eager_out, strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_random_ops_draw_the_same_numbers(window):

@@ -21,7 +21,7 @@ from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln.nn.cell import Cell
 from kiln.nn.init_args import opt_init_args_register  # noqa: F401 (MindSpore's module path for it)
 from kiln.nn.learning_rate_schedule import LearningRateSchedule
-from kiln.ops._helpers import apply
+from kiln.ops._helpers import apply, batched_writes
 from kiln.ops.multitype import HyperMap, Map
 from kiln.ops.state import AssignAdd, write_back
 
@@ -502,10 +502,13 @@ class PerParameterOptimizer(Optimizer):
         gradients = self.gradients_centralization(gradients)
         gradients = self.scale_grad(gradients)
         lrs = self.get_lr()
-        ops.assign_add(self.global_step, Tensor(np.array([1], np.int32)))
-        for i, (param, grad) in enumerate(zip(self._parameters, gradients)):
-            lr = lrs[i] if self.is_group_lr else lrs
-            self._update(i, param, grad, ops.cast(lr, mstype.float32))
+        # PyNative: the step (the forward and backward still pending, the global step, every parameter's update) runs
+        # as one program at the end; an in-place AssignAdd and a write per parameter each ran the lazy window
+        with batched_writes():
+            write_back((self.global_step,), (self.global_step + Tensor(np.array([1], np.int32)),))
+            for i, (param, grad) in enumerate(zip(self._parameters, gradients)):
+                lr = lrs[i] if self.is_group_lr else lrs
+                self._update(i, param, grad, ops.cast(lr, mstype.float32))
         return True
 
     def _update(self, i: int, param, grad, lr) -> None:
@@ -513,7 +516,7 @@ class PerParameterOptimizer(Optimizer):
 
     @staticmethod
     def _store(target, value) -> None:
-        ops.assign(target, ops.cast(value, target.dtype))
+        write_back((target,), (ops.cast(value, target.dtype),))
 
     @staticmethod
     def _apply_update(prim: PrimitiveDef, state: Sequence[Parameter], inputs: Sequence, attrs: tuple = ()) -> None:

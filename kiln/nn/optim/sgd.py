@@ -104,5 +104,5 @@ class ASGD(PerParameterOptimizer):
         averaged = ops.select(ops.broadcast_to(mu != 1.0, ax.shape), ax32 + (p32 - ax32) * mu,
                               ops.cast(ops.cast(p32, param.dtype), mstype.float32))  # fmt: skip
         self._store(ax, averaged)
-        ops.assign(eta, lr / ops.pow(1.0 + self.lambd * lr * step, self.alpha))
-        ops.assign(mu, 1.0 / ops.maximum(Tensor(np.float32(1.0)), step - self.t0))
+        self._store(eta, lr / ops.pow(1.0 + self.lambd * lr * step, self.alpha))
+        self._store(mu, 1.0 / ops.maximum(Tensor(np.float32(1.0)), step - self.t0))
