@@ -8,6 +8,7 @@ import functools
 from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import check_binary
+from kiln._prims._division import true_divide
 from kiln._prims._low_precision import sums_broadcasts_in_float32
 from kiln._prims._promote import float32_scalars
 
@@ -22,7 +23,7 @@ def _true_div(x, y):
     x, y = jnp.asarray(x), jnp.asarray(y)
     if not (jnp.issubdtype(x.dtype, jnp.inexact) or jnp.issubdtype(y.dtype, jnp.inexact)):
         x, y = x.astype(jnp.float32), y.astype(jnp.float32)
-    return jnp.true_divide(x, y)
+    return true_divide(x, y)
 
 
 def _float_fn(fn):
@@ -272,7 +273,9 @@ DEFS: dict[str, PrimitiveDef] = {}
 for _name, _fn in UNARY.items():
     DEFS[_name] = PrimitiveDef(_name, _fn)
 for _name, _fn in BINARY.items():
-    DEFS[_name] = PrimitiveDef(_name, float32_scalars(sums_broadcasts_in_float32(_fn)), check=check_binary(_name))
+    # Div broadcasts its inputs itself (true_divide: a broadcast divisor is materialised)
+    _impl = _fn if _name == "Div" else sums_broadcasts_in_float32(_fn)
+    DEFS[_name] = PrimitiveDef(_name, float32_scalars(_impl), check=check_binary(_name))
 
 # Activations with attributes.
 DEFS["Elu"] = PrimitiveDef("Elu", lambda x, alpha: jax.nn.elu(x, alpha), attrs={"alpha": 1.0})

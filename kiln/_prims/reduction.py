@@ -5,6 +5,7 @@ from __future__ import annotations
 from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import normalize_axis
+from kiln._prims._division import true_divide
 from kiln._prims.math import float_of
 
 
@@ -54,10 +55,18 @@ def _prod(x, axis, keepdims):
     return jnp.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype if x.dtype != jnp.bool_ else jnp.int64)
 
 
+def _mean(x, axis, keepdims):
+    # the sum divided by the count as a division (jnp.mean's becomes a product by 1/count on XLA: one ulp off in
+    # about half of the means, where MindSpore divides); float16/bfloat16 sum and divide in float32
+    total = jnp.sum(x.astype(jnp.float32) if x.dtype in _LOW_PRECISION else x, axis=axis, keepdims=keepdims)
+    count = x.size // total.size if total.size else 1
+    return true_divide(total, jnp.asarray(count, total.dtype)).astype(x.dtype)
+
+
 _REDUCE_ATTRS = {"axis": None, "keep_dims": False}
 ReduceSum = PrimitiveDef("ReduceSum", _reduce(_sum), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceSum"))
 ReduceMean = PrimitiveDef(
-    "ReduceMean", _reduce(jnp.mean, as_float=True), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceMean")
+    "ReduceMean", _reduce(_mean, as_float=True), attrs=_REDUCE_ATTRS, check=_check_axes("ReduceMean")
 )
 
 

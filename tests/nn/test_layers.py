@@ -464,6 +464,35 @@ def test_layernorm_and_groupnorm():
         LayerNorm((3,))(Tensor(rand(2, 4)))
 
 
+class _ChannelLayerNorm(LayerNorm):
+    """The zoo's ConvNextLayerNorm: a subclass normalising (N, C, H, W) over C through MindSpore's
+    `self.layer_norm` primitive attribute."""
+
+    def construct(self, x):
+        y, _, _ = self.layer_norm(ops.transpose(x, (0, 2, 3, 1)), self.gamma, self.beta)
+        return ops.transpose(y, (0, 3, 1, 2))
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_layernorm_subclass_calls_its_layer_norm_primitive(mode):
+    # Kiln named the primitive `_norm`: the subclass raised AttributeError in both modes
+    kiln.set_context(mode=mode)
+    try:
+        ln = _ChannelLayerNorm((3,), epsilon=1e-6)
+        gamma, beta = 1 + 0.1 * rand(3), 0.1 * rand(3)
+        ln.gamma.set_data(Tensor(gamma))
+        ln.beta.set_data(Tensor(beta))
+        x, w = rand(2, 3, 4, 5), rand(2, 3, 4, 5)
+        loss, grads = kiln.value_and_grad(lambda x: (ln(x) * Tensor(w)).sum(), None, [ln.gamma, ln.beta])(Tensor(x))
+        xn = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-6)
+        shape = (1, 3, 1, 1)
+        close(loss, (((xn * gamma.reshape(shape)) + beta.reshape(shape)) * w).sum(), 1e-4)
+        close(grads[0], (xn * w).sum((0, 2, 3)), 1e-4)
+        close(grads[1], w.sum((0, 2, 3)), 1e-4)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+
+
 # ---- dropout, embedding, basic ---------------------------------------------------------------------------
 def test_dropout_train_and_eval():
     x = Tensor(np.ones((100, 100), np.float32))

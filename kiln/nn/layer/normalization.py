@@ -197,10 +197,11 @@ class LayerNorm(Cell):
         self.begin_norm_axis, self.begin_params_axis, self.epsilon = begin_norm_axis, begin_params_axis, epsilon
         self.gamma = Parameter(initializer(gamma_init, self.normalized_shape, dtype), "gamma")
         self.beta = Parameter(initializer(beta_init, self.normalized_shape, dtype), "beta")
-        self._norm = ops.LayerNorm(begin_norm_axis, begin_params_axis, epsilon)
+        # MindSpore's name: subclasses call self.layer_norm (the zoo's ConvNextLayerNorm)
+        self.layer_norm = ops.LayerNorm(begin_norm_axis, begin_params_axis, epsilon)
 
     def construct(self, x):
-        return self._norm(x, self.gamma, self.beta)[0]
+        return self.layer_norm(x, self.gamma, self.beta)[0]
 
     def extend_repr(self) -> str:
         return (
