@@ -56,11 +56,14 @@ def _prod(x, axis, keepdims):
 
 
 def _mean(x, axis, keepdims):
-    # the sum divided by the count as a division (jnp.mean's becomes a product by 1/count on XLA: one ulp off in
-    # about half of the means, where MindSpore divides); float16/bfloat16 sum and divide in float32
-    total = jnp.sum(x.astype(jnp.float32) if x.dtype in _LOW_PRECISION else x, axis=axis, keepdims=keepdims)
+    # float16/bfloat16: the float32 sum divided by the count as a division rounded once, then rounded to the input's
+    # dtype (jnp.mean's division becomes a product by 1/count on XLA, which can move the result by one ulp, where
+    # MindSpore divides); float32 keeps jnp.mean (one float32 ulp at most, and no barrier's cost)
+    if x.dtype not in _LOW_PRECISION:
+        return jnp.mean(x, axis=axis, keepdims=keepdims)
+    total = jnp.sum(x.astype(jnp.float32), axis=axis, keepdims=keepdims)
     count = x.size // total.size if total.size else 1
-    return true_divide(total, jnp.asarray(count, total.dtype)).astype(x.dtype)
+    return true_divide(total, jnp.asarray(count, total.dtype), exact=True).astype(x.dtype)
 
 
 _REDUCE_ATTRS = {"axis": None, "keep_dims": False}
