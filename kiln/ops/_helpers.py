@@ -194,8 +194,8 @@ class batched_writes:  # noqa: N801  (a context manager, used as `with batched_w
     the window runs once at the end of the block: an optimizer's per-parameter updates become one program (each
     write ran the window, one program per parameter). When that run fails, every target written in the block gets
     back the value it had before and the error is raised, so nothing is written, as before. A block that raises
-    leaves the writes made so far (each had run before the error, as before). Nested blocks run at the outermost
-    end; while a graph is recorded `write_back` does not look at it."""
+    leaves the writes made so far in place, their values still pending (computed, or their op's error raised, when
+    read). Nested blocks run at the outermost end; while a graph is recorded `write_back` does not look at it."""
 
     __slots__ = ("outer",)
 

@@ -165,8 +165,8 @@ def auto_mixed_precision(network, amp_level: str = "O0", dtype=mstype.float16):
 
 
 def _check_list(classes, name: str) -> None:
-    """MindSpore's checks of a custom list: a list of classes, Cells or Primitives in a white list, Cells only in a
-    black list (a warning for each of the black list's normalisations left out)."""
+    """The checks of a custom list: a list of classes, Cells or Primitives in a white list, Cells only in a black
+    list (one warning naming the default black list's normalisations it leaves out)."""
     if not isinstance(classes, list):
         kind = type(classes).__name__
         raise TypeError(f"custom_mixed_precision: '{name}' must be a list of classes, but got a {kind}.")
