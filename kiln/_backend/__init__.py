@@ -147,8 +147,14 @@ def devices(platform: str | None = None) -> list:
 
 
 def default_platform() -> str:
-    """'gpu' when an NVIDIA GPU is usable, else 'cpu'."""
-    return jax.default_backend()
+    """The platform new computations run on: that of the device `set_platform` chose (set_context's device_target),
+    else JAX's default backend ('gpu' when an NVIDIA GPU is usable, else 'cpu')."""
+    chosen = jax.config.jax_default_device
+    if chosen is None:
+        return jax.default_backend()
+    # a Device, or a platform name; JAX names an NVIDIA device's platform 'gpu', its backend 'cuda'
+    platform = chosen if isinstance(chosen, str) else chosen.platform
+    return "gpu" if platform in ("cuda", "rocm") else platform
 
 
 def set_platform(target: str) -> None:

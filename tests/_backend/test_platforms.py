@@ -6,6 +6,7 @@ from __future__ import annotations
 import jax
 import pytest
 
+from kiln import _backend as B
 from kiln._backend import platforms
 
 
@@ -44,3 +45,27 @@ def test_nothing_changes_when_cpu_is_named_or_nothing_is(named_platforms):
         named_platforms(value)
         assert platforms.ensure_cpu() is None
         assert jax.config.jax_platforms == value
+
+
+class _GpuDevice:  # JAX accepts a default device whose type name holds "Device"
+    platform = "gpu"
+
+
+@pytest.fixture
+def default_device():
+    before = jax.config.jax_default_device
+    yield lambda value: jax.config.update("jax_default_device", value)
+    jax.config.update("jax_default_device", before)
+
+
+def test_the_platform_is_that_of_the_device_chosen(default_device):
+    # device_target="CPU" on a GPU machine: the lowerings that depend on the platform (conv, pooling) must follow
+    # the chosen device, not JAX's default backend (the GPU)
+    default_device(_GpuDevice())
+    assert B.default_platform() == "gpu"
+    B.set_platform("CPU")
+    assert B.default_platform() == "cpu"
+    default_device("gpu")
+    assert B.default_platform() == "gpu"
+    default_device(None)
+    assert B.default_platform() == jax.default_backend()
