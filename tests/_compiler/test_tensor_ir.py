@@ -86,6 +86,46 @@ def test_cse_merges_repeated_work():
     assert sum(e.name == "MatMul" for e in graph.eqns) == 1
 
 
+def test_cse_keeps_each_narrowing_cast():
+    # Shared, a float16 cast's uses would sum their gradients in float16 (see the gradient test below)
+    def build(t, x):
+        a = t.bind(P["Cast"], (np.dtype(np.float16),), [x])
+        b = t.bind(P["Cast"], (np.dtype(np.float16),), [x])
+        c = t.bind(P["Cast"], (np.dtype(np.float32),), [t.bind(P["Add"], (), [a, b])])
+        return [t.bind(P["Add"], (), [t.bind(P["Exp"], (), [x]), t.bind(P["Exp"], (), [x])]), c]
+
+    graph = _check_pass("cse", build, [(3,)], 1)
+    assert [e.name for e in graph.eqns].count("Cast") == 3 and [e.name for e in graph.eqns].count("Exp") == 1
+
+
+class _RepeatedHalfCast(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(2, np.float32)), name="w")
+
+    def construct(self, x):
+        out = 0
+        for t in range(5):
+            out = out + (ops.cast(self.w, ms.float16) * x[t]).astype(ms.float32).sum()
+        return out
+
+
+@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
+def test_gradient_of_repeated_half_casts_sums_in_the_input_dtype(mode):
+    # Each cast sends its float16 gradient back to the float32 weight, summed there: 5 * 1001 = 5005, as MindSpore 2.10
+    # gives in both modes (the zoo's ATAE-LSTM casts its LSTM weights to float16 at every time step). Kiln's GRAPH_MODE
+    # shared the five casts and summed in float16: 5004.
+    net = _RepeatedHalfCast()
+    ms.set_context(mode=getattr(ms, mode))
+    try:
+        grad = ops.GradOperation(get_by_list=True)(net, ms.ParameterTuple(net.trainable_params()))
+        (g,) = grad(Tensor(np.full((5, 2), 1001.0, np.float16)))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert g.dtype == ms.float32
+    np.testing.assert_array_equal(g.asnumpy(), [5005.0, 5005.0])
+
+
 def test_dce_drops_unused_work_but_keeps_effects():
     def build(t, x):
         t.bind(P["Exp"], (), [x])  # unused

@@ -267,14 +267,23 @@ Split = attr_class(
     {"axis": 0, "output_num": 1},
     lambda self, x: array.split(x, x.shape[self.axis] // self.output_num, self.axis),
 )
-Argmax = attr_class(
-    "Argmax",
-    {"axis": -1, "output_type": None},
-    lambda self, x: (
-        math.cast(math.argmax(x, self.axis), self.output_type) if self.output_type else math.argmax(x, self.axis)
-    ),
-)
-Argmin = attr_class("Argmin", {"axis": -1, "output_type": None}, lambda self, x: math.argmin(x, self.axis))
+
+
+def _index_class(name: str) -> type:
+    """MindSpore's Argmax/Argmin class: indices along `axis`, as `output_type` (int32 by default; int32 or int64)."""
+
+    def call(self, x):
+        if not isinstance(self.output_type, mstype.DType):
+            raise TypeError(f"{name}: output_type must be a kiln dtype (int32 or int64), got {self.output_type!r}.")
+        if self.output_type not in (mstype.int32, mstype.int64):
+            raise ValueError(f"{name}: output_type must be int32 or int64, got {self.output_type}.")
+        return apply(prim(name), (x,), (self.axis, False, self.output_type.np))
+
+    return attr_class(name, {"axis": -1, "output_type": mstype.int32}, call)
+
+
+Argmax = _index_class("Argmax")
+Argmin = _index_class("Argmin")
 ArgMaxWithValue = attr_class(
     "ArgMaxWithValue",
     {"axis": 0, "keep_dims": False},

@@ -168,6 +168,13 @@ CASES = {
     ),
     "sparse_apply_rms_prop_fp32": lambda m: _sparse_rms_prop(m, np.float32),
     "sparse_apply_rms_prop_fp16": lambda m: _sparse_rms_prop(m, np.float16),
+    # The classes' indices are int32 unless output_type says int64 (Kiln's Argmax gave int64, its Argmin ignored
+    # output_type); ops.argmax gives int64, ops.argmin int32.
+    "argmax_class": lambda m: (m.ops.operations.Argmax()(_t(m, POOL2)), m.ops.operations.Argmax(1)(_t(m, POOL2)),
+                               m.ops.operations.Argmax(output_type=m.int64)(_t(m, POOL2))),
+    "argmin_class": lambda m: (m.ops.operations.Argmin()(_t(m, POOL2)), m.ops.operations.Argmin(axis=2)(_t(m, POOL2)),
+                               m.ops.operations.Argmin(0, m.int64)(_t(m, POOL2))),
+    "argmax_argmin_functions": lambda m: (m.ops.argmax(_t(m, POOL2), 1), m.ops.argmin(_t(m, POOL2), 1)),
 }  # fmt: skip
 
 
