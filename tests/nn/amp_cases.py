@@ -142,10 +142,21 @@ def run(ms, mode: str) -> dict:
             a, b = _plus(x, self.p)
             return self.p + self.p, ops.mul(x, self.p), ops.exp(self.p), self.p.sum(), [self.p][0], self.c, a, b
 
+    class PassThrough(nn.Cell):  # library Cells returning a float32 value computed inside without an op on it
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(p=0.0)
+            self.identity = nn.Identity()
+
+        def construct(self, x):
+            c = ops.cast(x, ms.float32) / 3.0
+            return self.drop(c), self.identity(c), c
+
     x = Tensor(X)
     x3 = Tensor(np.array([V, -0.5, 1.75], np.float32))
     case("float32 inside", lambda: _dtypes_values(Float32Inside().to_float(ms.float16)(x3)))
     case("parameter uses", lambda: _dtypes_values(ParameterUses().to_float(ms.float16)(x3)))
+    case("library cells passing through", lambda: _dtypes_values(PassThrough().to_float(ms.float16)(x3)))
     half = ms.float16
     case("ops", lambda: _dtypes_values(Ops().to_float(half)(x)))
     case("operators", lambda: _dtypes_values(Operators().to_float(half)(x)))

@@ -162,6 +162,12 @@ def call_cell(ctx, cell, args, kwargs):
         return _recomputed(ctx, cell, args, kwargs)
     construct = unwrap(type(cell).construct)
     if not is_user_function(construct):
+        own = d.get("_float_dtype")
+        # MindSpore's GRAPH_MODE casts a flagged library Cell's inputs at its call too (as run_construct below): an
+        # nn.Dropout that returns its input returns it in the flag's dtype
+        if own is not None:
+            args = [precision.cast(v, own) for v in args]
+            kwargs = {n: precision.cast(v, own) for n, v in kwargs.items()} if kwargs else kwargs
         return cell(*args, **(kwargs or {}))  # Cell.__call__ -> library construct on symbolic tensors
     args, kwargs = cell._forward_pre(tuple(args), kwargs or {})
     # as MindSpore's GRAPH_MODE, a gradient of this Cell on these arguments reuses this forward, set_grad or not

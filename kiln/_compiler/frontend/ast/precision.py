@@ -3,7 +3,8 @@ its inputs, is `dispatch.running_in`'s).
 
 Inside the construct of a Cell flagged by `to_float` or an fp16/fp32/bf16 flag (and the Cell's own methods it
 calls; `Context.amp_dtype`), MindSpore's GRAPH_MODE casts to the flag's dtype:
-  - the Cell's floating-point inputs, at its call (`calls.call_cell`);
+  - the Cell's floating-point inputs, at its call (`calls.call_cell`), a library Cell's too (so an nn.Dropout or
+    nn.Identity that returns a float32 value computed inside returns it in float16);
   - a floating-point Tensor constant (a Cell attribute, a global), where the code reads it;
   - a Parameter, where the code hands it to an operator (`+`, `*`, ...), a Primitive instance's call or a tuple or
     list display, not where it passes it to a functional op or a function (graphs of their own) or returns it.
@@ -13,8 +14,8 @@ differences left: MindSpore casts a Parameter some Tensor methods take (`p.exp()
 refuse `ops.matmul(float16 input, float32 Parameter)` (TypeError: MatMul, Dense, BiasAdd and the convolutions convert
 no input, `_prims/_checks.same_float_dtype`).
 Kiln's library Cells (nn.Dense, nn.LayerNorm, ...) run their construct as Python on the symbolic Tensors, not
-through this frontend: they keep PyNative's per-op casts, the same values where their code computes nothing in
-float32 on purpose.
+through this frontend: after the cast of their inputs at the call, they keep PyNative's per-op casts, the same values
+where their code computes nothing in float32 on purpose.
 """
 
 from __future__ import annotations
