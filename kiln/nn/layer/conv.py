@@ -14,9 +14,9 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import HeUniform, Initializer, Uniform, initializer
+from kiln.nn._checks import positive_int
 from kiln.nn.cell import Cell
 from kiln.nn.layer._bias import bias_of
-from kiln.nn.layer._checks import positive_int
 from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.conv import conv_transpose
 
