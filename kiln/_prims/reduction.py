@@ -148,7 +148,7 @@ Argmin = PrimitiveDef(
 )
 
 
-def first_extreme(x, axis: int, keepdims: bool = False, lowest: bool = False):
+def first_extreme(x: jax.Array, axis: int, keepdims: bool = False, lowest: bool = False) -> tuple[jax.Array, jax.Array]:
     """(value, index) of the maximum (the minimum when `lowest`) of `x` over `axis`, at its first occurrence.
 
     The value is read at the index, so that its gradient goes to that one element, as MindSpore's does; a max/min

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from kiln._core.tensor import Parameter
 from kiln._pynative.dispatch import auto_dtype
+from kiln.nn.cell import Cell
 
 
-def bias_of(layer, can_add_apart: bool = True) -> tuple:
+def bias_of(layer: Cell, can_add_apart: bool = True) -> tuple[Parameter | None, bool]:
     """(the bias to hand the layer's primitive, whether to add `layer.bias` after it instead, by BiasAdd).
 
     MindSpore's layers run MatMul or the convolution, then BiasAdd, which amp level 'auto' casts apart (the product in
