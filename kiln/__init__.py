@@ -82,6 +82,22 @@ from kiln.train import __all__ as _train_all
 from kiln.version import __version__  # noqa: F401
 
 _compiler.api.install_cell_runner(nn.Cell)  # GRAPH_MODE: calling a Cell compiles its construct
+
+# MindSpore's nn also names its metrics (`nn.Accuracy`, `nn.auc`, ...) and its mint.nn classes (`nn.AvgPool2dExt` is
+# `mint.nn.AvgPool2d`): the same objects, bound here because train and mint sit above nn.
+for _name in (
+    "Accuracy", "BleuScore", "ConfusionMatrix", "ConfusionMatrixMetric", "CosineSimilarity", "Dice", "F1", "Fbeta",
+    "HausdorffDistance", "Loss", "MAE", "MSE", "MeanSurfaceDistance", "Metric", "OcclusionSensitivity", "Perplexity",
+    "Precision", "ROC", "Recall", "RootMeanSquareDistance", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+    "TopKCategoricalAccuracy", "auc", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
+):  # fmt: skip
+    setattr(nn, _name, getattr(train.metrics, _name))
+for _name in (
+    "AvgPool1d", "AvgPool2d", "AvgPool3d", "Dropout2d", "Dropout", "Embedding", "L1Loss", "LayerNorm", "LogSoftmax",
+    "MaxPool2d", "PReLU",
+):  # fmt: skip
+    setattr(nn, f"{_name}Ext", getattr(mint.nn, _name))
+del _name
 ms_function = jit  # MindSpore 1.x name of `jit`
 
 mstype = dtype

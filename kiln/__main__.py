@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from kiln.cli.main import main as cli_main
+
 
 def main(argv: list[str] | None = None) -> int:
     """Run the `kiln` command line (see `kiln --help`).
@@ -11,8 +13,6 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status.
     """
-    from kiln.cli.main import main as cli_main  # noqa: PLC0415  (keeps `import kiln.__main__` light)
-
     return cli_main(argv)
 
 

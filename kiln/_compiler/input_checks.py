@@ -22,7 +22,7 @@ import numpy as np
 from kiln._compiler.ir.graph import Graph, Var
 from kiln._compiler.lower import has_checks
 from kiln._compiler.specialise import guard_p
-from kiln._core.primitive import REGISTRY
+from kiln._core.primitive import REGISTRY, ShapeOnly
 from kiln._prims.array import build_index
 from kiln._prims.control import raise_p
 
@@ -168,22 +168,6 @@ def _test_of(e, origin: dict) -> tuple | None:
     return (prim, kw, tuple(specs))
 
 
-class ShapeOnly:
-    """The shape and dtype of an input a check only looks at (`Bounds.host_check` reads nothing else of it)."""
-
-    __slots__ = ("shape", "dtype")
-
-    def __init__(self, shape: tuple, dtype) -> None:
-        self.shape, self.dtype = shape, dtype
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    def __repr__(self) -> str:
-        return f"ShapeOnly({self.shape}, {self.dtype})"
-
-
 def _host_value(a, shape, dtype, steps):
     """The input array `a` on the host after its recorded steps (reshape, astype); None when it has another shape or
     dtype than the program was recorded for, False when it cannot be read on the host (a value being traced)."""
@@ -293,4 +277,4 @@ def from_names(named) -> tuple | None:
     return tuple((REGISTRY[name], kw, specs) for name, kw, specs in named)
 
 
-__all__ = ["ShapeOnly", "find", "from_names", "passes", "tester", "to_names"]
+__all__ = ["find", "from_names", "passes", "tester", "to_names"]

@@ -126,11 +126,11 @@ class Bounds:
                     return True, None
                 host.append(np.asarray(a))
             else:
-                host.append(_Shaped(tuple(a.shape), dtype))
+                host.append(ShapeOnly(tuple(a.shape), dtype))
         return self.test(*host, xp=np, **attrs)
 
 
-class _Shaped:
+class ShapeOnly:
     """Shape and dtype of an input a host-side `Bounds` test does not read (np.shape / np.ndim work on it)."""
 
     __slots__ = ("shape", "dtype")
@@ -141,6 +141,9 @@ class _Shaped:
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"ShapeOnly({self.shape}, {self.dtype})"
 
 
 _checks = {"on": os.environ.get("KILN_CHECKS", "on").strip().lower() not in ("off", "0", "false", "no")}

@@ -11,6 +11,7 @@ from kiln._backend import default_platform, jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import same_float_dtype, shape_of
 from kiln._prims.math import absolute
+from kiln._prims.reduction import first_extreme
 
 _la = jax.scipy.linalg
 
@@ -106,12 +107,9 @@ def _norm(x, ord, axis, keepdims):
         # the sum of |x| with MindSpore's derivative at 0: 0 (the backend's 1-norm gives 1 there)
         return jnp.sum(absolute(x), axis=axes if axes is not None else 0, keepdims=keepdims)
     if vector and ord in (float("inf"), float("-inf")) and not isinstance(ord, bool) and not jnp.iscomplexobj(x):
-        # the |x| read at its first maximum (minimum): MindSpore 2.10 gives that one element the gradient, where the
-        # backend's max rule shares it among ties (and tests each |x| against the result)
+        # the |x| read at its first maximum (minimum): MindSpore 2.10 gives that one element the gradient
         a, ax = absolute(x), (axes or (0,))[0]  # sign(0) = 0: a zero vector gets no gradient, as MindSpore
-        index = (jnp.argmax if ord > 0 else jnp.argmin)(a, axis=ax, keepdims=True)
-        out = jnp.take_along_axis(a, index, axis=ax)
-        return out if keepdims else jnp.squeeze(out, axis=ax)
+        return first_extreme(a, ax, keepdims, lowest=ord < 0)[0]
     if not (vector and isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord > 0
             and ord not in (1, 2, float("inf"))):  # fmt: skip
         return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)

@@ -148,24 +148,32 @@ Argmin = PrimitiveDef(
 )
 
 
-def _max_with_index(arg):
+def first_extreme(x: jax.Array, axis: int, keepdims: bool = False, lowest: bool = False) -> tuple[jax.Array, jax.Array]:
+    """(value, index) of the maximum (the minimum when `lowest`) of `x` over `axis`, at its first occurrence.
+
+    The value is read at the index, so that its gradient goes to that one element, as MindSpore's does; a max/min
+    reduction's derivative would share it among tied elements (PointNet's max over points, the zeros after a ReLU).
+    """
+    index = (jnp.argmin if lowest else jnp.argmax)(x, axis=axis, keepdims=True)
+    value = jnp.take_along_axis(x, index, axis=axis)
+    if not keepdims:
+        value, index = jnp.squeeze(value, axis), jnp.squeeze(index, axis)
+    return value, index
+
+
+def _max_with_index(lowest: bool):
     def impl(x, axis, keep_dims):
         if jnp.ndim(x) == 0 and axis in (0, -1):  # a 0-d input is its own extreme, at index 0 (as torch, MindSpore)
             return x, jnp.zeros((), jnp.int64)
-        index = arg(x, axis=axis, keepdims=True)
-        # the value is read at the index, so that its gradient goes to that one element, as MindSpore's does; a
-        # max/min reduction would share it among tied elements (PointNet's max over points ties)
-        value = jnp.take_along_axis(x, index, axis=axis)
-        if not keep_dims:
-            value, index = jnp.squeeze(value, axis), jnp.squeeze(index, axis)
+        value, index = first_extreme(x, axis, keep_dims, lowest)
         return value, index.astype(jnp.int64)
 
     return impl
 
 
-def _index_with_value(name: str, arg) -> PrimitiveDef:
+def _index_with_value(name: str, lowest: bool) -> PrimitiveDef:
     """ArgMaxWithValue / ArgMinWithValue: (index, value) along one checked axis."""
-    value_and_index = _max_with_index(arg)
+    value_and_index = _max_with_index(lowest)
     return PrimitiveDef(
         name,
         lambda x, axis, keep_dims: value_and_index(x, axis, keep_dims)[::-1],
@@ -175,14 +183,10 @@ def _index_with_value(name: str, arg) -> PrimitiveDef:
     )
 
 
-ArgMaxWithValue = _index_with_value("ArgMaxWithValue", jnp.argmax)
-ArgMinWithValue = _index_with_value("ArgMinWithValue", jnp.argmin)
-MaxDim = PrimitiveDef(
-    "MaxDim", _max_with_index(jnp.argmax), attrs={"axis": 0, "keep_dims": False}, multiple_results=True
-)
-MinDim = PrimitiveDef(
-    "MinDim", _max_with_index(jnp.argmin), attrs={"axis": 0, "keep_dims": False}, multiple_results=True
-)
+ArgMaxWithValue = _index_with_value("ArgMaxWithValue", lowest=False)
+ArgMinWithValue = _index_with_value("ArgMinWithValue", lowest=True)
+MaxDim = PrimitiveDef("MaxDim", _max_with_index(False), attrs={"axis": 0, "keep_dims": False}, multiple_results=True)
+MinDim = PrimitiveDef("MinDim", _max_with_index(True), attrs={"axis": 0, "keep_dims": False}, multiple_results=True)
 
 
 def _cumsum(x, axis, exclusive, reverse):

@@ -11,6 +11,7 @@ from kiln.cli.cache import run_cache
 from kiln.cli.explain import run_explain
 from kiln.cli.msrun import LaunchError, Options, free_port, launch, parse_bool
 from kiln.cli.run import run_command
+from kiln.demo import MODELS, run_demo
 
 
 class _Parser(argparse.ArgumentParser):
@@ -91,8 +92,6 @@ def main(argv: list[str] | None = None) -> int:
     if ns.command == "msrun":
         return _msrun(ns, short=False)
     if ns.command == "demo":
-        from kiln.demo import MODELS, run_demo  # noqa: PLC0415  (imports scikit-learn and matplotlib)
-
         if (ns.epochs is not None and ns.epochs < 1) or (ns.batch_size is not None and ns.batch_size < 1):
             parser.error("--epochs and --batch-size must be positive")
         models = tuple(m.strip().lower() for m in ns.models.split(",") if m.strip())

@@ -27,23 +27,35 @@ def resize_bilinear(images: np.ndarray, size: int) -> np.ndarray:
     return np.einsum("ih,nhw,jw->nij", rows, images, cols)
 
 
+def _split_digits(test_fraction: float, seed: int, resize: int | None = None):
+    """scikit-learn's digits in [0, 1] (resized to `resize` pixels a side), normalised by the training images' mean
+    and standard deviation as float32, and int32 labels, split at random into train and test.
+
+    Returns:
+        (x_train, y_train, x_test, y_test).
+    """
+    # imported on use: scikit-learn is the demo's optional dependency, and kiln.demo.lenet is used without it
+    from sklearn.datasets import load_digits  # noqa: PLC0415
+
+    digits = load_digits()
+    images = digits.images / 16.0 if resize is None else resize_bilinear(digits.images / 16.0, resize)
+    labels = digits.target.astype(np.int32)
+    order = np.random.default_rng(seed).permutation(len(images))
+    n_test = int(round(len(images) * test_fraction))
+    test, train = order[:n_test], order[n_test:]
+    mean, std = images[train].mean(), images[train].std()
+    images = ((images - mean) / std).astype(np.float32)
+    return images[train], labels[train], images[test], labels[test]
+
+
 def load_digits_32(test_fraction: float = 0.2, seed: int = 0):
     """Digits as normalised (N, 1, 32, 32) float32 images and int32 labels, split into train and test.
 
     Returns:
         (x_train, y_train, x_test, y_test).
     """
-    from sklearn.datasets import load_digits  # noqa: PLC0415  (an optional dependency of the demo)
-
-    digits = load_digits()
-    images = resize_bilinear(digits.images / 16.0, SIZE)
-    labels = digits.target.astype(np.int32)
-    order = np.random.default_rng(seed).permutation(len(images))
-    n_test = int(round(len(images) * test_fraction))
-    test, train = order[:n_test], order[n_test:]
-    mean, std = images[train].mean(), images[train].std()
-    images = ((images - mean) / std).astype(np.float32)[:, None, :, :]
-    return images[train], labels[train], images[test], labels[test]
+    x_train, y_train, x_test, y_test = _split_digits(test_fraction, seed, resize=SIZE)
+    return x_train[:, None], y_train, x_test[:, None], y_test
 
 
 def load_digits_rows(test_fraction: float = 0.2, seed: int = 0):
@@ -54,22 +66,4 @@ def load_digits_rows(test_fraction: float = 0.2, seed: int = 0):
     Returns:
         (x_train, y_train, x_test, y_test).
     """
-    from sklearn.datasets import load_digits  # noqa: PLC0415  (an optional dependency of the demo)
-
-    digits = load_digits()
-    images = digits.images / 16.0
-    labels = digits.target.astype(np.int32)
-    order = np.random.default_rng(seed).permutation(len(images))
-    n_test = int(round(len(images) * test_fraction))
-    test, train = order[:n_test], order[n_test:]
-    mean, std = images[train].mean(), images[train].std()
-    images = ((images - mean) / std).astype(np.float32)
-    return images[train], labels[train], images[test], labels[test]
-
-
-def make_dataset(x: np.ndarray, y: np.ndarray, batch_size: int, shuffle: bool):
-    """A kiln.dataset pipeline over in-memory arrays: columns "image" and "label", batched."""
-    from kiln import dataset as ds  # noqa: PLC0415
-
-    data = ds.NumpySlicesDataset({"image": x, "label": y}, shuffle=shuffle)
-    return data.batch(batch_size, drop_remainder=True)
+    return _split_digits(test_fraction, seed)

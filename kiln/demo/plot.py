@@ -7,20 +7,19 @@ import numpy as np
 COLORS = {"PyNative": "tab:blue", "Graph": "tab:orange"}
 
 
-def _pyplot():
-    import matplotlib  # noqa: PLC0415  (an optional dependency of the demo)
+def _figure(**kwargs):
+    """A matplotlib Figure of its own (no pyplot: no global state, no GUI backend), for `savefig`."""
+    # imported on use: matplotlib is the demo's optional dependency, and kiln.demo.lenet is used without it
+    from matplotlib.figure import Figure  # noqa: PLC0415
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
-    return plt
+    return Figure(**kwargs)
 
 
 def save_loss_curves(results, path: str) -> None:
     """One panel per model: the per-step training loss of each mode (faint) and its moving average."""
-    plt = _pyplot()
     models = list(dict.fromkeys(r.model for r in results))
-    fig, axes = plt.subplots(1, len(models), figsize=(6 * len(models), 4.2), dpi=110, squeeze=False)
+    fig = _figure(figsize=(6 * len(models), 4.2), dpi=110)
+    axes = fig.subplots(1, len(models), squeeze=False)
     for ax, model in zip(axes[0], models):
         runs = [r for r in results if r.model == model]
         for r in runs:
@@ -41,15 +40,14 @@ def save_loss_curves(results, path: str) -> None:
         ax.legend(title="mode")
     fig.tight_layout()
     fig.savefig(path)
-    plt.close(fig)
 
 
 def save_step_times(results, path: str) -> None:
     """Grouped bars: the median step time of each model in each mode, with Graph mode's speedup."""
-    plt = _pyplot()
     models = list(dict.fromkeys(r.model for r in results))
     modes = list(dict.fromkeys(r.mode_name for r in results))
-    fig, ax = plt.subplots(figsize=(2.6 + 2.2 * len(models), 4.2), dpi=110)
+    fig = _figure(figsize=(2.6 + 2.2 * len(models), 4.2), dpi=110)
+    ax = fig.subplots()
     width = 0.8 / len(modes)
     for i, mode in enumerate(modes):
         xs, heights = [], []
@@ -72,4 +70,3 @@ def save_step_times(results, path: str) -> None:
     ax.legend(title="mode")
     fig.tight_layout()
     fig.savefig(path)
-    plt.close(fig)

@@ -58,36 +58,3 @@ for _m in (
 ):  # fmt: skip
     __all__ += [n for n in _m.__all__ if n not in __all__]
 del _m
-
-
-# MindSpore also exposes its metrics as `nn.Accuracy`, `nn.auc`, ... They live in `kiln.train.metrics` (a layer
-# above nn), so they are resolved on first access (the same objects), and listed by `dir(kiln.nn)`.
-_FROM_TRAIN = {
-    "Accuracy", "BleuScore", "ConfusionMatrix", "ConfusionMatrixMetric", "CosineSimilarity", "Dice", "F1", "Fbeta",
-    "HausdorffDistance", "Loss", "MAE", "MSE", "MeanSurfaceDistance", "Metric", "OcclusionSensitivity", "Perplexity",
-    "Precision", "ROC", "Recall", "RootMeanSquareDistance", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-    "TopKCategoricalAccuracy", "auc", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
-}  # fmt: skip
-
-# MindSpore's `nn.*Ext` classes are its `mint.nn` classes (the same objects); `mint` sits above `nn`.
-_FROM_MINT = {
-    "AvgPool1dExt": "AvgPool1d", "AvgPool2dExt": "AvgPool2d", "AvgPool3dExt": "AvgPool3d",
-    "Dropout2dExt": "Dropout2d", "DropoutExt": "Dropout", "EmbeddingExt": "Embedding", "L1LossExt": "L1Loss",
-    "LayerNormExt": "LayerNorm", "LogSoftmaxExt": "LogSoftmax", "MaxPool2dExt": "MaxPool2d", "PReLUExt": "PReLU",
-}  # fmt: skip
-
-
-def __getattr__(name: str):
-    if name in _FROM_TRAIN:
-        import kiln.train.metrics  # noqa: PLC0415
-
-        return getattr(kiln.train.metrics, name)
-    if name in _FROM_MINT:
-        import kiln.mint.nn  # noqa: PLC0415
-
-        return getattr(kiln.mint.nn, _FROM_MINT[name])
-    raise AttributeError(f"module 'kiln.nn' has no attribute '{name}'")
-
-
-def __dir__():
-    return sorted(set(globals()) | _FROM_TRAIN | set(_FROM_MINT))

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import numbers
 
+from kiln.nn._checks import finite_float
+
 __all__ = [
     "cosine_decay_lr",
     "exponential_decay_lr",
@@ -26,20 +28,11 @@ def _positive_int(op: str, name: str, value) -> None:
         raise ValueError(f"For '{op}', '{name}' must be a positive int, but got {value!r}.")
 
 
-def _float(op: str, name: str, value, *, positive: bool) -> None:
-    if not isinstance(value, float):
-        raise TypeError(f"For '{op}', '{name}' must be a float, but got {type(value).__name__}.")
-    if not math.isfinite(value):  # MindSpore refuses nan and inf too; nan would pass every comparison below
-        raise ValueError(f"For '{op}', '{name}' must be a finite float, but got {value}.")
-    if value < 0 or (positive and value == 0):
-        raise ValueError(f"For '{op}', '{name}' must be {'positive' if positive else 'non-negative'}, but got {value}.")
-
-
 def _check_decay(op, learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair) -> None:
     for name, v in (("total_step", total_step), ("step_per_epoch", step_per_epoch), ("decay_epoch", decay_epoch)):
         _positive_int(op, name, v)
-    _float(op, "learning_rate", learning_rate, positive=True)
-    _float(op, "decay_rate", decay_rate, positive=True)
+    finite_float(op, "learning_rate", learning_rate, positive=True)
+    finite_float(op, "decay_rate", decay_rate, positive=True)
     if not isinstance(is_stair, bool):
         raise TypeError(f"For '{op}', 'is_stair' must be a bool, but got {type(is_stair).__name__}.")
 
@@ -158,8 +151,8 @@ def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch) -> 
         list[float] of length total_step.
     """
     op = "cosine_decay_lr"
-    _float(op, "min_lr", min_lr, positive=False)
-    _float(op, "max_lr", max_lr, positive=True)
+    finite_float(op, "min_lr", min_lr, positive=False)
+    finite_float(op, "max_lr", max_lr, positive=True)
     for name, v in (("total_step", total_step), ("step_per_epoch", step_per_epoch), ("decay_epoch", decay_epoch)):
         _positive_int(op, name, v)
     if min_lr >= max_lr:
@@ -192,9 +185,9 @@ def polynomial_decay_lr(
         list[float] of length total_step.
     """
     op = "polynomial_decay_lr"
-    _float(op, "learning_rate", learning_rate, positive=True)
-    _float(op, "end_learning_rate", end_learning_rate, positive=False)
-    _float(op, "power", power, positive=True)
+    finite_float(op, "learning_rate", learning_rate, positive=True)
+    finite_float(op, "end_learning_rate", end_learning_rate, positive=False)
+    finite_float(op, "power", power, positive=True)
     for name, v in (("total_step", total_step), ("step_per_epoch", step_per_epoch), ("decay_epoch", decay_epoch)):
         _positive_int(op, name, v)
     if not isinstance(update_decay_epoch, bool):
@@ -224,7 +217,7 @@ def warmup_lr(learning_rate, total_step, step_per_epoch, warmup_epoch) -> list[f
         list[float] of length total_step.
     """
     op = "warmup_lr"
-    _float(op, "learning_rate", learning_rate, positive=False)
+    finite_float(op, "learning_rate", learning_rate, positive=False)
     for name, v in (("total_step", total_step), ("step_per_epoch", step_per_epoch), ("warmup_epoch", warmup_epoch)):
         _positive_int(op, name, v)
     return [learning_rate * min(i // step_per_epoch, warmup_epoch) / warmup_epoch for i in range(total_step)]

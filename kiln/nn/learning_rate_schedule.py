@@ -7,11 +7,9 @@ costs one dispatch in PyNative and one node in a compiled graph.
 
 from __future__ import annotations
 
-import math
-import numbers
-
 from kiln._core.tensor import Tensor
 from kiln._prims import state as _state
+from kiln.nn._checks import finite_float, positive_int
 from kiln.nn.cell import Cell
 from kiln.ops._helpers import apply
 
@@ -35,22 +33,6 @@ class LearningRateSchedule(Cell):
         raise NotImplementedError(f"{type(self).__name__} must define construct(global_step).")
 
 
-def _positive_int(cls: str, name: str, value) -> None:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"For '{cls}', '{name}' must be a positive int, but got {value!r}.")
-
-
-def _float(cls: str, name: str, value, *, positive: bool) -> None:
-    if not isinstance(value, float):
-        raise TypeError(f"For '{cls}', '{name}' must be a float, but got {type(value).__name__}.")
-    if not math.isfinite(value):  # MindSpore refuses nan and inf too; nan would pass every comparison below
-        raise ValueError(f"For '{cls}', '{name}' must be a finite float, but got {value}.")
-    if value < 0 or (positive and value == 0):
-        raise ValueError(
-            f"For '{cls}', '{name}' must be {'positive' if positive else 'non-negative'}, but got {value}."
-        )
-
-
 def _bool(cls: str, name: str, value) -> None:
     if not isinstance(value, bool):
         raise TypeError(f"For '{cls}', '{name}' must be a bool, but got {type(value).__name__}.")
@@ -67,9 +49,9 @@ class _Decay(LearningRateSchedule):
     def __init__(self, learning_rate: float, decay_rate: float, decay_steps: int, is_stair: bool = False) -> None:
         super().__init__()
         name = type(self).__name__
-        _positive_int(name, "decay_steps", decay_steps)
-        _float(name, "learning_rate", learning_rate, positive=True)
-        _float(name, "decay_rate", decay_rate, positive=True)
+        positive_int(name, "decay_steps", decay_steps)
+        finite_float(name, "learning_rate", learning_rate, positive=True)
+        finite_float(name, "decay_rate", decay_rate, positive=True)
         _bool(name, "is_stair", is_stair)
         self.learning_rate = learning_rate
         self.decay_rate = decay_rate
@@ -127,9 +109,9 @@ class CosineDecayLR(LearningRateSchedule):
 
     def __init__(self, min_lr: float, max_lr: float, decay_steps: int) -> None:
         super().__init__()
-        _float("CosineDecayLR", "min_lr", min_lr, positive=False)
-        _float("CosineDecayLR", "max_lr", max_lr, positive=True)
-        _positive_int("CosineDecayLR", "decay_steps", decay_steps)
+        finite_float("CosineDecayLR", "min_lr", min_lr, positive=False)
+        finite_float("CosineDecayLR", "max_lr", max_lr, positive=True)
+        positive_int("CosineDecayLR", "decay_steps", decay_steps)
         if min_lr >= max_lr:
             raise ValueError(
                 f"For 'CosineDecayLR', 'max_lr' must be greater than 'min_lr', but got max_lr={max_lr}, "
@@ -166,11 +148,11 @@ class PolynomialDecayLR(LearningRateSchedule):
     ) -> None:
         super().__init__()
         cls = "PolynomialDecayLR"
-        _float(cls, "learning_rate", learning_rate, positive=True)
-        _float(cls, "end_learning_rate", end_learning_rate, positive=False)
-        _positive_int(cls, "decay_steps", decay_steps)
+        finite_float(cls, "learning_rate", learning_rate, positive=True)
+        finite_float(cls, "end_learning_rate", end_learning_rate, positive=False)
+        positive_int(cls, "decay_steps", decay_steps)
         _bool(cls, "update_decay_steps", update_decay_steps)
-        _float(cls, "power", power, positive=True)
+        finite_float(cls, "power", power, positive=True)
         self.start_learning_rate, self.end_learning_rate = learning_rate, end_learning_rate
         self.decay_steps, self.power, self.update_decay_steps = decay_steps, power, update_decay_steps
         self.diff_learning_rate = learning_rate - end_learning_rate
@@ -191,8 +173,8 @@ class WarmUpLR(LearningRateSchedule):
 
     def __init__(self, learning_rate: float, warmup_steps: int) -> None:
         super().__init__()
-        _float("WarmUpLR", "learning_rate", learning_rate, positive=False)
-        _positive_int("WarmUpLR", "warmup_steps", warmup_steps)
+        finite_float("WarmUpLR", "learning_rate", learning_rate, positive=False)
+        positive_int("WarmUpLR", "warmup_steps", warmup_steps)
         self.learning_rate, self.warmup_steps = learning_rate, warmup_steps
 
     def construct(self, global_step) -> Tensor:

@@ -2,11 +2,10 @@
 
 from __future__ import absolute_import  # noqa: F404, UP010  (MindSpore's train lists it among its names)
 
-import importlib
-
 from kiln.common.export import export, load  # noqa: F401  (attributes of train, outside __all__ as before)
 from kiln.nn.wrap.cell_wrapper import TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
 from kiln.train import callback, loss_scale_manager, metrics  # noqa: F401
+from kiln.train.amp import build_train_network  # noqa: F401  (an attribute of MindSpore's train, outside __all__)
 from kiln.train.callback import *  # noqa: F403
 from kiln.train.callback import __all__ as _callback_all
 from kiln.train.checkpoint import (  # noqa: F401  (the distributed-checkpoint pair: attributes outside __all__)
@@ -54,17 +53,3 @@ __all__ = [
     *_callback_all,
     *_metrics_all,
 ]
-
-# MindSpore's `train` also exposes `build_train_network`, which lives in `kiln.amp`, a layer above train (amp
-# imports train): resolved on first access (the same object), the one lazy name of this package.
-_FROM_AMP = "build_train_network"
-
-
-def __getattr__(name: str):
-    if name == _FROM_AMP:
-        return getattr(importlib.import_module("kiln.amp"), name)
-    raise AttributeError(f"module 'kiln.train' has no attribute '{name}'")
-
-
-def __dir__():
-    return sorted(set(globals()) | {_FROM_AMP})

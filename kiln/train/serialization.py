@@ -59,12 +59,3 @@ def _update_param(param: Parameter, new_param: Tensor, strict_load: bool = False
             f"{param.dtype}" + (" (strict_load requires equal dtypes)." if strict_load else ".")
         )
     param.set_data(Tensor(new_param.asnumpy(), param.dtype))
-
-
-def __getattr__(name: str):
-    # export, load and the distributed-checkpoint helpers: resolved by kiln.train (they live in other layers).
-    import kiln.train  # noqa: PLC0415
-
-    if name in kiln.train._ELSEWHERE:
-        return getattr(kiln.train, name)
-    raise AttributeError(f"module 'kiln.train.serialization' has no attribute '{name}'")

@@ -136,7 +136,7 @@ def test_max_pools_read_at_the_first_maximum_keep_their_values_bit_for_bit(case,
     # ties of signed zeros and NaNs included: the entry at the first maximum has the max reduction's bits
     x = _RNG.choice(np.float32([-1.0, -0.0, 0.0, 1.0, 2.0, np.nan]), (2, 3, 9, 10), p=[0.2, 0.2, 0.2, 0.2, 0.15, 0.05])
     now = jax.tree_util.tree_leaves(jax.jit(_POOLS[case])(jnp.asarray(x)))
-    monkeypatch.setattr(pool_prims, "first_max", lambda vals, arg=None: jnp.max(vals, axis=-1))
+    monkeypatch.setattr(pool_prims, "first_extreme", lambda x, axis: (jnp.max(x, axis), jnp.argmax(x, axis)))
     former = jax.tree_util.tree_leaves(jax.jit(_POOLS[case])(jnp.asarray(x)))
     for a, b in zip(now, former, strict=True):  # the values (as bits), and the indices
         a, b = np.asarray(a), np.asarray(b)

@@ -25,6 +25,7 @@ from kiln._prims.nn._common import (
     shape_of,
 )
 from kiln._prims.nn.conv import same_pads
+from kiln._prims.reduction import first_extreme
 
 POOL_MODES = ("same", "valid", "pad")
 
@@ -321,7 +322,7 @@ def _max_pool(x, *, kernel_size, strides, pad_mode, pad, dilation, ceil_mode):
         return tiled_max_pool(x, kernel_size, tiled)
     if any(d > 1 for d in dilation):  # the backend cannot differentiate a dilated max window: gather it instead
         vals, _ = gather_windows(x, window_positions(geo, kernel_size, strides, dilation))
-        return first_max(vals)
+        return first_extreme(vals, -1)[0]  # MindSpore's gradient: all at the first maximum
     if default_platform() == "cpu":
         return windowed_max_pool(x, kernel_size, strides, [(g[1], g[2]) for g in geo], [g[0] for g in geo])
     # A concrete NumPy init value lets the backend recognise max pooling (and differentiate it).
@@ -435,20 +436,13 @@ def gather_windows(x, positions):
     return vals, flat
 
 
-def first_max(vals, arg=None):
-    """Max over the last axis, read at its first maximum (`arg`, the argmax, when known): the gradient goes to that
-    one entry, as MindSpore 2.10's dilated, adaptive and with-argmax max pools give it (a max reduction's derivative
-    shares a tie, e.g. the zeros after a ReLU, and tests each entry against the result)."""
-    arg = jnp.argmax(vals, axis=-1) if arg is None else arg
-    return jnp.take_along_axis(vals, arg[..., None], axis=-1)[..., 0]
-
-
 def max_with_index(vals, flat):
-    """Max over the last axis (`first_max`) and the flat input index where it was found (int64)."""
-    arg = jnp.argmax(vals, axis=-1)
+    """Max over the last axis at its first maximum (`first_extreme`: the gradient goes to that one entry, as
+    MindSpore 2.10's dilated, adaptive and with-argmax max pools give it) and the flat input index there (int64)."""
+    best, arg = first_extreme(vals, -1)
     table = jnp.broadcast_to(jnp.asarray(flat), arg.shape + flat.shape[-1:])
     index = jnp.take_along_axis(table, arg[..., None], axis=-1)[..., 0]
-    return first_max(vals, arg), index.astype(jnp.int64)
+    return best, index.astype(jnp.int64)
 
 
 def _max_pool_argmax(x, *, kernel_size, strides, pad_mode, pad, dilation, ceil_mode):
@@ -598,10 +592,7 @@ def _fractional_max_pool(x, samples, ksize, output_shape):
     windows = flat.reshape(n, c, -1)
     vals = jnp.take_along_axis(x.reshape(n, c, -1), windows, axis=2).reshape(flat.shape)
     vals = vals.reshape((n, c) + tuple(output_shape) + (-1,))
-    pos = jnp.argmax(vals, axis=-1)
-    best = jnp.take_along_axis(vals, pos[..., None], axis=-1)[..., 0]
-    where = jnp.take_along_axis(flat.reshape(vals.shape), pos[..., None], axis=-1)[..., 0]
-    return best, where.astype(jnp.int64)
+    return max_with_index(vals, flat.reshape(vals.shape))
 
 
 def _check_fractional(x, samples, ksize, output_shape):

@@ -13,10 +13,10 @@ import numbers
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
-from kiln._pynative.dispatch import auto_dtype
 from kiln.common.initializer import HeUniform, Initializer, Uniform, initializer
+from kiln.nn._checks import positive_int
 from kiln.nn.cell import Cell
-from kiln.nn.layer._checks import positive_int
+from kiln.nn.layer._bias import bias_of
 from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.conv import conv_transpose
 
@@ -39,15 +39,6 @@ def _check_input_3d(input_shape, op_name: str) -> None:
     (SPADE's spectral norm) imports it."""
     if len(input_shape) != 3:
         raise ValueError(f"{op_name} takes a 3-D input (N, C, L), but got shape {tuple(input_shape)}.")
-
-
-def _bias_of(conv) -> tuple:
-    """(the bias to hand the convolution, whether to add `conv.bias` after it instead). MindSpore's layers run the
-    convolution then BiasAdd, which amp level 'auto' casts apart (the convolution in the low dtype, the bias added in
-    float32); Kiln's convolutions add it inside, so under that level the bias is added after."""
-    if conv.bias is not None and auto_dtype() is not None:
-        return None, True
-    return conv.bias, False
 
 
 class _Conv(Cell):
@@ -178,7 +169,7 @@ class Conv1d(_Conv):
         super().__init__(**_arguments(locals()))
 
     def construct(self, x):
-        bias, apart = _bias_of(self)
+        bias, apart = bias_of(self)
         y = ops.conv1d(x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
         return ops.bias_add(y, self.bias) if apart else y
 
@@ -210,7 +201,7 @@ class Conv2d(_Conv):
     """
 
     def construct(self, x):
-        bias, apart = _bias_of(self)
+        bias, apart = bias_of(self)
         y = ops.conv2d(
             x,
             self.weight,
@@ -243,7 +234,7 @@ class Conv3d(_Conv):
         super().__init__(**_arguments(locals()))
 
     def construct(self, x):
-        bias, apart = _bias_of(self)
+        bias, apart = bias_of(self)
         y = ops.conv3d(x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
         return ops.bias_add(y, self.bias) if apart else y
 
@@ -255,7 +246,7 @@ class _ConvTranspose(_Conv):
     def construct(self, x):
         zero_pad = self._zero_output_padding and any(self.output_padding)
         out_pad = (0,) * self._nd if zero_pad else self.output_padding
-        bias, apart = _bias_of(self)
+        bias, apart = bias_of(self)
         y = conv_transpose(
             x, self.weight, bias, self._nd, self.stride, self.pad_mode, self.padding, out_pad, self.group,
             self.dilation,

@@ -8,9 +8,9 @@ import numbers
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
-from kiln._pynative.dispatch import auto_dtype
 from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.nn.cell import Cell
+from kiln.nn.layer._bias import bias_of
 from kiln.nn.layer.activation import get_activation
 from kiln.ops.primitive import Primitive
 
@@ -91,12 +91,10 @@ class Dense(Cell):
                 f"For 'Dense', the last dimension of the input must be in_channels={self.in_channels}, "
                 f"but got input shape {list(x.shape)}."
             )
-        if self.bias is not None and x.ndim >= 2 and auto_dtype() is not None:
-            # MindSpore's Dense is MatMul then BiasAdd, which amp level 'auto' casts apart: the product in the low
-            # dtype, the bias added in float32 (BiasAdd promotes); Kiln's one Dense primitive would add it in float16
-            y = ops.bias_add(ops.dense(x, self.weight, None), self.bias, "NHWC")
-        else:
-            y = ops.dense(x, self.weight, self.bias)  # one fused primitive, any number of leading dims
+        bias, apart = bias_of(self, x.ndim >= 2)
+        y = ops.dense(x, self.weight, bias)  # one fused primitive, any number of leading dims
+        if apart:
+            y = ops.bias_add(y, self.bias, "NHWC")  # the channels last
         if self.activation_flag:
             y = self.activation(y)
         return y

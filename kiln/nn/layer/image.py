@@ -8,8 +8,8 @@ import numpy as np
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
+from kiln.nn._checks import float_arg
 from kiln.nn.cell import Cell, CellList
-from kiln.nn.layer._checks import float_arg
 from kiln.nn.layer.conv import Conv2d
 
 __all__ = [

@@ -15,8 +15,8 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter
 from kiln.common.initializer import initializer
+from kiln.nn._checks import float_arg, positive_int
 from kiln.nn.cell import Cell
-from kiln.nn.layer._checks import float_arg, positive_int
 
 __all__ = [
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "InstanceNorm1d", "InstanceNorm2d",

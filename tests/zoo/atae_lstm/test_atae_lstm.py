@@ -3,14 +3,9 @@ in float16, masked by the sentence lengths; attention and a BCELoss) trains four
 groups through Model to MindSpore 2.10's numbers in both modes (issue 21, held-out networks). Goldens:
 make_atae_lstm_goldens_mindspore.py."""
 
-import os
-
 import numpy as np
 
-from tests.zoo.printed_values import read_goldens, run_script
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
+from tests.zoo.printed_values import MODES, assert_close, run_driver
 
 
 def test_zoo_atae_lstm_losses_and_state_match_mindspore():
@@ -20,15 +15,10 @@ def test_zoo_atae_lstm_losses_and_state_match_mindspore():
     # float16: MindSpore's own two modes differ by 5.6e-6 relative in step 4's loss (1.4e-6 in step 2) and 3.9e-3 in the
     # state sums (an Adagrad accumulator); Kiln is within 1.4e-5 and 2.4e-3 of either. Tolerances: 5.3 times
     # MindSpore's loss spread, 2.5 times its state spread.
-    got = run_script(os.path.join(HERE, "train_atae_lstm.py"), *MODES)
+    got, want = run_driver(__file__, *MODES)
     np.testing.assert_allclose(got["GRAPH_MODE losses"], got["PYNATIVE_MODE losses"], rtol=1e-6, atol=0)
     np.testing.assert_allclose(got["GRAPH_MODE state"], got["PYNATIVE_MODE state"], rtol=0, atol=1e-5)
-    want = read_goldens(os.path.join(HERE, "atae_lstm_goldens_mindspore.json"))
     for mode in MODES:
-        assert len(want[f"{mode} losses"]) == 4
         for kiln_mode in MODES:  # each Kiln mode is held to each MindSpore mode
-            np.testing.assert_allclose(got[f"{kiln_mode} losses"], want[f"{mode} losses"], rtol=3e-5, atol=0,
-                                       err_msg=f"Kiln {kiln_mode} against MindSpore {mode}")  # fmt: skip
-            assert len(got[f"{kiln_mode} state"]) == len(want[f"{mode} state"])
-            np.testing.assert_allclose(got[f"{kiln_mode} state"], want[f"{mode} state"], rtol=0, atol=1e-2,
-                                       err_msg=f"Kiln {kiln_mode} against MindSpore {mode}")  # fmt: skip
+            assert_close(got, want, f"{kiln_mode} losses", golden=f"{mode} losses", rtol=3e-5, length=4)
+            assert_close(got, want, f"{kiln_mode} state", golden=f"{mode} state", rtol=0, atol=1e-2)

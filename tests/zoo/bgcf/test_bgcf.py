@@ -2,14 +2,7 @@
 to_float, the float16 BGCFLoss, its TrainOneStepCell with a Fill sensitivity, Adam) trains four steps to MindSpore
 2.10's numbers in both modes (issue 21, held-out networks). Goldens: make_bgcf_goldens_mindspore.py."""
 
-import os
-
-import numpy as np
-
-from tests.zoo.printed_values import read_goldens, run_script
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
+from tests.zoo.printed_values import MODES, assert_close, run_driver
 
 
 def test_zoo_bgcf_losses_and_state_match_mindspore():
@@ -20,14 +13,9 @@ def test_zoo_bgcf_losses_and_state_match_mindspore():
     # relative in the losses (its GRAPH_MODE first loss too) and 8.4e-4 in the sums, and a 1e-4 relative change of
     # its initial weights (a fifth of a float16 ulp) moves them by 1.8e-4 and 4.5e-3; Kiln is within 7.8e-5 and 2.0e-3
     # of either mode.
-    got = run_script(os.path.join(HERE, "train_bgcf.py"), *MODES)
-    want = read_goldens(os.path.join(HERE, "bgcf_goldens_mindspore.json"))
+    got, want = run_driver(__file__, *MODES)
     for mode in MODES:
-        assert len(want[f"{mode} losses"]) == 4
-        np.testing.assert_allclose(
-            got[f"{mode} losses"][0], want["PYNATIVE_MODE losses"][0], rtol=2e-6, atol=0, err_msg=mode
-        )
+        assert_close(got, want, f"{mode} losses", golden="PYNATIVE_MODE losses", rtol=2e-6, items=[0])
         for golden in MODES:
-            np.testing.assert_allclose(got[f"{mode} losses"], want[f"{golden} losses"], rtol=2.5e-4, err_msg=golden)
-            assert len(got[f"{mode} state"]) == len(want[f"{golden} state"])
-            np.testing.assert_allclose(got[f"{mode} state"], want[f"{golden} state"], rtol=0, atol=6e-3, err_msg=golden)
+            assert_close(got, want, f"{mode} losses", golden=f"{golden} losses", rtol=2.5e-4, length=4)
+            assert_close(got, want, f"{mode} state", golden=f"{golden} state", rtol=0, atol=6e-3)

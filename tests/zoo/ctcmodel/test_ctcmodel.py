@@ -2,14 +2,7 @@
 blank-padded sparse labels, a TrainingWrapper with clip_by_global_norm) trains four Adam steps through Model to
 MindSpore 2.10's numbers in both modes (issue 21, held-out networks). Goldens: make_ctcmodel_goldens_mindspore.py."""
 
-import os
-
-import numpy as np
-
-from tests.zoo.printed_values import read_goldens, run_script
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
+from tests.zoo.printed_values import MODES, assert_close, run_driver
 
 
 def test_zoo_ctcmodel_losses_and_state_match_mindspore():
@@ -19,15 +12,10 @@ def test_zoo_ctcmodel_losses_and_state_match_mindspore():
     # are held to each MindSpore mode: against its PyNative, losses within 1.0e-7 relative and the state sums
     # within 6.8e-6 absolute (an Adam moment of the float16 Dense's weight); against its GRAPH_MODE 1.1e-6 and
     # 2.0e-5, MindSpore's own two modes' spread (1.0e-6 and 2.05e-5). Tolerances: 2.5-10 times those.
-    got = run_script(os.path.join(HERE, "train_ctcmodel.py"), *MODES)
-    want = read_goldens(os.path.join(HERE, "ctcmodel_goldens_mindspore.json"))
+    got, want = run_driver(__file__, *MODES)
     spread = {"PYNATIVE_MODE": (1e-6, 2e-5), "GRAPH_MODE": (3e-6, 5e-5)}
     for mode in MODES:
         loss_rtol, state_atol = spread[mode]
-        assert len(want[f"{mode} losses"]) == 4
         for kiln_mode in MODES:  # Kiln's two modes give one answer: each is held to MindSpore's mode
-            np.testing.assert_allclose(got[f"{kiln_mode} losses"], want[f"{mode} losses"], rtol=loss_rtol, atol=0,
-                                       err_msg=f"Kiln {kiln_mode} against MindSpore {mode}")  # fmt: skip
-            assert len(got[f"{kiln_mode} state"]) == len(want[f"{mode} state"])
-            np.testing.assert_allclose(got[f"{kiln_mode} state"], want[f"{mode} state"], rtol=0, atol=state_atol,
-                                       err_msg=f"Kiln {kiln_mode} against MindSpore {mode}")  # fmt: skip
+            assert_close(got, want, f"{kiln_mode} losses", golden=f"{mode} losses", rtol=loss_rtol, length=4)
+            assert_close(got, want, f"{kiln_mode} state", golden=f"{mode} state", rtol=0, atol=state_atol)

@@ -3,14 +3,7 @@ the cosine Classifier, AdditiveAngularMargin, the zoo's loss-scale cell with Cli
 its train.py trains it, to MindSpore 2.10's numbers in both modes (issue 21, held-out networks). Goldens:
 make_ecapatdnn_goldens_mindspore.py."""
 
-import os
-
-import numpy as np
-
-from tests.zoo.printed_values import read_goldens, run_script
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
+from tests.zoo.printed_values import MODES, assert_close, run_driver
 
 
 def test_zoo_ecapatdnn_losses_and_state_match_mindspore():
@@ -21,13 +14,8 @@ def test_zoo_ecapatdnn_losses_and_state_match_mindspore():
     # (tanh(5.05) = 0.99992), 8.1e-5 from tanh where Kiln is within 3 ulps. MindSpore with that Tanh computed from
     # ops.exp moves by 2.2e-6 and 3.5e-4 itself, and Kiln is then within 1.3e-6 and 1.0e-4 of it: MindSpore's own move
     # under a 1e-7 relative change of its initial weights (8e-7, 1.1e-4). Tolerances: about 4 times those.
-    got = run_script(os.path.join(HERE, "train_ecapatdnn.py"), *MODES)
-    want = read_goldens(os.path.join(HERE, "ecapatdnn_goldens_mindspore.json"))
+    got, want = run_driver(__file__, *MODES)
     for mode in MODES:
-        assert len(want[f"{mode} losses"]) == 4
         for kiln_mode in MODES:  # Kiln's two modes give one answer: each is held to MindSpore's mode
-            np.testing.assert_allclose(got[f"{kiln_mode} losses"], want[f"{mode} losses"], rtol=1e-5, atol=0,
-                                       err_msg=f"Kiln {kiln_mode} against MindSpore {mode}")  # fmt: skip
-            assert len(got[f"{kiln_mode} state"]) == len(want[f"{mode} state"])
-            np.testing.assert_allclose(got[f"{kiln_mode} state"], want[f"{mode} state"], rtol=0, atol=1.2e-3,
-                                       err_msg=f"Kiln {kiln_mode} against MindSpore {mode}")  # fmt: skip
+            assert_close(got, want, f"{kiln_mode} losses", golden=f"{mode} losses", rtol=1e-5, length=4)
+            assert_close(got, want, f"{kiln_mode} state", golden=f"{mode} state", rtol=0, atol=1.2e-3)

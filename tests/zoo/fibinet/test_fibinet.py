@@ -3,14 +3,8 @@ each bilinear type, float16 DenseLayers, its TrainStepWrap of two GradOperations
 Adam) trains four steps to MindSpore 2.10's numbers in both modes (issue 21, held-out networks). Goldens:
 make_fibinet_goldens_mindspore.py."""
 
-import os
+from tests.zoo.printed_values import MODES, assert_close, run_driver
 
-import numpy as np
-
-from tests.zoo.printed_values import read_goldens, run_script
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
 KINDS = ("all", "each", "interaction")
 
 
@@ -21,17 +15,12 @@ def test_zoo_fibinet_losses_and_state_match_mindspore():
     # initial weights: 7.9e-8 and 2.6e-4). MindSpore's GRAPH_MODE rounds the float16 DenseLayer once after MatMul and
     # BiasAdd where its PyNative (and Kiln) rounds the MatMul's product first: its two modes differ by 2.5e-5 in the
     # losses and 7.1e-3 in the sums (FTRL's linear accumulator of the wide table, 470.3). Tolerances: 3-6 times those.
-    got = run_script(os.path.join(HERE, "train_fibinet.py"), *MODES)
-    want = read_goldens(os.path.join(HERE, "fibinet_goldens_mindspore.json"))
+    got, want = run_driver(__file__, *MODES)
     spread = {"PYNATIVE_MODE": (5e-7, 1e-4), "GRAPH_MODE": (1e-4, 3e-2)}
     for mode in MODES:
         loss_rtol, state_atol = spread[mode]
         for kind in KINDS:
-            assert len(want[f"{mode} {kind} losses"]) == 8
             for kiln_mode in MODES:  # Kiln's two modes give one answer: each is held to MindSpore's mode
-                label = f"Kiln {kiln_mode} against MindSpore {mode}, bilinear {kind}"
-                np.testing.assert_allclose(got[f"{kiln_mode} {kind} losses"], want[f"{mode} {kind} losses"],
-                                           rtol=loss_rtol, atol=0, err_msg=label)  # fmt: skip
-                assert len(got[f"{kiln_mode} {kind} state"]) == len(want[f"{mode} {kind} state"])
-                np.testing.assert_allclose(got[f"{kiln_mode} {kind} state"], want[f"{mode} {kind} state"], rtol=0,
-                                           atol=state_atol, err_msg=label)  # fmt: skip
+                losses, state = f"{mode} {kind} losses", f"{mode} {kind} state"
+                assert_close(got, want, f"{kiln_mode} {kind} losses", golden=losses, rtol=loss_rtol, length=8)
+                assert_close(got, want, f"{kiln_mode} {kind} state", golden=state, rtol=0, atol=state_atol)

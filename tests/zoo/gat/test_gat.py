@@ -3,33 +3,24 @@ heads in CellList joined by Concat/AddN, the masked softmax loss with L2Loss, it
 steps to MindSpore 2.10's numbers in both modes (issue 21, held-out networks). Goldens: make_gat_goldens_mindspore.py.
 """
 
-import os
-
-import numpy as np
 import pytest
 
-from tests.zoo.printed_values import read_goldens, run_script
+from tests.zoo.printed_values import assert_close, assert_modes_match, run_driver
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 # float32 first: the zoo's shared default-argument activation Cells keep the float16 flag once it is set
 MODES = ("PYNATIVE_MODE:fp32", "GRAPH_MODE:fp32", "PYNATIVE_MODE", "GRAPH_MODE")
 
 
 @pytest.fixture(scope="module")
 def printed():
-    got = run_script(os.path.join(HERE, "train_gat.py"), *MODES)
-    return got, read_goldens(os.path.join(HERE, "gat_goldens_mindspore.json"))
+    return run_driver(__file__, *MODES)
 
 
 def test_zoo_gat_losses_and_state_match_mindspore_in_float32(printed):
     # Losses agree to 1.4e-7 relative, the parameter and moment sums to 7.5e-6 (MindSpore's own two modes: 7e-8 and
     # 7e-6; the smallest sums, second moments near 1e-6, carry the largest relative noise).
     got, want = printed
-    for mode in MODES[:2]:
-        assert len(want[f"{mode} losses"]) == 4
-        np.testing.assert_allclose(got[f"{mode} losses"], want[f"{mode} losses"], rtol=1e-6, atol=0, err_msg=mode)
-        assert len(got[f"{mode} state"]) == len(want[f"{mode} state"])
-        np.testing.assert_allclose(got[f"{mode} state"], want[f"{mode} state"], rtol=3e-5, atol=1e-12, err_msg=mode)
+    assert_modes_match(got, want, steps=4, losses=(1e-6, 0), state=(3e-5, 1e-12), modes=MODES[:2])
 
 
 def test_zoo_gat_float16_flag_moves_the_losses_as_mindspore(printed):
@@ -42,5 +33,5 @@ def test_zoo_gat_float16_flag_moves_the_losses_as_mindspore(printed):
     # and are not compared.
     got, want = printed
     for mode in MODES[2:]:
-        np.testing.assert_allclose(got[f"{mode} losses"], want[f"{mode} losses"], rtol=5e-4, atol=0, err_msg=mode)
+        assert_close(got, want, f"{mode} losses", rtol=5e-4)
         assert got[f"{mode} losses"] != got[f"{mode}:fp32 losses"], mode  # the flag is applied

@@ -4,14 +4,7 @@ HAKETrainOneStepCell; head then tail batches sharing one Adam through Model.trai
 2.10's numbers in both modes (issue 21, held-out networks). Goldens: make_hake_goldens_mindspore.py.
 """
 
-import os
-
-import numpy as np
-
-from tests.zoo.printed_values import read_goldens, run_script
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
+from tests.zoo.printed_values import MODES, assert_modes_match, run_driver
 
 
 def test_zoo_hake_losses_and_state_match_mindspore():
@@ -19,10 +12,5 @@ def test_zoo_hake_losses_and_state_match_mindspore():
     # own two modes: 1.8e-7 and 4e-8; its PyNative moves by 2e-7 from run to run); the smallest sums, second moments
     # near 2e-4, carry the largest relative noise. It found that Tensor.clip took MindSpore 1.x's xmin/xmax, not
     # MindSpore 2's min/max (the driver's HakeGraph calls clip(max=1)).
-    got = run_script(os.path.join(HERE, "train_hake.py"), *MODES)
-    want = read_goldens(os.path.join(HERE, "hake_goldens_mindspore.json"))
-    for mode in MODES:
-        assert len(want[f"{mode} losses"]) == 4
-        np.testing.assert_allclose(got[f"{mode} losses"], want[f"{mode} losses"], rtol=2e-6, atol=0, err_msg=mode)
-        assert len(got[f"{mode} state"]) == len(want[f"{mode} state"])
-        np.testing.assert_allclose(got[f"{mode} state"], want[f"{mode} state"], rtol=5e-6, atol=1e-10, err_msg=mode)
+    got, want = run_driver(__file__, *MODES)
+    assert_modes_match(got, want, steps=4, losses=(2e-6, 0), state=(5e-6, 1e-10))

@@ -3,16 +3,10 @@ D_Loss/G_Loss on SigmoidCrossEntropyWithLogits and L1Loss, its two-optimizer Tra
 to MindSpore 2.10's GRAPH_MODE numbers in both modes (issue 21, held-out networks).
 Goldens: make_pix2pix_goldens_mindspore.py."""
 
-import os
+from tests.zoo.printed_values import MODES, assert_close, run_driver
 
-import numpy as np
-
-from tests.zoo.printed_values import read_goldens, run_script
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
 # G's first BatchNorm (model.model.1.model.2): its moving mean and variance sums in `state`
-FIRST_G_BATCHNORM = [111, 112]
+FIRST_G_BATCHNORM = (111, 112)
 
 
 def test_zoo_pix2pix_losses_and_state_match_mindspore():
@@ -25,18 +19,8 @@ def test_zoo_pix2pix_losses_and_state_match_mindspore():
     # perturbation 1.1e-4 (GRAPH_MODE); atol is twice that. Left: MindSpore's GRAPH_MODE moves G's first
     # BatchNorm statistics once a step (variance sum 16 * 0.9^4), its other BatchNorms and its PyNative twice
     # (one forward in D's loss cell, one in G's), as Kiln does: those two sums are not compared.
-    got = run_script(os.path.join(HERE, "train_pix2pix.py"), *MODES)
-    want = read_goldens(os.path.join(HERE, "pix2pix_goldens_mindspore.json"))
-    keep = np.ones(len(want["GRAPH_MODE state"]), bool)
-    keep[FIRST_G_BATCHNORM] = False
+    got, want = run_driver(__file__, *MODES)
+    keep = [i for i in range(len(want["GRAPH_MODE state"])) if i not in FIRST_G_BATCHNORM]
     for mode in MODES:
-        assert len(got[f"{mode} losses"]) == 8
-        np.testing.assert_allclose(got[f"{mode} losses"], want["GRAPH_MODE losses"], rtol=5e-6, atol=0, err_msg=mode)
-        assert len(got[f"{mode} state"]) == len(keep)
-        np.testing.assert_allclose(
-            np.array(got[f"{mode} state"])[keep],
-            np.array(want["GRAPH_MODE state"])[keep],
-            rtol=0,
-            atol=2.2e-4,
-            err_msg=mode,
-        )
+        assert_close(got, want, f"{mode} losses", golden="GRAPH_MODE losses", rtol=5e-6, length=8)
+        assert_close(got, want, f"{mode} state", golden="GRAPH_MODE state", rtol=0, atol=2.2e-4, items=keep)

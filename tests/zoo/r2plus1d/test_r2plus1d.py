@@ -14,27 +14,16 @@ at steps 1-2 (Kiln 6.5e-7 and 1.2e-5 off; MindSpore's perturbed run 1.3e-6 and 4
 two modes 1.2e-3 apart at step 3, their first-step gradients within 1.5e-6 of each other and 2.2e-5 of MindSpore's).
 """
 
-import os
-
-import numpy as np
-
-from tests.zoo.printed_values import read_goldens, run_script
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODES = ("PYNATIVE_MODE", "GRAPH_MODE")
-SCRIPT = os.path.join(HERE, "train_r2plus1d.py")
+from tests.zoo.printed_values import MODES, assert_close, run_driver
 
 
 def test_zoo_r2plus1d_amp_auto_first_step_matches_mindspore():
-    got = run_script(SCRIPT, "--amp", "auto", *MODES, timeout=1200)
-    want = read_goldens(os.path.join(HERE, "r2plus1d_goldens_mindspore.json"))
+    got, want = run_driver(__file__, "--amp", "auto", *MODES, timeout=1200)
     for mode in MODES:
-        assert len(want[f"{mode} losses"]) == len(got[f"{mode} losses"]) == 4
-        np.testing.assert_allclose(got[f"{mode} losses"][0], want[f"{mode} losses"][0], rtol=5.2e-3, err_msg=mode)
+        assert_close(got, want, f"{mode} losses", rtol=5.2e-3, length=4, items=[0])
 
 
 def test_zoo_r2plus1d_o0_matches_mindspore():
-    got = run_script(SCRIPT, "--amp", "O0", *MODES, timeout=1200)
-    want = read_goldens(os.path.join(HERE, "r2plus1d_o0_goldens_mindspore.json"))
+    got, want = run_driver(__file__, "--amp", "O0", *MODES, goldens="r2plus1d_o0_goldens_mindspore.json", timeout=1200)
     for mode in MODES:
-        np.testing.assert_allclose(got[f"{mode} losses"][:2], want[f"{mode} losses"][:2], rtol=2e-5, err_msg=mode)
+        assert_close(got, want, f"{mode} losses", rtol=2e-5, items=slice(None, 2))
