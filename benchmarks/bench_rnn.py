@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import sys
 import time
@@ -39,6 +40,10 @@ MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON") or next(
     (p for p in ("/tmp/msvenv/bin/python", "/work/msvenv/bin/python") if Path(p).exists()), "/tmp/msvenv/bin/python"
 )
 
+
+# minor page faults above which a steady step counts as having faulted its temporary buffer in afresh (the length-500
+# step's is about 54 MB: 13,800 faults of 4 KB; a step that reuses it takes tens)
+FAULTED_STEP = 1000
 
 CELLS = ("kiln-graph", "kiln-pynative", "mindspore-graph", "mindspore-pynative")
 
@@ -93,12 +98,20 @@ def _worker(framework: str, mode: str, steps: int, repeat: int) -> dict:
         tiers.wait()
         result["tier_wait"] = time.perf_counter() - t
         step(x, y).asnumpy()  # the call boundary where the optimised programs take over
-    times = []
+    times, faults, system = [], [], []
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_SELF)
         t = time.perf_counter()
         step(x, y).asnumpy()
         times.append(time.perf_counter() - t)
-    return {**result, "step": statistics.median(times)}
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        faults.append(after.ru_minflt - before.ru_minflt)
+        system.append(after.ru_stime - before.ru_stime)
+    # a step whose temporary buffer the C allocator mapped afresh faults all its pages in (kernel time): said per cell,
+    # so that a slow reading shows whether it was that
+    faulted = sum(f > FAULTED_STEP for f in faults)
+    steady = {"step": statistics.median(times), "system": statistics.median(system), "faulted": faulted}
+    return {**result, **steady, "timed": repeat}
 
 
 def _spawn(framework: str, mode: str, steps: int, repeat: int) -> dict | None:
@@ -162,6 +175,9 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{'':>8}first step's XLA compiles {r['xla_compile']:.2f}s ({r['compiles']}); next step "
                       f"(quick tier) {1000 * r['quick_step']:.1f}ms; waited {r['tier_wait']:.2f}s for the "
                       f"optimised tier", flush=True)  # fmt: skip
+            if "faulted" in r:
+                print(f"{'':>8}steady steps that faulted over {FAULTED_STEP} pages in: {r['faulted']} of {r['timed']}; "
+                      f"median system time {1000 * r['system']:.1f}ms a step", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
