@@ -11,8 +11,9 @@ glibc's own dynamic threshold keeps blocks up to 32 MB after their first free; t
 A block below 64 MB allocated on one of XLA's threads, whose glibc heap has no room for it, gets a heap of its own,
 and glibc deletes a heap that its frees leave empty (munmap) whatever the trim threshold, unless the top pad
 (`M_TOP_PAD`) asks it to keep that much: the LSTM step above at length 500 (a 54 MB temporary buffer) so faulted
-13,800 pages in at up to half of its steady steps, 20-28 ms of system time each (a quiet run read 40.9 ms a step
-against 25 ms without). `keep_freed_memory` sets the pad to a whole heap (`HEAP_PAD`), so such a heap stays.
+13,800 pages in at every PyNative step and at up to half of the GRAPH_MODE ones, 20-28 ms of system time each (a
+quiet GRAPH_MODE run read 40.9 ms a step against 25 ms without). `keep_freed_memory` sets the pad to a whole heap
+(`HEAP_PAD`), so such a heap stays: a new one faults in once.
 It does not reach blocks of 64 MB or more allocated on a thread other than the main one (glibc's heaps for other
 threads are 64 MB, so such a block is still mapped at each run): the same LSTM step at length 2000 still takes
 about 58,600 page faults a step. `MALLOC_ARENA_MAX=1` in the environment removed an 80 MB block's faults in a
