@@ -10,7 +10,9 @@ absent). Kiln's caches are off (KILN_GRAPH_CACHE=0 and KILN_CACHE_DIR=off, as in
 step compiles everything: with the executable cache folder on, an earlier run's optimised programs were loaded
 from it instead of compiled. Kiln's first steps run
 quickly compiled programs (kiln/_backend/tiers.py): as in benchmarks/bench_zoo.py, one more step runs on them
-(its time is printed), then the steady steps are timed once the optimised programs have taken over. Issue 21's
+(its time is printed), then the steady steps are timed once the optimised programs have taken over and the steps
+no longer fault their temporary buffers in afresh (`_settle`; each cell prints how many timed steps still did and
+their median system time). Issue 21's
 bound: Kiln's GRAPH_MODE first step at most MindSpore's and flat in length, its steady step at most half of
 MindSpore's.
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import sys
 import time
@@ -38,6 +41,28 @@ REPO = Path(__file__).resolve().parent.parent
 MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON") or next(
     (p for p in ("/tmp/msvenv/bin/python", "/work/msvenv/bin/python") if Path(p).exists()), "/tmp/msvenv/bin/python"
 )
+
+
+# minor page faults above which a steady step counts as having faulted its temporary buffer in afresh (the length-500
+# step's is about 54 MB: 13,800 faults of 4 KB; a step that reuses it takes tens)
+FAULTED_STEP = 1000
+# Untimed steps before the timed ones, until two in a row fault fewer pages in (at most this many): each of XLA's
+# threads that runs a step maps a heap for its temporary buffer the first time (kiln/_backend/host_memory.py keeps
+# it; before, glibc deleted it at each free), and a step that does takes 20-28 ms of system time at length 500 (a
+# quiet 5-step median read 40.9 ms against 25 ms in the next runs)
+SETTLE_STEPS = 20
+
+
+def _settle(run) -> int:
+    """Call `run()` until two calls in a row fault at most FAULTED_STEP pages in (or SETTLE_STEPS calls); how many."""
+    quiet = 0
+    for calls in range(1, SETTLE_STEPS + 1):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        run()
+        quiet = quiet + 1 if resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before <= FAULTED_STEP else 0
+        if quiet == 2:
+            return calls
+    return SETTLE_STEPS
 
 
 CELLS = ("kiln-graph", "kiln-pynative", "mindspore-graph", "mindspore-pynative")
@@ -93,12 +118,21 @@ def _worker(framework: str, mode: str, steps: int, repeat: int) -> dict:
         tiers.wait()
         result["tier_wait"] = time.perf_counter() - t
         step(x, y).asnumpy()  # the call boundary where the optimised programs take over
-    times = []
+    result["settle"] = _settle(lambda: step(x, y).asnumpy())
+    times, faults, system = [], [], []
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_SELF)
         t = time.perf_counter()
         step(x, y).asnumpy()
         times.append(time.perf_counter() - t)
-    return {**result, "step": statistics.median(times)}
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        faults.append(after.ru_minflt - before.ru_minflt)
+        system.append(after.ru_stime - before.ru_stime)
+    # a step whose temporary buffer the C allocator mapped afresh faults all its pages in (kernel time): said per cell,
+    # so that a slow reading shows whether it was that
+    faulted = sum(f > FAULTED_STEP for f in faults)
+    steady = {"step": statistics.median(times), "system": statistics.median(system), "faulted": faulted}
+    return {**result, **steady, "timed": repeat}
 
 
 def _spawn(framework: str, mode: str, steps: int, repeat: int) -> dict | None:
@@ -162,6 +196,10 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{'':>8}first step's XLA compiles {r['xla_compile']:.2f}s ({r['compiles']}); next step "
                       f"(quick tier) {1000 * r['quick_step']:.1f}ms; waited {r['tier_wait']:.2f}s for the "
                       f"optimised tier", flush=True)  # fmt: skip
+            if "faulted" in r:
+                print(f"{'':>8}untimed settling steps {r['settle']}; timed steps that faulted over {FAULTED_STEP} "
+                      f"pages in: {r['faulted']} of {r['timed']}; "
+                      f"median system time {1000 * r['system']:.1f}ms a step", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -8,6 +8,12 @@ step there, a quarter of the step's CPU time spent in the kernel. `keep_freed_me
 thresholds (`mallopt`) so that such blocks come from the heap and return to it, and the next run reuses the same
 pages, as a framework's memory pool does. The price is the one of a pool: the process keeps its peak heap.
 glibc's own dynamic threshold keeps blocks up to 32 MB after their first free; the LSTM step's are larger.
+A block below 64 MB allocated on one of XLA's threads, whose glibc heap has no room for it, gets a heap of its own,
+and glibc deletes a heap that its frees leave empty (munmap) whatever the trim threshold, unless the top pad
+(`M_TOP_PAD`) asks it to keep that much: the LSTM step above at length 500 (a 54 MB temporary buffer) so faulted
+13,800 pages in at every PyNative step and at up to half of the GRAPH_MODE ones, 20-28 ms of system time each (a
+quiet GRAPH_MODE run read 40.9 ms a step against 25 ms without). `keep_freed_memory` sets the pad to a whole heap
+(`HEAP_PAD`), so such a heap stays: a new one faults in once.
 It does not reach blocks of 64 MB or more allocated on a thread other than the main one (glibc's heaps for other
 threads are 64 MB, so such a block is still mapped at each run): the same LSTM step at length 2000 still takes
 about 58,600 page faults a step. `MALLOC_ARENA_MAX=1` in the environment removed an 80 MB block's faults in a
@@ -33,13 +39,15 @@ import ctypes
 import os
 import time
 
-__all__ = ["KEEP_BELOW", "TRIM_ABOVE", "free_heap_bytes", "keep_freed_memory", "release_idle_heap"]
+__all__ = ["HEAP_PAD", "KEEP_BELOW", "TRIM_ABOVE", "free_heap_bytes", "keep_freed_memory", "release_idle_heap"]
 
 # Blocks up to this size come from the heap, and up to this much free memory at its top is kept (bytes).
 KEEP_BELOW = 1 << 30
 # Free heap kept past a compile (bytes); `release_idle_heap` gives back the rest, at most once per TRIM_EVERY_S.
 TRIM_ABOVE = 1 << 30
 TRIM_EVERY_S = 1.0
+# glibc's top pad (bytes): a thread's heap (64 MB at most) that its frees leave empty stays while the pad is this large
+HEAP_PAD = 64 << 20
 
 
 class _MallInfo2(ctypes.Structure):
@@ -53,6 +61,7 @@ _glibc: dict = {}  # "mallinfo2" and "malloc_trim", once keep_freed_memory has r
 _last_check = [0.0]
 
 _M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
+_M_TOP_PAD = -2
 _M_MMAP_THRESHOLD = -3
 
 
@@ -77,6 +86,7 @@ def keep_freed_memory() -> bool:
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     kept = bool(mallopt(_M_MMAP_THRESHOLD, KEEP_BELOW)) and bool(mallopt(_M_TRIM_THRESHOLD, KEEP_BELOW))
+    kept = kept and bool(mallopt(_M_TOP_PAD, HEAP_PAD))
     libc = ctypes.CDLL(None)
     if kept and hasattr(libc, "mallinfo2") and hasattr(libc, "malloc_trim"):  # mallinfo2: glibc 2.33 and later
         libc.mallinfo2.restype = _MallInfo2

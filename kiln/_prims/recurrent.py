@@ -169,6 +169,13 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     # one stacked slab, gates by one tanh of the row) with the reverse body at 7 ran the pure-JAX step 1.64x CPU;
     # the slab alone with the factors rebuilt after the loop (one product for every step) 1.31x; one tanh of the
     # row here alone 1.29x; h and c written into one slab by two updates made XLA copy the whole slab each step
+    # Session 22 (pure-JAX gradient of bench_rnn's LSTM at length 500, Kiln's CPU options, 9 interleaved rounds, CPU
+    # medians; no quiet machine, load 5-12): each direction a loop of its own (two independent while loops a layer,
+    # which XLA's CPU runtime could run at once) 34.4 against 32.5 ms CPU at load 5 (wall min 33.7 against 31.5: no
+    # overlap seen), 37.8-39.1 against 34.2-34.7 at load 11-12; scan unroll 2 or 4 CPU 1.00x, XLA compile 7.2 and
+    # 11.5 s against about 6.5; XLA flags: YNNPACK off for the in-loop dots 1.16x, concurrency-optimised scheduler
+    # off 1.00x, single-threaded Eigen 1.01x, copy insertion's region analysis 1.04x. The runtime's sequential-body
+    # thresholds (8 thunks, 512-byte buffers) are constants in jaxlib 0.10.2, not flags.
     times = jnp.arange(gates_x.shape[0])
     (h, c), (ys, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
     return (ys, h, c), pulls

@@ -1,7 +1,8 @@
 """Host memory between runs (kiln/_backend/host_memory.py): once Kiln is imported, an executable whose temporary
 buffer is 48 MB reuses the previous run's pages instead of faulting fresh ones in at every run; with
 `KILN_HOST_MEMORY=system` (glibc's own thresholds, which never keep a block over 32 MB) every run faults about all
-of that buffer's pages again.
+of that buffer's pages again. A block that takes a heap of its own on a thread other than the main one keeps it
+after its free (glibc's top pad), so the next block of that size reuses its pages.
 
 Each case runs in a fresh interpreter (the setting is made once, at import) and counts the process's minor page
 faults in each of a few runs of the same executable (the median run is compared); the values are checked against
@@ -115,3 +116,49 @@ def test_a_compile_gives_back_a_free_heap_past_the_bound(tmp_path):
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["values"]
     assert result["freed"] - result["after_compile"] > 250 * 2**20, result
+
+
+_THREAD_HEAP_SCRIPT = """
+import ctypes, json, resource, threading
+import kiln  # noqa: F401  (the backend's import makes the setting)
+from kiln._backend import host_memory
+
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = (ctypes.c_size_t,)
+libc.free.argtypes = (ctypes.c_void_p,)
+BLOCK = 54 * 2**20  # bench_rnn's LSTM step's temporary buffer at length 500
+result = {}
+
+def worker():  # a thread of its own: its own glibc arena, as XLA's threads that run executables have
+    live = libc.malloc(16 * 2**20)  # what else the thread's heap holds: the block no longer fits beside it
+    ctypes.memset(live, 1, 16 * 2**20)
+    faults = []
+    for _ in range(8):
+        before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+        block = libc.malloc(BLOCK)
+        ctypes.memset(block, 1, BLOCK)
+        libc.free(block)
+        faults.append(resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before)
+    libc.free(live)
+    result["faults"] = faults
+
+thread = threading.Thread(target=worker)
+thread.start()
+thread.join()
+print(json.dumps({**result, "kept": host_memory.keep_freed_memory()}))
+"""
+
+
+def test_a_threads_heap_for_one_large_block_stays_after_its_free():
+    """A 54 MB block on a thread whose heap holds 16 MB gets a new heap; glibc deleted it at the free (the trim
+    threshold does not reach it), so each such block faulted all its pages in again: 13,825 at each of 8 rounds."""
+    environ = {**os.environ, "PYTHONPATH": str(REPO), "KILN_HOST_MEMORY": ""}
+    done = subprocess.run(
+        [sys.executable, "-c", _THREAD_HEAP_SCRIPT], env=environ, capture_output=True, text=True, check=True
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["kept"]
+    pages = 54 * 2**20 // 4096
+    assert result["faults"][0] > pages / 2, result  # the first block faults its heap in
+    assert max(result["faults"][1:]) < pages / 10, result  # the later ones reuse it
