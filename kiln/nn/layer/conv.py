@@ -34,13 +34,6 @@ def _arguments(init_locals: dict) -> dict:
     return {k: v for k, v in init_locals.items() if k not in ("self", "__class__")}
 
 
-def _check_input_3d(input_shape, op_name: str) -> None:
-    """Raise ValueError unless `input_shape` has three dimensions (N, C, L). Private in MindSpore too; a zoo layer
-    (SPADE's spectral norm) imports it."""
-    if len(input_shape) != 3:
-        raise ValueError(f"{op_name} takes a 3-D input (N, C, L), but got shape {tuple(input_shape)}.")
-
-
 def _bias_of(conv) -> tuple:
     """(the bias to hand the convolution, whether to add `conv.bias` after it instead). MindSpore's layers run the
     convolution then BiasAdd, which amp level 'auto' casts apart (the convolution in the low dtype, the bias added in
