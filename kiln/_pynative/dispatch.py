@@ -538,7 +538,8 @@ def _abstract_outputs(prim: PrimitiveDef, attrs: tuple, args: tuple) -> tuple:
                 return _avals_from_text(stored.decode())
             except (ValueError, TypeError, UnicodeDecodeError):
                 B.cache.discard(entry)
-    out = B.eval_shape(lazy.traceable(prim, attrs), *specs)  # (the window's program reuses this trace)
+    with B.gc_pause.paused():  # (a trace: see kiln/_backend/gc_pause.py)
+        out = B.eval_shape(lazy.traceable(prim, attrs), *specs)  # (the window's program reuses this trace)
     out = tuple(out) if prim.multiple_results else (out,)
     if entry is not None:
         B.cache.write_later(entry, lambda: _avals_text(out).encode())
