@@ -78,7 +78,7 @@ def compiles_again(key, programs: dict, single_use: set, refused: dict) -> bool:
 _SCALARS = (bool, int, float, complex)
 _concrete_types: set[type] = set()  # backend array classes seen (a tracer is never one)
 _MAIN_THREAD = threading.main_thread().ident
-_traceables: dict[tuple, Callable] = {}  # (prim, attrs) -> `traceable`'s function
+_traceables: dict[tuple, tuple] = {}  # (prim, attrs, consts) -> (the implementation, `traceable`'s function)
 
 
 class Window:
@@ -329,26 +329,28 @@ def traceable(prim: PrimitiveDef, attrs: tuple, consts: tuple = ()) -> Callable:
     every program it is part of (JAX keeps the trace; inlined, the program's operations are those of a direct call).
     `consts`: (position, type, value) of inputs passed as Python values, not traced; the function takes the others."""
     key = (prim, attrs, consts)
-    fn = _traceables.get(key)
-    if fn is None:
-        if len(_traceables) >= MAX_TRACEABLES:  # the oldest goes: a full cache keeps caching the ops now in use
-            del _traceables[next(iter(_traceables))]
-        impl = prim.impl
-        kw = prim.attrs_dict(attrs) if attrs else {}
-        if consts:
+    impl = prim.impl
+    impl_fn = _traceables.get(key)
+    if impl_fn is not None and impl_fn[0] is impl:  # (an implementation replaced since is traced anew)
+        return impl_fn[1]
+    if impl_fn is None and len(_traceables) >= MAX_TRACEABLES:  # the oldest goes: a full cache keeps caching
+        del _traceables[next(iter(_traceables))]
+    kw = prim.attrs_dict(attrs) if attrs else {}
+    if consts:
 
-            def call(*xs):
-                full, it = [], iter(xs)
-                for c in consts:  # (in position order)
-                    while len(full) < c[0]:
-                        full.append(next(it))
-                    full.append(c[2])
-                full.extend(it)
-                return impl(*full, **kw)
+        def call(*xs):
+            full, it = [], iter(xs)
+            for c in consts:  # (in position order)
+                while len(full) < c[0]:
+                    full.append(next(it))
+                full.append(c[2])
+            full.extend(it)
+            return impl(*full, **kw)
 
-        else:
-            call = (lambda *xs: impl(*xs, **kw)) if kw else impl
-        fn = _traceables[key] = B.jit(call, inline=True)
+    else:
+        call = (lambda *xs: impl(*xs, **kw)) if kw else impl
+    fn = B.jit(call, inline=True)
+    _traceables[key] = (impl, fn)
     return fn
 
 

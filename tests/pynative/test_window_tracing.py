@@ -111,3 +111,15 @@ def test_a_window_traced_once_per_signature_computes_the_same_bits(fresh, bound)
     assert len(got) == len(want)
     for a, b in zip(got, want, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_an_implementation_replaced_since_is_traced_anew(fresh):
+    run = _step(2)
+    run()
+    sigmoid = REGISTRY["Sigmoid"]
+    impl = sigmoid.impl
+    fresh.setattr(sigmoid, "impl", lambda *a, **k: impl(*a, **k) * 0.0 + 0.5)  # sigmoid(anything) = 0.5
+    fresh.setattr(dispatch.WINDOW, "programs", {})  # (a compiled program keeps what it was built from)
+    kiln.set_seed(0)
+    x = Tensor(np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(ops.sigmoid(x * 2.0).asnumpy(), np.full((2, 3), 0.5, np.float32))
