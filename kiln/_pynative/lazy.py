@@ -13,7 +13,8 @@ compiles quickly).
 
 The program is cached by the window's structure (the ops, how their inputs connect, which outputs are still
 referenced): a training step repeats it, so from the second step on a flush is one lookup and one launch, and
-the first step compiles one program instead of one kernel per op. When the program fails, the window runs op
+the first step compiles one program instead of one kernel per op. Each op is traced once per input signature
+(`traceable`), for its output types and for every program that holds it. When the program fails, the window runs op
 by op through the eager kernels, which raise in the op's own words: the first failure is raised by the flush itself
 (an eager run would not have gone past that op), with a traceback ending at the user's line that called the op
 (recorded with each op), and a value the failed op left without one raises the same error when read. Values
