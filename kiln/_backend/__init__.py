@@ -20,6 +20,7 @@ from kiln._backend import (
     cache,  # noqa: F401  (turns on the on-disk executable cache)
     callbacks,  # noqa: F401  (user functions called from compiled programs: their exceptions)
     compile_log,  # noqa: F401  (KILN_LOG=compiles: every XLA compile, named)
+    gc_pause,  # noqa: F401  (the garbage collector paused while a program is traced and compiled)
     late_errors,  # noqa: F401  (failures a GPU reports at a read)
     platforms,  # noqa: F401  (JAX's CPU platform beside an accelerator: host callbacks need it)
     precision,  # noqa: F401  (float32 matmuls and convolutions on a GPU: full float32 or TF32)

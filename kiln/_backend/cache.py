@@ -55,7 +55,7 @@ import jax
 import jaxlib
 from jax.experimental.serialize_executable import deserialize_and_load, serialize
 
-from kiln._backend import compile_log, host_memory, precision, tiers
+from kiln._backend import compile_log, gc_pause, host_memory, precision, tiers
 
 try:
     from jax._src import compilation_cache as _jax_compilation_cache  # the store is internal to JAX
@@ -364,7 +364,8 @@ class PersistentJit:
         if self._first is not None:
             self._first(*args)
         if ex is None:
-            ex = self._load_or_compile(sig, args)
+            with gc_pause.paused():  # (a build's trace fills the collector's generations again and again)
+                ex = self._load_or_compile(sig, args)
             if len(self._mem) >= MAX_SIGNATURES:  # bounded: the oldest signature's executable goes
                 del self._mem[next(iter(self._mem))]
         else:  # started by compile_ahead: wait for it (None: it did not run, or under other settings)

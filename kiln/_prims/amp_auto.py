@@ -9,8 +9,8 @@ Conv1d is its Conv2D, so Kiln's Conv1D is low too. The lists' ops Kiln has no pr
 
 O1 (mindspore/train/amp.py: AMP_WHITE_LIST's Primitive classes) rewrites every call of a listed Primitive in the
 network, through any face that reaches that class (the instance, the functional op, nn.ReLU, mint's relu): Kiln casts
-the declaration's calls (Ger: ops.ger and P.Ger; Tensor.ger, as in MindSpore, is the uncast outer product).
-MindSpore's Conv2DBackpropInput is Kiln's Conv2DTranspose. The faces MindSpore routes through other classes (MatMulExt,
+the declaration's calls. MindSpore's Ger is Kiln's outer product (no primitive of its own), and its
+Conv2DBackpropInput is Kiln's Conv2DTranspose. The faces MindSpore routes through other classes (MatMulExt,
 BatchMatMulExt: ops.matmul, `@`, mint.matmul, mint.bmm) are not cast there; those faces say so at their call
 (`apply(..., amp_listed=False)`).
 """
@@ -30,7 +30,7 @@ FULL = ("Pow", "ACos", "Asin", "Cosh", "Erfinv", "Exp", "Expm1", "Log", "Log10",
 # MindSpore's promote list: the inputs cast to the widest floating-point dtype among them
 PROMOTE = ("Dot", "GridSampler2D", "GridSampler3D", "BiasAdd", "AddN", "Concat")
 # MindSpore's AMP_WHITE_LIST Primitive classes: amp level O1 runs them in the low-precision dtype, output float32
-O1 = ("Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "MatMul", "BatchMatMul", "PReLU", "ReLU", "Ger")
+O1 = ("Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "MatMul", "BatchMatMul", "PReLU", "ReLU")
 
 for _kind, _names in (("low", LOW), ("full", FULL), ("promote", PROMOTE)):
     for _name in _names:

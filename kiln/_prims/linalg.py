@@ -90,9 +90,6 @@ BatchMatMul = PrimitiveDef(
 Einsum = PrimitiveDef("Einsum", lambda *xs, equation: jnp.einsum(equation, *xs), attrs={"equation": ""})
 Dot = PrimitiveDef("Dot", lambda x, y: jnp.dot(x, y))
 Outer = PrimitiveDef("Outer", lambda x, y: jnp.outer(x, y))
-# the same product as a primitive of its own, as MindSpore declares it: amp level O1 casts Ger, not Outer
-# (ops.ger and P.Ger are Ger; Tensor.ger and ops.outer are not)
-Ger = PrimitiveDef("Ger", lambda x, y: jnp.outer(x, y))
 Diag = PrimitiveDef("Diag", lambda x: jnp.diag(x) if jnp.ndim(x) == 1 else jnp.diagflat(x).reshape(x.shape * 2))
 Trace = PrimitiveDef("Trace", lambda x: jnp.trace(x))
 MatrixInverse = PrimitiveDef("MatrixInverse", lambda x: jnp.linalg.inv(x))

@@ -287,7 +287,12 @@ def _sum_gradients(the_plan: tuple, arrays: tuple, wrap: Callable, run_op: Calla
 
 
 def _traced(prim: PrimitiveDef, inputs: tuple, attrs: tuple):
-    return prim.impl(*inputs, **prim.attrs_dict(attrs))
+    # each (backward primitive, attributes, constants) is traced once per input signature (`lazy.traceable`): a
+    # plan repeats its layers' steps; a constant input (a hashable non-array) stays a Python value, as in a direct call
+    consts = tuple((i, type(x), x) for i, x in enumerate(inputs) if not B.is_array(x))
+    if not consts:
+        return lazy.traceable(prim, attrs)(*inputs)
+    return lazy.traceable(prim, attrs, consts)(*(x for x in inputs if B.is_array(x)))
 
 
 def _runner(the_plan: tuple):

@@ -380,8 +380,7 @@ def _kernel_name(prim: PrimitiveDef, attrs: tuple) -> str | None:
 def forget_program(prim: PrimitiveDef) -> None:
     """Drop what dispatch keeps for a run-time primitive that is no longer used."""
     PROGRAM_NAMES.pop(prim, None)
-    lazy.WEIGHTS.pop(prim, None)
-    lazy.LABELS.pop(prim, None)
+    lazy.forget(prim)
     _deferrable.discard(prim)
     for key in [k for k in _avals if k[0] is prim]:
         del _avals[key]
@@ -523,7 +522,6 @@ def _abstract_outputs(prim: PrimitiveDef, attrs: tuple, args: tuple) -> tuple:
     """The output ShapeDtypeStructs of `prim` on `args`, as a tuple: read from the cache folder when an earlier
     process evaluated the same op on the same input types (a warm first step traces nothing), else evaluated
     (and stored for the next process)."""
-    kw = prim.attrs_dict(attrs)
     specs = []
     for a in args:
         if isinstance(a, Tensor):
@@ -540,7 +538,8 @@ def _abstract_outputs(prim: PrimitiveDef, attrs: tuple, args: tuple) -> tuple:
                 return _avals_from_text(stored.decode())
             except (ValueError, TypeError, UnicodeDecodeError):
                 B.cache.discard(entry)
-    out = B.eval_shape(lambda *xs: prim.impl(*xs, **kw), *specs)
+    with B.gc_pause.paused():  # (a trace: see kiln/_backend/gc_pause.py)
+        out = B.eval_shape(lazy.traceable(prim, attrs), *specs)  # (the window's program reuses this trace)
     out = tuple(out) if prim.multiple_results else (out,)
     if entry is not None:
         B.cache.write_later(entry, lambda: _avals_text(out).encode())

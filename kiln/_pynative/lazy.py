@@ -13,7 +13,8 @@ compiles quickly).
 
 The program is cached by the window's structure (the ops, how their inputs connect, which outputs are still
 referenced): a training step repeats it, so from the second step on a flush is one lookup and one launch, and
-the first step compiles one program instead of one kernel per op. When the program fails, the window runs op
+the first step compiles one program instead of one kernel per op. Each op is traced once per input signature
+(`traceable`), for its output types and for every program that holds it. When the program fails, the window runs op
 by op through the eager kernels, which raise in the op's own words: the first failure is raised by the flush itself
 (an eager run would not have gone past that op), with a traceback ending at the user's line that called the op
 (recorded with each op), and a value the failed op left without one raises the same error when read. Values
@@ -48,6 +49,8 @@ LABELS: dict[PrimitiveDef, str] = {}
 # An op whose outputs hold more bytes runs at once: it gains nothing from waiting, and an allocation that fails
 # is then raised at the op's own line
 MAX_DEFERRED_BYTES = 64 << 20
+# Ops kept traced (`traceable`: one per primitive and attributes, each holding its traces per input signature)
+MAX_TRACEABLES = 4096
 MAX_PROGRAMS = 256  # compiled window programs kept (one per structure); the oldest goes first
 # A program whose window structure changes every flush (data-dependent control flow) would compile anew each
 # time where per-op kernels are reused: while this many programs have run only once, a window whose program is
@@ -76,6 +79,7 @@ def compiles_again(key, programs: dict, single_use: set, refused: dict) -> bool:
 _SCALARS = (bool, int, float, complex)
 _concrete_types: set[type] = set()  # backend array classes seen (a tracer is never one)
 _MAIN_THREAD = threading.main_thread().ident
+_traceables: dict[tuple, tuple] = {}  # (prim, attrs, consts) -> (the implementation, `traceable`'s function)
 
 
 class Window:
@@ -320,6 +324,45 @@ def _label(ops: tuple) -> str:
     return f"a lazy window of {len(ops)} ops" + (f" ({', '.join(pieces)})" if pieces else "")
 
 
+def traceable(prim: PrimitiveDef, attrs: tuple, consts: tuple = ()) -> Callable:
+    """`prim`'s implementation with `attrs` bound, as an inlined jit of its inputs: dispatch evaluates an op's output
+    types through it and the window's program calls it, so the op is traced once per input signature, not again in
+    every program it is part of (JAX keeps the trace; inlined, the program's operations are those of a direct call).
+    `consts`: (position, type, value) of inputs passed as Python values, not traced; the function takes the others."""
+    key = (prim, attrs, consts)
+    impl = prim.impl
+    impl_fn = _traceables.get(key)
+    if impl_fn is not None and impl_fn[0] is impl:  # (an implementation replaced since is traced anew)
+        return impl_fn[1]
+    if impl_fn is None and len(_traceables) >= MAX_TRACEABLES:  # the oldest goes: a full cache keeps caching
+        del _traceables[next(iter(_traceables))]
+    kw = prim.attrs_dict(attrs) if attrs else {}
+    if consts:
+
+        def call(*xs):
+            full, it = [], iter(xs)
+            for c in consts:  # (in position order)
+                while len(full) < c[0]:
+                    full.append(next(it))
+                full.append(c[2])
+            full.extend(it)
+            return impl(*full, **kw)
+
+    else:
+        call = (lambda *xs: impl(*xs, **kw)) if kw else impl
+    fn = B.jit(call, inline=True)
+    _traceables[key] = (impl, fn)
+    return fn
+
+
+def forget(prim: PrimitiveDef) -> None:
+    """Drop what the window keeps for a run-time primitive that is no longer used."""
+    WEIGHTS.pop(prim, None)
+    LABELS.pop(prim, None)
+    for key in [k for k in _traceables if k[0] is prim]:
+        del _traceables[key]
+
+
 def _runner(ops: tuple, live: tuple):
     """The function of the window's arguments computing its referenced outputs (traced once per signature)."""
 
@@ -330,7 +373,7 @@ def _runner(ops: tuple, live: tuple):
                 args[r] if type(r) is int else values[r[1]] if r[0] == "v" else args[r[2]] if r[0] == "s" else r[1]
                 for r in refs
             ]
-            out = prim.impl(*inputs, **prim.attrs_dict(attrs)) if attrs else prim.impl(*inputs)
+            out = traceable(prim, attrs)(*inputs)
             if prim.multiple_results:
                 values.extend(out)
             else:

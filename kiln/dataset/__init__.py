@@ -5,8 +5,6 @@ NumpySlicesDataset) are chained with lazy methods (map, batch, shuffle, ...)
 and read through iterators that prefetch on a background thread.
 """
 
-import sys
-
 from kiln import context  # noqa: F401 (MindSpore's dataset package holds it; zoo scripts import it from there)
 from kiln.dataset import audio, config, text, transforms, vision
 from kiln.dataset.cache import DatasetCache
@@ -285,6 +283,3 @@ class OBSMindDataset:
             "OBSMindDataset reads from Huawei Cloud OBS, which Kiln does not support; download the MindRecord files "
             "and read them with MindDataset."
         )
-
-
-ds = sys.modules[__name__]  # MindSpore's package holds itself under this name (private); zoo scripts import it

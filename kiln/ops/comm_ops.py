@@ -148,11 +148,3 @@ class Barrier(_Collective):
 
     def __call__(self):
         C.barrier(self.name, self.group)
-
-
-class _VirtualDataset(Primitive):
-    """Auto-parallel's dataset marker: its inputs, unchanged (one process holds the whole batch). Private in
-    MindSpore too; model-zoo scripts import it from `ops.operations.comm_ops`."""
-
-    def __call__(self, *inputs):
-        return inputs

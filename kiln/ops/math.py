@@ -1429,8 +1429,8 @@ def floormod(x, y) -> Tensor:
 
 
 def ger(input, vec2) -> Tensor:
-    """Outer product of two 1-D tensors (MindSpore's Ger primitive, which amp level O1 casts)."""
-    return apply(REGISTRY["Ger"], (input, vec2))
+    """Outer product of two 1-D tensors."""
+    return outer(input, vec2)
 
 
 def inv(x) -> Tensor:

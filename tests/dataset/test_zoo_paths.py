@@ -17,7 +17,6 @@ def test_bounds_and_context():
     assert validator_helpers.INT32_MAX == 2**31 - 1 and validator_helpers.UINT8_MAX == 255
     assert validator_helpers.FLOAT_MAX_INTEGER == 16777216
     assert dataset.context is kiln.context
-    assert dataset.ds is dataset  # MindSpore's package holds itself as `ds`
 
 
 def test_rotate_a_quarter_turn():

@@ -638,11 +638,3 @@ def test_argument_checks():
         nn.Dropout2d(1.5)
     with pytest.raises(ValueError, match="'groups' must be a positive int"):
         nn.ChannelShuffle(0)
-
-
-def test_the_private_3d_input_check_zoo_layers_import():
-    from kiln.nn.layer.conv import _check_input_3d  # research/cv/SPADE imports it from MindSpore's path
-
-    _check_input_3d((2, 3, 5), "SpectralNorm")
-    with pytest.raises(ValueError, match=r"SpectralNorm takes a 3-D input.*\(2, 3\)"):
-        _check_input_3d((2, 3), "SpectralNorm")

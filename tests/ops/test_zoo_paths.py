@@ -117,24 +117,3 @@ def test_ops_composite_is_bound_by_importing_ops():
 
 def test_quant_dtype_values():
     assert QuantDtype.INT8.value == 7 and QuantDtype.UINT4.value == 103 and len(QuantDtype) == 32
-
-
-@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
-def test_virtual_dataset_passes_its_inputs_through(mode):
-    class Net(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.marker = operations.comm_ops._VirtualDataset()  # the zoo's path (research/nlp/cpm)
-
-        def construct(self, x, y):
-            a, b = self.marker(x, y)
-            return a * 2 + b
-
-    x, y = np.arange(4, dtype=np.float32), np.ones(4, np.float32)
-    kiln.set_context(mode=mode)
-    try:
-        out = Net()(kiln.Tensor(x), kiln.Tensor(y))
-    finally:
-        kiln.set_context(mode=kiln.PYNATIVE_MODE)
-    np.testing.assert_array_equal(out.asnumpy(), x * 2 + y)
-    assert operations._VirtualDataset is operations.comm_ops._VirtualDataset

@@ -16,26 +16,6 @@ from kiln.nn.wrap.cell_wrapper import TrainOneStepCell
 
 __all__ = ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
 
-# Gradient accumulation's unscaling steps, private in MindSpore's module but imported by zoo train cells (mapped over
-# the gradients by `HyperMap(partial(grad_scale, scale), grads, accumulated)`): each returns an unscaled gradient and
-# zeroes the accumulator after reading it.
-grad_scale = ops.MultitypeFuncGraph("grad_scale")
-shard_grad_scale = ops.MultitypeFuncGraph("shard_grad_scale")
-
-
-@grad_scale.register("Tensor", "Tensor", "Tensor")
-def _unscaled_accumulation(scale, grad, accumulated):
-    """The accumulated gradient over `scale` (read after `grad` is computed); the accumulator is zeroed."""
-    unscaled = ops.depend(accumulated, grad) * ops.reciprocal(scale)
-    return ops.depend(unscaled, ops.assign(accumulated, ops.zeros_like(accumulated)))
-
-
-@shard_grad_scale.register("Tensor", "Tensor", "Tensor")
-def _unscaled_gradient(scale, grad, accumulated):
-    """This step's gradient over `scale` (each shard accumulates its own); the accumulator is zeroed."""
-    unscaled = grad * ops.reciprocal(scale)
-    return ops.depend(unscaled, ops.assign(accumulated, ops.zeros_like(accumulated)))
-
 
 class DynamicLossScaleUpdateCell(Cell):
     """Divide the loss scale by `scale_factor` (not below 1) on overflow; multiply it by `scale_factor` after

@@ -12,7 +12,6 @@ which programs written against Kiln may use. MindSpore's other inner paths of th
 import sys as _sys
 
 from kiln.ops import _families, _submodules
-from kiln.ops.comm_ops import _VirtualDataset  # noqa: F401  (private, as in MindSpore's ops.operations)
 from kiln.ops.operations import (
     array_ops,
     control_ops,

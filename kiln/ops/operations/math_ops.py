@@ -293,7 +293,7 @@ Einsum = attr_class("Einsum", {"equation": ""}, lambda self, xs: math.einsum(sel
 TensorAdd = simple_class("TensorAdd", math.add)  # MindSpore 1.x name of Add
 Inv = simple_class("Inv", math.reciprocal)
 Invert = simple_class("Invert", math.bitwise_not)
-Ger = simple_class("Ger", math.ger)
+Ger = simple_class("Ger", math.outer)
 Cdist = attr_class("Cdist", {"p": 2.0}, lambda self, x1, x2: math.cdist(x1, x2, self.p))
 ApproximateEqual = attr_class(
     "ApproximateEqual", {"tolerance": 1e-5}, lambda self, x, y: math.less(math.abs(math.sub(x, y)), self.tolerance)

@@ -93,7 +93,6 @@ PRODUCTS = [
     OpRecord("inner", ops.inner, np.inner, shapes=((4,), (4,)),
              cases=(((2, 2, 3), (2, 3)), ((2, 3), (2, 4, 3)), ((4, 3), (3,)))),
     OpRecord("outer", ops.outer, np.outer, shapes=((3,), (4,))),
-    OpRecord("ger", ops.ger, np.outer, shapes=((3,), (4,))),
     OpRecord("diag", ops.diag, np.diag, shapes=((4,),)),
     OpRecord("trace", ops.trace, np.trace, shapes=((4, 4),), cases=(((3, 5),),)),
     OpRecord("inverse", ops.inverse, np.linalg.inv, shapes=((3, 3),), rtol=1e-4, atol=1e-5,
