@@ -139,16 +139,17 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
     def __init__(self, sparse: bool = False, reduction: str = "none") -> None:
         super().__init__(reduction)
         self.sparse = sparse
-        self._sce = ops.SoftmaxCrossEntropyWithLogits()
-        self._sparse_mean = ops.SparseSoftmaxCrossEntropyWithLogits()
+        # MindSpore's attribute names: model code reaches the primitives through them (e.g. to `.shard` them)
+        self.softmax_cross_entropy = ops.SoftmaxCrossEntropyWithLogits()
+        self.sparse_softmax_cross_entropy = ops.SparseSoftmaxCrossEntropyWithLogits()
 
     def construct(self, logits, labels):
         if self.sparse:
             if self.reduction == "mean":
-                return self._sparse_mean(logits, labels)
+                return self.sparse_softmax_cross_entropy(logits, labels)
             _check_class_indices(logits, labels)  # before one_hot, whose (N, C, C) would be the shape blamed
             labels = ops.one_hot(labels, logits.shape[-1], 1.0, 0.0).astype(logits.dtype)
-        return self.get_loss(self._sce(logits, labels)[0])
+        return self.get_loss(self.softmax_cross_entropy(logits, labels)[0])
 
 
 def _check_class_indices(logits, labels) -> None:
