@@ -14,37 +14,19 @@ import numpy as np
 import pytest
 
 import kiln
-from kiln import Tensor, nn, ops
+from kiln import Tensor
 from kiln._pynative import backward_program, dispatch, lazy, tape
+from tests.pynative.programs import Chain, forget_programs
 
 DISPATCH_MODES = ("lazy",)
 BOUND = 24  # small, so that a short chain passes it (and its pieces compile quickly)
 
 
-class _Chain(nn.Cell):
-    def __init__(self, n: int):
-        super().__init__()
-        self.layers = nn.CellList([nn.Dense(3, 3) for _ in range(n)])
-
-    def construct(self, x):
-        for dense in self.layers:
-            x = ops.sigmoid(dense(x)) * x + x * 0.5  # (values stay near 1)
-        return (x * x).sum()
-
-
 @pytest.fixture
 def fresh(monkeypatch):
     """An empty window and no compiled window or backward program, with the bound at BOUND."""
-    w = dispatch.WINDOW
-    w.flush()
-    monkeypatch.setattr(w, "programs", {})
-    monkeypatch.setattr(w, "single_use", set())
-    monkeypatch.setattr(w, "refused", {})
-    monkeypatch.setattr(backward_program, "_programs", {})
-    monkeypatch.setattr(backward_program, "_single_use", set())
-    monkeypatch.setattr(backward_program, "_refused", {})
+    w = forget_programs(monkeypatch)
     monkeypatch.setattr(lazy, "MAX_OPS", BOUND)
-    monkeypatch.setattr(tape, "FUSED_BACKWARD", True)
     return w
 
 
@@ -60,7 +42,7 @@ def _window_program_sizes(window) -> list[int]:
 
 def _step(n: int):
     kiln.set_seed(0)
-    net = _Chain(n)
+    net = Chain(n)
     x = Tensor(np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32))
     grad_fn = kiln.value_and_grad(net, 0, net.trainable_params())
 

@@ -13,46 +13,28 @@ import numpy as np
 import pytest
 
 import kiln
-from kiln import Tensor, nn, ops
+from kiln import Tensor, ops
 from kiln._core.primitive import REGISTRY
-from kiln._pynative import backward_program, dispatch, lazy, tape
+from kiln._pynative import backward_program, dispatch, lazy
+from tests.pynative.programs import Chain, forget_programs
 
 DISPATCH_MODES = ("lazy",)
-
-
-class _Chain(nn.Cell):
-    def __init__(self, n: int):
-        super().__init__()
-        self.layers = nn.CellList([nn.Dense(3, 3) for _ in range(n)])
-
-    def construct(self, x):
-        for dense in self.layers:
-            x = ops.sigmoid(dense(x)) * x + x * 0.5  # (a constant input in the backward plan: the 0.5)
-        return (x * x).sum()
 
 
 @pytest.fixture
 def fresh(monkeypatch):
     """Nothing traced or compiled yet: no window or backward program, no op's output types, no traced op."""
-    w = dispatch.WINDOW
-    w.flush()
-    monkeypatch.setattr(w, "programs", {})
-    monkeypatch.setattr(w, "single_use", set())
-    monkeypatch.setattr(w, "refused", {})
-    monkeypatch.setattr(backward_program, "_programs", {})
-    monkeypatch.setattr(backward_program, "_single_use", set())
-    monkeypatch.setattr(backward_program, "_refused", {})
+    forget_programs(monkeypatch)
     monkeypatch.setattr(backward_program, "_primitives", {})
     monkeypatch.setattr(backward_program, "_last", [None, None])
     monkeypatch.setattr(dispatch, "_avals", {})
     monkeypatch.setattr(lazy, "_traceables", {}, raising=False)
-    monkeypatch.setattr(tape, "FUSED_BACKWARD", True)
     return monkeypatch
 
 
 def _step(n: int):
     kiln.set_seed(0)
-    net = _Chain(n)
+    net = Chain(n)
     x = Tensor(np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32))
     grad_fn = kiln.value_and_grad(net, 0, net.trainable_params())
 
