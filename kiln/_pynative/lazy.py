@@ -338,15 +338,11 @@ def traceable(prim: PrimitiveDef, attrs: tuple, consts: tuple = ()) -> Callable:
         del _traceables[next(iter(_traceables))]
     kw = prim.attrs_dict(attrs) if attrs else {}
     if consts:
+        fixed = {position: value for position, _, value in consts}
 
         def call(*xs):
-            full, it = [], iter(xs)
-            for c in consts:  # (in position order)
-                while len(full) < c[0]:
-                    full.append(next(it))
-                full.append(c[2])
-            full.extend(it)
-            return impl(*full, **kw)
+            it = iter(xs)
+            return impl(*(fixed[i] if i in fixed else next(it) for i in range(len(xs) + len(fixed))), **kw)
 
     else:
         call = (lambda *xs: impl(*xs, **kw)) if kw else impl

@@ -166,8 +166,7 @@ def call_cell(ctx, cell, args, kwargs):
         # MindSpore's GRAPH_MODE casts a flagged library Cell's inputs at its call too (as run_construct below): an
         # nn.Dropout that returns its input returns it in the flag's dtype
         if own is not None:
-            args = [precision.cast(v, own) for v in args]
-            kwargs = {n: precision.cast(v, own) for n, v in kwargs.items()} if kwargs else kwargs
+            args, kwargs = precision.arguments_cast(own, args, kwargs)
         return cell(*args, **(kwargs or {}))  # Cell.__call__ -> library construct on symbolic tensors
     args, kwargs = cell._forward_pre(tuple(args), kwargs or {})
     # as MindSpore's GRAPH_MODE, a gradient of this Cell on these arguments reuses this forward, set_grad or not
@@ -179,8 +178,7 @@ def call_cell(ctx, cell, args, kwargs):
     def run_construct(*a, **k):
         k = k or kwargs
         if own is not None:  # MindSpore's GRAPH_MODE: a `to_float` Cell casts its floating-point inputs at its call
-            a = [precision.cast(v, own) for v in a]
-            k = {n: precision.cast(v, own) for n, v in k.items()} if k else k
+            a, k = precision.arguments_cast(own, a, k)
         if auto is None:
             return _in_precision(ctx, own, lambda: call_user(ctx, construct, (cell, *a), k))
         with auto_precision(auto):  # amp level 'auto': each op recorded inside casts as its op list says

@@ -35,6 +35,11 @@ def cast(value, dt: mstype.DType):
     return value
 
 
+def arguments_cast(dt: mstype.DType, args, kwargs: dict | None) -> tuple[list, dict | None]:
+    """A flagged Cell's call arguments (positional, keyword) with each floating-point Tensor cast to `dt`."""
+    return [cast(v, dt) for v in args], ({n: cast(v, dt) for n, v in kwargs.items()} if kwargs else kwargs)
+
+
 def parameters_cast(dt: mstype.DType, values, keep: frozenset = frozenset()) -> list:
     """`values` with each Parameter cast to `dt` (the operands an operator or a Primitive takes), except at the
     positions in `keep`."""
