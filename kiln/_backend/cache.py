@@ -49,6 +49,7 @@ from collections.abc import Callable
 from concurrent.futures import Future as _Future
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import jax
@@ -979,24 +980,33 @@ def compile_fresh(lowered, options: dict | None = None):
 # step, took 0.96x the CPU time with the same values (lstm5, session 23). Programs without a loop keep XLA's defaults.
 _LOOP_OPTIONS = {"xla_cpu_prefer_vector_width": 512}
 _LOOP_MARK = "stablehlo.while"
-_loop_options_known: bool | None = None  # whether this XLA accepts _LOOP_OPTIONS (None: not yet asked)
+_loop_options_known: bool | None = None  # whether this XLA accepts _LOOP_OPTIONS (None: no program has tried them)
 
 
 def _program_options(text: str | None) -> dict | None:
-    """XLA's options for a whole CPU program: `_LOOP_OPTIONS` when its text has a loop and XLA knows them (a user's
+    """XLA's options for a whole CPU program: `_LOOP_OPTIONS` when its text has a loop and XLA may know them (a user's
     XLA_FLAGS setting of the same option wins), else None (XLA's defaults)."""
-    global _loop_options_known
-    if text is None or _LOOP_MARK not in text:
+    if text is None or _LOOP_MARK not in text or _loop_options_known is False:
         return None
-    if _loop_options_known is None:
-        try:
-            jax.jit(lambda x: x, compiler_options=_LOOP_OPTIONS).lower(0.0).compile()
-            _loop_options_known = True
-        except Exception:  # noqa: BLE001  (an XLA without the option: its defaults)
-            _loop_options_known = False
     flags = os.environ.get("XLA_FLAGS", "")
-    options = {k: v for k, v in _LOOP_OPTIONS.items() if k not in flags} if _loop_options_known else {}
-    return options or None
+    return {k: v for k, v in _LOOP_OPTIONS.items() if k not in flags} or None
+
+
+def _compile_program_with(compile_with, options: dict | None):
+    """`compile_with(options)`; an XLA that does not know `_LOOP_OPTIONS` fails before compiling anything, and the
+    program compiles again with XLA's defaults (the first program with a loop answers the question: no extra compile
+    asks it)."""
+    global _loop_options_known
+    try:
+        compiled = compile_with(options)
+    except Exception as err:
+        if not options or _loop_options_known is not None or _UNKNOWN_OPTION not in str(err):
+            raise
+        _loop_options_known = False
+        return compile_with(None)
+    if options:
+        _loop_options_known = True
+    return compiled
 
 
 def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap=None, cached: bool = False):
@@ -1019,7 +1029,8 @@ def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap
     if text is None and on_cpu:  # both the tiering rule and the loop options read it
         text = lowered.as_text()
     options = _program_options(text) if on_cpu else None
-    full = (lambda: lowered.compile(options)) if cached else (lambda: compile_fresh(lowered, options))
+    compile_with = lowered.compile if cached else partial(compile_fresh, lowered)
+    full = partial(_compile_program_with, compile_with, options)
     if text is None or not on_cpu or not tiers.worth_tiering(text):
         compiled = full()
         if on_optimized is not None:

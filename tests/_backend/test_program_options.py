@@ -68,3 +68,26 @@ def test_a_program_with_a_loop_compiles_with_the_loop_options(monkeypatch, cache
 @pytest.mark.parametrize("cached", [False, True])
 def test_a_program_without_a_loop_keeps_xla_defaults(monkeypatch, cached):
     assert _compiled_options(monkeypatch, _no_loop, cached) is None
+
+
+def test_an_xla_without_the_loop_options_compiles_with_its_defaults(monkeypatch):
+    """The first program with a loop finds out: XLA refuses an option it does not know, and the program compiles
+    again with XLA's defaults; later programs do not try the options."""
+    if jax.default_backend() != "cpu":
+        pytest.skip("the loop options are the CPU's")
+    monkeypatch.setattr(cache, "_LOOP_OPTIONS", {"xla_cpu_kiln_no_such_option": True})
+    monkeypatch.setattr(cache, "_loop_options_known", None)
+    with pytest.raises(Exception, match=cache._UNKNOWN_OPTION):  # this XLA indeed refuses it
+        jax.jit(_loop).lower(*_args()).compile(cache._LOOP_OPTIONS)
+    tried = []
+    original = cache.compile_fresh
+    monkeypatch.setattr(
+        cache, "compile_fresh", lambda lowered, options=None: tried.append(options) or original(lowered, options)
+    )
+    monkeypatch.setenv(tiers.ENV, "0")
+    args = _args()
+    program = cache.compile_program(jax.jit(_loop).lower(*args))
+    np.testing.assert_allclose(np.asarray(program(*args)[0]), np.asarray(jax.jit(_loop)(*args)[0]), rtol=1e-6)
+    assert tried == [cache._LOOP_OPTIONS, None] and cache._loop_options_known is False
+    cache.compile_program(jax.jit(_loop).lower(*args))
+    assert tried[2:] == [None]
