@@ -185,7 +185,7 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     # 15-51 ms CPU against 3.3, fast math and 512-bit vectors no help. Multi-output fusion (same route) took these
     # bodies from 19 and 14 kernels to 10 and 8 at 1.00x; keeping the pre-activations and c (3 writes a step, not 7,
     # the pullbacks rebuilt after the loop) 1.06-1.11x; the gates gradient written as (T, D, N, G) and transposed after
-    # the loop 1.40-1.47x; no masks (all steps live) 1.00x; fast math 1.00x; YNNPACK off 1.14x; LLVM's 512-bit vectors
+    # the loop 1.37-1.47x; no masks (all steps live) 1.01x; fast math 1.00x; YNNPACK off 1.14x; LLVM's 512-bit vectors
     # 0.96x, kept (kiln/_backend/cache.py `_LOOP_OPTIONS`). A bare loop writing k outputs a step cost 3.4 us a step at
     # k = 4-6, 7 at 7-8, 11 at 10, 20 at 14: the runtime runs a body of over 8 kernels as a graph, handing ready kernels
     # to other threads, unless each kernel depends on the one before it.
