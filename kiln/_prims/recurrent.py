@@ -176,6 +176,19 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     # 11.5 s against about 6.5; XLA flags: YNNPACK off for the in-loop dots 1.16x, concurrency-optimised scheduler
     # off 1.00x, single-threaded Eigen 1.01x, copy insertion's region analysis 1.04x. The runtime's sequential-body
     # thresholds (8 thunks, 512-byte buffers) are constants in jaxlib 0.10.2, not flags.
+    # Session 23 (bench_rnn's LSTM at length 500, CPU time: the machine ran at load 11-21; pure-JAX gradient, 7-9
+    # interleaved rounds, unless said). Where the time goes (perf, Kiln's GRAPH_MODE step): YNNPACK's dot kernels 38% of
+    # the CPU samples (27% the products outside the loops, 11% the loops' own), XLA's kernels inside the loops 22%, the
+    # loops' runtime about 8%: a step is about 1.7 G multiply-adds, not dispatch alone. XLA's small-while-loop hoisting
+    # (xla_cpu_small_while_loop_byte_threshold, read from XLA_FLAGS' xla_backend_extra_options only) makes a loop one
+    # kernel only without YNNPACK's dot, and the product is then plain LLVM code: a bare (2,8,64)x(2,64,256) loop took
+    # 15-51 ms CPU against 3.3, fast math and 512-bit vectors no help. Multi-output fusion (same route) took these
+    # bodies from 19 and 14 kernels to 10 and 8 at 1.00x; keeping the pre-activations and c (3 writes a step, not 7,
+    # the pullbacks rebuilt after the loop) 1.06-1.11x; the gates gradient written as (T, D, N, G) and transposed after
+    # the loop 1.37-1.47x; no masks (all steps live) 1.01x; fast math 1.00x; YNNPACK off 1.14x; LLVM's 512-bit vectors
+    # 0.96x, kept (kiln/_backend/cache.py `_LOOP_OPTIONS`). A bare loop writing k outputs a step cost 3.4 us a step at
+    # k = 4-6, 7 at 7-8, 11 at 10, 20 at 14: the runtime runs a body of over 8 kernels as a graph, handing ready kernels
+    # to other threads, unless each kernel depends on the one before it.
     times = jnp.arange(gates_x.shape[0])
     (h, c), (ys, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
     return (ys, h, c), pulls
