@@ -96,12 +96,46 @@ def ref_adamw(steps, lr, b1=0.9, b2=0.999, eps=1e-6, wd=0.0):
     return ps
 
 
+def ref_rmsprop(steps, lr, decay=0.9, mom=0.9, eps=1.0, wd=0.0, loss_scale=1.0, centered=False):
+    ps = [p.asnumpy().astype(np.float64) for p in _params()]
+    ms_ = [np.ones_like(p) for p in ps]
+    mg = [np.zeros_like(p) for p in ps]
+    moment = [np.zeros_like(p) for p in ps]
+    for t in range(steps):
+        for i, (name, g) in enumerate(zip(SHAPES, _grads(t))):
+            g = g.astype(np.float64)
+            if wd and _decayed(name):
+                g = g + wd * loss_scale * ps[i]
+            g = g / loss_scale
+            ms_[i] = decay * ms_[i] + (1 - decay) * g * g
+            mg[i] = decay * mg[i] + (1 - decay) * g
+            denom = ms_[i] - mg[i] ** 2 if centered else ms_[i]
+            moment[i] = mom * moment[i] + lr * g / np.sqrt(denom + eps)
+            ps[i] = ps[i] - moment[i]
+    return ps, ms_, moment
+
+
 def _close(got, want, tol=2e-5):
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
 
 
 # -- update rules ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("centered", [False, True])
+@pytest.mark.parametrize("wd, loss_scale", [(0.0, 1.0), (0.1, 8.0)])
+def test_rmsprop(centered, wd, loss_scale):
+    # epsilon 1 (InceptionV3's) tells lr g / sqrt(ms + eps), MindSpore's documented rule and its GPU kernel, from
+    # lr g / (sqrt(ms) + eps), which MindSpore 2.10's CPU ApplyRMSProp computes on each whole block of 8 elements (its
+    # AVX path; the remainder takes the documented rule): Kiln follows the documented rule for every element.
+    params = _params()
+    opt = nn.RMSProp(params, 0.05, decay=0.9, momentum=0.9, epsilon=1.0, centered=centered, weight_decay=wd,
+                     loss_scale=loss_scale)  # fmt: skip
+    want, ms_, moment = ref_rmsprop(3, 0.05, wd=wd, loss_scale=loss_scale, centered=centered)
+    _close(_run(opt, params, 3), want)
+    _close([m.asnumpy() for m in opt.ms], ms_)
+    _close([m.asnumpy() for m in opt.moment], moment)
+
+
 @pytest.mark.parametrize("nesterov", [False, True])
 @pytest.mark.parametrize("wd", [0.0, 0.1])
 def test_momentum(nesterov, wd):
