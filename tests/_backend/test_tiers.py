@@ -107,6 +107,8 @@ def test_the_quick_tier_of_a_whole_program_compiles_with_kilns_quick_cpu_options
     assert quick["xla_backend_optimization_level"] == 0
     if cache._cpu_options_accepted() and "xla_cpu_use_fusion_emitters" not in os.environ.get("XLA_FLAGS", ""):
         assert quick["xla_cpu_use_fusion_emitters"] is False
+    if cache._cpu_options_accepted() and "xla_cpu_parallel_codegen_split_count" not in os.environ.get("XLA_FLAGS", ""):
+        assert quick["xla_cpu_parallel_codegen_split_count"] == 1  # one LLVM module: the cheaper quick compile
     np.testing.assert_allclose(np.asarray(program(*args)[0]), np.asarray(jax.jit(_chain)(*args)[0]), rtol=1e-5)
 
 
