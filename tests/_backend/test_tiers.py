@@ -344,6 +344,28 @@ def test_a_graph_mode_build_holds_the_gate(monkeypatch):
     assert held and all(n > 0 for n in held)
 
 
+def test_a_lazy_windows_first_compile_holds_the_gate(monkeypatch):
+    # a PyNative window's program is built while the user waits, as a GRAPH_MODE step's is: an optimised compile
+    # asked for earlier (a @jit graph's) must not start on the other core meanwhile
+    if not dispatch.LAZY:
+        pytest.skip("needs the lazy window")
+    w = dispatch.WINDOW
+    w.flush()
+    monkeypatch.setattr(cache, "_store", None)
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    monkeypatch.setattr(w, "programs", {})
+    monkeypatch.setattr(w, "single_use", set())
+    monkeypatch.setattr(w, "refused", {})
+    held = []
+    original = cache.compile_fresh
+    monkeypatch.setattr(
+        cache, "compile_fresh", lambda lowered, options=None: held.append(tiers._busy) or original(lowered, options)
+    )
+    x = Tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+    (ops.tanh(x * 0.5 + 1.0) * 2.0).asnumpy()
+    assert held and all(n > 0 for n in held)
+
+
 def test_lazy_window_program_is_tiered_with_the_cache_off(monkeypatch):
     # nothing stored (KILN_CACHE_DIR=off, bench_zoo's cold first steps, or a window without a name across processes):
     # the window's program still runs quickly compiled first (it used to compile fully optimised at once), and its
