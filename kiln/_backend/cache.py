@@ -621,9 +621,10 @@ _CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 # A quick compile's LLVM module is not split for parallel codegen: at -O0 the split's own cost (a module per part,
 # each through the codegen pipeline) outweighs the gain on 2 cores. Zoo first PyNative steps, interleaved, load
 # 12-17 (session 23): the first step's CPU time 3.7-4.1 -> 2.7-3.5 s (MobileNetV2), 2.7-4.8 -> 2.1-2.2 s
-# (Transformer), 1.3-3.3 -> 1.0-1.3 s (WGAN). Splitting only moves the summation order of some reductions (MobileNetV2:
-# BatchNorm's beta gradients, sums that cancel to ~1e-15, differ after one step), 60x inside the quick tier's
-# usual distance from the optimised one after 3 steps (4.5e-7 against 2.9e-5 of an array's largest value).
+# (Transformer), 1.3-3.3 -> 1.0-1.3 s (WGAN). It changes last bits in MobileNetV2's step only: after one step its
+# BatchNorm beta gradients (sums that cancel to ~1e-15) and what follows from them; after 3 steps 4.5e-7 of an
+# array's largest value, against 2.9e-5 between the quick and optimised tiers. Which XLA pass differs is not known
+# (elementwise chains and 1,800-op programs of reductions give the same bits either way).
 _CPU_QUICK_OPTIONS = {"xla_cpu_parallel_codegen_split_count": 1}
 
 
