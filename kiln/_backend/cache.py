@@ -619,6 +619,14 @@ def resident() -> int:
 # take about twice as long to compile PyNative's kernels as the classic LLVM IR emitters and give the same
 # numbers (measured: benchmarks/bench_firstcall.py). A user's XLA_FLAGS setting of the same flag wins.
 _CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
+# A quick compile's LLVM module is not split for parallel codegen: at -O0 the split's own cost (a module per part,
+# each through the codegen pipeline) outweighs the gain on 2 cores. Zoo first PyNative steps, interleaved, load
+# 12-17 (session 23): the first step's CPU time 3.7-4.1 -> 2.7-3.5 s (MobileNetV2), 2.7-4.8 -> 2.1-2.2 s
+# (Transformer), 1.3-3.3 -> 1.0-1.3 s (WGAN). It changes last bits in MobileNetV2's step only: after one step its
+# BatchNorm beta gradients (sums that cancel to ~1e-15) and what follows from them; after 3 steps 4.5e-7 of an
+# array's largest value, against 2.9e-5 between the quick and optimised tiers. Which XLA pass differs is not known
+# (elementwise chains and 1,800-op programs of reductions give the same bits either way).
+_CPU_QUICK_OPTIONS = {"xla_cpu_parallel_codegen_split_count": 1}
 
 
 _cpu_options_known: bool | None = None  # whether this jaxlib's XLA accepts _CPU_OPTIONS (newer ones dropped the flag)
@@ -631,7 +639,7 @@ def _cpu_options_accepted() -> bool:
     global _cpu_options_known
     if _cpu_options_known is None:
         try:
-            jax.jit(lambda x: x, compiler_options=_CPU_OPTIONS).lower(0.0).compile()
+            jax.jit(lambda x: x, compiler_options={**_CPU_OPTIONS, **_CPU_QUICK_OPTIONS}).lower(0.0).compile()
             _cpu_options_known = True
         except Exception:  # noqa: BLE001  (an XLA that does not know the flag: compile with its defaults)
             _cpu_options_known = False
@@ -645,7 +653,7 @@ def _compiler_options(platform: str, quick: bool = False, cpu_accepted: bool | N
     flags = os.environ.get("XLA_FLAGS", "")
     accepted = _cpu_options_accepted() if cpu_accepted is None else cpu_accepted
     cpu = _CPU_OPTIONS if accepted else {}
-    options = {**cpu, **_QUICK_OPTIONS} if quick else cpu
+    options = {**cpu, **_QUICK_OPTIONS, **(_CPU_QUICK_OPTIONS if accepted else {})} if quick else cpu
     return {k: v for k, v in options.items() if k not in flags} or None
 
 
@@ -660,7 +668,7 @@ def _compile_with_options(lowered, platform: str, quick: bool = False):
         try:
             compiled = compile_fresh(lowered, options)
         except Exception as err:
-            tried = options is not None and options.keys() & _CPU_OPTIONS.keys()
+            tried = options is not None and options.keys() & (_CPU_OPTIONS.keys() | _CPU_QUICK_OPTIONS.keys())
             if known is not None or not tried or _UNKNOWN_OPTION not in str(err):
                 raise
             _cpu_options_known = False

@@ -134,8 +134,9 @@ _waiters = 0  # threads in wait()
 
 
 class foreground:  # noqa: N801  (a context manager, used as `with tiers.foreground():`)
-    """Marks a foreground build (a GRAPH_MODE trace, lowering and quick compile): no optimised compile starts
-    while one is in progress, nor within `QUIET_S` after (see the tier-up gate above). Nests; any thread."""
+    """Marks a foreground build (a GRAPH_MODE trace, lowering and quick compile, or a PyNative lazy window's first
+    run): no optimised compile starts while one is in progress, nor within `QUIET_S` after (see the tier-up gate
+    above). Nests; any thread."""
 
     __slots__ = ()
 

@@ -197,8 +197,13 @@ class Window:
                 return
             try:
                 if program is None:
-                    program = self._compile(key)
-                results = program(*args)
+                    # its first call traces, lowers and compiles: a foreground build, so no optimised compile of
+                    # an earlier program starts on the other core meanwhile (tiers' gate)
+                    with B.tiers.foreground():
+                        program = self._compile(key)
+                        results = program(*args)
+                else:
+                    results = program(*args)
             except Exception:  # noqa: BLE001  (the op-by-op run raises in the failing op's words)
                 self.programs.pop(key, None)
                 self.single_use.discard(key)

@@ -107,6 +107,8 @@ def test_the_quick_tier_of_a_whole_program_compiles_with_kilns_quick_cpu_options
     assert quick["xla_backend_optimization_level"] == 0
     if cache._cpu_options_accepted() and "xla_cpu_use_fusion_emitters" not in os.environ.get("XLA_FLAGS", ""):
         assert quick["xla_cpu_use_fusion_emitters"] is False
+    if cache._cpu_options_accepted() and "xla_cpu_parallel_codegen_split_count" not in os.environ.get("XLA_FLAGS", ""):
+        assert quick["xla_cpu_parallel_codegen_split_count"] == 1  # one LLVM module: the cheaper quick compile
     np.testing.assert_allclose(np.asarray(program(*args)[0]), np.asarray(jax.jit(_chain)(*args)[0]), rtol=1e-5)
 
 
@@ -339,6 +341,28 @@ def test_a_graph_mode_build_holds_the_gate(monkeypatch):
     passes = build._run_passes
     monkeypatch.setattr(build, "_run_passes", lambda graph: held.append(tiers._busy) or passes(graph))
     _graph_run(1, None)
+    assert held and all(n > 0 for n in held)
+
+
+def test_a_lazy_windows_first_compile_holds_the_gate(monkeypatch):
+    # a PyNative window's program is built while the user waits, as a GRAPH_MODE step's is: an optimised compile
+    # asked for earlier (a @jit graph's) must not start on the other core meanwhile
+    if not dispatch.LAZY:
+        pytest.skip("needs the lazy window")
+    w = dispatch.WINDOW
+    w.flush()
+    monkeypatch.setattr(cache, "_store", None)
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    monkeypatch.setattr(w, "programs", {})
+    monkeypatch.setattr(w, "single_use", set())
+    monkeypatch.setattr(w, "refused", {})
+    held = []
+    original = cache.compile_fresh
+    monkeypatch.setattr(
+        cache, "compile_fresh", lambda lowered, options=None: held.append(tiers._busy) or original(lowered, options)
+    )
+    x = Tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+    (ops.tanh(x * 0.5 + 1.0) * 2.0).asnumpy()
     assert held and all(n > 0 for n in held)
 
 
