@@ -368,7 +368,11 @@ def shard_primitive(prim, in_strategy=None, out_strategy=None):
             plain_call = super(sharded, self).__call__
             if not _active():
                 return plain_call(*args)
-            args = _constrain_all(args, self.in_strategy, self.name, "input", prim=self)
+            split = _constrain_all(args, self.in_strategy, self.name, "input", prim=self)
+            # a Parameter the primitive writes (BatchNorm's moving statistics) is handed over itself: a constrained
+            # copy would take the update instead of it
+            written = self._written_inputs
+            args = tuple(a if i in written else c for i, (a, c) in enumerate(zip(args, split, strict=True)))
             out = plain_call(*args)
             return _constrain_all(out, self.out_strategy, self.name, "output")
 

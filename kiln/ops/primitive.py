@@ -25,6 +25,9 @@ class Primitive:
         name: the primitive's name (MindSpore's op name).
     """
 
+    # positions of the inputs the call writes in place (Parameters it updates): Primitive.shard leaves them unsplit
+    _written_inputs: tuple[int, ...] = ()
+
     def __init__(self, name: str | None = None) -> None:
         self.name = name or type(self).__name__
         self.attrs: dict = {}

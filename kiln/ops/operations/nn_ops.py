@@ -1217,6 +1217,8 @@ class BatchNorm(_NNPrimitive):
         the updated moving mean and variance.
     """
 
+    _written_inputs = (3, 4)  # the moving mean and variance, updated in training
+
     def __init__(
         self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1, data_format: str = "NCHW"
     ) -> None:
