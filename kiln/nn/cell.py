@@ -35,6 +35,8 @@ class Cell:
     """
 
     _graph_runner = None  # set by kiln._compiler: runs a Cell call as a compiled graph
+    # True once a primitive the layer holds under MindSpore's name was sharded or replaced (kiln/nn/layer/_held.py)
+    _held_touched = False
 
     def __init__(self, auto_prefix: bool = True, flags: dict | None = None) -> None:
         d = self.__dict__
@@ -93,6 +95,8 @@ class Cell:
                 raise TypeError(f"cannot assign {type(value).__name__} to child Cell attribute '{name}'.")
             d["_cells"][name] = None
         else:
+            if name in d.get("_made_primitives", ()):
+                d["_held_touched"] = True  # a held primitive replaced: the layer runs MindSpore's sequence
             object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str):

@@ -2,41 +2,48 @@
 
 Zoo code reaches into them: `self.dense.matmul.shard(((1, 8), (1, 8)))` sets a strategy, `cell.matmul = P.MatMul()`
 swaps one. A layer whose usual computation is one fused Kiln primitive (Dense's product and bias in one op, a
-convolution with its bias) keeps running that while its held primitives are the very ones it made, unsharded; once
-one is sharded or replaced, the layer runs its held primitives as MindSpore's layer does, so the strategy or the
-replacement takes effect. Layers whose computation is the held primitive itself always call it.
+convolution with its bias) keeps running that while its held primitives are untouched; once one is sharded or
+replaced (`Cell._held_touched` turns True: the held instance's `shard` says so, and `Cell.__setattr__` on a held
+name), the layer runs its held primitives as MindSpore's layer does, so the strategy or the replacement takes effect.
+The flag is one attribute read on the layer's hot path.
 """
 
 from __future__ import annotations
 
 import warnings
+import weakref
 
 from kiln.nn.cell import Cell
 from kiln.ops.primitive import Primitive
 
-__all__ = ["hold", "hold_idle", "untouched"]
+__all__ = ["hold", "hold_idle"]
+
+_HELD_CLASSES: dict[type, type] = {}  # a Primitive class -> its subclass whose `shard` tells the holding cell
+
+
+def _held_class(cls: type) -> type:
+    held = _HELD_CLASSES.get(cls)
+    if held is None:
+
+        def shard(self, in_strategy=None, out_strategy=None, **kwargs):
+            owner = self.__dict__["_held_by"]()
+            if owner is not None:
+                owner.__dict__["_held_touched"] = True
+            return cls.shard(self, in_strategy, out_strategy, **kwargs)
+
+        held = _HELD_CLASSES[cls] = type(cls.__name__, (cls,), {"shard": shard, "__module__": cls.__module__})
+    return held
 
 
 def hold(cell: Cell, **primitives: Primitive) -> None:
-    """Set each primitive as an attribute of `cell` and remember it (and its class) as the one the cell made."""
-    made = cell.__dict__.setdefault("_made_primitives", {})
+    """Set each primitive as an attribute of `cell`, its `shard` telling the cell (see the module's docstring)."""
+    made = cell.__dict__.setdefault("_made_primitives", set())
     for name, prim in primitives.items():
+        prim.__class__ = _held_class(type(prim))
+        prim.__dict__["_held_by"] = weakref.ref(cell)
+        made.discard(name)  # (re)made by the layer itself: not a replacement
         setattr(cell, name, prim)
-        made[name] = (prim, type(prim))
-
-
-def untouched(cell: Cell, names: tuple[str, ...]) -> bool:
-    """Whether each of `names` still holds the primitive `cell` made, with no strategy set on it.
-
-    `Primitive.shard` gives the instance a class of its own (kiln/_parallel/shard.py), so the class check sees a
-    strategy; the identity check sees a swap."""
-    d = cell.__dict__
-    made = d["_made_primitives"]
-    for name in names:
-        prim, cls = made[name]
-        if d.get(name) is not prim or prim.__class__ is not cls:
-            return False
-    return True
+        made.add(name)
 
 
 _IDLE_CLASSES: dict[type, type] = {}  # a Primitive class -> its subclass whose `shard` warns

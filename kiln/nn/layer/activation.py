@@ -40,8 +40,12 @@ def _holding(name: str, attr: str, prim: type, doc: str) -> type:
         Cell.__init__(self)
         hold(self, **{attr: prim()})
 
+    op = prim.__call__  # the class's static call: the functional op an untouched instance runs
+
     def construct(self, x):
-        return getattr(self, attr)(x)
+        if self._held_touched:  # sharded or replaced: call the held one
+            return getattr(self, attr)(x)
+        return op(x)
 
     doc += f" It calls its Primitive `{attr}` ({prim.__name__})."
     return type(name, (Cell,), {"__init__": __init__, "construct": construct, "__doc__": doc, "__module__": __name__})

@@ -17,7 +17,7 @@ from kiln.common.initializer import HeUniform, Initializer, Uniform, initializer
 from kiln.nn._checks import positive_int
 from kiln.nn.cell import Cell
 from kiln.nn.layer._bias import bias_of
-from kiln.nn.layer._held import hold, hold_idle, untouched
+from kiln.nn.layer._held import hold, hold_idle
 from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.conv import conv_transpose
 
@@ -121,15 +121,8 @@ class _Conv(Cell):
             self.bias = None
         self._hold_primitives(pads)
 
-    # MindSpore's attribute of the layer's convolution primitive; "" for a layer that holds none
-    _conv_attr = ""
-
     def _hold_primitives(self, pads: tuple) -> None:
         """Hold MindSpore's primitives of this layer (`conv2d`, `bias_add`, ...); see kiln/nn/layer/_held.py."""
-
-    def _fused(self) -> bool:
-        """Whether the layer may run its fused Kiln op: its held convolution and bias_add are untouched."""
-        return not self._conv_attr or untouched(self, (self._conv_attr, "bias_add"))
 
     def _add_bias(self, y):
         return self.bias_add(y, self.bias) if self.has_bias else y
@@ -183,8 +176,6 @@ class Conv1d(_Conv):
                  dtype=mstype.float32) -> None:  # fmt: skip
         super().__init__(**_arguments(locals()))
 
-    _conv_attr = "conv2d"
-
     def _hold_primitives(self, pads: tuple) -> None:
         # MindSpore's Conv1d runs a 2-D convolution over (N, C, 1, L)
         conv = ops.Conv2D(self.out_channels, (1, *self.kernel_size), 1, self.pad_mode, (0, 0, *pads),
@@ -193,7 +184,7 @@ class Conv1d(_Conv):
              shape=ops.Shape())  # fmt: skip
 
     def construct(self, x):
-        if not self._fused():
+        if self._held_touched:  # a held primitive sharded or replaced: MindSpore's sequence
             return self._add_bias(self.squeeze(self.conv2d(self.expand_dims(x, 2), self.weight)))
         bias, apart = bias_of(self)
         y = ops.conv1d(x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
@@ -226,15 +217,13 @@ class Conv2d(_Conv):
         Tensor (N, C_out, H_out, W_out).
     """
 
-    _conv_attr = "conv2d"
-
     def _hold_primitives(self, pads: tuple) -> None:
         conv = ops.Conv2D(self.out_channels, self.kernel_size, 1, self.pad_mode, pads, self.stride, self.dilation,
                           self.group, self.data_format)  # fmt: skip
         hold(self, conv2d=conv, bias_add=ops.BiasAdd(self.data_format))
 
     def construct(self, x):
-        if not self._fused():
+        if self._held_touched:  # a held primitive sharded or replaced: MindSpore's sequence
             return self._add_bias(self.conv2d(x, self.weight))
         bias, apart = bias_of(self)
         y = ops.conv2d(
@@ -268,8 +257,6 @@ class Conv3d(_Conv):
                  data_format="NCDHW", dtype=mstype.float32) -> None:  # fmt: skip
         super().__init__(**_arguments(locals()))
 
-    _conv_attr = "conv3d"
-
     def _hold_primitives(self, pads: tuple) -> None:
         conv = ops.Conv3D(self.out_channels, self.kernel_size, 1, self.pad_mode, pads, self.stride, self.dilation,
                           self.group, self.data_format)  # fmt: skip
@@ -278,7 +265,7 @@ class Conv3d(_Conv):
         hold_idle(self, why, concat=ops.Concat(1), split_0=ops.Split(1, self.group), split_1=ops.Split(0, self.group))
 
     def construct(self, x):
-        if not self._fused():
+        if self._held_touched:  # a held primitive sharded or replaced: MindSpore's sequence
             return self._add_bias(self.conv3d(x, self.weight))
         bias, apart = bias_of(self)
         y = ops.conv3d(x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
@@ -352,7 +339,6 @@ class Conv2dTranspose(_ConvTranspose):
     """
 
     _zero_output_padding = True
-    _conv_attr = "conv2d_transpose"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, output_padding=0, dilation=1, group=1, has_bias=False,
@@ -367,7 +353,7 @@ class Conv2dTranspose(_ConvTranspose):
         self._pads = pads
 
     def construct(self, x):
-        if self._fused():
+        if not self._held_touched:
             return super().construct(x)
         n, _, h, w = self.shape(x)
         sizes = [

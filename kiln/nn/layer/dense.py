@@ -11,7 +11,7 @@ from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.nn.cell import Cell
 from kiln.nn.layer._bias import bias_of
-from kiln.nn.layer._held import hold, untouched
+from kiln.nn.layer._held import hold
 from kiln.nn.layer.activation import get_activation
 from kiln.ops.primitive import Primitive
 
@@ -88,7 +88,6 @@ class Dense(Cell):
         hold(self, matmul=ops.MatMul(transpose_b=True), reshape=ops.Reshape(), shape_op=ops.Shape())
         if has_bias:
             hold(self, bias_add=ops.BiasAdd())
-        self._fused = ("matmul", "bias_add") if has_bias else ("matmul",)
 
     def construct(self, x: Tensor) -> Tensor:
         if not isinstance(x, Tensor):
@@ -99,7 +98,7 @@ class Dense(Cell):
                 f"For 'Dense', the last dimension of the input must be in_channels={self.in_channels}, "
                 f"but got input shape {list(x.shape)}."
             )
-        if not untouched(self, self._fused):
+        if self._held_touched:
             return self._run_held(x)
         bias, apart = bias_of(self, x.ndim >= 2)
         y = ops.dense(x, self.weight, bias)  # one fused primitive, any number of leading dims
