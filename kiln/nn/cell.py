@@ -589,6 +589,11 @@ class _CellSequence(Cell):
     def __iter__(self):
         return iter(self._cells.values())
 
+    @property
+    def cell_list(self) -> list:
+        """The child cells in order, as a list (MindSpore's attribute: zoo code reaches `seq.cell_list[0].conv2d`)."""
+        return list(self._cells.values())
+
 
 class SequentialCell(_CellSequence):
     """Cells applied one after another; children are named "0", "1", ...
