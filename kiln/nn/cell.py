@@ -35,8 +35,10 @@ class Cell:
     """
 
     _graph_runner = None  # set by kiln._compiler: runs a Cell call as a compiled graph
-    # True once a primitive the layer holds under MindSpore's name was sharded or replaced (kiln/nn/layer/_held.py)
+    # True once a primitive the layer holds under MindSpore's name was sharded or replaced; the count of strategies
+    # set when it was last looked at (kiln/nn/layer/_held.py)
     _held_touched = False
+    _held_epoch = -1
 
     def __init__(self, auto_prefix: bool = True, flags: dict | None = None) -> None:
         d = self.__dict__

@@ -8,8 +8,10 @@ list must equal what is missing, so that a cell losing one fails, and a cell gai
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import pickle
 import warnings
 
 import numpy as np
@@ -17,6 +19,7 @@ import pytest
 
 import kiln as ms
 from kiln import nn
+from kiln.nn.layer._held import touched
 from kiln.ops.primitive import Primitive
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -314,3 +317,15 @@ def test_a_swapped_primitive_runs(mode):
             net(x)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_layers_holding_primitives_pickle_and_copy():
+    """Held primitives keep their plain classes: the layers pickle as before, and a deep copy's strategy is its own."""
+    net = nn.SequentialCell(
+        nn.Dense(3, 2), nn.ReLU(), nn.Tanh(), nn.Conv2d(2, 2, 1), nn.Embedding(3, 2), nn.MSELoss(), nn.MaxPool2d()
+    )
+    again = pickle.loads(pickle.dumps(net))
+    assert type(again[0].matmul).__name__ == "MatMul" and type(again[5].mul).__name__ == "Mul"
+    copied = copy.deepcopy(net)
+    copied[0].matmul.shard(((1, 1), (1, 1)))
+    assert touched(copied[0]) and not touched(net[0])

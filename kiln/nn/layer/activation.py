@@ -13,7 +13,7 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import initializer
 from kiln.nn.cell import Cell
-from kiln.nn.layer._held import hold
+from kiln.nn.layer._held import hold, touched
 from kiln.nn.layer._variants import op_variants
 
 __all__ = [
@@ -43,7 +43,7 @@ def _holding(name: str, attr: str, prim: type, doc: str) -> type:
     op = prim.__call__  # the class's static call: the functional op an untouched instance runs
 
     def construct(self, x):
-        if self._held_touched:  # sharded or replaced: call the held one
+        if touched(self):  # sharded or replaced: call the held one
             return getattr(self, attr)(x)
         return op(x)
 

@@ -17,7 +17,7 @@ from kiln.common.initializer import HeUniform, Initializer, Uniform, initializer
 from kiln.nn._checks import positive_int
 from kiln.nn.cell import Cell
 from kiln.nn.layer._bias import bias_of
-from kiln.nn.layer._held import hold, hold_idle
+from kiln.nn.layer._held import hold, hold_idle, touched
 from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.conv import conv_transpose
 
@@ -184,7 +184,7 @@ class Conv1d(_Conv):
              shape=ops.Shape())  # fmt: skip
 
     def construct(self, x):
-        if self._held_touched:  # a held primitive sharded or replaced: MindSpore's sequence
+        if touched(self):  # a held primitive sharded or replaced: MindSpore's sequence
             return self._add_bias(self.squeeze(self.conv2d(self.expand_dims(x, 2), self.weight)))
         bias, apart = bias_of(self)
         y = ops.conv1d(x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
@@ -223,7 +223,7 @@ class Conv2d(_Conv):
         hold(self, conv2d=conv, bias_add=ops.BiasAdd(self.data_format))
 
     def construct(self, x):
-        if self._held_touched:  # a held primitive sharded or replaced: MindSpore's sequence
+        if touched(self):  # a held primitive sharded or replaced: MindSpore's sequence
             return self._add_bias(self.conv2d(x, self.weight))
         bias, apart = bias_of(self)
         y = ops.conv2d(
@@ -265,7 +265,7 @@ class Conv3d(_Conv):
         hold_idle(self, why, concat=ops.Concat(1), split_0=ops.Split(1, self.group), split_1=ops.Split(0, self.group))
 
     def construct(self, x):
-        if self._held_touched:  # a held primitive sharded or replaced: MindSpore's sequence
+        if touched(self):  # a held primitive sharded or replaced: MindSpore's sequence
             return self._add_bias(self.conv3d(x, self.weight))
         bias, apart = bias_of(self)
         y = ops.conv3d(x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
@@ -353,7 +353,7 @@ class Conv2dTranspose(_ConvTranspose):
         self._pads = pads
 
     def construct(self, x):
-        if not self._held_touched:
+        if not touched(self):
             return super().construct(x)
         n, _, h, w = self.shape(x)
         sizes = [

@@ -11,7 +11,7 @@ from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.nn.cell import Cell
 from kiln.nn.layer._bias import bias_of
-from kiln.nn.layer._held import hold
+from kiln.nn.layer._held import hold, touched
 from kiln.nn.layer.activation import get_activation
 from kiln.ops.primitive import Primitive
 
@@ -98,7 +98,7 @@ class Dense(Cell):
                 f"For 'Dense', the last dimension of the input must be in_channels={self.in_channels}, "
                 f"but got input shape {list(x.shape)}."
             )
-        if self._held_touched:
+        if touched(self):
             return self._run_held(x)
         bias, apart = bias_of(self, x.ndim >= 2)
         y = ops.dense(x, self.weight, bias)  # one fused primitive, any number of leading dims

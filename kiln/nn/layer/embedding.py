@@ -12,7 +12,7 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import initializer
 from kiln.nn.cell import Cell
-from kiln.nn.layer._held import hold
+from kiln.nn.layer._held import hold, touched
 
 __all__ = ["Embedding", "EmbeddingLookup", "MultiFieldEmbeddingLookup"]
 
@@ -73,7 +73,7 @@ class Embedding(Cell):
         hold(self, **lookup, **shapes, expand=ops.ExpandDims(), concat=ops.Concat(-1))
 
     def construct(self, ids):
-        if not self._held_touched:
+        if not touched(self):
             return ops.embedding(ids, self.embedding_table)
         # MindSpore's lookup by the held primitives: the ids flattened, the rows gathered (or a one-hot product)
         flat = self.reshape_flat(ids, (-1,))

@@ -9,7 +9,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
-from kiln.nn.layer._held import hold
+from kiln.nn.layer._held import hold, touched
 from kiln.nn.layer._variants import op_variants
 from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.pooling import (  # noqa: I001
@@ -67,7 +67,7 @@ class _Pool(Cell):
     def _run_held(self, x):
         """The held pooling primitive on `x`, or None while it is untouched (the fused op then runs)."""
         attr = self._pool_attr
-        if not self._held_touched:
+        if not touched(self):
             return None
         if x.ndim == self._nd + 1:  # unbatched: the primitive takes a batch
             return ops.squeeze(getattr(self, attr)(ops.expand_dims(x, 0)), 0)

@@ -148,3 +148,12 @@ def functional(name: str) -> Callable:
 def numpy_rows() -> list[Row]:
     """The rows with `kiln.numpy` faces."""
     return [row for row in ROWS if row.numpy]
+
+
+def __getattr__(name: str) -> type:
+    """The Primitive classes built here, by name: their `__module__` is this module, so pickle looks them up here (a
+    layer holding `Mul()` or `Conv2D(...)` pickles)."""
+    cls = CLASSES.get(name)
+    if cls is None or getattr(cls, "__module__", None) != __name__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return cls
