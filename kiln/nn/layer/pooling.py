@@ -65,10 +65,8 @@ class _Pool(Cell):
             hold(self, **{self._pool_attr: prim})
 
     def _run_held(self, x):
-        """The held pooling primitive on `x`, or None while it is untouched (the fused op then runs)."""
+        """The held pooling primitive on `x` (once it was sharded or replaced: `touched`)."""
         attr = self._pool_attr
-        if not touched(self):
-            return None
         if x.ndim == self._nd + 1:  # unbatched: the primitive takes a batch
             return ops.squeeze(getattr(self, attr)(ops.expand_dims(x, 0)), 0)
         return getattr(self, attr)(x)
@@ -104,9 +102,8 @@ class _MaxPool(_Pool):
     _pool_attr = "max_pool"
 
     def construct(self, x):
-        held = self._run_held(x)
-        if held is not None:
-            return held
+        if touched(self):
+            return self._run_held(x)
         return max_pool(
             x,
             self._nd,
@@ -194,9 +191,8 @@ class _AvgPool(_Pool):
     _pool_attr = "avg_pool"
 
     def construct(self, x):
-        held = self._run_held(x)
-        if held is not None:
-            return held
+        if touched(self):
+            return self._run_held(x)
         # MindSpore runs AvgPool1d/2d on its AvgPool (never counting 'same' padding) unless padding, ceil_mode,
         # count_include_pad=False or divisor_override asks for its AvgPool3D, which counts it as AvgPool3d does.
         plain = self._nd < 3 and self.pad_mode != "pad" and not self.ceil_mode
