@@ -362,16 +362,22 @@ def shard_primitive(prim, in_strategy=None, out_strategy=None):
     prim.add_prim_attr("out_strategy", out_strategy)
     cls = type(prim)
     if not getattr(cls, "_kiln_sharded", False):
-        plain_call = cls.__call__
 
         def __call__(self, *args):
+            # through super(): the class's own call may be a method or a static function (kiln.ops.faces' classes)
+            plain_call = super(sharded, self).__call__
             if not _active():
-                return plain_call(self, *args)
-            args = _constrain_all(args, self.in_strategy, self.name, "input", prim=self)
-            out = plain_call(self, *args)
+                return plain_call(*args)
+            split = _constrain_all(args, self.in_strategy, self.name, "input", prim=self)
+            # a Parameter the primitive writes (BatchNorm's moving statistics) is handed over itself: a constrained
+            # copy would take the update instead of it
+            written = self._written_inputs
+            args = tuple(a if i in written else c for i, (a, c) in enumerate(zip(args, split, strict=True)))
+            out = plain_call(*args)
             return _constrain_all(out, self.out_strategy, self.name, "output")
 
-        prim.__class__ = type(cls.__name__, (cls,), {"__call__": __call__, "_kiln_sharded": True})
+        sharded = type(cls.__name__, (cls,), {"__call__": __call__, "_kiln_sharded": True})
+        prim.__class__ = sharded
     return prim
 
 

@@ -35,6 +35,10 @@ class Cell:
     """
 
     _graph_runner = None  # set by kiln._compiler: runs a Cell call as a compiled graph
+    # True once a primitive the layer holds under MindSpore's name was sharded or replaced; the count of strategies
+    # set when it was last looked at (kiln/nn/layer/_held.py)
+    _held_touched = False
+    _held_epoch = -1
 
     def __init__(self, auto_prefix: bool = True, flags: dict | None = None) -> None:
         d = self.__dict__
@@ -93,6 +97,8 @@ class Cell:
                 raise TypeError(f"cannot assign {type(value).__name__} to child Cell attribute '{name}'.")
             d["_cells"][name] = None
         else:
+            if name in d.get("_made_primitives", ()):
+                d["_held_touched"] = True  # a held primitive replaced: the layer runs MindSpore's sequence
             object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str):
@@ -584,6 +590,11 @@ class _CellSequence(Cell):
 
     def __iter__(self):
         return iter(self._cells.values())
+
+    @property
+    def cell_list(self) -> list:
+        """The child cells in order, as a list (MindSpore's attribute: zoo code reaches `seq.cell_list[0].conv2d`)."""
+        return list(self._cells.values())
 
 
 class SequentialCell(_CellSequence):

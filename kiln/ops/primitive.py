@@ -7,6 +7,7 @@ classes whose constructor keywords become attributes.
 from __future__ import annotations
 
 import inspect
+import warnings
 
 from kiln._core.unsupported import ignore_argument
 from kiln._parallel.shard import shard_primitive
@@ -24,6 +25,11 @@ class Primitive:
     Args:
         name: the primitive's name (MindSpore's op name).
     """
+
+    # positions of the inputs the call writes in place (Parameters it updates): Primitive.shard leaves them unsplit
+    _written_inputs: tuple[int, ...] = ()
+    # how many times a strategy was set on any primitive: a layer holding primitives looks at them again when it grows
+    strategies_set = 0
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or type(self).__name__
@@ -60,6 +66,11 @@ class Primitive:
             {},
             reason="XLA's partitioner lays out the rest; there is no device kind or search level to choose",
         )
+        unused = self.__dict__.get("_unused_reason")  # held by a layer that computes without it (nn/layer/_held.py)
+        if unused is not None and unused not in _WARNED_UNUSED:
+            _WARNED_UNUSED.add(unused)
+            warnings.warn(f"{unused}: the strategy set on it is not used.", stacklevel=2)
+        Primitive.strategies_set += 1
         return shard_primitive(self, in_strategy, out_strategy)
 
     def __repr__(self) -> str:
@@ -71,6 +82,7 @@ class Primitive:
 
 
 PrimitiveWithInfer = Primitive
+_WARNED_UNUSED: set[str] = set()
 
 
 def prim_attr_register(init):

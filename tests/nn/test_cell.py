@@ -99,3 +99,11 @@ def test_recompute_sets_the_scope_of_the_cell_and_those_below():
     net[1].recompute()
     assert (net.get_scope(), net[0].get_scope(), net[1].get_scope(), net[1][0].get_scope()) == (
         None, None, "recompute_", "recompute_")  # fmt: skip
+
+
+def test_sequences_list_their_cells_as_cell_list():
+    """MindSpore's `cell_list` (the zoo's FCN8s shards `self.conv1.cell_list[0].conv2d`)."""
+    conv, relu = kiln.nn.Conv2d(3, 4, 3), kiln.nn.ReLU()
+    seq = kiln.nn.SequentialCell([conv, relu])
+    assert seq.cell_list == [conv, relu] and seq.cell_list[0].conv2d is conv.conv2d
+    assert kiln.nn.CellList([relu, conv]).cell_list == [relu, conv]

@@ -15,6 +15,7 @@ import functools as _functools
 import hashlib
 import os
 import pickle
+import re
 import sys
 import types as _types
 import warnings
@@ -58,6 +59,10 @@ class _NoKey(Exception):
 
 _code_digests: dict = {}
 _class_digests: dict = {}
+
+
+# a program over more than one device (SPMD partitions or replicas): its executable is kept in memory only
+_SPLIT = re.compile(r"mhlo\.num_(?:partitions|replicas) = (?:[2-9]|\d\d)")
 
 
 def _pinned(module: str | None) -> bool:
@@ -699,6 +704,9 @@ def keep(key: GraphKey, jitted, leaves: list, state_objs: list, written: list, g
         text = lowered.as_text()
         if "custom_call" in text:  # a LAPACK call, a host callback: not loadable in another process
             not_kept(key.label, "the program has a custom call (LAPACK, a host callback)")
+            return None
+        if _SPLIT.search(text):  # reloaded onto the key's one device, an executable of several aborts the process
+            not_kept(key.label, "the program is split over several devices (a sharding strategy)")
             return None
         sites = []
         for prim, kw, loc, n in CHECK_SITES[first_site:]:

@@ -13,6 +13,7 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import initializer
 from kiln.nn.cell import Cell
+from kiln.nn.layer._held import hold, touched
 from kiln.nn.layer._variants import op_variants
 
 __all__ = [
@@ -31,17 +32,36 @@ def _simple(name: str, fn, doc: str) -> type:
     return type(name, (Cell,), {"construct": construct, "__doc__": doc, "__module__": __name__})
 
 
-ReLU = _simple("ReLU", ops.relu, "max(x, 0), elementwise.")
-ReLU6 = _simple("ReLU6", ops.relu6, "min(max(x, 0), 6), elementwise.")
-Sigmoid = _simple("Sigmoid", ops.sigmoid, "1 / (1 + exp(-x)), elementwise.")
-Tanh = _simple("Tanh", ops.tanh, "Hyperbolic tangent, elementwise.")
+def _holding(name: str, attr: str, prim: type, doc: str) -> type:
+    """A parameter-free activation Cell that holds an instance of the Primitive class `prim` as `attr` (MindSpore's
+    attribute: `relu.relu.shard(...)`) and calls it."""
+
+    def __init__(self) -> None:
+        Cell.__init__(self)
+        hold(self, **{attr: prim()})
+
+    op = prim.__call__  # the class's static call: the functional op an untouched instance runs
+
+    def construct(self, x):
+        if touched(self):  # sharded or replaced: call the held one
+            return getattr(self, attr)(x)
+        return op(x)
+
+    doc += f" It calls its Primitive `{attr}` ({prim.__name__})."
+    return type(name, (Cell,), {"__init__": __init__, "construct": construct, "__doc__": doc, "__module__": __name__})
+
+
+ReLU = _holding("ReLU", "relu", ops.ReLU, "max(x, 0), elementwise.")
+ReLU6 = _holding("ReLU6", "relu6", ops.ReLU6, "min(max(x, 0), 6), elementwise.")
+Sigmoid = _holding("Sigmoid", "sigmoid", ops.Sigmoid, "1 / (1 + exp(-x)), elementwise.")
+Tanh = _holding("Tanh", "tanh", ops.Tanh, "Hyperbolic tangent, elementwise.")
 SiLU = _simple("SiLU", ops.silu, "x * sigmoid(x), elementwise.")
-HSwish = _simple("HSwish", ops.hardswish, "Hard swish: x * relu6(x + 3) / 6, elementwise.")
-HSigmoid = _simple("HSigmoid", ops.hardsigmoid, "Hard sigmoid: relu6(x + 3) / 6, elementwise.")
-Mish = _simple("Mish", ops.mish, "x * tanh(softplus(x)), elementwise.")
-Softsign = _simple("Softsign", ops.softsign, "x / (1 + |x|), elementwise.")
+HSwish = _holding("HSwish", "hswish", ops.HSwish, "Hard swish: x * relu6(x + 3) / 6, elementwise.")
+HSigmoid = _holding("HSigmoid", "hsigmoid", ops.HSigmoid, "Hard sigmoid: relu6(x + 3) / 6, elementwise.")
+Mish = _holding("Mish", "mish", ops.Mish, "x * tanh(softplus(x)), elementwise.")
+Softsign = _holding("Softsign", "softsign", ops.Softsign, "x / (1 + |x|), elementwise.")
 LogSigmoid = _simple("LogSigmoid", ops.logsigmoid, "log(sigmoid(x)), elementwise.")
-SeLU = _simple("SeLU", ops.selu, "Scaled exponential linear unit, elementwise.")
+SeLU = _holding("SeLU", "selu", ops.SeLU, "Scaled exponential linear unit, elementwise.")
 Tanhshrink = _simple("Tanhshrink", ops.tanhshrink, "x - tanh(x), elementwise.")
 
 
@@ -146,9 +166,10 @@ class CELU(Cell):
         if alpha == 0:
             raise ValueError("For 'CELU', 'alpha' must not be 0.")
         self.alpha = float(alpha)
+        hold(self, celu=ops.CeLU(self.alpha))
 
     def construct(self, x):
-        return ops.celu(x, self.alpha)
+        return self.celu(x)
 
 
 class Softplus(Cell):
@@ -186,16 +207,18 @@ class Hardtanh(Cell):
 
 
 class _Shrink(Cell):
-    """A shrinkage activation with threshold `lambd` (the functional op is the subclass's `_fn`)."""
+    """A shrinkage activation with threshold `lambd`, run by its Primitive (`_held`: attribute name, class)."""
 
-    _fn = None
+    _held = ("", None)  # MindSpore's attribute name and Primitive class
 
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()
         self.lambd = float(lambd)
+        attr, prim = self._held
+        hold(self, **{attr: prim(self.lambd)})
 
     def construct(self, x):
-        return type(self)._fn(x, self.lambd)
+        return getattr(self, self._held[0])(x)
 
 
 class HShrink(_Shrink):
@@ -205,7 +228,7 @@ class HShrink(_Shrink):
         lambd (float): threshold. Default: 0.5.
     """
 
-    _fn = staticmethod(ops.hardshrink)
+    _held = ("hshrink", ops.HShrink)
 
 
 class SoftShrink(_Shrink):
@@ -215,7 +238,7 @@ class SoftShrink(_Shrink):
         lambd (float): threshold. Default: 0.5.
     """
 
-    _fn = staticmethod(ops.softshrink)
+    _held = ("softshrink", ops.SoftShrink)
 
 
 class PReLU(Cell):
@@ -246,9 +269,10 @@ class PReLU(Cell):
             raise TypeError(f"For 'PReLU', 'w' must be a float or a Tensor, but got {type(w).__name__}.")
         self.channel = int(channel)
         self.w = Parameter(value, name="w")
+        hold(self, prelu=ops.PReLU())
 
     def construct(self, x):
-        return ops.prelu(x, self.w)
+        return self.prelu(x, self.w)
 
 
 _BY_NAME = {
@@ -308,19 +332,27 @@ class Threshold(Cell):
 
 
 class Softmax2d(Cell):
-    """Softmax over the channels of (N, C, H, W) / (C, H, W)."""
+    """Softmax over the channels of (N, C, H, W) / (C, H, W), by its Primitive `softmax` (Softmax(axis=-3))."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        hold(self, softmax=ops.Softmax(-3), shape=ops.Shape())
 
     def construct(self, x):
         if x.ndim not in (3, 4):
             raise ValueError(f"For 'Softmax2d', the input must be 3-D or 4-D, but got {x.ndim}-D.")
-        return ops.softmax(x, -3)
+        return self.softmax(x)
 
 
 class FastGelu(Cell):
-    """x * sigmoid(1.702 x), MindSpore's fast GELU approximation."""
+    """x * sigmoid(1.702 x), MindSpore's fast GELU approximation, by its Primitive `fast_gelu` (FastGeLU)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        hold(self, fast_gelu=ops.FastGeLU())
 
     def construct(self, x):
-        return x * ops.sigmoid(1.702 * x)
+        return self.fast_gelu(x)
 
 
 class RReLU(Cell):

@@ -10,6 +10,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter
 from kiln.nn.cell import Cell
+from kiln.nn.layer._held import hold
 from kiln.nn.layer._variants import op_variants
 
 __all__ = [
@@ -46,11 +47,12 @@ class Dropout(Cell):
             raise ValueError(f"For 'Dropout', 'p' must be a number in [0, 1), but got {p!r}.")
         self.p = float(p)
         self.keep_prob = 1.0 - self.p
+        hold(self, dropout=ops.Dropout(self.keep_prob))
 
     def construct(self, x):
         if not self.training or self.p == 0.0:
             return x
-        return ops.dropout(x, self.p)
+        return self.dropout(x)[0]  # its Primitive (MindSpore's `dropout`): (output, mask)
 
     def extend_repr(self) -> str:
         return f"p={self.p}"

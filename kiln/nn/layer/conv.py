@@ -17,6 +17,7 @@ from kiln.common.initializer import HeUniform, Initializer, Uniform, initializer
 from kiln.nn._checks import positive_int
 from kiln.nn.cell import Cell
 from kiln.nn.layer._bias import bias_of
+from kiln.nn.layer._held import hold, hold_idle, touched
 from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.conv import conv_transpose
 
@@ -118,6 +119,13 @@ class _Conv(Cell):
             self.bias = Parameter(initializer(self.bias_init, [self.out_channels], dtype), name="bias")
         else:
             self.bias = None
+        self._hold_primitives(pads)
+
+    def _hold_primitives(self, pads: tuple) -> None:
+        """Hold MindSpore's primitives of this layer (`conv2d`, `bias_add`, ...); see kiln/nn/layer/_held.py."""
+
+    def _add_bias(self, y):
+        return self.bias_add(y, self.bias) if self.has_bias else y
 
     def _weight_shape(self) -> tuple:
         kernel = (1, *self.kernel_size) if self._nd == 1 else self.kernel_size  # MindSpore's 1-D layout
@@ -168,7 +176,16 @@ class Conv1d(_Conv):
                  dtype=mstype.float32) -> None:  # fmt: skip
         super().__init__(**_arguments(locals()))
 
+    def _hold_primitives(self, pads: tuple) -> None:
+        # MindSpore's Conv1d runs a 2-D convolution over (N, C, 1, L)
+        conv = ops.Conv2D(self.out_channels, (1, *self.kernel_size), 1, self.pad_mode, (0, 0, *pads),
+                          (1, *self.stride), (1, *self.dilation), self.group)  # fmt: skip
+        hold(self, conv2d=conv, bias_add=ops.BiasAdd(), expand_dims=ops.ExpandDims(), squeeze=ops.Squeeze(2),
+             shape=ops.Shape())  # fmt: skip
+
     def construct(self, x):
+        if touched(self):  # a held primitive sharded or replaced: MindSpore's sequence
+            return self._add_bias(self.squeeze(self.conv2d(self.expand_dims(x, 2), self.weight)))
         bias, apart = bias_of(self)
         y = ops.conv1d(x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
         return ops.bias_add(y, self.bias) if apart else y
@@ -200,7 +217,14 @@ class Conv2d(_Conv):
         Tensor (N, C_out, H_out, W_out).
     """
 
+    def _hold_primitives(self, pads: tuple) -> None:
+        conv = ops.Conv2D(self.out_channels, self.kernel_size, 1, self.pad_mode, pads, self.stride, self.dilation,
+                          self.group, self.data_format)  # fmt: skip
+        hold(self, conv2d=conv, bias_add=ops.BiasAdd(self.data_format))
+
     def construct(self, x):
+        if touched(self):  # a held primitive sharded or replaced: MindSpore's sequence
+            return self._add_bias(self.conv2d(x, self.weight))
         bias, apart = bias_of(self)
         y = ops.conv2d(
             x,
@@ -233,7 +257,16 @@ class Conv3d(_Conv):
                  data_format="NCDHW", dtype=mstype.float32) -> None:  # fmt: skip
         super().__init__(**_arguments(locals()))
 
+    def _hold_primitives(self, pads: tuple) -> None:
+        conv = ops.Conv3D(self.out_channels, self.kernel_size, 1, self.pad_mode, pads, self.stride, self.dilation,
+                          self.group, self.data_format)  # fmt: skip
+        hold(self, conv3d=conv, bias_add=ops.BiasAdd(), shape=ops.Shape())
+        why = "MindSpore splits a grouped 3-D convolution with them; Kiln's Conv3D takes the groups itself"
+        hold_idle(self, why, concat=ops.Concat(1), split_0=ops.Split(1, self.group), split_1=ops.Split(0, self.group))
+
     def construct(self, x):
+        if touched(self):  # a held primitive sharded or replaced: MindSpore's sequence
+            return self._add_bias(self.conv3d(x, self.weight))
         bias, apart = bias_of(self)
         y = ops.conv3d(x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
         return ops.bias_add(y, self.bias) if apart else y
@@ -271,6 +304,16 @@ class Conv1dTranspose(_ConvTranspose):
         super().__init__(**_arguments(locals()))
 
 
+def _transposed_length(size: int, kernel: int, stride: int, dilation: int, pad_mode: str, pad: int) -> int:
+    """The output length of a transposed convolution: the input length of the forward convolution it undoes."""
+    span = dilation * (kernel - 1) + 1
+    if pad_mode == "same":
+        return size * stride
+    if pad_mode == "valid":
+        return size * stride + max(span - stride, 0)
+    return (size - 1) * stride + span - pad
+
+
 class Conv2dTranspose(_ConvTranspose):
     """2-D transposed convolution over (N, C_in, H, W) (the gradient of Conv2d with respect to its input).
 
@@ -301,6 +344,26 @@ class Conv2dTranspose(_ConvTranspose):
                  padding=0, output_padding=0, dilation=1, group=1, has_bias=False,
                  weight_init=None, bias_init=None, dtype=mstype.float32) -> None:  # fmt: skip
         super().__init__(**_arguments(locals()))
+
+    def _hold_primitives(self, pads: tuple) -> None:
+        # its out_channel is the forward convolution's, i.e. this layer's in_channels (as MindSpore's layer builds it)
+        conv = ops.Conv2DTranspose(self.in_channels, self.kernel_size, self.pad_mode, pads, None, 1, self.stride,
+                                   self.dilation, self.group)  # fmt: skip
+        hold(self, conv2d_transpose=conv, bias_add=ops.BiasAdd(), shape=ops.Shape())
+        self._pads = pads
+
+    def construct(self, x):
+        if not touched(self):
+            return super().construct(x)
+        n, _, h, w = self.shape(x)
+        sizes = [
+            _transposed_length(v, k, st, d, self.pad_mode, self._pads[2 * i] + self._pads[2 * i + 1])
+            for i, (v, k, st, d) in enumerate(zip((h, w), self.kernel_size, self.stride, self.dilation, strict=True))
+        ]
+        y = self._add_bias(self.conv2d_transpose(x, self.weight, (n, self.out_channels, *sizes)))
+        if any(self.output_padding):
+            y = ops.pad(y, tuple(v for p in reversed(self.output_padding) for v in (0, p)))
+        return y
 
 
 class Conv3dTranspose(_ConvTranspose):

@@ -11,6 +11,7 @@ from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.nn.cell import Cell
 from kiln.nn.layer._bias import bias_of
+from kiln.nn.layer._held import hold, touched
 from kiln.nn.layer.activation import get_activation
 from kiln.ops.primitive import Primitive
 
@@ -36,6 +37,9 @@ class Dense(Cell):
 
     Outputs:
         Tensor of shape (*, out_channels).
+
+    It holds MindSpore's primitives `matmul` (MatMul, transpose_b=True), `bias_add` (with a bias), `reshape` and
+    `shape_op`; while `matmul` and `bias_add` are untouched it runs Kiln's fused dense op, which computes the same.
     """
 
     def __init__(
@@ -81,6 +85,9 @@ class Dense(Cell):
                 f"For 'Dense', 'activation' must be a str, Cell or Primitive, but got {type(activation).__name__}."
             )
         self.activation_flag = self.activation is not None
+        hold(self, matmul=ops.MatMul(transpose_b=True), reshape=ops.Reshape(), shape_op=ops.Shape())
+        if has_bias:
+            hold(self, bias_add=ops.BiasAdd())
 
     def construct(self, x: Tensor) -> Tensor:
         if not isinstance(x, Tensor):
@@ -91,12 +98,28 @@ class Dense(Cell):
                 f"For 'Dense', the last dimension of the input must be in_channels={self.in_channels}, "
                 f"but got input shape {list(x.shape)}."
             )
+        if touched(self):
+            return self._run_held(x)
         bias, apart = bias_of(self, x.ndim >= 2)
         y = ops.dense(x, self.weight, bias)  # one fused primitive, any number of leading dims
         if apart:
             y = ops.bias_add(y, self.bias, "NHWC")  # the channels last
         if self.activation_flag:
             y = self.activation(y)
+        return y
+
+    def _run_held(self, x: Tensor) -> Tensor:
+        """MindSpore's Dense: the input flattened to 2-D, `matmul`, `bias_add`, the activation, the shape back."""
+        shape = self.shape_op(x)
+        if len(shape) != 2:
+            x = self.reshape(x, (-1, shape[-1]))
+        y = self.matmul(x, self.weight)
+        if self.has_bias:
+            y = self.bias_add(y, self.bias)
+        if self.activation_flag:
+            y = self.activation(y)
+        if len(shape) != 2:
+            y = self.reshape(y, tuple(shape[:-1]) + (y.shape[-1],))
         return y
 
     def extend_repr(self) -> str:

@@ -12,6 +12,7 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln.common.initializer import initializer
 from kiln.nn.cell import Cell
+from kiln.nn.layer._held import hold, touched
 
 __all__ = ["Embedding", "EmbeddingLookup", "MultiFieldEmbeddingLookup"]
 
@@ -67,9 +68,22 @@ class Embedding(Cell):
                 ops.zeros((1, embedding_size), table_dtype),
             )
         self.embedding_table = Parameter(table, name="embedding_table")
+        lookup = {"gather": ops.Gather(), "one_hot": ops.OneHot(), "array_mul": ops.MatMul()}
+        shapes = {"reshape": ops.Reshape(), "reshape_flat": ops.Reshape(), "get_shp": ops.Shape()}
+        hold(self, **lookup, **shapes, expand=ops.ExpandDims(), concat=ops.Concat(-1))
 
     def construct(self, ids):
-        return ops.embedding(ids, self.embedding_table)
+        if not touched(self):
+            return ops.embedding(ids, self.embedding_table)
+        # MindSpore's lookup by the held primitives: the ids flattened, the rows gathered (or a one-hot product)
+        flat = self.reshape_flat(ids, (-1,))
+        if self.use_one_hot:
+            table = self.embedding_table
+            on, off = Tensor(1.0, table.dtype), Tensor(0.0, table.dtype)
+            rows = self.array_mul(self.one_hot(flat, self.vocab_size, on, off), table)
+        else:
+            rows = self.gather(self.embedding_table, flat, 0)
+        return self.reshape(rows, self.get_shp(ids) + (self.embedding_size,))
 
     def extend_repr(self) -> str:
         return (

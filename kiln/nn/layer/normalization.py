@@ -17,6 +17,7 @@ from kiln._core.tensor import Parameter
 from kiln.common.initializer import initializer
 from kiln.nn._checks import float_arg, positive_int
 from kiln.nn.cell import Cell
+from kiln.nn.layer._held import hold
 
 __all__ = [
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "InstanceNorm1d", "InstanceNorm2d",
@@ -65,15 +66,18 @@ class _BatchNorm(Cell):
         self.gamma = Parameter(initializer(gamma_init, c, dtype), "gamma", requires_grad=affine)
         self.beta = Parameter(initializer(beta_init, c, dtype), "beta", requires_grad=affine)
         # MindSpore's momentum weighs the old value; the primitive's weighs the batch.
-        self._train = ops.BatchNorm(True, self.eps, 1.0 - self.momentum, data_format)
-        self._infer = ops.BatchNorm(False, self.eps, 1.0 - self.momentum, data_format)
+        hold(
+            self,
+            bn_train=ops.BatchNorm(True, self.eps, 1.0 - self.momentum, data_format),
+            bn_infer=ops.BatchNorm(False, self.eps, 1.0 - self.momentum, data_format),
+        )
 
     def construct(self, x):
         if x.ndim not in self._ranks:
             want = " or ".join(f"{r}-D" for r in self._ranks)
             raise ValueError(f"For '{type(self).__name__}', the input must be {want}, but got shape {list(x.shape)}.")
         training = self.training if self.use_batch_statistics is None else self.use_batch_statistics
-        bn = self._train if training else self._infer
+        bn = self.bn_train if training else self.bn_infer
         return bn(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)[0]
 
     def extend_repr(self) -> str:

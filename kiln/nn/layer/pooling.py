@@ -9,6 +9,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
+from kiln.nn.layer._held import hold, touched
 from kiln.nn.layer._variants import op_variants
 from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
 from kiln.ops.nn.pooling import (  # noqa: I001
@@ -55,6 +56,21 @@ class _Pool(Cell):
         check_non_negative(op, "padding", self._pads)
         self.ceil_mode = bool(ceil_mode)
 
+    # MindSpore's attribute of the pooling primitive of the 2-D and 3-D layers outside pad mode (max_pool, avg_pool)
+    _pool_attr = ""
+
+    def _hold_pool(self, prim) -> None:
+        """Hold `prim` as the layer's pooling primitive (kiln/nn/layer/_held.py) where MindSpore's layer has one."""
+        if self._nd > 1 and self.pad_mode != "pad":
+            hold(self, **{self._pool_attr: prim})
+
+    def _run_held(self, x):
+        """The held pooling primitive on `x` (once it was sharded or replaced: `touched`)."""
+        attr = self._pool_attr
+        if x.ndim == self._nd + 1:  # unbatched: the primitive takes a batch
+            return ops.squeeze(getattr(self, attr)(ops.expand_dims(x, 0)), 0)
+        return getattr(self, attr)(x)
+
     def extend_repr(self) -> str:
         shown = lambda t: t[0] if len(set(t)) == 1 else t
         s = f"kernel_size={shown(self._kernel)}, stride={shown(self._stride)}, pad_mode={self.pad_mode.upper()}"
@@ -80,8 +96,14 @@ class _MaxPool(_Pool):
                 f"pad_mode='{pad_mode}' with padding={padding!r}, dilation={dilation!r}, "
                 f"return_indices={return_indices}, ceil_mode={ceil_mode}."
             )
+        pool = ops.MaxPool3D if self._nd == 3 else ops.MaxPool
+        self._hold_pool(pool(self._kernel, self._stride, self.pad_mode))
+
+    _pool_attr = "max_pool"
 
     def construct(self, x):
+        if touched(self):
+            return self._run_held(x)
         return max_pool(
             x,
             self._nd,
@@ -160,8 +182,17 @@ class _AvgPool(_Pool):
             )
         self.count_include_pad = bool(count_include_pad)
         self.divisor_override = divisor_override or 0
+        if self._nd == 3:
+            self._hold_pool(ops.AvgPool3D(self._kernel, self._stride, self.pad_mode, 0, self.ceil_mode,
+                                          self.count_include_pad, self.divisor_override))  # fmt: skip
+        elif not self.ceil_mode and not self.divisor_override:
+            self._hold_pool(ops.AvgPool(self._kernel, self._stride, self.pad_mode))
+
+    _pool_attr = "avg_pool"
 
     def construct(self, x):
+        if touched(self):
+            return self._run_held(x)
         # MindSpore runs AvgPool1d/2d on its AvgPool (never counting 'same' padding) unless padding, ceil_mode,
         # count_include_pad=False or divisor_override asks for its AvgPool3D, which counts it as AvgPool3d does.
         plain = self._nd < 3 and self.pad_mode != "pad" and not self.ceil_mode

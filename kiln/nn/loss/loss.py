@@ -11,6 +11,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
+from kiln.nn.layer._held import hold, hold_idle
 from kiln.nn.layer.activation import get_activation
 
 __all__ = [
@@ -50,6 +51,15 @@ class LossBase(Cell):
         self.reduction = _check_reduction(type(self).__name__, reduction)
         self.average = reduction == "mean"
         self.reduce = reduction != "none"
+        # MindSpore's primitives of `get_loss` (zoo losses shard `reduce_mean`)
+        held = {"cast": ops.Cast(), "mul": ops.Mul(), "reduce_mean": ops.ReduceMean(), "reduce_sum": ops.ReduceSum()}
+        if self._reduces_inside:
+            hold_idle(self, "Kiln's loss op applies the reduction itself", **held)
+        else:
+            hold(self, **held)
+
+    # True for Kiln's losses whose functional op reduces (their construct never calls get_loss)
+    _reduces_inside = False
 
     def get_axis(self, x) -> tuple[int, ...]:
         """Every axis of `x` (what the reduction runs over)."""
@@ -66,11 +76,11 @@ class LossBase(Cell):
             Tensor: a scalar, or `x` weighted for reduction 'none'.
         """
         if not (isinstance(weights, (int, float)) and weights == 1.0):
-            x = x * weights
+            x = self.mul(weights, x)
         if self.reduction == "mean":
-            return ops.mean(x)
+            return self.reduce_mean(x, self.get_axis(x))
         if self.reduction == "sum":
-            return ops.sum(x)
+            return self.reduce_sum(x, self.get_axis(x))
         return x
 
     def construct(self, logits, labels):
@@ -88,6 +98,8 @@ class MSELoss(LossBase):
         reduction (str): 'mean', 'sum' or 'none'. Default: 'mean'.
     """
 
+    _reduces_inside = True
+
     def construct(self, logits, labels):
         return ops.mse_loss(logits, labels, self.reduction)
 
@@ -98,6 +110,8 @@ class L1Loss(LossBase):
     Args:
         reduction (str): 'mean', 'sum' or 'none'. Default: 'mean'.
     """
+
+    _reduces_inside = True
 
     def construct(self, logits, labels):
         return ops.l1_loss(logits, labels, self.reduction)
@@ -110,6 +124,8 @@ class SmoothL1Loss(LossBase):
         beta (float): where the loss turns linear (0 gives the L1 loss). Default: 1.0.
         reduction (str): 'none', 'mean' or 'sum'. Default: 'none'.
     """
+
+    _reduces_inside = True
 
     def __init__(self, beta: float = 1.0, reduction: str = "none") -> None:
         super().__init__(reduction)
@@ -142,13 +158,15 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         # MindSpore's attribute names: model code reaches the primitives through them (e.g. to `.shard` them)
         self.softmax_cross_entropy = ops.SoftmaxCrossEntropyWithLogits()
         self.sparse_softmax_cross_entropy = ops.SparseSoftmaxCrossEntropyWithLogits()
+        hold(self, one_hot=ops.OneHot())
 
     def construct(self, logits, labels):
         if self.sparse:
             if self.reduction == "mean":
                 return self.sparse_softmax_cross_entropy(logits, labels)
             _check_class_indices(logits, labels)  # before one_hot, whose (N, C, C) would be the shape blamed
-            labels = ops.one_hot(labels, logits.shape[-1], 1.0, 0.0).astype(logits.dtype)
+            on, off = Tensor(1.0, logits.dtype), Tensor(0.0, logits.dtype)
+            labels = self.one_hot(labels, logits.shape[-1], on, off)
         return self.get_loss(self.softmax_cross_entropy(logits, labels)[0])
 
 
@@ -185,6 +203,8 @@ class CrossEntropyLoss(LossBase):
         Tensor: scalar, or per-sample losses for reduction 'none'.
     """
 
+    _reduces_inside = True
+
     def __init__(
         self, weight=None, ignore_index: int = -100, reduction: str = "mean", label_smoothing: float = 0.0
     ) -> None:
@@ -209,6 +229,8 @@ class NLLLoss(LossBase):
         reduction (str): 'mean', 'sum' or 'none'. Default: 'mean'.
     """
 
+    _reduces_inside = True
+
     def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean") -> None:
         super().__init__(reduction)
         self.weight = _optional_tensor("NLLLoss", "weight", weight)
@@ -225,6 +247,8 @@ class BCELoss(LossBase):
         weight (Tensor, optional): weights broadcast to the input.
         reduction (str): 'mean', 'sum' or 'none'. Default: 'mean'.
     """
+
+    _reduces_inside = True
 
     def __init__(self, weight=None, reduction: str = "mean") -> None:
         super().__init__(reduction)
@@ -243,6 +267,8 @@ class BCEWithLogitsLoss(LossBase):
         pos_weight (Tensor, optional): weight of the positive term, broadcast along the last axis.
     """
 
+    _reduces_inside = True
+
     def __init__(self, reduction: str = "mean", weight=None, pos_weight=None) -> None:
         super().__init__(reduction)
         self.weight = _optional_tensor("BCEWithLogitsLoss", "weight", weight)
@@ -258,6 +284,8 @@ class KLDivLoss(LossBase):
     Args:
         reduction (str): 'mean', 'sum', 'none' or 'batchmean'. Default: 'mean'.
     """
+
+    _reduces_inside = True
 
     def __init__(self, reduction: str = "mean") -> None:
         Cell.__init__(self)
@@ -342,6 +370,8 @@ class CosineEmbeddingLoss(_MarginLoss):
 class HuberLoss(LossBase):
     """0.5 d^2 for |d| < delta, delta * (|d| - 0.5 delta) beyond, reduced."""
 
+    _reduces_inside = True
+
     def __init__(self, reduction="mean", delta=1.0) -> None:
         super().__init__(reduction)
         self.delta = delta
@@ -396,6 +426,8 @@ class MAELoss(LossBase):
 
 class RMSELoss(LossBase):
     """sqrt(mean((logits - label)^2))."""
+
+    _reduces_inside = True
 
     def __init__(self) -> None:
         super().__init__("mean")

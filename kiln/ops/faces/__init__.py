@@ -47,11 +47,11 @@ def _build_class(row: Row, cls_name: str, fn: Callable) -> type:
     def init(self) -> None:
         Primitive.__init__(self, cls_name)
 
-    def call(self, *args):
-        return fn(*args)
-
     doc = f"Primitive {cls_name}: `{cls_name}()(*inputs)` is `ops.{fn.__name__}(*inputs)`."
-    return type(cls_name, (Primitive,), {"__init__": init, "__call__": call, "__doc__": doc, "__module__": __name__})
+    # A static `__call__`: calling an instance calls `fn` itself, with no forwarding frame (layers call their held
+    # instances on every step: nn.ReLU's `relu`)
+    attrs = {"__init__": init, "__call__": staticmethod(fn), "__doc__": doc, "__module__": __name__}
+    return type(cls_name, (Primitive,), attrs)
 
 
 # Python's reflected operators (`1 - t` calls `t.__rsub__(1)`): their face swaps the operands
@@ -148,3 +148,12 @@ def functional(name: str) -> Callable:
 def numpy_rows() -> list[Row]:
     """The rows with `kiln.numpy` faces."""
     return [row for row in ROWS if row.numpy]
+
+
+def __getattr__(name: str) -> type:
+    """The Primitive classes built here, by name: their `__module__` is this module, so pickle looks them up here (a
+    layer holding `Mul()` or `Conv2D(...)` pickles)."""
+    cls = CLASSES.get(name)
+    if cls is None or getattr(cls, "__module__", None) != __name__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return cls

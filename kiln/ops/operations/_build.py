@@ -31,8 +31,9 @@ def simple_class(name: str, call: Callable, doc: str | None = None) -> type:
     Returns:
         The class.
     """
+    # a static `__call__`: an instance call is `call(*inputs)` with no forwarding frame (as kiln.ops.faces' classes)
     cls = type(name, (Primitive,), {
-        "__call__": lambda self, *args: call(*args), "__module__": _caller_module(),
+        "__call__": staticmethod(call), "__module__": _caller_module(),
         "__doc__": doc or f"Primitive {name}.",
     })  # fmt: skip
     cls.__init__ = lambda self: Primitive.__init__(self, name)

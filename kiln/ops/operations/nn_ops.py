@@ -374,11 +374,17 @@ class _Pool(_NNPrimitive):
         check_non_negative(name, "pad", pads)
         self._record(kernel_size=kernel, strides=strides_t, pad_mode=mode_, **record)
         if self._kind == "max":
-            self._prim = prims_pool.MaxPool3D if nd == 3 else prims_pool.MaxPool
             self._attrs = (kernel, strides_t, mode_, pads, (1,) * nd, bool(ceil))
         else:
-            self._prim = prims_pool.AvgPool3D if nd == 3 else prims_pool.AvgPool
             self._attrs = (kernel, strides_t, mode_, pads, bool(ceil), bool(include_pad), int(divisor or 0))
+
+    @property
+    def _prim(self):
+        # looked up, not kept on the instance: a declaration holds local functions, and a layer holding the
+        # instance (nn.MaxPool2d's max_pool) pickles
+        if self._kind == "max":
+            return prims_pool.MaxPool3D if self._nd == 3 else prims_pool.MaxPool
+        return prims_pool.AvgPool3D if self._nd == 3 else prims_pool.AvgPool
 
     def __call__(self, x):
         return apply(self._prim, (x,), self._attrs)
@@ -1216,6 +1222,8 @@ class BatchNorm(_NNPrimitive):
         (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2): the reserve spaces hold
         the updated moving mean and variance.
     """
+
+    _written_inputs = (3, 4)  # the moving mean and variance, updated in training
 
     def __init__(
         self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1, data_format: str = "NCHW"
