@@ -2,25 +2,25 @@
 
     python -m benchmarks zoo                    (or: python -m benchmarks.bench_zoo [--nets lstm,wgan] [--repeat 3])
 
-Seven networks across domains, each from the zoo's own source files (vendored unchanged with the zoo's Apache
-License 2.0, see benchmarks/zoo/README.md) at a small configuration, trained with the zoo's own train cell where
-it has one: MobileNetV2 (CNN), the LSTM sentiment network (its sequence length is 500 in the source), the
-Transformer, Deep&Cross (recommender), UNet++ (segmentation), WGAN (a discriminator and a generator step) and
-CRNN with CTC (OCR). Every (network, framework, mode) cell is a fresh interpreter running this file as a
-MindSpore script: Kiln through `kiln run` (the `mindspore` alias), MindSpore 2.10 with its own Python
-($KILN_MINDSPORE_PYTHON, default /work/msvenv/bin/python; left out when absent). The first step is build,
-trace, compile and run (what a user waits for the first time: Kiln's graph cache and its on-disk cache of compiled
-executables are off, KILN_GRAPH_CACHE=0 and KILN_CACHE_DIR=off), the steady step the median of the following
-steps. The last column says how much of Kiln's first step was XLA compiling (JAX's own compile events: total,
-count, the largest), the first step's CPU time (all threads: on a loaded machine a steadier measure of compile
-work than wall time), the size of the train step's program in MLIR lines (JAX's IR dump, the largest module
-compiled during the first step), and, when Kiln's first step ran quickly compiled programs (tiered compilation,
-kiln/_backend/tiers.py), one step on them and how long the optimised ones took to be ready: Kiln's steady step
-is timed after they took over. Kiln's cells run under `kiln run`, which starts them with glibc's huge pages
-(GLIBC_TUNABLES=glibc.malloc.hugetlb=1, kiln/cli/hugepages.py) only under KILN_HUGEPAGES=1 (off by default);
-MindSpore's run with this process's environment; the table says which. Issue 21's bounds: Kiln's
-GRAPH_MODE first step at most MindSpore's and its steady step at most half of MindSpore's; Kiln's PyNative step at
-most MindSpore's PyNative step.
+Eight networks across domains, each from the zoo's own source files (vendored unchanged with the zoo's Apache
+License 2.0, see benchmarks/zoo/README.md) at a small configuration, trained with the zoo's own train cell where it
+has one: MobileNetV2 (CNN), the LSTM sentiment network (its sequence length is 500 in the source), the Transformer,
+Deep&Cross (recommender), UNet++ (segmentation), WGAN (a discriminator and a generator step), CRNN with CTC (OCR)
+and PointNet++ (point clouds, as benchmarks/zoo/pointnet2/train_pointnet2.py builds it). Every (network, framework,
+mode) cell is a fresh interpreter running this file as a MindSpore script: Kiln through `kiln run` (the `mindspore`
+alias), MindSpore 2.10 with its own Python ($KILN_MINDSPORE_PYTHON, default /work/msvenv/bin/python; left out when
+absent). The first step is build, trace, compile and run (what a user waits for the first time: Kiln's graph cache
+and its on-disk cache of compiled executables are off, KILN_GRAPH_CACHE=0 and KILN_CACHE_DIR=off), the steady step
+the median of the following steps. The last column says how much of Kiln's first step was XLA compiling (JAX's own
+compile events: total, count, the largest), the first step's CPU time (all threads: on a loaded machine a steadier
+measure of compile work than wall time), the size of the train step's program in MLIR lines (JAX's IR dump, the
+largest module compiled during the first step), and, when Kiln's first step ran quickly compiled programs (tiered
+compilation, kiln/_backend/tiers.py), one step on them and how long the optimised ones took to be ready: Kiln's
+steady step is timed after they took over. Kiln's cells run under `kiln run`, which starts them with glibc's huge
+pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, kiln/cli/hugepages.py) only under KILN_HUGEPAGES=1 (off by default);
+MindSpore's run with this process's environment; the table says which. Issue 21's bounds: Kiln's GRAPH_MODE first
+step at most MindSpore's and its steady step at most half of MindSpore's; Kiln's PyNative step at most MindSpore's
+PyNative step.
 """
 
 from __future__ import annotations
@@ -152,6 +152,16 @@ def _crnn(ms, rng) -> Callable[[], object]:
     return lambda: step(x, y)
 
 
+def _pointnet2(ms, rng) -> Callable[[], object]:
+    # the driver beside the zoo's sources builds it as the zoo's train.py wires it (64/16 centroids)
+    ms.set_context(max_call_depth=2048)
+    sys.path.insert(0, str(ZOO / "pointnet2"))
+    train, points, labels = importlib.import_module("train_pointnet2").build(1)
+    np.random.seed(11)  # its farthest-point sampling draws its start points with np.random when traced
+    x, y = ms.Tensor(points[0]), ms.Tensor(labels[0])
+    return lambda: train(x, y)
+
+
 NETWORKS: dict[str, tuple[str, Callable]] = {
     "mobilenetv2": ("MobileNetV2 w0.5 64x64 b8", _mobilenetv2),
     "lstm": ("LSTM sentiment len500 b4", _lstm),
@@ -160,6 +170,7 @@ NETWORKS: dict[str, tuple[str, Callable]] = {
     "unet": ("UNet++ (nested) 32x32 b2", _unet),
     "wgan": ("WGAN D+G steps 32x32 b8", _wgan),
     "crnn": ("CRNN + CTC 32x100 b4", _crnn),
+    "pointnet2": ("PointNet++ 2x128 pts, 64/16 centroids", _pointnet2),
 }
 
 

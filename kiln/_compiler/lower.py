@@ -467,7 +467,12 @@ def _while(e, ins, checks):
 
 
 def _buffer_len(carry) -> int:
-    nbytes = sum(int(np.prod(c.shape)) * c.dtype.itemsize for c in carry)
+    return while_buffer_len(sum(int(np.prod(c.shape)) * c.dtype.itemsize for c in carry))
+
+
+def while_buffer_len(nbytes: int) -> int:
+    """The trips of a `while` whose differentiated carry takes `nbytes` that its gradient records (beyond them,
+    each trip is recomputed from the last recorded state: O(n^2) body steps)."""
     return int(max(16, min(1024, (64 << 20) // max(nbytes, 1))))
 
 
@@ -737,6 +742,7 @@ __all__ = [
     "RULES",
     "check_error",
     "differentiable_while",
+    "while_buffer_len",
     "eval_graph",
     "fold_checks",
     "has_checks",

@@ -23,8 +23,9 @@ from kiln._compiler.frontend.ast import values as V
 from kiln._compiler.frontend.ast.effects import HostScalar, scalar_type
 from kiln._compiler.frontend.ast.node import Const
 from kiln._compiler.frontend.ast.parser import UNDEF
-from kiln._compiler.frontend.ast.values import Exits, Frame, Goto, Raises, Return, TensorRange
+from kiln._compiler.frontend.ast.values import Exits, Frame, Goto, IterState, Raises, RangeLoop, Return, TensorRange
 from kiln._compiler.ir import graph as G
+from kiln._compiler.lower import while_buffer_len
 from kiln._compiler.specialise import SHAPES, ShapeJoinError, guard_p, site_key
 from kiln._compiler.specialise import register as register_guard
 from kiln._core import dtype as mstype
@@ -65,8 +66,15 @@ def branch(ctx, frame: Frame, node):
     """Evaluate a tail `if`: the next frame (constant condition or loop), or a Goto/Return outcome."""
     cond = ctx.value_of(frame, node.inputs[1])
     tg, fg = node.inputs[2].value, node.inputs[3].value
-    static = static_bool(cond)
     meta = node.meta or {}
+    if meta.get("loop"):
+        slot = _range_loop_slot(frame)
+        if slot is not None:
+            compiled = range_loop(ctx, frame, node, slot)
+            if compiled is not None:
+                return compiled
+            cond = ctx.value_of(frame, node.inputs[1])  # the loop is unrolled
+    static = static_bool(cond)
     if static and meta.get("loop") and type(node.inputs[1]) is Const and _continued_under_tensor(ctx, frame, node):
         # `while True:` left by a break/return under a Tensor condition: its first iteration was unrolled,
         # the rest compiles to one Tensor loop (unrolling would never end).
@@ -261,6 +269,7 @@ def _branch(ctx, graph, frame):
 
 
 def tensor_if(ctx, frame: Frame, node, pred: Tensor):
+    _no_branch_in_range_loop(ctx)
     tg, fg = node.inputs[2].value, node.inputs[3].value
     site = _site(ctx, node)
     if site is not None and site in ctx.branch_plan:
@@ -498,6 +507,7 @@ def select_item(ctx, items, index: Tensor, node):
     """`items[index]` with an index Tensor known only at run time: the item chosen when the graph runs;
     functions and Cells become a `SwitchedCallable`. `index` is in range (`index_inside`); the clamp only
     keeps the backend's switch in bounds."""
+    _no_branch_in_range_loop(ctx)
     items = tuple(items)
     if not items:
         raise IndexError("cannot index an empty sequence with a Tensor.")
@@ -510,6 +520,7 @@ def select_item(ctx, items, index: Tensor, node):
 
 def call_switched(ctx, fn: V.SwitchedCallable, call):
     """Call the function a `SwitchedCallable` chose: `call(f)` for each candidate under its `cond`."""
+    _no_branch_in_range_loop(ctx)
     cases = [(i, (lambda f=f: Return(call(f)))) for i, f in enumerate(fn.fns)]
     return _switch_cases(ctx, fn.index, cases, fn.node).value
 
@@ -568,6 +579,7 @@ def _switch_cases(ctx, which: Tensor, cases: list, node):
 
 def resolve(ctx, exits: Exits, region, ns):
     """Continue the exits that stay inside `region` (None: the function) until each leaves it."""
+    _no_branch_in_range_loop(ctx)
 
     def stays(out) -> bool:
         if isinstance(out, Goto):
@@ -602,6 +614,7 @@ def resolve(ctx, exits: Exits, region, ns):
 
 def select_both(ctx, node, cond, then_fn, else_fn):
     """`a if cond else b` with a Tensor condition: a `cond` of the two expressions."""
+    _no_branch_in_range_loop(ctx)
     pred = as_predicate(cond)
     site = _site(ctx, node)
     if site is not None and site in ctx.branch_plan:
@@ -931,3 +944,115 @@ def _while(ctx, hframe: Frame, node, carried: list, dynamic: set, state: list, e
     rest = iter(results[n_state + 1 :])
     payloads = [_rebuild(e.template, [next(rest) for _ in e.avals]) for e in exits]
     return final, Tensor._wrap(results[n_state]), payloads
+
+
+# -- loops over long Python ranges ------------------------------------------------------------------
+# `for i in range(N)` with N a Python int is unrolled (N bodies, as MindSpore's graph compiler does). From
+# RANGE_LOOP_MIN trips on, the body is first tried once as a `while` with `i` a scalar int64 Tensor; a body that
+# needs `i` as a Python int, or does anything a compiled loop would not repeat the same way, is unrolled instead.
+
+RANGE_LOOP_MIN = 16  # trips from which a loop over a Python range is tried as one compiled loop
+
+
+class _Unroll(Exception):
+    """The body of a loop over a Python range cannot run as one compiled loop: unroll it."""
+
+
+def _no_branch_in_range_loop(ctx) -> None:
+    """A Tensor condition inside a body tried as one compiled loop: in the unrolled loop the condition may be a
+    Python value of `i` (a plain `if`, a list index), so the loop is unrolled rather than changed into `cond`s."""
+    if ctx.range_loop_attempts:
+        raise _Unroll()
+
+
+def _range_loop_slot(frame: Frame):
+    """The header parameter holding a `RangeLoop` on its first entry, else None."""
+    for p in frame.graph.params:
+        if type(frame.values.get(p)) is RangeLoop:
+            return p
+    return None
+
+
+class _TraceState:
+    """What trying a loop may change in the graph being recorded, to put back when the loop is unrolled."""
+
+    def __init__(self, trace: G.Trace, ctx) -> None:
+        self.trace = trace
+        self.n_eqns, self.n_invars = len(trace.eqns), len(trace.invars)
+        self.dicts = [
+            (d, dict(d))
+            for d in (
+                trace.captures, trace.state_in, trace.state, trace.state_objs, trace.host_values, trace.tensor_keys,
+                trace.input_tensors, trace.forwards, ctx.attr_slots, ctx.host_visits, ctx.loop_entries,
+            )
+        ]  # fmt: skip
+        self.unrolled_calls = ctx.unrolled_calls
+
+    def restore(self, ctx) -> None:
+        del self.trace.eqns[self.n_eqns :]
+        del self.trace.invars[self.n_invars :]
+        for d, before in self.dicts:
+            d.clear()
+            d.update(before)
+        ctx.unrolled_calls = self.unrolled_calls
+
+
+def range_loop(ctx, hframe: Frame, node, slot):
+    """`for i in range(N)` (N >= RANGE_LOOP_MIN) as one `while` equation, or None when its body must be
+    unrolled: then the header's iterator is the unrolled one and the caller goes on as for any static loop.
+
+    The compiled loop is kept when the body ran with `i` as a Tensor, without a Tensor condition, `break` or
+    `return`, and changed only Tensors (loop variables keeping their shape and dtype, Parameters, random state):
+    Python values it would change trip by trip, mutated lists, attribute writes and host calls unroll it.
+    """
+    rl = hframe.values[slot]
+    header = hframe.graph
+    entry = [hframe.values[p] for p in header.params]
+    parent = G.current()
+    saved = _TraceState(parent, ctx)
+    host_visits = sum(ctx.host_visits.values())
+    outer_journal, ctx.list_journal = ctx.list_journal, {}
+    journal = ctx.list_journal
+    ctx.range_loop_attempts += 1
+    try:
+        out = tensor_loop(ctx, hframe, node, Tensor(True))
+        kept = isinstance(out, Frame) and _only_tensors_changed(entry, out.parent, header, parent, saved)
+        kept = kept and sum(ctx.host_visits.values()) == host_visits
+        kept = kept and all(before is _FRESH for _, before in journal.values())
+        kept = kept and len(rl.py) <= _gradient_linear_trips(parent.eqns[saved.n_eqns :])
+    except Exception:  # noqa: BLE001 - any failure of the Tensor-index trace: unrolling gives the real outcome
+        out, kept = None, False
+    finally:
+        ctx.range_loop_attempts -= 1
+        ctx.list_journal = outer_journal
+    if kept:
+        return out
+    _restore_lists(journal)
+    saved.restore(ctx)
+    hframe.values[slot] = IterState(tuple(rl.py), 0)
+    for a in header.nodes:
+        hframe.values[a] = ctx.eval_apply(hframe, a)
+    return None
+
+
+def _gradient_linear_trips(eqns: list) -> int:
+    """The trips up to which a gradient of the loop just recorded records every trip's state (its cost stays
+    linear in the trips; the unrolled loop's always does)."""
+    loop = next(e for e in reversed(eqns) if e.name == "while")
+    if not any(np.dtype(v.dtype).kind in "fc" for v in loop.outputs):
+        return 1 << 62  # nothing to differentiate through
+    return while_buffer_len(sum(int(np.prod(v.shape)) * np.dtype(v.dtype).itemsize for v in loop.outputs))
+
+
+def _only_tensors_changed(entry: list, after: Frame, header, parent: G.Trace, saved: _TraceState) -> bool:
+    """The loop left every Python value it found as it was (a Python number changed per trip would be a Tensor
+    after a compiled loop), and wrote no attribute."""
+    for p, before in zip(header.params, entry, strict=True):
+        now = after.values[p]
+        if now is not before and before is not UNDEF and not _has_tensor(before) and not isinstance(before, RangeLoop):
+            return False
+    state_before = saved.dicts[2][1]
+    return not any(
+        isinstance(k, tuple) and k[:1] == ("attribute",) and parent.state.get(k) is not state_before.get(k)
+        for k in parent.state
+    )

@@ -27,6 +27,8 @@ def annotate(ctx, node, err: BaseException) -> BaseException:
     """The exception to raise for `err` raised while evaluating `node` (annotated once, innermost first)."""
     if getattr(err, "_kiln_annotated", False) or type(err).__name__ in _PASS_THROUGH:
         return err
+    if ctx.range_loop_attempts:  # the loop is unrolled instead: the error is not the user's (yet)
+        return err
     if isinstance(err, (KeyboardInterrupt, SystemExit, GraphSyntaxError, RecursionError)):
         return err  # a RecursionError is reported once, by the call that went too deep
     frames = list(ctx.frames)

@@ -88,6 +88,7 @@ class Context:
         self.last_site: dict = {}
         self.guarded: list = []
         self.host_visits: dict = {}  # host step (name, file, line, col) -> arrivals so far (effects.host_call)
+        self.range_loop_attempts = 0  # loops over long Python ranges being tried as one loop (control.range_loop)
 
     def __enter__(self):
         _ACTIVE.append(self)

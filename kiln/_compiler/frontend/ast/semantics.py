@@ -12,7 +12,15 @@ from kiln._compiler.frontend.ast import attributes, calls, control, effects, pre
 from kiln._compiler.frontend.ast import ops as O
 from kiln._compiler.frontend.ast import values as V
 from kiln._compiler.frontend.ast.parser import UNDEF
-from kiln._compiler.frontend.ast.values import MISSING, Closure, IterState, TensorRange, is_cell, is_symbolic
+from kiln._compiler.frontend.ast.values import (
+    MISSING,
+    Closure,
+    IterState,
+    RangeLoop,
+    TensorRange,
+    is_cell,
+    is_symbolic,
+)
 from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Parameter, Tensor
 from kiln._prims.control import RaisedInGraph, raise_p
@@ -348,12 +356,16 @@ def _iter_init(ctx, frame, node, args):
     (x,) = args
     if isinstance(x, TensorRange):
         return x
+    if type(x) is range and ctx.tracing and len(x) >= control.RANGE_LOOP_MIN:
+        return RangeLoop(x)  # tried as one compiled loop at the loop's header (control.range_loop)
     return IterState(iterate(x), 0)
 
 
 @_impl(O.ITER_HAS)
 def _iter_has(ctx, frame, node, args):
     (s,) = args
+    if type(s) is RangeLoop:  # its first entry, where it is tried as a compiled loop (it is not empty)
+        return True
     if isinstance(s, TensorRange):
         return (s.index < s.stop) if _positive(s.step) else (s.index > s.stop)
     return s.index < len(s.items)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kiln._compiler.frontend.ast.node import FuncGraph
 from kiln._compiler.frontend.ast.parser import UNDEF
 from kiln._compiler.ir.graph import Var
+from kiln._core import dtype as mstype
 from kiln._core.primitive import AbstractTensor
 from kiln._core.tensor import Tensor
 
@@ -52,6 +53,17 @@ class TensorRange:
 
     def __init__(self, index: Tensor, stop: Tensor, step: Tensor) -> None:
         self.index, self.stop, self.step = index, stop, step
+
+
+class RangeLoop(TensorRange):
+    """`range(...)` of Python ints long enough to try as one compiled loop (`control.range_loop`): its bounds
+    as constant Tensors, and the range itself for unrolling when the body cannot run with a Tensor index."""
+
+    __slots__ = ("py",)
+
+    def __init__(self, py: range) -> None:
+        super().__init__(Tensor(py.start, mstype.int64), Tensor(py.stop, mstype.int64), py.step)
+        self.py = py
 
 
 class SwitchedCallable:
