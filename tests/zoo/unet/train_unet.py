@@ -21,7 +21,9 @@ from mindspore import Tensor, nn
 from mindspore.train.callback import Callback
 from mindspore.train.loss_scale_manager import FixedLossScaleManager
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+# the zoo source vendored for the zoo benchmark: <repo>/benchmarks/zoo/unet/src (the same files at the same commit)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "benchmarks", "zoo", "unet"))
 from src.loss import CrossEntropyWithLogits  # noqa: E402
 from src.unet_nested import UNet  # noqa: E402
 
