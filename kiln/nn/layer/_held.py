@@ -19,6 +19,9 @@ __all__ = ["hold", "hold_idle", "touched"]
 def hold(cell: Cell, **primitives: Primitive) -> None:
     """Set each primitive as an attribute of `cell`, remembered (with its class) as the one the cell made."""
     made = cell.__dict__.setdefault("_made_primitives", {})
+    # looked at now: `touched` then writes nothing into the cell while a graph is traced (a write during a trace keeps
+    # the program off the disk cache) unless a strategy was set since
+    cell.__dict__["_held_epoch"] = Primitive.strategies_set
     for name, prim in primitives.items():
         made.pop(name, None)  # (re)made by the layer itself: not a replacement
         setattr(cell, name, prim)
