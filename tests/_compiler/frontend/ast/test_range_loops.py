@@ -19,7 +19,9 @@ SHORT = control.RANGE_LOOP_MIN - 1
 
 @pytest.fixture
 def outcomes(monkeypatch):
-    """The outcome of each loop tried as a compiled loop: True compiled, False unrolled."""
+    """The outcome of each loop tried as a compiled loop: True compiled, False unrolled. The bodies here are small:
+    the size rule (`RANGE_LOOP_MIN_WORK`) is lifted so that the loops themselves decide (its own test sets it)."""
+    monkeypatch.setattr(control, "RANGE_LOOP_MIN_WORK", 0)
     seen: list = []
     tried = control.range_loop
 
@@ -323,3 +325,16 @@ def _large_carry(x):
 
 def test_a_loop_whose_gradient_would_not_record_every_trip_is_unrolled(outcomes, monkeypatch):
     _check(_large_carry, (_X,), "jit", outcomes, False, monkeypatch)
+
+
+def test_a_small_unrolled_program_stays_unrolled(outcomes, monkeypatch):
+    """Below `RANGE_LOOP_MIN_WORK` equations in all (trips x body) the unrolled loop compiles about as fast and runs
+    faster: the try is undone and the loop unrolled, with the same values."""
+    monkeypatch.setattr(control, "RANGE_LOOP_MIN_WORK", 1000)
+
+    def f(x):
+        for _ in range(N):
+            x = ops.tanh(x * 0.9 + 0.5)
+        return x
+
+    _check(f, (_X,), "graph", outcomes, False, monkeypatch)
