@@ -35,6 +35,26 @@ NOT_LOSSBASE = "Kiln's loss is not built on LossBase.__init__, which holds get_l
 GLOBAL_BN = "MindSpore's cross-device (global) batch-norm statistics; Kiln's layer runs bn_train / bn_infer"
 RNN_REVERSE = "MindSpore reverses the sequence for the backward direction with these; Kiln's loop reads it backwards"
 
+# MindSpore's BatchNorm1d/2d hold these for their cross-device statistics
+_BN_GLOBAL_EXTRAS = (
+    (
+        "assign_sub_mean",
+        "assign_sub_var",
+        "cast",
+        "dtype",
+        "mul_mean",
+        "mul_var",
+        "reduce_mean",
+        "reshape",
+        "shape",
+        "sqrt",
+        "square",
+        "sub_mean",
+        "sub_var",
+    ),
+    GLOBAL_BN,
+)
+
 LACKING = {
     "AdaptiveAvgPool1d": (("dtype", "expand", "squeeze"), COMPOSED),
     "AdaptiveAvgPool2d": (("adaptive_avgpool2d",), NOT_YET),
@@ -42,42 +62,8 @@ LACKING = {
     "AdaptiveMaxPool1d": (("dtype", "expand", "squeeze"), COMPOSED),
     "AdaptiveMaxPool3d": (("adaptive_max_pool3d",), NOT_YET),
     "AvgPool1d": (("avg_pool", "expand", "reduce_mean", "slice", "squeeze"), NOT_YET),
-    "BatchNorm1d": (
-        (
-            "assign_sub_mean",
-            "assign_sub_var",
-            "cast",
-            "dtype",
-            "mul_mean",
-            "mul_var",
-            "reduce_mean",
-            "reshape",
-            "shape",
-            "sqrt",
-            "square",
-            "sub_mean",
-            "sub_var",
-        ),
-        GLOBAL_BN,
-    ),  # fmt: skip
-    "BatchNorm2d": (
-        (
-            "assign_sub_mean",
-            "assign_sub_var",
-            "cast",
-            "dtype",
-            "mul_mean",
-            "mul_var",
-            "reduce_mean",
-            "reshape",
-            "shape",
-            "sqrt",
-            "square",
-            "sub_mean",
-            "sub_var",
-        ),
-        GLOBAL_BN,
-    ),  # fmt: skip
+    "BatchNorm1d": _BN_GLOBAL_EXTRAS,
+    "BatchNorm2d": _BN_GLOBAL_EXTRAS,
     "BatchNorm3d": (("reshape", "shape"), "its child bn2d holds bn_train / bn_infer; the 5-D view is a Tensor reshape"),
     "BiDense": (("bias_add", "matmul"), NOT_YET),
     "CTCLoss": (("cast", "mul", "reduce_mean", "reduce_sum"), NOT_LOSSBASE),
