@@ -136,13 +136,26 @@ def test_conv1d_takes_a_three_dimensional_weight_init_as_mindspore(mode):
     ("kw", "expected"),
     [
         (dict(pad_mode="same"), (10, 12)),  # size * stride
-        (dict(pad_mode="valid"), (11, 13)),  # (size - 1) * stride + k
+        (dict(pad_mode="valid"), (11, 13)),  # size * stride + max(k - stride, 0)
+        (dict(pad_mode="valid", kernel_size=2, stride=3), (15, 18)),  # k < stride: size * stride, as MindSpore's
         (dict(pad_mode="pad", padding=1), (9, 11)),
         (dict(pad_mode="pad", padding=1, output_padding=1), (10, 12)),
     ],
 )
 def test_conv2d_transpose_output_shapes(kw, expected):
-    assert Conv2dTranspose(3, 5, 3, stride=2, **kw)(Tensor(rand(1, 3, 5, 6))).shape == (1, 5, *expected)
+    kw = {"kernel_size": 3, "stride": 2, **kw}
+    assert Conv2dTranspose(3, 5, **kw)(Tensor(rand(1, 3, 5, 6))).shape == (1, 5, *expected)
+
+
+def test_conv2d_transpose_valid_with_a_kernel_shorter_than_its_stride_ends_in_zeros():
+    # 'valid' is the gradient of a forward convolution over size * stride inputs: the last stride's outputs past the
+    # kernel are no window's, so they are zero (plus the bias)
+    layer = Conv2dTranspose(2, 3, 2, stride=3, pad_mode="valid", has_bias=True)
+    x = rand(1, 2, 3, 4)
+    w, b = layer.weight.asnumpy(), layer.bias.asnumpy()
+    full = np_conv_transpose(x, w, None, stride=3).astype(np.float64)  # (3 - 1) * 3 + 2 = 8 by 11
+    ref = np.pad(full, [(0, 0), (0, 0), (0, 1), (0, 1)])
+    close(layer(Tensor(x)), ref + b.reshape(1, -1, 1, 1), 1e-4)
 
 
 def test_conv2d_transpose_same_matches_scatter_reference():

@@ -1195,8 +1195,8 @@ def transpose_geometry(sizes, kernel, stride, dilation, pad_mode, pad, output_pa
             out = output_size[i]
         elif pad_mode == "same":
             out = n * s
-        elif pad_mode == "valid":
-            out = (n - 1) * s + ke
+        elif pad_mode == "valid":  # every input step covers `s` outputs, the last window its whole extent
+            out = n * s + max(ke - s, 0)
         else:
             out = (n - 1) * s - pad[2 * i] - pad[2 * i + 1] + ke + output_padding[i]
         lo, hi = _axis_pads(pad_mode, pad, i, out, k, s, d)
