@@ -17,6 +17,7 @@ import operator
 from collections import OrderedDict
 
 from kiln._compiler.frontend.ast.values import MISSING
+from kiln._core.primitive import STRATEGIES
 
 # -- AST guards: (kind, container, key, value, snapshot); kind 0 reads container[key], 1 a closure cell --
 
@@ -113,6 +114,24 @@ def compile_guards(guards: list):
     return ns["holds"]
 
 
+def cell_reads(cell) -> list[tuple]:
+    """What running `cell` reads from its own attributes beyond its Parameters and training mode, as (dict, key,
+    value) guards: its child Cells (a library layer runs as Python, so its reads of them are not guarded one by one)
+    and the primitives it holds under MindSpore's names (nn/layer/_held.py), where each is now. Replacing one after a
+    compile compiles the graph again, as PyNative would run the new one (a strategy set on a primitive is the
+    callers' other guard, `STRATEGIES`: `Primitive.shard` changes the instance without replacing it).
+    """
+    d = cell.__dict__
+    cells = d["_cells"]
+    out = [(cells, k, v) for k, v in cells.items()]
+    made = d.get("_made_primitives")
+    if made:
+        for name in made:
+            if name not in cells:
+                out.append((d, name, d.get(name, MISSING)))
+    return out
+
+
 # host step site (name, file, line, col, arrival) -> the result shapes its latest run gave (or its latest compile
 # assumed): a program guards its entry, which a run that gets other shapes replaces (frontend/ast/effects.host_call).
 # The shapes are interned (`host_shapes`), so that a program compiled for a count seen before holds its guard again
@@ -156,6 +175,8 @@ def _describe_guard(kind, container, key) -> str:
         return "the Cell's training mode changed (set_train)"
     if key == "_float_dtype":
         return "the Cell's run dtype changed (to_float, the fp16/fp32/bf16 flags)"
+    if container is STRATEGIES:
+        return "a strategy was set on a primitive (Primitive.shard)"
     if key == "_amp_auto":
         return "the Cell's amp level 'auto' or O1 changed (auto_mixed_precision, custom_mixed_precision)"
     return f"attribute '{key}' changed"
@@ -279,4 +300,4 @@ class Guards:
         return out
 
 
-__all__ = ["Guards", "cell_guard", "check_guards", "compile_guards", "dict_guard", "snapshot"]
+__all__ = ["Guards", "cell_guard", "cell_reads", "check_guards", "compile_guards", "dict_guard", "snapshot"]

@@ -22,6 +22,9 @@ from kiln._backend import ShapeDtypeStruct, eval_shape, float0, is_tracer, vjp
 from kiln._core import dtype as mstype
 
 REGISTRY: dict[str, PrimitiveDef] = {}
+# how many strategies were set on Primitive instances (`Primitive.shard`): a layer holding primitives looks at them
+# again when it grows, and a compiled graph over Cells guards it (a strategy set after the compile compiles again)
+STRATEGIES = {"generation": 0}
 
 
 @dataclass(frozen=True, slots=True)

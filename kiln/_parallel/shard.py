@@ -362,23 +362,45 @@ def shard_primitive(prim, in_strategy=None, out_strategy=None):
     prim.add_prim_attr("out_strategy", out_strategy)
     cls = type(prim)
     if not getattr(cls, "_kiln_sharded", False):
-
-        def __call__(self, *args):
-            # through super(): the class's own call may be a method or a static function (kiln.ops.faces' classes)
-            plain_call = super(sharded, self).__call__
-            if not _active():
-                return plain_call(*args)
-            split = _constrain_all(args, self.in_strategy, self.name, "input", prim=self)
-            # a Parameter the primitive writes (BatchNorm's moving statistics) is handed over itself: a constrained
-            # copy would take the update instead of it
-            written = self._written_inputs
-            args = tuple(a if i in written else c for i, (a, c) in enumerate(zip(args, split, strict=True)))
-            out = plain_call(*args)
-            return _constrain_all(out, self.out_strategy, self.name, "output")
-
-        sharded = type(cls.__name__, (cls,), {"__call__": __call__, "_kiln_sharded": True})
-        prim.__class__ = sharded
+        prim.__class__ = sharded_class(cls)
     return prim
+
+
+_SHARDED: dict = {}  # a Primitive class -> its sharded subclass (one per class, so that instances share it)
+
+
+def sharded_class(cls: type) -> type:
+    """The subclass of Primitive class `cls` whose call splits its inputs and outputs as the instance's strategies say
+    (`shard_primitive` gives an instance this class; made once per class)."""
+    sharded = _SHARDED.get(cls)
+    if sharded is not None:
+        return sharded
+
+    def __call__(self, *args):
+        # through super(): the class's own call may be a method or a static function (kiln.ops.faces' classes)
+        plain_call = super(sharded, self).__call__
+        if not _active():
+            return plain_call(*args)
+        split = _constrain_all(args, self.in_strategy, self.name, "input", prim=self)
+        # a Parameter the primitive writes (BatchNorm's moving statistics) is handed over itself: a constrained
+        # copy would take the update instead of it
+        written = self._written_inputs
+        args = tuple(a if i in written else c for i, (a, c) in enumerate(zip(args, split, strict=True)))
+        out = plain_call(*args)
+        return _constrain_all(out, self.out_strategy, self.name, "output")
+
+    def __reduce_ex__(self, protocol):
+        # pickled as its plain class, remade sharded when loaded (the made class has no importable name)
+        return _sharded_instance, (cls,), self.__dict__
+
+    sharded = type(cls.__name__, (cls,), {"__call__": __call__, "__reduce_ex__": __reduce_ex__, "_kiln_sharded": True})
+    _SHARDED[cls] = sharded
+    return sharded
+
+
+def _sharded_instance(cls: type):
+    """An empty instance of `cls`'s sharded class (pickle then sets its attributes, strategies included)."""
+    return object.__new__(sharded_class(cls))
 
 
 def _place_parameters(cell, parameter_plan, name: str) -> None:

@@ -71,6 +71,8 @@ class Cell:
                 f"cannot set '{name}' on {type(self).__name__} before Cell.__init__() has run: "
                 f"call super().__init__() first."
             )
+        if name in d.get("_made_primitives", ()):
+            d["_held_touched"] = True  # a held primitive replaced (by a Primitive or a Cell): MindSpore's sequence runs
         if isinstance(value, (Parameter, Cell)):
             if isinstance(value, Parameter) and name in d["_cells"]:
                 raise KeyError(f"cannot assign a Parameter to '{name}' of {type(self).__name__}: it is a child Cell.")
@@ -97,8 +99,6 @@ class Cell:
                 raise TypeError(f"cannot assign {type(value).__name__} to child Cell attribute '{name}'.")
             d["_cells"][name] = None
         else:
-            if name in d.get("_made_primitives", ()):
-                d["_held_touched"] = True  # a held primitive replaced: the layer runs MindSpore's sequence
             object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import warnings
 
+from kiln._core.primitive import STRATEGIES
 from kiln._core.unsupported import ignore_argument
 from kiln._parallel.shard import shard_primitive
 from kiln.ops.multitype import constexpr, primexpr  # noqa: F401  (MindSpore's ops.primitive module holds them too)
@@ -28,8 +29,6 @@ class Primitive:
 
     # positions of the inputs the call writes in place (Parameters it updates): Primitive.shard leaves them unsplit
     _written_inputs: tuple[int, ...] = ()
-    # how many times a strategy was set on any primitive: a layer holding primitives looks at them again when it grows
-    strategies_set = 0
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or type(self).__name__
@@ -70,7 +69,7 @@ class Primitive:
         if unused is not None and unused not in _WARNED_UNUSED:
             _WARNED_UNUSED.add(unused)
             warnings.warn(f"{unused}: the strategy set on it is not used.", stacklevel=2)
-        Primitive.strategies_set += 1
+        STRATEGIES["generation"] += 1
         return shard_primitive(self, in_strategy, out_strategy)
 
     def __repr__(self) -> str:

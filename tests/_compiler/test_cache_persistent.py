@@ -462,3 +462,51 @@ def test_a_program_returning_a_numpy_array_runs(store):
     out, arr = f(_x())
     np.testing.assert_array_equal(arr, np.linspace(1, 10, 4))
     np.testing.assert_allclose(out.asnumpy(), _x().asnumpy() + 1)
+
+
+HELD = """
+import numpy as np
+import kiln as ms
+from kiln import nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 2, weight_init="ones", bias_init="zeros")
+        self.act = nn.ReLU()
+
+    def construct(self, x):
+        return self.act(self.fc(x))
+
+
+def f(x):
+    return NET(x)
+"""
+
+
+def test_a_held_primitive_replaced_after_a_loaded_program_runs_compiles_again(store):
+    """A second process (a fresh module) loads the first's program; replacing a held primitive then (the guards rebuilt
+    from the disk entry) compiles again, and a network whose primitive was replaced before its first call does not
+    load the program of the unreplaced one."""
+    x = _x()
+    plain = ms.ops.relu(ms.ops.sum(x, 1, keepdim=True)).asnumpy() * np.ones((1, 2), np.float32)
+    swapped = ms.ops.sigmoid(ms.ops.sum(x, 1, keepdim=True)).asnumpy() * np.ones((1, 2), np.float32)
+    first = _module(HELD, name="kiln_persist_held")
+    first.NET = first.Net()
+    np.testing.assert_allclose(jit(first.f)(x).asnumpy(), plain, rtol=1e-6)
+    backend_cache.flush_writes()
+    assert len(store.traced) == 1
+    second = _module(HELD, name="kiln_persist_held")
+    second.NET = second.Net()
+    f = jit(second.f)
+    np.testing.assert_allclose(f(x).asnumpy(), plain, rtol=1e-6)
+    assert _loaded(f) == [True] and len(store.traced) == 1
+    second.NET.act.relu = ms.ops.Sigmoid()
+    np.testing.assert_allclose(f(x).asnumpy(), swapped, rtol=1e-6)
+    assert len(store.traced) == 2
+    backend_cache.flush_writes()
+    third = _module(HELD, name="kiln_persist_held")
+    third.NET = third.Net()
+    third.NET.act.relu = ms.ops.Sigmoid()  # before its first call: the key covers the held primitives
+    np.testing.assert_allclose(jit(third.f)(x).asnumpy(), swapped, rtol=1e-6)

@@ -289,7 +289,7 @@ class _Net(nn.Cell):
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
 def test_a_swapped_primitive_runs(mode):
     """`relu.relu = ...` and `dense.matmul = P.MatMul(...)` before the first call: the cell calls the user's
-    primitive (a GRAPH_MODE program compiled before a swap is not rebuilt, as a compiled graph keeps its attributes)."""
+    primitive (a swap after a GRAPH_MODE program compiled: tests/_compiler/test_replaced_attributes.py)."""
     ms.set_context(mode=mode)
     try:
         x = ms.Tensor(np.array([[1.0, -2.0, 0.5]], np.float32))
@@ -315,3 +315,17 @@ def test_layers_holding_primitives_pickle_and_copy():
     copied = copy.deepcopy(net)
     copied[0].matmul.shard(((1, 1), (1, 1)))
     assert touched(copied[0]) and not touched(net[0])
+
+
+def test_a_sharded_network_pickles_and_copies_with_its_strategies():
+    """`shard` gives a primitive a class made at run time: a pickled or deep-copied network keeps it sharded, with the
+    same strategies, and runs as the original (tests/parallel/test_cell_primitive_shard.py: split over 4 devices)."""
+    net = nn.SequentialCell(nn.Dense(3, 2), nn.ReLU())
+    net[0].matmul.shard(((1, 1), (1, 1)))
+    net[1].relu.shard(((1, 1),))
+    x = ms.Tensor(np.array([[1.0, -2.0, 0.5]], np.float32))
+    for again in (pickle.loads(pickle.dumps(net)), copy.deepcopy(net)):
+        assert type(again[0].matmul) is type(net[0].matmul) and type(again[1].relu) is type(net[1].relu)
+        assert again[0].matmul.in_strategy == ((1, 1), (1, 1)) and again[1].relu.in_strategy == ((1, 1),)
+        assert touched(again[0]) and touched(again[1])
+        np.testing.assert_array_equal(again(x).asnumpy(), net(x).asnumpy())

@@ -3,11 +3,14 @@
 In SEMI_AUTO_PARALLEL, strategies set on the primitives the nn cells hold (`conv.conv2d.shard`, `bn.bn_train.shard`,
 `relu.relu.shard`, `pool.max_pool.shard`, `dense.matmul.shard`, `dense.bias_add.shard`) take effect: each layer's
 output is split over the devices as the strategy says (its sharding spec), where the same layer unsharded gives a
-one-device output; and a small network with those strategies trains 3 steps (PyNative and GRAPH_MODE) to the values of
-the unsharded network. Prints one JSON line.
+one-device output (also when the strategies are set after a function over the layer compiled, and on a pickled or
+deep-copied sharded network); and a small network with those strategies trains 3 steps (PyNative and GRAPH_MODE) to
+the values of the unsharded network. Prints one JSON line.
 """
 
+import copy
 import json
+import pickle
 
 import numpy as np
 
@@ -96,6 +99,20 @@ dense = build(True).dense
 graph_out = ms.jit(lambda v: dense(v) * 2)(feats)
 report["dense_graph"] = {"diff": float(np.abs(graph_out.asnumpy() - 2 * build(False).dense(feats).asnumpy()).max()),
                          "devices": devices(graph_out), "spec": spec(graph_out)}  # fmt: skip
+# Strategies set after the function compiled: it compiles again, with them
+dense = build(False).dense
+run = ms.jit(lambda v: dense(v) * 2)
+first = run(feats)
+dense.matmul.shard(((2, 1), (2, 1)))
+dense.bias_add.shard(((2, 2), (2,)))
+after = run(feats)
+report["dense_graph_sharded_after"] = {"diff": float(np.abs(after.asnumpy() - first.asnumpy()).max()),
+                                       "devices": [devices(first), devices(after)], "spec": spec(after)}  # fmt: skip
+# A sharded network pickled and deep-copied: the copies keep the strategies
+for name, again in (("pickled", pickle.loads(pickle.dumps(build(True)))), ("deepcopied", copy.deepcopy(build(True)))):
+    out = again.dense(feats)
+    report[name] = {"diff": float(np.abs(out.asnumpy() - build(False).dense(feats).asnumpy()).max()),
+                    "devices": devices(out), "spec": spec(out)}  # fmt: skip
 
 for mode_name, mode in (("pynative", ms.PYNATIVE_MODE), ("graph", ms.GRAPH_MODE)):
     ms.reset_auto_parallel_context()

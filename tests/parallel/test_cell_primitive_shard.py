@@ -2,7 +2,8 @@
 
 cell_primitive_shard_script.py shards `conv.conv2d`, `bn.bn_train`, `relu.relu`, `pool.max_pool`, `dense.matmul` and
 `dense.bias_add` as zoo networks do (FCN8s, Wide&Deep): each layer's output is split over the 4 devices where the
-unsharded layer's stays on one, with equal values, and a network trained 3 steps with the strategies ends where the
+unsharded layer's stays on one, with equal values (also for strategies set after a compiled function over the layer
+ran, and for a pickled or deep-copied sharded network), and a network trained 3 steps with the strategies ends where the
 unsharded one ends (losses and every parameter, BatchNorm's moving statistics included), in PyNative and GRAPH_MODE.
 The script runs twice on one compile-cache folder: the second run finds the first's programs there (a program split
 over several devices is not kept: reloaded on one device, it aborted the process).
@@ -38,6 +39,13 @@ def _check(report: dict) -> None:
     assert report["dense"]["spec"] == ["d0", "d1"]  # rows as matmul's input strategy, columns as its weight's
     assert report["dense_graph"]["devices"] == 4 and report["dense_graph"]["spec"] == ["d0", "d1"]
     assert report["dense_graph"]["diff"] < 1e-6
+    # set after the first call compiled the function: the second call compiles again, split as they say
+    assert report["dense_graph_sharded_after"]["devices"] == [1, 4], report["dense_graph_sharded_after"]
+    assert report["dense_graph_sharded_after"]["spec"] == ["d0", "d1"]
+    assert report["dense_graph_sharded_after"]["diff"] < 1e-6
+    for copied in ("pickled", "deepcopied"):  # a sharded Primitive's class is made by shard: it pickles all the same
+        assert report[copied]["devices"] == 4 and report[copied]["spec"] == ["d0", "d1"], report[copied]
+        assert report[copied]["diff"] < 1e-6
     for mode in ("pynative", "graph"):
         train = report[f"train_{mode}"]
         assert train["loss_diff"] < 1e-5 and train["state_diff"] < 1e-5, (mode, train)

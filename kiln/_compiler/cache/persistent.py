@@ -44,7 +44,9 @@ GRAPH_PREFIX = "kiln-g1-"
 _FP_MAX_OBJECTS = 50_000  # a call reaching more objects than this is not kept on disk
 _FP_MAX_BYTES = 64 * 2**20  # nor one whose constant arrays hold more bytes than this
 _PINNED = ("kiln", "jax", "jaxlib", "numpy", "builtins")  # code named by versions/the sources fingerprint
-_SKIP_ATTRS = frozenset({"_kiln_graph_cache"})
+# a layer's note of whether its held primitives changed (nn/layer/_held.py) is taken from them, which the key covers;
+# a trace after a `shard` writes it, which would keep the program off the disk
+_SKIP_ATTRS = frozenset({"_kiln_graph_cache", "_held_epoch", "_held_touched"})
 _ENV_IGNORED = frozenset({"KILN_CACHE_DIR", "KILN_CACHE_MAX_MB", "KILN_LOG", "KILN_GRAPH_CACHE"})
 _CONTEXT_IGNORED = frozenset({"save_graphs_path"})  # dumps are never loaded (save_graphs > 0 compiles)
 
@@ -258,10 +260,9 @@ class Fingerprint:
         self.parts.append(_class_digest(t))
 
     def _dict(self, d: dict, skip=()) -> None:
-        self.parts.append(f"dict:{len(d)}")
-        for k, v in d.items():
-            if k in _SKIP_ATTRS or k in skip:
-                continue
+        kept = [(k, v) for k, v in d.items() if k not in _SKIP_ATTRS and k not in skip]
+        self.parts.append(f"dict:{len(kept)}")
+        for k, v in kept:
             self.add(k)
             self.add(v)
 

@@ -5,11 +5,12 @@ swaps one. A layer whose usual computation is one fused Kiln primitive (Dense's 
 convolution with its bias) keeps running that while its held primitives are untouched; once one is sharded or
 replaced, the layer runs its held primitives as MindSpore's layer does, so the strategy or the replacement takes
 effect. `touched` is the layer's check: `Cell.__setattr__` flags a replaced held name at once; a strategy set on any
-primitive bumps `Primitive.strategies_set`, after which the layer looks at its held instances again (once).
+primitive bumps `STRATEGIES["generation"]`, after which the layer looks at its held instances again (once).
 """
 
 from __future__ import annotations
 
+from kiln._core.primitive import STRATEGIES
 from kiln.nn.cell import Cell
 from kiln.ops.primitive import Primitive
 
@@ -21,7 +22,7 @@ def hold(cell: Cell, **primitives: Primitive) -> None:
     made = cell.__dict__.setdefault("_made_primitives", {})
     # looked at now: `touched` then writes nothing into the cell while a graph is traced (a write during a trace keeps
     # the program off the disk cache) unless a strategy was set since
-    cell.__dict__["_held_epoch"] = Primitive.strategies_set
+    cell.__dict__["_held_epoch"] = STRATEGIES["generation"]
     for name, prim in primitives.items():
         made.pop(name, None)  # (re)made by the layer itself: not a replacement
         setattr(cell, name, prim)
@@ -30,9 +31,9 @@ def hold(cell: Cell, **primitives: Primitive) -> None:
 
 def touched(cell: Cell) -> bool:
     """Whether a primitive `cell` holds was sharded (`Primitive.shard` gives it a class of its own) or replaced."""
-    if cell._held_epoch != Primitive.strategies_set:
+    if cell._held_epoch != STRATEGIES["generation"]:
         d = cell.__dict__
-        d["_held_epoch"] = Primitive.strategies_set
+        d["_held_epoch"] = STRATEGIES["generation"]
         for name, (prim, cls) in d.get("_made_primitives", {}).items():
             if d.get(name) is not prim or type(prim) is not cls:
                 d["_held_touched"] = True

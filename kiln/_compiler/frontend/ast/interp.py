@@ -33,8 +33,9 @@ from kiln._compiler.frontend.ast.values import (
     Return,
     abstract_of,
 )
-from kiln._compiler.guards import cell_guard, dict_guard
+from kiln._compiler.guards import cell_guard, cell_reads, dict_guard
 from kiln._compiler.ir import graph as G
+from kiln._core.primitive import STRATEGIES
 from kiln._core.tensor import CELL_HOOKS
 from kiln._prims.control import RaisedInGraph, raise_p
 from kiln._prims.control import register as register_raise
@@ -113,8 +114,12 @@ class Context:
             # its ops are cast to its run dtype (`to_float`): setting another one compiles the graph again
             self.guard(c.__dict__, "_float_dtype", c.__dict__.get("_float_dtype", MISSING))
             self.guard(c.__dict__, "_amp_auto", c.__dict__.get("_amp_auto", MISSING))
+            for container, key, value in cell_reads(c):
+                self.guard(container, key, value)
         # Cell hooks are traced into the graph: registering or removing one compiles it again
         self.guard(CELL_HOOKS, "generation", CELL_HOOKS["generation"])
+        # so is each primitive's strategy: one set after the compile (`Primitive.shard`) compiles it again
+        self.guard(STRATEGIES, "generation", STRATEGIES["generation"])
 
     # -- the interpreter, for the modules it calls (they reach it through the context, not by import) --
     def call(self, fn, args, kwargs=None):

@@ -16,7 +16,9 @@ from kiln._compiler.frontend.ast.interp import active
 from kiln._compiler.frontend.ast.values import MISSING, is_cell
 from kiln._compiler.frontend.bytecode import calls as C
 from kiln._compiler.frontend.bytecode.instructions import NULL, Frame, GraphBreak, SeqIter
+from kiln._compiler.guards import cell_reads
 from kiln._core.mutable import dynamic_length_copy
+from kiln._core.primitive import STRATEGIES
 from kiln._core.tensor import Tensor
 
 MAX_DEPTH = 24
@@ -447,6 +449,9 @@ class SymbolicRun(Run):
             # A library Cell runs as Python: its branches on the training mode are baked into the graph.
             for _, c in fn.cells_and_names():
                 self.guards.attr(c, "training", c.training)
+                for container, key, value in cell_reads(c):
+                    self.guards.add("dict", container, key, value, f"attribute '{key}' of {type(c).__name__}")
+            self.guards.add("dict", STRATEGIES, "generation", STRATEGIES["generation"], "the strategies set (shard)")
         copy = dynamic_length_copy(fn, args, kwargs)
         if copy is not None:  # tuple()/list() of a sequence declared variable-length stays so
             return self.fresh_obj(copy)
