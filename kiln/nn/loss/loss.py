@@ -23,6 +23,8 @@ __all__ = [
 ]  # fmt: skip
 
 _REDUCTIONS = ("mean", "sum", "none")
+# why a loss holds a primitive of MindSpore's loss without running it
+_OWN_OP = "Kiln's loss computes it inside its own op"
 
 
 def _check_reduction(op: str, reduction, allowed=_REDUCTIONS) -> str:
@@ -51,7 +53,10 @@ class LossBase(Cell):
         self.reduction = _check_reduction(type(self).__name__, reduction)
         self.average = reduction == "mean"
         self.reduce = reduction != "none"
-        # MindSpore's primitives of `get_loss` (zoo losses shard `reduce_mean`)
+        self._hold_reduction()
+
+    def _hold_reduction(self) -> None:
+        """Hold MindSpore's primitives of `get_loss` (zoo losses shard `reduce_mean`)."""
         held = {"cast": ops.Cast(), "mul": ops.Mul(), "reduce_mean": ops.ReduceMean(), "reduce_sum": ops.ReduceSum()}
         if self._reduces_inside:
             hold_idle(self, "Kiln's loss op applies the reduction itself", **held)
@@ -288,19 +293,23 @@ class KLDivLoss(LossBase):
     _reduces_inside = True
 
     def __init__(self, reduction: str = "mean") -> None:
-        Cell.__init__(self)
+        Cell.__init__(self)  # LossBase's check refuses 'batchmean'
         self.reduction = _check_reduction("KLDivLoss", reduction, _REDUCTIONS + ("batchmean",))
+        self.average, self.reduce = reduction == "mean", reduction != "none"
+        self._hold_reduction()
 
     def construct(self, logits, labels):
         return ops.kl_div(logits, labels, self.reduction)
 
 
-class _MarginLoss(Cell):
+class _MarginLoss(LossBase):
     """A loss of two inputs and labels with a `margin` and a `reduction` (the ranking and cosine-embedding losses)."""
 
+    _reduces_inside = True
+
     def __init__(self, margin=0.0, reduction="mean") -> None:
-        super().__init__()
-        self.margin, self.reduction = margin, _check_reduction(type(self).__name__, reduction)
+        super().__init__(reduction)
+        self.margin = margin
 
 
 class MarginRankingLoss(_MarginLoss):
@@ -310,51 +319,55 @@ class MarginRankingLoss(_MarginLoss):
         return ops.margin_ranking_loss(input1, input2, target, self.margin, self.reduction)
 
 
-class HingeEmbeddingLoss(Cell):
+class HingeEmbeddingLoss(LossBase):
     """`logits` where `labels` is 1, max(0, margin - logits) where it is -1, reduced."""
 
+    _reduces_inside = True
+
     def __init__(self, margin=1.0, reduction="mean") -> None:
-        super().__init__()
         if not isinstance(margin, (int, float)) or isinstance(margin, bool):
             raise TypeError(f"For 'HingeEmbeddingLoss', 'margin' must be a float or int, not {type(margin).__name__}.")
-        self.margin, self.reduction = margin, _check_reduction("HingeEmbeddingLoss", reduction)
+        super().__init__(reduction)
+        self.margin = margin
 
     def construct(self, logits, labels):
         return ops.hinge_embedding_loss(logits, labels, self.margin, self.reduction)
 
 
-class GaussianNLLLoss(Cell):
+class GaussianNLLLoss(LossBase):
     """Gaussian negative log-likelihood of `labels` under mean `logits` and variance `var`."""
 
+    _reduces_inside = True
+
     def __init__(self, *, full=False, eps=1e-6, reduction="mean") -> None:
-        super().__init__()
         if not isinstance(full, bool):
             raise TypeError(f"For 'GaussianNLLLoss', 'full' must be a bool, but got {type(full).__name__}.")
         if not isinstance(eps, float) or eps <= 0:
             raise ValueError(f"For 'GaussianNLLLoss', 'eps' must be a positive float, but got {eps!r}.")
-        self.full, self.eps, self.reduction = full, eps, _check_reduction("GaussianNLLLoss", reduction)
+        super().__init__(reduction)
+        self.full, self.eps = full, eps
 
     def construct(self, logits, labels, var):
         return ops.gaussian_nll_loss(logits, labels, var, self.full, self.eps, self.reduction)
 
 
-class MultiLabelSoftMarginLoss(Cell):
+class MultiLabelSoftMarginLoss(LossBase):
     """Multi-label one-versus-all logistic loss, averaged over the classes of each sample, then reduced."""
 
+    _reduces_inside = True
+
     def __init__(self, weight=None, reduction="mean") -> None:
-        super().__init__()
-        self.weight, self.reduction = weight, _check_reduction("MultiLabelSoftMarginLoss", reduction)
+        super().__init__(reduction)
+        self.weight = weight
 
     def construct(self, x, target):
         return ops.multilabel_soft_margin_loss(x, target, self.weight, self.reduction)
 
 
-class SoftMarginLoss(Cell):
+class SoftMarginLoss(LossBase):
     """log(1 + exp(-labels * logits)), reduced."""
 
-    def __init__(self, reduction="mean") -> None:
-        super().__init__()
-        self.reduction = _check_reduction("SoftMarginLoss", reduction)
+    _reduces_inside = True
 
     def construct(self, logits, labels):
         return ops.soft_margin_loss(logits, labels, self.reduction)
@@ -362,6 +375,10 @@ class SoftMarginLoss(Cell):
 
 class CosineEmbeddingLoss(_MarginLoss):
     """1 - cos(x1, x2) for labels 1, max(0, cos(x1, x2) - margin) for labels -1, reduced."""
+
+    def __init__(self, margin=0.0, reduction="mean") -> None:
+        super().__init__(margin, reduction)
+        hold_idle(self, _OWN_OP, maximum=ops.Maximum())
 
     def construct(self, logits_x1, logits_x2, labels):
         return ops.cosine_embedding_loss(logits_x1, logits_x2, labels, self.margin, self.reduction)
@@ -380,37 +397,42 @@ class HuberLoss(LossBase):
         return ops.huber_loss(logits, labels, self.reduction, self.delta)
 
 
-class PoissonNLLLoss(Cell):
+class PoissonNLLLoss(LossBase):
     """Poisson negative log-likelihood (log-rate input by default), reduced."""
 
+    _reduces_inside = True
+
     def __init__(self, log_input=True, full=False, eps=1e-8, reduction="mean") -> None:
-        super().__init__()
+        super().__init__(reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
-        self.reduction = _check_reduction("PoissonNLLLoss", reduction)
+        hold_idle(self, _OWN_OP, maximum=ops.Maximum())
 
     def construct(self, input, target):
         return ops.poisson_nll_loss(input, target, self.log_input, self.full, self.eps, self.reduction)
 
 
-class TripletMarginLoss(Cell):
+class TripletMarginLoss(LossBase):
     """max(d(x, positive) - d(x, negative) + margin, 0) with the p-norm distance, reduced."""
 
+    _reduces_inside = True
+
     def __init__(self, p=2, swap=False, eps=1e-6, reduction="mean", margin=1.0) -> None:
-        super().__init__()
+        super().__init__(reduction)
         self.p, self.swap, self.eps, self.margin = p, swap, eps, margin
-        self.reduction = _check_reduction("TripletMarginLoss", reduction)
 
     def construct(self, x, positive, negative, margin=1.0):
         return ops.triplet_margin_loss(x, positive, negative, margin, self.p, self.eps, self.swap, self.reduction)
 
 
-class MultiMarginLoss(Cell):
+class MultiMarginLoss(LossBase):
     """Multi-class hinge loss: per sample, the mean over classes of max(0, margin - x[y] + x[j])^p."""
 
+    _reduces_inside = True
+
     def __init__(self, p=1, margin=1.0, reduction="mean", weight=None) -> None:
-        super().__init__()
+        super().__init__(reduction)
         self.p, self.margin, self.weight = p, margin, weight
-        self.reduction = _check_reduction("MultiMarginLoss", reduction)
+        hold_idle(self, _OWN_OP, multi_margin_loss=ops.MultiMarginLoss(p=p, margin=float(margin), reduction=reduction))
 
     def construct(self, x, target, weight=None):
         return ops.multi_margin_loss(x, target, self.p, self.margin, weight if weight is not None else self.weight,
@@ -436,13 +458,16 @@ class RMSELoss(LossBase):
         return ops.sqrt(ops.mean(ops.square(logits - label)))
 
 
-class DiceLoss(Cell):
+class DiceLoss(LossBase):
     """1 - 2 sum(logits * label) / (sum(logits^2) + sum(label^2) + smooth)."""
 
+    _reduces_inside = True
+
     def __init__(self, smooth=1e-5) -> None:
-        super().__init__()
         if not isinstance(smooth, float) or smooth <= 0:
             raise ValueError(f"For 'DiceLoss', 'smooth' must be a positive float, but got {smooth!r}.")
+        super().__init__()
+        hold_idle(self, _OWN_OP, reshape=ops.Reshape())
         self.smooth = smooth
 
     def construct(self, logits, label):
@@ -451,28 +476,31 @@ class DiceLoss(Cell):
         return 1 - (2 * inter) / (union + self.smooth)
 
 
-class CTCLoss(Cell):
+class CTCLoss(LossBase):
     """Connectionist Temporal Classification loss (see `ops.ctc_loss`); returns the loss only."""
 
+    _reduces_inside = True
+
     def __init__(self, blank=0, reduction="mean", zero_infinity=False) -> None:
-        super().__init__()
         if not isinstance(blank, int) or blank < 0:
             raise ValueError(f"For 'CTCLoss', 'blank' must be a non-negative int, but got {blank!r}.")
+        super().__init__(reduction)
         self.blank, self.zero_infinity = blank, zero_infinity
-        self.reduction = _check_reduction("CTCLoss", reduction)
 
     def construct(self, log_probs, targets, input_lengths, target_lengths):
         return ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                             self.zero_infinity)[0]  # fmt: skip
 
 
-class MultilabelMarginLoss(Cell):
+class MultilabelMarginLoss(LossBase):
     """Multi-label hinge loss: per sample, sum over its targets j (listed in `target` until the first -1) and the
     non-target classes i of max(0, 1 - (x[j] - x[i])) / C, reduced."""
 
+    _reduces_inside = True
+
     def __init__(self, reduction="mean") -> None:
-        super().__init__()
-        self.reduction = _check_reduction("MultilabelMarginLoss", reduction)
+        super().__init__(reduction)
+        hold_idle(self, _OWN_OP, multilabel_margin_loss=ops.MultilabelMarginLoss(reduction=reduction))
 
     def construct(self, x, target):
         return ops.multilabel_margin_loss(x, target, self.reduction)
@@ -550,14 +578,16 @@ class FocalLoss(LossBase):
         return self.get_loss(loss)
 
 
-class MultiClassDiceLoss(Cell):
+class MultiClassDiceLoss(LossBase):
     """The mean over the classes (dim 1, skipping `ignore_indiex`) of DiceLoss(activation(logits)[:, i], label[:,
     i]), each optionally multiplied by weights[i]."""
 
     _ACTIVATIONS = ("softmax", "logsoftmax", "relu", "relu6", "tanh", "sigmoid")
+    _reduces_inside = True
 
     def __init__(self, weights=None, ignore_indiex=None, activation="softmax") -> None:
         super().__init__()
+        hold_idle(self, _OWN_OP, reshape=ops.Reshape())
         if weights is not None and not isinstance(weights, Tensor):
             raise TypeError(f"For 'MultiClassDiceLoss', 'weights' must be a Tensor, but got {type(weights)}.")
         if isinstance(weights, Tensor) and weights.ndim != 2:
