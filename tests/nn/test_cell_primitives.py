@@ -74,9 +74,6 @@ LACKING = {
         ("abs", "cos", "dtype", "equal", "floor", "less", "log1p", "logicaland", "select", "shape", "sin"),
         COMPOSED,
     ),  # fmt: skip
-    "Dropout2d": (("dropout2d",), NOT_YET),
-    "Dropout3d": (("dropout3d",), NOT_YET),
-    "ELU": (("elu",), "Kiln's P.Elu has no `alpha` attribute yet, so it cannot stand for ELU(alpha)"),
     "EmbeddingLookup": (
         ("embeddinglookup", "gather_revert", "gatherv2", "reshape", "reshape_first", "shape", "unique"),
         NOT_YET,
@@ -245,9 +242,9 @@ def test_common_layers_lack_nothing_but_global_batch_norm():
         assert name in GOLDEN and GOLDEN[name]["primitives"], name
         assert name not in LACKING or LACKING[name][1] == GLOBAL_BN, name
     # the figure: cells holding all of MindSpore's primitive attributes (3 of 119 in session 22, 38 in session 23; the
-    # losses built on LossBase since)
+    # losses built on LossBase, ELU, Dropout2d and Dropout3d since)
     holding_all = [n for n in HOLDING if n not in LACKING]
-    assert len(holding_all) >= 52, len(holding_all)
+    assert len(holding_all) >= 55, len(holding_all)
 
 
 def test_absent_cells_are_absent():
@@ -336,3 +333,30 @@ def test_losses_built_on_loss_base_warn_once_that_a_strategy_is_unused(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _build(name).reduce_mean.shard(((1,),))  # once per attribute
+
+
+def test_elu_and_channel_dropouts_run_their_held_primitives_once_touched():
+    """ELU holds `elu` (P.Elu with its alpha), Dropout2d/3d hold `dropout2d`/`dropout3d` (keep_prob 1 - p): sharded,
+    the layer runs the held primitive and gives what the fused op gives (the same draws after the same seed);
+    replaced, it runs the user's."""
+    x = ms.Tensor(np.array([-2.0, -0.5, 0.0, 1.5], np.float32))
+    elu = nn.ELU(0.5)
+    fused = elu(x).asnumpy()
+    np.testing.assert_allclose(fused, np.where(x.asnumpy() > 0, x.asnumpy(), 0.5 * np.expm1(x.asnumpy())), rtol=1e-6)
+    elu.elu.shard(((1,),))
+    assert touched(elu) and elu.elu.alpha == 0.5
+    np.testing.assert_array_equal(elu(x).asnumpy(), fused)
+    elu.elu = ms.ops.Abs()
+    np.testing.assert_array_equal(elu(x).asnumpy(), np.abs(x.asnumpy()))
+    for cls, attr, shape in ((nn.Dropout2d, "dropout2d", (2, 8, 3, 3)), (nn.Dropout3d, "dropout3d", (2, 8, 2, 2, 2))):
+        layer = cls(0.25)
+        layer.set_train()
+        assert getattr(layer, attr).keep_prob == 0.75
+        ones = ms.Tensor(np.ones(shape, np.float32))
+        ms.set_seed(5)
+        fused = layer(ones).asnumpy()
+        getattr(layer, attr).shard(((1,) * len(shape),))
+        assert touched(layer)
+        ms.set_seed(5)
+        np.testing.assert_array_equal(layer(ones).asnumpy(), fused)
+        assert set(np.unique(fused).tolist()) <= {0.0, np.float32(1 / 0.75).item()}

@@ -10,7 +10,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter
 from kiln.nn.cell import Cell
-from kiln.nn.layer._held import hold
+from kiln.nn.layer._held import hold, touched
 from kiln.nn.layer._variants import op_variants
 
 __all__ = [
@@ -144,16 +144,21 @@ class Upsample(Cell):
 
 class _ChannelDropout(Cell):
     _fn = None
+    _held = None  # (attribute, Primitive class): MindSpore's Dropout2d/3d hold a Dropout2D/3D of keep_prob 1 - p
 
     def __init__(self, p=0.5) -> None:
         super().__init__()
         if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0 <= p <= 1:
             raise ValueError(f"For '{type(self).__name__}', 'p' must be a number in [0, 1], but got {p!r}.")
         self.p = float(p)
+        if self._held is not None:
+            hold(self, **{self._held[0]: self._held[1](1.0 - self.p)})
 
     def construct(self, x):
         if not self.training or self.p == 0:
             return x
+        if self._held is not None and touched(self):  # sharded or replaced: the held primitive's (output, mask)
+            return getattr(self, self._held[0])(x)[0]
         return type(self)._fn(x, self.p, True)
 
 
@@ -163,6 +168,7 @@ Dropout1d, Dropout2d, Dropout3d = op_variants(
     ("Dropout2d", ops.dropout2d, "Zero whole channels of (N, C, H, W) during training with probability `p`."),
     ("Dropout3d", ops.dropout3d, "Zero whole channels of (N, C, D, H, W) during training with probability `p`."),
 )
+Dropout2d._held, Dropout3d._held = ("dropout2d", ops.Dropout2D), ("dropout3d", ops.Dropout3D)
 
 
 class ParameterUpdate(Cell):
