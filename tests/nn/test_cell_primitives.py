@@ -68,8 +68,6 @@ LACKING = {
     "BiDense": (("bias_add", "matmul"), NOT_YET),
     "ChannelShuffle": (("reshape", "shape", "transpose"), COMPOSED),
     "ClipByNorm": (("clip_by_norm",), NOT_YET),
-    "Conv1dTranspose": (("bias_add", "conv2d_transpose", "expand_dims", "shape", "squeeze"), NOT_YET),
-    "Conv3dTranspose": (("bias_add", "conv3d_transpose", "shape"), NOT_YET),
     "DiGamma": (
         ("abs", "cos", "dtype", "equal", "floor", "less", "log1p", "logicaland", "select", "shape", "sin"),
         COMPOSED,
@@ -242,9 +240,9 @@ def test_common_layers_lack_nothing_but_global_batch_norm():
         assert name in GOLDEN and GOLDEN[name]["primitives"], name
         assert name not in LACKING or LACKING[name][1] == GLOBAL_BN, name
     # the figure: cells holding all of MindSpore's primitive attributes (3 of 119 in session 22, 38 in session 23; the
-    # losses built on LossBase, ELU, Dropout2d and Dropout3d since)
+    # losses built on LossBase, ELU, Dropout2d/3d and Conv1d/3dTranspose since)
     holding_all = [n for n in HOLDING if n not in LACKING]
-    assert len(holding_all) >= 55, len(holding_all)
+    assert len(holding_all) >= 57, len(holding_all)
 
 
 def test_absent_cells_are_absent():
@@ -360,3 +358,28 @@ def test_elu_and_channel_dropouts_run_their_held_primitives_once_touched():
         ms.set_seed(5)
         np.testing.assert_array_equal(layer(ones).asnumpy(), fused)
         assert set(np.unique(fused).tolist()) <= {0.0, np.float32(1 / 0.75).item()}
+
+
+@pytest.mark.parametrize("mode", ["same", "valid", "pad"])
+@pytest.mark.parametrize("stride", [1, 3])
+def test_conv1d_and_conv3d_transpose_run_their_held_primitive_once_sharded(mode, stride):
+    """Conv1dTranspose holds MindSpore's 2-D `conv2d_transpose` over (N, C, 1, L) with expand_dims/squeeze,
+    Conv3dTranspose its `conv3d_transpose` (output_padding inside); sharded, each runs them and gives the fused op's
+    output (shape and values), bias included."""
+    rng = np.random.default_rng(7)
+    padding = 1 if mode == "pad" else 0
+    for cls, shape, attr in (
+        (nn.Conv1dTranspose, (2, 4, 7), "conv2d_transpose"),
+        (nn.Conv3dTranspose, (1, 4, 3, 4, 3), "conv3d_transpose"),
+    ):
+        extra = {"output_padding": 1} if cls is nn.Conv3dTranspose and mode == "pad" and stride > 1 else {}
+        layer = cls(4, 6, 3, stride=stride, pad_mode=mode, padding=padding, dilation=2, has_bias=True, **extra)
+        layer.bias.set_data(ms.Tensor(rng.standard_normal(6).astype(np.float32)))
+        x = ms.Tensor(rng.standard_normal(shape).astype(np.float32))
+        fused = layer(x).asnumpy()
+        rank = 4 if cls is nn.Conv1dTranspose else 5
+        getattr(layer, attr).shard(((1,) * rank, (1,) * rank))
+        assert touched(layer)
+        held = layer(x).asnumpy()
+        assert held.shape == fused.shape
+        np.testing.assert_allclose(held, fused, rtol=1e-6, atol=1e-6)

@@ -277,6 +277,8 @@ class _ConvTranspose(_Conv):
     _zero_output_padding = False  # MindSpore's Conv2dTranspose pads the output with zeros instead
 
     def construct(self, x):
+        if touched(self):  # a held primitive sharded or replaced: MindSpore's sequence
+            return self._held_construct(x)
         zero_pad = self._zero_output_padding and any(self.output_padding)
         out_pad = (0,) * self._nd if zero_pad else self.output_padding
         bias, apart = bias_of(self)
@@ -302,6 +304,22 @@ class Conv1dTranspose(_ConvTranspose):
                  padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
                  dtype=mstype.float32) -> None:  # fmt: skip
         super().__init__(**_arguments(locals()))
+
+    def _hold_primitives(self, pads: tuple) -> None:
+        # MindSpore's Conv1dTranspose runs a 2-D transposed convolution (Conv2DBackpropInput, the name its layer
+        # uses) over (N, C, 1, L); its out_channel is the forward convolution's, this layer's in_channels
+        conv = ops.Conv2DBackpropInput(self.in_channels, (1, *self.kernel_size), self.pad_mode, (0, 0, *pads), None,
+                                       1, (1, *self.stride), (1, *self.dilation), self.group)  # fmt: skip
+        hold(self, conv2d_transpose=conv, bias_add=ops.BiasAdd(), expand_dims=ops.ExpandDims(), squeeze=ops.Squeeze(2),
+             shape=ops.Shape())  # fmt: skip
+        self._pads = pads
+
+    def _held_construct(self, x):
+        n, _, length = self.shape(x)
+        size = _transposed_length(length, self.kernel_size[0], self.stride[0], self.dilation[0], self.pad_mode,
+                                  self._pads[0] + self._pads[1])  # fmt: skip
+        y = self.conv2d_transpose(self.expand_dims(x, 2), self.weight, (n, self.out_channels, 1, size))
+        return self._add_bias(self.squeeze(y))
 
 
 def _transposed_length(size: int, kernel: int, stride: int, dilation: int, pad_mode: str, pad: int) -> int:
@@ -352,9 +370,7 @@ class Conv2dTranspose(_ConvTranspose):
         hold(self, conv2d_transpose=conv, bias_add=ops.BiasAdd(), shape=ops.Shape())
         self._pads = pads
 
-    def construct(self, x):
-        if not touched(self):
-            return super().construct(x)
+    def _held_construct(self, x):
         n, _, h, w = self.shape(x)
         sizes = [
             _transposed_length(v, k, st, d, self.pad_mode, self._pads[2 * i] + self._pads[2 * i + 1])
@@ -375,3 +391,11 @@ class Conv3dTranspose(_ConvTranspose):
                  padding=0, dilation=1, group=1, output_padding=0, has_bias=False,
                  weight_init=None, bias_init=None, data_format="NCDHW", dtype=mstype.float32) -> None:  # fmt: skip
         super().__init__(**_arguments(locals()))
+
+    def _hold_primitives(self, pads: tuple) -> None:
+        conv = ops.Conv3DTranspose(self.in_channels, self.out_channels, self.kernel_size, 1, self.pad_mode, pads,
+                                   self.stride, self.dilation, self.group, self.output_padding)  # fmt: skip
+        hold(self, conv3d_transpose=conv, bias_add=ops.BiasAdd(), shape=ops.Shape())
+
+    def _held_construct(self, x):
+        return self._add_bias(self.conv3d_transpose(x, self.weight))
