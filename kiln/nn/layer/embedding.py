@@ -103,7 +103,8 @@ class EmbeddingLookup(Cell):
     'batch_slice' the ids' first dimension, 'field_slice' the rows (in equal parts: `manual_shapes`, MindSpore's
     uneven split, is checked and warned about once) and the ids' second dimension; as in MindSpore the ids are then
     2-D. Outside those modes `slice_mode` changes nothing. `sparse` picks MindSpore's primitive; Kiln's gradient of
-    the table is dense either way.
+    the table is dense either way, so an optimizer that MindSpore's sparse gradient makes update only the looked-up
+    rows (FTRL, lazy Adam) updates every row here, and warns once that it does.
     """
 
     BATCH_SLICE = "batch_slice"
@@ -130,6 +131,7 @@ class EmbeddingLookup(Cell):
         self.sparse, self.slice_mode = sparse, slice_mode
         self.embedding_table = Parameter(initializer(param_init, (vocab_size, embedding_size), dtype),
                                          name="embedding_table")  # fmt: skip
+        self.embedding_table._kiln_sparse_lookup = sparse  # read by the optimizers MindSpore runs sparse kernels in
         hold(self, gatherv2=ops.SparseGatherV2() if sparse else ops.Gather(), embeddinglookup=ops.EmbeddingLookup())
         if PC.parallel_mode() in (PC.SEMI_AUTO_PARALLEL, PC.AUTO_PARALLEL):
             table, ids = _slice_strategies(name, slice_mode, manual_shapes, PC.get_auto_parallel_context("device_num"))
