@@ -81,8 +81,9 @@ LACKING = {
     "Dropout3d": (("dropout3d",), NOT_YET),
     "ELU": (("elu",), "Kiln's P.Elu has no `alpha` attribute yet, so it cannot stand for ELU(alpha)"),
     "EmbeddingLookup": (
-        ("embeddinglookup", "gather_revert", "gatherv2", "reshape", "reshape_first", "shape", "unique"),
-        NOT_YET,
+        ("gather_revert", "reshape", "reshape_first", "shape", "unique"),
+        "MindSpore's parallel lookup of unique ids then their reverse map; Kiln's strategies on gatherv2 leave the "
+        "layout to XLA's partitioner",
     ),  # fmt: skip
     "FocalLoss": (("dtype", "expand_dims", "gather_d", "squeeze", "tile"), COMPOSED),
     "GLU": (("sigmoid", "spilt"), COMPOSED),
@@ -159,11 +160,9 @@ LACKING = {
             "cast",
             "count_op",
             "div_no_nan",
-            "embeddinglookup",
             "equal",
             "expand",
             "gather_revert",
-            "gatherv2",
             "inf_add",
             "inf_mask_mul",
             "max_mask_mul",
