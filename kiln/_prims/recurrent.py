@@ -243,6 +243,21 @@ def _loop_fwd(loop, gates_x, h0, c0, w_hh, b_hh, lives):
     return out, (_entering_states(out[0], h0, lives, loop[1]), pulls, w_hh, lives)
 
 
+def _pullback_shares(pulls, d_ys) -> bool:
+    """Whether a step's pullback (a row of the forward loop's `pulls`) gives one array as the gradient of both
+    gates_x and gh (an LSTM or RNN step) or two (a GRU step), found by tracing one step."""
+    seen = []
+
+    def one(pull, d):
+        _, d_g, d_gh = pull((d, d))
+        seen.append(d_g is d_gh)
+        return d_g
+
+    row = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape[1:], a.dtype), pulls)
+    jax.eval_shape(one, row, jax.ShapeDtypeStruct(d_ys.shape[1:], d_ys.dtype))
+    return seen[0]
+
+
 def _loop_bwd(loop, saved, cotangents):
     # Every non-linear value of a step comes from the forward loop's saved pullbacks: this loop only scales
     # and adds gradients, so differentiating it again (forward mode, second order) adds no loop that
@@ -253,46 +268,46 @@ def _loop_bwd(loop, saved, cotangents):
     gates = w_hh.shape[1]
     flips = loop[2]
 
-    shared = []  # whether a step's gradient of gates_x is the same array as that of gh (an LSTM or RNN step)
+    shared = _pullback_shares(pulls, d_ys)  # one gradient for gates_x and gh (an LSTM or RNN step), else two
     # (d_h, d_c) carried as one (2, D, N, H) array: 14 kernels a step to 12 (one carry copy and one kernel fewer),
     # the step 1.00x (session 16, pure-JAX step at length 500, load 7)
 
     def body(carry, inputs):
-        d_h, d_c, d_gates_x = carry
+        d_h, d_c, kept = carry
         d_y, pull, live, t = inputs
         zero = jnp.zeros_like(d_h)
         (d_h_step, d_c_step), d_g, d_gh = pull((jnp.where(live, d_h + d_y, zero), jnp.where(live, d_c, zero)))
         # a finished sample passes its state's gradient through unchanged
         d_h_prev = jnp.where(live, zero, d_h) + d_h_step + jnp.einsum("dng,dgh->dnh", d_gh, w_hh)
         d_c_prev = jnp.where(live, zero, d_c) + d_c_step
-        shared.append(d_g is d_gh)
-        # each direction's gates gradient into its rows of the (D * G, T, N) array at its own time (a flipped
-        # direction's at T - 1 - t): the weight gradients' products read it as it is
-        d_g = jnp.swapaxes(d_g, 1, 2)
-        for d, flip in enumerate(flips):
-            at = (d * gates, steps - 1 - t if flip else t, 0)
-            d_gates_x = lax.dynamic_update_slice(d_gates_x, d_g[d][:, None, :], at)
-        return (d_h_prev, d_c_prev, d_gates_x), (None if shared[-1] else d_gh)
+        # each direction's gates gradient (and a GRU's gh gradient) into its rows of a (D * G, T, N) array at its
+        # own time (a flipped direction's at T - 1 - t): the weight gradients' products read it as it is
+        rows = [jnp.swapaxes(g, 1, 2) for g in ((d_g,) if shared else (d_g, d_gh))]
+        kept = list(kept)
+        for k, row in enumerate(rows):
+            for d, flip in enumerate(flips):
+                at = (d * gates, steps - 1 - t if flip else t, 0)
+                kept[k] = lax.dynamic_update_slice(kept[k], row[d][:, None, :], at)
+        return (d_h_prev, d_c_prev, tuple(kept)), None
 
     # the masks at the gradients' full shape: a broadcast inside the body would be recomputed by a loop of its
     # own whenever this loop is differentiated
     lives = jnp.broadcast_to(lives, d_ys.shape)
     # The gates gradient is kept as (D * G, T, N), in time order, not as the loop's (T, D, N, G) outputs: the
-    # input weight's gradient (the product of its transpose and the layer's input) and, for an LSTM or RNN
-    # step, the hidden weight's read it without the transposed copies the backend's CPU dot made of the
-    # outputs (two arrays of T * N * D * G floats per layer, and a concatenate putting a flipped direction
-    # back in time order)
-    buffer = jnp.zeros((directions * gates, steps, batch), d_ys.dtype)
+    # input weight's gradient (the product of its transpose and the layer's input) and the hidden weight's
+    # read it without the transposed copies the backend's CPU dot made of the outputs (two arrays of
+    # T * N * D * G floats per layer, and a concatenate putting a flipped direction back in time order).
+    # A GRU's gh gradient differs from its gates_x one (r scales the new gate's hidden part) and is kept alike:
+    # bench_rnn's network with nn.GRU at length 500 took 0.93x the CPU time a step that the loop's (T, D, N, G)
+    # outputs and their product took (session 24, 3 interleaved rounds, load 13-15)
+    buffers = tuple(jnp.zeros((directions * gates, steps, batch), d_ys.dtype) for _ in range(1 if shared else 2))
     inputs = (d_ys, pulls, lives, jnp.arange(steps))
-    (d_h0, d_c0, d_gates_x), d_ghs = lax.scan(body, (d_h, d_c, buffer), inputs, reverse=not loop[1])
-    by_direction = d_gates_x.reshape(directions, gates, steps * batch)
-    if shared[0]:  # the step's pullback gave one array for both: the loop kept it once, in time order
-        hs = jnp.stack([hs[::-1, d] if flip else hs[:, d] for d, flip in enumerate(flips)])
-        d_w_hh = jnp.einsum("dgk,dkh->dgh", by_direction, hs.reshape(directions, steps * batch, -1))
-        d_b_hh = by_direction.sum(2)
-    else:
-        d_w_hh = jnp.einsum("tdng,tdnh->dgh", d_ghs, hs)  # every step's weight gradient in one product
-        d_b_hh = d_ghs.sum((0, 2))
+    (d_h0, d_c0, kept), _ = lax.scan(body, (d_h, d_c, buffers), inputs, reverse=not loop[1])
+    d_gates_x = kept[0]
+    by_direction = kept[-1].reshape(directions, gates, steps * batch)
+    hs = jnp.stack([hs[::-1, d] if flip else hs[:, d] for d, flip in enumerate(flips)])
+    d_w_hh = jnp.einsum("dgk,dkh->dgh", by_direction, hs.reshape(directions, steps * batch, -1))
+    d_b_hh = by_direction.sum(2)
     # the input projection's (T, N, D * G) layout: a transpose the input weight's product folds away
     return jnp.transpose(d_gates_x, (1, 2, 0)), d_h0, d_c0, d_w_hh, d_b_hh, None
 

@@ -188,3 +188,16 @@ def test_a_written_out_step_pullback_equals_the_backends_and_keeps_fewer_arrays(
     _close(new, ref_new)
     _close(pull(cotangents), ref_pull(cotangents))
     assert len(jax.tree.leaves(pull)) < len(jax.tree.leaves(ref_pull))
+
+
+def test_a_grus_reverse_loop_keeps_its_gradients_in_time_order_arrays():
+    """The GRU's gh gradient (unlike the LSTM's, not its gates_x one) goes into a (D * G, T, N) array carried by
+    the reverse loop, as the gates_x one does, so no loop writes a (T, D, N, G) output a step."""
+    diff, seq_length, probes = _inputs("GRU")
+    loss = _loss(_one_direction, "GRU", seq_length, probes)
+    with recurrent.reverse_only(True):
+        jaxpr = jax.make_jaxpr(jax.grad(loss, (0, 4)))(*diff)
+    scans = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "scan"]
+    assert len(scans) == 2
+    per_step = [v.aval.shape for e in scans for v in e.outvars[e.params["num_carry"] :]]
+    assert (T, 1, N, 3 * H) not in per_step and per_step
