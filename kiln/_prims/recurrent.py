@@ -211,6 +211,12 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     # 0.96x, kept (kiln/_backend/cache.py `_LOOP_OPTIONS`). A bare loop writing k outputs a step cost 3.4 us a step at
     # k = 4-6, 7 at 7-8, 11 at 10, 20 at 14: the runtime runs a body of over 8 kernels as a graph, handing ready kernels
     # to other threads, unless each kernel depends on the one before it.
+    # Session 24 (bench_rnn's Kiln GRAPH step at length 500, process CPU, 3-4 interleaved rounds, load 10-17; the
+    # bodies are still 19 and 14 kernels): the seven per-step outputs written by seven dynamic-update-slices into
+    # one carried (T, 7, D, N, H) slab (a chain on one buffer, no stack) 1.08x; keeping the pre-activations and c
+    # (3 writes) with the factors rebuilt by the reverse loop's body 1.05x (forward body 15 kernels, reverse 19: XLA
+    # keeps each sigmoid/tanh a kernel of its own); the reverse loops' (D * G, T, N) buffers started from the spent
+    # input projection (a bitcast, two 8 MB fills fewer a step) 1.00x; YNNPACK fusion types dot/eltwise no change.
     times = jnp.arange(gates_x.shape[0])
     (h, c), (ys, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
     return (ys, h, c), pulls
