@@ -629,21 +629,46 @@ _CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 _CPU_QUICK_OPTIONS = {"xla_cpu_parallel_codegen_split_count": 1}
 
 
-_cpu_options_known: bool | None = None  # whether this jaxlib's XLA accepts _CPU_OPTIONS (newer ones dropped the flag)
 _UNKNOWN_OPTION = "No such compile option"  # XLA's words for an option it does not know
+
+
+class _OptionSupport:
+    """Whether this XLA accepts some compile options (None: not known yet), learnt from the first compile that passes
+    them: an XLA that does not know an option fails before compiling anything, and that compile runs again without
+    it, so no compile is spent asking."""
+
+    def __init__(self) -> None:
+        self.known: bool | None = None
+
+    def compile(self, compile_with, options: dict | None, fallback: dict | None, tried: bool):
+        """`compile_with(options)`, or `compile_with(fallback)` when XLA turns out not to know the options (`tried`:
+        whether `options` holds any of the options in question)."""
+        known = self.known
+        try:
+            compiled = compile_with(options)
+        except Exception as err:
+            if known is not None or not tried or _UNKNOWN_OPTION not in str(err):
+                raise
+            self.known = False
+            return compile_with(fallback)
+        if known is None and tried:
+            self.known = True
+        return compiled
+
+
+_CPU_SUPPORT = _OptionSupport()  # _CPU_OPTIONS and _CPU_QUICK_OPTIONS (newer jaxlibs dropped the emitter flag)
 
 
 def _cpu_options_accepted() -> bool:
     """Whether XLA here knows `_CPU_OPTIONS`. Known after the first kernel PersistentJit compiled (it tries them
     and learns from the answer); before that, asked with one compile of an identity function."""
-    global _cpu_options_known
-    if _cpu_options_known is None:
+    if _CPU_SUPPORT.known is None:
         try:
             jax.jit(lambda x: x, compiler_options={**_CPU_OPTIONS, **_CPU_QUICK_OPTIONS}).lower(0.0).compile()
-            _cpu_options_known = True
+            _CPU_SUPPORT.known = True
         except Exception:  # noqa: BLE001  (an XLA that does not know the flag: compile with its defaults)
-            _cpu_options_known = False
-    return _cpu_options_known
+            _CPU_SUPPORT.known = False
+    return _CPU_SUPPORT.known
 
 
 def _compiler_options(platform: str, quick: bool = False, cpu_accepted: bool | None = None) -> dict | None:
@@ -661,21 +686,12 @@ def _compile_with_options(lowered, platform: str, quick: bool = False):
     """`compile_fresh` with Kiln's options. While nobody knows yet whether XLA accepts `_CPU_OPTIONS`, this
     compile tries them and its outcome answers (an XLA without them fails before compiling anything, and the
     kernel compiles again without them): a cold process spends no compile on asking."""
-    global _cpu_options_known
-    known = _cpu_options_known
+    known = _CPU_SUPPORT.known
     options = _compiler_options(platform, quick, cpu_accepted=True if known is None else known)
+    tried = options is not None and bool(options.keys() & (_CPU_OPTIONS.keys() | _CPU_QUICK_OPTIONS.keys()))
+    fallback = _compiler_options(platform, quick, cpu_accepted=False)
     with compile_log.quick_tier() if quick else contextlib.nullcontext():
-        try:
-            compiled = compile_fresh(lowered, options)
-        except Exception as err:
-            tried = options is not None and options.keys() & (_CPU_OPTIONS.keys() | _CPU_QUICK_OPTIONS.keys())
-            if known is not None or not tried or _UNKNOWN_OPTION not in str(err):
-                raise
-            _cpu_options_known = False
-            return compile_fresh(lowered, _compiler_options(platform, quick, cpu_accepted=False))
-    if known is None and options is not None and options.keys() & _CPU_OPTIONS.keys():
-        _cpu_options_known = True
-    return compiled
+        return _CPU_SUPPORT.compile(partial(compile_fresh, lowered), options, fallback, tried)
 
 
 # ---- quick first compiles --------------------------------------------------------------------------------
@@ -988,33 +1004,16 @@ def compile_fresh(lowered, options: dict | None = None):
 # step, took 0.96x the CPU time with the same values (lstm5, session 23). Programs without a loop keep XLA's defaults.
 _LOOP_OPTIONS = {"xla_cpu_prefer_vector_width": 512}
 _LOOP_MARK = "stablehlo.while"
-_loop_options_known: bool | None = None  # whether this XLA accepts _LOOP_OPTIONS (None: no program has tried them)
+_LOOP_SUPPORT = _OptionSupport()  # _LOOP_OPTIONS
 
 
 def _program_options(text: str | None) -> dict | None:
     """XLA's options for a whole CPU program: `_LOOP_OPTIONS` when its text has a loop and XLA may know them (a user's
     XLA_FLAGS setting of the same option wins), else None (XLA's defaults)."""
-    if text is None or _LOOP_MARK not in text or _loop_options_known is False:
+    if text is None or _LOOP_MARK not in text or _LOOP_SUPPORT.known is False:
         return None
     flags = os.environ.get("XLA_FLAGS", "")
     return {k: v for k, v in _LOOP_OPTIONS.items() if k not in flags} or None
-
-
-def _compile_program_with(compile_with, options: dict | None):
-    """`compile_with(options)`; an XLA that does not know `_LOOP_OPTIONS` fails before compiling anything, and the
-    program compiles again with XLA's defaults (the first program with a loop answers the question: no extra compile
-    asks it)."""
-    global _loop_options_known
-    try:
-        compiled = compile_with(options)
-    except Exception as err:
-        if not options or _loop_options_known is not None or _UNKNOWN_OPTION not in str(err):
-            raise
-        _loop_options_known = False
-        return compile_with(None)
-    if options:
-        _loop_options_known = True
-    return compiled
 
 
 def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap=None, cached: bool = False):
@@ -1038,7 +1037,7 @@ def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap
         text = lowered.as_text()
     options = _program_options(text) if on_cpu else None
     compile_with = lowered.compile if cached else partial(compile_fresh, lowered)
-    full = partial(_compile_program_with, compile_with, options)
+    full = partial(_LOOP_SUPPORT.compile, compile_with, options, None, bool(options))
     if text is None or not on_cpu or not tiers.worth_tiering(text):
         compiled = full()
         if on_optimized is not None:

@@ -6,9 +6,10 @@ flat in the length, step time linear). The step functions are named in `STEPS`, 
 declares its step there and shares the primitive.
 
 A bidirectional layer's two directions run in the same loop, batched along a direction axis: half the
-loops to compile. The LSTM step's pullback is written out (`_lstm_step_vjp`): the forward loop keeps four
-arrays of gradient factors per step where the backend's vjp kept eleven activations, and the reverse loop
-only multiplies. Together, on the gradient of a 2-layer bidirectional LSTM(32, 32), batch 4, length 500
+loops to compile. The LSTM's and GRU's step pullbacks are written out (`_lstm_step_vjp`, `_gru_step_vjp`): the
+forward loop keeps six (LSTM) or five (GRU) arrays of gradient factors per step where the backend's vjp kept
+twelve or ten, and the reverse loop only multiplies (the GRU's train step in benchmarks/bench_rnn's network at
+length 500: 0.46x CPU time). Together, on the gradient of a 2-layer bidirectional LSTM(32, 32), batch 4, length 500
 (jax.jit with Kiln's CPU options, interleaved with one loop per direction and the backend's vjp): 4 while
 loops instead of 8, HLO 1,670 lines instead of 3,263, XLA compile CPU about 0.7x, steady step 0.69-0.76x.
 
@@ -88,6 +89,27 @@ def _gru_step(carry, gates_x, gh):
     return (1 - z) * n + z * h, c
 
 
+def _gru_step_vjp(carry, gates_x, gh):
+    """`_gru_step` and its pullback: five factors (the backend's vjp kept twice as many arrays a step), each the
+    derivative of the new h along one path, so that the reverse loop only multiplies (as `_lstm_step_vjp`)."""
+    h, c = carry
+    i_r, i_z, i_n = jnp.split(gates_x, 3, axis=-1)
+    h_r, h_z, h_n = jnp.split(gh, 3, axis=-1)
+    r, z = lax.logistic(i_r + h_r), lax.logistic(i_z + h_z)
+    n = jnp.tanh(i_n + r * h_n)
+    # d h_new / d of the n, z and r pre-activations (r's through n's); r scales n's hidden part, z carries h
+    to_n = (1 - z) * (1 - n * n)
+    to_z, to_r = (h - n) * z * (1 - z), to_n * h_n * r * (1 - r)
+    return ((1 - z) * n + z * h, c), jax.tree_util.Partial(_gru_pullback, to_r, to_z, to_n, r, z)
+
+
+def _gru_pullback(to_r, to_z, to_n, r, z, cotangents):
+    """Gradients (of h and c, gates_x, gh) of one GRU step from its factors; linear in `cotangents`."""
+    d_h, d_c = cotangents
+    d_r, d_z, d_n = d_h * to_r, d_h * to_z, d_h * to_n
+    return (d_h * z, d_c), jnp.concatenate([d_r, d_z, d_n], axis=-1), jnp.concatenate([d_r, d_z, d_n * r], axis=-1)
+
+
 def _rnn_step(nonlinearity):
     def step(carry, gates_x, gh):
         return nonlinearity(gates_x + gh), carry[1]
@@ -107,7 +129,7 @@ STEPS = {
 
 
 # Steps with a hand-written vjp: the step's new state and its pullback, a pytree of the activations it keeps.
-STEP_VJPS = {_lstm_step: _lstm_step_vjp}
+STEP_VJPS = {_lstm_step: _lstm_step_vjp, _gru_step: _gru_step_vjp}
 
 
 def _live_steps(steps: int, seq_length):
@@ -189,6 +211,12 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     # 0.96x, kept (kiln/_backend/cache.py `_LOOP_OPTIONS`). A bare loop writing k outputs a step cost 3.4 us a step at
     # k = 4-6, 7 at 7-8, 11 at 10, 20 at 14: the runtime runs a body of over 8 kernels as a graph, handing ready kernels
     # to other threads, unless each kernel depends on the one before it.
+    # Session 24 (bench_rnn's Kiln GRAPH step at length 500, process CPU, 3-4 interleaved rounds, load 10-17; the
+    # bodies are still 19 and 14 kernels): the seven per-step outputs written by seven dynamic-update-slices into
+    # one carried (T, 7, D, N, H) slab (a chain on one buffer, no stack) 1.08x; keeping the pre-activations and c
+    # (3 writes) with the factors rebuilt by the reverse loop's body 1.05x (forward body 15 kernels, reverse 19: XLA
+    # keeps each sigmoid/tanh a kernel of its own); the reverse loops' (D * G, T, N) buffers started from the spent
+    # input projection (a bitcast, two 8 MB fills fewer a step) 1.00x; YNNPACK fusion types dot/eltwise no change.
     times = jnp.arange(gates_x.shape[0])
     (h, c), (ys, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
     return (ys, h, c), pulls
@@ -221,6 +249,21 @@ def _loop_fwd(loop, gates_x, h0, c0, w_hh, b_hh, lives):
     return out, (_entering_states(out[0], h0, lives, loop[1]), pulls, w_hh, lives)
 
 
+def _pullback_shares(pulls, d_ys) -> bool:
+    """Whether a step's pullback (a row of the forward loop's `pulls`) gives one array as the gradient of both
+    gates_x and gh (an LSTM or RNN step) or two (a GRU step), found by tracing one step."""
+    seen = []
+
+    def one(pull, d):
+        _, d_g, d_gh = pull((d, d))
+        seen.append(d_g is d_gh)
+        return d_g
+
+    row = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape[1:], a.dtype), pulls)
+    jax.eval_shape(one, row, jax.ShapeDtypeStruct(d_ys.shape[1:], d_ys.dtype))
+    return seen[0]
+
+
 def _loop_bwd(loop, saved, cotangents):
     # Every non-linear value of a step comes from the forward loop's saved pullbacks: this loop only scales
     # and adds gradients, so differentiating it again (forward mode, second order) adds no loop that
@@ -231,46 +274,46 @@ def _loop_bwd(loop, saved, cotangents):
     gates = w_hh.shape[1]
     flips = loop[2]
 
-    shared = []  # whether a step's gradient of gates_x is the same array as that of gh (an LSTM or RNN step)
+    shared = _pullback_shares(pulls, d_ys)  # one gradient for gates_x and gh (an LSTM or RNN step), else two
     # (d_h, d_c) carried as one (2, D, N, H) array: 14 kernels a step to 12 (one carry copy and one kernel fewer),
     # the step 1.00x (session 16, pure-JAX step at length 500, load 7)
 
     def body(carry, inputs):
-        d_h, d_c, d_gates_x = carry
+        d_h, d_c, kept = carry
         d_y, pull, live, t = inputs
         zero = jnp.zeros_like(d_h)
         (d_h_step, d_c_step), d_g, d_gh = pull((jnp.where(live, d_h + d_y, zero), jnp.where(live, d_c, zero)))
         # a finished sample passes its state's gradient through unchanged
         d_h_prev = jnp.where(live, zero, d_h) + d_h_step + jnp.einsum("dng,dgh->dnh", d_gh, w_hh)
         d_c_prev = jnp.where(live, zero, d_c) + d_c_step
-        shared.append(d_g is d_gh)
-        # each direction's gates gradient into its rows of the (D * G, T, N) array at its own time (a flipped
-        # direction's at T - 1 - t): the weight gradients' products read it as it is
-        d_g = jnp.swapaxes(d_g, 1, 2)
-        for d, flip in enumerate(flips):
-            at = (d * gates, steps - 1 - t if flip else t, 0)
-            d_gates_x = lax.dynamic_update_slice(d_gates_x, d_g[d][:, None, :], at)
-        return (d_h_prev, d_c_prev, d_gates_x), (None if shared[-1] else d_gh)
+        # each direction's gates gradient (and a GRU's gh gradient) into its rows of a (D * G, T, N) array at its
+        # own time (a flipped direction's at T - 1 - t): the weight gradients' products read it as it is
+        rows = [jnp.swapaxes(g, 1, 2) for g in ((d_g,) if shared else (d_g, d_gh))]
+        kept = list(kept)
+        for k, row in enumerate(rows):
+            for d, flip in enumerate(flips):
+                at = (d * gates, steps - 1 - t if flip else t, 0)
+                kept[k] = lax.dynamic_update_slice(kept[k], row[d][:, None, :], at)
+        return (d_h_prev, d_c_prev, tuple(kept)), None
 
     # the masks at the gradients' full shape: a broadcast inside the body would be recomputed by a loop of its
     # own whenever this loop is differentiated
     lives = jnp.broadcast_to(lives, d_ys.shape)
     # The gates gradient is kept as (D * G, T, N), in time order, not as the loop's (T, D, N, G) outputs: the
-    # input weight's gradient (the product of its transpose and the layer's input) and, for an LSTM or RNN
-    # step, the hidden weight's read it without the transposed copies the backend's CPU dot made of the
-    # outputs (two arrays of T * N * D * G floats per layer, and a concatenate putting a flipped direction
-    # back in time order)
-    buffer = jnp.zeros((directions * gates, steps, batch), d_ys.dtype)
+    # input weight's gradient (the product of its transpose and the layer's input) and the hidden weight's
+    # read it without the transposed copies the backend's CPU dot made of the outputs (two arrays of
+    # T * N * D * G floats per layer, and a concatenate putting a flipped direction back in time order).
+    # A GRU's gh gradient differs from its gates_x one (r scales the new gate's hidden part) and is kept alike:
+    # bench_rnn's network with nn.GRU at length 500 took 0.93x the CPU time a step that the loop's (T, D, N, G)
+    # outputs and their product took (session 24, 3 interleaved rounds, load 13-15)
+    buffers = tuple(jnp.zeros((directions * gates, steps, batch), d_ys.dtype) for _ in range(1 if shared else 2))
     inputs = (d_ys, pulls, lives, jnp.arange(steps))
-    (d_h0, d_c0, d_gates_x), d_ghs = lax.scan(body, (d_h, d_c, buffer), inputs, reverse=not loop[1])
-    by_direction = d_gates_x.reshape(directions, gates, steps * batch)
-    if shared[0]:  # the step's pullback gave one array for both: the loop kept it once, in time order
-        hs = jnp.stack([hs[::-1, d] if flip else hs[:, d] for d, flip in enumerate(flips)])
-        d_w_hh = jnp.einsum("dgk,dkh->dgh", by_direction, hs.reshape(directions, steps * batch, -1))
-        d_b_hh = by_direction.sum(2)
-    else:
-        d_w_hh = jnp.einsum("tdng,tdnh->dgh", d_ghs, hs)  # every step's weight gradient in one product
-        d_b_hh = d_ghs.sum((0, 2))
+    (d_h0, d_c0, kept), _ = lax.scan(body, (d_h, d_c, buffers), inputs, reverse=not loop[1])
+    d_gates_x = kept[0]
+    by_direction = kept[-1].reshape(directions, gates, steps * batch)
+    hs = jnp.stack([hs[::-1, d] if flip else hs[:, d] for d, flip in enumerate(flips)])
+    d_w_hh = jnp.einsum("dgk,dkh->dgh", by_direction, hs.reshape(directions, steps * batch, -1))
+    d_b_hh = by_direction.sum(2)
     # the input projection's (T, N, D * G) layout: a transpose the input weight's product folds away
     return jnp.transpose(d_gates_x, (1, 2, 0)), d_h0, d_c0, d_w_hh, d_b_hh, None
 

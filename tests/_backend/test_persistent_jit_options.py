@@ -47,9 +47,9 @@ def test_cache_off_compiles_with_kilns_options(monkeypatch):
 def test_cpu_options_are_left_out_where_xla_does_not_know_them(monkeypatch):
     """A newer jaxlib without the classic-emitter flag still compiles (with XLA's defaults), and this one asks."""
     monkeypatch.delenv("XLA_FLAGS", raising=False)
-    monkeypatch.setattr(cache, "_cpu_options_known", False)
+    monkeypatch.setattr(cache._CPU_SUPPORT, "known", False)
     assert not (cache._compiler_options("cpu") or {}).keys() & cache._CPU_OPTIONS.keys()
-    monkeypatch.setattr(cache, "_cpu_options_known", True)
+    monkeypatch.setattr(cache._CPU_SUPPORT, "known", True)
     assert cache._compiler_options("cpu").keys() >= cache._CPU_OPTIONS.keys()
 
 
@@ -64,7 +64,7 @@ def test_the_first_kernel_answers_whether_xla_knows_the_cpu_options(monkeypatch)
         pytest.skip("Kiln's CPU options apply to CPU compiles not overridden by XLA_FLAGS")
     if not cache._cpu_options_accepted():
         pytest.skip("this jaxlib does not know the flag: the next test covers that case")
-    monkeypatch.setattr(cache, "_cpu_options_known", None)
+    monkeypatch.setattr(cache._CPU_SUPPORT, "known", None)
     seen = []
     original = cache.compile_fresh
     monkeypatch.setattr(
@@ -73,7 +73,7 @@ def test_the_first_kernel_answers_whether_xla_knows_the_cpu_options(monkeypatch)
     lowered, x = _lowered_add_one()
     np.testing.assert_array_equal(np.asarray(cache._compile_with_options(lowered, "cpu")(x)), [1, 2, 3, 4])
     assert seen == [cache._CPU_OPTIONS]
-    assert cache._cpu_options_known is True
+    assert cache._CPU_SUPPORT.known is True
 
 
 def test_an_xla_without_the_cpu_options_compiles_the_first_kernel_without_them(monkeypatch):
@@ -81,17 +81,17 @@ def test_an_xla_without_the_cpu_options_compiles_the_first_kernel_without_them(m
         pytest.skip("Kiln's CPU options apply to CPU compiles")
     monkeypatch.delenv("XLA_FLAGS", raising=False)
     monkeypatch.setattr(cache, "_CPU_OPTIONS", {"xla_kiln_test_option_nobody_knows": False})
-    monkeypatch.setattr(cache, "_cpu_options_known", None)
+    monkeypatch.setattr(cache._CPU_SUPPORT, "known", None)
     lowered, x = _lowered_add_one()
     np.testing.assert_array_equal(np.asarray(cache._compile_with_options(lowered, "cpu", quick=True)(x)), [1, 2, 3, 4])
-    assert cache._cpu_options_known is False
+    assert cache._CPU_SUPPORT.known is False
     assert cache._compiler_options("cpu") is None
 
 
 def test_a_kernel_failing_for_another_reason_still_raises(monkeypatch):
     if jax.default_backend() != "cpu":
         pytest.skip("Kiln's CPU options apply to CPU compiles")
-    monkeypatch.setattr(cache, "_cpu_options_known", None)
+    monkeypatch.setattr(cache._CPU_SUPPORT, "known", None)
 
     def broken(lowered, options):
         raise RuntimeError("INVALID_ARGUMENT: something else")
@@ -100,4 +100,4 @@ def test_a_kernel_failing_for_another_reason_still_raises(monkeypatch):
     lowered, _ = _lowered_add_one()
     with pytest.raises(RuntimeError, match="something else"):
         cache._compile_with_options(lowered, "cpu")
-    assert cache._cpu_options_known is None
+    assert cache._CPU_SUPPORT.known is None

@@ -76,7 +76,7 @@ def test_an_xla_without_the_loop_options_compiles_with_its_defaults(monkeypatch)
     if jax.default_backend() != "cpu":
         pytest.skip("the loop options are the CPU's")
     monkeypatch.setattr(cache, "_LOOP_OPTIONS", {"xla_cpu_kiln_no_such_option": True})
-    monkeypatch.setattr(cache, "_loop_options_known", None)
+    monkeypatch.setattr(cache._LOOP_SUPPORT, "known", None)
     with pytest.raises(Exception, match=cache._UNKNOWN_OPTION):  # this XLA indeed refuses it
         jax.jit(_loop).lower(*_args()).compile(cache._LOOP_OPTIONS)
     tried = []
@@ -88,6 +88,6 @@ def test_an_xla_without_the_loop_options_compiles_with_its_defaults(monkeypatch)
     args = _args()
     program = cache.compile_program(jax.jit(_loop).lower(*args))
     np.testing.assert_allclose(np.asarray(program(*args)[0]), np.asarray(jax.jit(_loop)(*args)[0]), rtol=1e-6)
-    assert tried == [cache._LOOP_OPTIONS, None] and cache._loop_options_known is False
+    assert tried == [cache._LOOP_OPTIONS, None] and cache._LOOP_SUPPORT.known is False
     cache.compile_program(jax.jit(_loop).lower(*args))
     assert tried[2:] == [None]

@@ -167,3 +167,37 @@ def test_both_directions_in_one_loop_equal_each_direction_alone(mode):
         _close(jax.value_and_grad(loss, argnums)(*diff), expected)
     tangents = tuple(jnp.ones_like(d) * 0.1 for d in diff)
     _close(jax.jvp(loss, diff, tangents), jax.jvp(ref, diff, tangents))
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_a_written_out_step_pullback_equals_the_backends_and_keeps_fewer_arrays(mode):
+    """The LSTM's and GRU's steps have written-out pullbacks (the forward loop keeps their factors at every step):
+    the same new state and the same gradients as the backend's vjp of the step, from fewer kept arrays."""
+    step = STEPS[mode]
+    assert step in recurrent.STEP_VJPS
+    rng = np.random.default_rng(1)
+
+    def arr(*shape):
+        return jnp.asarray(rng.standard_normal(shape).astype(np.float32))
+
+    g = _GATES[mode] * H
+    carry, gates_x, gh = (arr(2, N, H), arr(2, N, H)), arr(2, N, g), arr(2, N, g)
+    cotangents = (arr(2, N, H), arr(2, N, H))
+    new, pull = recurrent.STEP_VJPS[step](carry, gates_x, gh)
+    ref_new, ref_pull = jax.vjp(step, carry, gates_x, gh)
+    _close(new, ref_new)
+    _close(pull(cotangents), ref_pull(cotangents))
+    assert len(jax.tree.leaves(pull)) < len(jax.tree.leaves(ref_pull))
+
+
+def test_a_grus_reverse_loop_keeps_its_gradients_in_time_order_arrays():
+    """The GRU's gh gradient (unlike the LSTM's, not its gates_x one) goes into a (D * G, T, N) array carried by
+    the reverse loop, as the gates_x one does, so no loop writes a (T, D, N, G) output a step."""
+    diff, seq_length, probes = _inputs("GRU")
+    loss = _loss(_one_direction, "GRU", seq_length, probes)
+    with recurrent.reverse_only(True):
+        jaxpr = jax.make_jaxpr(jax.grad(loss, (0, 4)))(*diff)
+    scans = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "scan"]
+    assert len(scans) == 2
+    per_step = [v.aval.shape for e in scans for v in e.outvars[e.params["num_carry"] :]]
+    assert (T, 1, N, 3 * H) not in per_step and per_step

@@ -555,6 +555,43 @@ def test_embedding():
         emb(Tensor(np.array([1.0], np.float32)))
 
 
+def test_embedding_lookup_slice_modes_and_arguments_follow_mindspore():
+    """EmbeddingLookup's slice modes become MindSpore's strategies on its held gatherv2 in the auto-parallel modes
+    (Wide&Deep's TABLE_ROW_SLICE / TABLE_COLUMN_SLICE), and its arguments are refused where MindSpore 2.10 refuses
+    them (checked there: ValueError, ValueError, TypeError, ValueError, TypeError)."""
+    assert (nn.EmbeddingLookup.TABLE_ROW_SLICE, nn.EmbeddingLookup.TABLE_COLUMN_SLICE) == (
+        "table_row_slice",
+        "table_column_slice",
+    )
+    assert nn.EmbeddingLookup(4, 2, slice_mode="anything").slice_mode == "anything"  # standalone: not read
+    assert type(nn.EmbeddingLookup(4, 2).gatherv2).__name__ == "SparseGatherV2"
+    assert type(nn.EmbeddingLookup(4, 2, target="DEVICE", sparse=False).gatherv2).__name__ == "Gather"
+    with pytest.raises(ValueError, match="'sparse' must be True"):
+        nn.EmbeddingLookup(4, 2, target="CPU", sparse=False)
+    with pytest.raises(TypeError, match="'sparse' must be a bool"):
+        nn.EmbeddingLookup(4, 2, sparse=1)
+    kiln.set_auto_parallel_context(parallel_mode=kiln.ParallelMode.SEMI_AUTO_PARALLEL, device_num=2)
+    try:
+        for mode, strategy in (
+            (nn.EmbeddingLookup.TABLE_ROW_SLICE, ((2, 1), (1, 1))),
+            (nn.EmbeddingLookup.TABLE_COLUMN_SLICE, ((1, 2), (1, 1))),
+            (nn.EmbeddingLookup.BATCH_SLICE, ((1, 1), (2, 1))),
+        ):
+            lookup = nn.EmbeddingLookup(4, 2, target="DEVICE", slice_mode=mode)
+            assert lookup.gatherv2.in_strategy == strategy and lookup.embeddinglookup.in_strategy == strategy, mode
+        with pytest.raises(ValueError, match="'slice_mode' must be one of"):
+            nn.EmbeddingLookup(4, 2, slice_mode="bogus")
+        with pytest.raises(ValueError, match="needs 'manual_shapes'"):
+            nn.EmbeddingLookup(4, 2, slice_mode="field_slice")
+        with pytest.raises(TypeError, match="'manual_shapes' must be a tuple"):
+            nn.EmbeddingLookup(4, 2, slice_mode="field_slice", manual_shapes=[2, 2])
+        with pytest.warns(UserWarning, match="manual_shapes"):
+            field = nn.EmbeddingLookup(4, 2, slice_mode="field_slice", manual_shapes=(3, 1))
+        assert field.gatherv2.in_strategy == ((2, 1), (1, 2))
+    finally:
+        kiln.reset_auto_parallel_context()
+
+
 def test_upsample_and_interpolate_errors():
     x = rand(1, 2, 3, 4)
     close(Upsample(scale_factor=2.0)(Tensor(x)), np_resize(x, (6, 8), "nearest", factors=(2.0, 2.0)))

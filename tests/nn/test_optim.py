@@ -1,12 +1,15 @@
 """Optimizers against independent NumPy implementations of their update rules; groups, schedules,
 state naming, dispatch cost, and a MindSpore-style training loop."""
 
+import warnings
+
 import numpy as np
 import pytest
 
 import kiln as ms
 from kiln import Parameter, Tensor, nn, ops
 from kiln._pynative import dispatch
+from kiln.nn.optim import optimizer as optimizer_module
 
 SHAPES = {"fc.weight": (3, 4), "fc.bias": (3,), "bn.gamma": (4,)}
 
@@ -593,3 +596,22 @@ def test_a_one_step_table_still_trains(mode):
     params = _params()
     got = _run(nn.Momentum(params, [0.05], 0.9), params, 3)
     _close(got, ref_momentum(3, None, 0.9, lrs=[0.05, 0.05, 0.05])[0])
+
+
+def test_optimizers_warn_once_that_a_sparse_lookup_table_gets_a_dense_update(monkeypatch):
+    """MindSpore 2.10 (GRAPH_MODE, target='CPU') gives an EmbeddingLookup(sparse=True) table a sparse gradient: FTRL
+    then left the rows no batch looked up as they were (0.9, 1.0, 1.1, 1.2 after two steps on ids {1, 2, 3} and
+    {0, 1}) where its sparse=False run and Kiln (dense gradient) zeroed them. Kiln says so once per optimizer class."""
+    monkeypatch.setattr(optimizer_module, "_WARNED_ROW_UPDATES", set())
+    dense = nn.EmbeddingLookup(6, 2, target="DEVICE", sparse=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nn.FTRL(dense.trainable_params(), learning_rate=0.1)  # a dense lookup: nothing to say
+    sparse = nn.EmbeddingLookup(6, 2)  # MindSpore's defaults: target='CPU', sparse=True
+    for make in (lambda p: nn.FTRL(p, learning_rate=0.1), lambda p: nn.Adam(p, use_lazy=True), nn.LazyAdam):
+        name = type(make([Parameter(Tensor(np.ones(2, np.float32)), name="w")])).__name__
+        with pytest.warns(UserWarning, match=rf"{name} trains \['embedding_table'\].*sparse=True.*dense update"):
+            make(sparse.trainable_params())
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            make(sparse.trainable_params())  # once per class

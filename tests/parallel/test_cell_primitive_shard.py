@@ -1,9 +1,10 @@
 """Strategies set on the primitives nn cells hold take effect (SEMI_AUTO_PARALLEL, 4 virtual CPU devices).
 
 cell_primitive_shard_script.py shards `conv.conv2d`, `bn.bn_train`, `relu.relu`, `pool.max_pool`, `dense.matmul` and
-`dense.bias_add` as zoo networks do (FCN8s, Wide&Deep): each layer's output is split over the 4 devices where the
-unsharded layer's stays on one, with equal values (also for strategies set after a compiled function over the layer
-ran, and for a pickled or deep-copied sharded network), and a network trained 3 steps with the strategies ends where the
+`dense.bias_add` as zoo networks do (FCN8s, Wide&Deep), and EmbeddingLookup's slice modes set MindSpore's strategies on
+its `gatherv2`: each layer's output is split over the 4 devices where the unsharded layer's stays on one, with equal
+values (also for strategies set after a compiled function over the layer ran, and for a pickled or deep-copied sharded
+network), and a network trained 3 steps with the strategies ends where the
 unsharded one ends (losses and every parameter, BatchNorm's moving statistics included), in PyNative and GRAPH_MODE.
 The script runs twice on one compile-cache folder: the second run finds the first's programs there (a program split
 over several devices is not kept: reloaded on one device, it aborted the process).
@@ -49,6 +50,21 @@ def _check(report: dict) -> None:
     for mode in ("pynative", "graph"):
         train = report[f"train_{mode}"]
         assert train["loss_diff"] < 1e-5 and train["state_diff"] < 1e-5, (mode, train)
+    # EmbeddingLookup's slice modes: MindSpore's strategies on gatherv2 over device_num=4 devices, the plain values
+    want = {
+        "table_row_slice": [[4, 1], [1, 1]],
+        "table_column_slice": [[1, 4], [1, 1]],
+        "batch_slice": [[1, 1], [4, 1]],
+    }
+    for slice_mode, strategy in want.items():
+        lookup = report[f"lookup_{slice_mode}"]
+        assert lookup["strategy"] == strategy and lookup["diff"] == 0.0 and lookup["devices"] == 4, lookup
+    assert report["lookup_table_column_slice"]["spec"] == [None, None, ["d0", "d1"]]  # the table's columns split
+    assert report["lookup_batch_slice"]["spec"] == [["d0", "d1"]]  # the ids' rows split
+    for slice_mode in ("table_row_slice", "table_column_slice"):
+        for mode in ("pynative", "graph"):
+            train = report[f"train_lookup_{slice_mode}_{mode}"]
+            assert train["loss_diff"] < 1e-4 and train["state_diff"] < 1e-5, (slice_mode, mode, train)
 
 
 def test_strategies_on_held_primitives_take_effect(tmp_path):

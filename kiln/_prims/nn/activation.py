@@ -20,27 +20,49 @@ def _check_softmax(op):
     return check
 
 
+def _shifted(x, axis):
+    """x - max(x) along `axis`, exactly 0 at the maximum. XLA may compute x again inside the fusion that subtracts (a
+    scaled logit a * b becomes a fused multiply-add with -max), which leaves the maximum a rounding error from 0: a
+    saturated row then sums to 1 - ulp, and its gradient, scaled by a small temperature, is no longer 0."""
+    m = jnp.max(x, axis=axis, keepdims=True)
+    return jnp.where(x == m, m - m, x - m)  # m - m: NaN where the maximum is infinite, as x - m is
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _float_softmax(x, axis):
+    # MindSpore's float32 kernel's exp is an approximation (up to 55 ulps from exp): float32 keeps XLA's exp and
+    # product by the reciprocal of the sum, as jax.nn.softmax does
+    e = jnp.exp(_shifted(x, axis))
+    return e / jnp.sum(e, axis=axis, keepdims=True)
+
+
 @functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
 def _half_softmax(x, axis):
     """MindSpore's float16 Softmax: exp(x - max) in float16, their sum rounded once, then a division (jax.nn.softmax
     multiplies by a float16 reciprocal of the sum: one ulp off in 28% of the outputs)."""
-    e = jnp.exp(x - jnp.max(x, axis=axis, keepdims=True))
+    e = jnp.exp(_shifted(x, axis))
     return true_divide(e, jnp.sum(e.astype(jnp.float32), axis=axis, keepdims=True).astype(x.dtype))
 
 
-@_half_softmax.defjvp
-def _half_softmax_jvp(axis, primals, tangents):
-    # jax.nn.softmax's own rule, so that only the forward's rounding changes
-    (x,), (t,) = primals, tangents
-    y = _half_softmax(x, axis)
-    return y, y * (t - jnp.sum(y * t, axis=axis, keepdims=True))
+def _output_jvp(softmax):
+    """jax.nn.softmax's rule, written with the output: only the forward's rounding differs."""
+
+    def jvp(axis, primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = softmax(x, axis)
+        return y, y * (t - jnp.sum(y * t, axis=axis, keepdims=True))
+
+    softmax.defjvp(jvp)
+
+
+_output_jvp(_float_softmax)
+_output_jvp(_half_softmax)
 
 
 def _softmax(x, axis):
-    # MindSpore's float32 kernel's exp is an approximation (up to 55 ulps from exp): float32 keeps jax.nn.softmax
     if getattr(x, "dtype", None) in (jnp.float16, jnp.bfloat16):
         return _half_softmax(x, axis)
-    return jax.nn.softmax(x, axis=axis)
+    return _float_softmax(x, axis)
 
 
 Softmax = PrimitiveDef("Softmax", _softmax, attrs={"axis": (-1,)}, check=_check_softmax("Softmax"))

@@ -19,7 +19,7 @@ from kiln.nn.cell import Cell
 from kiln.nn.layer._bias import bias_of
 from kiln.nn.layer._held import hold, hold_idle, touched
 from kiln.ops._args import check_non_negative, check_positive, ntuple, pad_mode_of, pad_pairs
-from kiln.ops.nn.conv import conv_transpose
+from kiln.ops.nn.conv import conv_transpose, transposed_sizes
 
 __all__ = ["Conv1d", "Conv1dTranspose", "Conv2d", "Conv2dTranspose", "Conv3d", "Conv3dTranspose"]
 
@@ -316,20 +316,9 @@ class Conv1dTranspose(_ConvTranspose):
 
     def _held_construct(self, x):
         n, _, length = self.shape(x)
-        size = _transposed_length(length, self.kernel_size[0], self.stride[0], self.dilation[0], self.pad_mode,
-                                  self._pads[0] + self._pads[1])  # fmt: skip
-        y = self.conv2d_transpose(self.expand_dims(x, 2), self.weight, (n, self.out_channels, 1, size))
+        sizes = transposed_sizes((length,), self.kernel_size, self.stride, self.dilation, self.pad_mode, self._pads)
+        y = self.conv2d_transpose(self.expand_dims(x, 2), self.weight, (n, self.out_channels, 1, *sizes))
         return self._add_bias(self.squeeze(y))
-
-
-def _transposed_length(size: int, kernel: int, stride: int, dilation: int, pad_mode: str, pad: int) -> int:
-    """The output length of a transposed convolution: the input length of the forward convolution it undoes."""
-    span = dilation * (kernel - 1) + 1
-    if pad_mode == "same":
-        return size * stride
-    if pad_mode == "valid":
-        return size * stride + max(span - stride, 0)
-    return (size - 1) * stride + span - pad
 
 
 class Conv2dTranspose(_ConvTranspose):
@@ -372,10 +361,7 @@ class Conv2dTranspose(_ConvTranspose):
 
     def _held_construct(self, x):
         n, _, h, w = self.shape(x)
-        sizes = [
-            _transposed_length(v, k, st, d, self.pad_mode, self._pads[2 * i] + self._pads[2 * i + 1])
-            for i, (v, k, st, d) in enumerate(zip((h, w), self.kernel_size, self.stride, self.dilation, strict=True))
-        ]
+        sizes = transposed_sizes((h, w), self.kernel_size, self.stride, self.dilation, self.pad_mode, self._pads)
         y = self._add_bias(self.conv2d_transpose(x, self.weight, (n, self.out_channels, *sizes)))
         if any(self.output_padding):
             y = ops.pad(y, tuple(v for p in reversed(self.output_padding) for v in (0, p)))

@@ -4,12 +4,14 @@ MultiFieldEmbeddingLookup."""
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
+from kiln._parallel import context as PC
 from kiln.common.initializer import initializer
 from kiln.nn.cell import Cell
 from kiln.nn.layer._held import hold, touched
@@ -93,27 +95,89 @@ class Embedding(Cell):
 
 
 class EmbeddingLookup(Cell):
-    """A lookup table (vocab_size, embedding_size) named `embedding_table`; `target`, `slice_mode` and `sparse`
-    (host/device placement and sharding in MindSpore) are accepted and change nothing here."""
+    """A lookup table (vocab_size, embedding_size) named `embedding_table`.
+
+    It holds MindSpore's lookup primitives, `gatherv2` (Gather, or SparseGatherV2 when `sparse`) and `embeddinglookup`
+    (the `target='CPU'` one). In SEMI_AUTO_PARALLEL/AUTO_PARALLEL, `slice_mode` sets MindSpore's strategies on them
+    over `device_num` devices: 'table_row_slice' splits the table's rows, 'table_column_slice' its columns,
+    'batch_slice' the ids' first dimension, 'field_slice' the rows (in equal parts: `manual_shapes`, MindSpore's
+    uneven split, is checked and warned about once) and the ids' second dimension; as in MindSpore the ids are then
+    2-D. Outside those modes `slice_mode` changes nothing. `sparse` picks MindSpore's primitive; Kiln's gradient of
+    the table is dense either way, so an optimizer that MindSpore's sparse gradient makes update only the looked-up
+    rows (FTRL, lazy Adam) updates every row here, and warns once that it does.
+    """
+
+    BATCH_SLICE = "batch_slice"
+    FIELD_SLICE = "field_slice"
+    TABLE_ROW_SLICE = "table_row_slice"
+    TABLE_COLUMN_SLICE = "table_column_slice"
+    _SLICE_MODES = (BATCH_SLICE, FIELD_SLICE, TABLE_ROW_SLICE, TABLE_COLUMN_SLICE)
 
     def __init__(self, vocab_size, embedding_size, param_init="normal", target="CPU", slice_mode="batch_slice",
                  manual_shapes=None, max_norm=None, sparse=True, dtype=mstype.float32) -> None:  # fmt: skip
         super().__init__()
-        for name, v in (("vocab_size", vocab_size), ("embedding_size", embedding_size)):
+        name = type(self).__name__
+        for key, v in (("vocab_size", vocab_size), ("embedding_size", embedding_size)):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-                raise ValueError(f"For 'EmbeddingLookup', '{name}' must be a positive int, but got {v!r}.")
+                raise ValueError(f"For '{name}', '{key}' must be a positive int, but got {v!r}.")
         if target not in ("CPU", "DEVICE"):
-            raise ValueError(f"For 'EmbeddingLookup', 'target' must be 'CPU' or 'DEVICE', but got {target!r}.")
+            raise ValueError(f"For '{name}', 'target' must be 'CPU' or 'DEVICE', but got {target!r}.")
+        if not isinstance(sparse, bool):
+            raise TypeError(f"For '{name}', 'sparse' must be a bool, but got {type(sparse).__name__}.")
+        if target == "CPU" and not sparse:
+            raise ValueError(f"For '{name}', the host lookup (target='CPU') is the sparse one: 'sparse' must be True "
+                             "there (MindSpore refuses sparse=False with target='CPU').")  # fmt: skip
         self.vocab_size, self.embedding_size, self.target, self.max_norm = vocab_size, embedding_size, target, max_norm
+        self.sparse, self.slice_mode = sparse, slice_mode
         self.embedding_table = Parameter(initializer(param_init, (vocab_size, embedding_size), dtype),
                                          name="embedding_table")  # fmt: skip
+        self.embedding_table._kiln_sparse_lookup = sparse  # read by the optimizers MindSpore runs sparse kernels in
+        hold(self, gatherv2=ops.SparseGatherV2() if sparse else ops.Gather(), embeddinglookup=ops.EmbeddingLookup())
+        if PC.parallel_mode() in (PC.SEMI_AUTO_PARALLEL, PC.AUTO_PARALLEL):
+            table, ids = _slice_strategies(name, slice_mode, manual_shapes, PC.get_auto_parallel_context("device_num"))
+            self.gatherv2.shard((table, ids))
+            self.embeddinglookup.shard((table, ids))
 
     def construct(self, indices):
-        out = ops.gather(self.embedding_table, indices, 0)
+        if not touched(self):
+            out = ops.gather(self.embedding_table, indices, 0)
+        elif self.target == "CPU":
+            out = self.embeddinglookup(self.embedding_table, indices, 0)
+        else:
+            out = self.gatherv2(self.embedding_table, indices, 0)
         if self.max_norm is not None:
             norm = ops.sqrt(ops.sum(ops.square(out), -1, True))
             out = out * ops.minimum(1.0, self.max_norm / ops.maximum(norm, 1e-12))
         return out
+
+
+_WARNED_MANUAL_SHAPES: set[str] = set()
+
+
+def _slice_strategies(name: str, slice_mode, manual_shapes, devices: int) -> tuple[tuple, tuple]:
+    """MindSpore's (table, 2-D ids) strategies for `slice_mode` over `devices` devices (auto-parallel modes)."""
+    if slice_mode == EmbeddingLookup.TABLE_ROW_SLICE:
+        return (devices, 1), (1, 1)
+    if slice_mode == EmbeddingLookup.TABLE_COLUMN_SLICE:
+        return (1, devices), (1, 1)
+    if slice_mode == EmbeddingLookup.BATCH_SLICE:
+        return (1, 1), (devices, 1)
+    if slice_mode == EmbeddingLookup.FIELD_SLICE:
+        if not manual_shapes:
+            raise ValueError(f"For '{name}', slice_mode 'field_slice' needs 'manual_shapes' (the table rows of each "
+                             f"device's part), but got {manual_shapes!r}.")  # fmt: skip
+        if not isinstance(manual_shapes, tuple) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in manual_shapes
+        ):
+            raise TypeError(f"For '{name}', 'manual_shapes' must be a tuple of positive ints, but got "
+                            f"{manual_shapes!r}.")  # fmt: skip
+        if name not in _WARNED_MANUAL_SHAPES:
+            _WARNED_MANUAL_SHAPES.add(name)
+            warnings.warn(f"{name}: the table is split in equal parts; 'manual_shapes' {manual_shapes} (MindSpore's "
+                          "uneven split) does not change the layout here, nor the values.", stacklevel=3)  # fmt: skip
+        return (devices, 1), (1, devices)
+    raise ValueError(f"For '{name}', 'slice_mode' must be one of {list(EmbeddingLookup._SLICE_MODES)} in the "
+                     f"auto-parallel modes, but got {slice_mode!r}.")  # fmt: skip
 
 
 class MultiFieldEmbeddingLookup(EmbeddingLookup):

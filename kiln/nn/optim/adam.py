@@ -9,7 +9,7 @@ import numpy as np
 from kiln import ops
 from kiln._core.tensor import Parameter, Tensor
 from kiln._prims import state as S
-from kiln.nn.optim.optimizer import Optimizer, PerParameterOptimizer, check_bool, check_float
+from kiln.nn.optim.optimizer import Optimizer, PerParameterOptimizer, check_bool, check_float, warn_dense_rows
 
 __all__ = ["Adam", "AdamW", "AdamWeightDecay", "AdaMax", "LazyAdam", "AdamOffload"]
 
@@ -61,6 +61,7 @@ class Adam(Optimizer):
                  use_locking: bool = False, use_nesterov: bool = False, weight_decay=0.0, loss_scale: float = 1.0,
                  use_amsgrad: bool = False, **kwargs) -> None:  # fmt: skip
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        warn_dense_rows(self)
         unknown = set(kwargs) - {"use_lazy", "use_offload"}
         if unknown:
             raise KeyError(

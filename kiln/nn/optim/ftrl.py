@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from kiln._prims import state as S
-from kiln.nn.optim.optimizer import PerParameterOptimizer, check_bool, check_float
+from kiln.nn.optim.optimizer import PerParameterOptimizer, check_bool, check_float, warn_dense_rows
 
 __all__ = ["FTRL"]
 
@@ -17,6 +17,7 @@ class FTRL(PerParameterOptimizer):
     def __init__(self, params, initial_accum=0.1, learning_rate=0.001, lr_power=-0.5, l1=0.0, l2=0.0,
                  use_locking=False, loss_scale=1.0, weight_decay=0.0):  # fmt: skip
         super().__init__(learning_rate, params, weight_decay=weight_decay, loss_scale=loss_scale)
+        warn_dense_rows(self)
         if self.dynamic_lr or self.is_group_lr:
             kind = "a learning-rate schedule" if self.dynamic_lr else "per-group learning rates"
             raise ValueError(f"FTRL keeps one fixed learning rate and got {kind}; pass a single float.")

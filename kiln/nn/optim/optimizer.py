@@ -10,11 +10,13 @@ Parameters in place.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from kiln import ops
+from kiln._compiler.errors import user_stacklevel
 from kiln._core import dtype as mstype
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
@@ -25,9 +27,30 @@ from kiln.ops._helpers import apply, batched_writes
 from kiln.ops.multitype import HyperMap, Map
 from kiln.ops.state import AssignAdd, write_back
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "warn_dense_rows"]
 
 _GROUP_KEYS = ("params", "lr", "weight_decay", "order_params", "grad_centralization")
+_WARNED_ROW_UPDATES: set[str] = set()
+
+
+def warn_dense_rows(optimizer: Optimizer) -> None:
+    """Warn once per optimizer class when it trains a table of an `nn.EmbeddingLookup(sparse=True)`.
+
+    MindSpore 2.10 (GRAPH_MODE) hands such a table a sparse gradient (the looked-up rows), for which FTRL, Adam and
+    LazyAdam run their sparse kernels (FTRL and lazy Adam leave the other rows as they are); Kiln's gradient is dense,
+    so they run their dense update, as MindSpore does for `sparse=False`.
+    """
+    name = type(optimizer).__name__
+    tables = [p.name for p in optimizer.parameters if getattr(p, "_kiln_sparse_lookup", False)]
+    if tables and name not in _WARNED_ROW_UPDATES:
+        _WARNED_ROW_UPDATES.add(name)
+        warnings.warn(
+            f"{name} trains {tables[:3]}, the table of an EmbeddingLookup(sparse=True): MindSpore's gradient of it "
+            f"holds only the looked-up rows, for which {name} runs its sparse update (FTRL and lazy Adam leave the "
+            f"other rows as they are; Adam's rows looked up more than once differ); Kiln's gradient is dense and "
+            f"{name} runs its dense update (MindSpore's result with sparse=False).",
+            stacklevel=user_stacklevel(),
+        )
 
 
 class _TableLR(LearningRateSchedule):

@@ -178,6 +178,11 @@ def conv_transpose(
     return apply(prim, (input, weight, bias), attrs)
 
 
+def transposed_sizes(sizes, kernel, stride, dilation, pad_mode: str, pad) -> list[int]:
+    """Output sizes of a transposed convolution with no output padding (`pad`: a (low, high) pair per axis)."""
+    return C.transpose_geometry(sizes, kernel, stride, dilation, pad_mode, pad, (0,) * len(sizes), None)[1]
+
+
 def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
     return conv_transpose(input, weight, bias, nd, stride, "pad", padding, output_padding, groups, dilation)
 

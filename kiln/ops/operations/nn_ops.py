@@ -422,7 +422,8 @@ Mish = simple_class("Mish", nn_ops.mish)
 SeLU = simple_class("SeLU", nn_ops.selu)
 Softsign = simple_class("Softsign", nn_ops.softsign)
 Elu = attr_class("Elu", {"alpha": 1.0}, lambda self, x: nn_ops.elu(x, self.alpha))
-GeLU = simple_class("GeLU", nn_ops.gelu)
+# MindSpore's GeLU primitive computes the tanh form (its kernels on every backend); erf is ops.gelu's default
+GeLU = simple_class("GeLU", lambda x: nn_ops.gelu(x, "tanh"))
 Softplus = simple_class("Softplus", nn_ops.softplus)
 BiasAdd = attr_class("BiasAdd", {"data_format": "NCHW"}, lambda self, x, b: math.bias_add(x, b, self.data_format))
 
@@ -484,7 +485,7 @@ CeLU = attr_class("CeLU", {"alpha": 1.0}, lambda self, x: nn_ops.celu(x, self.al
 Dense = attr_class("Dense", {}, lambda s, x, w, b=None: nn_ops.dense(x, w, b))
 FastGeLU = attr_class("FastGeLU", {}, lambda s, x: activation.fast_gelu(x))
 FastGelu = attr_class("FastGelu", {}, lambda s, x: activation.fast_gelu(x))
-Gelu = attr_class("Gelu", {}, lambda s, x: nn_ops.gelu(x))
+Gelu = attr_class("Gelu", {}, lambda s, x: nn_ops.gelu(x, "tanh"))
 GLU = attr_class("GLU", {"axis": -1}, lambda s, x: nn_ops.glu(x, s.axis))
 LRN = attr_class(
     "LRN",

@@ -175,6 +175,11 @@ CASES = {
     "argmin_class": lambda m: (m.ops.operations.Argmin()(_t(m, POOL2)), m.ops.operations.Argmin(axis=2)(_t(m, POOL2)),
                                m.ops.operations.Argmin(0, m.int64)(_t(m, POOL2))),
     "argmax_argmin_functions": lambda m: (m.ops.argmax(_t(m, POOL2), 1), m.ops.argmin(_t(m, POOL2), 1)),
+    # The GeLU primitive (and its old name Gelu) is the tanh form in MindSpore (it was erf in Kiln, 4.7e-4 off at
+    # |x| ~ 2); ops.gelu is erf unless approximate='tanh'
+    "gelu_classes_and_function": lambda m: (
+        m.ops.operations.GeLU()(_t(m, SIGNAL)), m.ops.operations.Gelu()(_t(m, SIGNAL)), m.ops.gelu(_t(m, SIGNAL)),
+        m.ops.gelu(_t(m, SIGNAL), "tanh"), m.ops.grad(lambda x: m.ops.operations.GeLU()(x).sum())(_t(m, SIGNAL))),
 }  # fmt: skip
 
 
