@@ -22,6 +22,21 @@ _DEFAULT_PARAM_NAME = "Parameter"
 _MIXED_PRECISION_FLAGS = (("fp16", mstype.float16), ("fp32", mstype.float32), ("bf16", mstype.bfloat16))
 
 
+_IDLE_REPLACED_WARNED: set[tuple[str, str]] = set()
+
+
+def _warn_idle_replaced(cell_name: str, name: str, reason: str, value) -> None:
+    """Warn once per layer class and attribute that a replaced idle primitive (nn/layer/_held.py) is not run."""
+    if (cell_name, name) not in _IDLE_REPLACED_WARNED:
+        _IDLE_REPLACED_WARNED.add((cell_name, name))
+        warnings.warn(
+            f"{reason}: the {type(value).__name__} assigned to it is not run either, so {cell_name}'s result "
+            f"does not change.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 class Cell:
     """Base class of networks and layers: subclasses define `construct`.
 
@@ -71,6 +86,9 @@ class Cell:
                 f"cannot set '{name}' on {type(self).__name__} before Cell.__init__() has run: "
                 f"call super().__init__() first."
             )
+        idle = getattr(d.get(name), "_unused_reason", None)
+        if idle is not None and value is not d[name]:
+            _warn_idle_replaced(type(self).__name__, name, idle, value)
         if name in d.get("_made_primitives", ()):
             d["_held_touched"] = True  # a held primitive replaced (by a Primitive or a Cell): MindSpore's sequence runs
         if isinstance(value, (Parameter, Cell)):

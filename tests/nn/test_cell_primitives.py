@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import kiln as ms
-from kiln import nn
+from kiln import nn, ops
 from kiln.nn.layer._held import touched
 from kiln.ops.primitive import Primitive
 
@@ -255,6 +255,19 @@ def test_a_fused_loss_warns_once_that_a_strategy_on_its_reduction_is_unused():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         nn.MSELoss().reduce_mean.shard(((1,),))  # once per attribute
+
+
+def test_replacing_a_fused_losss_idle_primitive_warns_once():
+    """The replacement is not run (the loss reduces inside its own op): said once, never silently ignored."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss = nn.SoftMarginLoss()  # building the layer holds its primitives without a warning
+    with pytest.warns(UserWarning, match="SoftMarginLoss.reduce_mean is not run .*ReduceSum assigned to it"):
+        loss.reduce_mean = ops.ReduceSum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nn.SoftMarginLoss().reduce_mean = ops.ReduceSum()  # once per layer class and attribute
+        loss.reduce_mean = loss.reduce_mean  # the same object again is no replacement
 
 
 class _Net(nn.Cell):

@@ -45,4 +45,5 @@ def hold_idle(cell: Cell, why: str, **primitives: Primitive) -> None:
     reading them works, and a strategy set on one warns once that it is not used (`Primitive.shard`)."""
     for name, prim in primitives.items():
         prim.__dict__["_unused_reason"] = f"{type(cell).__name__}.{name} is not run ({why})"
+        cell.__dict__.pop(name, None)  # (re)made by the layer itself: not a replacement to warn about
         setattr(cell, name, prim)
