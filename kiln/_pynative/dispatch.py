@@ -470,8 +470,9 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
                 _record_cast_to_integer(args[0], out)
             else:
                 tape.record(prim, attrs, args, out)
-        if window.weight >= lazy.MAX_OPS:
-            window.flush()
+        weight = window.weight
+        if weight >= window.bound or weight >= lazy.MAX_OPS:
+            window.full()
     return out
 
 
