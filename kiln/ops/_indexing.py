@@ -130,17 +130,19 @@ def _ints_as_inputs(spec: tuple, tensors: tuple) -> tuple[tuple, tuple]:
     op (("d", k): the k-th input is a Python int), so that `x[i]` in a Python loop over `i` is one kernel and one
     lazy-window structure, not one per value of `i`. Left static while a graph is recorded (the compiler folds
     them) and next to index tensors (NumPy places an int among advanced indices as one of them)."""
-    tags = {item[0] for item in spec}
-    if (G._TRACES and G._TRACES[-1] is not None) or tensors or "i" not in tags or "b" in tags:
+    if tensors or (G._TRACES and G._TRACES[-1] is not None):
         return spec, tensors
     ints, out = [], []
     for item in spec:
-        if item[0] == "i":
+        tag = item[0]
+        if tag == "i":
             out.append(("d", len(ints)))
             ints.append(item[1])
+        elif tag == "b":
+            return spec, tensors
         else:
             out.append(item)
-    return tuple(out), tuple(ints)
+    return (tuple(out), tuple(ints)) if ints else (spec, tensors)
 
 
 def getitem(x: Tensor, index) -> Tensor:

@@ -83,6 +83,7 @@ def test_an_int_index_is_an_input_one_program_for_every_value(window):
 
 def test_an_int_index_is_one_kernel_when_ops_run_at_once(monkeypatch):
     monkeypatch.setattr(dispatch, "LAZY", False)
+    monkeypatch.setattr(dispatch, "_compiled", {})
     x = Tensor(np.arange(10, dtype=np.float32))
     for i in range(-5, 5):
         np.testing.assert_allclose(x[i].asnumpy(), np.arange(10, dtype=np.float32)[i])
