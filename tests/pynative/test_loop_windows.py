@@ -101,7 +101,9 @@ def test_an_out_of_range_int_index_still_raises_at_its_line(window):
         _ = x[-4, 0]
 
 
-def test_gradients_through_x_i_reads_and_writes_in_a_loop(window):
+@pytest.mark.parametrize("lazy_on", [True, False], ids=["window", "op by op"])
+def test_gradients_through_x_i_reads_and_writes_in_a_loop(window, monkeypatch, lazy_on):
+    monkeypatch.setattr(dispatch, "LAZY", lazy_on)
     w = Parameter(Tensor(np.array([0.5, -1.0, 2.0, 3.0], np.float32)), name="w")
 
     def f(w):
