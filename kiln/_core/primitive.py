@@ -93,18 +93,29 @@ class Bounds:
         kind: the exception class raised (IndexError for indices, ValueError for labels).
         reads: positions of the inputs whose values the test reads (a tuple or a range); the
             others are only looked at for their shape and dtype. Default: every input.
+        idle: `idle(**attrs) -> bool`, True when with these attributes the test reads no input value
+            (an index made of attributes and ints checked before the op): PyNative then skips it.
 
     Checks are on by default; `KILN_CHECKS=off` in the environment or
     `set_context(runtime_checks=False)` turns them off (see `checks_enabled`).
     """
 
-    __slots__ = ("test", "message", "kind", "reads")
+    __slots__ = ("test", "message", "kind", "reads", "idle")
 
-    def __init__(self, test: Callable, message: Callable, kind: type[Exception] = IndexError, *, reads=None) -> None:
+    def __init__(
+        self,
+        test: Callable,
+        message: Callable,
+        kind: type[Exception] = IndexError,
+        *,
+        reads=None,
+        idle: Callable[..., bool] | None = None,
+    ) -> None:
         self.test = test
         self.message = message
         self.kind = kind
         self.reads = reads
+        self.idle = idle
 
     def error(self, op: str, detail, attrs: dict[str, Any]) -> Exception:
         """The exception for a failed check, from the concrete `detail` array the test returned."""

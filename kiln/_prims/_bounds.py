@@ -191,11 +191,24 @@ def _index_message(detail, **_attrs) -> str:
 
 
 _ALL_FROM = 1 << 16  # "every input from this position on": the index tensors of getitem / setitem
+
+
+def _no_index_tensor(spec: tuple) -> bool:
+    """An index of ints (checked before dispatch, kiln/ops/_indexing.py), slices, None and Ellipsis only."""
+    return not any(item[0] == "t" for item in spec)
+
+
 getitem_bounds = Bounds(
-    lambda x, *idx, spec, xp=jnp: _index_test(x, idx, spec, xp), _index_message, reads=range(1, _ALL_FROM)
+    lambda x, *idx, spec, xp=jnp: _index_test(x, idx, spec, xp),
+    _index_message,
+    reads=range(1, _ALL_FROM),
+    idle=_no_index_tensor,
 )
 setitem_bounds = Bounds(
-    lambda x, value, *idx, spec, xp=jnp: _index_test(x, idx, spec, xp), _index_message, reads=range(2, _ALL_FROM)
+    lambda x, value, *idx, spec, xp=jnp: _index_test(x, idx, spec, xp),
+    _index_message,
+    reads=range(2, _ALL_FROM),
+    idle=_no_index_tensor,
 )
 
 

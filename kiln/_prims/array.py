@@ -339,7 +339,8 @@ LinSpace = PrimitiveDef(
 # ---- indexing ---------------------------------------------------------------------
 # An index is encoded statically as a tuple of items:
 #   ("i", n) int, ("s", start, stop, step) slice, ("n",) None, ("e",) Ellipsis, ("b", flag) a scalar bool,
-#   ("t", k) the k-th dynamic index tensor (passed as an input after the data).
+#   ("t", k) the k-th dynamic index tensor (passed as an input after the data), ("d", k) an int passed as the k-th
+#   input (PyNative's ints, kiln/ops/_indexing.py: one kernel for every value).
 def build_index(spec: tuple, tensors: tuple) -> tuple:
     out = []
     for item in spec:

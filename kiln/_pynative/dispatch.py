@@ -106,7 +106,7 @@ def _bounds_checked(prim: PrimitiveDef, attrs: tuple, arrays: list) -> None:
     The check runs on the host with NumPy on the (small) index inputs only (`Bounds.host_check`):
     it never waits for the op or for earlier device work, which keeps PyNative's pipelining.
     """
-    if checks_enabled():
+    if checks_enabled() and not _idle_check(prim, attrs):
         reads = prim.bounds.reads
         seen = _passed_key(arrays, reads)
         last = _passed.get((prim, attrs))
@@ -125,6 +125,21 @@ def _bounds_checked(prim: PrimitiveDef, attrs: tuple, arrays: list) -> None:
 
 # (prim, attrs) -> (`_passed_key` of the inputs that last passed its bounds check, the arrays it read)
 _passed: dict[tuple, tuple] = {}
+_idle: dict[tuple, bool] = {}  # (prim, attrs) -> whether its bounds check reads no input value (`Bounds.idle`)
+
+
+def _idle_check(prim: PrimitiveDef, attrs: tuple) -> bool:
+    """Whether `prim`'s bounds check has nothing to read with `attrs` (an index of ints and slices: the ints were
+    checked before dispatch, and as inputs they change at every trip of a loop, which no passed-check key covers)."""
+    key = (prim, attrs)
+    idle = _idle.get(key)
+    if idle is None:
+        test = prim.bounds.idle
+        idle = test is not None and bool(test(**prim.attrs_dict(attrs)))
+        if len(_idle) >= MAX_KERNELS:
+            del _idle[next(iter(_idle))]
+        _idle[key] = idle
+    return idle
 
 
 def _passed_key(arrays, reads) -> tuple | None:
@@ -470,8 +485,9 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
                 _record_cast_to_integer(args[0], out)
             else:
                 tape.record(prim, attrs, args, out)
-        if window.weight >= lazy.MAX_OPS:
-            window.flush()
+        weight = window.weight
+        if weight >= window.bound or weight >= lazy.MAX_OPS:
+            window.full()
     return out
 
 
@@ -487,7 +503,7 @@ def _bounds_checked_ahead(prim: PrimitiveDef, attrs: tuple, args: tuple, window:
     as `(check, value indices)`: `check(values)`, given those values' arrays, says whether the inputs are in range.
     The window then keeps the op (a check that ended it would cut a step into one program per indexing op), and a
     failed check makes it run op by op, which raises the op's own error at the user's line before any value is read."""
-    if not checks_enabled():
+    if not checks_enabled() or _idle_check(prim, attrs):
         return None
     reads = prim.bounds.reads
     arrays, later = [], []

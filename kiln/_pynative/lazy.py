@@ -100,6 +100,9 @@ class Window:
         self.single_use: set[tuple] = set()  # programs run once only
         self.refused: dict[tuple, None] = {}  # windows run op by op while single_use was full (insertion-ordered)
         self.flushes = 0  # windows run (tests and benchmarks read it)
+        # the weight at which the window runs (`full`): MAX_OPS, or a whole number of periods of a Python loop's ops
+        # (dispatch also runs it at MAX_OPS: a test lowers that bound)
+        self.bound = MAX_OPS
         self.site_hints: list = []  # per op position: where the last op there found its user frame (`record`)
 
     def _reset(self) -> None:
@@ -172,6 +175,15 @@ class Window:
         return outs
 
     # -- running --------------------------------------------------------------------------------------
+    def full(self) -> None:
+        """Run the window once it holds `bound` ops' worth. When its last ops repeat (a Python loop over the same
+        ops), the next window's bound is the most whole periods that fit in MAX_OPS: the windows in the middle of a
+        long loop then start and end at the same point of the loop body, have one structure and compile once (with
+        MAX_OPS ops they would shift by MAX_OPS mod the period each time and each compile anew)."""
+        bound = aligned_bound(self.ops)
+        self.flush()
+        self.bound = bound
+
     def flush(self) -> None:
         """Run the recorded ops as one program and give each Pending output still referenced its array."""
         with self.lock:
@@ -179,6 +191,7 @@ class Window:
                 return
             ops, args, outs, sites, checks = tuple(self.ops), self.args, self.outs, self.sites, self.checks
             self._reset()
+            self.bound = MAX_OPS  # (`full` sets the next window's)
             live = [(i, p) for i, w in enumerate(outs) if (p := w()) is not None]
             if not live and not checks:  # (an op whose inputs are checked runs: eagerly its failure stops the run)
                 return
@@ -311,6 +324,20 @@ class Failed:
                 "KILN_LAZY=0 runs each op at its line.)",
             ]
         return new.with_traceback(types.TracebackType(self.frames, frame, lasti, line))
+
+
+def aligned_bound(ops: list) -> int:
+    """MAX_OPS, or the largest multiple of the period of `ops`' last run of repeated ops (a Python loop's body: its
+    (primitive, attributes) sequence recorded at least twice in a row at the end) that fits in MAX_OPS. A heavy op
+    in the body keeps MAX_OPS (the bound counts weights)."""
+    keys = [(op[0], op[1]) for op in ops]
+    n = len(keys)
+    for period in range(1, min(n // 2, MAX_OPS // 2) + 1):
+        if keys[n - period :] == keys[n - 2 * period : n - period]:
+            if any(key[0] in WEIGHTS for key in keys[n - period :]):
+                return MAX_OPS
+            return MAX_OPS // period * period
+    return MAX_OPS
 
 
 def _eager_input(r, args: list, values: list):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Tensor
 from kiln._prims import array as A
 from kiln._pynative import tape
@@ -124,6 +125,26 @@ def _check_int_bounds(spec: tuple, shape: tuple) -> None:
             )
 
 
+def _ints_as_inputs(spec: tuple, tensors: tuple) -> tuple[tuple, tuple]:
+    """In PyNative, the integer items of an index made of ints, slices, None and Ellipsis only become inputs of the
+    op (("d", k): the k-th input is a Python int), so that `x[i]` in a Python loop over `i` is one kernel and one
+    lazy-window structure, not one per value of `i`. Left static while a graph is recorded (the compiler folds
+    them) and next to index tensors (NumPy places an int among advanced indices as one of them)."""
+    if tensors or (G._TRACES and G._TRACES[-1] is not None):
+        return spec, tensors
+    ints, out = [], []
+    for item in spec:
+        tag = item[0]
+        if tag == "i":
+            out.append(("d", len(ints)))
+            ints.append(item[1])
+        elif tag == "b":
+            return spec, tensors
+        else:
+            out.append(item)
+    return (tuple(out), tuple(ints)) if ints else (spec, tensors)
+
+
 def getitem(x: Tensor, index) -> Tensor:
     """`x[index]`: NumPy's basic and advanced indexing."""
     if _selects_nothing(index):
@@ -131,6 +152,7 @@ def getitem(x: Tensor, index) -> Tensor:
     _check_masks(index, x.shape)
     spec, tensors = _encode(index)
     _check_int_bounds(spec, x.shape)
+    spec, tensors = _ints_as_inputs(spec, tensors)
     return apply(A.GetItem, (x, *tensors), (spec,))
 
 
@@ -142,8 +164,14 @@ def setitem(x: Tensor, index, value) -> None:
         _check_masks(index, x.shape)
         spec, tensors = _encode(index)
         _check_int_bounds(spec, x.shape)
+        spec, tensors = _ints_as_inputs(spec, tensors)
         out = apply(A.SetItem, (_snapshot(x), _value(value), *tensors), (spec,))
-    x._data = out._data
+    if not G._TRACES or G._TRACES[-1] is None:
+        # PyNative: x takes the op's value as it is, pending in the lazy window if it waits there (reading `_data`
+        # would run the window at every assignment: a loop writing x[i] then ran one program per trip)
+        x._data = out._buf
+    else:
+        x._data = out._data
     x._nodes = out._nodes
 
 
@@ -157,9 +185,11 @@ def _value(value):
 
 
 def _snapshot(x: Tensor) -> Tensor:
-    """A separate handle on x's current value and history, for the tape to keep."""
+    """A separate handle on x's current value and history, for the tape to keep (a plain Tensor's pending value in
+    PyNative stays pending)."""
     if not tape.recording:
         return x
-    snap = Tensor._wrap(x._data)
+    plain = type(x) is Tensor and (not G._TRACES or G._TRACES[-1] is None)
+    snap = Tensor._wrap(x._buf if plain else x._data)
     snap._nodes = x._nodes
     return snap
