@@ -357,3 +357,60 @@ def run_library(ms, mode: str) -> dict:
         except Exception as e:  # noqa: BLE001
             out[name] = type(e).__name__
     return out
+
+
+def batchnorm_data():
+    """BatchNorm2d(8)'s input and its gamma, beta, moving mean and moving variance for `run_batchnorm`: each
+    parameter 0.45 of a float16 ulp away from a float16 value, so an output shows whether it went through float16."""
+    rng = np.random.RandomState(3)
+    x = (rng.randn(2, 8, 5, 5) * 1.5 + 0.25).astype(np.float32)
+    k = np.arange(8) + 0.45
+    gamma = (1 + k * 2**-10).astype(np.float32)  # float16 spacing 2**-10 in [1, 2)
+    beta = (0.5 + k * 2**-11).astype(np.float32)  # and 2**-11 in [0.5, 1)
+    mean = (0.25 + k * 2**-12).astype(np.float32)
+    variance = (1.5 + k * 2**-10).astype(np.float32)
+    return x, gamma, beta, mean, variance
+
+
+def run_batchnorm(ms, mode: str) -> dict:
+    """A BatchNorm2d inside a user's float16 Cell, and the BatchNorm Primitive called by one, in training and in
+    inference: the output and the moving statistics after the call, as dtypes and values, or the exception type."""
+    nn, Tensor = ms.nn, ms.Tensor
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    x, gamma, beta, mean, variance = batchnorm_data()
+
+    class Wrap(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm2d(8)
+            for p, v in ((self.bn.gamma, gamma), (self.bn.beta, beta), (self.bn.moving_mean, mean)):
+                p.set_data(Tensor(v))
+            self.bn.moving_variance.set_data(Tensor(variance))
+
+        def construct(self, x):
+            return self.bn(x)
+
+    class Calls(nn.Cell):  # the Primitive called by the user's own code (GRAPH_MODE casts the Parameters it takes)
+        def __init__(self, train):
+            super().__init__()
+            self.bn = ms.ops.BatchNorm(is_training=train)
+            self.gamma, self.beta = ms.Parameter(Tensor(gamma), name="g"), ms.Parameter(Tensor(beta), name="b")
+            self.mean = ms.Parameter(Tensor(mean), name="m", requires_grad=False)
+            self.variance = ms.Parameter(Tensor(variance), name="v", requires_grad=False)
+
+        def construct(self, x):
+            return self.bn(x, self.gamma, self.beta, self.mean, self.variance)[0]
+
+    out = {}
+    for name, train in (("training", True), ("inference", False)):
+        for how, make in (("", Wrap), (" primitive", lambda train=train: Calls(train))):
+            try:
+                cell = make()
+                cell.to_float(ms.float16)
+                cell.set_train(train)
+                y = cell(Tensor(x))
+                stats = (cell.bn.moving_mean, cell.bn.moving_variance) if how == "" else (cell.mean, cell.variance)
+                out[name + how] = _dtypes_values((y, *stats))
+            except Exception as e:  # noqa: BLE001
+                out[name + how] = type(e).__name__
+    return out

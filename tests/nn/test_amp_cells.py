@@ -479,6 +479,35 @@ def test_library_cells_inside_a_float16_cell_as_mindspore(mode):
             np.testing.assert_allclose(gv, wv, rtol=rtol, atol=1e-4, err_msg=f"{mode} {name}")
 
 
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_batchnorm_inside_a_float16_cell_as_mindspore(mode):
+    """A BatchNorm2d inside a user's to_float(float16) Cell against MindSpore's run in the same mode
+    (amp_cases.run_batchnorm), its parameters 0.45 of a float16 ulp away from float16 values. MindSpore 2.10's
+    training BatchNorm normalises the float16 input with its float32 gamma and beta (its primitive marks them
+    written, and a written input is never cast); in inference it rounds gamma, beta and both moving statistics to
+    float16. Kiln rounded gamma and beta in training, which moved the zoo's VGG16-BN at O2 (keep_batchnorm_fp32
+    False): its float16 loss was 0.0062 below the float64 value on average over 12 input scalings (0.0003 for
+    MindSpore), and kept the moving statistics float32 in inference."""
+    try:
+        got = amp_cases.run_batchnorm(kiln, mode)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    want = GOLDENS["batchnorm"][mode]
+    assert got.keys() == want.keys() == {"training", "inference", "training primitive", "inference primitive"}
+    for name, w in want.items():
+        g = got[name]
+        assert not isinstance(g, str), (name, g)
+        assert g["dtypes"] == w["dtypes"] == ["Float16", "Float32", "Float32"], name
+        # both compute in float32 and round once to float16: an element may round the other way only where the
+        # float32 result falls within float32 rounding of a float16 tie (rare); a float16 gamma or beta moves 1 in 5
+        y, wy = np.asarray(g["values"][0]), np.asarray(w["values"][0])
+        ulp = np.spacing(np.abs(wy).astype(np.float16)).astype(np.float64)
+        assert (np.abs(y - wy) <= ulp).all(), name
+        assert np.mean(y != wy) <= 0.01, (name, np.mean(y != wy))
+        for gv, wv in zip(g["values"][1:], w["values"][1:], strict=True):
+            np.testing.assert_allclose(gv, wv, rtol=1e-6, err_msg=f"{mode} {name}")
+
+
 @pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
 def test_a_float16_cell_writes_its_input_into_a_float32_parameter(mode):
     # `self.b = w` in a to_float(float16) Cell (MindSpore's tests/ut/python/ops/test_signature.py

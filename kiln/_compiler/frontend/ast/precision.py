@@ -51,8 +51,17 @@ def primitive_arguments_cast(dt: mstype.DType, primitive, args) -> list:
     it updates (`PrimitiveDef.amp_keep`: an optimizer's variables, BatchNorm's moving statistics, an Assign's
     target), which it must write in their own dtype, as MindSpore's signatures mark them written."""
     definition = REGISTRY.get(getattr(primitive, "name", None))
-    keep = definition.amp_keep if definition is not None and type(definition.amp_keep) is frozenset else frozenset()
-    return parameters_cast(dt, args, keep)
+    return parameters_cast(dt, args, frozenset() if definition is None else _kept(definition, primitive))
+
+
+def _kept(definition, primitive) -> frozenset:
+    """The positions `definition.amp_keep` declares for a call of `primitive`; when they depend on the attributes
+    (BatchNorm's is_training), those the instance recorded under the declaration's names, the defaults elsewhere."""
+    if type(definition.amp_keep) is frozenset:
+        return definition.amp_keep
+    given = getattr(primitive, "attrs", {})
+    names, defaults = definition.attr_names, definition.attr_defaults
+    return definition.amp_kept(tuple(given.get(n, d) for n, d in zip(names, defaults, strict=True)))
 
 
 def constant_cast(dt: mstype.DType | None, value):
