@@ -203,8 +203,9 @@ class PrimitiveDef:
             MindSpore leaves as given there: Cast (its own dtype decides), the views (Reshape, Transpose,
             ExpandDims, ...) and the *Like fills.
         amp_keep: input positions holding state the op updates (BatchNorm's moving statistics, an optimizer's
-            parameters and moments; an in-place write's target is always kept): never cast there, as MindSpore
-            leaves a written Parameter's dtype. A function of the attributes when the positions depend on them
+            parameters and moments; an in-place write's target is always kept), or that MindSpore's kernel takes
+            in full precision (BatchNorm's gamma and beta): never cast there, as MindSpore leaves a written
+            Parameter's dtype. A function of the attributes when the positions depend on them
             (a multi-tensor optimizer step: `amp_keep(**attrs) -> positions`).
         amp_auto: what amp level 'auto' does to the op's floating-point inputs (MindSpore 2.10's op lists, set by
             kiln/_prims/amp_auto.py): "low" casts them to the low-precision dtype, "full" casts half-precision ones
