@@ -205,11 +205,17 @@ def torch_device(torch) -> str:
 
 def host_malloc() -> str:
     """The C allocator's setting this process started with: `KILN_HUGEPAGES=1 kiln run` adds glibc's huge pages
-    (kiln/cli/hugepages.py), a plain `python train.py` has glibc's defaults; both change large CPU buffers' cost."""
+    (kiln/cli/hugepages.py), a plain `python train.py` has glibc's defaults; `KILN_HOST_MEMORY` changes the
+    thresholds Kiln sets (kiln/_backend/host_memory.py). All of them change large CPU buffers' cost."""
     tunables = os.environ.get("GLIBC_TUNABLES")
+    setting = os.environ.get("KILN_HOST_MEMORY", "").strip()
+    kiln_part = f", KILN_HOST_MEMORY={setting}" if setting else ""
     if tunables is not None:
-        return f"GLIBC_TUNABLES={tunables}"
-    return "glibc's defaults, as a plain `python train.py` (`KILN_HUGEPAGES=1 kiln run` adds glibc.malloc.hugetlb=1)"
+        return f"GLIBC_TUNABLES={tunables}{kiln_part}"
+    return (
+        f"glibc's defaults, as a plain `python train.py`{kiln_part} "
+        "(`KILN_HUGEPAGES=1 kiln run` adds glibc.malloc.hugetlb=1)"
+    )
 
 
 def print_device() -> None:

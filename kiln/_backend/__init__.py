@@ -16,6 +16,8 @@ from jax.custom_batching import custom_vmap
 from jax.experimental import io_callback
 from jax.extend.core import jaxpr_as_fun as as_fun
 
+# first of the backend's modules: its import sets glibc's malloc options before XLA's threads start (host_memory)
+import kiln._backend.host_memory  # noqa: F401
 from kiln._backend import (
     cache,  # noqa: F401  (turns on the on-disk executable cache)
     callbacks,  # noqa: F401  (user functions called from compiled programs: their exceptions)
@@ -26,11 +28,7 @@ from kiln._backend import (
     precision,  # noqa: F401  (float32 matmuls and convolutions on a GPU: full float32 or TF32)
     tiers,  # noqa: F401  (tiered compilation of whole programs)
 )
-from kiln._backend.host_memory import keep_freed_memory
 from kiln._backend.taylor import taylor_jet
-
-# an executable's temporary buffers reuse the pages of the previous run's (see host_memory)
-keep_freed_memory()
 
 # Python ints are int64 in MindSpore; float32 stays the default float because
 # Kiln always passes explicit dtypes when it builds arrays from Python values.

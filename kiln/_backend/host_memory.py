@@ -17,14 +17,25 @@ quiet GRAPH_MODE run read 40.9 ms a step against 25 ms without). `keep_freed_mem
 It does not reach blocks of 64 MB or more allocated on a thread other than the main one (glibc's heaps for other
 threads are 64 MB, so such a block is still mapped at each run): the same LSTM step at length 2000 still takes
 about 58,600 page faults a step. `MALLOC_ARENA_MAX=1` in the environment removed an 80 MB block's faults in a
-test program, not that step's kernel time; left as it is. Set from here (`mallopt(M_ARENA_MAX, 1)` with mmap off,
-before the backend's threads start) it halves the zoo's ResNet-50 step's faults (GRAPH_MODE, batch 16, 112x112:
-213,000 -> 106,000 a step, process CPU 0.85-0.87x) but raises its peak RSS from 1.8 GB to 2.5-3.4 GB: not done.
+test program, not that step's kernel time; left as it is. Set from here, it is `KILN_HOST_MEMORY=one_heap` (below):
+opt-in, for its peak RSS.
 `kiln run` starts the process with glibc's huge pages instead (kiln/cli/hugepages.py): about 2,000 faults a step
 there, the same peak RSS; a plain `python train.py` needs `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` set by hand.
 
-It runs once, when the backend is imported. `KILN_HOST_MEMORY=system` leaves glibc's defaults; other C libraries
-(no `mallopt`) are left as they are.
+It runs once, when the backend is imported, before the backend starts XLA's threads. `KILN_HOST_MEMORY=system`
+leaves glibc's defaults; other C libraries (no `mallopt`) are left as they are.
+
+`KILN_HOST_MEMORY=one_heap` adds `mallopt(M_ARENA_MAX, 1)`: every thread that first allocates after it (XLA's, which
+the backend's import starts) shares the main thread's heap, whose raised thresholds keep blocks of any size below
+`KEEP_BELOW`. It must come before those threads' first malloc (a thread keeps the heap it got then), hence before the
+backend's modules are imported (a process that started JAX's CPU backend before importing Kiln keeps its threads'
+heaps). ResNet-50's 1x1 convolutions at 56x56, batch 32 (bench_conv; a 102 MB output or input gradient allocated on
+XLA's thread): about 25,000 faults a call -> 0, forward + both gradients' process CPU 0.58-0.79x (session 24, load
+11-14). It is not the default because one shared heap fragments: in the zoo's ResNet-50 GRAPH_MODE step (batch 16,
+112x112) the step's 860 MB temporary block, once freed, is split by smaller blocks allocated before the next step's,
+which then extends the heap instead; the heap grows by about 800 MB a step until glibc trims its top (RSS 957 -> 1721
+-> 2548 -> 957 MB), so the step still takes 206,000 faults (212,000 without it; 68,000-174,000 with
+`MALLOC_ARENA_MAX=1` from the start) and its peak RSS is 3.4 GB against 1.8 GB.
 
 The pool is bounded by `release_idle_heap`, called when a compile ends: when more than `TRIM_ABOVE` bytes of the
 heap are free, `malloc_trim` gives their pages back. A compile's scratch memory is what piles up there (one test of
@@ -39,7 +50,15 @@ import ctypes
 import os
 import time
 
-__all__ = ["HEAP_PAD", "KEEP_BELOW", "TRIM_ABOVE", "free_heap_bytes", "keep_freed_memory", "release_idle_heap"]
+__all__ = [
+    "HEAP_PAD",
+    "KEEP_BELOW",
+    "ONE_HEAP",
+    "TRIM_ABOVE",
+    "free_heap_bytes",
+    "keep_freed_memory",
+    "release_idle_heap",
+]
 
 # Blocks up to this size come from the heap, and up to this much free memory at its top is kept (bytes).
 KEEP_BELOW = 1 << 30
@@ -48,6 +67,7 @@ TRIM_ABOVE = 1 << 30
 TRIM_EVERY_S = 1.0
 # glibc's top pad (bytes): a thread's heap (64 MB at most) that its frees leave empty stays while the pad is this large
 HEAP_PAD = 64 << 20
+ONE_HEAP = "one_heap"  # KILN_HOST_MEMORY's value that also makes every thread allocate from the main thread's heap
 
 
 class _MallInfo2(ctypes.Structure):
@@ -63,6 +83,7 @@ _last_check = [0.0]
 _M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
 _M_TOP_PAD = -2
 _M_MMAP_THRESHOLD = -3
+_M_ARENA_MAX = -8
 
 
 def _is_glibc() -> bool:
@@ -76,9 +97,11 @@ def _is_glibc() -> bool:
 def keep_freed_memory() -> bool:
     """Make glibc's malloc keep freed blocks below `KEEP_BELOW` for reuse; True when it was set.
 
-    Does nothing (False) under `KILN_HOST_MEMORY=system` or when the C library is not glibc.
+    Does nothing (False) under `KILN_HOST_MEMORY=system` or when the C library is not glibc. Under
+    `KILN_HOST_MEMORY=one_heap` it also limits glibc to one heap for all threads (`M_ARENA_MAX`).
     """
-    if os.environ.get("KILN_HOST_MEMORY", "").strip().lower() == "system" or not _is_glibc():
+    setting = os.environ.get("KILN_HOST_MEMORY", "").strip().lower()
+    if setting == "system" or not _is_glibc():
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt
@@ -87,6 +110,8 @@ def keep_freed_memory() -> bool:
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     kept = bool(mallopt(_M_MMAP_THRESHOLD, KEEP_BELOW)) and bool(mallopt(_M_TRIM_THRESHOLD, KEEP_BELOW))
     kept = kept and bool(mallopt(_M_TOP_PAD, HEAP_PAD))
+    if kept and setting == ONE_HEAP:
+        kept = bool(mallopt(_M_ARENA_MAX, 1))
     libc = ctypes.CDLL(None)
     if kept and hasattr(libc, "mallinfo2") and hasattr(libc, "malloc_trim"):  # mallinfo2: glibc 2.33 and later
         libc.mallinfo2.restype = _MallInfo2
@@ -116,3 +141,7 @@ def release_idle_heap() -> bool:
         return False
     _glibc["malloc_trim"](0)
     return True
+
+
+# at import: `kiln._backend` imports this module before the modules that start XLA's threads (see ONE_HEAP)
+keep_freed_memory()
