@@ -22,3 +22,14 @@ def dispatch_mode(request, monkeypatch):
     dispatch.WINDOW.flush()  # nothing recorded by an earlier test runs under this one's mode
     yield mode
     dispatch.WINDOW.flush()
+
+
+@pytest.fixture
+def window(monkeypatch):
+    """The dispatch window, empty, with no compiled program and no single-use count."""
+    w = dispatch.WINDOW
+    w.flush()
+    monkeypatch.setattr(w, "programs", {})
+    monkeypatch.setattr(w, "single_use", set())
+    monkeypatch.setattr(w, "refused", {})
+    return w

@@ -19,17 +19,6 @@ from kiln._pynative import backward_program, dispatch, lazy, tape
 DISPATCH_MODES = ("lazy",)
 
 
-@pytest.fixture
-def window(monkeypatch):
-    """The dispatch window, empty, with no compiled program and no single-use count."""
-    w = dispatch.WINDOW
-    w.flush()
-    monkeypatch.setattr(w, "programs", {})
-    monkeypatch.setattr(w, "single_use", set())
-    monkeypatch.setattr(w, "refused", {})
-    return w
-
-
 def _both(run):
     """`run()` with the window, then op by op: (lazy result as NumPy, eager result as NumPy)."""
     lazy_out = [np.asarray(t.asnumpy()) for t in run()]

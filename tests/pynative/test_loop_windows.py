@@ -19,17 +19,6 @@ from kiln._pynative import dispatch, lazy
 DISPATCH_MODES = ("lazy",)
 
 
-@pytest.fixture
-def window(monkeypatch):
-    """The dispatch window, empty, with no compiled program and no single-use count."""
-    w = dispatch.WINDOW
-    w.flush()
-    monkeypatch.setattr(w, "programs", {})
-    monkeypatch.setattr(w, "single_use", set())
-    monkeypatch.setattr(w, "refused", {})
-    return w
-
-
 def _pending(t: Tensor) -> bool:
     return type(t._buf) is Pending and t._buf.array is None
 
