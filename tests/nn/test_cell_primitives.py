@@ -322,7 +322,8 @@ def test_a_sharded_network_pickles_and_copies_with_its_strategies():
         assert type(again[0].matmul) is type(net[0].matmul) and type(again[1].relu) is type(net[1].relu)
         assert again[0].matmul.in_strategy == ((1, 1), (1, 1)) and again[1].relu.in_strategy == ((1, 1),)
         assert touched(again[0]) and touched(again[1])
-        np.testing.assert_array_equal(again(x).asnumpy(), net(x).asnumpy())
+        # within rounding: a kernel's quick -O0 build and its optimised one may differ in the last bit (FMA)
+        np.testing.assert_allclose(again(x).asnumpy(), net(x).asnumpy(), rtol=1e-6, atol=0)
 
 
 # MindSpore builds these on LossBase; Kiln's compute in one op, so they hold get_loss's primitives (and their own) idle
