@@ -177,7 +177,7 @@ class Executable:
         the active trace first, about 1-2 us each: 79 reads per transformer step); the lazy window runs first,
         and a pending value takes the property's path, as before.
         """
-        if self.read_slots is not None and (not G._TRACES or G._TRACES[-1] is None):
+        if self.read_slots is not None and G.current() is None:
             if LAZY_WINDOWS and LAZY_WINDOWS[0].ops:
                 LAZY_WINDOWS[0].flush()
             state = self.read_slots()
@@ -188,7 +188,7 @@ class Executable:
     def _write_back(self, outs, inputs):
         n = self.n_out
         written = self.written
-        if self.write_slots is not None and (not G._TRACES or G._TRACES[-1] is None):
+        if self.write_slots is not None and G.current() is None:
             # each plain Parameter's array set in its slot (what its `_data` setter does outside a recorded graph)
             self.write_slots(outs)
         else:

@@ -130,7 +130,7 @@ def _ints_as_inputs(spec: tuple, tensors: tuple) -> tuple[tuple, tuple]:
     op (("d", k): the k-th input is a Python int), so that `x[i]` in a Python loop over `i` is one kernel and one
     lazy-window structure, not one per value of `i`. Left static while a graph is recorded (the compiler folds
     them) and next to index tensors (NumPy places an int among advanced indices as one of them)."""
-    if tensors or (G._TRACES and G._TRACES[-1] is not None):
+    if tensors or G.current() is not None:
         return spec, tensors
     ints, out = [], []
     for item in spec:
@@ -166,7 +166,7 @@ def setitem(x: Tensor, index, value) -> None:
         _check_int_bounds(spec, x.shape)
         spec, tensors = _ints_as_inputs(spec, tensors)
         out = apply(A.SetItem, (_snapshot(x), _value(value), *tensors), (spec,))
-    if not G._TRACES or G._TRACES[-1] is None:
+    if G.current() is None:
         # PyNative: x takes the op's value as it is, pending in the lazy window if it waits there (reading `_data`
         # would run the window at every assignment: a loop writing x[i] then ran one program per trip)
         x._data = out._buf
@@ -189,7 +189,7 @@ def _snapshot(x: Tensor) -> Tensor:
     PyNative stays pending)."""
     if not tape.recording:
         return x
-    plain = type(x) is Tensor and (not G._TRACES or G._TRACES[-1] is None)
+    plain = type(x) is Tensor and G.current() is None
     snap = Tensor._wrap(x._buf if plain else x._data)
     snap._nodes = x._nodes
     return snap

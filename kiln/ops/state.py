@@ -65,7 +65,7 @@ def _stores_as_is(variable: Tensor, value) -> bool:
     return (
         isinstance(variable, Parameter)
         and isinstance(value, Tensor)
-        and (not G._TRACES or G._TRACES[-1] is None)
+        and G.current() is None
         and not tape.recording
         and value.shape == variable.shape
         and value.dtype == variable.dtype

@@ -29,7 +29,7 @@ class TensorAttribute:
 
     @property
     def _data(self):
-        trace = G._TRACES[-1] if G._TRACES else None
+        trace = G.current()
         if trace is None:
             return getattr(self.obj, self.name)._data
         t = trace
@@ -51,7 +51,7 @@ class TensorAttribute:
 
     @_data.setter
     def _data(self, value) -> None:
-        trace = G._TRACES[-1] if G._TRACES else None
+        trace = G.current()
         if trace is None:
             _set(self.obj, self.name, Tensor._wrap(value))
         else:

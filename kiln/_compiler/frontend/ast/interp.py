@@ -217,7 +217,7 @@ def run(ctx: Context, frame: Frame, region: FuncGraph | None = None):
             ctx.frames[-1] = frame
             graph = frame.graph
             values = frame.values
-            trace = G._TRACES[-1] if G._TRACES else None
+            trace = G.current()
             for a in graph.nodes:
                 frame.current = a
                 if trace is not None:
