@@ -141,3 +141,23 @@ def assert_modes_match(
     for mode in modes:
         assert_close(got, want, f"{mode} losses", rtol=losses[0], atol=losses[1], length=steps)
         assert_close(got, want, f"{mode} state", rtol=state[0], atol=state[1])
+
+
+def assert_each_mode_held(
+    got: dict[str, list[float]],
+    want: dict[str, list[float]],
+    *,
+    steps: int,
+    spread: tuple | dict[str, tuple],
+    kind: str = "",
+) -> None:
+    """Assert that each of Kiln's modes gives each MindSpore mode's `steps` losses and state sums (Kiln's two modes
+    give one answer; MindSpore's two differ). `spread`: (losses rtol, state atol), or one such pair per MindSpore mode.
+    `kind` names one of several runs the driver prints ("{mode} {kind} losses")."""
+    name = f" {kind}" if kind else ""
+    for mode in MODES:
+        loss_rtol, state_atol = spread[mode] if isinstance(spread, dict) else spread
+        for kiln_mode in MODES:
+            losses, state = f"{mode}{name} losses", f"{mode}{name} state"
+            assert_close(got, want, f"{kiln_mode}{name} losses", golden=losses, rtol=loss_rtol, length=steps)
+            assert_close(got, want, f"{kiln_mode}{name} state", golden=state, rtol=0, atol=state_atol)

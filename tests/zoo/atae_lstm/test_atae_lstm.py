@@ -5,7 +5,7 @@ make_atae_lstm_goldens_mindspore.py."""
 
 import numpy as np
 
-from tests.zoo.printed_values import MODES, assert_close, run_driver
+from tests.zoo.printed_values import MODES, assert_each_mode_held, run_driver
 
 
 def test_zoo_atae_lstm_losses_and_state_match_mindspore():
@@ -18,7 +18,4 @@ def test_zoo_atae_lstm_losses_and_state_match_mindspore():
     got, want = run_driver(__file__, *MODES)
     np.testing.assert_allclose(got["GRAPH_MODE losses"], got["PYNATIVE_MODE losses"], rtol=1e-6, atol=0)
     np.testing.assert_allclose(got["GRAPH_MODE state"], got["PYNATIVE_MODE state"], rtol=0, atol=1e-5)
-    for mode in MODES:
-        for kiln_mode in MODES:  # each Kiln mode is held to each MindSpore mode
-            assert_close(got, want, f"{kiln_mode} losses", golden=f"{mode} losses", rtol=3e-5, length=4)
-            assert_close(got, want, f"{kiln_mode} state", golden=f"{mode} state", rtol=0, atol=1e-2)
+    assert_each_mode_held(got, want, steps=4, spread=(3e-5, 1e-2))

@@ -2,7 +2,7 @@
 blank-padded sparse labels, a TrainingWrapper with clip_by_global_norm) trains four Adam steps through Model to
 MindSpore 2.10's numbers in both modes (issue 21, held-out networks). Goldens: make_ctcmodel_goldens_mindspore.py."""
 
-from tests.zoo.printed_values import MODES, assert_close, run_driver
+from tests.zoo.printed_values import MODES, assert_each_mode_held, run_driver
 
 
 def test_zoo_ctcmodel_losses_and_state_match_mindspore():
@@ -14,8 +14,4 @@ def test_zoo_ctcmodel_losses_and_state_match_mindspore():
     # 2.0e-5, MindSpore's own two modes' spread (1.0e-6 and 2.05e-5). Tolerances: 2.5-10 times those.
     got, want = run_driver(__file__, *MODES)
     spread = {"PYNATIVE_MODE": (1e-6, 2e-5), "GRAPH_MODE": (3e-6, 5e-5)}
-    for mode in MODES:
-        loss_rtol, state_atol = spread[mode]
-        for kiln_mode in MODES:  # Kiln's two modes give one answer: each is held to MindSpore's mode
-            assert_close(got, want, f"{kiln_mode} losses", golden=f"{mode} losses", rtol=loss_rtol, length=4)
-            assert_close(got, want, f"{kiln_mode} state", golden=f"{mode} state", rtol=0, atol=state_atol)
+    assert_each_mode_held(got, want, steps=4, spread=spread)

@@ -3,7 +3,7 @@ each bilinear type, float16 DenseLayers, its TrainStepWrap of two GradOperations
 Adam) trains four steps to MindSpore 2.10's numbers in both modes (issue 21, held-out networks). Goldens:
 make_fibinet_goldens_mindspore.py."""
 
-from tests.zoo.printed_values import MODES, assert_close, run_driver
+from tests.zoo.printed_values import MODES, assert_each_mode_held, run_driver
 
 KINDS = ("all", "each", "interaction")
 
@@ -17,10 +17,5 @@ def test_zoo_fibinet_losses_and_state_match_mindspore():
     # losses and 7.1e-3 in the sums (FTRL's linear accumulator of the wide table, 470.3). Tolerances: 3-6 times those.
     got, want = run_driver(__file__, *MODES)
     spread = {"PYNATIVE_MODE": (5e-7, 1e-4), "GRAPH_MODE": (1e-4, 3e-2)}
-    for mode in MODES:
-        loss_rtol, state_atol = spread[mode]
-        for kind in KINDS:
-            for kiln_mode in MODES:  # Kiln's two modes give one answer: each is held to MindSpore's mode
-                losses, state = f"{mode} {kind} losses", f"{mode} {kind} state"
-                assert_close(got, want, f"{kiln_mode} {kind} losses", golden=losses, rtol=loss_rtol, length=8)
-                assert_close(got, want, f"{kiln_mode} {kind} state", golden=state, rtol=0, atol=state_atol)
+    for kind in KINDS:
+        assert_each_mode_held(got, want, steps=8, spread=spread, kind=kind)

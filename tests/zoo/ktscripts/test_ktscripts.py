@@ -5,7 +5,7 @@ make_ktscripts_goldens_mindspore.py."""
 
 import numpy as np
 
-from tests.zoo.printed_values import MODES, assert_close, run_driver
+from tests.zoo.printed_values import MODES, assert_close, assert_each_mode_held, run_driver
 
 # the state entries of the Dense bias before BatchNorm and of BatchNorm's moving mean: BatchNorm cancels the bias's
 # gradient, so Adam steps it by rounding noise (MindSpore's own two modes differ by 2.5e-3 and 2.8e-4 on GRU4Rec)
@@ -21,11 +21,7 @@ def test_zoo_ktscripts_dkt_and_gru4rec_match_mindspore():
     for model in ("DKT", "GRU4Rec"):
         atol = np.full(len(want[f"PYNATIVE_MODE {model} state"]), 1e-4)
         atol[list(NOISY)] = 1e-2
-        for mode in MODES:
-            for kiln_mode in MODES:
-                losses, state = f"{mode} {model} losses", f"{mode} {model} state"
-                assert_close(got, want, f"{kiln_mode} {model} losses", golden=losses, rtol=1e-5, length=4)
-                assert_close(got, want, f"{kiln_mode} {model} state", golden=state, rtol=0, atol=atol)
+        assert_each_mode_held(got, want, steps=4, spread=(1e-5, atol), kind=model)
 
 
 def test_zoo_dkt_with_leaky_relu_as_maximum_matches_mindspore():

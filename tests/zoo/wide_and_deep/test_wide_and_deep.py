@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from tests.zoo.printed_values import MODES, REPO, assert_close, parse, run_driver, run_script
+from tests.zoo.printed_values import MODES, REPO, assert_close, assert_each_mode_held, parse, run_driver, run_script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "train_wide_and_deep.py")
@@ -21,11 +21,7 @@ def test_zoo_wide_and_deep_losses_and_state_match_mindspore():
     # Tolerances: 4-6 times those.
     got, want = run_driver(__file__, *MODES)
     spread = {"PYNATIVE_MODE": (5e-7, 1e-6), "GRAPH_MODE": (3e-5, 3e-5)}
-    for mode in MODES:
-        loss_rtol, state_atol = spread[mode]
-        for kiln_mode in MODES:  # Kiln's two modes give one answer: each is held to MindSpore's mode
-            assert_close(got, want, f"{kiln_mode} losses", golden=f"{mode} losses", rtol=loss_rtol, length=8)
-            assert_close(got, want, f"{kiln_mode} state", golden=f"{mode} state", rtol=0, atol=state_atol)
+    assert_each_mode_held(got, want, steps=8, spread=spread)
 
 
 def test_zoo_wide_and_deep_semi_auto_parallel_matches_one_device():
