@@ -26,6 +26,7 @@ from kiln._backend import cache, tiers
 from kiln._compiler import build
 from kiln._compiler.cache import persistent
 from kiln._pynative import dispatch
+from tests.pynative.window_reset import empty_window
 
 RNG = np.random.default_rng(0)
 
@@ -349,13 +350,9 @@ def test_a_lazy_windows_first_compile_holds_the_gate(monkeypatch):
     # asked for earlier (a @jit graph's) must not start on the other core meanwhile
     if not dispatch.LAZY:
         pytest.skip("needs the lazy window")
-    w = dispatch.WINDOW
-    w.flush()
+    empty_window(monkeypatch)
     monkeypatch.setattr(cache, "_store", None)
     monkeypatch.delenv(tiers.ENV, raising=False)
-    monkeypatch.setattr(w, "programs", {})
-    monkeypatch.setattr(w, "single_use", set())
-    monkeypatch.setattr(w, "refused", {})
     held = []
     original = cache.compile_fresh
     monkeypatch.setattr(
@@ -372,16 +369,12 @@ def test_lazy_window_program_is_tiered_with_the_cache_off(monkeypatch):
     # values agree with the full compile's
     if not dispatch.LAZY:
         pytest.skip("needs the lazy window")
-    w = dispatch.WINDOW
-    w.flush()
     monkeypatch.setattr(cache, "_store", None)
     monkeypatch.delenv(tiers.ENV, raising=False)
     for env in (None, "0"):
         if env is not None:
             monkeypatch.setenv(tiers.ENV, env)
-        monkeypatch.setattr(w, "programs", {})
-        monkeypatch.setattr(w, "single_use", set())
-        monkeypatch.setattr(w, "refused", {})
+        w = empty_window(monkeypatch)
         before = dict(tiers.stats)
         values = _pynative_run()
         if env is None:

@@ -4,6 +4,7 @@ with `KILN_LAZY=0` (each op launched at once). A module pins one mode with `DISP
 import pytest
 
 from kiln._pynative import dispatch
+from tests.pynative.window_reset import empty_window
 
 MODES = ("lazy", "eager")
 
@@ -27,9 +28,4 @@ def dispatch_mode(request, monkeypatch):
 @pytest.fixture
 def window(monkeypatch):
     """The dispatch window, empty, with no compiled program and no single-use count."""
-    w = dispatch.WINDOW
-    w.flush()
-    monkeypatch.setattr(w, "programs", {})
-    monkeypatch.setattr(w, "single_use", set())
-    monkeypatch.setattr(w, "refused", {})
-    return w
+    return empty_window(monkeypatch)
