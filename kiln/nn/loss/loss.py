@@ -50,13 +50,10 @@ class LossBase(Cell):
 
     def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
-        self.reduction = _check_reduction(type(self).__name__, reduction)
+        self.reduction = _check_reduction(type(self).__name__, reduction, self._reductions)
         self.average = reduction == "mean"
         self.reduce = reduction != "none"
-        self._hold_reduction()
-
-    def _hold_reduction(self) -> None:
-        """Hold MindSpore's primitives of `get_loss` (zoo losses shard `reduce_mean`)."""
+        # MindSpore's primitives of `get_loss` (zoo losses shard `reduce_mean`)
         held = {"cast": ops.Cast(), "mul": ops.Mul(), "reduce_mean": ops.ReduceMean(), "reduce_sum": ops.ReduceSum()}
         if self._reduces_inside:
             hold_idle(self, "Kiln's loss op applies the reduction itself", **held)
@@ -65,6 +62,7 @@ class LossBase(Cell):
 
     # True for Kiln's losses whose functional op reduces (their construct never calls get_loss)
     _reduces_inside = False
+    _reductions = _REDUCTIONS  # the reductions the loss accepts
 
     def get_axis(self, x) -> tuple[int, ...]:
         """Every axis of `x` (what the reduction runs over)."""
@@ -291,12 +289,7 @@ class KLDivLoss(LossBase):
     """
 
     _reduces_inside = True
-
-    def __init__(self, reduction: str = "mean") -> None:
-        Cell.__init__(self)  # LossBase's check refuses 'batchmean'
-        self.reduction = _check_reduction("KLDivLoss", reduction, _REDUCTIONS + ("batchmean",))
-        self.average, self.reduce = reduction == "mean", reduction != "none"
-        self._hold_reduction()
+    _reductions = _REDUCTIONS + ("batchmean",)
 
     def construct(self, logits, labels):
         return ops.kl_div(logits, labels, self.reduction)
