@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-_warned: set[tuple[str, str]] = set()
+_warned: set[tuple] = set()  # what has been warned about once (`warn_once` keys and (where, name) pairs)
 
 # Why a random op's `generator` / `seed` has no effect: every draw takes the next key of the one global state.
 GLOBAL_STREAM = "draws come from Kiln's global generator (kiln.set_seed, kiln.default_generator)"
@@ -55,6 +55,19 @@ def ignore_argument(where: str, name: str, value: Any, default: Any = None, *, r
     _warned.add((where, name))
     shown = ", ".join(sorted(value)) if isinstance(value, dict) else repr(value)
     warnings.warn(f"{where}: {name}={shown} has no effect in Kiln ({reason}).", UserWarning, stacklevel=3)
+
+
+def warn_once(key: tuple, message: str, stacklevel: int = 2) -> None:
+    """Warn `message` (a UserWarning) the first time this process meets `key`; later calls with it say nothing.
+
+    Args:
+        key: what the warning is about, led by a tag naming the kind (`("strategy unused", reason)`).
+        message: the warning's text.
+        stacklevel: as `warnings.warn`'s, counted from the caller of `warn_once`.
+    """
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
 
 
 def ignored(name: str, reason: str) -> Callable[..., Any]:

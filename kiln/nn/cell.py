@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from kiln._compiler.errors import for_user
 from kiln._core import dtype as mstype
 from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor
-from kiln._core.unsupported import ignore_argument
+from kiln._core.unsupported import ignore_argument, warn_once
 from kiln._parallel.shard import shard_cell
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, logging_constexprs, note_forward
 from kiln._pynative.dispatch import RUN, auto_precision, running_in
@@ -20,21 +20,6 @@ __all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
 _DEFAULT_PARAM_NAME = "Parameter"
 # MindSpore's mixed-precision flags (`Cell.add_flags`), in the order MindSpore applies them: the last True one wins.
 _MIXED_PRECISION_FLAGS = (("fp16", mstype.float16), ("fp32", mstype.float32), ("bf16", mstype.bfloat16))
-
-
-_IDLE_REPLACED_WARNED: set[tuple[str, str]] = set()
-
-
-def _warn_idle_replaced(cell_name: str, name: str, reason: str, value) -> None:
-    """Warn once per layer class and attribute that a replaced idle primitive (nn/layer/_held.py) is not run."""
-    if (cell_name, name) not in _IDLE_REPLACED_WARNED:
-        _IDLE_REPLACED_WARNED.add((cell_name, name))
-        warnings.warn(
-            f"{reason}: the {type(value).__name__} assigned to it is not run either, so {cell_name}'s result "
-            f"does not change.",
-            UserWarning,
-            stacklevel=3,
-        )
 
 
 class Cell:
@@ -88,7 +73,10 @@ class Cell:
             )
         idle = getattr(d.get(name), "_unused_reason", None)
         if idle is not None and value is not d[name]:
-            _warn_idle_replaced(type(self).__name__, name, idle, value)
+            cell_name = type(self).__name__
+            warn_once(("replaced idle primitive", cell_name, name),
+                      f"{idle}: the {type(value).__name__} assigned to it is not run either, so {cell_name}'s result "
+                      "does not change.")  # fmt: skip
         if name in d.get("_made_primitives", ()):
             d["_held_touched"] = True  # a held primitive replaced (by a Primitive or a Cell): MindSpore's sequence runs
         if isinstance(value, (Parameter, Cell)):

@@ -7,10 +7,9 @@ classes whose constructor keywords become attributes.
 from __future__ import annotations
 
 import inspect
-import warnings
 
 from kiln._core.primitive import STRATEGIES
-from kiln._core.unsupported import ignore_argument
+from kiln._core.unsupported import ignore_argument, warn_once
 from kiln._parallel.shard import shard_primitive
 from kiln.ops.multitype import constexpr, primexpr  # noqa: F401  (MindSpore's ops.primitive module holds them too)
 
@@ -66,9 +65,8 @@ class Primitive:
             reason="XLA's partitioner lays out the rest; there is no device kind or search level to choose",
         )
         unused = self.__dict__.get("_unused_reason")  # held by a layer that computes without it (nn/layer/_held.py)
-        if unused is not None and unused not in _WARNED_UNUSED:
-            _WARNED_UNUSED.add(unused)
-            warnings.warn(f"{unused}: the strategy set on it is not used.", stacklevel=2)
+        if unused is not None:
+            warn_once(("strategy unused", unused), f"{unused}: the strategy set on it is not used.")
         STRATEGIES["generation"] += 1
         return shard_primitive(self, in_strategy, out_strategy)
 
@@ -81,7 +79,6 @@ class Primitive:
 
 
 PrimitiveWithInfer = Primitive
-_WARNED_UNUSED: set[str] = set()
 
 
 def prim_attr_register(init):

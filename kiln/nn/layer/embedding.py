@@ -4,13 +4,13 @@ MultiFieldEmbeddingLookup."""
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
+from kiln._core.unsupported import warn_once
 from kiln._parallel import context as PC
 from kiln.common.initializer import initializer
 from kiln.nn.cell import Cell
@@ -151,9 +151,6 @@ class EmbeddingLookup(Cell):
         return out
 
 
-_WARNED_MANUAL_SHAPES: set[str] = set()
-
-
 def _slice_strategies(name: str, slice_mode, manual_shapes, devices: int) -> tuple[tuple, tuple]:
     """MindSpore's (table, 2-D ids) strategies for `slice_mode` over `devices` devices (auto-parallel modes)."""
     if slice_mode == EmbeddingLookup.TABLE_ROW_SLICE:
@@ -171,10 +168,9 @@ def _slice_strategies(name: str, slice_mode, manual_shapes, devices: int) -> tup
         ):
             raise TypeError(f"For '{name}', 'manual_shapes' must be a tuple of positive ints, but got "
                             f"{manual_shapes!r}.")  # fmt: skip
-        if name not in _WARNED_MANUAL_SHAPES:
-            _WARNED_MANUAL_SHAPES.add(name)
-            warnings.warn(f"{name}: the table is split in equal parts; 'manual_shapes' {manual_shapes} (MindSpore's "
-                          "uneven split) does not change the layout here, nor the values.", stacklevel=3)  # fmt: skip
+        warn_once(("manual_shapes", name), f"{name}: the table is split in equal parts; 'manual_shapes' "
+                  f"{manual_shapes} (MindSpore's uneven split) does not change the layout here, nor the values.",
+                  stacklevel=3)  # fmt: skip
         return (devices, 1), (1, devices)
     raise ValueError(f"For '{name}', 'slice_mode' must be one of {list(EmbeddingLookup._SLICE_MODES)} in the "
                      f"auto-parallel modes, but got {slice_mode!r}.")  # fmt: skip

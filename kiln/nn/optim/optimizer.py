@@ -10,7 +10,6 @@ Parameters in place.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -20,6 +19,7 @@ from kiln._compiler.errors import user_stacklevel
 from kiln._core import dtype as mstype
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln._core.unsupported import warn_once
 from kiln.nn.cell import Cell
 from kiln.nn.init_args import opt_init_args_register  # noqa: F401 (MindSpore's module path for it)
 from kiln.nn.learning_rate_schedule import LearningRateSchedule
@@ -30,7 +30,6 @@ from kiln.ops.state import AssignAdd, write_back
 __all__ = ["Optimizer", "warn_dense_rows"]
 
 _GROUP_KEYS = ("params", "lr", "weight_decay", "order_params", "grad_centralization")
-_WARNED_ROW_UPDATES: set[str] = set()
 
 
 def warn_dense_rows(optimizer: Optimizer) -> None:
@@ -42,14 +41,14 @@ def warn_dense_rows(optimizer: Optimizer) -> None:
     """
     name = type(optimizer).__name__
     tables = [p.name for p in optimizer.parameters if getattr(p, "_kiln_sparse_lookup", False)]
-    if tables and name not in _WARNED_ROW_UPDATES:
-        _WARNED_ROW_UPDATES.add(name)
-        warnings.warn(
+    if tables:
+        warn_once(
+            ("dense table update", name),
             f"{name} trains {tables[:3]}, the table of an EmbeddingLookup(sparse=True): MindSpore's gradient of it "
             f"holds only the looked-up rows, for which {name} runs its sparse update (FTRL and lazy Adam leave the "
             f"other rows as they are; Adam's rows looked up more than once differ); Kiln's gradient is dense and "
             f"{name} runs its dense update (MindSpore's result with sparse=False).",
-            stacklevel=user_stacklevel(),
+            user_stacklevel(),
         )
 
 
