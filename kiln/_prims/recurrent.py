@@ -217,6 +217,16 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     # (3 writes) with the factors rebuilt by the reverse loop's body 1.05x (forward body 15 kernels, reverse 19: XLA
     # keeps each sigmoid/tanh a kernel of its own); the reverse loops' (D * G, T, N) buffers started from the spent
     # input projection (a bitcast, two 8 MB fills fewer a step) 1.00x; YNNPACK fusion types dot/eltwise no change.
+    # Session 25 (load 8-16; CPU time): each group of a body's kernels in a lax.cond on the loop counter (t >= 0, from a
+    # fori_loop), so that every thunk sequence has at most 8 and runs in order: XLA keeps the branches, and copies no
+    # buffer when the other branch passes the written buffers through (it copied 2 MB a step when that branch gave
+    # fresh zeros). A bare loop writing 14 outputs went from 16.4 to 10.5 us a step (two conds of 7). Here, forward
+    # body 5 kernels + 3 conds (5, 7, 4 kernels), reverse 6 + 2 (7, 2): the forward loop alone 0.97-1.01x, the reverse
+    # 1.00x, the pure-JAX gradient 0.99x, bench_rnn's GRAPH step 0.98x forward alone (5 interleaved pairs), 0.97x both
+    # (13 pairs): not taken for a second LSTM loop. The in-loop product as one plain GEMM on
+    # a block-diagonal (D * H, D * G) weight: 1.76x forward, 1.87x reverse (the product's loop alone). Per kernel
+    # (jax.profiler trace of the forward loop): the product 2.9 us, the gates' sum 1.5, each activation and write
+    # 0.5-0.7, a copy 0.3; 8.2-8.7 us a step untraced. xla_cpu_use_thunk_runtime=false is no longer supported.
     times = jnp.arange(gates_x.shape[0])
     (h, c), (ys, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
     return (ys, h, c), pulls
