@@ -29,6 +29,9 @@ forward, input gradient and weight gradient of:
   batch in chunks (`kiln._prims.nn.conv.winograd_conv`, `winograd_input_grad`, `winograd_weight_grad`);
 - kiln_eigen: `kiln` compiled with XLA's YNNPACK fusion types less its convolutions (`EIGEN_CONVOLUTIONS`): every
   convolution XLA's own (Eigen) one, dots still YNNPACK's (a per-program option: XLA has no per-convolution one);
+- torch: PyTorch's convolution (`torch.nn.functional.conv2d` and `torch.nn.grad.conv2d_input` /
+  `conv2d_weight`, oneDNN on the CPU) at its default thread count, when torch is installed: the eager framework
+  issue 22 compares with, on the same layer in the same rounds;
 - s2d (stride-2 layers): space-to-depth, the padded input's four stride-2 phases as 4C channels, and one stride-1
   convolution with the kernel zero-padded to even sides and split the same way (more FLOPs, no stride);
 - phases (stride-2 layers): the four phases' stride-1 convolutions with the kernel's taps of that phase, summed
@@ -230,6 +233,7 @@ def candidates(jax, layer, only):
     }
     table["kiln_eigen"] = lambda: kiln_directions(EIGEN_CONVOLUTIONS)
     table["kiln_no_winograd"] = lambda: kiln_directions(rules={"WINOGRAD_MIN_CHANNELS": 10**9})  # Kiln before it
+    table["torch"] = lambda: torch_directions(layer, np.asarray(x), np.asarray(w), np.asarray(dy))
     if k == 3 and s == 1 and g == 1:
         table["winograd"] = lambda: winograd(2)
         table["winograd4"] = lambda: winograd(4)
@@ -238,7 +242,24 @@ def candidates(jax, layer, only):
     if s == 2 and g == 1:
         table["s2d"] = lambda: directions(s2d, x, w, dy)
         table["phases"] = lambda: directions(phases, x, w, dy)
-    return {name: make() for name, make in table.items() if name in only}
+    made = {name: make() for name, make in table.items() if name in only}
+    return {name: fns for name, fns in made.items() if fns is not None}
+
+
+def torch_directions(layer, x, w, dy):
+    """PyTorch's (forward, input-gradient, weight-gradient) thunks for one layer, or None without torch."""
+    try:
+        import torch  # noqa: PLC0415  (optional: a comparison only, never a Kiln dependency)
+    except ImportError:
+        return None
+    _, _, _, _, _, _, s, p, g = (*layer, 1)[:9]
+    tx, tw, tdy = (torch.from_numpy(np.ascontiguousarray(v)) for v in (x, w, dy))
+    conv, grad = torch.nn.functional.conv2d, torch.nn.grad
+    return (  # no tensor requires grad: nothing is recorded
+        lambda: conv(tx, tw, None, s, p, 1, g),
+        lambda: grad.conv2d_input(tx.shape, tw, tdy, s, p, 1, g),
+        lambda: grad.conv2d_weight(tx, tw.shape, tdy, s, p, 1, g),
+    )
 
 
 def with_batch(layers, batch: int) -> list:
@@ -847,7 +868,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", default="lenet,thin,resnet", help="comma-separated: lenet, thin, resnet")
     parser.add_argument(
-        "--only", default="kiln,xla_nchw,xla_nhwc,patches,im2col,shifted,matmul", help="candidates to run"
+        "--only", default="kiln,xla_nchw,xla_nhwc,patches,im2col,shifted,matmul,torch", help="candidates to run"
     )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--batch", type=int, default=32, help="batch of the ResNet-50 layers")
