@@ -677,9 +677,10 @@ def _cpu_options_accepted() -> bool:
 # XLA may compute a chain of float16/bfloat16 operations in float32 and round once at its end where the program says
 # to round after each (`xla_allow_excess_precision`, on by default: it drops the convert pairs a backend without
 # bfloat16 arithmetic puts around each operation). A fused program (GRAPH_MODE, the lazy window) then differs from
-# the same operations run one by one, as MindSpore runs them: on the CPU a bfloat16 written-out softmax in 244 of
-# 16,384 elements, a bfloat16 Dense+GELU in 2,761 of 8,192 (up to 88 ulp). float16 (which the CPU computes per
-# operation) and float32 programs compile to the same executable with or without it, so only programs that hold
+# the same operations run one by one, as MindSpore runs them: on the CPU a bfloat16 softmax written out of primitives
+# in 244 of 16,384 elements in GRAPH_MODE and 15,890 in the lazy window, a bfloat16 Dense+GELU in 2,696 of 8,192
+# (tests/_backend/test_low_precision_rounding.py). float32 programs compile to the same executable with or without
+# it (float16 ones to the same values on the CPU, which computes float16 per operation); only programs that hold
 # such values get it.
 _LOW_PRECISION_OPTIONS = {"xla_allow_excess_precision": False}
 _LOW_PRECISION_TYPE = re.compile(r"[<x](?:b?f16|f8E\w+)>")  # a StableHLO tensor type: tensor<4xbf16>, tensor<f16>
