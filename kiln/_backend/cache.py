@@ -83,6 +83,7 @@ __all__ = [
     "enabled_dir",
     "env_count",
     "env_key",
+    "exact_rounding_options",
     "flush_writes",
     "info",
     "load_executable",
@@ -436,11 +437,11 @@ class PersistentJit:
                 return self._jitted
             quick = device.platform == "cpu" and QUICK_FIRST_COMPILE and _tier_invariant(text)
             if not quick and self._tiered and device.platform == "cpu" and tiers.worth_tiering(text):
-                return self._tiered_executable(lowered, sig, name, device, store)
+                return self._tiered_executable(lowered, sig, name, device, store, text)
             # An executable JAX read back from its own cache does not serialize whole on CPU (its
             # functions are missing when loaded again), so this compile neither reads nor writes that cache
             # (the entry written below is the only copy on disk).
-            compiled = _compile_with_options(lowered, device.platform, quick)
+            compiled = _compile_with_options(lowered, device.platform, quick, text)
         except Exception:  # noqa: BLE001  (jax.jit raises its own error, in its own words, at the call)
             return self._jitted
         _write_later(store, name, compiled, quick)
@@ -453,19 +454,21 @@ class PersistentJit:
             lowered = self.lower(*args)
             text = lowered.as_text()
             if not tiers.worth_tiering(text):
-                return _compile_with_options(lowered, device.platform)
+                return _compile_with_options(lowered, device.platform, text=text)
             started = time.perf_counter()
-            quick = _compile_with_options(lowered, device.platform, quick=True)
+            quick = _compile_with_options(lowered, device.platform, quick=True, text=text)
         except Exception:  # noqa: BLE001  (jax.jit raises its own error, in its own words, at the call)
             return self._jitted
         compile_s = time.perf_counter() - started
-        return tiers.Tiered(quick, lambda: _compile_with_options(lowered, device.platform), None, None, compile_s)
+        return tiers.Tiered(
+            quick, lambda: _compile_with_options(lowered, device.platform, text=text), None, None, compile_s
+        )
 
-    def _tiered_executable(self, lowered, sig, name: str, device, store: DiskCache):
+    def _tiered_executable(self, lowered, sig, name: str, device, store: DiskCache, text: str):
         """A quick executable now, the optimised one from the tier-up thread (only that one is stored)."""
         platform = device.platform
         started = time.perf_counter()
-        quick = _compile_with_options(lowered, platform, quick=True)
+        quick = _compile_with_options(lowered, platform, quick=True, text=text)
         compile_s = time.perf_counter() - started
         # XLA's defaults for this optimised tier (as GRAPH_MODE's) ran the transformer's PyNative step in 0.85x the
         # CPU time and LeNet5's in 1.02-1.04x (session 14, load 8-9). Reverted unmeasured: once they (and the lazy
@@ -671,25 +674,62 @@ def _cpu_options_accepted() -> bool:
     return _CPU_SUPPORT.known
 
 
-def _compiler_options(platform: str, quick: bool = False, cpu_accepted: bool | None = None) -> dict | None:
-    """XLA's options for a kernel on `platform` (`cpu_accepted`: whether to pass `_CPU_OPTIONS`; None: ask)."""
-    if platform != "cpu":
+# XLA may compute a chain of float16/bfloat16 operations in float32 and round once at its end where the program says
+# to round after each (`xla_allow_excess_precision`, on by default: it drops the convert pairs a backend without
+# bfloat16 arithmetic puts around each operation). A fused program (GRAPH_MODE, the lazy window) then differs from
+# the same operations run one by one, as MindSpore runs them: on the CPU a bfloat16 softmax written out of primitives
+# in 244 of 16,384 elements in GRAPH_MODE and 15,890 in the lazy window, a bfloat16 Dense+GELU in 2,696 of 8,192
+# (tests/_backend/test_low_precision_rounding.py). float32 programs compile to the same executable with or without
+# it (float16 ones to the same values on the CPU, which computes float16 per operation); only programs that hold
+# such values get it. Its price is bfloat16's on the CPU, which rounds each value in software: a bfloat16 (amp O3)
+# two-block transformer train step took 1.6x the CPU time (35 -> 55 ms; float16's step the same executable);
+# XLA_FLAGS=--xla_allow_excess_precision=true gives XLA's behaviour back.
+_LOW_PRECISION_OPTIONS = {"xla_allow_excess_precision": False}
+
+
+def _low_precision(text: str | None) -> bool:
+    """Whether the lowered program `text` holds float16, bfloat16 or float8 values (StableHLO writes their tensor
+    types tensor<4xbf16>, tensor<f16>, tensor<2xf8E4M3FN>; these substring tests read a 1,500-op program's 128 kB
+    in 0.6 ms, a regular expression in 1.6 ms, against seconds of compiling it)."""
+    return text is not None and ("f16>" in text or "xf8E" in text or "<f8E" in text)
+
+
+def exact_rounding_options(dtypes) -> dict | None:
+    """XLA's options for a program whose values have `dtypes`, to be passed to `jax.jit(compiler_options=...)`:
+    `_LOW_PRECISION_OPTIONS` when one of them is float16, bfloat16 or float8 (a user's XLA_FLAGS setting of the
+    same option wins), else None (XLA's defaults)."""
+    names = {jax.numpy.dtype(d).name for d in dtypes}
+    if not any(n in ("float16", "bfloat16") or n.startswith("float8") for n in names):
         return None
     flags = os.environ.get("XLA_FLAGS", "")
+    return {k: v for k, v in _LOW_PRECISION_OPTIONS.items() if k not in flags} or None
+
+
+def _compiler_options(
+    platform: str, quick: bool = False, cpu_accepted: bool | None = None, low: bool = False
+) -> dict | None:
+    """XLA's options for a kernel on `platform` (`cpu_accepted`: whether to pass `_CPU_OPTIONS`; None: ask; `low`:
+    the program holds float16/bfloat16 values, `_LOW_PRECISION_OPTIONS`)."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    exact = _LOW_PRECISION_OPTIONS if low else {}
+    if platform != "cpu":
+        return {k: v for k, v in exact.items() if k not in flags} or None
     accepted = _cpu_options_accepted() if cpu_accepted is None else cpu_accepted
     cpu = _CPU_OPTIONS if accepted else {}
     options = {**cpu, **_QUICK_OPTIONS, **(_CPU_QUICK_OPTIONS if accepted else {})} if quick else cpu
-    return {k: v for k, v in options.items() if k not in flags} or None
+    return {k: v for k, v in {**options, **exact}.items() if k not in flags} or None
 
 
-def _compile_with_options(lowered, platform: str, quick: bool = False):
-    """`compile_fresh` with Kiln's options. While nobody knows yet whether XLA accepts `_CPU_OPTIONS`, this
-    compile tries them and its outcome answers (an XLA without them fails before compiling anything, and the
-    kernel compiles again without them): a cold process spends no compile on asking."""
+def _compile_with_options(lowered, platform: str, quick: bool = False, text: str | None = None):
+    """`compile_fresh` with Kiln's options (`text`: the lowered program's, when the caller has it). While nobody
+    knows yet whether XLA accepts `_CPU_OPTIONS`, this compile tries them and its outcome answers (an XLA without
+    them fails before compiling anything, and the kernel compiles again without them): a cold process spends no
+    compile on asking."""
     known = _CPU_SUPPORT.known
-    options = _compiler_options(platform, quick, cpu_accepted=True if known is None else known)
+    low = _low_precision(lowered.as_text() if text is None else text)
+    options = _compiler_options(platform, quick, cpu_accepted=True if known is None else known, low=low)
     tried = options is not None and bool(options.keys() & (_CPU_OPTIONS.keys() | _CPU_QUICK_OPTIONS.keys()))
-    fallback = _compiler_options(platform, quick, cpu_accepted=False)
+    fallback = _compiler_options(platform, quick, cpu_accepted=False, low=low)
     with compile_log.quick_tier() if quick else contextlib.nullcontext():
         return _CPU_SUPPORT.compile(partial(compile_fresh, lowered), options, fallback, tried)
 
@@ -1007,13 +1047,14 @@ _LOOP_MARK = "stablehlo.while"
 _LOOP_SUPPORT = _OptionSupport()  # _LOOP_OPTIONS
 
 
-def _program_options(text: str | None) -> dict | None:
-    """XLA's options for a whole CPU program: `_LOOP_OPTIONS` when its text has a loop and XLA may know them (a user's
-    XLA_FLAGS setting of the same option wins), else None (XLA's defaults)."""
-    if text is None or _LOOP_MARK not in text or _LOOP_SUPPORT.known is False:
-        return None
+def _program_options(text: str | None, on_cpu: bool = True, loop: bool = True) -> dict | None:
+    """XLA's options for a whole program: on the CPU `_LOOP_OPTIONS` when its text has a loop and XLA may know them
+    (`loop`), `_LOW_PRECISION_OPTIONS` when it holds float16/bfloat16 values (any platform); a user's XLA_FLAGS
+    setting of the same option wins; None: XLA's defaults."""
+    looped = loop and on_cpu and text is not None and _LOOP_MARK in text and _LOOP_SUPPORT.known is not False
+    options = {**(_LOOP_OPTIONS if looped else {}), **(_LOW_PRECISION_OPTIONS if _low_precision(text) else {})}
     flags = os.environ.get("XLA_FLAGS", "")
-    return {k: v for k, v in _LOOP_OPTIONS.items() if k not in flags} or None
+    return {k: v for k, v in options.items() if k not in flags} or None
 
 
 def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap=None, cached: bool = False):
@@ -1033,18 +1074,19 @@ def compile_program(lowered, text: str | None = None, on_optimized=None, on_swap
     """
     # the rule and the quick options were measured on the CPU: other platforms compile once, as before
     on_cpu = jax.default_backend() == "cpu"
-    if text is None and on_cpu:  # both the tiering rule and the loop options read it
+    if text is None:  # the tiering rule, the loop options and the low-precision options read it
         text = lowered.as_text()
-    options = _program_options(text) if on_cpu else None
+    options = _program_options(text, on_cpu)
+    tried = bool(options) and bool(options.keys() & _LOOP_OPTIONS.keys())
     compile_with = lowered.compile if cached else partial(compile_fresh, lowered)
-    full = partial(_LOOP_SUPPORT.compile, compile_with, options, None, bool(options))
+    full = partial(_LOOP_SUPPORT.compile, compile_with, options, _program_options(text, on_cpu, loop=False), tried)
     if text is None or not on_cpu or not tiers.worth_tiering(text):
         compiled = full()
         if on_optimized is not None:
             on_optimized(compiled)
         return compiled
     with tiers.foreground():
-        quick = _compile_with_options(lowered, "cpu", quick=True)
+        quick = _compile_with_options(lowered, "cpu", quick=True, text=text)
     # only the optimised executable reaches the disk here: asked for at once, so a warm process compiles nothing
     return tiers.Tiered(quick, full, on_optimized, on_swap)
 

@@ -569,7 +569,10 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
             donate_argnums=tuple(n_leaves + i for i in donated),
         )
     else:
-        exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated))
+        # float16/bfloat16 programs round after each operation, as PyNative's kernels do (B.cache); a kept or tiered
+        # program compiled through B.cache.compile_program gets the same options from its text
+        exact = B.cache.exact_rounding_options(graph.dtypes())
+        exe = B.jax.jit(fun, donate_argnums=tuple(n_leaves + i for i in donated), compiler_options=exact)
         named_tests = None if tests is None else input_checks.to_names(tests)
         kept = None
         if tests is not None and named_tests is None:

@@ -83,6 +83,15 @@ class Graph:
         """Equations here and in nested graphs."""
         return sum(1 + sum(g.count() for g in e.subgraphs()) for e in self.eqns)
 
+    def dtypes(self) -> set[np.dtype]:
+        """The dtypes of the inputs and of every equation's outputs, here and in nested graphs."""
+        found = {v.dtype for v in self.invars if isinstance(v, Var)}
+        for e in self.eqns:
+            found.update(v.dtype for v in e.outputs if isinstance(v, Var))
+            for g in e.subgraphs():
+                found |= g.dtypes()
+        return found
+
     def __str__(self) -> str:
         return "\n".join(_print(self, "", self.name))
 
