@@ -17,7 +17,7 @@ from kiln._core.tensor import Parameter
 from kiln.common.initializer import initializer
 from kiln.nn._checks import float_arg, positive_int
 from kiln.nn.cell import Cell
-from kiln.nn.layer._held import hold
+from kiln.nn.layer._held import hold, touched
 
 __all__ = [
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "InstanceNorm1d", "InstanceNorm2d",
@@ -315,8 +315,11 @@ class LRN(Cell):
             raise ValueError(f"For 'LRN', 'norm_region' must be 'ACROSS_CHANNELS', but got {norm_region!r}.")
         self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
         self.norm_region = norm_region
+        hold(self, lrn_op=ops.LRN(depth_radius, bias, alpha, beta, norm_region))
 
     def construct(self, input_x):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive
+            return self.lrn_op(input_x)
         return ops.lrn(input_x, self.depth_radius, self.bias, self.alpha, self.beta, self.norm_region)
 
 

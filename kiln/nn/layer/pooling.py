@@ -260,11 +260,16 @@ class AvgPool3d(_AvgPool):
 class _Adaptive(Cell):
     _nd = 2
     _fn = None
+    # MindSpore's attribute and class of the layer's pooling primitive, where its layer holds one
+    _held: tuple[str, type] | None = None
 
     def __init__(self, output_size, return_indices: bool = False) -> None:
         super().__init__()
         self.output_size = adaptive_output_size(type(self).__name__, output_size, self._nd)
         self.return_indices = return_indices
+        if self._held is not None:
+            attr, cls = self._held
+            hold(self, **{attr: cls() if cls is ops.AdaptiveMaxPool3D else cls(self.output_size)})
 
     def extend_repr(self) -> str:
         return f"output_size={self.output_size}"
@@ -290,7 +295,11 @@ class AdaptiveAvgPool2d(_Adaptive):
         output_size (Union[int, tuple]): (out_H, out_W); None keeps that input size.
     """
 
+    _held = ("adaptive_avgpool2d", ops.AdaptiveAvgPool2D)
+
     def construct(self, x):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive
+            return self.adaptive_avgpool2d(x)
         return adaptive_avg_pool2d(x, self.output_size)
 
 
@@ -298,8 +307,11 @@ class AdaptiveAvgPool3d(_Adaptive):
     """Adaptive average pooling of (N, C, D, H, W) or (C, D, H, W); see AdaptiveAvgPool2d."""
 
     _nd = 3
+    _held = ("adaptive_avg_pool3d", ops.AdaptiveAvgPool3D)
 
     def construct(self, x):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive
+            return self.adaptive_avg_pool3d(x)
         return adaptive_avg_pool3d(x, self.output_size)
 
 
@@ -335,8 +347,12 @@ class AdaptiveMaxPool3d(_Adaptive):
     """Adaptive max pooling of (N, C, D, H, W) or (C, D, H, W); see AdaptiveMaxPool2d."""
 
     _nd = 3
+    _held = ("adaptive_max_pool3d", ops.AdaptiveMaxPool3D)  # MindSpore's takes the output size as an input
 
     def construct(self, x):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive, which returns both
+            out = self.adaptive_max_pool3d(x, self.output_size)
+            return out if self.return_indices else out[0]
         return adaptive_max_pool3d(x, self.output_size, self.return_indices)
 
 

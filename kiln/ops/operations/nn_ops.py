@@ -587,7 +587,7 @@ PadV3 = attr_class(
     lambda s, x, paddings, value=None: array.pad(
         x,
         as_ints(paddings) if s.paddings_contiguous else _pairs_to_flat(as_ints(paddings)),
-        s.mode,
+        "replicate" if s.mode == "edge" else s.mode,  # MindSpore's name of the mode
         None if value is None else scalar_value(value),
     ),
 )
@@ -1201,9 +1201,30 @@ class AdaptiveAvgPool3D(_Adaptive):
 
 
 class AdaptiveMaxPool3D(_Adaptive):
-    """Adaptive 3-D max pooling: returns (output, argmax) with flat D * H * W indices."""
+    """Adaptive 3-D max pooling: returns (output, argmax) with flat D * H * W indices.
+
+    MindSpore's takes the output size as its second input (`AdaptiveMaxPool3D()(x, output_size)`, a tuple or an
+    int Tensor); Kiln's also takes it at construction (`AdaptiveMaxPool3D(output_size)(x)`).
+    """
 
     _kind, _nd = "Max", 3
+
+    def __init__(self, output_size=None) -> None:
+        if output_size is None:  # given with each call
+            _NNPrimitive.__init__(self)
+            self._prim, self._attrs = REGISTRY["AdaptiveMaxPool3D"], None
+        else:
+            super().__init__(output_size)
+
+    def __call__(self, x, output_size=None):
+        if output_size is None:
+            if self._attrs is None:
+                raise op_error(self.name, "the output size must be given, at construction or as the second input.")
+            return apply(self._prim, (x,), self._attrs)
+        if isinstance(output_size, Tensor):  # MindSpore's layer hands it over as an int Tensor
+            output_size = as_ints(output_size)
+            output_size = output_size[0] if len(output_size) == 1 else output_size
+        return apply(self._prim, (x,), (adaptive_output_size(self.name, output_size, 3),))
 
 
 # ---- normalisation, dropout, activations -----------------------------------------------------------
