@@ -95,9 +95,6 @@ LACKING = {
         ),
         COMPOSED,
     ),  # fmt: skip
-    "InstanceNorm1d": (("instance_bn", "shape"), NOT_YET),
-    "InstanceNorm2d": (("instance_bn", "shape"), NOT_YET),
-    "InstanceNorm3d": (("instance_bn", "shape"), NOT_YET),
     "L1LossExt": (("cast", "mul", "reduce_mean", "reduce_sum"), NOT_LOSSBASE),
     "L1Regularizer": (("abs", "reduce_sum"), COMPOSED),
     "LBeta": (("const", "dtype", "less", "log", "log1p", "select", "shape"), COMPOSED),
@@ -388,6 +385,9 @@ _HELD_CASES = {
     ),  # fmt: skip
     "BiDense": (lambda: nn.BiDense(4, 3, 5), "matmul", (2, 2), (_rand(2, 6, 4), _rand(2, 6, 3))),
     "BiDense bias_add": (lambda: nn.BiDense(4, 3, 5), "bias_add", (2, 1), (_rand(7, 4), _rand(7, 3))),
+    "InstanceNorm1d": (lambda: nn.InstanceNorm1d(3), "instance_bn", (3, 1, 1, 1, 1), (_rand(2, 3, 7),)),
+    "InstanceNorm2d": (lambda: nn.InstanceNorm2d(3), "instance_bn", (4, 1, 1, 1, 1), (_rand(2, 3, 4, 5),)),
+    "InstanceNorm3d": (lambda: nn.InstanceNorm3d(3), "instance_bn", (5, 1, 1, 1, 1), (_rand(2, 3, 2, 4, 3),)),
     "LRN": (lambda: nn.LRN(2, 1.5, 0.3, 0.75), "lrn_op", (4,), (_rand(2, 6, 3, 3),)),
     "OneHot": (
         lambda: nn.OneHot(0, 5, 2.0, -1.0),

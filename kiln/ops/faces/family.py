@@ -913,6 +913,7 @@ FAMILY_ROWS: list[Row] = [
     _primitive("IndexPut"),
     _primitive("InplaceUpdateV2"),
     _primitive("InsertGradientOf"),
+    _primitive("InstanceNorm"),
     _primitive("InvertPermutation"),
     _primitive("KLDivLoss"),
     _primitive("L2Loss"),

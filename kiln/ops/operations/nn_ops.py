@@ -73,6 +73,7 @@ __all__ = [
     "Gelu",
     "GLU",
     "LRN",
+    "InstanceNorm",
     "LogSoftmaxExt",
     "MirrorPad",
     "Pdist",
@@ -1262,6 +1263,33 @@ class BatchNorm(_NNPrimitive):
         if self.is_training:
             update_moving_stats(mean, variance, outs[3], outs[4])
         return outs
+
+
+class InstanceNorm(_NNPrimitive):
+    """Instance normalisation: `InstanceNorm(epsilon, momentum)(x, gamma, beta, mean, variance)`.
+
+    Each (sample, channel) of x (N, C, ...) is normalised over its spatial axes in float32 and scaled and shifted by
+    the float32 gamma and beta (C,). MindSpore's GPU kernel leaves `mean` and `variance` unchanged (it updates a
+    scratch copy), and so does this.
+
+    Args:
+        epsilon (float): added to the variance, in (0, 1]. Default: 1e-5.
+        momentum (float): in [0, 1]; kept as an attribute. Default: 0.1.
+
+    Returns:
+        (y, save_mean, save_variance): y in x's dtype; the (N * C,) batch means and 1 / sqrt(variance + epsilon).
+    """
+
+    def __init__(self, epsilon: float = 1e-5, momentum: float = 0.1) -> None:
+        super().__init__()
+        if not 0 < epsilon <= 1:
+            raise op_error(self.name, f"'epsilon' must be in (0, 1], but got {epsilon}.")
+        check_probability(self.name, "momentum", momentum)
+        self._record(epsilon=epsilon, momentum=momentum)
+        self._attrs = (float(epsilon), float(momentum))
+
+    def __call__(self, x, gamma, beta, mean, variance):
+        return apply(prims_norm.InstanceNorm, (x, gamma, beta, mean, variance), self._attrs)
 
 
 class LayerNorm(_NNPrimitive):
