@@ -58,7 +58,6 @@ _BN_GLOBAL_EXTRAS = (
 LACKING = {
     "AdaptiveAvgPool1d": (("dtype", "expand", "squeeze"), COMPOSED),
     "AdaptiveMaxPool1d": (("dtype", "expand", "squeeze"), COMPOSED),
-    "AvgPool1d": (("avg_pool", "expand", "reduce_mean", "slice", "squeeze"), NOT_YET),
     "BatchNorm1d": _BN_GLOBAL_EXTRAS,
     "BatchNorm2d": _BN_GLOBAL_EXTRAS,
     "BatchNorm3d": (("reshape", "shape"), "its child bn2d holds bn_train / bn_infer; the 5-D view is a Tensor reshape"),
@@ -129,7 +128,6 @@ LACKING = {
     "MatrixDiag": (("dtype", "matrix_diag"), COMPOSED),
     "MatrixDiagPart": (("dtype", "matrix_diag_part"), COMPOSED),
     "MatrixSetDiag": (("dtype", "matrix_set_diag"), COMPOSED),
-    "MaxPool1d": (("expand", "max_pool", "reduce_mean", "squeeze"), NOT_YET),
     "Moments": (("cast", "reduce_mean", "square_diff", "squeeze"), COMPOSED),
     "MultiFieldEmbeddingLookup": (
         (
@@ -389,6 +387,11 @@ _HELD_CASES = {
     "InstanceNorm2d": (lambda: nn.InstanceNorm2d(3), "instance_bn", (4, 1, 1, 1, 1), (_rand(2, 3, 4, 5),)),
     "InstanceNorm3d": (lambda: nn.InstanceNorm3d(3), "instance_bn", (5, 1, 1, 1, 1), (_rand(2, 3, 2, 4, 3),)),
     "LRN": (lambda: nn.LRN(2, 1.5, 0.3, 0.75), "lrn_op", (4,), (_rand(2, 6, 3, 3),)),
+    "MaxPool1d": (lambda: nn.MaxPool1d(3, 2), "max_pool", (4,), (_rand(2, 3, 9),)),
+    "MaxPool1d same": (lambda: nn.MaxPool1d(3, 2, "same"), "max_pool", (4,), (_rand(3, 8),)),
+    "AvgPool1d": (lambda: nn.AvgPool1d(3, 2), "avg_pool", (4,), (_rand(2, 3, 9),)),
+    "AvgPool1d whole": (lambda: nn.AvgPool1d(4, 3), "reduce_mean", (3,), (_rand(2, 3, 5),)),
+    "AvgPool1d unbatched": (lambda: nn.AvgPool1d(2), "avg_pool", (4,), (_rand(3, 6),)),
     "OneHot": (
         lambda: nn.OneHot(0, 5, 2.0, -1.0),
         "onehot",
