@@ -62,7 +62,6 @@ LACKING = {
     "BatchNorm2d": _BN_GLOBAL_EXTRAS,
     "BatchNorm3d": (("reshape", "shape"), "its child bn2d holds bn_train / bn_infer; the 5-D view is a Tensor reshape"),
     "ChannelShuffle": (("reshape", "shape", "transpose"), COMPOSED),
-    "ClipByNorm": (("clip_by_norm",), NOT_YET),
     "DiGamma": (
         ("abs", "cos", "dtype", "equal", "floor", "less", "log1p", "logicaland", "select", "shape", "sin"),
         COMPOSED,
@@ -383,6 +382,8 @@ _HELD_CASES = {
     ),  # fmt: skip
     "BiDense": (lambda: nn.BiDense(4, 3, 5), "matmul", (2, 2), (_rand(2, 6, 4), _rand(2, 6, 3))),
     "BiDense bias_add": (lambda: nn.BiDense(4, 3, 5), "bias_add", (2, 1), (_rand(7, 4), _rand(7, 3))),
+    "ClipByNorm": (lambda: nn.ClipByNorm(1), "clip_by_norm", (2, 1), (_rand(3, 4), ms.Tensor(np.float32(0.8)))),
+    "ClipByNorm all axes": (lambda: nn.ClipByNorm(), "clip_by_norm", (3, 1), (_rand(2, 3, 4), ms.Tensor([1.5]))),
     "InstanceNorm1d": (lambda: nn.InstanceNorm1d(3), "instance_bn", (3, 1, 1, 1, 1), (_rand(2, 3, 7),)),
     "InstanceNorm2d": (lambda: nn.InstanceNorm2d(3), "instance_bn", (4, 1, 1, 1, 1), (_rand(2, 3, 4, 5),)),
     "InstanceNorm3d": (lambda: nn.InstanceNorm3d(3), "instance_bn", (5, 1, 1, 1, 1), (_rand(2, 3, 2, 4, 3),)),

@@ -209,8 +209,11 @@ class ClipByNorm(Cell):
     def __init__(self, axis=None):
         super().__init__()
         self.axis = () if axis is None else axis
+        hold(self, clip_by_norm=ops.operations.ClipByNorm(axis))
 
     def construct(self, x, clip_norm):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive
+            return self.clip_by_norm(x, clip_norm)
         axis = tuple(range(x.ndim)) if self.axis in ((), None) else self.axis
         axis = (axis,) if isinstance(axis, int) else tuple(axis)
         return apply(REGISTRY["ClipByNorm"], (x, clip_norm), (axis,))

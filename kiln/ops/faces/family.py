@@ -882,6 +882,7 @@ FAMILY_ROWS: list[Row] = [
     _primitive("Depend"),
     _primitive("DepthToSpace"),
     _primitive("DetTriangle"),
+    _primitive("ClipByNorm"),
     _primitive("DiagPart"),
     _primitive("DivNoNan"),
     _primitive("Dropout2D"),
