@@ -31,7 +31,6 @@ with open(os.path.join(HERE, "cell_primitives_mindspore.json")) as f:
 COMPOSED = "MindSpore composes the layer from these primitives; Kiln computes it another way"
 # MindSpore's layer runs this primitive; Kiln's calls the functional op and does not hold it yet.
 NOT_YET = "not held yet: the layer calls the functional op (a later change)"
-NOT_LOSSBASE = "kiln.mint.nn.L1Loss is a generated functional cell, not built on LossBase (a later change)"
 GLOBAL_BN = "MindSpore's cross-device (global) batch-norm statistics; Kiln's layer runs bn_train / bn_infer"
 RNN_REVERSE = "MindSpore reverses the sequence for the backward direction with these; Kiln's loop reads it backwards"
 
@@ -93,7 +92,6 @@ LACKING = {
         ),
         COMPOSED,
     ),  # fmt: skip
-    "L1LossExt": (("cast", "mul", "reduce_mean", "reduce_sum"), NOT_LOSSBASE),
     "L1Regularizer": (("abs", "reduce_sum"), COMPOSED),
     "LBeta": (("const", "dtype", "less", "log", "log1p", "select", "shape"), COMPOSED),
     "LGamma": (
@@ -118,7 +116,6 @@ LACKING = {
     "LSTM": (("reverse", "reverse_sequence"), RNN_REVERSE),
     "Linear": (("dense",), "Kiln's Linear is its Dense (matmul, bias_add); Kiln has no P.Dense class"),
     "LogSigmoid": (("add", "exp", "log", "mul", "rec"), COMPOSED),
-    "LogSoftmaxExt": (("log_softmax",), NOT_YET),
     "MAELoss": (("abs",), COMPOSED),
     "MSSSIM": (("concat", "pow", "prod", "reduce_mean", "stack"), COMPOSED),
     "MatDet": (("cholesky", "det_triangle", "dtype", "square"), COMPOSED),
@@ -388,6 +385,8 @@ _HELD_CASES = {
     "InstanceNorm2d": (lambda: nn.InstanceNorm2d(3), "instance_bn", (4, 1, 1, 1, 1), (_rand(2, 3, 4, 5),)),
     "InstanceNorm3d": (lambda: nn.InstanceNorm3d(3), "instance_bn", (5, 1, 1, 1, 1), (_rand(2, 3, 2, 4, 3),)),
     "LRN": (lambda: nn.LRN(2, 1.5, 0.3, 0.75), "lrn_op", (4,), (_rand(2, 6, 3, 3),)),
+    "LogSoftmaxExt": (lambda: nn.LogSoftmaxExt(1), "log_softmax", (3,), (_rand(2, 5, 3),)),
+    "LogSoftmaxExt default dim": (lambda: nn.LogSoftmaxExt(), "log_softmax", (2,), (_rand(4, 6),)),
     "MaxPool1d": (lambda: nn.MaxPool1d(3, 2), "max_pool", (4,), (_rand(2, 3, 9),)),
     "MaxPool1d same": (lambda: nn.MaxPool1d(3, 2, "same"), "max_pool", (4,), (_rand(3, 8),)),
     "AvgPool1d": (lambda: nn.AvgPool1d(3, 2), "avg_pool", (4,), (_rand(2, 3, 9),)),
@@ -413,8 +412,8 @@ class _Tripled(nn.Cell):
         super().__init__()
         self.prim = prim
 
-    def construct(self, *args):
-        out = self.prim(*args)
+    def construct(self, *args, **kwargs):
+        out = self.prim(*args, **kwargs)
         return (out[0] * 3, out[1]) if isinstance(out, tuple) else out * 3
 
 
