@@ -34,6 +34,10 @@ NOT_YET = "not held yet: the layer calls the functional op (a later change)"
 GLOBAL_BN = "MindSpore's cross-device (global) batch-norm statistics; Kiln's layer runs bn_train / bn_infer"
 RNN_REVERSE = "MindSpore reverses the sequence for the backward direction with these; Kiln's loop reads it backwards"
 
+LACKING_LOOKUP = (
+    "MindSpore's parallel lookup of unique ids then their reverse map; Kiln's strategies on gatherv2 leave the layout "
+    "to XLA's partitioner"
+)
 # MindSpore's BatchNorm1d/2d hold these for their cross-device statistics
 _BN_GLOBAL_EXTRAS = (
     (
@@ -65,11 +69,7 @@ LACKING = {
         ("abs", "cos", "dtype", "equal", "floor", "less", "log1p", "logicaland", "select", "shape", "sin"),
         COMPOSED,
     ),  # fmt: skip
-    "EmbeddingLookup": (
-        ("gather_revert", "reshape", "reshape_first", "shape", "unique"),
-        "MindSpore's parallel lookup of unique ids then their reverse map; Kiln's strategies on gatherv2 leave the "
-        "layout to XLA's partitioner",
-    ),  # fmt: skip
+    "EmbeddingLookup": (("gather_revert", "reshape", "reshape_first", "shape", "unique"), LACKING_LOOKUP),
     "FocalLoss": (("dtype", "expand_dims", "gather_d", "squeeze", "tile"), COMPOSED),
     "GLU": (("sigmoid", "spilt"), COMPOSED),
     "GRU": (("reverse", "reverse_sequence"), RNN_REVERSE),
@@ -126,28 +126,8 @@ LACKING = {
     "MatrixSetDiag": (("dtype", "matrix_set_diag"), COMPOSED),
     "Moments": (("cast", "reduce_mean", "square_diff", "squeeze"), COMPOSED),
     "MultiFieldEmbeddingLookup": (
-        (
-            "abs",
-            "add",
-            "bias_add",
-            "cast",
-            "count_op",
-            "div_no_nan",
-            "equal",
-            "expand",
-            "gather_revert",
-            "inf_add",
-            "inf_mask_mul",
-            "max_mask_mul",
-            "max_no_equal",
-            "merge_op",
-            "mul",
-            "reshape",
-            "reshape_first",
-            "shape",
-            "unique",
-        ),
-        NOT_YET,
+        ("gather_revert", "reshape", "reshape_first", "shape", "unique"),
+        "its EmbeddingLookup's: " + LACKING_LOOKUP,
     ),  # fmt: skip
     "Norm": (("reduce_sum", "sqrt", "squeeze"), COMPOSED),
     "RMSELoss": (("dtype",), COMPOSED),
@@ -366,6 +346,14 @@ def _rand(*shape):
     return ms.Tensor(np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32))
 
 
+# ids (3, 5), their weights (some 0: left out of a 'MAX' merge) and fields (field 3 of sample 0 empty)
+_FIELD_INPUTS = (
+    ms.Tensor(np.array([[0, 3, 6, 1, 2], [5, 5, 4, 0, 1], [2, 6, 3, 3, 0]], np.int32)),
+    ms.Tensor(
+        np.array([[1.0, 0.5, 0.0, -2.0, 1.5], [0.0, 0.0, 1.0, 2.0, -1.0], [0.5, 1.5, 1.0, -0.5, 2.5]], np.float32)
+    ),
+    ms.Tensor(np.array([[0, 1, 1, 2, 0], [3, 3, 0, 1, 2], [2, 2, 1, 0, 3]], np.int32)),
+)
 # layer, its held attribute, a strategy's rank per input of that primitive, the inputs
 _HELD_CASES = {
     "AdaptiveAvgPool2d": (lambda: nn.AdaptiveAvgPool2d((2, None)), "adaptive_avgpool2d", (4,), (_rand(2, 3, 5, 4),)),
@@ -385,6 +373,21 @@ _HELD_CASES = {
     "InstanceNorm2d": (lambda: nn.InstanceNorm2d(3), "instance_bn", (4, 1, 1, 1, 1), (_rand(2, 3, 4, 5),)),
     "InstanceNorm3d": (lambda: nn.InstanceNorm3d(3), "instance_bn", (5, 1, 1, 1, 1), (_rand(2, 3, 2, 4, 3),)),
     "LRN": (lambda: nn.LRN(2, 1.5, 0.3, 0.75), "lrn_op", (4,), (_rand(2, 6, 3, 3),)),
+    **{
+        f"MultiFieldEmbeddingLookup {op}": (
+            lambda op=op: nn.MultiFieldEmbeddingLookup(7, 3, 4, target="DEVICE", operator=op),
+            "merge_op",
+            (2, 1) if op == "MAX" else (3, 2),
+            _FIELD_INPUTS,
+        )
+        for op in ("SUM", "MAX", "MEAN")
+    },  # fmt: skip
+    "MultiFieldEmbeddingLookup CPU": (
+        lambda: nn.MultiFieldEmbeddingLookup(7, 3, 4, operator="MEAN"),
+        "embeddinglookup",
+        (2, 2),
+        _FIELD_INPUTS,
+    ),  # fmt: skip
     "LogSoftmaxExt": (lambda: nn.LogSoftmaxExt(1), "log_softmax", (3,), (_rand(2, 5, 3),)),
     "LogSoftmaxExt default dim": (lambda: nn.LogSoftmaxExt(), "log_softmax", (2,), (_rand(4, 6),)),
     "MaxPool1d": (lambda: nn.MaxPool1d(3, 2), "max_pool", (4,), (_rand(2, 3, 9),)),
