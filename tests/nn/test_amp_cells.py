@@ -587,3 +587,42 @@ def test_instance_norm_inside_a_float16_cell_as_mindspore(case, mode):
     ulp = np.spacing(np.abs(ref).astype(np.float16)).astype(np.float64)
     assert (np.abs(got - ref) <= ulp).all(), case
     assert np.mean(got != ref) <= 0.01, (case, np.mean(got != ref))
+
+
+def test_instance_norm_trains_at_o3_alike_in_both_modes():
+    """A conv + InstanceNorm2d + dense network trained 3 steps at amp O3 (build_train_network): gamma and beta stay
+    float32 and are updated, the statistics MindSpore's kernel never writes stay 0 and 1, and GRAPH_MODE's losses and
+    parameters equal PyNative's."""
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3)
+            self.inorm = nn.InstanceNorm2d(4)
+            self.flat = nn.Flatten()
+            self.dense = nn.Dense(4 * 6 * 6, 2)
+
+        def construct(self, x):
+            return self.dense(self.flat(self.inorm(self.conv(x))))
+
+    x = kiln.Tensor(np.random.default_rng(0).standard_normal((2, 3, 6, 6)).astype(np.float32))
+    y = kiln.Tensor(np.zeros((2, 2), np.float32))
+    runs = []
+    for mode in (kiln.PYNATIVE_MODE, kiln.GRAPH_MODE):
+        kiln.set_context(mode=mode)
+        try:
+            kiln.set_seed(1)
+            net = Net()
+            opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+            step = kiln.amp.build_train_network(net, opt, nn.MSELoss(), level="O3")
+            losses = [float(step(x, y).asnumpy()) for _ in range(3)]
+        finally:
+            kiln.set_context(mode=kiln.PYNATIVE_MODE)
+        assert net.inorm.gamma.dtype == net.inorm.beta.dtype == kiln.float32
+        assert not np.array_equal(net.inorm.gamma.asnumpy(), np.ones(4))
+        np.testing.assert_array_equal(net.inorm.moving_mean.asnumpy(), np.zeros(4))
+        np.testing.assert_array_equal(net.inorm.moving_variance.asnumpy(), np.ones(4))
+        runs.append((losses, [p.asnumpy() for p in net.get_parameters()]))
+    np.testing.assert_allclose(runs[1][0], runs[0][0], rtol=1e-6)
+    for graph, pynative in zip(runs[1][1], runs[0][1], strict=True):
+        np.testing.assert_allclose(graph, pynative, rtol=1e-5, atol=1e-6)
