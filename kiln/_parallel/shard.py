@@ -376,17 +376,18 @@ def sharded_class(cls: type) -> type:
     if sharded is not None:
         return sharded
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         # through super(): the class's own call may be a method or a static function (kiln.ops.faces' classes)
         plain_call = super(sharded, self).__call__
         if not _active():
-            return plain_call(*args)
+            return plain_call(*args, **kwargs)
         split = _constrain_all(args, self.in_strategy, self.name, "input", prim=self)
         # a Parameter the primitive writes (BatchNorm's moving statistics) is handed over itself: a constrained
         # copy would take the update instead of it
         written = self._written_inputs
         args = tuple(a if i in written else c for i, (a, c) in enumerate(zip(args, split, strict=True)))
-        out = plain_call(*args)
+        # keyword arguments (MindSpore's LogSoftmaxExt layer passes `dim=`) are attributes, not split inputs
+        out = plain_call(*args, **kwargs)
         return _constrain_all(out, self.out_strategy, self.name, "output")
 
     def __reduce_ex__(self, protocol):

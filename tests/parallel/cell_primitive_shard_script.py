@@ -94,6 +94,26 @@ for name, run in {
         "devices": [devices(plain), devices(sharded)],
         "spec": spec(sharded),
     }
+# The layers given held primitives in session 25, each sharded alone (PyNative): split over the devices, equal values
+seq = ms.Tensor(np.random.default_rng(7).standard_normal((4, 4, 16)).astype(np.float32))
+rows = ms.Tensor(np.random.default_rng(8).standard_normal((4, 6)).astype(np.float32))
+for name, (make, attr, strategy, args) in {
+    "instance_norm": (lambda: nn.InstanceNorm2d(4), "instance_bn", ((2, 2, 1, 1), (2,), (2,), (2,), (2,)), (maps,)),
+    "lrn": (lambda: nn.LRN(2), "lrn_op", ((2, 2, 1, 1),), (maps,)),
+    "adaptive_avg_pool": (lambda: nn.AdaptiveAvgPool2d(3), "adaptive_avgpool2d", ((2, 2, 1, 1),), (maps,)),
+    "replication_pad": (lambda: nn.ReplicationPad2d(1), "padv3", ((2, 2, 1, 1),), (maps,)),
+    "max_pool_1d": (lambda: nn.MaxPool1d(2, 2), "max_pool", ((2, 2, 1, 1),), (seq,)),
+    "smooth_l1": (lambda: nn.SmoothL1Loss(), "smooth_l1_loss", ((2, 2), (2, 2)), (rows, rows * 0.5)),
+    "log_softmax": (lambda: nn.LogSoftmaxExt(-1), "log_softmax", ((4, 1),), (rows,)),
+    "bidense": (lambda: nn.BiDense(6, 6, 4, "ones", "zeros"), "matmul", ((4, 1), (1, 1)), (rows, rows)),
+}.items():
+    plain, layer = make(), make()
+    getattr(layer, attr).shard(strategy)
+    want, got = plain(*args), layer(*args)
+    # (some plain kernels come out replicated over the 4 devices: their spec names no device axis)
+    report[f"held_{name}"] = {"diff": float(np.abs(want.asnumpy() - got.asnumpy()).max()),
+                              "specs": [spec(want) if devices(want) > 1 else [], spec(got)],
+                              "devices": devices(got)}  # fmt: skip
 # The same in a compiled function (the strategy recorded as a constraint in the graph)
 dense = build(True).dense
 graph_out = ms.jit(lambda v: dense(v) * 2)(feats)

@@ -36,6 +36,13 @@ def _check(report: dict) -> None:
         assert report[layer]["diff"] == 0.0, (layer, report[layer])
         assert report[layer]["devices"] == [1, 4], (layer, report[layer])  # unsharded: one device; sharded: all 4
     assert report["conv2d"]["spec"][0] == "d0"  # the batch split as conv2d's strategy says
+    held = [k for k in report if k.startswith("held_")]
+    assert len(held) == 8, held
+    split = lambda spec: any(a is not None for a in spec)  # noqa: E731
+    for layer in held:  # layers holding primitives since session 25: a strategy on one splits the output
+        plain, sharded = report[layer]["specs"]
+        assert report[layer]["diff"] < 1e-5 and report[layer]["devices"] == 4, (layer, report[layer])
+        assert not split(plain) and split(sharded), (layer, report[layer])
     assert report["relu"]["spec"][:2] == ["d0", "d1"] and report["max_pool"]["spec"][:2] == ["d0", "d1"]
     assert report["dense"]["spec"] == ["d0", "d1"]  # rows as matmul's input strategy, columns as its weight's
     assert report["dense_graph"]["devices"] == 4 and report["dense_graph"]["spec"] == ["d0", "d1"]

@@ -1,4 +1,4 @@
-"""Normalisation: BatchNorm (with moving statistics), LayerNorm, GroupNorm, and L2/Lp normalisation.
+"""Normalisation: BatchNorm (with moving statistics), LayerNorm, GroupNorm, InstanceNorm, and L2/Lp normalisation.
 
 Statistics are computed in at least float32 (half-precision inputs are
 upcast and the result cast back), variances are biased for normalising; the
@@ -252,6 +252,48 @@ def _group_norm(x, gamma, beta, *, num_groups, eps):
 
 
 GroupNorm = declare("GroupNorm", _group_norm, _check_group_norm, attrs={"num_groups": 1, "eps": 1e-5})
+
+
+# ---- InstanceNorm ---------------------------------------------------------------------------
+def _check_instance_norm(x, gamma, beta, mean, variance, *, epsilon, momentum):
+    op = "InstanceNorm"
+    xs = shape_of(x)
+    require_float(op, "input_x", x)
+    if len(xs) < 3:
+        raise op_error(op, f"'input_x' must be (N, C, ...) with at least one spatial axis, but got shape {list(xs)}.")
+    for name, t in (("gamma", gamma), ("beta", beta), ("mean", mean), ("variance", variance)):
+        if tuple(shape_of(t)) != (xs[1],):
+            raise op_error(op, f"'{name}' must have shape [{xs[1]}] (the channels of input_x {list(xs)}), but got "
+                               f"{list(shape_of(t))}.")  # fmt: skip
+
+
+def _instance_norm(x, gamma, beta, mean, variance, *, epsilon, momentum):
+    """(y, save_mean, save_variance): each (sample, channel) of x normalised over its spatial axes in float32, then
+    scaled by float32 gamma and shifted by beta; the statistics are (N * C,), the variance as 1 / sqrt(var + eps)
+    (what the cuDNN kernel under MindSpore's saves). MindSpore's GPU kernel updates a scratch copy of `mean` and
+    `variance`, never the inputs, so they are read for their shapes only."""
+    ct = _compute_dtype(x.dtype)
+    xc = x.astype(ct)
+    axes = tuple(range(2, x.ndim))
+    b_mean = jnp.mean(xc, axis=axes, keepdims=True)
+    inv_std = lax.rsqrt(jnp.mean(jnp.square(xc - b_mean), axis=axes, keepdims=True) + epsilon)
+    shape = (1, x.shape[1]) + (1,) * len(axes)
+    y = (xc - b_mean) * inv_std * gamma.astype(ct).reshape(shape) + beta.astype(ct).reshape(shape)
+    stats = mean.dtype
+    return y.astype(x.dtype), b_mean.reshape(-1).astype(stats), lax.stop_gradient(inv_std).reshape(-1).astype(stats)
+
+
+InstanceNorm = declare(
+    "InstanceNorm",
+    _instance_norm,
+    _check_instance_norm,
+    attrs={"epsilon": 1e-5, "momentum": 0.1},
+    nondiff=(3, 4),
+    multiple_results=True,
+    # MindSpore 2.10 marks gamma, beta and both statistics written (its signature), so a float16 Cell casts only the
+    # input (GRAPH_MODE IR checked: tests/nn/test_amp_cells.py); its kernel takes float32 for all four
+    amp_keep=(1, 2, 3, 4),
+)
 
 
 # ---- normalisation by a norm ------------------------------------------------------------------

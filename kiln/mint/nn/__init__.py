@@ -16,8 +16,10 @@ from kiln.common.initializer import HeUniform, Uniform, initializer
 from kiln.mint.nn import functional
 from kiln.mint.nn import functional as F
 from kiln.nn.cell import Cell
+from kiln.nn.layer._held import hold, touched
 from kiln.nn.layer.basic import Identity  # one class in both namespaces, as in MindSpore
 from kiln.nn.layer.dense import Linear  # kiln.nn's Linear already has mint.nn.Linear's constructor
+from kiln.nn.loss.loss import LossBase
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
@@ -92,7 +94,26 @@ LogSigmoid = _fn_cell("LogSigmoid", lambda x: F.logsigmoid(x), doc="log(sigmoid(
 Mish = _fn_cell("Mish", lambda x: F.mish(x), doc="x * tanh(softplus(x)).")
 SELU = _fn_cell("SELU", lambda x: F.selu(x), doc="Scaled ELU.")
 Softmax = _fn_cell("Softmax", lambda x, dim: F.softmax(x, dim), (("dim", None),), "Softmax along dim.")
-LogSoftmax = _fn_cell("LogSoftmax", lambda x, dim: F.log_softmax(x, dim), (("dim", None),), "Log-softmax.")
+
+
+class LogSoftmax(Cell):
+    """Log-softmax along `dim` (None: the default axis of `softmax` for the input's rank). It holds MindSpore's
+    primitive `log_softmax` (LogSoftmaxExt), which it calls once sharded or replaced."""
+
+    def __init__(self, dim=None) -> None:
+        super().__init__()
+        self.dim = dim
+        hold(self, log_softmax=ops.LogSoftmaxExt())
+
+    def construct(self, x):
+        if touched(self):
+            return self.log_softmax(x, dim=self.dim)
+        return F.log_softmax(x, self.dim)
+
+    def extend_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
 Threshold = _fn_cell(
     "Threshold", lambda x, threshold, value, inplace: F.threshold(x, threshold, value),
     (("threshold", _R), ("value", _R), ("inplace", False)), "x where x > threshold, else value.",
@@ -511,7 +532,16 @@ class _WeightedLoss(Cell):
         self.weight, self.reduction = weight, reduction
 
 
-L1Loss = _fn_cell("L1Loss", lambda x, y, reduction: F.l1_loss(x, y, reduction), (("reduction", "mean"),), "|x - y|.")
+class L1Loss(LossBase):
+    """|input - target|, reduced by `reduction` ('mean', 'sum' or 'none'). Built on LossBase as MindSpore's
+    (nn.L1LossExt), whose reduction primitives it holds idle: its op reduces inside."""
+
+    _reduces_inside = True
+
+    def construct(self, input, target):  # noqa: A002
+        return F.l1_loss(input, target, self.reduction)
+
+
 MSELoss = _fn_cell("MSELoss", lambda x, y, reduction: F.mse_loss(x, y, reduction), (("reduction", "mean"),),
                    "(x - y)^2.")  # fmt: skip
 SmoothL1Loss = _fn_cell(

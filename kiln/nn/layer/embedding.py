@@ -19,6 +19,9 @@ from kiln.nn.layer._held import hold, touched
 __all__ = ["Embedding", "EmbeddingLookup", "MultiFieldEmbeddingLookup"]
 
 
+_LOWEST = -3.402823466e38  # the lowest float32, MindSpore's value for a 'MAX' merge's left-out rows
+
+
 class Embedding(Cell):
     """Map integer ids to rows of a (vocab_size, embedding_size) table.
 
@@ -193,11 +196,19 @@ class MultiFieldEmbeddingLookup(EmbeddingLookup):
             raise ValueError(f"For 'MultiFieldEmbeddingLookup', 'operator' must be one of ['SUM', 'MAX', 'MEAN'], "
                              f"but got {operator!r}.")  # fmt: skip
         self.field_size, self.operator = field_size, operator
+        # MindSpore's primitives of the weighting and the merge by field (`merge_op` a segment max for 'MAX')
+        merge = ops.UnsortedSegmentMax() if operator == "MAX" else ops.UnsortedSegmentSum()
+        hold(self, mul=ops.Mul(), inf_mask_mul=ops.Mul(), bias_add=ops.Add(), inf_add=ops.Add(), merge_op=merge,
+             count_op=ops.UnsortedSegmentSum(), abs=ops.Abs(), equal=ops.Equal(), add=ops.Add(), cast=ops.Cast(),
+             div_no_nan=ops.DivNoNan(), expand=ops.ExpandDims(), max_mask_mul=ops.Mul(),
+             max_no_equal=ops.NotEqual())  # fmt: skip
 
     def construct(self, input_indices, input_values, field_ids):
         for name, t in (("input_indices", input_indices), ("input_values", input_values), ("field_ids", field_ids)):
             if t.ndim != 2:
                 raise ValueError(f"For 'MultiFieldEmbeddingLookup', '{name}' must be 2-D, but got {t.ndim}-D.")
+        if touched(self):  # a held primitive sharded or replaced (or the lookup's, by slice_mode): MindSpore's steps
+            return self._run_held(input_indices, input_values, field_ids)
         out = super().construct(input_indices)  # (B, S, E)
         weights = ops.expand_dims(ops.cast(input_values, out.dtype), -1)
         emb = out * weights
@@ -205,7 +216,7 @@ class MultiFieldEmbeddingLookup(EmbeddingLookup):
                              Tensor(0.0, out.dtype))  # (B, S, F)  # fmt: skip
         count = ops.sum(ops.abs(ops.expand_dims(ops.cast(input_values, out.dtype), -1)) * onehot, 1)  # (B, F)
         if self.operator == "MAX":
-            lowest = Tensor(np.float32(-3.402823466e38), out.dtype)
+            lowest = Tensor(np.float32(_LOWEST), out.dtype)
             emb = ops.select(ops.broadcast_to(weights == 0, emb.shape), ops.broadcast_to(lowest, emb.shape), emb)
             member = ops.expand_dims(onehot, -1) > 0  # (B, S, F, 1)
             cand = ops.select(ops.broadcast_to(member, member.shape[:3] + (emb.shape[-1],)),
@@ -219,3 +230,28 @@ class MultiFieldEmbeddingLookup(EmbeddingLookup):
             merged = ops.select(ops.broadcast_to(c == 0, merged.shape), ops.zeros_like(merged),
                                 merged / ops.select(c == 0, ops.ones_like(c), c))  # fmt: skip
         return merged
+
+    def _run_held(self, input_indices, input_values, field_ids):
+        """MindSpore's sequence: each sample's field ids offset by sample * field_size, the weighted rows merged by
+        `merge_op` over batch * field_size segments, then 'MAX' masks empty fields and 'MEAN' divides by the sum of
+        |weights| (`count_op`)."""
+        batch, seq = input_indices.shape
+        segments = batch * self.field_size
+        offsets = ops.reshape(ops.arange(0, segments, self.field_size, dtype=field_ids.dtype), (batch, -1))
+        field_ids = self.bias_add(field_ids, offsets)
+        out = EmbeddingLookup.construct(self, input_indices)  # (B, S, E)
+        weights = ops.reshape(input_values, (batch, seq, 1))
+        embedding = self.mul(weights, out)
+        if self.operator == "MAX":  # rows of weight 0 pushed to the lowest float32, so that they never win
+            mask = self.inf_mask_mul(self.cast(self.equal(weights, 0), mstype.float32), _LOWEST)
+            embedding = ops.reshape(self.inf_add(embedding, mask), (-1, self.embedding_size))
+            field_ids = ops.reshape(field_ids, (-1,))
+        merged = self.merge_op(embedding, field_ids, segments)
+        if self.operator == "MAX":
+            count = self.count_op(self.abs(ops.reshape(input_values, (-1,))), field_ids, segments)
+            merged = self.max_mask_mul(merged, self.expand(self.cast(self.max_no_equal(count, 0.0), mstype.float32),
+                                                           -1))  # fmt: skip
+        elif self.operator == "MEAN":
+            count = self.count_op(self.abs(input_values), field_ids, segments)
+            merged = self.div_no_nan(merged, self.expand(count, -1))
+        return ops.reshape(merged, (batch, self.field_size, -1))

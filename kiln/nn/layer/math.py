@@ -7,6 +7,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
+from kiln.nn.layer._held import hold, touched
 from kiln.ops._helpers import REGISTRY, apply
 
 __all__ = [
@@ -50,8 +51,11 @@ class OneHot(Cell):
         super().__init__()
         self.axis, self.depth, self.dtype = axis, depth, dtype
         self.on_value, self.off_value = Tensor(on_value, dtype), Tensor(off_value, dtype)
+        hold(self, onehot=ops.OneHot(axis))
 
     def construct(self, indices):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive
+            return self.onehot(indices, self.depth, self.on_value, self.off_value)
         return ops.one_hot(indices, self.depth, self.on_value, self.off_value, self.axis)
 
 
@@ -205,8 +209,11 @@ class ClipByNorm(Cell):
     def __init__(self, axis=None):
         super().__init__()
         self.axis = () if axis is None else axis
+        hold(self, clip_by_norm=ops.operations.ClipByNorm(axis))
 
     def construct(self, x, clip_norm):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive
+            return self.clip_by_norm(x, clip_norm)
         axis = tuple(range(x.ndim)) if self.axis in ((), None) else self.axis
         axis = (axis,) if isinstance(axis, int) else tuple(axis)
         return apply(REGISTRY["ClipByNorm"], (x, clip_norm), (axis,))

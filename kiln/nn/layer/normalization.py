@@ -17,7 +17,8 @@ from kiln._core.tensor import Parameter
 from kiln.common.initializer import initializer
 from kiln.nn._checks import float_arg, positive_int
 from kiln.nn.cell import Cell
-from kiln.nn.layer._held import hold
+from kiln.nn.layer._held import hold, touched
+from kiln.ops._helpers import REGISTRY, apply
 
 __all__ = [
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "InstanceNorm1d", "InstanceNorm2d",
@@ -270,18 +271,20 @@ class _InstanceNorm(Cell):
         if not isinstance(num_features, int) or num_features <= 0:
             raise ValueError(f"For '{type(self).__name__}', 'num_features' must be a positive int.")
         self.num_features, self.eps, self.momentum, self.affine = num_features, eps, momentum, affine
+        # MindSpore's layer has the statistics its primitive takes (its kernel never updates them) before gamma, beta
+        self.moving_mean = Parameter(initializer("zeros", num_features, dtype), name="mean", requires_grad=False)
+        self.moving_variance = Parameter(initializer("ones", num_features, dtype), name="variance", requires_grad=False)
         self.gamma = Parameter(initializer(gamma_init, (num_features,), dtype), name="gamma", requires_grad=affine)
         self.beta = Parameter(initializer(beta_init, (num_features,), dtype), name="beta", requires_grad=affine)
+        hold(self, instance_bn=ops.InstanceNorm(float(eps), float(momentum)), shape=ops.Shape())
 
     def construct(self, x):
         if x.ndim != self._dims + 2:
             raise ValueError(f"For '{type(self).__name__}', the input must be {self._dims + 2}-D, got {x.ndim}-D.")
-        axes = tuple(range(2, x.ndim))
-        mean = ops.mean(x, axes, True)
-        var = ops.mean(ops.square(x - mean), axes, True)
-        y = (x - mean) / ops.sqrt(var + self.eps)
-        shape = (1, self.num_features) + (1,) * self._dims
-        return y * ops.reshape(self.gamma, shape) + ops.reshape(self.beta, shape)
+        args = (x, self.gamma, self.beta, self.moving_mean, self.moving_variance)
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive
+            return self.instance_bn(*args)[0]
+        return apply(REGISTRY["InstanceNorm"], args, (float(self.eps), float(self.momentum)))[0]
 
 
 class InstanceNorm1d(_InstanceNorm):
@@ -315,8 +318,11 @@ class LRN(Cell):
             raise ValueError(f"For 'LRN', 'norm_region' must be 'ACROSS_CHANNELS', but got {norm_region!r}.")
         self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
         self.norm_region = norm_region
+        hold(self, lrn_op=ops.LRN(depth_radius, bias, alpha, beta, norm_region))
 
     def construct(self, input_x):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive
+            return self.lrn_op(input_x)
         return ops.lrn(input_x, self.depth_radius, self.bias, self.alpha, self.beta, self.norm_region)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kiln import ops
 from kiln.nn.cell import Cell
+from kiln.nn.layer._held import hold, touched
 
 __all__ = [
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
@@ -37,12 +38,23 @@ class _Pad(Cell):
                              f"{x.ndim}-D input.")  # fmt: skip
         if self._mode == "constant":
             return ops.pad(x, self.padding, "constant", self.value)
+        if self._mode == "replicate" and touched(self):  # sharded or replaced: MindSpore's layer calls its PadV3
+            if x.ndim == self._dims + 1:  # unbatched: the primitive pads a batch
+                return ops.squeeze(self.padv3(ops.expand_dims(x, 0), self.padding, None), 0)
+            return self.padv3(x, self.padding, None)
         return ops.pad(x, self.padding, self._mode)
+
+
+def _replication_init(self, padding) -> None:
+    _Pad.__init__(self, padding)
+    hold(self, padv3=ops.PadV3(mode="edge"))  # MindSpore's ReplicationPad layers hold it
 
 
 def _pad_class(name: str, dims: int, mode: str, doc: str):
     cls = type(name, (_Pad,), {"_dims": dims, "_mode": mode, "__doc__": doc})
-    if mode != "constant":
+    if mode == "replicate":
+        cls.__init__ = _replication_init
+    elif mode != "constant":
         cls.__init__ = lambda self, padding: _Pad.__init__(self, padding)
     return cls
 

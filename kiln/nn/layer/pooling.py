@@ -60,16 +60,25 @@ class _Pool(Cell):
     _pool_attr = ""
 
     def _hold_pool(self, prim) -> None:
-        """Hold `prim` as the layer's pooling primitive (kiln/nn/layer/_held.py) where MindSpore's layer has one."""
-        if self._nd > 1 and self.pad_mode != "pad":
-            hold(self, **{self._pool_attr: prim})
+        """Hold `prim` as the layer's pooling primitive (kiln/nn/layer/_held.py) where MindSpore's layer has one;
+        MindSpore's 1-D layers run a 2-D primitive over (N, C, 1, L) between `expand` and `squeeze`."""
+        if self.pad_mode == "pad":
+            return
+        if self._nd == 1:
+            hold(self, expand=ops.ExpandDims(), reduce_mean=ops.ReduceMean(keep_dims=True), squeeze=ops.Squeeze(2))
+        hold(self, **{self._pool_attr: prim})
 
     def _run_held(self, x):
         """The held pooling primitive on `x` (once it was sharded or replaced: `touched`)."""
         attr = self._pool_attr
         if x.ndim == self._nd + 1:  # unbatched: the primitive takes a batch
-            return ops.squeeze(getattr(self, attr)(ops.expand_dims(x, 0)), 0)
+            return ops.squeeze(self._run_held(ops.expand_dims(x, 0)), 0)
+        if self._nd == 1:
+            return self._run_held_1d(x)
         return getattr(self, attr)(x)
+
+    def _run_held_1d(self, x):
+        return self.squeeze(getattr(self, self._pool_attr)(self.expand(x, 2)))
 
     def extend_repr(self) -> str:
         shown = lambda t: t[0] if len(set(t)) == 1 else t
@@ -97,7 +106,8 @@ class _MaxPool(_Pool):
                 f"return_indices={return_indices}, ceil_mode={ceil_mode}."
             )
         pool = ops.MaxPool3D if self._nd == 3 else ops.MaxPool
-        self._hold_pool(pool(self._kernel, self._stride, self.pad_mode))
+        window = ((1,) + self._kernel, (1,) + self._stride) if self._nd == 1 else (self._kernel, self._stride)
+        self._hold_pool(pool(*window, self.pad_mode))
 
     _pool_attr = "max_pool"
 
@@ -185,6 +195,10 @@ class _AvgPool(_Pool):
         if self._nd == 3:
             self._hold_pool(ops.AvgPool3D(self._kernel, self._stride, self.pad_mode, 0, self.ceil_mode,
                                           self.count_include_pad, self.divisor_override))  # fmt: skip
+        elif self._nd == 1 and not self.ceil_mode and self.count_include_pad:
+            self._hold_pool(ops.AvgPool((1,) + self._kernel, (1,) + self._stride, self.pad_mode))
+            if self.pad_mode != "pad":
+                hold(self, slice=ops.Slice())
         elif not self.ceil_mode and not self.divisor_override:
             self._hold_pool(ops.AvgPool(self._kernel, self._stride, self.pad_mode))
 
@@ -235,6 +249,17 @@ class AvgPool1d(_AvgPool):
     ) -> None:
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, count_include_pad)
 
+    def _run_held_1d(self, x):
+        """MindSpore's AvgPool1d: one window covering the input is a `reduce_mean`, as is one whose next would not fit
+        (over the first `kernel_size` entries, `slice`); otherwise the 2-D `avg_pool` over (N, C, 1, L)."""
+        (k,), (s,) = self._kernel, self._stride
+        n, c, width = x.shape
+        if width == k:
+            return self.reduce_mean(x, 2)
+        if width - k < s:
+            return self.reduce_mean(self.slice(x, (0, 0, 0), (n, c, k)), 2)
+        return self.squeeze(self.avg_pool(self.expand(x, 2)))
+
 
 class AvgPool2d(_AvgPool):
     """2-D average pooling over (N, C, H, W) or (C, H, W); arguments as in AvgPool1d, per spatial dim.
@@ -260,11 +285,16 @@ class AvgPool3d(_AvgPool):
 class _Adaptive(Cell):
     _nd = 2
     _fn = None
+    # MindSpore's attribute and class of the layer's pooling primitive, where its layer holds one
+    _held: tuple[str, type] | None = None
 
     def __init__(self, output_size, return_indices: bool = False) -> None:
         super().__init__()
         self.output_size = adaptive_output_size(type(self).__name__, output_size, self._nd)
         self.return_indices = return_indices
+        if self._held is not None:
+            attr, cls = self._held
+            hold(self, **{attr: cls() if cls is ops.AdaptiveMaxPool3D else cls(self.output_size)})
 
     def extend_repr(self) -> str:
         return f"output_size={self.output_size}"
@@ -290,7 +320,11 @@ class AdaptiveAvgPool2d(_Adaptive):
         output_size (Union[int, tuple]): (out_H, out_W); None keeps that input size.
     """
 
+    _held = ("adaptive_avgpool2d", ops.AdaptiveAvgPool2D)
+
     def construct(self, x):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive
+            return self.adaptive_avgpool2d(x)
         return adaptive_avg_pool2d(x, self.output_size)
 
 
@@ -298,8 +332,11 @@ class AdaptiveAvgPool3d(_Adaptive):
     """Adaptive average pooling of (N, C, D, H, W) or (C, D, H, W); see AdaptiveAvgPool2d."""
 
     _nd = 3
+    _held = ("adaptive_avg_pool3d", ops.AdaptiveAvgPool3D)
 
     def construct(self, x):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive
+            return self.adaptive_avg_pool3d(x)
         return adaptive_avg_pool3d(x, self.output_size)
 
 
@@ -335,8 +372,12 @@ class AdaptiveMaxPool3d(_Adaptive):
     """Adaptive max pooling of (N, C, D, H, W) or (C, D, H, W); see AdaptiveMaxPool2d."""
 
     _nd = 3
+    _held = ("adaptive_max_pool3d", ops.AdaptiveMaxPool3D)  # MindSpore's takes the output size as an input
 
     def construct(self, x):
+        if touched(self):  # sharded or replaced: MindSpore's layer calls its primitive, which returns both
+            out = self.adaptive_max_pool3d(x, self.output_size)
+            return out if self.return_indices else out[0]
         return adaptive_max_pool3d(x, self.output_size, self.return_indices)
 
 

@@ -11,7 +11,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
-from kiln.nn.layer._held import hold, hold_idle
+from kiln.nn.layer._held import hold, hold_idle, touched
 from kiln.nn.layer.activation import get_activation
 
 __all__ = [
@@ -135,8 +135,11 @@ class SmoothL1Loss(LossBase):
         if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta < 0:
             raise ValueError(f"For 'SmoothL1Loss', 'beta' must be a non-negative float, but got {beta!r}.")
         self.beta = float(beta)
+        hold(self, smooth_l1_loss=ops.SmoothL1Loss(self.beta, reduction))
 
     def construct(self, logits, labels):
+        if touched(self):  # sharded or replaced: MindSpore's loss calls its primitive
+            return self.smooth_l1_loss(logits, labels)
         return ops.smooth_l1_loss(logits, labels, self.beta, self.reduction)
 
 

@@ -115,6 +115,7 @@ __all__ = [
     "RaggedRange",
     "FloatStatus",
     "DetTriangle",
+    "ClipByNorm",
     "FFTWithSize",
     "Abs",
     "Neg",
@@ -494,6 +495,18 @@ class DetTriangle(WithAttrs):
         if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
             raise op_error("DetTriangle", f"'x' must be (..., n, n), but got {tuple(x.shape)}.")
         return math.prod(array.diagonal(x, 0, -2, -1), -1)
+
+
+class ClipByNorm(WithAttrs):
+    """`ClipByNorm(axis=None)(x, clip_norm)`: x scaled so that its L2 norm over `axis` (all axes when None) is at most
+    `clip_norm`, computed in float32 and returned as float32 (MindSpore's inner primitive of nn.ClipByNorm)."""
+
+    _defaults = {"axis": None}
+
+    def __call__(self, x, clip_norm):
+        axis = tuple(range(x.ndim)) if self.axis in ((), None) else self.axis
+        axis = (axis,) if isinstance(axis, int) else tuple(axis)
+        return apply(prim("ClipByNorm"), (x, clip_norm), (axis,))
 
 
 class FFTWithSize(WithAttrs):

@@ -73,6 +73,7 @@ __all__ = [
     "Gelu",
     "GLU",
     "LRN",
+    "InstanceNorm",
     "LogSoftmaxExt",
     "MirrorPad",
     "Pdist",
@@ -587,7 +588,7 @@ PadV3 = attr_class(
     lambda s, x, paddings, value=None: array.pad(
         x,
         as_ints(paddings) if s.paddings_contiguous else _pairs_to_flat(as_ints(paddings)),
-        s.mode,
+        "replicate" if s.mode == "edge" else s.mode,  # MindSpore's name of the mode
         None if value is None else scalar_value(value),
     ),
 )
@@ -1201,9 +1202,30 @@ class AdaptiveAvgPool3D(_Adaptive):
 
 
 class AdaptiveMaxPool3D(_Adaptive):
-    """Adaptive 3-D max pooling: returns (output, argmax) with flat D * H * W indices."""
+    """Adaptive 3-D max pooling: returns (output, argmax) with flat D * H * W indices.
+
+    MindSpore's takes the output size as its second input (`AdaptiveMaxPool3D()(x, output_size)`, a tuple or an
+    int Tensor); Kiln's also takes it at construction (`AdaptiveMaxPool3D(output_size)(x)`).
+    """
 
     _kind, _nd = "Max", 3
+
+    def __init__(self, output_size=None) -> None:
+        if output_size is None:  # given with each call
+            _NNPrimitive.__init__(self)
+            self._prim, self._attrs = REGISTRY["AdaptiveMaxPool3D"], None
+        else:
+            super().__init__(output_size)
+
+    def __call__(self, x, output_size=None):
+        if output_size is None:
+            if self._attrs is None:
+                raise op_error(self.name, "the output size must be given, at construction or as the second input.")
+            return apply(self._prim, (x,), self._attrs)
+        if isinstance(output_size, Tensor):  # MindSpore's layer hands it over as an int Tensor
+            output_size = as_ints(output_size)
+            output_size = output_size[0] if len(output_size) == 1 else output_size
+        return apply(self._prim, (x,), (adaptive_output_size(self.name, output_size, 3),))
 
 
 # ---- normalisation, dropout, activations -----------------------------------------------------------
@@ -1241,6 +1263,33 @@ class BatchNorm(_NNPrimitive):
         if self.is_training:
             update_moving_stats(mean, variance, outs[3], outs[4])
         return outs
+
+
+class InstanceNorm(_NNPrimitive):
+    """Instance normalisation: `InstanceNorm(epsilon, momentum)(x, gamma, beta, mean, variance)`.
+
+    Each (sample, channel) of x (N, C, ...) is normalised over its spatial axes in float32 and scaled and shifted by
+    the float32 gamma and beta (C,). MindSpore's GPU kernel leaves `mean` and `variance` unchanged (it updates a
+    scratch copy), and so does this.
+
+    Args:
+        epsilon (float): added to the variance, in (0, 1]. Default: 1e-5.
+        momentum (float): in [0, 1]; kept as an attribute. Default: 0.1.
+
+    Returns:
+        (y, save_mean, save_variance): y in x's dtype; the (N * C,) batch means and 1 / sqrt(variance + epsilon).
+    """
+
+    def __init__(self, epsilon: float = 1e-5, momentum: float = 0.1) -> None:
+        super().__init__()
+        if not 0 < epsilon <= 1:
+            raise op_error(self.name, f"'epsilon' must be in (0, 1], but got {epsilon}.")
+        check_probability(self.name, "momentum", momentum)
+        self._record(epsilon=epsilon, momentum=momentum)
+        self._attrs = (float(epsilon), float(momentum))
+
+    def __call__(self, x, gamma, beta, mean, variance):
+        return apply(prims_norm.InstanceNorm, (x, gamma, beta, mean, variance), self._attrs)
 
 
 class LayerNorm(_NNPrimitive):

@@ -570,6 +570,9 @@ NORM = [
              shapes=((3, 5),), rtol=1e-4, atol=1e-4),
     OpRecord("group_norm", lambda x, w, b: ops.group_norm(x, 2, w, b), lambda x, w, b: np_group_norm(x, 2, w, b),
              shapes=((2, 4, 2, 2), (4,), (4,)), rtol=1e-4, atol=1e-4),
+    OpRecord("InstanceNorm", lambda x, w, b: ops.InstanceNorm()(x, w, b, ops.zeros_like(w), ops.ones_like(w))[0],
+             lambda x, w, b: np_group_norm(x, x.shape[1], w, b), shapes=((2, 3, 4, 2), (3,), (3,)),
+             cases=(((2, 3, 5), (3,), (3,)),), rtol=1e-4, atol=1e-4),  # one group per channel
     OpRecord("normalize", lambda x: ops.normalize(x, dim=-1),
              lambda x: x / np.maximum(np.sqrt((x * x).sum(-1, keepdims=True)), 1e-12), shapes=((3, 4),)),
     OpRecord("normalize_p1", lambda x: ops.normalize(x, p=1.0, dim=0),
