@@ -66,6 +66,8 @@ def _softmax(x, axis):
 
 
 Softmax = PrimitiveDef("Softmax", _softmax, attrs={"axis": (-1,)}, check=_check_softmax("Softmax"))
+
+
 def _log_softmax(x, axis):
     """A half-precision input's log-softmax computed in float32 and rounded once, as MindSpore's kernel gives it
     (JAX's runs the shift, exp, sum and log in float16: one ulp off in a fifth of the outputs)."""
