@@ -8,6 +8,7 @@ from kiln._backend import jax, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import normalize_axis, shape_of
 from kiln._prims._division import true_divide
+from kiln._prims._low_precision import rounds_once_from_float32
 from kiln._prims.math import maximum, minimum
 from kiln._prims.nn._common import declare, require_float
 
@@ -68,18 +69,9 @@ def _softmax(x, axis):
 Softmax = PrimitiveDef("Softmax", _softmax, attrs={"axis": (-1,)}, check=_check_softmax("Softmax"))
 
 
-def _log_softmax(x, axis):
-    """A half-precision input's log-softmax computed in float32 and rounded once, as MindSpore's kernel gives it
-    (JAX's runs the shift, exp, sum and log in float16: one ulp off in a fifth of the outputs)."""
-    dtype = getattr(x, "dtype", None)
-    if dtype in (jnp.float16, jnp.bfloat16):
-        return jax.nn.log_softmax(x.astype(jnp.float32), axis=axis).astype(dtype)
-    return jax.nn.log_softmax(x, axis=axis)
-
-
 LogSoftmax = PrimitiveDef(
     "LogSoftmax",
-    _log_softmax,
+    rounds_once_from_float32(lambda x, axis: jax.nn.log_softmax(x, axis=axis)),
     attrs={"axis": (-1,)},
     check=_check_softmax("LogSoftmax"),
 )
