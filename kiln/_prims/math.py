@@ -9,7 +9,7 @@ from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import check_binary
 from kiln._prims._division import true_divide
-from kiln._prims._low_precision import sums_broadcasts_in_float32
+from kiln._prims._low_precision import rounds_once_from_float32, sums_broadcasts_in_float32
 from kiln._prims._promote import float32_scalars
 
 
@@ -213,10 +213,10 @@ UNARY = {
     "ReLU": jax.nn.relu,
     "ReLU6": lambda x: jnp.where(x <= 6, jax.nn.relu(x), jax.nn.relu6(x)),  # MindSpore's derivative: 1 at x = 6
     "SiLU": _float_fn(jax.nn.silu),
-    "Softsign": _float_fn(jax.nn.soft_sign),
+    "Softsign": rounds_once_from_float32(_float_fn(jax.nn.soft_sign)),
     "HSwish": _float_fn(_hard_swish),
     "HSigmoid": _float_fn(jax.nn.hard_sigmoid),
-    "Mish": _float_fn(lambda x: x * jnp.tanh(jax.nn.softplus(x))),
+    "Mish": rounds_once_from_float32(_float_fn(lambda x: x * jnp.tanh(jax.nn.softplus(x)))),
     "SeLU": _float_fn(jax.nn.selu),
     "LogSigmoid": _float_fn(jax.nn.log_sigmoid),
     "Tanhshrink": _float_fn(lambda x: x - jnp.tanh(x)),
@@ -278,21 +278,18 @@ for _name, _fn in BINARY.items():
     DEFS[_name] = PrimitiveDef(_name, float32_scalars(_impl), check=check_binary(_name))
 
 # Activations with attributes.
-DEFS["Elu"] = PrimitiveDef("Elu", lambda x, alpha: jax.nn.elu(x, alpha), attrs={"alpha": 1.0})
+DEFS["Elu"] = PrimitiveDef("Elu", rounds_once_from_float32(lambda x, alpha: jax.nn.elu(x, alpha)), attrs={"alpha": 1.0})
 DEFS["CeLU"] = PrimitiveDef("CeLU", lambda x, alpha: jax.nn.celu(x, alpha), attrs={"alpha": 1.0})
 DEFS["LeakyReLU"] = PrimitiveDef("LeakyReLU", lambda x, alpha: _leaky_relu(x, alpha), attrs={"alpha": 0.01})
 
 
 def _gelu(x, approximate: bool):
-    x = float_of(x)
-    if x.dtype in (jnp.float16, jnp.bfloat16):
-        # computed in float32 and rounded once, as MindSpore's kernel: in half precision the tanh form's 1 + tanh(..)
-        # cancels on the negative tail (GELU(-3.1) came out -2.27e-3 against -2.63e-3)
-        return jax.nn.gelu(x.astype(jnp.float32), approximate=approximate).astype(x.dtype)
-    return jax.nn.gelu(x, approximate=approximate)
+    # in half precision the tanh form's 1 + tanh(..) cancels on the negative tail (GELU(-3.1) came out -2.27e-3
+    # against -2.63e-3): computed in float32 and rounded once, as MindSpore's kernel
+    return jax.nn.gelu(float_of(x), approximate=approximate)
 
 
-DEFS["GeLU"] = PrimitiveDef("GeLU", _gelu, attrs={"approximate": False})
+DEFS["GeLU"] = PrimitiveDef("GeLU", rounds_once_from_float32(_gelu), attrs={"approximate": False})
 
 
 def _clip_by_norm(x, clip_norm, axis):
@@ -306,7 +303,9 @@ def _clip_by_norm(x, clip_norm, axis):
 DEFS["ClipByNorm"] = PrimitiveDef("ClipByNorm", _clip_by_norm, attrs={"axis": ()})
 DEFS["Softplus"] = PrimitiveDef(
     "Softplus",
-    lambda x, beta, threshold: jnp.where(x * beta > threshold, x, jax.nn.softplus(float_of(x) * beta) / beta),
+    rounds_once_from_float32(
+        lambda x, beta, threshold: jnp.where(x * beta > threshold, x, jax.nn.softplus(float_of(x) * beta) / beta)
+    ),
     attrs={"beta": 1.0, "threshold": 20.0},
 )
 DEFS["HShrink"] = PrimitiveDef(

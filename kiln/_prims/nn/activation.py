@@ -8,6 +8,7 @@ from kiln._backend import jax, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import normalize_axis, shape_of
 from kiln._prims._division import true_divide
+from kiln._prims._low_precision import rounds_once_from_float32
 from kiln._prims.math import maximum, minimum
 from kiln._prims.nn._common import declare, require_float
 
@@ -66,9 +67,11 @@ def _softmax(x, axis):
 
 
 Softmax = PrimitiveDef("Softmax", _softmax, attrs={"axis": (-1,)}, check=_check_softmax("Softmax"))
+
+
 LogSoftmax = PrimitiveDef(
     "LogSoftmax",
-    lambda x, axis: jax.nn.log_softmax(x, axis=axis),
+    rounds_once_from_float32(lambda x, axis: jax.nn.log_softmax(x, axis=axis)),
     attrs={"axis": (-1,)},
     check=_check_softmax("LogSoftmax"),
 )

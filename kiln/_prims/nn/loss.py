@@ -10,6 +10,7 @@ from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef
 from kiln._prims import _bounds
 from kiln._prims._checks import broadcast_shapes
+from kiln._prims._low_precision import rounds_once_from_float32
 from kiln._prims.math import absolute, maximum
 from kiln._prims.nn._common import declare, dtype_name, dtype_of, one_of, op_error, require_float, shape_of
 
@@ -57,7 +58,7 @@ def _sce_vjp(logits, labels, *, out, dout):
 
 
 SoftmaxCrossEntropyWithLogits = declare(
-    "SoftmaxCrossEntropyWithLogits", _sce, _check_sce, multiple_results=True, vjp=_sce_vjp
+    "SoftmaxCrossEntropyWithLogits", rounds_once_from_float32(_sce), _check_sce, multiple_results=True, vjp=_sce_vjp
 )
 
 
@@ -294,7 +295,10 @@ def _smooth_l1(x, y, *, beta, reduction):
 MSELoss = declare("MSELoss", _mse, _check_pair("MSELoss"), attrs={"reduction": "mean"})
 L1Loss = declare("L1Loss", _l1, _check_pair("L1Loss"), attrs={"reduction": "mean"})
 SmoothL1Loss = declare(
-    "SmoothL1Loss", _smooth_l1, _check_pair("SmoothL1Loss", broadcast=False), attrs={"beta": 1.0, "reduction": "none"}
+    "SmoothL1Loss",
+    rounds_once_from_float32(_smooth_l1),
+    _check_pair("SmoothL1Loss", broadcast=False),
+    attrs={"beta": 1.0, "reduction": "none"},
 )
 
 
