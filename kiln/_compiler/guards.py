@@ -17,7 +17,7 @@ import operator
 from collections import OrderedDict
 
 from kiln._compiler.frontend.ast.values import MISSING
-from kiln._core.primitive import STRATEGIES
+from kiln._core.primitive import PRIMITIVE_EDITS, watch_edits
 
 # -- AST guards: (kind, container, key, value, snapshot); kind 0 reads container[key], 1 a closure cell --
 
@@ -114,12 +114,17 @@ def compile_guards(guards: list):
     return ns["holds"]
 
 
+ATTR_EDITS = "_attr_edits"  # a library Cell's count of plain attributes changed (kiln/nn/cell.py `_set_plain`)
+
+
 def cell_reads(cell) -> list[tuple]:
     """What running `cell` reads from its own attributes beyond its Parameters and training mode, as (dict, key,
-    value) guards: its child Cells (a library layer runs as Python, so its reads of them are not guarded one by one)
-    and the primitives it holds under MindSpore's names (nn/layer/_held.py), where each is now. Replacing one after a
-    compile compiles the graph again, as PyNative would run the new one (a strategy set on a primitive is the
-    callers' other guard, `STRATEGIES`: `Primitive.shard` changes the instance without replacing it).
+    value) guards: its child Cells (a library layer runs as Python, so its reads of them are not guarded one by one),
+    the primitives it holds under MindSpore's names (nn/layer/_held.py), where each is now, and, for a library Cell,
+    its count of plain attributes changed (`_attr_edits`, bumped by `Cell.__setattr__` once this marks it: a layer's
+    `p`, `alpha`, `has_bias`, `reduction`...). Replacing or changing one after a compile compiles the graph again, as
+    PyNative would run the new one. The primitives it holds are watched (`watch_edits`): an attribute changed on one,
+    or a strategy set (`Primitive.shard`), bumps the callers' other guard, `PRIMITIVE_EDITS`.
     """
     d = cell.__dict__
     cells = d["_cells"]
@@ -129,7 +134,22 @@ def cell_reads(cell) -> list[tuple]:
         for name in made:
             if name not in cells:
                 out.append((d, name, d.get(name, MISSING)))
+    if _runs_library_code(type(cell)):
+        out.append((d, ATTR_EDITS, d.setdefault(ATTR_EDITS, 0)))
+    for v in list(d.values()):
+        watch_edits(v)
     return out
+
+
+_LIBRARY_CELLS: dict = {}  # Cell class -> whether Kiln's own code (a layer, a loss, a wrapper) defines part of it
+
+
+def _runs_library_code(cls) -> bool:
+    known = _LIBRARY_CELLS.get(cls)
+    if known is None:  # the MRO ends (Cell, object): the base Cell's own reads are guarded one by one
+        known = any(c.__module__.partition(".")[0] == "kiln" for c in cls.__mro__[:-2])
+        _LIBRARY_CELLS[cls] = known
+    return known
 
 
 # host step site (name, file, line, col, arrival) -> the result shapes its latest run gave (or its latest compile
@@ -175,8 +195,10 @@ def _describe_guard(kind, container, key) -> str:
         return "the Cell's training mode changed (set_train)"
     if key == "_float_dtype":
         return "the Cell's run dtype changed (to_float, the fp16/fp32/bf16 flags)"
-    if container is STRATEGIES:
-        return "a strategy was set on a primitive (Primitive.shard)"
+    if container is PRIMITIVE_EDITS:
+        return "a primitive was changed in place (an attribute it computes with, add_prim_attr, Primitive.shard)"
+    if key == ATTR_EDITS:
+        return "an attribute of a library Cell changed (its code read the old value)"
     if key == "_amp_auto":
         return "the Cell's amp level 'auto' or O1 changed (auto_mixed_precision, custom_mixed_precision)"
     return f"attribute '{key}' changed"
@@ -300,4 +322,13 @@ class Guards:
         return out
 
 
-__all__ = ["Guards", "cell_guard", "cell_reads", "check_guards", "compile_guards", "dict_guard", "snapshot"]
+__all__ = [
+    "ATTR_EDITS",
+    "Guards",
+    "cell_guard",
+    "cell_reads",
+    "check_guards",
+    "compile_guards",
+    "dict_guard",
+    "snapshot",
+]
