@@ -17,7 +17,7 @@ import operator
 from collections import OrderedDict
 
 from kiln._compiler.frontend.ast.values import MISSING
-from kiln._core.primitive import PRIMITIVE_EDITS, watch_edits
+from kiln._core.primitive import PRIMITIVE_EDITS, WATCH_MARK, watch_edits
 
 # -- AST guards: (kind, container, key, value, snapshot); kind 0 reads container[key], 1 a closure cell --
 
@@ -114,17 +114,20 @@ def compile_guards(guards: list):
     return ns["holds"]
 
 
-ATTR_EDITS = "_attr_edits"  # a library Cell's count of plain attributes changed (kiln/nn/cell.py `_set_plain`)
+# how many plain attributes were changed on library Cells a compiled program read (kiln/nn/cell.py `_set_plain`): a
+# layer runs as Python inside the trace, so its reads of `p`, `alpha`, `has_bias`, `reduction`... are not guarded one
+# by one; each program guards this count instead (one guard, however many layers it holds)
+LIBRARY_CELL_EDITS = {"generation": 0}
 
 
 def cell_reads(cell) -> list[tuple]:
     """What running `cell` reads from its own attributes beyond its Parameters and training mode, as (dict, key,
     value) guards: its child Cells (a library layer runs as Python, so its reads of them are not guarded one by one),
     the primitives it holds under MindSpore's names (nn/layer/_held.py), where each is now, and, for a library Cell,
-    its count of plain attributes changed (`_attr_edits`, bumped by `Cell.__setattr__` once this marks it: a layer's
-    `p`, `alpha`, `has_bias`, `reduction`...). Replacing or changing one after a compile compiles the graph again, as
-    PyNative would run the new one. The primitives it holds are watched (`watch_edits`): an attribute changed on one,
-    or a strategy set (`Primitive.shard`), bumps the callers' other guard, `PRIMITIVE_EDITS`.
+    `LIBRARY_CELL_EDITS`. Replacing or changing one after a compile compiles the graph again, as PyNative would run
+    the new one. The Cell and the primitives it holds are watched from now on (`watch_read`): a plain attribute changed
+    on a library Cell bumps `LIBRARY_CELL_EDITS`; an attribute changed on a primitive, or a strategy set
+    (`Primitive.shard`), bumps the callers' other guard, `PRIMITIVE_EDITS`.
     """
     d = cell.__dict__
     cells = d["_cells"]
@@ -135,10 +138,21 @@ def cell_reads(cell) -> list[tuple]:
             if name not in cells:
                 out.append((d, name, d.get(name, MISSING)))
     if _runs_library_code(type(cell)):
-        out.append((d, ATTR_EDITS, d.setdefault(ATTR_EDITS, 0)))
+        d[WATCH_MARK] = True
+        out.append((LIBRARY_CELL_EDITS, "generation", LIBRARY_CELL_EDITS["generation"]))
     for v in list(d.values()):
         watch_edits(v)
     return out
+
+
+def watch_read(obj) -> None:
+    """Count later changes to `obj` if it is a primitive or a library Cell (a program loaded from the disk cache read
+    them as the traced one did: `cache.persistent.rebuild_guards`)."""
+    d = getattr(obj, "__dict__", None)
+    if type(d) is dict and "_cells" in d and _runs_library_code(type(obj)):
+        d[WATCH_MARK] = True
+    else:
+        watch_edits(obj)
 
 
 _LIBRARY_CELLS: dict = {}  # Cell class -> whether Kiln's own code (a layer, a loss, a wrapper) defines part of it
@@ -197,7 +211,7 @@ def _describe_guard(kind, container, key) -> str:
         return "the Cell's run dtype changed (to_float, the fp16/fp32/bf16 flags)"
     if container is PRIMITIVE_EDITS:
         return "a primitive was changed in place (an attribute it computes with, add_prim_attr, Primitive.shard)"
-    if key == ATTR_EDITS:
+    if container is LIBRARY_CELL_EDITS:
         return "an attribute of a library Cell changed (its code read the old value)"
     if key == "_amp_auto":
         return "the Cell's amp level 'auto' or O1 changed (auto_mixed_precision, custom_mixed_precision)"
@@ -323,7 +337,7 @@ class Guards:
 
 
 __all__ = [
-    "ATTR_EDITS",
+    "LIBRARY_CELL_EDITS",
     "Guards",
     "cell_guard",
     "cell_reads",
@@ -331,4 +345,5 @@ __all__ = [
     "compile_guards",
     "dict_guard",
     "snapshot",
+    "watch_read",
 ]

@@ -46,12 +46,15 @@ def same_value(old, new) -> bool:
     return False
 
 
+WATCH_MARK = "_edits_watched"  # in the __dict__ of a primitive or a library Cell whose changed attributes are counted
+
+
 def watch_edits(value) -> None:
     """Count later changes to `value`'s attributes if it is a Primitive (held by a layer, or read by a program being
     compiled): `Primitive.__setattr__` then bumps `PRIMITIVE_EDITS` for an attribute that changes its result. Unwatched
     primitives (made and configured inside a run) change nothing compiled, so setting theirs counts nothing."""
     if getattr(type(value), "_counts_edits", False):
-        value.__dict__["_edits_watched"] = True
+        value.__dict__[WATCH_MARK] = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,9 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from kiln._compiler.errors import for_user
-from kiln._compiler.guards import ATTR_EDITS
+from kiln._compiler.guards import LIBRARY_CELL_EDITS
 from kiln._core import dtype as mstype
-from kiln._core.primitive import same_value
+from kiln._core.primitive import WATCH_MARK, same_value
 from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor
 from kiln._core.unsupported import ignore_argument, warn_once
 from kiln._parallel.shard import shard_cell
@@ -24,10 +24,10 @@ _UNSET = object()  # an attribute not set before
 
 
 def _set_plain(cell, d: dict, name: str, value) -> None:
-    """Set a plain attribute. On a library Cell a compiled program ran (it holds ATTR_EDITS: guards.cell_reads), a
-    changed value counts an edit: the layer's Python code read the old one, so each program over it compiles again."""
-    if ATTR_EDITS in d and not same_value(d.get(name, _UNSET), value):
-        d[ATTR_EDITS] += 1
+    """Set a plain attribute. On a library Cell a compiled program read (marked by guards.cell_reads), a changed value
+    bumps `LIBRARY_CELL_EDITS`: the layer's Python code read the old one, so each program guarding it compiles again."""
+    if WATCH_MARK in d and not same_value(d.get(name, _UNSET), value):
+        LIBRARY_CELL_EDITS["generation"] += 1
     object.__setattr__(cell, name, value)
 
 
@@ -137,8 +137,8 @@ class Cell:
             del self._cells[name]
         else:
             object.__delattr__(self, name)
-            if ATTR_EDITS in self.__dict__:
-                self.__dict__[ATTR_EDITS] += 1
+            if WATCH_MARK in self.__dict__:
+                LIBRARY_CELL_EDITS["generation"] += 1
 
     def insert_param_to_cell(self, param_name: str, param: Parameter, check_name_contain_dot: bool = True) -> None:
         """Register `param` as state of this cell under `param_name`."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 
-from kiln._core.primitive import NAMING_ATTRS, PRIMITIVE_EDITS, same_value
+from kiln._core.primitive import NAMING_ATTRS, PRIMITIVE_EDITS, WATCH_MARK, same_value
 from kiln._core.unsupported import ignore_argument, warn_once
 from kiln._parallel.shard import shard_primitive
 from kiln.ops.multitype import constexpr, primexpr  # noqa: F401  (MindSpore's ops.primitive module holds them too)
@@ -38,7 +38,7 @@ class Primitive:
 
     def __setattr__(self, name: str, value) -> None:
         d = self.__dict__
-        if "_edits_watched" in d and name[0] != "_" and name not in NAMING_ATTRS:
+        if WATCH_MARK in d and name[0] != "_" and name not in NAMING_ATTRS:
             if not same_value(d.get(name, _UNSET), value):
                 self._edited(name)
         object.__setattr__(self, name, value)
@@ -55,7 +55,7 @@ class Primitive:
 
     def add_prim_attr(self, name: str, value) -> Primitive:
         self.attrs[name] = value
-        if "_edits_watched" in self.__dict__:
+        if WATCH_MARK in self.__dict__:
             setattr(self, name, value)
         else:  # (the common case, a primitive being made: no count, no `__setattr__` call)
             object.__setattr__(self, name, value)
@@ -75,13 +75,15 @@ class Primitive:
     def recompute(self, mode: bool = True) -> Primitive:
         """MindSpore recomputes this primitive's output in the backward pass instead of keeping it. The values are the
         same either way; XLA decides what a compiled program keeps, so Kiln records the flag and warns once."""
+        if not isinstance(mode, bool):
+            raise TypeError(f"{self.name}.recompute() takes a bool 'mode', but got {type(mode).__name__}.")
         if mode:
             warn_once(
                 ("primitive recompute",),
                 "Primitive.recompute() is recorded but not applied: XLA chooses which results a compiled program "
                 "keeps for the backward pass (Cell.recompute() recomputes a whole Cell). Values are unchanged.",
             )
-        self.add_prim_attr("recompute", bool(mode))
+        self.add_prim_attr("recompute", mode)
         return self
 
     def set_user_data(self, key: str, value) -> None:

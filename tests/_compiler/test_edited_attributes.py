@@ -3,9 +3,9 @@
 Two kinds of change were silent wrong results against PyNative (a GRAPH_MODE Cell, an @jit function in either capture
 mode and a TrainOneStepCell step kept running the first program):
 
-- a plain attribute of a library Cell (`act.alpha`, `dense.has_bias`, `dropout.p`, `bn.momentum`...): the layer runs
-  as Python inside the trace, so its reads were not guarded. Such a Cell now counts changed attributes once a program
-  read it (`_attr_edits`, kiln/_compiler/guards.py `cell_reads`), and each program guards the count;
+- a plain attribute of a library Cell (`act.alpha`, `dense.has_bias`, `dropout.p`, a loss's `reduction`...): the layer
+  runs as Python inside the trace, so its reads were not guarded. A change to a library Cell that a program read now
+  bumps `LIBRARY_CELL_EDITS` (kiln/_compiler/guards.py `cell_reads`), which each program guards;
 - an attribute of a primitive (`matmul.transpose_b = False`, `add_prim_attr`): a program now guards
   `PRIMITIVE_EDITS`, which a change to a primitive that a layer holds or a program read bumps (kiln/ops/primitive.py).
 
@@ -192,6 +192,8 @@ def test_setting_what_an_attribute_holds_or_naming_a_primitive_compiles_nothing(
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         assert net.mm.recompute() is net.mm
+    with pytest.raises(TypeError, match="bool"):
+        net.mm.recompute(1)  # MindSpore refuses a mode that is not a bool too
     np.testing.assert_array_equal(run(X).asnumpy(), first)
     assert run.compile_count == 1
     assert net.mm.instance_name == "user_mm"
