@@ -145,6 +145,14 @@ def cell_reads(cell) -> list[tuple]:
     return out
 
 
+def settle_edit_counts(guards: list) -> None:
+    """Take `LIBRARY_CELL_EDITS` as it stands after a trace in the AST guards of its program: attributes the trace
+    itself wrote (a construct's `self.flag = True`, replayed by each run) must not make the program stale."""
+    for i, g in enumerate(guards):
+        if g[1] is LIBRARY_CELL_EDITS:
+            guards[i] = dict_guard(LIBRARY_CELL_EDITS, "generation", LIBRARY_CELL_EDITS["generation"])
+
+
 def watch_read(obj) -> None:
     """Count later changes to `obj` if it is a primitive or a library Cell (a program loaded from the disk cache read
     them as the traced one did: `cache.persistent.rebuild_guards`)."""
@@ -289,7 +297,12 @@ class Guards:
         self.add("contents", obj, None, snapshot, f"contents of {label}")
 
     def compile(self):
-        """A function returning None when every guard holds, else the description of the first that fails."""
+        """A function returning None when every guard holds, else the description of the first that fails (compiled
+        after the trace: `LIBRARY_CELL_EDITS` is taken as the trace left it, see `settle_edit_counts`)."""
+        self.items = [
+            (kind, h, k, LIBRARY_CELL_EDITS["generation"] if h is LIBRARY_CELL_EDITS else v, desc)
+            for kind, h, k, v, desc in self.items
+        ]
         ns: dict = {"M": MISSING, "_same": _same_contents, "_getattr": getattr}
         lines = ["def check():"]
         for i, (kind, holder, key, value, _desc) in enumerate(self.items):
@@ -344,6 +357,7 @@ __all__ = [
     "check_guards",
     "compile_guards",
     "dict_guard",
+    "settle_edit_counts",
     "snapshot",
     "watch_read",
 ]

@@ -197,3 +197,28 @@ def test_setting_what_an_attribute_holds_or_naming_a_primitive_compiles_nothing(
     np.testing.assert_array_equal(run(X).asnumpy(), first)
     assert run.compile_count == 1
     assert net.mm.instance_name == "user_mm"
+
+
+class _FlaggedSequence(nn.SequentialCell):
+    """A user's subclass of a library Cell whose construct writes a plain attribute of its own."""
+
+    def __init__(self):
+        super().__init__(nn.Dense(3, 3, weight_init=W, bias_init="zeros"), nn.ReLU())
+        self.flag = False
+
+    def construct(self, x):
+        self.flag = True
+        return self[1](self[0](x))
+
+
+@pytest.mark.parametrize("how", ["ast", "bytecode"])
+def test_a_program_writing_a_library_cells_attribute_compiles_once(how):
+    """The trace's own write (replayed by each run) does not make its program stale: the edit count is taken after
+    the trace."""
+    net = _FlaggedSequence()
+    run = ms.jit(lambda x: net(x), capture_mode=how)
+    for _ in range(3):
+        out = run(X)
+    np.testing.assert_allclose(out.asnumpy(), np.maximum(X.asnumpy() @ W.asnumpy().T, 0), rtol=1e-6)
+    assert net.flag is True
+    assert run.compile_count == 1
