@@ -39,7 +39,9 @@ class Primitive:
     def __setattr__(self, name: str, value) -> None:
         d = self.__dict__
         if WATCH_MARK in d and name[0] != "_" and name not in NAMING_ATTRS:
-            if not same_value(d.get(name, _UNSET), value):
+            # an attribute it did not hold is a hint its call never reads (the zoo's `field_size`, `cross_batch`)
+            old = d.get(name, _UNSET)
+            if old is not _UNSET and not same_value(old, value):
                 self._edited(name)
         object.__setattr__(self, name, value)
 

@@ -222,3 +222,17 @@ def test_a_program_writing_a_library_cells_attribute_compiles_once(how):
     np.testing.assert_allclose(out.asnumpy(), np.maximum(X.asnumpy() @ W.asnumpy().T, 0), rtol=1e-6)
     assert net.flag is True
     assert run.compile_count == 1
+
+
+def test_a_hint_added_to_a_held_primitive_keeps_the_fused_layer_and_the_program():
+    """`add_prim_attr` of a name the primitive did not hold (the zoo's `matmul.add_prim_attr("field_size", 39)`) is a
+    hint for MindSpore's passes that no call reads: the layer keeps its fused primitive, no program compiles again."""
+    net = _Net()
+    net.set_train(False)
+    run = ms.jit(lambda x: net(x))
+    first = run(X).asnumpy()
+    net.dense.matmul.add_prim_attr("field_size", 39)
+    net.mm.add_prim_attr("cross_batch", True)
+    np.testing.assert_array_equal(run(X).asnumpy(), first)
+    assert run.compile_count == 1
+    assert not net.dense._held_touched
