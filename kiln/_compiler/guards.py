@@ -17,7 +17,7 @@ import operator
 from collections import OrderedDict
 
 from kiln._compiler.frontend.ast.values import MISSING
-from kiln._core.primitive import STRATEGIES
+from kiln._core.primitive import PRIMITIVE_EDITS, WATCH_MARK, watch_edits
 
 # -- AST guards: (kind, container, key, value, snapshot); kind 0 reads container[key], 1 a closure cell --
 
@@ -114,12 +114,20 @@ def compile_guards(guards: list):
     return ns["holds"]
 
 
+# how many plain attributes were changed on library Cells a compiled program read (kiln/nn/cell.py `_set_plain`): a
+# layer runs as Python inside the trace, so its reads of `p`, `alpha`, `has_bias`, `reduction`... are not guarded one
+# by one; each program guards this count instead (one guard, however many layers it holds)
+LIBRARY_CELL_EDITS = {"generation": 0}
+
+
 def cell_reads(cell) -> list[tuple]:
     """What running `cell` reads from its own attributes beyond its Parameters and training mode, as (dict, key,
-    value) guards: its child Cells (a library layer runs as Python, so its reads of them are not guarded one by one)
-    and the primitives it holds under MindSpore's names (nn/layer/_held.py), where each is now. Replacing one after a
-    compile compiles the graph again, as PyNative would run the new one (a strategy set on a primitive is the
-    callers' other guard, `STRATEGIES`: `Primitive.shard` changes the instance without replacing it).
+    value) guards: its child Cells (a library layer runs as Python, so its reads of them are not guarded one by one),
+    the primitives it holds under MindSpore's names (nn/layer/_held.py), where each is now, and, for a library Cell,
+    `LIBRARY_CELL_EDITS`. Replacing or changing one after a compile compiles the graph again, as PyNative would run
+    the new one. The Cell and the primitives it holds are watched from now on (`watch_read`): a plain attribute changed
+    on a library Cell bumps `LIBRARY_CELL_EDITS`; an attribute changed on a primitive, or a strategy set
+    (`Primitive.shard`), bumps the callers' other guard, `PRIMITIVE_EDITS`.
     """
     d = cell.__dict__
     cells = d["_cells"]
@@ -129,7 +137,41 @@ def cell_reads(cell) -> list[tuple]:
         for name in made:
             if name not in cells:
                 out.append((d, name, d.get(name, MISSING)))
+    if _runs_library_code(type(cell)):
+        d[WATCH_MARK] = True
+        out.append((LIBRARY_CELL_EDITS, "generation", LIBRARY_CELL_EDITS["generation"]))
+    for v in list(d.values()):
+        watch_edits(v)
     return out
+
+
+def settle_edit_counts(guards: list) -> None:
+    """Take `LIBRARY_CELL_EDITS` as it stands after a trace in the AST guards of its program: attributes the trace
+    itself wrote (a construct's `self.flag = True`, replayed by each run) must not make the program stale."""
+    for i, g in enumerate(guards):
+        if g[1] is LIBRARY_CELL_EDITS:
+            guards[i] = dict_guard(LIBRARY_CELL_EDITS, "generation", LIBRARY_CELL_EDITS["generation"])
+
+
+def watch_read(obj) -> None:
+    """Count later changes to `obj` if it is a primitive or a library Cell (a program loaded from the disk cache read
+    them as the traced one did: `cache.persistent.rebuild_guards`)."""
+    d = getattr(obj, "__dict__", None)
+    if type(d) is dict and "_cells" in d and _runs_library_code(type(obj)):
+        d[WATCH_MARK] = True
+    else:
+        watch_edits(obj)
+
+
+_LIBRARY_CELLS: dict = {}  # Cell class -> whether Kiln's own code (a layer, a loss, a wrapper) defines part of it
+
+
+def _runs_library_code(cls) -> bool:
+    known = _LIBRARY_CELLS.get(cls)
+    if known is None:  # the MRO ends (Cell, object): the base Cell's own reads are guarded one by one
+        known = any(c.__module__.partition(".")[0] == "kiln" for c in cls.__mro__[:-2])
+        _LIBRARY_CELLS[cls] = known
+    return known
 
 
 # host step site (name, file, line, col, arrival) -> the result shapes its latest run gave (or its latest compile
@@ -175,8 +217,10 @@ def _describe_guard(kind, container, key) -> str:
         return "the Cell's training mode changed (set_train)"
     if key == "_float_dtype":
         return "the Cell's run dtype changed (to_float, the fp16/fp32/bf16 flags)"
-    if container is STRATEGIES:
-        return "a strategy was set on a primitive (Primitive.shard)"
+    if container is PRIMITIVE_EDITS:
+        return "a primitive was changed in place (an attribute it computes with, add_prim_attr, Primitive.shard)"
+    if container is LIBRARY_CELL_EDITS:
+        return "an attribute of a library Cell changed (its code read the old value)"
     if key == "_amp_auto":
         return "the Cell's amp level 'auto' or O1 changed (auto_mixed_precision, custom_mixed_precision)"
     return f"attribute '{key}' changed"
@@ -253,7 +297,12 @@ class Guards:
         self.add("contents", obj, None, snapshot, f"contents of {label}")
 
     def compile(self):
-        """A function returning None when every guard holds, else the description of the first that fails."""
+        """A function returning None when every guard holds, else the description of the first that fails (compiled
+        after the trace: `LIBRARY_CELL_EDITS` is taken as the trace left it, see `settle_edit_counts`)."""
+        self.items = [
+            (kind, h, k, LIBRARY_CELL_EDITS["generation"] if h is LIBRARY_CELL_EDITS else v, desc)
+            for kind, h, k, v, desc in self.items
+        ]
         ns: dict = {"M": MISSING, "_same": _same_contents, "_getattr": getattr}
         lines = ["def check():"]
         for i, (kind, holder, key, value, _desc) in enumerate(self.items):
@@ -300,4 +349,15 @@ class Guards:
         return out
 
 
-__all__ = ["Guards", "cell_guard", "cell_reads", "check_guards", "compile_guards", "dict_guard", "snapshot"]
+__all__ = [
+    "LIBRARY_CELL_EDITS",
+    "Guards",
+    "cell_guard",
+    "cell_reads",
+    "check_guards",
+    "compile_guards",
+    "dict_guard",
+    "settle_edit_counts",
+    "snapshot",
+    "watch_read",
+]

@@ -22,9 +22,39 @@ from kiln._backend import ShapeDtypeStruct, eval_shape, float0, is_tracer, vjp
 from kiln._core import dtype as mstype
 
 REGISTRY: dict[str, PrimitiveDef] = {}
-# how many strategies were set on Primitive instances (`Primitive.shard`): a layer holding primitives looks at them
-# again when it grows, and a compiled graph over Cells guards it (a strategy set after the compile compiles again)
-STRATEGIES = {"generation": 0}
+# how many in-place changes were made to Primitive instances that a layer holds or a compiled program read: a strategy
+# set (`Primitive.shard`) or an attribute that changes what the primitive computes (`watch_edits`). A layer holding
+# primitives looks at them again when it grows, and a compiled graph guards it (such a change compiles it again).
+PRIMITIVE_EDITS = {"generation": 0}
+# MindSpore's Primitive attributes that name or schedule the op but never change its result: set without a count
+NAMING_ATTRS = frozenset({"instance_name", "recompute", "primitive_target"})
+_SAME_BY_VALUE = (int, float, bool, str, complex, bytes, type(None))
+
+
+def same_value(old, new) -> bool:
+    """Whether an attribute set to `new` keeps `old` (the same object, or an equal scalar or tuple of scalars): setting
+    a layer's or a primitive's attribute to what it holds changes nothing a program computed from it."""
+    if old is new:
+        return True
+    t = type(old)
+    if t is not type(new):
+        return False
+    if t in _SAME_BY_VALUE:
+        return old == new
+    if t is tuple and len(old) == len(new):
+        return all(same_value(a, b) for a, b in zip(old, new, strict=True))
+    return False
+
+
+WATCH_MARK = "_edits_watched"  # in the __dict__ of a primitive or a library Cell whose changed attributes are counted
+
+
+def watch_edits(value) -> None:
+    """Count later changes to `value`'s attributes if it is a Primitive (held by a layer, or read by a program being
+    compiled): `Primitive.__setattr__` then bumps `PRIMITIVE_EDITS` for an attribute that changes its result. Unwatched
+    primitives (made and configured inside a run) change nothing compiled, so setting theirs counts nothing."""
+    if getattr(type(value), "_counts_edits", False):
+        value.__dict__[WATCH_MARK] = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,9 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from kiln._compiler.errors import for_user
+from kiln._compiler.guards import LIBRARY_CELL_EDITS
 from kiln._core import dtype as mstype
+from kiln._core.primitive import WATCH_MARK, same_value
 from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor
 from kiln._core.unsupported import ignore_argument, warn_once
 from kiln._parallel.shard import shard_cell
@@ -18,6 +20,17 @@ from kiln.context import GRAPH_MODE, _context
 __all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
 
 _DEFAULT_PARAM_NAME = "Parameter"
+_UNSET = object()  # an attribute not set before
+
+
+def _set_plain(cell, d: dict, name: str, value) -> None:
+    """Set a plain attribute. On a library Cell a compiled program read (marked by guards.cell_reads), a changed value
+    bumps `LIBRARY_CELL_EDITS`: the layer's Python code read the old one, so each program guarding it compiles again."""
+    if WATCH_MARK in d and not same_value(d.get(name, _UNSET), value):
+        LIBRARY_CELL_EDITS["generation"] += 1
+    object.__setattr__(cell, name, value)
+
+
 # MindSpore's mixed-precision flags (`Cell.add_flags`), in the order MindSpore applies them: the last True one wins.
 _MIXED_PRECISION_FLAGS = (("fp16", mstype.float16), ("fp32", mstype.float32), ("bf16", mstype.bfloat16))
 
@@ -91,7 +104,7 @@ class Cell:
                 self.insert_child_to_cell(name, value)
         elif isinstance(value, ParameterTuple) and value:
             self._insert_param_tuple(value)
-            object.__setattr__(self, name, value)
+            _set_plain(self, d, name, value)
         elif name in d["_params"]:
             if value is None:
                 d["_params"][name] = None
@@ -105,7 +118,7 @@ class Cell:
                 raise TypeError(f"cannot assign {type(value).__name__} to child Cell attribute '{name}'.")
             d["_cells"][name] = None
         else:
-            object.__setattr__(self, name, value)
+            _set_plain(self, d, name, value)
 
     def __getattr__(self, name: str):
         d = self.__dict__
@@ -124,6 +137,8 @@ class Cell:
             del self._cells[name]
         else:
             object.__delattr__(self, name)
+            if WATCH_MARK in self.__dict__:
+                LIBRARY_CELL_EDITS["generation"] += 1
 
     def insert_param_to_cell(self, param_name: str, param: Parameter, check_name_contain_dot: bool = True) -> None:
         """Register `param` as state of this cell under `param_name`."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 
-from kiln._core.primitive import STRATEGIES
+from kiln._core.primitive import NAMING_ATTRS, PRIMITIVE_EDITS, WATCH_MARK, same_value
 from kiln._core.unsupported import ignore_argument, warn_once
 from kiln._parallel.shard import shard_primitive
 from kiln.ops.multitype import constexpr, primexpr  # noqa: F401  (MindSpore's ops.primitive module holds them too)
@@ -17,6 +17,7 @@ __all__ = ["Primitive", "PrimitiveWithCheck", "PrimitiveWithInfer", "prim_arg_re
 # `constexpr` and `primexpr` are importable from here too (MindSpore's path); `kiln.ops` exports multitype's.
 # MindSpore's private `_primexpr` is its `primexpr` (test scripts import it by that name): private, not in __all__
 _primexpr = primexpr
+_UNSET = object()  # an attribute not set before
 
 
 class Primitive:
@@ -28,20 +29,63 @@ class Primitive:
 
     # positions of the inputs the call writes in place (Parameters it updates): Primitive.shard leaves them unsplit
     _written_inputs: tuple[int, ...] = ()
+    _counts_edits = True  # kiln._core.primitive.watch_edits: attribute changes after a compile are counted
 
     def __init__(self, name: str | None = None) -> None:
-        self.name = name or type(self).__name__
-        self.attrs: dict = {}
+        d = self.__dict__  # (a new instance is not watched: its sets count nothing, so they skip `__setattr__`)
+        d["name"] = name or type(self).__name__
+        d["attrs"] = {}
+
+    def __setattr__(self, name: str, value) -> None:
+        d = self.__dict__
+        if WATCH_MARK in d and name[0] != "_" and name not in NAMING_ATTRS:
+            # an attribute it did not hold is a hint its call never reads (the zoo's `field_size`, `cross_batch`)
+            old = d.get(name, _UNSET)
+            if old is not _UNSET and not same_value(old, value):
+                self._edited(name)
+        object.__setattr__(self, name, value)
+
+    def _edited(self, name: str) -> None:
+        """An attribute the call reads changed on a primitive a layer holds or a program compiled: the layer runs
+        its held primitives from now on (nn/layer/_held.py) and each program over it compiles again."""
+        unused = self.__dict__.get("_unused_reason")  # held by a layer that computes without it
+        if unused is not None:
+            warn_once(("attribute unused", unused, name), f"{unused}: the '{name}' set on it is not used.")
+            return
+        self.__dict__["_attrs_edited"] = True
+        PRIMITIVE_EDITS["generation"] += 1
 
     def add_prim_attr(self, name: str, value) -> Primitive:
         self.attrs[name] = value
-        setattr(self, name, value)
+        if WATCH_MARK in self.__dict__:
+            setattr(self, name, value)
+        else:  # (the common case, a primitive being made: no count, no `__setattr__` call)
+            object.__setattr__(self, name, value)
         return self
 
     def init_prim_io_names(self, inputs, outputs) -> None:
         self.attrs["input_names"], self.attrs["output_names"] = list(inputs), list(outputs)
 
     def set_device(self, device_target: str) -> Primitive:
+        return self
+
+    def set_prim_instance_name(self, instance_name: str) -> Primitive:
+        """Name this instance (MindSpore's IR names it so); the result does not change."""
+        self.instance_name = instance_name
+        return self
+
+    def recompute(self, mode: bool = True) -> Primitive:
+        """MindSpore recomputes this primitive's output in the backward pass instead of keeping it. The values are the
+        same either way; XLA decides what a compiled program keeps, so Kiln records the flag and warns once."""
+        if not isinstance(mode, bool):
+            raise TypeError(f"{self.name}.recompute() takes a bool 'mode', but got {type(mode).__name__}.")
+        if mode:
+            warn_once(
+                ("primitive recompute",),
+                "Primitive.recompute() is recorded but not applied: XLA chooses which results a compiled program "
+                "keeps for the backward pass (Cell.recompute() recomputes a whole Cell). Values are unchanged.",
+            )
+        self.add_prim_attr("recompute", mode)
         return self
 
     def set_user_data(self, key: str, value) -> None:
@@ -67,7 +111,7 @@ class Primitive:
         unused = self.__dict__.get("_unused_reason")  # held by a layer that computes without it (nn/layer/_held.py)
         if unused is not None:
             warn_once(("strategy unused", unused), f"{unused}: the strategy set on it is not used.")
-        STRATEGIES["generation"] += 1
+        PRIMITIVE_EDITS["generation"] += 1
         return shard_primitive(self, in_strategy, out_strategy)
 
     def __repr__(self) -> str:

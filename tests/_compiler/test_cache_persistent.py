@@ -510,3 +510,64 @@ def test_a_held_primitive_replaced_after_a_loaded_program_runs_compiles_again(st
     third.NET = third.Net()
     third.NET.act.relu = ms.ops.Sigmoid()  # before its first call: the key covers the held primitives
     np.testing.assert_allclose(jit(third.f)(x).asnumpy(), swapped, rtol=1e-6)
+
+
+EDITED = """
+import numpy as np
+import kiln as ms
+from kiln import nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 3, weight_init=ms.Tensor(np.arange(9, dtype=np.float32).reshape(3, 3) - 4),
+                           bias_init="zeros")
+        self.act = nn.LeakyReLU(0.2)
+        self.mm = ms.ops.MatMul()
+
+    def construct(self, x):
+        return self.mm(self.act(self.fc(x)), self.fc.weight)
+
+
+def f(x):
+    return NET(x)
+"""
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda net: setattr(net.act, "alpha", 0.7),  # a library Cell's plain attribute
+        lambda net: setattr(net.fc.matmul, "transpose_b", False),  # a primitive a layer holds
+        lambda net: net.mm.add_prim_attr("transpose_b", True),  # a user Cell's primitive
+    ],
+    ids=["library cell attribute", "held primitive attribute", "user primitive attribute"],
+)
+def test_an_attribute_changed_after_a_loaded_program_runs_compiles_again(store, edit):
+    """A second process (a fresh module) loads the first's program; changing an attribute that program read then
+    compiles again (the loaded entry's guards count edits as a traced one's do), and a network changed before its
+    first call does not load the program of the unchanged one (the key covers the attributes)."""
+    x = Tensor(np.linspace(-1, 1, 6).reshape(2, 3).astype(np.float32))
+    reference = _module(EDITED, name="kiln_persist_edited")
+    reference.NET = reference.Net()
+    edit(reference.NET)
+    changed = reference.NET(x).asnumpy()  # PyNative, after the change
+    first = _module(EDITED, name="kiln_persist_edited")
+    first.NET = first.Net()
+    plain = jit(first.f)(x).asnumpy()
+    assert not np.allclose(plain, changed)
+    backend_cache.flush_writes()
+    traced = len(store.traced)
+    second = _module(EDITED, name="kiln_persist_edited")
+    second.NET = second.Net()
+    f = jit(second.f)
+    np.testing.assert_allclose(f(x).asnumpy(), plain, rtol=1e-6)
+    assert _loaded(f) == [True] and len(store.traced) == traced
+    edit(second.NET)
+    np.testing.assert_allclose(f(x).asnumpy(), changed, rtol=1e-5, atol=1e-6)
+    backend_cache.flush_writes()
+    third = _module(EDITED, name="kiln_persist_edited")
+    third.NET = third.Net()
+    edit(third.NET)  # before its first call
+    np.testing.assert_allclose(jit(third.f)(x).asnumpy(), changed, rtol=1e-5, atol=1e-6)

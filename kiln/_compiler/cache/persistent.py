@@ -22,11 +22,11 @@ import warnings
 
 from kiln import _backend as B
 from kiln._compiler.frontend.ast.values import MISSING
-from kiln._compiler.guards import cell_guard, dict_guard
+from kiln._compiler.guards import cell_guard, dict_guard, watch_read
 from kiln._compiler.ir import graph as G
 from kiln._compiler.lower import CHECK_SITES
 from kiln._core import random_state
-from kiln._core.primitive import REGISTRY
+from kiln._core.primitive import REGISTRY, WATCH_MARK
 from kiln._core.primitive import _checks as _CHECKS
 from kiln._core.tensor import Parameter, Tensor
 from kiln._prims.control import raise_p
@@ -46,7 +46,7 @@ _FP_MAX_BYTES = 64 * 2**20  # nor one whose constant arrays hold more bytes than
 _PINNED = ("kiln", "jax", "jaxlib", "numpy", "builtins")  # code named by versions/the sources fingerprint
 # a layer's note of whether its held primitives changed (nn/layer/_held.py) is taken from them, which the key covers;
 # a trace after a `shard` writes it, which would keep the program off the disk
-_SKIP_ATTRS = frozenset({"_kiln_graph_cache", "_held_epoch", "_held_touched"})
+_SKIP_ATTRS = frozenset({"_kiln_graph_cache", "_held_epoch", "_held_touched", WATCH_MARK})
 _ENV_IGNORED = frozenset({"KILN_CACHE_DIR", "KILN_CACHE_MAX_MB", "KILN_LOG", "KILN_GRAPH_CACHE"})
 _CONTEXT_IGNORED = frozenset({"save_graphs_path"})  # dumps are never loaded (save_graphs > 0 compiles)
 
@@ -561,6 +561,8 @@ def rebuild_guards(key: GraphKey, described: list, digest: str):
         return None
     finally:
         del fp.parts[base:]
+    for obj in fp.objs:  # the loaded program read these layers and primitives as the traced one did: count their edits
+        watch_read(obj)
     guards = []
     for g in described:
         if g[0] == "c":

@@ -14,6 +14,7 @@ def bias_of(layer: Cell, can_add_apart: bool = True) -> tuple[Parameter | None, 
     the low dtype, the bias added in float32); Kiln's primitives add it inside, so under that level the bias is added
     after, where `can_add_apart` (BiasAdd takes outputs of two or more dimensions).
     """
-    if layer.bias is not None and can_add_apart and auto_dtype() is not None:
+    bias = layer.bias if layer.has_bias else None  # MindSpore's layers add it while `has_bias` says so
+    if bias is not None and can_add_apart and auto_dtype() is not None:
         return None, True
-    return layer.bias, False
+    return bias, False

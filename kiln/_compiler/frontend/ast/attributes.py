@@ -13,6 +13,7 @@ import numpy as np
 
 from kiln._compiler.errors import GraphCompileError
 from kiln._compiler.frontend.ast.values import MISSING
+from kiln._compiler.guards import settle_edit_counts
 from kiln._compiler.ir import graph as G
 from kiln._core.tensor import Tensor
 
@@ -113,6 +114,8 @@ def finish(ctx, failed: bool) -> None:
     """After a compile: slots stop guarding through `ctx`; a failed compile undoes the Python values it set."""
     for slot in ctx.attr_slots.values():
         slot.ctx = None
+    if not failed:
+        settle_edit_counts(ctx.guards)
     if failed:
         for obj, name, old in reversed(ctx.attr_undo):
             if old is MISSING:

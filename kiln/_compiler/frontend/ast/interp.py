@@ -35,7 +35,7 @@ from kiln._compiler.frontend.ast.values import (
 )
 from kiln._compiler.guards import cell_guard, cell_reads, dict_guard
 from kiln._compiler.ir import graph as G
-from kiln._core.primitive import STRATEGIES
+from kiln._core.primitive import PRIMITIVE_EDITS
 from kiln._core.tensor import CELL_HOOKS
 from kiln._prims.control import RaisedInGraph, raise_p
 from kiln._prims.control import register as register_raise
@@ -119,7 +119,7 @@ class Context:
         # Cell hooks are traced into the graph: registering or removing one compiles it again
         self.guard(CELL_HOOKS, "generation", CELL_HOOKS["generation"])
         # so is each primitive's strategy: one set after the compile (`Primitive.shard`) compiles it again
-        self.guard(STRATEGIES, "generation", STRATEGIES["generation"])
+        self.guard(PRIMITIVE_EDITS, "generation", PRIMITIVE_EDITS["generation"])
 
     # -- the interpreter, for the modules it calls (they reach it through the context, not by import) --
     def call(self, fn, args, kwargs=None):
