@@ -433,6 +433,11 @@ Net()(T(2, 1, 8, 8))
       ("SoftmaxCrossEntropyWithLogits", "[3, 4]", "[3]"),
       "TypeError: For primitive[SoftmaxCrossEntropyWithLogits], the input type must be same (label Int32, logits "
       "Float32)"),
+    F("net-sce-half-logits-float-labels", "networks",
+      "nn.SoftmaxCrossEntropyWithLogits()(T(3, 4, dtype=np.float16), T(3, 4))", "TypeError",
+      ("SoftmaxCrossEntropyWithLogits", "'logits' (Float16)", "'labels' (Float32)", "same dtype"),
+      "TypeError: For primitive[SoftmaxCrossEntropyWithLogits], the input type must be same. | "
+      "name:[label_type]:Tensor[Float32]."),
     F("net-sce-dense-shape", "networks", "nn.SoftmaxCrossEntropyWithLogits()(T(3, 4), T(3, 5))", "ValueError",
       ("SoftmaxCrossEntropyWithLogits", "[3, 4]", "[3, 5]"),
       "ValueError: For 'SoftmaxCrossEntropyWithLogits', ... 'label' shape: (3, 5), 'logits' shape: (3, 4)"),

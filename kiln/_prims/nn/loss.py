@@ -41,12 +41,21 @@ def _check_sce(logits, labels):
             f"'logits' and 'labels' must both be 2-D (N, C) with the same shape, but got "
             f"logits {list(ls)} and labels {list(ys)}.",
         )
+    ld, yd = dtype_of(logits), dtype_of(labels)
+    if ld is not None and yd is not None and ld != yd:
+        # MindSpore converts neither input (both modes): float16 logits from a float16 head against float32 labels
+        # would otherwise train here and fail there
+        raise op_error(
+            op,
+            f"'logits' ({dtype_name(ld)}) and 'labels' ({dtype_name(yd)}) must have the same dtype; it converts "
+            f"neither: cast the labels to the logits' dtype (labels.astype(logits.dtype)) or the logits to float32.",
+            TypeError,
+        )
 
 
 def _sce(logits, labels):
     """(loss per row, gradient of the loss with respect to the logits)."""
     logp = jax.nn.log_softmax(logits, axis=-1)
-    labels = labels.astype(logits.dtype)
     return -jnp.sum(labels * logp, axis=-1), jnp.exp(logp) - labels
 
 
