@@ -31,7 +31,7 @@ from kiln._backend.device_work import (
 from kiln._core.tensor import LAZY_WINDOWS, Tensor
 from kiln._core.unsupported import ignore_argument
 from kiln.context import set_context
-from kiln.version import __version__
+from kiln.version import KILN_VERSION, __version__
 
 __all__ = [
     "Event", "Profiler", "Stream", "StreamCtx", "communication_stream", "current_stream", "default_stream",
@@ -383,7 +383,7 @@ def set_recursion_limit(recursion_limit: int = 1000) -> None:
 
 def run_check() -> None:
     """Check the installation: run a small multiplication on the current device and print the outcome."""
-    print(f"Kiln version:  {__version__}")
+    print(f"Kiln version:  {KILN_VERSION} (MindSpore API {__version__})")
     a = Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
     try:
         out = ops.mul(a, a).asnumpy()

@@ -490,9 +490,38 @@ def arange(start=0, end=None, step=1, *, dtype=None) -> Tensor:
     return apply(A.Range, (), (*vals, as_np_dtype(dtype)))
 
 
-def range(start, end, step) -> Tensor:
-    """MindSpore's `range(start, end, step)` (same as `arange`)."""
-    return arange(start, end, step)
+def _range_kind(value) -> str:
+    """'int' or 'float': the kind of a Range bound (a Python number or a one-element Tensor)."""
+    if isinstance(value, Tensor):
+        return "float" if np.dtype(as_np_dtype(value.dtype)).kind == "f" else "int"
+    return "float" if isinstance(value, float) else "int"
+
+
+def range(start, end, step, maxlen: int = 1000000) -> Tensor:
+    """MindSpore's `range`: start, start + step, ... before `end`; int64 when all three are integers, float32 when
+    all three are floating-point, and an error when they mix (MindSpore's Range refuses that too) or when `step` is
+    0 or points away from `end`. `maxlen` is the output size MindSpore's kernel allocates for; Kiln knows the size
+    exactly, so it only checks that `maxlen` is a positive int (MindSpore's CPU returns longer ranges whole too)."""
+    names = ("start", "end", "step")
+    kinds = [_range_kind(v) for v in (start, end, step)]
+    if len(set(kinds)) > 1:
+        got = ", ".join(f"{n}={v!r} ({k})" for n, v, k in zip(names, (start, end, step), kinds, strict=True))
+        raise op_error(
+            "Range", f"'start', 'end' and 'step' must be all integers or all floats, but got {got}.", TypeError
+        )
+    if not isinstance(maxlen, int) or isinstance(maxlen, bool) or maxlen <= 0:
+        raise op_error("Range", f"'maxlen' must be a positive int, but got {maxlen!r}.", ValueError)
+    first, last, delta = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    if delta == 0:
+        raise op_error("Range", f"'step' must not be 0 (start={first}, end={last}).", ValueError)
+    if (last - first) * delta < 0:
+        raise op_error(
+            "Range",
+            f"'step' {delta} leads away from 'end' {last} (start {first}): it must share the sign of end - start.",
+            ValueError,
+        )
+    dtype = mstype.float32 if kinds[0] == "float" else mstype.int64
+    return apply(A.Range, (), (first, last, delta, as_np_dtype(dtype)))
 
 
 def linspace(start, end, steps: int) -> Tensor:

@@ -306,7 +306,7 @@ def _version(side: str, ms_python: str, kiln_root: Path | None = None) -> str:
     if side == "mindspore":
         code = "import mindspore; print(mindspore.__version__)"
     else:
-        code = "import kiln; print('kiln', kiln.__version__)"
+        code = "import kiln.version as v; print('kiln', v.KILN_VERSION)"
     env = dict(os.environ, PYTHONPATH=str(kiln_root)) if kiln_root and side == "kiln" else None
     try:
         out = subprocess.run(

@@ -165,7 +165,9 @@ def _layer_norm_values(x, gamma, beta, *, begin_norm_axis, begin_params_axis, ep
         y = y * gamma.astype(ct)
     if beta is not None:
         y = y + beta.astype(ct)
-    return y.astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype)
+    # The statistics stay in the compute dtype: float32 for a float16 x, as MindSpore's CPU and GPU LayerNorm give
+    # them (they give float32 for a float64 x too, rounded: Kiln keeps float64 there).
+    return y.astype(x.dtype), mean, var
 
 
 def _layer_norm_vjp(x, gamma, beta, *, out, dout, begin_norm_axis, begin_params_axis, epsilon):
@@ -193,9 +195,6 @@ def _layer_norm_vjp(x, gamma, beta, *, out, dout, begin_norm_axis, begin_params_
     axes = tuple(range(first, nd))
     count = math.prod(x.shape[first:])
     xc = x.astype(ct)
-    if ct != x.dtype:  # the statistics the forward returned are rounded to x's dtype: computed again in ct
-        mean = jnp.mean(xc, axis=axes, keepdims=True)
-        var = jnp.mean(jnp.square(xc - mean), axis=axes, keepdims=True)
     centred = xc - mean.astype(ct)
     rstd = lax.rsqrt(var.astype(ct) + epsilon)
     xhat = centred * rstd

@@ -328,10 +328,7 @@ class Range(WithAttrs):
     _defaults = {"maxlen": 1000000}
 
     def __call__(self, start, limit, delta):
-        values = [float(v.asnumpy()) if isinstance(v, Tensor) else v for v in (start, limit, delta)]
-        dtype = start.dtype if isinstance(start, Tensor) else None
-        out = np.arange(*values)
-        return Tensor(out, dtype=dtype) if dtype is not None else Tensor(out)
+        return array.range(start, limit, delta, self.maxlen)
 
 
 class ResizeNearestNeighbor(WithAttrs):

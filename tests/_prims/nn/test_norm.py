@@ -102,6 +102,25 @@ def test_parameters_over_fewer_axes_than_normalised_keep_the_formula():
 
 
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_statistics_of_a_float16_input_are_float32(mode, dtype):
+    """MindSpore 2.10's CPU LayerNorm returns y in x's dtype and the mean and variance in float32 (checked in both of
+    its modes; its type rule keeps x's dtype only on Ascend): the zoo's SegFormer under to_float(float16) found
+    Kiln's statistics rounded to float16."""
+    x = (RNG.standard_normal((4, 6)) * 2 + 0.5).astype(dtype)
+    gamma, beta = np.ones(6, dtype), np.zeros(6, dtype)
+    ms.set_context(mode=mode)
+    try:
+        y, mean, var = ops.LayerNorm(1, 1, 1e-5)(Tensor(x), Tensor(gamma), Tensor(beta))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert y.asnumpy().dtype == dtype and (mean.dtype, var.dtype) == (ms.float32, ms.float32)
+    exact = x.astype(np.float64)
+    np.testing.assert_allclose(mean.asnumpy(), exact.mean(1, keepdims=True), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(var.asnumpy(), exact.var(1, keepdims=True), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
 def test_layer_norm_gradient_through_ops_matches_jax(mode):
     x = RNG.standard_normal((2, 3, 5)).astype(np.float32)
     gamma = RNG.standard_normal((5,)).astype(np.float32)

@@ -395,6 +395,12 @@ CREATION = [
     _creation("arange_dtype", lambda: ops.arange(4, dtype=kiln.float32), lambda: np.arange(4, dtype=np.float32)),
     _creation("arange_negative_step", lambda: ops.arange(5, 0, -2), lambda: np.arange(5, 0, -2, dtype=np.int64)),
     _creation("linspace", lambda: ops.linspace(0.0, 1.0, 5), lambda: np.linspace(0, 1, 5, dtype=np.float32)),
+    # ops.range/Range: MindSpore's Range primitive (int64 for integers, float32 for floats, `maxlen` taken)
+    _creation("range_int_maxlen", lambda: ops.range(0, 6, 2, 10), lambda: np.arange(0, 6, 2, dtype=np.int64)),
+    _creation("range_float", lambda: ops.range(0.0, 3.0, 0.5), lambda: np.arange(0, 3, 0.5, dtype=np.float32)),
+    _creation("Range_class_int32_tensors",
+              lambda: ops.Range()(kiln.Tensor(5, kiln.int32), kiln.Tensor(0, kiln.int32), kiln.Tensor(-2, kiln.int32)),
+              lambda: np.arange(5, 0, -2, dtype=np.int64)),
     _creation("linspace_int_ends", lambda: ops.linspace(-2, 4, 4), lambda: np.linspace(-2, 4, 4, dtype=np.float32)),
     _rec("zeros_like", ops.zeros_like, np.zeros_like, ((2, 3),), dtypes=(np.float32, np.int32), grad=False),
     _rec("ones_like", ops.ones_like, np.ones_like, ((2, 3),), dtypes=(np.float32, np.float16), grad=False),
