@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-
 from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import check_binary
@@ -285,36 +283,13 @@ DEFS["CeLU"] = PrimitiveDef("CeLU", lambda x, alpha: jax.nn.celu(x, alpha), attr
 DEFS["LeakyReLU"] = PrimitiveDef("LeakyReLU", lambda x, alpha: _leaky_relu(x, alpha), attrs={"alpha": 0.01})
 
 
-@jax.custom_jvp
-def _gelu_tanh(x):
-    """GELU's tanh form, the backend's value, with a derivative free of cancellation on both tails."""
-    return jax.nn.gelu(x, approximate=True)
-
-
-@_gelu_tanh.defjvp
-def _gelu_tanh_jvp(primals, tangents):
-    # The backend differentiates 0.5 x (1 + tanh(u)) through 1 + tanh(u) and 1 - tanh(u)^2, both of which cancel
-    # where |u| is a few units: float32 slopes were 3.5e-6 off near x = -4.9 (MindSpore's kernel 5e-7), and the
-    # error grew layer by layer down the zoo's NFNet stem. Here 1 + tanh(u) = 2 s(2u) and 1 - tanh(u)^2 =
-    # 4 s(2u) s(-2u), with s the sigmoid, which has no cancellation.
-    (x,), (t,) = primals, tangents
-    c = np.sqrt(2 / np.pi).astype(x.dtype)
-    u2 = 2 * c * (x + 0.044715 * x**3)
-    s, s_neg = jax.nn.sigmoid(u2), jax.nn.sigmoid(-u2)
-    bell = s * s_neg
-    # where the bell underflows to 0 the slope is s (0 or 1); x * du2 may overflow there (0 * inf)
-    slope = s + jnp.where(bell == 0, 0, x * (2 * c * (1 + 3 * 0.044715 * x * x)) * bell)
-    return _gelu_tanh(x), t * slope.astype(t.dtype)
-
-
 def _gelu(x, approximate: bool):
     x = float_of(x)
-    form = _gelu_tanh if approximate else functools.partial(jax.nn.gelu, approximate=False)
     if x.dtype in (jnp.float16, jnp.bfloat16):
         # computed in float32 and rounded once, as MindSpore's kernel: in half precision the tanh form's 1 + tanh(..)
         # cancels on the negative tail (GELU(-3.1) came out -2.27e-3 against -2.63e-3)
-        return form(x.astype(jnp.float32)).astype(x.dtype)
-    return form(x)
+        return jax.nn.gelu(x.astype(jnp.float32), approximate=approximate).astype(x.dtype)
+    return jax.nn.gelu(x, approximate=approximate)
 
 
 DEFS["GeLU"] = PrimitiveDef("GeLU", _gelu, attrs={"approximate": False})
