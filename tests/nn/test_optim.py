@@ -268,6 +268,26 @@ def test_groups_lr_weight_decay_and_order():
     _close(got, want)
 
 
+def test_group_lists_follow_order_params():
+    # MindSpore's grouped optimizers keep group_params, group_lr, group_weight_decay and group_grad_centralization,
+    # one entry per parameter in order_params' order, for user-written optimizers to read (the zoo's NFNet SGDAGC
+    # walks group_params to pick the parameters it clips); Kiln had none of them (AttributeError). Values from
+    # MindSpore 2.10; an optimizer without groups has no group_params there either.
+    w, b, gamma = _params()
+    groups = [
+        {"params": [w], "lr": 0.01, "weight_decay": 0.1},
+        {"params": [b, gamma], "weight_decay": 0.0, "grad_centralization": True},
+        {"order_params": [gamma, w, b]},
+    ]
+    opt = nn.SGD(groups, learning_rate=0.1)
+    assert [p.name for p in opt.group_params] == [gamma.name, w.name, b.name]
+    assert all(p is q for p, q in zip(opt.group_params, opt.parameters, strict=True))
+    assert opt.group_weight_decay == [0.0, 0.1, 0.0]
+    assert opt.group_grad_centralization == [True, False, True]
+    np.testing.assert_allclose([float(x.asnumpy()) for x in opt.group_lr], [0.1, 0.01, 0.1], rtol=1e-6)
+    assert not hasattr(nn.SGD([w, b], learning_rate=0.1), "group_params")
+
+
 def test_group_rates_per_step_must_have_one_length():
     # MindSpore 2.10 refuses per-step tables of other lengths (ValueError); Kiln took them and repeated the shorter
     # table's last rate, so the groups ran different schedules from the one the user's steps counted.

@@ -127,6 +127,13 @@ class Optimizer(Cell):
         self.parameters = ParameterTuple(params)
         object.__setattr__(self, "_parameters", self.parameters)  # an alias, not a second registration
         self._weight_decays = wds
+        if self.is_group:
+            # MindSpore's per-parameter group lists (in order_params' order), which user-written optimizers read
+            # (the zoo's NFNet SGDAGC walks group_params); plain attributes, not registered state.
+            object.__setattr__(self, "group_params", list(params))
+            object.__setattr__(self, "group_lr", list(lrs))
+            object.__setattr__(self, "group_weight_decay", list(wds))
+            object.__setattr__(self, "group_grad_centralization", list(gcs))
         # The public `weight_decay` is MindSpore's: weight_decay * loss_scale as a float32 Tensor (a dynamic one
         # stays its Cell), a tuple of them with groups; user-written optimizers map it as Tensors (the zoo's VIT
         # AdamW). `_weight_decays` keeps the unscaled numbers the built-in steps read.
