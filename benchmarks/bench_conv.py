@@ -31,7 +31,9 @@ forward, input gradient and weight gradient of:
   convolution XLA's own (Eigen) one, dots still YNNPACK's (a per-program option: XLA has no per-convolution one);
 - torch: PyTorch's convolution (`torch.nn.functional.conv2d` and `torch.nn.grad.conv2d_input` /
   `conv2d_weight`, oneDNN on the CPU) at its default thread count, when torch is installed: the eager framework
-  issue 22 compares with, on the same layer in the same rounds;
+  issue 22 compares with, on the same layer in the same rounds (opt-in with `--only ...,torch`: torch's OpenMP
+  threads spin after each call, which slowed the interleaved 512^3 matmul reference from ~350-450 to 145-260
+  GFLOP/s on the 2-core machine, so the other candidates' fractions read high in such a run);
 - s2d (stride-2 layers): space-to-depth, the padded input's four stride-2 phases as 4C channels, and one stride-1
   convolution with the kernel zero-padded to even sides and split the same way (more FLOPs, no stride);
 - phases (stride-2 layers): the four phases' stride-1 convolutions with the kernel's taps of that phase, summed
@@ -868,7 +870,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", default="lenet,thin,resnet", help="comma-separated: lenet, thin, resnet")
     parser.add_argument(
-        "--only", default="kiln,xla_nchw,xla_nhwc,patches,im2col,shifted,matmul,torch", help="candidates to run"
+        "--only", default="kiln,xla_nchw,xla_nhwc,patches,im2col,shifted,matmul", help="candidates to run"
     )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--batch", type=int, default=32, help="batch of the ResNet-50 layers")
