@@ -17,6 +17,10 @@ from kiln._backend import jnp
 _HALF = (jnp.float16, jnp.bfloat16)
 
 
+def _is_half(x) -> bool:
+    return getattr(x, "dtype", None) in _HALF
+
+
 def broadcast_in_float32(x, shape: tuple[int, ...]):
     """`x` broadcast to `shape`; a half-precision `x` through float32, so that its gradient sums in float32."""
     x = jnp.asarray(x)
@@ -29,17 +33,13 @@ def sums_broadcasts_in_float32(fn: Callable) -> Callable:
     """Wrap an elementwise (NumPy-broadcasting) impl so that its half-precision inputs' gradients sum in float32."""
 
     def impl(*args, **attrs):
-        if not any(getattr(a, "dtype", None) in _HALF for a in args):
+        if not any(_is_half(a) for a in args):
             return fn(*args, **attrs)
         shape = jnp.broadcast_shapes(*(jnp.shape(a) for a in args))
         return fn(*(broadcast_in_float32(a, shape) if hasattr(a, "dtype") else a for a in args), **attrs)
 
     impl.__name__ = getattr(fn, "__name__", "impl")
     return impl
-
-
-def _is_half(x) -> bool:
-    return getattr(x, "dtype", None) in _HALF
 
 
 def rounds_once_from_float32(fn: Callable) -> Callable:

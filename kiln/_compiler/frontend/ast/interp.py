@@ -118,7 +118,7 @@ class Context:
                 self.guard(container, key, value)
         # Cell hooks are traced into the graph: registering or removing one compiles it again
         self.guard(CELL_HOOKS, "generation", CELL_HOOKS["generation"])
-        # so is each primitive's strategy: one set after the compile (`Primitive.shard`) compiles it again
+        # so is a primitive changed in place after the compile (a strategy set, an attribute it computes with)
         self.guard(PRIMITIVE_EDITS, "generation", PRIMITIVE_EDITS["generation"])
 
     # -- the interpreter, for the modules it calls (they reach it through the context, not by import) --
