@@ -125,6 +125,8 @@ def measure_interleaved(
                 if threads is not None:
                     process[name].append((time.process_time() - c0) / number)
                     background[name] += _background_ns(threads, thread_cpu())
+                # freed here, untimed: else the next case's first call pays for releasing this one's result
+                out = None
     if cpu is not None:
         for name in cases:
             cpu[name] = (statistics.median(process[name]), background[name] * 1e-9 / (number * repeat))
