@@ -88,7 +88,7 @@ def step_multiply_adds(steps: int) -> dict[str, int]:
         outside += steps * per_time * HIDDEN * gates  # the hidden weight's gradient, one product after the loop
         loops += 2 * steps * per_time * HIDDEN * gates  # h @ w_hh forward and d_gates @ w_hh backward, per step
     head = BATCH * DIRECTIONS * HIDDEN * CLASSES
-    return {"outside": outside + 2 * head, "loops": loops}
+    return {"outside": outside + 3 * head, "loops": loops}  # the head: forward, weight and input gradients
 
 
 def _worker(framework: str, mode: str, steps: int, repeat: int) -> dict:
