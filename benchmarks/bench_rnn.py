@@ -35,7 +35,7 @@ if __package__ in (None, ""):  # run as a script (the MindSpore worker): make `b
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_zoo import _xla_compiles  # noqa: E402
-from benchmarks.common import print_device, run_worker  # noqa: E402
+from benchmarks.common import measure_interleaved, print_device, run_worker  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 MINDSPORE_PYTHON = os.environ.get("KILN_MINDSPORE_PYTHON") or next(
@@ -66,6 +66,29 @@ def _settle(run) -> int:
 
 
 CELLS = ("kiln-graph", "kiln-pynative", "mindspore-graph", "mindspore-pynative")
+
+# the network's sizes (`_worker`'s Net): LSTM(INPUT, HIDDEN, num_layers=LAYERS, bidirectional=True), batch BATCH
+INPUT, HIDDEN, LAYERS, DIRECTIONS, BATCH, CLASSES = 32, 64, 2, 2, 8, 2
+MATMUL_SIZE = 512  # the reference product, (512x512)@(512x512): 2 * 512**3 FLOPs
+
+
+def step_multiply_adds(steps: int) -> dict[str, int]:
+    """The train step's multiply-adds in its matrix products, {"outside": ..., "loops": ...}: the products over all
+    time steps at once (input projections, their weight and input gradients, the hidden weights' gradients, the head)
+    and the products the time loops run one step at a time (h @ w_hh forward, d_gates @ w_hh backward). The
+    elementwise work (gates, activations, Adam) is left out: a few percent of these."""
+    gates = 4 * HIDDEN
+    outside = loops = 0
+    for layer in range(LAYERS):
+        width = INPUT if layer == 0 else DIRECTIONS * HIDDEN
+        per_time = BATCH * DIRECTIONS
+        projection = steps * per_time * width * gates  # x @ w_ih.T, each direction
+        outside += 2 * projection if layer > 0 else projection  # and its input's gradient (none for the data)
+        outside += projection  # the input weight's gradient
+        outside += steps * per_time * HIDDEN * gates  # the hidden weight's gradient, one product after the loop
+        loops += 2 * steps * per_time * HIDDEN * gates  # h @ w_hh forward and d_gates @ w_hh backward, per step
+    head = BATCH * DIRECTIONS * HIDDEN * CLASSES
+    return {"outside": outside + 3 * head, "loops": loops}  # the head: forward, weight and input gradients
 
 
 def _worker(framework: str, mode: str, steps: int, repeat: int) -> dict:
@@ -132,13 +155,37 @@ def _worker(framework: str, mode: str, steps: int, repeat: int) -> dict:
     # so that a slow reading shows whether it was that
     faulted = sum(f > FAULTED_STEP for f in faults)
     steady = {"step": statistics.median(times), "system": statistics.median(system), "faulted": faulted}
+    if compiles is not None:
+        result.update(_against_matmul(lambda: step(x, y), repeat))
     return {**result, **steady, "timed": repeat}
+
+
+def _against_matmul(run, repeat: int) -> dict:
+    """Median seconds of `run()` and of a (512x512)@(512x512) float32 matmul (jax.jit), their calls interleaved."""
+    import jax  # the MindSpore worker imports this module without JAX
+
+    a = jax.numpy.ones((MATMUL_SIZE, MATMUL_SIZE), "float32")
+    dot = jax.jit(lambda u: u @ u)
+    times = measure_interleaved({"step": run, "matmul": lambda: dot(a)}, number=1, repeat=max(repeat, 5), warmup=2)
+    return {"step_beside_matmul": times["step"], "matmul": times["matmul"]}
 
 
 def _spawn(framework: str, mode: str, steps: int, repeat: int) -> dict | None:
     python = MINDSPORE_PYTHON if framework == "mindspore" else sys.executable
     env = {**os.environ, "PYTHONPATH": str(REPO), "KILN_GRAPH_CACHE": "0", "KILN_CACHE_DIR": "off"}
     return run_worker("benchmarks.bench_rnn", ["--worker", framework, mode, str(steps), str(repeat)], python, env)
+
+
+def _floor_line(steps: int, r: dict) -> str:
+    """The step's multiply-adds and GFLOP/s, against the 512^3 matmul timed beside it in the same process."""
+    macs = step_multiply_adds(steps)
+    flop = 2 * (macs["outside"] + macs["loops"])
+    peak = 2 * MATMUL_SIZE**3 / r["matmul"] / 1e9
+    rate = flop / r["step_beside_matmul"] / 1e9
+    return (f"{'':>8}step {(macs['outside'] + macs['loops']) / 1e9:.3f} G multiply-adds ({macs['loops'] / 1e9:.3f} G "
+            f"in the time loops); {1000 * r['step_beside_matmul']:.1f}ms beside the matmul: {rate:.1f} GFLOP/s, "
+            f"{rate / peak:.0%} of the 512^3 matmul's {peak:.1f} (at its rate the step would take "
+            f"{flop / peak / 1e6:.2f}ms)")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -200,6 +247,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{'':>8}untimed settling steps {r['settle']}; timed steps that faulted over {FAULTED_STEP} "
                       f"pages in: {r['faulted']} of {r['timed']}; "
                       f"median system time {1000 * r['system']:.1f}ms a step", flush=True)  # fmt: skip
+            if "matmul" in r:
+                print(_floor_line(steps, r), flush=True)
 
 
 if __name__ == "__main__":

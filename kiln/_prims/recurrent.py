@@ -227,6 +227,28 @@ def _forward_loop(loop, gates_x, h0, c0, w_hh, b_hh, lives, save: bool = False):
     # a block-diagonal (D * H, D * G) weight: 1.76x forward, 1.87x reverse (the product's loop alone). Per kernel
     # (jax.profiler trace of the forward loop): the product 2.9 us, the gates' sum 1.5, each activation and write
     # 0.5-0.7, a copy 0.3; 8.2-8.7 us a step untraced. xla_cpu_use_thunk_runtime=false is no longer supported.
+    # Session 26 (the two directions on the two cores; pure JAX, forward LSTM loop pairs at length 500, load 9-13, so
+    # wall minima: the medians measured the other engineers). Two independent loops in one program do not overlap, read
+    # from jaxlib 0.10.2's thunk graph (TF_CPP_VMODULE=thunk_executor=6) and buffer assignment: the heap simulator packs
+    # the second loop's body temporaries into the same bytes of the temporary buffer as the first loop's (or its dead
+    # inputs), from the one-after-the-other schedule, so the second WhileThunk depends on the first (also with each
+    # loop's inputs a parameter of its own, and with the concurrency-optimised scheduler type). The memory-optimised one
+    # (xla_cpu_scheduler_type=CPU_SCHEDULER_TYPE_MEMORY_OPTIMIZED) drops that edge, yet this loop with save=True, one
+    # direction a loop each, took 5.06 ms wall minimum (CPU 6.40) against 3.90 (4.59) batched: the executor runs a ready
+    # loop inline and hands ready thunks to other threads only past 8 in its queue or for one that may block (constants,
+    # not flags). That scheduler alone, for the whole step: the pure-JAX gradient 0.96x CPU in two interleaved runs
+    # (load 12), Kiln's GRAPH step 0.98x and 1.02x at length 500, 0.95x at 50 (median per-round CPU ratios, 8-12 rounds,
+    # load 16-18), the same losses: not kept. Forms outside one program: two executables called from two Python threads
+    # 3.10 ms wall minimum against 5.82 one after the other for bare 6-kernel loops (medians 5.95 and 5.92, same CPU:
+    # they overlap only when a core is free), but with this loop (save=True) 3.38 and 2.85 against 3.36 and 4.41, the
+    # batched loop 3.49 and 3.75 (two runs, load 8): its body of over 8 kernels already hands kernels to XLA's other
+    # threads (the batched loop's 4.7 ms CPU a call spread over five threads), so less is left to gain; shard_map over
+    # two virtual host devices 3.37 against 6.17 batched (bare loops), but it needs the whole program on the two-device
+    # mesh (a program whose arguments sit on one device is refused; otherwise all outside the shard_map runs on both
+    # devices, the 1.2 G multiply-adds outside the loops twice), and the device-count flag changes what Kiln reads as
+    # the device count (the gradient reducer's mean, data-parallel splits); a host callback starting direction B's
+    # executable in a thread, joined after A's loop: CPU 9.67 against 6.68 ms, wall minimum 7.52 against 5.95. Not
+    # taken; benchmarks/bench_rnn prints the step's GFLOP/s.
     times = jnp.arange(gates_x.shape[0])
     (h, c), (ys, pulls) = lax.scan(body, (h0, c0), (times, lives), reverse=reverse)
     return (ys, h, c), pulls

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from benchmarks import bench_rnn
 from kiln._backend import jax, jnp, lax
 from kiln._prims import recurrent
 from kiln._prims.recurrent import STEPS, _recurrent_scan
@@ -201,3 +202,51 @@ def test_a_grus_reverse_loop_keeps_its_gradients_in_time_order_arrays():
     assert len(scans) == 2
     per_step = [v.aval.shape for e in scans for v in e.outvars[e.params["num_carry"] :]]
     assert (T, 1, N, 3 * H) not in per_step and per_step
+
+
+def _dot_multiply_adds(jaxpr, times: int = 1) -> tuple[int, int]:
+    """(multiply-adds of the products outside any loop, inside loops) of a jaxpr, a scan's body counted per step."""
+    outside = inside = 0
+    for e in jaxpr.eqns:
+        if e.primitive.name == "dot_general":
+            (contracting, _), _ = e.params["dimension_numbers"]
+            shape = e.invars[0].aval.shape
+            count = times * int(np.prod(e.outvars[0].aval.shape)) * int(np.prod([shape[i] for i in contracting]))
+            outside, inside = (outside + count, inside) if times == 1 else (outside, inside + count)
+        steps = times * e.params["length"] if e.primitive.name == "scan" else times
+        for value in e.params.values():
+            for sub in value if isinstance(value, (list, tuple)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)  # a closed jaxpr's own, or a jaxpr
+                if hasattr(inner, "eqns"):
+                    o, i = _dot_multiply_adds(inner, steps)
+                    outside, inside = outside + o, inside + i
+    return outside, inside
+
+
+def test_bench_rnns_multiply_add_count_is_the_gradient_programs():
+    """benchmarks/bench_rnn prints its network's train step as multiply-adds and GFLOP/s: the count equals the
+    products in the gradient program of its 2-layer bidirectional LSTM and Dense head (inside the time loops and
+    outside them), so the figure it prints is the program's."""
+    steps, batch, hidden = 6, bench_rnn.BATCH, bench_rnn.HIDDEN
+    rng = np.random.default_rng(2)
+
+    def arr(*shape):
+        return jnp.asarray(rng.standard_normal(shape).astype(np.float32) * 0.1)
+
+    layers = []
+    for layer in range(bench_rnn.LAYERS):
+        width = bench_rnn.INPUT if layer == 0 else bench_rnn.DIRECTIONS * hidden
+        layers.append([arr(4 * hidden, width), arr(4 * hidden, hidden), arr(4 * hidden), arr(4 * hidden)] * 2)
+    head = (arr(bench_rnn.CLASSES, 2 * hidden), arr(bench_rnn.CLASSES))
+    lengths = jnp.full((batch,), steps, jnp.int32)
+
+    def loss(layers, head, x):
+        h0 = jnp.zeros((bench_rnn.DIRECTIONS, batch, hidden))
+        for weights in layers:
+            x, _, _ = _recurrent_scan(x, lengths, h0, h0, *weights, mode="LSTM", reverse=(False, True))
+        return jax.nn.log_softmax(x[-1] @ head[0].T + head[1]).sum()
+
+    with recurrent.reverse_only(True):
+        jaxpr = jax.make_jaxpr(jax.grad(loss, (0, 1)))(layers, head, arr(steps, batch, bench_rnn.INPUT))
+    outside, inside = _dot_multiply_adds(jaxpr.jaxpr)
+    assert bench_rnn.step_multiply_adds(steps) == {"outside": outside, "loops": inside}
