@@ -1,0 +1,26 @@
+"""MindSpore 2.10 goldens of tests/dataset/zoo_cases.py, for tests/dataset/test_zoo_goldens.py.
+
+Run with MindSpore's environment from the repository root:
+    /work/msvenv/bin/python tests/dataset/make_goldens_zoo.py
+It writes tests/dataset/goldens/zoo.json.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mindspore.dataset as ds  # noqa: E402
+import zoo_cases  # noqa: E402
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens")
+
+
+def main() -> None:
+    out = {"concat": zoo_cases.concat_goldens(ds)}
+    with open(os.path.join(HERE, "zoo.json"), "w") as f:
+        json.dump(out, f, indent=0, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main()

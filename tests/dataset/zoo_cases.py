@@ -1,0 +1,46 @@
+"""Cases behind tests/dataset/test_zoo_goldens.py, built from the dataset module they are given (MindSpore's or
+Kiln's): each reproduces what a model-zoo `create_dataset` does, on small inputs.
+
+- concat sharding: BERT's create_eval_dataset pads its MindRecord rows with a PaddedDataset, concatenates and calls
+  `use_sampler(DistributedSampler(...))` on the concat.
+"""
+
+import numpy as np
+
+CONCAT_SIZES = [(5, 3), (2, 7), (1, 1, 4), (3, 3)]
+CONCAT_SHARDS = (1, 2, 3, 4)
+
+
+def rows(dataset) -> list:
+    """The first column of every row, as ints."""
+    return [int(r[0]) for r in dataset.create_tuple_iterator(output_numpy=True, num_epochs=1)]
+
+
+def concat_sharded(ds, sizes, num_shards: int, shard_id: int, shuffle_first: bool = False):
+    """Children of `sizes` rows (child i holds 10*i, 10*i+1, ...) concatenated and sharded with use_sampler."""
+    parts = [
+        ds.NumpySlicesDataset({"a": np.arange(s) + 10 * i}, shuffle=shuffle_first and i == 0)
+        for i, s in enumerate(sizes)
+    ]
+    joined = parts[0]
+    for p in parts[1:]:
+        joined = joined + p
+    joined.use_sampler(ds.DistributedSampler(num_shards=num_shards, shard_id=shard_id, shuffle=False))
+    return joined
+
+
+def concat_goldens(ds) -> dict:
+    """Rows and dataset sizes of every sharded concat case."""
+    out = {}
+    for sizes in CONCAT_SIZES:
+        for n in CONCAT_SHARDS:
+            for k in range(n):
+                d = concat_sharded(ds, sizes, n, k)
+                out[f"{sizes}/{n}/{k}"] = {"rows": rows(d), "size": d.get_dataset_size()}
+    # A shuffled source child: the sampler replaces its own (its rows come in order).
+    d = concat_sharded(ds, (6, 2), 2, 1, shuffle_first=True)
+    out["shuffled_child"] = {"rows": rows(d), "size": d.get_dataset_size()}
+    padded = ds.NumpySlicesDataset({"a": np.arange(5)}, shuffle=False) + ds.PaddedDataset([{"a": np.array(-1)}] * 3)
+    padded.use_sampler(ds.DistributedSampler(num_shards=2, shard_id=1, shuffle=False))
+    out["padded"] = {"rows": rows(padded), "size": padded.get_dataset_size()}
+    return out
