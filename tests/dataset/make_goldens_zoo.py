@@ -2,7 +2,7 @@
 
 Run with MindSpore's environment from the repository root:
     /work/msvenv/bin/python tests/dataset/make_goldens_zoo.py
-It writes tests/dataset/goldens/zoo.json.
+It writes tests/dataset/goldens/zoo.json and tests/dataset/goldens/zoo_resize.npz.
 """
 
 import json
@@ -11,6 +11,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mindspore.dataset as ds  # noqa: E402
+import mindspore.dataset.vision as vision  # noqa: E402
+import numpy as np  # noqa: E402
 import zoo_cases  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens")
@@ -20,6 +22,7 @@ def main() -> None:
     out = {"concat": zoo_cases.concat_goldens(ds)}
     with open(os.path.join(HERE, "zoo.json"), "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)
+    np.savez_compressed(os.path.join(HERE, "zoo_resize.npz"), **zoo_cases.resize_goldens(vision))
 
 
 if __name__ == "__main__":

@@ -10,11 +10,31 @@ import numpy as np
 import pytest
 
 import kiln.dataset as ds
+import kiln.dataset.vision as vision
 from tests.dataset import zoo_cases
 
 HERE = os.path.join(os.path.dirname(__file__), "goldens")
 with open(os.path.join(HERE, "zoo.json")) as f:
     GOLDEN = json.load(f)
+RESIZED = np.load(os.path.join(HERE, "zoo_resize.npz"))
+
+
+def test_resize_is_bit_exact():
+    """uint8 in OpenCV's fixed point, float32 and uint16 in its float arithmetic, NEAREST's source rows, and the
+    longer side of a shorter-side resize truncated: every output equal to MindSpore's."""
+    got = zoo_cases.resize_goldens(vision)
+    assert got.keys() == set(RESIZED.files)
+    for key, expected in RESIZED.items():
+        assert got[key].dtype == expected.dtype and got[key].shape == expected.shape, key
+        np.testing.assert_array_equal(got[key], expected, err_msg=key)
+
+
+def test_resize_batched_equals_one_by_one():
+    images = np.random.default_rng(0).integers(0, 256, (3, 19, 27, 3)).astype(np.uint8)
+    for op in (vision.Resize((11, 40)), vision.Resize(8)):
+        np.testing.assert_array_equal(op.batch_call(images), np.stack([op(x) for x in images]))
+        floats = images.astype(np.float32) / 7
+        np.testing.assert_array_equal(op.batch_call(floats), np.stack([op(x) for x in floats]))
 
 
 def test_concat_use_sampler_shards_rows_across_children():

@@ -44,3 +44,38 @@ def concat_goldens(ds) -> dict:
     padded.use_sampler(ds.DistributedSampler(num_shards=2, shard_id=1, shuffle=False))
     out["padded"] = {"rows": rows(padded), "size": padded.get_dataset_size()}
     return out
+
+
+def resize_inputs() -> dict:
+    """Images of the shapes and dtypes the zoo resizes (decoded uint8 photos, float after Normalize), seeded."""
+    rng = np.random.default_rng(21)
+    out = {}
+    shapes = [(40, 56, 3), (33, 71, 3), (31, 33, 1), (20, 30), (8, 9, 4), (32, 30, 3)]
+    for i, shape in enumerate(shapes):
+        out[f"u8_{i}"] = rng.integers(0, 256, shape).astype(np.uint8)
+    for i, shape in enumerate([(9, 13, 3), (12, 7)]):
+        out[f"f32_{i}"] = (rng.random(shape) * 255).astype(np.float32)
+        out[f"u16_{i}"] = rng.integers(0, 60000, shape).astype(np.uint16)
+    return out
+
+
+# (name, Resize arguments): an int resizes the shorter side (the zoo's Resize(256)), fixed sizes up and down,
+# an exact 2x reduction (OpenCV's area path) and NEAREST.
+RESIZE_CASES = [
+    ("short29", lambda v: v.Resize(29)),
+    ("short13", lambda v: v.Resize(13)),
+    ("fixed_down", lambda v: v.Resize((17, 23))),
+    ("fixed_up", lambda v: v.Resize((45, 37))),
+    ("half", lambda v: v.Resize((16, 15))),
+    ("nearest", lambda v: v.Resize((17, 23), v.Inter.NEAREST)),
+    ("nearest_up", lambda v: v.Resize((41, 35), v.Inter.NEAREST)),
+]
+
+
+def resize_goldens(vision) -> dict:
+    """Every resize case on every input: name/input -> array."""
+    out = {}
+    for key, img in resize_inputs().items():
+        for name, make in RESIZE_CASES:
+            out[f"{name}/{key}"] = np.asarray(make(vision)(img))
+    return out

@@ -2,9 +2,9 @@
 
 Resizing follows OpenCV, which MindSpore uses: LINEAR samples at half-pixel
 centres, src = (dst + 0.5) * in / out - 0.5, clamped to the image; NEAREST
-takes src = floor(dst * in / out). Integer images are computed in float and
-rounded back, where OpenCV uses 11-bit fixed point, so values can differ from
-MindSpore's by 1 when the exact result lies near .5.
+takes src = floor(dst * in / out). uint8 images are resized in OpenCV's 11-bit
+fixed point and float images in OpenCV's float32 arithmetic, bit for bit;
+other integer images are computed in float32 and rounded back.
 """
 
 from __future__ import annotations
@@ -18,29 +18,60 @@ from kiln.dataset.vision.utils import Border, Inter, pil_image
 
 
 @functools.lru_cache(maxsize=128)
-def _linear_matrix(in_size: int, out_size: int, dtype: type) -> np.ndarray:
-    """The (out_size, in_size) interpolation matrix along one axis (cached: pipelines reuse sizes).
+def _nearest_index(in_size: int, out_size: int) -> np.ndarray:
+    # OpenCV's step is 1 / (out / in) in float64: at exact multiples it can floor one below in / out's.
+    src = np.floor(np.arange(out_size) * (1.0 / (out_size / in_size))).astype(np.intp)
+    return np.minimum(src, in_size - 1)
 
-    Bilinear resizing is separable, so an image resizes as Ry @ img @ Rx.T: two small matrix
-    products instead of four gathers, several times faster per image.
-    """
-    src = (np.arange(out_size, dtype=np.float64) + 0.5) * (in_size / out_size) - 0.5
-    src = np.maximum(src, 0.0)
-    i0 = np.floor(src).astype(np.intp)
-    frac = src - i0
-    i0 = np.minimum(i0, in_size - 1)
-    i1 = np.minimum(i0 + 1, in_size - 1)
-    m = np.zeros((out_size, in_size), np.float64)
-    rows = np.arange(out_size)
-    np.add.at(m, (rows, i0), 1.0 - frac)
-    np.add.at(m, (rows, i1), frac)
-    return m.astype(dtype)
+
+_COEF_BITS = 11  # OpenCV's INTER_RESIZE_COEF_BITS: interpolation weights are integers summing to 2048
 
 
 @functools.lru_cache(maxsize=128)
-def _nearest_index(in_size: int, out_size: int) -> np.ndarray:
-    src = np.floor(np.arange(out_size) * (in_size / out_size)).astype(np.intp)
-    return np.minimum(src, in_size - 1)
+def _linear_taps(in_size: int, out_size: int, clamp_fraction: bool) -> tuple[np.ndarray, ...]:
+    """OpenCV's bilinear taps along one axis: source indices i0, i1 and float32 weights w0 = 1 - f, w1 = f.
+
+    The position is computed in float32 from a float64 scale, as OpenCV does. Along the width a position
+    outside the image takes its edge pixel with weight 1; along the height OpenCV keeps the fraction and
+    only clamps the rows, which rounds differently on the first and last rows of an enlarged image.
+    """
+    scale = 1.0 / (out_size / in_size)
+    pos = ((np.arange(out_size) + 0.5) * scale - 0.5).astype(np.float32)
+    i0 = np.floor(pos).astype(np.intp)
+    frac = pos - i0.astype(np.float32)
+    if clamp_fraction:
+        outside = (i0 < 0) | (i0 >= in_size - 1)
+        frac[outside] = 0.0
+        i0 = np.where(i0 < 0, 0, np.where(i0 >= in_size - 1, in_size - 1, i0))
+    return np.clip(i0, 0, in_size - 1), np.clip(i0 + 1, 0, in_size - 1), np.float32(1.0) - frac, frac
+
+
+@functools.lru_cache(maxsize=128)
+def _fixed_point_taps(in_size: int, out_size: int, clamp_fraction: bool) -> tuple[np.ndarray, ...]:
+    """`_linear_taps` with OpenCV's integer weights for uint8 images (w0 + w1 = 2048)."""
+    i0, i1, w0, w1 = _linear_taps(in_size, out_size, clamp_fraction)
+    one = np.float32(1 << _COEF_BITS)
+    # rint: OpenCV's saturate_cast rounds halves to even.
+    return i0, i1, np.rint(w0 * one).astype(np.int32), np.rint(w1 * one).astype(np.int32)
+
+
+def _resize_linear_u8(img: np.ndarray, height: int, width: int, axis: int) -> np.ndarray:
+    """Bilinear resize of uint8 images in OpenCV's fixed point (axis: the height axis; width follows it)."""
+    h, w = img.shape[axis : axis + 2]
+    x0, x1, a0, a1 = _fixed_point_taps(w, width, True)
+    y0, y1, b0, b1 = _fixed_point_taps(h, height, False)
+    trailing = (1,) * (img.ndim - axis - 2)
+    src = img.astype(np.int32)
+    # Along the width: exact integer sums, each pixel scaled by 2048.
+    rows = np.take(src, x0, axis=axis + 1) * a0.reshape((-1, *trailing))
+    rows += np.take(src, x1, axis=axis + 1) * a1.reshape((-1, *trailing))
+    # Along the height OpenCV's vector code drops 4 bits, keeps the high 16 bits of each product and rounds
+    # off the last 2: not the exact (sum + 2**21) >> 22, and MindSpore's results are these.
+    top = np.take(rows, y0, axis=axis) >> 4
+    bottom = np.take(rows, y1, axis=axis) >> 4
+    weights = (-1, 1, *trailing)
+    out = ((top * b0.reshape(weights)) >> 16) + ((bottom * b1.reshape(weights)) >> 16)
+    return ((out + 2) >> 2).clip(0, 255).astype(np.uint8)
 
 
 def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inter.LINEAR, batched: bool = False):
@@ -54,18 +85,28 @@ def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inte
         )
     if interpolation != Inter.LINEAR:
         raise NotImplementedError(f"Resize: interpolation {interpolation} is not implemented; use LINEAR or NEAREST.")
+    if img.dtype == np.uint8:
+        return _resize_linear_u8(img, height, width, len(lead))
+    return _resize_linear_float(img, height, width, len(lead))
+
+
+def _resize_linear_float(img: np.ndarray, height: int, width: int, axis: int) -> np.ndarray:
+    """Bilinear resize in floating point, as OpenCV's float kernels: float32 weights, a * w0 + b * w1 per axis
+    (float64 images in float64); other integer images are rounded back to their dtype, halves to even."""
+    h, w = img.shape[axis : axis + 2]
+    x0, x1, a0, a1 = _linear_taps(w, width, True)
+    y0, y1, b0, b1 = _linear_taps(h, height, False)
     work = np.float64 if img.dtype == np.float64 else np.float32
-    ry, rx = _linear_matrix(h, height, work), _linear_matrix(w, width, work)
+    trailing = (1,) * (img.ndim - axis - 2)
     src = img.astype(work, copy=False)
-    if rest:
-        c = int(np.prod(rest))
-        rows = np.matmul(ry, src.reshape(lead + (h, w * c))).reshape(lead + (height, w, c))  # along H
-        out = np.matmul(rx, rows).reshape(lead + (height, width) + rest)  # along W: (width, w) @ (w, c)
-    else:
-        out = np.matmul(np.matmul(ry, src), rx.T)
+    rows = np.take(src, x0, axis=axis + 1) * a0.reshape((-1, *trailing))
+    rows += np.take(src, x1, axis=axis + 1) * a1.reshape((-1, *trailing))
+    weights = (-1, 1, *trailing)
+    out = np.take(rows, y0, axis=axis) * b0.reshape(weights)
+    out += np.take(rows, y1, axis=axis) * b1.reshape(weights)
     if np.issubdtype(img.dtype, np.integer):
-        # A convex combination stays inside the input range, so rounding needs no clipping.
-        return np.rint(out, out=out).astype(img.dtype)
+        info = np.iinfo(img.dtype)
+        return np.clip(np.rint(out), info.min, info.max).astype(img.dtype)
     return out.astype(img.dtype, copy=False)
 
 

@@ -172,10 +172,11 @@ class _ImageOp:
 
 @functools.lru_cache(maxsize=256)
 def _shorter_side_size(h: int, w: int, size: int) -> tuple[int, int]:
-    # MindSpore: the longer side becomes lround(float(long) / short * size), computed in float32.
+    # MindSpore: the longer side becomes floor(float(long) / short * size), computed in float32 (truncated,
+    # not rounded: a 97x131 image resized to 256 is 256x345).
     if h < w:
-        return size, int(math.floor(float(np.float32(w) / np.float32(h) * np.float32(size)) + 0.5))
-    return int(math.floor(float(np.float32(h) / np.float32(w) * np.float32(size)) + 0.5)), size
+        return size, int(math.floor(float(np.float32(w) / np.float32(h) * np.float32(size))))
+    return int(math.floor(float(np.float32(h) / np.float32(w) * np.float32(size)))), size
 
 
 class Resize(_ImageOp):
@@ -183,7 +184,7 @@ class Resize(_ImageOp):
 
     Args:
         size: an int resizes the shorter side to `size` keeping the aspect ratio
-            (the longer side becomes round(long * size / short)); (height, width) resizes exactly.
+            (the longer side becomes floor(long * size / short), as MindSpore computes it); (height, width) resizes exactly.
         interpolation: Inter.LINEAR (bilinear, half-pixel centres) or Inter.NEAREST.
 
     Returns:
