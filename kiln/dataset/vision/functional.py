@@ -78,7 +78,6 @@ def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inte
     """Resize an HW or HWC image (or, with `batched`, a stack of them) to (height, width), keeping its dtype."""
     lead = img.shape[:1] if batched else ()
     h, w = img.shape[len(lead) : len(lead) + 2]
-    rest = img.shape[len(lead) + 2 :]
     if interpolation == Inter.NEAREST:
         return np.take(
             np.take(img, _nearest_index(h, height), axis=len(lead)), _nearest_index(w, width), axis=len(lead) + 1

@@ -183,8 +183,8 @@ class Resize(_ImageOp):
     """Resize an image.
 
     Args:
-        size: an int resizes the shorter side to `size` keeping the aspect ratio
-            (the longer side becomes floor(long * size / short), as MindSpore computes it); (height, width) resizes exactly.
+        size: an int resizes the shorter side to `size` keeping the aspect ratio (the longer side
+            becomes floor(long * size / short), as MindSpore computes it); (height, width) resizes exactly.
         interpolation: Inter.LINEAR (bilinear, half-pixel centres) or Inter.NEAREST.
 
     Returns:
