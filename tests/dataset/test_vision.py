@@ -48,7 +48,7 @@ def test_resize_nearest_and_shorter_side():
     assert vision.Resize(32)(np.zeros((28, 28, 1), np.uint8)).shape == (32, 32, 1)
     constant = np.full((7, 9, 3), 77, np.uint8)
     np.testing.assert_array_equal(vision.Resize((13, 4))(constant), np.full((13, 4, 3), 77, np.uint8))
-    with pytest.raises(NotImplementedError, match="LINEAR or NEAREST"):
+    with pytest.raises(NotImplementedError, match="LINEAR, NEAREST or BICUBIC"):
         vision.Resize(4, Inter.AREA)
     with pytest.raises(ValueError, match="positive"):
         vision.Resize((0, 3))

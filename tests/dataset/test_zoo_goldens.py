@@ -31,7 +31,7 @@ def test_resize_is_bit_exact():
 
 def test_resize_batched_equals_one_by_one():
     images = np.random.default_rng(0).integers(0, 256, (3, 19, 27, 3)).astype(np.uint8)
-    for op in (vision.Resize((11, 40)), vision.Resize(8)):
+    for op in (vision.Resize((11, 40)), vision.Resize(8), vision.Resize((30, 17), vision.Inter.BICUBIC)):
         np.testing.assert_array_equal(op.batch_call(images), np.stack([op(x) for x in images]))
         floats = images.astype(np.float32) / 7
         np.testing.assert_array_equal(op.batch_call(floats), np.stack([op(x) for x in floats]))

@@ -74,6 +74,70 @@ def _resize_linear_u8(img: np.ndarray, height: int, width: int, axis: int) -> np
     return ((out + 2) >> 2).clip(0, 255).astype(np.uint8)
 
 
+_CUBIC_A = np.float32(-0.75)  # OpenCV's bicubic kernel parameter
+
+
+@functools.lru_cache(maxsize=128)
+def _cubic_taps(in_size: int, out_size: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """OpenCV's bicubic taps along one axis: four source indices (edge pixels repeated) and four float32 weights,
+    computed in float32 from the same half-pixel position as LINEAR, without clamping the fraction."""
+    scale = 1.0 / (out_size / in_size)
+    pos = ((np.arange(out_size) + 0.5) * scale - 0.5).astype(np.float32)
+    i0 = np.floor(pos).astype(np.intp)
+    x = pos - i0.astype(np.float32)
+    a, one = _CUBIC_A, np.float32(1.0)
+    w0 = ((a * (x + one) - 5 * a) * (x + one) + 8 * a) * (x + one) - 4 * a
+    w1 = ((a + 2) * x - (a + 3)) * x * x + one
+    w2 = ((a + 2) * (one - x) - (a + 3)) * (one - x) * (one - x) + one
+    w3 = one - w0 - w1 - w2
+    taps = tuple(np.clip(i0 - 1 + k, 0, in_size - 1) for k in range(4))
+    return taps, tuple(w.astype(np.float32) for w in (w0, w1, w2, w3))
+
+
+def _vector_lanes_split(out: np.ndarray, tail: np.ndarray, axis: int, lanes: int) -> np.ndarray:
+    """OpenCV's vector loop covers whole blocks of `lanes` values of each output row (width * channels) and
+    its scalar loop, which rounds differently, the rest: take the rest from `tail`."""
+    row_shape = out.shape[: axis + 1] + (-1,)
+    flat, flat_tail = out.reshape(row_shape), tail.reshape(row_shape)
+    cut = flat.shape[-1] // lanes * lanes
+    flat[..., cut:] = flat_tail[..., cut:]
+    return flat.reshape(out.shape)
+
+
+def _resize_cubic(img: np.ndarray, height: int, width: int, axis: int) -> np.ndarray:
+    """Bicubic resize as OpenCV's kernels: uint8 in 11-bit fixed point along the width, then float32 (vector
+    part) or exact integer (scalar tail) along the height; other dtypes in float32 (float64 for float64)."""
+    h, w = img.shape[axis : axis + 2]
+    xs, xw = _cubic_taps(w, width)
+    ys, yw = _cubic_taps(h, height)
+    trailing = (1,) * (img.ndim - axis - 2)
+    col, row = (-1, *trailing), (-1, 1, *trailing)
+    if img.dtype == np.uint8:
+        one = np.float32(1 << _COEF_BITS)
+        xi = [np.rint(wk * one).astype(np.int64) for wk in xw]
+        yi = [np.rint(wk * one).astype(np.int64) for wk in yw]
+        src = img.astype(np.int64)
+        rows = sum(np.take(src, xs[k], axis=axis + 1) * xi[k].reshape(col) for k in range(4))
+        taps = [np.take(rows, ys[k], axis=axis) for k in range(4)]
+        exact = (sum(taps[k] * yi[k].reshape(row) for k in range(4)) + (1 << 21)) >> 22
+        scale = np.float32(1.0 / (1 << 2 * _COEF_BITS))
+        f = [t.astype(np.float32) for t in taps]
+        b = [(wk.astype(np.float32) * scale).reshape(row) for wk in yi]
+        vector = np.rint(f[0] * b[0] + (f[1] * b[1] + (f[2] * b[2] + f[3] * b[3])))
+        out = _vector_lanes_split(vector, exact.astype(np.float32), axis, 8)
+        return np.clip(out, 0, 255).astype(np.uint8)
+    work = np.float64 if img.dtype == np.float64 else np.float32
+    src = img.astype(work, copy=False)
+    parts = [np.take(src, xs[k], axis=axis + 1) * xw[k].reshape(col) for k in range(4)]
+    rows = ((parts[0] + parts[1]) + parts[2]) + parts[3]
+    t = [np.take(rows, ys[k], axis=axis) * yw[k].reshape(row) for k in range(4)]
+    out = _vector_lanes_split(t[0] + (t[1] + (t[2] + t[3])), ((t[0] + t[1]) + t[2]) + t[3], axis, 4)
+    if np.issubdtype(img.dtype, np.integer):
+        info = np.iinfo(img.dtype)
+        return np.clip(np.rint(out), info.min, info.max).astype(img.dtype)
+    return out.astype(img.dtype, copy=False)
+
+
 def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inter.LINEAR, batched: bool = False):
     """Resize an HW or HWC image (or, with `batched`, a stack of them) to (height, width), keeping its dtype."""
     lead = img.shape[:1] if batched else ()
@@ -82,8 +146,12 @@ def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inte
         return np.take(
             np.take(img, _nearest_index(h, height), axis=len(lead)), _nearest_index(w, width), axis=len(lead) + 1
         )
+    if interpolation == Inter.CUBIC:
+        return _resize_cubic(img, height, width, len(lead))
     if interpolation != Inter.LINEAR:
-        raise NotImplementedError(f"Resize: interpolation {interpolation} is not implemented; use LINEAR or NEAREST.")
+        raise NotImplementedError(
+            f"Resize: interpolation {interpolation} is not implemented; use LINEAR, NEAREST or BICUBIC."
+        )
     if img.dtype == np.uint8:
         return _resize_linear_u8(img, height, width, len(lead))
     return _resize_linear_float(img, height, width, len(lead))

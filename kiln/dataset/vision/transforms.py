@@ -185,7 +185,8 @@ class Resize(_ImageOp):
     Args:
         size: an int resizes the shorter side to `size` keeping the aspect ratio (the longer side
             becomes floor(long * size / short), as MindSpore computes it); (height, width) resizes exactly.
-        interpolation: Inter.LINEAR (bilinear, half-pixel centres) or Inter.NEAREST.
+        interpolation: Inter.LINEAR (bilinear, half-pixel centres), Inter.NEAREST or Inter.BICUBIC (= CUBIC,
+            OpenCV's bicubic).
 
     Returns:
         A callable mapping an HW/HWC image to the resized image of the same dtype.
@@ -195,8 +196,10 @@ class Resize(_ImageOp):
         _size_hw(size, "Resize")
         if not isinstance(interpolation, Inter):
             raise TypeError(f"Resize: interpolation must be a vision.Inter, but got {interpolation!r}.")
-        if interpolation not in (Inter.LINEAR, Inter.NEAREST):
-            raise NotImplementedError(f"Resize: {interpolation} is not implemented in Kiln; use LINEAR or NEAREST.")
+        if interpolation not in (Inter.LINEAR, Inter.NEAREST, Inter.CUBIC):
+            raise NotImplementedError(
+                f"Resize: {interpolation} is not implemented in Kiln; use LINEAR, NEAREST or BICUBIC."
+            )
         self.size = size
         self.interpolation = interpolation
 
