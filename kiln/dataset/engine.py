@@ -350,6 +350,8 @@ class Dataset:
 
     # A source that reads row i on demand through a sampler (MindSpore's "mappable" dataset).
     _reads_by_index = False
+    # Sharded inside a concat by contiguous blocks rather than every n-th row (MindSpore's MindDataset).
+    _concat_shards_in_blocks = False
 
     def _static_size(self) -> int | float | None:
         """Rows per epoch without reading data: an int, INFINITE, or None when unknown."""
@@ -1501,15 +1503,26 @@ class ConcatDataset(_Joined):
             return
         n, k = (self._sampler.num_shards, self._sampler.shard_id) if self._sampler is not None else (1, 0)
         position = 0  # in the whole concatenation: shards take every n-th row across the children
-        for i in range(len(self.children)):
+        for i, child in enumerate(self.children):
+            if n > 1 and child._concat_shards_in_blocks:
+                # MindSpore's MindDataset gives each shard one contiguous block, in shard order; the size % n
+                # blocks one row longer are those of the shards that come first from the child's offset on.
+                size = child.get_dataset_size()
+                lengths = [size // n + ((shard - position) % n < size % n) for shard in range(n)]
+                start = sum(lengths[:k])
+                stop = start + lengths[k]
+                keep = lambda j, start=start, stop=stop: start <= j < stop  # noqa: E731
+            else:
+                keep = lambda j, offset=position: (offset + j) % n == k  # noqa: E731
             src = self._child_rows(run, epoch, i)
             try:
-                for row in src:
-                    if position % n == k:
+                j = 0
+                for j, row in enumerate(src, 1):
+                    if keep(j - 1):
                         yield row
-                    position += 1
             finally:
                 src.close()
+            position += j
 
     def _interleaved_rows(self, run, epoch):
         """Every interleaving of the children's rows equally likely: the next row comes from a child with

@@ -8,18 +8,22 @@ It writes tests/dataset/goldens/zoo.json and tests/dataset/goldens/zoo_resize.np
 import json
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mindspore.dataset as ds  # noqa: E402
 import mindspore.dataset.vision as vision  # noqa: E402
 import numpy as np  # noqa: E402
 import zoo_cases  # noqa: E402
+from mindspore.mindrecord import FileWriter  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens")
 
 
 def main() -> None:
     out = {"concat": zoo_cases.concat_goldens(ds)}
+    with tempfile.TemporaryDirectory() as tmp:
+        out["concat_mindrecord"] = zoo_cases.concat_mindrecord_goldens(ds, FileWriter, tmp)
     with open(os.path.join(HERE, "zoo.json"), "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)
     np.savez_compressed(os.path.join(HERE, "zoo_resize.npz"), **zoo_cases.resize_goldens(vision))

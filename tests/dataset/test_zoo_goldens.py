@@ -11,6 +11,7 @@ import pytest
 
 import kiln.dataset as ds
 import kiln.dataset.vision as vision
+from kiln.mindrecord import FileWriter
 from tests.dataset import zoo_cases
 
 HERE = os.path.join(os.path.dirname(__file__), "goldens")
@@ -42,6 +43,11 @@ def test_concat_use_sampler_shards_rows_across_children():
     assert got.keys() == GOLDEN["concat"].keys()
     for key, expected in GOLDEN["concat"].items():
         assert got[key] == expected, key
+
+
+def test_concat_use_sampler_splits_mindrecord_children_in_blocks(tmp_path):
+    got = zoo_cases.concat_mindrecord_goldens(ds, FileWriter, str(tmp_path))
+    assert got == GOLDEN["concat_mindrecord"]
 
 
 def test_concat_use_sampler_refuses_what_mindspore_refuses():

@@ -5,6 +5,8 @@ Kiln's): each reproduces what a model-zoo `create_dataset` does, on small inputs
   `use_sampler(DistributedSampler(...))` on the concat.
 """
 
+import os
+
 import numpy as np
 
 CONCAT_SIZES = [(5, 3), (2, 7), (1, 1, 4), (3, 3)]
@@ -43,6 +45,26 @@ def concat_goldens(ds) -> dict:
     padded = ds.NumpySlicesDataset({"a": np.arange(5)}, shuffle=False) + ds.PaddedDataset([{"a": np.array(-1)}] * 3)
     padded.use_sampler(ds.DistributedSampler(num_shards=2, shard_id=1, shuffle=False))
     out["padded"] = {"rows": rows(padded), "size": padded.get_dataset_size()}
+    return out
+
+
+def concat_mindrecord_goldens(ds, file_writer, folder: str) -> dict:
+    """A MindDataset child of a sharded concat (first, padded as BERT does, and second): MindSpore splits it
+    into contiguous blocks, not every n-th row. `file_writer`: the framework's mindrecord.FileWriter."""
+    out = {}
+    for n_rows in (9, 10):
+        path = os.path.join(folder, f"rows{n_rows}.mindrecord")
+        writer = file_writer(path, 1)
+        writer.add_schema({"a": {"type": "int64"}}, "rows")
+        writer.write_raw_data([{"a": i} for i in range(n_rows)])
+        writer.commit()
+        for n in (2, 3, 4):
+            for k in range(n):
+                first = ds.MindDataset(path, columns_list=["a"]) + ds.PaddedDataset([{"a": np.array(-1)}] * 3)
+                first.use_sampler(ds.DistributedSampler(n, k, shuffle=False))
+                second = ds.NumpySlicesDataset({"a": np.arange(4) + 100}, shuffle=False) + ds.MindDataset(path)
+                second.use_sampler(ds.DistributedSampler(n, k, shuffle=False))
+                out[f"{n_rows}/{n}/{k}"] = {"first": rows(first), "second": rows(second)}
     return out
 
 
