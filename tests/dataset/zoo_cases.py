@@ -108,3 +108,31 @@ def resize_goldens(vision) -> dict:
                 continue
             out[f"{name}/{key}"] = np.asarray(make(vision)(img))
     return out
+
+
+# Transforms given a PIL image (after the zoo's vision.ToPIL()): MindSpore runs them with Pillow and returns a
+# PIL image; ANTIALIAS is Pillow's LANCZOS, and CenterCrop rounds its offsets.
+PIL_CASES = [
+    ("resize_short", lambda v: v.Resize(29, v.Inter.BILINEAR)),
+    ("resize_bicubic", lambda v: v.Resize((20, 30), v.Inter.BICUBIC)),
+    ("resize_nearest", lambda v: v.Resize(29, v.Inter.NEAREST)),
+    ("resize_antialias", lambda v: v.Resize((17, 23), v.Inter.ANTIALIAS)),
+    ("center_crop", lambda v: v.CenterCrop(16)),
+    ("center_crop_pair", lambda v: v.CenterCrop((15, 20))),
+    ("hflip", lambda v: v.RandomHorizontalFlip(1.0)),
+    ("vflip", lambda v: v.RandomVerticalFlip(1.0)),
+    ("no_flip", lambda v: v.RandomHorizontalFlip(0.0)),
+]
+
+
+def pil_goldens(vision, image_module) -> tuple[dict, dict]:
+    """Every PIL case on three images: (name/image -> array, name/image -> type name of the result)."""
+    rng = np.random.default_rng(3)
+    arrays, types = {}, {}
+    for i, shape in enumerate([(39, 43, 3), (21, 45, 3), (24, 24, 3)]):
+        img = image_module.fromarray(rng.integers(0, 256, shape).astype(np.uint8))
+        for name, make in PIL_CASES:
+            out = make(vision)(img)
+            arrays[f"pil/{name}/{i}"] = np.asarray(out)
+            types[f"{name}/{i}"] = type(out).__name__ if not isinstance(out, np.ndarray) else "ndarray"
+    return arrays, types
