@@ -1090,9 +1090,19 @@ class BatchDataset(Dataset):
         stacked = [
             np.stack([np.asarray(x) for x in col]) if isinstance(col, list | tuple) else np.asarray(col) for col in out
         ]
-        if len(self._in_idx) == len(stacked):
-            return _replaced(self._stack(pending), self._in_idx, stacked)
         child_names = self.children[0].get_col_names()
+        if len(self._in_idx) == len(stacked):
+            # Only the other columns are stacked: the map's inputs may be ragged (images of several sizes that
+            # the map resizes, as the zoo's YOLO multi-scale map does).
+            others = [i for i in range(len(child_names)) if i not in self._in_idx]
+            row = [None] * len(child_names)
+            if others:
+                kept = self._stack(
+                    [tuple(r[i] for i in others) for r in pending], names=[child_names[i] for i in others]
+                )
+                for i, value in zip(others, kept, strict=True):
+                    row[i] = value
+            return _replaced(row, self._in_idx, stacked)
         kept = (
             self._stack(
                 [tuple(r[i] for i in self._keep_idx) for r in pending], names=[child_names[i] for i in self._keep_idx]

@@ -25,6 +25,7 @@ def main() -> None:
     out = {"concat": zoo_cases.concat_goldens(ds)}
     with tempfile.TemporaryDirectory() as tmp:
         out["concat_mindrecord"] = zoo_cases.concat_mindrecord_goldens(ds, FileWriter, tmp)
+    out["per_batch_map"] = zoo_cases.per_batch_map_goldens(ds)
     pil_arrays, out["pil_types"] = zoo_cases.pil_goldens(vision, Image)
     with open(os.path.join(HERE, "zoo.json"), "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)

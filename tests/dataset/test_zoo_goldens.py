@@ -61,6 +61,10 @@ def test_concat_use_sampler_splits_mindrecord_children_in_blocks(tmp_path):
     assert got == GOLDEN["concat_mindrecord"]
 
 
+def test_per_batch_map_takes_ragged_input_columns():
+    assert zoo_cases.per_batch_map_goldens(ds) == GOLDEN["per_batch_map"]
+
+
 def test_concat_use_sampler_refuses_what_mindspore_refuses():
     joined = ds.NumpySlicesDataset({"a": np.arange(5)}, shuffle=False) + ds.NumpySlicesDataset({"a": np.arange(3)})
     with pytest.raises(ValueError, match="shuffle=False"):

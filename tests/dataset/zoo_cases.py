@@ -136,3 +136,36 @@ def pil_goldens(vision, image_module) -> tuple[dict, dict]:
             arrays[f"pil/{name}/{i}"] = np.asarray(out)
             types[f"{name}/{i}"] = type(out).__name__ if not isinstance(out, np.ndarray) else "ndarray"
     return arrays, types
+
+
+def _ragged_rows():
+    for i in range(7):
+        yield (np.full((2 + i % 3, 3), i, np.uint8), np.array([i, i + 1], np.int64), np.array(i * 0.5, np.float32))
+
+
+def _multi_scale(img, ann, info):
+    """YOLO's multi-scale per_batch_map: images of several sizes in, one size per batch out, a new column."""
+    size = 4 + info.get_batch_num()
+    images = [np.resize(x, (size, 3)).astype(np.float32) / 255 for x in img]
+    return np.stack(images), np.stack(ann), np.array([size] * len(img), np.int32)
+
+
+def per_batch_map_goldens(ds) -> dict:
+    """Batches (values and dtypes) of per_batch_map pipelines whose input column is ragged."""
+    out = {}
+    source = lambda: ds.GeneratorDataset(_ragged_rows, ["img", "ann", "s"], shuffle=False)  # noqa: E731
+    pipelines = {
+        "multi_scale": source().batch(
+            3, per_batch_map=_multi_scale, input_columns=["img", "ann"], output_columns=["image", "ann", "size"]
+        ),
+        "same_count": source().batch(
+            2, per_batch_map=lambda img, info: ([x[:2].astype(np.int32) for x in img],), input_columns=["img"]
+        ),
+    }
+    for name, d in pipelines.items():
+        rows_out = [
+            [[np.asarray(v).tolist(), str(np.asarray(v).dtype)] for v in r]
+            for r in d.create_tuple_iterator(output_numpy=True, num_epochs=1)
+        ]
+        out[name] = {"columns": d.get_col_names(), "rows": rows_out}
+    return out
