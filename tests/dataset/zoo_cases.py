@@ -122,6 +122,10 @@ PIL_CASES = [
     ("hflip", lambda v: v.RandomHorizontalFlip(1.0)),
     ("vflip", lambda v: v.RandomVerticalFlip(1.0)),
     ("no_flip", lambda v: v.RandomHorizontalFlip(0.0)),
+    ("pad", lambda v: v.Pad([1, 2, 3, 4], fill_value=(9, 8, 7))),
+    ("pad_reflect", lambda v: v.Pad(2, padding_mode=v.Border.REFLECT)),
+    ("grayscale", lambda v: v.Grayscale()),
+    ("grayscale3", lambda v: v.Grayscale(3)),
 ]
 
 

@@ -385,6 +385,8 @@ class Pad(_ImageOp):
         self.padding_mode = Border(padding_mode)
 
     def __call__(self, img) -> np.ndarray:
+        if is_pil(img):  # the same pixels, returned as a PIL image as MindSpore does
+            return pil_image().fromarray(self(np.asarray(img)))
         return F.pad(as_image(img, "Pad"), *self.padding, self.padding_mode, self.fill_value)
 
 
@@ -870,6 +872,8 @@ class Grayscale(_ImageOp):
         self.num_output_channels = num_output_channels
 
     def __call__(self, img):
+        if is_pil(img):  # the same pixels, returned as a PIL image as MindSpore does
+            return pil_image().fromarray(self(np.asarray(img)))
         arr = _rgb(_as_array(img), "Grayscale").astype(np.int64)
         gray = ((arr[..., 0] * 19595 + arr[..., 1] * 38470 + arr[..., 2] * 7471 + 0x8000) >> 16).astype(np.uint8)
         return np.stack([gray] * 3, -1) if self.num_output_channels == 3 else gray
