@@ -19,6 +19,7 @@ from kiln.dataset import _rng, config
 from kiln.dataset.callbacks import DSCallbackParam
 from kiln.dataset.iterators import DictIterator, Run, TupleIterator, ordered_map, process_ordered_map
 from kiln.dataset.mindrecord_export import save as save_mindrecord
+from kiln.dataset.sampler import DistributedSampler, RandomSampler, SequentialSampler
 from kiln.dataset.validator_helpers import check_non_negative_int
 
 INFINITE = math.inf  # size of an endlessly repeated pipeline
@@ -346,6 +347,11 @@ class Dataset:
 
     def _rows(self, run: Run, epoch: tuple[int, ...]):
         raise NotImplementedError
+
+    # A source that reads row i on demand through a sampler (MindSpore's "mappable" dataset).
+    _reads_by_index = False
+    # Sharded inside a concat by contiguous blocks rather than every n-th row (MindSpore's MindDataset).
+    _concat_shards_in_blocks = False
 
     def _static_size(self) -> int | float | None:
         """Rows per epoch without reading data: an int, INFINITE, or None when unknown."""
@@ -1084,9 +1090,19 @@ class BatchDataset(Dataset):
         stacked = [
             np.stack([np.asarray(x) for x in col]) if isinstance(col, list | tuple) else np.asarray(col) for col in out
         ]
-        if len(self._in_idx) == len(stacked):
-            return _replaced(self._stack(pending), self._in_idx, stacked)
         child_names = self.children[0].get_col_names()
+        if len(self._in_idx) == len(stacked):
+            # Only the other columns are stacked: the map's inputs may be ragged (images of several sizes that
+            # the map resizes, as the zoo's YOLO multi-scale map does).
+            others = [i for i in range(len(child_names)) if i not in self._in_idx]
+            row = [None] * len(child_names)
+            if others:
+                kept = self._stack(
+                    [tuple(r[i] for i in others) for r in pending], names=[child_names[i] for i in others]
+                )
+                for i, value in zip(others, kept, strict=True):
+                    row[i] = value
+            return _replaced(row, self._in_idx, stacked)
         kept = (
             self._stack(
                 [tuple(r[i] for i in self._keep_idx) for r in pending], names=[child_names[i] for i in self._keep_idx]
@@ -1444,12 +1460,93 @@ class ConcatDataset(_Joined):
                 )
         return names
 
+    def __init__(self, datasets: Sequence[Dataset]) -> None:
+        super().__init__(datasets)
+        self._sampler: DistributedSampler | RandomSampler | None = None
+
+    def use_sampler(self, sampler: DistributedSampler | RandomSampler) -> None:
+        """Read the concatenation through `sampler`, as MindSpore's concat does.
+
+        A `DistributedSampler(num_shards, shard_id, shuffle=False)` keeps the rows whose position in the whole
+        concatenation is `shard_id` modulo `num_shards` (shards may differ by one row: nothing is padded); a
+        `RandomSampler()` interleaves the children at random, each child keeping its own order.
+
+        Args:
+            sampler: a DistributedSampler without shuffle or num_samples, or a RandomSampler without replacement
+                or num_samples.
+        """
+        if not isinstance(sampler, DistributedSampler | RandomSampler):
+            raise TypeError(
+                f"concat.use_sampler: the sampler must be a DistributedSampler or a RandomSampler, but got {sampler!r}."
+            )
+        what = type(sampler).__name__
+        if isinstance(sampler, RandomSampler) and sampler.replacement:
+            raise ValueError("concat.use_sampler: a RandomSampler with replacement=True cannot interleave a concat.")
+        if isinstance(sampler, DistributedSampler) and sampler.shuffle:
+            raise ValueError("concat.use_sampler: the DistributedSampler must have shuffle=False.")
+        if sampler.get_num_samples() is not None:
+            raise ValueError(f"concat.use_sampler: the {what} must not set num_samples.")
+        for child in self.children:
+            if isinstance(child, BatchDataset):
+                raise TypeError(
+                    "concat.use_sampler: a batched dataset cannot be sharded or interleaved row by row; "
+                    "concat before batch."
+                )
+        if isinstance(sampler, DistributedSampler):
+            # MindSpore gives each source child (a random-access one) a sequential sampler: its shuffle is dropped.
+            for child in self.children:
+                if child._reads_by_index and getattr(child, "_random_access", True):
+                    child.use_sampler(SequentialSampler())
+        self._sampler = sampler
+        self._counted_size = None
+
+    def _static_size(self):
+        total = super()._static_size()
+        if total is None or not isinstance(self._sampler, DistributedSampler):
+            return total
+        n, k = self._sampler.num_shards, self._sampler.shard_id
+        return max(0, (int(total) - k + n - 1) // n)
+
     def _rows(self, run, epoch):
-        for i in range(len(self.children)):
+        if isinstance(self._sampler, RandomSampler):
+            yield from self._interleaved_rows(run, epoch)
+            return
+        n, k = (self._sampler.num_shards, self._sampler.shard_id) if self._sampler is not None else (1, 0)
+        position = 0  # in the whole concatenation: shards take every n-th row across the children
+        for i, child in enumerate(self.children):
+            if n > 1 and child._concat_shards_in_blocks:
+                # MindSpore's MindDataset gives each shard one contiguous block, in shard order; the size % n
+                # blocks one row longer are those of the shards that come first from the child's offset on.
+                size = child.get_dataset_size()
+                lengths = [size // n + ((shard - position) % n < size % n) for shard in range(n)]
+                start = sum(lengths[:k])
+                stop = start + lengths[k]
+                keep = lambda j, start=start, stop=stop: start <= j < stop  # noqa: E731
+            else:
+                keep = lambda j, offset=position: (offset + j) % n == k  # noqa: E731
             src = self._child_rows(run, epoch, i)
             try:
-                yield from src
+                j = 0
+                for j, row in enumerate(src, 1):
+                    if keep(j - 1):
+                        yield row
             finally:
+                src.close()
+            position += j
+
+    def _interleaved_rows(self, run, epoch):
+        """Every interleaving of the children's rows equally likely: the next row comes from a child with
+        probability proportional to the rows it has left."""
+        rng = np.random.default_rng(run.key(self, epoch))
+        left = [child.get_dataset_size() for child in self.children]
+        sources = [self._child_rows(run, epoch, i) for i in range(len(self.children))]
+        try:
+            while sum(left):
+                i = int(rng.choice(len(left), p=np.asarray(left, np.float64) / sum(left)))
+                left[i] -= 1
+                yield next(sources[i])
+        finally:
+            for src in sources:
                 src.close()
 
 

@@ -30,13 +30,13 @@ def test_resize_bilinear_matches_scalar_reference(shape, size):
     img = rng.random(shape).astype(np.float64) * 255
     out = vision.Resize(size)(img)
     assert out.shape == size + shape[2:] and out.dtype == np.float64
-    np.testing.assert_allclose(out, ref_bilinear(img, *size), rtol=0, atol=1e-9)
+    # OpenCV's (MindSpore's) weights are float32 even for float64 images: exact values are in test_zoo_goldens.
+    np.testing.assert_allclose(out, ref_bilinear(img, *size), rtol=0, atol=1e-4)
     as_uint8 = img.astype(np.uint8)
     out8 = vision.Resize(size, Inter.LINEAR)(as_uint8)
     assert out8.dtype == np.uint8
     want8 = np.clip(np.rint(ref_bilinear(as_uint8, *size)), 0, 255)
-    assert np.abs(out8.astype(int) - want8).max() <= 1  # float32 vs float64 at exact .5 ties
-    assert np.mean(out8 == want8) > 0.99
+    assert np.abs(out8.astype(int) - want8).max() <= 1  # OpenCV's 11-bit fixed point against exact rounding
 
 
 def test_resize_nearest_and_shorter_side():
@@ -48,7 +48,7 @@ def test_resize_nearest_and_shorter_side():
     assert vision.Resize(32)(np.zeros((28, 28, 1), np.uint8)).shape == (32, 32, 1)
     constant = np.full((7, 9, 3), 77, np.uint8)
     np.testing.assert_array_equal(vision.Resize((13, 4))(constant), np.full((13, 4, 3), 77, np.uint8))
-    with pytest.raises(NotImplementedError, match="LINEAR or NEAREST"):
+    with pytest.raises(NotImplementedError, match="LINEAR, NEAREST or BICUBIC"):
         vision.Resize(4, Inter.AREA)
     with pytest.raises(ValueError, match="positive"):
         vision.Resize((0, 3))
@@ -173,7 +173,8 @@ def test_mnist_training_pipeline_seed_003(tmp_path):
         for x, idx in zip(image, label):  # labels were written as 0..99, so each names its source image
             resized = np.rint(ref_bilinear(images[idx][:, :, None], 32, 32))
             want = ((resized / 255.0 - 0.1307) / 0.3081).transpose(2, 0, 1)
-            np.testing.assert_allclose(x, want, rtol=0, atol=1e-5)
+            # OpenCV's fixed point is one uint8 step off exact rounding on some pixels (exact: test_zoo_goldens)
+            np.testing.assert_allclose(x, want, rtol=0, atol=1 / 255 / 0.3081 + 1e-5)
         labels_seen.extend(label.tolist())
     assert len(set(labels_seen)) == 96 and labels_seen != sorted(labels_seen)
     ds.config.set_seed(3)

@@ -115,6 +115,8 @@ class SampledSource(Dataset):
     names) and that checks the shared arguments here before `_open` runs (`_start`).
     """
 
+    _reads_by_index = True
+
     # The signature of a source built from `_open` (see `_source_signature`):
     _SHARED: tuple[str, ...] = MAPPABLE_SHARED
     _AFTER: dict[str, str] = {}  # own parameter -> the parameter it follows, where MindSpore mixes them

@@ -37,6 +37,8 @@ class MindDataset(SampledSource):
         cache: not supported (must be None).
     """
 
+    _concat_shards_in_blocks = True
+
     # MindSpore's order, own and shared parameters mixed.
     _ORDER = ("dataset_files", "columns_list", "num_parallel_workers", "shuffle", "num_shards", "shard_id", "sampler",
               "padded_sample", "num_padded", "num_samples", "cache")  # fmt: skip

@@ -2,9 +2,9 @@
 
 Resizing follows OpenCV, which MindSpore uses: LINEAR samples at half-pixel
 centres, src = (dst + 0.5) * in / out - 0.5, clamped to the image; NEAREST
-takes src = floor(dst * in / out). Integer images are computed in float and
-rounded back, where OpenCV uses 11-bit fixed point, so values can differ from
-MindSpore's by 1 when the exact result lies near .5.
+takes src = floor(dst * in / out). uint8 images are resized in OpenCV's 11-bit
+fixed point and float images in OpenCV's float32 arithmetic, bit for bit;
+other integer images are computed in float32 and rounded back.
 """
 
 from __future__ import annotations
@@ -18,54 +18,162 @@ from kiln.dataset.vision.utils import Border, Inter, pil_image
 
 
 @functools.lru_cache(maxsize=128)
-def _linear_matrix(in_size: int, out_size: int, dtype: type) -> np.ndarray:
-    """The (out_size, in_size) interpolation matrix along one axis (cached: pipelines reuse sizes).
+def _nearest_index(in_size: int, out_size: int) -> np.ndarray:
+    # OpenCV's step is 1 / (out / in) in float64: at exact multiples it can floor one below in / out's.
+    src = np.floor(np.arange(out_size) * (1.0 / (out_size / in_size))).astype(np.intp)
+    return np.minimum(src, in_size - 1)
 
-    Bilinear resizing is separable, so an image resizes as Ry @ img @ Rx.T: two small matrix
-    products instead of four gathers, several times faster per image.
-    """
-    src = (np.arange(out_size, dtype=np.float64) + 0.5) * (in_size / out_size) - 0.5
-    src = np.maximum(src, 0.0)
-    i0 = np.floor(src).astype(np.intp)
-    frac = src - i0
-    i0 = np.minimum(i0, in_size - 1)
-    i1 = np.minimum(i0 + 1, in_size - 1)
-    m = np.zeros((out_size, in_size), np.float64)
-    rows = np.arange(out_size)
-    np.add.at(m, (rows, i0), 1.0 - frac)
-    np.add.at(m, (rows, i1), frac)
-    return m.astype(dtype)
+
+_COEF_BITS = 11  # OpenCV's INTER_RESIZE_COEF_BITS: interpolation weights are integers summing to 2048
 
 
 @functools.lru_cache(maxsize=128)
-def _nearest_index(in_size: int, out_size: int) -> np.ndarray:
-    src = np.floor(np.arange(out_size) * (in_size / out_size)).astype(np.intp)
-    return np.minimum(src, in_size - 1)
+def _linear_taps(in_size: int, out_size: int, clamp_fraction: bool) -> tuple[np.ndarray, ...]:
+    """OpenCV's bilinear taps along one axis: source indices i0, i1 and float32 weights w0 = 1 - f, w1 = f.
+
+    The position is computed in float32 from a float64 scale, as OpenCV does. Along the width a position
+    outside the image takes its edge pixel with weight 1; along the height OpenCV keeps the fraction and
+    only clamps the rows, which rounds differently on the first and last rows of an enlarged image.
+    """
+    scale = 1.0 / (out_size / in_size)
+    pos = ((np.arange(out_size) + 0.5) * scale - 0.5).astype(np.float32)
+    i0 = np.floor(pos).astype(np.intp)
+    frac = pos - i0.astype(np.float32)
+    if clamp_fraction:
+        outside = (i0 < 0) | (i0 >= in_size - 1)
+        frac[outside] = 0.0
+        i0 = np.where(i0 < 0, 0, np.where(i0 >= in_size - 1, in_size - 1, i0))
+    return np.clip(i0, 0, in_size - 1), np.clip(i0 + 1, 0, in_size - 1), np.float32(1.0) - frac, frac
+
+
+@functools.lru_cache(maxsize=128)
+def _fixed_point_taps(in_size: int, out_size: int, clamp_fraction: bool) -> tuple[np.ndarray, ...]:
+    """`_linear_taps` with OpenCV's integer weights for uint8 images (w0 + w1 = 2048)."""
+    i0, i1, w0, w1 = _linear_taps(in_size, out_size, clamp_fraction)
+    one = np.float32(1 << _COEF_BITS)
+    # rint: OpenCV's saturate_cast rounds halves to even.
+    return i0, i1, np.rint(w0 * one).astype(np.int32), np.rint(w1 * one).astype(np.int32)
+
+
+def _resize_linear_u8(img: np.ndarray, height: int, width: int, axis: int) -> np.ndarray:
+    """Bilinear resize of uint8 images in OpenCV's fixed point (axis: the height axis; width follows it)."""
+    h, w = img.shape[axis : axis + 2]
+    x0, x1, a0, a1 = _fixed_point_taps(w, width, True)
+    y0, y1, b0, b1 = _fixed_point_taps(h, height, False)
+    trailing = (1,) * (img.ndim - axis - 2)
+    src = img.astype(np.int32)
+    # Along the width: exact integer sums, each pixel scaled by 2048.
+    rows = np.take(src, x0, axis=axis + 1) * a0.reshape((-1, *trailing))
+    rows += np.take(src, x1, axis=axis + 1) * a1.reshape((-1, *trailing))
+    # Along the height OpenCV's vector code drops 4 bits, keeps the high 16 bits of each product and rounds
+    # off the last 2: not the exact (sum + 2**21) >> 22, and MindSpore's results are these.
+    top = np.take(rows, y0, axis=axis) >> 4
+    bottom = np.take(rows, y1, axis=axis) >> 4
+    weights = (-1, 1, *trailing)
+    out = ((top * b0.reshape(weights)) >> 16) + ((bottom * b1.reshape(weights)) >> 16)
+    return ((out + 2) >> 2).clip(0, 255).astype(np.uint8)
+
+
+_CUBIC_A = np.float32(-0.75)  # OpenCV's bicubic kernel parameter
+
+
+@functools.lru_cache(maxsize=128)
+def _cubic_taps(in_size: int, out_size: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """OpenCV's bicubic taps along one axis: four source indices (edge pixels repeated) and four float32 weights,
+    computed in float32 from the same half-pixel position as LINEAR, without clamping the fraction."""
+    scale = 1.0 / (out_size / in_size)
+    pos = ((np.arange(out_size) + 0.5) * scale - 0.5).astype(np.float32)
+    i0 = np.floor(pos).astype(np.intp)
+    x = pos - i0.astype(np.float32)
+    a, one = _CUBIC_A, np.float32(1.0)
+    w0 = ((a * (x + one) - 5 * a) * (x + one) + 8 * a) * (x + one) - 4 * a
+    w1 = ((a + 2) * x - (a + 3)) * x * x + one
+    w2 = ((a + 2) * (one - x) - (a + 3)) * (one - x) * (one - x) + one
+    w3 = one - w0 - w1 - w2
+    taps = tuple(np.clip(i0 - 1 + k, 0, in_size - 1) for k in range(4))
+    return taps, tuple(w.astype(np.float32) for w in (w0, w1, w2, w3))
+
+
+def _vector_lanes_split(out: np.ndarray, tail: np.ndarray, axis: int, lanes: int) -> np.ndarray:
+    """OpenCV's vector loop covers whole blocks of `lanes` values of each output row (width * channels) and
+    its scalar loop, which rounds differently, the rest: take the rest from `tail`."""
+    row_shape = out.shape[: axis + 1] + (-1,)
+    flat, flat_tail = out.reshape(row_shape), tail.reshape(row_shape)
+    cut = flat.shape[-1] // lanes * lanes
+    flat[..., cut:] = flat_tail[..., cut:]
+    return flat.reshape(out.shape)
+
+
+def _resize_cubic(img: np.ndarray, height: int, width: int, axis: int) -> np.ndarray:
+    """Bicubic resize as OpenCV's kernels: uint8 in 11-bit fixed point along the width, then float32 (vector
+    part) or exact integer (scalar tail) along the height; other dtypes in float32 (float64 for float64)."""
+    h, w = img.shape[axis : axis + 2]
+    xs, xw = _cubic_taps(w, width)
+    ys, yw = _cubic_taps(h, height)
+    trailing = (1,) * (img.ndim - axis - 2)
+    col, row = (-1, *trailing), (-1, 1, *trailing)
+    if img.dtype == np.uint8:
+        one = np.float32(1 << _COEF_BITS)
+        xi = [np.rint(wk * one).astype(np.int64) for wk in xw]
+        yi = [np.rint(wk * one).astype(np.int64) for wk in yw]
+        src = img.astype(np.int64)
+        rows = sum(np.take(src, xs[k], axis=axis + 1) * xi[k].reshape(col) for k in range(4))
+        taps = [np.take(rows, ys[k], axis=axis) for k in range(4)]
+        exact = (sum(taps[k] * yi[k].reshape(row) for k in range(4)) + (1 << 21)) >> 22
+        scale = np.float32(1.0 / (1 << 2 * _COEF_BITS))
+        f = [t.astype(np.float32) for t in taps]
+        b = [(wk.astype(np.float32) * scale).reshape(row) for wk in yi]
+        vector = np.rint(f[0] * b[0] + (f[1] * b[1] + (f[2] * b[2] + f[3] * b[3])))
+        out = _vector_lanes_split(vector, exact.astype(np.float32), axis, 8)
+        return np.clip(out, 0, 255).astype(np.uint8)
+    work = np.float64 if img.dtype == np.float64 else np.float32
+    src = img.astype(work, copy=False)
+    parts = [np.take(src, xs[k], axis=axis + 1) * xw[k].reshape(col) for k in range(4)]
+    rows = ((parts[0] + parts[1]) + parts[2]) + parts[3]
+    t = [np.take(rows, ys[k], axis=axis) * yw[k].reshape(row) for k in range(4)]
+    out = _vector_lanes_split(t[0] + (t[1] + (t[2] + t[3])), ((t[0] + t[1]) + t[2]) + t[3], axis, 4)
+    if np.issubdtype(img.dtype, np.integer):
+        info = np.iinfo(img.dtype)
+        return np.clip(np.rint(out), info.min, info.max).astype(img.dtype)
+    return out.astype(img.dtype, copy=False)
 
 
 def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inter.LINEAR, batched: bool = False):
     """Resize an HW or HWC image (or, with `batched`, a stack of them) to (height, width), keeping its dtype."""
     lead = img.shape[:1] if batched else ()
     h, w = img.shape[len(lead) : len(lead) + 2]
-    rest = img.shape[len(lead) + 2 :]
     if interpolation == Inter.NEAREST:
         return np.take(
             np.take(img, _nearest_index(h, height), axis=len(lead)), _nearest_index(w, width), axis=len(lead) + 1
         )
+    if interpolation == Inter.CUBIC:
+        return _resize_cubic(img, height, width, len(lead))
     if interpolation != Inter.LINEAR:
-        raise NotImplementedError(f"Resize: interpolation {interpolation} is not implemented; use LINEAR or NEAREST.")
+        raise NotImplementedError(
+            f"Resize: interpolation {interpolation} is not implemented; use LINEAR, NEAREST or BICUBIC."
+        )
+    if img.dtype == np.uint8:
+        return _resize_linear_u8(img, height, width, len(lead))
+    return _resize_linear_float(img, height, width, len(lead))
+
+
+def _resize_linear_float(img: np.ndarray, height: int, width: int, axis: int) -> np.ndarray:
+    """Bilinear resize in floating point, as OpenCV's float kernels: float32 weights, a * w0 + b * w1 per axis
+    (float64 images in float64); other integer images are rounded back to their dtype, halves to even."""
+    h, w = img.shape[axis : axis + 2]
+    x0, x1, a0, a1 = _linear_taps(w, width, True)
+    y0, y1, b0, b1 = _linear_taps(h, height, False)
     work = np.float64 if img.dtype == np.float64 else np.float32
-    ry, rx = _linear_matrix(h, height, work), _linear_matrix(w, width, work)
+    trailing = (1,) * (img.ndim - axis - 2)
     src = img.astype(work, copy=False)
-    if rest:
-        c = int(np.prod(rest))
-        rows = np.matmul(ry, src.reshape(lead + (h, w * c))).reshape(lead + (height, w, c))  # along H
-        out = np.matmul(rx, rows).reshape(lead + (height, width) + rest)  # along W: (width, w) @ (w, c)
-    else:
-        out = np.matmul(np.matmul(ry, src), rx.T)
+    rows = np.take(src, x0, axis=axis + 1) * a0.reshape((-1, *trailing))
+    rows += np.take(src, x1, axis=axis + 1) * a1.reshape((-1, *trailing))
+    weights = (-1, 1, *trailing)
+    out = np.take(rows, y0, axis=axis) * b0.reshape(weights)
+    out += np.take(rows, y1, axis=axis) * b1.reshape(weights)
     if np.issubdtype(img.dtype, np.integer):
-        # A convex combination stays inside the input range, so rounding needs no clipping.
-        return np.rint(out, out=out).astype(img.dtype)
+        info = np.iinfo(img.dtype)
+        return np.clip(np.rint(out), info.min, info.max).astype(img.dtype)
     return out.astype(img.dtype, copy=False)
 
 

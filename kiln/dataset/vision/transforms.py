@@ -30,7 +30,9 @@ from kiln.dataset.vision.utils import (
     encode_png,
     get_image_num_channels,
     get_image_size,
+    is_pil,
     pil_image,
+    pil_resample,
     read_file,
     read_image,
     write_file,
@@ -172,19 +174,22 @@ class _ImageOp:
 
 @functools.lru_cache(maxsize=256)
 def _shorter_side_size(h: int, w: int, size: int) -> tuple[int, int]:
-    # MindSpore: the longer side becomes lround(float(long) / short * size), computed in float32.
+    # MindSpore: the longer side becomes floor(float(long) / short * size), computed in float32 (truncated,
+    # not rounded: a 97x131 image resized to 256 is 256x345).
     if h < w:
-        return size, int(math.floor(float(np.float32(w) / np.float32(h) * np.float32(size)) + 0.5))
-    return int(math.floor(float(np.float32(h) / np.float32(w) * np.float32(size)) + 0.5)), size
+        return size, int(math.floor(float(np.float32(w) / np.float32(h) * np.float32(size))))
+    return int(math.floor(float(np.float32(h) / np.float32(w) * np.float32(size)))), size
 
 
 class Resize(_ImageOp):
     """Resize an image.
 
     Args:
-        size: an int resizes the shorter side to `size` keeping the aspect ratio
-            (the longer side becomes round(long * size / short)); (height, width) resizes exactly.
-        interpolation: Inter.LINEAR (bilinear, half-pixel centres) or Inter.NEAREST.
+        size: an int resizes the shorter side to `size` keeping the aspect ratio (the longer side
+            becomes floor(long * size / short), as MindSpore computes it); (height, width) resizes exactly.
+        interpolation: Inter.LINEAR (bilinear, half-pixel centres), Inter.NEAREST or Inter.BICUBIC (= CUBIC,
+            OpenCV's bicubic); Inter.ANTIALIAS for PIL images only. A PIL image is resized by Pillow, as in
+            MindSpore, and returned as a PIL image.
 
     Returns:
         A callable mapping an HW/HWC image to the resized image of the same dtype.
@@ -194,8 +199,11 @@ class Resize(_ImageOp):
         _size_hw(size, "Resize")
         if not isinstance(interpolation, Inter):
             raise TypeError(f"Resize: interpolation must be a vision.Inter, but got {interpolation!r}.")
-        if interpolation not in (Inter.LINEAR, Inter.NEAREST):
-            raise NotImplementedError(f"Resize: {interpolation} is not implemented in Kiln; use LINEAR or NEAREST.")
+        if interpolation not in (Inter.LINEAR, Inter.NEAREST, Inter.CUBIC, Inter.ANTIALIAS):
+            raise NotImplementedError(
+                f"Resize: {interpolation} is not implemented in Kiln; use LINEAR, NEAREST or BICUBIC "
+                "(or ANTIALIAS on PIL images)."
+            )
         self.size = size
         self.interpolation = interpolation
 
@@ -205,8 +213,29 @@ class Resize(_ImageOp):
         return int(self.size[0]), int(self.size[1])
 
     def __call__(self, img) -> np.ndarray:
+        if is_pil(img):
+            return self._resize_pil(img)
+        if self.interpolation == Inter.ANTIALIAS:
+            raise TypeError(
+                f"Resize: Inter.ANTIALIAS resizes PIL images only (Pillow's LANCZOS), but got {type(img).__name__}; "
+                "add vision.ToPIL() before it."
+            )
         img = as_image(img, "Resize")
         return F.resize(img, *self._out_size(*img.shape[:2]), self.interpolation)
+
+    def _resize_pil(self, img):
+        """A PIL image is resized by Pillow and stays a PIL image, as MindSpore does (its filters differ from
+        OpenCV's: Pillow widens its kernel when it shrinks). An int size truncates the longer side too."""
+        width, height = img.size
+        if isinstance(self.size, int | np.integer):
+            size = int(self.size)
+            if width <= height:
+                width, height = size, int(size * height / width)
+            else:
+                width, height = int(size * width / height), size
+        else:
+            height, width = int(self.size[0]), int(self.size[1])
+        return img.resize((width, height), pil_resample(self.interpolation))
 
     def batch_call(self, images: np.ndarray) -> np.ndarray:
         """The same resize on a stack of equally shaped images (N, H, W[, C])."""
@@ -326,8 +355,14 @@ class CenterCrop(_ImageOp):
         self.size = _size_hw(size, "CenterCrop")
 
     def __call__(self, img) -> np.ndarray:
-        arr = as_image(img, "CenterCrop")
         ch, cw = self.size
+        if is_pil(img):
+            # MindSpore crops a PIL image with Pillow and rounds the offsets (halves to even), where its array
+            # path floors them; Pillow fills what lies outside the image with zeros.
+            width, height = img.size
+            top, left = int(round((height - ch) / 2)), int(round((width - cw) / 2))
+            return img.crop((left, top, left + cw, top + ch))
+        arr = as_image(img, "CenterCrop")
         dh, dw = max(ch - arr.shape[0], 0), max(cw - arr.shape[1], 0)
         # The extra pixel of an odd padding goes to the top/left, as in MindSpore.
         arr = F.pad(arr, dh - dh // 2, dh // 2, dw - dw // 2, dw // 2)
@@ -350,6 +385,8 @@ class Pad(_ImageOp):
         self.padding_mode = Border(padding_mode)
 
     def __call__(self, img) -> np.ndarray:
+        if is_pil(img):  # the same pixels, returned as a PIL image as MindSpore does
+            return pil_image().fromarray(self(np.asarray(img)))
         return F.pad(as_image(img, "Pad"), *self.padding, self.padding_mode, self.fill_value)
 
 
@@ -379,6 +416,8 @@ class RandomCrop(_ImageOp):
         self.padding_mode = Border(padding_mode)
 
     def __call__(self, img) -> np.ndarray:
+        if is_pil(img):  # the same crop, returned as a PIL image as MindSpore does
+            return pil_image().fromarray(self(np.asarray(img)))
         arr = F.pad(as_image(img, "RandomCrop"), *self.padding, self.padding_mode, self.fill_value)
         ch, cw = self.size
         if self.pad_if_needed:
@@ -413,6 +452,9 @@ class _RandomFlip(_RandomApplyOp):
     _AXIS: int
 
     def __call__(self, img) -> np.ndarray:
+        if is_pil(img):  # MindSpore flips a PIL image with Pillow and returns a PIL image
+            flip = pil_image().FLIP_TOP_BOTTOM if self._AXIS == 0 else pil_image().FLIP_LEFT_RIGHT
+            return img.transpose(flip) if _rng.generator().random() < self.prob else img
         return self._maybe(img, lambda arr: np.flip(arr, self._AXIS).copy())
 
 
@@ -830,6 +872,8 @@ class Grayscale(_ImageOp):
         self.num_output_channels = num_output_channels
 
     def __call__(self, img):
+        if is_pil(img):  # the same pixels, returned as a PIL image as MindSpore does
+            return pil_image().fromarray(self(np.asarray(img)))
         arr = _rgb(_as_array(img), "Grayscale").astype(np.int64)
         gray = ((arr[..., 0] * 19595 + arr[..., 1] * 38470 + arr[..., 2] * 7471 + 0x8000) >> 16).astype(np.uint8)
         return np.stack([gray] * 3, -1) if self.num_output_channels == 3 else gray
@@ -1376,6 +1420,12 @@ class RandomResizedCrop(_ImageOp):
         self._resize = Resize(self.size, interpolation)
 
     def __call__(self, img):
+        if is_pil(img):  # cropped and resized by Pillow, a PIL image again, as in MindSpore
+            width, height = img.size
+            top, left, ch, cw = _random_resized_window(
+                _rng.generator(), height, width, self.scale, self.ratio, self.max_attempts
+            )
+            return self._resize(img.crop((left, top, left + cw, top + ch)))
         arr = as_image(img, "RandomResizedCrop")
         top, left, ch, cw = _random_resized_window(
             _rng.generator(), *arr.shape[:2], self.scale, self.ratio, self.max_attempts

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import sys
 from enum import IntEnum, StrEnum
 
 import numpy as np
@@ -98,6 +99,26 @@ def as_image(img, op: str) -> np.ndarray:
         hint = " (raw image bytes? add vision.Decode() first)" if arr.ndim == 1 else ""
         raise RuntimeError(f"{op}: expected an image of shape <H, W> or <H, W, C>, but got shape {arr.shape}{hint}.")
     return arr
+
+
+def is_pil(img) -> bool:
+    """Whether `img` is a PIL image (without importing Pillow: a PIL image means it is imported already)."""
+    module = sys.modules.get("PIL.Image")
+    return module is not None and isinstance(img, module.Image)
+
+
+def pil_resample(interpolation) -> int:
+    """Pillow's resampling filter for an `Inter` mode, as MindSpore maps them for PIL images."""
+    image = pil_image()
+    table = {
+        Inter.NEAREST: image.NEAREST,
+        Inter.LINEAR: image.BILINEAR,
+        Inter.CUBIC: image.BICUBIC,
+        Inter.ANTIALIAS: image.LANCZOS,
+    }
+    if interpolation not in table:
+        raise NotImplementedError(f"{interpolation} has no Pillow filter; use NEAREST, BILINEAR, BICUBIC or ANTIALIAS.")
+    return table[interpolation]
 
 
 def pil_image():
