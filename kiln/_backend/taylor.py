@@ -5,6 +5,7 @@ primitives that have one."""
 from __future__ import annotations
 
 from jax import lax
+from jax._src import core as _core  # the current-trace context (no public name for it)
 from jax.experimental import jet as _jet
 
 taylor_jet = _jet.jet
@@ -32,5 +33,16 @@ _RULES = {
 }
 for _prim, _expr in _RULES.items():
     _jet.jet_rules.setdefault(_prim, _composed(_expr))
+
+
+def _expand_custom_jvp(self, primitive, fun, jvp, tracers, /, *, symbolic_zeros):
+    # jet ignores a custom derivative rule and expands the function itself, but JAX's JetTrace calls it outside its
+    # own trace, so every primitive with a custom rule (Abs, LeakyReLU, GeLU, Softsign...) failed with a leaked tracer
+    del primitive, jvp, symbolic_zeros
+    with _core.set_current_trace(self):
+        return fun.call_wrapped(*tracers)
+
+
+_jet.JetTrace.process_custom_jvp_call = _expand_custom_jvp
 
 __all__ = ["taylor_jet"]

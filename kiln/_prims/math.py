@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import check_binary
@@ -67,6 +69,21 @@ def _leaky_relu_jvp(alpha, primals, tangents):
     (x,), (t,) = primals, tangents
     slope = jnp.where(x > 0, 1.0, jnp.where(x < 0, alpha, (1 + alpha) / 2))
     return _leaky_relu(x, alpha), t * slope.astype(t.dtype)
+
+
+@jax.custom_jvp
+def _soft_sign(x):
+    """x / (1 + |x|) (the backend's value) with the slope 1 / (1 + |x|)^2 written out."""
+    return jax.nn.soft_sign(x)
+
+
+@_soft_sign.defjvp
+def _soft_sign_jvp(primals, tangents):
+    # the quotient rule's numerator (1 + |x|) - x sign(x) cancels to 1 with the rounding error of 1 + |x|: float32
+    # slopes were 3.1e-6 relative off near |x| = 20 (MindSpore 2.10's kernel 2e-7)
+    (x,), (t,) = primals, tangents
+    d = 1 + jnp.abs(x)
+    return _soft_sign(x), t / (d * d)
 
 
 @jax.custom_jvp
@@ -213,7 +230,7 @@ UNARY = {
     "ReLU": jax.nn.relu,
     "ReLU6": lambda x: jnp.where(x <= 6, jax.nn.relu(x), jax.nn.relu6(x)),  # MindSpore's derivative: 1 at x = 6
     "SiLU": _float_fn(jax.nn.silu),
-    "Softsign": rounds_once_from_float32(_float_fn(jax.nn.soft_sign)),
+    "Softsign": rounds_once_from_float32(_float_fn(_soft_sign)),
     "HSwish": _float_fn(_hard_swish),
     "HSigmoid": _float_fn(jax.nn.hard_sigmoid),
     "Mish": rounds_once_from_float32(_float_fn(lambda x: x * jnp.tanh(jax.nn.softplus(x)))),
@@ -283,10 +300,44 @@ DEFS["CeLU"] = PrimitiveDef("CeLU", lambda x, alpha: jax.nn.celu(x, alpha), attr
 DEFS["LeakyReLU"] = PrimitiveDef("LeakyReLU", lambda x, alpha: _leaky_relu(x, alpha), attrs={"alpha": 0.01})
 
 
+def _gelu_tanh_parts(x):
+    """(sqrt(2/pi), u, tanh(u), x (1 + tanh(u)) / 2) with u = sqrt(2/pi) (x + 0.044715 x^3): the backend's
+    `gelu(approximate=True)` written out term for term, so that its value keeps the backend's bits."""
+    c = np.sqrt(2 / np.pi).astype(x.dtype)
+    u = c * (x + 0.044715 * (x**3))
+    t = jnp.tanh(u)
+    return c, u, t, x * (0.5 * (1.0 + t))
+
+
+@jax.custom_jvp
+def _gelu_tanh(x):
+    """GELU's tanh form: the backend's value, with a slope free of float32 cancellation on both tails."""
+    return _gelu_tanh_parts(x)[3]
+
+
+@_gelu_tanh.defjvp
+def _gelu_tanh_jvp(primals, tangents):
+    # The slope is s + 2 x u' s (1 - s) with s = sigmoid(2u) = (1 + tanh u) / 2. The backend's own derivative reads s
+    # and 1 - s off tanh u, which saturates: float32 slopes were 3.5e-6 off near |x| = 4.9 (MindSpore's kernel 5.5e-7).
+    # Here the larger of s and 1 - s is (1 + |tanh u|) / 2, exact, and the smaller is that times e = exp(-2|u|).
+    # The forward's tanh is shared, so the rule adds one exp and no division (the two-sigmoid form of session 25
+    # added two of each and slowed the transformer's GRAPH_MODE step).
+    (x,), (dx,) = primals, tangents
+    c, u, t, y = _gelu_tanh_parts(x)
+    e = jnp.exp(-2 * jnp.abs(u))
+    big = 0.5 + 0.5 * jnp.abs(t)
+    s = jnp.where(u < 0, e * big, big)
+    # beyond |x| = 10 the bell term e * big^2 is below 1e-37; clipping x there keeps x u' finite (no 0 * inf)
+    xc = jnp.clip(x, -10, 10)
+    du = c * (1 + 3 * 0.044715 * xc * xc)
+    return y, dx * (s + 2 * xc * du * (e * big * big))
+
+
 def _gelu(x, approximate: bool):
     # in half precision the tanh form's 1 + tanh(..) cancels on the negative tail (GELU(-3.1) came out -2.27e-3
     # against -2.63e-3): computed in float32 and rounded once, as MindSpore's kernel
-    return jax.nn.gelu(float_of(x), approximate=approximate)
+    x = float_of(x)
+    return _gelu_tanh(x) if approximate else jax.nn.gelu(x, approximate=False)
 
 
 DEFS["GeLU"] = PrimitiveDef("GeLU", rounds_once_from_float32(_gelu), attrs={"approximate": False})

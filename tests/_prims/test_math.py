@@ -141,3 +141,69 @@ def test_kink_ops_gradients_off_the_kinks_are_the_backends(case):
     for got in (grad(Tensor(x), Tensor(bound)), ms.jit(grad)(Tensor(x), Tensor(bound))):
         for g, v in zip(got, want, strict=True):
             np.testing.assert_allclose(g.asnumpy(), np.asarray(v), rtol=1e-6, atol=0, err_msg=case)
+
+
+def _gelu_tanh_slope64(x):
+    """d/dx of x (1 + tanh(u)) / 2, u = sqrt(2/pi) (x + 0.044715 x^3), in float64."""
+    c = np.sqrt(2 / np.pi)
+    t = np.tanh(c * (x + 0.044715 * x**3))
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x)
+
+
+GELU_TANH_GRID = np.linspace(-20, 20, 100001).astype(np.float32)
+
+
+def test_gelu_tanh_forward_is_the_backends_bit_for_bit():
+    # the slope has its own rule; the value must stay the backend's own gelu(approximate=True), in every mode
+    for dtype in (np.float32, np.float64):
+        x = GELU_TANH_GRID.astype(dtype)
+        want = np.asarray(jax.jit(lambda a: jax.nn.gelu(a, approximate=True))(jnp.asarray(x)))
+        for fn in (ops.gelu, ms.jit(ops.gelu)):
+            np.testing.assert_array_equal(fn(Tensor(x), approximate="tanh").asnumpy(), want, err_msg=str(dtype))
+
+
+@pytest.mark.parametrize("face", ["ops.gelu", "nn.GELU"])
+def test_gelu_tanh_slope_has_no_cancellation_on_the_tails(face):
+    # The backend's derivative reads sigmoid(2u) and 1 - sigmoid(2u) off tanh(u), which saturates in float32 (XLA's
+    # CPU tanh is constant beyond |u| = 7.9): slopes 3.5e-6 off near |x| = 4.9 against float64, where MindSpore 2.10's
+    # kernel is 5.5e-7 off; an error the zoo's NFNet carried layer by layer down its stem.
+    fn = (lambda a: ops.gelu(a, approximate="tanh")) if face == "ops.gelu" else ms.nn.GELU(approximate=True)
+    want = _gelu_tanh_slope64(GELU_TANH_GRID.astype(np.float64))
+    grad = ms.grad(lambda a: fn(a).sum())
+    for got in (grad(Tensor(GELU_TANH_GRID)), ms.jit(grad)(Tensor(GELU_TANH_GRID))):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=0, atol=2.5e-7)
+    # far tails and non-finite inputs: slopes 0 and 1 (x**3 overflows float32 beyond 7e12), not NaN
+    far = np.array([-1e13, 1e13, -3e38, 3e38, -np.inf, np.inf], np.float32)
+    np.testing.assert_array_equal(grad(Tensor(far)).asnumpy(), [0, 1, 0, 1, 0, 1])
+
+
+def test_gelu_tanh_half_precision_slope_goes_through_the_same_rule():
+    x = np.linspace(-8, 8, 2001).astype(np.float16)
+    got = ms.grad(lambda a: ops.gelu(a, approximate="tanh").sum())(Tensor(x)).asnumpy()
+    want = _gelu_tanh_slope64(x.astype(np.float64)).astype(np.float16)  # the float32 slope rounded once
+    np.testing.assert_array_equal(got, want)
+
+
+def test_gelu_tanh_second_derivative_and_forward_mode_through_its_rule():
+    # the rule is itself differentiable (GradOperation of GradOperation) and runs forward-mode (jvp): both against
+    # central differences of the float64 slope, at 0 too (where |u| has its kink)
+    x = np.concatenate([np.linspace(-6, 6, 240), [0.0]]).astype(np.float32)
+    x64, h = x.astype(np.float64), 1e-5
+    second = (_gelu_tanh_slope64(x64 + h) - _gelu_tanh_slope64(x64 - h)) / (2 * h)
+    inner = ms.grad(lambda b: ops.gelu(b, approximate="tanh").sum())
+    for outer in (ms.grad(lambda a: inner(a).sum()), ms.jit(ms.grad(lambda a: inner(a).sum()))):
+        np.testing.assert_allclose(outer(Tensor(x)).asnumpy(), second, rtol=0, atol=2e-6)
+    _, tangent = ms.jvp(lambda a: ops.gelu(a, approximate="tanh"), Tensor(x), Tensor(np.ones_like(x)))
+    np.testing.assert_allclose(tangent.asnumpy(), _gelu_tanh_slope64(x64), rtol=0, atol=2.5e-7)
+
+
+def test_softsign_slope_has_no_cancellation_on_the_tails():
+    # the backend's quotient rule cancels (1 + |x|) - |x| to 1 with the rounding error of 1 + |x|: float32 slopes were
+    # 3.1e-6 relative off near |x| = 20 against float64 (MindSpore 2.10's kernel 2e-7); the value stays the backend's
+    x = GELU_TANH_GRID
+    want = 1 / (1 + np.abs(x.astype(np.float64))) ** 2
+    grad = ms.grad(lambda a: ops.softsign(a).sum())
+    for got in (grad(Tensor(x)), ms.jit(grad)(Tensor(x))):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=3e-7, atol=0)
+    np.testing.assert_array_equal(ops.softsign(Tensor(x)).asnumpy(), np.asarray(jax.nn.soft_sign(jnp.asarray(x))))
+    np.testing.assert_array_equal(grad(Tensor(np.array([-np.inf, np.inf], np.float32))).asnumpy(), [0, 0])
