@@ -5,6 +5,7 @@ beta/gamma by default), scaled by the trust ratio ||w|| / ||update||; state name
 import numpy as np
 import pytest
 
+import kiln as ms
 from kiln import Parameter, Tensor, nn
 
 SHAPES = {"fc.weight": (3, 4), "fc.bias": (3,), "bn.gamma": (4,)}
@@ -86,3 +87,37 @@ def test_lars_against_numpy():
         np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-4, atol=1e-6)
     with pytest.raises(TypeError):
         nn.LARS(nn.Momentum(_params(), 0.1, 0.9), epsilon=1)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_lars_unscales_a_loss_scaled_optimizer(mode):
+    # The zoo's Res2Net (research/cv/res2net/train.py) wraps Momentum(loss_scale=1024) in LARS. MindSpore's LARS
+    # divides the gradients by the wrapped optimizer's loss_scale before the trust ratio reads their norm, and the
+    # wrapped optimizer then steps without unscaling again (nn/optim/lars.py: need_scale, reciprocal_scale = 1.0);
+    # its CPU has no LARSUpdate kernel, so the reference is NumPy. Kiln raised NotImplementedError.
+    ps = _params()
+    opt = nn.LARS(nn.Momentum(ps, 0.5, 0.9, weight_decay=0.01, loss_scale=1024.0), epsilon=1e-5, coefficient=0.01)
+
+    def step(*grads):
+        return opt(grads)
+
+    step = ms.jit(step) if mode == "graph" else step
+    for t in range(3):
+        step(*(Tensor(g * np.float32(1024)) for g in _grads(t)))
+    for got, want in zip(ps, np_lars_momentum(3, 0.5, 0.9, 0.01, coefficient=0.01), strict=True):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-4, atol=1e-6)
+    assert opt.loss_scale == 1024.0 and opt.opt.loss_scale == 1024.0
+
+
+def test_lars_unscales_for_an_optimizer_stepping_per_parameter():
+    # The same through an optimizer whose step runs per parameter (scale_grad): RMSProp with loss_scale 8 under LARS
+    # steps as RMSProp without loss scale on LARS's update of the unscaled gradients.
+    def run(loss_scale):
+        ps = _params()
+        opt = nn.LARS(nn.RMSProp(ps, 0.01, momentum=0.5, loss_scale=loss_scale, weight_decay=0.1), coefficient=0.02)
+        for t in range(3):
+            opt(tuple(Tensor(g * np.float32(loss_scale)) for g in _grads(t)))
+        return [p.asnumpy() for p in ps]
+
+    for got, want in zip(run(8.0), run(1.0), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)

@@ -20,7 +20,8 @@ class LARS(Optimizer):
     """For each parameter w that `lars_filter` selects: g <- r (g + wd w) with the trust ratio
     r = coefficient ||w|| / (||g|| + wd ||w|| + epsilon) (1 when either norm is 0; with `use_clip`, min(r / lr, 1)),
     wd being the wrapped optimizer's weight decay where its `decay_flags` apply; then the wrapped optimizer steps
-    without its own weight decay (LARS took it over)."""
+    without its own weight decay (LARS took it over). A wrapped optimizer's `loss_scale` divides every gradient
+    first, here, and no longer in its own step."""
 
     def __init__(self, optimizer, epsilon=1e-05, coefficient=0.001, use_clip=False,
                  lars_filter=lambda x: "LayerNorm" not in x.name and "bias" not in x.name):  # fmt: skip
@@ -32,9 +33,12 @@ class LARS(Optimizer):
                 raise TypeError(f"For 'LARS', '{name}' must be a float, but got {type(v).__name__}.")
         if not isinstance(use_clip, bool):
             raise TypeError(f"For 'LARS', 'use_clip' must be a bool, but got {type(use_clip).__name__}.")
-        if optimizer.loss_scale != 1.0:
-            raise NotImplementedError("LARS: a wrapped optimizer with loss_scale != 1.0 is not supported by Kiln.")
         self.opt = optimizer
+        # A loss-scaled optimizer's gradients are unscaled here, before the trust ratio reads their norm (as
+        # MindSpore's LARS does); the wrapped optimizer then steps on them as they are.
+        self.loss_scale = optimizer.loss_scale
+        self.need_scale, self.reciprocal_scale = optimizer.need_scale, optimizer.reciprocal_scale
+        optimizer.need_scale, optimizer.reciprocal_scale = False, 1.0
         self.epsilon, self.coefficient, self.use_clip = epsilon, coefficient, use_clip
         self.parameters = optimizer.parameters
         self.lars_flag = tuple(bool(lars_filter(p)) for p in optimizer.parameters)
@@ -47,6 +51,8 @@ class LARS(Optimizer):
     def construct(self, gradients):
         opt = self.opt
         gradients = opt._check_gradients(gradients)
+        if self.need_scale:
+            gradients = tuple(ops.mul(g, self.reciprocal_scale) for g in gradients)
         lrs = opt.get_lr() if self.use_clip else None
         out = []
         for i, (w, g) in enumerate(zip(opt.parameters, gradients)):

@@ -470,7 +470,8 @@ class Optimizer(Cell):
             scalars: shared inputs (momentum, betas, ...).
             options: static options of the update (nesterov, ...).
             scalar_states: Parameters receiving the step's extra scalar outputs (Adam's beta powers).
-            decay_scale: the loss scale applied to the weight decay (default: `loss_scale`).
+            decay_scale: the loss scale applied to the weight decay and divided out of the gradients (default:
+                `loss_scale`; 1 once a wrapper has taken the unscaling over, `need_scale` False: nn.LARS).
         """
         grads = self._check_gradients(gradients)
         lr_cache: dict[int, Tensor] = {}
@@ -493,7 +494,7 @@ class Optimizer(Cell):
             self.param_length,
             tuple(wd_attr),
             self.grad_centralization_flags,
-            self.loss_scale if decay_scale is None else decay_scale,
+            (self.loss_scale if self.need_scale else 1.0) if decay_scale is None else decay_scale,
             tuple(options),
         )
         outs = apply(prim, args, attrs)
