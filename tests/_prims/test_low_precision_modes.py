@@ -15,13 +15,17 @@ from __future__ import annotations
 import json
 import os
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax import lax
 
 import kiln
 from kiln import Tensor, nn, ops
 from kiln._backend import tiers
 from kiln._compiler.cache import memory
+from kiln._prims import math as prims_math
 from kiln._pynative import dispatch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -192,3 +196,21 @@ def test_float16_std_is_mindspores(ddof, how):
     for value, key in zip(got, ("std", "std_mean", "std_mean_mean", "std"), strict=True):
         assert value.dtype == kiln.float16
         np.testing.assert_array_equal(value.asnumpy(), _values(goldens[f"{key}/{ddof}"]))
+
+
+# The functions computed in float32 for a half-precision input, each with what it computes for a float32 one
+_FLOAT32_FORMS = {
+    "Log1p": jnp.log1p, "Expm1": jnp.expm1, "Log2": jnp.log2, "Log10": jnp.log10, "Exp2": jnp.exp2,
+    "Rsqrt": lax.rsqrt, "Tan": jnp.tan, "Asin": jnp.arcsin, "ACos": jnp.arccos, "Asinh": jnp.arcsinh,
+    "Acosh": jnp.arccosh, "Atanh": jnp.arctanh, "Erfinv": jax.scipy.special.erfinv,
+    "Lgamma": jax.scipy.special.gammaln, "Digamma": jax.scipy.special.digamma, "SeLU": jax.nn.selu,
+    "LogSigmoid": jax.nn.log_sigmoid, "Tanhshrink": lambda x: x - jnp.tanh(x),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(_FLOAT32_FORMS))
+def test_float32_programs_are_unchanged(name):
+    """A float32 input traces to the program it traced to before (the wrapper and the float16 forms of Tan and Rsqrt
+    only act on float16/bfloat16)."""
+    x = jnp.ones((4,), jnp.float32)
+    assert str(jax.make_jaxpr(prims_math.DEFS[name].impl)(x)) == str(jax.make_jaxpr(_FLOAT32_FORMS[name])(x))
