@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 UNARY = ["log", "sqrt", "reciprocal", "sin", "cos", "atan", "acosh", "atanh", "erfc", "sigmoid", "silu", "softsign",
          "softmax", "log_softmax", "exp", "tan", "asin", "acos", "sinh", "cosh", "tanh", "asinh", "erf", "elu",
          "softplus"]  # fmt: skip
-BINARY = ["atan2"]
+BINARY = ["atan2", "xlogy"]
 STD_SHAPE = (64, 37)
 
 
