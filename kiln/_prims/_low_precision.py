@@ -43,17 +43,23 @@ def sums_broadcasts_in_float32(fn: Callable) -> Callable:
 
 
 def rounds_once_from_float32(fn: Callable) -> Callable:
-    """Wrap an impl so that, given a float16/bfloat16 input, it computes in float32 and rounds its result once.
+    """Wrap an impl so that, when its result is float16/bfloat16, it computes in float32 and rounds its result once.
 
-    MindSpore's CPU kernels of the activations and losses built from exp/log (Softplus, Mish, Elu, Softsign,
-    LogSoftmax, GeLU, SmoothL1Loss, SoftmaxCrossEntropyWithLogits) compute a half-precision input in float32: each
-    output is the exact value rounded once. JAX runs their steps in half precision, one ulp off in 10-30% of the
-    outputs. The derivative of the casts is the float32 derivative rounded once, as MindSpore's GRAPH_MODE gives it.
+    XLA's two CPU emitters compute several float16 functions in different arithmetic: the classic one (PyNative's
+    kernels, the quick tier) runs log1p, tan and the formulas of asinh, acosh, atanh and logaddexp in float16, the
+    fusion emitters (GRAPH_MODE's optimised programs) extend them to float32 first, 1-2 ulps apart; in float32 both
+    agree on every float16 input. MindSpore's CPU kernels of the activations and losses built from exp/log (Softplus,
+    Mish, Elu, Softsign, LogSoftmax, GeLU, SmoothL1Loss, SoftmaxCrossEntropyWithLogits) compute a half-precision input
+    in float32: each output is the exact value rounded once. JAX runs their steps in half precision, one ulp off in
+    10-30% of the outputs. The derivative of the casts is the float32 derivative rounded once, as MindSpore's
+    GRAPH_MODE gives it.
     """
 
     def impl(*args, **attrs):
-        half = next((a.dtype for a in args if _is_half(a)), None)
-        if half is None:
+        arrays = [a for a in args if hasattr(a, "dtype")]
+        # the dtype the op gives (a float16 beside a float32 input gives float32: computed as it is)
+        half = jnp.result_type(*arrays) if arrays and any(_is_half(a) for a in arrays) else None
+        if half not in _HALF:
             return fn(*args, **attrs)
         out = fn(*(jnp.asarray(a).astype(jnp.float32) if _is_half(a) else a for a in args), **attrs)
         if isinstance(out, tuple):

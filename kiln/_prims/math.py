@@ -181,36 +181,46 @@ def _tangent_like(t, out):
     return jnp.zeros((), out.dtype) if t.dtype == jax.dtypes.float0 else t.astype(out.dtype)
 
 
+def _tan(x):
+    # A float16/bfloat16 tan is sin / cos in float32, rounded once: XLA's two CPU emitters give a float16 tan in
+    # different arithmetic (up to 2 ulps apart), and even a float32 tan differently for large inputs (+-29856);
+    # their float32 sin and cos agree on every float16 input
+    if x.dtype in (jnp.float16, jnp.bfloat16):
+        x32 = x.astype(jnp.float32)
+        return (jnp.sin(x32) / jnp.cos(x32)).astype(x.dtype)
+    return jnp.tan(x)
+
+
 UNARY = {
     "Abs": absolute,
     "Neg": jnp.negative,
     "Exp": _float_fn(jnp.exp),
     "Log": _float_fn(jnp.log),
-    "Log1p": _float_fn(jnp.log1p),
-    "Expm1": _float_fn(jnp.expm1),
-    "Log2": _float_fn(jnp.log2),
-    "Log10": _float_fn(jnp.log10),
-    "Exp2": _float_fn(jnp.exp2),
+    "Log1p": rounds_once_from_float32(_float_fn(jnp.log1p)),
+    "Expm1": rounds_once_from_float32(_float_fn(jnp.expm1)),
+    "Log2": rounds_once_from_float32(_float_fn(jnp.log2)),
+    "Log10": rounds_once_from_float32(_float_fn(jnp.log10)),
+    "Exp2": rounds_once_from_float32(_float_fn(jnp.exp2)),
     "Sqrt": _float_fn(jnp.sqrt),
-    "Rsqrt": _float_fn(lax.rsqrt),
+    "Rsqrt": rounds_once_from_float32(_float_fn(lax.rsqrt)),
     "Square": jnp.square,
     "Sin": _float_fn(jnp.sin),
     "Cos": _float_fn(jnp.cos),
-    "Tan": _float_fn(jnp.tan),
-    "Asin": _float_fn(jnp.arcsin),
-    "ACos": _float_fn(jnp.arccos),
+    "Tan": _float_fn(_tan),
+    "Asin": rounds_once_from_float32(_float_fn(jnp.arcsin)),
+    "ACos": rounds_once_from_float32(_float_fn(jnp.arccos)),
     "Atan": _float_fn(jnp.arctan),
     "Sinh": _float_fn(jnp.sinh),
     "Cosh": _float_fn(jnp.cosh),
     "Tanh": _float_fn(jnp.tanh),
-    "Asinh": _float_fn(jnp.arcsinh),
-    "Acosh": _float_fn(jnp.arccosh),
-    "Atanh": _float_fn(jnp.arctanh),
+    "Asinh": rounds_once_from_float32(_float_fn(jnp.arcsinh)),
+    "Acosh": rounds_once_from_float32(_float_fn(jnp.arccosh)),
+    "Atanh": rounds_once_from_float32(_float_fn(jnp.arctanh)),
     "Erf": _float_fn(jax.scipy.special.erf),
     "Erfc": _float_fn(jax.scipy.special.erfc),
-    "Erfinv": _float_fn(jax.scipy.special.erfinv),
-    "Lgamma": _float_fn(jax.scipy.special.gammaln),
-    "Digamma": _float_fn(jax.scipy.special.digamma),
+    "Erfinv": rounds_once_from_float32(_float_fn(jax.scipy.special.erfinv)),
+    "Lgamma": rounds_once_from_float32(_float_fn(jax.scipy.special.gammaln)),
+    "Digamma": rounds_once_from_float32(_float_fn(jax.scipy.special.digamma)),
     "Floor": jnp.floor,
     "Ceil": jnp.ceil,
     "Round": jnp.round,
@@ -234,9 +244,9 @@ UNARY = {
     "HSwish": _float_fn(_hard_swish),
     "HSigmoid": _float_fn(jax.nn.hard_sigmoid),
     "Mish": rounds_once_from_float32(_float_fn(lambda x: x * jnp.tanh(jax.nn.softplus(x)))),
-    "SeLU": _float_fn(jax.nn.selu),
-    "LogSigmoid": _float_fn(jax.nn.log_sigmoid),
-    "Tanhshrink": _float_fn(lambda x: x - jnp.tanh(x)),
+    "SeLU": rounds_once_from_float32(_float_fn(jax.nn.selu)),
+    "LogSigmoid": rounds_once_from_float32(_float_fn(jax.nn.log_sigmoid)),
+    "Tanhshrink": _float_fn(lambda x: x - jnp.tanh(x)),  # float16 steps: MindSpore 2.10's bits but 8 of 63,488
 }
 
 BINARY = {
@@ -251,11 +261,11 @@ BINARY = {
     "Pow": jnp.power,
     "Maximum": maximum,
     "Minimum": minimum,
-    "Atan2": lambda x, y: jnp.arctan2(float_of(x), float_of(y)),
-    "Hypot": lambda x, y: jnp.hypot(float_of(x), float_of(y)),
+    "Atan2": rounds_once_from_float32(lambda x, y: jnp.arctan2(float_of(x), float_of(y))),
+    "Hypot": rounds_once_from_float32(lambda x, y: jnp.hypot(float_of(x), float_of(y))),
     "SquaredDifference": lambda x, y: jnp.square(jnp.subtract(x, y)),
     "Xdivy": lambda x, y: jnp.where(jnp.asarray(x) == 0, 0.0, _true_div(x, y)).astype(_true_div(x, y).dtype),
-    "Xlogy": lambda x, y: jax.scipy.special.xlogy(float_of(x), float_of(y)),
+    "Xlogy": lambda x, y: jax.scipy.special.xlogy(float_of(x), float_of(y)),  # in float16 MindSpore 2.10's bits
     "Equal": jnp.equal,
     "NotEqual": jnp.not_equal,
     "Greater": jnp.greater,
@@ -515,8 +525,8 @@ DEFS["PopulationCount"] = PrimitiveDef(
 
 MATH_BINARY = {
     "CopySign": lambda x, y: jnp.copysign(float_of(x), float_of(y)),
-    "LogAddExp": lambda x, y: jnp.logaddexp(float_of(x), float_of(y)),
-    "LogAddExp2": lambda x, y: jnp.logaddexp2(float_of(x), float_of(y)),
+    "LogAddExp": rounds_once_from_float32(lambda x, y: jnp.logaddexp(float_of(x), float_of(y))),
+    "LogAddExp2": rounds_once_from_float32(lambda x, y: jnp.logaddexp2(float_of(x), float_of(y))),
     "Fmax": _fmax,
     "Fmin": _fmin,
     "Complex": lambda re, im: lax.complex(*jnp.broadcast_arrays(re, im)),
