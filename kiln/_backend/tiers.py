@@ -8,8 +8,7 @@ emitters (the CPU options of kiln/_backend/cache.py, `_CPU_OPTIONS`), which comp
 from the same lowered program on a background thread (`kiln-tier-up`) and replaces the quick one at the next call
 boundary, on the caller's thread. Both come from one lowered program, so they take the same inputs, donate the same
 buffers and give the same values within floating-point rounding (LLVM's optimisations may contract a multiply and an
-add, or reassociate a reduction). A program that holds float16/bfloat16 values has no quick tier: there those float32
-roundings flip half-precision ones, and a network's losses changed with the tier (see the rule below).
+add, or reassociate a reduction).
 
 Only the optimised executable of a GRAPH_MODE program is written to the on-disk cache (the caller's `on_optimized`
 does that on the background thread), so a later process loads it and compiles nothing. A PyNative lazy window's
@@ -42,7 +41,6 @@ __all__ = [
     "Tiered",
     "count_ops",
     "foreground",
-    "holds_low_precision",
     "mode",
     "set_reproducible",
     "stats",
@@ -65,14 +63,6 @@ QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
 # 1.05-1.41 s and its first GRAPH_MODE call 2.8-3.2 s against 0.9-1.3 s (session 13, load 9-17). No rule from the
 # program's content separated them (WGAN's generator is as slow at level 0 as LeNet5); a first step is what a
 # user waits for, and the demo now times its steps once the optimised programs have taken over.
-
-# Programs that hold float16/bfloat16/float8 values compile fully at once, whatever their size. The two tiers' float32
-# arithmetic differs: LLVM at -O0 forms no fused multiply-adds (XLA's CPU backend allows them) and computes a float32
-# rsqrt another way (a*b+c: 23,448 of 100,000 float32 results apart, rsqrt 14,572). A half-precision network's float32
-# steps (BatchNorm's statistics and scale, its loss, the optimizer) then round to other float16 values, which its next
-# layers amplify: the zoo's ResNeXt at O3 (GRAPH_MODE) took step losses 2.14452, 1.81088 in its quick tier and
-# 2.14478, 1.87471 optimised, so a user's numbers changed with whether the cache was warm. float32 programs keep their
-# quick tier (and differences within floating-point rounding).
 
 # Programs below this many StableHLO operations compile fully at once. Measured on the 2-core CPU, loaded (the
 # ratios hold, not the seconds): a chain of dots and tanh of 194 ops compiled in 0.85 s optimised against
@@ -108,20 +98,11 @@ def count_ops(text: str) -> int:
     return len(_OP_LINE.findall(text))
 
 
-def holds_low_precision(text: str | None) -> bool:
-    """Whether the lowered program `text` holds float16, bfloat16 or float8 values (StableHLO writes their tensor
-    types tensor<4xbf16>, tensor<f16>, tensor<2xf8E4M3FN>; these substring tests read a 1,500-op program's 128 kB
-    in 0.6 ms, a regular expression in 1.6 ms, against seconds of compiling it)."""
-    return text is not None and ("f16>" in text or "xf8E" in text or "<f8E" in text)
-
-
 def worth_tiering(text: str) -> bool:
-    """Whether the lowered program `text` gets a quick tier (compiled with `QUICK_OPTIONS`): tiering on, at least
-    MIN_OPS operations and no float16/bfloat16/float8 values (`KILN_TIERED=quick`: every program)."""
+    """Whether the lowered program `text` gets a quick tier (compiled with `QUICK_OPTIONS`): tiering on, and at
+    least MIN_OPS operations."""
     m = mode()
-    if m == "quick":
-        return True
-    return m != "off" and count_ops(text) >= MIN_OPS and not holds_low_precision(text)
+    return m != "off" and (m == "quick" or count_ops(text) >= MIN_OPS)
 
 
 stats = {"quick": 0, "optimized": 0, "swaps": 0, "failed": 0}  # counts since the process started
