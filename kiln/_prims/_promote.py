@@ -32,3 +32,52 @@ def float32_scalars(fn):
 
     impl.__name__ = getattr(fn, "__name__", "impl")
     return impl
+
+
+_HALF = (jnp.float16, jnp.bfloat16)
+
+
+def _kind(dtype) -> int:
+    """The promotion category of `dtype`: bool 0, integer 1, floating 2, complex 3."""
+    if jnp.issubdtype(dtype, jnp.complexfloating):
+        return 3
+    if jnp.issubdtype(dtype, jnp.floating):
+        return 2
+    return 0 if dtype == jnp.bool_ else 1
+
+
+def _is_number(x, other) -> bool:
+    """`x` is a Python number (a weak-typed value) or a 0-d tensor beside a tensor of one or more dimensions."""
+    aval = getattr(x, "aval", x)
+    return getattr(aval, "weak_type", False) or (jnp.ndim(x) == 0 and jnp.ndim(other) > 0)
+
+
+def number_operand_in_float32(fn, float32_fn=None):
+    """Wrap Mul's or Div's impl with MindSpore 2.10's rule for a number beside a tensor.
+
+    Mul and Div are the elementwise primitives MindSpore 2.10 declares without a dtype group: a Python number or a
+    0-d tensor beside a tensor of higher rank takes the tensor's dtype when its category (bool, integer, float,
+    complex) is not above the tensor's (a float32 tensor times a 0-d float64 one is float32, an int32 tensor times a
+    0-d int64 one int32), and a float16/bfloat16 tensor computes with that number in float32 and rounds once
+    (`x16 * 0.1` by `ops.mul` is the exact product rounded, not the product by 0.1 rounded to float16 first).
+    Two tensors of any rank, or two numbers, promote as every other primitive does. `float32_fn`: the impl that
+    computes the float32 case, when it differs from `fn` (Div's division kept a division).
+    """
+
+    def impl(x, y, **attrs):
+        x, y = jnp.asarray(x), jnp.asarray(y)
+        x_number, y_number = _is_number(x, y), _is_number(y, x)
+        if x_number == y_number:
+            return fn(x, y, **attrs)
+        tensor, number = (y, x) if x_number else (x, y)
+        if _kind(number.dtype) > _kind(tensor.dtype) or number.dtype == tensor.dtype:
+            return fn(x, y, **attrs)
+        dtype = tensor.dtype
+        if dtype in _HALF and _kind(number.dtype) == 2:
+            out = (float32_fn or fn)(x.astype(jnp.float32), y.astype(jnp.float32), **attrs)
+            return out.astype(dtype)
+        x, y = (x.astype(dtype), y) if x_number else (x, y.astype(dtype))
+        return fn(x, y, **attrs)
+
+    impl.__name__ = getattr(fn, "__name__", "impl")
+    return impl

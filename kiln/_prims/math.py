@@ -12,7 +12,7 @@ from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import check_binary
 from kiln._prims._division import true_divide
 from kiln._prims._low_precision import rounds_once_from_float32, sums_broadcasts_in_float32
-from kiln._prims._promote import float32_scalars
+from kiln._prims._promote import float32_scalars, number_operand_in_float32
 
 
 def float_of(x):
@@ -302,7 +302,12 @@ for _name, _fn in UNARY.items():
 for _name, _fn in BINARY.items():
     # Div broadcasts its inputs itself (true_divide: a broadcast divisor is materialised)
     _impl = _fn if _name == "Div" else sums_broadcasts_in_float32(_fn)
-    DEFS[_name] = PrimitiveDef(_name, float32_scalars(_impl), check=check_binary(_name))
+    _impl = float32_scalars(_impl)
+    if _name == "Mul":  # Mul and Div: declared without a dtype group in MindSpore 2.10, a number keeps float32
+        _impl = number_operand_in_float32(_impl)
+    elif _name == "Div":  # its float32 quotient rounded to half precision is the correctly rounded one
+        _impl = number_operand_in_float32(_impl, functools.partial(true_divide, exact=True))
+    DEFS[_name] = PrimitiveDef(_name, _impl, check=check_binary(_name))
 
 # Activations with attributes.
 DEFS["Elu"] = PrimitiveDef("Elu", rounds_once_from_float32(lambda x, alpha: jax.nn.elu(x, alpha)), attrs={"alpha": 1.0})

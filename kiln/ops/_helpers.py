@@ -116,10 +116,21 @@ def numpy_scalars_as_numbers(*operands) -> tuple:
     return tuple(v.item() if isinstance(v, np.generic) else v for v in operands)
 
 
-def make_binary(prim_name: str, public_name: str):
+_HALF = (mstype.float16, mstype.bfloat16)
+
+
+def make_binary(prim_name: str, public_name: str, *, float_in_tensor_dtype: bool = False):
+    """The functional face of the elementwise primitive `prim_name`. `float_in_tensor_dtype`: a Python float
+    beside a float16/bfloat16 Tensor is first rounded to that dtype (MindSpore 2.10's `*` and `/` operators and
+    Tensor.mul/div convert it; its Mul and Div primitives compute with it in float32)."""
     p = REGISTRY[prim_name]
 
     def op(input, other):
+        if float_in_tensor_dtype:
+            if type(other) is float and isinstance(input, Tensor) and input.dtype in _HALF:
+                other = Tensor(other, input.dtype)
+            elif type(input) is float and isinstance(other, Tensor) and other.dtype in _HALF:
+                input = Tensor(input, other.dtype)
         if isinstance(other, (tuple, list)) or isinstance(input, (tuple, list)):
             # a sequence is stacked into a Tensor only beside one: two sequences (or a sequence and a number)
             # have no elementwise meaning (Python's `+` of two lists concatenates them)

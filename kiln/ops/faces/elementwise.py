@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kiln._core.tensor import Tensor
-from kiln.ops.faces.methods import _METHOD_ADAPTERS, _round_method
+from kiln.ops.faces.methods import _METHOD_ADAPTERS, _number_in_tensor_dtype, _round_method
 from kiln.ops.faces.mint_math import _mint_pow, _mint_round
 from kiln.ops.faces.row import FUNCTIONAL, Row
 
@@ -112,9 +112,13 @@ _ELEMENTWISE_FACES = {
     "Minimum": dict(numpy=("minimum",)),
     "Mul": dict(
         aliases={"tensor_mul": "mul", "tensor_muls": "mul"},
-        operators=_swap_pair("mul", "mul"),
         numpy=("multiply",),
-        method_impl=_METHOD_ADAPTERS["mul"],
+        method_impl={
+            **_METHOD_ADAPTERS["mul"],
+            "mul": _number_in_tensor_dtype("Mul", "mul"),
+            "__mul__": _number_in_tensor_dtype("Mul", "mul"),
+            "__rmul__": _number_in_tensor_dtype("Mul", "mul", reflected=True),
+        },
     ),  # fmt: skip
     "Neg": dict(operators={"__neg__": "neg"}, numpy=("negative",)),
     "NotEqual": dict(method_impl=_METHOD_ADAPTERS["not_equal"]),

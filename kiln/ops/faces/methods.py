@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
+from kiln.ops._helpers import make_binary
 from kiln.ops.faces.row import FUNCTIONAL, ops
 
 __all__ = [
@@ -16,8 +17,10 @@ __all__ = [
     "_argmin_method",
     "_bool_reduction_method",
     "_cumsum_method",
+    "_div_method",
     "_index_select_method",
     "_log_softmax_method",
+    "_number_in_tensor_dtype",
     "_max_method",
     "_mean_method",
     "_min_method",
@@ -151,6 +154,31 @@ def _relu_method(self):
 
 def _sigmoid_method(self):
     return ops.sigmoid(self)
+
+
+def _number_in_tensor_dtype(prim_name: str, name: str, *, reflected: bool = False) -> Callable:
+    """Tensor's `*` and `/` operators and its `mul`/`div` methods: the functional face `name` of `prim_name`, except
+    that a Python float beside a float16/bfloat16 Tensor is rounded to the Tensor's dtype first, as MindSpore 2.10's
+    operators and methods convert it (`ops.mul`, `ops.div` and their Primitive classes compute with it in float32:
+    number_operand_in_float32). `reflected`: the operands swapped (`0.5 * t` calls `t.__rmul__(0.5)`)."""
+    op = make_binary(prim_name, name, float_in_tensor_dtype=True)
+    if not reflected:
+        return op
+
+    def reflected_op(self, other):
+        return op(other, self)
+
+    return reflected_op
+
+
+_true_div_of_rounded_float = _number_in_tensor_dtype("Div", "div")
+
+
+def _div_method(self, value, *, rounding_mode=None):
+    """Tensor.div: `ops.div`, a Python float beside a float16/bfloat16 Tensor first rounded to its dtype (as `/`)."""
+    if rounding_mode is None:
+        return _true_div_of_rounded_float(self, value)
+    return ops.div(self, value, rounding_mode=rounding_mode)
 
 
 # {functional name: {Tensor method: adapter}}, read by that op's row: MindSpore's methods take the shape as

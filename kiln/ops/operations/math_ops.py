@@ -267,7 +267,23 @@ def _reduction(fn):
 
 
 Div = simple_class("Div", math.div)
-RealDiv = simple_class("RealDiv", math.div)
+
+
+def _real_div(x, y) -> Tensor:
+    """RealDiv's call: MindSpore 2.10 declares RealDiv with a dtype group (Div without one), so its inputs take one
+    dtype before the division: a Python float that of the Tensor beside it, two Tensors (0-d ones too) their
+    promoted dtype (a float16 Tensor by a 0-d float32 one divides in float32)."""
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        dtype = mstype.promote(x.dtype, y.dtype)
+        x, y = (t if t.dtype == dtype else t.astype(dtype) for t in (x, y))
+    elif isinstance(x, Tensor) and isinstance(y, float) and x.dtype.is_floating:
+        y = Tensor(y, x.dtype)
+    elif isinstance(y, Tensor) and isinstance(x, float) and y.dtype.is_floating:
+        x = Tensor(x, y.dtype)
+    return math.div(x, y)
+
+
+RealDiv = simple_class("RealDiv", _real_div)
 AddN = simple_class("AddN", math.addn)
 MatrixInverse = simple_class("MatrixInverse", math.inverse)
 MatMul = attr_class(
