@@ -313,7 +313,8 @@ class Model:
         if not dataset_size:
             raise ValueError("Model.train: the training dataset is empty (get_dataset_size() returned 0).")
         # Sink mode runs several steps per compiled call; in PyNative there is nothing to compile, so steps run
-        # one by one (MindSpore also falls back to non-sink on CPU), but sink_size still sets the epoch length.
+        # one by one. sink_size sets the epoch length on every device, as MindSpore's GPU and Ascend do (its CPU
+        # build ignores sink_size and runs whole dataset epochs: a script's step count there differs).
         use_sink = bool(sink_mode) and get_context("mode") == GRAPH_MODE and self._optimizer is not None
         steps_per_epoch = sink_size if (sink_mode and sink_size > 0) else dataset_size
         callbacks = self._train_callbacks(callbacks)
