@@ -71,6 +71,38 @@ def _leaky_relu_jvp(alpha, primals, tangents):
     return _leaky_relu(x, alpha), t * slope.astype(t.dtype)
 
 
+def _sixth(x):
+    """x / 6 correctly rounded, as MindSpore's kernels divide. XLA turns a division by a constant into a product by
+    its rounded reciprocal (one ulp off in a third of float32 quotients). For float32 and narrower that product is
+    taken in float64 and rounded once: its error (2**-53) is far below the distance from x / 6 to a float32 rounding
+    boundary (x / 3 repeats forever or is exact), and it fuses, where a divisor behind a barrier is an array."""
+    if x.dtype == jnp.float64:
+        return true_divide(x, jnp.asarray(6, x.dtype), exact=True)
+    return (x.astype(jnp.float64) / 6).astype(x.dtype)
+
+
+@jax.custom_jvp
+def _hard_sigmoid(x):
+    """MindSpore's HSigmoid kernel on a floating x: 0 where x + 3 <= 0, 1 from x = 3, (x + 3) / 6 between."""
+    return jnp.where(x + 3 <= 0, 0, jnp.where(x >= 3, 1, _sixth(x + 3))).astype(x.dtype)
+
+
+@_hard_sigmoid.defjvp
+def _hard_sigmoid_jvp(primals, tangents):
+    # MindSpore's HSigmoidGrad: dy / 6 strictly inside (-3, 3), 0 at and beyond the ends
+    (x,), (t,) = primals, tangents
+    return _hard_sigmoid(x), jnp.where((x + 3 > 0) & (x < 3), _sixth(t), 0).astype(t.dtype)
+
+
+def _hsigmoid(x):
+    # An integer x divides as integers, as MindSpore's integer kernels: (x + 3) / 6 is 0 on (-3, 3), so 0 or 1.
+    # float16/bfloat16 compute in float32 and round once (MindSpore has no float16 kernel: it casts).
+    x = jnp.asarray(x)
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        return (x >= 3).astype(x.dtype)
+    return rounds_once_from_float32(_hard_sigmoid)(float_of(x))
+
+
 @jax.custom_jvp
 def _soft_sign(x):
     """x / (1 + |x|) (the backend's value) with the slope 1 / (1 + |x|)^2 written out."""
@@ -88,17 +120,29 @@ def _soft_sign_jvp(primals, tangents):
 
 @jax.custom_jvp
 def _hard_swish(x):
-    """x * relu6(x + 3) / 6 (the backend's value) with MindSpore's derivative at the kinks: (2x + 3) / 6 on [-3, 3],
-    ends included (-0.5 and 1.5 at -3 and 3, where the backend's gives 0 and 1)."""
-    return jax.nn.hard_swish(x)
+    """MindSpore's HSwish kernel on a floating x: 0 where x + 3 <= 0, x from x = 3, x * (x + 3) / 6 between (in
+    the input's precision, each step rounded: MindSpore's float16 kernel computes in float16)."""
+    return jnp.where(x + 3 <= 0, 0, jnp.where(x >= 3, x, _sixth(x * (x + 3)))).astype(x.dtype)
 
 
 @_hard_swish.defjvp
 def _hard_swish_jvp(primals, tangents):
-    # elsewhere the backend's own derivative, so that gradients off the two ends keep its arithmetic
+    # MindSpore's HSwishGrad: (dy * (2x + 3)) / 6 on [-3, 3], ends included (-0.5 dy and 1.5 dy), dy beyond 3; a
+    # float16 gradient is computed in float32 and rounded once (its float16 inputs are cast). Written t / 6 first:
+    # the gradient runs this linear map transposed, last step first, so it multiplies first and divides last.
     (x,), (t,) = primals, tangents
-    out, t_out = jax.jvp(jax.nn.hard_swish, (x,), (t,))
-    return out, jnp.where(x == 3, 1.5 * t, jnp.where(x == -3, -0.5 * t, t_out))
+    x32, t32 = x.astype(jnp.promote_types(x.dtype, jnp.float32)), t.astype(jnp.promote_types(t.dtype, jnp.float32))
+    slope = jnp.where(x32 + 3 < 0, 0, jnp.where(x32 > 3, t32, _sixth(t32) * (2 * x32 + 3)))
+    return _hard_swish(x), slope.astype(t.dtype)
+
+
+def _hswish(x):
+    # An integer x divides as integers (truncating, as MindSpore's integer kernels): x * (x + 3) / 6 on (-3, 3)
+    x = jnp.asarray(x)
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        inside = lax.div(x * (x + 3), jnp.asarray(6, x.dtype))
+        return jnp.where(x + 3 <= 0, 0, jnp.where(x >= 3, x, inside)).astype(x.dtype)
+    return _hard_swish(float_of(x))
 
 
 @jax.custom_jvp
@@ -241,8 +285,8 @@ UNARY = {
     "ReLU6": lambda x: jnp.where(x <= 6, jax.nn.relu(x), jax.nn.relu6(x)),  # MindSpore's derivative: 1 at x = 6
     "SiLU": _float_fn(jax.nn.silu),
     "Softsign": rounds_once_from_float32(_float_fn(_soft_sign)),
-    "HSwish": _float_fn(_hard_swish),
-    "HSigmoid": _float_fn(jax.nn.hard_sigmoid),
+    "HSwish": _hswish,
+    "HSigmoid": _hsigmoid,
     "Mish": rounds_once_from_float32(_float_fn(lambda x: x * jnp.tanh(jax.nn.softplus(x)))),
     "SeLU": rounds_once_from_float32(_float_fn(jax.nn.selu)),
     "LogSigmoid": rounds_once_from_float32(_float_fn(jax.nn.log_sigmoid)),
