@@ -110,6 +110,7 @@ def measure_interleaved(
             for _ in range(warmup):
                 out = fn()
             sync(out)
+    out = None
     rounds: dict[str, list[float]] = {name: [] for name in cases}
     process: dict[str, list[float]] = {name: [] for name in cases}
     background = dict.fromkeys(cases, 0)
