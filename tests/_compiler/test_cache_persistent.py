@@ -216,6 +216,29 @@ def test_changed_closure_constant_compiles_again(store):
     assert _loaded(same) == [True] and _loaded(other) == [False]
 
 
+def test_constants_of_equal_bytes_and_other_shapes_have_their_own_entries(store):
+    """A 0-d constant and a (1,) or (1, 1) one of the same bytes are different keys (NumPy's ascontiguousarray
+    made the 0-d one 1-d, so a (1,) constant loaded the 0-d one's program: the other dtype rule and shape)."""
+    one = np.float32(1.5)
+    consts = [np.array(one), np.array([one]), np.array([[one]])]
+    x = Tensor(np.arange(1, 5, dtype=np.float16))
+    key = lambda k: cache.graph_key("f", _module(CLOSURE).make(k), ((("t",),), ()), [x._data], True).name  # noqa: E731
+    for kind in (Tensor, np.asarray):
+        names = [key(kind(c)) for c in consts]
+        assert len(set(names)) == 3, kind
+    # end to end, in the order that went wrong: the (1,) constant's call loaded the 0-d one's program
+    for c in consts:
+        f = jit(_module(CLOSURE).make(Tensor(c)))
+        got = f(x)
+        backend_cache.flush_writes()
+        expected = np.asarray(ms.ops.mul(x, Tensor(c)).asnumpy())  # PyNative: no graph cache
+        assert got.dtype == (ms.float16 if c.ndim == 0 else ms.float32)
+        assert got.shape == expected.shape and got.asnumpy().dtype == expected.dtype
+        np.testing.assert_array_equal(got.asnumpy(), expected)
+        assert _loaded(f) == [False]
+    assert len(_entries(store.path)) == 3
+
+
 def test_changed_dtype_or_shape_compiles_again(store):
     _cold_then_warm(store, GAIN=2.0)
     for x in (_x((3, 2)), _x((2, 3), np.int32), _x((2, 3), np.float16)):

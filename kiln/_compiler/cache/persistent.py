@@ -105,7 +105,8 @@ class Fingerprint:
         return True
 
     def _array(self, kind: str, arr) -> None:
-        a = B.np.ascontiguousarray(B.np.asarray(arr))
+        # not ascontiguousarray: it makes a 0-d array 1-d, and the key must tell () from (1,) (tobytes is C order)
+        a = B.np.asarray(arr)
         self.nbytes += a.nbytes
         if self.nbytes > _FP_MAX_BYTES or a.dtype.hasobject:
             raise _NoKey("constant arrays too large")
