@@ -190,6 +190,34 @@ def test_adam_amsgrad():
     _close(_run(opt, params, 6), ref_adam(6, 0.05, wd=0.01, amsgrad=True)[0], 1e-4)
 
 
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_bias_correction_uses_the_stored_beta_powers(mode, amsgrad):
+    # MindSpore's nn.Adam stores beta2^t rounded to float32, and its kernel corrects with 1 - that stored value. In
+    # GRAPH_MODE XLA fused beta2_power * beta2 with `1 -` into a multiply-add (no rounding of the product), so the
+    # step moved by 3.3e-6 relative at t = 2 (found on the zoo's SkipGram: parameter sums 2e-6 off PyNative's).
+    # From zero parameters a step is the update itself, compared element by element against float32-rounded powers.
+    ms.set_context(mode=mode)
+    params = [Parameter(Tensor(np.zeros(s, np.float32)), name=n) for n, s in SHAPES.items()]
+    opt = nn.Adam(params, learning_rate=0.01, use_amsgrad=amsgrad)
+    b1, b2 = np.float32(0.9), np.float32(0.999)  # the optimizer's float32 betas
+    b1p = b2p = np.float32(1.0)
+    m = [np.zeros(s) for s in SHAPES.values()]
+    v = [np.zeros(s) for s in SHAPES.values()]
+    vhat = [np.zeros(s) for s in SHAPES.values()]
+    for t in range(3):
+        before = [p.asnumpy().astype(np.float64) for p in params]
+        opt(tuple(Tensor(g) for g in _grads(t)))
+        b1p, b2p = np.float32(b1p * b1), np.float32(b2p * b2)
+        lr_t = 0.01 * np.sqrt(1.0 - np.float64(b2p)) / (1.0 - np.float64(b1p))
+        for i, g in enumerate(_grads(t)):
+            m[i] = np.float64(b1) * m[i] + (1.0 - np.float64(b1)) * g
+            v[i] = np.float64(b2) * v[i] + (1.0 - np.float64(b2)) * g.astype(np.float64) ** 2
+            vhat[i] = np.maximum(vhat[i], v[i]) if amsgrad else v[i]
+            want = -lr_t * m[i] / (np.sqrt(vhat[i]) + 1e-8)
+            np.testing.assert_allclose(params[i].asnumpy() - before[i], want, rtol=1e-6, atol=4e-9, err_msg=f"step {t}")
+
+
 @pytest.mark.parametrize("wd", [0.0, 0.1])
 def test_adam_weight_decay(wd):
     params = _params()
