@@ -8,7 +8,7 @@ their functional wrappers write them back.
 
 from __future__ import annotations
 
-from kiln._backend import eval_shape, jnp, lax
+from kiln._backend import eval_shape, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import shape_of
 
@@ -53,19 +53,14 @@ def _scalar(x, like):
     return jnp.asarray(x).astype(like.dtype)
 
 
-_SAME_WIDTH_INTS = {1: jnp.int8, 2: jnp.int16, 4: jnp.int32, 8: jnp.int64}
-
-
-def _rounded(product):
-    """`product`, held rounded: XLA's CPU code contracts `p - lr * g` into one fused multiply-add (1 - 0.1 * 7 gave
-    0.29999998 where MindSpore's kernels, rounding the product first, give 0.30000001: 8.8% of float32 updates one
-    ulp apart). Neither reduce_precision nor an optimization barrier survive to the machine code; a select on the
-    product itself does. Its other arm, taken only for a NaN, flips the lowest bit of a quiet NaN: still NaN."""
-    if not jnp.issubdtype(product.dtype, jnp.floating):
-        return product
-    ints = _SAME_WIDTH_INTS[product.dtype.itemsize]
-    flipped = lax.bitcast_convert_type(lax.bitcast_convert_type(product, ints) ^ ints(1), product.dtype)
-    return jnp.where(product == product, product, flipped)
+def _rounded(x):
+    """`x` held rounded to its dtype, as when it is stored and read back. Inside one compiled step XLA's CPU code
+    may fuse a product with the subtraction that uses it into one multiply-add, skipping the product's rounding:
+    `p - lr * g` gave 1 - 0.1 * 7 = 0.29999998 where MindSpore's kernels give 0.30000001 (8.8% of float32 updates
+    one ulp apart), and Adam's 1 - beta2^t differed from 1 - (the stored beta2^t) by up to 7e-6 relative at t = 2.
+    Neither reduce_precision nor an optimization barrier survive to the machine code; a select on the value itself
+    does. Its other arm is taken only for a NaN, and gives NaN."""
+    return jnp.where(x == x, x, x + x)
 
 
 def _apply_momentum(variable, accumulation, learning_rate, gradient, momentum, use_nesterov, gradient_scale):
@@ -402,18 +397,10 @@ def _sgd_update(p, g, states, lr, wd, shared, options):
 FusedSGD = _declare_fused("FusedSGD", 2, 1, _sgd_update)
 
 
-def _as_stored(x):
-    """`x` rounded to its dtype, as when it is stored and read back. Inside one compiled step XLA may compute a
-    product again where it is used and fuse it with a following subtraction into a multiply-add, skipping the
-    rounding: 1 - beta2^t then differs from 1 - (the stored beta2^t) by up to 7e-6 relative at t = 2. The select
-    keeps the product out of that fusion; for a NaN it gives NaN, as x does."""
-    return jnp.where(x == x, x, x + x)
-
-
 def _adam_begin(scalars, options):
     beta1, beta2, eps, beta1_power, beta2_power = scalars
     # MindSpore's nn.Adam stores the new powers, then its Adam kernel corrects with 1 - the stored value
-    b1p, b2p = _as_stored(beta1_power * beta1), _as_stored(beta2_power * beta2)
+    b1p, b2p = _rounded(beta1_power * beta1), _rounded(beta2_power * beta2)
     return (beta1, beta2, eps, b1p, b2p), (b1p, b2p)
 
 
