@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image
 
 from kiln.dataset.vision import color as _color
-from kiln.dataset.vision.utils import Inter
+from kiln.dataset.vision.utils import Inter, pil_filters
 
 
 def is_pil(img) -> bool:
@@ -82,14 +81,6 @@ def hsv_to_rgbs(np_hsv_imgs, is_hwc: bool) -> np.ndarray:
 # The TypeError of the PIL helpers below when given something else; `{}` is the type received.
 augment_error_message = "expected a PIL image, but got {}; decode encoded data with Decode() or convert with ToPIL()"
 
-_PIL_FILTERS = {
-    Inter.NEAREST: Image.NEAREST,
-    Inter.LINEAR: Image.BILINEAR,
-    Inter.CUBIC: Image.BICUBIC,
-    Inter.PILCUBIC: Image.BICUBIC,
-    Inter.ANTIALIAS: Image.LANCZOS,
-}
-
 
 def rotate(img, angle: float, resample, expand: bool, center, fill_value):
     """`img` (a PIL image) rotated by `angle` degrees counter-clockwise, as PIL's `Image.rotate` does.
@@ -118,5 +109,5 @@ def rotate(img, angle: float, resample, expand: bool, center, fill_value):
     angle = angle % 360.0
     if resample == Inter.ANTIALIAS and (angle not in (0, 90, 180, 270) or center):
         raise ValueError(f"rotate: Inter.ANTIALIAS needs a multiple of 90 degrees about the centre, got {angle}.")
-    pil_filter = _PIL_FILTERS.get(resample, resample) if isinstance(resample, Inter) else resample
+    pil_filter = pil_filters().get(resample, resample) if isinstance(resample, Inter) else resample
     return img.rotate(angle, pil_filter, expand, center, fillcolor=fill_value)

@@ -12,7 +12,8 @@ import numpy as np
 
 
 class Inter(StrEnum):
-    """Interpolation modes of `Resize`. Kiln implements NEAREST and LINEAR (= BILINEAR)."""
+    """Interpolation modes of `Resize`. Kiln implements NEAREST, LINEAR (= BILINEAR) and CUBIC (= BICUBIC), and
+    ANTIALIAS for PIL images (Pillow's LANCZOS)."""
 
     NEAREST = "nearest"
     ANTIALIAS = "antialias"
@@ -107,15 +108,21 @@ def is_pil(img) -> bool:
     return module is not None and isinstance(img, module.Image)
 
 
-def pil_resample(interpolation) -> int:
-    """Pillow's resampling filter for an `Inter` mode, as MindSpore maps them for PIL images."""
+def pil_filters() -> dict:
+    """{`Inter` mode: Pillow's resampling filter}, as MindSpore maps them for PIL images."""
     image = pil_image()
-    table = {
+    return {
         Inter.NEAREST: image.NEAREST,
         Inter.LINEAR: image.BILINEAR,
         Inter.CUBIC: image.BICUBIC,
+        Inter.PILCUBIC: image.BICUBIC,
         Inter.ANTIALIAS: image.LANCZOS,
     }
+
+
+def pil_resample(interpolation) -> int:
+    """Pillow's resampling filter for an `Inter` mode, as MindSpore maps them for PIL images."""
+    table = pil_filters()
     if interpolation not in table:
         raise NotImplementedError(f"{interpolation} has no Pillow filter; use NEAREST, BILINEAR, BICUBIC or ANTIALIAS.")
     return table[interpolation]
