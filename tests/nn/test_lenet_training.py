@@ -21,7 +21,9 @@ def test_lenet5_pynative_training_reaches_a_low_loss():
     images, labels = _templates_dataset(templates, 320, rng)
     net = LeNet5()
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
+    # At learning rate 0.05 this loop sits at the edge of stability: two of eight init seeds end with loss > 1, and
+    # one-ulp differences between CPUs flipped this test. At 0.02 all eight seeds end below 1e-4 by epoch 30.
+    optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.02, momentum=0.9)
 
     def forward_fn(data, label):
         logits = net(data)
@@ -36,7 +38,7 @@ def test_lenet5_pynative_training_reaches_a_low_loss():
 
     net.set_train()
     losses = []
-    for _epoch in range(15):
+    for _epoch in range(30):
         for i in range(0, len(images), 32):
             losses.append(float(train_step(ms.Tensor(images[i : i + 32]), ms.Tensor(labels[i : i + 32]))))
     assert np.isfinite(losses).all()
