@@ -1,7 +1,8 @@
 """MindRecord files (`mindspore.mindrecord`): FileWriter, FileReader, MindPage.
 
-Kiln's MindRecord is its own simple, self-describing format (not MindSpore's binary layout: files written by one
-cannot be read by the other). A set of `shard_num` files is written; each shard file holds
+Kiln writes its own simple, self-describing layout, and reads both it and MindSpore's paged layout (datasets
+converted by MindSpore's FileWriter: `kiln.mindrecord.paged_format`); MindSpore cannot read Kiln's files. A set of
+`shard_num` files is written; each shard file holds
 
     magic b"KILNMR01" | rows | footer (JSON) | footer length (u64, little-endian) | magic b"KILNMREND"
 

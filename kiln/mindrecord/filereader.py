@@ -1,13 +1,58 @@
-"""FileReader: read the rows of Kiln MindRecord files as dicts (see `kiln.mindrecord`)."""
+"""FileReader: read the rows of MindRecord files, Kiln's or MindSpore's layout, as dicts (see `kiln.mindrecord`)."""
 
 from __future__ import annotations
 
 import mmap
 import os
+import sqlite3
 
 import numpy as np
 
 from kiln.mindrecord.common import MRMOpenError, ParamTypeError, ParamValueError, decode_row, read_footer, shard_paths
+from kiln.mindrecord.paged_format import PagedShard, read_header
+
+
+class KilnShard:
+    """One shard file in Kiln's own layout (see `kiln.mindrecord`), memory-mapped."""
+
+    def __init__(self, path: str) -> None:
+        footer = read_footer(path)
+        self.path = path
+        self.schema = footer["schema"]
+        self.index_fields = footer["index_fields"]
+        self.siblings = shard_paths(path, footer)
+        self._offsets = footer["offsets"]
+        self._names = list(self.schema)
+        self._map = None
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    def read(self, local: int) -> dict:
+        """Record `local` of this shard: field -> Python bytes/str or NumPy array (0-D for scalars)."""
+        if self._map is None:
+            with open(self.path, "rb") as f:
+                self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        return decode_row(self.schema, self._names, self._map, self._offsets[local])
+
+    def index_values(self, field: str) -> list:
+        """Each record's value of index field `field`, in record order."""
+        con = sqlite3.connect(self.path + ".db")
+        try:
+            return [value for _, value in con.execute(f'SELECT row_id, "{field}" FROM idx ORDER BY row_id')]
+        finally:
+            con.close()
+
+    def close(self) -> None:
+        if self._map is not None:
+            self._map.close()
+            self._map = None
+
+
+def open_shard(path: str) -> KilnShard | PagedShard:
+    """Shard file `path`, in Kiln's layout or in MindSpore's paged one (a set converted by MindSpore)."""
+    header = read_header(path) if os.path.isfile(path) and os.access(path, os.R_OK) else None
+    return PagedShard(path, header) if header is not None else KilnShard(path)
 
 
 class ShardSet:
@@ -15,33 +60,26 @@ class ShardSet:
 
     def __init__(self, file_name) -> None:
         if isinstance(file_name, str | os.PathLike):
-            path = os.fspath(file_name)
-            first = read_footer(path)
-            paths = shard_paths(path, first)
+            first = open_shard(os.fspath(file_name))
+            same = os.path.abspath(first.path)
+            shards = [first if os.path.abspath(p) == same else open_shard(p) for p in first.siblings]
         elif isinstance(file_name, list | tuple) and file_name:
-            paths = [os.fspath(p) for p in file_name]
+            shards = [open_shard(os.fspath(p)) for p in file_name]
         else:
             raise ParamTypeError(f"MindRecord: file_name must be a path or a non-empty list, but got {file_name!r}.")
-        self.paths = paths
-        self.footers = [read_footer(p) for p in paths]
-        schema = self.footers[0]["schema"]
-        for p, f in zip(paths, self.footers):
-            if f["schema"] != schema:
-                raise MRMOpenError(f"MindRecord file {p!r} has another schema than {paths[0]!r}.")
+        self.shards = shards
+        self.paths = [s.path for s in shards]
+        schema = shards[0].schema
+        for s in shards:
+            if s.schema != schema:
+                raise MRMOpenError(f"MindRecord file {s.path!r} has another schema than {shards[0].path!r}.")
         self.schema = schema
         self.names = list(schema)
-        self.index_fields = self.footers[0]["index_fields"]
-        self._maps = [None] * len(paths)
-        self.starts = np.cumsum([0] + [len(f["offsets"]) for f in self.footers]).tolist()
+        self.index_fields = shards[0].index_fields
+        self.starts = np.cumsum([0] + [len(s) for s in shards]).tolist()
 
     def __len__(self) -> int:
         return self.starts[-1]
-
-    def _map(self, k: int):
-        if self._maps[k] is None:
-            with open(self.paths[k], "rb") as f:
-                self._maps[k] = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        return self._maps[k]
 
     def locate(self, index: int) -> tuple[int, int]:
         """(shard, row within the shard) of global row `index`."""
@@ -50,13 +88,11 @@ class ShardSet:
 
     def read(self, index: int) -> dict:
         k, local = self.locate(index)
-        return decode_row(self.schema, self.names, self._map(k), self.footers[k]["offsets"][local])
+        return self.shards[k].read(local)
 
     def close(self) -> None:
-        for m in self._maps:
-            if m is not None:
-                m.close()
-        self._maps = [None] * len(self.paths)
+        for s in self.shards:
+            s.close()
 
 
 class FileReader:

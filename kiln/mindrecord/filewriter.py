@@ -23,6 +23,7 @@ from kiln.mindrecord.common import (
     validate_schema,
     write_db,
 )
+from kiln.mindrecord.paged_format import read_header
 
 _MIN_SHARDS, _MAX_SHARDS = 1, 1000
 
@@ -192,7 +193,12 @@ class FileWriter:
     # -- appending ---------------------------------------------------------------------------------------------
     @classmethod
     def open_for_append(cls, file_name: str) -> FileWriter:
-        """A writer that adds rows to the committed file set `file_name` belongs to."""
+        """A writer that adds rows to the committed file set `file_name` belongs to (written by Kiln)."""
+        if os.path.isfile(file_name) and read_header(file_name) is not None:
+            raise MRMOpenError(
+                f"FileWriter: {file_name!r} is a MindRecord file in MindSpore's layout, which Kiln reads but does not "
+                "append to; write the rows into a new file set instead."
+            )
         footer = read_footer(file_name)
         paths = shard_paths(file_name, footer)
         writer = cls.__new__(cls)

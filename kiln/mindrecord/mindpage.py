@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import numpy as np
 
@@ -47,22 +46,18 @@ class MindPage:
             raise ParamValueError("MindPage: set category_field first.")
         if self._categories is None:
             rows: dict = {}
-            for k, path in enumerate(self._set.paths):
-                con = sqlite3.connect(path + ".db")
-                try:
-                    for local, value in con.execute(f'SELECT row_id, "{self._field}" FROM idx ORDER BY row_id'):
-                        rows.setdefault(value, []).append(self._set.starts[k] + local)
-                finally:
-                    con.close()
+            for k, shard in enumerate(self._set.shards):
+                for local, value in enumerate(shard.index_values(self._field)):
+                    rows.setdefault(value, []).append(self._set.starts[k] + local)
             self._categories = [(i, name, ids) for i, (name, ids) in enumerate(rows.items())]
         return self._categories
 
     def read_category_info(self) -> str:
-        """A JSON string: the category field and, per category, its id, name and row count."""
+        """A JSON string: per category its id, name and row count (`categories`), and the field as `key`, which
+        MindSpore spells as its index column, the field's name + "_0"."""
         groups = self._groups()
-        return json.dumps(
-            {"category_field": self._field, "categories": [{"id": i, "name": n, "count": len(r)} for i, n, r in groups]}
-        )
+        categories = [{"id": i, "name": n, "count": len(r)} for i, n, r in groups]
+        return json.dumps({"categories": categories, "key": f"{self._field}_0"})
 
     def _page(self, ids: list, page: int, num_row: int) -> list[dict]:
         for name, v in (("page", page), ("num_row", num_row)):

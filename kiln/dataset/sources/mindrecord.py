@@ -1,4 +1,4 @@
-"""MindDataset: rows of Kiln MindRecord files (written by `kiln.mindrecord.FileWriter` or `Dataset.save`)."""
+"""MindDataset: rows of MindRecord files, written by Kiln (`FileWriter`, `Dataset.save`) or by MindSpore."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _column_value(kind: str, value):
 
 
 class MindDataset(SampledSource):
-    """Rows of MindRecord files written by `kiln.mindrecord.FileWriter` or `Dataset.save`.
+    """Rows of MindRecord files written by `kiln.mindrecord.FileWriter`, `Dataset.save` or MindSpore's FileWriter.
 
     Columns are the schema's fields in name order (or `columns_list`); "bytes" fields are (1,) bytes arrays,
     "string" fields 0-D str arrays, numbers keep their stored dtype and shape.
