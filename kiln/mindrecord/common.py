@@ -1,11 +1,10 @@
-"""The MindRecord format shared by the writer and the readers: row encoding, footers, the .db index, errors."""
+"""What the MindRecord writer and readers share: schemas, row checks, errors, and Kiln's earlier layout (read only)."""
 
 from __future__ import annotations
 
 import enum
 import json
 import os
-import sqlite3
 import struct
 
 import numpy as np
@@ -80,23 +79,6 @@ def set_dec_mode(dec_mode: str = "AES-GCM") -> None:
 
 
 # -- rows ------------------------------------------------------------------------------------------------------
-
-
-def encode_row(schema: dict, names: list[str], row: dict) -> bytes:
-    """The bytes of one validated row (see `validate_row`)."""
-    parts = []
-    for name in names:
-        spec, value = schema[name], row[name]
-        kind = spec["type"]
-        if kind in ("bytes", "string"):
-            raw = value.encode("utf-8") if kind == "string" else bytes(value)
-            parts += [_U64.pack(len(raw)), raw]
-        else:
-            arr = np.asarray(value, dtype=np.dtype(NUMERIC_TYPES[kind]).newbyteorder("<"))
-            parts.append(struct.pack("<B", arr.ndim))
-            parts += [_U64.pack(d) for d in arr.shape]
-            parts.append(arr.tobytes())
-    return b"".join(parts)
 
 
 def decode_row(schema: dict, names: list[str], buf, offset: int) -> dict:
@@ -236,24 +218,3 @@ def shard_paths(path: str, footer: dict) -> list[str]:
     """Every shard file of the set `path` belongs to (siblings of `path`)."""
     folder = os.path.dirname(path)
     return [os.path.join(folder, name) for name in footer["shard_files"]]
-
-
-def write_db(path: str, footer: dict, index_rows: list[tuple]) -> None:
-    """Write the SQLite index `path + ".db"`: the footer and the index fields of every row."""
-    db = path + ".db"
-    if os.path.exists(db):
-        os.remove(db)
-    con = sqlite3.connect(db)
-    try:
-        con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-        meta = {k: v for k, v in footer.items() if k != "offsets"}
-        con.execute("INSERT INTO meta VALUES ('footer', ?)", (json.dumps(meta),))
-        fields = footer["index_fields"]
-        cols = ", ".join(f'"{f}"' for f in fields)
-        con.execute(f"CREATE TABLE idx (row_id INTEGER PRIMARY KEY{', ' + cols if fields else ''})")
-        if fields:
-            marks = ", ".join("?" * (len(fields) + 1))
-            con.executemany(f"INSERT INTO idx VALUES ({marks})", index_rows)
-        con.commit()
-    finally:
-        con.close()

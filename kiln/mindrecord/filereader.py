@@ -19,6 +19,7 @@ class KilnShard:
         footer = read_footer(path)
         self.path = path
         self.schema = footer["schema"]
+        self.desc = footer["desc"]
         self.index_fields = footer["index_fields"]
         self.siblings = shard_paths(path, footer)
         self._offsets = footer["offsets"]
@@ -36,10 +37,11 @@ class KilnShard:
         return decode_row(self.schema, self._names, self._map, self._offsets[local])
 
     def index_values(self, field: str) -> list:
-        """Each record's value of index field `field`, in record order."""
+        """Each record's value of index field `field` as text (SQLite's spelling), in record order."""
         con = sqlite3.connect(self.path + ".db")
         try:
-            return [value for _, value in con.execute(f'SELECT row_id, "{field}" FROM idx ORDER BY row_id')]
+            rows = con.execute(f'SELECT row_id, CAST("{field}" AS TEXT) FROM idx ORDER BY row_id')
+            return [value for _, value in rows]
         finally:
             con.close()
 

@@ -1,29 +1,21 @@
-"""FileWriter: write rows into a set of Kiln MindRecord shard files (see `kiln.mindrecord`)."""
+"""FileWriter: write rows into a set of MindRecord shard files in MindSpore's paged layout (see `kiln.mindrecord`)."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import sqlite3
 
 from kiln import log
 from kiln.mindrecord.common import (
-    _U64,
-    END_MAGIC,
-    MAGIC,
     MRMInvalidSchemaError,
     MRMOpenError,
     ParamTypeError,
     ParamValueError,
-    encode_row,
-    read_footer,
-    shard_paths,
     validate_row,
     validate_schema,
-    write_db,
 )
-from kiln.mindrecord.paged_format import read_header
+from kiln.mindrecord.filereader import ShardSet
+from kiln.mindrecord.paged_format import PagedShardWriter, blob_fields_of
 
 _MIN_SHARDS, _MAX_SHARDS = 1, 1000
 
@@ -64,10 +56,9 @@ class FileWriter:
         self._schema: dict | None = None
         self._desc = ""
         self._index_fields: list[str] = []
-        self._files = None
-        self._offsets: list[list[int]] = [[] for _ in self._paths]
-        self._index_rows: list[list[tuple]] = [[] for _ in self._paths]
-        self._header_size = 1 << 24
+        self._index_set = False
+        self._writers: list[PagedShardWriter] | None = None
+        self._header_size = 1 << 24  # MindSpore's defaults; the files are sparse where pages are not full
         self._page_size = 1 << 25
         self._committed = False
 
@@ -99,27 +90,33 @@ class FileWriter:
             if spec["type"] == "bytes" or "shape" in spec:
                 raise ParamValueError(f"FileWriter: index field {f!r} must be a scalar string or number.")
         self._index_fields = list(index_fields)
+        self._index_set = True
 
     def set_header_size(self, header_size: int) -> None:
-        """Accepted for compatibility (16 KB to 128 MB): Kiln's footer grows as needed."""
+        """The bytes reserved for each file's header (16 KB to 128 MB; MindSpore's default 16 MB)."""
         if isinstance(header_size, bool) or not isinstance(header_size, int) or not 1 << 14 <= header_size <= 1 << 27:
             raise ParamValueError(f"FileWriter: header_size must be in [16 KB, 128 MB], but got {header_size!r}.")
         self._header_size = header_size
 
     def set_page_size(self, page_size: int) -> None:
-        """Accepted for compatibility (32 KB to 256 MB): Kiln's files have no pages."""
+        """The size of each file's pages (32 KB to 256 MB; MindSpore's default 32 MB): a record must fit one."""
         if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 << 15 <= page_size <= 1 << 28:
             raise ParamValueError(f"FileWriter: page_size must be in [32 KB, 256 MB], but got {page_size!r}.")
         self._page_size = page_size
 
     # -- writing -----------------------------------------------------------------------------------------------
     def _open(self) -> None:
-        if self._files is None:
-            self._files = []
-            for path in self._paths:
-                f = open(path, "wb")  # noqa: SIM115  (closed by commit)
-                f.write(MAGIC)
-                self._files.append(f)
+        if self._writers is None:
+            if not self._index_set:  # as MindSpore: every scalar field is an index field
+                blobs = blob_fields_of(self._schema)
+                self._index_fields = sorted(n for n in self._schema if n not in blobs)
+            names = [os.path.basename(p) for p in self._paths]
+            self._writers = [
+                PagedShardWriter(path, k, self._schema, self._desc, self._index_fields,
+                                 (self._header_size, self._page_size))
+                for k, path in enumerate(self._paths)
+            ]  # fmt: skip
+            self._shard_names = names
 
     def write_raw_data(self, raw_data, parallel_writer: bool = False) -> None:
         """Append rows (a list of dicts matching the schema); rows that do not match are skipped with a warning.
@@ -150,82 +147,46 @@ class FileWriter:
                 "was skipped with a warning saying why), so nothing was written."
             )
         self._open()
-        names = list(self._schema)
         per = math.ceil(len(good) / len(self._paths)) if good else 0
         for k, row in enumerate(good):
-            shard = k // per
-            f = self._files[shard]
-            self._offsets[shard].append(f.tell())
-            f.write(encode_row(self._schema, names, row))
-            if self._index_fields:
-                local = len(self._offsets[shard]) - 1
-                self._index_rows[shard].append(
-                    (local, *(row[n].item() if hasattr(row[n], "item") else row[n] for n in self._index_fields))
-                )
+            self._writers[k // per].add(row)
 
     def commit(self) -> None:
-        """Finish the files: write every shard's footer and `.db` index, and close them."""
+        """Finish the files: write every shard's last pages, header and `.db` index, and close them."""
         if self._committed:
             return
         if self._schema is None:
             raise MRMInvalidSchemaError("FileWriter: add_schema must be called before commit.")
         self._open()
-        names = [os.path.basename(p) for p in self._paths]
-        for k, (path, f) in enumerate(zip(self._paths, self._files)):
-            footer = {
-                "version": 1,
-                "schema": self._schema,
-                "desc": self._desc,
-                "index_fields": self._index_fields,
-                "shard_id": k,
-                "shard_files": names,
-                "offsets": self._offsets[k],
-                "data_end": f.tell(),
-            }
-            raw = json.dumps(footer).encode("utf-8")
-            f.write(raw)
-            f.write(_U64.pack(len(raw)))
-            f.write(END_MAGIC)
-            f.close()
-            write_db(path, footer, self._index_rows[k])
         self._committed = True
+        for writer in self._writers:
+            writer.commit(self._shard_names)
 
     # -- appending ---------------------------------------------------------------------------------------------
     @classmethod
     def open_for_append(cls, file_name: str) -> FileWriter:
-        """A writer that adds rows to the committed file set `file_name` belongs to (written by Kiln)."""
-        if os.path.isfile(file_name) and read_header(file_name) is not None:
-            raise MRMOpenError(
-                f"FileWriter: {file_name!r} is a MindRecord file in MindSpore's layout, which Kiln reads but does not "
-                "append to; write the rows into a new file set instead."
-            )
-        footer = read_footer(file_name)
-        paths = shard_paths(file_name, footer)
+        """A writer that adds rows to the committed file set `file_name` belongs to: its records are read back, and
+        `commit` writes the whole set again (in MindSpore's layout, whichever layout it had)."""
+        existing = ShardSet(file_name)
+        try:
+            kept = [[existing.read(i) for i in range(existing.starts[k], existing.starts[k + 1])]
+                    for k in range(len(existing.shards))]  # fmt: skip
+            desc = existing.shards[0].desc
+        finally:
+            existing.close()
         writer = cls.__new__(cls)
-        writer._paths = paths
-        writer._schema = footer["schema"]
-        writer._desc = footer["desc"]
-        writer._index_fields = footer["index_fields"]
-        writer._header_size, writer._page_size = 1 << 24, 1 << 25
+        writer._paths = list(existing.paths)
+        writer._schema = existing.schema
+        writer._desc = desc
+        writer._index_fields = list(existing.index_fields)
+        writer._index_set = True
+        writer._writers = None
+        writer._header_size, writer._page_size = getattr(existing.shards[0], "sizes", (1 << 24, 1 << 25))
         writer._committed = False
-        writer._offsets, writer._index_rows, writer._files = [], [], []
-        for path in paths:
-            shard = read_footer(path)
-            writer._offsets.append(list(shard["offsets"]))
-            con = sqlite3.connect(path + ".db")
-            try:
-                rows = (
-                    [tuple(r) for r in con.execute("SELECT * FROM idx ORDER BY row_id")]
-                    if shard["index_fields"]
-                    else []
-                )
-            finally:
-                con.close()
-            writer._index_rows.append(rows)
-            f = open(path, "r+b")  # noqa: SIM115  (closed by commit)
-            f.truncate(shard["data_end"])
-            f.seek(shard["data_end"])
-            writer._files.append(f)
+        writer._open()
+        for shard, rows in zip(writer._writers, kept, strict=True):
+            for row in rows:
+                shard.add(row)
         return writer
 
     def init_append(self, file_name: str) -> None:
@@ -233,8 +194,6 @@ class FileWriter:
         raise MRMOpenError("FileWriter.init_append is internal in MindSpore; use FileWriter.open_for_append.")
 
     def __del__(self) -> None:
-        files = getattr(self, "_files", None)
-        if files and not getattr(self, "_committed", True):
-            for f in files:
-                if not f.closed:
-                    f.close()
+        if not getattr(self, "_committed", True):
+            for writer in getattr(self, "_writers", None) or ():
+                writer.abandon()

@@ -49,7 +49,8 @@ class MindPage:
             for k, shard in enumerate(self._set.shards):
                 for local, value in enumerate(shard.index_values(self._field)):
                     rows.setdefault(value, []).append(self._set.starts[k] + local)
-            self._categories = [(i, name, ids) for i, (name, ids) in enumerate(rows.items())]
+            # As MindSpore: a category's name is the value as text, and categories come in the names' sorted order.
+            self._categories = [(i, name, rows[name]) for i, name in enumerate(sorted(rows))]
         return self._categories
 
     def read_category_info(self) -> str:
@@ -79,8 +80,9 @@ class MindPage:
         return self._page(groups[category_id][2], page, num_row)
 
     def read_at_page_by_name(self, category_name, page: int, num_row: int) -> list[dict]:
-        """Rows `page * num_row` ... of the category whose value is `category_name`."""
+        """Rows `page * num_row` ... of the category whose value, as text, is `category_name` (a number is taken as
+        its text)."""
         for _, name, ids in self._groups():
-            if name == category_name:
+            if name == str(category_name):
                 return self._page(ids, page, num_row)
         raise ParamValueError(f"MindPage: no category named {category_name!r}.")

@@ -1,7 +1,9 @@
 """MindRecord files written by MindSpore 2.10 (goldens/, by goldens/make_paged_goldens_mindspore.py) read by Kiln."""
 
 import json
+import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -85,22 +87,93 @@ def test_mind_page_groups_by_an_index_field():
     page.category_field = "name"
     assert json.loads(page.read_category_info()) == EXPECTED["mindpage_name_categories"]
     assert [int(r["label"]) for r in page.read_at_page_by_name("name-3-é", 0, 2)] == EXPECTED["mindpage_name_3"]
+    page.category_field = "label"  # numbers: named by their text, in the texts' order ("-1" before "-2")
+    assert json.loads(page.read_category_info()) == EXPECTED["mindpage_label_categories"]
 
 
-def test_kiln_files_are_not_taken_for_mindspores(tmp_path):
-    path = str(tmp_path / "own.mindrecord")
+def _kiln_written(tmp_path, rows=None):
+    path = str(tmp_path / "mixed.mindrecord")
     writer = FileWriter(path)
-    writer.add_schema({"x": {"type": "int32"}}, "own")
-    writer.write_raw_data([{"x": 1}])
+    writer.set_header_size(1 << 14)
+    writer.set_page_size(1 << 15)
+    writer.add_schema(MIXED_SCHEMA, "kiln golden")
+    writer.add_index(["label", "name"])
+    writer.write_raw_data(mixed_rows() if rows is None else rows)
     writer.commit()
-    assert read_header(path) is None
-    assert read_header(str(GOLDENS / "mixed.mindrecord"))["page_size"] == 1 << 15
+    return path
 
 
-def test_a_missing_index_or_append_is_a_clear_error(tmp_path):
+def _index_table(path: str) -> tuple[list, list]:
+    con = sqlite3.connect(path + ".db")
+    try:
+        columns = [(c[1], c[2], c[5]) for c in con.execute("PRAGMA table_info(INDEXES)")]
+        rows = con.execute("SELECT * FROM INDEXES ORDER BY ROW_ID").fetchall()
+        assert con.execute("SELECT NAME FROM SHARD_NAME").fetchall() == [(os.path.basename(path),)]
+    finally:
+        con.close()
+    return columns, rows
+
+
+def test_kiln_writes_mindspores_layout(tmp_path):
+    ours, theirs = _kiln_written(tmp_path), str(GOLDENS / "mixed.mindrecord")
+    header, golden = read_header(ours), read_header(theirs)
+    assert sorted(header) == sorted(golden)
+    for key in ("header_size", "page_size", "index_fields", "schema", "shard_addresses", "compression_size"):
+        assert header[key] == golden[key], key
+    assert [(p["page_type"], p["start_row_id"], p["end_row_id"]) for p in header["page"]] == [
+        (p["page_type"], p["start_row_id"], p["end_row_id"]) for p in golden["page"]
+    ]
+    # The blob page (bytes, arrays, compressed ints) is MindSpore's byte for byte; the raw page is MessagePack,
+    # whose float widths differ (MindSpore writes a float32 where it is exact), so its records are compared decoded.
+    blob = golden["page"][0]
+    assert blob["page_type"] == "BLOB_DATA" and header["page"][0]["page_size"] == blob["page_size"]
+    start = golden["header_size"]
+    with open(ours, "rb") as f, open(theirs, "rb") as g:
+        assert f.read()[start : start + blob["page_size"]] == g.read()[start : start + blob["page_size"]]
+    (our_columns, our_rows), (their_columns, their_rows) = _index_table(ours), _index_table(theirs)
+    assert our_columns == their_columns
+    blob_places = lambda rows: [(r[0], *r[4:]) for r in rows]  # noqa: E731  (all but the raw offsets)
+    assert blob_places(our_rows) == blob_places(their_rows)
+
+
+def test_what_kiln_writes_it_reads_back(tmp_path):
+    rows = list(FileReader(_kiln_written(tmp_path)).get_next())
+    for got, want in zip(rows, mixed_rows(), strict=True):
+        for name, value in want.items():
+            expected = _as_stored(name, value)
+            if isinstance(expected, np.ndarray) and expected.ndim:
+                assert got[name].dtype == expected.dtype
+                np.testing.assert_array_equal(got[name], expected, err_msg=name)
+            else:
+                assert got[name] == expected, name
+
+
+def test_files_of_earlier_kiln_versions_still_read():
+    # goldens/kiln_v1.mindrecord was written by Kiln before it wrote MindSpore's layout (commit 80b3400)
+    rows = list(FileReader(str(GOLDENS / "kiln_v1.mindrecord")).get_next())
+    assert [r["id"] for r in rows] == [0, 1, 2, 3] and rows[2]["name"] == "r2"
+    np.testing.assert_array_equal(rows[3]["vec"], np.arange(4, dtype=np.float32))
+    assert read_header(str(GOLDENS / "kiln_v1.mindrecord")) is None
+
+
+def test_append_to_mindspores_files_and_a_missing_index(tmp_path):
     shutil.copy(GOLDENS / "mixed.mindrecord", tmp_path / "mixed.mindrecord")
     with pytest.raises(MRMOpenError, match=r"index file .*mixed\.mindrecord\.db.* does not exist"):
         FileReader(str(tmp_path / "mixed.mindrecord"))
     shutil.copy(GOLDENS / "mixed.mindrecord.db", tmp_path / "mixed.mindrecord.db")
-    with pytest.raises(MRMOpenError, match="MindSpore's layout"):
-        FileWriter.open_for_append(str(tmp_path / "mixed.mindrecord"))
+    writer = FileWriter.open_for_append(str(tmp_path / "mixed.mindrecord"))
+    writer.write_raw_data(mixed_rows()[:2])
+    writer.commit()
+    labels = [r["label"] for r in FileReader(str(tmp_path / "mixed.mindrecord")).get_next()]
+    assert labels == [-2, -1, 0, 1, 2, 3, -2, -1]
+    page = MindPage(str(tmp_path / "mixed.mindrecord"))
+    page.category_field = "name"
+    assert [c["count"] for c in json.loads(page.read_category_info())["categories"]] == [2, 2, 1, 1, 1, 1]
+
+
+def test_a_record_larger_than_a_page_is_a_clear_error(tmp_path):
+    writer = FileWriter(str(tmp_path / "big.mindrecord"))
+    writer.set_page_size(1 << 15)
+    writer.add_schema({"img": {"type": "bytes"}})
+    with pytest.raises(ValueError, match="does not fit a page of 32768 bytes; raise it with set_page_size"):
+        writer.write_raw_data([{"img": bytes(40000)}])

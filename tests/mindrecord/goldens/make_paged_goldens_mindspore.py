@@ -54,6 +54,9 @@ out["images_ids_shard_1_of_2"] = ids(ds.MindDataset("images.mindrecord0", shuffl
 page = MindPage("mixed.mindrecord")
 page.category_field = "name"
 out["mindpage_name_categories"] = json.loads(page.read_category_info())
+page.category_field = "label"
+out["mindpage_label_categories"] = json.loads(page.read_category_info())
+page.category_field = "name"
 out["mindpage_name_3"] = [int(r["label"]) for r in page.read_at_page_by_name("name-3-é", 0, 2)]
 with open("paged_goldens_mindspore.json", "w") as f:
     json.dump(out, f, indent=1, ensure_ascii=False)
