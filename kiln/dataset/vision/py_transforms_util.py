@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln.dataset.vision import color as _color
-from kiln.dataset.vision.utils import Inter, pil_filters
+from kiln.dataset.vision.utils import Inter, pil_filters, pil_image
 
 
 def is_pil(img) -> bool:
@@ -91,7 +91,7 @@ def rotate(img, angle: float, resample, expand: bool, center, fill_value):
         resample: an `Inter` mode (or a PIL filter); ANTIALIAS only for multiples of 90 degrees about the centre.
         expand: enlarge the output to hold the whole rotated image.
         center: (x, y) of the rotation centre, None for the image centre.
-        fill_value: fill of the uncovered area: an int for every channel, or one value per channel.
+        fill_value: fill of the uncovered area: an int for every band, or one value per band.
 
     Returns:
         The rotated PIL image.
@@ -102,8 +102,8 @@ def rotate(img, angle: float, resample, expand: bool, center, fill_value):
     """
     if not is_pil(img):
         raise TypeError(augment_error_message.format(type(img)))
-    if isinstance(fill_value, int):
-        fill_value = (fill_value,) * 3
+    if isinstance(fill_value, int) and len(img.getbands()) > 1:  # a single-band image takes the int itself
+        fill_value = (fill_value,) * len(img.getbands())
     elif isinstance(fill_value, list):
         fill_value = tuple(fill_value)
     angle = angle % 360.0
@@ -111,3 +111,71 @@ def rotate(img, angle: float, resample, expand: bool, center, fill_value):
         raise ValueError(f"rotate: Inter.ANTIALIAS needs a multiple of 90 degrees about the centre, got {angle}.")
     pil_filter = pil_filters().get(resample, resample) if isinstance(resample, Inter) else resample
     return img.rotate(angle, pil_filter, expand, center, fillcolor=fill_value)
+
+
+def _enhanced(img, kind: str, factor: float):
+    if not is_pil(img):
+        raise TypeError(augment_error_message.format(type(img)))
+    return getattr(pil_image("ImageEnhance"), kind)(img).enhance(factor)
+
+
+def adjust_brightness(img, brightness_factor: float):
+    """`img` (a PIL image) with its brightness scaled by `brightness_factor` (1: unchanged), by Pillow.
+
+    Args:
+        img: the PIL image.
+        brightness_factor: non-negative; 0 gives a black image.
+
+    Returns:
+        The adjusted PIL image.
+    """
+    return _enhanced(img, "Brightness", brightness_factor)
+
+
+def adjust_contrast(img, contrast_factor: float):
+    """`img` (a PIL image) with its contrast scaled by `contrast_factor` (1: unchanged), by Pillow.
+
+    Args:
+        img: the PIL image.
+        contrast_factor: non-negative; 0 gives a grey image.
+
+    Returns:
+        The adjusted PIL image.
+    """
+    return _enhanced(img, "Contrast", contrast_factor)
+
+
+def adjust_saturation(img, saturation_factor: float):
+    """`img` (a PIL image) with its saturation scaled by `saturation_factor` (1: unchanged), by Pillow.
+
+    Args:
+        img: the PIL image.
+        saturation_factor: non-negative; 0 gives a grey image.
+
+    Returns:
+        The adjusted PIL image.
+    """
+    return _enhanced(img, "Color", saturation_factor)
+
+
+def adjust_hue(img, hue_factor: float):
+    """`img` (a PIL image) with its hue turned by `hue_factor` of a full turn, in Pillow's 8-bit HSV.
+
+    Args:
+        img: the PIL image; single-channel modes come back unchanged.
+        hue_factor: in [-0.5, 0.5].
+
+    Returns:
+        The adjusted PIL image, in `img`'s mode.
+    """
+    if not -0.5 <= hue_factor <= 0.5:
+        raise ValueError(f"adjust_hue: hue_factor must lie in [-0.5, 0.5], but got {hue_factor}.")
+    if not is_pil(img):
+        raise TypeError(augment_error_message.format(type(img)))
+    if img.mode in {"L", "1", "I", "F"}:
+        return img
+    hue, saturation, value = img.convert("HSV").split()
+    # The shift wraps around in uint8, as a turn of the hue wheel does (a negative factor wraps too).
+    turned = (np.asarray(hue, np.uint8) + np.uint8(np.int64(hue_factor * 255) % 256)).astype(np.uint8)
+    image = pil_image()
+    return image.merge("HSV", (image.fromarray(turned, "L"), saturation, value)).convert(img.mode)

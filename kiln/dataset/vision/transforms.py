@@ -17,6 +17,7 @@ import numpy as np
 from kiln.dataset import _rng
 from kiln.dataset.vision import color as C
 from kiln.dataset.vision import functional as F
+from kiln.dataset.vision import py_transforms_util as P
 from kiln.dataset.vision.utils import (
     AutoAugmentPolicy,
     Border,
@@ -1360,6 +1361,8 @@ class RandomColorAdjust(_ImageOp):
 
     def __call__(self, img):
         gen = _rng.generator()
+        if is_pil(img):
+            return self._adjust_pil(img, gen)
         arr = _rgb(img, "RandomColorAdjust")
         if self.brightness != (1.0, 1.0):
             arr = C.adjust_brightness(arr, float(gen.uniform(*self.brightness)))
@@ -1370,6 +1373,16 @@ class RandomColorAdjust(_ImageOp):
         if self.hue != (0.0, 0.0):
             arr = C.adjust_hue(arr, float(gen.uniform(*self.hue)))
         return arr
+
+    def _adjust_pil(self, img, gen):
+        """A PIL image is adjusted by Pillow and comes back a PIL image, as in MindSpore: all four adjustments, in a
+        random order (hue's round trip through 8-bit HSV changes pixels even at a zero turn)."""
+        factors = [float(gen.uniform(*r)) for r in (self.brightness, self.contrast, self.saturation, self.hue)]
+        steps = list(zip((P.adjust_brightness, P.adjust_contrast, P.adjust_saturation, P.adjust_hue), factors))
+        for k in gen.permutation(len(steps)):
+            adjust, factor = steps[k]
+            img = adjust(img, factor)
+        return img
 
 
 def _random_resized_window(gen, h: int, w: int, scale, ratio, attempts: int) -> tuple[int, int, int, int]:
@@ -1480,6 +1493,8 @@ class RandomRotation(_ImageOp):
 
     def __call__(self, img):
         angle = float(_rng.generator().uniform(*self.degrees))
+        if is_pil(img):  # rotated by Pillow, a PIL image again, as MindSpore does (its Rotate gives an array)
+            return P.rotate(img, angle, self.resample, self.expand, self.center, self.fill_value)
         return Rotate(angle, self.resample, self.expand, self.center, self.fill_value)(img)
 
 

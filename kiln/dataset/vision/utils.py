@@ -128,10 +128,10 @@ def pil_resample(interpolation) -> int:
     return table[interpolation]
 
 
-def pil_image():
-    """The PIL.Image module (Pillow), imported on first use: most pipelines never decode an image."""
+def pil_image(module: str = "Image"):
+    """Pillow's `PIL.<module>` (PIL.Image by default), imported on first use: most pipelines never decode an image."""
     try:
-        return importlib.import_module("PIL.Image")  # optional dependency, imported on first use
+        return importlib.import_module(f"PIL.{module}")  # optional dependency, imported on first use
     except ImportError as exc:
         raise ImportError(
             "Decoding images needs Pillow, which Kiln does not install. Install it with `pip install pillow`, "
