@@ -17,7 +17,7 @@ import operator
 from collections import OrderedDict
 
 from kiln._compiler.frontend.ast.values import MISSING
-from kiln._core.primitive import PRIMITIVE_EDITS, WATCH_MARK, watch_edits
+from kiln._core.primitive import WATCH_MARK, edit_guard, watch_edits
 
 # -- AST guards: (kind, container, key, value, snapshot); kind 0 reads container[key], 1 a closure cell --
 
@@ -114,20 +114,16 @@ def compile_guards(guards: list):
     return ns["holds"]
 
 
-# how many plain attributes were changed on library Cells a compiled program read (kiln/nn/cell.py `_set_plain`): a
-# layer runs as Python inside the trace, so its reads of `p`, `alpha`, `has_bias`, `reduction`... are not guarded one
-# by one; each program guards this count instead (one guard, however many layers it holds)
-LIBRARY_CELL_EDITS = {"generation": 0}
-
-
 def cell_reads(cell) -> list[tuple]:
     """What running `cell` reads from its own attributes beyond its Parameters and training mode, as (dict, key,
     value) guards: its child Cells (a library layer runs as Python, so its reads of them are not guarded one by one),
-    the primitives it holds under MindSpore's names (nn/layer/_held.py), where each is now, and, for a library Cell,
-    `LIBRARY_CELL_EDITS`. Replacing or changing one after a compile compiles the graph again, as PyNative would run
-    the new one. The Cell and the primitives it holds are watched from now on (`watch_read`): a plain attribute changed
-    on a library Cell bumps `LIBRARY_CELL_EDITS`; an attribute changed on a primitive, or a strategy set
-    (`Primitive.shard`), bumps the callers' other guard, `PRIMITIVE_EDITS`.
+    the primitives it holds under MindSpore's names (nn/layer/_held.py), where each is now, and the counts of edits
+    (`WATCH_MARK`) of a library Cell and of the primitives among its attributes. Replacing or changing one after a
+    compile compiles the graph again, as PyNative would run the new one. The Cell and the primitives it holds are
+    watched from now on (`watch_read`): a plain attribute changed on a library Cell (a layer runs as Python inside the
+    trace, so its reads of `p`, `has_bias`, `reduction`... are not guarded one by one), an attribute changed on a
+    primitive or a strategy set (`Primitive.shard`) bumps that object's own count, so only the programs that read it
+    compile again.
     """
     d = cell.__dict__
     cells = d["_cells"]
@@ -138,19 +134,23 @@ def cell_reads(cell) -> list[tuple]:
             if name not in cells:
                 out.append((d, name, d.get(name, MISSING)))
     if _runs_library_code(type(cell)):
-        d[WATCH_MARK] = True
-        out.append((LIBRARY_CELL_EDITS, "generation", LIBRARY_CELL_EDITS["generation"]))
+        d.setdefault(WATCH_MARK, 0)
+        out.append((d, WATCH_MARK, d[WATCH_MARK]))
     for v in list(d.values()):
         watch_edits(v)
+        held = edit_guard(v) if v is not cell else None
+        if held is not None and "_cells" not in held[0]:  # a primitive (a child Cell guards its own count)
+            out.append(held)
     return out
 
 
 def settle_edit_counts(guards: list) -> None:
-    """Take `LIBRARY_CELL_EDITS` as it stands after a trace in the AST guards of its program: attributes the trace
-    itself wrote (a construct's `self.flag = True`, replayed by each run) must not make the program stale."""
+    """Take the counts of edits (`WATCH_MARK`) as they stand after a trace in the AST guards of its program:
+    attributes the trace itself wrote (a construct's `self.flag = True`, replayed by each run) must not make the
+    program stale."""
     for i, g in enumerate(guards):
-        if g[1] is LIBRARY_CELL_EDITS:
-            guards[i] = dict_guard(LIBRARY_CELL_EDITS, "generation", LIBRARY_CELL_EDITS["generation"])
+        if g[0] == 0 and g[2] == WATCH_MARK:
+            guards[i] = dict_guard(g[1], WATCH_MARK, g[1][WATCH_MARK])
 
 
 def watch_read(obj) -> None:
@@ -158,7 +158,7 @@ def watch_read(obj) -> None:
     them as the traced one did: `cache.persistent.rebuild_guards`)."""
     d = getattr(obj, "__dict__", None)
     if type(d) is dict and "_cells" in d and _runs_library_code(type(obj)):
-        d[WATCH_MARK] = True
+        d.setdefault(WATCH_MARK, 0)
     else:
         watch_edits(obj)
 
@@ -217,10 +217,10 @@ def _describe_guard(kind, container, key) -> str:
         return "the Cell's training mode changed (set_train)"
     if key == "_float_dtype":
         return "the Cell's run dtype changed (to_float, the fp16/fp32/bf16 flags)"
-    if container is PRIMITIVE_EDITS:
+    if key == WATCH_MARK:
+        if "_cells" in container:
+            return "an attribute of a library Cell changed (its code read the old value)"
         return "a primitive was changed in place (an attribute it computes with, add_prim_attr, Primitive.shard)"
-    if container is LIBRARY_CELL_EDITS:
-        return "an attribute of a library Cell changed (its code read the old value)"
     if key == "_amp_auto":
         return "the Cell's amp level 'auto' or O1 changed (auto_mixed_precision, custom_mixed_precision)"
     return f"attribute '{key}' changed"
@@ -298,9 +298,9 @@ class Guards:
 
     def compile(self):
         """A function returning None when every guard holds, else the description of the first that fails (compiled
-        after the trace: `LIBRARY_CELL_EDITS` is taken as the trace left it, see `settle_edit_counts`)."""
+        after the trace: the counts of edits are taken as the trace left them, see `settle_edit_counts`)."""
         self.items = [
-            (kind, h, k, LIBRARY_CELL_EDITS["generation"] if h is LIBRARY_CELL_EDITS else v, desc)
+            (kind, h, k, h[WATCH_MARK] if kind == "dict" and k == WATCH_MARK else v, desc)
             for kind, h, k, v, desc in self.items
         ]
         ns: dict = {"M": MISSING, "_same": _same_contents, "_getattr": getattr}
@@ -350,7 +350,6 @@ class Guards:
 
 
 __all__ = [
-    "LIBRARY_CELL_EDITS",
     "Guards",
     "cell_guard",
     "cell_reads",

@@ -24,7 +24,8 @@ from kiln._core import dtype as mstype
 REGISTRY: dict[str, PrimitiveDef] = {}
 # how many in-place changes were made to Primitive instances that a layer holds or a compiled program read: a strategy
 # set (`Primitive.shard`) or an attribute that changes what the primitive computes (`watch_edits`). A layer holding
-# primitives looks at them again when it grows, and a compiled graph guards it (such a change compiles it again).
+# primitives looks at them again when it grows (nn/layer/_held.py); a compiled graph guards each primitive's own
+# count instead (`WATCH_MARK`), so a change compiles again only the programs that read that primitive.
 PRIMITIVE_EDITS = {"generation": 0}
 # MindSpore's Primitive attributes that name or schedule the op but never change its result: set without a count
 NAMING_ATTRS = frozenset({"instance_name", "recompute", "primitive_target"})
@@ -46,15 +47,30 @@ def same_value(old, new) -> bool:
     return False
 
 
-WATCH_MARK = "_edits_watched"  # in the __dict__ of a primitive or a library Cell whose changed attributes are counted
+# the key, in the __dict__ of a primitive or a library Cell whose changed attributes are counted, of its own count of
+# such changes: a compiled program guards the counts of the objects it read
+WATCH_MARK = "_edits_watched"
 
 
 def watch_edits(value) -> None:
     """Count later changes to `value`'s attributes if it is a Primitive (held by a layer, or read by a program being
-    compiled): `Primitive.__setattr__` then bumps `PRIMITIVE_EDITS` for an attribute that changes its result. Unwatched
-    primitives (made and configured inside a run) change nothing compiled, so setting theirs counts nothing."""
+    compiled): `Primitive.__setattr__` then bumps its count (and `PRIMITIVE_EDITS`) for an attribute that changes its
+    result. Unwatched primitives (made and configured inside a run) change nothing compiled: theirs count nothing."""
     if getattr(type(value), "_counts_edits", False):
-        value.__dict__[WATCH_MARK] = True
+        value.__dict__.setdefault(WATCH_MARK, 0)
+
+
+def count_edit(d: dict) -> None:
+    """One more change to the watched object whose __dict__ is `d`: each program that read it compiles again."""
+    d[WATCH_MARK] = d[WATCH_MARK] + 1
+
+
+def edit_guard(value) -> tuple | None:
+    """(its __dict__, `WATCH_MARK`, its count) for a watched primitive or library Cell `value`, else None."""
+    d = getattr(value, "__dict__", None)
+    if type(d) is dict and WATCH_MARK in d:
+        return d, WATCH_MARK, d[WATCH_MARK]
+    return None
 
 
 @dataclass(frozen=True, slots=True)

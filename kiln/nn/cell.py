@@ -7,9 +7,8 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from kiln._compiler.errors import for_user
-from kiln._compiler.guards import LIBRARY_CELL_EDITS
 from kiln._core import dtype as mstype
-from kiln._core.primitive import WATCH_MARK, same_value
+from kiln._core.primitive import WATCH_MARK, count_edit, same_value
 from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor
 from kiln._core.unsupported import ignore_argument, warn_once
 from kiln._parallel.shard import shard_cell
@@ -25,9 +24,10 @@ _UNSET = object()  # an attribute not set before
 
 def _set_plain(cell, d: dict, name: str, value) -> None:
     """Set a plain attribute. On a library Cell a compiled program read (marked by guards.cell_reads), a changed value
-    bumps `LIBRARY_CELL_EDITS`: the layer's Python code read the old one, so each program guarding it compiles again."""
+    bumps the Cell's count of edits: the layer's Python code read the old one, so each program that read the Cell
+    compiles again."""
     if WATCH_MARK in d and not same_value(d.get(name, _UNSET), value):
-        LIBRARY_CELL_EDITS["generation"] += 1
+        count_edit(d)
     object.__setattr__(cell, name, value)
 
 
@@ -138,7 +138,7 @@ class Cell:
         else:
             object.__delattr__(self, name)
             if WATCH_MARK in self.__dict__:
-                LIBRARY_CELL_EDITS["generation"] += 1
+                count_edit(self.__dict__)
 
     def insert_param_to_cell(self, param_name: str, param: Parameter, check_name_contain_dot: bool = True) -> None:
         """Register `param` as state of this cell under `param_name`."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 
-from kiln._core.primitive import NAMING_ATTRS, PRIMITIVE_EDITS, WATCH_MARK, same_value
+from kiln._core.primitive import NAMING_ATTRS, PRIMITIVE_EDITS, WATCH_MARK, count_edit, same_value
 from kiln._core.unsupported import ignore_argument, warn_once
 from kiln._parallel.shard import shard_primitive
 from kiln.ops.multitype import constexpr, primexpr  # noqa: F401  (MindSpore's ops.primitive module holds them too)
@@ -54,6 +54,7 @@ class Primitive:
             return
         self.__dict__["_attrs_edited"] = True
         PRIMITIVE_EDITS["generation"] += 1
+        count_edit(self.__dict__)
 
     def add_prim_attr(self, name: str, value) -> Primitive:
         self.attrs[name] = value
@@ -112,6 +113,8 @@ class Primitive:
         if unused is not None:
             warn_once(("strategy unused", unused), f"{unused}: the strategy set on it is not used.")
         PRIMITIVE_EDITS["generation"] += 1
+        if WATCH_MARK in self.__dict__:
+            count_edit(self.__dict__)
         return shard_primitive(self, in_strategy, out_strategy)
 
     def __repr__(self) -> str:

@@ -5,9 +5,11 @@ mode and a TrainOneStepCell step kept running the first program):
 
 - a plain attribute of a library Cell (`act.alpha`, `dense.has_bias`, `dropout.p`, a loss's `reduction`...): the layer
   runs as Python inside the trace, so its reads were not guarded. A change to a library Cell that a program read now
-  bumps `LIBRARY_CELL_EDITS` (kiln/_compiler/guards.py `cell_reads`), which each program guards;
-- an attribute of a primitive (`matmul.transpose_b = False`, `add_prim_attr`): a program now guards
-  `PRIMITIVE_EDITS`, which a change to a primitive that a layer holds or a program read bumps (kiln/ops/primitive.py).
+  bumps the Cell's own count of edits (kiln/_compiler/guards.py `cell_reads`), which each program that read it guards;
+- an attribute of a primitive (`matmul.transpose_b = False`, `add_prim_attr`): a program guards the count of each
+  primitive a layer of it holds or it called, which a change bumps (kiln/ops/primitive.py).
+
+A change compiles again only the programs that read the changed object.
 
 Each case compares the output after the change with PyNative's for the same network after the same change; setting
 an attribute to the value it holds, or one that only names the op (`set_prim_instance_name`), compiles nothing.
@@ -197,6 +199,41 @@ def test_setting_what_an_attribute_holds_or_naming_a_primitive_compiles_nothing(
     np.testing.assert_array_equal(run(X).asnumpy(), first)
     assert run.compile_count == 1
     assert net.mm.instance_name == "user_mm"
+
+
+@pytest.mark.parametrize("how", ["graph", "ast", "bytecode"])
+def test_a_change_compiles_again_only_the_programs_that_read_it(how):
+    """Two programs over two networks: changing a layer or a primitive of one compiles that one again, not the other
+    (the counts of edits were global, and each change compiled every program again: a train step and its eval net
+    each took seconds when a script changed an unrelated layer between steps)."""
+    if how == "graph":
+        ms.set_context(mode=ms.GRAPH_MODE)
+    nets = [_Net(), _Net()]
+    for net in nets:
+        net.set_train(False)
+    runs = [_runner(net, how) for net in nets]
+
+    def counts():
+        return [run._kiln_graph_cache.compiles if how == "graph" else run.compile_count for run in runs]
+
+    before = [run(X).asnumpy() for run in runs]
+    start = counts()
+    for change in ("LeakyReLU alpha", "held MatMul transpose_b", "user's MatMul add_prim_attr"):
+        CHANGES[change](nets[0])
+        np.testing.assert_allclose(runs[0](X).asnumpy(), _pynative_after(change), rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(runs[1](X).asnumpy(), before[1])
+    assert [c - s for c, s in zip(counts(), start, strict=True)] == [3, 0]
+
+
+def _pynative_after(last: str) -> np.ndarray:
+    """PyNative's output after the changes of the test above up to `last`, in order."""
+    net = _Net()
+    net.set_train(False)
+    for change in ("LeakyReLU alpha", "held MatMul transpose_b", "user's MatMul add_prim_attr"):
+        CHANGES[change](net)
+        if change == last:
+            break
+    return net(X).asnumpy()
 
 
 class _FlaggedSequence(nn.SequentialCell):

@@ -24,7 +24,7 @@ from kiln._compiler.frontend.ast.values import Closure, SwitchedCallable, Tensor
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.mutable import dynamic_length_copy
-from kiln._core.primitive import PRIMITIVE_EDITS, REGISTRY, watch_edits
+from kiln._core.primitive import REGISTRY, edit_guard, watch_edits
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, logging_constexprs, note_forward
 from kiln._pynative.dispatch import RUN, apply, auto_precision, running_in
@@ -448,7 +448,7 @@ def run_library(ctx, fn, args: list, kwargs: dict | None):
     """
     if getattr(type(fn), "_counts_edits", False):  # a Primitive: its attributes are read as Python, not guarded
         watch_edits(fn)
-        ctx.guard(PRIMITIVE_EDITS, "generation", PRIMITIVE_EDITS["generation"])
+        ctx.guard(*edit_guard(fn))
     args = [_wrap_callable(ctx, a) for a in args]
     if kwargs:
         kwargs = {k: _wrap_callable(ctx, v) for k, v in kwargs.items()}

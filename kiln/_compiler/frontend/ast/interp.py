@@ -35,7 +35,6 @@ from kiln._compiler.frontend.ast.values import (
 )
 from kiln._compiler.guards import cell_guard, cell_reads, dict_guard
 from kiln._compiler.ir import graph as G
-from kiln._core.primitive import PRIMITIVE_EDITS
 from kiln._core.tensor import CELL_HOOKS
 from kiln._prims.control import RaisedInGraph, raise_p
 from kiln._prims.control import register as register_raise
@@ -116,10 +115,9 @@ class Context:
             self.guard(c.__dict__, "_amp_auto", c.__dict__.get("_amp_auto", MISSING))
             for container, key, value in cell_reads(c):
                 self.guard(container, key, value)
-        # Cell hooks are traced into the graph: registering or removing one compiles it again
+        # Cell hooks are traced into the graph: registering or removing one compiles it again (a primitive changed in
+        # place after the compile does too: `cell_reads` and each call of a primitive guard its count of edits)
         self.guard(CELL_HOOKS, "generation", CELL_HOOKS["generation"])
-        # so is a primitive changed in place after the compile (a strategy set, an attribute it computes with)
-        self.guard(PRIMITIVE_EDITS, "generation", PRIMITIVE_EDITS["generation"])
 
     # -- the interpreter, for the modules it calls (they reach it through the context, not by import) --
     def call(self, fn, args, kwargs=None):

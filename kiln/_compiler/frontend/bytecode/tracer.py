@@ -18,7 +18,7 @@ from kiln._compiler.frontend.bytecode import calls as C
 from kiln._compiler.frontend.bytecode.instructions import NULL, Frame, GraphBreak, SeqIter
 from kiln._compiler.guards import cell_reads
 from kiln._core.mutable import dynamic_length_copy
-from kiln._core.primitive import PRIMITIVE_EDITS, watch_edits
+from kiln._core.primitive import edit_guard, watch_edits
 from kiln._core.tensor import Tensor
 
 MAX_DEPTH = 24
@@ -452,10 +452,9 @@ class SymbolicRun(Run):
                 self.guards.attr(c, "training", c.training)
                 for container, key, value in cell_reads(c):
                     self.guards.add("dict", container, key, value, f"attribute '{key}' of {type(c).__name__}")
-            self.guards.add("dict", PRIMITIVE_EDITS, "generation", PRIMITIVE_EDITS["generation"], _EDITS)
         if getattr(type(fn), "_counts_edits", False):  # a Primitive: its attributes are read as Python, not guarded
             watch_edits(fn)
-            self.guards.add("dict", PRIMITIVE_EDITS, "generation", PRIMITIVE_EDITS["generation"], _EDITS)
+            self.guards.add("dict", *edit_guard(fn), _EDITS)
         copy = dynamic_length_copy(fn, args, kwargs)
         if copy is not None:  # tuple()/list() of a sequence declared variable-length stays so
             return self.fresh_obj(copy)
