@@ -71,6 +71,21 @@ def _tensor_if_inside(x):
     return x
 
 
+def _inside_tensor_while(x):
+    while x.sum() < 20:
+        with Scale(1.0) as s:
+            x = x + s
+    return x
+
+
+def _return_in_tensor_branch(x):
+    with Scale(2.0) as s:
+        if x.sum() > 0:
+            return x * s
+        x = x - s
+    return x
+
+
 def _two_items_unpacked(x):
     with Scale(1.0) as a, Scale(2.0) as b:
         pair = (a, b)
@@ -81,7 +96,14 @@ def _two_items_unpacked(x):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     "fn",
-    [_enter_value_and_body, _return_inside, _break_inside_loop, _continue_inside_loop, _two_items_unpacked],
+    [
+        _enter_value_and_body,
+        _return_inside,
+        _break_inside_loop,
+        _continue_inside_loop,
+        _inside_tensor_while,
+        _two_items_unpacked,
+    ],
     ids=lambda f: f.__name__,
 )
 def test_with_block_values_match_python(mode, fn):
@@ -91,11 +113,11 @@ def test_with_block_values_match_python(mode, fn):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_with_block_around_a_tensor_if(mode):
-    fn = compiled(mode, _tensor_if_inside)
+@pytest.mark.parametrize("fn", [_tensor_if_inside, _return_in_tensor_branch], ids=lambda f: f.__name__)
+def test_with_block_around_a_tensor_if(mode, fn):
     x = np.array([1.0, 2.0], np.float32)
-    np.testing.assert_allclose(fn(Tensor(x)).asnumpy(), x * 6)
-    np.testing.assert_allclose(fn(Tensor(-x)).asnumpy(), -x - 6)
+    for value in (x, -x):
+        np.testing.assert_allclose(compiled(mode, fn)(Tensor(value)).asnumpy(), fn(Tensor(value)).asnumpy())
 
 
 class _Logged(nn.Cell):
