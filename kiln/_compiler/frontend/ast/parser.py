@@ -574,6 +574,7 @@ class _Builder:
         for item in s.items:
             manager = self.expr(item.context_expr)
             enter = self.emit(O.GETATTR, [manager, Const("__enter__")], item.context_expr)
+            enter.meta = {"context_manager": True}  # a missing method is Python's TypeError, not AttributeError
             value = self.emit(enter, [], item.context_expr)
             if item.optional_vars is not None:
                 self.store(item.optional_vars, value, s)
@@ -588,6 +589,7 @@ class _Builder:
         first, in the current graph (the `with` blocks that the statement at `node` leaves)."""
         for managed in reversed(self.withs[keep:]):
             leave = self.emit(O.GETATTR, [managed.manager, Const("__exit__")], managed.node)
+            leave.meta = {"context_manager": True}
             self.emit(leave, [Const(None), Const(None), Const(None)], node)
 
     def _loop_managers(self) -> int:

@@ -178,3 +178,17 @@ def test_break_exits_the_block_it_leaves(mode):
         compiled("graph", lambda x: x)
     net(Tensor(np.zeros(1, np.float32)))
     assert net.m.log.asnumpy().tolist() == [1212.0]
+
+
+def _not_a_manager(x):
+    with x as y:
+        x = y + 1
+    return x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_value_without_enter_is_a_type_error_as_in_python(mode):
+    with pytest.raises(TypeError) as info:
+        compiled(mode, _not_a_manager)(Tensor(np.ones(2, np.float32)))
+    if mode in ("graph", "jit"):
+        assert "__enter__" in str(info.value) and "with x as y:" in str(info.value)
