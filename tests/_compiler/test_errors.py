@@ -26,12 +26,6 @@ def u_try(x):
     return x
 
 
-def u_with(x):
-    with open("f") as fh:
-        fh.read()
-    return x
-
-
 def u_yield(x):
     yield x
 
@@ -101,7 +95,6 @@ def u_set(x):
 
 CASES = [
     (u_try, "try statement", "try:"),
-    (u_with, "with statement", 'with open("f") as fh:'),
     (u_yield, "yield expression", "yield x"),
     (u_global, "assigning the global variable 'COUNT'", "COUNT = 1"),
     (u_del, "del statement", "del y"),

@@ -71,9 +71,17 @@ class _Loop:
     it_next: Node | None  # for-loops: the advanced iterator (continue jumps with it)
 
 
+@dataclass
+class _Managed:
+    """A context manager of an open `with` block: its `__exit__` runs however the block is left."""
+
+    manager: Node
+    loop_depth: int  # how many loops enclose the `with` (a break/continue leaves those opened deeper)
+    node: ast.AST
+
+
 _UNSUPPORTED_STMT = {
     ast.Try: "try statement",
-    ast.With: "with statement",
     ast.AsyncWith: "async with statement",
     ast.AsyncFor: "async for statement",
     ast.AsyncFunctionDef: "async function",
@@ -262,6 +270,10 @@ def _assigned(stmts: list[ast.stmt]) -> list[str]:
             target(s.target)
         elif isinstance(s, ast.For):
             target(s.target)
+        elif isinstance(s, ast.With):
+            for item in s.items:
+                if item.optional_vars is not None:
+                    target(item.optional_vars)
         elif isinstance(s, ast.FunctionDef):
             out.setdefault(s.name)
             return
@@ -282,6 +294,7 @@ class _Builder:
         self.env: dict[str, Node] = {}
         self.terminated = False
         self.loops: list[_Loop] = []
+        self.withs: list[_Managed] = []
         self.globals_declared: set[str] = set()
         self.read: frozenset[str] | None = None  # names the function ever reads (None: any)
 
@@ -334,8 +347,9 @@ class _Builder:
     # -- functions ---------------------------------------------------------------------------
     def function(self, node, name: str, parent: FuncGraph | None, ns: Namespace | None) -> FuncGraph:
         g = FuncGraph(name if parent is None else f"{self.func}.{name}", parent, "fn", self.loc(node), ns)
-        saved = (self.g, self.env, self.terminated, self.loops)
+        saved = (self.g, self.env, self.terminated, self.loops, self.withs)
         self.g, self.env, self.terminated, self.loops = g, dict(self.env) if parent else {}, False, []
+        self.withs = []
         self._params(node.args, g)
         if isinstance(node, ast.Lambda):
             g.output = self.expr(node.body)
@@ -345,7 +359,7 @@ class _Builder:
             self.stmts(node.body)
             if not self.terminated:  # falls off the end of the graph it ends in (after a loop: the after-graph)
                 self.g.output = Const(None)
-        self.g, self.env, self.terminated, self.loops = saved
+        self.g, self.env, self.terminated, self.loops, self.withs = saved
         return g
 
     def _params(self, args: ast.arguments, g: FuncGraph) -> None:
@@ -434,7 +448,9 @@ class _Builder:
         self.store(s.target, value, s)
 
     def s_Return(self, s: ast.Return) -> None:
-        self.g.output = self.expr(s.value) if s.value is not None else Const(None, self.loc(s))
+        value = self.expr(s.value) if s.value is not None else Const(None, self.loc(s))
+        self._exit_managers(0, s)  # as Python does: the value first, then every open block's __exit__
+        self.g.output = value
         self.g.return_loc = self.loc(s)
         self.terminated = True
 
@@ -550,12 +566,45 @@ class _Builder:
         for n in carried:
             self.env[n] = after.add_param(n)
 
+    def s_With(self, s: ast.With) -> None:
+        """`with m as v: body` runs `v = m.__enter__()`, the body, then `m.__exit__(None, None, None)`; a
+        return/break/continue in the body runs the `__exit__` calls before leaving (see `_exit_managers`).
+        Several items nest, as Python nests them."""
+        opened = len(self.withs)
+        for item in s.items:
+            manager = self.expr(item.context_expr)
+            enter = self.emit(O.GETATTR, [manager, Const("__enter__")], item.context_expr)
+            enter.meta = {"context_manager": True}  # a missing method is Python's TypeError, not AttributeError
+            value = self.emit(enter, [], item.context_expr)
+            if item.optional_vars is not None:
+                self.store(item.optional_vars, value, s)
+            self.withs.append(_Managed(manager, len(self.loops), item.context_expr))
+        self.stmts(s.body)
+        if not self.terminated:
+            self._exit_managers(opened, s.body[-1])
+        del self.withs[opened:]
+
+    def _exit_managers(self, keep: int, node: ast.AST) -> None:
+        """Call `__exit__(None, None, None)` on the open context managers past the first `keep`, innermost
+        first, in the current graph (the `with` blocks that the statement at `node` leaves)."""
+        for managed in reversed(self.withs[keep:]):
+            leave = self.emit(O.GETATTR, [managed.manager, Const("__exit__")], managed.node)
+            leave.meta = {"context_manager": True}
+            self.emit(leave, [Const(None), Const(None), Const(None)], node)
+
+    def _loop_managers(self) -> int:
+        """How many open `with` blocks lie outside the innermost loop (a break/continue leaves the others)."""
+        depth = len(self.loops)
+        return sum(1 for managed in self.withs if managed.loop_depth < depth)
+
     def s_Break(self, s: ast.Break) -> None:
         loop = self.loops[-1]
+        self._exit_managers(self._loop_managers(), s)
         self.jump(loop.after, loop.carried, s)
 
     def s_Continue(self, s: ast.Continue) -> None:
         loop = self.loops[-1]
+        self._exit_managers(self._loop_managers(), s)
         extra = (loop.it_next,) if loop.it_next is not None else ()
         self.jump(loop.header, loop.carried, s, extra=extra)
 

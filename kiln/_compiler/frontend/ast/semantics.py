@@ -155,6 +155,8 @@ def _getattr(ctx, frame, node, args):
             return written
     if type(obj) is dict and name == "has_key":  # MindSpore's graph syntax documents dict.has_key(key)
         return obj.__contains__
+    if node.meta and node.meta.get("context_manager") and not hasattr(type(obj), name):
+        raise TypeError(f"a 'with' statement needs a context manager, but '{type(obj).__name__}' has no {name}()")
     v = getattr(obj, name)
     if isinstance(obj, (Tensor, types.ModuleType, type)):
         return v

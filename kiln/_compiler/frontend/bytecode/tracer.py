@@ -131,6 +131,9 @@ class Run:
 
     def with_methods(self, mgr):
         t = type(mgr)
+        for name in ("__enter__", "__exit__"):
+            if not hasattr(t, name):  # Python's own error is a TypeError
+                raise TypeError(f"a 'with' statement needs a context manager, but '{t.__name__}' has no {name}()")
         return t.__enter__.__get__(mgr), t.__exit__.__get__(mgr)
 
 
