@@ -14,6 +14,8 @@ import numpy as np
 
 from kiln._backend import default_platform, jax, jnp, lax, vjp
 from kiln._core.primitive import PrimitiveDef
+from kiln._prims._division import true_divide
+from kiln._prims._low_precision import rounds_once_from_float32
 from kiln._prims.nn._common import (
     declare,
     dtype_of,
@@ -355,7 +357,22 @@ def _counts(n, k, s, lo, hi_explicit, out, include_pad):
     return np.minimum(end, n) - np.maximum(start, 0)
 
 
+# A float16/bfloat16 window sums in float32 and its mean is rounded once, as MindSpore's CPU kernels give it (exact to
+# the rounding, both modes); a float16 running sum and a float16 quotient put 20-55% of the outputs and of the
+# gradients one or two ulps off.
+_HALF = (jnp.float16, jnp.bfloat16)
+
+
 def _avg_pool(x, *, kernel_size, strides, pad_mode, pad, ceil_mode, count_include_pad, divisor_override):
+    half = x.dtype in _HALF
+    out = _window_means(x.astype(jnp.float32) if half else x, kernel_size, strides, pad_mode, pad, ceil_mode,
+                        count_include_pad, divisor_override, exact=half)  # fmt: skip
+    return out.astype(x.dtype)
+
+
+def _window_means(x, kernel_size, strides, pad_mode, pad, ceil_mode, count_include_pad, divisor_override, *, exact):
+    """The windows' sums of `x` divided by their counts (`exact`: a division rounded once, for a half-precision
+    result; otherwise XLA's product by the reciprocal, within one ulp)."""
     nd = len(kernel_size)
     dilation = (1,) * nd
     geo = pool_geometry(x.shape[-nd:], kernel_size, strides, dilation, pad_mode, pad, ceil_mode)
@@ -366,14 +383,14 @@ def _avg_pool(x, *, kernel_size, strides, pad_mode, pad, ceil_mode, count_includ
         w = _window(x, nd, kernel_size, strides, dilation, [(g[1], g[2]) for g in geo])
         total = lax.reduce_window(x, np.array(0, x.dtype), lax.add, **w)
     if divisor_override:
-        return total / jnp.array(divisor_override, x.dtype)
+        return true_divide(total, jnp.array(divisor_override, x.dtype), exact=exact)
     # 'same' and explicit padding count when count_include_pad (MindSpore's AvgPool3D); its 2-D AvgPool never
     # counts 'same' padding: the faces that stand for it pass count_include_pad False.
     include = count_include_pad and pad_mode != "valid"
     divisor = np.ones((), np.float64)
     for (out, lo, _, hi), n, k, s in zip(geo, x.shape[-nd:], kernel_size, strides):
         divisor = np.multiply.outer(divisor, _counts(n, k, s, lo, hi, out, include))
-    return total / jnp.asarray(divisor, x.dtype)
+    return true_divide(total, jnp.asarray(divisor, x.dtype), exact=exact)
 
 
 _POOL_ATTRS = {"kernel_size": (1, 1), "strides": (1, 1), "pad_mode": "valid", "pad": (0, 0, 0, 0)}
@@ -490,6 +507,7 @@ def _check_adaptive(op):
     return check
 
 
+@rounds_once_from_float32  # as _avg_pool: a float16 bin sums in float32 and its mean is rounded once
 def _adaptive_avg(x, *, output_size):
     nd = len(output_size)
     outs = _resolve(x.shape[-nd:], output_size)

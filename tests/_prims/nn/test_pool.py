@@ -285,3 +285,48 @@ def test_forward_mode_through_conv_and_max_pool_in_a_graph_equals_jax():
     np.testing.assert_allclose(tangent.asnumpy(), jax.jvp(ref, (x,), (v,))[1], rtol=1e-5, atol=1e-5)
     jacobian = kiln.jit(lambda a: ops.jacfwd(net)(a))(kiln.Tensor(x))
     np.testing.assert_allclose(jacobian.asnumpy(), jax.jacfwd(ref)(x), rtol=1e-5, atol=1e-5)
+
+
+# (op, x shape): tiled, overlapping, 'same'-padded, 1-D and 3-D average pools, adaptive pools of even and uneven bins
+HALF_AVG_CASES = [
+    (lambda: ops.AvgPool(3, 3), (4, 8, 7, 9)),
+    (lambda: ops.AvgPool((3, 4), 2, "same"), (4, 8, 7, 9)),
+    (lambda: kiln.nn.AvgPool1d(5, 2), (4, 8, 63)),
+    (lambda: kiln.nn.AvgPool3d(2, 2), (2, 4, 4, 6, 6)),
+    (lambda: kiln.nn.AdaptiveAvgPool2d((7, 3)), (4, 8, 7, 9)),
+    (lambda: kiln.nn.AdaptiveAvgPool2d((2, 3)), (4, 8, 7, 9)),
+]
+
+
+def _assert_rounded_once(got, exact, dtype):
+    """`got` (half precision) is `exact` (float64) rounded once: within half an ulp of it, and a float32 ulp more
+    (an exact value on a tie between two half-precision numbers, computed in float32, may round either way)."""
+    mantissa = 10 if dtype == np.float16 else 7
+    ulp = 2.0 ** (np.floor(np.log2(np.maximum(np.abs(exact), 2.0**-14))) - mantissa)
+    err = np.abs(got.astype(np.float64) - exact)
+    off = err > ulp * (0.5 + 2.0**-13)
+    assert not off.any(), f"{off.mean():.1%} more than half an ulp off, at most {(err / ulp).max()} ulps"
+
+
+@pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16])
+@pytest.mark.parametrize(("make", "shape"), HALF_AVG_CASES)
+@pytest.mark.parametrize("mode", ["pynative", "jit"])
+def test_half_precision_average_pool_is_the_exact_mean_rounded_once(make, shape, dtype, mode):
+    # MindSpore's CPU kernels sum a float16 window in float32 and round its mean once (both modes); a float16 running
+    # sum and quotient were one or two ulps off in 20-55% of the outputs and of the gradients (dy over the count,
+    # summed over the windows that hold each input).
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(dtype)
+    pool_op = make()
+    out_shape = pool_op(kiln.Tensor(x.astype(np.float64))).shape
+    dy = rng.standard_normal(out_shape).astype(dtype)
+
+    def forward_and_grad(t, d):
+        return pool_op(t), ops.GradOperation(sens_param=True)(pool_op)(t, d)
+
+    fn = kiln.jit(forward_and_grad) if mode == "jit" else forward_and_grad
+    got, grad = fn(kiln.Tensor(x), kiln.Tensor(dy))
+    want, want_grad = forward_and_grad(kiln.Tensor(x.astype(np.float64)), kiln.Tensor(dy.astype(np.float64)))
+    assert got.dtype == grad.dtype == kiln.Tensor(x).dtype
+    _assert_rounded_once(got.asnumpy(), want.asnumpy(), dtype)
+    _assert_rounded_once(grad.asnumpy(), want_grad.asnumpy(), dtype)
