@@ -14,17 +14,17 @@ from collections.abc import Callable
 
 from kiln._backend import jnp
 
-_HALF = (jnp.float16, jnp.bfloat16)
+HALF_DTYPES = (jnp.float16, jnp.bfloat16)  # the dtypes MindSpore's CPU kernels compute in float32 and round once
 
 
 def _is_half(x) -> bool:
-    return getattr(x, "dtype", None) in _HALF
+    return getattr(x, "dtype", None) in HALF_DTYPES
 
 
 def broadcast_in_float32(x, shape: tuple[int, ...]):
     """`x` broadcast to `shape`; a half-precision `x` through float32, so that its gradient sums in float32."""
     x = jnp.asarray(x)
-    if x.dtype not in _HALF or x.shape == tuple(shape):
+    if x.dtype not in HALF_DTYPES or x.shape == tuple(shape):
         return x
     return jnp.broadcast_to(x.astype(jnp.float32), shape).astype(x.dtype)
 
@@ -59,7 +59,7 @@ def rounds_once_from_float32(fn: Callable) -> Callable:
         arrays = [a for a in args if hasattr(a, "dtype")]
         # the dtype the op gives (a float16 beside a float32 input gives float32: computed as it is)
         half = jnp.result_type(*arrays) if arrays and any(_is_half(a) for a in arrays) else None
-        if half not in _HALF:
+        if half not in HALF_DTYPES:
             return fn(*args, **attrs)
         out = fn(*(jnp.asarray(a).astype(jnp.float32) if _is_half(a) else a for a in args), **attrs)
         if isinstance(out, tuple):

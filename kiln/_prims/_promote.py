@@ -9,6 +9,7 @@ scalars MindSpore gives float32, which is what `float32_scalars` restores.
 from __future__ import annotations
 
 from kiln._backend import jnp
+from kiln._prims._low_precision import HALF_DTYPES
 
 
 def _weak_float64(x) -> bool:
@@ -32,9 +33,6 @@ def float32_scalars(fn):
 
     impl.__name__ = getattr(fn, "__name__", "impl")
     return impl
-
-
-_HALF = (jnp.float16, jnp.bfloat16)
 
 
 def _kind(dtype) -> int:
@@ -73,7 +71,7 @@ def number_operand_in_float32(fn, float32_fn=None):
         if _kind(number.dtype) > _kind(tensor.dtype) or number.dtype == tensor.dtype:
             return fn(x, y, **attrs)
         dtype = tensor.dtype
-        if dtype in _HALF and _kind(number.dtype) == 2:
+        if dtype in HALF_DTYPES and _kind(number.dtype) == 2:
             out = (float32_fn or fn)(x.astype(jnp.float32), y.astype(jnp.float32), **attrs)
             return out.astype(dtype)
         x, y = (x.astype(dtype), y) if x_number else (x, y.astype(dtype))

@@ -11,7 +11,7 @@ from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import check_binary
 from kiln._prims._division import true_divide
-from kiln._prims._low_precision import rounds_once_from_float32, sums_broadcasts_in_float32
+from kiln._prims._low_precision import HALF_DTYPES, rounds_once_from_float32, sums_broadcasts_in_float32
 from kiln._prims._promote import float32_scalars, number_operand_in_float32
 
 
@@ -295,7 +295,7 @@ def _tan(x):
     # A float16/bfloat16 tan is sin / cos in float32, rounded once: XLA's two CPU emitters give a float16 tan in
     # different arithmetic (up to 2 ulps apart), and even a float32 tan differently for large inputs (+-29856);
     # their float32 sin and cos agree on every float16 input
-    if x.dtype in (jnp.float16, jnp.bfloat16):
+    if x.dtype in HALF_DTYPES:
         x32 = x.astype(jnp.float32)
         return (jnp.sin(x32) / jnp.cos(x32)).astype(x.dtype)
     return jnp.tan(x)

@@ -6,7 +6,7 @@ from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import normalize_axis
 from kiln._prims._division import true_divide
-from kiln._prims._low_precision import rounds_once_from_float32
+from kiln._prims._low_precision import HALF_DTYPES, rounds_once_from_float32
 from kiln._prims.math import float_of
 
 
@@ -29,15 +29,12 @@ def _reduce(fn, *, as_float=False):
     return impl
 
 
-_LOW_PRECISION = (jnp.float16, jnp.bfloat16)
-
-
 def _accumulated(fn):
     """`fn` with float16/bfloat16 inputs accumulated in float32 and the result cast back: a float16 running sum
     of 3,000 x 0.1 stalls at 299 (float16 has 11 bits of mantissa), NumPy and MindSpore give 300."""
 
     def wrapped(x, axis, keepdims):
-        if x.dtype in _LOW_PRECISION:
+        if x.dtype in HALF_DTYPES:
             return fn(x.astype(jnp.float32), axis, keepdims).astype(x.dtype)
         return fn(x, axis, keepdims)
 
@@ -60,7 +57,7 @@ def _mean(x, axis, keepdims):
     # float16/bfloat16: the float32 sum divided by the count as a division rounded once, then rounded to the input's
     # dtype (jnp.mean's division becomes a product by 1/count on XLA, which can move the result by one ulp, where
     # MindSpore divides); float32 keeps jnp.mean (one float32 ulp at most, and no barrier's cost)
-    if x.dtype not in _LOW_PRECISION:
+    if x.dtype not in HALF_DTYPES:
         return jnp.mean(x, axis=axis, keepdims=keepdims)
     total = jnp.sum(x.astype(jnp.float32), axis=axis, keepdims=keepdims)
     count = x.size // total.size if total.size else 1
@@ -194,7 +191,7 @@ def _cumsum(x, axis, exclusive, reverse):
     x = jnp.asarray(x)
     if reverse:
         x = jnp.flip(x, axis)
-    acc = jnp.float32 if x.dtype in _LOW_PRECISION else x.dtype  # as _accumulated: float16 partial sums stall
+    acc = jnp.float32 if x.dtype in HALF_DTYPES else x.dtype  # as _accumulated: float16 partial sums stall
     out = jnp.cumsum(x, axis=axis, dtype=acc)
     if exclusive:
         out = out - x.astype(acc)

@@ -13,6 +13,7 @@ import numpy as np
 from kiln._backend import jax, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import check_binary
+from kiln._prims._low_precision import HALF_DTYPES
 from kiln._prims._promote import float32_scalars
 from kiln._prims.math import float_of
 
@@ -110,7 +111,7 @@ BesselY1 = PrimitiveDef("BesselY1", _Y1, check=_check_float("BesselY1"), vjp=_vj
 
 
 def _log_ndtr(x):
-    if x.dtype in (jnp.float16, jnp.bfloat16):  # the backend has float32/float64 kernels only
+    if x.dtype in HALF_DTYPES:  # the backend has float32/float64 kernels only
         return jax.scipy.special.log_ndtr(x.astype(jnp.float32)).astype(x.dtype)
     return jax.scipy.special.log_ndtr(x)
 

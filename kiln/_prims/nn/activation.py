@@ -8,7 +8,7 @@ from kiln._backend import jax, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import normalize_axis, shape_of
 from kiln._prims._division import true_divide
-from kiln._prims._low_precision import rounds_once_from_float32
+from kiln._prims._low_precision import HALF_DTYPES, rounds_once_from_float32
 from kiln._prims.math import maximum, minimum
 from kiln._prims.nn._common import declare, require_float
 
@@ -61,7 +61,7 @@ _output_jvp(_half_softmax)
 
 
 def _softmax(x, axis):
-    if getattr(x, "dtype", None) in (jnp.float16, jnp.bfloat16):
+    if getattr(x, "dtype", None) in HALF_DTYPES:
         return _half_softmax(x, axis)
     return _float_softmax(x, axis)
 

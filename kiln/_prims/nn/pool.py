@@ -15,7 +15,7 @@ import numpy as np
 from kiln._backend import default_platform, jax, jnp, lax, vjp
 from kiln._core.primitive import PrimitiveDef
 from kiln._prims._division import true_divide
-from kiln._prims._low_precision import rounds_once_from_float32
+from kiln._prims._low_precision import HALF_DTYPES, rounds_once_from_float32
 from kiln._prims.nn._common import (
     declare,
     dtype_of,
@@ -357,14 +357,11 @@ def _counts(n, k, s, lo, hi_explicit, out, include_pad):
     return np.minimum(end, n) - np.maximum(start, 0)
 
 
-# A float16/bfloat16 window sums in float32 and its mean is rounded once, as MindSpore's CPU kernels give it (exact to
-# the rounding, both modes); a float16 running sum and a float16 quotient put 20-55% of the outputs and of the
-# gradients one or two ulps off.
-_HALF = (jnp.float16, jnp.bfloat16)
-
-
 def _avg_pool(x, *, kernel_size, strides, pad_mode, pad, ceil_mode, count_include_pad, divisor_override):
-    half = x.dtype in _HALF
+    # A float16/bfloat16 window sums in float32 and its mean is rounded once, as MindSpore's CPU kernels give it (exact
+    # to the rounding, both modes); a float16 running sum and a float16 quotient put 20-55% of the outputs and of the
+    # gradients one or two ulps off.
+    half = x.dtype in HALF_DTYPES
     out = _window_means(x.astype(jnp.float32) if half else x, kernel_size, strides, pad_mode, pad, ceil_mode,
                         count_include_pad, divisor_override, exact=half)  # fmt: skip
     return out.astype(x.dtype)
