@@ -191,7 +191,7 @@ class Fingerprint:
                 items.append(f"{type(v).__name__}:{v!r}")
             p.append(f"set[{','.join(sorted(items))}]")
             return
-        if t is _types.ModuleType:
+        if isinstance(x, _types.ModuleType):  # a subclass too (kiln.ops.operations, MindSpore's `P`, is one)
             p.append(f"mod:{x.__name__}")
             return
         if t is _types.FunctionType:
@@ -291,7 +291,7 @@ class Fingerprint:
             self._dict({k: v for k, v in fd.items() if not str(k).startswith("_kiln")})
 
     def _global(self, v, names) -> None:
-        if type(v) is _types.ModuleType and not _pinned(v.__name__):
+        if isinstance(v, _types.ModuleType) and not _pinned(v.__name__):
             if not self._register(v):
                 return
             self.parts.append(f"mod:{v.__name__}")
