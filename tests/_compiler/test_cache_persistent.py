@@ -27,6 +27,7 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor
+from kiln import _backend as B
 from kiln._backend import cache as backend_cache
 from kiln._compiler import build as build_mod
 from kiln._compiler.api import jit
@@ -735,3 +736,18 @@ def test_a_random_generator_is_keyed_by_its_state():
         assert key(drawn) != key(make(3))
     with pytest.raises(cache._NoKey):
         key(random.SystemRandom())
+
+
+def test_kilns_own_log_during_a_trace_does_not_keep_the_program_off_the_disk(monkeypatch, capsys):
+    """`KILN_LOG=compiles,cache` lines written while a graph traces (a PyNative kernel compiled for a constant) are
+    Kiln's log, not the program's output: they once made every such graph "printed or warned", not kept on disk, so
+    turning the log on changed what it reported. A user's print still counts."""
+    monkeypatch.setenv("KILN_LOG", "compiles,cache")
+    with cache.watch_output() as watch:
+        B.compile_log._on_duration(B.compile_log._EVENT, 0.01, fun_name="jit(the PyNative kernel of Fill)")
+        cache.not_kept("f", "a reason")
+    assert not watch.noisy
+    with cache.watch_output() as watch:
+        print("a user's line")
+    assert watch.noisy
+    assert "XLA compiled the PyNative kernel of Fill" in capsys.readouterr().err

@@ -495,7 +495,7 @@ def graph_key(name: str, body, template, leaves: list, lax: bool, memo_none: boo
 def not_kept(name: str, why: str) -> None:
     """KILN_LOG=cache: say why a graph's executable is not kept on disk."""
     if "cache" in os.environ.get("KILN_LOG", ""):
-        sys.stderr.write(f"[kiln] '{name}' is not kept on disk: {why}\n")
+        B.compile_log.write(f"[kiln] '{name}' is not kept on disk: {why}\n")
 
 
 def describe_guards(key: GraphKey, guards: list):
@@ -653,7 +653,7 @@ class _Tap:
         self._stream, self._watch = stream, watch
 
     def write(self, text):
-        if text:
+        if text and not B.compile_log.writing():  # Kiln's own log line (KILN_LOG) is not the program's output
             self._watch.noisy = True
         return self._stream.write(text)
 
