@@ -401,6 +401,9 @@ class PersistentJit:
     def _load_or_compile(self, sig, args):
         store = _store
         placements = {d[3] for d in sig[1:] if type(d) is tuple}
+        if not placements and jax.config.jax_default_device is None:
+            # no array input (a Fill window: `zeros`, `ones`): the program runs on the default device, as jit's would
+            placements = {jax.sharding.SingleDeviceSharding(jax.devices()[0])}
         if len(placements) != 1:
             return self._jitted
         devices = next(iter(placements)).device_set

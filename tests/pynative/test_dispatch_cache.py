@@ -177,6 +177,26 @@ def test_source_fingerprint_reads_only_files_written_since_its_stamp(tmp_path, m
     assert cache.source_fingerprint(tree, stamp_dir=stamps) != first and len(read) == 3
 
 
+def test_a_program_without_array_inputs_is_kept_on_disk(tmp_path, monkeypatch):
+    """A program of no array input (a lazy window of `ms.numpy.zeros`, a Fill: MobileNetV2's weight init made eight)
+    had no input placement to name its device, so it was never stored and every process compiled it again."""
+    monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
+    monkeypatch.setattr(cache, "_ours", True)
+    compiled = []
+    compile_with_options = cache._compile_with_options
+
+    def counting(*a, **k):
+        compiled.append(1)
+        return compile_with_options(*a, **k)
+
+    monkeypatch.setattr(cache, "_compile_with_options", counting)
+    for _ in range(2):  # the second PersistentJit (a later process's) loads the first's entry
+        fn = cache.PersistentJit(lambda: jax.numpy.full((3,), 2.0, np.float32), "test-no-inputs")
+        np.testing.assert_array_equal(np.asarray(fn()), [2.0, 2.0, 2.0])
+        cache.flush_writes()
+    assert len(list(tmp_path.glob("kiln-k3-*"))) == 1 and compiled == [1]
+
+
 def test_memory_is_bounded_per_kernel(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
     monkeypatch.setattr(cache, "MAX_SIGNATURES", 2)
