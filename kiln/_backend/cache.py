@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import pickle
 import re
@@ -400,6 +401,9 @@ class PersistentJit:
     def _load_or_compile(self, sig, args):
         store = _store
         placements = {d[3] for d in sig[1:] if type(d) is tuple}
+        if not placements and jax.config.jax_default_device is None:
+            # no array input (a Fill window: `zeros`, `ones`): the program runs on the default device, as jit's would
+            placements = {jax.sharding.SingleDeviceSharding(jax.devices()[0])}
         if len(placements) != 1:
             return self._jitted
         devices = next(iter(placements)).device_set
@@ -924,12 +928,19 @@ _fingerprint: str | None = None
 ENV_SOURCE_KEY = "KILN_CACHE_SOURCE_KEY"
 
 
-def source_fingerprint(root: str | os.PathLike | None = None) -> str:
-    """A hash of the name, size and modification time of every Python file of the `kiln` package (or `root`).
+def source_fingerprint(root: str | os.PathLike | None = None, stamp_dir: Path | None = None) -> str:
+    """A hash of the name and contents of every Python file of the `kiln` package (or `root`).
 
     Part of every PersistentJit entry's name: a primitive's implementation may change with Kiln's code,
     and an executable compiled from the old code must not be read back by the new one. `KILN_CACHE_SOURCE_KEY`,
     when set, stands for it (for a deployment that knows its sources by another name, or a test).
+
+    Contents, not sizes and modification times: a tree copied or installed with fixed timestamps (`cp -p`,
+    `rsync -t`, an image build that normalises them) can hold other code under the same sizes and times. Reading
+    every file costs a process tens of milliseconds, so the cache folder keeps each file's digest in a stamp under
+    its size, modification and change times and inode (`_SOURCES_STAMP`): the change time moves on every write
+    and no tool sets it back, so only files written since are read again. The stamp lives in `stamp_dir`, by
+    default the enabled cache folder for Kiln's own sources and none for another `root`.
     """
     global _fingerprint
     if root is None:
@@ -938,22 +949,73 @@ def source_fingerprint(root: str | os.PathLike | None = None) -> str:
             return "key:" + override
         if _fingerprint is not None:
             return _fingerprint
-    folder = Path(root) if root is not None else Path(__file__).resolve().parent.parent
+    folder = Path(root).resolve() if root is not None else Path(__file__).resolve().parent.parent
+    if stamp_dir is None and root is None:
+        stamp_dir = _enabled_dir
+    stamp = None if stamp_dir is None else Path(stamp_dir) / _SOURCES_STAMP.format(_digest(str(folder))[:16])
+    known = _read_stamp(stamp)
+    seen: dict[str, list] = {}
     h = hashlib.sha256()
     for where, dirs, files in os.walk(folder):
         dirs.sort()
         for f in sorted(files):
-            if f.endswith(".py"):
-                p = os.path.join(where, f)
-                try:
-                    st = os.stat(p)
-                except OSError:
-                    continue
-                h.update(f"{os.path.relpath(p, folder)}:{st.st_size}:{st.st_mtime_ns};".encode())
+            if not f.endswith(".py"):
+                continue
+            p = os.path.join(where, f)
+            try:
+                st = os.stat(p)
+                stat = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+                rel = os.path.relpath(p, folder)
+                held = known.get(rel)
+                # stat before reading: a file written meanwhile has another stat next time, and is read again
+                digest = held[4] if held is not None and held[:4] == stat else file_digest(p)
+            except OSError:
+                continue
+            seen[rel] = [*stat, digest]
+            h.update(f"{rel}:{digest};".encode())
+    if stamp is not None and seen != known:
+        _write_stamp(stamp, seen)
     digest = h.hexdigest()[:16]
     if root is None:
         _fingerprint = digest
     return digest
+
+
+_SOURCES_STAMP = "kiln-sources-{}.json"  # per source folder: {file: [size, mtime_ns, ctime_ns, inode, digest]}
+
+
+def file_digest(path: str) -> str:
+    """The SHA-256 of a file's bytes (a source file of the fingerprint)."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_stamp(path: Path | None) -> dict:
+    if path is None:
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):  # absent, or damaged (then written again)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_stamp(path: Path, stats: dict) -> None:
+    try:  # a private file renamed into place: a reader sees a whole stamp or the previous one
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TMP_PREFIX)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(stats, f)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 # ---- the compile-ahead thread ----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import jax
 
 _EVENT = "/jax/core/compile/backend_compile_duration"
 _local = threading.local()  # .tier: the tier of the compile this thread runs now (None: the optimised one)
+# .writing: this thread is writing a line of Kiln's own log (a trace whose only output is that still is kept on disk)
 
 
 def enabled() -> bool:
@@ -52,7 +53,23 @@ def _on_duration(event: str, duration: float, fun_name: str = "", **_) -> None:
         return
     what = fun_name[4:-1] if fun_name.startswith("jit(") and fun_name.endswith(")") else fun_name
     tier = getattr(_local, "tier", None) or "optimized"
-    sys.stderr.write(f"[kiln] XLA compiled {what} ({tier} tier) in {1000 * duration:.1f} ms\n")
+    write(f"[kiln] XLA compiled {what} ({tier} tier) in {1000 * duration:.1f} ms\n")
+
+
+def write(text: str) -> None:
+    """Write a line of Kiln's diagnostic log (`KILN_LOG=...`) to stderr, marked as the log's own: the graph cache
+    keeps a trace that printed nothing else (a process loading it would not repeat a user's print, but the log
+    only describes this process's work; counting it made `KILN_LOG=compiles` keep programs off the disk)."""
+    _local.writing = True
+    try:
+        sys.stderr.write(text)
+    finally:
+        _local.writing = False
+
+
+def writing() -> bool:
+    """Whether this thread is inside `write` (a line of Kiln's log, not a program's output)."""
+    return getattr(_local, "writing", False)
 
 
 jax.monitoring.register_event_duration_secs_listener(_on_duration)

@@ -12,6 +12,7 @@ import importlib.util
 import json
 import linecache
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,7 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor
+from kiln import _backend as B
 from kiln._backend import cache as backend_cache
 from kiln._compiler import build as build_mod
 from kiln._compiler.api import jit
@@ -594,3 +596,158 @@ def test_an_attribute_changed_after_a_loaded_program_runs_compiles_again(store, 
     third.NET = third.Net()
     edit(third.NET)  # before its first call
     np.testing.assert_allclose(jit(third.f)(x).asnumpy(), changed, rtol=1e-5, atol=1e-6)
+
+
+IDIOMS = """
+import functools
+import numpy as np
+import kiln as ms
+from kiln import nn
+from kiln.common import dtype as mstype
+from kiln.ops import composite as C
+from kiln.ops import functional as F
+from kiln.ops import operations as P
+
+RNG = np.random.RandomState(SEED)  # a module's weight generator, read by __init__ (a zoo pattern)
+_update = C.MultitypeFuncGraph("update")
+
+
+@_update.register("Tensor", "Tensor", "Tensor")
+def _update_one(lr, param, grad):
+    return F.depend(lr, F.assign(param, param * DECAY - lr * grad))
+
+
+class HyperMapSGD(nn.Optimizer):  # a user optimizer: a MultitypeFuncGraph mapped by a held HyperMap
+    def __init__(self, params, lr):
+        super().__init__(lr, params)
+        self.hyper_map = C.HyperMap()
+
+    def construct(self, grads):
+        return self.hyper_map(F.partial(_update, self.get_lr()), self.parameters, grads)
+
+
+class Net(nn.Cell):  # MindSpore's P.Mul() held by a Cell, a partial of a primitive, an ms.dtype attribute
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 2, weight_init=ms.Tensor(RNG.randn(2, 3).astype(np.float32)), bias_init="zeros")
+        self.mul = P.Mul()
+        self.scale = functools.partial(P.Mul(), SCALE)
+        self.cast = P.Cast()
+        self.dtype = DTYPE
+
+    def construct(self, x):
+        y = self.scale(self.mul(self.fc(x), self.fc(x)))
+        return self.cast(self.cast(y, self.dtype), mstype.float32)
+
+
+def step():
+    net = Net()
+    return nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), HyperMapSGD(net.trainable_params(), 0.1))
+
+
+if __name__ == "__main__":
+    import json
+    from jax._src import compiler
+
+    compiles = []
+    _compile = compiler.backend_compile_and_load
+    compiler.backend_compile_and_load = lambda *a, **k: compiles.append(1) or _compile(*a, **k)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    s = step()
+    x = ms.Tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+    y = ms.Tensor(np.linspace(0, 1, 8, dtype=np.float32).reshape(4, 2))
+    losses = [float(s(x, y).asnumpy()) for _ in range(3)]
+    loaded = [e.loaded for b in s._kiln_graph_cache.entries.values() for e in b]
+    print(json.dumps({"losses": losses, "compiles": len(compiles), "loaded": loaded}))
+"""
+_IDIOM_GLOBALS = {"SEED": 0, "DECAY": 1.0, "SCALE": 2.0, "DTYPE": ms.float16}
+
+
+def _idiom_step(store, monkeypatch, cached=True, **changed):
+    """Three GRAPH_MODE steps of IDIOMS's train cell (a fresh module: what a second process builds): the losses and
+    whether the program was loaded; `cached=False` compiles it with the disk cache off (the fresh compile)."""
+    x = Tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+    y = Tensor(np.linspace(0, 1, 8, dtype=np.float32).reshape(4, 2))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with monkeypatch.context() as m:
+            m.setenv(cache.ENV_GRAPH_CACHE, "1" if cached else "0")
+            step = _module(IDIOMS, name="kiln_persist_idioms", **{**_IDIOM_GLOBALS, **changed}).step()
+            losses = [float(step(x, y).asnumpy()) for _ in range(3)]
+            backend_cache.flush_writes()
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    return losses, [e.loaded for b in step._kiln_graph_cache.entries.values() for e in b]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [{"SCALE": 3.0}, {"DTYPE": ms.float32}, {"DECAY": 0.5}, {"SEED": 1}],
+    ids=["partial's bound constant", "dtype attribute", "a global of the optimizer's registered function", "seed"],
+)
+def test_zoo_idioms_are_kept_and_what_they_mean_is_in_the_key(store, monkeypatch, changed):
+    """MindSpore's idioms (`P.Mul()` held by a Cell, `functools.partial` of a primitive, an `ms.dtype` attribute, a
+    user optimizer mapping a MultitypeFuncGraph with a held HyperMap, a module-level numpy RandomState read by
+    `__init__`) are kept on disk and loaded by a second module. The face modules a method names (`P`, `C`, `F`,
+    `ops`) are module subclasses, once walked as objects into an unkeyable mappingproxy: never kept. Changing what
+    an idiom means gives another key: the result equals a fresh compile's."""
+    first, loaded = _idiom_step(store, monkeypatch)
+    assert loaded == [False] and len(_entries(store.path)) == 1
+    again, loaded = _idiom_step(store, monkeypatch)
+    assert loaded == [True] and again == first and len(store.traced) == 1
+    other, loaded = _idiom_step(store, monkeypatch, **changed)
+    assert loaded == [False] and len(store.traced) == 2
+    assert other == _idiom_step(store, monkeypatch, cached=False, **changed)[0]
+    assert other != first
+
+
+def test_zoo_idioms_in_a_second_process_compile_nothing(tmp_path):
+    """The IDIOMS train step run as a script twice on one cache folder: the second process loads the step's program
+    and compiles nothing (no XLA compile at all), with the first's losses."""
+    script = tmp_path / "idioms_step.py"
+    script.write_text(textwrap.dedent(IDIOMS).replace("DECAY", "1.0").replace("SCALE", "2.0")
+                      .replace("SEED", "0").replace("DTYPE", "mstype.float16"))  # fmt: skip
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "xla"), "PYTHONPATH": str(REPO), "KILN_GRAPH_CACHE": "1",
+           backend_cache.ENV_SOURCE_KEY: tmp_path.name}  # fmt: skip
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert runs[0]["loaded"] == [False] and runs[0]["compiles"] > 0
+    assert runs[1]["loaded"] == [True] and runs[1]["compiles"] == 0
+    assert runs[1]["losses"] == runs[0]["losses"]
+
+
+def test_a_random_generator_is_keyed_by_its_state():
+    """A held generator (numpy's RandomState/Generator, Python's Random) is spelled by its state: the same state
+    gives the same key in every process, another state another key (a trace that drew from it baked the draw in);
+    one without a state to read is not kept."""
+
+    def key(x):
+        fp = cache.Fingerprint()
+        fp.add(x)
+        return fp.digest()
+
+    for make in (np.random.RandomState, np.random.default_rng, random.Random):
+        assert key(make(3)) == key(make(3)) != key(make(4))
+        drawn = make(3)
+        drawn.random() if hasattr(drawn, "getstate") else drawn.uniform()
+        assert key(drawn) != key(make(3))
+    with pytest.raises(cache._NoKey):
+        key(random.SystemRandom())
+
+
+def test_kilns_own_log_during_a_trace_does_not_keep_the_program_off_the_disk(monkeypatch, capsys):
+    """`KILN_LOG=compiles,cache` lines written while a graph traces (a PyNative kernel compiled for a constant) are
+    Kiln's log, not the program's output: they once made every such graph "printed or warned", not kept on disk, so
+    turning the log on changed what it reported. A user's print still counts."""
+    monkeypatch.setenv("KILN_LOG", "compiles,cache")
+    with cache.watch_output() as watch:
+        B.compile_log._on_duration(B.compile_log._EVENT, 0.01, fun_name="jit(the PyNative kernel of Fill)")
+        cache.not_kept("f", "a reason")
+    assert not watch.noisy
+    with cache.watch_output() as watch:
+        print("a user's line")
+    assert watch.noisy
+    assert "XLA compiled the PyNative kernel of Fill" in capsys.readouterr().err

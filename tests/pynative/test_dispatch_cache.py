@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -126,6 +127,74 @@ def test_source_fingerprint_follows_the_sources(tmp_path, monkeypatch):
     assert cache.source_fingerprint() == "key:release-1"
     monkeypatch.delenv(cache.ENV_SOURCE_KEY)
     assert cache.source_fingerprint() != "key:release-1"
+
+
+def _rewrite_keeping_times(path: Path, text: str) -> None:
+    """Write `text` over `path` and set its times back (`cp -p`, `rsync -t`, a wheel or image with fixed times)."""
+    st = path.stat()
+    path.write_text(text)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_source_fingerprint_follows_contents_not_times(tmp_path, monkeypatch):
+    """Another file of the same size and modification time is other code: the fingerprint hashed sizes and times,
+    so a tree copied or installed with fixed times loaded the executables of another tree's code. A copy of the
+    same code with new times has the same fingerprint (its entries are shared)."""
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    src = tree / "pkg" / "mod.py"
+    src.write_text("SCALE = 0.5\n")
+    (tree / "pkg" / "other.py").write_text("def f():\n    return 1\n")
+    first = cache.source_fingerprint(tree)
+    _rewrite_keeping_times(src, "SCALE = 0.7\n")
+    assert cache.source_fingerprint(tree) != first
+    _rewrite_keeping_times(src, "SCALE = 0.5\n")
+    assert cache.source_fingerprint(tree) == first
+    copy = tmp_path / "copy"
+    shutil.copytree(tree, copy, copy_function=shutil.copy)  # new modification times, same contents
+    assert cache.source_fingerprint(copy) == first
+
+
+def test_source_fingerprint_reads_only_files_written_since_its_stamp(tmp_path, monkeypatch):
+    """The stamp in the cache folder keeps each file's digest under its stat: a second process reads no file, and
+    after a rewrite that keeps the size and times, it reads that file (its change time moved) and sees new code."""
+    tree, stamps = tmp_path / "tree", tmp_path / "xla"
+    (tree / "pkg").mkdir(parents=True)
+    stamps.mkdir()
+    for name in ("a", "b", "c"):
+        (tree / "pkg" / f"{name}.py").write_text(f"NAME = {name!r}\n")
+    read = []
+    digest = cache.file_digest
+    monkeypatch.setattr(cache, "file_digest", lambda p: read.append(Path(p).name) or digest(p))
+    first = cache.source_fingerprint(tree, stamp_dir=stamps)
+    assert sorted(read) == ["a.py", "b.py", "c.py"] and len(list(stamps.glob("kiln-sources-*.json"))) == 1
+    read.clear()
+    assert cache.source_fingerprint(tree, stamp_dir=stamps) == first and read == []
+    _rewrite_keeping_times(tree / "pkg" / "b.py", "NAME = 'x'\n")
+    assert cache.source_fingerprint(tree, stamp_dir=stamps) != first and read == ["b.py"]
+    (stamps / next(stamps.glob("kiln-sources-*.json")).name).write_text("{damaged")
+    read.clear()
+    assert cache.source_fingerprint(tree, stamp_dir=stamps) != first and len(read) == 3
+
+
+def test_a_program_without_array_inputs_is_kept_on_disk(tmp_path, monkeypatch):
+    """A program of no array input (a lazy window of `ms.numpy.zeros`, a Fill: MobileNetV2's weight init made eight)
+    had no input placement to name its device, so it was never stored and every process compiled it again."""
+    monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
+    monkeypatch.setattr(cache, "_ours", True)
+    compiled = []
+    compile_with_options = cache._compile_with_options
+
+    def counting(*a, **k):
+        compiled.append(1)
+        return compile_with_options(*a, **k)
+
+    monkeypatch.setattr(cache, "_compile_with_options", counting)
+    for _ in range(2):  # the second PersistentJit (a later process's) loads the first's entry
+        fn = cache.PersistentJit(lambda: jax.numpy.full((3,), 2.0, np.float32), "test-no-inputs")
+        np.testing.assert_array_equal(np.asarray(fn()), [2.0, 2.0, 2.0])
+        cache.flush_writes()
+    assert len(list(tmp_path.glob("kiln-k3-*"))) == 1 and compiled == [1]
 
 
 def test_memory_is_bounded_per_kernel(tmp_path, monkeypatch):

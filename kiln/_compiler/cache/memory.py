@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import operator
 import os
-import sys
 import time
 import warnings
 import weakref
@@ -564,7 +563,7 @@ class JitCache:
             except Exception as err:  # noqa: BLE001  (the program needs concrete sizes: one program per shape)
                 self.dynamic_off = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
                 if log_enabled():
-                    sys.stderr.write(f"[kiln] '{self.name}': set_inputs with None sizes falls back to one program "
+                    B.compile_log.write(f"[kiln] '{self.name}': set_inputs with None sizes falls back to one program "
                                      f"per shape ({self.dynamic_off})\n")  # fmt: skip
                 return _STATIC
             ex.refs = refs
@@ -574,7 +573,7 @@ class JitCache:
             self.last_reason = "dynamic input signature"
             self._hold(key, [ex])
             if log_enabled():
-                sys.stderr.write(
+                B.compile_log.write(
                     f"[kiln] recorded '{self.name}' once for input shapes {[list(map(str, s)) for s in shapes]} "
                     f"in {1000 * (time.perf_counter() - t0):.1f} ms\n"
                 )
@@ -582,7 +581,7 @@ class JitCache:
         if concrete not in ex.shapes_seen:
             ex.shapes_seen.add(concrete)
             if log_enabled():
-                sys.stderr.write(f"[kiln] '{self.name}': XLA compiles the recorded program for shapes {concrete}\n")
+                B.compile_log.write(f"[kiln] '{self.name}': XLA compiles the recorded program for shapes {concrete}\n")
         return run_executable(ex, leaves, args, {})
 
     def set_dynamic(self, signature) -> None:
@@ -649,7 +648,7 @@ class JitCache:
         bucket.insert(0, ex)
         self._hold(key, bucket)
         if log_enabled():
-            sys.stderr.write(
+            B.compile_log.write(
                 f"[kiln] compiled '{self.name}' ({reason}) in {1000 * (time.perf_counter() - t0):.1f} ms\n"
             )
         if self.compiles > LIMITS["warn_after"] and not self.warned:

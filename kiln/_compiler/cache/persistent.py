@@ -15,6 +15,7 @@ import functools as _functools
 import hashlib
 import os
 import pickle
+import random as _random
 import re
 import sys
 import types as _types
@@ -191,7 +192,7 @@ class Fingerprint:
                 items.append(f"{type(v).__name__}:{v!r}")
             p.append(f"set[{','.join(sorted(items))}]")
             return
-        if t is _types.ModuleType:
+        if isinstance(x, _types.ModuleType):  # a subclass too (kiln.ops.operations, MindSpore's `P`, is one)
             p.append(f"mod:{x.__name__}")
             return
         if t is _types.FunctionType:
@@ -242,6 +243,9 @@ class Fingerprint:
             p.append(f"slot:{x.__qualname__}")
             self.add(getattr(x, "__self__", None) if t is _types.MethodWrapperType else None)
             return
+        if isinstance(x, _RANDOM_TYPES):
+            self._random(x)
+            return
         # An object: its class and its attributes.
         self._type(t)
         slots = [s for c in t.__mro__ for s in getattr(c, "__slots__", ()) if s not in ("__dict__", "__weakref__")]
@@ -255,6 +259,25 @@ class Fingerprint:
             if not isinstance(d, dict):
                 raise _NoKey("odd __dict__")
             self._register(d)
+            self._dict(d)
+
+    def _random(self, x) -> None:
+        """A random generator by its state: a trace that draws from it bakes what it drew into the program, and
+        the draw is made from the state the generator has now (its attributes alone do not hold the state)."""
+        self._type(type(x))
+        try:
+            if isinstance(x, _random.Random):
+                state = x.getstate()
+            elif isinstance(x, B.np.random.RandomState):
+                state = x.get_state(legacy=False)
+            else:
+                state = (x.bit_generator if isinstance(x, B.np.random.Generator) else x).state
+        except (NotImplementedError, TypeError, AttributeError) as err:  # SystemRandom: no state to spell
+            raise _NoKey(f"a random generator without a state ({type(x).__qualname__})") from err
+        self.parts.append("rng")
+        self.add(state)
+        d = getattr(x, "__dict__", None)
+        if d:  # a subclass's own attributes
             self._dict(d)
 
     def _type(self, t: type) -> None:
@@ -291,7 +314,7 @@ class Fingerprint:
             self._dict({k: v for k, v in fd.items() if not str(k).startswith("_kiln")})
 
     def _global(self, v, names) -> None:
-        if type(v) is _types.ModuleType and not _pinned(v.__name__):
+        if isinstance(v, _types.ModuleType) and not _pinned(v.__name__):
             if not self._register(v):
                 return
             self.parts.append(f"mod:{v.__name__}")
@@ -305,6 +328,7 @@ class Fingerprint:
 
 
 _EXACT_TYPES = frozenset({type(None), bool, int, float, complex})
+_RANDOM_TYPES = (_random.Random, B.np.random.RandomState, B.np.random.Generator, B.np.random.BitGenerator)
 _JIT_TYPES = frozenset({"JitFunction", "_BoundJit"})
 _names: dict = {}
 
@@ -471,7 +495,7 @@ def graph_key(name: str, body, template, leaves: list, lax: bool, memo_none: boo
 def not_kept(name: str, why: str) -> None:
     """KILN_LOG=cache: say why a graph's executable is not kept on disk."""
     if "cache" in os.environ.get("KILN_LOG", ""):
-        sys.stderr.write(f"[kiln] '{name}' is not kept on disk: {why}\n")
+        B.compile_log.write(f"[kiln] '{name}' is not kept on disk: {why}\n")
 
 
 def describe_guards(key: GraphKey, guards: list):
@@ -629,7 +653,7 @@ class _Tap:
         self._stream, self._watch = stream, watch
 
     def write(self, text):
-        if text:
+        if text and not B.compile_log.writing():  # Kiln's own log line (KILN_LOG) is not the program's output
             self._watch.noisy = True
         return self._stream.write(text)
 
