@@ -157,3 +157,36 @@ def test_float16_sparse_softmax_cross_entropy_is_its_float32_value_rounded_once(
             np.testing.assert_array_equal(grad.asnumpy(), want_grad.astype(np.float16))
     finally:
         kiln.set_context(mode=kiln.PYNATIVE_MODE)
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+@pytest.mark.parametrize(
+    "loss, fn64",
+    [
+        (nn.MSELoss(), lambda d: np.mean(d * d)),
+        (nn.MSELoss("none"), lambda d: d * d),
+        (nn.L1Loss(), lambda d: np.mean(np.abs(d))),
+        (nn.SmoothL1Loss(), lambda d: np.where(np.abs(d) < 1, 0.5 * d * d, np.abs(d) - 0.5)),
+    ],
+)
+def test_regression_losses_promote_the_input_and_target_dtypes(mode, loss, fn64):
+    # Found by the zoo's STGCN (a float16 Dense head's output against float32 labels into nn.MSELoss): MindSpore 2.10
+    # promotes the two as its Sub does (float16 with float32 gives float32 losses; float32 with int32 float32, float16
+    # with int32 float16; checked there in both modes); Kiln cast the target to the input's dtype, a float16 loss
+    rng = np.random.default_rng(0)
+    x16 = rng.standard_normal((3, 6)).astype(np.float16)
+    y32 = rng.standard_normal((3, 6)).astype(np.float32)
+    kiln.set_context(mode=mode)
+    try:
+        got = loss(Tensor(x16), Tensor(y32))
+        grad = kiln.grad(lambda x: loss(x, Tensor(y32)).sum())(Tensor(x16))
+        reversed_dtypes = loss(Tensor(y32), Tensor(x16))
+        # (MindSpore's SmoothL1Loss refuses an integer target; Kiln computes it)
+        y_int = Tensor(np.round(y32).astype(np.int32))
+        integers = None if isinstance(loss, nn.SmoothL1Loss) else loss(Tensor(x16), y_int)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    assert got.dtype == reversed_dtypes.dtype == kiln.float32 and grad.dtype == kiln.float16
+    assert integers is None or integers.dtype == kiln.float16
+    want = fn64(x16.astype(np.float64) - y32.astype(np.float64))
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
