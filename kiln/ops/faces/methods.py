@@ -44,6 +44,22 @@ def _shape_args(shape):
     return shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
 
 
+def _transpose_method(self, axes: tuple, dim0: int | None, dim1: int | None) -> Tensor:
+    """Tensor.transpose: MindSpore 2.10's `transpose(dim0, dim1)` (two axes given as two integers, or as the keywords,
+    are exchanged: `t.transpose(0, 1)` of a matrix is its transpose, as in its PyNative and its documentation) and its
+    older `transpose(*axes)` (a full permutation, as one tuple or as three or more integers; none reverses the axes)."""
+    if dim0 is not None or dim1 is not None:
+        axes = (*axes, *(d for d in (dim0, dim1) if d is not None))
+        if len(axes) != 2:
+            raise TypeError(
+                f"Tensor.transpose(dim0, dim1) exchanges two axes, but got {len(axes)} axes {axes} for a Tensor of "
+                f"shape {list(self.shape)}."
+            )
+    if len(axes) == 2 and all(isinstance(a, int) for a in axes):
+        return ops.swapaxes(self, *axes)
+    return ops.transpose(self, _shape_args(axes) or tuple(reversed(range(self.ndim))))
+
+
 def _cast_to(dtype) -> Callable:
     """`t.float()`, `t.half()`, ...: a cast to a fixed dtype."""
 
@@ -190,7 +206,7 @@ _METHOD_ADAPTERS = {
                 "ravel": lambda self: ops.reshape(self, (-1,))},
     "view": {"view": lambda self, *shape: ops.view(self, *shape)},
     "transpose": {
-        "transpose": lambda self, *axes: ops.transpose(self, _shape_args(axes) or tuple(reversed(range(self.ndim)))),
+        "transpose": lambda self, *axes, dim0=None, dim1=None: _transpose_method(self, axes, dim0, dim1),
         "permute": lambda self, *axes: ops.transpose(self, _shape_args(axes)),
         "T": property(lambda self: ops.transpose(self, tuple(reversed(range(self.ndim))))),
         "t": lambda self: self if self.ndim < 2 else ops.transpose(self, (1, 0)),

@@ -230,6 +230,16 @@ def parse_function(fn) -> ParsedFunction:
     return ParsedFunction(graph, fn, file)
 
 
+def _innermost_class(qualname: str) -> str | None:
+    """The class whose body encloses the function of `qualname` (Python mangles private names with it): the nearest
+    enclosing name not followed by `<locals>` ('C.m' and 'C.m.<locals>.f' give 'C'; 'f', 'g.<locals>.f' none)."""
+    parts = qualname.split(".")
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] != "<locals>" and parts[i + 1] != "<locals>":
+            return parts[i]
+    return None
+
+
 # Calls that read local variables by name at run time: with one of them, every assigned name counts as read.
 _READS_LOCALS = frozenset({"locals", "vars", "eval", "exec"})
 
@@ -297,6 +307,15 @@ class _Builder:
         self.withs: list[_Managed] = []
         self.globals_declared: set[str] = set()
         self.read: frozenset[str] | None = None  # names the function ever reads (None: any)
+        self.owner_class = _innermost_class(func)
+
+    def mangled(self, attr: str) -> str:
+        """`attr` as Python compiles it in this function: a private name (`self.__padding` in a method of class
+        CausalConv2d) is `_CausalConv2d__padding`, where `__init__` stored it."""
+        owner = (self.owner_class or "").lstrip("_")
+        if owner and attr.startswith("__") and not attr.endswith("__"):
+            return f"_{owner}{attr}"
+        return attr
 
     # -- helpers ---------------------------------------------------------------------------
     def _carried(self, body: list[ast.stmt]) -> list[str]:
@@ -623,7 +642,7 @@ class _Builder:
                 target = e.value if isinstance(e, ast.Starred) else e
                 self.store(target, self.emit(O.GETITEM, [items, Const(i)], e), stmt)
         elif isinstance(t, ast.Attribute):
-            self.emit(O.SETATTR, [self.expr(t.value), Const(t.attr), value], t)
+            self.emit(O.SETATTR, [self.expr(t.value), Const(self.mangled(t.attr)), value], t)
         elif isinstance(t, ast.Subscript):
             container = self.expr(t.value)
             new = self.emit(O.SETITEM, [container, self.index(t.slice), value], t)
@@ -645,7 +664,7 @@ class _Builder:
         return self.emit(O.RESOLVE, [Const(e.id)], e)
 
     def e_Attribute(self, e: ast.Attribute) -> Node:
-        return self.emit(O.GETATTR, [self.expr(e.value), Const(e.attr)], e)
+        return self.emit(O.GETATTR, [self.expr(e.value), Const(self.mangled(e.attr))], e)
 
     def e_Subscript(self, e: ast.Subscript) -> Node:
         return self.emit(O.GETITEM, [self.expr(e.value), self.index(e.slice)], e)
