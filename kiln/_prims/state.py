@@ -63,10 +63,15 @@ def _rounded(x):
     return jnp.where(x == x, x, x + x)
 
 
+def _mul(a, b):
+    """a * b rounded before it is added to anything: MindSpore's CPU kernels store every product."""
+    return _rounded(a * b)
+
+
 def _apply_momentum(variable, accumulation, learning_rate, gradient, momentum, use_nesterov, gradient_scale):
     lr, mom = _scalar(learning_rate, variable), _scalar(momentum, variable)
     gradient = gradient.astype(variable.dtype) * gradient_scale if gradient_scale != 1.0 else gradient
-    accum = accumulation * mom + gradient
+    accum = _mul(accumulation, mom) + gradient
     step = gradient * lr + accum * mom * lr if use_nesterov else _rounded(lr * accum)
     return variable - step, accum
 
@@ -103,7 +108,7 @@ def _adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, 
     m = m + (grad - m) * (1 - b1)
     v = v + (grad * grad - v) * (1 - b2)
     lr_t = _scalar(lr, var) * jnp.sqrt(1 - _scalar(beta2_power, var)) / (1 - _scalar(beta1_power, var))
-    direction = m * b1 + (1 - b1) * grad if use_nesterov else m
+    direction = _mul(m, b1) + _mul(1 - b1, grad) if use_nesterov else m
     return var - lr_t * direction / (jnp.sqrt(v) + eps), m, v
 
 
@@ -125,12 +130,12 @@ Adam = PrimitiveDef(
 def _sgd(parameters, gradient, learning_rate, accum, momentum, stat, dampening, weight_decay, nesterov):
     g = gradient.astype(parameters.dtype)
     if weight_decay != 0.0:
-        g = g + weight_decay * parameters
+        g = g + _mul(parameters, weight_decay)
     mom = _scalar(momentum, parameters)
     first = _scalar(stat, parameters) > 0  # the first step starts the momentum buffer at the gradient
     use_mom = mom > 0
-    new_accum = jnp.where(use_mom, jnp.where(first, g, accum * mom + (1 - dampening) * g), accum)
-    step = jnp.where(use_mom, g + mom * new_accum if nesterov else new_accum, g)
+    new_accum = jnp.where(use_mom, jnp.where(first, g, _mul(accum, mom) + _mul(1 - dampening, g)), accum)
+    step = jnp.where(use_mom, g + _mul(new_accum, mom) if nesterov else new_accum, g)
     new_stat = jnp.where(use_mom, jnp.zeros_like(stat), stat)
     return parameters - _rounded(_scalar(learning_rate, parameters) * step), new_accum, new_stat
 
@@ -183,11 +188,28 @@ def _declare_update(name: str, n_state: int, update, attrs: dict | None = None):
 
 
 def _adagrad(var, accum, lr, grad, update_slots):
-    accum = accum + grad * grad if update_slots else accum
-    return var - lr * grad / jnp.sqrt(accum), accum
+    # MindSpore's kernel: lr * g times the reciprocal of sqrt(accum + 1e-8), each product stored
+    accum = accum + _mul(grad, grad) if update_slots else accum
+    # (a select keeps XLA from turning 1 / sqrt into its own reciprocal square root)
+    return var - _mul(_mul(lr, grad), 1 / _rounded(jnp.sqrt(accum + jnp.asarray(1e-8, accum.dtype)))), accum
 
 
 ApplyAdagrad = _declare_update("ApplyAdagrad", 2, _adagrad, {"update_slots": True})
+
+
+def _adagrad_v2(var, accum, lr, grad, epsilon, update_slots):
+    accum = accum + _mul(grad, grad) if update_slots else accum
+    return var - _mul(_mul(lr, grad), 1 / (jnp.sqrt(accum) + epsilon)), accum
+
+
+ApplyAdagradV2 = _declare_update("ApplyAdagradV2", 2, _adagrad_v2, {"epsilon": 1e-6, "update_slots": True})
+
+
+def _gradient_descent(var, alpha, delta):
+    return (var - _mul(alpha, delta),)
+
+
+ApplyGradientDescent = _declare_update("ApplyGradientDescent", 1, _gradient_descent)
 
 
 def _adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
@@ -210,9 +232,9 @@ ApplyProximalAdagrad = _declare_update("ApplyProximalAdagrad", 2, _proximal_adag
 
 
 def _ada_max(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
-    m = beta1 * m + (1 - beta1) * grad
-    v = jnp.maximum(beta2 * v, jnp.abs(grad))
-    return var - lr / (1 - beta1_power) * m / (v + epsilon), m, v
+    m = _mul(beta1, m) + _mul(1 - beta1, grad)
+    v = jnp.maximum(_mul(beta2, v), jnp.abs(grad))
+    return var - _mul(lr / (1 - _rounded(beta1_power)), m / (v + epsilon)), m, v
 
 
 ApplyAdaMax = _declare_update("ApplyAdaMax", 3, _ada_max)
@@ -309,7 +331,7 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
             g = grads[i].astype(p.dtype)
             if not decoupled:
                 if weight_decay[i] is None or wd != 0.0:
-                    g = (g + (wd * loss_scale) * p).astype(p.dtype)
+                    g = (g + _mul(p, wd * loss_scale)).astype(p.dtype)
                 if grad_centralization[i]:
                     g = _centralize(g)
                 if loss_scale != 1.0:
@@ -416,11 +438,11 @@ FusedAdam = _declare_fused("FusedAdam", 2, 5, _adam_update, begin=_adam_begin)
 
 def _amsgrad_update(p, g, states, lr, wd, shared, options):
     beta1, beta2, eps, b1p, b2p = (_scalar(s, p) for s in shared)
-    m = states[0] + (g - states[0]) * (1 - beta1)
-    v = states[1] + (g * g - states[1]) * (1 - beta2)
+    m = states[0] + _mul(g - states[0], 1 - beta1)
+    v = states[1] + _mul(_mul(g, g) - states[1], 1 - beta2)
     vhat = jnp.maximum(states[2], v)  # AMSGrad: the denominator never shrinks
     lr_t = lr * jnp.sqrt(1 - b2p) / (1 - b1p)
-    return p - lr_t * m / (jnp.sqrt(vhat) + eps), (m, v, vhat)
+    return p - _mul(lr_t, m) / (jnp.sqrt(vhat) + eps), (m, v, vhat)
 
 
 FusedAdamAmsgrad = _declare_fused("FusedAdamAmsgrad", 3, 5, _amsgrad_update, begin=_adam_begin)

@@ -221,10 +221,7 @@ def _sparse_apply_adagrad(s, var, accum, grad, indices):
 
 
 def _apply_adagrad_v2(s, var, accum, lr, grad):
-    accum_new = accum + math.square(grad) if s.update_slots else accum
-    return assign_if_parameter(var, var - lr * grad / (math.sqrt(accum_new) + s.epsilon)), assign_if_parameter(
-        accum, accum_new
-    )
+    return _state_update("ApplyAdagradV2", (var, accum), (lr, grad), (float(s.epsilon), bool(s.update_slots)))
 
 
 def _apply_proximal_adagrad(s, var, accum, lr, l1, l2, grad):
@@ -513,7 +510,9 @@ ChannelShuffle = attr_class("ChannelShuffle", {"group": 1}, lambda s, x: nn_ops.
 Dropout2D = attr_class("Dropout2D", {"keep_prob": 0.5}, lambda s, x: _channel_dropout(nn_ops.dropout2d, s, x))
 Dropout3D = attr_class("Dropout3D", {"keep_prob": 0.5}, lambda s, x: _channel_dropout(nn_ops.dropout3d, s, x))
 ApplyGradientDescent = attr_class(
-    "ApplyGradientDescent", {}, lambda s, var, alpha, delta: assign_if_parameter(var, var - alpha * delta)
+    "ApplyGradientDescent",
+    {},
+    lambda s, var, alpha, delta: _state_update("ApplyGradientDescent", (var,), (alpha, delta))[0],
 )
 GridSampler2D = attr_class(
     "GridSampler2D",
