@@ -212,10 +212,17 @@ def _gradient_descent(var, alpha, delta):
 ApplyGradientDescent = _declare_update("ApplyGradientDescent", 1, _gradient_descent)
 
 
+def _decayed(rho, x, y):
+    """rho * x + (1 - rho) * y as MindSpore's Adadelta kernel computes it: the first product stored, the rest
+    in double precision (its `1.0 - rho`), rounded once."""
+    wide = jnp.promote_types(x.dtype, jnp.float64)
+    return (_mul(rho, x).astype(wide) + (1 - rho.astype(wide)) * y.astype(wide)).astype(x.dtype)
+
+
 def _adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
-    accum = rho * accum + (1 - rho) * grad * grad
-    update = jnp.sqrt(accum_update + epsilon) / jnp.sqrt(accum + epsilon) * grad
-    return var - lr * update, accum, rho * accum_update + (1 - rho) * update * update
+    accum = _decayed(rho, accum, _mul(grad, grad))
+    update = jnp.sqrt(accum_update + epsilon) * (grad / _rounded(jnp.sqrt(accum + epsilon)))  # not XLA's rsqrt
+    return var - _mul(lr, update), accum, _decayed(rho, accum_update, _mul(update, update))
 
 
 ApplyAdadelta = _declare_update("ApplyAdadelta", 3, _adadelta)
@@ -252,10 +259,16 @@ def _ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
 ApplyFtrl = _declare_update("ApplyFtrl", 3, _ftrl)
 
 
+def _averaged(x, target, decay):
+    """x + (target - x) * (1 - decay), each product stored: how MindSpore's RMSProp kernels keep their averages."""
+    return x + _mul(target - x, 1 - decay)
+
+
 def _rms_prop(var, mean_square, moment, lr, grad, decay, momentum, epsilon):
-    # the documented sqrt(ms + eps) (MindSpore 2.10's CPU kernel computes sqrt(ms) + eps on its 8-wide vector loop)
-    ms = decay * mean_square + (1 - decay) * grad * grad
-    mom = momentum * moment + lr * grad / jnp.sqrt(ms + epsilon)
+    # the documented sqrt(ms + eps) (MindSpore 2.10's CPU kernel computes sqrt(ms) + eps on its 8-wide vector loop;
+    # at its 1e-10 the two round alike), in the kernel's order
+    ms = _averaged(mean_square, _mul(grad, grad), decay)
+    mom = _mul(moment, momentum) + _mul(grad, lr) / _rounded(jnp.sqrt(ms + epsilon))
     return var - mom, ms, mom
 
 
@@ -263,9 +276,12 @@ ApplyRMSProp = _declare_update("ApplyRMSProp", 3, _rms_prop)
 
 
 def _centered_rms_prop(var, mean_grad, mean_square, moment, grad, lr, decay, momentum, epsilon):
-    mg = decay * mean_grad + (1 - decay) * grad
-    ms = decay * mean_square + (1 - decay) * grad * grad
-    mom = momentum * moment + lr * grad / jnp.sqrt(ms - mg * mg + epsilon)
+    ms = _averaged(mean_square, _mul(grad, grad), decay)
+    mg = _averaged(mean_grad, grad, decay)
+    denom = (ms - _mul(mg, mg)) + epsilon
+    # where rounding leaves the variance estimate below 0 the kernel keeps the moment and the variable
+    ok = denom >= 0
+    mom = jnp.where(ok, _mul(moment, momentum) + _mul(grad, lr) / _rounded(jnp.sqrt(jnp.where(ok, denom, 1))), moment)
     return var - mom, mg, ms, mom
 
 
@@ -436,16 +452,23 @@ def _adam_update(p, g, states, lr, wd, shared, options):
 FusedAdam = _declare_fused("FusedAdam", 2, 5, _adam_update, begin=_adam_begin)
 
 
+def _amsgrad(p, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, eps, g):
+    m = m + _mul(g - m, 1 - beta1)
+    v = v + _mul(_mul(g, g) - v, 1 - beta2)
+    vhat = jnp.maximum(vhat, v)  # AMSGrad: the denominator never shrinks
+    lr_t = lr * jnp.sqrt(1 - beta2_power) / (1 - beta1_power)
+    return p - _mul(lr_t, m) / (jnp.sqrt(vhat) + eps), m, v, vhat
+
+
 def _amsgrad_update(p, g, states, lr, wd, shared, options):
     beta1, beta2, eps, b1p, b2p = (_scalar(s, p) for s in shared)
-    m = states[0] + _mul(g - states[0], 1 - beta1)
-    v = states[1] + _mul(_mul(g, g) - states[1], 1 - beta2)
-    vhat = jnp.maximum(states[2], v)  # AMSGrad: the denominator never shrinks
-    lr_t = lr * jnp.sqrt(1 - b2p) / (1 - b1p)
-    return p - _mul(lr_t, m) / (jnp.sqrt(vhat) + eps), (m, v, vhat)
+    new_p, *new_states = _amsgrad(p, *states, b1p, b2p, lr, beta1, beta2, eps, g)
+    return new_p, tuple(new_states)
 
 
 FusedAdamAmsgrad = _declare_fused("FusedAdamAmsgrad", 3, 5, _amsgrad_update, begin=_adam_begin)
+# the per-parameter primitive (ops.ApplyAdamWithAmsgrad and its V2): the beta powers are inputs
+ApplyAdamWithAmsgrad = _declare_update("ApplyAdamWithAmsgrad", 4, _amsgrad)
 
 
 def _adam_weight_decay_update(p, g, states, lr, wd, shared, options):

@@ -183,17 +183,8 @@ def _apply_adagrad(s, var, accum, lr, grad):
 
 
 def _amsgrad(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-    m_new = beta1 * m + (1 - beta1) * grad
-    v_new = beta2 * v + (1 - beta2) * math.square(grad)
-    vhat_new = math.maximum(vhat, v_new)
-    lr_t = lr * math.sqrt(1 - beta2_power) / (1 - beta1_power)
-    var_new = var - lr_t * m_new / (math.sqrt(vhat_new) + epsilon)
-    return (
-        assign_if_parameter(var, var_new),
-        assign_if_parameter(m, m_new),
-        assign_if_parameter(v, v_new),
-        assign_if_parameter(vhat, vhat_new),
-    )
+    inputs = (beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)
+    return _state_update("ApplyAdamWithAmsgrad", (var, m, v, vhat), inputs)
 
 
 def _apply_rms_prop(s, var, mean_square, moment, lr, grad, decay, momentum, epsilon):
