@@ -63,6 +63,14 @@ def _rounded(x):
     return jnp.where(x == x, x, x + x)
 
 
+def _fma(a, b, c):
+    """a * b + c rounded once, as a fused multiply-add instruction (the compiler contracts MindSpore's vector
+    kernels into them): the exact product of two float32 values fits a float64, so only the sum rounds (float64
+    then float32, which differs from one rounding only on a float64 tie)."""
+    wide = jnp.promote_types(jnp.result_type(c), jnp.float64)
+    return (jnp.asarray(a).astype(wide) * jnp.asarray(b).astype(wide) + c.astype(wide)).astype(c.dtype)
+
+
 def _mul(a, b):
     """a * b rounded before it is added to anything: MindSpore's CPU kernels store every product."""
     return _rounded(a * b)
@@ -266,9 +274,10 @@ def _averaged(x, target, decay):
 
 def _rms_prop(var, mean_square, moment, lr, grad, decay, momentum, epsilon):
     # the documented sqrt(ms + eps) (MindSpore 2.10's CPU kernel computes sqrt(ms) + eps on its 8-wide vector loop;
-    # at its 1e-10 the two round alike), in the kernel's order
-    ms = _averaged(mean_square, _mul(grad, grad), decay)
-    mom = _mul(moment, momentum) + _mul(grad, lr) / _rounded(jnp.sqrt(ms + epsilon))
+    # at its 1e-10 the two round alike), rounded as that loop compiles: ms + (g * g - ms) (1 - decay) and
+    # moment * momentum + step are multiply-adds
+    ms = _fma(_fma(grad, grad, -mean_square), 1 - decay, mean_square)
+    mom = _fma(moment, momentum, _mul(grad, lr) / _rounded(jnp.sqrt(ms + epsilon)))
     return var - mom, ms, mom
 
 

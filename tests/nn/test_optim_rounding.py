@@ -25,9 +25,6 @@ NOT_EXACT = {
     "ProximalAdagrad": "MindSpore's vector loop uses FMAs, its scalar tail does not; Kiln's modes differ too",
     "ApplyProximalAdagrad": "as ProximalAdagrad",
     "ASGD": "composed from ops in nn/optim/sgd.py",
-    "RMSProp": "MindSpore's 8-wide vector kernel; the kernel's order with every product stored is still off",
-    "RMSProp_mom": "as RMSProp",
-    "ApplyRMSProp": "as RMSProp",
     "FTRL": "Kiln follows the published rule where MindSpore's kernel does not (optim goldens); modes differ",
     "AdaFactor": "composed from ops in nn/optim/adafactor.py",
 }
