@@ -116,7 +116,8 @@ def _adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, 
     m = m + (grad - m) * (1 - b1)
     v = v + (grad * grad - v) * (1 - b2)
     lr_t = _scalar(lr, var) * jnp.sqrt(1 - _scalar(beta2_power, var)) / (1 - _scalar(beta1_power, var))
-    direction = _mul(m, b1) + _mul(1 - b1, grad) if use_nesterov else m
+    # MindSpore's vector kernel compiles the Nesterov direction m * b1 + (1 - b1) * g to one multiply-add
+    direction = _fma(1 - b1, grad, _mul(m, b1)) if use_nesterov else m
     return var - lr_t * direction / (jnp.sqrt(v) + eps), m, v
 
 
