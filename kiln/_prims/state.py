@@ -481,16 +481,25 @@ FusedAdamAmsgrad = _declare_fused("FusedAdamAmsgrad", 3, 5, _amsgrad_update, beg
 ApplyAdamWithAmsgrad = _declare_update("ApplyAdamWithAmsgrad", 4, _amsgrad)
 
 
+def _adam_weight_decay(p, m, v, lr, beta1, beta2, eps, decay, g):
+    # MindSpore's AdamWeightDecay kernel: its moment updates compile to multiply-adds, and its C line
+    # var -= lr * (m / (sqrt(v) + eps) + decay * var) runs in double (C's sqrt) with decay * var stored, rounded once
+    m = _fma(g - m, 1 - beta1, m)
+    v = _fma(_fma(g, g, -v), 1 - beta2, v)
+    wide = jnp.promote_types(p.dtype, jnp.float64)
+    update = m.astype(wide) / (jnp.sqrt(v.astype(wide)) + eps.astype(wide)) + _mul(decay, p).astype(wide)
+    return (p.astype(wide) - lr.astype(wide) * update).astype(p.dtype), m, v
+
+
 def _adam_weight_decay_update(p, g, states, lr, wd, shared, options):
     beta1, beta2, eps = (_scalar(s, p) for s in shared)
-    m = beta1 * states[0] + (1 - beta1) * g
-    v = beta2 * states[1] + (1 - beta2) * g * g
-    update = m / (eps + jnp.sqrt(v))
-    update = update + _scalar(wd, p) * p
-    return p - lr * update, (m, v)
+    new_p, m, v = _adam_weight_decay(p, *states, lr, beta1, beta2, eps, _scalar(wd, p), g)
+    return new_p, (m, v)
 
 
 FusedAdamWeightDecay = _declare_fused("FusedAdamWeightDecay", 2, 3, _adam_weight_decay_update, decoupled=True)
+# the per-parameter primitive (ops.AdamWeightDecay)
+AdamWeightDecay = _declare_update("AdamWeightDecay", 3, _adam_weight_decay)
 
 
 # -- learning-rate schedules: functions of an optimizer's global step -----------------------------

@@ -56,6 +56,7 @@ OP_CASES = {
     "ApplyCenteredRMSProp": ("ApplyCenteredRMSProp", {}, [0.0, 1.0, 0.0], [], [0.1, "0.9", "0.9", "1e-10"]),
     "ApplyProximalAdagrad": ("ApplyProximalAdagrad", {}, [0.1], [0.1, 0.01, 0.01], []),
     "ApplyAdamWithAmsgrad": ("ApplyAdamWithAmsgrad", {}, [0.0, 0.0, 0.0], [0.9, 0.999, 0.1], []),
+    "AdamWeightDecayOp": ("AdamWeightDecay", {}, [0.0, 0.0], [0.1, 0.9, 0.999, 1e-6, 0.01], []),
 }
 
 

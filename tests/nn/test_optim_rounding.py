@@ -19,7 +19,6 @@ with open(os.path.join(os.path.dirname(__file__), "optim_rounding_goldens_mindsp
 # Cases Kiln does not match bit for bit (counted on 10,000 elements in the session-27 report), held to a relative
 # 1e-5 instead. Each kernel's order was read but not reproduced yet.
 NOT_EXACT = {
-    "AdamWeightDecay": "MindSpore's AdamWeightDecay kernel (AVX-512 blocks with FMAs); no emulation matched",
     "AdamOffload": "a host-side kernel in MindSpore",
     "ProximalAdagrad": "MindSpore's vector loop uses FMAs, its scalar tail does not; Kiln's modes differ too",
     "ApplyProximalAdagrad": "as ProximalAdagrad",

@@ -197,10 +197,7 @@ def _apply_centered_rms_prop(s, var, mean_grad, mean_square, moment, grad, lr, d
 
 
 def _adam_weight_decay(s, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
-    m_new = beta1 * m + (1 - beta1) * grad
-    v_new = beta2 * v + (1 - beta2) * math.square(grad)
-    update = m_new / (math.sqrt(v_new) + epsilon) + decay * var
-    return assign_if_parameter(var, var - lr * update), assign_if_parameter(m, m_new), assign_if_parameter(v, v_new)
+    return _state_update("AdamWeightDecay", (var, m, v), (lr, beta1, beta2, epsilon, decay, grad))
 
 
 def _sparse_apply_adagrad(s, var, accum, grad, indices):
