@@ -65,10 +65,8 @@ def _rounded(x):
 
 def _fma(a, b, c):
     """a * b + c rounded once, as a fused multiply-add instruction (the compiler contracts MindSpore's vector
-    kernels into them): the exact product of two float32 values fits a float64, so only the sum rounds (float64
-    then float32, which differs from one rounding only on a float64 tie)."""
-    wide = jnp.promote_types(jnp.result_type(c), jnp.float64)
-    return (jnp.asarray(a).astype(wide) * jnp.asarray(b).astype(wide) + c.astype(wide)).astype(c.dtype)
+    kernels into them). Written plainly: XLA's CPU code contracts it the same way (test_optim_rounding checks)."""
+    return a * b + c
 
 
 def _mul(a, b):
