@@ -69,6 +69,15 @@ def _fma(a, b, c):
     return a * b + c
 
 
+def _fma_exact(a, b, c):
+    """a * b + c rounded once whatever XLA fuses: the exact product of two float32 values fits a float64, so only
+    the sum rounds (float64 then float32, which differs from one rounding only on a float64 tie). Slower than
+    `_fma`; for updates whose multiply-adds XLA contracts differently between modes."""
+    dt = jnp.result_type(a, b, c)
+    wide = jnp.promote_types(dt, jnp.float64)
+    return (jnp.asarray(a).astype(wide) * jnp.asarray(b).astype(wide) + jnp.asarray(c).astype(wide)).astype(dt)
+
+
 def _mul(a, b):
     """a * b rounded before it is added to anything: MindSpore's CPU kernels store every product."""
     return _rounded(a * b)
@@ -236,10 +245,11 @@ ApplyAdadelta = _declare_update("ApplyAdadelta", 3, _adadelta)
 
 
 def _proximal_adagrad(var, accum, lr, l1, l2, grad):
-    accum = accum + grad * grad
-    rate = lr / jnp.sqrt(accum)  # the adaptive rate also scales the proximal step
-    v = var - rate * grad
-    return jnp.sign(v) * jnp.maximum(jnp.abs(v) - rate * l1, 0) / (1 + rate * l2), accum
+    # in the multiply-adds of MindSpore's vector kernel; the select keeps lr / sqrt from becoming XLA's rsqrt
+    accum = _fma_exact(grad, grad, accum)
+    rate = lr / _rounded(jnp.sqrt(accum))  # the adaptive rate also scales the proximal step
+    v = _fma_exact(-grad, rate, var)
+    return jnp.sign(v) * jnp.maximum(_fma_exact(-rate, l1, jnp.abs(v)), 0) / _fma_exact(l2, rate, 1.0), accum
 
 
 ApplyProximalAdagrad = _declare_update("ApplyProximalAdagrad", 2, _proximal_adagrad)

@@ -20,8 +20,6 @@ with open(os.path.join(os.path.dirname(__file__), "optim_rounding_goldens_mindsp
 # 1e-5 instead. Each kernel's order was read but not reproduced yet.
 NOT_EXACT = {
     "AdamOffload": "a host-side kernel in MindSpore",
-    "ProximalAdagrad": "MindSpore's vector loop uses FMAs, its scalar tail does not; Kiln's modes differ too",
-    "ApplyProximalAdagrad": "as ProximalAdagrad",
     "ASGD": "composed from ops in nn/optim/sgd.py",
     "FTRL": "Kiln follows the published rule where MindSpore's kernel does not (optim goldens); modes differ",
     "AdaFactor": "composed from ops in nn/optim/adafactor.py",
