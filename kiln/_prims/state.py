@@ -79,7 +79,7 @@ def _fma_exact(a, b, c):
 
 
 def _mul(a, b):
-    """a * b rounded before it is added to anything: MindSpore's CPU kernels store every product."""
+    """a * b rounded before it is added to anything, as MindSpore's scalar CPU loops store their products."""
     return _rounded(a * b)
 
 

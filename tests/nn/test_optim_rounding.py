@@ -1,7 +1,8 @@
 """Every optimizer and optimizer primitive against MindSpore 2.10 bit for bit, three float32 steps, in PyNative,
 GRAPH_MODE and (the optimizers) inside a GRAPH_MODE TrainOneStepCell, where XLA fuses the update with the rest of the
-step. MindSpore's CPU kernels store each product; XLA's CPU code fuses `a + b * c` into one multiply-add unless a
-select holds the product (kiln/_prims/state.py `_mul`). Goldens: make_optim_rounding_goldens_mindspore.py."""
+step. MindSpore's scalar CPU loops round each product, its compiled vector loops fuse some into multiply-adds, and a
+few lines run in double; XLA's CPU code fuses `a + b * c` wherever it can. kiln/_prims/state.py follows each kernel:
+`_mul` holds a product rounded, `_fma`/`_fma_exact` fuse one. Goldens: make_optim_rounding_goldens_mindspore.py."""
 
 import base64
 import json
@@ -17,11 +18,12 @@ with open(os.path.join(os.path.dirname(__file__), "optim_rounding_goldens_mindsp
     GOLDENS = {k: np.frombuffer(base64.b64decode(v), np.float32) for k, v in json.load(_f)["cases"].items()}
 
 # Cases Kiln does not match bit for bit (counted on 10,000 elements in the session-27 report), held to a relative
-# 1e-5 instead. Each kernel's order was read but not reproduced yet.
+# 1e-5 instead: their kernels' order is not reproduced yet.
 NOT_EXACT = {
     "AdamOffload": "a host-side kernel in MindSpore",
     "ASGD": "composed from ops in nn/optim/sgd.py",
-    "FTRL": "Kiln follows the published rule where MindSpore's kernel does not (optim goldens); modes differ",
+    "FTRL": "Kiln follows the published rule where MindSpore's kernel does not (optim goldens); Kiln's PyNative and "
+    "GRAPH_MODE differ from each other",
     "AdaFactor": "composed from ops in nn/optim/adafactor.py",
 }
 # MindSpore 2.10's CPU ApplyMomentum ignores use_nesterov (its nn.Momentum(use_nesterov=True) equals the plain one
