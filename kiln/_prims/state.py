@@ -63,10 +63,30 @@ def _rounded(x):
     return jnp.where(x == x, x, x + x)
 
 
+def _fma(a, b, c):
+    """a * b + c rounded once, as a fused multiply-add instruction (the compiler contracts MindSpore's vector
+    kernels into them). Written plainly: XLA's CPU code contracts it the same way (test_optim_rounding checks)."""
+    return a * b + c
+
+
+def _fma_exact(a, b, c):
+    """a * b + c rounded once whatever XLA fuses: the exact product of two float32 values fits a float64, so only
+    the sum rounds (float64 then float32, which differs from one rounding only on a float64 tie). Slower than
+    `_fma`; for updates whose multiply-adds XLA contracts differently between modes."""
+    dt = jnp.result_type(a, b, c)
+    wide = jnp.promote_types(dt, jnp.float64)
+    return (jnp.asarray(a).astype(wide) * jnp.asarray(b).astype(wide) + jnp.asarray(c).astype(wide)).astype(dt)
+
+
+def _mul(a, b):
+    """a * b rounded before it is added to anything, as MindSpore's scalar CPU loops store their products."""
+    return _rounded(a * b)
+
+
 def _apply_momentum(variable, accumulation, learning_rate, gradient, momentum, use_nesterov, gradient_scale):
     lr, mom = _scalar(learning_rate, variable), _scalar(momentum, variable)
     gradient = gradient.astype(variable.dtype) * gradient_scale if gradient_scale != 1.0 else gradient
-    accum = accumulation * mom + gradient
+    accum = _mul(accumulation, mom) + gradient
     step = gradient * lr + accum * mom * lr if use_nesterov else _rounded(lr * accum)
     return variable - step, accum
 
@@ -103,7 +123,8 @@ def _adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, 
     m = m + (grad - m) * (1 - b1)
     v = v + (grad * grad - v) * (1 - b2)
     lr_t = _scalar(lr, var) * jnp.sqrt(1 - _scalar(beta2_power, var)) / (1 - _scalar(beta1_power, var))
-    direction = m * b1 + (1 - b1) * grad if use_nesterov else m
+    # MindSpore's vector kernel compiles the Nesterov direction m * b1 + (1 - b1) * g to one multiply-add
+    direction = _fma(1 - b1, grad, _mul(m, b1)) if use_nesterov else m
     return var - lr_t * direction / (jnp.sqrt(v) + eps), m, v
 
 
@@ -125,12 +146,12 @@ Adam = PrimitiveDef(
 def _sgd(parameters, gradient, learning_rate, accum, momentum, stat, dampening, weight_decay, nesterov):
     g = gradient.astype(parameters.dtype)
     if weight_decay != 0.0:
-        g = g + weight_decay * parameters
+        g = g + _mul(parameters, weight_decay)
     mom = _scalar(momentum, parameters)
     first = _scalar(stat, parameters) > 0  # the first step starts the momentum buffer at the gradient
     use_mom = mom > 0
-    new_accum = jnp.where(use_mom, jnp.where(first, g, accum * mom + (1 - dampening) * g), accum)
-    step = jnp.where(use_mom, g + mom * new_accum if nesterov else new_accum, g)
+    new_accum = jnp.where(use_mom, jnp.where(first, g, _mul(accum, mom) + _mul(1 - dampening, g)), accum)
+    step = jnp.where(use_mom, g + _mul(new_accum, mom) if nesterov else new_accum, g)
     new_stat = jnp.where(use_mom, jnp.zeros_like(stat), stat)
     return parameters - _rounded(_scalar(learning_rate, parameters) * step), new_accum, new_stat
 
@@ -183,36 +204,61 @@ def _declare_update(name: str, n_state: int, update, attrs: dict | None = None):
 
 
 def _adagrad(var, accum, lr, grad, update_slots):
-    accum = accum + grad * grad if update_slots else accum
-    return var - lr * grad / jnp.sqrt(accum), accum
+    # MindSpore's kernel: lr * g times the reciprocal of sqrt(accum + 1e-8), each product stored
+    accum = accum + _mul(grad, grad) if update_slots else accum
+    # (a select keeps XLA from turning 1 / sqrt into its own reciprocal square root)
+    return var - _mul(_mul(lr, grad), 1 / _rounded(jnp.sqrt(accum + jnp.asarray(1e-8, accum.dtype)))), accum
 
 
 ApplyAdagrad = _declare_update("ApplyAdagrad", 2, _adagrad, {"update_slots": True})
 
 
+def _adagrad_v2(var, accum, lr, grad, epsilon, update_slots):
+    accum = accum + _mul(grad, grad) if update_slots else accum
+    return var - _mul(_mul(lr, grad), 1 / (jnp.sqrt(accum) + epsilon)), accum
+
+
+ApplyAdagradV2 = _declare_update("ApplyAdagradV2", 2, _adagrad_v2, {"epsilon": 1e-6, "update_slots": True})
+
+
+def _gradient_descent(var, alpha, delta):
+    return (var - _mul(alpha, delta),)
+
+
+ApplyGradientDescent = _declare_update("ApplyGradientDescent", 1, _gradient_descent)
+
+
+def _decayed(rho, x, y):
+    """rho * x + (1 - rho) * y as MindSpore's Adadelta kernel computes it: the first product stored, the rest
+    in double precision (its `1.0 - rho`), rounded once."""
+    wide = jnp.promote_types(x.dtype, jnp.float64)
+    return (_mul(rho, x).astype(wide) + (1 - rho.astype(wide)) * y.astype(wide)).astype(x.dtype)
+
+
 def _adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
-    accum = rho * accum + (1 - rho) * grad * grad
-    update = jnp.sqrt(accum_update + epsilon) / jnp.sqrt(accum + epsilon) * grad
-    return var - lr * update, accum, rho * accum_update + (1 - rho) * update * update
+    accum = _decayed(rho, accum, _mul(grad, grad))
+    update = jnp.sqrt(accum_update + epsilon) * (grad / _rounded(jnp.sqrt(accum + epsilon)))  # not XLA's rsqrt
+    return var - _mul(lr, update), accum, _decayed(rho, accum_update, _mul(update, update))
 
 
 ApplyAdadelta = _declare_update("ApplyAdadelta", 3, _adadelta)
 
 
 def _proximal_adagrad(var, accum, lr, l1, l2, grad):
-    accum = accum + grad * grad
-    rate = lr / jnp.sqrt(accum)  # the adaptive rate also scales the proximal step
-    v = var - rate * grad
-    return jnp.sign(v) * jnp.maximum(jnp.abs(v) - rate * l1, 0) / (1 + rate * l2), accum
+    # in the multiply-adds of MindSpore's vector kernel; the select keeps lr / sqrt from becoming XLA's rsqrt
+    accum = _fma_exact(grad, grad, accum)
+    rate = lr / _rounded(jnp.sqrt(accum))  # the adaptive rate also scales the proximal step
+    v = _fma_exact(-grad, rate, var)
+    return jnp.sign(v) * jnp.maximum(_fma_exact(-rate, l1, jnp.abs(v)), 0) / _fma_exact(l2, rate, 1.0), accum
 
 
 ApplyProximalAdagrad = _declare_update("ApplyProximalAdagrad", 2, _proximal_adagrad)
 
 
 def _ada_max(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
-    m = beta1 * m + (1 - beta1) * grad
-    v = jnp.maximum(beta2 * v, jnp.abs(grad))
-    return var - lr / (1 - beta1_power) * m / (v + epsilon), m, v
+    m = _mul(beta1, m) + _mul(1 - beta1, grad)
+    v = jnp.maximum(_mul(beta2, v), jnp.abs(grad))
+    return var - _mul(lr / (1 - _rounded(beta1_power)), m / (v + epsilon)), m, v
 
 
 ApplyAdaMax = _declare_update("ApplyAdaMax", 3, _ada_max)
@@ -230,10 +276,17 @@ def _ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
 ApplyFtrl = _declare_update("ApplyFtrl", 3, _ftrl)
 
 
+def _averaged(x, target, decay):
+    """x + (target - x) * (1 - decay), each product stored: how MindSpore's RMSProp kernels keep their averages."""
+    return x + _mul(target - x, 1 - decay)
+
+
 def _rms_prop(var, mean_square, moment, lr, grad, decay, momentum, epsilon):
-    # the documented sqrt(ms + eps) (MindSpore 2.10's CPU kernel computes sqrt(ms) + eps on its 8-wide vector loop)
-    ms = decay * mean_square + (1 - decay) * grad * grad
-    mom = momentum * moment + lr * grad / jnp.sqrt(ms + epsilon)
+    # the documented sqrt(ms + eps) (MindSpore 2.10's CPU kernel computes sqrt(ms) + eps on its 8-wide vector loop;
+    # at its 1e-10 the two round alike), rounded as that loop compiles: ms + (g * g - ms) (1 - decay) and
+    # moment * momentum + step are multiply-adds
+    ms = _fma(_fma(grad, grad, -mean_square), 1 - decay, mean_square)
+    mom = _fma(moment, momentum, _mul(grad, lr) / _rounded(jnp.sqrt(ms + epsilon)))
     return var - mom, ms, mom
 
 
@@ -241,9 +294,12 @@ ApplyRMSProp = _declare_update("ApplyRMSProp", 3, _rms_prop)
 
 
 def _centered_rms_prop(var, mean_grad, mean_square, moment, grad, lr, decay, momentum, epsilon):
-    mg = decay * mean_grad + (1 - decay) * grad
-    ms = decay * mean_square + (1 - decay) * grad * grad
-    mom = momentum * moment + lr * grad / jnp.sqrt(ms - mg * mg + epsilon)
+    ms = _averaged(mean_square, _mul(grad, grad), decay)
+    mg = _averaged(mean_grad, grad, decay)
+    denom = (ms - _mul(mg, mg)) + epsilon
+    # where rounding leaves the variance estimate below 0 the kernel keeps the moment and the variable
+    ok = denom >= 0
+    mom = jnp.where(ok, _mul(moment, momentum) + _mul(grad, lr) / _rounded(jnp.sqrt(jnp.where(ok, denom, 1))), moment)
     return var - mom, mg, ms, mom
 
 
@@ -309,7 +365,7 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
             g = grads[i].astype(p.dtype)
             if not decoupled:
                 if weight_decay[i] is None or wd != 0.0:
-                    g = (g + (wd * loss_scale) * p).astype(p.dtype)
+                    g = (g + _mul(p, wd * loss_scale)).astype(p.dtype)
                 if grad_centralization[i]:
                     g = _centralize(g)
                 if loss_scale != 1.0:
@@ -414,28 +470,44 @@ def _adam_update(p, g, states, lr, wd, shared, options):
 FusedAdam = _declare_fused("FusedAdam", 2, 5, _adam_update, begin=_adam_begin)
 
 
+def _amsgrad(p, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, eps, g):
+    m = m + _mul(g - m, 1 - beta1)
+    v = v + _mul(_mul(g, g) - v, 1 - beta2)
+    vhat = jnp.maximum(vhat, v)  # AMSGrad: the denominator never shrinks
+    lr_t = lr * jnp.sqrt(1 - beta2_power) / (1 - beta1_power)
+    return p - _mul(lr_t, m) / (jnp.sqrt(vhat) + eps), m, v, vhat
+
+
 def _amsgrad_update(p, g, states, lr, wd, shared, options):
     beta1, beta2, eps, b1p, b2p = (_scalar(s, p) for s in shared)
-    m = states[0] + (g - states[0]) * (1 - beta1)
-    v = states[1] + (g * g - states[1]) * (1 - beta2)
-    vhat = jnp.maximum(states[2], v)  # AMSGrad: the denominator never shrinks
-    lr_t = lr * jnp.sqrt(1 - b2p) / (1 - b1p)
-    return p - lr_t * m / (jnp.sqrt(vhat) + eps), (m, v, vhat)
+    new_p, *new_states = _amsgrad(p, *states, b1p, b2p, lr, beta1, beta2, eps, g)
+    return new_p, tuple(new_states)
 
 
 FusedAdamAmsgrad = _declare_fused("FusedAdamAmsgrad", 3, 5, _amsgrad_update, begin=_adam_begin)
+# the per-parameter primitive (ops.ApplyAdamWithAmsgrad and its V2): the beta powers are inputs
+ApplyAdamWithAmsgrad = _declare_update("ApplyAdamWithAmsgrad", 4, _amsgrad)
+
+
+def _adam_weight_decay(p, m, v, lr, beta1, beta2, eps, decay, g):
+    # MindSpore's AdamWeightDecay kernel: its moment updates compile to multiply-adds, and its C line
+    # var -= lr * (m / (sqrt(v) + eps) + decay * var) runs in double (C's sqrt) with decay * var stored, rounded once
+    m = _fma(g - m, 1 - beta1, m)
+    v = _fma(_fma(g, g, -v), 1 - beta2, v)
+    wide = jnp.promote_types(p.dtype, jnp.float64)
+    update = m.astype(wide) / (jnp.sqrt(v.astype(wide)) + eps.astype(wide)) + _mul(decay, p).astype(wide)
+    return (p.astype(wide) - lr.astype(wide) * update).astype(p.dtype), m, v
 
 
 def _adam_weight_decay_update(p, g, states, lr, wd, shared, options):
     beta1, beta2, eps = (_scalar(s, p) for s in shared)
-    m = beta1 * states[0] + (1 - beta1) * g
-    v = beta2 * states[1] + (1 - beta2) * g * g
-    update = m / (eps + jnp.sqrt(v))
-    update = update + _scalar(wd, p) * p
-    return p - lr * update, (m, v)
+    new_p, m, v = _adam_weight_decay(p, *states, lr, beta1, beta2, eps, _scalar(wd, p), g)
+    return new_p, (m, v)
 
 
 FusedAdamWeightDecay = _declare_fused("FusedAdamWeightDecay", 2, 3, _adam_weight_decay_update, decoupled=True)
+# the per-parameter primitive (ops.AdamWeightDecay)
+AdamWeightDecay = _declare_update("AdamWeightDecay", 3, _adam_weight_decay)
 
 
 # -- learning-rate schedules: functions of an optimizer's global step -----------------------------

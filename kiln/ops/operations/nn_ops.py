@@ -183,17 +183,8 @@ def _apply_adagrad(s, var, accum, lr, grad):
 
 
 def _amsgrad(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-    m_new = beta1 * m + (1 - beta1) * grad
-    v_new = beta2 * v + (1 - beta2) * math.square(grad)
-    vhat_new = math.maximum(vhat, v_new)
-    lr_t = lr * math.sqrt(1 - beta2_power) / (1 - beta1_power)
-    var_new = var - lr_t * m_new / (math.sqrt(vhat_new) + epsilon)
-    return (
-        assign_if_parameter(var, var_new),
-        assign_if_parameter(m, m_new),
-        assign_if_parameter(v, v_new),
-        assign_if_parameter(vhat, vhat_new),
-    )
+    inputs = (beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)
+    return _state_update("ApplyAdamWithAmsgrad", (var, m, v, vhat), inputs)
 
 
 def _apply_rms_prop(s, var, mean_square, moment, lr, grad, decay, momentum, epsilon):
@@ -206,10 +197,7 @@ def _apply_centered_rms_prop(s, var, mean_grad, mean_square, moment, grad, lr, d
 
 
 def _adam_weight_decay(s, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
-    m_new = beta1 * m + (1 - beta1) * grad
-    v_new = beta2 * v + (1 - beta2) * math.square(grad)
-    update = m_new / (math.sqrt(v_new) + epsilon) + decay * var
-    return assign_if_parameter(var, var - lr * update), assign_if_parameter(m, m_new), assign_if_parameter(v, v_new)
+    return _state_update("AdamWeightDecay", (var, m, v), (lr, beta1, beta2, epsilon, decay, grad))
 
 
 def _sparse_apply_adagrad(s, var, accum, grad, indices):
@@ -221,10 +209,7 @@ def _sparse_apply_adagrad(s, var, accum, grad, indices):
 
 
 def _apply_adagrad_v2(s, var, accum, lr, grad):
-    accum_new = accum + math.square(grad) if s.update_slots else accum
-    return assign_if_parameter(var, var - lr * grad / (math.sqrt(accum_new) + s.epsilon)), assign_if_parameter(
-        accum, accum_new
-    )
+    return _state_update("ApplyAdagradV2", (var, accum), (lr, grad), (float(s.epsilon), bool(s.update_slots)))
 
 
 def _apply_proximal_adagrad(s, var, accum, lr, l1, l2, grad):
@@ -513,7 +498,9 @@ ChannelShuffle = attr_class("ChannelShuffle", {"group": 1}, lambda s, x: nn_ops.
 Dropout2D = attr_class("Dropout2D", {"keep_prob": 0.5}, lambda s, x: _channel_dropout(nn_ops.dropout2d, s, x))
 Dropout3D = attr_class("Dropout3D", {"keep_prob": 0.5}, lambda s, x: _channel_dropout(nn_ops.dropout3d, s, x))
 ApplyGradientDescent = attr_class(
-    "ApplyGradientDescent", {}, lambda s, var, alpha, delta: assign_if_parameter(var, var - alpha * delta)
+    "ApplyGradientDescent",
+    {},
+    lambda s, var, alpha, delta: _state_update("ApplyGradientDescent", (var,), (alpha, delta))[0],
 )
 GridSampler2D = attr_class(
     "GridSampler2D",

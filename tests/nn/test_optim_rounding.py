@@ -1,0 +1,45 @@
+"""Every optimizer and optimizer primitive against MindSpore 2.10 bit for bit, three float32 steps, in PyNative,
+GRAPH_MODE and (the optimizers) inside a GRAPH_MODE TrainOneStepCell, where XLA fuses the update with the rest of the
+step. MindSpore's scalar CPU loops round each product, its compiled vector loops fuse some into multiply-adds, and a
+few lines run in double; XLA's CPU code fuses `a + b * c` wherever it can. kiln/_prims/state.py follows each kernel:
+`_mul` holds a product rounded, `_fma`/`_fma_exact` fuse one. Goldens: make_optim_rounding_goldens_mindspore.py."""
+
+import base64
+import json
+import os
+
+import numpy as np
+import pytest
+
+import kiln
+from tests.nn.optim_rounding_cases import NN_CASES, OP_CASES, run
+
+with open(os.path.join(os.path.dirname(__file__), "optim_rounding_goldens_mindspore.json")) as _f:
+    GOLDENS = {k: np.frombuffer(base64.b64decode(v), np.float32) for k, v in json.load(_f)["cases"].items()}
+
+# Cases Kiln does not match bit for bit (counted on 10,000 elements in the session-27 report), held to a relative
+# 1e-5 instead: their kernels' order is not reproduced yet.
+NOT_EXACT = {
+    "AdamOffload": "a host-side kernel in MindSpore",
+    "ASGD": "composed from ops in nn/optim/sgd.py",
+    "FTRL": "Kiln follows the published rule where MindSpore's kernel does not (optim goldens); Kiln's PyNative and "
+    "GRAPH_MODE differ from each other",
+    "AdaFactor": "composed from ops in nn/optim/adafactor.py",
+}
+# MindSpore 2.10's CPU ApplyMomentum ignores use_nesterov (its nn.Momentum(use_nesterov=True) equals the plain one
+# bit for bit); Kiln keeps the documented Nesterov step, checked against float64 in test_optim.py.
+SKIP = {"Momentum_nesterov"}
+
+CASES = [(name, mode) for name in NN_CASES if name not in SKIP for mode in ("pynative", "graph", "train")]
+CASES += [(name, mode) for name in OP_CASES for mode in ("pynative", "graph")]
+
+
+@pytest.mark.parametrize(("name", "mode"), CASES, ids=[f"{n}-{m}" for n, m in CASES])
+def test_update_equals_mindspore(name, mode):
+    got = run(kiln, name, mode).reshape(-1)
+    want = GOLDENS[name]
+    if name in NOT_EXACT:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    else:
+        differ = np.flatnonzero(got.view(np.int32) != want.view(np.int32))
+        assert differ.size == 0, f"{differ.size} of {got.size} elements differ, first {differ[:5]}"
