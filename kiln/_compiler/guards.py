@@ -135,7 +135,7 @@ def cell_reads(cell) -> list[tuple]:
                 out.append((d, name, d.get(name, MISSING)))
     if _runs_library_code(type(cell)):
         d.setdefault(WATCH_MARK, 0)
-        out.append((d, WATCH_MARK, d[WATCH_MARK]))
+        out.append(edit_guard(cell))
     for v in list(d.values()):
         watch_edits(v)
         held = edit_guard(v) if v is not cell else None

@@ -10,9 +10,7 @@ the cost of one array of the output's size.
 from __future__ import annotations
 
 from kiln._backend import jnp, lax
-from kiln._prims._low_precision import broadcast_in_float32
-
-_HALF = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))
+from kiln._prims._low_precision import HALF_DTYPES, broadcast_in_float32
 
 
 def true_divide(x, y, exact: bool = False):
@@ -23,6 +21,6 @@ def true_divide(x, y, exact: bool = False):
     float32 quotient that is then rounded to half precision (a float16 mean)."""
     x, y = jnp.asarray(x), jnp.asarray(y)
     shape = jnp.broadcast_shapes(x.shape, y.shape)
-    if y.shape != shape and (exact or jnp.result_type(x, y) in _HALF):
+    if y.shape != shape and (exact or jnp.result_type(x, y) in HALF_DTYPES):
         y = lax.optimization_barrier(jnp.broadcast_to(broadcast_in_float32(y, shape), shape))
     return jnp.true_divide(broadcast_in_float32(x, shape), y)

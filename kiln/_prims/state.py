@@ -471,8 +471,8 @@ FusedAdam = _declare_fused("FusedAdam", 2, 5, _adam_update, begin=_adam_begin)
 
 
 def _amsgrad(p, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, eps, g):
-    m = m + _mul(g - m, 1 - beta1)
-    v = v + _mul(_mul(g, g) - v, 1 - beta2)
+    m = _averaged(m, g, beta1)
+    v = _averaged(v, _mul(g, g), beta2)
     vhat = jnp.maximum(vhat, v)  # AMSGrad: the denominator never shrinks
     lr_t = lr * jnp.sqrt(1 - beta2_power) / (1 - beta1_power)
     return p - _mul(lr_t, m) / (jnp.sqrt(vhat) + eps), m, v, vhat

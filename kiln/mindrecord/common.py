@@ -13,7 +13,7 @@ MAGIC = b"KILNMR01"
 END_MAGIC = b"KILNMREND"
 NUMERIC_TYPES = {"int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
 ALL_TYPES = (*NUMERIC_TYPES, "bytes", "string")
-_U64 = struct.Struct("<Q")
+U64_LE = struct.Struct("<Q")  # lengths in both layouts (Kiln's, MindSpore's paged one)
 
 
 class MSRStatus(enum.Enum):
@@ -88,14 +88,14 @@ def decode_row(schema: dict, names: list[str], buf, offset: int) -> dict:
     for name in names:
         kind = schema[name]["type"]
         if kind in ("bytes", "string"):
-            (n,) = _U64.unpack_from(buf, pos)
+            (n,) = U64_LE.unpack_from(buf, pos)
             raw = bytes(buf[pos + 8 : pos + 8 + n])
             pos += 8 + n
             out[name] = raw.decode("utf-8") if kind == "string" else raw
         else:
             ndim = buf[pos]
             pos += 1
-            shape = tuple(_U64.unpack_from(buf, pos + 8 * i)[0] for i in range(ndim))
+            shape = tuple(U64_LE.unpack_from(buf, pos + 8 * i)[0] for i in range(ndim))
             pos += 8 * ndim
             dt = np.dtype(NUMERIC_TYPES[kind]).newbyteorder("<")
             count = int(np.prod(shape, dtype=np.int64))
@@ -204,7 +204,7 @@ def read_footer(path: str) -> dict:
             raise MRMOpenError(f"{path!r} is not a Kiln MindRecord file (its header is missing or invalid).")
         f.seek(size - tail_len)
         tail = f.read(tail_len)
-        (n,) = _U64.unpack_from(tail, 0)
+        (n,) = U64_LE.unpack_from(tail, 0)
         if tail[8:] != END_MAGIC or n > size - len(MAGIC) - tail_len:
             raise MRMOpenError(f"{path!r} is not a complete Kiln MindRecord file (was FileWriter.commit called?).")
         f.seek(size - tail_len - n)

@@ -28,9 +28,8 @@ import struct
 import msgpack
 import numpy as np
 
-from kiln.mindrecord.common import NUMERIC_TYPES, MRMOpenError
+from kiln.mindrecord.common import NUMERIC_TYPES, U64_LE, MRMOpenError
 
-_U64_LE = struct.Struct("<Q")
 _U64_BE = struct.Struct(">Q")
 _U32_BE = struct.Struct(">I")
 _LARGEST_HEADER = 1 << 30  # MindSpore's own bound on header_size is 128 MiB
@@ -44,7 +43,7 @@ def read_header(path: str) -> dict | None:
         head = f.read(8)
         if len(head) < 8:
             return None
-        (n,) = _U64_LE.unpack(head)
+        (n,) = U64_LE.unpack(head)
         if not 0 < n < _LARGEST_HEADER or f.read(1) != b"{":
             return None
         f.seek(8)
@@ -138,7 +137,7 @@ class PagedShard:
             row[name] = np.asarray(value, NUMERIC_TYPES[kind]) if kind in NUMERIC_TYPES else value
         if self.blob_fields:
             pos = self._page_start(blob_page) + blob_start
-            (size,) = _U64_LE.unpack_from(self._map, pos)
+            (size,) = U64_LE.unpack_from(self._map, pos)
             blob = memoryview(self._map)[pos + 8 : pos + 8 + size]
             if len(self.blob_fields) == 1:
                 parts = [blob]
@@ -235,7 +234,7 @@ class PagedShardWriter:
             body = parts[0]
         else:
             body = b"".join(_U64_BE.pack(len(p)) + p for p in parts)
-        blob = _U64_LE.pack(len(body)) + body
+        blob = U64_LE.pack(len(body)) + body
         if len(blob) > self._page_size:
             raise ValueError(
                 f"FileWriter: a record of {len(blob)} bytes does not fit a page of {self._page_size} bytes; "
@@ -246,7 +245,7 @@ class PagedShardWriter:
         start = self._page_used
         self._page += blob
         self._page_used += len(blob)
-        self._groups[-1].append(_U64_LE.pack(len(raw)) + raw)
+        self._groups[-1].append(U64_LE.pack(len(raw)) + raw)
         index = [scalars[n] for n in self._index_fields]
         self._located.append([len(self._blob_pages), start, self._page_used, index])
 
@@ -282,7 +281,7 @@ class PagedShardWriter:
                     f"{self._header_size}; raise it with set_header_size."
                 )
             self._file.seek(0)
-            self._file.write(_U64_LE.pack(len(text)) + text)
+            self._file.write(U64_LE.pack(len(text)) + text)
         finally:
             self._file.close()
         self._write_index(raw_where)

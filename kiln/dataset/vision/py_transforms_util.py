@@ -82,6 +82,11 @@ def hsv_to_rgbs(np_hsv_imgs, is_hwc: bool) -> np.ndarray:
 augment_error_message = "expected a PIL image, but got {}; decode encoded data with Decode() or convert with ToPIL()"
 
 
+def _require_pil(img) -> None:
+    if not is_pil(img):
+        raise TypeError(augment_error_message.format(type(img)))
+
+
 def rotate(img, angle: float, resample, expand: bool, center, fill_value):
     """`img` (a PIL image) rotated by `angle` degrees counter-clockwise, as PIL's `Image.rotate` does.
 
@@ -100,8 +105,7 @@ def rotate(img, angle: float, resample, expand: bool, center, fill_value):
         TypeError: `img` is not a PIL image.
         ValueError: ANTIALIAS with another angle or an explicit centre.
     """
-    if not is_pil(img):
-        raise TypeError(augment_error_message.format(type(img)))
+    _require_pil(img)
     if isinstance(fill_value, int) and len(img.getbands()) > 1:  # a single-band image takes the int itself
         fill_value = (fill_value,) * len(img.getbands())
     elif isinstance(fill_value, list):
@@ -114,8 +118,7 @@ def rotate(img, angle: float, resample, expand: bool, center, fill_value):
 
 
 def _enhanced(img, kind: str, factor: float):
-    if not is_pil(img):
-        raise TypeError(augment_error_message.format(type(img)))
+    _require_pil(img)
     return getattr(pil_image("ImageEnhance"), kind)(img).enhance(factor)
 
 
@@ -170,8 +173,7 @@ def adjust_hue(img, hue_factor: float):
     """
     if not -0.5 <= hue_factor <= 0.5:
         raise ValueError(f"adjust_hue: hue_factor must lie in [-0.5, 0.5], but got {hue_factor}.")
-    if not is_pil(img):
-        raise TypeError(augment_error_message.format(type(img)))
+    _require_pil(img)
     if img.mode in {"L", "1", "I", "F"}:
         return img
     hue, saturation, value = img.convert("HSV").split()
