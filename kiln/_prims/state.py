@@ -11,6 +11,7 @@ from __future__ import annotations
 from kiln._backend import eval_shape, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import shape_of
+from kiln._prims._division import true_divide
 
 
 def _check_assign(op: str):
@@ -179,10 +180,11 @@ SGD = PrimitiveDef(
 # The update is computed in float32 at least and each result stored in its input's dtype.
 
 
-def _declare_update(name: str, n_state: int, update, attrs: dict | None = None):
+def _declare_update(name: str, n_state: int, update, attrs: dict | None = None, same_shape: int | None = None):
     """A per-parameter optimizer update `name` whose first `n_state` inputs are the variable and its state.
 
-    update(*inputs, **attrs) -> the new values of those `n_state` inputs, computed on inputs cast to one dtype."""
+    update(*inputs, **attrs) -> the new values of those `n_state` inputs, computed on inputs cast to one dtype.
+    same_shape: how many leading inputs must have the variable's shape (default all `n_state`)."""
 
     def impl(*xs, **kw):
         dt = jnp.promote_types(xs[0].dtype, jnp.float32)
@@ -190,7 +192,7 @@ def _declare_update(name: str, n_state: int, update, attrs: dict | None = None):
         return tuple(n.astype(x.dtype) for n, x in zip(new, xs[:n_state], strict=True))
 
     def check(*xs, **_):
-        _check_same_shapes(name, **{f"input {i}": x for i, x in enumerate(xs[:n_state])})
+        _check_same_shapes(name, **{f"input {i}": x for i, x in enumerate(xs[: same_shape or n_state])})
 
     return PrimitiveDef(
         name,
@@ -264,16 +266,41 @@ def _ada_max(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
 ApplyAdaMax = _declare_update("ApplyAdaMax", 3, _ada_max)
 
 
+def _power(x, exponent):
+    """x ** exponent rounded once from float64. XLA's float32 pow is exp(exponent * log(x)) within a few ulps, and a
+    constant exponent of 0.5 becomes a sqrt: GRAPH_MODE (lr_power a constant) and PyNative (an input) then differed."""
+    wide = jnp.promote_types(x.dtype, jnp.float64)
+    return jnp.power(x.astype(wide), jnp.asarray(exponent).astype(wide)).astype(x.dtype)
+
+
 def _ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
-    # FTRL-Proximal's published rule (MindSpore 2.10's CPU kernel moves var away from 0 by l1 / quad where z < 0)
-    n = accum + grad * grad
-    p = -lr_power
-    z = linear + grad - (jnp.power(n, p) - jnp.power(accum, p)) / lr * var
-    quad = jnp.power(n, p) / lr + 2.0 * l2
+    # FTRL-Proximal's published rule in MindSpore 2.10's CPU kernel's order, every operation rounded (a probe of
+    # the kernel's outputs: no multiply-adds, true divisions, a correctly rounded pow). Kiln keeps the published
+    # sign(z) l1 where the kernel moves var away from 0 by l1 / quad for z < 0.
+    n = accum + _mul(grad, grad)
+    n_pow, accum_pow = _power(n, -lr_power), _power(accum, -lr_power)
+    z = linear + (grad - _mul(true_divide(n_pow - accum_pow, lr, exact=True), var))
+    # held rounded: with l2 = 0 a constant, XLA turns x / (n_pow / lr) into x * lr / n_pow
+    quad = _rounded(true_divide(n_pow, lr, exact=True) + _mul(2.0, l2))
     return jnp.where(jnp.abs(z) > l1, (jnp.sign(z) * l1 - z) / quad, jnp.zeros_like(z)), n, z
 
 
 ApplyFtrl = _declare_update("ApplyFtrl", 3, _ftrl)
+
+
+def _asgd(param, ax, eta, mu, grad, lr, step, lambd, alpha, t0):
+    # nn.ASGD's step as MindSpore 2.10 runs its ops, one kernel each: every product and sum rounded (a probe of its
+    # outputs; XLA's multiply-adds in param * (1 - lambd eta) - eta g moved 273 of 512 elements). The first step
+    # starts eta at lr; ax copies the parameter until mu leaves 1, then averages it.
+    eta = jnp.where(step == 1, lr, eta)
+    new = _rounded(_mul(param, 1 - _mul(lambd, eta)) - _mul(eta, grad))
+    ax = jnp.where(mu != 1, ax + _mul(new - ax, mu), new)
+    base = 1 + _mul(_mul(lambd, lr), step)
+    return new, ax, true_divide(lr, _power(base, alpha)), 1 / jnp.maximum(1.0, step - t0)
+
+
+# param and ax are updated with the scalars eta and mu (MindSpore's per-parameter Parameters of shape ())
+ASGDUpdate = _declare_update("ASGDUpdate", 4, _asgd, {"lambd": 1e-4, "alpha": 0.75, "t0": 1e6}, same_shape=2)
 
 
 def _averaged(x, target, decay):

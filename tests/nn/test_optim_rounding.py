@@ -21,8 +21,6 @@ with open(os.path.join(os.path.dirname(__file__), "optim_rounding_goldens_mindsp
 # 1e-5 instead: their kernels' order is not reproduced yet.
 NOT_EXACT = {
     "AdamOffload": "a host-side kernel in MindSpore",
-    "ASGD": "composed from ops in nn/optim/sgd.py",
-    "FTRL": "Kiln follows the published rule where MindSpore's kernel does not (optim goldens)",
     "AdaFactor": "composed from ops in nn/optim/adafactor.py",
 }
 # MindSpore 2.10's CPU ApplyMomentum ignores use_nesterov (its nn.Momentum(use_nesterov=True) equals the plain one
@@ -44,13 +42,7 @@ def test_update_equals_mindspore(name, mode):
         assert differ.size == 0, f"{differ.size} of {got.size} elements differ, first {differ[:5]}"
 
 
-# FTRL's GRAPH_MODE update differs from its PyNative one in 285 of 512 elements, by up to 10 ulps: XLA compiles the
-# update otherwise when its scalars (lr, l1, l2, lr_power) are constants than when they are inputs (a PyNative
-# kernel's); not found yet, so it is left out here and named in the README's known gaps.
-MODES_DIFFER = {"FTRL"}
-
-
-@pytest.mark.parametrize("name", [n for n in NN_CASES if n not in MODES_DIFFER])
+@pytest.mark.parametrize("name", list(NN_CASES))
 def test_every_mode_updates_the_same_bits(name):
     """GRAPH_MODE and a GRAPH_MODE TrainOneStepCell step give PyNative's bits, for the optimizers whose MindSpore bits
     Kiln does not follow too."""

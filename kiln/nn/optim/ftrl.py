@@ -11,8 +11,8 @@ __all__ = ["FTRL"]
 
 class FTRL(PerParameterOptimizer):
     """FTRL-Proximal (McMahan et al. 2013): n' = n + g^2; z += g - (n'^-p - n^-p) / lr * w; w = (sign(z) l1 - z) /
-    (n'^-p / lr + 2 l2) where |z| > l1, else 0 (p = lr_power). Weight decay applies to every parameter. (MindSpore
-    2.10's CPU kernel moves w away from 0 by l1 / quad where z < 0; Kiln follows the published rule.)"""
+    (n'^-p / lr + 2 l2) where |z| > l1, else 0 (p = lr_power). Weight decay applies to every parameter. Rounded as
+    MindSpore 2.10's CPU kernel, which moves w away from 0 by l1 / quad where z < 0; Kiln keeps the published sign."""
 
     def __init__(self, params, initial_accum=0.1, learning_rate=0.001, lr_power=-0.5, l1=0.0, l2=0.0,
                  use_locking=False, loss_scale=1.0, weight_decay=0.0):  # fmt: skip

@@ -94,15 +94,7 @@ class ASGD(PerParameterOptimizer):
         self.ax = self._parameters.clone(prefix="ax_", init="zeros")
 
     def _update(self, i, param, grad, lr):
-        mu, eta, ax = self.mu[i], self.eta[i], self.ax[i]
-        lr = ops.reshape(lr, ())
         step = ops.cast(ops.reshape(self.global_step, ()), mstype.float32)
-        eta_now = ops.select(step == 1.0, lr, ops.cast(eta, mstype.float32))  # the first step starts from lr
-        p32 = ops.cast(param, mstype.float32) * (1.0 - self.lambd * eta_now) - eta_now * ops.cast(grad, mstype.float32)
-        self._store(param, p32)
-        ax32 = ops.cast(ax, mstype.float32)
-        averaged = ops.select(ops.broadcast_to(mu != 1.0, ax.shape), ax32 + (p32 - ax32) * mu,
-                              ops.cast(ops.cast(p32, param.dtype), mstype.float32))  # fmt: skip
-        self._store(ax, averaged)
-        self._store(eta, lr / ops.pow(1.0 + self.lambd * lr * step, self.alpha))
-        self._store(mu, 1.0 / ops.maximum(Tensor(np.float32(1.0)), step - self.t0))
+        self._apply_update(S.ASGDUpdate, (param, self.ax[i], self.eta[i], self.mu[i]),
+                           (ops.cast(grad, mstype.float32), ops.reshape(lr, ()), step),
+                           (self.lambd, self.alpha, self.t0))  # fmt: skip
