@@ -497,6 +497,27 @@ def _adam_update(p, g, states, lr, wd, shared, options):
 FusedAdam = _declare_fused("FusedAdam", 2, 5, _adam_update, begin=_adam_begin)
 
 
+def _adam_delta(p, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, g, use_nesterov):
+    # MindSpore 2.10's nn.AdamOffload: its host kernel (AdamNoUpdateParam) returns a delta that is then added to the
+    # parameter. A probe of its outputs: each moment is one multiply-add over the rounded (1 - beta) g term (g times
+    # that again for v), and the corrected rate is rounded before it scales m.
+    lr_t = true_divide(_mul(lr, jnp.sqrt(1 - beta2_power)), 1 - beta1_power)
+    m = _fma_exact(m, beta1, _mul(1 - beta1, g))
+    v = _fma_exact(v, beta2, _mul(_mul(1 - beta2, g), g))
+    direction = _fma_exact(m, beta1, _mul(1 - beta1, g)) if use_nesterov else m
+    return p + _mul(-lr_t, direction) / (jnp.sqrt(v) + eps), m, v
+
+
+def _adam_offload_update(p, g, states, lr, wd, shared, options):
+    (nesterov,) = options
+    beta1, beta2, eps, b1p, b2p = (_scalar(s, p) for s in shared)
+    new_p, m, v = _adam_delta(p, states[0], states[1], b1p, b2p, lr, beta1, beta2, eps, g, nesterov)
+    return new_p, (m, v)
+
+
+FusedAdamOffload = _declare_fused("FusedAdamOffload", 2, 5, _adam_offload_update, begin=_adam_begin)
+
+
 def _amsgrad(p, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, eps, g):
     m = _averaged(m, g, beta1)
     v = _averaged(v, _mul(g, g), beta2)

@@ -18,6 +18,7 @@ FUSED = [
     (S.FusedSGD, 2, 1),
     (S.FusedAdam, 2, 5),
     (S.FusedAdamAmsgrad, 3, 5),
+    (S.FusedAdamOffload, 2, 5),
     (S.FusedAdamWeightDecay, 2, 3),
 ]
 # parameters of repeated kinds, two dtypes, a 1-D learning-rate table, a gradient of another dtype

@@ -21,6 +21,7 @@ NN_CASES = {
     "Adam_wd": ("Adam", dict(learning_rate=0.1, weight_decay=0.01)),
     "AdamWeightDecay": ("AdamWeightDecay", dict(learning_rate=0.1, weight_decay=0.01)),
     "AdamOffload": ("AdamOffload", dict(learning_rate=0.1)),
+    "AdamOffload_nesterov": ("AdamOffload", dict(learning_rate=0.1, use_nesterov=True)),
     "LazyAdam": ("LazyAdam", dict(learning_rate=0.1)),
     "AdaMax": ("AdaMax", dict(learning_rate=0.1)),
     "Adagrad": ("Adagrad", dict(learning_rate=0.1)),
@@ -32,6 +33,7 @@ NN_CASES = {
     "RMSProp_mom": ("RMSProp", dict(learning_rate=0.1, momentum=0.9)),
     "RMSProp_centered": ("RMSProp", dict(learning_rate=0.1, momentum=0.9, centered=True)),
     "FTRL": ("FTRL", dict(learning_rate=0.1)),
+    "FTRL_l1_l2_power": ("FTRL", dict(learning_rate=0.1, l1=0.01, l2=0.01, lr_power=-0.7)),
     "AdaFactor": ("AdaFactor", dict(learning_rate=0.1, relative_step=False, scale_parameter=False, warmup_init=False)),
 }
 

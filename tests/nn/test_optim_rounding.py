@@ -20,12 +20,13 @@ with open(os.path.join(os.path.dirname(__file__), "optim_rounding_goldens_mindsp
 # Cases Kiln does not match bit for bit (counted on 10,000 elements in the session-27 report), held to a relative
 # 1e-5 instead: their kernels' order is not reproduced yet.
 NOT_EXACT = {
-    "AdamOffload": "a host-side kernel in MindSpore",
     "AdaFactor": "composed from ops in nn/optim/adafactor.py",
 }
 # MindSpore 2.10's CPU ApplyMomentum ignores use_nesterov (its nn.Momentum(use_nesterov=True) equals the plain one
 # bit for bit); Kiln keeps the documented Nesterov step, checked against float64 in test_optim.py.
-SKIP = {"Momentum_nesterov"}
+# Its CPU ApplyFtrl also moves var away from 0 by l1 / quad where linear < 0, where Kiln keeps FTRL-Proximal's
+# sign(linear) l1 (the case with l1 > 0 is in the mode test only).
+SKIP = {"Momentum_nesterov", "FTRL_l1_l2_power"}
 
 CASES = [(name, mode) for name in NN_CASES if name not in SKIP for mode in ("pynative", "graph", "train")]
 CASES += [(name, mode) for name in OP_CASES for mode in ("pynative", "graph")]

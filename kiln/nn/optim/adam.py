@@ -170,9 +170,20 @@ class LazyAdam(Adam):
 
 
 class AdamOffload(Adam):
-    """Adam whose state MindSpore keeps in host memory (deprecated there in favour of nn.Adam); Kiln runs Adam."""
+    """Adam whose state MindSpore keeps in host memory (deprecated there in favour of nn.Adam). Kiln keeps it on the
+    device and rounds as MindSpore's host kernel, which computes a delta and adds it to the parameter."""
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
                  use_nesterov=False, weight_decay=0.0, loss_scale=1.0):  # fmt: skip
         super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov, weight_decay,
                          loss_scale)  # fmt: skip
+
+    def construct(self, gradients):
+        return self._fused_step(
+            S.FusedAdamOffload,
+            gradients,
+            (self.moment1, self.moment2),
+            (self.beta1, self.beta2, self.eps, self.beta1_power, self.beta2_power),
+            (self.use_nesterov,),
+            scalar_states=(self.beta1_power, self.beta2_power),
+        )
