@@ -502,9 +502,9 @@ def _adam_delta(p, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, g, use
     # parameter. A probe of its outputs: each moment is one multiply-add over the rounded (1 - beta) g term (g times
     # that again for v), and the corrected rate is rounded before it scales m.
     lr_t = true_divide(_mul(lr, jnp.sqrt(1 - beta2_power)), 1 - beta1_power)
-    m = _fma_exact(m, beta1, _mul(1 - beta1, g))
-    v = _fma_exact(v, beta2, _mul(_mul(1 - beta2, g), g))
-    direction = _fma_exact(m, beta1, _mul(1 - beta1, g)) if use_nesterov else m
+    m = _fma(m, beta1, _mul(1 - beta1, g))
+    v = _fma(v, beta2, _mul(_mul(1 - beta2, g), g))
+    direction = _fma(m, beta1, _mul(1 - beta1, g)) if use_nesterov else m
     return p + _mul(-lr_t, direction) / (jnp.sqrt(v) + eps), m, v
 
 
