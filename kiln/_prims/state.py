@@ -8,7 +8,7 @@ their functional wrappers write them back.
 
 from __future__ import annotations
 
-from kiln._backend import eval_shape, jnp
+from kiln._backend import eval_shape, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import shape_of
 from kiln._prims._division import true_divide
@@ -270,7 +270,8 @@ def _power(x, exponent):
     """x ** exponent rounded once from float64. XLA's float32 pow is exp(exponent * log(x)) within a few ulps, and a
     constant exponent of 0.5 becomes a sqrt: GRAPH_MODE (lr_power a constant) and PyNative (an input) then differed."""
     wide = jnp.promote_types(x.dtype, jnp.float64)
-    return jnp.power(x.astype(wide), jnp.asarray(exponent).astype(wide)).astype(x.dtype)
+    # the exponent in x's dtype first, as the kernels receive it
+    return jnp.power(x.astype(wide), jnp.asarray(exponent).astype(x.dtype).astype(wide)).astype(x.dtype)
 
 
 def _ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
@@ -301,6 +302,85 @@ def _asgd(param, ax, eta, mu, grad, lr, step, lambd, alpha, t0):
 
 # param and ax are updated with the scalars eta and mu (MindSpore's per-parameter Parameters of shape ())
 ASGDUpdate = _declare_update("ASGDUpdate", 4, _asgd, {"lambd": 1e-4, "alpha": 0.75, "t0": 1e6}, same_shape=2)
+
+
+def _sequential_sum(x, axis: int):
+    """The sum of `x` along `axis` added one element at a time from the first, as a scalar C++ loop adds (XLA's own
+    reductions add in a tree and in vector lanes, which rounds otherwise)."""
+    x = jnp.moveaxis(x, axis, 0)
+    total, _ = lax.scan(lambda acc, row: (acc + row, None), jnp.zeros_like(x[0]), x, unroll=8)
+    return total
+
+
+def _divided_by_count(x, count: int):
+    # rounded from float64: XLA may turn a division by a constant count into a product by its reciprocal
+    return (x.astype(jnp.float64) / count).astype(x.dtype)
+
+
+def _block_rms(x):
+    """sqrt(mean(x ** 2)) as MindSpore 2.10's FusedAdaFactor CPU kernel sums: each product rounded, summed in order
+    within blocks of at most 1,000 elements, the block sums then added in order. (The kernel makes one block per
+    thread when there are more than 1,000 per thread, so past 1,000 x its thread count the order is the machine's.)"""
+    flat = x.reshape(-1)
+    n = flat.shape[0]
+    blocks = -(-n // 1000)
+    size = -(-n // blocks)
+    squares = jnp.pad(_mul(flat, flat), (0, blocks * size - n)).reshape(blocks, size)
+    return jnp.sqrt(_divided_by_count(_sequential_sum(_sequential_sum(squares, 1), 0), n))
+
+
+def _ada_factor(param, exp_avg, row, col, sq, grad, lr, step, eps0, eps1, clip_threshold, decay_rate, beta1,
+                weight_decay, scale_parameter, first_moment, relative_step, warmup_init):  # fmt: skip
+    # MindSpore 2.10's FusedAdaFactor CPU kernel (nn.AdaFactor on CPU), its order found by a probe of its outputs:
+    # every operation rounded, its sums in order (_sequential_sum, _block_rms), the row factor sqrt(row / mean(row))
+    # and the update g / (row factor * sqrt(col)), floored at 1e-30 as the kernel does.
+    tiny = jnp.asarray(1e-30, param.dtype)
+    if relative_step:  # min(1e-2, 1 / sqrt(t)), or min(1e-6 t, 1 / sqrt(t)) warming up
+        first = _mul(1e-6, step) if warmup_init else jnp.asarray(1e-2, step.dtype)
+        lr = jnp.minimum(first, 1 / _rounded(jnp.sqrt(step)))
+    beta2t = 1 - _power(step, -decay_rate)
+    keep = 1 - beta2t
+    update = _mul(grad, grad) + eps0
+    if param.ndim >= 2:
+        row_mean = _divided_by_count(_sequential_sum(update, -1), update.shape[-1])
+        row = _mul(row, beta2t) + _mul(row_mean, keep)
+        mean_of_rows = jnp.maximum(_divided_by_count(_sequential_sum(row, -1), row.shape[-1]), tiny)
+        r_factor = jnp.sqrt(true_divide(row, mean_of_rows[..., None], exact=True))
+        col_mean = _divided_by_count(_sequential_sum(update, -2), update.shape[-2])
+        col = jnp.maximum(_mul(col, beta2t) + _mul(col_mean, keep), tiny)
+        norm = _mul(r_factor[..., :, None], jnp.sqrt(col)[..., None, :])
+        update = grad / jnp.maximum(norm, tiny)
+    else:
+        sq = jnp.maximum(_mul(sq, beta2t) + _mul(update, keep), tiny)
+        update = grad / _rounded(jnp.sqrt(sq))
+    if scale_parameter:
+        lr = _mul(lr, jnp.maximum(eps1, _block_rms(param)))
+    update = _mul(update, lr / jnp.maximum(_block_rms(update) / clip_threshold, 1.0))
+    if first_moment:
+        update = exp_avg = _mul(exp_avg, beta1) + _mul(update, 1 - jnp.asarray(beta1, param.dtype))
+    if weight_decay:
+        update = update + _mul(_mul(param, weight_decay), lr)
+    return param - update, exp_avg, row, col, sq
+
+
+AdaFactorUpdate = _declare_update(
+    "AdaFactorUpdate",
+    5,
+    _ada_factor,
+    {
+        "eps0": 1e-30,
+        "eps1": 1e-3,
+        "clip_threshold": 1.0,
+        "decay_rate": 0.8,
+        "beta1": 0.9,
+        "weight_decay": 0.0,
+        "scale_parameter": False,
+        "first_moment": True,
+        "relative_step": False,
+        "warmup_init": False,
+    },  # fmt: skip
+    same_shape=1,
+)
 
 
 def _averaged(x, target, decay):

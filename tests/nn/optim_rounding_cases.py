@@ -35,6 +35,8 @@ NN_CASES = {
     "FTRL": ("FTRL", dict(learning_rate=0.1)),
     "FTRL_l1_l2_power": ("FTRL", dict(learning_rate=0.1, l1=0.01, l2=0.01, lr_power=-0.7)),
     "AdaFactor": ("AdaFactor", dict(learning_rate=0.1, relative_step=False, scale_parameter=False, warmup_init=False)),
+    "AdaFactor_relative_scaled": ("AdaFactor", dict()),
+    "AdaFactor_warmup_wd_no_moment": ("AdaFactor", dict(warmup_init=True, weight_decay=0.01, beta1=0.0)),
 }
 
 

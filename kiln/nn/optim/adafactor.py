@@ -9,22 +9,22 @@ import numpy as np
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln._prims import state as S
 from kiln.nn.optim.optimizer import Optimizer, check_float
+from kiln.ops._helpers import apply
+from kiln.ops.state import write_back
 
 __all__ = ["AdaFactor"]
 
 F32 = mstype.float32
 
 
-def _rms(x):
-    return ops.sqrt(ops.mean(ops.square(x)))
-
-
 class AdaFactor(Optimizer):
     """AdaFactor. With `relative_step` the rate is min(1e-2, 1 / sqrt(t)) (min(1e-6 t, 1 / sqrt(t)) with
     `warmup_init`); `scale_parameter` multiplies it by max(eps[1], RMS(param)); beta2_t = 1 - t^-decay_rate; the
     update g / sqrt(v^) is divided by max(1, RMS(update) / clip_threshold); `beta1` > 0 keeps a first moment;
-    `weight_decay` shrinks the parameter by lr * weight_decay."""
+    `weight_decay` shrinks the parameter by lr * weight_decay. Rounded as MindSpore 2.10's CPU kernel
+    (FusedAdaFactor, which its nn.AdaFactor runs on CPU): `AdaFactorUpdate` in kiln/_prims/state.py."""
 
     def __init__(self, params, learning_rate=None, eps=(1e-30, 1e-3), clip_threshold=1.0, decay_rate=0.8,
                  beta1=0.9, weight_decay=0.0, scale_parameter=True, relative_step=True, warmup_init=False,
@@ -86,39 +86,17 @@ class AdaFactor(Optimizer):
     def construct(self, gradients):
         gradients = self._check_gradients(gradients)
         gradients = self.scale_grad(gradients)
-        lr = ops.reshape(ops.cast(self.get_lr(), F32), (-1,))[:1]
-        ops.assign_add(self.global_step, Tensor(np.array([1], np.int32)))
-        ops.assign_add(self.step, Tensor(np.array([1.0], np.float32)))
-        t = ops.cast(self.step, F32)
-        if self.scale_lr and self.relative_step:
-            min_step = 1e-6 * t if self.warmup_init else Tensor(np.array([1e-2], np.float32))
-            lr = ops.minimum(min_step, 1.0 / ops.sqrt(t))
-        beta2t = 1.0 - ops.pow(t, -self.decay_rate)
+        lr = ops.reshape(ops.cast(self.get_lr(), F32), (-1,))[0]
+        write_back((self.global_step, self.step), (self.global_step + 1, self.step + 1.0))
+        step = ops.reshape(self.step, ())
+        relative = self.scale_lr and self.relative_step
+        attrs = (*self.eps, self.clip_threshold, self.decay_rate, self.beta1, self.weight_decay_value,
+                 self.scale_parameter, self.use_first_moment, relative, self.warmup_init)  # fmt: skip
         for i, (p, g) in enumerate(zip(self._parameters, gradients)):
-            self._update(i, p, ops.cast(g, F32), lr, beta2t)
+            # without a first moment the step's exp_avg output is its input (the parameter here) and is not stored
+            exp_avg = self.exp_avg[i] if self.use_first_moment else p
+            state = (p, exp_avg, self.exp_avg_sq_row[i], self.exp_avg_sq_col[i], self.exp_avg_sq[i])
+            new = apply(S.AdaFactorUpdate, (*state, g, lr, step), attrs)
+            keep = [k for k in range(5) if k != 1 or self.use_first_moment]
+            write_back(tuple(state[k] for k in keep), tuple(new[k] for k in keep))
         return True
-
-    def _update(self, i, p, g, lr, beta2t):
-        w = ops.cast(p, F32)
-        rate = lr * ops.maximum(Tensor(np.float32(self.eps[1])), _rms(w)) if self.scale_parameter else lr
-        sq = g * g + self.eps[0]
-        if p.ndim >= 2:
-            row = ops.cast(self.exp_avg_sq_row[i], F32) * beta2t + ops.mean(sq, -1) * (1.0 - beta2t)
-            col = ops.cast(self.exp_avg_sq_col[i], F32) * beta2t + ops.mean(sq, -2) * (1.0 - beta2t)
-            ops.assign(self.exp_avg_sq_row[i], ops.cast(row, self.exp_avg_sq_row[i].dtype))
-            ops.assign(self.exp_avg_sq_col[i], ops.cast(col, self.exp_avg_sq_col[i].dtype))
-            r = 1.0 / ops.sqrt(row / ops.mean(row, -1, keep_dims=True))
-            c = 1.0 / ops.sqrt(col)
-            update = ops.expand_dims(r, -1) * ops.expand_dims(c, -2) * g
-        else:
-            v = ops.cast(self.exp_avg_sq[i], F32) * beta2t + sq * (1.0 - beta2t)
-            ops.assign(self.exp_avg_sq[i], ops.cast(v, self.exp_avg_sq[i].dtype))
-            update = g / ops.sqrt(v)
-        update = update / ops.maximum(_rms(update) / self.clip_threshold, Tensor(np.float32(1.0))) * rate
-        if self.use_first_moment:
-            m = ops.cast(self.exp_avg[i], F32) * self.beta1 + update * (1.0 - self.beta1)
-            ops.assign(self.exp_avg[i], ops.cast(m, self.exp_avg[i].dtype))
-            update = m
-        if self.weight_decay_flag:
-            w = w - w * self.weight_decay_value * rate
-        ops.assign(p, ops.cast(w - update, p.dtype))
