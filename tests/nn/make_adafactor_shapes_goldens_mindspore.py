@@ -1,7 +1,7 @@
 """Write adafactor_shapes_goldens_mindspore.json: MindSpore 2.10's parameter after each case of
 adafactor_shapes_cases.py, in PyNative and GRAPH_MODE (which agree bit for bit; checked here). MindSpore's CPU kernel
-sums a parameter's squares in one order on a machine with one synchronous worker thread (the 2-core machine these
-come from) and in per-thread blocks elsewhere.
+summed a parameter's squares in one order on the 2-core machine these come from (a probe: 2 to 16 blocks did not
+match); its code splits the sum into per-thread blocks when its pool has more than one thread.
 Run: /work/msvenv/bin/python tests/nn/make_adafactor_shapes_goldens_mindspore.py"""
 
 import base64
