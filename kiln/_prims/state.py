@@ -270,8 +270,14 @@ def _power(x, exponent):
     """x ** exponent rounded once from float64. XLA's float32 pow is exp(exponent * log(x)) within a few ulps, and a
     constant exponent of 0.5 becomes a sqrt: GRAPH_MODE (lr_power a constant) and PyNative (an input) then differed."""
     wide = jnp.promote_types(x.dtype, jnp.float64)
-    # the exponent in x's dtype first, as the kernels receive it
-    return jnp.power(x.astype(wide), jnp.asarray(exponent).astype(x.dtype).astype(wide)).astype(x.dtype)
+    exponent = jnp.asarray(exponent).astype(x.dtype)  # in x's dtype first, as the kernels receive it
+
+    def wide_power(v):
+        return jnp.power(v.astype(wide), exponent.astype(wide)).astype(v.dtype)
+
+    # FTRL's default 0.5 as a square root (also correctly rounded): the float64 pow made a PyNative step of 4
+    # (512, 512) parameters 19.5 ms where main's float32 pow took 8.5 and the square root 2.6 (process CPU)
+    return lax.cond(jnp.all(exponent == 0.5), jnp.sqrt, wide_power, x)
 
 
 def _ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
