@@ -324,12 +324,17 @@ def _divided_by_count(x, count: int):
 
 
 def _rms_in_order(x):
-    """sqrt(mean(x ** 2)) as MindSpore 2.10's FusedAdaFactor CPU kernel sums: each product rounded, added in order.
-    (The kernel splits more than 1,000 elements into one block per thread of its synchronous pool and adds the block
-    sums: one block on the 2-core machine the goldens come from, where a probe of (64, 64) and (8, 1000) parameters
-    matched only the single block; with more threads MindSpore's order is its machine's.)"""
+    """sqrt(mean(x ** 2)), summed as MindSpore 2.10's FusedAdaFactor CPU kernel sums up to 1,000 elements: each
+    product rounded, added in order. Above that the kernel adds one block per thread of its pool, an order that
+    depends on the machine, so Kiln sums with the backend's reduction there: a scalar loop over every element of a
+    (512, 512) parameter made the GRAPH_MODE step about 4x slower."""
     flat = x.reshape(-1, 1)
-    return jnp.sqrt(_divided_by_count(_sequential_sum(_mul(flat, flat), 0)[0], flat.shape[0]))
+    squares = _mul(flat, flat)
+    total = _sequential_sum(squares, 0)[0] if flat.shape[0] <= _IN_ORDER_LIMIT else jnp.sum(squares)
+    return jnp.sqrt(_divided_by_count(total, flat.shape[0]))
+
+
+_IN_ORDER_LIMIT = 1000  # the most elements MindSpore's kernel sums in one block whatever its thread count
 
 
 def _ada_factor(param, exp_avg, row, col, sq, grad, lr, step, eps0, eps1, clip_threshold, decay_rate, beta1,
