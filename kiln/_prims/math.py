@@ -427,6 +427,9 @@ def _sigmoid_grad(out, dout):
 
 
 def _sqrt_grad(out, dout):
+    # a true division by 2 * out: written dout / out * 0.5 or dout * (0.5 / out), XLA's simplifier turns it into a
+    # product with the reciprocal (1 ulp off in a quarter of the elements); the division costs 1.2x (float32) to
+    # 3.4x (float16) the backend rule's time for a sqrt's gradient alone
     return dout / (2 * out)
 
 
