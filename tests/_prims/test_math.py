@@ -329,14 +329,14 @@ with open(
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
 @pytest.mark.parametrize("name", sorted(FROM_OUTPUT))
 def test_gradients_from_the_output_match_mindspore_bit_for_bit(name, dtype):
-    # Tanh, Sigmoid, Exp, Sqrt, Rsqrt and Reciprocal compute the input gradient from the forward output in
-    # MindSpore's order and dtype (goldens: make_derivative_from_output_goldens_mindspore.py, 512 random inputs with
-    # 0, saturation and tiny values). The backend's rules (tanh: (dout + dout*y) * (1 - y); sqrt: 0.5 * dout / y;
-    # reciprocal: the input's) differed from MindSpore's PyNative in float16 in 0-369 elements (tanh 246, up to 14
-    # ulps away from saturation; reciprocal 244; sqrt 136) and in float32 in 211-405. Where Kiln's forward value
-    # equals MindSpore's (its float32 tanh, sigmoid and exp kernels and its float16 rsqrt differ), the gradient is
-    # now the same bits, in PyNative and GRAPH_MODE (MindSpore's GRAPH_MODE computes a float16 tanh's gradient
-    # otherwise: its two modes differ in 322 elements).
+    # Tanh, Sqrt, Rsqrt and Reciprocal compute the input gradient from the forward output in MindSpore's order and
+    # dtype (goldens: make_derivative_from_output_goldens_mindspore.py, 512 random inputs with 0, saturation and
+    # tiny values; Sigmoid and Exp, whose backend rules already agree, guard them). Where Kiln's forward value equals
+    # MindSpore's (its float32 tanh, sigmoid and exp kernels and its float16 rsqrt differ), the backend's rules
+    # (tanh: (dout + dout*y) * (1 - y); sqrt: dout * (0.5 / y)) gave other bits in float16 in 136-244 elements of
+    # 512 (tanh 243, up to 1020 ulps near saturation; reciprocal 244, up to 49 ulps) and in float32 in 36-247; now
+    # none, in PyNative and GRAPH_MODE (MindSpore's own GRAPH_MODE computes a float16 tanh's gradient otherwise: 322
+    # elements differ from its PyNative).
     for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
         out, dx, (want_out, want) = _grad_and_value(name, dtype, mode)
         same_out = (out == want_out) | (np.isnan(out) & np.isnan(want_out))
@@ -351,8 +351,8 @@ def test_gradients_from_the_output_match_mindspore_bit_for_bit(name, dtype):
 
 @pytest.mark.parametrize("name", sorted(FROM_OUTPUT))
 def test_gradients_from_the_output_are_the_derivative(name):
-    # the rules in float64 against central differences, and GRAPH_MODE's gradient equals PyNative's bit for bit in
-    # float16 and float32
+    # the rules in float64 against central differences (first and second derivatives), and GRAPH_MODE's gradient
+    # equals PyNative's bit for bit in float16 and float32
     rng = np.random.default_rng(3)
     x = np.exp(rng.uniform(-3, 3, 64)) if name in ("sqrt", "rsqrt") else rng.uniform(-3, 3, 64)
     if name == "reciprocal":
@@ -363,6 +363,11 @@ def test_gradients_from_the_output_are_the_derivative(name):
     h = 1e-6
     fd = (fn(Tensor(x + h)).asnumpy() - fn(Tensor(x - h)).asnumpy()) / (2 * h) * dout
     np.testing.assert_allclose(dx.asnumpy(), fd, rtol=1e-6, atol=1e-8)
+    # the second derivative goes through the rule (its output is a function of the input)
+    first = ms.grad(lambda t: fn(t).sum())
+    second = ms.grad(lambda t: first(t).sum())(Tensor(x)).asnumpy()
+    fd2 = (first(Tensor(x + h)).asnumpy() - first(Tensor(x - h)).asnumpy()) / (2 * h)
+    np.testing.assert_allclose(second, fd2, rtol=1e-6, atol=1e-8)
     for dtype in (np.float16, np.float32):
         grads = []
         for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
