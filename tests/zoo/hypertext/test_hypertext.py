@@ -22,7 +22,13 @@ def test_zoo_hypertext_losses_and_state_match_mindspore():
         first = 0 if mode == "PYNATIVE_MODE" else 2e-3
         assert_close(got, want, f"{mode} float16 losses", golden=f"{mode} float16 losses", rtol=first, items=[0])
         # later steps: float16 gradients through the factors' 1 - |x|^2 cancellation (one float16 ulp of |x|^2 moves
-        # a factor by 6%). MindSpore's two modes are 3.5e-2 apart on the losses and 7.6e-3 on the sums
+        # a factor by 6%). MindSpore's two modes are 3.5e-2 apart on the losses and 7.6e-3 on the sums. Since tanh,
+        # sqrt, rsqrt and reciprocal compute their gradients from the output in MindSpore's PyNative order, Kiln's
+        # PyNative losses are 2.6e-3 from MindSpore's PyNative ones (3.2e-2 before)
         for golden in MODES:
-            assert_close(got, want, f"{mode} float16 losses", golden=f"{golden} float16 losses", rtol=4e-2, length=4)
-    assert_close(got, want, "GRAPH_MODE float16 state", golden="GRAPH_MODE float16 state", rtol=0, atol=1e-2)
+            rtol = 4e-3 if mode == golden == "PYNATIVE_MODE" else 4e-2
+            assert_close(got, want, f"{mode} float16 losses", golden=f"{golden} float16 losses", rtol=rtol, length=4)
+    # 1.2e-2 (7.6e-3 before the rules from the output): MindSpore's GRAPH_MODE computes a float16 tanh's gradient
+    # otherwise than its PyNative, whose rule Kiln follows in both modes. Kiln's PyNative sums are not compared: its
+    # float16 embedding gradients are still 6% off MindSpore's in the first step (Kiln's GRAPH_MODE: 0.8%)
+    assert_close(got, want, "GRAPH_MODE float16 state", golden="GRAPH_MODE float16 state", rtol=0, atol=1.5e-2)
