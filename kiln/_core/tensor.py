@@ -132,8 +132,9 @@ class Tensor:
         shape, init: build a tensor of `shape` from an initializer instead of data.
     """
 
-    # _buf: the array, or a Pending value of the lazy window (read through `_data`); _hooks: set by register_hook
-    __slots__ = ("_buf", "_nodes", "_hooks", "__weakref__")
+    # _buf: the array, or a Pending value of the lazy window (read through `_data`); _hooks: set by register_hook;
+    # _view_of: (tensor, index) when this one was read as `tensor[index]`, so that writing into it writes there too
+    __slots__ = ("_buf", "_nodes", "_hooks", "_view_of", "__weakref__")
     __array_priority__ = 100
 
     @property
