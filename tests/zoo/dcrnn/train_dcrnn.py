@@ -11,11 +11,11 @@ Usage: train_dcrnn.py KIND MODE...; KIND is O0 (float32, is_fp16 False) or O3 (t
 and is_fp16 True, the diffusion convolutions in float16). Prints `MODE KIND losses: ...` and `MODE KIND state: ...`
 (the trained parameters' sums, each DCGRUCell's weights' sums, then each Adam moment's absolute sum). The zoo's
 config is METR-LA's 207 sensors, 12-step sequences, batches of 64, rnn_units 64 (the weight shapes are written into
-dcrnn_cell.py for 64 units and the dual random walk's 5 matrices); here a random 4-node graph, 2-step sequences,
-batches of 2, 64 units. train.py's DynamicLossScaleManager is refused by MindSpore 2.10 on CPU; a fixed scale of
-1024 (drop_overflow_update=False, the form it accepts) stands in. NumPy-seeded weights (the zoo's XavierUniform draws
-from MindSpore's generator). The zoo's loss reads the scaler from data/METR-LA/*.npz: the driver writes the series
-there, in a temporary folder.
+dcrnn_cell.py for 64 units and the dual random walk's 5 matrices); here a random 4-node graph of dyadic weights,
+2-step sequences, batches of 2, 64 units. train.py's DynamicLossScaleManager is refused by MindSpore 2.10 on CPU; a
+fixed scale of 1024 (drop_overflow_update=False, the form it accepts) stands in. NumPy-seeded weights (the zoo's
+XavierUniform draws from MindSpore's generator). The zoo's loss reads the scaler from data/METR-LA/*.npz: the
+driver writes the series there, in a temporary folder.
 """
 
 import os
@@ -64,9 +64,17 @@ class LossRecorder(Callback):
 def main(kind: str, mode: str) -> None:
     ms.set_context(mode=getattr(ms, mode))
     rng = np.random.RandomState(5)
-    adj = (rng.uniform(0, 1, (NODES, NODES)) < 0.5) * rng.uniform(0.2, 1, (NODES, NODES))
-    adj = (adj + np.eye(NODES)).astype(np.float32)
-    series = rng.uniform(0, 70, (BATCH * STEPS + 2 * SEQ, NODES, 2)).astype(np.float32)
+    # a doubly stochastic graph of dyadic weights: the random-walk matrices' reciprocal degrees are then exact
+    # (NumPy 1.26, MindSpore's, and 2.4, Kiln's, round np.power(degree, -1) one ulp apart)
+    adj = 0.25 * np.eye(NODES)
+    for weight in (0.5, 0.25):
+        adj += weight * np.eye(NODES)[rng.permutation(NODES)]
+    adj = adj.astype(np.float32)
+    # the zoo's two input channels: a speed (standardised below, as the zoo's load_dataset does) and the time of day
+    series = np.stack(
+        [rng.uniform(0, 70, (BATCH * STEPS + 2 * SEQ, NODES)), rng.uniform(0, 1, (BATCH * STEPS + 2 * SEQ, NODES))],
+        axis=-1,
+    ).astype(np.float32)
     xs = np.stack([series[i : i + SEQ] for i in range(BATCH * STEPS)])
     ys = np.stack([series[i + SEQ : i + 2 * SEQ] for i in range(BATCH * STEPS)])
     here = os.getcwd()
