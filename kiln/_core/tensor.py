@@ -165,6 +165,7 @@ class Tensor:
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False) -> None:
         self._nodes = None
+        self._view_of = None
         if dtype is not None:
             dtype = mstype.to_dtype(dtype)
         if input_data is None:
@@ -209,6 +210,7 @@ class Tensor:
         t = object.__new__(Tensor)
         t._buf = array
         t._nodes = None
+        t._view_of = None
         return t
 
     # -- metadata (known without running a pending op) -------------------------------
@@ -478,6 +480,7 @@ class Parameter(Tensor):
         if isinstance(default_input, Tensor):
             _slot.__set__(self, default_input._data)
             self._nodes = None
+            self._view_of = None
         else:
             with G.recording(None):
                 Tensor.__init__(self, default_input)
