@@ -132,8 +132,9 @@ class Tensor:
         shape, init: build a tensor of `shape` from an initializer instead of data.
     """
 
-    # _buf: the array, or a Pending value of the lazy window (read through `_data`); _hooks: set by register_hook
-    __slots__ = ("_buf", "_nodes", "_hooks", "__weakref__")
+    # _buf: the array, or a Pending value of the lazy window (read through `_data`); _hooks: set by register_hook;
+    # _view_of: (tensor, index) when this one was read as `tensor[index]`, so that writing into it writes there too
+    __slots__ = ("_buf", "_nodes", "_hooks", "_view_of", "__weakref__")
     __array_priority__ = 100
 
     @property
@@ -164,6 +165,7 @@ class Tensor:
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False) -> None:
         self._nodes = None
+        self._view_of = None
         if dtype is not None:
             dtype = mstype.to_dtype(dtype)
         if input_data is None:
@@ -208,6 +210,7 @@ class Tensor:
         t = object.__new__(Tensor)
         t._buf = array
         t._nodes = None
+        t._view_of = None
         return t
 
     # -- metadata (known without running a pending op) -------------------------------
@@ -477,6 +480,7 @@ class Parameter(Tensor):
         if isinstance(default_input, Tensor):
             _slot.__set__(self, default_input._data)
             self._nodes = None
+            self._view_of = None
         else:
             with G.recording(None):
                 Tensor.__init__(self, default_input)

@@ -153,11 +153,29 @@ def getitem(x: Tensor, index) -> Tensor:
     spec, tensors = _encode(index)
     _check_int_bounds(spec, x.shape)
     spec, tensors = _ints_as_inputs(spec, tensors)
-    return apply(A.GetItem, (x, *tensors), (spec,))
+    out = apply(A.GetItem, (x, *tensors), (spec,))
+    if out is not x:
+        # MindSpore's `x[i]` is a view of x: assigning into it (`x[i][j] = v`, `row = x[i]; row[j] = v`) writes x
+        out._view_of = (x, index)
+    return out
 
 
 def setitem(x: Tensor, index, value) -> None:
-    """In-place assignment: `x` takes the new value and, under autograd, the new history."""
+    """In-place assignment: `x` takes the new value and, under autograd, the new history. When `x` was read as
+    `base[i]`, the assignment is also made in `base` (and on up, when `base` was read from another Tensor)."""
+    link = getattr(x, "_view_of", None)
+    if link is None:
+        _assign(x, index, value)
+        return
+    base, base_index = link
+    # the region as `base` holds it now (it may have been written since `x` was read), with the new entries
+    region = getitem(base, base_index)
+    _assign(region, index, value)
+    setitem(base, base_index, region)
+    _take(x, region)
+
+
+def _assign(x: Tensor, index, value) -> None:
     if isinstance(index, Tensor) and index.dtype.kind == "b" and index.shape == x.shape:
         out = apply(A.MaskedSet, (_snapshot(x), index, value))
     else:
@@ -166,6 +184,11 @@ def setitem(x: Tensor, index, value) -> None:
         _check_int_bounds(spec, x.shape)
         spec, tensors = _ints_as_inputs(spec, tensors)
         out = apply(A.SetItem, (_snapshot(x), _value(value), *tensors), (spec,))
+    _take(x, out)
+
+
+def _take(x: Tensor, out: Tensor) -> None:
+    """`x` takes `out`'s value and history."""
     if G.current() is None:
         # PyNative: x takes the op's value as it is, pending in the lazy window if it waits there (reading `_data`
         # would run the window at every assignment: a loop writing x[i] then ran one program per trip)

@@ -223,3 +223,82 @@ def test_a_mask_whose_shape_is_not_its_axes_is_refused(index):
 def test_a_mask_after_an_ellipsis_reads_the_last_axes():
     mask = np.array([True, False, True, False, True])
     np.testing.assert_array_equal(Tensor(A)[..., Tensor(mask)].asnumpy(), A[..., mask])
+
+
+def _composed_write(a: np.ndarray, outer, inner, value) -> np.ndarray:
+    """MindSpore 2.10's PyNative `x[outer][inner] = value` (probed): the read region takes the write, then goes back
+    to where it was read. For ints and slices that is NumPy's view; an index list writes its rows back too."""
+    out = a.copy()
+    region = out[outer]
+    region[inner] = value
+    out[outer] = region
+    return out
+
+
+CHAINED_WRITES = [
+    ("int then int", 1, 2),
+    ("slice then int", slice(0, 2), 1),
+    ("slice then int and slice", slice(0, 2), (1, slice(1, 3))),
+    ("step slice then int", slice(None, None, 2), 1),
+    ("None then two ints", None, (0, 1)),
+    ("Ellipsis then int", (Ellipsis, 1), 2),
+    ("int then index list", 1, [0, 2]),
+    ("index list then int", [0, 2], 1),
+    ("int then mask", 1, np.array([True, False, True, False])),
+]
+
+
+@pytest.mark.parametrize(("name", "outer", "inner"), CHAINED_WRITES, ids=[w[0] for w in CHAINED_WRITES])
+def test_writing_into_a_read_region_writes_the_tensor_it_was_read_from(name, outer, inner):
+    # MindSpore's x[i] is a view of x: `x[i][j] = v` writes x (the zoo's DCRNN builds its diffusion supports with
+    # `L[x][y] = value` in a loop); Kiln wrote a copy and left x at zeros.
+    a = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    x = Tensor(a)
+    inner_index = Tensor(inner) if isinstance(inner, np.ndarray) else inner
+    x[outer][inner_index] = -7.0
+    np.testing.assert_array_equal(x.asnumpy(), _composed_write(a, outer, inner, -7.0))
+
+
+def test_a_zero_dimensional_int_tensor_index_reads_a_region_that_writes_back():
+    # DCRNN's `_convert` indexes with elements of an index tensor: `L[T[0][i]][T[1][i]] = data[i]`
+    coords = Tensor(np.array([[0, 1, 2], [2, 0, 1]], np.int32))
+    support = Tensor(np.zeros((3, 3), np.float32))
+    for i in range(3):
+        support[coords[0][i]][coords[1][i]] = Tensor(np.float32(i + 1))
+    want = np.zeros((3, 3), np.float32)
+    want[[0, 1, 2], [2, 0, 1]] = [1, 2, 3]
+    np.testing.assert_array_equal(support.asnumpy(), want)
+
+
+def test_a_kept_region_writes_through_two_levels_and_into_a_parameter():
+    p = kiln.Parameter(Tensor(np.zeros((3, 4), np.float32)), name="p")
+    row = p[1]
+    part = row[1:3]
+    part[0] = 4.0
+    row[3] = 5.0
+    np.testing.assert_array_equal(p.asnumpy(), [[0, 0, 0, 0], [0, 4, 0, 5], [0, 0, 0, 0]])
+    np.testing.assert_array_equal(row.asnumpy(), [0, 4, 0, 5])
+
+
+def test_a_region_written_after_its_tensor_changed_keeps_that_change():
+    # the write goes to the tensor's entries as they are now, not as they were when the region was read
+    x = Tensor(np.zeros((2, 4), np.float32))
+    row = x[1]
+    x[1, 3] = 9.0
+    row[0] = 3.0
+    np.testing.assert_array_equal(x.asnumpy(), [[0, 0, 0, 0], [3, 0, 0, 9]])
+    np.testing.assert_array_equal(row.asnumpy(), [3, 0, 0, 9])
+
+
+def test_gradient_flows_through_a_write_into_a_read_region():
+    def f(x):
+        y = x * 1.0
+        row = y[0]
+        row[1:3] = y[1, 0:2] * 3.0
+        return (y * y).sum()
+
+    g = kiln.grad(f)(Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))).asnumpy()
+    # as test_gradient_flows_through_getitem_and_setitem: y = [[x00, 3*x10, 3*x11], [x10, x11, x12]]
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)
+    want = np.array([[2 * a[0, 0], 0, 0], [20 * a[1, 0], 20 * a[1, 1], 2 * a[1, 2]]])
+    np.testing.assert_allclose(g, want, rtol=1e-6)
