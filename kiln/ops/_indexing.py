@@ -155,24 +155,36 @@ def getitem(x: Tensor, index) -> Tensor:
     spec, tensors = _ints_as_inputs(spec, tensors)
     out = apply(A.GetItem, (x, *tensors), (spec,))
     if out is not x:
-        # MindSpore's `x[i]` is a view of x: assigning into it (`x[i][j] = v`, `row = x[i]; row[j] = v`) writes x
-        out._view_of = (x, index)
+        # MindSpore's `x[i]` is a view of x: assigning into it (`x[i][j] = v`, `row = x[i]; row[j] = v`) writes x.
+        # A view keeps the tensor at the root of its reads and the path of indices from it, not the tensor it was
+        # read from: a loop of `x = x[1:]` would otherwise keep every earlier x alive
+        root, path = x._view_of or (x, ())
+        out._view_of = (root, (*path, index))
     return out
 
 
 def setitem(x: Tensor, index, value) -> None:
-    """In-place assignment: `x` takes the new value and, under autograd, the new history. When `x` was read as
-    `base[i]`, the assignment is also made in `base` (and on up, when `base` was read from another Tensor)."""
+    """In-place assignment: `x` takes the new value and, under autograd, the new history. When `x` was read from
+    another Tensor (`base[i]`, `base[i][j]`, ...), the assignment is also made in that Tensor."""
     link = getattr(x, "_view_of", None)
     if link is None:
         _assign(x, index, value)
         return
-    base, base_index = link
-    # the region as `base` holds it now (it may have been written since `x` was read), with the new entries
-    region = getitem(base, base_index)
-    _assign(region, index, value)
-    setitem(base, base_index, region)
-    _take(x, region)
+    root, path = link
+    # each region as the root holds it now (it may have been written since `x` was read); the new entries go into
+    # the innermost, then each region is written back into the one it was read from
+    regions = [root]
+    for step in path:
+        regions.append(_read(regions[-1], step))
+    _assign(regions[-1], index, value)
+    for k in range(len(path) - 1, -1, -1):
+        _assign(regions[k], path[k], regions[k + 1])
+    _take(x, regions[-1])
+
+
+def _read(x: Tensor, index) -> Tensor:
+    spec, tensors = _ints_as_inputs(*_encode(index))
+    return apply(A.GetItem, (x, *tensors), (spec,))
 
 
 def _assign(x: Tensor, index, value) -> None:

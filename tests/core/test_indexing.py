@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -302,3 +305,16 @@ def test_gradient_flows_through_a_write_into_a_read_region():
     a = np.arange(6, dtype=np.float64).reshape(2, 3)
     want = np.array([[2 * a[0, 0], 0, 0], [20 * a[1, 0], 20 * a[1, 1], 2 * a[1, 2]]])
     np.testing.assert_allclose(g, want, rtol=1e-6)
+
+
+def test_a_region_of_a_region_keeps_only_the_first_tensor_alive():
+    # a loop of `x = x[1:]` must not hold every earlier x (their sizes add up); writes still reach the first
+    first = Tensor(np.zeros((4, 2), np.float32))
+    middle = first[1:]
+    middle_ref = weakref.ref(middle)
+    last = middle[1:]
+    del middle
+    gc.collect()
+    assert middle_ref() is None
+    last[0, 1] = 7.0
+    np.testing.assert_array_equal(first.asnumpy()[2], [0, 7])
