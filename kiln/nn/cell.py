@@ -723,7 +723,7 @@ class SequentialCell(_CellSequence):
         kept = list(self._cells.items())
         self._cells.clear()
         for i, (key, cell) in enumerate(kept):
-            if key not in self._given_keys:
+            if key not in self.__dict__.get("_given_keys", ()):  # a SequentialCell pickled before it had them
                 key = str(i)
                 _renumber(cell, prefix, key, position)
             self._cells[key] = cell
