@@ -279,7 +279,7 @@ def run(ms) -> dict:
     def build_setattr_after_init():
         net = Holder(setattr_after_init)
         net.late = dense()
-        net.a.late = dense()  # set on a child: prefixed with its own attribute name only
+        net.a.later = dense()  # set on a child: prefixed with its own attribute name only (`later.weight`)
         return net
 
     def shared_cell(self):
