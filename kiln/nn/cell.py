@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from kiln._compiler.errors import for_user
 from kiln._core import dtype as mstype
@@ -68,6 +68,7 @@ class Cell:
         d["_backward_pre_hooks"] = OrderedDict()
         d["_hooks_with_kwargs"] = set()  # keys of forward (pre-)hooks registered with_kwargs=True
         d["_cell_name"] = ""
+        d["_param_prefix"] = ""  # this cell's path in the network, set by update_cell_prefix
         d["_phase"] = "train"  # MindSpore's compile phase name: "train" until set_train(False) says "predict"
         d["_flags"] = dict(flags or {})
 
@@ -101,6 +102,8 @@ class Cell:
             if isinstance(value, Parameter):
                 self.insert_param_to_cell(name, value, check_name_contain_dot=False)
             else:
+                if self._auto_prefix:
+                    value.update_parameters_name(name + ".")
                 self.insert_child_to_cell(name, value)
         elif isinstance(value, ParameterTuple) and value:
             self._insert_param_tuple(value)
@@ -167,15 +170,14 @@ class Cell:
             self.insert_param_to_cell(p.name, p, check_name_contain_dot=False)
 
     def insert_child_to_cell(self, child_name: str, child_cell: Cell) -> None:
-        """Register `child_cell` under `child_name`; its parameter names get `child_name.` as prefix."""
+        """Register `child_cell` under `child_name`, leaving its parameter names as they are (as MindSpore does:
+        only an attribute assignment, `self.child = cell`, or a container names them)."""
         if not child_name or "." in child_name:
             raise KeyError(f"insert_child_to_cell(): the child name {child_name!r} must be non-empty and without '.'.")
         if child_name in self._params:
             raise KeyError(f"insert_child_to_cell(): '{child_name}' is already a Parameter of {type(self).__name__}.")
         if not isinstance(child_cell, Cell) and child_cell is not None:
             raise TypeError(f"insert_child_to_cell() expects a Cell, but got {type(child_cell).__name__}.")
-        if child_cell is not None and self._auto_prefix:
-            child_cell.update_parameters_name(child_name + ".")
         self._cells[child_name] = child_cell
 
     def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
@@ -451,6 +453,17 @@ class Cell:
     def cells(self):
         return self.name_cells().values()
 
+    @property
+    def param_prefix(self) -> str:
+        """This cell's path from the cell whose `update_cell_prefix` ran last ("" before any ran): the prefix of
+        its own parameters' paths."""
+        return self.__dict__.get("_param_prefix", "")
+
+    def update_cell_prefix(self) -> None:
+        """Set `param_prefix` of this cell and every descendant to its path from this cell."""
+        for path, cell in self.cells_and_names():
+            cell.__dict__["_param_prefix"] = path
+
     def name_cells(self) -> OrderedDict:
         return OrderedDict((k, v) for k, v in self._cells.items() if v is not None)
 
@@ -603,6 +616,47 @@ class Cell:
 _HookHandle = HookHandle  # the old name
 
 
+def _key_prefix(cells: OrderedDict) -> tuple[str, int]:
+    """The prefix a container's children's parameter names carry before the child's key, and the key's position
+    among the name's dotted parts: ("cl.", 1) for `cl.0.weight` under key "0".
+
+    MindSpore names a cell added to a container (append, extend, insert, item assignment) with this prefix, read
+    from the names its first children with parameters already have; a container that is already an attribute
+    (`self.cl`) therefore names new cells `cl.1.weight`. Where the key occurs more than once in the first name,
+    the second child's name decides which occurrence is the key.
+
+    Args:
+        cells: the container's children by key.
+
+    Returns:
+        (prefix, position): ("", 0) when no child holds a parameter.
+    """
+    named = []  # (key, dotted parts of the first parameter's name) of the first two children with parameters
+    for key, cell in cells.items():
+        first = next(cell.get_parameters(), None) if cell is not None else None
+        if first is not None:
+            named.append((key, first.name.split(".")))
+            if len(named) == 2:
+                break
+    if not named:
+        return "", 0
+    key, parts = named[0]
+    prefix, position = "", 0
+    for i, part in enumerate(parts):
+        if part == key:
+            prefix, position = "".join(f"{q}." for q in parts[:i]), i
+            if len(named) == 2 and i < len(named[1][1]) and named[1][1][i] == named[1][0]:
+                break
+    return prefix, position
+
+
+def _renumber(cell: Cell, prefix: str, key: str, position: int) -> None:
+    """Rename `cell`'s parameters `prefix + key` + what follows the old key (at `position` among the dotted parts),
+    as MindSpore does to the cells that move when a container's cell is inserted or deleted."""
+    for _, p in cell.parameters_and_names():
+        p.name = f"{prefix}{key}." + ".".join(p.name.split(".")[position + 1 :])
+
+
 class _CellSequence(Cell):
     """What SequentialCell and CellList share: their length and iteration over the child cells, in order."""
 
@@ -617,9 +671,19 @@ class _CellSequence(Cell):
         """The child cells in order, as a list (MindSpore's attribute: zoo code reaches `seq.cell_list[0].conv2d`)."""
         return list(self._cells.values())
 
+    def _add(self, key: str, cell: Cell, prefix: str) -> None:
+        """Register `cell` under `key`, its parameters named `prefix + key.` + their path in it."""
+        if self._auto_prefix:
+            cell.update_parameters_name(f"{prefix}{key}.")
+        self.insert_child_to_cell(key, cell)
+
 
 class SequentialCell(_CellSequence):
-    """Cells applied one after another; children are named "0", "1", ...
+    """Cells applied one after another; children are named "0", "1", ... or by the keys of an OrderedDict.
+
+    Parameter names follow MindSpore's: a cell gets its key as prefix when the SequentialCell is built; a cell added
+    later (append, item assignment) gets the prefix the existing cells' names carry (`seq.1.weight` once the
+    SequentialCell is the attribute `seq`); deleting a cell renumbers the cells that were numbered.
 
     Args:
         *args: cells, a list of cells, or an OrderedDict of named cells.
@@ -627,34 +691,48 @@ class SequentialCell(_CellSequence):
 
     def __init__(self, *args) -> None:
         super().__init__()
+        self.__dict__["_given_keys"] = set()  # keys from an OrderedDict: kept when a cell before them is deleted
         if len(args) == 1 and isinstance(args[0], OrderedDict):
             for name, cell in args[0].items():
-                self.insert_child_to_cell(name, cell)
+                self._add(name, cell, "")
+                self._given_keys.add(name)
         else:
             cells = args[0] if len(args) == 1 and isinstance(args[0], list) else args
             for i, cell in enumerate(cells):
                 if not isinstance(cell, Cell):
                     raise TypeError(f"SequentialCell takes Cells, but item {i} is {type(cell).__name__}.")
-                self.insert_child_to_cell(str(i), cell)
+                self._add(str(i), cell, "")
 
     def __getitem__(self, index):
-        cells = list(self._cells.values())
         if isinstance(index, slice):
-            return SequentialCell(cells[index])
-        return cells[index]
+            # as MindSpore: the slice keeps the cells' keys (and names their parameters by them)
+            return SequentialCell(OrderedDict(list(self._cells.items())[index]))
+        return list(self._cells.values())[index]
 
     def __setitem__(self, index: int, cell: Cell) -> None:
         if not isinstance(index, int):
             raise TypeError(f"SequentialCell indices must be integers, but got {type(index).__name__}.")
         if not isinstance(cell, Cell):
             raise TypeError(f"SequentialCell holds Cells, but got {type(cell).__name__}.")
-        self.insert_child_to_cell(list(self._cells)[index], cell)
+        prefix, _ = _key_prefix(self._cells)
+        self._add(list(self._cells)[index], cell, prefix)
 
     def __delitem__(self, index) -> None:
         _delete_cells(self, index)
+        prefix, position = _key_prefix(self._cells)
+        kept = list(self._cells.items())
+        self._cells.clear()
+        for i, (key, cell) in enumerate(kept):
+            if key not in self.__dict__.get("_given_keys", ()):  # a SequentialCell pickled before it had them
+                key = str(i)
+                _renumber(cell, prefix, key, position)
+            self._cells[key] = cell
 
     def append(self, cell: Cell) -> SequentialCell:
-        self.insert_child_to_cell(_free_key(self._cells), cell)
+        if not isinstance(cell, Cell):
+            raise TypeError(f"SequentialCell holds Cells, but got {type(cell).__name__}.")
+        prefix, _ = _key_prefix(self._cells)
+        self._add(_free_key(self._cells), cell, prefix)
         return self
 
     def construct(self, input_data):
@@ -664,7 +742,12 @@ class SequentialCell(_CellSequence):
 
 
 class CellList(_CellSequence):
-    """A list of cells registered as children ("0", "1", ...)."""
+    """A list of cells registered as children ("0", "1", ...).
+
+    Parameter names follow MindSpore's: a cell added (append, extend, insert, item assignment) gets the prefix the
+    existing cells' names carry (`cl.1.weight` once the CellList is the attribute `cl`); inserting or deleting a
+    cell renumbers the cells after it, names too. With auto_prefix=False names are left as they are.
+    """
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(kwargs.pop("auto_prefix", True))
@@ -677,34 +760,53 @@ class CellList(_CellSequence):
 
     def __setitem__(self, index: int, cell: Cell) -> None:
         key = list(self._cells)[index]
-        self.insert_child_to_cell(key, cell)
+        prefix, _ = _key_prefix(self._cells)
+        self._add(key, cell, prefix)
 
     def __delitem__(self, index) -> None:
         _delete_cells(self, index)
-        cells = list(self._cells.values())
-        self._cells.clear()
-        for i, c in enumerate(cells):
-            self._cells[str(i)] = c
+        self._renumber_from(0, *_key_prefix(self._cells))
 
     def __iadd__(self, cells) -> CellList:
         return self.extend(cells)
 
     def append(self, cell: Cell) -> CellList:
-        self.insert_child_to_cell(_free_key(self._cells), cell)
+        prefix, _ = _key_prefix(self._cells)
+        self._add(_free_key(self._cells), cell, prefix)
         return self
 
     def extend(self, cells) -> CellList:
+        prefix, _ = _key_prefix(self._cells)  # read once, before the first new cell: as MindSpore
         for cell in cells:
-            self.append(cell)
+            self._add(_free_key(self._cells), cell, prefix)
         return self
 
     def insert(self, index: int, cell: Cell) -> None:
+        n = len(self._cells)
+        if not isinstance(index, int) or not -n <= index <= n:
+            raise IndexError(f"CellList.insert(): the index must be an int in [{-n}, {n}], but got {index!r}.")
+        if not isinstance(cell, Cell):
+            raise TypeError(f"CellList holds Cells, but got {type(cell).__name__}.")
+        index = index + n if index < 0 else index
+        prefix, position = _key_prefix(self._cells)  # read before the new cell is in: it is not named yet
         cells = list(self._cells.values())
         cells.insert(index, cell)
         self._cells.clear()
         for i, c in enumerate(cells):
             self._cells[str(i)] = c
-        cell.update_parameters_name(f"{index}.")
+        self._renumber_from(index + 1, prefix, position)
+        if self._auto_prefix:
+            cell.update_parameters_name(f"{prefix}{index}.")
+
+    def _renumber_from(self, start: int, prefix: str, position: int) -> None:
+        """Key the cells 0, 1, ... again and, with auto_prefix, rename those from `start` on by their new key (the
+        names' old key at dotted `position`, after `prefix`)."""
+        cells = list(self._cells.values())
+        self._cells.clear()
+        for i, c in enumerate(cells):
+            self._cells[str(i)] = c
+            if self._auto_prefix and i >= start:
+                _renumber(c, prefix, str(i), position)
 
     def construct(self, *inputs):
         raise NotImplementedError("CellList is a container; call its cells instead.")
@@ -730,7 +832,11 @@ def _free_key(cells: dict) -> str:
 
 
 class CellDict(Cell):
-    """A dict of cells registered as children under their keys."""
+    """A dict of cells registered as children under their keys.
+
+    A cell added gets its key as parameter prefix, after the prefix the existing cells' names carry (`cd.b.weight`
+    once the CellDict is the attribute `cd`), as in MindSpore. With auto_prefix=False names are left as they are.
+    """
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(kwargs.pop("auto_prefix", True))
@@ -741,6 +847,15 @@ class CellDict(Cell):
         return self._cells[key]
 
     def __setitem__(self, key: str, cell: Cell) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"CellDict keys are strings, but got {type(key).__name__}.")
+        if not isinstance(cell, Cell) or isinstance(cell, (CellDict, _CellSequence)):
+            # as MindSpore: a CellDict holds layers, not containers
+            raise TypeError(f"CellDict holds Cells other than CellDict, CellList and SequentialCell, but the value "
+                            f"for key {key!r} is {type(cell).__name__}.")  # fmt: skip
+        if self._auto_prefix:
+            prefix, _ = _key_prefix(self._cells)
+            cell.update_parameters_name(f"{prefix}{key}.")
         self.insert_child_to_cell(key, cell)
 
     def __delitem__(self, key: str) -> None:
@@ -765,9 +880,9 @@ class CellDict(Cell):
         return self._cells.items()
 
     def update(self, cells) -> None:
-        items = cells.items() if isinstance(cells, dict) else cells
+        items = cells.items() if isinstance(cells, (Mapping, CellDict)) else cells
         for k, v in items:
-            self.insert_child_to_cell(k, v)
+            self[k] = v
 
     def pop(self, key: str) -> Cell:
         return self._cells.pop(key)

@@ -92,6 +92,33 @@ def test_cell_round_trip_into_a_fresh_network(tmp_path, fmt):
         _assert_same(p1.asnumpy(), p2.asnumpy())
 
 
+def test_two_parameters_with_one_name_are_an_error_not_a_lost_value(tmp_path):
+    # insert_child_to_cell leaves a child's names as they are (as MindSpore does), so two children both hold a
+    # `weight`. MindSpore saves one of the two values under that name and then fails to load the file with an
+    # unrelated error; Kiln names both paths instead of writing a checkpoint that has lost a value.
+    class Two(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.insert_child_to_cell("a", nn.Dense(2, 2))
+            self.insert_child_to_cell("b", nn.Dense(2, 2))
+
+        def construct(self, x):
+            return self.b(self.a(x))
+
+    net = Two()
+    assert [p.name for p in net.get_parameters()] == ["weight", "bias", "weight", "bias"]
+    path = str(tmp_path / "two.ckpt")
+    with pytest.raises(ValueError, match=r"'a\.weight' and 'b\.weight' of Two are both named 'weight'"):
+        save_checkpoint(net, path)
+    assert not os.path.exists(path)
+    values = {"weight": Tensor(np.ones((2, 2), np.float32)), "bias": Tensor(np.ones(2, np.float32))}
+    with pytest.raises(ValueError, match=r"For 'load_param_into_net', the parameters 'a\.weight' and 'b\.weight'"):
+        load_param_into_net(net, values)
+    net.update_parameters_name()  # names from the paths: now distinct, and saved
+    save_checkpoint(net, path)
+    assert list(load_checkpoint(path)) == ["a.weight", "a.bias", "b.weight", "b.bias"]
+
+
 def test_list_save_obj_and_choice_func(tmp_path):
     path = str(tmp_path / "l.ckpt")
     items = [{"name": "a", "data": Tensor(np.ones(2, np.float32))}, {"name": "b", "data": Tensor(np.zeros(1))}]

@@ -18,7 +18,7 @@ from kiln._core.tensor import Parameter, Tensor
 from kiln._core.unsupported import ignore_argument
 from kiln.nn.cell import Cell
 from kiln.train.checkpoint import _ckpt_format, _safetensors_format
-from kiln.train.checkpoint.loading import load_param_into_net
+from kiln.train.checkpoint.loading import check_distinct_names, load_param_into_net
 
 _FORMATS = ("ckpt", "safetensors")
 # The entry naming, as JSON {name: {"shape", "index"}}, the parameters a rank saved only its slice of (below).
@@ -61,6 +61,7 @@ def _host(value, where: str) -> np.ndarray | str:
 
 def _entries(save_obj, append_dict, choice_func) -> list[tuple[str, np.ndarray | str]]:
     if isinstance(save_obj, Cell):
+        check_distinct_names(save_obj, "save_checkpoint")
         pairs = [(p.name, p) for p in save_obj.get_parameters()]  # keyed by Parameter.name, as in MindSpore
     elif isinstance(save_obj, dict):
         pairs = list(save_obj.items())
@@ -141,7 +142,8 @@ def save_checkpoint(
 
     Raises:
         TypeError: `save_obj` or a value has an unsupported type.
-        ValueError: an unknown format.
+        ValueError: an unknown format, or two parameters of a Cell `save_obj` share a name (MindSpore would save
+            one value for both).
     """
     path = _checked_path("save_checkpoint", ckpt_file_name, format, "enc_key", enc_key)
     ignore_argument("save_checkpoint", "options", kwargs, {}, reason="no further checkpoint option is implemented")

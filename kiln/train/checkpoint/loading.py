@@ -18,6 +18,31 @@ def _match_by_suffix(name: str, candidates: set[str]) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def check_distinct_names(net: Cell, op: str) -> None:
+    """Raise when two distinct parameters of `net` share a name: a checkpoint is keyed by name, so one value would
+    be saved for both (or loaded into both).
+
+    MindSpore saves such a network with one of the values and fails on loading it with an unrelated error; the names
+    come from `insert_child_to_cell` or `Parameter(name=...)`, which MindSpore leaves as they are.
+
+    Args:
+        net: the network.
+        op: the function that checks, for the message.
+
+    Raises:
+        ValueError: names the two parameters by their paths in `net`.
+    """
+    paths: dict[str, str] = {}
+    for path, param in net.parameters_and_names():
+        other = paths.setdefault(param.name, path)
+        if other != path:
+            raise ValueError(
+                f"For '{op}', the parameters '{other}' and '{path}' of {type(net).__name__} are both named "
+                f"'{param.name}', so a checkpoint cannot tell them apart. Assign the cell as an attribute "
+                f"(`self.child = cell` prefixes its names), or rename with `update_parameters_name`."
+            )
+
+
 def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = False, remove_redundancy: bool = False):
     """Load checkpoint values into `net`'s parameters.
 
@@ -40,7 +65,7 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
     Raises:
         TypeError: when given something other than a Cell and a dict of values.
         ValueError: some shapes (or, with strict_load, dtypes) do not match; the
-            message lists every mismatch with both shapes.
+            message lists every mismatch with both shapes. Or two parameters of `net` share a name.
     """
     if not isinstance(net, Cell):
         raise TypeError(f"For 'load_param_into_net', 'net' must be a Cell, but got {type(net).__name__}.")
@@ -50,6 +75,7 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
         raise TypeError(
             f"For 'load_param_into_net', 'parameter_dict' must be a dict, but got {type(parameter_dict).__name__}."
         )
+    check_distinct_names(net, "load_param_into_net")
     tensors = {k: v for k, v in parameter_dict.items() if isinstance(v, Tensor)}
     unused = set(tensors)
     plan: list[tuple] = []  # (parameter, value)
