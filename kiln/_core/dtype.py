@@ -105,8 +105,9 @@ def to_dtype(value) -> DType:
         return float32
     if value is complex:
         return complex64
-    if isinstance(value, str) and value in _BY_NAME:
-        return _BY_NAME[value]
+    # MindSpore reads a dtype's name in any case: the zoo writes astype("Int32"), MindSpore's display name
+    if isinstance(value, str) and value.lower() in _BY_NAME:
+        return _BY_NAME[value.lower()]
     try:
         return _BY_NP[np.dtype(value)]
     except (TypeError, KeyError):

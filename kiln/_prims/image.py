@@ -163,8 +163,9 @@ def _roi_align(features, rois, grids, pooled_h, pooled_w, spatial_scale, grid_ma
     start_w, start_h = rois[:, 1] * spatial_scale, rois[:, 2] * spatial_scale
     end_w = (rois[:, 3] + roi_end_mode) * spatial_scale
     end_h = (rois[:, 4] + roi_end_mode) * spatial_scale
-    roi_w = jnp.maximum(end_w - start_w, 1.0)
-    roi_h = jnp.maximum(end_h - start_h, 1.0)
+    roi_w, roi_h = end_w - start_w, end_h - start_h
+    if roi_end_mode == 0:  # the legacy mode widens a roi under one feature pixel to one; mode 1 keeps its size
+        roi_w, roi_h = jnp.maximum(roi_w, 1.0), jnp.maximum(roi_h, 1.0)
     bin_h, bin_w = roi_h / pooled_h, roi_w / pooled_w
     gh, gw = grids[:, 0].astype(dt), grids[:, 1].astype(dt)
     g = jnp.arange(grid_max, dtype=dt)
@@ -211,6 +212,9 @@ def _roi_align(features, rois, grids, pooled_h, pooled_w, spatial_scale, grid_ma
             weight = wy[iy][:, None, :, :, None, None] * wx[ix][:, None, None, None, :, :]
             total = total + gather(yi, xi) * weight
     valid = (use_y & ~y_out)[:, None, :, :, None, None] & (use_x & ~x_out)[:, None, None, None, :, :]
+    # a roi whose x1 and x2 are both 0 (within 1e-3) is padding: MindSpore's kernels leave its output at zero
+    line = (jnp.abs(rois[:, 1]) < 1e-3) & (jnp.abs(rois[:, 3]) < 1e-3)
+    valid = valid & ~line[:, None, None, None, None, None]
     total = jnp.where(valid, total, 0)
     count = (gh * gw)[:, None, None, None]
     return (total.sum(axis=(3, 5)) / count).astype(dt)

@@ -46,6 +46,13 @@ def test_to_dtype_accepts_python_types_and_names():
     assert kiln.dtype.to_dtype(int) is kiln.int64
     assert kiln.dtype.to_dtype(bool) is kiln.bool_
     assert kiln.dtype.to_dtype("float16") is kiln.float16
+    # MindSpore takes a name in any case (its display names: Int32, UInt8, Bool), as Tensor.astype does
+    assert kiln.dtype.to_dtype("Int32") is kiln.int32
+    assert kiln.dtype.to_dtype("UInt8") is kiln.uint8
+    assert kiln.dtype.to_dtype("Bool") is kiln.bool_
+    x = kiln.Tensor(np.array([1.5, -2.5], np.float32))
+    assert x.astype("Int32").dtype is kiln.int32
+    assert x.astype("FLOAT16").dtype is kiln.float16
     with pytest.raises(TypeError, match="not a Kiln dtype"):
         kiln.dtype.to_dtype("float7")
 

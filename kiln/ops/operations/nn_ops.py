@@ -757,7 +757,9 @@ class DropoutDoMask(Primitive):
 class ROIAlign(_NNPrimitive):
     """`ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1)(features, rois)`:
     (R, C, pooled_height, pooled_width) features of each roi (batch index, x1, y1, x2, y2), each bin the mean of
-    bilinear samples on a sample_num x sample_num lattice (sample_num <= 0: floor(roi size / pooled size))."""
+    bilinear samples on a sample_num x sample_num lattice (sample_num <= 0: floor(roi size / pooled size)).
+    roi_end_mode 1 takes a roi's size as it is, 0 widens one under a feature pixel to one; a roi whose x1 and x2 are
+    both 0 is padding and gives zeros, as MindSpore's kernels do."""
 
     def __init__(self, pooled_height: int, pooled_width: int, spatial_scale: float, sample_num: int = 2,
                  roi_end_mode: int = 1) -> None:  # fmt: skip

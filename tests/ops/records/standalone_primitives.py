@@ -109,7 +109,9 @@ def _bicubic_ref(size, align=False):
     return ref
 
 
-_ROIS = np.array([[0, 0.4, 0.3, 4.5, 3.1], [1, 1.2, 0.7, 3.6, 4.4], [0, -1.0, 2.2, 2.0, 5.5]], np.float32)
+# the last two: a roi under one feature pixel wide (mode 1 keeps its size) and a padding roi (x1 = x2 = 0: zeros)
+_ROIS = np.array([[0, 0.4, 0.3, 4.5, 3.1], [1, 1.2, 0.7, 3.6, 4.4], [0, -1.0, 2.2, 2.0, 5.5], [1, 2.0, 1.0, 2.2, 1.3],
+                  [0, 0.0, 1.0, 0.0, 3.0]], np.float32)  # fmt: skip
 
 
 def _bilinear(img, y, x):
@@ -134,8 +136,10 @@ def _roi_align_ref(feat):
     ph, pw, scale, grid = 2, 2, 0.5, 2
     out = np.zeros((len(_ROIS), feat.shape[1], ph, pw))
     for r, (b, x1, y1, x2, y2) in enumerate(_ROIS.astype(np.float64)):
+        if abs(x1) < 1e-3 and abs(x2) < 1e-3:
+            continue
         sw, sh = x1 * scale, y1 * scale
-        rw, rh = max((x2 + 1) * scale - sw, 1.0), max((y2 + 1) * scale - sh, 1.0)
+        rw, rh = (x2 + 1) * scale - sw, (y2 + 1) * scale - sh
         for i in range(ph):
             for j in range(pw):
                 acc = 0

@@ -1,0 +1,1 @@
+"""Kiln's: the zoo's research/cv/slowfast/src/utils has no __init__.py."""
