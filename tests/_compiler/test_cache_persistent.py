@@ -637,6 +637,7 @@ class Net(nn.Cell):  # MindSpore's P.Mul() held by a Cell, a partial of a primit
 
     def construct(self, x):
         y = self.scale(self.mul(self.fc(x), self.fc(x)))
+        y = y + P.Fill()(P.DType()(y), P.Shape()(y), 0.5)  # primitives made in construct (a zoo train cell's sens)
         return self.cast(self.cast(y, self.dtype), mstype.float32)
 
 
@@ -686,11 +687,11 @@ def _idiom_step(store, monkeypatch, cached=True, **changed):
     ids=["partial's bound constant", "dtype attribute", "a global of the optimizer's registered function", "seed"],
 )
 def test_zoo_idioms_are_kept_and_what_they_mean_is_in_the_key(store, monkeypatch, changed):
-    """MindSpore's idioms (`P.Mul()` held by a Cell, `functools.partial` of a primitive, an `ms.dtype` attribute, a
-    user optimizer mapping a MultitypeFuncGraph with a held HyperMap, a module-level numpy RandomState read by
-    `__init__`) are kept on disk and loaded by a second module. The face modules a method names (`P`, `C`, `F`,
-    `ops`) are module subclasses, once walked as objects into an unkeyable mappingproxy: never kept. Changing what
-    an idiom means gives another key: the result equals a fresh compile's."""
+    """MindSpore's idioms (`P.Mul()` held by a Cell, primitives made and called in construct, `functools.partial` of a
+    primitive, an `ms.dtype` attribute, a user optimizer mapping a MultitypeFuncGraph with a held HyperMap, a
+    module-level numpy RandomState read by `__init__`) are kept on disk and loaded by a second module. The face
+    modules a method names (`P`, `C`, `F`, `ops`) are module subclasses, once walked as objects into an unkeyable
+    mappingproxy: never kept. Changing what an idiom means gives another key: the result equals a fresh compile's."""
     first, loaded = _idiom_step(store, monkeypatch)
     assert loaded == [False] and len(_entries(store.path)) == 1
     again, loaded = _idiom_step(store, monkeypatch)

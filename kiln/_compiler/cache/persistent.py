@@ -524,6 +524,10 @@ def describe_guards(key: GraphKey, guards: list):
         if i is not None and fp.objs[i] is container:
             out.append(("a", i, k))
             continue
+        if k == WATCH_MARK and isinstance(container, dict) and "_cells" not in container:
+            # the count of edits of a primitive the key does not reach: one the trace made and dropped (construct's
+            # `P.Fill()(...)`) or one in Kiln's own code. The loaded program does not need it; this process's keeps it
+            continue
         where = _kiln_global(container)
         if where is None or type(k) not in (str, int):
             not_kept(key.label, f"a guard on {k!r} of a {type(container).__name__} the key does not reach")
