@@ -339,10 +339,15 @@ def _max_pool_vjp(x, *, out, dout, **attrs):
     kernel, strides, dilation = attrs["kernel_size"], attrs["strides"], attrs["dilation"]
     geo = pool_geometry(x.shape[-nd:], kernel, strides, dilation, attrs["pad_mode"], attrs["pad"], attrs["ceil_mode"])
     tiled = tiled_outputs(geo, kernel, strides, dilation)
+    # The first-maximum test compares x with the maximum bit for bit: compiled, XLA may recompute x's fused producer
+    # (a BatchNorm) in each consumer with its own rounding, so the maximum is found again from one copy of x.
     if tiled is not None:
-        return (tiled_max_pool_grad(x, out, dout, kernel, tiled),)
+        x = materialized(x)
+        return (tiled_max_pool_grad(x, tiled_max_pool(x, kernel, tiled), dout, kernel, tiled),)
     if all(d == 1 for d in dilation) and default_platform() == "cpu":
         pads, outs = [(g[1], g[2]) for g in geo], [g[0] for g in geo]
+        x = materialized(x)
+        out = windowed_max_pool(x, kernel, strides, pads, outs)
         return (windowed_max_pool_grad(x, out, dout, kernel, strides, pads, outs),)
     _, pull = vjp(lambda t: _max_pool(t, **attrs), x)
     return pull(dout)
