@@ -272,12 +272,14 @@ def _power(x, exponent):
     wide = jnp.promote_types(x.dtype, jnp.float64)
     exponent = jnp.asarray(exponent).astype(x.dtype)  # in x's dtype first, as the kernels receive it
 
-    def wide_power(v):
-        return jnp.power(v.astype(wide), exponent.astype(wide)).astype(v.dtype)
+    def wide_power(v, e):
+        return jnp.power(v.astype(wide), e.astype(wide)).astype(v.dtype)
 
     # FTRL's default 0.5 as a square root (also correctly rounded): the float64 pow made a PyNative step of 4
-    # (512, 512) parameters 19.5 ms where main's float32 pow took 8.5 and the square root 2.6 (process CPU)
-    return lax.cond(jnp.all(exponent == 0.5), jnp.sqrt, wide_power, x)
+    # (512, 512) parameters 19.5 ms where main's float32 pow took 8.5 and the square root 2.6 (process CPU). The
+    # exponent is an operand of the branches, not closed over: under SEMI_AUTO_PARALLEL it can be an array spanning
+    # every process's devices, which a branch may not close over
+    return lax.cond(jnp.all(exponent == 0.5), lambda v, _e: jnp.sqrt(v), wide_power, x, exponent)
 
 
 def _ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
