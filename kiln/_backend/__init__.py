@@ -18,9 +18,6 @@ from jax.extend.core import jaxpr_as_fun as as_fun
 
 # first of the backend's modules: its import sets glibc's malloc options before XLA's threads start (host_memory)
 import kiln._backend.host_memory  # noqa: F401
-
-# then tiers: its import puts the quick tier's LLVM option in XLA_FLAGS before XLA's client reads them
-import kiln._backend.tiers  # noqa: F401
 from kiln._backend import (
     cache,  # noqa: F401  (turns on the on-disk executable cache)
     callbacks,  # noqa: F401  (user functions called from compiled programs: their exceptions)

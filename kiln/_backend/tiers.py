@@ -18,13 +18,6 @@ When the optimised executable takes over depends on when its background compile 
 differ from another run's of the same seeded script; `set_context(deterministic="ON")` (`set_reproducible`) turns
 tiering off, so every program runs optimised from its first call, cold or from the disk cache.
 
-Both tiers contract multiplies and adds alike: the quick tier selects its instructions as the optimised one does, so
-LLVM fuses a multiply and an add into one fused multiply-add in both (`QUICK_LLVM_OPTION`, set in XLA_FLAGS when this
-module is imported, before XLA's client starts). A reduction fused with the operations computing its input may still
-differ: XLA lets LLVM reassociate its sum, and only the optimised tier's loop vectorizer does (a fused `x.sum()` of a
-512-element tanh chain: 13 ulps apart; without the vectorizer the demo's LeNet5 step took 1.3-1.5x the CPU time and
-its transformer step 1.6-2.2x, so it stays).
-
 `KILN_TIERED=0` (or `off`) compiles every program fully at once, as before. `KILN_TIERED=quick` keeps the quick
 executable for good (tests compare both tiers' values with it). `stats` counts quick compiles, optimised
 compiles and swaps; `wait()` blocks until every optimised executable asked for so far is ready.
@@ -44,7 +37,6 @@ from kiln._backend import host_memory
 
 __all__ = [
     "MIN_OPS",
-    "QUICK_LLVM_OPTION",
     "QUICK_OPTIONS",
     "Tiered",
     "count_ops",
@@ -53,25 +45,11 @@ __all__ = [
     "set_reproducible",
     "stats",
     "wait",
-    "with_quick_llvm_option",
     "worth_tiering",
 ]
 
 ENV = "KILN_TIERED"
 QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
-
-# XLA lets LLVM contract a multiply and an add into one fused multiply-add (one rounding) at every optimisation
-# level, but at level 0 LLVM selects instructions with FastISel, which never contracts: the quick tier rounded
-# a*b+c twice where the optimised tier rounds once. The demo's LeNet5 ended an epoch 5.25e-6 apart, quick against
-# optimised (38,819 parameters differed), its transformer 1.7e-4; a tanh, rsqrt, layer norm or dot differed in
-# 8-57% of its elements. With SelectionDAG at level 0 as well, both tiers give the same bits (those cases, and the
-# demo's two networks in PyNative and GRAPH_MODE). The option is LLVM's, which XLA takes only from XLA_FLAGS
-# (`xla_backend_extra_options`, process-wide; a process that started XLA before importing Kiln keeps FastISel); the
-# optimised tiers never use FastISel, so their code is unchanged. Its compile cost was within the machine's noise
-# (load 12-16, interleaved): a 1,888-op step's quick compile 2.37-2.72 s of CPU without it, 2.54-2.71 s with it; the
-# zoo's UNet++ first GRAPH_MODE step 2.07-2.20 against 2.18-2.49 s of CPU, MobileNetV2's 4.78-5.13 against 4.66-4.90 s.
-QUICK_LLVM_OPTION = "-fast-isel=false"
-_EXTRA_OPTIONS = re.compile(r"--xla_backend_extra_options=(\S*)")
 
 # With the classic emitters as well, zoo UNet++'s step (3,333 StableHLO ops, 844 kernels) compiled its quick tier in
 # 1.5-2.2 s of CPU against 8.1-9.2 s with the fusion emitters at level 0, and that executable ran its step in the same
@@ -96,21 +74,6 @@ _EXTRA_OPTIONS = re.compile(r"--xla_backend_extra_options=(\S*)")
 MIN_OPS = 256
 _OP_LINE = re.compile(r"= (?:stablehlo|chlo|mhlo)\.|^\s*(?:stablehlo|chlo|mhlo)\.", re.M)
 
-
-def with_quick_llvm_option(flags: str) -> str:
-    """XLA_FLAGS `flags` with `QUICK_LLVM_OPTION` among XLA's LLVM options (added to the user's own
-    `--xla_backend_extra_options`, whose own setting of FastISel wins)."""
-    found = _EXTRA_OPTIONS.search(flags)
-    if found is None:
-        return f"{flags} --xla_backend_extra_options={QUICK_LLVM_OPTION}".strip()
-    if "fast-isel" in found.group(1):
-        return flags
-    joined = ",".join(o for o in (found.group(1), QUICK_LLVM_OPTION) if o)
-    return f"{flags[: found.start(1)]}{joined}{flags[found.end(1) :]}"
-
-
-# Set before XLA's client reads XLA_FLAGS (kiln._backend imports this module before anything that starts it).
-os.environ["XLA_FLAGS"] = with_quick_llvm_option(os.environ.get("XLA_FLAGS", ""))
 
 _reproducible = False
 

@@ -26,8 +26,6 @@ from kiln._backend import cache, tiers
 from kiln._compiler import build
 from kiln._compiler.cache import persistent
 from kiln._pynative import dispatch
-from kiln.demo.data import load_digits_32
-from kiln.demo.lenet import LeNet5
 from tests.pynative.window_reset import empty_window
 
 RNG = np.random.default_rng(0)
@@ -115,42 +113,6 @@ def test_the_quick_tier_of_a_whole_program_compiles_with_kilns_quick_cpu_options
     np.testing.assert_allclose(np.asarray(program(*args)[0]), np.asarray(jax.jit(_chain)(*args)[0]), rtol=1e-5)
 
 
-def _float32_kernels(x, w):
-    # multiply-adds LLVM may contract, XLA's tanh, rsqrt, exp and erf polynomials, a layer norm, softmax and dots
-    h = jnp.tanh(x @ w + 0.5)
-    h = (h - h.mean(-1, keepdims=True)) * jax.lax.rsqrt(h.var(-1, keepdims=True) + 1e-5) * 1.5 + 0.25
-    g = jax.nn.gelu(h) + jnp.sqrt(jnp.abs(h)) * x
-    return jax.nn.softmax(g @ w.T, axis=-1), jax.nn.sigmoid(g) * jnp.exp(-h * h), _chain(x, w)
-
-
-def test_the_quick_tier_gives_the_optimised_tiers_float32_bits():
-    """The quick tier (LLVM level 0) rounds float32 as both optimised tiers do: GRAPH_MODE's (XLA's default emitters)
-    and PyNative's (Kiln's CPU options). Before `tiers.QUICK_LLVM_OPTION`, LLVM's FastISel at level 0 never fused a
-    multiply and an add: the softmax differed in 314 of its 512 elements."""
-    if jax.default_backend() != "cpu":
-        pytest.skip("the quick tier is the CPU's")
-    assert tiers.QUICK_LLVM_OPTION in os.environ["XLA_FLAGS"]
-    args = _args()
-    lowered = jax.jit(_float32_kernels).lower(*args)
-    quick = cache._compile_with_options(lowered, "cpu", quick=True)(*args)
-    for optimised in (cache.compile_fresh(lowered), cache._compile_with_options(lowered, "cpu")):
-        for a, b in zip(jax.tree_util.tree_leaves(quick), jax.tree_util.tree_leaves(optimised(*args)), strict=True):
-            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
-
-
-def test_the_quick_llvm_option_joins_the_users_own_and_yields_to_their_fast_isel_setting():
-    option = tiers.QUICK_LLVM_OPTION
-    assert tiers.with_quick_llvm_option("") == f"--xla_backend_extra_options={option}"
-    assert (
-        tiers.with_quick_llvm_option("--xla_dump_to=/tmp/d")
-        == f"--xla_dump_to=/tmp/d --xla_backend_extra_options={option}"
-    )
-    joined = tiers.with_quick_llvm_option("--xla_backend_extra_options=-print-after-all --xla_dump_to=/tmp/d")
-    assert joined == f"--xla_backend_extra_options=-print-after-all,{option} --xla_dump_to=/tmp/d"
-    theirs = "--xla_backend_extra_options=-fast-isel=true"
-    assert tiers.with_quick_llvm_option(theirs) == theirs
-
-
 def test_the_quick_tier_compiles_at_level_0_whatever_the_programs_size(monkeypatch):
     monkeypatch.delenv(tiers.ENV, raising=False)
 
@@ -221,40 +183,6 @@ def test_graph_step_both_tiers_agree_with_a_full_compile_and_write_state_back(mo
     np.testing.assert_allclose(tiered, full, rtol=1e-5)
     np.testing.assert_allclose(w_tiered, w_full, rtol=1e-5, atol=1e-7)
     assert n_tiered == n_full == 4.0
-
-
-def _lenet_steps(steps: int):
-    """`steps` GRAPH_MODE train steps of `make demo`'s LeNet5 on its digits (Adam, softmax cross-entropy, batches of
-    32): the losses and the parameters."""
-    kiln.set_context(mode=kiln.GRAPH_MODE)
-    try:
-        kiln.set_seed(0)
-        net = LeNet5()
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Adam(net.trainable_params(), learning_rate=2e-3))
-        x, y, _, _ = load_digits_32(seed=0)
-        losses = [float(step(Tensor(x[i : i + 32]), Tensor(y[i : i + 32])).asnumpy()) for i in range(0, 32 * steps, 32)]
-        return losses, {p.name: p.asnumpy() for p in net.trainable_params()}
-    finally:
-        kiln.set_context(mode=kiln.PYNATIVE_MODE)
-
-
-def test_a_lenet5_graph_step_on_its_quick_tier_gives_the_optimised_tiers_bits(monkeypatch):
-    """A GRAPH_MODE train step run on its quick tier for good (`KILN_TIERED=quick`) writes the parameters' bits of
-    the step compiled fully (`KILN_TIERED=0`), so a process that compiles its quick tier first trains as one that
-    loads the optimised executable from disk (make demo's LeNet5 ended 2.98e-7 apart between its two modes so)."""
-    if jax.default_backend() != "cpu":
-        pytest.skip("the quick tier is the CPU's")
-    monkeypatch.setenv(tiers.ENV, "0")
-    full, params_full = _lenet_steps(3)
-    monkeypatch.setenv(tiers.ENV, "quick")
-    quick_compiles = tiers.stats["quick"]
-    quick, params_quick = _lenet_steps(3)
-    assert tiers.stats["quick"] == quick_compiles + 1  # the step ran its quick tier
-    for name, value in params_full.items():
-        np.testing.assert_array_equal(params_quick[name], value, err_msg=name)
-    # the loss is a mean XLA fuses with the terms it sums: the optimised tier's loop vectorizer reorders that sum
-    np.testing.assert_allclose(quick, full, rtol=1e-6)
 
 
 def test_deterministic_on_runs_every_call_optimised_bit_for_bit(monkeypatch):
