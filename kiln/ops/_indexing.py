@@ -152,13 +152,12 @@ def getitem(x: Tensor, index) -> Tensor:
     _check_masks(index, x.shape)
     spec, tensors = _encode(index)
     _check_int_bounds(spec, x.shape)
-    spec, tensors = _ints_as_inputs(spec, tensors)
-    out = apply(A.GetItem, (x, *tensors), (spec,))
+    out = _read(x, spec, tensors)
     if out is not x:
         # MindSpore's `x[i]` is a view of x: assigning into it (`x[i][j] = v`, `row = x[i]; row[j] = v`) writes x.
         # A view keeps the tensor at the root of its reads and the path of indices from it, not the tensor it was
         # read from: a loop of `x = x[1:]` would otherwise keep every earlier x alive
-        root, path = x._view_of or (x, ())
+        root, path = getattr(x, "_view_of", None) or (x, ())  # (a Tensor unpickled from before views: unset)
         out._view_of = (root, (*path, index))
     return out
 
@@ -175,15 +174,16 @@ def setitem(x: Tensor, index, value) -> None:
     # the innermost, then each region is written back into the one it was read from
     regions = [root]
     for step in path:
-        regions.append(_read(regions[-1], step))
+        regions.append(_read(regions[-1], *_encode(step)))
     _assign(regions[-1], index, value)
     for k in range(len(path) - 1, -1, -1):
         _assign(regions[k], path[k], regions[k + 1])
     _take(x, regions[-1])
 
 
-def _read(x: Tensor, index) -> Tensor:
-    spec, tensors = _ints_as_inputs(*_encode(index))
+def _read(x: Tensor, spec, tensors) -> Tensor:
+    """`x[index]` from `_encode(index)`'s spec and tensors, made no view of `x`."""
+    spec, tensors = _ints_as_inputs(spec, tensors)
     return apply(A.GetItem, (x, *tensors), (spec,))
 
 

@@ -318,3 +318,18 @@ def test_a_region_of_a_region_keeps_only_the_first_tensor_alive():
     assert middle_ref() is None
     last[0, 1] = 7.0
     np.testing.assert_array_equal(first.asnumpy()[2], [0, 7])
+
+
+def test_a_region_of_a_cached_jit_result_writes_back():
+    # a @jit call served from its in-memory cache builds its result Tensor without Tensor._wrap: it must still be a
+    # Tensor whose regions can be read and written (it was an AttributeError in getitem)
+    @kiln.jit
+    def double(x):
+        return x * 2
+
+    x = Tensor(np.ones((3, 2), np.float32))
+    for _ in range(3):
+        y = double(x)
+        row = y[0]
+        row[1] = 5.0
+    np.testing.assert_array_equal(y.asnumpy(), [[2, 5], [2, 2], [2, 2]])

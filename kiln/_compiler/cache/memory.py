@@ -245,7 +245,8 @@ def _hit_function(
         lines.append(f"        out = DIRECT({arrays})[0]")
     if direct is not None:  # Tensor._wrap inlined
         lines += ["    except REDO:", f"        return {miss}",
-                  "    t = NEW(T)", "    t._buf = out", "    t._nodes = None", "    return t"]  # fmt: skip
+                  "    t = NEW(T)", "    t._buf = out", "    t._nodes = None", "    t._view_of = None",
+                  "    return t"]  # fmt: skip
     else:
         inputs = f", [{', '.join(names)}]" if ex.input_writes else ""  # written back to the caller's Tensors
         lines += [f"        return EX([{arrays}]{inputs})",

@@ -354,7 +354,7 @@ class HostScalar(Tensor):
     def of(cls, data: G.Var, py_type: type) -> HostScalar:
         """A 0-d Tensor holding `data` that leaves the graph as `py_type` (see `python_type_of`)."""
         t = object.__new__(cls)
-        t._data, t._nodes, t.py_type = data, None, py_type
+        t._data, t._nodes, t._view_of, t.py_type = data, None, None, py_type
         _PYTHON_TYPES[data] = py_type
         return t
 
