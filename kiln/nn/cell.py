@@ -102,9 +102,7 @@ class Cell:
             if isinstance(value, Parameter):
                 self.insert_param_to_cell(name, value, check_name_contain_dot=False)
             else:
-                if self._auto_prefix:
-                    value.update_parameters_name(name + ".")
-                self.insert_child_to_cell(name, value)
+                _add_child(self, name, value, "")
         elif isinstance(value, ParameterTuple) and value:
             self._insert_param_tuple(value)
             _set_plain(self, d, name, value)
@@ -650,6 +648,14 @@ def _key_prefix(cells: OrderedDict) -> tuple[str, int]:
     return prefix, position
 
 
+def _add_child(container: Cell, key: str, cell: Cell, prefix: str) -> None:
+    """Register `cell` under `key` of `container`; with its auto_prefix, `cell`'s parameters are named `prefix + key.`
+    + their path in it (an attribute assignment, or a cell added to a container)."""
+    if container._auto_prefix:
+        cell.update_parameters_name(f"{prefix}{key}.")
+    container.insert_child_to_cell(key, cell)
+
+
 def _renumber(cell: Cell, prefix: str, key: str, position: int) -> None:
     """Rename `cell`'s parameters `prefix + key` + what follows the old key (at `position` among the dotted parts),
     as MindSpore does to the cells that move when a container's cell is inserted or deleted."""
@@ -671,12 +677,6 @@ class _CellSequence(Cell):
         """The child cells in order, as a list (MindSpore's attribute: zoo code reaches `seq.cell_list[0].conv2d`)."""
         return list(self._cells.values())
 
-    def _add(self, key: str, cell: Cell, prefix: str) -> None:
-        """Register `cell` under `key`, its parameters named `prefix + key.` + their path in it."""
-        if self._auto_prefix:
-            cell.update_parameters_name(f"{prefix}{key}.")
-        self.insert_child_to_cell(key, cell)
-
 
 class SequentialCell(_CellSequence):
     """Cells applied one after another; children are named "0", "1", ... or by the keys of an OrderedDict.
@@ -694,14 +694,14 @@ class SequentialCell(_CellSequence):
         self.__dict__["_given_keys"] = set()  # keys from an OrderedDict: kept when a cell before them is deleted
         if len(args) == 1 and isinstance(args[0], OrderedDict):
             for name, cell in args[0].items():
-                self._add(name, cell, "")
+                _add_child(self, name, cell, "")
                 self._given_keys.add(name)
         else:
             cells = args[0] if len(args) == 1 and isinstance(args[0], list) else args
             for i, cell in enumerate(cells):
                 if not isinstance(cell, Cell):
                     raise TypeError(f"SequentialCell takes Cells, but item {i} is {type(cell).__name__}.")
-                self._add(str(i), cell, "")
+                _add_child(self, str(i), cell, "")
 
     def __getitem__(self, index):
         if isinstance(index, slice):
@@ -715,7 +715,7 @@ class SequentialCell(_CellSequence):
         if not isinstance(cell, Cell):
             raise TypeError(f"SequentialCell holds Cells, but got {type(cell).__name__}.")
         prefix, _ = _key_prefix(self._cells)
-        self._add(list(self._cells)[index], cell, prefix)
+        _add_child(self, list(self._cells)[index], cell, prefix)
 
     def __delitem__(self, index) -> None:
         _delete_cells(self, index)
@@ -732,7 +732,7 @@ class SequentialCell(_CellSequence):
         if not isinstance(cell, Cell):
             raise TypeError(f"SequentialCell holds Cells, but got {type(cell).__name__}.")
         prefix, _ = _key_prefix(self._cells)
-        self._add(_free_key(self._cells), cell, prefix)
+        _add_child(self, _free_key(self._cells), cell, prefix)
         return self
 
     def construct(self, input_data):
@@ -761,24 +761,24 @@ class CellList(_CellSequence):
     def __setitem__(self, index: int, cell: Cell) -> None:
         key = list(self._cells)[index]
         prefix, _ = _key_prefix(self._cells)
-        self._add(key, cell, prefix)
+        _add_child(self, key, cell, prefix)
 
     def __delitem__(self, index) -> None:
         _delete_cells(self, index)
-        self._renumber_from(0, *_key_prefix(self._cells))
+        self._renumber_from(list(self._cells.values()), 0, *_key_prefix(self._cells))
 
     def __iadd__(self, cells) -> CellList:
         return self.extend(cells)
 
     def append(self, cell: Cell) -> CellList:
         prefix, _ = _key_prefix(self._cells)
-        self._add(_free_key(self._cells), cell, prefix)
+        _add_child(self, _free_key(self._cells), cell, prefix)
         return self
 
     def extend(self, cells) -> CellList:
         prefix, _ = _key_prefix(self._cells)  # read once, before the first new cell: as MindSpore
         for cell in cells:
-            self._add(_free_key(self._cells), cell, prefix)
+            _add_child(self, _free_key(self._cells), cell, prefix)
         return self
 
     def insert(self, index: int, cell: Cell) -> None:
@@ -791,17 +791,13 @@ class CellList(_CellSequence):
         prefix, position = _key_prefix(self._cells)  # read before the new cell is in: it is not named yet
         cells = list(self._cells.values())
         cells.insert(index, cell)
-        self._cells.clear()
-        for i, c in enumerate(cells):
-            self._cells[str(i)] = c
-        self._renumber_from(index + 1, prefix, position)
+        self._renumber_from(cells, index + 1, prefix, position)
         if self._auto_prefix:
             cell.update_parameters_name(f"{prefix}{index}.")
 
-    def _renumber_from(self, start: int, prefix: str, position: int) -> None:
-        """Key the cells 0, 1, ... again and, with auto_prefix, rename those from `start` on by their new key (the
+    def _renumber_from(self, cells: list, start: int, prefix: str, position: int) -> None:
+        """Hold `cells` keyed 0, 1, ... and, with auto_prefix, rename those from `start` on by their new key (the
         names' old key at dotted `position`, after `prefix`)."""
-        cells = list(self._cells.values())
         self._cells.clear()
         for i, c in enumerate(cells):
             self._cells[str(i)] = c
@@ -853,10 +849,7 @@ class CellDict(Cell):
             # as MindSpore: a CellDict holds layers, not containers
             raise TypeError(f"CellDict holds Cells other than CellDict, CellList and SequentialCell, but the value "
                             f"for key {key!r} is {type(cell).__name__}.")  # fmt: skip
-        if self._auto_prefix:
-            prefix, _ = _key_prefix(self._cells)
-            cell.update_parameters_name(f"{prefix}{key}.")
-        self.insert_child_to_cell(key, cell)
+        _add_child(self, key, cell, _key_prefix(self._cells)[0] if self._auto_prefix else "")
 
     def __delitem__(self, key: str) -> None:
         del self._cells[key]
