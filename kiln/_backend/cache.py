@@ -401,9 +401,9 @@ class PersistentJit:
     def _load_or_compile(self, sig, args):
         store = _store
         placements = {d[3] for d in sig[1:] if type(d) is tuple}
-        if not placements and jax.config.jax_default_device is None:
+        if not placements:
             # no array input (a Fill window: `zeros`, `ones`): the program runs on the default device, as jit's would
-            placements = {jax.sharding.SingleDeviceSharding(jax.devices()[0])}
+            placements = {jax.sharding.SingleDeviceSharding(_default_device())}
         if len(placements) != 1:
             return self._jitted
         devices = next(iter(placements)).device_set
@@ -837,6 +837,15 @@ def _optimizer():
     # executables on disk (the next process loads those and compiles nothing).
     with _writer_lock:
         return _one_thread(_OPTIMIZER)
+
+
+def _default_device():
+    """The device a program of no array input runs on: JAX's default device (set_context's device_target sets it,
+    as a Device or a platform name), else the first device of the default backend."""
+    chosen = jax.config.jax_default_device
+    if chosen is None:
+        return jax.devices()[0]
+    return jax.devices(chosen)[0] if isinstance(chosen, str) else chosen
 
 
 class _Unknown(Exception):

@@ -185,10 +185,22 @@ def _drain_background_work() -> None:
     cache.flush_writes()
 
 
-def test_a_program_without_array_inputs_is_kept_on_disk(tmp_path, monkeypatch):
+@pytest.mark.parametrize("chosen", [None, "device", "platform"])
+def test_a_program_without_array_inputs_is_kept_on_disk(tmp_path, monkeypatch, chosen):
     """A program of no array input (a lazy window of `ms.numpy.zeros`, a Fill: MobileNetV2's weight init made eight)
-    had no input placement to name its device, so it was never stored and every process compiled it again."""
+    had no input placement to name its device, so it was never stored and every process compiled it again. Also
+    after `set_context(device_target=...)` chose JAX's default device (most zoo scripts do): that went unstored."""
     _drain_background_work()  # an earlier test's compile-ahead or optimised tier must not land in this store
+    default = {None: None, "device": jax.devices("cpu")[0], "platform": "cpu"}[chosen]
+    before = jax.config.jax_default_device
+    jax.config.update("jax_default_device", default)
+    try:
+        _check_one_entry_and_one_compile(tmp_path, monkeypatch)
+    finally:
+        jax.config.update("jax_default_device", before)
+
+
+def _check_one_entry_and_one_compile(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(cache, "_store", cache.DiskCache(tmp_path, 2**30))
     monkeypatch.setattr(cache, "_ours", True)
     compiled = []
