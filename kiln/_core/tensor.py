@@ -6,6 +6,7 @@ layer), so this file only knows how to hold, convert and show data.
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 
@@ -451,6 +452,23 @@ def value_mark(p: Parameter):
     return p._data
 
 
+# A Parameter made without a name is `Parameter#<n>`, n counting such Parameters in the process, as in MindSpore (whose
+# import makes two, the default Generator's seed and offset: `kiln.common.generator` takes the same two numbers).
+GENERATED_NAME_PREFIX = "Parameter#"
+_generated_numbers = itertools.count()
+_NAME_MAX_LEN = 1024
+
+
+def generated_parameter_name() -> str:
+    """A fresh `Parameter#<n>` name (the name of a Parameter made without one)."""
+    return f"{GENERATED_NAME_PREFIX}{next(_generated_numbers)}"
+
+
+def is_generated_name(name) -> bool:
+    """Whether `name` is one `generated_parameter_name` gives: a Cell registering such a Parameter renames it."""
+    return isinstance(name, str) and name.startswith(GENERATED_NAME_PREFIX)
+
+
 class Parameter(Tensor):
     """A Tensor that is network state: trainable weights, moving statistics.
 
@@ -461,11 +479,12 @@ class Parameter(Tensor):
     Args:
         default_input: the initial value (Tensor, NumPy array, number, or an
             initializer output).
-        name: the parameter's name; cells prefix it with their attribute path.
+        name: the parameter's name; cells prefix it with their attribute path. None or a blank string gives
+            `Parameter#<n>`, renamed by the Cell that registers it.
         requires_grad: whether optimizers and `weights=` gradients include it.
     """
 
-    __slots__ = ("name", "requires_grad", "layerwise_parallel", "parallel_optimizer", "_user_named", "__dict__")
+    __slots__ = ("_name", "requires_grad", "layerwise_parallel", "parallel_optimizer", "__dict__")
 
     def __init__(
         self,
@@ -484,11 +503,29 @@ class Parameter(Tensor):
         else:
             with G.recording(None):
                 Tensor.__init__(self, default_input)
-        self._user_named = name is not None
-        self.name = name if name is not None else "Parameter"
+        self.name = name
         self.requires_grad = requires_grad
         self.layerwise_parallel = layerwise_parallel
         self.parallel_optimizer = parallel_optimizer
+
+    @property
+    def name(self) -> str:
+        """The parameter's name (in checkpoints, `parameters_dict()`, optimizer state names)."""
+        return self._name
+
+    @name.setter
+    def name(self, name: str | None) -> None:
+        if name is None:
+            name = generated_parameter_name()
+        elif isinstance(name, str):
+            name = name.strip() or generated_parameter_name()
+            if len(name) > _NAME_MAX_LEN:
+                raise ValueError(
+                    f"A Parameter's name has at most {_NAME_MAX_LEN} characters; this one has {len(name)}."
+                )
+        else:
+            raise ValueError(f"A Parameter's name is a str or None, but got a {type(name).__name__}: {name!r}.")
+        self._name = name
 
     @property
     def _data(self):
@@ -583,6 +620,8 @@ class Parameter(Tensor):
         return self.clone()
 
     def __deepcopy__(self, memo) -> Parameter:
+        # MindSpore's deep copy is made as an unnamed Parameter and then named: it takes a `Parameter#<n>` number
+        generated_parameter_name()
         return self.clone()
 
     def __reduce__(self):
@@ -598,9 +637,14 @@ class ParameterTuple(tuple):
 
     def __new__(cls, iterable=()):
         items = tuple(iterable)
+        names: dict[str, Parameter] = {}
         for p in items:
             if not isinstance(p, Parameter):
                 raise TypeError(f"ParameterTuple holds Parameters, but got {type(p).__name__}.")
+            if names.setdefault(p.name, p) is not p:  # the same Parameter twice is allowed
+                raise ValueError(
+                    f"ParameterTuple: two different Parameters are both named '{p.name}'; give them distinct names."
+                )
         return super().__new__(cls, items)
 
     def clone(self, prefix: str, init: str = "same") -> ParameterTuple:

@@ -15,7 +15,7 @@ import numpy as np
 from kiln._backend import as_array, random_key_data
 from kiln._backend import random as jrandom
 from kiln._core import random_state
-from kiln._core.tensor import Tensor
+from kiln._core.tensor import Tensor, generated_parameter_name
 
 __all__ = ["Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
 
@@ -41,6 +41,7 @@ class Generator:
     save and restore it (a uint32 Tensor)."""
 
     def __init__(self) -> None:
+        _take_parameter_numbers()
         self._seed = 0
         self._state = _key_of(0)
 
@@ -78,10 +79,18 @@ def _state_array(state, shape) -> np.ndarray:
     return host.astype(np.uint32)
 
 
+def _take_parameter_numbers() -> None:
+    """MindSpore keeps a generator's seed and offset in two unnamed Parameters, which take two `Parameter#<n>`
+    numbers: taking them here too gives a script's own unnamed Parameters MindSpore's names (and checkpoint keys)."""
+    generated_parameter_name()
+    generated_parameter_name()
+
+
 class _DefaultGenerator(Generator):
     """The global generator: its state is the one Kiln's random ops draw from."""
 
     def __init__(self) -> None:
+        _take_parameter_numbers()
         self._seed = 0
 
     def manual_seed(self, seed) -> Generator:

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from kiln._compiler.errors import for_user
 from kiln._core import dtype as mstype
 from kiln._core.primitive import WATCH_MARK, count_edit, same_value
-from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor
+from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor, is_generated_name
 from kiln._core.unsupported import ignore_argument, warn_once
 from kiln._parallel.shard import shard_cell
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, logging_constexprs, note_forward
@@ -18,7 +18,6 @@ from kiln.context import GRAPH_MODE, _context
 
 __all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
 
-_DEFAULT_PARAM_NAME = "Parameter"
 _UNSET = object()  # an attribute not set before
 
 
@@ -151,17 +150,20 @@ class Cell:
             raise KeyError(f"insert_param_to_cell(): '{param_name}' is already an attribute of {type(self).__name__}.")
         if not isinstance(param, Parameter):
             raise TypeError(f"insert_param_to_cell() expects a Parameter, but got {type(param).__name__}.")
-        if param.name == _DEFAULT_PARAM_NAME:
+        if is_generated_name(param.name):
             param.name = param_name
         self._params[param_name] = param
 
     def _insert_param_tuple(self, params: ParameterTuple) -> None:
         # Each item is registered under its own name (as MindSpore does), so that a tuple of another cell's
         # parameters (an optimizer's, a train cell's `weights`) keeps their names when a parent renames them.
+        # An unnamed one (`Parameter#<n>`) becomes `Parameter$<k>`, k counting from 1 the ones this cell renamed.
         names: set[str] = set()
         for p in dict.fromkeys(params):  # the same object twice is registered once
-            if p.name == _DEFAULT_PARAM_NAME:
-                p.name = f"{_DEFAULT_PARAM_NAME}${len(self._params)}"
+            if is_generated_name(p.name):
+                k = self.__dict__.get("_renamed_in_tuples", 0) + 1
+                self.__dict__["_renamed_in_tuples"] = k
+                p.name = f"Parameter${k}"
             if p.name in names:
                 raise ValueError(f"two Parameters of one ParameterTuple are both named '{p.name}': rename one.")
             names.add(p.name)
@@ -463,7 +465,14 @@ class Cell:
             cell.__dict__["_param_prefix"] = path
 
     def name_cells(self) -> OrderedDict:
-        return OrderedDict((k, v) for k, v in self._cells.items() if v is not None)
+        """The direct children by attribute name; a child held under two names is listed once, under the first."""
+        seen: set[int] = set()
+        out = OrderedDict()
+        for k, v in self._cells.items():
+            if v is not None and id(v) not in seen:
+                seen.add(id(v))
+                out[k] = v
+        return out
 
     def apply(self, fn) -> Cell:
         """Call `fn` on every descendant cell and then this one."""

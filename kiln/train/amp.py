@@ -338,6 +338,11 @@ class _LossInFloat32(Cell):
         return self._loss_fn(out, _cast_tree(label, mstype.float32))
 
 
+# MindSpore's build_train_network names its float32 loss wrapper `WithLossCell` (a class of its own, not
+# nn.WithLossCell): the printed training cell and `network.cls_name` show that name.
+_LossInFloat32.__name__ = _LossInFloat32.__qualname__ = "WithLossCell"
+
+
 def _build_config(level, boost_level, kwargs: dict) -> tuple:
     """(keep_batchnorm_fp32, cast_model_type, loss_scale_manager) for `level`, overridden by `kwargs`."""
     if not isinstance(level, str):

@@ -18,7 +18,7 @@ from kiln import ops
 from kiln._compiler.errors import user_stacklevel
 from kiln._core import dtype as mstype
 from kiln._core.primitive import PrimitiveDef
-from kiln._core.tensor import Parameter, ParameterTuple, Tensor
+from kiln._core.tensor import Parameter, ParameterTuple, Tensor, is_generated_name
 from kiln._core.unsupported import warn_once
 from kiln.nn.cell import Cell
 from kiln.nn.init_args import opt_init_args_register  # noqa: F401 (MindSpore's module path for it)
@@ -307,7 +307,7 @@ class Optimizer(Cell):
                 gcs.append(gc)
         for k, lr in enumerate(dict.fromkeys(lrs)):  # register each distinct rate as state of this cell
             if isinstance(lr, Parameter):
-                self.insert_param_to_cell(lr.name if lr.name != "Parameter" else f"learning_rate_{k}", lr, False)
+                self.insert_param_to_cell(f"learning_rate_{k}" if is_generated_name(lr.name) else lr.name, lr, False)
             elif isinstance(lr, Cell):
                 self.insert_child_to_cell(f"learning_rate_{k}", lr)
         if order is not None:

@@ -10,12 +10,16 @@ runs op by op with the tape.
 
 from __future__ import annotations
 
+import os
+import warnings
+
 from kiln import ops
 from kiln._core.tensor import Parameter, ParameterTuple
 from kiln._parallel import context as PC
 from kiln._parallel.batch import shards_optimizer_state, spans_processes
 from kiln._parallel.pipeline import refuse_unstaged_step
 from kiln.nn.cell import Cell
+from kiln.nn.layer.basic import Identity
 from kiln.nn.wrap.grad_reducer import data_parallel_reducer, spread_batch, spreads_batches
 
 __all__ = [
@@ -112,7 +116,7 @@ class WithGradCell(Cell):
         self.loss_fn = loss_fn
         self.network_with_loss = network if loss_fn is None else WithLossCell(network, loss_fn)
         self.network_with_loss.set_grad()
-        object.__setattr__(self, "weights", ParameterTuple(network.trainable_params()))
+        self.weights = ParameterTuple(network.trainable_params())  # registered under their own names, as in MindSpore
         self.grad = ops.GradOperation(get_by_list=True, sens_param=sens is not None)
         self.sens = sens
         object.__setattr__(self, "_grad_fn", ops.grad(self.network_with_loss, None, self.weights))
@@ -123,11 +127,6 @@ class WithGradCell(Cell):
             # The gradient is linear in the output sensitivity, so scaling afterwards is exact.
             grads = tuple(g * self.sens for g in grads)
         return grads
-
-
-def _keep_grads(grads):
-    """TrainOneStepCell's gradient reducer outside data-parallel mode: the gradients as they are."""
-    return grads
 
 
 class TrainOneStepCell(Cell):
@@ -143,8 +142,9 @@ class TrainOneStepCell(Cell):
     `weights` (the optimizer's parameters), `grad` (`GradOperation(get_by_list=True, sens_param=True)`: call
     `self.grad(self.network, self.weights)(*inputs, sens)`), `grad_no_sens` (the same without the
     sensitivity), `sens` (1.0 when not given) and `sense_flag` (whether it was given), `reducer_flag` (whether
-    gradients are all-reduced across ranks), `grad_reducer` (the reducer; outside data-parallel mode a function
-    returning the gradients unchanged), `parallel_mode`, and with `reducer_flag` the reducer's `mean` and `degree`.
+    gradients are all-reduced across ranks), `grad_reducer` (the reducer: a `DistributedGradReducer` Cell in
+    data-parallel mode, else an `nn.Identity` Cell), `parallel_mode`, `use_graceful_exit` (False: Kiln has no
+    graceful-exit protocol) and with `reducer_flag` the reducer's `mean` and `degree`.
 
     Inputs:
         The network's inputs.
@@ -186,9 +186,16 @@ class TrainOneStepCell(Cell):
         self.parallel_mode = PC.parallel_mode()
         reducer = data_parallel_reducer(self.weights)
         self.reducer_flag = reducer is not None
-        self.grad_reducer = _keep_grads if reducer is None else reducer
+        self.grad_reducer = Identity() if reducer is None else reducer
         if reducer is not None:
-            self.mean, self.degree = reducer.mean, reducer.degree
+            self.mean, self.degree = reducer.mean, reducer._divisor
+        self.use_graceful_exit = False
+        if os.environ.get("MS_ENABLE_GRACEFUL_EXIT") == "1":
+            warnings.warn(
+                "TrainOneStepCell: MS_ENABLE_GRACEFUL_EXIT=1 asks for MindSpore's exit-on-request protocol between "
+                "ranks, which Kiln does not have; the steps run without it (use_graceful_exit is False).",
+                stacklevel=2,
+            )
         if spreads_batches():
             self.register_forward_pre_hook(spread_batch)
         if spans_processes() or shards_optimizer_state():  # a compiled step reads arrays already placed
@@ -219,7 +226,7 @@ class ForwardValueAndGrad(Cell):
         if weights is not None and not isinstance(weights, (ParameterTuple, list, tuple, Parameter)):
             raise TypeError(f"ForwardValueAndGrad: 'weights' must be Parameters, but got {type(weights).__name__}.")
         self.network = network
-        object.__setattr__(self, "weights", weights)
+        self.weights = weights  # a ParameterTuple is registered under its Parameters' own names, as in MindSpore
         self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
         self.grad = ops.GradOperation(get_all, get_by_list, sens_param)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from kiln import ops
 from kiln._backend import distributed as D
+from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor
 from kiln._parallel import context as PC
 from kiln._parallel.batch import (
@@ -26,6 +27,7 @@ from kiln._parallel.batch import (
 from kiln.communication import _collective as C
 from kiln.communication import _virtual
 from kiln.communication import management as M
+from kiln.context import get_context
 from kiln.nn.cell import Cell
 
 __all__ = ["DistributedGradReducer", "PipelineGradReducer"]
@@ -47,6 +49,11 @@ class DistributedGradReducer(Cell):
     Outputs:
         tuple[Tensor]: the reduced gradients, identical on every rank.
 
+    Attributes (as MindSpore's): `mean`, `degree` (the float32 Tensor `1 / degree`, the factor of the mean),
+    `allreduce` and `allgather` (the collectives over `group`), `map_`, `allreduce_filter` (per parameter,
+    whether it is reduced: not when `layerwise_parallel`), `split_fusion` and `op_list` (no split fusion: False,
+    ()), `mode` (the execution mode when built) and `enable_tuple_broaden`.
+
     Raises:
         RuntimeError: before `communication.init()`.
     """
@@ -63,10 +70,20 @@ class DistributedGradReducer(Cell):
             degree = len(self._ranks)
         if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
             raise ValueError(f"DistributedGradReducer: 'degree' must be a positive int, but got {degree!r}.")
+        parameters = list(parameters)
         self.mean = mean
-        self.degree = degree
+        self._divisor = degree  # `degree` itself is MindSpore's Tensor 1 / degree
+        self.degree = Tensor(1.0 / degree, mstype.float32)
         self.group = group
-        self._num_params = len(list(parameters))
+        self._num_params = len(parameters)
+        self.map_ = ops.Map()
+        self.allreduce_filter = tuple(not getattr(p, "layerwise_parallel", False) for p in parameters)
+        self.split_fusion = False
+        self.op_list = ()
+        self.allreduce = ops.AllReduce(group=group)
+        self.allgather = ops.AllGather(group)
+        self.mode = get_context("mode")
+        self.enable_tuple_broaden = True
 
     def construct(self, grads):
         grads = tuple(grads)
@@ -74,7 +91,7 @@ class DistributedGradReducer(Cell):
             raise ValueError(
                 f"DistributedGradReducer: got {len(grads)} gradient(s) for {self._num_params} parameter(s)."
             )
-        scale = 1.0 / self.degree if self.mean else None
+        scale = 1.0 / self._divisor if self.mean else None
         if len(self._ranks) == 1 and scale in (None, 1.0):
             return grads
         for g in grads:

@@ -36,6 +36,15 @@ class DynamicLossScaleUpdateCell(Cell):
         self.cur_iter = Parameter(Tensor(np.int32(1)), name="current_iterator_step")
         self.last_overflow_iter = Parameter(Tensor(np.int32(0)), name="last_overflow_iterator_step")
         self.minimum_loss_scale = Tensor(np.float32(1.0))
+        # MindSpore's operator attributes, which a subclass written for it may call in its own `construct`.
+        self.select = ops.Select()
+        self.max = ops.Maximum()
+        self.reciprocal = ops.Reciprocal()
+        self.less_equal = ops.LessEqual()
+        self.logic_and = ops.LogicalAnd()
+        self.logic_not = ops.LogicalNot()
+        self.logic_or = ops.LogicalOr()
+        self.const_true = Tensor(True)
 
     def get_loss_scale(self):
         return self.loss_scale_value
@@ -109,6 +118,11 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         self.allreduce = ops.AllReduce()
         self.is_distributed = self.parallel_mode != PC.STAND_ALONE
         self.gpu_target = get_context("device_target") == "GPU"
+        # MindSpore's choices of overflow check by chip; Kiln runs no Ascend chip and checks with `isfinite`.
+        self.ascend_910a_target = False
+        self.ascend_910b_target = False
+        self.enable_allfinite = True
+        self.enable_tuple_broaden = True
 
     def construct(self, *inputs):
         loss = self.network(*inputs)

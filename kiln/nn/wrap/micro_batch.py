@@ -23,7 +23,7 @@ from kiln._core.tensor import Tensor
 from kiln._parallel import pipeline as PP
 from kiln._pynative import tape
 from kiln.context import PYNATIVE_MODE, _context
-from kiln.nn.cell import Cell, SequentialCell
+from kiln.nn.cell import Cell, CellList, SequentialCell
 from kiln.nn.wrap.cell_wrapper import WithLossCell
 
 __all__ = ["GradAccumulationCell", "MicroBatchInterleaved", "PipelineCell"]
@@ -49,20 +49,42 @@ def _check(cls: str, network, name: str, n) -> None:
         raise ValueError(f"{cls}: '{name}' counts micro-batches and must be at least 1; got {n}.")
 
 
+class _MicroBatch(Cell):
+    """Micro-batch `i` of `micro_size` of every input: the slice `[i * b, (i + 1) * b)` of its first axis."""
+
+    def __init__(self, micro_size: int, owner: str) -> None:
+        super().__init__()
+        self.shape = ops.Shape()
+        self.micro_size = micro_size
+        self.strided_slice = ops.StridedSlice()
+        self.__dict__["_owner"] = owner  # the wrapper named in errors
+
+    def construct(self, i, *inputs):
+        return _micro_batch(inputs, i, self.micro_size, self.__dict__["_owner"])
+
+
 class _MicroBatchSum(Cell):
-    _arg = "micro_size"
+    # MindSpore's attributes: the count (`micro_size` / `interleave_num`), a CellList of `_MicroBatch` slicers
+    # (`micro_inputs` / `interleave_inputs`) and the Add that sums the outputs (`add`; `add_list` holds one per
+    # micro-batch where MindSpore keeps it).
+    _arg, _slicers, _adds_per_batch = "micro_size", "micro_inputs", True
 
     def __init__(self, network, n: int) -> None:
         super().__init__(auto_prefix=False)
         _check(type(self).__name__, network, self._arg, n)
         self.network = network
         setattr(self, self._arg, n)
+        setattr(self, self._slicers, CellList([_MicroBatch(n, type(self).__name__) for _ in range(n)]))
+        self.add = ops.Add()
+        if self._adds_per_batch:
+            self.add_list = [ops.Add() for _ in range(n)]
 
     def construct(self, *inputs):
         n = getattr(self, self._arg)
+        slicers = getattr(self, self._slicers)
         out = None
         for i in range(n):
-            y = self.network(*_micro_batch(inputs, i, n, type(self).__name__))
+            y = self.network(*slicers[i](i, *inputs))
             out = y if out is None else ops.add(out, y)
         return out
 
@@ -221,7 +243,7 @@ def _plan(network, micro_size: int, input_count: int) -> tuple:
 class MicroBatchInterleaved(_MicroBatchSum):
     """Split the batch into `interleave_num` parts, run `network` on each, and sum the outputs."""
 
-    _arg = "interleave_num"
+    _arg, _slicers, _adds_per_batch = "interleave_num", "interleave_inputs", False
 
     def __init__(self, network, interleave_num=2) -> None:
         super().__init__(network, interleave_num)
