@@ -77,11 +77,13 @@ class _CellBase(Cell):
         self.mode, self.input_size, self.hidden_size, self.has_bias = mode, input_size, hidden_size, has_bias
         gate = _GATES[mode] * hidden_size
         stdv = 1 / math.sqrt(hidden_size)
-        self.weight_ih = Parameter(_uniform((gate, input_size), stdv, dtype), name="weight_ih")
-        self.weight_hh = Parameter(_uniform((gate, hidden_size), stdv, dtype), name="weight_hh")
+        # Unnamed, as MindSpore's: each takes a `Parameter#<n>` number before its attribute names it, which keeps
+        # the numbers of a script's later unnamed Parameters equal to MindSpore's.
+        self.weight_ih = Parameter(_uniform((gate, input_size), stdv, dtype))
+        self.weight_hh = Parameter(_uniform((gate, hidden_size), stdv, dtype))
         if has_bias:
-            self.bias_ih = Parameter(_uniform((gate,), stdv, dtype), name="bias_ih")
-            self.bias_hh = Parameter(_uniform((gate,), stdv, dtype), name="bias_hh")
+            self.bias_ih = Parameter(_uniform((gate,), stdv, dtype))
+            self.bias_hh = Parameter(_uniform((gate,), stdv, dtype))
         else:
             self.bias_ih = self.bias_hh = None
 

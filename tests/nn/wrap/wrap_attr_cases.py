@@ -257,6 +257,20 @@ def unnamed_parameter_names(ms) -> dict:
     out["numbers taken by Conv2d, BatchNorm2d, LayerNorm, Embedding"] = taken(
         lambda: (nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.LayerNorm((2,)), nn.Embedding(4, 2))
     )
+    out["numbers taken by LSTMCell, GRUCell, RNNCell"] = taken(
+        lambda: (nn.LSTMCell(3, 4), nn.GRUCell(3, 4), nn.RNNCell(3, 4, has_bias=False))
+    )
+    out["numbers taken by LSTM, GRU, MultiheadAttention"] = taken(
+        lambda: (nn.LSTM(3, 4, 2, bidirectional=True), nn.GRU(3, 4), nn.MultiheadAttention(4, 2))
+    )
+    out["numbers taken by deep copies of a Dense"] = taken(lambda: copy.deepcopy(nn.Dense(2, 2)))
+    out["numbers taken by AdamWeightDecay, Lamb, Adam with a dynamic rate"] = taken(
+        lambda: (
+            nn.AdamWeightDecay(nn.Dense(2, 2).trainable_params(), 0.1),
+            nn.Lamb(nn.Dense(2, 2).trainable_params(), 0.1),
+            nn.Adam(nn.Dense(2, 2).trainable_params(), nn.ExponentialDecayLR(0.1, 0.9, 4)),
+        )
+    )
     out["numbers taken by Adam and a loss-scaled step"] = taken(
         lambda: nn.TrainOneStepWithLossScaleCell(
             nn.WithLossCell(nn.Dense(2, 2), nn.MSELoss()),
