@@ -565,8 +565,7 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return (
-            f"Parameter (name={self.name}, shape={list(self.shape)}, dtype={self.dtype}, "
-            f"requires_grad={self.requires_grad})"
+            f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, requires_grad={self.requires_grad})"
         )
 
     def set_data(self, data, slice_shape: bool = False) -> Parameter:

@@ -139,6 +139,22 @@ def test_list_save_obj_and_choice_func(tmp_path):
     np.testing.assert_array_equal(loaded["w"].asnumpy(), [3.0, 3.0])
 
 
+def test_a_list_of_unnamed_parameters_saves_one_entry_each(tmp_path):
+    # Unnamed Parameters were all `Parameter`, so a checkpoint of a list of them wrote one key twice and could not be
+    # read back ("the file is truncated or corrupt"); now they are `Parameter#<n>` as in MindSpore. Two distinct
+    # values under one name are refused (MindSpore keeps the last one silently); the same Parameter twice is saved
+    # once.
+    path = str(tmp_path / "u.ckpt")
+    a, b = Parameter(Tensor(np.ones(2, np.float32))), Parameter(Tensor(np.zeros(3, np.float32)))
+    save_checkpoint([a, b, a], path)
+    loaded = load_checkpoint(path)
+    assert list(loaded) == [a.name, b.name] and a.name != b.name
+    np.testing.assert_array_equal(loaded[b.name].asnumpy(), np.zeros(3))
+    twin = Parameter(Tensor(np.ones(1, np.float32)), name=a.name)
+    with pytest.raises(ValueError, match=r"items 0 and 2 of 'save_obj' are both named 'Parameter#\d+'"):
+        save_checkpoint([a, b, twin], path)
+
+
 def test_large_tensors_are_split_and_joined(tmp_path, monkeypatch):
     monkeypatch.setattr(_ckpt_format, "SLICE_BYTES", 64)
     big = np.arange(100 * 3, dtype=np.float32).reshape(100, 3)

@@ -66,17 +66,27 @@ def _entries(save_obj, append_dict, choice_func) -> list[tuple[str, np.ndarray |
     elif isinstance(save_obj, dict):
         pairs = list(save_obj.items())
     elif isinstance(save_obj, list):
-        pairs = []
+        pairs, first = [], {}
         for i, item in enumerate(save_obj):
             if isinstance(item, Parameter):
-                pairs.append((item.name, item))
+                name, value = item.name, item
             elif isinstance(item, dict) and "name" in item and isinstance(item.get("data"), Tensor):
-                pairs.append((item["name"], item["data"]))
+                name, value = item["name"], item["data"]
             else:
                 raise TypeError(
                     f"For 'save_checkpoint', a list 'save_obj' must hold Parameters or dicts {{'name': str, 'data': "
                     f"Tensor}}, but item {i} is {item!r:.80}."
                 )
+            j, held = first.setdefault(name, (i, value)) if isinstance(name, str) else (i, value)
+            if j != i:
+                if value is held:
+                    continue  # the same Parameter twice: saved once
+                # the file would hold one key twice (MindSpore keeps the last value, silently)
+                raise ValueError(
+                    f"For 'save_checkpoint', items {j} and {i} of 'save_obj' are both named '{name}'; a checkpoint "
+                    "holds one value per name: give them distinct names."
+                )
+            pairs.append((name, value))
     else:
         raise TypeError(
             f"For 'save_checkpoint', 'save_obj' must be a Cell, a list of {{'name', 'data'}} dicts or a dict, "
