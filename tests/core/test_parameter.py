@@ -22,6 +22,22 @@ def test_parameter_from_tensor_number_and_array():
     np.testing.assert_array_equal(r.asnumpy(), [0, 1, 2])
 
 
+def test_a_parameter_name_is_a_str_or_none():
+    # as MindSpore's: None or a blank name gives a fresh `Parameter#<n>`, a name is stripped, other types and names
+    # over 1024 characters are refused
+    p = Parameter(Tensor(np.ones(2, np.float32)))
+    q = Parameter(Tensor(np.ones(2, np.float32)), name="   ")
+    assert p.name.startswith("Parameter#") and q.name.startswith("Parameter#") and p.name != q.name
+    p.name = " w "
+    assert p.name == "w"
+    p.name = None
+    assert p.name.startswith("Parameter#") and p.name != q.name
+    with pytest.raises(ValueError, match="str or None, but got a int"):
+        p.name = 3
+    with pytest.raises(ValueError, match="at most 1024 characters"):
+        Parameter(Tensor(np.ones(2, np.float32)), name="x" * 1025)
+
+
 def test_parameter_repr_and_ops():
     p = Parameter(Tensor(np.ones(2, np.float32)), name="bias")
     assert repr(p).startswith("Parameter (name=bias,")

@@ -158,3 +158,14 @@ def test_with_grad_cell_attributes():
         np.testing.assert_allclose(g2.asnumpy(), 2.0 * g.asnumpy(), rtol=1e-6)
     fvg = nn.ForwardValueAndGrad(cell.network_with_loss, cell.weights, get_by_list=True)
     assert fvg.grad.get_by_list and fvg.network is cell.network_with_loss
+
+
+def test_graceful_exit_is_not_silently_ignored(monkeypatch):
+    # MindSpore's MS_ENABLE_GRACEFUL_EXIT=1 sets up an exit-on-request protocol between ranks, which Kiln lacks
+    net = nn.WithLossCell(nn.Dense(2, 1), nn.MSELoss())
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    assert nn.TrainOneStepCell(net, opt).use_graceful_exit is False
+    monkeypatch.setenv("MS_ENABLE_GRACEFUL_EXIT", "1")
+    with pytest.warns(UserWarning, match="MS_ENABLE_GRACEFUL_EXIT=1"):
+        step = nn.TrainOneStepCell(net, opt)
+    assert step.use_graceful_exit is False
