@@ -603,15 +603,17 @@ class Cell:
         return ""
 
     def __repr__(self) -> str:
+        # MindSpore 2.10's layout: `Name(details)` on one line, or the details' lines and then one
+        # `(attribute): child` per child, indented below `Name(` and closed by `)`.
         extra = self.extend_repr()
-        children = [(n, c) for n, c in self._cells.items() if c is not None]
-        if not children:
-            return f"{type(self).__name__}<{extra}>"
-        lines = [f"{type(self).__name__}<{extra}"]
-        for name, child in children:
-            body = repr(child).replace("\n", "\n  ")
-            lines.append(f"  ({name}): {body}")
-        return "\n".join(lines) + "\n  >"
+        lines = extra.split("\n") if extra else []
+        children = [f"({n}): " + repr(c).replace("\n", "\n  ") for n, c in self._cells.items()]
+        if len(lines) == 1 and not children:
+            return f"{type(self).__name__}({lines[0]})"
+        lines += children
+        if not lines:
+            return f"{type(self).__name__}()"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
     def __getstate__(self):
         return self.__dict__

@@ -10,7 +10,6 @@ wrap_attr_goldens_mindspore.json."""
 
 import copy
 import os
-import re
 import tempfile
 
 import numpy as np
@@ -36,17 +35,6 @@ def _describe(ms, value):
     if isinstance(value, (tuple, list)):
         return {"type": kind, "items": [_describe(ms, v) for v in value]}
     return {"type": kind}
-
-
-def repr_outline(text: str) -> list:
-    """The printed cell's tree: `(depth, attribute, class)` per cell line, whatever the brackets and the layers' own
-    details (MindSpore 2.10 prints `Dense(input_channels=2, ...)`, Kiln `Dense<in_channels=2, ...>`)."""
-    out = []
-    for line in text.splitlines():
-        m = re.match(r"^( *)(?:\((\S+)\): )?(\w+)[(<]", line)
-        if m:
-            out.append([len(m.group(1)) // 2, m.group(2) or "", m.group(3)])
-    return out
 
 
 def attribute_names(ms, cell) -> list:
@@ -82,7 +70,7 @@ def run(ms, wanted=None) -> dict:
             "cells_and_names": [n for n, _ in cell.cells_and_names()],
             "name_cells": list(cell.name_cells()),
             "trainable_params": [p.name for p in cell.trainable_params()],
-            "repr outline": repr_outline(str(cell)),
+            "repr": str(cell),
         }
 
     def dense():
