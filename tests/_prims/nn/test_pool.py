@@ -155,8 +155,8 @@ def test_max_pool_lowering_by_window_shape_and_platform(monkeypatch):
     overlapping = _lowered_ops(lambda t: _max_pool(t, (3, 3), (2, 2)), x)
     padded = _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2), pad_mode="pad", pad=(1, 1, 1, 1)), x)
     ceil = _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2), ceil_mode=True), jnp.ones((1, 1, 7, 7)))
-    for lowered in (overlapping, padded, ceil):
-        assert "max" in lowered and not lowered & {"reduce_window_max", "reduce_max"}
+    for lowered in (overlapping, padded, ceil):  # elementwise maxima of the taps (reduce_max: `materialized`)
+        assert "max" in lowered and "reduce_window_max" not in lowered
     monkeypatch.setattr(pool, "default_platform", lambda: "gpu")
     for kernel, strides in (((2, 2), (2, 2)), ((3, 3), (2, 2))):
         assert "reduce_window_max" in _lowered_ops(lambda t, k=kernel, s=strides: _max_pool(t, k, s), x)
