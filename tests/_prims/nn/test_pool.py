@@ -148,6 +148,27 @@ def test_windowed_max_pool_gradient_compiles_to_a_program_linear_in_the_window(k
     np.testing.assert_allclose(jax.jit(grad)(x, r), want, rtol=1e-6, atol=1e-6)
 
 
+def test_windowed_max_pool_is_computed_once_for_several_consumers():
+    # A pool's output read by several reductions (a BatchNorm's statistics and gradient sums after BiMLP's Downsample)
+    # had its chain of taps and maxima fused into each of them (BiMLP: 80 maxima copied into 70 fusions).
+    kernel, strides, pads, outs = (5, 5), (1, 1), [(2, 2), (2, 2)], (6, 6)
+
+    def stats(x):
+        y = pool.windowed_max_pool(x, kernel, strides, pads, outs)
+        return y.sum(axis=(0, 2, 3)), (y * y).sum(axis=(0, 2, 3)), (y * 3.0).max(axis=(0, 2, 3))
+
+    x = jnp.asarray(np.random.default_rng(0).standard_normal((2, 3, 6, 6)), jnp.float32)
+    text = jax.jit(stats).lower(x).compile().as_text()
+    assert text.count(" maximum(") <= 25 + 4  # the chain once, the materializing and the max reductions
+    y = _windowed_reference(x, kernel, strides, pads)
+    for got, want in zip(
+        jax.jit(stats)(x),
+        (y.sum(axis=(0, 2, 3)), (y * y).sum(axis=(0, 2, 3)), (y * 3.0).max(axis=(0, 2, 3))),
+        strict=True,
+    ):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_max_pool_lowering_by_window_shape_and_platform(monkeypatch):
     x = jnp.ones((2, 3, 8, 8), jnp.float32)
     tiled = _lowered_ops(lambda t: _max_pool(t, (2, 2), (2, 2), pad_mode="same"), x)
