@@ -200,21 +200,6 @@ def tiled_max_pool(x, kernel, outs):
     return materialized(result) if int(np.prod(kernel)) > 1 else result
 
 
-def _first_max_shares(taps, out, dout):
-    """Per window tap (in row-major window order), the share of `dout` it receives: all of it at the window's
-    first maximum, as XLA's select-and-scatter gives it (ties, e.g. the zeros after a ReLU, get one share, not
-    each), zero elsewhere. `taps` yields, per tap, the input entry at that tap of every window (out's shape)."""
-    taken = None
-    shares = []
-    for tap in taps:
-        hit = tap == out
-        if taken is not None:
-            hit = hit & ~taken
-        taken = hit if taken is None else taken | hit
-        shares.append(jnp.where(hit, dout, jnp.zeros((), dout.dtype)))
-    return shares
-
-
 def tiled_max_pool_grad(x, out, dout, kernel, outs):
     """The gradient of `tiled_max_pool`: all of a window's `dout` at its first maximum in row-major window order,
     as XLA's select-and-scatter gives it (ties, e.g. the zeros after a ReLU, get one share, not each), zero
@@ -223,7 +208,7 @@ def tiled_max_pool_grad(x, out, dout, kernel, outs):
     Each window's first-maximum tap is found by one min-reduction over its taps' codes (an int32 array the size
     of the output), and the gradient is one select of each input entry's tap code against it over the blocks'
     (..., out_0, k_0, out_1, k_1, ...) view. Stacking the taps' shares and transposing them into place instead
-    (`_first_max_shares`, as the overlapping windows still do) made XLA compute the whole tie chain and the
+    (as the overlapping windows' gradient once did) made XLA compute the whole tie chain and the
     stack's index arithmetic for every input entry inside its consumer, LeNet5's c1 ReLU/pool gradient mask:
     that kernel 447-499 -> 263-310 us plus 110-124 us for the reduction; the train step 0.96-0.98x in 21- and
     11-round interleaved runs, 0.86x and 0.99x in two 9-round ones (`taskset -c 0 python -m benchmarks.bench_conv
@@ -288,25 +273,49 @@ def _padded_taps(x, kernel, strides, pads, outs):
 
 
 def windowed_max_pool(x, kernel, strides, pads, outs):
-    """Max pooling without dilation as the elementwise max of the window taps: (..., *spatial) -> (..., *outs)."""
+    """Max pooling without dilation as the elementwise max of the window taps: (..., *spatial) -> (..., *outs).
+
+    The maximum is computed once into memory (`materialized`): left to XLA's fusion, its chain of k_0 * k_1 ...
+    slices and maxima was emitted again in every consumer, and a pool's consumers after a Downsample are many (the
+    BatchNorm statistics and gradient reductions of the next stage): BiMLP's 2/3/5/7 'same' pools' 80 maxima were
+    copied into 70 fusions of its train step.
+    """
     _, taps = _padded_taps(x, kernel, strides, pads, outs)
     result = None
     for tap in taps():
         result = tap if result is None else jnp.maximum(result, tap)
-    return result
+    return materialized(result) if int(np.prod(kernel)) > 1 else result
 
 
 def windowed_max_pool_grad(x, out, dout, kernel, strides, pads, outs):
-    """The gradient of `windowed_max_pool` (see `_first_max_shares`): (..., *spatial) like `x`."""
+    """The gradient of `windowed_max_pool`: all of a window's `dout` at its first maximum in row-major window order,
+    as XLA's select-and-scatter gives it (ties get one share, not each); (..., *spatial) like `x`.
+
+    Each window's first-maximum tap is one minimum over the taps' codes (an int32 array of out's shape) and each
+    tap's share a select of `dout` against it, placed back with an interior-padded `pad`. The code and `dout` are
+    computed once into memory (`materialized`): each share is its own XLA fusion, and a cheap producer is fused
+    into every one of them, so a tie chain across the taps (`hit & ~taken`, one per tap) and the recomputed
+    maximum were emitted again per tap, quadratic in the window: a 7x7 'same' pool's gradient compiled to 1,680
+    `maximum` instructions and BiMLP's Downsample (2x2 + 3x3 + 5x5 + 7x7 pools after a BatchNorm) to 87 fusions
+    of ~900 instructions each, most of the train step's 53-63 s quick-tier XLA compile.
+    """
     nd = len(kernel)
     n_lead = x.ndim - nd
     padded, taps = _padded_taps(x, kernel, strides, pads, outs)
+    n_taps = int(np.prod(kernel))
+    first = None
+    for i, tap in enumerate(taps()):
+        code = jnp.where(tap == out, np.int32(i), np.int32(n_taps))
+        first = code if first is None else jnp.minimum(first, code)
+    if n_taps > 1:
+        first, dout = materialized(first), materialized(dout)
     zero = jnp.zeros((), dout.dtype)
     grad = None
-    for offset, share in zip(np.ndindex(*kernel), _first_max_shares(taps(), out, dout), strict=True):
+    for i, offset in enumerate(np.ndindex(*kernel)):
+        share = jnp.where(first == i, dout, zero)
         config = [(0, 0, 0)] * n_lead + [
-            (i, size - i - s * (o - 1) - 1, s - 1)
-            for i, size, s, o in zip(offset, padded.shape[n_lead:], strides, outs)
+            (at, size - at - s * (o - 1) - 1, s - 1)
+            for at, size, s, o in zip(offset, padded.shape[n_lead:], strides, outs)
         ]
         placed = lax.pad(share, zero, config)
         grad = placed if grad is None else grad + placed

@@ -5,8 +5,9 @@ held-out networks). Goldens: make_bimlp_goldens_mindspore.py.
 
 MindSpore cannot train BiMLP on the CPU (Rint has no gradient there, in both modes), so only the forward pass has
 goldens. Training found that Kiln's GRAPH_MODE max-pool gradient missed windows after a BatchNorm (its losses
-0.8801 -> 0.9006 after one step); that is guarded by tests/_prims/nn/test_pool.py, not here: this net's GRAPH_MODE
-train step compiles for 75-83 s of CPU on this machine, past a zoo test's budget.
+0.8801 -> 0.9006 after one step); that is guarded by tests/_prims/nn/test_pool.py, not here. Its GRAPH_MODE train
+step's first call took 18-20 s of process CPU (63-81 s wall, load 11-14) until the windowed MaxPool's gradient stopped
+compiling to a program quadratic in the window (session 29): 10-12 s (31-42 s wall).
 """
 
 from tests.zoo.printed_values import assert_close, run_driver
