@@ -134,7 +134,8 @@ class Tensor:
     """
 
     # _buf: the array, or a Pending value of the lazy window (read through `_data`); _hooks: set by register_hook;
-    # _view_of: (tensor, index) when this one was read as `tensor[index]`, so that writing into it writes there too
+    # _view_of: (root, path of steps) when this one is a view read from `root` (`root[i][j]`, `root.reshape(s)`), so
+    # that writing into it writes there too; for a root, the list of weak references to its views; else None
     __slots__ = ("_buf", "_nodes", "_hooks", "_view_of", "__weakref__")
     __array_priority__ = 100
 
@@ -163,6 +164,9 @@ class Tensor:
                 trace.write_tensor(id(self), self, value)
                 return
         self._buf = value
+        # a PyNative write into a view or into a tensor with views: kiln.ops carries it to the others
+        if getattr(self, "_view_of", None) is not None and (not G._TRACES or G._TRACES[-1] is None):
+            VIEW_WRITTEN[0](self)
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False) -> None:
         self._nodes = None
@@ -419,6 +423,10 @@ class HookHandle:
 
 
 _slot = Tensor._buf  # the storage slot; Parameter routes its reads and writes through the active trace
+STORAGE = _slot
+# kiln.ops' view_written(tensor), installed when kiln.ops is imported: run after a PyNative in-place write into a
+# tensor that is a view or has views (its `_view_of` set), so that the write is seen through all of them
+VIEW_WRITTEN: list = []
 
 
 def _stored(p: Parameter):
@@ -537,7 +545,11 @@ class Parameter(Tensor):
     @_data.setter
     def _data(self, value) -> None:
         trace = G._TRACES[-1] if G._TRACES else None
-        if trace is None or id(self) in trace.const_ids:
+        if trace is None:
+            _slot.__set__(self, value)
+            if getattr(self, "_view_of", None) is not None:  # a Parameter with views (`row = p[0]`) in PyNative
+                VIEW_WRITTEN[0](self)
+        elif id(self) in trace.const_ids:
             _slot.__set__(self, value)
         else:
             trace.write_state(id(self), self, value)
@@ -580,6 +592,8 @@ class Parameter(Tensor):
             # inside a graph the value is a Var (a float16 input of a to_float Cell written into a float32
             # Parameter): the installed Tensor.astype records the cast; an array casts itself
             new = data.astype(self.dtype)._data if G.is_symbolic(new) else new.astype(self._data.dtype)
+        if type(getattr(self, "_view_of", None)) is list:  # new storage, as MindSpore's: earlier views keep the old
+            self._view_of = None
         self._data = new
         return self
 

@@ -7,9 +7,13 @@ compiled function serves every call with the same index shape.
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
+
 import numpy as np
 
 from kiln._compiler.ir import graph as G
+from kiln._core import tensor as core_tensor
 from kiln._core.tensor import Tensor
 from kiln._prims import array as A
 from kiln._pynative import tape
@@ -154,30 +158,133 @@ def getitem(x: Tensor, index) -> Tensor:
     _check_int_bounds(spec, x.shape)
     out = _read(x, spec, tensors)
     if out is not x:
-        # MindSpore's `x[i]` is a view of x: assigning into it (`x[i][j] = v`, `row = x[i]; row[j] = v`) writes x.
-        # A view keeps the tensor at the root of its reads and the path of indices from it, not the tensor it was
-        # read from: a loop of `x = x[1:]` would otherwise keep every earlier x alive
-        root, path = getattr(x, "_view_of", None) or (x, ())  # (a Tensor unpickled from before views: unset)
-        out._view_of = (root, (*path, index))
+        # MindSpore's `x[i]` is a view of x: assigning into it (`x[i][j] = v`, `row = x[i]; row[j] = v`) writes x,
+        # and (ints, slices, None, Ellipsis only) a later write into x is seen through it
+        link_view(x, out, index, tracked=not tensors and G.current() is None)
     return out
+
+
+class ViewKind:
+    """A kind of view made by a shape op: `read(src, arg)` makes it, `write(src, view, arg)` is `src` with the
+    view's entries put back. A view's step from its source is `(kind, arg)`; an index step is the index itself."""
+
+    __slots__ = ("read", "write")
+
+    def __init__(self, read: Callable, write: Callable) -> None:
+        self.read, self.write = read, write
+
+
+def link_view(x: Tensor, out: Tensor, step, *, tracked: bool = True) -> None:
+    """Make `out`, read from `x` by `step` (an index or `(ViewKind, arg)`), a view of `x`'s entries: a write into
+    `out` is written into `x` too, and (when `tracked`: PyNative only) a later write into `x` is seen in `out`.
+
+    A view keeps the tensor at the root of its reads and the path of steps from it, not the tensor it was read from:
+    a loop of `x = x[1:]` would otherwise keep every earlier x alive. The root keeps weak references to its views
+    (in its `_view_of` slot, a list; a view's holds the (root, path) tuple), the dead ones dropped as it grows."""
+    link = getattr(x, "_view_of", None)  # (a Tensor unpickled from before views: unset)
+    if type(link) is tuple:
+        root = link[0]
+        out._view_of = (root, (*link[1], step))
+        link = root._view_of
+    else:
+        root = x
+        out._view_of = (x, (step,))
+    if not tracked:
+        return
+    if link is None:
+        root._view_of = [weakref.ref(out)]
+        return
+    link.append(weakref.ref(out))
+    n = len(link)
+    if n > 16 and n & (n - 1) == 0:  # at each power of two
+        link[:] = [r for r in link if r() is not None]
+
+
+def _is_view_step(step) -> bool:
+    return type(step) is tuple and len(step) == 2 and type(step[0]) is ViewKind
+
+
+def _read_step(src: Tensor, step) -> Tensor:
+    if _is_view_step(step):
+        return step[0].read(src, step[1])
+    return _read(src, *_encode(step))
+
+
+def _write_step(src: Tensor, step, region: Tensor) -> Tensor:
+    """`src` with `region` (what `step` reads from it) written back."""
+    if _is_view_step(step):
+        return step[0].write(src, region, step[1])
+    out = Tensor._wrap(src._buf)
+    out._nodes = src._nodes
+    _assign(out, step, region, whole_mask=False)
+    return out
+
+
+def _read_path(root: Tensor, path: tuple) -> Tensor:
+    region = root
+    for step in path:
+        region = _read_step(region, step)
+    return region
+
+
+def _store(t: Tensor, value: Tensor) -> None:
+    """`t` takes `value`'s array and history without the write being seen as the user's (no views are updated)."""
+    core_tensor.STORAGE.__set__(t, value._buf)
+    t._nodes = value._nodes
+
+
+def view_written(t: Tensor) -> None:
+    """After `t` was written in place in PyNative: a view writes its new entries into its root, and every other
+    live view of that root reads them again (their values stay pending in the lazy window until read)."""
+    link = t._view_of
+    if type(link) is tuple:
+        root, path = link
+        regions = [root]
+        for step in path[:-1]:
+            regions.append(_read_step(regions[-1], step))
+        new = t
+        for k in range(len(path) - 1, -1, -1):
+            new = _write_step(regions[k], path[k], new)
+        _store(root, new)
+        link = root._view_of
+    else:
+        root = t
+    if type(link) is list:
+        for ref in link:
+            view = ref()
+            if view is not None and view is not t and type(view._view_of) is tuple and view._view_of[0] is root:
+                _store(view, _read_path(root, view._view_of[1]))
+
+
+core_tensor.VIEW_WRITTEN.append(view_written)
 
 
 def setitem(x: Tensor, index, value) -> None:
     """In-place assignment: `x` takes the new value and, under autograd, the new history. When `x` was read from
-    another Tensor (`base[i]`, `base[i][j]`, ...), the assignment is also made in that Tensor."""
+    another Tensor (`base[i]`, `base.reshape(...)[i]`, ...), the assignment is also made in that Tensor."""
     link = getattr(x, "_view_of", None)
-    if link is None:
+    if type(link) is not tuple:
         _assign(x, index, value)
         return
     root, path = link
-    # each region as the root holds it now (it may have been written since `x` was read); the new entries go into
-    # the innermost, then each region is written back into the one it was read from
+    if G.current() is None:
+        # the view as its root holds it now (a write the root's views were not told of: a compiled graph's), then the
+        # write, which view_written carries into the root and its other views
+        _store(x, _read_path(root, path))
+        _assign(x, index, value)
+        return
+    # while a graph is recorded: each region as the root holds it now, the new entries into the innermost, then
+    # each region written back into the one it was read from
     regions = [root]
     for step in path:
-        regions.append(_read(regions[-1], *_encode(step)))
+        regions.append(_read_step(regions[-1], step))
     _assign(regions[-1], index, value)
     for k in range(len(path) - 1, -1, -1):
-        _assign(regions[k], path[k], regions[k + 1])
+        step = path[k]
+        if _is_view_step(step):
+            _take(regions[k], step[0].write(regions[k], regions[k + 1], step[1]))
+        else:
+            _assign(regions[k], step, regions[k + 1], whole_mask=False)
     _take(x, regions[-1])
 
 
@@ -187,8 +294,10 @@ def _read(x: Tensor, spec, tensors) -> Tensor:
     return apply(A.GetItem, (x, *tensors), (spec,))
 
 
-def _assign(x: Tensor, index, value) -> None:
-    if isinstance(index, Tensor) and index.dtype.kind == "b" and index.shape == x.shape:
+def _assign(x: Tensor, index, value, *, whole_mask: bool = True) -> None:
+    """`x[index] = value`; `whole_mask`: a mask of x's shape writes one value where it is set (a region read through
+    the mask is written back entry by entry instead)."""
+    if whole_mask and isinstance(index, Tensor) and index.dtype.kind == "b" and index.shape == x.shape:
         out = apply(A.MaskedSet, (_snapshot(x), index, value))
     else:
         _check_masks(index, x.shape)
@@ -201,13 +310,13 @@ def _assign(x: Tensor, index, value) -> None:
 
 def _take(x: Tensor, out: Tensor) -> None:
     """`x` takes `out`'s value and history."""
+    x._nodes = out._nodes  # (first: a view's write into its root, made as `_data` is set, reads x's history)
     if G.current() is None:
         # PyNative: x takes the op's value as it is, pending in the lazy window if it waits there (reading `_data`
         # would run the window at every assignment: a loop writing x[i] then ran one program per trip)
         x._data = out._buf
     else:
         x._data = out._data
-    x._nodes = out._nodes
 
 
 def _value(value):

@@ -12,12 +12,14 @@ import operator
 
 import numpy as np
 
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln._prims import array as A
 from kiln._prims import array as prims_array
 from kiln.ops import state
 from kiln.ops._helpers import REGISTRY, apply, as_np_dtype, as_shape, op_error
+from kiln.ops._indexing import ViewKind, link_view
 from kiln.ops.faces import functional
 
 __all__ = [
@@ -142,8 +144,32 @@ __all__ = [
 
 
 def reshape(input, shape) -> Tensor:
-    """A tensor with the same data and a new `shape` (one entry may be -1)."""
-    return apply(A.Reshape, (input,), (as_shape("Reshape", shape),))
+    """A tensor with the same data and a new `shape` (one entry may be -1); in PyNative a view of `input`, as
+    MindSpore's (a write into either is seen in the other)."""
+    shape = as_shape("Reshape", shape)
+    return _viewed(input, apply(A.Reshape, (input,), (shape,)), RESHAPED, shape)
+
+
+def _viewed(input, out: Tensor, kind: ViewKind, arg) -> Tensor:
+    """`out`, made from `input` by a shape op, as a view of it in PyNative (`kind` and `arg`: its read and write)."""
+    if (not G._TRACES or G._TRACES[-1] is None) and isinstance(input, Tensor):
+        link_view(input, out, (kind, arg))
+    return out
+
+
+def _reshape_back(src: Tensor, view: Tensor, shape) -> Tensor:
+    return apply(A.Reshape, (view,), (tuple(src.shape),))
+
+
+def _transpose_back(src: Tensor, view: Tensor, perm) -> Tensor:
+    nd = max(src.ndim, 1)
+    return apply(A.Transpose, (view,), (tuple(int(p) for p in np.argsort([p % nd for p in perm])),))
+
+
+# the kinds of shape-op view: reshape (also squeeze and expand_dims, read as a reshape to their result's shape) and
+# transpose
+RESHAPED = ViewKind(lambda src, shape: apply(A.Reshape, (src,), (shape,)), _reshape_back)
+TRANSPOSED = ViewKind(lambda src, perm: apply(A.Transpose, (src,), (perm,)), _transpose_back)
 
 
 def view(input, *shape) -> Tensor:
@@ -154,8 +180,10 @@ def view(input, *shape) -> Tensor:
 
 
 def transpose(input, input_perm) -> Tensor:
-    """Permute the axes of `input` by `input_perm` (integers: a float axis is a TypeError, as in NumPy)."""
-    return apply(A.Transpose, (input,), (tuple(operator.index(p) for p in input_perm),))
+    """Permute the axes of `input` by `input_perm` (integers: a float axis is a TypeError, as in NumPy); in PyNative
+    a view of `input`."""
+    perm = tuple(operator.index(p) for p in input_perm)
+    return _viewed(input, apply(A.Transpose, (input,), (perm,)), TRANSPOSED, perm)
 
 
 def permute(input, axis) -> Tensor:
@@ -178,8 +206,9 @@ def moveaxis(x, source: int, destination: int) -> Tensor:
 
 
 def expand_dims(input_x, axis: int) -> Tensor:
-    """Insert a size-1 axis at `axis`."""
-    return apply(A.ExpandDims, (input_x,), (axis,))
+    """Insert a size-1 axis at `axis` (in PyNative a view of `input_x`)."""
+    out = apply(A.ExpandDims, (input_x,), (axis,))
+    return _viewed(input_x, out, RESHAPED, out.shape)
 
 
 def unsqueeze(input, dim: int) -> Tensor:
@@ -195,7 +224,8 @@ def squeeze(input, axis=None) -> Tensor:
         axes = tuple(a for a in axes if not -nd <= a < nd or shape[a] == 1)  # bad axes still reach the check
         if not axes:
             return reshape(input, shape)
-    return apply(A.Squeeze, (input,), (axes,))
+    out = apply(A.Squeeze, (input,), (axes,))
+    return _viewed(input, out, RESHAPED, out.shape)
 
 
 def flatten(input, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -> Tensor:
@@ -263,7 +293,13 @@ def split(tensor, split_size_or_sections, axis: int = 0) -> tuple:
         sections = [int(s) for s in split_size_or_sections]
         if builtins.sum(sections) != n:
             raise op_error("Split", f"the sections {sections} must add up to the axis size {n}.")
-    return apply(A.Split, (tensor,), (axis, tuple(sections)))
+    parts = apply(A.Split, (tensor,), (axis, tuple(sections)))
+    if G.current() is None:  # each part a view of `tensor`, as `tensor[:, start:stop]` is
+        lead, start = (builtins.slice(None),) * (axis % tensor.ndim), 0
+        for part, size in zip(parts, sections, strict=True):
+            link_view(tensor, part, (*lead, builtins.slice(start, start + size)))
+            start += size
+    return parts
 
 
 def chunk(input, chunks: int, axis: int = 0) -> tuple:
@@ -272,8 +308,13 @@ def chunk(input, chunks: int, axis: int = 0) -> tuple:
 
 
 def unstack(input_x, axis: int = 0) -> tuple:
-    """Split along `axis` into tensors with that axis removed."""
-    return apply(A.Unstack, (input_x,), (axis,))
+    """Split along `axis` into tensors with that axis removed (in PyNative each a view of `input_x`)."""
+    parts = apply(A.Unstack, (input_x,), (axis,))
+    if G.current() is None and isinstance(input_x, Tensor):
+        lead = (builtins.slice(None),) * (axis % input_x.ndim)
+        for k, part in enumerate(parts):
+            link_view(input_x, part, (*lead, k))
+    return parts
 
 
 def tile(input, dims) -> Tensor:
@@ -351,7 +392,10 @@ def slice(input_x, begin, size) -> Tensor:
 def narrow(input, axis: int, start: int, length: int) -> Tensor:
     """`length` entries of `input` along `axis` from `start`."""
     spec = (("s", None, None, None),) * (axis % input.ndim) + (("s", start, start + length, None),)
-    return apply(A.GetItem, (input,), (spec,))
+    out = apply(A.GetItem, (input,), (spec,))
+    if G.current() is None:  # a view of `input`, as `input[:, start:start + length]` is
+        link_view(input, out, (*(builtins.slice(None),) * (axis % input.ndim), builtins.slice(start, start + length)))
+    return out
 
 
 def select(cond, x, y) -> Tensor:
