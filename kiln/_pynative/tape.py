@@ -10,6 +10,7 @@ what makes higher-order gradients work without re-tracing the user's function.
 
 from __future__ import annotations
 
+import itertools
 import linecache
 import os
 from collections.abc import Callable
@@ -24,12 +25,13 @@ FUSED_BACKWARD = os.environ.get("KILN_FUSED_BACKWARD", "1").strip().lower() not 
 _active: list[int] = []
 _paused = 0
 _next_level = 0
+_created = itertools.count()  # Node.seq: the order in which the forward recorded its operations
 
 
 class Node:
     """One recorded operation at one grad level."""
 
-    __slots__ = ("prim", "attrs", "inputs", "links", "out_avals", "rule", "hooks", "anchor")
+    __slots__ = ("prim", "attrs", "inputs", "links", "out_avals", "rule", "hooks", "anchor", "seq")
 
     def __init__(self, prim, attrs, inputs, links, out_avals, rule=None, anchor=False) -> None:
         self.prim = prim  # None for leaves
@@ -43,6 +45,7 @@ class Node:
         # A node whose rule must run whenever the backward reaches it, needed by a requested leaf or not
         # (a Cell's backward hook); its rule sees None for outputs that got no gradient.
         self.anchor = anchor
+        self.seq = next(_created)
 
     def add_hooks(self, index: int, hooks: dict) -> None:
         """Run the hooks in `hooks` (a tensor's, shared) on the gradient of output `index`."""
