@@ -110,6 +110,7 @@ CASES = [
 def test_unsupported_syntax(fn, construct, line):
     with pytest.raises(GraphSyntaxError) as info:
         jit(fn)(_x())
+    assert isinstance(info.value, RuntimeError)  # the class MindSpore raises, which its users catch
     msg = str(info.value)
     assert construct in msg
     assert "test_errors.py" in msg and line in msg
@@ -527,3 +528,23 @@ def test_dict_indexed_by_a_run_time_tensor_says_why(tmp_path):
         ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs_path="")
     source, first = inspect.getsourcelines(_DictByTensor.construct)
     assert f"{__file__}:{first + 2}" in str(info.value)
+
+
+class _OneInput(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+
+@pytest.mark.parametrize("how", ["graph_mode", "jit"])
+def test_a_cell_given_too_many_arguments_names_its_class(how):
+    # graph mode said "construct() takes 2 positional argument(s)": not which Cell's (PyNative: Python's own words)
+    net = _OneInput()
+    try:
+        with pytest.raises(TypeError, match=r"_OneInput\.construct\(\) takes 2 positional argument\(s\) but 3 were"):
+            if how == "graph_mode":
+                ms.set_context(mode=ms.GRAPH_MODE)
+                net(_x(), _x())
+            else:
+                jit(lambda a, b: net(a, b))(_x(), _x())
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
