@@ -240,7 +240,10 @@ class JitFunction:
         try:
             return _invoke(self, self._cache, None, args, kwargs)
         except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
-            raise for_user(err) from None
+            shown = for_user(err)
+            if shown is err:
+                raise  # bare: the traceback ends at the user's line, with no frame of this call
+            raise shown from None
 
     def _set_entry(self, hit) -> None:
         """Make `hit(*args, **kwargs)` (written for this function) what a call runs, or `_call` for None
@@ -266,7 +269,10 @@ class _BoundJit:
         try:
             return _invoke(self._jf, self._cache, self._kiln_self, args, kwargs)
         except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
-            raise for_user(err) from None
+            shown = for_user(err)
+            if shown is err:
+                raise  # bare: the traceback ends at the user's line, with no frame of this call
+            raise shown from None
 
 
 def _invoke(jf: JitFunction, cache: C.JitCache, obj, args, kwargs):
@@ -350,7 +356,10 @@ def run_cell(cell, args: tuple, kwargs: dict):
             except RaisesWithRunTimeMessage:  # the general call below raises it eagerly
                 out = _MISS
             except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
-                raise for_user(err) from None
+                shown = for_user(err)
+                if shown is err:
+                    raise  # bare: the traceback ends at the user's line, with no frame of this call
+                raise shown from None
             if out is not _MISS:
                 return out
     if tape.recording or _hooked(args) or recurrent.reverse_only_state() is False:
@@ -368,7 +377,10 @@ def run_cell(cell, args: tuple, kwargs: dict):
             with interp.Context(lax=_syntax_level({}, None, cell), tracing=False) as ectx:
                 return calls.call_cell(ectx, cell, list(args), kwargs)
     except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
-        raise for_user(err) from None
+        shown = for_user(err)
+        if shown is err:
+            raise  # bare: the traceback ends at the user's line, with no frame of this call
+        raise shown from None
 
 
 def _call_cell_graph(cell, args: tuple, kwargs: dict | None, run: bool | None):
@@ -408,7 +420,10 @@ def compile_cell(cell, args: tuple, kwargs: dict | None = None) -> None:
     except RaisesWithRunTimeMessage as signal:  # every path raises: the compile says so, with what it knows
         raise signal.exc from None
     except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only)
-        raise for_user(err) from None
+        shown = for_user(err)
+        if shown is err:
+            raise  # bare: the traceback ends at the user's line, with no frame of this call
+        raise shown from None
 
 
 def _user_construct(cell) -> bool:

@@ -10,8 +10,10 @@ import types
 from kiln._backend import callbacks
 
 
-class GraphSyntaxError(SyntaxError):
-    """Python syntax that graph mode (STRICT) cannot compile; the message names file, line and construct."""
+class GraphSyntaxError(SyntaxError, RuntimeError):
+    """Python syntax that graph mode (STRICT) cannot compile; the message names file, line and construct.
+
+    Also a RuntimeError: MindSpore raises one for unsupported syntax, and its users' scripts catch that class."""
 
     def __str__(self) -> str:
         return self.args[0] if self.args else "graph syntax error"

@@ -52,6 +52,22 @@ def _to_host(data):
     return data
 
 
+def _preview(data) -> str:
+    text = repr(data)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _row_lengths(host) -> list:
+    """The lengths of the first level of nested lists whose elements differ in length (or nesting)."""
+    level = host
+    while isinstance(level, list) and level and all(isinstance(x, list) for x in level):
+        lengths = [len(x) for x in level]
+        if len(set(lengths)) > 1:
+            return lengths
+        level = [y for x in level for y in x]
+    return [len(x) if isinstance(x, list) else "a number" for x in level] if isinstance(level, list) else []
+
+
 _INITIALIZERS: list = []  # `kiln.common.initializer.initializer`, registered by that module (it sits above)
 
 
@@ -207,7 +223,18 @@ class Tensor:
             return
         host = _to_host(input_data) if isinstance(input_data, (list, tuple)) else input_data
         target = dtype or _infer_host_dtype(input_data)
-        self._data = B.as_array(np.asarray(host, dtype=target.np))
+        try:
+            array = np.asarray(host, dtype=target.np)
+        except ValueError:
+            if not isinstance(input_data, (list, tuple)):
+                raise
+            # NumPy's words ("setting an array element with a sequence") do not say which data; a TypeError,
+            # as MindSpore's for data it cannot convert
+            raise TypeError(
+                f"Tensor() needs nested lists of one rectangular shape, but the lists of {_preview(input_data)} "
+                f"differ in length (rows of lengths {_row_lengths(host)})."
+            ) from None
+        self._data = B.as_array(array)
 
     @classmethod
     def _wrap(cls, array) -> Tensor:

@@ -16,6 +16,7 @@ import threading
 
 from kiln import _backend as B
 from kiln._backend import distributed as BD
+from kiln._compiler.errors import outside_frames
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.primitive import REGISTRY, PrimitiveDef, checks_enabled, forward_mode_error, op_error
@@ -167,28 +168,37 @@ def apply(prim: PrimitiveDef, args: tuple, attrs: tuple = (), amp_listed: bool =
     Inside a Cell run in low precision (`running_in`), the floating-point inputs are cast to its dtype first.
     `amp_listed` False: the calling face is, in MindSpore, another Primitive class than the one amp level O1
     lists (ops.matmul is its MatMulExt, not MatMul), so O1 leaves the call as given.
+
+    An op that fails here, in PyNative, fails without the dispatch's frames in its traceback: the user's line and
+    the op they called are the last frames shown (`KILN_DEBUG=1` keeps them all).
     """
-    if PRECISION_USED:
-        if prim.amp_cast and RUN.dtype is not None:
-            args = _in_run_dtype(args, prim.amp_kept(attrs))
-        elif RUN.auto is not None and RUN.dtype is None:
-            strategy = RUN.auto
-            if type(strategy) is Listed:
-                if amp_listed and prim.name in strategy.names:
-                    return _run_listed(prim, args, attrs, strategy.dtype)
-            elif prim.amp_auto is not None:
-                args = _in_auto_dtype(args, prim.amp_auto, prim.amp_kept(attrs))
-    if G._TRACES and G._TRACES[-1] is not None:
-        trace = G._TRACES[-1]
-        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-        if any(type(x) is G.Var for x in arrays):
-            return _record(trace, prim, args, arrays, attrs)
-    elif LAZY and prim not in _eager_only and lazy.on_main_thread() and not BD.is_initialized():
-        if prim in _deferrable or _can_defer(prim):
-            out = _defer(prim, args, attrs)
-            if out is not None:
-                return out
-    return run_now(prim, args, attrs)
+    try:
+        if PRECISION_USED:
+            if prim.amp_cast and RUN.dtype is not None:
+                args = _in_run_dtype(args, prim.amp_kept(attrs))
+            elif RUN.auto is not None and RUN.dtype is None:
+                strategy = RUN.auto
+                if type(strategy) is Listed:
+                    if amp_listed and prim.name in strategy.names:
+                        return _run_listed(prim, args, attrs, strategy.dtype)
+                elif prim.amp_auto is not None:
+                    args = _in_auto_dtype(args, prim.amp_auto, prim.amp_kept(attrs))
+        if G._TRACES and G._TRACES[-1] is not None:
+            trace = G._TRACES[-1]
+            arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+            if any(type(x) is G.Var for x in arrays):
+                return _record(trace, prim, args, arrays, attrs)
+        elif LAZY and prim not in _eager_only and lazy.on_main_thread() and not BD.is_initialized():
+            if prim in _deferrable or _can_defer(prim):
+                out = _defer(prim, args, attrs)
+                if out is not None:
+                    return out
+        return run_now(prim, args, attrs)
+    except Exception as err:
+        if not (G._TRACES and G._TRACES[-1] is not None) and os.environ.get("KILN_DEBUG", "") in ("", "0"):
+            # a bare raise adds no frame of this function: the traceback ends at the call of the op
+            err.with_traceback(outside_frames(err.__traceback__))
+        raise
 
 
 def run_now(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):

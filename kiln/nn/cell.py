@@ -202,7 +202,10 @@ class Cell:
         try:
             return self._call(args, kwargs)
         except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only; KILN_DEBUG=1 keeps all)
-            raise for_user(err) from None
+            shown = for_user(err)
+            if shown is err:
+                raise  # bare: the traceback ends at the user's line, with no frame of this call
+            raise shown from None
 
     def _call(self, args: tuple, kwargs: dict):
         d = self.__dict__

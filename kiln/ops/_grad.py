@@ -37,7 +37,10 @@ def _graph_mode_aware(eager: Callable) -> Callable:
         try:
             return run(args, kwargs)
         except Exception as err:  # noqa: BLE001  (re-raised with the user's frames only, as a Cell's call)
-            raise for_user(err) from None
+            shown = for_user(err)
+            if shown is err:
+                raise  # bare: the traceback ends at the user's line, with no frame of this call
+            raise shown from None
 
     call.__wrapped__ = getattr(eager, "__wrapped__", eager)
     call.__doc__ = eager.__doc__

@@ -38,7 +38,10 @@ def _users_frames(method):
         try:
             return method(*args, **kwargs)
         except Exception as err:  # noqa: BLE001  (KILN_DEBUG=1 keeps every frame)
-            raise for_user(err) from None
+            shown = for_user(err)
+            if shown is err:
+                raise  # bare: the traceback ends at the user's line, with no frame of this call
+            raise shown from None
 
     return run
 

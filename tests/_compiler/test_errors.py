@@ -1,6 +1,7 @@
 """Every unsupported construct and bad input gives an error naming the file, line and expression."""
 
 import inspect
+import os
 import traceback
 
 import numpy as np
@@ -110,6 +111,7 @@ CASES = [
 def test_unsupported_syntax(fn, construct, line):
     with pytest.raises(GraphSyntaxError) as info:
         jit(fn)(_x())
+    assert isinstance(info.value, RuntimeError)  # the class MindSpore raises, which its users catch
     msg = str(info.value)
     assert construct in msg
     assert "test_errors.py" in msg and line in msg
@@ -527,3 +529,55 @@ def test_dict_indexed_by_a_run_time_tensor_says_why(tmp_path):
         ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs_path="")
     source, first = inspect.getsourcelines(_DictByTensor.construct)
     assert f"{__file__}:{first + 2}" in str(info.value)
+
+
+class _OneInput(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+
+@pytest.mark.parametrize("how", ["graph_mode", "jit"])
+def test_a_cell_given_too_many_arguments_names_its_class(how):
+    # graph mode said "construct() takes 2 positional argument(s)": not which Cell's (PyNative: Python's own words)
+    net = _OneInput()
+    try:
+        with pytest.raises(TypeError, match=r"_OneInput\.construct\(\) takes 2 positional argument\(s\) but 3 were"):
+            if how == "graph_mode":
+                ms.set_context(mode=ms.GRAPH_MODE)
+                net(_x(), _x())
+            else:
+                jit(lambda a, b: net(a, b))(_x(), _x())
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+class _MatMulOfInputs(nn.Cell):
+    def construct(self, a, b):
+        return ops.matmul(a, b)
+
+
+def _call_in(how: str):
+    net = _MatMulOfInputs()
+    a, b = Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones((4, 5), np.float32))
+    if how == "jit":
+        return jit(lambda a, b: net(a, b))(a, b)
+    if how == "grad":
+        return ms.grad(lambda a, b: net(a, b).sum())(a, b)
+    ms.set_context(mode=ms.GRAPH_MODE if how == "graph_mode" else ms.PYNATIVE_MODE)
+    return net(a, b)
+
+
+@pytest.mark.parametrize("how", ["pynative", "graph_mode", "jit", "grad"])
+def test_the_traceback_of_a_failing_call_ends_in_the_users_code(how, monkeypatch):
+    # each Kiln entry (Cell.__call__, a jit call, ops.grad) re-raised the trimmed error with `raise ... from
+    # None`, which put its own frame last in the traceback ("kiln/nn/cell.py, in __call__")
+    monkeypatch.delenv("KILN_DEBUG", raising=False)
+    try:
+        with pytest.raises(ValueError, match="For 'MatMul'") as info:
+            _call_in(how)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    frames = traceback.extract_tb(info.value.__traceback__)
+    kiln_dir = os.path.dirname(ms.__file__) + os.sep
+    assert not [f for f in frames if f.filename.startswith(kiln_dir)], traceback.format_list(frames)
+    assert frames[-1].filename == __file__

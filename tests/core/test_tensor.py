@@ -268,3 +268,15 @@ def test_tensor_never_aliases_numpy_input():
         t = Tensor(data)
         data.flat[0] = 123.0
         assert t.asnumpy().flat[0] != 123.0
+
+
+@pytest.mark.parametrize(
+    ("data", "lengths"),
+    [([[1.0, 2.0], [3.0]], "[2, 1]"), ([[[1], [2]], [[3], [4, 5]]], "[1, 1, 1, 2]")],
+)
+def test_ragged_nested_lists_are_a_type_error_naming_the_data(data, lengths):
+    # was NumPy's ValueError "setting an array element with a sequence ... inhomogeneous shape"; MindSpore 2.10
+    # raises a TypeError for data it cannot make a Tensor of
+    with pytest.raises(TypeError, match="nested lists of one rectangular shape") as info:
+        Tensor(data)
+    assert repr(data) in str(info.value) and f"rows of lengths {lengths}" in str(info.value)

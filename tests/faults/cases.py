@@ -300,7 +300,7 @@ ms.load_checkpoint(path)
 path = os.path.join(tmp, 'a.ckpt')
 ms.save_checkpoint(nn.Dense(5, 3), path)
 ms.load_param_into_net(nn.Dense(4, 3), ms.load_checkpoint(path))
-""", "ValueError", ("weight", "[3, 5]", "[3, 4]", "nothing was loaded"),
+""", "CheckpointMismatchError", ("weight", "[3, 5]", "[3, 4]", "nothing was loaded"),
       "RuntimeError: For 'load_param_into_net', weight in the argument 'net' should have the same shape as weight "
       "in the argument 'parameter_dict'"),
     F("ckpt-save-missing-dir", "checkpoint", "ms.save_checkpoint(nn.Dense(2, 2), os.path.join(tmp, 'no', 'x.ckpt'))",
@@ -517,7 +517,7 @@ nn.TrainOneStepCell(net, nn.SGD(net.trainable_params(), 0.1), sens=T(2, 2))
     F("net-load-param-shapes", "networks", """
 small, big = nn.Dense(3, 2), nn.Dense(4, 2)
 ms.load_param_into_net(big, {p.name: p for p in small.get_parameters()}, strict_load=True)
-""", "ValueError", ("load_param_into_net", "[2, 3]", "[2, 4]"),
+""", "CheckpointMismatchError", ("load_param_into_net", "[2, 3]", "[2, 4]"),
       "RuntimeError: For 'load_param_into_net', weight ... shape (2, 4) in the argument 'net' and shape (2, 3) in "
       "the argument 'parameter_dict'"),
     F("net-model-train-float-labels", "networks", """

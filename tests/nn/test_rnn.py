@@ -235,3 +235,42 @@ def test_float32_state_into_a_float16_layer_trains():
     for a, b in zip(grads(np.float32), grads(np.float16), strict=True):
         assert np.isfinite(a.asnumpy()).all() and np.abs(a.asnumpy()).sum() > 0
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+WRONG_INPUTS = {
+    # (layer, input, hx): the error names the argument, the expected shape and the given one
+    "input_size": (lambda: nn.LSTM(8, 16, batch_first=True), (2, 5, 7), None, "=8, but got x shape [2, 5, 7]"),
+    "lstm_c0_batch": (
+        lambda: nn.LSTM(8, 16, num_layers=2, bidirectional=True),
+        (5, 2, 8),
+        ((4, 2, 16), (4, 3, 16)),
+        "'c_0' of 'hx' must have shape (num_layers * num_directions, batch, hidden_size) = [4, 2, 16], but got [4, 3",
+    ),
+    "gru_h0_2d": (lambda: nn.GRU(8, 16), (5, 2, 8), (2, 16), "= [1, 2, 16], but got [2, 16]"),
+}
+
+
+@pytest.mark.parametrize("case", list(WRONG_INPUTS))
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_a_wrong_input_or_state_shape_names_the_layer_and_both_shapes(case, mode):
+    # it failed inside the loop as an internal op ('RecurrentScan') listing its eight operands, without the
+    # layer's name or which argument was wrong
+    make, x_shape, hx_shapes, words = WRONG_INPUTS[case]
+    net = make()
+    x = kiln.Tensor(np.ones(x_shape, np.float32))
+    hx = None
+    if hx_shapes is not None:
+        hx = (
+            tuple(kiln.Tensor(np.zeros(s, np.float32)) for s in hx_shapes)
+            if isinstance(hx_shapes[0], tuple)
+            else kiln.Tensor(np.zeros(hx_shapes, np.float32))
+        )
+    kiln.set_context(mode=kiln.GRAPH_MODE if mode == "graph" else kiln.PYNATIVE_MODE)
+    try:
+        with pytest.raises(ValueError) as info:
+            net(x) if hx is None else net(x, hx)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    msg = str(info.value)
+    assert msg.startswith(f"For '{type(net).__name__}'") and words in msg
+    assert "RecurrentScan" not in msg

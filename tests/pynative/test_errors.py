@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import traceback
+
 import numpy as np
 import pytest
 
@@ -127,3 +130,35 @@ def test_a_string_input_is_a_type_error_naming_the_op(mode, op, call):
     with pytest.raises(TypeError, match=f"For '{op}', input . must be a Tensor or a number, but got str") as info:
         run(Tensor(np.int64(2)))
     _no_backend_chain(info.value)
+
+
+_KILN_DIR = os.path.dirname(kiln.__file__) + os.sep
+_DISPATCH_DIRS = tuple(_KILN_DIR + d + os.sep for d in ("_pynative", "_core", "_prims", "_backend"))
+
+TRACEBACK_CASES = {
+    "reshape": lambda: ops.reshape(T(2, 3), (4, 2)),  # the op's check, run when it is recorded
+    "primitive_axis": lambda: ops.ReduceMean()(T(2, 3), 5),
+    "tensor_index": lambda: T(3, 4)[Tensor(5, kiln.int32)],  # a bounds check of the index's value
+    "operator": lambda: T(3) + T(4),
+}
+
+
+@pytest.mark.parametrize("case", list(TRACEBACK_CASES))
+def test_an_op_failing_outside_a_cell_shows_no_dispatch_frames(case, monkeypatch):
+    # the traceback ended in dispatch.apply, _defer, diagnose, validate, the check and op_error (up to 11 frames
+    # of Kiln's internals after the user's line); now the user's line and the public op they called
+    monkeypatch.delenv("KILN_DEBUG", raising=False)
+    with pytest.raises((ValueError, IndexError)) as info:
+        TRACEBACK_CASES[case]()
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert any(f.filename == __file__ for f in frames)
+    internal = [f"{f.filename}:{f.lineno}" for f in frames if f.filename.startswith(_DISPATCH_DIRS)]
+    assert not internal, internal
+    assert str(info.value).startswith("For ") or "out of bounds" in str(info.value)
+
+
+def test_kiln_debug_keeps_the_dispatch_frames(monkeypatch):
+    monkeypatch.setenv("KILN_DEBUG", "1")
+    with pytest.raises(ValueError) as info:
+        ops.reshape(T(2, 3), (4, 2))
+    assert any(f.filename.startswith(_DISPATCH_DIRS) for f in traceback.extract_tb(info.value.__traceback__))

@@ -256,7 +256,8 @@ def _hit_function(
     if caller is not None:  # errors reach the user as from the owner's general call
         ns["FOR_USER"] = caller.for_user
         lines = [lines[0], "    try:", *("    " + line for line in lines[1:]),
-                 "    except Exception as err:", "        raise FOR_USER(err) from None"]  # fmt: skip
+                 "    except Exception as err:", "        shown = FOR_USER(err)",
+                 "        if shown is err:", "            raise", "        raise shown from None"]  # fmt: skip
     exec(compile("\n".join(lines), "<kiln cache hit>", "exec"), ns)  # noqa: S102  (generated from the entry above)
     return ns["hit"]
 

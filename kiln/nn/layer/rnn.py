@@ -68,6 +68,18 @@ def _check_dims(cls: str, input_size, hidden_size) -> None:
             raise ValueError(f"For '{cls}', '{name}' must be a positive int, but got {v!r}.")
 
 
+def _check_state(cls: str, states: tuple, want: tuple) -> None:
+    """A ValueError naming the expected and given shapes when an initial state is not (layers * directions,
+    batch, hidden_size): the recurrence would otherwise fail inside its loop, in terms of its internal op."""
+    for name, h in zip(("h_0", "c_0"), states, strict=False):
+        shape = tuple(getattr(h, "shape", ()))
+        if shape != want:
+            raise ValueError(
+                f"For '{cls}', '{name}' of 'hx' must have shape (num_layers * num_directions, batch, hidden_size) = "
+                f"{list(want)}, but got {list(shape)}."
+            )
+
+
 class _CellBase(Cell):
     def __init__(self, mode, input_size, hidden_size, has_bias=True, dtype=mstype.float32) -> None:
         super().__init__()
@@ -210,6 +222,9 @@ class _RNNBase(Cell):
         cls = type(self).__name__
         if not isinstance(x, Tensor) or x.ndim != 3:
             raise ValueError(f"For '{cls}', 'x' must be a 3-D Tensor, but got {getattr(x, 'shape', type(x))}.")
+        if x.shape[-1] != self.input_size:
+            raise ValueError(f"For '{cls}', the last dimension of 'x' must be input_size={self.input_size}, but got "
+                             f"x shape {list(x.shape)}.")  # fmt: skip
         if self.batch_first:
             x = ops.swapaxes(x, 0, 1)
         batch = x.shape[1]
@@ -220,6 +235,7 @@ class _RNNBase(Cell):
         elif self.is_lstm and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
             raise TypeError(f"For '{cls}', 'hx' must be a tuple (h_0, c_0).")
         else:
+            _check_state(cls, hx if self.is_lstm else (hx,), (n_states, batch, self.hidden_size))
             # The layer computes in x's dtype (its weights are cast to it): so does the initial state, as under
             # `to_float`, where MindSpore casts every op's inputs (a float32 state given to a float16 layer).
             hx = tuple(_in_dtype(h, x.dtype) for h in hx) if self.is_lstm else _in_dtype(hx, x.dtype)

@@ -8,6 +8,11 @@ from kiln._core.tensor import Tensor
 from kiln.nn.cell import Cell
 
 
+class CheckpointMismatchError(ValueError, RuntimeError):
+    """A checkpoint whose parameters differ in shape or dtype from the network's. Also a RuntimeError: MindSpore
+    raises that class here, and scripts catch it (the zoo's FasterRCNN reads the message of `except RuntimeError`)."""
+
+
 def _same_family(a, b) -> bool:
     return (a.is_floating and b.is_floating) or (a.is_integer and b.is_integer)
 
@@ -105,7 +110,7 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
         elif value.dtype is not param.dtype and (strict_load or not _same_family(value.dtype, param.dtype)):
             problems.append(f"  {label}: checkpoint dtype {value.dtype}, network dtype {param.dtype}")
     if problems:
-        raise ValueError(
+        raise CheckpointMismatchError(
             f"For 'load_param_into_net', {len(problems)} parameter(s) of the checkpoint do not match the network "
             f"({type(net).__name__}); nothing was loaded:\n" + "\n".join(problems)
         )

@@ -435,6 +435,28 @@ def concretization_errors() -> tuple:
     return _CONCRETE_ERRORS
 
 
+def _numpy_call(fn, args: list, kwargs: dict | None) -> bool:
+    """A NumPy function called on a run-time Tensor (`np.mean(x.asnumpy())`: in a graph that value is a Tensor,
+    whose methods NumPy would call with its own keywords, e.g. `x.mean(dtype=...)`)."""
+    module = getattr(fn, "__module__", None)
+    if not (isinstance(module, str) and (module == "numpy" or module.startswith("numpy."))):
+        return False
+    values = list(args) + list((kwargs or {}).values())
+    return any(isinstance(v, Tensor) and is_symbolic(v) for v in values)
+
+
+def _on_arrays(fn):
+    """`fn` called with each Tensor argument as a NumPy array, as PyNative's `x.asnumpy()` gives it."""
+
+    def on_arrays(*args, **kwargs):
+        args = [a.asnumpy() if isinstance(a, Tensor) else a for a in args]
+        kwargs = {k: v.asnumpy() if isinstance(v, Tensor) else v for k, v in kwargs.items()}
+        return fn(*args, **kwargs)
+
+    on_arrays.__qualname__ = on_arrays.__name__ = f"numpy.{getattr(fn, '__name__', 'function')}"
+    return on_arrays
+
+
 def run_library(ctx, fn, args: list, kwargs: dict | None):
     """Library code (ops, Primitives, builtins): run it on the Tensors as Python.
 
@@ -457,6 +479,14 @@ def run_library(ctx, fn, args: list, kwargs: dict | None):
         formatted = effects.RunTimeString.str_format(fn.__self__, args, kwargs or {})
         if formatted is not None and not all(isinstance(p, str) for p in formatted.parts):
             return formatted
+    if _numpy_call(fn, args, kwargs):
+        if ctx.lax and ctx.tracing:  # as MindSpore's graph mode runs `np.mean(x.asnumpy())`: on the host
+            return effects.host_call(ctx, _on_arrays(fn), args, kwargs or {})
+        raise GraphCompileError(
+            f"NumPy's '{getattr(fn, '__name__', fn)}' needs the value of a Tensor, but in graph mode that value is "
+            f"only known when the graph runs (jit_syntax_level STRICT or COMPATIBLE). Use Tensor operations, or "
+            f"set jit_syntax_level LAX to run it on the host."
+        )
     try:
         return call_python(fn, args, kwargs)
     except (*concretization_errors(), RuntimeError) as err:

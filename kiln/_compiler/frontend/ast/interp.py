@@ -357,21 +357,22 @@ def bind(g: FuncGraph, values: dict, args, kwargs: dict, defaults: tuple, kwdefa
     """Python's argument binding for a graph's parameters."""
     params = g.params
     n = len(params)
+    name = g.loc.func if g.loc is not None and g.loc.func else g.name  # Python's words: `Net.construct()`
     if len(args) > n and g.vararg is None:
-        raise TypeError(f"{g.name}() takes {n} positional argument(s) but {len(args)} were given.")
+        raise TypeError(f"{name}() takes {n} positional argument(s) but {len(args)} were given.")
     kwargs = dict(kwargs)
     first_default = n - len(defaults)
     for i, p in enumerate(params):
         if i < len(args):
             if p.name in kwargs:
-                raise TypeError(f"{g.name}() got multiple values for argument '{p.name}'.")
+                raise TypeError(f"{name}() got multiple values for argument '{p.name}'.")
             v = args[i]
         elif p.name in kwargs:
             v = kwargs.pop(p.name)
         elif i >= first_default:
             v = defaults[i - first_default]
         else:
-            raise TypeError(f"{g.name}() missing required argument '{p.name}'.")
+            raise TypeError(f"{name}() missing required argument '{p.name}'.")
         values[p] = v
         p.abstract = abstract_of(v)
     if g.vararg is not None:
@@ -382,11 +383,11 @@ def bind(g: FuncGraph, values: dict, args, kwargs: dict, defaults: tuple, kwdefa
         elif p.name in kwdefaults:
             values[p] = kwdefaults[p.name]
         else:
-            raise TypeError(f"{g.name}() missing required keyword argument '{p.name}'.")
+            raise TypeError(f"{name}() missing required keyword argument '{p.name}'.")
     if g.kwarg is not None:
         values[g.kwarg] = kwargs
     elif kwargs:
-        raise TypeError(f"{g.name}() got unexpected keyword argument(s) {sorted(kwargs)}.")
+        raise TypeError(f"{name}() got unexpected keyword argument(s) {sorted(kwargs)}.")
 
 
 __all__ = ["UNDEF", "Context", "Goto", "Return", "active", "bind", "call_closure", "enter", "run", "value_of"]

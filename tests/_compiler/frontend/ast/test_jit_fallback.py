@@ -27,6 +27,33 @@ def test_asnumpy_and_numpy_calls_on_run_time_values(mode):
     np.testing.assert_allclose(fn(Tensor(np.array([0.5, 0.5], np.float32))).asnumpy(), [2.5, 2.5])
 
 
+def _numpy_statistics(x):
+    a = (x * 2).asnumpy()
+    return x - np.mean(a) + np.std(a) * np.var(a, ddof=1)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_numpy_functions_that_call_a_method_of_their_argument(mode):
+    # np.mean/std/var call `a.mean(axis=None, dtype=None, out=None)` on what is not an ndarray: in a graph
+    # `x.asnumpy()` is a run-time Tensor, and this failed with "_mean_method() got an unexpected keyword
+    # argument 'dtype'" (MindSpore 2.10's graph mode runs it)
+    x = np.array([1.0, 2.0, 4.0], np.float32)
+    want = x - np.mean(2 * x) + np.std(2 * x) * np.var(2 * x, ddof=1)
+    got = compiled(mode, _numpy_statistics)(Tensor(x))
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+
+
+def _numpy_mean_of_a_tensor(x):
+    return x - np.mean(x * 2)
+
+
+def test_a_numpy_function_of_a_run_time_tensor_under_strict_says_why():
+    # was the TypeError of NumPy's call of Tensor.mean with its own keywords
+    strict = ms.jit(_numpy_mean_of_a_tensor, jit_config=ms.JitConfig(jit_syntax_level="STRICT"))
+    with pytest.raises(GraphCompileError, match="needs the value of a Tensor"):
+        strict(Tensor(np.array([1.0, 2.0], np.float32)))
+
+
 def _prints_fstring(x):
     y = x + 1
     print(f"y = {y}, sum {y.sum()}")
