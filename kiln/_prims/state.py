@@ -67,10 +67,10 @@ def _rounded(x):
 def _fma(a, b, c):
     """a * b + c rounded once, as a fused multiply-add instruction rounds it (the compiler contracts MindSpore's
     vector kernels into them), in every compile tier: the exact product of two float32 values fits a float64, so
-    only the sum rounds (float64 then float32, which differs from one rounding only on a float64 tie). Written as
-    a plain `a * b + c` it was XLA's choice: its optimised CPU code contracts it, its quick tier (LLVM at -O0) and
-    PyNative's quickly compiled kernels do not, and Adam's first steps in a quick tier were 127 of 512 elements
-    off MindSpore's bits (test_optim_rounding's quick-tier case)."""
+    only the sum rounds (float64 then float32, which differs from one rounding only on a float64 tie). Left as a
+    plain `a * b + c` it was XLA's choice: its optimised CPU code contracts it, its quick tier (LLVM at -O0: a
+    GRAPH_MODE step's or a large PyNative window's first calls) does not, and Adam's first steps in the quick tier
+    were 127 of 512 elements off MindSpore's bits (test_optim_rounding's quick-tier case)."""
     dt = jnp.result_type(a, b, c)
     wide = jnp.promote_types(dt, jnp.float64)
     return (jnp.asarray(a).astype(wide) * jnp.asarray(b).astype(wide) + jnp.asarray(c).astype(wide)).astype(dt)
