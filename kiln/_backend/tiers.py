@@ -51,6 +51,18 @@ __all__ = [
 ENV = "KILN_TIERED"
 QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
 
+# The tiers round float32 multiply-adds differently. XLA lets LLVM contract a * b + c into one fused multiply-add at
+# every level, but at level 0 LLVM selects instructions with FastISel, which never contracts; MindSpore's CPU kernels
+# (one operation each) do not contract across operations either. Nothing per compile changes that (compiler_options'
+# xla_cpu_max_isa is ignored: 23,448 of 100,000 a*b+c still contracted). Measured on the zoo's Res2Net GRAPH_MODE,
+# whose 4 steps run this tier (MindSpore's step-4 loss 1.9172266): quick 1.9172224, optimised 1.9172196;
+# `-fast-isel=false` in XLA_FLAGS' xla_backend_extra_options (quick contracts) 1.9193397, with 38 of 212 state sums
+# off by up to 0.13, a jump at step 4 that contraction alone does not explain (the optimised tier contracts), so it
+# was reverted; `--xla_cpu_max_isa=AVX` (no contraction anywhere) 1.9172238, but the transformer's GRAPH_MODE step
+# took 1.88-2.30 ms of CPU against 1.47-1.72 (load 13-18). Kiln's own multiply-adds that must round once (the
+# optimizer updates, kiln/_prims/state.py `_fma`) compute in float64 and so give the same bits in both tiers
+# (nn.Adam's moments excepted: `_adam` says why).
+
 # With the classic emitters as well, zoo UNet++'s step (3,333 StableHLO ops, 844 kernels) compiled its quick tier in
 # 1.5-2.2 s of CPU against 8.1-9.2 s with the fusion emitters at level 0, and that executable ran its step in the same
 # time (172 against 183 ms, interleaved, load 9); its GRAPH_MODE first step took 5.7 s of CPU against 11.0 s. The
