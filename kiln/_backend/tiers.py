@@ -131,6 +131,7 @@ _busy = 0  # foreground builds in progress (all threads)
 _last_busy = 0.0  # time.monotonic() when the last one ended
 _cycled = False  # a quick program was called again since the last foreground build started
 _waiters = 0  # threads in wait()
+_exiting = False  # the interpreter is exiting: an optimised compile not yet started is dropped (`_at_exit`)
 
 
 class foreground:  # noqa: N801  (a context manager, used as `with tiers.foreground():`)
@@ -166,7 +167,7 @@ def _await_gate() -> None:
     """Block the tier-up thread until an optimised compile may start (the gate above)."""
     with _gate:
         while True:
-            if _waiters or (_busy == 0 and _cycled):
+            if _waiters or _exiting or (_busy == 0 and _cycled):
                 return
             if _busy == 0:
                 left = _last_busy + QUIET_S - time.monotonic()
@@ -182,10 +183,12 @@ def _thread() -> ThreadPoolExecutor:
     with _lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-tier-up")
-            # At exit the compile under way finishes (its executable reaches the disk); queued ones are dropped.
+            # At exit a compile under way finishes (XLA cannot be interrupted; its executable reaches the disk) and
+            # the others are dropped, a queued one and one still at the gate alike (`_at_exit`, which runs first).
             register = getattr(threading, "_register_atexit", None)
             if register is not None:
                 register(_pool.shutdown, wait=True, cancel_futures=True)
+                register(_at_exit)
         return _pool
 
 
@@ -285,11 +288,21 @@ class Tiered:
             on_swap(better)
 
 
+def _at_exit() -> None:
+    """The interpreter is exiting: no optimised compile starts from now on. A program's quick tier is on disk where
+    its caller keeps one (GRAPH_MODE's kept programs, PyNative's lazy windows), and a later process tiers it up when
+    its loop runs long enough; compiling at exit instead held fibinet's zoo driver 10-11 s after its last step."""
+    global _exiting
+    with _gate:
+        _exiting = True
+        _gate.notify_all()
+
+
 def _tier_up(ref: weakref.ref, compile_optimized: Callable, on_optimized: Callable | None):
     if ref() is None:
         return None  # the program was dropped before its turn: nothing would call the optimised executable
     _await_gate()
-    if ref() is None:
+    if ref() is None or _exiting:
         return None
     try:
         better = compile_optimized()

@@ -3,17 +3,22 @@ optimised one, compiled on the tier-up thread, takes over at a call boundary wit
 
 The swap is observed through `tiers.stats` and each executable's `tier`, never through time. Each case compares
 values with the program compiled once, fully (`KILN_TIERED=0`): in GRAPH_MODE with a Parameter written in place
-(donated and written back), in a PyNative lazy window, and through the on-disk cache, which keeps only the
-optimised executable.
+(donated and written back), in a PyNative lazy window, and through the on-disk cache, which keeps a program's quick
+tier until its optimised executable replaces it.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import re
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 import warnings
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -384,3 +389,81 @@ def test_lazy_window_program_is_tiered_with_the_cache_off(monkeypatch):
         else:
             assert tiers.stats["quick"] == before["quick"]
             np.testing.assert_allclose(tiered, values, rtol=1e-5)
+
+
+def _optimised_hlo(compiled) -> str:
+    """The optimised HLO's computations without the header's build options, the source locations (the stored text has
+    none) and the instructions' names (taken from those locations)."""
+    text = compiled.as_text()
+    first = min(i for i in (text.find("\n%"), text.find("\nENTRY")) if i >= 0)
+    text = re.sub(r", metadata=\{[^}]*\}", "", text[first:])
+    return re.sub(r"\b[A-Za-z_][\w.-]*: ", ": ", re.sub(r"%[\w.-]+", "%", text))
+
+
+def test_a_stored_quick_tier_compiles_from_its_text_to_the_optimised_executable(monkeypatch):
+    """compile_program hands its quick tier to `on_quick` (GRAPH_MODE stores it at once). A process that loads it back
+    has no lowered program: compile_stored compiles the optimised tier from the program's text, to the executable
+    compile_program's own optimised tier is (XLA's optimised HLO, the same bits), called the same way (the donated
+    input is given up)."""
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    args = _args()
+
+    def fresh():  # the first input is donated: a copy for each call
+        return tuple(jnp.array(a) for a in args)
+
+    lowered = jax.jit(_chain, donate_argnums=(0,)).lower(*args)
+    text = lowered.as_text()
+    quick = []
+    program = cache.compile_program(lowered, text, on_quick=lambda ex, seconds: quick.append((ex, seconds)))
+    assert len(quick) == 1 and quick[0][0] is program.run and quick[0][1] > 0
+    tiers.wait()
+    program(*fresh())
+    assert program.tier == "optimized"
+    device = jax.devices()[0]
+    loaded = cache.load_executable(cache.serialize_executable(quick[0][0]), device)
+    better = cache.compile_stored(loaded, text, device)
+    assert _optimised_hlo(better) == _optimised_hlo(program.run)
+    x, w = fresh()
+    got = better(x, w)
+    assert x.is_deleted()
+    for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(program(*fresh())), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+_EXIT_SCRIPT = """
+    import pathlib, sys
+    import jax, jax.numpy as jnp
+    from kiln._backend import cache, tiers
+
+    tiers.QUIET_S = 2.0  # the gate stays shut until the process exits
+    marker = pathlib.Path(sys.argv[1])
+    x, w = jnp.ones((16, 32)), jnp.full((32, 32), 0.01)
+    programs = []  # held to the end, as a script holds its networks
+    for depth in (24, 25):
+        def chain(x, w, depth=depth):
+            for _ in range(depth):
+                x = jnp.tanh(x @ w + 0.5) * 0.9 + x * 0.1
+            return x.sum()
+        lowered = jax.jit(chain).lower(x, w)
+        programs.append(cache.compile_program(lowered, on_optimized=lambda ex: marker.write_text("x")))
+        assert isinstance(programs[-1], tiers.Tiered)
+        programs[-1](x, w)
+    print("done")
+"""
+
+
+def test_no_optimised_compile_starts_at_exit(tmp_path):
+    """A process that exits before its programs' optimised compiles started (a short script) does not start one at
+    exit: the quick tier is on disk wherever the program is kept (GRAPH_MODE, lazy windows), and a later process
+    tiers up when its loop runs long enough. Before, the first program's compile started at exit and held the
+    process for its length (the zoo's fibinet driver 10-11 s after its last step, load 3-4)."""
+    script = tmp_path / "exit_script.py"
+    script.write_text(textwrap.dedent(_EXIT_SCRIPT))
+    marker = tmp_path / "optimised"
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "xla"), cache.ENV_SOURCE_KEY: tmp_path.name,
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}  # fmt: skip
+    env.pop(tiers.ENV, None)
+    done = subprocess.run([sys.executable, str(script), str(marker)], env=env, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-2000:]
+    assert not marker.exists()
