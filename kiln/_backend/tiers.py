@@ -10,9 +10,10 @@ boundary, on the caller's thread. Both come from one lowered program, so they ta
 buffers and give the same values within floating-point rounding (LLVM's optimisations may contract a multiply and an
 add, or reassociate a reduction).
 
-Only the optimised executable of a GRAPH_MODE program is written to the on-disk cache (the caller's `on_optimized`
-does that on the background thread), so a later process loads it and compiles nothing. A PyNative lazy window's
-quick executable is stored at once and its optimised one, asked for later (`TIER_UP_AFTER`), replaces it.
+A GRAPH_MODE program kept on disk and a PyNative lazy window store their quick executable at once; the optimised one,
+asked for by the `TIER_UP_AFTER` rule (the caller's `on_optimized`, on the background thread), replaces it. A process
+that loads a quick executable runs it and tiers up by the same rule (a GRAPH_MODE program from its stored text). At
+interpreter exit no optimised compile starts (`_at_exit`); one under way finishes, as XLA cannot be interrupted.
 
 When the optimised executable takes over depends on when its background compile ends, so a run's last bits can
 differ from another run's of the same seeded script; `set_context(deterministic="ON")` (`set_reproducible`) turns
@@ -207,8 +208,8 @@ class Tiered:
         on_swap: `on_swap(executable)`, run on the caller's thread when the optimised executable takes over (e.g.
             to put it where the caller looks executables up, so later calls skip this wrapper).
         compile_s: how long the quick compile took (seconds of wall time), for a program whose quick executable
-            the caller keeps on disk itself; None asks for the optimised compile at once (it alone reaches the disk,
-            GRAPH_MODE's programs: a warm process then compiles nothing).
+            the caller keeps on disk itself; None asks for the optimised compile at once (a program whose quick tier
+            is not kept, where only the optimised executable can spare a later process the compile).
     """
 
     __slots__ = ("run", "tier", "_future", "_on_swap", "_calls", "_ask", "_first", "_after", "__weakref__")
@@ -291,7 +292,8 @@ class Tiered:
 def _at_exit() -> None:
     """The interpreter is exiting: no optimised compile starts from now on. A program's quick tier is on disk where
     its caller keeps one (GRAPH_MODE's kept programs, PyNative's lazy windows), and a later process tiers it up when
-    its loop runs long enough; compiling at exit instead held fibinet's zoo driver 10-11 s after its last step."""
+    its loop runs long enough. Compiling at exit instead held the zoo's fibinet driver (GRAPH_MODE) up to 16 s after
+    its last line (load 12-17)."""
     global _exiting
     with _gate:
         _exiting = True

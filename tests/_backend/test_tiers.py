@@ -456,7 +456,7 @@ def test_no_optimised_compile_starts_at_exit(tmp_path):
     """A process that exits before its programs' optimised compiles started (a short script) does not start one at
     exit: the quick tier is on disk wherever the program is kept (GRAPH_MODE, lazy windows), and a later process
     tiers up when its loop runs long enough. Before, the first program's compile started at exit and held the
-    process for its length (the zoo's fibinet driver 10-11 s after its last step, load 3-4)."""
+    process for its length (the zoo's fibinet driver, GRAPH_MODE: up to 16 s after its last line, load 12-17)."""
     script = tmp_path / "exit_script.py"
     script.write_text(textwrap.dedent(_EXIT_SCRIPT))
     marker = tmp_path / "optimised"
@@ -467,3 +467,24 @@ def test_no_optimised_compile_starts_at_exit(tmp_path):
                           timeout=300)  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-2000:]
     assert not marker.exists()
+
+
+def test_a_program_whose_quick_tier_is_kept_tiers_up_by_the_loops_length(monkeypatch):
+    """With `on_quick` (GRAPH_MODE keeps the quick tier on disk) the optimised compile is asked for by the rule of
+    TIER_UP_AFTER, as a lazy window's: a short run starts none (its exit would wait for it). Without, at once."""
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    monkeypatch.setattr(tiers, "QUIET_S", 0.0)
+    monkeypatch.setattr(tiers, "TIER_UP_AFTER", 1000.0)
+    args = _args()
+    kept_started, other_started = threading.Event(), threading.Event()
+    kept = cache.compile_program(
+        jax.jit(_chain).lower(*args), on_optimized=lambda ex: kept_started.set(), on_quick=lambda ex, s: None
+    )
+    other = cache.compile_program(jax.jit(_chain).lower(*args), on_optimized=lambda ex: other_started.set())
+    for _ in range(3):
+        kept(*args)
+        other(*args)
+    assert other_started.wait(60)
+    assert not kept_started.is_set() and kept.tier == "quick"
+    tiers.wait()  # a benchmark's steady state: what nobody asked for is compiled too
+    assert kept_started.is_set()
