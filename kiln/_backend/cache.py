@@ -1178,7 +1178,7 @@ def compile_program(
     # 3 programs of 4 steps, cold, 2 interleaved rounds, load 14-18): 17.3-18.7 s to exit with 1.7-2.2 s after its last
     # line, against 37.7-40.0 s and 7.4-13.5 s asking at once. Where only the optimised executable can reach the disk
     # it is asked for at once.
-    return tiers.Tiered(quick, full, on_optimized, on_swap, None if on_quick is None else compile_s)
+    return tiers.Tiered(quick, full, on_optimized, on_swap, None if on_quick is None else compile_s, quick_s=compile_s)
 
 
 def compile_stored(like, text: str, device):

@@ -435,8 +435,9 @@ _EXIT_SCRIPT = """
     import jax, jax.numpy as jnp
     from kiln._backend import cache, tiers
 
-    tiers.QUIET_S = 2.0  # the gate stays shut until the process exits
-    marker = pathlib.Path(sys.argv[1])
+    tiers.QUIET_S = 60.0  # the gate stays shut until the process exits
+    tiers.OPTIMIZED_COST = float(sys.argv[2])
+    folder = pathlib.Path(sys.argv[1])
     x, w = jnp.ones((16, 32)), jnp.full((32, 32), 0.01)
     programs = []  # held to the end, as a script holds its networks
     for depth in (24, 25):
@@ -444,29 +445,34 @@ _EXIT_SCRIPT = """
             for _ in range(depth):
                 x = jnp.tanh(x @ w + 0.5) * 0.9 + x * 0.1
             return x.sum()
+        stored = lambda ex, depth=depth: (folder / f"optimised-{depth}").write_text("x")
+        # kept on disk (on_quick): asked for by the loop's length, which this short run does not reach
         lowered = jax.jit(chain).lower(x, w)
-        programs.append(cache.compile_program(lowered, on_optimized=lambda ex: marker.write_text("x")))
+        programs.append(cache.compile_program(lowered, on_optimized=stored, on_quick=lambda *a: None))
         assert isinstance(programs[-1], tiers.Tiered)
         programs[-1](x, w)
     print("done")
 """
 
 
-def test_no_optimised_compile_starts_at_exit(tmp_path):
-    """A process that exits before its programs' optimised compiles started (a short script) does not start one at
-    exit: the quick tier is on disk wherever the program is kept (GRAPH_MODE, lazy windows), and a later process
-    tiers up when its loop runs long enough. Before, the first program's compile started at exit and held the
-    process for its length (the zoo's fibinet driver, GRAPH_MODE: up to 16 s after its last line, load 12-17)."""
+@pytest.mark.parametrize(("budget", "cost", "compiled"), [("0", 3.0, 0), (None, 1e6, 0), (None, 3.0, 2)])
+def test_at_exit_only_optimised_compiles_within_the_budget_start(tmp_path, budget, cost, compiled):
+    """At exit the optimised compiles of programs that store them start while their estimated cost (OPTIMIZED_COST
+    quick compiles) fits in KILN_EXIT_COMPILE_S (here: a budget of 0; a cost beyond the default budget; both fit);
+    the others are dropped, their quick tier being on disk. Before, the first pending one started at exit whatever
+    its cost (the zoo's fibinet driver, GRAPH_MODE: 2.5-16 s after its last line, load 8-17)."""
     script = tmp_path / "exit_script.py"
     script.write_text(textwrap.dedent(_EXIT_SCRIPT))
-    marker = tmp_path / "optimised"
     env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "xla"), cache.ENV_SOURCE_KEY: tmp_path.name,
            "PYTHONPATH": str(Path(__file__).resolve().parents[2])}  # fmt: skip
     env.pop(tiers.ENV, None)
-    done = subprocess.run([sys.executable, str(script), str(marker)], env=env, capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+    env.pop(tiers.EXIT_ENV, None)
+    if budget is not None:
+        env[tiers.EXIT_ENV] = budget
+    done = subprocess.run([sys.executable, str(script), str(tmp_path), str(cost)], env=env, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-2000:]
-    assert not marker.exists()
+    assert len(list(tmp_path.glob("optimised-*"))) == compiled
 
 
 def test_a_program_whose_quick_tier_is_kept_tiers_up_by_the_loops_length(monkeypatch):
