@@ -10,9 +10,11 @@ boundary, on the caller's thread. Both come from one lowered program, so they ta
 buffers and give the same values within floating-point rounding (LLVM's optimisations may contract a multiply and an
 add, or reassociate a reduction).
 
-Only the optimised executable of a GRAPH_MODE program is written to the on-disk cache (the caller's `on_optimized`
-does that on the background thread), so a later process loads it and compiles nothing. A PyNative lazy window's
-quick executable is stored at once and its optimised one, asked for later (`TIER_UP_AFTER`), replaces it.
+A GRAPH_MODE program kept on disk and a PyNative lazy window store their quick executable at once; the optimised one,
+asked for by the `TIER_UP_AFTER` rule (the caller's `on_optimized`, on the background thread), replaces it. A process
+that loads a quick executable runs it and tiers up by the same rule (a GRAPH_MODE program from its stored text). At
+interpreter exit only the optimised compiles that will be stored and fit `KILN_EXIT_COMPILE_S` start (`_at_exit`); one
+under way finishes, as XLA cannot be interrupted.
 
 When the optimised executable takes over depends on when its background compile ends, so a run's last bits can
 differ from another run's of the same seeded script; `set_context(deterministic="ON")` (`set_reproducible`) turns
@@ -143,6 +145,21 @@ _busy = 0  # foreground builds in progress (all threads)
 _last_busy = 0.0  # time.monotonic() when the last one ended
 _cycled = False  # a quick program was called again since the last foreground build started
 _waiters = 0  # threads in wait()
+_exiting = False  # the interpreter is exiting: only what fits the exit budget starts (`_at_exit`)
+_exit_deadline = 0.0  # time.monotonic() by which an optimised compile started at exit should end
+
+# At interpreter exit, the optimised compiles of programs that store their optimised executable (`on_optimized`) run
+# while their estimated cost (OPTIMIZED_COST times the quick compile's duration) fits in `KILN_EXIT_COMPILE_S` seconds
+# (default EXIT_COMPILE_S), cheapest first; the others are dropped (their quick tier is on disk where the caller keeps
+# one: GRAPH_MODE's kept programs, PyNative's windows). A compile under way at exit finishes (XLA cannot be
+# interrupted); Ctrl-C ends the wait. Measured on the 2-core CPU, load 8-13: the cold GRAPH_MODE LeNet5 step of
+# `benchmarks firstcall` (quick compile 0.15-0.3 s) is compiled within the budget, so its warm process loads the
+# optimised executable (with no compile at exit it loaded the quick one: first call 254-303 ms against 221-263 ms);
+# the zoo's fibinet driver (quick compiles 1-4 s, optimised 10-14 s) leaves its quick tiers and exits 1.3-1.9 s after
+# its last line, against 6.5-10.2 s before.
+EXIT_ENV = "KILN_EXIT_COMPILE_S"
+EXIT_COMPILE_S = 2.0
+OPTIMIZED_COST = 3.0  # an optimised compile's duration in quick compiles (see TIER_UP_AFTER)
 
 
 class foreground:  # noqa: N801  (a context manager, used as `with tiers.foreground():`)
@@ -178,7 +195,7 @@ def _await_gate() -> None:
     """Block the tier-up thread until an optimised compile may start (the gate above)."""
     with _gate:
         while True:
-            if _waiters or (_busy == 0 and _cycled):
+            if _waiters or _exiting or (_busy == 0 and _cycled):
                 return
             if _busy == 0:
                 left = _last_busy + QUIET_S - time.monotonic()
@@ -194,10 +211,7 @@ def _thread() -> ThreadPoolExecutor:
     with _lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-tier-up")
-            # At exit the compile under way finishes (its executable reaches the disk); queued ones are dropped.
-            register = getattr(threading, "_register_atexit", None)
-            if register is not None:
-                register(_pool.shutdown, wait=True, cancel_futures=True)
+            # joined at exit by `_at_exit`
         return _pool
 
 
@@ -216,11 +230,13 @@ class Tiered:
         on_swap: `on_swap(executable)`, run on the caller's thread when the optimised executable takes over (e.g.
             to put it where the caller looks executables up, so later calls skip this wrapper).
         compile_s: how long the quick compile took (seconds of wall time), for a program whose quick executable
-            the caller keeps on disk itself; None asks for the optimised compile at once (it alone reaches the disk,
-            GRAPH_MODE's programs: a warm process then compiles nothing).
+            the caller keeps on disk itself; None asks for the optimised compile at once (a program whose quick tier
+            is not kept, where only the optimised executable can spare a later process the compile).
+        quick_s: how long the quick compile took, where `compile_s` is None (the exit budget's estimate; None:
+            unknown, not compiled at exit).
     """
 
-    __slots__ = ("run", "tier", "_future", "_on_swap", "_calls", "_ask", "_first", "_after", "__weakref__")
+    __slots__ = ("run", "tier", "_future", "_on_swap", "_calls", "_ask", "_first", "_after", "_cost", "__weakref__")
 
     def __init__(
         self,
@@ -229,6 +245,7 @@ class Tiered:
         on_optimized: Callable | None = None,
         on_swap: Callable | None = None,
         compile_s: float | None = None,
+        quick_s: float | None = None,
     ) -> None:
         self.run = quick
         self.tier = "quick"  # "optimized" once the optimised executable runs the calls
@@ -236,6 +253,8 @@ class Tiered:
         self._calls = 0
         self._first: float | None = None  # time.monotonic() of the first call
         self._after = 0.0 if compile_s is None else TIER_UP_AFTER * max(0.0, compile_s)
+        quick_s = compile_s if quick_s is None else quick_s
+        self._cost = None if quick_s is None else OPTIMIZED_COST * max(0.0, quick_s)  # estimated optimised compile
         with _lock:
             stats["quick"] += 1
         self._future: Future | None = None
@@ -273,7 +292,7 @@ class Tiered:
             _unasked.discard(self)
         if ask is None:
             return
-        future = _thread().submit(_tier_up, weakref.ref(self), *ask)
+        future = _thread().submit(_tier_up, weakref.ref(self), *ask, self._cost)
         self._future = future
         with _lock:
             _pending.append(future)
@@ -297,12 +316,59 @@ class Tiered:
             on_swap(better)
 
 
-def _tier_up(ref: weakref.ref, compile_optimized: Callable, on_optimized: Callable | None):
+def exit_budget() -> float:
+    """Seconds the interpreter's exit may spend on optimised compiles (`KILN_EXIT_COMPILE_S`, default
+    EXIT_COMPILE_S; 0 starts none)."""
+    try:
+        return max(0.0, float(os.environ.get(EXIT_ENV, EXIT_COMPILE_S)))
+    except ValueError:
+        return EXIT_COMPILE_S
+
+
+def _at_exit() -> None:
+    """The interpreter is exiting: the optimised compiles that will be stored and fit the exit budget run now,
+    cheapest first, and no other starts (see EXIT_COMPILE_S). Starting the pending one at the gate whatever its cost
+    held the zoo's fibinet driver (GRAPH_MODE) 2.5-16 s after its last line (load 8-17)."""
+    global _exiting, _exit_deadline
+    with _lock:
+        unasked = [p for p in _unasked if p._ask is not None and p._ask[1] is not None and p._cost is not None]
+    with _gate:
+        _exiting = True
+        _exit_deadline = time.monotonic() + exit_budget()
+        _gate.notify_all()
+    for program in sorted(unasked, key=lambda p: p._cost):
+        program._request()  # `_tier_up` starts it only while it fits
+    with _lock:
+        pending = list(_pending)
+    for f in pending:  # Ctrl-C (KeyboardInterrupt) ends this wait
+        left = _exit_deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            f.result(left)
+        except BaseException as err:  # noqa: BLE001  (a timeout, a failure or a cancel: the next one)
+            if isinstance(err, KeyboardInterrupt):
+                raise
+    with _lock:
+        pool = _pool
+    if pool is not None:  # a compile under way finishes (its executable reaches the disk); the queued ones are dropped
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# Before the thread pools' own exit handler (concurrent.futures registered it on import, above), which refuses new work
+_register_atexit = getattr(threading, "_register_atexit", None)
+if _register_atexit is not None:
+    _register_atexit(_at_exit)
+
+
+def _tier_up(ref: weakref.ref, compile_optimized: Callable, on_optimized: Callable | None, cost: float | None):
     if ref() is None:
         return None  # the program was dropped before its turn: nothing would call the optimised executable
     _await_gate()
     if ref() is None:
         return None
+    if _exiting and (on_optimized is None or cost is None or time.monotonic() + cost > _exit_deadline):
+        return None  # nothing stored, or not within the exit budget: the quick tier stays where it is kept
     try:
         better = compile_optimized()
     except Exception:  # noqa: BLE001  (the quick executable stays)

@@ -3,17 +3,22 @@ optimised one, compiled on the tier-up thread, takes over at a call boundary wit
 
 The swap is observed through `tiers.stats` and each executable's `tier`, never through time. Each case compares
 values with the program compiled once, fully (`KILN_TIERED=0`): in GRAPH_MODE with a Parameter written in place
-(donated and written back), in a PyNative lazy window, and through the on-disk cache, which keeps only the
-optimised executable.
+(donated and written back), in a PyNative lazy window, and through the on-disk cache, which keeps a program's quick
+tier until its optimised executable replaces it.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import re
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 import warnings
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -384,3 +389,108 @@ def test_lazy_window_program_is_tiered_with_the_cache_off(monkeypatch):
         else:
             assert tiers.stats["quick"] == before["quick"]
             np.testing.assert_allclose(tiered, values, rtol=1e-5)
+
+
+def _optimised_hlo(compiled) -> str:
+    """The optimised HLO's computations without the header's build options, the source locations (the stored text has
+    none) and the instructions' names (taken from those locations)."""
+    text = compiled.as_text()
+    first = min(i for i in (text.find("\n%"), text.find("\nENTRY")) if i >= 0)
+    text = re.sub(r", metadata=\{[^}]*\}", "", text[first:])
+    return re.sub(r"\b[A-Za-z_][\w.-]*: ", ": ", re.sub(r"%[\w.-]+", "%", text))
+
+
+def test_a_stored_quick_tier_compiles_from_its_text_to_the_optimised_executable(monkeypatch):
+    """compile_program hands its quick tier to `on_quick` (GRAPH_MODE stores it at once). A process that loads it back
+    has no lowered program: compile_stored compiles the optimised tier from the program's text, to the executable
+    compile_program's own optimised tier is (XLA's optimised HLO, the same bits), called the same way (the donated
+    input is given up)."""
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    args = _args()
+
+    def fresh():  # the first input is donated: a copy for each call
+        return tuple(jnp.array(a) for a in args)
+
+    lowered = jax.jit(_chain, donate_argnums=(0,)).lower(*args)
+    text = lowered.as_text()
+    quick = []
+    program = cache.compile_program(lowered, text, on_quick=lambda ex, seconds: quick.append((ex, seconds)))
+    assert len(quick) == 1 and quick[0][0] is program.run and quick[0][1] > 0
+    tiers.wait()
+    program(*fresh())
+    assert program.tier == "optimized"
+    device = jax.devices()[0]
+    loaded = cache.load_executable(cache.serialize_executable(quick[0][0]), device)
+    better = cache.compile_stored(loaded, text, device)
+    assert _optimised_hlo(better) == _optimised_hlo(program.run)
+    x, w = fresh()
+    got = better(x, w)
+    assert x.is_deleted()
+    for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(program(*fresh())), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+_EXIT_SCRIPT = """
+    import pathlib, sys
+    import jax, jax.numpy as jnp
+    from kiln._backend import cache, tiers
+
+    tiers.QUIET_S = 60.0  # the gate stays shut until the process exits
+    tiers.OPTIMIZED_COST = float(sys.argv[2])
+    folder = pathlib.Path(sys.argv[1])
+    x, w = jnp.ones((16, 32)), jnp.full((32, 32), 0.01)
+    programs = []  # held to the end, as a script holds its networks
+    for depth in (24, 25):
+        def chain(x, w, depth=depth):
+            for _ in range(depth):
+                x = jnp.tanh(x @ w + 0.5) * 0.9 + x * 0.1
+            return x.sum()
+        stored = lambda ex, depth=depth: (folder / f"optimised-{depth}").write_text("x")
+        # kept on disk (on_quick): asked for by the loop's length, which this short run does not reach
+        lowered = jax.jit(chain).lower(x, w)
+        programs.append(cache.compile_program(lowered, on_optimized=stored, on_quick=lambda *a: None))
+        assert isinstance(programs[-1], tiers.Tiered)
+        programs[-1](x, w)
+    print("done")
+"""
+
+
+@pytest.mark.parametrize(("budget", "cost", "compiled"), [("0", 3.0, 0), (None, 1e6, 0), (None, 3.0, 2)])
+def test_at_exit_only_optimised_compiles_within_the_budget_start(tmp_path, budget, cost, compiled):
+    """At exit the optimised compiles of programs that store them start while their estimated cost (OPTIMIZED_COST
+    quick compiles) fits in KILN_EXIT_COMPILE_S (here: a budget of 0; a cost beyond the default budget; both fit);
+    the others are dropped, their quick tier being on disk. Before, the first pending one started at exit whatever
+    its cost (the zoo's fibinet driver, GRAPH_MODE: 2.5-16 s after its last line, load 8-17)."""
+    script = tmp_path / "exit_script.py"
+    script.write_text(textwrap.dedent(_EXIT_SCRIPT))
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "xla"), cache.ENV_SOURCE_KEY: tmp_path.name,
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}  # fmt: skip
+    env.pop(tiers.ENV, None)
+    env.pop(tiers.EXIT_ENV, None)
+    if budget is not None:
+        env[tiers.EXIT_ENV] = budget
+    done = subprocess.run([sys.executable, str(script), str(tmp_path), str(cost)], env=env, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-2000:]
+    assert len(list(tmp_path.glob("optimised-*"))) == compiled
+
+
+def test_a_program_whose_quick_tier_is_kept_tiers_up_by_the_loops_length(monkeypatch):
+    """With `on_quick` (GRAPH_MODE keeps the quick tier on disk) the optimised compile is asked for by the rule of
+    TIER_UP_AFTER, as a lazy window's: a short run starts none (its exit would wait for it). Without, at once."""
+    monkeypatch.delenv(tiers.ENV, raising=False)
+    monkeypatch.setattr(tiers, "QUIET_S", 0.0)
+    monkeypatch.setattr(tiers, "TIER_UP_AFTER", 1000.0)
+    args = _args()
+    kept_started, other_started = threading.Event(), threading.Event()
+    kept = cache.compile_program(
+        jax.jit(_chain).lower(*args), on_optimized=lambda ex: kept_started.set(), on_quick=lambda ex, s: None
+    )
+    other = cache.compile_program(jax.jit(_chain).lower(*args), on_optimized=lambda ex: other_started.set())
+    for _ in range(3):
+        kept(*args)
+        other(*args)
+    assert other_started.wait(60)
+    assert not kept_started.is_set() and kept.tier == "quick"
+    tiers.wait()  # a benchmark's steady state: what nobody asked for is compiled too
+    assert kept_started.is_set()

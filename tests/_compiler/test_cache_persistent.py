@@ -12,6 +12,7 @@ import importlib.util
 import json
 import linecache
 import os
+import pickle
 import random
 import shutil
 import subprocess
@@ -752,3 +753,78 @@ def test_kilns_own_log_during_a_trace_does_not_keep_the_program_off_the_disk(mon
         print("a user's line")
     assert watch.noisy
     assert "XLA compiled the PyNative kernel of Fill" in capsys.readouterr().err
+
+
+TWO_PROGRAMS = """
+    import json, sys
+    import numpy as np
+    import kiln
+    from kiln import Tensor, nn, ops
+    from kiln._backend import cache, tiers
+
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+
+
+    class Chain(nn.Cell):
+        def __init__(self, depth):
+            super().__init__()
+            self.depth = depth
+
+        def construct(self, x, w):
+            for _ in range(self.depth):  # a few hundred operations: a program with a quick tier (tiers.MIN_OPS)
+                x = ops.tanh(ops.matmul(x, w) + 0.5) * 0.9 + x * 0.1
+            return x.sum()
+
+
+    rng = np.random.default_rng(0)
+    x = Tensor(rng.standard_normal((16, 32)).astype(np.float32))
+    w = Tensor((0.1 * rng.standard_normal((32, 32))).astype(np.float32))
+    nets = [Chain(30), Chain(31)]
+    out = {"first": [float(n(x, w).asnumpy()) for n in nets]}
+    if sys.argv[1:] == ["settle"]:  # a process that runs on: the optimised tiers take over and replace the entries
+        tiers.wait()
+        out["settled"] = [float(n(x, w).asnumpy()) for n in nets]
+        out["swaps"] = tiers.stats["swaps"]
+        cache.flush_writes()
+    print(json.dumps(out))
+"""
+
+
+def test_programs_whose_optimised_compile_had_not_run_at_exit_are_loaded_by_the_next_process(tmp_path):
+    """Two GRAPH_MODE programs run once each in a short process: their optimised compiles had not run when it exited
+    (beyond the exit budget; before, the second one's was dropped at exit, queued behind the first's, and the first's
+    compiled whatever its cost). Each quick tier is stored at once with the
+    program's text, so the next process loads both and compiles nothing (before, it traced and compiled the second
+    again: the zoo's fibinet, ssd and hake drivers each did); a process that runs on tiers them up from the stored
+    text and replaces the entries, which the next process loads, optimised, to the same values."""
+    script = tmp_path / "two_programs.py"
+    script.write_text(textwrap.dedent(TWO_PROGRAMS))
+    env = {
+        **os.environ,
+        "KILN_CACHE_DIR": str(tmp_path / "xla"),
+        "PYTHONPATH": str(REPO),
+        "KILN_GRAPH_CACHE": "1",
+        "KILN_LOG": "compiles",
+        backend_cache.ENV_SOURCE_KEY: tmp_path.name,
+        B.tiers.EXIT_ENV: "0",  # programs too costly to compile within the exit budget
+    }
+    env.pop(B.tiers.ENV, None)
+
+    def run(*args):
+        done = subprocess.run([sys.executable, str(script), *args], env=env, capture_output=True, text=True,
+                              timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        graphs = [line for line in done.stderr.splitlines() if "XLA compiled the graph" in line]
+        return json.loads(done.stdout.strip().splitlines()[-1]), graphs
+
+    cold, compiled = run()
+    assert len(compiled) >= 2
+    warm, compiled = run("settle")
+    assert len(compiled) == 2 and all("(optimized tier, from its stored text)" in line for line in compiled)
+    assert warm["swaps"] == 2
+    np.testing.assert_allclose(warm["first"], cold["first"], rtol=1e-5)
+    np.testing.assert_allclose(warm["settled"], cold["first"], rtol=1e-5)
+    entries = [p for p in (tmp_path / "xla").iterdir() if p.name.startswith(cache.GRAPH_PREFIX)]
+    assert len(entries) == 2 and all("quick" not in pickle.loads(p.read_bytes()) for p in entries)
+    optimised, compiled = run()
+    assert compiled == [] and optimised["first"] == warm["settled"]

@@ -20,6 +20,7 @@ import re
 import sys
 import types as _types
 import warnings
+import zlib
 
 from kiln import _backend as B
 from kiln._compiler.frontend.ast.values import MISSING
@@ -750,17 +751,45 @@ def keep(key: GraphKey, jitted, leaves: list, state_objs: list, written: list, g
         record = {**fields, "guards": described[0], "globals": described[1], "state": state_ix,
                   "written": written_ix, "sites": sites, "first_site": first_site}  # fmt: skip
 
-        def store(compiled) -> None:  # only the optimised executable is kept (a quick tier never is)
-            B.cache.write_later(
-                key.name, lambda: pickle.dumps({**record, "exe": B.cache.serialize_executable(compiled)}), replace=True
-            )
-
         kept = DirectExecutable(None, jitted)
-        kept.compiled = B.cache.compile_program(lowered, text, on_optimized=store, on_swap=kept.swap)
+        kept.compiled = B.cache.compile_program(
+            lowered,
+            text,
+            on_optimized=_store(key.name, record),
+            on_swap=kept.swap,
+            on_quick=_store_quick(key.name, record, text),
+        )
     except Exception as err:  # noqa: BLE001  (jax.jit reports the error in its own words at the call)
         not_kept(key.label, f"{type(err).__name__} while compiling it")
         return None
     return kept
+
+
+def _store(name: str, record: dict):
+    """`store(executable)`: write the optimised executable under `name` with `record`, replacing a quick tier."""
+
+    def store(compiled) -> None:
+        B.cache.write_later(name, lambda: pickle.dumps({**record, "exe": B.cache.serialize_executable(compiled)}), True)
+
+    return store
+
+
+def _store_quick(name: str, record: dict, text: str):
+    """`store(executable, seconds)`: write a quick tier under `name` at once, with its compile's duration and the
+    program's text, from which a process that loads it compiles the optimised tier (`load`). Until the optimised
+    executable replaces it, a process that exits early (a short script: its optimised compile had not run) leaves
+    the program on disk; the next process runs it quick instead of tracing and compiling it again."""
+
+    def store(compiled, seconds: float) -> None:
+        def data() -> bytes:
+            exe = B.cache.serialize_executable(compiled)
+            return pickle.dumps(
+                {**record, "exe": exe, "quick": max(seconds, 1e-6), "program": zlib.compress(text.encode())}
+            )
+
+        B.cache.write_later(name, data, True)
+
+    return store
 
 
 def _plain(desc) -> bool:
@@ -771,6 +800,16 @@ def _plain(desc) -> bool:
         return all(_plain(k) and _plain(v) for k, v in desc.items())
     # `is`, not `in`: a NumPy array returned by the program compares element by element
     return desc is None or type(desc) in (str, int, float, bool) or desc is tuple or desc is list
+
+
+def _loaded_quick(quick, text: str, rec: dict, key: GraphKey, compile_s: float, on_swap):
+    """A quick tier read back from disk, tiered up by `B.tiers`' rule (once its loop has run `TIER_UP_AFTER` times its
+    quick compile's duration) from the program's stored text; the optimised executable then replaces the entry."""
+    record = {k: v for k, v in rec.items() if k not in ("exe", "quick", "program")}
+    device = key.device
+    return B.tiers.Tiered(
+        quick, lambda: B.cache.compile_stored(quick, text, device), _store(key.name, record), on_swap, compile_s
+    )
 
 
 class Loaded:
@@ -807,7 +846,11 @@ def load(key: GraphKey) -> Loaded | None:
         for pname, blob, n in rec["sites"]:
             kw, loc = pickle.loads(blob)
             sites.append((REGISTRY[pname], kw, loc, n))
+        quick = rec.get("quick")
+        if quick is not None and B.tiers.mode() == "off":
+            return None  # deterministic runs must not depend on the tier: compiled again (optimised, replacing it)
         compiled = B.cache.load_executable(rec["exe"], key.device)
+        program = None if quick is None else zlib.decompress(rec["program"]).decode()
     except Exception:  # noqa: BLE001  (damaged or written by another version: compile, and replace it)
         B.cache.discard(key.name)
         return None
@@ -815,6 +858,8 @@ def load(key: GraphKey) -> Loaded | None:
     out.code_shift = len(CHECK_SITES) - rec["first_site"]
     CHECK_SITES.extend(sites)
     out.exe = DirectExecutable(compiled, None)
+    if program is not None:
+        out.exe.compiled = _loaded_quick(compiled, program, rec, key, float(quick), out.exe.swap)
     out.state_objs = state_objs
     out.written = written
     out.donated = tuple(rec["donated"])
