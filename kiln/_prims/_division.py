@@ -9,6 +9,8 @@ the cost of one array of the output's size.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kiln._backend import jax, jnp, lax
 from kiln._prims._low_precision import HALF_DTYPES, broadcast_in_float32
 
@@ -36,12 +38,13 @@ def _half_quotient_jvp(primals, tangents):
 _half_quotient.defjvp(_half_quotient_jvp, symbolic_zeros=True)
 
 
-def true_divide(x, y, exact: bool = False):
+def true_divide(x, y, exact: bool = False, divide: Callable = jnp.true_divide):
     """x / y; where the quotient is float16/bfloat16 and its floating divisor is broadcast, correctly rounded (the
     divisor broadcast through float32, so that its gradient sums in float32: `broadcast_in_float32`). A float32
     quotient keeps XLA's product by the reciprocal (within one ulp): the barrier cost the transformer benchmark's
     step about 10%, and one float32 ulp is below what any comparison with MindSpore can resolve. `exact`: also a
-    float32 quotient that is then rounded to half precision (a float16 mean)."""
+    float32 quotient that is then rounded to half precision (a float16 mean). `divide`: the division of other
+    broadcast operands (the Div primitive's carries MindSpore's derivative in float32 too)."""
     x, y = jnp.asarray(x), jnp.asarray(y)
     shape = jnp.broadcast_shapes(x.shape, y.shape)
     dtype = jnp.result_type(x, y)
@@ -50,4 +53,4 @@ def true_divide(x, y, exact: bool = False):
     x = broadcast_in_float32(x, shape)
     if dtype in HALF_DTYPES and x.dtype == y.dtype == dtype:
         return _half_quotient(jnp.broadcast_to(x, shape), jnp.broadcast_to(y, shape))
-    return jnp.true_divide(x, y)
+    return divide(x, y)

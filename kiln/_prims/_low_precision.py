@@ -21,6 +21,16 @@ def _is_half(x) -> bool:
     return getattr(x, "dtype", None) in HALF_DTYPES
 
 
+def rounded(x):
+    """`x` held rounded to its dtype, as when it is stored and read back. Inside one compiled step XLA's CPU code
+    may fuse a product with the subtraction that uses it into one multiply-add, skipping the product's rounding:
+    `p - lr * g` gave 1 - 0.1 * 7 = 0.29999998 where MindSpore's kernels give 0.30000001 (8.8% of float32 updates
+    one ulp apart), and Adam's 1 - beta2^t differed from 1 - (the stored beta2^t) by up to 7e-6 relative at t = 2;
+    its simplifier rewrites (x / y) / y as x / (y * y). Neither reduce_precision nor an optimization barrier survive
+    to the machine code; a select on the value itself does. Its other arm is taken only for a NaN, and gives NaN."""
+    return jnp.where(x == x, x, x + x)
+
+
 def broadcast_in_float32(x, shape: tuple[int, ...]):
     """`x` broadcast to `shape`; a half-precision `x` through float32, so that its gradient sums in float32."""
     x = jnp.asarray(x)

@@ -11,7 +11,7 @@ from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import check_binary
 from kiln._prims._division import true_divide
-from kiln._prims._low_precision import HALF_DTYPES, rounds_once_from_float32, sums_broadcasts_in_float32
+from kiln._prims._low_precision import HALF_DTYPES, rounded, rounds_once_from_float32, sums_broadcasts_in_float32
 from kiln._prims._promote import float32_scalars, number_operand_in_float32
 
 
@@ -21,11 +21,44 @@ def float_of(x):
     return x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(jnp.float32)
 
 
+@jax.custom_jvp
+def _quotient(x, y):
+    """x / y with MindSpore 2.10's derivative for the divisor, -dout * (out / y), from the rounded quotient, where the
+    backend's is -dout * x / y^2: float32 249 of 512 elements off MindSpore's bits, mean error against float64 0.53
+    ulps where MindSpore's order gives 0.41 (half precision: `_division._half_quotient`, the same rule). The
+    dividend's derivative stays dout / y."""
+    return jnp.true_divide(x, y)
+
+
+def _quotient_jvp(primals, tangents):
+    # written as a tangent whose transpose is MindSpore's order: dx = dout / y, dy = (-dout) * (out / y), the quotient
+    # held rounded (XLA's simplifier otherwise divides x by y * y). An operand not differentiated (a constant divisor)
+    # comes as a symbolic zero and costs nothing.
+    (x, y), (tx, ty) = primals, tangents
+    out = jnp.true_divide(x, y)
+    parts = []
+    if not isinstance(tx, jax.custom_derivatives.SymbolicZero):
+        parts.append(jnp.true_divide(tx, y))
+    if not isinstance(ty, jax.custom_derivatives.SymbolicZero):
+        parts.append(-(ty * jnp.true_divide(rounded(out), y)))
+    return out, functools.reduce(jnp.add, parts) if parts else jnp.zeros_like(out)
+
+
+_quotient.defjvp(_quotient_jvp, symbolic_zeros=True)
+
+
+def _divide(x, y):
+    """The division of two broadcast operands: real floating ones with MindSpore's derivative (`_quotient`)."""
+    if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating) and jnp.issubdtype(jnp.asarray(y).dtype, jnp.floating):
+        return _quotient(x, y)
+    return jnp.true_divide(x, y)
+
+
 def _true_div(x, y):
     x, y = jnp.asarray(x), jnp.asarray(y)
     if not (jnp.issubdtype(x.dtype, jnp.inexact) or jnp.issubdtype(y.dtype, jnp.inexact)):
         x, y = x.astype(jnp.float32), y.astype(jnp.float32)
-    return true_divide(x, y)
+    return true_divide(x, y, divide=_divide)
 
 
 def _float_fn(fn):
@@ -463,7 +496,7 @@ for _name, _fn in BINARY.items():
     if _name == "Mul":  # Mul and Div: declared without a dtype group in MindSpore 2.10, a number keeps float32
         _impl = number_operand_in_float32(_impl)
     elif _name == "Div":  # its float32 quotient rounded to half precision is the correctly rounded one
-        _impl = number_operand_in_float32(_impl, functools.partial(true_divide, exact=True))
+        _impl = number_operand_in_float32(_impl, functools.partial(true_divide, exact=True, divide=_divide))
     DEFS[_name] = PrimitiveDef(_name, _impl, check=check_binary(_name))
 
 # Activations with attributes.

@@ -12,6 +12,7 @@ from kiln._backend import eval_shape, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import shape_of
 from kiln._prims._division import true_divide
+from kiln._prims._low_precision import rounded as _rounded
 
 
 def _check_assign(op: str):
@@ -52,16 +53,6 @@ AssignSub = PrimitiveDef(
 
 def _scalar(x, like):
     return jnp.asarray(x).astype(like.dtype)
-
-
-def _rounded(x):
-    """`x` held rounded to its dtype, as when it is stored and read back. Inside one compiled step XLA's CPU code
-    may fuse a product with the subtraction that uses it into one multiply-add, skipping the product's rounding:
-    `p - lr * g` gave 1 - 0.1 * 7 = 0.29999998 where MindSpore's kernels give 0.30000001 (8.8% of float32 updates
-    one ulp apart), and Adam's 1 - beta2^t differed from 1 - (the stored beta2^t) by up to 7e-6 relative at t = 2.
-    Neither reduce_precision nor an optimization barrier survive to the machine code; a select on the value itself
-    does. Its other arm is taken only for a NaN, and gives NaN."""
-    return jnp.where(x == x, x, x + x)
 
 
 def _fma(a, b, c):

@@ -7,7 +7,10 @@ import numpy as np
 
 DTYPES = ("float16", "float32", "bfloat16")
 CASES = ("tanh", "sigmoid", "exp", "sqrt", "rsqrt", "reciprocal", "log", "erf", "gelu", "softmax", "log_softmax", "div",
-         "pow")  # fmt: skip
+         "pow", "gelu_tanh", "softmax_axis0", "softmax_long", "softmax_3d", "log_softmax_long", "softmin")  # fmt: skip
+# the axis each softmax case normalises over (its rows: 8 long, 32 along axis 0, 128 long, the middle of three axes)
+AXES = {"softmax": -1, "log_softmax": -1, "softmax_axis0": 0, "softmax_long": -1, "softmax_3d": 1,
+        "log_softmax_long": -1, "softmin": -1}  # fmt: skip
 N = 512
 EDGES = {
     "tanh": [0.0, -0.0, 1e-4, -1e-4, 4.0, -4.0, 5.0, 8.0, -9.0, 20.0, -20.0],
@@ -19,6 +22,7 @@ EDGES = {
     "log": [0.0, 6e-8, 1e-4, 1.0, 6e4],
     "erf": [0.0, 3.0, -3.0, 5.0],
     "gelu": [0.0, 3.0, -3.0, 6.0, -6.0],
+    "gelu_tanh": [0.0, 3.0, -3.0, 4.9, -4.9, 6.0, -6.0],
     "div": [0.0, -0.0, 1e-3, 1.0, 300.0],
 }
 
@@ -38,8 +42,14 @@ def _draw(name: str, rng):
         return [rng.standard_normal(N) * 4, rng.choice([-1.0, 1.0], N) * np.exp(rng.uniform(-3, 3, N))]
     if name == "pow":
         return [np.exp(rng.uniform(-2, 2, N)), _uniform(rng, -2, 3)]
-    if name in ("softmax", "log_softmax"):
+    if name in ("softmax", "log_softmax", "softmin"):
         return [rng.standard_normal(N).reshape(N // 8, 8) * 3]
+    if name == "softmax_axis0":
+        return [rng.standard_normal(N).reshape(32, N // 32) * 3]
+    if name in ("softmax_long", "log_softmax_long"):
+        return [rng.standard_normal(N).reshape(N // 128, 128) * 3]
+    if name == "softmax_3d":
+        return [rng.standard_normal(N).reshape(4, N // 32, 8) * 3]
     return [rng.standard_normal(N) * 3]
 
 
