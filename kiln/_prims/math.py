@@ -482,7 +482,14 @@ def _from_output(impl, grad):
     return vjp
 
 
-# (Sigmoid's and Exp's backend rules, dout * y * (1 - y) and dout * y, already give MindSpore's bits)
+# (Sigmoid's and Exp's backend rules, dout * y * (1 - y) and dout * y, already give MindSpore's bits.) Erf, Pow and
+# GeLU keep the backend's rules, nearer float64 than MindSpore 2.10's CPU ones (mean error, 512 random inputs;
+# derivative_from_output_goldens_mindspore.json): Erf float16 (dout * c) * exp(-x^2) 0.656 ulps where MindSpore's
+# dout * (c * exp(-x^2)) gives 0.670 (every float16 input in [-4.5, 4.5]), float32 2.6 against 31 (its exp); Pow
+# float16 equal, float32 0.54 / 0.51 ulps (base / exponent) against 0.60 / 22; GeLU's tanh form float16 0.23 against
+# 0.33 ulps (max 0.5 against 11.7), float32 7.7 against 4.5e6 float32 epsilons of relative error beyond |x| = 4 (its
+# 1 - tanh^2 cancels); ops.gelu's erf form, which MindSpore composes of Div, Erf, Add and Mul: 0.23 against 5.8 ulps
+# (float16), 2.3 against 9,114 (float32, 1 + erf cancels on the negative tail).
 FROM_OUTPUT = {"Tanh": _tanh_grad, "Sqrt": _sqrt_grad, "Rsqrt": _rsqrt_grad, "Reciprocal": _reciprocal_grad}
 
 DEFS: dict[str, PrimitiveDef] = {}
