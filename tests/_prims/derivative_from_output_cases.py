@@ -1,5 +1,6 @@
-"""Inputs of the backward-rule goldens (make_derivative_from_output_goldens_mindspore.py, test_math.py): random values
-in each function's domain with its edges (0, saturation, division by 0), and a random output gradient."""
+"""Inputs of the backward-rule goldens (make_derivative_from_output_goldens_mindspore.py; read by test_math.py and,
+through derivative_goldens.py, nn/test_activation.py): random values in each function's domain with its edges (0,
+saturation, division by 0), and a random output gradient; the softmax cases along several axes and row lengths."""
 
 from __future__ import annotations
 

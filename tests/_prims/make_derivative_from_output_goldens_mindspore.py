@@ -1,8 +1,9 @@
 """Write derivative_from_output_goldens_mindspore.json: the input gradients MindSpore 2.10's CPU backward rules give
 for the elementwise functions whose rules read the forward output (tanh, sigmoid, sqrt, rsqrt, reciprocal, exp, div,
-...) and their neighbours, in float16, float32 and bfloat16 (where its CPU kernels take the dtype), PyNative and
-GRAPH_MODE, on random inputs with the domain edges (0, saturation, division by 0). Values are stored as bit patterns
-(hex, 4 digits a 16-bit value, 8 a float32 one).
+...) and their neighbours (erf, both forms of gelu, pow, softmax and softmin along several axes, log_softmax), in
+float16, float32 and bfloat16 (where its CPU kernels take the dtype), PyNative and GRAPH_MODE, on random inputs with
+the domain edges (0, saturation, division by 0). Values are stored as bit patterns (hex, 4 digits a 16-bit value, 8 a
+float32 one).
 Run from the repository root: PYTHONPATH=$PWD /work/msvenv/bin/python
 tests/_prims/make_derivative_from_output_goldens_mindspore.py"""
 
