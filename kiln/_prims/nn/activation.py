@@ -45,19 +45,30 @@ def _half_softmax(x, axis):
     return true_divide(e, jnp.sum(e.astype(jnp.float32), axis=axis, keepdims=True).astype(x.dtype))
 
 
-def _output_jvp(softmax):
+def _float_jvp(axis, primals, tangents):
     """jax.nn.softmax's rule, written with the output: only the forward's rounding differs."""
-
-    def jvp(axis, primals, tangents):
-        (x,), (t,) = primals, tangents
-        y = softmax(x, axis)
-        return y, y * (t - jnp.sum(y * t, axis=axis, keepdims=True))
-
-    softmax.defjvp(jvp)
+    (x,), (t,) = primals, tangents
+    y = _float_softmax(x, axis)
+    return y, y * (t - jnp.sum(y * t, axis=axis, keepdims=True))
 
 
-_output_jvp(_float_softmax)
-_output_jvp(_half_softmax)
+def _half_jvp(axis, primals, tangents):
+    """A tangent whose transpose is MindSpore 2.10's CPU rule, y * (dout - sum(y * dout)), each step rounded to the
+    half-precision dtype and the rounded products summed in float32, rounded once (the sum broadcast in float32, so
+    that its transpose sums in float32). The rule written as y * (t - sum(y * t)) transposes to y * dout - y * sum(y *
+    dout): 216-284 of 512 float16 elements off MindSpore's bits (up to 1,024 ulps), mean error against float64 1.8-6.1
+    ulps where MindSpore's order gives 1.3-5.5 (rows of 8 and 128, along axis 0 and a middle axis, softmin)."""
+    (x,), (t,) = primals, tangents
+    y = _half_softmax(x, axis)
+    u = y * t
+    total = jnp.sum(u.astype(jnp.float32), axis=axis, keepdims=True)
+    return y, (u - y * jnp.broadcast_to(total, u.shape).astype(u.dtype)).astype(y.dtype)
+
+
+# Float32 keeps the first rule: MindSpore's kernel adds 8 interleaved partial sums (a loop XLA would not keep), its
+# forward's exp differs from Kiln's, and its order is no nearer float64 (rows of 8-1,000 from correctly rounded values)
+_float_softmax.defjvp(_float_jvp)
+_half_softmax.defjvp(_half_jvp)
 
 
 def _softmax(x, axis):
@@ -66,23 +77,7 @@ def _softmax(x, axis):
     return _float_softmax(x, axis)
 
 
-def _softmax_vjp(x, out, dout, axis):
-    """MindSpore 2.10's CPU rule, y * (dout - sum(y * dout)), where the backend's transpose of the rule above gave
-    other bits (float16: 216-284 of 512 elements off MindSpore's, up to 1,024 ulps; mean error against float64 1.3-5.5
-    ulps in MindSpore's order, 1.8-6.1 in the backend's). Half precision rounds each step to its dtype and
-    sums the rounded products in float32, rounded once, as MindSpore's kernels do. Float32 sums in XLA's order
-    (MindSpore's kernel adds 8 interleaved partial sums, a loop XLA would not keep): MindSpore's order of the rest
-    is as accurate as the backend's (float32 rows of 8-1,000 from correctly rounded softmax values: mean error 2.6-12.7
-    ulps against 2.3-19.8), and its forward's exp differs from Kiln's anyway."""
-    y = out
-    if y.dtype in HALF_DTYPES:
-        total = jnp.sum(y * dout, axis=axis, keepdims=True, dtype=jnp.float32).astype(y.dtype)
-    else:
-        total = jnp.sum(y * dout, axis=axis, keepdims=True)
-    return (y * (dout - total),)
-
-
-Softmax = PrimitiveDef("Softmax", _softmax, attrs={"axis": (-1,)}, check=_check_softmax("Softmax"), vjp=_softmax_vjp)
+Softmax = PrimitiveDef("Softmax", _softmax, attrs={"axis": (-1,)}, check=_check_softmax("Softmax"))
 
 
 # LogSoftmax keeps the backend's rule: MindSpore 2.10's CPU kernel (oneDNN's, with its approximate exp) is further from
@@ -97,9 +92,7 @@ Softmin = PrimitiveDef(
     "Softmin",
     lambda x, axis: _softmax(-jnp.asarray(x), axis),
     attrs={"axis": (-1,)},
-    check=_check_softmax("Softmin"),
-    # MindSpore's softmin is Softmax(-1 * x): its rule, negated
-    vjp=lambda x, out, dout, axis: (-_softmax_vjp(x, out, dout, axis)[0],),
+    check=_check_softmax("Softmin"),  # MindSpore's softmin is Softmax(-1 * x): the same rule, negated
 )
 
 

@@ -94,7 +94,7 @@ def test_float16_softmax_gradients_match_mindspore_bit_for_bit(name):
 
 @pytest.mark.parametrize("name", SOFTMAX_CASES)
 def test_float32_softmax_gradients_are_equal_in_both_modes_and_near_float64(name):
-    # float32 keeps XLA's sum order (MindSpore's kernel adds 8 interleaved partial sums) and its own exp: GRAPH_MODE
+    # float32 keeps the backend's rule (MindSpore's order is no nearer float64, its exp differs from Kiln's): GRAPH_MODE
     # equals PyNative bit for bit, and both are within a few float32 ulps of float64's, measured against the row's
     # largest term y * dout (a saturated row's gradient is far smaller than the rounding of its terms)
     xs, dout = derivative_goldens.inputs(name, "float32")
@@ -105,7 +105,7 @@ def test_float32_softmax_gradients_are_equal_in_both_modes_and_near_float64(name
     grads = [derivative_goldens.kiln_and_mindspore(name, "float32", mode, _softmax_of(name))[0][1] for mode in MODES]
     np.testing.assert_array_equal(grads[0], grads[1])
     scale = np.abs(y * dout).max(axis, keepdims=True)
-    assert (np.abs(grads[0] - want) / scale).max() < 6 * 2.0**-24  # measured 3.5-3.7 (the old rule 3.1-4.5)
+    assert (np.abs(grads[0] - want) / scale).max() < 6 * 2.0**-24  # measured 3.1-4.5 (MindSpore's order 3.5-3.7)
 
 
 @pytest.mark.parametrize("name", ["softmax", "softmin"])
