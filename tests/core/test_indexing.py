@@ -296,11 +296,12 @@ def test_a_region_written_after_its_tensor_changed_keeps_that_change():
     np.testing.assert_array_equal(row.asnumpy(), [3, 0, 0, 9])
 
 
-def test_gradient_flows_through_a_write_into_a_read_region():
+@pytest.mark.parametrize("view", [lambda y: y[0], lambda y: y.reshape(6)], ids=["row", "reshape"])
+def test_gradient_flows_through_a_write_into_a_view(view):
     def f(x):
         y = x * 1.0
-        row = y[0]
-        row[1:3] = y[1, 0:2] * 3.0
+        written = view(y)  # y's first row either way: [1:3] of it is y[0, 1:3]
+        written[1:3] = y[1, 0:2] * 3.0
         return (y * y).sum()
 
     g = kiln.grad(f)(Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))).asnumpy()
@@ -376,19 +377,6 @@ def test_a_reshape_loop_keeps_only_the_first_tensor_alive():
     np.testing.assert_array_equal(first.asnumpy()[2], [7, 0, 0, 0, 0, 0])
     first[0, 0] = 5.0
     np.testing.assert_array_equal(last.asnumpy()[0, :2], [5, 0])
-
-
-def test_gradient_flows_through_a_write_into_a_reshaped_view():
-    def f(x):
-        y = x * 1.0
-        flat = y.reshape(6)
-        flat[1:3] = y[1, 0:2] * 3.0
-        return (y * y).sum()
-
-    g = kiln.grad(f)(Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))).asnumpy()
-    a = np.arange(6, dtype=np.float64).reshape(2, 3)
-    want = np.array([[2 * a[0, 0], 0, 0], [20 * a[1, 0], 20 * a[1, 1], 2 * a[1, 2]]])
-    np.testing.assert_allclose(g, want, rtol=1e-6)
 
 
 def test_a_kept_view_of_a_parameter_sees_an_optimizer_step_and_a_compiled_write():
