@@ -83,6 +83,7 @@ __all__ = [
     "compile_fresh",
     "compile_program",
     "compile_stored",
+    "default_device",
     "device_text",
     "discard",
     "enable",
@@ -408,7 +409,7 @@ class PersistentJit:
         placements = {d[3] for d in sig[1:] if type(d) is tuple}
         if not placements:
             # no array input (a Fill window: `zeros`, `ones`): the program runs on the default device, as jit's would
-            placements = {jax.sharding.SingleDeviceSharding(_default_device())}
+            placements = {jax.sharding.SingleDeviceSharding(default_device())}
         if len(placements) != 1:
             return self._jitted
         devices = next(iter(placements)).device_set
@@ -844,13 +845,15 @@ def _optimizer():
         return _one_thread(_OPTIMIZER)
 
 
-def _default_device():
+def default_device():
     """The device a program of no array input runs on: JAX's default device (set_context's device_target sets it,
-    as a Device or a platform name), else the first device of the default backend."""
+    as a Device or a platform name), else this process's first device of the default backend. Never `jax.devices()`:
+    in a job of several processes its first device is process 0's, and an executable loaded there from the disk in
+    another process made arrays that process cannot read or pass to a program (issue 21)."""
     chosen = jax.config.jax_default_device
     if chosen is None:
-        return jax.devices()[0]
-    return jax.devices(chosen)[0] if isinstance(chosen, str) else chosen
+        return jax.local_devices()[0]
+    return jax.local_devices(backend=chosen)[0] if isinstance(chosen, str) else chosen
 
 
 class _Unknown(Exception):

@@ -478,7 +478,7 @@ def graph_key(name: str, body, template, leaves: list, lax: bool, memo_none: boo
             specs.append(f"{aval.dtype.str}{list(aval.shape)}{'w' if aval.weak_type else ''}")
         if len(devices) > 1:
             return None
-        device = next(iter(devices)) if devices else B.jax.devices()[0]
+        device = next(iter(devices)) if devices else B.cache.default_device()  # this process's
         fp = Fingerprint(memo_none)
         fp.parts.append(f"graph|{name}|lax={lax}|{specs}|{B.cache.device_text(device)}|{_settings_text()}")
         fp.parts.append(B.cache.env_key())
