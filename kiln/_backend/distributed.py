@@ -690,6 +690,35 @@ def spans_processes(x) -> bool:
     return not x.is_fully_addressable
 
 
+def needs_lifting(x) -> bool:
+    """Whether `x` is a concrete array split across the job's processes, some of it on this process's devices: a
+    program cannot hold it as a constant, it must be one of its inputs (`program_constant`)."""
+    if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer) or x.is_fully_addressable:
+        return False
+    return not x.is_fully_replicated and x.sharding.has_addressable_devices
+
+
+def program_constant(x):
+    """`x`, checked to be an array a program of this process may hold as a constant. JAX lowers a closed-over array
+    by reading its value in this process: that works for a value every device holds whole (it reads this process's
+    copy) and fails, wherever a primitive's rule reads it (a branch of `lax.cond`, a loop body), for one split
+    across processes or lying only on another process's devices ("Closing over jax.Array that spans non-addressable
+    devices"). A split one is made an input of the program instead (`needs_lifting`).
+
+    Raises:
+        ValueError: `x` is split across processes, or lies only on other processes' devices.
+    """
+    if not _state["initialized"] or not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
+        return x
+    if x.is_fully_addressable or (x.is_fully_replicated and x.sharding.has_addressable_devices):
+        return x
+    where = "split across the job's processes" if x.sharding.has_addressable_devices else "on other processes' devices"
+    raise ValueError(
+        f"a constant {x.dtype}{list(x.shape)} of the program lies {where} ({x.sharding}): a program cannot hold it "
+        "as a constant. Pass it to the Cell or function as an argument, or keep it in a Parameter."
+    )
+
+
 def replicate_on_world(x, layout: tuple):
     """`x` (this process's value, the same on every process) copied onto every device of the job; `layout`
     names the mesh (one mesh for every array a program reads) and a partition that splits nothing.

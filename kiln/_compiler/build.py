@@ -35,7 +35,17 @@ from kiln._compiler.frontend.ast.effects import HostScalar, RunTimeString, pytho
 from kiln._compiler.frontend.ast.interp import Context
 from kiln._compiler.frontend.ast.values import Closure
 from kiln._compiler.ir import graph as G
-from kiln._compiler.lower import CHECK_SITES, check_error, eval_graph, fold_checks, has_checks, kept_keys, kept_state
+from kiln._compiler.lower import (
+    CHECK_SITES,
+    check_error,
+    eval_graph,
+    fold_checks,
+    has_checks,
+    kept_keys,
+    kept_state,
+    lifted_constants,
+    lifted_inputs,
+)
 from kiln._compiler.specialise import SITES, BranchGuardFailed, ShapeJoinError, guard_p, refused
 from kiln._core import random_state
 from kiln._core.primitive import checks_enabled
@@ -555,6 +565,12 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
             outs[i] = B.jnp.where(ok, outs[i], before)
         return [*outs, code, detail]
 
+    # constants split across the job's processes are read from the program's last inputs, after the state, as
+    # Parameters are: JAX cannot hold them as constants (one spmd program or symbolic shapes: they stay constants)
+    lifted = [] if spmd or shapes is not None else lifted_constants(graph)
+    if lifted:
+        fun = _reading_lifted(fun, lifted)
+        state_objs = [*state_objs, *map(_LiftedConstant, lifted)]
     checks_inputs = shapes is None
     fun = B.compile_log.named(fun, f"the graph '{name}'")  # (what the compile log says XLA compiled)
     if spmd:
@@ -620,8 +636,29 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
     _plan_state_access(ex)
     if stages:
         avals = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
+        avals += [B.ShapeDtypeStruct(x.shape, x.dtype) for x in lifted]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
     return ex
+
+
+class _LiftedConstant:
+    """A constant of the graph read as an input of its program (`lower.lifted_constants`), as state is read."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, value) -> None:
+        self._data = value
+
+
+def _reading_lifted(fun, lifted: list):
+    """`fun` taking `lifted`'s values as its last inputs (after the leaves and the state)."""
+    n = len(lifted)
+
+    def with_lifted(*arrays):
+        with lifted_inputs(lifted, arrays[-n:]):
+            return fun(*arrays[:-n])
+
+    return with_lifted
 
 
 def _compiled_tiered(jitted, leaves: list, state_objs: list):

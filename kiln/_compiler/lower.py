@@ -24,6 +24,7 @@ import functools
 import numpy as np
 
 from kiln import _backend as B
+from kiln._backend import distributed as _distributed
 from kiln._compiler.errors import GraphCompileError, located, no_derivative, where
 from kiln._compiler.ir.graph import Graph, Var
 from kiln._core.primitive import forward_mode_error
@@ -45,8 +46,10 @@ def eval_graph(graph: Graph, args, checks: list | None = None, replay: bool = Fa
     for v, a in zip(graph.invars, args, strict=True):
         env[v] = a
     repeated = _repeated(graph)
+    # a job of several processes: a constant the program cannot hold is read from its inputs (`lifted_constants`)
+    spans = not replay and _distributed.is_initialized()
     for e in graph.eqns:
-        ins = [env[x] if type(x) is Var else x for x in e.inputs]
+        ins = [env[x] if type(x) is Var else _constant(e, x) if spans else x for x in e.inputs]
         prim = e.prim
         if type(prim) is str:
             if replay and prim in ("callback", "host_call"):
@@ -66,7 +69,61 @@ def eval_graph(graph: Graph, args, checks: list | None = None, replay: bool = Fa
             outs = out if prim.multiple_results else (out,)
         for o, val in zip(e.outputs, outs, strict=True):
             env[o] = val
-    return [env[o] if type(o) is Var else o for o in graph.outvars]
+    return [env[o] if type(o) is Var else _constant(None, o) if spans else o for o in graph.outvars]
+
+
+# -- constants of a job of several processes ------------------------------------------------------------------
+# A primitive's rule may close over a literal input (a branch of lax.cond, a loop body); JAX then reads the array's
+# value in this process, which fails for one split across processes. Such constants are the program's last inputs:
+# `lifted_constants` finds them before the program is built, and while it is traced `_LIFTED` maps each to its input.
+_LIFTED: list = [{}]
+
+
+def lifted_constants(graph: Graph) -> list:
+    """The concrete arrays `graph` (nested graphs included) holds as constants that are split across the job's
+    processes, each once, in a fixed order; [] in a single process."""
+    if not _distributed.is_initialized():
+        return []
+    found: dict = {}
+
+    def walk(g: Graph) -> None:
+        for e in g.eqns:
+            for x in e.inputs:
+                if type(x) is not Var and _distributed.needs_lifting(x):
+                    found.setdefault(id(x), x)
+            for sub in e.subgraphs():
+                walk(sub)
+        for x in g.outvars:
+            if type(x) is not Var and _distributed.needs_lifting(x):
+                found.setdefault(id(x), x)
+
+    walk(graph)
+    return list(found.values())
+
+
+@contextlib.contextmanager
+def lifted_inputs(constants: list, values):
+    """Trace with each of `constants` (`lifted_constants`) read as the matching traced input of `values`."""
+    previous = _LIFTED[0]
+    _LIFTED[0] = {id(c): v for c, v in zip(constants, values, strict=True)}
+    try:
+        yield
+    finally:
+        _LIFTED[0] = previous
+
+
+def _constant(e, x):
+    """A literal input of `e` (None: an output of the graph) as the program may hold it: its traced input when it
+    is lifted, else `distributed.program_constant`. No primitive's rule closes over an array of other processes'
+    devices, whatever it does with its inputs."""
+    lifted = _LIFTED[0].get(id(x))
+    if lifted is not None:
+        return lifted
+    try:
+        return _distributed.program_constant(x)
+    except ValueError as err:
+        op = "the graph's output" if e is None else f"'{getattr(e.prim, 'name', e.prim)}'"
+        raise ValueError(f"For {op}, {err}" + ("" if e is None else f"\n{where(e.loc)}")) from None
 
 
 # -- value checks in compiled graphs ----------------------------------------------------------------

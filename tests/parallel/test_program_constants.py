@@ -7,6 +7,8 @@ non-addressable (non process local) devices is not allowed").
   device that process cannot read (asnumpy failed), and a GRAPH_MODE program keeping one as a constant inside a
   tensor `if` failed to compile (the zoo Wide&Deep's SEMI_AUTO_PARALLEL run after a one-device run had filled the
   folder). warm_cache_script.py runs twice on one fresh folder.
+- A Tensor split across the processes (a sharded MatMul's result in PyNative) kept by a Cell and read in GRAPH_MODE
+  inside a tensor `if` and a `while` body: such constants are now inputs of the program. split_constant_script.py.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+
+import numpy as np
 
 from tests.parallel.test_model_parallel import JOB_SECONDS, ROOT, _env
 
@@ -50,4 +54,21 @@ def test_a_second_run_on_the_filled_cache_folder_keeps_every_value_on_its_proces
             for name in ("ones", "zeros", "fill"):
                 if printed.get(f"{rank} local {name}") != "True":
                     wrong.append(f"{run} run, rank {rank}: {name} is not on this process's devices")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_constant_split_across_processes_is_read_in_a_branch_and_a_loop(tmp_path):
+    x = np.arange(8, dtype=np.float32).reshape(2, 4) / 4
+    split = x @ (np.arange(16, dtype=np.float32).reshape(4, 4) / 8)
+    expected = {"branch": x * split, "loop": x + 3 * split}
+    printed = _run("split_constant_script.py", KILN_CACHE_DIR=str(tmp_path / "cache"))
+    wrong = []
+    for rank in (0, 1):
+        assert printed.get(f"{rank} split across processes") == "True", printed  # the case this test is about
+        for name, want in expected.items():
+            got = printed.get(f"{rank} {name}", "")
+            if not got.startswith("["):
+                wrong.append(f"rank {rank}, {name}: {got}")
+                continue
+            np.testing.assert_allclose(np.array(eval(got)), want.ravel(), rtol=1e-6, err_msg=f"rank {rank} {name}")  # noqa: S307
     assert not wrong, "\n".join(wrong)
