@@ -268,8 +268,8 @@ def _power(x, exponent):
 
     # FTRL's default 0.5 as a square root (also correctly rounded): the float64 pow made a PyNative step of 4
     # (512, 512) parameters 19.5 ms where main's float32 pow took 8.5 and the square root 2.6 (process CPU). The
-    # exponent is an operand of the branches, not closed over: under SEMI_AUTO_PARALLEL it can be an array spanning
-    # every process's devices, which a branch may not close over
+    # exponent is an operand of the branches, not closed over (a graph's constants that a process cannot hold are
+    # made inputs for every rule now: lower.py's `lifted_constants`)
     return lax.cond(jnp.all(exponent == 0.5), lambda v, _e: jnp.sqrt(v), wide_power, x, exponent)
 
 
