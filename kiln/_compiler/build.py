@@ -528,6 +528,7 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
     kept_avals = [(graph.outvars[n_out + j].shape, graph.outvars[n_out + j].dtype) for j in kept_pos]
     # the recorded input types (none with symbolic shapes: that program serves every size)
     leaf_types = [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves] if shapes is None else []
+    state_types = [(tuple(trace.state_in[k].shape), np.dtype(trace.state_in[k].dtype)) for k in state_keys]
 
     def fun(*arrays):
         # Runs only while jax traces (a call it has no program for): inputs this graph was not recorded for
@@ -535,6 +536,11 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         for a, (shape, dtype) in zip(arrays, leaf_types, strict=False):
             if a.shape != shape or a.dtype != dtype:
                 raise InputsDiffer()
+        # A Parameter given another shape by set_data since the recording: the cache drops this program and
+        # records the call again (the graph's shapes are the old ones)
+        for a, (shape, dtype) in zip(arrays[n_leaves:], state_types, strict=False):
+            if a.shape != shape or a.dtype != dtype:
+                raise persistent.StaleExecutable()
         if not checked:
             return eval_graph(graph, arrays)
         checks: list = []

@@ -495,6 +495,16 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
                     f"gradient {i} has shape {list(gs)}, but its parameter has shape {list(ps)}; the gradients "
                     "must match the optimizer's parameters one to one.",
                 )
+            for k in range(n_states):
+                ss = tuple(shape_of(xs[(2 + k) * n + i]))
+                if ss != ps:
+                    # the state was made when the optimizer was built; set_data may have reshaped the parameter
+                    raise op_error(
+                        name,
+                        f"the optimizer state {k} of parameter {i} has shape {list(ss)}, but the parameter has shape "
+                        f"{list(ps)}: the state was made for the parameter's old shape (set_data changed it after "
+                        "the optimizer was built); build the optimizer again.",
+                    )
 
     def shapes(step, *xs, n, weight_decay, grad_centralization, loss_scale, options):
         # Each parameter's outputs depend only on its own inputs and settings and on the shared scalars, so `impl`
