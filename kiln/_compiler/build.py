@@ -85,7 +85,7 @@ class Executable:
         """Run the program on the input arrays `leaves`; `inputs` (the caller's Tensor behind each leaf, None for
         a `mutable()` scalar) is needed when the program writes some of them (`input_writes`)."""
         if self.tester is not None:
-            passed = self.tester(leaves)
+            passed = self.tester(leaves, self._read_state)
             if not passed:
                 if passed is None:  # an argument of another type: the call builds its key (see JitCache.fast)
                     raise InputsDiffer()
@@ -516,7 +516,13 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
     if checked and test_inputs and shapes is None and not spmd and not any(B.is_tracer(x) for x in leaves):
         # every check reads only the arguments: tested on the host before each launch, the program runs without
         # them (no error code to read back, no select over the state outputs)
-        tests = input_checks.find(graph, n_leaves)
+        # a check may read a Parameter as the program reads it first (the global step indexing a rate per step)
+        state_tested = tuple(
+            n_leaves + j
+            for j, k in enumerate(state_keys)
+            if k is not G.RNG and n_leaves + j < len(graph.invars) and graph.invars[n_leaves + j] is trace.state_in[k]
+        )
+        tests = input_checks.find(graph, n_leaves, state_tested)
         checked = tests is None
     # the position of each written value's input (None: the program only writes it); written inputs after state
     state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]

@@ -513,6 +513,13 @@ d(T(1, 3))
       "ValueError: For 'Optimizer', the argument parameters must not be empty."),
     F("net-optimizer-tensors", "networks", "nn.SGD([T(2, 2)], 0.1)", "TypeError", ("SGD", "Parameters"),
       "TypeError: For 'Optimizer', all elements of the argument 'parameters' must be 'Parameter' or 'dict'"),
+    F("net-lr-list-past-its-end", "networks", """
+w = ms.Parameter(T(2), name="w")
+opt = nn.Momentum([w], [0.1, 0.05, 0.01], 0.9)
+for _ in range(4):
+    opt((T(2),))
+""", "IndexError", ("Momentum", "3 step(s)", "step 4", "global_step 3"),
+      "RuntimeError: For 'Gather', the 'input_indices' should be in the range [0, 3), but got 3 (at step 4)"),
     F("net-train-one-step-tensor-sens", "networks", """
 net = nn.WithLossCell(nn.Dense(3, 2), nn.MSELoss())
 nn.TrainOneStepCell(net, nn.SGD(net.trainable_params(), 0.1), sens=T(2, 2))
