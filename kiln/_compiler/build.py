@@ -576,8 +576,16 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
     elif shapes is not None:
         specs = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         exported = B.jax.export.export(B.jax.jit(fun))(*specs)
+
+        def call_exported(*arrays):
+            # (traced once per input shapes) state of another shape than recorded: compiled again, as `fun` says
+            for a, (shape, dtype) in zip(arrays[n_leaves:], state_types, strict=False):
+                if a.shape != shape or a.dtype != dtype:
+                    raise persistent.StaleExecutable()
+            return exported.call(*arrays)
+
         exe = B.jax.jit(
-            B.compile_log.named(exported.call, f"the graph '{name}' (dynamic shapes)"),
+            B.compile_log.named(call_exported, f"the graph '{name}' (dynamic shapes)"),
             donate_argnums=tuple(n_leaves + i for i in donated),
         )
     else:

@@ -102,6 +102,21 @@ def test_a_program_compiled_before_set_data_changed_the_shape_compiles_again(mod
     np.testing.assert_array_equal(net(Tensor(x_old)).asnumpy(), np.full((3, 4), 6.0))
 
 
+def test_a_program_for_dynamic_input_shapes_compiles_again_after_set_data():
+    # set_inputs with a None size: one program serves every batch size; a weight of another shape needs another
+    kiln.set_context(mode=kiln.GRAPH_MODE)
+    net = _MatMulNet()
+    net.set_inputs(Tensor(shape=[None, 2], dtype=kiln.float32))
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    np.testing.assert_array_equal(net(Tensor(x)).asnumpy(), x @ np.ones((2, 4)))
+    w = np.arange(10, dtype=np.float32).reshape(2, 5)
+    net.weight.set_data(Tensor(w))
+    np.testing.assert_array_equal(net(Tensor(x)).asnumpy(), x @ w)
+    net.weight.set_data(Tensor(np.ones((3, 5), np.float32)))
+    with pytest.raises(ValueError, match=r"MatMul.*\[3, 2\].*\[3, 5\]"):
+        net(Tensor(x))
+
+
 def test_a_jit_function_reading_a_reshaped_parameter_compiles_again():
     w = Parameter(Tensor(np.ones((2, 2), np.float32)), name="w")
     f = kiln.jit(lambda x: x * w)
