@@ -126,6 +126,24 @@ def test_a_jit_function_reading_a_reshaped_parameter_compiles_again():
     np.testing.assert_array_equal(f(x).asnumpy(), np.full((2, 2), 3.0))  # broadcast against the new shape
 
 
+def test_a_bytecode_capture_reading_a_reshaped_parameter_compiles_again():
+    w = Parameter(Tensor(np.ones((2, 4), np.float32)), name="w")
+
+    @kiln.jit(capture_mode="bytecode")
+    def f(x):
+        return ops.matmul(x, w) * 2
+
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    for _ in range(2):
+        np.testing.assert_array_equal(f(Tensor(x)).asnumpy(), 2 * x @ np.ones((2, 4)))
+    w2 = np.arange(10, dtype=np.float32).reshape(2, 5)
+    w.set_data(Tensor(w2))
+    np.testing.assert_array_equal(f(Tensor(x)).asnumpy(), 2 * x @ w2)
+    w.set_data(Tensor(np.ones((3, 5), np.float32)))
+    with pytest.raises(ValueError, match=r"MatMul.*\[3, 2\].*\[3, 5\]"):
+        f(Tensor(x))
+
+
 def test_set_data_inside_a_compiled_graph_keeps_the_shape():
     # MindSpore 2.10 refuses set_data in a graph altogether; Kiln records a write of the same shape, and refuses a
     # new shape (the program fixes each Parameter's shape), naming both
