@@ -95,7 +95,7 @@ class Executable:
         """Run the program on the input arrays `leaves`; `inputs` (the caller's Tensor behind each leaf, None for
         a `mutable()` scalar) is needed when the program writes some of them (`input_writes`)."""
         if self.tester is not None:
-            passed = self.tester(leaves)
+            passed = self.tester(leaves, self._read_state)
             if not passed:
                 if passed is None:  # an argument of another type: the call builds its key (see JitCache.fast)
                     raise InputsDiffer()
@@ -526,7 +526,13 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
     if checked and test_inputs and shapes is None and not spmd and not any(B.is_tracer(x) for x in leaves):
         # every check reads only the arguments: tested on the host before each launch, the program runs without
         # them (no error code to read back, no select over the state outputs)
-        tests = input_checks.find(graph, n_leaves)
+        # a check may read a Parameter as the program reads it first (the global step indexing a rate per step)
+        state_tested = tuple(
+            n_leaves + j
+            for j, k in enumerate(state_keys)
+            if k is not G.RNG and n_leaves + j < len(graph.invars) and graph.invars[n_leaves + j] is trace.state_in[k]
+        )
+        tests = input_checks.find(graph, n_leaves, state_tested)
         checked = tests is None
     # the position of each written value's input (None: the program only writes it); written inputs after state
     state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]
@@ -538,6 +544,7 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
     kept_avals = [(graph.outvars[n_out + j].shape, graph.outvars[n_out + j].dtype) for j in kept_pos]
     # the recorded input types (none with symbolic shapes: that program serves every size)
     leaf_types = [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves] if shapes is None else []
+    state_types = [(tuple(trace.state_in[k].shape), np.dtype(trace.state_in[k].dtype)) for k in state_keys]
 
     def fun(*arrays):
         # Runs only while jax traces (a call it has no program for): inputs this graph was not recorded for
@@ -545,6 +552,11 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         for a, (shape, dtype) in zip(arrays, leaf_types, strict=False):
             if a.shape != shape or a.dtype != dtype:
                 raise InputsDiffer()
+        # A Parameter given another shape by set_data since the recording: the cache drops this program and
+        # records the call again (the graph's shapes are the old ones)
+        for a, (shape, dtype) in zip(arrays[n_leaves:], state_types, strict=False):
+            if a.shape != shape or a.dtype != dtype:
+                raise persistent.StaleExecutable()
         if not checked:
             return eval_graph(graph, arrays)
         checks: list = []
@@ -580,8 +592,16 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
     elif shapes is not None:
         specs = [B.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.invars]
         exported = B.jax.export.export(B.jax.jit(fun))(*specs)
+
+        def call_exported(*arrays):
+            # (traced once per input shapes) state of another shape than recorded: compiled again, as `fun` says
+            for a, (shape, dtype) in zip(arrays[n_leaves:], state_types, strict=False):
+                if a.shape != shape or a.dtype != dtype:
+                    raise persistent.StaleExecutable()
+            return exported.call(*arrays)
+
         exe = B.jax.jit(
-            B.compile_log.named(exported.call, f"the graph '{name}' (dynamic shapes)"),
+            B.compile_log.named(call_exported, f"the graph '{name}' (dynamic shapes)"),
             donate_argnums=tuple(n_leaves + i for i in donated),
         )
     else:

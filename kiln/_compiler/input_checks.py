@@ -30,12 +30,16 @@ from kiln._prims.control import raise_p
 _RESHAPES = frozenset({"Reshape", "ExpandDims", "Squeeze", "Flatten", "Identity", "StopGradient"})
 
 
-def find(graph: Graph, n_leaves: int) -> tuple | None:
-    """The value checks of `graph` as host tests over its first `n_leaves` inputs, in program order.
+def find(graph: Graph, n_leaves: int, state: tuple = ()) -> tuple | None:
+    """The value checks of `graph` as host tests over its first `n_leaves` inputs (and the state inputs at
+    `state`), in program order.
 
     Args:
         graph: the optimised program graph.
         n_leaves: how many of its inputs are the call's arguments (the rest are Parameters and the random key).
+        state: positions of state inputs (Parameters, after the arguments) a test may read as the program reads
+            them before writing them (an optimizer's global step indexing its rates per step): such a test reads
+            the Parameter's value before the launch (`tester`'s `state`).
 
     Returns:
         A tuple of (primitive, attributes, input specs), one per check; None when some check (a user's raise,
@@ -45,7 +49,10 @@ def find(graph: Graph, n_leaves: int) -> tuple | None:
         ("concat", (axis, parts)) with None for the argument among constant parts), ("shape", ShapeOnly) for an input
         the check only looks at, or ("value", constant).
     """
-    origin = {v: ("leaf", i, tuple(v.shape), np.dtype(v.dtype), ()) for i, v in enumerate(graph.invars[:n_leaves])}
+    read = [*range(n_leaves), *state]
+    origin = {
+        graph.invars[i]: ("leaf", i, tuple(graph.invars[i].shape), np.dtype(graph.invars[i].dtype), ()) for i in read
+    }
     found: list = []
     return _distinct(found) if _walk(graph, origin, found) else None
 
@@ -223,7 +230,8 @@ def passes(tests: tuple, leaves: list) -> bool | None:
 
 
 def tester(tests: tuple):
-    """`passes(tests, leaves)` as one function of the leaves, its specs unpacked once: each test's
+    """`passes(tests, leaves)` as one function `run(leaves, state)` of the leaves, its specs unpacked once (`state`
+    gives the program's state arrays, after the leaves, when a test reads one; see `find`): each test's
     `Bounds.test` is called directly with NumPy, on the argument values and the `ShapeOnly` stand-ins (what
     `Bounds.host_check` would hand it from these inputs, without its per-input loop: the LeNet5 step's label test
     takes 2.4 us of CPU instead of 3.0). `passes` stays the reference it is tested against.
@@ -237,7 +245,11 @@ def tester(tests: tuple):
     # graph network's edge lists, passed unchanged each step, are tested once)
     passed: list = [None] * len(plans)
 
-    def run(leaves: list) -> bool | None:
+    reads_state = max((i for plan in plans for i in plan[4]), default=-1)
+
+    def run(leaves: list, state=None) -> bool | None:
+        if reads_state >= len(leaves):
+            leaves = [*leaves, *state()]
         for k, (test, kw, fixed, reads, read_leaves) in enumerate(plans):
             arrays = [leaves[i] for i in read_leaves]
             last = passed[k]

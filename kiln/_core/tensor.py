@@ -520,6 +520,7 @@ class Parameter(Tensor):
     """
 
     __slots__ = ("_name", "requires_grad", "layerwise_parallel", "parallel_optimizer", "__dict__")
+    sliced: bool = False  # set by set_data(slice_shape=...): MindSpore's mark of one rank's slice of the Parameter
 
     def __init__(
         self,
@@ -608,13 +609,30 @@ class Parameter(Tensor):
         )
 
     def set_data(self, data, slice_shape: bool = False) -> Parameter:
-        """Replace the value in place; the shape may change only when the old one was empty."""
+        """Replace the value in place, cast to the Parameter's dtype.
+
+        Outside a graph the shape may change, as in MindSpore 2.10: a compiled program that read this Parameter
+        compiles again at its next call (its executable refuses state of another shape), and an optimizer's state
+        made for the old shape is refused by its step. Inside a graph being recorded the shape must stay.
+
+        Args:
+            data: a Tensor, or a number or array made into one of the Parameter's dtype.
+            slice_shape: recorded as `sliced` (MindSpore's flag for a Parameter holding one rank's slice); the
+                shape is not checked either way.
+
+        Returns:
+            The Parameter.
+        """
         new = data._data if isinstance(data, Tensor) else Tensor(data, dtype=self.dtype)._data
         if tuple(new.shape) != self.shape and self.size != 0:
-            raise ValueError(
-                f"For Parameter '{self.name}', set_data() cannot change the shape from "
-                f"{list(self.shape)} to {list(new.shape)}."
-            )
+            trace = G._TRACES[-1] if G._TRACES else None
+            if trace is not None and id(self) not in trace.const_ids:
+                # the program being recorded fixes each Parameter's shape for all of its runs
+                raise ValueError(
+                    f"For Parameter '{self.name}', set_data() inside a compiled graph cannot change the shape from "
+                    f"{list(self.shape)} to {list(new.shape)}; call set_data outside the graph (in PyNative code) to "
+                    "give the Parameter a new shape."
+                )
         if new.dtype != self._data.dtype:
             # inside a graph the value is a Var (a float16 input of a to_float Cell written into a float32
             # Parameter): the installed Tensor.astype records the cast; an array casts itself
@@ -622,6 +640,7 @@ class Parameter(Tensor):
         if type(getattr(self, "_view_of", None)) is list:  # new storage, as MindSpore's: earlier views keep the old
             self._view_of = None
         self._data = new
+        self.sliced = bool(slice_shape)
         return self
 
     @property

@@ -8,8 +8,10 @@ their functional wrappers write them back.
 
 from __future__ import annotations
 
+import numpy as np
+
 from kiln._backend import eval_shape, jnp, lax
-from kiln._core.primitive import PrimitiveDef, op_error
+from kiln._core.primitive import Bounds, PrimitiveDef, op_error
 from kiln._prims._checks import shape_of
 from kiln._prims._division import true_divide
 from kiln._prims._low_precision import rounded as _rounded
@@ -420,7 +422,8 @@ ApplyCenteredRMSProp = _declare_update("ApplyCenteredRMSProp", 4, _centered_rms_
 #   inputs  (global_step, *params, *grads, *state_0, ..., *state_k, *lrs, *scalars, *dynamic_weight_decays)
 #   outputs (global_step + 1, *new_params, *new_state_0, ..., *new_state_k, *new_scalar_state)
 # Static per-parameter settings (weight decay, gradient centralization) are attributes; a
-# learning rate given as a 1-D table is indexed by the step inside the call.
+# learning rate given as a 1-D table is indexed by the step inside the call (clamped: the optimizers
+# look a rate per step up first, with `DynamicLR`, which refuses a step past the table's end).
 #
 # The update stays one elementwise expression per Parameter, on purpose. XLA's CPU backend makes one
 # kernel per output buffer (it has no multi-output fusion) and compiles identical kernels once, so
@@ -437,6 +440,43 @@ def _lr_at(lr, step, like):
     if lr.ndim == 1:
         lr = lr[jnp.minimum(jnp.reshape(step, (-1,))[0], lr.shape[0] - 1)]
     return jnp.reshape(lr, ()).astype(like.dtype)
+
+
+# -- a learning rate given per step (a list or 1-D Tensor): its rate at the global step --------------------
+#
+# MindSpore 2.10 (CPU, PyNative and GRAPH_MODE) gathers the rate at the step and fails once the step reaches the
+# table's length (the optimizer's step and get_lr() both raise, for a list as for a Tensor); so does this op, with a
+# message naming the table's length and the step, where the backend alone would clamp and repeat the last rate.
+
+
+def _table_lr_test(table, step, owner, xp=jnp):
+    n = np.shape(table)[0]
+    s = xp.reshape(xp.asarray(step), (-1,))[0].astype(xp.int64)
+    return (s >= 0) & (s < n), xp.stack([s, xp.asarray(n, xp.int64)])
+
+
+def _table_lr_message(detail, owner):
+    step, n = detail
+    return (
+        f"the learning rate of {owner} holds one rate per step for {n} step(s), but the optimizer is at step "
+        f"{step + 1} (global_step {step}), past its end: give a rate for every step it trains, or a "
+        "LearningRateSchedule."
+    )
+
+
+def _check_table_lr(table, step, owner):
+    if len(shape_of(table)) != 1 or int(np.prod(shape_of(step))) != 1:
+        raise op_error("DynamicLR", f"expects a 1-D rate table and a one-element step, but got {table} and {step}.")
+
+
+DynamicLR = PrimitiveDef(
+    "DynamicLR",
+    lambda table, step, owner: jnp.reshape(table[jnp.clip(jnp.reshape(step, (-1,))[0], 0, table.shape[0] - 1)], ()),
+    attrs={"owner": "Optimizer"},
+    nondiff=(0, 1),
+    check=_check_table_lr,
+    bounds=Bounds(_table_lr_test, _table_lr_message, reads=(1,)),
+)
 
 
 def _centralize(g):
@@ -495,6 +535,16 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
                     f"gradient {i} has shape {list(gs)}, but its parameter has shape {list(ps)}; the gradients "
                     "must match the optimizer's parameters one to one.",
                 )
+            for k in range(n_states):
+                ss = tuple(shape_of(xs[(2 + k) * n + i]))
+                if ss != ps:
+                    # the state was made when the optimizer was built; set_data may have reshaped the parameter
+                    raise op_error(
+                        name,
+                        f"the optimizer state {k} of parameter {i} has shape {list(ss)}, but the parameter has shape "
+                        f"{list(ps)}: the state was made for the parameter's old shape (set_data changed it after "
+                        "the optimizer was built); build the optimizer again.",
+                    )
 
     def shapes(step, *xs, n, weight_decay, grad_centralization, loss_scale, options):
         # Each parameter's outputs depend only on its own inputs and settings and on the shared scalars, so `impl`

@@ -279,3 +279,28 @@ def test_arrays_that_passed_are_not_tested_again(monkeypatch):
     assert run([x._data, mutable]) is True
     mutable[0, 0] = 7
     assert run([x._data, mutable]) is False
+
+
+def test_a_rate_per_step_is_tested_on_the_global_step_before_the_launch():
+    # the rate lookup reads the optimizer's global step, a Parameter the program reads before writing it: the host
+    # tests its value before each launch (an in-graph check cost a select over every written Parameter and a read
+    # of the error code at each step), and the step past the table's end raises through the checked program
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net()
+    opt = nn.Momentum(net.trainable_params(), learning_rate=[0.1, 0.05, 0.01], momentum=0.9)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    x, y = LOGITS_IN, Tensor(np.zeros((4, 3), np.float32))
+    runs = build.STATS["checked_runs"]
+    for _ in range(3):
+        step(x, y)
+    ex = _executable(step)
+    assert not ex.checked and ex.input_tests is not None
+    assert build.STATS["checked_runs"] == runs
+    before = _state(opt)
+    with pytest.raises(IndexError, match=r"3 step\(s\).*step 4 \(global_step 3\)"):
+        step(x, y)
+    assert build.STATS["checked_runs"] == runs + 1
+    after = _state(opt)
+    for name, value in before.items():
+        np.testing.assert_array_equal(after[name], value, err_msg=name)
+    assert int(opt.global_step.asnumpy()[0]) == 3

@@ -39,7 +39,7 @@ def ref_momentum(steps, lr, mom, wd=0.0, nesterov=False, loss_scale=1.0, lrs=Non
     ps = [p.asnumpy().astype(np.float64) for p in _params()]
     acc = [np.zeros_like(p) for p in ps]
     for t in range(steps):
-        rate = lrs[min(t, len(lrs) - 1)] if lrs is not None else lr
+        rate = lrs[t] if lrs is not None else lr
         for i, (name, g) in enumerate(zip(SHAPES, _grads(t))):
             g = g.astype(np.float64)
             if wd and _decayed(name):
@@ -243,14 +243,40 @@ def test_state_names_follow_mindspore():
 
 
 # -- learning rates and groups ------------------------------------------------------------------------
-def test_lr_list_and_tensor_follow_the_step():
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("as_tensor", [False, True])
+def test_lr_list_and_tensor_follow_the_step_and_end_with_it(mode, as_tensor):
+    # MindSpore 2.10 (CPU, both modes, a list as a Tensor): steps 1-3 take the rates in turn; step 4 raises (its
+    # Gather of the rate at index 3 of 3), and so does get_lr() at global_step 3. Kiln raises with the table's length
+    # and the step, and step 4 writes nothing (nor does the global step move).
+    ms.set_context(mode=mode)
     lrs = [0.1, 0.05, 0.01]
-    for lr in (lrs, Tensor(np.array(lrs, np.float32))):
-        params = _params()
-        opt = nn.Momentum(params, lr, 0.9)
-        got = _run(opt, params, 5)  # past the end: the last rate repeats
-        _close(got, ref_momentum(5, None, 0.9, lrs=lrs)[0])
-        np.testing.assert_allclose(float(opt.get_lr().asnumpy()), 0.01, rtol=1e-6)
+    params = _params()
+    opt = nn.Momentum(params, Tensor(np.array(lrs, np.float32)) if as_tensor else lrs, 0.9)
+    got = _run(opt, params, 3)
+    _close(got, ref_momentum(3, None, 0.9, lrs=lrs)[0])
+    with pytest.raises(IndexError, match=r"Momentum holds one rate per step for 3 step\(s\).*step 4 \(global_step 3\)"):
+        opt(tuple(Tensor(g) for g in _grads(3)))
+    _close([p.asnumpy() for p in params], got, tol=0)
+    assert int(opt.global_step.asnumpy()[0]) == 3
+    with pytest.raises(IndexError, match="step 4"):
+        opt.get_lr()
+
+
+def test_lr_list_past_its_end_in_a_compiled_train_step():
+    # a whole training step compiled as one program (the check reads the global step, a Parameter of the program)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = nn.Dense(3, 2)
+    opt = nn.Momentum(net.trainable_params(), [0.1, 0.05], 0.9)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    x, y = Tensor(np.ones((4, 3), np.float32)), Tensor(np.zeros((4, 2), np.float32))
+    step(x, y)
+    step(x, y)
+    before = net.weight.asnumpy().copy()
+    with pytest.raises(IndexError, match=r"for 2 step\(s\).*step 3 \(global_step 2\)"):
+        step(x, y)
+    np.testing.assert_array_equal(net.weight.asnumpy(), before)
+    assert int(opt.global_step.asnumpy()[0]) == 2
 
 
 def test_lr_schedule():
@@ -344,12 +370,12 @@ def test_fixed_group_rate_beside_rates_per_step_becomes_a_table(mode, table_in_g
     rates = [table, [fixed] * 3, [fixed] * 3] if table_in_group else [[fixed] * 3, table, table]
     for source, want in zip(opt.learning_rate, rates, strict=True):
         np.testing.assert_allclose(source.learning_rate.asnumpy(), want, rtol=1e-6)
-    got = _run(opt, params, 4)
+    got = _run(opt, params, 3)  # a 4th step is past the table's end (an error, as in MindSpore)
     start = [p.asnumpy().astype(np.float64) for p in _params()]
     want = []
     for i, (p, per_step) in enumerate(zip(start, rates, strict=True)):
-        for t in range(4):
-            p = p - per_step[min(t, 2)] * _grads(t)[i]
+        for t in range(3):
+            p = p - per_step[t] * _grads(t)[i]
         want.append(p)
     _close(got, want)
 
@@ -530,7 +556,7 @@ def test_training_loop_reduces_loss():
     "make",
     [lambda ps: nn.Momentum(ps, 0.05, 0.9, weight_decay=0.01, use_nesterov=True),
      lambda ps: nn.Adam(ps, learning_rate=nn.CosineDecayLR(0.0, 0.01, 4)),
-     lambda ps: nn.SGD(ps, learning_rate=[0.1, 0.05, 0.02], momentum=0.9)],
+     lambda ps: nn.SGD(ps, learning_rate=[0.1, 0.05, 0.02, 0.01], momentum=0.9)],
     ids=["momentum", "adam-schedule", "sgd-lr-list"],
 )  # fmt: skip
 def test_graph_mode_matches_pynative(make):
@@ -638,12 +664,15 @@ def test_a_rate_that_is_not_finite_is_refused(lr):
 
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 def test_a_one_step_table_still_trains(mode):
-    # the smallest table the checks accept: its one rate, then repeated (as any table past its end)
+    # the smallest table the checks accept: its one rate trains one step; the second is past its end
     if mode == "graph":
         ms.set_context(mode=ms.GRAPH_MODE)
     params = _params()
-    got = _run(nn.Momentum(params, [0.05], 0.9), params, 3)
-    _close(got, ref_momentum(3, None, 0.9, lrs=[0.05, 0.05, 0.05])[0])
+    opt = nn.Momentum(params, [0.05], 0.9)
+    got = _run(opt, params, 1)
+    _close(got, ref_momentum(1, None, 0.9, lrs=[0.05])[0])
+    with pytest.raises(IndexError, match=r"for 1 step\(s\).*step 2 \(global_step 1\)"):
+        opt(tuple(Tensor(g) for g in _grads(1)))
 
 
 def test_optimizers_warn_once_that_a_sparse_lookup_table_gets_a_dense_update(monkeypatch):
@@ -663,3 +692,18 @@ def test_optimizers_warn_once_that_a_sparse_lookup_table_gets_a_dense_update(mon
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             make(sparse.trainable_params())  # once per class
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("make", [lambda p: nn.Momentum(p, 0.1, 0.9), lambda p: nn.Adam(p, 0.01)])
+def test_a_step_refuses_state_made_for_the_parameter_s_old_shape(mode, make):
+    # set_data may reshape a Parameter (as MindSpore's does); the moments made with the optimizer keep the old shape.
+    # MindSpore 2.10 refuses the step (ApplyMomentum: accumulate shape {2, 4} against variable {3, 5}).
+    ms.set_context(mode=mode)
+    w = Parameter(Tensor(np.ones((2, 4), np.float32)), name="w")
+    opt = make([w])
+    opt((Tensor(np.ones((2, 4), np.float32)),))
+    w.set_data(Tensor(np.full((3, 5), 2.0, np.float32)))
+    with pytest.raises(ValueError, match=r"state 0 of parameter 0 has shape \[2, 4\].*\[3, 5\].*old shape"):
+        opt((Tensor(np.ones((3, 5), np.float32)),))
+    np.testing.assert_array_equal(w.asnumpy(), np.full((3, 5), 2.0))  # nothing was written

@@ -584,7 +584,13 @@ class JitCache:
             ex.shapes_seen.add(concrete)
             if log_enabled():
                 B.compile_log.write(f"[kiln] '{self.name}': XLA compiles the recorded program for shapes {concrete}\n")
-        return run_executable(ex, leaves, args, {})
+        try:
+            return run_executable(ex, leaves, args, {})
+        except persistent.StaleExecutable:  # a Parameter read has another shape (set_data): recorded again
+            self._set_fast(None)
+            del self.entries[key]
+            self.size = sum(len(b) for b in self.entries.values())
+            return self._call_dynamic(dynamic, template, leaves, params, cells, refs, compile_fn, args)
 
     def set_dynamic(self, signature) -> None:
         """Declared input shapes (`Cell.set_inputs`, `jit(input_signature=...)`): with None sizes, one

@@ -1,10 +1,11 @@
 """`nn.Optimizer`: the base of the optimizers (learning rates, weight decay, parameter groups).
 
 Built-in optimizers update every parameter with one multi-tensor primitive
-per step (`_fused_step`): the global step, the learning-rate lookup, weight
-decay, gradient centralization and loss-scale division all happen inside
-that one backend call, and the results are written back into the
-Parameters in place.
+per step (`_fused_step`): the global step, weight decay, gradient
+centralization and loss-scale division all happen inside that one backend
+call (a rate per step is looked up just before it, by `DynamicLR`, which
+refuses a step past the table's end), and the results are written back
+into the Parameters in place.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from kiln._core import dtype as mstype
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import Parameter, ParameterTuple, Tensor, is_generated_name
 from kiln._core.unsupported import warn_once
+from kiln._prims import state as S
 from kiln.nn.cell import Cell
 from kiln.nn.init_args import opt_init_args_register  # noqa: F401 (MindSpore's module path for it)
 from kiln.nn.learning_rate_schedule import LearningRateSchedule
@@ -53,15 +55,15 @@ def warn_dense_rows(optimizer: Optimizer) -> None:
 
 
 class _TableLR(LearningRateSchedule):
-    """A learning rate per step, from a list or 1-D Tensor (the last value repeats after the end)."""
+    """A learning rate per step, from a list or 1-D Tensor; a step past its end raises, as in MindSpore."""
 
-    def __init__(self, table: Tensor, name: str) -> None:
+    def __init__(self, table: Tensor, name: str, owner: str) -> None:
         super().__init__()
         self.learning_rate = Parameter(table, name)
+        self._owner = owner
 
     def construct(self, global_step) -> Tensor:
-        step = ops.minimum(ops.reshape(global_step, ()), self.learning_rate.shape[0] - 1)
-        return ops.gather(self.learning_rate, step, 0)
+        return apply(S.DynamicLR, (self.learning_rate, global_step), (self._owner,))
 
 
 def _is_table(lr) -> bool:
@@ -227,15 +229,14 @@ class Optimizer(Cell):
                 f"{shown}."
             )
 
-    @staticmethod
-    def _build_lr(lr, name: str):
+    def _build_lr(self, lr, name: str):
         """A Parameter (constant rate) or a schedule Cell."""
         if isinstance(lr, float):
             return Parameter(Tensor(np.float32(lr)), name)
         if isinstance(lr, Tensor) and lr.ndim == 0:
             return Parameter(lr, name)
         if isinstance(lr, Tensor):
-            return _TableLR(lr, name)
+            return _TableLR(lr, name, self.cls_name)
         return lr
 
     def _preprocess_weight_decay(self, weight_decay):
@@ -477,10 +478,7 @@ class Optimizer(Cell):
         lr_cache: dict[int, Tensor] = {}
         lrs = []
         for src in self._lr_sources:
-            if isinstance(src, _TableLR):
-                lrs.append(src.learning_rate)  # indexed by the step inside the fused call
-            else:
-                lrs.append(lr_cache.setdefault(id(src), self._lr_value(src)))
+            lrs.append(lr_cache.setdefault(id(src), self._lr_value(src)))
         wd_attr, dynamic = [], []
         for flag, w in zip(self.decay_flags, self._weight_decays):
             if flag and isinstance(w, Cell):

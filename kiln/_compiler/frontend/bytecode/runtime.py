@@ -17,6 +17,7 @@ import weakref
 
 from kiln._compiler.build import build
 from kiln._compiler.cache import memory as jit_cache
+from kiln._compiler.cache.persistent import StaleExecutable
 from kiln._compiler.errors import HostShapeChanged, user_stacklevel
 from kiln._compiler.frontend.bytecode import breaks, state
 from kiln._compiler.frontend.bytecode.instructions import Code, GraphBreak
@@ -149,6 +150,7 @@ def call(fc: FunctionCache, fn, args: list, kwargs: dict):
             if fc.fullgraph:
                 raise Unsupported(_fullgraph_message(fc.breaks[-1]))
     reshaped = 0  # segments captured again for host steps' new result shapes
+    restaled = 0  # segments captured again for a Parameter reshaped since (set_data)
     try:
         while True:
             pc = entry.pc
@@ -180,6 +182,12 @@ def call(fc: FunctionCache, fn, args: list, kwargs: dict):
                 reshaped += 1
                 if reshaped > changed.MAX_RETRACES:
                     raise changed.refused() from None
+                continue
+            except StaleExecutable:  # a Parameter it reads has another shape (set_data): captured again
+                fc.segments[key].remove(seg)
+                restaled += 1
+                if restaled > 2:  # a fresh capture is for the shapes as they are: never stale twice over
+                    raise
                 continue
             if seg.kind == "return":
                 return out
