@@ -368,7 +368,10 @@ class Tensor:
     def set_const_arg(self, const_arg: bool = True) -> Tensor:
         return self
 
+    @property
     def has_init(self) -> bool:
+        """Whether the data waits for `init_data` (MindSpore's property): never in Kiln, whose initializers make the
+        data at once. A property, as MindSpore's, so `if p.has_init:` reads False (a method object read True)."""
         return False
 
     # -- gradient hooks --------------------------------------------------------------

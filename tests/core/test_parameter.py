@@ -9,7 +9,7 @@ import pytest
 
 import kiln
 from kiln import Parameter, ParameterTuple, Tensor, nn, ops
-from kiln.common.initializer import initializer
+from kiln.common.initializer import Normal, initializer
 
 
 def test_parameter_from_tensor_number_and_array():
@@ -191,3 +191,14 @@ def test_parameter_gradient_through_weights():
     x = Tensor(np.array([3.0, 4.0], np.float32))
     grads = kiln.grad(lambda x: (w * x).sum(), grad_position=None, weights=[w])(x)
     np.testing.assert_allclose(grads[0].asnumpy(), [3.0, 4.0])
+
+
+def test_has_init_is_a_property_that_reads_false():
+    """MindSpore's `has_init` is a property, False once the data exists (Kiln's initializers make it at once): zoo code
+    writes `if param.has_init:`, which read the bound method, truthy, when Kiln had a method."""
+    made = [
+        Tensor(np.ones(3, np.float32)),
+        Parameter(Tensor(np.ones(3, np.float32)), name="p"),
+        Parameter(initializer(Normal(), [2, 3]), name="q"),
+    ]
+    assert [x.has_init for x in made] == [False, False, False]
