@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import warnings
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -691,6 +692,25 @@ class _CellSequence(Cell):
         """The child cells in order, as a list (MindSpore's attribute: zoo code reaches `seq.cell_list[0].conv2d`)."""
         return list(self._cells.values())
 
+    def _position(self, index) -> int:
+        """`index` (an int, or what converts like one: a NumPy integer, an integer Tensor) as a position in [0, n).
+
+        A float or an index outside [-n, n) raises naming the container, the index and the cells it holds: Python's
+        list message named neither (the zoo's ALBERT indexes its CellList by `layer_idx / n * groups`, a float).
+        """
+        n = len(self._cells)
+        held = f"{n} cell" if n == 1 else f"{n} cells"
+        try:
+            i = operator.index(index)
+        except TypeError:
+            raise TypeError(
+                f"{type(self).__name__} index {index!r} is a {type(index).__name__}: index a {type(self).__name__} "
+                f"by an int or a slice (it holds {held})."
+            ) from None
+        if not -n <= i < n:
+            raise IndexError(f"{type(self).__name__} index {i} out of range: it holds {held} ({-n} to {n - 1}).")
+        return i % n
+
 
 class SequentialCell(_CellSequence):
     """Cells applied one after another; children are named "0", "1", ... or by the keys of an OrderedDict.
@@ -721,7 +741,7 @@ class SequentialCell(_CellSequence):
         if isinstance(index, slice):
             # as MindSpore: the slice keeps the cells' keys (and names their parameters by them)
             return SequentialCell(OrderedDict(list(self._cells.items())[index]))
-        return list(self._cells.values())[index]
+        return list(self._cells.values())[self._position(index)]
 
     def __setitem__(self, index: int, cell: Cell) -> None:
         if not isinstance(index, int):
@@ -770,10 +790,10 @@ class CellList(_CellSequence):
 
     def __getitem__(self, index):
         cells = list(self._cells.values())
-        return CellList(cells[index]) if isinstance(index, slice) else cells[index]
+        return CellList(cells[index]) if isinstance(index, slice) else cells[self._position(index)]
 
     def __setitem__(self, index: int, cell: Cell) -> None:
-        key = list(self._cells)[index]
+        key = list(self._cells)[self._position(index)]
         prefix, _ = _key_prefix(self._cells)
         _add_child(self, key, cell, prefix)
 

@@ -124,3 +124,31 @@ def test_sequences_list_their_cells_as_cell_list():
     seq = kiln.nn.SequentialCell([conv, relu])
     assert seq.cell_list == [conv, relu] and seq.cell_list[0].conv2d is conv.conv2d
     assert kiln.nn.CellList([relu, conv]).cell_list == [relu, conv]
+
+
+class _PicksByFloat(kiln.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.group = kiln.nn.CellList([kiln.nn.ReLU(), kiln.nn.Tanh()])
+
+    def construct(self, x):
+        return self.group[1 / 2 * 2](x)  # the zoo's ALBERT: `layer_idx / num_hidden_layers * num_hidden_groups`
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_a_container_index_that_is_no_integer_or_out_of_range_names_the_container(mode):
+    # The zoo's ALBERT (research/nlp/albert/src/albert_model.py, AlbertTransformer) indexes its CellList by a float;
+    # MindSpore 2.10 refuses it in both modes (TypeError in PyNative, naming the CellList), and so does Kiln, but
+    # with Python's list message, which named neither the container nor the index.
+    kiln.set_context(mode=mode)
+    with pytest.raises(TypeError, match=r"CellList index 1\.0 is a float: index a CellList by an int or a slice"):
+        _PicksByFloat()(kiln.Tensor([1.0]))
+    seq = kiln.nn.SequentialCell([kiln.nn.ReLU(), kiln.nn.Tanh(), kiln.nn.Sigmoid()])
+    with pytest.raises(TypeError, match=r"SequentialCell index 0\.0 is a float.*it holds 3 cells"):
+        seq[0.0]
+    with pytest.raises(IndexError, match=r"CellList index 3 out of range: it holds 3 cells \(-3 to 2\)"):
+        kiln.nn.CellList(list(seq))[3]
+    with pytest.raises(IndexError, match=r"CellList index -2 out of range: it holds 1 cell \(-1 to 0\)"):
+        kiln.nn.CellList([kiln.nn.ReLU()])[-2] = kiln.nn.Tanh()
+    # what Python's list takes still indexes: a NumPy integer, an integer Tensor, a negative int
+    assert seq[np.int64(1)] is seq[-2] is seq[kiln.Tensor(1, kiln.int32)] is seq.cell_list[1]

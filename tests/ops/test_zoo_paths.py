@@ -117,3 +117,63 @@ def test_ops_composite_is_bound_by_importing_ops():
 
 def test_quant_dtype_values():
     assert QuantDtype.INT8.value == 7 and QuantDtype.UINT4.value == 103 and len(QuantDtype) == 32
+
+
+class _BiLSTMOffAscend(nn.Cell):
+    """The zoo's CTPN (official/cv/CTPN/src/ctpn.py): its BiLSTM builds two DynamicRNNs in __init__ on every device,
+    and CTPN runs nn.LSTM instead when device_target is not Ascend (here: when `on_ascend` is False)."""
+
+    def __init__(self, on_ascend: bool):
+        super().__init__()
+        self.on_ascend = on_ascend
+        self.rnn1 = operations.DynamicRNN(forget_bias=0.0)
+        self.rnn_bw = ops.DynamicRNN(forget_bias=0.0)
+        self.gru = operations.nn_ops.DynamicGRUV2(gate_order="zrh")
+        self.lstm = nn.LSTM(input_size=3, hidden_size=2)
+        self.w = kiln.Parameter(kiln.Tensor(np.full((5, 8), 0.1, np.float16)), name="w")
+
+    def construct(self, x, h, c):
+        if self.on_ascend:
+            x16 = ops.cast(x, kiln.float16)
+            return self.rnn1(x16, self.w, self.w[0], None, ops.cast(h, kiln.float16), ops.cast(c, kiln.float16))[0]
+        return self.lstm(x, (h, c))[0]
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_a_cell_building_ascend_recurrent_primitives_runs_where_it_does_not_call_them(mode):
+    # MindSpore 2.10's CPU builds P.DynamicRNN and P.DynamicGRUV2 (checking their arguments) and refuses the kernel
+    # only when one is called; Kiln had no such names (AttributeError), so the zoo's CTPN could not be built at all.
+    kiln.set_context(mode=mode)
+    r = np.random.RandomState(0)
+    x, h, c = r.standard_normal((4, 2, 3)), r.standard_normal((1, 2, 2)), r.standard_normal((1, 2, 2))
+    args = [kiln.Tensor(a.astype(np.float32)) for a in (x, h, c)]
+    off = _BiLSTMOffAscend(on_ascend=False)
+    np.testing.assert_array_equal(off(*args).asnumpy(), off.lstm(args[0], (args[1], args[2]))[0].asnumpy())
+    assert off.rnn1.name == "DynamicRNN" and off.rnn1.forget_bias == 0.0 and off.gru.attrs["gate_order"] == "zrh"
+    with pytest.raises(NotImplementedError, match=r"ops\.DynamicRNN is not available in Kiln.*use nn\.LSTM"):
+        _BiLSTMOffAscend(on_ascend=True)(*args).asnumpy()
+    with pytest.raises(NotImplementedError, match=r"ops\.DynamicGRUV2 is not available in Kiln.*use nn\.GRU"):
+        off.gru(args[0])
+
+
+@pytest.mark.parametrize(
+    ("op", "kwargs", "error"),
+    [  # the error class MindSpore 2.10 raises for each (measured on its CPU build)
+        ("DynamicRNN", {"forget_bias": 1}, TypeError),
+        ("DynamicRNN", {"cell_depth": True}, TypeError),
+        ("DynamicRNN", {"cell_type": "GRU"}, ValueError),
+        ("DynamicRNN", {"direction": "BIDIRECTIONAL"}, ValueError),
+        ("DynamicRNN", {"activation": "relu"}, ValueError),
+        ("DynamicRNN", {"time_major": False}, ValueError),
+        ("DynamicRNN", {"keep_prob": 2.0}, ValueError),
+        ("DynamicRNN", {"num_proj": -1}, ValueError),
+        ("DynamicGRUV2", {"gate_order": "xyz"}, ValueError),
+        ("DynamicGRUV2", {"reset_after": 1}, TypeError),
+    ],
+)
+def test_ascend_recurrent_primitives_check_their_arguments_as_mindspore(op, kwargs, error):
+    name = next(iter(kwargs))
+    with pytest.raises(error, match=f"{op}: '{name}' must"):
+        getattr(operations, op)(**kwargs)
+    # what MindSpore takes builds: DynamicGRUV2 leaves time_major and keep_prob unchecked
+    operations.DynamicGRUV2(time_major=False, keep_prob=3.0)

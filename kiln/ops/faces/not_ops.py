@@ -98,6 +98,7 @@ NOT_OPS: dict[str, tuple[str, ...]] = {
         "ops.not_in_dict",
         "ops.reduced_shape",
         "ops.scalar_add",
+        "ops.ScalarCast",  # the class face of scalar_cast
         "ops.scalar_cast",
         "ops.scalar_div",
         "ops.scalar_eq",

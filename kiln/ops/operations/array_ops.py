@@ -90,6 +90,7 @@ __all__ = [
     "NonZero",
     "PopulationCount",
     "ReverseSequence",
+    "ScalarCast",
     "ScalarToTensor",
     "ScalarToArray",
     "TupleToArray",
@@ -385,6 +386,13 @@ ReverseSequence = attr_class(
     "ReverseSequence",
     {"seq_dim": 0, "batch_dim": 0},
     lambda s, x, lens: math.reverse_sequence(x, lens, s.seq_dim, s.batch_dim),
+)
+ScalarCast = attr_class(
+    "ScalarCast",
+    {},
+    lambda s, x, t: python_ops.scalar_cast(x, t),
+    doc="Primitive ScalarCast: a Python number as int64, float64 or bool_ (ops.scalar_cast; MindSpore 2.3 deprecated "
+    "it and 2.10 still builds it: the zoo's ICNet, Auto-DeepLab, EfficientDet and Yolact++ do).",
 )
 ScalarToTensor = attr_class("ScalarToTensor", {}, lambda s, x, dtype=mstype.float32: Tensor(x, dtype))
 ScalarToArray = attr_class("ScalarToArray", {}, lambda s, x: Tensor(x))

@@ -33,6 +33,7 @@ from kiln.ops._args import (
     pad_pairs,
 )
 from kiln.ops._helpers import REGISTRY, apply, op_error, prim, write_back
+from kiln.ops.ascend_rnn import DynamicGRUV2, DynamicRNN
 from kiln.ops.faces import CLASSES
 from kiln.ops.faces.custom import ConvPrimitive
 from kiln.ops.nn import activation, loss, normalization
@@ -43,6 +44,8 @@ from kiln.ops.primitive import Primitive, WithAttrs
 from kiln.ops.random import _RandomPrimitive, _uniform01
 
 __all__ = [
+    "DynamicRNN",  # Ascend's fused LSTM and GRU: they build (MindSpore's nn_ops holds them), a call raises
+    "DynamicGRUV2",
     "Sigmoid",
     "ReLU",
     "ReLU6",
