@@ -223,6 +223,22 @@ def _gradient_descent(var, alpha, delta):
 ApplyGradientDescent = _declare_update("ApplyGradientDescent", 1, _gradient_descent)
 
 
+def _weight_scale_momentum(var, accum, grad, weight_decay, loss_scale, lr, momentum):
+    # MindSpore runs this on GPU only. Its kernel, a line at a time: grad' = (var * decay + grad) * scale;
+    # accum = momentum * accum + grad'; var -= lr * accum. Each multiply-add rounds once (the value exact in float64,
+    # then stored), so the result is the same whatever XLA fuses.
+    g = _mul(_fma_exact(var, weight_decay, grad), loss_scale)
+    accum = _fma_exact(momentum, accum, g)
+    return _fma_exact(-lr, accum, var), accum
+
+
+# ops.FusedWeightScaleApplyMomentum, its inputs reordered to (variable, accumulation, gradient, weight_decay,
+# loss_scale, learning_rate, momentum): the first three share one shape
+FusedWeightScaleApplyMomentum = _declare_update(
+    "FusedWeightScaleApplyMomentum", 2, _weight_scale_momentum, same_shape=3
+)
+
+
 def _decayed(rho, x, y):
     """rho * x + (1 - rho) * y as MindSpore's Adadelta kernel computes it: the first product stored, the rest
     in double precision (its `1.0 - rho`), rounded once."""

@@ -857,6 +857,7 @@ FAMILY_ROWS: list[Row] = [
     _primitive("ApplyCenteredRMSProp"),
     _primitive("ApplyGradientDescent"),
     _primitive("ApplyMomentum"),
+    _primitive("FusedWeightScaleApplyMomentum"),
     _primitive("InplaceAddExt"),
     _primitive("InplaceSubExt"),
     _primitive("ApplyProximalAdagrad"),

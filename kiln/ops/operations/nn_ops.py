@@ -96,6 +96,7 @@ __all__ = [
     "ApplyRMSProp",
     "ApplyCenteredRMSProp",
     "AdamWeightDecay",
+    "FusedWeightScaleApplyMomentum",
     "SparseApplyAdagrad",
     "SparseApplyAdagradV2",
     "ApplyAdagradV2",
@@ -201,6 +202,12 @@ def _apply_centered_rms_prop(s, var, mean_grad, mean_square, moment, grad, lr, d
 
 def _adam_weight_decay(s, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
     return _state_update("AdamWeightDecay", (var, m, v), (lr, beta1, beta2, epsilon, decay, grad))
+
+
+def _fused_weight_scale_apply_momentum(s, weight_decay, loss_scale, variable, accumulation, lr, gradient, momentum):
+    # MindSpore's input order; the declaration takes the state first, then the gradient of the same shape
+    inputs = (gradient, weight_decay, loss_scale, lr, momentum)
+    return _state_update("FusedWeightScaleApplyMomentum", (variable, accumulation), inputs)[0]
 
 
 def _sparse_apply_adagrad(s, var, accum, grad, indices):
@@ -530,6 +537,15 @@ ApplyAdamWithAmsgradV2 = attr_class(
 ApplyRMSProp = attr_class("ApplyRMSProp", {"use_locking": False}, _apply_rms_prop)
 ApplyCenteredRMSProp = attr_class("ApplyCenteredRMSProp", {"use_locking": False}, _apply_centered_rms_prop)
 AdamWeightDecay = attr_class("AdamWeightDecay", {"use_locking": False}, _adam_weight_decay)
+FusedWeightScaleApplyMomentum = attr_class(
+    "FusedWeightScaleApplyMomentum",
+    {},
+    _fused_weight_scale_apply_momentum,
+    doc="Momentum with weight decay and loss scale, in place: grad' = (variable * weight_decay + gradient) * "
+    "loss_scale; accumulation = momentum * accumulation + grad'; variable -= learning_rate * accumulation. Inputs: "
+    "weight_decay, loss_scale, variable (Parameter), accumulation (Parameter), learning_rate, gradient, momentum. "
+    "Output: the new variable. (MindSpore runs it on GPU only; Kiln on every device.)",
+)
 SparseApplyAdagrad = attr_class(
     "SparseApplyAdagrad", {"lr": 0.01, "update_slots": True, "use_locking": False}, _sparse_apply_adagrad
 )

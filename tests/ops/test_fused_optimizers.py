@@ -1,0 +1,97 @@
+"""The zoo's fused optimizer Primitives (ops.FusedWeightScaleApplyMomentum, ...) against MindSpore 2.10 goldens
+(make_fused_momentum_goldens_mindspore.py) and float64 NumPy, in PyNative and GRAPH_MODE."""
+
+import base64
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import kiln as ms
+from kiln import Parameter, Tensor, nn, ops
+from kiln.ops import operations as P
+
+HERE = pathlib.Path(__file__).parent
+N = 64
+WEIGHT_DECAY, LOSS_SCALE, LR, MOMENTUM = 0.0001, 0.125, 0.1, 0.9
+
+
+def _golden(name: str) -> dict:
+    data = json.loads((HERE / name).read_text())
+    return {k: np.frombuffer(base64.b64decode(v), np.float32) for k, v in data.items() if k != "mindspore"}
+
+
+def _inputs():
+    # as make_fused_momentum_goldens_mindspore.py draws them
+    rng = np.random.default_rng(30)
+    var = rng.standard_normal(N).astype(np.float32)
+    acc = rng.standard_normal(N).astype(np.float32)
+    grads = rng.standard_normal((2, N)).astype(np.float32) * np.float32(8.0)
+    return var, acc, grads
+
+
+class _ResNetMomentumStep(nn.Cell):
+    """One parameter's step of the zoo's Momentum (official/cv/ResNet/src/momentum.py)."""
+
+    def __init__(self, var, acc):
+        super().__init__()
+        self.var, self.acc = Parameter(Tensor(var), name="var"), Parameter(Tensor(acc), name="acc")
+        self.opt = ops.FusedWeightScaleApplyMomentum()
+
+    def construct(self, wd, scale, lr, grad, mom):
+        return self.opt(wd, scale, self.var, self.acc, lr, grad, mom)
+
+
+def _kernel_float64(var, acc, grads):
+    """The GPU kernel's lines, each computed in float64 and stored as float32."""
+    f32 = np.float32
+    for g in grads:
+        d = f32(var.astype(np.float64) * f32(WEIGHT_DECAY) + g)
+        d = f32(d * np.float64(f32(LOSS_SCALE)))
+        acc = f32(np.float64(f32(MOMENTUM)) * acc + d)
+        var = f32(var - np.float64(f32(LR)) * acc)
+    return var, acc
+
+
+def _exact(var, acc, grads):
+    """The recurrence in float64 throughout (its inputs as float32 values)."""
+    f = lambda x: float(np.float32(x))  # noqa: E731
+    var, acc = var.astype(np.float64), acc.astype(np.float64)
+    for g in grads:
+        acc = f(MOMENTUM) * acc + (var * f(WEIGHT_DECAY) + g) * f(LOSS_SCALE)
+        var = var - f(LR) * acc
+    return var, acc
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_fused_weight_scale_apply_momentum_against_mindspore(mode):
+    ms.set_context(mode=mode)
+    var, acc, grads = _inputs()
+    net = _ResNetMomentumStep(var, acc)
+    f = lambda x: Tensor(np.float32(x))  # noqa: E731
+    for g in grads:
+        out = net(f(WEIGHT_DECAY), f(LOSS_SCALE), f(LR), Tensor(g), f(MOMENTUM))
+    np.testing.assert_array_equal(out.asnumpy(), net.var.asnumpy())
+    # bit-equal to the kernel's lines each rounded once (float64 NumPy)
+    want_var, want_acc = _kernel_float64(var, acc, grads)
+    np.testing.assert_array_equal(net.var.asnumpy(), want_var)
+    np.testing.assert_array_equal(net.acc.asnumpy(), want_acc)
+    # MindSpore runs the kernel on GPU only; its CPU build's ops computing the same lines (rounding each product
+    # too) and Kiln are both within 2 ulp of the largest value of the exact float64 recurrence (measured: Kiln
+    # 1.2e-7 and 2.1e-7 off, MindSpore 1.2e-7 and 2.6e-7, for variable and accumulation)
+    golden = _golden("fused_momentum_goldens_mindspore.json")
+    exact_var, exact_acc = _exact(var, acc, grads)
+    for got, want, exact in [(net.var, golden["variable"], exact_var), (net.acc, golden["accumulation"], exact_acc)]:
+        bound = 2 * np.spacing(np.float32(np.abs(exact).max()))
+        assert np.abs(got.asnumpy() - exact).max() <= bound
+        assert np.abs(want - exact).max() <= bound
+
+
+def test_fused_weight_scale_apply_momentum_is_both_faces_and_checks_shapes():
+    assert P.FusedWeightScaleApplyMomentum is ops.FusedWeightScaleApplyMomentum
+    var = Parameter(Tensor(np.ones(3, np.float32)), name="v")
+    acc = Parameter(Tensor(np.zeros(3, np.float32)), name="a")
+    one = Tensor(np.float32(1.0))
+    with pytest.raises(ValueError, match="FusedWeightScaleApplyMomentum"):
+        ops.FusedWeightScaleApplyMomentum()(one, one, var, acc, one, Tensor(np.ones(4, np.float32)), one)
