@@ -36,6 +36,7 @@ from kiln.ops._helpers import REGISTRY, apply, op_error, prim, write_back
 from kiln.ops.ascend_rnn import DynamicGRUV2, DynamicRNN
 from kiln.ops.faces import CLASSES
 from kiln.ops.faces.custom import ConvPrimitive
+from kiln.ops.lstm import LSTM
 from kiln.ops.nn import activation, loss, normalization
 from kiln.ops.nn.normalization import update_moving_stats
 from kiln.ops.nn.pooling import adaptive_output_size
@@ -46,6 +47,7 @@ from kiln.ops.random import _RandomPrimitive, _uniform01
 __all__ = [
     "DynamicRNN",  # Ascend's fused LSTM and GRU: they build (MindSpore's nn_ops holds them), a call raises
     "DynamicGRUV2",
+    "LSTM",  # the operations-level LSTM over a flat weight (kiln/ops/lstm.py)
     "Sigmoid",
     "ReLU",
     "ReLU6",
