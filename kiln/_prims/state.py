@@ -644,15 +644,21 @@ def _adam_update(p, g, states, lr, wd, shared, options):
 FusedAdam = _declare_fused("FusedAdam", 2, 5, _adam_update, begin=_adam_begin)
 
 
-def _adam_delta(p, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, g, use_nesterov):
-    # MindSpore 2.10's nn.AdamOffload: its host kernel (AdamNoUpdateParam) returns a delta that is then added to the
-    # parameter. A probe of its outputs: each moment is one multiply-add over the rounded (1 - beta) g term (g times
+def _adam_no_update_param(m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, g, use_nesterov):
+    # MindSpore 2.10's AdamNoUpdateParam (the host kernel of nn.AdamOffload): the parameter's delta, and the new
+    # moments. A probe of its outputs: each moment is one multiply-add over the rounded (1 - beta) g term (g times
     # that again for v), and the corrected rate is rounded before it scales m.
     lr_t = true_divide(_mul(lr, jnp.sqrt(1 - beta2_power)), 1 - beta1_power)
     m = _fma(m, beta1, _mul(1 - beta1, g))
     v = _fma(v, beta2, _mul(_mul(1 - beta2, g), g))
     direction = _fma(m, beta1, _mul(1 - beta1, g)) if use_nesterov else m
-    return p + _mul(-lr_t, direction) / (jnp.sqrt(v) + eps), m, v
+    return _mul(-lr_t, direction) / (jnp.sqrt(v) + eps), m, v
+
+
+def _adam_delta(p, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, g, use_nesterov):
+    # nn.AdamOffload adds AdamNoUpdateParam's delta to the parameter
+    delta, m, v = _adam_no_update_param(m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, g, use_nesterov)
+    return p + delta, m, v
 
 
 def _adam_offload_update(p, g, states, lr, wd, shared, options):
@@ -663,6 +669,28 @@ def _adam_offload_update(p, g, states, lr, wd, shared, options):
 
 
 FusedAdamOffload = _declare_fused("FusedAdamOffload", 2, 5, _adam_offload_update, begin=_adam_begin)
+
+
+def _adam_no_update_param_impl(m, v, *inputs, use_nesterov):
+    dt = jnp.promote_types(m.dtype, jnp.float32)
+    delta, new_m, new_v = _adam_no_update_param(*(jnp.asarray(x).astype(dt) for x in (m, v, *inputs)), use_nesterov)
+    return delta.astype(m.dtype), new_m.astype(m.dtype), new_v.astype(v.dtype)
+
+
+def _check_adam_no_update_param(m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, g, **_):
+    _check_same_shapes("AdamNoUpdateParam", m=m, v=v, gradient=g)
+
+
+# ops.AdamNoUpdateParam: (delta, new m, new v); its class stores the moments and returns the delta
+AdamNoUpdateParam = PrimitiveDef(
+    "AdamNoUpdateParam",
+    _adam_no_update_param_impl,
+    attrs={"use_nesterov": False},
+    check=_check_adam_no_update_param,
+    multiple_results=True,
+    differentiable=False,
+    amp_keep=(0, 1),
+)
 
 
 def _amsgrad(p, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, eps, g):

@@ -841,6 +841,7 @@ FAMILY_ROWS: list[Row] = [
     _family("view_as_real"),
     # ops whose one face is their Primitive class (optimizer updates, collectives, kernels without a functional form)
     _primitive("Adam"),
+    _primitive("AdamNoUpdateParam"),
     _primitive("AdamWeightDecay"),
     _primitive("AdaptiveMaxPool2D"),
     _primitive("AdjustHue"),

@@ -99,6 +99,7 @@ __all__ = [
     "ApplyCenteredRMSProp",
     "AdamWeightDecay",
     "FusedWeightScaleApplyMomentum",
+    "AdamNoUpdateParam",
     "SparseApplyAdagrad",
     "SparseApplyAdagradV2",
     "ApplyAdagradV2",
@@ -210,6 +211,14 @@ def _fused_weight_scale_apply_momentum(s, weight_decay, loss_scale, variable, ac
     # MindSpore's input order; the declaration takes the state first, then the gradient of the same shape
     inputs = (gradient, weight_decay, loss_scale, lr, momentum)
     return _state_update("FusedWeightScaleApplyMomentum", (variable, accumulation), inputs)[0]
+
+
+def _adam_no_update_param(s, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient):
+    inputs = (beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient)
+    delta, *moments = apply(prim("AdamNoUpdateParam"), (m, v, *inputs), (bool(s.use_nesterov),))
+    kept = [(t, x) for t, x in zip((m, v), moments, strict=True) if isinstance(t, Parameter)]
+    write_back([t for t, _ in kept], [x for _, x in kept])
+    return delta
 
 
 def _sparse_apply_adagrad(s, var, accum, grad, indices):
@@ -539,6 +548,15 @@ ApplyAdamWithAmsgradV2 = attr_class(
 ApplyRMSProp = attr_class("ApplyRMSProp", {"use_locking": False}, _apply_rms_prop)
 ApplyCenteredRMSProp = attr_class("ApplyCenteredRMSProp", {"use_locking": False}, _apply_centered_rms_prop)
 AdamWeightDecay = attr_class("AdamWeightDecay", {"use_locking": False}, _adam_weight_decay)
+AdamNoUpdateParam = attr_class(
+    "AdamNoUpdateParam",
+    {"use_locking": False, "use_nesterov": False},
+    _adam_no_update_param,
+    doc="Adam's step without the parameter: m and v updated in place, the parameter's delta returned "
+    "(-lr * sqrt(1 - beta2_power) / (1 - beta1_power) * m / (sqrt(v) + epsilon); with use_nesterov m is replaced by "
+    "beta1 * m + (1 - beta1) * gradient). Inputs: m, v (Parameters), beta1_power, beta2_power, lr, beta1, beta2, "
+    "epsilon, gradient. Output: the delta, to be added to the parameter (nn.AdamOffload's host step).",
+)
 FusedWeightScaleApplyMomentum = attr_class(
     "FusedWeightScaleApplyMomentum",
     {},
