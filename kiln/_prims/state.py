@@ -733,6 +733,22 @@ FusedAdamWeightDecay = _declare_fused("FusedAdamWeightDecay", 2, 3, _adam_weight
 AdamWeightDecay = _declare_update("AdamWeightDecay", 3, _adam_weight_decay)
 
 
+def _fused_cast_adam_weight_decay(var, m, v, lr, beta1, beta2, eps, decay, g, global_norm):
+    # MindSpore 2.10's FusedCastAdamWeightDecay CPU kernel: the gradient (float16 or float32) divided by the global
+    # norm (1 under 1e-10), then AdamWeightDecay in float32 with every product rounded (no multiply-add: measured
+    # bit-equal on float32 and float16 parameters), a float16 parameter rounded once at the end
+    norm = jnp.where(global_norm < 1e-10, jnp.ones_like(global_norm), global_norm)
+    g = _mul(g, 1 / norm)
+    m = m + _mul(g - m, 1 - beta1)
+    v = v + _mul(_mul(g, g) - v, 1 - beta2)
+    update = m / (jnp.sqrt(v) + eps) + _mul(decay, var)
+    return var - _mul(lr, update), m, v
+
+
+# ops.FusedCastAdamWeightDecay (the zoo's Pangu_alpha): var, m, v updated in place
+FusedCastAdamWeightDecay = _declare_update("FusedCastAdamWeightDecay", 3, _fused_cast_adam_weight_decay)
+
+
 # -- learning-rate schedules: functions of an optimizer's global step -----------------------------
 
 

@@ -1,4 +1,4 @@
-"""Cases of the zoo's fused Adam Primitives (AdamNoUpdateParam) run by
+"""Cases of the zoo's fused Adam Primitives (AdamNoUpdateParam, FusedCastAdamWeightDecay) run by
 MindSpore 2.10's CPU build and by Kiln: `run(ms, name, mode)` makes the same inputs for either, runs two steps of the
 op inside a Cell and returns the op's outputs and the Parameters after each step. Shared by
 make_fused_adam_goldens_mindspore.py and test_fused_optimizers.py."""
@@ -53,9 +53,35 @@ def adam_no_update_param(ms, mode, nesterov=False):
     return out
 
 
+def fused_cast_adam_weight_decay(ms, mode, var_dtype, grad_dtype, global_norm):
+    """FusedCastAdamWeightDecay (the zoo's Pangu_alpha AdamWeightDecayOp): var (float32 or float16), m and v
+    (float32) updated in place from a gradient divided by the global norm; the Parameters after each step (its
+    outputs are not recorded: MindSpore's CPU kernel leaves them unwritten, zeros or stale memory)."""
+    var, m, v, grads = _draw(2)
+    f = lambda x: ms.Tensor(np.float32(x))  # noqa: E731
+    base = _cell(ms, ms.ops.operations.FusedCastAdamWeightDecay, {"var": var.astype(var_dtype), "m": m, "v": v})
+
+    class Step(base):
+        def construct(self, g, norm):
+            return self.op(self.var, self.m, self.v, f(LR), f(BETA1), f(BETA2), f(EPS), f(DECAY), g, norm)
+
+    ms.set_context(mode=mode)
+    net, out = Step(), []
+    for g in grads:
+        net(ms.Tensor(g.astype(grad_dtype)), f(global_norm))
+        out += [_copy(t) for t in (net.var, net.m, net.v)]
+    return out
+
+
 CASES = {
     "adam_no_update_param": adam_no_update_param,
     "adam_no_update_param_nesterov": lambda ms, mode: adam_no_update_param(ms, mode, True),
+    # the zoo's use: a float32 parameter, its gradient float16
+    "fused_cast_adam_f32_f16": lambda ms, mode: fused_cast_adam_weight_decay(ms, mode, np.float32, np.float16, 1.5),
+    "fused_cast_adam_f16_f16": lambda ms, mode: fused_cast_adam_weight_decay(ms, mode, np.float16, np.float16, 1.5),
+    "fused_cast_adam_f32_f32": lambda ms, mode: fused_cast_adam_weight_decay(ms, mode, np.float32, np.float32, 1.5),
+    # a global norm under 1e-10 counts as 1
+    "fused_cast_adam_tiny_norm": lambda ms, mode: fused_cast_adam_weight_decay(ms, mode, np.float32, np.float16, 1e-12),
 }
 
 

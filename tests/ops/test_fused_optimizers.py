@@ -114,3 +114,17 @@ def test_adam_no_update_param_is_bit_equal_to_mindspore(case, mode):
         want = FUSED_ADAM[f"{case}/{k}"]
         assert value.dtype == want.dtype
         np.testing.assert_array_equal(value, want, err_msg=f"{case} output {k}")
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize(
+    "case",
+    ["fused_cast_adam_f32_f16", "fused_cast_adam_f16_f16", "fused_cast_adam_f32_f32", "fused_cast_adam_tiny_norm"],
+)
+def test_fused_cast_adam_weight_decay_is_bit_equal_to_mindspore(case, mode):
+    # two steps: var (float32 or float16), m and v after each
+    got = fused_adam_cases.run(ms, case, mode)
+    for k, value in enumerate(got):
+        want = FUSED_ADAM[f"{case}/{k}"]
+        assert value.dtype == want.dtype, (k, value.dtype, want.dtype)
+        np.testing.assert_array_equal(value, want, err_msg=f"{case} array {k}")

@@ -858,6 +858,7 @@ FAMILY_ROWS: list[Row] = [
     _primitive("ApplyCenteredRMSProp"),
     _primitive("ApplyGradientDescent"),
     _primitive("ApplyMomentum"),
+    _primitive("FusedCastAdamWeightDecay"),
     _primitive("FusedWeightScaleApplyMomentum"),
     _primitive("InplaceAddExt"),
     _primitive("InplaceSubExt"),

@@ -100,6 +100,7 @@ __all__ = [
     "AdamWeightDecay",
     "FusedWeightScaleApplyMomentum",
     "AdamNoUpdateParam",
+    "FusedCastAdamWeightDecay",
     "SparseApplyAdagrad",
     "SparseApplyAdagradV2",
     "ApplyAdagradV2",
@@ -219,6 +220,11 @@ def _adam_no_update_param(s, m, v, beta1_power, beta2_power, lr, beta1, beta2, e
     kept = [(t, x) for t, x in zip((m, v), moments, strict=True) if isinstance(t, Parameter)]
     write_back([t for t, _ in kept], [x for _, x in kept])
     return delta
+
+
+def _fused_cast_adam_weight_decay(s, var, m, v, lr, beta1, beta2, epsilon, decay, gradient, global_norm):
+    inputs = (lr, beta1, beta2, epsilon, decay, gradient, global_norm)
+    return _state_update("FusedCastAdamWeightDecay", (var, m, v), inputs)
 
 
 def _sparse_apply_adagrad(s, var, accum, grad, indices):
@@ -556,6 +562,16 @@ AdamNoUpdateParam = attr_class(
     "(-lr * sqrt(1 - beta2_power) / (1 - beta1_power) * m / (sqrt(v) + epsilon); with use_nesterov m is replaced by "
     "beta1 * m + (1 - beta1) * gradient). Inputs: m, v (Parameters), beta1_power, beta2_power, lr, beta1, beta2, "
     "epsilon, gradient. Output: the delta, to be added to the parameter (nn.AdamOffload's host step).",
+)
+FusedCastAdamWeightDecay = attr_class(
+    "FusedCastAdamWeightDecay",
+    {"use_locking": False},
+    _fused_cast_adam_weight_decay,
+    doc="AdamWeightDecay over a gradient divided by the global norm, in place: g = gradient / global_norm (a norm "
+    "under 1e-10 counts as 1); m += (g - m) * (1 - beta1); v += (g * g - v) * (1 - beta2); var -= lr * (m / "
+    "(sqrt(v) + epsilon) + decay * var). Inputs: var (float32 or float16 Parameter), m, v (float32 Parameters), lr, "
+    "beta1, beta2, epsilon, decay, gradient (float16 or float32), global_norm. Outputs: the new (var, m, v); "
+    "MindSpore's CPU kernel leaves its outputs unwritten, so only the Parameters are its results.",
 )
 FusedWeightScaleApplyMomentum = attr_class(
     "FusedWeightScaleApplyMomentum",
