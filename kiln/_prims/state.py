@@ -749,6 +749,48 @@ def _fused_cast_adam_weight_decay(var, m, v, lr, beta1, beta2, eps, decay, g, gl
 FusedCastAdamWeightDecay = _declare_update("FusedCastAdamWeightDecay", 3, _fused_cast_adam_weight_decay)
 
 
+def _fused_sparse_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad, indices, use_nesterov):
+    # MindSpore 2.10's FusedSparseAdam CPU kernel (measured bit-equal: every product rounded, no multiply-add): the
+    # gradient's rows summed per index; every moment decays, the named rows add their gradient (the others add 0),
+    # and every element of var steps. An index out of [0, rows) is dropped, as MindSpore's kernel drops it.
+    dt = jnp.promote_types(var.dtype, jnp.float32)
+    var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad = (
+        jnp.asarray(x).astype(dt) for x in (var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad)
+    )
+    rows = var.shape[0]
+    g = jnp.zeros_like(var).at[jnp.where(indices < 0, rows, indices)].add(grad, mode="drop")
+    m = _mul(m, beta1) + _mul(1 - beta1, g)
+    v = _mul(v, beta2) + _mul(_mul(1 - beta2, g), g)
+    # Nesterov's m * beta1 + (1 - beta1) g; MindSpore's kernel leaves it unwritten for rows not named (it reads
+    # memory it never wrote there), Kiln takes g = 0 for them
+    direction = _mul(m, beta1) + _mul(1 - beta1, g) if use_nesterov else m
+    lr_t = true_divide(_mul(lr, jnp.sqrt(1 - beta2_power)), 1 - beta1_power)
+    return var - _mul(lr_t, direction) / (jnp.sqrt(v) + eps), m, v
+
+
+def _check_fused_sparse_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad, indices, **_):
+    _check_same_shapes("FusedSparseAdam", var=var, m=m, v=v)
+    vs, gs, ins = tuple(shape_of(var)), tuple(shape_of(grad)), tuple(shape_of(indices))
+    if len(ins) != 1 or gs[1:] != vs[1:] or gs[:1] != ins:
+        raise op_error(
+            "FusedSparseAdam",
+            f"'indices' must be 1-D and 'grad' of shape [len(indices), *var.shape[1:]], but got indices {list(ins)}, "
+            f"grad {list(gs)} and var {list(vs)}.",
+        )
+
+
+# ops.FusedSparseAdam (the zoo's SPADE): var, m, v updated in place from rows of a gradient
+FusedSparseAdam = PrimitiveDef(
+    "FusedSparseAdam",
+    _fused_sparse_adam,
+    attrs={"use_nesterov": False},
+    check=_check_fused_sparse_adam,
+    multiple_results=True,
+    differentiable=False,
+    amp_keep=(0, 1, 2),
+)
+
+
 # -- learning-rate schedules: functions of an optimizer's global step -----------------------------
 
 

@@ -128,3 +128,22 @@ def test_fused_cast_adam_weight_decay_is_bit_equal_to_mindspore(case, mode):
         want = FUSED_ADAM[f"{case}/{k}"]
         assert value.dtype == want.dtype, (k, value.dtype, want.dtype)
         np.testing.assert_array_equal(value, want, err_msg=f"{case} array {k}")
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("case", ["fused_sparse_adam", "fused_sparse_adam_out_of_range", "fused_sparse_adam_nesterov"])
+def test_fused_sparse_adam_is_bit_equal_to_mindspore(case, mode):
+    # two steps: var, m and v after each, with repeated indices and rows no index names
+    got = fused_adam_cases.run(ms, case, mode)
+    for k, value in enumerate(got):
+        np.testing.assert_array_equal(value, FUSED_ADAM[f"{case}/{k}"], err_msg=f"{case} array {k}")
+
+
+def test_fused_sparse_adam_checks_shapes():
+    var = Parameter(Tensor(np.ones((4, 2), np.float32)), name="var")
+    m = Parameter(Tensor(np.zeros((4, 2), np.float32)), name="m")
+    v = Parameter(Tensor(np.zeros((4, 2), np.float32)), name="v")
+    one = Tensor(np.float32(0.5))
+    with pytest.raises(ValueError, match=r"FusedSparseAdam.*grad \[2, 3\]"):
+        P.FusedSparseAdam()(var, m, v, one, one, one, one, one, one, Tensor(np.ones((2, 3), np.float32)),
+                            Tensor(np.array([0, 1], np.int32)))  # fmt: skip

@@ -859,6 +859,7 @@ FAMILY_ROWS: list[Row] = [
     _primitive("ApplyGradientDescent"),
     _primitive("ApplyMomentum"),
     _primitive("FusedCastAdamWeightDecay"),
+    _primitive("FusedSparseAdam"),
     _primitive("FusedWeightScaleApplyMomentum"),
     _primitive("InplaceAddExt"),
     _primitive("InplaceSubExt"),

@@ -101,6 +101,7 @@ __all__ = [
     "FusedWeightScaleApplyMomentum",
     "AdamNoUpdateParam",
     "FusedCastAdamWeightDecay",
+    "FusedSparseAdam",
     "SparseApplyAdagrad",
     "SparseApplyAdagradV2",
     "ApplyAdagradV2",
@@ -225,6 +226,11 @@ def _adam_no_update_param(s, m, v, beta1_power, beta2_power, lr, beta1, beta2, e
 def _fused_cast_adam_weight_decay(s, var, m, v, lr, beta1, beta2, epsilon, decay, gradient, global_norm):
     inputs = (lr, beta1, beta2, epsilon, decay, gradient, global_norm)
     return _state_update("FusedCastAdamWeightDecay", (var, m, v), inputs)
+
+
+def _fused_sparse_adam(s, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices):
+    inputs = (beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices)
+    return _state_update("FusedSparseAdam", (var, m, v), inputs, (bool(s.use_nesterov),))
 
 
 def _sparse_apply_adagrad(s, var, accum, grad, indices):
@@ -572,6 +578,16 @@ FusedCastAdamWeightDecay = attr_class(
     "(sqrt(v) + epsilon) + decay * var). Inputs: var (float32 or float16 Parameter), m, v (float32 Parameters), lr, "
     "beta1, beta2, epsilon, decay, gradient (float16 or float32), global_norm. Outputs: the new (var, m, v); "
     "MindSpore's CPU kernel leaves its outputs unwritten, so only the Parameters are its results.",
+)
+FusedSparseAdam = attr_class(
+    "FusedSparseAdam",
+    {"use_locking": False, "use_nesterov": False},
+    _fused_sparse_adam,
+    doc="Adam from a gradient given as rows at indices, in place: the rows summed per index; m = m * beta1 + (1 - "
+    "beta1) * g and v = v * beta2 + (1 - beta2) * g * g over every row (g is 0 on rows not named); var -= lr * "
+    "sqrt(1 - beta2_power) / (1 - beta1_power) * m / (sqrt(v) + epsilon) over every element. Inputs: var, m, v "
+    "(Parameters), beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad (len(indices), *var.shape[1:]), indices "
+    "(1-D int). Outputs: the new (var, m, v).",
 )
 FusedWeightScaleApplyMomentum = attr_class(
     "FusedWeightScaleApplyMomentum",
