@@ -678,6 +678,11 @@ def _renumber(cell: Cell, prefix: str, key: str, position: int) -> None:
         p.name = f"{prefix}{key}." + ".".join(p.name.split(".")[position + 1 :])
 
 
+def _cells_held(n: int) -> str:
+    """'1 cell' or 'n cells', for a container's index errors (built only when one is raised: indexing is a hot path)."""
+    return f"{n} cell" if n == 1 else f"{n} cells"
+
+
 class _CellSequence(Cell):
     """What SequentialCell and CellList share: their length and iteration over the child cells, in order."""
 
@@ -699,16 +704,17 @@ class _CellSequence(Cell):
         list message named neither (the zoo's ALBERT indexes its CellList by `layer_idx / n * groups`, a float).
         """
         n = len(self._cells)
-        held = f"{n} cell" if n == 1 else f"{n} cells"
         try:
             i = operator.index(index)
         except TypeError:
             raise TypeError(
                 f"{type(self).__name__} index {index!r} is a {type(index).__name__}: index a {type(self).__name__} "
-                f"by an int or a slice (it holds {held})."
+                f"by an int or a slice (it holds {_cells_held(n)})."
             ) from None
         if not -n <= i < n:
-            raise IndexError(f"{type(self).__name__} index {i} out of range: it holds {held} ({-n} to {n - 1}).")
+            raise IndexError(
+                f"{type(self).__name__} index {i} out of range: it holds {_cells_held(n)} ({-n} to {n - 1})."
+            )
         return i % n
 
 
