@@ -10,22 +10,14 @@ from collections.abc import Callable
 import numpy as np
 
 import kiln as ms
-from kiln import Tensor, nn, ops
+from kiln import Tensor, ops
+from tests._compiler.frontend.ast.modes import Wrap
 from tests._prims import derivative_from_output_cases as cases
 
 with open(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "derivative_from_output_goldens_mindspore.json")
 ) as f:
     GOLDENS = json.load(f)
-
-
-class _Apply(nn.Cell):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, *xs):
-        return self.fn(*xs)
 
 
 def _to_numpy(t) -> np.ndarray:
@@ -47,7 +39,7 @@ def kiln_and_mindspore(name: str, dtype: str, mode: int, fn: Callable) -> tuple[
     args = [Tensor(a) for a in (*xs, dout)]
     if dtype == "bfloat16":
         args = [a.astype(ms.bfloat16) for a in args]
-    net = _Apply(fn)
+    net = Wrap(fn)
     ms.set_context(mode=mode)
     try:
         grads = ops.GradOperation(get_all=True, sens_param=True)(net)(*args)
