@@ -13,7 +13,9 @@ A learning rate given per step (a list or 1-D Tensor) is checked against the glo
 table's end the step raises). The last table compares GRAPH_MODE TrainOneStepCell steps with a fixed rate, with such
 a table (checked), and with the table unchecked (`set_checks(False)`), interleaved, and the same in PyNative. The
 check reads the global step on the host: predicted from the step before (`input_checks.successors`) instead of read
-back from the device, it need not wait for that step. Target: the table's step <= 1.05x the fixed rate's.
+back from the device, it need not wait for that step. Target: the table's step <= 1.05x the fixed rate's. (With
+checks off a GRAPH_MODE call takes the compile cache's generic path, not its generated hit, so that setting is slower
+than its program alone: a reference for the check's cost, not a floor.)
 """
 
 from __future__ import annotations
