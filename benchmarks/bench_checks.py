@@ -1,17 +1,27 @@
 """Cost of the PyNative value checks (index and label bounds): the same calls with checks on and off.
 
     python -m benchmarks checks            (or: python -m benchmarks.bench_checks [--repeat N] [--steps N])
+    python -m benchmarks.bench_checks --only lr-table     (the learning-rate table's check alone)
 
 A checked primitive runs its bounds test on the host with NumPy, on its (small) index inputs only,
 while the op itself runs asynchronously; `set_context(runtime_checks=False)` (or `KILN_CHECKS=off`)
 skips it. Rounds of the two settings are interleaved and the best round of each is kept, so the load of other
 processes on a shared machine hits both alike.
 Target: <= 1.05x on the training steps (LeNet5, a small token transformer with an Embedding).
+
+A learning rate given per step (a list or 1-D Tensor) is checked against the global step before each step (past the
+table's end the step raises). The last table compares GRAPH_MODE TrainOneStepCell steps with a fixed rate, with such
+a table (checked), and with the table unchecked (`set_checks(False)`), interleaved, and the same in PyNative. The
+check reads the global step on the host: predicted from the step before (`input_checks.successors`) instead of read
+back from the device, it need not wait for that step. Target: the table's step <= 1.05x the fixed rate's. (With
+checks off a GRAPH_MODE call takes the compile cache's generic path, not its generated hit, so that setting is slower
+than its program alone: a reference for the check's cost, not a floor.)
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -169,14 +179,120 @@ def _time_in_checks(step, steps: int) -> tuple[float, float]:
     return spent[0] / steps, spent[1] / steps
 
 
+def _lr_table_steps(mode: str):
+    """(case, {setting: step}) for each network: TrainOneStepCell steps (GRAPH_MODE) or value_and_grad + optimizer
+    steps (PyNative), Momentum with a fixed rate, with a table of rates (one per step, long enough for the run) and
+    the same table with checks off (the setting is switched around its calls, `_rounds`)."""
+    import kiln
+    from kiln import Tensor, nn
+    from kiln.demo.lenet import LeNet5
+
+    rng = np.random.default_rng(0)
+    nets = (
+        (
+            "Dense 64-64-10, batch 32",
+            lambda: nn.SequentialCell(nn.Dense(64, 64), nn.ReLU(), nn.Dense(64, 10)),
+            (32, 64),
+        ),
+        ("LeNet5, batch 32", LeNet5, (32, 1, 32, 32)),
+    )
+    table = Tensor(np.full(1_000_000, 0.01, np.float32))
+    cases = []
+    for case, make_net, shape in nets:
+        data = Tensor(rng.standard_normal(shape).astype(np.float32))
+        label = Tensor(rng.integers(0, 10, shape[0]).astype(np.int32))
+        steps = {}
+        for setting, lr in (("fixed rate", 0.01), ("rate table", table), ("rate table, checks off", table)):
+            kiln.set_seed(0)
+            net = make_net()
+            loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+            optimizer = nn.Momentum(net.trainable_params(), lr, 0.9)
+            if mode == "graph":
+                steps[setting] = functools.partial(
+                    nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), optimizer), data, label
+                )
+            else:
+                grad_fn = kiln.value_and_grad(lambda x, y, n=net, f=loss_fn: f(n(x), y), None, optimizer.parameters)
+                steps[setting] = functools.partial(_optimizer_step, grad_fn, optimizer, data, label)
+        cases.append((f"{case}, {mode}", steps))
+    return cases
+
+
+def _optimizer_step(grad_fn, optimizer, data, label):
+    loss, grads = grad_fn(data, label)
+    optimizer(grads)
+    return loss
+
+
+def _rounds(steps: dict, number: int, repeat: int) -> dict:
+    """{setting: (wall seconds, host-thread CPU seconds)} per step of each setting, each the median over `repeat`
+    rounds of `number` steps, the settings interleaved in each round (a shared machine's load hits them alike); and
+    under "ratios", {setting: (wall, CPU)} the medians of its per-round ratios to the first setting's. Checks are off
+    only around the unchecked setting. The host thread's CPU time is what the step costs the host (the checks run
+    there); the other processes of a loaded machine hardly change it."""
+    from kiln._core.primitive import set_checks
+
+    def one(setting, n):
+        set_checks("checks off" not in setting)
+        try:
+            t0, c0 = time.perf_counter(), time.thread_time()
+            for _ in range(n):
+                out = steps[setting]()
+            c1 = time.thread_time()
+            sync(out)
+            return (time.perf_counter() - t0) / n, (c1 - c0) / n
+        finally:
+            set_checks(True)
+
+    for setting in steps:  # compiles and warms each
+        one(setting, 3)
+    times: dict = {setting: [] for setting in steps}
+    for _ in range(repeat):
+        for setting in steps:
+            times[setting].append(one(setting, number))
+    arrays = {setting: np.array(t) for setting, t in times.items()}
+    first = arrays[next(iter(steps))]
+    out: dict = {setting: tuple(np.median(a, axis=0)) for setting, a in arrays.items()}
+    out["ratios"] = {setting: tuple(np.median(a / first, axis=0)) for setting, a in arrays.items()}
+    return out
+
+
+def bench_lr_table(steps: int, repeat: int) -> list[Row]:
+    import kiln
+
+    rows = []
+    for mode, context in (("graph", kiln.GRAPH_MODE), ("pynative", kiln.PYNATIVE_MODE)):
+        kiln.set_context(mode=context)
+        for case, cells in _lr_table_steps(mode):
+            median = _rounds(cells, steps * 10 if mode == "graph" else steps, repeat)
+            ratios = median["ratios"]
+            for setting in cells:
+                wall, cpu = median[setting]
+                note = f"host thread {cpu * 1e6:.1f} us"
+                if setting != "fixed rate":
+                    note += f"; per round: {ratios[setting][0]:.2f}x wall, {ratios[setting][1]:.2f}x host CPU"
+                target = "<= 1.05x" if setting == "rate table" else ""
+                baseline = None if setting == "fixed rate" else "fixed rate"
+                rows.append(Row(case, setting, wall, baseline, target, note))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=15)
     p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--only", choices=("ops", "steps", "lr-table"), default=None)
     ns = p.parse_args(argv)
     print_device()
-    print_table("PyNative value checks: one op", bench_ops(ns.repeat))
-    print_table("PyNative value checks: training steps", bench_steps(ns.steps, ns.repeat))
+    if ns.only in (None, "ops"):
+        print_table("PyNative value checks: one op", bench_ops(ns.repeat))
+    if ns.only in (None, "steps"):
+        print_table("PyNative value checks: training steps", bench_steps(ns.steps, ns.repeat))
+    if ns.only in (None, "lr-table"):
+        print_table(
+            "A learning rate per step: its check before each step (median of interleaved rounds)",
+            bench_lr_table(ns.steps, ns.repeat),
+        )
     return 0
 
 

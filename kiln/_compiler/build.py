@@ -47,7 +47,7 @@ from kiln._compiler.lower import (
     lifted_inputs,
 )
 from kiln._compiler.specialise import SITES, BranchGuardFailed, ShapeJoinError, guard_p, refused
-from kiln._core import random_state
+from kiln._core import known_values, random_state
 from kiln._core.primitive import checks_enabled
 from kiln._core.tensor import LAZY_WINDOWS, VIEW_WRITTEN, Parameter, Pending, Tensor
 from kiln._core.tree import LEAF, flatten, unflatten
@@ -63,6 +63,7 @@ class Executable:
         "front_s", "trace_s", "_graph", "checked", "shapes_seen", "code_shift", "loaded", "_retrace", "out_types",
         "checks_inputs", "plan", "restorable", "input_writes", "input_tests", "build_checked", "checked_program",
         "donated_out", "donated_in", "donated_new", "read_slots", "write_slots", "tester", "launch", "fresh_in",
+        "predicts",
     )  # fmt: skip
 
     @property
@@ -94,8 +95,12 @@ class Executable:
     def __call__(self, leaves: list, inputs: list | None = None):
         """Run the program on the input arrays `leaves`; `inputs` (the caller's Tensor behind each leaf, None for
         a `mutable()` scalar) is needed when the program writes some of them (`input_writes`)."""
-        if self.tester is not None:
-            passed = self.tester(leaves, self._read_state)
+        tester = self.tester
+        state = None
+        if tester is not None:
+            if tester.last_read >= len(leaves):  # a test reads the state (the global step): read once for both
+                state = self._read_state()
+            passed = tester(leaves, state)
             if not passed:
                 if passed is None:  # an argument of another type: the call builds its key (see JitCache.fast)
                     raise InputsDiffer()
@@ -105,7 +110,11 @@ class Executable:
             if self.out_types is not None:
                 return _with_python_scalars(self.out_desc, outs, self.out_types)
             return Tensor._wrap(outs[0]) if self.out_desc is _SINGLE else unflatten(self.out_desc, iter(outs))
-        state = self._read_state()
+        if state is None:
+            state = self._read_state()
+        predicts = self.predicts
+        if predicts:  # the host's values of the state the tests read, taken before the launch donates their arrays
+            before = [known_values.value(state[i]) for _, i, _ in predicts]
         owned = self.owned
         launch = None
         if any(map(operator.is_not, self.donated_in(state), owned)):
@@ -135,6 +144,13 @@ class Executable:
                     raise BranchGuardFailed(SITES[kw["site"]])
                 self._write_back(outs, inputs)  # the graph returned the state unchanged (its buffers were donated)
                 raise check_error(code + self.code_shift, outs[-1])
+        if predicts:
+            # the new arrays of state the program provably computes from its old values (the global step + 1): the
+            # host knows their values, and the next call's tests read them without waiting for this launch
+            n = self.n_out
+            for (k, _, steps), v in zip(predicts, before, strict=True):
+                if v is not None:
+                    known_values.remember(outs[n + k], input_checks.predict(v, steps))
         return self._write_back(outs, inputs)
 
     def _find_launch(self, arrays: list, n_leaves: int):
@@ -534,6 +550,7 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         )
         tests = input_checks.find(graph, n_leaves, state_tested)
         checked = tests is None
+    predicts = () if tests is None else _predictions(graph, tests, n_leaves, n_out, state_keys, written)
     # the position of each written value's input (None: the program only writes it); written inputs after state
     state_pos = [n_leaves + state_keys.index(k) if k in trace.state_in else None for k in written]
     state_pos += list(input_writes)
@@ -614,7 +631,8 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         if tests is not None and named_tests is None:
             persistent.not_kept(name, "a value check's primitive is not registered under its name")
         elif key is not None and not watch.noisy:
-            fields = {"donated": donated, "n_out": n_out, "desc": desc, "checked": checked, "input_tests": named_tests}
+            fields = {"donated": donated, "n_out": n_out, "desc": desc, "checked": checked, "input_tests": named_tests,
+                      "predicts": predicts}  # fmt: skip
             kept = persistent.keep(key, exe, leaves, state_objs, [trace.state_objs[k] for k in written], ctx.guards,
                                    fields)  # fmt: skip
         if kept is None:
@@ -648,6 +666,7 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
     ex.input_writes = input_writes
     ex.input_tests = tests
     ex.tester = None if tests is None else input_checks.tester(tests)
+    ex.predicts = predicts
     ex.build_checked = (
         _checked_builder(name, body, template, param_args, cells, lax, fn, plan, write_inputs) if tests else None
     )
@@ -659,6 +678,15 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         avals += [B.ShapeDtypeStruct(x.shape, x.dtype) for x in lifted]
         dump.save(name, ctx, stages, str(B.jax.make_jaxpr(fun)(*avals)))
     return ex
+
+
+def _predictions(graph, tests: tuple, n_leaves: int, n_out: int, state_keys: list, written: list) -> tuple:
+    """(written position, state position, host steps) of each written state a test reads whose new value the host
+    can compute from its old one (`input_checks.successors`), positions as `Executable` counts them."""
+    tested = {spec[1] for _, _, specs in tests for spec in specs if spec[0] == "leaf" and spec[1] >= n_leaves}
+    position = {key: n_leaves + j for j, key in enumerate(state_keys) if key is not G.RNG}
+    wanted = [(n_out + k, position[key]) for k, key in enumerate(written) if position.get(key) in tested]
+    return tuple((o - n_out, i - n_leaves, steps) for o, i, steps in input_checks.successors(graph, wanted))
 
 
 class _LiftedConstant:
@@ -788,6 +816,7 @@ def _loaded_executable(loaded, name: str, t0: float, retrace, build_checked) -> 
     ex.input_writes = ()
     ex.input_tests = input_checks.from_names(loaded.input_tests)
     ex.tester = None if ex.input_tests is None else input_checks.tester(ex.input_tests)
+    ex.predicts = loaded.predicts if ex.input_tests is not None else ()
     ex.build_checked = build_checked if ex.input_tests is not None else None
     ex.checked_program = None
     ex.launch = ex.fresh_in = None

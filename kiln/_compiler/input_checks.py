@@ -10,6 +10,12 @@ are exactly those of the checked program.
 
 `find(graph, n_leaves)` gives the tests (or None when some check reads a computed value); `passes(tests,
 leaves)` runs them on a call's inputs.
+
+A test may read a Parameter the program reads before writing it (the global step indexing a rate per step). Read
+back from the device, the previous step's value would make the host wait for that step before each launch. So when
+the program provably writes such a state as its old value plus a constant (`successors`: `global_step + 1`), the
+launch records the new array's value on the host (`_core/known_values`), and the next test reads that; an array
+the host does not know (set by the user, loaded, written by another program) is read from the device once.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import numpy as np
 from kiln._compiler.ir.graph import Graph, Var
 from kiln._compiler.lower import has_checks
 from kiln._compiler.specialise import guard_p
+from kiln._core import known_values
 from kiln._core.primitive import REGISTRY, ShapeOnly
 from kiln._prims.array import build_index
 from kiln._prims.control import raise_p
@@ -194,14 +201,128 @@ def _concat(v: np.ndarray, arg: tuple) -> np.ndarray:
     return np.concatenate([v if p is None else p for p in parts], axis=axis)
 
 
-# each step of a "leaf" spec as NumPy applies it to the argument's host value
+def _state_value(a, shape, dtype, steps):
+    """`_host_value` of a state array (a Parameter the program reads), from the host's record of its value when it
+    has one (`known_values`: the value the launch that made it predicted); else read once and recorded."""
+    v = known_values.value(a)
+    if v is None:
+        v = _host_value(a, shape, dtype, ())
+        if v is None or v is False:
+            return v
+        if type(a) is not np.ndarray:  # (a NumPy array may change in place)
+            known_values.remember(a, v)
+    elif v.shape != shape or v.dtype != dtype:  # (the value's type is its array's)
+        return None
+    for step, arg in steps:
+        v = _HOST_STEPS[step](v, arg)
+    return v
+
+
+def _assign(v: np.ndarray, arg: tuple) -> np.ndarray:
+    shape, dtype = arg  # Assign's value as the variable holds it (its dtype, broadcast to its shape)
+    return np.broadcast_to(v.astype(dtype), shape)
+
+
+# each step of a "leaf" spec as NumPy applies it to the argument's host value (and of a `successors` prediction)
 _HOST_STEPS = {
     "reshape": np.reshape,
     "cast": lambda v, dtype: v.astype(dtype),
     "transpose": np.transpose,
     "getitem": lambda v, key: v[key],
     "concat": _concat,
+    # a constant in the output's integer dtype, and so is the value (`_steps_to` casts it first where it is not):
+    # the result wraps as the device's integers do
+    "add": np.add,
+    "sub": np.subtract,
+    "assign": _assign,
 }
+
+
+def successors(graph: Graph, wanted: list) -> tuple:
+    """How the program's new value of some state follows from its old one on the host, where the graph shows it.
+
+    Args:
+        graph: the optimised program graph.
+        wanted: (output position, input position) pairs: a written state's new value and its value before the
+            program (a Parameter the tests read).
+
+    Returns:
+        A tuple of (output position, input position, steps), one per pair whose output is the input through integer
+        additions or subtractions of constants (`Add`, `Sub`, `AssignAdd`, `AssignSub`, a primitive's declared
+        `increments`: an optimizer step's global step + 1), reshapes, integer casts and `Assign`s, and nothing
+        else; `steps` apply in order to the input's host value (see `predict`). Any other write (a value computed
+        from other inputs, a constant set by `Assign`, a nested graph) gives no entry: its new value is read back.
+    """
+    producer = {}
+    for e in graph.eqns:
+        if type(e.prim) is not str:  # a structural equation's outputs stay unknown
+            for j, out in enumerate(e.outputs):
+                producer[out] = (e, j)
+    found = []
+    for o, i in wanted:
+        steps = _steps_to(graph.outvars[o], graph.invars[i], producer)
+        if steps is not None:
+            found.append((o, i, steps))
+    return tuple(found)
+
+
+def _steps_to(out, src: Var, producer: dict) -> tuple | None:
+    """The host steps from `src`'s value to `out`'s (see `successors`), or None. Steps that change nothing (an
+    `Assign` of a value of the variable's shape and dtype) are left out: they run at every launch."""
+    steps = []
+    v = out
+    while v is not src:
+        if type(v) is not Var or v.dtype.kind not in "iu" or v not in producer:
+            return None
+        e, j = producer[v]
+        name, ins, shape, dtype = e.prim.name, e.inputs, tuple(v.shape), np.dtype(v.dtype)
+        increment = e.prim.increments.get(j)
+        if increment is not None:
+            k, c = increment
+            op, x = "add", ins[k]
+        elif name in ("Add", "Sub", "AssignAdd", "AssignSub") and len(ins) == 2 and type(ins[0]) is Var:
+            # the Var first and an integer constant second (`global_step + 1`); the rest is not followed
+            op, x, c = "sub" if "Sub" in name else "add", ins[0], ins[1]
+        elif name == "Add" and len(ins) == 2 and type(ins[1]) is Var:
+            op, x, c = "add", ins[1], ins[0]
+        elif name in _RESHAPES and len(ins) == 1:
+            op, x = "reshape", ins[0]
+        elif name == "Cast" and len(ins) == 1:
+            op, x = "cast", ins[0]
+        elif name == "Assign" and len(ins) == 2:  # its output is the value, as the variable holds it
+            op, x = "assign", ins[1]
+        else:
+            return None
+        if type(x) is not Var or x.dtype.kind not in "iu":
+            return None
+        same = tuple(x.shape) == shape and np.dtype(x.dtype) == dtype
+        if op in ("add", "sub"):
+            if not (_int_constant(c) or (type(c) is int and not isinstance(c, bool))):
+                return None
+            if np.broadcast_shapes(tuple(x.shape), np.shape(c)) != shape:
+                return None  # (a broadcast the device does otherwise is not followed)
+            steps.append((op, np.asarray(c).astype(dtype)))
+            if np.dtype(x.dtype) != dtype:
+                steps.append(("cast", dtype))  # applied first: the sum in the output's dtype
+        elif op == "reshape" and tuple(x.shape) != shape:
+            steps.append(("reshape", shape))
+        elif op == "cast" and np.dtype(x.dtype) != dtype:
+            steps.append(("cast", dtype))
+        elif op == "assign" and not same:
+            steps.append(("assign", (shape, dtype)))
+        v = x
+    if type(src) is not Var or src.dtype.kind not in "iu":
+        return None
+    return tuple(reversed(steps))
+
+
+def predict(value: np.ndarray, steps: tuple) -> np.ndarray:
+    """The new value of a state from its old `value` on the host, by the `steps` of `successors` (read-only: it is
+    kept as the value of the state's new array, `known_values`)."""
+    for step, arg in steps:
+        value = _HOST_STEPS[step](value, arg)
+    value.flags.writeable = False
+    return value
 
 
 def passes(tests: tuple, leaves: list) -> bool | None:
@@ -230,11 +351,12 @@ def passes(tests: tuple, leaves: list) -> bool | None:
 
 
 def tester(tests: tuple):
-    """`passes(tests, leaves)` as one function `run(leaves, state)` of the leaves, its specs unpacked once (`state`
-    gives the program's state arrays, after the leaves, when a test reads one; see `find`): each test's
-    `Bounds.test` is called directly with NumPy, on the argument values and the `ShapeOnly` stand-ins (what
-    `Bounds.host_check` would hand it from these inputs, without its per-input loop: the LeNet5 step's label test
-    takes 2.4 us of CPU instead of 3.0). `passes` stays the reference it is tested against.
+    """`passes(tests, leaves)` as one function `run(leaves, state)` of the leaves, its specs unpacked once (`state`:
+    the program's state arrays, after the leaves, when a test reads one: `run.last_read >= len(leaves)`; see `find`;
+    a state array's value comes from `known_values` when the host knows it): each test's `Bounds.test` is called
+    directly with NumPy, on the argument values and the `ShapeOnly` stand-ins (what `Bounds.host_check` would hand
+    it from these inputs, without its per-input loop: the LeNet5 step's label test takes 2.4 us of CPU instead of
+    3.0). `passes` stays the reference it is tested against.
     """
     plans = []
     for prim, kw, specs in tests:
@@ -247,9 +369,10 @@ def tester(tests: tuple):
 
     reads_state = max((i for plan in plans for i in plan[4]), default=-1)
 
-    def run(leaves: list, state=None) -> bool | None:
-        if reads_state >= len(leaves):
-            leaves = [*leaves, *state()]
+    def run(leaves: list, state: list | None = None) -> bool | None:
+        n = len(leaves)
+        if reads_state >= n:
+            leaves = [*leaves, *state]
         for k, (test, kw, fixed, reads, read_leaves) in enumerate(plans):
             arrays = [leaves[i] for i in read_leaves]
             last = passed[k]
@@ -257,7 +380,8 @@ def tester(tests: tuple):
                 continue
             args = fixed.copy()
             for j, i, shape, dtype, steps in reads:
-                v = _host_value(leaves[i], shape, dtype, steps)
+                # a state array's value may be known on the host without waiting for the device (`successors`)
+                v = (_host_value if i < n else _state_value)(leaves[i], shape, dtype, steps)
                 if v is None or v is False:
                     return v
                 args[j] = v
@@ -271,6 +395,7 @@ def tester(tests: tuple):
             passed[k] = arrays if arrays and not any(isinstance(a, np.ndarray) for a in arrays) else None
         return True
 
+    run.last_read = reads_state  # the last input position a test reads: a state input when past the leaves
     return run
 
 
@@ -289,4 +414,4 @@ def from_names(named) -> tuple | None:
     return tuple((REGISTRY[name], kw, specs) for name, kw, specs in named)
 
 
-__all__ = ["find", "from_names", "passes", "tester", "to_names"]
+__all__ = ["find", "from_names", "passes", "predict", "successors", "tester", "to_names"]

@@ -20,6 +20,7 @@ import numpy as np
 
 from kiln._backend import ShapeDtypeStruct, eval_shape, float0, is_tracer, vjp
 from kiln._core import dtype as mstype
+from kiln._core import known_values
 
 REGISTRY: dict[str, PrimitiveDef] = {}
 # how many in-place changes were made to Primitive instances that a layer holds or a compiled program read: a strategy
@@ -172,7 +173,8 @@ class Bounds:
         """(ok, detail) for concrete inputs, computed with NumPy on the host.
 
         Integer inputs at `reads` are copied to the host (a backend array keeps its host copy, so
-        a second check of the same index tensor copies nothing); every other array is passed as a
+        a second check of the same index tensor copies nothing; a small one whose value the host knows,
+        `known_values`, is not read); every other array is passed as a
         shape/dtype stand-in. Returns (True, None) without running the test when an input read is
         symbolic (being traced): a compiled graph checks it itself.
         """
@@ -184,7 +186,13 @@ class Bounds:
             elif (reads is None or i in reads) and np.dtype(dtype).kind in "iu":
                 if is_tracer(a):
                     return True, None
-                host.append(np.asarray(a))
+                # a small integer array the host knows (a global step an optimizer step predicted) is not read
+                # back: the read would wait for the device
+                v = known_values.value(a)
+                if v is None:
+                    v = np.asarray(a)
+                    known_values.remember(a, v)
+                host.append(v)
             else:
                 host.append(ShapeOnly(tuple(a.shape), dtype))
         return self.test(*host, xp=np, **attrs)
@@ -273,12 +281,15 @@ class PrimitiveDef:
         amp_o1: whether amp level O1 casts the op (MindSpore 2.10's AMP_WHITE_LIST primitives, set by
             kiln/_prims/amp_auto.py): inside such a network its floating-point inputs go to the low-precision
             dtype and its floating-point outputs come back as float32.
+        increments: outputs that are an integer input plus a constant, `{output: (input, constant)}` (a multi-tensor
+            optimizer step's global step + 1): the compiler then knows such a value on the host without reading it
+            back from the device (`_compiler/input_checks.successors`).
     """
 
     __slots__ = (
         "name", "impl", "attr_names", "attr_defaults", "check", "custom_vjp", "nondiff",
         "differentiable", "multiple_results", "effect", "random", "bounds", "shapes", "amp_cast",
-        "amp_keep", "amp_auto", "amp_o1", "_backward",
+        "amp_keep", "amp_auto", "amp_o1", "increments", "_backward",
     )  # fmt: skip
 
     def __init__(
@@ -298,6 +309,7 @@ class PrimitiveDef:
         shapes: Callable | None = None,
         amp_cast: bool = True,
         amp_keep: tuple[int, ...] | Callable[..., Iterable[int]] = (),
+        increments: dict[int, tuple[int, int]] | None = None,
     ) -> None:
         if name in REGISTRY:
             raise RuntimeError(f"primitive {name!r} is declared twice")
@@ -325,6 +337,7 @@ class PrimitiveDef:
             if callable(amp_keep)
             else (frozenset(amp_keep) | written)
         )
+        self.increments = increments or {}
         self._backward: dict[tuple, PrimitiveDef] = {}
         REGISTRY[name] = self
 
@@ -437,6 +450,7 @@ def _make_backward(prim: PrimitiveDef, diff_mask: tuple[bool, ...]) -> Primitive
     bwd.amp_auto = None
     bwd.amp_o1 = False
     bwd.amp_keep = frozenset()
+    bwd.increments = {}
     bwd._backward = {}
     return bwd
 

@@ -452,6 +452,7 @@ def _primitive(the_plan: tuple, label: str) -> PrimitiveDef:
     prim.amp_auto = None
     prim.amp_o1 = False
     prim.amp_keep = frozenset()
+    prim.increments = {}
     prim._backward = {}
     dispatch.PROGRAM_NAMES[prim] = _disk_key(the_plan)
     lazy.WEIGHTS[prim] = len(the_plan[1])  # the window's bound counts the steps it runs

@@ -19,6 +19,7 @@ from kiln._backend import distributed as BD
 from kiln._compiler.errors import outside_frames
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
+from kiln._core import known_values
 from kiln._core.primitive import REGISTRY, PrimitiveDef, checks_enabled, forward_mode_error, op_error
 from kiln._core.tensor import Pending, Tensor
 from kiln._pynative import lazy, tape
@@ -216,6 +217,8 @@ def run_now(prim: PrimitiveDef, args: tuple, attrs: tuple = ()):
     BD.settle(result)  # across processes: this program done on every local device before the next
     if prim.bounds is not None:
         _bounds_checked(prim, attrs, arrays)
+    if prim.increments:  # an optimizer step's new global step: its value known on the host (`known_values`)
+        known_values.follow(prim.increments, arrays, result if prim.multiple_results else (result,))
     if prim.multiple_results:
         out = tuple(Tensor._wrap(r) for r in result)
     else:
@@ -486,6 +489,8 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
             del window.args[n_args:]
             raise
         pending = window.record(prim, attrs, tuple(refs), avals, later)
+        if prim.increments:  # an optimizer step's new global step: its value known before the window runs
+            known_values.follow(prim.increments, [a._buf if isinstance(a, Tensor) else a for a in args], pending, True)
         if prim.multiple_results:
             out = tuple(Tensor._wrap(p) for p in pending)
         else:

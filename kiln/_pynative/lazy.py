@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 from kiln import _backend as B
 from kiln._compiler.errors import line_of, outside_frames, user_frame
+from kiln._core import known_values
 from kiln._core.primitive import PrimitiveDef
 from kiln._core.tensor import LAZY_WINDOWS, Pending, Tensor
 
@@ -231,6 +232,8 @@ class Window:
             for (_, p), r in zip(live, results, strict=True):
                 p.array = r
                 p.window = None
+            if known_values.PENDING:  # a value known before it was computed (an optimizer's next global step)
+                known_values.arrived()
 
     def _compile(self, key: tuple):
         if len(self.programs) >= MAX_PROGRAMS:
@@ -283,6 +286,8 @@ class Window:
                 p.window = failed[i]  # no longer this window's: a later op reading it is not wired to its index
             else:
                 p.array, p.window = values[i]._data, None
+        if known_values.PENDING:
+            known_values.arrived()
         if first is not None:
             raise first.failure(None)
 

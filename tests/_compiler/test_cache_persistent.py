@@ -471,6 +471,32 @@ def test_standard_train_step_over_a_user_cell_is_kept_and_loaded(store):
         ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
+def test_a_loaded_train_step_predicts_its_global_step(store, monkeypatch):
+    """A training step with a rate per step, kept and loaded: its test of the global step reads the step from the
+    device once, then the values the launches predicted (`input_checks.successors`, kept with the executable), and
+    the step past the table's end raises."""
+    from kiln._compiler import input_checks
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    source = TRAIN_STEP.replace("nn.SGD(net.trainable_params(), 0.1)", "nn.SGD(net.trainable_params(), [0.1] * 4)")
+    try:
+        x, y = Tensor(np.ones((3, 4), np.float32)), Tensor(np.zeros((3, 2), np.float32))
+        cold = _module(source, name="kiln_persist_table", SCALE=1.0).step()
+        expected = [float(cold(x, y)) for _ in range(4)]
+        backend_cache.flush_writes()
+        warm = _module(source, name="kiln_persist_table", SCALE=1.0).step()
+        reads = []
+        host_value = input_checks._host_value
+        monkeypatch.setattr(input_checks, "_host_value", lambda a, *rest: reads.append(a) or host_value(a, *rest))
+        assert [float(warm(x, y)) for _ in range(4)] == expected
+        assert len(store.traced) == 1  # loaded, nothing traced
+        assert len(reads) == 1  # the first global step
+        with pytest.raises(IndexError, match=r"4 step\(s\).*step 5 \(global_step 4\)"):
+            warm(x, y)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
 def test_class_digest_of_a_self_referring_class_covers_its_content():
     def make(body):
         namespace = {}

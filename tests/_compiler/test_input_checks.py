@@ -12,6 +12,7 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, nn, ops
+from kiln import _backend as B
 from kiln._compiler import build, input_checks
 
 LOGITS_IN = Tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6))
@@ -304,3 +305,238 @@ def test_a_rate_per_step_is_tested_on_the_global_step_before_the_launch():
     for name, value in before.items():
         np.testing.assert_array_equal(after[name], value, err_msg=name)
     assert int(opt.global_step.asnumpy()[0]) == 3
+
+
+# -- the global step known on the host: predicted from the program, not read back at each step -------------------
+#
+# A rate per step is tested against the global step before each launch. The step a program provably writes as its old
+# value + 1 (`input_checks.successors`) is known on the host (`known_values`), so the test reads no array back from
+# the device (which would wait for the step before). Any other global-step array (set by the user, loaded, written
+# by another program) is read once. The tests below train SGD on `w * x` summed (its gradient is `x`, ones): each
+# step takes exactly its rate off the weight, so the rates taken are read off the weights with NumPy.
+
+
+class Linear(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.zeros(2, np.float32)), name="w")
+
+    def construct(self, x):
+        return (self.w * x).sum()
+
+
+RATES = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 32.0], np.float32)  # each rate's sum with the others is distinct
+ONES = Tensor(np.ones(2, np.float32))
+
+
+def _sgd_step(mode, rates=RATES, optimizer=nn.SGD):
+    """(step, optimizer, net): one SGD step of `Linear` at the rates of `rates` (a Tensor), as `mode` runs it."""
+    net = Linear()
+    opt = optimizer(net.trainable_params(), learning_rate=Tensor(rates))
+    if mode == "graph":
+        ms.set_context(mode=ms.GRAPH_MODE)
+        return nn.TrainOneStepCell(net, opt), opt, net
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    grad_fn = ms.value_and_grad(net, None, opt.parameters)
+
+    def eager(x):
+        value, grads = grad_fn(x)
+        opt(grads)
+        return value
+
+    return (ms.jit(eager) if mode == "jit" else eager), opt, net
+
+
+def _taken(net) -> float:
+    """The sum of the rates the steps took so far (each step takes its rate off the weight)."""
+    return float(-net.w.asnumpy()[0])
+
+
+def _device_reads(monkeypatch) -> list:
+    """The backend arrays the host tests read back from the device (`_host_value`), as they are read."""
+    reads = []
+    host_value = input_checks._host_value
+
+    def spy(a, *rest):
+        if B.is_array(a):
+            reads.append(a)
+        return host_value(a, *rest)
+
+    monkeypatch.setattr(input_checks, "_host_value", spy)
+    return reads
+
+
+def _past_the_end(step, global_step: int) -> None:
+    with pytest.raises(IndexError, match=rf"6 step\(s\), but the optimizer is at step {global_step + 1} "):
+        step(ONES)
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit"])
+def test_the_global_step_is_not_read_back_at_each_step(mode, monkeypatch):
+    step, opt, net = _sgd_step(mode)
+    step(ONES)  # compiled; its test reads the first global step from the device
+    reads = _device_reads(monkeypatch)
+    for _ in range(5):
+        step(ONES)
+    assert reads == []  # each step's value was predicted by the step before (the old code read 5)
+    assert _taken(net) == RATES.sum()
+    # the table ends exactly there: the next steps raise, write nothing, and the step stays
+    _past_the_end(step, 6)
+    _past_the_end(step, 6)
+    assert _taken(net) == RATES.sum()
+    assert int(opt.global_step.asnumpy()[0]) == 6
+    with pytest.raises(IndexError, match="global_step 6"):
+        opt.get_lr()
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit", "pynative"])
+@pytest.mark.parametrize("how", ["set_data", "assign_value", "ops.assign"])
+def test_a_global_step_the_user_sets_is_read(mode, how, monkeypatch):
+    # the host knew the step's array the program made; the user's new array is read, and predicted from there on
+    step, opt, net = _sgd_step(mode)
+    for _ in range(3):
+        step(ONES)  # rates 0, 1, 2
+
+    def set_step(value):
+        new = Tensor(np.array([value], np.int32))
+        if how == "set_data":
+            opt.global_step.set_data(new)
+        elif how == "assign_value":
+            opt.global_step.assign_value(new)
+        else:
+            ops.assign(opt.global_step, new)
+
+    set_step(1)
+    for _ in range(5):
+        step(ONES)  # rates 1 to 5 (a stale step 3 would end the table two steps early)
+    assert _taken(net) == RATES[:3].sum() + RATES[1:].sum()
+    _past_the_end(step, 6)
+    set_step(5)
+    reads = _device_reads(monkeypatch)
+    step(ONES)  # rate 5
+    assert _taken(net) == RATES[:3].sum() + RATES[1:].sum() + RATES[5]
+    _past_the_end(step, 6)
+    if mode != "pynative":
+        assert len(reads) == 1  # the user's array, once
+    # a step in the table, predicted, then one past its end set by the user: a stale prediction would let it train
+    set_step(0)
+    step(ONES)
+    step(ONES)
+    set_step(7)
+    _past_the_end(step, 7)
+    assert _taken(net) == RATES[:3].sum() + RATES[1:].sum() + RATES[5] + RATES[:2].sum()
+
+
+@pytest.mark.filterwarnings("ignore:load_param_into_net")  # (the checkpoint holds the global step alone)
+@pytest.mark.parametrize("mode", ["graph", "jit", "pynative"])
+def test_a_global_step_loaded_from_a_checkpoint_is_read(mode, tmp_path):
+    step, opt, net = _sgd_step(mode)
+    step(ONES)
+    step(ONES)
+    early, late = str(tmp_path / "early.ckpt"), str(tmp_path / "late.ckpt")
+    ms.save_checkpoint(opt, early, choice_func=lambda name: name == "global_step")
+    for _ in range(4):
+        step(ONES)  # global step 6: the table's end
+    ms.save_checkpoint(opt, late, choice_func=lambda name: name == "global_step")
+    ms.load_checkpoint(early, net=opt)
+    assert int(opt.global_step.asnumpy()[0]) == 2
+    for _ in range(4):
+        step(ONES)  # rates 2 to 5
+    assert _taken(net) == RATES.sum() + RATES[2:].sum()
+    _past_the_end(step, 6)
+    ms.load_checkpoint(early, net=opt)
+    step(ONES)  # rate 2, and a prediction of step 3 for the array it made
+    ms.load_checkpoint(late, net=opt)
+    _past_the_end(step, 6)  # (a stale step 3 would have trained on)
+    assert _taken(net) == RATES.sum() + RATES[2:].sum() + RATES[2]
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit", "pynative"])
+def test_two_optimizers_each_with_its_step(mode):
+    # two steps over one weight, each with its own optimizer and table (6 and 3 rates), called in turn
+    step, opt, net = _sgd_step(mode)
+    net2 = Linear()
+    net2.w = net.w
+    opt2 = nn.SGD(net2.trainable_params(), learning_rate=Tensor(RATES[:3] / 64))
+    if mode == "graph":
+        step2 = nn.TrainOneStepCell(net2, opt2)
+    else:
+        grad_fn = ms.value_and_grad(net2, None, opt2.parameters)
+
+        def step2(x):
+            value, grads = grad_fn(x)
+            opt2(grads)
+            return value
+
+        step2 = ms.jit(step2) if mode == "jit" else step2
+    for _ in range(3):
+        step(ONES)
+        step2(ONES)
+    with pytest.raises(IndexError, match=r"3 step\(s\), but the optimizer is at step 4 "):
+        step2(ONES)
+    for _ in range(3):
+        step(ONES)
+    _past_the_end(step, 6)
+    assert _taken(net) == RATES.sum() + RATES[:3].sum() / 64
+    assert int(opt2.global_step.asnumpy()[0]) == 3
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit", "pynative"])
+def test_two_optimizers_sharing_a_global_step(mode):
+    # the second optimizer takes the first one's global step: each step advances it, each program predicts from the
+    # array the other one made (or reads it)
+    step, opt, net = _sgd_step(mode)
+    net2 = Linear()
+    net2.w = net.w
+    opt2 = nn.SGD(net2.trainable_params(), learning_rate=Tensor(RATES / 64))
+    opt2.global_step = opt.global_step
+    if mode == "graph":
+        step2 = nn.TrainOneStepCell(net2, opt2)
+    else:
+        grad_fn = ms.value_and_grad(net2, None, opt2.parameters)
+
+        def step2(x):
+            value, grads = grad_fn(x)
+            opt2(grads)
+            return value
+
+        step2 = ms.jit(step2) if mode == "jit" else step2
+    for _ in range(3):
+        step(ONES)  # global steps 0, 2, 4
+        step2(ONES)  # 1, 3, 5
+    assert _taken(net) == RATES[0::2].sum() + RATES[1::2].sum() / 64
+    _past_the_end(step, 6)
+    _past_the_end(step2, 6)
+    assert int(opt.global_step.asnumpy()[0]) == 6
+
+
+@pytest.mark.parametrize("advance", ["+2", "*2+1", "=0"])
+def test_a_program_that_writes_the_step_otherwise(advance, monkeypatch):
+    # a compiled step that moves the global step by something else than + 1: + 2 is predicted as such; a step
+    # computed otherwise (doubled, or set to a constant) is not predicted, and read back at each call
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Linear()
+    opt = nn.SGD(net.trainable_params(), learning_rate=Tensor(RATES))
+    gs = opt.global_step
+
+    @ms.jit
+    def step(x):
+        lr = opt.get_lr()  # the rate at the global step, tested on the host before the launch
+        ops.assign(net.w, net.w - lr * x)
+        if advance == "+2":
+            ops.assign(gs, gs + 2)
+        elif advance == "*2+1":
+            ops.assign(gs, gs * 2 + 1)
+        else:
+            ops.assign(gs, Tensor(np.zeros([1], np.int32)))
+        return lr
+
+    step(ONES)
+    reads = _device_reads(monkeypatch)
+    rates = [float(step(ONES).asnumpy()) for _ in range(2)]
+    expected = {"+2": [2, 4], "*2+1": [1, 3], "=0": [0, 0]}[advance]
+    assert rates == list(RATES[expected])
+    assert len(reads) == (0 if advance == "+2" else 2)
+    if advance != "=0":
+        with pytest.raises(IndexError, match=rf"global_step {6 if advance == '+2' else 7}\)"):
+            step(ONES)

@@ -710,7 +710,7 @@ def keep(key: GraphKey, jitted, leaves: list, state_objs: list, written: list, g
         state_objs: the Parameters (or the random key) the program reads, in input order.
         written: those it writes, in output order.
         guards: the AST guards of the trace.
-        fields: what `build.Executable` needs besides (donated, n_out, desc, checked, input_tests).
+        fields: what `build.Executable` needs besides (donated, n_out, desc, checked, input_tests, predicts).
 
     Returns:
         The compiled executable (called directly), or None.
@@ -816,7 +816,7 @@ class Loaded:
     """An executable read back from disk, with what a call needs to run it (see `build.Executable`)."""
 
     __slots__ = ("exe", "state_objs", "written", "donated", "n_out", "desc", "guards", "checked", "code_shift",
-                 "input_tests")  # fmt: skip
+                 "input_tests", "predicts")  # fmt: skip
 
 
 def load(key: GraphKey) -> Loaded | None:
@@ -868,4 +868,5 @@ def load(key: GraphKey) -> Loaded | None:
     out.guards = guards
     out.checked = rec["checked"]
     out.input_tests = rec.get("input_tests")
+    out.predicts = tuple(rec.get("predicts", ()))
     return out
