@@ -445,10 +445,14 @@ def _var_method(self, axis=None, ddof=0, keepdims=False):
 _CUMSUM_TO_INT32 = frozenset(("bool_", "int8", "int16", "uint8"))
 
 
-def _cumsum_method(self, axis=None, dtype=None):
-    """Tensor.cumsum as MindSpore 2.10's method: axis None scans the flattened Tensor (as NumPy); bool and
-    int8/int16/uint8 scan in int32; `dtype`, where it differs from the Tensor's own, casts the result (the scan runs
-    in the input's dtype, so float16 overflows as in MindSpore)."""
+def _cumsum_method(self, axis=None, dtype=None, *, dim=None):
+    """Tensor.cumsum as MindSpore 2.10's method: axis None scans the flattened Tensor (as NumPy); `dim` is its
+    PyTorch-style name for the axis; bool and int8/int16/uint8 scan in int32; `dtype`, where it differs from the
+    Tensor's own, casts the result (the scan runs in the input's dtype, so float16 overflows as in MindSpore)."""
+    if dim is not None:
+        if axis is not None:
+            raise TypeError(f"Tensor.cumsum takes the axis once, but got axis={axis} and dim={dim}.")
+        axis = dim
     x = self if axis is not None else self.ravel()
     if x.dtype.name in _CUMSUM_TO_INT32:
         x = ops.cast(x, mstype.int32)
