@@ -134,6 +134,35 @@ def test_transpose_of_two_axes_exchanges_them_in_every_mode(mode, call, want):
     np.testing.assert_array_equal(compiled(mode, lambda t: t.transpose(0, 1))(Tensor(x[0])).asnumpy(), x[0].T)
 
 
+_MASK = np.array([[True, False, True], [True, True, False]])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "x, call, want",
+    [
+        (_MASK, lambda t: t.cumsum(1, dtype=kiln.float32), np.array([[1, 1, 2], [1, 2, 2]], np.float32)),
+        (_MASK, lambda t: t.cumsum(1), np.array([[1, 1, 2], [1, 2, 2]], np.int32)),
+        (_MASK, lambda t: t.cumsum(), np.array([1, 1, 2, 3, 4, 4], np.int32)),
+        (_MASK, lambda t: t.cumsum(1, dtype=kiln.bool_), np.array([[1, 1, 2], [1, 2, 2]], np.int32)),
+        (_MASK, lambda t: t.cumsum(dim=1), np.array([[1, 1, 2], [1, 2, 2]], np.int32)),
+        (_MASK, lambda t: t.cumsum(dim=1, dtype=kiln.float32), np.array([[1, 1, 2], [1, 2, 2]], np.float32)),
+        (np.array([[100, 100, 100]], np.int8), lambda t: t.cumsum(1), np.array([[100, 200, 300]], np.int32)),
+        (np.array([[100, 100, 100]], np.int8), lambda t: t.cumsum(), np.array([100, 200, 300], np.int32)),
+        (np.float16([[6e4, 6e4, 1]]), lambda t: t.cumsum(1, dtype=kiln.float32), np.float32([[6e4, np.inf, np.inf]])),
+    ],
+)
+def test_cumsum_method_scans_bool_and_small_ints_in_int32_in_every_mode(mode, x, call, want):
+    # MindSpore 2.10's Tensor.cumsum (both modes, values and dtypes as above) scans bool, int8, int16 and uint8 in
+    # int32 and casts the result to `dtype` where it differs from the input's: the zoo's DETR builds its position
+    # embedding with `(~mask).cumsum(1, dtype=float32)`, which Kiln refused (its functional cumsum has no bool
+    # kernel), and int8 sums wrapped around. The float16 scan overflows before the cast, as in MindSpore. Its PyNative
+    # also takes the axis as `dim=` (its GRAPH_MODE raises a RuntimeError there; Kiln gives PyNative's answer in both).
+    out = compiled(mode, call)(Tensor(x))
+    assert kiln.dtype_to_nptype(out.dtype) == want.dtype
+    np.testing.assert_array_equal(out.asnumpy(), want)
+
+
 @pytest.mark.parametrize("reduce", [np.all, np.any])
 @pytest.mark.parametrize("kwargs", [{}, {"axis": 0}, {"axis": 1, "keepdims": True}])
 def test_numpy_all_and_any_of_a_tensor_match_numpy(reduce, kwargs):

@@ -441,9 +441,23 @@ def _var_method(self, axis=None, ddof=0, keepdims=False):
     return FUNCTIONAL["var"](self, axis, ddof, keepdims)
 
 
-def _cumsum_method(self, axis=None, dtype=None):
-    """Tensor.cumsum: axis None scans the flattened Tensor (as NumPy)."""
-    return FUNCTIONAL["cumsum"](self if axis is not None else self.ravel(), axis or 0, dtype)
+# Tensor.cumsum scans these in int32 (the functional cumsum refuses bool and keeps int8's wrap-around).
+_CUMSUM_TO_INT32 = frozenset(("bool_", "int8", "int16", "uint8"))
+
+
+def _cumsum_method(self, axis=None, dtype=None, *, dim=None):
+    """Tensor.cumsum as MindSpore 2.10's method: axis None scans the flattened Tensor (as NumPy); `dim` is its
+    PyTorch-style name for the axis; bool and int8/int16/uint8 scan in int32; `dtype`, where it differs from the
+    Tensor's own, casts the result (the scan runs in the input's dtype, so float16 overflows as in MindSpore)."""
+    if dim is not None:
+        if axis is not None:
+            raise TypeError(f"Tensor.cumsum takes the axis once, but got axis={axis} and dim={dim}.")
+        axis = dim
+    x = self if axis is not None else self.ravel()
+    if x.dtype.name in _CUMSUM_TO_INT32:
+        x = ops.cast(x, mstype.int32)
+    out = FUNCTIONAL["cumsum"](x, axis or 0)
+    return ops.cast(out, dtype) if dtype is not None and dtype != self.dtype else out
 
 
 def _sort_method(self, axis=-1, descending=False):
