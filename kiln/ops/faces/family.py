@@ -833,6 +833,7 @@ FAMILY_ROWS: list[Row] = [
     _family("swapdims"),
     _family("tanh_"),
     _family("batch_dot"),
+    _family("sparse_segment_mean"),
     _family("tensor_dot"),
     _family("tensor_range"),
     _family("tensor_slice"),
