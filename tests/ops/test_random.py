@@ -267,3 +267,42 @@ def test_random_poisson_shape_dtype_moments_and_checks():
     for bad in (Tensor(np.array([[1, 2], [3, 5]]), ms.int32), Tensor(np.array([-3, 5]), ms.int32)):
         with pytest.raises(ValueError):
             ops.random_poisson(bad, rate, seed=1)
+
+
+class _SamplerNet(ms.nn.Cell):
+    def __init__(self, num_true, num_sampled, unique, range_max, seed):
+        super().__init__()
+        self.sampler = ms.ops.operations.UniformCandidateSampler(
+            num_true, num_sampled, unique, range_max, seed=seed, remove_accidental_hits=True
+        )
+
+    def construct(self, x):
+        return self.sampler(x)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_uniform_candidate_sampler_removes_accidental_hits(mode):
+    # MindSpore 2.10 (probed, seeds 1-5): true classes {1, 2, 6}, 5 of 8 unique -> a permutation of {0, 3, 4, 5, 7}
+    ms.set_context(mode=mode)
+    try:
+        true_classes = Tensor(np.array([[1, 2], [2, 6]], np.int32))
+        for seed in range(1, 6):
+            sampled, true_count, sampled_count = _SamplerNet(2, 5, True, 8, seed)(true_classes)
+            assert sorted(sampled.asnumpy().tolist()) == [0, 3, 4, 5, 7]
+            assert true_count.shape == (2, 2) and sampled_count.shape == (5,)
+        # 4 of 4 classes cannot leave out the true one: it is kept, as MindSpore does
+        sampled = _SamplerNet(1, 4, True, 4, 1)(Tensor(np.array([[1]], np.int32)))[0]
+        assert sorted(sampled.asnumpy().tolist()) == [0, 1, 2, 3]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_uniform_candidate_sampler_remove_accidental_hits_with_repeats_warns():
+    # MindSpore applies it to a sample without repeats only: with unique=False the sample is as without it
+    x = Tensor(np.array([[1]], np.int32))
+    ms.set_seed(5)  # each call of a seeded sampler draws the next key of its stream: both calls start it afresh
+    with pytest.warns(UserWarning, match="remove_accidental_hits"):
+        sampled = ops.uniform_candidate_sampler(x, 1, 200, False, 4, seed=3, remove_accidental_hits=True)[0]
+    ms.set_seed(5)
+    plain = ops.uniform_candidate_sampler(x, 1, 200, False, 4, seed=3)[0]
+    np.testing.assert_array_equal(sampled.asnumpy(), plain.asnumpy())
