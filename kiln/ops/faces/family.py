@@ -954,6 +954,7 @@ FAMILY_ROWS: list[Row] = [
     _primitive("PReLU"),
     _primitive("Pack"),
     _primitive("PadV3"),
+    _primitive("ParameterizedTruncatedNormal"),
     _primitive("Partial"),
     _primitive("PyFunc"),
     _primitive("ROIAlign"),
