@@ -861,6 +861,8 @@ FAMILY_ROWS: list[Row] = [
     _primitive("ApplyMomentum"),
     _primitive("FusedCastAdamWeightDecay"),
     _primitive("FusedSparseAdam"),
+    _primitive("FusedAdaFactor"),
+    _primitive("FusedAdaFactorWithGlobalNorm"),
     _primitive("FusedWeightScaleApplyMomentum"),
     _primitive("InplaceAddExt"),
     _primitive("InplaceSubExt"),

@@ -98,6 +98,8 @@ __all__ = [
     "ApplyRMSProp",
     "ApplyCenteredRMSProp",
     "AdamWeightDecay",
+    "FusedAdaFactor",
+    "FusedAdaFactorWithGlobalNorm",
     "FusedWeightScaleApplyMomentum",
     "AdamNoUpdateParam",
     "FusedCastAdamWeightDecay",
@@ -213,6 +215,44 @@ def _fused_weight_scale_apply_momentum(s, weight_decay, loss_scale, variable, ac
     # MindSpore's input order; the declaration takes the state first, then the gradient of the same shape
     inputs = (gradient, weight_decay, loss_scale, lr, momentum)
     return _state_update("FusedWeightScaleApplyMomentum", (variable, accumulation), inputs)[0]
+
+
+def _float32(value, name: str, op: str, size: int = 1) -> Tensor:
+    """A float32 hyperparameter of a fused optimizer as the kernel reads it: `size` values (a Tensor or numbers)."""
+    t = value if isinstance(value, Tensor) else Tensor(np.asarray(value, np.float32))
+    if t.size != size:
+        raise op_error(op, f"'{name}' must hold {size} float value(s), but got shape {list(t.shape)}.")
+    t = math.cast(t, mstype.float32)
+    return array.reshape(t, (2,)) if size == 2 else array.reshape(t, ())
+
+
+def _fused_ada_factor(s, epsilon, clip_threshold, beta1, beta2, weight_decay, learning_rate, grad, param, exp_avg,
+                      exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq, global_norm=1.0):  # fmt: skip
+    op = s.name
+    if param.ndim >= 2:  # factored second moments: a row and a column average
+        rows, cols = tuple(param.shape[:-1]), tuple(param.shape[:-2] + param.shape[-1:])
+        if tuple(exp_avg_sq_row.shape) != rows or tuple(exp_avg_sq_col.shape) != cols:
+            got = f"{list(exp_avg_sq_row.shape)} and {list(exp_avg_sq_col.shape)}"
+            raise op_error(
+                op, f"a parameter of shape {list(param.shape)} needs 'exp_avg_sq_row' {list(rows)} and "
+                f"'exp_avg_sq_col' {list(cols)}, but got {got}.",
+            )  # fmt: skip
+    elif tuple(exp_avg_sq.shape) != tuple(param.shape):
+        raise op_error(op, f"'exp_avg_sq' must have the parameter's shape {list(param.shape)}, "
+                           f"but got {list(exp_avg_sq.shape)}.")  # fmt: skip
+    if s.enable_first_moment and tuple(exp_avg.shape) != tuple(param.shape):
+        raise op_error(op, f"'exp_avg' must have the parameter's shape {list(param.shape)}, "
+                           f"but got {list(exp_avg.shape)}.")  # fmt: skip
+    scalars = [_float32(epsilon, "epsilon", op, 2)] + [
+        _float32(v, n, op)
+        for v, n in ((clip_threshold, "clip_threshold"), (beta1, "beta1"), (beta2, "beta2"),
+                     (weight_decay, "weight_decay"), (learning_rate, "learning_rate"), (global_norm, "global_norm"))
+    ]  # fmt: skip
+    state = (param, exp_avg, exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq)
+    attrs = (bool(s.enable_scale_parameter), bool(s.enable_first_moment), bool(s.enable_weight_decay))
+    _state_update("FusedAdaFactorUpdate", state, (grad, *scalars), attrs)
+    # MindSpore 2.10's CPU kernel writes nothing to its one output (zeros, probed): the states are its result
+    return (array.zeros(tuple(param.shape), param.dtype),)
 
 
 def _adam_no_update_param(s, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient):
@@ -588,6 +628,24 @@ FusedSparseAdam = attr_class(
     "sqrt(1 - beta2_power) / (1 - beta1_power) * m / (sqrt(v) + epsilon) over every element. Inputs: var, m, v "
     "(Parameters), beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad (len(indices), *var.shape[1:]), indices "
     "(1-D int). Outputs: the new (var, m, v).",
+)
+_ADA_FACTOR_FLAGS = {"enable_scale_parameter": False, "enable_first_moment": False, "enable_weight_decay": False}
+_ADA_FACTOR_DOC = (
+    "One AdaFactor step in place (the kernel nn.AdaFactor runs on CPU): second moments factored into "
+    "'exp_avg_sq_row' and 'exp_avg_sq_col' for a parameter of 2 or more axes, else kept whole in 'exp_avg_sq', each "
+    "decayed by 'beta2' (the step's beta2t); the update clipped to RMS 'clip_threshold' and scaled by "
+    "'learning_rate' (times max(epsilon[1], RMS(param)) with enable_scale_parameter); with enable_first_moment "
+    "averaged into 'exp_avg' by 'beta1'; with enable_weight_decay param * weight_decay * learning_rate added. "
+    "Inputs: epsilon (2 floats), clip_threshold, beta1, beta2, weight_decay, learning_rate, grad, param, exp_avg, "
+    "exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq (Parameters){}. Output: a 1-tuple of zeros of param's shape "
+    "(MindSpore's CPU kernel leaves its output unwritten)."
+)
+FusedAdaFactor = attr_class("FusedAdaFactor", _ADA_FACTOR_FLAGS, _fused_ada_factor, doc=_ADA_FACTOR_DOC.format(""))
+FusedAdaFactorWithGlobalNorm = attr_class(
+    "FusedAdaFactorWithGlobalNorm",
+    _ADA_FACTOR_FLAGS,
+    _fused_ada_factor,
+    doc=_ADA_FACTOR_DOC.format(", global_norm (the gradient is divided by it when it is at least 1e-30)"),
 )
 FusedWeightScaleApplyMomentum = attr_class(
     "FusedWeightScaleApplyMomentum",
