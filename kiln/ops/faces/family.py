@@ -954,6 +954,7 @@ FAMILY_ROWS: list[Row] = [
     _primitive("NonMaxSuppressionV3"),
     _primitive("NonMaxSuppressionWithOverlaps"),
     _primitive("PReLU"),
+    _primitive("PSROIPooling"),
     _primitive("Pack"),
     _primitive("PadV3"),
     _primitive("ParameterizedTruncatedNormal"),
