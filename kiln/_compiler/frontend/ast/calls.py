@@ -385,7 +385,7 @@ def _construct(ctx, cls, args, kwargs):
             # `Tensor(x, dtype)` of a run-time value: a cast in the graph (the constructor casts only arrays)
             args = [args[0].astype(dtype), *args[1:]]
     if getattr(cls, "_counts_edits", False) and G.current() is not None and _holds_host_scalar((args, kwargs)):
-        # a Primitive whose attributes are `mutable()` numbers: its attributes are read as Python numbers
+        # a Primitive given `mutable()` numbers, whose values its attributes need: built and run on the host
         return _PrimitiveOfRunTimeScalars(ctx, cls, args, kwargs or {})
     # Initialisers run eagerly and draw from the host generator, outside the graph being recorded.
     with G.recording(None):
