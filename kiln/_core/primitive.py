@@ -198,6 +198,11 @@ class Bounds:
         return self.test(*host, xp=np, **attrs)
 
 
+class IndexValueError(IndexError, ValueError):
+    """An index out of range where MindSpore raises ValueError (ScatterNdUpdate, TensorScatterUpdate): both a
+    user's `except IndexError` (Python's class for it) and `except ValueError` (MindSpore's) catch it."""
+
+
 class ShapeOnly:
     """Shape and dtype of an input a host-side `Bounds` test does not read (np.shape / np.ndim work on it)."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln._backend import jnp
-from kiln._core.primitive import Bounds
+from kiln._core.primitive import Bounds, IndexValueError
 
 _SMALL = 64  # index arrays up to this size are checked with Python comparisons (NumPy's per-call cost is higher)
 
@@ -134,6 +134,11 @@ tensor_scatter_bounds = Bounds(
     lambda x, indices, updates, xp=jnp: _nd_test(x.shape, indices, xp),
     index_message("indices", "input_x"),
     reads=(1,),
+)
+# TensorScatterUpdate (and ScatterNdUpdate, ScatterUpdate, which Kiln runs through it): MindSpore 2.10 raises
+# ValueError (probed; RuntimeError for the other tensor scatters), which IndexValueError also is
+tensor_scatter_update_bounds = Bounds(
+    tensor_scatter_bounds.test, tensor_scatter_bounds.message, IndexValueError, reads=tensor_scatter_bounds.reads
 )
 
 

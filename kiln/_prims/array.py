@@ -224,7 +224,9 @@ ScatterNd = PrimitiveDef(
 )
 _scatter_kw = {"nondiff": (1,), "bounds": _bounds.tensor_scatter_bounds}
 TensorScatterUpdate = PrimitiveDef(
-    "TensorScatterUpdate", lambda x, indices, updates: x.at[_nd_index(indices)].set(updates), **_scatter_kw
+    "TensorScatterUpdate",
+    lambda x, indices, updates: x.at[_nd_index(indices)].set(updates),
+    **{**_scatter_kw, "bounds": _bounds.tensor_scatter_update_bounds},
 )
 TensorScatterAdd = PrimitiveDef(
     "TensorScatterAdd", lambda x, indices, updates: x.at[_nd_index(indices)].add(updates), **_scatter_kw

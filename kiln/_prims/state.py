@@ -353,11 +353,18 @@ def _ada_factor(param, exp_avg, row, col, sq, grad, lr, step, eps0, eps1, clip_t
     # MindSpore 2.10's FusedAdaFactor CPU kernel (nn.AdaFactor on CPU), its order found by a probe of its outputs:
     # every operation rounded, its sums in order (_sequential_sum, _rms_in_order), the row factor sqrt(row / mean(row))
     # and the update g / (row factor * sqrt(col)), floored at 1e-30 as the kernel does.
-    tiny = jnp.asarray(1e-30, param.dtype)
     if relative_step:  # min(1e-2, 1 / sqrt(t)), or min(1e-6 t, 1 / sqrt(t)) warming up
         first = _mul(1e-6, step) if warmup_init else jnp.asarray(1e-2, step.dtype)
         lr = jnp.minimum(first, 1 / _rounded(jnp.sqrt(step)))
     beta2t = 1 - _power(step, -decay_rate)
+    return _ada_factor_step(param, exp_avg, row, col, sq, grad, lr, beta2t, eps0, eps1, clip_threshold, beta1,
+                            weight_decay, bool(weight_decay), scale_parameter, first_moment)  # fmt: skip
+
+
+def _ada_factor_step(param, exp_avg, row, col, sq, grad, lr, beta2t, eps0, eps1, clip_threshold, beta1, weight_decay,
+                     decay, scale_parameter, first_moment):  # fmt: skip
+    """One AdaFactor step given the second moments' decay `beta2t` of this step (`_ada_factor`'s rounding)."""
+    tiny = jnp.asarray(1e-30, param.dtype)
     keep = 1 - beta2t
     update = _mul(grad, grad) + eps0
     if param.ndim >= 2:
@@ -377,10 +384,28 @@ def _ada_factor(param, exp_avg, row, col, sq, grad, lr, step, eps0, eps1, clip_t
     update = _mul(update, lr / jnp.maximum(_rms_in_order(update) / clip_threshold, 1.0))
     if first_moment:
         update = exp_avg = _mul(exp_avg, beta1) + _mul(update, 1 - jnp.asarray(beta1, param.dtype))
-    if weight_decay:
+    if decay:
         update = update + _mul(_mul(param, weight_decay), lr)
     return param - update, exp_avg, row, col, sq
 
+
+def _fused_ada_factor(param, exp_avg, row, col, sq, grad, eps, clip_threshold, beta1, beta2t, weight_decay, lr,
+                      global_norm, scale_parameter, first_moment, decay):  # fmt: skip
+    # ops.FusedAdaFactor(WithGlobalNorm): the step's beta2t and rate given; the gradient times the reciprocal of a
+    # global norm of at least 1e-30 (else as it is), rounded once, as MindSpore 2.10's CPU kernel scales it
+    reciprocal = jnp.where(global_norm < 1e-30, jnp.ones_like(global_norm), _rounded(1 / global_norm))
+    grad = _mul(grad, reciprocal)
+    return _ada_factor_step(param, exp_avg, row, col, sq, grad, lr, beta2t, eps[0], eps[1], clip_threshold, beta1,
+                            weight_decay, decay, scale_parameter, first_moment)  # fmt: skip
+
+
+FusedAdaFactorUpdate = _declare_update(
+    "FusedAdaFactorUpdate",
+    5,
+    _fused_ada_factor,
+    {"scale_parameter": False, "first_moment": False, "decay": False},
+    same_shape=1,
+)
 
 AdaFactorUpdate = _declare_update(
     "AdaFactorUpdate",

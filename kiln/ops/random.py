@@ -17,7 +17,7 @@ import numpy as np
 from kiln._core import dtype as mstype
 from kiln._core import random_state
 from kiln._core.tensor import Tensor
-from kiln._core.unsupported import GLOBAL_STREAM, ignore_argument, refuse_argument
+from kiln._core.unsupported import GLOBAL_STREAM, ignore_argument
 from kiln._prims import random as R
 from kiln._prims.nn import activation as prims_activation
 from kiln.ops import array, math
@@ -137,10 +137,12 @@ def _candidate_counts(true_classes, sampled, num_sampled, unique, prob):
     return count(true_classes), count(sampled)
 
 
-def _draw(num_sampled, range_max, unique, seed, log_uniform):
+def _draw(num_sampled, range_max, unique, seed, log_uniform, exclude=None):
     seed = seed or None
     if unique:
         keys = uniform((range_max,), Tensor(0.0), Tensor(1.0), seed)
+        if exclude is not None:
+            keys = _without_classes(keys, exclude, num_sampled, range_max)
         if log_uniform:  # Gumbel-top-k: sampling without replacement with weights P(k)
             k = Tensor(np.arange(range_max, dtype=np.float32))
             logp = math.log(math.log((k + 2) / (k + 1)))
@@ -151,6 +153,18 @@ def _draw(num_sampled, range_max, unique, seed, log_uniform):
         k = math.floor(math.exp(u * float(np.log(range_max + 1)))) - 1
         return math.cast(math.clamp(k, 0, range_max - 1), mstype.int64)
     return math.cast(math.clamp(math.floor(u * range_max), 0, range_max - 1), mstype.int64)
+
+
+def _without_classes(keys, true_classes, num_sampled: int, range_max: int):
+    """The top-k keys of a draw without replacement with every class of `true_classes` below all others (never
+    drawn), unless the remaining classes are fewer than `num_sampled` + the distinct true classes would need (as
+    MindSpore's sampler, which then keeps them). Computed in the graph: no host read of the classes."""
+    classes = Tensor(np.arange(range_max, dtype=np.int64))
+    flat = array.reshape(math.cast(true_classes, mstype.int64), (1, -1))
+    is_true = math.reduce_any(math.equal(array.reshape(classes, (-1, 1)), flat), 1)
+    distinct = math.reduce_sum(math.cast(is_true, mstype.int32))
+    remove = math.logical_and(is_true, math.less_equal(distinct + num_sampled, range_max))
+    return array.select(remove, array.full_like(keys, -1.0), keys)
 
 
 def _check_num_true(op: str, true_classes, num_true) -> None:
@@ -170,24 +184,28 @@ def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range
         num_true, num_sampled, range_max (int): as named.
         unique (bool): sample without replacement.
         seed (int): a fixed seed (0: drawn from the global generator).
-        remove_accidental_hits (bool): not applied by Kiln (accepted for the signature).
+        remove_accidental_hits (bool): with `unique`, no class of `true_classes` is sampled, unless `num_sampled`
+            plus the number of distinct true classes exceeds `range_max` (then they may be, as in MindSpore).
+            Without `unique` it changes nothing, as in MindSpore 2.10 (Kiln warns once).
 
     Returns:
         tuple (sampled_candidates (num_sampled,), true_expected_count (batch, num_true),
         sampled_expected_count (num_sampled,)); the counts are float32.
     """
     _check_num_true("uniform_candidate_sampler", true_classes, num_true)
-    refuse_argument(
-        "ops.uniform_candidate_sampler",
-        "remove_accidental_hits",
-        remove_accidental_hits,
-        False,
-        reason="sampled classes equal to a true class are kept",
-    )
+    if remove_accidental_hits and not unique:
+        ignore_argument(
+            "ops.uniform_candidate_sampler",
+            "remove_accidental_hits",
+            remove_accidental_hits,
+            False,
+            reason="it removes true classes from a sample without repeats (unique=True) only, as in MindSpore",
+        )
     if unique and num_sampled > range_max:
         raise op_error("UniformCandidateSampler", f"'num_sampled' ({num_sampled}) must not exceed 'range_max' "
                                                   f"({range_max}) when 'unique' is True.")  # fmt: skip
-    sampled = math.cast(_draw(num_sampled, range_max, unique, seed, False), true_classes.dtype)
+    exclude = true_classes if remove_accidental_hits and unique else None
+    sampled = math.cast(_draw(num_sampled, range_max, unique, seed, False, exclude), true_classes.dtype)
     p = float(1.0 / range_max)
     true_c, sampled_c = _candidate_counts(true_classes, sampled, num_sampled, unique,
                                           lambda c: array.full_like(c, p))  # fmt: skip

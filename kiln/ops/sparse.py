@@ -28,7 +28,7 @@ __all__ = [
     "csr_tensor_get_dense_shape", "csr_tensor_get_indices", "csr_tensor_get_indptr", "csr_tensor_get_values",
     "csr_to_coo", "csr_to_dense", "dense_to_sparse_coo", "dense_to_sparse_csr", "make_coo_tensor",
     "make_csr_tensor", "make_row_tensor", "make_sparse_tensor", "row_tensor_add", "row_tensor_get_dense_shape",
-    "row_tensor_get_indices", "row_tensor_get_values",
+    "row_tensor_get_indices", "row_tensor_get_values", "sparse_segment_mean",
 ]  # fmt: skip
 
 
@@ -464,6 +464,52 @@ def coalesce(x_indices, x_values, x_shape):
     values = math.unsorted_segment_sum(x_values, Tensor(inverse.reshape(-1).astype(np.int64)), unique.shape[0])
     out_shape = Tensor(np.asarray(shape, np.int64))
     return Tensor(unique.T.astype(idx.dtype).copy()), values, out_shape
+
+
+def sparse_segment_mean(x, indices, segment_ids) -> Tensor:
+    """The mean of the rows `x[indices[i]]` that share a segment id `segment_ids[i]` (MindSpore's
+    `ops.sparse_segment_mean`).
+
+    Args:
+        x (Tensor): float16, float32 or float64 data of at least one axis; its rows are gathered.
+        indices (Tensor): 1-D int32 or int64 rows of `x`.
+        segment_ids (Tensor): 1-D sorted non-negative segment ids, of `indices`' size and dtype.
+
+    Returns:
+        Tensor of shape (segment_ids[-1] + 1, *x.shape[1:]) and `x`'s dtype; a segment no row belongs to is 0.
+        The number of segments is read from the data, so in graph mode the ids are read on the host.
+    """
+    op = "SparseSegmentMean"
+    x, indices = _tensor(x, "x", op), _tensor(indices, "indices", op)
+    segment_ids = _tensor(segment_ids, "segment_ids", op)
+    if x.dtype not in (mstype.float16, mstype.float32, mstype.float64):
+        raise op_error(op, f"'x' must be a float16, float32 or float64 Tensor, but got {x.dtype}.", TypeError)
+    for t, name in ((indices, "indices"), (segment_ids, "segment_ids")):
+        if t.dtype not in (mstype.int32, mstype.int64):
+            raise op_error(op, f"'{name}' must be an int32 or int64 Tensor, but got {t.dtype}.", TypeError)
+    if indices.dtype != segment_ids.dtype:
+        raise op_error(
+            op, f"'indices' and 'segment_ids' must have one dtype, but got {indices.dtype} and {segment_ids.dtype}.",
+            TypeError,
+        )  # fmt: skip
+    if x.ndim < 1 or indices.ndim != 1 or segment_ids.ndim != 1:
+        raise op_error(
+            op, f"'x' needs at least 1 axis and 'indices' and 'segment_ids' exactly 1, but their shapes are "
+            f"{list(x.shape)}, {list(indices.shape)} and {list(segment_ids.shape)}.",
+        )  # fmt: skip
+    if indices.shape[0] != segment_ids.shape[0]:
+        sizes = f"{indices.shape[0]} and {segment_ids.shape[0]}"
+        raise op_error(op, f"'indices' and 'segment_ids' must have one size, but got {sizes}.")
+    ids, rows = np.asarray(segment_ids.asnumpy()), np.asarray(indices.asnumpy())  # the host reads the data
+    if ids.size and (ids[0] < 0 or (np.diff(ids) < 0).any()):
+        raise op_error(op, f"'segment_ids' must be sorted and non-negative, but got {ids.tolist()}.")
+    if rows.size and (rows.min() < 0 or rows.max() >= x.shape[0]):
+        bad = int(rows[(rows < 0) | (rows >= x.shape[0])][0])
+        raise op_error(op, f"'indices' holds {bad}, outside the {x.shape[0]} rows of 'x'.", IndexError)
+    n = int(ids[-1]) + 1 if ids.size else 0
+    sums = math.unsorted_segment_sum(array.gather(x, indices, 0), segment_ids, n)
+    counts = np.maximum(np.bincount(ids, minlength=n), 1).astype(x.dtype.np)
+    return sums / Tensor(counts.reshape((n,) + (1,) * (x.ndim - 1)))
 
 
 def coo_add(x1: COOTensor, x2: COOTensor, thresh) -> COOTensor:

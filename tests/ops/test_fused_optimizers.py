@@ -1,6 +1,6 @@
-"""The zoo's fused optimizer Primitives (ops.FusedWeightScaleApplyMomentum, AdamNoUpdateParam, ...) against
-MindSpore 2.10 goldens (make_fused_momentum_goldens_mindspore.py, make_fused_adam_goldens_mindspore.py) and float64
-NumPy, in PyNative and GRAPH_MODE."""
+"""The zoo's fused optimizer Primitives (ops.FusedWeightScaleApplyMomentum, AdamNoUpdateParam, FusedAdaFactor, ...)
+against MindSpore 2.10 goldens (make_fused_momentum_goldens_mindspore.py, make_fused_adam_goldens_mindspore.py,
+make_fused_ada_factor_goldens_mindspore.py) and float64 NumPy, in PyNative and GRAPH_MODE."""
 
 import base64
 import json
@@ -16,6 +16,7 @@ from kiln.ops import operations as P
 
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE))
+import fused_ada_factor_cases  # noqa: E402
 import fused_adam_cases  # noqa: E402
 
 N = 64
@@ -147,3 +148,28 @@ def test_fused_sparse_adam_checks_shapes():
     with pytest.raises(ValueError, match=r"FusedSparseAdam.*grad \[2, 3\]"):
         P.FusedSparseAdam()(var, m, v, one, one, one, one, one, one, Tensor(np.ones((2, 3), np.float32)),
                             Tensor(np.array([0, 1], np.int32)))  # fmt: skip
+
+
+FUSED_ADA_FACTOR = np.load(HERE / "fused_ada_factor_goldens_mindspore.npz")
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("case", sorted(fused_ada_factor_cases.CASES))
+def test_fused_ada_factor_is_bit_equal_to_mindspore(case, mode):
+    # three steps; the parameter, exp_avg and the three second-moment states after them
+    got = fused_ada_factor_cases.run(ms, case, mode)
+    for k, value in enumerate(got):
+        np.testing.assert_array_equal(value, FUSED_ADA_FACTOR[f"{case}/{k}"], err_msg=f"{case} output {k}")
+
+
+def test_fused_ada_factor_checks_its_state_shapes():
+    def state(shape):
+        return Parameter(Tensor(np.zeros(shape, np.float32)))
+
+    grad, param = Tensor(np.ones((2, 3), np.float32)), state((2, 3))
+    opt = ops.FusedAdaFactor()
+    args = ((1e-30, 1e-3), 1.0, 0.9, 0.8, 0.0, 0.1, grad, param, state((2, 3)))
+    with pytest.raises(ValueError, match="exp_avg_sq_row"):
+        opt(*args, state((3,)), state((3,)), state((1,)))  # the row state of a (2, 3) parameter has 2 entries
+    with pytest.raises(ValueError, match="epsilon"):
+        opt((1e-30,), *args[1:], state((2,)), state((3,)), state((1,)))

@@ -267,3 +267,110 @@ def test_random_poisson_shape_dtype_moments_and_checks():
     for bad in (Tensor(np.array([[1, 2], [3, 5]]), ms.int32), Tensor(np.array([-3, 5]), ms.int32)):
         with pytest.raises(ValueError):
             ops.random_poisson(bad, rate, seed=1)
+
+
+class _SamplerNet(ms.nn.Cell):
+    def __init__(self, num_true, num_sampled, unique, range_max, seed):
+        super().__init__()
+        self.sampler = ms.ops.operations.UniformCandidateSampler(
+            num_true, num_sampled, unique, range_max, seed=seed, remove_accidental_hits=True
+        )
+
+    def construct(self, x):
+        return self.sampler(x)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_uniform_candidate_sampler_removes_accidental_hits(mode):
+    # MindSpore 2.10 (probed, seeds 1-5): true classes {1, 2, 6}, 5 of 8 unique -> a permutation of {0, 3, 4, 5, 7}
+    ms.set_context(mode=mode)
+    try:
+        true_classes = Tensor(np.array([[1, 2], [2, 6]], np.int32))
+        for seed in range(1, 6):
+            sampled, true_count, sampled_count = _SamplerNet(2, 5, True, 8, seed)(true_classes)
+            assert sorted(sampled.asnumpy().tolist()) == [0, 3, 4, 5, 7]
+            assert true_count.shape == (2, 2) and sampled_count.shape == (5,)
+        # 4 of 4 classes cannot leave out the true one: it is kept, as MindSpore does
+        sampled = _SamplerNet(1, 4, True, 4, 1)(Tensor(np.array([[1]], np.int32)))[0]
+        assert sorted(sampled.asnumpy().tolist()) == [0, 1, 2, 3]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_uniform_candidate_sampler_remove_accidental_hits_with_repeats_warns():
+    # MindSpore applies it to a sample without repeats only: with unique=False the sample is as without it
+    x = Tensor(np.array([[1]], np.int32))
+    ms.set_seed(5)  # each call of a seeded sampler draws the next key of its stream: both calls start it afresh
+    with pytest.warns(UserWarning, match="remove_accidental_hits"):
+        sampled = ops.uniform_candidate_sampler(x, 1, 200, False, 4, seed=3, remove_accidental_hits=True)[0]
+    ms.set_seed(5)
+    plain = ops.uniform_candidate_sampler(x, 1, 200, False, 4, seed=3)[0]
+    np.testing.assert_array_equal(sampled.asnumpy(), plain.asnumpy())
+
+
+def _truncated_moments(mu, sigma, lo, hi):
+    """Mean and standard deviation of N(mu, sigma) truncated to [lo, hi] (closed form)."""
+    pdf = lambda t: math.exp(-t * t / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    cdf = lambda t: 0.5 * math.erfc(-t / math.sqrt(2))  # noqa: E731
+    a, b = (lo - mu) / sigma, (hi - mu) / sigma
+    z = cdf(b) - cdf(a)
+    m = (pdf(a) - pdf(b)) / z
+    at, bt = (t * pdf(t) if math.isfinite(t) else 0.0 for t in (a, b))
+    var = 1 + (at - bt) / z - m * m
+    return mu + sigma * m, sigma * math.sqrt(var)
+
+
+class _TruncatedNet(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.op = ms.ops.operations.random_ops.ParameterizedTruncatedNormal(seed=3, seed2=4)
+
+    def construct(self, shape, mean, stdevs, lo, hi):
+        return self.op(shape, mean, stdevs, lo, hi)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("dtype", [ms.float32, ms.float64])
+def test_parameterized_truncated_normal_moments_per_batch_entry(mode, dtype):
+    # each batch entry its own parameters (a size-1 parameter is shared): a wide range, a narrow one, both tails
+    mean, std = [0.0, 10.0, 0.0, 0.0], [1.0, 1.0, 2.0, 1.0]
+    lo, hi = [1.0, 4.0, -1.0, -np.inf], [2.0, 5.0, 1.0, -4.0]
+    nd = dtype.np
+    ms.set_context(mode=mode)
+    try:
+        net = _TruncatedNet()
+        args = [Tensor(np.array([4, 50000], np.int64))] + [Tensor(np.array(v, nd)) for v in (mean, std, lo, hi)]
+        x, y = net(*args), net(*args)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert x.dtype == dtype and x.shape == (4, 50000)
+    assert not np.array_equal(x.asnumpy(), y.asnumpy())  # the Primitive's stream advances
+    for b in range(4):
+        row = x.asnumpy()[b].astype(np.float64)
+        assert row.min() >= lo[b] and row.max() <= hi[b]
+        want_mean, want_std = _truncated_moments(mean[b], std[b], lo[b], hi[b])
+        assert abs(row.mean() - want_mean) < 6 * want_std / math.sqrt(row.size)
+        assert abs(row.std() - want_std) < 0.02 * want_std
+
+
+@pytest.mark.parametrize(
+    ("shape", "params", "error"),
+    [
+        (np.array([2, 3], np.int32), ([0.0, 0.0, 0.0], [1.0], [-1.0], [1.0]), ValueError),  # 3 means for 2 entries
+        (np.array([2, 3], np.float32), ([0.0], [1.0], [-1.0], [1.0]), TypeError),  # a float shape
+        (np.array([[2, 3]], np.int32), ([0.0], [1.0], [-1.0], [1.0]), ValueError),  # a 2-D shape
+        (np.array([2, 3], np.int32), ([0.0], [1.0], [1.0], [-1.0]), ValueError),  # max below min
+        (np.array([2, 3], np.int32), ([0.0], [-1.0], [-1.0], [1.0]), ValueError),  # negative stdevs
+    ],
+)
+def test_parameterized_truncated_normal_errors(shape, params, error):
+    op = ms.ops.operations.random_ops.ParameterizedTruncatedNormal()
+    with pytest.raises(error, match="ParameterizedTruncatedNormal"):
+        op(Tensor(shape), *(Tensor(np.array(p, np.float32)) for p in params))
+
+
+def test_parameterized_truncated_normal_parameters_of_two_dtypes():
+    op = ms.ops.operations.random_ops.ParameterizedTruncatedNormal()
+    f32, f64 = Tensor(np.array([0.0], np.float32)), Tensor(np.array([1.0], np.float64))
+    with pytest.raises(TypeError, match="ParameterizedTruncatedNormal"):
+        op(Tensor(np.array([2, 3], np.int32)), f32, f64, f32, f32)

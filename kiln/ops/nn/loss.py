@@ -311,12 +311,15 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
     return _reduce(loss, reduction, "MultiMarginLoss")
 
 
-def _lengths(value, n: int) -> Tensor:
-    if isinstance(value, Tensor):
-        return math.cast(array.broadcast_to(value, (n,)), mstype.int64)
-    if isinstance(value, int):
+def _lengths(value, n: int, name: str) -> Tensor:
+    """The (n,) int64 lengths given as a Tensor, an int or a sequence of ints; fractional lengths are refused (a
+    cast would truncate them)."""
+    if isinstance(value, int) and not isinstance(value, bool):
         value = [value] * n
-    return Tensor(list(value), dtype=mstype.int64)
+    given = value if isinstance(value, Tensor) else Tensor(list(value))
+    if not given.dtype.is_integer:
+        raise op_error("CTCLoss", f"'{name}' must be integer lengths, but got {given.dtype}.", TypeError)
+    return math.cast(array.broadcast_to(given, (n,)), mstype.int64)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
@@ -327,7 +330,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """
     check_reduction("CTCLoss", reduction)
     n = log_probs.shape[1]
-    lengths = [_lengths(v, n) for v in (input_lengths, target_lengths)]
+    lengths = [_lengths(input_lengths, n, "input_lengths"), _lengths(target_lengths, n, "target_lengths")]
     neg_ll, alpha = apply(
         prims_loss.CTCLoss, (log_probs, targets, lengths[0], lengths[1]), (int(blank), bool(zero_infinity))
     )

@@ -98,6 +98,9 @@ __all__ = [
     "ApplyRMSProp",
     "ApplyCenteredRMSProp",
     "AdamWeightDecay",
+    "FusedAdaFactor",
+    "PSROIPooling",
+    "FusedAdaFactorWithGlobalNorm",
     "FusedWeightScaleApplyMomentum",
     "AdamNoUpdateParam",
     "FusedCastAdamWeightDecay",
@@ -213,6 +216,44 @@ def _fused_weight_scale_apply_momentum(s, weight_decay, loss_scale, variable, ac
     # MindSpore's input order; the declaration takes the state first, then the gradient of the same shape
     inputs = (gradient, weight_decay, loss_scale, lr, momentum)
     return _state_update("FusedWeightScaleApplyMomentum", (variable, accumulation), inputs)[0]
+
+
+def _float32(value, name: str, op: str, size: int = 1) -> Tensor:
+    """A float32 hyperparameter of a fused optimizer as the kernel reads it: `size` values (a Tensor or numbers)."""
+    t = value if isinstance(value, Tensor) else Tensor(np.asarray(value, np.float32))
+    if t.size != size:
+        raise op_error(op, f"'{name}' must hold {size} float value(s), but got shape {list(t.shape)}.")
+    t = math.cast(t, mstype.float32)
+    return array.reshape(t, (2,)) if size == 2 else array.reshape(t, ())
+
+
+def _fused_ada_factor(s, epsilon, clip_threshold, beta1, beta2, weight_decay, learning_rate, grad, param, exp_avg,
+                      exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq, global_norm=1.0):  # fmt: skip
+    op = s.name
+    if param.ndim >= 2:  # factored second moments: a row and a column average
+        rows, cols = tuple(param.shape[:-1]), tuple(param.shape[:-2] + param.shape[-1:])
+        if tuple(exp_avg_sq_row.shape) != rows or tuple(exp_avg_sq_col.shape) != cols:
+            got = f"{list(exp_avg_sq_row.shape)} and {list(exp_avg_sq_col.shape)}"
+            raise op_error(
+                op, f"a parameter of shape {list(param.shape)} needs 'exp_avg_sq_row' {list(rows)} and "
+                f"'exp_avg_sq_col' {list(cols)}, but got {got}.",
+            )  # fmt: skip
+    elif tuple(exp_avg_sq.shape) != tuple(param.shape):
+        raise op_error(op, f"'exp_avg_sq' must have the parameter's shape {list(param.shape)}, "
+                           f"but got {list(exp_avg_sq.shape)}.")  # fmt: skip
+    if s.enable_first_moment and tuple(exp_avg.shape) != tuple(param.shape):
+        raise op_error(op, f"'exp_avg' must have the parameter's shape {list(param.shape)}, "
+                           f"but got {list(exp_avg.shape)}.")  # fmt: skip
+    scalars = [_float32(epsilon, "epsilon", op, 2)] + [
+        _float32(v, n, op)
+        for v, n in ((clip_threshold, "clip_threshold"), (beta1, "beta1"), (beta2, "beta2"),
+                     (weight_decay, "weight_decay"), (learning_rate, "learning_rate"), (global_norm, "global_norm"))
+    ]  # fmt: skip
+    state = (param, exp_avg, exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq)
+    attrs = (bool(s.enable_scale_parameter), bool(s.enable_first_moment), bool(s.enable_weight_decay))
+    _state_update("FusedAdaFactorUpdate", state, (grad, *scalars), attrs)
+    # MindSpore 2.10's CPU kernel writes nothing to its one output (zeros, probed): the states are its result
+    return (array.zeros(tuple(param.shape), param.dtype),)
 
 
 def _adam_no_update_param(s, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient):
@@ -588,6 +629,24 @@ FusedSparseAdam = attr_class(
     "sqrt(1 - beta2_power) / (1 - beta1_power) * m / (sqrt(v) + epsilon) over every element. Inputs: var, m, v "
     "(Parameters), beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad (len(indices), *var.shape[1:]), indices "
     "(1-D int). Outputs: the new (var, m, v).",
+)
+_ADA_FACTOR_FLAGS = {"enable_scale_parameter": False, "enable_first_moment": False, "enable_weight_decay": False}
+_ADA_FACTOR_DOC = (
+    "One AdaFactor step in place (the kernel nn.AdaFactor runs on CPU): second moments factored into "
+    "'exp_avg_sq_row' and 'exp_avg_sq_col' for a parameter of 2 or more axes, else kept whole in 'exp_avg_sq', each "
+    "decayed by 'beta2' (the step's beta2t); the update clipped to RMS 'clip_threshold' and scaled by "
+    "'learning_rate' (times max(epsilon[1], RMS(param)) with enable_scale_parameter); with enable_first_moment "
+    "averaged into 'exp_avg' by 'beta1'; with enable_weight_decay param * weight_decay * learning_rate added. "
+    "Inputs: epsilon (2 floats), clip_threshold, beta1, beta2, weight_decay, learning_rate, grad, param, exp_avg, "
+    "exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq (Parameters){}. Output: a 1-tuple of zeros of param's shape "
+    "(MindSpore's CPU kernel leaves its output unwritten)."
+)
+FusedAdaFactor = attr_class("FusedAdaFactor", _ADA_FACTOR_FLAGS, _fused_ada_factor, doc=_ADA_FACTOR_DOC.format(""))
+FusedAdaFactorWithGlobalNorm = attr_class(
+    "FusedAdaFactorWithGlobalNorm",
+    _ADA_FACTOR_FLAGS,
+    _fused_ada_factor,
+    doc=_ADA_FACTOR_DOC.format(", global_norm (the gradient is divided by it when it is at least 1e-30)"),
 )
 FusedWeightScaleApplyMomentum = attr_class(
     "FusedWeightScaleApplyMomentum",
@@ -1502,3 +1561,93 @@ class SmoothL1Loss(_NNPrimitive):
 
 Tanh = CLASSES["Tanh"]
 Conv2D = CLASSES["Conv2D"]
+
+
+def _ps_roi_windows(rois: np.ndarray, spatial_scale: float, group: int, height: int, width: int):
+    """Each pooled bin's rows [h0, h1) and columns [w0, w1) of the feature map, per roi (rows of 5 values read in
+    the order MindSpore 2.10's CPU and GPU kernels read them: batch index, x1, y1, x2, y2), computed in the rois'
+    float type as they are: corners scaled and rounded half away from zero, a roi at least 0.1 wide, each bin's
+    start floored and end ceiled, both clamped to [0, size - 1]."""
+    f = rois.dtype.type
+    boxes = rois.reshape(-1, 5)
+    scaled = boxes[:, 1:] * f(spatial_scale)
+    corner = np.trunc(scaled.astype(np.float64) + np.copysign(0.5, scaled)).astype(rois.dtype)
+    x1, y1, x2, y2 = corner.T
+    bin_w = np.maximum(x2 - x1, f(0.1)) / f(group)
+    bin_h = np.maximum(y2 - y1, f(0.1)) / f(group)
+    steps = np.arange(group + 1, dtype=rois.dtype)
+    rows = np.stack([np.floor(steps[:-1] * bin_h[:, None]), np.ceil(steps[1:] * bin_h[:, None])]).astype(np.int64)
+    cols = np.stack([np.floor(steps[:-1] * bin_w[:, None]), np.ceil(steps[1:] * bin_w[:, None])]).astype(np.int64)
+    rows = np.clip(rows + y1.astype(np.int64)[None, :, None], 0, height - 1)  # (2, R, group)
+    cols = np.clip(cols + x1.astype(np.int64)[None, :, None], 0, width - 1)
+    return boxes[:, 0].astype(np.int64), rows, cols
+
+
+class PSROIPooling(Primitive):
+    """`PSROIPooling(spatial_scale, group_size, output_dim)(features, rois)`: position-sensitive average pooling of
+    R-FCN. `features` (N, output_dim * group_size ** 2, H, W); `rois` (N, 5, rois_n) float boxes (batch index,
+    x1, y1, x2, y2 in input pixels, scaled by `spatial_scale`). Output (N * rois_n, output_dim, group_size,
+    group_size): bin (i, j) of output channel c averages input channel (c * group_size + i) * group_size + j over the
+    bin's window of the roi; an empty window gives 0. The rois buffer is read as consecutive rows of 5 values, and
+    windows are clamped to [0, size - 1], as MindSpore 2.10's CPU and GPU kernels do (the two agree; for rois_n = 1
+    the rows are the documented columns). The windows come from the rois' values, read on the host."""
+
+    def __init__(self, spatial_scale, group_size, output_dim) -> None:
+        super().__init__()
+        if not isinstance(spatial_scale, numbers.Real) or isinstance(spatial_scale, bool):
+            raise op_error(self.name, f"'spatial_scale' must be a float, but got {type(spatial_scale).__name__}.",
+                           TypeError)  # fmt: skip
+        if not spatial_scale > 0:
+            raise op_error(self.name, f"'spatial_scale' must be positive, but got {spatial_scale}.")
+        for name, v in (("group_size", group_size), ("output_dim", output_dim)):
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+                raise op_error(self.name, f"'{name}' must be an int, but got {type(v).__name__}.", TypeError)
+            if v <= 0:
+                raise op_error(self.name, f"'{name}' must be positive, but got {v}.")
+        self.add_prim_attr("spatial_scale", float(spatial_scale))
+        self.add_prim_attr("group_size", int(group_size))
+        self.add_prim_attr("output_dim", int(output_dim))
+
+    def __call__(self, features, rois):
+        for name, v in (("features", features), ("rois", rois)):
+            if not isinstance(v, Tensor):
+                raise op_error(self.name, f"'{name}' must be a Tensor, but got {type(v).__name__}.", TypeError)
+            if v.dtype not in (mstype.float16, mstype.float32):
+                raise op_error(self.name, f"'{name}' must be float16 or float32, but got {v.dtype}.", TypeError)
+        g, od = self.group_size, self.output_dim
+        if features.ndim != 4 or rois.ndim != 3 or rois.shape[1] != 5:
+            raise op_error(
+                self.name, f"'features' must be (N, C, H, W) and 'rois' (N, 5, rois_n), but got shapes "
+                f"{list(features.shape)} and {list(rois.shape)}.",
+            )  # fmt: skip
+        if features.shape[1] != od * g * g or features.shape[0] != rois.shape[0]:
+            raise op_error(
+                self.name, f"'features' must have output_dim * group_size ** 2 = {od * g * g} channels and the batch "
+                f"of 'rois' ({rois.shape[0]}), but has shape {list(features.shape)}.",
+            )  # fmt: skip
+        height, width = features.shape[2], features.shape[3]
+        batch, rows, cols = _ps_roi_windows(np.asarray(rois.asnumpy()), self.spatial_scale, g, height, width)
+        if ((batch < 0) | (batch >= features.shape[0])).any():
+            raise op_error(self.name, f"the batch indices of 'rois' must be in [0, {features.shape[0]}), but got "
+                           f"{batch.tolist()}.", IndexError)  # fmt: skip
+        # each bin's sum from a summed-area table (float64, so that the four-corner difference keeps float32's
+        # precision): four gathers of R * output_dim * group ** 2 values, however large the feature map
+        table = array.pad(math.cast(features, mstype.float64), (1, 0, 1, 0))  # a zero row and column first
+        table = array.reshape(math.cumsum(math.cumsum(table, 2), 3), (-1,))
+        c = np.arange(od)[None, :, None, None]
+        i, j = np.arange(g)[None, None, :, None], np.arange(g)[None, None, None, :]
+        r = np.arange(batch.size)[:, None, None, None]
+        plane = (batch[:, None, None, None] * features.shape[1] + (c * g + i) * g + j) * (height + 1)
+        h0, h1 = rows[0][r, i], rows[1][r, i]
+        w0, w1 = cols[0][r, j], cols[1][r, j]
+
+        def corner(hh, ww):
+            flat = np.broadcast_to((plane + hh) * (width + 1) + ww, (batch.size, od, g, g)).reshape(-1)
+            return array.gather(table, Tensor(flat.astype(np.int64)), 0)
+
+        sums = corner(h1, w1) - corner(h0, w1) - corner(h1, w0) + corner(h0, w0)
+        empty = np.broadcast_to((h1 <= h0) | (w1 <= w0), (batch.size, od, g, g)).reshape(-1)
+        area = np.broadcast_to((h1 - h0) * (w1 - w0), (batch.size, od, g, g)).reshape(-1)
+        scale = np.where(empty, 0.0, 1.0 / np.maximum(area, 1))
+        out = math.cast(sums * Tensor(scale), features.dtype)
+        return array.reshape(out, (batch.size, od, g, g))

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln._prims import random as prims_random
@@ -21,6 +24,7 @@ __all__ = [
     "RandpermV2",
     "LogNormalReverse",
     "MultinomialWithReplacement",
+    "ParameterizedTruncatedNormal",
     "UniformCandidateSampler",
     "LogUniformCandidateSampler",
     "choice_with_mask",
@@ -105,3 +109,62 @@ class RandomChoiceWithMask(_RandomPrimitive):
         if not isinstance(input_x, Tensor):
             raise op_error(self.name, f"'input_x' must be a Tensor, but got {type(input_x).__name__}.", TypeError)
         return apply(prims_random.RandomChoiceWithMask, (self._key(), input_x), (self.count,))
+
+
+_TRUNCATED_DTYPES = (mstype.float16, mstype.float32, mstype.float64)
+
+
+class ParameterizedTruncatedNormal(_RandomPrimitive):
+    """`ParameterizedTruncatedNormal(seed=0, seed2=0)(shape, mean, stdevs, min, max)`: samples of shape `shape`
+    (1-D int32/int64, its first size the batch) from the normal distribution N(mean, stdevs) truncated to
+    [min, max], with the parameters of batch entry b for every sample of `output[b]`; each parameter is a float
+    Tensor of one dtype (the result's) holding one value or one per batch entry.
+
+    Drawn by inverting the normal CDF in float64 on a uniform draw between the CDF values of the bounds (from the
+    lower tail, so that bounds far in either tail keep their precision). MindSpore 2.10's CPU kernel applies the
+    first batch entry's parameters to every entry (probed); Kiln applies each entry's own, as documented.
+    """
+
+    def __call__(self, shape, mean, stdevs, min, max):  # noqa: A002  (MindSpore's argument names)
+        params = {"mean": mean, "stdevs": stdevs, "min": min, "max": max}
+        _random._require_tensor(self.name, shape=shape, **params)
+        if shape.dtype not in (mstype.int32, mstype.int64) or shape.ndim != 1:
+            raise op_error(
+                self.name, f"'shape' must be a 1-D int32 or int64 Tensor, but got {shape.dtype}{list(shape.shape)}.",
+                TypeError if shape.ndim == 1 else ValueError,
+            )  # fmt: skip
+        dims = _random._shape(self.name, shape)
+        if not dims:
+            raise op_error(self.name, "'shape' must hold at least the batch size, but it is empty.")
+        batch = dims[0]
+        dtype = mean.dtype
+        for name, v in params.items():
+            if v.dtype not in _TRUNCATED_DTYPES:
+                raise op_error(self.name, f"'{name}' must be a float16, float32 or float64 Tensor, but got {v.dtype}.",
+                               TypeError)  # fmt: skip
+            if v.dtype != dtype:
+                raise op_error(self.name, f"'{name}' ({v.dtype}) must have the dtype of 'mean' ({dtype}).", TypeError)
+            if v.ndim > 1 or (v.ndim == 1 and v.shape[0] not in (1, batch)):
+                raise op_error(
+                    self.name, f"'{name}' must hold one value or one per batch entry ({batch}), but has shape "
+                    f"{list(v.shape)}.",
+                )  # fmt: skip
+        column = (batch,) + (1,) * (len(dims) - 1)
+        mu, sigma, lo, hi = (
+            array.broadcast_to(array.reshape(math.cast(v, mstype.float64), (-1,) + (1,) * (len(dims) - 1)), column)
+            for v in params.values()
+        )
+        if not any(G.is_symbolic(v._data) for v in (sigma, lo, hi)):  # the values are known: check them now
+            if (sigma.asnumpy() <= 0).any():
+                raise op_error(self.name, "'stdevs' must be positive in every batch entry.")
+            if (hi.asnumpy() <= lo.asnumpy()).any():
+                raise op_error(self.name, "'max' must be greater than 'min' in every batch entry.")
+        a, b = (lo - mu) / sigma, (hi - mu) / sigma
+        # a range in the upper tail is drawn as its mirror image in the lower tail, where the CDF is precise
+        upper = math.greater(a, 0.0)
+        a2, b2 = array.select(upper, math.neg(b), a), array.select(upper, math.neg(a), b)
+        cdf_a, cdf_b = (0.5 * math.erfc(math.neg(t) / np.sqrt(2.0)) for t in (a2, b2))
+        u = _random._uniform01(dims, mstype.float64, self._key())
+        z = np.sqrt(2.0) * math.erfinv(2.0 * (cdf_a + u * (cdf_b - cdf_a)) - 1.0)
+        z = math.clamp(array.select(upper, math.neg(z), z), a, b)
+        return math.cast(mu + sigma * z, dtype)

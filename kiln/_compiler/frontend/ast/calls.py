@@ -15,6 +15,8 @@ import builtins
 import sys
 import types
 
+import numpy as np
+
 from kiln import _backend as B
 from kiln._compiler.errors import GraphCompileError, GraphSyntaxError, SourceUnavailable, TensorMethodUnavailable
 from kiln._compiler.frontend.ast import control, effects, precision
@@ -382,6 +384,9 @@ def _construct(ctx, cls, args, kwargs):
         if dtype is not None and args and is_symbolic(args[0]):
             # `Tensor(x, dtype)` of a run-time value: a cast in the graph (the constructor casts only arrays)
             args = [args[0].astype(dtype), *args[1:]]
+    if getattr(cls, "_counts_edits", False) and G.current() is not None and _holds_host_scalar((args, kwargs)):
+        # a Primitive given `mutable()` numbers, whose values its attributes need: built and run on the host
+        return _PrimitiveOfRunTimeScalars(ctx, cls, args, kwargs or {})
     # Initialisers run eagerly and draw from the host generator, outside the graph being recorded.
     with G.recording(None):
         obj = cls(*args, **(kwargs or {}))
@@ -393,6 +398,83 @@ def _construct(ctx, cls, args, kwargs):
                 if p is not None:
                     ctx.const_params.add(id(p))
     return obj
+
+
+def _needs_run_time_value(err: BaseException) -> bool:
+    """Whether `err` is a read of a value known only when the graph runs (JAX's or a symbolic Tensor's)."""
+    return not isinstance(err, RuntimeError) or "symbolic inside a compiled graph" in str(err)
+
+
+def _holds_host_scalar(value) -> bool:
+    if isinstance(value, effects.HostScalar):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_holds_host_scalar(v) for v in value)
+    return isinstance(value, dict) and any(_holds_host_scalar(v) for v in value.values())
+
+
+def _lift_scalars(value, scalars: list):
+    """`value` with each HostScalar inside (tuples, lists, dicts) replaced by its index in `scalars`."""
+    if isinstance(value, effects.HostScalar):
+        scalars.append(value)
+        return _ScalarSlot(len(scalars) - 1, value.py_type)
+    if isinstance(value, (tuple, list)):
+        items = [_lift_scalars(v, scalars) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, dict):
+        return {k: _lift_scalars(v, scalars) for k, v in value.items()}
+    return value
+
+
+class _ScalarSlot(tuple):
+    """Where `_lift_scalars` took a HostScalar out: (its index, its Python type)."""
+
+    __slots__ = ()
+
+    def __new__(cls, index: int, py_type: type):
+        return tuple.__new__(cls, (index, py_type))
+
+
+def _put_scalars(value, values: list):
+    """`_lift_scalars`'s template with each slot filled with the Python number of its run-time value."""
+    if isinstance(value, _ScalarSlot):
+        index, py_type = value
+        return py_type(np.asarray(values[index].asnumpy()).item())
+    if isinstance(value, (tuple, list)):
+        items = [_put_scalars(v, values) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, dict):
+        return {k: _put_scalars(v, values) for k, v in value.items()}
+    return value
+
+
+class _PrimitiveOfRunTimeScalars:
+    """A Primitive built in a graph from Python numbers known only when the graph runs (`ops.AvgPool(k)` of a
+    `mutable()` k): it is built and called on the host, as one host step per call of it. Its attributes set its
+    result's shape, a dynamic shape that MindSpore's graphs compile at every syntax level."""
+
+    def __init__(self, ctx, cls: type, args, kwargs: dict) -> None:
+        self._ctx, self._cls = ctx, cls
+        self._scalars: list = []
+        self._template = _lift_scalars((tuple(args), dict(kwargs)), self._scalars)
+
+    def __call__(self, *inputs, **kwargs):
+        cls, template, n = self._cls, self._template, len(self._scalars)
+
+        def build_and_call(*values):
+            init_args, init_kwargs = _put_scalars(template, list(values[:n]))
+            return cls(*init_args, **init_kwargs)(*values[n:], **kwargs)
+
+        build_and_call.__qualname__ = build_and_call.__name__ = cls.__name__
+        return effects.host_call(self._ctx, build_and_call, [*self._scalars, *inputs], {})
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise GraphCompileError(
+            f"'{self._cls.__name__}' was built in graph mode from numbers known only when the graph runs (mutable()), "
+            f"so its attribute '{name}' cannot be read while compiling; pass constants to read its attributes."
+        )
 
 
 def _tensor_range(args):
@@ -457,6 +539,20 @@ def _on_arrays(fn):
     return on_arrays
 
 
+def _kiln_operation(fn) -> bool:
+    """Whether `fn` is one of Kiln's own operations (an ops function, a Primitive or its class), not a Tensor
+    method the program calls (`x.asnumpy()`) nor other Python. Such an operation reads a value on the host only
+    where its result's shape or attributes depend on it (`ops.ones(size_tensor)`, a `mutable()` kernel size): that
+    is a dynamic shape, which MindSpore's graphs compile at every syntax level, STRICT included, so it is a host
+    step at every level too."""
+    if isinstance(getattr(fn, "__self__", None), Tensor):
+        return False
+    # a Primitive instance (or another callable object) belongs to its class's module
+    owner = fn if isinstance(fn, (types.FunctionType, types.MethodType, type)) else type(fn)
+    module = getattr(owner, "__module__", None)
+    return isinstance(module, str) and module.startswith("kiln.")
+
+
 def run_library(ctx, fn, args: list, kwargs: dict | None):
     """Library code (ops, Primitives, builtins): run it on the Tensors as Python.
 
@@ -490,9 +586,9 @@ def run_library(ctx, fn, args: list, kwargs: dict | None):
     try:
         return call_python(fn, args, kwargs)
     except (*concretization_errors(), RuntimeError) as err:
-        if isinstance(err, RuntimeError) and "symbolic inside a compiled graph" not in str(err):
+        if not _needs_run_time_value(err):
             raise
-        if ctx.lax and ctx.tracing:
+        if ctx.tracing and (ctx.lax or _kiln_operation(fn)):
             return effects.host_call(ctx, fn, args, kwargs or {})
         name = getattr(fn, "__qualname__", None) or type(fn).__name__
         # a method of the Tensor itself (x.asnumpy()) is an attribute the graph's Tensors lack at this level
