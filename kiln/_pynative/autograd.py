@@ -356,6 +356,7 @@ _GRAD_DEPTH = [0]
 # them back in that order (the innermost replay; a nested gradient without a replay of its own goes on with it).
 _CONSTEXPR_LOGS: list[list] = []
 _CONSTEXPR_REPLAYS: list[deque | None] = []
+_CONSTEXPR_SCOPES: list[tuple] = []  # (the construct being recorded and its signature, {fn: calls so far})
 
 
 def _cell_params(cell, method: str) -> list:
@@ -411,14 +412,62 @@ def logging_constexprs(log: list | None) -> Iterator[None]:
         _CONSTEXPR_LOGS.pop()
 
 
+def _signature(values) -> tuple | None:
+    """What a graph's type inference sees of `values`: a Tensor's shape and dtype, a constant itself; None when a
+    constant cannot be a key."""
+    sig = []
+    for v in values:
+        if isinstance(v, Tensor):
+            sig.append(("T", tuple(v.shape), v.dtype))
+        else:
+            try:
+                hash(v)
+            except TypeError:
+                return None
+            sig.append((type(v), v))
+    return tuple(sig)
+
+
+@contextmanager
+def constexpr_scope(cell, args: tuple) -> Iterator[None]:
+    """While a graph records `cell`'s construct on `args`: its @constexpr calls are numbered, so that the same call
+    of the same construct on the same signature gets one value in the whole graph (`constexpr_value`)."""
+    if G.current() is None:
+        yield
+        return
+    sig = _signature(args)
+    _CONSTEXPR_SCOPES.append(((cell, sig) if sig is not None else None, {}))
+    try:
+        yield
+    finally:
+        _CONSTEXPR_SCOPES.pop()
+
+
 def constexpr_value(fn: Callable, args: tuple, kwargs: dict):
     """`fn(*args, **kwargs)` for a @constexpr function `fn`; inside a gradient's replay of a noted forward, the value
-    that forward's call got instead (MindSpore differentiates its forward: a host draw is not drawn again)."""
+    that forward's call got instead (MindSpore differentiates its forward: a host draw is not drawn again).
+
+    In a graph, a call that the same construct made before on the same signature and arguments (the n-th call of
+    `fn` in that construct) gets the value it got then: MindSpore's GRAPH_MODE infers a construct once per
+    signature, so a gradient of a Cell that wraps the one called (StarGAN's WGAN-GP penalty in D's loss) or on
+    other inputs of the same shapes shares the forward's NumPy draw."""
     replay = _CONSTEXPR_REPLAYS[-1] if _CONSTEXPR_REPLAYS else None
     if replay and replay[0][0] is fn:
         value = replay.popleft()[1]
     else:
-        value = fn(*args, **kwargs)
+        site = None
+        trace = G.current()
+        if trace is not None and _CONSTEXPR_SCOPES and _CONSTEXPR_SCOPES[-1][0] is not None:
+            scope, calls = _CONSTEXPR_SCOPES[-1]
+            n = calls[fn] = calls.get(fn, -1) + 1
+            sig = _signature((*args, *kwargs.items()))
+            site = None if sig is None else (id(scope[0]), scope[1], fn, n, sig)
+        if site is not None and site in trace.constexpr_sites:
+            value = trace.constexpr_sites[site]
+        else:
+            value = fn(*args, **kwargs)
+            if site is not None:
+                trace.constexpr_sites[site] = value
     for log in _CONSTEXPR_LOGS:
         log.append((fn, value))
     return value

@@ -177,6 +177,9 @@ class Trace:
         # id(Cell) -> (Cell, record): the last forward call of each Cell in this graph, for a gradient of it on the
         # same arguments to replay (autograd.note_forward); kept here, it goes with the graph once recorded
         self.forwards: dict = {}
+        # (Cell, its input signature, @constexpr function, n-th call in that construct, arguments) -> value: one
+        # evaluation per call site of a construct per signature in the whole graph (autograd.constexpr_value)
+        self.constexpr_sites: dict = parent.constexpr_sites if parent is not None else {}
 
     # -- values ------------------------------------------------------------------------------
     def new_input(self, shape, dtype) -> Var:

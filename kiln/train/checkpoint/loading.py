@@ -17,10 +17,24 @@ def _same_family(a, b) -> bool:
     return (a.is_floating and b.is_floating) or (a.is_integer and b.is_integer)
 
 
-def _match_by_suffix(name: str, candidates: set[str]) -> str | None:
-    """The one checkpoint name that differs from `name` only by a leading cell path, if exactly one does."""
-    found = [k for k in candidates if k.endswith("." + name) or name.endswith("." + k)]
-    return found[0] if len(found) == 1 else None
+def _prefixed_matches(pending: list[str], names: list[str]) -> dict[str, str]:
+    """{network name: checkpoint name} for the network parameters `pending` (in network order) that the exact
+    match left without a value, found as MindSpore finds them: the first pending name that some checkpoint name
+    ends with (the first such in checkpoint order; a plain string suffix) gives a prefix, every pending name that
+    the prefix turns into a checkpoint name takes that entry, and the search repeats on those still pending until
+    no checkpoint name ends with any of them. So `generator.conv.weight` (saved from a loss cell wrapping the
+    generator) loads into a bare generator's `conv.weight` although `moment1.generator.conv.weight` ends with it too.
+    """
+    known = set(names)
+    matched: dict[str, str] = {}
+    left = list(pending)
+    while left:
+        prefix = next((k[: -len(n)] for n in left for k in names if k.endswith(n) and k != n), None)
+        if prefix is None:
+            break
+        matched.update({n: prefix + n for n in left if prefix + n in known})
+        left = [n for n in left if n not in matched]
+    return matched
 
 
 def check_distinct_names(net: Cell, op: str) -> None:
@@ -58,14 +72,15 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
         net: the network.
         parameter_dict: {name: Parameter or Tensor}, e.g. from `load_checkpoint`.
         strict_load: names must match exactly and dtypes must be equal. When
-            False, a network parameter missing from the dict is matched to the
-            one entry whose name differs only by a leading cell path (e.g.
-            `backbone.fc.weight` vs `fc.weight`), and values are cast between
-            float types or between integer types.
+            False, network parameters missing from the dict are matched to
+            entries whose names add a common prefix (e.g. `backbone.fc.weight`
+            for `fc.weight`; see `_prefixed_matches`), and values are cast
+            between float types or between integer types.
 
     Returns:
         (param_not_load, ckpt_not_load): the network parameters that got no
-        value, and the dict entries that were not used.
+        value, and the dict entries whose names no parameter has (as in
+        MindSpore, this includes entries loaded through a prefix).
 
     Raises:
         TypeError: when given something other than a Cell and a dict of values.
@@ -82,24 +97,17 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
         )
     check_distinct_names(net, "load_param_into_net")
     tensors = {k: v for k, v in parameter_dict.items() if isinstance(v, Tensor)}
-    unused = set(tensors)
-    plan: list[tuple] = []  # (parameter, value)
-    param_not_load: list[str] = []
+    plan: list[tuple] = []  # (parameter, checkpoint name)
     pending: list = []
     for param in net.get_parameters():  # checkpoints are keyed by Parameter.name, as in MindSpore
-        name = param.name
-        if name in tensors:
-            plan.append((param, name))
-            unused.discard(name)
+        if param.name in tensors:
+            plan.append((param, param.name))
         else:
-            pending.append((name, param))
-    for name, param in pending:
-        key = None if strict_load else _match_by_suffix(name, unused)
-        if key is None:
-            param_not_load.append(name)
-        else:
-            plan.append((param, key))
-            unused.discard(key)
+            pending.append(param)
+    exact = {key for _, key in plan}
+    by_prefix = {} if strict_load else _prefixed_matches([p.name for p in pending], list(tensors))
+    plan += [(param, by_prefix[param.name]) for param in pending if param.name in by_prefix]
+    param_not_load = [param.name for param in pending if param.name not in by_prefix]
 
     problems = []
     for param, key in plan:
@@ -117,7 +125,8 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
     for param, key in plan:
         param.set_data(tensors[key])  # set_data casts to the parameter's dtype
 
-    ckpt_not_load = [k for k in parameter_dict if k in unused or not isinstance(parameter_dict[k], Tensor)]
+    # MindSpore lists an entry that a prefix matched as not loaded too: only exact names count as used
+    ckpt_not_load = [k for k in parameter_dict if k not in exact]
     if param_not_load:
         warnings.warn(
             f"load_param_into_net: {len(param_not_load)} parameter(s) of {type(net).__name__} are not in the "

@@ -28,7 +28,13 @@ from kiln._core import dtype as mstype
 from kiln._core.mutable import dynamic_length_copy
 from kiln._core.primitive import REGISTRY, edit_guard, watch_edits
 from kiln._core.tensor import Parameter, Tensor
-from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, logging_constexprs, note_forward
+from kiln._pynative.autograd import (
+    call_with_backward_hooks,
+    call_with_custom_bprop,
+    constexpr_scope,
+    logging_constexprs,
+    note_forward,
+)
 from kiln._pynative.dispatch import RUN, apply, auto_precision, running_in
 from kiln._pynative.nested import record
 
@@ -194,7 +200,7 @@ def call_cell(ctx, cell, args, kwargs):
             return call_with_custom_bprop(cell, user_bprop, run_construct, a)
     else:
         run = run_construct
-    with logging_constexprs(log):
+    with logging_constexprs(log), constexpr_scope(cell, tuple(args)):
         if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
             out = call_with_backward_hooks(cell, tuple(args), run)
         else:
