@@ -517,6 +517,12 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         key = None  # the Tensors to write back are the caller's of each call, which a kept executable does not know
     if key is not None and watch.noisy:
         persistent.not_kept(name, "tracing printed or warned (a process loading the executable would not)")
+        key = None
+    elif key is not None and watch.drew:
+        # a @constexpr drawing a constant: a process loading the executable would neither draw it anew nor advance
+        # the generator, so its later draws would differ from a process that traced (MindSpore draws at each compile)
+        persistent.not_kept(name, "tracing drew from Python's or NumPy's global random generator")
+        key = None
     front_s = time.perf_counter() - t0
     stages = [("record", str(graph))] if dump.level() > 0 else []
     for pass_name, changes in _run_passes(graph):
@@ -630,7 +636,7 @@ def _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, pla
         kept = None
         if tests is not None and named_tests is None:
             persistent.not_kept(name, "a value check's primitive is not registered under its name")
-        elif key is not None and not watch.noisy:
+        elif key is not None:
             fields = {"donated": donated, "n_out": n_out, "desc": desc, "checked": checked, "input_tests": named_tests,
                       "predicts": predicts}  # fmt: skip
             kept = persistent.keep(key, exe, leaves, state_objs, [trace.state_objs[k] for k in written], ctx.guards,

@@ -321,6 +321,35 @@ def f(x):
     assert _entries(store.path) == []
 
 
+@pytest.mark.parametrize("generator", ["numpy", "python"])
+def test_a_trace_that_draws_from_a_global_random_generator_is_not_kept(store, generator):
+    """A `@constexpr` drawing a constant from NumPy's or Python's global generator (the zoo's WGAN-GP alpha) draws
+    when the graph is traced, as MindSpore's compile does. A process loading the executable from disk drew nothing:
+    it ran on the earlier process's constant and its generator did not advance, so its later draws differed from a
+    process that traced. Such a trace is not kept; a second process traces and draws again."""
+    draw = "float(np.random.rand())" if generator == "numpy" else "random.random()"
+    src = f"""
+import random
+import numpy as np
+import kiln as ms
+@ms.ops.constexpr
+def alpha():
+    return {draw}
+def f(x):
+    return x * alpha()
+"""
+    outs, afters = [], []
+    for _ in range(2):  # two processes seeded alike
+        np.random.seed(5)
+        random.seed(5)
+        outs.append(jit(_module(src).f)(_x()).asnumpy())
+        backend_cache.flush_writes()
+        afters.append((np.random.rand(), random.random()))
+    assert _entries(store.path) == [] and len(store.traced) == 2
+    np.testing.assert_array_equal(outs[0], outs[1])
+    assert afters[0] == afters[1]  # the second process's generator advanced past the constant as the first's did
+
+
 def test_off_by_setting(store, monkeypatch):
     monkeypatch.setenv(cache.ENV_GRAPH_CACHE, "0")
     _cold_then_warm(store, GAIN=2.0)

@@ -611,14 +611,25 @@ def rebuild_guards(key: GraphKey, described: list, digest: str):
     return guards
 
 
+def _global_random_states() -> tuple:
+    """The states of Python's and NumPy's global random generators (what `random.random()` and `np.random.rand()`
+    draw from)."""
+    numpy_state = B.np.random.get_state(legacy=False)
+    return _random.getstate(), numpy_state["state"]["key"].tobytes(), numpy_state["state"]["pos"], numpy_state["gauss"]
+
+
 class watch_output:  # noqa: N801  (a context manager)
-    """Notes whether anything was printed to stdout/stderr or warned while it is active (a trace with such
-    side effects is not kept on disk: a process that loads the executable would not repeat them)."""
+    """Notes whether anything was printed to stdout/stderr or warned while it is active, or whether Python's or
+    NumPy's global random generator was drawn from (`drew`: a `@constexpr` drawing a constant at compile time). A
+    trace with such side effects is not kept on disk: a process that loads the executable would not repeat them,
+    and its global generator would not advance (its later draws would differ from a process that traced)."""
 
     def __init__(self) -> None:
         self.noisy = False
+        self.drew = False
 
     def __enter__(self):
+        self._random_states = _global_random_states()
         self._out, self._err, self._warn, self._warn_explicit = (
             sys.stdout,
             sys.stderr,
@@ -644,6 +655,7 @@ class watch_output:  # noqa: N801  (a context manager)
         return self
 
     def __exit__(self, *exc) -> None:
+        self.drew = _global_random_states() != self._random_states
         if isinstance(sys.stdout, _Tap) and sys.stdout._watch is self:
             sys.stdout = self._out
         if isinstance(sys.stderr, _Tap) and sys.stderr._watch is self:
