@@ -333,10 +333,15 @@ def _sgd_step(mode, rates=RATES, optimizer=nn.SGD):
     """(step, optimizer, net): one SGD step of `Linear` at the rates of `rates` (a Tensor), as `mode` runs it."""
     net = Linear()
     opt = optimizer(net.trainable_params(), learning_rate=Tensor(rates))
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    return _step_of(net, opt, mode), opt, net
+
+
+def _step_of(net, opt, mode):
+    """One training step of `net` by `opt`, as `mode` runs it: a TrainOneStepCell, or value_and_grad then `opt`
+    (under jit with "jit")."""
     if mode == "graph":
-        ms.set_context(mode=ms.GRAPH_MODE)
-        return nn.TrainOneStepCell(net, opt), opt, net
-    ms.set_context(mode=ms.PYNATIVE_MODE)
+        return nn.TrainOneStepCell(net, opt)
     grad_fn = ms.value_and_grad(net, None, opt.parameters)
 
     def eager(x):
@@ -344,7 +349,7 @@ def _sgd_step(mode, rates=RATES, optimizer=nn.SGD):
         opt(grads)
         return value
 
-    return (ms.jit(eager) if mode == "jit" else eager), opt, net
+    return ms.jit(eager) if mode == "jit" else eager
 
 
 def _taken(net) -> float:
@@ -458,17 +463,7 @@ def test_two_optimizers_each_with_its_step(mode):
     net2 = Linear()
     net2.w = net.w
     opt2 = nn.SGD(net2.trainable_params(), learning_rate=Tensor(RATES[:3] / 64))
-    if mode == "graph":
-        step2 = nn.TrainOneStepCell(net2, opt2)
-    else:
-        grad_fn = ms.value_and_grad(net2, None, opt2.parameters)
-
-        def step2(x):
-            value, grads = grad_fn(x)
-            opt2(grads)
-            return value
-
-        step2 = ms.jit(step2) if mode == "jit" else step2
+    step2 = _step_of(net2, opt2, mode)
     for _ in range(3):
         step(ONES)
         step2(ONES)
@@ -490,17 +485,7 @@ def test_two_optimizers_sharing_a_global_step(mode):
     net2.w = net.w
     opt2 = nn.SGD(net2.trainable_params(), learning_rate=Tensor(RATES / 64))
     opt2.global_step = opt.global_step
-    if mode == "graph":
-        step2 = nn.TrainOneStepCell(net2, opt2)
-    else:
-        grad_fn = ms.value_and_grad(net2, None, opt2.parameters)
-
-        def step2(x):
-            value, grads = grad_fn(x)
-            opt2(grads)
-            return value
-
-        step2 = ms.jit(step2) if mode == "jit" else step2
+    step2 = _step_of(net2, opt2, mode)
     for _ in range(3):
         step(ONES)  # global steps 0, 2, 4
         step2(ONES)  # 1, 3, 5
