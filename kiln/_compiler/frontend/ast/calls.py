@@ -424,11 +424,16 @@ def _lift_scalars(value, scalars: list):
     if isinstance(value, effects.HostScalar):
         scalars.append(value)
         return _ScalarSlot(len(scalars) - 1, value.py_type)
+    return _map_items(value, lambda v: _lift_scalars(v, scalars))
+
+
+def _map_items(value, fn):
+    """A tuple, list (a named tuple too) or dict like `value` holding `fn` of each of its items; else `value`."""
     if isinstance(value, (tuple, list)):
-        items = [_lift_scalars(v, scalars) for v in value]
+        items = [fn(v) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     if isinstance(value, dict):
-        return {k: _lift_scalars(v, scalars) for k, v in value.items()}
+        return {k: fn(v) for k, v in value.items()}
     return value
 
 
@@ -446,12 +451,7 @@ def _put_scalars(value, values: list):
     if isinstance(value, _ScalarSlot):
         index, py_type = value
         return py_type(np.asarray(values[index].asnumpy()).item())
-    if isinstance(value, (tuple, list)):
-        items = [_put_scalars(v, values) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
-    if isinstance(value, dict):
-        return {k: _put_scalars(v, values) for k, v in value.items()}
-    return value
+    return _map_items(value, lambda v: _put_scalars(v, values))
 
 
 class _PrimitiveOfRunTimeScalars:
