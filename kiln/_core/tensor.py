@@ -151,8 +151,9 @@ class Tensor:
 
     # _buf: the array, or a Pending value of the lazy window (read through `_data`); _hooks: set by register_hook;
     # _view_of: (root, path of steps) when this one is a view read from `root` (`root[i][j]`, `root.reshape(s)`), so
-    # that writing into it writes there too; for a root, the list of weak references to its views; else None
-    __slots__ = ("_buf", "_nodes", "_hooks", "_view_of", "__weakref__")
+    # that writing into it writes there too; for a root, the list of weak references to its views; else None.
+    # __dict__: a script may set its own attributes on a Tensor (`w.requires_grad = False`), as MindSpore allows.
+    __slots__ = ("_buf", "_nodes", "_hooks", "_view_of", "__weakref__", "__dict__")
     __array_priority__ = 100
 
     @property
@@ -353,13 +354,15 @@ class Tensor:
         return str(self)
 
     def __copy__(self) -> Tensor:
-        return Tensor._wrap(self._buf)
+        t = Tensor._wrap(self._buf)
+        t.__dict__.update(self.__dict__)  # the script's own attributes, as MindSpore's copy keeps them
+        return t
 
     def __deepcopy__(self, memo) -> Tensor:
-        return Tensor._wrap(self._buf)
+        return Tensor._wrap(self._buf)  # without the script's attributes, as MindSpore's deep copy
 
     def __reduce__(self):
-        return (Tensor, (self.asnumpy(),))
+        return (Tensor, (self.asnumpy(),), self.__dict__ or None)
 
     def init_data(self) -> Tensor:
         """MindSpore compatibility: data is never lazily initialised in Kiln."""
@@ -522,7 +525,7 @@ class Parameter(Tensor):
         requires_grad: whether optimizers and `weights=` gradients include it.
     """
 
-    __slots__ = ("_name", "requires_grad", "layerwise_parallel", "parallel_optimizer", "__dict__")
+    __slots__ = ("_name", "requires_grad", "layerwise_parallel", "parallel_optimizer")
     sliced: bool = False  # set by set_data(slice_shape=...): MindSpore's mark of one rank's slice of the Parameter
 
     def __init__(

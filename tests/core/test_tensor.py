@@ -280,3 +280,40 @@ def test_ragged_nested_lists_are_a_type_error_naming_the_data(data, lengths):
     with pytest.raises(TypeError, match="nested lists of one rectangular shape") as info:
         Tensor(data)
     assert repr(data) in str(info.value) and f"rows of lengths {lengths}" in str(info.value)
+
+
+def test_a_script_sets_its_own_attributes_on_a_tensor(data):
+    # MindSpore's Tensor takes any attribute: the zoo's IRN marks its Haar filter `w.requires_grad = False`, which
+    # raised AttributeError here. MindSpore 2.10 keeps the attribute through copy.copy and pickle, not deepcopy.
+    t = Tensor(data)
+    assert not hasattr(t, "requires_grad")
+    t.requires_grad = False
+    t.tag = "haar"
+    assert t.requires_grad is False and t.tag == "haar"
+    assert copy.copy(t).tag == "haar" and pickle.loads(pickle.dumps(t)).tag == "haar"
+    assert not hasattr(copy.deepcopy(t), "tag")
+    np.testing.assert_array_equal((t * 2).asnumpy(), data * 2)
+    assert not hasattr(t * 2, "tag")
+    p = kiln.Parameter(Tensor(data), name="w")
+    p.tag = "weight"
+    assert p.requires_grad is True and p.tag == "weight"
+
+
+def test_a_tensor_with_attributes_is_a_graph_constant(data):
+    class Scale(kiln.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Tensor(data)
+            self.w.requires_grad = False
+
+        def construct(self, x):
+            return x * self.w
+
+    x = Tensor(data + 1)
+    want = (data + 1) * data
+    for mode in (kiln.PYNATIVE_MODE, kiln.GRAPH_MODE):
+        kiln.set_context(mode=mode)
+        try:
+            np.testing.assert_array_equal(Scale()(x).asnumpy(), want)
+        finally:
+            kiln.set_context(mode=kiln.PYNATIVE_MODE)

@@ -54,15 +54,16 @@ def run_script(script: str, *args: str, python: str | None = None, timeout: floa
     return printed
 
 
-def write_goldens(script: str, golden: str, *args: str, version: str) -> None:
+def write_goldens(script: str, golden: str, *args: str, version: str, modes: tuple[str, ...] = MODES) -> None:
     """Run `script` (a path) with `args` once per mode under this interpreter (MindSpore's) and write what it
-    printed in both modes to the JSON file `golden`, with MindSpore's `version`: the golden scripts' one job.
+    printed in `modes` (both, unless MindSpore fails in one) to the JSON file `golden`, with MindSpore's `version`:
+    the golden scripts' one job.
 
     Each mode runs in a process of its own, as a MindSpore user runs it (MindSpore's mode is best set once per
     process).
     """
     printed = {}
-    for mode in ("PYNATIVE_MODE", "GRAPH_MODE"):
+    for mode in modes:
         printed.update(run_script(script, *args, mode, python=sys.executable))
     with open(golden, "w") as f:
         json.dump({"mindspore": version, "printed": printed}, f, indent=1)
