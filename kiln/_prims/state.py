@@ -146,7 +146,8 @@ def _sgd(parameters, gradient, learning_rate, accum, momentum, stat, dampening, 
     use_mom = mom > 0
     new_accum = jnp.where(use_mom, jnp.where(first, g, _mul(accum, mom) + _mul(1 - dampening, g)), accum)
     step = jnp.where(use_mom, g + _mul(new_accum, mom) if nesterov else new_accum, g)
-    new_stat = jnp.where(use_mom, jnp.zeros_like(stat), stat)
+    # MindSpore's kernel clears only a positive stat (the one it started the buffer from); 0 or below stays
+    new_stat = jnp.where(use_mom & first, jnp.zeros_like(stat), stat)
     return parameters - _rounded(_scalar(learning_rate, parameters) * step), new_accum, new_stat
 
 

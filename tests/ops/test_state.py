@@ -1,5 +1,8 @@
 """State ops: assign semantics and errors; the fused optimizer primitives against NumPy formulas."""
 
+import json
+import os
+
 import numpy as np
 import pytest
 
@@ -7,6 +10,8 @@ import kiln as ms
 from kiln import Parameter, Tensor, ops
 from kiln._prims import state as S
 from kiln._pynative import dispatch
+from tests.ops.sgd_stat_cases import CASES as SGD_STAT_CASES
+from tests.ops.sgd_stat_cases import inputs as sgd_stat_inputs
 
 
 def _param(values, name="p", dtype=np.float32):
@@ -250,3 +255,30 @@ def test_sgd_primitive_first_step_then_momentum():
     np.testing.assert_array_equal(stat.asnumpy(), np.zeros(4))
     with pytest.raises(ValueError, match="nesterov"):
         ops.SGD(dampening=0.5, nesterov=True)
+
+
+@pytest.mark.parametrize("case", sorted(SGD_STAT_CASES))
+def test_sgd_clears_only_a_positive_stat_under_a_positive_momentum_as_mindspore(case):
+    # Found on the zoo's DLRM (issue 21): MindSpore's SGD kernel clears `stat` only where it is > 0 (and the momentum
+    # > 0); Kiln cleared every element under a positive momentum, rewriting a stat of 0 or below. Goldens:
+    # make_sgd_stat_goldens_mindspore.py (the primitive and nn.SGD, momenta 0.3, 0 and -0.3, plain and Nesterov).
+    momentum, nesterov, through = SGD_STAT_CASES[case]
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "sgd_stat_goldens_mindspore.json")) as f:
+        want = json.load(f)["cases"][case]
+    var, accum, stat, grads = sgd_stat_inputs()
+    p, a, s = _param(var, "p"), _param(accum, "a"), _param(stat, "s")
+    if through == "primitive":
+        sgd = ops.SGD(dampening=0.0, weight_decay=0.0, nesterov=nesterov)
+        for g in grads:
+            sgd(p, Tensor(g), Tensor(np.float32(0.1)), a, Tensor(np.float32(momentum)), s)
+    else:
+        opt = ms.nn.SGD([p], learning_rate=0.1, momentum=0.5, nesterov=nesterov)
+        opt.momentum.set_data(Tensor(np.float32(momentum)))
+        opt.accum[0].set_data(Tensor(accum))
+        opt.stat[0].set_data(Tensor(stat))
+        for g in grads:
+            opt((Tensor(g),))
+        a, s = opt.accum[0], opt.stat[0]
+    np.testing.assert_array_equal(s.asnumpy(), np.asarray(want["stat"], np.float32))
+    np.testing.assert_allclose(a.asnumpy(), want["accum"], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(p.asnumpy(), want["param"], rtol=1e-6, atol=1e-7)

@@ -1,0 +1,20 @@
+"""Write dlrm_goldens_mindspore.json: what MindSpore 2.10 prints for `train_dlrm.py` (step losses, parameter and SGD
+state sums) in both modes.
+Run: /work/msvenv/bin/python tests/zoo/dlrm/make_dlrm_goldens_mindspore.py"""
+
+import os
+import sys
+
+import mindspore as ms
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(HERE))))  # the repository root
+
+from tests.zoo.printed_values import write_goldens  # noqa: E402
+
+if __name__ == "__main__":
+    write_goldens(
+        os.path.join(HERE, "train_dlrm.py"),
+        os.path.join(HERE, "dlrm_goldens_mindspore.json"),
+        version=ms.__version__,
+    )
