@@ -11,7 +11,7 @@ from kiln import Parameter, Tensor, ops
 from kiln._prims import state as S
 from kiln._pynative import dispatch
 from tests.ops.sgd_stat_cases import CASES as SGD_STAT_CASES
-from tests.ops.sgd_stat_cases import inputs as sgd_stat_inputs
+from tests.ops.sgd_stat_cases import run as run_sgd_stat_case
 
 
 def _param(values, name="p", dtype=np.float32):
@@ -265,20 +265,7 @@ def test_sgd_clears_only_a_positive_stat_under_a_positive_momentum_as_mindspore(
     momentum, nesterov, through = SGD_STAT_CASES[case]
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "sgd_stat_goldens_mindspore.json")) as f:
         want = json.load(f)["cases"][case]
-    var, accum, stat, grads = sgd_stat_inputs()
-    p, a, s = _param(var, "p"), _param(accum, "a"), _param(stat, "s")
-    if through == "primitive":
-        sgd = ops.SGD(dampening=0.0, weight_decay=0.0, nesterov=nesterov)
-        for g in grads:
-            sgd(p, Tensor(g), Tensor(np.float32(0.1)), a, Tensor(np.float32(momentum)), s)
-    else:
-        opt = ms.nn.SGD([p], learning_rate=0.1, momentum=0.5, nesterov=nesterov)
-        opt.momentum.set_data(Tensor(np.float32(momentum)))
-        opt.accum[0].set_data(Tensor(accum))
-        opt.stat[0].set_data(Tensor(stat))
-        for g in grads:
-            opt((Tensor(g),))
-        a, s = opt.accum[0], opt.stat[0]
-    np.testing.assert_array_equal(s.asnumpy(), np.asarray(want["stat"], np.float32))
-    np.testing.assert_allclose(a.asnumpy(), want["accum"], rtol=1e-6, atol=1e-7)
-    np.testing.assert_allclose(p.asnumpy(), want["param"], rtol=1e-6, atol=1e-7)
+    got = run_sgd_stat_case(ms, momentum, nesterov, through)
+    np.testing.assert_array_equal(np.asarray(got["stat"], np.float32), np.asarray(want["stat"], np.float32))
+    np.testing.assert_allclose(got["accum"], want["accum"], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got["param"], want["param"], rtol=1e-6, atol=1e-7)
