@@ -28,7 +28,9 @@ def parse(stdout: str) -> dict[str, list[float]]:
     return printed
 
 
-def run_script(script: str, *args: str, python: str | None = None, timeout: float = 600) -> dict[str, list[float]]:
+def run_script(
+    script: str, *args: str, python: str | None = None, timeout: float = 600, env: dict[str, str] | None = None
+) -> dict[str, list[float]]:
     """Run `script` (a path) with `args` from its own folder and return what it printed (see `parse`).
 
     Args:
@@ -37,11 +39,12 @@ def run_script(script: str, *args: str, python: str | None = None, timeout: floa
         python: the interpreter that runs it as a plain script (MindSpore's); None runs it with this interpreter
             under `kiln run`, importing the Kiln of this checkout.
         timeout: seconds before the run is abandoned.
+        env: variables set for the run (a test pinning Kiln's compile tier, `KILN_TIERED`, whose numbers it holds).
 
     Returns:
         {name: values}; an AssertionError with the script's output when it fails or prints no losses.
     """
-    env = dict(os.environ, KILN_PROGRESS="0")
+    env = dict(os.environ, KILN_PROGRESS="0", **(env or {}))
     if python is None:
         env["PYTHONPATH"] = REPO + os.pathsep + os.environ.get("PYTHONPATH", "")
         cmd = [sys.executable, "-m", "kiln", "run", script, *args]
@@ -76,7 +79,12 @@ def read_goldens(golden: str) -> dict[str, list[float]]:
 
 
 def run_driver(
-    test_file: str, *args: str, script: str | None = None, goldens: str | None = None, timeout: float = 600
+    test_file: str,
+    *args: str,
+    script: str | None = None,
+    goldens: str | None = None,
+    timeout: float = 600,
+    env: dict[str, str] | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Run the training script beside `test_file` under `kiln run` and read MindSpore's goldens for it.
 
@@ -86,13 +94,14 @@ def run_driver(
         script: another script of that folder, by file name.
         goldens: another goldens file of that folder, by file name.
         timeout: seconds before the run is abandoned.
+        env: variables set for Kiln's run (see `run_script`).
 
     Returns:
         (what Kiln printed, what MindSpore printed), each {name: values} (see `parse`).
     """
     here = os.path.dirname(os.path.abspath(test_file))
     net = os.path.basename(here)
-    got = run_script(os.path.join(here, script or f"train_{net}.py"), *args, timeout=timeout)
+    got = run_script(os.path.join(here, script or f"train_{net}.py"), *args, timeout=timeout, env=env)
     return got, read_goldens(os.path.join(here, goldens or f"{net}_goldens_mindspore.json"))
 
 

@@ -20,26 +20,16 @@ from types import SimpleNamespace
 import mindspore as ms
 import numpy as np
 from mindspore import Tensor, nn
-from mindspore.train.callback import Callback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.atae_for_train import NetWithLoss  # noqa: E402
 from src.model import AttentionLstm  # noqa: E402
 
 CONFIG = SimpleNamespace(dim_word=6, dim_hidden=8, dim_aspect=4, vocab_size=30, grained=3, aspect_num=5,
                          dropout_prob=0.0, batch_size=3)  # fmt: skip
 TOKENS, STEPS, LR, LR_WORD_VECTOR, WEIGHT_DECAY = 7, 4, 0.01, 0.001, 0.001
-
-
-class LossRecorder(Callback):
-    """Keeps each step's loss."""
-
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def data(rng: np.random.RandomState) -> dict:

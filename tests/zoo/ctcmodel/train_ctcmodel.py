@@ -19,26 +19,16 @@ import sys
 import mindspore as ms
 import numpy as np
 from mindspore import Tensor, nn
-from mindspore.train.callback import Callback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.loss import CTC_Loss  # noqa: E402
 from src.model import CTCModel  # noqa: E402
 from src.model_for_train import TrainingWrapper, WithCtcLossCell  # noqa: E402
 
 FEATURES, HIDDEN, CLASSES, BATCH, FRAMES, LABELS, LAYERS, STEPS = 5, 6, 7, 3, 16, 6, 2, 4
 LR_INIT, CLIP = 0.005, 5.0
-
-
-class LossRecorder(Callback):
-    """Keeps each step's loss."""
-
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def data(rng: np.random.RandomState) -> dict:

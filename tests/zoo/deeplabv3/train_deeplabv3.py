@@ -23,10 +23,11 @@ import mindspore as ms
 import numpy as np
 from mindspore import Tensor, nn
 from mindspore.ops import operations as P
-from mindspore.train.callback import Callback
 from mindspore.train.loss_scale_manager import FixedLossScaleManager
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.loss.loss import SoftmaxCrossEntropyLoss  # noqa: E402
 from src.nets.deeplab_v3.deeplab_v3 import ASPP, Bottleneck, DeepLabV3, conv3x3  # noqa: E402
 
@@ -57,17 +58,6 @@ class DeepLabV3Resized(DeepLabV3):
         out = self.aspp(out)
         out = P.ResizeBilinearV2(align_corners=True)(out, (size[2], size[3]))
         return out
-
-
-class LossRecorder(Callback):
-    """Keeps each step's loss."""
-
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def main(mode: str) -> None:

@@ -25,10 +25,11 @@ import numpy as np
 from mindspore import Tensor, nn
 from mindspore.common import initializer as init
 from mindspore.nn.optim import Momentum
-from mindspore.train.callback import Callback
 from mindspore.train.loss_scale_manager import FixedLossScaleManager
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.losses.crossentropy import CrossEntropy  # noqa: E402
 from src.lr_scheduler import CosineAnnealingLR  # noqa: E402
 from src.network.densenet import CommonHead, Densenet  # noqa: E402
@@ -82,17 +83,6 @@ class BuildTrainNetwork(nn.Cell):
         output = self.network(input_data)
         loss = self.criterion(output, label)
         return loss
-
-
-class LossRecorder(Callback):
-    """Keeps each step's loss."""
-
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def main(mode: str, perturb: float) -> None:

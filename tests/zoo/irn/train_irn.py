@@ -22,9 +22,10 @@ import sys
 import mindspore as ms
 import numpy as np
 from mindspore import Tensor
-from mindspore.train.callback import Callback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.network import create_model  # noqa: E402
 from src.network.net_with_loss import IRN_loss  # noqa: E402
 from src.optim import warmup_step_lr  # noqa: E402
@@ -42,17 +43,6 @@ class NumpyNoiseLoss(IRN_loss):
 
     def gaussian_batch(self, dims):
         return self.noise
-
-
-class LossRecorder(Callback):
-    """Keeps each step's loss."""
-
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def make_opt() -> dict:

@@ -24,25 +24,15 @@ import mindspore as ms
 import numpy as np
 from mindspore import Tensor
 from mindspore.nn.optim import AdamWeightDecay
-from mindspore.train.callback import Callback
 from mindspore.train.loss_scale_manager import FixedLossScaleManager
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.lr_generator import get_lr  # noqa: E402
 from src.model import Jasper, NetWithLossClass, init_weights  # noqa: E402
 
 FEATS, FILTERS, OUT_FILTERS, CLASSES, BATCH, FRAMES, LABEL_LEN, STEPS = 8, 8, 12, 6, 3, 24, 4, 4
-
-
-class LossRecorder(Callback):
-    """Keeps each step's loss."""
-
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def blocks() -> list[dict]:

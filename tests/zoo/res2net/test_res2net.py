@@ -23,8 +23,11 @@ def test_zoo_res2net_lars_over_a_loss_scaled_momentum_trains_alike_in_both_modes
     # It found that Kiln's nn.LARS refused a wrapped optimizer with loss_scale != 1 (train.py wraps
     # Momentum(loss_scale=1024)); MindSpore unscales the gradients before the trust ratio (tests/nn/test_lamb.py
     # holds the rule against NumPy). MindSpore 2.10's CPU has no LARSUpdate kernel, so there is no golden: Kiln's
-    # two modes are held to each other (3.0e-6 relative in the losses, 2.8e-5 in the sums when measured).
-    got = run_script(os.path.join(HERE, "train_res2net.py"), "res2net", "O0", "LARS", *MODES)
+    # two modes are held to each other (3.0e-6 relative in the losses, 2.8e-5 in the sums when measured). Both
+    # modes compile optimised at once (KILN_TIERED=0): on the quick tier (no fused multiply-adds) the GRAPH_MODE
+    # step-4 loss sits on a knife edge, 1.8146873 against PyNative's 1.8149606 (1.5e-4), and one ulp on every input
+    # pixel moves it to 1.8149623; which tier ran the four steps depended on the machine's speed (2026-12-01).
+    got = run_script(os.path.join(HERE, "train_res2net.py"), "res2net", "O0", "LARS", *MODES, env={"KILN_TIERED": "0"})
     graph = {key.replace("GRAPH_MODE", "PYNATIVE_MODE"): values for key, values in got.items() if "GRAPH" in key}
     assert_close(got, graph, "PYNATIVE_MODE losses", rtol=1e-5, length=4)
     assert_close(got, graph, "PYNATIVE_MODE state", rtol=0, atol=5e-4)

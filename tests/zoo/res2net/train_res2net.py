@@ -24,25 +24,15 @@ import mindspore as ms
 import numpy as np
 from mindspore import Tensor
 from mindspore.nn.optim import LARS, Momentum
-from mindspore.train.callback import Callback
 from mindspore.train.loss_scale_manager import FixedLossScaleManager
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.CrossEntropySmooth import CrossEntropySmooth  # noqa: E402
 from src.res2net import Res2Net, Residual2Block  # noqa: E402
 
 BATCH, SIZE, CLASSES, STEPS = 4, 32, 5, 4
-
-
-class LossRecorder(Callback):
-    """Keeps each step's loss."""
-
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def main(net_name: str, amp_level: str, optimizer: str, mode: str) -> None:

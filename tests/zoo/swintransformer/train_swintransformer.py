@@ -25,9 +25,10 @@ import sys
 import mindspore as ms
 import numpy as np
 from mindspore import Tensor, nn, ops
-from mindspore.train.callback import Callback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.args import args  # noqa: E402
 from src.models.swintransformer.swin_transformer import SwinTransformer  # noqa: E402
 from src.tools.cell import cast_amp  # noqa: E402
@@ -43,17 +44,6 @@ class TrainCell(TrainClipGrad):
     def get_overflow_status(self, status, compute_output):
         finite = ops.stack([ops.isfinite(g).all() for g in compute_output]).all()
         return ops.logical_not(finite)
-
-
-class LossRecorder(Callback):
-    """Keeps each step's loss."""
-
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def get_param_groups(network):

@@ -18,27 +18,17 @@ import sys
 import mindspore as ms
 import numpy as np
 from mindspore import Tensor, nn
-from mindspore.train.callback import Callback
 from mindspore.train.loss_scale_manager import FixedLossScaleManager
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # the zoo source vendored for the zoo benchmark: <repo>/benchmarks/zoo/unet/src (the same files at the same commit)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "benchmarks", "zoo", "unet"))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.loss import CrossEntropyWithLogits  # noqa: E402
 from src.unet_nested import UNet  # noqa: E402
 
 BATCH, SIZE, CLASSES, STEPS = 2, 64, 2, 4
-
-
-class LossRecorder(Callback):
-    """Keeps each step's loss."""
-
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def main(mode: str, amp_level: str) -> None:
