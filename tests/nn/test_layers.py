@@ -506,6 +506,37 @@ def test_layernorm_subclass_calls_its_layer_norm_primitive(mode):
         kiln.set_context(mode=kiln.PYNATIVE_MODE)
 
 
+class _SqrtGroupNorm(GroupNorm):
+    """The zoo's STGAN _GroupNorm pattern: a subclass replacing `_cal_output`, which MindSpore's GroupNorm.construct
+    calls (here per-group normalisation by sqrt(var + eps), then gamma and beta, written out)."""
+
+    def _cal_output(self, x):
+        n, c, h, w = x.shape
+        g = ops.reshape(x, (n, self.num_groups, -1))
+        mean = ops.mean(g, 2, keep_dims=True)
+        var = ops.mean(ops.square(g - mean), 2, keep_dims=True)
+        y = ops.reshape((g - mean) / ops.sqrt(var + self.eps), (n, c, h, w))
+        return y * ops.reshape(self.gamma, (-1, 1, 1)) + ops.reshape(self.beta, (-1, 1, 1)) + 7.0
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_groupnorm_subclass_replaces_cal_output(mode):
+    # Kiln's GroupNorm.construct called group_norm itself: the subclass's _cal_output was never run (the + 7 lost)
+    kiln.set_context(mode=mode)
+    try:
+        gn = _SqrtGroupNorm(2, 4)
+        gamma, beta = 1 + 0.1 * rand(4), 0.1 * rand(4)
+        gn.gamma.set_data(Tensor(gamma))
+        gn.beta.set_data(Tensor(beta))
+        x = rand(2, 4, 3, 5)
+        g = x.reshape(2, 2, -1)
+        xn = ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)).reshape(x.shape)
+        shape = (1, 4, 1, 1)
+        close(gn(Tensor(x)), xn * gamma.reshape(shape) + beta.reshape(shape) + 7.0, 1e-4)
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+
+
 # ---- dropout, embedding, basic ---------------------------------------------------------------------------
 def test_dropout_train_and_eval():
     x = Tensor(np.ones((100, 100), np.float32))
