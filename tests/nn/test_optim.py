@@ -380,6 +380,49 @@ def test_fixed_group_rate_beside_rates_per_step_becomes_a_table(mode, table_in_g
     _close(got, want)
 
 
+class _Holder(nn.Cell):
+    """A cell that takes an optimizer as an attribute with auto_prefix, as the zoo's TRN CustomTrainOneStepCell does."""
+
+    def __init__(self, opt):
+        super().__init__()
+        self.optimizer = opt
+
+
+@pytest.mark.parametrize(
+    "case, want",
+    [
+        ("two tables", ["optimizer.learning_rate.0.learning_rate", "optimizer.learning_rate.2.learning_rate"]),
+        ("table and default", ["optimizer.learning_rate.0.learning_rate", "optimizer.learning_rate.1.learning_rate"]),
+        ("ordered", ["optimizer.learning_rate.0.learning_rate", "optimizer.learning_rate.2.learning_rate"]),
+        ("fixed", ["optimizer.learning_rate_group_0", "optimizer.learning_rate_group_1"]),
+    ],
+)
+def test_group_rates_per_step_are_named_by_their_first_parameter(case, want):
+    # MindSpore 2.10 keeps one rate per parameter in the CellList `learning_rate` when the rates are per step, so a
+    # parent cell with auto_prefix names a group's table `learning_rate.<position of its first parameter>.learning_rate`
+    # (the zoo's TRN: its train cell holds SGD over five groups with lr arrays); Kiln named it
+    # `learning_rate_<k>.learning_rate`, k counting the distinct rates. Names printed by MindSpore 2.10.
+    net = nn.SequentialCell([nn.Dense(2, 3), nn.Dense(3, 1)])
+    ps = net.trainable_params()
+    table = np.array([0.1, 0.01], np.float32)
+    groups = {
+        "two tables": [{"params": ps[:2], "lr": table}, {"params": ps[2:], "lr": table * 2}],
+        "table and default": [{"params": ps[:1], "lr": table}, {"params": ps[1:]}],
+        "ordered": [{"params": ps[:2], "lr": table}, {"params": ps[2:], "lr": table * 2}, {"order_params": ps[::-1]}],
+        "fixed": [{"params": ps[:1], "lr": 0.1}, {"params": ps[1:], "lr": 0.2}],
+    }[case]
+    opt = nn.SGD(groups, learning_rate=0.5, momentum=0.9)
+    alone = [p.name for p in opt.get_parameters() if "learning_rate" in p.name]
+    assert alone == {"table and default": ["learning_rate_group_0", "learning_rate"],
+                     "ordered": ["learning_rate_group_1", "learning_rate_group_0"]}.get(
+        case, ["learning_rate_group_0", "learning_rate_group_1"])  # fmt: skip
+    assert [p.name for p in _Holder(opt).get_parameters() if "learning_rate" in p.name] == want
+    if case == "ordered":
+        walk = [name for name, _ in opt.cells_and_names()]
+        assert walk == ["", "learning_rate", "learning_rate.0", "learning_rate.2"]
+    assert isinstance(opt.learning_rate, tuple) and len(opt.learning_rate) == 4
+
+
 def test_get_lr_parameter_refuses_what_is_not_a_parameter():
     # MindSpore 2.10: TypeError; Kiln failed on `1.name` (AttributeError)
     w, b, gamma = _params()

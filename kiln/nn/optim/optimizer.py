@@ -309,8 +309,8 @@ class Optimizer(Cell):
         for k, lr in enumerate(dict.fromkeys(lrs)):  # register each distinct rate as state of this cell
             if isinstance(lr, Parameter):
                 self.insert_param_to_cell(f"learning_rate_{k}" if is_generated_name(lr.name) else lr.name, lr, False)
-            elif isinstance(lr, Cell):
-                self.insert_child_to_cell(f"learning_rate_{k}", lr)
+            elif isinstance(lr, Cell) and any(isinstance(r, Parameter) for r in lrs):
+                self.insert_child_to_cell(f"learning_rate_{k}", lr)  # beside a fixed rate (see _register_rate_cells)
         if order is not None:
             if len(order) != len(params):
                 raise ValueError(
@@ -323,7 +323,27 @@ class Optimizer(Cell):
             except KeyError:
                 raise ValueError(f"For '{self.cls_name}', 'order_params' names a parameter no group holds.") from None
             params, lrs, wds, gcs = ([seq[k] for k in perm] for seq in (params, lrs, wds, gcs))
+        self._register_rate_cells(lrs)
         return params, lrs, wds, gcs
+
+    def _register_rate_cells(self, lrs: list) -> None:
+        """Register the group rates that are Cells (rates per step, schedules) as the child `learning_rate`, each
+        under the position of its first parameter: MindSpore keeps one rate per parameter in a CellList there, whose
+        walk meets a shared rate first at that position, so a parent with auto_prefix names a rate's Parameter
+        `learning_rate.<position>.learning_rate` (the zoo's TRN train cell). The attribute stays the tuple of rates.
+
+        Only where every rate is a Cell: beside a schedule MindSpore also wraps each fixed rate in a Cell of that list,
+        where Kiln keeps a Parameter (registered by _parse_groups, the schedules under `learning_rate_<k>`)."""
+        if any(isinstance(lr, Parameter) for lr in lrs):
+            return
+        holder = None
+        for i, lr in enumerate(lrs):
+            if isinstance(lr, Cell) and not any(lr is seen for seen in lrs[:i]):
+                if holder is None:
+                    holder = Cell(auto_prefix=False)
+                holder.insert_child_to_cell(str(i), lr)
+        if holder is not None:
+            self.insert_child_to_cell("learning_rate", holder)
 
     def _check_unique(self, params: Sequence[Parameter]) -> None:
         seen: set[int] = set()
