@@ -16,23 +16,13 @@ import numpy as np
 from mindspore import Tensor
 from mindspore.common import dtype as mstype
 from mindspore.nn.optim import Adam
-from mindspore.train.callback import Callback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.fasttext_train import FastTextNetWithLoss, FastTextTrainOneStepCell  # noqa: E402
 
 VOCAB, DIMS, CLASSES, BATCH, LENGTH, STEPS = 50, 16, 4, 4, 10, 3
-
-
-class LossRecorder(Callback):
-    """Keeps each step's loss (the train cell's output)."""
-
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def main(mode: str) -> None:

@@ -13,22 +13,14 @@ import sys
 import mindspore as ms
 import numpy as np
 from mindspore import Tensor, nn
-from mindspore.train.callback import Callback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
 from src.loss.loss import SoftmaxCrossEntropyLoss  # noqa: E402
 from src.nets.FCN8s import FCN8s  # noqa: E402
 
 BATCH, SIZE, CLASSES, STEPS = 2, 64, 5, 4
-
-
-class LossRecorder(Callback):
-    def __init__(self):
-        super().__init__()
-        self.losses = []
-
-    def step_end(self, run_context):
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
 
 
 def main(mode: str) -> None:
