@@ -336,9 +336,10 @@ class Optimizer(Cell):
         where Kiln keeps a Parameter (registered by _parse_groups, the schedules under `learning_rate_<k>`)."""
         if any(isinstance(lr, Parameter) for lr in lrs):
             return
-        holder = None
-        for i, lr in enumerate(lrs):
-            if isinstance(lr, Cell) and not any(lr is seen for seen in lrs[:i]):
+        holder, seen = None, set()
+        for i, lr in enumerate(lrs):  # one rate per parameter: a set, not a scan of the earlier ones
+            if isinstance(lr, Cell) and id(lr) not in seen:
+                seen.add(id(lr))
                 if holder is None:
                     holder = Cell(auto_prefix=False)
                 holder.insert_child_to_cell(str(i), lr)
