@@ -136,6 +136,15 @@ def corpus(tmp_path_factory):
     return _Corpus(tmp_path_factory.mktemp("corpus"))
 
 
+@pytest.fixture(autouse=True)
+def _quick_tier(monkeypatch):
+    # The corpus checks what Kiln's compiler makes of a program, which XLA's LLVM optimisation level does not change
+    # (tests/_backend/test_tiers.py holds the tiers to each other). Every program here is compiled once and run
+    # twice, so under the default tiering each large batch graph is compiled again, optimised, in the background:
+    # on the 2-core AVX2 CI machine two batches took 85 s of CPU that way against 55 s in the quick tier alone.
+    monkeypatch.setenv("KILN_TIERED", "quick")
+
+
 # -- comparison ------------------------------------------------------------------------------------------------
 
 
