@@ -26,6 +26,17 @@ CASES = [
 ]
 
 
+_PULL = jax.jit(lambda pull, dy: pull(dy))
+
+
+def _vjp(fn, *args):
+    """`jax.vjp(fn, *args)` with its forward and its pullback each compiled as one program. Eager JAX compiles
+    every operation of a lowering alone (a shifted convolution is dozens of slices), which made this file the
+    suite's slowest on the 2-core CI machine."""
+    out, pull = jax.jit(lambda *a: jax.vjp(fn, *a))(*args)
+    return out, lambda dy: _PULL(pull, dy)
+
+
 def _xla(x, w, stride, pads, dilation, group):
     return lax.conv_general_dilated(x, w, stride, pads, rhs_dilation=dilation, feature_group_count=group)
 
@@ -42,8 +53,8 @@ def _data(x_shape, w_shape, seed=0):
 def test_shifted_conv_equals_xla_values_and_gradients(case):
     x_shape, w_shape, stride, pads, dilation, group = case
     x, w = _data(x_shape, w_shape)
-    want, want_pull = jax.vjp(lambda a, b: _xla(a, b, stride, pads, dilation, group), x, w)
-    got, got_pull = jax.vjp(lambda a, b: conv.shifted_conv(a, b, stride, pads, dilation, group), x, w)
+    want, want_pull = _vjp(lambda a, b: _xla(a, b, stride, pads, dilation, group), x, w)
+    got, got_pull = _vjp(lambda a, b: conv.shifted_conv(a, b, stride, pads, dilation, group), x, w)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     dy = jnp.asarray(np.random.default_rng(1).standard_normal(want.shape).astype(np.float32))
@@ -159,9 +170,10 @@ def _run_primitive(prim, x, w, b, attrs, data_format):
     nd = x.ndim - 2
     kw = {"stride": (1,) * nd, "pad_mode": "valid", "pad": (0,) * (2 * nd), "dilation": (1,) * nd, "group": 1}
     kw |= attrs
-    out = prim.impl(x, w, b, data_format=data_format, **kw)
+    out = jax.jit(lambda x, w, b: prim.impl(x, w, b, data_format=data_format, **kw))(x, w, b)
     dout = jnp.asarray(np.random.default_rng(2).standard_normal(out.shape).astype(x.dtype))
-    return out, dout, prim.custom_vjp(x, w, b, out=out, dout=dout, data_format=data_format, **kw)
+    vjp = jax.jit(lambda *a: prim.custom_vjp(*a, out=out, dout=dout, data_format=data_format, **kw))
+    return out, dout, vjp(x, w, b)
 
 
 def _reference(x, w, b, attrs, data_format, dout):
@@ -184,7 +196,7 @@ def _reference(x, w, b, attrs, data_format, dout):
         )  # fmt: skip
         return y + (b_ if last else b_.reshape((1, -1) + (1,) * nd))
 
-    want, pull = jax.vjp(fn, x, w, b)
+    want, pull = _vjp(fn, x, w, b)
     return want, pull(dout)
 
 
@@ -274,7 +286,7 @@ def test_dot_lowering_equals_xla_values_and_gradients(case, min_pixels, monkeypa
 def test_dot_lowering_functions_equal_lax_and_its_vjp():
     x, w = _data((2, 4, 9, 7), (5, 4, 1, 1))
     stride, pads = (2, 2), [(1, 0), (0, 2)]
-    want, pull = jax.vjp(lambda a, b: _xla(a, b, stride, pads, (1, 1), 1), x, w)
+    want, pull = _vjp(lambda a, b: _xla(a, b, stride, pads, (1, 1), 1), x, w)
     outs = want.shape[2:]
     np.testing.assert_allclose(conv.patch_conv(x, w, stride, pads, outs), want, rtol=1e-5, atol=1e-5)
     dy = jnp.asarray(np.random.default_rng(3).standard_normal(want.shape).astype(np.float32))
@@ -292,7 +304,7 @@ def test_dot_lowering_functions_equal_lax_and_its_vjp():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_banded_input_grad_equals_lax_vjp(x_shape, w_shape, pads, dtype):
     x, w = (a.astype(dtype) for a in _data(x_shape, w_shape))
-    want, pull = jax.vjp(lambda a, b: _xla(a, b, (1, 1), pads, (1, 1), 1), x, w)
+    want, pull = _vjp(lambda a, b: _xla(a, b, (1, 1), pads, (1, 1), 1), x, w)
     dy = jnp.asarray(np.random.default_rng(4).standard_normal(want.shape).astype(dtype))
     got = conv.banded_input_grad(dy, w, pads, x.shape[2:])
     assert got.dtype == dtype
@@ -314,7 +326,7 @@ PHASE_CASES = [  # (x shape, weight shape, pads) of stride-2 convolutions
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_phase_input_grad_equals_lax_vjp(x_shape, w_shape, pads, dtype):
     x, w = (a.astype(dtype) for a in _data(x_shape, w_shape))
-    want, pull = jax.vjp(lambda a: _xla(a, w, (2, 2), pads, (1, 1), 1), x)
+    want, pull = _vjp(lambda a: _xla(a, w, (2, 2), pads, (1, 1), 1), x)
     dy = jnp.asarray(np.random.default_rng(6).standard_normal(want.shape).astype(dtype))
     got = conv.phase_input_grad(dy, w, pads, x.shape[2:])
     assert got.shape == x.shape and got.dtype == dtype
@@ -519,7 +531,7 @@ def test_patch_weight_grad_equals_lax_vjp_and_replaces_the_convolution(dtype, mo
         ((2, 3, 9, 8), (4, 3, 3, 3), (2, 1), [(1, 2), (0, 1)]),  # several channels: rows ordered (channel, tap)
     ]:
         x, w = (a.astype(dtype) for a in _data(x_shape, w_shape))
-        want, pull = jax.vjp(lambda b, x=x, stride=stride, pads=pads: _xla(x, b, stride, pads, (1, 1), 1), w)
+        want, pull = _vjp(lambda b, x=x, stride=stride, pads=pads: _xla(x, b, stride, pads, (1, 1), 1), w)
         dy = jnp.asarray(np.random.default_rng(5).standard_normal(want.shape).astype(dtype))
         got = conv.patch_weight_grad(x, dy, w_shape[2:], stride, pads)
         assert got.dtype == dtype
@@ -532,7 +544,7 @@ def test_patch_weight_grad_equals_lax_vjp_and_replaces_the_convolution(dtype, mo
     for platform, used in [("cpu", [1]), ("gpu", [1])]:  # the GPU keeps XLA's weight gradient: no new call
         monkeypatch.setattr(conv, "default_platform", lambda platform=platform: platform)
         dw = conv.Conv2D.custom_vjp(x, w, None, out=None, dout=dy, **attrs, data_format="NCHW")[1]
-        want = jax.vjp(lambda b: _xla(x, b, (1, 1), [(0, 0), (0, 0)], (1, 1), 1), w)[1](dy)[0]
+        want = _vjp(lambda b: _xla(x, b, (1, 1), [(0, 0), (0, 0)], (1, 1), 1), w)[1](dy)[0]
         np.testing.assert_allclose(dw, want, rtol=1e-4, atol=1e-4)
         assert calls == used
 
@@ -550,7 +562,7 @@ def test_wide_padded_input_gradient_pads_first_on_cpu_and_equals_lax(platform, m
         return conv.Conv2D.custom_vjp(x, w_, None, out=None, dout=dy_, **attrs)[0]
 
     assert ("pad" in _lowered_ops(input_grad, dy, w)) == (platform == "cpu")  # the GPU: the convolution's own
-    want = jax.vjp(lambda t: _xla(t, w, (1, 1), [(0, 0), (0, 0)], (1, 1), 1), x)[1](dy)[0]
+    want = _vjp(lambda t: _xla(t, w, (1, 1), [(0, 0), (0, 0)], (1, 1), 1), x)[1](dy)[0]
     np.testing.assert_allclose(jax.jit(input_grad)(dy, w), want, rtol=1e-5, atol=1e-5)
 
 
@@ -572,7 +584,7 @@ def test_small_pointwise_weight_gradient_is_one_dot_on_cpu(platform, monkeypatch
     dy = jnp.asarray(np.random.default_rng(5).standard_normal((3, 4, 7, 7)).astype(np.float32))
     weight_grad = lambda a, b, g: conv.Conv2D.custom_vjp(a, b, None, dout=g, **kw)[1]  # noqa: E731
     assert ("dot_general" in _lowered_ops(weight_grad, x, w, dy)) == (platform == "cpu")  # the GPU: convolutions
-    want = jax.vjp(lambda b: _xla(x, b, (1, 1), [(0, 0), (0, 0)], (1, 1), 1), w)[1](dy)[0]
+    want = _vjp(lambda b: _xla(x, b, (1, 1), [(0, 0), (0, 0)], (1, 1), 1), w)[1](dy)[0]
     np.testing.assert_allclose(jax.jit(weight_grad)(x, w, dy), want, rtol=1e-5, atol=1e-4)
 
 
@@ -598,7 +610,7 @@ def test_strided_input_gradient_keeps_lhs_dilation_on_cpu_when_the_kernel_fits(p
         # layers and off the CPU
         assert ("pad" in _lowered_ops(dx, x, w, out)) == (platform == "gpu" or not fits or group > 1)
         # compiled and run for real (the guarded case included), against jax.vjp of XLA's convolution
-        want = jax.vjp(lambda a, w=w, g=group: _xla(a, w, (2, 2), [(1, 1), (1, 1)], (1, 1), g), x)[1](out)[0]
+        want = _vjp(lambda a, w=w, g=group: _xla(a, w, (2, 2), [(1, 1), (1, 1)], (1, 1), g), x)[1](out)[0]
         np.testing.assert_allclose(np.asarray(jax.jit(dx)(x, w, out)), np.asarray(want), rtol=1e-4, atol=1e-4)
 
 
@@ -672,10 +684,10 @@ def test_tiling_transposed_convolution_equals_the_dilated_convolution(case, monk
     monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
     calls = []
     monkeypatch.setattr(conv, "tiling_transpose", lambda *a, f=conv.tiling_transpose: calls.append(1) or f(*a))
-    got, pull = jax.vjp(lambda *a: prim.impl(*a, **kw), x, w, b)
+    got, pull = _vjp(lambda *a: prim.impl(*a, **kw), x, w, b)
     assert calls  # the CPU lowers it as one dot
     monkeypatch.setattr(conv, "default_platform", lambda: "gpu")  # the dilated convolution, XLA's everywhere
-    want, want_pull = jax.vjp(lambda *a: prim.impl(*a, **kw), x, w, b)
+    want, want_pull = _vjp(lambda *a: prim.impl(*a, **kw), x, w, b)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     dout = jnp.asarray(np.random.default_rng(3).standard_normal(got.shape).astype(np.float32))
@@ -724,7 +736,7 @@ def test_winograd_equals_lax_and_its_vjp(x_shape, c_out, pads, chunk_bytes, tile
     x = rng.standard_normal(x_shape)
     w = rng.standard_normal((c_out, x_shape[1], 3, 3))
     with jax.enable_x64(True):
-        want, pull = jax.vjp(lambda a, b: _xla(a, b, (1, 1), pads, (1, 1), 1), jnp.asarray(x), jnp.asarray(w))
+        want, pull = _vjp(lambda a, b: _xla(a, b, (1, 1), pads, (1, 1), 1), jnp.asarray(x), jnp.asarray(w))
         dy = rng.standard_normal(want.shape)
         want_dx, want_dw = pull(jnp.asarray(dy))
         x64, w64, dy64 = jnp.asarray(x), jnp.asarray(w), jnp.asarray(dy)
@@ -797,7 +809,7 @@ def test_winograd_layer_through_nn_conv2d_equals_lax_in_both_modes(mode):
         dx, (dw,) = kiln.grad(loss, grad_position=0, weights=net.trainable_params())(kiln.Tensor(x))
     finally:
         kiln.set_context(mode=kiln.PYNATIVE_MODE)
-    _, pull = jax.vjp(lambda a, b: _xla(a, b, (1, 1), [(1, 1), (1, 1)], (1, 1), 1), jnp.asarray(x), jnp.asarray(w))
+    _, pull = _vjp(lambda a, b: _xla(a, b, (1, 1), [(1, 1), (1, 1)], (1, 1), 1), jnp.asarray(x), jnp.asarray(w))
     want_dx, want_dw = pull(jnp.asarray(g))
     np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-4, atol=1e-4)
@@ -828,7 +840,7 @@ def test_shifted_gradients_equal_lax_vjp(case, dtype):
     x, w = (a.astype(dtype) for a in _data(x_shape, w_shape))
     sp = "DHW"[3 - len(stride) :]
     dn = (f"NC{sp}", f"OI{sp}", f"NC{sp}")
-    want, pull = jax.vjp(
+    want, pull = _vjp(
         lambda a, b: lax.conv_general_dilated(
             a, b, stride, pads, rhs_dilation=dilation, feature_group_count=group, dimension_numbers=dn,
             precision=lax.Precision.HIGHEST,
@@ -878,7 +890,7 @@ def test_depthwise_layer_through_nn_conv2d_equals_lax_in_both_modes(mode):
     finally:
         kiln.set_context(mode=kiln.PYNATIVE_MODE)
     pads, _ = conv.conv_geometry((16, 15), (3, 3), (2, 2), (1, 1), "same", (0,) * 4)
-    _, pull = jax.vjp(lambda a, b: _xla(a, b, (2, 2), pads, (1, 1), 48), jnp.asarray(x), jnp.asarray(w))
+    _, pull = _vjp(lambda a, b: _xla(a, b, (2, 2), pads, (1, 1), 48), jnp.asarray(x), jnp.asarray(w))
     want_dx, want_dw = pull(jnp.asarray(g))
     np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-5, atol=1e-4)
