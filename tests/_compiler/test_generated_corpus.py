@@ -40,6 +40,7 @@ its inputs and both results.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import os
@@ -51,6 +52,7 @@ import pytest
 import kiln as ms
 from kiln import Tensor
 from kiln._compiler.cache import memory as cache
+from kiln._pynative import dispatch, tape
 
 from . import program_gen
 
@@ -88,6 +90,20 @@ def _batch_size(i: int, category: str = "arith") -> int:
     return min(PER_BATCH, (N_ARITH if category == "arith" else PER_CATEGORY) - i * PER_BATCH)
 
 
+@contextlib.contextmanager
+def _op_by_op():
+    """PyNative with each op run at its line and its backward op by op (`KILN_LAZY=0`, `KILN_FUSED_BACKWARD=0`): every
+    program here is new, so a lazy window or a fused backward is a new XLA compile per program, where op by op the
+    programs share each op's kernel. The reference's CPU halves (two batches: 59 -> 34 s on the 2-core CI machine);
+    tests/pynative holds the windows and the fused backward to op by op."""
+    saved = dispatch.LAZY, tape.FUSED_BACKWARD
+    dispatch.LAZY = tape.FUSED_BACKWARD = False
+    try:
+        yield
+    finally:
+        dispatch.LAZY, tape.FUSED_BACKWARD = saved
+
+
 class _Corpus:
     """Generated modules and PyNative references, built on first use and shared by the tests of this file."""
 
@@ -121,12 +137,14 @@ class _Corpus:
             out = []
             for k, (x, y) in enumerate(b.inputs[input_set]):
                 del ref._HITS[:]
-                value = getattr(ref, f"p{k}")(Tensor(x), Tensor(y)).asnumpy()
-                hits = list(ref._HITS)
-                loss, (gx, gy) = ms.value_and_grad(getattr(ref, f"l{k}"), grad_position=(0, 1))(Tensor(x), Tensor(y))
-                out.append(
-                    {"value": value, "loss": loss.asnumpy(), "grads": (gx.asnumpy(), gy.asnumpy()), "hits": hits}
-                )
+                with _op_by_op():
+                    value = getattr(ref, f"p{k}")(Tensor(x), Tensor(y)).asnumpy()
+                    hits = list(ref._HITS)
+                    vg = ms.value_and_grad(getattr(ref, f"l{k}"), grad_position=(0, 1))
+                    loss, (gx, gy) = vg(Tensor(x), Tensor(y))
+                    out.append(
+                        {"value": value, "loss": loss.asnumpy(), "grads": (gx.asnumpy(), gy.asnumpy()), "hits": hits}
+                    )
             self.refs[(category, i, input_set)] = out
         return self.refs[(category, i, input_set)]
 
@@ -345,7 +363,8 @@ def test_pynative_gradients_match_finite_differences(corpus):
         b, module, _ = corpus.batch(i, category)
         for k in range(0, len(b.names), FD_EVERY):
             x, y = b.inputs[0][k]
-            checked, skipped, errors = _fd_check(getattr(module, f"l{k}"), x, y)
+            with _op_by_op():
+                checked, skipped, errors = _fd_check(getattr(module, f"l{k}"), x, y)
             total_checked += checked
             total_skipped += skipped
             if errors:
