@@ -94,7 +94,7 @@ def _batch_size(i: int, category: str = "arith") -> int:
 def _op_by_op():
     """PyNative with each op run at its line and its backward op by op (`KILN_LAZY=0`, `KILN_FUSED_BACKWARD=0`): every
     program here is new, so a lazy window or a fused backward is a new XLA compile per program, where op by op the
-    programs share each op's kernel. The reference's CPU halves (two batches: 59 -> 34 s on the 2-core CI machine);
+    programs share each op's kernel. Two CI-size batches took 59 -> 36 s of CPU this way on the 2-core CI machine;
     tests/pynative holds the windows and the fused backward to op by op."""
     saved = dispatch.LAZY, tape.FUSED_BACKWARD
     dispatch.LAZY = tape.FUSED_BACKWARD = False
