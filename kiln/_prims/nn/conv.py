@@ -882,6 +882,148 @@ def tap_weight_grad(x, dout, kernel, stride, pads):
     return jnp.stack(taps, axis=-1).reshape(c_out, x.shape[1], *kernel)
 
 
+# ---- Dots on the stored weight on the CPU ---------------------------------------------------------------------------
+# A stride-1 kxk layer with a large weight and patches that fit in memory bandwidth's favour (CRNN's and VGG's deep
+# layers at a small batch, ResNet-50's 7 x 7 stage) runs all three directions as dots on the weight as stored,
+# (C_out, C x taps), against the input's patches laid out (C x taps, N x P). XLA's convolutions want the kernel
+# channels-last: each step copied the weight to HWIO for the forward, flipped and copied it again for the input
+# gradient, and its weight gradient came out OHWI, read back transposed by the optimizer's update (the zoo's CRNN, batch
+# 4 at 32 x 100, spent 5.1 ms of one core on each of two copies of one 512 -> 512 weight and 5.3 ms on each of two
+# update loops reading its gradient: `jax.profiler` kernels, session 36). Here only activations move: the padded input
+# transposed to channel-major before its taps are stacked, dout to (C_out, N x P) (shared by both gradients), the
+# forward's (C_out, N x P) product back to NCHW, and the input gradient's columns added back tap by tap (col2im).
+# Kiln's GRAPH_MODE train step of a stack of such layers with ReLU and Momentum, the rule on against Kiln before it
+# (which gave 3x3 weight gradients from 196 pixels up to Winograd), two copies of each in one process, 12 rounds
+# alternating in order (2 cores, AVX-512, quiet, session 36), by (C -> C_out, batch x H x W: patch entries, weight):
+#   - wins: 256 -> 512 + 512 -> 512 at 4 x 4 x 25 (CRNN's) 0.73-0.76x; 512 -> 512 at 4 x 8 x 25 0.68-0.70x, 16 x 7 x 7
+#     0.68-0.70x, 32 x 7 x 7 (7.2 M patch entries) 0.66x, 64 x 7 x 7 (14.5 M) 0.96-0.98x; 256 -> 256 at 4 x 8 x 25
+#     0.79-0.80x, 8 x 8 x 8 0.72x, 8 x 14 x 14 0.88-0.89x, 16 x 14 x 14 (7.2 M) 0.95-0.96x; 128 -> 256 at 4 x 8 x 25
+#     0.74-0.75x; 128 -> 128 at 4 x 28 x 28 0.87-0.88x, 8 x 28 x 28 (7.2 M) 0.91x, 2 x 4 x 4 0.70-0.73x, 2 x 8 x 8
+#     0.82-0.83x; 64 -> 128 at 4 x 16 x 50 0.72x, 2 x 2 x 2 0.51-0.53x;
+#   - losses, hence the bounds: 256 -> 256 at 32 x 14 x 14 (14.5 M patch entries, 58 MB) 1.67-1.68x; 64 -> 64 (36,864
+#     weight entries) at 2 x 8 x 8 1.32-1.41x (0.87-0.91x at 1 x 4 x 4).
+STORED_WEIGHT_MIN_ENTRIES = 65_536  # weight entries from which a stride-1 kxk layer runs as dots on its stored weight
+STORED_WEIGHT_MAX_PATCHES = 1 << 23  # patch entries (C x taps x N x P) up to which it does
+
+
+def uses_stored_weight_dots(x, w, outs, stride, dilation, group: int, data_format: str) -> bool:
+    """Whether a convolution runs forward and both gradients as dots on its stored weight (the rule above).
+
+    Args:
+        x: the input (or its abstract value).
+        w: the weight (C_out, C_in / group, *kernel).
+        outs: the output's spatial sizes.
+        stride, dilation: one int per spatial dimension.
+        group: the number of channel groups.
+        data_format: the input's layout.
+
+    Returns:
+        True on the CPU for an ungrouped, undilated, stride-1 float32/float64 NCHW 2-D convolution with a kernel larger
+        than 1 on both sides, at least STORED_WEIGHT_MIN_ENTRIES weight entries and at most STORED_WEIGHT_MAX_PATCHES
+        patch entries; False elsewhere (the GPU keeps XLA's convolution).
+    """
+    if not (
+        default_platform() == "cpu"
+        and group == 1
+        and data_format == "NCHW"
+        and len(outs) == 2
+        and all(s == 1 for s in stride)
+        and all(d == 1 for d in dilation)
+        and min(w.shape[2:]) > 1
+        and x.dtype.name in _REWRITTEN_DTYPES
+    ):
+        return False
+    patches = int(np.prod(w.shape[1:])) * x.shape[0] * int(np.prod(outs))
+    return int(np.prod(w.shape)) >= STORED_WEIGHT_MIN_ENTRIES and patches <= STORED_WEIGHT_MAX_PATCHES
+
+
+def _channel_major_patches(x, kernel, stride, pads, outs):
+    """The kernel taps' strided windows of `x` (N, C, H, W) as (C x taps, N x P): channel-major rows, taps in
+    row-major order, the batch's pixels along each row (the dot's canonical right operand, no copy before it)."""
+    xt = jnp.transpose(_pad_spatial(x, pads), (1, 0, 2, 3))  # (C, N, H + pads, W + pads): the small operand moves
+    c, n = xt.shape[:2]
+    windows = []
+    for offset in np.ndindex(*kernel):
+        limit = [c, n] + [i + s * (o - 1) + 1 for i, s, o in zip(offset, stride, outs, strict=True)]
+        windows.append(lax.slice(xt, [0, 0, *offset], limit, [1, 1, *stride]))
+    return jnp.stack(windows, axis=1).reshape(c * len(windows), n * int(np.prod(outs)))
+
+
+def _channel_major_rows(dout):
+    """dout (N, C_out, *outs) as (C_out, N x P)."""
+    n, c_out = dout.shape[:2]
+    return jnp.transpose(dout.reshape(n, c_out, -1), (1, 0, 2)).reshape(c_out, -1)
+
+
+def stored_weight_conv(x, w, stride, pads, outs):
+    """A 2-D convolution as one dot of the weight (C_out, C x taps) with the input's patches (C x taps, N x P).
+
+    Args:
+        x: input (N, C, H, W).
+        w: weight (C_out, C, *kernel).
+        stride: one int per spatial dimension.
+        pads: (lo, hi) per spatial dimension.
+        outs: the output's spatial sizes.
+
+    Returns:
+        (N, C_out, *outs), equal to `lax.conv_general_dilated` with the same arguments.
+    """
+    n, c_out = x.shape[0], w.shape[0]
+    patches = _channel_major_patches(x, w.shape[2:], stride, pads, outs)
+    y = lax.dot_general(w.reshape(c_out, -1).astype(x.dtype), patches, (((1,), (0,)), ((), ())))  # (C_out, N x P)
+    return jnp.transpose(y.reshape(c_out, n, -1), (1, 0, 2)).reshape(n, c_out, *outs)
+
+
+def stored_weight_input_grad(dout, w, stride, pads, sizes):
+    """The input gradient of `stored_weight_conv`: the weight's columns times dout, each tap's columns added back at
+    its strided window of the input (col2im).
+
+    Args:
+        dout: the output's cotangent (N, C_out, *outs).
+        w: weight (C_out, C, *kernel).
+        stride: one int per spatial dimension.
+        pads: (lo, hi) per spatial dimension.
+        sizes: the input's spatial sizes.
+
+    Returns:
+        (N, C, *sizes).
+    """
+    n, c_out = dout.shape[:2]
+    c, kernel, outs = w.shape[1], w.shape[2:], dout.shape[2:]
+    rows = _channel_major_rows(dout)  # the same (C_out, N x P) as the weight gradient's: XLA computes it once
+    columns = lax.dot_general(w.reshape(c_out, -1).astype(dout.dtype), rows, (((0,), (0,)), ((), ())))
+    columns = columns.reshape(c, *kernel, n, *outs)  # (C, kh, kw, N, oh, ow)
+    total = None
+    for offset in np.ndindex(*kernel):
+        # the tap's output pixels land at lo_pad + offset + s * i of the padded input; pad straight to the unpadded one
+        config = [(0, 0, 0), (0, 0, 0)]
+        for i, s, o, size, (lo, _) in zip(offset, stride, outs, sizes, pads, strict=True):
+            start = i - lo
+            config.append((start, size - start - s * (o - 1) - 1, s - 1))
+        term = lax.pad(columns[(slice(None), *offset)], jnp.zeros((), dout.dtype), config)
+        total = term if total is None else total + term
+    return jnp.transpose(total, (1, 0, 2, 3))
+
+
+def stored_weight_weight_grad(x, dout, kernel, stride, pads):
+    """The weight gradient of `stored_weight_conv`: dout (C_out, N x P) times the patches (C x taps, N x P),
+    contracting the batch's pixels, laid out as the weight is stored.
+
+    Args:
+        x: input (N, C, H, W).
+        dout: the output's cotangent (N, C_out, *outs).
+        kernel, stride: one int per spatial dimension.
+        pads: (lo, hi) per spatial dimension.
+
+    Returns:
+        (C_out, C, *kernel).
+    """
+    c_out = dout.shape[1]
+    patches = _channel_major_patches(x, kernel, stride, pads, dout.shape[2:])
+    rows = _channel_major_rows(dout).astype(x.dtype)
+    return lax.dot_general(rows, patches, (((1,), (1,)), ((), ()))).reshape(c_out, x.shape[1], *kernel)
+
+
 # ---- Winograd F(m x m, 3x3) on the CPU ----------------------------------------------------------------------------
 # A 3x3 stride-1 convolution over m x m output tiles: each (m + 2) x (m + 2) input tile and each kernel transformed by
 # small constant matrices (B^T d B, G g G^T), one batched dot per tile position ((m + 2)^2 products of (tiles x C) by
@@ -1118,7 +1260,9 @@ def _conv_impl(nd):
     def impl(x, w, b, *, stride, pad_mode, pad, dilation, group, data_format):
         w = _squeeze_1d(w, nd)
         pads, outs = conv_geometry(_spatial(x, data_format), w.shape[2:], stride, dilation, pad_mode, pad)
-        if "forward" in dot_directions(x, w, outs, stride, dilation, group, data_format):
+        if uses_stored_weight_dots(x, w, outs, stride, dilation, group, data_format):
+            y = stored_weight_conv(x, w, stride, pads, outs)
+        elif "forward" in dot_directions(x, w, outs, stride, dilation, group, data_format):
             y = patch_conv(x, w, stride, pads, outs)
         elif use_shifted_conv(x, w, group, data_format):
             y = shifted_conv(x, w, stride, pads, dilation, group)
@@ -1130,10 +1274,10 @@ def _conv_impl(nd):
 
 
 def _conv_vjp(nd):
-    """Gradients of a convolution: shifted sums and per-tap reductions for a shifted (thin grouped) layer on the CPU,
-    as dots where `dot_directions` says so, a stride-2 input gradient as four phase convolutions where
-    `uses_phase_input_grad` says so; otherwise the input gradient is a transposed convolution (see `_dilated_conv`),
-    the weight gradient XLA's."""
+    """Gradients of a convolution on the CPU: dots on the stored weight where `uses_stored_weight_dots` says so,
+    shifted sums and per-tap reductions for a shifted (thin grouped) layer, as dots where `dot_directions` says so, a
+    stride-2 input gradient as four phase convolutions where `uses_phase_input_grad` says so; otherwise the input
+    gradient is a transposed convolution (see `_dilated_conv`), the weight gradient XLA's."""
 
     def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, data_format):
         w_full, w = w, _squeeze_1d(w, nd)
@@ -1141,7 +1285,10 @@ def _conv_vjp(nd):
         pads, outs = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
         dots = dot_directions(x, w, outs, stride, dilation, group, data_format)
         shifted = use_shifted_conv(x, w, group, data_format)
-        if uses_shifted_input_grad(x, w, group, data_format):
+        stored_weight = uses_stored_weight_dots(x, w, outs, stride, dilation, group, data_format)
+        if stored_weight:
+            dx = stored_weight_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))
+        elif uses_shifted_input_grad(x, w, group, data_format):
             dx = shifted_input_grad(dout, w, stride, pads, dilation, group, tuple(sizes))
         elif uses_phase_input_grad(x, w, outs, stride, dilation, group, data_format):
             dx = phase_input_grad(dout, w.astype(dout.dtype), pads, tuple(sizes))
@@ -1151,7 +1298,9 @@ def _conv_vjp(nd):
             dx = pointwise_conv_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))
         else:
             dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
-        if shifted:
+        if stored_weight:
+            dw = stored_weight_weight_grad(x, dout, w.shape[2:], stride, pads)
+        elif shifted:
             dw = shifted_weight_grad(x, dout, w.shape[2:], stride, pads, dilation, group)
         elif "weight" in dots and uses_patches(w, outs, stride) and any(k > 1 for k in w.shape[2:]):
             dw = patch_weight_grad(x, dout, w.shape[2:], stride, pads)

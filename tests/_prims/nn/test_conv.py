@@ -815,6 +815,95 @@ def test_winograd_layer_through_nn_conv2d_equals_lax_in_both_modes(mode):
     np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-4, atol=1e-4)
 
 
+# ---- weight-heavy layers as dots on the stored weight (CRNN's deep layers at a small batch) ---------------------
+# (x shape, weight shape, stride, pads): the functions take any stride and padding; the rule uses them at stride 1
+STORED_WEIGHT_CASES = [
+    ((2, 6, 4, 9), (8, 6, 3, 3), (1, 1), [(1, 1), (1, 1)]),  # 'same'
+    ((2, 5, 5, 7), (7, 5, 3, 2), (2, 1), [(0, 1), (2, 0)]),  # strided, asymmetric pads, a non-square kernel
+    ((1, 4, 2, 6), (6, 4, 2, 2), (1, 1), [(0, 0), (0, 0)]),  # CRNN's last 2x2 layer's shape, valid
+    ((3, 3, 9, 8), (5, 3, 3, 3), (3, 2), [(1, 2), (0, 1)]),  # a stride past the kernel's reach on one side
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "stride", "pads"), STORED_WEIGHT_CASES, ids=[str(c[:2]) for c in STORED_WEIGHT_CASES]
+)
+def test_stored_weight_functions_equal_lax_and_its_vjp(x_shape, w_shape, stride, pads, dtype):
+    x, w = (a.astype(dtype) for a in _data(x_shape, w_shape))
+    want, pull = _vjp(lambda a, b: _xla(a, b, stride, pads, (1, 1), 1), x, w)
+    dy = jnp.asarray(np.random.default_rng(4).standard_normal(want.shape).astype(dtype))
+    want_dx, want_dw = pull(dy)
+    got = (
+        conv.stored_weight_conv(x, w, stride, pads, want.shape[2:]),
+        conv.stored_weight_input_grad(dy, w, stride, pads, x_shape[2:]),
+        conv.stored_weight_weight_grad(x, dy, w_shape[2:], stride, pads),
+    )
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for value, expect in zip(got, (want, want_dx, want_dw), strict=True):
+        assert value.shape == expect.shape and value.dtype == expect.dtype
+        np.testing.assert_allclose(value, expect, rtol=tol, atol=tol)
+
+
+def test_stored_weight_rule(monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    x = jnp.zeros((4, 512, 4, 25), jnp.float32)  # CRNN's 512 -> 512 at batch 4
+    w3 = jnp.zeros((512, 512, 3, 3))
+    assert conv.uses_stored_weight_dots(x, w3, (4, 25), (1, 1), (1, 1), 1, "NCHW")
+    assert conv.uses_stored_weight_dots(x, jnp.zeros((512, 512, 2, 2)), (3, 24), (1, 1), (1, 1), 1, "NCHW")
+    assert conv.uses_stored_weight_dots(x.astype(jnp.float64), w3, (4, 25), (1, 1), (1, 1), 1, "NCHW")
+    # ResNet-50's 512 -> 512 at 7 x 7 and batch 32: 7.2 M patch entries; at batch 64 past the bound
+    assert conv.uses_stored_weight_dots(jnp.zeros((32, 512, 7, 7)), w3, (7, 7), (1, 1), (1, 1), 1, "NCHW")
+    assert not conv.uses_stored_weight_dots(jnp.zeros((64, 512, 7, 7)), w3, (7, 7), (1, 1), (1, 1), 1, "NCHW")
+    small = jnp.zeros((64, 64, 3, 3))  # 36,864 weight entries: slower as dots
+    assert not conv.uses_stored_weight_dots(x[:, :64], small, (4, 25), (1, 1), (1, 1), 1, "NCHW")
+    assert not conv.uses_stored_weight_dots(x, w3, (2, 13), (2, 2), (1, 1), 1, "NCHW")  # strided
+    assert not conv.uses_stored_weight_dots(x, w3, (4, 25), (1, 1), (2, 2), 1, "NCHW")  # dilated
+    assert not conv.uses_stored_weight_dots(x, w3[:, :256], (4, 25), (1, 1), (1, 1), 2, "NCHW")  # grouped
+    assert not conv.uses_stored_weight_dots(x, jnp.zeros((512, 512, 1, 1)), (4, 25), (1, 1), (1, 1), 1, "NCHW")
+    assert not conv.uses_stored_weight_dots(x, jnp.zeros((512, 512, 1, 3)), (4, 23), (1, 1), (1, 1), 1, "NCHW")
+    assert not conv.uses_stored_weight_dots(x, w3, (4, 25), (1, 1), (1, 1), 1, "NHWC")
+    assert not conv.uses_stored_weight_dots(x.astype(jnp.float16), w3, (4, 25), (1, 1), (1, 1), 1, "NCHW")
+    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
+    assert not conv.uses_stored_weight_dots(x, w3, (4, 25), (1, 1), (1, 1), 1, "NCHW")
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_weight_heavy_layer_runs_on_its_stored_weight_on_cpu_and_equals_lax(platform, monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: platform)
+    monkeypatch.setattr(conv, "STORED_WEIGHT_MIN_ENTRIES", 1)  # the rule on small shapes
+    names = ("stored_weight_conv", "stored_weight_input_grad", "stored_weight_weight_grad")
+    calls = []
+    for name in names:
+        original = getattr(conv, name)
+        monkeypatch.setattr(conv, name, lambda *a, f=original, n=name: calls.append(n) or f(*a))
+    _check_against_reference(conv.Conv2D, (2, 8, 4, 9), (9, 8, 3, 3), {"pad_mode": "same"}, "NCHW")
+    pad = {"pad_mode": "pad", "pad": (1, 0, 0, 2)}
+    _check_against_reference(conv.Conv2D, (1, 7, 5, 8), (4, 7, 3, 2), pad, "NCHW", dtype=np.float64, tol=1e-9)
+    assert calls == (list(names) * 2 if platform == "cpu" else [])
+
+
+@pytest.mark.parametrize("mode", [kiln.PYNATIVE_MODE, kiln.GRAPH_MODE])
+def test_stored_weight_layer_through_nn_conv2d_equals_lax_in_both_modes(mode):
+    # 256 -> 128 channels at 3 x 5, batch 2: the rule as it is (294,912 weight entries, 13,824 patch entries)
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((2, 256, 3, 5)).astype(np.float32)
+    g = rng.standard_normal((2, 128, 3, 5)).astype(np.float32)
+    net = kiln.nn.Conv2d(256, 128, 3, pad_mode="same", has_bias=False)
+    w = net.weight.asnumpy()
+    assert conv.uses_stored_weight_dots(jnp.asarray(x), jnp.asarray(w), (3, 5), (1, 1), (1, 1), 1, "NCHW")
+    loss = lambda a: (net(a) * kiln.Tensor(g)).sum()  # noqa: E731
+    kiln.set_context(mode=mode)
+    try:
+        dx, (dw,) = kiln.grad(loss, grad_position=0, weights=net.trainable_params())(kiln.Tensor(x))
+    finally:
+        kiln.set_context(mode=kiln.PYNATIVE_MODE)
+    _, pull = _vjp(lambda a, b: _xla(a, b, (1, 1), [(1, 1), (1, 1)], (1, 1), 1), jnp.asarray(x), jnp.asarray(w))
+    want_dx, want_dw = pull(jnp.asarray(g))
+    np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-4, atol=1e-4)
+
+
 # ---- the gradients of shifted (thin grouped) layers -------------------------------------------------------------
 # (x shape, weight shape, stride, pads, dilation, group): MobileNetV2's depthwise 3x3 at strides 1 and 2, strides larger
 # than the kernel (phases without taps), a multiplier of 2 and 2 input channels per group, dilation with a stride,
