@@ -238,6 +238,15 @@ def _cpu_model() -> str:
     return ""
 
 
+def cpu_has_avx512() -> bool:
+    """Whether this CPU has AVX-512 (MindSpore's oneDNN kernels take other paths there: see bench_zoo)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and " avx512f" in line for line in f)
+    except OSError:
+        return False
+
+
 def run_worker(module: str, args: list[str], python: str, env: dict) -> dict | None:
     """Run `python -m module *args` from the repository root and return the last JSON line it printed (its
     result), or None after printing the last line of its error output."""
