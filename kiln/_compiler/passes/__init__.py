@@ -13,6 +13,7 @@ from kiln._compiler.ir.graph import Graph
 from kiln._compiler.passes.cse import cse
 from kiln._compiler.passes.dce import dce
 from kiln._compiler.passes.fold import fold
+from kiln._compiler.passes.grad_forward import share_grad_forward
 from kiln._compiler.passes.inline import inline
 from kiln._compiler.passes.simplify import simplify
 
@@ -21,6 +22,7 @@ PASSES = (
     ("simplify", simplify),
     ("fold", fold),
     ("cse", cse),
+    ("grad_forward", share_grad_forward),
     ("dce", dce),
 )
 

@@ -8,26 +8,53 @@ back to the wide input to be summed there (as MindSpore sums them): five float16
 
 from __future__ import annotations
 
+import numpy as np
+
 from kiln._compiler.ir.graph import Graph, Var
 from kiln._compiler.passes.util import is_host_effect, substitute
 
 
 def _key(e):
+    return eqn_key(e.prim, e.attrs, e.inputs)
+
+
+def eqn_key(prim, attrs, inputs) -> tuple:
+    """What makes two applications of a primitive equal: the primitive, its attributes and its inputs (Vars by
+    identity, constant arrays by object, Python values by value). TypeError when an input is unhashable."""
     parts = []
-    for x in e.inputs:
+    for x in inputs:
         if type(x) is Var:
             parts.append(("v", x.id))
         elif hasattr(x, "shape"):
-            parts.append(("a", id(x)))  # the same constant array object
+            parts.append(_constant_key(x))
         else:
             hash(x)  # Python values: by value (TypeError when unhashable)
             parts.append(("p", type(x), x))
-    return (e.prim, e.attrs, tuple(parts))
+    return (prim, attrs, tuple(parts))
+
+
+VALUE_KEY_MAX_ENTRIES = 4096  # constant arrays up to this size are equal by value (a recurrent layer's zero state)
+
+
+def _constant_key(x) -> tuple:
+    """A constant array's part of a key: its value when small (two traces of one layer make equal constants as
+    different objects), otherwise the array object itself."""
+    shape = tuple(x.shape)
+    if int(np.prod(shape, dtype=np.int64)) <= VALUE_KEY_MAX_ENTRIES:
+        value = np.asarray(x)
+        return ("c", shape, value.dtype.str, value.tobytes())
+    return ("a", id(x))
 
 
 def _float_size(dtype) -> int:
     """The byte size of a floating dtype (bfloat16 included, which NumPy counts as kind 'V'); 0 for the others."""
     return dtype.itemsize if dtype.kind == "f" or dtype.name == "bfloat16" else 0
+
+
+def shareable(e) -> bool:
+    """Whether one equation's outputs may stand for another's equal one: a primitive (not a structural equation),
+    with no host effect, not narrowing a float (see the module docstring)."""
+    return not isinstance(e.prim, str) and not is_host_effect(e) and not _narrows(e)
 
 
 def _narrows(e) -> bool:
@@ -43,7 +70,7 @@ def cse(graph: Graph) -> int:
     for e in graph.eqns:
         if mapping:
             e.inputs = [mapping.get(x, x) if type(x) is Var else x for x in e.inputs]
-        if isinstance(e.prim, str) or is_host_effect(e) or _narrows(e):
+        if not shareable(e):
             kept.append(e)
             continue
         try:
