@@ -40,7 +40,8 @@ def _constant_key(x) -> tuple:
     """A constant array's part of a key: its value when small (two traces of one layer make equal constants as
     different objects), otherwise the array object itself."""
     shape = tuple(x.shape)
-    if int(np.prod(shape, dtype=np.int64)) <= VALUE_KEY_MAX_ENTRIES:
+    # an array split across processes cannot be read here: it stays keyed by object
+    if int(np.prod(shape, dtype=np.int64)) <= VALUE_KEY_MAX_ENTRIES and getattr(x, "is_fully_addressable", True):
         value = np.asarray(x)
         return ("c", shape, value.dtype.str, value.tobytes())
     return ("a", id(x))

@@ -193,6 +193,19 @@ SHIFTED_MAX_TERMS = 75  # input channels per group x kernel taps
 _REWRITTEN_DTYPES = ("float32", "float64")  # half precision keeps XLA's wider accumulation
 
 
+def _rewritable_on_cpu(x, outs, dilation, group: int, data_format: str) -> bool:
+    """Whether the CPU's convolution rules may rewrite this layer: an ungrouped, undilated float32/float64 NCHW 2-D
+    convolution on the CPU (the GPU keeps XLA's convolution; half precision keeps its wider accumulation)."""
+    return (
+        default_platform() == "cpu"
+        and group == 1
+        and data_format == "NCHW"
+        and len(outs) == 2
+        and all(d == 1 for d in dilation)
+        and x.dtype.name in _REWRITTEN_DTYPES
+    )
+
+
 def use_shifted_conv(x, w, group: int, data_format: str) -> bool:
     """Whether a forward convolution lowers to `shifted_conv` on this platform.
 
@@ -541,14 +554,9 @@ def uses_phase_input_grad(x, w, outs, stride, dilation, group: int, data_format:
         larger than 1 on both sides, at least PHASE_MIN_CHANNELS input channels and PHASE_MIN_PIXELS output pixels.
     """
     return (
-        default_platform() == "cpu"
-        and group == 1
-        and data_format == "NCHW"
-        and len(outs) == 2
+        _rewritable_on_cpu(x, outs, dilation, group, data_format)
         and tuple(stride) == (2, 2)
-        and all(d == 1 for d in dilation)
         and min(w.shape[2:]) > 1
-        and x.dtype.name in _REWRITTEN_DTYPES
         and w.shape[1] >= PHASE_MIN_CHANNELS
         and int(np.prod(outs)) >= PHASE_MIN_PIXELS
     )
@@ -611,14 +619,7 @@ def dot_directions(x, w, outs, stride, dilation, group: int, data_format: str) -
         A subset of {"forward", "input", "weight"}: empty off the CPU, for grouped, dilated, channels-last, 1-D,
         3-D or half-precision convolutions.
     """
-    if not (
-        default_platform() == "cpu"
-        and group == 1
-        and data_format == "NCHW"
-        and len(outs) == 2
-        and all(d == 1 for d in dilation)
-        and x.dtype.name in _REWRITTEN_DTYPES
-    ):
+    if not _rewritable_on_cpu(x, outs, dilation, group, data_format):
         return frozenset()
     large = int(np.prod(outs)) >= DOT_MIN_PIXELS
     if all(k == 1 for k in w.shape[2:]):
@@ -923,14 +924,9 @@ def uses_stored_weight_dots(x, w, outs, stride, dilation, group: int, data_forma
         patch entries; False elsewhere (the GPU keeps XLA's convolution).
     """
     if not (
-        default_platform() == "cpu"
-        and group == 1
-        and data_format == "NCHW"
-        and len(outs) == 2
+        _rewritable_on_cpu(x, outs, dilation, group, data_format)
         and all(s == 1 for s in stride)
-        and all(d == 1 for d in dilation)
         and min(w.shape[2:]) > 1
-        and x.dtype.name in _REWRITTEN_DTYPES
     ):
         return False
     patches = int(np.prod(w.shape[1:])) * x.shape[0] * int(np.prod(outs))
@@ -1102,14 +1098,9 @@ def winograd_directions(x, w, outs, stride, dilation, group: int, data_format: s
         GPU keeps XLA's convolution).
     """
     if not (
-        default_platform() == "cpu"
-        and group == 1
-        and data_format == "NCHW"
-        and len(outs) == 2
+        _rewritable_on_cpu(x, outs, dilation, group, data_format)
         and tuple(w.shape[2:]) == (3, 3)
         and tuple(stride) == (1, 1)
-        and all(d == 1 for d in dilation)
-        and x.dtype.name in _REWRITTEN_DTYPES
         and min(w.shape[:2]) >= WINOGRAD_MIN_CHANNELS
         and int(np.prod(outs)) >= WINOGRAD_MIN_PIXELS
     ):
