@@ -14,10 +14,6 @@ from kiln._compiler.ir.graph import Graph, Var
 from kiln._compiler.passes.util import is_host_effect, substitute
 
 
-def _key(e):
-    return eqn_key(e.prim, e.attrs, e.inputs)
-
-
 def eqn_key(prim, attrs, inputs) -> tuple:
     """What makes two applications of a primitive equal: the primitive, its attributes and its inputs (Vars by
     identity, constant arrays by object, Python values by value). TypeError when an input is unhashable."""
@@ -58,6 +54,19 @@ def shareable(e) -> bool:
     return not isinstance(e.prim, str) and not is_host_effect(e) and not _narrows(e)
 
 
+def share_key(e, inputs: list):
+    """`e`'s key over `inputs` when one equal equation may stand for another (`shareable`, every input hashable),
+    else None."""
+    if not shareable(e):
+        return None
+    try:
+        key = eqn_key(e.prim, e.attrs, inputs)
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def _narrows(e) -> bool:
     """True when `e` gives a float output narrower than one of its float inputs."""
     widest = max((_float_size(x.dtype) for x in e.inputs if type(x) is Var), default=0)
@@ -71,13 +80,8 @@ def cse(graph: Graph) -> int:
     for e in graph.eqns:
         if mapping:
             e.inputs = [mapping.get(x, x) if type(x) is Var else x for x in e.inputs]
-        if not shareable(e):
-            kept.append(e)
-            continue
-        try:
-            key = _key(e)
-            hash(key)
-        except TypeError:
+        key = share_key(e, e.inputs)
+        if key is None:
             kept.append(e)
             continue
         first = seen.get(key)

@@ -19,19 +19,7 @@ two draws never match); equations with an effect stay (only pure ones die).
 from __future__ import annotations
 
 from kiln._compiler.ir.graph import Eqn, Graph, Var
-from kiln._compiler.passes.cse import eqn_key, shareable
-
-
-def _key(e: Eqn, inputs: list):
-    """`e`'s common-subexpression key over `inputs`, or None when it has none."""
-    if not shareable(e):
-        return None
-    try:
-        key = eqn_key(e.prim, e.attrs, inputs)
-        hash(key)
-    except TypeError:
-        return None
-    return key
+from kiln._compiler.passes.cse import share_key
 
 
 def _alias(e: Eqn, resolve) -> Var | None:
@@ -61,7 +49,7 @@ def _outer_values(e: Eqn, earlier: dict, resolve) -> dict:
     matched: set = set()
     for ne in nested.eqns:
         inputs = [resolve(names.get(x, x)) if type(x) is Var else x for x in ne.inputs]
-        key = _key(ne, inputs)
+        key = share_key(ne, inputs)
         found = earlier.get(key) if key is not None else None
         if found is not None:
             names.update(zip(ne.outputs, found, strict=True))
@@ -100,7 +88,7 @@ def share_grad_forward(graph: Graph) -> int:
         same = _alias(e, resolve)
         if same is not None:
             aliases[e.outputs[0]] = same
-        key = _key(e, [resolve(x) for x in e.inputs])
+        key = share_key(e, [resolve(x) for x in e.inputs])
         if key is not None:
             earlier.setdefault(key, e.outputs)
     return changed

@@ -936,12 +936,9 @@ def uses_stored_weight_dots(x, w, outs, stride, dilation, group: int, data_forma
 def _channel_major_patches(x, kernel, stride, pads, outs):
     """The kernel taps' strided windows of `x` (N, C, H, W) as (C x taps, N x P): channel-major rows, taps in
     row-major order, the batch's pixels along each row (the dot's canonical right operand, no copy before it)."""
-    xt = jnp.transpose(_pad_spatial(x, pads), (1, 0, 2, 3))  # (C, N, H + pads, W + pads): the small operand moves
-    c, n = xt.shape[:2]
-    windows = []
-    for offset in np.ndindex(*kernel):
-        limit = [c, n] + [i + s * (o - 1) + 1 for i, s, o in zip(offset, stride, outs, strict=True)]
-        windows.append(lax.slice(xt, [0, 0, *offset], limit, [1, 1, *stride]))
+    n, c = x.shape[:2]
+    # the taps' windows of the input transposed to (C, N, H, W): the small operand moves, not the weight
+    windows = list(_tap_windows(jnp.transpose(x, (1, 0, 2, 3)), kernel, stride, pads, outs))
     return jnp.stack(windows, axis=1).reshape(c * len(windows), n * int(np.prod(outs)))
 
 
