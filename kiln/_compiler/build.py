@@ -474,8 +474,9 @@ def build(
     Returns:
         The Executable; its `plan` holds the (site, assumed branch) pairs it checks, in program order.
     """
-    # no optimised compile of an earlier program starts on the tier-up thread while this one is built (B.tiers)
-    with B.tiers.foreground():
+    # no optimised compile of an earlier program starts on the tier-up thread while this one is built (B.tiers), and
+    # no cyclic collection walks the heap while its trace fills the collector's generations (B.gc_pause)
+    with B.tiers.foreground(), B.gc_pause.paused():
         return _build(name, body, template, leaves, param_args, cells, lax, fn, shapes, plan, write_inputs, test_inputs)
 
 

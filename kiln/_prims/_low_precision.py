@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kiln._backend import jnp
+from kiln._backend import jnp, lax
 
 HALF_DTYPES = (jnp.float16, jnp.bfloat16)  # the dtypes MindSpore's CPU kernels compute in float32 and round once
 
@@ -28,7 +28,10 @@ def rounded(x):
     one ulp apart), and Adam's 1 - beta2^t differed from 1 - (the stored beta2^t) by up to 7e-6 relative at t = 2;
     its simplifier rewrites (x / y) / y as x / (y * y). Neither reduce_precision nor an optimization barrier survive
     to the machine code; a select on the value itself does. Its other arm is taken only for a NaN, and gives NaN."""
-    return jnp.where(x == x, x, x + x)
+    x = jnp.asarray(x)
+    # lax, not jnp.where: jnp's functions are jitted, and each call inside a trace is a nested jit traced and lowered
+    # of its own (an optimizer step rounds twice per parameter)
+    return lax.select(lax.eq(x, x), x, lax.add(x, x))
 
 
 def broadcast_in_float32(x, shape: tuple[int, ...]):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._backend import eval_shape, jnp, lax
+from kiln._backend import ShapeDtypeStruct, eval_shape, jnp, lax
 from kiln._core.primitive import Bounds, PrimitiveDef, op_error
 from kiln._prims._checks import shape_of
 from kiln._prims._division import true_divide
@@ -593,24 +593,53 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
 
     def shapes(step, *xs, n, weight_decay, grad_centralization, loss_scale, options):
         # Each parameter's outputs depend only on its own inputs and settings and on the shared scalars, so `impl`
-        # is traced on one parameter per distinct kind instead of all of them (Adam over the zoo transformer's
-        # 130 parameters took 0.4-0.6 s of its 1.2-1.6 s graph trace; its parameters are of 18 kinds).
+        # is traced on one parameter per kind instead of all of them (Adam over the zoo transformer's 130
+        # parameters took 0.4-0.6 s of its 1.2-1.6 s graph trace). A kind is the inputs' ranks and dtypes: an update
+        # is elementwise, so a parameter's new value and states take its own shape (MobileNetV2's 158 parameters
+        # have 36 shapes but 3 kinds); should a traced update not keep its parameter's shape, kinds fall back to
+        # the exact shapes.
         per_param = [tuple(xs[c * n + i] for c in range(3 + n_states)) for i in range(n)]  # p, g, states, lr
         rest = xs[(3 + n_states) * n :]
-        scalars, dynamic = rest[:n_scalars], iter(rest[n_scalars:])
-        kinds: dict = {}  # kind -> (first parameter, its dynamic weight decay or None, the parameters of it)
-        for i in range(n):
+        scalars = rest[:n_scalars]
+        for by_rank in (True, False):
+            reps, out = _trace_kinds(per_param, rest[n_scalars:], by_rank, step, scalars, weight_decay,
+                                     grad_centralization, loss_scale, options)  # fmt: skip
+            k = len(reps)
+            kept = all(
+                tuple(out[1 + group * k + j].shape) == tuple(per_param[i][0].shape)
+                for j, (i, _, _) in enumerate(reps)
+                for group in range(1 + n_states)
+            )
+            if kept or not by_rank:
+                break
+        full = [out[0], *([None] * ((1 + n_states) * n))]
+        for j, (_, _, members) in enumerate(reps):
+            for group in range(1 + n_states):  # the new parameter, then each state
+                traced = out[1 + group * k + j]
+                for i in members:  # a parameter of a kind by rank: the traced dtype with its own shape
+                    full[1 + group * n + i] = (
+                        ShapeDtypeStruct(tuple(per_param[i][0].shape), traced.dtype) if kept else traced
+                    )
+        return (*full, *out[1 + (1 + n_states) * k :])
+
+    def _trace_kinds(per_param, dynamic, by_rank, step, scalars, weight_decay, grad_centralization, loss_scale,
+                     options):  # fmt: skip
+        """`impl`'s output structs on one parameter per kind, and the kinds as (that parameter, its dynamic weight
+        decay or None, the parameters of the kind)."""
+        dynamic = iter(dynamic)
+        kinds: dict = {}
+        for i, inputs in enumerate(per_param):
             dyn = next(dynamic) if weight_decay[i] is None else None
-            kind = (per_param[i], dyn, weight_decay[i], grad_centralization[i])
+            shape_free = tuple((len(x.shape), x.dtype) if isinstance(x, ShapeDtypeStruct) else x for x in inputs)
+            kind = (shape_free if by_rank else inputs, dyn, weight_decay[i], grad_centralization[i])
             try:
                 hash(kind)
             except TypeError:  # an unhashable Python input: a kind of its own
                 kind = i
             kinds.setdefault(kind, (i, dyn, []))[2].append(i)
         reps = list(kinds.values())
-        k = len(reps)
         attrs = {
-            "n": k,
+            "n": len(reps),
             "weight_decay": tuple(weight_decay[i] for i, _, _ in reps),
             "grad_centralization": tuple(grad_centralization[i] for i, _, _ in reps),
             "loss_scale": loss_scale,
@@ -618,13 +647,7 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
         }
         columns = [per_param[i][c] for c in range(3 + n_states) for i, _, _ in reps]
         dyn_in = [d for i, d, _ in reps if weight_decay[i] is None]
-        out = eval_shape(lambda *a: impl(*a, **attrs), step, *columns, *scalars, *dyn_in)
-        full = [out[0], *([None] * ((1 + n_states) * n))]
-        for j, (_, _, members) in enumerate(reps):
-            for group in range(1 + n_states):  # the new parameter, then each state
-                for i in members:
-                    full[1 + group * n + i] = out[1 + group * k + j]
-        return (*full, *out[1 + (1 + n_states) * k :])
+        return reps, eval_shape(lambda *a: impl(*a, **attrs), step, *columns, *scalars, *dyn_in)
 
     return PrimitiveDef(
         name,

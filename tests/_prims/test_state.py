@@ -21,7 +21,8 @@ FUSED = [
     (S.FusedAdamOffload, 2, 5),
     (S.FusedAdamWeightDecay, 2, 3),
 ]
-# parameters of repeated kinds, two dtypes, a 1-D learning-rate table, a gradient of another dtype
+# parameters of repeated kinds (a kind: the inputs' ranks and dtypes, so (8, 2) is of (4, 16)'s kind), two dtypes, a
+# 1-D learning-rate table, a gradient of another dtype
 PARAMS = [
     ((4, 16), F32, ()),
     ((16,), F32, ()),
@@ -29,7 +30,10 @@ PARAMS = [
     ((3,), F16, ()),
     ((4, 16), F32, (5,)),
     ((16,), F32, ()),
+    ((8, 2), F32, ()),
+    ((7,), F32, ()),
 ]
+N = len(PARAMS)
 
 
 def _inputs(n_states: int, n_scalars: int, weight_decay: tuple, grad_dtype=None):
@@ -59,9 +63,14 @@ def _types(tree) -> list:
 @pytest.mark.parametrize(
     ("weight_decay", "centralize", "loss_scale", "grad_dtype"),
     [
-        ((0.0,) * 6, (False,) * 6, 1.0, None),
-        ((0.1, None, 0.0, 0.1, None, 0.0), (True, False, False, False, True, False), 128.0, None),
-        ((0.0,) * 6, (False,) * 6, 1.0, F16),
+        ((0.0,) * N, (False,) * N, 1.0, None),
+        (
+            (0.1, None, 0.0, 0.1, None, 0.0, 0.1, None),
+            (True, False, False, False, True, False, True, True),
+            128.0,
+            None,
+        ),
+        ((0.0,) * N, (False,) * N, 1.0, F16),
     ],
     ids=["plain", "decay-centralize-scale", "f16-gradients"],
 )
@@ -82,10 +91,27 @@ def test_one_trace_per_kind_of_parameter(monkeypatch):
         return adam(*a)
 
     monkeypatch.setattr(S, "_adam", counted)
-    weight_decay = (0.0,) * 6
-    S.FusedAdam.shapes(*_inputs(2, 5, weight_decay), **_attrs(weight_decay, (False,) * 6, 1.0, S.FusedAdam))
-    # four kinds: (4, 16) float32 twice, (16,) twice, (3,) float16, and (4, 16) with a 1-D learning-rate table
+    weight_decay = (0.0,) * N
+    S.FusedAdam.shapes(*_inputs(2, 5, weight_decay), **_attrs(weight_decay, (False,) * N, 1.0, S.FusedAdam))
+    # four kinds: 2-D float32 ((4, 16) twice, (8, 2)), 1-D float32 ((16,) twice, (7,)), 1-D float16 ((3,)), and
+    # 2-D float32 with a 1-D learning-rate table
     assert sorted(calls) == sorted([(4, 16), (16,), (3,), (4, 16)])
+
+
+def test_an_update_that_does_not_keep_shapes_is_traced_per_shape(monkeypatch):
+    # a (hypothetical) update whose outputs are not its parameter's shape: kinds by rank would give (8, 2) the
+    # outputs traced on (4, 16), so the declared types come from one trace per exact shape instead
+    adam = S._adam
+
+    def flattening(*a):
+        return tuple(jax.numpy.ravel(x) for x in adam(*a))
+
+    monkeypatch.setattr(S, "_adam", flattening)
+    weight_decay = (0.0,) * N
+    args = _inputs(2, 5, weight_decay)
+    attrs = _attrs(weight_decay, (False,) * N, 1.0, S.FusedAdam)
+    traced = jax.eval_shape(lambda *a: S.FusedAdam.impl(*a, **attrs), *args)
+    assert _types(S.FusedAdam.shapes(*args, **attrs)) == _types(traced)
 
 
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
