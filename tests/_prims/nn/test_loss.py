@@ -10,7 +10,7 @@ import pytest
 import kiln
 from kiln import Tensor, nn
 from kiln._backend import jax, jnp
-from kiln._prims.nn.loss import _ctc
+from kiln._prims.nn.loss import CTCLoss, CTCLossTF, _ctc
 
 T, N, C, S = 12, 3, 6, 4
 
@@ -190,3 +190,20 @@ def test_regression_losses_promote_the_input_and_target_dtypes(mode, loss, fn64)
     assert integers is None or integers.dtype == kiln.float16
     want = fn64(x16.astype(np.float64) - y32.astype(np.float64))
     np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+@pytest.mark.parametrize("prim", [CTCLoss, CTCLossTF], ids=["CTCLoss", "CTCLossTF"])
+def test_ctc_declared_types_are_the_traced_types(prim, dtype):
+    # the types GRAPH_MODE's trace takes from `shapes` are those of the impl
+    s = jax.ShapeDtypeStruct
+    steps, n, classes, labels = 9, 3, 6, 4
+    inputs = [s((steps, n, classes), dtype), s((n, labels), np.int32), s((n,), np.int32), s((n,), np.int32)]
+    attrs = {"blank": 0} if prim is CTCLossTF else {"blank": 0, "zero_infinity": True}
+    if prim is CTCLossTF:
+        inputs.append(s((n,), np.bool_))
+    traced = jax.eval_shape(lambda *a: prim.impl(*a, **attrs), *inputs)
+    declared = prim.shapes(*inputs, **attrs)
+    assert [(tuple(x.shape), np.dtype(x.dtype)) for x in declared] == [
+        (tuple(x.shape), np.dtype(x.dtype)) for x in traced
+    ]
