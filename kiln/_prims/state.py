@@ -601,17 +601,17 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
         per_param = [tuple(xs[c * n + i] for c in range(3 + n_states)) for i in range(n)]  # p, g, states, lr
         rest = xs[(3 + n_states) * n :]
         scalars = rest[:n_scalars]
-        for by_rank in (True, False):
-            reps, out = _trace_kinds(per_param, rest[n_scalars:], by_rank, step, scalars, weight_decay,
-                                     grad_centralization, loss_scale, options)  # fmt: skip
+        settings = (step, scalars, weight_decay, grad_centralization, loss_scale, options)
+        reps, out = _trace_kinds(per_param, rest[n_scalars:], True, *settings)
+        k = len(reps)
+        kept = all(
+            tuple(out[1 + group * k + j].shape) == tuple(per_param[i][0].shape)
+            for j, (i, _, _) in enumerate(reps)
+            for group in range(1 + n_states)
+        )
+        if not kept:  # not elementwise after all: one trace per exact shape, whose types are taken as traced
+            reps, out = _trace_kinds(per_param, rest[n_scalars:], False, *settings)
             k = len(reps)
-            kept = all(
-                tuple(out[1 + group * k + j].shape) == tuple(per_param[i][0].shape)
-                for j, (i, _, _) in enumerate(reps)
-                for group in range(1 + n_states)
-            )
-            if kept or not by_rank:
-                break
         full = [out[0], *([None] * ((1 + n_states) * n))]
         for j, (_, _, members) in enumerate(reps):
             for group in range(1 + n_states):  # the new parameter, then each state
