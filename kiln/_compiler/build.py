@@ -118,10 +118,10 @@ class Executable:
         owned = self.owned
         launch = None
         if any(map(operator.is_not, self.donated_in(state), owned)):
-            for k, i in enumerate(self.donated):
-                if state[i] is not owned[k]:
-                    # The buffer is donated: make sure no other Tensor shares it (a copy without an XLA compile).
-                    state[i] = _distributed.private_copy(state[i])
+            # The buffers are donated: make sure no other Tensor shares them (copies without an XLA compile).
+            foreign = [i for k, i in enumerate(self.donated) if state[i] is not owned[k]]
+            for i, copy in zip(foreign, _distributed.private_copies([state[i] for i in foreign]), strict=True):
+                state[i] = copy
         else:
             # every donated input is this program's own output of its last call (its aval is the one compiled for):
             # the other inputs' avals are checked here, as jax.jit's call would

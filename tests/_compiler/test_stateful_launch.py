@@ -10,6 +10,7 @@ import pytest
 
 import kiln as ms
 from kiln import Parameter, Tensor, nn, ops
+from kiln._backend import distributed
 from kiln._backend.launch import Launch
 
 
@@ -155,3 +156,43 @@ def test_a_training_step_launched_gives_pynatives_losses_and_weights(graph_mode)
     np.testing.assert_allclose(g_losses, p_losses, rtol=1e-5)
     for g, p in zip(g_params, p_params, strict=True):
         np.testing.assert_allclose(g, p, rtol=1e-5, atol=1e-6)
+
+
+class Scale(nn.Cell):
+    """Writes the Parameters it is given (each donated to its program) to `factor` times themselves."""
+
+    def __init__(self, params, factor):
+        super().__init__()
+        self.params = params
+        self.factor = factor
+
+    def construct(self, x):
+        for p in self.params:
+            ops.assign(p, p * self.factor + x)
+        return x
+
+
+def test_parameters_two_programs_write_in_turn_keep_every_held_value(graph_mode, monkeypatch):
+    # as WGAN's two train cells write each other's BatchNorm statistics: each call finds the donated arrays made by
+    # the other program and copies them, in one batched transfer, before a Tensor the user holds could lose its buffer
+    copied = []
+    monkeypatch.setattr(
+        distributed, "private_copies", lambda xs, f=distributed.private_copies: copied.append(len(xs)) or f(xs)
+    )
+    a = Parameter(Tensor(np.arange(4, dtype=np.float32)), name="a")
+    c = Parameter(Tensor(np.ones((2, 2), np.float32)), name="c")
+    first, second = Scale([a, c], 2.0), Scale([a, c], 0.5)
+    want_a, want_c = a.asnumpy(), c.asnumpy()
+    held = []
+    for step in range(3):
+        x = Tensor(np.float32(step))
+        for cell, factor in ((first, 2.0), (second, 0.5)):
+            held.append((a.value(), want_a.copy(), c.value(), want_c.copy()))
+            cell(x)
+            want_a, want_c = want_a * factor + step, want_c * factor + step
+    np.testing.assert_array_equal(a.asnumpy(), want_a)
+    np.testing.assert_array_equal(c.asnumpy(), want_c)
+    for a_then, a_want, c_then, c_want in held:  # every value read before a later call gave away its buffer
+        np.testing.assert_array_equal(a_then.asnumpy(), a_want)
+        np.testing.assert_array_equal(c_then.asnumpy(), c_want)
+    assert copied and set(copied) == {2}, copied  # both arrays at once, at the calls that found the other's arrays
