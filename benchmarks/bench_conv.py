@@ -63,10 +63,12 @@ as it is and off (`WINOGRAD_MIN_CHANNELS` out of reach), then a ResNet-50-like t
 copies of each, rounds interleaved in alternating order, the median ratio per pair of copies and each round's. A layer
 the rule leaves out (7x7) runs one program both ways: its ratios are the run's noise.
 
-`--transpose` compiles and times UNet++'s four 2x2 / 2 up-convolutions (forward and both gradients, one
-jitted program) as the dilated convolution XLA is given on the GPU and as Kiln's CPU lowering of transposed
-convolutions whose kernels tile the output (one dot, `kiln._prims.nn.conv.tiling_transpose`): the compile's
-CPU time (all threads; steadier than wall time on a loaded machine) and the fastest of 20 runs, per round.
+`--transpose` compiles and times the transposed convolutions of two zoo networks, UNet++'s four 2x2 / 2
+up-convolutions and WGAN's generator's three 4x4 / 2 (padding 1) layers (forward and both gradients, one jitted
+program per network): autodiff of the input-dilated convolution XLA is given on the GPU, against Kiln's
+Conv2DTranspose as it lowers on this platform with its own gradients (on the CPU: one dot for a transpose that
+tiles its output, and the transposed convolution's gradients through Kiln's convolution rules). Per round: the
+compile's CPU time (all threads; steadier than wall time on a loaded machine) and the fastest of 20 runs.
 
 `--versus-lax` times each layer's forward and both gradients as one jitted program, Kiln's Conv2D primitive (as it
 lowers on this platform, its own gradients) against plain `lax.conv_general_dilated` differentiated by `jax.vjp`:
@@ -726,10 +728,37 @@ UP_CONVS = [
     ((2, 16, 8, 8), (16, 8, 2, 2)),
     ((2, 8, 16, 16), (8, 4, 2, 2)),
 ]  # fmt: skip  (x, weight (C_in, C_out, kh, kw)) of UNet++ at 32x32
+GAN_CONVS = [
+    ((8, 64, 4, 4), (64, 32, 4, 4)),
+    ((8, 32, 8, 8), (32, 16, 4, 4)),
+    ((8, 16, 16, 16), (16, 3, 4, 4)),
+]  # fmt: skip  WGAN's DCGAN generator (32x32, 16 features, batch 8): 4x4, stride 2, padding 1
+TRANSPOSED_LAYERS = {
+    "UNet++ up-convolutions 2x2 / 2": (UP_CONVS, (2, 2), (0, 0, 0, 0)),
+    "WGAN generator 4x4 / 2, padding 1": (GAN_CONVS, (2, 2), (1, 1, 1, 1)),
+}
+
+
+def _transpose_with_vjp(jax, prim, attrs: dict):
+    """`prim(x, w)` (a transposed convolution without bias) with its declared gradients, as Kiln's compiler runs it."""
+
+    @jax.custom_vjp
+    def apply(x, w):
+        return prim.impl(x, w, None, **attrs)
+
+    def forward(x, w):
+        return prim.impl(x, w, None, **attrs), (x, w)
+
+    def backward(res, dout):
+        return tuple(prim.custom_vjp(*res, None, out=None, dout=dout, **attrs)[:2])
+
+    apply.defvjp(forward, backward)
+    return apply
 
 
 def run_transpose(repeat: int) -> None:
-    """Print compile CPU time and run time of the up-convolutions, dilated convolution against one dot."""
+    """Print compile CPU time and run time of zoo networks' transposed convolutions, autodiff of XLA's dilated
+    convolution against Kiln's Conv2DTranspose with its gradients."""
     import time  # noqa: PLC0415
 
     import jax  # noqa: PLC0415
@@ -739,38 +768,43 @@ def run_transpose(repeat: int) -> None:
     jax.config.update("jax_enable_compilation_cache", False)  # every round compiles
     jnp = jax.numpy
     rng = np.random.default_rng(0)
-    params = [tuple(jnp.asarray(rng.standard_normal(s).astype(np.float32)) for s in shapes) for shapes in UP_CONVS]
+    for title, (layers, stride, pad) in TRANSPOSED_LAYERS.items():
+        params = [tuple(jnp.asarray(rng.standard_normal(s).astype(np.float32)) for s in shapes) for shapes in layers]
+        attrs = {"stride": stride, "pad_mode": "pad", "pad": pad, "dilation": (1, 1), "group": 1,
+                 "output_padding": (0, 0), "output_size": None, "data_format": "NCHW"}  # fmt: skip
 
-    def dilated(x, w):
-        kernel = w.shape[2:]
-        pads, outs = conv.transpose_geometry(x.shape[2:], kernel, kernel, (1, 1), "valid", (0,) * 4, (0, 0), None)
-        return conv._transpose(x, w, kernel, pads, (1, 1), 1, tuple(outs), "NCHW")
+        def dilated(x, w, stride=stride, pad=pad):
+            pads, outs = conv.transpose_geometry(x.shape[2:], w.shape[2:], stride, (1, 1), "pad", pad, (0, 0), None)
+            return conv._transpose(x, w, stride, pads, (1, 1), 1, tuple(outs), "NCHW")
 
-    def one_dot(x, w):
-        return conv.tiling_transpose(x, w, "NCHW")
+        kiln = _transpose_with_vjp(jax, conv.Conv2DTranspose, attrs)
 
-    def program(up):
-        return jax.jit(jax.value_and_grad(lambda ps: sum((up(x, w) ** 2).sum() for x, w in ps)))
+        def program(up, params=params):
+            return jax.jit(jax.value_and_grad(lambda ps: sum((up(x, w) ** 2).sum() for x, w in ps)))
 
-    results: dict = {"dilated convolution": [], "one dot": []}
-    for _ in range(repeat):
-        for label, up in (("dilated convolution", dilated), ("one dot", one_dot)):
-            lowered = program(up).lower(params)
-            cpu = time.process_time()
-            compiled = lowered.compile()
-            cpu = time.process_time() - cpu
-            jax.block_until_ready(compiled(params))
-            runs = []
-            for _ in range(20):
-                start = time.perf_counter()
-                jax.block_until_ready(compiled(params))
-                runs.append(time.perf_counter() - start)
-            results[label].append((cpu, min(runs), lowered.as_text().count("\n")))
-    print("UNet++ up-convolutions 2x2 / 2, forward + both gradients: compile CPU s and fastest run per round")
-    for label, rounds in results.items():
-        compiles = " ".join(f"{c:5.2f}" for c, _, _ in rounds)
-        runs = " ".join(f"{1e6 * r:7.0f}" for _, r, _ in rounds)
-        print(f"{label:20s} compile CPU {compiles} s   run {runs} us   {rounds[0][2]} MLIR lines", flush=True)
+        results: dict = {"dilated convolution": [], "Kiln's": []}
+        values = {}
+        for _ in range(repeat):
+            for label, up in (("dilated convolution", dilated), ("Kiln's", kiln)):
+                lowered = program(up).lower(params)
+                cpu = time.process_time()
+                compiled = lowered.compile()
+                cpu = time.process_time() - cpu
+                values[label] = compiled(params)
+                runs = []
+                for _ in range(20):
+                    start = time.perf_counter()
+                    jax.block_until_ready(compiled(params))
+                    runs.append(time.perf_counter() - start)
+                results[label].append((cpu, min(runs), lowered.as_text().count("\n")))
+        pairs = zip(*(jax.tree.leaves(v) for v in values.values()), strict=True)
+        difference = max(float(jnp.abs(a - b).max() / jnp.abs(b).max()) for a, b in pairs)
+        print(f"{title}, forward + both gradients: compile CPU s and fastest run per round")
+        for label, rounds in results.items():
+            compiles = " ".join(f"{c:5.2f}" for c, _, _ in rounds)
+            runs = " ".join(f"{1e6 * r:7.0f}" for _, r, _ in rounds)
+            print(f"  {label:20s} compile CPU {compiles} s   run {runs} us   {rounds[0][2]} MLIR lines", flush=True)
+        print(f"  largest difference of loss and gradients, relative to the largest value: {difference:.1e}")
 
 
 def layer_attrs(layer) -> dict:
@@ -879,7 +913,9 @@ def main() -> None:
     parser.add_argument("--step", action="store_true", help="time the LeNet5 train step per lowering choice instead")
     parser.add_argument("--profile", action="store_true", help="with --step: also each step's XLA kernels")
     parser.add_argument("--pool", action="store_true", help="time max pooling forward + gradient instead")
-    parser.add_argument("--transpose", action="store_true", help="compile and time UNet++'s up-convolutions instead")
+    parser.add_argument(
+        "--transpose", action="store_true", help="compile and time zoo networks' transposed convolutions instead"
+    )
     parser.add_argument("--phases", action="store_true", help="time stride-2 input gradients, phase rule on and off")
     parser.add_argument("--winograd", action="store_true", help="3x3 weight gradients and a step, Winograd on and off")
     parser.add_argument(

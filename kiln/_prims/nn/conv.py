@@ -1261,20 +1261,60 @@ def _conv_impl(nd):
     return impl
 
 
+def conv_weight_grad(x, dout, w, stride, pads, outs, dilation, group: int, data_format: str):
+    """The weight gradient of a convolution of `x` by `w` (only its shape and dtype are read) with output gradient
+    `dout`, as the CPU's rules choose for the layer: dots on the stored weight (`uses_stored_weight_dots`), per-tap
+    reductions for a shifted (thin grouped) layer, patches, pointwise or per-tap dots (`dot_directions`), Winograd
+    (`winograd_directions`); otherwise XLA's (the GPU's always).
+
+    Args:
+        x: the convolution's input, channels-first or as `data_format` says.
+        dout: the gradient of its output.
+        w: its weight (C_out, C_in / group, *kernel), the 1-D layer's extra axis squeezed.
+        stride, dilation: one int per spatial dimension.
+        pads: the padding pairs; outs: the output's spatial sizes (`conv_geometry`).
+        group, data_format: as the primitive's attributes.
+
+    Returns:
+        The gradient, shaped as `w`.
+    """
+    kernel = w.shape[2:]
+    dots = dot_directions(x, w, outs, stride, dilation, group, data_format)
+    if uses_stored_weight_dots(x, w, outs, stride, dilation, group, data_format):
+        return stored_weight_weight_grad(x, dout, kernel, stride, pads)
+    if use_shifted_conv(x, w, group, data_format):
+        return shifted_weight_grad(x, dout, kernel, stride, pads, dilation, group)
+    if "weight" in dots and uses_patches(w, outs, stride) and any(k > 1 for k in kernel):
+        return patch_weight_grad(x, dout, kernel, stride, pads)
+    if "weight" in dots and int(np.prod(outs)) < DOT_MIN_PIXELS and all(k == 1 for k in kernel):
+        return pointwise_weight_grad(x, dout, stride, pads)
+    if "weight" in winograd_directions(x, w, outs, stride, dilation, group, data_format):
+        return winograd_weight_grad(x, dout, pads)
+    if "weight" in dots:
+        return tap_weight_grad(x, dout, kernel, stride, pads)
+    _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)
+    return pull(dout)[0]
+
+
+def _bias_grad(dout, b, data_format: str):
+    if b is None:
+        return None
+    ch = dout.ndim - 1 if data_format in _CHANNELS_LAST else 1
+    return jnp.sum(dout, axis=tuple(i for i in range(dout.ndim) if i != ch)).astype(b.dtype)
+
+
 def _conv_vjp(nd):
     """Gradients of a convolution on the CPU: dots on the stored weight where `uses_stored_weight_dots` says so,
     shifted sums and per-tap reductions for a shifted (thin grouped) layer, as dots where `dot_directions` says so, a
     stride-2 input gradient as four phase convolutions where `uses_phase_input_grad` says so; otherwise the input
-    gradient is a transposed convolution (see `_dilated_conv`), the weight gradient XLA's."""
+    gradient is a transposed convolution (see `_dilated_conv`), the weight gradient XLA's (`conv_weight_grad`)."""
 
     def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, data_format):
         w_full, w = w, _squeeze_1d(w, nd)
         sizes = _spatial(x, data_format)
         pads, outs = conv_geometry(sizes, w.shape[2:], stride, dilation, pad_mode, pad)
         dots = dot_directions(x, w, outs, stride, dilation, group, data_format)
-        shifted = use_shifted_conv(x, w, group, data_format)
-        stored_weight = uses_stored_weight_dots(x, w, outs, stride, dilation, group, data_format)
-        if stored_weight:
+        if uses_stored_weight_dots(x, w, outs, stride, dilation, group, data_format):
             dx = stored_weight_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))
         elif uses_shifted_input_grad(x, w, group, data_format):
             dx = shifted_input_grad(dout, w, stride, pads, dilation, group, tuple(sizes))
@@ -1286,28 +1326,10 @@ def _conv_vjp(nd):
             dx = pointwise_conv_input_grad(dout, w.astype(dout.dtype), stride, pads, tuple(sizes))
         else:
             dx = _transpose(dout, w, stride, pads, dilation, group, tuple(sizes), data_format)
-        if stored_weight:
-            dw = stored_weight_weight_grad(x, dout, w.shape[2:], stride, pads)
-        elif shifted:
-            dw = shifted_weight_grad(x, dout, w.shape[2:], stride, pads, dilation, group)
-        elif "weight" in dots and uses_patches(w, outs, stride) and any(k > 1 for k in w.shape[2:]):
-            dw = patch_weight_grad(x, dout, w.shape[2:], stride, pads)
-        elif "weight" in dots and int(np.prod(outs)) < DOT_MIN_PIXELS and all(k == 1 for k in w.shape[2:]):
-            dw = pointwise_weight_grad(x, dout, stride, pads)
-        elif "weight" in winograd_directions(x, w, outs, stride, dilation, group, data_format):
-            dw = winograd_weight_grad(x, dout, pads)
-        elif "weight" in dots:
-            dw = tap_weight_grad(x, dout, w.shape[2:], stride, pads)
-        else:
-            _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)
-            dw = pull(dout)[0]
+        dw = conv_weight_grad(x, dout, w, stride, pads, outs, dilation, group, data_format)
         dx = dx.astype(x.dtype)
         dw = dw.reshape(w_full.shape).astype(w_full.dtype)
-        db = None
-        if b is not None:
-            ch = dout.ndim - 1 if data_format in _CHANNELS_LAST else 1
-            db = jnp.sum(dout, axis=tuple(i for i in range(dout.ndim) if i != ch)).astype(b.dtype)
-        return dx, dw, db
+        return dx, dw, _bias_grad(dout, b, data_format)
 
     return rule
 
@@ -1516,14 +1538,56 @@ def _transpose_impl(nd):
     return impl
 
 
+def _transpose_vjp(nd):
+    """Gradients of a transposed convolution. On the CPU they are those of the convolution it transposes: the input
+    gradient is that convolution of the output gradient, and the weight gradient that convolution's, with the output
+    gradient as its input and the transpose's input as its output gradient, each through the CPU's convolution
+    rules (`conv_weight_grad`). Autodiff of the input-dilated convolution would give a window-dilated weight
+    gradient, which XLA's CPU runs as a generated loop nest: WGAN's three 4x4 / 2 generator layers (batch 8, forward
+    and both gradients) took ~2x the time (`python -m benchmarks.bench_conv --transpose`). A transpose that tiles
+    its output (one dot), a convolution of another output size, and the GPU keep autodiff's gradients."""
+    impl = _transpose_impl(nd)
+    convolve = _conv_impl(nd)
+
+    def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, output_padding, output_size, data_format):
+        attrs = {"stride": stride, "dilation": dilation, "group": group, "data_format": data_format}
+        w_full, w = w, _squeeze_1d(w, nd)
+        sizes = tuple(_spatial(x, data_format))
+        pads, outs = transpose_geometry(
+            sizes, w.shape[2:], stride, dilation, pad_mode, pad, output_padding, output_size
+        )
+        flat_pads = tuple(p for pair in pads for p in pair)
+        _, forward_sizes = conv_geometry(outs, w.shape[2:], stride, dilation, "pad", flat_pads)
+        if (
+            default_platform() != "cpu"
+            or is_tiling_transpose(sizes, w.shape[2:], stride, dilation, pads, outs, group)
+            or tuple(forward_sizes) != sizes
+        ):
+            kw = {**attrs, "pad_mode": pad_mode, "pad": pad, "output_padding": output_padding}
+            _, pull = vjp(lambda x_, w_: impl(x_, w_, None, **kw, output_size=output_size), x, w_full)
+            dx, dw = pull(dout.astype(x.dtype))
+        else:
+            dx = convolve(dout, w_full.astype(dout.dtype), None, pad_mode="pad", pad=flat_pads, **attrs)
+            dw = conv_weight_grad(dout, x, w, stride, pads, sizes, dilation, group, data_format)
+        return dx.astype(x.dtype), dw.reshape(w_full.shape).astype(w_full.dtype), _bias_grad(dout, b, data_format)
+
+    return rule
+
+
 _T_ATTRS = {**_CONV_ATTRS, "output_padding": (0,), "output_size": None}
 _T_ATTRS = {
     k: _T_ATTRS[k]
     for k in ("stride", "pad_mode", "pad", "dilation", "group", "output_padding", "output_size", "data_format")
 }
-Conv1DTranspose = declare("Conv1DTranspose", _transpose_impl(1), _check_transpose("Conv1DTranspose", 1), attrs=_T_ATTRS)
-Conv2DTranspose = declare("Conv2DTranspose", _transpose_impl(2), _check_transpose("Conv2DTranspose", 2), attrs=_T_ATTRS)
-Conv3DTranspose = declare("Conv3DTranspose", _transpose_impl(3), _check_transpose("Conv3DTranspose", 3), attrs=_T_ATTRS)
+Conv1DTranspose = declare(
+    "Conv1DTranspose", _transpose_impl(1), _check_transpose("Conv1DTranspose", 1), attrs=_T_ATTRS, vjp=_transpose_vjp(1)
+)
+Conv2DTranspose = declare(
+    "Conv2DTranspose", _transpose_impl(2), _check_transpose("Conv2DTranspose", 2), attrs=_T_ATTRS, vjp=_transpose_vjp(2)
+)
+Conv3DTranspose = declare(
+    "Conv3DTranspose", _transpose_impl(3), _check_transpose("Conv3DTranspose", 3), attrs=_T_ATTRS, vjp=_transpose_vjp(3)
+)
 
 
 def _deformable_offsets(x, offsets, strides, pads, ksize, dilations, deformable_groups, modulated):

@@ -709,6 +709,55 @@ def test_only_non_overlapping_unpadded_single_group_transposes_tile():
     assert not tiles((2, 2), (2, 2), group=2)
 
 
+# ---- gradients of transposed convolutions through the convolution rules (WGAN's 4x4 / 2 generator) -------------
+# (primitive, x shape, weight shape (C_in, C_out / group, *k), attrs, data_format, dtype)
+TRANSPOSE_GRAD_CASES = [
+    ("Conv2DTranspose", (2, 6, 4, 4), (6, 5, 4, 4), {"stride": (2, 2), "pad_mode": "pad", "pad": (1, 1, 1, 1)},
+     "NCHW", np.float32),  # WGAN's
+    ("Conv2DTranspose", (2, 3, 5, 6), (3, 4, 3, 3), {"stride": (2, 2), "pad_mode": "same"}, "NCHW", np.float32),
+    ("Conv2DTranspose", (2, 3, 4, 3), (3, 2, 5, 4), {"stride": (3, 2), "pad_mode": "pad", "pad": (2, 1, 0, 2),
+     "output_padding": (2, 1)}, "NCHW", np.float64),
+    ("Conv2DTranspose", (1, 3, 4, 5), (3, 4, 3, 2), {"stride": (2, 3), "pad_mode": "valid"}, "NCHW", np.float32),
+    ("Conv2DTranspose", (2, 3, 6, 5), (3, 4, 3, 3), {"stride": (1, 1), "pad_mode": "pad", "pad": (1, 1, 1, 1)},
+     "NCHW", np.float32),
+    ("Conv2DTranspose", (2, 4, 5, 5), (4, 3, 3, 3), {"stride": (2, 2), "pad_mode": "same", "group": 2}, "NCHW",
+     np.float32),
+    ("Conv2DTranspose", (2, 3, 5, 5), (3, 2, 3, 3), {"stride": (2, 2), "pad_mode": "pad", "pad": (1, 1, 1, 1),
+     "dilation": (2, 2)}, "NCHW", np.float32),
+    ("Conv2DTranspose", (2, 5, 4, 3), (3, 6, 3, 3), {"stride": (2, 2), "pad_mode": "same"}, "NHWC", np.float32),
+    ("Conv2DTranspose", (2, 3, 4, 4), (3, 2, 3, 3), {"stride": (2, 2), "pad_mode": "same", "output_size": (9, 8)},
+     "NCHW", np.float32),  # an output size the convolution it transposes does not give back: autodiff's gradients
+    ("Conv1DTranspose", (2, 3, 7), (3, 4, 4), {"stride": (2,), "pad_mode": "pad", "pad": (1, 1)}, "NCW", np.float32),
+    ("Conv3DTranspose", (1, 2, 3, 4, 3), (2, 3, 3, 2, 3), {"stride": (2, 1, 2), "pad_mode": "same"}, "NCDHW",
+     np.float32),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", TRANSPOSE_GRAD_CASES, ids=[f"{c[0]}{c[1]}{c[4]}" for c in TRANSPOSE_GRAD_CASES])
+def test_transposed_convolution_gradients_equal_autodiff_of_the_dilated_convolution(case, monkeypatch):
+    name, x_shape, w_shape, attrs, data_format, dtype = case
+    prim = getattr(conv, name)
+    rng = np.random.default_rng(5)
+    x, w = (jnp.asarray(rng.standard_normal(s).astype(dtype)) for s in (x_shape, w_shape))
+    kw = _transpose_attrs(len(w_shape) - 2, attrs, data_format)
+    channels = w_shape[1] * kw["group"]
+    b = jnp.asarray(np.linspace(-1, 1, channels).astype(dtype))
+    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")  # autodiff of XLA's input-dilated convolution
+    want, want_pull = _vjp(lambda *a: prim.impl(*a, **kw), x, w, b)
+    dout = jnp.asarray(rng.standard_normal(want.shape).astype(dtype))
+    want_grads = want_pull(dout)
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    rewritten = []
+    monkeypatch.setattr(conv, "conv_weight_grad", lambda *a, f=conv.conv_weight_grad: rewritten.append(1) or f(*a))
+    got = jax.jit(lambda *a: prim.custom_vjp(*a, out=None, dout=dout, **kw))(x, w, b)
+    tolerance = 1e-4 if dtype == np.float32 else 1e-10
+    for g, e in zip(got, want_grads, strict=True):
+        assert g.shape == e.shape and g.dtype == e.dtype
+        np.testing.assert_allclose(g, e, rtol=tolerance, atol=tolerance)
+    # the CPU takes the convolution's rules unless the transpose tiles its output or its size is not the inverse's
+    assert bool(rewritten) == ("output_size" not in attrs), rewritten
+
+
 # ---- Winograd F(2x2, 3x3) and F(4x4, 3x3): 3x3 stride-1 convolutions --------------------------------------------
 # (x shape, C_out, pads): odd and non-square sizes, padding 0, 1 and 2, batch 1 and a batch split into chunks
 WINOGRAD_CASES = [  # + the chunk budget in bytes: 1 runs the batch image by image (lax.map / lax.scan steps)
