@@ -581,6 +581,47 @@ def uses_patches(w, outs, stride) -> bool:
     return channels <= PATCH_SMALL_MAX_CHANNELS and all(s == 1 for s in stride) and entries <= PATCH_MAX_ENTRIES
 
 
+# XLA's CPU weight gradient of a kxk convolution contracts the batch as its convolution's feature dimension, and below
+# 8 images it takes a slow path whatever the size: a 3x3 64 -> 16 layer at 16x16 took 1.1-1.5 ms at batch 1-7 but
+# 0.80 ms at batch 8. UNet++'s layers at batch 2 (32x32 and 16x16, 8-64 channels) spent 7 of the step's 30 ms of
+# kernels there. Patches + one batched dot (`patch_weight_grad`), interleaved with XLA's (/tmp probe, 7 rounds of 20
+# calls, 2 cores, AVX2, session 38), batch 2: 64 -> 16 @16 1,112 -> 360 us, 16 -> 16 @16 462 -> 142 us, 8 -> 8 @32
+# 815 -> 204 us, 40 -> 8 @32 2,873 -> 631 us (per-tap dots 1,070 us); batch 1, 3, 4, 6, 7: 0.24-0.84x; batch 8 and
+# 32: 1.1-2.1x (XLA's faster path), so the rule stops below 8. At 8x8 and 4x4 outputs XLA's was as fast or faster
+# (64 -> 32 @8 195 against 533 us), hence the pixels; the patches (C x taps x P per image) are bounded in size.
+SMALL_BATCH_MAX_IMAGES = 7  # images up to which a stride-1 kxk weight gradient runs as patches + one dot
+SMALL_BATCH_MIN_PIXELS = 256  # per-image output pixels from which it does
+SMALL_BATCH_MAX_ENTRIES = 1 << 21  # per-image patch entries up to which it does
+
+
+def uses_small_batch_weight_grad(x, w, outs, stride, dilation, group: int, data_format: str) -> bool:
+    """Whether a convolution's weight gradient runs as patches + one dot (`patch_weight_grad`) because its batch is
+    small (see the rule above).
+
+    Args:
+        x: the input (or its abstract value): its batch is the contraction XLA's weight gradient would run short.
+        w: the weight (C_out, C_in / group, *kernel).
+        outs: the output's spatial sizes.
+        stride, dilation: one int per spatial dimension.
+        group: the number of channel groups.
+        data_format: the input's layout.
+
+    Returns:
+        True on the CPU for an ungrouped, undilated float32/float64 NCHW 2-D stride-1 convolution with a kernel
+        larger than 1x1, at most SMALL_BATCH_MAX_IMAGES images, at least SMALL_BATCH_MIN_PIXELS output pixels and
+        at most SMALL_BATCH_MAX_ENTRIES patch entries per image.
+    """
+    pixels = int(np.prod(outs))
+    return (
+        _rewritable_on_cpu(x, outs, dilation, group, data_format)
+        and all(s == 1 for s in stride)
+        and any(k > 1 for k in w.shape[2:])
+        and x.shape[0] <= SMALL_BATCH_MAX_IMAGES
+        and pixels >= SMALL_BATCH_MIN_PIXELS
+        and w.shape[1] * int(np.prod(w.shape[2:])) * pixels <= SMALL_BATCH_MAX_ENTRIES
+    )
+
+
 def uses_banded_input_grad(w, outs, stride) -> bool:
     """Whether an ungrouped kxk layer's input gradient runs as one banded dot on the CPU (`banded_input_grad`).
 
@@ -1265,7 +1306,8 @@ def conv_weight_grad(x, dout, w, stride, pads, outs, dilation, group: int, data_
     """The weight gradient of a convolution of `x` by `w` (only its shape and dtype are read) with output gradient
     `dout`, as the CPU's rules choose for the layer: dots on the stored weight (`uses_stored_weight_dots`), per-tap
     reductions for a shifted (thin grouped) layer, patches, pointwise or per-tap dots (`dot_directions`), Winograd
-    (`winograd_directions`); otherwise XLA's (the GPU's always).
+    (`winograd_directions`), patches for a small batch (`uses_small_batch_weight_grad`); otherwise XLA's (the GPU's
+    always).
 
     Args:
         x: the convolution's input, channels-first or as `data_format` says.
@@ -1290,6 +1332,8 @@ def conv_weight_grad(x, dout, w, stride, pads, outs, dilation, group: int, data_
         return pointwise_weight_grad(x, dout, stride, pads)
     if "weight" in winograd_directions(x, w, outs, stride, dilation, group, data_format):
         return winograd_weight_grad(x, dout, pads)
+    if uses_small_batch_weight_grad(x, w, outs, stride, dilation, group, data_format):
+        return patch_weight_grad(x, dout, kernel, stride, pads)
     if "weight" in dots:
         return tap_weight_grad(x, dout, kernel, stride, pads)
     _, pull = vjp(lambda w_: _forward(x, w_, stride, pads, dilation, group, data_format), w)

@@ -549,6 +549,45 @@ def test_patch_weight_grad_equals_lax_vjp_and_replaces_the_convolution(dtype, mo
         assert calls == used
 
 
+def test_small_batch_weight_gradient_rule(monkeypatch):
+    monkeypatch.setattr(conv, "default_platform", lambda: "cpu")
+    w3 = jnp.zeros((16, 64, 3, 3))
+
+    def small(batch, outs=(16, 16), w=w3, stride=(1, 1), dilation=(1, 1), group=1, data_format="NCHW", dtype=None):
+        x = jnp.zeros((batch, w.shape[1] * group, 1, 1), dtype or jnp.float32)
+        return conv.uses_small_batch_weight_grad(x, w, outs, stride, dilation, group, data_format)
+
+    assert small(2) and small(1) and small(7) and small(2, outs=(32, 32), w=jnp.zeros((8, 8, 3, 3)))  # UNet++'s
+    assert not small(8)  # XLA's faster path from 8 images
+    assert not small(2, outs=(8, 8))  # few pixels: XLA's as fast
+    assert not small(2, w=jnp.zeros((16, 64, 1, 1)))  # 1x1: no patches
+    assert not small(2, stride=(2, 2))
+    assert not small(2, dilation=(2, 2))
+    assert not small(2, w=jnp.zeros((16, 32, 3, 3)), group=2)
+    assert not small(2, data_format="NHWC")
+    assert not small(2, dtype=jnp.float16)
+    assert not small(2, outs=(128, 128))  # 9.4 M patch entries per image
+    monkeypatch.setattr(conv, "default_platform", lambda: "gpu")
+    assert not small(2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_small_batch_weight_gradient_runs_as_patches_and_equals_lax(dtype, monkeypatch):
+    monkeypatch.setattr(conv, "SMALL_BATCH_MIN_PIXELS", 16)  # the rule on small shapes
+    calls = []
+    monkeypatch.setattr(conv, "patch_weight_grad", lambda *a, f=conv.patch_weight_grad: calls.append(1) or f(*a))
+    tol = 1e-4 if dtype == np.float32 else 1e-9
+    for x_shape, w_shape, attrs in [
+        ((2, 8, 6, 5), (5, 8, 3, 3), {"pad_mode": "pad", "pad": (1, 1, 1, 1)}),  # UNet++'s 3x3 / 1, padding 1
+        ((3, 7, 8, 6), (4, 7, 3, 2), {"pad_mode": "pad", "pad": (2, 0, 1, 1)}),
+        ((1, 9, 7, 7), (6, 9, 5, 5), {"pad_mode": "same"}),
+    ]:
+        for platform in ("cpu", "gpu"):
+            monkeypatch.setattr(conv, "default_platform", lambda platform=platform: platform)
+            _check_against_reference(conv.Conv2D, x_shape, w_shape, attrs, "NCHW", dtype=dtype, tol=tol)
+    assert len(calls) == 3  # the CPU's three layers; the GPU keeps XLA's
+
+
 @pytest.mark.parametrize("platform", ["cpu", "gpu"])
 def test_wide_padded_input_gradient_pads_first_on_cpu_and_equals_lax(platform, monkeypatch):
     monkeypatch.setattr(conv, "default_platform", lambda: platform)
