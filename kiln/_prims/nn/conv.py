@@ -1351,7 +1351,7 @@ def _conv_vjp(nd):
     """Gradients of a convolution on the CPU: dots on the stored weight where `uses_stored_weight_dots` says so,
     shifted sums and per-tap reductions for a shifted (thin grouped) layer, as dots where `dot_directions` says so, a
     stride-2 input gradient as four phase convolutions where `uses_phase_input_grad` says so; otherwise the input
-    gradient is a transposed convolution (see `_dilated_conv`), the weight gradient XLA's (`conv_weight_grad`)."""
+    gradient is a transposed convolution (see `_dilated_conv`); the weight gradient as `conv_weight_grad` chooses."""
 
     def rule(x, w, b, *, out, dout, stride, pad_mode, pad, dilation, group, data_format):
         w_full, w = w, _squeeze_1d(w, nd)
@@ -1588,8 +1588,9 @@ def _transpose_vjp(nd):
     gradient as its input and the transpose's input as its output gradient, each through the CPU's convolution
     rules (`conv_weight_grad`). Autodiff of the input-dilated convolution would give a window-dilated weight
     gradient, which XLA's CPU runs as a generated loop nest: WGAN's three 4x4 / 2 generator layers (batch 8, forward
-    and both gradients) took ~2x the time (`python -m benchmarks.bench_conv --transpose`). A transpose that tiles
-    its output (one dot), a convolution of another output size, and the GPU keep autodiff's gradients."""
+    and both gradients) took 4.4x the time (7.8-8.2 against 1.7-1.8 ms, `python -m benchmarks.bench_conv
+    --transpose`). A transpose that tiles its output (one dot), a convolution of another output size, and the GPU keep
+    autodiff's gradients."""
     impl = _transpose_impl(nd)
     convolve = _conv_impl(nd)
 
