@@ -1,6 +1,6 @@
 """Model-zoo networks, unchanged zoo sources (benchmarks/zoo/): first step and steady step, Kiln against MindSpore.
 
-    python -m benchmarks zoo                    (or: python -m benchmarks.bench_zoo [--nets lstm,wgan] [--repeat 3])
+    python -m benchmarks zoo                    (or: python -m benchmarks.bench_zoo [--nets lstm,wgan] [--repeat 9])
 
 Eight networks across domains, each from the zoo's own source files (vendored unchanged with the zoo's Apache
 License 2.0, see benchmarks/zoo/README.md) at a small configuration, trained with the zoo's own train cell where it
@@ -11,16 +11,17 @@ mode) cell is a fresh interpreter running this file as a MindSpore script: Kiln 
 alias), MindSpore 2.10 with its own Python ($KILN_MINDSPORE_PYTHON, default /work/msvenv/bin/python; left out when
 absent). The first step is build, trace, compile and run (what a user waits for the first time: Kiln's graph cache
 and its on-disk cache of compiled executables are off, KILN_GRAPH_CACHE=0 and KILN_CACHE_DIR=off), the steady step
-the median of the following steps. The last column says how much of Kiln's first step was XLA compiling (JAX's own
-compile events: total, count, the largest), the first step's CPU time (all threads: on a loaded machine a steadier
-measure of compile work than wall time), the size of the train step's program in MLIR lines (JAX's IR dump, the
-largest module compiled during the first step), and, when Kiln's first step ran quickly compiled programs (tiered
-compilation, kiln/_backend/tiers.py), one step on them and how long the optimised ones took to be ready: Kiln's
-steady step is timed after they took over. Kiln's cells run under `kiln run`, which starts them with glibc's huge
-pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, kiln/cli/hugepages.py) only under KILN_HUGEPAGES=1 (off by default);
-MindSpore's run with this process's environment; the table says which. Issue 21's bounds: Kiln's GRAPH_MODE first
-step at most MindSpore's and its steady step at most half of MindSpore's; Kiln's PyNative step at most MindSpore's
-PyNative step.
+the median of the following steps (9 in GRAPH_MODE, 3 in PyNative, unless `--repeat` says). The last column says how
+much of Kiln's first step was XLA compiling (JAX's own compile events: total, count, the largest), the first step's
+CPU time (all threads: on a loaded machine a steadier measure of compile work than wall time), the size of the train
+step's program in MLIR lines (JAX's IR dump, the largest module compiled during the first step), and, when Kiln's
+first step ran quickly compiled programs (tiered compilation, kiln/_backend/tiers.py), one step on them and how long
+the optimised ones took to be ready: Kiln's steady step is timed after they took over. Kiln's cells run under
+`kiln run`, which starts them with glibc's huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1,
+kiln/cli/hugepages.py) only under KILN_HUGEPAGES=1 (off by default); MindSpore's run with this process's
+environment; the table says which.
+Issue 21's bounds: Kiln's GRAPH_MODE first step at most MindSpore's and its steady step at most half of MindSpore's;
+Kiln's PyNative step at most MindSpore's PyNative step.
 
 On a CPU with AVX-512 each MindSpore cell runs twice, with oneDNN choosing its own kernels and with them capped at
 AVX2 (`ONEDNN_MAX_CPU_ISA=AVX2`), and the table keeps the run with the faster steady step (`--ms-isa best`, the
@@ -294,11 +295,18 @@ def _ratio(mine: dict | None, theirs: dict | None, key: str) -> str:
     return f"{mine[key] / theirs[key]:.2f}x" if mine and theirs else ""
 
 
+# Steady steps timed per cell: MindSpore's GRAPH_MODE steps moved by a third or more between runs on the 2-core
+# machines (its UNet++ step 38.6-84.6 ms, CRNN's 263-410 ms in one afternoon), so their median needs more than 3; its
+# PyNative steps take up to seconds (the LSTM's), where 3 keep a full run near 8 minutes.
+DEFAULT_REPEATS = {"graph": 9, "pynative": 3}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nets", default=",".join(NETWORKS), help=f"comma-separated, of {', '.join(NETWORKS)}")
     parser.add_argument("--modes", default=",".join(MODES), help="graph, pynative or both")
-    parser.add_argument("--repeat", type=int, default=3, help="steady steps timed per cell")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="steady steps timed per cell (default: 9 in graph mode, 3 in pynative)")  # fmt: skip
     parser.add_argument("--ms-isa", choices=["best", *ONEDNN_CAPS], default="best",
                         help="MindSpore's oneDNN kernels: their own choice, capped at AVX2, or the faster")  # fmt: skip
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
@@ -316,8 +324,9 @@ def main(argv: list[str] | None = None) -> None:
           "program lines")  # fmt: skip
     for network in args.nets.split(","):
         for mode in args.modes.split(","):
-            kiln = _spawn("kiln", network, mode, args.repeat)
-            ms = _mindspore(network, mode, args.repeat, args.ms_isa) if have_ms else None
+            repeat = args.repeat or DEFAULT_REPEATS[mode]
+            kiln = _spawn("kiln", network, mode, repeat)
+            ms = _mindspore(network, mode, repeat, args.ms_isa) if have_ms else None
             cells = [f"{r['first']:>10.2f}s {1000 * r['step']:>9.1f}ms" if r else f"{'failed':>11} {'':>11}"
                      for r in (kiln, ms)]  # fmt: skip
             if not have_ms:
