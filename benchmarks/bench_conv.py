@@ -367,24 +367,26 @@ def rule_constants(module, values: dict):
             setattr(module, name, value)
 
 
-def kiln_conv2d(jax, attrs: dict, rules: dict | None = None):
-    """Kiln's Conv2D primitive (its lowering on this platform and its hand-written gradients) as one
-    differentiable JAX function of (x, w); `rules` overrides conv.py's rule constants while it traces."""
+def kiln_conv2d(jax, attrs: dict, rules: dict | None = None, primitive: str = "Conv2D"):
+    """Kiln's Conv2D primitive, or another of conv.py's (`primitive`: Conv2DTranspose), with its lowering on this
+    platform and its hand-written gradients, as one differentiable JAX function of (x, w) without bias; `rules`
+    overrides conv.py's rule constants while it traces."""
     from kiln._prims.nn import conv as kconv  # noqa: PLC0415  (Kiln is imported only in the main process)
 
     rules = rules or {}
+    prim = getattr(kconv, primitive)
 
     @jax.custom_vjp
     def conv2d(x, w):
         with rule_constants(kconv, rules):
-            return kconv.Conv2D.impl(x, w, None, **attrs)
+            return prim.impl(x, w, None, **attrs)
 
     def forward(x, w):
         return conv2d(x, w), (x, w)
 
     def backward(res, dout):
         with rule_constants(kconv, rules):
-            return tuple(kconv.Conv2D.custom_vjp(*res, None, out=None, dout=dout, **attrs)[:2])
+            return tuple(prim.custom_vjp(*res, None, out=None, dout=dout, **attrs)[:2])
 
     conv2d.defvjp(forward, backward)
     return conv2d
@@ -739,23 +741,6 @@ TRANSPOSED_LAYERS = {
 }
 
 
-def _transpose_with_vjp(jax, prim, attrs: dict):
-    """`prim(x, w)` (a transposed convolution without bias) with its declared gradients, as Kiln's compiler runs it."""
-
-    @jax.custom_vjp
-    def apply(x, w):
-        return prim.impl(x, w, None, **attrs)
-
-    def forward(x, w):
-        return prim.impl(x, w, None, **attrs), (x, w)
-
-    def backward(res, dout):
-        return tuple(prim.custom_vjp(*res, None, out=None, dout=dout, **attrs)[:2])
-
-    apply.defvjp(forward, backward)
-    return apply
-
-
 def run_transpose(repeat: int) -> None:
     """Print compile CPU time and run time of zoo networks' transposed convolutions, autodiff of XLA's dilated
     convolution against Kiln's Conv2DTranspose with its gradients."""
@@ -777,7 +762,7 @@ def run_transpose(repeat: int) -> None:
             pads, outs = conv.transpose_geometry(x.shape[2:], w.shape[2:], stride, (1, 1), "pad", pad, (0, 0), None)
             return conv._transpose(x, w, stride, pads, (1, 1), 1, tuple(outs), "NCHW")
 
-        kiln = _transpose_with_vjp(jax, conv.Conv2DTranspose, attrs)
+        kiln = kiln_conv2d(jax, attrs, primitive="Conv2DTranspose")
 
         def program(up, params=params):
             return jax.jit(jax.value_and_grad(lambda ps: sum((up(x, w) ** 2).sum() for x, w in ps)))

@@ -159,7 +159,7 @@ def test_a_training_step_launched_gives_pynatives_losses_and_weights(graph_mode)
 
 
 class Scale(nn.Cell):
-    """Writes the Parameters it is given (each donated to its program) to `factor` times themselves."""
+    """Writes each Parameter it is given (donated to its program) as `factor` times itself plus the input."""
 
     def __init__(self, params, factor):
         super().__init__()
