@@ -376,10 +376,13 @@ def _check_ctc(log_probs, targets, input_lengths, target_lengths, blank, zero_in
             raise op_error("CTCLoss", f"'{name}' must have shape ({s[1]},), but got {tuple(getattr(v, 'shape', ()))}.")
 
 
-def _ctc(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
-    out_dtype = log_probs.dtype
-    if jnp.finfo(out_dtype).bits < 32:  # _NEG is -inf in float16 (and NaN gradients come back): run in float32
-        log_probs = log_probs.astype(jnp.float32)
+def _ctc_lattice(log_probs, targets, input_lengths, target_lengths, blank):
+    """The forward recursion over the extended labels (blanks between and around the targets), in log space.
+
+    Returns (emit (N, T, L): each frame's log-probability of each extended label; ext (N, L): the extended labels;
+    skip (N, L): where a path may skip the blank before a label; reach (N, L): the positions within each target;
+    alphas (T, N, L): the forward variables, frame by frame, floored at _NEG; ll (N,): each sample's log-likelihood).
+    """
     steps, n, _ = log_probs.shape
     width = 2 * targets.shape[1] + 1
     ext = jnp.full((n, width), blank, jnp.int32).at[:, 1::2].set(targets.astype(jnp.int32))
@@ -409,6 +412,15 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
     rows = jnp.arange(n)
     end = 2 * target_lengths.astype(jnp.int32)
     ll = jnp.logaddexp(last[rows, end], jnp.where(target_lengths > 0, last[rows, jnp.maximum(end - 1, 0)], neg))
+    return emit, ext, skip, reach, alphas, ll
+
+
+def _ctc(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    out_dtype = log_probs.dtype
+    if jnp.finfo(out_dtype).bits < 32:  # _NEG is -inf in float16 (and NaN gradients come back): run in float32
+        log_probs = log_probs.astype(jnp.float32)
+    steps = log_probs.shape[0]
+    *_, alphas, ll = _ctc_lattice(log_probs, targets, input_lengths, target_lengths, blank)
     impossible = ll <= _NEG / 2
     nll = jnp.where(impossible, jnp.inf, -ll).astype(out_dtype)
     if zero_infinity:
@@ -437,26 +449,75 @@ CTCLoss = PrimitiveDef(
 )
 
 
+def _ctc_betas(emit, skip, reach, input_lengths, target_lengths):
+    """The backward recursion of `_ctc_lattice`: betas (T, N, L), each the log-probability of the rest of the
+    target from that frame and position on, that frame's own emission included; _NEG where no path goes."""
+    n, steps, width = emit.shape
+    neg = jnp.asarray(_NEG, emit.dtype)
+    positions = jnp.arange(width)[None, :]
+    end = 2 * target_lengths.astype(jnp.int32)[:, None]
+    finals = (positions == end) | ((positions == end - 1) & (target_lengths > 0)[:, None])
+    # a blank-free skip from s to s + 2 is allowed where the label at s + 2 may skip the blank before it
+    skip_ahead = jnp.concatenate([skip[:, 2:], jnp.zeros((n, 2), bool)], axis=1)
+
+    def step(beta, t):
+        b2 = jnp.concatenate([beta[:, 1:], jnp.full((n, 1), neg, beta.dtype)], axis=1)
+        b3 = jnp.concatenate([beta[:, 2:], jnp.full((n, 2), neg, beta.dtype)], axis=1)
+        b3 = jnp.where(skip_ahead, b3, neg)
+        new = jnp.maximum(jnp.logaddexp(jnp.logaddexp(beta, b2), b3) + emit[:, t, :], neg)
+        last_frame = (t == input_lengths - 1)[:, None]
+        new = jnp.where(last_frame, jnp.where(finals, emit[:, t, :], neg), new)
+        new = jnp.where(reach & (t < input_lengths)[:, None], new, neg)
+        return new, new
+
+    _, betas = lax.scan(step, jnp.full((n, width), neg, emit.dtype), jnp.arange(steps), reverse=True)
+    return betas  # (T, N, L)
+
+
 def _ctc_tf(logits, targets, input_lengths, target_lengths, keep, blank):
     """(loss (N,), gradient (T, N, C)): the CTC loss of softmax(logits) per sample and its gradient w.r.t. the
     logits. A sample with no alignment (or where `keep` is False) gets an infinite loss and a zero gradient, as
-    MindSpore 2.10's kernel gives them."""
+    MindSpore 2.10's kernel gives them.
 
-    def total(z):
-        nll, _ = _ctc(jax.nn.log_softmax(z, axis=2), targets, input_lengths, target_lengths, blank, False)
-        possible = keep & jnp.isfinite(nll)
-        return jnp.where(possible, nll, 0).sum(), jnp.where(possible, nll, jnp.inf).astype(nll.dtype)
-
-    (_, nll), grad = jax.value_and_grad(total, has_aux=True)(logits)
-    return nll, grad
+    The gradient is the forward-backward algorithm's, written out: softmax(logits) minus each label's share of the
+    paths through each frame (alpha x beta / emission, over the likelihood). Autodiff of the forward recursion gave
+    the same values but cost a GRAPH_MODE CRNN build 0.4 s of tracing (the scan linearised and transposed).
+    """
+    out_dtype = logits.dtype
+    z = logits.astype(jnp.float32) if jnp.finfo(out_dtype).bits < 32 else logits
+    steps, _, classes = z.shape
+    log_probs = jax.nn.log_softmax(z, axis=2)
+    emit, ext, skip, reach, alphas, ll = _ctc_lattice(log_probs, targets, input_lengths, target_lengths, blank)
+    betas = _ctc_betas(emit, skip, reach, input_lengths, target_lengths)
+    possible = keep & (ll > _NEG / 2)
+    # each (frame, sample, position)'s share of the sample's paths; 0 off the sample's frames and positions
+    share = jnp.exp(alphas + betas - jnp.transpose(emit, (1, 0, 2)) - ll[None, :, None])
+    live = (jnp.arange(steps)[:, None] < input_lengths[None, :]) & possible[None, :]  # (T, N)
+    share = jnp.where(live[:, :, None] & (betas > _NEG / 2) & (alphas > _NEG / 2), share, 0)
+    labels = jax.nn.one_hot(ext, classes, dtype=z.dtype)  # (N, L, C)
+    grad = jnp.where(live[:, :, None], jnp.exp(log_probs), 0) - jnp.einsum("tnl,nlc->tnc", share, labels)
+    nll = jnp.where(possible, -ll, jnp.inf)
+    return nll.astype(out_dtype), grad.astype(out_dtype)
 
 
 def _ctc_tf_shapes(logits, targets, input_lengths, target_lengths, keep, blank):
-    # declared, not traced: the abstract trace of the loss and its gradient (a scan and its transpose) cost a
-    # GRAPH_MODE CRNN build ~0.4 s
+    # declared, not traced: an abstract trace of the loss and its gradient (two scans) is work thrown away
     return jax.ShapeDtypeStruct((logits.shape[1],), logits.dtype), jax.ShapeDtypeStruct(logits.shape, logits.dtype)
 
 
+def _ctc_tf_vjp(logits, targets, input_lengths, target_lengths, keep, *, out, dout, blank):
+    # MindSpore's derivative of this op: the gradient output scaled by each sample's loss cotangent (the gradient
+    # output's own cotangent is dropped). It also spares the backend linearising the recursions' scans: 0.2-0.4 s of
+    # a GRAPH_MODE CRNN build.
+    return (dout[0][None, :, None].astype(out[1].dtype) * out[1], None, None, None, None)
+
+
 CTCLossTF = PrimitiveDef(
-    "CTCLossTF", _ctc_tf, attrs={"blank": 0}, shapes=_ctc_tf_shapes, multiple_results=True, nondiff=(1, 2, 3, 4)
+    "CTCLossTF",
+    _ctc_tf,
+    attrs={"blank": 0},
+    shapes=_ctc_tf_shapes,
+    multiple_results=True,
+    nondiff=(1, 2, 3, 4),
+    vjp=_ctc_tf_vjp,
 )
