@@ -8,9 +8,11 @@ their functional wrappers write them back.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from kiln._backend import ShapeDtypeStruct, eval_shape, jnp, lax
+from kiln._backend import ShapeDtypeStruct, eval_shape, jit, jnp, lax
 from kiln._core.primitive import Bounds, PrimitiveDef, op_error
 from kiln._prims._checks import shape_of
 from kiln._prims._division import true_divide
@@ -531,6 +533,15 @@ def _centralize(g):
     return g
 
 
+@functools.cache
+def _traced_once(update, static_decay: bool):
+    """`update` jitted, so that a graph's trace records it once per parameter kind (shapes and dtypes) and each
+    further parameter of that kind reuses the recorded program (FusedSGD over the zoo CRNN's 43 parameters took 0.13-
+    0.21 s of its first GRAPH_MODE step traced one by one). The options, and a weight decay given as a Python number,
+    stay Python values inside it."""
+    return jit(update, static_argnums=(4, 6) if static_decay else (6,))
+
+
 def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None, decoupled: bool = False):
     """A multi-tensor optimizer step.
 
@@ -564,7 +575,8 @@ def _declare_fused(name: str, n_states: int, n_scalars: int, update, begin=None,
                 if loss_scale != 1.0:
                     g = g * (1.0 / loss_scale)
             lr = _lr_at(lrs[i], step, p)
-            p, st = update(p, g, tuple(s[i] for s in states), lr, wd, shared, options)
+            per_parameter = _traced_once(update, weight_decay[i] is not None)
+            p, st = per_parameter(p, g, tuple(s[i] for s in states), lr, wd, shared, options)
             new_params.append(p)
             for k in range(n_states):
                 new_states[k].append(st[k])
