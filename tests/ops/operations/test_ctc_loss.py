@@ -101,3 +101,34 @@ def test_no_alignment_gives_an_infinite_loss_and_a_zero_gradient(mode):
     got, grad = _run(mode, rows, seq=np.array([4, 4, 7], np.int32), ignore_longer_outputs_than_inputs=True)
     assert np.isposinf(got[:2]).all() and np.abs(grad[:, :2]).max() == 0
     np.testing.assert_allclose(got[2], _numpy_ctc(LOGITS[:, 2], [2], 7), rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_the_loss_differentiates_to_its_gradient_output(mode):
+    # d (sum_b weight_b loss_b) / d logits: each sample's gradient output scaled by its weight, as MindSpore's
+    # derivative of CTCLoss gives it; checked against central differences of the NumPy loss
+    loss = P.CTCLoss(ignore_longer_outputs_than_inputs=True)
+    indices, values = _sparse(ROWS)
+    weights = np.array([0.5, -2.0, 1.5], np.float32)
+
+    def weighted(logits):
+        return (loss(logits, indices, values, Tensor(SEQ))[0] * Tensor(weights)).sum()
+
+    ms.set_context(mode=mode)
+    try:
+        grad_fn = ms.grad(ms.jit(weighted) if mode == ms.GRAPH_MODE else weighted)
+        got = grad_fn(Tensor(LOGITS)).asnumpy()
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    eps = 1e-4
+    want = np.zeros((T, B, C))
+    for b in range(B):
+        for t in range(T):
+            for c in range(C):
+                up, down = LOGITS[:, b].astype(np.float64), LOGITS[:, b].astype(np.float64)
+                up[t, c] += eps
+                down[t, c] -= eps
+                want[t, b, c] = (
+                    weights[b] * (_numpy_ctc(up, LABELS[b], SEQ[b]) - _numpy_ctc(down, LABELS[b], SEQ[b])) / (2 * eps)
+                )
+    np.testing.assert_allclose(got, want, atol=5e-5)
