@@ -42,18 +42,46 @@ def _as_struct(value):
                     f"{type(value).__name__}.")  # fmt: skip
 
 
-def _flat_outputs(out):
-    if isinstance(out, Tensor):
-        return (out._data,), False
-    if isinstance(out, (tuple, list)) and all(isinstance(o, Tensor) for o in out):
-        return tuple(o._data for o in out), True
-    raise TypeError(
-        f"export: the network must return a Tensor or a tuple of Tensors, but returned {type(out).__name__}."
-    )
+def _network_site(net) -> str:
+    """'Name.construct (File "...", line N)': where the exported network's outputs come from."""
+    fn = getattr(net, "construct", net)
+    code = getattr(fn, "__code__", None)
+    name = f"{type(net).__name__}.construct" if fn is not net else getattr(net, "__name__", type(net).__name__)
+    return name if code is None else f'{name} (File "{code.co_filename}", line {code.co_firstlineno})'
+
+
+def _flat_outputs(out, net) -> tuple[tuple, int | list]:
+    """The arrays of `out` (a Tensor, or tuples and lists of Tensors nested to any depth, as the zoo's Viterbi
+    decoders return) in order, and its nesting: a leaf's index into them, a list for each tuple or list."""
+    arrays = []
+
+    def flatten(value):
+        if isinstance(value, Tensor):
+            arrays.append(value._data)
+            return len(arrays) - 1
+        if isinstance(value, (tuple, list)):
+            return [flatten(v) for v in value]
+        raise TypeError(
+            f"export: the network must return a Tensor or (nested) tuples of Tensors, but {_network_site(net)} "
+            f"returned {type(value).__name__}" + ("" if value is out else f" inside {type(out).__name__}") + "."
+        )
+
+    nesting = flatten(out)
+    return tuple(arrays), nesting
+
+
+def _nest(nesting, arrays: tuple):
+    """The outputs `_flat_outputs` flattened, rebuilt as Tensors in tuples (MindSpore's graph outputs are tuples)."""
+    if isinstance(nesting, int):
+        return Tensor._wrap(arrays[nesting])
+    return tuple(_nest(n, arrays) for n in nesting)
 
 
 def export(net, *inputs, file_name: str, file_format: str = "MINDIR", **kwargs) -> None:
     """Write `net` (a Cell or a function of Tensors), traced at the shapes/dtypes of `inputs`, to `file_name`.
+
+    The network returns a Tensor or tuples of Tensors nested to any depth; the graph `load` reads gives them back
+    with that nesting (lists as tuples), as MindSpore's GraphCell does.
 
     Args:
         net: the network; call `net.set_train(False)` first for inference.
@@ -74,12 +102,11 @@ def export(net, *inputs, file_name: str, file_format: str = "MINDIR", **kwargs) 
     if not inputs:
         raise ValueError("export: give example input Tensors (they fix the exported shapes and dtypes).")
     structs = tuple(_as_struct(x) for x in inputs)
-    shape = {"multi": None}
+    shape = {"nesting": None}
 
     def program(*arrays):
         out = net(*(Tensor._wrap(a) for a in arrays))
-        flat, multi = _flat_outputs(out)
-        shape["multi"] = multi
+        flat, shape["nesting"] = _flat_outputs(out, net)
         return flat
 
     mode = context.get_context("mode")
@@ -88,7 +115,8 @@ def export(net, *inputs, file_name: str, file_format: str = "MINDIR", **kwargs) 
         facts, module = export_program(program, structs)
     finally:
         context.set_context(mode=mode)
-    header = {**facts, "tuple_output": bool(shape["multi"]), "format": fmt}
+    nesting = shape["nesting"]
+    header = {**facts, "tuple_output": isinstance(nesting, list), "output_nesting": nesting, "format": fmt}
     path = file_name if os.path.splitext(file_name)[1] in _SUFFIX.values() else file_name + _SUFFIX[fmt]
     text = json.dumps(header).encode()
     atomic_write(path, (_MAGIC, struct.pack("<Q", len(text)), text, module))
@@ -116,7 +144,10 @@ class ExportedGraph:
                 raise ValueError(f"input {i} must be {mstype.from_np(np.dtype(dtype))}{list(shape)}, "
                                  f"but got {x.dtype}{list(x.shape)}.")  # fmt: skip
             arrays.append(x._data)
-        out = tuple(Tensor._wrap(o) for o in self._run(*arrays))
+        out = tuple(self._run(*arrays))
+        if "output_nesting" in self.header:
+            return _nest(self.header["output_nesting"], out)
+        out = tuple(Tensor._wrap(o) for o in out)  # written before nested outputs: one Tensor or a flat tuple
         return out if self.header["tuple_output"] else out[0]
 
     def __repr__(self) -> str:

@@ -42,6 +42,39 @@ def test_tuple_outputs_and_formats(tmp_path):
         ms.load(str(tmp_path / "bad.mindir"))
 
 
+class _Nested(nn.Cell):
+    """Outputs nested as the zoo's Viterbi decoders return them: a tuple of 1-tuples (backpointers), then a Tensor."""
+
+    def construct(self, a, b):
+        return ((a + b,), (a * b,)), a - b
+
+
+def test_nested_tuple_outputs_keep_their_nesting(tmp_path):
+    # MindSpore exports the zoo's LSTM-CRF decoder (((bp,), (bp,), ...), best_tag) and its loaded GraphCell returns
+    # that nesting; Kiln refused any tuple holding a tuple (TypeError).
+    a, b = Tensor(np.full(3, 2, np.float32)), Tensor(np.full(3, 3, np.float32))
+    ms.export(_Nested(), a, b, file_name=str(tmp_path / "nested"))
+    out = GraphCell(ms.load(str(tmp_path / "nested.mindir")))(a, b)
+    assert isinstance(out, tuple) and len(out) == 2
+    (first, second), diff = out
+    assert isinstance(first, tuple) and len(first) == 1 and isinstance(second, tuple) and len(second) == 1
+    np.testing.assert_array_equal(first[0].asnumpy(), 5.0)
+    np.testing.assert_array_equal(second[0].asnumpy(), 6.0)
+    np.testing.assert_array_equal(diff.asnumpy(), -1.0)
+
+
+class _NotATensor(nn.Cell):
+    def construct(self, a):
+        return a, (a, 1.0)
+
+
+def test_output_that_is_not_a_tensor_is_named(tmp_path):
+    a = Tensor(np.ones(2, np.float32))
+    site = r"_NotATensor.construct \(File \".*test_export.py\", line \d+\)"
+    with pytest.raises(TypeError, match=site + " returned float inside tuple"):
+        ms.export(_NotATensor(), a, file_name=str(tmp_path / "bad"))
+
+
 def test_failed_write_leaves_old_file(tmp_path, monkeypatch):
     """A write that fails half-way keeps the previous export whole and leaves no partial file."""
     a, b = Tensor(np.full(3, 2, np.float32)), Tensor(np.full(3, 3, np.float32))
