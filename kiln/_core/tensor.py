@@ -16,6 +16,7 @@ from kiln import _backend as B
 from kiln._backend.distributed import to_host
 from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
+from kiln._core.source_site import defined_at
 
 
 def _infer_host_dtype(data) -> mstype.DType:
@@ -398,7 +399,7 @@ class Tensor:
         if G.current() is not None and (isinstance(self, Parameter) or _symbolic(self._data)):
             if isinstance(self, Parameter) or not _GRAPH_TENSOR_HOOK:
                 raise ValueError(  # MindSpore's type for this user error
-                    f"Tensor.register_hook({_describe(hook)}) on a Parameter inside a compiled graph (GRAPH_MODE "
+                    f"Tensor.register_hook({defined_at(hook)}) on a Parameter inside a compiled graph (GRAPH_MODE "
                     f"or @jit): register it outside the graph (PyNative), where it lasts until removed."
                 )
             # In a graph (as MindSpore): from here on the tensor's value passes through an identity whose
@@ -422,13 +423,6 @@ class Tensor:
 
 
 _GRAPH_TENSOR_HOOK: list = []  # set by kiln._pynative.autograd: (tensor, hook) -> hooked tensor, in a graph
-
-
-def _describe(fn) -> str:
-    """A function named with where it is defined, for error messages."""
-    code = getattr(fn, "__code__", None)
-    name = getattr(fn, "__qualname__", None) or type(fn).__name__
-    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
 
 
 # Bumped whenever a Cell's or a Parameter's hook is registered or removed: compiled graphs, which trace those

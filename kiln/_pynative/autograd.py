@@ -20,6 +20,7 @@ from kiln._core import random_state
 from kiln._core import tensor as _tensor_module
 from kiln._core.mutable import is_mutable
 from kiln._core.primitive import REGISTRY
+from kiln._core.source_site import defined_at
 from kiln._core.tensor import Parameter, Tensor, value_mark
 from kiln._core.tree import flatten, tensor_leaves, unflatten
 from kiln._prims._low_precision import HALF_DTYPES
@@ -148,12 +149,6 @@ def _backward(level: int, outputs: list[tuple[Tensor, Tensor]], targets: list[Te
     return result
 
 
-def _describe(fn) -> str:
-    code = getattr(fn, "__code__", None)
-    name = getattr(fn, "__qualname__", None) or type(fn).__name__
-    return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code is not None else name
-
-
 def conj_complex(value):
     """`value` conjugated where it is a complex Tensor (anything else as it is), recorded like any op.
 
@@ -175,7 +170,7 @@ def _tensor_hook_gradient(hook: Callable, new) -> Tensor | None:
         new = new[0]
     if not isinstance(new, Tensor):
         raise TypeError(
-            f"the tensor hook {_describe(hook)} returned {type(new).__name__}: a hook returns the new "
+            f"the tensor hook {defined_at(hook)} returned {type(new).__name__}: a hook returns the new "
             f"gradient as a Tensor, or None to keep it."
         )
     return new
@@ -190,7 +185,7 @@ def run_tensor_hooks(tables: list[dict], grad: Tensor) -> Tensor:
                 continue
             if new.shape != grad.shape:
                 raise ValueError(
-                    f"the tensor hook {_describe(hook)} returned a gradient of shape {list(new.shape)} for a tensor "
+                    f"the tensor hook {defined_at(hook)} returned a gradient of shape {list(new.shape)} for a tensor "
                     f"of shape {list(grad.shape)}."
                 )
             grad = new
@@ -1025,12 +1020,12 @@ def _hook_result(cell, hook, result, expected: int, what: str) -> tuple:
         result = tuple(result)
     if not isinstance(result, tuple) or any(r is not None and not isinstance(r, Tensor) for r in result):
         raise TypeError(
-            f"the {what} {_describe(hook)} of {type(cell).__name__} returned {type(result).__name__}: it returns "
+            f"the {what} {defined_at(hook)} of {type(cell).__name__} returned {type(result).__name__}: it returns "
             f"a Tensor or a tuple of Tensors (or None to keep the gradients)."
         )
     if len(result) != expected:
         raise TypeError(
-            f"the {what} {_describe(hook)} of {type(cell).__name__} returned {len(result)} gradient(s), "
+            f"the {what} {defined_at(hook)} of {type(cell).__name__} returned {len(result)} gradient(s), "
             f"but the cell has {expected}."
         )
     return result

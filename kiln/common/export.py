@@ -24,6 +24,7 @@ from kiln import context
 from kiln._backend.stablehlo import export_program, load_program, shape_struct
 from kiln._core import dtype as mstype
 from kiln._core.atomic_files import atomic_write
+from kiln._core.source_site import defined_at
 from kiln._core.tensor import Tensor
 
 __all__ = ["ExportedGraph", "export", "load"]
@@ -43,11 +44,9 @@ def _as_struct(value):
 
 
 def _network_site(net) -> str:
-    """'Name.construct (File "...", line N)': where the exported network's outputs come from."""
+    """Where the exported network's outputs come from: its construct, or the function itself."""
     fn = getattr(net, "construct", net)
-    code = getattr(fn, "__code__", None)
-    name = f"{type(net).__name__}.construct" if fn is not net else getattr(net, "__name__", type(net).__name__)
-    return name if code is None else f'{name} (File "{code.co_filename}", line {code.co_firstlineno})'
+    return defined_at(fn, f"{type(net).__name__}.construct" if fn is not net else getattr(net, "__name__", None))
 
 
 def _flat_outputs(out, net) -> tuple[tuple, int | list]:
