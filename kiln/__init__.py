@@ -94,7 +94,7 @@ for _name in (
     setattr(nn, _name, getattr(train.metrics, _name))
 for _name in (
     "AvgPool1d", "AvgPool2d", "AvgPool3d", "Dropout2d", "Dropout", "Embedding", "L1Loss", "LayerNorm", "LogSoftmax",
-    "MaxPool2d", "PReLU",
+    "MaxPool2d", "PReLU", "Unfold",
 ):  # fmt: skip
     setattr(nn, f"{_name}Ext", getattr(mint.nn, _name))
 del _name

@@ -412,3 +412,72 @@ def reset_context() -> None:
     _context.update(_DEFAULTS)
     _primitive.set_checks(_DEFAULTS["runtime_checks"])
     B.tiers.set_reproducible(False)
+
+
+# -- parameter-server settings ----------------------------------------------------------------------------------
+
+# MindSpore 2.10's keys and defaults. The passwords can be set, not read back.
+_PS_DEFAULTS: dict[str, Any] = {
+    "enable_ps": False,
+    "config_file_path": "",
+    "enable_ssl": False,
+    "client_password": "",
+    "server_password": "",
+    "ms_role": "MS_NOT_PS",
+    "worker_num": 0,
+    "server_num": 0,
+    "scheduler_ip": "127.0.0.1",
+    "scheduler_port": 6667,
+}
+_PS_WRITE_ONLY = ("client_password", "server_password")
+_PS_SERVER_ROLES = ("MS_PSERVER", "MS_SERVER", "MS_SCHED")
+_ps_context: dict[str, Any] = dict(_PS_DEFAULTS)
+
+
+def set_ps_context(**kwargs) -> None:
+    """Parameter-server training settings, checked and kept.
+
+    Kiln has no parameter server. With `enable_ps=True` in a process that has no server role (MS_ROLE unset or a
+    worker's), training runs in this process as it would without the option, which is what MindSpore does when no
+    MS_ROLE is set: Kiln says so once. A process started as a server or scheduler (MS_ROLE=MS_PSERVER, MS_SERVER
+    or MS_SCHED) is refused, since no worker would ever reach it.
+
+    Raises:
+        ValueError: an unknown key.
+        TypeError: a value of the wrong type.
+        NotImplementedError: enable_ps=True in a server or scheduler process.
+    """
+    for key, value in kwargs.items():
+        if key not in _PS_DEFAULTS:
+            raise ValueError(f"set_ps_context: unknown key {key!r}; expected one of {sorted(_PS_DEFAULTS)}.")
+        wanted = type(_PS_DEFAULTS[key])
+        if type(value) is not wanted:
+            raise TypeError(f"set_ps_context: {key!r} must be a {wanted.__name__}, but got {_kind(value)}.")
+    role = kwargs.get("ms_role", os.environ.get("MS_ROLE", _ps_context["ms_role"]))
+    if kwargs.get("enable_ps") and role in _PS_SERVER_ROLES:
+        raise NotImplementedError(
+            f"set_ps_context(enable_ps=True) in a {role} process: Kiln has no parameter server or scheduler. "
+            "Train in one process, or data-parallel with set_auto_parallel_context(parallel_mode='data_parallel')."
+        )
+    if kwargs.get("enable_ps") and "enable_ps" not in _warned:
+        _warned.add("enable_ps")
+        warnings.warn(
+            "set_ps_context(enable_ps=True): Kiln has no parameter server, so the parameters stay in this process "
+            "and training runs as without the option (MindSpore does the same when no MS_ROLE is set).",
+            stacklevel=2,
+        )
+    _ps_context.update(kwargs)
+
+
+def get_ps_context(attr_key: str):
+    """The parameter-server setting `attr_key` (its default unless set); the passwords cannot be read."""
+    if attr_key not in _PS_DEFAULTS or attr_key in _PS_WRITE_ONLY:
+        readable = sorted(k for k in _PS_DEFAULTS if k not in _PS_WRITE_ONLY)
+        raise ValueError(f"get_ps_context: unknown key {attr_key!r}; expected one of {readable}.")
+    return _ps_context[attr_key]
+
+
+def reset_ps_context() -> None:
+    """Every parameter-server setting back to its default."""
+    _ps_context.clear()
+    _ps_context.update(_PS_DEFAULTS)

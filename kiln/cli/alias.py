@@ -39,6 +39,8 @@ RENAMED: dict[str, str] = {
     "mindspore.ops.operations._inner_ops": "kiln.ops.operations.inner_ops",
     "mindspore.ops.auto_generate": "kiln.ops",
     "mindspore.dataset.core": "kiln.dataset",
+    # MindSpore's engine package exports every dataset, sampler and Schema (the zoo writes `de.GeneratorDataset`)
+    "mindspore.dataset.engine": "kiln.dataset",
     "mindspore.dataset.engine.datasets": "kiln.dataset.engine",
     "mindspore.dataset.engine.iterators": "kiln.dataset.iterators",
     # MindSpore's source modules by domain; Kiln's sources are split by domain too, and kiln.dataset has them all.

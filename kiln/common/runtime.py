@@ -30,7 +30,7 @@ from kiln._backend.device_work import (
 )
 from kiln._core.tensor import LAZY_WINDOWS, Tensor
 from kiln._core.unsupported import ignore_argument
-from kiln.context import set_context
+from kiln.context import get_ps_context, reset_ps_context, set_context, set_ps_context
 from kiln.version import KILN_VERSION, __version__
 
 __all__ = [
@@ -480,26 +480,12 @@ def _keyed_settings(family: str, getter_name: str, reset_name: str, defaults: di
     return values, getter, reset
 
 
-_PS_DEFAULTS = {"enable_ps": False, "config_file_path": "", "enable_ssl": False, "client_password": "",
-                "server_password": "", "scheduler_manage_port": 11202}  # fmt: skip
-_ps, get_ps_context, reset_ps_context = _keyed_settings(
-    "parameter-server", "get_ps_context", "reset_ps_context", _PS_DEFAULTS
-)
 _ALGO_DEFAULTS = {"fully_use_devices": False, "elementwise_op_strategy_follow": False,
                   "enable_algo_approxi": False, "algo_approxi_epsilon": 0.1, "tensor_slice_align_enable": False,
                   "tensor_slice_align_size": 16}  # fmt: skip
 _algo, get_algo_parameters, reset_algo_parameters = _keyed_settings(
     "strategy-search", "get_algo_parameters", "reset_algo_parameters", _ALGO_DEFAULTS
 )
-
-
-def set_ps_context(**kwargs) -> None:
-    """Parameter-server training settings. Kiln has no parameter server: enable_ps=True is refused."""
-    for key, value in kwargs.items():
-        _check_key("set_ps_context", key, _PS_DEFAULTS)
-        if key == "enable_ps" and value:
-            raise NotImplementedError("set_ps_context: Kiln has no parameter-server mode (enable_ps=True).")
-        _ps[key] = value
 
 
 def set_algo_parameters(**kwargs) -> None:

@@ -7,6 +7,7 @@ lists; the family modules bind them by name. The Primitive classes live in `kiln
 
 import sys as _sys
 
+from kiln._core.tensor import Tensor  # noqa: F401  (`ops.Tensor`, an attribute of MindSpore's ops outside __all__)
 from kiln.ops import (
     _submodules,
     composite,  # noqa: F401  (`ops.composite`, bound as MindSpore's ops package binds it)

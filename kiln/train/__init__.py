@@ -5,7 +5,7 @@ from __future__ import absolute_import  # noqa: F404, UP010  (MindSpore's train 
 from kiln.common.export import export, load  # noqa: F401  (attributes of train, outside __all__ as before)
 from kiln.nn.wrap.cell_wrapper import TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
 from kiln.train import callback, loss_scale_manager, metrics  # noqa: F401
-from kiln.train.amp import build_train_network  # noqa: F401  (an attribute of MindSpore's train, outside __all__)
+from kiln.train.amp import build_train_network
 from kiln.train.callback import *  # noqa: F403
 from kiln.train.callback import __all__ as _callback_all
 from kiln.train.checkpoint import (  # noqa: F401  (the distributed-checkpoint pair: attributes outside __all__)
@@ -26,6 +26,7 @@ from kiln.train.loss_scale_manager import DynamicLossScaleManager, FixedLossScal
 from kiln.train.metrics import *  # noqa: F403
 from kiln.train.metrics import __all__ as _metrics_all
 from kiln.train.model import Model
+from kiln.train.summary import SummaryRecord
 
 __all__ = [
     "DynamicLossScaleManager",
@@ -33,6 +34,8 @@ __all__ = [
     "LossScaleManager",
     "DatasetHelper",
     "Model",
+    "SummaryRecord",
+    "build_train_network",
     "async_ckpt_thread_status",
     "build_searched_strategy",
     "get_ckpt_path_with_strategy",

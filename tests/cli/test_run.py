@@ -54,6 +54,9 @@ def test_renamed_paths():
         from mindspore.dataset.engine.datasets import Dataset
 
         assert Dataset is kiln.dataset.Dataset and engine.MapDataset is kiln.dataset.MapDataset
+        # the package exports every source and Schema too, as the zoo's `import mindspore.dataset.engine as de` uses it
+        assert engine.GeneratorDataset is kiln.dataset.GeneratorDataset and engine.Schema is kiln.dataset.Schema
+        assert engine.config.set_seed is kiln.dataset.config.set_seed
         from mindspore.dataset.engine.iterators import TupleIterator
 
         assert TupleIterator is kiln.dataset.TupleIterator

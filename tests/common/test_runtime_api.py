@@ -158,9 +158,6 @@ def test_settings_checked(capsys):
     net = ms.nn.Dense(2, 2)
     ms.set_dump(net)
     assert net._kiln_dump is True
-    assert ms.get_ps_context("enable_ps") is False
-    with pytest.raises(NotImplementedError):
-        ms.set_ps_context(enable_ps=True)
     ms.set_algo_parameters(fully_use_devices=True)
     assert ms.get_algo_parameters("fully_use_devices") is True
     ms.reset_algo_parameters()

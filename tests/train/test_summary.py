@@ -1,10 +1,13 @@
 """SummaryRecord writes queued values per step; SummaryCollector records a Model's loss, learning rate, metrics."""
 
+import warnings
+
 import numpy as np
 import pytest
 
 import kiln
 from kiln import nn
+from kiln._core import unsupported
 from kiln.train import Model
 from kiln.train.callback import SummaryCollector
 from kiln.train.summary import SummaryRecord
@@ -86,3 +89,18 @@ def test_collector_checks_its_arguments(tmp_path):
         SummaryCollector("")
     with pytest.raises(TypeError):
         SummaryCollector(str(tmp_path), collect_specified_data=["loss"])
+
+
+def test_options_kiln_does_not_act_on_warn_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(unsupported, "_warned", set())
+    with pytest.warns(UserWarning, match="export_options=tensor_format has no effect"):
+        record = SummaryRecord(str(tmp_path), export_options={"tensor_format": "npy"})
+    with record:
+        record.add_value("scalar", "loss", np.float32(1.0))
+        with pytest.warns(UserWarning, match="train_network=.* has no effect in Kiln .its summary records no graph"):
+            record.record(1, train_network=nn.Dense(1, 1))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            record.record(2, train_network=nn.Dense(1, 1))  # said once
+        path = record.log_dir
+    assert [r["step"] for r in read_summary(path)] == [1]

@@ -1,5 +1,5 @@
-"""Image layers: pixel and channel shuffles, image quality (SSIM, MSSSIM, PSNR), CentralCrop and
-ImageGradients."""
+"""Image layers: pixel and channel shuffles, image quality (SSIM, MSSSIM, PSNR), CentralCrop, ImageGradients and
+the patch extractor Unfold."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from kiln.nn.layer.conv import Conv2d
 
 __all__ = [
     "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "SSIM", "MSSSIM", "PSNR", "CentralCrop", "ImageGradients",
+    "Unfold",
 ]  # fmt: skip
 
 
@@ -236,3 +237,43 @@ class ImageGradients(Cell):
         dy = zeros_row if h == 1 else ops.concat((images[:, :, 1:, :] - images[:, :, : h - 1, :], zeros_row), 2)
         dx = zeros_col if w == 1 else ops.concat((images[:, :, :, 1:] - images[:, :, :, : w - 1], zeros_col), 3)
         return dy, dx
+
+
+def _nhwc_window(name: str, value) -> tuple[int, int, int, int]:
+    """An Unfold window argument `[1, rows, cols, 1]` as the (1, 1, rows, cols) ExtractImagePatches takes."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"For 'Unfold', '{name}' must be a tuple or list [1, rows, cols, 1], but got {value!r}.")
+    if len(value) != 4 or value[0] != 1 or value[3] != 1:
+        raise ValueError(f"For 'Unfold', '{name}' must have the form [1, rows, cols, 1], but got {list(value)}.")
+    rows, cols = value[1], value[2]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (rows, cols)):
+        raise ValueError(f"For 'Unfold', the rows and cols of '{name}' must be positive ints, but got {list(value)}.")
+    return 1, 1, rows, cols
+
+
+class Unfold(Cell):
+    """Extract image patches (MindSpore's deprecated `nn.Unfold`; `ops.unfold` is the current form).
+
+    Args:
+        ksizes: the window, `[1, rows, cols, 1]`.
+        strides: the step between windows, `[1, rows, cols, 1]`.
+        rates: the step between a window's taps (dilation), `[1, rows, cols, 1]`.
+        padding: "valid" (windows inside the image) or "same" (zero-padded, ceil(size / stride) windows a side);
+            case-insensitive.
+
+    Inputs:
+        x: (N, C, H, W).
+
+    Returns:
+        (N, rows * cols * C, out_rows, out_cols): each output position's patch, ordered (row, col, channel).
+    """
+
+    def __init__(self, ksizes, strides, rates, padding: str = "valid") -> None:
+        super().__init__()
+        if not isinstance(padding, str) or padding.upper() not in ("VALID", "SAME"):
+            raise ValueError(f"For 'Unfold', 'padding' must be 'valid' or 'same', but got {padding!r}.")
+        windows = (_nhwc_window(n, v) for n, v in (("ksizes", ksizes), ("strides", strides), ("rates", rates)))
+        self.extract_image_patches = ops.ExtractImagePatches(*windows, padding.upper())
+
+    def construct(self, input_x):
+        return self.extract_image_patches(input_x)

@@ -3,6 +3,7 @@
 from kiln.nn.optim.adafactor import AdaFactor
 from kiln.nn.optim.adagrad import Adadelta, Adagrad, ProximalAdagrad
 from kiln.nn.optim.adam import Adam, AdaMax, AdamOffload, AdamW, AdamWeightDecay, LazyAdam
+from kiln.nn.optim.adasum import AdaSumByDeltaWeightWrapCell, AdaSumByGradWrapCell
 from kiln.nn.optim.ftrl import FTRL
 from kiln.nn.optim.lamb import Lamb
 from kiln.nn.optim.lars import LARS
@@ -16,4 +17,5 @@ from kiln.nn.optim.thor import thor
 __all__ = [
     "SGD", "Adam", "AdamW", "AdamWeightDecay", "Momentum", "Optimizer", "ASGD", "AdaMax", "Adadelta", "Adagrad",
     "RMSProp", "Rprop", "Lamb", "FTRL", "LazyAdam", "ProximalAdagrad", "AdaFactor", "AdamOffload", "LARS", "thor",
+    "AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell",
 ]  # fmt: skip

@@ -17,11 +17,13 @@ from typing import Any
 import numpy as np
 
 from kiln._core.tensor import Tensor
+from kiln._core.unsupported import ignore_argument
 
 __all__ = ["SummaryRecord", "read_summary"]
 
 PLUGINS = ("scalar", "tensor", "image", "histogram", "graph", "train_lineage", "eval_lineage", "custom_lineage_data")
 _MODES = ("train", "eval")
+_TENSORS_INLINE = "tensor values are written into the summary file itself"
 
 
 class SummaryRecord:
@@ -34,7 +36,8 @@ class SummaryRecord:
         num_process: accepted for MindSpore's signature (Kiln writes in this process).
         max_file_size: bytes after which values are no longer written (None: no limit).
         raise_exception: raise on a write error instead of warning.
-        export_options: accepted for MindSpore's signature (tensor export is part of the log itself).
+        export_options: MindSpore's export of tensor values to separate files: warned about once when given (Kiln
+            keeps tensor values in the summary file itself).
 
     Raises:
         TypeError / ValueError: arguments of the wrong type or range.
@@ -57,6 +60,7 @@ class SummaryRecord:
             raise TypeError(f"SummaryRecord: 'max_file_size' must be an int or None, but got {max_file_size!r}.")
         if max_file_size is not None and max_file_size <= 0:
             raise ValueError(f"SummaryRecord: 'max_file_size' must be positive, but got {max_file_size}.")
+        ignore_argument("SummaryRecord", "export_options", export_options, reason=_TENSORS_INLINE)
         Path(log_dir).mkdir(parents=True, exist_ok=True)
         name = f"{file_prefix}.out.events.summary.{int(time.time())}.{socket.gethostname()}{file_suffix}"
         self._path = os.path.realpath(os.path.join(log_dir, name))
@@ -107,7 +111,7 @@ class SummaryRecord:
 
         Args:
             step: the step number (an int).
-            train_network: accepted for MindSpore's signature (the graph is not recorded).
+            train_network: warned about once when given (Kiln's summary records no graph).
             plugin_filter: a function of the plugin name; only values for which it is true are written.
 
         Returns:
@@ -115,6 +119,7 @@ class SummaryRecord:
         """
         if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
             raise TypeError(f"SummaryRecord.record: 'step' must be an int, but got {type(step).__name__}.")
+        ignore_argument("SummaryRecord.record", "train_network", train_network, reason="its summary records no graph")
         pending, self._pending = self._pending, []
         if self._max_file_size is not None and self._file.tell() >= self._max_file_size:
             return False
