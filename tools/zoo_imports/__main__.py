@@ -46,11 +46,11 @@ def main(argv: list[str] | None = None) -> None:
 
 def save(path: Path, scanned: dict) -> None:
     """Write a scan compactly: one pair or file group per line, so that a rescan's diff reads line by line."""
-    head = {k: v for k, v in scanned.items() if k not in ("pairs", "file_groups")}
+    lists = ("pairs", "file_groups", "attributes")
+    head = {k: v for k, v in scanned.items() if k not in lists}
     body = json.dumps(head, indent=1)[:-2]
-    pairs = ",\n".join("  " + json.dumps(row) for row in scanned["pairs"])
-    groups = ",\n".join("  " + json.dumps(row) for row in scanned["file_groups"])
-    path.write_text(f'{body},\n "pairs": [\n{pairs}\n ],\n "file_groups": [\n{groups}\n ]\n}}\n')
+    rows = [f' "{key}": [\n' + ",\n".join("  " + json.dumps(row) for row in scanned[key]) + "\n ]" for key in lists]
+    path.write_text(body + ",\n" + ",\n".join(rows) + "\n}\n")
 
 
 if __name__ == "__main__":
