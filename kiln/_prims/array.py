@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from kiln._backend import jax, jnp
+from kiln._backend import jax, jnp, lax
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims import _bounds
 from kiln._prims._checks import broadcast_shapes, normalize_axis, shape_of
@@ -236,6 +236,42 @@ TensorScatterMax = PrimitiveDef(
 )
 TensorScatterMin = PrimitiveDef(
     "TensorScatterMin", lambda x, indices, updates: x.at[_nd_index(indices)].min(updates), **_scatter_kw
+)
+TensorScatterSub = PrimitiveDef(
+    "TensorScatterSub", lambda x, indices, updates: x.at[_nd_index(indices)].add(-updates), **_scatter_kw
+)
+
+
+# The backend has no derivative of a scatter product or quotient whose indices repeat. Both rules are MindSpore's:
+# exact where the indices are distinct; where they repeat, each update's gradient leaves out the other updates
+# written to the same place, as MindSpore 2.10's does.
+def _scatter_mul_vjp(x, indices, updates, *, out, dout):
+    where = _nd_index(indices)
+    return dout.at[where].multiply(updates), None, (dout * x)[where]
+
+
+def _scatter_div_vjp(x, indices, updates, *, out, dout):
+    where = _nd_index(indices)
+    return dout.at[where].divide(updates), None, -(dout * x)[where] / (updates * updates)
+
+
+TensorScatterMul = PrimitiveDef(
+    "TensorScatterMul",
+    lambda x, indices, updates: x.at[_nd_index(indices)].multiply(updates),
+    vjp=_scatter_mul_vjp,
+    **_scatter_kw,
+)
+def _scatter_div(x, indices, updates):
+    if jnp.issubdtype(x.dtype, jnp.integer):  # truncating, as MindSpore's integer division (the backend's is true)
+        return lax.div(x, jnp.ones_like(x).at[_nd_index(indices)].multiply(updates))
+    return x.at[_nd_index(indices)].divide(updates)
+
+
+TensorScatterDiv = PrimitiveDef(
+    "TensorScatterDiv",
+    _scatter_div,
+    vjp=_scatter_div_vjp,
+    **_scatter_kw,
 )
 
 

@@ -52,6 +52,21 @@ __all__ = [
     "tensor_scatter_add",
     "tensor_scatter_max",
     "tensor_scatter_min",
+    "tensor_scatter_sub",
+    "tensor_scatter_mul",
+    "tensor_scatter_div",
+    "scatter_nd_sub",
+    "scatter_nd_mul",
+    "scatter_nd_div",
+    "scatter_nd_max",
+    "scatter_nd_min",
+    "scatter_max",
+    "scatter_min",
+    "scatter_mul",
+    "scatter_div",
+    "expand_as",
+    "view_as",
+    "type_as",
     "tensor_scatter_elements",
     "scatter",
     "scatter_add",
@@ -366,6 +381,37 @@ def tensor_scatter_max(input_x, indices, updates) -> Tensor:
 def tensor_scatter_min(input_x, indices, updates) -> Tensor:
     """Elementwise min of `input_x` and `updates` at `indices`."""
     return apply(A.TensorScatterMin, (input_x, indices, updates))
+
+
+def tensor_scatter_sub(input_x, indices, updates) -> Tensor:
+    """A copy of `input_x` with `updates` subtracted at `indices` (repeated indices subtract each of theirs)."""
+    return apply(A.TensorScatterSub, (input_x, indices, updates))
+
+
+def tensor_scatter_mul(input_x, indices, updates) -> Tensor:
+    """A copy of `input_x` multiplied by `updates` at `indices` (repeated indices multiply by each of theirs)."""
+    return apply(A.TensorScatterMul, (input_x, indices, updates))
+
+
+def tensor_scatter_div(input_x, indices, updates) -> Tensor:
+    """A copy of `input_x` divided by `updates` at `indices` (repeated indices divide by each of theirs; integer
+    division truncates)."""
+    return apply(A.TensorScatterDiv, (input_x, indices, updates))
+
+
+def expand_as(input, other) -> Tensor:
+    """`input` broadcast to the shape of `other`."""
+    return broadcast_to(input, other.shape)
+
+
+def view_as(input, other) -> Tensor:
+    """`input` reshaped to the shape of `other` (the same number of elements)."""
+    return reshape(input, other.shape)
+
+
+def type_as(input, other) -> Tensor:
+    """`input` cast to the dtype of `other`."""
+    return _cast(input, other.dtype)
 
 
 def tensor_scatter_elements(input_x, indices, updates, axis: int = 0, reduction: str = "none") -> Tensor:
@@ -971,7 +1017,7 @@ def select_scatter(input, src, axis, index) -> Tensor:
 
 
 def _param_update(var, value):
-
+    """`value` written into `var` where it is a Parameter (MindSpore's in-place scatter ops), and returned."""
     if isinstance(var, Parameter):
         return state.store(var, value)
     return value
@@ -985,6 +1031,51 @@ def scatter_nd_add(input_x, indices, updates, use_locking=False) -> Tensor:
 def scatter_nd_update(input_x, indices, updates, use_locking=True) -> Tensor:
     """Write `updates` at `indices` into the Parameter `input_x` (in place); returns the new value."""
     return _param_update(input_x, tensor_scatter_update(input_x, indices, updates))
+
+
+def scatter_nd_sub(input_x, indices, updates, use_locking: bool = False) -> Tensor:
+    """Subtract `updates` at `indices` from the Parameter `input_x` (in place); returns the new value."""
+    return _param_update(input_x, tensor_scatter_sub(input_x, indices, updates))
+
+
+def scatter_nd_mul(input_x, indices, updates, use_locking: bool = False) -> Tensor:
+    """Multiply the Parameter `input_x` by `updates` at `indices` (in place); returns the new value."""
+    return _param_update(input_x, tensor_scatter_mul(input_x, indices, updates))
+
+
+def scatter_nd_div(input_x, indices, updates, use_locking: bool = False) -> Tensor:
+    """Divide the Parameter `input_x` by `updates` at `indices` (in place); returns the new value."""
+    return _param_update(input_x, tensor_scatter_div(input_x, indices, updates))
+
+
+def scatter_nd_max(input_x, indices, updates, use_locking: bool = False) -> Tensor:
+    """The elementwise max of the Parameter `input_x` and `updates` at `indices` (in place); returns the new value."""
+    return _param_update(input_x, tensor_scatter_max(input_x, indices, updates))
+
+
+def scatter_nd_min(input_x, indices, updates, use_locking: bool = False) -> Tensor:
+    """The elementwise min of the Parameter `input_x` and `updates` at `indices` (in place); returns the new value."""
+    return _param_update(input_x, tensor_scatter_min(input_x, indices, updates))
+
+
+def scatter_max(input_x, indices, updates) -> Tensor:
+    """The elementwise max of the rows `indices` of the Parameter `input_x` and `updates` (in place)."""
+    return _param_update(input_x, tensor_scatter_max(input_x, expand_dims(indices, -1), updates))
+
+
+def scatter_min(input_x, indices, updates) -> Tensor:
+    """The elementwise min of the rows `indices` of the Parameter `input_x` and `updates` (in place)."""
+    return _param_update(input_x, tensor_scatter_min(input_x, expand_dims(indices, -1), updates))
+
+
+def scatter_mul(input_x, indices, updates) -> Tensor:
+    """Multiply the rows `indices` of the Parameter `input_x` by `updates` (in place; a repeated row by each)."""
+    return _param_update(input_x, tensor_scatter_mul(input_x, expand_dims(indices, -1), updates))
+
+
+def scatter_div(input_x, indices, updates) -> Tensor:
+    """Divide the rows `indices` of the Parameter `input_x` by `updates` (in place; a repeated row by each)."""
+    return _param_update(input_x, tensor_scatter_div(input_x, expand_dims(indices, -1), updates))
 
 
 def scatter_update(input_x, indices, updates) -> Tensor:

@@ -23,6 +23,8 @@ from kiln.ops.array import _t, atleast_2d, gather_elements, reshape
 from kiln.ops.faces import functional
 
 __all__ = [
+    "quantile",
+    "nanquantile",
     "copy",
     "msort",
     "abs",
@@ -1862,3 +1864,69 @@ tensor_div, tensor_floordiv, tensor_mod, tensor_pow = div, floor_divide, floor_m
 tensor_exp, tensor_expm1 = exp, expm1
 
 tensor_gt, tensor_ge, tensor_lt, tensor_le = greater, greater_equal, less, less_equal
+
+
+def _quantile(self, q, axis, keepdims: bool, ignore_nan: bool) -> Tensor:
+    """Quantiles `q` (a float or a 1-D Tensor in [0, 1]) with linear interpolation, along `axis` (None: all)."""
+    x = array.reshape(self, (-1,)) if axis is None else self
+    ax = 0 if axis is None else axis % x.ndim
+    scalar_q = not isinstance(q, Tensor)
+    qt = Tensor([float(q)], x.dtype) if scalar_q else array.reshape(cast(q, x.dtype), (-1,))
+    values = sort(x, ax)[0]
+    n = x.shape[ax]
+    if ignore_nan:
+        count = sum(cast(logical_not(isnan(x)), x.dtype), ax, True)
+    else:
+        count = Tensor(float(n), x.dtype)
+    pos = qt.reshape((-1,) + (1,) * x.ndim) * (count - 1)  # (Q, ...)
+    lo = floor(pos)
+    hi = minimum(ceil(pos), maximum(count - 1, 0))
+    frac = pos - lo
+    vals = array.broadcast_to(array.expand_dims(values, 0), (qt.shape[0], *values.shape))
+
+    def take(p):
+        idx = cast(maximum(p, 0), mstype.int64)
+        idx = array.broadcast_to(idx, (qt.shape[0],) + tuple(1 if i == ax else s for i, s in enumerate(x.shape)))
+        return array.gather_elements(vals, ax + 1, idx)
+
+    out = take(lo) + (take(hi) - take(lo)) * frac.broadcast_to(take(lo).shape)
+    if not ignore_nan:
+        has_nan = any(isnan(x), ax, True)
+        out = array.select(
+            array.broadcast_to(array.expand_dims(has_nan, 0), out.shape), array.full_like(out, float("nan")), out
+        )
+    if axis is None:
+        out = array.reshape(out, (qt.shape[0],) + ((1,) * self.ndim if keepdims else ()))
+    elif not keepdims:
+        out = array.squeeze(out, ax + 1)
+    return out[0] if scalar_q else out
+
+
+def quantile(input, q, axis=None, keepdims: bool = False) -> Tensor:
+    """The `q`-th quantiles of `input` along `axis`, interpolating linearly between the two nearest values.
+
+    Args:
+        input: a float Tensor.
+        q: a float, or a 1-D Tensor of them, in [0, 1].
+        axis: the axis to reduce; None reduces all of `input`.
+        keepdims: keep the reduced axis (size 1).
+
+    Returns:
+        The quantiles: a leading axis of len(q) when `q` is a Tensor; NaN where the reduced values hold a NaN.
+    """
+    return _quantile(input, q, axis, keepdims, ignore_nan=False)
+
+
+def nanquantile(input, q, axis=None, keepdims: bool = False) -> Tensor:
+    """`quantile` over the values that are not NaN (NaN where all of them are).
+
+    Args:
+        input: a float Tensor.
+        q: a float, or a 1-D Tensor of them, in [0, 1].
+        axis: the axis to reduce; None reduces all of `input`.
+        keepdims: keep the reduced axis (size 1).
+
+    Returns:
+        The quantiles, as `quantile` gives them.
+    """
+    return _quantile(input, q, axis, keepdims, ignore_nan=True)

@@ -134,42 +134,6 @@ def _index_put(self, indices, values, accumulate=False):
     return array.tensor_scatter_update(self, idx, vals)
 
 
-def _quantile(self, q, axis=None, keepdims=False, *, ignore_nan=False):
-    """Quantiles `q` (a float or a 1-D Tensor in [0, 1]) with linear interpolation, along `axis` (None: all)."""
-    x = array.reshape(self, (-1,)) if axis is None else self
-    ax = 0 if axis is None else axis % x.ndim
-    scalar_q = not isinstance(q, Tensor)
-    qt = Tensor([float(q)], x.dtype) if scalar_q else array.reshape(math.cast(q, x.dtype), (-1,))
-    values = math.sort(x, ax)[0]
-    n = x.shape[ax]
-    if ignore_nan:
-        count = math.sum(math.cast(math.logical_not(math.isnan(x)), x.dtype), ax, True)
-    else:
-        count = Tensor(float(n), x.dtype)
-    pos = qt.reshape((-1,) + (1,) * x.ndim) * (count - 1)  # (Q, ...)
-    lo = math.floor(pos)
-    hi = math.minimum(math.ceil(pos), math.maximum(count - 1, 0))
-    frac = pos - lo
-    vals = array.broadcast_to(array.expand_dims(values, 0), (qt.shape[0], *values.shape))
-
-    def take(p):
-        idx = math.cast(math.maximum(p, 0), mstype.int64)
-        idx = array.broadcast_to(idx, (qt.shape[0],) + tuple(1 if i == ax else s for i, s in enumerate(x.shape)))
-        return array.gather_elements(vals, ax + 1, idx)
-
-    out = take(lo) + (take(hi) - take(lo)) * frac.broadcast_to(take(lo).shape)
-    if not ignore_nan:
-        has_nan = math.any(math.isnan(x), ax, True)
-        out = array.select(
-            array.broadcast_to(array.expand_dims(has_nan, 0), out.shape), array.full_like(out, float("nan")), out
-        )
-    if axis is None:
-        out = array.reshape(out, (qt.shape[0],) + ((1,) * self.ndim if keepdims else ()))
-    elif not keepdims:
-        out = array.squeeze(out, ax + 1)
-    return out[0] if scalar_q else out
-
-
 def _stride(self, dim=None):
     strides = tuple(int(np.prod(self.shape[i + 1 :])) for i in range(self.ndim))
     return strides if dim is None else strides[dim]
@@ -241,8 +205,8 @@ def _install_from_ops(ops) -> None:
         "argmax_with_value": lambda self, axis=0, keep_dims=False: ops.ArgMaxWithValue(axis, keep_dims)(self)[::-1],
         "argmin_with_value": lambda self, axis=0, keep_dims=False: ops.ArgMinWithValue(axis, keep_dims)(self)[::-1],
         "index_put": _index_put,
-        "quantile": lambda self, q, axis=None, keepdims=False: _quantile(self, q, axis, keepdims),
-        "nanquantile": lambda self, q, axis=None, keepdims=False: _quantile(self, q, axis, keepdims, ignore_nan=True),
+        "quantile": lambda self, q, axis=None, keepdims=False: math.quantile(self, q, axis, keepdims),
+        "nanquantile": lambda self, q, axis=None, keepdims=False: math.nanquantile(self, q, axis, keepdims),
         "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False: (
             _more_linalg().triangular_solve(self, A, upper, transpose, unitriangular)
         ),

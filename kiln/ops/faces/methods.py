@@ -296,16 +296,14 @@ _METHOD_ADAPTERS = {
             self, num_sample, seed
         )
     },
-    "tensor_scatter_add": {
-        "scatter_sub": lambda self, indices, updates: ops.tensor_scatter_add(self, indices, -updates)
+    "tensor_scatter_sub": {
+        "scatter_sub": lambda self, indices, updates: ops.tensor_scatter_sub(self, indices, updates)
     },
-    "tensor_scatter_update": {
-        "scatter_mul": lambda self, indices, updates: ops.tensor_scatter_update(
-            self, indices, ops.gather_nd(self, indices) * updates
-        ),
-        "scatter_div": lambda self, indices, updates: ops.tensor_scatter_update(
-            self, indices, ops.gather_nd(self, indices) / updates
-        ),
+    "tensor_scatter_mul": {
+        "scatter_mul": lambda self, indices, updates: ops.tensor_scatter_mul(self, indices, updates)
+    },
+    "tensor_scatter_div": {
+        "scatter_div": lambda self, indices, updates: ops.tensor_scatter_div(self, indices, updates)
     },
     "tensor_scatter_max": {
         "scatter_max": lambda self, indices, updates: ops.tensor_scatter_max(self, indices, updates)

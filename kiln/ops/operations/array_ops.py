@@ -39,6 +39,15 @@ __all__ = [
     "ScatterNd",
     "TensorScatterUpdate",
     "TensorScatterAdd",
+    "TensorScatterSub",
+    "TensorScatterMul",
+    "TensorScatterDiv",
+    "TensorScatterMax",
+    "TensorScatterMin",
+    "ScatterNdMul",
+    "ScatterNdDiv",
+    "ScatterNdMax",
+    "ScatterNdMin",
     "Slice",
     "MaskedFill",
     "Cast",
@@ -165,13 +174,6 @@ def _scatter_rows(scatter):
     return lambda s, var, idx, u: assign_if_parameter(var, scatter(var, array.expand_dims(idx, -1), u))
 
 
-def _apply_rows(var, indices, updates, fn):
-    """`var[indices] = fn(var[indices], updates)` for the rows `indices` (first axis) of a Parameter."""
-    idx = array.expand_dims(indices, -1)
-    current = array.gather_nd(var, idx)
-    return assign_if_parameter(var, array.tensor_scatter_update(var, idx, fn(current, updates)))
-
-
 def _invert_permutation(x):
     if isinstance(x, Tensor):
         return array.invert_permutation(x)
@@ -252,6 +254,11 @@ GatherNd = simple_class("GatherNd", array.gather_nd)
 ScatterNd = simple_class("ScatterNd", array.scatter_nd)
 TensorScatterUpdate = simple_class("TensorScatterUpdate", array.tensor_scatter_update)
 TensorScatterAdd = simple_class("TensorScatterAdd", array.tensor_scatter_add)
+TensorScatterSub = simple_class("TensorScatterSub", array.tensor_scatter_sub)
+TensorScatterMul = simple_class("TensorScatterMul", array.tensor_scatter_mul)
+TensorScatterDiv = simple_class("TensorScatterDiv", array.tensor_scatter_div)
+TensorScatterMax = simple_class("TensorScatterMax", array.tensor_scatter_max)
+TensorScatterMin = simple_class("TensorScatterMin", array.tensor_scatter_min)
 Slice = simple_class("Slice", array.slice)
 MaskedFill = simple_class("MaskedFill", array.masked_fill)
 Cast = simple_class("Cast", math.cast)
@@ -405,8 +412,8 @@ ScatterSub = attr_class(
     {"use_locking": False},
     _scatter_rows(lambda var, idx, u: array.tensor_scatter_add(var, idx, math.neg(u))),
 )
-ScatterMul = attr_class("ScatterMul", {"use_locking": False}, lambda s, var, idx, u: _apply_rows(var, idx, u, math.mul))
-ScatterDiv = attr_class("ScatterDiv", {"use_locking": False}, lambda s, var, idx, u: _apply_rows(var, idx, u, math.div))
+ScatterMul = attr_class("ScatterMul", {"use_locking": False}, _scatter_rows(array.tensor_scatter_mul))
+ScatterDiv = attr_class("ScatterDiv", {"use_locking": False}, _scatter_rows(array.tensor_scatter_div))
 ScatterMax = attr_class("ScatterMax", {"use_locking": False}, _scatter_rows(array.tensor_scatter_max))
 ScatterMin = attr_class("ScatterMin", {"use_locking": False}, _scatter_rows(array.tensor_scatter_min))
 ScatterUpdate = attr_class(
@@ -421,12 +428,32 @@ ScatterNdUpdate = attr_class(
 ScatterNdSub = attr_class(
     "ScatterNdSub",
     {"use_locking": False},
-    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_add(var, idx, math.neg(u))),
+    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_sub(var, idx, u)),
+)
+ScatterNdMul = attr_class(
+    "ScatterNdMul",
+    {"use_locking": False},
+    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_mul(var, idx, u)),
+)
+ScatterNdDiv = attr_class(
+    "ScatterNdDiv",
+    {"use_locking": False},
+    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_div(var, idx, u)),
+)
+ScatterNdMax = attr_class(
+    "ScatterNdMax",
+    {"use_locking": False},
+    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_max(var, idx, u)),
+)
+ScatterNdMin = attr_class(
+    "ScatterNdMin",
+    {"use_locking": False},
+    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_min(var, idx, u)),
 )
 # MindSpore refuses updates whose dtype would promote the written variable's (float updates into an int Parameter
 # were cast down silently: ScatterDiv of an int8 row by 2.0 gave 0); the variable keeps its dtype.
 for _cls in (ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMax, ScatterMin, ScatterUpdate, ScatterNdAdd,
-             ScatterNdUpdate, ScatterNdSub):  # fmt: skip
+             ScatterNdUpdate, ScatterNdSub, ScatterNdMul, ScatterNdDiv, ScatterNdMax, ScatterNdMin):  # fmt: skip
     _cls.__call__ = _keeping_var_dtype(_cls.__name__, _cls.__call__)
 SpaceToBatchND = attr_class(
     "SpaceToBatchND",
