@@ -533,7 +533,8 @@ NAN_AND_ORDER_REDUCTIONS = [
     R("quantile", lambda x: ops.quantile(x, 0.3, axis=1), lambda x: np.quantile(x, 0.3, axis=1), shapes=((3, 5),),
       extra={"make_inputs": _distinct}),
     R("quantile_all_keepdims", lambda x: ops.quantile(x, Tensor([0.25, 0.9], kiln.float32), keepdims=True),
-      lambda x: np.quantile(x, [0.25, 0.9], keepdims=True).astype(x.dtype), shapes=((3, 4),), extra={"make_inputs": _distinct}),
+      lambda x: np.quantile(x, [0.25, 0.9], keepdims=True).astype(x.dtype), shapes=((3, 4),),
+      extra={"make_inputs": _distinct}),
     R("nanquantile", lambda x: ops.nanquantile(x, 0.6, axis=0), lambda x: np.nanquantile(x, 0.6, axis=0),
       shapes=((3, 4),), grad=False, extra={"make_inputs": _nan_inputs}),
     R(
