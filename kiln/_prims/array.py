@@ -261,6 +261,8 @@ TensorScatterMul = PrimitiveDef(
     vjp=_scatter_mul_vjp,
     **_scatter_kw,
 )
+
+
 def _scatter_div(x, indices, updates):
     if jnp.issubdtype(x.dtype, jnp.integer):  # truncating, as MindSpore's integer division (the backend's is true)
         return lax.div(x, jnp.ones_like(x).at[_nd_index(indices)].multiply(updates))
