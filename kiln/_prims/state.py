@@ -14,6 +14,7 @@ import numpy as np
 
 from kiln._backend import ShapeDtypeStruct, eval_shape, jit, jnp, lax
 from kiln._core.primitive import Bounds, PrimitiveDef, op_error
+from kiln._prims._bounds import first_outside, index_message
 from kiln._prims._checks import shape_of
 from kiln._prims._division import true_divide
 from kiln._prims._low_precision import rounded as _rounded
@@ -898,4 +899,40 @@ LRSchedule = PrimitiveDef(
     lambda global_step, kind, args: _lr_schedule(global_step, kind, args).astype(jnp.float32),
     attrs={"kind": "warmup", "args": ()},
     nondiff=(0,),
+)
+
+
+# -- sparse updates that visit their rows in turn -----------------------------------------------------------------
+
+_ROW_RULES = {"ApplyAdagradV2": ApplyAdagradV2, "ApplyFtrl": ApplyFtrl}
+
+
+def _rows_in_order(indices, *xs, rule, n_state, grad_at, rule_attrs):
+    # One index after the other, as MindSpore's SparseApplyFtrl and SparseApplyAdagradV2 kernels loop over them: a
+    # repeated index updates its row again from the values its earlier occurrence wrote.
+    state, grad, hyper = xs[:n_state], xs[n_state], xs[n_state + 1 :]
+    dense = _ROW_RULES[rule].impl
+
+    def visit(i, rows_of):
+        at = indices[i]
+        args = [*(s[at] for s in rows_of), *hyper]
+        args.insert(grad_at, grad[i])
+        new = dense(*args, **dict(rule_attrs))
+        return tuple(s.at[at].set(n) for s, n in zip(rows_of, new, strict=True))
+
+    return lax.fori_loop(0, indices.shape[0], visit, tuple(state))
+
+
+def _rows_test(indices, var, *rest, rule, n_state, grad_at, rule_attrs, xp=jnp):
+    return first_outside(indices, 0, var.shape[0], 0, xp=xp)
+
+
+SparseRowsInOrder = PrimitiveDef(
+    "SparseRowsInOrder",
+    _rows_in_order,
+    attrs={"rule": "ApplyFtrl", "n_state": 3, "grad_at": 3, "rule_attrs": ()},
+    multiple_results=True,
+    differentiable=False,
+    bounds=Bounds(_rows_test, index_message("indices", "var"), reads=(0,)),
+    amp_keep=(1, 2, 3),  # the variable and its state (with the gradient, where two state arrays precede it)
 )

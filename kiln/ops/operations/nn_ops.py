@@ -274,12 +274,24 @@ def _fused_sparse_adam(s, var, m, v, beta1_power, beta2_power, lr, beta1, beta2,
     return _state_update("FusedSparseAdam", (var, m, v), inputs, (bool(s.use_nesterov),))
 
 
+def _sparse_rows_in_order(rule: str, state: tuple, grad, indices, hyper: tuple, grad_at: int, rule_attrs=()) -> tuple:
+    """The dense update `rule` (whose input `grad_at` is the gradient) applied to the rows `indices` of `state` one
+    index after the other (a repeated index updates its row again), each new value stored into its Parameter."""
+    attrs = (rule, len(state), grad_at, tuple(rule_attrs))
+    new = apply(prim("SparseRowsInOrder"), (indices, *state, grad, *hyper), attrs)
+    kept = [(t, v) for t, v in zip(state, new, strict=True) if isinstance(t, Parameter)]
+    write_back([t for t, _ in kept], [v for _, v in kept])
+    return new
+
+
 def _sparse_apply_adagrad(s, var, accum, grad, indices):
+    # MindSpore's kernel sums the gradients of a repeated index first, then updates each row once
     idx = array.expand_dims(indices, -1)
-    acc_rows = array.gather_nd(accum, idx)
-    acc_rows = acc_rows + math.square(grad) if s.update_slots else acc_rows
-    var_rows = array.gather_nd(var, idx) - s.lr * grad / math.sqrt(acc_rows)
-    return _rows_update(var, indices, var_rows), _rows_update(accum, indices, acc_rows)
+    touched = array.tensor_scatter_update(array.zeros_like(var), idx, array.ones_like(grad)) > 0
+    summed = array.tensor_scatter_add(array.zeros_like(var), idx, grad)
+    new_accum = array.select(touched, accum + math.square(summed), accum) if s.update_slots else accum
+    new_var = array.select(touched, var - s.lr * summed / math.sqrt(array.select(touched, new_accum, 1.0)), var)
+    return assign_if_parameter(var, new_var), assign_if_parameter(accum, new_accum)
 
 
 def _apply_adagrad_v2(s, var, accum, lr, grad):
@@ -309,11 +321,9 @@ def _sparse_apply_rms_prop(s, var, mean_square, moment, lr, grad, indices):
 
 
 def _sparse_apply_adagrad_v2(s, var, accum, grad, indices):
-    idx = array.expand_dims(indices, -1)
-    acc_rows = array.gather_nd(accum, idx)
-    acc_rows = acc_rows + math.square(grad) if s.update_slots else acc_rows
-    var_rows = array.gather_nd(var, idx) - s.lr * grad / (math.sqrt(acc_rows) + s.epsilon)
-    return _rows_update(var, indices, var_rows), _rows_update(accum, indices, acc_rows)
+    # ApplyAdagradV2's rule on each index's row in turn
+    rule_attrs = (("epsilon", float(s.epsilon)), ("update_slots", bool(s.update_slots)))
+    return _sparse_rows_in_order("ApplyAdagradV2", (var, accum), grad, indices, (s.lr,), 3, rule_attrs)
 
 
 class SparseApplyFtrl(Primitive):
@@ -350,12 +360,9 @@ class SparseApplyFtrl(Primitive):
             raise op_error(self.name, f"'grad' must have one row per index and the row shape of 'var' "
                                       f"{tuple(var.shape[1:])}, but got {tuple(grad.shape)} for "
                                       f"{indices.shape[0]} indices.")  # fmt: skip
-        idx = array.expand_dims(indices, -1)
-        rows = tuple(array.gather_nd(t, idx) for t in (var, accum, linear))
-        # the indexed rows through ApplyFtrl's own update (kiln/_prims/state.py), the dense op's rule
-        w_new, n_new, z_new = apply(prim("ApplyFtrl"), (*rows, grad, self.lr, self.l1, self.l2, self.lr_power))
-        return (_rows_update(var, indices, w_new), _rows_update(accum, indices, n_new),
-                _rows_update(linear, indices, z_new))  # fmt: skip
+        # ApplyFtrl's rule (kiln/_prims/state.py) on each index's row in turn, as MindSpore's kernel visits them
+        hyper = (self.lr, self.l1, self.l2, self.lr_power)
+        return _sparse_rows_in_order("ApplyFtrl", (var, accum, linear), grad, indices, hyper, 3)
 
 
 def _channel_dropout(fn, s, x):

@@ -1,0 +1,29 @@
+"""Cases of test_sparse_updates.py and of its goldens script (make_sparse_update_goldens_mindspore.py): the sparse
+optimizer primitives on rows with a repeated index, run under Kiln or MindSpore."""
+
+import numpy as np
+
+GRAD = np.array([[1.0, 2.0], [3.0, -4.0], [0.5, 1.5]], np.float32)
+INDICES = np.array([0, 2, 0], np.int32)  # row 0 twice, row 1 untouched
+
+
+def run(ms, op: str) -> list:
+    """The state Parameters after one call of sparse primitive `op`, through framework `ms`."""
+    ops, tensor = ms.ops, ms.Tensor
+
+    def state(value, name):
+        return ms.Parameter(tensor(np.full((3, 2), value, np.float32)), name=name)
+
+    grad, indices = tensor(GRAD), tensor(INDICES)
+    if op == "SparseApplyAdagrad":
+        params = (state(1.0, "var"), state(0.5, "accum"))
+        ops.SparseApplyAdagrad(lr=0.1)(*params, grad, indices)
+    elif op == "SparseApplyFtrl":
+        params = (state(1.0, "var"), state(0.5, "accum"), state(0.1, "linear"))
+        ops.SparseApplyFtrl(lr=0.1, l1=0.01, l2=0.02, lr_power=-0.5)(*params, grad, indices)
+    elif op == "SparseApplyAdagradV2":
+        params = (state(1.0, "var"), state(0.5, "accum"))
+        ops.SparseApplyAdagradV2(lr=0.1, epsilon=1e-6)(*params, grad, indices)
+    else:
+        raise ValueError(op)
+    return [p.asnumpy().tolist() for p in params]
