@@ -3,9 +3,9 @@ written as Python loops over the time steps, its 'gru' (the config's) and 'vanil
 contexts Concat'ed around the embeddings, a float16 Dense, Tanh and ReduceMax over time) trains four Adam steps over
 two epochs through Model(amp_level="O3", SoftmaxCrossEntropyWithLogits, Accuracy) with train.py's callbacks, then
 evaluates as eval.py does (the last checkpoint loaded into a new network, WithEvalCell with its float32 cast,
-Model.eval), to MindSpore 2.10's numbers in both modes (issue 21, held-out networks; the zoo's seq2seq, asked for
-first, builds every layer on P.DynamicRNN, which MindSpore runs on Ascend only). Goldens:
-make_textrcnn_goldens_mindspore.py."""
+Model.eval) and exports as export.py does (read back through nn.GraphCell), to MindSpore 2.10's numbers in both
+modes (issue 21, held-out networks; the zoo's seq2seq, asked for first, builds every layer on P.DynamicRNN, which
+MindSpore runs on Ascend only). Goldens: make_textrcnn_goldens_mindspore.py."""
 
 import numpy as np
 
@@ -28,9 +28,10 @@ def _state_tolerance(golden: list[float], param_atol: float, moment_rtol: float)
     return np.concatenate([np.full(n, param_atol), moment_rtol * golden[n:]])
 
 
-def test_zoo_textrcnn_losses_state_and_eval_match_mindspore():
+def test_zoo_textrcnn_losses_state_eval_and_export_match_mindspore():
     # It found that WithEvalCell(network, loss, True), eval.py's cell and the one Model.eval builds under amp O2/O3,
-    # cast the int32 labels of a sparse loss to float32 (tests/nn/wrap/test_cell_wrapper.py).
+    # cast the int32 labels of a sparse loss to float32 (tests/nn/wrap/test_cell_wrapper.py), and that with the disk
+    # cache off (as here) kiln.export of a PyNative network failed on its Casts (tests/common/test_export.py).
     # MindSpore's own spread, gru / vanilla. A 1e-7 relative change of its initial weights leaves its PyNative
     # losses as they were (the float16 casts absorb it), and moves its parameter sums by up to 2.5e-3 / 2.9e-3,
     # its first-moment sums by 1.8e-5 / 8.5e-5 relative and its second-moment sums by 2.6e-5 / 4.1e-5. Its two modes
@@ -41,9 +42,9 @@ def test_zoo_textrcnn_losses_state_and_eval_match_mindspore():
     # 300-1324 products round some outputs one ulp apart from MindSpore's CPU kernel, each as near the exact sum:
     # 6 of 1,024 in a 512-deep one.) Tolerances: against MindSpore's PyNative about 4 times the perturbation's move,
     # the losses 1e-4 (below what one float16 ulp of a logit moves them); against its GRAPH_MODE about 1.5 times its
-    # modes' spread; the eval logits within 2 float16 ulps and the accuracy equal. A Tanh gradient scaled by 1.02
-    # fails the PyNative losses, one doubled moves the losses by 4e-4 only (Adam divides the scale out) and fails
-    # 27-38 of the state sums in each mode.
+    # modes' spread; the eval and exported logits within 2 float16 ulps and the accuracy equal. A Tanh gradient
+    # scaled by 1.02 fails the PyNative losses; one doubled moves the losses by 4e-4 only (Adam divides the scale
+    # out) and fails 27-38 of the state sums in each mode.
     got, want = run_driver(__file__, ",".join(CELLS), *MODES, env=ENV)
     held = {"PYNATIVE_MODE": (1e-4, 1e-2, 5e-4), "GRAPH_MODE": (2e-3, 0.1, 3e-3)}  # losses rtol, sums atol, rtol
     for cell in CELLS:
@@ -56,3 +57,6 @@ def test_zoo_textrcnn_losses_state_and_eval_match_mindspore():
                 assert_close(got, want, f"{kiln} state", golden=state, rtol=0, atol=tolerance)
                 assert_close(got, want, f"{kiln} eval state", golden=evaluated, rtol=0, atol=4e-3, length=LOGITS + 1)
                 assert got[f"{kiln} eval state"][-1] == want[evaluated][-1], (kiln, mode, "accuracy")
+                assert_close(got, want, f"{kiln} export state", golden=f"{mode} {cell} export state", rtol=0, atol=4e-3)
+        for kiln_mode in MODES:  # the exported network gives the network's own logits, as MindSpore's does
+            assert got[f"{kiln_mode} {cell} export state"] == got[f"{kiln_mode} {cell} eval state"][:LOGITS]

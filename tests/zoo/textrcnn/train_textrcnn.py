@@ -6,13 +6,15 @@ embeddings, a float16 Dense and Tanh, ReduceMax over time and a float16 Dense to
 wires it: Model(network, SoftmaxCrossEntropyWithLogits(sparse=True), Adam (the config's lr 1e-3 through utils.get_lr,
 loss_scale 1.0 off the GPU), metrics Accuracy, amp_level O3) with train.py's callbacks (ModelCheckpoint, LossMonitor,
 TimeMonitor), over two epochs of two batches. Then eval.py's path: a new network, the last checkpoint loaded into
-it, nn.WithEvalCell(network, loss, True) and Model.eval with Accuracy.
+it, nn.WithEvalCell(network, loss, True) and Model.eval with Accuracy; and export.py's: that network exported as
+MINDIR, read back through nn.GraphCell.
 
 A MindSpore script: run it with MindSpore (the golden) or with `kiln run`. Usage: train_textrcnn.py CELL[,CELL...]
 MODE...; for each MODE and CELL it prints `MODE CELL losses: ...` (each sentence's loss: the zoo's loss keeps its
 default reduction 'none'), `MODE CELL state: ...` (the sum of each trainable parameter, then the absolute sum of each
-Adam moment, after the last step) and `MODE CELL eval state: ...` (the evaluating network's float16 logits of the
-first batch, then eval.py's accuracy). The zoo's config is word2vec embeddings of 300 over the
+Adam moment, after the last step), `MODE CELL eval state: ...` (the evaluating network's float16 logits of the
+first batch, then eval.py's accuracy) and `MODE CELL export state: ...` (the exported network's logits of the first
+batch). The zoo's config is word2vec embeddings of 300 over the
 rt-polarity vocabulary, sentences padded to 50 words, batch 64; here the network's own fixed widths (embeddings of
 300, hidden 512: textrcnn.py sets them), a vocabulary of 30 whose row 0 is zero as the zoo's `<unk>` row,
 NumPy-drawn embeddings and weights (the Denses' defaults draw from MindSpore's generator), sentences of 6 words,
@@ -30,7 +32,7 @@ from types import SimpleNamespace
 
 import mindspore as ms
 import numpy as np
-from mindspore import Tensor, nn
+from mindspore import Tensor, export, load, nn
 from mindspore.nn.metrics import Accuracy
 from mindspore.train.callback import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, TimeMonitor
 from mindspore.train.serialization import load_checkpoint, load_param_into_net
@@ -110,9 +112,15 @@ def main(cell: str, mode: str) -> None:
                           eval_indexes=[0, 1, 2])  # fmt: skip
     acc = eval_model.eval(dataset, dataset_sink_mode=False)
     logits = eval_network(Tensor(features[:BATCH])).asnumpy()
+    # export.py: the evaluating network exported at ones of the dataset's shape (its sentences are padded to 50
+    # words; here 6), read back through nn.GraphCell and run on the first batch
+    export(eval_network, Tensor(np.ones([BATCH, WORDS], np.int32)), file_name=os.path.join(ckpt_dir, "textrcnn"),
+           file_format="MINDIR")  # fmt: skip
+    exported = nn.GraphCell(load(os.path.join(ckpt_dir, "textrcnn.mindir")))(Tensor(features[:BATCH])).asnumpy()
     print(f"{mode} {cell} losses:", " ".join(repr(v) for v in recorder.losses))
     print(f"{mode} {cell} state:", " ".join(repr(v) for v in state))
     print(f"{mode} {cell} eval state:", " ".join(repr(float(v)) for v in [*logits.ravel(), acc["acc"]]))
+    print(f"{mode} {cell} export state:", " ".join(repr(float(v)) for v in exported.ravel()))
 
 
 if __name__ == "__main__":
