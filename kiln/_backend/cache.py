@@ -59,6 +59,7 @@ import jaxlib
 import jaxlib.xla_client
 import numpy
 from jax._src import compiler as _jax_compiler  # compile options for a program compiled from its text
+from jax._src import core as _jax_core  # whether a call is at top level (no public name for it)
 from jax.experimental.serialize_executable import deserialize_and_load, serialize
 
 from kiln._backend import compile_log, gc_pause, host_memory, precision, tiers
@@ -547,14 +548,39 @@ def persistent_jit(
             (a primitive's input check); what it raises, the call raises.
 
     Returns:
-        A callable with jax.jit's behaviour (and its `lower`).
+        A callable with jax.jit's behaviour (and its `lower`); called inside a program being traced, it stages `fun`
+        without the XLA options, which JAX takes on a top-level jit only.
     """
     stored = key is not None and _store is not None and _ours
     if stored or first_call is not None or tiered:
         return PersistentJit(fun, key if stored else None, donate_argnums, tiered, label, first_call)
     # XLA's debug options are one set for every platform: a CPU option is ignored by a GPU compile
     options = _compiler_options("cpu") if jax.default_backend() == "cpu" else None
-    return jax.jit(compile_log.named(fun, label), donate_argnums=tuple(donate_argnums), compiler_options=options)
+    named = compile_log.named(fun, label)
+    jitted = jax.jit(named, donate_argnums=tuple(donate_argnums), compiler_options=options)
+    return jitted if options is None else _TopLevelOptions(jitted, named, tuple(donate_argnums))
+
+
+class _TopLevelOptions:
+    """A `jax.jit` compiled with XLA options when called at top level, and staged without them when called inside
+    a program being traced (`kiln.export` of a PyNative network traces its ops' kernels into one program): JAX
+    refuses compiler options on a nested jit. PersistentJit does the same for a tracer argument."""
+
+    __slots__ = ("_donate", "_fun", "_nested", "_top")
+
+    def __init__(self, top, fun, donate_argnums: tuple[int, ...]) -> None:
+        self._top, self._fun, self._donate, self._nested = top, fun, donate_argnums, None
+
+    def __call__(self, *args):
+        if _jax_core.trace_ctx.is_top_level():
+            return self._top(*args)
+        if self._nested is None:  # made at the first nested call: a kernel run at top level only never needs it
+            self._nested = jax.jit(self._fun, donate_argnums=self._donate)
+        return self._nested(*args)
+
+    def lower(self, *args):
+        """`jax.jit(fun).lower(*args)`, with the options."""
+        return self._top.lower(*args)
 
 
 MAX_SIGNATURES = 256  # executables one PersistentJit keeps in memory (one per input signature)

@@ -101,3 +101,20 @@ def test_a_kernel_failing_for_another_reason_still_raises(monkeypatch):
     with pytest.raises(RuntimeError, match="something else"):
         cache._compile_with_options(lowered, "cpu")
     assert cache._CPU_SUPPORT.known is None
+
+
+def test_a_kernel_with_options_runs_inside_a_traced_program(monkeypatch):
+    """JAX takes compiler options on a top-level jit only: a kernel kept in memory is staged without them into a
+    program being traced (jit, grad, export), for tracer and concrete arguments alike; at top level it still compiles
+    with them (test_cache_off_compiles_with_kilns_options). kiln.export of a PyNative network with the disk cache off
+    failed here."""
+    monkeypatch.setattr(cache, "_store", None)
+    fn = cache.persistent_jit(lambda a: a * 3 - 1, "test-nested")
+    x = jax.device_put(np.arange(4, dtype=np.float32))
+    np.testing.assert_array_equal(np.asarray(fn(x)), [-1, 2, 5, 8])
+    const = np.ones(4, np.float32)
+    traced = jax.jit(lambda a: fn(a) + fn(const))
+    np.testing.assert_array_equal(np.asarray(traced(x)), [1, 4, 7, 10])
+    np.testing.assert_array_equal(np.asarray(jax.grad(lambda a: fn(a).sum())(x)), [3, 3, 3, 3])
+    exported = jax.export.export(traced)(jax.ShapeDtypeStruct((4,), np.float32))
+    np.testing.assert_array_equal(np.asarray(exported.call(x)), [1, 4, 7, 10])

@@ -94,3 +94,36 @@ def test_failed_write_leaves_old_file(tmp_path, monkeypatch):
         ms.export(_TwoOut(), b, a, file_name=str(path), file_format="STABLEHLO")
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["two.stablehlo"]
+
+
+class _CastWithConstant(nn.Cell):
+    """As the zoo's TextRCNN: Casts (an op without a check) of the input and of a constant Tensor of the Cell."""
+
+    def __init__(self):
+        super().__init__()
+        self.cast = ms.ops.Cast()
+        self.pad = Tensor(np.full((2, 3), 0.5, np.float32))
+
+    def construct(self, x):
+        return self.cast(x, ms.float16) * 2 + self.cast(self.pad, ms.float16)
+
+
+def test_pynative_export_with_the_disk_cache_off(tmp_path, monkeypatch):
+    # With the on-disk cache off (KILN_CACHE_DIR=off, or a folder that cannot be written), a PyNative kernel is a
+    # jax.jit compiled with Kiln's XLA options; export traces the network's kernels into one program, where JAX
+    # refuses compiler options on a nested jit: export failed ("Kiln failed internally running the op"), for a
+    # tracer input and for a constant alike. Found by exporting the zoo's TextRCNN as its export.py does.
+    from kiln._backend import cache
+    from kiln._pynative import dispatch
+
+    monkeypatch.setattr(cache, "_store", None)
+    monkeypatch.setattr(dispatch, "_compiled", {})  # kernels made before are PersistentJits of the cache
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    net = _CastWithConstant()
+    want = np.arange(6, dtype=np.float16).reshape(2, 3) * 2 + np.float16(0.5)
+    np.testing.assert_array_equal(net(x).asnumpy(), want)  # the kernels at top level, with the options
+    ms.export(net, x, file_name=str(tmp_path / "cast"))
+    got = ms.load(str(tmp_path / "cast.mindir"))(x)
+    assert got.dtype == ms.float16
+    np.testing.assert_array_equal(got.asnumpy(), want)

@@ -67,7 +67,8 @@ class WithEvalCell(Cell):
     Args:
         network: the network.
         loss_fn: the loss, called as `loss_fn(logits, label)`.
-        add_cast_fp32: cast the logits to float32 before the loss.
+        add_cast_fp32: cast the logits, and a floating-point label, to float32 before the loss (an integer label,
+            a sparse loss's class indices, is left as it is).
 
     Inputs:
         data, label (Tensor).
@@ -85,7 +86,7 @@ class WithEvalCell(Cell):
     def construct(self, data, label):
         outputs = self._network(data)
         if self.add_cast_fp32:
-            label = ops.cast(label, "float32")
+            label = ops.mixed_precision_cast("float32", label)
             outputs = ops.cast(outputs, "float32")
         loss = self._loss_fn(outputs, label)
         return loss, outputs, label

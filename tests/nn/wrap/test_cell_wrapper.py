@@ -169,3 +169,38 @@ def test_graceful_exit_is_not_silently_ignored(monkeypatch):
     with pytest.warns(UserWarning, match="MS_ENABLE_GRACEFUL_EXIT=1"):
         step = nn.TrainOneStepCell(net, opt)
     assert step.use_graceful_exit is False
+
+
+def _float16_dense():
+    """A 3 -> 2 float16 Dense of fixed weights (the logits `add_cast_fp32` casts back to float32)."""
+    net = nn.Dense(3, 2).to_float(mstype.float16)
+    net.weight.set_data(Tensor(np.arange(6).reshape(2, 3).astype(np.float32) / 10))
+    net.bias.set_data(Tensor(np.zeros(2, np.float32)))
+    return net
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_with_eval_cell_cast_fp32_keeps_integer_labels(mode):
+    # add_cast_fp32 casts the logits and a floating-point label to float32 and leaves an integer label (a sparse
+    # loss's class indices) as it is; Kiln cast every label to float32, so a sparse loss refused it (found by the
+    # zoo's TextRCNN through eval.py's WithEvalCell(network, loss, True), and Model.eval under amp O2/O3 builds the
+    # same cell). MindSpore 2.10 in both modes: losses [0.15300527, 0.8545236], labels int32 [1, 0]; MSE 0.7622071.
+    ms.set_context(mode=mode)
+    x = np.array([[1, 2, 3], [-1, 0, 2]], np.float32)
+    logits = x @ (np.arange(6).reshape(2, 3) / 10).T
+    cell = nn.WithEvalCell(_float16_dense(), nn.SoftmaxCrossEntropyWithLogits(sparse=True), True)
+    loss, out, label = cell(Tensor(x), Tensor(np.array([1, 0], np.int32)))
+    assert out.dtype == mstype.float32 and label.dtype == mstype.int32
+    np.testing.assert_array_equal(label.asnumpy(), [1, 0])
+    log_softmax = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(loss.asnumpy(), -log_softmax[[0, 1], [1, 0]], rtol=2e-3)  # float16 logits
+    loss, out, label = nn.WithEvalCell(_float16_dense(), nn.MSELoss(), True)(
+        Tensor(x), Tensor(np.ones((2, 2), np.float16))
+    )
+    assert label.dtype == mstype.float32
+    np.testing.assert_allclose(loss.asnumpy(), ((logits - 1) ** 2).mean(), rtol=2e-3)
+    net = _float16_dense()
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True), nn.SGD(net.trainable_params()),
+                     metrics={"acc": nn.Accuracy()}, amp_level="O3")  # fmt: skip
+    data = ms.dataset.NumpySlicesDataset({"x": x, "y": np.array([1, 0], np.int32)}, shuffle=False).batch(2)
+    assert model.eval(data, dataset_sink_mode=False) == {"acc": 0.5}

@@ -1,0 +1,21 @@
+"""Write textrcnn_goldens_mindspore.json: what MindSpore 2.10 prints for `train_textrcnn.py gru,vanilla` (step losses,
+parameter and Adam moment sums, eval.py's logits and accuracy) in both modes.
+Run: /work/msvenv/bin/python tests/zoo/textrcnn/make_textrcnn_goldens_mindspore.py"""
+
+import os
+import sys
+
+import mindspore as ms
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(HERE))))  # the repository root
+
+from tests.zoo.printed_values import write_goldens  # noqa: E402
+
+if __name__ == "__main__":
+    write_goldens(
+        os.path.join(HERE, "train_textrcnn.py"),
+        os.path.join(HERE, "textrcnn_goldens_mindspore.json"),
+        "gru,vanilla",
+        version=ms.__version__,
+    )
