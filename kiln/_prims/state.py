@@ -904,14 +904,35 @@ LRSchedule = PrimitiveDef(
 
 # -- sparse updates that visit their rows in turn -----------------------------------------------------------------
 
-_ROW_RULES = {"ApplyAdagradV2": ApplyAdagradV2, "ApplyFtrl": ApplyFtrl}
+
+def _lazy_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad, use_nesterov):
+    # Adam's step on the rows it is given (FusedSparseLazyAdam: the rows a gradient names; the others keep their
+    # moments and values), in float32 at least
+    dt = jnp.promote_types(var.dtype, jnp.float32)
+    cast = [jnp.asarray(x).astype(dt) for x in (var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad)]
+    var_w, m_w, v_w, beta1_power, beta2_power, lr, beta1, beta2, eps, g = cast
+    m_w = _mul(m_w, beta1) + _mul(1 - beta1, g)
+    v_w = _mul(v_w, beta2) + _mul(_mul(1 - beta2, g), g)
+    direction = _mul(m_w, beta1) + _mul(1 - beta1, g) if use_nesterov else m_w
+    lr_t = true_divide(_mul(lr, jnp.sqrt(1 - beta2_power)), 1 - beta1_power)
+    new = var_w - _mul(lr_t, direction) / (jnp.sqrt(v_w) + eps), m_w, v_w
+    return tuple(n.astype(x.dtype) for n, x in zip(new, (var, m, v), strict=True))
+
+
+# The dense rules a sparse update applies to the rows its gradient names
+_ROW_RULES = {
+    "ApplyAdagradV2": ApplyAdagradV2.impl,
+    "ApplyFtrl": ApplyFtrl.impl,
+    "ApplyProximalAdagrad": ApplyProximalAdagrad.impl,
+    "LazyAdam": _lazy_adam,
+}
 
 
 def _rows_in_order(indices, *xs, rule, n_state, grad_at, rule_attrs):
     # One index after the other, as MindSpore's SparseApplyFtrl and SparseApplyAdagradV2 kernels loop over them: a
     # repeated index updates its row again from the values its earlier occurrence wrote.
     state, grad, hyper = xs[:n_state], xs[n_state], xs[n_state + 1 :]
-    dense = _ROW_RULES[rule].impl
+    dense = _ROW_RULES[rule]
 
     def visit(i, rows_of):
         at = indices[i]
@@ -935,4 +956,28 @@ SparseRowsInOrder = PrimitiveDef(
     differentiable=False,
     bounds=Bounds(_rows_test, index_message("indices", "var"), reads=(0,)),
     amp_keep=(1, 2, 3),  # the variable and its state (with the gradient, where two state arrays precede it)
+)
+
+
+def _rows_summed(indices, *xs, rule, n_state, grad_at, rule_attrs):
+    # A repeated index's gradient rows summed, then every named row updated once, as MindSpore's FusedSparse* kernels
+    # (and SparseApplyAdagrad's) do; rows no index names keep their values
+    state, grad, hyper = xs[:n_state], xs[n_state], xs[n_state + 1 :]
+    var = state[0]
+    summed = jnp.zeros(var.shape, grad.dtype).at[indices].add(grad)
+    named = jnp.zeros(var.shape[:1], bool).at[indices].set(True).reshape(var.shape[:1] + (1,) * (var.ndim - 1))
+    args = [*state, *hyper]
+    args.insert(grad_at, summed)
+    new = _ROW_RULES[rule](*args, **dict(rule_attrs))
+    return tuple(jnp.where(named, n, old) for n, old in zip(new, state, strict=True))
+
+
+SparseRowsSummed = PrimitiveDef(
+    "SparseRowsSummed",
+    _rows_summed,
+    attrs={"rule": "ApplyFtrl", "n_state": 3, "grad_at": 3, "rule_attrs": ()},
+    multiple_results=True,
+    differentiable=False,
+    bounds=Bounds(_rows_test, index_message("indices", "var"), reads=(0,)),
+    amp_keep=(1, 2, 3),  # the variable and its state
 )

@@ -1,5 +1,5 @@
 """Cases of test_sparse_updates.py and of its goldens script (make_sparse_update_goldens_mindspore.py): the sparse
-optimizer primitives on rows with a repeated index, run under Kiln or MindSpore."""
+optimizer primitives on rows with a repeated index and a row no index names, run under Kiln or MindSpore."""
 
 import numpy as np
 
@@ -21,9 +21,24 @@ def run(ms, op: str) -> list:
     elif op == "SparseApplyFtrl":
         params = (state(1.0, "var"), state(0.5, "accum"), state(0.1, "linear"))
         ops.SparseApplyFtrl(lr=0.1, l1=0.01, l2=0.02, lr_power=-0.5)(*params, grad, indices)
+    elif op == "FusedSparseFtrl":
+        params = (state(1.0, "var"), state(0.5, "accum"), state(0.1, "linear"))
+        ops.FusedSparseFtrl(lr=0.1, l1=0.01, l2=0.02, lr_power=-0.5)(*params, grad, indices)
+    elif op == "FusedSparseProximalAdagrad":
+        params = (state(1.0, "var"), state(0.5, "accum"))
+        ops.FusedSparseProximalAdagrad()(*params, *_scalars(tensor, 0.1, 0.01, 0.02), grad, indices)
+    elif op in ("FusedSparseLazyAdam", "FusedSparseAdam"):
+        params = (state(1.0, "var"), state(0.1, "m"), state(0.2, "v"))
+        hyper = _scalars(tensor, 0.9, 0.999, 0.01, 0.9, 0.999, 1e-8)
+        # Nesterov on the lazy one: MindSpore's FusedSparseAdam leaves it unwritten on rows no index names
+        getattr(ops, op)(use_nesterov=op == "FusedSparseLazyAdam")(*params, *hyper, grad, indices)
     elif op == "SparseApplyAdagradV2":
         params = (state(1.0, "var"), state(0.5, "accum"))
         ops.SparseApplyAdagradV2(lr=0.1, epsilon=1e-6)(*params, grad, indices)
     else:
         raise ValueError(op)
     return [p.asnumpy().tolist() for p in params]
+
+
+def _scalars(tensor, *values):
+    return [tensor(np.float32(v)) for v in values]

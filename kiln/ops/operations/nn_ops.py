@@ -105,6 +105,9 @@ __all__ = [
     "AdamNoUpdateParam",
     "FusedCastAdamWeightDecay",
     "FusedSparseAdam",
+    "FusedSparseLazyAdam",
+    "FusedSparseFtrl",
+    "FusedSparseProximalAdagrad",
     "SparseApplyAdagrad",
     "SparseApplyAdagradV2",
     "ApplyAdagradV2",
@@ -284,6 +287,28 @@ def _sparse_rows_in_order(rule: str, state: tuple, grad, indices, hyper: tuple, 
     return new
 
 
+def _sparse_rows_summed(rule: str, state: tuple, grad, indices, hyper: tuple, grad_at: int, rule_attrs=()) -> tuple:
+    """The dense update `rule` (whose input `grad_at` is the gradient) applied once to each row `indices` names, a
+    repeated index's gradients summed, each new value stored into its Parameter (rows not named keep theirs)."""
+    new = apply(
+        prim("SparseRowsSummed"), (indices, *state, grad, *hyper), (rule, len(state), grad_at, tuple(rule_attrs))
+    )
+    kept = [(t, v) for t, v in zip(state, new, strict=True) if isinstance(t, Parameter)]
+    write_back([t for t, _ in kept], [v for _, v in kept])
+    return new
+
+
+def _fused_sparse_lazy_adam(s, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices):
+    hyper = (beta1_power, beta2_power, lr, beta1, beta2, epsilon)
+    return _sparse_rows_summed(
+        "LazyAdam", (var, m, v), grad, indices, hyper, 9, (("use_nesterov", bool(s.use_nesterov)),)
+    )
+
+
+def _fused_sparse_proximal_adagrad(s, var, accum, lr, l1, l2, grad, indices):
+    return _sparse_rows_summed("ApplyProximalAdagrad", (var, accum), grad, indices, (lr, l1, l2), 5)
+
+
 def _sparse_apply_adagrad(s, var, accum, grad, indices):
     # MindSpore's kernel sums the gradients of a repeated index first, then updates each row once
     idx = array.expand_dims(indices, -1)
@@ -360,6 +385,9 @@ class SparseApplyFtrl(Primitive):
             raise op_error(self.name, f"'grad' must have one row per index and the row shape of 'var' "
                                       f"{tuple(var.shape[1:])}, but got {tuple(grad.shape)} for "
                                       f"{indices.shape[0]} indices.")  # fmt: skip
+        return self._rows(var, accum, linear, grad, indices)
+
+    def _rows(self, var, accum, linear, grad, indices):
         # ApplyFtrl's rule (kiln/_prims/state.py) on each index's row in turn, as MindSpore's kernel visits them
         hyper = (self.lr, self.l1, self.l2, self.lr_power)
         return _sparse_rows_in_order("ApplyFtrl", (var, accum, linear), grad, indices, hyper, 3)
@@ -626,6 +654,12 @@ FusedCastAdamWeightDecay = attr_class(
     "(sqrt(v) + epsilon) + decay * var). Inputs: var (float32 or float16 Parameter), m, v (float32 Parameters), lr, "
     "beta1, beta2, epsilon, decay, gradient (float16 or float32), global_norm. Outputs: the new (var, m, v); "
     "MindSpore's CPU kernel leaves its outputs unwritten, so only the Parameters are its results.",
+)
+FusedSparseLazyAdam = attr_class(
+    "FusedSparseLazyAdam", {"use_locking": False, "use_nesterov": False}, _fused_sparse_lazy_adam
+)
+FusedSparseProximalAdagrad = attr_class(
+    "FusedSparseProximalAdagrad", {"use_locking": False}, _fused_sparse_proximal_adagrad
 )
 FusedSparseAdam = attr_class(
     "FusedSparseAdam",
@@ -1658,3 +1692,12 @@ class PSROIPooling(Primitive):
         scale = np.where(empty, 0.0, 1.0 / np.maximum(area, 1))
         out = math.cast(sums * Tensor(scale), features.dtype)
         return array.reshape(out, (batch.size, od, g, g))
+
+
+class FusedSparseFtrl(SparseApplyFtrl):
+    """SparseApplyFtrl's update with a repeated index's gradient rows summed first, each named row updated once (as
+    MindSpore's fused kernel does); rows no index names keep their values."""
+
+    def _rows(self, var, accum, linear, grad, indices):
+        hyper = (self.lr, self.l1, self.l2, self.lr_power)
+        return _sparse_rows_summed("ApplyFtrl", (var, accum, linear), grad, indices, hyper, 3)
