@@ -9,7 +9,8 @@ its pretrained checkpoint, the zoo's NLLLoss (OneHot of scalar_to_tensor values,
 a vector of one value per sample), AdamWeightDecay (beta1 0.9, beta2 0.999, eps 1e-8, weight decay 1e-4) on the
 MultiStepLR array, and Model(net, loss, opt).train with its TimeMonitor, LossMonitor and ModelCheckpoint; then
 evaluated as eval.py does (a checkpoint loaded into a new network, Model with the Accuracy metric, set_train(False),
-Model.eval with dataset_sink_mode=True), on the seeded weights and on the last checkpoint.
+Model.eval with dataset_sink_mode=True), on the seeded weights and on the last checkpoint, and exported as export.py
+does (MINDIR), read back through nn.GraphCell.
 
 A MindSpore script: run it with MindSpore (the golden) or with `kiln run`. Usage: train_pointnet2.py [--perturb EPS]
 MODE...; for each MODE it prints `MODE losses: ...` (each step's per-sample losses), `MODE step1 state: ...` and
@@ -17,7 +18,8 @@ MODE...; for each MODE it prints `MODE losses: ...` (each step's per-sample loss
 moment and the sum of each BatchNorm moving statistic), `MODE draws state: ...` (a NumPy draw after training: it
 tells whether the farthest-point sampling's @constexpr drew as many random starts: at every call in PyNative, once
 at compilation in GRAPH_MODE), and for each evaluated checkpoint CKPT `MODE CKPT accuracy state: ...`, `MODE CKPT
-eval state: ...` (the log-probabilities of each sample) and `MODE CKPT draws state: ...`. `--perturb` scales each
+eval state: ...` (the log-probabilities of each sample) and `MODE CKPT draws state: ...`, then `MODE export state:
+...` (the exported graph's log-probabilities) and `MODE export draws state: ...`. `--perturb` scales each
 initial weight by 1 + EPS times a standard normal draw, a measure of the network's own sensitivity.
 
 The zoo trains ModelNet40 clouds of 1024 points, batch 24, with npoint 512 and 128, nsample 32 and 64; here 64
@@ -42,7 +44,7 @@ import tempfile
 
 import mindspore as ms
 import numpy as np
-from mindspore import Tensor, nn
+from mindspore import Tensor, export, load, nn
 from mindspore.nn.metrics import Accuracy
 from mindspore.train.callback import CheckpointConfig, LossMonitor, ModelCheckpoint, TimeMonitor
 from mindspore.train.serialization import load_checkpoint, load_param_into_net
@@ -180,12 +182,22 @@ def train(mode: str, root: str, data: np.ndarray, labels: np.ndarray) -> None:
     print(f"{mode} draws state:", repr(float(np.random.random())))
 
 
-def evaluate(mode: str, root: str, checkpoint: str) -> None:
-    """eval.py's run_eval on the test split (the same clouds, without RandomInputDropout)."""
+def test_dataset(root: str):
+    """eval.py's test dataset (the same clouds as training's, without RandomInputDropout), on one worker."""
     args = argparse.Namespace(num_point=POINTS, use_uniform_sample=False, use_normals=False, num_category=CLASSES)
     generator = DatasetGenerator(root=root, args=args, split="test", process_data=False)
     test_ds = ms.dataset.GeneratorDataset(generator, ["data", "label"], num_parallel_workers=1, shuffle=False)
-    test_ds = test_ds.batch(batch_size=BATCH, drop_remainder=True, num_parallel_workers=1)
+    return test_ds.batch(batch_size=BATCH, drop_remainder=True, num_parallel_workers=1)
+
+
+def first_test_batch(root: str) -> np.ndarray:
+    """The clouds of the test dataset's first batch."""
+    return next(test_dataset(root).create_tuple_iterator(output_numpy=True))[0]
+
+
+def evaluate(mode: str, root: str, checkpoint: str) -> None:
+    """eval.py's run_eval on the test split."""
+    test_ds = test_dataset(root)
     net = build_net()
     load_param_into_net(net, load_checkpoint(os.path.join(root, checkpoint)))
     model = ms.Model(net, NLLLoss(), metrics={"Accuracy": Accuracy()})
@@ -198,6 +210,22 @@ def evaluate(mode: str, root: str, checkpoint: str) -> None:
     print(f"{mode} {checkpoint} draws state:", repr(float(np.random.random())))
 
 
+def export_and_run(mode: str, root: str, checkpoint: str, test_data: np.ndarray) -> None:
+    """export.py's export of a checkpoint (set_train(False), an input of ones), the file read back through
+    nn.GraphCell and run on the first test batch. Seeded as evaluate is: the graph's random starts are those of the
+    evaluation's first batch."""
+    net = build_net()
+    load_param_into_net(net, load_checkpoint(os.path.join(root, checkpoint)))
+    net.set_train(False)
+    input_arr = Tensor(np.ones([BATCH, POINTS, 3]), ms.float32)
+    np.random.seed(17)
+    export(net, input_arr, file_name=os.path.join(root, "PointNet2"), file_format="MINDIR")
+    graph = nn.GraphCell(load(os.path.join(root, "PointNet2.mindir")))
+    outputs = graph(Tensor(test_data)).asnumpy().reshape(-1)
+    print(f"{mode} export state:", " ".join(repr(float(v)) for v in outputs))
+    print(f"{mode} export draws state:", repr(float(np.random.random())))
+
+
 def main(mode: str, perturb: float) -> None:
     ms.set_context(mode=getattr(ms, mode))
     with tempfile.TemporaryDirectory() as root:
@@ -208,8 +236,10 @@ def main(mode: str, perturb: float) -> None:
         init_weights(seeded, perturb)
         ms.save_checkpoint(seeded, os.path.join(root, "pretrained.ckpt"))
         train(mode, root, data, labels)
-        for checkpoint in ("pretrained.ckpt", f"ckpt_pointnet2-{EPOCHS}_{STEPS_PER_EPOCH}.ckpt"):
+        last = f"ckpt_pointnet2-{EPOCHS}_{STEPS_PER_EPOCH}.ckpt"
+        for checkpoint in ("pretrained.ckpt", last):
             evaluate(mode, root, checkpoint)
+        export_and_run(mode, root, last, first_test_batch(root))
 
 
 if __name__ == "__main__":
