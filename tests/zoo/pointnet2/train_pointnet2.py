@@ -227,7 +227,7 @@ def export_and_run(mode: str, root: str, checkpoint: str, test_data: np.ndarray)
 
 
 def main(mode: str, perturb: float) -> None:
-    ms.set_context(mode=getattr(ms, mode))
+    ms.set_context(mode=getattr(ms, mode), max_call_depth=2048)  # train.py's
     with tempfile.TemporaryDirectory() as root:
         write_modelnet(root)
         np.random.seed(11)  # RandomInputDropout's draws
