@@ -948,15 +948,16 @@ def _rows_test(indices, var, *rest, rule, n_state, grad_at, rule_attrs, xp=jnp):
     return first_outside(indices, 0, var.shape[0], 0, xp=xp)
 
 
-SparseRowsInOrder = PrimitiveDef(
-    "SparseRowsInOrder",
-    _rows_in_order,
-    attrs={"rule": "ApplyFtrl", "n_state": 3, "grad_at": 3, "rule_attrs": ()},
-    multiple_results=True,
-    differentiable=False,
-    bounds=Bounds(_rows_test, index_message("indices", "var"), reads=(0,)),
-    amp_keep=(1, 2, 3),  # the variable and its state (with the gradient, where two state arrays precede it)
-)
+# Inputs (indices, *state, grad, *hyperparameters); `rule` names the dense update, whose input `grad_at` is the
+# gradient, and `rule_attrs` its attributes as (name, value) pairs
+_SPARSE_ROWS = {
+    "attrs": {"rule": "ApplyFtrl", "n_state": 3, "grad_at": 3, "rule_attrs": ()},
+    "multiple_results": True,
+    "differentiable": False,
+    "bounds": Bounds(_rows_test, index_message("indices", "var"), reads=(0,)),
+    "amp_keep": (1, 2, 3),  # the variable and its state (with the gradient, where two state arrays precede it)
+}
+SparseRowsInOrder = PrimitiveDef("SparseRowsInOrder", _rows_in_order, **_SPARSE_ROWS)
 
 
 def _rows_summed(indices, *xs, rule, n_state, grad_at, rule_attrs):
@@ -972,12 +973,4 @@ def _rows_summed(indices, *xs, rule, n_state, grad_at, rule_attrs):
     return tuple(jnp.where(named, n, old) for n, old in zip(new, state, strict=True))
 
 
-SparseRowsSummed = PrimitiveDef(
-    "SparseRowsSummed",
-    _rows_summed,
-    attrs={"rule": "ApplyFtrl", "n_state": 3, "grad_at": 3, "rule_attrs": ()},
-    multiple_results=True,
-    differentiable=False,
-    bounds=Bounds(_rows_test, index_message("indices", "var"), reads=(0,)),
-    amp_keep=(1, 2, 3),  # the variable and its state
-)
+SparseRowsSummed = PrimitiveDef("SparseRowsSummed", _rows_summed, **_SPARSE_ROWS)

@@ -1918,15 +1918,5 @@ def quantile(input, q, axis=None, keepdims: bool = False) -> Tensor:
 
 
 def nanquantile(input, q, axis=None, keepdims: bool = False) -> Tensor:
-    """`quantile` over the values that are not NaN (NaN where all of them are).
-
-    Args:
-        input: a float Tensor.
-        q: a float, or a 1-D Tensor of them, in [0, 1].
-        axis: the axis to reduce; None reduces all of `input`.
-        keepdims: keep the reduced axis (size 1).
-
-    Returns:
-        The quantiles, as `quantile` gives them.
-    """
+    """`quantile` (the same arguments and result) over the values that are not NaN, NaN where all of them are."""
     return _quantile(input, q, axis, keepdims, ignore_nan=True)

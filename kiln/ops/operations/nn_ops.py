@@ -277,22 +277,12 @@ def _fused_sparse_adam(s, var, m, v, beta1_power, beta2_power, lr, beta1, beta2,
     return _state_update("FusedSparseAdam", (var, m, v), inputs, (bool(s.use_nesterov),))
 
 
-def _sparse_rows_in_order(rule: str, state: tuple, grad, indices, hyper: tuple, grad_at: int, rule_attrs=()) -> tuple:
-    """The dense update `rule` (whose input `grad_at` is the gradient) applied to the rows `indices` of `state` one
-    index after the other (a repeated index updates its row again), each new value stored into its Parameter."""
-    attrs = (rule, len(state), grad_at, tuple(rule_attrs))
-    new = apply(prim("SparseRowsInOrder"), (indices, *state, grad, *hyper), attrs)
-    kept = [(t, v) for t, v in zip(state, new, strict=True) if isinstance(t, Parameter)]
-    write_back([t for t, _ in kept], [v for _, v in kept])
-    return new
-
-
-def _sparse_rows_summed(rule: str, state: tuple, grad, indices, hyper: tuple, grad_at: int, rule_attrs=()) -> tuple:
-    """The dense update `rule` (whose input `grad_at` is the gradient) applied once to each row `indices` names, a
-    repeated index's gradients summed, each new value stored into its Parameter (rows not named keep theirs)."""
-    new = apply(
-        prim("SparseRowsSummed"), (indices, *state, grad, *hyper), (rule, len(state), grad_at, tuple(rule_attrs))
-    )
+def _sparse_rows(how: str, rule: str, state: tuple, grad, indices, hyper: tuple, grad_at: int, rule_attrs=()) -> tuple:
+    """The dense update `rule` (whose input `grad_at` is the gradient) on the rows `indices` of `state`, each new value
+    stored into its Parameter. `how`: "in_order" visits one index after the other (a repeated index updates its row
+    again); "summed" sums a repeated index's gradients and updates each named row once (the others keep theirs)."""
+    primitive = prim("SparseRowsInOrder" if how == "in_order" else "SparseRowsSummed")
+    new = apply(primitive, (indices, *state, grad, *hyper), (rule, len(state), grad_at, tuple(rule_attrs)))
     kept = [(t, v) for t, v in zip(state, new, strict=True) if isinstance(t, Parameter)]
     write_back([t for t, _ in kept], [v for _, v in kept])
     return new
@@ -300,13 +290,12 @@ def _sparse_rows_summed(rule: str, state: tuple, grad, indices, hyper: tuple, gr
 
 def _fused_sparse_lazy_adam(s, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices):
     hyper = (beta1_power, beta2_power, lr, beta1, beta2, epsilon)
-    return _sparse_rows_summed(
-        "LazyAdam", (var, m, v), grad, indices, hyper, 9, (("use_nesterov", bool(s.use_nesterov)),)
-    )
+    nesterov = (("use_nesterov", bool(s.use_nesterov)),)
+    return _sparse_rows("summed", "LazyAdam", (var, m, v), grad, indices, hyper, 9, nesterov)
 
 
 def _fused_sparse_proximal_adagrad(s, var, accum, lr, l1, l2, grad, indices):
-    return _sparse_rows_summed("ApplyProximalAdagrad", (var, accum), grad, indices, (lr, l1, l2), 5)
+    return _sparse_rows("summed", "ApplyProximalAdagrad", (var, accum), grad, indices, (lr, l1, l2), 5)
 
 
 def _sparse_apply_adagrad(s, var, accum, grad, indices):
@@ -348,7 +337,7 @@ def _sparse_apply_rms_prop(s, var, mean_square, moment, lr, grad, indices):
 def _sparse_apply_adagrad_v2(s, var, accum, grad, indices):
     # ApplyAdagradV2's rule on each index's row in turn
     rule_attrs = (("epsilon", float(s.epsilon)), ("update_slots", bool(s.update_slots)))
-    return _sparse_rows_in_order("ApplyAdagradV2", (var, accum), grad, indices, (s.lr,), 3, rule_attrs)
+    return _sparse_rows("in_order", "ApplyAdagradV2", (var, accum), grad, indices, (s.lr,), 3, rule_attrs)
 
 
 class SparseApplyFtrl(Primitive):
@@ -390,7 +379,7 @@ class SparseApplyFtrl(Primitive):
     def _rows(self, var, accum, linear, grad, indices):
         # ApplyFtrl's rule (kiln/_prims/state.py) on each index's row in turn, as MindSpore's kernel visits them
         hyper = (self.lr, self.l1, self.l2, self.lr_power)
-        return _sparse_rows_in_order("ApplyFtrl", (var, accum, linear), grad, indices, hyper, 3)
+        return _sparse_rows("in_order", "ApplyFtrl", (var, accum, linear), grad, indices, hyper, 3)
 
 
 def _channel_dropout(fn, s, x):
@@ -1700,4 +1689,4 @@ class FusedSparseFtrl(SparseApplyFtrl):
 
     def _rows(self, var, accum, linear, grad, indices):
         hyper = (self.lr, self.l1, self.l2, self.lr_power)
-        return _sparse_rows_summed("ApplyFtrl", (var, accum, linear), grad, indices, hyper, 3)
+        return _sparse_rows("summed", "ApplyFtrl", (var, accum, linear), grad, indices, hyper, 3)
