@@ -919,8 +919,20 @@ def _lazy_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad,
     return tuple(n.astype(x.dtype) for n, x in zip(new, (var, m, v), strict=True))
 
 
+def _rms_prop_row(var, mean_square, moment, lr, grad, rho, momentum, epsilon):
+    # MindSpore 2.10's SparseApplyRMSProp kernel on one row: the mean square stays where the gradient is 0 (only the
+    # momentum decays there); float16 computed in float32, each stored value rounded once
+    wide = jnp.promote_types(var.dtype, jnp.float32)
+    g, lr, ms_old, mom_old, var_old = (jnp.asarray(x).astype(wide) for x in (grad, lr, mean_square, moment, var))
+    ms_new = jnp.where(g == 0, ms_old, rho * ms_old + (1 - rho) * g * g)
+    mom_new = (momentum * mom_old + lr * g / jnp.sqrt(ms_new + epsilon)).astype(moment.dtype)
+    var_new = var_old - mom_new.astype(wide)
+    return var_new.astype(var.dtype), ms_new.astype(mean_square.dtype), mom_new
+
+
 # The dense rules a sparse update applies to the rows its gradient names
 _ROW_RULES = {
+    "RMSPropRow": _rms_prop_row,
     "ApplyAdagradV2": ApplyAdagradV2.impl,
     "ApplyFtrl": ApplyFtrl.impl,
     "ApplyProximalAdagrad": ApplyProximalAdagrad.impl,

@@ -32,6 +32,9 @@ def run(ms, op: str) -> list:
         hyper = _scalars(tensor, 0.9, 0.999, 0.01, 0.9, 0.999, 1e-8)
         # Nesterov on the lazy one: MindSpore's FusedSparseAdam leaves it unwritten on rows no index names
         getattr(ops, op)(use_nesterov=op == "FusedSparseLazyAdam")(*params, *hyper, grad, indices)
+    elif op == "SparseApplyRMSProp":  # MindSpore 2.10 takes one gradient row per row of var (3 here)
+        params = (state(1.0, "var"), state(0.5, "mean_square"), state(0.1, "moment"))
+        ops.SparseApplyRMSProp(rho=0.9, momentum=0.5, epsilon=1e-6)(*params, tensor(np.float32(0.1)), grad, indices)
     elif op == "SparseApplyAdagradV2":
         params = (state(1.0, "var"), state(0.5, "accum"))
         ops.SparseApplyAdagradV2(lr=0.1, epsilon=1e-6)(*params, grad, indices)

@@ -1,8 +1,8 @@
 """Sparse optimizer primitives on a repeated index (an embedding row looked up twice in a batch): SparseApplyAdagrad
-and the FusedSparse* ops sum the row's gradients and update it once, SparseApplyFtrl and SparseApplyAdagradV2 apply
-each index in turn, as MindSpore 2.10's kernels do (goldens: make_sparse_update_goldens_mindspore.py; AdagradV2
-against NumPy, its MindSpore kernel's order of a repeated index changing between runs). Before, the last
-occurrence's update alone was kept."""
+and the FusedSparse* ops sum the row's gradients and update it once; SparseApplyFtrl, SparseApplyRMSProp and
+SparseApplyAdagradV2 apply each index in turn, as MindSpore 2.10's kernels do (goldens:
+make_sparse_update_goldens_mindspore.py; AdagradV2 against NumPy, its MindSpore kernel's order of a repeated index
+changing between runs). Before, the last occurrence's update alone was kept."""
 
 import json
 import os

@@ -317,21 +317,9 @@ def _apply_proximal_adagrad(s, var, accum, lr, l1, l2, grad):
 
 
 def _sparse_apply_rms_prop(s, var, mean_square, moment, lr, grad, indices):
-    # MindSpore 2.10's kernel leaves the mean square where the gradient is 0 (only the momentum decays there) and
-    # computes float16 in float32, rounding each stored value once.
-    idx = array.expand_dims(indices, -1)
-    dtype = var.dtype
-    wide = mstype.float32 if dtype == mstype.float16 else dtype
-    g, lr = math.cast(grad, wide), math.cast(lr, wide) if isinstance(lr, Tensor) else lr
-    ms_old, mom_old, var_old = (math.cast(array.gather_nd(t, idx), wide) for t in (mean_square, moment, var))
-    ms_rows = array.select(g == 0, ms_old, s.rho * ms_old + (1 - s.rho) * math.square(g))
-    mom_rows = math.cast(s.momentum * mom_old + lr * g / math.sqrt(ms_rows + s.epsilon), dtype)
-    var_rows = var_old - math.cast(mom_rows, wide)  # the step as stored
-    return (
-        _rows_update(var, indices, math.cast(var_rows, dtype)),
-        _rows_update(mean_square, indices, math.cast(ms_rows, dtype)),
-        _rows_update(moment, indices, mom_rows),
-    )
+    # each index's row in turn, as MindSpore 2.10's kernel visits them (kiln/_prims/state.py `_rms_prop_row`)
+    rule_attrs = (("rho", float(s.rho)), ("momentum", float(s.momentum)), ("epsilon", float(s.epsilon)))
+    return _sparse_rows("in_order", "RMSPropRow", (var, mean_square, moment), grad, indices, (lr,), 4, rule_attrs)
 
 
 def _sparse_apply_adagrad_v2(s, var, accum, grad, indices):
