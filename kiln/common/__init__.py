@@ -14,6 +14,7 @@ from kiln.common.api import (
     lazy_inline,
     mutable,
     no_inline,
+    recompute,
     set_seed,
     swap_tensors,
     tensor,
@@ -27,16 +28,18 @@ from kiln.common.generator import (
     seed,
     set_rng_state,
 )
-from kiln.common.runtime import set_dump
+from kiln.common.runtime import DeviceCtx, enable_dynamic, ms_memory_recycle, set_dump, set_recursion_limit
 from kiln.common.types import ALIASES as _ALIASES
 from kiln.common.types import (
     Int,
     TensorType,
+    Type,
     dtype_to_nptype,
     dtype_to_pytype,
     get_py_obj_dtype,
     list_,
     number,
+    pytype_to_dtype,
     string,
     tensor_type,
     tuple_,
@@ -49,7 +52,8 @@ __all__ = [
     "jit_class", "lazy_inline", "mutable", "no_inline", "set_seed", "tensor", "swap_tensors", "Generator",
     "default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state", "set_dump", "Int",
     "TensorType", "dtype_to_nptype", "dtype_to_pytype", "get_py_obj_dtype", "list_", "number", "string",
-    "tensor_type", "tuple_", "type_none", "COOTensor", "CSRTensor", "RowTensor", "SparseTensor",
+    "tensor_type", "tuple_", "type_none", "COOTensor", "CSRTensor", "RowTensor", "SparseTensor", "DeviceCtx",
+    "enable_dynamic", "ms_memory_recycle", "set_recursion_limit", "recompute", "Type", "pytype_to_dtype",
     *(name for name in _ALIASES if name not in ("float", "int", "bool")),  # star-imports keep the builtins
 ]  # fmt: skip
 

@@ -27,6 +27,7 @@ from kiln.train.metrics import *  # noqa: F403
 from kiln.train.metrics import __all__ as _metrics_all
 from kiln.train.model import Model
 from kiln.train.summary import SummaryRecord
+from kiln.train.train_thor import ConvertModelUtils
 
 __all__ = [
     "DynamicLossScaleManager",
@@ -35,6 +36,7 @@ __all__ = [
     "DatasetHelper",
     "Model",
     "SummaryRecord",
+    "ConvertModelUtils",
     "build_train_network",
     "async_ckpt_thread_status",
     "build_searched_strategy",
