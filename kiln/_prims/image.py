@@ -85,6 +85,26 @@ def _adjust_saturation(image, scale):
     return _hsv_to_rgb(h, jnp.clip(s * scale.astype(work.dtype), 0, 1), v).astype(image.dtype)
 
 
+def _check_pixels(op: str):
+    def check(images):
+        if not getattr(images, "shape", ()) or images.shape[-1] != 3:
+            raise op_error(op, f"the last dimension of 'images' must be 3, but got shape {tuple(images.shape)}.")
+
+    return check
+
+
+def _hsv_to_rgb_images(images):
+    work = images.astype(jnp.float32) if images.dtype == jnp.float16 else images
+    return _hsv_to_rgb(work[..., 0], work[..., 1], work[..., 2]).astype(images.dtype)
+
+
+def _rgb_to_hsv_images(images):
+    work = images.astype(jnp.float32) if images.dtype == jnp.float16 else images
+    return jnp.stack(_rgb_to_hsv(work), axis=-1).astype(images.dtype)
+
+
+HSVToRGB = PrimitiveDef("HSVToRGB", _hsv_to_rgb_images, check=_check_pixels("HSVToRGB"))
+RGBToHSV = PrimitiveDef("RGBToHSV", _rgb_to_hsv_images, check=_check_pixels("RGBToHSV"))
 AdjustHue = PrimitiveDef("AdjustHue", _adjust_hue, check=_check_rgb("AdjustHue"))
 AdjustSaturation = PrimitiveDef("AdjustSaturation", _adjust_saturation, check=_check_rgb("AdjustSaturation"))
 

@@ -270,6 +270,29 @@ def _proximal_adagrad(var, accum, lr, l1, l2, grad):
 ApplyProximalAdagrad = _declare_update("ApplyProximalAdagrad", 2, _proximal_adagrad)
 
 
+def _add_sign(var, m, lr, alpha, sign_decay, beta, grad):
+    # AddSign (Bello et al. 2017): the step grows where the gradient and its running mean agree in sign
+    m = _mul(beta, m) + _mul(1 - beta, grad)
+    return var - _mul(lr, _mul(alpha + _mul(sign_decay, jnp.sign(grad) * jnp.sign(m)), grad)), m
+
+
+def _power_sign(var, m, lr, logbase, sign_decay, beta, grad):
+    # PowerSign (Bello et al. 2017): the step scales by e^(logbase * sign_decay * sign(g) * sign(m))
+    m = _mul(beta, m) + _mul(1 - beta, grad)
+    return var - _mul(lr, _mul(jnp.exp(_mul(_mul(logbase, sign_decay), jnp.sign(grad) * jnp.sign(m))), grad)), m
+
+
+def _proximal_gradient_descent(var, alpha, l1, l2, delta):
+    # a gradient step, then the l1 / l2 proximal operator
+    v = var - _mul(alpha, delta)
+    return (jnp.sign(v) * jnp.maximum(jnp.abs(v) - _mul(alpha, l1), 0) / (1 + _mul(alpha, l2)),)
+
+
+ApplyAddSign = _declare_update("ApplyAddSign", 2, _add_sign)
+ApplyPowerSign = _declare_update("ApplyPowerSign", 2, _power_sign)
+ApplyProximalGradientDescent = _declare_update("ApplyProximalGradientDescent", 1, _proximal_gradient_descent)
+
+
 def _ada_max(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
     m = _mul(beta1, m) + _mul(1 - beta1, grad)
     v = jnp.maximum(_mul(beta2, v), jnp.abs(grad))

@@ -67,6 +67,7 @@ __all__ = [
     "expand_as",
     "view_as",
     "type_as",
+    "unique_with_pad",
     "tensor_scatter_elements",
     "scatter",
     "scatter_add",
@@ -700,6 +701,23 @@ def masked_select(input, mask) -> Tensor:
     data, m = np.broadcast_arrays(input.asnumpy(), np.asarray(mask.asnumpy(), bool))
     flat = np.flatnonzero(m)
     return gather(reshape(broadcast_to(input, data.shape), (-1,)), Tensor(flat.astype(np.int64)), 0)
+
+
+def unique_with_pad(x, pad_num) -> tuple[Tensor, Tensor]:
+    """`unique` of a 1-D `x`, its values padded with `pad_num` to the length of `x`.
+
+    Args:
+        x: a 1-D Tensor.
+        pad_num: the value of the padding (of x's dtype).
+
+    Returns:
+        (the distinct values in first-appearance order then the padding, each element's position in them).
+    """
+    if x.ndim != 1:
+        raise op_error("UniqueWithPad", f"'x' must be 1-D, but got shape {tuple(x.shape)}.")
+    values, idx = unique(x)
+    pad = full((x.shape[0] - values.shape[0],), pad_num, dtype=values.dtype)
+    return concat((values, pad), 0), idx
 
 
 def unique(input):

@@ -1797,8 +1797,9 @@ def pdist(input, p=2.0) -> Tensor:
 
 
 def eps(x) -> Tensor:
-    """A tensor like `x` filled with the smallest positive normal of its dtype."""
-    return array.full_like(x, float(np.finfo(x.dtype.np).tiny if x.dtype != mstype.float16 else 6.1035e-05))
+    """A tensor like `x` filled with its dtype's machine epsilon, the gap from 1 to the next value (1.19e-07 for
+    float32), as MindSpore 2.10 computes it (its documentation speaks of the smallest value)."""
+    return array.full_like(x, float(np.finfo(x.dtype.np).eps))
 
 
 def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0) -> Tensor:

@@ -148,14 +148,6 @@ def _sum_to_size(self, *size):
     return math.sum(out, axes, True) if axes else out
 
 
-def _unique_with_pad(self, pad_num):
-
-    values, idx = array.unique(self)
-    n = self.shape[0]
-    pad = array.full((n - values.shape[0],), pad_num, dtype=values.dtype)
-    return array.concat((values, pad), 0), idx
-
-
 def _choose(self, choices, mode="clip"):
 
     stacked = array.stack([c if isinstance(c, Tensor) else Tensor(c) for c in choices], 0)
@@ -213,7 +205,7 @@ def _install_from_ops(ops) -> None:
         "stride": _stride,
         "storage_offset": lambda self: 0,
         "sum_to_size": _sum_to_size,
-        "unique_with_pad": _unique_with_pad,
+        "unique_with_pad": array.unique_with_pad,
         "choose": _choose,
         "type": _type,
         "resize": _resize,

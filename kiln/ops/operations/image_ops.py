@@ -25,6 +25,8 @@ __all__ = [
     "NonMaxSuppressionV3",
     "ExtractImagePatches",
     "AdjustHue",
+    "HSVToRGB",
+    "RGBToHSV",
     "AdjustSaturation",
     "ResizeBicubic",
     "CombinedNonMaxSuppression",
@@ -173,6 +175,26 @@ class AdjustHue(Primitive):
 
     def __call__(self, image, delta):
         return apply(prims_image.AdjustHue, (image, _scalar(delta, image)))
+
+
+class HSVToRGB(Primitive):
+    """`HSVToRGB()(images)`: images whose last dimension is (hue, saturation, value), each in [0, 1], as RGB."""
+
+    def __init__(self) -> None:
+        super().__init__("HSVToRGB")
+
+    def __call__(self, images):
+        return apply(prims_image.HSVToRGB, (images,))
+
+
+class RGBToHSV(Primitive):
+    """`RGBToHSV()(images)`: RGB images (last dimension 3, values in [0, 1]) as (hue, saturation, value)."""
+
+    def __init__(self) -> None:
+        super().__init__("RGBToHSV")
+
+    def __call__(self, images):
+        return apply(prims_image.RGBToHSV, (images,))
 
 
 class AdjustSaturation(Primitive):

@@ -112,6 +112,10 @@ __all__ = [
     "SparseApplyAdagradV2",
     "ApplyAdagradV2",
     "ApplyProximalAdagrad",
+    "ApplyAddSign",
+    "ApplyPowerSign",
+    "ApplyProximalGradientDescent",
+    "ApplyFtrl",
     "SparseApplyRMSProp",
     "SparseApplyFtrl",
     "TripletMarginLoss",
@@ -685,6 +689,42 @@ SparseApplyAdagradV2 = attr_class(
 )
 ApplyAdagradV2 = attr_class("ApplyAdagradV2", {"epsilon": 1e-6, "update_slots": True}, _apply_adagrad_v2)
 ApplyProximalAdagrad = attr_class("ApplyProximalAdagrad", {"use_locking": False}, _apply_proximal_adagrad)
+ApplyAddSign = attr_class(
+    "ApplyAddSign",
+    {},
+    lambda s, var, m, lr, alpha, sign_decay, beta, grad: _state_update(
+        "ApplyAddSign", (var, m), (lr, alpha, sign_decay, beta, grad)
+    ),
+    doc="AddSign in place: m = beta m + (1 - beta) g; var -= lr (alpha + sign_decay sign(g) sign(m)) g. Inputs: var, "
+    "m (Parameters), lr, alpha, sign_decay, beta, grad. Outputs: the new (var, m).",
+)
+ApplyPowerSign = attr_class(
+    "ApplyPowerSign",
+    {},
+    lambda s, var, m, lr, logbase, sign_decay, beta, grad: _state_update(
+        "ApplyPowerSign", (var, m), (lr, logbase, sign_decay, beta, grad)
+    ),
+    doc="PowerSign in place: m = beta m + (1 - beta) g; var -= lr exp(logbase sign_decay sign(g) sign(m)) g. Inputs: "
+    "var, m (Parameters), lr, logbase, sign_decay, beta, grad. Outputs: the new (var, m).",
+)
+ApplyProximalGradientDescent = attr_class(
+    "ApplyProximalGradientDescent",
+    {},
+    lambda s, var, alpha, l1, l2, delta: _state_update("ApplyProximalGradientDescent", (var,), (alpha, l1, l2, delta))[
+        0
+    ],
+    doc="A gradient step then the l1/l2 proximal operator, in place: v = var - alpha delta; var = sign(v) max(|v| - "
+    "alpha l1, 0) / (1 + alpha l2). Inputs: var (Parameter), alpha, l1, l2, delta. Output: the new var.",
+)
+ApplyFtrl = attr_class(
+    "ApplyFtrl",
+    {"use_locking": False},
+    lambda s, var, accum, linear, grad, lr, l1, l2, lr_power: _state_update(
+        "ApplyFtrl", (var, accum, linear), (grad, lr, l1, l2, lr_power)
+    )[0],
+    doc="FTRL-Proximal in place (SparseApplyFtrl's rule on every row). Inputs: var, accum, linear (Parameters), grad, "
+    "lr, l1, l2, lr_power. Output: the new var (accum and linear are updated in place).",
+)
 SparseApplyRMSProp = attr_class(
     "SparseApplyRMSProp", {"rho": 0.9, "momentum": 0.0, "epsilon": 1e-10, "use_locking": False}, _sparse_apply_rms_prop
 )
