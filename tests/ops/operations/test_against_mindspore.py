@@ -27,7 +27,10 @@ def test_against_mindspore(name):
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6, equal_nan=True)
+        # the absolute floor scales down with MindSpore's values, so that an output of tiny values is held relatively
+        finite = np.abs(w[np.isfinite(w)]) if np.issubdtype(w.dtype, np.number) else np.zeros(0)
+        atol = min(2e-6, 1e-3 * float(finite.max())) if finite.size and finite.max() > 0 else 2e-6
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=atol, equal_nan=True)
 
 
 def test_summaries_return_none_and_check_name():
