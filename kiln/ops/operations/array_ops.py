@@ -8,7 +8,7 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.ops import array, image, linalg, math, python_ops, state
 from kiln.ops import sparse as _sparse
-from kiln.ops._helpers import apply, prim
+from kiln.ops._helpers import apply, op_error, prim
 from kiln.ops.faces import CLASSES
 from kiln.ops.nn import conv
 from kiln.ops.operations._build import (
@@ -128,6 +128,11 @@ __all__ = [
     "UnsortedSegmentMax",
     "UnsortedSegmentMin",
     "UnsortedSegmentProd",
+    "SegmentSum",
+    "SegmentMean",
+    "SegmentMax",
+    "SegmentMin",
+    "SegmentProd",
     "FillV2",
     "FillDiagonal",
     "Im2Col",
@@ -486,6 +491,80 @@ UnsortedSegmentSum = attr_class("UnsortedSegmentSum", {}, lambda s, x, ids, n: m
 UnsortedSegmentMax = attr_class("UnsortedSegmentMax", {}, lambda s, x, ids, n: math.unsorted_segment_max(x, ids, n))
 UnsortedSegmentMin = attr_class("UnsortedSegmentMin", {}, lambda s, x, ids, n: math.unsorted_segment_min(x, ids, n))
 UnsortedSegmentProd = attr_class("UnsortedSegmentProd", {}, lambda s, x, ids, n: math.unsorted_segment_prod(x, ids, n))
+
+
+def _sorted_segments(op: str, x, segment_ids) -> int:
+    """The number of segments (last id + 1) of sorted `segment_ids` over the leading axis of `x`, after checking them
+    (1-D int32/int64, one per row of `x`, non-negative, ascending); the ids are read on the host."""
+    if not isinstance(x, Tensor) or not isinstance(segment_ids, Tensor):
+        raise op_error(op, f"input_x and segment_ids must be Tensors, got {type(x).__name__} and "
+                       f"{type(segment_ids).__name__}.", TypeError)  # fmt: skip
+    if segment_ids.dtype not in (mstype.int32, mstype.int64):
+        raise op_error(op, f"segment_ids must be an int32 or int64 Tensor, got {segment_ids.dtype}.", TypeError)
+    if segment_ids.ndim != 1:
+        raise op_error(op, f"segment_ids must be 1-D, got shape {tuple(segment_ids.shape)}.")
+    if x.ndim < 1 or x.shape[0] != segment_ids.shape[0]:
+        raise op_error(op, f"segment_ids (shape {tuple(segment_ids.shape)}) needs one id per row of input_x "
+                       f"(shape {tuple(x.shape)}).")  # fmt: skip
+    if x.dtype == mstype.bool_ or (x.dtype.is_complex and op in ("SegmentMax", "SegmentMin")):
+        raise op_error(op, f"input_x of dtype {x.dtype} has no {op[7:].lower()} here: give a numeric"
+                       f"{'' if x.dtype == mstype.bool_ else ', real'} Tensor.", TypeError)  # fmt: skip
+    ids = segment_ids.asnumpy()
+    if ids.size == 0:
+        raise op_error(op, "segment_ids is empty: there is no segment to reduce.")
+    if ids.min() < 0:
+        raise op_error(op, f"segment_ids must be non-negative, got {int(ids.min())}.")
+    if np.any(np.diff(ids) < 0):
+        raise op_error(op, f"segment_ids must be sorted in ascending order, got {ids.tolist()}.")
+    return int(ids[-1]) + 1
+
+
+def _segment_counts(segment_ids, n: int, like):
+    """How many rows each of the `n` segments has, shaped to broadcast against a segment result `like`."""
+    ones = array.ones((segment_ids.shape[0],), mstype.int32)
+    counts = math.unsorted_segment_sum(ones, segment_ids, n)
+    return array.reshape(counts, (n,) + (1,) * (like.ndim - 1))
+
+
+def _segment_reduce(kind: str):
+    """The call of Segment<kind>: the unsorted segment reduction over last id + 1 segments; an empty segment
+    (an id skipped) is 0, and 1 for the product, as MindSpore gives them."""
+    op = f"Segment{kind.capitalize()}"
+
+    def call(self, input_x, segment_ids):
+        n = _sorted_segments(op, input_x, segment_ids)
+        if kind == "mean":
+            total = math.unsorted_segment_sum(input_x, segment_ids, n)
+            counts = math.maximum(_segment_counts(segment_ids, n, total), 1)
+            if input_x.dtype.is_floating or input_x.dtype.is_complex:
+                return math.div(total, math.cast(counts, input_x.dtype))
+            return math.cast(math.div(total, math.cast(counts, total.dtype), rounding_mode="trunc"), input_x.dtype)
+        out = getattr(math, f"unsorted_segment_{kind}")(input_x, segment_ids, n)
+        if kind in ("max", "min"):  # an empty segment would hold the dtype's lowest/highest value
+            filled = math.greater(_segment_counts(segment_ids, n, out), 0)
+            out = array.select(array.broadcast_to(filled, out.shape), out, array.zeros_like(out))
+        return out
+
+    return call
+
+
+_SEGMENT_DOC = (
+    "Primitive {0}: `{0}()(input_x, segment_ids)` is the {1} of the rows of `input_x` that share a segment id.\n\n"
+    "    Args:\n"
+    "        input_x (Tensor): the data; its first axis has one row per id.\n"
+    "        segment_ids (Tensor): 1-D int32/int64 ids, non-negative and sorted ascending.\n\n"
+    "    Returns:\n"
+    "        Tensor of shape (segment_ids[-1] + 1, *input_x.shape[1:]) and input_x's dtype; a segment no row has is "
+    "{2}.\n"
+)
+SegmentSum = attr_class("SegmentSum", {}, _segment_reduce("sum"), _SEGMENT_DOC.format("SegmentSum", "sum", "0"))
+SegmentMean = attr_class(
+    "SegmentMean", {}, _segment_reduce("mean"),
+    _SEGMENT_DOC.format("SegmentMean", "mean (integer means truncate toward zero)", "0"),
+)  # fmt: skip
+SegmentMax = attr_class("SegmentMax", {}, _segment_reduce("max"), _SEGMENT_DOC.format("SegmentMax", "maximum", "0"))
+SegmentMin = attr_class("SegmentMin", {}, _segment_reduce("min"), _SEGMENT_DOC.format("SegmentMin", "minimum", "0"))
+SegmentProd = attr_class("SegmentProd", {}, _segment_reduce("prod"), _SEGMENT_DOC.format("SegmentProd", "product", "1"))
 FillV2 = attr_class("FillV2", {}, lambda s, shape, value: array.full(as_ints(shape), value, dtype=value.dtype))
 FillDiagonal = attr_class("FillDiagonal", {"fill_value": 0.0, "wrap": False}, lambda s, x: _fill_diagonal(s, x))
 Im2Col = attr_class("Im2Col", {"ksizes": 1, "strides": 1, "dilations": 1, "pads": 0}, lambda s, x: _im2col(s, x))

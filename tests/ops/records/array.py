@@ -529,6 +529,45 @@ BANDS_AND_FLIPS = [
 ]  # fmt: skip
 
 
+# Sorted segment ids with segments 1 and 3 empty (MindSpore gives them 0, the product 1) and runs of 1, 2 and 3 rows;
+# a constant in the call, so every mode compiles the op with its output shape (last id + 1) known
+_SEGMENT_IDS = np.array([0, 0, 2, 2, 2, 4], np.int32)
+
+
+def _np_segment(kind: str):
+    """NumPy's Segment<kind> over _SEGMENT_IDS: the rows of each id reduced, an empty segment 0 (product: 1)."""
+
+    def ref(x):
+        n = int(_SEGMENT_IDS[-1]) + 1
+        out = np.full((n, *x.shape[1:]), 1 if kind == "prod" else 0, x.dtype)
+        for k in range(n):
+            rows = x[_SEGMENT_IDS == k]
+            if len(rows):
+                out[k] = getattr(np, kind)(rows, 0)
+        if kind == "mean" and x.dtype.kind in "iu":  # an integer mean truncates toward zero
+            sums = np.stack([x[_SEGMENT_IDS == k].sum(0) for k in range(n)])
+            counts = np.maximum(np.bincount(_SEGMENT_IDS, minlength=n), 1).reshape((n,) + (1,) * (x.ndim - 1))
+            out = np.trunc(sums / counts).astype(x.dtype)
+        return out
+
+    return ref
+
+
+def _segment_record(cls: str, kind: str, **kw) -> OpRecord:
+    return OpRecord(cls, lambda x: getattr(ops, cls)()(x, kiln.Tensor(_SEGMENT_IDS)), _np_segment(kind),
+                    shapes=((6, 2, 3),), dtypes=F32_I32, **kw)  # fmt: skip
+
+
+SEGMENTS = [
+    _segment_record("SegmentSum", "sum"),
+    _segment_record("SegmentMean", "mean"),
+    _segment_record("SegmentMax", "max"),
+    _segment_record("SegmentMin", "min"),
+    # away from zero: the product's derivative is the other factors' product (Kiln's divides by the factor)
+    _segment_record("SegmentProd", "prod", domain=(0.5, 1.5)),
+]  # fmt: skip
+
+
 RECORDS: list[OpRecord] = [
     *SHAPES,
     *JOINS,
@@ -538,4 +577,5 @@ RECORDS: list[OpRecord] = [
     *INDEX_HELPERS,
     *DIAGONALS,
     *BANDS_AND_FLIPS,
+    *SEGMENTS,
 ]
