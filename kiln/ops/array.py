@@ -23,6 +23,7 @@ from kiln.ops._indexing import ViewKind, link_view
 from kiln.ops.faces import functional
 
 __all__ = [
+    "matrix_set_diag",
     "switch",
     "reshape",
     "view",
@@ -1321,3 +1322,76 @@ def move_to(input, to="CPU", blocking=True) -> Tensor:
     if to not in ("CPU", "GPU", "Ascend", "cpu", "gpu"):
         raise ValueError(f"move_to: 'to' must be 'CPU', 'GPU' or 'Ascend', but got {to!r}.")
     return input
+
+
+_ALIGNS = ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")
+
+
+def _diagonal_band(op: str, k) -> tuple[int, int]:
+    """(lowest, highest) diagonal of `k`: an int, or a Tensor/sequence of one or two ints."""
+    ks = k.asnumpy().reshape(-1).tolist() if isinstance(k, Tensor) else [k] if isinstance(k, int) else list(k)
+    if not 1 <= len(ks) <= 2 or not builtins.all(isinstance(v, int) for v in ks):
+        raise op_error(op, f"k must be an int or one or two ints (a diagonal band), got {ks}.")
+    lo, hi = ks[0], ks[-1]
+    if lo > hi:
+        raise op_error(op, f"k[0] must not exceed k[1], got k = {ks}.")
+    return lo, hi
+
+
+def _band_positions(rows: int, cols: int, lo: int, hi: int, align: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """For a (rows, cols) matrix and diagonals lo..hi: which elements lie on them (bool (rows, cols)), each one's
+    flat index into the (hi - lo + 1, max_len) diagonals array (diagonal hi first), and max_len. `align` says how
+    a diagonal shorter than max_len sits in its row: superdiagonals by its first word, subdiagonals by its second."""
+    max_len = builtins.min(rows + builtins.min(hi, 0), cols - builtins.max(lo, 0))
+    on = np.zeros((rows, cols), bool)
+    src = np.zeros((rows, cols), np.int64)
+    super_left, sub_left = (word == "LEFT" for word in align.split("_"))
+    for d in builtins.range(lo, hi + 1):
+        length = builtins.min(rows + builtins.min(d, 0), cols - builtins.max(d, 0))
+        if length <= 0:
+            continue
+        left = super_left if d >= 0 else sub_left
+        p = np.arange(length)
+        i, j = p + builtins.max(-d, 0), p + builtins.max(d, 0)
+        on[i, j] = True
+        src[i, j] = (hi - d) * max_len + p + (0 if left else max_len - length)
+    return on, src, max_len
+
+
+def matrix_set_diag(x, diagonal, k=0, align: str = "RIGHT_LEFT") -> Tensor:
+    """`x` with diagonal `k` (or the band of diagonals k[0]..k[1]) of its matrices replaced by `diagonal`.
+
+    Args:
+        x (Tensor): (..., M, N) matrices.
+        diagonal (Tensor): (..., max_len) for one diagonal, (..., k[1] - k[0] + 1, max_len) for a band
+            (highest diagonal first), max_len = min(M + min(k[1], 0), N - max(k[0], 0)).
+        k (int | Tensor): the diagonal (> 0 above the main one), or a pair (lowest, highest).
+        align (str): how a diagonal shorter than max_len sits in its row of `diagonal`: "RIGHT_LEFT" (superdiagonals
+            right, subdiagonals left), "LEFT_RIGHT", "LEFT_LEFT" or "RIGHT_RIGHT".
+
+    Returns:
+        Tensor of x's shape, in the dtype x and diagonal promote to.
+    """
+    op = "MatrixSetDiagV3"
+    if not isinstance(x, Tensor) or not isinstance(diagonal, Tensor):
+        raise op_error(op, "x and diagonal must be Tensors.", TypeError)
+    if align not in _ALIGNS:
+        raise op_error(op, f"align must be one of {list(_ALIGNS)}, got {align!r}.")
+    if x.ndim < 2:
+        raise op_error(op, f"x must have at least 2 dimensions (matrices), got shape {tuple(x.shape)}.")
+    if diagonal.dtype != x.dtype:  # the two promote to one dtype, as a binary op's operands
+        common = mstype.promote(x.dtype, diagonal.dtype)
+        x, diagonal = x.astype(common), diagonal.astype(common)
+    rows, cols = x.shape[-2], x.shape[-1]
+    lo, hi = _diagonal_band(op, k)
+    if not (-rows < lo and hi < cols):
+        raise op_error(op, f"k = ({lo}, {hi}) must lie in ({-rows}, {cols}) for matrices of shape ({rows}, {cols}).")
+    on, src, max_len = _band_positions(rows, cols, lo, hi, align)
+    count = hi - lo + 1
+    want = (*x.shape[:-2], *((count,) if count > 1 else ()), max_len)
+    if tuple(diagonal.shape) != want:
+        raise op_error(op, f"diagonal must have shape {want} for x of shape {tuple(x.shape)} and k = ({lo}, {hi}), "
+                       f"got {tuple(diagonal.shape)}.")  # fmt: skip
+    flat = reshape(diagonal, (*x.shape[:-2], count * max_len))
+    values = reshape(gather(flat, Tensor(src.reshape(-1)), flat.ndim - 1), x.shape)
+    return select(broadcast_to(Tensor(on), x.shape), values, x)

@@ -133,6 +133,12 @@ __all__ = [
     "SegmentMax",
     "SegmentMin",
     "SegmentProd",
+    "MatrixBandPart",
+    "MatrixSetDiagV3",
+    "UpperBound",
+    "LowerBound",
+    "SplitV",
+    "SpaceToBatch",
     "FillV2",
     "FillDiagonal",
     "Im2Col",
@@ -565,6 +571,105 @@ SegmentMean = attr_class(
 SegmentMax = attr_class("SegmentMax", {}, _segment_reduce("max"), _SEGMENT_DOC.format("SegmentMax", "maximum", "0"))
 SegmentMin = attr_class("SegmentMin", {}, _segment_reduce("min"), _SEGMENT_DOC.format("SegmentMin", "minimum", "0"))
 SegmentProd = attr_class("SegmentProd", {}, _segment_reduce("prod"), _SEGMENT_DOC.format("SegmentProd", "product", "1"))
+MatrixBandPart = simple_class("MatrixBandPart", math.matrix_band_part)
+MatrixSetDiagV3 = attr_class(
+    "MatrixSetDiagV3",
+    {"align": "RIGHT_LEFT"},
+    lambda s, x, diagonal, k: array.matrix_set_diag(x, diagonal, k, s.align),
+    doc="Primitive MatrixSetDiagV3: `MatrixSetDiagV3(align)(x, diagonal, k)` is `ops.matrix_set_diag`.",
+)
+
+
+def _bound(name: str, right: bool) -> type:
+    """UpperBound / LowerBound: for each row of `values`, the positions in the same row of `sorted_x` (ascending)
+    where each value would go: after its equals (upper) or before them (lower)."""
+
+    def call(s, sorted_x, values):
+        if not isinstance(sorted_x, Tensor) or not isinstance(values, Tensor):
+            raise op_error(name, "sorted_x and values must be Tensors.", TypeError)
+        if sorted_x.dtype != values.dtype:
+            raise op_error(name, f"sorted_x ({sorted_x.dtype}) and values ({values.dtype}) need one dtype.", TypeError)
+        if sorted_x.ndim != 2 or values.ndim != 2 or sorted_x.shape[0] != values.shape[0]:
+            raise op_error(name, f"sorted_x and values must be 2-D with one row count, got shapes "
+                           f"{tuple(sorted_x.shape)} and {tuple(values.shape)}.")  # fmt: skip
+        out = math.searchsorted(sorted_x, values, right=right)
+        return math.cast(out, s.out_type)
+
+    doc = (
+        f"Primitive {name}: `{name}(out_type=int32)(sorted_x, values)`: for each (row, value) of `values` (B, M), "
+        f"the {'first position after' if right else 'first position of'} its equals in row `row` of `sorted_x` "
+        "(B, N), ascending; a (B, M) Tensor of `out_type`."
+    )
+    cls = attr_class(name, {"out_type": mstype.int32}, call, doc)
+
+    def __init__(self, out_type=mstype.int32) -> None:
+        if out_type not in (mstype.int32, mstype.int64):
+            raise op_error(name, f"out_type must be int32 or int64, got {out_type}.", TypeError)
+        WithAttrs.__init__(self, out_type)
+
+    cls.__init__ = __init__
+    return cls
+
+
+UpperBound = _bound("UpperBound", right=True)
+LowerBound = _bound("LowerBound", right=False)
+
+
+class SplitV(Primitive):
+    """`SplitV(size_splits, split_dim, num_split)(input_x)`: `input_x` cut along `split_dim` into pieces of the
+    sizes `size_splits` (one of them may be -1: what the others leave)."""
+
+    def __init__(self, size_splits, split_dim: int, num_split: int) -> None:
+        super().__init__("SplitV")
+        self.add_prim_attr("size_splits", tuple(size_splits))
+        self.add_prim_attr("split_dim", split_dim)
+        self.add_prim_attr("num_split", num_split)
+
+    def __call__(self, input_x):
+        sizes, dim, num = list(self.size_splits), self.split_dim, self.num_split
+        if not isinstance(input_x, Tensor):
+            raise op_error("SplitV", f"input_x must be a Tensor, got {type(input_x).__name__}.", TypeError)
+        if not -input_x.ndim <= dim < input_x.ndim:
+            raise op_error("SplitV", f"split_dim {dim} is out of range for input_x of rank {input_x.ndim}.")
+        if num != len(sizes):
+            raise op_error("SplitV", f"num_split ({num}) must equal the number of size_splits ({len(sizes)}).")
+        if sizes.count(-1) > 1 or any(v <= 0 and v != -1 for v in sizes):
+            raise op_error("SplitV", f"size_splits must be positive, with at most one -1, got {sizes}.")
+        length = input_x.shape[dim]
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
+        if sum(sizes) != length or min(sizes) <= 0:
+            raise op_error("SplitV", f"size_splits {list(self.size_splits)} must add up to input_x.shape[{dim}] = "
+                           f"{length}.")  # fmt: skip
+        return array.split(input_x, sizes, dim)
+
+
+class SpaceToBatch(Primitive):
+    """`SpaceToBatch(block_size, paddings)(input_x)`: NCHW `input_x`, its H and W zero-padded by `paddings`
+    ((top, bottom), (left, right)), cut into block_size x block_size blocks moved into the batch (SpaceToBatchND
+    with the block (block_size, block_size))."""
+
+    def __init__(self, block_size: int, paddings) -> None:
+        super().__init__("SpaceToBatch")
+        if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 2:
+            raise op_error("SpaceToBatch", f"block_size must be an int >= 2, got {block_size!r}.")
+        pads = np.asarray(paddings)
+        if pads.shape != (2, 2) or pads.dtype.kind not in "iu" or (pads < 0).any():
+            raise op_error("SpaceToBatch", f"paddings must be 2 x 2 non-negative ints, got {paddings!r}.")
+        self.add_prim_attr("block_size", block_size)
+        self.add_prim_attr("paddings", [[int(v) for v in row] for row in pads])
+
+    def __call__(self, input_x):
+        if not isinstance(input_x, Tensor) or input_x.ndim != 4:
+            raise op_error("SpaceToBatch", f"input_x must be a 4-D (N, C, H, W) Tensor, got "
+                           f"{tuple(getattr(input_x, 'shape', ()))}.")  # fmt: skip
+        for axis, (before, after) in zip((2, 3), self.paddings):
+            if (input_x.shape[axis] + before + after) % self.block_size:
+                raise op_error("SpaceToBatch", f"input_x.shape[{axis}] = {input_x.shape[axis]} padded by "
+                               f"({before}, {after}) is not a multiple of block_size {self.block_size}.")  # fmt: skip
+        return array.space_to_batch_nd(input_x, (self.block_size,) * 2, self.paddings)
+
+
 FillV2 = attr_class("FillV2", {}, lambda s, shape, value: array.full(as_ints(shape), value, dtype=value.dtype))
 FillDiagonal = attr_class("FillDiagonal", {"fill_value": 0.0, "wrap": False}, lambda s, x: _fill_diagonal(s, x))
 Im2Col = attr_class("Im2Col", {"ksizes": 1, "strides": 1, "dilations": 1, "pads": 0}, lambda s, x: _im2col(s, x))

@@ -45,6 +45,7 @@ from kiln.ops.primitive import Primitive, WithAttrs
 from kiln.ops.random import _RandomPrimitive, _uniform01
 
 __all__ = [
+    "InTopK",
     "DynamicRNN",  # Ascend's fused LSTM and GRU: they build (MindSpore's nn_ops holds them), a call raises
     "DynamicGRUV2",
     "LSTM",  # the operations-level LSTM over a flat weight (kiln/ops/lstm.py)
@@ -1651,3 +1652,17 @@ class PSROIPooling(Primitive):
         scale = np.where(empty, 0.0, 1.0 / np.maximum(area, 1))
         out = math.cast(sums * Tensor(scale), features.dtype)
         return array.reshape(out, (batch.size, od, g, g))
+
+
+class InTopK(Primitive):
+    """`InTopK(k)(x1, x2)`: whether each row's target class `x2` is among the `k` largest predictions of its row
+    of `x1` (`ops.intopk`)."""
+
+    def __init__(self, k: int) -> None:
+        super().__init__("InTopK")
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise op_error("InTopK", f"k must be an int, got {type(k).__name__}.", TypeError)
+        self.add_prim_attr("k", k)
+
+    def __call__(self, x1, x2):
+        return math.intopk(x1, x2, self.k)

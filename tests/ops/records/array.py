@@ -568,6 +568,66 @@ SEGMENTS = [
 ]  # fmt: skip
 
 
+def _np_set_diag(lo: int, hi: int, align: str):
+    """NumPy's matrix_set_diag: write each diagonal d of lo..hi (row hi - d of the band, aligned by `align`)."""
+
+    def ref(x, diagonal):
+        out = x.copy()
+        rows, cols = x.shape[-2:]
+        band = diagonal if lo != hi else diagonal[..., None, :]
+        max_len = band.shape[-1]
+        for d in range(lo, hi + 1):
+            length = min(rows + min(d, 0), cols - max(d, 0))
+            left = (align.split("_")[0] if d >= 0 else align.split("_")[1]) == "LEFT"
+            start = 0 if left else max_len - length
+            for p in range(length):
+                out[..., p + max(-d, 0), p + max(d, 0)] = band[..., hi - d, start + p]
+        return out
+
+    return ref
+
+
+def _sorted_rows(rng, dtype, shapes):
+    """make_inputs for UpperBound/LowerBound: (3, 6) ascending rows with repeats and (3, 4) values, some equal."""
+    grid = np.array([-1.0, -0.5, 0.0, 0.5, 1.0], dtype)
+    return [np.sort(rng.choice(grid, size=(3, 6)), 1), rng.choice(np.r_[grid, dtype.type(0.25)], size=(3, 4))]
+
+
+def _np_space_to_batch(block: int, pads):
+    def ref(x):
+        x = np.pad(x, ((0, 0), (0, 0), *pads))
+        n, c, h, w = x.shape
+        x = x.reshape(n, c, h // block, block, w // block, block).transpose(3, 5, 0, 1, 2, 4)
+        return x.reshape(block * block * n, c, h // block, w // block)
+
+    return ref
+
+
+SURFACE_ARRAY = [
+    OpRecord("MatrixBandPart", lambda x: ops.MatrixBandPart()(x, 0, 1), _band_ref(0, 1), shapes=((2, 4, 5),),
+             grad=False),
+    OpRecord("matrix_set_diag", ops.matrix_set_diag, _np_set_diag(0, 0, "RIGHT_LEFT"), shapes=((2, 3, 4), (2, 3))),
+    OpRecord("matrix_set_diag_k1", lambda x, d: ops.matrix_set_diag(x, d, 1), _np_set_diag(1, 1, "RIGHT_LEFT"),
+             shapes=((4, 3), (2,)), dtypes=F32_I32),
+    *(OpRecord(f"matrix_set_diag_band_{align.lower()}",
+               lambda x, d, align=align: ops.matrix_set_diag(x, d, kiln.Tensor(np.array([-1, 2], np.int32)), align),
+               _np_set_diag(-1, 2, align), shapes=((2, 4, 5), (2, 4, 4)))
+      for align in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")),
+    OpRecord("MatrixSetDiagV3", lambda x, d: ops.MatrixSetDiagV3("LEFT_RIGHT")(x, d, kiln.Tensor(np.array([-2, 0]))),
+             _np_set_diag(-2, 0, "LEFT_RIGHT"), shapes=((5, 3), (3, 3))),
+    OpRecord("UpperBound", lambda s, v: ops.UpperBound()(s, v),
+             lambda s, v: np.stack([np.searchsorted(a, b, "right") for a, b in zip(s, v)]).astype(np.int32),
+             shapes=((3, 6), (3, 4)), grad=False, dtypes=F32_I32, extra={"make_inputs": _sorted_rows}),
+    OpRecord("LowerBound", lambda s, v: ops.LowerBound(kiln.int64)(s, v),
+             lambda s, v: np.stack([np.searchsorted(a, b, "left") for a, b in zip(s, v)]).astype(np.int64),
+             shapes=((3, 6), (3, 4)), grad=False, extra={"make_inputs": _sorted_rows}),
+    OpRecord("SplitV", lambda x: ops.SplitV((1, -1, 2), 1, 3)(x), lambda x: tuple(np.split(x, [1, 4], 1)),
+             shapes=((2, 6, 3),), dtypes=F32_I32),
+    OpRecord("SpaceToBatch", lambda x: ops.SpaceToBatch(2, [[1, 1], [0, 2]])(x),
+             _np_space_to_batch(2, [[1, 1], [0, 2]]), shapes=((2, 3, 2, 4),), dtypes=F32_I32),
+]  # fmt: skip
+
+
 RECORDS: list[OpRecord] = [
     *SHAPES,
     *JOINS,
@@ -578,4 +638,5 @@ RECORDS: list[OpRecord] = [
     *DIAGONALS,
     *BANDS_AND_FLIPS,
     *SEGMENTS,
+    *SURFACE_ARRAY,
 ]
