@@ -163,6 +163,73 @@ CASES.update({
 })  # fmt: skip
 
 
+# ---- ListDiff, NthElement, CheckNumerics, EditDistance ---------------------------------------------------------------
+def _i64(a) -> np.ndarray:
+    return np.array(a, np.int64).reshape(-1, 2) if not len(a) else np.array(a, np.int64)
+
+
+def _edit(hyp, truth, normalize=True, values=np.float32) -> Callable:
+    """EditDistance of two sparse tensors given as (indices, values, shape)."""
+
+    def case(ms):
+        (hi, hv, hs), (ti, tv, ts) = hyp, truth
+        return ms.ops.EditDistance(normalize)(
+            _t(ms, _i64(hi)),
+            _t(ms, np.array(hv, values)),
+            _t(ms, _i64(hs)),
+            _t(ms, _i64(ti)),
+            _t(ms, np.array(tv, values)),
+            _t(ms, _i64(ts)),
+        )
+
+    return case
+
+
+_HYP = ([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], [1, 2, 3, 4, 5], [3, 5])
+_TRUTH = ([[0, 0], [0, 1], [2, 0], [2, 1]], [1, 3, 7, 8], [3, 5])
+_NTH = np.array([[3, 1, 2, 5], [9, 7, 8, 6], [2, 2, 1, 2]], np.float32)
+CASES.update({
+    "ListDiff": lambda ms: ms.ops.ListDiff()(_t(ms, np.array([4, 1, 4, 2, 7, 1], np.int32)),
+                                             _t(ms, np.array([1, 9], np.int32))),
+    "ListDiff_int64_float": lambda ms: ms.ops.ListDiff(ms.int64)(_t(ms, np.array([1.5, 2, np.nan, 3], np.float32)),
+                                                                 _t(ms, np.array([2, np.nan], np.float32))),
+    "ListDiff_all_removed": lambda ms: ms.ops.ListDiff()(_t(ms, np.array([1, 2], np.int16)),
+                                                         _t(ms, np.array([2, 1, 3], np.int16))),
+    "ListDiff_2d": lambda ms: ms.ops.ListDiff()(_t(ms, np.ones((1, 2), np.int32)), _t(ms, np.ones(1, np.int32))),
+    "ListDiff_dtypes_differ": lambda ms: ms.ops.ListDiff()(_t(ms, np.ones(2, np.int32)), _t(ms, np.ones(1, np.int64))),
+    "ListDiff_float_out_idx": lambda ms: ms.ops.ListDiff(ms.float32),
+    "ListDiff_bool": lambda ms: ms.ops.ListDiff()(_t(ms, np.ones(2, np.bool_)), _t(ms, np.ones(1, np.bool_))),
+    "NthElement": lambda ms: ms.ops.NthElement()(_t(ms, _NTH), 1),
+    "NthElement_reverse_tensor_n": lambda ms: ms.ops.NthElement(True)(_t(ms, _NTH), _t(ms, np.int32(1))),
+    "NthElement_1d_uint8": lambda ms: ms.ops.NthElement()(_t(ms, np.array([3, 1, 2], np.uint8)), 2),
+    "NthElement_3d_float64": lambda ms: ms.ops.NthElement()(_t(ms, -np.arange(24.0).reshape(2, 3, 4)), 3),
+    "NthElement_n_too_large": lambda ms: ms.ops.NthElement()(_t(ms, _NTH), 4),
+    "NthElement_n_negative": lambda ms: ms.ops.NthElement()(_t(ms, _NTH), -1),
+    "NthElement_n_int64": lambda ms: ms.ops.NthElement()(_t(ms, _NTH), _t(ms, np.int64(1))),
+    "NthElement_n_1d": lambda ms: ms.ops.NthElement()(_t(ms, _NTH), _t(ms, np.array([1], np.int32))),
+    "NthElement_0d": lambda ms: ms.ops.NthElement()(_t(ms, np.float32(3)), 0),
+    "NthElement_bool": lambda ms: ms.ops.NthElement()(_t(ms, np.ones(2, np.bool_)), 0),
+    "CheckNumerics": lambda ms: ms.ops.CheckNumerics()(_t(ms, _NTH.astype(np.float16))),
+    "CheckNumerics_nan": lambda ms: ms.ops.CheckNumerics()(_t(ms, np.array([1, np.nan], np.float32))),
+    "CheckNumerics_inf": lambda ms: ms.ops.CheckNumerics()(_t(ms, np.array([-np.inf, 1], np.float64))),
+    "CheckNumerics_int": lambda ms: ms.ops.CheckNumerics()(_t(ms, np.ones(2, np.int32))),
+    "EditDistance": _edit(_HYP, _TRUTH),
+    "EditDistance_unnormalized": _edit(_HYP, _TRUTH, False),
+    "EditDistance_int_values": _edit(_HYP, _TRUTH, values=np.int32),
+    "EditDistance_truth_shape_larger": _edit(_HYP, (_TRUTH[0], _TRUTH[1], [4, 5])),
+    "EditDistance_given_order": _edit(([[0, 1], [0, 0]], [2, 1], [1, 3]), ([[0, 0], [0, 1]], [1, 2], [1, 3])),
+    "EditDistance_rank3": _edit(([[0, 0, 0], [0, 1, 0]], [1, 2], [1, 2, 3]), ([[0, 0, 0]], [1], [1, 2, 3])),
+    "EditDistance_empty_hypothesis": _edit(([], [], [3, 5]), _TRUTH),
+    "EditDistance_ranks_differ": _edit(_HYP, ([[0, 0, 0]], [1], [3, 5, 1])),
+    "EditDistance_values_per_index_differ": _edit((_HYP[0], _HYP[1][:4], _HYP[2]), _TRUTH),
+    "EditDistance_index_outside_shape": _edit(([[5, 0]], [1], [3, 5]), _TRUTH),
+    "EditDistance_rank1": _edit(([[0], [1]], [1, 2], [3]), ([[0]], [1], [3])),
+    "EditDistance_int32_indices": lambda ms: ms.ops.EditDistance()(
+        _t(ms, np.array(_HYP[0], np.int32)), _t(ms, np.array(_HYP[1], np.float32)), _t(ms, _i64(_HYP[2])),
+        _t(ms, _i64(_TRUTH[0])), _t(ms, np.array(_TRUTH[1], np.float32)), _t(ms, _i64(_TRUTH[2]))),
+})  # fmt: skip
+
+
 def _as_json(out) -> dict:
     if isinstance(out, (tuple, list)):
         return {"outputs": [_as_json(o) for o in out]}
@@ -174,7 +241,8 @@ def _as_json(out) -> dict:
     listed = np.where(np.isfinite(value), value, 0).tolist() if value.size else value.tolist()
     out = {"dtype": str(out.dtype), "shape": list(value.shape), "value": listed}
     if not np.isfinite(value).all():
-        out["nonfinite"] = np.where(np.isnan(value), "nan", np.where(value > 0, "inf", "-inf")).tolist()
+        sign = np.where(value > 0, "inf", "-inf")
+        out["nonfinite"] = np.where(np.isnan(value), "nan", np.where(np.isinf(value), sign, "")).tolist()
     return out
 
 

@@ -139,6 +139,9 @@ __all__ = [
     "LowerBound",
     "SplitV",
     "SpaceToBatch",
+    "ListDiff",
+    "CheckNumerics",
+    "EditDistance",
     "FillV2",
     "FillDiagonal",
     "Im2Col",
@@ -668,6 +671,128 @@ class SpaceToBatch(Primitive):
                 raise op_error("SpaceToBatch", f"input_x.shape[{axis}] = {input_x.shape[axis]} padded by "
                                f"({before}, {after}) is not a multiple of block_size {self.block_size}.")  # fmt: skip
         return array.space_to_batch_nd(input_x, (self.block_size,) * 2, self.paddings)
+
+
+_LIST_DIFF_DTYPES = (
+    mstype.float16, mstype.float32, mstype.float64, mstype.int8, mstype.int16, mstype.int32, mstype.int64,
+    mstype.uint8, mstype.uint16,
+)  # fmt: skip
+
+
+class ListDiff(Primitive):
+    """`ListDiff(out_idx=int32)(x, y)`: the values of the 1-D `x` that are not in `y`, in x's order (repeats kept),
+    and their positions in `x` (as `out_idx`). Its output size depends on the values, so under GRAPH_MODE it runs
+    as a host step."""
+
+    def __init__(self, out_idx=mstype.int32) -> None:
+        super().__init__("ListDiff")
+        dt = mstype.to_dtype(out_idx)
+        if dt not in (mstype.int32, mstype.int64):
+            raise op_error("ListDiff", f"out_idx must be int32 or int64, got {dt}.", TypeError)
+        self.add_prim_attr("out_idx", dt)
+
+    def __call__(self, x, y):
+        if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+            raise op_error("ListDiff", "x and y must be Tensors.", TypeError)
+        if x.dtype not in _LIST_DIFF_DTYPES or y.dtype != x.dtype:
+            raise op_error("ListDiff", f"x and y need one real, non-bool dtype, got {x.dtype} and {y.dtype}.",
+                           TypeError)  # fmt: skip
+        if x.ndim != 1 or y.ndim != 1:
+            raise op_error("ListDiff", f"x and y must be 1-D, got shapes {tuple(x.shape)} and {tuple(y.shape)}.")
+        kept = np.flatnonzero(~np.isin(x.asnumpy(), y.asnumpy()))
+        # the values gathered from x (not a constant): a gradient reaches the kept entries
+        return array.gather(x, Tensor(kept.astype(np.int64)), 0), Tensor(kept, self.out_idx)
+
+
+class CheckNumerics(Primitive):
+    """`CheckNumerics()(x)`: `x` itself (float16/32/64), after checking that it holds no NaN or infinity; a
+    RuntimeError names which it found. It reads the values, so under GRAPH_MODE it runs as a host step."""
+
+    def __init__(self) -> None:
+        super().__init__("CheckNumerics")
+
+    def __call__(self, x):
+        if not isinstance(x, Tensor) or x.dtype not in (mstype.float16, mstype.float32, mstype.float64):
+            raise op_error("CheckNumerics", f"x must be a float16, float32 or float64 Tensor, got "
+                           f"{getattr(x, 'dtype', type(x).__name__)}.", TypeError)  # fmt: skip
+        values = x.asnumpy()
+        for found, what in ((np.isnan(values), "NaN"), (np.isinf(values), "infinite")):
+            if found.any():
+                raise op_error("CheckNumerics", f"x holds {int(found.sum())} {what} value(s), the first at index "
+                               f"{tuple(int(i) for i in np.argwhere(found)[0])}.", RuntimeError)  # fmt: skip
+        return math.identity(x)
+
+
+def _levenshtein(a: list, b: list) -> int:
+    """The fewest insertions, deletions and substitutions that turn `a` into `b`."""
+    row = list(range(len(b) + 1))
+    for i, u in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, v in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (u != v))
+    return row[-1]
+
+
+class EditDistance(Primitive):
+    """`EditDistance(normalize=True)(hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices,
+    truth_values, truth_shape)`: the Levenshtein distance between the sequences of two sparse tensors (COO: int64
+    indices (N, R), values (N,), int64 dense shape (R,)). The entries sharing their first R - 1 indices form one
+    sequence, in the order they are given (the last index itself is not read). The result, float32 of shape
+    max(hypothesis_shape, truth_shape)[:-1], holds each distance, divided by the truth's length if `normalize`
+    (infinity where the truth is empty and the hypothesis is not; 0 where both are). Computed on the host: under
+    GRAPH_MODE it is a host step, and it has no gradient."""
+
+    def __init__(self, normalize: bool = True) -> None:
+        super().__init__("EditDistance")
+        if not isinstance(normalize, bool):
+            raise op_error("EditDistance", f"normalize must be a bool, got {type(normalize).__name__}.", TypeError)
+        self.add_prim_attr("normalize", normalize)
+
+    def _sequences(self, which: str, indices, values, shape) -> tuple[dict, np.ndarray]:
+        for name, t in (("indices", indices), ("values", values), ("shape", shape)):
+            if not isinstance(t, Tensor):
+                raise op_error("EditDistance", f"{which}_{name} must be a Tensor.", TypeError)
+        for name, t in (("indices", indices), ("shape", shape)):
+            if t.dtype != mstype.int64:
+                raise op_error("EditDistance", f"{which}_{name} must be int64, got {t.dtype}.", TypeError)
+        if values.dtype == mstype.bool_ or values.dtype.is_complex:
+            raise op_error("EditDistance", f"{which}_values must be real numbers, got {values.dtype}.", TypeError)
+        if indices.ndim != 2 or values.ndim != 1 or shape.ndim != 1:
+            raise op_error("EditDistance", f"{which}_indices must be 2-D, {which}_values and {which}_shape 1-D, got "
+                           f"shapes {tuple(indices.shape)}, {tuple(values.shape)}, {tuple(shape.shape)}.")  # fmt: skip
+        if values.shape[0] != indices.shape[0] or indices.shape[1] != shape.shape[0]:
+            raise op_error("EditDistance", f"{which}_indices {tuple(indices.shape)} must hold one row per value "
+                           f"({values.shape[0]}) and one column per dimension of {which}_shape "
+                           f"({shape.shape[0]}).")  # fmt: skip
+        idx, vals, dims = indices.asnumpy(), values.asnumpy(), shape.asnumpy()
+        if ((idx < 0) | (idx >= dims)).any():
+            row = int(np.argwhere(((idx < 0) | (idx >= dims)).any(1))[0, 0])
+            raise op_error("EditDistance", f"{which}_indices[{row}] = {idx[row].tolist()} lies outside "
+                           f"{which}_shape {dims.tolist()}.")  # fmt: skip
+        groups: dict = {}
+        for key, v in zip(map(tuple, idx[:, :-1].tolist()), vals.tolist(), strict=True):
+            groups.setdefault(key, []).append(v)
+        return groups, dims
+
+    def __call__(self, hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices, truth_values,
+                 truth_shape):  # fmt: skip
+        hyp, hyp_dims = self._sequences("hypothesis", hypothesis_indices, hypothesis_values, hypothesis_shape)
+        truth, truth_dims = self._sequences("truth", truth_indices, truth_values, truth_shape)
+        if hypothesis_values.dtype != truth_values.dtype:
+            raise op_error("EditDistance", f"hypothesis_values ({hypothesis_values.dtype}) and truth_values "
+                           f"({truth_values.dtype}) need one dtype.", TypeError)  # fmt: skip
+        if hyp_dims.size != truth_dims.size:
+            raise op_error("EditDistance", f"hypothesis_shape {hyp_dims.tolist()} and truth_shape "
+                           f"{truth_dims.tolist()} need one length.")  # fmt: skip
+        if hyp_dims.size < 2:
+            raise op_error("EditDistance", "the sparse tensors need at least 2 dimensions (batch and sequence), got "
+                           "1.", RuntimeError)  # fmt: skip
+        out = np.zeros(np.maximum(hyp_dims, truth_dims)[:-1], np.float32)
+        for key in set(hyp) | set(truth):
+            h, t = hyp.get(key, []), truth.get(key, [])
+            d = _levenshtein(h, t)
+            out[key] = (d / len(t) if t else (np.inf if h else 0.0)) if self.normalize else d
+        return Tensor(out)
 
 
 FillV2 = attr_class("FillV2", {}, lambda s, shape, value: array.full(as_ints(shape), value, dtype=value.dtype))

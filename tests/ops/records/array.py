@@ -603,7 +603,25 @@ def _np_space_to_batch(block: int, pads):
     return ref
 
 
+def _list_diff_inputs(rng, dtype, shapes):
+    """make_inputs for ListDiff: x (8,) with repeats, y (3,) of which some are in x."""
+    return [rng.integers(0, 6, 8).astype(dtype), rng.integers(0, 6, 3).astype(dtype)]
+
+
+def _np_list_diff(x, y):
+    kept = np.flatnonzero(~np.isin(x, y))
+    return x[kept], kept.astype(np.int32)
+
+
+# Built once, outside the call: under bytecode capture a host-step Primitive built inside the captured function
+# leaves the whole function running eagerly (nothing compiled); built outside, the rest of the function compiles
+_LIST_DIFF, _CHECK_NUMERICS = ops.ListDiff(), ops.CheckNumerics()
+
 SURFACE_ARRAY = [
+    OpRecord("ListDiff", lambda x, y: _LIST_DIFF(x, y), _np_list_diff, shapes=((8,), (3,)), grad=False,
+             dtypes=F32_I32, extra={"make_inputs": _list_diff_inputs}),
+    OpRecord("CheckNumerics", lambda x: _CHECK_NUMERICS(x) * 2, lambda x: x * 2, shapes=((3, 4),),
+             dtypes=(np.float32, np.float16)),
     OpRecord("MatrixBandPart", lambda x: ops.MatrixBandPart()(x, 0, 1), _band_ref(0, 1), shapes=((2, 4, 5),),
              grad=False),
     OpRecord("matrix_set_diag", ops.matrix_set_diag, _np_set_diag(0, 0, "RIGHT_LEFT"), shapes=((2, 3, 4), (2, 3))),

@@ -716,6 +716,10 @@ def _np_euclidean_norm(axes, keep_dims=False):
 
 
 SURFACE_MATH = [
+    OpRecord("NthElement", lambda x: ops.NthElement()(x, 2), lambda x: np.sort(x, -1)[..., 2], shapes=((3, 2, 5),),
+             dtypes=(np.float32, np.int32), domain=(-5.0, 5.0)),
+    OpRecord("NthElement_reverse", lambda x: ops.NthElement(True)(x, kiln.Tensor(np.int32(0))),
+             lambda x: np.sort(x, -1)[..., -1], shapes=((4, 6),)),
     OpRecord("intopk", lambda x1, x2: ops.intopk(x1, x2, 2), _np_intopk(2), shapes=((6, 5), (6,)), grad=False,
              int_inputs=(1,), int_high=5, extra={"int_dtype": np.int32}),
     OpRecord("intopk_ties", lambda x1, x2: ops.intopk(x1, x2, 1), _np_intopk(1), shapes=((6, 5), (6,)), grad=False,
