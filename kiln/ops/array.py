@@ -1281,21 +1281,26 @@ def space_to_depth(x, block_size) -> Tensor:
 
 
 def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT") -> Tensor:
-    """Matrices with `x`'s last dimension on diagonal `k` (an int) and `padding_value` elsewhere.
+    """Matrices with `x`'s last dimension on diagonal `k` (or its rows on the band k = (lo, hi)) and `padding_value`
+    elsewhere.
 
     Args:
-        x (Tensor): (..., n) diagonals.
-        k (int | Tensor): the diagonal (> 0 above the main one); one diagonal only.
-        num_rows, num_cols (int | Tensor): the matrix size (-1: the smallest that holds the diagonal).
-        padding_value (number | Tensor): the value off the diagonal.
-        align (str): ignored for one diagonal.
+        x (Tensor): (..., n) diagonals; for a band k = (lo, hi), (..., hi - lo + 1, n), diagonal hi first.
+        k (int | Tensor): the diagonal (> 0 above the main one), or a band (lo, hi).
+        num_rows, num_cols (int | Tensor): the matrix size (-1: the smallest that holds the diagonals; square when
+            both are -1).
+        padding_value (number | Tensor): the value off the diagonals.
+        align (str): how a band's shorter diagonals sit in their rows of `x` (see `matrix_set_diag`).
 
     Returns:
         Tensor (..., num_rows, num_cols).
     """
-    k = int(k.asnumpy().reshape(-1)[0]) if isinstance(k, Tensor) else int(k)
+    lo, hi = _diagonal_band("MatrixDiagV3", k)
     rows = int(num_rows.asnumpy()) if isinstance(num_rows, Tensor) else int(num_rows)
     cols = int(num_cols.asnumpy()) if isinstance(num_cols, Tensor) else int(num_cols)
+    if lo != hi:
+        return _band_matrix(x, lo, hi, rows, cols, padding_value, align)
+    k = lo
     n = x.shape[-1]
     rows = n + builtins.abs(k) if rows == -1 else rows
     cols = n + builtins.abs(k) if cols == -1 else cols
@@ -1308,13 +1313,35 @@ def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_
 
 
 def matrix_diag_part(x, k, padding_value, align="RIGHT_LEFT") -> Tensor:
-    """Diagonal `k` (an int) of the matrices `x` (..., M, N).
+    """Diagonal `k` of the matrices `x` (..., M, N), or the band of diagonals k = (lo, hi).
+
+    Args:
+        x (Tensor): the matrices.
+        k (int | Tensor): the diagonal (> 0 above the main one), or a band (lo, hi).
+        padding_value (number | Tensor): what fills a band's shorter diagonals.
+        align (str): where a band's shorter diagonals sit in their rows (see `matrix_set_diag`).
 
     Returns:
-        Tensor (..., length of the diagonal).
+        Tensor (..., length of the diagonal); for a band (..., hi - lo + 1, longest length), diagonal hi first.
     """
-    k = int(k.asnumpy().reshape(-1)[0]) if isinstance(k, Tensor) else int(k)
-    return diagonal(x, k, -2, -1)
+    lo, hi = _diagonal_band("MatrixDiagPartV3", k)
+    if lo == hi:
+        return diagonal(x, lo, -2, -1)
+    if align not in _ALIGNS:
+        raise op_error("MatrixDiagPartV3", f"align must be one of {list(_ALIGNS)}, got {align!r}.")
+    rows, cols = x.shape[-2], x.shape[-1]
+    if not (-rows < lo and hi < cols):
+        raise op_error("MatrixDiagPartV3", f"k = ({lo}, {hi}) must lie in ({-rows}, {cols}) for matrices of shape "
+                       f"({rows}, {cols}).")  # fmt: skip
+    on, src, max_len = _band_positions(rows, cols, lo, hi, align)
+    count = hi - lo + 1
+    where = np.full(count * max_len, -1, np.int64)  # each slot of the result: its matrix element, or -1 (padding)
+    where[src[on]] = np.flatnonzero(on.reshape(-1))
+    flat = reshape(x, (*x.shape[:-2], rows * cols))
+    picked = gather(flat, Tensor(np.maximum(where, 0)), flat.ndim - 1)
+    pad = padding_value.astype(x.dtype) if isinstance(padding_value, Tensor) else Tensor(padding_value, x.dtype)
+    out = select(broadcast_to(Tensor(where >= 0), picked.shape), picked, broadcast_to(pad, picked.shape))
+    return reshape(out, (*x.shape[:-2], count, max_len))
 
 
 def move_to(input, to="CPU", blocking=True) -> Tensor:
@@ -1329,10 +1356,11 @@ _ALIGNS = ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")
 
 def _diagonal_band(op: str, k) -> tuple[int, int]:
     """(lowest, highest) diagonal of `k`: an int, or a Tensor/sequence of one or two ints."""
-    ks = k.asnumpy().reshape(-1).tolist() if isinstance(k, Tensor) else [k] if isinstance(k, int) else list(k)
-    if not 1 <= len(ks) <= 2 or not builtins.all(isinstance(v, int) for v in ks):
+    whole = (int, np.integer)
+    ks = k.asnumpy().reshape(-1).tolist() if isinstance(k, Tensor) else [k] if isinstance(k, whole) else list(k)
+    if not 1 <= len(ks) <= 2 or not builtins.all(isinstance(v, whole) and not isinstance(v, bool) for v in ks):
         raise op_error(op, f"k must be an int or one or two ints (a diagonal band), got {ks}.")
-    lo, hi = ks[0], ks[-1]
+    lo, hi = int(ks[0]), int(ks[-1])
     if lo > hi:
         raise op_error(op, f"k[0] must not exceed k[1], got k = {ks}.")
     return lo, hi
@@ -1395,3 +1423,25 @@ def matrix_set_diag(x, diagonal, k=0, align: str = "RIGHT_LEFT") -> Tensor:
     flat = reshape(diagonal, (*x.shape[:-2], count * max_len))
     values = reshape(gather(flat, Tensor(src.reshape(-1)), flat.ndim - 1), x.shape)
     return select(broadcast_to(Tensor(on), x.shape), values, x)
+
+
+def _band_matrix(x, lo: int, hi: int, rows: int, cols: int, padding_value, align: str) -> Tensor:
+    """matrix_diag of a band of diagonals lo..hi: `x` (..., hi - lo + 1, max_len) written onto matrices."""
+    op = "MatrixDiagV3"
+    if align not in _ALIGNS:
+        raise op_error(op, f"align must be one of {list(_ALIGNS)}, got {align!r}.")
+    count, max_len = hi - lo + 1, x.shape[-1]
+    if x.ndim < 2 or x.shape[-2] != count:
+        raise op_error(op, f"a band k = ({lo}, {hi}) needs x of shape (..., {count}, n), got {tuple(x.shape)}.")
+    least_rows, least_cols = max_len - builtins.min(hi, 0), max_len + builtins.max(lo, 0)
+    if rows == -1 and cols == -1:
+        rows = cols = builtins.max(least_rows, least_cols)
+    rows, cols = least_rows if rows == -1 else rows, least_cols if cols == -1 else cols
+    on, src, want = _band_positions(rows, cols, lo, hi, align)
+    if want != max_len:
+        raise op_error(op, f"the band k = ({lo}, {hi}) of ({rows}, {cols}) matrices has diagonals of at most {want} "
+                       f"entries, but x gives {max_len}.")  # fmt: skip
+    flat = reshape(x, (*x.shape[:-2], count * max_len))
+    values = reshape(gather(flat, Tensor(src.reshape(-1)), flat.ndim - 1), (*x.shape[:-2], rows, cols))
+    pad = padding_value.astype(x.dtype) if isinstance(padding_value, Tensor) else Tensor(padding_value, x.dtype)
+    return select(broadcast_to(Tensor(on), values.shape), values, broadcast_to(pad, values.shape))

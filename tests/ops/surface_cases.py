@@ -230,6 +230,30 @@ CASES.update({
 })  # fmt: skip
 
 
+# ---- bands of diagonals in matrix_diag / matrix_diag_part (Kiln read only k[0] of a band before), and the gradient
+# of a segment product at zeros (Kiln's divided the product by the entry: NaN at a zero) ------------------------------
+_DIAGS = np.arange(1, 13, dtype=np.float32).reshape(2, 2, 3)
+_SEG_X = np.array([[0, 1], [2, 0], [3, 0], [0, 0], [4, 4], [-1, 2]], np.float32)
+_SEG_W = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
+CASES.update({
+    **{f"matrix_diag_band_{a.lower()}": lambda ms, a=a: ms.ops.matrix_diag(
+        _t(ms, _DIAGS), _t(ms, np.array([-1, 0], np.int32)), 3, 4, 0, a) for a in ("RIGHT_LEFT", "LEFT_RIGHT")},
+    "matrix_diag_band_inferred_size": lambda ms: ms.ops.matrix_diag(_t(ms, _DIAGS), _t(ms, np.array([0, 1], np.int32))),
+    "matrix_diag_band_padding": lambda ms: ms.ops.matrix_diag(
+        _t(ms, _DIAGS[:, :, :2]), _t(ms, np.array([1, 2], np.int32)), -1, -1, _t(ms, np.float32(-7)), "LEFT_LEFT"),
+    **{f"matrix_diag_part_band_{a.lower()}": lambda ms, a=a: ms.ops.matrix_diag_part(
+        _t(ms, _M), _t(ms, np.array([-2, 1], np.int32)), _t(ms, np.float32(9)), a)
+       for a in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")},
+    "MatrixDiagV3_band": lambda ms: ms.ops.MatrixDiagV3("LEFT_RIGHT")(
+        _t(ms, _DIAGS), _t(ms, np.array([-1, 0], np.int32)), _t(ms, np.int32(3)), _t(ms, np.int32(3)),
+        _t(ms, np.float32(0))),
+    "MatrixDiagPartV3_band": lambda ms: ms.ops.MatrixDiagPartV3("RIGHT_RIGHT")(
+        _t(ms, _M), _t(ms, np.array([0, 2], np.int32)), _t(ms, np.float32(0))),
+    "unsorted_segment_prod_grad_at_zeros": lambda ms: ms.grad(lambda x: (ms.ops.unsorted_segment_prod(
+        x, _t(ms, np.array([0, 0, 0, 1, 1, 2], np.int32)), 3) * _t(ms, _SEG_W)).sum())(_t(ms, _SEG_X)),
+})  # fmt: skip
+
+
 def _as_json(out) -> dict:
     if isinstance(out, (tuple, list)):
         return {"outputs": [_as_json(o) for o in out]}

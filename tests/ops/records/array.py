@@ -587,6 +587,23 @@ def _np_set_diag(lo: int, hi: int, align: str):
     return ref
 
 
+def _np_diag_part_band(lo: int, hi: int, align: str):
+    """NumPy's matrix_diag_part of the band lo..hi: row hi - d holds diagonal d, aligned by `align`, 0-padded."""
+
+    def ref(x):
+        rows, cols = x.shape[-2:]
+        max_len = min(rows + min(hi, 0), cols - max(lo, 0))
+        out = np.zeros((*x.shape[:-2], hi - lo + 1, max_len), x.dtype)
+        for d in range(lo, hi + 1):
+            diag = np.diagonal(x, d, -2, -1)
+            left = (align.split("_")[0] if d >= 0 else align.split("_")[1]) == "LEFT"
+            start = 0 if left else max_len - diag.shape[-1]
+            out[..., hi - d, start : start + diag.shape[-1]] = diag
+        return out
+
+    return ref
+
+
 def _sorted_rows(rng, dtype, shapes):
     """make_inputs for UpperBound/LowerBound: (3, 6) ascending rows with repeats and (3, 4) values, some equal."""
     grid = np.array([-1.0, -0.5, 0.0, 0.5, 1.0], dtype)
@@ -631,6 +648,12 @@ SURFACE_ARRAY = [
                lambda x, d, align=align: ops.matrix_set_diag(x, d, kiln.Tensor(np.array([-1, 2], np.int32)), align),
                _np_set_diag(-1, 2, align), shapes=((2, 4, 5), (2, 4, 4)))
       for align in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")),
+    # a band of diagonals (Kiln's matrix_diag read only k[0] of it before)
+    OpRecord("matrix_diag_band", lambda d: ops.matrix_diag(d, kiln.Tensor(np.array([-1, 2])), 4, 5, 0, "LEFT_RIGHT"),
+             lambda d: _np_set_diag(-1, 2, "LEFT_RIGHT")(np.zeros((2, 4, 5), d.dtype), d), shapes=((2, 4, 4),)),
+    OpRecord("matrix_diag_part_band",
+             lambda x: ops.matrix_diag_part(x, kiln.Tensor(np.array([-1, 2])), 0.0, "LEFT_RIGHT"),
+             _np_diag_part_band(-1, 2, "LEFT_RIGHT"), shapes=((2, 4, 5),)),
     OpRecord("MatrixSetDiagV3", lambda x, d: ops.MatrixSetDiagV3("LEFT_RIGHT")(x, d, kiln.Tensor(np.array([-2, 0]))),
              _np_set_diag(-2, 0, "LEFT_RIGHT"), shapes=((5, 3), (3, 3))),
     OpRecord("UpperBound", lambda s, v: ops.UpperBound()(s, v),

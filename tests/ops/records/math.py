@@ -715,7 +715,18 @@ def _np_euclidean_norm(axes, keep_dims=False):
     return lambda x: np.sqrt(np.sum(np.square(x), axis=axes, keepdims=keep_dims)).astype(x.dtype)
 
 
+def _segments_with_zeros(rng, dtype, shapes):
+    """make_inputs for unsorted_segment_prod: (5, 2) data with exact zeros (one zero in a segment's column, two in
+    another) and ids [0, 2, 0, 1, 2]."""
+    x = rng.uniform(0.5, 1.5, size=(5, 2)).astype(dtype)
+    x[0, 0] = x[1, 1] = x[4, 1] = 0
+    return [x, np.array([0, 2, 0, 1, 2], np.int32)]
+
+
 SURFACE_MATH = [
+    # the derivative at a zero is the product of the segment's other entries (MindSpore 2.10's): Kiln's was NaN
+    OpRecord("unsorted_segment_prod_zeros", lambda x, i: ops.unsorted_segment_prod(x, i, 3), _segment_ref("prod"),
+             shapes=((5, 2),), extra={"make_inputs": _segments_with_zeros}),
     OpRecord("NthElement", lambda x: ops.NthElement()(x, 2), lambda x: np.sort(x, -1)[..., 2], shapes=((3, 2, 5),),
              dtypes=(np.float32, np.int32), domain=(-5.0, 5.0)),
     OpRecord("NthElement_reverse", lambda x: ops.NthElement(True)(x, kiln.Tensor(np.int32(0))),
