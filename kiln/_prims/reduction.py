@@ -310,13 +310,23 @@ def _check_segment(op):
 
 
 def _segment_prod_vjp(x, ids, out, dout, num_segments):
-    """d prod / d x_i = prod / x_i (the backend has no rule for a segment product); dropped ids get 0."""
+    """d prod / d x_i = the product of the segment's other entries (the backend has no rule for a segment product):
+    prod / x_i where the segment holds no zero, the product of its non-zero entries at its one zero, 0 elsewhere
+    (dividing the product by x_i gave NaN at a zero); dropped ids get 0."""
     lead = ids.ndim
     valid = (ids >= 0) & (ids < num_segments)
     safe = jnp.where(valid, ids, 0)
-    back = (out * dout)[safe]  # (*ids.shape, *rest)
+    flat, flat_ids = x.reshape((-1,) + x.shape[lead:]), ids.reshape(-1)
+    zero = flat == 0
+    zeros_in = jax.ops.segment_sum(zero.astype(jnp.int32), flat_ids, num_segments=num_segments)[safe]
+    nonzero_prod = jax.ops.segment_prod(jnp.where(zero, jnp.ones_like(flat), flat), flat_ids,
+                                        num_segments=num_segments)[safe]  # fmt: skip
+    x_safe = jnp.where(x == 0, jnp.ones_like(x), x)
+    others = jnp.where(
+        x == 0, jnp.where(zeros_in == 1, nonzero_prod, 0), jnp.where(zeros_in == 0, nonzero_prod / x_safe, 0)
+    )
     mask = valid.reshape(valid.shape + (1,) * (x.ndim - lead))
-    return jnp.where(mask, back / x, 0).astype(x.dtype), None
+    return jnp.where(mask, others * dout[safe], 0).astype(x.dtype), None
 
 
 for _kind in ("sum", "max", "min", "prod"):

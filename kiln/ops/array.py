@@ -23,6 +23,7 @@ from kiln.ops._indexing import ViewKind, link_view
 from kiln.ops.faces import functional
 
 __all__ = [
+    "matrix_set_diag",
     "switch",
     "reshape",
     "view",
@@ -1298,21 +1299,26 @@ def space_to_depth(x, block_size) -> Tensor:
 
 
 def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT") -> Tensor:
-    """Matrices with `x`'s last dimension on diagonal `k` (an int) and `padding_value` elsewhere.
+    """Matrices with `x`'s last dimension on diagonal `k` (or its rows on the band k = (lo, hi)) and `padding_value`
+    elsewhere.
 
     Args:
-        x (Tensor): (..., n) diagonals.
-        k (int | Tensor): the diagonal (> 0 above the main one); one diagonal only.
-        num_rows, num_cols (int | Tensor): the matrix size (-1: the smallest that holds the diagonal).
-        padding_value (number | Tensor): the value off the diagonal.
-        align (str): ignored for one diagonal.
+        x (Tensor): (..., n) diagonals; for a band k = (lo, hi), (..., hi - lo + 1, n), diagonal hi first.
+        k (int | Tensor): the diagonal (> 0 above the main one), or a band (lo, hi).
+        num_rows, num_cols (int | Tensor): the matrix size (-1: the smallest that holds the diagonals; square when
+            both are -1).
+        padding_value (number | Tensor): the value off the diagonals.
+        align (str): how a band's shorter diagonals sit in their rows of `x` (see `matrix_set_diag`).
 
     Returns:
         Tensor (..., num_rows, num_cols).
     """
-    k = int(k.asnumpy().reshape(-1)[0]) if isinstance(k, Tensor) else int(k)
+    lo, hi = _diagonal_band("MatrixDiagV3", k)
     rows = int(num_rows.asnumpy()) if isinstance(num_rows, Tensor) else int(num_rows)
     cols = int(num_cols.asnumpy()) if isinstance(num_cols, Tensor) else int(num_cols)
+    if lo != hi:
+        return _band_matrix(x, lo, hi, rows, cols, padding_value, align)
+    k = lo
     n = x.shape[-1]
     rows = n + builtins.abs(k) if rows == -1 else rows
     cols = n + builtins.abs(k) if cols == -1 else cols
@@ -1325,13 +1331,35 @@ def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_
 
 
 def matrix_diag_part(x, k, padding_value, align="RIGHT_LEFT") -> Tensor:
-    """Diagonal `k` (an int) of the matrices `x` (..., M, N).
+    """Diagonal `k` of the matrices `x` (..., M, N), or the band of diagonals k = (lo, hi).
+
+    Args:
+        x (Tensor): the matrices.
+        k (int | Tensor): the diagonal (> 0 above the main one), or a band (lo, hi).
+        padding_value (number | Tensor): what fills a band's shorter diagonals.
+        align (str): where a band's shorter diagonals sit in their rows (see `matrix_set_diag`).
 
     Returns:
-        Tensor (..., length of the diagonal).
+        Tensor (..., length of the diagonal); for a band (..., hi - lo + 1, longest length), diagonal hi first.
     """
-    k = int(k.asnumpy().reshape(-1)[0]) if isinstance(k, Tensor) else int(k)
-    return diagonal(x, k, -2, -1)
+    lo, hi = _diagonal_band("MatrixDiagPartV3", k)
+    if lo == hi:
+        return diagonal(x, lo, -2, -1)
+    if align not in _ALIGNS:
+        raise op_error("MatrixDiagPartV3", f"align must be one of {list(_ALIGNS)}, got {align!r}.")
+    rows, cols = x.shape[-2], x.shape[-1]
+    if not (-rows < lo and hi < cols):
+        raise op_error("MatrixDiagPartV3", f"k = ({lo}, {hi}) must lie in ({-rows}, {cols}) for matrices of shape "
+                       f"({rows}, {cols}).")  # fmt: skip
+    on, src, max_len = _band_positions(rows, cols, lo, hi, align)
+    count = hi - lo + 1
+    where = np.full(count * max_len, -1, np.int64)  # each slot of the result: its matrix element, or -1 (padding)
+    where[src[on]] = np.flatnonzero(on.reshape(-1))
+    flat = reshape(x, (*x.shape[:-2], rows * cols))
+    picked = gather(flat, Tensor(np.maximum(where, 0)), flat.ndim - 1)
+    pad = padding_value.astype(x.dtype) if isinstance(padding_value, Tensor) else Tensor(padding_value, x.dtype)
+    out = select(broadcast_to(Tensor(where >= 0), picked.shape), picked, broadcast_to(pad, picked.shape))
+    return reshape(out, (*x.shape[:-2], count, max_len))
 
 
 def move_to(input, to="CPU", blocking=True) -> Tensor:
@@ -1339,3 +1367,99 @@ def move_to(input, to="CPU", blocking=True) -> Tensor:
     if to not in ("CPU", "GPU", "Ascend", "cpu", "gpu"):
         raise ValueError(f"move_to: 'to' must be 'CPU', 'GPU' or 'Ascend', but got {to!r}.")
     return input
+
+
+_ALIGNS = ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")
+
+
+def _diagonal_band(op: str, k) -> tuple[int, int]:
+    """(lowest, highest) diagonal of `k`: an int, or a Tensor/sequence of one or two ints."""
+    whole = (int, np.integer)
+    ks = k.asnumpy().reshape(-1).tolist() if isinstance(k, Tensor) else [k] if isinstance(k, whole) else list(k)
+    if not 1 <= len(ks) <= 2 or not builtins.all(isinstance(v, whole) and not isinstance(v, bool) for v in ks):
+        raise op_error(op, f"k must be an int or one or two ints (a diagonal band), got {ks}.")
+    lo, hi = int(ks[0]), int(ks[-1])
+    if lo > hi:
+        raise op_error(op, f"k[0] must not exceed k[1], got k = {ks}.")
+    return lo, hi
+
+
+def _band_positions(rows: int, cols: int, lo: int, hi: int, align: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """For a (rows, cols) matrix and diagonals lo..hi: which elements lie on them (bool (rows, cols)), each one's
+    flat index into the (hi - lo + 1, max_len) diagonals array (diagonal hi first), and max_len. `align` says how
+    a diagonal shorter than max_len sits in its row: superdiagonals by its first word, subdiagonals by its second."""
+    max_len = builtins.min(rows + builtins.min(hi, 0), cols - builtins.max(lo, 0))
+    on = np.zeros((rows, cols), bool)
+    src = np.zeros((rows, cols), np.int64)
+    super_left, sub_left = (word == "LEFT" for word in align.split("_"))
+    for d in builtins.range(lo, hi + 1):
+        length = builtins.min(rows + builtins.min(d, 0), cols - builtins.max(d, 0))
+        if length <= 0:
+            continue
+        left = super_left if d >= 0 else sub_left
+        p = np.arange(length)
+        i, j = p + builtins.max(-d, 0), p + builtins.max(d, 0)
+        on[i, j] = True
+        src[i, j] = (hi - d) * max_len + p + (0 if left else max_len - length)
+    return on, src, max_len
+
+
+def matrix_set_diag(x, diagonal, k=0, align: str = "RIGHT_LEFT") -> Tensor:
+    """`x` with diagonal `k` (or the band of diagonals k[0]..k[1]) of its matrices replaced by `diagonal`.
+
+    Args:
+        x (Tensor): (..., M, N) matrices.
+        diagonal (Tensor): (..., max_len) for one diagonal, (..., k[1] - k[0] + 1, max_len) for a band
+            (highest diagonal first), max_len = min(M + min(k[1], 0), N - max(k[0], 0)).
+        k (int | Tensor): the diagonal (> 0 above the main one), or a pair (lowest, highest).
+        align (str): how a diagonal shorter than max_len sits in its row of `diagonal`: "RIGHT_LEFT" (superdiagonals
+            right, subdiagonals left), "LEFT_RIGHT", "LEFT_LEFT" or "RIGHT_RIGHT".
+
+    Returns:
+        Tensor of x's shape, in the dtype x and diagonal promote to.
+    """
+    op = "MatrixSetDiagV3"
+    if not isinstance(x, Tensor) or not isinstance(diagonal, Tensor):
+        raise op_error(op, "x and diagonal must be Tensors.", TypeError)
+    if align not in _ALIGNS:
+        raise op_error(op, f"align must be one of {list(_ALIGNS)}, got {align!r}.")
+    if x.ndim < 2:
+        raise op_error(op, f"x must have at least 2 dimensions (matrices), got shape {tuple(x.shape)}.")
+    if diagonal.dtype != x.dtype:  # the two promote to one dtype, as a binary op's operands
+        common = mstype.promote(x.dtype, diagonal.dtype)
+        x, diagonal = x.astype(common), diagonal.astype(common)
+    rows, cols = x.shape[-2], x.shape[-1]
+    lo, hi = _diagonal_band(op, k)
+    if not (-rows < lo and hi < cols):
+        raise op_error(op, f"k = ({lo}, {hi}) must lie in ({-rows}, {cols}) for matrices of shape ({rows}, {cols}).")
+    on, src, max_len = _band_positions(rows, cols, lo, hi, align)
+    count = hi - lo + 1
+    want = (*x.shape[:-2], *((count,) if count > 1 else ()), max_len)
+    if tuple(diagonal.shape) != want:
+        raise op_error(op, f"diagonal must have shape {want} for x of shape {tuple(x.shape)} and k = ({lo}, {hi}), "
+                       f"got {tuple(diagonal.shape)}.")  # fmt: skip
+    flat = reshape(diagonal, (*x.shape[:-2], count * max_len))
+    values = reshape(gather(flat, Tensor(src.reshape(-1)), flat.ndim - 1), x.shape)
+    return select(broadcast_to(Tensor(on), x.shape), values, x)
+
+
+def _band_matrix(x, lo: int, hi: int, rows: int, cols: int, padding_value, align: str) -> Tensor:
+    """matrix_diag of a band of diagonals lo..hi: `x` (..., hi - lo + 1, max_len) written onto matrices."""
+    op = "MatrixDiagV3"
+    if align not in _ALIGNS:
+        raise op_error(op, f"align must be one of {list(_ALIGNS)}, got {align!r}.")
+    count, max_len = hi - lo + 1, x.shape[-1]
+    if x.ndim < 2 or x.shape[-2] != count:
+        raise op_error(op, f"a band k = ({lo}, {hi}) needs x of shape (..., {count}, n), got {tuple(x.shape)}.")
+    least_rows, least_cols = max_len - builtins.min(hi, 0), max_len + builtins.max(lo, 0)
+    if rows == -1 and cols == -1:
+        rows = cols = builtins.max(least_rows, least_cols)
+    rows, cols = least_rows if rows == -1 else rows, least_cols if cols == -1 else cols
+    on, src, want = _band_positions(rows, cols, lo, hi, align)
+    if want != max_len:
+        raise op_error(op, f"the band k = ({lo}, {hi}) of ({rows}, {cols}) matrices has diagonals of at most {want} "
+                       f"entries, but x gives {max_len}.")  # fmt: skip
+    flat = reshape(x, (*x.shape[:-2], count * max_len))
+    values = reshape(gather(flat, Tensor(src.reshape(-1)), flat.ndim - 1), (*x.shape[:-2], rows, cols))
+    pad = padding_value.astype(x.dtype) if isinstance(padding_value, Tensor) else Tensor(padding_value, x.dtype)
+    return select(broadcast_to(Tensor(on), values.shape), values, broadcast_to(pad, values.shape))

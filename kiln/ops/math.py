@@ -23,6 +23,9 @@ from kiln.ops.array import _t, atleast_2d, gather_elements, reshape
 from kiln.ops.faces import functional
 
 __all__ = [
+    "intopk",
+    "approximate_equal",
+    "accumulate_n",
     "quantile",
     "nanquantile",
     "copy",
@@ -1921,3 +1924,77 @@ def quantile(input, q, axis=None, keepdims: bool = False) -> Tensor:
 def nanquantile(input, q, axis=None, keepdims: bool = False) -> Tensor:
     """`quantile` (the same arguments and result) over the values that are not NaN, NaN where all of them are."""
     return _quantile(input, q, axis, keepdims, ignore_nan=True)
+
+
+def intopk(x1, x2, k) -> Tensor:
+    """Whether each row's target is among that row's `k` largest predictions: fewer than `k` predictions of the row
+    are strictly greater than the target's (so a tie counts as in). A target outside [0, classes), or in a row
+    holding a non-finite prediction, is never in.
+
+    Args:
+        x1 (Tensor): (batch, classes) float16/float32 predictions.
+        x2 (Tensor): (batch,) int32/int64 target classes.
+        k (int): how many of the largest predictions count.
+
+    Returns:
+        Bool Tensor of shape (batch,).
+    """
+    if not isinstance(x1, Tensor) or not isinstance(x2, Tensor):
+        raise op_error("InTopK", "x1 and x2 must be Tensors.", TypeError)
+    if x1.dtype not in (mstype.float16, mstype.float32):
+        raise op_error("InTopK", f"x1 must be float16 or float32, got {x1.dtype}.", TypeError)
+    if x2.dtype not in (mstype.int32, mstype.int64):
+        raise op_error("InTopK", f"x2 must be int32 or int64, got {x2.dtype}.", TypeError)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise op_error("InTopK", f"k must be an int, got {type(k).__name__}.", TypeError)
+    if x1.ndim != 2 or x2.ndim != 1 or x2.shape[0] != x1.shape[0]:
+        raise op_error("InTopK", f"x1 must be (batch, classes) and x2 (batch,), got shapes {tuple(x1.shape)} and "
+                       f"{tuple(x2.shape)}.")  # fmt: skip
+    classes = x1.shape[1]
+    valid = logical_and(greater_equal(x2, 0), less(x2, classes))
+    target = array.gather_elements(x1, 1, reshape(clamp(x2, 0, builtins.max(classes - 1, 0)), (-1, 1)))
+    above = sum(cast(greater(x1, target), mstype.int32), 1)
+    finite = all(isfinite(x1), 1)  # a row with a non-finite prediction cannot be ranked
+    return logical_and(logical_and(valid, finite), less(above, int(k)))
+
+
+def approximate_equal(x, y, tolerance: float = 1e-5) -> Tensor:
+    """Whether |x - y| < tolerance, elementwise.
+
+    Args:
+        x, y (Tensor): inputs of one shape.
+        tolerance (float): the bound (strict).
+
+    Returns:
+        Bool Tensor of their shape.
+    """
+    if not isinstance(tolerance, float):
+        raise op_error("ApproximateEqual", f"tolerance must be a float, got {type(tolerance).__name__}.", TypeError)
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        raise op_error("ApproximateEqual", "x and y must be Tensors.", TypeError)
+    if tuple(x.shape) != tuple(y.shape):
+        # (a RuntimeError, as MindSpore 2.10 raises for it)
+        raise op_error("ApproximateEqual", f"x and y must have one shape, got {tuple(x.shape)} and {tuple(y.shape)}.",
+                       RuntimeError)  # fmt: skip
+    return less(abs(sub(x, y)), tolerance)
+
+
+def accumulate_n(x) -> Tensor:
+    """The elementwise sum of a list or tuple of Tensors of one shape and dtype (as `addn`).
+
+    Args:
+        x (list[Tensor] | tuple[Tensor]): the Tensors.
+
+    Returns:
+        Tensor of their shape and dtype.
+    """
+    if not isinstance(x, (list, tuple)) or not x or not builtins.all(isinstance(t, Tensor) for t in x):
+        raise op_error("AccumulateNV2", "x must be a non-empty list or tuple of Tensors.", TypeError)
+    for i, t in enumerate(x[1:], 1):
+        if t.dtype != x[0].dtype:
+            raise op_error("AccumulateNV2", f"x[{i}] is {t.dtype}, x[0] {x[0].dtype}: every Tensor needs one dtype.",
+                           TypeError)  # fmt: skip
+        if tuple(t.shape) != tuple(x[0].shape):
+            raise op_error("AccumulateNV2", f"x[{i}] has shape {tuple(t.shape)}, x[0] {tuple(x[0].shape)}: every "
+                           "Tensor needs one shape.")  # fmt: skip
+    return addn(x)

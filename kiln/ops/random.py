@@ -32,6 +32,9 @@ __all__ = [
     "bernoulli_",
     "random_categorical",
     "random_poisson",
+    "random_gamma",
+    "gamma",
+    "poisson",
     "multinomial_with_replacement",
     "uniform_candidate_sampler",
     "log_uniform_candidate_sampler",
@@ -275,7 +278,11 @@ def random_poisson(shape: Tensor, rate: Tensor, seed: int | None = None, dtype=m
     Returns:
         Tensor of shape `(*shape, *rate.shape)` and dtype `dtype`.
     """
-    op = "random_poisson"
+    return _random_poisson("random_poisson", shape, rate, dtype, seed=seed)
+
+
+def _random_poisson(op: str, shape, rate, dtype, *, seed=None, key=None) -> Tensor:
+    """random_poisson's draw, checked in the words of `op`, from `key` or else the stream of `seed`."""
     if not isinstance(shape, Tensor):
         raise op_error(op, f"'shape' must be a Tensor, but got {type(shape).__name__}.", TypeError)
     if shape.dtype not in (mstype.int32, mstype.int64):
@@ -293,7 +300,115 @@ def random_poisson(shape: Tensor, rate: Tensor, seed: int | None = None, dtype=m
     if any(s < 0 for s in sizes):
         raise op_error(op, f"'shape' must hold non-negative sizes, but got {list(sizes)}.")
     out_shape = sizes + tuple(rate.shape)
-    return apply(R.RandomPoissonRate, (_key(op, seed or None), rate), (out_shape, mstype.to_dtype(dtype).np))
+    key = key if key is not None else _key(op, seed or None)
+    return apply(R.RandomPoissonRate, (key, rate), (out_shape, mstype.to_dtype(dtype).np))
+
+
+def _shape_tensor(op: str, shape) -> tuple[int, ...]:
+    """The sizes held by `shape`, a 1-D int32/int64 Tensor of non-negative sizes."""
+    if not isinstance(shape, Tensor):
+        raise op_error(op, f"'shape' must be a Tensor, but got {type(shape).__name__}.", TypeError)
+    if shape.dtype not in (mstype.int32, mstype.int64):
+        raise op_error(op, f"'shape' must hold int32 or int64, but got {shape.dtype}.", TypeError)
+    if shape.ndim != 1:
+        raise op_error(op, f"'shape' must be 1-D, but got {shape.ndim}-D.")
+    sizes = tuple(int(s) for s in shape.asnumpy())
+    if any(s < 0 for s in sizes):
+        raise op_error(op, f"'shape' must hold non-negative sizes, but got {list(sizes)}.")
+    return sizes
+
+
+def _shape_tuple(op: str, shape) -> tuple[int, ...]:
+    """`shape`, a tuple of positive ints known when the op is built (not a Tensor)."""
+    if isinstance(shape, Tensor):
+        raise op_error(op, "'shape' must be a tuple of positive ints known up front, not a Tensor.")
+    if not isinstance(shape, tuple) or any(
+        not isinstance(s, numbers.Integral) or isinstance(s, bool) or s <= 0 for s in shape
+    ):
+        raise op_error(op, f"'shape' must be a tuple of positive ints, but got {shape!r}.", TypeError)
+    return tuple(int(s) for s in shape)
+
+
+def _float_tensor(op: str, name: str, v, allowed) -> None:
+    if not isinstance(v, Tensor):
+        raise op_error(op, f"'{name}' must be a Tensor, but got {type(v).__name__}.", TypeError)
+    if v.dtype not in allowed:
+        raise op_error(op, f"'{name}' must be {' or '.join(map(str, allowed))}, but got {v.dtype}.", TypeError)
+
+
+def _broadcast_checked(op: str, **shapes) -> tuple[int, ...]:
+    try:
+        return _broadcast(*shapes.values())
+    except ValueError:
+        listed = ", ".join(f"{k} {list(v)}" for k, v in shapes.items())
+        raise op_error(op, f"the shapes do not broadcast together: {listed}.") from None
+
+
+def _random_gamma(op: str, shape, alpha, key) -> Tensor:
+    sizes = _shape_tensor(op, shape)
+    _float_tensor(op, "alpha", alpha, (mstype.float16, mstype.float32, mstype.float64))
+    out_shape = sizes + tuple(alpha.shape)
+    return apply(R.RandomGammaStd, (key, alpha), (out_shape, alpha.dtype.np))
+
+
+def random_gamma(shape, alpha, seed: int | None = None) -> Tensor:
+    """Gamma(alpha, 1) draws: for each index of `shape`, one draw per entry of `alpha`.
+
+    Args:
+        shape (Tensor): a 1-D int32/int64 Tensor of non-negative sizes.
+        alpha (Tensor): the shape parameters (> 0), float16/32/64.
+        seed (int, optional): a private stream's seed; None draws from the global generator.
+
+    Returns:
+        Tensor of shape `(*shape, *alpha.shape)` and alpha's dtype.
+    """
+    return _random_gamma("RandomGamma", shape, alpha, _key("random_gamma", seed))
+
+
+def _gamma(op: str, shape, alpha, beta, key) -> Tensor:
+    sizes = _shape_tuple(op, shape)
+    for name, v in (("alpha", alpha), ("beta", beta)):
+        _float_tensor(op, name, v, (mstype.float32,))
+    out_shape = _broadcast_checked(op, alpha=tuple(alpha.shape), beta=tuple(beta.shape), shape=sizes)
+    draws = apply(R.RandomGammaStd, (key, alpha), (out_shape, np.dtype(np.float32)))
+    return math.mul(draws, beta)
+
+
+def gamma(shape, alpha, beta, seed: int | None = None) -> Tensor:
+    """Gamma draws of shape parameter `alpha` and scale `beta` (density exp(-x/beta) x^(alpha-1) /
+    (beta^alpha Gamma(alpha)), mean alpha * beta, as MindSpore's formula and examples have it).
+
+    Args:
+        shape (tuple[int]): positive sizes, broadcast with the shapes of `alpha` and `beta`.
+        alpha (Tensor): float32 shape parameters (> 0).
+        beta (Tensor): float32 scales (> 0).
+        seed (int, optional): a private stream's seed; None draws from the global generator.
+
+    Returns:
+        float32 Tensor of the broadcast shape.
+    """
+    return _gamma("Gamma", shape, alpha, beta, _key("gamma", seed))
+
+
+def _poisson(op: str, shape, mean, key) -> Tensor:
+    sizes = _shape_tuple(op, shape)
+    _float_tensor(op, "mean", mean, (mstype.float32,))
+    out_shape = _broadcast_checked(op, mean=tuple(mean.shape), shape=sizes)
+    return apply(R.RandomPoissonRate, (key, mean), (out_shape, np.dtype(np.int32)))
+
+
+def poisson(shape, mean, seed: int | None = None) -> Tensor:
+    """Poisson(mean) counts (MindSpore's deprecated `ops.poisson`; `random_poisson` is its successor).
+
+    Args:
+        shape (tuple[int]): positive sizes, broadcast with the shape of `mean`.
+        mean (Tensor): float32 means (> 0).
+        seed (int, optional): a private stream's seed; None draws from the global generator.
+
+    Returns:
+        int32 Tensor of the broadcast shape.
+    """
+    return _poisson("Poisson", shape, mean, _key("poisson", seed))
 
 
 def _shape(op: str, shape) -> tuple[int, ...]:

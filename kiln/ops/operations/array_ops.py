@@ -8,7 +8,7 @@ from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.ops import array, image, linalg, math, python_ops, state
 from kiln.ops import sparse as _sparse
-from kiln.ops._helpers import apply, prim
+from kiln.ops._helpers import apply, op_error, prim
 from kiln.ops.faces import CLASSES
 from kiln.ops.nn import conv
 from kiln.ops.operations._build import (
@@ -128,6 +128,20 @@ __all__ = [
     "UnsortedSegmentMax",
     "UnsortedSegmentMin",
     "UnsortedSegmentProd",
+    "SegmentSum",
+    "SegmentMean",
+    "SegmentMax",
+    "SegmentMin",
+    "SegmentProd",
+    "MatrixBandPart",
+    "MatrixSetDiagV3",
+    "UpperBound",
+    "LowerBound",
+    "SplitV",
+    "SpaceToBatch",
+    "ListDiff",
+    "CheckNumerics",
+    "EditDistance",
     "FillV2",
     "FillDiagonal",
     "Im2Col",
@@ -486,6 +500,301 @@ UnsortedSegmentSum = attr_class("UnsortedSegmentSum", {}, lambda s, x, ids, n: m
 UnsortedSegmentMax = attr_class("UnsortedSegmentMax", {}, lambda s, x, ids, n: math.unsorted_segment_max(x, ids, n))
 UnsortedSegmentMin = attr_class("UnsortedSegmentMin", {}, lambda s, x, ids, n: math.unsorted_segment_min(x, ids, n))
 UnsortedSegmentProd = attr_class("UnsortedSegmentProd", {}, lambda s, x, ids, n: math.unsorted_segment_prod(x, ids, n))
+
+
+def _sorted_segments(op: str, x, segment_ids) -> int:
+    """The number of segments (last id + 1) of sorted `segment_ids` over the leading axis of `x`, after checking them
+    (1-D int32/int64, one per row of `x`, non-negative, ascending); the ids are read on the host."""
+    if not isinstance(x, Tensor) or not isinstance(segment_ids, Tensor):
+        raise op_error(op, f"input_x and segment_ids must be Tensors, got {type(x).__name__} and "
+                       f"{type(segment_ids).__name__}.", TypeError)  # fmt: skip
+    if segment_ids.dtype not in (mstype.int32, mstype.int64):
+        raise op_error(op, f"segment_ids must be an int32 or int64 Tensor, got {segment_ids.dtype}.", TypeError)
+    if segment_ids.ndim != 1:
+        raise op_error(op, f"segment_ids must be 1-D, got shape {tuple(segment_ids.shape)}.")
+    if x.ndim < 1 or x.shape[0] != segment_ids.shape[0]:
+        raise op_error(op, f"segment_ids (shape {tuple(segment_ids.shape)}) needs one id per row of input_x "
+                       f"(shape {tuple(x.shape)}).")  # fmt: skip
+    if x.dtype == mstype.bool_ or (x.dtype.is_complex and op in ("SegmentMax", "SegmentMin")):
+        raise op_error(op, f"input_x of dtype {x.dtype} has no {op[7:].lower()} here: give a numeric"
+                       f"{'' if x.dtype == mstype.bool_ else ', real'} Tensor.", TypeError)  # fmt: skip
+    ids = segment_ids.asnumpy()
+    if ids.size == 0:
+        raise op_error(op, "segment_ids is empty: there is no segment to reduce.")
+    if ids.min() < 0:
+        raise op_error(op, f"segment_ids must be non-negative, got {int(ids.min())}.")
+    if np.any(np.diff(ids) < 0):
+        raise op_error(op, f"segment_ids must be sorted in ascending order, got {ids.tolist()}.")
+    return int(ids[-1]) + 1
+
+
+def _segment_counts(segment_ids, n: int, like):
+    """How many rows each of the `n` segments has, shaped to broadcast against a segment result `like`."""
+    ones = array.ones((segment_ids.shape[0],), mstype.int32)
+    counts = math.unsorted_segment_sum(ones, segment_ids, n)
+    return array.reshape(counts, (n,) + (1,) * (like.ndim - 1))
+
+
+def _segment_reduce(kind: str):
+    """The call of Segment<kind>: the unsorted segment reduction over last id + 1 segments; an empty segment
+    (an id skipped) is 0, and 1 for the product, as MindSpore gives them."""
+    op = f"Segment{kind.capitalize()}"
+
+    def call(self, input_x, segment_ids):
+        n = _sorted_segments(op, input_x, segment_ids)
+        if kind == "mean":
+            total = math.unsorted_segment_sum(input_x, segment_ids, n)
+            counts = math.maximum(_segment_counts(segment_ids, n, total), 1)
+            if input_x.dtype.is_floating or input_x.dtype.is_complex:
+                return math.div(total, math.cast(counts, input_x.dtype))
+            return math.cast(math.div(total, math.cast(counts, total.dtype), rounding_mode="trunc"), input_x.dtype)
+        out = getattr(math, f"unsorted_segment_{kind}")(input_x, segment_ids, n)
+        if kind in ("max", "min"):  # an empty segment would hold the dtype's lowest/highest value
+            filled = math.greater(_segment_counts(segment_ids, n, out), 0)
+            out = array.select(array.broadcast_to(filled, out.shape), out, array.zeros_like(out))
+        return out
+
+    return call
+
+
+_SEGMENT_DOC = (
+    "Primitive {0}: `{0}()(input_x, segment_ids)` is the {1} of the rows of `input_x` that share a segment id.\n\n"
+    "    Args:\n"
+    "        input_x (Tensor): the data; its first axis has one row per id.\n"
+    "        segment_ids (Tensor): 1-D int32/int64 ids, non-negative and sorted ascending.\n\n"
+    "    Returns:\n"
+    "        Tensor of shape (segment_ids[-1] + 1, *input_x.shape[1:]) and input_x's dtype; a segment no row has is "
+    "{2}.\n"
+)
+SegmentSum = attr_class("SegmentSum", {}, _segment_reduce("sum"), _SEGMENT_DOC.format("SegmentSum", "sum", "0"))
+SegmentMean = attr_class(
+    "SegmentMean", {}, _segment_reduce("mean"),
+    _SEGMENT_DOC.format("SegmentMean", "mean (integer means truncate toward zero)", "0"),
+)  # fmt: skip
+SegmentMax = attr_class("SegmentMax", {}, _segment_reduce("max"), _SEGMENT_DOC.format("SegmentMax", "maximum", "0"))
+SegmentMin = attr_class("SegmentMin", {}, _segment_reduce("min"), _SEGMENT_DOC.format("SegmentMin", "minimum", "0"))
+SegmentProd = attr_class("SegmentProd", {}, _segment_reduce("prod"), _SEGMENT_DOC.format("SegmentProd", "product", "1"))
+MatrixBandPart = simple_class("MatrixBandPart", math.matrix_band_part)
+MatrixSetDiagV3 = attr_class(
+    "MatrixSetDiagV3",
+    {"align": "RIGHT_LEFT"},
+    lambda s, x, diagonal, k: array.matrix_set_diag(x, diagonal, k, s.align),
+    doc="Primitive MatrixSetDiagV3: `MatrixSetDiagV3(align)(x, diagonal, k)` is `ops.matrix_set_diag`.",
+)
+
+
+def _bound(name: str, right: bool) -> type:
+    """UpperBound / LowerBound: for each row of `values`, the positions in the same row of `sorted_x` (ascending)
+    where each value would go: after its equals (upper) or before them (lower)."""
+
+    def call(s, sorted_x, values):
+        if not isinstance(sorted_x, Tensor) or not isinstance(values, Tensor):
+            raise op_error(name, "sorted_x and values must be Tensors.", TypeError)
+        if sorted_x.dtype != values.dtype:
+            raise op_error(name, f"sorted_x ({sorted_x.dtype}) and values ({values.dtype}) need one dtype.", TypeError)
+        if sorted_x.ndim != 2 or values.ndim != 2 or sorted_x.shape[0] != values.shape[0]:
+            raise op_error(name, f"sorted_x and values must be 2-D with one row count, got shapes "
+                           f"{tuple(sorted_x.shape)} and {tuple(values.shape)}.")  # fmt: skip
+        out = math.searchsorted(sorted_x, values, right=right)
+        return math.cast(out, s.out_type)
+
+    doc = (
+        f"Primitive {name}: `{name}(out_type=int32)(sorted_x, values)`: for each (row, value) of `values` (B, M), "
+        f"the {'first position after' if right else 'first position of'} its equals in row `row` of `sorted_x` "
+        "(B, N), ascending; a (B, M) Tensor of `out_type`."
+    )
+    cls = attr_class(name, {"out_type": mstype.int32}, call, doc)
+
+    def __init__(self, out_type=mstype.int32) -> None:
+        if out_type not in (mstype.int32, mstype.int64):
+            raise op_error(name, f"out_type must be int32 or int64, got {out_type}.", TypeError)
+        WithAttrs.__init__(self, out_type)
+
+    cls.__init__ = __init__
+    return cls
+
+
+UpperBound = _bound("UpperBound", right=True)
+LowerBound = _bound("LowerBound", right=False)
+
+
+class SplitV(Primitive):
+    """`SplitV(size_splits, split_dim, num_split)(input_x)`: `input_x` cut along `split_dim` into pieces of the
+    sizes `size_splits` (one of them may be -1: what the others leave)."""
+
+    def __init__(self, size_splits, split_dim: int, num_split: int) -> None:
+        super().__init__("SplitV")
+        self.add_prim_attr("size_splits", tuple(size_splits))
+        self.add_prim_attr("split_dim", split_dim)
+        self.add_prim_attr("num_split", num_split)
+
+    def __call__(self, input_x):
+        sizes, dim, num = list(self.size_splits), self.split_dim, self.num_split
+        if not isinstance(input_x, Tensor):
+            raise op_error("SplitV", f"input_x must be a Tensor, got {type(input_x).__name__}.", TypeError)
+        if not -input_x.ndim <= dim < input_x.ndim:
+            raise op_error("SplitV", f"split_dim {dim} is out of range for input_x of rank {input_x.ndim}.")
+        if num != len(sizes):
+            raise op_error("SplitV", f"num_split ({num}) must equal the number of size_splits ({len(sizes)}).")
+        if sizes.count(-1) > 1 or any(v <= 0 and v != -1 for v in sizes):
+            raise op_error("SplitV", f"size_splits must be positive, with at most one -1, got {sizes}.")
+        length = input_x.shape[dim]
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
+        if sum(sizes) != length or min(sizes) <= 0:
+            raise op_error("SplitV", f"size_splits {list(self.size_splits)} must add up to input_x.shape[{dim}] = "
+                           f"{length}.")  # fmt: skip
+        return array.split(input_x, sizes, dim)
+
+
+class SpaceToBatch(Primitive):
+    """`SpaceToBatch(block_size, paddings)(input_x)`: NCHW `input_x`, its H and W zero-padded by `paddings`
+    ((top, bottom), (left, right)), cut into block_size x block_size blocks moved into the batch (SpaceToBatchND
+    with the block (block_size, block_size))."""
+
+    def __init__(self, block_size: int, paddings) -> None:
+        super().__init__("SpaceToBatch")
+        if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 2:
+            raise op_error("SpaceToBatch", f"block_size must be an int >= 2, got {block_size!r}.")
+        pads = np.asarray(paddings)
+        if pads.shape != (2, 2) or pads.dtype.kind not in "iu" or (pads < 0).any():
+            raise op_error("SpaceToBatch", f"paddings must be 2 x 2 non-negative ints, got {paddings!r}.")
+        self.add_prim_attr("block_size", block_size)
+        self.add_prim_attr("paddings", [[int(v) for v in row] for row in pads])
+
+    def __call__(self, input_x):
+        if not isinstance(input_x, Tensor) or input_x.ndim != 4:
+            raise op_error("SpaceToBatch", f"input_x must be a 4-D (N, C, H, W) Tensor, got "
+                           f"{tuple(getattr(input_x, 'shape', ()))}.")  # fmt: skip
+        for axis, (before, after) in zip((2, 3), self.paddings):
+            if (input_x.shape[axis] + before + after) % self.block_size:
+                raise op_error("SpaceToBatch", f"input_x.shape[{axis}] = {input_x.shape[axis]} padded by "
+                               f"({before}, {after}) is not a multiple of block_size {self.block_size}.")  # fmt: skip
+        return array.space_to_batch_nd(input_x, (self.block_size,) * 2, self.paddings)
+
+
+_LIST_DIFF_DTYPES = (
+    mstype.float16, mstype.float32, mstype.float64, mstype.int8, mstype.int16, mstype.int32, mstype.int64,
+    mstype.uint8, mstype.uint16,
+)  # fmt: skip
+
+
+class ListDiff(Primitive):
+    """`ListDiff(out_idx=int32)(x, y)`: the values of the 1-D `x` that are not in `y`, in x's order (repeats kept),
+    and their positions in `x` (as `out_idx`). Its output size depends on the values, so under GRAPH_MODE it runs
+    as a host step."""
+
+    def __init__(self, out_idx=mstype.int32) -> None:
+        super().__init__("ListDiff")
+        dt = mstype.to_dtype(out_idx)
+        if dt not in (mstype.int32, mstype.int64):
+            raise op_error("ListDiff", f"out_idx must be int32 or int64, got {dt}.", TypeError)
+        self.add_prim_attr("out_idx", dt)
+
+    def __call__(self, x, y):
+        if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+            raise op_error("ListDiff", "x and y must be Tensors.", TypeError)
+        if x.dtype not in _LIST_DIFF_DTYPES or y.dtype != x.dtype:
+            raise op_error("ListDiff", f"x and y need one real, non-bool dtype, got {x.dtype} and {y.dtype}.",
+                           TypeError)  # fmt: skip
+        if x.ndim != 1 or y.ndim != 1:
+            raise op_error("ListDiff", f"x and y must be 1-D, got shapes {tuple(x.shape)} and {tuple(y.shape)}.")
+        kept = np.flatnonzero(~np.isin(x.asnumpy(), y.asnumpy()))
+        # the values gathered from x (not a constant): a gradient reaches the kept entries
+        return array.gather(x, Tensor(kept.astype(np.int64)), 0), Tensor(kept, self.out_idx)
+
+
+class CheckNumerics(Primitive):
+    """`CheckNumerics()(x)`: `x` itself (float16/32/64), after checking that it holds no NaN or infinity; a
+    RuntimeError names which it found. It reads the values, so under GRAPH_MODE it runs as a host step."""
+
+    def __init__(self) -> None:
+        super().__init__("CheckNumerics")
+
+    def __call__(self, x):
+        if not isinstance(x, Tensor) or x.dtype not in (mstype.float16, mstype.float32, mstype.float64):
+            raise op_error("CheckNumerics", f"x must be a float16, float32 or float64 Tensor, got "
+                           f"{getattr(x, 'dtype', type(x).__name__)}.", TypeError)  # fmt: skip
+        values = x.asnumpy()
+        for found, what in ((np.isnan(values), "NaN"), (np.isinf(values), "infinite")):
+            if found.any():
+                raise op_error("CheckNumerics", f"x holds {int(found.sum())} {what} value(s), the first at index "
+                               f"{tuple(int(i) for i in np.argwhere(found)[0])}.", RuntimeError)  # fmt: skip
+        return math.identity(x)
+
+
+def _levenshtein(a: list, b: list) -> int:
+    """The fewest insertions, deletions and substitutions that turn `a` into `b`."""
+    row = list(range(len(b) + 1))
+    for i, u in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, v in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (u != v))
+    return row[-1]
+
+
+class EditDistance(Primitive):
+    """`EditDistance(normalize=True)(hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices,
+    truth_values, truth_shape)`: the Levenshtein distance between the sequences of two sparse tensors (COO: int64
+    indices (N, R), values (N,), int64 dense shape (R,)). The entries sharing their first R - 1 indices form one
+    sequence, in the order they are given (the last index itself is not read). The result, float32 of shape
+    max(hypothesis_shape, truth_shape)[:-1], holds each distance, divided by the truth's length if `normalize`
+    (infinity where the truth is empty and the hypothesis is not; 0 where both are). Computed on the host: under
+    GRAPH_MODE it is a host step, and it has no gradient."""
+
+    def __init__(self, normalize: bool = True) -> None:
+        super().__init__("EditDistance")
+        if not isinstance(normalize, bool):
+            raise op_error("EditDistance", f"normalize must be a bool, got {type(normalize).__name__}.", TypeError)
+        self.add_prim_attr("normalize", normalize)
+
+    def _sequences(self, which: str, indices, values, shape) -> tuple[dict, np.ndarray]:
+        for name, t in (("indices", indices), ("values", values), ("shape", shape)):
+            if not isinstance(t, Tensor):
+                raise op_error("EditDistance", f"{which}_{name} must be a Tensor.", TypeError)
+        for name, t in (("indices", indices), ("shape", shape)):
+            if t.dtype != mstype.int64:
+                raise op_error("EditDistance", f"{which}_{name} must be int64, got {t.dtype}.", TypeError)
+        if values.dtype == mstype.bool_ or values.dtype.is_complex:
+            raise op_error("EditDistance", f"{which}_values must be real numbers, got {values.dtype}.", TypeError)
+        if indices.ndim != 2 or values.ndim != 1 or shape.ndim != 1:
+            raise op_error("EditDistance", f"{which}_indices must be 2-D, {which}_values and {which}_shape 1-D, got "
+                           f"shapes {tuple(indices.shape)}, {tuple(values.shape)}, {tuple(shape.shape)}.")  # fmt: skip
+        if values.shape[0] != indices.shape[0] or indices.shape[1] != shape.shape[0]:
+            raise op_error("EditDistance", f"{which}_indices {tuple(indices.shape)} must hold one row per value "
+                           f"({values.shape[0]}) and one column per dimension of {which}_shape "
+                           f"({shape.shape[0]}).")  # fmt: skip
+        idx, vals, dims = indices.asnumpy(), values.asnumpy(), shape.asnumpy()
+        if ((idx < 0) | (idx >= dims)).any():
+            row = int(np.argwhere(((idx < 0) | (idx >= dims)).any(1))[0, 0])
+            raise op_error("EditDistance", f"{which}_indices[{row}] = {idx[row].tolist()} lies outside "
+                           f"{which}_shape {dims.tolist()}.")  # fmt: skip
+        groups: dict = {}
+        for key, v in zip(map(tuple, idx[:, :-1].tolist()), vals.tolist(), strict=True):
+            groups.setdefault(key, []).append(v)
+        return groups, dims
+
+    def __call__(self, hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices, truth_values,
+                 truth_shape):  # fmt: skip
+        hyp, hyp_dims = self._sequences("hypothesis", hypothesis_indices, hypothesis_values, hypothesis_shape)
+        truth, truth_dims = self._sequences("truth", truth_indices, truth_values, truth_shape)
+        if hypothesis_values.dtype != truth_values.dtype:
+            raise op_error("EditDistance", f"hypothesis_values ({hypothesis_values.dtype}) and truth_values "
+                           f"({truth_values.dtype}) need one dtype.", TypeError)  # fmt: skip
+        if hyp_dims.size != truth_dims.size:
+            raise op_error("EditDistance", f"hypothesis_shape {hyp_dims.tolist()} and truth_shape "
+                           f"{truth_dims.tolist()} need one length.")  # fmt: skip
+        if hyp_dims.size < 2:
+            raise op_error("EditDistance", "the sparse tensors need at least 2 dimensions (batch and sequence), got "
+                           "1.", RuntimeError)  # fmt: skip
+        out = np.zeros(np.maximum(hyp_dims, truth_dims)[:-1], np.float32)
+        for key in set(hyp) | set(truth):
+            h, t = hyp.get(key, []), truth.get(key, [])
+            d = _levenshtein(h, t)
+            out[key] = (d / len(t) if t else (np.inf if h else 0.0)) if self.normalize else d
+        return Tensor(out)
+
+
 FillV2 = attr_class("FillV2", {}, lambda s, shape, value: array.full(as_ints(shape), value, dtype=value.dtype))
 FillDiagonal = attr_class("FillDiagonal", {"fill_value": 0.0, "wrap": False}, lambda s, x: _fill_diagonal(s, x))
 Im2Col = attr_class("Im2Col", {"ksizes": 1, "strides": 1, "dilations": 1, "pads": 0}, lambda s, x: _im2col(s, x))

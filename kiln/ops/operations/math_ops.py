@@ -35,6 +35,9 @@ __all__ = [
     "Ger",
     "Cdist",
     "ApproximateEqual",
+    "EuclideanNorm",
+    "Fmin",
+    "AccumulateNV2",
     "LpNorm",
     "LinSpace",
     "NextAfter",
@@ -314,6 +317,40 @@ Ger = simple_class("Ger", math.outer)
 Cdist = attr_class("Cdist", {"p": 2.0}, lambda self, x1, x2: math.cdist(x1, x2, self.p))
 ApproximateEqual = attr_class(
     "ApproximateEqual", {"tolerance": 1e-5}, lambda self, x, y: math.less(math.abs(math.sub(x, y)), self.tolerance)
+)
+
+
+def _euclidean_norm(s, x, axes):
+    if not isinstance(axes, Tensor) or axes.dtype not in (mstype.int32, mstype.int64):
+        raise op_error("EuclideanNorm", f"axes must be an int32/int64 Tensor, got {axes!r}.", TypeError)
+    if axes.ndim != 1:
+        raise op_error("EuclideanNorm", f"axes must be 1-D, got shape {tuple(axes.shape)}.")
+    if not isinstance(x, Tensor) or x.dtype == mstype.bool_:
+        raise op_error("EuclideanNorm", "x must be a numeric Tensor.", TypeError)
+    dims = [int(a) for a in axes.asnumpy()]
+    if any(not -max(x.ndim, 1) <= a < max(x.ndim, 1) for a in dims):
+        raise op_error("EuclideanNorm", f"axes {dims} out of range for x of rank {x.ndim}.")
+    dims = sorted({a % max(x.ndim, 1) for a in dims})
+    if not dims:
+        return x
+    # integers and half precision are summed in float32 (float16's squares overflow past 255)
+    wide = x.dtype.is_complex or x.dtype in (mstype.float32, mstype.float64)
+    work = x if wide else math.cast(x, mstype.float32)
+    squares = math.square(math.abs(work)) if work.dtype.is_complex else math.square(work)
+    norm = math.sqrt(math.sum(squares, tuple(dims), s.keep_dims))
+    return norm if wide else math.cast(norm, x.dtype)
+
+
+EuclideanNorm = attr_class(
+    "EuclideanNorm",
+    {"keep_dims": False},
+    _euclidean_norm,
+    doc="Primitive EuclideanNorm: `EuclideanNorm(keep_dims=False)(x, axes)` is sqrt(sum(|x|**2)) over the axes of "
+    "the 1-D int Tensor `axes` (none: `x` itself), in x's dtype (an integer norm truncates).",
+)
+Fmin = simple_class("Fmin", math.fmin, doc="Primitive Fmin: `Fmin()(x1, x2)` is `ops.fmin(x1, x2)`.")
+AccumulateNV2 = simple_class(
+    "AccumulateNV2", math.accumulate_n, doc="Primitive AccumulateNV2: `AccumulateNV2()(x)` is `ops.accumulate_n(x)`."
 )
 
 

@@ -45,6 +45,8 @@ from kiln.ops.primitive import Primitive, WithAttrs
 from kiln.ops.random import _RandomPrimitive, _uniform01
 
 __all__ = [
+    "NthElement",
+    "InTopK",
     "DynamicRNN",  # Ascend's fused LSTM and GRU: they build (MindSpore's nn_ops holds them), a call raises
     "DynamicGRUV2",
     "LSTM",  # the operations-level LSTM over a flat weight (kiln/ops/lstm.py)
@@ -1718,3 +1720,61 @@ class FusedSparseFtrl(SparseApplyFtrl):
     def _rows(self, var, accum, linear, grad, indices):
         hyper = (self.lr, self.l1, self.l2, self.lr_power)
         return _sparse_rows("summed", "ApplyFtrl", (var, accum, linear), grad, indices, hyper, 3)
+
+
+class InTopK(Primitive):
+    """`InTopK(k)(x1, x2)`: whether each row's target class `x2` is among the `k` largest predictions of its row
+    of `x1` (`ops.intopk`)."""
+
+    def __init__(self, k: int) -> None:
+        super().__init__("InTopK")
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise op_error("InTopK", f"k must be an int, got {type(k).__name__}.", TypeError)
+        self.add_prim_attr("k", k)
+
+    def __call__(self, x1, x2):
+        return math.intopk(x1, x2, self.k)
+
+
+_NTH_ELEMENT_DTYPES = (
+    mstype.float16, mstype.float32, mstype.float64, mstype.int8, mstype.int16, mstype.int32, mstype.int64,
+    mstype.uint8, mstype.uint16,
+)  # fmt: skip
+
+
+class NthElement(Primitive):
+    """`NthElement(reverse=False)(input, n)`: the n-th smallest (0-based; the n-th largest if `reverse`) value along
+    the last axis of `input`, that axis removed. `n` is an int or a 0-d int32 Tensor in [0, input.shape[-1]). Its
+    gradient is shared by the entries equal to the value."""
+
+    def __init__(self, reverse: bool = False) -> None:
+        super().__init__("NthElement")
+        if not isinstance(reverse, bool):
+            raise op_error("NthElement", f"reverse must be a bool, got {type(reverse).__name__}.", TypeError)
+        self.add_prim_attr("reverse", reverse)
+
+    def __call__(self, input, n):  # noqa: A002  (MindSpore's argument name)
+        if not isinstance(input, Tensor) or input.dtype not in _NTH_ELEMENT_DTYPES:
+            raise op_error("NthElement", f"input must be a real, non-bool Tensor, got "
+                           f"{getattr(input, 'dtype', type(input).__name__)}.", TypeError)  # fmt: skip
+        if input.ndim < 1:
+            raise op_error("NthElement", "input must have at least 1 dimension, got a 0-d Tensor.")
+        if isinstance(n, Tensor):
+            if n.dtype != mstype.int32:
+                raise op_error("NthElement", f"n must be an int or an int32 Tensor, got {n.dtype}.", TypeError)
+            if n.ndim != 0:
+                raise op_error("NthElement", f"n must be a 0-d Tensor, got shape {tuple(n.shape)}.")
+            n = int(n.asnumpy())
+        elif isinstance(n, bool) or not isinstance(n, int):
+            raise op_error("NthElement", f"n must be an int or an int32 Tensor, got {type(n).__name__}.", TypeError)
+        if not 0 <= n < input.shape[-1]:
+            raise op_error("NthElement", f"n must be in [0, {input.shape[-1]}) (input's last dimension), got {n}.")
+        ordered = math.sort(input, -1, self.reverse)[0]
+        value = array.squeeze(array.slice(ordered, (0,) * (input.ndim - 1) + (n,), (*input.shape[:-1], 1)), -1)
+        if not input.dtype.is_floating:
+            return value
+        # the value as computed, with the gradient of the mean of the entries equal to it (MindSpore shares it)
+        held = math.stop_gradient(value)
+        ties = math.cast(math.equal(input, array.expand_dims(held, -1)), input.dtype)
+        share = math.sum(input * ties, -1) / math.sum(ties, -1)
+        return held + (share - math.stop_gradient(share))

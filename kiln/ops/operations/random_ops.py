@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from math import erfc, sqrt
 
 import numpy as np
 
@@ -25,6 +26,11 @@ __all__ = [
     "LogNormalReverse",
     "MultinomialWithReplacement",
     "ParameterizedTruncatedNormal",
+    "TruncatedNormal",
+    "Gamma",
+    "RandomGamma",
+    "Poisson",
+    "RandomPoisson",
     "UniformCandidateSampler",
     "LogUniformCandidateSampler",
     "choice_with_mask",
@@ -168,3 +174,69 @@ class ParameterizedTruncatedNormal(_RandomPrimitive):
         z = np.sqrt(2.0) * math.erfinv(2.0 * (cdf_a + u * (cdf_b - cdf_a)) - 1.0)
         z = math.clamp(array.select(upper, math.neg(z), z), a, b)
         return math.cast(mu + sigma * z, dtype)
+
+
+_TRUNCATED_MAX_ELEMENTS = 1_000_000  # MindSpore's documented bound on TruncatedNormal's output
+_CDF_BELOW_MINUS_2 = 0.5 * erfc(2.0 / sqrt(2.0))  # the standard normal's mass below -2
+
+
+class TruncatedNormal(_RandomPrimitive):
+    """`TruncatedNormal(dtype=float32, seed=0, seed2=0)(shape)`: N(0, 1) samples truncated to [-2, 2], of the
+    shape held by the 1-D int32/int64 Tensor `shape` (positive sizes, at most 1000000 elements in all), as `dtype`
+    (float16/32/64). Drawn by inverting the normal CDF between the CDF values of -2 and 2."""
+
+    def __init__(self, dtype=mstype.float32, seed: int = 0, seed2: int = 0) -> None:
+        super().__init__(seed, seed2)
+        dt = mstype.to_dtype(dtype)
+        if dt not in _TRUNCATED_DTYPES:
+            raise op_error(self.name, f"'dtype' must be float16, float32 or float64, but got {dt}.", TypeError)
+        self.add_prim_attr("dtype", dt)
+
+    def __call__(self, shape) -> Tensor:
+        sizes = _random._shape_tensor(self.name, shape)
+        if any(s <= 0 for s in sizes):
+            raise op_error(self.name, f"'shape' must hold positive sizes, but got {list(sizes)}.")
+        if int(np.prod(sizes)) > _TRUNCATED_MAX_ELEMENTS:
+            raise op_error(self.name, f"the output may hold at most {_TRUNCATED_MAX_ELEMENTS} elements, but 'shape' "
+                           f"{list(sizes)} asks for {int(np.prod(sizes))}.")  # fmt: skip
+        work = mstype.float64 if self.dtype == mstype.float64 else mstype.float32
+        u = _random._uniform01(sizes, work, self._key())
+        z = np.sqrt(2.0) * math.erfinv(2.0 * (_CDF_BELOW_MINUS_2 + u * (1.0 - 2.0 * _CDF_BELOW_MINUS_2)) - 1.0)
+        return math.cast(math.clamp(z, -2.0, 2.0), self.dtype)
+
+
+class RandomGamma(_RandomPrimitive):
+    """`RandomGamma(seed=0, seed2=0)(shape, alpha)`: see `ops.random_gamma`."""
+
+    def __call__(self, shape, alpha) -> Tensor:
+        return _random._random_gamma(self.name, shape, alpha, self._key())
+
+
+class Gamma(_RandomPrimitive):
+    """`Gamma(seed=0, seed2=0)(shape, alpha, beta)`: see `ops.gamma` (beta is the scale)."""
+
+    def __call__(self, shape, alpha, beta) -> Tensor:
+        return _random._gamma(self.name, shape, alpha, beta, self._key())
+
+
+class Poisson(_RandomPrimitive):
+    """`Poisson(seed=0, seed2=0)(shape, mean)`: see `ops.poisson` (int32 counts)."""
+
+    def __call__(self, shape, mean) -> Tensor:
+        return _random._poisson(self.name, shape, mean, self._key())
+
+
+class RandomPoisson(_RandomPrimitive):
+    """`RandomPoisson(seed=0, seed2=0, dtype=int64)(shape, rate)`: see `ops.random_poisson` (its default dtype here
+    is int64)."""
+
+    def __init__(self, seed: int = 0, seed2: int = 0, dtype=mstype.int64) -> None:
+        super().__init__(seed, seed2)
+        dt = mstype.to_dtype(dtype)
+        if dt not in _random._POISSON_DTYPES:
+            raise op_error(self.name, f"'dtype' must be float16, float32, float64, int32 or int64, but got {dt}.",
+                           TypeError)  # fmt: skip
+        self.add_prim_attr("dtype", dt)
+
+    def __call__(self, shape, rate) -> Tensor:
+        return _random._random_poisson(self.name, shape, rate, self.dtype, key=self._key())

@@ -529,6 +529,146 @@ BANDS_AND_FLIPS = [
 ]  # fmt: skip
 
 
+# Sorted segment ids with segments 1 and 3 empty (MindSpore gives them 0, the product 1) and runs of 1, 2 and 3 rows;
+# a constant in the call, so every mode compiles the op with its output shape (last id + 1) known
+_SEGMENT_IDS = np.array([0, 0, 2, 2, 2, 4], np.int32)
+
+
+def _np_segment(kind: str):
+    """NumPy's Segment<kind> over _SEGMENT_IDS: the rows of each id reduced, an empty segment 0 (product: 1)."""
+
+    def ref(x):
+        n = int(_SEGMENT_IDS[-1]) + 1
+        out = np.full((n, *x.shape[1:]), 1 if kind == "prod" else 0, x.dtype)
+        for k in range(n):
+            rows = x[_SEGMENT_IDS == k]
+            if len(rows):
+                out[k] = getattr(np, kind)(rows, 0)
+        if kind == "mean" and x.dtype.kind in "iu":  # an integer mean truncates toward zero
+            sums = np.stack([x[_SEGMENT_IDS == k].sum(0) for k in range(n)])
+            counts = np.maximum(np.bincount(_SEGMENT_IDS, minlength=n), 1).reshape((n,) + (1,) * (x.ndim - 1))
+            out = np.trunc(sums / counts).astype(x.dtype)
+        return out
+
+    return ref
+
+
+def _segment_record(cls: str, kind: str, **kw) -> OpRecord:
+    return OpRecord(cls, lambda x: getattr(ops, cls)()(x, kiln.Tensor(_SEGMENT_IDS)), _np_segment(kind),
+                    shapes=((6, 2, 3),), dtypes=F32_I32, **kw)  # fmt: skip
+
+
+SEGMENTS = [
+    _segment_record("SegmentSum", "sum"),
+    _segment_record("SegmentMean", "mean"),
+    _segment_record("SegmentMax", "max"),
+    _segment_record("SegmentMin", "min"),
+    # away from zero: the product's derivative is the other factors' product (Kiln's divides by the factor)
+    _segment_record("SegmentProd", "prod", domain=(0.5, 1.5)),
+]  # fmt: skip
+
+
+def _np_set_diag(lo: int, hi: int, align: str):
+    """NumPy's matrix_set_diag: write each diagonal d of lo..hi (row hi - d of the band, aligned by `align`)."""
+
+    def ref(x, diagonal):
+        out = x.copy()
+        rows, cols = x.shape[-2:]
+        band = diagonal if lo != hi else diagonal[..., None, :]
+        max_len = band.shape[-1]
+        for d in range(lo, hi + 1):
+            length = min(rows + min(d, 0), cols - max(d, 0))
+            left = (align.split("_")[0] if d >= 0 else align.split("_")[1]) == "LEFT"
+            start = 0 if left else max_len - length
+            for p in range(length):
+                out[..., p + max(-d, 0), p + max(d, 0)] = band[..., hi - d, start + p]
+        return out
+
+    return ref
+
+
+def _np_diag_part_band(lo: int, hi: int, align: str):
+    """NumPy's matrix_diag_part of the band lo..hi: row hi - d holds diagonal d, aligned by `align`, 0-padded."""
+
+    def ref(x):
+        rows, cols = x.shape[-2:]
+        max_len = min(rows + min(hi, 0), cols - max(lo, 0))
+        out = np.zeros((*x.shape[:-2], hi - lo + 1, max_len), x.dtype)
+        for d in range(lo, hi + 1):
+            diag = np.diagonal(x, d, -2, -1)
+            left = (align.split("_")[0] if d >= 0 else align.split("_")[1]) == "LEFT"
+            start = 0 if left else max_len - diag.shape[-1]
+            out[..., hi - d, start : start + diag.shape[-1]] = diag
+        return out
+
+    return ref
+
+
+def _sorted_rows(rng, dtype, shapes):
+    """make_inputs for UpperBound/LowerBound: (3, 6) ascending rows with repeats and (3, 4) values, some equal."""
+    grid = np.array([-1.0, -0.5, 0.0, 0.5, 1.0], dtype)
+    return [np.sort(rng.choice(grid, size=(3, 6)), 1), rng.choice(np.r_[grid, dtype.type(0.25)], size=(3, 4))]
+
+
+def _np_space_to_batch(block: int, pads):
+    def ref(x):
+        x = np.pad(x, ((0, 0), (0, 0), *pads))
+        n, c, h, w = x.shape
+        x = x.reshape(n, c, h // block, block, w // block, block).transpose(3, 5, 0, 1, 2, 4)
+        return x.reshape(block * block * n, c, h // block, w // block)
+
+    return ref
+
+
+def _list_diff_inputs(rng, dtype, shapes):
+    """make_inputs for ListDiff: x (8,) with repeats, y (3,) of which some are in x."""
+    return [rng.integers(0, 6, 8).astype(dtype), rng.integers(0, 6, 3).astype(dtype)]
+
+
+def _np_list_diff(x, y):
+    kept = np.flatnonzero(~np.isin(x, y))
+    return x[kept], kept.astype(np.int32)
+
+
+# Built once, outside the call: under bytecode capture a host-step Primitive built inside the captured function
+# leaves the whole function running eagerly (nothing compiled); built outside, the rest of the function compiles
+_LIST_DIFF, _CHECK_NUMERICS = ops.ListDiff(), ops.CheckNumerics()
+
+SURFACE_ARRAY = [
+    OpRecord("ListDiff", lambda x, y: _LIST_DIFF(x, y), _np_list_diff, shapes=((8,), (3,)), grad=False,
+             dtypes=F32_I32, extra={"make_inputs": _list_diff_inputs}),
+    OpRecord("CheckNumerics", lambda x: _CHECK_NUMERICS(x) * 2, lambda x: x * 2, shapes=((3, 4),),
+             dtypes=(np.float32, np.float16)),
+    OpRecord("MatrixBandPart", lambda x: ops.MatrixBandPart()(x, 0, 1), _band_ref(0, 1), shapes=((2, 4, 5),),
+             grad=False),
+    OpRecord("matrix_set_diag", ops.matrix_set_diag, _np_set_diag(0, 0, "RIGHT_LEFT"), shapes=((2, 3, 4), (2, 3))),
+    OpRecord("matrix_set_diag_k1", lambda x, d: ops.matrix_set_diag(x, d, 1), _np_set_diag(1, 1, "RIGHT_LEFT"),
+             shapes=((4, 3), (2,)), dtypes=F32_I32),
+    *(OpRecord(f"matrix_set_diag_band_{align.lower()}",
+               lambda x, d, align=align: ops.matrix_set_diag(x, d, kiln.Tensor(np.array([-1, 2], np.int32)), align),
+               _np_set_diag(-1, 2, align), shapes=((2, 4, 5), (2, 4, 4)))
+      for align in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")),
+    # a band of diagonals (Kiln's matrix_diag read only k[0] of it before)
+    OpRecord("matrix_diag_band", lambda d: ops.matrix_diag(d, kiln.Tensor(np.array([-1, 2])), 4, 5, 0, "LEFT_RIGHT"),
+             lambda d: _np_set_diag(-1, 2, "LEFT_RIGHT")(np.zeros((2, 4, 5), d.dtype), d), shapes=((2, 4, 4),)),
+    OpRecord("matrix_diag_part_band",
+             lambda x: ops.matrix_diag_part(x, kiln.Tensor(np.array([-1, 2])), 0.0, "LEFT_RIGHT"),
+             _np_diag_part_band(-1, 2, "LEFT_RIGHT"), shapes=((2, 4, 5),)),
+    OpRecord("MatrixSetDiagV3", lambda x, d: ops.MatrixSetDiagV3("LEFT_RIGHT")(x, d, kiln.Tensor(np.array([-2, 0]))),
+             _np_set_diag(-2, 0, "LEFT_RIGHT"), shapes=((5, 3), (3, 3))),
+    OpRecord("UpperBound", lambda s, v: ops.UpperBound()(s, v),
+             lambda s, v: np.stack([np.searchsorted(a, b, "right") for a, b in zip(s, v)]).astype(np.int32),
+             shapes=((3, 6), (3, 4)), grad=False, dtypes=F32_I32, extra={"make_inputs": _sorted_rows}),
+    OpRecord("LowerBound", lambda s, v: ops.LowerBound(kiln.int64)(s, v),
+             lambda s, v: np.stack([np.searchsorted(a, b, "left") for a, b in zip(s, v)]).astype(np.int64),
+             shapes=((3, 6), (3, 4)), grad=False, extra={"make_inputs": _sorted_rows}),
+    OpRecord("SplitV", lambda x: ops.SplitV((1, -1, 2), 1, 3)(x), lambda x: tuple(np.split(x, [1, 4], 1)),
+             shapes=((2, 6, 3),), dtypes=F32_I32),
+    OpRecord("SpaceToBatch", lambda x: ops.SpaceToBatch(2, [[1, 1], [0, 2]])(x),
+             _np_space_to_batch(2, [[1, 1], [0, 2]]), shapes=((2, 3, 2, 4),), dtypes=F32_I32),
+]  # fmt: skip
+
+
 RECORDS: list[OpRecord] = [
     *SHAPES,
     *JOINS,
@@ -538,4 +678,6 @@ RECORDS: list[OpRecord] = [
     *INDEX_HELPERS,
     *DIAGONALS,
     *BANDS_AND_FLIPS,
+    *SEGMENTS,
+    *SURFACE_ARRAY,
 ]

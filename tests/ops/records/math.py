@@ -698,6 +698,59 @@ ACTIVATIONS = [
 ]  # fmt: skip
 
 
+def _np_intopk(k: int):
+    def ref(x1, x2):
+        target = x1[np.arange(len(x2)), x2]
+        return ((x1 > target[:, None]).sum(1) < k) & np.isfinite(x1).all(1)
+
+    return ref
+
+
+def _tied_predictions(rng, dtype, shapes):
+    """make_inputs for intopk: (6, 5) predictions drawn from three values (ties) and targets in [0, 5)."""
+    return [rng.choice(np.array([-1.0, 0.5, 2.0]), size=(6, 5)).astype(dtype), rng.integers(0, 5, 6).astype(np.int32)]
+
+
+def _np_euclidean_norm(axes, keep_dims=False):
+    return lambda x: np.sqrt(np.sum(np.square(x), axis=axes, keepdims=keep_dims)).astype(x.dtype)
+
+
+def _segments_with_zeros(rng, dtype, shapes):
+    """make_inputs for unsorted_segment_prod: (5, 2) data with exact zeros (one zero in a segment's column, two in
+    another) and ids [0, 2, 0, 1, 2]."""
+    x = rng.uniform(0.5, 1.5, size=(5, 2)).astype(dtype)
+    x[0, 0] = x[1, 1] = x[4, 1] = 0
+    return [x, np.array([0, 2, 0, 1, 2], np.int32)]
+
+
+SURFACE_MATH = [
+    # the derivative at a zero is the product of the segment's other entries (MindSpore 2.10's): Kiln's was NaN
+    OpRecord("unsorted_segment_prod_zeros", lambda x, i: ops.unsorted_segment_prod(x, i, 3), _segment_ref("prod"),
+             shapes=((5, 2),), extra={"make_inputs": _segments_with_zeros}),
+    OpRecord("NthElement", lambda x: ops.NthElement()(x, 2), lambda x: np.sort(x, -1)[..., 2], shapes=((3, 2, 5),),
+             dtypes=(np.float32, np.int32), domain=(-5.0, 5.0)),
+    OpRecord("NthElement_reverse", lambda x: ops.NthElement(True)(x, kiln.Tensor(np.int32(0))),
+             lambda x: np.sort(x, -1)[..., -1], shapes=((4, 6),)),
+    OpRecord("intopk", lambda x1, x2: ops.intopk(x1, x2, 2), _np_intopk(2), shapes=((6, 5), (6,)), grad=False,
+             int_inputs=(1,), int_high=5, extra={"int_dtype": np.int32}),
+    OpRecord("intopk_ties", lambda x1, x2: ops.intopk(x1, x2, 1), _np_intopk(1), shapes=((6, 5), (6,)), grad=False,
+             dtypes=(np.float32, np.float16), extra={"make_inputs": _tied_predictions}),
+    OpRecord("InTopK", lambda x1, x2: ops.InTopK(3)(x1, x2), _np_intopk(3), shapes=((6, 5), (6,)), grad=False,
+             int_inputs=(1,), int_high=5, extra={"int_dtype": np.int64}),
+    OpRecord("EuclideanNorm", lambda x: ops.EuclideanNorm()(x, Tensor(np.array([0, -1], np.int32))),
+             _np_euclidean_norm((0, 2)), shapes=((3, 2, 4),), domain=(0.5, 2.0)),
+    OpRecord("EuclideanNorm_keep_dims", lambda x: ops.EuclideanNorm(True)(x, Tensor(np.array([1], np.int64))),
+             _np_euclidean_norm((1,), True), shapes=((3, 4),), dtypes=(np.float32, np.float16), domain=(0.5, 2.0),
+             rtol=2e-3),
+    OpRecord("Fmin", lambda x, y: ops.Fmin()(x, y), np.fmin, shapes=((3, 4), (3, 4)), cases=(((3, 1), (4,)),)),
+    OpRecord("approximate_equal", lambda x, y: ops.approximate_equal(x, y, 0.5),
+             lambda x, y: np.abs(x - y) < 0.5, shapes=((3, 4), (3, 4)), grad=False),
+    OpRecord("accumulate_n", lambda x, y: ops.accumulate_n([x, y, x]), lambda x, y: x + y + x,
+             shapes=((3, 4), (3, 4)), dtypes=(np.float32, np.int32)),
+    OpRecord("AccumulateNV2", lambda x, y: ops.AccumulateNV2()((x, y)), np.add, shapes=((3, 4), (3, 4)), grad=False),
+]  # fmt: skip
+
+
 RECORDS: list[OpRecord] = [
     *ELEMENTWISE_UNARY,
     *ELEMENTWISE_BINARY,
@@ -707,4 +760,5 @@ RECORDS: list[OpRecord] = [
     *NAN_AND_ORDER_REDUCTIONS,
     *CLIPPING_DISTANCE_COUNTING,
     *ACTIVATIONS,
+    *SURFACE_MATH,
 ]
