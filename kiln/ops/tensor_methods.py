@@ -205,7 +205,6 @@ def _install_from_ops(ops) -> None:
         "stride": _stride,
         "storage_offset": lambda self: 0,
         "sum_to_size": _sum_to_size,
-        "unique_with_pad": array.unique_with_pad,
         "choose": _choose,
         "type": _type,
         "resize": _resize,

@@ -22,6 +22,13 @@ def _moments(x: np.ndarray, mean, var, n: int) -> None:
     assert (np.abs(x.var(0) - var) < 6 * np.sqrt((3 * var**2 + var + 6 * var**1.5) / n) + 1e-6).all(), (x.var(0), var)
 
 
+def _same_draws(got, want) -> None:
+    """The same stream's draws: equal but for the last bits of a float (a PyNative op compiles with the ops recorded
+    around it, so its float arithmetic can contract one way in one program and another way in the next); a different
+    stream's draws differ in every element."""
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-7)
+
+
 def _shape(*sizes: int, dtype=ms.int32) -> Tensor:
     return Tensor(np.array(sizes), dtype)
 
@@ -43,7 +50,7 @@ def test_truncated_normal_shape_dtype_range_and_moments(dtype):
 def test_truncated_normal_seeds_and_errors():
     a, b = ops.TruncatedNormal(seed=4, seed2=5), ops.TruncatedNormal(seed=4, seed2=5)
     first = a(_shape(3, 4)).asnumpy()
-    np.testing.assert_array_equal(b(_shape(3, 4)).asnumpy(), first)
+    _same_draws(b(_shape(3, 4)).asnumpy(), first)
     assert not np.array_equal(a(_shape(3, 4)).asnumpy(), first)  # each call advances the instance's stream
     with pytest.raises(TypeError, match="dtype"):
         ops.TruncatedNormal(ms.int32)
@@ -144,7 +151,7 @@ def test_global_seed_replays_the_unseeded_faces():
     first = draws()
     ms.set_seed(21)
     for a, b in zip(draws(), first, strict=True):
-        np.testing.assert_array_equal(a, b)
+        _same_draws(a, b)
 
 
 def test_seeded_sampler_in_graph_mode_draws_as_pynative():
@@ -170,4 +177,4 @@ def test_seeded_sampler_in_graph_mode_draws_as_pynative():
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
     for g, e in zip(got, expected, strict=True):
-        np.testing.assert_array_equal(g, e)
+        _same_draws(g, e)

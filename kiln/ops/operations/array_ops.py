@@ -79,6 +79,13 @@ __all__ = [
     "ResizeNearestNeighbor",
     "TensorScatterElements",
     "MaskedSelect",
+    "UniqueWithPad",
+    "ConjugateTranspose",
+    "DataFormatDimMap",
+    "DataFormatVecPermute",
+    "Eps",
+    "ScatterAddWithAxis",
+    "ParallelConcat",
     "CountNonZero",
     "Cummax",
     "Cummin",
@@ -372,6 +379,65 @@ TensorScatterElements = attr_class(
     lambda self, x, indices, updates: array.tensor_scatter_elements(x, indices, updates, self.axis, self.reduction),
 )
 MaskedSelect = simple_class("MaskedSelect", lambda input, mask: array.masked_select(input, mask))
+UniqueWithPad = simple_class("UniqueWithPad", array.unique_with_pad)
+ConjugateTranspose = simple_class(
+    "ConjugateTranspose",
+    lambda x, perm: math.conj(array.transpose(x, perm)),
+    doc="Primitive ConjugateTranspose: `x` transposed by `perm` and conjugated (a real `x` only transposed).",
+)
+Eps = simple_class("Eps", math.eps, doc="Primitive Eps: a tensor like `x` filled with its dtype's machine epsilon.")
+ParallelConcat = simple_class(
+    "ParallelConcat",
+    lambda values: array.concat(tuple(values), 0),
+    doc="Primitive ParallelConcat: the tensors of `values`, each of leading dimension 1, joined along axis 0.",
+)
+
+
+def _data_format(op: str, name: str, value) -> str:
+    if value not in ("NHWC", "NCHW"):
+        raise op_error(op, f"'{name}' must be 'NHWC' or 'NCHW', but got {value!r}.")
+    return value
+
+
+def _format_positions(op: str, s) -> list[int]:
+    """For each axis of `dst_format`, where that axis sits in `src_format`."""
+    src, dst = _data_format(op, "src_format", s.src_format), _data_format(op, "dst_format", s.dst_format)
+    return [src.index(axis) for axis in dst]
+
+
+def _data_format_dim_map(s, x):
+    # MindSpore 2.10 maps a dimension index d (in [-4, 4)) to the position in src_format of dst_format's axis d
+    table = Tensor(np.asarray(_format_positions("DataFormatDimMap", s), np.int64))
+    return math.cast(array.gather(table, math.floor_mod(x, 4), 0), x.dtype)
+
+
+def _data_format_vec_permute(s, x):
+    if tuple(x.shape) not in ((4,), (4, 2)):
+        raise op_error("DataFormatVecPermute", f"'x' must have shape (4,) or (4, 2), but got {tuple(x.shape)}.")
+    return array.gather(x, Tensor(np.asarray(_format_positions("DataFormatVecPermute", s), np.int64)), 0)
+
+
+DataFormatDimMap = attr_class(
+    "DataFormatDimMap",
+    {"src_format": "NHWC", "dst_format": "NCHW"},
+    _data_format_dim_map,
+    doc="Primitive DataFormatDimMap(src_format, dst_format)(x): each dimension index of `x` (in [-4, 4)) as the "
+    "position in src_format of dst_format's axis at that index.",
+)
+DataFormatVecPermute = attr_class(
+    "DataFormatVecPermute",
+    {"src_format": "NHWC", "dst_format": "NCHW"},
+    _data_format_vec_permute,
+    doc="Primitive DataFormatVecPermute(src_format, dst_format)(x): the rows of `x` ((4,) or (4, 2): one per axis "
+    "of src_format) in dst_format's axis order.",
+)
+ScatterAddWithAxis = attr_class(
+    "ScatterAddWithAxis",
+    {"axis": 0},
+    lambda s, input_x, indices, updates: array.tensor_scatter_elements(input_x, indices, updates, s.axis, "add"),
+    doc="Primitive ScatterAddWithAxis(axis)(input_x, indices, updates): a copy of `input_x` with `updates` added along "
+    "`axis` at per-element `indices` (repeated ones add each); a Parameter is left as it is, as MindSpore 2.10 does.",
+)
 CountNonZero = attr_class(
     "CountNonZero",
     {"dims": None},

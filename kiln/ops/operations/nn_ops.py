@@ -725,7 +725,8 @@ ApplyFtrl = attr_class(
         "ApplyFtrl", (var, accum, linear), (grad, lr, l1, l2, lr_power)
     )[0],
     doc="FTRL-Proximal in place (SparseApplyFtrl's rule on every row). Inputs: var, accum, linear (Parameters), grad, "
-    "lr, l1, l2, lr_power. Output: the new var (accum and linear are updated in place).",
+    "lr, l1, l2, lr_power. Output: the new var (accum and linear are updated in place). Where z < 0 MindSpore 2.10's "
+    "CPU kernel moves var away from 0 by l1 / quad; Kiln keeps the published rule, as MindSpore's SparseApplyFtrl.",
 )
 SparseApplyRMSProp = attr_class(
     "SparseApplyRMSProp", {"rho": 0.9, "momentum": 0.0, "epsilon": 1e-10, "use_locking": False}, _sparse_apply_rms_prop

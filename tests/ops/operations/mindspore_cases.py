@@ -180,7 +180,72 @@ CASES = {
     "gelu_classes_and_function": lambda m: (
         m.ops.operations.GeLU()(_t(m, SIGNAL)), m.ops.operations.Gelu()(_t(m, SIGNAL)), m.ops.gelu(_t(m, SIGNAL)),
         m.ops.gelu(_t(m, SIGNAL), "tanh"), m.ops.grad(lambda x: m.ops.operations.GeLU()(x).sum())(_t(m, SIGNAL))),
+    "unique_with_pad": lambda m: (*m.ops.operations.UniqueWithPad()(_t(m, UNIQUE_X), _t(m, np.int32(-1))),
+                                  *m.ops.unique_with_pad(_t(m, UNIQUE_X), -1)),
+    "conjugate_transpose": lambda m: m.ops.operations.ConjugateTranspose()(_t(m, SPECTRUM), (2, 0, 1)),
+    "data_format_dim_map": lambda m: (
+        m.ops.operations.DataFormatDimMap()(_t(m, np.arange(-4, 4, dtype=np.int32))),
+        m.ops.operations.DataFormatDimMap("NCHW", "NHWC")(_t(m, np.arange(4, dtype=np.int32)))),
+    "data_format_vec_permute": lambda m: (
+        m.ops.operations.DataFormatVecPermute()(_t(m, np.arange(1, 5, dtype=np.int32))),
+        m.ops.operations.DataFormatVecPermute("NCHW", "NHWC")(_t(m, np.arange(8, dtype=np.int32).reshape(4, 2)))),
+    "eps_class": lambda m: (
+        m.ops.operations.Eps()(_t(m, SIGNAL)), m.ops.operations.Eps()(_t(m, SIGNAL.astype(np.float16))),
+        m.ops.eps(_t(m, SIGNAL.astype(np.float64)))),
+    "scatter_add_with_axis": lambda m: _scatter_add_with_axis(m),
+    "parallel_concat": lambda m: m.ops.operations.ParallelConcat()((_t(m, SIGNAL[:1]), _t(m, SIGNAL[1:]))),
+    "hsv_rgb": lambda m: (m.ops.operations.HSVToRGB()(_t(m, PIXELS)), m.ops.operations.RGBToHSV()(_t(m, PIXELS))),
+    "apply_add_sign": lambda m: _sign_update(m, "ApplyAddSign", 1.0),
+    "apply_power_sign": lambda m: _sign_update(m, "ApplyPowerSign", 2.718),
+    "apply_proximal_gradient_descent": lambda m: _proximal_gradient_descent(m),
+    # z > 0 in every element: MindSpore 2.10's dense ApplyFtrl kernel follows FTRL's published rule only there (for
+    # z < 0 it moves var away from 0 by l1 / quad; Kiln keeps the published rule, as its SparseApplyFtrl does)
+    "apply_ftrl": lambda m: _apply_ftrl(m),
 }  # fmt: skip
+
+UNIQUE_X = np.array([4, 1, 1, 7, 4, 2, 7, 7], np.int32)
+PIXELS = _RNG.uniform(0, 1, size=(2, 3, 4, 3)).astype(np.float32)
+OPT_VAR, OPT_M = _RNG.normal(size=(3, 4)).astype(np.float32), _RNG.normal(size=(3, 4)).astype(np.float32)
+OPT_GRAD = _RNG.normal(size=(3, 4)).astype(np.float32)
+
+
+def _scalar(m, value):
+    return _t(m, np.float32(value))
+
+
+def _scatter_add_with_axis(m):
+    p = m.Parameter(_t(m, OPT_VAR), name="x")
+    out = m.ops.operations.ScatterAddWithAxis(1)(
+        p, _t(m, np.array([[0, 0], [3, 1], [2, 2]], np.int32)), _t(m, OPT_M[:, :2])
+    )
+    return out, p
+
+
+def _sign_update(m, op, base):
+    var, mom = m.Parameter(_t(m, OPT_VAR), name="var"), m.Parameter(_t(m, OPT_M), name="m")
+    out = getattr(m.ops.operations, op)()(
+        var, mom, _scalar(m, 0.1), _scalar(m, base), _scalar(m, 0.5), _scalar(m, 0.9), _t(m, OPT_GRAD)
+    )
+    return (*out, var, mom)
+
+
+def _proximal_gradient_descent(m):
+    var = m.Parameter(_t(m, OPT_VAR), name="var")
+    out = m.ops.operations.ApplyProximalGradientDescent()(
+        var, _scalar(m, 0.1), _scalar(m, 0.05), _scalar(m, 0.02), _t(m, OPT_GRAD)
+    )
+    return out, var
+
+
+def _apply_ftrl(m):
+    var = m.Parameter(_t(m, np.full((3, 4), -2.0, np.float32)), name="var")
+    accum = m.Parameter(_t(m, np.full((3, 4), 0.5, np.float32)), name="accum")
+    linear = m.Parameter(_t(m, np.full((3, 4), 0.3, np.float32)), name="linear")
+    grad = np.abs(OPT_GRAD) + 0.1  # with var < 0, z = linear + g - sigma var > 0
+    out = m.ops.operations.ApplyFtrl()(
+        var, accum, linear, _t(m, grad), _scalar(m, 0.1), _scalar(m, 0.01), _scalar(m, 0.02), _scalar(m, -0.5)
+    )
+    return out, var, accum, linear
 
 
 def _sparse_rms_prop(m, dtype):

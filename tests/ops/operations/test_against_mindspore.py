@@ -221,3 +221,21 @@ def test_random_choice_in_a_graph_advances_the_generator():
     assert mask.asnumpy().all() and sorted(map(tuple, first.asnumpy().tolist())) == [(0, 0), (0, 2), (1, 1), (1, 2)]
     draws = {tuple(map(tuple, f(x)[0].asnumpy().tolist())) for _ in range(4)}
     assert len(draws) > 1  # the compiled op draws a fresh key per call
+
+
+def test_apply_ftrl_keeps_the_published_rule_where_z_is_negative():
+    # FTRL-Proximal: w = (sign(z) l1 - z) / quad where |z| > l1 (MindSpore 2.10's dense kernel has -sign(z) l1 there
+    # for z < 0; its SparseApplyFtrl, and Kiln's both ops, the published rule)
+    var, accum, linear, grad = np.array([1.0, 0.2]), np.array([0.5, 0.5]), np.array([0.1, 0.1]), np.array([0.5, -2.0])
+    lr, l1, l2, power = 0.1, 0.01, 0.02, -0.5
+    n = accum + grad * grad
+    z = linear + grad - (n**-power - accum**-power) / lr * var
+    want = np.where(np.abs(z) > l1, (np.sign(z) * l1 - z) / (n**-power / lr + 2 * l2), 0.0)
+    assert (z < 0).any()
+    params = [
+        ms.Parameter(Tensor(a.astype(np.float32)), name=n_) for a, n_ in ((var, "w"), (accum, "n"), (linear, "z"))
+    ]
+    scalars = [Tensor(np.float32(v)) for v in (lr, l1, l2, power)]
+    out = P.ApplyFtrl()(*params, Tensor(grad.astype(np.float32)), *scalars)
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(params[2].asnumpy(), z, rtol=1e-5)
