@@ -283,12 +283,7 @@ def random_poisson(shape: Tensor, rate: Tensor, seed: int | None = None, dtype=m
 
 def _random_poisson(op: str, shape, rate, dtype, *, seed=None, key=None) -> Tensor:
     """random_poisson's draw, checked in the words of `op`, from `key` or else the stream of `seed`."""
-    if not isinstance(shape, Tensor):
-        raise op_error(op, f"'shape' must be a Tensor, but got {type(shape).__name__}.", TypeError)
-    if shape.dtype not in (mstype.int32, mstype.int64):
-        raise op_error(op, f"'shape' must hold int32 or int64, but got {shape.dtype}.", TypeError)
-    if shape.ndim != 1:
-        raise op_error(op, f"'shape' must be 1-D, but got {shape.ndim}-D.")
+    sizes = _shape_tensor(op, shape)
     if not isinstance(rate, Tensor):
         raise op_error(op, f"'rate' must be a Tensor, but got {type(rate).__name__}.", TypeError)
     for name, dt in (("rate", rate.dtype), ("dtype", mstype.to_dtype(dtype))):
@@ -296,9 +291,6 @@ def _random_poisson(op: str, shape, rate, dtype, *, seed=None, key=None) -> Tens
             raise op_error(op, f"'{name}' must be float16, float32, float64, int32 or int64, but got {dt}.", TypeError)
     if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0):
         raise op_error(op, f"'seed' must be a non-negative int or None, but got {seed!r}.", TypeError)
-    sizes = tuple(int(s) for s in shape.asnumpy())
-    if any(s < 0 for s in sizes):
-        raise op_error(op, f"'shape' must hold non-negative sizes, but got {list(sizes)}.")
     out_shape = sizes + tuple(rate.shape)
     key = key if key is not None else _key(op, seed or None)
     return apply(R.RandomPoissonRate, (key, rate), (out_shape, mstype.to_dtype(dtype).np))

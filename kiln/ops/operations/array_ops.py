@@ -505,30 +505,21 @@ ScatterNdAdd = attr_class(
 ScatterNdUpdate = attr_class(
     "ScatterNdUpdate", {"use_locking": True}, lambda s, var, idx, u: array.scatter_nd_update(var, idx, u)
 )
+# the in-place scatters of kiln.ops (a Parameter written, its new value returned)
 ScatterNdSub = attr_class(
-    "ScatterNdSub",
-    {"use_locking": False},
-    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_sub(var, idx, u)),
+    "ScatterNdSub", {"use_locking": False}, lambda s, var, idx, u: array.scatter_nd_sub(var, idx, u)
 )
 ScatterNdMul = attr_class(
-    "ScatterNdMul",
-    {"use_locking": False},
-    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_mul(var, idx, u)),
+    "ScatterNdMul", {"use_locking": False}, lambda s, var, idx, u: array.scatter_nd_mul(var, idx, u)
 )
 ScatterNdDiv = attr_class(
-    "ScatterNdDiv",
-    {"use_locking": False},
-    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_div(var, idx, u)),
+    "ScatterNdDiv", {"use_locking": False}, lambda s, var, idx, u: array.scatter_nd_div(var, idx, u)
 )
 ScatterNdMax = attr_class(
-    "ScatterNdMax",
-    {"use_locking": False},
-    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_max(var, idx, u)),
+    "ScatterNdMax", {"use_locking": False}, lambda s, var, idx, u: array.scatter_nd_max(var, idx, u)
 )
 ScatterNdMin = attr_class(
-    "ScatterNdMin",
-    {"use_locking": False},
-    lambda s, var, idx, u: assign_if_parameter(var, array.tensor_scatter_min(var, idx, u)),
+    "ScatterNdMin", {"use_locking": False}, lambda s, var, idx, u: array.scatter_nd_min(var, idx, u)
 )
 # MindSpore refuses updates whose dtype would promote the written variable's (float updates into an int Parameter
 # were cast down silently: ScatterDiv of an int8 row by 2.0 gave 0); the variable keeps its dtype.
