@@ -31,6 +31,7 @@ from kiln._backend.device_work import (
 from kiln._core.tensor import LAZY_WINDOWS, Tensor
 from kiln._core.unsupported import ignore_argument
 from kiln.context import get_ps_context, reset_ps_context, set_context, set_ps_context
+from kiln.parallel._algo_parameters import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from kiln.version import KILN_VERSION, __version__
 
 __all__ = [
@@ -450,51 +451,6 @@ class Profiler:
         if not os.path.isdir(path):
             raise FileNotFoundError(f"Profiler.offline_analyse: no profiler output folder at {path!r}.")
         ignore_argument("Profiler.offline_analyse", "options", kwargs, {}, reason="the trace needs no analysis step")
-
-
-# -- parameter-server and strategy-search settings ---------------------------------------------------------------
-
-
-def _check_key(function: str, key: str, settings: dict) -> None:
-    """ValueError naming `function` when `key` is not one of the settings."""
-    if key not in settings:
-        raise ValueError(f"{function}: unknown key {key!r}; expected one of {sorted(settings)}.")
-
-
-def _keyed_settings(family: str, getter_name: str, reset_name: str, defaults: dict):
-    """The values of a family of named settings (a copy of `defaults`) with its getter and its reset function."""
-    values = dict(defaults)
-
-    def getter(attr_key: str):
-        _check_key(getter_name, attr_key, values)
-        return values[attr_key]
-
-    def reset() -> None:
-        values.clear()
-        values.update(defaults)
-
-    getter.__name__ = getter.__qualname__ = getter_name
-    getter.__doc__ = f"The {family} setting `attr_key` (its default unless it was set)."
-    reset.__name__ = reset.__qualname__ = reset_name
-    reset.__doc__ = f"Every {family} setting back to its default."
-    return values, getter, reset
-
-
-_ALGO_DEFAULTS = {"fully_use_devices": False, "elementwise_op_strategy_follow": False,
-                  "enable_algo_approxi": False, "algo_approxi_epsilon": 0.1, "tensor_slice_align_enable": False,
-                  "tensor_slice_align_size": 16}  # fmt: skip
-_algo, get_algo_parameters, reset_algo_parameters = _keyed_settings(
-    "strategy-search", "get_algo_parameters", "reset_algo_parameters", _ALGO_DEFAULTS
-)
-
-
-def set_algo_parameters(**kwargs) -> None:
-    """Settings of AUTO_PARALLEL's strategy search (kept; Kiln's sharding propagation is GSPMD's)."""
-    for key, value in kwargs.items():
-        _check_key("set_algo_parameters", key, _ALGO_DEFAULTS)
-        if type(value) is not type(_ALGO_DEFAULTS[key]):
-            raise TypeError(f"set_algo_parameters: {key!r} must be a {type(_ALGO_DEFAULTS[key]).__name__}.")
-        _algo[key] = value
 
 
 __all__ += ["get_algo_parameters", "get_ps_context", "reset_algo_parameters", "reset_ps_context",

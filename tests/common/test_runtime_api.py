@@ -7,6 +7,7 @@ import pytest
 
 import kiln as ms
 from kiln import Tensor, ops
+from kiln._core import unsupported
 from kiln._core.tensor import LAZY_WINDOWS
 from kiln._pynative import dispatch
 from kiln.common import runtime
@@ -158,8 +159,13 @@ def test_settings_checked(capsys):
     net = ms.nn.Dense(2, 2)
     ms.set_dump(net)
     assert net._kiln_dump is True
-    ms.set_algo_parameters(fully_use_devices=True)
+    # one store: the top-level functions are kiln.parallel's (they were a second, separate copy)
+    assert ms.set_algo_parameters is ms.parallel.set_algo_parameters
+    unsupported._warned.discard(("set_algo_parameters", "fully_use_devices"))  # warned once a process
+    with pytest.warns(UserWarning, match="fully_use_devices"):
+        ms.set_algo_parameters(fully_use_devices=True)
     assert ms.get_algo_parameters("fully_use_devices") is True
+    assert ms.parallel.get_algo_parameters("fully_use_devices") is True
     ms.reset_algo_parameters()
     assert ms.get_algo_parameters("fully_use_devices") is False
     ms.run_check()
