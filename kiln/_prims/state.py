@@ -848,11 +848,15 @@ def _fused_sparse_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, ep
     )
     rows = var.shape[0]
     g = jnp.zeros_like(var).at[jnp.where(indices < 0, rows, indices)].add(grad, mode="drop")
+    # Nesterov reads g = 0 on rows not named, where MindSpore's kernel reads memory it never wrote
+    return _adam_step(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, g, use_nesterov)
+
+
+def _adam_step(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, g, use_nesterov):
+    """Adam's step in MindSpore's fused sparse kernels' order (every product rounded), on arrays of one dtype."""
     m = _mul(m, beta1) + _mul(1 - beta1, g)
     v = _mul(v, beta2) + _mul(_mul(1 - beta2, g), g)
-    # Nesterov's m * beta1 + (1 - beta1) g; MindSpore's kernel leaves it unwritten for rows not named (it reads
-    # memory it never wrote there), Kiln takes g = 0 for them
-    direction = _mul(m, beta1) + _mul(1 - beta1, g) if use_nesterov else m
+    direction = _mul(m, beta1) + _mul(1 - beta1, g) if use_nesterov else m  # Nesterov's m * beta1 + (1 - beta1) g
     lr_t = true_divide(_mul(lr, jnp.sqrt(1 - beta2_power)), 1 - beta1_power)
     return var - _mul(lr_t, direction) / (jnp.sqrt(v) + eps), m, v
 
@@ -933,12 +937,7 @@ def _lazy_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad,
     # moments and values), in float32 at least
     dt = jnp.promote_types(var.dtype, jnp.float32)
     cast = [jnp.asarray(x).astype(dt) for x in (var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad)]
-    var_w, m_w, v_w, beta1_power, beta2_power, lr, beta1, beta2, eps, g = cast
-    m_w = _mul(m_w, beta1) + _mul(1 - beta1, g)
-    v_w = _mul(v_w, beta2) + _mul(_mul(1 - beta2, g), g)
-    direction = _mul(m_w, beta1) + _mul(1 - beta1, g) if use_nesterov else m_w
-    lr_t = true_divide(_mul(lr, jnp.sqrt(1 - beta2_power)), 1 - beta1_power)
-    new = var_w - _mul(lr_t, direction) / (jnp.sqrt(v_w) + eps), m_w, v_w
+    new = _adam_step(*cast, use_nesterov)
     return tuple(n.astype(x.dtype) for n, x in zip(new, (var, m, v), strict=True))
 
 

@@ -185,7 +185,11 @@ def _state_update(name: str, state: tuple, inputs: tuple, attrs: tuple = ()) -> 
     """Run the per-parameter optimizer update `name` (kiln/_prims/state.py: its state kept in its dtype inside a
     float16 Cell) and store each new value into its Parameter; the new values. (`write_back`, not an Assign: inside
     a float16 Cell an Assign would round the float32 value to float16 on its way in.)"""
-    new = apply(prim(name), (*state, *inputs), attrs)
+    return _stored(state, apply(prim(name), (*state, *inputs), attrs))
+
+
+def _stored(state: tuple, new: tuple) -> tuple:
+    """`new`, each value written into the Parameter of `state` it replaces."""
     kept = [(t, v) for t, v in zip(state, new, strict=True) if isinstance(t, Parameter)]
     write_back([t for t, _ in kept], [v for _, v in kept])
     return new
@@ -288,10 +292,9 @@ def _sparse_rows(how: str, rule: str, state: tuple, grad, indices, hyper: tuple,
     stored into its Parameter. `how`: "in_order" visits one index after the other (a repeated index updates its row
     again); "summed" sums a repeated index's gradients and updates each named row once (the others keep theirs)."""
     primitive = prim("SparseRowsInOrder" if how == "in_order" else "SparseRowsSummed")
-    new = apply(primitive, (indices, *state, grad, *hyper), (rule, len(state), grad_at, tuple(rule_attrs)))
-    kept = [(t, v) for t, v in zip(state, new, strict=True) if isinstance(t, Parameter)]
-    write_back([t for t, _ in kept], [v for _, v in kept])
-    return new
+    return _stored(
+        state, apply(primitive, (indices, *state, grad, *hyper), (rule, len(state), grad_at, tuple(rule_attrs)))
+    )
 
 
 def _fused_sparse_lazy_adam(s, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices):
