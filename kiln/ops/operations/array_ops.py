@@ -492,10 +492,10 @@ ScatterSub = attr_class(
     {"use_locking": False},
     _scatter_rows(lambda var, idx, u: array.tensor_scatter_add(var, idx, math.neg(u))),
 )
-ScatterMul = attr_class("ScatterMul", {"use_locking": False}, _scatter_rows(array.tensor_scatter_mul))
-ScatterDiv = attr_class("ScatterDiv", {"use_locking": False}, _scatter_rows(array.tensor_scatter_div))
-ScatterMax = attr_class("ScatterMax", {"use_locking": False}, _scatter_rows(array.tensor_scatter_max))
-ScatterMin = attr_class("ScatterMin", {"use_locking": False}, _scatter_rows(array.tensor_scatter_min))
+ScatterMul = attr_class("ScatterMul", {"use_locking": False}, lambda s, var, idx, u: array.scatter_mul(var, idx, u))
+ScatterDiv = attr_class("ScatterDiv", {"use_locking": False}, lambda s, var, idx, u: array.scatter_div(var, idx, u))
+ScatterMax = attr_class("ScatterMax", {"use_locking": False}, lambda s, var, idx, u: array.scatter_max(var, idx, u))
+ScatterMin = attr_class("ScatterMin", {"use_locking": False}, lambda s, var, idx, u: array.scatter_min(var, idx, u))
 ScatterUpdate = attr_class(
     "ScatterUpdate", {"use_locking": True}, lambda s, var, idx, u: array.scatter_update(var, idx, u)
 )
