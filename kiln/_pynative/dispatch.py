@@ -440,7 +440,7 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
         heavy = lazy.WEIGHTS.get(prim)
         if heavy is not None and window.ops and window.weight + heavy > lazy.MAX_OPS:
             window.flush()  # before the inputs are referenced: they may be this window's outputs
-        n_args = len(window.args)
+        n_args, n_ops = len(window.args), len(window.ops)
         ref = window.ref
         sig = []  # the inputs' types: with (prim, attrs), the key of the op's output types (unless `known`)
         try:
@@ -458,10 +458,10 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
             else:
                 refs = [ref(a) for a in args]
         except (TypeError, AttributeError):
-            del window.args[n_args:]
+            _forget_args(window, n_args, n_ops)
             return None
         except BaseException:  # an input whose op failed in an earlier window raises that op's error
-            del window.args[n_args:]
+            _forget_args(window, n_args, n_ops)
             raise
         key = (prim, attrs, tuple(sig))
         avals = _avals.get(key) if known is None else known
@@ -471,7 +471,7 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
                     prim.validate(args, prim.attrs_dict(attrs))
                 avals = _abstract_outputs(prim, attrs, args)
             except Exception as err:  # the op's own check, or the backend's shape rule in the op's terms
-                del window.args[n_args:]
+                _forget_args(window, n_args, n_ops)
                 raise diagnose(prim, args, attrs, err) from None
             if _too_big(avals):
                 avals = _AT_ONCE
@@ -481,12 +481,12 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
         elif known is not None and _too_big(avals):
             avals = _AT_ONCE
         if avals is _AT_ONCE:
-            del window.args[n_args:]
+            _forget_args(window, n_args, n_ops)
             return None
         try:
             later = None if prim.bounds is None else _bounds_checked_ahead(prim, attrs, args, window)
         except BaseException:
-            del window.args[n_args:]
+            _forget_args(window, n_args, n_ops)
             raise
         pending = window.record(prim, attrs, tuple(refs), avals, later)
         if prim.increments:  # an optimizer step's new global step: its value known before the window runs
@@ -504,6 +504,13 @@ def _defer(prim: PrimitiveDef, args: tuple, attrs: tuple, known: tuple | None = 
         if weight >= window.bound or weight >= lazy.MAX_OPS:
             window.full()
     return out
+
+
+def _forget_args(window: lazy.Window, n_args: int, n_ops: int) -> None:
+    """Drop the arguments an op that is not recorded after all appended to `window`; kept when ops were recorded
+    since (an op's abstract evaluation that ran Kiln ops on an attribute holding a Tensor): those ops read them."""
+    if len(window.ops) == n_ops:
+        del window.args[n_args:]
 
 
 def _too_big(avals: tuple) -> bool:

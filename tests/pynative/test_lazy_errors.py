@@ -260,3 +260,19 @@ def test_an_optimizer_step_whose_window_failed_writes_no_parameter(opt_class, mo
     ref_opt(kiln.grad(lambda x: ref_net(x).sum(), grad_position=None, weights=ref_net.trainable_params())(x))
     for g, want in zip(got, [p.asnumpy() for p in ref_net.trainable_params()], strict=True):
         np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-7)  # one program vs op by op: rounding
+
+
+def test_an_op_refused_while_its_abstract_evaluation_recorded_ops_leaves_the_window_usable(monkeypatch):
+    # A Tensor given as `norm`'s `ord` is compared (`ord == 1`) by the op's implementation while its output types
+    # are traced: those comparisons are recorded in the window before the op is refused. The refusal used to drop
+    # every argument the window took since the op began, the comparisons' included, and the next flush failed on
+    # an unrelated op (an IndexError from `norm(x, 1)`).
+    monkeypatch.setattr(dispatch, "_avals", {})  # traced anew, as in a fresh process
+    values = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+    x = Tensor(values)
+    dispatch.WINDOW.flush()
+    with pytest.raises(ValueError, match="Norm"):
+        ops.norm(x, x)
+    assert dispatch.WINDOW.ops, "the refused call recorded no op: this test no longer covers the case"
+    np.testing.assert_allclose(ops.norm(x, 1).asnumpy(), np.linalg.norm(values, 1), rtol=1e-6)
+    np.testing.assert_allclose((x * 2 + 1).asnumpy(), values * 2 + 1)
