@@ -91,7 +91,8 @@ Einsum = PrimitiveDef("Einsum", lambda *xs, equation: jnp.einsum(equation, *xs),
 Dot = PrimitiveDef("Dot", lambda x, y: jnp.dot(x, y))
 Outer = PrimitiveDef("Outer", lambda x, y: jnp.outer(x, y))
 Diag = PrimitiveDef("Diag", lambda x: jnp.diag(x) if jnp.ndim(x) == 1 else jnp.diagflat(x).reshape(x.shape * 2))
-Trace = PrimitiveDef("Trace", lambda x: jnp.trace(x))
+# The sum keeps an integer input's dtype, as MindSpore's Trace does (the backend would widen int32 to int64)
+Trace = PrimitiveDef("Trace", lambda x: jnp.trace(x, dtype=None if x.dtype == jnp.bool_ else x.dtype))
 MatrixInverse = PrimitiveDef("MatrixInverse", lambda x: jnp.linalg.inv(x))
 
 

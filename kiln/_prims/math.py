@@ -90,7 +90,10 @@ def _abs_jvp(primals, tangents):
 @functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
 def _leaky_relu(x, alpha):
     """x where x >= 0, alpha * x elsewhere, with MindSpore's derivative (max(x, alpha x)'s): alpha and 1 share the
-    tie at 0, (1 + alpha) / 2."""
+    tie at 0, (1 + alpha) / 2. Integer input stays integer, its slope truncated toward zero first (MindSpore 2.10:
+    alpha 0.2 sends negatives to 0, 2.7 doubles them)."""
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        return jnp.where(x >= 0, x, x * jnp.asarray(alpha).astype(x.dtype))
     return jnp.where(x >= 0, x, x * alpha)
 
 

@@ -895,17 +895,15 @@ def _split_dim(name, dim, min_rank):
     def op(input, indices_or_sections):
         if input.ndim < min_rank:
             raise op_error(name, f"the input must have at least {min_rank} dimensions, but got {input.ndim}.")
-        if isinstance(indices_or_sections, int) and input.shape[dim] % indices_or_sections:
-            raise op_error(name, f"dimension {dim} of size {input.shape[dim]} does not split into "
-                                 f"{indices_or_sections} equal parts.")  # fmt: skip
         return tensor_split(input, indices_or_sections, dim)
 
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"""Split along dimension {dim} (equal parts, or at indices).
+    op.__doc__ = f"""Split along dimension {dim} into parts, or at indices.
 
     Args:
         input (Tensor): the input.
-        indices_or_sections (int | sequence of int): number of equal parts, or split indices.
+        indices_or_sections (int | sequence of int): the number of parts (sizes differing by at most one, the first
+            ones larger, as MindSpore 2.10 splits where NumPy's `{name}` would refuse), or the split indices.
 
     Returns:
         tuple of Tensors.

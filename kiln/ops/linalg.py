@@ -170,10 +170,12 @@ def cholesky_solve(input, input2, upper=False) -> Tensor:
 
 
 def cholesky_inverse(input_x, upper=False) -> Tensor:
-    """The inverse of A from its Cholesky factor `input_x`."""
-    n = input_x.shape[-1]
-    eye = array.broadcast_to(array.eye(n, n, input_x.dtype), input_x.shape)
-    return cholesky_solve(eye, input_x, upper)
+    """The inverse of A = L L^T (U^T U when `upper`) from its Cholesky factor `input_x`.
+
+    The whole of `input_x` is read, as MindSpore 2.10 reads it: a factor with entries off its triangle gives
+    (X X^T)^-1, where a solver reading one triangle (PyTorch's) would ignore them."""
+    factor_t = array.swapaxes(input_x, -1, -2)
+    return math.inverse(math.matmul(factor_t, input_x) if upper else math.matmul(input_x, factor_t))
 
 
 def qr(input, mode="reduced"):

@@ -989,11 +989,31 @@ def _reduction(fn):
     return reduce
 
 
-reduce_sum, reduce_mean = _reduction(sum), _reduction(mean)
+reduce_mean = _reduction(mean)
+
+
+def reduce_sum(input, axis=(), keep_dims: bool = False) -> Tensor:
+    """MindSpore's ReduceSum: the sum over `axis` (() or None: every axis) in the input's own dtype.
+
+    Integer sums wrap as their dtype does and a bool sum says whether any element is set, as MindSpore 2.10's do;
+    the functional `sum` widens both to int64.
+    """
+    axis = None if isinstance(axis, (tuple, list)) and not axis else axis
+    if isinstance(input, Tensor) and input.dtype is mstype.bool_:
+        return _any(input, axis, keep_dims)
+    return _sum(input, axis, keep_dims)
+
+
+def reduce_prod(input, axis=(), keep_dims: bool = False) -> Tensor:
+    """MindSpore's ReduceProd: the product over `axis` (() or None: every axis) in the input's own dtype (the
+    functional `prod` multiplies bool and small integers in int64)."""
+    axis = None if isinstance(axis, (tuple, list)) and not axis else axis
+    return _prod(input, axis, keep_dims)
+
 
 reduce_max, reduce_min = _reduction(amax), _reduction(amin)
 
-reduce_prod, reduce_all, reduce_any = _reduction(prod), _reduction(all), _reduction(any)
+reduce_all, reduce_any = _reduction(all), _reduction(any)
 
 
 def heaviside(input, values) -> Tensor:
@@ -1528,9 +1548,9 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None) -> Tensor:
 
 
 def nansum(input, axis=None, keepdims=False, *, dtype=None) -> Tensor:
-    """Sum treating NaN as 0."""
+    """Sum treating NaN as 0; integers sum in their own dtype and bool in int64, as MindSpore 2.10's do."""
     x = input if not input.dtype.is_floating else array.select(isnan(input), array.zeros_like(input), input)
-    return sum(x, axis, keepdims, dtype=dtype)
+    return _sum(x, axis, keepdims, dtype=dtype)
 
 
 def nanmean(input, axis=None, keepdims=False, *, dtype=None) -> Tensor:
@@ -1863,7 +1883,29 @@ def square_sum_all(x, y):
 # The tensor_* spellings of MindSpore's functional module: the same ops.
 tensor_add, tensor_sub, tensor_mul, tensor_muls = add, sub, mul, mul
 
-tensor_div, tensor_floordiv, tensor_mod, tensor_pow = div, floor_divide, floor_mod, pow
+tensor_floordiv, tensor_mod, tensor_pow = floor_divide, floor_mod, pow
+
+
+def tensor_div(x, y) -> Tensor:
+    """MindSpore's RealDiv (the functional `tensor_div`): `x / y` with the inputs in one dtype first.
+
+    RealDiv is declared with a dtype group (Div without one): a Python float takes the dtype of the float Tensor
+    beside it, two Tensors (0-d ones too) their promoted dtype (a float16 Tensor by a 0-d float32 one divides in
+    float32). Integers divide truncating toward zero and stay integers, as MindSpore 2.10's kernel does (`div`
+    gives float32).
+    """
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        dtype = mstype.promote(x.dtype, y.dtype)
+        x, y = (t if t.dtype == dtype else t.astype(dtype) for t in (x, y))
+    elif isinstance(x, Tensor) and isinstance(y, float) and x.dtype.is_floating:
+        y = Tensor(y, x.dtype)
+    elif isinstance(y, Tensor) and isinstance(x, float) and y.dtype.is_floating:
+        x = Tensor(x, y.dtype)
+    integral = [v.dtype.is_integer if isinstance(v, Tensor) else type(v) is int for v in (x, y)]
+    if builtins.all(integral) and builtins.any(isinstance(v, Tensor) for v in (x, y)):
+        return truncate_div(x, y)
+    return div(x, y)
+
 
 tensor_exp, tensor_expm1 = exp, expm1
 

@@ -436,6 +436,26 @@ PROBES = {
     "SparseApplyAdagradV2": _O
     + "out = ops.SparseApplyAdagradV2(0.1, 1e-6)(v1, v2, g[:2], Tensor(np.array([2, 0]), ms.int32))",
     "SparseApplyAdagrad": _O + "out = ops.SparseApplyAdagrad(0.1)(v1, v2, g[:2], Tensor(np.array([2, 0]), ms.int32))",
+    # ---- dtypes and edge semantics where Kiln differed (a sweep of every ops function and Tensor method on standard
+    # inputs, Kiln against MindSpore 2.10, session 42)
+    "reduce_sum_int32_keeps_dtype": _I + "out = (ops.reduce_sum(i), ops.ReduceSum(keep_dims=True)(i.reshape(1, 5), 1))",
+    "reduce_sum_int8_wraps": "out = ops.reduce_sum(Tensor(np.array([100, 100, 100], np.int8)))",
+    "reduce_sum_bool_is_any": "b = Tensor(np.array([[False, False], [True, False]]))\nout = (ops.reduce_sum(b), ops.reduce_sum(b, 0), ops.ReduceSum(True)(b, 1))",
+    "ReduceProd_int32_keeps_dtype": _I + "out = ops.ReduceProd()(j)",
+    "nansum_int32_keeps_dtype": _I + "out = (ops.nansum(i), ops.nansum(i.reshape(1, 5), 1, keepdims=True), i.nansum())",
+    "nansum_bool_widens": "out = ops.nansum(Tensor(np.array([True, True, False])))",
+    "trace_int32": "m = Tensor(np.array([[-7, 5, 3], [2, -1, 6]], np.int32))\nout = (ops.trace(m), ops.Trace()(m), m.trace())",
+    "tensor_div_int_truncates": _I + "out = (ops.tensor_div(i, j + 1), ops.RealDiv()(i, 3), ops.RealDiv()(-7, j + 1), ops.Div()(i, j + 1))",
+    "tensor_div_int_by_float": _I + "out = (ops.RealDiv()(i, 2.0), ops.tensor_div(i, (j + 1).astype(ms.float32)))",
+    "leaky_relu_int": _I + "out = (ops.leaky_relu(i), ops.leaky_relu(i, 2.7), nn.LeakyReLU(1.5)(i.astype(ms.int8)))",
+    "cholesky_inverse_reads_whole_factor": "f = Tensor(np.array([[4., 1., 0.5], [2., 3., 0.2], [0.5, -1., 2.]], np.float32))\n"
+    "out = (ops.cholesky_inverse(f), ops.cholesky_inverse(f, upper=True), ops.CholeskyInverse(upper=True)(f))",
+    "hinge_embedding_loss_target_sign": "x_ = Tensor(np.array([0.5, -2., 3.], np.float32))\n"
+    "out = (ops.hinge_embedding_loss(x_, Tensor(np.array([0.5, -2., 0.], np.float32)), 1.0, 'none'),"
+    " nn.HingeEmbeddingLoss(margin=2.0, reduction='sum')(x_, Tensor(np.array([3., -0.5, 0.], np.float32))))",
+    "vsplit_uneven": "out = ops.vsplit(Tensor(np.arange(15.).reshape(5, 3).astype(np.float32)), 3)",
+    "hsplit_uneven": "out = Tensor(np.arange(15.).reshape(3, 5).astype(np.float32)).hsplit(2)",
+    "dsplit_uneven": "out = ops.dsplit(Tensor(np.arange(15.).reshape(1, 3, 5).astype(np.float32)), 2)",
 }
 
 

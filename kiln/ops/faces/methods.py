@@ -361,6 +361,12 @@ def _sum_method(self, axis=None, dtype=None, keepdims=False, initial=None, out=N
     return out if initial is None else out + initial
 
 
+def _trace_method(self, offset=0, axis1=0, axis2=1, dtype=None):
+    """Tensor.trace, NumPy's: the sum along diagonal `offset` of the planes (`axis1`, `axis2`); bool and small
+    integers sum to int64, as MindSpore 2.10's method does (its `ops.trace` keeps an int32 input's dtype)."""
+    return FUNCTIONAL["sum"](FUNCTIONAL["diagonal"](self, offset, axis1, axis2), -1, dtype=dtype)
+
+
 def _bool_reduction_method(name: str) -> Callable:
     """Tensor.all / Tensor.any: MindSpore's `keep_dims`, PyTorch's `dim`/`keepdim` and NumPy's `keepdims` spellings
     all work (`np.all(tensor)` calls the method with `out=None`)."""

@@ -208,9 +208,10 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean") ->
 
 
 def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean") -> Tensor:
-    """`inputs` where `targets` is 1, max(0, margin - inputs) where it is -1."""
-    pos = array.select(math.equal(targets, 1), inputs, array.zeros_like(inputs))
-    neg = array.select(math.equal(targets, -1), activation.relu(math.sub(margin, inputs)), array.zeros_like(inputs))
+    """`inputs` where `targets` is positive (1), max(0, margin - inputs) where it is negative (-1), 0 where it is 0:
+    MindSpore 2.10 reads the target's sign, so a target of 0.5 counts as 1 (PyTorch's test for 1 would give 0)."""
+    pos = array.select(math.greater(targets, 0), inputs, array.zeros_like(inputs))
+    neg = array.select(math.less(targets, 0), activation.relu(math.sub(margin, inputs)), array.zeros_like(inputs))
     return _reduce(math.add(pos, neg), reduction, "HingeEmbeddingLoss")
 
 

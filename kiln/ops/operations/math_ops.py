@@ -272,21 +272,7 @@ def _reduction(fn):
 Div = simple_class("Div", math.div)
 
 
-def _real_div(x, y) -> Tensor:
-    """RealDiv's call: MindSpore 2.10 declares RealDiv with a dtype group (Div without one), so its inputs take one
-    dtype before the division: a Python float that of the Tensor beside it, two Tensors (0-d ones too) their
-    promoted dtype (a float16 Tensor by a 0-d float32 one divides in float32)."""
-    if isinstance(x, Tensor) and isinstance(y, Tensor):
-        dtype = mstype.promote(x.dtype, y.dtype)
-        x, y = (t if t.dtype == dtype else t.astype(dtype) for t in (x, y))
-    elif isinstance(x, Tensor) and isinstance(y, float) and x.dtype.is_floating:
-        y = Tensor(y, x.dtype)
-    elif isinstance(y, Tensor) and isinstance(x, float) and y.dtype.is_floating:
-        x = Tensor(x, y.dtype)
-    return math.div(x, y)
-
-
-RealDiv = simple_class("RealDiv", _real_div)
+RealDiv = simple_class("RealDiv", math.tensor_div)
 AddN = simple_class("AddN", math.addn)
 MatrixInverse = simple_class("MatrixInverse", math.inverse)
 MatMul = attr_class(
@@ -653,11 +639,11 @@ LogicalXor = CLASSES["LogicalXor"]
 BitwiseAnd = CLASSES["BitwiseAnd"]
 BitwiseOr = CLASSES["BitwiseOr"]
 BitwiseXor = CLASSES["BitwiseXor"]
-ReduceSum = attr_class("ReduceSum", {"keep_dims": False}, _reduction(math.sum))
+ReduceSum = attr_class("ReduceSum", {"keep_dims": False}, _reduction(math.reduce_sum))
 ReduceMean = attr_class("ReduceMean", {"keep_dims": False}, _reduction(math.mean))
 ReduceMax = attr_class("ReduceMax", {"keep_dims": False}, _reduction(math.amax))
 ReduceMin = attr_class("ReduceMin", {"keep_dims": False}, _reduction(math.amin))
-ReduceProd = attr_class("ReduceProd", {"keep_dims": False}, _reduction(math.prod))
+ReduceProd = attr_class("ReduceProd", {"keep_dims": False}, _reduction(math.reduce_prod))
 ReduceAll = attr_class("ReduceAll", {"keep_dims": False}, _reduction(math.all))
 ReduceAny = attr_class("ReduceAny", {"keep_dims": False}, _reduction(math.any))
 BesselK0 = simple_class("BesselK0", bessel_k0, "Primitive BesselK0: ops.bessel_k0.")
