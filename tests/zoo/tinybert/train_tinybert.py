@@ -16,7 +16,8 @@ two MSEs, ModelSaveCkpt saving the student; phase 2 (run_task_distill) loads the
 network and trains on the zoo's SoftCrossEntropy of the student's logits against the teacher's, with the zoo's
 EvalCallBack evaluating the student at each epoch's end (set_train(False): BertModelCLS returns its log-probabilities)
 with the zoo's Accuracy and saving eval_model.ckpt at a better accuracy. Then do_eval_standalone's path: that
-checkpoint loaded (renamed) into an evaluation BertModelCLS, its log-probabilities scored by Accuracy and F1.
+checkpoint loaded (renamed) into an evaluation BertModelCLS, its log-probabilities scored by Accuracy and F1; and
+export.py's: the same, exported as MINDIR and read back through nn.GraphCell.
 
 The data are the zoo's create_tinybert_dataset reading MindRecord files written here with FileWriter (rows of
 input_ids, input_mask, segment_ids, label_ids; padding masked), not shuffled.
@@ -26,7 +27,8 @@ MODE...; for each MODE it prints `MODE gd losses: ...` and `MODE gd state: ...` 
 loss; the sum of each trainable parameter, then the absolute sum of each AdamWeightDecay moment, after its last
 step), `MODE predistill losses/state: ...` (the same for phase 1), `MODE losses/state: ...` (phase 2), `MODE eval
 state: ...` (EvalCallBack's acc_num and total_num of each epoch, then the sum of each entry of eval_model.ckpt) and
-`MODE standalone state: ...` (each row's log-probability of label 0, then Accuracy's and F1's counts). `--perturb`
+`MODE standalone state: ...` (each row's log-probability of label 0, then Accuracy's and F1's counts) and `MODE
+export state: ...` (the exported graph's log-probabilities of the first evaluation batch). `--perturb`
 multiplies each seeded weight by 1 + EPS * N(0, 1): a measure of MindSpore's own sensitivity to rounding.
 
 The zoo's configs: teacher 12 layers of 768, student 4 of 384 (12 heads each), sequences of 64 or 128, batch 32, lr
@@ -48,7 +50,7 @@ import tempfile
 import mindspore as ms
 import mindspore.common.dtype as mstype
 import numpy as np
-from mindspore import Tensor
+from mindspore import Tensor, export, load, nn
 from mindspore.mindrecord import FileWriter
 from mindspore.nn.optim import AdamWeightDecay
 from mindspore.train.callback import TimeMonitor
@@ -243,6 +245,29 @@ def do_eval_standalone(ckpt_file, eval_file):
     return sums + [int(accuracy.acc_num), int(accuracy.total_num), int(f1.TP), int(f1.FP), int(f1.FN)]
 
 
+def run_export(ckpt_file, eval_file) -> list[float]:
+    """export.py: the checkpoint renamed into a prediction BertModelCLS, exported as MINDIR at zeros of the input shape
+    (here the batch of 2, not export.py's 32), read back through nn.GraphCell and run on the first evaluation batch."""
+    eval_model = BertModelCLS(STUDENT, False, LABELS, 0.0, phase_type="student")
+    param_dict = load_checkpoint(ckpt_file)
+    new_param_dict = {}
+    for key, value in param_dict.items():
+        new_key = re.sub("tinybert_", "bert_", key)
+        new_key = re.sub("^bert.", "", new_key)
+        new_param_dict[new_key] = value
+    load_param_into_net(eval_model, new_param_dict)
+    eval_model.set_train(False)
+    input_ids = Tensor(np.zeros((BATCH, SEQ), np.int32))
+    token_type_id = Tensor(np.zeros((BATCH, SEQ), np.int32))
+    input_mask = Tensor(np.zeros((BATCH, SEQ), np.int32))
+    export(eval_model, input_ids, token_type_id, input_mask, file_name="tinybert", file_format="MINDIR")
+    graph = nn.GraphCell(load("tinybert.mindir"))
+    eval_dataset = create_tinybert_dataset("td", BATCH, 1, 0, "false", eval_file, "", data_type=DataType.MINDRECORD)
+    data = next(eval_dataset.create_dict_iterator(num_epochs=1))
+    log_probs = graph(data["input_ids"], data["segment_ids"], data["input_mask"])
+    return [float(v) for v in log_probs.asnumpy().ravel()]
+
+
 def main(mode: str) -> None:
     ms.set_context(mode=getattr(ms, mode), device_target="CPU")
     ms.set_seed(1001)
@@ -277,6 +302,7 @@ def run(mode: str, work: str) -> None:
     eval_ckpt = load_checkpoint("eval_model.ckpt")
     eval_state = eval_counts + [float(v.asnumpy().astype(np.float64).sum()) for v in eval_ckpt.values()]
     standalone = do_eval_standalone("eval_model.ckpt", eval_file)
+    exported = run_export("eval_model.ckpt", eval_file)
     print(f"{mode} gd losses:", " ".join(repr(v) for v in losses0))
     print(f"{mode} gd state:", " ".join(repr(v) for v in state0))
     print(f"{mode} predistill losses:", " ".join(repr(v) for v in losses1))
@@ -285,6 +311,7 @@ def run(mode: str, work: str) -> None:
     print(f"{mode} state:", " ".join(repr(v) for v in state2))
     print(f"{mode} eval state:", " ".join(repr(v) for v in eval_state))
     print(f"{mode} standalone state:", " ".join(repr(v) for v in standalone))
+    print(f"{mode} export state:", " ".join(repr(v) for v in exported))
 
 
 if __name__ == "__main__":
