@@ -1,6 +1,6 @@
-"""Write dbnet_goldens_mindspore.json: what MindSpore 2.10 prints for `train_dbnet.py` in both modes: step losses,
-each step's overflow flag and loss scale, then parameter, momentum and BatchNorm moving-statistic sums after the
-first and the last step.
+"""Write dbnet_goldens_mindspore.json: what MindSpore 2.10 prints for `train_dbnet.py resnet18` in both modes: step
+losses, each step's overflow flag and loss scale, then parameter, momentum and BatchNorm moving-statistic sums after
+the first and the last step.
 Run: /work/msvenv/bin/python tests/zoo/dbnet/make_dbnet_goldens_mindspore.py"""
 
 import os
@@ -15,4 +15,4 @@ from tests.zoo.printed_values import write_goldens  # noqa: E402
 
 if __name__ == "__main__":
     write_goldens(os.path.join(HERE, "train_dbnet.py"), os.path.join(HERE, "dbnet_goldens_mindspore.json"),
-                  version=ms.__version__)  # fmt: skip
+                  "resnet18", version=ms.__version__)  # fmt: skip

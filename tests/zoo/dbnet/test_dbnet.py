@@ -1,10 +1,11 @@
-"""The zoo's DBNet (unchanged source: the ResNet-18 backbone, the SegDetector's FPN neck of 1x1 laterals,
-ResizeNearestNeighbor top-down adds and upsampled 3x3 outputs, the binarize and threshold heads with BatchNorms,
-stride-2 Conv2dTransposes and Sigmoids, the differentiable binarisation 1 / (1 + exp(-50 (P - T)))) trains five steps
-of train.py's L1BalanceCELoss (BCELoss with hard negatives mined by Sort and GatherNd, DiceLoss, MaskL1Loss), Momentum
-over its weight-decay groups on the warmup_polydecay lr, and the zoo's TrainOneStepCell (FixedLossScaleUpdateCell,
-force_update) through Model.train, to MindSpore 2.10's numbers in both modes (issue 21, held-out networks; it ran with
-no change to Kiln). Goldens: make_dbnet_goldens_mindspore.py."""
+"""The zoo's DBNet (unchanged source) with config_base.yaml's backbone: ResNet-18 (BasicBlocks, an nn.Pad and
+MaxPool2d stem), the SegDetector's FPN neck (1x1 laterals, ResizeNearestNeighbor top-down adds, upsampled 3x3
+outputs), the binarize and threshold heads (BatchNorms, stride-2 Conv2dTransposes, Sigmoids) and the differentiable
+binarisation 1 / (1 + exp(-50 (P - T))), trains five steps of train.py's L1BalanceCELoss (BCELoss with hard negatives
+mined by Sort and GatherNd, DiceLoss, MaskL1Loss), Momentum over its weight-decay groups on the warmup_polydecay lr,
+and the zoo's TrainOneStepCell (FixedLossScaleUpdateCell, force_update) through Model.train, to MindSpore 2.10's
+numbers in both modes (issue 21, held-out networks; it ran with no change to Kiln, as did config_mobilenetv3_1p.yaml's
+MobileNetV3 backbone, run by hand: see tests/zoo/README.md). Goldens: make_dbnet_goldens_mindspore.py."""
 
 from tests.zoo.printed_values import MODES, assert_close, run_driver
 
@@ -29,7 +30,7 @@ def test_zoo_dbnet_losses_and_state_match_mindspore():
     # the losses, 2.6e-3 of the step-1 momenta, 2.3e-4 relative (6.4e-5 absolute) of the step-1 moving statistics, its
     # step-1 parameters exact; after step 5 within 0.70, 0.62 and 0.030 of those bounds. The tolerances are about twice
     # to four times MindSpore's own spread.
-    got, want = run_driver(__file__, *MODES, env={"KILN_TIERED": "quick", "KILN_CACHE_DIR": "off"})
+    got, want = run_driver(__file__, "resnet18", *MODES, env={"KILN_TIERED": "quick", "KILN_CACHE_DIR": "off"})
     for mode in MODES:
         assert_close(got, want, f"{mode} losses", rtol=1e-6, length=STEPS, items=slice(0, 2))
         assert_close(got, want, f"{mode} losses", rtol=1e-4, items=[2])

@@ -1,28 +1,31 @@
-"""Five steps of the zoo's DBNet (official/cv/DBNet/src/modules: the ResNet-18 backbone, BasicBlocks of 3x3
-convolutions, BatchNorms and residual adds, an nn.Pad and MaxPool2d stem, returning four stages; the SegDetector
-neck, 1x1 lateral convolutions, ResizeNearestNeighbor top-down adds, 3x3 outputs upsampled to one size and
-concatenated; the binarize and threshold heads, a convolution, BatchNorms, ReLUs, two stride-2 Conv2dTransposes and a
-Sigmoid; the differentiable binarisation 1 / (1 + exp(-k (P - T)))) trained as train.py wires it: the zoo's
+"""Five steps of the zoo's DBNet (official/cv/DBNet/src/modules) trained as train.py wires it: the backbone of
+config_mobilenetv3_1p.yaml, MobileNetV3 (large, scale 0.5: ConvBNLayers with HSwish, ResidualUnits of expand,
+depthwise and linear convolutions with SEModules of ops.mean, ReLU and HSigmoid) or of config_base.yaml, ResNet-18
+(BasicBlocks of 3x3 convolutions, BatchNorms and residual adds, an nn.Pad and MaxPool2d stem), returning four stages;
+the SegDetector neck (1x1 lateral convolutions, ResizeNearestNeighbor top-down adds, 3x3 outputs upsampled to one
+size and concatenated); the binarize and threshold heads (a convolution, BatchNorms, ReLUs, two stride-2
+Conv2dTransposes and a Sigmoid) and the differentiable binarisation 1 / (1 + exp(-k (P - T))); the zoo's
 L1BalanceCELoss (BalanceCrossEntropyLoss's BCELoss with hard negatives mined by Sort and GatherNd, DiceLoss on the
-binarised map, MaskL1Loss on the threshold map), Momentum 0.9 over init_group_params' groups (weight decay 1e-4 but
-for BatchNorm and bias parameters, order_params) on the warmup_polydecay lr array, the zoo's TrainOneStepCell (a
-TrainOneStepWithLossScaleCell with FixedLossScaleUpdateCell(1024), the overflow check, force_update), and
+binarised map, MaskL1Loss on the threshold map); Momentum 0.9 over init_group_params' groups (weight decay 1e-4 but
+for BatchNorm and bias parameters, order_params) on the warmup_polydecay lr array; the zoo's TrainOneStepCell (a
+TrainOneStepWithLossScaleCell with FixedLossScaleUpdateCell(1024), the overflow check, force_update); and
 ms.Model(train_net).train. MindSpore 2.10's CPU has no float-status kernels (its loss-scale cells' overflow check
 runs NPUGetFloatStatusV2 on CPU and fails), so the driver's subclass of the zoo's TrainOneStepCell checks overflow with
 isfinite over the gradients instead: the zoo's construct is unchanged.
 
-A MindSpore script: run it with MindSpore (the golden) or with `kiln run`. Usage: train_dbnet.py MODE...; for each
-MODE it prints `MODE losses: ...` (each step's loss), `MODE overflow state: ...` (each step's overflow flag and loss
-scale), `MODE step1 state: ...` and `MODE state: ...` (after the first and the last step: the sum of each parameter,
-the absolute sum of each momentum and the sum of each BatchNorm moving statistic). The zoo trains ResNet-18 (the
-smallest backbone it offers with mobilenetv3) on 640x640 ICDAR2015 crops, batch 16, mix_precision (the backbone in
-float16 on Ascend; config_base.yaml: "set it to False on GPU/CPU"); here float32 on 64x64 synthetic images, batch 2,
-with gt, gt_mask, thresh_map and thresh_mask maps of a few text boxes drawn by NumPy as the zoo's pre_process shapes
-them, and NumPy-seeded weights in the zoo's kinds (its HeNormal draws from MindSpore's generator; BatchNorm gamma and
-beta perturbed around the zoo's 1 and 1e-4 so that each matters). The config is config_base.yaml's (resnet18,
-inner_channels 256, k 50, base_lr 0.007 with 3 warm-up epochs, factor 0.9) with one step per epoch, so the lr
-array's first entries are 0, 7e-3 / 3, 2 * 7e-3 / 3, 7e-3 and then the poly decay; the backbone is not pretrained
-(no checkpoint). train.py sinks the dataset; here dataset_sink_mode=False, so that each step's outputs are seen.
+A MindSpore script: run it with MindSpore (the golden) or with `kiln run`. Usage: train_dbnet.py BACKBONE MODE...
+(BACKBONE: mobilenetv3 or resnet18); for each MODE it prints `MODE losses: ...` (each step's loss), `MODE overflow
+state: ...` (each step's overflow flag and loss scale), `MODE step1 state: ...` and `MODE state: ...` (after the
+first and the last step: the sum of each parameter, the absolute sum of each momentum and the sum of each BatchNorm
+moving statistic). The zoo trains on 640x640 ICDAR2015 crops, batch 16, with pretrained backbones and mix_precision
+(the backbone in float16 on Ascend; config_base.yaml: "set it to False on GPU/CPU"); here float32 on 64x64 synthetic
+images, batch 2, with gt, gt_mask, thresh_map and thresh_mask maps of a few text boxes drawn by NumPy as the zoo's
+pre_process shapes them, and NumPy-seeded weights in the zoo's kinds (its HeNormal draws from MindSpore's generator;
+BatchNorm gamma and beta perturbed around the zoo's 1 and 1e-4 so that each matters). The rest of the config is
+config_base.yaml's (inner_channels 256, k 50, base_lr 0.007 with 3 warm-up epochs, factor 0.9) with one step per
+epoch, so the lr array's first entries are 0, 7e-3 / 3, 2 * 7e-3 / 3, 7e-3 and then the poly decay; the backbone is
+not pretrained (no checkpoint). train.py sinks the dataset; here dataset_sink_mode=False, so that each step's outputs
+are seen.
 """
 
 import os
@@ -40,11 +43,12 @@ from src.modules.model import TrainOneStepCell, WithLossCell, get_dbnet  # noqa:
 from src.utils.learning_rate import warmup_polydecay  # noqa: E402
 
 BATCH, SIZE, STEPS = 2, 64, 5
+IN_CHANNELS = {"mobilenetv3": [16, 24, 56, 480], "resnet18": [64, 128, 256, 512]}  # the configs' segdetector's
 config = SimpleNamespace(
     net="DBnet",
-    backbone=SimpleNamespace(initializer="resnet18", pretrained=False, backbone_ckpt=None),
-    segdetector=SimpleNamespace(
-        in_channels=[64, 128, 256, 512], inner_channels=256, k=50, bias=False, adaptive=True, serial=False
+    backbone=SimpleNamespace(initializer=None, pretrained=False, backbone_ckpt=None),  # initializer: set by main
+    segdetector=SimpleNamespace(  # in_channels: set by main
+        in_channels=None, inner_channels=256, k=50, bias=False, adaptive=True, serial=False
     ),
     loss=SimpleNamespace(eps=1e-6, l1_scale=10, bce_scale=5, bce_replace="bceloss"),
     optimizer=SimpleNamespace(
@@ -147,8 +151,9 @@ class Recorder(Callback):
             self.first = state_sums(self.net, self.optimizer)
 
 
-def main(mode: str) -> None:
+def main(backbone: str, mode: str) -> None:
     ms.set_context(mode=getattr(ms, mode))
+    config.backbone.initializer, config.segdetector.in_channels = backbone, IN_CHANNELS[backbone]
     rng = np.random.RandomState(11)
     columns = list(zip(*[make_data(rng) for _ in range(STEPS * BATCH)]))
     names = ["img", "gts", "gt_masks", "thresh_maps", "thresh_masks"]
@@ -177,5 +182,5 @@ def main(mode: str) -> None:
 
 
 if __name__ == "__main__":
-    for mode_name in sys.argv[1:] or ["PYNATIVE_MODE"]:
-        main(mode_name)
+    for mode_name in sys.argv[2:] or ["PYNATIVE_MODE"]:
+        main(sys.argv[1], mode_name)
