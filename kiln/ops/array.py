@@ -294,8 +294,9 @@ def vstack(tensors) -> Tensor:
 
 
 def stack(tensors, axis: int = 0) -> Tensor:
-    """Join a tuple of same-shaped tensors along a new axis."""
-    return apply(A.Stack, tuple(tensors), (axis,))
+    """Join a tuple of same-shaped tensors along a new axis. A lone Tensor is a tuple of one, as MindSpore 2.10
+    takes it (its shape gains an axis of size 1), not a sequence of its rows."""
+    return apply(A.Stack, (tensors,) if isinstance(tensors, Tensor) else tuple(tensors), (axis,))
 
 
 def split(tensor, split_size_or_sections, axis: int = 0) -> tuple:

@@ -456,6 +456,9 @@ PROBES = {
     "vsplit_uneven": "out = ops.vsplit(Tensor(np.arange(15.).reshape(5, 3).astype(np.float32)), 3)",
     "hsplit_uneven": "out = Tensor(np.arange(15.).reshape(3, 5).astype(np.float32)).hsplit(2)",
     "dsplit_uneven": "out = ops.dsplit(Tensor(np.arange(15.).reshape(1, 3, 5).astype(np.float32)), 2)",
+    # (the eigenvector placeholder's value is not set by MindSpore: its shape and dtype are compared)
+    "Eig_two_outputs": _S + "v_, z_ = ops.Eig()(s)\nout = (ops.sort(ops.real(v_))[0], ops.zeros_like(z_))",
+    "stack_lone_tensor": _X + "out = (ops.stack(x), ops.Stack(axis=1)(x))",
 }
 
 

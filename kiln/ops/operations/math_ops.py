@@ -383,7 +383,16 @@ DivNoNan = attr_class("DivNoNan", {}, lambda s, x, y: _div_no_nan(x, y))
 MulNoNan = attr_class(
     "MulNoNan", {}, lambda s, x, y: array.select(math.equal(y, 0), math.mul(x, 0) * 0, math.mul(x, y))
 )
-Eig = attr_class("Eig", {"compute_v": False}, lambda s, x: linalg.eig(x) if s.compute_v else (linalg.eigvals(x),))
+def _eig(self, x):
+    """Eig's two outputs: the eigenvalues, and the eigenvectors or, without `compute_v`, a complex 0-d zero in their
+    place (MindSpore 2.10 returns two outputs either way, so `values, _ = Eig()(x)` unpacks)."""
+    if self.compute_v:
+        return linalg.eig(x)
+    values = linalg.eigvals(x)
+    return values, array.zeros((), values.dtype)
+
+
+Eig = attr_class("Eig", {"compute_v": False}, _eig)
 Fmax = attr_class("Fmax", {}, lambda s, x, y: math.fmax(x, y))
 Gcd = attr_class("Gcd", {}, lambda s, x, y: math.gcd(x, y))
 Lcm = attr_class("Lcm", {}, lambda s, x, y: math.lcm(x, y))
