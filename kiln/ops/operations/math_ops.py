@@ -383,6 +383,8 @@ DivNoNan = attr_class("DivNoNan", {}, lambda s, x, y: _div_no_nan(x, y))
 MulNoNan = attr_class(
     "MulNoNan", {}, lambda s, x, y: array.select(math.equal(y, 0), math.mul(x, 0) * 0, math.mul(x, y))
 )
+
+
 def _eig(self, x):
     """Eig's two outputs: the eigenvalues, and the eigenvectors or, without `compute_v`, a complex 0-d zero in their
     place (MindSpore 2.10 returns two outputs either way, so `values, _ = Eig()(x)` unpacks)."""
