@@ -1,8 +1,9 @@
 """Half-precision gradients of broadcast inputs (kiln/_prims/_low_precision.py): the sum over the broadcast axes runs
 in float32 and is rounded once, as MindSpore 2.10's kernels sum it (checked there: Add, Sub, BiasAdd and Dense's bias
 exact, Mul's product rounded to float16 first). Found by tests/zoo/ctcmodel (its float16 Dense): a float16 running sum
-of 480 terms came out 0.043 from the exact sum rounded once. Against NumPy, in both modes. Also the float16
-activations and losses MindSpore computes in float32 and rounds once (found by tests/zoo/jasper)."""
+of 480 terms came out 0.043 from the exact sum rounded once; PReLU's weight alike (found by tests/zoo/arcface). Against
+NumPy, in both modes. Also the float16 activations and losses MindSpore computes in float32 and rounds once (found by
+tests/zoo/jasper)."""
 
 import numpy as np
 import pytest
@@ -29,6 +30,12 @@ CASES = {
     # The product dy * x is a float16 Tensor op of its own, rounded before the sum.
     "Mul": (lambda b: ops.Mul()(Tensor(X), b), _rounded_sum((DY.astype(np.float32) * X).astype(np.float16))),
     "BiasAdd": (lambda b: ops.BiasAdd()(Tensor(X), b), _rounded_sum(DY)),
+    # PReLU's weight (one per channel, axis 1): the products dy * x of the negative inputs, rounded (the zoo's ArcFace,
+    # whose float16 IResNet has a PReLU in every block: a float16 running sum was up to 1.2e-3 off)
+    "PReLU": (
+        lambda b: ops.PReLU()(Tensor(X), b),
+        _rounded_sum(np.where(X > 0, 0, (DY.astype(np.float32) * X).astype(np.float16))),
+    ),
     "BiasAdd NCHW": (
         lambda b: ops.BiasAdd()(Tensor(X.T.reshape(1, 7, ROWS // 2, 2)), b),
         _rounded_sum(DY),

@@ -1,7 +1,8 @@
 """Parameter names and paths, and `Cell.phase`, run on MindSpore 2.10 and Kiln (`run(ms)`): a GAN's two train
 cells sharing both networks (the zoo's DCGAN), a cell with auto_prefix=False in the middle, a ParameterTuple
-attribute, a shared child and BatchNorm3d's parameters. make_param_name_goldens_mindspore.py writes
-param_name_goldens_mindspore.json."""
+attribute, a shared child, BatchNorm3d's parameters, and layers outside any parent (a Parameter keeps the name its
+layer gave it: a lone BatchNorm's statistics are `mean` and `variance`, a lone PReLU's slope `a`).
+make_param_name_goldens_mindspore.py writes param_name_goldens_mindspore.json."""
 
 import numpy as np
 
@@ -119,4 +120,11 @@ def run(ms) -> dict:
             return self.bn(self.conv(x))
 
     out["BatchNorm3d"] = names(Video())
+
+    # a layer outside any parent keeps its Parameters' own names (its attribute names are only the paths); in a
+    # parent each is renamed to its path (the zoo's ArcFace: IResNet's PReLUs and BatchNorms)
+    lone = {"BatchNorm1d": nn.BatchNorm1d(2), "BatchNorm2d": nn.BatchNorm2d(2), "PReLU": nn.PReLU(2)}
+    for name, layer in lone.items():
+        out[f"lone {name}"] = names(layer)
+    out["lone layers in a SequentialCell"] = names(nn.SequentialCell(list(lone.values())))
     return out

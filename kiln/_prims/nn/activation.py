@@ -8,7 +8,7 @@ from kiln._backend import jax, jnp
 from kiln._core.primitive import PrimitiveDef, op_error
 from kiln._prims._checks import normalize_axis, shape_of
 from kiln._prims._division import true_divide
-from kiln._prims._low_precision import HALF_DTYPES, rounds_once_from_float32
+from kiln._prims._low_precision import HALF_DTYPES, broadcast_in_float32, rounds_once_from_float32
 from kiln._prims.math import maximum, minimum
 from kiln._prims.nn._common import declare, require_float
 
@@ -118,7 +118,9 @@ def _prelu(x, w):
         w = w.reshape((1, -1) + (1,) * (x.ndim - 2))
     elif w.size == 1:
         w = w.reshape(())  # the output keeps x's shape (a scalar x stays a scalar)
-    return jnp.where(x > 0, x, w.astype(x.dtype) * x)  # at 0: the slope side, so d/dx(0) = weight (MindSpore)
+    # float16: the weight's gradient sums its rounded products in float32 and rounds once, as MindSpore's kernel does
+    w = broadcast_in_float32(w.astype(x.dtype), x.shape)
+    return jnp.where(x > 0, x, w * x)  # at 0: the slope side, so d/dx(0) = weight (MindSpore)
 
 
 PReLU = declare("PReLU", _prelu, _check_prelu)
