@@ -21,6 +21,7 @@ from kiln.ops.faces.methods import (
     _prod_method,
     _relu_method,
     _repeat_method,
+    _searchsorted_method,
     _sigmoid_method,
     _softmax_method,
     _sort_method,
@@ -422,7 +423,7 @@ FAMILY_ROWS: list[Row] = [
     _family(
         "searchsorted",
         classes=("SearchSorted",),
-        forwarded=("searchsorted",),
+        method_impl={"searchsorted": _searchsorted_method},
         mint_impl={"searchsorted": _mint_searchsorted},
     ),
     _family("select", classes=("Select",), method_impl=_METHOD_ADAPTERS["select"], mint_impl={"select": _mint_select}),

@@ -361,6 +361,12 @@ def _sum_method(self, axis=None, dtype=None, keepdims=False, initial=None, out=N
     return out if initial is None else out + initial
 
 
+def _searchsorted_method(self, v, side="left", sorter=None):
+    """Tensor.searchsorted, NumPy's signature: where `v` would go in this sorted tensor, as int32 indices (MindSpore
+    2.10's method; the functional `searchsorted` gives int64 unless `out_int32`)."""
+    return FUNCTIONAL["searchsorted"](self, v, out_int32=True, side=side, sorter=sorter)
+
+
 def _trace_method(self, offset=0, axis1=0, axis2=1, dtype=None):
     """Tensor.trace, NumPy's: the sum along diagonal `offset` of the planes (`axis1`, `axis2`); bool and small
     integers sum to int64, as MindSpore 2.10's method does (its `ops.trace` keeps an int32 input's dtype)."""
