@@ -459,6 +459,7 @@ PROBES = {
     # (the eigenvector placeholder's value is not set by MindSpore: its shape and dtype are compared)
     "Eig_two_outputs": _S + "v_, z_ = ops.Eig()(s)\nout = (ops.sort(ops.real(v_))[0], ops.zeros_like(z_))",
     "stack_lone_tensor": _X + "out = (ops.stack(x), ops.Stack(axis=1)(x))",
+    "Stack_tensors_as_arguments": _X + "out = (ops.Stack()(x, x * 2), ops.Stack(axis=-1)(x, x), ops.Pack()(x, -x))",
     "Tensor_searchsorted_int32": "t_ = Tensor(np.array([1., 2., 2., 5.], np.float32))\nv_ = Tensor(np.array([0.5, 2., 6.], np.float32))\n"
     "out = (t_.searchsorted(v_), t_.searchsorted(v_, side='right'))",
 }

@@ -288,7 +288,15 @@ Ones = simple_class("Ones", lambda shape, dtype=None: array.ones(shape, dtype))
 Fill = simple_class("Fill", array.fill)
 Eye = simple_class("Eye", lambda n, m, t: array.eye(n, m, t))
 Concat = attr_class("Concat", {"axis": 0}, lambda self, xs: array.concat(xs, self.axis))
-Stack = attr_class("Stack", {"axis": 0}, lambda self, xs: array.stack(xs, self.axis))
+
+
+def _stack(self, *tensors):
+    """Stack's call: a tuple of tensors, or the tensors themselves as arguments (`Stack()(x, y)`, as MindSpore 2.10
+    takes them)."""
+    return array.stack(tensors[0] if len(tensors) == 1 else tensors, self.axis)
+
+
+Stack = attr_class("Stack", {"axis": 0}, _stack)
 Unstack = attr_class("Unstack", {"axis": 0, "num": None}, lambda self, x: array.unstack(x, self.axis))
 Squeeze = attr_class("Squeeze", {"axis": ()}, lambda self, x: array.squeeze(x, self.axis if self.axis != () else None))
 Split = attr_class(
@@ -329,7 +337,7 @@ BroadcastTo = attr_class("BroadcastTo", {"shape": ()}, lambda self, x: array.bro
 Rint = simple_class("Rint", _rint)
 SparseGatherV2 = simple_class("SparseGatherV2", lambda params, indices, axis: array.gather(params, indices, axis))
 GatherV2 = simple_class("GatherV2", lambda params, indices, axis: array.gather(params, indices, axis))
-Pack = attr_class("Pack", {"axis": 0}, lambda self, xs: array.stack(xs, self.axis))
+Pack = attr_class("Pack", {"axis": 0}, _stack)
 ReverseV2 = attr_class("ReverseV2", {"axis": ()}, lambda self, x: array.flip(x, tuple(self.axis)))
 Bincount = attr_class("Bincount", {}, lambda self, x, size, weights: math.bincount(x, weights, int(size)))
 SearchSorted = attr_class(
