@@ -456,6 +456,15 @@ PROBES = {
     "vsplit_uneven": "out = ops.vsplit(Tensor(np.arange(15.).reshape(5, 3).astype(np.float32)), 3)",
     "hsplit_uneven": "out = Tensor(np.arange(15.).reshape(3, 5).astype(np.float32)).hsplit(2)",
     "dsplit_uneven": "out = ops.dsplit(Tensor(np.arange(15.).reshape(1, 3, 5).astype(np.float32)), 2)",
+    # mint sweep: mindspore.mint, mint.nn.functional and the ops functions' keyword arguments on standard inputs
+    "mint_cummax_negative_dim": _X + "out = ms.mint.cummax(x, dim=-1) + ops.cummin(x, -1) + ops.Cummax(-1)(x)",
+    "mint_max_min_float_other": _X + _I + "out = (ms.mint.max(x, 0.5), ms.mint.min(i, -0.5), ms.mint.max(x, True))",
+    "logsumexp_dim_keywords": _X + "out = (ops.logsumexp(x, dim=1, keepdim=True), ops.logsumexp(x, dim=0))",
+    "prod_dtype": _X + "out = (ops.prod(x, dtype=ms.float64), ops.prod(x, 1, dtype=ms.int32))",
+    "prod_int_dtype": _I + "out = (ops.prod(i, dtype=ms.float32), ops.prod(j, 0, True, ms.int16))",
+    "norm_dtype": _X + _I + "out = (ops.norm(x, dtype=ms.float64), ops.norm(i, dtype=ms.float32))",
+    "norm_dim_dtype": _X + "out = ops.norm(x, 1, 1, dtype=ms.float16)",
+    "softmin_dtype": _X + _I + "out = (ops.softmin(i, dtype=ms.float32), ops.softmin(x, 0, dtype=ms.float64))",
 }
 
 
