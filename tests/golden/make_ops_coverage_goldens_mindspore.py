@@ -465,6 +465,8 @@ PROBES = {
     "norm_dtype": _X + _I + "out = (ops.norm(x, dtype=ms.float64), ops.norm(i, dtype=ms.float32))",
     "norm_dim_dtype": _X + "out = ops.norm(x, 1, 1, dtype=ms.float16)",
     "softmin_dtype": _X + _I + "out = (ops.softmin(i, dtype=ms.float32), ops.softmin(x, 0, dtype=ms.float64))",
+    "gaussian_nll_loss_var_per_sample": _X + "v = Tensor(np.array([1., 0.25, 2.], np.float32))\n"
+    "out = (ops.gaussian_nll_loss(x, x * 0.5, v, reduction='none'), nn.GaussianNLLLoss(reduction='sum')(x, -x, v))",
 }
 
 
