@@ -225,8 +225,8 @@ def _cummin(x, axis):
     return lax.cummin(x, axis=axis % max(jnp.ndim(x), 1))
 
 
-CumMax = PrimitiveDef("CumMax", _cummax, attrs={"axis": 0})
-CumMin = PrimitiveDef("CumMin", _cummin, attrs={"axis": 0})
+CumMax = PrimitiveDef("CumMax", _cummax, attrs={"axis": 0}, check=_check_one_axis("CumMax"))
+CumMin = PrimitiveDef("CumMin", _cummin, attrs={"axis": 0}, check=_check_one_axis("CumMin"))
 
 
 def _topk(x, k, dim, largest, sorted):

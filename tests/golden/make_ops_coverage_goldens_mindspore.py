@@ -458,6 +458,7 @@ PROBES = {
     "dsplit_uneven": "out = ops.dsplit(Tensor(np.arange(15.).reshape(1, 3, 5).astype(np.float32)), 2)",
     # mint sweep: mindspore.mint, mint.nn.functional and the ops functions' keyword arguments on standard inputs
     "mint_cummax_negative_dim": _X + "out = ms.mint.cummax(x, dim=-1) + ops.cummin(x, -1) + ops.Cummax(-1)(x)",
+    "cummax_axis_out_of_range": _X + "out = ops.cummax(x, 2)",
     "mint_max_min_float_other": _X + _I + "out = (ms.mint.max(x, 0.5), ms.mint.min(i, -0.5), ms.mint.max(x, True))",
     "logsumexp_dim_keywords": _X + "out = (ops.logsumexp(x, dim=1, keepdim=True), ops.logsumexp(x, dim=0))",
     "prod_dtype": _X + "out = (ops.prod(x, dtype=ms.float64), ops.prod(x, 1, dtype=ms.int32))",
