@@ -217,11 +217,16 @@ CumProd = PrimitiveDef("CumProd", _cumprod, attrs=_SCAN_ATTRS, check=_check_one_
 
 
 def _cummax(x, axis):
-    return lax.cummax(x, axis=axis)
+    # a negative axis counts from the end (lax's scans take only a non-negative one)
+    return lax.cummax(x, axis=axis % max(jnp.ndim(x), 1))
 
 
-CumMax = PrimitiveDef("CumMax", _cummax, attrs={"axis": 0})
-CumMin = PrimitiveDef("CumMin", lambda x, axis: lax.cummin(x, axis=axis), attrs={"axis": 0})
+def _cummin(x, axis):
+    return lax.cummin(x, axis=axis % max(jnp.ndim(x), 1))
+
+
+CumMax = PrimitiveDef("CumMax", _cummax, attrs={"axis": 0}, check=_check_one_axis("CumMax"))
+CumMin = PrimitiveDef("CumMin", _cummin, attrs={"axis": 0}, check=_check_one_axis("CumMin"))
 
 
 def _topk(x, k, dim, largest, sorted):

@@ -592,8 +592,11 @@ def mean(input, axis=None, keep_dims: bool = False) -> Tensor:
     return _mean(input, axis, keep_dims)
 
 
-def prod(input, axis=None, keep_dims: bool = False) -> Tensor:
-    """Product over `axis`; bool and int8/16/32/uint8 multiply in int64."""
+def prod(input, axis=None, keep_dims: bool = False, dtype=None) -> Tensor:
+    """Product over `axis`; bool and int8/16/32/uint8 multiply in int64, unless `dtype` is given: then the input
+    is cast to `dtype` first (a float input to an integer dtype truncates before multiplying)."""
+    if dtype is not None:
+        return _prod(cast(input, dtype), axis, keep_dims)
     return _prod(input, axis, keep_dims, dtype=_widened(input, None))
 
 
@@ -646,9 +649,9 @@ def any(input, axis=None, keep_dims: bool = False) -> Tensor:
     return _any(input, axis, keep_dims)
 
 
-def logsumexp(input, axis, keep_dims: bool = False) -> Tensor:
-    """log(sum(exp(input))) over `axis`, computed stably."""
-    return _lse(input, axis, keep_dims)
+def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(input))) over `dim`, computed stably (MindSpore 2.10 names its arguments dim and keepdim)."""
+    return _lse(input, dim, keepdim)
 
 
 def var(input, axis=None, ddof: int = 0, keepdims: bool = False) -> Tensor:
@@ -849,8 +852,10 @@ def inverse(input) -> Tensor:
     return apply(REGISTRY["MatrixInverse"], (input,))
 
 
-def norm(A, ord=None, dim=None, keepdim: bool = False) -> Tensor:
-    """Vector or matrix norm (NumPy's `ord` conventions)."""
+def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Vector or matrix norm (NumPy's `ord` conventions); with `dtype`, of the input cast to it."""
+    if dtype is not None:
+        A = cast(A, dtype)
     axis = dim if dim is None or isinstance(dim, int) else tuple(dim)
     return apply(REGISTRY["Norm"], (A,), (ord, axis, bool(keepdim)))
 

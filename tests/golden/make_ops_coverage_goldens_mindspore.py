@@ -462,6 +462,18 @@ PROBES = {
     "Stack_tensors_as_arguments": _X + "out = (ops.Stack()(x, x * 2), ops.Stack(axis=-1)(x, x), ops.Pack()(x, -x))",
     "Tensor_searchsorted_int32": "t_ = Tensor(np.array([1., 2., 2., 5.], np.float32))\nv_ = Tensor(np.array([0.5, 2., 6.], np.float32))\n"
     "out = (t_.searchsorted(v_), t_.searchsorted(v_, side='right'))",
+    # mint sweep: mindspore.mint, mint.nn.functional and the ops functions' keyword arguments on standard inputs
+    "mint_cummax_negative_dim": _X + "out = ms.mint.cummax(x, dim=-1) + ops.cummin(x, -1) + ops.Cummax(-1)(x)",
+    "cummax_axis_out_of_range": _X + "out = ops.cummax(x, 2)",
+    "mint_max_min_float_other": _X + _I + "out = (ms.mint.max(x, 0.5), ms.mint.min(i, -0.5), ms.mint.max(x, True))",
+    "logsumexp_dim_keywords": _X + "out = (ops.logsumexp(x, dim=1, keepdim=True), ops.logsumexp(x, dim=0))",
+    "prod_dtype": _X + "out = (ops.prod(x, dtype=ms.float64), ops.prod(x, 1, dtype=ms.int32))",
+    "prod_int_dtype": _I + "out = (ops.prod(i, dtype=ms.float32), ops.prod(j, 0, True, ms.int16))",
+    "norm_dtype": _X + _I + "out = (ops.norm(x, dtype=ms.float64), ops.norm(i, dtype=ms.float32))",
+    "norm_dim_dtype": _X + "out = ops.norm(x, 1, 1, dtype=ms.float16)",
+    "softmin_dtype": _X + _I + "out = (ops.softmin(i, dtype=ms.float32), ops.softmin(x, 0, dtype=ms.float64))",
+    "gaussian_nll_loss_var_per_sample": _X + "v = Tensor(np.array([1., 0.25, 2.], np.float32))\n"
+    "out = (ops.gaussian_nll_loss(x, x * 0.5, v, reduction='none'), nn.GaussianNLLLoss(reduction='sum')(x, -x, v))",
 }
 
 

@@ -85,7 +85,8 @@ def _float_dtype(x):
 
 
 def _extreme(op_all, op_dim, op_pair, input, dim, keepdim, name):
-    if isinstance(dim, Tensor):
+    # a float or bool second argument is `other`, as a Tensor is (MindSpore 2.10: max(int32, 0.5) is float32)
+    if isinstance(dim, (Tensor, float, bool)):
         return op_pair(input, dim)
     if dim is None:
         if keepdim:

@@ -142,8 +142,10 @@ def log_softmax(logits, axis=-1):
     return apply(prims_activation.LogSoftmax, (logits,), (_axes(axis),))
 
 
-def softmin(x, axis=-1):
-    """softmax(-x) along `axis`."""
+def softmin(x, axis=-1, *, dtype=None):
+    """softmax(-x) along `axis`; with `dtype`, of the input cast to it (an integer input needs one)."""
+    if dtype is not None:
+        x = math.cast(x, dtype)
     return apply(prims_activation.Softmin, (x,), (_axes(axis),))
 
 

@@ -221,6 +221,8 @@ def gaussian_nll_loss(x, target, var, full=False, eps=1e-6, reduction="mean") ->
         raise op_error("GaussianNLLLoss", f"'full' must be a bool, but got {type(full).__name__}.", TypeError)
     if not isinstance(eps, float) or eps <= 0:
         raise op_error("GaussianNLLLoss", f"'eps' must be a positive float, but got {eps!r}.")
+    if isinstance(var, Tensor) and isinstance(x, Tensor) and var.ndim == x.ndim - 1 and var.shape == x.shape[:-1]:
+        var = array.expand_dims(var, -1)  # one variance per sample: the input's shape less its last dimension
     v = math.maximum(var, eps)
     loss = math.mul(math.add(math.log(v), math.div(math.square(math.sub(x, target)), v)), 0.5)
     if full:
