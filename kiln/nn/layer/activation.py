@@ -271,7 +271,7 @@ class PReLU(Cell):
         else:
             raise TypeError(f"For 'PReLU', 'w' must be a float or a Tensor, but got {type(w).__name__}.")
         self.channel = int(channel)
-        self.w = Parameter(value, name="w")
+        self.w = Parameter(value, name="a")  # a standalone layer's weight is named "a" (in a network: "<cell>.w")
         hold(self, prelu=ops.PReLU())
 
     def construct(self, x):

@@ -62,8 +62,9 @@ class _BatchNorm(Cell):
         self.eps, self.momentum, self.affine = float(eps), float(momentum), affine
         self.use_batch_statistics, self.data_format = use_batch_statistics, data_format
         c = self.num_features
-        self.moving_mean = Parameter(initializer(moving_mean_init, c, dtype), "moving_mean", requires_grad=False)
-        self.moving_variance = Parameter(initializer(moving_var_init, c, dtype), "moving_variance", requires_grad=False)
+        # A standalone layer's statistics are named "mean" and "variance" (inside a network, by their attribute).
+        self.moving_mean = Parameter(initializer(moving_mean_init, c, dtype), "mean", requires_grad=False)
+        self.moving_variance = Parameter(initializer(moving_var_init, c, dtype), "variance", requires_grad=False)
         self.gamma = Parameter(initializer(gamma_init, c, dtype), "gamma", requires_grad=affine)
         self.beta = Parameter(initializer(beta_init, c, dtype), "beta", requires_grad=affine)
         # MindSpore's momentum weighs the old value; the primitive's weighs the batch.
