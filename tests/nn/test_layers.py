@@ -683,7 +683,7 @@ def test_get_activation_and_prelu_channels():
     with pytest.raises(KeyError, match="foo"):
         A.get_activation("foo")
     pr = A.PReLU(3, w=Tensor(np.array([0.1, 0.2, 0.3], np.float32)))
-    assert isinstance(pr.w, Parameter) and pr.w.name == "w"
+    assert isinstance(pr.w, Parameter) and pr.w.name == "a"  # MindSpore names a standalone PReLU's weight "a"
     x = rand(2, 3, 4)
     close(pr(Tensor(x)), np.where(x >= 0, x, np.array([0.1, 0.2, 0.3])[None, :, None] * x))
 
