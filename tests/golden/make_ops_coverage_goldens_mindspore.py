@@ -465,6 +465,9 @@ PROBES = {
     "nn_EmbeddingExt_init_std_one": "w_ = nn.EmbeddingExt(2000, 50, padding_idx=1).weight.asnumpy()\nout = (round(float(w_.std()), 1), float(abs(w_[1]).max()))",
     "nn_Transformer_xavier_init": "enc_ = nn.TransformerEncoder(nn.TransformerEncoderLayer(40, 2, 80), 1)\nt_ = nn.Transformer(40, 2, 1, 1, 80, custom_encoder=enc_)\n"
     "out = [(n_, round(float(abs(p_.asnumpy()).max()), 2)) for n_, p_ in t_.parameters_and_names() if p_.ndim > 1]",
+    "nn_AdaptiveMaxPool3d_indices_int32": "x_ = Tensor(np.random.default_rng(0).standard_normal((1, 2, 3, 4, 5)).astype(np.float32))\n"
+    "out = (*nn.AdaptiveMaxPool3d((2, 2, 2), True)(x_), *ops.adaptive_max_pool3d(x_, (2, 3, 1), True),"
+    " *ops.AdaptiveMaxPool3D()(x_, Tensor(np.array([2, 2, 2], np.int32))))",
 }
 
 
