@@ -474,6 +474,18 @@ PROBES = {
     "softmin_dtype": _X + _I + "out = (ops.softmin(i, dtype=ms.float32), ops.softmin(x, 0, dtype=ms.float64))",
     "gaussian_nll_loss_var_per_sample": _X + "v = Tensor(np.array([1., 0.25, 2.], np.float32))\n"
     "out = (ops.gaussian_nll_loss(x, x * 0.5, v, reduction='none'), nn.GaussianNLLLoss(reduction='sum')(x, -x, v))",
+    # nn layer sweep (every public nn Cell on standard inputs with MindSpore's weights, Kiln against MindSpore 2.10)
+    "nn_standalone_param_names": "out = ([p.name for p in nn.BatchNorm2d(3).get_parameters()], [p.name for p in nn.BatchNorm1d(2).get_parameters()],"
+    " [p.name for p in nn.PReLU(3).get_parameters()], [p.name for p in nn.BatchNorm3d(2).get_parameters()])",
+    "nn_in_network_param_names": "s_ = nn.SequentialCell([nn.Conv2d(3, 3, 1), nn.BatchNorm2d(3), nn.PReLU(3)])\n"
+    "out = ([p.name for p in s_.get_parameters()], list(s_.parameters_dict()), [n_ for n_, _ in nn.BatchNorm2d(3).parameters_and_names()])",
+    "nn_Range_int32": "out = (nn.Range(1, 7, 2)(), nn.Range(5)(), nn.Range(1.0, 4, 0.5)(), nn.Range(-3, 2.5)())",
+    "nn_EmbeddingExt_init_std_one": "w_ = nn.EmbeddingExt(2000, 50, padding_idx=1).weight.asnumpy()\nout = (round(float(w_.std()), 1), float(abs(w_[1]).max()))",
+    "nn_Transformer_xavier_init": "enc_ = nn.TransformerEncoder(nn.TransformerEncoderLayer(40, 2, 80), 1)\nt_ = nn.Transformer(40, 2, 1, 1, 80, custom_encoder=enc_)\n"
+    "out = [(n_, round(float(abs(p_.asnumpy()).max()), 2)) for n_, p_ in t_.parameters_and_names() if p_.ndim > 1]",
+    "nn_AdaptiveMaxPool3d_indices_int32": "x_ = Tensor(np.random.default_rng(0).standard_normal((1, 2, 3, 4, 5)).astype(np.float32))\n"
+    "out = (*nn.AdaptiveMaxPool3d((2, 2, 2), True)(x_), *ops.adaptive_max_pool3d(x_, (2, 3, 1), True),"
+    " *ops.AdaptiveMaxPool3D()(x_, Tensor(np.array([2, 2, 2], np.int32))))",
 }
 
 

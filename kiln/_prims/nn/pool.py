@@ -546,6 +546,11 @@ def _adaptive_max(x, *, output_size):
     return max_with_index(vals, flat)
 
 
+def _adaptive_max3(x, *, output_size):
+    out, index = _adaptive_max(x, output_size=output_size)
+    return out, index.astype(jnp.int32)  # the 3-D kernel's argmax is int32 (1-D and 2-D: int64)
+
+
 for _nd in (1, 2, 3):
     declare(
         f"AdaptiveAvgPool{_nd}D",
@@ -555,7 +560,7 @@ for _nd in (1, 2, 3):
     )
     declare(
         f"AdaptiveMaxPool{_nd}D",
-        _adaptive_max,
+        _adaptive_max3 if _nd == 3 else _adaptive_max,
         _check_adaptive(f"AdaptiveMaxPool{_nd}D"),
         attrs={"output_size": (1,) * _nd},
         multiple_results=True,

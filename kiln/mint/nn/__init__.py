@@ -12,7 +12,7 @@ from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln._core.unsupported import refuse_argument
-from kiln.common.initializer import HeUniform, Uniform, initializer
+from kiln.common.initializer import HeUniform, Normal, Uniform, initializer
 from kiln.mint.nn import functional
 from kiln.mint.nn import functional as F
 from kiln.nn.cell import Cell
@@ -290,7 +290,7 @@ class Embedding(Cell):
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            w = initializer("normal", (num_embeddings, embedding_dim), dtype or mstype.float32)
+            w = initializer(Normal(1.0), (num_embeddings, embedding_dim), dtype or mstype.float32)
             if padding_idx is not None:
                 w = ops.tensor_scatter_update(w, Tensor([[padding_idx]]), ops.zeros((1, embedding_dim), w.dtype))
         else:

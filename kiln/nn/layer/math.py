@@ -94,7 +94,9 @@ class Range(Cell):
         self.start, self.limit, self.delta = start, limit, delta
 
     def construct(self):
-        return ops.arange(self.start, self.limit, self.delta)
+        out = ops.arange(self.start, self.limit, self.delta)
+        # all-integer bounds give int32 here (ops.arange gives int64)
+        return out.astype(mstype.int32) if out.dtype == mstype.int64 else out
 
 
 class ReduceLogSumExp(Cell):

@@ -381,6 +381,10 @@ class Transformer(Cell):
         else:
             self.decoder = _default_stack(TransformerDecoder, TransformerDecoderLayer, num_decoder_layers, layer_args)
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+        # every matrix of the model (custom stacks included) is drawn again from Xavier-uniform
+        for p in self.get_parameters():
+            if p.ndim > 1:
+                p.set_data(initializer(XavierUniform(), p.shape, p.dtype))
 
     def construct(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
                   tgt_key_padding_mask=None, memory_key_padding_mask=None):  # fmt: skip
