@@ -216,17 +216,13 @@ CumSum = PrimitiveDef("CumSum", _cumsum, attrs=_SCAN_ATTRS, check=_check_one_axi
 CumProd = PrimitiveDef("CumProd", _cumprod, attrs=_SCAN_ATTRS, check=_check_one_axis("CumProd"))
 
 
-def _cummax(x, axis):
-    # a negative axis counts from the end (lax's scans take only a non-negative one)
-    return lax.cummax(x, axis=axis % max(jnp.ndim(x), 1))
+def _along(scan):
+    """lax's `scan` along `axis`, a negative one counting from the end (lax's scans take only a non-negative one)."""
+    return lambda x, axis: scan(x, axis=axis % max(jnp.ndim(x), 1))
 
 
-def _cummin(x, axis):
-    return lax.cummin(x, axis=axis % max(jnp.ndim(x), 1))
-
-
-CumMax = PrimitiveDef("CumMax", _cummax, attrs={"axis": 0}, check=_check_one_axis("CumMax"))
-CumMin = PrimitiveDef("CumMin", _cummin, attrs={"axis": 0}, check=_check_one_axis("CumMin"))
+CumMax = PrimitiveDef("CumMax", _along(lax.cummax), attrs={"axis": 0}, check=_check_one_axis("CumMax"))
+CumMin = PrimitiveDef("CumMin", _along(lax.cummin), attrs={"axis": 0}, check=_check_one_axis("CumMin"))
 
 
 def _topk(x, k, dim, largest, sorted):

@@ -985,10 +985,15 @@ def matrix_band_part(x, lower, upper) -> Tensor:
     return mul(x, cast(Tensor(keep), x.dtype))
 
 
+def _every_axis_if_empty(axis):
+    """MindSpore's `()` (or []) axis of a Reduce* primitive: every axis, None. (`axis != ()` on a Tensor would
+    compare values.)"""
+    return None if isinstance(axis, (tuple, list)) and not axis else axis
+
+
 def _reduction(fn):
     def reduce(x, axis=()):
-        empty = isinstance(axis, (tuple, list)) and not axis  # `axis != ()` on a Tensor would compare values
-        return fn(x, None if empty else axis, False)
+        return fn(x, _every_axis_if_empty(axis), False)
 
     reduce.__doc__ = f"MindSpore's functional `{fn.__name__}` as a ReduceX primitive instance: over `axis`."
     return reduce
@@ -1003,7 +1008,7 @@ def reduce_sum(input, axis=(), keep_dims: bool = False) -> Tensor:
     Integer sums wrap as their dtype does and a bool sum says whether any element is set, as MindSpore 2.10's do;
     the functional `sum` widens both to int64.
     """
-    axis = None if isinstance(axis, (tuple, list)) and not axis else axis
+    axis = _every_axis_if_empty(axis)
     if isinstance(input, Tensor) and input.dtype is mstype.bool_:
         return _any(input, axis, keep_dims)
     return _sum(input, axis, keep_dims)
@@ -1012,7 +1017,7 @@ def reduce_sum(input, axis=(), keep_dims: bool = False) -> Tensor:
 def reduce_prod(input, axis=(), keep_dims: bool = False) -> Tensor:
     """MindSpore's ReduceProd: the product over `axis` (() or None: every axis) in the input's own dtype (the
     functional `prod` multiplies bool and small integers in int64)."""
-    axis = None if isinstance(axis, (tuple, list)) and not axis else axis
+    axis = _every_axis_if_empty(axis)
     return _prod(input, axis, keep_dims)
 
 
