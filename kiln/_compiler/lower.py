@@ -257,15 +257,29 @@ def _repeated(graph: Graph) -> set:
 
 
 def _impl(prim, attrs: tuple, ins: list, shared: bool = False):
-    # A Python float reaches the primitive as PyNative's jitted kernel sees it: a weak float64 array, so
-    # the primitive's scalar promotion (int Tensor + 0.5 -> float32) is the same in both modes.
-    ins = [jnp.asarray(x) if type(x) is float else x for x in ins]
+    # A Python number reaches the primitive as PyNative's jitted kernel sees it: a weakly typed array, so the
+    # primitive's scalar promotion (int Tensor + 0.5 -> float32) and its array methods are those of PyNative.
+    ins = [_as_pynative_sees(x) for x in ins]
     with _forward_mode_named(prim.name):
         if shared and any(map(B.is_tracer, ins)):
             fn = _shared_impl(prim, attrs, ins)
             if fn is not None:
                 return fn(*(x for x in ins if _is_array(x)))
         return _direct_impl(prim, attrs, ins)
+
+
+_NUMBERS = (bool, int, float, complex)
+
+
+def _as_pynative_sees(x):
+    """A Python number as the array a jitted call makes of it (weakly typed); anything else, and an int outside
+    int32 (PyNative refuses it; a folded graph may still hold one as a static value), as it is."""
+    if type(x) in _NUMBERS:
+        try:
+            return jnp.asarray(x)
+        except OverflowError:
+            return x
+    return x
 
 
 @contextlib.contextmanager

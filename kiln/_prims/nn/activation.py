@@ -114,7 +114,6 @@ def _check_prelu(x, w):
 
 
 def _prelu(x, w):
-    w = jnp.asarray(w)  # (a compiled graph passes a Python number as it is)
     if x.ndim >= 2 and w.ndim == 1:
         w = w.reshape((1, -1) + (1,) * (x.ndim - 2))
     elif w.size == 1:

@@ -348,7 +348,7 @@ def _check_kl(x, y, *, reduction):
 
 
 def _kl_div(x, y, *, reduction):
-    y = jnp.asarray(y).astype(x.dtype)  # (a compiled graph passes a Python number as it is)
+    y = y.astype(x.dtype)
     # y * (log y - x) where y > 0, and 0 elsewhere (MindSpore 2.10: a target <= 0 contributes nothing at all).
     loss = jnp.where(y > 0, y * (jnp.log(jnp.where(y > 0, y, 1)) - x), 0)
     if reduction == "batchmean":
