@@ -83,6 +83,7 @@ PROBES = {
     "aminmax_keep": _X + "out = ops.aminmax(x, axis=0, keepdims=True)",
     "count_nonzero": _X + "out = ops.count_nonzero(x, 1)",
     "count_nonzero_all": _X + "out = ops.count_nonzero(x)",
+    "count_nonzero_method": _X + "out = (x.count_nonzero(), x.count_nonzero(1, True, ms.int64))",
     "nansum": _N + "out = ops.nansum(n, 1)",
     "nanmean": _N + "out = ops.nanmean(n, 0)",
     "nanmedian": _N + "out = ops.nanmedian(n, 1)",
