@@ -16,7 +16,7 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
 CALLS = HERE / "calls.py"
 DEFAULT_MS_PYTHON = "/work/msvenv/bin/python"
-KINDS = ("ops", "methods", "primitives")
+KINDS = ("ops", "methods", "primitives", "numpy")
 RTOL, ATOL = 1e-4, 1e-5
 
 
@@ -92,6 +92,18 @@ def compare(ms_results: dict, kiln_results: dict) -> dict[str, list[str]]:
     return report
 
 
+def graph_report(results: dict) -> dict[str, list[str]]:
+    """Where a call's result in `jit` differs from its PyNative result, or `jit` raised."""
+    report = {"GRAPH_MODE raises": [], "differ": []}
+    for name, by_input in sorted(results.items()):
+        for key, (eager, compiled) in by_input.items():
+            if compiled[0] == "E":
+                report["GRAPH_MODE raises"].append(f"{name}[{key}]: {compiled[1]}: {compiled[2][:120]}")
+            elif why := difference(eager, compiled):
+                report["differ"].append(f"{name}[{key}]: {why}")
+    return report
+
+
 def _print(title: str, report: dict[str, list[str]]) -> None:
     print(f"== {title}: " + ", ".join(f"{len(v)} {k}" for k, v in report.items()))
     for kind, lines in report.items():
@@ -104,27 +116,20 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="MindSpore against Kiln")
     run.add_argument("--ms-python", default=DEFAULT_MS_PYTHON)
-    run.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
     graph = sub.add_parser("graph", help="Kiln's GRAPH_MODE (jit) against its PyNative")
     for p in (run, graph):
+        p.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
         p.add_argument("--out", type=Path, default=Path("/tmp/ops_sweep"), help="where results are kept (resumable)")
         p.add_argument("--kiln-root", type=Path, default=REPO_ROOT)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     kiln_command, env = _kiln(args.kiln_root)
-    if args.command == "graph":
-        path = args.out / "kiln_graph.pkl"
-        _sweep(kiln_command, "graph", path, env, args.kiln_root)
-        report = {"GRAPH_MODE raises": [], "differ": []}
-        for name, by_input in sorted(pickle.load(open(path, "rb")).items()):
-            for key, (eager, compiled) in by_input.items():
-                if compiled[0] == "E":
-                    report["GRAPH_MODE raises"].append(f"{name}[{key}]: {compiled[1]}: {compiled[2][:120]}")
-                elif why := difference(eager, compiled):
-                    report["differ"].append(f"{name}[{key}]: {why}")
-        _print("Kiln GRAPH_MODE against PyNative", report)
-        return
     for kind in args.kinds.split(","):
+        if args.command == "graph":
+            path = args.out / f"kiln_graph_{kind}.pkl"
+            _sweep(kiln_command, f"graph-{kind}", path, env, args.kiln_root)
+            _print(f"{kind}: Kiln GRAPH_MODE against PyNative", graph_report(pickle.load(open(path, "rb"))))
+            continue
         ms_path, kiln_path = args.out / f"mindspore_{kind}.pkl", args.out / f"kiln_{kind}.pkl"
         _sweep([args.ms_python], kind, ms_path)
         _sweep(kiln_command, kind, kiln_path, env, args.kiln_root)  # (`-m` puts the working directory first)

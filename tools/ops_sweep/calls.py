@@ -1,10 +1,11 @@
-"""The sweep's calls, run inside one framework: `python calls.py {ops,methods,primitives,graph} OUT` under MindSpore's
+"""The sweep's calls, run inside one framework: `python calls.py KIND OUT` under MindSpore's
 interpreter, or under `kiln run` (where `import mindspore` is Kiln). Results are pickled to OUT after each name, so
 a run that crashes (MindSpore segfaults on some inputs) is resumed by the caller after that name (OUT.skip).
 
 Each name is called on every input set of `INPUTS`; a result is stored as plain data: ("T", dtype, shape, array) for a
 Tensor, ("L", [...]) for a sequence, ("V", value) for a Python number, ("E", exception type, first words) when it
-raised, ("O", type name) otherwise. `graph` (Kiln only) stores (PyNative result, result of the same call in `jit`).
+raised, ("O", type name) otherwise. KIND is `ops`, `methods`, `primitives` or `numpy` (`mindspore.numpy`'s
+functions); `graph-KIND` (Kiln only) stores (PyNative result, result of the same call in `jit`).
 """
 
 from __future__ import annotations
@@ -76,9 +77,15 @@ def _call(fn, args):
 
 
 def _targets(kind: str) -> list[tuple[str, object]]:
-    if kind in ("ops", "graph"):
+    if kind == "ops":
         names = sorted(n for n in dir(ops) if not n.startswith("_") and n[0].islower())
         found = [(n, getattr(ops, n)) for n in names]
+        return [(n, f) for n, f in found if callable(f) and not isinstance(f, type)]
+    if kind == "numpy":
+        import mindspore.numpy as mnp  # noqa: PLC0415
+
+        names = sorted(n for n in dir(mnp) if not n.startswith("_") and n[0].islower())
+        found = [(n, getattr(mnp, n)) for n in names]
         return [(n, f) for n, f in found if callable(f) and not isinstance(f, type)]
     if kind == "methods":
         names = sorted(n for n in dir(Tensor) if not n.startswith("_") and callable(getattr(Tensor, n, None)))
@@ -91,34 +98,42 @@ def _targets(kind: str) -> list[tuple[str, object]]:
     raise SystemExit(f"unknown sweep {kind!r}")
 
 
+def _callable(kind: str, name: str, target):
+    """What a call of `name` runs on an input set's values (None: a class that needs constructor arguments)."""
+    if kind in ("ops", "numpy"):
+        return target
+    if kind == "methods":
+        return lambda *args: getattr(args[0], name)(*args[1:])
+    try:
+        return target()
+    except BaseException:  # noqa: BLE001  (a class that needs constructor arguments: not swept)
+        return None
+
+
 def _results(kind: str, name: str, target) -> dict:
     out = {}
+    graph = kind.startswith("graph-")
+    fn = _callable(kind.removeprefix("graph-"), name, target)
+    if fn is None:
+        return out
     for key, make in INPUTS.items():
-        if kind == "ops":
-            out[key] = _call(target, make())
-        elif kind == "methods":
-            args = make()
-            out[key] = _call(getattr(args[0], name), args[1:])
-        elif kind == "primitives":
-            try:
-                op = target()
-            except BaseException:  # noqa: BLE001  (a class that needs constructor arguments: not swept)
-                return {}
-            out[key] = _call(op, make())
-        else:  # graph: the same call inside `jit`, its Tensor inputs as the compiled function's arguments
-            eager = _call(target, make())
-            if eager[0] == "E":
-                continue
-            args = make()
-            where = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        if not graph:
+            out[key] = _call(fn, make())
+            continue
+        # the same call inside `jit`, its Tensor inputs as the compiled function's arguments (numbers as constants)
+        eager = _call(fn, make())
+        if eager[0] == "E":
+            continue
+        args = make()
+        where = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
 
-            def compiled(*tensors, _args=args, _fn=target, _where=where):
-                full = list(_args)
-                for i, t in zip(_where, tensors, strict=True):
-                    full[i] = t
-                return _fn(*full)
+        def compiled(*tensors, _args=args, _fn=fn, _where=where):
+            full = list(_args)
+            for i, t in zip(_where, tensors, strict=True):
+                full[i] = t
+            return _fn(*full)
 
-            out[key] = (eager, _call(ms.jit(compiled), [args[i] for i in where]))
+        out[key] = (eager, _call(ms.jit(compiled), [args[i] for i in where]))
     return out
 
 
@@ -127,7 +142,7 @@ def main() -> None:
     ms.set_context(mode=ms.PYNATIVE_MODE)
     results = pickle.load(open(path, "rb")) if os.path.exists(path) else {}
     skip = set(open(path + ".skip").read().split()) if os.path.exists(path + ".skip") else set()
-    for name, target in _targets(kind):
+    for name, target in _targets(kind.removeprefix("graph-")):
         if name in results or name in skip or skipped(name):
             continue
         with open(path + ".current", "w") as f:  # the name a crash happened in
