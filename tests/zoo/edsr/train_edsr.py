@@ -1,0 +1,129 @@
+"""Four steps of the zoo's EDSR (official/cv/EDSR/src/edsr.py: RgbNormal, the MeanShift of the paper, a
+Parameter-held `x * weight + bias` with requires_grad=False; a 'same' Conv2d head; ResBlocks of Conv2d, ReLU, Conv2d
+scaled by res_scale 0.1 and a residual Add; the body's long skip; the Upsampler's Conv2d to 4 * n_feats and its
+PixelShuffle, ops.DepthToSpace(2); a tail Conv2d and the inverse RgbNormal) trained as train.py wires it: nn.L1Loss
+(mean), nn.Adam over `filter(lambda x: x.requires_grad, net.get_parameters())` on the Tensor lr array of train.py's
+lr_steps_edsr (copied here: train.py reads the zoo's YAML config and command line at import), weight decay 0 and
+loss_scale 1.0 (init_opt's value at amp_level O0), and Model.train; then eval.py's path on a full image: utils.py's
+do_eval loop (copied: utils.py imports the YAML config too) of `net.set_train(False)`, a forward and the zoo's PSNR
+metric (metric.py: the Quantizer's clip_by_value and Int32 cast, the shaved MSE, at eval.py's DIV2K shave 6 + scale),
+directly and through SelfEnsembleWrapperNumpy (eval.py's self_ensemble: eight flips and transposes of the image).
+
+A MindSpore script: run it with MindSpore (the golden) or with `kiln run`. Usage: train_edsr.py MODE... For each
+MODE it prints `MODE losses: ...`, `MODE state: ...` (after the last step: the sum of each trainable parameter, the
+absolute sum of each Adam moment1 and the sum of each moment2) and `MODE eval state: ...` (the sum of the
+super-resolved image, its sum weighted by a fixed random array, its PSNR, and the same three for the self-ensemble).
+The zoo's DIV2K_config.yaml trains x4 with 32 ResBlocks of 256 features at amp_level O3 on 192x192 HR patches, batch
+2; here scale 2 (a single Upsampler stage), 2 ResBlocks of 8 features in float32 (O0), on 12x12 LR patches of
+synthetic images (HR 24x24 with integer pixel values, LR its 2x2 means rounded, as the zoo's PNGs read), batch 2,
+and a 20x20 LR image to evaluate (HR 40x40, shaved by 8). The weights are NumPy-seeded: the zoo's
+TruncatedNormal(0.02) draws from MindSpore's generator; the biases are given small random values, so that each
+matters. train.py sinks the dataset (dataset_sink_mode=True); here dataset_sink_mode=False, so that each step's
+loss is seen.
+"""
+
+import os
+import sys
+
+import mindspore as ms
+import mindspore.nn as nn
+import numpy as np
+from mindspore import Tensor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
+from loss_recorder import LossRecorder  # noqa: E402
+from src.edsr import EDSR  # noqa: E402
+from src.metric import PSNR, SelfEnsembleWrapperNumpy  # noqa: E402
+
+BATCH, LR_SIZE, EVAL_SIZE, SCALE, STEPS = 2, 12, 20, 2, 4
+N_FEATS, N_RESBLOCKS = 8, 2
+RGB_MEAN = [0.4488, 0.4371, 0.4040]  # DIV2K_config.yaml
+
+
+def lr_steps_edsr(lr, milestones, gamma, epoch_size, steps_per_epoch, last_epoch=None):
+    """train.py's (only its slice formatted by ruff)."""
+    lr_each_step = []
+    step_begin_epoch = [0] + milestones[:-1]
+    step_end_epoch = milestones[1:] + [epoch_size]
+    for begin, end in zip(step_begin_epoch, step_end_epoch):
+        lr_each_step += [lr] * (end - begin) * steps_per_epoch
+        lr *= gamma
+    if last_epoch is not None:
+        lr_each_step = lr_each_step[last_epoch * steps_per_epoch :]
+    return np.array(lr_each_step).astype(np.float32)
+
+
+def init_weights(net) -> None:
+    """NumPy-seeded weights: the zoo's TruncatedNormal(0.02) (redrawn beyond two standard deviations) for the
+    convolutions, 0.01 * normal for their biases."""
+    rng = np.random.RandomState(41)
+    for p in net.trainable_params():
+        if len(p.shape) == 4:
+            value = rng.standard_normal(p.shape)
+            while (outside := np.abs(value) > 2).any():
+                value[outside] = rng.standard_normal(int(outside.sum()))
+            value = 0.02 * value
+        else:
+            value = 0.01 * rng.standard_normal(p.shape)
+        p.set_data(Tensor(value.astype(np.float32)))
+
+
+def images(rng, count, lr_size):
+    """`count` synthetic (LR, HR) pairs: HR smooth integer-valued images in [0, 255], LR their 2x2 means, rounded."""
+    hr_size = lr_size * SCALE
+    base = rng.uniform(40, 215, (count, 3, 1, 1))
+    yy, xx = np.meshgrid(np.arange(hr_size), np.arange(hr_size), indexing="ij")
+    waves = 40 * np.sin(rng.uniform(0.1, 0.6, (count, 3, 1, 1)) * yy + rng.uniform(0.1, 0.6, (count, 3, 1, 1)) * xx)
+    hr = np.clip(np.round(base + waves + rng.uniform(-20, 20, (count, 3, hr_size, hr_size))), 0, 255)
+    lr = np.round(hr.reshape(count, 3, lr_size, SCALE, lr_size, SCALE).mean(axis=(3, 5)))
+    return lr.astype(np.float32), hr.astype(np.float32)
+
+
+def state_sums(optimizer) -> list[float]:
+    """The sum of each trainable parameter, the absolute sum of each Adam moment1 and the sum of each moment2."""
+    state = [float(p.asnumpy().astype(np.float64).sum()) for p in optimizer.parameters]
+    state += [float(np.abs(m.asnumpy().astype(np.float64)).sum()) for m in optimizer.moment1]
+    state += [float(m.asnumpy().astype(np.float64).sum()) for m in optimizer.moment2]
+    return state
+
+
+def evaluate(eval_network, lr, hr, weights) -> list[float]:
+    """utils.py's do_eval for one image: the super-resolved image's sum, weighted sum and PSNR (eval.py's DIV2K
+    shave, 6 + scale)."""
+    metric = PSNR(rgb_range=255, shave=6 + SCALE)
+    eval_network.set_train(False)
+    sr = eval_network(Tensor(lr))
+    metric.update(sr, Tensor(hr))
+    eval_network.set_train(True)
+    values = sr.asnumpy().astype(np.float64)
+    return [float(values.sum()), float((values * weights).sum()), float(metric.eval(sync=False))]
+
+
+def main(mode: str) -> None:
+    ms.set_context(mode=getattr(ms, mode))
+    rng = np.random.RandomState(43)
+    lr_images, hr_images = images(rng, STEPS * BATCH, LR_SIZE)
+    eval_lr, eval_hr = images(rng, 1, EVAL_SIZE)
+    weights = rng.uniform(-1, 1, eval_hr.shape)
+    net = EDSR(scale=SCALE, n_feats=N_FEATS, kernel_size=3, n_resblocks=N_RESBLOCKS, n_colors=3, res_scale=0.1,
+               rgb_range=255, rgb_mean=RGB_MEAN, rgb_std=[1.0, 1.0, 1.0])  # fmt: skip
+    init_weights(net)
+    lr = lr_steps_edsr(lr=0.0001, milestones=[4000], gamma=0.5, epoch_size=1000, steps_per_epoch=STEPS)
+    optimizer = nn.Adam(params=filter(lambda x: x.requires_grad, net.get_parameters()), learning_rate=Tensor(lr),
+                        weight_decay=0.0, loss_scale=1.0)  # fmt: skip
+    model = ms.Model(net, loss_fn=nn.L1Loss(reduction="mean"), optimizer=optimizer, amp_level="O0")
+    recorder = LossRecorder()
+    dataset = ms.dataset.NumpySlicesDataset({"lr": lr_images, "hr": hr_images}, shuffle=False).batch(BATCH)
+    model.train(1, dataset, callbacks=[recorder], dataset_sink_mode=False)
+    evaluated = evaluate(net, eval_lr, eval_hr, weights) + evaluate(
+        SelfEnsembleWrapperNumpy(net), eval_lr, eval_hr, weights
+    )
+    print(f"{mode} losses:", " ".join(repr(v) for v in recorder.losses))
+    print(f"{mode} state:", " ".join(repr(v) for v in state_sums(optimizer)))
+    print(f"{mode} eval state:", " ".join(repr(v) for v in evaluated))
+
+
+if __name__ == "__main__":
+    for mode_name in sys.argv[1:] or ["PYNATIVE_MODE"]:
+        main(mode_name)
