@@ -1,25 +1,26 @@
-"""Four steps of the zoo's EDSR (official/cv/EDSR/src/edsr.py: RgbNormal, the MeanShift of the paper, a
-Parameter-held `x * weight + bias` with requires_grad=False; a 'same' Conv2d head; ResBlocks of Conv2d, ReLU, Conv2d
-scaled by res_scale 0.1 and a residual Add; the body's long skip; the Upsampler's Conv2d to 4 * n_feats and its
-PixelShuffle, ops.DepthToSpace(2); a tail Conv2d and the inverse RgbNormal) trained as train.py wires it: nn.L1Loss
-(mean), nn.Adam over `filter(lambda x: x.requires_grad, net.get_parameters())` on the Tensor lr array of train.py's
-lr_steps_edsr (copied here: train.py reads the zoo's YAML config and command line at import), weight decay 0 and
-loss_scale 1.0 (init_opt's value at amp_level O0), and Model.train; then eval.py's path on a full image: utils.py's
-do_eval loop (copied: utils.py imports the YAML config too) of `net.set_train(False)`, a forward and the zoo's PSNR
-metric (metric.py: the Quantizer's clip_by_value and Int32 cast, the shaved MSE, at eval.py's DIV2K shave 6 + scale),
-directly and through SelfEnsembleWrapperNumpy (eval.py's self_ensemble: eight flips and transposes of the image).
+"""Four steps of the zoo's EDSR (official/cv/EDSR/src/edsr.py: RgbNormal, the MeanShift of the paper, a Parameter-held
+`x * weight + bias` with requires_grad=False; a 'same' Conv2d head; ResBlocks of Conv2d, ReLU, Conv2d scaled by
+res_scale 0.1 and a residual Add; the body's long skip; the Upsampler's Conv2d to 4 * n_feats and its PixelShuffle,
+ops.DepthToSpace(2); a tail Conv2d and the inverse RgbNormal) trained as train.py wires it: nn.L1Loss (mean), nn.Adam
+over `filter(lambda x: x.requires_grad, net.get_parameters())` on the Tensor lr array of train.py's lr_steps_edsr
+(copied here: train.py reads the zoo's YAML config and command line at import), weight decay 0 and init_opt's
+loss_scale (1.0 at amp_level O0, else the config's 1000), and Model.train at the given amp_level (with no loss-scale
+manager, as train.py builds it); then eval.py's path on a full image: utils.py's do_eval loop (copied: utils.py
+imports the YAML config too) of `net.set_train(False)`, a forward and the zoo's PSNR metric (metric.py: the
+Quantizer's clip_by_value and Int32 cast, the shaved MSE, at eval.py's DIV2K shave 6 + scale), directly and through
+SelfEnsembleWrapperNumpy (eval.py's self_ensemble: eight flips and transposes of the image).
 
-A MindSpore script: run it with MindSpore (the golden) or with `kiln run`. Usage: train_edsr.py MODE... For each
-MODE it prints `MODE losses: ...`, `MODE state: ...` (after the last step: the sum of each trainable parameter, the
-absolute sum of each Adam moment1 and the sum of each moment2) and `MODE eval state: ...` (the sum of the
-super-resolved image, its sum weighted by a fixed random array, its PSNR, and the same three for the self-ensemble).
-The zoo's DIV2K_config.yaml trains x4 with 32 ResBlocks of 256 features at amp_level O3 on 192x192 HR patches, batch
-2; here scale 2 (a single Upsampler stage), 2 ResBlocks of 8 features in float32 (O0), on 12x12 LR patches of
-synthetic images (HR 24x24 with integer pixel values, LR its 2x2 means rounded, as the zoo's PNGs read), batch 2,
-and a 20x20 LR image to evaluate (HR 40x40, shaved by 8). The weights are NumPy-seeded: the zoo's
+A MindSpore script: run it with MindSpore (the golden) or with `kiln run`. Usage: train_edsr.py AMP MODE... (AMP: O0,
+or O3, DIV2K_config.yaml's). For each MODE it prints `MODE losses: ...`, `MODE state: ...` (after the last step: the
+sum of each trainable parameter, the absolute sum of each Adam moment1 and the sum of each moment2) and `MODE eval
+state: ...` (the sum of the super-resolved image, its sum weighted by a fixed random array, its PSNR, and the same
+three for the self-ensemble). The zoo's DIV2K_config.yaml trains x4 with 32 ResBlocks of 256 features at amp_level O3
+on 192x192 HR patches, batch 2; here scale 2 (a single Upsampler stage), 2 ResBlocks of 8 features, on 12x12 LR
+patches of synthetic images (HR 24x24 with integer pixel values, LR its 2x2 means rounded, as the zoo's PNGs read),
+batch 2, and a 20x20 LR image to evaluate (HR 40x40, shaved by 8). The weights are NumPy-seeded: the zoo's
 TruncatedNormal(0.02) draws from MindSpore's generator; the biases are given small random values, so that each
-matters. train.py sinks the dataset (dataset_sink_mode=True); here dataset_sink_mode=False, so that each step's
-loss is seen.
+matters. train.py sinks the dataset (dataset_sink_mode=True); here dataset_sink_mode=False, so that each step's loss
+is seen.
 """
 
 import os
@@ -100,7 +101,7 @@ def evaluate(eval_network, lr, hr, weights) -> list[float]:
     return [float(values.sum()), float((values * weights).sum()), float(metric.eval(sync=False))]
 
 
-def main(mode: str) -> None:
+def main(amp_level: str, mode: str) -> None:
     ms.set_context(mode=getattr(ms, mode))
     rng = np.random.RandomState(43)
     lr_images, hr_images = images(rng, STEPS * BATCH, LR_SIZE)
@@ -110,9 +111,10 @@ def main(mode: str) -> None:
                rgb_range=255, rgb_mean=RGB_MEAN, rgb_std=[1.0, 1.0, 1.0])  # fmt: skip
     init_weights(net)
     lr = lr_steps_edsr(lr=0.0001, milestones=[4000], gamma=0.5, epoch_size=1000, steps_per_epoch=STEPS)
+    loss_scale = 1.0 if amp_level == "O0" else 1000.0  # init_opt's, with DIV2K_config.yaml's loss_scale
     optimizer = nn.Adam(params=filter(lambda x: x.requires_grad, net.get_parameters()), learning_rate=Tensor(lr),
-                        weight_decay=0.0, loss_scale=1.0)  # fmt: skip
-    model = ms.Model(net, loss_fn=nn.L1Loss(reduction="mean"), optimizer=optimizer, amp_level="O0")
+                        weight_decay=0.0, loss_scale=loss_scale)  # fmt: skip
+    model = ms.Model(net, loss_fn=nn.L1Loss(reduction="mean"), optimizer=optimizer, amp_level=amp_level)
     recorder = LossRecorder()
     dataset = ms.dataset.NumpySlicesDataset({"lr": lr_images, "hr": hr_images}, shuffle=False).batch(BATCH)
     model.train(1, dataset, callbacks=[recorder], dataset_sink_mode=False)
@@ -125,5 +127,5 @@ def main(mode: str) -> None:
 
 
 if __name__ == "__main__":
-    for mode_name in sys.argv[1:] or ["PYNATIVE_MODE"]:
-        main(mode_name)
+    for mode_name in sys.argv[2:] or ["PYNATIVE_MODE"]:
+        main(sys.argv[1], mode_name)
