@@ -1,43 +1,51 @@
 """Four steps of the zoo's EDSR (official/cv/EDSR/src/edsr.py: RgbNormal, the MeanShift of the paper, a Parameter-held
 `x * weight + bias` with requires_grad=False; a 'same' Conv2d head; ResBlocks of Conv2d, ReLU, Conv2d scaled by
 res_scale 0.1 and a residual Add; the body's long skip; the Upsampler's Conv2d to 4 * n_feats and its PixelShuffle,
-ops.DepthToSpace(2); a tail Conv2d and the inverse RgbNormal) trained as train.py wires it: nn.L1Loss (mean), nn.Adam
-over `filter(lambda x: x.requires_grad, net.get_parameters())` on the Tensor lr array of train.py's lr_steps_edsr
-(copied here: train.py reads the zoo's YAML config and command line at import), weight decay 0 and init_opt's
-loss_scale (1.0 at amp_level O0, else the config's 1000), and Model.train at the given amp_level (with no loss-scale
-manager, as train.py builds it); then eval.py's path on a full image: utils.py's do_eval loop (copied: utils.py
-imports the YAML config too) of `net.set_train(False)`, a forward and the zoo's PSNR metric (metric.py: the
-Quantizer's clip_by_value and Int32 cast, the shaved MSE, at eval.py's DIV2K shave 6 + scale), directly and through
-SelfEnsembleWrapperNumpy (eval.py's self_ensemble: eight flips and transposes of the image).
+ops.DepthToSpace(2); a tail Conv2d and the inverse RgbNormal) trained as train.py wires it: the zoo's
+create_dataset_DIV2K (src/dataset.py: a GeneratorDataset over LrHrImages, PNG pairs matched by glob patterns and read
+by PIL, mapped by RandomPatchCutter, flip_and_rotate (draws from Python's `random`), hwc2chw and uint8_to_float32,
+batched), nn.L1Loss (mean), nn.Adam over `filter(lambda x: x.requires_grad, net.get_parameters())` on the Tensor lr
+array of train.py's lr_steps_edsr (copied here: train.py reads the zoo's YAML config and command line at import),
+weight decay 0 and init_opt's loss_scale (1.0 at amp_level O0, else the config's 1000), and Model.train at the given
+amp_level (with no loss-scale manager, as train.py builds it); then eval.py's path: the validation image, whole, from
+create_dataset_DIV2K, and utils.py's do_eval loop (copied: utils.py imports the YAML config too) of
+`net.set_train(False)`, a forward and the zoo's PSNR metric (metric.py: the Quantizer's clip_by_value and Int32 cast,
+the shaved MSE, at eval.py's DIV2K shave 6 + scale), directly and through SelfEnsembleWrapperNumpy (eval.py's
+self_ensemble: eight flips and transposes of the image).
 
 A MindSpore script: run it with MindSpore (the golden) or with `kiln run`. Usage: train_edsr.py AMP MODE... (AMP: O0,
 or O3, DIV2K_config.yaml's). For each MODE it prints `MODE losses: ...`, `MODE state: ...` (after the last step: the
 sum of each trainable parameter, the absolute sum of each Adam moment1 and the sum of each moment2) and `MODE eval
 state: ...` (the sum of the super-resolved image, its sum weighted by a fixed random array, its PSNR, and the same
 three for the self-ensemble). The zoo's DIV2K_config.yaml trains x4 with 32 ResBlocks of 256 features at amp_level O3
-on 192x192 HR patches, batch 2; here scale 2 (a single Upsampler stage), 2 ResBlocks of 8 features, on 12x12 LR
-patches of synthetic images (HR 24x24 with integer pixel values, LR its 2x2 means rounded, as the zoo's PNGs read),
-batch 2, and a 20x20 LR image to evaluate (HR 40x40, shaved by 8). The weights are NumPy-seeded: the zoo's
-TruncatedNormal(0.02) draws from MindSpore's generator; the biases are given small random values, so that each
-matters. train.py sinks the dataset (dataset_sink_mode=True); here dataset_sink_mode=False, so that each step's loss
-is seen.
+on 192x192 HR patches, batch 2; here scale 2 (a single Upsampler stage), 2 ResBlocks of 8 features, on 24x24 HR
+patches (12x12 LR) cut from eight synthetic 32x32 HR PNGs (LR: their 2x2 means, rounded), batch 2, and a 20x20 LR
+image to evaluate (HR 40x40, shaved by 8), written to a temporary folder in DIV2K's layout. The weights are
+NumPy-seeded: the zoo's TruncatedNormal(0.02) draws from MindSpore's generator; the biases are given small random
+values, so that each matters. train.py sinks the dataset (dataset_sink_mode=True); here dataset_sink_mode=False, so
+that each step's loss is seen.
 """
 
 import os
+import random
+import shutil
 import sys
+import tempfile
 
 import mindspore as ms
 import mindspore.nn as nn
 import numpy as np
 from mindspore import Tensor
+from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/zoo: LossRecorder
 from loss_recorder import LossRecorder  # noqa: E402
+from src.dataset import create_dataset_DIV2K  # noqa: E402
 from src.edsr import EDSR  # noqa: E402
 from src.metric import PSNR, SelfEnsembleWrapperNumpy  # noqa: E402
 
-BATCH, LR_SIZE, EVAL_SIZE, SCALE, STEPS = 2, 12, 20, 2, 4
+BATCH, PATCH, TRAIN_SIZE, EVAL_SIZE, SCALE, STEPS = 2, 24, 16, 20, 2, 4
 N_FEATS, N_RESBLOCKS = 8, 2
 RGB_MEAN = [0.4488, 0.4371, 0.4040]  # DIV2K_config.yaml
 
@@ -70,15 +78,23 @@ def init_weights(net) -> None:
         p.set_data(Tensor(value.astype(np.float32)))
 
 
-def images(rng, count, lr_size):
-    """`count` synthetic (LR, HR) pairs: HR smooth integer-valued images in [0, 255], LR their 2x2 means, rounded."""
+def write_images(rng, root, kind, count, lr_size) -> None:
+    """`count` synthetic PNG pairs in DIV2K's layout under `root` (`DIV2K_{kind}_HR/0001.png`,
+    `DIV2K_{kind}_LR_bicubic/X2/0001x2.png`, ...): HR smooth RGB images, LR their 2x2 means, rounded."""
     hr_size = lr_size * SCALE
-    base = rng.uniform(40, 215, (count, 3, 1, 1))
+    base = rng.uniform(40, 215, (count, 1, 1, 3))
     yy, xx = np.meshgrid(np.arange(hr_size), np.arange(hr_size), indexing="ij")
-    waves = 40 * np.sin(rng.uniform(0.1, 0.6, (count, 3, 1, 1)) * yy + rng.uniform(0.1, 0.6, (count, 3, 1, 1)) * xx)
-    hr = np.clip(np.round(base + waves + rng.uniform(-20, 20, (count, 3, hr_size, hr_size))), 0, 255)
-    lr = np.round(hr.reshape(count, 3, lr_size, SCALE, lr_size, SCALE).mean(axis=(3, 5)))
-    return lr.astype(np.float32), hr.astype(np.float32)
+    yy, xx = yy[None, :, :, None], xx[None, :, :, None]
+    waves = 40 * np.sin(rng.uniform(0.1, 0.6, (count, 1, 1, 3)) * yy + rng.uniform(0.1, 0.6, (count, 1, 1, 3)) * xx)
+    hr = np.clip(np.round(base + waves + rng.uniform(-20, 20, (count, hr_size, hr_size, 3))), 0, 255)
+    lr = np.round(hr.reshape(count, lr_size, SCALE, lr_size, SCALE, 3).mean(axis=(2, 4)))
+    hr_dir = os.path.join(root, f"DIV2K_{kind}_HR")
+    lr_dir = os.path.join(root, f"DIV2K_{kind}_LR_bicubic", f"X{SCALE}")
+    os.makedirs(hr_dir)
+    os.makedirs(lr_dir)
+    for i in range(count):
+        Image.fromarray(hr[i].astype(np.uint8)).save(os.path.join(hr_dir, f"{i + 1:04d}.png"))
+        Image.fromarray(lr[i].astype(np.uint8)).save(os.path.join(lr_dir, f"{i + 1:04d}x{SCALE}.png"))
 
 
 def state_sums(optimizer) -> list[float]:
@@ -89,24 +105,39 @@ def state_sums(optimizer) -> list[float]:
     return state
 
 
-def evaluate(eval_network, lr, hr, weights) -> list[float]:
-    """utils.py's do_eval for one image: the super-resolved image's sum, weighted sum and PSNR (eval.py's DIV2K
-    shave, 6 + scale)."""
-    metric = PSNR(rgb_range=255, shave=6 + SCALE)
+def evaluate(eval_network, ds_val, weights) -> list[float]:
+    """utils.py's do_eval loop on the one validation image, with eval.py's DIV2K PSNR (shave 6 + scale): the
+    super-resolved image's sum, its sum weighted by `weights`, and the PSNR."""
+    metrics = {"psnr": PSNR(rgb_range=255, shave=6 + SCALE)}
     eval_network.set_train(False)
-    sr = eval_network(Tensor(lr))
-    metric.update(sr, Tensor(hr))
+    sums = []
+    for lr, hr in ds_val:
+        sr = eval_network(lr)
+        _ = [m.update(sr, hr) for m in metrics.values()]
+        values = sr.asnumpy().astype(np.float64)
+        sums += [float(values.sum()), float((values * weights).sum())]
     eval_network.set_train(True)
-    values = sr.asnumpy().astype(np.float64)
-    return [float(values.sum()), float((values * weights).sum()), float(metric.eval(sync=False))]
+    return sums + [float(metrics["psnr"].eval(sync=False))]
 
 
 def main(amp_level: str, mode: str) -> None:
     ms.set_context(mode=getattr(ms, mode))
     rng = np.random.RandomState(43)
-    lr_images, hr_images = images(rng, STEPS * BATCH, LR_SIZE)
-    eval_lr, eval_hr = images(rng, 1, EVAL_SIZE)
-    weights = rng.uniform(-1, 1, eval_hr.shape)
+    root = tempfile.mkdtemp()
+    write_images(rng, root, "train", STEPS * BATCH, TRAIN_SIZE)
+    write_images(rng, root, "valid", 1, EVAL_SIZE)
+    weights = rng.uniform(-1, 1, (1, 3, EVAL_SIZE * SCALE, EVAL_SIZE * SCALE))
+    # utils.py's init_dataset, at DIV2K_config.yaml's lr_type and batch size (eval.py's batch 1 and whole images to
+    # evaluate), but one worker for the reads and the map: MindSpore refuses the zoo's 10 on a machine of fewer cores,
+    # and with several map workers its patch cutter's and flips' draws from Python's `random` came in another order
+    # each run. train.py's `shuffle=dataset_type == "Train"` is False for "train".
+    ms.dataset.config.set_num_parallel_workers(1)
+    config = {"dataset_path": root, "scale": SCALE, "lr_type": "bicubic", "eval_type": ""}
+    ds_train = create_dataset_DIV2K(config={**config, "batch_size": BATCH, "patch_size": PATCH}, dataset_type="train",
+                                    num_parallel_workers=1, shuffle=False)  # fmt: skip
+    ds_val = create_dataset_DIV2K(config={**config, "batch_size": 1, "patch_size": -1}, dataset_type="valid",
+                                  num_parallel_workers=1, shuffle=False)  # fmt: skip
+    random.seed(2021)
     net = EDSR(scale=SCALE, n_feats=N_FEATS, kernel_size=3, n_resblocks=N_RESBLOCKS, n_colors=3, res_scale=0.1,
                rgb_range=255, rgb_mean=RGB_MEAN, rgb_std=[1.0, 1.0, 1.0])  # fmt: skip
     init_weights(net)
@@ -116,11 +147,9 @@ def main(amp_level: str, mode: str) -> None:
                         weight_decay=0.0, loss_scale=loss_scale)  # fmt: skip
     model = ms.Model(net, loss_fn=nn.L1Loss(reduction="mean"), optimizer=optimizer, amp_level=amp_level)
     recorder = LossRecorder()
-    dataset = ms.dataset.NumpySlicesDataset({"lr": lr_images, "hr": hr_images}, shuffle=False).batch(BATCH)
-    model.train(1, dataset, callbacks=[recorder], dataset_sink_mode=False)
-    evaluated = evaluate(net, eval_lr, eval_hr, weights) + evaluate(
-        SelfEnsembleWrapperNumpy(net), eval_lr, eval_hr, weights
-    )
+    model.train(1, ds_train, callbacks=[recorder], dataset_sink_mode=False)
+    evaluated = evaluate(net, ds_val, weights) + evaluate(SelfEnsembleWrapperNumpy(net), ds_val, weights)
+    shutil.rmtree(root)
     print(f"{mode} losses:", " ".join(repr(v) for v in recorder.losses))
     print(f"{mode} state:", " ".join(repr(v) for v in state_sums(optimizer)))
     print(f"{mode} eval state:", " ".join(repr(v) for v in evaluated))
