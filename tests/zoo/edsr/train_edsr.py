@@ -11,19 +11,21 @@ amp_level (with no loss-scale manager, as train.py builds it); then eval.py's pa
 create_dataset_DIV2K, and utils.py's do_eval loop (copied: utils.py imports the YAML config too) of
 `net.set_train(False)`, a forward and the zoo's PSNR metric (metric.py: the Quantizer's clip_by_value and Int32 cast,
 the shaved MSE, at eval.py's DIV2K shave 6 + scale), directly and through SelfEnsembleWrapperNumpy (eval.py's
-self_ensemble: eight flips and transposes of the image).
+self_ensemble: eight flips and transposes of the image); then utils.py's init_net with `pre_trained`: the checkpoint
+train.py's ModelCheckpoint wrote, loaded by load_checkpoint and EDSR.load_pre_trained_param_dict into a new x3 EDSR
+(`load_into_x3`).
 
 A MindSpore script: run it with MindSpore (the golden) or with `kiln run`. Usage: train_edsr.py AMP MODE... (AMP: O0,
 or O3, DIV2K_config.yaml's). For each MODE it prints `MODE losses: ...`, `MODE state: ...` (after the last step: the
 sum of each trainable parameter, the absolute sum of each Adam moment1 and the sum of each moment2) and `MODE eval
 state: ...` (the sum of the super-resolved image, its sum weighted by a fixed random array, its PSNR, and the same
-three for the self-ensemble). The zoo's DIV2K_config.yaml trains x4 with 32 ResBlocks of 256 features at amp_level O3
-on 192x192 HR patches, batch 2; here scale 2 (a single Upsampler stage), 2 ResBlocks of 8 features, on 24x24 HR
-patches (12x12 LR) cut from eight synthetic 32x32 HR PNGs (LR: their 2x2 means, rounded), batch 2, and a 20x20 LR
-image to evaluate (HR 40x40, shaved by 8), written to a temporary folder in DIV2K's layout. The weights are
-NumPy-seeded: the zoo's TruncatedNormal(0.02) draws from MindSpore's generator; the biases are given small random
-values, so that each matters. train.py sinks the dataset (dataset_sink_mode=True); here dataset_sink_mode=False, so
-that each step's loss is seen.
+three for the self-ensemble) and `MODE pretrained state: ...` (`load_into_x3`'s sums). The zoo's DIV2K_config.yaml
+trains x4 with 32 ResBlocks of 256 features at amp_level O3 on 192x192 HR patches, batch 2; here scale 2 (a single
+Upsampler stage), 2 ResBlocks of 8 features, on 24x24 HR patches (12x12 LR) cut from eight synthetic 32x32 HR PNGs
+(LR: their 2x2 means, rounded), batch 2, and a 20x20 LR image to evaluate (HR 40x40, shaved by 8), written to a
+temporary folder in DIV2K's layout. The weights are NumPy-seeded: the zoo's TruncatedNormal(0.02) draws from
+MindSpore's generator; the biases are given small random values, so that each matters. train.py sinks the dataset
+(dataset_sink_mode=True); here dataset_sink_mode=False, so that each step's loss is seen.
 """
 
 import os
@@ -35,7 +37,8 @@ import tempfile
 import mindspore as ms
 import mindspore.nn as nn
 import numpy as np
-from mindspore import Tensor
+from mindspore import Tensor, load_checkpoint
+from mindspore.train.callback import CheckpointConfig, ModelCheckpoint
 from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -120,6 +123,23 @@ def evaluate(eval_network, ds_val, weights) -> list[float]:
     return sums + [float(metrics["psnr"].eval(sync=False))]
 
 
+def load_into_x3(root, lr_image, weights) -> list[float]:
+    """utils.py's init_net with `pre_trained` (the zoo's x2, x3 and x4 models load into each other): train.py's
+    checkpoint of the trained x2 network, loaded by load_checkpoint and EDSR.load_pre_trained_param_dict(...,
+    strict=False) into a new x3 EDSR, whose Upsampler convolution (9 * n_feats outputs against the x2's 4 * n_feats)
+    keeps its own weights. Returns the sum of each of its parameters, and of its output for `lr_image` and that
+    output weighted by `weights`."""
+    net = EDSR(scale=3, n_feats=N_FEATS, kernel_size=3, n_resblocks=N_RESBLOCKS, n_colors=3, res_scale=0.1,
+               rgb_range=255, rgb_mean=RGB_MEAN, rgb_std=[1.0, 1.0, 1.0])  # fmt: skip
+    init_weights(net)
+    param_dict = load_checkpoint(os.path.join(root, f"EDSR_x{SCALE}_DIV2K-1_{STEPS}.ckpt"))
+    net.load_pre_trained_param_dict(param_dict, strict=False)
+    net.set_train(False)
+    sr = net(lr_image).asnumpy().astype(np.float64)
+    sums = [float(p.asnumpy().astype(np.float64).sum()) for p in net.get_parameters()]
+    return sums + [float(sr.sum()), float((sr * weights).sum())]
+
+
 def main(amp_level: str, mode: str) -> None:
     ms.set_context(mode=getattr(ms, mode))
     rng = np.random.RandomState(43)
@@ -127,6 +147,7 @@ def main(amp_level: str, mode: str) -> None:
     write_images(rng, root, "train", STEPS * BATCH, TRAIN_SIZE)
     write_images(rng, root, "valid", 1, EVAL_SIZE)
     weights = rng.uniform(-1, 1, (1, 3, EVAL_SIZE * SCALE, EVAL_SIZE * SCALE))
+    weights_x3 = rng.uniform(-1, 1, (1, 3, EVAL_SIZE * 3, EVAL_SIZE * 3))
     # utils.py's init_dataset, at DIV2K_config.yaml's lr_type and batch size (eval.py's batch 1 and whole images to
     # evaluate), but one worker for the reads and the map: MindSpore refuses the zoo's 10 on a machine of fewer cores,
     # and with several map workers its patch cutter's and flips' draws from Python's `random` came in another order
@@ -147,12 +168,18 @@ def main(amp_level: str, mode: str) -> None:
                         weight_decay=0.0, loss_scale=loss_scale)  # fmt: skip
     model = ms.Model(net, loss_fn=nn.L1Loss(reduction="mean"), optimizer=optimizer, amp_level=amp_level)
     recorder = LossRecorder()
-    model.train(1, ds_train, callbacks=[recorder], dataset_sink_mode=False)
+    # train.py's checkpoints (at the end of its one epoch here)
+    config_ck = CheckpointConfig(save_checkpoint_steps=STEPS, keep_checkpoint_max=60)
+    checkpoints = ModelCheckpoint(prefix=f"EDSR_x{SCALE}_DIV2K", directory=root, config=config_ck)
+    model.train(1, ds_train, callbacks=[recorder, checkpoints], dataset_sink_mode=False)
     evaluated = evaluate(net, ds_val, weights) + evaluate(SelfEnsembleWrapperNumpy(net), ds_val, weights)
+    lr_image = next(ds_val.create_tuple_iterator())[0]
+    pretrained = load_into_x3(root, lr_image, weights_x3)
     shutil.rmtree(root)
     print(f"{mode} losses:", " ".join(repr(v) for v in recorder.losses))
     print(f"{mode} state:", " ".join(repr(v) for v in state_sums(optimizer)))
     print(f"{mode} eval state:", " ".join(repr(v) for v in evaluated))
+    print(f"{mode} pretrained state:", " ".join(repr(v) for v in pretrained))
 
 
 if __name__ == "__main__":
