@@ -10,7 +10,7 @@ import numpy as np
 from kiln import ops
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
-from kiln.numpy._utils import axes_of, axis_of, cast, finish, shape_of, to_tensor, to_tensors
+from kiln.numpy._utils import axes_of, axis_of, cast, finish, is_int, shape_of, to_tensor, to_tensors
 
 __all__ = [
     "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis", "expand_dims", "squeeze", "broadcast_to",
@@ -693,9 +693,11 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
 
 
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Tensor:
-    """Sum along diagonal `offset` of the matrices formed by `axis1` and `axis2`."""
+    """Sum along diagonal `offset` of the matrices formed by `axis1` and `axis2` (an integer sum is int64 unless
+    `dtype` says otherwise, as in NumPy and mindspore.numpy)."""
     d = diagonal(a, offset, axis1, axis2)
-    return finish(ops.sum(d, -1, dtype=d.dtype), dtype)
+    wide = mstype.int64 if dtype is None and is_int(d) else d.dtype
+    return finish(ops.sum(d, -1, dtype=wide), dtype)
 
 
 def unique(x, return_inverse: bool = False):

@@ -155,6 +155,15 @@ def _nan_sign(x: Tensor) -> Tensor:
     return ops.select(ops.isnan(x), x, ops.sign(x)) if is_float(x) else ops.sign(x)
 
 
+def _reciprocal(x: Tensor) -> Tensor:
+    if not is_int(x):
+        return ops.reciprocal(x)
+    # integers stay integers, as in NumPy and mindspore.numpy: 1/x truncated toward zero (0 unless x is 1 or -1),
+    # and 1/0 the dtype's largest value (mindspore.numpy 2.10's; NumPy leaves it undefined)
+    largest = ops.full_like(x, _np.iinfo(x.dtype.np).max)
+    return ops.select(ops.equal(x, 0), largest, ops.select(ops.equal(ops.abs(x), 1), x, ops.zeros_like(x)))
+
+
 _LN2 = _math.log(2.0)
 
 abs = _unary("abs", ops.abs)  # noqa: A001
@@ -167,7 +176,8 @@ sign.op = ops.sign  # the functional it wraps (NaN aside)
 square = _unary("square", ops.square)
 sqrt = _unary("sqrt", ops.sqrt, floats=True)
 cbrt = _unary("cbrt", _cbrt, floats=True)
-reciprocal = _unary("reciprocal", ops.reciprocal)
+reciprocal = _unary("reciprocal", _reciprocal)
+reciprocal.op = ops.reciprocal  # the functional it wraps (integers aside)
 exp = _unary("exp", ops.exp, floats=True)
 exp2 = _unary("exp2", ops.exp2, floats=True)
 expm1 = _unary("expm1", ops.expm1, floats=True)
@@ -220,9 +230,13 @@ def around(a, decimals: int = 0) -> Tensor:
         decimals (int): decimal places (negative: to tens, hundreds...).
 
     Returns:
-        Tensor, float32 for integer input.
+        Tensor of the input's dtype (an integer input is returned as it is for `decimals` >= 0).
     """
-    a = as_float(to_tensor(a))
+    a = to_tensor(a)
+    if is_int(a):
+        if decimals >= 0:
+            return a
+        return ops.cast(around(as_float(a), decimals), a.dtype)  # (to tens, hundreds, ... halves to even)
     if decimals == 0:
         return ops.round(a)
     scale = 10.0**decimals

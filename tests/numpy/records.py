@@ -115,6 +115,11 @@ RECORDS: list[NpRecord] = [
     *[_unary(n, grad=False) for n in ("floor", "ceil", "trunc", "rint", "fix", "signbit")],
     NpRecord("sqrt_int", lambda m, x: m.sqrt(x), (I(3, 4),), ref=lambda np_, x: np_.sqrt(x).astype(np.float32)),
     NpRecord("around", lambda m, x: m.around(x, 1), (F(3, 4),)),
+    NpRecord("around_int", lambda m, x: m.around(x), (I(3, 4, lo=-9, hi=9),)),
+    NpRecord(
+        "around_int_tens", lambda m, x: m.around(x, -1), (np.array([[-35, 25, 5, -26], [15, 44, -5, 0]], np.int32),)
+    ),
+    NpRecord("reciprocal_int", lambda m, x: m.reciprocal(x), (np.array([[-3, -1, 1, 2], [3, 1, -2, -1]], np.int32),)),
     NpRecord("invert", lambda m, x: m.invert(x), (I(3, 4),)),
     NpRecord("invert_bool", lambda m, x: m.invert(x), (B(3, 4),)),
     *[
@@ -311,6 +316,8 @@ RECORDS: list[NpRecord] = [
     NpRecord("where_scalars", lambda m, c: m.where(c, 1, 2), (B(3, 4),)),
     NpRecord("diagonal", lambda m, x: m.diagonal(x, 1, 1, 2), (F(2, 3, 4),)),
     NpRecord("trace", lambda m, x: m.trace(x, -1), (F(3, 4),), grad=True),
+    # (an integer trace is int64, as in NumPy and mindspore.numpy: the table narrows NumPy's int64; golden probe)
+    NpRecord("trace_int", lambda m, x: m.trace(x), (I(3, 3, lo=-5, hi=5),), check_dtype=False),
     NpRecord("unravel_index", lambda m, i: m.unravel_index(i, (3, 4)), (np.array([0, 5, 11], np.int32),)),
     NpRecord(
         "ravel_multi_index",
