@@ -193,7 +193,8 @@ class Resize(_ImageOp):
             MindSpore, and returned as a PIL image.
 
     Returns:
-        A callable mapping an HW/HWC image to the resized image of the same dtype.
+        A callable mapping an HW/HWC image (or a <..., H, W, C> stack of them) to the resized image of the same
+        dtype.
     """
 
     def __init__(self, size: int | Sequence[int], interpolation: Inter = Inter.LINEAR) -> None:
@@ -221,7 +222,12 @@ class Resize(_ImageOp):
                 f"Resize: Inter.ANTIALIAS resizes PIL images only (Pillow's LANCZOS), but got {type(img).__name__}; "
                 "add vision.ToPIL() before it."
             )
-        img = as_image(img, "Resize")
+        arr = np.asarray(img)
+        if arr.ndim > 3:  # <..., H, W, C>: every image of the leading dimensions, as MindSpore
+            flat = arr.reshape(-1, *arr.shape[-3:])
+            out = F.resize(flat, *self._out_size(*arr.shape[-3:-1]), self.interpolation, batched=True)
+            return out.reshape(*arr.shape[:-3], *out.shape[1:])
+        img = as_image(arr, "Resize")
         return F.resize(img, *self._out_size(*img.shape[:2]), self.interpolation)
 
     def _resize_pil(self, img):
@@ -480,10 +486,21 @@ class RandomVerticalFlip(_RandomFlip):
 
 
 class Decode(_ImageOp):
-    """Decode image file bytes (1-D uint8) into an HWC uint8 RGB image; needs Pillow."""
+    """Decode image file bytes (1-D uint8) into an HWC uint8 RGB image; needs Pillow.
 
-    def __call__(self, img) -> np.ndarray:
-        return F.decode(img)
+    Args:
+        to_pil: return an RGB PIL image instead of an array (for the transforms that take PIL images).
+    """
+
+    def __init__(self, to_pil: bool = False) -> None:
+        if not isinstance(to_pil, bool):
+            raise TypeError(f"Decode: to_pil must be a bool, but got {type(to_pil).__name__}.")
+        self.to_pil = to_pil
+
+    def __call__(self, img):
+        if is_pil(img):
+            raise TypeError("Decode: the input is a PIL image, which is decoded already; Decode takes file bytes.")
+        return pil_image().fromarray(F.decode(img)) if self.to_pil else F.decode(img)
 
 
 # -- more transforms ---------------------------------------------------------------------------------------------
@@ -662,7 +679,7 @@ class Solarize(_ImageOp):
     """Invert the pixels whose value lies in [min, max].
 
     Args:
-        threshold: a number t (the range [t, 255]) or a (min, max) pair.
+        threshold: a number t (the range [t, 255]) or a (min, max) pair; (t, t) is read as t.
     """
 
     def __init__(self, threshold) -> None:
@@ -673,6 +690,8 @@ class Solarize(_ImageOp):
     def __call__(self, img) -> np.ndarray:
         arr = as_image(img, "Solarize")
         lo, hi = self.threshold
+        if lo == hi:  # MindSpore reads (t, t) as the single threshold t: every value >= t is inverted
+            hi = 255.0
         inside = (arr >= lo) & (arr <= hi)
         return np.where(
             inside, (255 - arr.astype(np.int64)).astype(arr.dtype) if arr.dtype == np.uint8 else 255.0 - arr, arr
@@ -812,14 +831,19 @@ class FiveCrop(_ImageOp):
         ch, cw = self.size
         if ch > h or cw > w:
             raise RuntimeError(f"FiveCrop: crop size {self.size} is larger than the image {(h, w)}.")
-        centre = CenterCrop(self.size)(arr)
-        return (
+        # MindSpore's FiveCrop (a PIL transform) puts the centre crop at round((h - ch) / 2), round((w - cw) / 2),
+        # Python's rounding (half to even), where CenterCrop floors.
+        centre = F.crop(arr, round((h - ch) / 2.0), round((w - cw) / 2.0), ch, cw)
+        crops = (
             F.crop(arr, 0, 0, ch, cw),
             F.crop(arr, 0, w - cw, ch, cw),
             F.crop(arr, h - ch, 0, ch, cw),
             F.crop(arr, h - ch, w - cw, ch, cw),
             centre,
         )
+        if is_pil(img):  # MindSpore's FiveCrop takes and returns PIL images
+            return tuple(pil_image().fromarray(np.ascontiguousarray(c)) for c in crops)
+        return crops
 
 
 class TenCrop(_ImageOp):
@@ -836,9 +860,11 @@ class TenCrop(_ImageOp):
 
     def __call__(self, img):
         arr = _as_array(img)
-        flipped = arr[::-1] if self.use_vertical_flip else arr[:, ::-1]
+        flipped = np.ascontiguousarray(arr[::-1] if self.use_vertical_flip else arr[:, ::-1])
         five = FiveCrop(self.size)
-        return five(arr) + five(np.ascontiguousarray(flipped))
+        if is_pil(img):  # PIL images in, PIL images out, as MindSpore's TenCrop
+            return five(img) + five(pil_image().fromarray(flipped))
+        return five(arr) + five(flipped)
 
 
 class GaussianBlur(_ImageOp):
@@ -1078,23 +1104,35 @@ class Affine(_ImageOp):
 
     Args:
         degrees: rotation angle (clockwise, as MindSpore's Affine).
-        translate: (tx, ty) in pixels.
+        translate: (tx, ty), fractions of the width and height in [-1, 1] (MindSpore shifts by tx * width
+            and ty * height pixels).
         scale: the scale factor.
         shear: a number (x shear) or (x, y) shear angles in degrees.
         resample: Inter.NEAREST or Inter.BILINEAR.
         fill_value: value outside the image.
+
+    The centre is ((width - 1) / 2, (height - 1) / 2), as MindSpore's.
     """
 
     def __init__(self, degrees, translate, scale, shear, resample: Inter = Inter.NEAREST, fill_value=0) -> None:
         self.degrees, self.translate, self.scale = float(degrees), tuple(translate), float(scale)
+        if len(self.translate) != 2 or any(not -1.0 <= float(t) <= 1.0 for t in self.translate):
+            raise ValueError(f"Affine: translate must be two fractions in [-1, 1], but got {translate!r}.")
         self.shear, self.resample, self.fill_value = _shear_pair(shear), resample, fill_value
         _nearest(resample)
 
     def __call__(self, img) -> np.ndarray:
         arr = as_image(img, "Affine")
         h, w = arr.shape[:2]
-        m = _affine_matrix((w * 0.5, h * 0.5), self.degrees, self.translate, self.scale, self.shear)
-        return C.warp(arr, C.invert_affine(m), h, w, _nearest(self.resample), self.fill_value)
+        shift = (float(self.translate[0]) * w, float(self.translate[1]) * h)
+        return _affine_warp(arr, self.degrees, shift, self.scale, self.shear, self.resample, self.fill_value)
+
+
+def _affine_warp(arr, degrees, shift, scale, shear, resample, fill_value) -> np.ndarray:
+    """`arr` rotated, scaled and sheared about its centre ((w - 1) / 2, (h - 1) / 2), then moved by `shift` pixels."""
+    h, w = arr.shape[:2]
+    m = _affine_matrix(((w - 1) * 0.5, (h - 1) * 0.5), degrees, shift, scale, shear)
+    return C.warp(arr, C.invert_affine(m), h, w, _nearest(resample), fill_value)
 
 
 def _perspective_matrix(start_points, end_points) -> np.ndarray:
@@ -1274,7 +1312,8 @@ class RandomGrayscale(_RandomApplyOp):
     def __call__(self, img):
         arr = _as_array(img)
         channels = 1 if arr.ndim == 2 else arr.shape[2]
-        return self._maybe(arr, Grayscale(3 if channels == 3 else 1))
+        out = self._maybe(arr, Grayscale(3 if channels == 3 else 1))
+        return pil_image().fromarray(out) if is_pil(img) else out  # a PIL image stays one, as in MindSpore
 
 
 class _RandomFactorOp(_ImageOp):
@@ -1503,7 +1542,8 @@ class RandomAffine(_ImageOp):
 
     Args:
         degrees: x for [-x, x] or a (min, max) rotation range.
-        translate: (max_dx, max_dy) fractions of the width / height, or None.
+        translate: (min_dx, max_dx) or (min_dx, max_dx, min_dy, max_dy), fractions of the width / height
+            (no vertical shift with two values), or None.
         scale: a (min, max) range, or None for 1.
         shear: x for an x shear in [-x, x], (min, max) for x, or (xmin, xmax, ymin, ymax); None for none.
         resample, fill_value: as for Affine.
@@ -1513,6 +1553,8 @@ class RandomAffine(_ImageOp):
         self, degrees, translate=None, scale=None, shear=None, resample: Inter = Inter.NEAREST, fill_value=0
     ) -> None:
         self.degrees = (-float(degrees), float(degrees)) if isinstance(degrees, int | float) else tuple(degrees)
+        if translate is not None and len(translate) not in (2, 4):
+            raise TypeError(f"RandomAffine: translate must hold 2 or 4 fractions, but got {translate!r}.")
         self.translate, self.scale, self.shear = translate, scale, shear
         self.resample, self.fill_value = resample, fill_value
         _nearest(resample)
@@ -1524,15 +1566,17 @@ class RandomAffine(_ImageOp):
         angle = float(gen.uniform(*self.degrees))
         tx = ty = 0.0
         if self.translate is not None:
-            t = list(self.translate)
-            tx = float(np.round(gen.uniform(-t[0], t[0]) * w))
-            ty = float(np.round(gen.uniform(-t[1 if len(t) > 1 else 0], t[1 if len(t) > 1 else 0]) * h))
+            # MindSpore's ranges: (min_dx, max_dx) or (min_dx, max_dx, min_dy, max_dy), fractions of the size.
+            # The shift is not rounded to whole pixels (the warp's sampling rounds, as MindSpore's).
+            t = [float(x) for x in self.translate]
+            tx = float(gen.uniform(t[0], t[1]) * w)
+            ty = float(gen.uniform(t[2], t[3]) * h) if len(t) == 4 else 0.0
         sc = 1.0 if self.scale is None else float(gen.uniform(*self.scale))
         sh = (0.0, 0.0)
         if self.shear is not None:
             s = (-self.shear, self.shear) if isinstance(self.shear, int | float) else tuple(self.shear)
             sh = (float(gen.uniform(s[0], s[1])), float(gen.uniform(s[2], s[3])) if len(s) == 4 else 0.0)
-        return Affine(angle, (tx, ty), sc, sh, self.resample, self.fill_value)(arr)
+        return _affine_warp(arr, angle, (tx, ty), sc, sh, self.resample, self.fill_value)
 
 
 class RandomPerspective(_ImageOp):
