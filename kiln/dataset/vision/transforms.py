@@ -513,6 +513,16 @@ def _rgb(img, op: str) -> np.ndarray:
     return arr
 
 
+def _pil_enhance(img, kind: str, factor: float):
+    """Pillow's ImageEnhance.<kind> of a PIL image by `factor` (MindSpore's path for PIL images)."""
+    return getattr(pil_image("ImageEnhance"), kind)(img).enhance(factor)
+
+
+def _like_input(img, out):
+    """`out` as a PIL image when the input `img` was one (the transforms MindSpore runs in Python keep PIL images)."""
+    return pil_image().fromarray(np.asarray(out)) if is_pil(img) else out
+
+
 def _check_factor(value, name: str, low: float = 0.0) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating) or value < low:
         raise ValueError(f"{name} must be a number >= {low}, but got {value!r}.")
@@ -544,7 +554,9 @@ class AdjustBrightness(_ImageOp):
     def __init__(self, brightness_factor: float) -> None:
         self.brightness_factor = _check_factor(brightness_factor, "AdjustBrightness: brightness_factor")
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):  # MindSpore enhances a PIL image with Pillow and returns a PIL image
+            return _pil_enhance(img, "Brightness", self.brightness_factor)
         return C.adjust_brightness(_rgb(img, "AdjustBrightness"), self.brightness_factor)
 
 
@@ -558,7 +570,9 @@ class AdjustContrast(_ImageOp):
     def __init__(self, contrast_factor: float) -> None:
         self.contrast_factor = _check_factor(contrast_factor, "AdjustContrast: contrast_factor")
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):  # Pillow's ImageEnhance.Contrast, a PIL image out, as MindSpore
+            return _pil_enhance(img, "Contrast", self.contrast_factor)
         return C.adjust_contrast(_rgb(img, "AdjustContrast"), self.contrast_factor)
 
 
@@ -572,7 +586,9 @@ class AdjustSaturation(_ImageOp):
     def __init__(self, saturation_factor: float) -> None:
         self.saturation_factor = _check_factor(saturation_factor, "AdjustSaturation: saturation_factor")
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):  # Pillow's ImageEnhance.Color, a PIL image out, as MindSpore
+            return _pil_enhance(img, "Color", self.saturation_factor)
         return C.adjust_saturation(_rgb(img, "AdjustSaturation"), self.saturation_factor)
 
 
@@ -588,7 +604,9 @@ class AdjustHue(_ImageOp):
             raise ValueError(f"AdjustHue: hue_factor must be in [-0.5, 0.5], but got {hue_factor}.")
         self.hue_factor = float(hue_factor)
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):  # Pillow's 8-bit HSV, a PIL image out (single-band images unchanged), as MindSpore
+            return P.adjust_hue(img, self.hue_factor)
         return C.adjust_hue(_rgb(img, "AdjustHue"), self.hue_factor)
 
 
@@ -604,7 +622,12 @@ class AdjustGamma(_ImageOp):
         self.gamma = _check_factor(gamma, "AdjustGamma: gamma")
         self.gain = float(gain)
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):
+            # MindSpore maps a PIL image through the table int((256 - 1e-3) * gain * (i / 255) ** gamma) (cut at
+            # 255), with Pillow's point, and returns a PIL image.
+            table = [min(255, int((256 - 1e-3) * self.gain * (i / 255.0) ** self.gamma)) for i in range(256)]
+            return img.point(table * len(img.getbands()))
         return C.adjust_gamma(as_image(img, "AdjustGamma"), self.gamma, self.gain)
 
 
@@ -635,25 +658,33 @@ class AutoContrast(_ImageOp):
             raise ValueError(f"AutoContrast: cutoff must be in [0, 50), but got {cutoff}.")
         self.cutoff, self.ignore = float(cutoff), ignore
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):  # Pillow's ImageOps.autocontrast, a PIL image out, as MindSpore
+            return pil_image("ImageOps").autocontrast(img, self.cutoff, self.ignore)
         return C.auto_contrast(as_image(img, "AutoContrast"), self.cutoff, self.ignore)
 
 
 class Equalize(_ImageOp):
-    """Equalize the histogram of every channel (OpenCV's equalizeHist)."""
+    """Equalize the histogram of every channel (OpenCV's equalizeHist; Pillow's ImageOps.equalize on a PIL image,
+    which stays a PIL image, as in MindSpore)."""
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):
+            return pil_image("ImageOps").equalize(img)
         return C.equalize(as_image(img, "Equalize"))
 
 
 class Invert(_ImageOp):
     """255 - image (uint8)."""
 
-    def __call__(self, img) -> np.ndarray:
-        arr = as_image(img, "Invert")
-        return (255 - arr.astype(np.int64)).astype(arr.dtype) if arr.dtype == np.uint8 else 255.0 - arr
+    def __call__(self, img):
+        if is_pil(img):  # a PIL image out, as MindSpore
+            return pil_image("ImageOps").invert(img)
+        return self.batch_call(img)
 
-    batch_call = __call__
+    def batch_call(self, img) -> np.ndarray:
+        arr = as_image(img, "Invert") if np.ndim(img) <= 3 else np.asarray(img)
+        return (255 - arr.astype(np.int64)).astype(arr.dtype) if arr.dtype == np.uint8 else 255.0 - arr
 
 
 class Posterize(_ImageOp):
@@ -899,8 +930,9 @@ class Grayscale(_ImageOp):
         self.num_output_channels = num_output_channels
 
     def __call__(self, img):
-        if is_pil(img):  # the same pixels, returned as a PIL image as MindSpore does
-            return pil_image().fromarray(self(np.asarray(img)))
+        if is_pil(img):  # Pillow's own conversion (the same weights; any mode), a PIL image out, as MindSpore
+            gray = img.convert("L")
+            return gray.convert("RGB") if self.num_output_channels == 3 else gray
         arr = _rgb(_as_array(img), "Grayscale").astype(np.int64)
         gray = ((arr[..., 0] * 19595 + arr[..., 1] * 38470 + arr[..., 2] * 7471 + 0x8000) >> 16).astype(np.uint8)
         return np.stack([gray] * 3, -1) if self.num_output_channels == 3 else gray
@@ -1163,9 +1195,17 @@ class Perspective(_ImageOp):
         self.interpolation = interpolation
         _nearest(interpolation)
 
-    def __call__(self, img) -> np.ndarray:
-        arr = as_image(img, "Perspective")
+    def __call__(self, img):
+        # a PIL image comes back as a PIL image, as MindSpore's
+        return _like_input(img, self._call(img))
+
+    def _call(self, img):
         m = _perspective_matrix(self.start_points, self.end_points)
+        if is_pil(img):  # MindSpore warps a PIL image with Pillow's perspective transform
+            return img.transform(
+                img.size, pil_image().PERSPECTIVE, tuple(m.ravel()[:8]), pil_resample(self.interpolation)
+            )
+        arr = as_image(img, "Perspective")
         return C.warp(arr, m, arr.shape[0], arr.shape[1], _nearest(self.interpolation), 0)
 
 
@@ -1213,6 +1253,8 @@ class ToPIL(_ImageOp):
     def __call__(self, img):
         if not isinstance(img, np.ndarray):
             return img
+        if img.ndim == 3 and img.shape[2] == 1:  # <H, W, 1> is a one-band (mode L) image, as in MindSpore
+            img = img[..., 0]
         return pil_image().fromarray(img)
 
 
@@ -1346,6 +1388,12 @@ class RandomSharpness(_RandomFactorOp):
     """
 
     _OP = AdjustSharpness
+
+    def __call__(self, img):
+        factor = float(_rng.generator().uniform(*self.degrees))
+        if is_pil(img):  # Pillow's ImageEnhance.Sharpness, a PIL image out, as MindSpore
+            return _pil_enhance(img, "Sharpness", factor)
+        return AdjustSharpness(factor)(img)
 
 
 class RandomPosterize(_ImageOp):
@@ -1560,6 +1608,10 @@ class RandomAffine(_ImageOp):
         _nearest(resample)
 
     def __call__(self, img):
+        # a PIL image comes back as a PIL image, as MindSpore's
+        return _like_input(img, self._call(img))
+
+    def _call(self, img):
         arr = as_image(img, "RandomAffine")
         h, w = arr.shape[:2]
         gen = _rng.generator()
@@ -1595,6 +1647,10 @@ class RandomPerspective(_ImageOp):
         _nearest(interpolation)
 
     def __call__(self, img):
+        # a PIL image comes back as a PIL image, as MindSpore's
+        return _like_input(img, self._call(img))
+
+    def _call(self, img):
         arr = as_image(img, "RandomPerspective")
         gen = _rng.generator()
         if gen.random() >= self.prob:
@@ -1629,6 +1685,10 @@ class RandomErasing(_ImageOp):
         self.inplace, self.max_attempts = inplace, int(max_attempts)
 
     def __call__(self, img):
+        # a PIL image comes back as a PIL image, as MindSpore's
+        return _like_input(img, self._call(img))
+
+    def _call(self, img):
         arr = np.array(img)
         gen = _rng.generator()
         if gen.random() >= self.prob:
@@ -1664,6 +1724,10 @@ class RandomLighting(_ImageOp):
         self.alpha = _check_factor(alpha, "RandomLighting: alpha")
 
     def __call__(self, img):
+        # a PIL image comes back as a PIL image, as MindSpore's
+        return _like_input(img, self._call(img))
+
+    def _call(self, img):
         arr = _rgb(img, "RandomLighting")
         noise = _rng.generator().normal(0.0, self.alpha, size=3)
         shift = self._EIGVEC @ (noise * self._EIGVAL)
