@@ -775,9 +775,10 @@ class Dataset:
         return shapes
 
     def output_types(self) -> list[np.dtype]:
-        """NumPy dtype of each column, read from the first row (a string column is np.str_, without a length, as
-        MindSpore reports it)."""
-        return [np.dtype(np.str_) if x.dtype.kind == "U" else x.dtype for x in self._first_row()]
+        """NumPy dtype of each column, read from the first row (a str or bytes column is np.str_ or np.bytes_,
+        without a length, as MindSpore reports it)."""
+        generic = {"U": np.dtype(np.str_), "S": np.dtype(np.bytes_)}
+        return [generic.get(x.dtype.kind, x.dtype) for x in self._first_row()]
 
     def _walk_first(self, cls):
         node = self

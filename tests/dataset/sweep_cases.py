@@ -56,6 +56,10 @@ class _Ragged:
         return 7
 
 
+def _slices(m, n: int, sampler):
+    return m.ds.NumpySlicesDataset(np.arange(n), sampler=sampler)
+
+
 def _ragged(m):
     return m.ds.GeneratorDataset(_Ragged(), ["p", "q"], shuffle=False)
 
@@ -230,6 +234,32 @@ PIPELINES = {
     ],
     "endless_repeat_rows": lambda m: [
         int(r[0]) for _, r in zip(range(8), _numbers(m, 3).repeat().create_tuple_iterator(output_numpy=True))
+    ],
+    # samplers: an offset leaves the shards unpadded; WeightedRandomSampler draws at most one sample per row
+    "distributed_offsets": lambda m: [
+        [
+            [_rows(_slices(m, n, m.ds.DistributedSampler(3, k, shuffle=False, offset=off))) for k in range(3)]
+            for off in (-1, 0, 1, 2, 3)
+        ]
+        for n in (5, 7, 8)
+    ],
+    "distributed_offsets_sizes": lambda m: [
+        _slices(m, 7, m.ds.DistributedSampler(3, k, shuffle=False, offset=off)).get_dataset_size()
+        for off in (-1, 0, 1, 2)
+        for k in range(3)
+    ],
+    "distributed_offset_too_big": lambda m: _raises(
+        lambda: _rows(_slices(m, 5, m.ds.DistributedSampler(2, 0, shuffle=False, offset=3)))
+    ),
+    "weighted_sampler_sizes": lambda m: [
+        len(_rows(_slices(m, n, m.ds.WeightedRandomSampler([1.0] * w, ns))))
+        for n, w, ns in ((4, 4, 6), (10, 4, 6), (10, 4, None), (3, 2, None))
+    ],
+    "weighted_sampler_dataset_size": lambda m: _slices(
+        m, 4, m.ds.WeightedRandomSampler([1.0] * 4, 6)
+    ).get_dataset_size(),
+    "output_types_bytes": lambda m: [
+        str(t) for t in m.ds.GeneratorDataset(lambda: iter([(b"y", 1)] * 2), ["b", "i"], shuffle=False).output_types()
     ],
     "output_types_strings": lambda m: [
         str(t)
