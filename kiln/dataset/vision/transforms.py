@@ -188,8 +188,9 @@ class Resize(_ImageOp):
     Args:
         size: an int resizes the shorter side to `size` keeping the aspect ratio (the longer side
             becomes floor(long * size / short), as MindSpore computes it); (height, width) resizes exactly.
-        interpolation: Inter.LINEAR (bilinear, half-pixel centres), Inter.NEAREST or Inter.BICUBIC (= CUBIC,
-            OpenCV's bicubic); Inter.ANTIALIAS for PIL images only. A PIL image is resized by Pillow, as in
+        interpolation: Inter.LINEAR (bilinear, half-pixel centres), Inter.NEAREST, Inter.BICUBIC (= CUBIC,
+            OpenCV's bicubic), Inter.AREA (OpenCV's pixel-area averaging), Inter.PILCUBIC (Pillow's bicubic,
+            uint8 RGB images); Inter.ANTIALIAS for PIL images only. A PIL image is resized by Pillow, as in
             MindSpore, and returned as a PIL image.
 
     Returns:
@@ -201,10 +202,10 @@ class Resize(_ImageOp):
         _size_hw(size, "Resize")
         if not isinstance(interpolation, Inter):
             raise TypeError(f"Resize: interpolation must be a vision.Inter, but got {interpolation!r}.")
-        if interpolation not in (Inter.LINEAR, Inter.NEAREST, Inter.CUBIC, Inter.ANTIALIAS):
+        if interpolation not in (Inter.LINEAR, Inter.NEAREST, Inter.CUBIC, Inter.AREA, Inter.PILCUBIC, Inter.ANTIALIAS):
             raise NotImplementedError(
-                f"Resize: {interpolation} is not implemented in Kiln; use LINEAR, NEAREST or BICUBIC "
-                "(or ANTIALIAS on PIL images)."
+                f"Resize: {interpolation} is not implemented in Kiln; use LINEAR, NEAREST, BICUBIC, AREA or "
+                "PILCUBIC (or ANTIALIAS on PIL images)."
             )
         self.size = size
         self.interpolation = interpolation
