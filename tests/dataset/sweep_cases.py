@@ -226,6 +226,11 @@ RESIZE.update(
         "resize_pilcubic_stack": lambda m: m.v.Resize((8, 30), m.v.Inter.PILCUBIC)(np.stack([IMG, IMG[::-1]])),
         "resize_pilcubic_gray": lambda m: m.v.Resize((8, 30), m.v.Inter.PILCUBIC)(GRAY),
         "resize_pilcubic_pipeline": lambda m: _pipe(m, [m.v.Resize((30, 11), m.v.Inter.PILCUBIC)], IMG),
+        # a PIL image meets a filter Pillow lacks: MindSpore's pipeline resizes the array
+        "resize_area_after_pil_decode": lambda m: _pipe(m, [m.v.Decode(True), m.v.Resize((8, 9), m.v.Inter.AREA)], PNG),
+        "resize_pilcubic_after_pil_decode": lambda m: _pipe(
+            m, [m.v.Decode(True), m.v.Resize((20, 9), m.v.Inter.PILCUBIC)], PNG
+        ),
     }
 )
 

@@ -216,6 +216,9 @@ class Resize(_ImageOp):
         return int(self.size[0]), int(self.size[1])
 
     def __call__(self, img) -> np.ndarray:
+        if is_pil(img) and self.interpolation in (Inter.AREA, Inter.PILCUBIC):
+            # no Pillow filter: a MindSpore pipeline resizes these as arrays (and returns an array)
+            img = np.asarray(img)
         if is_pil(img):
             return self._resize_pil(img)
         if self.interpolation == Inter.ANTIALIAS:
