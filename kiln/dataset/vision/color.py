@@ -37,13 +37,20 @@ def rgb_to_gray(img: np.ndarray) -> np.ndarray:
     return (0.299 * f[..., 0] + 0.587 * f[..., 1] + 0.114 * f[..., 2]).astype(img.dtype)
 
 
+def _work(img: np.ndarray):
+    """OpenCV's arithmetic type for `img`: float64 for float64 images, else float32."""
+    return np.float64 if img.dtype == np.float64 else np.float32
+
+
 def blend(a: np.ndarray, b: np.ndarray, alpha: float, like: np.ndarray) -> np.ndarray:
     """alpha * a + (1 - alpha) * b, cast like `like`."""
     return cast_like(a.astype(np.float64) * alpha + b.astype(np.float64) * (1.0 - alpha), like)
 
 
 def adjust_brightness(img: np.ndarray, factor: float) -> np.ndarray:
-    return cast_like(img.astype(np.float64) * factor, img)
+    # OpenCV's convertTo scales in float32 (1.3 is 1.29999995: 95 * 1.3 rounds to 123, not 124)
+    work = _work(img)
+    return cast_like(img.astype(work) * work(factor), img)
 
 
 def adjust_contrast(img: np.ndarray, factor: float) -> np.ndarray:
