@@ -144,6 +144,12 @@ VALUES = {
     "solarize_zero_pair": lambda m: m.v.Solarize((0, 0))(IMG),
     "solarize_equal_pair_float": lambda m: m.v.Solarize((0.5, 0.5))(FIMG),
     "random_solarize_fixed": lambda m: m.v.RandomSolarize((100, 100))(IMG),
+    # integer images of other dtypes: Invert keeps the dtype, saturating; gray levels rounded; brightness in float32
+    "invert_int16": lambda m: m.v.Invert()(IMG.astype(np.int16) * 3),
+    "invert_uint16": lambda m: m.v.Invert()(IMG.astype(np.uint16) * 3),
+    "invert_int8": lambda m: m.v.Invert()((IMG.astype(np.int16) - 128).astype(np.int8)),
+    "rgb_to_gray_uint16": lambda m: m.v.ConvertColor(m.v.ConvertMode.COLOR_RGB2GRAY)(IMG.astype(np.uint16) * 3),
+    "adjust_brightness_uint16": lambda m: m.v.AdjustBrightness(1.3)(IMG.astype(np.uint16) * 3),
     # OpenCV scales in float32: 95 * 1.3 is 123.49999 there (123), 123.5000001 in float64 (124)
     "adjust_brightness_1.3": lambda m: m.v.AdjustBrightness(1.3)(IMG),
     "adjust_brightness_0.7": lambda m: m.v.AdjustBrightness(0.7)(IMG),
@@ -318,6 +324,7 @@ TOLERANCE = {
     "affine_scale_coords": (1, 0.06),  # measured: 5.6% of the source coordinates are the neighbour's (ties)
     **{f"affine_{k}_bilinear": (4, 0.65) for k in _AFFINE},
     "random_affine_rotation": (0, 0.0),
+    "rgb_to_gray_uint16": (1, 0.005),  # measured: 1 value of 391 off by 1
     "adjust_contrast_1.3": (1, 0.02),  # measured: 1.8% of the values off by 1 (OpenCV's addWeighted rounding)
     # measured: 0.17% of the values off by 1 (float32 sums of the area weights in another order)
     "resize_area_big_(17, 23)": (1, 0.002),

@@ -679,7 +679,7 @@ class Equalize(_ImageOp):
 
 
 class Invert(_ImageOp):
-    """255 - image (uint8)."""
+    """255 - image: integer images keep their dtype (the result saturated to it), float images 255.0 - x."""
 
     def __call__(self, img):
         if is_pil(img):  # a PIL image out, as MindSpore
@@ -688,7 +688,11 @@ class Invert(_ImageOp):
 
     def batch_call(self, img) -> np.ndarray:
         arr = as_image(img, "Invert") if np.ndim(img) <= 3 else np.asarray(img)
-        return (255 - arr.astype(np.int64)).astype(arr.dtype) if arr.dtype == np.uint8 else 255.0 - arr
+        if arr.dtype == np.bool_ or np.issubdtype(arr.dtype, np.integer):
+            # 255 - x saturated to the dtype, which it keeps (as MindSpore: a uint16 0 stays 255, a 300 becomes 0)
+            low, high = (0, 1) if arr.dtype == np.bool_ else (np.iinfo(arr.dtype).min, np.iinfo(arr.dtype).max)
+            return np.clip(255 - arr.astype(np.int64), low, high).astype(arr.dtype)
+        return 255.0 - arr
 
 
 class Posterize(_ImageOp):
