@@ -344,7 +344,9 @@ def encode(value):
         value = value.asnumpy()
     if isinstance(value, np.ndarray | np.generic):
         arr = np.asarray(value)
-        return {"dtype": str(arr.dtype), "shape": list(arr.shape), "data": arr.tolist()}
+        # float32 / float16 values by their shortest repr (they read back exactly; the JSON is half as long)
+        data = arr.astype(str).astype(np.float64).tolist() if arr.dtype in (np.float32, np.float16) else arr.tolist()
+        return {"dtype": str(arr.dtype), "shape": list(arr.shape), "data": data}
     if isinstance(value, tuple | list):
         return {"seq": type(value).__name__, "items": [encode(x) for x in value]}
     if isinstance(value, dict):
