@@ -375,7 +375,7 @@ class Dataset:
         Args:
             operations: a callable or a list of callables applied in order; each
                 gets the previous outputs as arguments (a tuple means several).
-            input_columns: columns passed to the first operation; all when None.
+            input_columns: columns passed to the first operation; the first column when None (as MindSpore).
             output_columns: names of the last operation's outputs; defaults to
                 `input_columns`. Needed when their numbers differ.
             num_parallel_workers: workers that run the operations; rows keep their
@@ -490,7 +490,8 @@ class Dataset:
             bucket_batch_sizes: batch size per bucket, one more than the boundaries.
             element_length_function: the length of a row from its `column_names` values; by default the
                 first dimension of the one column named.
-            pad_info: as for `padded_batch`.
+            pad_info: as for `padded_batch`; None or {} pads every column to its longest row with 0 (as
+                MindSpore).
             pad_to_bucket_boundary: pad the None dimensions to bucket_boundaries[i] - 1.
             drop_remainder: drop each bucket's last incomplete batch.
 
@@ -719,7 +720,8 @@ class Dataset:
 
     # -- metadata ------------------------------------------------------------
     def get_dataset_size(self) -> int:
-        """Rows (batches after `batch`) per epoch; -1 for an endless `repeat`.
+        """Rows (batches after `batch`) per epoch; an endless `repeat` counts as one pass of its child (as
+        MindSpore counts it).
 
         Reads the whole pipeline once when the size cannot be known otherwise
         (a generator without `__len__`, `filter`).
@@ -773,8 +775,10 @@ class Dataset:
         return shapes
 
     def output_types(self) -> list[np.dtype]:
-        """NumPy dtype of each column, read from the first row."""
-        return [x.dtype for x in self._first_row()]
+        """NumPy dtype of each column, read from the first row (a str or bytes column is np.str_ or np.bytes_,
+        without a length, as MindSpore reports it)."""
+        generic = {"U": np.dtype(np.str_), "S": np.dtype(np.bytes_)}
+        return [generic.get(x.dtype.kind, x.dtype) for x in self._first_row()]
 
     def _walk_first(self, cls):
         node = self
@@ -825,6 +829,8 @@ class MapDataset(Dataset):
             if not callable(op):
                 raise TypeError(f"map: operation {i} is not callable (got {type(op).__name__}).")
         names = child.get_col_names()
+        if input_columns is None:
+            input_columns = names[:1]  # MindSpore's map: no input_columns means the first column only
         in_cols, out_cols, result = _column_layout(names, input_columns, output_columns, "map")
         workers = config.get_num_parallel_workers() if num_parallel_workers is None else num_parallel_workers
         self._workers = _check_int(workers, "num_parallel_workers", 1)
@@ -1087,6 +1093,13 @@ class BatchDataset(Dataset):
         columns = [[r[i] for r in pending] for i in self._in_idx]
         out = _call_noting(self._map, (*columns, info), "(in batch per_batch_map {!r})", self._map)
         out = _output_columns(out, self._out_cols, "batch: per_batch_map")
+        for name, col in zip(self._out_cols, out):
+            # A list is one entry per row (an array is taken as the batch whatever its length), as MindSpore.
+            if isinstance(col, list | tuple) and len(col) != len(pending):
+                raise RuntimeError(
+                    f"batch: per_batch_map returned {len(col)} row(s) for column {name!r} of a batch of "
+                    f"{len(pending)}; return one entry per row (or an array for the whole batch)."
+                )
         stacked = [
             np.stack([np.asarray(x) for x in col]) if isinstance(col, list | tuple) else np.asarray(col) for col in out
         ]
@@ -1218,6 +1231,9 @@ class BucketBatchDataset(Dataset):
                     shape = list(shape) if shape is not None else [None] * ndim
                     shape = [self._bounds[bucket] - 1 if s is None else s for s in shape]
                 out.append(_pad_column(column, name, shape, value))
+            elif not self._pad_info:
+                # No pad_info (None or {}): MindSpore pads every column to its longest row, with 0 (or "").
+                out.append(_pad_column(column, name, None, None))
             else:
                 arrays = [np.asarray(x) for x in column]
                 if len({a.shape for a in arrays}) > 1:
@@ -1337,7 +1353,8 @@ class RepeatDataset(Dataset):
         n = self.children[0]._static_size()
         if n is None or n == 0:
             return n
-        return INFINITE if self.count == -1 else n * self.count
+        # MindSpore counts an endless repeat as one pass of its child (get_dataset_size is rows per epoch).
+        return n if self.count == -1 else n * self.count
 
     def _rows(self, run, epoch):
         repeats = itertools.count() if self.count == -1 else range(self.count)

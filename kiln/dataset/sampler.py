@@ -241,7 +241,8 @@ class DistributedSampler(BuiltinSampler):
         shard_id: the shard to read, in [0, num_shards).
         shuffle: shuffle the rows (the same permutation in every shard), new every epoch.
         num_samples: rows per epoch at most (in this shard); all when None.
-        offset: the shard that receives the first row (-1: shard 0, MindSpore's default).
+        offset: the shard that receives the first row; -1 (MindSpore's default) starts at shard 0 and pads the
+            shards to one size with rows from the start, an offset >= 0 does not pad (as MindSpore).
 
     Raises:
         ValueError: a shard out of range or non-positive counts.
@@ -256,6 +257,8 @@ class DistributedSampler(BuiltinSampler):
         super().__init__(num_samples)
         if not _is_int(offset) or offset < -1:
             raise ValueError(f"DistributedSampler: offset must be an int >= -1, but got {offset!r}.")
+        if offset > num_shards:
+            raise ValueError(f"DistributedSampler: offset must not exceed num_shards ({num_shards}), but got {offset}.")
         self.num_shards = int(num_shards)
         self.shard_id = int(shard_id)
         self.shuffle = bool(shuffle)
@@ -267,15 +270,22 @@ class DistributedSampler(BuiltinSampler):
     def is_sharded(self) -> bool:
         return True
 
+    def _first(self) -> int:
+        """The first row of this shard (row i goes to shard (i + offset) % num_shards)."""
+        return self.shard_id if self.offset == -1 else (self.shard_id - self.offset) % self.num_shards
+
     def _own_size(self, n: int) -> int:
-        return self._limit(0 if n == 0 else math.ceil(n / self.num_shards))
+        if n == 0:
+            return 0
+        if self.offset == -1:  # MindSpore's default pads every shard to ceil(n / num_shards) rows ...
+            return self._limit(math.ceil(n / self.num_shards))
+        return self._limit(max(0, math.ceil((n - self._first()) / self.num_shards)))  # ... an offset does not
 
     def _own(self, n, ctx):
         count = self._own_size(n)
         if n == 0:
             return np.zeros(0, np.int64)
-        shard = self.shard_id if self.offset == -1 else (self.shard_id - self.offset) % self.num_shards
-        positions = (shard + self.num_shards * np.arange(count)) % n
+        positions = (self._first() + self.num_shards * np.arange(count)) % n
         if self.shuffle:
             # Shards must agree on the permutation, so it depends on the seed and epoch only.
             perm = np.random.default_rng([ctx.seed, _SAMPLER_SALT, *ctx.epoch]).permutation(n)
@@ -335,7 +345,7 @@ class WeightedRandomSampler(BuiltinSampler):
 
     Args:
         weights (list[float]): one non-negative weight per row (row i gets weights[i]), a list as MindSpore requires.
-        num_samples: samples per epoch (None: len(weights)).
+        num_samples: samples per epoch at most (None: as many as the dataset has rows).
         replacement: draw with replacement (default True).
     """
 
@@ -367,7 +377,8 @@ class WeightedRandomSampler(BuiltinSampler):
         return True
 
     def _own_size(self, n: int) -> int:
-        return len(self.weights) if self.num_samples is None else self.num_samples
+        # MindSpore draws as many samples as the dataset has rows, num_samples at most
+        return self._limit(n)
 
     def _own(self, n, ctx):
         w = np.asarray(self.weights)

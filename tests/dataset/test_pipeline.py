@@ -33,7 +33,8 @@ def test_take_skip_repeat():
     assert column(d.take(-1)) == list(range(10))
     assert column(d.repeat(2)) == list(range(10)) * 2 and d.repeat(2).get_dataset_size() == 20
     endless = d.repeat()
-    assert endless.get_dataset_size() == -1 and endless.get_repeat_count() == -1
+    # MindSpore 2.10 reports one pass of the child for an endless repeat (tests/dataset/goldens/sweep.json too)
+    assert endless.get_dataset_size() == 10 and endless.get_repeat_count() == -1
     assert column(endless.take(25)) == (list(range(10)) * 3)[:25]
     assert column(d.skip(2).take(3).repeat(2)) == [2, 3, 4, 2, 3, 4]
 
@@ -84,8 +85,9 @@ def test_map_columns_and_order():
     assert merged.get_col_names() == ["ac", "b"] and column(merged) == [0, 101, 202]
     renamed = d.map(lambda a: a, input_columns="a", output_columns="z")
     assert renamed.get_col_names() == ["z", "b", "c"]
-    everything = d.map(lambda a, b, c: (a + b + c,) * 3)  # input_columns None: all columns
-    assert column(everything, 2) == [0, 111, 222]
+    # input_columns None: the first column only, as MindSpore 2.10 (tests/dataset/goldens/sweep.json)
+    first = d.map(lambda a: a * 2)
+    assert first.get_col_names() == ["a", "b", "c"] and column(first) == [0, 2, 4] and column(first, 2) == [0, 100, 200]
 
 
 def test_filter():

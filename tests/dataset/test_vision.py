@@ -48,8 +48,9 @@ def test_resize_nearest_and_shorter_side():
     assert vision.Resize(32)(np.zeros((28, 28, 1), np.uint8)).shape == (32, 32, 1)
     constant = np.full((7, 9, 3), 77, np.uint8)
     np.testing.assert_array_equal(vision.Resize((13, 4))(constant), np.full((13, 4, 3), 77, np.uint8))
-    with pytest.raises(NotImplementedError, match="LINEAR, NEAREST or BICUBIC"):
-        vision.Resize(4, Inter.AREA)
+    # Inter.AREA halving an image averages 2x2 blocks (goldens of the other sizes: test_sweep_goldens.py)
+    blocks = np.arange(16, dtype=np.float32).reshape(4, 4)
+    np.testing.assert_array_equal(vision.Resize((2, 2), Inter.AREA)(blocks), [[2.5, 4.5], [10.5, 12.5]])
     with pytest.raises(ValueError, match="positive"):
         vision.Resize((0, 3))
     with pytest.raises(RuntimeError, match="Decode"):

@@ -86,7 +86,7 @@ class OneHot:
 
     Args:
         num_classes: number of classes; labels must lie in [0, num_classes).
-        smoothing_rate: label smoothing; the result is float32 when it is non-zero,
+        smoothing_rate: label smoothing; the result is float64 when it is non-zero,
             else it keeps the label dtype (as MindSpore does).
     """
 
@@ -100,6 +100,8 @@ class OneHot:
 
     def __call__(self, label) -> np.ndarray:
         label = np.asarray(label)
+        if label.ndim > 1:
+            raise RuntimeError(f"OneHot: labels must be a scalar or 1-D, but got shape {label.shape}.")
         if label.dtype.kind not in "iu":
             raise RuntimeError(f"OneHot: labels must be integers, but got dtype {label.dtype}.")
         if label.size and (label.min() < 0 or label.max() >= self.num_classes):
@@ -109,7 +111,7 @@ class OneHot:
         hot = label[..., None] == np.arange(self.num_classes)
         if self.smoothing_rate:
             s = self.smoothing_rate
-            return (hot * (1.0 - s) + s / self.num_classes).astype(np.float32)
+            return hot * (1.0 - s) + s / self.num_classes  # float64, as MindSpore
         return hot.astype(label.dtype)
 
     def __repr__(self) -> str:

@@ -34,7 +34,13 @@ def rgb_to_gray(img: np.ndarray) -> np.ndarray:
         r, g, b = (img[..., i].astype(np.int32) for i in range(3))
         return ((r * 4899 + g * 9617 + b * 1868 + (1 << 13)) >> 14).astype(np.uint8)
     f = img.astype(np.float32)
-    return (0.299 * f[..., 0] + 0.587 * f[..., 1] + 0.114 * f[..., 2]).astype(img.dtype)
+    # other integer images are rounded to nearest (a uint16 image truncated was off by 1 on half of its pixels)
+    return cast_like(0.299 * f[..., 0] + 0.587 * f[..., 1] + 0.114 * f[..., 2], img)
+
+
+def _work(img: np.ndarray):
+    """OpenCV's arithmetic type for scaling `img`: float64 for float64 images, else float32."""
+    return np.float64 if img.dtype == np.float64 else np.float32
 
 
 def blend(a: np.ndarray, b: np.ndarray, alpha: float, like: np.ndarray) -> np.ndarray:
@@ -43,7 +49,9 @@ def blend(a: np.ndarray, b: np.ndarray, alpha: float, like: np.ndarray) -> np.nd
 
 
 def adjust_brightness(img: np.ndarray, factor: float) -> np.ndarray:
-    return cast_like(img.astype(np.float64) * factor, img)
+    # OpenCV's convertTo scales in float32 (1.3 is 1.29999995: 95 * 1.3 rounds to 123, not 124)
+    work = _work(img)
+    return cast_like(img.astype(work) * work(factor), img)
 
 
 def adjust_contrast(img: np.ndarray, factor: float) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import io
+import math
 
 import numpy as np
 
@@ -28,17 +29,26 @@ _COEF_BITS = 11  # OpenCV's INTER_RESIZE_COEF_BITS: interpolation weights are in
 
 
 @functools.lru_cache(maxsize=128)
-def _linear_taps(in_size: int, out_size: int, clamp_fraction: bool) -> tuple[np.ndarray, ...]:
+def _linear_taps(in_size: int, out_size: int, clamp_fraction: bool, area: bool = False) -> tuple[np.ndarray, ...]:
     """OpenCV's bilinear taps along one axis: source indices i0, i1 and float32 weights w0 = 1 - f, w1 = f.
 
     The position is computed in float32 from a float64 scale, as OpenCV does. Along the width a position
     outside the image takes its edge pixel with weight 1; along the height OpenCV keeps the fraction and
     only clamps the rows, which rounds differently on the first and last rows of an enlarged image.
+    With `area` (INTER_AREA enlarging an axis), the source is floor(dst * in / out) and the fraction is that
+    of (dst + 1) - (src + 1) * out / in when positive (each output pixel's overlap with the next source pixel).
     """
-    scale = 1.0 / (out_size / in_size)
-    pos = ((np.arange(out_size) + 0.5) * scale - 0.5).astype(np.float32)
-    i0 = np.floor(pos).astype(np.intp)
-    frac = pos - i0.astype(np.float32)
+    inv_scale = out_size / in_size
+    scale = 1.0 / inv_scale
+    if area:
+        dst = np.arange(out_size)
+        i0 = np.floor(dst * scale).astype(np.intp)
+        frac = ((dst + 1) - (i0 + 1) * inv_scale).astype(np.float32)
+        frac = np.where(frac <= 0, np.float32(0.0), frac - np.floor(frac)).astype(np.float32)
+    else:
+        pos = ((np.arange(out_size) + 0.5) * scale - 0.5).astype(np.float32)
+        i0 = np.floor(pos).astype(np.intp)
+        frac = pos - i0.astype(np.float32)
     if clamp_fraction:
         outside = (i0 < 0) | (i0 >= in_size - 1)
         frac[outside] = 0.0
@@ -47,19 +57,19 @@ def _linear_taps(in_size: int, out_size: int, clamp_fraction: bool) -> tuple[np.
 
 
 @functools.lru_cache(maxsize=128)
-def _fixed_point_taps(in_size: int, out_size: int, clamp_fraction: bool) -> tuple[np.ndarray, ...]:
+def _fixed_point_taps(in_size: int, out_size: int, clamp_fraction: bool, area: bool = False) -> tuple[np.ndarray, ...]:
     """`_linear_taps` with OpenCV's integer weights for uint8 images (w0 + w1 = 2048)."""
-    i0, i1, w0, w1 = _linear_taps(in_size, out_size, clamp_fraction)
+    i0, i1, w0, w1 = _linear_taps(in_size, out_size, clamp_fraction, area)
     one = np.float32(1 << _COEF_BITS)
     # rint: OpenCV's saturate_cast rounds halves to even.
     return i0, i1, np.rint(w0 * one).astype(np.int32), np.rint(w1 * one).astype(np.int32)
 
 
-def _resize_linear_u8(img: np.ndarray, height: int, width: int, axis: int) -> np.ndarray:
+def _resize_linear_u8(img: np.ndarray, height: int, width: int, axis: int, area: bool = False) -> np.ndarray:
     """Bilinear resize of uint8 images in OpenCV's fixed point (axis: the height axis; width follows it)."""
     h, w = img.shape[axis : axis + 2]
-    x0, x1, a0, a1 = _fixed_point_taps(w, width, True)
-    y0, y1, b0, b1 = _fixed_point_taps(h, height, False)
+    x0, x1, a0, a1 = _fixed_point_taps(w, width, True, area)
+    y0, y1, b0, b1 = _fixed_point_taps(h, height, False, area)
     trailing = (1,) * (img.ndim - axis - 2)
     src = img.astype(np.int32)
     # Along the width: exact integer sums, each pixel scaled by 2048.
@@ -148,6 +158,15 @@ def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inte
         )
     if interpolation == Inter.CUBIC:
         return _resize_cubic(img, height, width, len(lead))
+    if interpolation == Inter.PILCUBIC:
+        return _resize_pil_cubic(img, height, width, len(lead))
+    if interpolation == Inter.AREA:
+        if height <= h and width <= w:
+            return _resize_area_shrink(img, height, width, len(lead))
+        # OpenCV enlarges with INTER_AREA as with INTER_LINEAR, with the area taps of `_linear_taps`
+        if img.dtype == np.uint8:
+            return _resize_linear_u8(img, height, width, len(lead), area=True)
+        return _resize_linear_float(img, height, width, len(lead), area=True)
     if interpolation != Inter.LINEAR:
         raise NotImplementedError(
             f"Resize: interpolation {interpolation} is not implemented; use LINEAR, NEAREST or BICUBIC."
@@ -157,12 +176,12 @@ def resize(img: np.ndarray, height: int, width: int, interpolation: Inter = Inte
     return _resize_linear_float(img, height, width, len(lead))
 
 
-def _resize_linear_float(img: np.ndarray, height: int, width: int, axis: int) -> np.ndarray:
+def _resize_linear_float(img: np.ndarray, height: int, width: int, axis: int, area: bool = False) -> np.ndarray:
     """Bilinear resize in floating point, as OpenCV's float kernels: float32 weights, a * w0 + b * w1 per axis
     (float64 images in float64); other integer images are rounded back to their dtype, halves to even."""
     h, w = img.shape[axis : axis + 2]
-    x0, x1, a0, a1 = _linear_taps(w, width, True)
-    y0, y1, b0, b1 = _linear_taps(h, height, False)
+    x0, x1, a0, a1 = _linear_taps(w, width, True, area)
+    y0, y1, b0, b1 = _linear_taps(h, height, False, area)
     work = np.float64 if img.dtype == np.float64 else np.float32
     trailing = (1,) * (img.ndim - axis - 2)
     src = img.astype(work, copy=False)
@@ -171,6 +190,64 @@ def _resize_linear_float(img: np.ndarray, height: int, width: int, axis: int) ->
     weights = (-1, 1, *trailing)
     out = np.take(rows, y0, axis=axis) * b0.reshape(weights)
     out += np.take(rows, y1, axis=axis) * b1.reshape(weights)
+    if np.issubdtype(img.dtype, np.integer):
+        info = np.iinfo(img.dtype)
+        return np.clip(np.rint(out), info.min, info.max).astype(img.dtype)
+    return out.astype(img.dtype, copy=False)
+
+
+def _resize_pil_cubic(img: np.ndarray, height: int, width: int, axis: int) -> np.ndarray:
+    """Inter.PILCUBIC of uint8 RGB images: Pillow's bicubic along the width, then along the height, each pass
+    rounded to uint8 (MindSpore's port of Pillow's resampling runs the two passes in this order)."""
+    if img.dtype != np.uint8 or img.ndim != axis + 3 or img.shape[-1] != 3:
+        raise RuntimeError(
+            f"Resize: Inter.PILCUBIC takes uint8 RGB images <H, W, 3>, but got shape {img.shape[axis:]} "
+            f"and dtype {img.dtype}."
+        )
+    image = pil_image()
+    h = img.shape[axis]
+    flat = img.reshape(-1, *img.shape[axis:])
+    out = [
+        np.asarray(image.fromarray(one).resize((width, h), image.BICUBIC).resize((width, height), image.BICUBIC))
+        for one in flat
+    ]
+    return np.stack(out).reshape(*img.shape[:axis], height, width, 3)
+
+
+@functools.lru_cache(maxsize=128)
+def _area_weights(in_size: int, out_size: int) -> np.ndarray:
+    """(out_size, in_size) float32 weights of INTER_AREA shrinking one axis: each output pixel averages the source
+    pixels its cell [dst * s, (dst + 1) * s) covers (s = in / out), the partly covered ones by their overlap."""
+    scale = 1.0 / (out_size / in_size)
+    weights = np.zeros((out_size, in_size), np.float64)
+    for dst in range(out_size):
+        start, stop = dst * scale, (dst + 1) * scale
+        first, last = int(math.ceil(start)), min(int(math.floor(stop)), in_size)
+        cell = min(scale, in_size - start)
+        if first - start > 1e-3:
+            weights[dst, first - 1] = (first - start) / cell
+        weights[dst, first:last] = 1.0 / cell
+        if stop - last > 1e-3 and last < in_size:
+            weights[dst, last] = min(stop - last, 1.0, cell) / cell
+    return weights.astype(np.float32)
+
+
+def _resize_area_shrink(img: np.ndarray, height: int, width: int, axis: int) -> np.ndarray:
+    """INTER_AREA when neither side grows: the area-weighted mean of the covered source pixels, summed along the
+    width first in float32 (float64 images in float64) and rounded to the dtype halves to even; uint8 images
+    halved on both sides take OpenCV's (a + b + c + d + 2) >> 2."""
+    h, w = img.shape[axis : axis + 2]
+    if img.dtype == np.uint8 and (h, w) == (2 * height, 2 * width):
+        s = img.astype(np.int32)
+        ev, od = slice(0, None, 2), slice(1, None, 2)
+        at = lambda r, c: s[(slice(None),) * axis + (r, c)]  # noqa: E731
+        return ((at(ev, ev) + at(ev, od) + at(od, ev) + at(od, od) + 2) >> 2).astype(np.uint8)
+    work = np.float64 if img.dtype == np.float64 else np.float32
+    wx = _area_weights(w, width).astype(work)
+    wy = _area_weights(h, height).astype(work)
+    src = img.astype(work, copy=False)
+    rows = np.moveaxis(np.tensordot(src, wx, axes=([axis + 1], [1])), -1, axis + 1)
+    out = np.moveaxis(np.tensordot(rows, wy, axes=([axis], [1])), -1, axis)
     if np.issubdtype(img.dtype, np.integer):
         info = np.iinfo(img.dtype)
         return np.clip(np.rint(out), info.min, info.max).astype(img.dtype)

@@ -188,22 +188,24 @@ class Resize(_ImageOp):
     Args:
         size: an int resizes the shorter side to `size` keeping the aspect ratio (the longer side
             becomes floor(long * size / short), as MindSpore computes it); (height, width) resizes exactly.
-        interpolation: Inter.LINEAR (bilinear, half-pixel centres), Inter.NEAREST or Inter.BICUBIC (= CUBIC,
-            OpenCV's bicubic); Inter.ANTIALIAS for PIL images only. A PIL image is resized by Pillow, as in
+        interpolation: Inter.LINEAR (bilinear, half-pixel centres), Inter.NEAREST, Inter.BICUBIC (= CUBIC,
+            OpenCV's bicubic), Inter.AREA (OpenCV's pixel-area averaging), Inter.PILCUBIC (Pillow's bicubic,
+            uint8 RGB images); Inter.ANTIALIAS for PIL images only. A PIL image is resized by Pillow, as in
             MindSpore, and returned as a PIL image.
 
     Returns:
-        A callable mapping an HW/HWC image to the resized image of the same dtype.
+        A callable mapping an HW/HWC image (or a <..., H, W, C> stack of them) to the resized image of the same
+        dtype.
     """
 
     def __init__(self, size: int | Sequence[int], interpolation: Inter = Inter.LINEAR) -> None:
         _size_hw(size, "Resize")
         if not isinstance(interpolation, Inter):
             raise TypeError(f"Resize: interpolation must be a vision.Inter, but got {interpolation!r}.")
-        if interpolation not in (Inter.LINEAR, Inter.NEAREST, Inter.CUBIC, Inter.ANTIALIAS):
+        if interpolation not in (Inter.LINEAR, Inter.NEAREST, Inter.CUBIC, Inter.AREA, Inter.PILCUBIC, Inter.ANTIALIAS):
             raise NotImplementedError(
-                f"Resize: {interpolation} is not implemented in Kiln; use LINEAR, NEAREST or BICUBIC "
-                "(or ANTIALIAS on PIL images)."
+                f"Resize: {interpolation} is not implemented in Kiln; use LINEAR, NEAREST, BICUBIC, AREA or "
+                "PILCUBIC (or ANTIALIAS on PIL images)."
             )
         self.size = size
         self.interpolation = interpolation
@@ -214,6 +216,9 @@ class Resize(_ImageOp):
         return int(self.size[0]), int(self.size[1])
 
     def __call__(self, img) -> np.ndarray:
+        if is_pil(img) and self.interpolation in (Inter.AREA, Inter.PILCUBIC):
+            # no Pillow filter: a MindSpore pipeline resizes these as arrays (and returns an array)
+            img = np.asarray(img)
         if is_pil(img):
             return self._resize_pil(img)
         if self.interpolation == Inter.ANTIALIAS:
@@ -221,7 +226,12 @@ class Resize(_ImageOp):
                 f"Resize: Inter.ANTIALIAS resizes PIL images only (Pillow's LANCZOS), but got {type(img).__name__}; "
                 "add vision.ToPIL() before it."
             )
-        img = as_image(img, "Resize")
+        arr = np.asarray(img)
+        if arr.ndim > 3:  # <..., H, W, C>: every image of the leading dimensions, as MindSpore
+            flat = arr.reshape(-1, *arr.shape[-3:])
+            out = F.resize(flat, *self._out_size(*arr.shape[-3:-1]), self.interpolation, batched=True)
+            return out.reshape(*arr.shape[:-3], *out.shape[1:])
+        img = as_image(arr, "Resize")
         return F.resize(img, *self._out_size(*img.shape[:2]), self.interpolation)
 
     def _resize_pil(self, img):
@@ -480,10 +490,21 @@ class RandomVerticalFlip(_RandomFlip):
 
 
 class Decode(_ImageOp):
-    """Decode image file bytes (1-D uint8) into an HWC uint8 RGB image; needs Pillow."""
+    """Decode image file bytes (1-D uint8) into an HWC uint8 RGB image; needs Pillow.
 
-    def __call__(self, img) -> np.ndarray:
-        return F.decode(img)
+    Args:
+        to_pil: return an RGB PIL image instead of an array (for the transforms that take PIL images).
+    """
+
+    def __init__(self, to_pil: bool = False) -> None:
+        if not isinstance(to_pil, bool):
+            raise TypeError(f"Decode: to_pil must be a bool, but got {type(to_pil).__name__}.")
+        self.to_pil = to_pil
+
+    def __call__(self, img):
+        if is_pil(img):
+            raise TypeError("Decode: the input is a PIL image, which is decoded already; Decode takes file bytes.")
+        return pil_image().fromarray(F.decode(img)) if self.to_pil else F.decode(img)
 
 
 # -- more transforms ---------------------------------------------------------------------------------------------
@@ -494,6 +515,16 @@ def _rgb(img, op: str) -> np.ndarray:
     if arr.ndim != 3 or arr.shape[2] != 3:
         raise RuntimeError(f"{op}: expected an RGB image of shape <H, W, 3>, but got shape {arr.shape}.")
     return arr
+
+
+def _pil_enhance(img, kind: str, factor: float):
+    """Pillow's ImageEnhance.<kind> of a PIL image by `factor` (MindSpore's path for PIL images)."""
+    return getattr(pil_image("ImageEnhance"), kind)(img).enhance(factor)
+
+
+def _like_input(img, out):
+    """`out` as a PIL image when the input `img` was one (the transforms MindSpore runs in Python keep PIL images)."""
+    return pil_image().fromarray(np.asarray(out)) if is_pil(img) else out
 
 
 def _check_factor(value, name: str, low: float = 0.0) -> float:
@@ -527,7 +558,9 @@ class AdjustBrightness(_ImageOp):
     def __init__(self, brightness_factor: float) -> None:
         self.brightness_factor = _check_factor(brightness_factor, "AdjustBrightness: brightness_factor")
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):  # MindSpore enhances a PIL image with Pillow and returns a PIL image
+            return _pil_enhance(img, "Brightness", self.brightness_factor)
         return C.adjust_brightness(_rgb(img, "AdjustBrightness"), self.brightness_factor)
 
 
@@ -541,7 +574,9 @@ class AdjustContrast(_ImageOp):
     def __init__(self, contrast_factor: float) -> None:
         self.contrast_factor = _check_factor(contrast_factor, "AdjustContrast: contrast_factor")
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):  # Pillow's ImageEnhance.Contrast, a PIL image out, as MindSpore
+            return _pil_enhance(img, "Contrast", self.contrast_factor)
         return C.adjust_contrast(_rgb(img, "AdjustContrast"), self.contrast_factor)
 
 
@@ -555,7 +590,9 @@ class AdjustSaturation(_ImageOp):
     def __init__(self, saturation_factor: float) -> None:
         self.saturation_factor = _check_factor(saturation_factor, "AdjustSaturation: saturation_factor")
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):  # Pillow's ImageEnhance.Color, a PIL image out, as MindSpore
+            return _pil_enhance(img, "Color", self.saturation_factor)
         return C.adjust_saturation(_rgb(img, "AdjustSaturation"), self.saturation_factor)
 
 
@@ -571,7 +608,9 @@ class AdjustHue(_ImageOp):
             raise ValueError(f"AdjustHue: hue_factor must be in [-0.5, 0.5], but got {hue_factor}.")
         self.hue_factor = float(hue_factor)
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):  # Pillow's 8-bit HSV, a PIL image out (single-band images unchanged), as MindSpore
+            return P.adjust_hue(img, self.hue_factor)
         return C.adjust_hue(_rgb(img, "AdjustHue"), self.hue_factor)
 
 
@@ -587,7 +626,12 @@ class AdjustGamma(_ImageOp):
         self.gamma = _check_factor(gamma, "AdjustGamma: gamma")
         self.gain = float(gain)
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):
+            # MindSpore maps a PIL image through the table int((256 - 1e-3) * gain * (i / 255) ** gamma) (cut at
+            # 255), with Pillow's point, and returns a PIL image.
+            table = [min(255, int((256 - 1e-3) * self.gain * (i / 255.0) ** self.gamma)) for i in range(256)]
+            return img.point(table * len(img.getbands()))
         return C.adjust_gamma(as_image(img, "AdjustGamma"), self.gamma, self.gain)
 
 
@@ -618,25 +662,37 @@ class AutoContrast(_ImageOp):
             raise ValueError(f"AutoContrast: cutoff must be in [0, 50), but got {cutoff}.")
         self.cutoff, self.ignore = float(cutoff), ignore
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):  # Pillow's ImageOps.autocontrast, a PIL image out, as MindSpore
+            return pil_image("ImageOps").autocontrast(img, self.cutoff, self.ignore)
         return C.auto_contrast(as_image(img, "AutoContrast"), self.cutoff, self.ignore)
 
 
 class Equalize(_ImageOp):
-    """Equalize the histogram of every channel (OpenCV's equalizeHist)."""
+    """Equalize the histogram of every channel (OpenCV's equalizeHist; Pillow's ImageOps.equalize on a PIL image,
+    which stays a PIL image, as in MindSpore)."""
 
-    def __call__(self, img) -> np.ndarray:
+    def __call__(self, img):
+        if is_pil(img):
+            return pil_image("ImageOps").equalize(img)
         return C.equalize(as_image(img, "Equalize"))
 
 
 class Invert(_ImageOp):
-    """255 - image (uint8)."""
+    """255 - image: integer images keep their dtype (the result saturated to it), float images 255.0 - x."""
 
-    def __call__(self, img) -> np.ndarray:
-        arr = as_image(img, "Invert")
-        return (255 - arr.astype(np.int64)).astype(arr.dtype) if arr.dtype == np.uint8 else 255.0 - arr
+    def __call__(self, img):
+        if is_pil(img):  # a PIL image out, as MindSpore
+            return pil_image("ImageOps").invert(img)
+        return self.batch_call(img)
 
-    batch_call = __call__
+    def batch_call(self, img) -> np.ndarray:
+        arr = as_image(img, "Invert") if np.ndim(img) <= 3 else np.asarray(img)
+        if arr.dtype == np.bool_ or np.issubdtype(arr.dtype, np.integer):
+            # 255 - x saturated to the dtype, which it keeps (as MindSpore: a uint16 0 stays 255, a 300 becomes 0)
+            low, high = (0, 1) if arr.dtype == np.bool_ else (np.iinfo(arr.dtype).min, np.iinfo(arr.dtype).max)
+            return np.clip(255 - arr.astype(np.int64), low, high).astype(arr.dtype)
+        return 255.0 - arr
 
 
 class Posterize(_ImageOp):
@@ -662,7 +718,7 @@ class Solarize(_ImageOp):
     """Invert the pixels whose value lies in [min, max].
 
     Args:
-        threshold: a number t (the range [t, 255]) or a (min, max) pair.
+        threshold: a number t (the range [t, 255]) or a (min, max) pair; (t, t) is read as t.
     """
 
     def __init__(self, threshold) -> None:
@@ -673,6 +729,8 @@ class Solarize(_ImageOp):
     def __call__(self, img) -> np.ndarray:
         arr = as_image(img, "Solarize")
         lo, hi = self.threshold
+        if lo == hi:  # MindSpore reads (t, t) as the single threshold t: every value >= t is inverted
+            hi = 255.0
         inside = (arr >= lo) & (arr <= hi)
         return np.where(
             inside, (255 - arr.astype(np.int64)).astype(arr.dtype) if arr.dtype == np.uint8 else 255.0 - arr, arr
@@ -812,14 +870,19 @@ class FiveCrop(_ImageOp):
         ch, cw = self.size
         if ch > h or cw > w:
             raise RuntimeError(f"FiveCrop: crop size {self.size} is larger than the image {(h, w)}.")
-        centre = CenterCrop(self.size)(arr)
-        return (
+        # MindSpore's FiveCrop (a PIL transform) puts the centre crop at round((h - ch) / 2), round((w - cw) / 2),
+        # Python's rounding (half to even), where CenterCrop floors.
+        centre = F.crop(arr, round((h - ch) / 2.0), round((w - cw) / 2.0), ch, cw)
+        crops = (
             F.crop(arr, 0, 0, ch, cw),
             F.crop(arr, 0, w - cw, ch, cw),
             F.crop(arr, h - ch, 0, ch, cw),
             F.crop(arr, h - ch, w - cw, ch, cw),
             centre,
         )
+        if is_pil(img):  # MindSpore's FiveCrop takes and returns PIL images
+            return tuple(pil_image().fromarray(np.ascontiguousarray(c)) for c in crops)
+        return crops
 
 
 class TenCrop(_ImageOp):
@@ -836,9 +899,11 @@ class TenCrop(_ImageOp):
 
     def __call__(self, img):
         arr = _as_array(img)
-        flipped = arr[::-1] if self.use_vertical_flip else arr[:, ::-1]
+        flipped = np.ascontiguousarray(arr[::-1] if self.use_vertical_flip else arr[:, ::-1])
         five = FiveCrop(self.size)
-        return five(arr) + five(np.ascontiguousarray(flipped))
+        if is_pil(img):  # PIL images in, PIL images out, as MindSpore's TenCrop
+            return five(img) + five(pil_image().fromarray(flipped))
+        return five(arr) + five(flipped)
 
 
 class GaussianBlur(_ImageOp):
@@ -873,8 +938,9 @@ class Grayscale(_ImageOp):
         self.num_output_channels = num_output_channels
 
     def __call__(self, img):
-        if is_pil(img):  # the same pixels, returned as a PIL image as MindSpore does
-            return pil_image().fromarray(self(np.asarray(img)))
+        if is_pil(img):  # Pillow's own conversion (the same weights; any mode), a PIL image out, as MindSpore
+            gray = img.convert("L")
+            return gray.convert("RGB") if self.num_output_channels == 3 else gray
         arr = _rgb(_as_array(img), "Grayscale").astype(np.int64)
         gray = ((arr[..., 0] * 19595 + arr[..., 1] * 38470 + arr[..., 2] * 7471 + 0x8000) >> 16).astype(np.uint8)
         return np.stack([gray] * 3, -1) if self.num_output_channels == 3 else gray
@@ -1078,23 +1144,35 @@ class Affine(_ImageOp):
 
     Args:
         degrees: rotation angle (clockwise, as MindSpore's Affine).
-        translate: (tx, ty) in pixels.
+        translate: (tx, ty), fractions of the width and height in [-1, 1] (MindSpore shifts by tx * width
+            and ty * height pixels).
         scale: the scale factor.
         shear: a number (x shear) or (x, y) shear angles in degrees.
         resample: Inter.NEAREST or Inter.BILINEAR.
         fill_value: value outside the image.
+
+    The centre is ((width - 1) / 2, (height - 1) / 2), as MindSpore's.
     """
 
     def __init__(self, degrees, translate, scale, shear, resample: Inter = Inter.NEAREST, fill_value=0) -> None:
         self.degrees, self.translate, self.scale = float(degrees), tuple(translate), float(scale)
+        if len(self.translate) != 2 or any(not -1.0 <= float(t) <= 1.0 for t in self.translate):
+            raise ValueError(f"Affine: translate must be two fractions in [-1, 1], but got {translate!r}.")
         self.shear, self.resample, self.fill_value = _shear_pair(shear), resample, fill_value
         _nearest(resample)
 
     def __call__(self, img) -> np.ndarray:
         arr = as_image(img, "Affine")
         h, w = arr.shape[:2]
-        m = _affine_matrix((w * 0.5, h * 0.5), self.degrees, self.translate, self.scale, self.shear)
-        return C.warp(arr, C.invert_affine(m), h, w, _nearest(self.resample), self.fill_value)
+        shift = (float(self.translate[0]) * w, float(self.translate[1]) * h)
+        return _affine_warp(arr, self.degrees, shift, self.scale, self.shear, self.resample, self.fill_value)
+
+
+def _affine_warp(arr, degrees, shift, scale, shear, resample, fill_value) -> np.ndarray:
+    """`arr` rotated, scaled and sheared about its centre ((w - 1) / 2, (h - 1) / 2), then moved by `shift` pixels."""
+    h, w = arr.shape[:2]
+    m = _affine_matrix(((w - 1) * 0.5, (h - 1) * 0.5), degrees, shift, scale, shear)
+    return C.warp(arr, C.invert_affine(m), h, w, _nearest(resample), fill_value)
 
 
 def _perspective_matrix(start_points, end_points) -> np.ndarray:
@@ -1125,9 +1203,17 @@ class Perspective(_ImageOp):
         self.interpolation = interpolation
         _nearest(interpolation)
 
-    def __call__(self, img) -> np.ndarray:
-        arr = as_image(img, "Perspective")
+    def __call__(self, img):
+        # a PIL image comes back as a PIL image, as MindSpore's
+        return _like_input(img, self._call(img))
+
+    def _call(self, img):
         m = _perspective_matrix(self.start_points, self.end_points)
+        if is_pil(img):  # MindSpore warps a PIL image with Pillow's perspective transform
+            return img.transform(
+                img.size, pil_image().PERSPECTIVE, tuple(m.ravel()[:8]), pil_resample(self.interpolation)
+            )
+        arr = as_image(img, "Perspective")
         return C.warp(arr, m, arr.shape[0], arr.shape[1], _nearest(self.interpolation), 0)
 
 
@@ -1175,6 +1261,8 @@ class ToPIL(_ImageOp):
     def __call__(self, img):
         if not isinstance(img, np.ndarray):
             return img
+        if img.ndim == 3 and img.shape[2] == 1:  # <H, W, 1> is a one-band (mode L) image, as in MindSpore
+            img = img[..., 0]
         return pil_image().fromarray(img)
 
 
@@ -1274,7 +1362,8 @@ class RandomGrayscale(_RandomApplyOp):
     def __call__(self, img):
         arr = _as_array(img)
         channels = 1 if arr.ndim == 2 else arr.shape[2]
-        return self._maybe(arr, Grayscale(3 if channels == 3 else 1))
+        out = self._maybe(arr, Grayscale(3 if channels == 3 else 1))
+        return pil_image().fromarray(out) if is_pil(img) else out  # a PIL image stays one, as in MindSpore
 
 
 class _RandomFactorOp(_ImageOp):
@@ -1307,6 +1396,12 @@ class RandomSharpness(_RandomFactorOp):
     """
 
     _OP = AdjustSharpness
+
+    def __call__(self, img):
+        factor = float(_rng.generator().uniform(*self.degrees))
+        if is_pil(img):  # Pillow's ImageEnhance.Sharpness, a PIL image out, as MindSpore
+            return _pil_enhance(img, "Sharpness", factor)
+        return AdjustSharpness(factor)(img)
 
 
 class RandomPosterize(_ImageOp):
@@ -1503,7 +1598,8 @@ class RandomAffine(_ImageOp):
 
     Args:
         degrees: x for [-x, x] or a (min, max) rotation range.
-        translate: (max_dx, max_dy) fractions of the width / height, or None.
+        translate: (min_dx, max_dx) or (min_dx, max_dx, min_dy, max_dy), fractions of the width / height
+            (no vertical shift with two values), or None.
         scale: a (min, max) range, or None for 1.
         shear: x for an x shear in [-x, x], (min, max) for x, or (xmin, xmax, ymin, ymax); None for none.
         resample, fill_value: as for Affine.
@@ -1513,26 +1609,34 @@ class RandomAffine(_ImageOp):
         self, degrees, translate=None, scale=None, shear=None, resample: Inter = Inter.NEAREST, fill_value=0
     ) -> None:
         self.degrees = (-float(degrees), float(degrees)) if isinstance(degrees, int | float) else tuple(degrees)
+        if translate is not None and len(translate) not in (2, 4):
+            raise TypeError(f"RandomAffine: translate must hold 2 or 4 fractions, but got {translate!r}.")
         self.translate, self.scale, self.shear = translate, scale, shear
         self.resample, self.fill_value = resample, fill_value
         _nearest(resample)
 
     def __call__(self, img):
+        # a PIL image comes back as a PIL image, as MindSpore's
+        return _like_input(img, self._call(img))
+
+    def _call(self, img):
         arr = as_image(img, "RandomAffine")
         h, w = arr.shape[:2]
         gen = _rng.generator()
         angle = float(gen.uniform(*self.degrees))
         tx = ty = 0.0
         if self.translate is not None:
-            t = list(self.translate)
-            tx = float(np.round(gen.uniform(-t[0], t[0]) * w))
-            ty = float(np.round(gen.uniform(-t[1 if len(t) > 1 else 0], t[1 if len(t) > 1 else 0]) * h))
+            # MindSpore's ranges: (min_dx, max_dx) or (min_dx, max_dx, min_dy, max_dy), fractions of the size.
+            # The shift is not rounded to whole pixels (the warp's sampling rounds, as MindSpore's).
+            t = [float(x) for x in self.translate]
+            tx = float(gen.uniform(t[0], t[1]) * w)
+            ty = float(gen.uniform(t[2], t[3]) * h) if len(t) == 4 else 0.0
         sc = 1.0 if self.scale is None else float(gen.uniform(*self.scale))
         sh = (0.0, 0.0)
         if self.shear is not None:
             s = (-self.shear, self.shear) if isinstance(self.shear, int | float) else tuple(self.shear)
             sh = (float(gen.uniform(s[0], s[1])), float(gen.uniform(s[2], s[3])) if len(s) == 4 else 0.0)
-        return Affine(angle, (tx, ty), sc, sh, self.resample, self.fill_value)(arr)
+        return _affine_warp(arr, angle, (tx, ty), sc, sh, self.resample, self.fill_value)
 
 
 class RandomPerspective(_ImageOp):
@@ -1551,6 +1655,10 @@ class RandomPerspective(_ImageOp):
         _nearest(interpolation)
 
     def __call__(self, img):
+        # a PIL image comes back as a PIL image, as MindSpore's
+        return _like_input(img, self._call(img))
+
+    def _call(self, img):
         arr = as_image(img, "RandomPerspective")
         gen = _rng.generator()
         if gen.random() >= self.prob:
@@ -1585,6 +1693,10 @@ class RandomErasing(_ImageOp):
         self.inplace, self.max_attempts = inplace, int(max_attempts)
 
     def __call__(self, img):
+        # a PIL image comes back as a PIL image, as MindSpore's
+        return _like_input(img, self._call(img))
+
+    def _call(self, img):
         arr = np.array(img)
         gen = _rng.generator()
         if gen.random() >= self.prob:
@@ -1620,6 +1732,10 @@ class RandomLighting(_ImageOp):
         self.alpha = _check_factor(alpha, "RandomLighting: alpha")
 
     def __call__(self, img):
+        # a PIL image comes back as a PIL image, as MindSpore's
+        return _like_input(img, self._call(img))
+
+    def _call(self, img):
         arr = _rgb(img, "RandomLighting")
         noise = _rng.generator().normal(0.0, self.alpha, size=3)
         shift = self._EIGVEC @ (noise * self._EIGVAL)
