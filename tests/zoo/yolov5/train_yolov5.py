@@ -10,7 +10,10 @@ Trained as train.py wires it: the no-decay (bias, gamma, beta) / decay parameter
 nn.Momentum (0.9, weight decay 5e-4, loss_scale 1024) on lr_scheduler.get_lr's cosine_annealing array, and
 nn.TrainOneStepCell with sensitivity loss_scale // 2 = 512. Then train.py's and eval.py's eval path: a second
 YOLOV5(is_training=False), the trained parameters loaded into it by train.py's load_parameters (the 'yolo_network.'
-prefix stripped, 'moments.' skipped), and its decoded boxes (xy, wh, sigmoid confidence and class probabilities).
+prefix stripped, 'moments.' skipped), and its decoded boxes (xy, wh, sigmoid confidence and class probabilities);
+and export.py's: the TrainOneStepCell saved by ms.save_checkpoint as train.py does, loaded as it is into
+YOLOV5s_Infer (whose input_shape is a Python int), exported to MINDIR at an int8 zero input, and read back by
+nn.GraphCell to decode an int8 image.
 
 A MindSpore script: run it with MindSpore (the golden) or with `kiln run`. Usage: train_yolov5.py MODE...; for each
 MODE it prints `MODE losses: ...`, `MODE step1 state: ...` and `MODE state: ...` (after the first and the last step:
@@ -19,7 +22,9 @@ eval state: ...`: the counts of parameters load_param_into_net did not load and 
 train.py's keys are the TrainOneStepCell's structural names, so the 183 momenta, 'optimizer.moments....', are not
 skipped, and the 120 BatchNorm statistics, 'network.yolo_network....', load by their trailing names), then for each
 of the three decoded outputs the sums of x, y, w, h, confidence and class probabilities, then the first image's 8
-highest confidences.
+highest confidences; and `MODE export state: ...`: the same two counts for the checkpoint loaded into YOLOV5s_Infer
+(0 and 487: its parameters are 'network.feature_map....', found by prefix under the checkpoint's
+'yolo_network.feature_map....'), then the GraphCell's decoded sums for the first batch's image minus 128 as int8.
 
 The zoo trains yolov5s (widths 32..512, depth 1) on 640x640 COCO, batch 32, 80 classes; here the stand-in config
 (model_utils/config.py) has widths 8..128 at depth 1, 4 classes and the anchors scaled by 1/10, on 2 images of 64x64
@@ -34,6 +39,7 @@ and the eval network's box widths overflow to inf).
 
 import os
 import sys
+import tempfile
 from types import SimpleNamespace
 
 import mindspore as ms
@@ -43,7 +49,7 @@ from mindspore import Tensor, nn
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model_utils.config import config  # noqa: E402
 from src.lr_scheduler import get_lr  # noqa: E402
-from src.yolo import YOLOV5, YoloWithLossCell  # noqa: E402
+from src.yolo import YOLOV5, YOLOV5s_Infer, YoloWithLossCell  # noqa: E402
 
 BATCH, SIZE, STEPS, BOXES = 2, 64, 4, 3
 LR = SimpleNamespace(lr_scheduler="cosine_annealing", lr=0.001, warmup_epochs=2, max_epoch=STEPS, T_max=STEPS,
@@ -126,6 +132,32 @@ def load_parameters(val_network, train_network):
     return ms.load_param_into_net(val_network, param_dict_new)
 
 
+def decoded_sums(outputs) -> list[float]:
+    """For each decoded output, the sums of x, y, w, h, confidence and the class probabilities."""
+    sums = []
+    for out in outputs:
+        out = out.asnumpy().astype(np.float64)
+        sums += [float(out[..., k].sum()) for k in range(5)] + [float(out[..., 5:].sum())]
+    return sums
+
+
+def export_path(train, image) -> list[float]:
+    """train.py's checkpoint of the TrainOneStepCell, then export.py: YOLOV5s_Infer at the image size, the checkpoint
+    loaded as it is, exported to MINDIR at an int8 zero input; read back through nn.GraphCell, it decodes `image`
+    (int8). Returns the counts load_param_into_net did not load and did not use, then the decoded sums."""
+    with tempfile.TemporaryDirectory() as folder:
+        ckpt = os.path.join(folder, "yolov5_1_4.ckpt")
+        ms.save_checkpoint(train, ckpt)
+        network = YOLOV5s_Infer(SIZE)
+        network.set_train(False)
+        not_loaded = ms.load_param_into_net(network, ms.load_checkpoint(ckpt))
+        input_data = ms.numpy.zeros([BATCH, SIZE, SIZE, 3], ms.int8)
+        ms.export(network, input_data, file_name=os.path.join(folder, "yolov5"), file_format="MINDIR")
+        graph = nn.GraphCell(ms.load(os.path.join(folder, "yolov5.mindir")))
+        outputs = graph(Tensor(image))
+    return [float(len(not_loaded[0])), float(len(not_loaded[1]))] + decoded_sums(outputs)
+
+
 def main(mode: str) -> None:
     ms.set_context(mode=getattr(ms, mode))
     rng = np.random.RandomState(7)
@@ -155,13 +187,12 @@ def main(mode: str) -> None:
     not_loaded = load_parameters(val_network, train)
     val_network.set_train(False)
     outputs = val_network(Tensor(images[0]), input_shape)
-    evals = [float(len(not_loaded[0])), float(len(not_loaded[1]))]
-    for out in outputs:
-        out = out.asnumpy().astype(np.float64)
-        evals += [float(out[..., k].sum()) for k in range(5)] + [float(out[..., 5:].sum())]
+    evals = [float(len(not_loaded[0])), float(len(not_loaded[1]))] + decoded_sums(outputs)
     conf = np.concatenate([o.asnumpy()[0, ..., 4].reshape(-1) for o in outputs])
     evals += [float(v) for v in np.sort(conf)[-8:]]
     print(f"{mode} eval state:", " ".join(repr(v) for v in evals))
+    exported = export_path(train, (images[0] - 128).astype(np.int8))
+    print(f"{mode} export state:", " ".join(repr(v) for v in exported))
 
 
 if __name__ == "__main__":
