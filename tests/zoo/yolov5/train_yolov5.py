@@ -27,14 +27,14 @@ highest confidences; and `MODE export state: ...`: the same two counts for the c
 'yolo_network.feature_map....'), then the GraphCell's decoded sums for the first batch's image minus 128 as int8.
 
 The zoo trains yolov5s (widths 32..512, depth 1) on 640x640 COCO, batch 32, 80 classes; here the stand-in config
-(model_utils/config.py) has widths 8..128 at depth 1, 4 classes and the anchors scaled by 1/10, on 2 images of 64x64
-(2x2, 4x4 and 8x8 grids), with 3 synthetic boxes per image turned into the zoo's targets (per scale y_true of
+(model_utils/config.py) keeps yolov5s's widths and depth, with 4 classes and the anchors scaled by 1/10, on 2 images
+of 64x64 (2x2, 4x4 and 8x8 grids), with 3 synthetic boxes per image turned into the zoo's targets (per scale y_true of
 [grid_y, grid_x, anchor, xywh + objectness + one-hot class], padded gt_box lists of max_box 4) by the best anchor, as
 transforms._preprocess_true_boxes does in its best-anchor pass (transforms.py needs cv2; its top-4 IoU pass is left
 out). Weights are NumPy-seeded in the kinds of initializer.default_recurisive_init (HeUniform(sqrt(5)) convolutions,
 which draw from MindSpore's generator), BatchNorm gamma and beta perturbed. get_lr runs with one step per epoch,
-warm-up 2 of 4 epochs, at lr 0.001 (the config's 0.01 / 10: at 0.01 batch 2 blows the weights up within four steps,
-and the eval network's box widths overflow to inf).
+warm-up 2 of 4 epochs, at lr 0.001 (the config's 0.01 / 10: at 0.01 batch 2 blew the weights up within four steps
+at a quarter of these widths, and the eval network's box widths overflowed to inf).
 """
 
 import os

@@ -1,9 +1,9 @@
 """Stand-in for the zoo's YAML-driven `model_utils.config` (official/cv/YOLOv5/model_utils/config.py reads
 default_config.yaml and the command line): only the fields `src/yolo.py` reads, at a tiny size.
 
-default_config.yaml's values are kept but for: `input_shape`, one row of widths 8, 16, 32, 64, 128 at depth 1
-(yolov5s's row, [3, 32, 64, 128, 256, 512, 1], divided by 4: the YAML's narrowest is yolov5s); `num_classes` 4
-(80: COCO's); `anchor_scales` the YAML's divided by 10, for 64x64 images instead of 640x640.
+default_config.yaml's values are kept but for: `input_shape`, yolov5s's row alone (the YAML's narrowest and
+shallowest: widths 32, 64, 128, 256, 512, depth 1); `num_classes` 4 (80: COCO's); `max_box` 4 (150);
+`anchor_scales` the YAML's divided by 10, for 64x64 images instead of 640x640.
 """
 
 from types import SimpleNamespace
@@ -24,5 +24,5 @@ config = SimpleNamespace(
         [45.9, 40.1],
     ],
     out_channel=27,  # 3 * (num_classes + 5); YOLO sets it again
-    input_shape=[[3, 8, 16, 32, 64, 128, 1]],
+    input_shape=[[3, 32, 64, 128, 256, 512, 1]],
 )
