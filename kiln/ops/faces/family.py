@@ -227,7 +227,12 @@ FAMILY_ROWS: list[Row] = [
     _family("conv_transpose1d", mint=("conv_transpose1d",)),
     _family("conv_transpose3d", mint=("conv_transpose3d",)),
     _family("copysign", forwarded=("copysign",)),
-    _family("count_nonzero", classes=("CountNonZero",), methods=("count_nonzero",), mint_impl={"count_nonzero": _mint_count_nonzero}),
+    _family(
+        "count_nonzero",
+        classes=("CountNonZero",),
+        methods=("count_nonzero",),
+        mint_impl={"count_nonzero": _mint_count_nonzero},
+    ),
     _family("cov", forwarded=("cov",)),
     _family("cross", classes=("Cross",), forwarded=("cross",), mint_impl={"cross": _mint_cross}),
     _family("ctc_loss", classes=("CTCLoss",), mint=("ctc_loss",)),
