@@ -162,9 +162,9 @@ def concatenate(arrays, axis: int | None = 0) -> Tensor:
 
 
 def stack(arrays, axis: int = 0) -> Tensor:
-    """The arrays joined along a new `axis`."""
+    """The arrays joined along a new `axis` (a lone Tensor is returned as it is, as mindspore.numpy 2.10 does)."""
     if isinstance(arrays, Tensor):
-        arrays = ops.unstack(arrays, 0)
+        return arrays
     ts = _promoted(arrays)
     return ops.stack(ts, axis_of(axis, ts[0].ndim + 1))
 
@@ -200,13 +200,17 @@ atleast_1d, atleast_2d, atleast_3d = _atleast_fn(1), _atleast_fn(2), _atleast_fn
 
 
 def hstack(tup) -> Tensor:
-    """The arrays joined column-wise (along axis 1; axis 0 for 1-D inputs)."""
+    """The arrays joined column-wise (along axis 1; axis 0 for 1-D inputs); a lone Tensor as it is."""
+    if isinstance(tup, Tensor):
+        return tup
     ts = [atleast_1d(t) for t in _seq(tup)]
     return concatenate(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 def vstack(tup) -> Tensor:
-    """The arrays joined row-wise (1-D inputs become rows)."""
+    """The arrays joined row-wise (1-D inputs become rows); a lone Tensor as it is."""
+    if isinstance(tup, Tensor):
+        return tup
     return concatenate([atleast_2d(t) for t in _seq(tup)], 0)
 
 
@@ -214,12 +218,16 @@ row_stack = vstack
 
 
 def dstack(tup) -> Tensor:
-    """The arrays joined along the third axis (inputs made at least 3-D)."""
+    """The arrays joined along the third axis (inputs made at least 3-D); a lone Tensor as it is."""
+    if isinstance(tup, Tensor):
+        return tup
     return concatenate([atleast_3d(t) for t in _seq(tup)], 2)
 
 
 def column_stack(tup) -> Tensor:
-    """1-D inputs as columns of a 2-D Tensor (2-D inputs joined along axis 1)."""
+    """1-D inputs as columns of a 2-D Tensor (2-D inputs joined along axis 1); a lone Tensor as it is."""
+    if isinstance(tup, Tensor):
+        return tup
     ts = [to_tensor(t) for t in _seq(tup)]
     return concatenate([ops.reshape(t, (-1, 1)) if t.ndim < 2 else t for t in ts], 1)
 
