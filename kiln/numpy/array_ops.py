@@ -693,9 +693,11 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
 
 
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Tensor:
-    """Sum along diagonal `offset` of the matrices formed by `axis1` and `axis2`."""
+    """Sum along diagonal `offset` of the matrices formed by `axis1` and `axis2` (an integer input sums in int64,
+    as NumPy's and mindspore.numpy's do, unless `dtype` says otherwise)."""
     d = diagonal(a, offset, axis1, axis2)
-    return finish(ops.sum(d, -1, dtype=d.dtype), dtype)
+    acc = mstype.int64 if dtype is None and np.issubdtype(d.dtype.np, np.integer) else d.dtype
+    return finish(ops.sum(d, -1, dtype=acc), dtype)
 
 
 def unique(x, return_inverse: bool = False):

@@ -220,9 +220,14 @@ def around(a, decimals: int = 0) -> Tensor:
         decimals (int): decimal places (negative: to tens, hundreds...).
 
     Returns:
-        Tensor, float32 for integer input.
+        Tensor of `a`'s dtype (an integer input stays integer, as in NumPy and mindspore.numpy).
     """
-    a = as_float(to_tensor(a))
+    a = to_tensor(a)
+    if is_int(a):
+        if decimals >= 0:
+            return ops.identity(a)
+        return ops.cast(around(ops.cast(a, mstype.float64), decimals), a.dtype)
+    a = as_float(a)
     if decimals == 0:
         return ops.round(a)
     scale = 10.0**decimals
