@@ -10,6 +10,7 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
+from kiln._pynative import tape
 from kiln.ops import _indexing, array, linalg, math
 from kiln.ops.faces import METHODS as FACE_METHODS
 from kiln.ops.faces import ROWS as FACE_ROWS
@@ -33,6 +34,8 @@ def _assign_value(self, value):
     new = value._data if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)._data
     if tuple(new.shape) != self.shape or new.dtype != self.dtype.np:
         _new_storage(self)
+    if tape.recording:  # under a gradient, `self` takes the value's history too (the write is differentiable)
+        self._nodes = value._nodes if isinstance(value, Tensor) else None
     self._data = new
     return self
 

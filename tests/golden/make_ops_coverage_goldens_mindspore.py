@@ -503,6 +503,10 @@ PROBES = {
     "out = (x, v_, y_, w_)",
     "linalg_pinv_atol_cuts_each_matrix": "b_ = Tensor(np.stack([np.diag([10., 1., 0.1]), np.diag([1., 0.15, 0.01])]).astype(np.float32))\n"
     "out = (ops.pinv(b_, atol=0.2), ops.pinv(b_, atol=Tensor(0.2), rtol=0.05), ops.pinv(b_, atol=0.001, rtol=0.05))",
+    "inplace_grad_through_copy_and_assign_value": _X + "__name__ = 'probe'\n"
+    "def f_(x):\n    y = x * 1\n    y.copy_(x * x)\n    return (y * x).sum()\n"
+    "def g_(x):\n    y = x + 2\n    y.assign_value(ops.exp(x))\n    return (y * x).sum()\n"
+    "out = (ms.grad(f_)(x), ms.grad(g_)(x))",
 }
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.ops._helpers import make_binary
+from kiln.ops._indexing import snapshot
 from kiln.ops.faces.row import FUNCTIONAL, ops
 
 __all__ = [
@@ -117,7 +118,9 @@ def _inplace_method(fn: Callable) -> Callable:
     """A method `t.op_(...)`: `t` takes the value of `fn(t, ...)` (its dtype kept) and is returned."""
 
     def method(self, *args, **kwargs):
-        out = fn(self, *args, **kwargs)
+        # computed from a separate handle on `self`'s current value: the tape keeps that value, not the tensor the
+        # write changes (a gradient through `y.mul_(x)` needs y as it was)
+        out = fn(snapshot(self), *args, **kwargs)
         return self.assign_value(out.astype(self.dtype) if out.dtype != self.dtype else out)
 
     return method
