@@ -97,6 +97,25 @@ def test_in_place_method_keeps_an_int_tensor_int():
     np.testing.assert_array_equal(t.asnumpy(), [3, 9, 3])
 
 
+def test_scatter_overloads_value_keyword_and_multiply():
+    """MindSpore 2.10's documented overloads: scatter_(dim, index, value) (by keyword too) and reduce='multiply'
+    (its CPU build has no kernel for them: checked against NumPy)."""
+    idx = np.array([[0, 1], [2, 3], [1, 0]], np.int64)
+    src = RNG.standard_normal((3, 2)).astype(np.float32)
+    cases = [
+        (lambda t: t.scatter_(1, Tensor(idx), value=2.0), _scatter(X, 1, idx, 2.0)),
+        (lambda t: t.scatter_(1, Tensor(idx), value=3.0, reduce="add"), _scatter(X, 1, idx, 3.0, add=True)),
+    ]
+    mul = X.copy()
+    for pos in np.ndindex(idx.shape):
+        mul[pos[0], idx[pos]] *= src[pos]
+    cases.append((lambda t: t.scatter_(1, Tensor(idx), Tensor(src), reduce="multiply"), mul))
+    for call, want in cases:
+        t = Tensor(X.copy())
+        assert call(t) is t
+        np.testing.assert_allclose(t.asnumpy(), want, rtol=1e-6)
+
+
 def test_scatter_with_an_unknown_reduce_is_refused():
     with pytest.raises(ValueError, match="reduce"):
         Tensor(X.copy()).scatter_(1, Tensor(SCATTER_IDX), Tensor(X), reduce="max")
