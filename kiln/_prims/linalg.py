@@ -221,9 +221,17 @@ MatrixTriangularSolve = PrimitiveDef(
 LuSolve = PrimitiveDef("LuSolve", _lu_solve, nondiff=(2,))
 Lstsq = PrimitiveDef("Lstsq", _lstsq, check=_check_matrix("Lstsq"))
 MatrixExp = PrimitiveDef("MatrixExp", lambda x: _la.expm(x), check=_check_matrix("MatrixExp", True))
+
+
+def _pinv(x, rtol, hermitian):
+    if hermitian:  # only the lower triangle is read, as LAPACK's Hermitian routines (and MindSpore) do
+        x = jnp.tril(x) + jnp.conj(jnp.swapaxes(jnp.tril(x, -1), -1, -2))
+    return jnp.linalg.pinv(x, rtol=rtol, hermitian=hermitian)
+
+
 Pinv = PrimitiveDef(
     "Pinv",
-    lambda x, rtol, hermitian: jnp.linalg.pinv(x, rtol=rtol, hermitian=hermitian),
+    _pinv,
     attrs={"rtol": None, "hermitian": False},
     check=_check_matrix("Pinv"),
 )

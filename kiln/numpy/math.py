@@ -230,13 +230,14 @@ def around(a, decimals: int = 0) -> Tensor:
         decimals (int): decimal places (negative: to tens, hundreds...).
 
     Returns:
-        Tensor of the input's dtype (an integer input is returned as it is for `decimals` >= 0).
+        Tensor of `a`'s dtype (an integer input stays integer, as in NumPy and mindspore.numpy).
     """
     a = to_tensor(a)
     if is_int(a):
         if decimals >= 0:
-            return a
-        return ops.cast(around(as_float(a), decimals), a.dtype)  # (to tens, hundreds, ... halves to even)
+            return ops.identity(a)
+        return ops.cast(around(ops.cast(a, mstype.float64), decimals), a.dtype)
+    a = as_float(a)
     if decimals == 0:
         return ops.round(a)
     scale = 10.0**decimals

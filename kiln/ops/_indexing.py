@@ -298,13 +298,13 @@ def _assign(x: Tensor, index, value, *, whole_mask: bool = True) -> None:
     """`x[index] = value`; `whole_mask`: a mask of x's shape writes one value where it is set (a region read through
     the mask is written back entry by entry instead)."""
     if whole_mask and isinstance(index, Tensor) and index.dtype.kind == "b" and index.shape == x.shape:
-        out = apply(A.MaskedSet, (_snapshot(x), index, value))
+        out = apply(A.MaskedSet, (snapshot(x), index, value))
     else:
         _check_masks(index, x.shape)
         spec, tensors = _encode(index)
         _check_int_bounds(spec, x.shape)
         spec, tensors = _ints_as_inputs(spec, tensors)
-        out = apply(A.SetItem, (_snapshot(x), _value(value), *tensors), (spec,))
+        out = apply(A.SetItem, (snapshot(x), _value(value), *tensors), (spec,))
     _take(x, out)
 
 
@@ -328,7 +328,7 @@ def _value(value):
     return value
 
 
-def _snapshot(x: Tensor) -> Tensor:
+def snapshot(x: Tensor) -> Tensor:
     """A separate handle on x's current value and history, for the tape to keep (a plain Tensor's pending value in
     PyNative stays pending)."""
     if not tape.recording:

@@ -4,10 +4,8 @@ geqrf), solvers (triangular, general, Cholesky, LU, least squares), pseudo-inver
 
 from __future__ import annotations
 
-import numpy as np
-
+from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
-from kiln._core.unsupported import refuse_argument
 from kiln._prims import linalg as prims_linalg
 from kiln.ops import array, math
 from kiln.ops._helpers import REGISTRY, apply, op_error
@@ -67,6 +65,8 @@ def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None) -> Tensor:
     non-zeros."""
     if dtype is not None:
         x = math.cast(x, dtype)
+    elif not (x.dtype.is_floating or x.dtype.is_complex):
+        x = math.cast(x, mstype.float32)  # an integer input's norm is float32 (in PyNative as in a graph)
     a = math.abs(x)
     if ord == float("inf"):
         return math.amax(a, axis, keepdims)
@@ -233,13 +233,19 @@ def eigvals(A) -> Tensor:
 
 
 def pinv(x, *, atol=None, rtol=None, hermitian=False) -> Tensor:
-    """Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * largest) treated as 0)."""
-    if atol is not None:
-        s = svdvals(x)
-        smax = float(np.max(s.asnumpy())) if s.size else 0.0
-        cut = max(float(atol), (float(rtol) if rtol is not None else 0.0) * smax)
-        rtol = cut / smax if smax > 0 else 0.0
-    return apply(REGISTRY["Pinv"], (x,), (None if rtol is None else float(rtol), bool(hermitian)))
+    """Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * the matrix's largest) treated as 0; with
+    `hermitian`, only the lower triangle is read)."""
+    if atol is None:
+        return apply(REGISTRY["Pinv"], (x,), (None if rtol is None else float(rtol), bool(hermitian)))
+    # an absolute cut-off (a number or a Tensor): from the SVD in ops, so that it also runs inside a graph
+    if hermitian:
+        x = array.tril(x) + _conj_t(array.tril(x, -1))
+    s, u, v = svd(x)
+    largest = math.amax(s, -1, True) if s.shape[-1] else s
+    cut = math.maximum(math.cast(atol, s.dtype) if isinstance(atol, Tensor) else atol, largest * (rtol or 0.0))
+    keep = math.greater(s, cut)
+    inverse = array.where(keep, math.reciprocal(array.where(keep, s, array.ones_like(s))), array.zeros_like(s))
+    return math.matmul(v * array.expand_dims(math.cast(inverse, v.dtype), -2), _conj_t(u))
 
 
 def lu_solve(b, LU_data, LU_pivots) -> Tensor:  # noqa: N803
@@ -248,28 +254,33 @@ def lu_solve(b, LU_data, LU_pivots) -> Tensor:  # noqa: N803
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803
-    """(P, L, U) from a packed LU factorisation with 1-based pivots.
+    """(P, L, U) from a packed LU factorisation with 1-based pivots; P is None without `unpack_pivots`, L and U
+    are None without `unpack_data` (MindSpore's placeholders).
 
     Returns:
         tuple (P, L, U).
     """
-    for name, value in (("unpack_data", unpack_data), ("unpack_pivots", unpack_pivots)):
-        refuse_argument("ops.lu_unpack", name, value, True, reason="P, L and U are always unpacked")
     m, n = LU_data.shape[-2:]
     k = min(m, n)
-    piv = LU_pivots.asnumpy().astype(np.int64) - 1
-    batch = piv.shape[:-1]
-    perm = np.broadcast_to(np.arange(m), (*batch, m)).copy()
-    for idx in np.ndindex(*batch):
-        p = perm[idx]
-        for i, j in enumerate(piv[idx]):
-            p[i], p[j] = p[j], p[i]
-    pmat = np.zeros((*batch, m, m), LU_data.dtype.np)
-    for idx in np.ndindex(*batch):
-        pmat[idx][perm[idx], np.arange(m)] = 1
+    pmat = None
+    if unpack_pivots:
+        # P = S_0 S_1 ... S_{k-1}, S_i the identity with rows i and pivots[i] - 1 swapped: one-hot rows built in ops,
+        # so that the pivots may be unknown (inside a graph)
+        eye = array.eye(m, m, LU_data.dtype)
+        pmat = None
+        for i in range(LU_pivots.shape[-1]):
+            e_i = eye[i]
+            e_j = array.one_hot(LU_pivots[..., i] - 1, m, 1.0, 0.0).astype(LU_data.dtype)
+            d = array.expand_dims(e_i - e_j, -1)
+            swap = eye - math.matmul(d, array.swapaxes(d, -1, -2))
+            pmat = swap if pmat is None else math.matmul(pmat, swap)
+        if pmat is None:
+            pmat = array.broadcast_to(eye, (*LU_pivots.shape[:-1], m, m))
+    if not unpack_data:
+        return pmat, None, None
     lower = array.tril(LU_data, -1)[..., :, :k] + array.eye(m, k, LU_data.dtype)
     upper = array.triu(LU_data)[..., :k, :]
-    return Tensor(pmat), lower, upper
+    return pmat, lower, upper
 
 
 def lstsq(input, A) -> Tensor:

@@ -17,7 +17,7 @@ from kiln._core.tensor import Tensor
 from kiln._core.unsupported import refuse_argument
 from kiln._prims import math as prims_math
 from kiln._prims import reduction as R
-from kiln.ops import array
+from kiln.ops import _indexing, array
 from kiln.ops._helpers import REGISTRY, apply, as_axes, numpy_scalars_as_numbers, op_error
 from kiln.ops.array import _t, atleast_2d, gather_elements, reshape
 from kiln.ops.faces import functional
@@ -1853,7 +1853,7 @@ def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0) -> Tensor:
 
 def tanh_(input) -> Tensor:
     """tanh of `input` in place."""
-    return input.assign_value(tanh(input))
+    return input.assign_value(tanh(_indexing.snapshot(input)))
 
 
 def masked_scatter(input, mask, source) -> Tensor:

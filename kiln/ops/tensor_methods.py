@@ -10,6 +10,7 @@ import numpy as np
 
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
+from kiln._pynative import tape
 from kiln.ops import _indexing, array, linalg, math
 from kiln.ops.faces import METHODS as FACE_METHODS
 from kiln.ops.faces import ROWS as FACE_ROWS
@@ -30,8 +31,25 @@ def _logical_or_bitwise(logical, bitwise):
 
 
 def _assign_value(self, value):
-    self._data = value._data if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)._data
+    new = value._data if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)._data
+    if tuple(new.shape) != self.shape or new.dtype != self.dtype.np:
+        _new_storage(self)
+    if tape.recording:  # under a gradient, `self` takes the value's history too (the write is differentiable)
+        self._nodes = value._nodes if isinstance(value, Tensor) else None
+    self._data = new
     return self
+
+
+def _new_storage(t) -> None:
+    """`t` takes a value of another shape or dtype (new storage, as in MindSpore): it is no longer a view, and the
+    views read from it keep their values, instead of receiving entries they no longer fit."""
+    link = getattr(t, "_view_of", None)
+    if type(link) is list:
+        for ref in link:
+            view = ref()
+            if view is not None and type(view._view_of) is tuple and view._view_of[0] is t:
+                view._view_of = None
+    t._view_of = None
 
 
 # Rows one Unstack gives at most when a Tensor is iterated: a longer first axis is unstacked in slices of this many

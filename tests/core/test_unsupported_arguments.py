@@ -86,7 +86,6 @@ def _x(*shape):
         (lambda: kiln.ops.max(_x(2, 3), 1, initial=0.0), "ops.max: initial=0.0"),
         (lambda: kiln.ops.min(_x(2, 3), 1, where=Tensor(np.ones((2, 3), bool))), "ops.min: where="),
         (lambda: kiln.ops.lrn(_x(1, 4, 2, 2), norm_region="WITHIN_CHANNEL"), "norm_region"),
-        (lambda: kiln.ops.lu_unpack(_x(3, 3), Tensor(np.array([1, 2, 3], np.int32)), unpack_data=False), "unpack"),
         (lambda: kiln.ops.AvgPool3D(data_format="NDHWC"), "AvgPool3D: data_format"),
         (lambda: kiln.ops.Conv2DTranspose(2, 3, mode=2), "Conv2DTranspose: mode=2"),
         (lambda: kiln.mint.nn.ConvTranspose2d(2, 2, 3)(_x(1, 2, 4, 4), output_size=(6, 6)), "output_size"),

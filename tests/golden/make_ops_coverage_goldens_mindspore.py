@@ -84,8 +84,6 @@ PROBES = {
     "count_nonzero": _X + "out = ops.count_nonzero(x, 1)",
     "count_nonzero_all": _X + "out = ops.count_nonzero(x)",
     "numpy_reciprocal_int": "out = ms.numpy.reciprocal(Tensor(np.array([3, -1, 0, 1, -4], np.int8)))",
-    "numpy_round_int": "out = ms.numpy.around(Tensor(np.array([[-3, 2], [0, 5]], np.int32)))",
-    "numpy_trace_int": "out = ms.numpy.trace(Tensor(np.arange(9, dtype=np.int8).reshape(3, 3)))",
     "numpy_lone_tensor_stacks": _X + "out = tuple(getattr(ms.numpy, f)(x) for f in ('hstack', 'vstack', 'dstack', 'column_stack', 'stack'))",
     "numpy_lone_tensor_stack_axis": "out = ms.numpy.stack(Tensor(np.arange(6, dtype=np.float32)), 0)",
     "count_nonzero_method": _X + "out = (x.count_nonzero(), x.count_nonzero(1, True, ms.int64))",
@@ -492,6 +490,27 @@ PROBES = {
     "nn_AdaptiveMaxPool3d_indices_int32": "x_ = Tensor(np.random.default_rng(0).standard_normal((1, 2, 3, 4, 5)).astype(np.float32))\n"
     "out = (*nn.AdaptiveMaxPool3d((2, 2, 2), True)(x_), *ops.adaptive_max_pool3d(x_, (2, 3, 1), True),"
     " *ops.AdaptiveMaxPool3D()(x_, Tensor(np.array([2, 2, 2], np.int32))))",
+    # linalg and in-place sweep (mint.linalg, mint.special, ops' linalg functions, mindspore.numpy's linalg and
+    # special functions, and Tensor's in-place methods, Kiln against MindSpore 2.10)
+    "linalg_pinv_hermitian_reads_lower_triangle": "a_ = Tensor(np.array([[4., 1., 2.], [-1., 3., 0.5], [0., 2., 5.]], np.float32))\n"
+    "out = (ops.pinv(a_, hermitian=True), ops.pinv(a_))",
+    "linalg_numpy_trace_int64": _I + "m_ = ops.reshape(ms.numpy.arange(12, dtype=ms.int32), (3, 4))\n"
+    "out = (ms.numpy.trace(m_), ms.numpy.trace(m_.astype(ms.int8), 1), ms.numpy.trace(m_, dtype=ms.int32), ms.numpy.trace(m_.astype(ms.float16)))",
+    "linalg_numpy_around_int_stays_int": _I + "out = (ms.numpy.around(i), ms.numpy.round(i, 1),"
+    " ms.numpy.around(i.astype(ms.float32) / 7, 2))",
+    "linalg_lu_unpack_without_data_or_pivots": "a_ = Tensor(np.array([[3., 1., 2.], [0.5, 4., 1.], [0.2, 0.3, 5.]], np.float32))\n"
+    "piv_ = Tensor(np.array([2, 2, 3], np.int32))\np_, l_, u_ = ops.lu_unpack(a_, piv_, unpack_data=False)\n"
+    "q_, m_, w_ = ops.lu_unpack(a_, piv_, unpack_pivots=False)\n"
+    "out = (p_.asnumpy().tolist(), l_ is None, u_ is None, q_ is None, m_.asnumpy().tolist(), w_.asnumpy().tolist())",
+    "inplace_assign_value_new_shape_leaves_views": _X + "v_ = x[0]\nx.assign_value(Tensor(np.ones(4, np.float32)))\n"
+    "y_ = Tensor(np.zeros((2, 3), np.float32))\nw_ = y_[1]\ny_.assign_value(Tensor(np.ones((2, 3), np.float64)))\n"
+    "out = (x, v_, y_, w_)",
+    "linalg_pinv_atol_cuts_each_matrix": "b_ = Tensor(np.stack([np.diag([10., 1., 0.1]), np.diag([1., 0.15, 0.01])]).astype(np.float32))\n"
+    "out = (ops.pinv(b_, atol=0.2), ops.pinv(b_, atol=Tensor(0.2), rtol=0.05), ops.pinv(b_, atol=0.001, rtol=0.05))",
+    "inplace_grad_through_copy_and_assign_value": _X + "__name__ = 'probe'\n"
+    "def f_(x):\n    y = x * 1\n    y.copy_(x * x)\n    return (y * x).sum()\n"
+    "def g_(x):\n    y = x + 2\n    y.assign_value(ops.exp(x))\n    return (y * x).sum()\n"
+    "out = (ms.grad(f_)(x), ms.grad(g_)(x))",
 }
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Tensor
 from kiln.ops._helpers import make_binary
+from kiln.ops._indexing import snapshot
 from kiln.ops.faces.row import FUNCTIONAL, ops
 
 __all__ = [
@@ -103,21 +104,34 @@ def _copy_source(self, src) -> Tensor:
 
 
 def _scatter(self, dim, index, src, reduce) -> Tensor:
-    """`t.scatter_(dim, index, src)`: `src` a Tensor or a number written at every index; `reduce` None or "add"."""
+    """`t.scatter_(dim, index, src)`: `src` a Tensor or a number written at every index; `reduce` None, "add" or
+    "multiply"."""
     if not isinstance(src, Tensor):
         src = ops.full(tuple(index.shape), src, dtype=self.dtype)
     if reduce is None:
         return ops.scatter(self, dim, index, src)
     if reduce == "add":
         return ops.scatter_add(self, dim, index, src)
-    raise ValueError(f"Tensor.scatter_: reduce must be None or 'add', but got {reduce!r}.")
+    if reduce == "multiply":
+        return ops.tensor_scatter_elements(self, index, src, dim, "multiply")
+    raise ValueError(f"Tensor.scatter_: reduce must be None, 'add' or 'multiply', but got {reduce!r}.")
+
+
+def _scatter_(self, dim, index, src=None, *, value=None, reduce=None) -> Tensor:
+    """MindSpore's overloads: `scatter_(dim, index, src)` and `scatter_(dim, index, value)` (a number, also by
+    keyword), each with an optional `reduce`."""
+    if (src is None) == (value is None):
+        raise TypeError("Tensor.scatter_: give one of `src` and `value`.")
+    return _scatter(self, dim, index, value if src is None else src, reduce)
 
 
 def _inplace_method(fn: Callable) -> Callable:
     """A method `t.op_(...)`: `t` takes the value of `fn(t, ...)` (its dtype kept) and is returned."""
 
     def method(self, *args, **kwargs):
-        out = fn(self, *args, **kwargs)
+        # computed from a separate handle on `self`'s current value: the tape keeps that value, not the tensor the
+        # write changes (a gradient through `y.mul_(x)` needs y as it was)
+        out = fn(snapshot(self), *args, **kwargs)
         return self.assign_value(out.astype(self.dtype) if out.dtype != self.dtype else out)
 
     return method
@@ -251,9 +265,7 @@ _METHOD_ADAPTERS = {
         "masked_scatter_": _inplace_method(lambda self, mask, source: ops.masked_scatter(self, mask, source))
     },
     "scatter": {
-        "scatter_": _inplace_method(
-            lambda self, dim, index, src, *, reduce=None: _scatter(self, dim, index, src, reduce)
-        )
+        "scatter_": _inplace_method(_scatter_)
     },
     "scatter_add": {
         "scatter_add_": _inplace_method(lambda self, dim, index, src: ops.scatter_add(self, dim, index, src))

@@ -7,7 +7,7 @@ import numpy as np
 from kiln._backend import jnp
 from kiln._core.tensor import Tensor
 from kiln._prims.nn import activation as prims_activation
-from kiln.ops import array, math
+from kiln.ops import _indexing, array, math
 from kiln.ops._helpers import REGISTRY, apply, make_unary, op_error
 from kiln.ops.faces import functional
 from kiln.ops.random import _unit_uniform
@@ -60,7 +60,7 @@ def fast_gelu(x) -> Tensor:
 
 def inplace_sigmoid(input) -> Tensor:
     """sigmoid of `input` in place."""
-    return input.assign_value(sigmoid(input))
+    return input.assign_value(sigmoid(_indexing.snapshot(input)))
 
 
 sigmoid_ = inplace_sigmoid
