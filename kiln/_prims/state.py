@@ -36,19 +36,31 @@ def _as_var(variable, value):
     return jnp.broadcast_to(jnp.asarray(value).astype(variable.dtype), variable.shape)
 
 
+def _written_parameter_vjp(variable, value, *, out, dout):
+    # A written Parameter stays the leaf it was, holding its new value (MindSpore, both modes): what reads it after the
+    # write (the op's result, or a later read in a compiled graph) sends its gradient to the Parameter, none to `value`
+    return (dout, None)
+
+
 Assign = PrimitiveDef(
-    "Assign", lambda variable, value: _as_var(variable, value), check=_check_assign("Assign"), effect="write0"
+    "Assign",
+    lambda variable, value: _as_var(variable, value),
+    check=_check_assign("Assign"),
+    vjp=_written_parameter_vjp,
+    effect="write0",
 )
 AssignAdd = PrimitiveDef(
     "AssignAdd",
     lambda variable, value: variable + _as_var(variable, value),
     check=_check_assign("AssignAdd"),
+    vjp=_written_parameter_vjp,
     effect="write0",
 )
 AssignSub = PrimitiveDef(
     "AssignSub",
     lambda variable, value: variable - _as_var(variable, value),
     check=_check_assign("AssignSub"),
+    vjp=_written_parameter_vjp,
     effect="write0",
 )
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative import tape
-from kiln.ops import _indexing, array, linalg, math
+from kiln.ops import _indexing, array, linalg, math, state
 from kiln.ops.faces import METHODS as FACE_METHODS
 from kiln.ops.faces import ROWS as FACE_ROWS
 
@@ -31,10 +32,19 @@ def _logical_or_bitwise(logical, bitwise):
 
 
 def _assign_value(self, value):
+    if isinstance(self, Parameter) and G.current() is not None and isinstance(value, Tensor):
+        if value.shape == self.shape and value.dtype == self.dtype:
+            # in a compiled graph, the write of a Parameter's own shape and dtype is an Assign: what reads the Parameter
+            # after it reads a leaf holding the new value, as PyNative does (no gradient flows into `value`)
+            state.assign(self, value)
+            return self
     new = value._data if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)._data
     if tuple(new.shape) != self.shape or new.dtype != self.dtype.np:
         _new_storage(self)
-    if tape.recording:  # under a gradient, `self` takes the value's history too (the write is differentiable)
+    if tape.recording and not isinstance(self, Parameter):
+        # under a gradient a Tensor takes the value's history too (the write is differentiable, as in MindSpore); a
+        # Parameter stays a leaf: MindSpore's gradient does not flow through its assign_value, and its history would
+        # chain every step's graph to the next
         self._nodes = value._nodes if isinstance(value, Tensor) else None
     self._data = new
     return self
