@@ -162,9 +162,9 @@ def concatenate(arrays, axis: int | None = 0) -> Tensor:
 
 
 def stack(arrays, axis: int = 0) -> Tensor:
-    """The arrays joined along a new `axis` (a lone Tensor is returned as it is, as mindspore.numpy 2.10 does)."""
+    """The arrays joined along a new `axis` (a lone Tensor: its rows, as in NumPy and mindspore.numpy)."""
     if isinstance(arrays, Tensor):
-        return arrays
+        arrays = ops.unstack(arrays, 0)
     ts = _promoted(arrays)
     return ops.stack(ts, axis_of(axis, ts[0].ndim + 1))
 

@@ -85,7 +85,7 @@ PROBES = {
     "count_nonzero_all": _X + "out = ops.count_nonzero(x)",
     "numpy_reciprocal_int": "out = ms.numpy.reciprocal(Tensor(np.array([3, -1, 0, 1, -4], np.int8)))",
     "numpy_lone_tensor_stacks": _X + "out = tuple(getattr(ms.numpy, f)(x) for f in ('hstack', 'vstack', 'dstack', 'column_stack', 'stack'))",
-    "numpy_lone_tensor_stack_axis": "out = ms.numpy.stack(Tensor(np.arange(6, dtype=np.float32)), 0)",
+    "numpy_lone_tensor_stack_axis": _X + "out = (ms.numpy.stack(Tensor(np.arange(6, dtype=np.float32)), 0), ms.numpy.stack(x, 1))",
     "count_nonzero_method": _X + "out = (x.count_nonzero(), x.count_nonzero(1, True, ms.int64))",
     "nansum": _N + "out = ops.nansum(n, 1)",
     "nanmean": _N + "out = ops.nanmean(n, 0)",
