@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 
 from kiln._compiler.errors import for_user
+from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.primitive import WATCH_MARK, count_edit, same_value
 from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor, is_generated_name
@@ -16,6 +17,7 @@ from kiln._parallel.shard import shard_cell
 from kiln._pynative.autograd import call_with_backward_hooks, call_with_custom_bprop, logging_constexprs, note_forward
 from kiln._pynative.dispatch import RUN, auto_precision, running_in
 from kiln.context import GRAPH_MODE, _context
+from kiln.ops import state
 
 __all__ = ["Cell", "CellDict", "CellList", "SequentialCell"]
 
@@ -110,8 +112,13 @@ class Cell:
             if value is None:
                 d["_params"][name] = None
             elif isinstance(value, Tensor):
-                # `self.w = tensor` on a Parameter attribute updates its value (PyNative assignment).
-                d["_params"][name].set_data(value)
+                # `self.w = tensor` on a Parameter attribute updates its value (PyNative assignment); in a compiled
+                # graph it is an Assign, as there: the Parameter stays a leaf, no gradient flows into `value`
+                param = d["_params"][name]
+                if G.current() is not None and value.shape == param.shape and value.dtype == param.dtype:
+                    state.assign(param, value)
+                else:
+                    param.set_data(value)
             else:
                 raise TypeError(f"cannot assign {type(value).__name__} to Parameter attribute '{name}'.")
         elif name in d["_cells"]:

@@ -1,17 +1,19 @@
 """Cases of the Parameter-write gradient test (test_parameter_writes.py) and its goldens script
 (make_parameter_write_goldens_mindspore.py), written once for either framework (`ms` is `kiln` or `mindspore`).
 
-A Parameter written inside a network's construct (Assign, AssignAdd, `Tensor.assign_value`) stays a leaf that holds
-its new value: whatever reads it after the write (the op's result, a later read) sends its gradient to the Parameter
-and none to the value written. Each case trains two steps of `value_and_grad` over the input and the weights.
+A Parameter written inside a network's construct (Assign, AssignAdd, `self.p[i] = v`, `self.p = v`,
+`Tensor.assign_value`) stays a leaf that holds its new value: whatever reads it after the write (the op's result, a
+later read) sends its gradient to the Parameter and none to the value written. Each case trains two steps of
+`value_and_grad` over the input and the weights.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-CASES = ("assign_result", "assign_add_then_read", "assign_own_product", "assign_value_ema")
-GRAPH_CASES = CASES[:3]  # (MindSpore's GRAPH_MODE refuses Tensor.assign_value in construct)
+CASES = ("assign_result", "assign_add_then_read", "assign_own_product", "setitem_then_read", "setattr_then_read",
+         "assign_value_ema")  # fmt: skip
+GRAPH_CASES = CASES[:5]  # (MindSpore's GRAPH_MODE refuses Tensor.assign_value in construct)
 
 
 def _net(ms, case: str):
@@ -33,6 +35,12 @@ def _net(ms, case: str):
             if case == "assign_own_product":
                 ops.assign(self.p, self.p * x)
                 return (self.p * self.p).sum()
+            if case == "setitem_then_read":
+                self.p[0] = x[1] * 2
+                return (self.p * x).sum()
+            if case == "setattr_then_read":
+                self.p = x * 2
+                return (self.p * x).sum()
             self.ema.assign_value(self.ema * 0.9 + x * 0.1)
             return (self.p * x).sum() + (self.ema * self.p * x).sum()
 
