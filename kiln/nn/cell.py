@@ -8,7 +8,6 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 
 from kiln._compiler.errors import for_user
-from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.primitive import WATCH_MARK, count_edit, same_value
 from kiln._core.tensor import CELL_HOOKS, HookHandle, Parameter, ParameterTuple, Tensor, is_generated_name
@@ -115,9 +114,7 @@ class Cell:
                 # `self.w = tensor` on a Parameter attribute updates its value (PyNative assignment); in a compiled
                 # graph it is an Assign, as there: the Parameter stays a leaf, no gradient flows into `value`
                 param = d["_params"][name]
-                if G.current() is not None and value.shape == param.shape and value.dtype == param.dtype:
-                    state.assign(param, value)
-                else:
+                if not state.assigned_in_graph(param, value):
                     param.set_data(value)
             else:
                 raise TypeError(f"cannot assign {type(value).__name__} to Parameter attribute '{name}'.")

@@ -16,8 +16,8 @@ from kiln._compiler.ir import graph as G
 from kiln._core import tensor as core_tensor
 from kiln._core.tensor import Tensor
 from kiln._prims import array as A
-from kiln._prims import state as S
 from kiln._pynative import tape
+from kiln.ops import state
 from kiln.ops._helpers import apply
 
 
@@ -310,13 +310,12 @@ def _assign(x: Tensor, index, value, *, whole_mask: bool = True) -> None:
 
 
 def _take(x: Tensor, out: Tensor) -> None:
-    """`x` takes `out`'s value and history; a Parameter only the value, through an Assign (`kiln/_prims/state.py`):
-    it stays the leaf it was, so what reads it after the write sends its gradient to it, none to what was written
-    (MindSpore 2.10, both modes)."""
-    if isinstance(x, core_tensor.Parameter):
-        apply(S.Assign, (x, out))
+    """`x` takes `out`'s value and history; a Parameter only the value: it stays the leaf it was, so what reads it
+    after the write sends its gradient to it, none to what was written (MindSpore 2.10, both modes)."""
+    if state.assigned_in_graph(x, out):
         return
-    x._nodes = out._nodes  # (first: a view's write into its root, made as `_data` is set, reads x's history)
+    if not isinstance(x, core_tensor.Parameter):
+        x._nodes = out._nodes  # (first: a view's write into its root, made as `_data` is set, reads x's history)
     if G.current() is None:
         # PyNative: x takes the op's value as it is, pending in the lazy window if it waits there (reading `_data`
         # would run the window at every assignment: a loop writing x[i] then ran one program per trip)

@@ -57,6 +57,19 @@ def store(variable: Tensor, value) -> Tensor:
     return apply(S.Assign, (variable, value))
 
 
+def assigned_in_graph(param: Tensor, value) -> bool:
+    """Write `value` into Parameter `param` as an Assign when a graph is being recorded and `value` is a Tensor of
+    the Parameter's shape and dtype; whether it was written so. What reads the Parameter after the write then reads
+    a leaf holding the new value, as in PyNative (no gradient flows into `value`): `p[i] = v`, `self.p = v` and
+    `p.assign_value(v)` in a compiled `construct`."""
+    if not (isinstance(param, Parameter) and isinstance(value, Tensor) and G.current() is not None):
+        return False
+    if value.shape != param.shape or value.dtype != param.dtype:
+        return False
+    apply(S.Assign, (param, value))
+    return True
+
+
 def _stores_as_is(variable: Tensor, value) -> bool:
     """Whether PyNative's Assign of `value` into `variable` is the value's own array (a Parameter of its shape and
     dtype, no graph recorded, no gradient taken): stored without the Assign kernel, which would only broadcast and

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln._compiler.ir import graph as G
 from kiln._core import dtype as mstype
 from kiln._core.tensor import Parameter, Tensor
 from kiln._pynative import tape
@@ -32,12 +31,8 @@ def _logical_or_bitwise(logical, bitwise):
 
 
 def _assign_value(self, value):
-    if isinstance(self, Parameter) and G.current() is not None and isinstance(value, Tensor):
-        if value.shape == self.shape and value.dtype == self.dtype:
-            # in a compiled graph, the write of a Parameter's own shape and dtype is an Assign: what reads the Parameter
-            # after it reads a leaf holding the new value, as PyNative does (no gradient flows into `value`)
-            state.assign(self, value)
-            return self
+    if state.assigned_in_graph(self, value):
+        return self
     new = value._data if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)._data
     if tuple(new.shape) != self.shape or new.dtype != self.dtype.np:
         _new_storage(self)
